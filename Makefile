@@ -1,0 +1,40 @@
+# cucore: the two commands a newcomer needs are `make demo` and `make test`.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build demo test asan valgrind install clean deps
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The main job: cucore on the bundled example kernels.
+demo: build
+	@./scripts/demo.sh $(BUILD)/bin/cucore
+
+# Every test (GPU tests are reported as skipped where there is no GPU).
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCUCORE_SANITIZE=address,undefined \
+	  -DCUCORE_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS)
+
+# The CPU suite under valgrind memcheck.
+valgrind: build
+	@cd $(BUILD) && ctest --output-on-failure -LE gpu -T memcheck
+
+install: build
+	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
+
+clean:
+	@rm -rf $(BUILD) build-asan

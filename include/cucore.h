@@ -1,0 +1,305 @@
+/*
+ * cucore.h -- the one public header of cucore.
+ *
+ * cucore makes CUDA kernels easy and safe to use from C: compile CUDA C++, PTX or NVVM IR at
+ * run time, load the code, inspect kernels, compute occupancy, and launch with arguments that
+ * are checked against the kernel before the GPU sees them.
+ *
+ * Conventions (they hold for every declaration below):
+ *   - Every function returns a cucore_status. CUCORE_OK (0) is success. On failure a message
+ *     naming the call, the object and the limit is kept for the calling thread:
+ *     cucore_last_error(). The first error of a failing call is the one kept.
+ *   - A status carries the cucore code in its low 8 bits; when the failure came from the driver,
+ *     NVRTC, nvJitLink, libNVVM or the C library, the original code is kept in the high bits
+ *     (see CUCORE_CODE, cucore_status_source, cucore_status_native).
+ *   - Handles are opaque. Constructors take an out-parameter that is set to NULL on failure.
+ *     Destroying NULL is a no-op. Inputs are copied unless a declaration says otherwise.
+ *   - Nothing is linked against the CUDA driver or toolkit: they are loaded at run time, and a
+ *     missing piece is a status with a message, never an abort.
+ */
+#ifndef CUCORE_H
+#define CUCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CUCORE_API
+#elif defined(__GNUC__)
+#define CUCORE_API __attribute__((visibility("default")))
+#else
+#define CUCORE_API
+#endif
+
+#define CUCORE_VERSION_MAJOR 0
+#define CUCORE_VERSION_MINOR 1
+#define CUCORE_VERSION_PATCH 0
+#define CUCORE_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes                                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+/* The one table of status codes: XX(NAME, value, "text"). */
+#define CUCORE_STATUS_MAP(XX)                                                                   \
+  XX(OK, 0, "success")                                                                          \
+  XX(INVALID_ARGUMENT, 1, "invalid argument")                                                   \
+  XX(HOST_OUT_OF_MEMORY, 2, "host memory allocation failed")                                   \
+  XX(DRIVER_NOT_FOUND, 3, "CUDA driver (libcuda.so.1) not found")                               \
+  XX(DRIVER_STUB, 4, "the CUDA toolkit's stub libcuda was loaded instead of a driver")         \
+  XX(DRIVER_TOO_OLD, 5, "CUDA driver too old for the requested function")                     \
+  XX(NO_DEVICE, 6, "no CUDA-capable device")                                                    \
+  XX(INVALID_DEVICE, 7, "device ordinal out of range")                                          \
+  XX(DRIVER_ERROR, 8, "CUDA driver call failed")                                                \
+  XX(NVRTC_NOT_FOUND, 9, "NVRTC not found")                                                     \
+  XX(NVJITLINK_NOT_FOUND, 10, "nvJitLink not found")                                            \
+  XX(NVVM_NOT_FOUND, 11, "libNVVM not found")                                                   \
+  XX(TOOLKIT_TOO_OLD, 12, "toolkit library too old")                                            \
+  XX(NVRTC_ERROR, 13, "NVRTC call failed")                                                      \
+  XX(NVJITLINK_ERROR, 14, "nvJitLink call failed")                                              \
+  XX(NVVM_ERROR, 15, "libNVVM call failed")                                                     \
+  XX(COMPILE_ERROR, 16, "compilation failed")                                                   \
+  XX(LINK_ERROR, 17, "link failed")                                                             \
+  XX(INVALID_BINARY, 18, "malformed or unsupported binary")                                     \
+  XX(NOT_FOUND, 19, "not found")                                                                \
+  XX(NOT_SUPPORTED, 20, "not supported")                                                        \
+  XX(DEVICE_OUT_OF_MEMORY, 21, "device memory allocation failed")                               \
+  XX(ARG_COUNT, 22, "wrong number of kernel arguments")                                         \
+  XX(ARG_SIZE, 23, "kernel argument of the wrong size")                                         \
+  XX(ARG_TYPE, 24, "kernel argument of the wrong type")                                         \
+  XX(ARG_ALIGNMENT, 25, "kernel argument misaligned")                                           \
+  XX(ARG_NULL, 26, "NULL where a kernel argument value is needed")                              \
+  XX(ARG_UNSET, 27, "kernel argument not set")                                                  \
+  XX(LAUNCH_CONFIG, 28, "invalid launch configuration")                                         \
+  XX(LAUNCH_OUT_OF_RESOURCES, 29, "launch needs more resources than the device has")           \
+  XX(KERNEL_FAULT, 30, "a kernel faulted; the context is unusable")                             \
+  XX(NOT_READY, 31, "work not yet complete")                                                    \
+  XX(IO_ERROR, 32, "file input/output failed")                                                  \
+  XX(VERSION_MISMATCH, 33, "incompatible versions")                                             \
+  XX(PARSE_ERROR, 34, "could not parse input")                                                  \
+  XX(INTERNAL, 35, "internal error in cucore")
+
+/* A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above. */
+typedef int32_t cucore_status;
+
+enum cucore_code {
+#define CUCORE_XX_ENUM(name, value, text) CUCORE_##name = value,
+  CUCORE_STATUS_MAP(CUCORE_XX_ENUM)
+#undef CUCORE_XX_ENUM
+  CUCORE_CODE_COUNT
+};
+
+/* Where the native code kept in a status came from. */
+typedef enum cucore_source {
+  CUCORE_SOURCE_NONE = 0,
+  CUCORE_SOURCE_DRIVER = 1,    /* a CUresult */
+  CUCORE_SOURCE_NVRTC = 2,     /* an nvrtcResult */
+  CUCORE_SOURCE_NVJITLINK = 3, /* an nvJitLinkResult */
+  CUCORE_SOURCE_NVVM = 4,      /* an nvvmResult */
+  CUCORE_SOURCE_ERRNO = 5      /* an errno value */
+} cucore_source;
+
+/* The cucore code of a status (what to compare against CUCORE_* names). */
+#define CUCORE_CODE(status) ((int)((uint32_t)(status) & 0xffu))
+
+/* Name of a status's code, e.g. "CUCORE_ARG_COUNT". Never NULL. */
+CUCORE_API const char *cucore_status_name(cucore_status status);
+/* One-line English text of a status's code. Never NULL. */
+CUCORE_API const char *cucore_status_text(cucore_status status);
+/* Which library the native code of a status came from (CUCORE_SOURCE_NONE when none). */
+CUCORE_API cucore_source cucore_status_source(cucore_status status);
+/* The native code kept in a status (CUresult, nvrtcResult, ...), 0 when none. */
+CUCORE_API int cucore_status_native(cucore_status status);
+/* The detailed message of the last failure on this thread ("" when none). Valid until the
+ * thread's next cucore call. */
+CUCORE_API const char *cucore_last_error(void);
+/* The status of the last failure on this thread (CUCORE_OK when none). */
+CUCORE_API cucore_status cucore_last_status(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Versions and loaded libraries                                                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/* One run-time-loaded library. Strings are owned by cucore and live until process exit. */
+typedef struct cucore_library_info {
+  int loaded;              /* 1 when found and usable */
+  int version;             /* e.g. 13000 for 13.0; 0 when unknown */
+  const char *path;        /* where it was loaded from, or NULL */
+  const char *error;       /* why it is not usable, or NULL */
+} cucore_library_info;
+
+typedef struct cucore_versions_info {
+  const char *cucore;      /* CUCORE_VERSION_STRING */
+  cucore_library_info driver;    /* libcuda.so.1; version is cuDriverGetVersion's */
+  cucore_library_info nvrtc;
+  cucore_library_info nvjitlink;
+  cucore_library_info nvvm;      /* version = major*1000 + minor*10 of the NVVM IR version */
+  int toolkit_headers;     /* CUDA_VERSION of the headers cucore was built with */
+} cucore_versions_info;
+
+/* Loads (once) whatever of the driver and toolkit can be found, and describes it.
+ * Never fails for a missing library: each entry says why it is missing. */
+CUCORE_API cucore_status cucore_versions(cucore_versions_info *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Devices                                                                                    */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Number of CUDA devices. Fails with CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, ... when the
+ * driver is unusable; a usable driver with no GPU gives *count = 0 and CUCORE_OK. */
+CUCORE_API cucore_status cucore_device_count(int *count);
+
+/* Properties of one device, read without creating a context. */
+typedef struct cucore_device_props {
+  int ordinal;
+  char name[256];
+  char uuid[37];                 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[32];           /* "0000:00:00.0" */
+  int cc_major, cc_minor;        /* compute capability */
+  int arch;                      /* cc_major*10 + cc_minor, e.g. 90 */
+  int sm_count;
+  size_t total_memory;           /* bytes */
+  int clock_khz, memory_clock_khz, memory_bus_width_bits;
+  int l2_cache_bytes;
+  int warp_size;
+  int max_threads_per_block;
+  int max_block_dim[3];
+  int max_grid_dim[3];
+  int max_threads_per_sm;
+  int max_blocks_per_sm;
+  int regs_per_block, regs_per_sm;
+  int shared_per_block;          /* default per-block limit (48 KiB) */
+  int shared_per_block_optin;    /* opt-in maximum per block */
+  int shared_per_sm;
+  int reserved_shared_per_block; /* the driver's per-block reservation */
+  int const_memory_bytes;
+  int cooperative_launch;        /* 1 if supported */
+  int cluster_launch;            /* 1 if supported */
+  int managed_memory;
+  int unified_addressing;
+  int async_engines;
+  int ecc_enabled;
+  int compute_mode;
+  int integrated;
+} cucore_device_props;
+
+/* Fills *out for device `ordinal` (0-based). CUCORE_INVALID_DEVICE names the range. */
+CUCORE_API cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out);
+
+/* A device in use: holds the device's primary context, so users never handle contexts. */
+typedef struct cucore_device cucore_device;
+
+/* CONSTRUCTOR: retains the primary context of device `ordinal`. */
+CUCORE_API cucore_status cucore_device_open(int ordinal, cucore_device **out);
+/* DESTRUCTOR: releases the primary context. NULL is a no-op. Objects created on the device
+ * (streams, events, memory) must be destroyed first. */
+CUCORE_API cucore_status cucore_device_close(cucore_device *dev);
+/* Device ordinal of an open device. */
+CUCORE_API cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal);
+/* Waits until all work on the device is done (cuCtxSynchronize). A faulted kernel is
+ * reported as CUCORE_KERNEL_FAULT. */
+CUCORE_API cucore_status cucore_device_synchronize(cucore_device *dev);
+/* Free and total device memory in bytes. */
+CUCORE_API cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
+                                                size_t *total_bytes);
+/* The range of stream priorities: `least` (numerically largest, usually 0) to `greatest`
+ * (numerically smallest, e.g. -5). */
+CUCORE_API cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least,
+                                                         int *greatest);
+/* The native CUcontext (primary context) and CUdevice, for interoperation. */
+CUCORE_API cucore_status cucore_device_native(cucore_device *dev, void **cucontext,
+                                              int *cudevice);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Streams and events                                                                         */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cucore_stream cucore_stream;
+typedef struct cucore_event cucore_event;
+
+enum {
+  CUCORE_STREAM_DEFAULT = 0,
+  CUCORE_STREAM_NON_BLOCKING = 1 /* does not synchronise with the legacy default stream */
+};
+
+/* CONSTRUCTOR: a new stream on `dev`. `priority` 0 is the default; lower numbers are higher
+ * priority; a value outside the device's range is CUCORE_INVALID_ARGUMENT naming the range. */
+CUCORE_API cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int priority,
+                                              cucore_stream **out);
+/* The device's legacy default stream (stream 0), as a handle owned by `dev`; do not destroy. */
+CUCORE_API cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out);
+/* DESTRUCTOR. Pending work completes first (the driver's rule). NULL is a no-op. */
+CUCORE_API cucore_status cucore_stream_destroy(cucore_stream *s);
+/* Blocks until all work queued on the stream is done. */
+CUCORE_API cucore_status cucore_stream_synchronize(cucore_stream *s);
+/* CUCORE_OK when all work is done, CUCORE_NOT_READY when some is pending. */
+CUCORE_API cucore_status cucore_stream_query(cucore_stream *s);
+/* Makes future work on `s` wait for `ev`. */
+CUCORE_API cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev);
+/* The stream's priority. */
+CUCORE_API cucore_status cucore_stream_priority(cucore_stream *s, int *priority);
+/* The device a stream belongs to. */
+CUCORE_API cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev);
+/* The native CUstream. */
+CUCORE_API cucore_status cucore_stream_native(cucore_stream *s, void **custream);
+
+enum {
+  CUCORE_EVENT_DEFAULT = 0,       /* records timing */
+  CUCORE_EVENT_BLOCKING_SYNC = 1, /* synchronize sleeps instead of spinning */
+  CUCORE_EVENT_DISABLE_TIMING = 2
+};
+
+/* CONSTRUCTOR: a new event on `dev`. */
+CUCORE_API cucore_status cucore_event_create(cucore_device *dev, unsigned flags,
+                                             cucore_event **out);
+/* DESTRUCTOR. NULL is a no-op. */
+CUCORE_API cucore_status cucore_event_destroy(cucore_event *ev);
+/* Records the event on a stream. */
+CUCORE_API cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s);
+/* Blocks until the event has completed. */
+CUCORE_API cucore_status cucore_event_synchronize(cucore_event *ev);
+/* CUCORE_OK when complete, CUCORE_NOT_READY otherwise. */
+CUCORE_API cucore_status cucore_event_query(cucore_event *ev);
+/* Milliseconds between two recorded, completed events. */
+CUCORE_API cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end,
+                                                 float *ms);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory                                                                                     */
+/* ------------------------------------------------------------------------------------------ */
+
+/* A device address (CUdeviceptr). */
+typedef uint64_t cucore_devptr;
+
+/* Allocates `bytes` (> 0) of device memory. CUCORE_DEVICE_OUT_OF_MEMORY names the size and
+ * what was free. *out is 0 on failure. */
+CUCORE_API cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *out);
+/* Frees device memory from cucore_mem_alloc. 0 is a no-op. */
+CUCORE_API cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr);
+/* Allocates page-locked (pinned) host memory, usable for async copies. */
+CUCORE_API cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out);
+/* Frees pinned host memory. NULL is a no-op. */
+CUCORE_API cucore_status cucore_host_free(cucore_device *dev, void *ptr);
+
+/* Copies. With a stream (may be NULL for synchronous) the copy is queued on it. */
+CUCORE_API cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst,
+                                            const void *src, size_t bytes, cucore_stream *s);
+CUCORE_API cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src,
+                                            size_t bytes, cucore_stream *s);
+CUCORE_API cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst,
+                                            cucore_devptr src, size_t bytes, cucore_stream *s);
+/* Sets `count` bytes to `value` (stream may be NULL). */
+CUCORE_API cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value,
+                                          size_t count, cucore_stream *s);
+/* Sets `count` 32-bit words to `value` (dst 4-byte aligned; stream may be NULL). */
+CUCORE_API cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst,
+                                           uint32_t value, size_t count, cucore_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUCORE_H */

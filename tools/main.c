@@ -1,0 +1,104 @@
+/*
+ * main.c -- the cucore command: verb table, help, dispatch.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv);
+
+static const cli_verb verbs[] = {
+    {"devices", cmd_devices, "list GPUs, their properties, the driver and toolkit libraries",
+     "usage: cucore devices [--json]\n"
+     "\n"
+     "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
+     "and register limits, cluster and cooperative-launch support, then the driver and the\n"
+     "toolkit libraries (NVRTC, nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
+     "\n"
+     "  --json   one JSON object: {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]}\n"
+     "\n"
+     "Exit status: 0 when at least one device is listed; 1 with a one-line reason when there\n"
+     "is no driver, only the toolkit's stub driver, or no GPU.\n"
+     "\n"
+     "examples:\n"
+     "  cucore devices\n"
+     "  cucore devices --json | jq '.devices[0].sm_count'\n"},
+    {"version", cmd_version, "print cucore's version and the libraries it loaded",
+     "usage: cucore version [--json]\n"
+     "\n"
+     "Prints cucore's version, the CUDA headers it was built with, and for the driver,\n"
+     "NVRTC, nvJitLink and libNVVM: whether each was found, where, and its version.\n"
+     "Environment: CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM name a\n"
+     "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
+    {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
+};
+
+static void print_overview(FILE *f) {
+  fprintf(f,
+          "cucore %s -- compile, load, inspect and launch CUDA kernels safely\n"
+          "\n"
+          "usage: cucore VERB [options]\n"
+          "\n"
+          "verbs:\n",
+          CUCORE_VERSION_STRING);
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+  fprintf(f,
+          "\n"
+          "Run `cucore help VERB` for a verb's options and examples.\n"
+          "\n"
+          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n");
+}
+
+static int cmd_help(int argc, char **argv) {
+  if (argc < 2) {
+    print_overview(stdout);
+    return CLI_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    if (strcmp(verbs[i].name, argv[1]) == 0) {
+      fputs(verbs[i].help, stdout);
+      return CLI_EXIT_OK;
+    }
+  return cli_usage("help", "unknown verb `%s`; run `cucore --help` for the list", argv[1]);
+}
+
+int cli_fail(const char *verb, const char *what, cucore_status st) {
+  const char *msg = cucore_last_error();
+  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg && msg[0] ? msg : cucore_status_text(st));
+  return CLI_EXIT_FAILURE;
+}
+
+int cli_usage(const char *verb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "cucore %s: ", verb);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  return CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    print_overview(argc < 2 ? stderr : stdout);
+    return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("cucore %s\n", CUCORE_VERSION_STRING);
+    return CLI_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+    if (strcmp(verbs[i].name, argv[1]) != 0) continue;
+    for (int a = 2; a < argc; a++)
+      if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+        fputs(verbs[i].help, stdout);
+        return CLI_EXIT_OK;
+      }
+    return verbs[i].run(argc - 1, argv + 1);
+  }
+  fprintf(stderr, "cucore: unknown verb `%s`; run `cucore --help` for the list\n", argv[1]);
+  return CLI_EXIT_USAGE;
+}
