@@ -299,6 +299,50 @@ CUCORE_API cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst,
 CUCORE_API cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst,
                                            uint32_t value, size_t count, cucore_stream *s);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Code types and kernel parameter descriptions (shared by Program, ObjectCode, Kernel)        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* What a buffer of code is. */
+typedef enum cucore_code_type {
+  CUCORE_CODE_AUTO = 0,   /* detect from the bytes */
+  CUCORE_CODE_CUDA_CPP,   /* CUDA C++ source (NVRTC) */
+  CUCORE_CODE_PTX,        /* PTX assembly text */
+  CUCORE_CODE_NVVM,       /* NVVM IR, text or bitcode (libNVVM) */
+  CUCORE_CODE_CUBIN,      /* an ELF for one SM architecture */
+  CUCORE_CODE_FATBIN,     /* a fatbin container (several cubins and/or PTX) */
+  CUCORE_CODE_LTOIR,      /* LTO intermediate representation (for nvJitLink) */
+  CUCORE_CODE_OBJECT,     /* a host object holding device code (nvcc -rdc -c) */
+  CUCORE_CODE_LIBRARY     /* a host static library (.a) holding device code */
+} cucore_code_type;
+
+/* "cubin", "ptx", ... for a code type. Never NULL. */
+CUCORE_API const char *cucore_code_type_name(cucore_code_type type);
+
+/* What is known of a kernel parameter's type. The layout (offset, size) is always known;
+ * the kind when the PTX declaration was seen (code cucore compiled, or PTX it loaded). */
+typedef enum cucore_param_kind {
+  CUCORE_PARAM_UNKNOWN = 0, /* layout only */
+  CUCORE_PARAM_INT,         /* .u8/.s8/.b8 ... .u64/.s64/.b64 scalar (signedness not recorded by PTX) */
+  CUCORE_PARAM_FLOAT,       /* .f16 .f32 .f64 */
+  CUCORE_PARAM_POINTER,     /* .u64 with the .ptr attribute */
+  CUCORE_PARAM_BYTES        /* an aligned byte array: a struct, union or vector by value */
+} cucore_param_kind;
+
+/* One kernel parameter as the kernel sees it. */
+typedef struct cucore_param_info {
+  uint32_t offset;          /* byte offset in the parameter buffer */
+  uint32_t size;            /* bytes */
+  uint32_t align;           /* alignment in bytes (0 when unknown) */
+  cucore_param_kind kind;
+} cucore_param_info;
+
+/* ==== SECTION: binary inspection (offline reader) ==== */
+/* ==== END SECTION: binary inspection ==== */
+
+/* ==== SECTION: occupancy model (host-only) ==== */
+/* ==== END SECTION: occupancy model ==== */
+
 #ifdef __cplusplus
 }
 #endif

@@ -40,3 +40,18 @@ const char *cc_format_bytes(size_t bytes, char *buf, size_t buflen) {
     snprintf(buf, buflen, "%.1f %s", v, units[u]);
   return buf;
 }
+
+const char *cucore_code_type_name(cucore_code_type type) {
+  switch (type) {
+  case CUCORE_CODE_AUTO: return "auto";
+  case CUCORE_CODE_CUDA_CPP: return "cuda-c++";
+  case CUCORE_CODE_PTX: return "ptx";
+  case CUCORE_CODE_NVVM: return "nvvm";
+  case CUCORE_CODE_CUBIN: return "cubin";
+  case CUCORE_CODE_FATBIN: return "fatbin";
+  case CUCORE_CODE_LTOIR: return "ltoir";
+  case CUCORE_CODE_OBJECT: return "object";
+  case CUCORE_CODE_LIBRARY: return "library";
+  }
+  return "unknown";
+}
