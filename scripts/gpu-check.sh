@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The GPU round: on the device machine, configure, build, run the whole suite (gpu tests
+# included), the examples and the benchmarks; logs go under $OUT (default ./gpu-out).
+#   usage: scripts/gpu-check.sh [--quick]   (--quick skips benchmarks and compute-sanitizer)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu-out}"
+mkdir -p "$OUT"
+quick=0; [ "${1:-}" = "--quick" ] && quick=1
+jobs=$(nproc 2>/dev/null || echo 4)
+summary="$OUT/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+{
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv || true
+  command -v nvcc && nvcc --version | tail -2
+  cmake --version | head -1
+} >"$OUT/env.txt" 2>&1
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+
+# cmocka: use the system's, else unpack the Debian packages carried in .deps/ (the device
+# machine reaches no package registry).
+cmake_extra=()
+if ! [ -f /usr/include/cmocka.h ] && ls .deps/libcmocka*.deb >/dev/null 2>&1; then
+  rm -rf /tmp/cucore-deps && mkdir -p /tmp/cucore-deps
+  for f in .deps/*.deb; do dpkg -x "$f" /tmp/cucore-deps; done
+  cmake_extra+=(-DCUCORE_DEPS_PREFIX=/tmp/cucore-deps)
+fi
+
+build=build-gpu
+if ! { cmake -S . -B $build -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_extra[@]}" &&
+       cmake --build $build -j"$jobs"; } >"$OUT/build.log" 2>&1; then
+  note "BUILD FAILED (tail of build.log follows)"
+  tail -40 "$OUT/build.log" | tee -a "$summary"
+  exit 1
+fi
+note "build: ok"
+
+# The whole suite, gpu tests included (they must run, not skip: a skip here is a failure).
+(cd $build && ctest --output-on-failure -j"$jobs" --timeout 600) >"$OUT/ctest.log" 2>&1
+ctest_rc=$?
+grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
+if grep -q "gpu.*(Skipped)\|gpu_.*Skipped" "$OUT/ctest.log"; then
+  note "ERROR: gpu tests were skipped on the GPU machine"
+  ctest_rc=1
+fi
+
+# Examples: every examples binary runs and checks itself against a CPU reference.
+ex_rc=0
+: >"$OUT/examples.log"
+for ex in $build/bin/example_*; do
+  [ -x "$ex" ] || continue
+  if "$ex" >>"$OUT/examples.log" 2>&1; then note "example $(basename "$ex"): ok"
+  else note "example $(basename "$ex"): FAILED"; ex_rc=1; fi
+done
+
+# The command on the bundled example.
+./scripts/demo.sh $build/bin/cucore >"$OUT/demo.log" 2>&1 && note "demo: ok" || { note "demo: FAILED"; ex_rc=1; }
+
+bench_rc=0
+if [ $quick -eq 0 ]; then
+  : >"$OUT/bench.log"
+  for b in $build/bin/bench_*; do
+    [ -x "$b" ] || continue
+    echo "== $(basename "$b")" >>"$OUT/bench.log"
+    "$b" >>"$OUT/bench.log" 2>&1 || { note "bench $(basename "$b"): FAILED"; bench_rc=1; }
+  done
+  [ -f bench/peers.py ] && python3 bench/peers.py >>"$OUT/bench.log" 2>&1
+  # compute-sanitizer over the gpu tests (memcheck): no errors allowed.
+  if command -v compute-sanitizer >/dev/null; then
+    for t in $build/bin/gpu_*; do
+      compute-sanitizer --tool memcheck --error-exitcode 3 "$t" >>"$OUT/sanitizer.log" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] || [ $rc -eq 77 ] && note "sanitizer $(basename "$t"): clean" ||
+        { note "sanitizer $(basename "$t"): rc $rc"; }
+    done
+  fi
+fi
+
+[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ] && note "GPU CHECK: PASS" || note "GPU CHECK: FAIL"
+[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -1,0 +1,21 @@
+# Shared helpers for the CLI behaviour tests (sourced, not a test itself).
+CUCORE="$1"
+fails=0
+passes=0
+CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
+check() { # check DESCRIPTION CONDITION...
+  local what="$1"; shift
+  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
+}
+run() { # run CMD... -> sets $out, $err, $rc
+  local o e
+  o=$(mktemp); e=$(mktemp)
+  "$@" >"$o" 2>"$e"; rc=$?
+  out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"
+}
+has() { grep -q -- "$2" <<<"$1"; }
+lines() { printf '%s' "$1" | grep -c ''; }
+finish() {
+  echo "$passes passed, $fails failed"
+  [ "$fails" -eq 0 ]
+}

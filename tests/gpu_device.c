@@ -1,0 +1,248 @@
+/* gpu_device.c -- devices, streams, events and memory on a real GPU (label gpu). */
+#include "support.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static cucore_device *dev;
+
+static int setup(void **state) {
+  (void)state;
+  return cucore_device_open(0, &dev) == CUCORE_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
+}
+
+/* nvidia-smi is an independent witness of the device's identity. */
+static void properties_match_nvidia_smi(void **state) {
+  (void)state;
+  int n = 0;
+  assert_ok(cucore_device_count(&n));
+  char *out = NULL;
+  int rc = cucore_test_run("nvidia-smi --query-gpu=name,memory.total,uuid,pci.bus_id,compute_cap "
+                           "--format=csv,noheader,nounits",
+                           &out);
+  if (rc != 0) {
+    free(out);
+    print_message("nvidia-smi not available; identity not cross-checked\n");
+    skip();
+  }
+  char *line = out;
+  for (int i = 0; i < n && line && *line; i++) {
+    char *next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    char name[256], uuid[64], bus[64], cc[16];
+    long mem_mib = 0;
+    /* "NVIDIA H100 80GB HBM3, 81559, GPU-xxxx, 00000000:19:00.0, 9.0" */
+    char *f[5];
+    int nf = 0;
+    for (char *tok = strtok(line, ","); tok && nf < 5; tok = strtok(NULL, ",")) {
+      while (isspace((unsigned char)*tok)) tok++;
+      f[nf++] = tok;
+    }
+    assert_int_equal(nf, 5);
+    snprintf(name, sizeof name, "%s", f[0]);
+    mem_mib = strtol(f[1], NULL, 10);
+    snprintf(uuid, sizeof uuid, "%s", f[2]);
+    snprintf(bus, sizeof bus, "%s", f[3]);
+    snprintf(cc, sizeof cc, "%s", f[4]);
+
+    cucore_device_props p;
+    assert_ok(cucore_device_props_get(i, &p));
+    assert_string_equal(p.name, name);
+    char ours[64];
+    snprintf(ours, sizeof ours, "GPU-%s", p.uuid);
+    assert_string_equal(ours, uuid);
+    long our_mib = (long)(p.total_memory / (1024 * 1024));
+    assert_true(labs(our_mib - mem_mib) <= 1);
+    char our_cc[16];
+    snprintf(our_cc, sizeof our_cc, "%d.%d", p.cc_major, p.cc_minor);
+    assert_string_equal(our_cc, cc);
+    /* nvidia-smi prints an 8-digit PCI domain, the driver 4 digits: compare the tail. */
+    size_t lb = strlen(bus), lo = strlen(p.pci_bus_id);
+    assert_true(lo >= 7 && lb >= lo);
+    assert_int_equal(strcasecmp(bus + lb - lo + 4, p.pci_bus_id + 4), 0);
+    print_message("device %d: %s, %ld MiB, cc %s, %d SMs -- matches nvidia-smi\n", i, p.name,
+                  our_mib, our_cc, p.sm_count);
+    /* Sanity of limits the rest of cucore relies on. */
+    assert_true(p.sm_count > 0);
+    assert_int_equal(p.warp_size, 32);
+    assert_true(p.max_threads_per_block >= 1024);
+    assert_true(p.shared_per_block_optin >= p.shared_per_block);
+    assert_true(p.regs_per_sm >= 65536);
+    line = next;
+  }
+  free(out);
+}
+
+static void invalid_ordinal_names_the_range(void **state) {
+  (void)state;
+  int n = 0;
+  assert_ok(cucore_device_count(&n));
+  cucore_device *d = (cucore_device *)0x1;
+  assert_status(cucore_device_open(n, &d), CUCORE_INVALID_DEVICE);
+  assert_null(d);
+  char want[64];
+  snprintf(want, sizeof want, "device %d does not exist", n);
+  assert_contains(cucore_last_error(), want);
+  cucore_device_props p;
+  assert_status(cucore_device_props_get(-1, &p), CUCORE_INVALID_DEVICE);
+}
+
+static void host_device_host_round_trip(void **state) {
+  (void)state;
+  const size_t count = 16u << 20; /* 16 Mi words = 64 MiB */
+  uint32_t *src = malloc(count * 4), *dst = malloc(count * 4);
+  assert_non_null(src);
+  assert_non_null(dst);
+  for (size_t i = 0; i < count; i++) src[i] = (uint32_t)(i * 2654435761u);
+  cucore_devptr a = 0, b = 0;
+  assert_ok(cucore_mem_alloc(dev, count * 4, &a));
+  assert_ok(cucore_mem_alloc(dev, count * 4, &b));
+  assert_ok(cucore_memcpy_htod(dev, a, src, count * 4, NULL));
+  assert_ok(cucore_memcpy_dtod(dev, b, a, count * 4, NULL));
+  memset(dst, 0, count * 4);
+  assert_ok(cucore_memcpy_dtoh(dev, dst, b, count * 4, NULL));
+  assert_memory_equal(src, dst, count * 4);
+  /* memset_d32 then read back. */
+  assert_ok(cucore_memset_d32(dev, a, 0xdeadbeefu, count, NULL));
+  assert_ok(cucore_memcpy_dtoh(dev, dst, a, count * 4, NULL));
+  for (size_t i = 0; i < count; i += 4099) assert_int_equal(dst[i], 0xdeadbeefu);
+  assert_ok(cucore_memset_d8(dev, a, 0x5a, 64, NULL));
+  assert_ok(cucore_memcpy_dtoh(dev, dst, a, 64, NULL));
+  assert_int_equal(dst[3], 0x5a5a5a5au);
+  assert_status(cucore_memset_d32(dev, a + 2, 0, 4, NULL), CUCORE_ARG_ALIGNMENT);
+  assert_ok(cucore_mem_free(dev, a));
+  assert_ok(cucore_mem_free(dev, b));
+  assert_ok(cucore_mem_free(dev, 0));
+  free(src);
+  free(dst);
+}
+
+static void async_copies_through_pinned_memory_and_a_stream(void **state) {
+  (void)state;
+  const size_t bytes = 8u << 20;
+  unsigned char *h1 = NULL, *h2 = NULL;
+  assert_ok(cucore_host_alloc(dev, bytes, (void **)&h1));
+  assert_ok(cucore_host_alloc(dev, bytes, (void **)&h2));
+  for (size_t i = 0; i < bytes; i++) h1[i] = (unsigned char)(i * 31 + 7);
+  cucore_stream *s = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  cucore_devptr d = 0;
+  assert_ok(cucore_mem_alloc(dev, bytes, &d));
+  assert_ok(cucore_memcpy_htod(dev, d, h1, bytes, s));
+  assert_ok(cucore_memcpy_dtoh(dev, h2, d, bytes, s));
+  assert_ok(cucore_stream_synchronize(s));
+  assert_ok(cucore_stream_query(s));
+  assert_memory_equal(h1, h2, bytes);
+  assert_ok(cucore_mem_free(dev, d));
+  assert_ok(cucore_stream_destroy(s));
+  assert_ok(cucore_host_free(dev, h1));
+  assert_ok(cucore_host_free(dev, h2));
+}
+
+static void events_time_a_copy(void **state) {
+  (void)state;
+  const size_t bytes = 256u << 20;
+  cucore_devptr a = 0, b = 0;
+  assert_ok(cucore_mem_alloc(dev, bytes, &a));
+  assert_ok(cucore_mem_alloc(dev, bytes, &b));
+  cucore_stream *s = NULL;
+  assert_ok(cucore_stream_create(dev, 0, 0, &s));
+  cucore_event *e0 = NULL, *e1 = NULL, *e2 = NULL;
+  assert_ok(cucore_event_create(dev, 0, &e0));
+  assert_ok(cucore_event_create(dev, CUCORE_EVENT_BLOCKING_SYNC, &e1));
+  assert_ok(cucore_event_create(dev, 0, &e2));
+  assert_ok(cucore_memset_d8(dev, a, 1, bytes, s)); /* warm up */
+  assert_ok(cucore_event_record(e0, s));
+  assert_ok(cucore_memcpy_dtod(dev, b, a, bytes, s));
+  assert_ok(cucore_event_record(e1, s));
+  /* Four copies must take longer than one: events measure the stream's work. */
+  for (int i = 0; i < 4; i++) assert_ok(cucore_memcpy_dtod(dev, b, a, bytes, s));
+  assert_ok(cucore_event_record(e2, s));
+  assert_ok(cucore_event_synchronize(e2));
+  assert_ok(cucore_event_query(e1));
+  float one = 0, four = 0;
+  assert_ok(cucore_event_elapsed_ms(e0, e1, &one));
+  assert_ok(cucore_event_elapsed_ms(e1, e2, &four));
+  double gbps = 2.0 * (double)bytes / (one * 1e-3) / 1e9;
+  print_message("256 MiB device-to-device copy: %.3f ms (%.0f GB/s read+write); x4: %.3f ms\n",
+                one, gbps, four);
+  assert_true(one > 0.0f);
+  assert_true(four > 2.0f * one);
+  assert_true(gbps > 10.0 && gbps < 20000.0);
+  /* An event without timing cannot be timed, and says so. */
+  cucore_event *nt = NULL;
+  assert_ok(cucore_event_create(dev, CUCORE_EVENT_DISABLE_TIMING, &nt));
+  assert_ok(cucore_event_record(nt, s));
+  assert_status(cucore_event_elapsed_ms(e0, nt, &one), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "DISABLE_TIMING");
+  assert_ok(cucore_stream_synchronize(s));
+  assert_ok(cucore_event_destroy(nt));
+  assert_ok(cucore_event_destroy(e0));
+  assert_ok(cucore_event_destroy(e1));
+  assert_ok(cucore_event_destroy(e2));
+  assert_ok(cucore_stream_destroy(s));
+  assert_ok(cucore_mem_free(dev, a));
+  assert_ok(cucore_mem_free(dev, b));
+}
+
+static void stream_priorities(void **state) {
+  (void)state;
+  int least = 0, greatest = 0;
+  assert_ok(cucore_device_stream_priorities(dev, &least, &greatest));
+  assert_true(greatest <= least);
+  cucore_stream *s = NULL;
+  assert_ok(cucore_stream_create(dev, 0, greatest, &s));
+  int got = 99;
+  assert_ok(cucore_stream_priority(s, &got));
+  assert_int_equal(got, greatest);
+  assert_ok(cucore_stream_destroy(s));
+  s = (cucore_stream *)0x1;
+  assert_status(cucore_stream_create(dev, 0, greatest - 1, &s), CUCORE_INVALID_ARGUMENT);
+  assert_null(s);
+  assert_contains(cucore_last_error(), "outside");
+  assert_status(cucore_stream_create(dev, 0x80, 0, &s), CUCORE_INVALID_ARGUMENT);
+  cucore_stream *def = NULL;
+  assert_ok(cucore_stream_default(dev, &def));
+  assert_ok(cucore_stream_synchronize(def));
+  assert_ok(cucore_stream_destroy(def)); /* owned by the device: a no-op */
+}
+
+static void out_of_memory_is_reported_with_sizes(void **state) {
+  (void)state;
+  size_t free_b = 0, total_b = 0;
+  assert_ok(cucore_device_mem_info(dev, &free_b, &total_b));
+  assert_true(free_b <= total_b && total_b > 0);
+  cucore_devptr p = 7;
+  assert_status(cucore_mem_alloc(dev, total_b * 2, &p), CUCORE_DEVICE_OUT_OF_MEMORY);
+  assert_int_equal(p, 0);
+  assert_contains(cucore_last_error(), "cuMemAlloc");
+  assert_contains(cucore_last_error(), "free of");
+  assert_int_equal(cucore_status_source(cucore_last_status()), CUCORE_SOURCE_DRIVER);
+  /* The device is still usable afterwards. */
+  assert_ok(cucore_mem_alloc(dev, 4096, &p));
+  assert_ok(cucore_mem_free(dev, p));
+  assert_status(cucore_mem_alloc(dev, 0, &p), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_device_synchronize(dev));
+}
+
+int main(void) {
+  if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(properties_match_nvidia_smi),
+      cmocka_unit_test(invalid_ordinal_names_the_range),
+      cmocka_unit_test(host_device_host_round_trip),
+      cmocka_unit_test(async_copies_through_pinned_memory_and_a_stream),
+      cmocka_unit_test(events_time_a_copy),
+      cmocka_unit_test(stream_priorities),
+      cmocka_unit_test(out_of_memory_is_reported_with_sizes),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
