@@ -337,6 +337,169 @@ typedef struct cucore_param_info {
   cucore_param_kind kind;
 } cucore_param_info;
 
+/* ------------------------------------------------------------------------------------------ */
+/* Compile options (one table serves the API, the command line and the cache key)             */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Every option cucore knows. Each has a name (cucore_option_name) used on the command line as
+ * --NAME, a type (bool, int, string or list: a list option may be given several times), and
+ * a rendering for each tool (NVRTC, nvJitLink, libNVVM) that accepts it. */
+typedef enum cucore_option {
+  CUCORE_OPT_ARCH = 0,          /* string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
+  CUCORE_OPT_STD,               /* string: "c++11" .. "c++20" */
+  CUCORE_OPT_DEFINE,            /* list: "NAME" or "NAME=VALUE" (-D) */
+  CUCORE_OPT_UNDEFINE,          /* list: "NAME" (-U) */
+  CUCORE_OPT_INCLUDE_PATH,      /* list: a directory (-I) */
+  CUCORE_OPT_PRE_INCLUDE,       /* list: a header included before the source (-include) */
+  CUCORE_OPT_TOOLKIT_INCLUDES,  /* bool, default 1: add <toolkit>/include and include/cccl */
+  CUCORE_OPT_DEBUG,             /* bool: device debug information (-G / -g) */
+  CUCORE_OPT_LINEINFO,          /* bool: line information for profilers */
+  CUCORE_OPT_FAST_MATH,         /* bool: --use_fast_math (ftz, approximate div/sqrt, fmad) */
+  CUCORE_OPT_FTZ,               /* bool: flush denormals to zero */
+  CUCORE_OPT_PREC_DIV,          /* bool: IEEE division (default 1) */
+  CUCORE_OPT_PREC_SQRT,         /* bool: IEEE square root (default 1) */
+  CUCORE_OPT_FMAD,              /* bool: contract multiply-add into fma (default 1) */
+  CUCORE_OPT_MAX_REGISTERS,     /* int: registers per thread cap (--maxrregcount) */
+  CUCORE_OPT_RDC,               /* bool: relocatable device code (-rdc=true) */
+  CUCORE_OPT_LTO,               /* bool: link-time optimisation (-dlto / -lto) */
+  CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, /* bool */
+  CUCORE_OPT_DEFAULT_DEVICE,    /* bool: functions without a space are __device__ */
+  CUCORE_OPT_DEVICE_INT128,     /* bool: __int128 in device code */
+  CUCORE_OPT_OPT_LEVEL,         /* int 0..3: optimisation level (nvJitLink -O, libNVVM -opt) */
+  CUCORE_OPT_PTXAS_OPTION,      /* list: passed to ptxas (--ptxas-options / -Xptxas) */
+  CUCORE_OPT_SPLIT_COMPILE,     /* int: compiler threads (0 = all cores) */
+  CUCORE_OPT_DISABLE_WARNINGS,  /* bool: -w */
+  CUCORE_OPT_RAW,               /* list: passed verbatim to the compiler (NVRTC/libNVVM) */
+  CUCORE_OPT_COUNT
+} cucore_option;
+
+typedef struct cucore_options cucore_options;
+
+/* CONSTRUCTOR: an empty option set (toolkit includes on, everything else the tools' defaults). */
+CUCORE_API cucore_status cucore_options_create(cucore_options **out);
+/* CONSTRUCTOR: a deep copy of `src`. */
+CUCORE_API cucore_status cucore_options_copy(const cucore_options *src, cucore_options **out);
+/* DESTRUCTOR. NULL is a no-op. */
+CUCORE_API cucore_status cucore_options_destroy(cucore_options *opts);
+/* Sets a string option, or appends to a list option. The value is checked (an arch must be
+ * sm_XX/compute_XX with a known suffix, std one of the known standards, ...) and copied. */
+CUCORE_API cucore_status cucore_options_set_string(cucore_options *opts, cucore_option opt,
+                                                   const char *value);
+/* Sets an int option (range-checked) or a bool option (0 or 1). */
+CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_option opt,
+                                                int value);
+/* Adds an in-memory header the source can #include by `name`; both strings are copied. */
+CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const char *name,
+                                                   const char *contents);
+/* Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
+ * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). Unknown
+ * options are CUCORE_INVALID_ARGUMENT naming the nearest known one. */
+CUCORE_API cucore_status cucore_options_parse(cucore_options *opts, const char *arg,
+                                              const char *next, int *consumed);
+/* The option's name ("arch", "define", ...) and one-line help. Never NULL. */
+CUCORE_API const char *cucore_option_name(cucore_option opt);
+CUCORE_API const char *cucore_option_help(cucore_option opt);
+/* The canonical text of an option set: every option that differs from its default, in table
+ * order, "name=value" separated by newlines; in-memory headers as "header=NAME:<sha256>".
+ * The same options give the same text. *out is owned by `opts` until its next change. */
+CUCORE_API cucore_status cucore_options_canonical(const cucore_options *opts, const char **out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Program: every kind of JIT (CUDA C++ via NVRTC, PTX via nvJitLink, NVVM IR via libNVVM)     */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cucore_program cucore_program;
+typedef struct cucore_object cucore_object;
+
+/* CONSTRUCTOR: a program from source. `type` is CUCORE_CODE_CUDA_CPP, CUCORE_CODE_PTX or
+ * CUCORE_CODE_NVVM (AUTO detects PTX vs NVVM bitcode vs C++). `size` 0 means NUL-terminated
+ * text. `name` names the source in messages (e.g. "saxpy.cu"; NULL gives "program.cu").
+ * Source, name and options are copied. */
+CUCORE_API cucore_status cucore_program_create(cucore_code_type type, const void *code,
+                                               size_t size, const char *name,
+                                               const cucore_options *opts,
+                                               cucore_program **out);
+/* DESTRUCTOR. NULL is a no-op. Objects it produced stay valid. */
+CUCORE_API cucore_status cucore_program_destroy(cucore_program *prog);
+/* Registers a C++ name expression ("scale<float>", "&ns::kernel") whose lowered (mangled)
+ * name the result will know. CUDA C++ only. */
+CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog,
+                                                            const char *expr);
+/* Adds another NVVM IR module (e.g. libdevice) to an NVVM program; `lazy` adds it with
+ * nvvmLazyAddModuleToProgram (only what is used is linked). */
+CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
+                                                   size_t size, const char *name, int lazy);
+/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN or CUCORE_CODE_LTOIR. Without an
+ * arch option the current GPU's is used; without a GPU the arch must be given. On failure
+ * (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with file:line. */
+CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
+                                                cucore_object **out);
+/* The full log of the last compile (warnings on success, errors on failure); "" when none.
+ * Owned by the program, valid until its next compile. */
+CUCORE_API cucore_status cucore_program_log(const cucore_program *prog, const char **log);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Linker: nvJitLink over cubin, PTX, LTO-IR, fatbin, host object and library inputs          */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cucore_linker cucore_linker;
+
+/* CONSTRUCTOR: a linker; `opts` gives arch (or the current GPU's), lto, debug, lineinfo,
+ * max registers, ftz/prec/fmad, opt level, ptxas options. Copied. */
+CUCORE_API cucore_status cucore_linker_create(const cucore_options *opts, cucore_linker **out);
+/* DESTRUCTOR. NULL is a no-op. */
+CUCORE_API cucore_status cucore_linker_destroy(cucore_linker *lk);
+/* Adds an input from memory; `type` AUTO detects it; `name` names it in messages. Copied. */
+CUCORE_API cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type type,
+                                           const void *data, size_t size, const char *name);
+/* Adds an object's code (e.g. an LTO-IR program result). An LTO-IR input made by an NVRTC
+ * newer than the loaded nvJitLink is refused with CUCORE_VERSION_MISMATCH. */
+CUCORE_API cucore_status cucore_linker_add_object(cucore_linker *lk, const cucore_object *obj);
+/* Adds an input read from a file (type from the bytes, or from `type`). */
+CUCORE_API cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path,
+                                                cucore_code_type type);
+/* Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto). */
+CUCORE_API cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
+                                                cucore_object **out);
+/* nvJitLink's info and error logs of the last complete ("" when none); owned by `lk`. */
+CUCORE_API cucore_status cucore_linker_log(const cucore_linker *lk, const char **info_log,
+                                           const char **error_log);
+
+/* ------------------------------------------------------------------------------------------ */
+/* ObjectCode: compiled code that is only loaded, and hands out kernels                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* CONSTRUCTOR: an object from bytes (cubin, PTX, fatbin, LTO-IR; AUTO detects). Copied. The
+ * code is not loaded until it is first needed (a kernel is asked for, or cucore_object_load). */
+CUCORE_API cucore_status cucore_object_from_memory(const void *data, size_t size,
+                                                   cucore_code_type type, const char *name,
+                                                   cucore_object **out);
+/* CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile. */
+CUCORE_API cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
+                                                 cucore_object **out);
+/* DESTRUCTOR: drops the caller's reference. The library is unloaded when the last reference
+ * goes: each kernel handed out holds one, so kernels stay valid after this call. NULL no-op. */
+CUCORE_API cucore_status cucore_object_destroy(cucore_object *obj);
+/* The object's code: type, bytes and size (owned by the object). */
+CUCORE_API cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
+                                            const void **data, size_t *size);
+/* The arch the code was compiled for (e.g. 90), 0 when it is not tied to one. */
+CUCORE_API cucore_status cucore_object_arch(const cucore_object *obj, int *arch);
+/* The lowered (mangled) name of a name expression given at compile time. CUCORE_NOT_FOUND
+ * lists the expressions that were registered. Owned by the object. */
+CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
+                                                    const char **lowered);
+/* Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile). LTO-IR is linked for the
+ * current GPU first. Loading twice is a no-op. */
+CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
+/* The number of kernels and the name of kernel `index` (symbol as in the binary). Uses the
+ * driver (cuLibraryEnumerateKernels) when loaded, the offline reader otherwise. */
+CUCORE_API cucore_status cucore_object_kernel_count(cucore_object *obj, int *count);
+CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index,
+                                                   const char **name);
+/* The native CUlibrary (loads first). */
+CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
+
 /* ==== SECTION: binary inspection (offline reader) ==== */
 /* ==== END SECTION: binary inspection ==== */
 

@@ -1,5 +1,5 @@
 /* support.c -- helpers for cucore's cmocka tests. */
-#define _GNU_SOURCE
+
 #include "support.h"
 
 #include <stdio.h>

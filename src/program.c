@@ -1,0 +1,565 @@
+/*
+ * program.c -- Program: every kind of JIT. CUDA C++ through NVRTC, PTX through nvJitLink,
+ * NVVM IR through libNVVM; targets PTX, cubin and LTO-IR. The result is an ObjectCode.
+ */
+#define _GNU_SOURCE
+#include "object.h"
+#include "options.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cc_module {
+  unsigned char *code;
+  size_t size;
+  char *name;
+  int lazy;
+} cc_module;
+
+struct cucore_program {
+  cucore_code_type type;
+  unsigned char *code;
+  size_t size;
+  char *name;
+  cucore_options *opts;
+  char **exprs;
+  int expr_count;
+  cc_module *modules; /* extra NVVM modules */
+  int module_count;
+  char *log;
+};
+
+static const char *empty_log = "";
+
+static cucore_status set_log(cucore_program *p, char *log) {
+  free(p->log);
+  p->log = log;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_create(cucore_code_type type, const void *code, size_t size,
+                                    const char *name, const cucore_options *opts,
+                                    cucore_program **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_program_create", "out");
+  *out = NULL;
+  CC_CHECK_ARG(code, "cucore_program_create", "code");
+  if (size == 0) size = strlen(code);
+  if (size == 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_create: the source is empty");
+  if (type == CUCORE_CODE_AUTO) {
+    cucore_code_type t = cc_sniff_code_type(code, size);
+    type = (t == CUCORE_CODE_PTX || t == CUCORE_CODE_NVVM) ? t : CUCORE_CODE_CUDA_CPP;
+    if (t == CUCORE_CODE_CUBIN || t == CUCORE_CODE_FATBIN || t == CUCORE_CODE_LTOIR)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_program_create: the code is already compiled (%s); load it with "
+                     "cucore_object_from_memory or link it with cucore_linker_*",
+                     cucore_code_type_name(t));
+  }
+  if (type != CUCORE_CODE_CUDA_CPP && type != CUCORE_CODE_PTX && type != CUCORE_CODE_NVVM)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_program_create: a program compiles CUDA C++, PTX or NVVM IR, not %s; "
+                   "load compiled code with cucore_object_from_memory",
+                   cucore_code_type_name(type));
+  cucore_program *p = cc_calloc(1, sizeof *p, "a program");
+  if (!p) return CUCORE_HOST_OUT_OF_MEMORY;
+  p->type = type;
+  p->size = size;
+  p->code = cc_copy_code(code, size);
+  p->name = cc_strdup(name ? name : (type == CUCORE_CODE_PTX    ? "program.ptx"
+                                     : type == CUCORE_CODE_NVVM ? "program.ll"
+                                                                : "program.cu"),
+                      "a program name");
+  cucore_status st = (p->code && p->name) ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+  if (st == CUCORE_OK) st = opts ? cucore_options_copy(opts, &p->opts) : cucore_options_create(&p->opts);
+  if (st != CUCORE_OK) {
+    cucore_program_destroy(p);
+    return st;
+  }
+  *out = p;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_destroy(cucore_program *p) {
+  cc_begin();
+  if (!p) return CUCORE_OK;
+  for (int i = 0; i < p->expr_count; i++) free(p->exprs[i]);
+  for (int i = 0; i < p->module_count; i++) {
+    free(p->modules[i].code);
+    free(p->modules[i].name);
+  }
+  free(p->modules);
+  free(p->exprs);
+  free(p->code);
+  free(p->name);
+  free(p->log);
+  cucore_options_destroy(p->opts);
+  free(p);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_add_name_expression(cucore_program *p, const char *expr) {
+  cc_begin();
+  CC_CHECK_ARG(p, "cucore_program_add_name_expression", "prog");
+  CC_CHECK_ARG(expr, "cucore_program_add_name_expression", "expr");
+  if (p->type != CUCORE_CODE_CUDA_CPP)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_program_add_name_expression: name expressions are for CUDA C++; `%s` "
+                   "is %s",
+                   p->name, cucore_code_type_name(p->type));
+  if (!expr[0])
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_add_name_expression: empty expression");
+  for (int i = 0; i < p->expr_count; i++)
+    if (strcmp(p->exprs[i], expr) == 0) return CUCORE_OK;
+  char **e = realloc(p->exprs, (size_t)(p->expr_count + 1) * sizeof *e);
+  if (!e) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  p->exprs = e;
+  if (!(p->exprs[p->expr_count] = cc_strdup(expr, "a name expression")))
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  p->expr_count++;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_add_module(cucore_program *p, const void *code, size_t size,
+                                        const char *name, int lazy) {
+  cc_begin();
+  CC_CHECK_ARG(p, "cucore_program_add_module", "prog");
+  CC_CHECK_ARG(code, "cucore_program_add_module", "code");
+  if (p->type != CUCORE_CODE_NVVM)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_program_add_module: extra modules are for NVVM IR programs; `%s` is %s",
+                   p->name, cucore_code_type_name(p->type));
+  if (size == 0) size = strlen(code);
+  cc_module *m = realloc(p->modules, (size_t)(p->module_count + 1) * sizeof *m);
+  if (!m) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  p->modules = m;
+  cc_module *nm = &p->modules[p->module_count];
+  nm->code = cc_copy_code(code, size);
+  nm->name = cc_strdup(name ? name : "module", "a module name");
+  nm->size = size;
+  nm->lazy = lazy;
+  if (!nm->code || !nm->name) {
+    free(nm->code);
+    free(nm->name);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  p->module_count++;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_log(const cucore_program *p, const char **log) {
+  cc_begin();
+  CC_CHECK_ARG(p, "cucore_program_log", "prog");
+  CC_CHECK_ARG(log, "cucore_program_log", "log");
+  *log = p->log ? p->log : empty_log;
+  return CUCORE_OK;
+}
+
+/* The first line of a log that reports an error, for the one-line message. */
+static void first_error_line(const char *log, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (!log) return;
+  const char *line = log;
+  while (*line) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) : strlen(line);
+    if (memmem(line, len, "error", 5)) {
+      snprintf(buf, n, "%.*s", (int)len, line);
+      return;
+    }
+    if (!end) break;
+    line = end + 1;
+  }
+  snprintf(buf, n, "%.*s", (int)strcspn(log, "\n"), log);
+}
+
+static cucore_status target_check(const cucore_program *p, cucore_code_type target) {
+  if (target == CUCORE_CODE_PTX || target == CUCORE_CODE_CUBIN || target == CUCORE_CODE_LTOIR) {
+    if (p->type == CUCORE_CODE_PTX && target == CUCORE_CODE_LTOIR)
+      return cc_fail(CUCORE_NOT_SUPPORTED,
+                     "cucore_program_compile: PTX cannot be compiled to LTO-IR (nvJitLink takes "
+                     "PTX in, and gives cubin or PTX out); compile the C++ or NVVM source with "
+                     "lto instead");
+    return CUCORE_OK;
+  }
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "cucore_program_compile: target %s is not one a program produces; expected ptx, "
+                 "cubin or ltoir",
+                 cucore_code_type_name(target));
+}
+
+/* ---- NVRTC --------------------------------------------------------------------------------- */
+
+static char *nvrtc_log(nvrtcProgram prog) {
+  size_t n = 0;
+  if (NVRTC(nvrtcGetProgramLogSize)(prog, &n) != NVRTC_SUCCESS || n == 0) return NULL;
+  char *log = malloc(n + 1);
+  if (log && NVRTC(nvrtcGetProgramLog)(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
+  if (log) log[n] = '\0';
+  return log;
+}
+
+typedef nvrtcResult (*nvrtc_size_fn)(nvrtcProgram, size_t *);
+typedef nvrtcResult (*nvrtc_get_fn)(nvrtcProgram, char *);
+
+static cucore_status nvrtc_output(nvrtcProgram prog, nvrtc_size_fn size_fn, nvrtc_get_fn get_fn,
+                                  const char *what, unsigned char **out, size_t *out_size) {
+  size_t n = 0;
+  nvrtcResult r = size_fn(prog, &n);
+  if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, what, NULL);
+  unsigned char *buf = cc_malloc(n + 1, what);
+  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
+  r = get_fn(prog, (char *)buf);
+  if (r != NVRTC_SUCCESS) {
+    free(buf);
+    return cc_fail_nvrtc(r, what, NULL);
+  }
+  buf[n] = 0;
+  /* PTX sizes count the terminating NUL. */
+  while (n > 0 && buf[n - 1] == 0) n--;
+  *out = buf;
+  *out_size = n;
+  return CUCORE_OK;
+}
+
+static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, int arch,
+                                   const char *suffix, cucore_object **out) {
+  cucore_status st = cc_nvrtc_load();
+  if (st != CUCORE_OK) return st;
+  const char **hnames = NULL, **hsrcs = NULL;
+  int nh = p->opts->header_count;
+  if (nh) {
+    hnames = cc_calloc((size_t)nh, sizeof *hnames, "header names");
+    hsrcs = cc_calloc((size_t)nh, sizeof *hsrcs, "headers");
+    if (!hnames || !hsrcs) {
+      free(hnames);
+      free(hsrcs);
+      return CUCORE_HOST_OUT_OF_MEMORY;
+    }
+    for (int i = 0; i < nh; i++) {
+      hnames[i] = p->opts->headers[i].name;
+      hsrcs[i] = p->opts->headers[i].contents;
+    }
+  }
+  nvrtcProgram prog = NULL;
+  nvrtcResult r = NVRTC(nvrtcCreateProgram)(&prog, (const char *)p->code, p->name, nh, hsrcs, hnames);
+  free(hnames);
+  free(hsrcs);
+  if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, "nvrtcCreateProgram", "`%s`", p->name);
+  for (int i = 0; i < p->expr_count; i++) {
+    r = NVRTC(nvrtcAddNameExpression)(prog, p->exprs[i]);
+    if (r != NVRTC_SUCCESS) {
+      NVRTC(nvrtcDestroyProgram)(&prog);
+      return cc_fail_nvrtc(r, "nvrtcAddNameExpression", "`%s`", p->exprs[i]);
+    }
+  }
+  cc_argv args = {0};
+  int want_lto = target == CUCORE_CODE_LTOIR || cc_options_int(p->opts, CUCORE_OPT_LTO);
+  st = cc_options_render(p->opts, CC_TOOL_NVRTC, arch, suffix, target != CUCORE_CODE_CUBIN, &args);
+  if (st == CUCORE_OK && target == CUCORE_CODE_LTOIR && !cc_options_int(p->opts, CUCORE_OPT_LTO))
+    st = cc_argv_push(&args, "-dlto");
+  if (st != CUCORE_OK) {
+    cc_argv_free(&args);
+    NVRTC(nvrtcDestroyProgram)(&prog);
+    return st;
+  }
+  r = NVRTC(nvrtcCompileProgram)(prog, args.n, (const char *const *)args.v);
+  set_log(p, nvrtc_log(prog));
+  if (r != NVRTC_SUCCESS) {
+    char first[512];
+    first_error_line(p->log, first, sizeof first);
+    cucore_status fst;
+    if (r == NVRTC_ERROR_COMPILATION)
+      fst = cc_fail(cc_status(CUCORE_COMPILE_ERROR, CUCORE_SOURCE_NVRTC, (int)r),
+                    "compiling `%s` for %s_%d%s failed: %s (the full log has every message)",
+                    p->name, target == CUCORE_CODE_CUBIN ? "sm" : "compute", arch, suffix, first);
+    else
+      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s", p->name, first);
+    cc_argv_free(&args);
+    NVRTC(nvrtcDestroyProgram)(&prog);
+    return fst;
+  }
+  cc_argv_free(&args);
+  unsigned char *code = NULL, *ptx = NULL;
+  size_t size = 0, ptx_size = 0;
+  if (target == CUCORE_CODE_LTOIR || (want_lto && target != CUCORE_CODE_PTX)) {
+    st = CC_LIKELY(NVRTC(nvrtcGetLTOIRSize) != NULL)
+             ? nvrtc_output(prog, NVRTC(nvrtcGetLTOIRSize), NVRTC(nvrtcGetLTOIR), "nvrtcGetLTOIR",
+                            &code, &size)
+             : cc_fail(CUCORE_TOOLKIT_TOO_OLD, "this NVRTC cannot produce LTO-IR");
+    target = CUCORE_CODE_LTOIR;
+  } else if (target == CUCORE_CODE_CUBIN) {
+    st = nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN", &code,
+                      &size);
+  } else {
+    st = nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", &code, &size);
+  }
+  /* The PTX beside a cubin records parameter types; keep it when NVRTC has it. */
+  if (st == CUCORE_OK && target == CUCORE_CODE_CUBIN) {
+    size_t n = 0;
+    if (NVRTC(nvrtcGetPTXSize)(prog, &n) == NVRTC_SUCCESS && n > 1) {
+      ptx = malloc(n + 1);
+      if (ptx && NVRTC(nvrtcGetPTX)(prog, (char *)ptx) == NVRTC_SUCCESS) {
+        ptx[n] = 0;
+        ptx_size = strlen((char *)ptx);
+      } else {
+        free(ptx);
+        ptx = NULL;
+      }
+    }
+  }
+  cucore_object *obj = NULL;
+  if (st == CUCORE_OK) st = cc_object_new(target, code, size, p->name, &obj);
+  else free(code);
+  if (st == CUCORE_OK) {
+    obj->arch = arch;
+    snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
+    obj->ptx = (char *)ptx;
+    obj->ptx_size = ptx_size;
+    ptx = NULL;
+    obj->producer_version = cc_rtc.version;
+    if (p->expr_count) {
+      obj->exprs = cc_calloc((size_t)p->expr_count, sizeof *obj->exprs, "name expressions");
+      obj->lowered = cc_calloc((size_t)p->expr_count, sizeof *obj->lowered, "lowered names");
+      if (!obj->exprs || !obj->lowered) st = CUCORE_HOST_OUT_OF_MEMORY;
+      for (int i = 0; st == CUCORE_OK && i < p->expr_count; i++) {
+        const char *lowered = NULL;
+        r = NVRTC(nvrtcGetLoweredName)(prog, p->exprs[i], &lowered);
+        if (r != NVRTC_SUCCESS) {
+          st = cc_fail_nvrtc(r, "nvrtcGetLoweredName",
+                             "name expression `%s` does not name a __global__ function or "
+                             "variable of `%s`",
+                             p->exprs[i], p->name);
+          break;
+        }
+        obj->exprs[i] = cc_strdup(p->exprs[i], "a name expression");
+        obj->lowered[i] = cc_strdup(lowered, "a lowered name");
+        obj->expr_count = i + 1;
+        if (!obj->exprs[i] || !obj->lowered[i]) st = CUCORE_HOST_OUT_OF_MEMORY;
+      }
+    }
+  }
+  free(ptx);
+  NVRTC(nvrtcDestroyProgram)(&prog);
+  if (st != CUCORE_OK) {
+    cc_object_release(obj);
+    return st;
+  }
+  *out = obj;
+  return CUCORE_OK;
+}
+
+/* ---- nvJitLink for PTX ------------------------------------------------------------------- */
+
+/* Links one input (PTX, LTO-IR, ...) with nvJitLink. */
+static cucore_status jitlink_one(const cucore_options *opts, int arch, const char *suffix,
+                                 nvJitLinkInputType in_type, const unsigned char *data,
+                                 size_t size, const char *name, int want_ptx, int lto,
+                                 unsigned char **out, size_t *out_size, char **log_out) {
+  cucore_status st = cc_nvjitlink_load();
+  if (st != CUCORE_OK) return st;
+  cc_argv args = {0};
+  st = cc_options_render(opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
+  if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");
+  if (st != CUCORE_OK) {
+    cc_argv_free(&args);
+    return st;
+  }
+  nvJitLinkHandle h = NULL;
+  nvJitLinkResult r = JITLINK(nvJitLinkCreate)(&h, (uint32_t)args.n, (const char **)args.v);
+  cc_argv_free(&args);
+  if (r != NVJITLINK_SUCCESS) return cc_fail_nvjitlink(r, "nvJitLinkCreate", "options for sm_%d", arch);
+  r = JITLINK(nvJitLinkAddData)(h, in_type, data, size + (in_type == NVJITLINK_INPUT_PTX ? 1 : 0), name);
+  if (r == NVJITLINK_SUCCESS) r = JITLINK(nvJitLinkComplete)(h);
+  size_t n = 0;
+  char *log = NULL;
+  if (JITLINK(nvJitLinkGetErrorLogSize)(h, &n) == NVJITLINK_SUCCESS && n > 1) {
+    log = malloc(n + 1);
+    if (log && JITLINK(nvJitLinkGetErrorLog)(h, log) == NVJITLINK_SUCCESS) log[n] = 0;
+  }
+  if (log_out) *log_out = log;
+  if (r != NVJITLINK_SUCCESS) {
+    char first[512];
+    first_error_line(log, first, sizeof first);
+    st = cc_fail_nvjitlink(r, "nvJitLink", "`%s` for sm_%d%s: %s", name, arch, suffix, first);
+    if (!log_out) free(log);
+    JITLINK(nvJitLinkDestroy)(&h);
+    return st;
+  }
+  if (!log_out) free(log);
+  r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
+  unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
+  if (buf) {
+    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtx)(h, (char *)buf) : JITLINK(nvJitLinkGetLinkedCubin)(h, buf);
+    buf[n] = 0;
+    if (want_ptx) while (n && buf[n - 1] == 0) n--;
+  }
+  JITLINK(nvJitLinkDestroy)(&h);
+  if (r != NVJITLINK_SUCCESS) {
+    free(buf);
+    return cc_fail_nvjitlink(r, "nvJitLinkGetLinked", "`%s`", name);
+  }
+  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
+  *out = buf;
+  *out_size = n;
+  return CUCORE_OK;
+}
+
+cucore_status cc_link_single(const cucore_object *obj, int arch, const char *suffix,
+                             unsigned char **cubin, size_t *cubin_size) {
+  if (obj->producer_version && cc_nvjitlink_load() == CUCORE_OK &&
+      obj->producer_version / 1000 > cc_jl.version / 1000)
+    return cc_fail(CUCORE_VERSION_MISMATCH,
+                   "`%s` is LTO-IR from NVRTC %d.%d, newer than nvJitLink %d.%d can read; use an "
+                   "nvJitLink at least as new as the NVRTC",
+                   obj->name, obj->producer_version / 1000, obj->producer_version % 1000 / 10,
+                   cc_jl.version / 1000, cc_jl.version % 1000 / 10);
+  return jitlink_one(NULL, arch, suffix, NVJITLINK_INPUT_LTOIR, obj->code, obj->size, obj->name,
+                     0, 1, cubin, cubin_size, NULL);
+}
+
+static cucore_status compile_ptx(cucore_program *p, cucore_code_type target, int arch,
+                                 const char *suffix, cucore_object **out) {
+  unsigned char *code = NULL;
+  size_t size = 0;
+  cucore_status st;
+  if (target == CUCORE_CODE_PTX) {
+    code = cc_copy_code(p->code, p->size);
+    size = p->size;
+    st = code ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+    set_log(p, NULL);
+  } else {
+    char *log = NULL;
+    st = jitlink_one(p->opts, arch, suffix, NVJITLINK_INPUT_PTX, p->code, p->size, p->name, 0, 0,
+                     &code, &size, &log);
+    set_log(p, log);
+    if (st != CUCORE_OK && CUCORE_CODE(st) == CUCORE_LINK_ERROR)
+      st = cc_status(CUCORE_COMPILE_ERROR, cucore_status_source(st), cucore_status_native(st));
+  }
+  if (st != CUCORE_OK) return st;
+  cucore_object *obj = NULL;
+  st = cc_object_new(target, code, size, p->name, &obj);
+  if (st != CUCORE_OK) return st;
+  obj->arch = target == CUCORE_CODE_CUBIN ? arch : 0;
+  snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
+  obj->ptx = (char *)cc_copy_code(p->code, p->size);
+  obj->ptx_size = p->size;
+  *out = obj;
+  return CUCORE_OK;
+}
+
+/* ---- libNVVM ------------------------------------------------------------------------------- */
+
+static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, int arch,
+                                  const char *suffix, cucore_object **out) {
+  cucore_status st = cc_nvvm_load();
+  if (st != CUCORE_OK) return st;
+  nvvmProgram prog = NULL;
+  nvvmResult r = NVVM(nvvmCreateProgram)(&prog);
+  if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmCreateProgram", NULL);
+  r = NVVM(nvvmAddModuleToProgram)(prog, (const char *)p->code, p->size, p->name);
+  for (int i = 0; r == NVVM_SUCCESS && i < p->module_count; i++) {
+    cc_module *m = &p->modules[i];
+    r = (m->lazy ? NVVM(nvvmLazyAddModuleToProgram) : NVVM(nvvmAddModuleToProgram))(
+        prog, (const char *)m->code, m->size, m->name);
+  }
+  if (r != NVVM_SUCCESS) {
+    NVVM(nvvmDestroyProgram)(&prog);
+    return cc_fail_nvvm(r, "nvvmAddModuleToProgram", "`%s`", p->name);
+  }
+  cc_argv args = {0};
+  st = cc_options_render(p->opts, CC_TOOL_NVVM, arch, suffix, 1, &args);
+  if (st == CUCORE_OK && target == CUCORE_CODE_LTOIR && !cc_options_int(p->opts, CUCORE_OPT_LTO))
+    st = cc_argv_push(&args, "-gen-lto");
+  if (st != CUCORE_OK) {
+    cc_argv_free(&args);
+    NVVM(nvvmDestroyProgram)(&prog);
+    return st;
+  }
+  r = NVVM(nvvmCompileProgram)(prog, args.n, (const char **)args.v);
+  cc_argv_free(&args);
+  size_t n = 0;
+  char *log = NULL;
+  if (NVVM(nvvmGetProgramLogSize)(prog, &n) == NVVM_SUCCESS && n > 1) {
+    log = malloc(n + 1);
+    if (log && NVVM(nvvmGetProgramLog)(prog, log) == NVVM_SUCCESS) log[n] = 0;
+  }
+  set_log(p, log);
+  if (r != NVVM_SUCCESS) {
+    char first[512];
+    first_error_line(p->log, first, sizeof first);
+    st = cc_fail_nvvm(r, "nvvmCompileProgram", "`%s` for compute_%d: %s", p->name, arch, first);
+    NVVM(nvvmDestroyProgram)(&prog);
+    return st;
+  }
+  unsigned char *code = NULL;
+  size_t size = 0;
+  r = NVVM(nvvmGetCompiledResultSize)(prog, &n);
+  if (r == NVVM_SUCCESS) {
+    code = cc_malloc(n + 1, "compiled NVVM");
+    if (!code) {
+      NVVM(nvvmDestroyProgram)(&prog);
+      return CUCORE_HOST_OUT_OF_MEMORY;
+    }
+    r = NVVM(nvvmGetCompiledResult)(prog, (char *)code);
+    code[n] = 0;
+    size = n;
+  }
+  NVVM(nvvmDestroyProgram)(&prog);
+  if (r != NVVM_SUCCESS) {
+    free(code);
+    return cc_fail_nvvm(r, "nvvmGetCompiledResult", "`%s`", p->name);
+  }
+  cucore_code_type got = target == CUCORE_CODE_LTOIR ? CUCORE_CODE_LTOIR : CUCORE_CODE_PTX;
+  if (got == CUCORE_CODE_PTX) while (size && code[size - 1] == 0) size--;
+  if (target == CUCORE_CODE_CUBIN) {
+    unsigned char *cubin = NULL;
+    size_t cubin_size = 0;
+    char *jlog = NULL;
+    st = jitlink_one(p->opts, arch, suffix, NVJITLINK_INPUT_PTX, code, size, p->name, 0, 0, &cubin,
+                     &cubin_size, &jlog);
+    free(jlog);
+    if (st != CUCORE_OK) {
+      free(code);
+      return st;
+    }
+    cucore_object *obj = NULL;
+    st = cc_object_new(CUCORE_CODE_CUBIN, cubin, cubin_size, p->name, &obj);
+    if (st != CUCORE_OK) {
+      free(code);
+      return st;
+    }
+    obj->arch = arch;
+    obj->ptx = (char *)code;
+    obj->ptx_size = size;
+    *out = obj;
+    return CUCORE_OK;
+  }
+  cucore_object *obj = NULL;
+  st = cc_object_new(got, code, size, p->name, &obj);
+  if (st != CUCORE_OK) return st;
+  obj->producer_version = cc_vm.version;
+  *out = obj;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
+                                     cucore_object **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_program_compile", "out");
+  *out = NULL;
+  CC_CHECK_ARG(p, "cucore_program_compile", "prog");
+  cucore_status st = target_check(p, target);
+  if (st != CUCORE_OK) return st;
+  int arch = 0;
+  char suffix[4] = "";
+  st = cc_options_arch(p->opts, &arch, suffix);
+  if (st != CUCORE_OK) return st;
+  switch (p->type) {
+  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
+  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
+  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
+  }
+}

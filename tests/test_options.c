@@ -1,0 +1,145 @@
+/* test_options.c -- the option table: setters, parsing, rendering, canonical text. */
+#include "support.h"
+
+#include <string.h>
+
+#include "options.h"
+
+static int has_arg(const cc_argv *a, const char *s) {
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->v[i], s) == 0) return 1;
+  return 0;
+}
+
+static void typed_setters_check_values(void **state) {
+  (void)state;
+  cucore_options *o = NULL;
+  assert_ok(cucore_options_create(&o));
+  assert_ok(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90a"));
+  assert_status(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm90"), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "sm_XX");
+  assert_status(cucore_options_set_string(o, CUCORE_OPT_STD, "c++98"), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_options_set_int(o, CUCORE_OPT_MAX_REGISTERS, 300), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "16..255");
+  assert_status(cucore_options_set_int(o, CUCORE_OPT_ARCH, 90), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "set_string");
+  assert_status(cucore_options_set_string(o, CUCORE_OPT_DEBUG, "1"), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_options_set_string(o, (cucore_option)999, "x"), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_options_add_header(o, "my.h", "#define X 1\n"));
+  assert_status(cucore_options_add_header(o, "my.h", "again"), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_options_destroy(o));
+  assert_ok(cucore_options_destroy(NULL));
+}
+
+static void command_line_forms_parse(void **state) {
+  (void)state;
+  cucore_options *o = NULL;
+  assert_ok(cucore_options_create(&o));
+  int used = 0;
+  assert_ok(cucore_options_parse(o, "--arch", "sm_80", &used));
+  assert_int_equal(used, 2);
+  assert_ok(cucore_options_parse(o, "-DN=4", NULL, &used));
+  assert_int_equal(used, 1);
+  assert_ok(cucore_options_parse(o, "-D", "M", &used));
+  assert_int_equal(used, 2);
+  assert_ok(cucore_options_parse(o, "-I/tmp/inc", NULL, &used));
+  assert_ok(cucore_options_parse(o, "--std=c++17", NULL, &used));
+  assert_ok(cucore_options_parse(o, "-G", NULL, &used));
+  assert_ok(cucore_options_parse(o, "--no-fmad", NULL, &used));
+  assert_ok(cucore_options_parse(o, "--maxrregcount=64", NULL, &used));
+  assert_status(cucore_options_parse(o, "--maxrregcount=lots", NULL, &used), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_options_parse(o, "--std", NULL, &used), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "needs a value");
+  assert_status(cucore_options_parse(o, "--lineinf", NULL, &used), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "did you mean `--lineinfo`");
+  assert_status(cucore_options_parse(o, "plain", NULL, &used), CUCORE_INVALID_ARGUMENT);
+
+  const char *canon = NULL;
+  assert_ok(cucore_options_canonical(o, &canon));
+  /* Every set option appears once, in table order, defaults omitted. */
+  assert_contains(canon, "arch=sm_80\n");
+  assert_contains(canon, "define=N=4\ndefine=M\n");
+  assert_contains(canon, "include-path=/tmp/inc\n");
+  assert_contains(canon, "debug=1\n");
+  assert_contains(canon, "fmad=0\n");
+  assert_contains(canon, "maxrregcount=64\n");
+  assert_null(strstr(canon, "prec-div"));
+  assert_true(strstr(canon, "arch=") < strstr(canon, "define="));
+
+  /* Rendering for each tool uses that tool's spelling. */
+  cc_argv a = {0};
+  assert_ok(cc_options_render(o, CC_TOOL_NVRTC, 80, "", 0, &a));
+  assert_true(has_arg(&a, "-arch=sm_80"));
+  assert_true(has_arg(&a, "-DN=4"));
+  assert_true(has_arg(&a, "-G"));
+  assert_true(has_arg(&a, "--fmad=false"));
+  assert_true(has_arg(&a, "--maxrregcount=64"));
+  assert_true(has_arg(&a, "-std=c++17"));
+  cc_argv_free(&a);
+  assert_ok(cc_options_render(o, CC_TOOL_NVJITLINK, 80, "", 0, &a));
+  assert_true(has_arg(&a, "-arch=sm_80"));
+  assert_true(has_arg(&a, "-g"));
+  assert_true(has_arg(&a, "-fma=false"));
+  assert_false(has_arg(&a, "-DN=4"));
+  cc_argv_free(&a);
+  assert_ok(cc_options_render(o, CC_TOOL_NVVM, 80, "", 1, &a));
+  assert_true(has_arg(&a, "-arch=compute_80"));
+  assert_true(has_arg(&a, "-fma=0"));
+  cc_argv_free(&a);
+
+  /* A copy has the same canonical text; a change changes it. */
+  cucore_options *c = NULL;
+  assert_ok(cucore_options_copy(o, &c));
+  const char *canon2 = NULL;
+  assert_ok(cucore_options_canonical(c, &canon2));
+  assert_string_equal(canon, canon2);
+  assert_ok(cucore_options_set_string(c, CUCORE_OPT_DEFINE, "EXTRA"));
+  assert_ok(cucore_options_canonical(c, &canon2));
+  assert_string_not_equal(canon, canon2);
+  cucore_options_destroy(c);
+  cucore_options_destroy(o);
+}
+
+static void toolkit_includes_are_on_by_default_and_switchable(void **state) {
+  (void)state;
+  cucore_options *o = NULL;
+  assert_ok(cucore_options_create(&o));
+  cc_argv a = {0};
+  assert_ok(cc_options_render(o, CC_TOOL_NVRTC, 90, "", 0, &a));
+  int found = 0;
+  for (int i = 0; i < a.n; i++) found += strstr(a.v[i], "/include/cccl") != NULL;
+  assert_int_equal(found, 1);
+  cc_argv_free(&a);
+  int used;
+  assert_ok(cucore_options_parse(o, "--no-toolkit-includes", NULL, &used));
+  assert_ok(cc_options_render(o, CC_TOOL_NVRTC, 90, "", 0, &a));
+  for (int i = 0; i < a.n; i++) assert_null(strstr(a.v[i], "/include"));
+  cc_argv_free(&a);
+  cucore_options_destroy(o);
+}
+
+static void header_digests_enter_the_canonical_text(void **state) {
+  (void)state;
+  cucore_options *a = NULL, *b = NULL;
+  assert_ok(cucore_options_create(&a));
+  assert_ok(cucore_options_create(&b));
+  assert_ok(cucore_options_add_header(a, "h.h", "int x;"));
+  assert_ok(cucore_options_add_header(b, "h.h", "int y;"));
+  const char *ca, *cb;
+  assert_ok(cucore_options_canonical(a, &ca));
+  assert_ok(cucore_options_canonical(b, &cb));
+  assert_contains(ca, "header=h.h:");
+  assert_string_not_equal(ca, cb);
+  cucore_options_destroy(a);
+  cucore_options_destroy(b);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(typed_setters_check_values),
+      cmocka_unit_test(command_line_forms_parse),
+      cmocka_unit_test(toolkit_includes_are_on_by_default_and_switchable),
+      cmocka_unit_test(header_digests_enter_the_canonical_text),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
