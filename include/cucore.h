@@ -500,6 +500,301 @@ CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index
 /* The native CUlibrary (loads first). */
 CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
 
+/* ------------------------------------------------------------------------------------------ */
+/* Kernels: lookup, parameter layout, every cuFunc / cuKernel query and setting                */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cucore_kernel cucore_kernel;
+
+/* CONSTRUCTOR: the kernel `name` of `obj`: a symbol ("_Z5scalePfi", "saxpy") or a name
+ * expression registered at compile time ("scale<float>"). The kernel holds a reference to the
+ * object. With a GPU the code is loaded and the layout comes from the driver
+ * (cuKernelGetParamInfo); without one, from the offline reader. CUCORE_NOT_FOUND lists the
+ * kernels that exist. */
+CUCORE_API cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name,
+                                                  cucore_kernel **out);
+/* DESTRUCTOR: drops the kernel and its reference to the object. NULL is a no-op. */
+CUCORE_API cucore_status cucore_kernel_destroy(cucore_kernel *k);
+/* The kernel's symbol as in the binary (cuKernelGetName when loaded). Owned by the kernel. */
+CUCORE_API cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name);
+/* The object the kernel came from (borrowed). */
+CUCORE_API cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj);
+/* Number of parameters and their layout (offset, size, alignment, kind when known). */
+CUCORE_API cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count);
+CUCORE_API cucore_status cucore_kernel_param(const cucore_kernel *k, int index,
+                                             cucore_param_info *out);
+/* Total bytes of the parameter buffer. */
+CUCORE_API cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes);
+/* Where the layout came from: "driver" (cuKernelGetParamInfo), "cubin" (offline reader) or
+ * "ptx" (.entry declaration). */
+CUCORE_API cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src);
+
+/* Kernel attributes; the values equal CUfunction_attribute's. */
+typedef enum cucore_kernel_attr {
+  CUCORE_KATTR_MAX_THREADS_PER_BLOCK = 0,
+  CUCORE_KATTR_SHARED_SIZE_BYTES = 1,            /* static shared memory */
+  CUCORE_KATTR_CONST_SIZE_BYTES = 2,
+  CUCORE_KATTR_LOCAL_SIZE_BYTES = 3,
+  CUCORE_KATTR_NUM_REGS = 4,
+  CUCORE_KATTR_PTX_VERSION = 5,
+  CUCORE_KATTR_BINARY_VERSION = 6,
+  CUCORE_KATTR_CACHE_MODE_CA = 7,
+  CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, /* settable */
+  CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9, /* settable, percent or -1 */
+  CUCORE_KATTR_CLUSTER_SIZE_MUST_BE_SET = 10,
+  CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH = 11,      /* settable before first launch */
+  CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT = 12,
+  CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH = 13,
+  CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14, /* settable */
+  CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15, /* settable */
+  CUCORE_KATTR_COUNT
+} cucore_kernel_attr;
+
+/* "max_threads_per_block", ... Never NULL. */
+CUCORE_API const char *cucore_kernel_attr_name(cucore_kernel_attr attr);
+/* Reads an attribute for the kernel on `dev` (cuKernelGetAttribute). */
+CUCORE_API cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
+                                                     cucore_kernel_attr attr, int *value);
+/* Sets a settable attribute for the kernel on `dev` (cuKernelSetAttribute); read-only ones are
+ * CUCORE_INVALID_ARGUMENT naming the settable ones. */
+CUCORE_API cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
+                                                     cucore_kernel_attr attr, int value);
+
+typedef enum cucore_cache_config {
+  CUCORE_CACHE_PREFER_NONE = 0,
+  CUCORE_CACHE_PREFER_SHARED = 1,
+  CUCORE_CACHE_PREFER_L1 = 2,
+  CUCORE_CACHE_PREFER_EQUAL = 3
+} cucore_cache_config;
+/* Sets the preferred cache configuration (cuKernelSetCacheConfig). */
+CUCORE_API cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *dev,
+                                                        cucore_cache_config config);
+/* Whether the kernel's function is loaded on `dev` (cuFuncIsLoaded), and loading it
+ * explicitly (cuFuncLoad). */
+CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev,
+                                                 int *loaded);
+CUCORE_API cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev);
+/* The native CUkernel and the CUfunction for `dev` (cuKernelGetFunction). Either may be NULL. */
+CUCORE_API cucore_status cucore_kernel_native(cucore_kernel *k, cucore_device *dev,
+                                              void **cukernel, void **cufunction);
+/* The CUmodule holding the kernel's function on `dev` (cuFuncGetModule). */
+CUCORE_API cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev,
+                                              void **cumodule);
+/* The function name the driver reports for the kernel's function on `dev` (cuFuncGetName). */
+CUCORE_API cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev,
+                                                     const char **name);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Kernel arguments: bound by value, checked against the kernel's layout                       */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct cucore_args cucore_args;
+
+/* CONSTRUCTOR: an empty argument list for `k` (which must outlive it). */
+CUCORE_API cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out);
+/* DESTRUCTOR. NULL is a no-op. */
+CUCORE_API cucore_status cucore_args_destroy(cucore_args *args);
+/* Forgets every value and the sticky error; the next push is argument 0. */
+CUCORE_API cucore_status cucore_args_reset(cucore_args *args);
+
+/* Setters by index. Each copies the value at once (the caller's variable need not live on)
+ * and checks it against parameter `index`: the index exists (CUCORE_ARG_COUNT), the size
+ * matches (CUCORE_ARG_SIZE), the kind matches where known (CUCORE_ARG_TYPE: a float for an
+ * integer, a double for a float...), the alignment fits the offset (CUCORE_ARG_ALIGNMENT).
+ * The first failure is also kept in the list and returned again by cucore_args_check and at
+ * launch. */
+CUCORE_API cucore_status cucore_args_set_i8(cucore_args *a, int index, int8_t v);
+CUCORE_API cucore_status cucore_args_set_u8(cucore_args *a, int index, uint8_t v);
+CUCORE_API cucore_status cucore_args_set_i16(cucore_args *a, int index, int16_t v);
+CUCORE_API cucore_status cucore_args_set_u16(cucore_args *a, int index, uint16_t v);
+CUCORE_API cucore_status cucore_args_set_i32(cucore_args *a, int index, int32_t v);
+CUCORE_API cucore_status cucore_args_set_u32(cucore_args *a, int index, uint32_t v);
+CUCORE_API cucore_status cucore_args_set_i64(cucore_args *a, int index, int64_t v);
+CUCORE_API cucore_status cucore_args_set_u64(cucore_args *a, int index, uint64_t v);
+/* Half and bfloat16 given as their 16-bit patterns. */
+CUCORE_API cucore_status cucore_args_set_f16(cucore_args *a, int index, uint16_t bits);
+CUCORE_API cucore_status cucore_args_set_bf16(cucore_args *a, int index, uint16_t bits);
+CUCORE_API cucore_status cucore_args_set_f32(cucore_args *a, int index, float v);
+CUCORE_API cucore_status cucore_args_set_f64(cucore_args *a, int index, double v);
+/* A device pointer. */
+CUCORE_API cucore_status cucore_args_set_ptr(cucore_args *a, int index, cucore_devptr p);
+/* A host pointer passed as an address (managed or mapped memory only). */
+CUCORE_API cucore_status cucore_args_set_host_ptr(cucore_args *a, int index, const void *p);
+/* A struct/union/vector by value: `size` bytes with the type's alignment (use _Alignof). */
+CUCORE_API cucore_status cucore_args_set_bytes(cucore_args *a, int index, const void *data,
+                                               size_t size, size_t align);
+/* Texture and surface objects (CUtexObject / CUsurfObject values). */
+CUCORE_API cucore_status cucore_args_set_texture(cucore_args *a, int index, uint64_t tex);
+CUCORE_API cucore_status cucore_args_set_surface(cucore_args *a, int index, uint64_t surf);
+
+/* The same, each at the next index (0, 1, 2, ... since create or reset). */
+CUCORE_API cucore_status cucore_args_push_i8(cucore_args *a, int8_t v);
+CUCORE_API cucore_status cucore_args_push_u8(cucore_args *a, uint8_t v);
+CUCORE_API cucore_status cucore_args_push_i16(cucore_args *a, int16_t v);
+CUCORE_API cucore_status cucore_args_push_u16(cucore_args *a, uint16_t v);
+CUCORE_API cucore_status cucore_args_push_i32(cucore_args *a, int32_t v);
+CUCORE_API cucore_status cucore_args_push_u32(cucore_args *a, uint32_t v);
+CUCORE_API cucore_status cucore_args_push_i64(cucore_args *a, int64_t v);
+CUCORE_API cucore_status cucore_args_push_u64(cucore_args *a, uint64_t v);
+CUCORE_API cucore_status cucore_args_push_f16(cucore_args *a, uint16_t bits);
+CUCORE_API cucore_status cucore_args_push_bf16(cucore_args *a, uint16_t bits);
+CUCORE_API cucore_status cucore_args_push_f32(cucore_args *a, float v);
+CUCORE_API cucore_status cucore_args_push_f64(cucore_args *a, double v);
+CUCORE_API cucore_status cucore_args_push_ptr(cucore_args *a, cucore_devptr p);
+CUCORE_API cucore_status cucore_args_push_host_ptr(cucore_args *a, const void *p);
+CUCORE_API cucore_status cucore_args_push_bytes(cucore_args *a, const void *data, size_t size,
+                                                size_t align);
+CUCORE_API cucore_status cucore_args_push_texture(cucore_args *a, uint64_t tex);
+CUCORE_API cucore_status cucore_args_push_surface(cucore_args *a, uint64_t surf);
+
+/* CUCORE_OK when every parameter has a value; otherwise the first error kept, or
+ * CUCORE_ARG_COUNT ("kernel `k` takes 4 parameters, 3 were given") / CUCORE_ARG_UNSET. */
+CUCORE_API cucore_status cucore_args_check(const cucore_args *a);
+/* The kernelParams array (one pointer per parameter) and the packed parameter buffer (the
+ * `extra` form), both owned by `a`. */
+CUCORE_API cucore_status cucore_args_native(cucore_args *a, void ***kernel_params,
+                                            void **buffer, size_t *buffer_size);
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+/* CUCORE_ARG(args, x): pushes x with the setter its static type picks. cucore_devptr is
+ * uint64_t, so it pushes as u64, which a pointer parameter accepts. */
+#define CUCORE_ARG(a, x)                                                                       \
+  _Generic((x), _Bool: cucore_args_push_u8, char: cucore_args_push_i8,                          \
+           signed char: cucore_args_push_i8, unsigned char: cucore_args_push_u8,                \
+           short: cucore_args_push_i16, unsigned short: cucore_args_push_u16,                   \
+           int: cucore_args_push_i32, unsigned int: cucore_args_push_u32,                       \
+           long: cucore_args_push_i64, unsigned long: cucore_args_push_u64,                     \
+           long long: cucore_args_push_i64, unsigned long long: cucore_args_push_u64,           \
+           float: cucore_args_push_f32, double: cucore_args_push_f64,                           \
+           default: cucore_args_push_host_ptr)((a), (x))
+#define CUCORE_ARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
+                       ...)                                                                    \
+  N
+#define CUCORE_ARGS_N(...)                                                                     \
+  CUCORE_ARGS_N_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define CUCORE_ARGS_CAT_(a, b) a##b
+#define CUCORE_ARGS_CAT(a, b) CUCORE_ARGS_CAT_(a, b)
+#define CUCORE_ARGS_1(a, x) CUCORE_ARG(a, x)
+#define CUCORE_ARGS_2(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_1(a, __VA_ARGS__)
+#define CUCORE_ARGS_3(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_2(a, __VA_ARGS__)
+#define CUCORE_ARGS_4(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_3(a, __VA_ARGS__)
+#define CUCORE_ARGS_5(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_4(a, __VA_ARGS__)
+#define CUCORE_ARGS_6(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_5(a, __VA_ARGS__)
+#define CUCORE_ARGS_7(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_6(a, __VA_ARGS__)
+#define CUCORE_ARGS_8(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_7(a, __VA_ARGS__)
+#define CUCORE_ARGS_9(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_8(a, __VA_ARGS__)
+#define CUCORE_ARGS_10(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_9(a, __VA_ARGS__)
+#define CUCORE_ARGS_11(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_10(a, __VA_ARGS__)
+#define CUCORE_ARGS_12(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_11(a, __VA_ARGS__)
+#define CUCORE_ARGS_13(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_12(a, __VA_ARGS__)
+#define CUCORE_ARGS_14(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_13(a, __VA_ARGS__)
+#define CUCORE_ARGS_15(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_14(a, __VA_ARGS__)
+#define CUCORE_ARGS_16(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_15(a, __VA_ARGS__)
+/* CUCORE_ARGS(args, x, y, ...): resets `args`, pushes up to 16 values by static type, and
+ * evaluates to cucore_args_check(args): the first mistake, or a count that is off. */
+#define CUCORE_ARGS(a, ...)                                                                    \
+  (cucore_args_reset(a),                                                                       \
+   CUCORE_ARGS_CAT(CUCORE_ARGS_, CUCORE_ARGS_N(__VA_ARGS__))(a, __VA_ARGS__),                  \
+   cucore_args_check(a))
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Launches                                                                                   */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Launch attributes; the values equal CUlaunchAttributeID's. */
+typedef enum cucore_launch_attr_id {
+  CUCORE_LAUNCH_ACCESS_POLICY_WINDOW = 1,
+  CUCORE_LAUNCH_COOPERATIVE = 2,
+  CUCORE_LAUNCH_SYNCHRONIZATION_POLICY = 3,
+  CUCORE_LAUNCH_CLUSTER_DIMENSION = 4,
+  CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY = 5,
+  CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+  CUCORE_LAUNCH_PROGRAMMATIC_EVENT = 7,
+  CUCORE_LAUNCH_PRIORITY = 8,
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP = 9,
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN = 10,
+  CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION = 11,
+  CUCORE_LAUNCH_COMPLETION_EVENT = 12,
+  CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE = 13,
+  CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
+  CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
+} cucore_launch_attr_id;
+
+/* One launch attribute. Fill the member its id names. */
+typedef struct cucore_launch_attr {
+  cucore_launch_attr_id id;
+  union {
+    int value; /* COOPERATIVE, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY,
+                  PROGRAMMATIC_STREAM_SERIALIZATION, PRIORITY, MEM_SYNC_DOMAIN,
+                  DEVICE_UPDATABLE_KERNEL_NODE (graphs only), PREFERRED_SHARED_MEMORY_CARVEOUT,
+                  NVLINK_UTIL_CENTRIC_SCHEDULING */
+    unsigned dim[3]; /* CLUSTER_DIMENSION, PREFERRED_CLUSTER_DIMENSION */
+    struct {
+      cucore_devptr base;
+      size_t bytes;
+      float hit_ratio;
+      int hit_property, miss_property; /* 0 normal, 1 streaming, 2 persisting */
+    } access_policy;
+    struct {
+      cucore_event *event;
+      int flags;
+      int trigger_at_block_start; /* PROGRAMMATIC_EVENT only */
+    } event; /* PROGRAMMATIC_EVENT, COMPLETION_EVENT */
+    struct {
+      unsigned char default_domain, remote_domain;
+    } domain_map;
+  } u;
+} cucore_launch_attr;
+
+#define CUCORE_MAX_LAUNCH_ATTRS 16
+
+/* Where and how big: grid and block (1-3 D; unused dimensions 0 or 1), dynamic shared memory,
+ * the stream (required: it names the device; cucore_stream_default gives stream 0), and
+ * attributes. Zero-initialise, then fill. */
+typedef struct cucore_launch_config {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared_bytes;
+  cucore_stream *stream;
+  int attr_count;
+  cucore_launch_attr attrs[CUCORE_MAX_LAUNCH_ATTRS];
+} cucore_launch_config;
+
+/* Sets an attribute, replacing one with the same id. CUCORE_INVALID_ARGUMENT when full or
+ * the id is unknown. */
+CUCORE_API cucore_status cucore_launch_config_set(cucore_launch_config *cfg,
+                                                  const cucore_launch_attr *attr);
+/* Shorthands for the common attributes. */
+CUCORE_API cucore_status cucore_launch_config_cluster(cucore_launch_config *cfg, unsigned x,
+                                                      unsigned y, unsigned z);
+CUCORE_API cucore_status cucore_launch_config_cooperative(cucore_launch_config *cfg, int on);
+CUCORE_API cucore_status cucore_launch_config_priority(cucore_launch_config *cfg, int priority);
+/* Programmatic dependent launch: this launch may start before the previous kernel on the
+ * stream finishes (it waits in cudaGridDependencySynchronize). */
+CUCORE_API cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on);
+
+/* Launches `k` with `args` after the pre-flight checks: arguments complete and valid; block
+ * non-zero and within the kernel's max threads; grid and block within the device's limits;
+ * dynamic shared memory within the opt-in maximum after static memory (the kernel's
+ * MAX_DYNAMIC_SHARED_SIZE_BYTES is raised when needed, never lowered); cluster dimensions
+ * valid and dividing the grid; cooperative grids within max active blocks x SMs. Uses
+ * cuLaunchKernel when no attribute is set, cuLaunchKernelEx otherwise. */
+CUCORE_API cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                       cucore_args *args);
+/* Cooperative launch through cuLaunchCooperativeKernel (grid-wide sync allowed). */
+CUCORE_API cucore_status cucore_launch_cooperative(cucore_kernel *k,
+                                                   const cucore_launch_config *cfg,
+                                                   cucore_args *args);
+/* Queues a host function on a stream (cuLaunchHostFunc): it runs after the work before it and
+ * before the work after it. It must not call CUDA. */
+CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user),
+                                                 void *user);
+/* cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA and is not offered: launch a
+ * cooperative kernel per device with cucore_launch_cooperative and synchronise the devices
+ * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
+CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
+
 /* ==== SECTION: binary inspection (offline reader) ==== */
 /* ==== END SECTION: binary inspection ==== */
 

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 /* cmocka needs the above first. */
 #include <cmocka.h>
 
