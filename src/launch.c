@@ -154,10 +154,10 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
                      "memory exceed device %d's maximum of %d bytes per block (at most %lld "
                      "dynamic bytes fit)",
                      k->asked, smem, d->static_smem, d->dev->ordinal, d->smem_optin, room);
-    CUresult r = DRV(cuFuncSetAttribute)(d->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                         (int)smem);
+    CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                           (int)smem, k->ckernel, d->dev->cudev);
     if (r != CUDA_SUCCESS)
-      return cc_fail_cu(r, "cuFuncSetAttribute",
+      return cc_fail_cu(r, "cuKernelSetAttribute",
                         "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
     d->max_dyn_smem = (int)smem;
   }

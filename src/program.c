@@ -204,7 +204,8 @@ typedef nvrtcResult (*nvrtc_size_fn)(nvrtcProgram, size_t *);
 typedef nvrtcResult (*nvrtc_get_fn)(nvrtcProgram, char *);
 
 static cucore_status nvrtc_output(nvrtcProgram prog, nvrtc_size_fn size_fn, nvrtc_get_fn get_fn,
-                                  const char *what, unsigned char **out, size_t *out_size) {
+                                  const char *what, int is_text, unsigned char **out,
+                                  size_t *out_size) {
   size_t n = 0;
   nvrtcResult r = size_fn(prog, &n);
   if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, what, NULL);
@@ -216,8 +217,9 @@ static cucore_status nvrtc_output(nvrtcProgram prog, nvrtc_size_fn size_fn, nvrt
     return cc_fail_nvrtc(r, what, NULL);
   }
   buf[n] = 0;
-  /* PTX sizes count the terminating NUL. */
-  while (n > 0 && buf[n - 1] == 0) n--;
+  /* PTX sizes count the terminating NUL; binaries are kept whole (an ELF may end in zeros). */
+  if (is_text)
+    while (n > 0 && buf[n - 1] == 0) n--;
   *out = buf;
   *out_size = n;
   return CUCORE_OK;
@@ -286,14 +288,15 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
   if (target == CUCORE_CODE_LTOIR || (want_lto && target != CUCORE_CODE_PTX)) {
     st = CC_LIKELY(NVRTC(nvrtcGetLTOIRSize) != NULL)
              ? nvrtc_output(prog, NVRTC(nvrtcGetLTOIRSize), NVRTC(nvrtcGetLTOIR), "nvrtcGetLTOIR",
-                            &code, &size)
+                            0, &code, &size)
              : cc_fail(CUCORE_TOOLKIT_TOO_OLD, "this NVRTC cannot produce LTO-IR");
     target = CUCORE_CODE_LTOIR;
   } else if (target == CUCORE_CODE_CUBIN) {
-    st = nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN", &code,
-                      &size);
+    st = nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN", 0,
+                      &code, &size);
   } else {
-    st = nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", &code, &size);
+    st = nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", 1, &code,
+                      &size);
   }
   /* The PTX beside a cubin records parameter types; keep it when NVRTC has it. */
   if (st == CUCORE_OK && target == CUCORE_CODE_CUBIN) {

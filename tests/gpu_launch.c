@@ -262,8 +262,8 @@ static void execution_control_queries(void **state) {
 /* A templated kernel through its name expression; a struct by value with padding and 16-byte
  * alignment. */
 typedef struct {
-  char tag;
-  _Alignas(16) double v[2];
+  _Alignas(16) char tag; /* the C twin of `struct __align__(16) params16` */
+  double v[2];
   int n;
 } params16;
 

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Peers on the same GPU: cuda.core and CuPy launching the kernels bench_launch_overhead uses,
+back to back, medians over rounds; and what each does with a wrong number of arguments.
+Run on the GPU machine (scripts/gpu-check.sh runs it); prints a table, never fails the check."""
+import statistics
+import subprocess
+import sys
+import time
+
+SRC = r'''
+extern "C" __global__ void empty() {}
+extern "C" __global__ void four(float *x, int n, float a, float *y) {
+  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }
+'''
+PER_ROUND, ROUNDS = 20000, 15
+
+
+def timed(fn, sync):
+    out = []
+    fn(); sync()
+    for _ in range(ROUNDS):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(PER_ROUND):
+            fn()
+        sync()
+        out.append((time.perf_counter() - t0) / PER_ROUND * 1e6)
+    return statistics.median(out)
+
+
+def bench_cuda_core():
+    try:
+        import cuda.core as cc
+        if not hasattr(cc, "Program"):
+            import cuda.core.experimental as cc
+    except Exception as e:  # noqa: BLE001
+        return f"cuda.core not importable: {e}"
+    import numpy as np
+    import cupy as cp
+    dev = cc.Device()
+    dev.set_current()
+    s = dev.create_stream()
+    arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
+    prog = cc.Program(SRC, code_type="c++", options=cc.ProgramOptions(arch=arch))
+    mod = prog.compile("cubin")
+    ke, k4 = mod.get_kernel("empty"), mod.get_kernel("four")
+    cfg = cc.LaunchConfig(grid=1, block=32)
+    x = cp.zeros(256, dtype=cp.float32)
+    ptr = x.data.ptr
+    args4 = (ptr, np.int32(1), np.float32(2.0), ptr)
+    e = timed(lambda: cc.launch(s, cfg, ke), s.sync)
+    f = timed(lambda: cc.launch(s, cfg, k4, *args4), s.sync)
+    return e, f, getattr(cc, "__version__", None) or __import__("cuda.core").core.__version__
+
+
+def bench_cupy():
+    try:
+        import cupy as cp
+    except Exception as e:  # noqa: BLE001
+        return f"CuPy not importable: {e}"
+    import numpy as np
+    ke = cp.RawKernel(SRC, "empty")
+    k4 = cp.RawKernel(SRC, "four")
+    x = cp.zeros(256, dtype=cp.float32)
+    st = cp.cuda.Stream(non_blocking=True)
+    with st:
+        e = timed(lambda: ke((1,), (32,), ()), st.synchronize)
+        f = timed(lambda: k4((1,), (32,), (x, np.int32(1), np.float32(2.0), x)), st.synchronize)
+    return e, f, cp.__version__
+
+
+WRONG = {
+    "cuda.core": r'''
+import cuda.core as cc
+if not hasattr(cc, "Program"):
+    import cuda.core.experimental as cc
+import cupy as cp, numpy as np
+d = cc.Device(); d.set_current(); s = d.create_stream()
+arch = "sm_" + "".join(str(v) for v in d.compute_capability)
+k = cc.Program(SRC, code_type="c++", options=cc.ProgramOptions(arch=arch)).compile("cubin").get_kernel("four")
+x = cp.zeros(4, dtype=cp.float32)
+cc.launch(s, cc.LaunchConfig(grid=1, block=32), k, x.data.ptr, np.int32(1))
+s.sync(); print("returned without error")
+''',
+    "CuPy": r'''
+import cupy as cp, numpy as np
+k = cp.RawKernel(SRC, "four"); x = cp.zeros(4, dtype=cp.float32)
+k((1,), (32,), (x, np.int32(1))); cp.cuda.Device().synchronize(); print("returned without error")
+''',
+}
+
+
+def wrong_count(name):
+    code = "SRC = " + repr(SRC) + "\n" + WRONG[name]
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    if p.returncode < 0:
+        return f"killed by signal {-p.returncode} (segfault)" if p.returncode == -11 else f"signal {-p.returncode}"
+    if p.returncode == 0:
+        return "no error: " + p.stdout.strip()[-80:]
+    last = (p.stderr.strip().splitlines() or ["?"])[-1]
+    return f"exception: {last[:120]}"
+
+
+def main():
+    print(f"peers: {PER_ROUND} launches per round, {ROUNDS} rounds, median us per launch")
+    for name, fn in (("cuda.core", bench_cuda_core), ("CuPy", bench_cupy)):
+        try:
+            r = fn()
+        except Exception as e:  # noqa: BLE001
+            r = f"failed: {type(e).__name__}: {e}"
+        if isinstance(r, str):
+            print(f"  {name:10s} {r}")
+        else:
+            print(f"  {name:10s} {r[2]}: empty {r[0]:.3f} us, 4-arg {r[1]:.3f} us")
+    for name in WRONG:
+        try:
+            print(f"  {name:10s} wrong argument count (2 of 4): {wrong_count(name)}")
+        except Exception as e:  # noqa: BLE001
+            print(f"  {name:10s} wrong argument count: could not run ({e})")
+
+
+if __name__ == "__main__":
+    main()
