@@ -70,8 +70,12 @@ if [ $quick -eq 0 ]; then
   [ -f bench/peers.py ] && python3 bench/peers.py >>"$OUT/bench.log" 2>&1
   # compute-sanitizer over the gpu tests (memcheck): no errors allowed.
   if command -v compute-sanitizer >/dev/null; then
+    # API errors the tests provoke on purpose (out of memory, a missing symbol, the end of the
+    # parameter list) are not memory errors; gpu_fault faults on purpose and is left out.
     for t in $build/bin/gpu_*; do
-      compute-sanitizer --tool memcheck --error-exitcode 3 "$t" >>"$OUT/sanitizer.log" 2>&1
+      [ "$(basename "$t")" = gpu_fault ] && continue
+      CUCORE_UNDER_SANITIZER=1 compute-sanitizer --tool memcheck --report-api-errors no \
+        --error-exitcode 3 "$t" >>"$OUT/sanitizer.log" 2>&1
       rc=$?
       [ $rc -eq 0 ] || [ $rc -eq 77 ] && note "sanitizer $(basename "$t"): clean" ||
         { note "sanitizer $(basename "$t"): rc $rc"; }

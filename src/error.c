@@ -11,11 +11,18 @@
 
 typedef struct cc_error_state {
   cucore_status status;
-  int kept; /* a message was kept since the last cc_begin */
   char message[CC_MESSAGE_MAX];
 } cc_error_state;
 
 static _Thread_local cc_error_state tls_error;
+/* Set when a message was kept since the last cc_begin. Every public call clears it, so it is
+ * kept apart from the message, in the initial-exec TLS model: a plain store, no
+ * __tls_get_addr call on the launch path. */
+#if defined(__GNUC__)
+static _Thread_local int tls_kept __attribute__((tls_model("initial-exec")));
+#else
+static _Thread_local int tls_kept;
+#endif
 
 const char *cucore_status_name(cucore_status status) {
   switch (CUCORE_CODE(status)) {
@@ -51,11 +58,11 @@ const char *cucore_last_error(void) { return tls_error.message; }
 
 cucore_status cucore_last_status(void) { return tls_error.status; }
 
-void cc_begin(void) { tls_error.kept = 0; }
+void cc_begin(void) { tls_kept = 0; }
 
 cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap) {
-  if (tls_error.kept) return st; /* the first error of a failing sequence is the one kept */
-  tls_error.kept = 1;
+  if (tls_kept) return st; /* the first error of a failing sequence is the one kept */
+  tls_kept = 1;
   tls_error.status = st;
   vsnprintf(tls_error.message, sizeof tls_error.message, fmt, ap);
   return st;
@@ -70,7 +77,7 @@ cucore_status cc_fail(cucore_status st, const char *fmt, ...) {
 }
 
 cucore_status cc_fail_restate(cucore_status st, const char *msg) {
-  tls_error.kept = 1;
+  tls_kept = 1;
   tls_error.status = st;
   snprintf(tls_error.message, sizeof tls_error.message, "%s", msg);
   return st;
@@ -117,7 +124,7 @@ const char *cc_cu_name(CUresult r) {
 cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
   int code = cc_code_for_cu(r);
   cucore_status st = cc_status(code, CUCORE_SOURCE_DRIVER, (int)r);
-  if (tls_error.kept) return st;
+  if (tls_kept) return st;
   const char *text = NULL;
   if (!(DRV(cuGetErrorString) && DRV(cuGetErrorString)(r, &text) == CUDA_SUCCESS && text))
     text = "no description";

@@ -546,7 +546,9 @@ static void priority_and_programmatic_dependent_launch(void **state) {
   assert_ok(cucore_memcpy_dtoh(dev, ts, t, sizeof ts, NULL));
   print_message("PDL: secondary started %.3f ms before the primary finished; waited until %+.3f ms\n",
                 ((double)ts[0] - (double)ts[1]) / 1e6, ((double)ts[2] - (double)ts[0]) / 1e6);
-  assert_true(ts[1] < ts[0]);  /* overlap: the secondary began while the primary ran */
+  /* compute-sanitizer serialises kernels, so no overlap can be seen under it. */
+  if (!getenv("CUCORE_UNDER_SANITIZER"))
+    assert_true(ts[1] < ts[0]); /* overlap: the secondary began while the primary ran */
   assert_true(ts[2] >= ts[0]); /* griddepcontrol.wait waited for the primary */
   cucore_args_destroy(ap);
   cucore_args_destroy(as);
