@@ -30,13 +30,31 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Upper bound for any limit field: far above every real GPU, low enough that products of two
- * fields fit in 64 bits. */
-#define CC_OCC_FIELD_MAX (1 << 24)
+/* Upper bound for any limit field: far above every real GPU (whose largest is 233472 bytes of
+ * shared memory per SM), low enough that the model's sums and products of a field with a
+ * warp size (at most 1024) or a percentage fit in an int. */
+#define CC_OCC_FIELD_MAX (1 << 20)
+#define CC_OCC_WARP_SIZE_MAX 1024
 
 static inline long long round_up(long long x, long long unit) {
   return (x + unit - 1) / unit * unit;
 }
+
+/* Rounding and division by the granularities, which are powers of two (checked): masks and
+ * shifts instead of divisions, which dominate the cost of a query. */
+static inline int round_up_pow2(int x, int unit) { return (x + unit - 1) & ~(unit - 1); }
+
+static inline int log2_pow2(int x) {
+#if defined(__GNUC__)
+  return __builtin_ctz((unsigned)x);
+#else
+  int n = 0;
+  while ((1 << n) < x) n++;
+  return n;
+#endif
+}
+
+static inline int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 /* The smallest legal carveout of at least `bytes`, or -1 when none is that large. */
 static inline int carveout_at_least(const cc_arch_limits *l, long long bytes) {
@@ -70,10 +88,10 @@ static cucore_status bad_limits(const char *fn, const cc_arch_limits *l, const c
 static cucore_status check_limits(const char *fn, const cc_arch_limits *l) {
 #define CC_POSITIVE(field)                                                                    \
   if (CC_UNLIKELY(l->field <= 0 || l->field > CC_OCC_FIELD_MAX))                              \
-    return bad_limits(fn, l, #field " must be 1..16777216");
+    return bad_limits(fn, l, #field " must be 1..1048576");
 #define CC_NON_NEGATIVE(field)                                                                \
   if (CC_UNLIKELY(l->field < 0 || l->field > CC_OCC_FIELD_MAX))                               \
-    return bad_limits(fn, l, #field " must be 0..16777216");
+    return bad_limits(fn, l, #field " must be 0..1048576");
   CC_POSITIVE(warp_size)
   CC_POSITIVE(max_threads_per_block)
   CC_POSITIVE(max_warps_per_sm)
@@ -93,6 +111,13 @@ static cucore_status check_limits(const char *fn, const cc_arch_limits *l) {
   CC_NON_NEGATIVE(sm_count)
 #undef CC_POSITIVE
 #undef CC_NON_NEGATIVE
+  if (CC_UNLIKELY(!is_pow2(l->warp_size) || l->warp_size > CC_OCC_WARP_SIZE_MAX))
+    return bad_limits(fn, l, "warp_size must be a power of two up to 1024");
+  if (CC_UNLIKELY(!is_pow2(l->reg_alloc_unit) || !is_pow2(l->warp_alloc_granularity) ||
+                  !is_pow2(l->shared_alloc_granularity)))
+    return bad_limits(fn, l,
+                      "reg_alloc_unit, warp_alloc_granularity and shared_alloc_granularity "
+                      "must be powers of two");
   if (CC_UNLIKELY(l->max_threads_per_sm != (long long)l->max_warps_per_sm * l->warp_size))
     return bad_limits(fn, l, "max_threads_per_sm must be max_warps_per_sm * warp_size");
   if (CC_UNLIKELY(l->carveout_count < 1 || l->carveout_count > CUCORE_ARCH_MAX_CARVEOUTS))
@@ -159,7 +184,8 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   }
 
   /* Warps. */
-  const int warps = (int)(((long long)block_size + l->warp_size - 1) / l->warp_size);
+  const int ws = l->warp_size;
+  const int warps = (block_size >> log2_pow2(ws)) + ((block_size & (ws - 1)) != 0);
   int lim_warps;
   if (CC_UNLIKELY(block_size > cc_occupancy_max_block(l, k))) {
     lim_warps = 0;
@@ -170,9 +196,9 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
 
   /* Registers: allocated per warp in units of reg_alloc_unit, and held per sub-partition. */
   const int parts = l->warp_alloc_granularity;
-  const long long regs_warp = round_up((long long)k->registers * l->warp_size, l->reg_alloc_unit);
-  const long long regs_block = regs_warp * warps;
-  const long long regs_checked = regs_warp * round_up(warps, parts);
+  const int regs_warp = round_up_pow2(k->registers * ws, l->reg_alloc_unit);
+  const long long regs_block = (long long)regs_warp * warps;
+  const long long regs_checked = (long long)regs_warp * round_up_pow2(warps, parts);
   int lim_regs;
   if (CC_UNLIKELY(regs_block > l->max_regs_per_block || regs_checked > l->max_regs_per_block)) {
     lim_regs = 0;
@@ -180,13 +206,12 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   } else if (regs_warp == 0) {
     lim_regs = INT_MAX;
   } else {
-    const long long warps_per_part = (l->regs_per_sm / parts) / regs_warp;
-    lim_regs = (int)(warps_per_part * parts / warps);
+    const int warps_per_part = (l->regs_per_sm >> log2_pow2(parts)) / regs_warp;
+    lim_regs = warps_per_part * parts / warps;
   }
 
   /* Shared memory: one rounded allocation per block, against the carveout. */
-  int lim_shared, carveout = 0;
-  long long smem_block = 0;
+  int lim_shared, carveout = 0, smem_block = 0;
   const int optin = l->shared_per_block_optin;
   if (CC_UNLIKELY(k->max_dynamic_shared_bytes > 0 &&
                   dynamic_shared_bytes > (size_t)k->max_dynamic_shared_bytes)) {
@@ -197,9 +222,10 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
     lim_shared = 0;
     if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_BLOCK;
   } else {
-    smem_block = round_up((long long)k->static_shared_bytes + (long long)dynamic_shared_bytes +
-                              l->reserved_shared_per_block,
-                          l->shared_alloc_granularity);
+    /* static + dynamic <= optin here, so the sum fits in an int. */
+    smem_block = round_up_pow2(k->static_shared_bytes + (int)dynamic_shared_bytes +
+                                   l->reserved_shared_per_block,
+                               l->shared_alloc_granularity);
     const int preferred = preferred_carveout(l, k->carveout_percent);
     carveout = preferred >= smem_block ? preferred : carveout_at_least(l, smem_block);
     if (CC_UNLIKELY(carveout < 0)) {
@@ -207,7 +233,7 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
       lim_shared = 0;
       if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_SM;
     } else {
-      lim_shared = smem_block > 0 ? (int)(carveout / smem_block) : INT_MAX;
+      lim_shared = smem_block > 0 ? carveout / smem_block : INT_MAX;
     }
   }
 
@@ -234,7 +260,7 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
 
   /* With no preference the driver picks the smallest carveout that keeps this answer. */
   if (k->carveout_percent < 0 && active > 0 && lim_shared > 0) {
-    const int c = carveout_at_least(l, smem_block * active);
+    const int c = carveout_at_least(l, (long long)smem_block * active);
     if (c >= 0) carveout = c;
   }
 
@@ -252,7 +278,7 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   r->blocks_limit_barriers = lim_barriers;
   r->warps_per_block = warps;
   r->registers_per_block = (int)(regs_block < INT_MAX ? regs_block : INT_MAX);
-  r->shared_per_block = (int)smem_block;
+  r->shared_per_block = smem_block;
   r->shared_carveout_bytes = carveout;
   *why = w;
   return active;
@@ -281,13 +307,13 @@ cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
     const long long counted = round_up(warps, l->warp_alloc_granularity);
     return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
                    "%s: a block of %d threads with %d registers per thread needs %lld "
-                   "registers (%d x %d = %d registers per warp, rounded up to %lld; %d warps, "
-                   "counted as %lld for the per-block check: %lld), above the %d registers per "
-                   "block of %s; use smaller blocks or fewer registers (__launch_bounds__ or "
-                   "-maxrregcount)",
+                   "registers (%d x %d = %d per warp, allocated in units of %d: %lld; %d warps, "
+                   "counted as %lld for the per-block check: %lld x %lld), above the %d "
+                   "registers per block of %s; use smaller blocks or fewer registers "
+                   "(__launch_bounds__ or -maxrregcount)",
                    fn, block_size, k->registers, per_warp * counted, k->registers,
-                   l->warp_size, k->registers * l->warp_size, per_warp, warps, counted,
-                   per_warp * counted, l->max_regs_per_block, arch);
+                   l->warp_size, k->registers * l->warp_size, l->reg_alloc_unit, per_warp,
+                   warps, counted, counted, per_warp, l->max_regs_per_block, arch);
   }
   case CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX:
     return cc_fail(CUCORE_LAUNCH_CONFIG,

@@ -11,6 +11,33 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "registers and shared_memory" for a limiting mask. */
+static const char *mask_names(unsigned mask, char *buf, size_t len) {
+  size_t used = 0;
+  int n = 0, total = 0;
+  for (int i = 0; i < CUCORE_OCCUPANCY_LIMIT_COUNT; i++) total += (mask >> i) & 1u;
+  buf[0] = '\0';
+  for (int i = 0; i < CUCORE_OCCUPANCY_LIMIT_COUNT && used < len; i++) {
+    if (!(mask & (1u << i))) continue;
+    const char *sep = n == 0 ? "" : (n == total - 1 ? " and " : ", ");
+    int w = snprintf(buf + used, len - used, "%s%s", sep,
+                     cucore_occupancy_limit_name((cucore_occupancy_limit)i));
+    if (w < 0) break;
+    used += (size_t)w;
+    n++;
+  }
+  return buf;
+}
+
+/* A per-limit count for a message: "no limit" for INT_MAX. */
+static const char *count_text(int blocks, char *buf, size_t len) {
+  if (blocks == INT_MAX)
+    snprintf(buf, len, "no limit");
+  else
+    snprintf(buf, len, "%d", blocks);
+  return buf;
+}
+
 cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits,
                                                 const cucore_kernel_resources *res,
                                                 size_t dynamic_shared_bytes,
@@ -90,15 +117,20 @@ cucore_status cucore_occupancy_model_available_shared(const cucore_arch_limits *
   cc_occ_why why;
   const int at_zero = cc_occupancy_model_blocks(limits, res, block_size, 0, 0, &r, &why);
   if (at_zero == 0) return cc_occupancy_explain(fn, limits, res, block_size, 0, why);
-  if (at_zero < blocks_per_sm)
+  if (at_zero < blocks_per_sm) {
+    char names[96], c[5][16];
     return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
                    "%s: %d blocks of %d threads cannot stay resident on one SM of %s even with "
                    "no dynamic shared memory: at most %d fit, limited by %s (blocks allowed by "
-                   "warps %d, registers %d, shared memory %d, blocks per SM %d, barriers %d)",
+                   "warps %s, registers %s, shared memory %s, blocks per SM %s, barriers %s)",
                    fn, blocks_per_sm, block_size, limits->name ? limits->name : "this arch",
-                   at_zero, cucore_occupancy_limit_name(r.limit), r.blocks_limit_warps,
-                   r.blocks_limit_registers, r.blocks_limit_shared, r.blocks_limit_blocks,
-                   r.blocks_limit_barriers);
+                   at_zero, mask_names(r.limiting_mask, names, sizeof names),
+                   count_text(r.blocks_limit_warps, c[0], sizeof c[0]),
+                   count_text(r.blocks_limit_registers, c[1], sizeof c[1]),
+                   count_text(r.blocks_limit_shared, c[2], sizeof c[2]),
+                   count_text(r.blocks_limit_blocks, c[3], sizeof c[3]),
+                   count_text(r.blocks_limit_barriers, c[4], sizeof c[4]));
+  }
 
   /* The per-block ceiling: the opt-in maximum, and the kernel's own maximum when set. */
   long long cap = (long long)limits->shared_per_block_optin - res->static_shared_bytes;
