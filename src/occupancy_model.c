@@ -85,13 +85,41 @@ static cucore_status bad_limits(const char *fn, const cc_arch_limits *l, const c
                  fn, l->arch, what);
 }
 
-static cucore_status check_limits(const char *fn, const cc_arch_limits *l) {
+/* The checks of check_limits without messages and without branches (the query path runs them
+ * every time): every field in range, the granularities powers of two. A field x is in 1..MAX
+ * when x - 1 (as unsigned) has no bit at or above MAX, and in 0..MAX-1 when x has none; one
+ * OR over all of them says whether any is out. */
+static inline int limits_plausible(const cc_arch_limits *l) {
+#define CC_POS(f) ((unsigned)l->f - 1u)
+#define CC_NN(f) ((unsigned)l->f)
+  const unsigned any = CC_POS(warp_size) | CC_POS(max_threads_per_block) |
+                       CC_POS(max_warps_per_sm) | CC_POS(max_blocks_per_sm) |
+                       CC_POS(regs_per_sm) | CC_POS(max_regs_per_block) |
+                       CC_POS(max_regs_per_thread) | CC_POS(reg_alloc_unit) |
+                       CC_POS(warp_alloc_granularity) | CC_POS(shared_alloc_granularity) |
+                       CC_NN(shared_per_sm) | CC_NN(shared_per_block) |
+                       CC_NN(shared_per_block_optin) | CC_NN(reserved_shared_per_block) |
+                       CC_NN(max_barriers_per_block) | CC_NN(barriers_per_sm) | CC_NN(sm_count);
+#undef CC_POS
+#undef CC_NN
+  const unsigned pow2 = (l->warp_size & (l->warp_size - 1)) |
+                        (l->reg_alloc_unit & (l->reg_alloc_unit - 1)) |
+                        (l->warp_alloc_granularity & (l->warp_alloc_granularity - 1)) |
+                        (l->shared_alloc_granularity & (l->shared_alloc_granularity - 1));
+  return ((any & ~(unsigned)(CC_OCC_FIELD_MAX - 1)) | pow2) == 0 &&
+         l->warp_size <= CC_OCC_WARP_SIZE_MAX &&
+         l->max_threads_per_sm == l->max_warps_per_sm * l->warp_size;
+}
+
+/* Which field of limits that failed limits_ok is wrong, for the message. */
+static cucore_status explain_limits(const char *fn, const cc_arch_limits *l) {
+  const int n = l->carveout_count;
 #define CC_POSITIVE(field)                                                                    \
-  if (CC_UNLIKELY(l->field <= 0 || l->field > CC_OCC_FIELD_MAX))                              \
+  if (l->field <= 0 || l->field > CC_OCC_FIELD_MAX)                                           \
     return bad_limits(fn, l, #field " must be 1..1048576");
 #define CC_NON_NEGATIVE(field)                                                                \
-  if (CC_UNLIKELY(l->field < 0 || l->field > CC_OCC_FIELD_MAX))                               \
-    return bad_limits(fn, l, #field " must be 0..1048576");
+  if (l->field < 0 || l->field >= CC_OCC_FIELD_MAX)                                           \
+    return bad_limits(fn, l, #field " must be 0..1048575");
   CC_POSITIVE(warp_size)
   CC_POSITIVE(max_threads_per_block)
   CC_POSITIVE(max_warps_per_sm)
@@ -111,60 +139,91 @@ static cucore_status check_limits(const char *fn, const cc_arch_limits *l) {
   CC_NON_NEGATIVE(sm_count)
 #undef CC_POSITIVE
 #undef CC_NON_NEGATIVE
-  if (CC_UNLIKELY(!is_pow2(l->warp_size) || l->warp_size > CC_OCC_WARP_SIZE_MAX))
+  if (!is_pow2(l->warp_size) || l->warp_size > CC_OCC_WARP_SIZE_MAX)
     return bad_limits(fn, l, "warp_size must be a power of two up to 1024");
-  if (CC_UNLIKELY(!is_pow2(l->reg_alloc_unit) || !is_pow2(l->warp_alloc_granularity) ||
-                  !is_pow2(l->shared_alloc_granularity)))
+  if (!is_pow2(l->reg_alloc_unit) || !is_pow2(l->warp_alloc_granularity) ||
+      !is_pow2(l->shared_alloc_granularity))
     return bad_limits(fn, l,
                       "reg_alloc_unit, warp_alloc_granularity and shared_alloc_granularity "
                       "must be powers of two");
-  if (CC_UNLIKELY(l->max_threads_per_sm != (long long)l->max_warps_per_sm * l->warp_size))
+  if (l->max_threads_per_sm != l->max_warps_per_sm * l->warp_size)
     return bad_limits(fn, l, "max_threads_per_sm must be max_warps_per_sm * warp_size");
-  if (CC_UNLIKELY(l->carveout_count < 1 || l->carveout_count > CUCORE_ARCH_MAX_CARVEOUTS))
+  if (n < 1 || n > CUCORE_ARCH_MAX_CARVEOUTS)
     return bad_limits(fn, l, "carveout_count must be 1..CUCORE_ARCH_MAX_CARVEOUTS");
-  for (int i = 0; i < l->carveout_count; i++)
-    if (CC_UNLIKELY(l->carveout_bytes[i] < 0 || (i && l->carveout_bytes[i] <= l->carveout_bytes[i - 1])))
-      return bad_limits(fn, l, "carveout_bytes must be ascending and not negative");
-  if (CC_UNLIKELY(l->carveout_bytes[l->carveout_count - 1] != l->shared_per_sm))
+  if (l->carveout_bytes[n - 1] != l->shared_per_sm)
     return bad_limits(fn, l, "the last carveout must be shared_per_sm");
-  return CUCORE_OK;
+  return bad_limits(fn, l, "carveout_bytes must be ascending and not negative");
 }
 
-cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
-                                 const cucore_kernel_resources *k, unsigned flags) {
+/* Everything check_limits and the resource checks require, without messages and with few
+ * branches: the query path runs this every time. */
+static inline int limits_ok(const cc_arch_limits *l) {
+  const int n = l->carveout_count;
+  if (!limits_plausible(l) || n < 1 || n > CUCORE_ARCH_MAX_CARVEOUTS ||
+      l->carveout_bytes[n - 1] != l->shared_per_sm)
+    return 0;
+  unsigned unordered = (unsigned)l->carveout_bytes[0] >> 31;
+  for (int i = 1; i < n; i++)
+    unordered |= (unsigned)(l->carveout_bytes[i] <= l->carveout_bytes[i - 1]);
+  return !unordered;
+}
+
+static inline int resources_ok(const cc_arch_limits *l, const cucore_kernel_resources *k,
+                               unsigned flags) {
+  return ((unsigned)k->registers <= (unsigned)l->max_regs_per_thread) &
+         (k->static_shared_bytes >= 0) & (k->max_threads_per_block >= 0) &
+         ((unsigned)(k->barriers + 1) <= (unsigned)l->max_barriers_per_block + 1u) &
+         ((unsigned)(k->carveout_percent + 1) <= 101u) & (k->max_dynamic_shared_bytes >= 0) &
+         !(flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+}
+
+#if defined(__GNUC__)
+#define CC_COLD __attribute__((cold, noinline))
+#else
+#define CC_COLD
+#endif
+
+/* The failure cc_occupancy_check found, with its message. */
+static CC_COLD cucore_status explain_check(const char *fn, const cc_arch_limits *l,
+                                           const cucore_kernel_resources *k, unsigned flags) {
   CC_CHECK_ARG(l, fn, "limits");
   CC_CHECK_ARG(k, fn, "res");
-  cucore_status st = check_limits(fn, l);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  if (CC_UNLIKELY(k->registers < 0 || k->registers > l->max_regs_per_thread))
+  if (!limits_ok(l)) return explain_limits(fn, l);
+  if (k->registers < 0 || k->registers > l->max_regs_per_thread)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %d registers per thread is outside 0..%d, the per-thread maximum of "
                    "%s", fn, k->registers, l->max_regs_per_thread, l->name ? l->name : "this arch");
-  if (CC_UNLIKELY(k->static_shared_bytes < 0))
+  if (k->static_shared_bytes < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: static_shared_bytes is negative (%d)", fn,
                    k->static_shared_bytes);
-  if (CC_UNLIKELY(k->max_threads_per_block < 0))
+  if (k->max_threads_per_block < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the kernel's max_threads_per_block is negative (%d); 0 means the "
                    "architecture's limit", fn, k->max_threads_per_block);
-  if (CC_UNLIKELY(k->barriers < -1 || k->barriers > l->max_barriers_per_block))
+  if (k->barriers < -1 || k->barriers > l->max_barriers_per_block)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %d named barriers is outside 0..%d (a block has at most %d; -1 means "
                    "unknown)", fn, k->barriers, l->max_barriers_per_block,
                    l->max_barriers_per_block);
-  if (CC_UNLIKELY(k->carveout_percent < -1 || k->carveout_percent > 100))
+  if (k->carveout_percent < -1 || k->carveout_percent > 100)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: carveout_percent %d is outside 0..100 (-1 means no preference)", fn,
                    k->carveout_percent);
-  if (CC_UNLIKELY(k->max_dynamic_shared_bytes < 0))
+  if (k->max_dynamic_shared_bytes < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: max_dynamic_shared_bytes is negative (%d); 0 means raised as needed",
                    fn, k->max_dynamic_shared_bytes);
-  if (CC_UNLIKELY(flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+  if (flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (known: CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE "
                    "= 0x1)", fn, flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
-  return CUCORE_OK;
+  return cc_fail(CUCORE_INTERNAL, "%s: an occupancy input check failed without a reason", fn);
+}
+
+cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
+                                 const cucore_kernel_resources *k, unsigned flags) {
+  if (CC_LIKELY(l && k && limits_ok(l) && resources_ok(l, k, flags))) return CUCORE_OK;
+  return explain_check(fn, l, k, flags);
 }
 
 /* ---- the model ------------------------------------------------------------------------------ */
