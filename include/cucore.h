@@ -356,7 +356,10 @@ typedef struct cucore_param_info {
 
 /* The limits of one architecture (one row of cucore's table). All sizes are bytes, all
  * register counts are 32-bit registers. A caller may adjust a copy (for example to a real
- * device: cucore_arch_limits_from_device) and pass it to the model. */
+ * device: cucore_arch_limits_from_device) and pass it to the model; the queries refuse
+ * (CUCORE_INVALID_ARGUMENT, naming the field) a copy that contradicts itself: fields out of
+ * 0..2^20, granularities and warp size not powers of two, max_threads_per_sm not
+ * max_warps_per_sm * warp_size, carveouts not ascending or not ending at shared_per_sm. */
 typedef struct cucore_arch_limits {
   int arch;                       /* cc_major*10 + cc_minor, e.g. 90 */
   const char *name;               /* "sm_90" (static storage) */
@@ -410,7 +413,9 @@ typedef struct cucore_kernel_resources {
   int barriers;                 /* named barriers the kernel uses (0..16); -1 = unknown, taken
                                    as 1 (barrier 0, __syncthreads) */
   int carveout_percent;         /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: -1 = no
-                                   preference, else 0 (max L1) .. 100 (max shared) */
+                                   preference, else 0 (max L1) .. 100 (max shared). A legacy
+                                   cache config maps as cuda_occupancy.h maps it: PREFER_SHARED
+                                   100, PREFER_L1 0, PREFER_EQUAL 50, PREFER_NONE -1 */
   int max_dynamic_shared_bytes; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; 0 = raised as
                                    needed up to the opt-in maximum (what cucore's launch does) */
 } cucore_kernel_resources;
@@ -471,7 +476,9 @@ typedef struct cucore_occupancy_result {
  * the kernel's or the architecture's limit, or dynamic memory above the kernel's
  * max_dynamic_shared_bytes; CUCORE_LAUNCH_OUT_OF_RESOURCES for a block whose registers or
  * shared memory exceed the per-block limits; CUCORE_INVALID_ARGUMENT for resources outside
- * their ranges. On success active_blocks_per_sm is at least 1. */
+ * their ranges. On success active_blocks_per_sm is at least 1. When the launch can never run,
+ * *out still holds the per-limit counts, 0 for the limit that cannot be met (and `limit` names
+ * it); when an input is invalid, *out is zeroed. */
 CUCORE_API cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
                                                        const cucore_kernel_resources *res,
                                                        int block_size,
