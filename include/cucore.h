@@ -799,6 +799,198 @@ CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 /* ==== END SECTION: binary inspection ==== */
 
 /* ==== SECTION: occupancy model (host-only) ==== */
+/*
+ * A host-only model of the driver's occupancy answers (no GPU, no driver): from a kernel's
+ * resources and an architecture's limits, how many blocks of a given size stay resident on one
+ * SM, which limit binds, the best block size, and the dynamic shared memory a block may use.
+ * The arithmetic follows the CUDA toolkit's documented host calculator (cuda_occupancy.h); the
+ * limits come from one table per compute capability (7.0 to 12.1). The driver's
+ * cuOccupancy* functions remain the truth on a real GPU.
+ * Queries allocate nothing and take no locks (tens of nanoseconds each).
+ */
+
+/* Most shared-memory carveout sizes an architecture can have. */
+#define CUCORE_ARCH_MAX_CARVEOUTS 12
+
+/* The limits of one architecture (one row of cucore's table). All sizes are bytes, all
+ * register counts are 32-bit registers. A caller may adjust a copy (for example to a real
+ * device: cucore_arch_limits_from_device) and pass it to the model; the queries refuse
+ * (CUCORE_INVALID_ARGUMENT, naming the field) a copy that contradicts itself: fields out of
+ * 0..2^20, granularities and warp size not powers of two, max_threads_per_sm not
+ * max_warps_per_sm * warp_size, carveouts not ascending or not ending at shared_per_sm. */
+typedef struct cucore_arch_limits {
+  int arch;                       /* cc_major*10 + cc_minor, e.g. 90 */
+  const char *name;               /* "sm_90" (static storage) */
+  const char *family;             /* "Hopper" (static storage) */
+  int warp_size;                  /* threads per warp (32) */
+  int max_threads_per_block;      /* 1024 */
+  int max_warps_per_sm;           /* resident warps per SM */
+  int max_threads_per_sm;         /* max_warps_per_sm * warp_size */
+  int max_blocks_per_sm;          /* resident blocks per SM */
+  int regs_per_sm;                /* register file per SM (64 K) */
+  int max_regs_per_block;         /* 64 K */
+  int max_regs_per_thread;        /* 255 */
+  int reg_alloc_unit;             /* a warp's registers are allocated in units of this (256) */
+  int warp_alloc_granularity;     /* register sub-partitions per SM: a block's warps are
+                                     rounded up to this for the per-block register check (4) */
+  int shared_per_sm;              /* largest shared-memory carveout of an SM */
+  int shared_per_block;           /* per-block limit without opt-in (48 KiB) */
+  int shared_per_block_optin;     /* per-block limit after opting in (dynamic memory only) */
+  int reserved_shared_per_block;  /* reserved by the driver for each block (1 KiB from 8.0) */
+  int shared_alloc_granularity;   /* a block's shared memory is rounded up to this */
+  int carveout_count;             /* entries in carveout_bytes */
+  int carveout_bytes[CUCORE_ARCH_MAX_CARVEOUTS]; /* the legal shared-memory sizes of an SM
+                                     (the L1/shared splits), ascending; the last is
+                                     shared_per_sm */
+  int max_barriers_per_block;     /* named barriers a block may use (16) */
+  int barriers_per_sm;            /* named barriers an SM holds for resident blocks */
+  int barrier_limit_applies;      /* 1 when the driver limits occupancy by barriers (9.0+) */
+  int sm_count;                   /* SMs of the chip: 0 in the table (it is chip-specific);
+                                     set from cucore_device_props.sm_count for grid sizes */
+} cucore_arch_limits;
+
+/* Fills *out with the table row of architecture `arch` (e.g. 90 for sm_90, 120 for sm_120).
+ * An architecture not in the table is CUCORE_NOT_SUPPORTED naming the known ones. */
+CUCORE_API cucore_status cucore_arch_limits_get(int arch, cucore_arch_limits *out);
+/* The architectures in the table, ascending: copies up to `capacity` of them into `archs`
+ * (which may be NULL when capacity is 0) and sets *count to how many there are. */
+CUCORE_API cucore_status cucore_arch_list(int *archs, int capacity, int *count);
+/* The table row of the device's architecture, with every limit the device reports (SM count,
+ * warps, blocks, registers, shared memory per SM and per block, the reservation) taken from
+ * the device; carveouts above the device's shared memory per SM are dropped. */
+CUCORE_API cucore_status cucore_arch_limits_from_device(const cucore_device_props *props,
+                                                        cucore_arch_limits *out);
+
+/* What a kernel uses, as the model sees it. Start from CUCORE_KERNEL_RESOURCES_INIT: a zero
+ * carveout_percent is a real preference (maximum L1), not "unset". */
+typedef struct cucore_kernel_resources {
+  int registers;                /* per thread (CU_FUNC_ATTRIBUTE_NUM_REGS), 0..255 */
+  int static_shared_bytes;      /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+  int max_threads_per_block;    /* the kernel's own limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                   e.g. from __launch_bounds__); 0 = the architecture's */
+  int barriers;                 /* named barriers the kernel uses (0..16); -1 = unknown, taken
+                                   as 1 (barrier 0, __syncthreads) */
+  int carveout_percent;         /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: -1 = no
+                                   preference, else 0 (max L1) .. 100 (max shared). A legacy
+                                   cache config maps as cuda_occupancy.h maps it: PREFER_SHARED
+                                   100, PREFER_L1 0, PREFER_EQUAL 50, PREFER_NONE -1 */
+  int max_dynamic_shared_bytes; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; 0 = raised as
+                                   needed up to the opt-in maximum (what cucore's launch does) */
+} cucore_kernel_resources;
+
+#define CUCORE_KERNEL_RESOURCES_INIT {0, 0, 0, -1, -1, 0}
+
+/* Flags of the model queries (the values of the driver's CU_OCCUPANCY_* flags). */
+enum {
+  CUCORE_OCCUPANCY_DEFAULT = 0,
+  /* CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE: assume partitioned global caching stays on. Only
+   * sm_52 and 6.x have that caching, so on every architecture in the table the answer is the
+   * same with or without the flag. */
+  CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 1
+};
+
+/* The resource that limits how many blocks stay resident on an SM. */
+typedef enum cucore_occupancy_limit {
+  CUCORE_OCCUPANCY_LIMIT_WARPS = 0,     /* warp slots of the SM */
+  CUCORE_OCCUPANCY_LIMIT_REGISTERS,     /* the register file */
+  CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY, /* the shared-memory carveout */
+  CUCORE_OCCUPANCY_LIMIT_BLOCKS,        /* resident blocks per SM */
+  CUCORE_OCCUPANCY_LIMIT_BARRIERS,      /* named barriers of the SM */
+  CUCORE_OCCUPANCY_LIMIT_COUNT
+} cucore_occupancy_limit;
+
+/* "warps", "registers", "shared_memory", "blocks" or "barriers"; "unknown" otherwise. Never
+ * NULL. */
+CUCORE_API const char *cucore_occupancy_limit_name(cucore_occupancy_limit limit);
+
+/* One occupancy answer. The blocks_limit_* fields are the blocks per SM each resource alone
+ * allows (INT_MAX when it sets no limit, e.g. a kernel that uses no registers). */
+typedef struct cucore_occupancy_result {
+  int active_blocks_per_sm;     /* the answer: min of the blocks_limit_* below */
+  int active_warps_per_sm;      /* active_blocks_per_sm * warps_per_block */
+  double occupancy;             /* active warps / max warps per SM, 0..1 */
+  cucore_occupancy_limit limit; /* the binding limit; the first in enum order when several bind */
+  unsigned limiting_mask;       /* bit (1u << limit) set for every limit that binds */
+  int blocks_limit_warps;
+  int blocks_limit_registers;
+  int blocks_limit_shared;
+  int blocks_limit_blocks;
+  int blocks_limit_barriers;
+  int warps_per_block;          /* ceil(block size / warp size) */
+  int registers_per_block;      /* registers allocated to one block */
+  int shared_per_block;         /* shared memory allocated to one block: static + dynamic +
+                                   reserved, rounded up to the allocation granularity */
+  int shared_carveout_bytes;    /* the SM's shared-memory size (carveout) the answer assumes:
+                                   with no preference, the smallest carveout that keeps the
+                                   answer (the driver's choice); otherwise the preferred
+                                   carveout, or the smallest that fits one block if that is
+                                   larger */
+} cucore_occupancy_result;
+
+/* Max active blocks per SM of a kernel with resources `res` on `limits`, for blocks of
+ * `block_size` threads using `dynamic_shared_bytes` of dynamic shared memory
+ * (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags). Launches that can never run are
+ * failures whose message has the numbers: CUCORE_LAUNCH_CONFIG for a block size of 0 or above
+ * the kernel's or the architecture's limit, or dynamic memory above the kernel's
+ * max_dynamic_shared_bytes; CUCORE_LAUNCH_OUT_OF_RESOURCES for a block whose registers or
+ * shared memory exceed the per-block limits; CUCORE_INVALID_ARGUMENT for resources outside
+ * their ranges. On success active_blocks_per_sm is at least 1. When the launch can never run,
+ * *out still holds the per-limit counts, 0 for the limit that cannot be met (and `limit` names
+ * it); when an input is invalid, *out is zeroed. */
+CUCORE_API cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
+                                                       const cucore_kernel_resources *res,
+                                                       int block_size,
+                                                       size_t dynamic_shared_bytes,
+                                                       unsigned flags,
+                                                       cucore_occupancy_result *out);
+
+/* Dynamic shared memory a block of `block_size` threads needs, for
+ * cucore_occupancy_model_best_block. */
+typedef size_t (*cucore_block_to_shared_fn)(int block_size, void *userdata);
+
+/* The block size with the most active threads per SM. */
+typedef struct cucore_occupancy_best {
+  int block_size;               /* the suggested block size */
+  int blocks_per_sm;            /* active blocks per SM at that size */
+  int min_grid_size;            /* blocks_per_sm * limits->sm_count (0 when sm_count is 0) */
+  double occupancy;             /* active warps / max warps per SM at that size */
+  size_t dynamic_shared_bytes;  /* the dynamic shared memory used at that size */
+  cucore_occupancy_limit limit; /* what binds at that size */
+} cucore_occupancy_best;
+
+/* The block size giving the most active threads per SM, tried from the largest allowed size
+ * down in steps of the warp size (the largest wins ties; stops at full occupancy), like
+ * cuOccupancyMaxPotentialBlockSizeWithFlags. Dynamic shared memory is `dynamic_shared_bytes`
+ * for every size, or `shared_fn(size, userdata)` when shared_fn is not NULL. Sizes that
+ * cannot run are skipped. `block_size_limit` 0 means the kernel's (or architecture's) limit.
+ * CUCORE_LAUNCH_OUT_OF_RESOURCES, naming why, when no size can run. */
+CUCORE_API cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits,
+                                                           const cucore_kernel_resources *res,
+                                                           size_t dynamic_shared_bytes,
+                                                           cucore_block_to_shared_fn shared_fn,
+                                                           void *userdata,
+                                                           int block_size_limit,
+                                                           unsigned flags,
+                                                           cucore_occupancy_best *out);
+
+/* The most dynamic shared memory a block of `block_size` threads may use so that
+ * `blocks_per_sm` blocks stay resident on one SM (cuOccupancyAvailableDynamicSMemPerBlock): the
+ * largest size for which cucore_occupancy_model_blocks answers at least blocks_per_sm.
+ * CUCORE_LAUNCH_OUT_OF_RESOURCES, with the limit that stops it, when even no dynamic memory
+ * leaves room for that many blocks. */
+CUCORE_API cucore_status cucore_occupancy_model_available_shared(
+    const cucore_arch_limits *limits, const cucore_kernel_resources *res, int block_size,
+    int blocks_per_sm, size_t *bytes);
+
+/* Max active clusters (cuOccupancyMaxActiveClusters). Always refused by the host model:
+ * CUCORE_NOT_SUPPORTED, because how many clusters fit depends on how the chip groups its SMs
+ * into GPCs (and on which SMs are enabled), which no table per architecture can tell. Use
+ * the driver-backed query on a device. *max_clusters is set to 0. */
+CUCORE_API cucore_status cucore_occupancy_model_clusters(const cucore_arch_limits *limits,
+                                                         const cucore_kernel_resources *res,
+                                                         int block_size, int cluster_size,
+                                                         size_t dynamic_shared_bytes,
+                                                         int *max_clusters);
 /* ==== END SECTION: occupancy model ==== */
 
 #ifdef __cplusplus
