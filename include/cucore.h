@@ -798,6 +798,9 @@ CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 /* ==== SECTION: binary inspection (offline reader) ==== */
 /* ==== END SECTION: binary inspection ==== */
 
+/* ==== SECTION: compile cache ==== */
+/* ==== END SECTION: compile cache ==== */
+
 /* ==== SECTION: occupancy model (host-only) ==== */
 /*
  * A host-only model of the driver's occupancy answers (no GPU, no driver): from a kernel's

@@ -4,6 +4,7 @@
 
 #include "cucore.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 /* Exit codes, documented in `cucore help`. */
@@ -41,7 +42,30 @@ void json_int(json_out *j, const char *key, long long value);
 void json_num(json_out *j, const char *key, double value);
 void json_bool(json_out *j, const char *key, int value);
 
+/* Compile options and name expressions given on a verb's command line. */
+typedef struct cli_source {
+  cucore_options *opts;
+  const char **exprs; /* point into argv */
+  int expr_count;
+} cli_source;
+int cli_source_init(cli_source *s);
+void cli_source_free(cli_source *s);
+int cli_source_add_expr(cli_source *s, const char *expr);
+/* Consumes argv[i] (and maybe argv[i+1]) when it is a compile option or --name-expr: returns
+ * the number used, 0 when it is not one, -1 after printing a usage error. */
+int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i);
+/* Reads and compiles `file` (type from its extension) to `target`; the log goes to stderr.
+ * Returns 0 or an exit code after printing the reason. */
+int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
+                       cucore_object **out);
+/* Reads a whole file (NUL-terminated); returns 0 or an exit code after printing why. */
+int cli_read_file(const char *verb, const char *path, char **data, size_t *size);
+/* One line per compile option, for help texts. */
+void cli_print_option_help(FILE *f);
+
 int cmd_devices(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+extern const char cmd_compile_help[];
 
 #endif

@@ -32,6 +32,8 @@ static const cli_verb verbs[] = {
      "NVRTC, nvJitLink and libNVVM: whether each was found, where, and its version.\n"
      "Environment: CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM name a\n"
      "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
+    {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
+     cmd_compile_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 
@@ -52,6 +54,18 @@ static void print_overview(FILE *f) {
           "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n");
 }
 
+/* Prints a verb's help; a "%s" in it stands for the list of compile options. */
+static void print_help(const cli_verb *v) {
+  const char *mark = strstr(v->help, "%s");
+  if (!mark) {
+    fputs(v->help, stdout);
+    return;
+  }
+  fwrite(v->help, 1, (size_t)(mark - v->help), stdout);
+  cli_print_option_help(stdout);
+  fputs(mark + 2, stdout);
+}
+
 static int cmd_help(int argc, char **argv) {
   if (argc < 2) {
     print_overview(stdout);
@@ -59,7 +73,7 @@ static int cmd_help(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
     if (strcmp(verbs[i].name, argv[1]) == 0) {
-      fputs(verbs[i].help, stdout);
+      print_help(&verbs[i]);
       return CLI_EXIT_OK;
     }
   return cli_usage("help", "unknown verb `%s`; run `cucore --help` for the list", argv[1]);
@@ -94,7 +108,7 @@ int main(int argc, char **argv) {
     if (strcmp(verbs[i].name, argv[1]) != 0) continue;
     for (int a = 2; a < argc; a++)
       if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-        fputs(verbs[i].help, stdout);
+        print_help(&verbs[i]);
         return CLI_EXIT_OK;
       }
     return verbs[i].run(argc - 1, argv + 1);

@@ -1,0 +1,130 @@
+/* source.c -- what every verb that takes a source file shares: the compile options (from the
+ * library's option table), name expressions, reading the file, compiling with the log on
+ * stderr. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_source_init(cli_source *s) {
+  memset(s, 0, sizeof *s);
+  if (cucore_options_create(&s->opts) != CUCORE_OK) {
+    fprintf(stderr, "cucore: %s\n", cucore_last_error());
+    return -1;
+  }
+  return 0;
+}
+
+void cli_source_free(cli_source *s) {
+  cucore_options_destroy(s->opts);
+  free(s->exprs);
+  memset(s, 0, sizeof *s);
+}
+
+int cli_source_add_expr(cli_source *s, const char *expr) {
+  const char **e = realloc(s->exprs, (size_t)(s->expr_count + 1) * sizeof *e);
+  if (!e) return -1;
+  s->exprs = e;
+  s->exprs[s->expr_count++] = expr;
+  return 0;
+}
+
+int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
+  const char *a = argv[i];
+  if (strcmp(a, "--name-expr") == 0 || strncmp(a, "--name-expr=", 12) == 0) {
+    const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[i + 1] : NULL);
+    if (!v) {
+      cli_usage(verb, "--name-expr needs a C++ name expression such as 'scale<float>'");
+      return -1;
+    }
+    if (cli_source_add_expr(s, v)) return -1;
+    return a[11] == '=' ? 1 : 2;
+  }
+  if (a[0] != '-' || !a[1]) return 0;
+  int used = 0;
+  cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
+  if (st == CUCORE_OK) return used;
+  if (strstr(cucore_last_error(), "unknown option") && !strstr(cucore_last_error(), "did you mean"))
+    return 0; /* not a compile option: the verb may know it */
+  cli_usage(verb, "%s", cucore_last_error());
+  return -1;
+}
+
+static cucore_code_type type_from_name(const char *file) {
+  const char *dot = strrchr(file, '.');
+  if (!dot) return CUCORE_CODE_AUTO;
+  if (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0 || strcmp(dot, ".cpp") == 0)
+    return CUCORE_CODE_CUDA_CPP;
+  if (strcmp(dot, ".ptx") == 0) return CUCORE_CODE_PTX;
+  if (strcmp(dot, ".ll") == 0 || strcmp(dot, ".bc") == 0 || strcmp(dot, ".nvvm") == 0)
+    return CUCORE_CODE_NVVM;
+  return CUCORE_CODE_AUTO;
+}
+
+int cli_read_file(const char *verb, const char *path, char **data, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cucore %s: cannot open `%s`: %s\n", verb, path, strerror(errno));
+    return CLI_EXIT_FAILURE;
+  }
+  size_t cap = 1 << 16, len = 0;
+  char *buf = malloc(cap + 1);
+  size_t n;
+  while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += n;
+    if (len == cap) {
+      char *nb = realloc(buf, cap * 2 + 1);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  int err = ferror(f);
+  fclose(f);
+  if (!buf || err) {
+    free(buf);
+    fprintf(stderr, "cucore %s: cannot read `%s`\n", verb, path);
+    return CLI_EXIT_FAILURE;
+  }
+  buf[len] = '\0';
+  *data = buf;
+  *size = len;
+  return 0;
+}
+
+int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
+                       cucore_object **out) {
+  *out = NULL;
+  char *code = NULL;
+  size_t size = 0;
+  int rc = cli_read_file(verb, file, &code, &size);
+  if (rc) return rc;
+  if (size == 0) {
+    free(code);
+    fprintf(stderr, "cucore %s: `%s` is empty\n", verb, file);
+    return CLI_EXIT_FAILURE;
+  }
+  cucore_program *prog = NULL;
+  cucore_status st = cucore_program_create(type_from_name(file), code, size, file, s->opts, &prog);
+  free(code);
+  if (st != CUCORE_OK) return cli_fail(verb, file, st);
+  for (int e = 0; e < s->expr_count && st == CUCORE_OK; e++)
+    st = cucore_program_add_name_expression(prog, s->exprs[e]);
+  if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
+  const char *log = "";
+  cucore_program_log(prog, &log);
+  if (log && log[0]) fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
+  cucore_program_destroy(prog);
+  if (st != CUCORE_OK) return cli_fail(verb, file, st);
+  return 0;
+}
+
+void cli_print_option_help(FILE *f) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++)
+    fprintf(f, "  --%-28s %s\n", cucore_option_name((cucore_option)i),
+            cucore_option_help((cucore_option)i));
+}
