@@ -795,12 +795,6 @@ CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(vo
  * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
 CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 
-/* ==== SECTION: binary inspection (offline reader) ==== */
-/* ==== END SECTION: binary inspection ==== */
-
-/* ==== SECTION: compile cache ==== */
-/* ==== END SECTION: compile cache ==== */
-
 /* ==== SECTION: occupancy model (host-only) ==== */
 /*
  * A host-only model of the driver's occupancy answers (no GPU, no driver): from a kernel's
@@ -995,6 +989,55 @@ CUCORE_API cucore_status cucore_occupancy_model_clusters(const cucore_arch_limit
                                                          size_t dynamic_shared_bytes,
                                                          int *max_clusters);
 /* ==== END SECTION: occupancy model ==== */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Occupancy on the GPU: kernel + launch configuration in, the driver's answers out            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Max active blocks per SM for `k` launched as `cfg` (block, shared_bytes; the device is
+ * cfg->stream's) (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags). `flags`:
+ * CUCORE_OCCUPANCY_DEFAULT or CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE. A block of 0 threads
+ * or above the kernel's limit, or shared memory above the device's, is refused first. */
+CUCORE_API cucore_status cucore_occupancy_max_active_blocks(cucore_kernel *k,
+                                                            const cucore_launch_config *cfg,
+                                                            unsigned flags, int *blocks_per_sm);
+/* Best block size for maximum occupancy on `dev` (cuOccupancyMaxPotentialBlockSizeWithFlags):
+ * fixed `dynamic_shared_bytes`, or `shared_fn(block_size, user)` bytes when shared_fn is not
+ * NULL. `block_size_limit` 0 means the kernel's limit. *min_grid is the grid size that fills
+ * the device at that occupancy. */
+CUCORE_API cucore_status cucore_occupancy_best_block_size(
+    cucore_kernel *k, cucore_device *dev, size_t dynamic_shared_bytes,
+    size_t (*shared_fn)(int block_size, void *user), void *user, int block_size_limit,
+    unsigned flags, int *min_grid, int *block_size);
+/* Dynamic shared memory available per block when `blocks_per_sm` blocks of `block_size`
+ * threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock). */
+CUCORE_API cucore_status cucore_occupancy_available_dynamic_shared(cucore_kernel *k,
+                                                                   cucore_device *dev,
+                                                                   int blocks_per_sm,
+                                                                   int block_size, size_t *bytes);
+/* Max clusters that can be co-resident for `cfg`, which must give a cluster dimension (or the
+ * kernel a compile-time one) (cuOccupancyMaxActiveClusters). */
+CUCORE_API cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
+                                                              const cucore_launch_config *cfg,
+                                                              int *clusters);
+/* The largest cluster size `cfg`'s grid and block could use (cuOccupancyMaxPotentialClusterSize). */
+CUCORE_API cucore_status cucore_occupancy_max_cluster_size(cucore_kernel *k,
+                                                           const cucore_launch_config *cfg,
+                                                           int *cluster_size);
+/* The kernel's resources on `dev` (registers, static shared memory, max threads, current max
+ * dynamic shared memory, carveout) and the device's limits, ready for the host model, so the
+ * driver's answer can be explained (which limit binds). */
+CUCORE_API cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
+                                                 cucore_arch_limits *limits,
+                                                 cucore_kernel_resources *resources);
+
+/* ==== SECTION: binary inspection (offline reader) ==== */
+/* ==== END SECTION: binary inspection ==== */
+
+/* ==== SECTION: compile cache ==== */
+/* ==== END SECTION: compile cache ==== */
+
+
 
 #ifdef __cplusplus
 }
