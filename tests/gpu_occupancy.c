@@ -51,7 +51,8 @@ static const char *const reg_caps[] = {NULL, "--maxrregcount=32", "--maxrregcoun
 
 static void model_equals_driver_everywhere(void **state) {
   (void)state;
-  long cases = 0, mismatches = 0, best_cases = 0, best_mismatches = 0;
+  long cases = 0, mismatches = 0, best_cases = 0, best_mismatches = 0, avail_cases = 0,
+       avail_mismatches = 0;
   for (size_t rc = 0; rc < sizeof reg_caps / sizeof *reg_caps; rc++) {
     const char *flags[] = {reg_caps[rc], NULL};
     cucore_object *obj = gpu_compile(sweep_src, CUCORE_CODE_CUBIN, NULL, reg_caps[rc] ? flags : NULL);
@@ -93,6 +94,21 @@ static void model_equals_driver_everywhere(void **state) {
           }
         }
       }
+      /* Dynamic shared memory available for 1..4 blocks per SM. */
+      for (int want = 1; want <= 4; want++) {
+        for (int block = 64; block <= res.max_threads_per_block; block *= 2) {
+          size_t drv = 0, mod = 0;
+          cucore_status sd = cucore_occupancy_available_dynamic_shared(k, dev, want, block, &drv);
+          cucore_status sm = cucore_occupancy_model_available_shared(&lim, &res, block, want, &mod);
+          avail_cases++;
+          if ((sd == CUCORE_OK) != (sm == CUCORE_OK) || (sd == CUCORE_OK && drv != mod)) {
+            avail_mismatches++;
+            print_message("AVAILABLE MISMATCH %s %d blocks of %d: driver %zu (%s), model %zu (%s)\n",
+                          sweep_kernels[kk], want, block, drv, cucore_status_name(sd), mod,
+                          cucore_status_name(sm));
+          }
+        }
+      }
       /* Best block size, fixed shared memory. */
       for (size_t smem = 0; smem <= 32768; smem += 16384) {
         int min_grid = 0, best = 0;
@@ -111,11 +127,13 @@ static void model_equals_driver_everywhere(void **state) {
     cucore_object_destroy(obj);
   }
   print_message("occupancy model vs driver: %ld cases compared, %ld mismatches; best block size: "
-                "%ld cases, %ld mismatches\n",
-                cases, mismatches, best_cases, best_mismatches);
+                "%ld cases, %ld mismatches; available dynamic shared memory: %ld cases, %ld "
+                "mismatches\n",
+                cases, mismatches, best_cases, best_mismatches, avail_cases, avail_mismatches);
   assert_true(cases > 1000);
   assert_int_equal(mismatches, 0);
   assert_int_equal(best_mismatches, 0);
+  assert_int_equal(avail_mismatches, 0);
 }
 
 static size_t per_thread_smem(int block, void *user) { return (size_t)block * *(int *)user; }
