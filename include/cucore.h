@@ -372,8 +372,9 @@ typedef struct cucore_kernel_info {
                                     libstdc++'s demangler could not be loaded */
   uint32_t param_count;
   const cucore_param_info *params; /* param_count entries by ordinal; NULL when none. From a
-                                    cubin: offset and size, kind UNKNOWN (POINTER where sm_100+
-                                    cubins mark pointers) and align 0, until PTX is attached */
+                                    cubin: offset and size, kind UNKNOWN (POINTER where the
+                                    cubin marks a pointer: always from sm_100 on, and for PTX
+                                    `.ptr` parameters) and align 0, until PTX is attached */
   uint32_t param_bytes;          /* size of the parameter buffer */
   int32_t registers;             /* per thread */
   int32_t static_shared_bytes;   /* the kernel's own __shared__ data, not dynamic memory */

@@ -405,12 +405,16 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
         if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
         uint32_t word = cc_rd32(pl + 8);
         raw_param rp = {cc_rd16(pl + 4), cc_rd16(pl + 6), 0, 0};
+        /* The last word: V1 has the size in bits 18-31 and a pointer's address space in bits
+         * 8-11 (0 for values; 5 generic, as nvcc 13 marks every pointer for sm_100 and newer;
+         * 4 global, from `.ptr .global` in PTX), with log2 of the pointee's alignment in bits
+         * 0-7. V2 has the size in bits 0-15 and the address space in bits 24-27. */
         if (attr == EIATTR_KPARAM_INFO) {
-          rp.size = word >> 18;             /* bits 18-31 */
-          rp.pointer = ((word >> 8) & 0xf) == 5; /* bits 8-11: 5 marks pointers (sm_100+) */
+          rp.size = word >> 18;
+          rp.pointer = ((word >> 8) & 0xf) != 0;
         } else {
-          rp.size = word & 0xffff;          /* bits 0-15 */
-          rp.pointer = ((word >> 24) & 0xf) == 5;
+          rp.size = word & 0xffff;
+          rp.pointer = ((word >> 24) & 0xf) != 0;
         }
         cucore_status st = add_raw_param(w, rp);
         if (st != CUCORE_OK) return st;

@@ -9,7 +9,8 @@
  *
  * Parameter kinds: .u/.s/.b scalars are INT; .f16/.bf16/.f32/.f64 (and the x2 pairs) FLOAT;
  * a scalar with the .ptr attribute POINTER; any array ("name[N]") BYTES. The alignment is the
- * .align given, else the element size. Offsets: see cc_param_layout in binary.h.
+ * .align given before the type, else the element size (an .align after .ptr is the pointee's).
+ * Offsets: see cc_param_layout in binary.h.
  */
 #define _GNU_SOURCE
 #include "binary.h"
@@ -270,12 +271,16 @@ static int parse_param(lexer *L, const char *kname, uint32_t ordinal, cucore_par
       if (ty) {
         type = ty;
       } else if (is(t, ".align")) {
+        /* After .ptr, .align is the alignment of the memory pointed to, not of the
+         * parameter (".param .u64 .ptr .global .align 8 p"). */
         token v = next(L);
-        if (!parse_uint(v, 1u << 16, &align) || align == 0 || (align & (align - 1)))
+        uint64_t a = 0;
+        if (!parse_uint(v, 1u << 16, &a) || a == 0 || (a & (a - 1)))
           return perr(L, v.line,
                       "parameter %u of .entry `%s`: .align must be followed by a power of two up "
                       "to 65536, found %s",
                       ordinal, kname, show(v, b1, sizeof b1));
+        if (!ptr) align = a;
       } else if (is(t, ".ptr")) {
         ptr = 1;
       } else if (is(t, ".v2") || is(t, ".v4") || is(t, ".v8")) {
