@@ -399,7 +399,7 @@ typedef struct cucore_kernel_info {
                                     the launch bounds); 0 when none */
   int32_t barriers;              /* named barriers used, barrier 0 included */
   int uses_grid_sync;            /* 1: syncs the whole grid; needs a cooperative launch */
-  int32_t param_base;            /* where parameters start in constant bank 0 */
+  int32_t param_base;            /* where parameters start in constant bank 0 (0: none) */
 } cucore_kernel_info;
 
 /* One entry of a fatbin. */

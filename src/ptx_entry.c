@@ -487,7 +487,7 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
     params = NULL;
     dst->param_count = nparams;
     dst->param_bytes = (uint32_t)total;
-    dst->param_base = (int32_t)cc_param_base(layout_arch, (uint32_t)total);
+    dst->param_base = nparams ? (int32_t)cc_param_base(layout_arch, (uint32_t)total) : 0;
     dst->registers = CUCORE_UNKNOWN;
     dst->static_shared_bytes = CUCORE_UNKNOWN;
     dst->reserved_shared_bytes = CUCORE_UNKNOWN;
