@@ -1032,6 +1032,151 @@ CUCORE_API cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device
                                                  cucore_kernel_resources *resources);
 
 /* ==== SECTION: binary inspection (offline reader) ==== */
+/*
+ * Reads cubins, fatbins and PTX with no GPU and no driver: which kernels a binary holds,
+ * each kernel's parameter layout (offset, size, and the type when PTX declares it), its
+ * resources (registers, shared, local and constant memory) and its launch attributes (launch
+ * bounds, required block size, cluster dimensions, grid sync). The reader treats its input as
+ * hostile: a malformed binary is CUCORE_INVALID_BINARY naming what is wrong and where.
+ */
+
+/* Detects what a buffer holds from its bytes alone:
+ *   CUCORE_CODE_CUBIN    an ELF for EM_CUDA (190)
+ *   CUCORE_CODE_FATBIN   a fatbin container (magic 0xBA55ED50)
+ *   CUCORE_CODE_OBJECT   a host ELF object with device code (.nv_fatbin or __nv_relfatbin)
+ *   CUCORE_CODE_LIBRARY  a static library ("!<arch>\n"; not inspected further)
+ *   CUCORE_CODE_PTX      text whose first directive, after comments, is .version or .target
+ *   CUCORE_CODE_LTOIR    LTO-IR (NVRTC -dlto output)
+ *   CUCORE_CODE_NVVM     LLVM bitcode (raw or wrapped) or LLVM IR text
+ * CUDA C++ source is never guessed. CUCORE_INVALID_BINARY names the first bytes seen. */
+CUCORE_API cucore_status cucore_code_type_detect(const void *data, size_t size,
+                                                 cucore_code_type *out);
+
+/* An opened binary: the kernels of one cubin or PTX module and, for a fatbin or host
+ * object, the list of its entries. Immutable except through cucore_binary_attach_ptx. */
+typedef struct cucore_binary cucore_binary;
+
+/* A kernel attribute the code does not record (a PTX module records no resource usage). */
+#define CUCORE_UNKNOWN (-1)
+
+/* One kernel. Strings and params live as long as the cucore_binary they came from. */
+typedef struct cucore_kernel_info {
+  const char *name;              /* symbol name; mangled for C++ kernels */
+  const char *demangled;         /* "ns::k(int*, float)"; NULL for extern "C" names, or when
+                                    libstdc++'s demangler could not be loaded */
+  uint32_t param_count;
+  const cucore_param_info *params; /* param_count entries by ordinal; NULL when none. From a
+                                    cubin: offset and size, kind UNKNOWN (POINTER where the
+                                    cubin marks a pointer: always from sm_100 on, and for PTX
+                                    `.ptr` parameters) and align 0, until PTX is attached */
+  uint32_t param_bytes;          /* size of the parameter buffer */
+  int32_t registers;             /* per thread */
+  int32_t static_shared_bytes;   /* the kernel's own __shared__ data, not dynamic memory */
+  int32_t reserved_shared_bytes; /* system-reserved shared memory the cubin places before
+                                    the kernel's own (1 KiB for sm_90 and newer), else 0 */
+  int32_t local_bytes;           /* per-thread stack frame of the kernel (local memory) */
+  int32_t stack_bytes;           /* per-thread stack including called functions' frames */
+  int32_t const_bytes;           /* constant bank 0 of the kernel: driver area + parameters */
+  int32_t user_const_bytes;      /* the module's __constant__ data (constant bank 3) */
+  int32_t max_threads_per_block; /* the largest block the kernel can be launched with: 1024,
+                                    or less by its declared bounds and by its registers
+                                    (65536 per block, 256-register allocation granularity
+                                    per warp, warps in groups of 4); CUCORE_UNKNOWN for PTX
+                                    without declared bounds */
+  uint32_t maxntid[3];           /* __launch_bounds__ / .maxntid; 0 when none declared */
+  uint32_t reqntid[3];           /* .reqntid (required block size); 0 when none */
+  uint32_t cluster_dims[3];      /* __cluster_dims__ / .reqnctapercluster; 0 when none */
+  uint32_t max_blocks_per_cluster; /* 3rd __launch_bounds__ argument / .maxclusterrank */
+  int explicit_cluster;          /* 1: must be launched as clusters (.explicitcluster) */
+  uint32_t min_blocks_per_sm;    /* .minnctapersm; PTX only (a cubin does not keep it) */
+  uint32_t max_registers;        /* register cap (__maxnreg__, or the one ptxas derived from
+                                    the launch bounds); 0 when none */
+  int32_t barriers;              /* named barriers used, barrier 0 included */
+  int uses_grid_sync;            /* 1: syncs the whole grid; needs a cooperative launch */
+  int32_t param_base;            /* where parameters start in constant bank 0 (0: none) */
+} cucore_kernel_info;
+
+/* One entry of a fatbin. */
+typedef struct cucore_fatbin_entry {
+  cucore_code_type type;     /* CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
+  uint32_t raw_kind;         /* the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
+  int arch;                  /* 90 for sm_90 / compute_90 / lto_90 */
+  char arch_suffix;          /* 'a', 'f' or 0 */
+  char arch_name[16];        /* "sm_90a", "compute_90", "lto_90" */
+  uint32_t version_major, version_minor; /* ELF format or PTX ISA version, e.g. 9.0 */
+  uint64_t offset;           /* of the stored bytes, from the start of the opened buffer */
+  uint64_t stored_size;      /* bytes stored in the container (padded, maybe compressed) */
+  uint64_t size;             /* bytes once decompressed (what extract gives) */
+  const char *compression;   /* "none", "lz4" or "zstd" (static strings) */
+  int debug;                 /* compiled with -G */
+  uint64_t flags;            /* the container's raw flags */
+} cucore_fatbin_entry;
+
+/* What was opened. */
+typedef struct cucore_binary_info {
+  cucore_code_type type;      /* CUBIN, FATBIN, PTX or OBJECT: the input */
+  cucore_code_type code_type; /* CUBIN or PTX: what the kernels were read from */
+  int arch;                   /* of the code read: 90 for sm_90a; PTX: its .target */
+  char arch_suffix;           /* 'a', 'f' or 0 */
+  char arch_name[16];         /* "sm_90a"; "compute_90" for PTX */
+  int virtual_arch;           /* cubin: the compute_XX it came from (0 when not recorded) */
+  int ptx_version;            /* PTX: ISA version, major*10 + minor */
+  int toolkit_version;        /* cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
+  int relocatable;            /* cubin: 1 when it needs linking (-rdc) */
+  int debug;                  /* cubin: 1 when compiled with -G */
+  uint32_t kernel_count;
+  uint32_t fatbin_entry_count; /* 0 unless a fatbin or host object */
+  int32_t selected_entry;     /* the fatbin entry the kernels came from; -1 when none */
+  int demangler;              /* 1 when C++ names could be demangled */
+} cucore_binary_info;
+
+/* CONSTRUCTOR: reads `size` bytes of code (copied). `type` may be CUCORE_CODE_AUTO. `arch`
+ * (e.g. 90; 0 = any) picks the entry of a fatbin (exact cubin, else a compatible cubin of
+ * the same major version, else PTX the arch can JIT; with 0 the newest cubin, else PTX),
+ * checks that a cubin can run on it, and sets the arch PTX parameter offsets are computed
+ * for (0: the PTX's .target). A fatbin that also carries PTX lends its parameter kinds to
+ * the chosen cubin. Fails with CUCORE_INVALID_BINARY (malformed, naming what and where),
+ * CUCORE_NOT_FOUND (no entry for `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source,
+ * static libraries, or a compressed entry whose decompressor is missing). */
+CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
+                                            cucore_code_type type, int arch,
+                                            cucore_binary **out);
+/* CONSTRUCTOR: the same for a file; CUCORE_IO_ERROR names the path and the system's reason. */
+CUCORE_API cucore_status cucore_binary_open_file(const char *path, cucore_code_type type,
+                                                 int arch, cucore_binary **out);
+/* DESTRUCTOR. NULL is a no-op. Kernel infos taken from it become invalid. */
+CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
+/* What was opened (arch, versions, counts). */
+CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
+                                                cucore_binary_info *out);
+/* The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
+ * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
+CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
+                                              const cucore_kernel_info **out);
+/* The kernel named `name`: its symbol, its demangled name, or its demangled name without the
+ * parameter list when only one kernel has it. CUCORE_NOT_FOUND lists the kernels that exist,
+ * the nearest names first. */
+CUCORE_API cucore_status cucore_binary_find_kernel(const cucore_binary *bin, const char *name,
+                                                   const cucore_kernel_info **out);
+/* Entry `index` of the fatbin (0 .. fatbin_entry_count-1). */
+CUCORE_API cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
+                                                    cucore_fatbin_entry *out);
+/* The entry cucore_binary_open would pick for `arch` (see there). */
+CUCORE_API cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, int arch,
+                                                     uint32_t *index);
+/* Copies entry `index`, decompressed, into `buf` of `capacity` bytes and sets *size. With
+ * buf NULL only *size is set. CUCORE_INVALID_ARGUMENT when capacity is too small (names both
+ * sizes); CUCORE_NOT_SUPPORTED when a compressed entry's decompressor is missing. */
+CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, uint32_t index,
+                                                      void *buf, size_t capacity,
+                                                      size_t *size);
+/* Merges the parameter types of a PTX module (text, `len` bytes, copied) into the kernels of
+ * the same name: each matched kernel's params get the PTX kind and alignment (a POINTER
+ * already known stays). *matched (may be NULL) counts the kernels matched. Nothing changes and
+ * CUCORE_INVALID_ARGUMENT names the kernel and parameter when a matched kernel's count or
+ * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse. */
+CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
+                                                  size_t len, uint32_t *matched);
 /* ==== END SECTION: binary inspection ==== */
 
 /* ==== SECTION: compile cache ==== */
