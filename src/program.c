@@ -276,8 +276,15 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
       fst = cc_fail(cc_status(CUCORE_COMPILE_ERROR, CUCORE_SOURCE_NVRTC, (int)r),
                     "compiling `%s` for %s_%d%s failed: %s (the full log has every message)",
                     p->name, target == CUCORE_CODE_CUBIN ? "sm" : "compute", arch, suffix, first);
-    else
-      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s", p->name, first);
+    else {
+      /* NVRTC names the option it refused but not its value: list what was passed. */
+      char given[1024] = "";
+      size_t len = 0;
+      for (int i = 0; i < args.n && len + 2 < sizeof given; i++)
+        len += (size_t)snprintf(given + len, sizeof given - len, "%s%s", i ? " " : "", args.v[i]);
+      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s (options given: %s)", p->name, first,
+                          given);
+    }
     cc_argv_free(&args);
     NVRTC(nvrtcDestroyProgram)(&prog);
     return fst;

@@ -19,7 +19,9 @@
 #ifndef CUCORE_READER_SUPPORT_H
 #define CUCORE_READER_SUPPORT_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "support.h"
 
 #include <errno.h>
