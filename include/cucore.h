@@ -499,6 +499,10 @@ CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index
                                                    const char **name);
 /* The native CUlibrary (loads first). */
 CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
+/* The PTX the code was made from, when cucore compiled it (it records parameter types that a
+ * cubin lacks; see cucore_binary_attach_ptx); *ptx NULL and *size 0 when there is none. */
+CUCORE_API cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx,
+                                           size_t *size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kernels: lookup, parameter layout, every cuFunc / cuKernel query and setting                */

@@ -178,25 +178,63 @@ static void kernel_text(const cucore_kernel_info *k) {
   if (k->uses_grid_sync) printf("  %-20s yes (needs a cooperative launch)\n", "grid sync");
 }
 
+static int is_source(const char *file) {
+  const char *dot = strrchr(file, '.');
+  return dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0 || strcmp(dot, ".cpp") == 0 ||
+                 strcmp(dot, ".ll") == 0 || strcmp(dot, ".bc") == 0);
+}
+
+/* A .cu (or NVVM IR) file: compile it to a cubin for the arch, keep its PTX for the parameter
+ * types, and open the cubin. --kernel is registered as a name expression first. */
+static int open_source(cli_source *src, const char *file, const char **kernel, cucore_binary **bin) {
+  if (*kernel && cli_source_add_expr(src, *kernel)) return CLI_EXIT_FAILURE;
+  cucore_object *obj = NULL;
+  int rc = cli_source_compile(src, "inspect", file, CUCORE_CODE_CUBIN, &obj);
+  if (rc) return rc;
+  if (*kernel) {
+    const char *lowered = NULL;
+    if (cucore_object_lowered_name(obj, *kernel, &lowered) == CUCORE_OK) *kernel = strdup(lowered);
+  }
+  const void *code = NULL;
+  size_t size = 0;
+  const char *ptx = NULL;
+  size_t ptx_size = 0;
+  cucore_object_code(obj, NULL, &code, &size);
+  cucore_object_ptx(obj, &ptx, &ptx_size);
+  cucore_status st = cucore_binary_open(code, size, CUCORE_CODE_CUBIN, 0, bin);
+  if (st == CUCORE_OK && ptx) st = cucore_binary_attach_ptx(*bin, ptx, ptx_size, NULL);
+  cucore_object_destroy(obj);
+  if (st != CUCORE_OK) return cli_fail("inspect", file, st);
+  return 0;
+}
+
 int cmd_inspect(int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   int arch = 0, json = 0;
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
-    } else if (strcmp(argv[i], "--arch") == 0 || strcmp(argv[i], "--kernel") == 0) {
+    } else if (strcmp(argv[i], "--kernel") == 0) {
       if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
-      if (argv[i][2] == 'a') {
-        arch = parse_arch(argv[++i]);
-        if (arch < 0)
-          return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
-                           argv[i]);
-      } else {
-        kernel = argv[++i];
-      }
+      kernel = argv[++i];
+    } else if (strcmp(argv[i], "--arch") == 0) {
+      if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
+      arch = parse_arch(argv[++i]);
+      if (arch < 0)
+        return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
+                         argv[i]);
+      int used = 0; /* the same arch compiles a .cu file */
+      if (cucore_options_parse(src.opts, "--arch", argv[i], &used) != CUCORE_OK)
+        return cli_usage("inspect", "%s", cucore_last_error());
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return cli_usage("inspect", "unknown option `%s` (expected --arch, --kernel or --json)",
-                       argv[i]);
+      int used = cli_source_option(&src, "inspect", argc, argv, i);
+      if (used < 0) return CLI_EXIT_USAGE;
+      if (used == 0)
+        return cli_usage("inspect", "unknown option `%s` (expected --arch, --kernel, --json or a "
+                         "compile option for .cu files)", argv[i]);
+      i += used - 1;
     } else if (file) {
       return cli_usage("inspect", "one FILE only (got `%s` and `%s`)", file, argv[i]);
     } else {
@@ -206,13 +244,29 @@ int cmd_inspect(int argc, char **argv) {
   if (!file) return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]");
 
   cucore_binary *bin = NULL;
-  cucore_status st = cucore_binary_open_file(file, CUCORE_CODE_AUTO, arch, &bin);
-  if (st != CUCORE_OK) return cli_fail("inspect", file, st);
+  const char *asked = kernel;
+  if (is_source(file)) {
+    int rc = open_source(&src, file, &kernel, &bin);
+    if (rc) {
+      cli_source_free(&src);
+      return rc;
+    }
+  } else {
+    cucore_status st = cucore_binary_open_file(file, CUCORE_CODE_AUTO, arch, &bin);
+    if (st != CUCORE_OK) {
+      cli_source_free(&src);
+      return cli_fail("inspect", file, st);
+    }
+  }
+  cli_source_free(&src);
+  cucore_status st;
+  char *lowered_copy = kernel != asked ? (char *)kernel : NULL; /* from open_source */
   cucore_binary_info info;
   cucore_binary_get_info(bin, &info);
   const cucore_kernel_info *only = NULL;
   if (kernel) {
     st = cucore_binary_find_kernel(bin, kernel, &only);
+    free(lowered_copy);
     if (st != CUCORE_OK) {
       int rc = cli_fail("inspect", file, st);
       cucore_binary_destroy(bin);

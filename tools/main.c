@@ -2,6 +2,7 @@
  * main.c -- the cucore command: verb table, help, dispatch.
  */
 #include "cli.h"
+#include "cmd_inspect.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ static const cli_verb verbs[] = {
      "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
      cmd_compile_help},
+    {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 
