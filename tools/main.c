@@ -36,6 +36,8 @@ static const cli_verb verbs[] = {
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
      cmd_compile_help},
     {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help},
+    {"occupancy", cmd_occupancy, "blocks per SM, occupancy and the binding limit of a kernel",
+     cmd_occupancy_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 
