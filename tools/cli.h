@@ -68,6 +68,8 @@ int cmd_version(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 extern const char cmd_compile_help[];
 int cmd_occupancy(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+extern const char cmd_run_help[];
 extern const char cmd_occupancy_help[];
 
 #endif

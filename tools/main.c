@@ -38,6 +38,8 @@ static const cli_verb verbs[] = {
     {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help},
     {"occupancy", cmd_occupancy, "blocks per SM, occupancy and the binding limit of a kernel",
      cmd_occupancy_help},
+    {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
+     cmd_run_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 
