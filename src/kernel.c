@@ -38,6 +38,7 @@ static int gpu_present(void) {
 /* Layout from the driver: cuKernelGetParamInfo until it says the index is past the end. */
 static cucore_status driver_layout(cucore_kernel *k) {
   cucore_status st = CC_DRV_REQUIRE(cuKernelGetParamInfo);
+  if (st == CUCORE_OK) st = cc_ensure_context(); /* cuKernelGetParamInfo needs one */
   if (st != CUCORE_OK) return st;
   int cap = 8, n = 0;
   cucore_param_info *ps = cc_calloc((size_t)cap, sizeof *ps, "parameter layout");
