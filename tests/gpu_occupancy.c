@@ -3,6 +3,7 @@
 #include "gpu_support.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static cucore_device *dev;
@@ -138,6 +139,65 @@ static void model_equals_driver_everywhere(void **state) {
 
 static size_t per_thread_smem(int block, void *user) { return (size_t)block * *(int *)user; }
 
+/* The same sweep over every kernel of the shared test-kernel files. */
+static void model_equals_driver_on_the_test_kernels(void **state) {
+  (void)state;
+  cucore_device_props props;
+  assert_ok(cucore_device_props_get(0, &props));
+  const char *files[] = {"params.cu", "big_params.cu", "launch_attrs.cu", "cluster.cu"};
+  long cases = 0, mismatches = 0;
+  int kernels = 0;
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    if (strcmp(files[f], "cluster.cu") == 0 && props.arch < 90) continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", CUCORE_TEST_KERNEL_DIR, files[f]);
+    size_t n = 0;
+    char *src = cucore_test_read_file(path, &n);
+    assert_non_null(src);
+    cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
+    free(src);
+    int count = 0;
+    assert_ok(cucore_object_kernel_count(obj, &count));
+    for (int i = 0; i < count; i++) {
+      const char *name = NULL;
+      assert_ok(cucore_object_kernel_name(obj, i, &name));
+      cucore_kernel *k = gpu_kernel(obj, name);
+      cucore_arch_limits lim;
+      cucore_kernel_resources res;
+      assert_ok(cucore_occupancy_inputs(k, dev, &lim, &res));
+      int room = lim.shared_per_block_optin - res.static_shared_bytes;
+      assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, room));
+      const size_t smems[] = {0, 4096, 48 * 1024, 80 * 1024, (size_t)room};
+      for (int block = 32; block <= res.max_threads_per_block; block += 32)
+        for (size_t si = 0; si < sizeof smems / sizeof *smems; si++) {
+          if ((long long)smems[si] > room) continue;
+          cucore_launch_config c;
+          memset(&c, 0, sizeof c);
+          c.block[0] = (unsigned)block;
+          c.shared_bytes = (unsigned)smems[si];
+          c.stream = stream;
+          int driver = -1;
+          assert_ok(cucore_occupancy_max_active_blocks(k, &c, 0, &driver));
+          cucore_occupancy_result r;
+          memset(&r, 0, sizeof r);
+          int model = cucore_occupancy_model_blocks(&lim, &res, block, smems[si], 0, &r) == CUCORE_OK
+                          ? r.active_blocks_per_sm : 0;
+          cases++;
+          if (model != driver && ++mismatches <= 20)
+            print_message("MISMATCH %s block %d smem %zu: driver %d, model %d\n", name, block,
+                          smems[si], driver, model);
+        }
+      kernels++;
+      cucore_kernel_destroy(k);
+    }
+    cucore_object_destroy(obj);
+  }
+  print_message("occupancy model vs driver on %d test kernels: %ld cases, %ld mismatches\n",
+                kernels, cases, mismatches);
+  assert_true(kernels >= 20);
+  assert_int_equal(mismatches, 0);
+}
+
 static void queries_check_their_inputs_and_answer(void **state) {
   (void)state;
   cucore_object *obj = gpu_compile(sweep_src, CUCORE_CODE_CUBIN, NULL, NULL);
@@ -227,6 +287,7 @@ int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(model_equals_driver_everywhere),
+      cmocka_unit_test(model_equals_driver_on_the_test_kernels),
       cmocka_unit_test(queries_check_their_inputs_and_answer),
       cmocka_unit_test(cluster_queries_return_the_drivers_values),
   };
