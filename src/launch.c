@@ -82,7 +82,9 @@ typedef struct launch_shape {
 static unsigned dim1(unsigned v) { return v ? v : 1; }
 
 static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
-                                   const launch_shape *s, const unsigned *c, const char *what) {
+                                   const launch_shape *s, const unsigned *dims, const char *what) {
+  /* x must be given; unused y and z may be 0 or 1, as for grids and blocks. */
+  const unsigned c[3] = {dims[0], dim1(dims[1]), dim1(dims[2])};
   if (!d->cluster_launch)
     return cc_fail(CUCORE_LAUNCH_CONFIG,
                    "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "

@@ -5,6 +5,9 @@
 #include "kernel.h"
 #include "occupancy_model.h"
 
+cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
+                                     cucore_binary **bin, const cucore_kernel_info **info);
+
 #include <string.h>
 
 static cucore_status check_flags(unsigned flags, const char *fn) {
@@ -249,6 +252,15 @@ cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
   r.carveout_percent = carveout;
   r.max_dynamic_shared_bytes = 0; /* cucore raises it on demand */
   (void)max_dyn;
+  /* Named barriers are a limit the driver applies but no attribute reports: the cubin's
+   * EIATTR_NUM_BARRIERS does (the offline reader). Unknown stays -1 (taken as 1). */
+  cucore_binary *bin = NULL;
+  const cucore_kernel_info *info = NULL;
+  if (k->obj->type != CUCORE_CODE_LTOIR && k->obj->type != CUCORE_CODE_PTX &&
+      cc_offline_kernel_info(k->obj, k->name, d->arch, &bin, &info) == CUCORE_OK &&
+      info->barriers > 0)
+    r.barriers = info->barriers;
+  cucore_binary_destroy(bin);
   *res = r;
   cc_begin();
   return CUCORE_OK;

@@ -13,11 +13,11 @@ cucore_status cc_offline_layout(cucore_object *obj, const char *symbol, cucore_p
                                 int *count, const char **source);
 void cc_ptx_apply_kinds(const cucore_object *obj, const char *symbol, cucore_param_info *params,
                         int count);
-cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol,
+cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
                                      cucore_binary **bin, const cucore_kernel_info **info);
 
 /* Opens the object's code with the reader, PTX kinds attached, and finds `symbol`. */
-cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol,
+cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
                                      cucore_binary **bin, const cucore_kernel_info **info) {
   *bin = NULL;
   *info = NULL;
@@ -27,7 +27,7 @@ cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol,
                    "and linking for a GPU needs one; link it with cucore_linker_* for an arch "
                    "(or compile to cubin) to read it without a GPU",
                    symbol, obj->name);
-  cucore_status st = cc_binary_open(obj->code, obj->size, obj->type, obj->arch, bin);
+  cucore_status st = cc_binary_open(obj->code, obj->size, obj->type, arch ? arch : obj->arch, bin);
   if (st != CUCORE_OK) return st;
   if (obj->ptx) (void)cc_binary_attach_ptx(*bin, obj->ptx, obj->ptx_size, NULL);
   *info = cc_binary_lookup(*bin, symbol);
@@ -44,7 +44,7 @@ cucore_status cc_offline_layout(cucore_object *obj, const char *symbol, cucore_p
                                 int *count, const char **source) {
   cucore_binary *bin = NULL;
   const cucore_kernel_info *k = NULL;
-  cucore_status st = cc_offline_kernel_info(obj, symbol, &bin, &k);
+  cucore_status st = cc_offline_kernel_info(obj, symbol, 0, &bin, &k);
   if (st != CUCORE_OK) return st;
   cucore_param_info *ps = cc_calloc(k->param_count ? k->param_count : 1, sizeof *ps, "a layout");
   if (!ps) {

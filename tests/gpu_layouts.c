@@ -23,26 +23,6 @@ static int teardown(void **state) {
   return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
 }
 
-static cucore_object *compile_file(const char *name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/%s", CUCORE_TEST_KERNEL_DIR, name);
-  size_t n = 0;
-  char *src = cucore_test_read_file(path, &n);
-  if (!src) fail_msg("cannot read %s", path);
-  cucore_program *p = NULL;
-  cucore_object *obj = NULL;
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, n, name, NULL, &p));
-  cucore_status st = cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj);
-  if (st != CUCORE_OK) {
-    const char *log = "";
-    cucore_program_log(p, &log);
-    fail_msg("%s: %s\n%s", name, cucore_last_error(), log);
-  }
-  cucore_program_destroy(p);
-  free(src);
-  return obj;
-}
-
 static long compared, mismatched;
 
 #define SAME(what, offline, driver)                                                          \
@@ -61,13 +41,13 @@ static void offline_layouts_equal_the_drivers(void **state) {
   int kernels = 0;
   for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
     if (strcmp(files[f], "cluster.cu") == 0 && arch < 90) continue;
-    cucore_object *obj = compile_file(files[f]);
+    char *ptx = NULL;
+    size_t ptx_size = 0;
+    cucore_object *obj = nvcc_object(files[f], arch, &ptx, &ptx_size);
+    if (!obj) skip();
     const void *code;
     size_t size;
-    const char *ptx;
-    size_t ptx_size;
     assert_ok(cucore_object_code(obj, NULL, &code, &size));
-    assert_ok(cucore_object_ptx(obj, &ptx, &ptx_size));
     cucore_binary *bin = NULL;
     assert_ok(cucore_binary_open(code, size, CUCORE_CODE_CUBIN, 0, &bin));
     if (ptx) assert_ok(cucore_binary_attach_ptx(bin, ptx, ptx_size, NULL));
@@ -114,6 +94,7 @@ static void offline_layouts_equal_the_drivers(void **state) {
     }
     cucore_binary_destroy(bin);
     cucore_object_destroy(obj);
+    free(ptx);
   }
   print_message("offline reader vs driver: %d kernels, %ld values compared, %ld mismatches\n",
                 kernels, compared, mismatched);
