@@ -370,6 +370,8 @@ typedef enum cucore_option {
   CUCORE_OPT_SPLIT_COMPILE,     /* int: compiler threads (0 = all cores) */
   CUCORE_OPT_DISABLE_WARNINGS,  /* bool: -w */
   CUCORE_OPT_RAW,               /* list: passed verbatim to the compiler (NVRTC/libNVVM) */
+  CUCORE_OPT_GENCODE,           /* list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
+                                   PTX (default: the arch, as cubin and as PTX) */
   CUCORE_OPT_COUNT
 } cucore_option;
 
@@ -429,9 +431,11 @@ CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog
  * nvvmLazyAddModuleToProgram (only what is used is linked). */
 CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
                                                    size_t size, const char *name, int lazy);
-/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN or CUCORE_CODE_LTOIR. Without an
- * arch option the current GPU's is used; without a GPU the arch must be given. On failure
- * (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with file:line. */
+/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR, or
+ * CUCORE_CODE_FATBIN (one cubin or PTX entry per gencode option, so one binary runs on several
+ * architectures). Without an arch option the current GPU's is used; without a GPU the arch must
+ * be given. On failure (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with
+ * file:line. */
 CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
                                                 cucore_object **out);
 /* The full log of the last compile (warnings on success, errors on failure); "" when none.

@@ -45,8 +45,9 @@ static void saxpy_runs_from_every_code_type(void **state) {
   cucore_devptr dx, dy;
   assert_ok(cucore_mem_alloc(dev, n * sizeof(float), &dx));
   assert_ok(cucore_mem_alloc(dev, n * sizeof(float), &dy));
-  cucore_code_type types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_PTX, CUCORE_CODE_LTOIR};
-  for (int t = 0; t < 3; t++) {
+  cucore_code_type types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_PTX, CUCORE_CODE_LTOIR,
+                              CUCORE_CODE_FATBIN};
+  for (int t = 0; t < 4; t++) {
     for (int i = 0; i < n; i++) {
       x[i] = (float)(i % 1000) * 0.5f;
       y[i] = (float)(i % 77);

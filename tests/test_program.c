@@ -270,6 +270,49 @@ static void objects_refuse_what_they_cannot_load(void **state) {
   assert_ok(cucore_args_destroy(NULL));
 }
 
+/* A fatbin with a cubin per gencode and PTX: the reader lists the entries we asked for, picks
+ * the right one per arch, and the name expressions survive. */
+static void fatbin_target_holds_every_gencode(void **state) {
+  (void)state;
+  cucore_options *o = opts_for("sm_90");
+  const char *gens[] = {"sm_80", "sm_90a", "compute_90"};
+  for (int i = 0; i < 3; i++) assert_ok(cucore_options_set_string(o, CUCORE_OPT_GENCODE, gens[i]));
+  assert_status(cucore_options_set_string(o, CUCORE_OPT_GENCODE, "sm90"), CUCORE_INVALID_ARGUMENT);
+  cucore_program *p = NULL;
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, two_kernels, 0, "two.cu", o, &p));
+  assert_ok(cucore_program_add_name_expression(p, "scale<float>"));
+  cucore_object *obj = NULL;
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_FATBIN, &obj));
+  const void *data;
+  size_t size;
+  cucore_code_type t;
+  assert_ok(cucore_object_code(obj, &t, &data, &size));
+  assert_int_equal(t, CUCORE_CODE_FATBIN);
+  cucore_binary *bin = NULL;
+  assert_ok(cucore_binary_open(data, size, CUCORE_CODE_AUTO, 80, &bin));
+  cucore_binary_info info;
+  assert_ok(cucore_binary_get_info(bin, &info));
+  assert_int_equal(info.fatbin_entry_count, 3);
+  const char *want_names[] = {"sm_80", "sm_90a", "compute_90"};
+  const cucore_code_type want_types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_CUBIN, CUCORE_CODE_PTX};
+  for (uint32_t i = 0; i < 3; i++) {
+    cucore_fatbin_entry e;
+    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_string_equal(e.arch_name, want_names[i]);
+    assert_int_equal(e.type, want_types[i]);
+  }
+  assert_int_equal(info.arch, 80); /* the sm_80 cubin was chosen for arch 80 */
+  const cucore_kernel_info *k = NULL;
+  assert_ok(cucore_binary_find_kernel(bin, "plain", &k));
+  cucore_binary_destroy(bin);
+  const char *lowered = NULL;
+  assert_ok(cucore_object_lowered_name(obj, "scale<float>", &lowered));
+  assert_string_equal(lowered, "_Z5scaleIfEvPT_S0_i");
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  cucore_options_destroy(o);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compiles_cpp_to_every_target),
@@ -279,6 +322,7 @@ int main(void) {
       cmocka_unit_test(nvvm_ir_and_ptx_programs),
       cmocka_unit_test(linker_links_and_names_undefined_symbols),
       cmocka_unit_test(objects_refuse_what_they_cannot_load),
+      cmocka_unit_test(fatbin_target_holds_every_gencode),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
