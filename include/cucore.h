@@ -413,7 +413,8 @@ typedef struct cucore_fatbin_entry {
   uint64_t offset;           /* of the stored bytes, from the start of the opened buffer */
   uint64_t stored_size;      /* bytes stored in the container (padded, maybe compressed) */
   uint64_t size;             /* bytes once decompressed (what extract gives) */
-  const char *compression;   /* "none", "lz4" or "zstd" (static strings) */
+  const char *compression;   /* "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
+                                stored in a way cucore cannot read); static strings */
   int debug;                 /* compiled with -G */
   uint64_t flags;            /* the container's raw flags */
 } cucore_fatbin_entry;

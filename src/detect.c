@@ -79,11 +79,16 @@ static int looks_like_llvm_text(const uint8_t *d, size_t n) {
   return starts_with(d, n, "; ModuleID");
 }
 
-/* Text: no NUL before the end (a single trailing NUL is allowed), no other control bytes. */
+/* Text: no control bytes, and after a NUL only NULs (the padding of a fatbin's PTX). */
 static int is_text(const uint8_t *d, size_t n) {
   size_t check = n < 65536 ? n : 65536;
   for (size_t i = 0; i < check; i++) {
-    if (d[i] == 0) return i + 1 == n;
+    if (d[i] == 0) {
+      if (i == 0) return 0;
+      for (size_t j = i; j < n; j++)
+        if (d[j] != 0) return 0;
+      return 1;
+    }
     if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t' && d[i] != '\f' &&
         d[i] != '\v')
       return 0;
