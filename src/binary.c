@@ -400,6 +400,14 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
                    (int)type);
   }
   if (size == 0) return cc_code_type_detect(data, size, &type); /* the empty-input message */
+  if (type == CUCORE_CODE_PTX) {
+    cucore_code_type seen = cc_code_type_by_magic(data, size);
+    if (seen != CUCORE_CODE_AUTO)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_binary_open: PTX was asked for, but the bytes are %s (by their "
+                     "magic number); pass CUCORE_CODE_AUTO or the right type",
+                     seen == CUCORE_CODE_OBJECT ? "an ELF file" : cucore_code_type_name(seen));
+  }
   cucore_binary *bin = cc_calloc(1, sizeof *bin, "a cucore_binary");
   if (!bin) return CUCORE_HOST_OUT_OF_MEMORY;
   bin->data = cc_malloc(size + 1, "a copy of the binary");

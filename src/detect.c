@@ -105,15 +105,31 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   if (!s) s = cc_elf_find(&e, "__nv_relfatbin");
   if (!s || s->type == 8 /* SHT_NOBITS */) {
     cc_elf_close(&e);
-    return cc_fail(CUCORE_NOT_FOUND,
-                   "host ELF object (e_machine %u) has no device code: no .nv_fatbin or "
-                   "__nv_relfatbin section",
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "an ELF file for machine %u (not EM_CUDA, 190) with no device code: it has no "
+                   ".nv_fatbin or __nv_relfatbin section",
                    (unsigned)e.machine);
   }
   *off = s->offset;
   *len = s->size;
   cc_elf_close(&e);
   return CUCORE_OK;
+}
+
+cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
+  if (starts_with(d, n, "\x7f" "ELF")) {
+    int le = n > 5 && d[5] == 1;
+    if (n >= 20 && (le ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19])) == CC_EM_CUDA)
+      return CUCORE_CODE_CUBIN;
+    return CUCORE_CODE_OBJECT;
+  }
+  if (n >= 4 && cc_rd32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
+  if (starts_with(d, n, "!<arch>\n")) return CUCORE_CODE_LIBRARY;
+  if (cc_is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
+  if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
+                 cc_rd32(d) == 0x0B17C0DEu))
+    return CUCORE_CODE_NVVM;
+  return CUCORE_CODE_AUTO;
 }
 
 cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *out) {
@@ -131,10 +147,7 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
       }
       uint64_t off, len;
       cucore_status st = cc_host_elf_fatbin(d, n, &off, &len);
-      if (st == CUCORE_OK) {
-        *out = CUCORE_CODE_OBJECT;
-        return CUCORE_OK;
-      }
+      if (st == CUCORE_OK) *out = CUCORE_CODE_OBJECT;
       return st;
     }
     return cc_fail(CUCORE_INVALID_BINARY,
