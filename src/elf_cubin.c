@@ -169,6 +169,29 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
     sec[i].name = "";
   }
   cucore_status st = CUCORE_OK;
+  /* The program header table and the segments it describes lie inside the file too. */
+  uint64_t phoff = cc_rd64(d + 0x20);
+  uint32_t phentsize = cc_rd16(d + 0x36), phnum = cc_rd16(d + 0x38);
+  if (phnum) {
+    if (phentsize < 56 || phnum > n / phentsize || !cc_range_ok(phoff, (uint64_t)phnum * phentsize, n)) {
+      st = cc_fail(CUCORE_INVALID_BINARY,
+                   "%s: the program header table (%u entries of %u bytes at offset %llu) extends "
+                   "past the end of the file (%zu bytes) or has entries under 56 bytes",
+                   what, phnum, phentsize, (unsigned long long)phoff, n);
+      goto done;
+    }
+    for (uint32_t i = 0; i < phnum; i++) {
+      const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
+      uint64_t off = cc_rd64(ph + 8), filesz = cc_rd64(ph + 0x20);
+      if (!cc_range_ok(off, filesz, n)) {
+        st = cc_fail(CUCORE_INVALID_BINARY,
+                     "%s: segment %u extends past the end of the file: offset %llu + size %llu > "
+                     "%zu bytes",
+                     what, i, (unsigned long long)off, (unsigned long long)filesz, n);
+        goto done;
+      }
+    }
+  }
   const cc_elf_section *names = &sec[shstrndx];
   if (names->type == SHT_NOBITS || !cc_range_ok(names->offset, names->size, n)) {
     st = cc_fail(CUCORE_INVALID_BINARY,
