@@ -25,7 +25,9 @@ if [ ! -d "$seeds" ] || [ -z "$(ls -A "$seeds")" ]; then
 fi
 mkdir -p "$corpus" "$artifacts"
 echo "fuzz-reader: running for ${secs}s ($(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) corpus files)"
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
 cd "$build"
 exec "$build/bin/fuzz_reader" -max_total_time="$secs" -max_len=131072 -timeout=10 \
   -rss_limit_mb=2048 -dict="$root/tests/fuzz/reader.dict" -artifact_prefix="$artifacts/" \
-  -jobs="$jobs" -workers="$jobs" -print_final_stats=1 "$corpus" "$seeds"
+  -print_final_stats=1 "${parallel[@]}" "$corpus" "$seeds"

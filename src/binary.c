@@ -482,11 +482,15 @@ cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, i
     return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno), "cannot open `%s`: %s",
                    path, strerror(errno));
   struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fstat(fileno(f), &sb) != 0) {
     int e = errno;
     fclose(f);
-    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, S_ISREG(sb.st_mode) ? e : 0),
-                   "cannot read `%s`: not a regular file", path);
+    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, e), "cannot read `%s`: %s",
+                   path, strerror(e));
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    fclose(f);
+    return cc_fail(CUCORE_IO_ERROR, "cannot read `%s`: not a regular file", path);
   }
   if ((uint64_t)sb.st_size > CC_DECOMPRESSED_MAX) {
     fclose(f);

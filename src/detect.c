@@ -101,6 +101,12 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   cc_elf e;
   cucore_status st = cc_elf_open(data, size, "host object", &e);
   if (st != CUCORE_OK) return st;
+  if (e.machine == CC_EM_CUDA) {
+    cc_elf_close(&e);
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "this ELF is a cubin (e_machine EM_CUDA, 190), not a host object: open it as "
+                   "CUCORE_CODE_CUBIN or CUCORE_CODE_AUTO");
+  }
   const cc_elf_section *s = cc_elf_find(&e, ".nv_fatbin");
   if (!s) s = cc_elf_find(&e, "__nv_relfatbin");
   if (!s || s->type == 8 /* SHT_NOBITS */) {
