@@ -456,6 +456,8 @@ CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
 /* What was opened (arch, versions, counts). */
 CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
                                                 cucore_binary_info *out);
+/* The number of kernels (as cucore_binary_info.kernel_count). */
+CUCORE_API cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count);
 /* The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
  * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
 CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,

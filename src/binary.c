@@ -533,6 +533,15 @@ cucore_status cucore_binary_get_info(const cucore_binary *bin, cucore_binary_inf
   return CUCORE_OK;
 }
 
+cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_binary_kernel_count", "count");
+  *count = 0;
+  CC_CHECK_ARG(bin, "cucore_binary_kernel_count", "bin");
+  *count = bin->kernels.count;
+  return CUCORE_OK;
+}
+
 cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
                                    const cucore_kernel_info **out) {
   cc_begin();

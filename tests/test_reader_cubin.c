@@ -65,6 +65,11 @@ static void check_arch(const char *arch) {
   /* The kernels are the entry symbols readelf lists, and those ptxas compiled. */
   assert_int_equal(info.kernel_count, elf.nkernels);
   assert_int_equal(info.kernel_count, px.n);
+  uint32_t count = 0;
+  assert_ok(cucore_binary_kernel_count(bin, &count));
+  assert_int_equal(count, info.kernel_count);
+  assert_status(cucore_binary_kernel_count(NULL, &count), CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(count, 0);
   const rs_sec *c3 = rs_elf_section(&elf, ".nv.constant3");
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;

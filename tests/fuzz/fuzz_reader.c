@@ -18,7 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size) {
   cucore_binary_info info;
+  uint32_t count;
   if (cucore_binary_get_info(bin, &info) != CUCORE_OK) abort();
+  if (cucore_binary_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count) abort();
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *f;
     if (cucore_binary_kernel(bin, i, &k) != CUCORE_OK) abort();
