@@ -32,6 +32,16 @@ static inline int cc_range_ok(uint64_t off, uint64_t len, uint64_t total) {
   return off <= total && len <= total - off;
 }
 
+/* The offset of the last NUL in [p, p + n), or UINT64_MAX when there is none. */
+static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
+  while (n > 0)
+    if (p[--n] == 0) return n;
+  return UINT64_MAX;
+}
+/* The most bytes of names (sections, kernels) read from a file of n bytes: names may share
+ * bytes (tail merging), but not without end. */
+#define CC_NAME_BYTES_MAX(n) ((uint64_t)(n) * 4 + 65536)
+
 /* The largest parameter buffer a kernel may have (CUDA 12.1+). */
 #define CC_PARAM_BYTES_MAX 32764u
 /* The largest decompressed fatbin entry cucore accepts, and the largest expansion ratio. */

@@ -466,12 +466,136 @@ static void hostile_ptx(void **state) {
   free(t);
 }
 
+/* A minimal cubin-shaped ELF built here with `nk` kernel symbols. Names: with `overlapping`,
+ * the kernel names start at offsets 1, 2, ... of one string of `name_len` 'A's (each a
+ * suffix of the one before), else each is its own "kNNNNN"; with `same_names` every symbol
+ * names the same string. With `info_len`, each kernel has a .nv.info.<name> section, and all
+ * of them cover the same `info_len` bytes of (harmless) attribute records. */
+static unsigned char *build_elf(unsigned nk, int overlapping, unsigned name_len, int same_names,
+                                unsigned info_len, size_t *size) {
+  size_t strcap = overlapping ? (size_t)name_len + 2 : (size_t)nk * 8 + 2;
+  char *str = calloc(strcap, 1);
+  unsigned *name_off = malloc(nk * sizeof *name_off);
+  size_t strlen_ = 1;
+  if (overlapping) {
+    memset(str + 1, 'A', name_len);
+    strlen_ = (size_t)name_len + 2;
+    for (unsigned k = 0; k < nk; k++) name_off[k] = same_names ? 1 : 1 + k % name_len;
+  } else {
+    for (unsigned k = 0; k < nk; k++) {
+      name_off[k] = same_names ? 1 : (unsigned)strlen_;
+      if (!same_names || k == 0) strlen_ += (size_t)sprintf(str + strlen_, "k%05u", k) + 1;
+    }
+  }
+  size_t shcap = 64 + (info_len ? (size_t)nk * 24 : 0);
+  char *shstr = calloc(shcap, 1);
+  size_t shlen = 1;
+  unsigned sh_names[3];
+  const char *fixed[3] = {".shstrtab", ".strtab", ".symtab"};
+  for (int i = 0; i < 3; i++) {
+    sh_names[i] = (unsigned)shlen;
+    shlen += (size_t)sprintf(shstr + shlen, "%s", fixed[i]) + 1;
+  }
+  unsigned ninfo = info_len ? nk : 0;
+  unsigned *info_names = malloc((ninfo + 1) * sizeof *info_names);
+  for (unsigned k = 0; k < ninfo; k++) {
+    info_names[k] = (unsigned)shlen;
+    shlen += (size_t)sprintf(shstr + shlen, ".nv.info.%s", str + name_off[k]) + 1;
+  }
+  size_t symlen = (size_t)(nk + 1) * 24;
+  size_t off_shstr = 64, off_str = off_shstr + shlen, off_sym = (off_str + strlen_ + 7) & ~(size_t)7;
+  size_t off_info = off_sym + symlen, off_sh = (off_info + info_len + 7) & ~(size_t)7;
+  unsigned nsec = 4 + ninfo;
+  size_t n = off_sh + (size_t)nsec * 64;
+  unsigned char *d = calloc(n, 1);
+  memcpy(d, "\x7f" "ELF\x02\x01\x01\x41\x08", 9);
+  put16(d + 0x10, 2);
+  put16(d + 0x12, 190);
+  put32(d + 0x14, 1);
+  put32(d + 0x30, 90u << 8);
+  put64(d + 0x28, off_sh);
+  put16(d + 0x34, 64);
+  put16(d + 0x3a, 64);
+  put16(d + 0x3c, nsec);
+  put16(d + 0x3e, 1);
+  memcpy(d + off_shstr, shstr, shlen);
+  memcpy(d + off_str, str, strlen_);
+  for (unsigned k = 0; k < nk; k++) {
+    unsigned char *sym = d + off_sym + (size_t)(k + 1) * 24;
+    put32(sym, name_off[k]);
+    sym[4] = 0x12; /* STT_FUNC, STB_GLOBAL */
+    sym[5] = 0x10; /* STO_CUDA_ENTRY */
+  }
+  for (unsigned i = 0; i + 4 <= info_len; i += 4) memcpy(d + off_info + i, "\x01\x2b\x00\x00", 4);
+  struct {
+    unsigned type;
+    size_t off, size, entsize;
+    unsigned link;
+  } secs[4] = {{0, 0, 0, 0, 0}, {3, off_shstr, shlen, 0, 0}, {3, off_str, strlen_, 0, 0},
+               {2, off_sym, symlen, 24, 2}};
+  for (unsigned i = 0; i < nsec; i++) {
+    unsigned char *h = d + off_sh + (size_t)i * 64;
+    if (i < 4) {
+      put32(h, i ? sh_names[i - 1] : 0);
+      put32(h + 4, secs[i].type);
+      put64(h + 0x18, secs[i].off);
+      put64(h + 0x20, secs[i].size);
+      put32(h + 0x28, secs[i].link);
+      put64(h + 0x38, secs[i].entsize);
+    } else {
+      put32(h, info_names[i - 4]);
+      put32(h + 4, 0x70000000);
+      put64(h + 0x18, off_info);
+      put64(h + 0x20, info_len);
+    }
+  }
+  free(info_names);
+  free(shstr);
+  free(name_off);
+  free(str);
+  *size = n;
+  return d;
+}
+
+/* Inputs built to make a reader spend time quadratic in their size are refused. */
+static void quadratic_traps(void **state) {
+  (void)state;
+  size_t n;
+  /* small ones open: 3 kernels with info sections (sharing 16 bytes: that much is allowed,
+   * the total stays below the file's size), and 3 without */
+  unsigned char *d = build_elf(3, 0, 0, 0, 16, &n);
+  assert_ok(open_all(d, n, CUCORE_CODE_AUTO, 0));
+  free(d);
+  d = build_elf(3, 0, 0, 0, 0, &n);
+  assert_ok(open_all(d, n, CUCORE_CODE_AUTO, 0));
+  cucore_binary *bin;
+  assert_ok(cucore_binary_open(d, n, CUCORE_CODE_AUTO, 0, &bin));
+  const cucore_kernel_info *k;
+  assert_ok(cucore_binary_find_kernel(bin, "k00002", &k));
+  cucore_binary_destroy(bin);
+  free(d);
+  /* 20000 kernels whose .nv.info sections all cover the same 64 KiB (2 MB of file, 1.3 GB to
+   * walk) */
+  d = build_elf(20000, 0, 0, 0, 65536, &n);
+  expect(open_all(d, n, CUCORE_CODE_AUTO, 0), "they overlap");
+  free(d);
+  /* 20000 names that are suffixes of one 20000-byte string: 200 MB of names in 0.5 MB */
+  d = build_elf(20000, 1, 20000, 0, 0, &n);
+  expect(open_all(d, n, CUCORE_CODE_AUTO, 0), "overlap far more than any real file");
+  free(d);
+  /* every kernel with the same name */
+  d = build_elf(2000, 0, 0, 1, 0, &n);
+  expect(open_all(d, n, CUCORE_CODE_AUTO, 0), "is defined by two entry symbols");
+  free(d);
+}
+
 int main(void) {
   rs_require_tools();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(truncated_files),         cmocka_unit_test(flipped_bytes),
       cmocka_unit_test(corrupted_elf_structure), cmocka_unit_test(corrupted_attributes),
       cmocka_unit_test(corrupted_fatbins),       cmocka_unit_test(hostile_ptx),
+      cmocka_unit_test(quadratic_traps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
