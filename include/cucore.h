@@ -1081,7 +1081,7 @@ typedef struct cucore_kernel_info {
   int32_t registers;             /* per thread */
   int32_t static_shared_bytes;   /* the kernel's own __shared__ data, not dynamic memory */
   int32_t reserved_shared_bytes; /* system-reserved shared memory the cubin places before
-                                    the kernel's own (1 KiB for sm_90 and newer), else 0 */
+                                    the kernel's own (1 KiB in linked sm_90+ cubins), else 0 */
   int32_t local_bytes;           /* per-thread stack frame of the kernel (local memory) */
   int32_t stack_bytes;           /* per-thread stack including called functions' frames */
   int32_t const_bytes;           /* constant bank 0 of the kernel: driver area + parameters */
@@ -1115,7 +1115,8 @@ typedef struct cucore_fatbin_entry {
   uint64_t offset;           /* of the stored bytes, from the start of the opened buffer */
   uint64_t stored_size;      /* bytes stored in the container (padded, maybe compressed) */
   uint64_t size;             /* bytes once decompressed (what extract gives) */
-  const char *compression;   /* "none", "lz4" or "zstd" (static strings) */
+  const char *compression;   /* "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
+                                stored in a way cucore cannot read); static strings */
   int debug;                 /* compiled with -G */
   uint64_t flags;            /* the container's raw flags */
 } cucore_fatbin_entry;
@@ -1143,7 +1144,11 @@ typedef struct cucore_binary_info {
  * the same major version, else PTX the arch can JIT; with 0 the newest cubin, else PTX),
  * checks that a cubin can run on it, and sets the arch PTX parameter offsets are computed
  * for (0: the PTX's .target). A fatbin that also carries PTX lends its parameter kinds to
- * the chosen cubin. Fails with CUCORE_INVALID_BINARY (malformed, naming what and where),
+ * the chosen cubin. PTX offsets follow ptxas's layout for that arch: each parameter starts
+ * at the first offset after the previous one whose address in constant bank 0 (param base +
+ * offset) is a multiple of its alignment; the base is 0x160 on sm_70-89 (0x1a80 once the
+ * parameters pass 4352 bytes), 0x210 on sm_90 and 0x380 on sm_100 and newer, so a 64-byte
+ * aligned struct can sit at different offsets on different GPUs. Fails with CUCORE_INVALID_BINARY (malformed, naming what and where),
  * CUCORE_NOT_FOUND (no entry for `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source,
  * static libraries, or a compressed entry whose decompressor is missing). */
 CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
@@ -1157,6 +1162,8 @@ CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
 /* What was opened (arch, versions, counts). */
 CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
                                                 cucore_binary_info *out);
+/* The number of kernels (as cucore_binary_info.kernel_count). */
+CUCORE_API cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count);
 /* The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
  * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
 CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,

@@ -119,31 +119,68 @@ static void merge_one(cucore_kernel_info *dst, const cucore_kernel_info *src) {
   if (!dst->min_blocks_per_sm) dst->min_blocks_per_sm = src->min_blocks_per_sm;
 }
 
+static int cmp_kernel_names(const void *a, const void *b) {
+  const cucore_kernel_info *const *x = a, *const *y = b;
+  return strcmp((*x)->name, (*y)->name);
+}
+
+/* `src`'s kernels sorted by name, for lookups in O(log n). */
+typedef struct name_sorted {
+  const cucore_kernel_info **items;
+  uint32_t count;
+} name_sorted;
+
+static const cucore_kernel_info *find_sorted(const name_sorted *ns, const char *name) {
+  uint32_t lo = 0, hi = ns->count;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(name, ns->items[mid]->name);
+    if (c == 0) return ns->items[mid];
+    if (c < 0)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return NULL;
+}
+
 static cucore_status attach(cc_kernel_list *dst, const cc_kernel_list *src, uint32_t *matched,
                             int strict) {
   uint32_t n = 0;
+  name_sorted ns = {malloc(((size_t)src->count + 1) * sizeof *ns.items), src->count};
+  if (!ns.items) {
+    if (!strict) return CUCORE_HOST_OUT_OF_MEMORY;
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory matching PTX kernels");
+  }
+  for (uint32_t i = 0; i < src->count; i++) ns.items[i] = &src->items[i];
+  qsort(ns.items, ns.count, sizeof *ns.items, cmp_kernel_names);
+  cucore_status st = CUCORE_OK;
   for (uint32_t i = 0; i < dst->count && strict; i++) {
-    const cucore_kernel_info *s = find_exact(src, dst->items[i].name);
+    const cucore_kernel_info *s = find_sorted(&ns, dst->items[i].name);
     uint32_t bad = 0;
     if (!s || same_layout(&dst->items[i], s, &bad)) continue;
     const cucore_kernel_info *d = &dst->items[i];
     if (bad == UINT32_MAX)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "the PTX declares kernel `%s` with %u parameters, the binary's has %u: they "
-                     "come from different code",
-                     d->name, s->param_count, d->param_count);
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "the PTX declares parameter %u of kernel `%s` as %u bytes, the binary's is %u "
+      st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "the PTX declares kernel `%.200s` with %u parameters, the binary's has %u: they "
+                   "come from different code",
+                   d->name, s->param_count, d->param_count);
+    else
+      st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "the PTX declares parameter %u of kernel `%.200s` as %u bytes, the binary's is %u "
                    "bytes: they come from different code",
                    bad, d->name, s->params[bad].size, d->params[bad].size);
+    free(ns.items);
+    return st;
   }
   for (uint32_t i = 0; i < dst->count; i++) {
-    const cucore_kernel_info *s = find_exact(src, dst->items[i].name);
+    const cucore_kernel_info *s = find_sorted(&ns, dst->items[i].name);
     uint32_t bad = 0;
     if (!s || !same_layout(&dst->items[i], s, &bad)) continue;
     merge_one(&dst->items[i], s);
     n++;
   }
+  free(ns.items);
   if (matched) *matched = n;
   return CUCORE_OK;
 }
@@ -400,6 +437,14 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
                    (int)type);
   }
   if (size == 0) return cc_code_type_detect(data, size, &type); /* the empty-input message */
+  if (type == CUCORE_CODE_PTX) {
+    cucore_code_type seen = cc_code_type_by_magic(data, size);
+    if (seen != CUCORE_CODE_AUTO)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_binary_open: PTX was asked for, but the bytes are %s (by their "
+                     "magic number); pass CUCORE_CODE_AUTO or the right type",
+                     seen == CUCORE_CODE_OBJECT ? "an ELF file" : cucore_code_type_name(seen));
+  }
   cucore_binary *bin = cc_calloc(1, sizeof *bin, "a cucore_binary");
   if (!bin) return CUCORE_HOST_OUT_OF_MEMORY;
   bin->data = cc_malloc(size + 1, "a copy of the binary");
@@ -474,11 +519,15 @@ cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, i
     return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno), "cannot open `%s`: %s",
                    path, strerror(errno));
   struct stat sb;
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fstat(fileno(f), &sb) != 0) {
     int e = errno;
     fclose(f);
-    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, S_ISREG(sb.st_mode) ? e : 0),
-                   "cannot read `%s`: not a regular file", path);
+    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, e), "cannot read `%s`: %s",
+                   path, strerror(e));
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    fclose(f);
+    return cc_fail(CUCORE_IO_ERROR, "cannot read `%s`: not a regular file", path);
   }
   if ((uint64_t)sb.st_size > CC_DECOMPRESSED_MAX) {
     fclose(f);
@@ -518,6 +567,15 @@ cucore_status cucore_binary_get_info(const cucore_binary *bin, cucore_binary_inf
   CC_CHECK_ARG(bin, "cucore_binary_get_info", "bin");
   CC_CHECK_ARG(out, "cucore_binary_get_info", "out");
   *out = bin->info;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_binary_kernel_count", "count");
+  *count = 0;
+  CC_CHECK_ARG(bin, "cucore_binary_kernel_count", "bin");
+  *count = bin->kernels.count;
   return CUCORE_OK;
 }
 

@@ -32,6 +32,16 @@ static inline int cc_range_ok(uint64_t off, uint64_t len, uint64_t total) {
   return off <= total && len <= total - off;
 }
 
+/* The offset of the last NUL in [p, p + n), or UINT64_MAX when there is none. */
+static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
+  while (n > 0)
+    if (p[--n] == 0) return n;
+  return UINT64_MAX;
+}
+/* The most bytes of names (sections, kernels) read from a file of n bytes: names may share
+ * bytes (tail merging), but not without end. */
+#define CC_NAME_BYTES_MAX(n) ((uint64_t)(n) * 4 + 65536)
+
 /* The largest parameter buffer a kernel may have (CUDA 12.1+). */
 #define CC_PARAM_BYTES_MAX 32764u
 /* The largest decompressed fatbin entry cucore accepts, and the largest expansion ratio. */
@@ -57,10 +67,13 @@ void cc_kernel_finish_limits(cucore_kernel_info *k);
 
 /* The code type of a buffer; CUCORE_INVALID_BINARY naming the first bytes when none fits. */
 cucore_status cc_code_type_detect(const uint8_t *data, size_t size, cucore_code_type *out);
+/* The type the first bytes' magic number names (ELF: CUBIN for EM_CUDA, else OBJECT), or
+ * CUCORE_CODE_AUTO for text or anything else. Records nothing. */
+cucore_code_type cc_code_type_by_magic(const uint8_t *data, size_t size);
 /* 1 when the bytes start like LTO-IR (NVRTC -dlto / nvJitLink input). */
 int cc_is_ltoir(const uint8_t *data, size_t size);
 /* For a host ELF: the offset and size of its embedded fatbin section (.nv_fatbin, or
- * __nv_relfatbin for relocatable device code). CUCORE_NOT_FOUND when it has none. */
+ * __nv_relfatbin for relocatable device code). CUCORE_INVALID_BINARY when it has none. */
 cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off, uint64_t *len);
 
 /* ---- ELF64 little-endian section tables (elf_cubin.c) ----------------------------------------- */

@@ -79,11 +79,16 @@ static int looks_like_llvm_text(const uint8_t *d, size_t n) {
   return starts_with(d, n, "; ModuleID");
 }
 
-/* Text: no NUL before the end (a single trailing NUL is allowed), no other control bytes. */
+/* Text: no control bytes, and after a NUL only NULs (the padding of a fatbin's PTX). */
 static int is_text(const uint8_t *d, size_t n) {
   size_t check = n < 65536 ? n : 65536;
   for (size_t i = 0; i < check; i++) {
-    if (d[i] == 0) return i + 1 == n;
+    if (d[i] == 0) {
+      if (i == 0) return 0;
+      for (size_t j = i; j < n; j++)
+        if (d[j] != 0) return 0;
+      return 1;
+    }
     if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t' && d[i] != '\f' &&
         d[i] != '\v')
       return 0;
@@ -96,19 +101,41 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   cc_elf e;
   cucore_status st = cc_elf_open(data, size, "host object", &e);
   if (st != CUCORE_OK) return st;
+  if (e.machine == CC_EM_CUDA) {
+    cc_elf_close(&e);
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "this ELF is a cubin (e_machine EM_CUDA, 190), not a host object: open it as "
+                   "CUCORE_CODE_CUBIN or CUCORE_CODE_AUTO");
+  }
   const cc_elf_section *s = cc_elf_find(&e, ".nv_fatbin");
   if (!s) s = cc_elf_find(&e, "__nv_relfatbin");
   if (!s || s->type == 8 /* SHT_NOBITS */) {
     cc_elf_close(&e);
-    return cc_fail(CUCORE_NOT_FOUND,
-                   "host ELF object (e_machine %u) has no device code: no .nv_fatbin or "
-                   "__nv_relfatbin section",
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "an ELF file for machine %u (not EM_CUDA, 190) with no device code: it has no "
+                   ".nv_fatbin or __nv_relfatbin section",
                    (unsigned)e.machine);
   }
   *off = s->offset;
   *len = s->size;
   cc_elf_close(&e);
   return CUCORE_OK;
+}
+
+cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
+  if (starts_with(d, n, "\x7f" "ELF")) {
+    int le = n > 5 && d[5] == 1;
+    if (n >= 20 && (le ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19])) == CC_EM_CUDA)
+      return CUCORE_CODE_CUBIN;
+    return CUCORE_CODE_OBJECT;
+  }
+  if (n >= 4 && cc_rd32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
+  if (starts_with(d, n, "!<arch>\n")) return CUCORE_CODE_LIBRARY;
+  if (cc_is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
+  if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
+                 cc_rd32(d) == 0x0B17C0DEu))
+    return CUCORE_CODE_NVVM;
+  return CUCORE_CODE_AUTO;
 }
 
 cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *out) {
@@ -126,10 +153,7 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
       }
       uint64_t off, len;
       cucore_status st = cc_host_elf_fatbin(d, n, &off, &len);
-      if (st == CUCORE_OK) {
-        *out = CUCORE_CODE_OBJECT;
-        return CUCORE_OK;
-      }
+      if (st == CUCORE_OK) *out = CUCORE_CODE_OBJECT;
       return st;
     }
     return cc_fail(CUCORE_INVALID_BINARY,

@@ -24,6 +24,7 @@
  * the .note.nv.cuinfo note. 'f' (family) is not recorded in the cubin itself; it is read from
  * the ptxas command line kept in .note.nv.tkinfo ("-arch sm_100f") when present.
  */
+#define _GNU_SOURCE
 #include "binary.h"
 
 #include <stdio.h>
@@ -169,6 +170,29 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
     sec[i].name = "";
   }
   cucore_status st = CUCORE_OK;
+  /* The program header table and the segments it describes lie inside the file too. */
+  uint64_t phoff = cc_rd64(d + 0x20);
+  uint32_t phentsize = cc_rd16(d + 0x36), phnum = cc_rd16(d + 0x38);
+  if (phnum) {
+    if (phentsize < 56 || phnum > n / phentsize || !cc_range_ok(phoff, (uint64_t)phnum * phentsize, n)) {
+      st = cc_fail(CUCORE_INVALID_BINARY,
+                   "%s: the program header table (%u entries of %u bytes at offset %llu) extends "
+                   "past the end of the file (%zu bytes) or has entries under 56 bytes",
+                   what, phnum, phentsize, (unsigned long long)phoff, n);
+      goto done;
+    }
+    for (uint32_t i = 0; i < phnum; i++) {
+      const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
+      uint64_t off = cc_rd64(ph + 8), filesz = cc_rd64(ph + 0x20);
+      if (!cc_range_ok(off, filesz, n)) {
+        st = cc_fail(CUCORE_INVALID_BINARY,
+                     "%s: segment %u extends past the end of the file: offset %llu + size %llu > "
+                     "%zu bytes",
+                     what, i, (unsigned long long)off, (unsigned long long)filesz, n);
+        goto done;
+      }
+    }
+  }
   const cc_elf_section *names = &sec[shstrndx];
   if (names->type == SHT_NOBITS || !cc_range_ok(names->offset, names->size, n)) {
     st = cc_fail(CUCORE_INVALID_BINARY,
@@ -178,10 +202,14 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
                  (unsigned long long)names->size, n);
     goto done;
   }
+  /* A name is terminated inside the table when a NUL follows it there: when its offset is
+   * at most that of the table's last NUL (found once, so this stays linear). */
+  uint64_t last_nul = cc_last_nul(d + names->offset, names->size);
+  uint64_t name_bytes = 0;
   for (uint64_t i = 0; i < count; i++) {
     uint32_t no = name_offs[i];
     if (no == 0 && names->size == 0) continue;
-    if (no >= names->size || !memchr(d + names->offset + no, 0, names->size - no)) {
+    if (no >= names->size || last_nul == UINT64_MAX || no > last_nul) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "%s: section %llu: its name (offset %u) is not a terminated string inside the "
                    "section-name table (section %u, %llu bytes)",
@@ -189,12 +217,22 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
       goto done;
     }
     sec[i].name = (const char *)d + names->offset + no;
+    /* Names that overlap each other many times over would make every name comparison
+     * expensive; real files never come near this bound. */
+    name_bytes += strnlen(sec[i].name, CC_NAME_BYTES_MAX(n) + 1);
+    if (name_bytes > CC_NAME_BYTES_MAX(n)) {
+      st = cc_fail(CUCORE_INVALID_BINARY,
+                   "%s: the section names add up to more than %llu bytes in a file of %zu bytes: "
+                   "they overlap far more than any real file's",
+                   what, (unsigned long long)CC_NAME_BYTES_MAX(n), n);
+      goto done;
+    }
   }
   for (uint64_t i = 0; i < count; i++) {
     if (sec[i].type == SHT_NOBITS || sec[i].type == SHT_NULL) continue;
     if (!cc_range_ok(sec[i].offset, sec[i].size, n)) {
       st = cc_fail(CUCORE_INVALID_BINARY,
-                   "%s: section %llu (%s) extends past the end of the file: offset %llu + size "
+                   "%s: section %llu (%.160s) extends past the end of the file: offset %llu + size "
                    "%llu > %zu bytes",
                    what, (unsigned long long)i, sec[i].name, (unsigned long long)sec[i].offset,
                    (unsigned long long)sec[i].size, n);
@@ -251,8 +289,20 @@ static int cmp_section_names(const void *a, const void *b) {
   return strcmp((*sa)->name, (*sb)->name);
 }
 
-static int cmp_strings(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
+typedef struct hashed_name {
+  uint64_t hash;
+  const char *name;
+} hashed_name;
+
+static uint64_t hash_name(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+static int cmp_hashed(const void *a, const void *b) {
+  const hashed_name *x = a, *y = b;
+  return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
 /* strcmp(prefix + name, s) without concatenating. */
@@ -297,13 +347,14 @@ typedef struct parse_ctx {
   uint32_t nsyms;
   kernel_work *work;         /* one per kernel */
   uint32_t nwork;
+  uint64_t walked;           /* bytes of attribute sections read */
 } parse_ctx;
 
 static cucore_status short_payload(const cc_elf *e, uint32_t secidx, uint64_t at, unsigned attr,
                                    uint32_t have, uint32_t need) {
   char nb[48];
   return cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: section %u (%s): %s at offset %llu has %u bytes of data; it needs at "
+                 "cubin: section %u (%.160s): %s at offset %llu has %u bytes of data; it needs at "
                  "least %u",
                  secidx, e->sections[secidx].name, attr_name(attr, nb, sizeof nb),
                  (unsigned long long)at, have, need);
@@ -351,6 +402,14 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
   const cc_elf *e = c->elf;
   const cc_elf_section *s = &e->sections[secidx];
   if (s->type == SHT_NOBITS) return CUCORE_OK;
+  /* Sections do not overlap in a real file, so what is walked adds up to the file at most;
+   * more means sections share bytes, and walking them all could take quadratic time. */
+  c->walked += s->size;
+  if (c->walked > e->size)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: section %u (%.160s): the attribute sections read so far add up to %llu "
+                   "bytes, more than the %zu-byte file: they overlap",
+                   secidx, s->name, (unsigned long long)c->walked, e->size);
   const uint8_t *p = e->data + s->offset;
   uint64_t len = s->size, pos = 0;
   cucore_kernel_info *k = kidx >= 0 ? &c->cubin->kernels.items[kidx] : NULL;
@@ -359,7 +418,7 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
   while (pos < len) {
     if (len - pos < 4)
       return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: section %u (%s): %llu stray bytes at offset %llu; attribute records "
+                     "cubin: section %u (%.160s): %llu stray bytes at offset %llu; attribute records "
                      "are at least 4 bytes",
                      secidx, s->name, (unsigned long long)(len - pos), (unsigned long long)pos);
     unsigned fmt = p[pos], attr = p[pos + 1];
@@ -369,13 +428,13 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
       plen = v16;
       if (!cc_range_ok(pos + 4, plen, len))
         return cc_fail(CUCORE_INVALID_BINARY,
-                       "cubin: section %u (%s): %s at offset %llu declares %u bytes of data but "
+                       "cubin: section %u (%.160s): %s at offset %llu declares %u bytes of data but "
                        "only %llu remain in the section",
                        secidx, s->name, attr_name(attr, nb, sizeof nb), (unsigned long long)pos,
                        plen, (unsigned long long)(len - pos - 4));
     } else if (fmt < 1 || fmt > 3) {
       return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: section %u (%s): unknown attribute format %u at offset %llu "
+                     "cubin: section %u (%.160s): unknown attribute format %u at offset %llu "
                      "(expected 1 to 4)",
                      secidx, s->name, fmt, (unsigned long long)pos);
     }
@@ -487,16 +546,16 @@ static cucore_status finish_params(cucore_kernel_info *k, kernel_work *w) {
     const raw_param *rp = &w->params[i];
     if (rp->ordinal >= n)
       return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%s`: EIATTR_KPARAM_INFO describes parameter ordinal %u, but "
+                     "cubin: kernel `%.200s`: EIATTR_KPARAM_INFO describes parameter ordinal %u, but "
                      "only %u parameter records are present (ordinals 0 to %u expected)",
                      k->name, rp->ordinal, n, n ? n - 1 : 0);
     if (rp->size == 0)
       return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%s`: parameter %u has size 0", k->name, rp->ordinal);
+                     "cubin: kernel `%.200s`: parameter %u has size 0", k->name, rp->ordinal);
     uint32_t pend = rp->offset + rp->size; /* both < 2^16: no overflow */
     if (w->have_param_bytes && pend > w->param_bytes)
       return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%s`: parameter %u at offset %u + size %u extends past the "
+                     "cubin: kernel `%.200s`: parameter %u at offset %u + size %u extends past the "
                      "%u-byte parameter buffer (EIATTR_CBANK_PARAM_SIZE)",
                      k->name, rp->ordinal, rp->offset, rp->size, w->param_bytes);
     if (pend > end) end = pend;
@@ -515,7 +574,7 @@ static cucore_status finish_params(cucore_kernel_info *k, kernel_work *w) {
         free(seen);
         free(params);
         return cc_fail(CUCORE_INVALID_BINARY,
-                       "cubin: kernel `%s`: parameter %u is described twice by "
+                       "cubin: kernel `%.200s`: parameter %u is described twice by "
                        "EIATTR_KPARAM_INFO",
                        k->name, rp->ordinal);
       }
@@ -577,7 +636,7 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   cc_elf e;
   cucore_status st = cc_elf_open(d, n, "cubin", &e);
   if (st != CUCORE_OK) return st;
-  parse_ctx c = {&e, out, NULL, 0, NULL, 0};
+  parse_ctx c = {&e, out, NULL, 0, NULL, 0, 0};
   name_index ix = {NULL, 0};
   if (e.machine != EM_CUDA) {
     st = cc_fail(CUCORE_INVALID_BINARY,
@@ -620,18 +679,19 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   uint32_t symidx = (uint32_t)(symtab - e.sections);
   if (symtab->entsize != 24) {
     st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: section %u (%s): symbol entry size %llu; ELF64 symbols are 24 bytes",
+                 "cubin: section %u (%.160s): symbol entry size %llu; ELF64 symbols are 24 bytes",
                  symidx, symtab->name, (unsigned long long)symtab->entsize);
     goto fail;
   }
   if (symtab->link >= e.count || e.sections[symtab->link].type != SHT_STRTAB) {
     st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: section %u (%s): its string table (sh_link %u) is not a string table "
+                 "cubin: section %u (%.160s): its string table (sh_link %u) is not a string table "
                  "section (%u sections)",
                  symidx, symtab->name, symtab->link, e.count);
     goto fail;
   }
   const cc_elf_section *strtab = &e.sections[symtab->link];
+  uint64_t strtab_last_nul = cc_last_nul(d + strtab->offset, strtab->size), kname_bytes = 0;
   c.nsyms = (uint32_t)(symtab->size / 24);
   c.kernel_of_symbol = cc_malloc((size_t)c.nsyms * sizeof(int32_t) + 1, "symbol map");
   if (!c.kernel_of_symbol) {
@@ -643,7 +703,7 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
     const uint8_t *sym = d + symtab->offset + (uint64_t)i * 24;
     if ((sym[4] & 0xf) != STT_FUNC || !(sym[5] & STO_CUDA_ENTRY)) continue;
     uint32_t no = cc_rd32(sym);
-    if (no >= strtab->size || !memchr(d + strtab->offset + no, 0, strtab->size - no)) {
+    if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "
                    "string table (section %u, %llu bytes)",
@@ -655,8 +715,17 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
       st = cc_fail(CUCORE_INVALID_BINARY, "cubin: symbol %u is a kernel entry with no name", i);
       goto fail;
     }
+    size_t nlen = strnlen(name, CC_NAME_BYTES_MAX(n) + 1);
+    kname_bytes += nlen;
+    if (kname_bytes > CC_NAME_BYTES_MAX(n)) {
+      st = cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: the kernel names add up to more than %llu bytes in a file of %zu "
+                   "bytes: they overlap far more than any real file's",
+                   (unsigned long long)CC_NAME_BYTES_MAX(n), n);
+      goto fail;
+    }
     c.kernel_of_symbol[i] = (int32_t)out->kernels.count;
-    if (!cc_kernel_list_add(&out->kernels, name, strlen(name))) {
+    if (!cc_kernel_list_add(&out->kernels, name, nlen)) {
       st = CUCORE_HOST_OUT_OF_MEMORY;
       goto fail;
     }
@@ -664,17 +733,21 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
 
   /* Kernel names are unique in a valid cubin (and a duplicate would be read twice). */
   if (out->kernels.count > 1) {
-    const char **names = cc_calloc(out->kernels.count, sizeof *names, "kernel names");
+    /* Sorted by a hash of the name, so equal names meet without long string compares. */
+    hashed_name *names = cc_calloc(out->kernels.count, sizeof *names, "kernel names");
     if (!names) {
       st = CUCORE_HOST_OUT_OF_MEMORY;
       goto fail;
     }
-    for (uint32_t i = 0; i < out->kernels.count; i++) names[i] = out->kernels.items[i].name;
-    qsort(names, out->kernels.count, sizeof *names, cmp_strings);
+    for (uint32_t i = 0; i < out->kernels.count; i++) {
+      names[i].name = out->kernels.items[i].name;
+      names[i].hash = hash_name(names[i].name);
+    }
+    qsort(names, out->kernels.count, sizeof *names, cmp_hashed);
     for (uint32_t i = 1; i < out->kernels.count; i++)
-      if (strcmp(names[i - 1], names[i]) == 0) {
+      if (names[i - 1].hash == names[i].hash && strcmp(names[i - 1].name, names[i].name) == 0) {
         st = cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%s` is defined by two entry symbols", names[i]);
+                     "cubin: kernel `%.200s` is defined by two entry symbols", names[i].name);
         free(names);
         goto fail;
       }

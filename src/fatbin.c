@@ -14,7 +14,8 @@
  *                               entries carry more header after +64 (compatibility and
  *                               LTO options), which this reader skips
  *   flags: 0x1 64-bit, 0x2 debug (-G), 0x10 Linux, 0x2000 LZ4-compressed, 0x8000
- *          zstd-compressed, 0x100000 arch-specific ('a'), 0x200000 family-specific ('f')
+ *          zstd-compressed, 0x100000 arch-specific ('a'), 0x200000 family-specific ('f');
+ *          compressed LTO-IR has 0x10000 as well and is not a zstd frame: "unknown"
  * The entry data starts right after its header; the next entry after the stored bytes.
  *
  * Compression: with 0x2000 the data is one LZ4 block (the documented LZ4 block format:
@@ -130,6 +131,10 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
                      CC_DECOMPRESS_RATIO_MAX);
     e->size = dsize;
     *csize_out = csize; /* the compressed bytes are the first csize of the stored ones */
+    /* A zstd frame starts with 28 b5 2f fd. Compressed LTO-IR (flag 0x10000 beside 0x8000)
+     * is stored some other way this reader does not know. */
+    if ((e->flags & FLAG_ZSTD) && cc_rd32(base + pos + hsize) != 0xFD2FB528u)
+      e->compression = "unknown";
   }
   *next = pos + hsize + stored;
   return CUCORE_OK;
@@ -389,6 +394,14 @@ static int entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out, 
   }
   size_t csize = (size_t)f->compressed_sizes[index], dsize = (size_t)e->size;
   int lz4 = strcmp(e->compression, "lz4") == 0;
+  if (strcmp(e->compression, "unknown") == 0) {
+    *code = CUCORE_NOT_SUPPORTED;
+    snprintf(err, errlen,
+             "compressed fatbin entry %u (%s): flags 0x%llx name a compression cucore cannot "
+             "read (the data is no zstd frame); build the fatbin with nvcc --no-compress",
+             index, e->arch_name, (unsigned long long)e->flags);
+    return -1;
+  }
   if (!lz4) {
     pthread_once(&zstd_once, load_zstd);
     if (!zstd.decompress) {

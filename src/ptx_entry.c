@@ -370,10 +370,13 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
   if (nt.kind != TOK_WORD || nt.s[0] == '.')
     return perr(L, nt.line, "expected a kernel name after .entry, found %s",
                 show(nt, b1, sizeof b1));
-  char *kname = malloc(nt.len + 1);
-  if (!kname) return perr(L, nt.line, "out of host memory");
-  memcpy(kname, nt.s, nt.len);
-  kname[nt.len] = '\0';
+  char *name = malloc(nt.len + 1);
+  if (!name) return perr(L, nt.line, "out of host memory");
+  memcpy(name, nt.s, nt.len);
+  name[nt.len] = '\0';
+  /* the name as messages show it: at most 80 characters */
+  char kname[96];
+  snprintf(kname, sizeof kname, "%.80s%s", name, nt.len > 80 ? "..." : "");
   cucore_param_info *params = NULL;
   uint32_t nparams = 0, cap = 0;
   cucore_kernel_info k;
@@ -474,7 +477,7 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
            kname, (unsigned long long)total, layout_arch, CC_PARAM_BYTES_MAX);
       goto out;
     }
-    cucore_kernel_info *dst = cc_kernel_list_add(kernels, kname, strlen(kname));
+    cucore_kernel_info *dst = cc_kernel_list_add(kernels, name, nt.len);
     if (!dst) {
       perr(L, nt.line, "out of host memory");
       goto out;
@@ -501,7 +504,7 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
   }
 out:
   free(params);
-  free(kname);
+  free(name);
   return rc;
 }
 

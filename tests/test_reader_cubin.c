@@ -65,6 +65,11 @@ static void check_arch(const char *arch) {
   /* The kernels are the entry symbols readelf lists, and those ptxas compiled. */
   assert_int_equal(info.kernel_count, elf.nkernels);
   assert_int_equal(info.kernel_count, px.n);
+  uint32_t count = 0;
+  assert_ok(cucore_binary_kernel_count(bin, &count));
+  assert_int_equal(count, info.kernel_count);
+  assert_status(cucore_binary_kernel_count(NULL, &count), CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(count, 0);
   const rs_sec *c3 = rs_elf_section(&elf, ".nv.constant3");
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;
@@ -329,6 +334,32 @@ static void relocatable_and_debug_cubins(void **state) {
   assert_int_equal(info.kernel_count, elf.nkernels);
   cucore_binary_destroy(bin);
   free(data);
+  /* A relocatable sm_90 cubin has no reserved shared window; resources as ptxas reports. */
+  char *la = rs_build("launch_attrs_rdc_sm_90.cubin",
+                      "nvcc -cubin -rdc=true -arch=sm_90 -Xptxas -v -o \"$OUT\" launch_attrs.cu");
+  char *log = rs_build_log(la);
+  static rs_ptxas px;
+  rs_parse_ptxas(log, &px);
+  data = rs_read(la, &n);
+  assert_ok(cucore_binary_open(data, n, CUCORE_CODE_AUTO, 0, &bin));
+  assert_ok(cucore_binary_get_info(bin, &info));
+  assert_int_equal(info.relocatable, 1);
+  assert_int_equal(info.kernel_count, px.n);
+  for (uint32_t i = 0; i < px.n; i++) {
+    const cucore_kernel_info *k = rs_kernel(bin, px.e[i].name);
+    assert_int_equal(k->static_shared_bytes, px.e[i].smem);
+    assert_int_equal(k->reserved_shared_bytes, 0);
+    assert_int_equal(k->local_bytes, px.e[i].frame);
+    if (px.e[i].regs) assert_int_equal(k->registers, px.e[i].regs);
+  }
+  /* a cubin given as a host object is refused with the reason */
+  cucore_binary *obj = NULL;
+  assert_status(cucore_binary_open(data, n, CUCORE_CODE_OBJECT, 0, &obj), CUCORE_INVALID_BINARY);
+  assert_contains(cucore_last_error(), "is a cubin");
+  cucore_binary_destroy(bin);
+  free(data);
+  free(log);
+  free(la);
   data = rs_read(dbg, &n);
   assert_ok(cucore_binary_open(data, n, CUCORE_CODE_AUTO, 0, &bin));
   assert_ok(cucore_binary_get_info(bin, &info));
@@ -342,6 +373,46 @@ static void relocatable_and_debug_cubins(void **state) {
   free(dbg);
 }
 
+/* The two e_flags layouts (LLVM's ELF.h names them): ABI version 7 (CUDA 12 and older) keeps
+ * the SM in bits 0-7, the virtual arch in bits 16-23 and 'a' in bit 11; ABI version 8 keeps
+ * the SM in bits 8-15 and 'a' in bit 3. This toolkit writes only version 8, so version 7 is
+ * made here by rewriting a real cubin's header with values the test chooses. */
+static void elf_flag_layouts(void **state) {
+  (void)state;
+  char *path = rs_all_kernels_cubin("sm_80");
+  size_t n;
+  unsigned char *d = rs_read(path, &n);
+  struct {
+    unsigned osabi, abiver;
+    unsigned long flags;
+    int arch, virt;
+    char suffix;
+  } cases[] = {
+      {0x33, 7, 0x00500550ul, 80, 80, 0},        /* sm_80 from compute_80, 64-bit, texmode */
+      {0x33, 7, 0x004b0556ul, 86, 75, 0},        /* sm_86 from compute_75 */
+      {0x33, 7, 0x005a0d5aul, 90, 90, 'a'},      /* sm_90a */
+      {0x41, 8, 0x06005a04ul | 0x8, 90, 0, 'a'}, /* ABI 8 with EF_CUDA_ACCELERATORS */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    unsigned char *c = malloc(n);
+    memcpy(c, d, n);
+    c[7] = (unsigned char)cases[i].osabi;
+    c[8] = (unsigned char)cases[i].abiver;
+    for (int b = 0; b < 4; b++) c[0x30 + b] = (unsigned char)(cases[i].flags >> (8 * b));
+    cucore_binary *bin;
+    assert_ok(cucore_binary_open(c, n, CUCORE_CODE_CUBIN, 0, &bin));
+    cucore_binary_info info;
+    assert_ok(cucore_binary_get_info(bin, &info));
+    assert_int_equal(info.arch, cases[i].arch);
+    assert_int_equal(info.arch_suffix, cases[i].suffix);
+    if (cases[i].abiver == 7) assert_int_equal(info.virtual_arch, cases[i].virt);
+    cucore_binary_destroy(bin);
+    free(c);
+  }
+  free(d);
+  free(path);
+}
+
 int main(void) {
   rs_require_tools();
 #define ARCH_TEST(a) cmocka_unit_test_prestate(cubin_matches_oracles, (void *)a)
@@ -353,6 +424,7 @@ int main(void) {
       cmocka_unit_test(kernels_are_found_by_any_name),
       cmocka_unit_test(arch_compatibility_is_checked),
       cmocka_unit_test(relocatable_and_debug_cubins),
+      cmocka_unit_test(elf_flag_layouts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,14 +146,14 @@ static void kernel_text(const cucore_kernel_info *k) {
   if (k->param_base) printf(", from c[0x0][0x%x]", (unsigned)k->param_base);
   printf(")\n");
   if (k->param_count) {
-    printf("  %22s %6s %6s %6s  %s\n", "#", "offset", "size", "align", "type");
+    printf("    %4s %7s %6s %6s  %s\n", "#", "offset", "size", "align", "type");
     for (uint32_t i = 0; i < k->param_count; i++) {
       const cucore_param_info *p = &k->params[i];
       if (p->align)
         snprintf(a, sizeof a, "%u", p->align);
       else
         snprintf(a, sizeof a, "?");
-      printf("  %22u %6u %6u %6s  %s\n", i, p->offset, p->size, a, kind_name(p->kind));
+      printf("    %4u %7u %6u %6s  %s\n", i, p->offset, p->size, a, kind_name(p->kind));
     }
   }
   printf("  %-20s %s\n", "registers", num(a, sizeof a, k->registers, ""));

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# fuzz-reader.sh [SECONDS] -- builds the offline reader's libFuzzer target (clang, ASan,
+# UBSan) in build-fuzz/ and runs it for SECONDS (default 60) on the seed corpus that
+# tests/fuzz/make_seeds.sh writes, keeping what it learns in build-fuzz/fuzz-corpus.
+# Exit status: 0 when nothing was found; non-zero when the fuzzer found a crash, a leak or a
+# time-out, whose input is left in build-fuzz/fuzz-artifacts/ (replay: fuzz_reader FILE).
+# Environment: CUCORE_FUZZ_BUILD (build directory), CUCORE_FUZZ_JOBS (parallel jobs, 1).
+set -euo pipefail
+secs=${1:-60}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${CUCORE_FUZZ_BUILD:-$root/build-fuzz}
+jobs=${CUCORE_FUZZ_JOBS:-1}
+if ! command -v clang >/dev/null; then
+  echo "fuzz-reader: clang is needed (apt-get install clang)" >&2
+  exit 1
+fi
+CC=clang cmake -S "$root" -B "$build" -DCUCORE_FUZZ=ON -DCUCORE_BUILD_EXAMPLES=OFF \
+  -DCUCORE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" --target fuzz_reader -j"$(nproc)" >/dev/null
+seeds=$build/fuzz-seeds
+corpus=$build/fuzz-corpus
+artifacts=$build/fuzz-artifacts
+if [ ! -d "$seeds" ] || [ -z "$(ls -A "$seeds")" ]; then
+  "$root/tests/fuzz/make_seeds.sh" "$seeds"
+fi
+mkdir -p "$corpus" "$artifacts"
+echo "fuzz-reader: running for ${secs}s ($(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) corpus files)"
+parallel=()
+[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
+cd "$build"
+exec "$build/bin/fuzz_reader" -max_total_time="$secs" -max_len=131072 -timeout=10 \
+  -rss_limit_mb=2048 -dict="$root/tests/fuzz/reader.dict" -artifact_prefix="$artifacts/" \
+  -print_final_stats=1 "${parallel[@]}" "$corpus" "$seeds"

@@ -1,0 +1,89 @@
+/*
+ * fuzz_reader.c -- libFuzzer target for the offline binary reader: code-type detection,
+ * cucore_binary_open with every code type and a few arches, every accessor on what opened
+ * (kernels, lookups by name, fatbin entries, extraction with decompression, attaching the
+ * input as PTX), and the LZ4 decoder on its own.
+ *
+ * Built with -DCUCORE_FUZZ=ON and clang (tests/fuzz/CMakeLists.txt); run by
+ * scripts/fuzz-reader.sh.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary.h"
+#include "cucore.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size) {
+  cucore_binary_info info;
+  uint32_t count;
+  if (cucore_binary_get_info(bin, &info) != CUCORE_OK) abort();
+  if (cucore_binary_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count) abort();
+  for (uint32_t i = 0; i < info.kernel_count; i++) {
+    const cucore_kernel_info *k, *f;
+    if (cucore_binary_kernel(bin, i, &k) != CUCORE_OK) abort();
+    if (cucore_binary_find_kernel(bin, k->name, &f) != CUCORE_OK) abort();
+    if (k->demangled) cucore_binary_find_kernel(bin, k->demangled, &f);
+    uint64_t sum = 0;
+    for (uint32_t p = 0; p < k->param_count; p++) {
+      if ((uint64_t)k->params[p].offset + k->params[p].size > k->param_bytes) abort();
+      sum += k->params[p].size;
+    }
+    (void)sum;
+  }
+  const cucore_kernel_info *none;
+  cucore_binary_find_kernel(bin, "no such kernel", &none);
+  for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
+    cucore_fatbin_entry e;
+    if (cucore_binary_fatbin_entry(bin, i, &e) != CUCORE_OK) abort();
+    size_t n = 0;
+    cucore_binary_fatbin_extract(bin, i, NULL, 0, &n);
+    if (n <= ((size_t)1 << 22)) {
+      void *buf = malloc(n ? n : 1);
+      cucore_binary_fatbin_extract(bin, i, buf, n, &n);
+      free(buf);
+    }
+  }
+  uint32_t idx;
+  cucore_binary_fatbin_select(bin, 90, &idx);
+  /* the input read as PTX, merged into what opened */
+  uint32_t matched;
+  cucore_binary_attach_ptx((cucore_binary *)bin, (const char *)data, size, &matched);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  cucore_code_type type;
+  cucore_code_type_detect(data, size, &type);
+
+  /* The LZ4 decoder alone: "LZ4" + u16 output size + block. */
+  if (size >= 5 && memcmp(data, "LZ4", 3) == 0) {
+    size_t out = (size_t)(data[3] | data[4] << 8);
+    uint8_t *dst = malloc(out ? out : 1);
+    cc_begin();
+    cc_lz4_decompress(data + 5, size - 5, dst, out);
+    free(dst);
+    return 0;
+  }
+
+  static const cucore_code_type types[] = {CUCORE_CODE_AUTO, CUCORE_CODE_CUBIN,
+                                           CUCORE_CODE_FATBIN, CUCORE_CODE_PTX,
+                                           CUCORE_CODE_OBJECT};
+  static const int arches[] = {0, 80, 90, 120};
+  int arch = arches[size ? data[size - 1] % 4 : 0];
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    cucore_binary *bin = NULL;
+    cucore_status st = cucore_binary_open(data, size, types[t], arch, &bin);
+    if (st == CUCORE_OK) {
+      if (!bin) abort();
+      exercise(bin, data, size);
+    } else if (bin) {
+      abort(); /* a failed constructor leaves NULL */
+    } else if (cucore_last_error()[0] == '\0') {
+      abort(); /* every failure says why */
+    }
+    cucore_binary_destroy(bin);
+  }
+  return 0;
+}
