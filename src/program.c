@@ -3,6 +3,7 @@
  * NVVM IR through libNVVM; targets PTX, cubin and LTO-IR. The result is an ObjectCode.
  */
 #define _GNU_SOURCE
+#include "cache.h"
 #include "object.h"
 #include "options.h"
 
@@ -28,6 +29,7 @@ struct cucore_program {
   cc_module *modules; /* extra NVVM modules */
   int module_count;
   char *log;
+  cc_cache_state cache; /* the compile cache's part (cache.c) */
 };
 
 static const char *empty_log = "";
@@ -94,6 +96,7 @@ cucore_status cucore_program_destroy(cucore_program *p) {
   free(p->code);
   free(p->name);
   free(p->log);
+  cc_cache_state_free(&p->cache);
   cucore_options_destroy(p->opts);
   free(p);
   return CUCORE_OK;
@@ -559,10 +562,25 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   char suffix[4] = "";
   st = cc_options_arch(p->opts, &arch, suffix);
   if (st != CUCORE_OK) return st;
+  /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
+  cc_cache_job job;
+  cc_cache_request rq = {p->type, target, arch, suffix, p->name, p->code, p->size, p->opts,
+                         (const char *const *)p->exprs, p->expr_count, NULL};
+  cc_cache_job_begin(&job, &p->cache, &rq);
+  for (int i = 0; i < p->module_count; i++)
+    cc_cache_job_add_module(&job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
+                            p->modules[i].lazy);
+  char *cached_log = NULL;
+  if (cc_cache_job_lookup(&job, out, &cached_log)) return set_log(p, cached_log);
   switch (p->type) {
-  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
-  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  case CUCORE_CODE_CUDA_CPP: st = compile_nvrtc(p, target, arch, suffix, out); break;
+  case CUCORE_CODE_PTX: st = compile_ptx(p, target, arch, suffix, out); break;
+  case CUCORE_CODE_NVVM: st = compile_nvvm(p, target, arch, suffix, out); break;
   default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
   }
+  if (st == CUCORE_OK) cc_cache_job_store(&job, out, p->log);
+  return st;
 }
+
+cc_cache_state *cc_program_cache_state(cucore_program *p) { return &p->cache; }
+const cc_cache_state *cc_program_cache_state_const(const cucore_program *p) { return &p->cache; }
