@@ -67,5 +67,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 extern const char cmd_compile_help[];
+int cmd_cache(int argc, char **argv);
+extern const char cmd_cache_help[];
 
 #endif

@@ -34,6 +34,7 @@ static const cli_verb verbs[] = {
      "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
      cmd_compile_help},
+    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 
