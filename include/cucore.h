@@ -825,7 +825,7 @@ CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
  * the cache is at most 90% of the cap.
  *
  * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
- * the key, the SHA-256 of the payload) and the payload (the code, the PTX kept beside a
+ * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a
  * cubin, the name-expression map, the compile log). Entries are written to a temporary file
  * in the same directory, flushed and renamed, so readers never see part of one. An entry that
  * fails its checks is removed and the source is compiled again. The cache never fails a

@@ -86,13 +86,15 @@ int cc_cache_tool_path(cc_cache_tool tool, char *out, size_t cap);
 /* ---- the entry format (cache_entry.c) ------------------------------------------------- */
 
 #define CC_CACHE_MAGIC "CUCACHE\x1a"
-#define CC_CACHE_HEADER_BYTES 88u
+#define CC_CACHE_HEADER_BYTES 64u
 
 /* Serialises `obj` and the compile log into one entry for `key`. Returns a malloc'd buffer
  * and its size, or NULL when out of memory. */
 unsigned char *cc_cache_entry_encode(const unsigned char key[CC_CACHE_KEY_BYTES],
                                      const cucore_object *obj, const char *log,
                                      size_t *size);
+/* The entry's 64-bit payload checksum (any change to one 8-byte word changes it). */
+uint64_t cc_cache_checksum(const void *data, size_t n);
 /* Checks an entry (magic, version, lengths, key, checksum, every field in bounds) and makes
  * an object named `name` from it, plus the log (malloc'd; may be NULL). Returns 0, or -1 with
  * the reason in `why`. */

