@@ -822,7 +822,9 @@ CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
  * (it wins over cucore_cache_set_enabled). Size cap: cucore_cache_set_max_bytes, else
  * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
  * passes the cap, the least recently used entries (a hit counts as a use) are removed until
- * the cache is at most 90% of the cap.
+ * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
+ * of the directory plus what it stored since, so many processes storing at once can pass it
+ * for a while (a soft cap); an entry larger than 90% of the cap is not stored.
  *
  * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
  * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a

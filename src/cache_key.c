@@ -365,6 +365,23 @@ static void tool_field(cc_cache_key *key, cc_cache_tool tool, const char *label)
   field_str(&key->sha, label, id);
 }
 
+/* The flags the tool will be given, as rendered now: a change in how cucore renders options
+ * (with the version string unchanged, as during development) still changes the key. */
+static int rendered_field(cc_cache_key *key, const cc_cache_request *rq, cc_tool tool,
+                          int virtual_arch) {
+  cc_argv args = {0};
+  if (cc_options_render(rq->opts, tool, rq->arch, rq->suffix, virtual_arch, &args) != CUCORE_OK) {
+    cc_argv_free(&args);
+    cc_begin();
+    uncacheable(key, "out of host memory computing the cache key");
+    return -1;
+  }
+  field_u64(&key->sha, "argv", (uint64_t)args.n);
+  for (int i = 0; i < args.n; i++) field_str(&key->sha, "arg", args.v[i]);
+  cc_argv_free(&args);
+  return 0;
+}
+
 int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   memset(key, 0, sizeof *key);
   cc_sha256 *sha = &key->sha;
@@ -389,6 +406,14 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   }
   if (rq->target == CUCORE_CODE_CUBIN && rq->type != CUCORE_CODE_CUDA_CPP)
     tool_field(key, CC_CACHE_NVJITLINK, "nvjitlink");
+  int rendered = 0;
+  if (rq->type == CUCORE_CODE_CUDA_CPP)
+    rendered = rendered_field(key, rq, CC_TOOL_NVRTC, rq->target != CUCORE_CODE_CUBIN);
+  else if (rq->type == CUCORE_CODE_NVVM)
+    rendered = rendered_field(key, rq, CC_TOOL_NVVM, 1);
+  if (rendered == 0 && rq->target == CUCORE_CODE_CUBIN && rq->type != CUCORE_CODE_CUDA_CPP)
+    rendered = rendered_field(key, rq, CC_TOOL_NVJITLINK, 0);
+  if (rendered != 0) return -1;
 
   const char *canon = NULL;
   if (cucore_options_canonical(o, &canon) != CUCORE_OK) {
