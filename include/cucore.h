@@ -370,6 +370,8 @@ typedef enum cucore_option {
   CUCORE_OPT_SPLIT_COMPILE,     /* int: compiler threads (0 = all cores) */
   CUCORE_OPT_DISABLE_WARNINGS,  /* bool: -w */
   CUCORE_OPT_RAW,               /* list: passed verbatim to the compiler (NVRTC/libNVVM) */
+  CUCORE_OPT_GENCODE,           /* list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
+                                   PTX (default: the arch, as cubin and as PTX) */
   CUCORE_OPT_COUNT
 } cucore_option;
 
@@ -429,9 +431,11 @@ CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog
  * nvvmLazyAddModuleToProgram (only what is used is linked). */
 CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
                                                    size_t size, const char *name, int lazy);
-/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN or CUCORE_CODE_LTOIR. Without an
- * arch option the current GPU's is used; without a GPU the arch must be given. On failure
- * (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with file:line. */
+/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR, or
+ * CUCORE_CODE_FATBIN (one cubin or PTX entry per gencode option, so one binary runs on several
+ * architectures). Without an arch option the current GPU's is used; without a GPU the arch must
+ * be given. On failure (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with
+ * file:line. */
 CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
                                                 cucore_object **out);
 /* The full log of the last compile (warnings on success, errors on failure); "" when none.
@@ -499,6 +503,10 @@ CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index
                                                    const char **name);
 /* The native CUlibrary (loads first). */
 CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
+/* The PTX the code was made from, when cucore compiled it (it records parameter types that a
+ * cubin lacks; see cucore_binary_attach_ptx); *ptx NULL and *size 0 when there is none. */
+CUCORE_API cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx,
+                                           size_t *size);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kernels: lookup, parameter layout, every cuFunc / cuKernel query and setting                */
@@ -795,125 +803,6 @@ CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(vo
  * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
 CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 
-/* ==== SECTION: binary inspection (offline reader) ==== */
-/* ==== END SECTION: binary inspection ==== */
-
-/* ==== SECTION: compile cache ==== */
-/*
- * Program compiles are cached, on by default: on disk (shared by every process of the user)
- * and in the process (the same key compiled twice gives the same object, loaded once).
- *
- * The key is a SHA-256 over everything that decides the output: cucore's version and the
- * cache format, the compiler's identity (the file path, size and modification time of the
- * NVRTC, nvJitLink or libNVVM library the compile uses, and of the toolkit include
- * directories), the code type, target and arch, the program's name (it appears in __FILE__
- * and line information), the canonical options, the source, every in-memory header (name and
- * bytes), every extra NVVM module and the sorted name expressions.
- *
- * A compile that can read files the key cannot see is not cached, and the reason is kept
- * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
- * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
- * output files, a quoted #include that finds a file on disk beside the source, or an
- * #include whose file is a macro. cucore_program_set_cache_digest makes such a compile
- * cacheable: the caller's digest stands for those files.
- *
- * Where: the directory cucore_cache_set_dir gave, else $CUCORE_CACHE_DIR, else
- * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 turns the cache off
- * (it wins over cucore_cache_set_enabled). Size cap: cucore_cache_set_max_bytes, else
- * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
- * passes the cap, the least recently used entries (a hit counts as a use) are removed until
- * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
- * of the directory plus what it stored since, so many processes storing at once can pass it
- * for a while (a soft cap); an entry larger than 90% of the cap is not stored.
- *
- * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
- * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a
- * cubin, the name-expression map, the compile log). Entries are written to a temporary file
- * in the same directory, flushed and renamed, so readers never see part of one. An entry that
- * fails its checks is removed and the source is compiled again. The cache never fails a
- * compile: a directory that cannot be written, a full disk or a damaged entry leaves a note
- * in cucore_program_cache_info and the compile goes on.
- */
-
-/* What the cache did for a program's last compile. */
-typedef enum cucore_cache_result {
-  CUCORE_CACHE_NOT_USED = 0,   /* no compile yet, or one that failed before the cache */
-  CUCORE_CACHE_DISABLED,       /* the cache is off (reason says by what) */
-  CUCORE_CACHE_UNCACHEABLE,    /* compiled; the compile reads what the key cannot see */
-  CUCORE_CACHE_MISS,           /* compiled, then stored (see stored and note) */
-  CUCORE_CACHE_HIT_DISK,       /* read from the cache directory */
-  CUCORE_CACHE_HIT_MEMORY      /* the object this process already made for the same key */
-} cucore_cache_result;
-
-/* "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
- * otherwise. Never NULL. */
-CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
-
-/* The cache's part in one compile. Strings are owned by the program and stay valid until its
- * next compile; none is NULL. */
-typedef struct cucore_cache_info {
-  cucore_cache_result result;
-  int stored;        /* 1 when this compile wrote its entry to disk */
-  char key[65];      /* the key as 64 hex digits; "" when none was computed */
-  const char *path;  /* the entry's file; "" when there is no cache directory */
-  const char *reason; /* DISABLED / UNCACHEABLE: why, naming the option, file or setting */
-  const char *note;  /* what went wrong with the cache, if anything (a damaged entry that was
-                        removed, a directory that cannot be written, ...); "" when nothing */
-} cucore_cache_info;
-
-/* What the cache did for `prog`'s last compile. */
-CUCORE_API cucore_status cucore_program_cache_info(const cucore_program *prog,
-                                                   cucore_cache_info *out);
-/* Turns the cache on (1, the default) or off (0) for `prog` alone. */
-CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enabled);
-/* Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
- * beside the source, PCH) cacheable: `digest` (any non-empty text, e.g. a hash the caller
- * computed over those files) joins the key and stands for them. The caller promises that the
- * digest changes whenever those files do. NULL removes it. Copied. */
-CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog,
-                                                         const char *digest);
-
-/* Counts of cache events. */
-typedef struct cucore_cache_counters {
-  uint64_t hits;         /* entries read from disk */
-  uint64_t memory_hits;  /* objects handed out again by the in-process layer (process only) */
-  uint64_t misses;       /* cacheable compiles that found nothing usable */
-  uint64_t stores;       /* entries written */
-  uint64_t evictions;    /* entries removed to keep under the size cap */
-  uint64_t errors;       /* damaged entries removed, writes that failed */
-  uint64_t uncacheable;  /* compiles that could not use the cache */
-} cucore_cache_counters;
-
-/* The cache as a whole. */
-typedef struct cucore_cache_stats {
-  int enabled;                 /* 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
-  char dir[4096];              /* the directory; "" when none could be found */
-  uint64_t max_bytes;          /* the size cap */
-  uint64_t entries;            /* entries on disk now */
-  uint64_t bytes;              /* their total size */
-  cucore_cache_counters process; /* this process, since it started */
-  cucore_cache_counters total;   /* every process that used the directory, since it was last
-                                    cleared (memory_hits stays 0: those never touch disk) */
-} cucore_cache_stats;
-
-/* Fills *out: settings, what is on disk (it reads the directory) and the counters. */
-CUCORE_API cucore_status cucore_cache_stats_get(cucore_cache_stats *out);
-/* Uses `dir` as the cache directory for the rest of the process (created when first
- * written); NULL goes back to the environment's choice. Copied. */
-CUCORE_API cucore_status cucore_cache_set_dir(const char *dir);
-/* Turns the cache on (1) or off (0) for the process; -1 goes back to the default (on unless
- * CUCORE_CACHE_DISABLE is set). CUCORE_CACHE_DISABLE=1 keeps it off whatever is set here. */
-CUCORE_API cucore_status cucore_cache_set_enabled(int enabled);
-/* Sets the size cap in bytes (at least 4096); 0 goes back to $CUCORE_CACHE_MAX_BYTES or
- * 1 GiB. It applies from the next store. */
-CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
-/* Removes every entry (and stray temporary files) from the directory, resets its counters
- * and empties the in-process layer (objects already handed out stay valid). `entries` and
- * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
- * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it. */
-CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
-/* ==== END SECTION: compile cache ==== */
-
 /* ==== SECTION: occupancy model (host-only) ==== */
 /*
  * A host-only model of the driver's occupancy answers (no GPU, no driver): from a kernel's
@@ -1108,6 +997,313 @@ CUCORE_API cucore_status cucore_occupancy_model_clusters(const cucore_arch_limit
                                                          size_t dynamic_shared_bytes,
                                                          int *max_clusters);
 /* ==== END SECTION: occupancy model ==== */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Occupancy on the GPU: kernel + launch configuration in, the driver's answers out            */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Max active blocks per SM for `k` launched as `cfg` (block, shared_bytes; the device is
+ * cfg->stream's) (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags). `flags`:
+ * CUCORE_OCCUPANCY_DEFAULT or CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE. A block of 0 threads
+ * or above the kernel's limit, or shared memory above the device's, is refused first. */
+CUCORE_API cucore_status cucore_occupancy_max_active_blocks(cucore_kernel *k,
+                                                            const cucore_launch_config *cfg,
+                                                            unsigned flags, int *blocks_per_sm);
+/* Best block size for maximum occupancy on `dev` (cuOccupancyMaxPotentialBlockSizeWithFlags):
+ * fixed `dynamic_shared_bytes`, or `shared_fn(block_size, user)` bytes when shared_fn is not
+ * NULL. `block_size_limit` 0 means the kernel's limit. *min_grid is the grid size that fills
+ * the device at that occupancy. */
+CUCORE_API cucore_status cucore_occupancy_best_block_size(
+    cucore_kernel *k, cucore_device *dev, size_t dynamic_shared_bytes,
+    size_t (*shared_fn)(int block_size, void *user), void *user, int block_size_limit,
+    unsigned flags, int *min_grid, int *block_size);
+/* Dynamic shared memory available per block when `blocks_per_sm` blocks of `block_size`
+ * threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock). */
+CUCORE_API cucore_status cucore_occupancy_available_dynamic_shared(cucore_kernel *k,
+                                                                   cucore_device *dev,
+                                                                   int blocks_per_sm,
+                                                                   int block_size, size_t *bytes);
+/* Max clusters that can be co-resident for `cfg`, which must give a cluster dimension (or the
+ * kernel a compile-time one) (cuOccupancyMaxActiveClusters). */
+CUCORE_API cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
+                                                              const cucore_launch_config *cfg,
+                                                              int *clusters);
+/* The largest cluster size `cfg`'s grid and block could use (cuOccupancyMaxPotentialClusterSize). */
+CUCORE_API cucore_status cucore_occupancy_max_cluster_size(cucore_kernel *k,
+                                                           const cucore_launch_config *cfg,
+                                                           int *cluster_size);
+/* The kernel's resources on `dev` (registers, static shared memory, max threads, current max
+ * dynamic shared memory, carveout) and the device's limits, ready for the host model, so the
+ * driver's answer can be explained (which limit binds). */
+CUCORE_API cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
+                                                 cucore_arch_limits *limits,
+                                                 cucore_kernel_resources *resources);
+
+/* ==== SECTION: binary inspection (offline reader) ==== */
+/*
+ * Reads cubins, fatbins and PTX with no GPU and no driver: which kernels a binary holds,
+ * each kernel's parameter layout (offset, size, and the type when PTX declares it), its
+ * resources (registers, shared, local and constant memory) and its launch attributes (launch
+ * bounds, required block size, cluster dimensions, grid sync). The reader treats its input as
+ * hostile: a malformed binary is CUCORE_INVALID_BINARY naming what is wrong and where.
+ */
+
+/* Detects what a buffer holds from its bytes alone:
+ *   CUCORE_CODE_CUBIN    an ELF for EM_CUDA (190)
+ *   CUCORE_CODE_FATBIN   a fatbin container (magic 0xBA55ED50)
+ *   CUCORE_CODE_OBJECT   a host ELF object with device code (.nv_fatbin or __nv_relfatbin)
+ *   CUCORE_CODE_LIBRARY  a static library ("!<arch>\n"; not inspected further)
+ *   CUCORE_CODE_PTX      text whose first directive, after comments, is .version or .target
+ *   CUCORE_CODE_LTOIR    LTO-IR (NVRTC -dlto output)
+ *   CUCORE_CODE_NVVM     LLVM bitcode (raw or wrapped) or LLVM IR text
+ * CUDA C++ source is never guessed. CUCORE_INVALID_BINARY names the first bytes seen. */
+CUCORE_API cucore_status cucore_code_type_detect(const void *data, size_t size,
+                                                 cucore_code_type *out);
+
+/* An opened binary: the kernels of one cubin or PTX module and, for a fatbin or host
+ * object, the list of its entries. Immutable except through cucore_binary_attach_ptx. */
+typedef struct cucore_binary cucore_binary;
+
+/* A kernel attribute the code does not record (a PTX module records no resource usage). */
+#define CUCORE_UNKNOWN (-1)
+
+/* One kernel. Strings and params live as long as the cucore_binary they came from. */
+typedef struct cucore_kernel_info {
+  const char *name;              /* symbol name; mangled for C++ kernels */
+  const char *demangled;         /* "ns::k(int*, float)"; NULL for extern "C" names, or when
+                                    libstdc++'s demangler could not be loaded */
+  uint32_t param_count;
+  const cucore_param_info *params; /* param_count entries by ordinal; NULL when none. From a
+                                    cubin: offset and size, kind UNKNOWN (POINTER where the
+                                    cubin marks a pointer: always from sm_100 on, and for PTX
+                                    `.ptr` parameters) and align 0, until PTX is attached */
+  uint32_t param_bytes;          /* size of the parameter buffer */
+  int32_t registers;             /* per thread */
+  int32_t static_shared_bytes;   /* the kernel's own __shared__ data, not dynamic memory */
+  int32_t reserved_shared_bytes; /* system-reserved shared memory the cubin places before
+                                    the kernel's own (1 KiB for sm_90 and newer), else 0 */
+  int32_t local_bytes;           /* per-thread stack frame of the kernel (local memory) */
+  int32_t stack_bytes;           /* per-thread stack including called functions' frames */
+  int32_t const_bytes;           /* constant bank 0 of the kernel: driver area + parameters */
+  int32_t user_const_bytes;      /* the module's __constant__ data (constant bank 3) */
+  int32_t max_threads_per_block; /* the largest block the kernel can be launched with: 1024,
+                                    or less by its declared bounds and by its registers
+                                    (65536 per block, 256-register allocation granularity
+                                    per warp, warps in groups of 4); CUCORE_UNKNOWN for PTX
+                                    without declared bounds */
+  uint32_t maxntid[3];           /* __launch_bounds__ / .maxntid; 0 when none declared */
+  uint32_t reqntid[3];           /* .reqntid (required block size); 0 when none */
+  uint32_t cluster_dims[3];      /* __cluster_dims__ / .reqnctapercluster; 0 when none */
+  uint32_t max_blocks_per_cluster; /* 3rd __launch_bounds__ argument / .maxclusterrank */
+  int explicit_cluster;          /* 1: must be launched as clusters (.explicitcluster) */
+  uint32_t min_blocks_per_sm;    /* .minnctapersm; PTX only (a cubin does not keep it) */
+  uint32_t max_registers;        /* register cap (__maxnreg__, or the one ptxas derived from
+                                    the launch bounds); 0 when none */
+  int32_t barriers;              /* named barriers used, barrier 0 included */
+  int uses_grid_sync;            /* 1: syncs the whole grid; needs a cooperative launch */
+  int32_t param_base;            /* where parameters start in constant bank 0 (0: none) */
+} cucore_kernel_info;
+
+/* One entry of a fatbin. */
+typedef struct cucore_fatbin_entry {
+  cucore_code_type type;     /* CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
+  uint32_t raw_kind;         /* the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
+  int arch;                  /* 90 for sm_90 / compute_90 / lto_90 */
+  char arch_suffix;          /* 'a', 'f' or 0 */
+  char arch_name[16];        /* "sm_90a", "compute_90", "lto_90" */
+  uint32_t version_major, version_minor; /* ELF format or PTX ISA version, e.g. 9.0 */
+  uint64_t offset;           /* of the stored bytes, from the start of the opened buffer */
+  uint64_t stored_size;      /* bytes stored in the container (padded, maybe compressed) */
+  uint64_t size;             /* bytes once decompressed (what extract gives) */
+  const char *compression;   /* "none", "lz4" or "zstd" (static strings) */
+  int debug;                 /* compiled with -G */
+  uint64_t flags;            /* the container's raw flags */
+} cucore_fatbin_entry;
+
+/* What was opened. */
+typedef struct cucore_binary_info {
+  cucore_code_type type;      /* CUBIN, FATBIN, PTX or OBJECT: the input */
+  cucore_code_type code_type; /* CUBIN or PTX: what the kernels were read from */
+  int arch;                   /* of the code read: 90 for sm_90a; PTX: its .target */
+  char arch_suffix;           /* 'a', 'f' or 0 */
+  char arch_name[16];         /* "sm_90a"; "compute_90" for PTX */
+  int virtual_arch;           /* cubin: the compute_XX it came from (0 when not recorded) */
+  int ptx_version;            /* PTX: ISA version, major*10 + minor */
+  int toolkit_version;        /* cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
+  int relocatable;            /* cubin: 1 when it needs linking (-rdc) */
+  int debug;                  /* cubin: 1 when compiled with -G */
+  uint32_t kernel_count;
+  uint32_t fatbin_entry_count; /* 0 unless a fatbin or host object */
+  int32_t selected_entry;     /* the fatbin entry the kernels came from; -1 when none */
+  int demangler;              /* 1 when C++ names could be demangled */
+} cucore_binary_info;
+
+/* CONSTRUCTOR: reads `size` bytes of code (copied). `type` may be CUCORE_CODE_AUTO. `arch`
+ * (e.g. 90; 0 = any) picks the entry of a fatbin (exact cubin, else a compatible cubin of
+ * the same major version, else PTX the arch can JIT; with 0 the newest cubin, else PTX),
+ * checks that a cubin can run on it, and sets the arch PTX parameter offsets are computed
+ * for (0: the PTX's .target). A fatbin that also carries PTX lends its parameter kinds to
+ * the chosen cubin. Fails with CUCORE_INVALID_BINARY (malformed, naming what and where),
+ * CUCORE_NOT_FOUND (no entry for `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source,
+ * static libraries, or a compressed entry whose decompressor is missing). */
+CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
+                                            cucore_code_type type, int arch,
+                                            cucore_binary **out);
+/* CONSTRUCTOR: the same for a file; CUCORE_IO_ERROR names the path and the system's reason. */
+CUCORE_API cucore_status cucore_binary_open_file(const char *path, cucore_code_type type,
+                                                 int arch, cucore_binary **out);
+/* DESTRUCTOR. NULL is a no-op. Kernel infos taken from it become invalid. */
+CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
+/* What was opened (arch, versions, counts). */
+CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
+                                                cucore_binary_info *out);
+/* The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
+ * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
+CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
+                                              const cucore_kernel_info **out);
+/* The kernel named `name`: its symbol, its demangled name, or its demangled name without the
+ * parameter list when only one kernel has it. CUCORE_NOT_FOUND lists the kernels that exist,
+ * the nearest names first. */
+CUCORE_API cucore_status cucore_binary_find_kernel(const cucore_binary *bin, const char *name,
+                                                   const cucore_kernel_info **out);
+/* Entry `index` of the fatbin (0 .. fatbin_entry_count-1). */
+CUCORE_API cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
+                                                    cucore_fatbin_entry *out);
+/* The entry cucore_binary_open would pick for `arch` (see there). */
+CUCORE_API cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, int arch,
+                                                     uint32_t *index);
+/* Copies entry `index`, decompressed, into `buf` of `capacity` bytes and sets *size. With
+ * buf NULL only *size is set. CUCORE_INVALID_ARGUMENT when capacity is too small (names both
+ * sizes); CUCORE_NOT_SUPPORTED when a compressed entry's decompressor is missing. */
+CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, uint32_t index,
+                                                      void *buf, size_t capacity,
+                                                      size_t *size);
+/* Merges the parameter types of a PTX module (text, `len` bytes, copied) into the kernels of
+ * the same name: each matched kernel's params get the PTX kind and alignment (a POINTER
+ * already known stays). *matched (may be NULL) counts the kernels matched. Nothing changes and
+ * CUCORE_INVALID_ARGUMENT names the kernel and parameter when a matched kernel's count or
+ * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse. */
+CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
+                                                  size_t len, uint32_t *matched);
+/* ==== END SECTION: binary inspection ==== */
+
+/* ==== SECTION: compile cache ==== */
+/*
+ * Program compiles are cached, on by default: on disk (shared by every process of the user)
+ * and in the process (the same key compiled twice gives the same object, loaded once).
+ *
+ * The key is a SHA-256 over everything that decides the output: cucore's version and the
+ * cache format, the compiler's identity (the file path, size and modification time of the
+ * NVRTC, nvJitLink or libNVVM library the compile uses, and of the toolkit include
+ * directories), the code type, target and arch, the program's name (it appears in __FILE__
+ * and line information), the canonical options, the source, every in-memory header (name and
+ * bytes), every extra NVVM module and the sorted name expressions.
+ *
+ * A compile that can read files the key cannot see is not cached, and the reason is kept
+ * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
+ * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
+ * output files, a quoted #include that finds a file on disk beside the source, or an
+ * #include whose file is a macro. cucore_program_set_cache_digest makes such a compile
+ * cacheable: the caller's digest stands for those files.
+ *
+ * Where: the directory cucore_cache_set_dir gave, else $CUCORE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 turns the cache off
+ * (it wins over cucore_cache_set_enabled). Size cap: cucore_cache_set_max_bytes, else
+ * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
+ * passes the cap, the least recently used entries (a hit counts as a use) are removed until
+ * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
+ * of the directory plus what it stored since, so many processes storing at once can pass it
+ * for a while (a soft cap); an entry larger than 90% of the cap is not stored.
+ *
+ * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
+ * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a
+ * cubin, the name-expression map, the compile log). Entries are written to a temporary file
+ * in the same directory, flushed and renamed, so readers never see part of one. An entry that
+ * fails its checks is removed and the source is compiled again. The cache never fails a
+ * compile: a directory that cannot be written, a full disk or a damaged entry leaves a note
+ * in cucore_program_cache_info and the compile goes on.
+ */
+
+/* What the cache did for a program's last compile. */
+typedef enum cucore_cache_result {
+  CUCORE_CACHE_NOT_USED = 0,   /* no compile yet, or one that failed before the cache */
+  CUCORE_CACHE_DISABLED,       /* the cache is off (reason says by what) */
+  CUCORE_CACHE_UNCACHEABLE,    /* compiled; the compile reads what the key cannot see */
+  CUCORE_CACHE_MISS,           /* compiled, then stored (see stored and note) */
+  CUCORE_CACHE_HIT_DISK,       /* read from the cache directory */
+  CUCORE_CACHE_HIT_MEMORY      /* the object this process already made for the same key */
+} cucore_cache_result;
+
+/* "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
+ * otherwise. Never NULL. */
+CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
+
+/* The cache's part in one compile. Strings are owned by the program and stay valid until its
+ * next compile; none is NULL. */
+typedef struct cucore_cache_info {
+  cucore_cache_result result;
+  int stored;        /* 1 when this compile wrote its entry to disk */
+  char key[65];      /* the key as 64 hex digits; "" when none was computed */
+  const char *path;  /* the entry's file; "" when there is no cache directory */
+  const char *reason; /* DISABLED / UNCACHEABLE: why, naming the option, file or setting */
+  const char *note;  /* what went wrong with the cache, if anything (a damaged entry that was
+                        removed, a directory that cannot be written, ...); "" when nothing */
+} cucore_cache_info;
+
+/* What the cache did for `prog`'s last compile. */
+CUCORE_API cucore_status cucore_program_cache_info(const cucore_program *prog,
+                                                   cucore_cache_info *out);
+/* Turns the cache on (1, the default) or off (0) for `prog` alone. */
+CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enabled);
+/* Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
+ * beside the source, PCH) cacheable: `digest` (any non-empty text, e.g. a hash the caller
+ * computed over those files) joins the key and stands for them. The caller promises that the
+ * digest changes whenever those files do. NULL removes it. Copied. */
+CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog,
+                                                         const char *digest);
+
+/* Counts of cache events. */
+typedef struct cucore_cache_counters {
+  uint64_t hits;         /* entries read from disk */
+  uint64_t memory_hits;  /* objects handed out again by the in-process layer (process only) */
+  uint64_t misses;       /* cacheable compiles that found nothing usable */
+  uint64_t stores;       /* entries written */
+  uint64_t evictions;    /* entries removed to keep under the size cap */
+  uint64_t errors;       /* damaged entries removed, writes that failed */
+  uint64_t uncacheable;  /* compiles that could not use the cache */
+} cucore_cache_counters;
+
+/* The cache as a whole. */
+typedef struct cucore_cache_stats {
+  int enabled;                 /* 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
+  char dir[4096];              /* the directory; "" when none could be found */
+  uint64_t max_bytes;          /* the size cap */
+  uint64_t entries;            /* entries on disk now */
+  uint64_t bytes;              /* their total size */
+  cucore_cache_counters process; /* this process, since it started */
+  cucore_cache_counters total;   /* every process that used the directory, since it was last
+                                    cleared (memory_hits stays 0: those never touch disk) */
+} cucore_cache_stats;
+
+/* Fills *out: settings, what is on disk (it reads the directory) and the counters. */
+CUCORE_API cucore_status cucore_cache_stats_get(cucore_cache_stats *out);
+/* Uses `dir` as the cache directory for the rest of the process (created when first
+ * written); NULL goes back to the environment's choice. Copied. */
+CUCORE_API cucore_status cucore_cache_set_dir(const char *dir);
+/* Turns the cache on (1) or off (0) for the process; -1 goes back to the default (on unless
+ * CUCORE_CACHE_DISABLE is set). CUCORE_CACHE_DISABLE=1 keeps it off whatever is set here. */
+CUCORE_API cucore_status cucore_cache_set_enabled(int enabled);
+/* Sets the size cap in bytes (at least 4096); 0 goes back to $CUCORE_CACHE_MAX_BYTES or
+ * 1 GiB. It applies from the next store. */
+CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
+/* Removes every entry (and stray temporary files) from the directory, resets its counters
+ * and empties the in-process layer (objects already handed out stay valid). `entries` and
+ * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
+ * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it. */
+CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
+/* ==== END SECTION: compile cache ==== */
+
+
 
 #ifdef __cplusplus
 }

@@ -68,9 +68,9 @@ typedef enum given_type {
 } given_type;
 
 static const char *const given_names[] = {
-    "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "half",
-    "bfloat16", "float", "double", "device pointer", "host pointer", "bytes", "texture object",
-    "surface object"};
+    "an int8", "a uint8", "an int16", "a uint16", "an int32", "a uint32", "an int64", "a uint64",
+    "a half", "a bfloat16", "a float", "a double", "a device pointer", "a host pointer",
+    "bytes", "a texture object", "a surface object"};
 
 static const char *kind_text(cucore_param_kind k) {
   switch (k) {
@@ -103,11 +103,12 @@ static cucore_status keep(cucore_args *a, cucore_status st) {
   return st;
 }
 
-static const char *size_hint(uint32_t want, uint32_t got, given_type g) {
-  if (want == 4 && got == 8 && g == G_F64) return " (a double given for a float?)";
-  if (want == 8 && got == 4 && g == G_F32) return " (a float given for a double?)";
-  if (want == 8 && got == 4) return " (a 32-bit value given for a 64-bit integer or a pointer?)";
-  if (want == 4 && got == 8) return " (a 64-bit value or a pointer given for a 32-bit one?)";
+static const char *size_hint(const cucore_param_info *p, uint32_t got, given_type g) {
+  int fl = p->kind == CUCORE_PARAM_FLOAT, unknown = p->kind == CUCORE_PARAM_UNKNOWN;
+  if (p->size == 4 && got == 8 && g == G_F64 && (fl || unknown)) return " (a double given for a float?)";
+  if (p->size == 8 && got == 4 && g == G_F32 && (fl || unknown)) return " (a float given for a double?)";
+  if (p->size == 8 && got == 4) return " (a 32-bit value given for a 64-bit integer or a pointer?)";
+  if (p->size == 4 && got == 8) return " (a 64-bit value or a pointer given for a 32-bit one?)";
   return "";
 }
 
@@ -131,19 +132,23 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
                            "argument %d of `%s` is %u bytes at offset %u (%s); the value given "
                            "is %u bytes (%s)%s",
                            index, k->asked, p->size, p->offset, kind_text(p->kind), size,
-                           given_names[g], size_hint(p->size, size, g)));
+                           given_names[g], size_hint(p, size, g)));
   if (CC_UNLIKELY(!kind_accepts(p->kind, g)))
     return keep(a, cc_fail(CUCORE_ARG_TYPE,
-                           "argument %d of `%s` is %s of %u bytes; the value given is a %s",
+                           "argument %d of `%s` is %s of %u bytes; the value given is %s",
                            index, k->asked, kind_text(p->kind), p->size, given_names[g]));
-  if (CC_UNLIKELY(align > 1 && (p->offset % align != 0 || (p->align && p->align != align))))
+  /* The alignment a by-value aggregate was declared with must be the kernel's. Parameters
+   * are aligned in constant bank 0, whose parameter base is 16-byte aligned on every arch but
+   * not always 32/64-byte aligned, so the offset only tells alignments up to 16. Raw bytes
+   * (alignment 1) are not checked. */
+  if (CC_UNLIKELY(align > 1 && (p->align ? p->align != align : (align <= 16 && p->offset % align))))
     return keep(a, cc_fail(CUCORE_ARG_ALIGNMENT,
                            "argument %d of `%s` is at offset %u%s%u; the value given is aligned "
-                           "to %u bytes: the struct's alignment differs from the kernel's "
-                           "(declare it with the same alignas)",
+                           "to %u bytes: the type's alignment differs from the kernel's "
+                           "(declare both with the same alignas / __align__)",
                            index, k->asked, p->offset,
                            p->align ? " with alignment " : ", which allows alignment up to ",
-                           p->align ? p->align : (p->offset ? (p->offset & -p->offset) : 4096u),
+                           p->align ? p->align : (p->offset ? (p->offset & -p->offset) : 16u),
                            align));
   memcpy(a->buf + p->offset, value, size);
   if (!a->set[index]) {

@@ -4,6 +4,7 @@
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,5 +217,29 @@ cucore_status cucore_device_native(cucore_device *dev, void **cucontext, int *cu
   CC_CHECK_ARG(dev, "cucore_device_native", "dev");
   if (cucontext) *cucontext = dev->ctx;
   if (cudevice) *cudevice = (int)dev->cudev;
+  return CUCORE_OK;
+}
+
+/* A context for calls that need one when the caller has none current (parameter queries of a
+ * kernel looked up before any device was opened): device 0's primary context, retained once
+ * for the life of the process. */
+static pthread_once_t fallback_once = PTHREAD_ONCE_INIT;
+static CUcontext fallback_ctx;
+static CUresult fallback_result;
+
+static void retain_fallback(void) {
+  CUdevice d;
+  fallback_result = DRV(cuDeviceGet)(&d, 0);
+  if (fallback_result == CUDA_SUCCESS) fallback_result = DRV(cuDevicePrimaryCtxRetain)(&fallback_ctx, d);
+}
+
+cucore_status cc_ensure_context(void) {
+  CUcontext cur = NULL;
+  if (DRV(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur) return CUCORE_OK;
+  pthread_once(&fallback_once, retain_fallback);
+  if (fallback_result != CUDA_SUCCESS)
+    return cc_fail_cu(fallback_result, "cuDevicePrimaryCtxRetain", "device 0, for a query that needs a context");
+  CUresult r = DRV(cuCtxSetCurrent)(fallback_ctx);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSetCurrent", "device 0's primary context");
   return CUCORE_OK;
 }

@@ -109,6 +109,9 @@ struct cucore_event {
   unsigned flags;
 };
 
+/* Makes some context current when none is (device 0's primary context, retained once for the
+ * life of the process), for queries the driver answers only inside a context. */
+cucore_status cc_ensure_context(void);
 /* Makes the device's primary context current on this thread (cheap when it already is). */
 cucore_status cc_device_make_current(cucore_device *dev);
 

@@ -38,6 +38,7 @@ static int gpu_present(void) {
 /* Layout from the driver: cuKernelGetParamInfo until it says the index is past the end. */
 static cucore_status driver_layout(cucore_kernel *k) {
   cucore_status st = CC_DRV_REQUIRE(cuKernelGetParamInfo);
+  if (st == CUCORE_OK) st = cc_ensure_context(); /* cuKernelGetParamInfo needs one */
   if (st != CUCORE_OK) return st;
   int cap = 8, n = 0;
   cucore_param_info *ps = cc_calloc((size_t)cap, sizeof *ps, "parameter layout");
@@ -468,5 +469,25 @@ cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev, 
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuFuncGetName)(name, d->fn);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncGetName", "kernel `%s`", k->name);
+  return CUCORE_OK;
+}
+
+cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, unsigned smem) {
+  if (CC_LIKELY((long long)smem <= (long long)d->max_dyn_smem)) return CUCORE_OK;
+  long long room = (long long)d->smem_optin - d->static_smem;
+  if ((long long)smem > room)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
+                   "memory exceed device %d's maximum of %d bytes per block (at most %lld "
+                   "dynamic bytes fit)",
+                   k->asked, smem, d->static_smem, d->dev->ordinal, d->smem_optin, room);
+  CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem,
+                                         k->ckernel, d->dev->cudev);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelSetAttribute",
+                      "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
+  pthread_mutex_lock(&k->lock);
+  if ((int)smem > d->max_dyn_smem) d->max_dyn_smem = (int)smem;
+  pthread_mutex_unlock(&k->lock);
   return CUCORE_OK;
 }

@@ -82,7 +82,9 @@ typedef struct launch_shape {
 static unsigned dim1(unsigned v) { return v ? v : 1; }
 
 static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
-                                   const launch_shape *s, const unsigned *c, const char *what) {
+                                   const launch_shape *s, const unsigned *dims, const char *what) {
+  /* x must be given; unused y and z may be 0 or 1, as for grids and blocks. */
+  const unsigned c[3] = {dims[0], dim1(dims[1]), dim1(dims[2])};
   if (!d->cluster_launch)
     return cc_fail(CUCORE_LAUNCH_CONFIG,
                    "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "
@@ -145,22 +147,8 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
                        : "the device");
   /* Dynamic shared memory: within the opt-in maximum after static memory; raise the kernel's
    * limit when needed, never lower it. */
-  unsigned smem = cfg->shared_bytes;
-  if (CC_UNLIKELY((long long)smem > (long long)d->max_dyn_smem)) {
-    long long room = (long long)d->smem_optin - d->static_smem;
-    if ((long long)smem > room)
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
-                     "memory exceed device %d's maximum of %d bytes per block (at most %lld "
-                     "dynamic bytes fit)",
-                     k->asked, smem, d->static_smem, d->dev->ordinal, d->smem_optin, room);
-    CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                           (int)smem, k->ckernel, d->dev->cudev);
-    if (r != CUDA_SUCCESS)
-      return cc_fail_cu(r, "cuKernelSetAttribute",
-                        "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
-    d->max_dyn_smem = (int)smem;
-  }
+  cucore_status st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   /* Attributes that change what is legal. */
   s->cooperative = 0;
   s->cluster = NULL;
@@ -170,7 +158,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     case CUCORE_LAUNCH_COOPERATIVE: s->cooperative = a->u.value != 0; break;
     case CUCORE_LAUNCH_CLUSTER_DIMENSION: s->cluster = a->u.dim; break;
     case CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION: {
-      cucore_status st = check_cluster(k, d, s, a->u.dim, "preferred cluster");
+      st = check_cluster(k, d, s, a->u.dim, "preferred cluster");
       if (st != CUCORE_OK) return st;
       break;
     }
@@ -199,7 +187,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     }
   }
   if (s->cluster) {
-    cucore_status st = check_cluster(k, d, s, s->cluster, "cluster");
+    st = check_cluster(k, d, s, s->cluster, "cluster");
     if (st != CUCORE_OK) return st;
     if (d->req_cluster[0] && (s->cluster[0] != (unsigned)d->req_cluster[0] ||
                               s->cluster[1] != (unsigned)dim1((unsigned)d->req_cluster[1]) ||
@@ -212,7 +200,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
   } else if (d->req_cluster[0]) {
     unsigned c[3] = {(unsigned)d->req_cluster[0], dim1((unsigned)d->req_cluster[1]),
                      dim1((unsigned)d->req_cluster[2])};
-    cucore_status st = check_cluster(k, d, s, c, "compile-time cluster (__cluster_dims__)");
+    st = check_cluster(k, d, s, c, "compile-time cluster (__cluster_dims__)");
     if (st != CUCORE_OK) return st;
   } else if (d->cluster_must_be_set) {
     return cc_fail(CUCORE_LAUNCH_CONFIG,

@@ -395,3 +395,12 @@ cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const cha
   pthread_mutex_unlock(&obj->lock);
   return st;
 }
+
+cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx, size_t *size) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_ptx", "obj");
+  CC_CHECK_ARG(ptx, "cucore_object_ptx", "ptx");
+  *ptx = obj->ptx ? obj->ptx : obj->type == CUCORE_CODE_PTX ? (const char *)obj->code : NULL;
+  if (size) *size = obj->ptx ? obj->ptx_size : obj->type == CUCORE_CODE_PTX ? obj->size : 0;
+  return CUCORE_OK;
+}

@@ -132,30 +132,36 @@ cucore_status cucore_occupancy_model_available_shared(const cucore_arch_limits *
                    count_text(r.blocks_limit_barriers, c[4], sizeof c[4]));
   }
 
-  /* The per-block ceiling: the opt-in maximum, and the kernel's own maximum when set. */
-  long long cap = (long long)limits->shared_per_block_optin - res->static_shared_bytes;
-  if (res->max_dynamic_shared_bytes > 0 && res->max_dynamic_shared_bytes < cap)
-    cap = res->max_dynamic_shared_bytes;
-
-  /* Within the allocations that get the same carveout C, the blocks per SM C / allocation fall
-   * as the allocation grows, so the best allocation for carveout C is the largest multiple of
-   * the granularity not above C / blocks_per_sm. The answer is the largest of those (one per
-   * carveout, and the ceiling) that the model confirms. */
-  const long long fixed = (long long)res->static_shared_bytes + limits->reserved_shared_per_block;
-  const long long gran = limits->shared_alloc_granularity;
-  long long best = 0; /* valid: at_zero >= blocks_per_sm */
-  for (int i = 0; i <= limits->carveout_count; i++) {
-    long long d;
-    if (i < limits->carveout_count)
-      d = (long long)limits->carveout_bytes[i] / blocks_per_sm / gran * gran - fixed;
-    else
-      d = cap;
-    if (d > cap) d = cap;
-    if (d <= best) continue;
-    if (cc_occupancy_model_blocks(limits, res, block_size, (size_t)d, 0, &r, &why) >=
-        blocks_per_sm)
-      best = d;
+  /* The driver's rule (cuOccupancyAvailableDynamicSMemPerBlock, documented by
+   * cudaOccAvailableDynamicSMemPerBlock in cuda_occupancy.h), which the GPU sweep confirms:
+   * the SM's shared memory -- the whole per-block limit for one block, otherwise the carveout
+   * the kernel prefers, the largest when it prefers none -- divided among the blocks, rounded
+   * down to the allocation granularity, capped at the per-block limit, less the static
+   * memory. The driver does not take the per-block reservation off here, so a launch that
+   * uses all of it may fit fewer blocks than asked; the driver is the reference. */
+  long long per_block_limit = limits->shared_per_block_optin;
+  long long per_sm;
+  if (blocks_per_sm == 1) {
+    per_sm = per_block_limit;
+  } else if (res->carveout_percent >= 0 && limits->carveout_count > 0) {
+    long long want = (long long)limits->shared_per_sm * res->carveout_percent / 100;
+    if (want < 1) want = 1; /* a 0 % preference still gets the smallest carveout step */
+    per_sm = limits->carveout_bytes[limits->carveout_count - 1];
+    for (int i = 0; i < limits->carveout_count; i++)
+      if (limits->carveout_bytes[i] >= want) {
+        per_sm = limits->carveout_bytes[i];
+        break;
+      }
+  } else {
+    per_sm = limits->shared_per_sm;
   }
+  const long long gran = limits->shared_alloc_granularity;
+  long long best = per_sm / blocks_per_sm / gran * gran;
+  if (best > per_block_limit) best = per_block_limit;
+  best -= res->static_shared_bytes;
+  if (res->max_dynamic_shared_bytes > 0 && res->max_dynamic_shared_bytes < best)
+    best = res->max_dynamic_shared_bytes;
+  if (best < 0) best = 0;
   *bytes = (size_t)best;
   return CUCORE_OK;
 }

@@ -75,6 +75,8 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
      "suppress compiler warnings"},
     {CUCORE_OPT_RAW, "raw", "-Xcompiler", T_LIST, 0, 0, 0, "%s", NULL, "%s",
      "pass an option verbatim to NVRTC or libNVVM"},
+    {CUCORE_OPT_GENCODE, "gencode", NULL, T_LIST, 0, 0, 0, NULL, NULL, NULL,
+     "fatbin entries: sm_XX (a cubin) or compute_XX (PTX), repeatable"},
 };
 
 /* ---- argv ---------------------------------------------------------------------------------- */
@@ -244,6 +246,14 @@ static cucore_status validate_string(const option_def *d, const char *value, con
     if (!ok)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: std `%s` is not valid; expected c++03, c++11, c++14, c++17 or c++20",
+                     fn, value);
+  } else if (d->id == CUCORE_OPT_GENCODE) {
+    int arch, virt;
+    char suf[4];
+    if (!cc_parse_arch(value, &arch, suf, &virt) || (strncmp(value, "sm_", 3) && strncmp(value, "compute_", 8)))
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: gencode `%s` is not valid; expected sm_XX[a|f] (a cubin) or compute_XX "
+                     "(PTX), e.g. sm_80, sm_90a, compute_90",
                      fn, value);
   } else if (value[0] == '\0') {
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value", fn,

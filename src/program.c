@@ -6,6 +6,7 @@
 #include "cache.h"
 #include "object.h"
 #include "options.h"
+#include "fatbin_write.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,7 +179,8 @@ static void first_error_line(const char *log, char *buf, size_t n) {
 }
 
 static cucore_status target_check(const cucore_program *p, cucore_code_type target) {
-  if (target == CUCORE_CODE_PTX || target == CUCORE_CODE_CUBIN || target == CUCORE_CODE_LTOIR) {
+  if (target == CUCORE_CODE_PTX || target == CUCORE_CODE_CUBIN || target == CUCORE_CODE_LTOIR ||
+      target == CUCORE_CODE_FATBIN) {
     if (p->type == CUCORE_CODE_PTX && target == CUCORE_CODE_LTOIR)
       return cc_fail(CUCORE_NOT_SUPPORTED,
                      "cucore_program_compile: PTX cannot be compiled to LTO-IR (nvJitLink takes "
@@ -188,7 +190,7 @@ static cucore_status target_check(const cucore_program *p, cucore_code_type targ
   }
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "cucore_program_compile: target %s is not one a program produces; expected ptx, "
-                 "cubin or ltoir",
+                 "cubin, ltoir or fatbin",
                  cucore_code_type_name(target));
 }
 
@@ -279,8 +281,15 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
       fst = cc_fail(cc_status(CUCORE_COMPILE_ERROR, CUCORE_SOURCE_NVRTC, (int)r),
                     "compiling `%s` for %s_%d%s failed: %s (the full log has every message)",
                     p->name, target == CUCORE_CODE_CUBIN ? "sm" : "compute", arch, suffix, first);
-    else
-      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s", p->name, first);
+    else {
+      /* NVRTC names the option it refused but not its value: list what was passed. */
+      char given[1024] = "";
+      size_t len = 0;
+      for (int i = 0; i < args.n && len + 2 < sizeof given; i++)
+        len += (size_t)snprintf(given + len, sizeof given - len, "%s%s", i ? " " : "", args.v[i]);
+      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s (options given: %s)", p->name, first,
+                          given);
+    }
     cc_argv_free(&args);
     NVRTC(nvrtcDestroyProgram)(&prog);
     return fst;
@@ -550,6 +559,88 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
   return CUCORE_OK;
 }
 
+/* ---- fatbin: one entry per gencode -------------------------------------------------------- */
+
+static cucore_status compile_one(cucore_program *p, cucore_code_type target, int arch,
+                                 const char *suffix, cucore_object **out) {
+  switch (p->type) {
+  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
+  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
+  default: return compile_nvvm(p, target, arch, suffix, out);
+  }
+}
+
+static cucore_status compile_fatbin(cucore_program *p, cucore_object **out) {
+  const cc_option_value *gen = &p->opts->v[CUCORE_OPT_GENCODE];
+  char defaults[2][32];
+  const char *targets[64];
+  int n = 0;
+  if (gen->count) {
+    if (gen->count > 64)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "a fatbin takes at most 64 gencode entries, %d given", gen->count);
+    for (int i = 0; i < gen->count; i++) targets[n++] = gen->items[i];
+  } else {
+    int arch = 0;
+    char suffix[4] = "";
+    cucore_status st = cc_options_arch(p->opts, &arch, suffix);
+    if (st != CUCORE_OK) return st;
+    snprintf(defaults[0], sizeof defaults[0], "sm_%d%s", arch, suffix);
+    snprintf(defaults[1], sizeof defaults[1], "compute_%d", arch);
+    targets[n++] = defaults[0];
+    targets[n++] = defaults[1];
+  }
+  cucore_object *parts_obj[64] = {0};
+  cc_fatbin_part parts[64];
+  memset(parts, 0, sizeof parts);
+  cucore_status st = CUCORE_OK;
+  for (int i = 0; st == CUCORE_OK && i < n; i++) {
+    int arch = 0, is_virtual = 0;
+    char suffix[4] = "";
+    cc_parse_arch(targets[i], &arch, suffix, &is_virtual);
+    st = compile_one(p, is_virtual ? CUCORE_CODE_PTX : CUCORE_CODE_CUBIN, arch, suffix, &parts_obj[i]);
+    if (st != CUCORE_OK) break;
+    cucore_object *o = parts_obj[i];
+    parts[i].is_ptx = is_virtual;
+    parts[i].data = o->code;
+    parts[i].size = o->size;
+    parts[i].arch = arch;
+    parts[i].arch_suffix = suffix[0];
+    if (is_virtual) {
+      const char *v = strstr((const char *)o->code, ".version");
+      if (!v || sscanf(v, ".version %d.%d", &parts[i].version_major, &parts[i].version_minor) != 2)
+        st = cc_fail(CUCORE_INTERNAL, "the PTX for %s has no .version directive", targets[i]);
+    } else {
+      parts[i].version_major = 1; /* the cubin ELF format, as fatbinary records it */
+      parts[i].version_minor = 8;
+    }
+  }
+  unsigned char *fat = NULL;
+  size_t fat_size = 0;
+  if (st == CUCORE_OK) st = cc_fatbin_write(parts, n, &fat, &fat_size);
+  cucore_object *obj = NULL;
+  if (st == CUCORE_OK) {
+    unsigned char *copy = cc_copy_code(fat, fat_size);
+    free(fat);
+    st = copy ? cc_object_new(CUCORE_CODE_FATBIN, copy, fat_size, p->name, &obj) : CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  /* The name expressions' lowered names do not depend on the arch: take the first entry's. */
+  if (st == CUCORE_OK && parts_obj[0] && parts_obj[0]->expr_count) {
+    cucore_object *first = parts_obj[0];
+    obj->exprs = first->exprs;
+    obj->lowered = first->lowered;
+    obj->expr_count = first->expr_count;
+    first->exprs = first->lowered = NULL;
+    first->expr_count = 0;
+  }
+  for (int i = 0; i < n; i++) cc_object_release(parts_obj[i]);
+  if (st != CUCORE_OK) {
+    cc_object_release(obj);
+    return st;
+  }
+  *out = obj;
+  return CUCORE_OK;
+}
+
 cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
                                      cucore_object **out) {
   cc_begin();
@@ -558,6 +649,7 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   CC_CHECK_ARG(p, "cucore_program_compile", "prog");
   cucore_status st = target_check(p, target);
   if (st != CUCORE_OK) return st;
+  if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
   int arch = 0;
   char suffix[4] = "";
   st = cc_options_arch(p->opts, &arch, suffix);

@@ -45,8 +45,9 @@ static void saxpy_runs_from_every_code_type(void **state) {
   cucore_devptr dx, dy;
   assert_ok(cucore_mem_alloc(dev, n * sizeof(float), &dx));
   assert_ok(cucore_mem_alloc(dev, n * sizeof(float), &dy));
-  cucore_code_type types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_PTX, CUCORE_CODE_LTOIR};
-  for (int t = 0; t < 3; t++) {
+  cucore_code_type types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_PTX, CUCORE_CODE_LTOIR,
+                              CUCORE_CODE_FATBIN};
+  for (int t = 0; t < 4; t++) {
     for (int i = 0; i < n; i++) {
       x[i] = (float)(i % 1000) * 0.5f;
       y[i] = (float)(i % 77);
@@ -618,6 +619,159 @@ static void three_file_link_runs(void **state) {
   }
 }
 
+/* Every launch attribute: accepted where a stream launch takes it, its effect observed where
+ * one is observable, refused with a reason where it does not apply. */
+static void every_launch_attribute(void **state) {
+  (void)state;
+  cucore_device_props props;
+  assert_ok(cucore_device_props_get(0, &props));
+  const char *src =
+      "extern \"C\" __global__ void ranks(unsigned *out) {\n"
+      "  unsigned n; asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
+      "  if (threadIdx.x == 0) out[blockIdx.x] = n; }\n";
+  cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
+  cucore_kernel *k = gpu_kernel(obj, "ranks");
+  cucore_devptr out;
+  assert_ok(cucore_mem_alloc(dev, 64 * 4, &out));
+  cucore_args *a = NULL;
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(CUCORE_ARGS(a, out));
+  cucore_event *ev = NULL;
+  assert_ok(cucore_event_create(dev, CUCORE_EVENT_DISABLE_TIMING, &ev));
+  int tested = 0;
+
+  /* Accepted: access policy window, memory sync domain and map, carveout, scheduling hint. */
+  {
+    cucore_launch_config c = config1d(16, 32, 0);
+    cucore_launch_attr at = {.id = CUCORE_LAUNCH_ACCESS_POLICY_WINDOW};
+    at.u.access_policy.base = out;
+    at.u.access_policy.bytes = 64 * 4;
+    at.u.access_policy.hit_ratio = 0.6f;
+    at.u.access_policy.hit_property = 2; /* persisting */
+    at.u.access_policy.miss_property = 1; /* streaming */
+    assert_ok(cucore_launch_config_set(&c, &at));
+    cucore_launch_attr dm = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP};
+    dm.u.domain_map.default_domain = 0;
+    dm.u.domain_map.remote_domain = 1;
+    assert_ok(cucore_launch_config_set(&c, &dm));
+    cucore_launch_attr d = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN};
+    d.u.value = 1;
+    assert_ok(cucore_launch_config_set(&c, &d));
+    cucore_launch_attr cv = {.id = CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT};
+    cv.u.value = 50;
+    assert_ok(cucore_launch_config_set(&c, &cv));
+    assert_ok(cucore_launch(k, &c, a));
+    assert_ok(cucore_stream_synchronize(stream));
+    tested += 4;
+    /* A bad hit ratio is refused before the driver. */
+    at.u.access_policy.hit_ratio = 1.5f;
+    assert_ok(cucore_launch_config_set(&c, &at));
+    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+    assert_contains(cucore_last_error(), "hit ratio");
+  }
+  /* Completion event: it completes, and another stream can wait on it. */
+  {
+    cucore_launch_config c = config1d(16, 32, 0);
+    cucore_launch_attr e = {.id = CUCORE_LAUNCH_COMPLETION_EVENT};
+    e.u.event.event = ev;
+    assert_ok(cucore_launch_config_set(&c, &e));
+    assert_ok(cucore_launch(k, &c, a));
+    cucore_stream *other = NULL;
+    assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &other));
+    assert_ok(cucore_stream_wait_event(other, ev));
+    assert_ok(cucore_stream_synchronize(other));
+    assert_ok(cucore_event_query(ev));
+    assert_ok(cucore_stream_destroy(other));
+    e.u.event.event = NULL;
+    assert_ok(cucore_launch_config_set(&c, &e));
+    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+    tested++;
+  }
+  /* Programmatic event: triggered by the kernel, so it completes. */
+  if (props.arch >= 90) {
+    cucore_launch_config c = config1d(16, 32, 0);
+    cucore_launch_attr e = {.id = CUCORE_LAUNCH_PROGRAMMATIC_EVENT};
+    e.u.event.event = ev;
+    e.u.event.trigger_at_block_start = 0;
+    assert_ok(cucore_launch_config_set(&c, &e));
+    assert_ok(cucore_launch(k, &c, a));
+    assert_ok(cucore_event_synchronize(ev));
+    assert_ok(cucore_stream_synchronize(stream));
+    tested++;
+  }
+  /* Clusters with a scheduling policy, and a preferred cluster dimension the kernel sees. */
+  if (props.cluster_launch) {
+    cucore_launch_config c = config1d(16, 32, 0);
+    assert_ok(cucore_launch_config_cluster(&c, 2, 1, 1));
+    cucore_launch_attr sp = {.id = CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY};
+    sp.u.value = 1; /* spread */
+    assert_ok(cucore_launch_config_set(&c, &sp));
+    assert_ok(cucore_launch(k, &c, a));
+    assert_ok(cucore_stream_synchronize(stream));
+    unsigned got[16];
+    assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
+    for (int b = 0; b < 16; b++) assert_int_equal(got[b], 2u);
+    cucore_launch_attr pc = {.id = CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION};
+    pc.u.dim[0] = 4;
+    assert_ok(cucore_launch_config_set(&c, &pc));
+    cucore_status st = cucore_launch(k, &c, a);
+    if (st == CUCORE_OK) {
+      assert_ok(cucore_stream_synchronize(stream));
+      assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
+      int preferred = 0;
+      for (int b = 0; b < 16; b++) {
+        assert_true(got[b] == 2u || got[b] == 4u);
+        preferred += got[b] == 4u;
+      }
+      print_message("preferred cluster 4 (minimum 2): %d of 16 blocks ran in clusters of 4\n", preferred);
+    } else {
+      print_message("preferred cluster dimension refused by this driver: %s\n", cucore_last_error());
+      assert_int_equal(CUCORE_CODE(st), CUCORE_NOT_SUPPORTED);
+    }
+    tested += 2;
+  }
+  /* Synchronisation policy is a stream attribute: the driver either takes it or says no. */
+  {
+    cucore_launch_config c = config1d(16, 32, 0);
+    cucore_launch_attr sp = {.id = CUCORE_LAUNCH_SYNCHRONIZATION_POLICY};
+    sp.u.value = 3; /* yield */
+    assert_ok(cucore_launch_config_set(&c, &sp));
+    cucore_status st = cucore_launch(k, &c, a);
+    if (st != CUCORE_OK) {
+      assert_contains(cucore_last_error(), "cuLaunchKernelEx");
+      print_message("synchronization policy on a launch: %s\n", cucore_last_error());
+    }
+    assert_ok(cucore_stream_synchronize(stream));
+    cucore_launch_attr nv = {.id = CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING};
+    nv.u.value = 1;
+    c = config1d(16, 32, 0);
+    assert_ok(cucore_launch_config_set(&c, &nv));
+    st = cucore_launch(k, &c, a);
+    if (st != CUCORE_OK) print_message("nvlink-centric scheduling: %s\n", cucore_last_error());
+    assert_true(st == CUCORE_OK || cucore_status_source(st) == CUCORE_SOURCE_DRIVER);
+    assert_ok(cucore_stream_synchronize(stream));
+    tested += 2;
+  }
+  /* Graph-only and unknown attributes are refused. */
+  {
+    cucore_launch_config c = config1d(16, 32, 0);
+    cucore_launch_attr du = {.id = CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE};
+    du.u.value = 1;
+    assert_ok(cucore_launch_config_set(&c, &du));
+    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+    assert_contains(cucore_last_error(), "graph");
+    cucore_launch_attr bad = {.id = (cucore_launch_attr_id)15};
+    assert_status(cucore_launch_config_set(&c, &bad), CUCORE_INVALID_ARGUMENT);
+    tested++;
+  }
+  print_message("launch attributes exercised: %d (plus cooperative, priority, PDL, cluster elsewhere)\n", tested);
+  cucore_event_destroy(ev);
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_mem_free(dev, out);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
@@ -631,6 +785,7 @@ int main(void) {
       cmocka_unit_test(host_function_runs_in_stream_order),
       cmocka_unit_test(priority_and_programmatic_dependent_launch),
       cmocka_unit_test(three_file_link_runs),
+      cmocka_unit_test(every_launch_attribute),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

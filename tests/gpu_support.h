@@ -4,6 +4,9 @@
 
 #include "support.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 /* Compiles CUDA C++ `src` to `target` for the current GPU, registering `exprs` (NULL-
  * terminated, may be NULL); fails the test on error. */
 static inline cucore_object *gpu_compile(const char *src, cucore_code_type target,
@@ -36,6 +39,30 @@ static inline cucore_kernel *gpu_kernel(cucore_object *obj, const char *name) {
   if (cucore_object_get_kernel(obj, name, &k) != CUCORE_OK)
     fail_msg("kernel %s: %s", name, cucore_last_error());
   return k;
+}
+
+/* Builds `file` of tests/kernels with nvcc into a cubin (and its PTX) for sm_<arch>, and loads
+ * the cubin as an object. Returns NULL (after saying why) when nvcc is not usable. */
+static inline cucore_object *nvcc_object(const char *file, int arch, char **ptx, size_t *ptx_size) {
+  char cmd[2048], *out = NULL;
+  snprintf(cmd, sizeof cmd,
+           "nvcc -cubin -arch=sm_%d %s/%s -o %s/%s.cubin && nvcc -ptx -arch=sm_%d %s/%s -o %s/%s.ptx",
+           arch, CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file, arch,
+           CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file);
+  if (cucore_test_run(cmd, &out) != 0) {
+    print_message("nvcc could not build %s: %s\n", file, out ? out : "?");
+    free(out);
+    return NULL;
+  }
+  free(out);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s.ptx", CUCORE_TEST_BINARY_DIR, file);
+  *ptx = cucore_test_read_file(path, ptx_size);
+  snprintf(path, sizeof path, "%s/%s.cubin", CUCORE_TEST_BINARY_DIR, file);
+  cucore_object *obj = NULL;
+  if (cucore_object_from_file(path, CUCORE_CODE_AUTO, &obj) != CUCORE_OK)
+    fail_msg("%s: %s", path, cucore_last_error());
+  return obj;
 }
 
 #endif

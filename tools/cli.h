@@ -67,6 +67,10 @@ int cmd_devices(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 extern const char cmd_compile_help[];
+int cmd_occupancy(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+extern const char cmd_run_help[];
+extern const char cmd_occupancy_help[];
 int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
 

@@ -5,7 +5,7 @@
 #include "cli.h"
 
 const char cmd_compile_help[] =
-    "usage: cucore compile FILE [-o OUT] [--arch sm_XX] [--target ptx|cubin|ltoir]\n"
+    "usage: cucore compile FILE [-o OUT] [--arch sm_XX] [--target ptx|cubin|ltoir|fatbin]\n"
     "                      [-D NAME[=VALUE]] [-I DIR] [--std c++17] [--name-expr EXPR]...\n"
     "                      [--json] [any compile option]\n"
     "\n"
@@ -24,10 +24,14 @@ const char cmd_compile_help[] =
     "examples:\n"
     "  cucore compile saxpy.cu --arch sm_90 -o saxpy.cubin\n"
     "  cucore compile kernels.cu --target ptx --arch sm_80 -DBLOCK=256 --std c++17\n"
+    "  cucore compile kernels.cu --target fatbin --gencode sm_80 --gencode sm_90 --gencode compute_90\n"
     "  cucore compile scale.cu --arch sm_90 --name-expr 'scale<float>' --name-expr 'scale<double>'\n";
 
 static const char *ext_of(cucore_code_type t) {
-  return t == CUCORE_CODE_PTX ? ".ptx" : t == CUCORE_CODE_LTOIR ? ".ltoir" : ".cubin";
+  return t == CUCORE_CODE_PTX      ? ".ptx"
+         : t == CUCORE_CODE_LTOIR  ? ".ltoir"
+         : t == CUCORE_CODE_FATBIN ? ".fatbin"
+                                   : ".cubin";
 }
 
 int cmd_compile(int argc, char **argv) {
@@ -47,7 +51,8 @@ int cmd_compile(int argc, char **argv) {
       if (strcmp(v, "ptx") == 0) target = CUCORE_CODE_PTX;
       else if (strcmp(v, "cubin") == 0) target = CUCORE_CODE_CUBIN;
       else if (strcmp(v, "ltoir") == 0) target = CUCORE_CODE_LTOIR;
-      else return cli_usage("compile", "unknown target `%s` (expected ptx, cubin or ltoir)", v);
+      else if (strcmp(v, "fatbin") == 0) target = CUCORE_CODE_FATBIN;
+      else return cli_usage("compile", "unknown target `%s` (expected ptx, cubin, ltoir or fatbin)", v);
     } else if (strcmp(a, "--json") == 0) {
       json = 1;
     } else {

@@ -2,6 +2,7 @@
  * main.c -- the cucore command: verb table, help, dispatch.
  */
 #include "cli.h"
+#include "cmd_inspect.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,11 @@ static const cli_verb verbs[] = {
      "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
      cmd_compile_help},
+    {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help},
+    {"occupancy", cmd_occupancy, "blocks per SM, occupancy and the binding limit of a kernel",
+     cmd_occupancy_help},
+    {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
+     cmd_run_help},
     {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };

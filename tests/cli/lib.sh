@@ -13,7 +13,7 @@ run() { # run CMD... -> sets $out, $err, $rc
   "$@" >"$o" 2>"$e"; rc=$?
   out=$(cat "$o"); err=$(cat "$e"); rm -f "$o" "$e"
 }
-has() { grep -q -- "$2" <<<"$1"; }
+has() { grep -qF -- "$2" <<<"$1"; }
 lines() { printf '%s' "$1" | grep -c ''; }
 finish() {
   echo "$passes passed, $fails failed"

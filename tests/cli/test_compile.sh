@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# cucore compile and inspect on the command line: outputs, JSON, logs, exit codes.
+source "$(dirname "$0")/lib.sh"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat >"$dir/k.cu" <<'CU'
+template <typename T> __global__ void scale(T *x, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }
+extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }
+CU
+run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$dir/k.cubin"
+check "compile: exit 0" [ "$rc" -eq 0 ]
+check "compile: wrote an ELF" bash -c "head -c4 '$dir/k.cubin' | od -c | grep -q 'E   L   F'"
+check "compile: prints the lowered name" has "$out" "_Z5scaleIfEvPT_S0_i"
+run "$CUCORE" compile "$dir/k.cu" --arch sm_80 --target ptx --json
+check "compile --json: valid, names the output" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["target"]=="ptx" and d["output"].endswith("k.ptx") and d["arch"]==80' <<<"$out"
+check "compile --target ptx: PTX for sm_80" grep -q ".target sm_80" "$dir/k.ptx"
+
+printf '__global__ void f(int *p) {\n  *p = nope;\n}\n' >"$dir/bad.cu"
+run "$CUCORE" compile "$dir/bad.cu" --arch sm_90
+check "compile error: exit 1" [ "$rc" -eq 1 ]
+check "compile error: file:line in the log" has "$err" "bad.cu(2): error"
+check "compile error: nothing written" [ ! -e "$dir/bad.cubin" ]
+run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --arhc sm_80
+check "misspelt option: exit 2 with a suggestion" [ "$rc" -eq 2 ] && has "$err" "did you mean"
+run "$CUCORE" compile "$dir/missing.cu" --arch sm_90
+check "missing file: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "missing.cu"
+run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target fatbinary
+check "unknown target: exit 2" [ "$rc" -eq 2 ]
+
+# inspect: the binary we made, the source directly (name expression), and --json's shape.
+run "$CUCORE" inspect "$dir/k.cubin" --json
+check "inspect --json: arch and kernels with params" python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert d["arch"]=="sm_90"
+names=[k["name"] for k in d["kernels"]]
+assert "saxpy" in names and "_Z5scaleIfEvPT_S0_i" in names, names
+k=[k for k in d["kernels"] if k["name"]=="saxpy"][0]
+assert [p["size"] for p in k["params"]]==[4,8,8,4], k["params"]
+assert [p["offset"] for p in k["params"]]==[0,8,16,24], k["params"]
+for key in ("registers","static_shared_bytes","local_bytes","const_bytes","max_threads_per_block"): assert key in k
+' <<<"$out"
+run "$CUCORE" inspect "$dir/k.cu" --arch sm_90 --kernel 'scale<float>'
+check "inspect a .cu by name expression" has "$out" "void scale<float>(float*, float, int)"
+check "inspect shows the PTX types" has "$out" "float"
+run "$CUCORE" inspect "$dir/k.cubin" --kernel sxapy
+check "inspect unknown kernel: exit 1, lists the kernels" [ "$rc" -eq 1 ] && has "$err" "saxpy"
+head -c 100 "$dir/k.cubin" >"$dir/trunc.cubin"
+run "$CUCORE" inspect "$dir/trunc.cubin"
+check "truncated cubin: exit 1 with a reason" [ "$rc" -eq 1 ] && [ -n "$err" ]
+
+# occupancy without a GPU: the model, table and --json.
+run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90 --block 256 --json
+check "occupancy --block --json: one object" python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+for key in ("block","smem","active_blocks_per_sm","active_warps_per_sm","occupancy","limit","source"): assert key in d, key
+assert d["block"]==256 and d["limit"] in ("warps","registers","shared_memory","blocks","barriers")
+assert abs(d["occupancy"] - d["active_warps_per_sm"]/64) < 1e-9
+' <<<"$out"
+run "$CUCORE" occupancy "$dir/k.cu" --kernel 'scale<float>' --arch sm_80 --json
+check "occupancy table --json: rows 32..1024 and a best block" python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+assert [r["block"] for r in d["rows"]]==list(range(32,1025,32))
+best=max(d["rows"], key=lambda r:(r["active_warps_per_sm"], r["block"]))
+assert d["best_block"]==best["block"]
+' <<<"$out"
+run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90
+check "occupancy table marks the best" has "$out" "<- best"
+run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90 --block 2000
+check "occupancy --block 2000: usage error" [ "$rc" -eq 2 ]
+finish

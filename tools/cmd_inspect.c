@@ -1,0 +1,353 @@
+/* cmd_inspect.c -- `cucore inspect FILE`: kernels, parameter layouts, resources and launch
+ * attributes of a cubin, fatbin, PTX file or host object, read offline (no GPU needed). */
+#include "cmd_inspect.h"
+
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_inspect_summary[] =
+    "show the kernels of a cubin, fatbin, PTX file or object: parameters, resources";
+
+const char cmd_inspect_help[] =
+    "usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]\n"
+    "\n"
+    "Reads FILE without a GPU and shows each kernel: its symbol and demangled name, its\n"
+    "parameters (offset, size, alignment and type where known), registers, shared, local and\n"
+    "constant memory, the largest block it can run with, and its launch attributes (launch\n"
+    "bounds, required block size, cluster dimensions, grid sync). FILE may be a cubin, a\n"
+    "fatbin, PTX, or a host object holding device code (nvcc -c); the type is read from the\n"
+    "bytes. For a fatbin the entries are listed and the kernels come from the entry that\n"
+    "--arch would load (the newest cubin when no arch is given).\n"
+    "\n"
+    "  --arch sm_XX    the GPU to choose for (sm_90, sm_90a, 90): picks a fatbin's entry,\n"
+    "                  checks that a cubin can run there, and lays PTX parameters out for it\n"
+    "  --kernel NAME   only this kernel (symbol, demangled name, or name without parameters)\n"
+    "  --json          one JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"kernels\": [...]}\n"
+    "\n"
+    "PTX records no resource usage: registers and memory sizes show as `?` (null in JSON).\n"
+    "Parameter types come from PTX; a cubin alone gives offsets and sizes (and, from sm_100 on,\n"
+    "which parameters are pointers). A fatbin that carries PTX lends its types to its cubins.\n"
+    "\n"
+    "Exit status: 0 success; 1 the file cannot be read or is malformed (the reason names what\n"
+    "and where), or the kernel does not exist (the names that do are listed); 2 usage error.\n"
+    "\n"
+    "examples:\n"
+    "  cucore inspect kernels.cubin\n"
+    "  cucore inspect app.fatbin --arch sm_90 --kernel saxpy\n"
+    "  cucore inspect kernels.ptx --json | jq '.kernels[].params'\n";
+
+static const char *kind_name(cucore_param_kind k) {
+  switch (k) {
+  case CUCORE_PARAM_INT: return "int";
+  case CUCORE_PARAM_FLOAT: return "float";
+  case CUCORE_PARAM_POINTER: return "pointer";
+  case CUCORE_PARAM_BYTES: return "bytes";
+  default: return "unknown";
+  }
+}
+
+/* "sm_90", "sm_90a", "compute_90", "90" or "9.0" -> 90; -1 when not an arch. */
+static int parse_arch(const char *s) {
+  if (strncmp(s, "sm_", 3) == 0)
+    s += 3;
+  else if (strncmp(s, "compute_", 8) == 0)
+    s += 8;
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (end == s) return -1;
+  if (*end == '.') {
+    const char *m = end + 1;
+    long minor = strtol(m, &end, 10);
+    if (end == m || minor < 0 || minor > 9) return -1;
+    v = v * 10 + minor;
+  }
+  if ((*end == 'a' || *end == 'f') && end[1] == '\0') end++;
+  if (*end != '\0' || v < 10 || v > 999) return -1;
+  return (int)v;
+}
+
+static void json_maybe(json_out *j, const char *key, int32_t v) {
+  if (v == CUCORE_UNKNOWN)
+    json_str(j, key, NULL);
+  else
+    json_int(j, key, v);
+}
+
+static void json_dims(json_out *j, const char *key, const uint32_t d[3]) {
+  if (d[0] == 0) {
+    json_str(j, key, NULL);
+    return;
+  }
+  json_begin_array(j, key);
+  for (int i = 0; i < 3; i++) json_int(j, NULL, d[i]);
+  json_end_array(j);
+}
+
+static void kernel_json(json_out *j, const cucore_kernel_info *k) {
+  json_begin_object(j, NULL);
+  json_str(j, "name", k->name);
+  json_str(j, "demangled", k->demangled);
+  json_begin_array(j, "params");
+  for (uint32_t i = 0; i < k->param_count; i++) {
+    const cucore_param_info *p = &k->params[i];
+    json_begin_object(j, NULL);
+    json_int(j, "offset", p->offset);
+    json_int(j, "size", p->size);
+    if (p->align)
+      json_int(j, "align", p->align);
+    else
+      json_str(j, "align", NULL);
+    json_str(j, "type", kind_name(p->kind));
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_int(j, "param_bytes", k->param_bytes);
+  json_maybe(j, "registers", k->registers);
+  json_maybe(j, "static_shared_bytes", k->static_shared_bytes);
+  json_maybe(j, "reserved_shared_bytes", k->reserved_shared_bytes);
+  json_maybe(j, "local_bytes", k->local_bytes);
+  json_maybe(j, "stack_bytes", k->stack_bytes);
+  json_maybe(j, "const_bytes", k->const_bytes);
+  json_maybe(j, "user_const_bytes", k->user_const_bytes);
+  json_maybe(j, "max_threads_per_block", k->max_threads_per_block);
+  json_dims(j, "maxntid", k->maxntid);
+  json_dims(j, "reqntid", k->reqntid);
+  json_dims(j, "cluster_dims", k->cluster_dims);
+  json_int(j, "max_blocks_per_cluster", k->max_blocks_per_cluster);
+  json_bool(j, "explicit_cluster", k->explicit_cluster);
+  json_int(j, "min_blocks_per_sm", k->min_blocks_per_sm);
+  json_int(j, "max_registers", k->max_registers);
+  json_maybe(j, "barriers", k->barriers);
+  json_bool(j, "uses_grid_sync", k->uses_grid_sync);
+  json_int(j, "param_base", k->param_base);
+  json_end_object(j);
+}
+
+static const char *num(char *buf, size_t len, int32_t v, const char *unit) {
+  if (v == CUCORE_UNKNOWN)
+    snprintf(buf, len, "?");
+  else
+    snprintf(buf, len, "%d%s", v, unit);
+  return buf;
+}
+
+static const char *dims(char *buf, size_t len, const uint32_t d[3]) {
+  snprintf(buf, len, "%u x %u x %u", d[0], d[1], d[2]);
+  return buf;
+}
+
+static void kernel_text(const cucore_kernel_info *k) {
+  char a[64], b[64], c[64];
+  printf("\nkernel %s\n", k->name);
+  if (k->demangled) printf("  %-20s %s\n", "demangled", k->demangled);
+  printf("  %-20s %u (%u bytes", "parameters", k->param_count, k->param_bytes);
+  if (k->param_base) printf(", from c[0x0][0x%x]", (unsigned)k->param_base);
+  printf(")\n");
+  if (k->param_count) {
+    printf("  %22s %6s %6s %6s  %s\n", "#", "offset", "size", "align", "type");
+    for (uint32_t i = 0; i < k->param_count; i++) {
+      const cucore_param_info *p = &k->params[i];
+      if (p->align)
+        snprintf(a, sizeof a, "%u", p->align);
+      else
+        snprintf(a, sizeof a, "?");
+      printf("  %22u %6u %6u %6s  %s\n", i, p->offset, p->size, a, kind_name(p->kind));
+    }
+  }
+  printf("  %-20s %s\n", "registers", num(a, sizeof a, k->registers, ""));
+  printf("  %-20s %s static", "shared memory", num(a, sizeof a, k->static_shared_bytes, " B"));
+  if (k->reserved_shared_bytes > 0) printf(", %d B reserved by the system", k->reserved_shared_bytes);
+  printf("\n");
+  printf("  %-20s %s frame, %s stack\n", "local memory/thread", num(a, sizeof a, k->local_bytes, " B"),
+         num(b, sizeof b, k->stack_bytes, " B"));
+  printf("  %-20s %s bank 0, %s __constant__ (module)\n", "constant memory",
+         num(a, sizeof a, k->const_bytes, " B"), num(c, sizeof c, k->user_const_bytes, " B"));
+  printf("  %-20s %s\n", "max threads/block", num(a, sizeof a, k->max_threads_per_block, ""));
+  if (k->maxntid[0]) printf("  %-20s %s\n", "max block (bounds)", dims(a, sizeof a, k->maxntid));
+  if (k->reqntid[0]) printf("  %-20s %s\n", "required block", dims(a, sizeof a, k->reqntid));
+  if (k->min_blocks_per_sm) printf("  %-20s %u\n", "min blocks/SM", k->min_blocks_per_sm);
+  if (k->max_registers) printf("  %-20s %u\n", "register cap", k->max_registers);
+  if (k->cluster_dims[0])
+    printf("  %-20s %s\n", "cluster dims", dims(a, sizeof a, k->cluster_dims));
+  if (k->max_blocks_per_cluster) printf("  %-20s %u\n", "max blocks/cluster", k->max_blocks_per_cluster);
+  if (k->explicit_cluster) printf("  %-20s yes\n", "launch as clusters");
+  if (k->barriers != CUCORE_UNKNOWN && k->barriers > 0)
+    printf("  %-20s %d\n", "named barriers", k->barriers);
+  if (k->uses_grid_sync) printf("  %-20s yes (needs a cooperative launch)\n", "grid sync");
+}
+
+static int is_source(const char *file) {
+  const char *dot = strrchr(file, '.');
+  return dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".cuh") == 0 || strcmp(dot, ".cpp") == 0 ||
+                 strcmp(dot, ".ll") == 0 || strcmp(dot, ".bc") == 0);
+}
+
+/* A .cu (or NVVM IR) file: compile it to a cubin for the arch, keep its PTX for the parameter
+ * types, and open the cubin. --kernel is registered as a name expression first. */
+static int open_source(cli_source *src, const char *file, const char **kernel, cucore_binary **bin) {
+  if (*kernel && cli_source_add_expr(src, *kernel)) return CLI_EXIT_FAILURE;
+  cucore_object *obj = NULL;
+  int rc = cli_source_compile(src, "inspect", file, CUCORE_CODE_CUBIN, &obj);
+  if (rc) return rc;
+  if (*kernel) {
+    const char *lowered = NULL;
+    if (cucore_object_lowered_name(obj, *kernel, &lowered) == CUCORE_OK) *kernel = strdup(lowered);
+  }
+  const void *code = NULL;
+  size_t size = 0;
+  const char *ptx = NULL;
+  size_t ptx_size = 0;
+  cucore_object_code(obj, NULL, &code, &size);
+  cucore_object_ptx(obj, &ptx, &ptx_size);
+  cucore_status st = cucore_binary_open(code, size, CUCORE_CODE_CUBIN, 0, bin);
+  if (st == CUCORE_OK && ptx) st = cucore_binary_attach_ptx(*bin, ptx, ptx_size, NULL);
+  cucore_object_destroy(obj);
+  if (st != CUCORE_OK) return cli_fail("inspect", file, st);
+  return 0;
+}
+
+int cmd_inspect(int argc, char **argv) {
+  const char *file = NULL, *kernel = NULL;
+  int arch = 0, json = 0;
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--kernel") == 0) {
+      if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
+      kernel = argv[++i];
+    } else if (strcmp(argv[i], "--arch") == 0) {
+      if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
+      arch = parse_arch(argv[++i]);
+      if (arch < 0)
+        return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
+                         argv[i]);
+      int used = 0; /* the same arch compiles a .cu file */
+      if (cucore_options_parse(src.opts, "--arch", argv[i], &used) != CUCORE_OK)
+        return cli_usage("inspect", "%s", cucore_last_error());
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      int used = cli_source_option(&src, "inspect", argc, argv, i);
+      if (used < 0) return CLI_EXIT_USAGE;
+      if (used == 0)
+        return cli_usage("inspect", "unknown option `%s` (expected --arch, --kernel, --json or a "
+                         "compile option for .cu files)", argv[i]);
+      i += used - 1;
+    } else if (file) {
+      return cli_usage("inspect", "one FILE only (got `%s` and `%s`)", file, argv[i]);
+    } else {
+      file = argv[i];
+    }
+  }
+  if (!file) return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]");
+
+  cucore_binary *bin = NULL;
+  const char *asked = kernel;
+  if (is_source(file)) {
+    int rc = open_source(&src, file, &kernel, &bin);
+    if (rc) {
+      cli_source_free(&src);
+      return rc;
+    }
+  } else {
+    cucore_status st = cucore_binary_open_file(file, CUCORE_CODE_AUTO, arch, &bin);
+    if (st != CUCORE_OK) {
+      cli_source_free(&src);
+      return cli_fail("inspect", file, st);
+    }
+  }
+  cli_source_free(&src);
+  cucore_status st;
+  char *lowered_copy = kernel != asked ? (char *)kernel : NULL; /* from open_source */
+  cucore_binary_info info;
+  cucore_binary_get_info(bin, &info);
+  const cucore_kernel_info *only = NULL;
+  if (kernel) {
+    st = cucore_binary_find_kernel(bin, kernel, &only);
+    free(lowered_copy);
+    if (st != CUCORE_OK) {
+      int rc = cli_fail("inspect", file, st);
+      cucore_binary_destroy(bin);
+      return rc;
+    }
+  }
+
+  if (json) {
+    json_out j = {stdout, 0, {0}, 1};
+    json_begin_object(&j, NULL);
+    json_str(&j, "file", file);
+    json_str(&j, "type", cucore_code_type_name(info.type));
+    json_str(&j, "code_type", cucore_code_type_name(info.code_type));
+    json_str(&j, "arch", info.arch_name);
+    if (info.virtual_arch)
+      json_int(&j, "virtual_arch", info.virtual_arch);
+    if (info.ptx_version) {
+      char v[16];
+      snprintf(v, sizeof v, "%d.%d", info.ptx_version / 10, info.ptx_version % 10);
+      json_str(&j, "ptx_version", v);
+    }
+    if (info.fatbin_entry_count) {
+      json_int(&j, "selected_entry", info.selected_entry);
+      json_begin_array(&j, "entries");
+      for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
+        cucore_fatbin_entry e;
+        cucore_binary_fatbin_entry(bin, i, &e);
+        json_begin_object(&j, NULL);
+        json_str(&j, "kind", e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type));
+        json_str(&j, "arch", e.arch_name);
+        json_int(&j, "size", (long long)e.size);
+        json_int(&j, "stored_size", (long long)e.stored_size);
+        json_str(&j, "compression", e.compression);
+        json_bool(&j, "debug", e.debug);
+        json_end_object(&j);
+      }
+      json_end_array(&j);
+    }
+    json_begin_array(&j, "kernels");
+    for (uint32_t i = 0; i < info.kernel_count; i++) {
+      const cucore_kernel_info *k;
+      cucore_binary_kernel(bin, i, &k);
+      if (!only || only == k) kernel_json(&j, k);
+    }
+    json_end_array(&j);
+    json_end_object(&j);
+  } else {
+    printf("%-22s %s (%s)\n", "file", file, cucore_code_type_name(info.type));
+    printf("%-22s %s", "arch", info.arch_name);
+    if (info.virtual_arch) printf(" (from compute_%d", info.virtual_arch);
+    if (info.virtual_arch && info.toolkit_version)
+      printf(", CUDA %d.%d)", info.toolkit_version / 10, info.toolkit_version % 10);
+    else if (info.virtual_arch)
+      printf(")");
+    if (info.ptx_version) printf(" (PTX ISA %d.%d)", info.ptx_version / 10, info.ptx_version % 10);
+    if (info.relocatable) printf(", relocatable (needs linking)");
+    if (info.debug) printf(", debug (-G)");
+    printf("\n");
+    if (info.fatbin_entry_count) {
+      printf("%-22s %u; kernels below come from entry %d\n", "entries", info.fatbin_entry_count,
+             info.selected_entry);
+      printf("  %4s  %-7s %-14s %10s %10s  %s\n", "#", "kind", "arch", "size", "stored",
+             "compression");
+      for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
+        cucore_fatbin_entry e;
+        cucore_binary_fatbin_entry(bin, i, &e);
+        printf("  %4u  %-7s %-14s %10llu %10llu  %s%s\n", i,
+               e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type), e.arch_name,
+               (unsigned long long)e.size, (unsigned long long)e.stored_size, e.compression,
+               e.debug ? " (debug)" : "");
+      }
+    }
+    printf("%-22s %u\n", "kernels", info.kernel_count);
+    if (info.kernel_count && !info.demangler)
+      printf("%-22s libstdc++ not found: C++ names are shown mangled\n", "note");
+    for (uint32_t i = 0; i < info.kernel_count; i++) {
+      const cucore_kernel_info *k;
+      cucore_binary_kernel(bin, i, &k);
+      if (!only || only == k) kernel_text(k);
+    }
+  }
+  cucore_binary_destroy(bin);
+  return CLI_EXIT_OK;
+}
