@@ -9,7 +9,7 @@
  *    24  key[32] (the SHA-256 key the entry answers)
  *    56  u64 checksum of the payload (cc_cache_checksum)
  *   payload
- *     u32 code type (ptx, cubin, ltoir)   u32 arch   char suffix[4] (NUL-padded)
+ *     u32 code type (ptx, cubin, ltoir, fatbin)   u32 arch   char suffix[4] (NUL-padded)
  *     u32 producer version   u32 flags (bit 0: PTX kept beside the code)
  *     u32 name-expression count   u32 reserved (0)
  *     u64 size + bytes: the code
@@ -239,8 +239,9 @@ int cc_cache_entry_decode(const unsigned char *data, size_t size,
   const unsigned char *ptx = r_run(&r, 8, &ptx_n);
   const unsigned char *logp = r_run(&r, 8, &log_n);
   if (r.bad) return fail(why, why_cap, "a field runs past the end of the payload");
-  if (type != CUCORE_CODE_PTX && type != CUCORE_CODE_CUBIN && type != CUCORE_CODE_LTOIR)
-    return fail(why, why_cap, "code type %u is not ptx, cubin or ltoir", type);
+  if (type != CUCORE_CODE_PTX && type != CUCORE_CODE_CUBIN && type != CUCORE_CODE_LTOIR &&
+      type != CUCORE_CODE_FATBIN)
+    return fail(why, why_cap, "code type %u is not ptx, cubin, ltoir or fatbin", type);
   if (suffix[3] != '\0') return fail(why, why_cap, "the arch suffix is not terminated");
   if (code_n == 0) return fail(why, why_cap, "it holds no code");
   if (nexpr > (uint64_t)(r.end - r.p) / 8)

@@ -404,15 +404,16 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   } else if (rq->type == CUCORE_CODE_NVVM) {
     tool_field(key, CC_CACHE_NVVM, "nvvm");
   }
-  if (rq->target == CUCORE_CODE_CUBIN && rq->type != CUCORE_CODE_CUDA_CPP)
-    tool_field(key, CC_CACHE_NVJITLINK, "nvjitlink");
+  /* nvJitLink makes the cubins of PTX and NVVM programs (a fatbin may hold some). */
+  int jitlink = rq->type != CUCORE_CODE_CUDA_CPP &&
+                (rq->target == CUCORE_CODE_CUBIN || rq->target == CUCORE_CODE_FATBIN);
+  if (jitlink) tool_field(key, CC_CACHE_NVJITLINK, "nvjitlink");
   int rendered = 0;
   if (rq->type == CUCORE_CODE_CUDA_CPP)
     rendered = rendered_field(key, rq, CC_TOOL_NVRTC, rq->target != CUCORE_CODE_CUBIN);
   else if (rq->type == CUCORE_CODE_NVVM)
     rendered = rendered_field(key, rq, CC_TOOL_NVVM, 1);
-  if (rendered == 0 && rq->target == CUCORE_CODE_CUBIN && rq->type != CUCORE_CODE_CUDA_CPP)
-    rendered = rendered_field(key, rq, CC_TOOL_NVJITLINK, 0);
+  if (rendered == 0 && jitlink) rendered = rendered_field(key, rq, CC_TOOL_NVJITLINK, 0);
   if (rendered != 0) return -1;
 
   const char *canon = NULL;

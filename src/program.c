@@ -649,11 +649,13 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   CC_CHECK_ARG(p, "cucore_program_compile", "prog");
   cucore_status st = target_check(p, target);
   if (st != CUCORE_OK) return st;
-  if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
   int arch = 0;
   char suffix[4] = "";
-  st = cc_options_arch(p->opts, &arch, suffix);
-  if (st != CUCORE_OK) return st;
+  /* A fatbin with a gencode list names its archs there; otherwise the arch decides. */
+  if (target != CUCORE_CODE_FATBIN || !p->opts->v[CUCORE_OPT_GENCODE].count) {
+    st = cc_options_arch(p->opts, &arch, suffix);
+    if (st != CUCORE_OK) return st;
+  }
   /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
   cc_cache_job job;
   cc_cache_request rq = {p->type, target, arch, suffix, p->name, p->code, p->size, p->opts,
@@ -664,7 +666,8 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
                             p->modules[i].lazy);
   char *cached_log = NULL;
   if (cc_cache_job_lookup(&job, out, &cached_log)) return set_log(p, cached_log);
-  switch (p->type) {
+  if (target == CUCORE_CODE_FATBIN) st = compile_fatbin(p, out);
+  else switch (p->type) {
   case CUCORE_CODE_CUDA_CPP: st = compile_nvrtc(p, target, arch, suffix, out); break;
   case CUCORE_CODE_PTX: st = compile_ptx(p, target, arch, suffix, out); break;
   case CUCORE_CODE_NVVM: st = compile_nvvm(p, target, arch, suffix, out); break;

@@ -159,6 +159,38 @@ static void ptx_target_and_ptx_programs_are_cached_too(void **state) {
   free(src);
 }
 
+/* A fatbin (one compile per gencode entry) is cached whole; the gencode list is in the key. */
+static void fatbin_targets_are_cached_whole(void **state) {
+  (void)state;
+  char *src = cache_test_source(4);
+  const char *lists[2][3] = {{"sm_80", "sm_90", "compute_90"}, {"sm_80", "compute_80", NULL}};
+  char first_key[65] = "";
+  for (int l = 0; l < 2; l++) {
+    cucore_options *o = NULL;
+    assert_ok(cucore_options_create(&o));
+    for (int g = 0; g < 3 && lists[l][g]; g++)
+      assert_ok(cucore_options_set_string(o, CUCORE_OPT_GENCODE, lists[l][g]));
+    cucore_object *objs[3];
+    cucore_cache_info info[3];
+    for (int run = 0; run < 3; run++) { /* uncached, miss, disk hit */
+      if (run == 2) cc_cache_memory_clear();
+      assert_ok(cache_test_compile(src, "k.cu", NULL, CUCORE_CODE_FATBIN, o, SCALE_EXPRS, 2,
+                                   run != 0, &objs[run], &info[run]));
+    }
+    assert_int_equal(objs[0]->type, CUCORE_CODE_FATBIN);
+    assert_int_equal(info[1].result, CUCORE_CACHE_MISS);
+    assert_int_equal(info[2].result, CUCORE_CACHE_HIT_DISK);
+    assert_true(cache_test_same_object(objs[2], objs[0]));
+    const char *low = NULL;
+    assert_ok(cucore_object_lowered_name(objs[2], "scale<float>", &low));
+    if (l == 0) snprintf(first_key, sizeof first_key, "%s", info[1].key);
+    else assert_string_not_equal(info[1].key, first_key);
+    for (int run = 0; run < 3; run++) cucore_object_destroy(objs[run]);
+    cucore_options_destroy(o);
+  }
+  free(src);
+}
+
 #define NVVM_HEAD                                                                               \
   "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-"           \
   "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"   \
@@ -909,6 +941,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(miss_stores_then_disk_hit_equals_a_fresh_compile, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(ptx_target_and_ptx_programs_are_cached_too, setup, teardown),
+      cmocka_unit_test_setup_teardown(fatbin_targets_are_cached_whole, setup, teardown),
       cmocka_unit_test_setup_teardown(nvvm_programs_and_their_modules_are_in_the_key, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(in_process_layer_hands_out_the_same_object, setup, teardown),
