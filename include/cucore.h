@@ -1193,9 +1193,9 @@ CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char
  * and in the process (the same key compiled twice gives the same object, loaded once).
  *
  * The key is a SHA-256 over everything that decides the output: cucore's version and the
- * cache format, the compiler's identity (the file path, size and modification time of the
+ * cache format, the compiler's identity (path, inode, size and modification time of the
  * NVRTC, nvJitLink or libNVVM library the compile uses, and of the toolkit include
- * directories), the code type, target and arch, the program's name (it appears in __FILE__
+ * directories), the flags each tool will be given, the code type, target and arch, the program's name (it appears in __FILE__
  * and line information), the canonical options, the source, every in-memory header (name and
  * bytes), every extra NVVM module and the sorted name expressions.
  *

@@ -76,8 +76,9 @@ void cc_cache_key_end(cc_cache_key *key, unsigned char out[CC_CACHE_KEY_BYTES]);
 /* One labelled, length-prefixed field (also used by the tests). */
 void cc_cache_key_field(cc_sha256 *sha, const char *label, const void *data, size_t size);
 
-/* The identity of a toolkit library as the key sees it: "path size mtime" of the file the
- * loader would open (found without loading it). Returns 0 and fills `out`, or -1. */
+/* The identity of a toolkit library as the key sees it: path, device, inode, size and
+ * modification time of the file the loader would open (found without loading it). Returns 0
+ * and fills `out`, or -1. */
 typedef enum cc_cache_tool { CC_CACHE_NVRTC, CC_CACHE_NVJITLINK, CC_CACHE_NVVM } cc_cache_tool;
 int cc_cache_tool_identity(cc_cache_tool tool, char *out, size_t cap);
 /* The resolved path of the library the key names (for the tests' cross-check). */

@@ -227,9 +227,11 @@ static int dir_counts(const char *dir, const uint64_t add[CC_EV_COUNT], int rese
   if (writing) {
     int len = snprintf(text, sizeof text, "cucore-cache-stats 1\n");
     for (int i = 0; i < CC_EV_COUNT; i++)
-      len += snprintf(text + len, sizeof text - (size_t)len, "%s %llu\n", event_names[i],
+      len += snprintf(text + len, sizeof text - (size_t)len, "%s %020llu\n", event_names[i],
                       (unsigned long long)v[i]);
-    if (pwrite(fd, text, (size_t)len, 0) != len || ftruncate(fd, len) != 0) rc = -1;
+    /* Fixed-width numbers: the file keeps its length, so no truncation on the hit path. */
+    if (pwrite(fd, text, (size_t)len, 0) != len || (n != len && ftruncate(fd, len) != 0))
+      rc = -1;
   }
   close(fd); /* releases the lock */
   if (out) memcpy(out, v, sizeof v);

@@ -3,8 +3,8 @@
  * holding everything that decides a compile's output, and the check that the key sees
  * everything the compile reads.
  *
- * The compiler's identity is the file the loader would open (path, size, modification time,
- * inode), found without loading it: loading NVRTC costs ~8 ms, more than a whole disk hit,
+ * The compiler's identity is the file the loader would open (path, device, inode, size,
+ * modification time), found without loading it: loading NVRTC costs ~8 ms, more than a whole disk hit,
  * and a patch release changes the file while nvrtcVersion() stays the same.
  */
 #define _GNU_SOURCE
@@ -123,10 +123,16 @@ static int loaded_tool_file(cc_cache_tool tool, char *out, size_t cap) {
   return 0;
 }
 
+/* The file as found (not resolved: its device and inode identify it, and resolving every
+ * link costs a system call per path component, in every new process). */
+static int tool_file(cc_cache_tool tool, char *out, size_t cap) {
+  if (find_tool_file(tool, out, cap) == 0 || loaded_tool_file(tool, out, cap) == 0) return 0;
+  return -1;
+}
+
 int cc_cache_tool_path(cc_cache_tool tool, char *out, size_t cap) {
   char p[PATH_MAX];
-  if (find_tool_file(tool, p, sizeof p) != 0 && loaded_tool_file(tool, p, sizeof p) != 0)
-    return -1;
+  if (tool_file(tool, p, sizeof p) != 0) return -1;
   char real[PATH_MAX];
   snprintf(out, cap, "%s", realpath(p, real) ? real : p);
   return 0;
@@ -138,9 +144,9 @@ static void stat_text(const char *path, char *out, size_t cap) {
     snprintf(out, cap, "%s missing", path);
     return;
   }
-  snprintf(out, cap, "%s %lld %lld.%09ld %llu", path, (long long)st.st_size,
-           (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-           (unsigned long long)st.st_ino);
+  snprintf(out, cap, "%s dev %llu ino %llu size %lld mtime %lld.%09ld", path,
+           (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (long long)st.st_size,
+           (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
 }
 
 /* Memoised per process while the variables that choose the files stay the same: the files
@@ -172,7 +178,7 @@ int cc_cache_tool_identity(cc_cache_tool tool, char *out, size_t cap) {
   }
   pthread_mutex_unlock(&memo_lock);
   char path[PATH_MAX], text[PATH_MAX + 128];
-  if (cc_cache_tool_path(tool, path, sizeof path) != 0) return -1;
+  if (tool_file(tool, path, sizeof path) != 0) return -1;
   stat_text(path, text, sizeof text);
   pthread_mutex_lock(&memo_lock);
   snprintf(m->env, sizeof m->env, "%s", env);
