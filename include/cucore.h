@@ -1207,8 +1207,9 @@ CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char
  * cacheable: the caller's digest stands for those files.
  *
  * Where: the directory cucore_cache_set_dir gave, else $CUCORE_CACHE_DIR, else
- * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 turns the cache off
- * (it wins over cucore_cache_set_enabled). Size cap: cucore_cache_set_max_bytes, else
+ * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 (any value but "" and
+ * "0") turns the cache off, disk and in-process layers both; it wins over
+ * cucore_cache_set_enabled. Size cap: cucore_cache_set_max_bytes, else
  * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
  * passes the cap, the least recently used entries (a hit counts as a use) are removed until
  * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
