@@ -29,9 +29,9 @@ asan: deps
 	@cmake --build build-asan -j$(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS)
 
-# The CPU suite under valgrind memcheck.
+# The CPU unit tests under valgrind memcheck.
 valgrind: build
-	@cd $(BUILD) && ctest --output-on-failure -LE gpu -T memcheck
+	@./scripts/valgrind.sh $(BUILD)
 
 install: build
 	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)

@@ -133,7 +133,14 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
         st = cc_fail_cu(r, "cuLibraryGetKernel", "kernel `%s` of `%s`", name, obj->name);
       }
     }
-    if (st == CUCORE_OK) st = driver_layout(k);
+    if (st == CUCORE_OK && DRV(cuKernelGetParamInfo)) {
+      st = driver_layout(k);
+    } else if (st == CUCORE_OK) {
+      /* A driver older than 12.4 cannot say: the offline reader can. */
+      const char *source = NULL;
+      st = cc_offline_layout(obj, symbol, &k->params, &k->param_count, &source);
+      if (st == CUCORE_OK) k->layout_source = source;
+    }
   } else {
     const char *source = NULL;
     st = cc_offline_layout(obj, symbol, &k->params, &k->param_count, &source);

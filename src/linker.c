@@ -10,14 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cc_link_input {
-  cucore_code_type type;
-  unsigned char *data;
-  size_t size;
-  char *name;
-  int producer_version;
-} cc_link_input;
-
 struct cucore_linker {
   cucore_options *opts;
   cc_link_input *inputs;
@@ -160,6 +152,71 @@ static char *take_log(nvJitLinkHandle h, int error) {
   return log;
 }
 
+cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
+                         const cc_link_input *inputs, int count, int want_ptx,
+                         unsigned char **out, size_t *out_size, char **info_log,
+                         char **error_log) {
+  *out = NULL;
+  *out_size = 0;
+  if (info_log) *info_log = NULL;
+  if (error_log) *error_log = NULL;
+  cucore_status st = cc_nvjitlink_load();
+  if (st != CUCORE_OK) return st;
+  cc_argv args = {0};
+  st = cc_options_render(opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
+  if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");
+  if (st != CUCORE_OK) {
+    cc_argv_free(&args);
+    return st;
+  }
+  nvJitLinkHandle h = NULL;
+  nvJitLinkResult r = JITLINK(nvJitLinkCreate)(&h, (uint32_t)args.n, (const char **)args.v);
+  cc_argv_free(&args);
+  if (r != NVJITLINK_SUCCESS) return cc_fail_nvjitlink(r, "nvJitLinkCreate", "for sm_%d%s", arch, suffix);
+  const char *failed_input = NULL;
+  for (int i = 0; r == NVJITLINK_SUCCESS && i < count; i++) {
+    const cc_link_input *in = &inputs[i];
+    /* PTX goes in with its terminating NUL. */
+    r = JITLINK(nvJitLinkAddData)(h, jit_type(in->type), in->data,
+                                  in->size + (in->type == CUCORE_CODE_PTX ? 1 : 0), in->name);
+    if (r != NVJITLINK_SUCCESS) failed_input = in->name;
+  }
+  if (r == NVJITLINK_SUCCESS) r = JITLINK(nvJitLinkComplete)(h);
+  char *ilog = take_log(h, 0), *elog = take_log(h, 1);
+  if (r != NVJITLINK_SUCCESS) {
+    char first[512] = "";
+    if (elog) snprintf(first, sizeof first, "%.*s", (int)strcspn(elog, "\n"), elog);
+    st = failed_input
+             ? cc_fail_nvjitlink(r, "nvJitLinkAddData", "input `%s`: %s", failed_input, first)
+             : cc_fail_nvjitlink(r, "nvJitLinkComplete", "linking %d input%s for sm_%d%s: %s",
+                                 count, count == 1 ? "" : "s", arch, suffix, first);
+  } else {
+    size_t n = 0;
+    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
+    unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
+    if (buf) {
+      r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtx)(h, (char *)buf)
+                   : JITLINK(nvJitLinkGetLinkedCubin)(h, buf);
+      buf[n] = 0;
+      if (want_ptx) /* the PTX size counts its NUL; a cubin is kept whole */
+        while (n && buf[n - 1] == 0) n--;
+    }
+    if (r != NVJITLINK_SUCCESS) {
+      free(buf);
+      st = cc_fail_nvjitlink(r, "nvJitLinkGetLinked", NULL);
+    } else if (!buf) {
+      st = CUCORE_HOST_OUT_OF_MEMORY;
+    } else {
+      *out = buf;
+      *out_size = n;
+    }
+  }
+  JITLINK(nvJitLinkDestroy)(&h);
+  if (info_log) *info_log = ilog; else free(ilog);
+  if (error_log) *error_log = elog; else free(elog);
+  return st;
+}
+
 cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
                                      cucore_object **out) {
   cc_begin();
@@ -178,65 +235,21 @@ cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_linker_complete: PTX output needs link-time optimisation: set the lto "
                    "option or add LTO-IR inputs");
-  cucore_status st = cc_nvjitlink_load();
-  if (st != CUCORE_OK) return st;
   int arch = 0;
   char suffix[4] = "";
-  st = cc_options_arch(lk->opts, &arch, suffix);
+  cucore_status st = cc_options_arch(lk->opts, &arch, suffix);
   if (st != CUCORE_OK) return st;
-  cc_argv args = {0};
-  st = cc_options_render(lk->opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
-  if (st == CUCORE_OK && lto && !cc_options_int(lk->opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");
-  if (st != CUCORE_OK) {
-    cc_argv_free(&args);
-    return st;
-  }
-  nvJitLinkHandle h = NULL;
-  nvJitLinkResult r = JITLINK(nvJitLinkCreate)(&h, (uint32_t)args.n, (const char **)args.v);
-  cc_argv_free(&args);
-  if (r != NVJITLINK_SUCCESS) return cc_fail_nvjitlink(r, "nvJitLinkCreate", "for sm_%d%s", arch, suffix);
-  const char *failed_input = NULL;
-  for (int i = 0; r == NVJITLINK_SUCCESS && i < lk->count; i++) {
-    cc_link_input *in = &lk->inputs[i];
-    r = JITLINK(nvJitLinkAddData)(h, jit_type(in->type), in->data,
-                                  in->size + (in->type == CUCORE_CODE_PTX ? 1 : 0), in->name);
-    if (r != NVJITLINK_SUCCESS) failed_input = in->name;
-  }
-  if (r == NVJITLINK_SUCCESS) r = JITLINK(nvJitLinkComplete)(h);
   free(lk->info_log);
   free(lk->error_log);
-  lk->info_log = take_log(h, 0);
-  lk->error_log = take_log(h, 1);
-  if (r != NVJITLINK_SUCCESS) {
-    char first[512] = "";
-    if (lk->error_log) snprintf(first, sizeof first, "%.*s", (int)strcspn(lk->error_log, "\n"), lk->error_log);
-    st = failed_input
-             ? cc_fail_nvjitlink(r, "nvJitLinkAddData", "input `%s`: %s", failed_input, first)
-             : cc_fail_nvjitlink(r, "nvJitLinkComplete", "linking %d inputs for sm_%d%s: %s",
-                                 lk->count, arch, suffix, first);
-    JITLINK(nvJitLinkDestroy)(&h);
-    return st;
-  }
-  size_t n = 0;
-  int want_ptx = target == CUCORE_CODE_PTX;
-  r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
-  unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
-  if (buf) {
-    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtx)(h, (char *)buf)
-                 : JITLINK(nvJitLinkGetLinkedCubin)(h, buf);
-    buf[n] = 0;
-    if (want_ptx) while (n && buf[n - 1] == 0) n--;
-  }
-  JITLINK(nvJitLinkDestroy)(&h);
-  if (r != NVJITLINK_SUCCESS) {
-    free(buf);
-    return cc_fail_nvjitlink(r, "nvJitLinkGetLinked", NULL);
-  }
-  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
-  cucore_object *obj = NULL;
-  st = cc_object_new(target, buf, n, "linked code", &obj);
+  unsigned char *code = NULL;
+  size_t size = 0;
+  st = cc_jitlink(lk->opts, arch, suffix, lto, lk->inputs, lk->count, target == CUCORE_CODE_PTX,
+                  &code, &size, &lk->info_log, &lk->error_log);
   if (st != CUCORE_OK) return st;
-  obj->arch = want_ptx ? 0 : arch;
+  cucore_object *obj = NULL;
+  st = cc_object_new(target, code, size, "linked code", &obj);
+  if (st != CUCORE_OK) return st;
+  obj->arch = target == CUCORE_CODE_PTX ? 0 : arch;
   snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
   *out = obj;
   return CUCORE_OK;

@@ -44,6 +44,21 @@ void cc_object_release(cucore_object *obj);
 cucore_code_type cc_sniff_code_type(const void *data, size_t size);
 /* Reads a whole file (NUL-terminated); names the path and errno on failure. */
 cucore_status cc_read_file(const char *path, unsigned char **data, size_t *size);
+/* One nvJitLink input. */
+typedef struct cc_link_input {
+  cucore_code_type type;
+  unsigned char *data;
+  size_t size; /* without a PTX's NUL */
+  char *name;
+  int producer_version;
+} cc_link_input;
+
+/* Runs nvJitLink over `inputs` for sm_<arch><suffix> with `opts` (lto adds -lto), giving a
+ * cubin (or PTX with want_ptx) and the logs (malloc'd, NULL when empty; either may be NULL). */
+cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
+                         const cc_link_input *inputs, int count, int want_ptx,
+                         unsigned char **out, size_t *out_size, char **info_log,
+                         char **error_log);
 /* Links `inputs` with nvJitLink into a cubin for sm_<arch><suffix> (used to load LTO-IR). */
 cucore_status cc_link_single(const cucore_object *obj, int arch, const char *suffix,
                              unsigned char **cubin, size_t *cubin_size);

@@ -367,58 +367,13 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
 
 /* ---- nvJitLink for PTX ------------------------------------------------------------------- */
 
-/* Links one input (PTX, LTO-IR, ...) with nvJitLink. */
+/* Links one input (PTX, LTO-IR, ...) with nvJitLink; the error log goes to *log_out. */
 static cucore_status jitlink_one(const cucore_options *opts, int arch, const char *suffix,
-                                 nvJitLinkInputType in_type, const unsigned char *data,
+                                 cucore_code_type in_type, const unsigned char *data,
                                  size_t size, const char *name, int want_ptx, int lto,
                                  unsigned char **out, size_t *out_size, char **log_out) {
-  cucore_status st = cc_nvjitlink_load();
-  if (st != CUCORE_OK) return st;
-  cc_argv args = {0};
-  st = cc_options_render(opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
-  if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");
-  if (st != CUCORE_OK) {
-    cc_argv_free(&args);
-    return st;
-  }
-  nvJitLinkHandle h = NULL;
-  nvJitLinkResult r = JITLINK(nvJitLinkCreate)(&h, (uint32_t)args.n, (const char **)args.v);
-  cc_argv_free(&args);
-  if (r != NVJITLINK_SUCCESS) return cc_fail_nvjitlink(r, "nvJitLinkCreate", "options for sm_%d", arch);
-  r = JITLINK(nvJitLinkAddData)(h, in_type, data, size + (in_type == NVJITLINK_INPUT_PTX ? 1 : 0), name);
-  if (r == NVJITLINK_SUCCESS) r = JITLINK(nvJitLinkComplete)(h);
-  size_t n = 0;
-  char *log = NULL;
-  if (JITLINK(nvJitLinkGetErrorLogSize)(h, &n) == NVJITLINK_SUCCESS && n > 1) {
-    log = malloc(n + 1);
-    if (log && JITLINK(nvJitLinkGetErrorLog)(h, log) == NVJITLINK_SUCCESS) log[n] = 0;
-  }
-  if (log_out) *log_out = log;
-  if (r != NVJITLINK_SUCCESS) {
-    char first[512];
-    first_error_line(log, first, sizeof first);
-    st = cc_fail_nvjitlink(r, "nvJitLink", "`%s` for sm_%d%s: %s", name, arch, suffix, first);
-    if (!log_out) free(log);
-    JITLINK(nvJitLinkDestroy)(&h);
-    return st;
-  }
-  if (!log_out) free(log);
-  r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
-  unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
-  if (buf) {
-    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtx)(h, (char *)buf) : JITLINK(nvJitLinkGetLinkedCubin)(h, buf);
-    buf[n] = 0;
-    if (want_ptx) while (n && buf[n - 1] == 0) n--;
-  }
-  JITLINK(nvJitLinkDestroy)(&h);
-  if (r != NVJITLINK_SUCCESS) {
-    free(buf);
-    return cc_fail_nvjitlink(r, "nvJitLinkGetLinked", "`%s`", name);
-  }
-  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
-  *out = buf;
-  *out_size = n;
-  return CUCORE_OK;
+  cc_link_input in = {in_type, (unsigned char *)data, size, (char *)name, 0};
+  return cc_jitlink(opts, arch, suffix, lto, &in, 1, want_ptx, out, out_size, NULL, log_out);
 }
 
 cucore_status cc_link_single(const cucore_object *obj, int arch, const char *suffix,
@@ -430,7 +385,7 @@ cucore_status cc_link_single(const cucore_object *obj, int arch, const char *suf
                    "nvJitLink at least as new as the NVRTC",
                    obj->name, obj->producer_version / 1000, obj->producer_version % 1000 / 10,
                    cc_jl.version / 1000, cc_jl.version % 1000 / 10);
-  return jitlink_one(NULL, arch, suffix, NVJITLINK_INPUT_LTOIR, obj->code, obj->size, obj->name,
+  return jitlink_one(NULL, arch, suffix, CUCORE_CODE_LTOIR, obj->code, obj->size, obj->name,
                      0, 1, cubin, cubin_size, NULL);
 }
 
@@ -446,7 +401,7 @@ static cucore_status compile_ptx(cucore_program *p, cucore_code_type target, int
     set_log(p, NULL);
   } else {
     char *log = NULL;
-    st = jitlink_one(p->opts, arch, suffix, NVJITLINK_INPUT_PTX, p->code, p->size, p->name, 0, 0,
+    st = jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, p->code, p->size, p->name, 0, 0,
                      &code, &size, &log);
     set_log(p, log);
     if (st != CUCORE_OK && CUCORE_CODE(st) == CUCORE_LINK_ERROR)
@@ -532,7 +487,7 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
     unsigned char *cubin = NULL;
     size_t cubin_size = 0;
     char *jlog = NULL;
-    st = jitlink_one(p->opts, arch, suffix, NVJITLINK_INPUT_PTX, code, size, p->name, 0, 0, &cubin,
+    st = jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, code, size, p->name, 0, 0, &cubin,
                      &cubin_size, &jlog);
     free(jlog);
     if (st != CUCORE_OK) {

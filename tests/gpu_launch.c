@@ -1,5 +1,6 @@
 /* gpu_launch.c -- programs, objects, kernels and checked launches on a real GPU (label gpu). */
 #include "gpu_support.h"
+#include "internal.h" /* DRV(): the raw driver, to launch the packed buffer directly */
 
 #include <math.h>
 #include <stdio.h>
@@ -73,6 +74,26 @@ static void saxpy_runs_from_every_code_type(void **state) {
       if (out[i] != want) fail_msg("%s: y[%d] = %g, expected %g", cucore_code_type_name(types[t]), i, out[i], want);
     }
     print_message("saxpy from %s: %d elements match the CPU\n", cucore_code_type_name(types[t]), n);
+    if (types[t] == CUCORE_CODE_CUBIN) {
+      /* The packed-buffer (`extra`) form of the same arguments gives the same answer. */
+      void *fn = NULL, *buffer = NULL, *hs = NULL;
+      size_t bytes = 0;
+      assert_ok(cucore_kernel_native(k, dev, NULL, &fn));
+      assert_ok(cucore_args_native(args, NULL, &buffer, &bytes));
+      assert_ok(cucore_stream_native(stream, &hs));
+      void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
+                       CU_LAUNCH_PARAM_END};
+      assert_int_equal(DRV(cuLaunchKernel)((CUfunction)fn, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
+                                           (CUstream)hs, NULL, extra),
+                       CUDA_SUCCESS);
+      assert_ok(cucore_stream_synchronize(stream));
+      assert_ok(cucore_memcpy_dtoh(dev, out, dy, n * sizeof(float), NULL));
+      for (int i = 0; i < n; i++) {
+        float want = a * x[i] + (a * x[i] + y[i]);
+        if (out[i] != want) fail_msg("extra form: y[%d] = %g, expected %g", i, out[i], want);
+      }
+      print_message("saxpy through the packed `extra` buffer: %d elements match\n", n);
+    }
     cucore_args_destroy(args);
     cucore_kernel_destroy(k);
   }

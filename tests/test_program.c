@@ -178,16 +178,19 @@ static void nvvm_ir_and_ptx_programs(void **state) {
   assert_ok(cucore_program_create(CUCORE_CODE_AUTO, d, n, "k.ptx", o, &p));
   cucore_object *from_ptx = NULL;
   assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &from_ptx));
-  assert_status(cucore_program_compile(p, CUCORE_CODE_LTOIR, &lto), CUCORE_NOT_SUPPORTED);
+  cucore_object *none = NULL;
+  assert_status(cucore_program_compile(p, CUCORE_CODE_LTOIR, &none), CUCORE_NOT_SUPPORTED);
+  assert_null(none);
   cucore_program_destroy(p);
   /* Bad IR: the log says where. */
   assert_ok(cucore_program_create(CUCORE_CODE_NVVM, "define garbage", 0, "bad.ll", o, &p));
-  assert_status(cucore_program_compile(p, CUCORE_CODE_PTX, &lto), CUCORE_COMPILE_ERROR);
+  assert_status(cucore_program_compile(p, CUCORE_CODE_PTX, &none), CUCORE_COMPILE_ERROR);
   assert_contains(cucore_last_error(), "bad.ll");
   cucore_program_destroy(p);
   cucore_object_destroy(ptx);
   cucore_object_destroy(cubin);
   cucore_object_destroy(from_ptx);
+  cucore_object_destroy(lto);
   cucore_options_destroy(o);
 }
 

@@ -34,12 +34,10 @@ static const char *ext_of(cucore_code_type t) {
                                    : ".cubin";
 }
 
-int cmd_compile(int argc, char **argv) {
+static int compile_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *out_path = NULL;
   cucore_code_type target = CUCORE_CODE_CUBIN;
   int json = 0;
-  cli_source src;
-  if (cli_source_init(&src) != 0) return CLI_EXIT_FAILURE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
@@ -56,7 +54,7 @@ int cmd_compile(int argc, char **argv) {
     } else if (strcmp(a, "--json") == 0) {
       json = 1;
     } else {
-      int used = cli_source_option(&src, "compile", argc, argv, i);
+      int used = cli_source_option(srcp, "compile", argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
       if (used > 0) {
         i += used - 1;
@@ -68,13 +66,13 @@ int cmd_compile(int argc, char **argv) {
     }
   }
   if (!file) {
-    cli_source_free(&src);
+    cli_source_free(srcp);
     return cli_usage("compile", "no input file; see `cucore help compile`");
   }
   cucore_object *obj = NULL;
-  int rc = cli_source_compile(&src, "compile", file, target, &obj);
+  int rc = cli_source_compile(srcp, "compile", file, target, &obj);
   if (rc != 0) {
-    cli_source_free(&src);
+    cli_source_free(srcp);
     return rc;
   }
   char *default_out = NULL;
@@ -106,22 +104,31 @@ int cmd_compile(int argc, char **argv) {
     json_int(&j, "arch", arch);
     json_int(&j, "bytes", (long long)size);
     json_begin_object(&j, "lowered_names");
-    for (int e = 0; e < src.expr_count; e++) {
+    for (int e = 0; e < srcp->expr_count; e++) {
       const char *low = NULL;
-      if (cucore_object_lowered_name(obj, src.exprs[e], &low) == CUCORE_OK) json_str(&j, src.exprs[e], low);
+      if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK) json_str(&j, srcp->exprs[e], low);
     }
     json_end_object(&j);
     json_end_object(&j);
   } else {
     printf("%s -> %s (%s, %zu bytes)\n", file, out_path, cucore_code_type_name(target), size);
-    for (int e = 0; e < src.expr_count; e++) {
+    for (int e = 0; e < srcp->expr_count; e++) {
       const char *low = NULL;
-      if (cucore_object_lowered_name(obj, src.exprs[e], &low) == CUCORE_OK)
-        printf("  %s = %s\n", src.exprs[e], low);
+      if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK)
+        printf("  %s = %s\n", srcp->exprs[e], low);
     }
   }
   free(default_out);
   cucore_object_destroy(obj);
+  cli_source_free(srcp);
+  return rc;
+}
+
+/* Every exit path frees the verb's options, early usage errors included. */
+int cmd_compile(int argc, char **argv) {
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  int rc = compile_body(&src, argc, argv);
   cli_source_free(&src);
   return rc;
 }

@@ -208,11 +208,9 @@ static int open_source(cli_source *src, const char *file, const char **kernel, c
   return 0;
 }
 
-int cmd_inspect(int argc, char **argv) {
+static int inspect_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   int arch = 0, json = 0;
-  cli_source src;
-  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
@@ -226,10 +224,10 @@ int cmd_inspect(int argc, char **argv) {
         return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
                          argv[i]);
       int used = 0; /* the same arch compiles a .cu file */
-      if (cucore_options_parse(src.opts, "--arch", argv[i], &used) != CUCORE_OK)
+      if (cucore_options_parse(srcp->opts, "--arch", argv[i], &used) != CUCORE_OK)
         return cli_usage("inspect", "%s", cucore_last_error());
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      int used = cli_source_option(&src, "inspect", argc, argv, i);
+      int used = cli_source_option(srcp, "inspect", argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
       if (used == 0)
         return cli_usage("inspect", "unknown option `%s` (expected --arch, --kernel, --json or a "
@@ -246,19 +244,19 @@ int cmd_inspect(int argc, char **argv) {
   cucore_binary *bin = NULL;
   const char *asked = kernel;
   if (is_source(file)) {
-    int rc = open_source(&src, file, &kernel, &bin);
+    int rc = open_source(srcp, file, &kernel, &bin);
     if (rc) {
-      cli_source_free(&src);
+      cli_source_free(srcp);
       return rc;
     }
   } else {
     cucore_status st = cucore_binary_open_file(file, CUCORE_CODE_AUTO, arch, &bin);
     if (st != CUCORE_OK) {
-      cli_source_free(&src);
+      cli_source_free(srcp);
       return cli_fail("inspect", file, st);
     }
   }
-  cli_source_free(&src);
+  cli_source_free(srcp);
   cucore_status st;
   char *lowered_copy = kernel != asked ? (char *)kernel : NULL; /* from open_source */
   cucore_binary_info info;
@@ -350,4 +348,13 @@ int cmd_inspect(int argc, char **argv) {
   }
   cucore_binary_destroy(bin);
   return CLI_EXIT_OK;
+}
+
+/* Every exit path frees the verb's options, early usage errors included. */
+int cmd_inspect(int argc, char **argv) {
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  int rc = inspect_body(&src, argc, argv);
+  cli_source_free(&src);
+  return rc;
 }

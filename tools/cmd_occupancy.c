@@ -146,13 +146,11 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
   return 0;
 }
 
-int cmd_occupancy(int argc, char **argv) {
+static int occupancy_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   int block = 0, json = 0, arch = 0;
   long long smem = 0;
   unsigned cluster[3] = {0, 0, 0};
-  cli_source src;
-  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -176,7 +174,7 @@ int cmd_occupancy(int argc, char **argv) {
         return cli_usage("occupancy", "--cluster `%s`: expected X[,Y[,Z]] with each 1..65535", v);
       }
     } else if (a[0] == '-' && a[1]) {
-      int used = cli_source_option(&src, "occupancy", argc, argv, i);
+      int used = cli_source_option(srcp, "occupancy", argc, argv, i);
       if (used <= 0) return used < 0 ? CLI_EXIT_USAGE : cli_usage("occupancy", "unknown option `%s`", a);
       if (strcmp(a, "--arch") == 0 || strncmp(a, "--arch=", 7) == 0) {
         const char *s = a[6] == '=' ? a + 7 : v;
@@ -199,13 +197,13 @@ int cmd_occupancy(int argc, char **argv) {
                        strcmp(dot, ".ptx") == 0);
   int rc = 0;
   if (source) {
-    if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(&src, kernel)) return CLI_EXIT_FAILURE;
-    rc = cli_source_compile(&src, "occupancy", file, CUCORE_CODE_CUBIN, &obj);
+    if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
+    rc = cli_source_compile(srcp, "occupancy", file, CUCORE_CODE_CUBIN, &obj);
   } else {
     cucore_status st = cucore_object_from_file(file, CUCORE_CODE_AUTO, &obj);
     if (st != CUCORE_OK) rc = cli_fail("occupancy", file, st);
   }
-  cli_source_free(&src);
+  cli_source_free(srcp);
   if (rc) return rc;
   const char *symbol = kernel;
   cucore_object_lowered_name(obj, kernel, &symbol); /* keeps `kernel` when not an expression */
@@ -313,5 +311,14 @@ int cmd_occupancy(int argc, char **argv) {
   cucore_kernel_destroy(c.kernel);
   cucore_object_destroy(obj);
   cucore_device_close(c.dev);
+  return rc;
+}
+
+/* Every exit path frees the verb's options, early usage errors included. */
+int cmd_occupancy(int argc, char **argv) {
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  int rc = occupancy_body(&src, argc, argv);
+  cli_source_free(&src);
   return rc;
 }

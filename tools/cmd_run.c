@@ -277,14 +277,12 @@ static int cmp_float(const void *a, const void *b) {
 
 #define RUN_MAX_ARGS 64
 
-int cmd_run(int argc, char **argv) {
+static int run_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   unsigned grid[3] = {0, 0, 0}, block[3] = {0, 0, 0}, cluster[3] = {0, 0, 0};
   long long smem = 0, repeat = 1;
   int cooperative = 0, json = 0, nargs = 0, have_grid = 0, have_block = 0;
   run_arg args[RUN_MAX_ARGS];
-  cli_source src;
-  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(a, "--json") == 0) json = 1;
@@ -317,7 +315,7 @@ int cmd_run(int argc, char **argv) {
         nargs++;
       }
     } else if (a[0] == '-' && a[1]) {
-      int used = cli_source_option(&src, "run", argc, argv, i);
+      int used = cli_source_option(srcp, "run", argc, argv, i);
       if (used <= 0) return used < 0 ? CLI_EXIT_USAGE : cli_usage("run", "unknown option `%s`", a);
       i += used - 1;
     } else if (file) {
@@ -334,13 +332,13 @@ int cmd_run(int argc, char **argv) {
   const char *dot = strrchr(file, '.');
   int rc = 0;
   if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".ll") || !strcmp(dot, ".bc"))) {
-    if (!strcmp(dot, ".cu") && cli_source_add_expr(&src, kernel)) return CLI_EXIT_FAILURE;
-    rc = cli_source_compile(&src, "run", file, CUCORE_CODE_CUBIN, &obj);
+    if (!strcmp(dot, ".cu") && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
+    rc = cli_source_compile(srcp, "run", file, CUCORE_CODE_CUBIN, &obj);
   } else {
     cucore_status st = cucore_object_from_file(file, CUCORE_CODE_AUTO, &obj);
     if (st != CUCORE_OK) rc = cli_fail("run", file, st);
   }
-  cli_source_free(&src);
+  cli_source_free(srcp);
   if (rc) return rc;
   cucore_kernel *k = NULL;
   cucore_args *list = NULL;
@@ -495,5 +493,14 @@ done:
   cucore_kernel_destroy(k);
   cucore_object_destroy(obj);
   cucore_device_close(dev);
+  return rc;
+}
+
+/* Every exit path frees the verb's options, early usage errors included. */
+int cmd_run(int argc, char **argv) {
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  int rc = run_body(&src, argc, argv);
+  cli_source_free(&src);
   return rc;
 }

@@ -3,6 +3,7 @@
  * stderr. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -114,7 +115,11 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   if (st != CUCORE_OK) return cli_fail(verb, file, st);
   for (int e = 0; e < s->expr_count && st == CUCORE_OK; e++)
     st = cucore_program_add_name_expression(prog, s->exprs[e]);
+  /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
+  int tty = isatty(2);
+  if (tty) fprintf(stderr, "compiling %s ...", file);
   if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
+  if (tty) fprintf(stderr, "\r\033[K");
   const char *log = "";
   cucore_program_log(prog, &log);
   if (log && log[0]) fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");

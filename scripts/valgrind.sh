@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the CPU unit tests under valgrind memcheck: no invalid access, no definite leak.
+#   usage: scripts/valgrind.sh [build-dir]     (make valgrind)
+set -uo pipefail
+build="${1:-build}"
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "valgrind not installed: apt-get install valgrind"; exit 1; }
+tests=(test_errors test_loader test_options test_sha256 test_args test_program
+       test_occupancy_model test_occupancy_model_table)
+for t in "$build"/bin/test_cache*; do [ -x "$t" ] && tests+=("$(basename "$t")"); done
+fails=0 passes=0
+for t in "${tests[@]}"; do
+  exe="$build/bin/$t"
+  [ -x "$exe" ] || { echo "missing $exe (build first)"; fails=$((fails + 1)); continue; }
+  log=$(mktemp)
+  if valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+       --suppressions=tests/valgrind.supp --quiet "$exe" >"$log" 2>&1; then
+    echo "valgrind $t: clean"
+    passes=$((passes + 1))
+  else
+    echo "valgrind $t: FAILED"
+    tail -40 "$log"
+    fails=$((fails + 1))
+  fi
+  rm -f "$log"
+done
+echo "valgrind: $passes passed, $fails failed"
+[ $fails -eq 0 ]
