@@ -1195,6 +1195,120 @@ CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char
 /* ==== END SECTION: binary inspection ==== */
 
 /* ==== SECTION: compile cache ==== */
+/*
+ * Program compiles are cached, on by default: on disk (shared by every process of the user)
+ * and in the process (the same key compiled twice gives the same object, loaded once).
+ *
+ * The key is a SHA-256 over everything that decides the output: cucore's version and the
+ * cache format, the compiler's identity (path, inode, size and modification time of the
+ * NVRTC, nvJitLink or libNVVM library the compile uses, and of the toolkit include
+ * directories), the flags each tool will be given, the code type, target and arch, the program's name (it appears in __FILE__
+ * and line information), the canonical options, the source, every in-memory header (name and
+ * bytes), every extra NVVM module and the sorted name expressions.
+ *
+ * A compile that can read files the key cannot see is not cached, and the reason is kept
+ * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
+ * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
+ * output files, a quoted #include that finds a file on disk beside the source, or an
+ * #include whose file is a macro. cucore_program_set_cache_digest makes such a compile
+ * cacheable: the caller's digest stands for those files.
+ *
+ * Where: the directory cucore_cache_set_dir gave, else $CUCORE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 (any value but "" and
+ * "0") turns the cache off, disk and in-process layers both; it wins over
+ * cucore_cache_set_enabled. Size cap: cucore_cache_set_max_bytes, else
+ * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
+ * passes the cap, the least recently used entries (a hit counts as a use) are removed until
+ * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
+ * of the directory plus what it stored since, so many processes storing at once can pass it
+ * for a while (a soft cap); an entry larger than 90% of the cap is not stored.
+ *
+ * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
+ * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a
+ * cubin, the name-expression map, the compile log). Entries are written to a temporary file
+ * in the same directory, flushed and renamed, so readers never see part of one. An entry that
+ * fails its checks is removed and the source is compiled again. The cache never fails a
+ * compile: a directory that cannot be written, a full disk or a damaged entry leaves a note
+ * in cucore_program_cache_info and the compile goes on.
+ */
+
+/* What the cache did for a program's last compile. */
+typedef enum cucore_cache_result {
+  CUCORE_CACHE_NOT_USED = 0,   /* no compile yet, or one that failed before the cache */
+  CUCORE_CACHE_DISABLED,       /* the cache is off (reason says by what) */
+  CUCORE_CACHE_UNCACHEABLE,    /* compiled; the compile reads what the key cannot see */
+  CUCORE_CACHE_MISS,           /* compiled, then stored (see stored and note) */
+  CUCORE_CACHE_HIT_DISK,       /* read from the cache directory */
+  CUCORE_CACHE_HIT_MEMORY      /* the object this process already made for the same key */
+} cucore_cache_result;
+
+/* "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
+ * otherwise. Never NULL. */
+CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
+
+/* The cache's part in one compile. Strings are owned by the program and stay valid until its
+ * next compile; none is NULL. */
+typedef struct cucore_cache_info {
+  cucore_cache_result result;
+  int stored;        /* 1 when this compile wrote its entry to disk */
+  char key[65];      /* the key as 64 hex digits; "" when none was computed */
+  const char *path;  /* the entry's file; "" when there is no cache directory */
+  const char *reason; /* DISABLED / UNCACHEABLE: why, naming the option, file or setting */
+  const char *note;  /* what went wrong with the cache, if anything (a damaged entry that was
+                        removed, a directory that cannot be written, ...); "" when nothing */
+} cucore_cache_info;
+
+/* What the cache did for `prog`'s last compile. */
+CUCORE_API cucore_status cucore_program_cache_info(const cucore_program *prog,
+                                                   cucore_cache_info *out);
+/* Turns the cache on (1, the default) or off (0) for `prog` alone. */
+CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enabled);
+/* Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
+ * beside the source, PCH) cacheable: `digest` (any non-empty text, e.g. a hash the caller
+ * computed over those files) joins the key and stands for them. The caller promises that the
+ * digest changes whenever those files do. NULL removes it. Copied. */
+CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog,
+                                                         const char *digest);
+
+/* Counts of cache events. */
+typedef struct cucore_cache_counters {
+  uint64_t hits;         /* entries read from disk */
+  uint64_t memory_hits;  /* objects handed out again by the in-process layer (process only) */
+  uint64_t misses;       /* cacheable compiles that found nothing usable */
+  uint64_t stores;       /* entries written */
+  uint64_t evictions;    /* entries removed to keep under the size cap */
+  uint64_t errors;       /* damaged entries removed, writes that failed */
+  uint64_t uncacheable;  /* compiles that could not use the cache */
+} cucore_cache_counters;
+
+/* The cache as a whole. */
+typedef struct cucore_cache_stats {
+  int enabled;                 /* 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
+  char dir[4096];              /* the directory; "" when none could be found */
+  uint64_t max_bytes;          /* the size cap */
+  uint64_t entries;            /* entries on disk now */
+  uint64_t bytes;              /* their total size */
+  cucore_cache_counters process; /* this process, since it started */
+  cucore_cache_counters total;   /* every process that used the directory, since it was last
+                                    cleared (memory_hits stays 0: those never touch disk) */
+} cucore_cache_stats;
+
+/* Fills *out: settings, what is on disk (it reads the directory) and the counters. */
+CUCORE_API cucore_status cucore_cache_stats_get(cucore_cache_stats *out);
+/* Uses `dir` as the cache directory for the rest of the process (created when first
+ * written); NULL goes back to the environment's choice. Copied. */
+CUCORE_API cucore_status cucore_cache_set_dir(const char *dir);
+/* Turns the cache on (1) or off (0) for the process; -1 goes back to the default (on unless
+ * CUCORE_CACHE_DISABLE is set). CUCORE_CACHE_DISABLE=1 keeps it off whatever is set here. */
+CUCORE_API cucore_status cucore_cache_set_enabled(int enabled);
+/* Sets the size cap in bytes (at least 4096); 0 goes back to $CUCORE_CACHE_MAX_BYTES or
+ * 1 GiB. It applies from the next store. */
+CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
+/* Removes every entry (and stray temporary files) from the directory, resets its counters
+ * and empties the in-process layer (objects already handed out stay valid). `entries` and
+ * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
+ * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it. */
+CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
 /* ==== END SECTION: compile cache ==== */
 
 

@@ -32,8 +32,9 @@ Full path of the driver or of a toolkit library to load instead of searching for
 .B CUDA_HOME, CUDA_PATH
 The CUDA toolkit to search first (then /usr/local/cuda, then the loader path).
 .TP
-.B CUCORE_CACHE_DIR, CUCORE_CACHE_DISABLE
-Where the compile cache lives, and turning it off (when the cache is built in).
+.B CUCORE_CACHE_DIR, CUCORE_CACHE_DISABLE, CUCORE_CACHE_MAX_BYTES
+Where the compile cache lives (else $XDG_CACHE_HOME/cucore, else ~/.cache/cucore), turning it
+off (=1), and its size cap (bytes, or with a K, M or G suffix; default 1G).
 .SH EXIT STATUS
 0 success; 1 the work failed (the reason is on standard error); 2 the command line was wrong.
 .SH SEE ALSO

@@ -3,6 +3,7 @@
  * NVVM IR through libNVVM; targets PTX, cubin and LTO-IR. The result is an ObjectCode.
  */
 #define _GNU_SOURCE
+#include "cache.h"
 #include "object.h"
 #include "options.h"
 #include "fatbin_write.h"
@@ -29,6 +30,7 @@ struct cucore_program {
   cc_module *modules; /* extra NVVM modules */
   int module_count;
   char *log;
+  cc_cache_state cache; /* the compile cache's part (cache.c) */
 };
 
 static const char *empty_log = "";
@@ -95,6 +97,7 @@ cucore_status cucore_program_destroy(cucore_program *p) {
   free(p->code);
   free(p->name);
   free(p->log);
+  cc_cache_state_free(&p->cache);
   cucore_options_destroy(p->opts);
   free(p);
   return CUCORE_OK;
@@ -601,15 +604,33 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   CC_CHECK_ARG(p, "cucore_program_compile", "prog");
   cucore_status st = target_check(p, target);
   if (st != CUCORE_OK) return st;
-  if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
   int arch = 0;
   char suffix[4] = "";
-  st = cc_options_arch(p->opts, &arch, suffix);
-  if (st != CUCORE_OK) return st;
-  switch (p->type) {
-  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
-  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  /* A fatbin with a gencode list names its archs there; otherwise the arch decides. */
+  if (target != CUCORE_CODE_FATBIN || !p->opts->v[CUCORE_OPT_GENCODE].count) {
+    st = cc_options_arch(p->opts, &arch, suffix);
+    if (st != CUCORE_OK) return st;
+  }
+  /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
+  cc_cache_job job;
+  cc_cache_request rq = {p->type, target, arch, suffix, p->name, p->code, p->size, p->opts,
+                         (const char *const *)p->exprs, p->expr_count, NULL};
+  cc_cache_job_begin(&job, &p->cache, &rq);
+  for (int i = 0; i < p->module_count; i++)
+    cc_cache_job_add_module(&job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
+                            p->modules[i].lazy);
+  char *cached_log = NULL;
+  if (cc_cache_job_lookup(&job, out, &cached_log)) return set_log(p, cached_log);
+  if (target == CUCORE_CODE_FATBIN) st = compile_fatbin(p, out);
+  else switch (p->type) {
+  case CUCORE_CODE_CUDA_CPP: st = compile_nvrtc(p, target, arch, suffix, out); break;
+  case CUCORE_CODE_PTX: st = compile_ptx(p, target, arch, suffix, out); break;
+  case CUCORE_CODE_NVVM: st = compile_nvvm(p, target, arch, suffix, out); break;
   default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
   }
+  if (st == CUCORE_OK) cc_cache_job_store(&job, out, p->log);
+  return st;
 }
+
+cc_cache_state *cc_program_cache_state(cucore_program *p) { return &p->cache; }
+const cc_cache_state *cc_program_cache_state_const(const cucore_program *p) { return &p->cache; }

@@ -71,5 +71,7 @@ int cmd_occupancy(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 extern const char cmd_run_help[];
 extern const char cmd_occupancy_help[];
+int cmd_cache(int argc, char **argv);
+extern const char cmd_cache_help[];
 
 #endif

@@ -40,6 +40,7 @@ static const cli_verb verbs[] = {
      cmd_occupancy_help},
     {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
      cmd_run_help},
+    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
 };
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `cucore cache` and the cache seen from the command line: the directory comes from the
+# environment, a second compile of a file is a hit with the same bytes as an uncached compile,
+# clear empties it, CUCORE_CACHE_DISABLE=1 bypasses it, an include path makes the compile
+# uncacheable, and usage errors exit 2.
+source "$(dirname "$0")/lib.sh"
+
+work=$(mktemp -d /tmp/cucore-cli-cache-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export CUCORE_CACHE_DIR="$work/cache"
+cat >"$work/k.cu" <<'EOF'
+template <typename T> __global__ void scale(T *x, T a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+EOF
+json() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d$1)" <<<"$out"; }
+
+run "$CUCORE" cache path
+check "path: exit 0" [ "$rc" -eq 0 ]
+check "path: CUCORE_CACHE_DIR" [ "$out" = "$work/cache" ]
+run env -u CUCORE_CACHE_DIR XDG_CACHE_HOME="$work/xdg" "$CUCORE" cache path
+check "path: XDG_CACHE_HOME/cucore" [ "$out" = "$work/xdg/cucore" ]
+run env -u CUCORE_CACHE_DIR -u XDG_CACHE_HOME HOME="$work/home" "$CUCORE" cache path --json
+check "path --json: ~/.cache/cucore" [ "$(json "['dir']")" = "$work/home/.cache/cucore" ]
+
+run "$CUCORE" cache stats --json
+check "stats of a cache not yet made: exit 0" [ "$rc" -eq 0 ]
+check "stats: no entries yet" [ "$(json "['entries']")" = "0" ]
+
+# The reference: an uncached compile.
+run env CUCORE_CACHE_DISABLE=1 "$CUCORE" compile "$work/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$work/ref.cubin"
+check "uncached compile: exit 0" [ "$rc" -eq 0 ]
+run "$CUCORE" cache stats --json
+check "CUCORE_CACHE_DISABLE=1 wrote nothing" [ "$(json "['entries']")" = "0" ]
+
+for i in 1 2; do
+  run "$CUCORE" compile "$work/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$work/c$i.cubin"
+  check "cached compile $i: exit 0" [ "$rc" -eq 0 ]
+  check "cached compile $i: same bytes as the uncached one" cmp -s "$work/ref.cubin" "$work/c$i.cubin"
+  check "cached compile $i: lowered name printed" has "$out" "_Z5scaleIfEvPT_S0_i"
+done
+run "$CUCORE" cache stats --json
+check "stats: one entry" [ "$(json "['entries']")" = "1" ]
+check "stats: one miss" [ "$(json "['misses']")" = "1" ]
+check "stats: one hit" [ "$(json "['hits']")" = "1" ]
+check "stats: one store" [ "$(json "['stores']")" = "1" ]
+check "stats: bytes is the entry's size" [ "$(json "['bytes']")" = "$(find "$work/cache" -type f -name '??????????????????????????????????????????????????????????????' -printf '%s')" ]
+check "stats: enabled" [ "$(json "['enabled']")" = "True" ]
+
+run env CUCORE_CACHE_MAX_BYTES=64M "$CUCORE" cache stats --json
+check "CUCORE_CACHE_MAX_BYTES=64M" [ "$(json "['max_bytes']")" = "67108864" ]
+run env CUCORE_CACHE_DISABLE=1 "$CUCORE" cache
+check "stats text: says disabled" has "$out" "enabled      no"
+
+# A header beside the source: the compile reads a file the key cannot see.
+mkdir -p "$work/inc"
+echo '#define FACTOR 3' >"$work/inc/factor.h"
+printf '#include "factor.h"\n__global__ void k(int *p) { *p = FACTOR; }\n' >"$work/inc/k2.cu"
+run "$CUCORE" compile "$work/inc/k2.cu" --arch sm_90 -o "$work/k2.cubin"
+check "uncacheable compile: exit 0" [ "$rc" -eq 0 ]
+run "$CUCORE" cache stats --json
+check "uncacheable compile: counted" [ "$(json "['uncacheable']")" = "1" ]
+check "uncacheable compile: stored nothing" [ "$(json "['entries']")" = "1" ]
+
+run "$CUCORE" cache clear
+check "clear: exit 0" [ "$rc" -eq 0 ]
+check "clear: says what it removed" has "$out" "removed 1 entry"
+run "$CUCORE" cache stats --json
+check "clear: no entries left" [ "$(json "['entries']")" = "0" ]
+check "clear: counters reset" [ "$(json "['hits']")" = "0" ]
+run "$CUCORE" cache clear --json
+check "clear --json of an empty cache" [ "$(json "['removed_entries']")" = "0" ]
+
+run "$CUCORE" cache frobnicate
+check "unknown action: exit 2" [ "$rc" -eq 2 ]
+check "unknown action: named" has "$err" "frobnicate"
+run "$CUCORE" cache --bogus
+check "unknown option: exit 2" [ "$rc" -eq 2 ]
+run "$CUCORE" help cache
+check "help cache: usage" has "$out" "usage: cucore cache"
+check "help cache: names the variables" has "$out" "CUCORE_CACHE_DISABLE"
+run "$CUCORE" --help
+check "overview lists cache" has "$out" "cache"
+finish

@@ -1,0 +1,144 @@
+/* cmd_cache.c -- `cucore cache`: where the compile cache is, what it holds, and clearing it. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "cli.h"
+
+const char cmd_cache_help[] =
+    "usage: cucore cache [stats|path|clear] [--json]\n"
+    "\n"
+    "Program compiles are cached on disk (and within a process), keyed by a SHA-256 of\n"
+    "everything that decides the output: source, in-memory headers, options, arch, target,\n"
+    "name expressions, the compiler library and cucore's version. A compile that can read\n"
+    "files the key cannot see (an include path, a pre-include, a header beside the source)\n"
+    "is not cached.\n"
+    "\n"
+    "  stats    (the default) the directory, whether the cache is on, its entries and size\n"
+    "           against the cap, and the counters of every process that used it since it\n"
+    "           was last cleared: hits, misses, stores, evictions, errors, uncacheable\n"
+    "  path     print the cache directory\n"
+    "  clear    remove every entry and reset the counters\n"
+    "  --json   one JSON object instead of text\n"
+    "\n"
+    "environment:\n"
+    "  CUCORE_CACHE_DIR        the directory (else $XDG_CACHE_HOME/cucore, else\n"
+    "                          ~/.cache/cucore)\n"
+    "  CUCORE_CACHE_DISABLE=1  turn the cache off\n"
+    "  CUCORE_CACHE_MAX_BYTES  the size cap: bytes, or with a K, M or G suffix (default 1G);\n"
+    "                          least recently used entries go first\n"
+    "\n"
+    "exit status: 0 done; 1 the directory cannot be read or there is none; 2 usage.\n"
+    "\n"
+    "examples:\n"
+    "  cucore cache\n"
+    "  cucore cache stats --json | jq .hits\n"
+    "  CUCORE_CACHE_DIR=/tmp/cc cucore cache clear\n";
+
+static void print_size(uint64_t bytes) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (v >= 1024.0 && u < 4) {
+    v /= 1024.0;
+    u++;
+  }
+  if (u == 0)
+    printf("%" PRIu64 " bytes", bytes);
+  else
+    printf("%.1f %s", v, units[u]);
+}
+
+static int cache_stats(int json) {
+  cucore_cache_stats s;
+  cucore_status st = cucore_cache_stats_get(&s);
+  if (st != CUCORE_OK) return cli_fail("cache", "stats", st);
+  const cucore_cache_counters *c = &s.total;
+  if (json) {
+    json_out j = {stdout, 0, {0}, 1};
+    json_begin_object(&j, NULL);
+    json_str(&j, "dir", s.dir[0] ? s.dir : NULL);
+    json_bool(&j, "enabled", s.enabled);
+    json_int(&j, "entries", (long long)s.entries);
+    json_int(&j, "bytes", (long long)s.bytes);
+    json_int(&j, "max_bytes", (long long)s.max_bytes);
+    json_int(&j, "hits", (long long)c->hits);
+    json_int(&j, "misses", (long long)c->misses);
+    json_int(&j, "stores", (long long)c->stores);
+    json_int(&j, "evictions", (long long)c->evictions);
+    json_int(&j, "errors", (long long)c->errors);
+    json_int(&j, "uncacheable", (long long)c->uncacheable);
+    json_end_object(&j);
+  } else {
+    printf("directory    %s\n", s.dir[0] ? s.dir : "(none: set CUCORE_CACHE_DIR)");
+    printf("enabled      %s\n", s.enabled ? "yes" : "no");
+    printf("entries      %" PRIu64 "\n", s.entries);
+    printf("size         ");
+    print_size(s.bytes);
+    printf(" of ");
+    print_size(s.max_bytes);
+    printf("\n");
+    printf("hits         %" PRIu64 "\n", c->hits);
+    printf("misses       %" PRIu64 "\n", c->misses);
+    printf("stores       %" PRIu64 "\n", c->stores);
+    printf("evictions    %" PRIu64 "\n", c->evictions);
+    printf("errors       %" PRIu64 "\n", c->errors);
+    printf("uncacheable  %" PRIu64 "\n", c->uncacheable);
+  }
+  return CLI_EXIT_OK;
+}
+
+int cmd_cache(int argc, char **argv) {
+  const char *action = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0)
+      json = 1;
+    else if (argv[i][0] == '-')
+      return cli_usage("cache", "unknown option `%s`; see `cucore help cache`", argv[i]);
+    else if (action)
+      return cli_usage("cache", "one action only (got `%s` and `%s`)", action, argv[i]);
+    else
+      action = argv[i];
+  }
+  if (!action || strcmp(action, "stats") == 0) return cache_stats(json);
+  if (strcmp(action, "path") == 0) {
+    cucore_cache_stats s;
+    cucore_status st = cucore_cache_stats_get(&s);
+    if (st != CUCORE_OK) return cli_fail("cache", "path", st);
+    if (!s.dir[0]) {
+      fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME "
+                      "or HOME\n");
+      return CLI_EXIT_FAILURE;
+    }
+    if (json) {
+      json_out j = {stdout, 0, {0}, 1};
+      json_begin_object(&j, NULL);
+      json_str(&j, "dir", s.dir);
+      json_end_object(&j);
+    } else {
+      printf("%s\n", s.dir);
+    }
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(action, "clear") == 0) {
+    cucore_cache_stats s;
+    cucore_status st = cucore_cache_stats_get(&s);
+    uint64_t entries = 0, bytes = 0;
+    if (st == CUCORE_OK) st = cucore_cache_clear(&entries, &bytes);
+    if (st != CUCORE_OK) return cli_fail("cache", "clear", st);
+    if (json) {
+      json_out j = {stdout, 0, {0}, 1};
+      json_begin_object(&j, NULL);
+      json_str(&j, "dir", s.dir[0] ? s.dir : NULL);
+      json_int(&j, "removed_entries", (long long)entries);
+      json_int(&j, "removed_bytes", (long long)bytes);
+      json_end_object(&j);
+    } else {
+      printf("removed %" PRIu64 " entr%s (", entries, entries == 1 ? "y" : "ies");
+      print_size(bytes);
+      printf(") from %s\n", s.dir[0] ? s.dir : "(no directory)");
+    }
+    return CLI_EXIT_OK;
+  }
+  return cli_usage("cache", "unknown action `%s`; expected stats, path or clear", action);
+}
