@@ -199,8 +199,8 @@ static void linker_links_and_names_undefined_symbols(void **state) {
   cucore_options *o = opts_for("sm_90");
   assert_ok(cucore_options_set_int(o, CUCORE_OPT_RDC, 1));
   const char *srcs[3] = {
-      "extern __device__ int f_b(int); extern __device__ int f_c(int);\n"
-      "extern \"C\" __global__ void combine(int *out) { out[0] = f_b(2) + f_c(3); }\n",
+      ("extern __device__ int f_b(int); extern __device__ int f_c(int);\n"
+       "extern \"C\" __global__ void combine(int *out) { out[0] = f_b(2) + f_c(3); }\n"),
       "__device__ int f_b(int x) { return x * x; }\n",
       "__device__ int f_c(int x) { return 3 * x + 1; }\n"};
   for (int mode = 0; mode < 2; mode++) {

@@ -9,6 +9,7 @@
 /* The verb and the JSON writer, compiled in. */
 #include "../tools/cmd_inspect.c"
 #include "../tools/json.c"
+#include "../tools/source.c"
 
 /* The command's shared helpers, as tools/main.c defines them. */
 int cli_fail(const char *verb, const char *what, cucore_status st) {

@@ -223,8 +223,12 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
       if (arch < 0)
         return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
                          argv[i]);
-      int used = 0; /* the same arch compiles a .cu file */
-      if (cucore_options_parse(srcp->opts, "--arch", argv[i], &used) != CUCORE_OK)
+      /* The same arch compiles a .cu file ("8.6" and "sm_86a" both name it). */
+      char arch_name[32];
+      const char *suffix = strpbrk(argv[i], "af");
+      snprintf(arch_name, sizeof arch_name, "sm_%d%s", arch,
+               suffix && suffix[1] == '\0' ? suffix : "");
+      if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
         return cli_usage("inspect", "%s", cucore_last_error());
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       int used = cli_source_option(srcp, "inspect", argc, argv, i);
