@@ -54,10 +54,16 @@ int cli_source_add_expr(cli_source *s, const char *expr);
 /* Consumes argv[i] (and maybe argv[i+1]) when it is a compile option or --name-expr: returns
  * the number used, 0 when it is not one, -1 after printing a usage error. */
 int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i);
+/* What a compile cost and where the result came from (may be ignored). */
+typedef struct cli_compile_info {
+  double ms;              /* wall time of cucore_program_compile */
+  cucore_cache_result cache;
+  char cache_reason[256]; /* why it was not cached, when it was not */
+} cli_compile_info;
 /* Reads and compiles `file` (type from its extension) to `target`; the log goes to stderr.
- * Returns 0 or an exit code after printing the reason. */
+ * Returns 0 or an exit code after printing the reason. `info` may be NULL. */
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
-                       cucore_object **out);
+                       cucore_object **out, cli_compile_info *info);
 /* Reads a whole file (NUL-terminated); returns 0 or an exit code after printing why. */
 int cli_read_file(const char *verb, const char *path, char **data, size_t *size);
 /* One line per compile option, for help texts. */

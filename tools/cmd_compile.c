@@ -70,7 +70,8 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     return cli_usage("compile", "no input file; see `cucore help compile`");
   }
   cucore_object *obj = NULL;
-  int rc = cli_source_compile(srcp, "compile", file, target, &obj);
+  cli_compile_info ci;
+  int rc = cli_source_compile(srcp, "compile", file, target, &obj, &ci);
   if (rc != 0) {
     cli_source_free(srcp);
     return rc;
@@ -103,6 +104,9 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     cucore_object_arch(obj, &arch);
     json_int(&j, "arch", arch);
     json_int(&j, "bytes", (long long)size);
+    json_num(&j, "compile_ms", ci.ms);
+    json_str(&j, "cache", cucore_cache_result_name(ci.cache));
+    if (ci.cache_reason[0]) json_str(&j, "cache_reason", ci.cache_reason);
     json_begin_object(&j, "lowered_names");
     for (int e = 0; e < srcp->expr_count; e++) {
       const char *low = NULL;
@@ -111,7 +115,9 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     json_end_object(&j);
     json_end_object(&j);
   } else {
-    printf("%s -> %s (%s, %zu bytes)\n", file, out_path, cucore_code_type_name(target), size);
+    printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", file, out_path,
+           cucore_code_type_name(target), size, ci.ms, cucore_cache_result_name(ci.cache),
+           ci.cache_reason[0] ? ": " : "", ci.cache_reason);
     for (int e = 0; e < srcp->expr_count; e++) {
       const char *low = NULL;
       if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK)

@@ -189,7 +189,7 @@ static int is_source(const char *file) {
 static int open_source(cli_source *src, const char *file, const char **kernel, cucore_binary **bin) {
   if (*kernel && cli_source_add_expr(src, *kernel)) return CLI_EXIT_FAILURE;
   cucore_object *obj = NULL;
-  int rc = cli_source_compile(src, "inspect", file, CUCORE_CODE_CUBIN, &obj);
+  int rc = cli_source_compile(src, "inspect", file, CUCORE_CODE_CUBIN, &obj, NULL);
   if (rc) return rc;
   if (*kernel) {
     const char *lowered = NULL;

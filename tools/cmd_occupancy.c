@@ -198,7 +198,7 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv) {
   int rc = 0;
   if (source) {
     if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
-    rc = cli_source_compile(srcp, "occupancy", file, CUCORE_CODE_CUBIN, &obj);
+    rc = cli_source_compile(srcp, "occupancy", file, CUCORE_CODE_CUBIN, &obj, NULL);
   } else {
     cucore_status st = cucore_object_from_file(file, CUCORE_CODE_AUTO, &obj);
     if (st != CUCORE_OK) rc = cli_fail("occupancy", file, st);

@@ -333,7 +333,7 @@ static int run_body(cli_source *srcp, int argc, char **argv) {
   int rc = 0;
   if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".ll") || !strcmp(dot, ".bc"))) {
     if (!strcmp(dot, ".cu") && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
-    rc = cli_source_compile(srcp, "run", file, CUCORE_CODE_CUBIN, &obj);
+    rc = cli_source_compile(srcp, "run", file, CUCORE_CODE_CUBIN, &obj, NULL);
   } else {
     cucore_status st = cucore_object_from_file(file, CUCORE_CODE_AUTO, &obj);
     if (st != CUCORE_OK) rc = cli_fail("run", file, st);

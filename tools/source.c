@@ -3,6 +3,7 @@
  * stderr. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -97,8 +98,14 @@ int cli_read_file(const char *verb, const char *path, char **data, size_t *size)
   return 0;
 }
 
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
-                       cucore_object **out) {
+                       cucore_object **out, cli_compile_info *info) {
   *out = NULL;
   char *code = NULL;
   size_t size = 0;
@@ -118,8 +125,18 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
   int tty = isatty(2);
   if (tty) fprintf(stderr, "compiling %s ...", file);
+  double t0 = now_ms();
   if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
   if (tty) fprintf(stderr, "\r\033[K");
+  if (info) {
+    memset(info, 0, sizeof *info);
+    info->ms = now_ms() - t0;
+    cucore_cache_info ci;
+    if (cucore_program_cache_info(prog, &ci) == CUCORE_OK) {
+      info->cache = ci.result;
+      snprintf(info->cache_reason, sizeof info->cache_reason, "%s", ci.reason);
+    }
+  }
   const char *log = "";
   cucore_program_log(prog, &log);
   if (log && log[0]) fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
