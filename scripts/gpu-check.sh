@@ -39,9 +39,13 @@ fi
 note "build: ok"
 
 # The whole suite, gpu tests included (they must run, not skip: a skip here is a failure).
-(cd $build && ctest --output-on-failure -j"$jobs" --timeout 600) >"$OUT/ctest.log" 2>&1
+# --verbose keeps what passing tests print (cases compared, mismatches, timings).
+(cd $build && ctest --verbose -j"$jobs" --timeout 600) >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
 grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
+# The GPU tests' own summary lines.
+grep -E "^[0-9]+: .*(mismatch|match|vs driver|co-resident|PDL|exercised|round trip|GB/s|nvidia-smi)" \
+  "$OUT/ctest.log" | sed 's/^[0-9]*: /  /' | tee -a "$summary"
 if grep -q "gpu.*(Skipped)\|gpu_.*Skipped" "$OUT/ctest.log"; then
   note "ERROR: gpu tests were skipped on the GPU machine"
   ctest_rc=1
