@@ -497,7 +497,8 @@ CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, co
  * current GPU first. Loading twice is a no-op. */
 CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
 /* The number of kernels and the name of kernel `index` (symbol as in the binary). Uses the
- * driver (cuLibraryEnumerateKernels) when loaded, the offline reader otherwise. */
+ * driver (cuLibraryEnumerateKernels, loading the code) where a GPU is present, the offline
+ * reader otherwise (LTO-IR needs a GPU: it is linked for one first). */
 CUCORE_API cucore_status cucore_object_kernel_count(cucore_object *obj, int *count);
 CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index,
                                                    const char **name);

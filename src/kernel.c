@@ -71,7 +71,7 @@ static cucore_status driver_layout(cucore_kernel *k) {
   return CUCORE_OK;
 }
 
-void cc_object_names_for_message(cucore_object *obj, const char *wanted, char *buf, size_t n) {
+void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n) {
   buf[0] = '\0';
   int count = 0;
   cucore_status st = cucore_object_kernel_count(obj, &count);
@@ -84,7 +84,6 @@ void cc_object_names_for_message(cucore_object *obj, const char *wanted, char *b
     len += (size_t)snprintf(buf + len, n - len, "%s`%s`", i ? ", " : "", name);
   }
   cc_begin();
-  (void)wanted;
 }
 
 static const char *lowered_or_same(const cucore_object *obj, const char *name) {
@@ -122,7 +121,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
       CUresult r = DRV(cuLibraryGetKernel)(&k->ckernel, obj->library, symbol);
       if (r == CUDA_ERROR_NOT_FOUND) {
         char names[2048];
-        cc_object_names_for_message(obj, symbol, names, sizeof names);
+        cc_object_names_for_message(obj, names, sizeof names);
         st = cc_fail(cc_status(CUCORE_NOT_FOUND, CUCORE_SOURCE_DRIVER, (int)r),
                      "no kernel `%s` in `%s`%s%s%s", name, obj->name,
                      names[0] ? "; the kernels are: " : "", names,

@@ -37,6 +37,6 @@ cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_
  * kernel's MAX_DYNAMIC_SHARED_SIZE_BYTES when needed (never lowers it). */
 cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, unsigned smem);
 /* The list of kernel names of an object, for "not found" messages ("" when unknown). */
-void cc_object_names_for_message(cucore_object *obj, const char *wanted, char *buf, size_t n);
+void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
 
 #endif

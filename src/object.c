@@ -4,6 +4,7 @@
  * kernel handed out holds a reference, so the library stays loaded while a kernel lives.
  */
 #include "object.h"
+#include "binary.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -333,9 +334,37 @@ cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
   return st;
 }
 
-/* Fills the kernel-name list from the driver (loads the code). */
+/* Fills the kernel-name list from the offline reader (no GPU, or code not loaded). */
+static cucore_status enumerate_offline_locked(cucore_object *o) {
+  cucore_binary *bin = NULL;
+  cucore_status st = cc_binary_open(o->code, o->size, o->type, o->arch, &bin);
+  if (st != CUCORE_OK) return st;
+  uint32_t n = bin->info.kernel_count;
+  char **names = cc_calloc(n ? n : 1, sizeof *names, "kernel names");
+  for (uint32_t i = 0; names && i < n; i++) {
+    names[i] = cc_strdup(bin->kernels.items[i].name, "a kernel name");
+    if (!names[i]) {
+      for (uint32_t j = 0; j < i; j++) free(names[j]);
+      free(names);
+      names = NULL;
+    }
+  }
+  cucore_binary_destroy(bin);
+  if (!names) return CUCORE_HOST_OUT_OF_MEMORY;
+  o->kernel_names = names;
+  o->kernel_count = (int)n;
+  return CUCORE_OK;
+}
+
+/* Fills the kernel-name list: from the driver when the code is loaded or a GPU is here (it
+ * loads the code), from the offline reader otherwise. */
 static cucore_status enumerate_locked(cucore_object *o) {
   if (o->kernel_count >= 0) return CUCORE_OK;
+  if (!o->loaded && o->type != CUCORE_CODE_LTOIR) {
+    int gpu = cc_driver_load() == CUCORE_OK && cc_drv.device_count > 0;
+    cc_begin();
+    if (!gpu) return enumerate_offline_locked(o);
+  }
   cucore_status st = load_locked(o);
   if (st != CUCORE_OK) return st;
   st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);

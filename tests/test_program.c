@@ -63,6 +63,19 @@ static void compiles_cpp_to_every_target(void **state) {
       cucore_kernel_destroy(k);
       assert_status(cucore_object_get_kernel(obj, "nothere", &k), CUCORE_NOT_FOUND);
       assert_contains(cucore_last_error(), "plain");
+      /* Enumeration works without a GPU too (the offline reader). */
+      int count = 0;
+      assert_ok(cucore_object_kernel_count(obj, &count));
+      assert_int_equal(count, 3);
+      int seen_plain = 0;
+      for (int i = 0; i < count; i++) {
+        const char *name = NULL;
+        assert_ok(cucore_object_kernel_name(obj, i, &name));
+        seen_plain |= strcmp(name, "plain") == 0;
+      }
+      assert_true(seen_plain);
+      const char *name = NULL;
+      assert_status(cucore_object_kernel_name(obj, count, &name), CUCORE_INVALID_ARGUMENT);
     }
     cucore_object_destroy(obj);
   }
