@@ -534,6 +534,13 @@ CUCORE_API cucore_status cucore_kernel_param(const cucore_kernel *k, int index,
                                              cucore_param_info *out);
 /* Total bytes of the parameter buffer. */
 CUCORE_API cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes);
+/* Declares the parameter types of a kernel whose code did not say them (a cubin loaded from a
+ * file records offsets and sizes but not types): a comma-separated list, one per parameter,
+ * of i8 u8 i16 u16 i32 u32 i64 u64 (integers), f16 bf16 f32 f64 (floating point), ptr, tex,
+ * surf, or bytes (a struct by value), e.g. "f32, ptr, ptr, i32". Each is checked against the
+ * layout: the count (CUCORE_ARG_COUNT) and each size (CUCORE_ARG_SIZE, naming the parameter);
+ * nothing changes on failure. Argument lists made afterwards check against these types. */
+CUCORE_API cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature);
 /* Where the layout came from: "driver" (cuKernelGetParamInfo), "cubin" (offline reader) or
  * "ptx" (.entry declaration). */
 CUCORE_API cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src);

@@ -497,3 +497,59 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
   pthread_mutex_unlock(&k->lock);
   return CUCORE_OK;
 }
+
+cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature) {
+  cc_begin();
+  const char *fn = "cucore_kernel_declare_signature";
+  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_ARG(signature, fn, "signature");
+  static const struct {
+    const char *name;
+    cucore_param_kind kind;
+    uint32_t size; /* 0: any (bytes) */
+  } types[] = {{"i8", CUCORE_PARAM_INT, 1},    {"u8", CUCORE_PARAM_INT, 1},
+               {"i16", CUCORE_PARAM_INT, 2},   {"u16", CUCORE_PARAM_INT, 2},
+               {"i32", CUCORE_PARAM_INT, 4},   {"u32", CUCORE_PARAM_INT, 4},
+               {"i64", CUCORE_PARAM_INT, 8},   {"u64", CUCORE_PARAM_INT, 8},
+               {"f16", CUCORE_PARAM_FLOAT, 2}, {"bf16", CUCORE_PARAM_FLOAT, 2},
+               {"f32", CUCORE_PARAM_FLOAT, 4}, {"f64", CUCORE_PARAM_FLOAT, 8},
+               {"ptr", CUCORE_PARAM_POINTER, 8}, {"tex", CUCORE_PARAM_INT, 8},
+               {"surf", CUCORE_PARAM_INT, 8},  {"bytes", CUCORE_PARAM_BYTES, 0}};
+  cucore_param_kind kinds[256];
+  int n = 0;
+  const char *p = signature;
+  while (*p) {
+    while (*p == ' ' || *p == '\t') p++;
+    const char *start = p;
+    while (*p && *p != ',' && *p != ' ' && *p != '\t') p++;
+    size_t len = (size_t)(p - start);
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == ',') p++;
+    if (len == 0) {
+      if (!*p && n == 0) break; /* an empty signature: no parameters */
+      return cc_fail(CUCORE_PARSE_ERROR, "%s: `%s`: parameter %d is empty", fn, signature, n);
+    }
+    size_t t = 0;
+    while (t < CC_ARRAY_LEN(types) && (strlen(types[t].name) != len || strncmp(types[t].name, start, len)))
+      t++;
+    if (t == CC_ARRAY_LEN(types))
+      return cc_fail(CUCORE_PARSE_ERROR,
+                     "%s: parameter %d is `%.*s`; expected one of i8 u8 i16 u16 i32 u32 i64 u64 "
+                     "f16 bf16 f32 f64 ptr tex surf bytes",
+                     fn, n, (int)len, start);
+    if (n < k->param_count && types[t].size && types[t].size != k->params[n].size)
+      return cc_fail(CUCORE_ARG_SIZE,
+                     "%s: parameter %d of `%s` is declared %s (%u bytes), but the kernel's "
+                     "parameter is %u bytes at offset %u",
+                     fn, n, k->asked, types[t].name, types[t].size, k->params[n].size,
+                     k->params[n].offset);
+    if (n == (int)CC_ARRAY_LEN(kinds))
+      return cc_fail(CUCORE_ARG_COUNT, "%s: more than %d parameters declared", fn, n);
+    kinds[n++] = types[t].kind;
+  }
+  if (n != k->param_count)
+    return cc_fail(CUCORE_ARG_COUNT, "%s: `%s` declares %d parameter%s; kernel `%s` takes %d", fn,
+                   signature, n, n == 1 ? "" : "s", k->asked, k->param_count);
+  for (int i = 0; i < n; i++) k->params[i].kind = kinds[i];
+  return CUCORE_OK;
+}

@@ -245,6 +245,43 @@ static void large_by_value_parameters(void **state) {
   cucore_kernel_destroy(k);
 }
 
+/* A cubin read from a file records no types; a declared signature supplies them. */
+static void declared_signatures(void **state) {
+  (void)state;
+  const void *code;
+  size_t size;
+  assert_ok(cucore_object_code(obj, NULL, &code, &size));
+  cucore_object *bare = NULL; /* the cubin alone, without the PTX cucore kept */
+  assert_ok(cucore_object_from_memory(code, size, CUCORE_CODE_CUBIN, "bare.cubin", &bare));
+  cucore_kernel *k = NULL;
+  assert_ok(cucore_object_get_kernel(bare, "padded", &k));
+  cucore_param_info pi;
+  assert_ok(cucore_kernel_param(k, 2, &pi));
+  assert_int_equal(pi.kind, CUCORE_PARAM_UNKNOWN);
+  cucore_args *a = NULL;
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_args_set_f32(a, 2, 1.0f)); /* unknown type: only the size is checked */
+  cucore_args_destroy(a);
+  assert_status(cucore_kernel_declare_signature(k, "i8, bytes"), CUCORE_ARG_COUNT);
+  assert_contains(cucore_last_error(), "takes 3");
+  assert_status(cucore_kernel_declare_signature(k, "i8, bytes, f64"), CUCORE_ARG_SIZE);
+  assert_contains(cucore_last_error(), "parameter 2");
+  assert_status(cucore_kernel_declare_signature(k, "i8, bytes, float"), CUCORE_PARSE_ERROR);
+  assert_contains(cucore_last_error(), "`float`");
+  assert_ok(cucore_kernel_param(k, 2, &pi));
+  assert_int_equal(pi.kind, CUCORE_PARAM_UNKNOWN); /* failures change nothing */
+  assert_ok(cucore_kernel_declare_signature(k, " i8 ,bytes, i32 "));
+  assert_ok(cucore_args_create(k, &a));
+  assert_status(cucore_args_set_f32(a, 2, 1.0f), CUCORE_ARG_TYPE);
+  assert_ok(cucore_args_set_i32(a, 2, 1));
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  assert_ok(cucore_object_get_kernel(bare, "none", &k));
+  assert_ok(cucore_kernel_declare_signature(k, ""));
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(bare);
+}
+
 static void a_list_belongs_to_its_kernel(void **state) {
   (void)state;
   cucore_kernel *k1 = kernel("none"), *k2 = kernel("padded");
@@ -267,6 +304,7 @@ int main(void) {
       cmocka_unit_test(counts_are_checked_both_ways),
       cmocka_unit_test(structs_sizes_and_alignment),
       cmocka_unit_test(large_by_value_parameters),
+      cmocka_unit_test(declared_signatures),
       cmocka_unit_test(a_list_belongs_to_its_kernel),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "object.h" /* white-box: an LTO-IR object's producer version */
+
+/* Loads nvJitLink so cc_jl.version is known. */
+static cucore_status cucore_nvjitlink_version_for_test(void) { return cc_nvjitlink_load(); }
+
 static cucore_options *opts_for(const char *arch) {
   cucore_options *o = NULL;
   assert_ok(cucore_options_create(&o));
@@ -329,6 +334,28 @@ static void fatbin_target_holds_every_gencode(void **state) {
   cucore_options_destroy(o);
 }
 
+/* LTO-IR from an NVRTC newer than the loaded nvJitLink is refused with both versions named.
+ * (White-box: the object's producer version is raised to stand for a newer NVRTC.) */
+static void newer_ltoir_is_refused(void **state) {
+  (void)state;
+  cucore_options *o = opts_for("sm_90");
+  cucore_program *p = NULL;
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, "__device__ int f(int x) { return x; }\n",
+                                  0, "new.cu", o, &p));
+  cucore_object *obj = NULL;
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_LTOIR, &obj));
+  assert_ok(cucore_nvjitlink_version_for_test());
+  obj->producer_version = (cc_jl.version / 1000 + 1) * 1000;
+  cucore_linker *lk = NULL;
+  assert_ok(cucore_linker_create(o, &lk));
+  assert_status(cucore_linker_add_object(lk, obj), CUCORE_VERSION_MISMATCH);
+  assert_contains(cucore_last_error(), "newer than the loaded nvJitLink");
+  cucore_linker_destroy(lk);
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  cucore_options_destroy(o);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(compiles_cpp_to_every_target),
@@ -339,6 +366,7 @@ int main(void) {
       cmocka_unit_test(linker_links_and_names_undefined_symbols),
       cmocka_unit_test(objects_refuse_what_they_cannot_load),
       cmocka_unit_test(fatbin_target_holds_every_gencode),
+      cmocka_unit_test(newer_ltoir_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
