@@ -7,7 +7,7 @@
 #include "object.h" /* white-box: an LTO-IR object's producer version */
 
 /* Loads nvJitLink so cc_jl.version is known. */
-static cucore_status cucore_nvjitlink_version_for_test(void) { return cc_nvjitlink_load(); }
+static cucore_status load_nvjitlink(void) { return cc_nvjitlink_load(); }
 
 static cucore_options *opts_for(const char *arch) {
   cucore_options *o = NULL;
@@ -344,7 +344,7 @@ static void newer_ltoir_is_refused(void **state) {
                                   0, "new.cu", o, &p));
   cucore_object *obj = NULL;
   assert_ok(cucore_program_compile(p, CUCORE_CODE_LTOIR, &obj));
-  assert_ok(cucore_nvjitlink_version_for_test());
+  assert_ok(load_nvjitlink());
   obj->producer_version = (cc_jl.version / 1000 + 1) * 1000;
   cucore_linker *lk = NULL;
   assert_ok(cucore_linker_create(o, &lk));
