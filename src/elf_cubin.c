@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SHT_NULL 0
 #define SHT_SYMTAB 2
 #define SHT_STRTAB 3
 #define SHT_NOBITS 8
@@ -229,7 +228,8 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
     }
   }
   for (uint64_t i = 0; i < count; i++) {
-    if (sec[i].type == SHT_NOBITS || sec[i].type == SHT_NULL) continue;
+    /* Every section but NOBITS ones, SHT_NULL included: readers find sections by name. */
+    if (sec[i].type == SHT_NOBITS) continue;
     if (!cc_range_ok(sec[i].offset, sec[i].size, n)) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "%s: section %llu (%.160s) extends past the end of the file: offset %llu + size "

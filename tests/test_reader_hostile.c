@@ -589,13 +589,38 @@ static void quadratic_traps(void **state) {
   free(d);
 }
 
+/* Inputs the fuzzer once crashed the reader with (tests/data/reader_fuzz): each opens or
+ * fails cleanly now. */
+static void fuzz_regressions(void **state) {
+  (void)state;
+  char *dir = rs_printf("%s/reader_fuzz", CUCORE_TEST_DATA_DIR);
+  char *cmd = rs_printf("ls '%s'", dir), *list = NULL;
+  assert_int_equal(cucore_test_run(cmd, &list), 0);
+  unsigned count = 0;
+  for (char *name = strtok(list, "\n"); name; name = strtok(NULL, "\n")) {
+    char *path = rs_printf("%s/%s", dir, name);
+    size_t n;
+    unsigned char *d = rs_read(path, &n);
+    const cucore_code_type types[] = {CUCORE_CODE_AUTO, CUCORE_CODE_CUBIN, CUCORE_CODE_FATBIN,
+                                      CUCORE_CODE_PTX, CUCORE_CODE_OBJECT};
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) open_all(d, n, types[t], 0);
+    count++;
+    free(d);
+    free(path);
+  }
+  assert_true(count > 0);
+  free(list);
+  free(cmd);
+  free(dir);
+}
+
 int main(void) {
   rs_require_tools();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(truncated_files),         cmocka_unit_test(flipped_bytes),
       cmocka_unit_test(corrupted_elf_structure), cmocka_unit_test(corrupted_attributes),
       cmocka_unit_test(corrupted_fatbins),       cmocka_unit_test(hostile_ptx),
-      cmocka_unit_test(quadratic_traps),
+      cmocka_unit_test(quadratic_traps),         cmocka_unit_test(fuzz_regressions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
