@@ -114,6 +114,11 @@ struct cucore_event {
 cucore_status cc_ensure_context(void);
 /* Makes the device's primary context current on this thread (cheap when it already is). */
 cucore_status cc_device_make_current(cucore_device *dev);
+/* The same, trusting what cucore last saw on this thread instead of asking the driver (for the
+ * launch path, which checks again when the driver refuses). */
+cucore_status cc_device_make_current_fast(cucore_device *dev);
+/* Forgets what cucore last saw current on this thread. */
+void cc_device_forget_current(void);
 
 /* ---- small utilities (util.c) --------------------------------------------------------------- */
 

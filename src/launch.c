@@ -297,6 +297,27 @@ static void to_cu_attr(const cucore_launch_attr *a, CUlaunchAttribute *c) {
   }
 }
 
+/* The driver call itself: cuLaunchCooperativeKernel, cuLaunchKernel when no attribute is set
+ * (the cheapest), cuLaunchKernelEx otherwise. */
+static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config *cfg,
+                              const launch_shape *shape, CUstream stream, void **params,
+                              int cooperative_api) {
+  if (cooperative_api)
+    return DRV(cuLaunchCooperativeKernel)(d->fn, shape->grid[0], shape->grid[1], shape->grid[2],
+                                          shape->block[0], shape->block[1], shape->block[2],
+                                          cfg->shared_bytes, stream, params);
+  if (CC_LIKELY(cfg->attr_count == 0))
+    return DRV(cuLaunchKernel)(d->fn, shape->grid[0], shape->grid[1], shape->grid[2],
+                               shape->block[0], shape->block[1], shape->block[2],
+                               cfg->shared_bytes, stream, params, NULL);
+  CUlaunchAttribute attrs[CUCORE_MAX_LAUNCH_ATTRS];
+  for (int i = 0; i < cfg->attr_count; i++) to_cu_attr(&cfg->attrs[i], &attrs[i]);
+  CUlaunchConfig lc = {shape->grid[0],  shape->grid[1],  shape->grid[2],    shape->block[0],
+                       shape->block[1], shape->block[2], cfg->shared_bytes, stream,
+                       attrs,           (unsigned)cfg->attr_count};
+  return DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
+}
+
 static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config *cfg,
                                    cucore_args *args, int force_cooperative_api, const char *fn) {
   if (CC_UNLIKELY(!k || !cfg || !args))
@@ -313,7 +334,7 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
   if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
                    cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
-  st = cc_device_make_current(s->dev);
+  st = cc_device_make_current_fast(s->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   cc_kernel_dev *d = NULL;
   st = cc_kernel_dev_get(k, s->dev, &d);
@@ -326,36 +347,29 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
     if (st != CUCORE_OK) return st;
   }
   void **params = cc_args_params(args);
-  CUresult r;
-  const char *call;
+  const char *call = force_cooperative_api ? "cuLaunchCooperativeKernel"
+                     : cfg->attr_count   ? "cuLaunchKernelEx"
+                                         : "cuLaunchKernel";
   if (force_cooperative_api) {
-    if (cfg->attr_count) {
+    if (cfg->attr_count)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: cuLaunchCooperativeKernel takes no launch attributes; use "
                      "cucore_launch with CUCORE_LAUNCH_COOPERATIVE instead",
                      fn);
-    }
     st = CC_DRV_REQUIRE(cuLaunchCooperativeKernel);
-    if (st != CUCORE_OK) return st;
-    call = "cuLaunchCooperativeKernel";
-    r = DRV(cuLaunchCooperativeKernel)(d->fn, shape.grid[0], shape.grid[1], shape.grid[2],
-                                       shape.block[0], shape.block[1], shape.block[2],
-                                       cfg->shared_bytes, s->handle, params);
-  } else if (CC_LIKELY(cfg->attr_count == 0)) {
-    call = "cuLaunchKernel";
-    r = DRV(cuLaunchKernel)(d->fn, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
-                            shape.block[1], shape.block[2], cfg->shared_bytes, s->handle, params,
-                            NULL);
-  } else {
+  } else if (cfg->attr_count) {
     st = CC_DRV_REQUIRE(cuLaunchKernelEx);
+  }
+  if (st != CUCORE_OK) return st;
+  CUresult r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
+  if (CC_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE ||
+                  r == CUDA_ERROR_CONTEXT_IS_DESTROYED)) {
+    /* The launch trusted the context cucore last made current; the thread's context was
+     * changed behind its back. Check for real and try once more. */
+    cc_device_forget_current();
+    st = cc_device_make_current(s->dev);
     if (st != CUCORE_OK) return st;
-    CUlaunchAttribute attrs[CUCORE_MAX_LAUNCH_ATTRS];
-    for (int i = 0; i < cfg->attr_count; i++) to_cu_attr(&cfg->attrs[i], &attrs[i]);
-    CUlaunchConfig lc = {shape.grid[0],  shape.grid[1],     shape.grid[2], shape.block[0],
-                         shape.block[1], shape.block[2],    cfg->shared_bytes, s->handle,
-                         attrs,          (unsigned)cfg->attr_count};
-    call = "cuLaunchKernelEx";
-    r = DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
+    r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
   }
   if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, r, call);
   return CUCORE_OK;

@@ -153,6 +153,11 @@ static void wrong_arguments_are_refused(void **state) {
   /* A good launch still works after all that. */
   assert_ok(cucore_launch(k, &c, args));
   assert_ok(cucore_stream_synchronize(stream));
+  /* The launch path trusts the context cucore made current; if the caller changes the
+   * thread's context behind its back, the launch still lands in the right one. */
+  assert_int_equal(DRV(cuCtxSetCurrent)(NULL), CUDA_SUCCESS);
+  assert_ok(cucore_launch(k, &c, args));
+  assert_ok(cucore_stream_synchronize(stream));
   cucore_mem_free(dev, p);
   cucore_args_destroy(args);
   cucore_kernel_destroy(k);
