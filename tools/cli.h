@@ -66,6 +66,9 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
                        cucore_object **out, cli_compile_info *info);
 /* Reads a whole file (NUL-terminated); returns 0 or an exit code after printing why. */
 int cli_read_file(const char *verb, const char *path, char **data, size_t *size);
+/* Parses "X", "X,Y" or "X,Y,Z" (or with x) into d, unused dimensions 1, each 1..max.
+ * Returns 0, or -1 when malformed. */
+int cli_parse_dims(const char *s, unsigned d[3], unsigned max);
 /* One line per compile option, for help texts. */
 void cli_print_option_help(FILE *f);
 

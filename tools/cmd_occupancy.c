@@ -53,19 +53,6 @@ typedef struct occ_ctx {
   cucore_kernel_resources res;
 } occ_ctx;
 
-static int parse_dims(const char *s, unsigned d[3]) {
-  d[0] = d[1] = d[2] = 1;
-  char *end = NULL;
-  for (int i = 0; i < 3; i++) {
-    long v = strtol(s, &end, 10);
-    if (end == s || v < 1 || v > 65535) return -1;
-    d[i] = (unsigned)v;
-    if (*end == '\0') return 0;
-    if (*end != ',' && *end != 'x') return -1;
-    s = end + 1;
-  }
-  return *end ? -1 : 0;
-}
 
 static int row_for(occ_ctx *c, int block, size_t smem, occ_row *row) {
   memset(row, 0, sizeof *row);
@@ -170,7 +157,7 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv) {
       } else if (a[2] == 's') {
         smem = strtoll(v, &end, 10);
         if (*end || smem < 0) return cli_usage("occupancy", "--smem `%s`: expected bytes >= 0", v);
-      } else if (parse_dims(v, cluster)) {
+      } else if (cli_parse_dims(v, cluster, 65535)) {
         return cli_usage("occupancy", "--cluster `%s`: expected X[,Y[,Z]] with each 1..65535", v);
       }
     } else if (a[0] == '-' && a[1]) {

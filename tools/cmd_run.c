@@ -256,19 +256,6 @@ static int bind_all(cucore_args *args, run_arg *list, int n, const char *kernel)
   return 0;
 }
 
-static int parse_dims(const char *s, unsigned d[3]) {
-  d[0] = d[1] = d[2] = 1;
-  char *end = NULL;
-  for (int i = 0; i < 3; i++) {
-    unsigned long v = strtoul(s, &end, 10);
-    if (end == s || v < 1 || v > 0x7fffffffUL) return -1;
-    d[i] = (unsigned)v;
-    if (*end == '\0') return 0;
-    if (*end != ',' && *end != 'x') return -1;
-    s = end + 1;
-  }
-  return *end ? -1 : 0;
-}
 
 static int cmp_float(const void *a, const void *b) {
   float x = *(const float *)a, y = *(const float *)b;
@@ -295,13 +282,13 @@ static int run_body(cli_source *srcp, int argc, char **argv) {
       char *end = NULL;
       if (!strcmp(a, "--kernel")) kernel = v;
       else if (!strcmp(a, "--grid")) {
-        if (parse_dims(v, grid)) return cli_usage("run", "--grid `%s`: expected X[,Y[,Z]] of positive numbers", v);
+        if (cli_parse_dims(v, grid, 0x7fffffffu)) return cli_usage("run", "--grid `%s`: expected X[,Y[,Z]] of positive numbers", v);
         have_grid = 1;
       } else if (!strcmp(a, "--block")) {
-        if (parse_dims(v, block)) return cli_usage("run", "--block `%s`: expected X[,Y[,Z]] of positive numbers", v);
+        if (cli_parse_dims(v, block, 0x7fffffffu)) return cli_usage("run", "--block `%s`: expected X[,Y[,Z]] of positive numbers", v);
         have_block = 1;
       } else if (!strcmp(a, "--cluster")) {
-        if (parse_dims(v, cluster)) return cli_usage("run", "--cluster `%s`: expected X[,Y[,Z]]", v);
+        if (cli_parse_dims(v, cluster, 65535)) return cli_usage("run", "--cluster `%s`: expected X[,Y[,Z]]", v);
       } else if (!strcmp(a, "--smem")) {
         smem = strtoll(v, &end, 10);
         if (*end || smem < 0 || smem > 0x7fffffff) return cli_usage("run", "--smem `%s`: expected bytes >= 0", v);

@@ -150,3 +150,18 @@ void cli_print_option_help(FILE *f) {
     fprintf(f, "  --%-28s %s\n", cucore_option_name((cucore_option)i),
             cucore_option_help((cucore_option)i));
 }
+
+int cli_parse_dims(const char *s, unsigned d[3], unsigned max) {
+  d[0] = d[1] = d[2] = 1;
+  char *end = NULL;
+  for (int i = 0; i < 3; i++) {
+    if (*s == '-' || *s == '+') return -1;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || v < 1 || v > max) return -1;
+    d[i] = (unsigned)v;
+    if (*end == '\0') return 0;
+    if (*end != ',' && *end != 'x') return -1;
+    s = end + 1;
+  }
+  return *end ? -1 : 0;
+}
