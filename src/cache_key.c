@@ -47,69 +47,16 @@ static void field_u64(cc_sha256 *sha, const char *label, uint64_t v) {
 
 /* ---- the compiler's identity ---------------------------------------------------------------- */
 
-/* Where toolkit.c looks, in its order: the override variable, then each toolkit root's
- * library directories for each file name, then the loader path. */
-typedef struct tool_def {
+/* The tools' names and override variables (toolkit.c searches with the same ones). */
+static const struct {
   const char *display, *env;
-  const char *const *subdirs, *const *files;
-} tool_def;
+} tools[] = {{"NVRTC", "CUCORE_NVRTC"}, {"nvJitLink", "CUCORE_NVJITLINK"}, {"libNVVM", "CUCORE_NVVM"}};
 
-static const char *const lib_dirs[] = {"lib64", "lib", "targets/x86_64-linux/lib", NULL};
-static const char *const nvvm_dirs[] = {"nvvm/lib64", "lib64", "lib", NULL};
-static const char *const nvrtc_files[] = {"libnvrtc.so.13", "libnvrtc.so.12", NULL};
-static const char *const jitlink_files[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
-static const char *const nvvm_files[] = {"libnvvm.so.4", "libnvvm.so", NULL};
-static const tool_def tools[] = {
-    {"NVRTC", "CUCORE_NVRTC", lib_dirs, nvrtc_files},
-    {"nvJitLink", "CUCORE_NVJITLINK", lib_dirs, jitlink_files},
-    {"libNVVM", "CUCORE_NVVM", nvvm_dirs, nvvm_files},
-};
-
-static int is_dir(const char *p) {
-  struct stat st;
-  return p && p[0] && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *p) {
-  struct stat st;
-  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int toolkit_roots(const char *roots[3]) {
-  const char *cand[3] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
-  int n = 0;
-  for (int i = 0; i < 3; i++) {
-    if (!is_dir(cand[i])) continue;
-    int dup = 0;
-    for (int j = 0; j < n; j++) dup |= strcmp(roots[j], cand[i]) == 0;
-    if (!dup) roots[n++] = cand[i];
-  }
-  return n;
-}
-
-/* The path of the file the loader would open for `tool`: 0, or -1 when only loading it
- * would tell (a bare override name, or nothing under the toolkit roots). */
+/* The file the loader would open for `tool` (toolkit.c's search, without loading). */
 static int find_tool_file(cc_cache_tool tool, char *out, size_t cap) {
-  const tool_def *t = &tools[tool];
-  const char *override = getenv(t->env);
-  if (override && override[0]) {
-    if (!strchr(override, '/')) return -1;
-    snprintf(out, cap, "%s", override);
-    return 0;
-  }
-  const char *roots[3];
-  int nroots = toolkit_roots(roots);
-  for (int f = 0; t->files[f]; f++)
-    for (int r = 0; r < nroots; r++)
-      for (int d = 0; t->subdirs[d]; d++) {
-        char p[PATH_MAX];
-        snprintf(p, sizeof p, "%s/%s/%s", roots[r], t->subdirs[d], t->files[f]);
-        if (is_file(p)) {
-          snprintf(out, cap, "%s", p);
-          return 0;
-        }
-      }
-  return -1;
+  return tool == CC_CACHE_NVRTC       ? cc_nvrtc_locate(out, cap)
+         : tool == CC_CACHE_NVJITLINK ? cc_nvjitlink_locate(out, cap)
+                                      : cc_nvvm_locate(out, cap);
 }
 
 /* The path from loading the library (the fallback: the loader path decides). */

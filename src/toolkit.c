@@ -146,6 +146,35 @@ static void *open_lib(cc_toolkit_lib *lib, char *looked, size_t cap) {
   return NULL;
 }
 
+/* The file open_lib would try first under the override or the toolkit roots, without loading
+ * it: 0, or -1 when only loading would tell (a bare override name, or nothing under the
+ * roots, so the loader path decides). */
+static int locate_lib(const cc_toolkit_lib *lib, char *out, size_t cap) {
+  const char *override = getenv(lib->env);
+  if (override && override[0]) {
+    if (!strchr(override, '/')) return -1;
+    snprintf(out, cap, "%s", override);
+    return 0;
+  }
+  const char *roots[3];
+  int nroots = toolkit_roots(roots);
+  for (int f = 0; lib->files[f]; f++)
+    for (int r = 0; r < nroots; r++)
+      for (int d = 0; lib->subdirs[d]; d++) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/%s/%s", roots[r], lib->subdirs[d], lib->files[f]);
+        if (is_file(p)) {
+          snprintf(out, cap, "%s", p);
+          return 0;
+        }
+      }
+  return -1;
+}
+
+int cc_nvrtc_locate(char *out, size_t cap) { return locate_lib(&nvrtc_lib, out, cap); }
+int cc_nvjitlink_locate(char *out, size_t cap) { return locate_lib(&jitlink_lib, out, cap); }
+int cc_nvvm_locate(char *out, size_t cap) { return locate_lib(&nvvm_lib, out, cap); }
+
 /* Loads `lib` and fills `slots`; returns 0 on success, filling lib->message otherwise. */
 static int load_lib(cc_toolkit_lib *lib, cc_symbol_slot *slots, size_t nslots) {
   char looked[1536] = "";

@@ -82,6 +82,12 @@ cucore_status cc_nvvm_load(void);
 void cc_nvrtc_describe(cucore_library_info *out);
 void cc_nvjitlink_describe(cucore_library_info *out);
 void cc_nvvm_describe(cucore_library_info *out);
+/* The file each library would be loaded from under its override variable or the toolkit
+ * roots, found without loading it (for the compile cache's key): 0, or -1 when only the
+ * loader could tell. */
+int cc_nvrtc_locate(char *out, size_t cap);
+int cc_nvjitlink_locate(char *out, size_t cap);
+int cc_nvvm_locate(char *out, size_t cap);
 /* The toolkit root cucore found (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or NULL. */
 const char *cc_toolkit_root(void);
 
