@@ -4,17 +4,11 @@
  * section 6.22), per device.
  */
 #include "kernel.h"
+#include "offline_layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Implemented by the offline reader (binary.c): layout and kinds without a GPU. */
-cucore_status cc_offline_layout(cucore_object *obj, const char *symbol, cucore_param_info **params,
-                                int *count, const char **source);
-/* Adds PTX kinds/alignments to a layout when the object kept its PTX. */
-void cc_ptx_apply_kinds(const cucore_object *obj, const char *symbol, cucore_param_info *params,
-                        int count);
 
 static const char *const attr_names[CUCORE_KATTR_COUNT] = {
     "max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes",

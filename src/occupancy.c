@@ -4,9 +4,8 @@
  */
 #include "kernel.h"
 #include "occupancy_model.h"
+#include "offline_layout.h"
 
-cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
-                                     cucore_binary **bin, const cucore_kernel_info **info);
 
 #include <string.h>
 

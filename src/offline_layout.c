@@ -4,17 +4,10 @@
  * declares (for code cucore compiled, or PTX it loaded) whatever gave the layout.
  */
 #include "binary.h"
-#include "object.h"
+#include "offline_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-cucore_status cc_offline_layout(cucore_object *obj, const char *symbol, cucore_param_info **params,
-                                int *count, const char **source);
-void cc_ptx_apply_kinds(const cucore_object *obj, const char *symbol, cucore_param_info *params,
-                        int count);
-cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
-                                     cucore_binary **bin, const cucore_kernel_info **info);
 
 /* Opens the object's code with the reader, PTX kinds attached, and finds `symbol`. */
 cucore_status cc_offline_kernel_info(cucore_object *obj, const char *symbol, int arch,
