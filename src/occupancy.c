@@ -6,7 +6,6 @@
 #include "occupancy_model.h"
 #include "offline_layout.h"
 
-
 #include <string.h>
 
 static cucore_status check_flags(unsigned flags, const char *fn) {
