@@ -488,4 +488,28 @@ RS_FN const cucore_kernel_info *rs_kernel(const cucore_binary *bin, const char *
   return k;
 }
 
+/* The describe_params oracle, loaded once per test program. */
+static inline const rs_describe *rs_the_describe(void) {
+  static rs_describe describe;
+  static int loaded;
+  if (!loaded) {
+    rs_describe_load(&describe);
+    loaded = 1;
+  }
+  return &describe;
+}
+
+/* The declaration of kernel `name` in launch_attrs.cu or cluster.cu, or NULL. */
+static inline const rs_decl *rs_decl_of(const char *name) {
+  static rs_decl decls[64];
+  static unsigned n;
+  if (!n) {
+    n = rs_source_decls("launch_attrs.cu", decls, 64);
+    n += rs_source_decls("cluster.cu", decls + n, 64 - n);
+  }
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(decls[i].name, name) == 0) return &decls[i];
+  return NULL;
+}
+
 #endif

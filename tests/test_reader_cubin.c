@@ -4,29 +4,6 @@
  * the C++ compiler's view of the parameter types, and the kernels' declarations. */
 #include "reader_support.h"
 
-static rs_describe describe;
-static int describe_loaded;
-
-static const rs_describe *the_describe(void) {
-  if (!describe_loaded) {
-    rs_describe_load(&describe);
-    describe_loaded = 1;
-  }
-  return &describe;
-}
-
-static rs_decl decls[64];
-static unsigned ndecls;
-
-static const rs_decl *decl_of(const char *name) {
-  if (!ndecls) {
-    ndecls = rs_source_decls("launch_attrs.cu", decls, 64);
-    ndecls += rs_source_decls("cluster.cu", decls + ndecls, 64 - ndecls);
-  }
-  for (unsigned i = 0; i < ndecls; i++)
-    if (strcmp(decls[i].name, name) == 0) return &decls[i];
-  return NULL;
-}
 
 static int arch_number(const char *arch) { return atoi(arch + 3); }
 static char arch_suffix(const char *arch) {
@@ -127,7 +104,7 @@ static void check_arch(const char *arch) {
     }
 
     /* Declarations: launch bounds, clusters, register caps, grid sync. */
-    const rs_decl *d = decl_of(k->name);
+    const rs_decl *d = rs_decl_of(k->name);
     uint32_t want_maxntid[3] = {0, 0, 0}, want_cluster[3] = {0, 0, 0};
     if (d && d->nbounds >= 1) want_maxntid[0] = d->bounds[0], want_maxntid[1] = want_maxntid[2] = 1;
     if (d) memcpy(want_cluster, d->cluster, sizeof want_cluster);
@@ -157,7 +134,7 @@ static void check_arch(const char *arch) {
   }
 
   /* The parameters against the C++ compiler's sizes, alignments and categories. */
-  const rs_describe *ds = the_describe();
+  const rs_describe *ds = rs_the_describe();
   for (unsigned i = 0; i < ds->n; i++) {
     const rs_desc *d = &ds->d[i];
     if (strncmp(d->key, "cluster_", 8) == 0 && num < 90) continue;
@@ -207,7 +184,7 @@ static void attach_ptx_gives_kinds(void **state) {
   cucore_binary_info info;
   assert_ok(cucore_binary_get_info(bin, &info));
   assert_int_equal(matched, info.kernel_count);
-  const rs_describe *ds = the_describe();
+  const rs_describe *ds = rs_the_describe();
   for (unsigned i = 0; i < ds->n; i++) {
     const rs_desc *d = &ds->d[i];
     if (strncmp(d->key, "cluster_", 8) == 0 && num < 90) continue;
@@ -223,7 +200,7 @@ static void attach_ptx_gives_kinds(void **state) {
         fail_msg("%s %s param %u: kind %d align %u; expected kind %d align %u", arch, d->key, p,
                  k->params[p].kind, k->params[p].align, want, d->align[p]);
     }
-    const rs_decl *dc = decl_of(k->name);
+    const rs_decl *dc = rs_decl_of(k->name);
     assert_int_equal(k->min_blocks_per_sm, dc && dc->nbounds >= 2 ? dc->bounds[1] : 0);
   }
   /* PTX with the same kernel name but another parameter list is refused, and changes

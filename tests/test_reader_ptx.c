@@ -4,29 +4,6 @@
  * to comments, line endings, continuations and malformed text. */
 #include "reader_support.h"
 
-static rs_describe describe;
-static int describe_loaded;
-
-static const rs_describe *the_describe(void) {
-  if (!describe_loaded) {
-    rs_describe_load(&describe);
-    describe_loaded = 1;
-  }
-  return &describe;
-}
-
-static rs_decl decls[64];
-static unsigned ndecls;
-
-static const rs_decl *decl_of(const char *name) {
-  if (!ndecls) {
-    ndecls = rs_source_decls("launch_attrs.cu", decls, 64);
-    ndecls += rs_source_decls("cluster.cu", decls + ndecls, 64 - ndecls);
-  }
-  for (unsigned i = 0; i < ndecls; i++)
-    if (strcmp(decls[i].name, name) == 0) return &decls[i];
-  return NULL;
-}
 
 static char *all_ptx(int virt) {
   char *name = rs_printf("all_compute_%d.ptx", virt);
@@ -80,7 +57,7 @@ static void ptx_matches_source(void **state) {
     assert_int_equal(k->const_bytes, CUCORE_UNKNOWN);
     assert_int_equal(k->barriers, CUCORE_UNKNOWN);
     /* Directives, from the declarations. */
-    const rs_decl *d = decl_of(k->name);
+    const rs_decl *d = rs_decl_of(k->name);
     uint32_t want_maxntid[3] = {0, 0, 0}, want_cluster[3] = {0, 0, 0};
     if (d && d->nbounds >= 1) want_maxntid[0] = d->bounds[0], want_maxntid[1] = want_maxntid[2] = 1;
     if (d) memcpy(want_cluster, d->cluster, sizeof want_cluster);
@@ -94,7 +71,7 @@ static void ptx_matches_source(void **state) {
                      want_maxntid[0] ? (int32_t)want_maxntid[0] : CUCORE_UNKNOWN);
   }
   /* Parameter types, sizes and alignments, from the C++ compiler. */
-  const rs_describe *ds = the_describe();
+  const rs_describe *ds = rs_the_describe();
   for (unsigned i = 0; i < ds->n; i++) {
     const rs_desc *d = &ds->d[i];
     if (strncmp(d->key, "cluster_", 8) == 0 && virt < 90) continue;
