@@ -10,23 +10,8 @@
 #include "../tools/cmd_inspect.c"
 #include "../tools/json.c"
 #include "../tools/source.c"
+#include "../tools/report.c"
 
-/* The command's shared helpers, as tools/main.c defines them. */
-int cli_fail(const char *verb, const char *what, cucore_status st) {
-  const char *msg = cucore_last_error();
-  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg && msg[0] ? msg : cucore_status_text(st));
-  return CLI_EXIT_FAILURE;
-}
-
-int cli_usage(const char *verb, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "cucore %s: ", verb);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return CLI_EXIT_USAGE;
-}
 
 typedef struct run_result {
   int rc;

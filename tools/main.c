@@ -86,22 +86,6 @@ static int cmd_help(int argc, char **argv) {
   return cli_usage("help", "unknown verb `%s`; run `cucore --help` for the list", argv[1]);
 }
 
-int cli_fail(const char *verb, const char *what, cucore_status st) {
-  const char *msg = cucore_last_error();
-  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg && msg[0] ? msg : cucore_status_text(st));
-  return CLI_EXIT_FAILURE;
-}
-
-int cli_usage(const char *verb, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "cucore %s: ", verb);
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  return CLI_EXIT_USAGE;
-}
-
 int main(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     print_overview(argc < 2 ? stderr : stdout);

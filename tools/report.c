@@ -1,0 +1,20 @@
+/* report.c -- how every verb reports a failure or a usage error on stderr. */
+#include <stdarg.h>
+
+#include "cli.h"
+
+int cli_fail(const char *verb, const char *what, cucore_status st) {
+  const char *msg = cucore_last_error();
+  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg && msg[0] ? msg : cucore_status_text(st));
+  return CLI_EXIT_FAILURE;
+}
+
+int cli_usage(const char *verb, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "cucore %s: ", verb);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  return CLI_EXIT_USAGE;
+}
