@@ -4,7 +4,6 @@
 #include "cli.h"
 #include "cmd_inspect.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
