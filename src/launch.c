@@ -234,7 +234,7 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
 
 /* Explains a launch the driver refused. */
 static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_shape *s,
-                             CUresult r, const char *call) {
+                             const cucore_launch_config *cfg, CUresult r, const char *call) {
   if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
     unsigned long long regs = (unsigned long long)d->regs * s->threads;
     if (regs > (unsigned long long)d->regs_per_block)
@@ -248,6 +248,14 @@ static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_sh
                       "%d bytes of static shared memory",
                       k->asked, s->threads, d->regs, regs, d->regs_per_block, d->static_smem);
   }
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    for (int i = 0; i < cfg->attr_count; i++)
+      if (cfg->attrs[i].id == CUCORE_LAUNCH_SYNCHRONIZATION_POLICY)
+        return cc_fail_cu(r, call,
+                          "kernel `%s`: this driver takes the synchronization policy as a stream "
+                          "attribute only, not on a launch; drop CUCORE_LAUNCH_SYNCHRONIZATION_"
+                          "POLICY from the launch configuration",
+                          k->asked);
   return cc_fail_cu(r, call, "kernel `%s`, grid %ux%ux%u, block %ux%ux%u", k->asked, s->grid[0],
                     s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2]);
 }
@@ -371,7 +379,7 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
     if (st != CUCORE_OK) return st;
     r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
   }
-  if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, r, call);
+  if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, cfg, r, call);
   return CUCORE_OK;
 }
 
