@@ -14,23 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "cache.h" /* cc_cache_memory_clear: reach the disk layer within one process */
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static const char small_src[] =
     "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n"
@@ -74,7 +59,7 @@ static char *large_src(void) {
 /* One timed compile; *result is the cache's answer. Exits on failure. */
 static double timed_compile(const char *src, int cache, cucore_cache_result *result,
                             size_t *code_size) {
-  double t0 = now_us();
+  double t0 = bench_now_us();
   cucore_options *o = NULL;
   cucore_program *p = NULL;
   cucore_object *obj = NULL;
@@ -94,7 +79,7 @@ static double timed_compile(const char *src, int cache, cucore_cache_result *res
   cucore_program_destroy(p);
   cucore_options_destroy(o);
   cucore_object_destroy(obj);
-  return now_us() - t0;
+  return bench_now_us() - t0;
 }
 
 /* Child: one compile in a fresh process. Prints "<microseconds> <result>". */
@@ -155,11 +140,11 @@ static void measure(const char *self, const char *which, const char *src, int ru
   r->src_bytes = strlen(src);
   /* Cold, in a new process: loading NVRTC is part of a program's first compile. */
   for (int i = 0; i < runs; i++) v[i] = in_new_process(self, which, 0, CUCORE_CACHE_DISABLED);
-  r->cold_new = median(v, runs);
+  r->cold_new = bench_median(v, runs);
   /* Cold, in this process, NVRTC already loaded: the compile alone. */
   timed_compile(src, 0, NULL, NULL);
   for (int i = 0; i < runs; i++) v[i] = timed_compile(src, 0, NULL, &r->code_bytes);
-  r->cold_in = median(v, runs);
+  r->cold_in = bench_median(v, runs);
   /* Store the entry once, then hits. */
   cucore_cache_clear(NULL, NULL);
   timed_compile(src, 1, &res, NULL);
@@ -171,19 +156,19 @@ static void measure(const char *self, const char *which, const char *src, int ru
   int hits = runs < 9 ? 9 : runs;
   double *h = calloc((size_t)hits * 20, sizeof *h);
   for (int i = 0; i < hits; i++) h[i] = in_new_process(self, which, 1, CUCORE_CACHE_HIT_DISK);
-  r->disk_new = median(h, hits);
+  r->disk_new = bench_median(h, hits);
   for (int i = 0; i < hits * 20; i++) {
     cc_cache_memory_clear();
     h[i] = timed_compile(src, 1, &res, NULL);
     if (res != CUCORE_CACHE_HIT_DISK) exit(1);
   }
-  r->disk_in = median(h, hits * 20);
+  r->disk_in = bench_median(h, hits * 20);
   timed_compile(src, 1, &res, NULL);
   for (int i = 0; i < hits * 20; i++) {
     h[i] = timed_compile(src, 1, &res, NULL);
     if (res != CUCORE_CACHE_HIT_MEMORY) exit(1);
   }
-  r->memory = median(h, hits * 20);
+  r->memory = bench_median(h, hits * 20);
   free(h);
   free(v);
 }

@@ -8,24 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "internal.h" /* DRV(): the raw driver entry points, for the baseline */
 #include "kernel.h"
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 #define CHECK(x)                                                                              \
   do {                                                                                        \
@@ -99,7 +84,7 @@ int main(int argc, char **argv) {
       for (int m0 = 0; m0 < NMODES; m0++) {
         int m = (m0 + (r < 0 ? 0 : r)) % NMODES; /* rotate the order each round */
         CHECK(cucore_stream_synchronize(s));
-        double t0 = now_us();
+        double t0 = bench_now_us();
         for (int i = 0; i < per_round; i++) {
           if (m == RAW) {
             if (DRV(cuLaunchKernel)(f, 1, 1, 1, 32, 1, 1, 0, hs, rawp, NULL) != CUDA_SUCCESS) exit(2);
@@ -113,7 +98,7 @@ int main(int argc, char **argv) {
           }
         }
         CHECK(cucore_stream_synchronize(s));
-        if (r >= 0) t[m][r] = (now_us() - t0) / per_round;
+        if (r >= 0) t[m][r] = (bench_now_us() - t0) / per_round;
       }
     }
     /* Paired within each round (the modes ran back to back), so drift between rounds cancels:
@@ -121,11 +106,11 @@ int main(int argc, char **argv) {
     double med[NMODES], rel[NMODES][64];
     for (int m = 0; m < NMODES; m++)
       for (int r = 0; r < rounds; r++) rel[m][r] = t[m][r] / t[RAW][r] - 1.0;
-    for (int m = 0; m < NMODES; m++) med[m] = median(t[m], rounds);
+    for (int m = 0; m < NMODES; m++) med[m] = bench_median(t[m], rounds);
     printf("\n%s kernel:\n", kernel ? "4-argument (ptr, int, float, ptr)" : "empty");
     for (int m = 0; m < NMODES; m++)
       printf("  %-42s %7.3f us  (paired: %+.1f %% vs raw)\n", mode_names[m], med[m],
-             100.0 * median(rel[m], rounds));
+             100.0 * bench_median(rel[m], rounds));
   }
   /* The checks themselves, without the driver: cost of cc_args_check + preflight per launch is
    * what differs between raw and cucore above. */

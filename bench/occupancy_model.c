@@ -9,21 +9,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "cucore.h"
 #include "occupancy_model.h" /* the unchecked internal path, to show what the checks cost */
 
 #define ROUNDS 11
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static cucore_arch_limits g_limits[4];
 static cucore_kernel_resources g_kernels[4];
@@ -69,14 +59,13 @@ static double measure(query_fn fn, int queries) {
   double per_round[ROUNDS];
   for (int r = 0; r < ROUNDS; r++) {
     long sum = 0;
-    double t0 = now_ns();
+    double t0 = bench_now_ns();
     for (int i = 0; i < queries; i++) sum += fn(i);
-    double t1 = now_ns();
+    double t1 = bench_now_ns();
     g_sink = sum;
     per_round[r] = (t1 - t0) / queries;
   }
-  qsort(per_round, ROUNDS, sizeof per_round[0], cmp_double);
-  return per_round[ROUNDS / 2];
+  return bench_median(per_round, ROUNDS);
 }
 
 int main(int argc, char **argv) {

@@ -8,19 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "internal.h"
 #include "kernel.h"
-
-static double now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 #define CHECK(x)                                                                              \
   do {                                                                                        \
@@ -63,7 +53,7 @@ int main(void) {
   for (int r = 0; r < ROUNDS; r++) {
     for (int m0 = 0; m0 < 3; m0++) {
       int m = (m0 + r) % 3;
-      double t0 = now_ns();
+      double t0 = bench_now_ns();
       for (int i = 0; i < N; i++) {
         int blocks = 0;
         if (m == 0) {
@@ -77,7 +67,7 @@ int main(void) {
         }
         sink += blocks;
       }
-      t[m][r] = (now_ns() - t0) / N;
+      t[m][r] = (bench_now_ns() - t0) / N;
     }
   }
   const char *names[3] = {"raw cuOccupancyMaxActiveBlocksPerMultiprocessor",
@@ -88,8 +78,7 @@ int main(void) {
   printf("max active blocks per SM, block 256, %s; median of %d rounds of %d queries\n",
          props.name, ROUNDS, N);
   for (int m = 0; m < 3; m++) {
-    qsort(t[m], ROUNDS, sizeof(double), cmp);
-    printf("  %-52s %7.1f ns\n", names[m], t[m][ROUNDS / 2]);
+    printf("  %-52s %7.1f ns\n", names[m], bench_median(t[m], ROUNDS));
   }
   (void)sink;
   cucore_kernel_destroy(k);

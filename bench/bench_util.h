@@ -1,0 +1,28 @@
+/* bench_util.h -- what every benchmark shares: a monotonic clock and the median. */
+#ifndef CUCORE_BENCH_UTIL_H
+#define CUCORE_BENCH_UTIL_H
+
+#include <stdlib.h>
+#include <time.h>
+
+/* Nanoseconds on the monotonic clock. */
+static inline double bench_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static inline double bench_now_us(void) { return bench_now_ns() / 1e3; }
+
+static inline int bench_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorts v in place). */
+static inline double bench_median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+#endif
