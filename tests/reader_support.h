@@ -512,4 +512,17 @@ static inline const rs_decl *rs_decl_of(const char *name) {
   return NULL;
 }
 
+/* A kernel's launch bounds and cluster attributes equal its declaration `d` (none when NULL):
+ * .maxntid from the first __launch_bounds__ argument, the cluster shape and whether it is
+ * explicit, and the blocks-per-cluster cap from the third. */
+static inline void rs_assert_declared_bounds(const cucore_kernel_info *k, const rs_decl *d) {
+  uint32_t want_maxntid[3] = {0, 0, 0}, want_cluster[3] = {0, 0, 0};
+  if (d && d->nbounds >= 1) want_maxntid[0] = d->bounds[0], want_maxntid[1] = want_maxntid[2] = 1;
+  if (d) memcpy(want_cluster, d->cluster, sizeof want_cluster);
+  assert_memory_equal(k->maxntid, want_maxntid, sizeof want_maxntid);
+  assert_memory_equal(k->cluster_dims, want_cluster, sizeof want_cluster);
+  assert_int_equal(k->explicit_cluster, want_cluster[0] != 0);
+  assert_int_equal(k->max_blocks_per_cluster, d && d->nbounds == 3 ? d->bounds[2] : 0);
+}
+
 #endif

@@ -105,13 +105,7 @@ static void check_arch(const char *arch) {
 
     /* Declarations: launch bounds, clusters, register caps, grid sync. */
     const rs_decl *d = rs_decl_of(k->name);
-    uint32_t want_maxntid[3] = {0, 0, 0}, want_cluster[3] = {0, 0, 0};
-    if (d && d->nbounds >= 1) want_maxntid[0] = d->bounds[0], want_maxntid[1] = want_maxntid[2] = 1;
-    if (d) memcpy(want_cluster, d->cluster, sizeof want_cluster);
-    assert_memory_equal(k->maxntid, want_maxntid, sizeof want_maxntid);
-    assert_memory_equal(k->cluster_dims, want_cluster, sizeof want_cluster);
-    assert_int_equal(k->explicit_cluster, want_cluster[0] != 0);
-    assert_int_equal(k->max_blocks_per_cluster, d && d->nbounds == 3 ? d->bounds[2] : 0);
+    rs_assert_declared_bounds(k, d);
     if (d && d->maxnreg) assert_int_equal(k->max_registers, d->maxnreg);
     /* With a minimum of blocks per SM, ptxas caps registers so that many blocks fit in the
      * 64K-register file; a cap of 255 or more is no cap. */
@@ -128,7 +122,7 @@ static void check_arch(const char *arch) {
     assert_int_equal(k->reqntid[0], 0);        /* CUDA C++ cannot ask for one */
 
     /* The largest block: 1024, or the declared bound; registers allow it up to 64. */
-    int32_t bound = want_maxntid[0] ? (int32_t)want_maxntid[0] : 1024;
+    int32_t bound = d && d->nbounds >= 1 ? (int32_t)d->bounds[0] : 1024;
     assert_true(k->max_threads_per_block > 0 && k->max_threads_per_block <= bound);
     if (k->registers <= 64) assert_int_equal(k->max_threads_per_block, bound);
   }

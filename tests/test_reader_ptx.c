@@ -58,17 +58,11 @@ static void ptx_matches_source(void **state) {
     assert_int_equal(k->barriers, CUCORE_UNKNOWN);
     /* Directives, from the declarations. */
     const rs_decl *d = rs_decl_of(k->name);
-    uint32_t want_maxntid[3] = {0, 0, 0}, want_cluster[3] = {0, 0, 0};
-    if (d && d->nbounds >= 1) want_maxntid[0] = d->bounds[0], want_maxntid[1] = want_maxntid[2] = 1;
-    if (d) memcpy(want_cluster, d->cluster, sizeof want_cluster);
-    assert_memory_equal(k->maxntid, want_maxntid, sizeof want_maxntid);
-    assert_memory_equal(k->cluster_dims, want_cluster, sizeof want_cluster);
-    assert_int_equal(k->explicit_cluster, want_cluster[0] != 0);
+    rs_assert_declared_bounds(k, d);
     assert_int_equal(k->min_blocks_per_sm, d && d->nbounds >= 2 ? d->bounds[1] : 0);
-    assert_int_equal(k->max_blocks_per_cluster, d && d->nbounds == 3 ? d->bounds[2] : 0);
     assert_int_equal(k->max_registers, d ? d->maxnreg : 0);
     assert_int_equal(k->max_threads_per_block,
-                     want_maxntid[0] ? (int32_t)want_maxntid[0] : CUCORE_UNKNOWN);
+                     d && d->nbounds >= 1 ? (int32_t)d->bounds[0] : CUCORE_UNKNOWN);
   }
   /* Parameter types, sizes and alignments, from the C++ compiler. */
   const rs_describe *ds = rs_the_describe();
