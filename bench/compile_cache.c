@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
-#include "cache.h" /* cc_cache_memory_clear: reach the disk layer within one process */
+#include "compile/cache.h" /* cc_cache_memory_clear: reach the disk layer within one process */
 
 static const char small_src[] =
     "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n"

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "internal.h" /* DRV(): the raw driver entry points, for the baseline */
-#include "kernel.h"
+#include "runtime/runtime.h" /* DRV(): the raw driver entry points, for the baseline */
+#include "exec/kernel.h"
 
 #define CHECK(x)                                                                              \
   do {                                                                                        \

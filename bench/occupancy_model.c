@@ -11,7 +11,7 @@
 
 #include "bench_util.h"
 #include "cucore.h"
-#include "occupancy_model.h" /* the unchecked internal path, to show what the checks cost */
+#include "exec/occupancy_model.h" /* the unchecked internal path, to show what the checks cost */
 
 #define ROUNDS 11
 

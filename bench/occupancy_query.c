@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "internal.h"
-#include "kernel.h"
+#include "runtime/runtime.h"
+#include "exec/kernel.h"
 
 #define CHECK(x)                                                                              \
   do {                                                                                        \

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "object.h"
+#include "compile/cache.h"
+#include "object/object.h"
 
 /* A small kernel; `n` makes distinct sources (distinct keys). */
 static inline char *cache_test_source(int n) {
@@ -112,6 +112,30 @@ static inline int cache_test_same_object(const cucore_object *a, const cucore_ob
   if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0)
     return 0;
   if (a->arch != b->arch || strcmp(a->arch_suffix, b->arch_suffix) != 0) return 0;
+  if (a->producer_version != b->producer_version) return 0;
+  if ((a->ptx == NULL) != (b->ptx == NULL)) return 0;
+  if (a->ptx && (a->ptx_size != b->ptx_size || memcmp(a->ptx, b->ptx, a->ptx_size) != 0)) return 0;
+  if (a->expr_count != b->expr_count) return 0;
+  for (int i = 0; i < a->expr_count; i++)
+    if (strcmp(a->exprs[i], b->exprs[i]) != 0 || strcmp(a->lowered[i], b->lowered[i]) != 0)
+      return 0;
+  return 1;
+}
+
+/* What the cache stores of an object (a view borrowing its bytes; no log). */
+static inline cc_cache_record cache_test_record_of(const cucore_object *o) {
+  cc_cache_record r = {.type = o->type, .arch = o->arch, .producer_version = o->producer_version,
+                       .code = o->code, .size = o->size, .ptx = o->ptx, .ptx_size = o->ptx_size,
+                       .expr_count = o->expr_count, .exprs = o->exprs, .lowered = o->lowered};
+  memcpy(r.suffix, o->arch_suffix, sizeof r.suffix);
+  return r;
+}
+
+/* 1 when two records hold the same code and the same facts about it (logs aside). */
+static inline int cache_test_same_record(const cc_cache_record *a, const cc_cache_record *b) {
+  if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0)
+    return 0;
+  if (a->arch != b->arch || strcmp(a->suffix, b->suffix) != 0) return 0;
   if (a->producer_version != b->producer_version) return 0;
   if ((a->ptx == NULL) != (b->ptx == NULL)) return 0;
   if (a->ptx && (a->ptx_size != b->ptx_size || memcmp(a->ptx, b->ptx, a->ptx_size) != 0)) return 0;

@@ -1,6 +1,6 @@
 /* gpu_launch.c -- programs, objects, kernels and checked launches on a real GPU (label gpu). */
 #include "gpu_support.h"
-#include "internal.h" /* DRV(): the raw driver, to launch the packed buffer directly */
+#include "runtime/runtime.h" /* DRV(): the raw driver, to launch the packed buffer directly */
 
 #include <math.h>
 #include <stdio.h>

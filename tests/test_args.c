@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h" /* cc_param_base: where parameters start in constant bank 0 */
+#include "binary/ptx.h" /* cc_param_base: where parameters start in constant bank 0 */
 
 static cucore_object *obj;
 

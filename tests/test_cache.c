@@ -398,57 +398,47 @@ static void entry_format_refuses_every_truncation_and_flip(void **state) {
     key[i] = (unsigned char)(i * 7 + 1);
     other[i] = key[i] ^ (i == 5);
   }
-  const char cubin[] = "\x7f" "ELF pretend cubin bytes, with a NUL \0 inside";
-  unsigned char *code = cc_copy_code(cubin, sizeof cubin);
-  cucore_object *obj = NULL;
-  assert_ok(cc_object_new(CUCORE_CODE_CUBIN, code, sizeof cubin, "pretend.cu", &obj));
-  obj->arch = 90;
-  strcpy(obj->arch_suffix, "a");
-  obj->producer_version = 13000;
-  obj->ptx = strdup(".version 9.0\n.target sm_90a\n");
-  obj->ptx_size = strlen(obj->ptx);
-  obj->expr_count = 2;
-  obj->exprs = calloc(2, sizeof *obj->exprs);
-  obj->lowered = calloc(2, sizeof *obj->lowered);
-  obj->exprs[0] = strdup("scale<float>");
-  obj->lowered[0] = strdup("_Z5scaleIfEvPT_S0_i");
-  obj->exprs[1] = strdup("&ns::k");
-  obj->lowered[1] = strdup("_ZN2ns1kEv");
+  char cubin[] = "\x7f" "ELF pretend cubin bytes, with a NUL \0 inside";
+  char *exprs[] = {"scale<float>", "&ns::k"};
+  char *lowered[] = {"_Z5scaleIfEvPT_S0_i", "_ZN2ns1kEv"};
+  char ptx[] = ".version 9.0\n.target sm_90a\n";
+  cc_cache_record rec = {.type = CUCORE_CODE_CUBIN, .arch = 90, .suffix = "a",
+                         .producer_version = 13000, .code = (unsigned char *)cubin,
+                         .size = sizeof cubin, .ptx = ptx, .ptx_size = strlen(ptx),
+                         .log = "a warning\n", .expr_count = 2, .exprs = exprs,
+                         .lowered = lowered};
   size_t size = 0;
-  unsigned char *entry = cc_cache_entry_encode(key, obj, "a warning\n", &size);
+  unsigned char *entry = cc_cache_entry_encode(key, &rec, &size);
   assert_non_null(entry);
 
-  cucore_object *back = NULL;
-  char *log = NULL, why[512];
-  assert_int_equal(cc_cache_entry_decode(entry, size, key, "pretend.cu", &back, &log, why,
-                                         sizeof why), 0);
-  assert_true(cache_test_same_object(back, obj));
-  assert_string_equal(log, "a warning\n");
-  assert_string_equal(back->name, "pretend.cu");
-  free(log);
-  cc_object_release(back);
+  cc_cache_record back;
+  char why[512];
+  assert_int_equal(cc_cache_entry_decode(entry, size, key, &back, why, sizeof why), 0);
+  assert_true(cache_test_same_record(&back, &rec));
+  assert_string_equal(back.log, "a warning\n");
+  assert_int_equal(back.code[back.size], 0); /* decoded code ends in a NUL */
+  cc_cache_record_free(&back);
 
-  assert_int_equal(cc_cache_entry_decode(entry, size, other, "x", &back, &log, why, sizeof why), -1);
+  assert_int_equal(cc_cache_entry_decode(entry, size, other, &back, why, sizeof why), -1);
   assert_contains(why, "another key");
   for (size_t n = 0; n < size; n++) {
     unsigned char *prefix = malloc(n ? n : 1); /* exact-size copies: ASan sees any overread */
     memcpy(prefix, entry, n);
-    if (cc_cache_entry_decode(prefix, n, key, "x", &back, &log, why, sizeof why) != -1)
+    if (cc_cache_entry_decode(prefix, n, key, &back, why, sizeof why) != -1)
       fail_msg("a %zu-byte prefix of a %zu-byte entry was accepted", n, size);
-    assert_null(back);
+    assert_null(back.code);
     free(prefix);
   }
   for (size_t at = 0; at < size; at++)
     for (int bit = 0; bit < 8; bit++) {
       entry[at] ^= (unsigned char)(1u << bit);
-      if (cc_cache_entry_decode(entry, size, key, "x", &back, &log, why, sizeof why) != -1)
+      if (cc_cache_entry_decode(entry, size, key, &back, why, sizeof why) != -1)
         fail_msg("flipping bit %d of byte %zu was not detected", bit, at);
       entry[at] ^= (unsigned char)(1u << bit);
     }
-  assert_int_equal(cc_cache_entry_decode(entry, 0, key, "x", &back, &log, why, sizeof why), -1);
+  assert_int_equal(cc_cache_entry_decode(entry, 0, key, &back, why, sizeof why), -1);
   assert_contains(why, "0 bytes");
   free(entry);
-  cc_object_release(obj);
 }
 
 /* The payload checksum changes with any single flipped bit of a large buffer, and with its
@@ -641,7 +631,8 @@ static void size_cap_evicts_least_recently_used_first(void **state) {
   cucore_object *ref = reference(srcs[3], "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0);
   unsigned char any_key[CC_CACHE_KEY_BYTES] = {0};
   size_t d_bytes = 0;
-  free(cc_cache_entry_encode(any_key, ref, NULL, &d_bytes)); /* these sources compile silently */
+  cc_cache_record ref_rec = cache_test_record_of(ref); /* these sources compile silently */
+  free(cc_cache_entry_encode(any_key, &ref_rec, &d_bytes));
   long d_size = (long)d_bytes;
   cucore_object_destroy(ref);
   uint64_t cap = (uint64_t)(sizes[0] + sizes[1] + sizes[2] + d_size) - 1; /* one byte short */

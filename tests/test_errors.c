@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "runtime/runtime.h"
 
 static void names_and_texts_come_from_one_table(void **state) {
   (void)state;

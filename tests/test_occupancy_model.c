@@ -16,7 +16,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "occupancy_model.h"
+#include "exec/occupancy_model.h"
 
 #define KIB 1024
 

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "occupancy_model.h"
+#include "exec/occupancy_model.h"
 
 #define KB 1024
 

@@ -22,7 +22,7 @@
 
 #include "cucore.h"
 extern "C" {
-#include "occupancy_model.h"
+#include "exec/occupancy_model.h"
 }
 
 namespace {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "options.h"
+#include "toolchain/options.h"
 
 static int has_arg(const cc_argv *a, const char *s) {
   for (int i = 0; i < a->n; i++)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "object.h" /* white-box: an LTO-IR object's producer version */
+#include "object/object.h" /* white-box: an LTO-IR object's producer version */
 
 /* Loads nvJitLink so cc_jl.version is known. */
 static cucore_status load_nvjitlink(void) { return cc_nvjitlink_load(); }

@@ -3,7 +3,8 @@
  * objects and libraries; and the messages for what is none of these. */
 #include "reader_support.h"
 
-#include "binary.h"
+#include "binary/binary.h"
+#include "loader/loader.h"
 
 static cucore_code_type detect(const void *d, size_t n) {
   cucore_code_type t = (cucore_code_type)99;

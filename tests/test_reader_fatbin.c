@@ -5,7 +5,7 @@
  * the documented rules, host objects, static libraries and LTO-IR. */
 #include "reader_support.h"
 
-#include "binary.h"
+#include "binary/binary.h"
 
 /* The -gencode list the fatbins are built from; the expected entries are its `code`s. */
 static const struct spec {

@@ -4,7 +4,7 @@
  * run under ASan/UBSan to prove the "never reads out of bounds" part. */
 #include "reader_support.h"
 
-#include "binary.h"
+#include "binary/binary.h"
 
 static unsigned char *copy_of(const unsigned char *d, size_t n) {
   unsigned char *c = malloc(n ? n : 1);

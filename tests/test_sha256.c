@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
+#include "base/sha256.h"
 
 static void fips_vectors(void **state) {
   (void)state;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "binary.h"
+#include "binary/binary.h"
 #include "cucore.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,0 +1,77 @@
+/*
+ * base/base.h -- the ground floor every cucore source stands on: status composition, the
+ * thread-local error message, allocation that records its failures, and small helpers.
+ * Nothing here knows the driver or the toolkit (loader/ is the floor above).
+ *
+ * Naming: cc_ for internal functions and types; CC_ for internal macros.
+ */
+#ifndef CUCORE_BASE_H
+#define CUCORE_BASE_H
+
+#include "cucore.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CC_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define CC_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#define CC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CC_COLD __attribute__((cold, noinline))
+#else
+#define CC_PRINTF(a, b)
+#define CC_LIKELY(x) (x)
+#define CC_UNLIKELY(x) (x)
+#define CC_COLD
+#endif
+
+/* ---- errors (error.c) -------------------------------------------------------------------- */
+
+/* Composes a status from a code, the source of a native code and the native code. */
+static inline cucore_status cc_status(int code, cucore_source source, int native) {
+  if (code == CUCORE_OK) return CUCORE_OK;
+  return (cucore_status)((uint32_t)code | ((uint32_t)source << 8) |
+                         ((uint32_t)native << 12));
+}
+
+/* Marks the start of a public call: the next failure's message is the one kept. */
+void cc_begin(void);
+/* Records a failure on this thread (only the first since cc_begin is kept) and returns it. */
+cucore_status cc_fail(cucore_status st, const char *fmt, ...) CC_PRINTF(2, 3);
+cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap);
+/* Replaces the kept message even when one is kept already (to restate a cached failure). */
+cucore_status cc_fail_restate(cucore_status st, const char *msg);
+/* 1 when a message was kept since cc_begin (a later cc_fail would not replace it): callers
+ * that build an expensive message may skip it. */
+int cc_message_kept(void);
+/* Checks a pointer argument; fails with CUCORE_INVALID_ARGUMENT naming `what` in `fn`. */
+#define CC_CHECK_ARG(ptr, fn, what)                                                           \
+  do {                                                                                        \
+    if (CC_UNLIKELY((ptr) == NULL))                                                           \
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", (fn), (what));             \
+  } while (0)
+
+/* ---- small utilities (util.c) --------------------------------------------------------------- */
+
+/* malloc that records CUCORE_HOST_OUT_OF_MEMORY with `what` on failure. */
+void *cc_malloc(size_t bytes, const char *what);
+void *cc_calloc(size_t count, size_t size, const char *what);
+/* strdup, recording a failure. */
+char *cc_strdup(const char *s, const char *what);
+/* Copies bytes into a malloc'd buffer of size + 1 with a NUL at [size] (PTX and other text
+ * need one); NULL when out of memory (failure recorded). */
+unsigned char *cc_copy_code(const void *data, size_t size);
+/* Bytes as "12.5 MiB" etc. into buf. */
+const char *cc_format_bytes(size_t bytes, char *buf, size_t buflen);
+
+/* ---- files (file.c) ------------------------------------------------------------------------- */
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer; names the path and errno on
+ * failure (CUCORE_IO_ERROR, or CUCORE_HOST_OUT_OF_MEMORY). */
+cucore_status cc_read_file(const char *path, unsigned char **data, size_t *size);
+
+#endif /* CUCORE_BASE_H */

@@ -1,0 +1,89 @@
+/* reader.c -- what the binary readers share: kernel lists and architecture names. */
+#include "binary/reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---- kernel lists ------------------------------------------------------------------------------ */
+
+cucore_kernel_info *cc_kernel_list_add(cc_kernel_list *l, const char *name, size_t name_len) {
+  if (l->count == l->cap) {
+    uint32_t cap = l->cap ? l->cap * 2 : 8;
+    cucore_kernel_info *n = realloc(l->items, (size_t)cap * sizeof *n);
+    if (!n) {
+      cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing kernels");
+      return NULL;
+    }
+    l->items = n;
+    l->cap = cap;
+  }
+  char *copy = cc_malloc(name_len + 1, "a kernel name");
+  if (!copy) return NULL;
+  memcpy(copy, name, name_len);
+  copy[name_len] = '\0';
+  cucore_kernel_info *k = &l->items[l->count++];
+  memset(k, 0, sizeof *k);
+  k->name = copy;
+  return k;
+}
+
+void cc_kernel_list_free(cc_kernel_list *l) {
+  for (uint32_t i = 0; i < l->count; i++) {
+    free((void *)l->items[i].name);
+    free((void *)l->items[i].demangled);
+    free((void *)l->items[i].params);
+  }
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+static uint64_t dims_product(const uint32_t d[3]) {
+  uint64_t p = 1;
+  for (int i = 0; i < 3; i++) {
+    if (d[i] == 0) return 0;
+    p *= d[i];
+    if (p > 1u << 20) return 1u << 20; /* far past any block limit */
+  }
+  return p;
+}
+
+void cc_kernel_finish_limits(cucore_kernel_info *k) {
+  int64_t limit = 1024;
+  int declared = 0;
+  uint64_t m = dims_product(k->maxntid), r = dims_product(k->reqntid);
+  if (m) {
+    declared = 1;
+    if ((int64_t)m < limit) limit = (int64_t)m;
+  }
+  if (r) {
+    declared = 1;
+    if ((int64_t)r < limit) limit = (int64_t)r;
+  }
+  if (k->registers == CUCORE_UNKNOWN) {
+    k->max_threads_per_block = declared ? (int32_t)limit : CUCORE_UNKNOWN;
+    return;
+  }
+  if (k->registers > 0) {
+    /* cuda_occupancy.h for compute capability 7.0-12.x: 65536 registers per block, allocated
+     * per warp in units of 256, warps in groups of the 4 sub-partitions, at most 255 per
+     * thread. */
+    int64_t per_warp = ((int64_t)k->registers * 32 + 255) / 256 * 256;
+    int64_t warps = 0;
+    if (k->registers <= 255)
+      for (int64_t w = 1; w <= 32; w++) {
+        int64_t rounded = (w + 3) / 4 * 4;
+        if (per_warp * rounded > 65536) break;
+        warps = w;
+      }
+    if (warps * 32 < limit) limit = warps * 32;
+  }
+  k->max_threads_per_block = (int32_t)limit;
+}
+
+const char *cc_arch_name(int arch, char suffix, const char *prefix, char *buf, size_t len) {
+  if (suffix)
+    snprintf(buf, len, "%s_%d%c", prefix, arch, suffix);
+  else
+    snprintf(buf, len, "%s_%d", prefix, arch);
+  return buf;
+}

@@ -1,0 +1,67 @@
+/*
+ * binary/reader.h -- what every reader of binaries shares, and nothing else: bounds-checked
+ * little-endian reads, the limits that keep hostile input linear, the kernel list each
+ * reader fills, and architecture names (reader.c).
+ *
+ * Every reader takes hostile input: offsets and sizes are checked before use, no arithmetic
+ * overflows, no recursion, and no allocation larger than a bound derived from the input's
+ * own size.
+ */
+#ifndef CUCORE_BINARY_READER_H
+#define CUCORE_BINARY_READER_H
+
+#include "base/base.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* ---- bounds-checked little-endian reads ------------------------------------------------------ */
+
+static inline uint16_t cc_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t cc_rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t cc_rd64(const uint8_t *p) {
+  return (uint64_t)cc_rd32(p) | ((uint64_t)cc_rd32(p + 4) << 32);
+}
+/* 1 when [off, off + len) lies within a buffer of `total` bytes (no overflow possible). */
+static inline int cc_range_ok(uint64_t off, uint64_t len, uint64_t total) {
+  return off <= total && len <= total - off;
+}
+
+/* The offset of the last NUL in [p, p + n), or UINT64_MAX when there is none. */
+static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
+  while (n > 0)
+    if (p[--n] == 0) return n;
+  return UINT64_MAX;
+}
+/* The most bytes of names (sections, kernels) read from a file of n bytes: names may share
+ * bytes (tail merging), but not without end. */
+#define CC_NAME_BYTES_MAX(n) ((uint64_t)(n) * 4 + 65536)
+
+/* The largest parameter buffer a kernel may have (CUDA 12.1+). */
+#define CC_PARAM_BYTES_MAX 32764u
+/* The largest decompressed fatbin entry cucore accepts, and the largest expansion ratio. */
+#define CC_DECOMPRESSED_MAX ((uint64_t)1 << 30)
+#define CC_DECOMPRESS_RATIO_MAX 4096u
+
+/* ---- kernels ---------------------------------------------------------------------------------- */
+
+/* A growable list of kernels; every string and params array is owned by the list. */
+typedef struct cc_kernel_list {
+  cucore_kernel_info *items;
+  uint32_t count, cap;
+} cc_kernel_list;
+
+/* Appends a zeroed kernel named `name` (copied); returns it, or NULL (failure recorded). */
+cucore_kernel_info *cc_kernel_list_add(cc_kernel_list *l, const char *name, size_t name_len);
+/* Frees every kernel and the list's storage; the list is empty afterwards. */
+void cc_kernel_list_free(cc_kernel_list *l);
+/* Sets k->max_threads_per_block from its declared bounds and register count (see cucore.h). */
+void cc_kernel_finish_limits(cucore_kernel_info *k);
+
+
+/* "sm_90a" etc. into buf. */
+const char *cc_arch_name(int arch, char suffix, const char *prefix, char *buf, size_t len);
+
+#endif /* CUCORE_BINARY_READER_H */

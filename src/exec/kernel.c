@@ -1,0 +1,549 @@
+/*
+ * kernel.c -- kernels: lookup by symbol or name expression, parameter layout (driver, or the
+ * offline reader without a GPU), and every cuFunc/cuKernel query and setting (driver API
+ * section 6.22), per device.
+ */
+#include "exec/kernel.h"
+#include "exec/offline_layout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const attr_names[CUCORE_KATTR_COUNT] = {
+    "max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
+    "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
+    "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout",
+    "cluster_size_must_be_set", "required_cluster_width", "required_cluster_height",
+    "required_cluster_depth", "non_portable_cluster_size_allowed",
+    "cluster_scheduling_policy_preference"};
+
+const char *cucore_kernel_attr_name(cucore_kernel_attr attr) {
+  return ((int)attr >= 0 && attr < CUCORE_KATTR_COUNT) ? attr_names[attr] : "unknown_attribute";
+}
+
+static int gpu_present(void) {
+  /* Quietly: a missing GPU is not an error for lookups, which can work offline. */
+  int ok = cc_driver_load() == CUCORE_OK && cc_drv.device_count > 0;
+  cc_begin();
+  return ok;
+}
+
+/* Layout from the driver: cuKernelGetParamInfo until it says the index is past the end. */
+static cucore_status driver_layout(cucore_kernel *k) {
+  cucore_status st = CC_DRV_REQUIRE(cuKernelGetParamInfo);
+  if (st == CUCORE_OK) st = cc_ensure_context(); /* cuKernelGetParamInfo needs one */
+  if (st != CUCORE_OK) return st;
+  int cap = 8, n = 0;
+  cucore_param_info *ps = cc_calloc((size_t)cap, sizeof *ps, "parameter layout");
+  if (!ps) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (;;) {
+    size_t off = 0, size = 0;
+    CUresult r = DRV(cuKernelGetParamInfo)(k->ckernel, (size_t)n, &off, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;
+    if (r != CUDA_SUCCESS) {
+      free(ps);
+      return cc_fail_cu(r, "cuKernelGetParamInfo", "kernel `%s`, parameter %d", k->name, n);
+    }
+    if (n == cap) {
+      cap *= 2;
+      cucore_param_info *np = realloc(ps, (size_t)cap * sizeof *np);
+      if (!np) {
+        free(ps);
+        return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+      }
+      ps = np;
+    }
+    memset(&ps[n], 0, sizeof ps[n]);
+    ps[n].offset = (uint32_t)off;
+    ps[n].size = (uint32_t)size;
+    n++;
+  }
+  k->params = ps;
+  k->param_count = n;
+  k->layout_source = "driver";
+  return CUCORE_OK;
+}
+
+void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n) {
+  buf[0] = '\0';
+  int count = 0;
+  cucore_status st = cucore_object_kernel_count(obj, &count);
+  cc_begin();
+  if (st != CUCORE_OK) return;
+  size_t len = 0;
+  for (int i = 0; i < count && len + 8 < n; i++) {
+    const char *name = NULL;
+    if (cucore_object_kernel_name(obj, i, &name) != CUCORE_OK) break;
+    len += (size_t)snprintf(buf + len, n - len, "%s`%s`", i ? ", " : "", name);
+  }
+  cc_begin();
+}
+
+static const char *lowered_or_same(const cucore_object *obj, const char *name) {
+  for (int i = 0; i < obj->expr_count; i++)
+    if (strcmp(obj->exprs[i], name) == 0) return obj->lowered[i];
+  return name;
+}
+
+cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cucore_kernel **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_object_get_kernel", "out");
+  *out = NULL;
+  CC_CHECK_ARG(obj, "cucore_object_get_kernel", "obj");
+  CC_CHECK_ARG(name, "cucore_object_get_kernel", "name");
+  const char *symbol = lowered_or_same(obj, name);
+  cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
+  if (!k) return CUCORE_HOST_OUT_OF_MEMORY;
+  k->name = cc_strdup(symbol, "a kernel name");
+  k->asked = cc_strdup(name, "a kernel name");
+  if (!k->name || !k->asked) {
+    free(k->name);
+    free(k->asked);
+    free(k);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  pthread_mutex_init(&k->lock, NULL);
+  atomic_init(&k->dev_count, 0);
+  k->obj = obj;
+  cc_object_retain(obj);
+  cucore_status st;
+  if (gpu_present()) {
+    st = cucore_object_load(obj);
+    if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetKernel);
+    if (st == CUCORE_OK) {
+      CUresult r = DRV(cuLibraryGetKernel)(&k->ckernel, obj->library, symbol);
+      if (r == CUDA_ERROR_NOT_FOUND) {
+        char names[2048];
+        cc_object_names_for_message(obj, names, sizeof names);
+        st = cc_fail(cc_status(CUCORE_NOT_FOUND, CUCORE_SOURCE_DRIVER, (int)r),
+                     "no kernel `%s` in `%s`%s%s%s", name, obj->name,
+                     names[0] ? "; the kernels are: " : "", names,
+                     strcmp(symbol, name) == 0 && strchr(name, '<')
+                         ? " (a template needs its name expression registered before compiling)"
+                         : "");
+      } else if (r != CUDA_SUCCESS) {
+        st = cc_fail_cu(r, "cuLibraryGetKernel", "kernel `%s` of `%s`", name, obj->name);
+      }
+    }
+    if (st == CUCORE_OK && DRV(cuKernelGetParamInfo)) {
+      st = driver_layout(k);
+    } else if (st == CUCORE_OK) {
+      /* A driver older than 12.4 cannot say: the offline reader can. */
+      const char *source = NULL;
+      st = cc_offline_layout(obj, symbol, &k->params, &k->param_count, &source);
+      if (st == CUCORE_OK) k->layout_source = source;
+    }
+  } else {
+    const char *source = NULL;
+    st = cc_offline_layout(obj, symbol, &k->params, &k->param_count, &source);
+    if (st == CUCORE_OK) k->layout_source = source;
+  }
+  if (st != CUCORE_OK) {
+    cucore_kernel_destroy(k);
+    return st;
+  }
+  cc_ptx_apply_kinds(obj, symbol, k->params, k->param_count);
+  uint32_t bytes = 0;
+  for (int i = 0; i < k->param_count; i++)
+    if (k->params[i].offset + k->params[i].size > bytes) bytes = k->params[i].offset + k->params[i].size;
+  k->param_bytes = bytes;
+  *out = k;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_destroy(cucore_kernel *k) {
+  cc_begin();
+  if (!k) return CUCORE_OK;
+  cc_object_release(k->obj);
+  pthread_mutex_destroy(&k->lock);
+  free(k->params);
+  free(k->name);
+  free(k->asked);
+  free(k);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_name", "kernel");
+  CC_CHECK_ARG(name, "cucore_kernel_name", "name");
+  *name = k->name;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_object", "kernel");
+  CC_CHECK_ARG(obj, "cucore_kernel_object", "obj");
+  *obj = k->obj;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_param_count", "kernel");
+  CC_CHECK_ARG(count, "cucore_kernel_param_count", "count");
+  *count = k->param_count;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_param(const cucore_kernel *k, int index, cucore_param_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_param", "kernel");
+  CC_CHECK_ARG(out, "cucore_kernel_param", "out");
+  if (index < 0 || index >= k->param_count)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_kernel_param: kernel `%s` has %d parameters; index %d is out of range",
+                   k->name, k->param_count, index);
+  *out = k->params[index];
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_param_bytes", "kernel");
+  CC_CHECK_ARG(bytes, "cucore_kernel_param_bytes", "bytes");
+  *bytes = k->param_bytes;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_layout_source", "kernel");
+  CC_CHECK_ARG(src, "cucore_kernel_layout_source", "src");
+  *src = k->layout_source;
+  return CUCORE_OK;
+}
+
+/* ---- per-device facts ---------------------------------------------------------------------- */
+
+static cucore_status need_loaded(cucore_kernel *k, const char *fn) {
+  if (k->ckernel) return CUCORE_OK;
+  return cc_fail(CUCORE_NO_DEVICE,
+                 "%s: kernel `%s` was looked up without a GPU (layout from the %s); look it up "
+                 "again where a GPU is present to use it on one",
+                 fn, k->name, k->layout_source ? k->layout_source : "offline reader");
+}
+
+static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
+  memset(d, 0, sizeof *d);
+  d->ctx = dev->ctx;
+  d->dev = dev;
+  CUresult r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
+  struct {
+    int *dst;
+    CUfunction_attribute a;
+  } fattrs[] = {
+      {&d->max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+      {&d->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES},
+      {&d->max_dyn_smem, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES},
+      {&d->regs, CU_FUNC_ATTRIBUTE_NUM_REGS},
+      {&d->local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES},
+      {&d->cluster_must_be_set, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET},
+      {&d->req_cluster[0], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH},
+      {&d->req_cluster[1], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT},
+      {&d->req_cluster[2], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH},
+      {&d->non_portable_cluster, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
+  };
+  for (size_t i = 0; i < CC_ARRAY_LEN(fattrs); i++) {
+    r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
+    if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+      return cc_fail_cu(r, "cuFuncGetAttribute", "kernel `%s`, attribute %s", k->name,
+                        cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a));
+  }
+  struct {
+    int *dst;
+    CUdevice_attribute a;
+  } dattrs[] = {
+      {&d->dev_max_block[0], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X},
+      {&d->dev_max_block[1], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y},
+      {&d->dev_max_block[2], CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z},
+      {&d->dev_max_grid[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X},
+      {&d->dev_max_grid[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y},
+      {&d->dev_max_grid[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z},
+      {&d->dev_max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+      {&d->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
+      {&d->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+      {&d->cluster_launch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH},
+      {&d->coop_launch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH},
+      {&d->regs_per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
+      {&d->regs_per_sm, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+  };
+  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs); i++) {
+    r = DRV(cuDeviceGetAttribute)(dattrs[i].dst, dattrs[i].a, dev->cudev);
+    if (r != CUDA_SUCCESS) *dattrs[i].dst = 0;
+  }
+  int major = 0, minor = 0;
+  DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->cudev);
+  DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev->cudev);
+  d->arch = major * 10 + minor;
+  return CUCORE_OK;
+}
+
+cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_dev **out) {
+  int n = atomic_load_explicit(&k->dev_count, memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (CC_LIKELY(k->devs[i].ctx == dev->ctx)) {
+      *out = &k->devs[i];
+      return CUCORE_OK;
+    }
+  cucore_status st = need_loaded(k, "launch");
+  if (st != CUCORE_OK) return st;
+  pthread_mutex_lock(&k->lock);
+  n = atomic_load_explicit(&k->dev_count, memory_order_relaxed);
+  for (int i = 0; i < n; i++)
+    if (k->devs[i].ctx == dev->ctx) {
+      pthread_mutex_unlock(&k->lock);
+      *out = &k->devs[i];
+      return CUCORE_OK;
+    }
+  if (n == CC_KERNEL_MAX_DEVICES) {
+    pthread_mutex_unlock(&k->lock);
+    return cc_fail(CUCORE_NOT_SUPPORTED, "kernel `%s` is in use on %d devices, cucore's limit",
+                   k->name, CC_KERNEL_MAX_DEVICES);
+  }
+  st = cc_device_make_current(dev);
+  if (st == CUCORE_OK) st = fill_dev(k, dev, &k->devs[n]);
+  if (st == CUCORE_OK) atomic_store_explicit(&k->dev_count, n + 1, memory_order_release);
+  pthread_mutex_unlock(&k->lock);
+  if (st == CUCORE_OK) *out = &k->devs[n];
+  return st;
+}
+
+/* ---- attributes and execution control ------------------------------------------------------ */
+
+static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
+                           cc_kernel_dev **d) {
+  if (!k) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `kernel` is NULL", fn);
+  if (!dev) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `dev` is NULL", fn);
+  cucore_status st = need_loaded(k, fn);
+  if (st == CUCORE_OK) st = cc_device_make_current(dev);
+  if (st == CUCORE_OK && d) st = cc_kernel_dev_get(k, dev, d);
+  return st;
+}
+
+cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
+                                          cucore_kernel_attr attr, int *value) {
+  cc_begin();
+  CC_CHECK_ARG(value, "cucore_kernel_get_attribute", "value");
+  *value = 0;
+  cucore_status st = enter(k, dev, "cucore_kernel_get_attribute", NULL);
+  if (st != CUCORE_OK) return st;
+  if ((int)attr < 0 || attr >= CUCORE_KATTR_COUNT)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_kernel_get_attribute: attribute %d does not exist (0..%d)", (int)attr,
+                   CUCORE_KATTR_COUNT - 1);
+  CUresult r = DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel, dev->cudev);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelGetAttribute", "kernel `%s`, attribute %s, device %d", k->name,
+                      cucore_kernel_attr_name(attr), dev->ordinal);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
+                                          cucore_kernel_attr attr, int value) {
+  cc_begin();
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_set_attribute", &d);
+  if (st != CUCORE_OK) return st;
+  switch (attr) {
+  case CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    if (value < 0 || value + d->static_smem > d->smem_optin)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_kernel_set_attribute: max_dynamic_shared_size_bytes %d + the "
+                     "kernel's %d bytes of static shared memory exceed device %d's opt-in "
+                     "maximum of %d bytes per block",
+                     value, d->static_smem, dev->ordinal, d->smem_optin);
+    break;
+  case CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT:
+    if (value < -1 || value > 100)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_kernel_set_attribute: carveout %d is not a percentage (0..100) or -1",
+                     value);
+    break;
+  case CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH:
+  case CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT:
+  case CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH:
+  case CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+  case CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    break;
+  default:
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_kernel_set_attribute: %s is read-only; the settable attributes are "
+                   "max_dynamic_shared_size_bytes, preferred_shared_memory_carveout, "
+                   "required_cluster_width/height/depth, non_portable_cluster_size_allowed and "
+                   "cluster_scheduling_policy_preference",
+                   cucore_kernel_attr_name(attr));
+  }
+  CUresult r = DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value, k->ckernel, dev->cudev);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelSetAttribute", "kernel `%s`, %s = %d, device %d", k->name,
+                      cucore_kernel_attr_name(attr), value, dev->ordinal);
+  /* Keep the launch cache true. */
+  pthread_mutex_lock(&k->lock);
+  if (attr == CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES) d->max_dyn_smem = value;
+  if (attr == CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) d->non_portable_cluster = value;
+  if (attr >= CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH && attr <= CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH)
+    d->req_cluster[attr - CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH] = value;
+  pthread_mutex_unlock(&k->lock);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *dev,
+                                             cucore_cache_config config) {
+  cc_begin();
+  cucore_status st = enter(k, dev, "cucore_kernel_set_cache_config", NULL);
+  if (st != CUCORE_OK) return st;
+  if ((int)config < 0 || config > CUCORE_CACHE_PREFER_EQUAL)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_kernel_set_cache_config: %d is not a cache configuration (0..3)",
+                   (int)config);
+  CUresult r = DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config, dev->cudev);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelSetCacheConfig", "kernel `%s`, device %d", k->name, dev->ordinal);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev, int *loaded) {
+  cc_begin();
+  CC_CHECK_ARG(loaded, "cucore_kernel_is_loaded", "loaded");
+  *loaded = 0;
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_is_loaded", &d);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncIsLoaded);
+  if (st != CUCORE_OK) return st;
+  CUfunctionLoadingState s = CU_FUNCTION_LOADING_STATE_UNLOADED;
+  CUresult r = DRV(cuFuncIsLoaded)(&s, d->fn);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncIsLoaded", "kernel `%s`", k->name);
+  *loaded = s == CU_FUNCTION_LOADING_STATE_LOADED;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev) {
+  cc_begin();
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_load", &d);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncLoad);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuFuncLoad)(d->fn);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncLoad", "kernel `%s`", k->name);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_native(cucore_kernel *k, cucore_device *dev, void **cukernel,
+                                   void **cufunction) {
+  cc_begin();
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_native", &d);
+  if (st != CUCORE_OK) return st;
+  if (cukernel) *cukernel = k->ckernel;
+  if (cufunction) *cufunction = d->fn;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev, void **cumodule) {
+  cc_begin();
+  CC_CHECK_ARG(cumodule, "cucore_kernel_module", "cumodule");
+  *cumodule = NULL;
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_module", &d);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncGetModule);
+  if (st != CUCORE_OK) return st;
+  CUmodule m = NULL;
+  CUresult r = DRV(cuFuncGetModule)(&m, d->fn);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncGetModule", "kernel `%s`", k->name);
+  *cumodule = m;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev, const char **name) {
+  cc_begin();
+  CC_CHECK_ARG(name, "cucore_kernel_function_name", "name");
+  *name = NULL;
+  cc_kernel_dev *d = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_function_name", &d);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncGetName);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuFuncGetName)(name, d->fn);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncGetName", "kernel `%s`", k->name);
+  return CUCORE_OK;
+}
+
+cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, unsigned smem) {
+  if (CC_LIKELY((long long)smem <= (long long)d->max_dyn_smem)) return CUCORE_OK;
+  long long room = (long long)d->smem_optin - d->static_smem;
+  if ((long long)smem > room)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
+                   "memory exceed device %d's maximum of %d bytes per block (at most %lld "
+                   "dynamic bytes fit)",
+                   k->asked, smem, d->static_smem, d->dev->ordinal, d->smem_optin, room);
+  CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem,
+                                         k->ckernel, d->dev->cudev);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelSetAttribute",
+                      "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
+  pthread_mutex_lock(&k->lock);
+  if ((int)smem > d->max_dyn_smem) d->max_dyn_smem = (int)smem;
+  pthread_mutex_unlock(&k->lock);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature) {
+  cc_begin();
+  const char *fn = "cucore_kernel_declare_signature";
+  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_ARG(signature, fn, "signature");
+  static const struct {
+    const char *name;
+    cucore_param_kind kind;
+    uint32_t size; /* 0: any (bytes) */
+  } types[] = {{"i8", CUCORE_PARAM_INT, 1},    {"u8", CUCORE_PARAM_INT, 1},
+               {"i16", CUCORE_PARAM_INT, 2},   {"u16", CUCORE_PARAM_INT, 2},
+               {"i32", CUCORE_PARAM_INT, 4},   {"u32", CUCORE_PARAM_INT, 4},
+               {"i64", CUCORE_PARAM_INT, 8},   {"u64", CUCORE_PARAM_INT, 8},
+               {"f16", CUCORE_PARAM_FLOAT, 2}, {"bf16", CUCORE_PARAM_FLOAT, 2},
+               {"f32", CUCORE_PARAM_FLOAT, 4}, {"f64", CUCORE_PARAM_FLOAT, 8},
+               {"ptr", CUCORE_PARAM_POINTER, 8}, {"tex", CUCORE_PARAM_INT, 8},
+               {"surf", CUCORE_PARAM_INT, 8},  {"bytes", CUCORE_PARAM_BYTES, 0}};
+  cucore_param_kind kinds[256];
+  int n = 0;
+  const char *p = signature;
+  while (*p) {
+    while (*p == ' ' || *p == '\t') p++;
+    const char *start = p;
+    while (*p && *p != ',' && *p != ' ' && *p != '\t') p++;
+    size_t len = (size_t)(p - start);
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p == ',') p++;
+    if (len == 0) {
+      if (!*p && n == 0) break; /* an empty signature: no parameters */
+      return cc_fail(CUCORE_PARSE_ERROR, "%s: `%s`: parameter %d is empty", fn, signature, n);
+    }
+    size_t t = 0;
+    while (t < CC_ARRAY_LEN(types) && (strlen(types[t].name) != len || strncmp(types[t].name, start, len)))
+      t++;
+    if (t == CC_ARRAY_LEN(types))
+      return cc_fail(CUCORE_PARSE_ERROR,
+                     "%s: parameter %d is `%.*s`; expected one of i8 u8 i16 u16 i32 u32 i64 u64 "
+                     "f16 bf16 f32 f64 ptr tex surf bytes",
+                     fn, n, (int)len, start);
+    if (n < k->param_count && types[t].size && types[t].size != k->params[n].size)
+      return cc_fail(CUCORE_ARG_SIZE,
+                     "%s: parameter %d of `%s` is declared %s (%u bytes), but the kernel's "
+                     "parameter is %u bytes at offset %u",
+                     fn, n, k->asked, types[t].name, types[t].size, k->params[n].size,
+                     k->params[n].offset);
+    if (n == (int)CC_ARRAY_LEN(kinds))
+      return cc_fail(CUCORE_ARG_COUNT, "%s: more than %d parameters declared", fn, n);
+    kinds[n++] = types[t].kind;
+  }
+  if (n != k->param_count)
+    return cc_fail(CUCORE_ARG_COUNT, "%s: `%s` declares %d parameter%s; kernel `%s` takes %d", fn,
+                   signature, n, n == 1 ? "" : "s", k->asked, k->param_count);
+  for (int i = 0; i < n; i++) k->params[i].kind = kinds[i];
+  return CUCORE_OK;
+}

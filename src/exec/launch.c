@@ -1,0 +1,415 @@
+/*
+ * launch.c -- launches with pre-flight checks (arguments, block, grid, shared memory,
+ * clusters, cooperative grids) before the driver sees them, every CUlaunchAttribute, host
+ * functions. The checks compare against facts cached per kernel and device on first use.
+ */
+#include "exec/kernel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
+void **cc_args_params(cucore_args *a);
+
+/* ---- configuration ----------------------------------------------------------------------- */
+
+static int known_attr(cucore_launch_attr_id id) {
+  return (id >= CUCORE_LAUNCH_ACCESS_POLICY_WINDOW && id <= CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT) ||
+         id == CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING;
+}
+
+cucore_status cucore_launch_config_set(cucore_launch_config *cfg, const cucore_launch_attr *attr) {
+  cc_begin();
+  CC_CHECK_ARG(cfg, "cucore_launch_config_set", "cfg");
+  CC_CHECK_ARG(attr, "cucore_launch_config_set", "attr");
+  if (!known_attr(attr->id))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_launch_config_set: launch attribute %d does not exist (1..14, 16)",
+                   (int)attr->id);
+  if (cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_launch_config_set: attr_count %d is corrupt (0..%d); zero-initialise "
+                   "the configuration",
+                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
+  for (int i = 0; i < cfg->attr_count; i++)
+    if (cfg->attrs[i].id == attr->id) {
+      cfg->attrs[i] = *attr;
+      return CUCORE_OK;
+    }
+  if (cfg->attr_count == CUCORE_MAX_LAUNCH_ATTRS)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_launch_config_set: already %d attributes",
+                   CUCORE_MAX_LAUNCH_ATTRS);
+  cfg->attrs[cfg->attr_count++] = *attr;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_launch_config_cluster(cucore_launch_config *cfg, unsigned x, unsigned y,
+                                           unsigned z) {
+  cucore_launch_attr a = {.id = CUCORE_LAUNCH_CLUSTER_DIMENSION};
+  a.u.dim[0] = x;
+  a.u.dim[1] = y;
+  a.u.dim[2] = z;
+  return cucore_launch_config_set(cfg, &a);
+}
+
+cucore_status cucore_launch_config_cooperative(cucore_launch_config *cfg, int on) {
+  cucore_launch_attr a = {.id = CUCORE_LAUNCH_COOPERATIVE};
+  a.u.value = on ? 1 : 0;
+  return cucore_launch_config_set(cfg, &a);
+}
+
+cucore_status cucore_launch_config_priority(cucore_launch_config *cfg, int priority) {
+  cucore_launch_attr a = {.id = CUCORE_LAUNCH_PRIORITY};
+  a.u.value = priority;
+  return cucore_launch_config_set(cfg, &a);
+}
+
+cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on) {
+  cucore_launch_attr a = {.id = CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION};
+  a.u.value = on ? 1 : 0;
+  return cucore_launch_config_set(cfg, &a);
+}
+
+/* ---- pre-flight ---------------------------------------------------------------------------- */
+
+typedef struct launch_shape {
+  unsigned grid[3], block[3];
+  unsigned long long blocks, threads;
+  int cooperative;
+  const unsigned *cluster; /* NULL when none */
+} launch_shape;
+
+static unsigned dim1(unsigned v) { return v ? v : 1; }
+
+static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
+                                   const launch_shape *s, const unsigned *dims, const char *what) {
+  /* x must be given; unused y and z may be 0 or 1, as for grids and blocks. */
+  const unsigned c[3] = {dims[0], dim1(dims[1]), dim1(dims[2])};
+  if (!d->cluster_launch)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "
+                   "(sm_%d) does not support (sm_90 or newer)",
+                   k->asked, what, c[0], c[1], c[2], d->dev->ordinal, d->arch);
+  unsigned long long size = 1;
+  for (int i = 0; i < 3; i++) {
+    if (c[i] == 0)
+      return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: %s %ux%ux%u has a zero dimension",
+                     k->asked, what, c[0], c[1], c[2]);
+    if (s->grid[i] % c[i])
+      return cc_fail(CUCORE_LAUNCH_CONFIG,
+                     "kernel `%s`: grid %ux%ux%u is not a multiple of the %s %ux%ux%u "
+                     "(dimension %c: %u %% %u = %u)",
+                     k->asked, s->grid[0], s->grid[1], s->grid[2], what, c[0], c[1], c[2],
+                     "xyz"[i], s->grid[i], c[i], s->grid[i] % c[i]);
+    size *= c[i];
+  }
+  unsigned long long limit = d->non_portable_cluster ? 16 : 8;
+  if (size > limit)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: %s %ux%ux%u has %llu blocks; the limit is %llu%s", k->asked,
+                   what, c[0], c[1], c[2], size, limit,
+                   d->non_portable_cluster ? ""
+                                           : " (portable size; set the kernel's "
+                                             "non_portable_cluster_size_allowed for up to 16)");
+  return CUCORE_OK;
+}
+
+static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_launch_config *cfg,
+                               launch_shape *s) {
+  for (int i = 0; i < 3; i++) {
+    s->grid[i] = i ? dim1(cfg->grid[i]) : cfg->grid[i];
+    s->block[i] = i ? dim1(cfg->block[i]) : cfg->block[i];
+  }
+  if (CC_UNLIKELY(s->block[0] == 0 || s->grid[0] == 0))
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: %s x-dimension is 0; grid and block need at least 1 in x "
+                   "(unused y and z may be 0 or 1)",
+                   k->asked, s->block[0] == 0 ? "the block's" : "the grid's");
+  s->threads = (unsigned long long)s->block[0] * s->block[1] * s->block[2];
+  s->blocks = (unsigned long long)s->grid[0] * s->grid[1] * s->grid[2];
+  for (int i = 0; i < 3; i++) {
+    if (CC_UNLIKELY((int)s->block[i] > d->dev_max_block[i] || s->block[i] > (unsigned)INT32_MAX))
+      return cc_fail(CUCORE_LAUNCH_CONFIG,
+                     "kernel `%s`: block %c-dimension %u exceeds device %d's limit of %d",
+                     k->asked, "xyz"[i], s->block[i], d->dev->ordinal, d->dev_max_block[i]);
+    if (CC_UNLIKELY(s->grid[i] > (unsigned)d->dev_max_grid[i]))
+      return cc_fail(CUCORE_LAUNCH_CONFIG,
+                     "kernel `%s`: grid %c-dimension %u exceeds device %d's limit of %d",
+                     k->asked, "xyz"[i], s->grid[i], d->dev->ordinal, d->dev_max_grid[i]);
+  }
+  if (CC_UNLIKELY(s->threads > (unsigned long long)d->max_threads))
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: a block of %ux%ux%u = %llu threads exceeds the kernel's maximum "
+                   "of %d threads per block (set by %s)",
+                   k->asked, s->block[0], s->block[1], s->block[2], s->threads, d->max_threads,
+                   d->max_threads < d->dev_max_threads
+                       ? "its __launch_bounds__ or its register use"
+                       : "the device");
+  /* Dynamic shared memory: within the opt-in maximum after static memory; raise the kernel's
+   * limit when needed, never lower it. */
+  cucore_status st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  /* Attributes that change what is legal. */
+  s->cooperative = 0;
+  s->cluster = NULL;
+  for (int i = 0; i < cfg->attr_count; i++) {
+    const cucore_launch_attr *a = &cfg->attrs[i];
+    switch (a->id) {
+    case CUCORE_LAUNCH_COOPERATIVE: s->cooperative = a->u.value != 0; break;
+    case CUCORE_LAUNCH_CLUSTER_DIMENSION: s->cluster = a->u.dim; break;
+    case CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION: {
+      st = check_cluster(k, d, s, a->u.dim, "preferred cluster");
+      if (st != CUCORE_OK) return st;
+      break;
+    }
+    case CUCORE_LAUNCH_PROGRAMMATIC_EVENT:
+    case CUCORE_LAUNCH_COMPLETION_EVENT:
+      if (!a->u.event.event)
+        return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: launch attribute %d needs an event, "
+                       "and none was given", k->asked, (int)a->id);
+      if (a->u.event.event->dev->ctx != d->ctx)
+        return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: the event belongs to device %d, the "
+                       "launch is on device %d", k->asked, a->u.event.event->dev->ordinal,
+                       d->dev->ordinal);
+      break;
+    case CUCORE_LAUNCH_ACCESS_POLICY_WINDOW:
+      if (!(a->u.access_policy.hit_ratio >= 0.0f && a->u.access_policy.hit_ratio <= 1.0f))
+        return cc_fail(CUCORE_LAUNCH_CONFIG,
+                       "kernel `%s`: access policy hit ratio %g is outside 0..1", k->asked,
+                       (double)a->u.access_policy.hit_ratio);
+      break;
+    case CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE:
+      return cc_fail(CUCORE_LAUNCH_CONFIG,
+                     "kernel `%s`: the device-updatable-kernel-node attribute is for graph "
+                     "nodes only, not stream launches",
+                     k->asked);
+    default: break;
+    }
+  }
+  if (s->cluster) {
+    st = check_cluster(k, d, s, s->cluster, "cluster");
+    if (st != CUCORE_OK) return st;
+    if (d->req_cluster[0] && (s->cluster[0] != (unsigned)d->req_cluster[0] ||
+                              s->cluster[1] != (unsigned)dim1((unsigned)d->req_cluster[1]) ||
+                              s->cluster[2] != (unsigned)dim1((unsigned)d->req_cluster[2])))
+      return cc_fail(CUCORE_LAUNCH_CONFIG,
+                     "kernel `%s` was compiled with __cluster_dims__(%d,%d,%d); the launch asks "
+                     "for a cluster of %ux%ux%u",
+                     k->asked, d->req_cluster[0], d->req_cluster[1], d->req_cluster[2],
+                     s->cluster[0], s->cluster[1], s->cluster[2]);
+  } else if (d->req_cluster[0]) {
+    unsigned c[3] = {(unsigned)d->req_cluster[0], dim1((unsigned)d->req_cluster[1]),
+                     dim1((unsigned)d->req_cluster[2])};
+    st = check_cluster(k, d, s, c, "compile-time cluster (__cluster_dims__)");
+    if (st != CUCORE_OK) return st;
+  } else if (d->cluster_must_be_set) {
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s` must be launched with a cluster dimension (it was compiled to "
+                   "require one); set CUCORE_LAUNCH_CLUSTER_DIMENSION",
+                   k->asked);
+  }
+  return CUCORE_OK;
+}
+
+static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const launch_shape *s,
+                                       unsigned smem) {
+  if (!d->coop_launch)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: device %d does not support cooperative launches", k->asked,
+                   d->dev->ordinal);
+  int per_sm = 0;
+  CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&per_sm, d->fn,
+                                                                         (int)s->threads, smem, 0);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "kernel `%s`", k->asked);
+  unsigned long long max_blocks = (unsigned long long)per_sm * (unsigned long long)d->sm_count;
+  if (s->blocks > max_blocks)
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "kernel `%s`: a cooperative grid of %llu blocks cannot be co-resident: at %llu "
+                   "threads and %u bytes of dynamic shared memory per block, %d blocks fit per "
+                   "SM x %d SMs = %llu blocks at most",
+                   k->asked, s->blocks, s->threads, smem, per_sm, d->sm_count, max_blocks);
+  return CUCORE_OK;
+}
+
+/* Explains a launch the driver refused. */
+static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_shape *s,
+                             const cucore_launch_config *cfg, CUresult r, const char *call) {
+  if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
+    unsigned long long regs = (unsigned long long)d->regs * s->threads;
+    if (regs > (unsigned long long)d->regs_per_block)
+      return cc_fail_cu(r, call,
+                        "kernel `%s` uses %d registers per thread x %llu threads = %llu registers "
+                        "per block, more than device %d's %d; use smaller blocks, "
+                        "__launch_bounds__ or the maxrregcount option",
+                        k->asked, d->regs, s->threads, regs, d->dev->ordinal, d->regs_per_block);
+    return cc_fail_cu(r, call,
+                      "kernel `%s`: %llu threads x %d registers = %llu registers (limit %d), "
+                      "%d bytes of static shared memory",
+                      k->asked, s->threads, d->regs, regs, d->regs_per_block, d->static_smem);
+  }
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    for (int i = 0; i < cfg->attr_count; i++)
+      if (cfg->attrs[i].id == CUCORE_LAUNCH_SYNCHRONIZATION_POLICY)
+        return cc_fail_cu(r, call,
+                          "kernel `%s`: this driver takes the synchronization policy as a stream "
+                          "attribute only, not on a launch; drop CUCORE_LAUNCH_SYNCHRONIZATION_"
+                          "POLICY from the launch configuration",
+                          k->asked);
+  return cc_fail_cu(r, call, "kernel `%s`, grid %ux%ux%u, block %ux%ux%u", k->asked, s->grid[0],
+                    s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2]);
+}
+
+static void to_cu_attr(const cucore_launch_attr *a, CUlaunchAttribute *c) {
+  memset(c, 0, sizeof *c);
+  c->id = (CUlaunchAttributeID)a->id;
+  switch (a->id) {
+  case CUCORE_LAUNCH_ACCESS_POLICY_WINDOW:
+    c->value.accessPolicyWindow.base_ptr = (void *)(uintptr_t)a->u.access_policy.base;
+    c->value.accessPolicyWindow.num_bytes = a->u.access_policy.bytes;
+    c->value.accessPolicyWindow.hitRatio = a->u.access_policy.hit_ratio;
+    c->value.accessPolicyWindow.hitProp = (CUaccessProperty)a->u.access_policy.hit_property;
+    c->value.accessPolicyWindow.missProp = (CUaccessProperty)a->u.access_policy.miss_property;
+    break;
+  case CUCORE_LAUNCH_CLUSTER_DIMENSION:
+    c->value.clusterDim.x = a->u.dim[0];
+    c->value.clusterDim.y = dim1(a->u.dim[1]);
+    c->value.clusterDim.z = dim1(a->u.dim[2]);
+    break;
+  case CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION:
+    c->value.preferredClusterDim.x = a->u.dim[0];
+    c->value.preferredClusterDim.y = dim1(a->u.dim[1]);
+    c->value.preferredClusterDim.z = dim1(a->u.dim[2]);
+    break;
+  case CUCORE_LAUNCH_PROGRAMMATIC_EVENT:
+    c->value.programmaticEvent.event = a->u.event.event->handle;
+    c->value.programmaticEvent.flags = a->u.event.flags;
+    c->value.programmaticEvent.triggerAtBlockStart = a->u.event.trigger_at_block_start;
+    break;
+  case CUCORE_LAUNCH_COMPLETION_EVENT:
+    c->value.launchCompletionEvent.event = a->u.event.event->handle;
+    c->value.launchCompletionEvent.flags = a->u.event.flags;
+    break;
+  case CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP:
+    c->value.memSyncDomainMap.default_ = a->u.domain_map.default_domain;
+    c->value.memSyncDomainMap.remote = a->u.domain_map.remote_domain;
+    break;
+  case CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT:
+  case CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING:
+    c->value.sharedMemCarveout = (unsigned)a->u.value;
+    break;
+  default:
+    /* every other attribute is one int at the start of the value union */
+    c->value.cooperative = a->u.value;
+    break;
+  }
+}
+
+/* The driver call itself: cuLaunchCooperativeKernel, cuLaunchKernel when no attribute is set
+ * (the cheapest), cuLaunchKernelEx otherwise. */
+static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config *cfg,
+                              const launch_shape *shape, CUstream stream, void **params,
+                              int cooperative_api) {
+  if (cooperative_api)
+    return DRV(cuLaunchCooperativeKernel)(d->fn, shape->grid[0], shape->grid[1], shape->grid[2],
+                                          shape->block[0], shape->block[1], shape->block[2],
+                                          cfg->shared_bytes, stream, params);
+  if (CC_LIKELY(cfg->attr_count == 0))
+    return DRV(cuLaunchKernel)(d->fn, shape->grid[0], shape->grid[1], shape->grid[2],
+                               shape->block[0], shape->block[1], shape->block[2],
+                               cfg->shared_bytes, stream, params, NULL);
+  CUlaunchAttribute attrs[CUCORE_MAX_LAUNCH_ATTRS];
+  for (int i = 0; i < cfg->attr_count; i++) to_cu_attr(&cfg->attrs[i], &attrs[i]);
+  CUlaunchConfig lc = {shape->grid[0],  shape->grid[1],  shape->grid[2],    shape->block[0],
+                       shape->block[1], shape->block[2], cfg->shared_bytes, stream,
+                       attrs,           (unsigned)cfg->attr_count};
+  return DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
+}
+
+static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config *cfg,
+                                   cucore_args *args, int force_cooperative_api, const char *fn) {
+  if (CC_UNLIKELY(!k || !cfg || !args))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", fn,
+                   !k ? "kernel" : !cfg ? "cfg" : "args");
+  cucore_status st = cc_args_check(args, k);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  cucore_stream *s = cfg->stream;
+  if (CC_UNLIKELY(!s))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: cfg->stream is NULL; give a stream (cucore_stream_default(dev) for "
+                   "stream 0): it names the device",
+                   fn);
+  if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
+                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
+  st = cc_device_make_current_fast(s->dev);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  cc_kernel_dev *d = NULL;
+  st = cc_kernel_dev_get(k, s->dev, &d);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  launch_shape shape;
+  st = preflight(k, d, cfg, &shape);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  if (shape.cooperative || force_cooperative_api) {
+    st = check_cooperative(k, d, &shape, cfg->shared_bytes);
+    if (st != CUCORE_OK) return st;
+  }
+  void **params = cc_args_params(args);
+  const char *call = force_cooperative_api ? "cuLaunchCooperativeKernel"
+                     : cfg->attr_count   ? "cuLaunchKernelEx"
+                                         : "cuLaunchKernel";
+  if (force_cooperative_api) {
+    if (cfg->attr_count)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: cuLaunchCooperativeKernel takes no launch attributes; use "
+                     "cucore_launch with CUCORE_LAUNCH_COOPERATIVE instead",
+                     fn);
+    st = CC_DRV_REQUIRE(cuLaunchCooperativeKernel);
+  } else if (cfg->attr_count) {
+    st = CC_DRV_REQUIRE(cuLaunchKernelEx);
+  }
+  if (st != CUCORE_OK) return st;
+  CUresult r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
+  if (CC_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE ||
+                  r == CUDA_ERROR_CONTEXT_IS_DESTROYED)) {
+    /* The launch trusted the context cucore last made current; the thread's context was
+     * changed behind its back. Check for real and try once more. */
+    cc_device_forget_current();
+    st = cc_device_make_current(s->dev);
+    if (st != CUCORE_OK) return st;
+    r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
+  }
+  if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, cfg, r, call);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg, cucore_args *args) {
+  cc_begin();
+  return launch_common(k, cfg, args, 0, "cucore_launch");
+}
+
+cucore_status cucore_launch_cooperative(cucore_kernel *k, const cucore_launch_config *cfg,
+                                        cucore_args *args) {
+  cc_begin();
+  return launch_common(k, cfg, args, 1, "cucore_launch_cooperative");
+}
+
+cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user), void *user) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_launch_host_func", "stream");
+  CC_CHECK_ARG(fn, "cucore_launch_host_func", "fn");
+  cucore_status st = CC_DRV_REQUIRE(cuLaunchHostFunc);
+  if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuLaunchHostFunc)(s->handle, fn, user);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuLaunchHostFunc", "device %d", s->dev->ordinal);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_launch_cooperative_multi_device(void) {
+  cc_begin();
+  return cc_fail(CUCORE_NOT_SUPPORTED,
+                 "cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA (CUDA 11.3+) and "
+                 "cucore does not offer it: launch a cooperative kernel on each device with "
+                 "cucore_launch_cooperative and order the devices with events");
+}

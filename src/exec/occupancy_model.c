@@ -1,0 +1,435 @@
+/*
+ * occupancy_model.c -- how many blocks of a kernel stay resident on one SM, computed on the
+ * host from the kernel's resources and the architecture's limits.
+ *
+ * The arithmetic is the one documented by the CUDA toolkit's host calculator
+ * (cuda_occupancy.h, cudaOccMaxActiveBlocksPerMultiprocessor), for compute capability 7.0+:
+ *
+ *   warps per block   W = ceil(block / warp_size)
+ *   warps limit         = max_warps_per_sm / W                     (0 if block > max block)
+ *   registers per warp  R = roundup(registers * warp_size, reg_alloc_unit)
+ *   registers limit     = floor(floor(regs_per_sm / P) / R) * P / W, P = sub-partitions (4);
+ *                         0 when R*W or R*roundup(W, P) exceeds max_regs_per_block
+ *   shared per block    S = roundup(static + dynamic + reserved, shared_alloc_granularity)
+ *   carveout            C = the preferred carveout (percent of shared_per_sm rounded up to a
+ *                         legal carveout; the largest with no preference) when C >= S, else
+ *                         the smallest legal carveout >= S
+ *   shared limit        = C / S                                   (no limit when S is 0)
+ *   blocks limit        = max_blocks_per_sm
+ *   barriers limit      = barriers_per_sm / barriers              (9.0+, when barriers > 0)
+ *   active blocks       = the smallest of the five.
+ *
+ * Partitioned global caching (cudaOccPartitionedGCConfig, the caching override flag) exists
+ * only on sm_52 and 6.x, so it never changes an answer here.
+ */
+#include "exec/occupancy_model.h"
+
+#include "base/base.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Upper bound for any limit field: far above every real GPU (whose largest is 233472 bytes of
+ * shared memory per SM), low enough that the model's sums and products of a field with a
+ * warp size (at most 1024) or a percentage fit in an int. */
+#define CC_OCC_FIELD_MAX (1 << 20)
+#define CC_OCC_WARP_SIZE_MAX 1024
+
+static inline long long round_up(long long x, long long unit) {
+  return (x + unit - 1) / unit * unit;
+}
+
+/* Rounding and division by the granularities, which are powers of two (checked): masks and
+ * shifts instead of divisions, which dominate the cost of a query. */
+static inline int round_up_pow2(int x, int unit) { return (x + unit - 1) & ~(unit - 1); }
+
+static inline int log2_pow2(int x) {
+#if defined(__GNUC__)
+  return __builtin_ctz((unsigned)x);
+#else
+  int n = 0;
+  while ((1 << n) < x) n++;
+  return n;
+#endif
+}
+
+static inline int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
+/* The smallest legal carveout of at least `bytes`, or -1 when none is that large. */
+static inline int carveout_at_least(const cc_arch_limits *l, long long bytes) {
+  for (int i = 0; i < l->carveout_count; i++)
+    if (l->carveout_bytes[i] >= bytes) return l->carveout_bytes[i];
+  return -1;
+}
+
+/* The carveout the kernel's preference asks for (percent of the largest, rounded up to a
+ * legal carveout), the largest when there is no preference. */
+static inline int preferred_carveout(const cc_arch_limits *l, int percent) {
+  if (percent < 0) return l->carveout_bytes[l->carveout_count - 1];
+  return carveout_at_least(l, (long long)percent * l->shared_per_sm / 100);
+}
+
+int cc_occupancy_max_block(const cc_arch_limits *l, const cucore_kernel_resources *k) {
+  int m = l->max_threads_per_block;
+  if (k->max_threads_per_block > 0 && k->max_threads_per_block < m) m = k->max_threads_per_block;
+  return m;
+}
+
+/* ---- checking inputs ------------------------------------------------------------------------ */
+
+static cucore_status bad_limits(const char *fn, const cc_arch_limits *l, const char *what) {
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: the architecture limits (arch %d) are inconsistent: %s. Fill them with "
+                 "cucore_arch_limits_get or cucore_arch_limits_from_device",
+                 fn, l->arch, what);
+}
+
+/* The checks of check_limits without messages and without branches (the query path runs them
+ * every time): every field in range, the granularities powers of two. A field x is in 1..MAX
+ * when x - 1 (as unsigned) has no bit at or above MAX, and in 0..MAX-1 when x has none; one
+ * OR over all of them says whether any is out. */
+static inline int limits_plausible(const cc_arch_limits *l) {
+#define CC_POS(f) ((unsigned)l->f - 1u)
+#define CC_NN(f) ((unsigned)l->f)
+  const unsigned any = CC_POS(warp_size) | CC_POS(max_threads_per_block) |
+                       CC_POS(max_warps_per_sm) | CC_POS(max_blocks_per_sm) |
+                       CC_POS(regs_per_sm) | CC_POS(max_regs_per_block) |
+                       CC_POS(max_regs_per_thread) | CC_POS(reg_alloc_unit) |
+                       CC_POS(warp_alloc_granularity) | CC_POS(shared_alloc_granularity) |
+                       CC_NN(shared_per_sm) | CC_NN(shared_per_block) |
+                       CC_NN(shared_per_block_optin) | CC_NN(reserved_shared_per_block) |
+                       CC_NN(max_barriers_per_block) | CC_NN(barriers_per_sm) | CC_NN(sm_count);
+#undef CC_POS
+#undef CC_NN
+  const unsigned pow2 = (l->warp_size & (l->warp_size - 1)) |
+                        (l->reg_alloc_unit & (l->reg_alloc_unit - 1)) |
+                        (l->warp_alloc_granularity & (l->warp_alloc_granularity - 1)) |
+                        (l->shared_alloc_granularity & (l->shared_alloc_granularity - 1));
+  return ((any & ~(unsigned)(CC_OCC_FIELD_MAX - 1)) | pow2) == 0 &&
+         l->warp_size <= CC_OCC_WARP_SIZE_MAX &&
+         l->max_threads_per_sm == l->max_warps_per_sm * l->warp_size;
+}
+
+/* Which field of limits that failed limits_ok is wrong, for the message. */
+static cucore_status explain_limits(const char *fn, const cc_arch_limits *l) {
+  const int n = l->carveout_count;
+#define CC_POSITIVE(field)                                                                    \
+  if (l->field <= 0 || l->field > CC_OCC_FIELD_MAX)                                           \
+    return bad_limits(fn, l, #field " must be 1..1048576");
+#define CC_NON_NEGATIVE(field)                                                                \
+  if (l->field < 0 || l->field >= CC_OCC_FIELD_MAX)                                           \
+    return bad_limits(fn, l, #field " must be 0..1048575");
+  CC_POSITIVE(warp_size)
+  CC_POSITIVE(max_threads_per_block)
+  CC_POSITIVE(max_warps_per_sm)
+  CC_POSITIVE(max_blocks_per_sm)
+  CC_POSITIVE(regs_per_sm)
+  CC_POSITIVE(max_regs_per_block)
+  CC_POSITIVE(max_regs_per_thread)
+  CC_POSITIVE(reg_alloc_unit)
+  CC_POSITIVE(warp_alloc_granularity)
+  CC_POSITIVE(shared_alloc_granularity)
+  CC_NON_NEGATIVE(shared_per_sm)
+  CC_NON_NEGATIVE(shared_per_block)
+  CC_NON_NEGATIVE(shared_per_block_optin)
+  CC_NON_NEGATIVE(reserved_shared_per_block)
+  CC_NON_NEGATIVE(max_barriers_per_block)
+  CC_NON_NEGATIVE(barriers_per_sm)
+  CC_NON_NEGATIVE(sm_count)
+#undef CC_POSITIVE
+#undef CC_NON_NEGATIVE
+  if (!is_pow2(l->warp_size) || l->warp_size > CC_OCC_WARP_SIZE_MAX)
+    return bad_limits(fn, l, "warp_size must be a power of two up to 1024");
+  if (!is_pow2(l->reg_alloc_unit) || !is_pow2(l->warp_alloc_granularity) ||
+      !is_pow2(l->shared_alloc_granularity))
+    return bad_limits(fn, l,
+                      "reg_alloc_unit, warp_alloc_granularity and shared_alloc_granularity "
+                      "must be powers of two");
+  if (l->max_threads_per_sm != l->max_warps_per_sm * l->warp_size)
+    return bad_limits(fn, l, "max_threads_per_sm must be max_warps_per_sm * warp_size");
+  if (n < 1 || n > CUCORE_ARCH_MAX_CARVEOUTS)
+    return bad_limits(fn, l, "carveout_count must be 1..CUCORE_ARCH_MAX_CARVEOUTS");
+  if (l->carveout_bytes[n - 1] != l->shared_per_sm)
+    return bad_limits(fn, l, "the last carveout must be shared_per_sm");
+  return bad_limits(fn, l, "carveout_bytes must be ascending and not negative");
+}
+
+/* Everything check_limits and the resource checks require, without messages and with few
+ * branches: the query path runs this every time. */
+static inline int limits_ok(const cc_arch_limits *l) {
+  const int n = l->carveout_count;
+  if (!limits_plausible(l) || n < 1 || n > CUCORE_ARCH_MAX_CARVEOUTS ||
+      l->carveout_bytes[n - 1] != l->shared_per_sm)
+    return 0;
+  unsigned unordered = (unsigned)l->carveout_bytes[0] >> 31;
+  for (int i = 1; i < n; i++)
+    unordered |= (unsigned)(l->carveout_bytes[i] <= l->carveout_bytes[i - 1]);
+  return !unordered;
+}
+
+static inline int resources_ok(const cc_arch_limits *l, const cucore_kernel_resources *k,
+                               unsigned flags) {
+  return ((unsigned)k->registers <= (unsigned)l->max_regs_per_thread) &
+         (k->static_shared_bytes >= 0) & (k->max_threads_per_block >= 0) &
+         ((unsigned)(k->barriers + 1) <= (unsigned)l->max_barriers_per_block + 1u) &
+         ((unsigned)(k->carveout_percent + 1) <= 101u) & (k->max_dynamic_shared_bytes >= 0) &
+         !(flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+}
+
+/* The failure cc_occupancy_check found, with its message. */
+static CC_COLD cucore_status explain_check(const char *fn, const cc_arch_limits *l,
+                                           const cucore_kernel_resources *k, unsigned flags) {
+  CC_CHECK_ARG(l, fn, "limits");
+  CC_CHECK_ARG(k, fn, "res");
+  if (!limits_ok(l)) return explain_limits(fn, l);
+  if (k->registers < 0 || k->registers > l->max_regs_per_thread)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %d registers per thread is outside 0..%d, the per-thread maximum of "
+                   "%s", fn, k->registers, l->max_regs_per_thread, l->name ? l->name : "this arch");
+  if (k->static_shared_bytes < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: static_shared_bytes is negative (%d)", fn,
+                   k->static_shared_bytes);
+  if (k->max_threads_per_block < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the kernel's max_threads_per_block is negative (%d); 0 means the "
+                   "architecture's limit", fn, k->max_threads_per_block);
+  if (k->barriers < -1 || k->barriers > l->max_barriers_per_block)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %d named barriers is outside 0..%d (a block has at most %d; -1 means "
+                   "unknown)", fn, k->barriers, l->max_barriers_per_block,
+                   l->max_barriers_per_block);
+  if (k->carveout_percent < -1 || k->carveout_percent > 100)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: carveout_percent %d is outside 0..100 (-1 means no preference)", fn,
+                   k->carveout_percent);
+  if (k->max_dynamic_shared_bytes < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: max_dynamic_shared_bytes is negative (%d); 0 means raised as needed",
+                   fn, k->max_dynamic_shared_bytes);
+  if (flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: unknown flags 0x%x (known: CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE "
+                   "= 0x1)", fn, flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+  return cc_fail(CUCORE_INTERNAL, "%s: an occupancy input check failed without a reason", fn);
+}
+
+cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
+                                 const cucore_kernel_resources *k, unsigned flags) {
+  if (CC_LIKELY(l && k && limits_ok(l) && resources_ok(l, k, flags))) return CUCORE_OK;
+  return explain_check(fn, l, k, flags);
+}
+
+/* ---- the model ------------------------------------------------------------------------------ */
+
+int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k,
+                              int block_size, size_t dynamic_shared_bytes, unsigned flags,
+                              cucore_occupancy_result *r, cc_occ_why *why) {
+  (void)flags; /* partitioned global caching does not exist on 7.0+ (see the top) */
+  cc_occ_why w = CC_OCC_RUNS;
+  memset(r, 0, sizeof *r);
+  if (CC_UNLIKELY(block_size < 1)) {
+    *why = CC_OCC_BLOCK_SIZE;
+    r->blocks_limit_registers = r->blocks_limit_shared = r->blocks_limit_barriers = INT_MAX;
+    r->blocks_limit_blocks = l->max_blocks_per_sm;
+    r->limiting_mask = 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
+    return 0;
+  }
+
+  /* Warps. */
+  const int ws = l->warp_size;
+  const int warps = (block_size >> log2_pow2(ws)) + ((block_size & (ws - 1)) != 0);
+  int lim_warps;
+  if (CC_UNLIKELY(block_size > cc_occupancy_max_block(l, k))) {
+    lim_warps = 0;
+    w = CC_OCC_BLOCK_SIZE;
+  } else {
+    lim_warps = l->max_warps_per_sm / warps;
+  }
+
+  /* Registers: allocated per warp in units of reg_alloc_unit, and held per sub-partition. */
+  const int parts = l->warp_alloc_granularity;
+  const int regs_warp = round_up_pow2(k->registers * ws, l->reg_alloc_unit);
+  const long long regs_block = (long long)regs_warp * warps;
+  const long long regs_checked = (long long)regs_warp * round_up_pow2(warps, parts);
+  int lim_regs;
+  if (CC_UNLIKELY(regs_block > l->max_regs_per_block || regs_checked > l->max_regs_per_block)) {
+    lim_regs = 0;
+    if (w == CC_OCC_RUNS) w = CC_OCC_REGS_PER_BLOCK;
+  } else if (regs_warp == 0) {
+    lim_regs = INT_MAX;
+  } else {
+    const int warps_per_part = (l->regs_per_sm >> log2_pow2(parts)) / regs_warp;
+    lim_regs = warps_per_part * parts / warps;
+  }
+
+  /* Shared memory: one rounded allocation per block, against the carveout. */
+  int lim_shared, carveout = 0, smem_block = 0;
+  const int optin = l->shared_per_block_optin;
+  if (CC_UNLIKELY(k->max_dynamic_shared_bytes > 0 &&
+                  dynamic_shared_bytes > (size_t)k->max_dynamic_shared_bytes)) {
+    lim_shared = 0;
+    if (w == CC_OCC_RUNS) w = CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX;
+  } else if (CC_UNLIKELY(k->static_shared_bytes > optin ||
+                         dynamic_shared_bytes > (size_t)(optin - k->static_shared_bytes))) {
+    lim_shared = 0;
+    if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_BLOCK;
+  } else {
+    /* static + dynamic <= optin here, so the sum fits in an int. */
+    smem_block = round_up_pow2(k->static_shared_bytes + (int)dynamic_shared_bytes +
+                                   l->reserved_shared_per_block,
+                               l->shared_alloc_granularity);
+    const int preferred = preferred_carveout(l, k->carveout_percent);
+    carveout = preferred >= smem_block ? preferred : carveout_at_least(l, smem_block);
+    if (CC_UNLIKELY(carveout < 0)) {
+      carveout = 0;
+      lim_shared = 0;
+      if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_SM;
+    } else {
+      lim_shared = smem_block > 0 ? carveout / smem_block : INT_MAX;
+    }
+  }
+
+  /* Resident blocks, and named barriers (applied by the driver from 9.0 on). */
+  const int lim_blocks = l->max_blocks_per_sm;
+  int lim_barriers = INT_MAX;
+  if (l->barrier_limit_applies) {
+    const int used = k->barriers < 0 ? 1 : k->barriers;
+    if (used > 0) lim_barriers = l->barriers_per_sm / used;
+  }
+
+  int active = lim_warps;
+  if (lim_regs < active) active = lim_regs;
+  if (lim_shared < active) active = lim_shared;
+  if (lim_blocks < active) active = lim_blocks;
+  if (lim_barriers < active) active = lim_barriers;
+
+  unsigned mask = 0;
+  if (lim_warps == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
+  if (lim_regs == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_REGISTERS;
+  if (lim_shared == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY;
+  if (lim_blocks == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_BLOCKS;
+  if (lim_barriers == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_BARRIERS;
+
+  /* With no preference the driver picks the smallest carveout that keeps this answer. */
+  if (k->carveout_percent < 0 && active > 0 && lim_shared > 0) {
+    const int c = carveout_at_least(l, (long long)smem_block * active);
+    if (c >= 0) carveout = c;
+  }
+
+  r->active_blocks_per_sm = active;
+  r->active_warps_per_sm = active * warps;
+  r->occupancy = (double)(active * warps) / (double)l->max_warps_per_sm;
+  int first = 0;
+  while (!(mask & (1u << first))) first++; /* mask is never 0: `active` is one of the limits */
+  r->limit = (cucore_occupancy_limit)first;
+  r->limiting_mask = mask;
+  r->blocks_limit_warps = lim_warps;
+  r->blocks_limit_registers = lim_regs;
+  r->blocks_limit_shared = lim_shared;
+  r->blocks_limit_blocks = lim_blocks;
+  r->blocks_limit_barriers = lim_barriers;
+  r->warps_per_block = warps;
+  r->registers_per_block = (int)(regs_block < INT_MAX ? regs_block : INT_MAX);
+  r->shared_per_block = smem_block;
+  r->shared_carveout_bytes = carveout;
+  *why = w;
+  return active;
+}
+
+/* ---- explaining a launch that can never run ------------------------------------------------ */
+
+cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
+                                   const cucore_kernel_resources *k, int block_size,
+                                   size_t dynamic_shared_bytes, cc_occ_why why) {
+  const char *arch = l->name ? l->name : "this architecture";
+  switch (why) {
+  case CC_OCC_RUNS:
+    return CUCORE_OK;
+  case CC_OCC_BLOCK_SIZE: {
+    int m = cc_occupancy_max_block(l, k);
+    int kernel_limited = m < l->max_threads_per_block;
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "%s: block size %d is outside 1..%d, the %s maximum of %d threads per block",
+                   fn, block_size, m, kernel_limited ? "kernel's" : arch, m);
+  }
+  case CC_OCC_REGS_PER_BLOCK: {
+    const int warps = (block_size + l->warp_size - 1) / l->warp_size;
+    const long long per_warp =
+        round_up((long long)k->registers * l->warp_size, l->reg_alloc_unit);
+    const long long counted = round_up(warps, l->warp_alloc_granularity);
+    return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
+                   "%s: a block of %d threads with %d registers per thread needs %lld "
+                   "registers (%d x %d = %d per warp, allocated in units of %d: %lld; %d warps, "
+                   "counted as %lld for the per-block check: %lld x %lld), above the %d "
+                   "registers per block of %s; use smaller blocks or fewer registers "
+                   "(__launch_bounds__ or -maxrregcount)",
+                   fn, block_size, k->registers, per_warp * counted, k->registers,
+                   l->warp_size, k->registers * l->warp_size, l->reg_alloc_unit, per_warp,
+                   warps, counted, counted, per_warp, l->max_regs_per_block, arch);
+  }
+  case CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX:
+    return cc_fail(CUCORE_LAUNCH_CONFIG,
+                   "%s: %zu bytes of dynamic shared memory is above the kernel's maximum of %d "
+                   "bytes (max_dynamic_shared_bytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_"
+                   "BYTES); raise it (up to %d bytes on %s with %d bytes of static shared "
+                   "memory) or use less",
+                   fn, dynamic_shared_bytes, k->max_dynamic_shared_bytes,
+                   l->shared_per_block_optin - k->static_shared_bytes, arch,
+                   k->static_shared_bytes);
+  case CC_OCC_SHARED_PER_BLOCK:
+    return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
+                   "%s: %d bytes of static + %zu bytes of dynamic shared memory = %llu bytes "
+                   "per block, above the opt-in maximum of %d bytes (%d KiB) per block of %s",
+                   fn, k->static_shared_bytes, dynamic_shared_bytes,
+                   (unsigned long long)k->static_shared_bytes +
+                       (unsigned long long)dynamic_shared_bytes,
+                   l->shared_per_block_optin, l->shared_per_block_optin / 1024, arch);
+  case CC_OCC_SHARED_PER_SM: {
+    long long need = round_up((long long)k->static_shared_bytes + (long long)dynamic_shared_bytes +
+                                  l->reserved_shared_per_block,
+                              l->shared_alloc_granularity);
+    return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
+                   "%s: a block needs %lld bytes of shared memory (static %d + dynamic %zu + "
+                   "reserved %d, rounded up to %d), more than the largest carveout of %d bytes "
+                   "per SM of %s",
+                   fn, need, k->static_shared_bytes, dynamic_shared_bytes,
+                   l->reserved_shared_per_block, l->shared_alloc_granularity,
+                   l->carveout_bytes[l->carveout_count - 1], arch);
+  }
+  }
+  return cc_fail(CUCORE_INTERNAL, "%s: unknown occupancy failure %d", fn, (int)why);
+}
+
+/* ---- public ----------------------------------------------------------------------------------- */
+
+const char *cucore_occupancy_limit_name(cucore_occupancy_limit limit) {
+  switch (limit) {
+  case CUCORE_OCCUPANCY_LIMIT_WARPS: return "warps";
+  case CUCORE_OCCUPANCY_LIMIT_REGISTERS: return "registers";
+  case CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY: return "shared_memory";
+  case CUCORE_OCCUPANCY_LIMIT_BLOCKS: return "blocks";
+  case CUCORE_OCCUPANCY_LIMIT_BARRIERS: return "barriers";
+  case CUCORE_OCCUPANCY_LIMIT_COUNT: break;
+  }
+  return "unknown";
+}
+
+cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
+                                            const cucore_kernel_resources *res,
+                                            int block_size, size_t dynamic_shared_bytes,
+                                            unsigned flags, cucore_occupancy_result *out) {
+  static const char fn[] = "cucore_occupancy_model_blocks";
+  cc_begin();
+  CC_CHECK_ARG(out, fn, "out");
+  cucore_status st = cc_occupancy_check(fn, limits, res, flags);
+  if (CC_UNLIKELY(st != CUCORE_OK)) {
+    memset(out, 0, sizeof *out);
+    return st;
+  }
+  cc_occ_why why;
+  if (CC_LIKELY(cc_occupancy_model_blocks(limits, res, block_size, dynamic_shared_bytes, flags,
+                                          out, &why) > 0))
+    return CUCORE_OK;
+  return cc_occupancy_explain(fn, limits, res, block_size, dynamic_shared_bytes, why);
+}

@@ -1,0 +1,59 @@
+/*
+ * loader/loader.h -- the CUDA driver and the toolkit libraries (NVRTC, nvJitLink, libNVVM),
+ * loaded at run time: their entry-point tables, the one-time loading, what was found where,
+ * and failures of their calls turned into cucore statuses.
+ *
+ * Files: driver.c (libcuda.so.1 through cuGetProcAddress), driver_errors.c (CUresult to
+ * cucore status and message), toolkit.c (the toolkit libraries), versions.c (cucore_versions).
+ */
+#ifndef CUCORE_LOADER_H
+#define CUCORE_LOADER_H
+
+#include "base/base.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+
+/* ---- the driver (driver.c) ----------------------------------------------------------------- */
+
+typedef struct cc_driver {
+#define CC_DRV(name, ver, req) PFN_##name##_v##ver fn_##name;
+#include "loader/driver_symbols.h"
+#undef CC_DRV
+  int version;         /* cuDriverGetVersion */
+  int device_count;    /* after cuInit; 0 when CUDA_ERROR_NO_DEVICE */
+} cc_driver;
+
+extern cc_driver cc_drv;
+#define DRV(name) (cc_drv.fn_##name)
+
+/* Loads and initialises the driver once (thread-safe). On failure the cause is restated on
+ * every call. */
+cucore_status cc_driver_load(void);
+/* Same, and also fails with CUCORE_NO_DEVICE when the driver sees no GPU. */
+cucore_status cc_driver_need_device(void);
+/* Fails with CUCORE_DRIVER_TOO_OLD naming `symbol` and the version it needs when an optional
+ * driver entry point is missing. */
+cucore_status cc_driver_require(const void *fn, const char *symbol, int version_needed);
+#define CC_DRV_REQUIRE(name)                                                                  \
+  cc_driver_require((const void *)DRV(name), #name, cc_driver_symbol_version(#name))
+int cc_driver_symbol_version(const char *symbol);
+/* Where the driver was loaded from, and why not (for cucore_versions). */
+void cc_driver_describe(cucore_library_info *out);
+
+/* ---- driver failures (driver_errors.c) ------------------------------------------------------ */
+
+/* A CUresult failure: maps it to a cucore code, keeps the CUresult, names `call` and the
+ * driver's own name and text, then the caller's context. */
+cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);
+/* The cucore code a CUresult maps to. */
+int cc_code_for_cu(CUresult r);
+/* "CUDA_ERROR_X" for a CUresult, without requiring the driver to be loaded. */
+const char *cc_cu_name(CUresult r);
+
+/* ---- toolkit libraries (toolkit.c) --------------------------------------------------------- */
+
+/* The loaded toolkit library tables (filled by cc_nvrtc_load etc.). */
+#include "loader/toolkit_symbols.h"
+
+#endif /* CUCORE_LOADER_H */

@@ -1,0 +1,394 @@
+/*
+ * object.c -- ObjectCode: compiled code that is only loaded (cuLibraryLoadData from memory,
+ * cuLibraryLoadFromFile from disk), lazily, and hands out kernels. Reference counted: every
+ * kernel handed out holds a reference, so the library stays loaded while a kernel lives.
+ */
+#include "object/object.h"
+#include "binary/binary.h"
+#include "toolchain/jitlink.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t size,
+                            const char *name, cucore_object **out) {
+  *out = NULL;
+  cucore_object *o = cc_calloc(1, sizeof *o, "an object");
+  if (!o) {
+    free(code);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  o->name = cc_strdup(name ? name : "code", "an object name");
+  if (!o->name) {
+    free(code);
+    free(o);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  atomic_init(&o->refs, 1);
+  o->type = type;
+  o->code = code;
+  o->size = size;
+  o->kernel_count = -1;
+  pthread_mutex_init(&o->lock, NULL);
+  *out = o;
+  return CUCORE_OK;
+}
+
+void cc_object_retain(cucore_object *obj) { atomic_fetch_add(&obj->refs, 1); }
+
+void cc_object_release(cucore_object *o) {
+  if (!o || atomic_fetch_sub(&o->refs, 1) != 1) return;
+  if (o->loaded && DRV(cuLibraryUnload)) (void)DRV(cuLibraryUnload)(o->library);
+  for (int i = 0; i < o->expr_count; i++) {
+    free(o->exprs[i]);
+    free(o->lowered[i]);
+  }
+  for (int i = 0; i < o->kernel_count; i++) free(o->kernel_names[i]);
+  free(o->kernel_names);
+  free(o->exprs);
+  free(o->lowered);
+  free(o->ptx);
+  free(o->code);
+  free(o->name);
+  free(o->path);
+  pthread_mutex_destroy(&o->lock);
+  free(o);
+}
+
+static int starts_with_directive(const unsigned char *p, size_t n) {
+  /* PTX: optional comments and whitespace, then a directive such as .version or .target. */
+  size_t i = 0;
+  while (i < n) {
+    if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
+      i++;
+    } else if (i + 1 < n && p[i] == '/' && p[i + 1] == '/') {
+      while (i < n && p[i] != '\n') i++;
+    } else if (i + 1 < n && p[i] == '/' && p[i + 1] == '*') {
+      i += 2;
+      while (i + 1 < n && !(p[i] == '*' && p[i + 1] == '/')) i++;
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  return i < n && p[i] == '.';
+}
+
+cucore_code_type cc_sniff_code_type(const void *data, size_t size) {
+  const unsigned char *p = data;
+  if (size >= 20 && memcmp(p, "\x7f" "ELF", 4) == 0) {
+    uint16_t machine = (uint16_t)(p[18] | p[19] << 8);
+    return machine == 190 ? CUCORE_CODE_CUBIN : CUCORE_CODE_OBJECT;
+  }
+  if (size >= 4 && p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba)
+    return CUCORE_CODE_FATBIN;
+  if (size >= 8 && memcmp(p, "!<arch>\n", 8) == 0) return CUCORE_CODE_LIBRARY;
+  if (size >= 4 && p[0] == 0xed && p[1] == 0x43 && p[2] == 0x4e && p[3] == 0x7f)
+    return CUCORE_CODE_LTOIR; /* NVVM LTO-IR container */
+  if (size >= 4 && ((p[0] == 'B' && p[1] == 'C' && p[2] == 0xc0 && p[3] == 0xde) ||
+                    (p[0] == 0xde && p[1] == 0xc0 && p[2] == 0x17 && p[3] == 0x0b)))
+    return CUCORE_CODE_NVVM;
+  if (starts_with_directive(p, size)) return CUCORE_CODE_PTX;
+  return CUCORE_CODE_AUTO;
+}
+
+static cucore_status check_loadable_type(cucore_code_type t, const char *fn, const char *name) {
+  switch (t) {
+  case CUCORE_CODE_CUBIN:
+  case CUCORE_CODE_PTX:
+  case CUCORE_CODE_FATBIN:
+  case CUCORE_CODE_LTOIR:
+    return CUCORE_OK;
+  case CUCORE_CODE_AUTO:
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "%s: `%s` is not cubin (ELF), fatbin, PTX text or LTO-IR: its first bytes "
+                   "match none of them",
+                   fn, name);
+  default:
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `%s` is %s, which is not loadable code; an object takes cubin, PTX, "
+                   "fatbin or LTO-IR (compile %s with cucore_program_* or link it first)",
+                   fn, name, cucore_code_type_name(t), cucore_code_type_name(t));
+  }
+}
+
+cucore_status cucore_object_from_memory(const void *data, size_t size, cucore_code_type type,
+                                        const char *name, cucore_object **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_object_from_memory", "out");
+  *out = NULL;
+  CC_CHECK_ARG(data, "cucore_object_from_memory", "data");
+  if (size == 0)
+    return cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_memory: the code is empty (0 bytes)");
+  if (!name) name = "code in memory";
+  cucore_code_type detected = cc_sniff_code_type(data, size);
+  if (type == CUCORE_CODE_AUTO) type = detected;
+  cucore_status st = check_loadable_type(type, "cucore_object_from_memory", name);
+  if (st != CUCORE_OK) return st;
+  if (detected != CUCORE_CODE_AUTO && detected != type)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cucore_object_from_memory: `%s` was declared %s but its bytes are %s", name,
+                   cucore_code_type_name(type), cucore_code_type_name(detected));
+  unsigned char *copy = cc_copy_code(data, size);
+  if (!copy) return CUCORE_HOST_OUT_OF_MEMORY;
+  return cc_object_new(type, copy, size, name, out);
+}
+
+cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
+                                      cucore_object **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_object_from_file", "out");
+  *out = NULL;
+  CC_CHECK_ARG(path, "cucore_object_from_file", "path");
+  unsigned char *data;
+  size_t size;
+  cucore_status st = cc_read_file(path, &data, &size);
+  if (st != CUCORE_OK) return st;
+  if (size == 0) {
+    free(data);
+    return cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_file: `%s` is empty", path);
+  }
+  cucore_code_type detected = cc_sniff_code_type(data, size);
+  if (type == CUCORE_CODE_AUTO) type = detected;
+  st = check_loadable_type(type, "cucore_object_from_file", path);
+  if (st == CUCORE_OK && detected != CUCORE_CODE_AUTO && detected != type)
+    st = cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_file: `%s` was declared %s but its "
+                 "bytes are %s", path, cucore_code_type_name(type), cucore_code_type_name(detected));
+  if (st != CUCORE_OK) {
+    free(data);
+    return st;
+  }
+  st = cc_object_new(type, data, size, path, out);
+  if (st != CUCORE_OK) return st;
+  (*out)->path = cc_strdup(path, "a path");
+  if (!(*out)->path) {
+    cc_object_release(*out);
+    *out = NULL;
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_destroy(cucore_object *obj) {
+  cc_begin();
+  cc_object_release(obj);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
+                                 const void **data, size_t *size) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_code", "obj");
+  if (type) *type = obj->type;
+  if (data) *data = obj->code;
+  if (size) *size = obj->size;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_arch(const cucore_object *obj, int *arch) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_arch", "obj");
+  CC_CHECK_ARG(arch, "cucore_object_arch", "arch");
+  *arch = obj->arch;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
+                                         const char **lowered) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_lowered_name", "obj");
+  CC_CHECK_ARG(expr, "cucore_object_lowered_name", "expr");
+  CC_CHECK_ARG(lowered, "cucore_object_lowered_name", "lowered");
+  *lowered = NULL;
+  for (int i = 0; i < obj->expr_count; i++)
+    if (strcmp(obj->exprs[i], expr) == 0) {
+      *lowered = obj->lowered[i];
+      return CUCORE_OK;
+    }
+  char list[1024] = "";
+  size_t len = 0;
+  for (int i = 0; i < obj->expr_count && len < sizeof list - 4; i++)
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s`%s`", i ? ", " : "", obj->exprs[i]);
+  return cc_fail(CUCORE_NOT_FOUND,
+                 "name expression `%s` was not registered when `%s` was compiled; %s%s", expr,
+                 obj->name, obj->expr_count ? "registered: " : "none were registered",
+                 obj->expr_count ? list : "");
+}
+
+/* Explains a failed load with what the driver and the code say. */
+static cucore_status explain_load_failure(cucore_object *o, CUresult r, const char *call) {
+  if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && o->type == CUCORE_CODE_PTX) {
+    const char *v = strstr((const char *)o->code, ".version");
+    int maj = 0, min = 0;
+    if (v) sscanf(v, ".version %d.%d", &maj, &min);
+    return cc_fail_cu(r, call,
+                      "`%s` is PTX ISA %d.%d, newer than the driver (CUDA %d.%d) can compile: "
+                      "the NVRTC that made it is newer than the driver. Install a newer driver, "
+                      "or compile to cubin instead of PTX",
+                      o->name, maj, min, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
+  }
+  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)
+    return cc_fail_cu(r, call, "`%s` (%s%s) holds no code this GPU can run%s", o->name,
+                      cucore_code_type_name(o->type), o->arch ? ", built for sm_" : "",
+                      o->arch ? "" : "");
+  return cc_fail_cu(r, call, "loading `%s` (%s, %zu bytes)", o->name,
+                    cucore_code_type_name(o->type), o->size);
+}
+
+static cucore_status load_locked(cucore_object *o) {
+  if (o->loaded) return CUCORE_OK;
+  cucore_status st = cc_driver_need_device();
+  if (st != CUCORE_OK) return st;
+  st = CC_DRV_REQUIRE(cuLibraryLoadData);
+  if (st != CUCORE_OK) return st;
+  CUresult r;
+  if (o->type == CUCORE_CODE_LTOIR) {
+    int arch = 0;
+    CUdevice d;
+    int major = 0, minor = 0;
+    if (DRV(cuDeviceGet)(&d, 0) == CUDA_SUCCESS &&
+        DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ==
+            CUDA_SUCCESS &&
+        DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d) ==
+            CUDA_SUCCESS)
+      arch = major * 10 + minor;
+    unsigned char *cubin = NULL;
+    size_t cubin_size = 0;
+    st = cc_link_single(o->code, o->size, o->name, o->producer_version, arch, "", &cubin,
+                        &cubin_size);
+    if (st != CUCORE_OK) return st;
+    r = DRV(cuLibraryLoadData)(&o->library, cubin, NULL, NULL, 0, NULL, NULL, 0);
+    free(cubin);
+    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadData");
+  } else if (o->path) {
+    r = DRV(cuLibraryLoadFromFile)(&o->library, o->path, NULL, NULL, 0, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadFromFile");
+  } else {
+    r = DRV(cuLibraryLoadData)(&o->library, o->code, NULL, NULL, 0, NULL, NULL, 0);
+    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadData");
+  }
+  o->loaded = 1;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_load(cucore_object *obj) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+  pthread_mutex_lock(&obj->lock);
+  cucore_status st = load_locked(obj);
+  pthread_mutex_unlock(&obj->lock);
+  return st;
+}
+
+cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_native", "obj");
+  CC_CHECK_ARG(culibrary, "cucore_object_native", "culibrary");
+  pthread_mutex_lock(&obj->lock);
+  cucore_status st = load_locked(obj);
+  pthread_mutex_unlock(&obj->lock);
+  *culibrary = st == CUCORE_OK ? (void *)obj->library : NULL;
+  return st;
+}
+
+/* Fills the kernel-name list from the offline reader (no GPU, or code not loaded). */
+static cucore_status enumerate_offline_locked(cucore_object *o) {
+  cucore_binary *bin = NULL;
+  cucore_status st = cc_binary_open(o->code, o->size, o->type, o->arch, &bin);
+  if (st != CUCORE_OK) return st;
+  uint32_t n = bin->info.kernel_count;
+  char **names = cc_calloc(n ? n : 1, sizeof *names, "kernel names");
+  for (uint32_t i = 0; names && i < n; i++) {
+    names[i] = cc_strdup(bin->kernels.items[i].name, "a kernel name");
+    if (!names[i]) {
+      for (uint32_t j = 0; j < i; j++) free(names[j]);
+      free(names);
+      names = NULL;
+    }
+  }
+  cucore_binary_destroy(bin);
+  if (!names) return CUCORE_HOST_OUT_OF_MEMORY;
+  o->kernel_names = names;
+  o->kernel_count = (int)n;
+  return CUCORE_OK;
+}
+
+/* Fills the kernel-name list: from the driver when the code is loaded or a GPU is here (it
+ * loads the code), from the offline reader otherwise. */
+static cucore_status enumerate_locked(cucore_object *o) {
+  if (o->kernel_count >= 0) return CUCORE_OK;
+  if (!o->loaded && o->type != CUCORE_CODE_LTOIR) {
+    int gpu = cc_driver_load() == CUCORE_OK && cc_drv.device_count > 0;
+    cc_begin();
+    if (!gpu) return enumerate_offline_locked(o);
+  }
+  cucore_status st = load_locked(o);
+  if (st != CUCORE_OK) return st;
+  st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuKernelGetName);
+  if (st != CUCORE_OK) return st;
+  unsigned count = 0;
+  CUresult r = DRV(cuLibraryGetKernelCount)(&count, o->library);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuLibraryGetKernelCount", "`%s`", o->name);
+  CUkernel *ks = cc_calloc(count, sizeof *ks, "kernel handles");
+  char **names = cc_calloc(count, sizeof *names, "kernel names");
+  if (!ks || !names) {
+    free(ks);
+    free(names);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  r = count ? DRV(cuLibraryEnumerateKernels)(ks, count, o->library) : CUDA_SUCCESS;
+  for (unsigned i = 0; r == CUDA_SUCCESS && i < count; i++) {
+    const char *n = NULL;
+    r = DRV(cuKernelGetName)(&n, ks[i]);
+    if (r == CUDA_SUCCESS) names[i] = cc_strdup(n ? n : "", "a kernel name");
+  }
+  free(ks);
+  if (r != CUDA_SUCCESS) {
+    for (unsigned i = 0; i < count; i++) free(names[i]);
+    free(names);
+    return cc_fail_cu(r, "cuLibraryEnumerateKernels", "`%s`", o->name);
+  }
+  o->kernel_names = names;
+  o->kernel_count = (int)count;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_object_kernel_count(cucore_object *obj, int *count) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_kernel_count", "obj");
+  CC_CHECK_ARG(count, "cucore_object_kernel_count", "count");
+  *count = 0;
+  pthread_mutex_lock(&obj->lock);
+  cucore_status st = enumerate_locked(obj);
+  if (st == CUCORE_OK) *count = obj->kernel_count;
+  pthread_mutex_unlock(&obj->lock);
+  return st;
+}
+
+cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const char **name) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_kernel_name", "obj");
+  CC_CHECK_ARG(name, "cucore_object_kernel_name", "name");
+  *name = NULL;
+  pthread_mutex_lock(&obj->lock);
+  cucore_status st = enumerate_locked(obj);
+  if (st == CUCORE_OK && (index < 0 || index >= obj->kernel_count))
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "cucore_object_kernel_name: index %d is out of range; `%s` has %d kernels", index,
+                 obj->name, obj->kernel_count);
+  if (st == CUCORE_OK) *name = obj->kernel_names[index];
+  pthread_mutex_unlock(&obj->lock);
+  return st;
+}
+
+cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx, size_t *size) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_ptx", "obj");
+  CC_CHECK_ARG(ptx, "cucore_object_ptx", "ptx");
+  *ptx = obj->ptx ? obj->ptx : obj->type == CUCORE_CODE_PTX ? (const char *)obj->code : NULL;
+  if (size) *size = obj->ptx ? obj->ptx_size : obj->type == CUCORE_CODE_PTX ? obj->size : 0;
+  return CUCORE_OK;
+}

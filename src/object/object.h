@@ -1,0 +1,44 @@
+/* object/object.h -- ObjectCode internals shared with the floors above: Program and Linker
+ * (compile/) make objects, Kernel (exec/) takes its functions from their libraries. */
+#ifndef CUCORE_OBJECT_H
+#define CUCORE_OBJECT_H
+
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+struct cucore_object {
+  atomic_int refs;
+  cucore_code_type type;
+  unsigned char *code; /* NUL-terminated copy (PTX needs it) */
+  size_t size;         /* without the NUL */
+  char *name;          /* for messages */
+  char *path;          /* set when made from a file: loaded with cuLibraryLoadFromFile */
+  int arch;            /* 0 when not tied to one */
+  char arch_suffix[4];
+  /* name expressions given at compile time and their lowered names */
+  int expr_count;
+  char **exprs;
+  char **lowered;
+  /* the PTX the code was made from, when cucore compiled it (parameter types) */
+  char *ptx;
+  size_t ptx_size;
+  int producer_version; /* NVRTC/libNVVM version that made LTO-IR, 0 when unknown */
+  /* loading */
+  pthread_mutex_t lock;
+  int loaded;
+  CUlibrary library;
+  int kernel_count; /* -1 until enumerated */
+  char **kernel_names;
+};
+
+/* Makes an object that takes ownership of `code` (malloc'd, size+1 bytes, NUL at [size]). */
+cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t size,
+                            const char *name, cucore_object **out);
+/* Adds / drops a reference (kernels hold one each). */
+void cc_object_retain(cucore_object *obj);
+void cc_object_release(cucore_object *obj);
+/* Detects the code type from the bytes (CUCORE_CODE_AUTO when unknown). */
+cucore_code_type cc_sniff_code_type(const void *data, size_t size);
+#endif

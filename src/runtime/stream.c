@@ -1,0 +1,118 @@
+/* stream.c -- streams on an open device. */
+#include "runtime/runtime.h"
+
+#include <stdlib.h>
+
+cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int priority,
+                                   cucore_stream **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_stream_create", "out");
+  *out = NULL;
+  CC_CHECK_ARG(dev, "cucore_stream_create", "dev");
+  if (flags & ~(unsigned)CUCORE_STREAM_NON_BLOCKING)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_stream_create: unknown flags 0x%x (expected CUCORE_STREAM_DEFAULT or "
+                   "CUCORE_STREAM_NON_BLOCKING)",
+                   flags);
+  cucore_status st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  int least = 0, greatest = 0;
+  CUresult r = DRV(cuCtxGetStreamPriorityRange)(&least, &greatest);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxGetStreamPriorityRange", NULL);
+  if (priority > least || priority < greatest)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_stream_create: priority %d is outside device %d's range %d (least) "
+                   "to %d (greatest)",
+                   priority, dev->ordinal, least, greatest);
+  cucore_stream *s = cc_calloc(1, sizeof *s, "a stream handle");
+  if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
+  unsigned cuflags = (flags & CUCORE_STREAM_NON_BLOCKING) ? CU_STREAM_NON_BLOCKING : 0;
+  r = DRV(cuStreamCreateWithPriority)(&s->handle, cuflags, priority);
+  if (r != CUDA_SUCCESS) {
+    free(s);
+    return cc_fail_cu(r, "cuStreamCreateWithPriority", "device %d", dev->ordinal);
+  }
+  s->dev = dev;
+  *out = s;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_stream_default", "out");
+  *out = NULL;
+  CC_CHECK_ARG(dev, "cucore_stream_default", "dev");
+  *out = &dev->default_stream;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_destroy(cucore_stream *s) {
+  cc_begin();
+  if (!s || s->is_default) return CUCORE_OK;
+  cucore_status st = cc_device_make_current(s->dev);
+  CUresult r = DRV(cuStreamDestroy)(s->handle);
+  free(s);
+  if (st != CUCORE_OK) return st;
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamDestroy", NULL);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_synchronize(cucore_stream *s) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_synchronize", "stream");
+  cucore_status st = cc_device_make_current(s->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuStreamSynchronize)(s->handle);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuStreamSynchronize", "a stream of device %d", s->dev->ordinal);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_query(cucore_stream *s) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_query", "stream");
+  cucore_status st = cc_device_make_current(s->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuStreamQuery)(s->handle);
+  if (r == CUDA_ERROR_NOT_READY) return cc_status(CUCORE_NOT_READY, CUCORE_SOURCE_DRIVER, (int)r);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamQuery", NULL);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_wait_event", "stream");
+  CC_CHECK_ARG(ev, "cucore_stream_wait_event", "event");
+  cucore_status st = cc_device_make_current(s->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuStreamWaitEvent)(s->handle, ev->handle, 0);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamWaitEvent", NULL);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_priority(cucore_stream *s, int *priority) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_priority", "stream");
+  CC_CHECK_ARG(priority, "cucore_stream_priority", "priority");
+  cucore_status st = cc_device_make_current(s->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuStreamGetPriority)(s->handle, priority);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamGetPriority", NULL);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_device", "stream");
+  CC_CHECK_ARG(dev, "cucore_stream_device", "dev");
+  *dev = s->dev;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_stream_native(cucore_stream *s, void **custream) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_stream_native", "stream");
+  CC_CHECK_ARG(custream, "cucore_stream_native", "custream");
+  *custream = s->handle;
+  return CUCORE_OK;
+}

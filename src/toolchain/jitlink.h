@@ -1,0 +1,38 @@
+/* toolchain/jitlink.h -- nvJitLink runs (jitlink.c): the Linker's engine, Program's PTX and
+ * NVVM paths, and the link that makes LTO-IR loadable. */
+#ifndef CUCORE_TOOLCHAIN_JITLINK_H
+#define CUCORE_TOOLCHAIN_JITLINK_H
+
+#include "loader/loader.h"
+
+/* One nvJitLink input (borrowed by cc_jitlink). */
+typedef struct cc_link_input {
+  cucore_code_type type;
+  unsigned char *data;
+  size_t size; /* without a PTX's NUL */
+  char *name;
+  int producer_version;
+} cc_link_input;
+
+/* Runs nvJitLink over `inputs` for sm_<arch><suffix> with `opts` (NULL: defaults; lto adds
+ * -lto), giving a cubin (or PTX with want_ptx) and the logs (malloc'd, NULL when empty;
+ * either may be NULL). */
+cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
+                         const cc_link_input *inputs, int count, int want_ptx,
+                         unsigned char **out, size_t *out_size, char **info_log,
+                         char **error_log);
+/* The same for one input; the error log goes to *log_out (may be NULL). */
+cucore_status cc_jitlink_one(const cucore_options *opts, int arch, const char *suffix,
+                             cucore_code_type in_type, const unsigned char *data, size_t size,
+                             const char *name, int want_ptx, int lto, unsigned char **out,
+                             size_t *out_size, char **log_out);
+/* CUCORE_VERSION_MISMATCH when LTO-IR `name` was made by an NVRTC/libNVVM
+ * (`producer_version`, 0 = unknown) newer than the loaded nvJitLink can read; `fn` (may be
+ * NULL) begins the message. */
+cucore_status cc_jitlink_check_producer(int producer_version, const char *name, const char *fn);
+/* Links one LTO-IR module into a cubin for sm_<arch><suffix> (how LTO-IR is loaded). */
+cucore_status cc_link_single(const unsigned char *ltoir, size_t size, const char *name,
+                             int producer_version, int arch, const char *suffix,
+                             unsigned char **cubin, size_t *cubin_size);
+
+#endif /* CUCORE_TOOLCHAIN_JITLINK_H */

@@ -1,0 +1,646 @@
+/*
+ * options.c -- one table of compile options. It serves the API (typed setters), the command
+ * line (cucore_options_parse), the tools (rendered to NVRTC, nvJitLink or libNVVM flags) and
+ * the cache key (canonical text).
+ */
+#include "toolchain/options.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { T_BOOL, T_INT, T_STRING, T_LIST } opt_type;
+
+typedef struct option_def {
+  cucore_option id;
+  const char *name;  /* --name */
+  const char *alias; /* a short command-line form such as "-D", or NULL */
+  opt_type type;
+  int def, min, max; /* bool/int default and range */
+  /* Renderings; NULL when the tool has no such option. Bools: a flag emitted when true, or a
+   * template with %s for true/false (nvrtc, nvjitlink) or %d for 1/0 (nvvm). */
+  const char *nvrtc, *nvjitlink, *nvvm;
+  const char *help;
+} option_def;
+
+static const option_def defs[CUCORE_OPT_COUNT] = {
+    {CUCORE_OPT_ARCH, "arch", "-arch", T_STRING, 0, 0, 0, NULL, NULL, NULL,
+     "target architecture: sm_XX[a|f] or compute_XX (default: the current GPU's)"},
+    {CUCORE_OPT_STD, "std", NULL, T_STRING, 0, 0, 0, "-std=%s", NULL, NULL,
+     "C++ dialect: c++11, c++14, c++17 or c++20"},
+    {CUCORE_OPT_DEFINE, "define", "-D", T_LIST, 0, 0, 0, "-D%s", NULL, NULL,
+     "define a macro: NAME or NAME=VALUE"},
+    {CUCORE_OPT_UNDEFINE, "undefine", "-U", T_LIST, 0, 0, 0, "-U%s", NULL, NULL,
+     "undefine a macro"},
+    {CUCORE_OPT_INCLUDE_PATH, "include-path", "-I", T_LIST, 0, 0, 0, "-I%s", NULL, NULL,
+     "add a directory to the include search path"},
+    {CUCORE_OPT_PRE_INCLUDE, "pre-include", "-include", T_LIST, 0, 0, 0, "--pre-include=%s",
+     NULL, NULL, "include a header before the source"},
+    {CUCORE_OPT_TOOLKIT_INCLUDES, "toolkit-includes", NULL, T_BOOL, 1, 0, 1, NULL, NULL, NULL,
+     "add the toolkit's include and include/cccl directories (default on)"},
+    {CUCORE_OPT_DEBUG, "debug", "-G", T_BOOL, 0, 0, 1, "-G", "-g", "-g",
+     "generate device debug information"},
+    {CUCORE_OPT_LINEINFO, "lineinfo", "-lineinfo", T_BOOL, 0, 0, 1, "-lineinfo", "-lineinfo",
+     "-generate-line-info", "generate line information for profilers"},
+    {CUCORE_OPT_FAST_MATH, "use-fast-math", NULL, T_BOOL, 0, 0, 1, "--use_fast_math", NULL,
+     NULL, "fast math: flush denormals, approximate division and square root, fmad"},
+    {CUCORE_OPT_FTZ, "ftz", NULL, T_BOOL, 0, 0, 1, "--ftz=%s", "-ftz=%s", "-ftz=%d",
+     "flush single-precision denormals to zero"},
+    {CUCORE_OPT_PREC_DIV, "prec-div", NULL, T_BOOL, 1, 0, 1, "--prec-div=%s", "-prec-div=%s",
+     "-prec-div=%d", "IEEE-rounded single-precision division"},
+    {CUCORE_OPT_PREC_SQRT, "prec-sqrt", NULL, T_BOOL, 1, 0, 1, "--prec-sqrt=%s",
+     "-prec-sqrt=%s", "-prec-sqrt=%d", "IEEE-rounded single-precision square root"},
+    {CUCORE_OPT_FMAD, "fmad", NULL, T_BOOL, 1, 0, 1, "--fmad=%s", "-fma=%s", "-fma=%d",
+     "contract multiplies and adds into fused multiply-add"},
+    {CUCORE_OPT_MAX_REGISTERS, "maxrregcount", NULL, T_INT, 0, 16, 255, "--maxrregcount=%d",
+     "-maxrregcount=%d", NULL, "cap registers per thread (16..255)"},
+    {CUCORE_OPT_RDC, "relocatable-device-code", "-rdc", T_BOOL, 0, 0, 1, "-rdc=true", NULL,
+     NULL, "relocatable device code (for linking with extern device functions)"},
+    {CUCORE_OPT_LTO, "lto", "-dlto", T_BOOL, 0, 0, 1, "-dlto", "-lto", "-gen-lto",
+     "link-time optimisation (LTO-IR)"},
+    {CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, "extra-device-vectorization", NULL, T_BOOL, 0, 0, 1,
+     "--extra-device-vectorization", NULL, NULL, "more aggressive vectorisation"},
+    {CUCORE_OPT_DEFAULT_DEVICE, "default-device", NULL, T_BOOL, 0, 0, 1, "--device-as-default-execution-space",
+     NULL, NULL, "functions without an execution space are __device__"},
+    {CUCORE_OPT_DEVICE_INT128, "device-int128", NULL, T_BOOL, 0, 0, 1, "--device-int128", NULL,
+     NULL, "allow __int128 in device code"},
+    {CUCORE_OPT_OPT_LEVEL, "opt-level", "-O", T_INT, 3, 0, 3, NULL, "-O%d", "-opt=%d",
+     "optimisation level 0..3 (nvJitLink, libNVVM)"},
+    {CUCORE_OPT_PTXAS_OPTION, "ptxas-option", "-Xptxas", T_LIST, 0, 0, 0, "--ptxas-options=%s",
+     "-Xptxas=%s", NULL, "pass an option to ptxas"},
+    {CUCORE_OPT_SPLIT_COMPILE, "split-compile", NULL, T_INT, 1, 0, 256, "--split-compile=%d",
+     "-split-compile=%d", NULL, "compile with this many threads (0 = all cores)"},
+    {CUCORE_OPT_DISABLE_WARNINGS, "disable-warnings", "-w", T_BOOL, 0, 0, 1, "-w", NULL, NULL,
+     "suppress compiler warnings"},
+    {CUCORE_OPT_RAW, "raw", "-Xcompiler", T_LIST, 0, 0, 0, "%s", NULL, "%s",
+     "pass an option verbatim to NVRTC or libNVVM"},
+    {CUCORE_OPT_GENCODE, "gencode", NULL, T_LIST, 0, 0, 0, NULL, NULL, NULL,
+     "fatbin entries: sm_XX (a cubin) or compute_XX (PTX), repeatable"},
+};
+
+/* ---- argv ---------------------------------------------------------------------------------- */
+
+cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) {
+  if (a->n + 2 > a->cap) {
+    int cap = a->cap ? a->cap * 2 : 16;
+    char **nv = realloc(a->v, (size_t)cap * sizeof *nv);
+    if (!nv) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory building options");
+    a->v = nv;
+    a->cap = cap;
+  }
+  va_list ap, ap2;
+  va_start(ap, fmt);
+  va_copy(ap2, ap);
+  int len = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = malloc((size_t)len + 1);
+  if (!s) {
+    va_end(ap2);
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory building options");
+  }
+  vsnprintf(s, (size_t)len + 1, fmt, ap2);
+  va_end(ap2);
+  a->v[a->n++] = s;
+  a->v[a->n] = NULL;
+  return CUCORE_OK;
+}
+
+void cc_argv_free(cc_argv *a) {
+  for (int i = 0; i < a->n; i++) free(a->v[i]);
+  free(a->v);
+  memset(a, 0, sizeof *a);
+}
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+cucore_status cucore_options_create(cucore_options **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_options_create", "out");
+  *out = cc_calloc(1, sizeof **out, "an option set");
+  return *out ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+}
+
+static void free_contents(cucore_options *o) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    free(o->v[i].sval);
+    for (int k = 0; k < o->v[i].count; k++) free(o->v[i].items[k]);
+    free(o->v[i].items);
+  }
+  for (int h = 0; h < o->header_count; h++) {
+    free(o->headers[h].name);
+    free(o->headers[h].contents);
+  }
+  free(o->headers);
+  free(o->canonical);
+}
+
+cucore_status cucore_options_destroy(cucore_options *o) {
+  cc_begin();
+  if (!o) return CUCORE_OK;
+  free_contents(o);
+  free(o);
+  return CUCORE_OK;
+}
+
+static char *dup_or_null(const char *s, int *failed) {
+  if (!s) return NULL;
+  char *d = cc_strdup(s, "an option value");
+  if (!d) *failed = 1;
+  return d;
+}
+
+cucore_status cucore_options_copy(const cucore_options *src, cucore_options **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_options_copy", "out");
+  *out = NULL;
+  CC_CHECK_ARG(src, "cucore_options_copy", "src");
+  cucore_options *o = cc_calloc(1, sizeof *o, "an option set");
+  if (!o) return CUCORE_HOST_OUT_OF_MEMORY;
+  int failed = 0;
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const cc_option_value *s = &src->v[i];
+    cc_option_value *d = &o->v[i];
+    d->is_set = s->is_set;
+    d->ival = s->ival;
+    d->sval = dup_or_null(s->sval, &failed);
+    if (s->count) {
+      d->items = cc_calloc((size_t)s->count, sizeof *d->items, "option values");
+      if (!d->items) {
+        failed = 1;
+        break;
+      }
+      d->count = s->count;
+      for (int k = 0; k < s->count; k++) d->items[k] = dup_or_null(s->items[k], &failed);
+    }
+  }
+  if (!failed && src->header_count) {
+    o->headers = cc_calloc((size_t)src->header_count, sizeof *o->headers, "headers");
+    if (!o->headers) failed = 1;
+    for (int h = 0; !failed && h < src->header_count; h++) {
+      o->headers[h].name = dup_or_null(src->headers[h].name, &failed);
+      o->headers[h].contents = dup_or_null(src->headers[h].contents, &failed);
+      o->header_count = h + 1;
+    }
+  }
+  if (failed) {
+    free_contents(o);
+    free(o);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  *out = o;
+  return CUCORE_OK;
+}
+
+/* ---- setting ------------------------------------------------------------------------------- */
+
+static const option_def *def_of(cucore_option opt, const char *fn) {
+  if ((int)opt < 0 || opt >= CUCORE_OPT_COUNT) {
+    cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option %d does not exist (0..%d)", fn, (int)opt,
+            CUCORE_OPT_COUNT - 1);
+    return NULL;
+  }
+  return &defs[opt];
+}
+
+static const char *type_name(opt_type t) {
+  return t == T_BOOL ? "a bool (0/1)" : t == T_INT ? "an int" : t == T_STRING ? "a string"
+                                                                              : "a list of strings";
+}
+
+int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual) {
+  int virt = 0;
+  if (strncmp(s, "sm_", 3) == 0)
+    s += 3;
+  else if (strncmp(s, "compute_", 8) == 0) {
+    s += 8;
+    virt = 1;
+  }
+  if (*s < '1' || *s > '9') return 0;
+  char *end = NULL;
+  long n = strtol(s, &end, 10);
+  if (n < 10 || n > 999) return 0;
+  if (*end != '\0' && strcmp(end, "a") != 0 && strcmp(end, "f") != 0) return 0;
+  *arch = (int)n;
+  snprintf(suffix, 4, "%s", end);
+  if (is_virtual) *is_virtual = virt;
+  return 1;
+}
+
+static cucore_status validate_string(const option_def *d, const char *value, const char *fn) {
+  if (!value)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a value, got NULL", fn,
+                   d->name);
+  if (d->id == CUCORE_OPT_ARCH) {
+    int arch;
+    char suf[4];
+    if (!cc_parse_arch(value, &arch, suf, NULL))
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: arch `%s` is not valid; expected sm_XX, sm_XXa, sm_XXf or compute_XX "
+                     "(e.g. sm_90, sm_90a, compute_80)",
+                     fn, value);
+  } else if (d->id == CUCORE_OPT_STD) {
+    static const char *const stds[] = {"c++03", "c++11", "c++14", "c++17", "c++20"};
+    int ok = 0;
+    for (size_t i = 0; i < CC_ARRAY_LEN(stds); i++) ok |= strcmp(value, stds[i]) == 0;
+    if (!ok)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: std `%s` is not valid; expected c++03, c++11, c++14, c++17 or c++20",
+                     fn, value);
+  } else if (d->id == CUCORE_OPT_GENCODE) {
+    int arch, virt;
+    char suf[4];
+    if (!cc_parse_arch(value, &arch, suf, &virt) || (strncmp(value, "sm_", 3) && strncmp(value, "compute_", 8)))
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: gencode `%s` is not valid; expected sm_XX[a|f] (a cubin) or compute_XX "
+                     "(PTX), e.g. sm_80, sm_90a, compute_90",
+                     fn, value);
+  } else if (value[0] == '\0') {
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value", fn,
+                   d->name);
+  }
+  return CUCORE_OK;
+}
+
+static void invalidate(cucore_options *o) {
+  free(o->canonical);
+  o->canonical = NULL;
+}
+
+cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, const char *value) {
+  cc_begin();
+  CC_CHECK_ARG(o, "cucore_options_set_string", "opts");
+  const option_def *d = def_of(opt, "cucore_options_set_string");
+  if (!d) return CUCORE_INVALID_ARGUMENT;
+  if (d->type != T_STRING && d->type != T_LIST)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_options_set_string: option `%s` is %s; use cucore_options_set_int",
+                   d->name, type_name(d->type));
+  cucore_status st = validate_string(d, value, "cucore_options_set_string");
+  if (st != CUCORE_OK) return st;
+  char *copy = cc_strdup(value, "an option value");
+  if (!copy) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_option_value *v = &o->v[opt];
+  if (d->type == T_STRING) {
+    free(v->sval);
+    v->sval = copy;
+  } else {
+    char **items = realloc(v->items, (size_t)(v->count + 1) * sizeof *items);
+    if (!items) {
+      free(copy);
+      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding an option value");
+    }
+    v->items = items;
+    v->items[v->count++] = copy;
+  }
+  v->is_set = 1;
+  invalidate(o);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_options_set_int(cucore_options *o, cucore_option opt, int value) {
+  cc_begin();
+  CC_CHECK_ARG(o, "cucore_options_set_int", "opts");
+  const option_def *d = def_of(opt, "cucore_options_set_int");
+  if (!d) return CUCORE_INVALID_ARGUMENT;
+  if (d->type != T_BOOL && d->type != T_INT)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_options_set_int: option `%s` is %s; use cucore_options_set_string",
+                   d->name, type_name(d->type));
+  if (value < d->min || value > d->max)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_options_set_int: option `%s` = %d is out of range; expected %d..%d",
+                   d->name, value, d->min, d->max);
+  o->v[opt].ival = value;
+  o->v[opt].is_set = 1;
+  invalidate(o);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_options_add_header(cucore_options *o, const char *name, const char *contents) {
+  cc_begin();
+  CC_CHECK_ARG(o, "cucore_options_add_header", "opts");
+  CC_CHECK_ARG(name, "cucore_options_add_header", "name");
+  CC_CHECK_ARG(contents, "cucore_options_add_header", "contents");
+  for (int h = 0; h < o->header_count; h++)
+    if (strcmp(o->headers[h].name, name) == 0)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_options_add_header: a header named `%s` was already added", name);
+  cc_header *hs = realloc(o->headers, (size_t)(o->header_count + 1) * sizeof *hs);
+  if (!hs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding a header");
+  o->headers = hs;
+  char *n = cc_strdup(name, "a header name"), *c = n ? cc_strdup(contents, "a header") : NULL;
+  if (!c) {
+    free(n);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  o->headers[o->header_count].name = n;
+  o->headers[o->header_count].contents = c;
+  o->header_count++;
+  invalidate(o);
+  return CUCORE_OK;
+}
+
+int cc_options_int(const cucore_options *o, cucore_option opt) {
+  if (o && o->v[opt].is_set) return o->v[opt].ival;
+  return defs[opt].def;
+}
+
+const char *cucore_option_name(cucore_option opt) {
+  return ((int)opt >= 0 && opt < CUCORE_OPT_COUNT) ? defs[opt].name : "unknown-option";
+}
+
+const char *cucore_option_help(cucore_option opt) {
+  return ((int)opt >= 0 && opt < CUCORE_OPT_COUNT) ? defs[opt].help : "";
+}
+
+/* ---- command-line parsing ------------------------------------------------------------------ */
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63) return 99;
+  size_t prev[64], cur[64];
+  for (size_t j = 0; j <= lb; j++) prev[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+    memcpy(prev, cur, (lb + 1) * sizeof *prev);
+  }
+  return prev[lb];
+}
+
+static cucore_status apply(cucore_options *o, const option_def *d, const char *value,
+                           const char *arg) {
+  if (d->type == T_STRING || d->type == T_LIST) {
+    cucore_status st = validate_string(d, value, "cucore_options_parse");
+    if (st != CUCORE_OK) return st;
+    cc_begin();
+    return cucore_options_set_string(o, d->id, value);
+  }
+  long n = 1;
+  if (value) {
+    if (strcmp(value, "true") == 0 || strcmp(value, "on") == 0)
+      n = 1;
+    else if (strcmp(value, "false") == 0 || strcmp(value, "off") == 0)
+      n = 0;
+    else {
+      char *end = NULL;
+      n = strtol(value, &end, 10);
+      if (!*value || *end || n < INT_MIN || n > INT_MAX)
+        return cc_fail(CUCORE_INVALID_ARGUMENT,
+                       "option `%s`: `%s` is not %s", arg, value, type_name(d->type));
+    }
+  }
+  if (n < d->min || n > d->max)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` = %ld is out of range; expected %d..%d",
+                   arg, n, d->min, d->max);
+  o->v[d->id].ival = (int)n;
+  o->v[d->id].is_set = 1;
+  invalidate(o);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_options_parse(cucore_options *o, const char *arg, const char *next,
+                                   int *consumed) {
+  cc_begin();
+  CC_CHECK_ARG(o, "cucore_options_parse", "opts");
+  CC_CHECK_ARG(arg, "cucore_options_parse", "arg");
+  CC_CHECK_ARG(consumed, "cucore_options_parse", "consumed");
+  *consumed = 0;
+  /* Short aliases glued to their value: -DX, -IDIR, -UX, -O2. */
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const char *al = defs[i].alias;
+    if (!al) continue;
+    size_t n = strlen(al);
+    if (strcmp(arg, al) == 0) {
+      if (defs[i].type == T_BOOL) {
+        *consumed = 1;
+        return apply(o, &defs[i], NULL, arg);
+      }
+      if (!next)
+        return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg,
+                       defs[i].help);
+      *consumed = 2;
+      return apply(o, &defs[i], next, arg);
+    }
+    if (n == 2 && strncmp(arg, al, 2) == 0 && arg[2] != '\0' && defs[i].type != T_BOOL) {
+      *consumed = 1;
+      return apply(o, &defs[i], arg + 2, arg);
+    }
+    if (n > 2 && strncmp(arg, al, n) == 0 && arg[n] == '=') {
+      *consumed = 1;
+      return apply(o, &defs[i], arg + n + 1, arg);
+    }
+  }
+  if (strncmp(arg, "--", 2) != 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "`%s` is not an option (options start with --)",
+                   arg);
+  const char *name = arg + 2;
+  const char *eq = strchr(name, '=');
+  size_t len = eq ? (size_t)(eq - name) : strlen(name);
+  int negate = 0;
+  if (!eq && strncmp(name, "no-", 3) == 0) {
+    negate = 1;
+    name += 3;
+    len -= 3;
+  }
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    if (strlen(d->name) != len || strncmp(d->name, name, len) != 0) continue;
+    if (d->type == T_BOOL) {
+      *consumed = 1;
+      if (negate) return apply(o, d, "0", arg);
+      return apply(o, d, eq ? eq + 1 : NULL, arg);
+    }
+    if (negate) break;
+    if (eq) {
+      *consumed = 1;
+      return apply(o, d, eq + 1, arg);
+    }
+    if (!next)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg, d->help);
+    *consumed = 2;
+    return apply(o, d, next, arg);
+  }
+  /* Unknown: name the nearest. */
+  char want[64];
+  snprintf(want, sizeof want, "%.*s", (int)(len < 63 ? len : 63), name);
+  size_t best = 99;
+  const char *nearest = NULL;
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    size_t dist = edit_distance(want, defs[i].name);
+    if (dist < best) {
+      best = dist;
+      nearest = defs[i].name;
+    }
+  }
+  if (nearest && best <= 3)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`; did you mean `--%s`?", arg,
+                   nearest);
+  return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`", arg);
+}
+
+/* ---- rendering ----------------------------------------------------------------------------- */
+
+cucore_status cc_options_arch(const cucore_options *o, int *arch, char suffix[4]) {
+  const char *s = o ? o->v[CUCORE_OPT_ARCH].sval : NULL;
+  if (s) {
+    if (!cc_parse_arch(s, arch, suffix, NULL))
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "arch `%s` is not valid", s);
+    return CUCORE_OK;
+  }
+  suffix[0] = '\0';
+  /* No arch given: the current GPU's, when there is one. */
+  if (cc_driver_load() == CUCORE_OK && cc_drv.device_count > 0) {
+    CUdevice d;
+    int major = 0, minor = 0;
+    if (DRV(cuDeviceGet)(&d, 0) == CUDA_SUCCESS &&
+        DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ==
+            CUDA_SUCCESS &&
+        DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d) ==
+            CUDA_SUCCESS) {
+      *arch = major * 10 + minor;
+      return CUCORE_OK;
+    }
+  }
+  cc_begin(); /* the driver's own failure is not the point here */
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "no arch was given and there is no GPU to take it from; set the arch option "
+                 "(e.g. --arch sm_90)");
+}
+
+static cucore_status render_value(const option_def *d, const char *tmpl, cc_tool tool,
+                                  const cc_option_value *v, cc_argv *out) {
+  cucore_status st = CUCORE_OK;
+  switch (d->type) {
+  case T_BOOL: {
+    int val = v->is_set ? v->ival : d->def;
+    if (strstr(tmpl, "%s")) {
+      if (v->is_set) st = cc_argv_push(out, tmpl, val ? "true" : "false");
+    } else if (strstr(tmpl, "%d")) {
+      if (v->is_set) st = cc_argv_push(out, tmpl, val);
+    } else if (val && (v->is_set || d->def)) {
+      st = cc_argv_push(out, "%s", tmpl);
+    }
+    break;
+  }
+  case T_INT:
+    if (v->is_set) st = cc_argv_push(out, tmpl, v->ival);
+    break;
+  case T_STRING:
+    if (v->sval) st = cc_argv_push(out, tmpl, v->sval);
+    break;
+  case T_LIST:
+    for (int k = 0; st == CUCORE_OK && k < v->count; k++) st = cc_argv_push(out, tmpl, v->items[k]);
+    break;
+  }
+  (void)tool;
+  return st;
+}
+
+cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
+                                const char *arch_suffix, int virtual_arch, cc_argv *out) {
+  static const cucore_options empty;
+  if (!o) o = &empty;
+  cucore_status st;
+  if (tool == CC_TOOL_NVVM)
+    st = cc_argv_push(out, "-arch=compute_%d", arch);
+  else
+    st = cc_argv_push(out, "-arch=%s_%d%s", virtual_arch ? "compute" : "sm", arch, arch_suffix);
+  for (int i = 0; st == CUCORE_OK && i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    const cc_option_value *v = &o->v[i];
+    if (d->id == CUCORE_OPT_ARCH) continue;
+    if (d->id == CUCORE_OPT_TOOLKIT_INCLUDES) {
+      if (tool != CC_TOOL_NVRTC || !cc_options_int(o, d->id)) continue;
+      const char *root = cc_toolkit_root();
+      if (root) {
+        st = cc_argv_push(out, "-I%s/include", root);
+        if (st == CUCORE_OK) st = cc_argv_push(out, "-I%s/include/cccl", root);
+      }
+      continue;
+    }
+    if (d->id == CUCORE_OPT_FAST_MATH && tool != CC_TOOL_NVRTC) {
+      if (!cc_options_int(o, d->id)) continue;
+      const char *const *flags = tool == CC_TOOL_NVJITLINK
+                                     ? (const char *const[]){"-ftz=true", "-prec-div=false",
+                                                             "-prec-sqrt=false", "-fma=true", NULL}
+                                     : (const char *const[]){"-ftz=1", "-prec-div=0",
+                                                             "-prec-sqrt=0", "-fma=1", NULL};
+      for (int k = 0; st == CUCORE_OK && flags[k]; k++) st = cc_argv_push(out, "%s", flags[k]);
+      continue;
+    }
+    const char *tmpl = tool == CC_TOOL_NVRTC ? d->nvrtc : tool == CC_TOOL_NVJITLINK ? d->nvjitlink
+                                                                                     : d->nvvm;
+    int given = v->is_set || v->count > 0 || v->sval;
+    if (!tmpl) {
+      /* Options with no meaning for this tool are ignored unless they change code. */
+      continue;
+    }
+    if (!given && !(d->type == T_BOOL && d->def && !strchr(tmpl, '%'))) continue;
+    st = render_value(d, tmpl, tool, v, out);
+  }
+  return st;
+}
+
+/* ---- canonical text ------------------------------------------------------------------------ */
+
+#include "base/sha256.h"
+
+cucore_status cucore_options_canonical(const cucore_options *co, const char **out) {
+  cc_begin();
+  CC_CHECK_ARG(co, "cucore_options_canonical", "opts");
+  CC_CHECK_ARG(out, "cucore_options_canonical", "out");
+  cucore_options *o = (cucore_options *)co; /* the cache is not part of the value */
+  if (o->canonical) {
+    *out = o->canonical;
+    return CUCORE_OK;
+  }
+  size_t cap = 256, len = 0;
+  char *buf = malloc(cap);
+  if (!buf) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  buf[0] = '\0';
+#define CANON_APPEND(...)                                                                     \
+  do {                                                                                        \
+    int need_ = snprintf(NULL, 0, __VA_ARGS__);                                               \
+    if (len + (size_t)need_ + 1 > cap) {                                                      \
+      while (len + (size_t)need_ + 1 > cap) cap *= 2;                                         \
+      char *nb_ = realloc(buf, cap);                                                          \
+      if (!nb_) {                                                                             \
+        free(buf);                                                                            \
+        return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");                     \
+      }                                                                                       \
+      buf = nb_;                                                                              \
+    }                                                                                         \
+    len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                               \
+  } while (0)
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    const cc_option_value *v = &o->v[i];
+    switch (d->type) {
+    case T_BOOL:
+    case T_INT:
+      if (v->is_set && v->ival != d->def) CANON_APPEND("%s=%d\n", d->name, v->ival);
+      break;
+    case T_STRING:
+      if (v->sval) CANON_APPEND("%s=%s\n", d->name, v->sval);
+      break;
+    case T_LIST:
+      for (int k = 0; k < v->count; k++) CANON_APPEND("%s=%s\n", d->name, v->items[k]);
+      break;
+    }
+  }
+  for (int h = 0; h < o->header_count; h++) {
+    char hex[65];
+    cc_sha256_hex(o->headers[h].contents, strlen(o->headers[h].contents), hex);
+    CANON_APPEND("header=%s:%s\n", o->headers[h].name, hex);
+  }
+#undef CANON_APPEND
+  o->canonical = buf;
+  *out = buf;
+  return CUCORE_OK;
+}

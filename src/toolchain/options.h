@@ -1,0 +1,50 @@
+/* options.h -- the option table and rendering of options into each tool's flags. */
+#ifndef CUCORE_OPTIONS_H
+#define CUCORE_OPTIONS_H
+
+#include "loader/loader.h"
+
+typedef enum cc_tool { CC_TOOL_NVRTC, CC_TOOL_NVJITLINK, CC_TOOL_NVVM } cc_tool;
+
+/* A NULL-terminated argv owned by the caller (cc_argv_free). */
+typedef struct cc_argv {
+  char **v;
+  int n, cap;
+} cc_argv;
+
+cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) CC_PRINTF(2, 3);
+void cc_argv_free(cc_argv *a);
+
+typedef struct cc_header {
+  char *name;
+  char *contents;
+} cc_header;
+
+typedef struct cc_option_value {
+  int is_set;
+  int ival;
+  char *sval;
+  char **items;
+  int count;
+} cc_option_value;
+
+struct cucore_options {
+  cc_option_value v[CUCORE_OPT_COUNT];
+  cc_header *headers;
+  int header_count;
+  char *canonical; /* cache of cucore_options_canonical */
+};
+
+/* Renders the options for `tool`. `arch` is the resolved arch number (e.g. 90) with its
+ * suffix ("", "a", "f"); `virtual_arch` asks for compute_XX instead of sm_XX. */
+cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
+                                const char *arch_suffix, int virtual_arch, cc_argv *out);
+/* Resolves the arch: the option when set (parsed into number + suffix), otherwise the current
+ * GPU's; fails with a clear message when neither exists. */
+cucore_status cc_options_arch(const cucore_options *o, int *arch, char suffix[4]);
+/* Parses "sm_90a" / "compute_90" / "90": number and suffix; returns 0 when malformed. */
+int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual);
+/* A bool/int option's value (its default when unset). */
+int cc_options_int(const cucore_options *o, cucore_option opt);
+
+#endif
