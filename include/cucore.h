@@ -139,6 +139,10 @@ typedef struct cucore_versions_info {
   cucore_library_info nvjitlink;
   cucore_library_info nvvm;      /* version = major*1000 + minor*10 of the NVVM IR version */
   int toolkit_headers;     /* CUDA_VERSION of the headers cucore was built with */
+  /** What turns PTX into cubins: "nvJitLink"; "driver (cuLinkCreate/...; no LTO)" when
+   * nvJitLink is missing or too old (CUDA 12.0-12.2 lacks nvJitLinkVersion) and a GPU is
+   * present; NULL when neither can (then only NVRTC's own cubins can be made). */
+  const char *ptx_linker;
 } cucore_versions_info;
 
 /* Loads (once) whatever of the driver and toolkit can be found, and describes it.
@@ -214,6 +218,17 @@ CUCORE_API cucore_status cucore_device_stream_priorities(cucore_device *dev, int
 CUCORE_API cucore_status cucore_device_native(cucore_device *dev, void **cucontext,
                                               int *cudevice);
 
+/**
+ * A device handle on a context the caller already has (the runtime API's, PyTorch's, one made
+ * with cuCtxCreate): `cucontext` is a CUcontext, or NULL for the context current on this
+ * thread. The context is borrowed, not retained: it must outlive the handle, and
+ * cucore_device_close frees the handle only (the context stays current and alive). Work done
+ * through this handle runs in that context.
+ * Errors: CUCORE_INVALID_ARGUMENT when `cucontext` is NULL and no context is current;
+ * CUCORE_DRIVER_ERROR when the context is unusable; CUCORE_NO_DEVICE without a GPU.
+ */
+CUCORE_API cucore_status cucore_device_from_context(void *cucontext, cucore_device **out);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Streams and events                                                                         */
 /* ------------------------------------------------------------------------------------------ */
@@ -267,6 +282,31 @@ CUCORE_API cucore_status cucore_event_query(cucore_event *ev);
 /* Milliseconds between two recorded, completed events. */
 CUCORE_API cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end,
                                                  float *ms);
+
+/**
+ * The device's per-thread default stream (CU_STREAM_PER_THREAD: one implicit stream per host
+ * thread that does not synchronise with other streams), as a handle owned by `dev`; do not
+ * destroy it (destroying it is a no-op).
+ */
+CUCORE_API cucore_status cucore_stream_per_thread(cucore_device *dev, cucore_stream **out);
+/**
+ * Wraps a stream the caller created (a CUstream or cudaStream_t, or NULL / CU_STREAM_LEGACY /
+ * CU_STREAM_PER_THREAD) so cucore can launch, copy and record on it. Not owned:
+ * cucore_stream_destroy frees the wrapper and leaves the stream alone; the stream must
+ * outlive the wrapper. The stream must belong to `dev`'s context (checked with
+ * cuStreamGetCtx: CUCORE_INVALID_ARGUMENT names the stream's device otherwise; a runtime-API
+ * stream belongs to the primary context, which cucore_device_open uses too).
+ */
+CUCORE_API cucore_status cucore_stream_wrap(cucore_device *dev, void *custream,
+                                            cucore_stream **out);
+/**
+ * Wraps an event the caller created (a CUevent or cudaEvent_t) of `dev`'s context. Not owned:
+ * cucore_event_destroy frees the wrapper only. Its creation flags are not known to cucore
+ * (timing an event made with timing disabled is refused by the driver).
+ * Errors: CUCORE_DRIVER_ERROR (from cuEventQuery) when it is not a usable event.
+ */
+CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent,
+                                           cucore_event **out);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory                                                                                     */
@@ -496,6 +536,66 @@ CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, co
 /* Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile). LTO-IR is linked for the
  * current GPU first. Loading twice is a no-op. */
 CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
+
+/** Which code the driver prefers when an object (a fatbin) holds both PTX and a cubin that
+ * fit the GPU (CU_JIT_FALLBACK_STRATEGY). */
+typedef enum cucore_load_fallback {
+  CUCORE_LOAD_FALLBACK_DEFAULT = 0, /**< the driver's choice (the cubin) */
+  CUCORE_LOAD_FALLBACK_PREFER_PTX = 1, /**< JIT the PTX even when a cubin fits */
+  CUCORE_LOAD_FALLBACK_PREFER_BINARY = 2 /**< a compatible cubin over the PTX */
+} cucore_load_fallback;
+
+/**
+ * Options for loading an object's code (the JIT and library options of cuLibraryLoadData /
+ * cuLibraryLoadFromFile). Start from CUCORE_LOAD_OPTIONS_INIT. The JIT options matter when
+ * the driver compiles PTX (a PTX object, or a fatbin without a fitting cubin).
+ */
+typedef struct cucore_load_options {
+  int optimization_level;  /**< JIT optimisation level 0..4; -1: the driver's default (4) */
+  int max_registers;       /**< JIT register limit per thread, 1..255; 0: none */
+  int target_arch;         /**< JIT for sm_<target_arch> (e.g. 90) instead of the current
+                                context's device; 0: the device's */
+  int fallback;            /**< a cucore_load_fallback */
+  int generate_debug_info; /**< 1: JIT with debug information (-G) */
+  int generate_line_info;  /**< 1: JIT with line information (-lineinfo) */
+  int log_verbose;         /**< 1: a verbose JIT log */
+  int eager;               /**< 1: right after loading, load every kernel's function into the
+                                current context (cuFuncLoad), so no launch pays for it; 0: as
+                                the driver's loading mode says (CUDA_MODULE_LOADING, lazy by
+                                default since CUDA 12.2) */
+  int binary_is_preserved; /**< 1: the object keeps its code for as long as the library is
+                                loaded (it always does), so the driver need not copy it
+                                (CU_LIBRARY_BINARY_IS_PRESERVED); 0: let the driver copy */
+  unsigned log_bytes;      /**< bytes kept of the JIT's info and error logs, 0..1 MiB
+                                (cucore_object_jit_log); the error log's first line is also
+                                put into the message of a failed load */
+} cucore_load_options;
+
+/** The defaults: driver JIT defaults, the driver's loading mode, the binary preserved, 16 KiB
+ * of JIT log. */
+#define CUCORE_LOAD_OPTIONS_INIT {-1, 0, 0, CUCORE_LOAD_FALLBACK_DEFAULT, 0, 0, 0, 0, 1, 16384u}
+
+/**
+ * Sets how `obj` will be loaded (copied into the object). Call it before the object is
+ * loaded: CUCORE_INVALID_ARGUMENT once it is (a kernel was looked up on a GPU, or
+ * cucore_object_load ran), and for a field out of range (named with its range).
+ * Not thread-safe against a concurrent load of the same object.
+ */
+CUCORE_API cucore_status cucore_object_set_load_options(cucore_object *obj,
+                                                        const cucore_load_options *opts);
+/**
+ * The driver JIT's info and error logs of the last load of `obj` ("" when empty or none was
+ * kept). Owned by the object; valid until it is destroyed.
+ */
+CUCORE_API cucore_status cucore_object_jit_log(const cucore_object *obj, const char **info_log,
+                                               const char **error_log);
+/**
+ * The driver's module loading mode (cuModuleGetLoadingMode): *lazy is 1 when kernels are
+ * loaded into a context on first use (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2),
+ * 0 when eagerly.
+ * Errors: CUCORE_DRIVER_TOO_OLD before CUDA 11.7; CUCORE_NO_DEVICE without a GPU.
+ */
+CUCORE_API cucore_status cucore_loading_mode(int *lazy);
 /* The number of kernels and the name of kernel `index` (symbol as in the binary). Uses the
  * driver (cuLibraryEnumerateKernels, loading the code) where a GPU is present, the offline
  * reader otherwise (LTO-IR needs a GPU: it is linked for one first). */
@@ -528,6 +628,26 @@ CUCORE_API cucore_status cucore_kernel_destroy(cucore_kernel *k);
 CUCORE_API cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name);
 /* The object the kernel came from (borrowed). */
 CUCORE_API cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj);
+/**
+ * A kernel handle over a CUkernel made elsewhere (cuLibraryGetKernel of the caller's own
+ * library, or cudaGetKernel). Context-independent: it runs on every device. The parameter
+ * layout comes from the driver (cuKernelGetParamInfo, CUDA 12.4+), so counts, sizes and
+ * alignments are checked; types are not known unless declared with
+ * cucore_kernel_declare_signature. The CUkernel is borrowed: its library must stay loaded
+ * while the handle lives; cucore_kernel_destroy frees the handle only, and
+ * cucore_kernel_object gives NULL.
+ * Errors: CUCORE_DRIVER_TOO_OLD before CUDA 12.4; CUCORE_DRIVER_ERROR for a handle the driver
+ * does not know.
+ */
+CUCORE_API cucore_status cucore_kernel_from_cukernel(void *cukernel, cucore_kernel **out);
+/**
+ * A kernel handle over a CUfunction of `dev`'s context (cuModuleGetFunction, or the runtime's
+ * cudaGetFuncBySymbol). It runs on that device only (a launch on another is
+ * CUCORE_INVALID_DEVICE). Layout from cuFuncGetParamInfo; the function is borrowed, as for
+ * cucore_kernel_from_cukernel.
+ */
+CUCORE_API cucore_status cucore_kernel_from_cufunction(cucore_device *dev, void *cufunction,
+                                                       cucore_kernel **out);
 /* Number of parameters and their layout (offset, size, alignment, kind when known). */
 CUCORE_API cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count);
 CUCORE_API cucore_status cucore_kernel_param(const cucore_kernel *k, int index,
@@ -760,6 +880,10 @@ typedef struct cucore_launch_attr {
     struct {
       unsigned char default_domain, remote_domain;
     } domain_map;
+    /** The value as the driver lays it out (CUlaunchAttributeValue's 64 bytes), for attribute
+     * ids newer than cucore: copied to the driver as given when the loaded driver is newer
+     * than the headers cucore was built with. */
+    unsigned char raw[64];
   } u;
 } cucore_launch_attr;
 
@@ -789,6 +913,20 @@ CUCORE_API cucore_status cucore_launch_config_priority(cucore_launch_config *cfg
 /* Programmatic dependent launch: this launch may start before the previous kernel on the
  * stream finishes (it waits in cudaGridDependencySynchronize). */
 CUCORE_API cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on);
+
+/**
+ * Sets a stream attribute (cuStreamSetAttribute): the launch attributes that belong to a
+ * stream -- CUCORE_LAUNCH_ACCESS_POLICY_WINDOW, _SYNCHRONIZATION_POLICY, _PRIORITY,
+ * _MEM_SYNC_DOMAIN_MAP and _MEM_SYNC_DOMAIN -- apply to the work queued on `s` afterwards.
+ * Errors: CUCORE_INVALID_ARGUMENT for another attribute, a value out of range (hit ratio
+ * outside 0..1, a priority outside the device's range) or a default stream (legacy or
+ * per-thread), which has no attributes of its own; CUCORE_DRIVER_TOO_OLD before CUDA 11.0.
+ */
+CUCORE_API cucore_status cucore_stream_set_attribute(cucore_stream *s,
+                                                     const cucore_launch_attr *attr);
+/** Reads a stream attribute (one of those cucore_stream_set_attribute takes) into *out. */
+CUCORE_API cucore_status cucore_stream_get_attribute(cucore_stream *s, cucore_launch_attr_id id,
+                                                     cucore_launch_attr *out);
 
 /* Launches `k` with `args` after the pre-flight checks: arguments complete and valid; block
  * non-zero and within the kernel's max threads; grid and block within the device's limits;

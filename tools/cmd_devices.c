@@ -54,6 +54,7 @@ int cmd_version(int argc, char **argv) {
     lib_json(&j, "nvrtc", &v.nvrtc);
     lib_json(&j, "nvjitlink", &v.nvjitlink);
     lib_json(&j, "nvvm", &v.nvvm);
+    json_str(&j, "ptx_linker", v.ptx_linker);
     json_end_object(&j);
     return CLI_EXIT_OK;
   }
@@ -63,6 +64,9 @@ int cmd_version(int argc, char **argv) {
   print_lib_text("NVRTC", &v.nvrtc);
   print_lib_text("nvJitLink", &v.nvjitlink);
   print_lib_text("libNVVM", &v.nvvm);
+  printf("  %-10s %s\n", "PTX linker",
+         v.ptx_linker ? v.ptx_linker : "none: nvJitLink is not usable and there is no GPU for "
+                                        "the driver's linker");
   return CLI_EXIT_OK;
 }
 

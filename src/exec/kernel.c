@@ -29,21 +29,33 @@ static int gpu_present(void) {
   return ok;
 }
 
-/* Layout from the driver: cuKernelGetParamInfo until it says the index is past the end. */
-static cucore_status driver_layout(cucore_kernel *k) {
-  cucore_status st = CC_DRV_REQUIRE(cuKernelGetParamInfo);
-  if (st == CUCORE_OK) st = cc_ensure_context(); /* cuKernelGetParamInfo needs one */
+/* Sums the parameter bytes of a laid-out kernel. */
+static void finish_layout(cucore_kernel *k) {
+  uint32_t bytes = 0;
+  for (int i = 0; i < k->param_count; i++)
+    if (k->params[i].offset + k->params[i].size > bytes) bytes = k->params[i].offset + k->params[i].size;
+  k->param_bytes = bytes;
+}
+
+/* Layout from the driver: cuKernelGetParamInfo (cuFuncGetParamInfo for a wrapped CUfunction)
+ * until it says the index is past the end. */
+cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
+  const char *call = k->ckernel ? "cuKernelGetParamInfo" : "cuFuncGetParamInfo";
+  cucore_status st = k->ckernel ? CC_DRV_REQUIRE(cuKernelGetParamInfo)
+                                 : CC_DRV_REQUIRE(cuFuncGetParamInfo);
+  if (st == CUCORE_OK) st = cc_ensure_context(); /* the driver answers inside a context */
   if (st != CUCORE_OK) return st;
   int cap = 8, n = 0;
   cucore_param_info *ps = cc_calloc((size_t)cap, sizeof *ps, "parameter layout");
   if (!ps) return CUCORE_HOST_OUT_OF_MEMORY;
   for (;;) {
     size_t off = 0, size = 0;
-    CUresult r = DRV(cuKernelGetParamInfo)(k->ckernel, (size_t)n, &off, &size);
+    CUresult r = k->ckernel ? DRV(cuKernelGetParamInfo)(k->ckernel, (size_t)n, &off, &size)
+                            : DRV(cuFuncGetParamInfo)(k->foreign_fn, (size_t)n, &off, &size);
     if (r == CUDA_ERROR_INVALID_VALUE) break;
     if (r != CUDA_SUCCESS) {
       free(ps);
-      return cc_fail_cu(r, "cuKernelGetParamInfo", "kernel `%s`, parameter %d", k->name, n);
+      return cc_fail_cu(r, call, "kernel `%s`, parameter %d", k->name, n);
     }
     if (n == cap) {
       cap *= 2;
@@ -62,6 +74,25 @@ static cucore_status driver_layout(cucore_kernel *k) {
   k->params = ps;
   k->param_count = n;
   k->layout_source = "driver";
+  finish_layout(k);
+  return CUCORE_OK;
+}
+
+cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel **out) {
+  *out = NULL;
+  cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
+  if (!k) return CUCORE_HOST_OUT_OF_MEMORY;
+  k->name = cc_strdup(name, "a kernel name");
+  k->asked = cc_strdup(asked, "a kernel name");
+  if (!k->name || !k->asked) {
+    free(k->name);
+    free(k->asked);
+    free(k);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  pthread_mutex_init(&k->lock, NULL);
+  atomic_init(&k->dev_count, 0);
+  *out = k;
   return CUCORE_OK;
 }
 
@@ -93,21 +124,11 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
   CC_CHECK_ARG(obj, "cucore_object_get_kernel", "obj");
   CC_CHECK_ARG(name, "cucore_object_get_kernel", "name");
   const char *symbol = lowered_or_same(obj, name);
-  cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
-  if (!k) return CUCORE_HOST_OUT_OF_MEMORY;
-  k->name = cc_strdup(symbol, "a kernel name");
-  k->asked = cc_strdup(name, "a kernel name");
-  if (!k->name || !k->asked) {
-    free(k->name);
-    free(k->asked);
-    free(k);
-    return CUCORE_HOST_OUT_OF_MEMORY;
-  }
-  pthread_mutex_init(&k->lock, NULL);
-  atomic_init(&k->dev_count, 0);
+  cucore_kernel *k = NULL;
+  cucore_status st = cc_kernel_new(symbol, name, &k);
+  if (st != CUCORE_OK) return st;
   k->obj = obj;
   cc_object_retain(obj);
-  cucore_status st;
   if (gpu_present()) {
     st = cucore_object_load(obj);
     if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetKernel);
@@ -127,7 +148,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
       }
     }
     if (st == CUCORE_OK && DRV(cuKernelGetParamInfo)) {
-      st = driver_layout(k);
+      st = cc_kernel_driver_layout(k);
     } else if (st == CUCORE_OK) {
       /* A driver older than 12.4 cannot say: the offline reader can. */
       const char *source = NULL;
@@ -144,10 +165,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
     return st;
   }
   cc_ptx_apply_kinds(obj, symbol, k->params, k->param_count);
-  uint32_t bytes = 0;
-  for (int i = 0; i < k->param_count; i++)
-    if (k->params[i].offset + k->params[i].size > bytes) bytes = k->params[i].offset + k->params[i].size;
-  k->param_bytes = bytes;
+  finish_layout(k);
   *out = k;
   return CUCORE_OK;
 }
@@ -219,7 +237,7 @@ cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **s
 /* ---- per-device facts ---------------------------------------------------------------------- */
 
 static cucore_status need_loaded(cucore_kernel *k, const char *fn) {
-  if (k->ckernel) return CUCORE_OK;
+  if (k->ckernel || k->foreign_fn) return CUCORE_OK;
   return cc_fail(CUCORE_NO_DEVICE,
                  "%s: kernel `%s` was looked up without a GPU (layout from the %s); look it up "
                  "again where a GPU is present to use it on one",
@@ -230,9 +248,17 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
   memset(d, 0, sizeof *d);
   d->ctx = dev->ctx;
   d->dev = dev;
-  CUresult r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel);
-  if (r != CUDA_SUCCESS)
+  CUresult r = CUDA_SUCCESS;
+  if (k->foreign_fn) {
+    if (dev->ctx != k->foreign_ctx)
+      return cc_fail(CUCORE_INVALID_DEVICE,
+                     "kernel `%s` wraps a CUfunction of another context than device %d's; a "
+                     "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
+                     k->name, dev->ordinal);
+    d->fn = k->foreign_fn;
+  } else if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS) {
     return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
+  }
   struct {
     int *dst;
     CUfunction_attribute a;
@@ -250,6 +276,11 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
   };
   for (size_t i = 0; i < CC_ARRAY_LEN(fattrs); i++) {
     r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
+    if (r == CUDA_ERROR_FUNCTION_NOT_LOADED && DRV(cuFuncLoad)) {
+      /* Lazy loading: a launch needs the function loaded anyway. */
+      r = DRV(cuFuncLoad)(d->fn);
+      if (r == CUDA_SUCCESS) r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
+    }
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
       return cc_fail_cu(r, "cuFuncGetAttribute", "kernel `%s`, attribute %s", k->name,
                         cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a));
@@ -315,6 +346,23 @@ cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_
 
 /* ---- attributes and execution control ------------------------------------------------------ */
 
+/* The kernel's CUfunction in `dev`'s context (current), without reading attributes: under
+ * lazy loading this neither loads the function nor caches launch facts. */
+static cucore_status function_of(cucore_kernel *k, cucore_device *dev, CUfunction *out) {
+  if (k->foreign_fn) {
+    if (dev->ctx != k->foreign_ctx)
+      return cc_fail(CUCORE_INVALID_DEVICE,
+                     "kernel `%s` wraps a CUfunction of another context than device %d's",
+                     k->name, dev->ordinal);
+    *out = k->foreign_fn;
+    return CUCORE_OK;
+  }
+  CUresult r = DRV(cuKernelGetFunction)(out, k->ckernel);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
+  return CUCORE_OK;
+}
+
 static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
                            cc_kernel_dev **d) {
   if (!k) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `kernel` is NULL", fn);
@@ -336,9 +384,28 @@ cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_kernel_get_attribute: attribute %d does not exist (0..%d)", (int)attr,
                    CUCORE_KATTR_COUNT - 1);
-  CUresult r = DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel, dev->cudev);
+  CUfunction fn = NULL;
+  if (!k->ckernel) {
+    st = function_of(k, dev, &fn);
+    if (st != CUCORE_OK) return st;
+  }
+  CUresult r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr,
+                                                     k->ckernel, dev->cudev)
+                          : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
+  if (r == CUDA_ERROR_FUNCTION_NOT_LOADED) {
+    /* Lazy loading: this attribute needs the function loaded (the driver's rule); load it. */
+    if (!fn) st = function_of(k, dev, &fn);
+    if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncLoad);
+    if (st != CUCORE_OK) return st;
+    r = DRV(cuFuncLoad)(fn);
+    if (r == CUDA_SUCCESS)
+      r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel,
+                                                 dev->cudev)
+                     : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
+  }
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelGetAttribute", "kernel `%s`, attribute %s, device %d", k->name,
+    return cc_fail_cu(r, k->ckernel ? "cuKernelGetAttribute" : "cuFuncGetAttribute",
+                      "kernel `%s`, attribute %s, device %d", k->name,
                       cucore_kernel_attr_name(attr), dev->ordinal);
   return CUCORE_OK;
 }
@@ -378,10 +445,13 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
                    "cluster_scheduling_policy_preference",
                    cucore_kernel_attr_name(attr));
   }
-  CUresult r = DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value, k->ckernel, dev->cudev);
+  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value,
+                                                     k->ckernel, dev->cudev)
+                          : DRV(cuFuncSetAttribute)(d->fn, (CUfunction_attribute)attr, value);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelSetAttribute", "kernel `%s`, %s = %d, device %d", k->name,
-                      cucore_kernel_attr_name(attr), value, dev->ordinal);
+    return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
+                      "kernel `%s`, %s = %d, device %d", k->name, cucore_kernel_attr_name(attr),
+                      value, dev->ordinal);
   /* Keep the launch cache true. */
   pthread_mutex_lock(&k->lock);
   if (attr == CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES) d->max_dyn_smem = value;
@@ -401,9 +471,14 @@ cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *de
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_kernel_set_cache_config: %d is not a cache configuration (0..3)",
                    (int)config);
-  CUresult r = DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config, dev->cudev);
+  CUfunction fn = NULL;
+  if (!k->ckernel && (st = function_of(k, dev, &fn)) != CUCORE_OK) return st;
+  CUresult r = k->ckernel ? DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config,
+                                                       dev->cudev)
+                          : DRV(cuFuncSetCacheConfig)(fn, (CUfunc_cache)config);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelSetCacheConfig", "kernel `%s`, device %d", k->name, dev->ordinal);
+    return cc_fail_cu(r, k->ckernel ? "cuKernelSetCacheConfig" : "cuFuncSetCacheConfig",
+                      "kernel `%s`, device %d", k->name, dev->ordinal);
   return CUCORE_OK;
 }
 
@@ -411,12 +486,14 @@ cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev, int 
   cc_begin();
   CC_CHECK_ARG(loaded, "cucore_kernel_is_loaded", "loaded");
   *loaded = 0;
-  cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, dev, "cucore_kernel_is_loaded", &d);
+  /* The function handle alone: reading the launch facts (attributes) would load it. */
+  CUfunction fn = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_is_loaded", NULL);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncIsLoaded);
+  if (st == CUCORE_OK) st = function_of(k, dev, &fn);
   if (st != CUCORE_OK) return st;
   CUfunctionLoadingState s = CU_FUNCTION_LOADING_STATE_UNLOADED;
-  CUresult r = DRV(cuFuncIsLoaded)(&s, d->fn);
+  CUresult r = DRV(cuFuncIsLoaded)(&s, fn);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncIsLoaded", "kernel `%s`", k->name);
   *loaded = s == CU_FUNCTION_LOADING_STATE_LOADED;
   return CUCORE_OK;
@@ -424,11 +501,12 @@ cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev, int 
 
 cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev) {
   cc_begin();
-  cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, dev, "cucore_kernel_load", &d);
+  CUfunction fn = NULL;
+  cucore_status st = enter(k, dev, "cucore_kernel_load", NULL);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncLoad);
+  if (st == CUCORE_OK) st = function_of(k, dev, &fn);
   if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuFuncLoad)(d->fn);
+  CUresult r = DRV(cuFuncLoad)(fn);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuFuncLoad", "kernel `%s`", k->name);
   return CUCORE_OK;
 }

@@ -1,4 +1,4 @@
-/* kernel.h -- kernel internals shared by kernel.c, args.c and launch.c. */
+/* kernel.h -- kernel internals shared by kernel.c, kernel_foreign.c, args.c and launch.c. */
 #ifndef CUCORE_KERNEL_H
 #define CUCORE_KERNEL_H
 
@@ -26,6 +26,8 @@ struct cucore_kernel {
   uint32_t param_bytes;
   const char *layout_source;
   CUkernel ckernel; /* NULL until loaded */
+  CUfunction foreign_fn; /* a wrapped CUfunction (cucore_kernel_from_cufunction), else NULL */
+  CUcontext foreign_ctx; /* its context: the one device it runs on */
   pthread_mutex_t lock;
   atomic_int dev_count;
   cc_kernel_dev devs[CC_KERNEL_MAX_DEVICES];
@@ -36,6 +38,11 @@ cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_
 /* Checks that `smem` dynamic bytes fit beside the static ones on the device and raises the
  * kernel's MAX_DYNAMIC_SHARED_SIZE_BYTES when needed (never lowers it). */
 cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, unsigned smem);
+/* A kernel handle named `name` (asked for as `asked`), with no layout yet. */
+cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel **out);
+/* Lays the parameters out from the driver (cuKernelGetParamInfo, or cuFuncGetParamInfo for a
+ * wrapped CUfunction) and sums their bytes. */
+cucore_status cc_kernel_driver_layout(cucore_kernel *k);
 /* The list of kernel names of an object, for "not found" messages ("" when unknown). */
 void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
 

@@ -13,19 +13,26 @@ void **cc_args_params(cucore_args *a);
 
 /* ---- configuration ----------------------------------------------------------------------- */
 
-static int known_attr(cucore_launch_attr_id id) {
-  return (id >= CUCORE_LAUNCH_ACCESS_POLICY_WINDOW && id <= CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT) ||
-         id == CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING;
+/* 1 when `id` may be set: known to cucore, or passed through to a driver newer than the
+ * headers cucore was built with (which may know it; its verdict is reported at launch). */
+static int settable_attr(int id) {
+  if (cc_launch_attr_known(id)) return 1;
+  return id > 0 && cc_driver_load() == CUCORE_OK && cc_drv.version > CUDA_VERSION;
 }
 
 cucore_status cucore_launch_config_set(cucore_launch_config *cfg, const cucore_launch_attr *attr) {
   cc_begin();
   CC_CHECK_ARG(cfg, "cucore_launch_config_set", "cfg");
   CC_CHECK_ARG(attr, "cucore_launch_config_set", "attr");
-  if (!known_attr(attr->id))
+  if (!settable_attr((int)attr->id)) {
+    cc_begin();
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_launch_config_set: launch attribute %d does not exist (1..14, 16)",
-                   (int)attr->id);
+                   "cucore_launch_config_set: launch attribute %d does not exist in CUDA %d.%d "
+                   "(1..14, 16), and the loaded driver (CUDA %d.%d) is not newer, so it cannot "
+                   "know it either",
+                   (int)attr->id, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10,
+                   cc_drv.version / 1000, cc_drv.version % 1000 / 10);
+  }
   if (cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_launch_config_set: attr_count %d is corrupt (0..%d); zero-initialise "
@@ -250,6 +257,16 @@ static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_sh
   }
   if (r == CUDA_ERROR_INVALID_VALUE)
     for (int i = 0; i < cfg->attr_count; i++)
+      if (!cc_launch_attr_known((int)cfg->attrs[i].id))
+        return cc_fail_cu(r, call,
+                          "kernel `%s`: launch attribute %d is newer than cucore (built with "
+                          "CUDA %d.%d) and was passed to the driver (CUDA %d.%d) as given; the "
+                          "driver refused it or its value",
+                          k->asked, (int)cfg->attrs[i].id, CUDA_VERSION / 1000,
+                          CUDA_VERSION % 1000 / 10, cc_drv.version / 1000,
+                          cc_drv.version % 1000 / 10);
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    for (int i = 0; i < cfg->attr_count; i++)
       if (cfg->attrs[i].id == CUCORE_LAUNCH_SYNCHRONIZATION_POLICY)
         return cc_fail_cu(r, call,
                           "kernel `%s`: this driver takes the synchronization policy as a stream "
@@ -258,51 +275,6 @@ static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_sh
                           k->asked);
   return cc_fail_cu(r, call, "kernel `%s`, grid %ux%ux%u, block %ux%ux%u", k->asked, s->grid[0],
                     s->grid[1], s->grid[2], s->block[0], s->block[1], s->block[2]);
-}
-
-static void to_cu_attr(const cucore_launch_attr *a, CUlaunchAttribute *c) {
-  memset(c, 0, sizeof *c);
-  c->id = (CUlaunchAttributeID)a->id;
-  switch (a->id) {
-  case CUCORE_LAUNCH_ACCESS_POLICY_WINDOW:
-    c->value.accessPolicyWindow.base_ptr = (void *)(uintptr_t)a->u.access_policy.base;
-    c->value.accessPolicyWindow.num_bytes = a->u.access_policy.bytes;
-    c->value.accessPolicyWindow.hitRatio = a->u.access_policy.hit_ratio;
-    c->value.accessPolicyWindow.hitProp = (CUaccessProperty)a->u.access_policy.hit_property;
-    c->value.accessPolicyWindow.missProp = (CUaccessProperty)a->u.access_policy.miss_property;
-    break;
-  case CUCORE_LAUNCH_CLUSTER_DIMENSION:
-    c->value.clusterDim.x = a->u.dim[0];
-    c->value.clusterDim.y = dim1(a->u.dim[1]);
-    c->value.clusterDim.z = dim1(a->u.dim[2]);
-    break;
-  case CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION:
-    c->value.preferredClusterDim.x = a->u.dim[0];
-    c->value.preferredClusterDim.y = dim1(a->u.dim[1]);
-    c->value.preferredClusterDim.z = dim1(a->u.dim[2]);
-    break;
-  case CUCORE_LAUNCH_PROGRAMMATIC_EVENT:
-    c->value.programmaticEvent.event = a->u.event.event->handle;
-    c->value.programmaticEvent.flags = a->u.event.flags;
-    c->value.programmaticEvent.triggerAtBlockStart = a->u.event.trigger_at_block_start;
-    break;
-  case CUCORE_LAUNCH_COMPLETION_EVENT:
-    c->value.launchCompletionEvent.event = a->u.event.event->handle;
-    c->value.launchCompletionEvent.flags = a->u.event.flags;
-    break;
-  case CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP:
-    c->value.memSyncDomainMap.default_ = a->u.domain_map.default_domain;
-    c->value.memSyncDomainMap.remote = a->u.domain_map.remote_domain;
-    break;
-  case CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT:
-  case CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING:
-    c->value.sharedMemCarveout = (unsigned)a->u.value;
-    break;
-  default:
-    /* every other attribute is one int at the start of the value union */
-    c->value.cooperative = a->u.value;
-    break;
-  }
 }
 
 /* The driver call itself: cuLaunchCooperativeKernel, cuLaunchKernel when no attribute is set
@@ -319,7 +291,7 @@ static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config
                                shape->block[0], shape->block[1], shape->block[2],
                                cfg->shared_bytes, stream, params, NULL);
   CUlaunchAttribute attrs[CUCORE_MAX_LAUNCH_ATTRS];
-  for (int i = 0; i < cfg->attr_count; i++) to_cu_attr(&cfg->attrs[i], &attrs[i]);
+  for (int i = 0; i < cfg->attr_count; i++) cc_launch_attr_to_cu(&cfg->attrs[i], &attrs[i]);
   CUlaunchConfig lc = {shape->grid[0],  shape->grid[1],  shape->grid[2],    shape->block[0],
                        shape->block[1], shape->block[2], cfg->shared_bytes, stream,
                        attrs,           (unsigned)cfg->attr_count};

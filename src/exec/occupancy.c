@@ -254,7 +254,7 @@ cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
    * EIATTR_NUM_BARRIERS does (the offline reader). Unknown stays -1 (taken as 1). */
   cucore_binary *bin = NULL;
   const cucore_kernel_info *info = NULL;
-  if (k->obj->type != CUCORE_CODE_LTOIR && k->obj->type != CUCORE_CODE_PTX &&
+  if (k->obj && k->obj->type != CUCORE_CODE_LTOIR && k->obj->type != CUCORE_CODE_PTX &&
       cc_offline_kernel_info(k->obj, k->name, d->arch, &bin, &info) == CUCORE_OK &&
       info->barriers > 0)
     r.barriers = info->barriers;

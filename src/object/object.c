@@ -27,6 +27,7 @@ cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t s
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   atomic_init(&o->refs, 1);
+  o->load_opts = (cucore_load_options)CUCORE_LOAD_OPTIONS_INIT;
   o->type = type;
   o->code = code;
   o->size = size;
@@ -50,6 +51,8 @@ void cc_object_release(cucore_object *o) {
   free(o->exprs);
   free(o->lowered);
   free(o->ptx);
+  free(o->jit_info_log);
+  free(o->jit_error_log);
   free(o->code);
   free(o->name);
   free(o->path);
@@ -217,60 +220,13 @@ cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *e
                  obj->expr_count ? list : "");
 }
 
-/* Explains a failed load with what the driver and the code say. */
-static cucore_status explain_load_failure(cucore_object *o, CUresult r, const char *call) {
-  if (r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION && o->type == CUCORE_CODE_PTX) {
-    const char *v = strstr((const char *)o->code, ".version");
-    int maj = 0, min = 0;
-    if (v) sscanf(v, ".version %d.%d", &maj, &min);
-    return cc_fail_cu(r, call,
-                      "`%s` is PTX ISA %d.%d, newer than the driver (CUDA %d.%d) can compile: "
-                      "the NVRTC that made it is newer than the driver. Install a newer driver, "
-                      "or compile to cubin instead of PTX",
-                      o->name, maj, min, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
-  }
-  if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_IMAGE)
-    return cc_fail_cu(r, call, "`%s` (%s%s) holds no code this GPU can run%s", o->name,
-                      cucore_code_type_name(o->type), o->arch ? ", built for sm_" : "",
-                      o->arch ? "" : "");
-  return cc_fail_cu(r, call, "loading `%s` (%s, %zu bytes)", o->name,
-                    cucore_code_type_name(o->type), o->size);
-}
-
 static cucore_status load_locked(cucore_object *o) {
   if (o->loaded) return CUCORE_OK;
   cucore_status st = cc_driver_need_device();
-  if (st != CUCORE_OK) return st;
-  st = CC_DRV_REQUIRE(cuLibraryLoadData);
-  if (st != CUCORE_OK) return st;
-  CUresult r;
-  if (o->type == CUCORE_CODE_LTOIR) {
-    int arch = 0;
-    CUdevice d;
-    int major = 0, minor = 0;
-    if (DRV(cuDeviceGet)(&d, 0) == CUDA_SUCCESS &&
-        DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ==
-            CUDA_SUCCESS &&
-        DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d) ==
-            CUDA_SUCCESS)
-      arch = major * 10 + minor;
-    unsigned char *cubin = NULL;
-    size_t cubin_size = 0;
-    st = cc_link_single(o->code, o->size, o->name, o->producer_version, arch, "", &cubin,
-                        &cubin_size);
-    if (st != CUCORE_OK) return st;
-    r = DRV(cuLibraryLoadData)(&o->library, cubin, NULL, NULL, 0, NULL, NULL, 0);
-    free(cubin);
-    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadData");
-  } else if (o->path) {
-    r = DRV(cuLibraryLoadFromFile)(&o->library, o->path, NULL, NULL, 0, NULL, NULL, 0);
-    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadFromFile");
-  } else {
-    r = DRV(cuLibraryLoadData)(&o->library, o->code, NULL, NULL, 0, NULL, NULL, 0);
-    if (r != CUDA_SUCCESS) return explain_load_failure(o, r, "cuLibraryLoadData");
-  }
-  o->loaded = 1;
-  return CUCORE_OK;
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryLoadData);
+  if (st == CUCORE_OK) st = cc_object_load_library(o);
+  if (st == CUCORE_OK) o->loaded = 1;
+  return st;
 }
 
 cucore_status cucore_object_load(cucore_object *obj) {

@@ -26,6 +26,8 @@ struct cucore_object {
   size_t ptx_size;
   int producer_version; /* NVRTC/libNVVM version that made LTO-IR, 0 when unknown */
   /* loading */
+  cucore_load_options load_opts; /* cucore_object_set_load_options, or the defaults */
+  char *jit_info_log, *jit_error_log; /* of the last load (NULL: none) */
   pthread_mutex_t lock;
   int loaded;
   CUlibrary library;
@@ -39,6 +41,9 @@ cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t s
 /* Adds / drops a reference (kernels hold one each). */
 void cc_object_retain(cucore_object *obj);
 void cc_object_release(cucore_object *obj);
+/* Loads the library with the object's load options (load_options.c); the caller holds the
+ * object's lock and has checked it is not loaded. */
+cucore_status cc_object_load_library(cucore_object *o);
 /* Detects the code type from the bytes (CUCORE_CODE_AUTO when unknown). */
 cucore_code_type cc_sniff_code_type(const void *data, size_t size);
 #endif

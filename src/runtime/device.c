@@ -163,9 +163,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
     free(dev);
     return cc_fail_cu(r, "cuDevicePrimaryCtxRetain", "device %d", ordinal);
   }
-  dev->default_stream.handle = NULL;
-  dev->default_stream.dev = dev;
-  dev->default_stream.is_default = 1;
+  cc_device_init_streams(dev);
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) {
     (void)DRV(cuDevicePrimaryCtxRelease)(d);
@@ -176,9 +174,28 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   return CUCORE_OK;
 }
 
+void cc_device_init_streams(cucore_device *dev) {
+  dev->default_stream = (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1};
+  dev->per_thread_stream =
+      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1};
+}
+
+int cc_device_ordinal_of(CUdevice d) {
+  for (int i = 0; i < cc_drv.device_count; i++) {
+    CUdevice c;
+    if (DRV(cuDeviceGet)(&c, i) == CUDA_SUCCESS && c == d) return i;
+  }
+  return -1;
+}
+
 cucore_status cucore_device_close(cucore_device *dev) {
   cc_begin();
   if (!dev) return CUCORE_OK;
+  if (dev->borrowed) { /* the caller's context: neither released nor unset */
+    if (tls_current == dev->ctx) tls_current = NULL;
+    free(dev);
+    return CUCORE_OK;
+  }
   CUcontext cur = NULL;
   if (DRV(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur == dev->ctx)
     (void)DRV(cuCtxSetCurrent)(NULL);

@@ -33,6 +33,10 @@ cucore_status cucore_event_create(cucore_device *dev, unsigned flags, cucore_eve
 cucore_status cucore_event_destroy(cucore_event *ev) {
   cc_begin();
   if (!ev) return CUCORE_OK;
+  if (ev->borrowed) { /* the caller's event lives on */
+    free(ev);
+    return CUCORE_OK;
+  }
   cucore_status st = cc_device_make_current(ev->dev);
   CUresult r = DRV(cuEventDestroy)(ev->handle);
   free(ev);

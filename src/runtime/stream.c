@@ -1,4 +1,5 @@
-/* stream.c -- streams on an open device. */
+/* stream.c -- streams on an open device (foreign.c wraps the caller's, stream_attrs.c holds
+ * their attributes). */
 #include "runtime/runtime.h"
 
 #include <stdlib.h>
@@ -49,6 +50,10 @@ cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
 cucore_status cucore_stream_destroy(cucore_stream *s) {
   cc_begin();
   if (!s || s->is_default) return CUCORE_OK;
+  if (s->borrowed) { /* the caller's stream lives on */
+    free(s);
+    return CUCORE_OK;
+  }
   cucore_status st = cc_device_make_current(s->dev);
   CUresult r = DRV(cuStreamDestroy)(s->handle);
   free(s);

@@ -4,6 +4,7 @@
  * Program's PTX and NVVM paths, and how an LTO-IR ObjectCode (object/) becomes loadable.
  */
 #include "toolchain/jitlink.h"
+#include "toolchain/driver_link.h"
 #include "toolchain/options.h"
 
 #include <stdio.h>
@@ -43,7 +44,15 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
   if (info_log) *info_log = NULL;
   if (error_log) *error_log = NULL;
   cucore_status st = cc_nvjitlink_load();
-  if (st != CUCORE_OK) return st;
+  if (st != CUCORE_OK) {
+    int code = CUCORE_CODE(st);
+    if (code != CUCORE_NVJITLINK_NOT_FOUND && code != CUCORE_TOOLKIT_TOO_OLD) return st;
+    char why[1024];
+    snprintf(why, sizeof why, "%s", cucore_last_error());
+    cc_begin(); /* the fallback's own outcome is the one to report */
+    return cc_driver_link(opts, arch, suffix, lto, inputs, count, want_ptx, out, out_size,
+                          info_log, error_log, why);
+  }
   cc_argv args = {0};
   st = cc_options_render(opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
   if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");

@@ -21,6 +21,21 @@ run env CUCORE_NVRTC=/nonexistent/libnvrtc.so.13 "$CUCORE" version --json
 check "missing NVRTC: version still answers" [ "$rc" -eq 0 ]
 check "missing NVRTC: valid JSON" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["nvrtc"]["loaded"] is False; assert "CUCORE_NVRTC" in d["nvrtc"]["error"]' <<<"$out"
 
+# Without a usable nvJitLink, PTX -> cubin falls back to the driver's linker, which needs a GPU.
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p) { ret; }\n' >"$dir/k.ptx"
+run env CUCORE_NVJITLINK=/nonexistent/libnvJitLink.so.13 "$CUCORE" version --json
+check "missing nvJitLink: the PTX linker is named" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["nvjitlink"]["loaded"] is False; assert d["ptx_linker"] is None or d["ptx_linker"].startswith("driver"), d["ptx_linker"]' <<<"$out"
+if ! "$CUCORE" devices >/dev/null 2>&1; then
+  run env CUCORE_NVJITLINK=/nonexistent/libnvJitLink.so.13 "$CUCORE" version
+  check "missing nvJitLink, no GPU: no PTX linker, said so" has "$out" "PTX linker none"
+  run env CUCORE_NVJITLINK=/nonexistent/libnvJitLink.so.13 "$CUCORE" compile "$dir/k.ptx" --arch sm_90 --target cubin -o "$dir/k.cubin"
+  check "missing nvJitLink, no GPU: PTX -> cubin exits 1" [ "$rc" -eq 1 ]
+  check "missing nvJitLink, no GPU: names nvJitLink and the driver's linker" has "$err" "the driver's linker"
+  check "missing nvJitLink, no GPU: no output file" [ ! -e "$dir/k.cubin" ]
+fi
+
 run "$CUCORE" version --json
 check "version --json is valid JSON with the cucore version" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["cucore"]; assert d["nvrtc"]["loaded"] and d["nvrtc"]["path"]' <<<"$out"
 
