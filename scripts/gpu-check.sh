@@ -44,7 +44,7 @@ note "build: ok"
 ctest_rc=$?
 grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
 # The GPU tests' own summary lines.
-grep -E "^[0-9]+: .*(mismatch|match|vs driver|co-resident|PDL|exercised|round trip|GB/s|nvidia-smi)" \
+grep -E "^[0-9]+: .*(mismatch|match|vs driver|co-resident|PDL|exercised|round trip|GB/s|nvidia-smi|lazy loading|max_registers|stream attributes|attribute 99|refused)" \
   "$OUT/ctest.log" | sed 's/^[0-9]*: /  /' | tee -a "$summary"
 # GPU tests must run here, not skip (gpu_multi needs two GPUs and may skip on one).
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
