@@ -618,7 +618,9 @@ typedef struct cucore_kernel cucore_kernel;
 /* CONSTRUCTOR: the kernel `name` of `obj`: a symbol ("_Z5scalePfi", "saxpy") or a name
  * expression registered at compile time ("scale<float>"). The kernel holds a reference to the
  * object. With a GPU the code is loaded and the layout comes from the driver
- * (cuKernelGetParamInfo); without one, from the offline reader. CUCORE_NOT_FOUND lists the
+ * (cuKernelGetParamInfo) -- except for a cubin under lazy loading (the driver's default),
+ * whose own layout is read so the kernel stays unloaded until it is first used (the driver's
+ * query would load it); without a GPU, from the offline reader. CUCORE_NOT_FOUND lists the
  * kernels that exist. */
 CUCORE_API cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name,
                                                   cucore_kernel **out);

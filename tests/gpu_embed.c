@@ -240,7 +240,8 @@ static void load_options_and_jit_log(void **state) {
   print_message("max_registers 32: the JIT used %d\n", regs);
   /* Options are for before the load. */
   assert_status(cucore_object_set_load_options(capped, &o), CUCORE_INVALID_ARGUMENT);
-  /* A PTX the JIT rejects: its error log is in the message and kept. */
+  /* A PTX the JIT rejects: its error log is in the message and kept (the driver accepts such
+   * a module and would fail only at the first kernel lookup; cucore reads the log). */
   const char *bad_ptx = ".version 8.0\n.target sm_50\n.address_size 64\n"
                         ".visible .entry broken(.param .u64 p) {\n  mov.u32 %r1, 1;\n  ret;\n}\n";
   cucore_object *bad = NULL;

@@ -78,6 +78,20 @@ cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
   return CUCORE_OK;
 }
 
+static pthread_once_t lazy_once = PTHREAD_ONCE_INIT;
+static int lazy_mode;
+
+static void read_lazy_mode(void) {
+  CUmoduleLoadingMode mode = CU_MODULE_EAGER_LOADING;
+  lazy_mode = DRV(cuModuleGetLoadingMode) && DRV(cuModuleGetLoadingMode)(&mode) == CUDA_SUCCESS &&
+              mode == CU_MODULE_LAZY_LOADING;
+}
+
+int cc_lazy_loading(void) {
+  pthread_once(&lazy_once, read_lazy_mode);
+  return lazy_mode;
+}
+
 cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel **out) {
   *out = NULL;
   cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
@@ -147,7 +161,14 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
         st = cc_fail_cu(r, "cuLibraryGetKernel", "kernel `%s` of `%s`", name, obj->name);
       }
     }
-    if (st == CUCORE_OK && DRV(cuKernelGetParamInfo)) {
+    if (st == CUCORE_OK && obj->type == CUCORE_CODE_CUBIN && cc_lazy_loading()) {
+      /* The driver's layout query loads the function into the context, which lazy loading
+       * means to defer to the first launch; a cubin's own layout is the same (the GPU tests
+       * compare them) and leaves the function unloaded. */
+      const char *source = NULL;
+      st = cc_offline_layout(obj, symbol, &k->params, &k->param_count, &source);
+      if (st == CUCORE_OK) k->layout_source = source;
+    } else if (st == CUCORE_OK && DRV(cuKernelGetParamInfo)) {
       st = cc_kernel_driver_layout(k);
     } else if (st == CUCORE_OK) {
       /* A driver older than 12.4 cannot say: the offline reader can. */
@@ -363,6 +384,42 @@ static cucore_status function_of(cucore_kernel *k, cucore_device *dev, CUfunctio
   return CUCORE_OK;
 }
 
+/* The kernel's CUfunction in the current context as the module lists it, which (unlike
+ * cuKernelGetFunction) leaves an unloaded function unloaded. */
+static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
+  if (k->foreign_fn) {
+    *out = k->foreign_fn;
+    return CUCORE_OK;
+  }
+  cucore_status st = CC_DRV_REQUIRE(cuKernelGetLibrary);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleGetFunctionCount);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleEnumerateFunctions);
+  if (st != CUCORE_OK) return st;
+  CUlibrary lib = NULL;
+  CUmodule mod = NULL;
+  unsigned n = 0;
+  CUresult r = DRV(cuKernelGetLibrary)(&lib, k->ckernel);
+  if (r == CUDA_SUCCESS) r = DRV(cuLibraryGetModule)(&mod, lib);
+  if (r == CUDA_SUCCESS) r = DRV(cuModuleGetFunctionCount)(&n, mod);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuLibraryGetModule", "listing the functions beside kernel `%s`", k->name);
+  CUfunction *fs = cc_calloc(n ? n : 1, sizeof *fs, "function handles");
+  if (!fs) return CUCORE_HOST_OUT_OF_MEMORY;
+  r = DRV(cuModuleEnumerateFunctions)(fs, n, mod);
+  *out = NULL;
+  for (unsigned i = 0; r == CUDA_SUCCESS && i < n && !*out; i++) {
+    const char *name = NULL;
+    if (DRV(cuFuncGetName)(&name, fs[i]) == CUDA_SUCCESS && name && strcmp(name, k->name) == 0)
+      *out = fs[i];
+  }
+  free(fs);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuModuleEnumerateFunctions", "kernel `%s`", k->name);
+  if (!*out)
+    return cc_fail(CUCORE_NOT_FOUND, "kernel `%s` is not among its module's functions", k->name);
+  return CUCORE_OK;
+}
+
 static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
                            cc_kernel_dev **d) {
   if (!k) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `kernel` is NULL", fn);
@@ -486,11 +543,12 @@ cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev, int 
   cc_begin();
   CC_CHECK_ARG(loaded, "cucore_kernel_is_loaded", "loaded");
   *loaded = 0;
-  /* The function handle alone: reading the launch facts (attributes) would load it. */
+  /* Without loading it: cuKernelGetFunction and the attribute and layout queries all load
+   * the function, so the handle comes from enumerating the library's module. */
   CUfunction fn = NULL;
   cucore_status st = enter(k, dev, "cucore_kernel_is_loaded", NULL);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncIsLoaded);
-  if (st == CUCORE_OK) st = function_of(k, dev, &fn);
+  if (st == CUCORE_OK) st = unloaded_function_of(k, &fn);
   if (st != CUCORE_OK) return st;
   CUfunctionLoadingState s = CU_FUNCTION_LOADING_STATE_UNLOADED;
   CUresult r = DRV(cuFuncIsLoaded)(&s, fn);

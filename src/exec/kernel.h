@@ -43,6 +43,8 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
 /* Lays the parameters out from the driver (cuKernelGetParamInfo, or cuFuncGetParamInfo for a
  * wrapped CUfunction) and sums their bytes. */
 cucore_status cc_kernel_driver_layout(cucore_kernel *k);
+/* 1 when the driver loads functions lazily (CUDA_MODULE_LOADING; asked once per process). */
+int cc_lazy_loading(void);
 /* The list of kernel names of an object, for "not found" messages ("" when unknown). */
 void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
 

@@ -78,6 +78,8 @@ CC_DRV(cuKernelGetName, 12030, 0)
 CC_DRV(cuKernelGetParamInfo, 12040, 0)
 CC_DRV(cuKernelGetLibrary, 12050, 0)
 CC_DRV(cuModuleGetLoadingMode, 11070, 0)
+CC_DRV(cuModuleGetFunctionCount, 12040, 0)
+CC_DRV(cuModuleEnumerateFunctions, 12040, 0)
 /* the driver's linker (nvJitLink's stand-in) */
 CC_DRV(cuLinkCreate, 6050, 0)
 CC_DRV(cuLinkAddData, 6050, 0)

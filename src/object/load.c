@@ -243,6 +243,13 @@ cucore_status cc_object_load_library(cucore_object *o) {
   free(linked); /* a linked cubin was loaded without the preserved hint: the driver copied it */
   keep_logs(o, &a);
   if (r != CUDA_SUCCESS) return explain_load_failure(o, r, call);
+  if (o->jit_error_log) {
+    /* The driver can accept a module whose PTX its JIT rejected, and fail only when a kernel
+     * is asked for: the error log tells now. */
+    (void)DRV(cuLibraryUnload)(o->library);
+    o->library = NULL;
+    return explain_load_failure(o, CUDA_ERROR_INVALID_PTX, call);
+  }
   if (opts->eager) {
     st = load_every_kernel(o);
     if (st != CUCORE_OK) {
