@@ -707,8 +707,12 @@ typedef enum cucore_cache_config {
 /* Sets the preferred cache configuration (cuKernelSetCacheConfig). */
 CUCORE_API cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *dev,
                                                         cucore_cache_config config);
-/* Whether the kernel's function is loaded on `dev` (cuFuncIsLoaded), and loading it
- * explicitly (cuFuncLoad). */
+/* Whether the kernel's function is loaded on `dev` (cuFuncIsLoaded, read without loading it),
+ * and loading it explicitly (cuFuncLoad). Under lazy loading (CUDA_MODULE_LOADING=LAZY, the
+ * driver's default) a kernel is loaded by its first launch, which may serialise with other
+ * work: load kernels that must run concurrently (programmatic dependent launches,
+ * producer/consumer kernels) before launching them, or load the object eagerly
+ * (cucore_load_options.eager). */
 CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev,
                                                  int *loaded);
 CUCORE_API cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev);

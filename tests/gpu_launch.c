@@ -552,6 +552,10 @@ static void priority_and_programmatic_dependent_launch(void **state) {
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *kp = gpu_kernel(obj, "primary");
   cucore_kernel *ks = gpu_kernel(obj, "secondary");
+  /* Under lazy loading a kernel's first launch loads it, which serialises: load both first so
+   * the dependent launch can overlap. */
+  assert_ok(cucore_kernel_load(kp, dev));
+  assert_ok(cucore_kernel_load(ks, dev));
   cucore_devptr t;
   assert_ok(cucore_mem_alloc(dev, 3 * 8, &t));
   assert_ok(cucore_memset_d8(dev, t, 0, 24, NULL));
