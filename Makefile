@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test asan valgrind install clean deps
+.PHONY: all build demo test asan valgrind install clean deps docs
 
 all: build
 
@@ -32,6 +32,11 @@ asan: deps
 # The CPU unit tests under valgrind memcheck.
 valgrind: build
 	@./scripts/valgrind.sh $(BUILD)
+
+# The API reference, generated from include/cucore.h by doxygen (docs/Doxyfile), into
+# $(BUILD)/docs/html. Fails on any undocumented public declaration.
+docs: deps
+	@./scripts/api-docs.sh $(BUILD)/docs
 
 install: build
 	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)

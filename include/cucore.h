@@ -1,21 +1,75 @@
-/*
- * cucore.h -- the one public header of cucore.
+/**
+ * @file
+ * @brief The one public header of cucore.
+ *
+ * @mainpage cucore API reference
  *
  * cucore makes CUDA kernels easy and safe to use from C: compile CUDA C++, PTX or NVVM IR at
  * run time, load the code, inspect kernels, compute occupancy, and launch with arguments that
- * are checked against the kernel before the GPU sees them.
+ * are checked against the kernel before the GPU sees them. Everything is declared in
+ * `include/cucore.h`; its sections are listed under Modules.
  *
- * Conventions (they hold for every declaration below):
- *   - Every function returns a cucore_status. CUCORE_OK (0) is success. On failure a message
- *     naming the call, the object and the limit is kept for the calling thread:
- *     cucore_last_error(). The first error of a failing call is the one kept.
- *   - A status carries the cucore code in its low 8 bits; when the failure came from the driver,
- *     NVRTC, nvJitLink, libNVVM or the C library, the original code is kept in the high bits
- *     (see CUCORE_CODE, cucore_status_source, cucore_status_native).
- *   - Handles are opaque. Constructors take an out-parameter that is set to NULL on failure.
- *     Destroying NULL is a no-op. Inputs are copied unless a declaration says otherwise.
- *   - Nothing is linked against the CUDA driver or toolkit: they are loaded at run time, and a
- *     missing piece is a status with a message, never an abort.
+ * @par Conventions (they hold for every declaration below)
+ * - Every function returns a cucore_status. CUCORE_OK (0) is success. On failure a message
+ *   naming the call, the object and the limit is kept for the calling thread:
+ *   cucore_last_error(). The first error of a failing call is the one kept.
+ * - A status carries the cucore code in its low 8 bits; when the failure came from the driver,
+ *   NVRTC, nvJitLink, libNVVM or the C library, the original code is kept in the high bits
+ *   (see CUCORE_CODE, cucore_status_source, cucore_status_native).
+ * - Handles are opaque. Constructors take an out-parameter that is set to NULL on failure.
+ *   Destroying NULL is a no-op. Inputs are copied unless a declaration says otherwise.
+ *   Pointers handed out (names, logs, code) are borrowed: owned by the handle named, valid
+ *   while it lives unless a declaration says less.
+ * - Nothing is linked against the CUDA driver or toolkit: they are loaded at run time, and a
+ *   missing piece is a status with a message, never an abort.
+ *
+ * @par Errors
+ * Each function lists (as "Return values") the codes it returns beyond these, which any
+ * function may return: CUCORE_INVALID_ARGUMENT (a NULL handle or out-parameter, an unknown
+ * enum value or flag, a value out of range: the message names it) and
+ * CUCORE_HOST_OUT_OF_MEMORY. A function that calls the driver may also return what loading it
+ * gives (CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, CUCORE_DRIVER_TOO_OLD, CUCORE_NO_DEVICE)
+ * and the code a failed driver call maps to (CUCORE_DRIVER_ERROR unless a closer one fits;
+ * CUCORE_KERNEL_FAULT once a kernel has faulted on the device). One that runs NVRTC,
+ * nvJitLink or libNVVM may return CUCORE_NVRTC_NOT_FOUND, CUCORE_NVJITLINK_NOT_FOUND,
+ * CUCORE_NVVM_NOT_FOUND, CUCORE_TOOLKIT_TOO_OLD and CUCORE_NVRTC_ERROR,
+ * CUCORE_NVJITLINK_ERROR, CUCORE_NVVM_ERROR.
+ *
+ * @par Thread safety
+ * cucore may be called from many threads at once. The driver and each toolkit library are
+ * loaded once, under a lock; the last error is per thread. A handle's destructor must never
+ * race with another call on that handle. Per type:
+ * - cucore_device, cucore_stream, cucore_event, device and pinned memory: may be shared; their
+ *   calls may run concurrently. Closing a device must not race with any use of it or of what
+ *   was made on it. A call that reaches the driver makes the device's primary context current
+ *   on the calling thread.
+ * - cucore_options, cucore_program, cucore_linker, cucore_args, cucore_launch_config: not
+ *   synchronised: calls on one of them must not run concurrently (cucore_options_canonical
+ *   caches its text in the set, so it counts as a change). Constructors only read the options
+ *   or kernel they take, so one option set may go to several constructors at once while
+ *   nothing changes it. Distinct handles are independent.
+ * - cucore_object: may be shared. References are counted atomically; the lazy load and the
+ *   kernel list are built under the object's lock. Two compiles with the same cache key may
+ *   hand out the same object: each handle received is a reference of its own.
+ * - cucore_kernel: may be shared: lookups, queries, attribute calls and launches may run
+ *   concurrently (per-device facts are read once, under the kernel's lock).
+ *   cucore_kernel_declare_signature changes the layout without a lock: it must not race with
+ *   any other use of the kernel or of an argument list made for it. An argument list is used
+ *   by one thread at a time, including the launch that reads it.
+ * - cucore_binary: read-only once opened: concurrent calls are safe, except
+ *   cucore_binary_attach_ptx, which must not race with any other call on it.
+ * - The status functions, code-type detection, the option table and the host occupancy model
+ *   are pure. The compile cache's settings, statistics and directory are process-wide and
+ *   locked; many processes may share one directory.
+ *
+ * @par For contributors
+ * Every public declaration (function, type, field, enumerator, macro) needs a Doxygen
+ * comment: a block opened with two stars before it, or one opened with two stars and `<`
+ * after a field or enumerator. Say what it does, who owns what, the codes it returns beyond
+ * the ones above, and thread safety where it differs from this list. Fields declared together
+ * (`int a, b;`) share one comment inside a member group (`@{` ... `@}`), as cc_major and
+ * cc_minor do. `make docs` builds this reference (build/docs/html); the CTest test `api_docs`
+ * fails naming any declaration without one.
  */
 #ifndef CUCORE_H
 #define CUCORE_H
@@ -27,6 +81,13 @@
 extern "C" {
 #endif
 
+/**
+ * @defgroup version Version and export macros
+ * @{
+ */
+
+/** Marks a public function: default visibility with GCC and Clang (the library is built with
+ * hidden visibility), nothing elsewhere. */
 #if defined(_WIN32)
 #define CUCORE_API
 #elif defined(__GNUC__)
@@ -35,16 +96,25 @@ extern "C" {
 #define CUCORE_API
 #endif
 
-#define CUCORE_VERSION_MAJOR 0
-#define CUCORE_VERSION_MINOR 1
-#define CUCORE_VERSION_PATCH 0
-#define CUCORE_VERSION_STRING "0.1.0"
+#define CUCORE_VERSION_MAJOR 0 /**< Major version of this header. */
+#define CUCORE_VERSION_MINOR 1 /**< Minor version of this header. */
+#define CUCORE_VERSION_PATCH 0 /**< Patch version of this header. */
+#define CUCORE_VERSION_STRING "0.1.0" /**< "MAJOR.MINOR.PATCH"; cucore_versions() reports it. */
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Status codes                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The one table of status codes: XX(NAME, value, "text"). */
+/**
+ * @defgroup status Status codes
+ * Statuses, their codes, names and texts, and the last error of the calling thread.
+ * @{
+ */
+
+/** The one table of status codes: XX(NAME, value, "text"). It makes enum cucore_code and the
+ * names and texts of cucore_status_name() and cucore_status_text(). */
 #define CUCORE_STATUS_MAP(XX)                                                                   \
   XX(OK, 0, "success")                                                                          \
   XX(INVALID_ARGUMENT, 1, "invalid argument")                                                   \
@@ -83,138 +153,256 @@ extern "C" {
   XX(PARSE_ERROR, 34, "could not parse input")                                                  \
   XX(INTERNAL, 35, "internal error in cucore")
 
-/* A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above. */
+/** A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above.
+ * Compare CUCORE_CODE(status) with the CUCORE_* codes; 0 is CUCORE_OK. */
 typedef int32_t cucore_status;
 
+/** The cucore codes, one per row of CUCORE_STATUS_MAP (CUCORE_ followed by the row's NAME). */
 enum cucore_code {
+/** Makes one row of CUCORE_STATUS_MAP an enumerator; undefined again right after. */
 #define CUCORE_XX_ENUM(name, value, text) CUCORE_##name = value,
   CUCORE_STATUS_MAP(CUCORE_XX_ENUM)
 #undef CUCORE_XX_ENUM
-  CUCORE_CODE_COUNT
+  CUCORE_CODE_COUNT /**< The number of codes (they are 0 .. CUCORE_CODE_COUNT - 1). */
 };
+/**
+ * @var CUCORE_OK
+ * Success (always 0).
+ * @var CUCORE_INVALID_ARGUMENT
+ * A NULL pointer, an unknown enum value or flag, or a value out of range; the message names it.
+ * @var CUCORE_HOST_OUT_OF_MEMORY
+ * A host memory allocation failed.
+ * @var CUCORE_DRIVER_NOT_FOUND
+ * `libcuda.so.1` could not be loaded (`CUCORE_LIBCUDA` may name its full path).
+ * @var CUCORE_DRIVER_STUB
+ * The CUDA toolkit's stub libcuda was loaded instead of the NVIDIA driver.
+ * @var CUCORE_DRIVER_TOO_OLD
+ * The driver lacks an entry point the call needs; the message names it and the CUDA version.
+ * @var CUCORE_NO_DEVICE
+ * The driver sees no GPU, or the kernel was looked up where there was none.
+ * @var CUCORE_INVALID_DEVICE
+ * A device ordinal outside 0 .. count - 1; the message names the range.
+ * @var CUCORE_DRIVER_ERROR
+ * A driver call failed with a CUresult no other code covers (the CUresult is kept).
+ * @var CUCORE_NVRTC_NOT_FOUND
+ * NVRTC could not be loaded; the message lists every place looked at.
+ * @var CUCORE_NVJITLINK_NOT_FOUND
+ * nvJitLink could not be loaded; the message lists every place looked at.
+ * @var CUCORE_NVVM_NOT_FOUND
+ * libNVVM could not be loaded; the message lists every place looked at.
+ * @var CUCORE_TOOLKIT_TOO_OLD
+ * A toolkit library older than cucore needs, or lacking a function the call needs.
+ * @var CUCORE_NVRTC_ERROR
+ * An NVRTC call failed for a reason no other code covers (the nvrtcResult is kept).
+ * @var CUCORE_NVJITLINK_ERROR
+ * An nvJitLink call failed for a reason no other code covers (the nvJitLinkResult is kept).
+ * @var CUCORE_NVVM_ERROR
+ * A libNVVM call failed for a reason no other code covers (the nvvmResult is kept).
+ * @var CUCORE_COMPILE_ERROR
+ * The source did not compile; the program's log holds the compiler's messages.
+ * @var CUCORE_LINK_ERROR
+ * The inputs did not link; the linker's error log says why.
+ * @var CUCORE_INVALID_BINARY
+ * Code that is malformed, not of the type given, or holds nothing the GPU can run.
+ * @var CUCORE_NOT_FOUND
+ * A kernel, name expression or fatbin entry that does not exist; the message lists those that
+ * do.
+ * @var CUCORE_NOT_SUPPORTED
+ * Something cucore, the device or the host model does not do; the message says what to do.
+ * @var CUCORE_DEVICE_OUT_OF_MEMORY
+ * A device allocation failed; the message names the size and what was free.
+ * @var CUCORE_ARG_COUNT
+ * Too many or too few kernel arguments.
+ * @var CUCORE_ARG_SIZE
+ * A kernel argument whose size is not the parameter's.
+ * @var CUCORE_ARG_TYPE
+ * A kernel argument of the wrong kind (a floating-point value for an integer or a pointer, or
+ * the reverse).
+ * @var CUCORE_ARG_ALIGNMENT
+ * A by-value argument aligned unlike its parameter (also a misaligned cucore_memset_d32()).
+ * @var CUCORE_ARG_NULL
+ * A NULL value pointer for cucore_args_set_bytes() or cucore_args_push_bytes().
+ * @var CUCORE_ARG_UNSET
+ * A kernel parameter left without a value.
+ * @var CUCORE_LAUNCH_CONFIG
+ * A launch (or occupancy query) that can never run: block, grid, shared memory, clusters or a
+ * cooperative grid; the message has the arithmetic.
+ * @var CUCORE_LAUNCH_OUT_OF_RESOURCES
+ * A block needs more registers or shared memory than the device or architecture has.
+ * @var CUCORE_KERNEL_FAULT
+ * A kernel faulted: the context is unusable and every later call on the device fails.
+ * @var CUCORE_NOT_READY
+ * Work not yet complete (stream and event queries return it without keeping a message).
+ * @var CUCORE_IO_ERROR
+ * A file or directory could not be read; the message names the path and the reason.
+ * @var CUCORE_VERSION_MISMATCH
+ * Code newer than the loaded library or driver can read (PTX ISA, LTO-IR, NVVM IR).
+ * @var CUCORE_PARSE_ERROR
+ * Text that does not parse (a PTX module, a kernel signature).
+ * @var CUCORE_INTERNAL
+ * A bug in cucore; please report the message.
+ */
 
-/* Where the native code kept in a status came from. */
+/** Where the native code kept in a status came from. */
 typedef enum cucore_source {
-  CUCORE_SOURCE_NONE = 0,
-  CUCORE_SOURCE_DRIVER = 1,    /* a CUresult */
-  CUCORE_SOURCE_NVRTC = 2,     /* an nvrtcResult */
-  CUCORE_SOURCE_NVJITLINK = 3, /* an nvJitLinkResult */
-  CUCORE_SOURCE_NVVM = 4,      /* an nvvmResult */
-  CUCORE_SOURCE_ERRNO = 5      /* an errno value */
+  CUCORE_SOURCE_NONE = 0,      /**< No native code is kept. */
+  CUCORE_SOURCE_DRIVER = 1,    /**< a CUresult */
+  CUCORE_SOURCE_NVRTC = 2,     /**< an nvrtcResult */
+  CUCORE_SOURCE_NVJITLINK = 3, /**< an nvJitLinkResult */
+  CUCORE_SOURCE_NVVM = 4,      /**< an nvvmResult */
+  CUCORE_SOURCE_ERRNO = 5      /**< an errno value */
 } cucore_source;
 
-/* The cucore code of a status (what to compare against CUCORE_* names). */
+/** The cucore code of a status (what to compare against CUCORE_* names). */
 #define CUCORE_CODE(status) ((int)((uint32_t)(status) & 0xffu))
 
-/* Name of a status's code, e.g. "CUCORE_ARG_COUNT". Never NULL. */
+/** Name of a status's code, e.g.\ "CUCORE_ARG_COUNT" ("CUCORE_UNKNOWN_STATUS" for a code not
+ * in the table). Never NULL; static storage. */
 CUCORE_API const char *cucore_status_name(cucore_status status);
-/* One-line English text of a status's code. Never NULL. */
+/** One-line English text of a status's code ("unknown status" for a code not in the table).
+ * Never NULL; static storage. */
 CUCORE_API const char *cucore_status_text(cucore_status status);
-/* Which library the native code of a status came from (CUCORE_SOURCE_NONE when none). */
+/** Which library the native code of a status came from (CUCORE_SOURCE_NONE when none). */
 CUCORE_API cucore_source cucore_status_source(cucore_status status);
-/* The native code kept in a status (CUresult, nvrtcResult, ...), 0 when none. */
+/** The native code kept in a status (CUresult, nvrtcResult, ...), 0 when none. */
 CUCORE_API int cucore_status_native(cucore_status status);
-/* The detailed message of the last failure on this thread ("" when none). Valid until the
- * thread's next cucore call. */
+/** The detailed message of the last failure on this thread ("" when none). Valid until the
+ * thread's next cucore call. The buffer belongs to the thread; do not free it. */
 CUCORE_API const char *cucore_last_error(void);
-/* The status of the last failure on this thread (CUCORE_OK when none). */
+/** The status of the last failure on this thread (CUCORE_OK when none). */
 CUCORE_API cucore_status cucore_last_status(void);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Versions and loaded libraries                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/* One run-time-loaded library. Strings are owned by cucore and live until process exit. */
+/**
+ * @defgroup versions Versions and loaded libraries
+ * What was loaded at run time, from where, and which versions.
+ * @{
+ */
+
+/** One run-time-loaded library. Strings are owned by cucore and live until process exit. */
 typedef struct cucore_library_info {
-  int loaded;              /* 1 when found and usable */
-  int version;             /* e.g. 13000 for 13.0; 0 when unknown */
-  const char *path;        /* where it was loaded from, or NULL */
-  const char *error;       /* why it is not usable, or NULL */
+  int loaded;              /**< 1 when found and usable */
+  int version;             /**< e.g.\ 13000 for 13.0; 0 when unknown */
+  const char *path;        /**< where it was loaded from, or NULL */
+  const char *error;       /**< why it is not usable, or NULL */
 } cucore_library_info;
 
+/** The versions of cucore, the driver and the toolkit libraries (cucore_versions()). */
 typedef struct cucore_versions_info {
-  const char *cucore;      /* CUCORE_VERSION_STRING */
-  cucore_library_info driver;    /* libcuda.so.1; version is cuDriverGetVersion's */
-  cucore_library_info nvrtc;
-  cucore_library_info nvjitlink;
-  cucore_library_info nvvm;      /* version = major*1000 + minor*10 of the NVVM IR version */
-  int toolkit_headers;     /* CUDA_VERSION of the headers cucore was built with */
+  const char *cucore;      /**< CUCORE_VERSION_STRING */
+  cucore_library_info driver;    /**< libcuda.so.1; version is cuDriverGetVersion's */
+  cucore_library_info nvrtc;     /**< NVRTC; version is major*1000 + minor*10 (nvrtcVersion) */
+  cucore_library_info nvjitlink; /**< nvJitLink; version is major*1000 + minor*10 */
+  cucore_library_info nvvm;      /**< libNVVM; version = major*1000 + minor*10 of nvvmVersion */
+  int toolkit_headers;     /**< CUDA_VERSION of the headers cucore was built with */
   /** What turns PTX into cubins: "nvJitLink"; "driver (cuLinkCreate/...; no LTO)" when
    * nvJitLink is missing or too old (CUDA 12.0-12.2 lacks nvJitLinkVersion) and a GPU is
    * present; NULL when neither can (then only NVRTC's own cubins can be made). */
   const char *ptx_linker;
 } cucore_versions_info;
 
-/* Loads (once) whatever of the driver and toolkit can be found, and describes it.
- * Never fails for a missing library: each entry says why it is missing. */
+/** Loads (once) whatever of the driver and toolkit can be found, and describes it.
+ * Never fails for a missing library: each entry says why it is missing. Strings in `*out`
+ * live until process exit. */
 CUCORE_API cucore_status cucore_versions(cucore_versions_info *out);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Number of CUDA devices. Fails with CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, ... when the
- * driver is unusable; a usable driver with no GPU gives *count = 0 and CUCORE_OK. */
+/**
+ * @defgroup devices Devices
+ * Enumeration, properties, and open devices holding the primary context.
+ * @{
+ */
+
+/** Number of CUDA devices. Fails with CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, ... when the
+ * driver is unusable (also CUCORE_DRIVER_TOO_OLD, or what a failed cuInit maps to); a usable
+ * driver with no GPU gives *count = 0 and CUCORE_OK. */
 CUCORE_API cucore_status cucore_device_count(int *count);
 
-/* Properties of one device, read without creating a context. */
+/** Properties of one device, read without creating a context. An attribute the driver does
+ * not know reads 0. */
 typedef struct cucore_device_props {
-  int ordinal;
-  char name[256];
-  char uuid[37];                 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-  char pci_bus_id[32];           /* "0000:00:00.0" */
-  int cc_major, cc_minor;        /* compute capability */
-  int arch;                      /* cc_major*10 + cc_minor, e.g. 90 */
-  int sm_count;
-  size_t total_memory;           /* bytes */
-  int clock_khz, memory_clock_khz, memory_bus_width_bits;
-  int l2_cache_bytes;
-  int warp_size;
-  int max_threads_per_block;
-  int max_block_dim[3];
-  int max_grid_dim[3];
-  int max_threads_per_sm;
-  int max_blocks_per_sm;
-  int regs_per_block, regs_per_sm;
-  int shared_per_block;          /* default per-block limit (48 KiB) */
-  int shared_per_block_optin;    /* opt-in maximum per block */
-  int shared_per_sm;
-  int reserved_shared_per_block; /* the driver's per-block reservation */
-  int const_memory_bytes;
-  int cooperative_launch;        /* 1 if supported */
-  int cluster_launch;            /* 1 if supported */
-  int managed_memory;
-  int unified_addressing;
-  int async_engines;
-  int ecc_enabled;
-  int compute_mode;
-  int integrated;
+  int ordinal;                   /**< 0-based device ordinal */
+  char name[256];                /**< the device's name, e.g.\ "NVIDIA H100 80GB HBM3" */
+  char uuid[37];                 /**< "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; "" when unknown */
+  char pci_bus_id[32];           /**< "0000:00:00.0"; "" when unknown */
+  /** @{ */
+  int cc_major, cc_minor;        /**< compute capability (major, minor) */
+  /** @} */
+  int arch;                      /**< cc_major*10 + cc_minor, e.g.\ 90 */
+  int sm_count;                  /**< streaming multiprocessors */
+  size_t total_memory;           /**< bytes */
+  /** @{ */
+  int clock_khz, memory_clock_khz, memory_bus_width_bits; /**< SM clock, memory clock (kHz),
+                                                              memory bus width (bits) */
+  /** @} */
+  int l2_cache_bytes;            /**< L2 cache size */
+  int warp_size;                 /**< threads per warp */
+  int max_threads_per_block;     /**< largest block the device allows */
+  int max_block_dim[3];          /**< largest block per dimension (x, y, z) */
+  int max_grid_dim[3];           /**< largest grid per dimension (x, y, z) */
+  int max_threads_per_sm;        /**< resident threads per SM */
+  int max_blocks_per_sm;         /**< resident blocks per SM */
+  /** @{ */
+  int regs_per_block, regs_per_sm; /**< 32-bit registers per block and per SM */
+  /** @} */
+  int shared_per_block;          /**< default per-block limit (48 KiB) */
+  int shared_per_block_optin;    /**< opt-in maximum per block */
+  int shared_per_sm;             /**< shared memory per SM */
+  int reserved_shared_per_block; /**< the driver's per-block reservation */
+  int const_memory_bytes;        /**< constant memory */
+  int cooperative_launch;        /**< 1 if supported */
+  int cluster_launch;            /**< 1 if supported */
+  int managed_memory;            /**< 1 if managed memory is supported */
+  int unified_addressing;        /**< 1 if the device shares an address space with the host */
+  int async_engines;             /**< asynchronous copy engines */
+  int ecc_enabled;               /**< 1 if ECC is on */
+  int compute_mode;              /**< CUcomputemode value (0: default) */
+  int integrated;                /**< 1 for a GPU integrated with the host's memory */
 } cucore_device_props;
 
-/* Fills *out for device `ordinal` (0-based). CUCORE_INVALID_DEVICE names the range. */
+/** Fills *out for device `ordinal` (0-based). CUCORE_INVALID_DEVICE names the range.
+ * @retval CUCORE_INVALID_DEVICE `ordinal` is out of range.
+ * @retval CUCORE_NO_DEVICE the driver sees no GPU. */
 CUCORE_API cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out);
 
-/* A device in use: holds the device's primary context, so users never handle contexts. */
+/** A device in use: holds the device's primary context, so users never handle contexts.
+ * Open with cucore_device_open(), close with cucore_device_close(). */
 typedef struct cucore_device cucore_device;
 
-/* CONSTRUCTOR: retains the primary context of device `ordinal`. */
+/** CONSTRUCTOR: retains the primary context of device `ordinal` and makes it current on the
+ * calling thread. Close `*out` with cucore_device_close().
+ * @retval CUCORE_INVALID_DEVICE `ordinal` is out of range.
+ * @retval CUCORE_NO_DEVICE the driver sees no GPU. */
 CUCORE_API cucore_status cucore_device_open(int ordinal, cucore_device **out);
-/* DESTRUCTOR: releases the primary context. NULL is a no-op. Objects created on the device
- * (streams, events, memory) must be destroyed first. */
+/** DESTRUCTOR: releases the primary context. NULL is a no-op. Objects created on the device
+ * (streams, events, memory) must be destroyed first. The handle is freed even when the
+ * release fails. */
 CUCORE_API cucore_status cucore_device_close(cucore_device *dev);
-/* Device ordinal of an open device. */
+/** Device ordinal of an open device. */
 CUCORE_API cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal);
-/* Waits until all work on the device is done (cuCtxSynchronize). A faulted kernel is
- * reported as CUCORE_KERNEL_FAULT. */
+/** Waits until all work on the device is done (cuCtxSynchronize). A faulted kernel is
+ * reported as CUCORE_KERNEL_FAULT.
+ * @retval CUCORE_KERNEL_FAULT a kernel faulted; the device is unusable from now on. */
 CUCORE_API cucore_status cucore_device_synchronize(cucore_device *dev);
-/* Free and total device memory in bytes. */
+/** Free and total device memory in bytes. */
 CUCORE_API cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
                                                 size_t *total_bytes);
-/* The range of stream priorities: `least` (numerically largest, usually 0) to `greatest`
- * (numerically smallest, e.g. -5). */
+/** The range of stream priorities: `least` (numerically largest, usually 0) to `greatest`
+ * (numerically smallest, e.g.\ -5). */
 CUCORE_API cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least,
                                                          int *greatest);
-/* The native CUcontext (primary context) and CUdevice, for interoperation. */
+/** The native CUcontext (primary context) and CUdevice, for interoperation. Either out may be
+ * NULL. The context stays owned by `dev`: do not destroy or release it. */
 CUCORE_API cucore_status cucore_device_native(cucore_device *dev, void **cucontext,
                                               int *cudevice);
 
@@ -229,57 +417,85 @@ CUCORE_API cucore_status cucore_device_native(cucore_device *dev, void **cuconte
  */
 CUCORE_API cucore_status cucore_device_from_context(void *cucontext, cucore_device **out);
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
 /* Streams and events                                                                         */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * @defgroup streams Streams and events
+ * Ordering work on a device, and timing it.
+ * @{
+ */
+
+/** A stream of a device (CUstream). Create with cucore_stream_create() or take the device's
+ * with cucore_stream_default(); destroy with cucore_stream_destroy(). */
 typedef struct cucore_stream cucore_stream;
+/** An event of a device (CUevent): create with cucore_event_create(), destroy with
+ * cucore_event_destroy(). */
 typedef struct cucore_event cucore_event;
 
+/** Flags of cucore_stream_create(). */
 enum {
-  CUCORE_STREAM_DEFAULT = 0,
-  CUCORE_STREAM_NON_BLOCKING = 1 /* does not synchronise with the legacy default stream */
+  CUCORE_STREAM_DEFAULT = 0,     /**< synchronises with the legacy default stream */
+  CUCORE_STREAM_NON_BLOCKING = 1 /**< does not synchronise with the legacy default stream */
 };
 
-/* CONSTRUCTOR: a new stream on `dev`. `priority` 0 is the default; lower numbers are higher
- * priority; a value outside the device's range is CUCORE_INVALID_ARGUMENT naming the range. */
+/** CONSTRUCTOR: a new stream on `dev`. `priority` 0 is the default; lower numbers are higher
+ * priority; a value outside the device's range is CUCORE_INVALID_ARGUMENT naming the range.
+ * `flags` is CUCORE_STREAM_DEFAULT or CUCORE_STREAM_NON_BLOCKING. Destroy `*out` with
+ * cucore_stream_destroy() before closing `dev`. */
 CUCORE_API cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int priority,
                                               cucore_stream **out);
-/* The device's legacy default stream (stream 0), as a handle owned by `dev`; do not destroy. */
+/** The device's legacy default stream (stream 0), as a handle owned by `dev`; do not destroy
+ * (cucore_stream_destroy() ignores it). Valid while `dev` is open. */
 CUCORE_API cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out);
-/* DESTRUCTOR. Pending work completes first (the driver's rule). NULL is a no-op. */
+/** DESTRUCTOR: destroys the stream. Pending work completes first (the driver's rule). NULL is
+ * a no-op. The handle is freed even when the driver call fails. */
 CUCORE_API cucore_status cucore_stream_destroy(cucore_stream *s);
-/* Blocks until all work queued on the stream is done. */
+/** Blocks until all work queued on the stream is done.
+ * @retval CUCORE_KERNEL_FAULT a kernel on the device faulted. */
 CUCORE_API cucore_status cucore_stream_synchronize(cucore_stream *s);
-/* CUCORE_OK when all work is done, CUCORE_NOT_READY when some is pending. */
+/** CUCORE_OK when all work is done, CUCORE_NOT_READY when some is pending.
+ * @retval CUCORE_NOT_READY work is pending (no message is kept: it is not a failure). */
 CUCORE_API cucore_status cucore_stream_query(cucore_stream *s);
-/* Makes future work on `s` wait for `ev`. */
+/** Makes future work on `s` wait for `ev`. */
 CUCORE_API cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev);
-/* The stream's priority. */
+/** The stream's priority. */
 CUCORE_API cucore_status cucore_stream_priority(cucore_stream *s, int *priority);
-/* The device a stream belongs to. */
+/** The device a stream belongs to (borrowed). */
 CUCORE_API cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev);
-/* The native CUstream. */
+/** The native CUstream (NULL for the legacy default stream); still owned by `s`. */
 CUCORE_API cucore_status cucore_stream_native(cucore_stream *s, void **custream);
 
+/** Flags of cucore_event_create(), combined with `|`. */
 enum {
-  CUCORE_EVENT_DEFAULT = 0,       /* records timing */
-  CUCORE_EVENT_BLOCKING_SYNC = 1, /* synchronize sleeps instead of spinning */
-  CUCORE_EVENT_DISABLE_TIMING = 2
+  CUCORE_EVENT_DEFAULT = 0,       /**< records timing */
+  CUCORE_EVENT_BLOCKING_SYNC = 1, /**< synchronize sleeps instead of spinning */
+  CUCORE_EVENT_DISABLE_TIMING = 2 /**< records no timing (cheaper; cannot be timed) */
 };
 
-/* CONSTRUCTOR: a new event on `dev`. */
+/** CONSTRUCTOR: a new event on `dev`. `flags` combines CUCORE_EVENT_BLOCKING_SYNC and
+ * CUCORE_EVENT_DISABLE_TIMING. Destroy `*out` with cucore_event_destroy() before closing
+ * `dev`. */
 CUCORE_API cucore_status cucore_event_create(cucore_device *dev, unsigned flags,
                                              cucore_event **out);
-/* DESTRUCTOR. NULL is a no-op. */
+/** DESTRUCTOR: destroys the event. NULL is a no-op. The handle is freed even when the driver
+ * call fails. */
 CUCORE_API cucore_status cucore_event_destroy(cucore_event *ev);
-/* Records the event on a stream. */
+/** Records the event on a stream.
+ * @retval CUCORE_INVALID_ARGUMENT the stream belongs to another device than the event. */
 CUCORE_API cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s);
-/* Blocks until the event has completed. */
+/** Blocks until the event has completed.
+ * @retval CUCORE_KERNEL_FAULT a kernel on the device faulted. */
 CUCORE_API cucore_status cucore_event_synchronize(cucore_event *ev);
-/* CUCORE_OK when complete, CUCORE_NOT_READY otherwise. */
+/** CUCORE_OK when complete, CUCORE_NOT_READY otherwise.
+ * @retval CUCORE_NOT_READY not complete yet (no message is kept: it is not a failure). */
 CUCORE_API cucore_status cucore_event_query(cucore_event *ev);
-/* Milliseconds between two recorded, completed events. */
+/** Milliseconds between two recorded, completed events.
+ * @retval CUCORE_INVALID_ARGUMENT an event was created with CUCORE_EVENT_DISABLE_TIMING.
+ * @retval CUCORE_NOT_READY an event has not completed yet. */
 CUCORE_API cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end,
                                                  float *ms);
 
@@ -308,233 +524,354 @@ CUCORE_API cucore_status cucore_stream_wrap(cucore_device *dev, void *custream,
 CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent,
                                            cucore_event **out);
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
 /* Memory                                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/* A device address (CUdeviceptr). */
+/**
+ * @defgroup memory Memory
+ * Device and pinned host memory, copies and fills. Every call takes the device; a stream given
+ * must belong to it (else CUCORE_INVALID_ARGUMENT).
+ * @{
+ */
+
+/** A device address (CUdeviceptr). */
 typedef uint64_t cucore_devptr;
 
-/* Allocates `bytes` (> 0) of device memory. CUCORE_DEVICE_OUT_OF_MEMORY names the size and
- * what was free. *out is 0 on failure. */
+/** Allocates `bytes` (> 0) of device memory. CUCORE_DEVICE_OUT_OF_MEMORY names the size and
+ * what was free. *out is 0 on failure. Free it with cucore_mem_free() on the same device.
+ * @retval CUCORE_DEVICE_OUT_OF_MEMORY the device has not that much free. */
 CUCORE_API cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *out);
-/* Frees device memory from cucore_mem_alloc. 0 is a no-op. */
+/** Frees device memory from cucore_mem_alloc. 0 is a no-op. */
 CUCORE_API cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr);
-/* Allocates page-locked (pinned) host memory, usable for async copies. */
+/** Allocates `bytes` (> 0) of page-locked (pinned) host memory, usable for async copies (and
+ * from every device). *out is NULL on failure; free it with cucore_host_free(). */
 CUCORE_API cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out);
-/* Frees pinned host memory. NULL is a no-op. */
+/** Frees pinned host memory. NULL is a no-op. */
 CUCORE_API cucore_status cucore_host_free(cucore_device *dev, void *ptr);
 
-/* Copies. With a stream (may be NULL for synchronous) the copy is queued on it. */
+/** Copies `bytes` from host `src` to device `dst`. With a stream (may be NULL for synchronous)
+ * the copy is queued on it, and `src` must stay valid until the stream reaches it. A copy of
+ * 0 bytes is a no-op; a NULL or 0 address otherwise is CUCORE_INVALID_ARGUMENT. */
 CUCORE_API cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst,
                                             const void *src, size_t bytes, cucore_stream *s);
+/** Copies `bytes` from device `src` to host `dst`, as cucore_memcpy_htod() (with a stream,
+ * `dst` holds the data once the copy is done: synchronise the stream or an event). */
 CUCORE_API cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src,
                                             size_t bytes, cucore_stream *s);
+/** Copies `bytes` from device `src` to device `dst`, as cucore_memcpy_htod(). */
 CUCORE_API cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst,
                                             cucore_devptr src, size_t bytes, cucore_stream *s);
-/* Sets `count` bytes to `value` (stream may be NULL). */
+/** Sets `count` bytes to `value` (stream may be NULL). */
 CUCORE_API cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value,
                                           size_t count, cucore_stream *s);
-/* Sets `count` 32-bit words to `value` (dst 4-byte aligned; stream may be NULL). */
+/** Sets `count` 32-bit words to `value` (dst 4-byte aligned; stream may be NULL).
+ * @retval CUCORE_ARG_ALIGNMENT `dst` is not 4-byte aligned. */
 CUCORE_API cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst,
                                            uint32_t value, size_t count, cucore_stream *s);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Code types and kernel parameter descriptions (shared by Program, ObjectCode, Kernel)        */
 /* ------------------------------------------------------------------------------------------ */
 
-/* What a buffer of code is. */
+/**
+ * @defgroup codes Code types and kernel parameter descriptions
+ * Shared by Program, ObjectCode, Kernel and the offline reader.
+ * @{
+ */
+
+/** What a buffer of code is. */
 typedef enum cucore_code_type {
-  CUCORE_CODE_AUTO = 0,   /* detect from the bytes */
-  CUCORE_CODE_CUDA_CPP,   /* CUDA C++ source (NVRTC) */
-  CUCORE_CODE_PTX,        /* PTX assembly text */
-  CUCORE_CODE_NVVM,       /* NVVM IR, text or bitcode (libNVVM) */
-  CUCORE_CODE_CUBIN,      /* an ELF for one SM architecture */
-  CUCORE_CODE_FATBIN,     /* a fatbin container (several cubins and/or PTX) */
-  CUCORE_CODE_LTOIR,      /* LTO intermediate representation (for nvJitLink) */
-  CUCORE_CODE_OBJECT,     /* a host object holding device code (nvcc -rdc -c) */
-  CUCORE_CODE_LIBRARY     /* a host static library (.a) holding device code */
+  CUCORE_CODE_AUTO = 0,   /**< detect from the bytes */
+  CUCORE_CODE_CUDA_CPP,   /**< CUDA C++ source (NVRTC) */
+  CUCORE_CODE_PTX,        /**< PTX assembly text */
+  CUCORE_CODE_NVVM,       /**< NVVM IR, text or bitcode (libNVVM) */
+  CUCORE_CODE_CUBIN,      /**< an ELF for one SM architecture */
+  CUCORE_CODE_FATBIN,     /**< a fatbin container (several cubins and/or PTX) */
+  CUCORE_CODE_LTOIR,      /**< LTO intermediate representation (for nvJitLink) */
+  CUCORE_CODE_OBJECT,     /**< a host object holding device code (nvcc -rdc -c) */
+  CUCORE_CODE_LIBRARY     /**< a host static library (.a) holding device code */
 } cucore_code_type;
 
-/* "cubin", "ptx", ... for a code type. Never NULL. */
+/** "cubin", "ptx", ... for a code type ("cuda-c++", "auto"; "unknown" for a value not in the
+ * enum). Never NULL; static storage. */
 CUCORE_API const char *cucore_code_type_name(cucore_code_type type);
 
-/* What is known of a kernel parameter's type. The layout (offset, size) is always known;
+/** What is known of a kernel parameter's type. The layout (offset, size) is always known;
  * the kind when the PTX declaration was seen (code cucore compiled, or PTX it loaded). */
 typedef enum cucore_param_kind {
-  CUCORE_PARAM_UNKNOWN = 0, /* layout only */
-  CUCORE_PARAM_INT,         /* .u8/.s8/.b8 ... .u64/.s64/.b64 scalar (signedness not recorded by PTX) */
-  CUCORE_PARAM_FLOAT,       /* .f16 .f32 .f64 */
-  CUCORE_PARAM_POINTER,     /* .u64 with the .ptr attribute */
-  CUCORE_PARAM_BYTES        /* an aligned byte array: a struct, union or vector by value */
+  CUCORE_PARAM_UNKNOWN = 0, /**< layout only */
+  CUCORE_PARAM_INT,         /**< .u8/.s8/.b8 ... .u64/.s64/.b64 scalar (signedness not
+                                 recorded by PTX) */
+  CUCORE_PARAM_FLOAT,       /**< .f16 .f32 .f64 */
+  CUCORE_PARAM_POINTER,     /**< .u64 with the .ptr attribute */
+  CUCORE_PARAM_BYTES        /**< an aligned byte array: a struct, union or vector by value */
 } cucore_param_kind;
 
-/* One kernel parameter as the kernel sees it. */
+/** One kernel parameter as the kernel sees it. */
 typedef struct cucore_param_info {
-  uint32_t offset;          /* byte offset in the parameter buffer */
-  uint32_t size;            /* bytes */
-  uint32_t align;           /* alignment in bytes (0 when unknown) */
-  cucore_param_kind kind;
+  uint32_t offset;          /**< byte offset in the parameter buffer */
+  uint32_t size;            /**< bytes */
+  uint32_t align;           /**< alignment in bytes (0 when unknown) */
+  cucore_param_kind kind;   /**< the type, as far as it is known */
 } cucore_param_info;
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Compile options (one table serves the API, the command line and the cache key)             */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Every option cucore knows. Each has a name (cucore_option_name) used on the command line as
+/**
+ * @defgroup options Compile options
+ * One table serves the API, the command line and the cache key.
+ * @{
+ */
+
+/** Every option cucore knows. Each has a name (cucore_option_name) used on the command line as
  * --NAME, a type (bool, int, string or list: a list option may be given several times), and
- * a rendering for each tool (NVRTC, nvJitLink, libNVVM) that accepts it. */
+ * a rendering for each tool (NVRTC, nvJitLink, libNVVM) that accepts it; a tool ignores the
+ * options it has no rendering for. */
 typedef enum cucore_option {
-  CUCORE_OPT_ARCH = 0,          /* string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
-  CUCORE_OPT_STD,               /* string: "c++11" .. "c++20" */
-  CUCORE_OPT_DEFINE,            /* list: "NAME" or "NAME=VALUE" (-D) */
-  CUCORE_OPT_UNDEFINE,          /* list: "NAME" (-U) */
-  CUCORE_OPT_INCLUDE_PATH,      /* list: a directory (-I) */
-  CUCORE_OPT_PRE_INCLUDE,       /* list: a header included before the source (-include) */
-  CUCORE_OPT_TOOLKIT_INCLUDES,  /* bool, default 1: add <toolkit>/include and include/cccl */
-  CUCORE_OPT_DEBUG,             /* bool: device debug information (-G / -g) */
-  CUCORE_OPT_LINEINFO,          /* bool: line information for profilers */
-  CUCORE_OPT_FAST_MATH,         /* bool: --use_fast_math (ftz, approximate div/sqrt, fmad) */
-  CUCORE_OPT_FTZ,               /* bool: flush denormals to zero */
-  CUCORE_OPT_PREC_DIV,          /* bool: IEEE division (default 1) */
-  CUCORE_OPT_PREC_SQRT,         /* bool: IEEE square root (default 1) */
-  CUCORE_OPT_FMAD,              /* bool: contract multiply-add into fma (default 1) */
-  CUCORE_OPT_MAX_REGISTERS,     /* int: registers per thread cap (--maxrregcount) */
-  CUCORE_OPT_RDC,               /* bool: relocatable device code (-rdc=true) */
-  CUCORE_OPT_LTO,               /* bool: link-time optimisation (-dlto / -lto) */
-  CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, /* bool */
-  CUCORE_OPT_DEFAULT_DEVICE,    /* bool: functions without a space are __device__ */
-  CUCORE_OPT_DEVICE_INT128,     /* bool: __int128 in device code */
-  CUCORE_OPT_OPT_LEVEL,         /* int 0..3: optimisation level (nvJitLink -O, libNVVM -opt) */
-  CUCORE_OPT_PTXAS_OPTION,      /* list: passed to ptxas (--ptxas-options / -Xptxas) */
-  CUCORE_OPT_SPLIT_COMPILE,     /* int: compiler threads (0 = all cores) */
-  CUCORE_OPT_DISABLE_WARNINGS,  /* bool: -w */
-  CUCORE_OPT_RAW,               /* list: passed verbatim to the compiler (NVRTC/libNVVM) */
-  CUCORE_OPT_GENCODE,           /* list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
+  CUCORE_OPT_ARCH = 0,          /**< string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
+  CUCORE_OPT_STD,               /**< string: "c++03" .. "c++20" */
+  CUCORE_OPT_DEFINE,            /**< list: "NAME" or "NAME=VALUE" (-D) */
+  CUCORE_OPT_UNDEFINE,          /**< list: "NAME" (-U) */
+  CUCORE_OPT_INCLUDE_PATH,      /**< list: a directory (-I) */
+  CUCORE_OPT_PRE_INCLUDE,       /**< list: a header included before the source (-include) */
+  CUCORE_OPT_TOOLKIT_INCLUDES,  /**< bool, default 1: add `<toolkit>/include` and `include/cccl` */
+  CUCORE_OPT_DEBUG,             /**< bool: device debug information (-G / -g) */
+  CUCORE_OPT_LINEINFO,          /**< bool: line information for profilers */
+  CUCORE_OPT_FAST_MATH,         /**< bool: --use_fast_math (ftz, approximate div/sqrt, fmad) */
+  CUCORE_OPT_FTZ,               /**< bool: flush denormals to zero */
+  CUCORE_OPT_PREC_DIV,          /**< bool: IEEE division (default 1) */
+  CUCORE_OPT_PREC_SQRT,         /**< bool: IEEE square root (default 1) */
+  CUCORE_OPT_FMAD,              /**< bool: contract multiply-add into fma (default 1) */
+  CUCORE_OPT_MAX_REGISTERS,     /**< int 16..255: registers per thread cap (--maxrregcount) */
+  CUCORE_OPT_RDC,               /**< bool: relocatable device code (-rdc=true) */
+  CUCORE_OPT_LTO,               /**< bool: link-time optimisation (-dlto / -lto) */
+  CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, /**< bool: more aggressive vectorisation */
+  CUCORE_OPT_DEFAULT_DEVICE,    /**< bool: functions without a space are `__device__` */
+  CUCORE_OPT_DEVICE_INT128,     /**< bool: __int128 in device code */
+  CUCORE_OPT_OPT_LEVEL,         /**< int 0..3: optimisation level (nvJitLink -O, libNVVM -opt) */
+  CUCORE_OPT_PTXAS_OPTION,      /**< list: passed to ptxas (--ptxas-options / -Xptxas) */
+  CUCORE_OPT_SPLIT_COMPILE,     /**< int 0..256: compiler threads (0 = all cores) */
+  CUCORE_OPT_DISABLE_WARNINGS,  /**< bool: -w */
+  CUCORE_OPT_RAW,               /**< list: passed verbatim to the compiler (NVRTC/libNVVM) */
+  CUCORE_OPT_GENCODE,           /**< list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
                                    PTX (default: the arch, as cubin and as PTX) */
-  CUCORE_OPT_COUNT
+  CUCORE_OPT_COUNT              /**< the number of options */
 } cucore_option;
 
+/** A set of compile options: create with cucore_options_create(), destroy with
+ * cucore_options_destroy(). Programs and linkers copy the set they are given. */
 typedef struct cucore_options cucore_options;
 
-/* CONSTRUCTOR: an empty option set (toolkit includes on, everything else the tools' defaults). */
+/** CONSTRUCTOR: an empty option set (toolkit includes on, everything else the tools' defaults).
+ * Destroy `*out` with cucore_options_destroy(). */
 CUCORE_API cucore_status cucore_options_create(cucore_options **out);
-/* CONSTRUCTOR: a deep copy of `src`. */
+/** CONSTRUCTOR: a deep copy of `src` (which is only read). */
 CUCORE_API cucore_status cucore_options_copy(const cucore_options *src, cucore_options **out);
-/* DESTRUCTOR. NULL is a no-op. */
+/** DESTRUCTOR: frees the option set. NULL is a no-op. */
 CUCORE_API cucore_status cucore_options_destroy(cucore_options *opts);
-/* Sets a string option, or appends to a list option. The value is checked (an arch must be
- * sm_XX/compute_XX with a known suffix, std one of the known standards, ...) and copied. */
+/** Sets a string option, or appends to a list option. The value is checked (an arch must be
+ * sm_XX/compute_XX with a known suffix, std one of the known standards, ...) and copied.
+ * @retval CUCORE_INVALID_ARGUMENT an unknown or non-string option, or a value that fails its
+ *         check (the message says what is expected). */
 CUCORE_API cucore_status cucore_options_set_string(cucore_options *opts, cucore_option opt,
                                                    const char *value);
-/* Sets an int option (range-checked) or a bool option (0 or 1). */
+/** Sets an int option (range-checked) or a bool option (0 or 1).
+ * @retval CUCORE_INVALID_ARGUMENT an unknown or non-int option, or a value out of its range. */
 CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_option opt,
                                                 int value);
-/* Adds an in-memory header the source can #include by `name`; both strings are copied. */
+/** Adds an in-memory header the source can include by `name`; both strings are copied.
+ * @retval CUCORE_INVALID_ARGUMENT a header of that name was added already. */
 CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const char *name,
                                                    const char *contents);
-/* Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
+/** Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
  * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). Unknown
- * options are CUCORE_INVALID_ARGUMENT naming the nearest known one. */
+ * options are CUCORE_INVALID_ARGUMENT naming the nearest known one. A bool also takes
+ * "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL.
+ * @retval CUCORE_INVALID_ARGUMENT an unknown option, a missing value or a value that fails
+ *         its check. */
 CUCORE_API cucore_status cucore_options_parse(cucore_options *opts, const char *arg,
                                               const char *next, int *consumed);
-/* The option's name ("arch", "define", ...) and one-line help. Never NULL. */
+/** The option's name ("arch", "define", ...); "unknown-option" for a value not in the enum.
+ * Never NULL; static storage. */
 CUCORE_API const char *cucore_option_name(cucore_option opt);
+/** The option's one-line help ("" for a value not in the enum). Never NULL; static storage. */
 CUCORE_API const char *cucore_option_help(cucore_option opt);
-/* The canonical text of an option set: every option that differs from its default, in table
+/** The canonical text of an option set: every option that differs from its default, in table
  * order, "name=value" separated by newlines; in-memory headers as "header=NAME:<sha256>".
- * The same options give the same text. *out is owned by `opts` until its next change. */
+ * The same options give the same text. *out is owned by `opts` until its next change.
+ * Caches the text in `opts`: not to be called concurrently with any other use of the set. */
 CUCORE_API cucore_status cucore_options_canonical(const cucore_options *opts, const char **out);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Program: every kind of JIT (CUDA C++ via NVRTC, PTX via nvJitLink, NVVM IR via libNVVM)     */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * @defgroup program Program
+ * Every kind of JIT: CUDA C++ via NVRTC, PTX via nvJitLink, NVVM IR via libNVVM. Compiles go
+ * through the compile cache (see @ref cache).
+ * @{
+ */
+
+/** Source to compile, with its options and name expressions: create with
+ * cucore_program_create(), destroy with cucore_program_destroy(). One thread at a time. */
 typedef struct cucore_program cucore_program;
+/** Compiled code (ObjectCode), loaded lazily and reference-counted: made by
+ * cucore_program_compile(), cucore_linker_complete(), cucore_object_from_memory() or
+ * cucore_object_from_file(); each handle received is released with cucore_object_destroy(). */
 typedef struct cucore_object cucore_object;
 
-/* CONSTRUCTOR: a program from source. `type` is CUCORE_CODE_CUDA_CPP, CUCORE_CODE_PTX or
+/** CONSTRUCTOR: a program from source. `type` is CUCORE_CODE_CUDA_CPP, CUCORE_CODE_PTX or
  * CUCORE_CODE_NVVM (AUTO detects PTX vs NVVM bitcode vs C++). `size` 0 means NUL-terminated
- * text. `name` names the source in messages (e.g. "saxpy.cu"; NULL gives "program.cu").
- * Source, name and options are copied. */
+ * text. `name` names the source in messages (e.g.\ "saxpy.cu"; NULL gives "program.cu",
+ * "program.ptx" or "program.ll" by type). Source, name and options (`opts` may be NULL) are
+ * copied. Destroy `*out` with cucore_program_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT empty source, another type, or compiled code given to AUTO. */
 CUCORE_API cucore_status cucore_program_create(cucore_code_type type, const void *code,
                                                size_t size, const char *name,
                                                const cucore_options *opts,
                                                cucore_program **out);
-/* DESTRUCTOR. NULL is a no-op. Objects it produced stay valid. */
+/** DESTRUCTOR: frees the program. NULL is a no-op. Objects it produced stay valid. */
 CUCORE_API cucore_status cucore_program_destroy(cucore_program *prog);
-/* Registers a C++ name expression ("scale<float>", "&ns::kernel") whose lowered (mangled)
- * name the result will know. CUDA C++ only. */
+/** Registers a C++ name expression ("scale<float>", "&ns::kernel") whose lowered (mangled)
+ * name the result will know. CUDA C++ only. Copied; registering one twice is a no-op.
+ * @retval CUCORE_INVALID_ARGUMENT the program is not CUDA C++, or `expr` is empty. */
 CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog,
                                                             const char *expr);
-/* Adds another NVVM IR module (e.g. libdevice) to an NVVM program; `lazy` adds it with
- * nvvmLazyAddModuleToProgram (only what is used is linked). */
+/** Adds another NVVM IR module (e.g.\ libdevice) to an NVVM program; `lazy` adds it with
+ * nvvmLazyAddModuleToProgram (only what is used is linked). `size` 0 means NUL-terminated
+ * text; `name` may be NULL ("module"). Copied.
+ * @retval CUCORE_INVALID_ARGUMENT the program is not NVVM IR. */
 CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
                                                    size_t size, const char *name, int lazy);
-/* Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR, or
+/** Compiles to `target`: CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR, or
  * CUCORE_CODE_FATBIN (one cubin or PTX entry per gencode option, so one binary runs on several
  * architectures). Without an arch option the current GPU's is used; without a GPU the arch must
  * be given. On failure (CUCORE_COMPILE_ERROR) the log holds the compiler's messages with
- * file:line. */
+ * file:line. CUDA C++ with the lto option gives LTO-IR for a cubin target. `*out` is a new
+ * reference (possibly to the object an earlier compile of the same key made; see
+ * @ref cache): release it with cucore_object_destroy().
+ * @retval CUCORE_COMPILE_ERROR the source did not compile; see cucore_program_log().
+ * @retval CUCORE_INVALID_ARGUMENT an unknown target, no arch and no GPU, or a rejected option.
+ * @retval CUCORE_NOT_SUPPORTED PTX to LTO-IR.
+ * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable.
+ * @retval CUCORE_VERSION_MISMATCH NVVM IR of a version this libNVVM does not read. */
 CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
                                                 cucore_object **out);
-/* The full log of the last compile (warnings on success, errors on failure); "" when none.
+/** The full log of the last compile (warnings on success, errors on failure); "" when none.
  * Owned by the program, valid until its next compile. */
 CUCORE_API cucore_status cucore_program_log(const cucore_program *prog, const char **log);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Linker: nvJitLink over cubin, PTX, LTO-IR, fatbin, host object and library inputs          */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * @defgroup linker Linker
+ * nvJitLink over cubin, PTX, LTO-IR, fatbin, host object and library inputs.
+ * @{
+ */
+
+/** Inputs to link, copied when added: create with cucore_linker_create(), destroy with
+ * cucore_linker_destroy(). One thread at a time. */
 typedef struct cucore_linker cucore_linker;
 
-/* CONSTRUCTOR: a linker; `opts` gives arch (or the current GPU's), lto, debug, lineinfo,
- * max registers, ftz/prec/fmad, opt level, ptxas options. Copied. */
+/** CONSTRUCTOR: a linker; `opts` gives arch (or the current GPU's), lto, debug, lineinfo,
+ * max registers, ftz/prec/fmad, opt level, ptxas options. Copied (NULL: the defaults). */
 CUCORE_API cucore_status cucore_linker_create(const cucore_options *opts, cucore_linker **out);
-/* DESTRUCTOR. NULL is a no-op. */
+/** DESTRUCTOR: frees the linker. NULL is a no-op. Objects it produced stay valid. */
 CUCORE_API cucore_status cucore_linker_destroy(cucore_linker *lk);
-/* Adds an input from memory; `type` AUTO detects it; `name` names it in messages. Copied. */
+/** Adds an input from memory; `type` AUTO detects it; `name` names it in messages (NULL:
+ * "input N"). Copied.
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes.
+ * @retval CUCORE_INVALID_ARGUMENT source code (CUDA C++ or NVVM IR: compile it first). */
 CUCORE_API cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type type,
                                            const void *data, size_t size, const char *name);
-/* Adds an object's code (e.g. an LTO-IR program result). An LTO-IR input made by an NVRTC
- * newer than the loaded nvJitLink is refused with CUCORE_VERSION_MISMATCH. */
+/** Adds an object's code (e.g.\ an LTO-IR program result). An LTO-IR input made by an NVRTC
+ * newer than the loaded nvJitLink is refused with CUCORE_VERSION_MISMATCH. The code is copied;
+ * `obj` is not kept.
+ * @retval CUCORE_VERSION_MISMATCH LTO-IR newer than the loaded nvJitLink. */
 CUCORE_API cucore_status cucore_linker_add_object(cucore_linker *lk, const cucore_object *obj);
-/* Adds an input read from a file (type from the bytes, or from `type`). */
+/** Adds an input read from a file (type from the bytes, or from `type`), named by its path.
+ * @retval CUCORE_IO_ERROR the file cannot be read.
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes. */
 CUCORE_API cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path,
                                                 cucore_code_type type);
-/* Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto). */
+/** Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto). The inputs stay, so it may
+ * be called again. Release `*out` with cucore_object_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT another target, no inputs, PTX without lto, or no arch and
+ *         no GPU.
+ * @retval CUCORE_LINK_ERROR the inputs did not link; see cucore_linker_log().
+ * @retval CUCORE_INVALID_BINARY nvJitLink refused an input.
+ * @retval CUCORE_VERSION_MISMATCH an input is newer than the loaded nvJitLink. */
 CUCORE_API cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
                                                 cucore_object **out);
-/* nvJitLink's info and error logs of the last complete ("" when none); owned by `lk`. */
+/** nvJitLink's info and error logs of the last complete ("" when none); owned by `lk`, valid
+ * until its next complete. Either out may be NULL. */
 CUCORE_API cucore_status cucore_linker_log(const cucore_linker *lk, const char **info_log,
                                            const char **error_log);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* ObjectCode: compiled code that is only loaded, and hands out kernels                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/* CONSTRUCTOR: an object from bytes (cubin, PTX, fatbin, LTO-IR; AUTO detects). Copied. The
- * code is not loaded until it is first needed (a kernel is asked for, or cucore_object_load). */
+/**
+ * @defgroup object ObjectCode
+ * Compiled code that is only loaded, and hands out kernels.
+ * @{
+ */
+
+/** CONSTRUCTOR: an object from bytes (cubin, PTX, fatbin, LTO-IR; AUTO detects). Copied. The
+ * code is not loaded until it is first needed (a kernel is asked for, or cucore_object_load).
+ * `name` names it in messages (NULL: "code in memory"). Release `*out` with
+ * cucore_object_destroy().
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or bytes of another type than
+ *         `type`.
+ * @retval CUCORE_INVALID_ARGUMENT a type that is not loadable code (source, host object,
+ *         library). */
 CUCORE_API cucore_status cucore_object_from_memory(const void *data, size_t size,
                                                    cucore_code_type type, const char *name,
                                                    cucore_object **out);
-/* CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile. */
+/** CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile (LTO-IR is linked
+ * from the bytes read now). Checked as cucore_object_from_memory(); named by its path.
+ * @retval CUCORE_IO_ERROR the file cannot be read.
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or another type than `type`.
+ * @retval CUCORE_INVALID_ARGUMENT a type that is not loadable code. */
 CUCORE_API cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
                                                  cucore_object **out);
-/* DESTRUCTOR: drops the caller's reference. The library is unloaded when the last reference
+/** DESTRUCTOR: drops the caller's reference. The library is unloaded when the last reference
  * goes: each kernel handed out holds one, so kernels stay valid after this call. NULL no-op. */
 CUCORE_API cucore_status cucore_object_destroy(cucore_object *obj);
-/* The object's code: type, bytes and size (owned by the object). */
+/** The object's code: type, bytes and size (owned by the object). Any out may be NULL. */
 CUCORE_API cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
                                             const void **data, size_t *size);
-/* The arch the code was compiled for (e.g. 90), 0 when it is not tied to one. */
+/** The arch the code was compiled for (e.g.\ 90), 0 when it is not tied to one. */
 CUCORE_API cucore_status cucore_object_arch(const cucore_object *obj, int *arch);
-/* The lowered (mangled) name of a name expression given at compile time. CUCORE_NOT_FOUND
- * lists the expressions that were registered. Owned by the object. */
+/** The lowered (mangled) name of a name expression given at compile time. CUCORE_NOT_FOUND
+ * lists the expressions that were registered. Owned by the object.
+ * @retval CUCORE_NOT_FOUND `expr` was not registered before the compile. */
 CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
                                                     const char **lowered);
-/* Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile). LTO-IR is linked for the
- * current GPU first. Loading twice is a no-op. */
+/** Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile). LTO-IR is linked first for
+ * the architecture of device 0. Loading twice is a no-op. Needs a GPU.
+ * @retval CUCORE_NO_DEVICE no GPU.
+ * @retval CUCORE_INVALID_BINARY the code holds nothing this GPU can run.
+ * @retval CUCORE_VERSION_MISMATCH PTX (or LTO-IR) newer than the driver (or nvJitLink) reads. */
 CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
 
 /** Which code the driver prefers when an object (a fatbin) holds both PTX and a cubin that
@@ -596,39 +933,64 @@ CUCORE_API cucore_status cucore_object_jit_log(const cucore_object *obj, const c
  * Errors: CUCORE_DRIVER_TOO_OLD before CUDA 11.7; CUCORE_NO_DEVICE without a GPU.
  */
 CUCORE_API cucore_status cucore_loading_mode(int *lazy);
-/* The number of kernels and the name of kernel `index` (symbol as in the binary). Uses the
- * driver (cuLibraryEnumerateKernels, loading the code) where a GPU is present, the offline
- * reader otherwise (LTO-IR needs a GPU: it is linked for one first). */
+/** The number of kernels in the object. Uses the driver (cuLibraryEnumerateKernels, loading
+ * the code) where a GPU is present, the offline reader otherwise (LTO-IR needs a GPU: it is
+ * linked for one first).
+ * @retval CUCORE_INVALID_BINARY the reader could not read the code.
+ * @retval CUCORE_NO_DEVICE LTO-IR without a GPU. */
 CUCORE_API cucore_status cucore_object_kernel_count(cucore_object *obj, int *count);
+/** The name of kernel `index` (symbol as in the binary), found as cucore_object_kernel_count()
+ * finds them. Owned by the object.
+ * @retval CUCORE_INVALID_ARGUMENT `index` is out of range (the message names the count). */
 CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index,
                                                    const char **name);
-/* The native CUlibrary (loads first). */
+/** The native CUlibrary (loads first). Owned by the object: do not unload it. */
 CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
-/* The PTX the code was made from, when cucore compiled it (it records parameter types that a
- * cubin lacks; see cucore_binary_attach_ptx); *ptx NULL and *size 0 when there is none. */
+/** The PTX the code was made from, when cucore compiled it (it records parameter types that a
+ * cubin lacks; see cucore_binary_attach_ptx), or the code itself for a PTX object; *ptx NULL
+ * and *size 0 when there is none. Owned by the object; `size` may be NULL. */
 CUCORE_API cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx,
                                            size_t *size);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kernels: lookup, parameter layout, every cuFunc / cuKernel query and setting                */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * @defgroup kernel Kernels
+ * Lookup, parameter layout, every cuFunc / cuKernel query and setting. A call that takes a
+ * device needs a kernel looked up where a GPU was present (else CUCORE_NO_DEVICE), and
+ * supports up to 16 devices per kernel (else CUCORE_NOT_SUPPORTED).
+ * @{
+ */
+
+/** A kernel of an object: look up with cucore_object_get_kernel(), destroy with
+ * cucore_kernel_destroy(). May be shared between threads (see the thread-safety notes on the
+ * main page). */
 typedef struct cucore_kernel cucore_kernel;
 
-/* CONSTRUCTOR: the kernel `name` of `obj`: a symbol ("_Z5scalePfi", "saxpy") or a name
+/** CONSTRUCTOR: the kernel `name` of `obj`: a symbol ("_Z5scalePfi", "saxpy") or a name
  * expression registered at compile time ("scale<float>"). The kernel holds a reference to the
  * object. With a GPU the code is loaded and the layout comes from the driver
  * (cuKernelGetParamInfo) -- except for a cubin under lazy loading (the driver's default),
  * whose own layout is read so the kernel stays unloaded until it is first used (the driver's
  * query would load it); without a GPU, from the offline reader. CUCORE_NOT_FOUND lists the
- * kernels that exist. */
+ * kernels that exist. Destroy `*out` with cucore_kernel_destroy().
+ * @retval CUCORE_NOT_FOUND no such kernel (the message lists those that exist).
+ * @retval CUCORE_INVALID_BINARY the code cannot be loaded or read.
+ * @retval CUCORE_NO_DEVICE LTO-IR without a GPU.
+ * @retval CUCORE_VERSION_MISMATCH PTX newer than the driver can compile. */
 CUCORE_API cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name,
                                                   cucore_kernel **out);
-/* DESTRUCTOR: drops the kernel and its reference to the object. NULL is a no-op. */
+/** DESTRUCTOR: drops the kernel and its reference to the object. NULL is a no-op. Argument
+ * lists made for it must be destroyed first. */
 CUCORE_API cucore_status cucore_kernel_destroy(cucore_kernel *k);
-/* The kernel's symbol as in the binary (cuKernelGetName when loaded). Owned by the kernel. */
+/** The kernel's symbol as in the binary (the lowered name for a name expression). Owned by the
+ * kernel. */
 CUCORE_API cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name);
-/* The object the kernel came from (borrowed). */
+/** The object the kernel came from (borrowed: no reference is added). */
 CUCORE_API cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj);
 /**
  * A kernel handle over a CUkernel made elsewhere (cuLibraryGetKernel of the caller's own
@@ -650,156 +1012,219 @@ CUCORE_API cucore_status cucore_kernel_from_cukernel(void *cukernel, cucore_kern
  */
 CUCORE_API cucore_status cucore_kernel_from_cufunction(cucore_device *dev, void *cufunction,
                                                        cucore_kernel **out);
-/* Number of parameters and their layout (offset, size, alignment, kind when known). */
+/** Number of parameters. */
 CUCORE_API cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count);
+/** Layout of parameter `index` (offset, size, alignment, kind when known), copied to `*out`.
+ * @retval CUCORE_INVALID_ARGUMENT `index` is out of range. */
 CUCORE_API cucore_status cucore_kernel_param(const cucore_kernel *k, int index,
                                              cucore_param_info *out);
-/* Total bytes of the parameter buffer. */
+/** Total bytes of the parameter buffer. */
 CUCORE_API cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes);
-/* Declares the parameter types of a kernel whose code did not say them (a cubin loaded from a
+/** Declares the parameter types of a kernel whose code did not say them (a cubin loaded from a
  * file records offsets and sizes but not types): a comma-separated list, one per parameter,
  * of i8 u8 i16 u16 i32 u32 i64 u64 (integers), f16 bf16 f32 f64 (floating point), ptr, tex,
- * surf, or bytes (a struct by value), e.g. "f32, ptr, ptr, i32". Each is checked against the
+ * surf, or bytes (a struct by value), e.g.\ "f32, ptr, ptr, i32". Each is checked against the
  * layout: the count (CUCORE_ARG_COUNT) and each size (CUCORE_ARG_SIZE, naming the parameter);
- * nothing changes on failure. Argument lists made afterwards check against these types. */
+ * nothing changes on failure. Argument lists made afterwards check against these types.
+ * Not synchronised: must not race with any other use of the kernel or its argument lists.
+ * @retval CUCORE_PARSE_ERROR an empty or unknown type in the list.
+ * @retval CUCORE_ARG_COUNT the list has another number of parameters than the kernel.
+ * @retval CUCORE_ARG_SIZE a type's size is not its parameter's. */
 CUCORE_API cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature);
-/* Where the layout came from: "driver" (cuKernelGetParamInfo), "cubin" (offline reader) or
- * "ptx" (.entry declaration). */
+/** Where the layout came from: "driver" (cuKernelGetParamInfo), "cubin" (offline reader) or
+ * "ptx" (.entry declaration). Static storage. */
 CUCORE_API cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src);
 
-/* Kernel attributes; the values equal CUfunction_attribute's. */
+/** Kernel attributes; the values equal CUfunction_attribute's. */
 typedef enum cucore_kernel_attr {
-  CUCORE_KATTR_MAX_THREADS_PER_BLOCK = 0,
-  CUCORE_KATTR_SHARED_SIZE_BYTES = 1,            /* static shared memory */
-  CUCORE_KATTR_CONST_SIZE_BYTES = 2,
-  CUCORE_KATTR_LOCAL_SIZE_BYTES = 3,
-  CUCORE_KATTR_NUM_REGS = 4,
-  CUCORE_KATTR_PTX_VERSION = 5,
-  CUCORE_KATTR_BINARY_VERSION = 6,
-  CUCORE_KATTR_CACHE_MODE_CA = 7,
-  CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, /* settable */
-  CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9, /* settable, percent or -1 */
-  CUCORE_KATTR_CLUSTER_SIZE_MUST_BE_SET = 10,
-  CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH = 11,      /* settable before first launch */
-  CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT = 12,
-  CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH = 13,
-  CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14, /* settable */
-  CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15, /* settable */
-  CUCORE_KATTR_COUNT
+  CUCORE_KATTR_MAX_THREADS_PER_BLOCK = 0,        /**< largest block it can be launched with */
+  CUCORE_KATTR_SHARED_SIZE_BYTES = 1,            /**< static shared memory */
+  CUCORE_KATTR_CONST_SIZE_BYTES = 2,             /**< constant memory the kernel uses */
+  CUCORE_KATTR_LOCAL_SIZE_BYTES = 3,             /**< local memory per thread */
+  CUCORE_KATTR_NUM_REGS = 4,                     /**< registers per thread */
+  CUCORE_KATTR_PTX_VERSION = 5,                  /**< PTX ISA version, major*10 + minor */
+  CUCORE_KATTR_BINARY_VERSION = 6,               /**< binary architecture, major*10 + minor */
+  CUCORE_KATTR_CACHE_MODE_CA = 7,                /**< 1 when compiled with -Xptxas -dlcm=ca */
+  CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, /**< settable */
+  CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9, /**< settable, percent or -1 */
+  CUCORE_KATTR_CLUSTER_SIZE_MUST_BE_SET = 10,    /**< 1: launches must give a cluster size */
+  CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH = 11,      /**< settable before first launch */
+  CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT = 12,     /**< settable before first launch */
+  CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH = 13,      /**< settable before first launch */
+  CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14, /**< settable */
+  CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15, /**< settable */
+  CUCORE_KATTR_COUNT                             /**< the number of attributes */
 } cucore_kernel_attr;
 
-/* "max_threads_per_block", ... Never NULL. */
+/** "max_threads_per_block", ... ("unknown_attribute" for a value not in the enum). Never NULL;
+ * static storage. */
 CUCORE_API const char *cucore_kernel_attr_name(cucore_kernel_attr attr);
-/* Reads an attribute for the kernel on `dev` (cuKernelGetAttribute). */
+/** Reads an attribute for the kernel on `dev` (cuKernelGetAttribute). */
 CUCORE_API cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
                                                      cucore_kernel_attr attr, int *value);
-/* Sets a settable attribute for the kernel on `dev` (cuKernelSetAttribute); read-only ones are
- * CUCORE_INVALID_ARGUMENT naming the settable ones. */
+/** Sets a settable attribute for the kernel on `dev` (cuKernelSetAttribute); read-only ones are
+ * CUCORE_INVALID_ARGUMENT naming the settable ones. Later launches check against the new value.
+ * @retval CUCORE_INVALID_ARGUMENT a read-only attribute, dynamic shared memory beyond the
+ *         device's opt-in maximum after static memory, or a carveout outside -1..100. */
 CUCORE_API cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
                                                      cucore_kernel_attr attr, int value);
 
+/** Preferred L1 / shared memory split of a kernel; the values equal CUfunc_cache's. */
 typedef enum cucore_cache_config {
-  CUCORE_CACHE_PREFER_NONE = 0,
-  CUCORE_CACHE_PREFER_SHARED = 1,
-  CUCORE_CACHE_PREFER_L1 = 2,
-  CUCORE_CACHE_PREFER_EQUAL = 3
+  CUCORE_CACHE_PREFER_NONE = 0,   /**< no preference */
+  CUCORE_CACHE_PREFER_SHARED = 1, /**< prefer more shared memory */
+  CUCORE_CACHE_PREFER_L1 = 2,     /**< prefer more L1 cache */
+  CUCORE_CACHE_PREFER_EQUAL = 3   /**< prefer equal L1 and shared memory */
 } cucore_cache_config;
-/* Sets the preferred cache configuration (cuKernelSetCacheConfig). */
+/** Sets the preferred cache configuration (cuKernelSetCacheConfig). */
 CUCORE_API cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *dev,
                                                         cucore_cache_config config);
-/* Whether the kernel's function is loaded on `dev` (cuFuncIsLoaded, read without loading it),
- * and loading it explicitly (cuFuncLoad). Under lazy loading (CUDA_MODULE_LOADING=LAZY, the
- * driver's default) a kernel is loaded by its first launch, which may serialise with other
- * work: load kernels that must run concurrently (programmatic dependent launches,
- * producer/consumer kernels) before launching them, or load the object eagerly
- * (cucore_load_options.eager). */
+/** Whether the kernel's function is loaded on `dev` (cuFuncIsLoaded, read without loading it:
+ * the function is found in its module's list, since cuKernelGetFunction would load it). Under
+ * lazy loading (CUDA_MODULE_LOADING=LAZY, the driver's default) a kernel is loaded by its
+ * first launch, which may serialise with other work: load kernels that must run concurrently
+ * (programmatic dependent launches, producer/consumer kernels) with cucore_kernel_load()
+ * before launching them, or load the object eagerly (cucore_load_options.eager). */
 CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev,
                                                  int *loaded);
+/** Loads the kernel's function on `dev` explicitly (cuFuncLoad). */
 CUCORE_API cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev);
-/* The native CUkernel and the CUfunction for `dev` (cuKernelGetFunction). Either may be NULL. */
+/** The native CUkernel and the CUfunction for `dev` (cuKernelGetFunction). Either may be NULL.
+ * Both stay owned by cucore, valid while the kernel lives. */
 CUCORE_API cucore_status cucore_kernel_native(cucore_kernel *k, cucore_device *dev,
                                               void **cukernel, void **cufunction);
-/* The CUmodule holding the kernel's function on `dev` (cuFuncGetModule). */
+/** The CUmodule holding the kernel's function on `dev` (cuFuncGetModule); owned by the driver,
+ * valid while the kernel lives. */
 CUCORE_API cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev,
                                               void **cumodule);
-/* The function name the driver reports for the kernel's function on `dev` (cuFuncGetName). */
+/** The function name the driver reports for the kernel's function on `dev` (cuFuncGetName);
+ * owned by the driver, valid while the kernel lives. */
 CUCORE_API cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev,
                                                      const char **name);
+
+/** @} */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Kernel arguments: bound by value, checked against the kernel's layout                       */
 /* ------------------------------------------------------------------------------------------ */
 
+/**
+ * @defgroup args Kernel arguments
+ * Bound by value, checked against the kernel's layout.
+ * @{
+ */
+
+/** The argument values of one launch of a kernel, copied when bound: create with
+ * cucore_args_create(), destroy with cucore_args_destroy(). Not thread-safe: one thread at a
+ * time, including the launch that reads it. */
 typedef struct cucore_args cucore_args;
 
-/* CONSTRUCTOR: an empty argument list for `k` (which must outlive it). */
+/** CONSTRUCTOR: an empty argument list for `k` (which must outlive it). */
 CUCORE_API cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out);
-/* DESTRUCTOR. NULL is a no-op. */
+/** DESTRUCTOR: frees the argument list. NULL is a no-op. */
 CUCORE_API cucore_status cucore_args_destroy(cucore_args *args);
-/* Forgets every value and the sticky error; the next push is argument 0. */
+/** Forgets every value and the sticky error; the next push is argument 0. */
 CUCORE_API cucore_status cucore_args_reset(cucore_args *args);
 
-/* Setters by index. Each copies the value at once (the caller's variable need not live on)
- * and checks it against parameter `index`: the index exists (CUCORE_ARG_COUNT), the size
- * matches (CUCORE_ARG_SIZE), the kind matches where known (CUCORE_ARG_TYPE: a float for an
- * integer, a double for a float...), the alignment fits the offset (CUCORE_ARG_ALIGNMENT).
- * The first failure is also kept in the list and returned again by cucore_args_check and at
- * launch. */
+/** Sets parameter `index` to an int8_t. Setters by index: each copies the value at once (the
+ * caller's variable need not live on) and checks it against parameter `index`: the index
+ * exists (CUCORE_ARG_COUNT), the size matches (CUCORE_ARG_SIZE), the kind matches where known
+ * (CUCORE_ARG_TYPE: a float for an integer, a double for a float...), the alignment fits the
+ * offset (CUCORE_ARG_ALIGNMENT). The first failure is also kept in the list and returned again
+ * by cucore_args_check and at launch. */
 CUCORE_API cucore_status cucore_args_set_i8(cucore_args *a, int index, int8_t v);
+/** As cucore_args_set_i8(), for a uint8_t. */
 CUCORE_API cucore_status cucore_args_set_u8(cucore_args *a, int index, uint8_t v);
+/** As cucore_args_set_i8(), for an int16_t. */
 CUCORE_API cucore_status cucore_args_set_i16(cucore_args *a, int index, int16_t v);
+/** As cucore_args_set_i8(), for a uint16_t. */
 CUCORE_API cucore_status cucore_args_set_u16(cucore_args *a, int index, uint16_t v);
+/** As cucore_args_set_i8(), for an int32_t. */
 CUCORE_API cucore_status cucore_args_set_i32(cucore_args *a, int index, int32_t v);
+/** As cucore_args_set_i8(), for a uint32_t. */
 CUCORE_API cucore_status cucore_args_set_u32(cucore_args *a, int index, uint32_t v);
+/** As cucore_args_set_i8(), for an int64_t. */
 CUCORE_API cucore_status cucore_args_set_i64(cucore_args *a, int index, int64_t v);
+/** As cucore_args_set_i8(), for a uint64_t. */
 CUCORE_API cucore_status cucore_args_set_u64(cucore_args *a, int index, uint64_t v);
-/* Half and bfloat16 given as their 16-bit patterns. */
+/** Half and bfloat16 given as their 16-bit patterns: a half, as cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_f16(cucore_args *a, int index, uint16_t bits);
+/** A bfloat16 given as its 16-bit pattern, as cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_bf16(cucore_args *a, int index, uint16_t bits);
+/** As cucore_args_set_i8(), for a float. */
 CUCORE_API cucore_status cucore_args_set_f32(cucore_args *a, int index, float v);
+/** As cucore_args_set_i8(), for a double. */
 CUCORE_API cucore_status cucore_args_set_f64(cucore_args *a, int index, double v);
-/* A device pointer. */
+/** A device pointer, as cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_ptr(cucore_args *a, int index, cucore_devptr p);
-/* A host pointer passed as an address (managed or mapped memory only). */
+/** A host pointer passed as an address (managed or mapped memory only), as
+ * cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_host_ptr(cucore_args *a, int index, const void *p);
-/* A struct/union/vector by value: `size` bytes with the type's alignment (use _Alignof). */
+/** A struct/union/vector by value: `size` bytes with the type's alignment (use `_Alignof`),
+ * as cucore_args_set_i8(); `data` is copied.
+ * @retval CUCORE_ARG_NULL `data` is NULL.
+ * @retval CUCORE_ARG_SIZE `size` is 0, above 32764, or not the parameter's.
+ * @retval CUCORE_ARG_ALIGNMENT `align` is not a power of two up to 4096, or not the
+ *         parameter's. */
 CUCORE_API cucore_status cucore_args_set_bytes(cucore_args *a, int index, const void *data,
                                                size_t size, size_t align);
-/* Texture and surface objects (CUtexObject / CUsurfObject values). */
+/** Texture and surface objects (CUtexObject / CUsurfObject values): a texture object, as
+ * cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_texture(cucore_args *a, int index, uint64_t tex);
+/** A surface object (CUsurfObject value), as cucore_args_set_i8(). */
 CUCORE_API cucore_status cucore_args_set_surface(cucore_args *a, int index, uint64_t surf);
 
-/* The same, each at the next index (0, 1, 2, ... since create or reset). */
+/** The same, each at the next index (0, 1, 2, ... since create or reset): here
+ * cucore_args_set_i8(). A failed push still uses up its index. */
 CUCORE_API cucore_status cucore_args_push_i8(cucore_args *a, int8_t v);
+/** cucore_args_set_u8() at the next index. */
 CUCORE_API cucore_status cucore_args_push_u8(cucore_args *a, uint8_t v);
+/** cucore_args_set_i16() at the next index. */
 CUCORE_API cucore_status cucore_args_push_i16(cucore_args *a, int16_t v);
+/** cucore_args_set_u16() at the next index. */
 CUCORE_API cucore_status cucore_args_push_u16(cucore_args *a, uint16_t v);
+/** cucore_args_set_i32() at the next index. */
 CUCORE_API cucore_status cucore_args_push_i32(cucore_args *a, int32_t v);
+/** cucore_args_set_u32() at the next index. */
 CUCORE_API cucore_status cucore_args_push_u32(cucore_args *a, uint32_t v);
+/** cucore_args_set_i64() at the next index. */
 CUCORE_API cucore_status cucore_args_push_i64(cucore_args *a, int64_t v);
+/** cucore_args_set_u64() at the next index. */
 CUCORE_API cucore_status cucore_args_push_u64(cucore_args *a, uint64_t v);
+/** cucore_args_set_f16() at the next index. */
 CUCORE_API cucore_status cucore_args_push_f16(cucore_args *a, uint16_t bits);
+/** cucore_args_set_bf16() at the next index. */
 CUCORE_API cucore_status cucore_args_push_bf16(cucore_args *a, uint16_t bits);
+/** cucore_args_set_f32() at the next index. */
 CUCORE_API cucore_status cucore_args_push_f32(cucore_args *a, float v);
+/** cucore_args_set_f64() at the next index. */
 CUCORE_API cucore_status cucore_args_push_f64(cucore_args *a, double v);
+/** cucore_args_set_ptr() at the next index. */
 CUCORE_API cucore_status cucore_args_push_ptr(cucore_args *a, cucore_devptr p);
+/** cucore_args_set_host_ptr() at the next index. */
 CUCORE_API cucore_status cucore_args_push_host_ptr(cucore_args *a, const void *p);
+/** cucore_args_set_bytes() at the next index. */
 CUCORE_API cucore_status cucore_args_push_bytes(cucore_args *a, const void *data, size_t size,
                                                 size_t align);
+/** cucore_args_set_texture() at the next index. */
 CUCORE_API cucore_status cucore_args_push_texture(cucore_args *a, uint64_t tex);
+/** cucore_args_set_surface() at the next index. */
 CUCORE_API cucore_status cucore_args_push_surface(cucore_args *a, uint64_t surf);
 
-/* CUCORE_OK when every parameter has a value; otherwise the first error kept, or
- * CUCORE_ARG_COUNT ("kernel `k` takes 4 parameters, 3 were given") / CUCORE_ARG_UNSET. */
+/** CUCORE_OK when every parameter has a value; otherwise the first error kept, or
+ * CUCORE_ARG_COUNT ("kernel `k` takes 4 parameters, 3 were given") / CUCORE_ARG_UNSET.
+ * @retval CUCORE_ARG_COUNT the last parameters have no value.
+ * @retval CUCORE_ARG_UNSET a parameter before the last one set has no value. */
 CUCORE_API cucore_status cucore_args_check(const cucore_args *a);
-/* The kernelParams array (one pointer per parameter) and the packed parameter buffer (the
- * `extra` form), both owned by `a`. */
+/** The kernelParams array (one pointer per parameter) and the packed parameter buffer (the
+ * `extra` form), both owned by `a`, valid until it is destroyed. Any out may be NULL. */
 CUCORE_API cucore_status cucore_args_native(cucore_args *a, void ***kernel_params,
                                             void **buffer, size_t *buffer_size);
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
-/* CUCORE_ARG(args, x): pushes x with the setter its static type picks. cucore_devptr is
- * uint64_t, so it pushes as u64, which a pointer parameter accepts. */
+/** CUCORE_ARG(args, x): pushes x with the setter its static type picks. cucore_devptr is
+ * uint64_t, so it pushes as u64, which a pointer parameter accepts. Any pointer pushes as a
+ * host pointer (cucore_args_push_host_ptr); other types do not compile. C11 only. */
 #define CUCORE_ARG(a, x)                                                                       \
   _Generic((x), _Bool: cucore_args_push_u8, char: cucore_args_push_i8,                          \
            signed char: cucore_args_push_i8, unsigned char: cucore_args_push_u8,                \
@@ -809,6 +1234,9 @@ CUCORE_API cucore_status cucore_args_native(cucore_args *a, void ***kernel_param
            long long: cucore_args_push_i64, unsigned long long: cucore_args_push_u64,           \
            float: cucore_args_push_f32, double: cucore_args_push_f64,                           \
            default: cucore_args_push_host_ptr)((a), (x))
+/** @cond CUCORE_INTERNAL */
+/* Helpers of CUCORE_ARGS (counting and pasting its arguments): not API, left out of the
+ * reference. */
 #define CUCORE_ARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
                        ...)                                                                    \
   N
@@ -832,59 +1260,80 @@ CUCORE_API cucore_status cucore_args_native(cucore_args *a, void ***kernel_param
 #define CUCORE_ARGS_14(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_13(a, __VA_ARGS__)
 #define CUCORE_ARGS_15(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_14(a, __VA_ARGS__)
 #define CUCORE_ARGS_16(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_15(a, __VA_ARGS__)
-/* CUCORE_ARGS(args, x, y, ...): resets `args`, pushes up to 16 values by static type, and
- * evaluates to cucore_args_check(args): the first mistake, or a count that is off. */
+/** @endcond */
+/** CUCORE_ARGS(args, x, y, ...): resets `args`, pushes up to 16 values by static type, and
+ * evaluates to cucore_args_check(args): the first mistake, or a count that is off. Takes 1 to
+ * 16 values; C11 only. */
 #define CUCORE_ARGS(a, ...)                                                                    \
   (cucore_args_reset(a),                                                                       \
    CUCORE_ARGS_CAT(CUCORE_ARGS_, CUCORE_ARGS_N(__VA_ARGS__))(a, __VA_ARGS__),                  \
    cucore_args_check(a))
 #endif
 
+/** @} */
+
 /* ------------------------------------------------------------------------------------------ */
 /* Launches                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Launch attributes; the values equal CUlaunchAttributeID's. */
+/**
+ * @defgroup launch Launches
+ * Launch configurations, launches with pre-flight checks, host functions.
+ * @{
+ */
+
+/** Launch attributes; the values equal CUlaunchAttributeID's. */
 typedef enum cucore_launch_attr_id {
-  CUCORE_LAUNCH_ACCESS_POLICY_WINDOW = 1,
-  CUCORE_LAUNCH_COOPERATIVE = 2,
-  CUCORE_LAUNCH_SYNCHRONIZATION_POLICY = 3,
-  CUCORE_LAUNCH_CLUSTER_DIMENSION = 4,
-  CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY = 5,
-  CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
-  CUCORE_LAUNCH_PROGRAMMATIC_EVENT = 7,
-  CUCORE_LAUNCH_PRIORITY = 8,
-  CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP = 9,
-  CUCORE_LAUNCH_MEM_SYNC_DOMAIN = 10,
-  CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION = 11,
-  CUCORE_LAUNCH_COMPLETION_EVENT = 12,
-  CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE = 13,
-  CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT = 14,
-  CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING = 16
+  CUCORE_LAUNCH_ACCESS_POLICY_WINDOW = 1,         /**< u.access_policy: L2 persistence window */
+  CUCORE_LAUNCH_COOPERATIVE = 2,                  /**< u.value 1: grid-wide synchronisation */
+  CUCORE_LAUNCH_SYNCHRONIZATION_POLICY = 3,       /**< u.value: CUsynchronizationPolicy (some
+                                                       drivers take it on streams only) */
+  CUCORE_LAUNCH_CLUSTER_DIMENSION = 4,            /**< u.dim: blocks per cluster */
+  CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY = 5,    /**< u.value: CUclusterSchedulingPolicy */
+  CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION = 6, /**< u.value 1: programmatic dependent
+                                                            launch */
+  CUCORE_LAUNCH_PROGRAMMATIC_EVENT = 7,           /**< u.event: event triggered by the kernel */
+  CUCORE_LAUNCH_PRIORITY = 8,                     /**< u.value: the launch's priority */
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP = 9,          /**< u.domain_map */
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN = 10,             /**< u.value: CUlaunchMemSyncDomain */
+  CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION = 11, /**< u.dim: preferred blocks per cluster */
+  CUCORE_LAUNCH_COMPLETION_EVENT = 12,            /**< u.event: recorded when blocks finish */
+  CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE = 13, /**< u.value; graphs only (a launch refuses
+                                                        it) */
+  CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT = 14, /**< u.value: percent */
+  CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING = 16 /**< u.value: 1 to turn it on */
 } cucore_launch_attr_id;
 
-/* One launch attribute. Fill the member its id names. */
+/** One launch attribute. Fill the member its id names. */
 typedef struct cucore_launch_attr {
-  cucore_launch_attr_id id;
+  cucore_launch_attr_id id; /**< which attribute; names the member of `u` to fill */
+  /** The attribute's value. */
   union {
-    int value; /* COOPERATIVE, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY,
+    int value; /**< COOPERATIVE, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY,
                   PROGRAMMATIC_STREAM_SERIALIZATION, PRIORITY, MEM_SYNC_DOMAIN,
                   DEVICE_UPDATABLE_KERNEL_NODE (graphs only), PREFERRED_SHARED_MEMORY_CARVEOUT,
                   NVLINK_UTIL_CENTRIC_SCHEDULING */
-    unsigned dim[3]; /* CLUSTER_DIMENSION, PREFERRED_CLUSTER_DIMENSION */
+    unsigned dim[3]; /**< CLUSTER_DIMENSION, PREFERRED_CLUSTER_DIMENSION */
+    /** ACCESS_POLICY_WINDOW */
     struct {
-      cucore_devptr base;
-      size_t bytes;
-      float hit_ratio;
-      int hit_property, miss_property; /* 0 normal, 1 streaming, 2 persisting */
+      cucore_devptr base; /**< start of the window */
+      size_t bytes;       /**< size of the window */
+      float hit_ratio;    /**< share of accesses given hit_property, 0..1 */
+      /** @{ */
+      int hit_property, miss_property; /**< 0 normal, 1 streaming, 2 persisting */
+      /** @} */
     } access_policy;
     struct {
-      cucore_event *event;
-      int flags;
-      int trigger_at_block_start; /* PROGRAMMATIC_EVENT only */
-    } event; /* PROGRAMMATIC_EVENT, COMPLETION_EVENT */
+      cucore_event *event; /**< an event of the launch's device (borrowed) */
+      int flags;           /**< event record flags (not CU_EVENT_RECORD_EXTERNAL) */
+      int trigger_at_block_start; /**< PROGRAMMATIC_EVENT only */
+    } event; /**< PROGRAMMATIC_EVENT, COMPLETION_EVENT */
+    /** MEM_SYNC_DOMAIN_MAP */
     struct {
-      unsigned char default_domain, remote_domain;
+      /** @{ */
+      unsigned char default_domain, remote_domain; /**< domains of default and remote
+                                                        accesses */
+      /** @} */
     } domain_map;
     /** The value as the driver lays it out (CUlaunchAttributeValue's 64 bytes), for attribute
      * ids newer than cucore: copied to the driver as given when the loaded driver is newer
@@ -893,31 +1342,36 @@ typedef struct cucore_launch_attr {
   } u;
 } cucore_launch_attr;
 
+/** Most attributes one launch configuration holds. */
 #define CUCORE_MAX_LAUNCH_ATTRS 16
 
-/* Where and how big: grid and block (1-3 D; unused dimensions 0 or 1), dynamic shared memory,
+/** Where and how big: grid and block (1-3 D; unused dimensions 0 or 1), dynamic shared memory,
  * the stream (required: it names the device; cucore_stream_default gives stream 0), and
- * attributes. Zero-initialise, then fill. */
+ * attributes. Zero-initialise, then fill. A plain value: not synchronised. */
 typedef struct cucore_launch_config {
-  unsigned grid[3];
-  unsigned block[3];
-  unsigned shared_bytes;
-  cucore_stream *stream;
-  int attr_count;
-  cucore_launch_attr attrs[CUCORE_MAX_LAUNCH_ATTRS];
+  unsigned grid[3];      /**< blocks per grid, x y z (x at least 1) */
+  unsigned block[3];     /**< threads per block, x y z (x at least 1) */
+  unsigned shared_bytes; /**< dynamic shared memory per block */
+  cucore_stream *stream; /**< the stream (and so the device) to launch on */
+  int attr_count;        /**< attributes used in `attrs`, 0..CUCORE_MAX_LAUNCH_ATTRS */
+  cucore_launch_attr attrs[CUCORE_MAX_LAUNCH_ATTRS]; /**< set with cucore_launch_config_set() */
 } cucore_launch_config;
 
-/* Sets an attribute, replacing one with the same id. CUCORE_INVALID_ARGUMENT when full or
- * the id is unknown. */
+/** Sets an attribute, replacing one with the same id. CUCORE_INVALID_ARGUMENT when full or
+ * the id is unknown (or attr_count is corrupt). */
 CUCORE_API cucore_status cucore_launch_config_set(cucore_launch_config *cfg,
                                                   const cucore_launch_attr *attr);
-/* Shorthands for the common attributes. */
+/** Shorthands for the common attributes: a cluster of x*y*z blocks
+ * (CUCORE_LAUNCH_CLUSTER_DIMENSION), as cucore_launch_config_set(). */
 CUCORE_API cucore_status cucore_launch_config_cluster(cucore_launch_config *cfg, unsigned x,
                                                       unsigned y, unsigned z);
+/** A cooperative launch when `on` is not 0 (CUCORE_LAUNCH_COOPERATIVE), as
+ * cucore_launch_config_set(). */
 CUCORE_API cucore_status cucore_launch_config_cooperative(cucore_launch_config *cfg, int on);
+/** The launch's priority (CUCORE_LAUNCH_PRIORITY), as cucore_launch_config_set(). */
 CUCORE_API cucore_status cucore_launch_config_priority(cucore_launch_config *cfg, int priority);
-/* Programmatic dependent launch: this launch may start before the previous kernel on the
- * stream finishes (it waits in cudaGridDependencySynchronize). */
+/** Programmatic dependent launch: this launch may start before the previous kernel on the
+ * stream finishes (it waits in cudaGridDependencySynchronize). As cucore_launch_config_set(). */
 CUCORE_API cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on);
 
 /**
@@ -934,157 +1388,178 @@ CUCORE_API cucore_status cucore_stream_set_attribute(cucore_stream *s,
 CUCORE_API cucore_status cucore_stream_get_attribute(cucore_stream *s, cucore_launch_attr_id id,
                                                      cucore_launch_attr *out);
 
-/* Launches `k` with `args` after the pre-flight checks: arguments complete and valid; block
+/** Launches `k` with `args` after the pre-flight checks: arguments complete and valid; block
  * non-zero and within the kernel's max threads; grid and block within the device's limits;
  * dynamic shared memory within the opt-in maximum after static memory (the kernel's
  * MAX_DYNAMIC_SHARED_SIZE_BYTES is raised when needed, never lowered); cluster dimensions
  * valid and dividing the grid; cooperative grids within max active blocks x SMs. Uses
- * cuLaunchKernel when no attribute is set, cuLaunchKernelEx otherwise. */
+ * cuLaunchKernel when no attribute is set, cuLaunchKernelEx otherwise. Returns once the launch
+ * is queued; the values in `args` are taken at the call, so `args` may change afterwards.
+ * The errors of cucore_args_check() (CUCORE_ARG_*) come first.
+ * @retval CUCORE_INVALID_ARGUMENT `args` was made for another kernel, or cfg->stream is NULL.
+ * @retval CUCORE_LAUNCH_CONFIG a pre-flight check failed; the message has the arithmetic.
+ * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES the driver found too few registers or shared memory.
+ * @retval CUCORE_NO_DEVICE the kernel was looked up without a GPU. */
 CUCORE_API cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg,
                                        cucore_args *args);
-/* Cooperative launch through cuLaunchCooperativeKernel (grid-wide sync allowed). */
+/** Cooperative launch through cuLaunchCooperativeKernel (grid-wide sync allowed). Checked as
+ * cucore_launch(); `cfg` may carry no attributes.
+ * @retval CUCORE_INVALID_ARGUMENT `cfg` has attributes (use cucore_launch with
+ *         CUCORE_LAUNCH_COOPERATIVE instead).
+ * @retval CUCORE_LAUNCH_CONFIG the device has no cooperative launches, or the grid cannot be
+ *         co-resident. */
 CUCORE_API cucore_status cucore_launch_cooperative(cucore_kernel *k,
                                                    const cucore_launch_config *cfg,
                                                    cucore_args *args);
-/* Queues a host function on a stream (cuLaunchHostFunc): it runs after the work before it and
- * before the work after it. It must not call CUDA. */
+/** Queues a host function on a stream (cuLaunchHostFunc): it runs after the work before it and
+ * before the work after it. It must not call CUDA. It runs on a driver thread, with `user`. */
 CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user),
                                                  void *user);
-/* cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA and is not offered: launch a
+/** cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA and is not offered: launch a
  * cooperative kernel per device with cucore_launch_cooperative and synchronise the devices
  * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
 CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 
+/** @} */
+
 /* ==== SECTION: occupancy model (host-only) ==== */
-/*
+/**
+ * @defgroup occupancy_model Occupancy model (host-only)
+ *
  * A host-only model of the driver's occupancy answers (no GPU, no driver): from a kernel's
  * resources and an architecture's limits, how many blocks of a given size stay resident on one
  * SM, which limit binds, the best block size, and the dynamic shared memory a block may use.
  * The arithmetic follows the CUDA toolkit's documented host calculator (cuda_occupancy.h); the
  * limits come from one table per compute capability (7.0 to 12.1). The driver's
  * cuOccupancy* functions remain the truth on a real GPU.
- * Queries allocate nothing and take no locks (tens of nanoseconds each).
+ * Queries allocate nothing and take no locks (tens of nanoseconds each); they are thread-safe.
+ * @{
  */
 
-/* Most shared-memory carveout sizes an architecture can have. */
+/** Most shared-memory carveout sizes an architecture can have. */
 #define CUCORE_ARCH_MAX_CARVEOUTS 12
 
-/* The limits of one architecture (one row of cucore's table). All sizes are bytes, all
+/** The limits of one architecture (one row of cucore's table). All sizes are bytes, all
  * register counts are 32-bit registers. A caller may adjust a copy (for example to a real
  * device: cucore_arch_limits_from_device) and pass it to the model; the queries refuse
  * (CUCORE_INVALID_ARGUMENT, naming the field) a copy that contradicts itself: fields out of
  * 0..2^20, granularities and warp size not powers of two, max_threads_per_sm not
  * max_warps_per_sm * warp_size, carveouts not ascending or not ending at shared_per_sm. */
 typedef struct cucore_arch_limits {
-  int arch;                       /* cc_major*10 + cc_minor, e.g. 90 */
-  const char *name;               /* "sm_90" (static storage) */
-  const char *family;             /* "Hopper" (static storage) */
-  int warp_size;                  /* threads per warp (32) */
-  int max_threads_per_block;      /* 1024 */
-  int max_warps_per_sm;           /* resident warps per SM */
-  int max_threads_per_sm;         /* max_warps_per_sm * warp_size */
-  int max_blocks_per_sm;          /* resident blocks per SM */
-  int regs_per_sm;                /* register file per SM (64 K) */
-  int max_regs_per_block;         /* 64 K */
-  int max_regs_per_thread;        /* 255 */
-  int reg_alloc_unit;             /* a warp's registers are allocated in units of this (256) */
-  int warp_alloc_granularity;     /* register sub-partitions per SM: a block's warps are
+  int arch;                       /**< cc_major*10 + cc_minor, e.g.\ 90 */
+  const char *name;               /**< "sm_90" (static storage) */
+  const char *family;             /**< "Hopper" (static storage) */
+  int warp_size;                  /**< threads per warp (32) */
+  int max_threads_per_block;      /**< 1024 */
+  int max_warps_per_sm;           /**< resident warps per SM */
+  int max_threads_per_sm;         /**< max_warps_per_sm * warp_size */
+  int max_blocks_per_sm;          /**< resident blocks per SM */
+  int regs_per_sm;                /**< register file per SM (64 K) */
+  int max_regs_per_block;         /**< 64 K */
+  int max_regs_per_thread;        /**< 255 */
+  int reg_alloc_unit;             /**< a warp's registers are allocated in units of this (256) */
+  int warp_alloc_granularity;     /**< register sub-partitions per SM: a block's warps are
                                      rounded up to this for the per-block register check (4) */
-  int shared_per_sm;              /* largest shared-memory carveout of an SM */
-  int shared_per_block;           /* per-block limit without opt-in (48 KiB) */
-  int shared_per_block_optin;     /* per-block limit after opting in (dynamic memory only) */
-  int reserved_shared_per_block;  /* reserved by the driver for each block (1 KiB from 8.0) */
-  int shared_alloc_granularity;   /* a block's shared memory is rounded up to this */
-  int carveout_count;             /* entries in carveout_bytes */
-  int carveout_bytes[CUCORE_ARCH_MAX_CARVEOUTS]; /* the legal shared-memory sizes of an SM
+  int shared_per_sm;              /**< largest shared-memory carveout of an SM */
+  int shared_per_block;           /**< per-block limit without opt-in (48 KiB) */
+  int shared_per_block_optin;     /**< per-block limit after opting in (dynamic memory only) */
+  int reserved_shared_per_block;  /**< reserved by the driver for each block (1 KiB from 8.0) */
+  int shared_alloc_granularity;   /**< a block's shared memory is rounded up to this */
+  int carveout_count;             /**< entries in carveout_bytes */
+  int carveout_bytes[CUCORE_ARCH_MAX_CARVEOUTS]; /**< the legal shared-memory sizes of an SM
                                      (the L1/shared splits), ascending; the last is
                                      shared_per_sm */
-  int max_barriers_per_block;     /* named barriers a block may use (16) */
-  int barriers_per_sm;            /* named barriers an SM holds for resident blocks */
-  int barrier_limit_applies;      /* 1 when the driver limits occupancy by barriers (9.0+) */
-  int sm_count;                   /* SMs of the chip: 0 in the table (it is chip-specific);
+  int max_barriers_per_block;     /**< named barriers a block may use (16) */
+  int barriers_per_sm;            /**< named barriers an SM holds for resident blocks */
+  int barrier_limit_applies;      /**< 1 when the driver limits occupancy by barriers (9.0+) */
+  int sm_count;                   /**< SMs of the chip: 0 in the table (it is chip-specific);
                                      set from cucore_device_props.sm_count for grid sizes */
 } cucore_arch_limits;
 
-/* Fills *out with the table row of architecture `arch` (e.g. 90 for sm_90, 120 for sm_120).
- * An architecture not in the table is CUCORE_NOT_SUPPORTED naming the known ones. */
+/** Fills *out with the table row of architecture `arch` (e.g.\ 90 for sm_90, 120 for sm_120).
+ * An architecture not in the table is CUCORE_NOT_SUPPORTED naming the known ones.
+ * @retval CUCORE_NOT_SUPPORTED `arch` is not in the table (then *out is zeroed). */
 CUCORE_API cucore_status cucore_arch_limits_get(int arch, cucore_arch_limits *out);
-/* The architectures in the table, ascending: copies up to `capacity` of them into `archs`
+/** The architectures in the table, ascending: copies up to `capacity` of them into `archs`
  * (which may be NULL when capacity is 0) and sets *count to how many there are. */
 CUCORE_API cucore_status cucore_arch_list(int *archs, int capacity, int *count);
-/* The table row of the device's architecture, with every limit the device reports (SM count,
+/** The table row of the device's architecture, with every limit the device reports (SM count,
  * warps, blocks, registers, shared memory per SM and per block, the reservation) taken from
- * the device; carveouts above the device's shared memory per SM are dropped. */
+ * the device; carveouts above the device's shared memory per SM are dropped.
+ * @retval CUCORE_NOT_SUPPORTED the device's architecture is not in the table. */
 CUCORE_API cucore_status cucore_arch_limits_from_device(const cucore_device_props *props,
                                                         cucore_arch_limits *out);
 
-/* What a kernel uses, as the model sees it. Start from CUCORE_KERNEL_RESOURCES_INIT: a zero
+/** What a kernel uses, as the model sees it. Start from CUCORE_KERNEL_RESOURCES_INIT: a zero
  * carveout_percent is a real preference (maximum L1), not "unset". */
 typedef struct cucore_kernel_resources {
-  int registers;                /* per thread (CU_FUNC_ATTRIBUTE_NUM_REGS), 0..255 */
-  int static_shared_bytes;      /* CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
-  int max_threads_per_block;    /* the kernel's own limit (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                                   e.g. from __launch_bounds__); 0 = the architecture's */
-  int barriers;                 /* named barriers the kernel uses (0..16); -1 = unknown, taken
+  int registers;                /**< per thread (CU_FUNC_ATTRIBUTE_NUM_REGS), 0..255 */
+  int static_shared_bytes;      /**< CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES */
+  int max_threads_per_block;    /**< the kernel's own limit
+                                   (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, e.g.\ from
+                                   `__launch_bounds__`); 0 = the architecture's */
+  int barriers;                 /**< named barriers the kernel uses (0..16); -1 = unknown, taken
                                    as 1 (barrier 0, __syncthreads) */
-  int carveout_percent;         /* CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: -1 = no
+  int carveout_percent;         /**< CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: -1 = no
                                    preference, else 0 (max L1) .. 100 (max shared). A legacy
                                    cache config maps as cuda_occupancy.h maps it: PREFER_SHARED
                                    100, PREFER_L1 0, PREFER_EQUAL 50, PREFER_NONE -1 */
-  int max_dynamic_shared_bytes; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; 0 = raised as
+  int max_dynamic_shared_bytes; /**< CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES; 0 = raised as
                                    needed up to the opt-in maximum (what cucore's launch does) */
 } cucore_kernel_resources;
 
+/** Initialiser of cucore_kernel_resources: nothing used, barriers unknown (-1), no carveout
+ * preference (-1), dynamic shared memory raised as needed (0). */
 #define CUCORE_KERNEL_RESOURCES_INIT {0, 0, 0, -1, -1, 0}
 
-/* Flags of the model queries (the values of the driver's CU_OCCUPANCY_* flags). */
+/** Flags of the model queries (the values of the driver's CU_OCCUPANCY_* flags). */
 enum {
-  CUCORE_OCCUPANCY_DEFAULT = 0,
-  /* CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE: assume partitioned global caching stays on. Only
+  CUCORE_OCCUPANCY_DEFAULT = 0, /**< the default answer */
+  /** CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE: assume partitioned global caching stays on. Only
    * sm_52 and 6.x have that caching, so on every architecture in the table the answer is the
    * same with or without the flag. */
   CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE = 1
 };
 
-/* The resource that limits how many blocks stay resident on an SM. */
+/** The resource that limits how many blocks stay resident on an SM. */
 typedef enum cucore_occupancy_limit {
-  CUCORE_OCCUPANCY_LIMIT_WARPS = 0,     /* warp slots of the SM */
-  CUCORE_OCCUPANCY_LIMIT_REGISTERS,     /* the register file */
-  CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY, /* the shared-memory carveout */
-  CUCORE_OCCUPANCY_LIMIT_BLOCKS,        /* resident blocks per SM */
-  CUCORE_OCCUPANCY_LIMIT_BARRIERS,      /* named barriers of the SM */
-  CUCORE_OCCUPANCY_LIMIT_COUNT
+  CUCORE_OCCUPANCY_LIMIT_WARPS = 0,     /**< warp slots of the SM */
+  CUCORE_OCCUPANCY_LIMIT_REGISTERS,     /**< the register file */
+  CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY, /**< the shared-memory carveout */
+  CUCORE_OCCUPANCY_LIMIT_BLOCKS,        /**< resident blocks per SM */
+  CUCORE_OCCUPANCY_LIMIT_BARRIERS,      /**< named barriers of the SM */
+  CUCORE_OCCUPANCY_LIMIT_COUNT          /**< the number of limits */
 } cucore_occupancy_limit;
 
-/* "warps", "registers", "shared_memory", "blocks" or "barriers"; "unknown" otherwise. Never
+/** "warps", "registers", "shared_memory", "blocks" or "barriers"; "unknown" otherwise. Never
  * NULL. */
 CUCORE_API const char *cucore_occupancy_limit_name(cucore_occupancy_limit limit);
 
-/* One occupancy answer. The blocks_limit_* fields are the blocks per SM each resource alone
- * allows (INT_MAX when it sets no limit, e.g. a kernel that uses no registers). */
+/** One occupancy answer. The blocks_limit_* fields are the blocks per SM each resource alone
+ * allows (INT_MAX when it sets no limit, e.g.\ a kernel that uses no registers). */
 typedef struct cucore_occupancy_result {
-  int active_blocks_per_sm;     /* the answer: min of the blocks_limit_* below */
-  int active_warps_per_sm;      /* active_blocks_per_sm * warps_per_block */
-  double occupancy;             /* active warps / max warps per SM, 0..1 */
-  cucore_occupancy_limit limit; /* the binding limit; the first in enum order when several bind */
-  unsigned limiting_mask;       /* bit (1u << limit) set for every limit that binds */
-  int blocks_limit_warps;
-  int blocks_limit_registers;
-  int blocks_limit_shared;
-  int blocks_limit_blocks;
-  int blocks_limit_barriers;
-  int warps_per_block;          /* ceil(block size / warp size) */
-  int registers_per_block;      /* registers allocated to one block */
-  int shared_per_block;         /* shared memory allocated to one block: static + dynamic +
+  int active_blocks_per_sm;     /**< the answer: min of the blocks_limit_* below */
+  int active_warps_per_sm;      /**< active_blocks_per_sm * warps_per_block */
+  double occupancy;             /**< active warps / max warps per SM, 0..1 */
+  cucore_occupancy_limit limit; /**< the binding limit; the first in enum order when several bind */
+  unsigned limiting_mask;       /**< bit (1u << limit) set for every limit that binds */
+  int blocks_limit_warps;       /**< blocks the warp slots allow */
+  int blocks_limit_registers;   /**< blocks the register file allows */
+  int blocks_limit_shared;      /**< blocks the shared-memory carveout allows */
+  int blocks_limit_blocks;      /**< blocks the resident-block limit allows */
+  int blocks_limit_barriers;    /**< blocks the named barriers allow */
+  int warps_per_block;          /**< ceil(block size / warp size) */
+  int registers_per_block;      /**< registers allocated to one block */
+  int shared_per_block;         /**< shared memory allocated to one block: static + dynamic +
                                    reserved, rounded up to the allocation granularity */
-  int shared_carveout_bytes;    /* the SM's shared-memory size (carveout) the answer assumes:
+  int shared_carveout_bytes;    /**< the SM's shared-memory size (carveout) the answer assumes:
                                    with no preference, the smallest carveout that keeps the
                                    answer (the driver's choice); otherwise the preferred
                                    carveout, or the smallest that fits one block if that is
                                    larger */
 } cucore_occupancy_result;
 
-/* Max active blocks per SM of a kernel with resources `res` on `limits`, for blocks of
+/** Max active blocks per SM of a kernel with resources `res` on `limits`, for blocks of
  * `block_size` threads using `dynamic_shared_bytes` of dynamic shared memory
  * (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags). Launches that can never run are
  * failures whose message has the numbers: CUCORE_LAUNCH_CONFIG for a block size of 0 or above
@@ -1093,7 +1568,10 @@ typedef struct cucore_occupancy_result {
  * shared memory exceed the per-block limits; CUCORE_INVALID_ARGUMENT for resources outside
  * their ranges. On success active_blocks_per_sm is at least 1. When the launch can never run,
  * *out still holds the per-limit counts, 0 for the limit that cannot be met (and `limit` names
- * it); when an input is invalid, *out is zeroed. */
+ * it); when an input is invalid, *out is zeroed.
+ * @retval CUCORE_LAUNCH_CONFIG the block size or the dynamic memory is not allowed.
+ * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES a block needs too many registers or too much shared
+ *         memory. */
 CUCORE_API cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
                                                        const cucore_kernel_resources *res,
                                                        int block_size,
@@ -1101,26 +1579,28 @@ CUCORE_API cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits 
                                                        unsigned flags,
                                                        cucore_occupancy_result *out);
 
-/* Dynamic shared memory a block of `block_size` threads needs, for
- * cucore_occupancy_model_best_block. */
+/** Dynamic shared memory a block of `block_size` threads needs, for
+ * cucore_occupancy_model_best_block (called on the calling thread, once per size tried). */
 typedef size_t (*cucore_block_to_shared_fn)(int block_size, void *userdata);
 
-/* The block size with the most active threads per SM. */
+/** The block size with the most active threads per SM. */
 typedef struct cucore_occupancy_best {
-  int block_size;               /* the suggested block size */
-  int blocks_per_sm;            /* active blocks per SM at that size */
-  int min_grid_size;            /* blocks_per_sm * limits->sm_count (0 when sm_count is 0) */
-  double occupancy;             /* active warps / max warps per SM at that size */
-  size_t dynamic_shared_bytes;  /* the dynamic shared memory used at that size */
-  cucore_occupancy_limit limit; /* what binds at that size */
+  int block_size;               /**< the suggested block size */
+  int blocks_per_sm;            /**< active blocks per SM at that size */
+  int min_grid_size;            /**< blocks_per_sm * limits->sm_count (0 when sm_count is 0) */
+  double occupancy;             /**< active warps / max warps per SM at that size */
+  size_t dynamic_shared_bytes;  /**< the dynamic shared memory used at that size */
+  cucore_occupancy_limit limit; /**< what binds at that size */
 } cucore_occupancy_best;
 
-/* The block size giving the most active threads per SM, tried from the largest allowed size
+/** The block size giving the most active threads per SM, tried from the largest allowed size
  * down in steps of the warp size (the largest wins ties; stops at full occupancy), like
  * cuOccupancyMaxPotentialBlockSizeWithFlags. Dynamic shared memory is `dynamic_shared_bytes`
  * for every size, or `shared_fn(size, userdata)` when shared_fn is not NULL. Sizes that
  * cannot run are skipped. `block_size_limit` 0 means the kernel's (or architecture's) limit.
- * CUCORE_LAUNCH_OUT_OF_RESOURCES, naming why, when no size can run. */
+ * CUCORE_LAUNCH_OUT_OF_RESOURCES, naming why, when no size can run.
+ * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES no block size can run (or CUCORE_LAUNCH_CONFIG, as
+ *         cucore_occupancy_model_blocks() would say for the last size tried). */
 CUCORE_API cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits,
                                                            const cucore_kernel_resources *res,
                                                            size_t dynamic_shared_bytes,
@@ -1130,169 +1610,209 @@ CUCORE_API cucore_status cucore_occupancy_model_best_block(const cucore_arch_lim
                                                            unsigned flags,
                                                            cucore_occupancy_best *out);
 
-/* The most dynamic shared memory a block of `block_size` threads may use so that
+/** The most dynamic shared memory a block of `block_size` threads may use so that
  * `blocks_per_sm` blocks stay resident on one SM (cuOccupancyAvailableDynamicSMemPerBlock): the
  * largest size for which cucore_occupancy_model_blocks answers at least blocks_per_sm.
  * CUCORE_LAUNCH_OUT_OF_RESOURCES, with the limit that stops it, when even no dynamic memory
- * leaves room for that many blocks. */
+ * leaves room for that many blocks.
+ * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES not even without dynamic memory do that many fit.
+ * @retval CUCORE_LAUNCH_CONFIG the block size is not allowed. */
 CUCORE_API cucore_status cucore_occupancy_model_available_shared(
     const cucore_arch_limits *limits, const cucore_kernel_resources *res, int block_size,
     int blocks_per_sm, size_t *bytes);
 
-/* Max active clusters (cuOccupancyMaxActiveClusters). Always refused by the host model:
+/** Max active clusters (cuOccupancyMaxActiveClusters). Always refused by the host model:
  * CUCORE_NOT_SUPPORTED, because how many clusters fit depends on how the chip groups its SMs
  * into GPCs (and on which SMs are enabled), which no table per architecture can tell. Use
- * the driver-backed query on a device. *max_clusters is set to 0. */
+ * the driver-backed query on a device. *max_clusters is set to 0. Invalid inputs are
+ * CUCORE_INVALID_ARGUMENT first.
+ * @retval CUCORE_NOT_SUPPORTED always, for valid inputs. */
 CUCORE_API cucore_status cucore_occupancy_model_clusters(const cucore_arch_limits *limits,
                                                          const cucore_kernel_resources *res,
                                                          int block_size, int cluster_size,
                                                          size_t dynamic_shared_bytes,
                                                          int *max_clusters);
+/** @} */
 /* ==== END SECTION: occupancy model ==== */
 
 /* ------------------------------------------------------------------------------------------ */
 /* Occupancy on the GPU: kernel + launch configuration in, the driver's answers out            */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Max active blocks per SM for `k` launched as `cfg` (block, shared_bytes; the device is
+/**
+ * @defgroup occupancy_gpu Occupancy on the GPU
+ * Kernel + launch configuration in, the driver's answers out. The inputs are checked first;
+ * a kernel looked up without a GPU is CUCORE_NO_DEVICE.
+ * @{
+ */
+
+/** Max active blocks per SM for `k` launched as `cfg` (block, shared_bytes; the device is
  * cfg->stream's) (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags). `flags`:
  * CUCORE_OCCUPANCY_DEFAULT or CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE. A block of 0 threads
- * or above the kernel's limit, or shared memory above the device's, is refused first. */
+ * or above the kernel's limit, or shared memory above the device's, is refused first. As a
+ * launch would, it raises the kernel's MAX_DYNAMIC_SHARED_SIZE_BYTES when needed.
+ * @retval CUCORE_LAUNCH_CONFIG the block or the shared memory can never run.
+ * @retval CUCORE_INVALID_ARGUMENT cfg->stream is NULL, or unknown flags. */
 CUCORE_API cucore_status cucore_occupancy_max_active_blocks(cucore_kernel *k,
                                                             const cucore_launch_config *cfg,
                                                             unsigned flags, int *blocks_per_sm);
-/* Best block size for maximum occupancy on `dev` (cuOccupancyMaxPotentialBlockSizeWithFlags):
+/** Best block size for maximum occupancy on `dev` (cuOccupancyMaxPotentialBlockSizeWithFlags):
  * fixed `dynamic_shared_bytes`, or `shared_fn(block_size, user)` bytes when shared_fn is not
  * NULL. `block_size_limit` 0 means the kernel's limit. *min_grid is the grid size that fills
- * the device at that occupancy. */
+ * the device at that occupancy. `shared_fn` is called on the calling thread during the call
+ * and must not call this function. Raises the kernel's MAX_DYNAMIC_SHARED_SIZE_BYTES as a
+ * launch would (to the device's maximum with shared_fn).
+ * @retval CUCORE_LAUNCH_CONFIG `dynamic_shared_bytes` can never fit.
+ * @retval CUCORE_INVALID_ARGUMENT `block_size_limit` outside 0 .. the kernel's limit. */
 CUCORE_API cucore_status cucore_occupancy_best_block_size(
     cucore_kernel *k, cucore_device *dev, size_t dynamic_shared_bytes,
     size_t (*shared_fn)(int block_size, void *user), void *user, int block_size_limit,
     unsigned flags, int *min_grid, int *block_size);
-/* Dynamic shared memory available per block when `blocks_per_sm` blocks of `block_size`
- * threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock). */
+/** Dynamic shared memory available per block when `blocks_per_sm` blocks of `block_size`
+ * threads share an SM (cuOccupancyAvailableDynamicSMemPerBlock).
+ * @retval CUCORE_LAUNCH_CONFIG `block_size` outside 1 .. the kernel's limit.
+ * @retval CUCORE_INVALID_ARGUMENT `blocks_per_sm` below 1. */
 CUCORE_API cucore_status cucore_occupancy_available_dynamic_shared(cucore_kernel *k,
                                                                    cucore_device *dev,
                                                                    int blocks_per_sm,
                                                                    int block_size, size_t *bytes);
-/* Max clusters that can be co-resident for `cfg`, which must give a cluster dimension (or the
- * kernel a compile-time one) (cuOccupancyMaxActiveClusters). */
+/** Max clusters that can be co-resident for `cfg`, which must give a cluster dimension (or the
+ * kernel a compile-time one) (cuOccupancyMaxActiveClusters).
+ * @retval CUCORE_LAUNCH_CONFIG no cluster dimension, or a block outside the kernel's range.
+ * @retval CUCORE_NOT_SUPPORTED the device has no thread block clusters. */
 CUCORE_API cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
                                                               const cucore_launch_config *cfg,
                                                               int *clusters);
-/* The largest cluster size `cfg`'s grid and block could use (cuOccupancyMaxPotentialClusterSize). */
+/** The largest cluster size `cfg`'s grid and block could use
+ * (cuOccupancyMaxPotentialClusterSize).
+ * @retval CUCORE_LAUNCH_CONFIG a block outside the kernel's range.
+ * @retval CUCORE_NOT_SUPPORTED the device has no thread block clusters. */
 CUCORE_API cucore_status cucore_occupancy_max_cluster_size(cucore_kernel *k,
                                                            const cucore_launch_config *cfg,
                                                            int *cluster_size);
-/* The kernel's resources on `dev` (registers, static shared memory, max threads, current max
- * dynamic shared memory, carveout) and the device's limits, ready for the host model, so the
- * driver's answer can be explained (which limit binds). */
+/** The kernel's resources on `dev` (registers, static shared memory, max threads, carveout)
+ * and the device's limits, ready for the host model, so the driver's answer can be explained
+ * (which limit binds). Named barriers come from the cubin when it can be read (else -1);
+ * max_dynamic_shared_bytes is 0 (raised as needed, as cucore's launch does).
+ * @retval CUCORE_NOT_SUPPORTED the device's architecture is not in the model's table. */
 CUCORE_API cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
                                                  cucore_arch_limits *limits,
                                                  cucore_kernel_resources *resources);
 
+/** @} */
+
 /* ==== SECTION: binary inspection (offline reader) ==== */
-/*
+/**
+ * @defgroup binary Binary inspection (offline reader)
+ *
  * Reads cubins, fatbins and PTX with no GPU and no driver: which kernels a binary holds,
  * each kernel's parameter layout (offset, size, and the type when PTX declares it), its
  * resources (registers, shared, local and constant memory) and its launch attributes (launch
  * bounds, required block size, cluster dimensions, grid sync). The reader treats its input as
  * hostile: a malformed binary is CUCORE_INVALID_BINARY naming what is wrong and where.
+ * @{
  */
 
-/* Detects what a buffer holds from its bytes alone:
- *   CUCORE_CODE_CUBIN    an ELF for EM_CUDA (190)
- *   CUCORE_CODE_FATBIN   a fatbin container (magic 0xBA55ED50)
- *   CUCORE_CODE_OBJECT   a host ELF object with device code (.nv_fatbin or __nv_relfatbin)
- *   CUCORE_CODE_LIBRARY  a static library ("!<arch>\n"; not inspected further)
- *   CUCORE_CODE_PTX      text whose first directive, after comments, is .version or .target
- *   CUCORE_CODE_LTOIR    LTO-IR (NVRTC -dlto output)
- *   CUCORE_CODE_NVVM     LLVM bitcode (raw or wrapped) or LLVM IR text
- * CUDA C++ source is never guessed. CUCORE_INVALID_BINARY names the first bytes seen. */
+/** Detects what a buffer holds from its bytes alone:
+ * - CUCORE_CODE_CUBIN: an ELF for EM_CUDA (190)
+ * - CUCORE_CODE_FATBIN: a fatbin container (magic 0xBA55ED50)
+ * - CUCORE_CODE_OBJECT: a host ELF object with device code (.nv_fatbin or __nv_relfatbin)
+ * - CUCORE_CODE_LIBRARY: a static library (`"!<arch>\n"`; not inspected further)
+ * - CUCORE_CODE_PTX: text whose first directive, after comments, is .version or .target
+ * - CUCORE_CODE_LTOIR: LTO-IR (NVRTC -dlto output)
+ * - CUCORE_CODE_NVVM: LLVM bitcode (raw or wrapped) or LLVM IR text
+ *
+ * CUDA C++ source is never guessed. CUCORE_INVALID_BINARY names the first bytes seen.
+ * @retval CUCORE_INVALID_BINARY empty, or none of the above (also a host ELF without device
+ *         code). */
 CUCORE_API cucore_status cucore_code_type_detect(const void *data, size_t size,
                                                  cucore_code_type *out);
 
-/* An opened binary: the kernels of one cubin or PTX module and, for a fatbin or host
- * object, the list of its entries. Immutable except through cucore_binary_attach_ptx. */
+/** An opened binary: the kernels of one cubin or PTX module and, for a fatbin or host
+ * object, the list of its entries. Immutable except through cucore_binary_attach_ptx.
+ * Open with cucore_binary_open() or cucore_binary_open_file(); destroy with
+ * cucore_binary_destroy(). */
 typedef struct cucore_binary cucore_binary;
 
-/* A kernel attribute the code does not record (a PTX module records no resource usage). */
+/** A kernel attribute the code does not record (a PTX module records no resource usage). */
 #define CUCORE_UNKNOWN (-1)
 
-/* One kernel. Strings and params live as long as the cucore_binary they came from. */
+/** One kernel. Strings and params live as long as the cucore_binary they came from. */
 typedef struct cucore_kernel_info {
-  const char *name;              /* symbol name; mangled for C++ kernels */
-  const char *demangled;         /* "ns::k(int*, float)"; NULL for extern "C" names, or when
+  const char *name;              /**< symbol name; mangled for C++ kernels */
+  const char *demangled;         /**< "ns::k(int*, float)"; NULL for extern "C" names, or when
                                     libstdc++'s demangler could not be loaded */
-  uint32_t param_count;
-  const cucore_param_info *params; /* param_count entries by ordinal; NULL when none. From a
+  uint32_t param_count;          /**< entries in params */
+  const cucore_param_info *params; /**< param_count entries by ordinal; NULL when none. From a
                                     cubin: offset and size, kind UNKNOWN (POINTER where the
                                     cubin marks a pointer: always from sm_100 on, and for PTX
                                     `.ptr` parameters) and align 0, until PTX is attached */
-  uint32_t param_bytes;          /* size of the parameter buffer */
-  int32_t registers;             /* per thread */
-  int32_t static_shared_bytes;   /* the kernel's own __shared__ data, not dynamic memory */
-  int32_t reserved_shared_bytes; /* system-reserved shared memory the cubin places before
+  uint32_t param_bytes;          /**< size of the parameter buffer */
+  int32_t registers;             /**< per thread */
+  int32_t static_shared_bytes;   /**< the kernel's own `__shared__` data, not dynamic memory */
+  int32_t reserved_shared_bytes; /**< system-reserved shared memory the cubin places before
                                     the kernel's own (1 KiB in linked sm_90+ cubins), else 0 */
-  int32_t local_bytes;           /* per-thread stack frame of the kernel (local memory) */
-  int32_t stack_bytes;           /* per-thread stack including called functions' frames */
-  int32_t const_bytes;           /* constant bank 0 of the kernel: driver area + parameters */
-  int32_t user_const_bytes;      /* the module's __constant__ data (constant bank 3) */
-  int32_t max_threads_per_block; /* the largest block the kernel can be launched with: 1024,
+  int32_t local_bytes;           /**< per-thread stack frame of the kernel (local memory) */
+  int32_t stack_bytes;           /**< per-thread stack including called functions' frames */
+  int32_t const_bytes;           /**< constant bank 0 of the kernel: driver area + parameters */
+  int32_t user_const_bytes;      /**< the module's `__constant__` data (constant bank 3) */
+  int32_t max_threads_per_block; /**< the largest block the kernel can be launched with: 1024,
                                     or less by its declared bounds and by its registers
                                     (65536 per block, 256-register allocation granularity
                                     per warp, warps in groups of 4); CUCORE_UNKNOWN for PTX
                                     without declared bounds */
-  uint32_t maxntid[3];           /* __launch_bounds__ / .maxntid; 0 when none declared */
-  uint32_t reqntid[3];           /* .reqntid (required block size); 0 when none */
-  uint32_t cluster_dims[3];      /* __cluster_dims__ / .reqnctapercluster; 0 when none */
-  uint32_t max_blocks_per_cluster; /* 3rd __launch_bounds__ argument / .maxclusterrank */
-  int explicit_cluster;          /* 1: must be launched as clusters (.explicitcluster) */
-  uint32_t min_blocks_per_sm;    /* .minnctapersm; PTX only (a cubin does not keep it) */
-  uint32_t max_registers;        /* register cap (__maxnreg__, or the one ptxas derived from
+  uint32_t maxntid[3];           /**< `__launch_bounds__` / .maxntid; 0 when none declared */
+  uint32_t reqntid[3];           /**< .reqntid (required block size); 0 when none */
+  uint32_t cluster_dims[3];      /**< `__cluster_dims__` / .reqnctapercluster; 0 when none */
+  uint32_t max_blocks_per_cluster; /**< 3rd `__launch_bounds__` argument / .maxclusterrank */
+  int explicit_cluster;          /**< 1: must be launched as clusters (.explicitcluster) */
+  uint32_t min_blocks_per_sm;    /**< .minnctapersm; PTX only (a cubin does not keep it) */
+  uint32_t max_registers;        /**< register cap (`__maxnreg__`, or the one ptxas derived from
                                     the launch bounds); 0 when none */
-  int32_t barriers;              /* named barriers used, barrier 0 included */
-  int uses_grid_sync;            /* 1: syncs the whole grid; needs a cooperative launch */
-  int32_t param_base;            /* where parameters start in constant bank 0 (0: none) */
+  int32_t barriers;              /**< named barriers used, barrier 0 included */
+  int uses_grid_sync;            /**< 1: syncs the whole grid; needs a cooperative launch */
+  int32_t param_base;            /**< where parameters start in constant bank 0 (0: none) */
 } cucore_kernel_info;
 
-/* One entry of a fatbin. */
+/** One entry of a fatbin. */
 typedef struct cucore_fatbin_entry {
-  cucore_code_type type;     /* CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
-  uint32_t raw_kind;         /* the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
-  int arch;                  /* 90 for sm_90 / compute_90 / lto_90 */
-  char arch_suffix;          /* 'a', 'f' or 0 */
-  char arch_name[16];        /* "sm_90a", "compute_90", "lto_90" */
-  uint32_t version_major, version_minor; /* ELF format or PTX ISA version, e.g. 9.0 */
-  uint64_t offset;           /* of the stored bytes, from the start of the opened buffer */
-  uint64_t stored_size;      /* bytes stored in the container (padded, maybe compressed) */
-  uint64_t size;             /* bytes once decompressed (what extract gives) */
-  const char *compression;   /* "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
+  cucore_code_type type;     /**< CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
+  uint32_t raw_kind;         /**< the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
+  int arch;                  /**< 90 for sm_90 / compute_90 / lto_90 */
+  char arch_suffix;          /**< 'a', 'f' or 0 */
+  char arch_name[16];        /**< "sm_90a", "compute_90", "lto_90" */
+  /** @{ */
+  uint32_t version_major, version_minor; /**< ELF format or PTX ISA version, e.g.\ 9.0 */
+  /** @} */
+  uint64_t offset;           /**< of the stored bytes, from the start of the opened buffer */
+  uint64_t stored_size;      /**< bytes stored in the container (padded, maybe compressed) */
+  uint64_t size;             /**< bytes once decompressed (what extract gives) */
+  const char *compression;   /**< "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
                                 stored in a way cucore cannot read); static strings */
-  int debug;                 /* compiled with -G */
-  uint64_t flags;            /* the container's raw flags */
+  int debug;                 /**< compiled with -G */
+  uint64_t flags;            /**< the container's raw flags */
 } cucore_fatbin_entry;
 
-/* What was opened. */
+/** What was opened. */
 typedef struct cucore_binary_info {
-  cucore_code_type type;      /* CUBIN, FATBIN, PTX or OBJECT: the input */
-  cucore_code_type code_type; /* CUBIN or PTX: what the kernels were read from */
-  int arch;                   /* of the code read: 90 for sm_90a; PTX: its .target */
-  char arch_suffix;           /* 'a', 'f' or 0 */
-  char arch_name[16];         /* "sm_90a"; "compute_90" for PTX */
-  int virtual_arch;           /* cubin: the compute_XX it came from (0 when not recorded) */
-  int ptx_version;            /* PTX: ISA version, major*10 + minor */
-  int toolkit_version;        /* cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
-  int relocatable;            /* cubin: 1 when it needs linking (-rdc) */
-  int debug;                  /* cubin: 1 when compiled with -G */
-  uint32_t kernel_count;
-  uint32_t fatbin_entry_count; /* 0 unless a fatbin or host object */
-  int32_t selected_entry;     /* the fatbin entry the kernels came from; -1 when none */
-  int demangler;              /* 1 when C++ names could be demangled */
+  cucore_code_type type;      /**< CUBIN, FATBIN, PTX or OBJECT: the input */
+  cucore_code_type code_type; /**< CUBIN or PTX: what the kernels were read from */
+  int arch;                   /**< of the code read: 90 for sm_90a; PTX: its .target */
+  char arch_suffix;           /**< 'a', 'f' or 0 */
+  char arch_name[16];         /**< "sm_90a"; "compute_90" for PTX */
+  int virtual_arch;           /**< cubin: the compute_XX it came from (0 when not recorded) */
+  int ptx_version;            /**< PTX: ISA version, major*10 + minor */
+  int toolkit_version;        /**< cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
+  int relocatable;            /**< cubin: 1 when it needs linking (-rdc) */
+  int debug;                  /**< cubin: 1 when compiled with -G */
+  uint32_t kernel_count;      /**< kernels read (cucore_binary_kernel()) */
+  uint32_t fatbin_entry_count; /**< 0 unless a fatbin or host object */
+  int32_t selected_entry;     /**< the fatbin entry the kernels came from; -1 when none */
+  int demangler;              /**< 1 when C++ names could be demangled */
 } cucore_binary_info;
 
-/* CONSTRUCTOR: reads `size` bytes of code (copied). `type` may be CUCORE_CODE_AUTO. `arch`
- * (e.g. 90; 0 = any) picks the entry of a fatbin (exact cubin, else a compatible cubin of
+/** CONSTRUCTOR: reads `size` bytes of code (copied). `type` may be CUCORE_CODE_AUTO. `arch`
+ * (e.g.\ 90; 0 = any) picks the entry of a fatbin (exact cubin, else a compatible cubin of
  * the same major version, else PTX the arch can JIT; with 0 the newest cubin, else PTX),
  * checks that a cubin can run on it, and sets the arch PTX parameter offsets are computed
  * for (0: the PTX's .target). A fatbin that also carries PTX lends its parameter kinds to
@@ -1300,167 +1820,197 @@ typedef struct cucore_binary_info {
  * at the first offset after the previous one whose address in constant bank 0 (param base +
  * offset) is a multiple of its alignment; the base is 0x160 on sm_70-89 (0x1a80 once the
  * parameters pass 4352 bytes), 0x210 on sm_90 and 0x380 on sm_100 and newer, so a 64-byte
- * aligned struct can sit at different offsets on different GPUs. Fails with CUCORE_INVALID_BINARY (malformed, naming what and where),
- * CUCORE_NOT_FOUND (no entry for `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source,
- * static libraries, or a compressed entry whose decompressor is missing). */
+ * aligned struct can sit at different offsets on different GPUs. Fails with
+ * CUCORE_INVALID_BINARY (malformed, naming what and where), CUCORE_NOT_FOUND (no entry for
+ * `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source, static libraries, or a compressed
+ * entry whose decompressor is missing). Destroy `*out` with cucore_binary_destroy().
+ * @retval CUCORE_INVALID_BINARY the code is malformed, empty or unrecognised.
+ * @retval CUCORE_NOT_FOUND no entry for `arch`.
+ * @retval CUCORE_NOT_SUPPORTED a kind the reader does not read.
+ * @retval CUCORE_INVALID_ARGUMENT `arch` outside 0..1000, or PTX asked for binary bytes. */
 CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
                                             cucore_code_type type, int arch,
                                             cucore_binary **out);
-/* CONSTRUCTOR: the same for a file; CUCORE_IO_ERROR names the path and the system's reason. */
+/** CONSTRUCTOR: the same for a file; CUCORE_IO_ERROR names the path and the system's reason.
+ * @retval CUCORE_IO_ERROR the file cannot be read (or is not a regular file, or too large). */
 CUCORE_API cucore_status cucore_binary_open_file(const char *path, cucore_code_type type,
                                                  int arch, cucore_binary **out);
-/* DESTRUCTOR. NULL is a no-op. Kernel infos taken from it become invalid. */
+/** DESTRUCTOR: frees the binary. NULL is a no-op. Kernel infos taken from it become invalid. */
 CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
-/* What was opened (arch, versions, counts). */
+/** What was opened (arch, versions, counts), copied to `*out`. */
 CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
                                                 cucore_binary_info *out);
-/* The number of kernels (as cucore_binary_info.kernel_count). */
+/** The number of kernels (as cucore_binary_info.kernel_count). */
 CUCORE_API cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count);
-/* The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
+/** The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
  * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
 CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
                                               const cucore_kernel_info **out);
-/* The kernel named `name`: its symbol, its demangled name, or its demangled name without the
+/** The kernel named `name`: its symbol, its demangled name, or its demangled name without the
  * parameter list when only one kernel has it. CUCORE_NOT_FOUND lists the kernels that exist,
- * the nearest names first. */
+ * the nearest names first. *out lives as long as `bin`.
+ * @retval CUCORE_NOT_FOUND no kernel of that name. */
 CUCORE_API cucore_status cucore_binary_find_kernel(const cucore_binary *bin, const char *name,
                                                    const cucore_kernel_info **out);
-/* Entry `index` of the fatbin (0 .. fatbin_entry_count-1). */
+/** Entry `index` of the fatbin (0 .. fatbin_entry_count-1), copied to `*out`.
+ * @retval CUCORE_INVALID_ARGUMENT not a fatbin or host object, or `index` out of range. */
 CUCORE_API cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
                                                     cucore_fatbin_entry *out);
-/* The entry cucore_binary_open would pick for `arch` (see there). */
+/** The entry cucore_binary_open would pick for `arch` (see there).
+ * @retval CUCORE_NOT_FOUND no entry can run on `arch`.
+ * @retval CUCORE_INVALID_ARGUMENT not a fatbin or host object, or `arch` outside 0..1000. */
 CUCORE_API cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, int arch,
                                                      uint32_t *index);
-/* Copies entry `index`, decompressed, into `buf` of `capacity` bytes and sets *size. With
+/** Copies entry `index`, decompressed, into `buf` of `capacity` bytes and sets *size. With
  * buf NULL only *size is set. CUCORE_INVALID_ARGUMENT when capacity is too small (names both
- * sizes); CUCORE_NOT_SUPPORTED when a compressed entry's decompressor is missing. */
+ * sizes); CUCORE_NOT_SUPPORTED when a compressed entry's decompressor is missing.
+ * @retval CUCORE_INVALID_ARGUMENT `capacity` is too small, `index` is out of range, or the
+ *         binary is not a fatbin or host object.
+ * @retval CUCORE_NOT_SUPPORTED the entry's compression cannot be read here.
+ * @retval CUCORE_INVALID_BINARY the compressed data is damaged. */
 CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, uint32_t index,
                                                       void *buf, size_t capacity,
                                                       size_t *size);
-/* Merges the parameter types of a PTX module (text, `len` bytes, copied) into the kernels of
+/** Merges the parameter types of a PTX module (text, `len` bytes, copied) into the kernels of
  * the same name: each matched kernel's params get the PTX kind and alignment (a POINTER
  * already known stays). *matched (may be NULL) counts the kernels matched. Nothing changes and
  * CUCORE_INVALID_ARGUMENT names the kernel and parameter when a matched kernel's count or
- * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse. */
+ * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse. Changes `bin`: must not race
+ * with any other call on it.
+ * @retval CUCORE_INVALID_ARGUMENT a matched kernel's parameters differ.
+ * @retval CUCORE_PARSE_ERROR the PTX does not parse. */
 CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
                                                   size_t len, uint32_t *matched);
+/** @} */
 /* ==== END SECTION: binary inspection ==== */
 
 /* ==== SECTION: compile cache ==== */
-/*
+/**
+ * @defgroup cache Compile cache
+ *
  * Program compiles are cached, on by default: on disk (shared by every process of the user)
  * and in the process (the same key compiled twice gives the same object, loaded once).
  *
  * The key is a SHA-256 over everything that decides the output: cucore's version and the
  * cache format, the compiler's identity (path, inode, size and modification time of the
  * NVRTC, nvJitLink or libNVVM library the compile uses, and of the toolkit include
- * directories), the flags each tool will be given, the code type, target and arch, the program's name (it appears in __FILE__
- * and line information), the canonical options, the source, every in-memory header (name and
- * bytes), every extra NVVM module and the sorted name expressions.
+ * directories), the flags each tool will be given, the code type, target and arch, the
+ * program's name (it appears in `__FILE__` and line information), the canonical options, the
+ * source, every in-memory header (name and bytes), every extra NVVM module and the sorted name
+ * expressions.
  *
  * A compile that can read files the key cannot see is not cached, and the reason is kept
  * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
  * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
- * output files, a quoted #include that finds a file on disk beside the source, or an
- * #include whose file is a macro. cucore_program_set_cache_digest makes such a compile
+ * output files, a quoted `#include` that finds a file on disk beside the source, or an
+ * `#include` whose file is a macro. cucore_program_set_cache_digest makes such a compile
  * cacheable: the caller's digest stands for those files.
  *
- * Where: the directory cucore_cache_set_dir gave, else $CUCORE_CACHE_DIR, else
- * $XDG_CACHE_HOME/cucore, else ~/.cache/cucore. CUCORE_CACHE_DISABLE=1 (any value but "" and
- * "0") turns the cache off, disk and in-process layers both; it wins over
+ * Where: the directory cucore_cache_set_dir gave, else `$CUCORE_CACHE_DIR`, else
+ * `$XDG_CACHE_HOME/cucore`, else `~/.cache/cucore`. `CUCORE_CACHE_DISABLE=1` (any value but ""
+ * and "0") turns the cache off, disk and in-process layers both; it wins over
  * cucore_cache_set_enabled. Size cap: cucore_cache_set_max_bytes, else
- * $CUCORE_CACHE_MAX_BYTES (bytes, or with a K, M or G suffix), else 1 GiB; when a store
+ * `$CUCORE_CACHE_MAX_BYTES` (bytes, or with a K, M or G suffix), else 1 GiB; when a store
  * passes the cap, the least recently used entries (a hit counts as a use) are removed until
  * the cache is at most 90% of the cap. Each process checks the cap against what it last saw
  * of the directory plus what it stored since, so many processes storing at once can pass it
  * for a while (a soft cap); an entry larger than 90% of the cap is not stored.
  *
- * One file per entry, <dir>/<2 hex>/<62 hex>: a header (magic, format version, payload length,
- * the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept beside a
- * cubin, the name-expression map, the compile log). Entries are written to a temporary file
- * in the same directory, flushed and renamed, so readers never see part of one. An entry that
- * fails its checks is removed and the source is compiled again. The cache never fails a
- * compile: a directory that cannot be written, a full disk or a damaged entry leaves a note
- * in cucore_program_cache_info and the compile goes on.
+ * One file per entry, `<dir>/<2 hex>/<62 hex>`: a header (magic, format version, payload
+ * length, the key, a 64-bit checksum of the payload) and the payload (the code, the PTX kept
+ * beside a cubin, the name-expression map, the compile log). Entries are written to a
+ * temporary file in the same directory, flushed and renamed, so readers never see part of
+ * one. An entry that fails its checks is removed and the source is compiled again. The cache
+ * never fails a compile: a directory that cannot be written, a full disk or a damaged entry
+ * leaves a note in cucore_program_cache_info and the compile goes on.
+ *
+ * The process-wide settings and statistics are locked: they may be used from any thread.
+ * @{
  */
 
-/* What the cache did for a program's last compile. */
+/** What the cache did for a program's last compile. */
 typedef enum cucore_cache_result {
-  CUCORE_CACHE_NOT_USED = 0,   /* no compile yet, or one that failed before the cache */
-  CUCORE_CACHE_DISABLED,       /* the cache is off (reason says by what) */
-  CUCORE_CACHE_UNCACHEABLE,    /* compiled; the compile reads what the key cannot see */
-  CUCORE_CACHE_MISS,           /* compiled, then stored (see stored and note) */
-  CUCORE_CACHE_HIT_DISK,       /* read from the cache directory */
-  CUCORE_CACHE_HIT_MEMORY      /* the object this process already made for the same key */
+  CUCORE_CACHE_NOT_USED = 0,   /**< no compile yet, or one that failed before the cache */
+  CUCORE_CACHE_DISABLED,       /**< the cache is off (reason says by what) */
+  CUCORE_CACHE_UNCACHEABLE,    /**< compiled; the compile reads what the key cannot see */
+  CUCORE_CACHE_MISS,           /**< compiled, then stored (see stored and note) */
+  CUCORE_CACHE_HIT_DISK,       /**< read from the cache directory */
+  CUCORE_CACHE_HIT_MEMORY      /**< the object this process already made for the same key */
 } cucore_cache_result;
 
-/* "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
+/** "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
  * otherwise. Never NULL. */
 CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
 
-/* The cache's part in one compile. Strings are owned by the program and stay valid until its
+/** The cache's part in one compile. Strings are owned by the program and stay valid until its
  * next compile; none is NULL. */
 typedef struct cucore_cache_info {
-  cucore_cache_result result;
-  int stored;        /* 1 when this compile wrote its entry to disk */
-  char key[65];      /* the key as 64 hex digits; "" when none was computed */
-  const char *path;  /* the entry's file; "" when there is no cache directory */
-  const char *reason; /* DISABLED / UNCACHEABLE: why, naming the option, file or setting */
-  const char *note;  /* what went wrong with the cache, if anything (a damaged entry that was
+  cucore_cache_result result; /**< what the cache did */
+  int stored;        /**< 1 when this compile wrote its entry to disk */
+  char key[65];      /**< the key as 64 hex digits; "" when none was computed */
+  const char *path;  /**< the entry's file; "" when there is no cache directory */
+  const char *reason; /**< DISABLED / UNCACHEABLE: why, naming the option, file or setting */
+  const char *note;  /**< what went wrong with the cache, if anything (a damaged entry that was
                         removed, a directory that cannot be written, ...); "" when nothing */
 } cucore_cache_info;
 
-/* What the cache did for `prog`'s last compile. */
+/** What the cache did for `prog`'s last compile. */
 CUCORE_API cucore_status cucore_program_cache_info(const cucore_program *prog,
                                                    cucore_cache_info *out);
-/* Turns the cache on (1, the default) or off (0) for `prog` alone. */
+/** Turns the cache on (1, the default) or off (0) for `prog` alone. */
 CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enabled);
-/* Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
- * beside the source, PCH) cacheable: `digest` (any non-empty text, e.g. a hash the caller
+/** Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
+ * beside the source, PCH) cacheable: `digest` (any non-empty text, e.g.\ a hash the caller
  * computed over those files) joins the key and stands for them. The caller promises that the
- * digest changes whenever those files do. NULL removes it. Copied. */
+ * digest changes whenever those files do. NULL removes it. Copied.
+ * @retval CUCORE_INVALID_ARGUMENT `digest` is "". */
 CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog,
                                                          const char *digest);
 
-/* Counts of cache events. */
+/** Counts of cache events. */
 typedef struct cucore_cache_counters {
-  uint64_t hits;         /* entries read from disk */
-  uint64_t memory_hits;  /* objects handed out again by the in-process layer (process only) */
-  uint64_t misses;       /* cacheable compiles that found nothing usable */
-  uint64_t stores;       /* entries written */
-  uint64_t evictions;    /* entries removed to keep under the size cap */
-  uint64_t errors;       /* damaged entries removed, writes that failed */
-  uint64_t uncacheable;  /* compiles that could not use the cache */
+  uint64_t hits;         /**< entries read from disk */
+  uint64_t memory_hits;  /**< objects handed out again by the in-process layer (process only) */
+  uint64_t misses;       /**< cacheable compiles that found nothing usable */
+  uint64_t stores;       /**< entries written */
+  uint64_t evictions;    /**< entries removed to keep under the size cap */
+  uint64_t errors;       /**< damaged entries removed, writes that failed */
+  uint64_t uncacheable;  /**< compiles that could not use the cache */
 } cucore_cache_counters;
 
-/* The cache as a whole. */
+/** The cache as a whole. */
 typedef struct cucore_cache_stats {
-  int enabled;                 /* 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
-  char dir[4096];              /* the directory; "" when none could be found */
-  uint64_t max_bytes;          /* the size cap */
-  uint64_t entries;            /* entries on disk now */
-  uint64_t bytes;              /* their total size */
-  cucore_cache_counters process; /* this process, since it started */
-  cucore_cache_counters total;   /* every process that used the directory, since it was last
+  int enabled;                 /**< 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
+  char dir[4096];              /**< the directory; "" when none could be found */
+  uint64_t max_bytes;          /**< the size cap */
+  uint64_t entries;            /**< entries on disk now */
+  uint64_t bytes;              /**< their total size */
+  cucore_cache_counters process; /**< this process, since it started */
+  cucore_cache_counters total;   /**< every process that used the directory, since it was last
                                     cleared (memory_hits stays 0: those never touch disk) */
 } cucore_cache_stats;
 
-/* Fills *out: settings, what is on disk (it reads the directory) and the counters. */
+/** Fills *out: settings, what is on disk (it reads the directory) and the counters. */
 CUCORE_API cucore_status cucore_cache_stats_get(cucore_cache_stats *out);
-/* Uses `dir` as the cache directory for the rest of the process (created when first
- * written); NULL goes back to the environment's choice. Copied. */
+/** Uses `dir` as the cache directory for the rest of the process (created when first
+ * written); NULL goes back to the environment's choice. Copied; a relative path is taken
+ * from the working directory now.
+ * @retval CUCORE_INVALID_ARGUMENT `dir` is "" or too long.
+ * @retval CUCORE_IO_ERROR `dir` is relative and the working directory cannot be read. */
 CUCORE_API cucore_status cucore_cache_set_dir(const char *dir);
-/* Turns the cache on (1) or off (0) for the process; -1 goes back to the default (on unless
+/** Turns the cache on (1) or off (0) for the process; -1 goes back to the default (on unless
  * CUCORE_CACHE_DISABLE is set). CUCORE_CACHE_DISABLE=1 keeps it off whatever is set here. */
 CUCORE_API cucore_status cucore_cache_set_enabled(int enabled);
-/* Sets the size cap in bytes (at least 4096); 0 goes back to $CUCORE_CACHE_MAX_BYTES or
+/** Sets the size cap in bytes (at least 4096); 0 goes back to `$CUCORE_CACHE_MAX_BYTES` or
  * 1 GiB. It applies from the next store. */
 CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
-/* Removes every entry (and stray temporary files) from the directory, resets its counters
+/** Removes every entry (and stray temporary files) from the directory, resets its counters
  * and empties the in-process layer (objects already handed out stay valid). `entries` and
  * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
- * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it. */
+ * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it.
+ * @retval CUCORE_IO_ERROR the directory cannot be read. */
 CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
+/** @} */
 /* ==== END SECTION: compile cache ==== */
 
 

@@ -40,7 +40,14 @@ note "build: ok"
 
 # The whole suite, gpu tests included (they must run, not skip: a skip here is a failure).
 # --verbose keeps what passing tests print (cases compared, mismatches, timings).
-(cd $build && ctest --verbose -j"$jobs" --timeout 600) >"$OUT/ctest.log" 2>&1
+# api_docs checks the header's comments with doxygen, which the device machine lacks (it
+# reaches no package registry); CI runs that test. Left out here only when doxygen is absent.
+ctest_exclude=()
+if ! command -v doxygen >/dev/null 2>&1; then
+  ctest_exclude=(-E '^api_docs$')
+  note "api_docs: not run (no doxygen on this machine; CI runs it)"
+fi
+(cd $build && ctest --verbose -j"$jobs" --timeout 600 "${ctest_exclude[@]}") >"$OUT/ctest.log" 2>&1
 ctest_rc=$?
 grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
 # The GPU tests' own summary lines.
