@@ -867,11 +867,14 @@ CUCORE_API cucore_status cucore_object_arch(const cucore_object *obj, int *arch)
  * @retval CUCORE_NOT_FOUND `expr` was not registered before the compile. */
 CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
                                                     const char **lowered);
-/** Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile). LTO-IR is linked first for
- * the architecture of device 0. Loading twice is a no-op. Needs a GPU.
+/** Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile) with the object's load
+ * options. LTO-IR is linked first for the architecture of the current context's device
+ * (device 0's when no context is current). Loading twice is a no-op. Needs a GPU.
  * @retval CUCORE_NO_DEVICE no GPU.
  * @retval CUCORE_INVALID_BINARY the code holds nothing this GPU can run.
- * @retval CUCORE_VERSION_MISMATCH PTX (or LTO-IR) newer than the driver (or nvJitLink) reads. */
+ * @retval CUCORE_VERSION_MISMATCH PTX (or LTO-IR) newer than the driver (or nvJitLink) reads.
+ * An object made from PTX the driver's JIT rejects fails here, with the JIT's error log in
+ * the message (the driver itself would accept it and fail at the first kernel lookup). */
 CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
 
 /** Which code the driver prefers when an object (a fatbin) holds both PTX and a cubin that

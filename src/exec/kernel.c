@@ -268,7 +268,8 @@ static cucore_status need_loaded(cucore_kernel *k, const char *fn) {
 static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
   memset(d, 0, sizeof *d);
   d->ctx = dev->ctx;
-  d->dev = dev;
+  d->ordinal = dev->ordinal;
+  d->cudev = dev->cudev;
   CUresult r = CUDA_SUCCESS;
   if (k->foreign_fn) {
     if (dev->ctx != k->foreign_ctx)
@@ -616,9 +617,9 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
                    "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
                    "memory exceed device %d's maximum of %d bytes per block (at most %lld "
                    "dynamic bytes fit)",
-                   k->asked, smem, d->static_smem, d->dev->ordinal, d->smem_optin, room);
+                   k->asked, smem, d->static_smem, d->ordinal, d->smem_optin, room);
   CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem,
-                                         k->ckernel, d->dev->cudev);
+                                         k->ckernel, d->cudev);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuKernelSetAttribute",
                       "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);

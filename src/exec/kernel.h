@@ -9,7 +9,8 @@
 /* What a launch on one device needs to know, read once per kernel and device. */
 typedef struct cc_kernel_dev {
   CUcontext ctx; /* the key */
-  cucore_device *dev;
+  int ordinal;   /* the device's, for messages (values: a device handle may be closed and */
+  CUdevice cudev; /* another opened on the same primary context) */
   CUfunction fn;
   int max_threads, static_smem, max_dyn_smem, regs, local_bytes;
   int req_cluster[3], cluster_must_be_set, non_portable_cluster;

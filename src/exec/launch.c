@@ -96,7 +96,7 @@ static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *
     return cc_fail(CUCORE_LAUNCH_CONFIG,
                    "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "
                    "(sm_%d) does not support (sm_90 or newer)",
-                   k->asked, what, c[0], c[1], c[2], d->dev->ordinal, d->arch);
+                   k->asked, what, c[0], c[1], c[2], d->ordinal, d->arch);
   unsigned long long size = 1;
   for (int i = 0; i < 3; i++) {
     if (c[i] == 0)
@@ -138,11 +138,11 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     if (CC_UNLIKELY((int)s->block[i] > d->dev_max_block[i] || s->block[i] > (unsigned)INT32_MAX))
       return cc_fail(CUCORE_LAUNCH_CONFIG,
                      "kernel `%s`: block %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->block[i], d->dev->ordinal, d->dev_max_block[i]);
+                     k->asked, "xyz"[i], s->block[i], d->ordinal, d->dev_max_block[i]);
     if (CC_UNLIKELY(s->grid[i] > (unsigned)d->dev_max_grid[i]))
       return cc_fail(CUCORE_LAUNCH_CONFIG,
                      "kernel `%s`: grid %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->grid[i], d->dev->ordinal, d->dev_max_grid[i]);
+                     k->asked, "xyz"[i], s->grid[i], d->ordinal, d->dev_max_grid[i]);
   }
   if (CC_UNLIKELY(s->threads > (unsigned long long)d->max_threads))
     return cc_fail(CUCORE_LAUNCH_CONFIG,
@@ -177,7 +177,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
       if (a->u.event.event->dev->ctx != d->ctx)
         return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: the event belongs to device %d, the "
                        "launch is on device %d", k->asked, a->u.event.event->dev->ordinal,
-                       d->dev->ordinal);
+                       d->ordinal);
       break;
     case CUCORE_LAUNCH_ACCESS_POLICY_WINDOW:
       if (!(a->u.access_policy.hit_ratio >= 0.0f && a->u.access_policy.hit_ratio <= 1.0f))
@@ -223,7 +223,7 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
   if (!d->coop_launch)
     return cc_fail(CUCORE_LAUNCH_CONFIG,
                    "kernel `%s`: device %d does not support cooperative launches", k->asked,
-                   d->dev->ordinal);
+                   d->ordinal);
   int per_sm = 0;
   CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&per_sm, d->fn,
                                                                          (int)s->threads, smem, 0);
@@ -249,7 +249,7 @@ static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_sh
                         "kernel `%s` uses %d registers per thread x %llu threads = %llu registers "
                         "per block, more than device %d's %d; use smaller blocks, "
                         "__launch_bounds__ or the maxrregcount option",
-                        k->asked, d->regs, s->threads, regs, d->dev->ordinal, d->regs_per_block);
+                        k->asked, d->regs, s->threads, regs, d->ordinal, d->regs_per_block);
     return cc_fail_cu(r, call,
                       "kernel `%s`: %llu threads x %d registers = %llu registers (limit %d), "
                       "%d bytes of static shared memory",

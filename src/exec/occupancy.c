@@ -47,7 +47,7 @@ static cucore_status check_smem(const cucore_kernel *k, const cc_kernel_dev *d, 
     return cc_fail(CUCORE_LAUNCH_CONFIG,
                    "%s: %zu bytes of dynamic + %d of static shared memory exceed device %d's "
                    "maximum of %d bytes per block (kernel `%s`)",
-                   fn, smem, d->static_smem, d->dev->ordinal, d->smem_optin, k->asked);
+                   fn, smem, d->static_smem, d->ordinal, d->smem_optin, k->asked);
   return CUCORE_OK;
 }
 
@@ -164,7 +164,7 @@ static cucore_status cluster_config(cucore_kernel *k, const cc_kernel_dev *d,
   lc->hStream = cfg->stream->handle;
   if (!d->cluster_launch)
     return cc_fail(CUCORE_NOT_SUPPORTED, "%s: device %d (sm_%d) has no thread block clusters", fn,
-                   d->dev->ordinal, d->arch);
+                   d->ordinal, d->arch);
   for (int i = 0; i < cfg->attr_count; i++)
     if (cfg->attrs[i].id == CUCORE_LAUNCH_CLUSTER_DIMENSION) {
       memset(attr, 0, sizeof *attr);

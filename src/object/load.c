@@ -178,11 +178,12 @@ static cucore_status explain_load_failure(cucore_object *o, CUresult r, const ch
                     cucore_code_type_name(o->type), o->size, jit);
 }
 
-/* The arch of device 0 (LTO-IR is linked for it), 0 when unknown. */
-static int first_device_arch(void) {
+/* The arch LTO-IR is linked for: the current context's device (device 0's primary context
+ * when none is current), 0 when unknown. */
+static int current_device_arch(void) {
   CUdevice d;
   int major = 0, minor = 0;
-  if (DRV(cuDeviceGet)(&d, 0) == CUDA_SUCCESS &&
+  if (cc_ensure_context() == CUCORE_OK && DRV(cuCtxGetDevice)(&d) == CUDA_SUCCESS &&
       DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) ==
           CUDA_SUCCESS &&
       DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d) ==
@@ -223,7 +224,7 @@ cucore_status cc_object_load_library(cucore_object *o) {
   if (o->type == CUCORE_CODE_LTOIR) {
     size_t linked_size = 0;
     cucore_status st = cc_link_single(o->code, o->size, o->name, o->producer_version,
-                                      first_device_arch(), "", &linked, &linked_size);
+                                      current_device_arch(), "", &linked, &linked_size);
     if (st != CUCORE_OK) return st;
     code = linked;
   }
