@@ -76,6 +76,10 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     cli_source_free(srcp);
     return rc;
   }
+  /* What was made: the lto option makes LTO-IR even when a cubin was asked for (it is linked for
+   * the GPU when loaded), so the file is named and reported for what it holds. */
+  cucore_code_type made = target;
+  cucore_object_code(obj, &made, NULL, NULL);
   char *default_out = NULL;
   if (!out_path) {
     const char *dot = strrchr(file, '.'), *slash = strrchr(file, '/');
@@ -83,7 +87,7 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     default_out = malloc(stem + 8);
     if (!default_out) return CLI_EXIT_FAILURE;
     memcpy(default_out, file, stem);
-    strcpy(default_out + stem, ext_of(target));
+    strcpy(default_out + stem, ext_of(made));
     out_path = default_out;
   }
   const void *data = NULL;
@@ -99,7 +103,8 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     json_begin_object(&j, NULL);
     json_str(&j, "input", file);
     json_str(&j, "output", out_path);
-    json_str(&j, "target", cucore_code_type_name(target));
+    json_str(&j, "target", cucore_code_type_name(made));
+    if (made != target) json_str(&j, "asked", cucore_code_type_name(target));
     int arch = 0;
     cucore_object_arch(obj, &arch);
     json_int(&j, "arch", arch);
@@ -116,8 +121,12 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     json_end_object(&j);
   } else {
     printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", file, out_path,
-           cucore_code_type_name(target), size, ci.ms, cucore_cache_result_name(ci.cache),
+           cucore_code_type_name(made), size, ci.ms, cucore_cache_result_name(ci.cache),
            ci.cache_reason[0] ? ": " : "", ci.cache_reason);
+    if (made != target)
+      printf("  note: %s was asked for; the lto option makes %s, which is linked for the GPU "
+             "when loaded (or with cucore_linker_* / nvJitLink)\n",
+             cucore_code_type_name(target), cucore_code_type_name(made));
     for (int e = 0; e < srcp->expr_count; e++) {
       const char *low = NULL;
       if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK)

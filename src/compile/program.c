@@ -505,6 +505,11 @@ static cucore_status compile_one(cucore_program *p, cucore_code_type target, int
 }
 
 static cucore_status compile_fatbin(cucore_program *p, cucore_object **out) {
+  if (cc_options_int(p->opts, CUCORE_OPT_LTO))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_program_compile: the lto option makes LTO-IR, and a fatbin cucore "
+                   "builds holds cubins and PTX only; compile to ltoir for link-time "
+                   "optimisation, or leave lto off for a fatbin");
   const cc_option_value *gen = &p->opts->v[CUCORE_OPT_GENCODE];
   char defaults[2][32];
   const char *targets[64];

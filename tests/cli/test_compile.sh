@@ -72,4 +72,15 @@ run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90
 check "occupancy table marks the best" has "$out" "<- best"
 run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90 --block 2000
 check "occupancy --block 2000: usage error" [ "$rc" -eq 2 ]
+# The lto option makes LTO-IR: the file is named and reported for what it holds, and a fatbin
+# (which holds cubins and PTX) refuses it with the reason.
+printf 'extern "C" __global__ void k(float *x) { x[threadIdx.x] = 1; }\n' >"$dir/l.cu"
+run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90
+check "lto without a target: LTO-IR written as .ltoir" [ "$rc" -eq 0 -a -s "$dir/l.ltoir" ]
+check "lto: the output says ltoir, and why" has "$out" "the lto option makes ltoir"
+run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90 --json -o "$dir/l.out"
+check "lto --json: target is what was made" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["target"]=="ltoir" and d["asked"]=="cubin", d' <<<"$out"
+run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90 --target fatbin -o "$dir/l.fatbin"
+check "lto + fatbin: exit 1 with the reason" [ "$rc" -eq 1 ] && has "$err" "lto option makes LTO-IR"
+check "lto + fatbin: no file" [ ! -e "$dir/l.fatbin" ]
 finish
