@@ -4,6 +4,7 @@
  * a few integer comparisons; messages are built only on the error path.
  */
 #include "exec/kernel.h"
+#include "memory/memory.h" /* strict pointer checks (cc_mem_check_kernel_pointer) */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ struct cucore_args {
   int next;            /* the index of the next push */
   cucore_status error; /* the first error, kept until reset */
   char error_message[512];
+  cucore_device *check_dev; /* strict pointer checks against this device, or NULL */
 };
 
 cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
@@ -64,13 +66,13 @@ cucore_status cucore_args_reset(cucore_args *a) {
 
 typedef enum given_type {
   G_I8, G_U8, G_I16, G_U16, G_I32, G_U32, G_I64, G_U64, G_F16, G_BF16, G_F32, G_F64, G_PTR,
-  G_HOST_PTR, G_BYTES, G_TEX, G_SURF
+  G_HOST_PTR, G_BYTES, G_TEX, G_SURF, G_TMAP
 } given_type;
 
 static const char *const given_names[] = {
     "an int8", "a uint8", "an int16", "a uint16", "an int32", "a uint32", "an int64", "a uint64",
     "a half", "a bfloat16", "a float", "a double", "a device pointer", "a host pointer",
-    "bytes", "a texture object", "a surface object"};
+    "bytes", "a texture object", "a surface object", "a tensor map (128 bytes, 64-aligned)"};
 
 static const char *kind_text(cucore_param_kind k) {
   switch (k) {
@@ -150,6 +152,15 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
                            p->align ? " with alignment " : ", which allows alignment up to ",
                            p->align ? p->align : (p->offset ? (p->offset & -p->offset) : 16u),
                            align));
+  /* Strict pointer checks (memory/pointer.c): off by default, a load and a test when off. */
+  if (CC_UNLIKELY(a->check_dev != NULL || cc_mem_strict_global()) && size == 8 &&
+      (g == G_PTR || g == G_HOST_PTR ||
+       ((g == G_U64 || g == G_I64) && p->kind == CUCORE_PARAM_POINTER))) {
+    uint64_t addr;
+    memcpy(&addr, value, 8);
+    cucore_status st = cc_mem_check_kernel_pointer(a->check_dev, addr, 0, k->asked, index);
+    if (st != CUCORE_OK) return keep(a, st);
+  }
   memcpy(a->buf + p->offset, value, size);
   if (!a->set[index]) {
     a->set[index] = 1;
@@ -231,6 +242,28 @@ cucore_status cucore_args_push_bytes(cucore_args *a, const void *data, size_t si
   cucore_status st = bytes_checks(a, data, size, align, "cucore_args_push_bytes");
   if (st != CUCORE_OK) return st;
   return bind(a, index, data, (uint32_t)size, (uint32_t)align, G_BYTES);
+}
+
+cucore_status cucore_args_check_pointers(cucore_args *a, cucore_device *dev) {
+  cc_begin();
+  CC_CHECK_ARG(a, "cucore_args_check_pointers", "args");
+  a->check_dev = dev;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_args_set_tensor_map(cucore_args *a, int index, const cucore_tensor_map *map) {
+  cc_begin();
+  CC_CHECK_ARG(a, "cucore_args_set_tensor_map", "args");
+  if (!map) return keep(a, cc_fail(CUCORE_ARG_NULL, "cucore_args_set_tensor_map: `map` is NULL"));
+  return bind(a, index, map, (uint32_t)sizeof *map, 64, G_TMAP);
+}
+
+cucore_status cucore_args_push_tensor_map(cucore_args *a, const cucore_tensor_map *map) {
+  cc_begin();
+  CC_CHECK_ARG(a, "cucore_args_push_tensor_map", "args");
+  int index = a->next++;
+  if (!map) return keep(a, cc_fail(CUCORE_ARG_NULL, "cucore_args_push_tensor_map: `map` is NULL"));
+  return bind(a, index, map, (uint32_t)sizeof *map, 64, G_TMAP);
 }
 
 /* Shared by cucore_args_check and the launch path: the full-list check. */

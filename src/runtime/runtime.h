@@ -1,9 +1,9 @@
 /*
- * runtime/runtime.h -- devices, their primary contexts, streams, events and memory: the
- * handles every later floor runs on.
+ * runtime/runtime.h -- devices, their primary contexts, streams and events: the handles every
+ * later floor runs on (memory/ is the floor above).
  *
  * Files: device.c (devices, properties, primary contexts, the context made current on each
- * thread), stream.c, event.c, memory.c (device and pinned memory, copies, fills).
+ * thread), stream.c, event.c.
  */
 #ifndef CUCORE_RUNTIME_H
 #define CUCORE_RUNTIME_H

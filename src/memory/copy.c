@@ -1,0 +1,376 @@
+/*
+ * copy.c -- copies in every direction (by kind, and by address under unified addressing), 2D
+ * and 3D copies with pitches and arrays, and fills of 8-, 16- and 32-bit values (also 2D).
+ * Every range is checked against the record (bounds.c) before the device is entered and the
+ * driver is called; with a stream the work is queued on it, without one it is synchronous.
+ */
+#include "memory/memory.h"
+
+#include <stdio.h>
+
+/* The checks of a copy before the driver: device and stream, the size, NULL addresses, then
+ * both ranges against the record. Returns CUCORE_OK with *skip = 1 for an empty copy. */
+static cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst, uint64_t src,
+                              size_t bytes, const char *fn, int *skip) {
+  *skip = 0;
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  if (bytes == 0) {
+    *skip = 1;
+    return CUCORE_OK;
+  }
+  st = cc_check_size(bytes, fn, "the byte count");
+  if (st != CUCORE_OK) return st;
+  if (!dst || !src)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the %s is NULL/0 for a copy of %zu bytes", fn,
+                   !dst ? "destination" : "source", bytes);
+  return cc_mem_check_copy(dst, src, bytes, fn);
+}
+
+#define COPY_PRELUDE(fn, dst, src)                                                            \
+  int skip_;                                                                                  \
+  cucore_status st_ = precheck(dev, s, (uint64_t)(dst), (uint64_t)(src), bytes, fn, &skip_);  \
+  if (st_ != CUCORE_OK || skip_) return st_;                                                  \
+  st_ = cc_device_make_current(dev);                                                          \
+  if (st_ != CUCORE_OK) return st_
+
+cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const void *src,
+                                 size_t bytes, cucore_stream *s) {
+  cc_begin();
+  COPY_PRELUDE("cucore_memcpy_htod", dst, (uintptr_t)src);
+  CUresult r = s ? DRV(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s->handle)
+                 : DRV(cuMemcpyHtoD)((CUdeviceptr)dst, src, bytes);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD", "%zu bytes to 0x%llx", bytes,
+                      (unsigned long long)dst);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src, size_t bytes,
+                                 cucore_stream *s) {
+  cc_begin();
+  COPY_PRELUDE("cucore_memcpy_dtoh", (uintptr_t)dst, src);
+  CUresult r = s ? DRV(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpyDtoH)(dst, (CUdeviceptr)src, bytes);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx",
+                      bytes, (unsigned long long)src);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
+                                 size_t bytes, cucore_stream *s) {
+  cc_begin();
+  COPY_PRELUDE("cucore_memcpy_dtod", dst, src);
+  CUresult r = s ? DRV(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpyDtoD)((CUdeviceptr)dst, (CUdeviceptr)src, bytes);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD", "%zu bytes", bytes);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
+                            size_t bytes, cucore_stream *s) {
+  cc_begin();
+  COPY_PRELUDE("cucore_memcpy", dst, src);
+  CUresult r = s ? DRV(cuMemcpyAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpy)((CUdeviceptr)dst, (CUdeviceptr)src, bytes);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx",
+                      bytes, (unsigned long long)src, (unsigned long long)dst);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src, size_t bytes,
+                                 cucore_stream *s) {
+  cc_begin();
+  COPY_PRELUDE("cucore_memcpy_htoh", (uintptr_t)dst, (uintptr_t)src);
+  CUresult r = s ? DRV(cuMemcpyAsync)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
+                                      bytes, s->handle)
+                 : DRV(cuMemcpy)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes between host buffers",
+                      bytes);
+  return CUCORE_OK;
+}
+
+/* ---- fills ----------------------------------------------------------------------------------- */
+
+/* The checks of a fill of `count` elements of `size` bytes. */
+static cucore_status fill_precheck(cucore_device *dev, cucore_stream *s, cucore_devptr dst,
+                                   size_t count, unsigned size, const char *fn, int *skip) {
+  *skip = 0;
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  if (count == 0) {
+    *skip = 1;
+    return CUCORE_OK;
+  }
+  st = cc_check_size(count, fn, "the element count");
+  if (st != CUCORE_OK) return st;
+  if (!dst)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the destination is 0 for a fill of %zu elements",
+                   fn, count);
+  if (dst % size)
+    return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: address 0x%llx is not %u-byte aligned", fn,
+                   (unsigned long long)dst, size);
+  uint64_t bytes;
+  if (!cc_mul_u64(count, size, &bytes))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu elements of %u bytes overflow", fn, count,
+                   size);
+  st = cc_mem_check_range(dst, bytes, fn, "destination");
+  if (st != CUCORE_OK) return st;
+  return cc_device_make_current(dev);
+}
+
+cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value,
+                               size_t count, cucore_stream *s) {
+  cc_begin();
+  int skip;
+  cucore_status st = fill_precheck(dev, s, dst, count, 1, "cucore_memset_d8", &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUresult r = s ? DRV(cuMemsetD8Async)((CUdeviceptr)dst, value, count, s->handle)
+                 : DRV(cuMemsetD8)((CUdeviceptr)dst, value, count);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD8", "%zu bytes", count);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t value,
+                                size_t count, cucore_stream *s) {
+  cc_begin();
+  int skip;
+  cucore_status st = fill_precheck(dev, s, dst, count, 2, "cucore_memset_d16", &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUresult r = s ? DRV(cuMemsetD16Async)((CUdeviceptr)dst, value, count, s->handle)
+                 : DRV(cuMemsetD16)((CUdeviceptr)dst, value, count);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD16", "%zu values", count);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value,
+                                size_t count, cucore_stream *s) {
+  cc_begin();
+  int skip;
+  cucore_status st = fill_precheck(dev, s, dst, count, 4, "cucore_memset_d32", &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUresult r = s ? DRV(cuMemsetD32Async)((CUdeviceptr)dst, value, count, s->handle)
+                 : DRV(cuMemsetD32)((CUdeviceptr)dst, value, count);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD32", "%zu words", count);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pitch,
+                               uint32_t value, unsigned element_bytes, size_t width,
+                               size_t height, cucore_stream *s) {
+  cc_begin();
+  const char *fn = "cucore_memset_2d";
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: element size %u is not 1, 2 or 4 bytes", fn,
+                   element_bytes);
+  if (width == 0 || height == 0) return CUCORE_OK;
+  st = cc_check_size(width, fn, "the width");
+  if (st == CUCORE_OK) st = cc_check_size(height, fn, "the height");
+  if (st == CUCORE_OK) st = cc_check_size(pitch, fn, "the pitch");
+  if (st != CUCORE_OK) return st;
+  if (!dst) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the destination is 0", fn);
+  if (dst % element_bytes || pitch % element_bytes)
+    return cc_fail(CUCORE_ARG_ALIGNMENT,
+                   "%s: the address 0x%llx and the pitch %zu must be multiples of the element "
+                   "size %u", fn, (unsigned long long)dst, pitch, element_bytes);
+  uint64_t row_bytes, first, end;
+  if (!cc_mul_u64(width, element_bytes, &row_bytes) || (height > 1 && pitch < row_bytes) ||
+      !cc_footprint_2d(0, 0, pitch, row_bytes, height, &first, &end))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %zu rows of %zu elements of %u bytes with pitch %zu: the pitch is below "
+                   "the row's bytes, or the size overflows", fn, height, width, element_bytes,
+                   pitch);
+  char shape[128];
+  snprintf(shape, sizeof shape, "%zu rows of %llu bytes, pitch %zu", height,
+           (unsigned long long)row_bytes, pitch);
+  st = cc_mem_check_region(dst, first, end, fn, "destination", shape);
+  if (st != CUCORE_OK) return st;
+  st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r;
+  CUdeviceptr d = (CUdeviceptr)dst;
+  const char *call;
+  if (element_bytes == 1) {
+    call = s ? "cuMemsetD2D8Async" : "cuMemsetD2D8";
+    r = s ? DRV(cuMemsetD2D8Async)(d, pitch, (unsigned char)value, width, height, s->handle)
+          : DRV(cuMemsetD2D8)(d, pitch, (unsigned char)value, width, height);
+  } else if (element_bytes == 2) {
+    call = s ? "cuMemsetD2D16Async" : "cuMemsetD2D16";
+    r = s ? DRV(cuMemsetD2D16Async)(d, pitch, (unsigned short)value, width, height, s->handle)
+          : DRV(cuMemsetD2D16)(d, pitch, (unsigned short)value, width, height);
+  } else {
+    call = s ? "cuMemsetD2D32Async" : "cuMemsetD2D32";
+    r = s ? DRV(cuMemsetD2D32Async)(d, pitch, value, width, height, s->handle)
+          : DRV(cuMemsetD2D32)(d, pitch, value, width, height);
+  }
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, call, "%s at 0x%llx", shape, (unsigned long long)dst);
+  return CUCORE_OK;
+}
+
+/* ---- 2D and 3D copies ------------------------------------------------------------------------ */
+
+/* One side of a 2D/3D copy: an array, or an address with pitch (and rows per slice). */
+typedef struct side {
+  const char *role;
+  cucore_array *arr;
+  uint64_t addr, pitch, slice_rows, x, y, z;
+} side;
+
+static cucore_status check_side(const side *sd, uint64_t width, uint64_t height, uint64_t depth,
+                                int three_d, cucore_device *dev, const char *fn) {
+  if (sd->arr) {
+    const cucore_array_desc *a = &sd->arr->desc;
+    if (sd->arr->dev->ctx != dev->ctx)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s array belongs to device %d, not %d",
+                     fn, sd->role, sd->arr->dev->ordinal, dev->ordinal);
+    uint64_t row_bytes = (uint64_t)a->width * sd->arr->elem_bytes;
+    uint64_t rows = a->height ? a->height : 1, slices = a->depth ? a->depth : 1;
+    uint64_t xe, ye, ze;
+    if (!cc_add_u64(sd->x, width, &xe) || xe > row_bytes || !cc_add_u64(sd->y, height, &ye) ||
+        ye > rows || !cc_add_u64(sd->z, depth, &ze) || ze > slices)
+      return cc_fail(CUCORE_OUT_OF_BOUNDS,
+                     "%s: the %s region (x %llu + %llu bytes, y %llu + %llu rows%s) does not fit "
+                     "the array (%llu bytes per row, %llu rows, %llu slices)",
+                     fn, sd->role, (unsigned long long)sd->x, (unsigned long long)width,
+                     (unsigned long long)sd->y, (unsigned long long)height,
+                     three_d ? ", and z as given" : "", (unsigned long long)row_bytes,
+                     (unsigned long long)rows, (unsigned long long)slices);
+    return CUCORE_OK;
+  }
+  if (!sd->addr) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s address is 0", fn, sd->role);
+  if (height > 1 && sd->pitch < width)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the %s pitch %llu is below the %llu bytes copied per row", fn, sd->role,
+                   (unsigned long long)sd->pitch, (unsigned long long)width);
+  if (three_d && depth > 1 && sd->slice_rows < height)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the %s height %llu (rows per slice) is below the %llu rows copied", fn,
+                   sd->role, (unsigned long long)sd->slice_rows, (unsigned long long)height);
+  uint64_t first, end;
+  int ok = three_d ? cc_footprint_3d(sd->x, sd->y, sd->z, sd->pitch, sd->slice_rows, width,
+                                     height, depth, &first, &end)
+                   : cc_footprint_2d(sd->x, sd->y, sd->pitch, width, height, &first, &end);
+  if (!ok)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s footprint overflows 64 bits", fn,
+                   sd->role);
+  char shape[160];
+  if (three_d)
+    snprintf(shape, sizeof shape, "%llu slices of %llu rows of %llu bytes, pitch %llu, %llu rows "
+             "per slice", (unsigned long long)depth, (unsigned long long)height,
+             (unsigned long long)width, (unsigned long long)sd->pitch,
+             (unsigned long long)sd->slice_rows);
+  else
+    snprintf(shape, sizeof shape, "%llu rows of %llu bytes, pitch %llu",
+             (unsigned long long)height, (unsigned long long)width,
+             (unsigned long long)sd->pitch);
+  return cc_mem_check_region(sd->addr, first, end, fn, sd->role, shape);
+}
+
+cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cucore_stream *s) {
+  cc_begin();
+  const char *fn = "cucore_memcpy_2d";
+  CC_CHECK_ARG(c, fn, "copy");
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  if (c->width_bytes == 0 || c->height == 0) return CUCORE_OK;
+  side src = {"source", c->src_array, c->src, c->src_pitch, 0, c->src_x_bytes, c->src_y, 0};
+  side dst = {"destination", c->dst_array, c->dst, c->dst_pitch, 0, c->dst_x_bytes, c->dst_y, 0};
+  st = check_side(&dst, c->width_bytes, c->height, 1, 0, dev, fn);
+  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, 1, 0, dev, fn);
+  if (st != CUCORE_OK) return st;
+  CUDA_MEMCPY2D m = {0};
+  m.srcXInBytes = c->src_x_bytes;
+  m.srcY = c->src_y;
+  if (c->src_array) {
+    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.srcArray = c->src_array->handle;
+  } else {
+    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.srcDevice = (CUdeviceptr)c->src;
+    m.srcPitch = c->src_pitch;
+  }
+  m.dstXInBytes = c->dst_x_bytes;
+  m.dstY = c->dst_y;
+  if (c->dst_array) {
+    m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.dstArray = c->dst_array->handle;
+  } else {
+    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.dstDevice = (CUdeviceptr)c->dst;
+    m.dstPitch = c->dst_pitch;
+  }
+  m.WidthInBytes = c->width_bytes;
+  m.Height = c->height;
+  st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r;
+  if (s) {
+    r = DRV(cuMemcpy2DAsync)(&m, s->handle);
+  } else {
+    r = DRV(cuMemcpy2D)(&m);
+    /* Device-side pitches not made by cuMemAllocPitch may need the unaligned copy. */
+    if (r == CUDA_ERROR_INVALID_VALUE) r = DRV(cuMemcpy2DUnaligned)(&m);
+  }
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpy2DAsync" : "cuMemcpy2D", "%zu rows of %zu bytes",
+                      c->height, c->width_bytes);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {
+  cc_begin();
+  const char *fn = "cucore_memcpy_3d";
+  CC_CHECK_ARG(c, fn, "copy");
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  if (c->width_bytes == 0 || c->height == 0 || c->depth == 0) return CUCORE_OK;
+  side src = {"source", c->src_array, c->src, c->src_pitch, c->src_height, c->src_x_bytes,
+              c->src_y, c->src_z};
+  side dst = {"destination", c->dst_array, c->dst, c->dst_pitch, c->dst_height, c->dst_x_bytes,
+              c->dst_y, c->dst_z};
+  st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st != CUCORE_OK) return st;
+  CUDA_MEMCPY3D m = {0};
+  m.srcXInBytes = c->src_x_bytes;
+  m.srcY = c->src_y;
+  m.srcZ = c->src_z;
+  if (c->src_array) {
+    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.srcArray = c->src_array->handle;
+  } else {
+    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.srcDevice = (CUdeviceptr)c->src;
+    m.srcPitch = c->src_pitch;
+    m.srcHeight = c->src_height;
+  }
+  m.dstXInBytes = c->dst_x_bytes;
+  m.dstY = c->dst_y;
+  m.dstZ = c->dst_z;
+  if (c->dst_array) {
+    m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+    m.dstArray = c->dst_array->handle;
+  } else {
+    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    m.dstDevice = (CUdeviceptr)c->dst;
+    m.dstPitch = c->dst_pitch;
+    m.dstHeight = c->dst_height;
+  }
+  m.WidthInBytes = c->width_bytes;
+  m.Height = c->height;
+  m.Depth = c->depth;
+  st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = s ? DRV(cuMemcpy3DAsync)(&m, s->handle) : DRV(cuMemcpy3D)(&m);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemcpy3DAsync" : "cuMemcpy3D", "%zu x %zu rows of %zu bytes",
+                      c->depth, c->height, c->width_bytes);
+  return CUCORE_OK;
+}

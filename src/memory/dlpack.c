@@ -1,0 +1,351 @@
+/*
+ * dlpack.c -- DLPack (0.6, Debian's libdlpack-dev): cucore allocations exported as
+ * DLManagedTensor, tensors of other libraries imported and held. The public header passes
+ * tensors as `void *` so it needs no dlpack.h; only this file includes it.
+ *
+ * Export: the DLManagedTensor, its shape and strides are one malloc'd block owned by cucore
+ * until the consumer calls the deleter. A plain export counts as a user of the allocation (a
+ * free is refused while it lives); CUCORE_DLPACK_TRANSFER marks the allocation as the
+ * consumer's, and the deleter frees it. Import: the range is recorded (for bounds checks) unless
+ * it lies in memory cucore knows, and release calls the producer's deleter.
+ */
+#include "memory/memory.h"
+
+#include <dlpack/dlpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cucore_status cc_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
+                               const char *fn) {
+  if (t->ndim < 0 || t->ndim > CUCORE_TENSOR_MAX_DIMS)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, t->ndim,
+                   CUCORE_TENSOR_MAX_DIMS);
+  if (t->dtype.bits == 0 || t->dtype.lanes == 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: dtype (code %u, %u bits, %u lanes) has no size", fn, t->dtype.code,
+                   t->dtype.bits, t->dtype.lanes);
+  if (t->dtype.code > CUCORE_DTYPE_BOOL)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: dtype code %u is not a DLPack type code (0 int .. 6 bool)", fn,
+                   t->dtype.code);
+  if (t->byte_offset > (uint64_t)INT64_MAX)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: byte_offset %llu is too large", fn,
+                   (unsigned long long)t->byte_offset);
+  int64_t elem = ((int64_t)t->dtype.bits * t->dtype.lanes + 7) / 8;
+  int64_t off = (int64_t)t->byte_offset;
+  int64_t strides[CUCORE_TENSOR_MAX_DIMS];
+  int empty = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    if (t->shape[i] < 0)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: shape[%d] is %lld (expected >= 0)", fn, i,
+                     (long long)t->shape[i]);
+    if (t->shape[i] == 0) empty = 1;
+  }
+  if (empty) {
+    *lo = *hi = off;
+    return CUCORE_OK;
+  }
+  if (t->compact) {
+    int64_t s = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+      strides[i] = s;
+      if (__builtin_mul_overflow(s, t->shape[i], &s))
+        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the shape's element count overflows", fn);
+    }
+  } else {
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+  }
+  int64_t min_e = 0, max_e = 0;
+  for (int i = 0; i < t->ndim; i++) {
+    int64_t span;
+    if (__builtin_mul_overflow(t->shape[i] - 1, strides[i], &span) ||
+        __builtin_add_overflow(span < 0 ? min_e : max_e, span, span < 0 ? &min_e : &max_e))
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: dimension %d (%lld elements, stride %lld) overflows 64 bits", fn, i,
+                     (long long)t->shape[i], (long long)strides[i]);
+  }
+  int64_t a, b;
+  if (__builtin_mul_overflow(min_e, elem, &a) || __builtin_add_overflow(off, a, lo) ||
+      __builtin_add_overflow(max_e, 1, &b) || __builtin_mul_overflow(b, elem, &b) ||
+      __builtin_add_overflow(off, b, hi))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the tensor's extent overflows 64 bits", fn);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi) {
+  cc_begin();
+  CC_CHECK_ARG(t, "cucore_tensor_extent", "t");
+  CC_CHECK_ARG(lo, "cucore_tensor_extent", "lo");
+  CC_CHECK_ARG(hi, "cucore_tensor_extent", "hi");
+  *lo = *hi = 0;
+  return cc_tensor_extent(t, lo, hi, "cucore_tensor_extent");
+}
+
+/* ---- export ---------------------------------------------------------------------------- */
+
+typedef struct cc_dl_export {
+  DLManagedTensor mt; /* first: the pointer handed out is the block's */
+  int64_t shape[CUCORE_TENSOR_MAX_DIMS];
+  int64_t strides[CUCORE_TENSOR_MAX_DIMS];
+  uint64_t rec_base;  /* the allocation's start */
+  unsigned flags;
+} cc_dl_export;
+
+static void export_deleter(DLManagedTensor *self) {
+  if (!self) return;
+  cc_dl_export *e = (cc_dl_export *)self;
+  if (e->flags & CUCORE_DLPACK_TRANSFER) {
+    cc_mem_rec rec;
+    if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
+      cc_pool_forget(&rec);
+      if (rec.kind == CUCORE_MEM_PINNED_POOL)
+        cc_host_pool_give_back(&rec);
+      else
+        (void)cc_mem_free_rec_raw(&rec);
+    }
+  } else {
+    (void)cc_reg_use(&cc_mem_registry, e->rec_base, 1, -1, NULL);
+  }
+  free(e);
+}
+
+static int dl_device_type(cucore_mem_kind kind) {
+  switch (kind) {
+  case CUCORE_MEM_DEVICE:
+  case CUCORE_MEM_DEVICE_PITCHED:
+  case CUCORE_MEM_POOL:
+  case CUCORE_MEM_IPC_IMPORTED: return kDLCUDA;
+  case CUCORE_MEM_MANAGED: return kDLCUDAManaged;
+  case CUCORE_MEM_PINNED:
+  case CUCORE_MEM_PINNED_POOL:
+  case CUCORE_MEM_REGISTERED: return kDLCUDAHost;
+  default: return 0;
+  }
+}
+
+cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
+                                   void **managed_tensor) {
+  cc_begin();
+  const char *fn = "cucore_dlpack_export";
+  CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
+  *managed_tensor = NULL;
+  CC_CHECK_ARG(t, fn, "t");
+  if (flags & ~(unsigned)CUCORE_DLPACK_TRANSFER)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER or 0)", fn, flags);
+  int64_t lo, hi;
+  cucore_status st = cc_tensor_extent(t, &lo, &hi, fn);
+  if (st != CUCORE_OK) return st;
+  cc_mem_rec rec;
+  if (!cc_reg_find(&cc_mem_registry, ptr, &rec))
+    return cc_mem_explain_take(CC_REG_NOT_FOUND, &rec, ptr, fn, "in a live cucore allocation");
+  char what[256];
+  int dev_type = dl_device_type(rec.kind);
+  if (!dev_type || (rec.flags & CC_REC_ALIAS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
+                   fn, (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what),
+                   (rec.flags & CC_REC_ALIAS) ? " (export the host address instead)" : "");
+  if (rec.flags & CC_REC_DLPACK_OWNED)
+    return cc_fail(CUCORE_IN_USE, "%s: 0x%llx (%s) was handed to a DLPack consumer already", fn,
+                   (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what));
+  /* The bytes the tensor touches must lie in the allocation. */
+  int64_t from = (int64_t)(ptr - rec.base) + lo, to = (int64_t)(ptr - rec.base) + hi;
+  if (hi > lo && (from < 0 || (uint64_t)to > rec.size))
+    return cc_fail(CUCORE_OUT_OF_BOUNDS,
+                   "%s: the tensor touches bytes %lld to %lld of %s (from offset %llu, its bytes "
+                   "%lld to %lld); they must lie within its %llu bytes",
+                   fn, (long long)from, (long long)to, cc_rec_describe(&rec, what, sizeof what),
+                   (unsigned long long)(ptr - rec.base), (long long)lo, (long long)hi,
+                   (unsigned long long)rec.size);
+  cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
+  if (!e) return CUCORE_HOST_OUT_OF_MEMORY;
+  int64_t s = 1;
+  for (int i = t->ndim - 1; i >= 0; i--) {
+    e->shape[i] = t->shape[i];
+    e->strides[i] = t->compact ? s : t->strides[i];
+    (void)__builtin_mul_overflow(s, t->shape[i] ? t->shape[i] : 1, &s);
+  }
+  e->rec_base = rec.base;
+  e->flags = flags;
+  DLTensor *dl = &e->mt.dl_tensor;
+  dl->data = (void *)(uintptr_t)ptr;
+  dl->device.device_type = (DLDeviceType)dev_type;
+  dl->device.device_id = rec.ordinal >= 0 ? rec.ordinal : 0;
+  dl->ndim = t->ndim;
+  dl->dtype.code = t->dtype.code;
+  dl->dtype.bits = t->dtype.bits;
+  dl->dtype.lanes = t->dtype.lanes;
+  dl->shape = t->ndim ? e->shape : NULL;
+  dl->strides = t->ndim ? e->strides : NULL;
+  dl->byte_offset = t->byte_offset;
+  e->mt.manager_ctx = e;
+  e->mt.deleter = export_deleter;
+  cc_reg_result res = (flags & CUCORE_DLPACK_TRANSFER)
+                          ? cc_reg_claim(&cc_mem_registry, ptr, &rec)
+                          : cc_reg_use(&cc_mem_registry, ptr, 1, 1, &rec);
+  if (res != CC_REG_OK) {
+    free(e);
+    if (res == CC_REG_BUSY)
+      return cc_fail(CUCORE_IN_USE,
+                     "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
+                     "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
+                     cc_rec_describe(&rec, what, sizeof what), rec.textures,
+                     rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
+    return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
+  }
+  *managed_tensor = &e->mt;
+  return CUCORE_OK;
+}
+
+/* ---- import ---------------------------------------------------------------------------- */
+
+struct cucore_dlpack_tensor {
+  DLManagedTensor *mt;
+  cucore_dlpack_info info;
+  uint64_t reg_base; /* the recorded range's start; 0 when nothing was recorded */
+};
+
+static const char *device_type_name(int t) {
+  switch (t) {
+  case kDLCPU: return "CPU";
+  case kDLCUDA: return "CUDA";
+  case kDLCUDAHost: return "CUDA host";
+  case kDLOpenCL: return "OpenCL";
+  case kDLVulkan: return "Vulkan";
+  case kDLMetal: return "Metal";
+  case kDLVPI: return "VPI";
+  case kDLROCM: return "ROCm";
+  case kDLROCMHost: return "ROCm host";
+  case kDLExtDev: return "an external device";
+  case kDLCUDAManaged: return "CUDA managed";
+  default: return "an unknown device type";
+  }
+}
+
+cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out) {
+  cc_begin();
+  const char *fn = "cucore_dlpack_import";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = NULL;
+  CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
+  DLManagedTensor *mt = managed_tensor;
+  const DLTensor *dl = &mt->dl_tensor;
+  int dt = (int)dl->device.device_type;
+  if (dt != kDLCPU && dt != kDLCUDA && dt != kDLCUDAHost && dt != kDLCUDAManaged)
+    return cc_fail(CUCORE_NOT_SUPPORTED,
+                   "%s: the tensor lives on %s (DLDeviceType %d); cucore takes CPU, CUDA, CUDA "
+                   "host and CUDA managed tensors", fn, device_type_name(dt), dt);
+  if (dl->ndim < 0 || dl->ndim > CUCORE_TENSOR_MAX_DIMS)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, dl->ndim,
+                   CUCORE_TENSOR_MAX_DIMS);
+  if (dl->ndim > 0 && !dl->shape)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the tensor has %d dimensions but no shape", fn,
+                   dl->ndim);
+  cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
+  if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
+  cucore_dlpack_info *in = &h->info;
+  cucore_tensor_desc *d = &in->desc;
+  d->ndim = dl->ndim;
+  d->dtype.code = dl->dtype.code;
+  d->dtype.bits = dl->dtype.bits;
+  d->dtype.lanes = dl->dtype.lanes;
+  d->byte_offset = dl->byte_offset;
+  for (int i = 0; i < dl->ndim; i++) d->shape[i] = dl->shape[i];
+  if (dl->strides) {
+    for (int i = 0; i < dl->ndim; i++) d->strides[i] = dl->strides[i];
+  } else {
+    d->compact = 1;
+  }
+  int64_t lo = 0, hi = 0;
+  cucore_status st = cc_tensor_extent(d, &lo, &hi, fn);
+  if (st != CUCORE_OK) {
+    free(h);
+    return st;
+  }
+  if (d->compact) { /* fill the strides in */
+    int64_t s = 1;
+    for (int i = d->ndim - 1; i >= 0; i--) {
+      d->strides[i] = s;
+      (void)__builtin_mul_overflow(s, d->shape[i] ? d->shape[i] : 1, &s);
+    }
+    d->compact = 0;
+  }
+  uint64_t data = (uint64_t)(uintptr_t)dl->data;
+  in->data = data;
+  in->device_type = dt;
+  in->device_id = dl->device.device_id;
+  in->span_bytes = (uint64_t)(hi - lo);
+  if (hi > lo) {
+    /* The touched bytes [a, b): data + lo to data + hi, lo negative with negative strides. */
+    uint64_t a = 0, b = 0;
+    int ok = data != 0;
+    if (ok && lo < 0) {
+      ok = (uint64_t)-lo <= data;
+      a = data - (uint64_t)-lo;
+    } else if (ok) {
+      ok = cc_add_u64(data, (uint64_t)lo, &a);
+    }
+    if (ok) ok = cc_add_u64(a, (uint64_t)(hi - lo), &b);
+    if (!ok) {
+      free(h);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: the tensor at %p (bytes %lld to %lld from it) is not a valid range", fn,
+                     dl->data, (long long)lo, (long long)hi);
+    }
+    cc_mem_rec rec;
+    int where = cc_reg_locate(&cc_mem_registry, a, b, &rec);
+    if (where == CC_LOC_IN) {
+      st = cc_range_vs_rec(&rec, a, b - a, fn, "tensor");
+    } else if (where == CC_LOC_INTO) {
+      char what[256];
+      st = cc_fail(CUCORE_OUT_OF_BOUNDS,
+                   "%s: the tensor (%llu bytes at 0x%llx) starts outside cucore's allocations "
+                   "but runs into %s", fn, (unsigned long long)(b - a), (unsigned long long)a,
+                   cc_rec_describe(&rec, what, sizeof what));
+    } else {
+      cc_mem_rec nr = {.base = a, .size = b - a, .kind = CUCORE_MEM_DLPACK_IMPORTED,
+                       .ordinal = (dt == kDLCUDA || dt == kDLCUDAManaged) ? dl->device.device_id
+                                                                          : -1};
+      if (cc_reg_insert(&cc_mem_registry, &nr, 0) == CC_REG_OK)
+        h->reg_base = a;
+      else
+        st = cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: could not record the tensor's range", fn);
+    }
+    if (st != CUCORE_OK) {
+      free(h);
+      return st;
+    }
+  }
+  h->mt = mt;
+  *out = h;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_dlpack_tensor_info(const cucore_dlpack_tensor *t, cucore_dlpack_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(t, "cucore_dlpack_tensor_info", "t");
+  CC_CHECK_ARG(out, "cucore_dlpack_tensor_info", "out");
+  *out = t->info;
+  return CUCORE_OK;
+}
+
+static int accept_import(const cc_mem_rec *rec, void *ctx) {
+  (void)ctx;
+  return rec->kind == CUCORE_MEM_DLPACK_IMPORTED;
+}
+
+cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t) {
+  cc_begin();
+  if (!t) return CUCORE_OK;
+  if (t->reg_base) {
+    cc_mem_rec rec;
+    cc_reg_result res = cc_reg_take(&cc_mem_registry, t->reg_base, accept_import, NULL, 0, &rec);
+    if (res == CC_REG_BUSY)
+      return cc_mem_explain_take(res, &rec, t->reg_base, "cucore_dlpack_release",
+                                 "an imported tensor");
+  }
+  if (t->mt->deleter) t->mt->deleter(t->mt);
+  free(t);
+  return CUCORE_OK;
+}

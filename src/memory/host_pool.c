@@ -1,0 +1,199 @@
+/*
+ * host_pool.c -- the pinned host pool's API: the core (host_pool_core.c) over cuMemHostAlloc /
+ * cuMemFreeHost in the pool's device context, with each block handed out recorded (kind
+ * CUCORE_MEM_PINNED_POOL, owner the pool) so copies are bounds-checked against the size asked
+ * for and a free on another pool, or twice, is refused.
+ */
+#include "memory/memory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+struct cucore_host_pool {
+  cc_hpool core;
+  cucore_device *dev;
+};
+
+/* The allocator: pinned, portable to every context, mapped for kernels. It runs only on a
+ * cache miss, so it pushes the pool's context instead of trusting the caller's. */
+static int drv_alloc(void *ctx, size_t bytes, void **out) {
+  cucore_host_pool *hp = ctx;
+  CUcontext old = NULL;
+  CUresult r = DRV(cuCtxPushCurrent)(hp->dev->ctx);
+  if (r != CUDA_SUCCESS) return (int)r;
+  r = DRV(cuMemHostAlloc)(out, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  (void)DRV(cuCtxPopCurrent)(&old);
+  return (int)r;
+}
+
+static void drv_release(void *ctx, void *ptr) {
+  cucore_host_pool *hp = ctx;
+  CUcontext old = NULL;
+  int pushed = DRV(cuCtxPushCurrent)(hp->dev->ctx) == CUDA_SUCCESS;
+  (void)DRV(cuMemFreeHost)(ptr);
+  if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
+}
+
+cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool_props *props,
+                                      cucore_host_pool **out) {
+  cc_begin();
+  const char *fn = "cucore_host_pool_create";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = NULL;
+  CC_CHECK_ARG(dev, fn, "dev");
+  cucore_host_pool_props def = {0};
+  const cucore_host_pool_props *p = props ? props : &def;
+  cucore_status st = cc_check_size(p->max_cached_bytes, fn, "max_cached_bytes");
+  if (st == CUCORE_OK) st = cc_check_size(p->max_total_bytes, fn, "max_total_bytes");
+  if (st != CUCORE_OK) return st;
+  cucore_host_pool *hp = cc_calloc(1, sizeof *hp, "a pinned pool");
+  if (!hp) return CUCORE_HOST_OUT_OF_MEMORY;
+  hp->dev = dev;
+  cc_host_allocator ops = {drv_alloc, drv_release, hp};
+  cc_hpool_init(&hp->core, &ops, p->max_cached_bytes, p->max_total_bytes);
+  *out = hp;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_host_pool_destroy(cucore_host_pool *pool) {
+  cc_begin();
+  if (!pool) return CUCORE_OK;
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&pool->core, &s);
+  if (s.in_use_blocks) {
+    char b[32];
+    return cc_fail(CUCORE_IN_USE,
+                   "cucore_host_pool_destroy: %llu block%s (%s) of the pool %s still allocated; "
+                   "free them (cucore_host_pool_free) first",
+                   (unsigned long long)s.in_use_blocks, s.in_use_blocks == 1 ? "" : "s",
+                   cc_format_bytes((size_t)s.in_use_bytes, b, sizeof b),
+                   s.in_use_blocks == 1 ? "is" : "are");
+  }
+  cc_hpool_fini(&pool->core);
+  free(pool);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out) {
+  cc_begin();
+  const char *fn = "cucore_host_pool_alloc";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = NULL;
+  CC_CHECK_ARG(pool, fn, "pool");
+  if (CC_UNLIKELY(bytes == 0))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
+  cucore_status st = cc_check_size(bytes, fn, "the size");
+  if (st != CUCORE_OK) return st;
+  size_t cb = 0;
+  if (CC_UNLIKELY(cc_hpool_class_of(bytes, &cb) < 0))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %zu bytes is above the largest size class (1 TiB)", fn, bytes);
+  void *p = NULL;
+  int cls = 0;
+  int err = cc_hpool_get(&pool->core, bytes, &p, &cls);
+  if (CC_UNLIKELY(err)) {
+    cucore_host_pool_stats s;
+    cc_hpool_stats(&pool->core, &s);
+    char want[32], cap[32], used[32], lim[32];
+    cc_format_bytes(bytes, want, sizeof want);
+    cc_format_bytes(cb, cap, sizeof cap);
+    cc_format_bytes((size_t)s.in_use_capacity, used, sizeof used);
+    if (err == CC_HPOOL_LIMIT)
+      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
+                     "%s: asked for %s (a %s block); the pool has %s in use and its "
+                     "max_total_bytes is %s", fn, want, cap, used,
+                     cc_format_bytes(pool->core.max_total, lim, sizeof lim));
+    if (err == CUDA_ERROR_OUT_OF_MEMORY) /* pinned memory is host memory */
+      return cc_fail(cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, err),
+                     "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (a %s "
+                     "block) of pinned host memory; the pool has %s in use and gave its cache "
+                     "back first", fn, want, cap, used);
+    return cc_fail_cu((CUresult)err, "cuMemHostAlloc",
+                      "%s asked for %s (a %s block) of pinned host memory; the pool has %s in "
+                      "use", fn, want, cap, used);
+  }
+  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p, .size = bytes,
+                    .kind = CUCORE_MEM_PINNED_POOL, .ordinal = -1, .ctx = pool->dev->ctx,
+                    .owner = pool, .aux = (uint64_t)cls};
+  if (CC_UNLIKELY(cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK)) {
+    cc_hpool_put(&pool->core, p, cls, bytes);
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the block", fn);
+  }
+  *out = p;
+  return CUCORE_OK;
+}
+
+typedef struct host_free_ctx {
+  const cucore_host_pool *pool;
+  int wrong_pool;
+} host_free_ctx;
+
+static int accept_block(const cc_mem_rec *rec, void *ctx) {
+  host_free_ctx *c = ctx;
+  if (rec->kind != CUCORE_MEM_PINNED_POOL) return 0;
+  if (rec->owner != c->pool) {
+    c->wrong_pool = 1;
+    return 0;
+  }
+  return 1;
+}
+
+cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
+  cc_begin();
+  const char *fn = "cucore_host_pool_free";
+  if (!ptr) return CUCORE_OK;
+  CC_CHECK_ARG(pool, fn, "pool");
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  host_free_ctx c = {pool, 0};
+  cc_mem_rec rec;
+  cc_reg_result res = cc_reg_take(&cc_mem_registry, a, accept_block, &c, 0, &rec);
+  if (CC_UNLIKELY(res != CC_REG_OK)) {
+    if (res == CC_REG_REJECTED && c.wrong_pool)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: %p is a block of another pinned pool (%p), not of %p: free it on the "
+                     "pool it came from", fn, ptr, rec.owner, (void *)pool);
+    return cc_mem_explain_take(res, &rec, a, fn, "a block of this pinned pool");
+  }
+  cc_hpool_put(&pool->core, ptr, (int)rec.aux, (size_t)rec.size);
+  return CUCORE_OK;
+}
+
+void cc_host_pool_give_back(const cc_mem_rec *rec) {
+  cucore_host_pool *pool = rec->owner;
+  cc_hpool_put(&pool->core, (void *)(uintptr_t)rec->base, (int)rec->aux, (size_t)rec->size);
+}
+
+cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {
+  cc_begin();
+  CC_CHECK_ARG(pool, "cucore_host_pool_trim", "pool");
+  cucore_status st = cc_check_size(keep_bytes, "cucore_host_pool_trim", "keep_bytes");
+  if (st != CUCORE_OK) return st;
+  cc_hpool_trim(&pool->core, keep_bytes);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_host_pool_stats_get(cucore_host_pool *pool, cucore_host_pool_stats *out) {
+  cc_begin();
+  CC_CHECK_ARG(pool, "cucore_host_pool_stats_get", "pool");
+  CC_CHECK_ARG(out, "cucore_host_pool_stats_get", "out");
+  cc_hpool_stats(&pool->core, out);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_host_pool_reset_high_water(cucore_host_pool *pool) {
+  cc_begin();
+  CC_CHECK_ARG(pool, "cucore_host_pool_reset_high_water", "pool");
+  cc_hpool_reset_high(&pool->core);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_host_pool_class_size(size_t bytes, size_t *class_bytes) {
+  cc_begin();
+  CC_CHECK_ARG(class_bytes, "cucore_host_pool_class_size", "class_bytes");
+  *class_bytes = 0;
+  if (cc_hpool_class_of(bytes, class_bytes) < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_host_pool_class_size: %zu bytes has no size class (expected 1 byte to "
+                   "1 TiB)", bytes);
+  return CUCORE_OK;
+}

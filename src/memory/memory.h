@@ -1,0 +1,273 @@
+/*
+ * memory/memory.h -- the memory floor: what cucore allocated and registered, and everything
+ * built on that record (copies checked against it, pools, pinned pools, managed memory, IPC,
+ * DLPack, tensor maps, textures). It stands on runtime/ (devices, streams); exec/ reads it for
+ * strict pointer checks of kernel arguments.
+ *
+ * Files: registry.c (the record: an AVL tree of address ranges under a read-write lock),
+ * bounds.c (range arithmetic, the checks every copy makes, their messages), device_mem.c
+ * (device, pitched, managed and pinned allocations), copy.c (copies and fills), peer.c (peer
+ * access and peer copies), pool.c (device pools), ipc.c (pools shared between processes),
+ * host_pool_core.c (size classes and free lists of the pinned pool, over any allocator),
+ * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
+ * attributes), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
+ * tensor_map.c, texture.c (arrays, textures, surfaces).
+ */
+#ifndef CUCORE_MEMORY_H
+#define CUCORE_MEMORY_H
+
+#include "runtime/runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* ---- the record (registry.c) ---------------------------------------------------------------- */
+
+enum {
+  CC_REC_DLPACK_OWNED = 1, /* handed to a DLPack consumer: its deleter frees it */
+  CC_REC_ALIAS = 2         /* the device address of registered memory (the host range is the
+                              main record; `alias` points at it) */
+};
+
+/* One allocation or registered range: [base, base + size). */
+typedef struct cc_mem_rec {
+  uint64_t base, size;   /* size as the caller asked for it */
+  cucore_mem_kind kind;
+  int ordinal;           /* the device; -1 for none */
+  CUcontext ctx;         /* the context it was made in (NULL for imports of unknown origin) */
+  void *cupool;          /* the CUmemoryPool it came from, or NULL */
+  void *owner;           /* the cucore pool (device or pinned) that must outlive it, or NULL */
+  uint64_t aux;          /* pinned pool: size class; pitched: pitch; registered: flags */
+  uint64_t alias;        /* registered memory: the other address of the pair, or 0 */
+  uint32_t textures;     /* texture and surface objects over it */
+  uint32_t exports;      /* live DLPack exports of it */
+  uint32_t flags;        /* CC_REC_* */
+} cc_mem_rec;
+
+/* The tree and its lock (registry.c; the struct is private to it, which alone needs the
+ * POSIX read-write lock declarations). */
+typedef struct cc_registry cc_registry;
+
+typedef enum cc_reg_result {
+  CC_REG_OK = 0,
+  CC_REG_NOT_FOUND,  /* no record contains the address */
+  CC_REG_NOT_BASE,   /* a record contains it, but it is not the record's start */
+  CC_REG_REJECTED,   /* the caller's predicate refused the record */
+  CC_REG_BUSY,       /* textures or exports use it, or a DLPack consumer owns it */
+  CC_REG_OVERLAP,    /* an insert would overlap a record (and eviction was not asked) */
+  CC_REG_NO_MEMORY
+} cc_reg_result;
+
+/* The process's record. */
+extern cc_registry cc_mem_registry;
+
+/* A registry of one's own (tests); NULL when out of memory. */
+cc_registry *cc_reg_create(void);
+void cc_reg_free(cc_registry *r);
+/* Records `rec`. With `evict`, records overlapping it are dropped first (the driver just
+ * handed out the range, so they are stale: memory freed by a destroyed context). */
+cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict);
+/* The record containing `addr` (copied to *out); 0 when none. */
+int cc_reg_find(cc_registry *r, uint64_t addr, cc_mem_rec *out);
+/* The lowest record overlapping [lo, hi); 0 when none. */
+int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out);
+/* Where a range [lo, hi) lies: CC_LOC_IN (a record contains lo; *out is it), CC_LOC_INTO (no
+ * record contains lo, but one starts before hi; *out is it) or CC_LOC_NONE. */
+enum { CC_LOC_NONE = 0, CC_LOC_IN = 1, CC_LOC_INTO = 2 };
+int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out);
+/* Two ranges of the same length under one lock (the two sides of a copy). */
+void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
+                    int *la, cc_mem_rec *rb, int *lb);
+/* Removes the record starting at `base` when `accept` (may be NULL) says yes, it has no
+ * users and (unless `take_owned`) no DLPack owner; *out gets the record whenever one contains
+ * `base` (for messages). Removed records go to the freed ring. */
+typedef int (*cc_reg_accept)(const cc_mem_rec *rec, void *ctx);
+cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, void *ctx,
+                          int take_owned, cc_mem_rec *out);
+/* Adds `delta` to the texture (`which` 0) or export (`which` 1) count of the record containing
+ * `addr`. A decrement below 0 is ignored. */
+cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc_mem_rec *out);
+/* Marks the record containing `addr` as handed to a DLPack consumer (CC_REC_DLPACK_OWNED),
+ * unless textures or exports use it or it is handed over already (CC_REG_BUSY). */
+cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out);
+/* Sets and clears flags of the record starting at `base`. */
+cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
+/* The most recently freed record containing `addr`; 0 when none is remembered. */
+int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
+size_t cc_reg_count(cc_registry *r);
+/* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
+int cc_reg_verify(cc_registry *r);
+
+/* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
+
+/* The process-wide CUCORE_MEM_CHECK_* flags. */
+extern atomic_uint cc_mem_check_flags;
+
+/* A size whose top bit is set is a negative number converted to size_t: fails naming `what`
+ * and the signed value. */
+cucore_status cc_check_size(uint64_t bytes, const char *fn, const char *what);
+/* a + b without wrapping; 0 when it would wrap. */
+static inline int cc_add_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_add_overflow(a, b, out);
+}
+static inline int cc_mul_u64(uint64_t a, uint64_t b, uint64_t *out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+/* The bytes of a 2D region relative to its base: first byte at y*pitch + x, one past the last
+ * at (y+height-1)*pitch + x + width. 0 on overflow. height or width 0: first == end. */
+int cc_footprint_2d(uint64_t x, uint64_t y, uint64_t pitch, uint64_t width, uint64_t height,
+                    uint64_t *first, uint64_t *end);
+/* The same for 3D, slices `slice_rows` rows of `pitch` bytes apart. */
+int cc_footprint_3d(uint64_t x, uint64_t y, uint64_t z, uint64_t pitch, uint64_t slice_rows,
+                    uint64_t width, uint64_t height, uint64_t depth, uint64_t *first,
+                    uint64_t *end);
+/* "a 4096-byte device allocation (cucore_mem_alloc) at 0x... on device 0" into buf. */
+const char *cc_rec_describe(const cc_mem_rec *rec, char *buf, size_t n);
+/* Checks [addr, addr + bytes) against `rec`, which contains addr: CUCORE_OUT_OF_BOUNDS naming
+ * both sizes and the offset when it runs past the end. */
+cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes,
+                              const char *fn, const char *role);
+/* Checks a range against what cucore knows: wrapping, the record containing `addr`, a range
+ * that starts in unknown memory but runs into a record, and (with CUCORE_MEM_CHECK_FOREIGN)
+ * the driver's range for unknown addresses. bytes 0 checks nothing. `role` names the side
+ * ("destination", "source"). */
+cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
+                                 const char *role);
+/* Both sides of a copy under one lookup. */
+cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
+/* The driver's range for an address cucore does not know (CUCORE_MEM_CHECK_FOREIGN); 0 when
+ * the driver does not know it either. */
+int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out);
+
+/* ---- shared by the files that allocate ------------------------------------------------------ */
+
+/* A non-NULL device, and a stream (may be NULL) of that device; no driver call. */
+cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s,
+                                const char *fn);
+/* cc_mem_pair_check, then makes the device current. */
+cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn);
+/* Checks a region given by its start address and its footprint [first, end) relative to it
+ * (2D/3D copies and fills, textures): against the record containing `addr` when there is
+ * one, else as the range [addr + first, addr + end). `shape` describes the region for
+ * messages ("12 rows of 100 bytes, pitch 128"). */
+cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, const char *fn,
+                                  const char *role, const char *shape);
+
+/* A CUDA array (texture.c). */
+struct cucore_array {
+  CUarray handle;
+  cucore_device *dev;
+  cucore_array_desc desc;
+  size_t elem_bytes;  /* channels x the format's size */
+  atomic_uint users;  /* textures and surfaces over it */
+};
+/* A device allocation failure: CUCORE_DEVICE_OUT_OF_MEMORY (or the driver's code) with the
+ * bytes asked for and the device's free and total memory. `extra` (may be NULL) is appended. */
+cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, int ordinal,
+                                size_t bytes, const char *extra);
+/* Records an allocation just made; on failure (out of host memory) the caller frees it. */
+cucore_status cc_mem_record(const cc_mem_rec *rec, const char *fn);
+/* Explains why cc_reg_take refused `addr` (not found / freed / inside / wrong kind / busy).
+ * `expected` says what the function frees ("device memory from cucore_mem_alloc"). */
+cucore_status cc_mem_explain_take(cc_reg_result res, const cc_mem_rec *rec, uint64_t addr,
+                                  const char *fn, const char *expected);
+/* Frees memory of a record with the driver call its kind needs, in its context (for DLPack
+ * deleters, which run on any thread). Returns the CUresult. */
+CUresult cc_mem_free_rec_raw(const cc_mem_rec *rec);
+
+/* ---- device pools (pool.c), pinned pools (host_pool.c) --------------------------------------- */
+
+struct cucore_mem_pool {
+  CUmemoryPool handle;
+  cucore_device *dev;
+  int owned;     /* cucore created it: cuMemPoolDestroy on destroy */
+  int imported;  /* imported from another process: cannot allocate */
+  int ipc;       /* created with CUCORE_POOL_IPC */
+  atomic_ullong live, live_bytes; /* allocations recorded with this pool as owner */
+};
+
+/* A new handle over CUmemoryPool `h`. */
+cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, int imported,
+                                 int ipc, cucore_mem_pool **out);
+/* A live allocation of a device pool has been freed: updates its owner's counts. */
+void cc_pool_forget(const cc_mem_rec *rec);
+/* A pinned-pool block goes back to its pool (for DLPack deleters). */
+void cc_host_pool_give_back(const cc_mem_rec *rec);
+
+/* ---- the pinned pool's core (host_pool_core.c): pure, over any allocator --------------------- */
+
+#define CC_HPOOL_MIN_SHIFT 12 /* 4 KiB */
+#define CC_HPOOL_MAX_SHIFT 40 /* 1 TiB */
+#define CC_HPOOL_CLASSES (1 + 4 * (CC_HPOOL_MAX_SHIFT - CC_HPOOL_MIN_SHIFT))
+
+typedef struct cc_host_allocator {
+  /* Returns 0 and a block of at least `bytes`, or a non-zero error (a CUresult). */
+  int (*alloc)(void *ctx, size_t bytes, void **out);
+  void (*release)(void *ctx, void *ptr);
+  void *ctx;
+} cc_host_allocator;
+
+typedef struct cc_hpool {
+  pthread_mutex_t lock;
+  cc_host_allocator ops;
+  size_t max_cached, max_total; /* 0: no limit */
+  void *free_head[CC_HPOOL_CLASSES]; /* a free block's first 8 bytes link to the next */
+  uint32_t free_count[CC_HPOOL_CLASSES];
+  cucore_host_pool_stats st;
+  uint64_t pinned_now;              /* in_use_capacity + cached_bytes */
+} cc_hpool;
+
+#define CC_HPOOL_LIMIT (-1) /* cc_hpool_get: max_total would be passed */
+
+/* The class index of a request (0 for up to 4 KiB) and its bytes; -1 when bytes is 0 or above
+ * the largest class. */
+int cc_hpool_class_of(size_t bytes, size_t *class_bytes);
+size_t cc_hpool_class_bytes(int index);
+void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
+                   size_t max_total);
+/* A block for `bytes` from the cache or the allocator (the lock is not held while it runs; on
+ * its failure the cache is given back and it is tried once more). 0, CC_HPOOL_LIMIT or the
+ * allocator's error. */
+int cc_hpool_get(cc_hpool *p, size_t bytes, void **out, int *cls);
+/* Returns a block of class `cls` given out for `requested` bytes. */
+void cc_hpool_put(cc_hpool *p, void *ptr, int cls, size_t requested);
+void cc_hpool_trim(cc_hpool *p, size_t keep_bytes);
+void cc_hpool_stats(cc_hpool *p, cucore_host_pool_stats *out);
+void cc_hpool_reset_high(cc_hpool *p);
+/* Gives every cached block back and destroys the lock (no block may be in use). */
+void cc_hpool_fini(cc_hpool *p);
+
+/* 1 when cucore enabled access from context `from` to memory of context `to` (peer.c). */
+int cc_peer_enabled(CUcontext from, CUcontext to);
+
+/* ---- strict pointer checks (pointer.c), for exec/args.c -------------------------------------- */
+
+static inline int cc_mem_strict_global(void) {
+  return (int)(atomic_load_explicit(&cc_mem_check_flags, memory_order_relaxed) &
+               CUCORE_MEM_CHECK_KERNEL_POINTERS);
+}
+/* Checks that kernels on `dev` (NULL: the device of the current context) may access `bytes`
+ * (0: just the address) at `addr`. Messages start with "argument INDEX of `WHO`" when index is
+ * >= 0, else with "WHO". NULL addresses pass. */
+cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
+                                          const char *who, int index);
+
+/* ---- DLPack conversions (dlpack.c), pure ----------------------------------------------------- */
+
+/* Validates a description (ndim, shape, dtype) and computes its extent, as
+ * cucore_tensor_extent; `fn` names the caller in messages. */
+cucore_status cc_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
+                               const char *fn);
+
+/* ---- tensor maps (tensor_map.c) --------------------------------------------------------------- */
+
+/* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
+ * included); 0 for an unknown type. */
+unsigned cc_tmap_elem_bits(int dtype);
+/* The documented rules, without the allocation check; `fn` names the caller. */
+cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
+                            const char *fn);
+/* The bytes the tensor spans from its address (for the allocation check); 0 on overflow. */
+int cc_tmap_extent(const cucore_tensor_map_desc *d, uint64_t *bytes);
+
+#endif /* CUCORE_MEMORY_H */

@@ -1,0 +1,401 @@
+/*
+ * registry.c -- the record of every allocation and registered range cucore made: an AVL tree
+ * of non-overlapping [base, base + size) ranges keyed by base, under a read-write lock. A
+ * lookup (each copy) finds the node with the greatest base <= address in O(log n) under the
+ * shared lock; inserts and removals take the lock exclusively for a few hundred nanoseconds at
+ * most. Freed nodes are kept for reuse so the hot path does not call malloc, and the last frees
+ * are remembered so a double free can be named as one.
+ */
+#define _GNU_SOURCE /* pthread_rwlock_t */
+#include "memory/memory.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cc_reg_node cc_reg_node;
+
+struct cc_reg_node {
+  cc_mem_rec rec;
+  cc_reg_node *left, *right;
+  int height;
+};
+
+#define CC_REG_FREED_RING 128
+
+struct cc_registry {
+  pthread_rwlock_t lock;
+  cc_reg_node *root;
+  cc_reg_node *spare; /* freed nodes, reused (linked through `right`) */
+  size_t count;
+  cc_mem_rec freed[CC_REG_FREED_RING]; /* the most recent frees, for "freed already" */
+  unsigned freed_next, freed_count;
+};
+
+cc_registry cc_mem_registry = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+cc_registry *cc_reg_create(void) {
+  cc_registry *r = calloc(1, sizeof *r);
+  if (r) pthread_rwlock_init(&r->lock, NULL);
+  return r;
+}
+
+static void free_tree(cc_reg_node *n) {
+  if (!n) return;
+  free_tree(n->left);
+  free_tree(n->right);
+  free(n);
+}
+
+void cc_reg_free(cc_registry *r) {
+  if (!r) return;
+  free_tree(r->root);
+  while (r->spare) {
+    cc_reg_node *next = r->spare->right;
+    free(r->spare);
+    r->spare = next;
+  }
+  pthread_rwlock_destroy(&r->lock);
+  free(r);
+}
+
+/* ---- AVL helpers (all under the write lock) -------------------------------------------------- */
+
+static int height(const cc_reg_node *n) { return n ? n->height : 0; }
+
+static void update(cc_reg_node *n) {
+  int hl = height(n->left), hr = height(n->right);
+  n->height = 1 + (hl > hr ? hl : hr);
+}
+
+static cc_reg_node *rotate_right(cc_reg_node *y) {
+  cc_reg_node *x = y->left;
+  y->left = x->right;
+  x->right = y;
+  update(y);
+  update(x);
+  return x;
+}
+
+static cc_reg_node *rotate_left(cc_reg_node *x) {
+  cc_reg_node *y = x->right;
+  x->right = y->left;
+  y->left = x;
+  update(x);
+  update(y);
+  return y;
+}
+
+static cc_reg_node *rebalance(cc_reg_node *n) {
+  update(n);
+  int balance = height(n->left) - height(n->right);
+  if (balance > 1) {
+    if (height(n->left->left) < height(n->left->right)) n->left = rotate_left(n->left);
+    return rotate_right(n);
+  }
+  if (balance < -1) {
+    if (height(n->right->right) < height(n->right->left)) n->right = rotate_right(n->right);
+    return rotate_left(n);
+  }
+  return n;
+}
+
+static cc_reg_node *insert_node(cc_reg_node *root, cc_reg_node *n) {
+  if (!root) return n;
+  if (n->rec.base < root->rec.base)
+    root->left = insert_node(root->left, n);
+  else
+    root->right = insert_node(root->right, n);
+  return rebalance(root);
+}
+
+/* Detaches the leftmost node of `root` into *min. */
+static cc_reg_node *remove_min(cc_reg_node *root, cc_reg_node **min) {
+  if (!root->left) {
+    *min = root;
+    return root->right;
+  }
+  root->left = remove_min(root->left, min);
+  return rebalance(root);
+}
+
+/* Detaches the node with `base` into *out (NULL when absent). */
+static cc_reg_node *remove_node(cc_reg_node *root, uint64_t base, cc_reg_node **out) {
+  if (!root) return NULL;
+  if (base < root->rec.base) {
+    root->left = remove_node(root->left, base, out);
+  } else if (base > root->rec.base) {
+    root->right = remove_node(root->right, base, out);
+  } else {
+    *out = root;
+    cc_reg_node *l = root->left, *r = root->right;
+    if (!r) return l;
+    cc_reg_node *min = NULL;
+    r = remove_min(r, &min);
+    min->left = l;
+    min->right = r;
+    return rebalance(min);
+  }
+  return rebalance(root);
+}
+
+/* The node with the greatest base <= addr. */
+static cc_reg_node *floor_node(cc_reg_node *n, uint64_t addr) {
+  cc_reg_node *best = NULL;
+  while (n) {
+    if (n->rec.base <= addr) {
+      best = n;
+      n = n->right;
+    } else {
+      n = n->left;
+    }
+  }
+  return best;
+}
+
+/* The node with the smallest base >= addr. */
+static cc_reg_node *ceil_node(cc_reg_node *n, uint64_t addr) {
+  cc_reg_node *best = NULL;
+  while (n) {
+    if (n->rec.base >= addr) {
+      best = n;
+      n = n->left;
+    } else {
+      n = n->right;
+    }
+  }
+  return best;
+}
+
+static int contains(const cc_mem_rec *rec, uint64_t addr) {
+  return addr >= rec->base && addr - rec->base < rec->size;
+}
+
+/* The node containing addr (a zero-size record contains only its base). */
+static cc_reg_node *containing(cc_reg_node *root, uint64_t addr) {
+  cc_reg_node *n = floor_node(root, addr);
+  if (!n) return NULL;
+  if (contains(&n->rec, addr) || (n->rec.size == 0 && n->rec.base == addr)) return n;
+  return NULL;
+}
+
+/* The lowest node overlapping [lo, hi). */
+static cc_reg_node *overlapping(cc_reg_node *root, uint64_t lo, uint64_t hi) {
+  cc_reg_node *n = floor_node(root, lo);
+  if (n && (contains(&n->rec, lo) || (n->rec.size == 0 && n->rec.base == lo))) return n;
+  n = ceil_node(root, lo);
+  if (n && n->rec.base < hi) return n;
+  return NULL;
+}
+
+static void remember_freed(cc_registry *r, const cc_mem_rec *rec) {
+  r->freed[r->freed_next] = *rec;
+  r->freed_next = (r->freed_next + 1) % CC_REG_FREED_RING;
+  if (r->freed_count < CC_REG_FREED_RING) r->freed_count++;
+}
+
+static void recycle(cc_registry *r, cc_reg_node *n) {
+  n->left = NULL;
+  n->right = r->spare;
+  r->spare = n;
+}
+
+/* ---- the interface ----------------------------------------------------------------------- */
+
+cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
+  uint64_t hi = rec->base + (rec->size ? rec->size : 1);
+  if (hi < rec->base) hi = UINT64_MAX;
+  pthread_rwlock_wrlock(&r->lock);
+  cc_reg_node *o;
+  while ((o = overlapping(r->root, rec->base, hi)) != NULL) {
+    if (!evict) {
+      pthread_rwlock_unlock(&r->lock);
+      return CC_REG_OVERLAP;
+    }
+    cc_reg_node *gone = NULL;
+    r->root = remove_node(r->root, o->rec.base, &gone);
+    r->count--;
+    recycle(r, gone);
+  }
+  cc_reg_node *n = r->spare;
+  if (n) {
+    r->spare = n->right;
+  } else {
+    n = malloc(sizeof *n);
+    if (!n) {
+      pthread_rwlock_unlock(&r->lock);
+      return CC_REG_NO_MEMORY;
+    }
+  }
+  n->rec = *rec;
+  n->left = n->right = NULL;
+  n->height = 1;
+  r->root = insert_node(r->root, n);
+  r->count++;
+  pthread_rwlock_unlock(&r->lock);
+  return CC_REG_OK;
+}
+
+int cc_reg_find(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
+  pthread_rwlock_rdlock(&r->lock);
+  cc_reg_node *n = containing(r->root, addr);
+  if (n && out) *out = n->rec;
+  pthread_rwlock_unlock(&r->lock);
+  return n != NULL;
+}
+
+int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
+  pthread_rwlock_rdlock(&r->lock);
+  cc_reg_node *n = overlapping(r->root, lo, hi);
+  if (n && out) *out = n->rec;
+  pthread_rwlock_unlock(&r->lock);
+  return n != NULL;
+}
+
+static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
+  cc_reg_node *n = containing(root, lo);
+  if (n) {
+    *out = n->rec;
+    return CC_LOC_IN;
+  }
+  n = ceil_node(root, lo);
+  if (n && n->rec.base < hi) {
+    *out = n->rec;
+    return CC_LOC_INTO;
+  }
+  return CC_LOC_NONE;
+}
+
+int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
+  pthread_rwlock_rdlock(&r->lock);
+  int where = locate(r->root, lo, hi, out);
+  pthread_rwlock_unlock(&r->lock);
+  return where;
+}
+
+void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
+                    int *la, cc_mem_rec *rb, int *lb) {
+  pthread_rwlock_rdlock(&r->lock);
+  *la = locate(r->root, a, a + bytes, ra);
+  *lb = locate(r->root, b, b + bytes, rb);
+  pthread_rwlock_unlock(&r->lock);
+}
+
+cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, void *ctx,
+                          int take_owned, cc_mem_rec *out) {
+  pthread_rwlock_wrlock(&r->lock);
+  cc_reg_node *n = containing(r->root, base);
+  cc_reg_result res = CC_REG_OK;
+  if (!n) {
+    res = CC_REG_NOT_FOUND;
+  } else {
+    if (out) *out = n->rec;
+    if (n->rec.base != base)
+      res = CC_REG_NOT_BASE;
+    else if (accept && !accept(&n->rec, ctx))
+      res = CC_REG_REJECTED;
+    else if (n->rec.textures || n->rec.exports ||
+             (!take_owned && (n->rec.flags & CC_REC_DLPACK_OWNED)))
+      res = CC_REG_BUSY;
+  }
+  if (res == CC_REG_OK) {
+    cc_reg_node *gone = NULL;
+    r->root = remove_node(r->root, base, &gone);
+    r->count--;
+    remember_freed(r, &gone->rec);
+    recycle(r, gone);
+  }
+  pthread_rwlock_unlock(&r->lock);
+  return res;
+}
+
+cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc_mem_rec *out) {
+  pthread_rwlock_wrlock(&r->lock);
+  cc_reg_node *n = containing(r->root, addr);
+  if (n) {
+    uint32_t *c = which ? &n->rec.exports : &n->rec.textures;
+    if (delta >= 0)
+      *c += (uint32_t)delta;
+    else
+      *c = *c >= (uint32_t)-delta ? *c - (uint32_t)-delta : 0;
+    if (out) *out = n->rec;
+  }
+  pthread_rwlock_unlock(&r->lock);
+  return n ? CC_REG_OK : CC_REG_NOT_FOUND;
+}
+
+cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
+  pthread_rwlock_wrlock(&r->lock);
+  cc_reg_node *n = containing(r->root, addr);
+  cc_reg_result res = CC_REG_NOT_FOUND;
+  if (n) {
+    if (out) *out = n->rec;
+    if (n->rec.textures || n->rec.exports || (n->rec.flags & CC_REC_DLPACK_OWNED)) {
+      res = CC_REG_BUSY;
+    } else {
+      n->rec.flags |= CC_REC_DLPACK_OWNED;
+      res = CC_REG_OK;
+    }
+  }
+  pthread_rwlock_unlock(&r->lock);
+  return res;
+}
+
+cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear) {
+  pthread_rwlock_wrlock(&r->lock);
+  cc_reg_node *n = containing(r->root, base);
+  cc_reg_result res = !n ? CC_REG_NOT_FOUND : n->rec.base != base ? CC_REG_NOT_BASE : CC_REG_OK;
+  if (res == CC_REG_OK) n->rec.flags = (n->rec.flags | set) & ~clear;
+  pthread_rwlock_unlock(&r->lock);
+  return res;
+}
+
+int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
+  int found = 0;
+  pthread_rwlock_rdlock(&r->lock);
+  for (unsigned i = 0; i < r->freed_count && !found; i++) { /* newest first */
+    unsigned k = (r->freed_next + CC_REG_FREED_RING - 1 - i) % CC_REG_FREED_RING;
+    const cc_mem_rec *f = &r->freed[k];
+    if (contains(f, addr) || (f->size == 0 && f->base == addr)) {
+      if (out) *out = *f;
+      found = 1;
+    }
+  }
+  pthread_rwlock_unlock(&r->lock);
+  return found;
+}
+
+size_t cc_reg_count(cc_registry *r) {
+  pthread_rwlock_rdlock(&r->lock);
+  size_t n = r->count;
+  pthread_rwlock_unlock(&r->lock);
+  return n;
+}
+
+/* Walks the tree in order: bases ascend, ranges do not overlap, heights are right and
+ * balanced. Returns the node count, or -1 when a rule breaks. */
+static long verify_node(const cc_reg_node *n, uint64_t *prev_end, int *first) {
+  if (!n) return 0;
+  long l = verify_node(n->left, prev_end, first);
+  if (l < 0) return -1;
+  if (!*first && n->rec.base < *prev_end) return -1;
+  *first = 0;
+  uint64_t end = n->rec.base + n->rec.size;
+  if (end < n->rec.base) return -1;
+  *prev_end = n->rec.size ? end : n->rec.base + 1;
+  long r = verify_node(n->right, prev_end, first);
+  if (r < 0) return -1;
+  int hl = height(n->left), hr = height(n->right);
+  if (n->height != 1 + (hl > hr ? hl : hr) || hl - hr > 1 || hr - hl > 1) return -1;
+  return l + r + 1;
+}
+
+int cc_reg_verify(cc_registry *r) {
+  pthread_rwlock_rdlock(&r->lock);
+  uint64_t prev_end = 0;
+  int first = 1;
+  long n = verify_node(r->root, &prev_end, &first);
+  int ok = n >= 0 && (size_t)n == r->count;
+  pthread_rwlock_unlock(&r->lock);
+  return ok;
+}
