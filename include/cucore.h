@@ -1343,11 +1343,12 @@ CUCORE_API cucore_status cucore_array_copy_from_host(cucore_array *arr, const vo
 CUCORE_API cucore_status cucore_array_copy_to_host(cucore_array *arr, void *dst,
                                                    size_t dst_pitch, cucore_stream *s);
 
-/** Address modes (equal to CUaddress_mode's). */
+/** Address modes. Unlike CUaddress_mode, 0 is clamp, so a zeroed description clamps. */
 typedef enum cucore_address_mode {
-  CUCORE_ADDRESS_WRAP = 0,   /**< wrap around (normalized coordinates only) */
-  CUCORE_ADDRESS_CLAMP = 1,  /**< clamp to the edge */
-  CUCORE_ADDRESS_MIRROR = 2, /**< mirror (normalized coordinates only) */
+  CUCORE_ADDRESS_CLAMP = 0,  /**< clamp to the edge */
+  CUCORE_ADDRESS_WRAP = 1,   /**< wrap around (normalized coordinates only: refused without
+                                  them, where the hardware would clamp) */
+  CUCORE_ADDRESS_MIRROR = 2, /**< mirror (normalized coordinates only, likewise) */
   CUCORE_ADDRESS_BORDER = 3  /**< return the border color outside */
 } cucore_address_mode;
 
@@ -1369,7 +1370,8 @@ enum {
 /** How a texture samples. Zero-initialised: clamp, point, element coordinates, normalized
  * floats for integer formats. */
 typedef struct cucore_texture_desc {
-  cucore_address_mode address_mode[3]; /**< per dimension (x, y, z) */
+  cucore_address_mode address_mode[3]; /**< per dimension (x, y, z); the dimensions the
+                                            resource does not have are ignored */
   cucore_filter_mode filter;           /**< point or linear */
   unsigned flags;                      /**< CUCORE_TEXTURE_* bits */
   float border_color[4];               /**< for CUCORE_ADDRESS_BORDER */

@@ -156,6 +156,11 @@ cucore_status cc_driver_need_device(void) {
   return CUCORE_OK;
 }
 
+int cc_driver_ready(void) {
+  pthread_once(&load_once, load_driver);
+  return load_status == CUCORE_OK && cc_drv.device_count > 0;
+}
+
 int cc_driver_symbol_version(const char *symbol) {
   for (size_t i = 0; i < CC_ARRAY_LEN(driver_symbols); i++)
     if (strcmp(driver_symbols[i].name, symbol) == 0) return driver_symbols[i].version;

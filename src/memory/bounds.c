@@ -128,7 +128,7 @@ static cucore_status wraps(uint64_t addr, uint64_t bytes, const char *fn, const 
 }
 
 int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out) {
-  if (cc_driver_load() != CUCORE_OK || cc_drv.device_count == 0) return 0;
+  if (!cc_driver_ready()) return 0;
   if (!DRV(cuPointerGetAttributes)) return 0;
   CUpointer_attribute attrs[3] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE,

@@ -30,7 +30,7 @@ typedef struct drv_facts {
 static void ask_driver(uint64_t addr, CUcontext ctx, drv_facts *f) {
   memset(f, 0, sizeof *f);
   f->ordinal = -1;
-  if (cc_driver_load() != CUCORE_OK || cc_drv.device_count == 0 || !DRV(cuPointerGetAttributes))
+  if (!cc_driver_ready() || !DRV(cuPointerGetAttributes))
     return;
   int pushed = 0;
   if (ctx) {

@@ -306,9 +306,9 @@ cucore_status cucore_mem_pool_alloc_async(cucore_mem_pool *pool, cucore_stream *
                                           cucore_devptr *out) {
   cc_begin();
   const char *fn = "cucore_mem_pool_alloc_async";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = 0;
   CC_CHECK_ARG(pool, fn, "pool");
-  cucore_status st = async_prelude(s, bytes, out, fn);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   if (CC_UNLIKELY(pool->imported)) {
     char what[160];
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -316,6 +316,8 @@ cucore_status cucore_mem_pool_alloc_async(cucore_mem_pool *pool, cucore_stream *
                    "allocations (cucore_mem_pool_import_pointer)", fn,
                    pool_what(pool, what, sizeof what));
   }
+  cucore_status st = async_prelude(s, bytes, out, fn);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAllocFromPoolAsync)(&p, bytes, pool->handle, s->handle);
   if (CC_UNLIKELY(r != CUDA_SUCCESS) && context_reason(r)) {

@@ -206,12 +206,14 @@ static int is_integer_format(cucore_array_format f) {
   return f != CUCORE_FORMAT_HALF && f != CUCORE_FORMAT_FLOAT;
 }
 
+/* `dims`: how many dimensions the resource has (address modes past them are ignored). */
 static cucore_status to_cu_tex_desc(const cucore_texture_desc *in, cucore_array_format format,
-                                    CUDA_TEXTURE_DESC *out, const char *fn) {
+                                    int dims, CUDA_TEXTURE_DESC *out, const char *fn) {
+  static const CUaddress_mode modes[4] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
+                                          CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
   memset(out, 0, sizeof *out);
   cucore_texture_desc def;
   memset(&def, 0, sizeof def);
-  def.address_mode[0] = def.address_mode[1] = def.address_mode[2] = CUCORE_ADDRESS_CLAMP;
   const cucore_texture_desc *d = in ? in : &def;
   unsigned known = CUCORE_TEXTURE_READ_AS_INTEGER | CUCORE_TEXTURE_NORMALIZED_COORDS |
                    CUCORE_TEXTURE_SRGB | CUCORE_TEXTURE_SEAMLESS_CUBEMAP;
@@ -220,16 +222,21 @@ static cucore_status to_cu_tex_desc(const cucore_texture_desc *in, cucore_array_
                    d->flags & ~known);
   for (int i = 0; i < 3; i++) {
     int m = (int)d->address_mode[i];
-    if (m < CUCORE_ADDRESS_WRAP || m > CUCORE_ADDRESS_BORDER)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: address_mode[%d] is %d (expected 0..3)", fn, i,
-                     m);
+    if (i >= dims) {
+      out->addressMode[i] = CU_TR_ADDRESS_MODE_CLAMP;
+      continue;
+    }
+    if (m < CUCORE_ADDRESS_CLAMP || m > CUCORE_ADDRESS_BORDER)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: address_mode[%d] is %d (expected CLAMP 0, WRAP 1, MIRROR 2, BORDER 3)",
+                     fn, i, m);
     if ((m == CUCORE_ADDRESS_WRAP || m == CUCORE_ADDRESS_MIRROR) &&
         !(d->flags & CUCORE_TEXTURE_NORMALIZED_COORDS))
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: address_mode[%d] is %s, which works only with normalized coordinates "
                      "(CUCORE_TEXTURE_NORMALIZED_COORDS); without them it would clamp", fn, i,
                      m == CUCORE_ADDRESS_WRAP ? "WRAP" : "MIRROR");
-    out->addressMode[i] = (CUaddress_mode)m;
+    out->addressMode[i] = modes[m];
   }
   if ((int)d->filter != CUCORE_FILTER_POINT && (int)d->filter != CUCORE_FILTER_LINEAR)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: filter %d is not POINT (0) or LINEAR (1)", fn,
@@ -272,7 +279,9 @@ cucore_status cucore_texture_create_array(cucore_array *arr, const cucore_textur
   *out = NULL;
   CC_CHECK_ARG(arr, fn, "arr");
   CUDA_TEXTURE_DESC td;
-  cucore_status st = to_cu_tex_desc(desc, arr->desc.format, &td, fn);
+  int dims = arr->desc.depth && !(arr->desc.flags & CUCORE_ARRAY_LAYERED) ? 3
+             : arr->desc.height ? 2 : 1;
+  cucore_status st = to_cu_tex_desc(desc, arr->desc.format, dims, &td, fn);
   if (st == CUCORE_OK) st = cc_device_make_current(arr->dev);
   if (st != CUCORE_OK) return st;
   CUDA_RESOURCE_DESC res;
@@ -321,7 +330,7 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   cucore_status st = check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
-  st = to_cu_tex_desc(desc, format, &td, fn);
+  st = to_cu_tex_desc(desc, format, 1, &td, fn);
   if (st != CUCORE_OK) return st;
   if (!ptr || !bytes)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the address and size must be non-zero", fn);
@@ -376,7 +385,7 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   cucore_status st = check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
-  st = to_cu_tex_desc(desc, format, &td, fn);
+  st = to_cu_tex_desc(desc, format, 2, &td, fn);
   if (st != CUCORE_OK) return st;
   if (!ptr || !width || !height)
     return cc_fail(CUCORE_INVALID_ARGUMENT,

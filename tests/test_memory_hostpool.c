@@ -1,0 +1,266 @@
+/* test_memory_hostpool.c -- the pinned pool's core (memory/host_pool_core.c) over a fake
+ * allocator (malloc, counting calls, failing on demand): size classes, reuse, the cache limit,
+ * the total limit, trimming, counters, a failing allocator retried after giving the cache back,
+ * and many threads allocating and freeing at once. */
+#include "support.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "memory/memory.h"
+
+typedef struct fake {
+  pthread_mutex_t lock;
+  long allocs, releases, live;
+  int fail_next; /* the next n allocations fail */
+  int fail_when_live_over; /* allocations fail while more than this many blocks are live (0: never) */
+} fake;
+
+static int fake_alloc(void *ctx, size_t bytes, void **out) {
+  fake *f = ctx;
+  pthread_mutex_lock(&f->lock);
+  int fail = f->fail_next > 0 || (f->fail_when_live_over && f->live >= f->fail_when_live_over);
+  if (f->fail_next > 0) f->fail_next--;
+  if (!fail) {
+    f->allocs++;
+    f->live++;
+  }
+  pthread_mutex_unlock(&f->lock);
+  if (fail) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+  *out = malloc(bytes);
+  memset(*out, 0xab, bytes < 64 ? bytes : 64);
+  return *out ? 0 : 2;
+}
+
+static void fake_release(void *ctx, void *ptr) {
+  fake *f = ctx;
+  pthread_mutex_lock(&f->lock);
+  f->releases++;
+  f->live--;
+  pthread_mutex_unlock(&f->lock);
+  free(ptr);
+}
+
+static void init(cc_hpool *p, fake *f, size_t max_cached, size_t max_total) {
+  memset(f, 0, sizeof *f);
+  pthread_mutex_init(&f->lock, NULL);
+  cc_host_allocator ops = {fake_alloc, fake_release, f};
+  cc_hpool_init(p, &ops, max_cached, max_total);
+}
+
+static void size_classes_waste_at_most_a_quarter(void **state) {
+  (void)state;
+  size_t cb = 0, prev = 0;
+  assert_int_equal(cc_hpool_class_of(0, &cb), -1);
+  assert_int_equal(cc_hpool_class_of(1, &cb), 0);
+  assert_int_equal(cb, 4096);
+  assert_int_equal(cc_hpool_class_of(4096, &cb), 0);
+  assert_int_equal(cc_hpool_class_of(4097, &cb), 1);
+  assert_int_equal(cb, 5120);
+  assert_int_equal(cc_hpool_class_of(8192, &cb), 4);
+  assert_int_equal(cb, 8192);
+  assert_int_equal(cc_hpool_class_of(8193, &cb), 5);
+  assert_int_equal(cb, 10240);
+  assert_int_equal(cc_hpool_class_of((size_t)1 << 40, &cb), CC_HPOOL_CLASSES - 1);
+  assert_int_equal(cb, (size_t)1 << 40);
+  assert_int_equal(cc_hpool_class_of(((size_t)1 << 40) + 1, &cb), -1);
+  /* Every class holds its requests, wastes at most 25 % above 4 KiB, and classes ascend. */
+  for (int c = 0; c < CC_HPOOL_CLASSES; c++) {
+    size_t b = cc_hpool_class_bytes(c);
+    assert_true(b > prev);
+    assert_int_equal(cc_hpool_class_of(b, NULL), c);
+    if (c > 0) assert_int_equal(cc_hpool_class_of(prev + 1, NULL), c);
+    prev = b;
+  }
+  srand(7);
+  for (int i = 0; i < 100000; i++) {
+    size_t bytes = 1 + ((size_t)rand() * (size_t)rand()) % ((size_t)1 << 36);
+    int c = cc_hpool_class_of(bytes, &cb);
+    assert_true(c >= 0);
+    assert_true(cb >= bytes);
+    if (bytes > 4096) assert_true(cb * 4 <= bytes * 5 + 4);
+    if (c > 0) assert_true(cc_hpool_class_bytes(c - 1) < bytes);
+  }
+  /* The public form. */
+  assert_ok(cucore_host_pool_class_size(100000, &cb));
+  assert_int_equal(cb, 114688); /* 64 KiB x 1.75 */
+  assert_status(cucore_host_pool_class_size(0, &cb), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_pool_class_size(((size_t)1 << 40) + 1, &cb), CUCORE_INVALID_ARGUMENT);
+}
+
+static void blocks_are_reused_after_warm_up(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  void *a, *b;
+  int ca, cb;
+  assert_int_equal(cc_hpool_get(&p, 100000, &a, &ca), 0);
+  assert_int_equal(cc_hpool_get(&p, 100, &b, &cb), 0);
+  assert_int_equal(f.allocs, 2);
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.in_use_blocks, 2);
+  assert_int_equal(s.in_use_bytes, 100100);
+  assert_int_equal(s.in_use_capacity, 114688 + 4096);
+  assert_int_equal(s.misses, 2);
+  cc_hpool_put(&p, a, ca, 100000);
+  void *a2;
+  int ca2;
+  assert_int_equal(cc_hpool_get(&p, 110000, &a2, &ca2), 0); /* same class: the same block */
+  assert_ptr_equal(a2, a);
+  assert_int_equal(f.allocs, 2);
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.hits, 1);
+  assert_int_equal(s.cached_blocks, 0);
+  assert_int_equal(s.reserved_high, 114688 + 4096);
+  for (int i = 0; i < 1000; i++) { /* the steady state: no allocator calls */
+    cc_hpool_put(&p, a2, ca2, 110000);
+    assert_int_equal(cc_hpool_get(&p, 110000, &a2, &ca2), 0);
+  }
+  assert_int_equal(f.allocs, 2);
+  cc_hpool_put(&p, a2, ca2, 110000);
+  cc_hpool_put(&p, b, cb, 100);
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.in_use_blocks, 0);
+  assert_int_equal(s.in_use_bytes, 0);
+  assert_int_equal(s.cached_blocks, 2);
+  assert_int_equal(s.cached_bytes, 114688 + 4096);
+  cc_hpool_trim(&p, 5000); /* largest first: the 112 KiB block goes, the 4 KiB one stays */
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.cached_bytes, 4096);
+  assert_int_equal(s.driver_frees, 1);
+  assert_int_equal(f.releases, 1);
+  cc_hpool_reset_high(&p);
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.reserved_high, 4096);
+  assert_int_equal(s.hits, 0);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
+static void limits_on_cache_and_total(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 8192, 20480); /* keep two 4 KiB blocks; at most 20 KiB pinned */
+  void *b[8];
+  int c[8];
+  for (int i = 0; i < 5; i++) assert_int_equal(cc_hpool_get(&p, 4096, &b[i], &c[i]), 0);
+  assert_int_equal(cc_hpool_get(&p, 1, &b[5], &c[5]), CC_HPOOL_LIMIT); /* 24 KiB > 20 KiB */
+  for (int i = 0; i < 5; i++) cc_hpool_put(&p, b[i], c[i], 4096);
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.cached_bytes, 8192); /* the other three went back to the allocator */
+  assert_int_equal(f.releases, 3);
+  /* A 16 KiB block: the cache makes room under the total (8 + 16 > 20 KiB). */
+  assert_int_equal(cc_hpool_get(&p, 16384, &b[0], &c[0]), 0);
+  cc_hpool_stats(&p, &s);
+  assert_true(s.cached_bytes + s.in_use_capacity <= 20480);
+  cc_hpool_put(&p, b[0], c[0], 16384);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
+static void a_failing_allocator_gets_the_cache_back_first(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  void *a, *b;
+  int ca, cb;
+  assert_int_equal(cc_hpool_get(&p, 65536, &a, &ca), 0);
+  cc_hpool_put(&p, a, ca, 65536);
+  f.fail_when_live_over = 1; /* out of pinnable memory while any block exists */
+  assert_int_equal(cc_hpool_get(&p, 8192, &b, &cb), 0); /* retried after the cache went back */
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.cached_blocks, 0);
+  assert_int_equal(s.in_use_blocks, 1);
+  f.fail_next = 5;
+  void *c;
+  int cc;
+  assert_int_equal(cc_hpool_get(&p, 100, &c, &cc), 2); /* the allocator's error */
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.in_use_blocks, 1); /* counters undone */
+  assert_int_equal(s.in_use_capacity, 8192);
+  f.fail_next = 0;
+  f.fail_when_live_over = 0;
+  cc_hpool_put(&p, b, cb, 8192);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
+typedef struct job {
+  cc_hpool *p;
+  int seed;
+  int bad;
+} job;
+
+static void *churn(void *arg) {
+  job *j = arg;
+  unsigned s = (unsigned)j->seed;
+  void *held[16] = {0};
+  int cls[16];
+  size_t sz[16];
+  for (int i = 0; i < 20000; i++) {
+    int k = (int)(rand_r(&s) % 16);
+    if (held[k]) {
+      /* The block is the caller's while held: a stamp written at get survives. */
+      if (*(unsigned char *)held[k] != (unsigned char)(k + j->seed)) j->bad++;
+      cc_hpool_put(j->p, held[k], cls[k], sz[k]);
+      held[k] = NULL;
+    } else {
+      sz[k] = 1 + rand_r(&s) % 200000;
+      if (cc_hpool_get(j->p, sz[k], &held[k], &cls[k]) != 0) {
+        j->bad++;
+        held[k] = NULL;
+      } else {
+        *(unsigned char *)held[k] = (unsigned char)(k + j->seed);
+      }
+    }
+  }
+  for (int k = 0; k < 16; k++)
+    if (held[k]) cc_hpool_put(j->p, held[k], cls[k], sz[k]);
+  return NULL;
+}
+
+static void many_threads_at_once(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  pthread_t t[4];
+  job j[4];
+  for (int i = 0; i < 4; i++) {
+    j[i] = (job){&p, i * 31 + 1, 0};
+    pthread_create(&t[i], NULL, churn, &j[i]);
+  }
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    assert_int_equal(j[i].bad, 0);
+  }
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.in_use_blocks, 0);
+  assert_int_equal(s.in_use_bytes, 0);
+  assert_int_equal(s.in_use_capacity, 0);
+  assert_int_equal((long)s.cached_blocks, f.live);
+  print_message("4 threads x 20000 operations: %llu hits, %llu misses, %ld allocator calls\n",
+                (unsigned long long)s.hits, (unsigned long long)s.misses, f.allocs);
+  assert_true(s.hits > 10 * s.misses);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(size_classes_waste_at_most_a_quarter),
+      cmocka_unit_test(blocks_are_reused_after_warm_up),
+      cmocka_unit_test(limits_on_cache_and_total),
+      cmocka_unit_test(a_failing_allocator_gets_the_cache_back_first),
+      cmocka_unit_test(many_threads_at_once),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
