@@ -376,6 +376,14 @@ typedef struct cucore_device_props {
   int ecc_enabled;               /**< 1 if ECC is on */
   int compute_mode;              /**< CUcomputemode value (0: default) */
   int integrated;                /**< 1 for a GPU integrated with the host's memory */
+  int memory_pools;              /**< 1 if stream-ordered memory pools are supported
+                                      (cucore_mem_alloc_async, cucore_mem_pool_create) */
+  int mempool_ipc_fd;            /**< 1 if pools can be shared between processes through POSIX
+                                      file descriptors (CUCORE_POOL_IPC) */
+  int pageable_memory_access;    /**< 1 if kernels can read pageable host memory directly (HMM
+                                      or ATS) */
+  int concurrent_managed_access; /**< 1 if managed memory can be used by the device and the
+                                      host at once (prefetch to the device works) */
 } cucore_device_props;
 
 /** Fills *out for device `ordinal` (0-based). CUCORE_INVALID_DEVICE names the range.
@@ -541,7 +549,11 @@ CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent,
 /**
  * @defgroup memory Memory
  * Device and pinned host memory, copies and fills. Every call takes the device; a stream given
- * must belong to it (else CUCORE_INVALID_ARGUMENT).
+ * must belong to it (else CUCORE_INVALID_ARGUMENT). Without a stream (NULL) a copy or fill is
+ * complete when the call returns, also for work later queued on streams created
+ * CUCORE_STREAM_NON_BLOCKING: where the driver's synchronous call returns early (copies from
+ * pageable memory, device-to-device copies, fills of device memory) cucore waits for the legacy
+ * stream before returning (about a microsecond more). Pass a stream for overlap.
  * @{
  */
 
@@ -682,9 +694,15 @@ enum {
    * cucore_args_push_ptr(), host pointers, and 64-bit integers bound to pointer parameters):
    * the address must be NULL or accessible from the device current on the binding thread
    * (device memory of that device or of a peer with access enabled, managed memory, mapped
-   * host memory), and not freed. Off by default; cucore_args_check_pointers() turns it on for
-   * one list and names its device. A pointer cucore recorded on the same device costs one
-   * registry lookup (tens of ns); any other asks the driver (about 1 us). */
+   * host memory), and not freed. Pageable host memory (malloc, the stack) is refused, except on
+   * devices that read it directly (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS
+   * systems), where an address the driver does not know passes. Off by default;
+   * cucore_args_check_pointers() turns it on for one list and names its device.
+   * Cost, per pointer bound: a pointer cucore recorded on the same device (or managed or pinned
+   * memory) costs one registry lookup under a shared lock (tens of ns, against about 10 ns for
+   * an unchecked bind); any other address asks the driver (cuPointerGetAttributes and three
+   * cuPointerGetAttribute calls, about 1-2 us). Checking happens when the argument is bound,
+   * not at each launch, so a list bound once and launched many times pays once. */
   CUCORE_MEM_CHECK_KERNEL_POINTERS = 2
 };
 
@@ -1155,9 +1173,9 @@ CUCORE_API cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t byt
  * both sizes and the offset; a range that wraps around the address space, or a size that is a
  * negative number converted to size_t, is CUCORE_INVALID_ARGUMENT. Addresses cucore did not
  * record pass unchecked (see CUCORE_MEM_CHECK_FOREIGN). A stream given must belong to the
- * device given; NULL means a synchronous copy. With a stream, host memory must stay valid until
- * the stream reaches the copy; pageable host memory makes the copy synchronous (the driver's
- * rule).
+ * device given; NULL means a synchronous copy (complete on return, see @ref memory). With a
+ * stream, host memory must stay valid until the stream reaches the copy; pageable host memory
+ * makes the copy synchronous (the driver's rule).
  * @{
  */
 

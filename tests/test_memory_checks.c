@@ -366,6 +366,43 @@ static void managed_registration_textures_arrays(void **state) {
   assert_status(cucore_array_create(&dev0, &ad, &arr), CUCORE_INVALID_ARGUMENT);
 }
 
+/* A pinned pool's allocator that always fails as the driver does when the host is out of
+ * pinnable memory. */
+static int failing_alloc(void *ctx, size_t bytes, void **out) {
+  (void)ctx;
+  (void)bytes;
+  *out = NULL;
+  return (int)CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static void out_of_memory_messages_give_requested_and_available(void **state) {
+  (void)state;
+  /* The total limit: what was asked for, what is in use, the limit and what still fits. */
+  cucore_host_pool_props props = {.max_cached_bytes = 0, .max_total_bytes = 1 << 20};
+  cucore_host_pool *pool = NULL;
+  assert_ok(cucore_host_pool_create(&dev0, &props, &pool));
+  void *p = (void *)1;
+  assert_status(cucore_host_pool_alloc(pool, 3u << 20, &p), CUCORE_HOST_OUT_OF_MEMORY);
+  assert_null(p);
+  assert_contains(cucore_last_error(), "asked for 3.0 MiB (3145728 bytes, a 3.0 MiB block)");
+  assert_contains(cucore_last_error(), "0 bytes in use and its max_total_bytes is 1.0 MiB, so "
+                                       "1.0 MiB more fit");
+  /* The driver out of pinnable memory (the pool's allocator swapped for a failing one: the
+   * core is the pool's first member): the request and the host's available memory. */
+  ((cc_hpool *)(void *)pool)->ops.alloc = failing_alloc;
+  assert_status(cucore_host_pool_alloc(pool, 5000, &p), CUCORE_HOST_OUT_OF_MEMORY);
+  assert_null(p);
+  assert_contains(cucore_last_error(), "asked for 4.9 KiB (5000 bytes, a 5.0 KiB block) of "
+                                       "pinned host memory; the host has ");
+  assert_contains(cucore_last_error(), "available (MemAvailable)");
+  assert_true(cc_host_mem_available() > 0); /* Linux tells it (the number moves: not compared) */
+  cucore_host_pool_stats st;
+  assert_ok(cucore_host_pool_stats_get(pool, &st));
+  assert_int_equal(st.in_use_blocks, 0); /* nothing leaked into the counters */
+  assert_int_equal(st.misses, 0);
+  assert_ok(cucore_host_pool_destroy(pool));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(copies_past_the_end_name_both_sizes),
@@ -376,6 +413,7 @@ int main(void) {
       cmocka_unit_test(pools_refuse_the_wrong_pool_and_live_allocations),
       cmocka_unit_test(pointer_facts_and_strict_checks_from_the_record),
       cmocka_unit_test(managed_registration_textures_arrays),
+      cmocka_unit_test(out_of_memory_messages_give_requested_and_available),
   };
   return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -65,6 +65,7 @@ CC_DRV(cuMemsetD32Async, 3020, 1)
  * copies, fills, pointer attributes, arrays, textures and surfaces -- all in every driver
  * cucore runs on (CUDA 12.0+) */
 CC_DRV(cuMemAllocPitch, 3020, 1)
+CC_DRV(cuMemAllocHost, 3020, 1)
 CC_DRV(cuMemAllocManaged, 6000, 1)
 CC_DRV(cuMemHostRegister, 6050, 1)
 CC_DRV(cuMemHostUnregister, 4000, 1)

@@ -2,7 +2,11 @@
  * copy.c -- copies in every direction (by kind, and by address under unified addressing), 2D
  * and 3D copies with pitches and arrays, and fills of 8-, 16- and 32-bit values (also 2D).
  * Every range is checked against the record (bounds.c) before the device is entered and the
- * driver is called; with a stream the work is queued on it, without one it is synchronous.
+ * driver is called; with a stream the work is queued on it. Without one it is synchronous:
+ * complete when the call returns. The driver's own "synchronous" calls return early for copies
+ * from pageable memory, device-to-device copies and fills of device memory (they only order
+ * the work on the legacy stream, which streams made non-blocking do not wait for), so those
+ * end with a wait for the legacy stream (cc_mem_finish_sync).
  */
 #include "memory/memory.h"
 
@@ -44,7 +48,7 @@ cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const vo
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD", "%zu bytes to 0x%llx", bytes,
                       (unsigned long long)dst);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("host-to-device copy");
 }
 
 cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src, size_t bytes,
@@ -67,7 +71,7 @@ cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_d
                  : DRV(cuMemcpyDtoD)((CUdeviceptr)dst, (CUdeviceptr)src, bytes);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD", "%zu bytes", bytes);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("device-to-device copy");
 }
 
 cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
@@ -79,7 +83,7 @@ cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx",
                       bytes, (unsigned long long)src, (unsigned long long)dst);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("copy");
 }
 
 cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src, size_t bytes,
@@ -133,7 +137,7 @@ cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t va
   CUresult r = s ? DRV(cuMemsetD8Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD8)((CUdeviceptr)dst, value, count);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD8", "%zu bytes", count);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
 cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t value,
@@ -145,7 +149,7 @@ cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t 
   CUresult r = s ? DRV(cuMemsetD16Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD16)((CUdeviceptr)dst, value, count);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD16", "%zu values", count);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
 cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value,
@@ -157,7 +161,7 @@ cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t 
   CUresult r = s ? DRV(cuMemsetD32Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD32)((CUdeviceptr)dst, value, count);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD32", "%zu words", count);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
 cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pitch,
@@ -211,7 +215,7 @@ cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pit
           : DRV(cuMemsetD2D32)(d, pitch, value, width, height);
   }
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, call, "%s at 0x%llx", shape, (unsigned long long)dst);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("2D fill");
 }
 
 /* ---- 2D and 3D copies ------------------------------------------------------------------------ */
@@ -321,7 +325,7 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpy2DAsync" : "cuMemcpy2D", "%zu rows of %zu bytes",
                       c->height, c->width_bytes);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("2D copy");
 }
 
 cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {
@@ -372,5 +376,5 @@ cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cuco
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpy3DAsync" : "cuMemcpy3D", "%zu x %zu rows of %zu bytes",
                       c->depth, c->height, c->width_bytes);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("3D copy");
 }

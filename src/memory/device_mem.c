@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s,
                                 const char *fn) {
@@ -36,6 +37,29 @@ cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, in
                     cc_format_bytes(free_b, fr, sizeof fr), free_b,
                     cc_format_bytes(total_b, tot, sizeof tot), extra ? "; " : "",
                     extra ? extra : "");
+}
+
+cucore_status cc_mem_finish_sync(const char *call) {
+  CUresult r = DRV(cuStreamSynchronize)(NULL);
+  if (CC_UNLIKELY(r != CUDA_SUCCESS))
+    return cc_fail_cu(r, "cuStreamSynchronize", "waiting for a synchronous %s to complete", call);
+  return CUCORE_OK;
+}
+
+size_t cc_host_mem_available(void) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[128];
+    unsigned long long kib = 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+      found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    fclose(f);
+    if (found) return (size_t)kib * 1024;
+  }
+  struct sysinfo si;
+  if (sysinfo(&si) == 0) return (size_t)si.freeram * si.mem_unit;
+  return 0;
 }
 
 cucore_status cc_mem_record(const cc_mem_rec *rec, const char *fn) {
@@ -293,9 +317,17 @@ cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out) {
   void *p = NULL;
   CUresult r = DRV(cuMemHostAlloc)(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);
   if (r != CUDA_SUCCESS) {
-    char want[32];
-    return cc_fail_cu(r, "cuMemHostAlloc", "asked for %s of pinned host memory",
-                      cc_format_bytes(bytes, want, sizeof want));
+    char want[32], avail[32];
+    size_t av = cc_host_mem_available();
+    cucore_status st2 = cc_fail_cu(r, "cuMemHostAlloc",
+                                   "cucore_host_alloc asked for %s (%zu bytes) of pinned host "
+                                   "memory; the host has %s (%zu bytes) available (MemAvailable)",
+                                   cc_format_bytes(bytes, want, sizeof want), bytes,
+                                   cc_format_bytes(av, avail, sizeof avail), av);
+    /* Pinned memory is host memory: out of it is CUCORE_HOST_OUT_OF_MEMORY. */
+    return r == CUDA_ERROR_OUT_OF_MEMORY
+               ? cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, (int)r)
+               : st2;
   }
   cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p, .size = bytes, .kind = CUCORE_MEM_PINNED,
                     .ordinal = -1, .ctx = dev->ctx};

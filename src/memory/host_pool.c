@@ -94,23 +94,32 @@ cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void 
   if (CC_UNLIKELY(err)) {
     cucore_host_pool_stats s;
     cc_hpool_stats(&pool->core, &s);
-    char want[32], cap[32], used[32], lim[32];
+    char want[32], cap[32], used[32], lim[32], left[32];
     cc_format_bytes(bytes, want, sizeof want);
     cc_format_bytes(cb, cap, sizeof cap);
     cc_format_bytes((size_t)s.in_use_capacity, used, sizeof used);
     if (err == CC_HPOOL_LIMIT)
       return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
-                     "%s: asked for %s (a %s block); the pool has %s in use and its "
-                     "max_total_bytes is %s", fn, want, cap, used,
-                     cc_format_bytes(pool->core.max_total, lim, sizeof lim));
+                     "%s: asked for %s (%zu bytes, a %s block); the pool has %s in use and "
+                     "its max_total_bytes is %s, so %s more fit", fn, want, bytes, cap, used,
+                     cc_format_bytes(pool->core.max_total, lim, sizeof lim),
+                     cc_format_bytes(pool->core.max_total > s.in_use_capacity
+                                         ? pool->core.max_total - (size_t)s.in_use_capacity
+                                         : 0,
+                                     left, sizeof left));
+    size_t av = cc_host_mem_available();
+    char avail[32];
+    cc_format_bytes(av, avail, sizeof avail);
     if (err == CUDA_ERROR_OUT_OF_MEMORY) /* pinned memory is host memory */
       return cc_fail(cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, err),
-                     "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (a %s "
-                     "block) of pinned host memory; the pool has %s in use and gave its cache "
-                     "back first", fn, want, cap, used);
+                     "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (%zu "
+                     "bytes, a %s block) of pinned host memory; the host has %s (%zu bytes) "
+                     "available (MemAvailable); the pool has %s in use and gave its cache back "
+                     "first", fn, want, bytes, cap, avail, av, used);
     return cc_fail_cu((CUresult)err, "cuMemHostAlloc",
-                      "%s asked for %s (a %s block) of pinned host memory; the pool has %s in "
-                      "use", fn, want, cap, used);
+                      "%s asked for %s (%zu bytes, a %s block) of pinned host memory; the host "
+                      "has %s available; the pool has %s in use", fn, want, bytes, cap, avail,
+                      used);
   }
   cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p, .size = bytes,
                     .kind = CUCORE_MEM_PINNED_POOL, .ordinal = -1, .ctx = pool->dev->ctx,

@@ -165,6 +165,14 @@ struct cucore_array {
  * bytes asked for and the device's free and total memory. `extra` (may be NULL) is appended. */
 cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, int ordinal,
                                 size_t bytes, const char *extra);
+/* After a synchronous (NULL-stream) copy or fill that the driver may return from early (from
+ * pageable memory, device to device, fills of device memory: the driver's "synchronous" calls
+ * only stage the data), waits for the legacy stream so the work is complete when cucore
+ * returns, also for streams created non-blocking. `call` names the copy for the message. */
+cucore_status cc_mem_finish_sync(const char *call);
+/* Host memory the kernel says is available (MemAvailable of /proc/meminfo, else sysinfo's free
+ * RAM), in bytes; 0 when unknown. For out-of-memory messages. */
+size_t cc_host_mem_available(void);
 /* Records an allocation just made; on failure (out of host memory) the caller frees it. */
 cucore_status cc_mem_record(const cc_mem_rec *rec, const char *fn);
 /* Explains why cc_reg_take refused `addr` (not found / freed / inside / wrong kind / busy).

@@ -138,5 +138,5 @@ cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst,
     return cc_fail_cu(r, s ? "cuMemcpyPeerAsync" : "cuMemcpyPeer",
                       "%zu bytes from device %d to device %d", bytes, src_dev->ordinal,
                       dst_dev->ordinal);
-  return CUCORE_OK;
+  return s ? CUCORE_OK : cc_mem_finish_sync("peer copy");
 }

@@ -126,11 +126,24 @@ static const char *who_text(const char *who, int index, char *buf, size_t n) {
   return buf;
 }
 
+/* 1 when kernels on device `ordinal` can read pageable host memory (malloc, the stack) through
+ * HMM or ATS (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS): then an address the driver does not
+ * know may well be valid host memory, and the check cannot refuse it. */
+static int pageable_access(int ordinal) {
+  CUdevice d = 0;
+  int v = 0;
+  if (ordinal < 0 || DRV(cuDeviceGet)(&d, ordinal) != CUDA_SUCCESS) return 0;
+  if (DRV(cuDeviceGetAttribute)(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, d) != CUDA_SUCCESS)
+    return 0;
+  return v != 0;
+}
+
 /* The driver's verdict for an address kernels in `ctx` (device `ordinal`) would use. */
 static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, const char *w) {
   drv_facts f;
   ask_driver(addr, ctx, &f);
   if (!f.ok) return CUCORE_OK; /* nothing to ask: no verdict */
+  if (f.type == 0 && pageable_access(ordinal)) return CUCORE_OK;
   if (f.type == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 0x%llx is not memory a kernel can access: the driver does not know it "

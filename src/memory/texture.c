@@ -184,7 +184,7 @@ static cucore_status array_host_copy(cucore_array *arr, void *host, size_t pitch
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpy3DAsync" : "cuMemcpy3D", "%s an array (%s)",
                       to_host ? "from" : "to", shape);
-  return CUCORE_OK;
+  return s || to_host ? CUCORE_OK : cc_mem_finish_sync("copy to an array");
 }
 
 cucore_status cucore_array_copy_from_host(cucore_array *arr, const void *src, size_t src_pitch,

@@ -71,6 +71,10 @@ static const prop_attr prop_attrs[] = {
     PA(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, ecc_enabled),
     PA(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, compute_mode),
     PA(CU_DEVICE_ATTRIBUTE_INTEGRATED, integrated),
+    PA(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, memory_pools),
+    PA(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, mempool_ipc_fd),
+    PA(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, pageable_memory_access),
+    PA(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, concurrent_managed_access),
 };
 #undef PA
 
@@ -96,6 +100,8 @@ cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out) {
                         (int)prop_attrs[i].attr);
   }
   out->arch = out->cc_major * 10 + out->cc_minor;
+  /* The attribute is a mask of CUmemAllocationHandleType; the field says yes or no for one. */
+  out->mempool_ipc_fd = (out->mempool_ipc_fd & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
   size_t total = 0;
   r = DRV(cuDeviceTotalMem)(&total, d);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceTotalMem", "device %d", ordinal);
