@@ -1,0 +1,148 @@
+/* ipc_pool.c -- two processes share device memory through a stream-ordered pool.
+ *
+ * The producer creates a pool that can be shared (CUCORE_POOL_IPC), allocates from it and fills
+ * the allocation, then starts a consumer process (this program again, `--consumer FD`) and
+ * hands it two things over a Unix socket: the pool, as a file descriptor (SCM_RIGHTS, through
+ * cucore_ipc_send_fd), and the allocation, as a cucore_ipc_pointer (plain bytes). The consumer
+ * imports both, runs a kernel on the memory in place, frees its import and says so. The
+ * producer checks the result against the CPU.
+ *
+ * The order the driver asks for: the allocation is complete before the consumer uses it (the
+ * producer synchronises its stream first), and the consumer's free of its import is complete
+ * before the producer frees the allocation (the consumer answers only after synchronising). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define N (1 << 20)
+
+static const char *source =
+    "extern \"C\" __global__ void scale(float *x, float a, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] = a * x[i] + 1.0f;\n"
+    "}\n";
+
+/* The consumer: imports the pool and the allocation, scales it in place, answers 'y'. */
+static int consumer(int sock) {
+  cucore_device *dev = NULL;
+  CHECK(cucore_device_open(0, &dev));
+  cucore_stream *s = NULL;
+  CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  int fd = -1;
+  cucore_ipc_pointer shared;
+  CHECK(cucore_ipc_recv_fd(sock, &fd, &shared, sizeof shared));
+  cucore_mem_pool *pool = NULL;
+  CHECK(cucore_mem_pool_import_fd(dev, fd, &pool));
+  close(fd); /* the imported pool does not need the descriptor any more */
+  cucore_devptr x = 0;
+  CHECK(cucore_mem_pool_import_pointer(pool, &shared, &x));
+  printf("consumer (pid %d): imported %llu bytes at 0x%llx\n", (int)getpid(),
+         (unsigned long long)shared.bytes, (unsigned long long)x);
+
+  cucore_object *obj = compile_cuda(source, NULL);
+  cucore_kernel *scale = NULL;
+  CHECK(cucore_object_get_kernel(obj, "scale", &scale));
+  cucore_args *args = NULL;
+  CHECK(cucore_args_create(scale, &args));
+  float a = 2.0f;
+  int n = N;
+  CHECK(CUCORE_ARGS(args, x, a, n));
+  cucore_launch_config cfg = {.grid = {(N + 255) / 256}, .block = {256}, .stream = s};
+  CHECK(cucore_launch(scale, &cfg, args));
+  /* Free the import on the stream after the kernel, and wait: only then may the producer free
+   * the allocation. */
+  CHECK(cucore_mem_pool_free_async(pool, s, x));
+  CHECK(cucore_stream_synchronize(s));
+  CHECK(cucore_mem_pool_destroy(pool));
+  char done = 'y';
+  if (write(sock, &done, 1) != 1) return 1;
+  cucore_args_destroy(args);
+  cucore_kernel_destroy(scale);
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  cucore_device_close(dev);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--consumer") == 0) return consumer(atoi(argv[2]));
+
+  cucore_device *dev = open_gpu_or_exit("ipc_pool");
+  cucore_stream *s = NULL;
+  CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  cucore_mem_pool_props props = {.flags = CUCORE_POOL_IPC};
+  cucore_mem_pool *pool = NULL;
+  cucore_status st = cucore_mem_pool_create(dev, &props, &pool);
+  if (CUCORE_CODE(st) == CUCORE_NOT_SUPPORTED) {
+    printf("ipc_pool: %s; nothing to run\n", cucore_last_error());
+    return 0;
+  }
+  CHECK(st);
+
+  float *host = malloc(N * sizeof *host), *back = malloc(N * sizeof *back);
+  for (int i = 0; i < N; i++) host[i] = (float)(i % 1000) * 0.5f;
+  cucore_devptr x = 0;
+  CHECK(cucore_mem_pool_alloc_async(pool, s, N * sizeof(float), &x));
+  CHECK(cucore_memcpy_htod(dev, x, host, N * sizeof(float), s));
+  CHECK(cucore_stream_synchronize(s)); /* complete before another process uses it */
+
+  int fd = -1;
+  cucore_ipc_pointer shared;
+  CHECK(cucore_mem_pool_export_fd(pool, &fd));
+  CHECK(cucore_mem_pool_export_pointer(pool, x, &shared));
+
+  /* The consumer is a fresh process (fork, then exec at once: CUDA does not survive a fork). */
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    perror("socketpair");
+    return 1;
+  }
+  char sock_arg[16];
+  snprintf(sock_arg, sizeof sock_arg, "%d", sv[1]);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("fork");
+    return 1;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    execl("/proc/self/exe", argv[0], "--consumer", sock_arg, (char *)NULL);
+    perror("execl");
+    _exit(127);
+  }
+  close(sv[1]);
+  CHECK(cucore_ipc_send_fd(sv[0], fd, &shared, sizeof shared));
+  close(fd);
+  char done = 0;
+  ssize_t got = read(sv[0], &done, 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(sv[0]);
+  if (got != 1 || done != 'y' || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "ipc_pool: the consumer failed (exit status 0x%x)\n", status);
+    return 1;
+  }
+
+  CHECK(cucore_memcpy_dtoh(dev, back, x, N * sizeof(float), s));
+  CHECK(cucore_stream_synchronize(s));
+  int bad = 0;
+  for (int i = 0; i < N; i++)
+    if (fabsf(back[i] - (2.0f * host[i] + 1.0f)) > 1e-6f) bad++;
+  printf("ipc_pool: the consumer scaled %d floats in the producer's pool, %d differ from the "
+         "CPU\n", N, bad);
+
+  CHECK(cucore_mem_pool_free_async(pool, s, x));
+  CHECK(cucore_stream_synchronize(s));
+  CHECK(cucore_mem_pool_destroy(pool));
+  cucore_stream_destroy(s);
+  cucore_device_close(dev);
+  free(host);
+  free(back);
+  return bad ? 1 : 0;
+}
