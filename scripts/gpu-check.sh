@@ -84,6 +84,9 @@ if [ $quick -eq 0 ]; then
     "$b" >>"$OUT/bench.log" 2>&1 || { note "bench $(basename "$b"): FAILED"; bench_rc=1; }
   done
   [ -f bench/peers.py ] && python3 bench/peers.py >>"$OUT/bench.log" 2>&1
+  # Targets printed as PASS/MISS at the end of a line (bench_memory): the count, and each miss.
+  note "bench targets: $(grep -cE ': PASS$' "$OUT/bench.log") PASS, $(grep -cE ': MISS$' "$OUT/bench.log") MISS"
+  grep -E ': MISS$' "$OUT/bench.log" | sed 's/^/  MISS: /' | tee -a "$summary"
   # compute-sanitizer over the gpu tests (memcheck): no errors allowed.
   if command -v compute-sanitizer >/dev/null; then
     # API errors the tests provoke on purpose (out of memory, a missing symbol, the end of the
