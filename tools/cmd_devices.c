@@ -1,4 +1,5 @@
-/* cmd_devices.c -- `cucore devices` and `cucore version`. */
+/* cmd_devices.c -- `cucore devices` (properties, memory pools and the default pool's state)
+ * and `cucore version`. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -74,6 +75,81 @@ static void mib(char *buf, size_t n, size_t bytes) {
   snprintf(buf, n, "%.0f MiB", (double)bytes / (1024.0 * 1024.0));
 }
 
+/* The device's default memory pool as this process sees it (pools belong to a process: a
+ * fresh one holds nothing until it allocates, but the release threshold is the pool's
+ * setting). `ok` is 0 with `why` when it cannot be read. */
+typedef struct pool_state {
+  int ok;
+  char why[256];
+  cucore_mem_pool_stats st;
+} pool_state;
+
+static void read_pool(int ordinal, pool_state *ps) {
+  memset(ps, 0, sizeof *ps);
+  cucore_device *dev = NULL;
+  cucore_mem_pool *pool = NULL;
+  cucore_status st = cucore_device_open(ordinal, &dev);
+  if (st == CUCORE_OK) st = cucore_mem_pool_default(dev, &pool);
+  if (st == CUCORE_OK) st = cucore_mem_pool_stats_get(pool, &ps->st);
+  if (st == CUCORE_OK)
+    ps->ok = 1;
+  else
+    snprintf(ps->why, sizeof ps->why, "%s", cucore_last_error());
+  cucore_mem_pool_destroy(pool); /* the handle only: the default pool stays */
+  cucore_device_close(dev);
+}
+
+static const char *bytes_text(char *buf, size_t n, uint64_t bytes) {
+  if (bytes == UINT64_MAX)
+    snprintf(buf, n, "unlimited");
+  else if (bytes >= (1u << 20))
+    snprintf(buf, n, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+  else
+    snprintf(buf, n, "%llu bytes", (unsigned long long)bytes);
+  return buf;
+}
+
+static void pool_text(const cucore_device_props *p, const pool_state *ps) {
+  printf("  memory pools         %s%s\n", p->memory_pools ? "yes" : "no",
+         !p->memory_pools ? "" : p->mempool_ipc_fd ? ", shareable between processes (POSIX fd)"
+                                                   : ", not shareable between processes");
+  if (!p->memory_pools) return;
+  if (!ps->ok) {
+    printf("  default pool         unreadable: %s\n", ps->why);
+    return;
+  }
+  char a[32], b[32], c[32], d[32], e[32];
+  printf("  default pool         release threshold %s; reserved %s (high %s), used %s (high %s) "
+         "in this process\n",
+         bytes_text(a, sizeof a, ps->st.release_threshold),
+         bytes_text(b, sizeof b, ps->st.reserved_current),
+         bytes_text(c, sizeof c, ps->st.reserved_high), bytes_text(d, sizeof d, ps->st.used_current),
+         bytes_text(e, sizeof e, ps->st.used_high));
+}
+
+static void pool_json(json_out *j, const cucore_device_props *p, const pool_state *ps) {
+  json_bool(j, "memory_pools", p->memory_pools);
+  json_bool(j, "mempool_ipc_fd", p->mempool_ipc_fd);
+  json_bool(j, "pageable_memory_access", p->pageable_memory_access);
+  json_bool(j, "concurrent_managed_access", p->concurrent_managed_access);
+  if (!p->memory_pools) return;
+  json_begin_object(j, "default_pool");
+  json_bool(j, "readable", ps->ok);
+  if (ps->ok) {
+    /* UINT64_MAX (keep everything) does not fit a JSON integer exactly: -1 stands for it. */
+    json_int(j, "release_threshold", ps->st.release_threshold == UINT64_MAX
+                                         ? -1
+                                         : (long long)ps->st.release_threshold);
+    json_int(j, "reserved_current", (long long)ps->st.reserved_current);
+    json_int(j, "reserved_high", (long long)ps->st.reserved_high);
+    json_int(j, "used_current", (long long)ps->st.used_current);
+    json_int(j, "used_high", (long long)ps->st.used_high);
+  } else {
+    json_str(j, "error", ps->why);
+  }
+  json_end_object(j);
+}
+
 static void device_text(const cucore_device_props *p) {
   char mem[32];
   mib(mem, sizeof mem, p->total_memory);
@@ -100,6 +176,11 @@ static void device_text(const cucore_device_props *p) {
   printf("  ECC                  %s\n", p->ecc_enabled ? "on" : "off");
   printf("  UUID                 GPU-%s\n", p->uuid);
   printf("  PCI bus              %s\n", p->pci_bus_id);
+  printf("  managed memory       %s%s\n", p->managed_memory ? "yes" : "no",
+         p->managed_memory && p->concurrent_managed_access ? " (concurrent access)" : "");
+  printf("  pageable access      %s\n", p->pageable_memory_access
+                                            ? "yes (kernels read malloc'd memory: HMM or ATS)"
+                                            : "no");
 }
 
 static void device_json(json_out *j, const cucore_device_props *p) {
@@ -142,7 +223,6 @@ static void device_json(json_out *j, const cucore_device_props *p) {
   json_bool(j, "ecc_enabled", p->ecc_enabled);
   json_bool(j, "managed_memory", p->managed_memory);
   json_int(j, "async_engines", p->async_engines);
-  json_end_object(j);
 }
 
 int cmd_devices(int argc, char **argv) {
@@ -165,12 +245,20 @@ int cmd_devices(int argc, char **argv) {
     fprintf(stderr, "cucore devices: out of memory\n");
     return CLI_EXIT_FAILURE;
   }
+  pool_state *pools = calloc((size_t)count, sizeof *pools);
+  if (!pools) {
+    free(props);
+    fprintf(stderr, "cucore devices: out of memory\n");
+    return CLI_EXIT_FAILURE;
+  }
   for (int i = 0; i < count; i++) {
     st = cucore_device_props_get(i, &props[i]);
     if (st != CUCORE_OK) {
       free(props);
+      free(pools);
       return cli_fail("devices", "reading device properties", st);
     }
+    if (props[i].memory_pools) read_pool(i, &pools[i]);
   }
   if (json) {
     json_out j = {stdout, 0, {0}, 1};
@@ -183,7 +271,11 @@ int cmd_devices(int argc, char **argv) {
     lib_json(&j, "nvvm", &v.nvvm);
     json_end_object(&j);
     json_begin_array(&j, "devices");
-    for (int i = 0; i < count; i++) device_json(&j, &props[i]);
+    for (int i = 0; i < count; i++) {
+      device_json(&j, &props[i]);
+      pool_json(&j, &props[i], &pools[i]);
+      json_end_object(&j);
+    }
     json_end_array(&j);
     json_end_object(&j);
   } else {
@@ -192,6 +284,7 @@ int cmd_devices(int argc, char **argv) {
            count == 1 ? "" : "s");
     for (int i = 0; i < count; i++) {
       device_text(&props[i]);
+      pool_text(&props[i], &pools[i]);
       printf("\n");
     }
     printf("toolkit libraries:\n");
@@ -200,5 +293,6 @@ int cmd_devices(int argc, char **argv) {
     print_lib_text("libNVVM", &v.nvvm);
   }
   free(props);
+  free(pools);
   return CLI_EXIT_OK;
 }

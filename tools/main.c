@@ -14,8 +14,12 @@ static const cli_verb verbs[] = {
      "usage: cucore devices [--json]\n"
      "\n"
      "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
-     "and register limits, cluster and cooperative-launch support, then the driver and the\n"
-     "toolkit libraries (NVRTC, nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
+     "and register limits, cluster and cooperative-launch support, managed and pageable\n"
+     "memory access, stream-ordered memory pools (and whether they can be shared between\n"
+     "processes) with the default pool's state: its release threshold, the bytes it holds\n"
+     "reserved and in use and their high-water marks (pools belong to a process: a fresh\n"
+     "process shows what it starts with), then the driver and the toolkit libraries (NVRTC,\n"
+     "nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
      "\n"
      "  --json   one JSON object: {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]}\n"
      "\n"
@@ -24,7 +28,8 @@ static const cli_verb verbs[] = {
      "\n"
      "examples:\n"
      "  cucore devices\n"
-     "  cucore devices --json | jq '.devices[0].sm_count'\n"},
+     "  cucore devices --json | jq '.devices[0].sm_count'\n"
+     "  cucore devices --json | jq '.devices[0].default_pool.release_threshold'\n"},
     {"version", cmd_version, "print cucore's version and the libraries it loaded",
      "usage: cucore version [--json]\n"
      "\n"

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# cucore devices on a GPU: memory pools and the default pool's state, in text and JSON, agree
+# with each other and with the driver's rules (label gpu).
+source "$(dirname "$0")/lib.sh"
+"$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+run "$CUCORE" devices
+check "devices ran" [ "$rc" -eq 0 ]
+check "text: memory pools line" has "$out" "memory pools         yes"
+check "text: default pool line" has "$out" "default pool         release threshold"
+check "text: reserved and used with high-water marks" grep -qE \
+  "reserved [0-9.]+ (bytes|MiB) \(high [0-9.]+ (bytes|MiB)\), used [0-9.]+ (bytes|MiB) \(high" <<<"$out"
+check "text: managed and pageable access lines" bash -c \
+  'grep -q "managed memory       " <<<"$1" && grep -q "pageable access      " <<<"$1"' _ "$out"
+echo "$out" | grep -E "memory pools|default pool|managed memory|pageable access"
+run "$CUCORE" devices --json
+check "devices --json ran" [ "$rc" -eq 0 ]
+check "json: pool fields of every device agree" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["devices"], d
+for dev in d["devices"]:
+    for key in ("memory_pools", "mempool_ipc_fd", "pageable_memory_access",
+                "concurrent_managed_access"):
+        assert isinstance(dev[key], bool), (key, dev)
+    if not dev["memory_pools"]:
+        assert "default_pool" not in dev, dev
+        continue
+    p = dev["default_pool"]
+    assert p["readable"], p
+    # A fresh process holds nothing in use; the reserve is at least what is used, the marks at
+    # least the current values; the driver default threshold is 0 (the pool gives memory back).
+    assert p["used_current"] == 0, p
+    assert p["reserved_current"] >= p["used_current"], p
+    assert p["reserved_high"] >= p["reserved_current"], p
+    assert p["used_high"] >= p["used_current"], p
+    assert p["release_threshold"] == 0, p
+    print("device %d: pools %s, IPC %s, default pool %s" % (dev["ordinal"], dev["memory_pools"],
+          dev["mempool_ipc_fd"], p))
+' <<<"$out"
+finish
