@@ -275,11 +275,14 @@ static void retain_fallback(void) {
 
 cucore_status cc_ensure_context(void) {
   CUcontext cur = NULL;
-  if (DRV(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur) return CUCORE_OK;
+  CUresult r = DRV(cuCtxGetCurrent)(&cur);
+  if (r != CUDA_SUCCESS) /* not "none is current": the fallback would replace the caller's */
+    return cc_fail_cu(r, "cuCtxGetCurrent", "asking for the current context");
+  if (cur) return CUCORE_OK;
   pthread_once(&fallback_once, retain_fallback);
   if (fallback_result != CUDA_SUCCESS)
     return cc_fail_cu(fallback_result, "cuDevicePrimaryCtxRetain", "device 0, for a query that needs a context");
-  CUresult r = DRV(cuCtxSetCurrent)(fallback_ctx);
+  r = DRV(cuCtxSetCurrent)(fallback_ctx);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSetCurrent", "device 0's primary context");
   return CUCORE_OK;
 }
