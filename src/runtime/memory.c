@@ -124,7 +124,7 @@ cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t va
   COPY_CHECK("cucore_memset_d8", dst);
   CUresult r = s ? DRV(cuMemsetD8Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD8)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD8", "%zu bytes", count);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, s ? "cuMemsetD8Async" : "cuMemsetD8", "%zu bytes", count);
   return CUCORE_OK;
 }
 
@@ -139,6 +139,6 @@ cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t 
                    (unsigned long long)dst);
   CUresult r = s ? DRV(cuMemsetD32Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD32)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD32", "%zu words", count);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, s ? "cuMemsetD32Async" : "cuMemsetD32", "%zu words", count);
   return CUCORE_OK;
 }
