@@ -282,7 +282,8 @@ static cucore_status enumerate_locked(cucore_object *o) {
   }
   cucore_status st = load_locked(o);
   if (st != CUCORE_OK) return st;
-  st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
+  st = CC_DRV_REQUIRE(cuLibraryGetKernelCount);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuKernelGetName);
   if (st != CUCORE_OK) return st;
   unsigned count = 0;
@@ -296,16 +297,19 @@ static cucore_status enumerate_locked(cucore_object *o) {
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   r = count ? DRV(cuLibraryEnumerateKernels)(ks, count, o->library) : CUDA_SUCCESS;
-  for (unsigned i = 0; r == CUDA_SUCCESS && i < count; i++) {
+  const char *call = "cuLibraryEnumerateKernels";
+  int oom = 0;
+  for (unsigned i = 0; r == CUDA_SUCCESS && !oom && i < count; i++) {
     const char *n = NULL;
     r = DRV(cuKernelGetName)(&n, ks[i]);
-    if (r == CUDA_SUCCESS) names[i] = cc_strdup(n ? n : "", "a kernel name");
+    if (r != CUDA_SUCCESS) call = "cuKernelGetName";
+    else if (!(names[i] = cc_strdup(n ? n : "", "a kernel name"))) oom = 1;
   }
   free(ks);
-  if (r != CUDA_SUCCESS) {
+  if (r != CUDA_SUCCESS || oom) {
     for (unsigned i = 0; i < count; i++) free(names[i]);
     free(names);
-    return cc_fail_cu(r, "cuLibraryEnumerateKernels", "`%s`", o->name);
+    return oom ? CUCORE_HOST_OUT_OF_MEMORY : cc_fail_cu(r, call, "`%s`", o->name);
   }
   o->kernel_names = names;
   o->kernel_count = (int)count;
