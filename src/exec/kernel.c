@@ -278,8 +278,12 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
                      "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
                      k->name, dev->ordinal);
     d->fn = k->foreign_fn;
-  } else if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS) {
-    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
+  } else {
+    cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
+    if (st != CUCORE_OK) return st;
+    if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS)
+      return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name,
+                        dev->ordinal);
   }
   struct {
     int *dst;
@@ -325,13 +329,20 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       {&d->regs_per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
       {&d->regs_per_sm, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
   };
-  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs); i++) {
-    r = DRV(cuDeviceGetAttribute)(dattrs[i].dst, dattrs[i].a, dev->cudev);
-    if (r != CUDA_SUCCESS) *dattrs[i].dst = 0;
-  }
   int major = 0, minor = 0;
-  DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->cudev);
-  DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev->cudev);
+  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs) + 2; i++) {
+    int *dst = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].dst : i == CC_ARRAY_LEN(dattrs) ? &major : &minor;
+    CUdevice_attribute a = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].a
+                           : i == CC_ARRAY_LEN(dattrs) ? CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+                                                       : CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+    r = DRV(cuDeviceGetAttribute)(dst, a, dev->cudev);
+    if (r == CUDA_ERROR_INVALID_VALUE) { /* an attribute this driver does not know */
+      *dst = 0;
+    } else if (r != CUDA_SUCCESS) { /* a limit read as 0 would fail launches for a false reason */
+      return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d, for kernel `%s`",
+                        dev->ordinal, (int)a, k->name);
+    }
+  }
   d->arch = major * 10 + minor;
   return CUCORE_OK;
 }
@@ -379,6 +390,8 @@ static cucore_status function_of(cucore_kernel *k, cucore_device *dev, CUfunctio
     *out = k->foreign_fn;
     return CUCORE_OK;
   }
+  cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
+  if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuKernelGetFunction)(out, k->ckernel);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
@@ -393,6 +406,7 @@ static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
     return CUCORE_OK;
   }
   cucore_status st = CC_DRV_REQUIRE(cuKernelGetLibrary);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetModule);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleGetFunctionCount);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleEnumerateFunctions);
   if (st != CUCORE_OK) return st;
@@ -443,10 +457,8 @@ cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
                    "cucore_kernel_get_attribute: attribute %d does not exist (0..%d)", (int)attr,
                    CUCORE_KATTR_COUNT - 1);
   CUfunction fn = NULL;
-  if (!k->ckernel) {
-    st = function_of(k, dev, &fn);
-    if (st != CUCORE_OK) return st;
-  }
+  st = k->ckernel ? CC_DRV_REQUIRE(cuKernelGetAttribute) : function_of(k, dev, &fn);
+  if (st != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr,
                                                      k->ckernel, dev->cudev)
                           : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
@@ -503,6 +515,7 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
                    "cluster_scheduling_policy_preference",
                    cucore_kernel_attr_name(attr));
   }
+  if (k->ckernel && (st = CC_DRV_REQUIRE(cuKernelSetAttribute)) != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value,
                                                      k->ckernel, dev->cudev)
                           : DRV(cuFuncSetAttribute)(d->fn, (CUfunction_attribute)attr, value);
@@ -530,7 +543,8 @@ cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *de
                    "cucore_kernel_set_cache_config: %d is not a cache configuration (0..3)",
                    (int)config);
   CUfunction fn = NULL;
-  if (!k->ckernel && (st = function_of(k, dev, &fn)) != CUCORE_OK) return st;
+  st = k->ckernel ? CC_DRV_REQUIRE(cuKernelSetCacheConfig) : function_of(k, dev, &fn);
+  if (st != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config,
                                                        dev->cudev)
                           : DRV(cuFuncSetCacheConfig)(fn, (CUfunc_cache)config);
@@ -618,10 +632,17 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
                    "memory exceed device %d's maximum of %d bytes per block (at most %lld "
                    "dynamic bytes fit)",
                    k->asked, smem, d->static_smem, d->ordinal, d->smem_optin, room);
-  CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem,
-                                         k->ckernel, d->cudev);
+  /* A wrapped CUfunction has no CUkernel: its own attribute is raised. */
+  if (k->ckernel) {
+    cucore_status st = CC_DRV_REQUIRE(cuKernelSetAttribute);
+    if (st != CUCORE_OK) return st;
+  }
+  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                     (int)smem, k->ckernel, d->cudev)
+                          : DRV(cuFuncSetAttribute)(d->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                                    (int)smem);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelSetAttribute",
+    return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
                       "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
   pthread_mutex_lock(&k->lock);
   if ((int)smem > d->max_dyn_smem) d->max_dyn_smem = (int)smem;
