@@ -228,7 +228,8 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
   CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&per_sm, d->fn,
                                                                          (int)s->threads, smem, 0);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "kernel `%s`", k->asked);
+    return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "kernel `%s`",
+                      k->asked);
   unsigned long long max_blocks = (unsigned long long)per_sm * (unsigned long long)d->sm_count;
   if (s->blocks > max_blocks)
     return cc_fail(CUCORE_LAUNCH_CONFIG,
