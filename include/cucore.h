@@ -151,7 +151,9 @@ extern "C" {
   XX(IO_ERROR, 32, "file input/output failed")                                                  \
   XX(VERSION_MISMATCH, 33, "incompatible versions")                                             \
   XX(PARSE_ERROR, 34, "could not parse input")                                                  \
-  XX(INTERNAL, 35, "internal error in cucore")
+  XX(INTERNAL, 35, "internal error in cucore")                                                  \
+  XX(STREAM_CAPTURE, 36, "not allowed while a stream is capturing, or the capture failed")     \
+  XX(GRAPH_UPDATE, 37, "the executable graph cannot take this update")
 
 /** A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above.
  * Compare CUCORE_CODE(status) with the CUCORE_* codes; 0 is CUCORE_OK. */
@@ -241,6 +243,13 @@ enum cucore_code {
  * Text that does not parse (a PTX module, a kernel signature).
  * @var CUCORE_INTERNAL
  * A bug in cucore; please report the message.
+ * @var CUCORE_STREAM_CAPTURE
+ * A call that cannot be made while a stream is capturing into a graph (refused by cucore
+ * before the driver saw it, so the capture goes on), or a capture the driver invalidated or
+ * could not end; the message names the call, the capture and what to do.
+ * @var CUCORE_GRAPH_UPDATE
+ * An executable graph that cannot take an update (another shape, a changed node type or kernel
+ * context...); the message names the node and the reason. Instantiate the new graph instead.
  */
 
 /** Where the native code kept in a status came from. */

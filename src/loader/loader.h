@@ -48,6 +48,8 @@ void cc_driver_describe(cucore_library_info *out);
 cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);
 /* The cucore code a CUresult maps to. */
 int cc_code_for_cu(CUresult r);
+/* 1 for the CUDA_ERROR_STREAM_CAPTURE_* codes and CUDA_ERROR_CAPTURED_EVENT. */
+int cc_cu_is_capture_error(CUresult r);
 /* "CUDA_ERROR_X" for a CUresult, without requiring the driver to be loaded. */
 const char *cc_cu_name(CUresult r);
 
