@@ -63,6 +63,8 @@ cc_capture *cc_capture_of(const cucore_stream *s) {
   return s && s->capture && s->capture->active ? s->capture : NULL;
 }
 
+void *cc_capture_owner(const cc_capture *c) { return c ? c->owner : NULL; }
+
 void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode,
                          int *is_origin) {
   *mode = c ? c->mode : -1;

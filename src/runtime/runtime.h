@@ -123,6 +123,8 @@ cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, v
                              const char *fn);
 /* The capture `s` takes part in as cucore knows it (NULL when none or ended). */
 cc_capture *cc_capture_of(const cucore_stream *s);
+/* The owner given to cc_capture_begin (NULL for none). */
+void *cc_capture_owner(const cc_capture *c);
 /* What cucore knows of a capture, for cucore_stream_capture_info. */
 void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode, int *is_origin);
 
