@@ -57,11 +57,10 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
                    "_SWITCH)", fn, (int)type);
   unsigned most = type == CUCORE_CONDITIONAL_IF ? 2 : type == CUCORE_CONDITIONAL_WHILE ? 1 : 1u << 20;
   if (body_count < 1 || body_count > most)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: a %s node takes %s bodies; %u were asked for", fn, type_name(type),
-                   type == CUCORE_CONDITIONAL_IF      ? "1 (if) or 2 (if/else)"
-                   : type == CUCORE_CONDITIONAL_WHILE ? "exactly 1"
-                                                      : "1 or more",
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s; %u were asked for", fn,
+                   type == CUCORE_CONDITIONAL_IF      ? "an if node takes 1 body (if) or 2 (if/else)"
+                   : type == CUCORE_CONDITIONAL_WHILE ? "a while node takes exactly 1 body"
+                                                      : "a switch node takes 1 body or more",
                    body_count);
   for (unsigned i = 0; i < body_count; i++) bodies[i] = NULL;
   /* The driver's versions: cuGraphAddNode and if/while came with CUDA 12.3, if/else and
@@ -78,6 +77,7 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
   CUgraphNode buf[16], *hs = NULL;
   st = cc_graph_deps(g, deps, dep_count, buf, 16, &hs, fn);
   cucore_graph_node *n = NULL;
+  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
   if (st == CUCORE_OK) st = cc_graph_node_new(g, CUCORE_GRAPH_NODE_CONDITIONAL, &n);
   if (st != CUCORE_OK) goto done;
   CUgraphNodeParams p;

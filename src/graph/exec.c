@@ -155,13 +155,14 @@ static cucore_status stream_of(cucore_graph_exec *e, cucore_stream *s, const cha
   if (CC_UNLIKELY(s->dev->ctx != e->dev->ctx))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the stream is of device %d, the graph runs on "
                    "device %d", fn, s->dev->ordinal, e->dev->ordinal);
-  return cc_device_make_current_fast(e->dev);
+  return CUCORE_OK;
 }
 
 cucore_status cucore_graph_upload(cucore_graph_exec *e, cucore_stream *s) {
   cc_begin();
   cucore_status st = stream_of(e, s, "cucore_graph_upload");
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphUpload);
+  if (st == CUCORE_OK) st = cc_device_make_current(e->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphUpload)(e->h, s->handle);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphUpload", "device %d", e->dev->ordinal);
@@ -171,6 +172,8 @@ cucore_status cucore_graph_upload(cucore_graph_exec *e, cucore_stream *s) {
 cucore_status cucore_graph_launch(cucore_graph_exec *e, cucore_stream *s) {
   cc_begin();
   cucore_status st = stream_of(e, s, "cucore_graph_launch");
+  if (CC_LIKELY(st == CUCORE_OK)) st = CC_DRV_REQUIRE(cuGraphLaunch);
+  if (CC_LIKELY(st == CUCORE_OK)) st = cc_device_make_current_fast(e->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   if (CC_UNLIKELY(cc_captures_active())) {
     /* Launched into a capture: the captured graph runs e's nodes, so it keeps what they use. */
@@ -363,7 +366,8 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
   if (CC_UNLIKELY(!args)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `args` is NULL", fn);
   st = cc_args_check(args, node->k);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  st = cc_device_make_current_fast(e->dev);
+  st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
+  if (CC_LIKELY(st == CUCORE_OK)) st = cc_device_make_current_fast(e->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUresult r = set_params(e, node, args, x->grid, x->block, x->smem);
   if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
@@ -386,7 +390,8 @@ cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e, cucore_gra
   if (st != CUCORE_OK) return st;
   CC_CHECK_ARG(grid, fn, "grid");
   CC_CHECK_ARG(block, fn, "block");
-  st = cc_device_make_current(e->dev);
+  st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
+  if (st == CUCORE_OK) st = cc_device_make_current(e->dev);
   if (st != CUCORE_OK) return st;
   /* Checked as a launch with the node's attributes would be. */
   cucore_launch_config cfg = node->cfg;
@@ -419,7 +424,7 @@ static cucore_status enabled_entry(cucore_graph_exec *e, cucore_graph_node *node
       node->type != CUCORE_GRAPH_NODE_MEMSET)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s: only kernel, memcpy and memset nodes can be "
                    "enabled and disabled (the driver's rule)", fn, what);
-  return cc_device_make_current(e->dev);
+  return CUCORE_OK;
 }
 
 cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e, cucore_graph_node *node,
@@ -428,6 +433,7 @@ cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e, cucore_gr
   const char *fn = "cucore_graph_exec_set_node_enabled";
   cucore_status st = enabled_entry(e, node, fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphNodeSetEnabled);
+  if (st == CUCORE_OK) st = cc_device_make_current(e->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphNodeSetEnabled)(e->h, node->h, enabled ? 1u : 0u);
   if (r != CUDA_SUCCESS) {
@@ -446,6 +452,7 @@ cucore_status cucore_graph_exec_node_enabled(cucore_graph_exec *e, cucore_graph_
   *enabled = 0;
   cucore_status st = enabled_entry(e, node, fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphNodeGetEnabled);
+  if (st == CUCORE_OK) st = cc_device_make_current(e->dev);
   if (st != CUCORE_OK) return st;
   unsigned on = 0;
   CUresult r = DRV(cuGraphNodeGetEnabled)(e->h, node->h, &on);

@@ -112,7 +112,7 @@ cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const cha
   if (!out) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `out` is NULL", fn);
   *out = NULL;
   if (!g) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `graph` is NULL", fn);
-  return cc_device_make_current(g->dev);
+  return CUCORE_OK;
 }
 
 cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, size_t n,

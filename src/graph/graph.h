@@ -87,8 +87,9 @@ void cc_graph_node_free(cucore_graph_node *n);
 cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h);
 /* "node 3 (kernel `saxpy`)" for messages. */
 void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
-/* Common entry checks of the add-node functions: `out`, `g`, the driver symbol, the device's
- * context current. */
+/* Common entry checks of the add-node functions: `out` (set to NULL) and `g` not NULL. The
+ * add functions check their inputs next, then the driver symbols, and only then make the
+ * device's context current and call the driver (so a check fails the same way without one). */
 cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn);
 
 #endif

@@ -155,10 +155,13 @@ typedef CUresult (*add_fn)(CUgraphNode *h, cucore_graph *g, const CUgraphNode *d
 
 static cucore_status add_simple(cucore_graph *g, cucore_graph_node *const *deps, size_t dep_count,
                                 cucore_graph_node_type type, add_fn add, const void *ctx,
-                                const char *call, cucore_graph_node **out, const char *fn) {
+                                const void *driver_fn, const char *call, cucore_graph_node **out,
+                                const char *fn) {
   CUgraphNode buf[DEPS_ON_STACK], *hs = NULL;
   cucore_status st = cc_graph_deps(g, deps, dep_count, buf, DEPS_ON_STACK, &hs, fn);
   cucore_graph_node *n = NULL;
+  if (st == CUCORE_OK) st = cc_driver_require(driver_fn, call, cc_driver_symbol_version(call));
+  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
   if (st == CUCORE_OK) st = cc_graph_node_new(g, type, &n);
   if (st == CUCORE_OK) {
     CUresult r = add(&n->h, g, hs, dep_count, ctx);
@@ -198,13 +201,11 @@ static cucore_status copy_node(cucore_graph *g, cucore_graph_node *const *deps, 
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s", fn,
                    bytes == 0 ? "a copy of 0 bytes (a node copies at least 1)"
                               : "a source or destination is NULL/0");
-  st = CC_DRV_REQUIRE(cuGraphAddMemcpyNode);
-  if (st != CUCORE_OK) return st;
   c->WidthInBytes = bytes;
   c->Height = 1;
   c->Depth = 1;
   return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMCPY, add_copy, c,
-                    "cuGraphAddMemcpyNode", out, fn);
+                    (const void *)DRV(cuGraphAddMemcpyNode), "cuGraphAddMemcpyNode", out, fn);
 }
 
 cucore_status cucore_graph_add_memcpy_htod_node(cucore_graph *g, cucore_graph_node *const *deps,
@@ -276,8 +277,6 @@ cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *c
   if (dst % element_size)
     return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: address 0x%llx is not aligned to the %u-byte "
                    "elements", fn, (unsigned long long)dst, element_size);
-  st = CC_DRV_REQUIRE(cuGraphAddMemsetNode);
-  if (st != CUCORE_OK) return st;
   CUDA_MEMSET_NODE_PARAMS p;
   memset(&p, 0, sizeof p);
   p.dst = (CUdeviceptr)dst;
@@ -286,7 +285,7 @@ cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *c
   p.width = count;
   p.height = 1;
   return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMSET, add_memset, &p,
-                    "cuGraphAddMemsetNode", out, fn);
+                    (const void *)DRV(cuGraphAddMemsetNode), "cuGraphAddMemsetNode", out, fn);
 }
 
 /* ---- host functions, events, empty nodes, child graphs ------------------------------------- */
@@ -314,11 +313,9 @@ cucore_status cucore_graph_add_host_node(cucore_graph *g, cucore_graph_node *con
   st = cc_graph_enter(g, out, name);
   if (st != CUCORE_OK) return st;
   CC_CHECK_ARG(fn, name, "fn");
-  st = CC_DRV_REQUIRE(cuGraphAddHostNode);
-  if (st != CUCORE_OK) return st;
   CUDA_HOST_NODE_PARAMS p = {fn, user};
-  return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_HOST, add_host, &p, "cuGraphAddHostNode",
-                    out, name);
+  return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_HOST, add_host, &p,
+                    (const void *)DRV(cuGraphAddHostNode), "cuGraphAddHostNode", out, name);
 }
 
 static CUresult add_record(CUgraphNode *h, cucore_graph *g, const CUgraphNode *deps, size_t n,
@@ -340,12 +337,13 @@ static cucore_status event_node(cucore_graph *g, cucore_graph_node *const *deps,
   if (ev->dev->ctx != g->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the event belongs to device %d, the graph to "
                    "device %d", fn, ev->dev->ordinal, g->dev->ordinal);
-  st = record ? CC_DRV_REQUIRE(cuGraphAddEventRecordNode) : CC_DRV_REQUIRE(cuGraphAddEventWaitNode);
-  if (st == CUCORE_OK) st = cc_refs_hold(g->root->held, ev, cc_event_retain, cc_event_release);
+  st = cc_refs_hold(g->root->held, ev, cc_event_retain, cc_event_release);
   if (st != CUCORE_OK) return st;
   return add_simple(g, deps, dep_count,
                     record ? CUCORE_GRAPH_NODE_EVENT_RECORD : CUCORE_GRAPH_NODE_WAIT_EVENT,
                     record ? add_record : add_wait, ev,
+                    record ? (const void *)DRV(cuGraphAddEventRecordNode)
+                           : (const void *)DRV(cuGraphAddEventWaitNode),
                     record ? "cuGraphAddEventRecordNode" : "cuGraphAddEventWaitNode", out, fn);
 }
 
@@ -374,10 +372,9 @@ cucore_status cucore_graph_add_empty_node(cucore_graph *g, cucore_graph_node *co
   cc_begin();
   const char *fn = "cucore_graph_add_empty_node";
   cucore_status st = cc_graph_enter(g, out, fn);
-  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphAddEmptyNode);
   if (st != CUCORE_OK) return st;
   return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_EMPTY, add_empty, NULL,
-                    "cuGraphAddEmptyNode", out, fn);
+                    (const void *)DRV(cuGraphAddEmptyNode), "cuGraphAddEmptyNode", out, fn);
 }
 
 static CUresult add_child(CUgraphNode *h, cucore_graph *g, const CUgraphNode *deps, size_t n,
@@ -407,11 +404,10 @@ cucore_status cucore_graph_add_child_graph_node(cucore_graph *g, cucore_graph_no
                    "driver takes no conditional nodes in a child graph (add them to the parent, "
                    "or nest them in a conditional body)", fn, child->conditionals,
                    child->conditionals == 1 ? "" : "s");
-  st = CC_DRV_REQUIRE(cuGraphAddChildGraphNode);
   /* The clone runs the child's kernels: the parent keeps what the child's nodes use. */
-  if (st == CUCORE_OK) st = cc_refs_hold(g->root->held, child->held, cc_refs_retain,
-                                         cc_refs_release);
+  st = cc_refs_hold(g->root->held, child->held, cc_refs_retain, cc_refs_release);
   if (st != CUCORE_OK) return st;
   return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_GRAPH, add_child, child,
-                    "cuGraphAddChildGraphNode", out, fn);
+                    (const void *)DRV(cuGraphAddChildGraphNode), "cuGraphAddChildGraphNode", out,
+                    fn);
 }
