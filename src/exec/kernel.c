@@ -106,6 +106,7 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
   }
   pthread_mutex_init(&k->lock, NULL);
   atomic_init(&k->dev_count, 0);
+  atomic_init(&k->refs, 1);
   *out = k;
   return CUCORE_OK;
 }
@@ -191,15 +192,22 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_destroy(cucore_kernel *k) {
-  cc_begin();
-  if (!k) return CUCORE_OK;
+void cc_kernel_retain(void *p) { atomic_fetch_add(&((cucore_kernel *)p)->refs, 1); }
+
+void cc_kernel_release(void *p) {
+  cucore_kernel *k = p;
+  if (!k || atomic_fetch_sub(&k->refs, 1) != 1) return;
   cc_object_release(k->obj);
   pthread_mutex_destroy(&k->lock);
   free(k->params);
   free(k->name);
   free(k->asked);
   free(k);
+}
+
+cucore_status cucore_kernel_destroy(cucore_kernel *k) {
+  cc_begin();
+  cc_kernel_release(k); /* graphs that use the kernel keep it until they are done */
   return CUCORE_OK;
 }
 
@@ -370,7 +378,10 @@ cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_
                    k->name, CC_KERNEL_MAX_DEVICES);
   }
   st = cc_device_make_current(dev);
+  /* Reading the facts may load the function (lazy loading): not work of a capture under way. */
+  int relaxed = cc_capture_relax();
   if (st == CUCORE_OK) st = fill_dev(k, dev, &k->devs[n]);
+  cc_capture_unrelax(relaxed);
   if (st == CUCORE_OK) atomic_store_explicit(&k->dev_count, n + 1, memory_order_release);
   pthread_mutex_unlock(&k->lock);
   if (st == CUCORE_OK) *out = &k->devs[n];
@@ -637,10 +648,11 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
     cucore_status st = CC_DRV_REQUIRE(cuKernelSetAttribute);
     if (st != CUCORE_OK) return st;
   }
-  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                     (int)smem, k->ckernel, d->cudev)
-                          : DRV(cuFuncSetAttribute)(d->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                                    (int)smem);
+  const CUfunction_attribute max_dyn = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+  int relaxed = cc_capture_relax(); /* not work of a capture under way */
+  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)(max_dyn, (int)smem, k->ckernel, d->cudev)
+                          : DRV(cuFuncSetAttribute)(d->fn, max_dyn, (int)smem);
+  cc_capture_unrelax(relaxed);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
                       "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);

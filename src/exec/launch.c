@@ -2,14 +2,13 @@
  * launch.c -- launches with pre-flight checks (arguments, block, grid, shared memory,
  * clusters, cooperative grids) before the driver sees them, every CUlaunchAttribute, host
  * functions. The checks compare against facts cached per kernel and device on first use.
+ * The pre-flight (cc_launch_check) is shared with the kernel nodes of graphs (graph/), and a
+ * launch into a stream cucore is capturing keeps its kernel alive for the graph.
  */
 #include "exec/kernel.h"
 
 #include <stdio.h>
 #include <string.h>
-
-cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
-void **cc_args_params(cucore_args *a);
 
 /* ---- configuration ----------------------------------------------------------------------- */
 
@@ -79,12 +78,7 @@ cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on) {
 
 /* ---- pre-flight ---------------------------------------------------------------------------- */
 
-typedef struct launch_shape {
-  unsigned grid[3], block[3];
-  unsigned long long blocks, threads;
-  int cooperative;
-  const unsigned *cluster; /* NULL when none */
-} launch_shape;
+typedef cc_launch_shape launch_shape;
 
 static unsigned dim1(unsigned v) { return v ? v : 1; }
 
@@ -122,7 +116,7 @@ static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *
 }
 
 static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_launch_config *cfg,
-                               launch_shape *s) {
+                               int purpose, launch_shape *s) {
   for (int i = 0; i < 3; i++) {
     s->grid[i] = i ? dim1(cfg->grid[i]) : cfg->grid[i];
     s->block[i] = i ? dim1(cfg->block[i]) : cfg->block[i];
@@ -186,6 +180,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
                        (double)a->u.access_policy.hit_ratio);
       break;
     case CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE:
+      if (purpose == CC_LAUNCH_IN_GRAPH) break;
       return cc_fail(CUCORE_LAUNCH_CONFIG,
                      "kernel `%s`: the device-updatable-kernel-node attribute is for graph "
                      "nodes only, not stream launches",
@@ -225,8 +220,10 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
                    "kernel `%s`: device %d does not support cooperative launches", k->asked,
                    d->ordinal);
   int per_sm = 0;
+  int relaxed = cc_capture_relax(); /* a query, not work of a capture under way */
   CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&per_sm, d->fn,
                                                                          (int)s->threads, smem, 0);
+  cc_capture_unrelax(relaxed);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "kernel `%s`",
                       k->asked);
@@ -240,9 +237,8 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
   return CUCORE_OK;
 }
 
-/* Explains a launch the driver refused. */
-static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_shape *s,
-                             const cucore_launch_config *cfg, CUresult r, const char *call) {
+cucore_status cc_launch_explain(cucore_kernel *k, const cc_kernel_dev *d, const launch_shape *s,
+                                const cucore_launch_config *cfg, CUresult r, const char *call) {
   if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
     unsigned long long regs = (unsigned long long)d->regs * s->threads;
     if (regs > (unsigned long long)d->regs_per_block)
@@ -299,6 +295,39 @@ static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config
   return DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
 }
 
+cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
+                              const cucore_launch_config *cfg, int purpose, int cooperative_api,
+                              const char *fn, cc_kernel_dev **dp, launch_shape *shape) {
+  if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
+                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
+  cc_kernel_dev *d = NULL;
+  cucore_status st = cc_kernel_dev_get(k, dev, &d);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  st = preflight(k, d, cfg, purpose, shape);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  if (shape->cooperative || cooperative_api) {
+    st = check_cooperative(k, d, shape, cfg->shared_bytes);
+    if (st != CUCORE_OK) return st;
+  }
+  *dp = d;
+  return CUCORE_OK;
+}
+
+/* A launch into a stream while captures are under way: refused on the legacy default stream
+ * when it would invalidate one; in a capture cucore began, the graph keeps the kernel (and the
+ * events the attributes name) alive. */
+static CC_COLD cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                            cucore_stream *s, const char *fn) {
+  cucore_status st = cc_capture_check_launch(s, fn);
+  if (st == CUCORE_OK) st = cc_capture_hold(s, k, cc_kernel_retain, cc_kernel_release);
+  for (int i = 0; st == CUCORE_OK && i < cfg->attr_count; i++)
+    if ((cfg->attrs[i].id == CUCORE_LAUNCH_PROGRAMMATIC_EVENT ||
+         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) && cfg->attrs[i].u.event.event)
+      st = cc_capture_hold(s, cfg->attrs[i].u.event.event, cc_event_retain, cc_event_release);
+  return st;
+}
+
 static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config *cfg,
                                    cucore_args *args, int force_cooperative_api, const char *fn) {
   if (CC_UNLIKELY(!k || !cfg || !args))
@@ -312,19 +341,14 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
                    "%s: cfg->stream is NULL; give a stream (cucore_stream_default(dev) for "
                    "stream 0): it names the device",
                    fn);
-  if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
-                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
   st = cc_device_make_current_fast(s->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   cc_kernel_dev *d = NULL;
-  st = cc_kernel_dev_get(k, s->dev, &d);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   launch_shape shape;
-  st = preflight(k, d, cfg, &shape);
+  st = cc_launch_check(k, s->dev, cfg, CC_LAUNCH_ON_STREAM, force_cooperative_api, fn, &d, &shape);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  if (shape.cooperative || force_cooperative_api) {
-    st = check_cooperative(k, d, &shape, cfg->shared_bytes);
+  if (CC_UNLIKELY(cc_captures_active())) {
+    st = capture_launch(k, cfg, s, fn);
     if (st != CUCORE_OK) return st;
   }
   void **params = cc_args_params(args);
@@ -352,7 +376,11 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
     if (st != CUCORE_OK) return st;
     r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
   }
-  if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, cfg, r, call);
+  if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
+    st = cc_launch_explain(k, d, &shape, cfg, r, call);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
   return CUCORE_OK;
 }
 
@@ -373,9 +401,15 @@ cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user), 
   CC_CHECK_ARG(fn, "cucore_launch_host_func", "fn");
   cucore_status st = CC_DRV_REQUIRE(cuLaunchHostFunc);
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
+  if (st == CUCORE_OK && cc_captures_active())
+    st = cc_capture_check_launch(s, "cucore_launch_host_func");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuLaunchHostFunc)(s->handle, fn, user);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuLaunchHostFunc", "device %d", s->dev->ordinal);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuLaunchHostFunc", "device %d", s->dev->ordinal);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
   return CUCORE_OK;
 }
 

@@ -191,6 +191,7 @@ int cc_device_ordinal_of(CUdevice d) {
 cucore_status cucore_device_close(cucore_device *dev) {
   cc_begin();
   if (!dev) return CUCORE_OK;
+  cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (tls_current == dev->ctx) tls_current = NULL;
     free(dev);
@@ -219,7 +220,8 @@ cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal) {
 cucore_status cucore_device_synchronize(cucore_device *dev) {
   cc_begin();
   CC_CHECK_ARG(dev, "cucore_device_synchronize", "dev");
-  cucore_status st = cc_device_make_current(dev);
+  cucore_status st = cc_capture_check_unsafe(dev, 0, 1, "cucore_device_synchronize");
+  if (st == CUCORE_OK) st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuCtxSynchronize)();
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSynchronize", "device %d", dev->ordinal);

@@ -119,6 +119,7 @@ cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cucore_event 
   ev->handle = (CUevent)cuevent;
   ev->dev = dev;
   ev->borrowed = 1;
+  atomic_init(&ev->refs, 1);
   *out = ev;
   return CUCORE_OK;
 }

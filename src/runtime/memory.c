@@ -6,6 +6,10 @@ static cucore_status enter(cucore_device *dev, cucore_stream *s, const char *fn)
   if (s && s->dev->ctx != dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the stream belongs to device %d, not device %d",
                    fn, s->dev->ordinal, dev->ordinal);
+  if (!s) { /* allocations, frees and synchronous copies: refused during some captures */
+    cucore_status st = cc_capture_check_unsafe(dev, 0, 0, fn);
+    if (st != CUCORE_OK) return st;
+  }
   return cc_device_make_current(dev);
 }
 
@@ -75,6 +79,7 @@ cucore_status cucore_host_free(cucore_device *dev, void *ptr) {
 #define COPY_CHECK(fn, ptr_ok)                                                                \
   do {                                                                                        \
     cucore_status st_ = enter(dev, s, fn);                                                    \
+    if (st_ == CUCORE_OK && !s) st_ = cc_capture_check_unsafe(dev, 1, 0, fn); /* legacy */   \
     if (st_ != CUCORE_OK) return st_;                                                         \
     if (bytes == 0) return CUCORE_OK;                                                         \
     if (!(ptr_ok))                                                                            \
