@@ -964,6 +964,68 @@ CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibra
 CUCORE_API cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx,
                                            size_t *size);
 
+/* ---- Module globals: __device__, __constant__ and __managed__ variables of an object ---- */
+
+/** What kind of module variable a global is. */
+typedef enum cucore_global_kind {
+  CUCORE_GLOBAL_UNKNOWN = 0, /**< not known: the driver does not say, and the code could not
+                                  be read offline (LTO-IR) */
+  CUCORE_GLOBAL_DEVICE = 1,  /**< `__device__` (PTX `.global`; cubin `.nv.global` or, with an
+                                  initial value, `.nv.global.init`) */
+  CUCORE_GLOBAL_CONSTANT = 2, /**< `__constant__` (PTX `.const`; cubin `.nv.constant3`):
+                                   read-only for kernels, written by the host */
+  CUCORE_GLOBAL_MANAGED = 3  /**< `__managed__` (PTX `.global .attribute(.managed)`): one
+                                  allocation shared by the host and every device */
+} cucore_global_kind;
+
+/** "device", "constant", "managed" or "unknown" (also for a value not in the enum). Never
+ * NULL; static storage. */
+CUCORE_API const char *cucore_global_kind_name(cucore_global_kind kind);
+
+/** A module variable of a loaded object, on one device: filled by cucore_object_get_global(),
+ * read and written with cucore_global_read() and cucore_global_write(). A plain value that
+ * may be copied; it stays valid while the object and the device do. */
+typedef struct cucore_global {
+  const char *name;        /**< the symbol (the lowered name when a name expression was asked
+                                for); owned by the object */
+  cucore_device *device;   /**< the device `address` belongs to (borrowed) */
+  cucore_devptr address;   /**< the variable's address on `device`; for a managed variable the
+                                one address shared by the host and every device */
+  size_t size;             /**< bytes, as the driver reports them */
+  cucore_global_kind kind; /**< its kind, read from the code (UNKNOWN when it cannot be) */
+} cucore_global;
+
+/**
+ * Finds the module variable `name` of `obj` on `dev` (cuLibraryGetGlobal; cuLibraryGetManaged
+ * for a `__managed__` variable): a symbol ("table", "_ZN2ns5tableE") or a name expression
+ * registered when the object was compiled ("ns::table", "coeffs<float>"), as for kernels.
+ * Loads the object first (see cucore_object_load). `*out` is zeroed on failure.
+ * @retval CUCORE_NOT_FOUND no variable of that name; the message lists those that exist
+ *         (read from the code) and says when a template needs its name expression.
+ * @retval CUCORE_NO_DEVICE no GPU.
+ */
+CUCORE_API cucore_status cucore_object_get_global(cucore_object *obj, cucore_device *dev,
+                                                  const char *name, cucore_global *out);
+/**
+ * Copies `bytes` from host `src` into the global at byte `offset`. With a stream (of the
+ * global's device; NULL: synchronous) the copy is queued on it and `src` must stay valid until
+ * the stream reaches it. A copy of 0 bytes is a no-op. Checked first: offset + bytes must not
+ * pass the variable's size (CUCORE_INVALID_ARGUMENT naming both, e.g. "a copy of 32 bytes at
+ * offset 16 runs past the end of `table` (constant, 40 bytes)").
+ * @retval CUCORE_INVALID_ARGUMENT the copy does not fit, a NULL `src` with bytes > 0, or a
+ *         stream of another device.
+ */
+CUCORE_API cucore_status cucore_global_write(const cucore_global *g, size_t offset,
+                                             const void *src, size_t bytes, cucore_stream *s);
+/**
+ * Copies `bytes` of the global from byte `offset` into host `dst`; checked and queued as
+ * cucore_global_write() (with a stream, `dst` holds the data once the stream is synchronised).
+ * @retval CUCORE_INVALID_ARGUMENT the copy does not fit, a NULL `dst` with bytes > 0, or a
+ *         stream of another device.
+ */
+CUCORE_API cucore_status cucore_global_read(const cucore_global *g, size_t offset, void *dst,
+                                            size_t bytes, cucore_stream *s);
+
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1431,6 +1493,37 @@ CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(vo
  * cooperative kernel per device with cucore_launch_cooperative and synchronise the devices
  * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
 CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
+
+/* ---- Launch checks without a GPU ---- */
+
+/** Flags of cucore_kernel_check_launch_offline(), combined with `|`. */
+enum {
+  CUCORE_CHECK_DEFAULT = 0,                /**< the portable limits */
+  CUCORE_CHECK_NON_PORTABLE_CLUSTER = 1    /**< allow clusters of up to 16 blocks on sm_90 and
+                                                newer, as a kernel with
+                                                non_portable_cluster_size_allowed set may use */
+};
+
+/**
+ * Checks a launch configuration against what the code records, with no GPU: the checks of
+ * cucore_launch() that need no device, with the same messages. For architecture `arch` (e.g.
+ * 90; 0: the arch the object's code is for, or the PTX's .target) it checks: block and grid
+ * dimensions against the architecture's limits; the block against the kernel's
+ * `__launch_bounds__` (.maxntid), its required block size (.reqntid) and its registers; the
+ * grid against the compile-time cluster shape (`__cluster_dims__`) or `cfg`'s cluster
+ * dimension (a multiple in each dimension; at most 8 blocks, or 16 with
+ * CUCORE_CHECK_NON_PORTABLE_CLUSTER; clusters need sm_90); a kernel that must be launched as
+ * clusters; static + dynamic shared memory against the architecture's opt-in maximum per
+ * block; and a kernel that synchronises its whole grid without a cooperative launch.
+ * cfg->stream is not used (it may be NULL). Registers and shared memory come from a cubin;
+ * PTX records neither, so only its declared bounds are checked.
+ * @retval CUCORE_LAUNCH_CONFIG the launch can never run; the message has the arithmetic.
+ * @retval CUCORE_NOT_SUPPORTED `arch` is not in the architecture table.
+ * @retval CUCORE_INVALID_BINARY, CUCORE_NO_DEVICE the code cannot be read offline (LTO-IR).
+ */
+CUCORE_API cucore_status cucore_kernel_check_launch_offline(cucore_kernel *k,
+                                                            const cucore_launch_config *cfg,
+                                                            int arch, unsigned flags);
 
 /** @} */
 
@@ -2220,6 +2313,11 @@ typedef struct cucore_kernel_info {
   int32_t barriers;              /**< named barriers used, barrier 0 included */
   int uses_grid_sync;            /**< 1: syncs the whole grid; needs a cooperative launch */
   int32_t param_base;            /**< where parameters start in constant bank 0 (0: none) */
+  /** The C++ type of each parameter as the demangled signature writes it, const first
+   * ("float*", "const int*", "unsigned long", "__half", "Params"): param_count entries, or
+   * NULL when the kernel has no C++ signature (an extern "C" name, no demangler) or the
+   * signature's parameter count differs from the layout's. */
+  const char *const *param_types;
 } cucore_kernel_info;
 
 /** One entry of a fatbin. */
@@ -2329,6 +2427,34 @@ CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, 
  * @retval CUCORE_PARSE_ERROR the PTX does not parse. */
 CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
                                                   size_t len, uint32_t *matched);
+
+/** One module variable (`__device__`, `__constant__`, `__managed__`) as the code records it.
+ * Strings live as long as the cucore_binary they came from. */
+typedef struct cucore_global_info {
+  const char *name;        /**< symbol name; mangled for a C++ name in a namespace or a
+                                template */
+  const char *demangled;   /**< "ns::table", "coeffs<float>"; NULL for unmangled names */
+  uint64_t size;           /**< bytes */
+  cucore_global_kind kind; /**< DEVICE, CONSTANT or MANAGED */
+  int initialized;         /**< 1 when the code gives it an initial value (a cubin's
+                                .nv.global.init or .nv.constant3 data, a PTX initializer) */
+} cucore_global_info;
+
+/** The number of module variables of the code read (the chosen entry of a fatbin): from a
+ * cubin's symbol table (data symbols of .nv.global, .nv.global.init and .nv.constant3), or a
+ * PTX module's `.global` / `.const` declarations with a size (an `.extern` or unsized one is
+ * not listed). */
+CUCORE_API cucore_status cucore_binary_global_count(const cucore_binary *bin, uint32_t *count);
+/** The module variable at `index` (0 .. count-1, in the code's order). *out lives as long as
+ * `bin`.
+ * @retval CUCORE_INVALID_ARGUMENT `index` is out of range (the message names the count). */
+CUCORE_API cucore_status cucore_binary_global(const cucore_binary *bin, uint32_t index,
+                                              const cucore_global_info **out);
+/** The module variable named `name`: its symbol or its demangled name. *out lives as long as
+ * `bin`.
+ * @retval CUCORE_NOT_FOUND no such variable; the message lists those that exist. */
+CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, const char *name,
+                                                   const cucore_global_info **out);
 /** @} */
 /* ==== END SECTION: binary inspection ==== */
 

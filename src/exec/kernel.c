@@ -4,6 +4,7 @@
  * section 6.22), per device.
  */
 #include "exec/kernel.h"
+#include "exec/launch_checks.h"
 #include "exec/offline_layout.h"
 
 #include <stdio.h>
@@ -638,11 +639,7 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
   if (CC_LIKELY((long long)smem <= (long long)d->max_dyn_smem)) return CUCORE_OK;
   long long room = (long long)d->smem_optin - d->static_smem;
   if ((long long)smem > room)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
-                   "memory exceed device %d's maximum of %d bytes per block (at most %lld "
-                   "dynamic bytes fit)",
-                   k->asked, smem, d->static_smem, d->ordinal, d->smem_optin, room);
+    return cc_fail_shared(k->asked, smem, d->static_smem, d->smem_optin, d->ordinal, d->arch);
   /* A wrapped CUfunction has no CUkernel: its own attribute is raised. */
   if (k->ckernel) {
     cucore_status st = CC_DRV_REQUIRE(cuKernelSetAttribute);

@@ -6,6 +6,7 @@
  * launch into a stream cucore is capturing keeps its kernel alive for the graph.
  */
 #include "exec/kernel.h"
+#include "exec/launch_checks.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -84,35 +85,8 @@ static unsigned dim1(unsigned v) { return v ? v : 1; }
 
 static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
                                    const launch_shape *s, const unsigned *dims, const char *what) {
-  /* x must be given; unused y and z may be 0 or 1, as for grids and blocks. */
-  const unsigned c[3] = {dims[0], dim1(dims[1]), dim1(dims[2])};
-  if (!d->cluster_launch)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "
-                   "(sm_%d) does not support (sm_90 or newer)",
-                   k->asked, what, c[0], c[1], c[2], d->ordinal, d->arch);
-  unsigned long long size = 1;
-  for (int i = 0; i < 3; i++) {
-    if (c[i] == 0)
-      return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: %s %ux%ux%u has a zero dimension",
-                     k->asked, what, c[0], c[1], c[2]);
-    if (s->grid[i] % c[i])
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: grid %ux%ux%u is not a multiple of the %s %ux%ux%u "
-                     "(dimension %c: %u %% %u = %u)",
-                     k->asked, s->grid[0], s->grid[1], s->grid[2], what, c[0], c[1], c[2],
-                     "xyz"[i], s->grid[i], c[i], s->grid[i] % c[i]);
-    size *= c[i];
-  }
-  unsigned long long limit = d->non_portable_cluster ? 16 : 8;
-  if (size > limit)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s %ux%ux%u has %llu blocks; the limit is %llu%s", k->asked,
-                   what, c[0], c[1], c[2], size, limit,
-                   d->non_portable_cluster ? ""
-                                           : " (portable size; set the kernel's "
-                                             "non_portable_cluster_size_allowed for up to 16)");
-  return CUCORE_OK;
+  return cc_check_cluster(k->asked, s->grid, dims, what, d->cluster_launch,
+                          d->non_portable_cluster, d->ordinal, d->arch);
 }
 
 static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_launch_config *cfg,
@@ -122,30 +96,18 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     s->block[i] = i ? dim1(cfg->block[i]) : cfg->block[i];
   }
   if (CC_UNLIKELY(s->block[0] == 0 || s->grid[0] == 0))
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s x-dimension is 0; grid and block need at least 1 in x "
-                   "(unused y and z may be 0 or 1)",
-                   k->asked, s->block[0] == 0 ? "the block's" : "the grid's");
+    return cc_fail_zero_dim(k->asked, s->block[0] == 0);
   s->threads = (unsigned long long)s->block[0] * s->block[1] * s->block[2];
   s->blocks = (unsigned long long)s->grid[0] * s->grid[1] * s->grid[2];
   for (int i = 0; i < 3; i++) {
     if (CC_UNLIKELY((int)s->block[i] > d->dev_max_block[i] || s->block[i] > (unsigned)INT32_MAX))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: block %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->block[i], d->ordinal, d->dev_max_block[i]);
+      return cc_fail_dim(k->asked, 0, i, s->block[i], d->dev_max_block[i], d->ordinal, d->arch);
     if (CC_UNLIKELY(s->grid[i] > (unsigned)d->dev_max_grid[i]))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: grid %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->grid[i], d->ordinal, d->dev_max_grid[i]);
+      return cc_fail_dim(k->asked, 1, i, s->grid[i], d->dev_max_grid[i], d->ordinal, d->arch);
   }
   if (CC_UNLIKELY(s->threads > (unsigned long long)d->max_threads))
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: a block of %ux%ux%u = %llu threads exceeds the kernel's maximum "
-                   "of %d threads per block (set by %s)",
-                   k->asked, s->block[0], s->block[1], s->block[2], s->threads, d->max_threads,
-                   d->max_threads < d->dev_max_threads
-                       ? "its __launch_bounds__ or its register use"
-                       : "the device");
+    return cc_fail_block_threads(k->asked, s->block, s->threads, d->max_threads,
+                                 d->dev_max_threads, d->ordinal);
   /* Dynamic shared memory: within the opt-in maximum after static memory; raise the kernel's
    * limit when needed, never lower it. */
   cucore_status st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
@@ -194,21 +156,14 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     if (d->req_cluster[0] && (s->cluster[0] != (unsigned)d->req_cluster[0] ||
                               s->cluster[1] != (unsigned)dim1((unsigned)d->req_cluster[1]) ||
                               s->cluster[2] != (unsigned)dim1((unsigned)d->req_cluster[2])))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s` was compiled with __cluster_dims__(%d,%d,%d); the launch asks "
-                     "for a cluster of %ux%ux%u",
-                     k->asked, d->req_cluster[0], d->req_cluster[1], d->req_cluster[2],
-                     s->cluster[0], s->cluster[1], s->cluster[2]);
+      return cc_fail_cluster_mismatch(k->asked, d->req_cluster, s->cluster);
   } else if (d->req_cluster[0]) {
     unsigned c[3] = {(unsigned)d->req_cluster[0], dim1((unsigned)d->req_cluster[1]),
                      dim1((unsigned)d->req_cluster[2])};
     st = check_cluster(k, d, s, c, "compile-time cluster (__cluster_dims__)");
     if (st != CUCORE_OK) return st;
   } else if (d->cluster_must_be_set) {
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s` must be launched with a cluster dimension (it was compiled to "
-                   "require one); set CUCORE_LAUNCH_CLUSTER_DIMENSION",
-                   k->asked);
+    return cc_fail_cluster_required(k->asked);
   }
   return CUCORE_OK;
 }

@@ -48,6 +48,8 @@ void cc_object_release(cucore_object *o) {
   }
   for (int i = 0; i < o->kernel_count; i++) free(o->kernel_names[i]);
   free(o->kernel_names);
+  for (int i = 0; i < o->global_name_count; i++) free(o->global_names[i]);
+  free(o->global_names);
   free(o->exprs);
   free(o->lowered);
   free(o->ptx);
@@ -229,13 +231,23 @@ static cucore_status load_locked(cucore_object *o) {
   return st;
 }
 
-cucore_status cucore_object_load(cucore_object *obj) {
-  cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+cucore_status cc_object_load(cucore_object *obj) {
   pthread_mutex_lock(&obj->lock);
   cucore_status st = load_locked(obj);
   pthread_mutex_unlock(&obj->lock);
   return st;
+}
+
+cucore_status cucore_object_load(cucore_object *obj) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+  return cc_object_load(obj);
+}
+
+const char *cc_object_symbol(const cucore_object *obj, const char *name) {
+  for (int i = 0; i < obj->expr_count; i++)
+    if (strcmp(obj->exprs[i], name) == 0) return obj->lowered[i];
+  return name;
 }
 
 cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
