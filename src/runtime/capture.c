@@ -78,15 +78,10 @@ static void describe(const cc_capture *c, const cucore_stream *s, char *buf, siz
            mode_name(c->mode));
 }
 
-/* 1 when the stream synchronises with the legacy default stream (the driver says; a stream
- * it cannot ask about counts as blocking). */
-static int stream_blocks(const cucore_stream *s) {
-  if (s->handle == CU_STREAM_PER_THREAD || s->handle == NULL || s->handle == CU_STREAM_LEGACY)
-    return 1;
-  unsigned flags = 0;
-  if (!DRV(cuStreamGetFlags) || DRV(cuStreamGetFlags)(s->handle, &flags) != CUDA_SUCCESS) return 1;
-  return !(flags & CU_STREAM_NON_BLOCKING);
-}
+/* 1 when the stream synchronises with the legacy default stream, as recorded when its handle
+ * was made (the driver is not asked here: cuStreamGetFlags on a stream that joined a capture
+ * invalidates the capture, seen on driver 580). */
+static int stream_blocks(const cucore_stream *s) { return s->blocking; }
 
 static cucore_status add_stream(cc_capture *c, cucore_stream *s) {
   if (c->stream_count == c->stream_cap) {

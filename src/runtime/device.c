@@ -175,9 +175,11 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
 }
 
 void cc_device_init_streams(cucore_device *dev) {
-  dev->default_stream = (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1};
+  dev->default_stream =
+      (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1, .blocking = 1};
   dev->per_thread_stream =
-      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1};
+      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1,
+                             .blocking = 1};
 }
 
 int cc_device_ordinal_of(CUdevice d) {

@@ -97,6 +97,7 @@ cucore_status cucore_stream_wrap(cucore_device *dev, void *custream, cucore_stre
   s->handle = h;
   s->dev = dev;
   s->borrowed = 1;
+  s->blocking = cc_stream_query_blocking(h);
   *out = s;
   return CUCORE_OK;
 }

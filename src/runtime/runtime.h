@@ -21,9 +21,16 @@ struct cucore_stream {
   cucore_device *dev;
   int is_default; /* owned by the device (legacy or per-thread stream), not destroyable */
   int borrowed;   /* wraps the caller's CUstream: destroying the wrapper leaves it alone */
+  int blocking;   /* synchronises with the legacy default stream (known when the handle is
+                     made: asking the driver later, cuStreamGetFlags, would invalidate a
+                     capture the stream takes part in) */
   cc_capture *capture; /* the capture cucore began or saw the stream join (a reference), or
                           NULL; set and cleared by capture.c */
 };
+
+/* 1 when a stream handle synchronises with the legacy default stream (the driver is asked;
+ * a capturing stream, or one it cannot answer for, counts as blocking). */
+int cc_stream_query_blocking(CUstream h);
 
 struct cucore_device {
   int ordinal;

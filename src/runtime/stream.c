@@ -34,8 +34,22 @@ cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int prior
     return cc_fail_cu(r, "cuStreamCreateWithPriority", "device %d", dev->ordinal);
   }
   s->dev = dev;
+  s->blocking = !(cuflags & CU_STREAM_NON_BLOCKING);
   *out = s;
   return CUCORE_OK;
+}
+
+int cc_stream_query_blocking(CUstream h) {
+  if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) return 1;
+  /* A stream that is capturing is not asked (cuStreamGetFlags would invalidate the capture):
+   * it counts as blocking, which only makes cucore's capture checks stricter. */
+  CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!DRV(cuStreamIsCapturing) || DRV(cuStreamIsCapturing)(h, &cs) != CUDA_SUCCESS ||
+      cs != CU_STREAM_CAPTURE_STATUS_NONE)
+    return 1;
+  unsigned flags = 0;
+  if (!DRV(cuStreamGetFlags) || DRV(cuStreamGetFlags)(h, &flags) != CUDA_SUCCESS) return 1;
+  return !(flags & CU_STREAM_NON_BLOCKING);
 }
 
 cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
