@@ -36,8 +36,12 @@ cucore_status cc_driver_need_device(void);
  * driver entry point is missing. */
 cucore_status cc_driver_require(const void *fn, const char *symbol, int version_needed);
 /* (`name` is pasted, never expanded: cuda.h defines some names to their _v2 forms.) */
+/* The symbol's version is looked up (a scan of the symbol table) only when it is missing:
+ * this check sits on hot paths (node updates, launches into captures). */
 #define CC_DRV_REQUIRE(name)                                                                  \
-  cc_driver_require((const void *)cc_drv.fn_##name, #name, cc_driver_symbol_version(#name))
+  (CC_LIKELY(cc_drv.fn_##name != NULL)                                                        \
+       ? CUCORE_OK                                                                            \
+       : cc_driver_require(NULL, #name, cc_driver_symbol_version(#name)))
 int cc_driver_symbol_version(const char *symbol);
 /* Where the driver was loaded from, and why not (for cucore_versions). */
 void cc_driver_describe(cucore_library_info *out);
