@@ -93,6 +93,11 @@ int cc_lazy_loading(void) {
   return lazy_mode;
 }
 
+uint64_t cc_kernel_next_serial(void) {
+  static _Atomic uint64_t next = 1;
+  return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+
 cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel **out) {
   *out = NULL;
   cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
@@ -105,6 +110,7 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
     free(k);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  atomic_init(&k->serial, cc_kernel_next_serial());
   pthread_mutex_init(&k->lock, NULL);
   atomic_init(&k->dev_count, 0);
   atomic_init(&k->refs, 1);
@@ -535,12 +541,14 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
     return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
                       "kernel `%s`, %s = %d, device %d", k->name, cucore_kernel_attr_name(attr),
                       value, dev->ordinal);
-  /* Keep the launch cache true. */
+  /* Keep the launch cache true, and forget the launch checks passed under the old value. */
   pthread_mutex_lock(&k->lock);
   if (attr == CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES) d->max_dyn_smem = value;
   if (attr == CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) d->non_portable_cluster = value;
   if (attr >= CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH && attr <= CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH)
     d->req_cluster[attr - CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH] = value;
+  /* After the facts: a launch that reads the new serial checks against the new facts. */
+  atomic_store_explicit(&k->serial, cc_kernel_next_serial(), memory_order_release);
   pthread_mutex_unlock(&k->lock);
   return CUCORE_OK;
 }

@@ -21,6 +21,9 @@ typedef struct cc_kernel_dev {
 } cc_kernel_dev;
 
 struct cucore_kernel {
+  _Atomic uint64_t serial; /* unique in the process (a freed kernel's address may be reused);
+                              renewed when a setting changes what a launch may do, which
+                              forgets the launch checks remembered under the old one */
   atomic_int refs;    /* the user's (cucore_kernel_destroy drops it), one per graph using it */
   cucore_object *obj; /* a reference is held */
   char *name;         /* symbol */
@@ -37,6 +40,8 @@ struct cucore_kernel {
   cc_kernel_dev devs[CC_KERNEL_MAX_DEVICES];
 };
 
+/* A new kernel serial (never 0). */
+uint64_t cc_kernel_next_serial(void);
 /* The per-device facts for `dev`, read on first use (thread-safe). */
 cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_dev **out);
 /* Checks that `smem` dynamic bytes fit beside the static ones on the device and raises the
