@@ -300,5 +300,7 @@ void cc_args_copy_values(cucore_args *dst, const cucore_args *src) {
   dst->set_count = src->set_count;
   dst->next = src->next;
   dst->error = src->error;
-  memcpy(dst->error_message, src->error_message, sizeof dst->error_message);
+  /* The message only matters with an error (this copy sits on the node-update path). */
+  if (src->error != CUCORE_OK || dst->error_message[0])
+    memcpy(dst->error_message, src->error_message, sizeof dst->error_message);
 }

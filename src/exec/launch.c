@@ -315,8 +315,8 @@ cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
 /* A launch into a stream while captures are under way: refused on the legacy default stream
  * when it would invalidate one; in a capture cucore began, the graph keeps the kernel (and the
  * events the attributes name) alive. */
-static CC_COLD cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config *cfg,
-                                            cucore_stream *s, const char *fn) {
+static cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                    cucore_stream *s, const char *fn) {
   cucore_status st = cc_capture_check_launch(s, fn);
   if (st == CUCORE_OK) st = cc_capture_hold(s, k, cc_kernel_retain, cc_kernel_release);
   for (int i = 0; st == CUCORE_OK && i < cfg->attr_count; i++)
