@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Peers on the same GPU: cuda.core and CuPy launching the kernels bench_launch_overhead uses,
-back to back, medians over rounds; and what each does with a wrong number of arguments.
-Run on the GPU machine (scripts/gpu-check.sh runs it); prints a table, never fails the check."""
+back to back, medians over rounds; cuda.core's graphs (capture of 1000 launches with its
+GraphBuilder, replay) as bench_graph measures cucore's; and what each does with a wrong number
+of arguments. Run on the GPU machine (scripts/gpu-check.sh runs it); prints a table, never fails
+the check."""
 import statistics
 import subprocess
 import sys
@@ -51,6 +53,62 @@ def bench_cuda_core():
     e = timed(lambda: cc.launch(s, cfg, ke), s.sync)
     f = timed(lambda: cc.launch(s, cfg, k4, *args4), s.sync)
     return e, f, getattr(cc, "__version__", None) or __import__("cuda.core").core.__version__
+
+
+GRAPH_KERNELS, GRAPH_ROUNDS, GRAPH_REPLAYS = 1000, 15, 20
+
+
+def bench_cuda_core_graph():
+    """cuda.core's GraphBuilder: capture GRAPH_KERNELS launches of `four` (us per launch, begin
+    to end of building), then replay the completed graph (us per kernel, launch to sync)."""
+    try:
+        import cuda.core as cc
+        if not hasattr(cc, "Program"):
+            import cuda.core.experimental as cc
+    except Exception as e:  # noqa: BLE001
+        return f"cuda.core not importable: {e}"
+    import numpy as np
+    import cupy as cp
+    dev = cc.Device()
+    dev.set_current()
+    if not hasattr(dev, "create_graph_builder"):
+        return "this cuda.core has no graphs (Device.create_graph_builder)"
+    s = dev.create_stream()
+    arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
+    prog = cc.Program(SRC, code_type="c++", options=cc.ProgramOptions(arch=arch))
+    k4 = prog.compile("cubin").get_kernel("four")
+    cfg = cc.LaunchConfig(grid=1, block=32)
+    x = cp.zeros(256, dtype=cp.float32)
+    args4 = (x.data.ptr, np.int32(1), np.float32(2.0), x.data.ptr)
+
+    def capture():
+        gb = dev.create_graph_builder()
+        gb.begin_building("global")
+        for _ in range(GRAPH_KERNELS):
+            cc.launch(gb, cfg, k4, *args4)
+        gb.end_building()
+        return gb
+
+    capture()  # warm up
+    cap = []
+    for _ in range(GRAPH_ROUNDS):
+        t0 = time.perf_counter()
+        gb = capture()
+        cap.append((time.perf_counter() - t0) / GRAPH_KERNELS * 1e6)
+        del gb
+    graph = capture().complete()
+    graph.upload(s)
+    graph.launch(s)
+    s.sync()
+    rep = []
+    for _ in range(GRAPH_ROUNDS):
+        s.sync()
+        t0 = time.perf_counter()
+        for _ in range(GRAPH_REPLAYS):
+            graph.launch(s)
+        s.sync()
+        rep.append((time.perf_counter() - t0) / (GRAPH_REPLAYS * GRAPH_KERNELS) * 1e6)
+    return statistics.median(cap), statistics.median(rep)
 
 
 def bench_cupy():
@@ -112,6 +170,16 @@ def main():
             print(f"  {name:10s} {r}")
         else:
             print(f"  {name:10s} {r[2]}: empty {r[0]:.3f} us, 4-arg {r[1]:.3f} us")
+    try:
+        r = bench_cuda_core_graph()
+    except Exception as e:  # noqa: BLE001
+        r = f"failed: {type(e).__name__}: {e}"
+    if isinstance(r, str):
+        print(f"  {'cuda.core':10s} graphs: {r}")
+    else:
+        print(f"  {'cuda.core':10s} graph of {GRAPH_KERNELS} launches (GraphBuilder): capture "
+              f"{r[0]:.3f} us/launch, replay {r[1]:.4f} us/kernel (bench_graph has cucore's and "
+              f"the raw driver's)")
     for name in WRONG:
         try:
             print(f"  {name:10s} wrong argument count (2 of 4): {wrong_count(name)}")

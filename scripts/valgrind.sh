@@ -5,9 +5,11 @@ set -uo pipefail
 build="${1:-build}"
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "valgrind not installed: apt-get install valgrind"; exit 1; }
-tests=(test_errors test_loader test_options test_sha256 test_args test_program
+tests=(test_errors test_loader test_options test_sha256 test_args test_program test_graph
        test_occupancy_model test_occupancy_model_table)
-for t in "$build"/bin/test_cache*; do [ -x "$t" ] && tests+=("$(basename "$t")"); done
+for t in "$build"/bin/test_cache* "$build"/bin/test_memory_*; do
+  [ -x "$t" ] && tests+=("$(basename "$t")")
+done
 fails=0 passes=0
 for t in "${tests[@]}"; do
   exe="$build/bin/$t"

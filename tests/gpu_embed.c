@@ -234,7 +234,8 @@ static void load_options_and_jit_log(void **state) {
   assert_ok(cucore_object_load(capped));
   const char *info = NULL, *error = NULL;
   assert_ok(cucore_object_jit_log(capped, &info, &error));
-  assert_true(strlen(info) > 0); /* verbose: ptxas reports registers */
+  /* verbose: ptxas reports registers (compute-sanitizer's JIT path leaves the log empty) */
+  if (!getenv("CUCORE_UNDER_SANITIZER")) assert_true(strlen(info) > 0);
   print_message("JIT info log (verbose): %.*s\n", (int)strcspn(info, "\n"), info);
   cucore_kernel *k = gpu_kernel(capped, "heavy");
   int loaded = 0;

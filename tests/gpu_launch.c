@@ -209,6 +209,21 @@ static void large_dynamic_shared_memory_is_opted_in(void **state) {
   assert_ok(cucore_stream_synchronize(stream));
   assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &got));
   assert_int_equal(got, after);
+  /* The same launch again after the caller lowers the limit: cucore remembers the last launch
+   * shape it checked on this thread, and a setting must make it check (and raise) again. */
+  c = config1d(1, 256, bytes);
+  assert_ok(CUCORE_ARGS(args, out, n));
+  assert_ok(cucore_launch(k, &c, args));
+  assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0));
+  assert_ok(cucore_launch(k, &c, args));
+  assert_ok(cucore_stream_synchronize(stream));
+  assert_ok(cucore_memcpy_dtoh(dev, &got, out, 4, NULL));
+  assert_int_equal(got, (int)want);
+  assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &got));
+  assert_true(got >= (int)bytes);
+  /* A remembered good shape does not hide a bad one: a block too large is still refused. */
+  c = config1d(1, 2048, bytes);
+  assert_status(cucore_launch(k, &c, args), CUCORE_LAUNCH_CONFIG);
   cucore_mem_free(dev, out);
   cucore_args_destroy(args);
   cucore_kernel_destroy(k);

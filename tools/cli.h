@@ -39,7 +39,13 @@ void json_begin_array(json_out *j, const char *key);
 void json_end_array(json_out *j);
 void json_str(json_out *j, const char *key, const char *value); /* NULL -> null */
 void json_int(json_out *j, const char *key, long long value);
-void json_num(json_out *j, const char *key, double value);
+void json_num(json_out *j, const char *key, double value); /* shortest exact; non-finite: null */
+void json_uint(json_out *j, const char *key, unsigned long long value);
+/* A double, exactly (the shortest text that reads back to it); NaN and infinities, which JSON
+ * cannot write as numbers, as the strings "nan", "inf" and "-inf". */
+void json_double(json_out *j, const char *key, double value);
+/* A number already formatted exactly ("2.5", "18446744073709551615", "nan" as a string). */
+void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
 
 /* Compile options and name expressions given on a verb's command line. */

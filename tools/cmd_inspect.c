@@ -13,7 +13,8 @@ const char cmd_inspect_summary[] =
 const char cmd_inspect_help[] =
     "usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]\n"
     "\n"
-    "Reads FILE without a GPU and shows each kernel: its symbol and demangled name, its\n"
+    "Reads FILE without a GPU and shows its module variables (__device__, __constant__ and\n"
+    "__managed__: name, kind, size) and each kernel: its symbol and demangled name, its\n"
     "parameters (offset, size, alignment and type where known), registers, shared, local and\n"
     "constant memory, the largest block it can run with, and its launch attributes (launch\n"
     "bounds, required block size, cluster dimensions, grid sync). FILE may be a cubin, a\n"
@@ -24,11 +25,17 @@ const char cmd_inspect_help[] =
     "  --arch sm_XX    the GPU to choose for (sm_90, sm_90a, 90): picks a fatbin's entry,\n"
     "                  checks that a cubin can run there, and lays PTX parameters out for it\n"
     "  --kernel NAME   only this kernel (symbol, demangled name, or name without parameters)\n"
-    "  --json          one JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"kernels\": [...]}\n"
+    "  --json          one JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"globals\",\n"
+    "                  \"kernels\": [...]}; each parameter has \"type\" (int, float, pointer,\n"
+    "                  bytes, unknown), \"cpp_type\" (from the signature, or null) and\n"
+    "                  \"type_text\" (what the table shows)\n"
     "\n"
     "PTX records no resource usage: registers and memory sizes show as `?` (null in JSON).\n"
-    "Parameter types come from PTX; a cubin alone gives offsets and sizes (and, from sm_100 on,\n"
-    "which parameters are pointers). A fatbin that carries PTX lends its types to its cubins.\n"
+    "Parameter types come from the C++ signature when the kernel has one (`float*`,\n"
+    "`const int*`, `unsigned long`, `__half`, struct names), else from PTX (which does not\n"
+    "say whether a .u64 is a pointer: `u64 (pointer or 64-bit integer)`); a cubin alone\n"
+    "gives offsets and sizes (and, from sm_100 on, which parameters are pointers). A fatbin\n"
+    "that carries PTX lends its types to its cubins.\n"
     "\n"
     "Exit status: 0 success; 1 the file cannot be read or is malformed (the reason names what\n"
     "and where), or the kernel does not exist (the names that do are listed); 2 usage error.\n"
@@ -37,6 +44,27 @@ const char cmd_inspect_help[] =
     "  cucore inspect kernels.cubin\n"
     "  cucore inspect app.fatbin --arch sm_90 --kernel saxpy\n"
     "  cucore inspect kernels.ptx --json | jq '.kernels[].params'\n";
+
+/* What the table shows as a parameter's type: the C++ type when the kernel has a signature,
+ * else what PTX or the cubin says (PTX does not say whether a .u64 is a pointer). */
+static const char *type_text(const cucore_kernel_info *k, uint32_t i, char *buf, size_t n) {
+  if (k->param_types) return k->param_types[i];
+  const cucore_param_info *p = &k->params[i];
+  switch (p->kind) {
+  case CUCORE_PARAM_INT:
+    if (p->size == 8) return "u64 (pointer or 64-bit integer)";
+    snprintf(buf, n, "u%u", p->size * 8);
+    return buf;
+  case CUCORE_PARAM_FLOAT:
+    snprintf(buf, n, "f%u", p->size * 8);
+    return buf;
+  case CUCORE_PARAM_POINTER: return "pointer";
+  case CUCORE_PARAM_BYTES:
+    snprintf(buf, n, "%u bytes by value (struct, union or vector)", p->size);
+    return buf;
+  default: return "unknown";
+  }
+}
 
 static const char *kind_name(cucore_param_kind k) {
   switch (k) {
@@ -100,6 +128,9 @@ static void kernel_json(json_out *j, const cucore_kernel_info *k) {
     else
       json_str(j, "align", NULL);
     json_str(j, "type", kind_name(p->kind));
+    char buf[64];
+    json_str(j, "cpp_type", k->param_types ? k->param_types[i] : NULL);
+    json_str(j, "type_text", type_text(k, i, buf, sizeof buf));
     json_end_object(j);
   }
   json_end_array(j);
@@ -153,7 +184,8 @@ static void kernel_text(const cucore_kernel_info *k) {
         snprintf(a, sizeof a, "%u", p->align);
       else
         snprintf(a, sizeof a, "?");
-      printf("    %4u %7u %6u %6s  %s\n", i, p->offset, p->size, a, kind_name(p->kind));
+      char buf[64];
+      printf("    %4u %7u %6u %6s  %s\n", i, p->offset, p->size, a, type_text(k, i, buf, sizeof buf));
     }
   }
   printf("  %-20s %s\n", "registers", num(a, sizeof a, k->registers, ""));
@@ -307,6 +339,21 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
       }
       json_end_array(&j);
     }
+    uint32_t nglobals = 0;
+    cucore_binary_global_count(bin, &nglobals);
+    json_begin_array(&j, "globals");
+    for (uint32_t i = 0; i < nglobals; i++) {
+      const cucore_global_info *g;
+      cucore_binary_global(bin, i, &g);
+      json_begin_object(&j, NULL);
+      json_str(&j, "name", g->name);
+      json_str(&j, "demangled", g->demangled);
+      json_str(&j, "kind", cucore_global_kind_name(g->kind));
+      json_uint(&j, "size", g->size);
+      json_bool(&j, "initialized", g->initialized);
+      json_end_object(&j);
+    }
+    json_end_array(&j);
     json_begin_array(&j, "kernels");
     for (uint32_t i = 0; i < info.kernel_count; i++) {
       const cucore_kernel_info *k;
@@ -339,6 +386,23 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
                e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type), e.arch_name,
                (unsigned long long)e.size, (unsigned long long)e.stored_size, e.compression,
                e.debug ? " (debug)" : "");
+      }
+    }
+    uint32_t nglobals = 0;
+    cucore_binary_global_count(bin, &nglobals);
+    if (nglobals) {
+      printf("%-22s %u\n", "module variables", nglobals);
+      printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
+      for (uint32_t i = 0; i < nglobals; i++) {
+        const cucore_global_info *g;
+        cucore_binary_global(bin, i, &g);
+        char name[512];
+        if (g->demangled)
+          snprintf(name, sizeof name, "%s (%s)", g->demangled, g->name);
+        else
+          snprintf(name, sizeof name, "%s", g->name);
+        printf("  %-32s %-9s %10llu  %s\n", name, cucore_global_kind_name(g->kind),
+               (unsigned long long)g->size, g->initialized ? "yes" : "no");
       }
     }
     printf("%-22s %u\n", "kernels", info.kernel_count);

@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void escape(FILE *f, const char *s) {
   fputc('"', f);
@@ -73,12 +75,43 @@ void json_int(json_out *j, const char *key, long long value) {
   fprintf(j->f, "%lld", value);
 }
 
+/* The shortest %.Ng text that reads back to `value` (at most 17 digits). */
+static void shortest(FILE *f, double value) {
+  char buf[40];
+  for (int digits = 1; digits <= 17; digits++) {
+    snprintf(buf, sizeof buf, "%.*g", digits, value);
+    if (strtod(buf, NULL) == value) break;
+  }
+  fputs(buf, f);
+}
+
 void json_num(json_out *j, const char *key, double value) {
   item(j, key);
   if (isfinite(value))
-    fprintf(j->f, "%.9g", value);
+    shortest(j->f, value);
   else
     fputs("null", j->f);
+}
+
+void json_uint(json_out *j, const char *key, unsigned long long value) {
+  item(j, key);
+  fprintf(j->f, "%llu", value);
+}
+
+void json_double(json_out *j, const char *key, double value) {
+  item(j, key);
+  if (isfinite(value))
+    shortest(j->f, value);
+  else
+    fputs(isnan(value) ? "\"nan\"" : value > 0 ? "\"inf\"" : "\"-inf\"", j->f);
+}
+
+void json_number_text(json_out *j, const char *key, const char *text) {
+  item(j, key);
+  if (strcmp(text, "nan") == 0 || strcmp(text, "inf") == 0 || strcmp(text, "-inf") == 0)
+    escape(j->f, text);
+  else
+    fputs(text, j->f);
 }
 
 void json_bool(json_out *j, const char *key, int value) {

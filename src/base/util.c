@@ -63,3 +63,13 @@ const char *cucore_code_type_name(cucore_code_type type) {
   }
   return "unknown";
 }
+
+const char *cucore_global_kind_name(cucore_global_kind kind) {
+  switch (kind) {
+  case CUCORE_GLOBAL_DEVICE: return "device";
+  case CUCORE_GLOBAL_CONSTANT: return "constant";
+  case CUCORE_GLOBAL_MANAGED: return "managed";
+  case CUCORE_GLOBAL_UNKNOWN: break;
+  }
+  return "unknown";
+}

@@ -231,6 +231,31 @@ cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *nam
                  shown < l->count ? ", ..." : "");
 }
 
+cucore_status cc_binary_fail_global_not_found(const cucore_binary *bin, const char *name) {
+  const cc_global_list *l = &bin->globals;
+  if (l->count == 0)
+    return cc_fail(CUCORE_NOT_FOUND,
+                   "no module variable named `%s`: the %s has no __device__, __constant__ or "
+                   "__managed__ variables",
+                   name, cucore_code_type_name(bin->info.code_type));
+  char list[1024] = "";
+  size_t used = 0;
+  uint32_t shown = 0;
+  for (uint32_t i = 0; i < l->count && shown < 16; i++) {
+    const cucore_global_info *g = &l->items[i];
+    int n = snprintf(list + used, sizeof list - used, "%s%s%s%s%s (%s, %llu bytes)",
+                     shown ? ", " : "", g->name, g->demangled ? " (" : "",
+                     g->demangled ? g->demangled : "", g->demangled ? ")" : "",
+                     cucore_global_kind_name(g->kind), (unsigned long long)g->size);
+    if (n < 0 || (size_t)n >= sizeof list - used) break;
+    used += (size_t)n;
+    shown++;
+  }
+  return cc_fail(CUCORE_NOT_FOUND, "no module variable named `%s`; the %s has %u: %s%s", name,
+                 cucore_code_type_name(bin->info.code_type), l->count, list,
+                 shown < l->count ? ", ..." : "");
+}
+
 /* ---- opening ------------------------------------------------------------------------------------- */
 
 /* 1 when a cubin for `code` (with suffix) runs on a GPU of compute capability `arch`. */
@@ -253,6 +278,7 @@ static cucore_status read_cubin(cucore_binary *bin, const uint8_t *d, size_t n, 
                    name, arch);
   }
   bin->kernels = c.kernels;
+  bin->globals = c.globals;
   bin->info.code_type = CUCORE_CODE_CUBIN;
   bin->info.arch = c.arch;
   bin->info.arch_suffix = c.suffix;
@@ -269,6 +295,7 @@ static cucore_status read_ptx(cucore_binary *bin, const char *text, size_t n, in
   cucore_status st = cc_ptx_parse(text, n, arch, &p);
   if (st != CUCORE_OK) return st;
   bin->kernels = p.kernels;
+  bin->globals = p.globals;
   bin->info.code_type = CUCORE_CODE_PTX;
   bin->info.arch = p.target;
   bin->info.arch_suffix = p.target_suffix;
@@ -481,6 +508,7 @@ cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, i
 cucore_status cucore_binary_destroy(cucore_binary *bin) {
   if (!bin) return CUCORE_OK;
   cc_kernel_list_free(&bin->kernels);
+  cc_global_list_free(&bin->globals);
   cc_fatbin_free(&bin->fatbin);
   free(bin->data);
   free(bin);
@@ -605,4 +633,39 @@ cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx, size
   CC_CHECK_ARG(bin, "cucore_binary_attach_ptx", "bin");
   CC_CHECK_ARG(ptx, "cucore_binary_attach_ptx", "ptx");
   return cc_binary_attach_ptx(bin, ptx, len, matched);
+}
+
+cucore_status cucore_binary_global_count(const cucore_binary *bin, uint32_t *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_binary_global_count", "count");
+  *count = 0;
+  CC_CHECK_ARG(bin, "cucore_binary_global_count", "bin");
+  *count = bin->globals.count;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_binary_global(const cucore_binary *bin, uint32_t index,
+                                   const cucore_global_info **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_binary_global", "out");
+  *out = NULL;
+  CC_CHECK_ARG(bin, "cucore_binary_global", "bin");
+  if (index >= bin->globals.count)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_binary_global: index %u is out of range: the %s has %u module "
+                   "variables",
+                   index, cucore_code_type_name(bin->info.code_type), bin->globals.count);
+  *out = &bin->globals.items[index];
+  return CUCORE_OK;
+}
+
+cucore_status cucore_binary_find_global(const cucore_binary *bin, const char *name,
+                                        const cucore_global_info **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_binary_find_global", "out");
+  *out = NULL;
+  CC_CHECK_ARG(bin, "cucore_binary_find_global", "bin");
+  CC_CHECK_ARG(name, "cucore_binary_find_global", "name");
+  *out = cc_global_list_find(&bin->globals, name);
+  return *out ? CUCORE_OK : cc_binary_fail_global_not_found(bin, name);
 }

@@ -3,9 +3,10 @@
  * internal API that ObjectCode and Kernel call without going through the public wrappers (no
  * cc_begin, no argument checks beyond what each function states).
  *
- * Files, lowest first: reader.c (shared helpers, kernel lists), elf.c (section tables),
- * detect.c (code type from bytes), cubin.c, fatbin.c, ptx.c, demangle.c, fatbin_write.c
- * (building fatbins), binary.c (this facade and the public API).
+ * Files, lowest first: reader.c (shared helpers, kernel and variable lists), elf.c (section
+ * tables), detect.c (code type from bytes), cubin.c, fatbin.c, ptx.c, demangle.c, signature.c
+ * (parameter types from demangled names), fatbin_write.c (building fatbins), binary.c (this
+ * facade and the public API).
  */
 #ifndef CUCORE_BINARY_H
 #define CUCORE_BINARY_H
@@ -23,6 +24,7 @@ struct cucore_binary {
   size_t size;
   cc_fatbin fatbin;        /* entries when a fatbin or host object was opened */
   cc_kernel_list kernels;  /* of the cubin or PTX that was read */
+  cc_global_list globals;  /* its module variables */
 };
 
 /* cucore_binary_open without cc_begin: the lead's ObjectCode calls this on code it holds. */
@@ -32,6 +34,8 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
  * (when that is unique). NULL when none matches (no failure recorded). */
 const cucore_kernel_info *cc_binary_lookup(const cucore_binary *bin, const char *name);
 /* CUCORE_NOT_FOUND for `name`, listing the kernels that exist, the nearest names first. */
+/* (cc_binary_fail_global_not_found does the same for module variables.) */
+cucore_status cc_binary_fail_global_not_found(const cucore_binary *bin, const char *name);
 cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *name);
 /* Merges PTX parameter kinds and alignments into the kernels of the same name; see
  * cucore_binary_attach_ptx. */

@@ -13,6 +13,10 @@
  *   .nv.shared.K       static shared memory (NOBITS); from sm_90 on it begins with the 1 KiB
  *                      that the system reserves in every block's shared memory
  *   .nv.constant3      the module's __constant__ data
+ *   .nv.global         __device__ and __managed__ variables without initial values (NOBITS)
+ *   .nv.global.init    __device__ variables with initial values
+ * Module variables are the data symbols (STT_OBJECT, or STT_CUDA_OBJECT (13) in relocatable
+ * cubins) of the last three sections; st_other bit 0x4 marks a __managed__ one.
  * An attribute record is 4 bytes { u8 format, u8 attribute, u16 value } where the format is
  * 1 (no value), 2 (a byte: the low byte of `value`), 3 (a 16-bit value) or 4 (`value` bytes of
  * payload follow).
@@ -27,12 +31,16 @@
 #define _GNU_SOURCE
 #include "binary/cubin.h"
 #include "binary/demangle.h"
+#include "binary/signature.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
+#define STT_OBJECT 1
 #define STT_FUNC 2
+#define STT_CUDA_OBJECT 13
 #define STO_CUDA_ENTRY 0x10
+#define STO_CUDA_MANAGED 0x04
 #define EM_CUDA 190
 
 /* Attribute codes this reader uses (the names are those cuobjdump prints). */
@@ -457,6 +465,64 @@ static void read_cuinfo(const cc_elf *e, cc_cubin *out) {
   out->toolkit_version = cc_rd16(p + desc + 4);
 }
 
+/* Records data symbol `i` when it is a module variable (a symbol of .nv.global,
+ * .nv.global.init or .nv.constant3); other data symbols are skipped. */
+static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
+                                const cc_elf_section *strtab, uint64_t strtab_last_nul,
+                                uint32_t i, const uint8_t *sym, uint64_t *name_bytes,
+                                uint64_t *scanned, cc_cubin *out) {
+  uint32_t shndx = cc_rd16(sym + 6);
+  if (shndx == 0 || shndx >= e->count) return CUCORE_OK; /* undefined, or a special index */
+  const cc_elf_section *sec = &e->sections[shndx];
+  cucore_global_kind kind;
+  int initialized = 0;
+  if (strcmp(sec->name, ".nv.constant3") == 0) {
+    kind = CUCORE_GLOBAL_CONSTANT;
+  } else if (strcmp(sec->name, ".nv.global") == 0) {
+    kind = (sym[5] & STO_CUDA_MANAGED) ? CUCORE_GLOBAL_MANAGED : CUCORE_GLOBAL_DEVICE;
+  } else if (strcmp(sec->name, ".nv.global.init") == 0) {
+    kind = (sym[5] & STO_CUDA_MANAGED) ? CUCORE_GLOBAL_MANAGED : CUCORE_GLOBAL_DEVICE;
+    initialized = 1;
+  } else {
+    return CUCORE_OK;
+  }
+  uint32_t no = cc_rd32(sym);
+  if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "
+                   "string table (section %u, %llu bytes)",
+                   i, no, symtab->link, (unsigned long long)strtab->size);
+  const char *name = (const char *)e->data + strtab->offset + no;
+  if (!name[0]) return CUCORE_OK; /* an anonymous object: nothing to look up by name */
+  uint64_t value = cc_rd64(sym + 8), size = cc_rd64(sym + 16);
+  if (!cc_range_ok(value, size, sec->size))
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: symbol %u (`%.160s`): %llu bytes at offset %llu run past the end of "
+                   "section %u (%.160s, %llu bytes)",
+                   i, name, (unsigned long long)size, (unsigned long long)value, shndx, sec->name,
+                   (unsigned long long)sec->size);
+  size_t nlen = strnlen(name, CC_NAME_BYTES_MAX(e->size) + 1);
+  *name_bytes += nlen;
+  if (*name_bytes > CC_NAME_BYTES_MAX(e->size))
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: the symbol names add up to more than %llu bytes in a file of %zu "
+                   "bytes: they overlap far more than any real file's",
+                   (unsigned long long)CC_NAME_BYTES_MAX(e->size), e->size);
+  if (kind == CUCORE_GLOBAL_CONSTANT && sec->type != CC_SHT_NOBITS) {
+    /* Non-zero bytes mean an initial value. Symbols may overlap in a hostile file: the bytes
+     * looked at add up to the file's size at most, so the scan stays linear. */
+    const uint8_t *p = e->data + sec->offset + value;
+    for (uint64_t b = 0; b < size && !initialized && *scanned < e->size; b++, (*scanned)++)
+      initialized = p[b] != 0;
+  }
+  cucore_global_info *g = cc_global_list_add(&out->globals, name, nlen);
+  if (!g) return CUCORE_HOST_OUT_OF_MEMORY;
+  g->size = size;
+  g->kind = kind;
+  g->initialized = initialized;
+  return CUCORE_OK;
+}
+
 cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   memset(out, 0, sizeof *out);
   cc_elf e;
@@ -518,6 +584,7 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   }
   const cc_elf_section *strtab = &e.sections[symtab->link];
   uint64_t strtab_last_nul = cc_last_nul(d + strtab->offset, strtab->size), kname_bytes = 0;
+  uint64_t const_scanned = 0;
   c.nsyms = (uint32_t)(symtab->size / 24);
   c.kernel_of_symbol = cc_malloc((size_t)c.nsyms * sizeof(int32_t) + 1, "symbol map");
   if (!c.kernel_of_symbol) {
@@ -527,6 +594,12 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   for (uint32_t i = 0; i < c.nsyms; i++) {
     c.kernel_of_symbol[i] = -1;
     const uint8_t *sym = d + symtab->offset + (uint64_t)i * 24;
+    if ((sym[4] & 0xf) == STT_OBJECT || (sym[4] & 0xf) == STT_CUDA_OBJECT) {
+      st = add_global(&e, symtab, strtab, strtab_last_nul, i, sym, &kname_bytes,
+                      &const_scanned, out);
+      if (st != CUCORE_OK) goto fail;
+      continue;
+    }
     if ((sym[4] & 0xf) != STT_FUNC || !(sym[5] & STO_CUDA_ENTRY)) continue;
     uint32_t no = cc_rd32(sym);
     if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul) {
@@ -635,12 +708,14 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
     k->user_const_bytes = out->user_const_bytes;
     if (k->stack_bytes < k->local_bytes) k->stack_bytes = k->local_bytes;
     k->demangled = cc_demangle(k->name);
+    cc_kernel_param_types(k);
     cc_kernel_finish_limits(k);
   }
   st = CUCORE_OK;
   goto done;
 fail:
   cc_kernel_list_free(&out->kernels);
+  cc_global_list_free(&out->globals);
 done:
   for (uint32_t i = 0; c.work && i < c.nwork; i++) free(c.work[i].params);
   free(c.work);
@@ -652,5 +727,6 @@ done:
 
 void cc_cubin_free(cc_cubin *c) {
   cc_kernel_list_free(&c->kernels);
+  cc_global_list_free(&c->globals);
   memset(c, 0, sizeof *c);
 }

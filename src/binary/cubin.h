@@ -19,6 +19,8 @@ typedef struct cc_cubin {
   int toolkit_version;   /* CUDA version that wrote it, e.g. 130 for 13.0; 0 when unknown */
   int32_t user_const_bytes;
   cc_kernel_list kernels;
+  cc_global_list globals; /* module variables: data symbols of .nv.global, .nv.global.init and
+                             .nv.constant3 */
 } cc_cubin;
 
 /* Reads a cubin. On failure *out holds nothing to free, and the message names the part of

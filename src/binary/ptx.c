@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "binary/ptx.h"
 #include "binary/demangle.h"
+#include "binary/signature.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -490,6 +491,7 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
     dst->params = params;
     params = NULL;
     dst->param_count = nparams;
+    cc_kernel_param_types(dst);
     dst->param_bytes = (uint32_t)total;
     dst->param_base = nparams ? (int32_t)cc_param_base(layout_arch, (uint32_t)total) : 0;
     dst->registers = CUCORE_UNKNOWN;
@@ -507,6 +509,119 @@ out:
   free(params);
   free(name);
   return rc;
+}
+
+/* ---- module variables ---------------------------------------------------------------------- */
+
+/* Skips to the end of the statement (`;` outside braces and parentheses), consumed. */
+static void skip_statement(lexer *L) {
+  int depth = 0;
+  for (;;) {
+    token t = next(L);
+    if (t.kind == TOK_END) return;
+    if (t.kind != TOK_PUNCT) continue;
+    if (t.s[0] == '{' || t.s[0] == '(') depth++;
+    if ((t.s[0] == '}' || t.s[0] == ')') && depth > 0) depth--;
+    if (t.s[0] == ';' && depth == 0) return;
+  }
+}
+
+/* Parses the rest of a module-scope ".global ..." or ".const ..." statement (the state space
+ * was read) and records each declarator with a known size. */
+static void parse_global(lexer *L, cucore_global_kind kind, int is_extern, cc_global_list *out) {
+  const scalar_type *type = NULL;
+  uint64_t vec = 1;
+  int managed = 0;
+  token t;
+  /* attributes, alignment, vector width and type */
+  for (;;) {
+    t = peek(L);
+    if (t.kind != TOK_WORD || t.s[0] != '.') break;
+    next(L);
+    const scalar_type *ty = find_type(t);
+    if (ty) {
+      type = ty;
+    } else if (is(t, ".align")) {
+      next(L); /* the alignment does not change the size */
+    } else if (is(t, ".v2") || is(t, ".v4") || is(t, ".v8")) {
+      vec = (uint64_t)(t.s[2] - '0');
+    } else if (is(t, ".attribute")) {
+      token open = next(L);
+      if (!(open.kind == TOK_PUNCT && open.s[0] == '(')) break;
+      int depth = 1;
+      while (depth > 0) {
+        token a = next(L);
+        if (a.kind == TOK_END) return;
+        if (a.kind == TOK_PUNCT && a.s[0] == '(') depth++;
+        if (a.kind == TOK_PUNCT && a.s[0] == ')') depth--;
+        if (is(a, ".managed")) managed = 1;
+      }
+    }
+    /* other qualifiers (.ptr, .volatile, ...) do not change the size */
+  }
+  if (!type || is_extern || type->kind == CUCORE_PARAM_UNKNOWN) {
+    skip_statement(L); /* no type, a declaration only, or a texture / sampler / surface */
+    return;
+  }
+  if (managed && kind == CUCORE_GLOBAL_DEVICE) kind = CUCORE_GLOBAL_MANAGED;
+  for (;;) {
+    token name = next(L);
+    if (name.kind != TOK_WORD || name.s[0] == '.') {
+      if (!(name.kind == TOK_PUNCT && name.s[0] == ';')) skip_statement(L);
+      return;
+    }
+    uint64_t size = (uint64_t)type->size * vec;
+    int known = 1, initialized = 0;
+    t = peek(L);
+    while (t.kind == TOK_PUNCT && t.s[0] == '[') {
+      next(L);
+      token v = next(L);
+      uint64_t n = 0;
+      if (v.kind == TOK_PUNCT && v.s[0] == ']') {
+        known = 0; /* sized by its initializer */
+      } else {
+        if (!parse_uint(v, (uint64_t)1 << 40, &n)) {
+          skip_statement(L);
+          return;
+        }
+        token close = next(L);
+        if (!(close.kind == TOK_PUNCT && close.s[0] == ']')) {
+          skip_statement(L);
+          return;
+        }
+        if (n && size > ((uint64_t)1 << 40) / n) known = 0; /* far past any GPU's memory */
+        size *= n;
+      }
+      t = peek(L);
+    }
+    if (t.kind == TOK_PUNCT && t.s[0] == '=') {
+      next(L);
+      initialized = 1;
+      int depth = 0;
+      for (;;) {
+        t = peek(L);
+        if (t.kind == TOK_END) return;
+        if (t.kind == TOK_PUNCT && depth == 0 && (t.s[0] == ',' || t.s[0] == ';')) break;
+        next(L);
+        if (t.kind == TOK_PUNCT && (t.s[0] == '{' || t.s[0] == '(')) depth++;
+        if (t.kind == TOK_PUNCT && (t.s[0] == '}' || t.s[0] == ')') && depth > 0) depth--;
+      }
+    }
+    if (known && size > 0) {
+      cucore_global_info *g = cc_global_list_add(out, name.s, name.len);
+      if (!g) { /* out of memory: the variable list is optional */
+        skip_statement(L);
+        return;
+      }
+      g->size = size;
+      g->kind = kind;
+      g->initialized = initialized;
+    }
+    t = next(L);
+    if (t.kind == TOK_PUNCT && t.s[0] == ',') continue;
+    if (!(t.kind == TOK_PUNCT && t.s[0] == ';')) skip_statement(L);
+    return;
+  }
 }
 
 /* "sm_90a" / "compute_90" -> 90 and 'a'. */
@@ -531,7 +646,7 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
   memset(out, 0, sizeof *out);
   len = strnlen(text, len);
   lexer L = {text, text + len, 1, {TOK_END, NULL, 0, 0}, 0, ""};
-  int depth = 0, rc = 0;
+  int depth = 0, parens = 0, rc = 0, is_extern = 0;
   for (;;) {
     token t = next(&L);
     if (t.kind == TOK_END) break;
@@ -544,7 +659,24 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
       continue;
     }
     if (depth > 0) continue;
-    if (is(t, ".version")) {
+    if (t.kind == TOK_PUNCT && t.s[0] == '(') parens++;
+    if (t.kind == TOK_PUNCT && t.s[0] == ')' && parens > 0) parens--;
+    if (parens > 0) continue;
+    if (is(t, ".extern")) {
+      is_extern = 1;
+      continue;
+    }
+    if (is(t, ".visible") || is(t, ".weak") || is(t, ".common")) continue;
+    int was_extern = is_extern;
+    is_extern = 0;
+    if (is(t, ".global") || is(t, ".const")) {
+      token after = peek(&L);
+      if (after.kind == TOK_PUNCT && after.s[0] == '[')
+        skip_statement(&L); /* .const[bank]: an old form this reader does not follow */
+      else
+        parse_global(&L, is(t, ".global") ? CUCORE_GLOBAL_DEVICE : CUCORE_GLOBAL_CONSTANT,
+                     was_extern, &out->globals);
+    } else if (is(t, ".version")) {
       token v = next(&L);
       int major = 0, minor = 0;
       size_t i = 0;
@@ -565,6 +697,7 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
   if (rc || L.err[0]) {
     snprintf(err, errlen, "%s", L.err[0] ? L.err : "PTX could not be parsed");
     cc_kernel_list_free(&out->kernels);
+    cc_global_list_free(&out->globals);
     return CUCORE_PARSE_ERROR;
   }
   return CUCORE_OK;
@@ -584,5 +717,6 @@ cucore_status cc_ptx_parse_quiet(const char *text, size_t len, int arch, cc_ptx 
 
 void cc_ptx_free(cc_ptx *p) {
   cc_kernel_list_free(&p->kernels);
+  cc_global_list_free(&p->globals);
   memset(p, 0, sizeof *p);
 }

@@ -15,6 +15,7 @@ typedef struct cc_ptx {
   char target_suffix; /* 'a', 'f' or 0 */
   int layout_arch;    /* the arch the parameter offsets were computed for */
   cc_kernel_list kernels;
+  cc_global_list globals; /* module-scope .global and .const variables with a known size */
 } cc_ptx;
 
 /* Reads every .entry of a PTX module (text, not necessarily NUL-terminated). Parameter

@@ -1,5 +1,6 @@
 /* reader.c -- what the binary readers share: kernel lists and architecture names. */
 #include "binary/reader.h"
+#include "binary/demangle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,9 +33,51 @@ void cc_kernel_list_free(cc_kernel_list *l) {
     free((void *)l->items[i].name);
     free((void *)l->items[i].demangled);
     free((void *)l->items[i].params);
+    free((void *)l->items[i].param_types); /* one block: the pointers, then the strings */
   }
   free(l->items);
   memset(l, 0, sizeof *l);
+}
+
+/* ---- module variables ------------------------------------------------------------------------ */
+
+cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size_t name_len) {
+  if (l->count == l->cap) {
+    uint32_t cap = l->cap ? l->cap * 2 : 8;
+    cucore_global_info *n = realloc(l->items, (size_t)cap * sizeof *n);
+    if (!n) {
+      cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing module variables");
+      return NULL;
+    }
+    l->items = n;
+    l->cap = cap;
+  }
+  char *copy = cc_malloc(name_len + 1, "a variable name");
+  if (!copy) return NULL;
+  memcpy(copy, name, name_len);
+  copy[name_len] = '\0';
+  cucore_global_info *g = &l->items[l->count++];
+  memset(g, 0, sizeof *g);
+  g->name = copy;
+  g->demangled = cc_demangle(copy);
+  return g;
+}
+
+void cc_global_list_free(cc_global_list *l) {
+  for (uint32_t i = 0; i < l->count; i++) {
+    free((void *)l->items[i].name);
+    free((void *)l->items[i].demangled);
+  }
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+const cucore_global_info *cc_global_list_find(const cc_global_list *l, const char *name) {
+  for (uint32_t i = 0; i < l->count; i++)
+    if (strcmp(l->items[i].name, name) == 0) return &l->items[i];
+  for (uint32_t i = 0; i < l->count; i++)
+    if (l->items[i].demangled && strcmp(l->items[i].demangled, name) == 0) return &l->items[i];
+  return NULL;
 }
 
 static uint64_t dims_product(const uint32_t d[3]) {

@@ -60,6 +60,22 @@ void cc_kernel_list_free(cc_kernel_list *l);
 /* Sets k->max_threads_per_block from its declared bounds and register count (see cucore.h). */
 void cc_kernel_finish_limits(cucore_kernel_info *k);
 
+/* ---- module variables ----------------------------------------------------------------------- */
+
+/* A growable list of module variables; names are owned by the list. */
+typedef struct cc_global_list {
+  cucore_global_info *items;
+  uint32_t count, cap;
+} cc_global_list;
+
+/* Appends a zeroed variable named `name` (copied, demangled when mangled); returns it, or NULL
+ * (failure recorded). */
+cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size_t name_len);
+/* Frees every variable and the list's storage; the list is empty afterwards. */
+void cc_global_list_free(cc_global_list *l);
+/* The variable named `name` (its symbol or demangled name), or NULL. */
+const cucore_global_info *cc_global_list_find(const cc_global_list *l, const char *name);
+
 
 /* "sm_90a" etc. into buf. */
 const char *cc_arch_name(int arch, char suffix, const char *prefix, char *buf, size_t len);

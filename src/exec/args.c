@@ -22,11 +22,15 @@ struct cucore_args {
   cucore_device *check_dev; /* strict pointer checks against this device, or NULL */
 };
 
-cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
-  cc_begin();
-  CC_CHECK_ARG(out, "cucore_args_create", "out");
-  *out = NULL;
-  CC_CHECK_ARG(k, "cucore_args_create", "kernel");
+static void args_free(cucore_args *a) {
+  if (!a) return;
+  free(a->buf);
+  free(a->ptrs);
+  free(a->set);
+  free(a);
+}
+
+static cucore_status args_new(const cucore_kernel *k, cucore_args **out) {
   cucore_args *a = cc_calloc(1, sizeof *a, "an argument list");
   if (!a) return CUCORE_HOST_OUT_OF_MEMORY;
   a->k = k;
@@ -35,7 +39,7 @@ cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
   a->ptrs = cc_calloc(n ? n : 1, sizeof *a->ptrs, "the parameter pointers");
   a->set = cc_calloc(n ? n : 1, 1, "argument flags");
   if (!a->buf || !a->ptrs || !a->set) {
-    cucore_args_destroy(a);
+    args_free(a);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   for (size_t i = 0; i < n; i++) a->ptrs[i] = a->buf + k->params[i].offset;
@@ -43,15 +47,21 @@ cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
   return CUCORE_OK;
 }
 
+cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_args_create", "out");
+  *out = NULL;
+  CC_CHECK_ARG(k, "cucore_args_create", "kernel");
+  return args_new(k, out);
+}
+
 cucore_status cucore_args_destroy(cucore_args *a) {
   cc_begin();
-  if (!a) return CUCORE_OK;
-  free(a->buf);
-  free(a->ptrs);
-  free(a->set);
-  free(a);
+  args_free(a);
   return CUCORE_OK;
 }
+
+void cc_args_free(cucore_args *a) { args_free(a); }
 
 cucore_status cucore_args_reset(cucore_args *a) {
   cc_begin();
@@ -266,8 +276,7 @@ cucore_status cucore_args_push_tensor_map(cucore_args *a, const cucore_tensor_ma
   return bind(a, index, map, (uint32_t)sizeof *map, 64, G_TMAP);
 }
 
-/* Shared by cucore_args_check and the launch path: the full-list check. */
-cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
+/* Shared by cucore_args_check, the launch path and graphs: the full-list check. */
 cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k) {
   if (CC_UNLIKELY(a->k != k))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -305,6 +314,26 @@ cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **b
   return CUCORE_OK;
 }
 
-/* For launch.c: the kernelParams array. */
-void **cc_args_params(cucore_args *a);
+/* For launch.c and graphs: the kernelParams array. */
 void **cc_args_params(cucore_args *a) { return a->ptrs; }
+
+const cucore_kernel *cc_args_kernel(const cucore_args *a) { return a->k; }
+
+cucore_status cc_args_clone(const cucore_args *a, cucore_args **out) {
+  cucore_status st = args_new(a->k, out);
+  if (st != CUCORE_OK) return st;
+  cc_args_copy_values(*out, a);
+  return CUCORE_OK;
+}
+
+void cc_args_copy_values(cucore_args *dst, const cucore_args *src) {
+  const cucore_kernel *k = src->k;
+  memcpy(dst->buf, src->buf, k->param_bytes);
+  memcpy(dst->set, src->set, (size_t)(k->param_count ? k->param_count : 1));
+  dst->set_count = src->set_count;
+  dst->next = src->next;
+  dst->error = src->error;
+  /* The message only matters with an error (this copy sits on the node-update path). */
+  if (src->error != CUCORE_OK || dst->error_message[0])
+    memcpy(dst->error_message, src->error_message, sizeof dst->error_message);
+}

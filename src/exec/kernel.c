@@ -4,6 +4,7 @@
  * section 6.22), per device.
  */
 #include "exec/kernel.h"
+#include "exec/launch_checks.h"
 #include "exec/offline_layout.h"
 
 #include <stdio.h>
@@ -92,6 +93,11 @@ int cc_lazy_loading(void) {
   return lazy_mode;
 }
 
+uint64_t cc_kernel_next_serial(void) {
+  static _Atomic uint64_t next = 1;
+  return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
+}
+
 cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel **out) {
   *out = NULL;
   cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
@@ -104,8 +110,10 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
     free(k);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  atomic_init(&k->serial, cc_kernel_next_serial());
   pthread_mutex_init(&k->lock, NULL);
   atomic_init(&k->dev_count, 0);
+  atomic_init(&k->refs, 1);
   *out = k;
   return CUCORE_OK;
 }
@@ -191,15 +199,22 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_destroy(cucore_kernel *k) {
-  cc_begin();
-  if (!k) return CUCORE_OK;
+void cc_kernel_retain(void *p) { atomic_fetch_add(&((cucore_kernel *)p)->refs, 1); }
+
+void cc_kernel_release(void *p) {
+  cucore_kernel *k = p;
+  if (!k || atomic_fetch_sub(&k->refs, 1) != 1) return;
   cc_object_release(k->obj);
   pthread_mutex_destroy(&k->lock);
   free(k->params);
   free(k->name);
   free(k->asked);
   free(k);
+}
+
+cucore_status cucore_kernel_destroy(cucore_kernel *k) {
+  cc_begin();
+  cc_kernel_release(k); /* graphs that use the kernel keep it until they are done */
   return CUCORE_OK;
 }
 
@@ -278,8 +293,12 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
                      "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
                      k->name, dev->ordinal);
     d->fn = k->foreign_fn;
-  } else if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS) {
-    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
+  } else {
+    cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
+    if (st != CUCORE_OK) return st;
+    if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS)
+      return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name,
+                        dev->ordinal);
   }
   struct {
     int *dst;
@@ -325,13 +344,20 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       {&d->regs_per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
       {&d->regs_per_sm, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
   };
-  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs); i++) {
-    r = DRV(cuDeviceGetAttribute)(dattrs[i].dst, dattrs[i].a, dev->cudev);
-    if (r != CUDA_SUCCESS) *dattrs[i].dst = 0;
-  }
   int major = 0, minor = 0;
-  DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev->cudev);
-  DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev->cudev);
+  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs) + 2; i++) {
+    int *dst = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].dst : i == CC_ARRAY_LEN(dattrs) ? &major : &minor;
+    CUdevice_attribute a = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].a
+                           : i == CC_ARRAY_LEN(dattrs) ? CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+                                                       : CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+    r = DRV(cuDeviceGetAttribute)(dst, a, dev->cudev);
+    if (r == CUDA_ERROR_INVALID_VALUE) { /* an attribute this driver does not know */
+      *dst = 0;
+    } else if (r != CUDA_SUCCESS) { /* a limit read as 0 would fail launches for a false reason */
+      return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d, for kernel `%s`",
+                        dev->ordinal, (int)a, k->name);
+    }
+  }
   d->arch = major * 10 + minor;
   return CUCORE_OK;
 }
@@ -359,7 +385,10 @@ cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_
                    k->name, CC_KERNEL_MAX_DEVICES);
   }
   st = cc_device_make_current(dev);
+  /* Reading the facts may load the function (lazy loading): not work of a capture under way. */
+  int relaxed = cc_capture_relax();
   if (st == CUCORE_OK) st = fill_dev(k, dev, &k->devs[n]);
+  cc_capture_unrelax(relaxed);
   if (st == CUCORE_OK) atomic_store_explicit(&k->dev_count, n + 1, memory_order_release);
   pthread_mutex_unlock(&k->lock);
   if (st == CUCORE_OK) *out = &k->devs[n];
@@ -379,6 +408,8 @@ static cucore_status function_of(cucore_kernel *k, cucore_device *dev, CUfunctio
     *out = k->foreign_fn;
     return CUCORE_OK;
   }
+  cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
+  if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuKernelGetFunction)(out, k->ckernel);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
@@ -393,6 +424,7 @@ static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
     return CUCORE_OK;
   }
   cucore_status st = CC_DRV_REQUIRE(cuKernelGetLibrary);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetModule);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleGetFunctionCount);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleEnumerateFunctions);
   if (st != CUCORE_OK) return st;
@@ -443,10 +475,8 @@ cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
                    "cucore_kernel_get_attribute: attribute %d does not exist (0..%d)", (int)attr,
                    CUCORE_KATTR_COUNT - 1);
   CUfunction fn = NULL;
-  if (!k->ckernel) {
-    st = function_of(k, dev, &fn);
-    if (st != CUCORE_OK) return st;
-  }
+  st = k->ckernel ? CC_DRV_REQUIRE(cuKernelGetAttribute) : function_of(k, dev, &fn);
+  if (st != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr,
                                                      k->ckernel, dev->cudev)
                           : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
@@ -503,6 +533,7 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
                    "cluster_scheduling_policy_preference",
                    cucore_kernel_attr_name(attr));
   }
+  if (k->ckernel && (st = CC_DRV_REQUIRE(cuKernelSetAttribute)) != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value,
                                                      k->ckernel, dev->cudev)
                           : DRV(cuFuncSetAttribute)(d->fn, (CUfunction_attribute)attr, value);
@@ -510,12 +541,14 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
     return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
                       "kernel `%s`, %s = %d, device %d", k->name, cucore_kernel_attr_name(attr),
                       value, dev->ordinal);
-  /* Keep the launch cache true. */
+  /* Keep the launch cache true, and forget the launch checks passed under the old value. */
   pthread_mutex_lock(&k->lock);
   if (attr == CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES) d->max_dyn_smem = value;
   if (attr == CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED) d->non_portable_cluster = value;
   if (attr >= CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH && attr <= CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH)
     d->req_cluster[attr - CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH] = value;
+  /* After the facts: a launch that reads the new serial checks against the new facts. */
+  atomic_store_explicit(&k->serial, cc_kernel_next_serial(), memory_order_release);
   pthread_mutex_unlock(&k->lock);
   return CUCORE_OK;
 }
@@ -530,7 +563,8 @@ cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *de
                    "cucore_kernel_set_cache_config: %d is not a cache configuration (0..3)",
                    (int)config);
   CUfunction fn = NULL;
-  if (!k->ckernel && (st = function_of(k, dev, &fn)) != CUCORE_OK) return st;
+  st = k->ckernel ? CC_DRV_REQUIRE(cuKernelSetCacheConfig) : function_of(k, dev, &fn);
+  if (st != CUCORE_OK) return st;
   CUresult r = k->ckernel ? DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config,
                                                        dev->cudev)
                           : DRV(cuFuncSetCacheConfig)(fn, (CUfunc_cache)config);
@@ -613,15 +647,19 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
   if (CC_LIKELY((long long)smem <= (long long)d->max_dyn_smem)) return CUCORE_OK;
   long long room = (long long)d->smem_optin - d->static_smem;
   if ((long long)smem > room)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %u bytes of dynamic shared memory + %d bytes of static shared "
-                   "memory exceed device %d's maximum of %d bytes per block (at most %lld "
-                   "dynamic bytes fit)",
-                   k->asked, smem, d->static_smem, d->ordinal, d->smem_optin, room);
-  CUresult r = DRV(cuKernelSetAttribute)(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem,
-                                         k->ckernel, d->cudev);
+    return cc_fail_shared(k->asked, smem, d->static_smem, d->smem_optin, d->ordinal, d->arch);
+  /* A wrapped CUfunction has no CUkernel: its own attribute is raised. */
+  if (k->ckernel) {
+    cucore_status st = CC_DRV_REQUIRE(cuKernelSetAttribute);
+    if (st != CUCORE_OK) return st;
+  }
+  const CUfunction_attribute max_dyn = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+  int relaxed = cc_capture_relax(); /* not work of a capture under way */
+  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)(max_dyn, (int)smem, k->ckernel, d->cudev)
+                          : DRV(cuFuncSetAttribute)(d->fn, max_dyn, (int)smem);
+  cc_capture_unrelax(relaxed);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelSetAttribute",
+    return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
                       "raising kernel `%s`'s max_dynamic_shared_size_bytes to %u", k->asked, smem);
   pthread_mutex_lock(&k->lock);
   if ((int)smem > d->max_dyn_smem) d->max_dyn_smem = (int)smem;

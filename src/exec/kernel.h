@@ -1,4 +1,6 @@
-/* kernel.h -- kernel internals shared by kernel.c, kernel_foreign.c, args.c and launch.c. */
+/* kernel.h -- kernel internals shared by kernel.c, kernel_foreign.c, args.c and launch.c, and
+ * the internal interface graphs (graph/) build on: kernel references, argument copies, and the
+ * launch pre-flight a kernel node shares with cucore_launch. */
 #ifndef CUCORE_KERNEL_H
 #define CUCORE_KERNEL_H
 
@@ -19,6 +21,10 @@ typedef struct cc_kernel_dev {
 } cc_kernel_dev;
 
 struct cucore_kernel {
+  _Atomic uint64_t serial; /* unique in the process (a freed kernel's address may be reused);
+                              renewed when a setting changes what a launch may do, which
+                              forgets the launch checks remembered under the old one */
+  atomic_int refs;    /* the user's (cucore_kernel_destroy drops it), one per graph using it */
   cucore_object *obj; /* a reference is held */
   char *name;         /* symbol */
   char *asked;        /* what the caller asked for (a name expression, or the symbol) */
@@ -34,6 +40,8 @@ struct cucore_kernel {
   cc_kernel_dev devs[CC_KERNEL_MAX_DEVICES];
 };
 
+/* A new kernel serial (never 0). */
+uint64_t cc_kernel_next_serial(void);
 /* The per-device facts for `dev`, read on first use (thread-safe). */
 cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_dev **out);
 /* Checks that `smem` dynamic bytes fit beside the static ones on the device and raises the
@@ -48,5 +56,51 @@ cucore_status cc_kernel_driver_layout(cucore_kernel *k);
 int cc_lazy_loading(void);
 /* The list of kernel names of an object, for "not found" messages ("" when unknown). */
 void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
+/* Adds / drops a reference to a kernel (graphs hold one per kernel they use); the last drop
+ * frees it and releases its object. void* to fit reference sets. */
+void cc_kernel_retain(void *k);
+void cc_kernel_release(void *k);
+
+/* ---- arguments (args.c) -------------------------------------------------------------------- */
+
+/* The full-list check of cucore_launch: made for `k`, no error kept, every parameter set. */
+cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
+/* The kernelParams array (one pointer per parameter into the packed buffer). */
+void **cc_args_params(cucore_args *a);
+/* The kernel an argument list was made for. */
+const cucore_kernel *cc_args_kernel(const cucore_args *a);
+/* A copy of `a` (values, which are set, the kept error), for the same kernel. */
+cucore_status cc_args_clone(const cucore_args *a, cucore_args **out);
+/* Frees an argument list without touching the thread's error state (cucore_args_destroy). */
+void cc_args_free(cucore_args *a);
+/* Copies the values of `src` into `dst`, made for the same kernel; allocates nothing. */
+void cc_args_copy_values(cucore_args *dst, const cucore_args *src);
+
+/* ---- launch pre-flight (launch.c) ---------------------------------------------------------- */
+
+/* A launch's shape once checked: grid and block with unused dimensions 1, their products, and
+ * the attributes that changed what was legal. */
+typedef struct cc_launch_shape {
+  unsigned grid[3], block[3];
+  unsigned long long blocks, threads;
+  int cooperative;
+  const unsigned *cluster; /* the cluster dimension attribute's, or NULL */
+} cc_launch_shape;
+
+/* What a launch configuration is for: a launch on a stream, or a kernel node of a graph (which
+ * takes the device-updatable attribute a launch refuses). */
+enum { CC_LAUNCH_ON_STREAM = 0, CC_LAUNCH_IN_GRAPH = 1 };
+
+/* The pre-flight of a launch of `k` on `dev`, as cucore_launch makes it after the arguments:
+ * attribute count, the kernel's facts on the device, block, grid, dynamic shared memory (raised
+ * when needed), clusters, attributes, cooperative grids (also when `cooperative_api`). The
+ * device's context must be current. Fills *d and *shape. */
+cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
+                              const cucore_launch_config *cfg, int purpose, int cooperative_api,
+                              const char *fn, cc_kernel_dev **d, cc_launch_shape *shape);
+/* Explains a launch or kernel node the driver refused (`call` failed with `r`). */
+cucore_status cc_launch_explain(cucore_kernel *k, const cc_kernel_dev *d,
+                                const cc_launch_shape *s, const cucore_launch_config *cfg,
+                                CUresult r, const char *call);
 
 #endif

@@ -2,14 +2,14 @@
  * launch.c -- launches with pre-flight checks (arguments, block, grid, shared memory,
  * clusters, cooperative grids) before the driver sees them, every CUlaunchAttribute, host
  * functions. The checks compare against facts cached per kernel and device on first use.
+ * The pre-flight (cc_launch_check) is shared with the kernel nodes of graphs (graph/), and a
+ * launch into a stream cucore is capturing keeps its kernel alive for the graph.
  */
 #include "exec/kernel.h"
+#include "exec/launch_checks.h"
 
 #include <stdio.h>
 #include <string.h>
-
-cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
-void **cc_args_params(cucore_args *a);
 
 /* ---- configuration ----------------------------------------------------------------------- */
 
@@ -79,79 +79,35 @@ cucore_status cucore_launch_config_pdl(cucore_launch_config *cfg, int on) {
 
 /* ---- pre-flight ---------------------------------------------------------------------------- */
 
-typedef struct launch_shape {
-  unsigned grid[3], block[3];
-  unsigned long long blocks, threads;
-  int cooperative;
-  const unsigned *cluster; /* NULL when none */
-} launch_shape;
+typedef cc_launch_shape launch_shape;
 
 static unsigned dim1(unsigned v) { return v ? v : 1; }
 
 static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
                                    const launch_shape *s, const unsigned *dims, const char *what) {
-  /* x must be given; unused y and z may be 0 or 1, as for grids and blocks. */
-  const unsigned c[3] = {dims[0], dim1(dims[1]), dim1(dims[2])};
-  if (!d->cluster_launch)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s %ux%ux%u needs thread block clusters, which device %d "
-                   "(sm_%d) does not support (sm_90 or newer)",
-                   k->asked, what, c[0], c[1], c[2], d->ordinal, d->arch);
-  unsigned long long size = 1;
-  for (int i = 0; i < 3; i++) {
-    if (c[i] == 0)
-      return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: %s %ux%ux%u has a zero dimension",
-                     k->asked, what, c[0], c[1], c[2]);
-    if (s->grid[i] % c[i])
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: grid %ux%ux%u is not a multiple of the %s %ux%ux%u "
-                     "(dimension %c: %u %% %u = %u)",
-                     k->asked, s->grid[0], s->grid[1], s->grid[2], what, c[0], c[1], c[2],
-                     "xyz"[i], s->grid[i], c[i], s->grid[i] % c[i]);
-    size *= c[i];
-  }
-  unsigned long long limit = d->non_portable_cluster ? 16 : 8;
-  if (size > limit)
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s %ux%ux%u has %llu blocks; the limit is %llu%s", k->asked,
-                   what, c[0], c[1], c[2], size, limit,
-                   d->non_portable_cluster ? ""
-                                           : " (portable size; set the kernel's "
-                                             "non_portable_cluster_size_allowed for up to 16)");
-  return CUCORE_OK;
+  return cc_check_cluster(k->asked, s->grid, dims, what, d->cluster_launch,
+                          d->non_portable_cluster, d->ordinal, d->arch);
 }
 
 static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_launch_config *cfg,
-                               launch_shape *s) {
+                               int purpose, launch_shape *s) {
   for (int i = 0; i < 3; i++) {
     s->grid[i] = i ? dim1(cfg->grid[i]) : cfg->grid[i];
     s->block[i] = i ? dim1(cfg->block[i]) : cfg->block[i];
   }
   if (CC_UNLIKELY(s->block[0] == 0 || s->grid[0] == 0))
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: %s x-dimension is 0; grid and block need at least 1 in x "
-                   "(unused y and z may be 0 or 1)",
-                   k->asked, s->block[0] == 0 ? "the block's" : "the grid's");
+    return cc_fail_zero_dim(k->asked, s->block[0] == 0);
   s->threads = (unsigned long long)s->block[0] * s->block[1] * s->block[2];
   s->blocks = (unsigned long long)s->grid[0] * s->grid[1] * s->grid[2];
   for (int i = 0; i < 3; i++) {
     if (CC_UNLIKELY((int)s->block[i] > d->dev_max_block[i] || s->block[i] > (unsigned)INT32_MAX))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: block %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->block[i], d->ordinal, d->dev_max_block[i]);
+      return cc_fail_dim(k->asked, 0, i, s->block[i], d->dev_max_block[i], d->ordinal, d->arch);
     if (CC_UNLIKELY(s->grid[i] > (unsigned)d->dev_max_grid[i]))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s`: grid %c-dimension %u exceeds device %d's limit of %d",
-                     k->asked, "xyz"[i], s->grid[i], d->ordinal, d->dev_max_grid[i]);
+      return cc_fail_dim(k->asked, 1, i, s->grid[i], d->dev_max_grid[i], d->ordinal, d->arch);
   }
   if (CC_UNLIKELY(s->threads > (unsigned long long)d->max_threads))
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s`: a block of %ux%ux%u = %llu threads exceeds the kernel's maximum "
-                   "of %d threads per block (set by %s)",
-                   k->asked, s->block[0], s->block[1], s->block[2], s->threads, d->max_threads,
-                   d->max_threads < d->dev_max_threads
-                       ? "its __launch_bounds__ or its register use"
-                       : "the device");
+    return cc_fail_block_threads(k->asked, s->block, s->threads, d->max_threads,
+                                 d->dev_max_threads, d->ordinal);
   /* Dynamic shared memory: within the opt-in maximum after static memory; raise the kernel's
    * limit when needed, never lower it. */
   cucore_status st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
@@ -186,6 +142,7 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
                        (double)a->u.access_policy.hit_ratio);
       break;
     case CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE:
+      if (purpose == CC_LAUNCH_IN_GRAPH) break;
       return cc_fail(CUCORE_LAUNCH_CONFIG,
                      "kernel `%s`: the device-updatable-kernel-node attribute is for graph "
                      "nodes only, not stream launches",
@@ -199,21 +156,14 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     if (d->req_cluster[0] && (s->cluster[0] != (unsigned)d->req_cluster[0] ||
                               s->cluster[1] != (unsigned)dim1((unsigned)d->req_cluster[1]) ||
                               s->cluster[2] != (unsigned)dim1((unsigned)d->req_cluster[2])))
-      return cc_fail(CUCORE_LAUNCH_CONFIG,
-                     "kernel `%s` was compiled with __cluster_dims__(%d,%d,%d); the launch asks "
-                     "for a cluster of %ux%ux%u",
-                     k->asked, d->req_cluster[0], d->req_cluster[1], d->req_cluster[2],
-                     s->cluster[0], s->cluster[1], s->cluster[2]);
+      return cc_fail_cluster_mismatch(k->asked, d->req_cluster, s->cluster);
   } else if (d->req_cluster[0]) {
     unsigned c[3] = {(unsigned)d->req_cluster[0], dim1((unsigned)d->req_cluster[1]),
                      dim1((unsigned)d->req_cluster[2])};
     st = check_cluster(k, d, s, c, "compile-time cluster (__cluster_dims__)");
     if (st != CUCORE_OK) return st;
   } else if (d->cluster_must_be_set) {
-    return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "kernel `%s` must be launched with a cluster dimension (it was compiled to "
-                   "require one); set CUCORE_LAUNCH_CLUSTER_DIMENSION",
-                   k->asked);
+    return cc_fail_cluster_required(k->asked);
   }
   return CUCORE_OK;
 }
@@ -225,10 +175,13 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
                    "kernel `%s`: device %d does not support cooperative launches", k->asked,
                    d->ordinal);
   int per_sm = 0;
+  int relaxed = cc_capture_relax(); /* a query, not work of a capture under way */
   CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&per_sm, d->fn,
                                                                          (int)s->threads, smem, 0);
+  cc_capture_unrelax(relaxed);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessor", "kernel `%s`", k->asked);
+    return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "kernel `%s`",
+                      k->asked);
   unsigned long long max_blocks = (unsigned long long)per_sm * (unsigned long long)d->sm_count;
   if (s->blocks > max_blocks)
     return cc_fail(CUCORE_LAUNCH_CONFIG,
@@ -239,9 +192,8 @@ static cucore_status check_cooperative(cucore_kernel *k, cc_kernel_dev *d, const
   return CUCORE_OK;
 }
 
-/* Explains a launch the driver refused. */
-static cucore_status explain(cucore_kernel *k, cc_kernel_dev *d, const launch_shape *s,
-                             const cucore_launch_config *cfg, CUresult r, const char *call) {
+cucore_status cc_launch_explain(cucore_kernel *k, const cc_kernel_dev *d, const launch_shape *s,
+                                const cucore_launch_config *cfg, CUresult r, const char *call) {
   if (r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) {
     unsigned long long regs = (unsigned long long)d->regs * s->threads;
     if (regs > (unsigned long long)d->regs_per_block)
@@ -298,6 +250,82 @@ static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config
   return DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
 }
 
+/* The last configuration without attributes that passed the pre-flight on this thread. The
+ * checks it passed depend only on the kernel's per-device facts (fixed once read; the dynamic
+ * shared memory limit only grows) and on grid, block and dynamic shared memory, so the same
+ * kernel on the same device with the same three passes again: a loop launching one kernel
+ * (into a capture above all, where the driver's own work is small) skips re-checking. */
+typedef struct launch_memo {
+  uint64_t serial; /* the kernel's (0: none) */
+  const cc_kernel_dev *d;
+  unsigned grid[3], block[3], smem;
+  launch_shape shape;
+} launch_memo;
+#if defined(__GNUC__)
+static _Thread_local launch_memo tls_memo __attribute__((tls_model("initial-exec")));
+#else
+static _Thread_local launch_memo tls_memo;
+#endif
+
+static int memo_matches(uint64_t serial, const cc_kernel_dev *d, const cucore_launch_config *cfg) {
+  const launch_memo *m = &tls_memo;
+  return m->serial == serial && m->d == d && m->smem == cfg->shared_bytes &&
+         m->grid[0] == cfg->grid[0] && m->grid[1] == cfg->grid[1] &&
+         m->grid[2] == cfg->grid[2] && m->block[0] == cfg->block[0] &&
+         m->block[1] == cfg->block[1] && m->block[2] == cfg->block[2];
+}
+
+cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
+                              const cucore_launch_config *cfg, int purpose, int cooperative_api,
+                              const char *fn, cc_kernel_dev **dp, launch_shape *shape) {
+  if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
+                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
+  cc_kernel_dev *d = NULL;
+  cucore_status st = cc_kernel_dev_get(k, dev, &d);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  /* Read before the checks: a setting changed meanwhile renews it, so what is remembered
+   * below is never filed under the new value. */
+  uint64_t serial = atomic_load_explicit(&k->serial, memory_order_acquire);
+  int plain = cfg->attr_count == 0 && !cooperative_api;
+  if (CC_LIKELY(plain && memo_matches(serial, d, cfg))) {
+    *shape = tls_memo.shape;
+    *dp = d;
+    return CUCORE_OK;
+  }
+  st = preflight(k, d, cfg, purpose, shape);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  if (plain && !shape->cooperative) {
+    launch_memo *m = &tls_memo;
+    m->serial = serial;
+    m->d = d;
+    memcpy(m->grid, cfg->grid, sizeof m->grid);
+    memcpy(m->block, cfg->block, sizeof m->block);
+    m->smem = cfg->shared_bytes;
+    m->shape = *shape;
+  }
+  if (shape->cooperative || cooperative_api) {
+    st = check_cooperative(k, d, shape, cfg->shared_bytes);
+    if (st != CUCORE_OK) return st;
+  }
+  *dp = d;
+  return CUCORE_OK;
+}
+
+/* A launch into a stream while captures are under way: refused on the legacy default stream
+ * when it would invalidate one; in a capture cucore began, the graph keeps the kernel (and the
+ * events the attributes name) alive. */
+static cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                    cucore_stream *s, const char *fn) {
+  cucore_status st = cc_capture_check_launch(s, fn);
+  if (st == CUCORE_OK) st = cc_capture_hold(s, k, cc_kernel_retain, cc_kernel_release);
+  for (int i = 0; st == CUCORE_OK && i < cfg->attr_count; i++)
+    if ((cfg->attrs[i].id == CUCORE_LAUNCH_PROGRAMMATIC_EVENT ||
+         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) && cfg->attrs[i].u.event.event)
+      st = cc_capture_hold(s, cfg->attrs[i].u.event.event, cc_event_retain, cc_event_release);
+  return st;
+}
+
 static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config *cfg,
                                    cucore_args *args, int force_cooperative_api, const char *fn) {
   if (CC_UNLIKELY(!k || !cfg || !args))
@@ -311,19 +339,14 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
                    "%s: cfg->stream is NULL; give a stream (cucore_stream_default(dev) for "
                    "stream 0): it names the device",
                    fn);
-  if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
-                   cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
   st = cc_device_make_current_fast(s->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   cc_kernel_dev *d = NULL;
-  st = cc_kernel_dev_get(k, s->dev, &d);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   launch_shape shape;
-  st = preflight(k, d, cfg, &shape);
+  st = cc_launch_check(k, s->dev, cfg, CC_LAUNCH_ON_STREAM, force_cooperative_api, fn, &d, &shape);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  if (shape.cooperative || force_cooperative_api) {
-    st = check_cooperative(k, d, &shape, cfg->shared_bytes);
+  if (CC_UNLIKELY(cc_captures_active())) {
+    st = capture_launch(k, cfg, s, fn);
     if (st != CUCORE_OK) return st;
   }
   void **params = cc_args_params(args);
@@ -351,7 +374,11 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
     if (st != CUCORE_OK) return st;
     r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
   }
-  if (CC_UNLIKELY(r != CUDA_SUCCESS)) return explain(k, d, &shape, cfg, r, call);
+  if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
+    st = cc_launch_explain(k, d, &shape, cfg, r, call);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
   return CUCORE_OK;
 }
 
@@ -372,9 +399,15 @@ cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user), 
   CC_CHECK_ARG(fn, "cucore_launch_host_func", "fn");
   cucore_status st = CC_DRV_REQUIRE(cuLaunchHostFunc);
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
+  if (st == CUCORE_OK && cc_captures_active())
+    st = cc_capture_check_launch(s, "cucore_launch_host_func");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuLaunchHostFunc)(s->handle, fn, user);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuLaunchHostFunc", "device %d", s->dev->ordinal);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuLaunchHostFunc", "device %d", s->dev->ordinal);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
   return CUCORE_OK;
 }
 

@@ -241,15 +241,18 @@ cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
   if (st == CUCORE_OK) st = cucore_arch_limits_from_device(&props, limits);
   if (st != CUCORE_OK) return st;
   cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
-  int carveout = -1, max_dyn = 0;
-  DRV(cuFuncGetAttribute)(&carveout, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, d->fn);
-  DRV(cuFuncGetAttribute)(&max_dyn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, d->fn);
+  int carveout = -1;
+  CUresult cr = DRV(cuFuncGetAttribute)(&carveout,
+                                        CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, d->fn);
+  if (cr == CUDA_ERROR_INVALID_VALUE) carveout = -1; /* a driver without it: no preference */
+  else if (cr != CUDA_SUCCESS)
+    return cc_fail_cu(cr, "cuFuncGetAttribute", "%s: kernel `%s`, preferred shared memory carveout",
+                      fn, k->asked);
   r.registers = d->regs;
   r.static_shared_bytes = d->static_smem;
   r.max_threads_per_block = d->max_threads;
   r.carveout_percent = carveout;
   r.max_dynamic_shared_bytes = 0; /* cucore raises it on demand */
-  (void)max_dyn;
   /* Named barriers are a limit the driver applies but no attribute reports: the cubin's
    * EIATTR_NUM_BARRIERS does (the offline reader). Unknown stays -1 (taken as 1). */
   cucore_binary *bin = NULL;

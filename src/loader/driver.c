@@ -134,7 +134,15 @@ static void load_driver(void) {
   }
   int count = 0;
   r = DRV(cuDeviceGetCount)(&count);
-  cc_drv.device_count = r == CUDA_SUCCESS ? count : 0;
+  if (r != CUDA_SUCCESS) { /* not "no device": the driver could not say */
+    set_load_failure(cc_status(cc_code_for_cu(r), CUCORE_SOURCE_DRIVER, (int)r),
+                     "cuDeviceGetCount failed: %s (%d) after cuInit succeeded, driver %s version "
+                     "%d.%d",
+                     cc_cu_name(r), (int)r, lib_path, cc_drv.version / 1000,
+                     cc_drv.version % 1000 / 10);
+    return;
+  }
+  cc_drv.device_count = count;
   load_status = CUCORE_OK;
 }
 

@@ -31,6 +31,16 @@ int cc_code_for_cu(CUresult r) {
   case CUDA_ERROR_HARDWARE_STACK_ERROR:
   case CUDA_ERROR_ASSERT:
   case CUDA_ERROR_LAUNCH_TIMEOUT: return CUCORE_KERNEL_FAULT;
+  case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+  case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+  case CUDA_ERROR_STREAM_CAPTURE_MERGE:
+  case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED:
+  case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+  case CUDA_ERROR_STREAM_CAPTURE_ISOLATION:
+  case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+  case CUDA_ERROR_CAPTURED_EVENT:
+  case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD: return CUCORE_STREAM_CAPTURE;
+  case CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: return CUCORE_GRAPH_UPDATE;
   default: return CUCORE_DRIVER_ERROR;
   }
 }
@@ -39,6 +49,51 @@ const char *cc_cu_name(CUresult r) {
   const char *name = NULL;
   if (DRV(cuGetErrorName) && DRV(cuGetErrorName)(r, &name) == CUDA_SUCCESS && name) return name;
   return "CUDA_ERROR_UNKNOWN_CODE";
+}
+
+int cc_cu_is_capture_error(CUresult r) {
+  return (r >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && r <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+}
+
+/* What a stream-capture failure means and what to do, in cucore's words. */
+static const char *capture_advice(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED:
+    return " This call is not allowed while a stream is capturing into a graph (it would wait "
+           "for, or act outside of, the work being captured), and the driver has invalidated "
+           "the capture: end it with cucore_stream_end_capture (no graph comes out), then "
+           "begin again with the call moved outside the capture.";
+  case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED:
+    return " The capture this stream takes part in was invalidated by an earlier call that "
+           "could not be captured; end it with cucore_stream_end_capture (no graph comes out) "
+           "to make the stream usable again.";
+  case CUDA_ERROR_STREAM_CAPTURE_MERGE:
+    return " Two independent captures would have been merged: a stream of one capture waited "
+           "on an event recorded in another.";
+  case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED:
+    return " The capture did not begin on this stream: end it on the stream where it began.";
+  case CUDA_ERROR_STREAM_CAPTURE_UNJOINED:
+    return " A stream forked from the capture (it waited on an event recorded in the capture) "
+           "was not joined back: before ending, make the origin stream wait on an event "
+           "recorded on each forked stream after its last work.";
+  case CUDA_ERROR_STREAM_CAPTURE_ISOLATION:
+    return " A dependency would cross the capture's boundary (a wait on an event recorded "
+           "outside the capture, or on work of a stream that is not capturing).";
+  case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT:
+    return " Work on the legacy default stream would wait for a capturing stream that "
+           "synchronises with it: capture on a stream made with CUCORE_STREAM_NON_BLOCKING, or "
+           "give the other work a stream of its own.";
+  case CUDA_ERROR_CAPTURED_EVENT:
+    return " The event was last recorded inside a capture, where it marks a point of the graph "
+           "and not of a stream: it cannot be waited for or queried until recorded again "
+           "outside a capture.";
+  case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD:
+    return " A capture begun in global or thread-local mode must be ended by the thread that "
+           "began it (or begin it in relaxed mode).";
+  case CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE:
+    return " The executable graph cannot take this update; instantiate the new graph instead.";
+  default: return "";
+  }
 }
 
 cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
@@ -55,7 +110,7 @@ cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
     vsnprintf(context, sizeof context, fmt, ap);
     va_end(ap);
   }
-  const char *extra = "";
+  const char *extra = capture_advice(r);
   if (code == CUCORE_KERNEL_FAULT)
     extra = " A kernel faulted: this context is now unusable; every later call on this device "
             "fails, so the process must exit (or reset the device) to use the GPU again.";

@@ -38,8 +38,13 @@ int cc_driver_ready(void);
 /* Fails with CUCORE_DRIVER_TOO_OLD naming `symbol` and the version it needs when an optional
  * driver entry point is missing. */
 cucore_status cc_driver_require(const void *fn, const char *symbol, int version_needed);
+/* (`name` is pasted, never expanded: cuda.h defines some names to their _v2 forms.) */
+/* The symbol's version is looked up (a scan of the symbol table) only when it is missing:
+ * this check sits on hot paths (node updates, launches into captures). */
 #define CC_DRV_REQUIRE(name)                                                                  \
-  cc_driver_require((const void *)cc_drv.fn_##name, #name, cc_driver_symbol_version(#name))
+  (CC_LIKELY(cc_drv.fn_##name != NULL)                                                        \
+       ? CUCORE_OK                                                                            \
+       : cc_driver_require(NULL, #name, cc_driver_symbol_version(#name)))
 int cc_driver_symbol_version(const char *symbol);
 /* Where the driver was loaded from, and why not (for cucore_versions). */
 void cc_driver_describe(cucore_library_info *out);
@@ -51,6 +56,8 @@ void cc_driver_describe(cucore_library_info *out);
 cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);
 /* The cucore code a CUresult maps to. */
 int cc_code_for_cu(CUresult r);
+/* 1 for the CUDA_ERROR_STREAM_CAPTURE_* codes and CUDA_ERROR_CAPTURED_EVENT. */
+int cc_cu_is_capture_error(CUresult r);
 /* "CUDA_ERROR_X" for a CUresult, without requiring the driver to be loaded. */
 const char *cc_cu_name(CUresult r);
 

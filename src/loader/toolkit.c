@@ -201,6 +201,22 @@ static int load_lib(cc_toolkit_lib *lib, cc_symbol_slot *slots, size_t nslots) {
   return 0;
 }
 
+/* The cucore code of each library's results (also used by cc_fail_nvrtc and the others). */
+static int nvrtc_code(nvrtcResult r);
+static int jitlink_code(nvJitLinkResult r);
+static int nvvm_code(nvvmResult r);
+static const char *jitlink_text(nvJitLinkResult r);
+
+/* The library loaded but its version query failed: unusable, and the message says so (not
+ * "version 0.0 is too old"). */
+static void version_failed(cc_toolkit_lib *lib, int code, cucore_source src, int native,
+                           const char *call, const char *text) {
+  lib->status = cc_status(code, src, native);
+  snprintf(lib->message, sizeof lib->message,
+           "%s failed: %s (%d): %s at %s cannot be used", call, text ? text : "error", native,
+           lib->display, lib->path);
+}
+
 static void check_min_version(cc_toolkit_lib *lib, int version) {
   if (version >= lib->min_version) return;
   lib->status = cc_status(CUCORE_TOOLKIT_TOO_OLD, CUCORE_SOURCE_NONE, 0);
@@ -219,7 +235,12 @@ static void load_nvrtc(void) {
   if (load_lib(&nvrtc_lib, slots, CC_ARRAY_LEN(slots))) return;
   int major = 0, minor = 0;
   nvrtcResult r = NVRTC(nvrtcVersion)(&major, &minor);
-  cc_rtc.version = r == NVRTC_SUCCESS ? major * 1000 + minor * 10 : 0;
+  if (r != NVRTC_SUCCESS) {
+    version_failed(&nvrtc_lib, nvrtc_code(r), CUCORE_SOURCE_NVRTC, (int)r, "nvrtcVersion",
+                   NVRTC(nvrtcGetErrorString)(r));
+    return;
+  }
+  cc_rtc.version = major * 1000 + minor * 10;
   check_min_version(&nvrtc_lib, cc_rtc.version);
 }
 
@@ -232,7 +253,12 @@ static void load_nvjitlink(void) {
   if (load_lib(&jitlink_lib, slots, CC_ARRAY_LEN(slots))) return;
   unsigned major = 0, minor = 0;
   nvJitLinkResult r = JITLINK(nvJitLinkVersion)(&major, &minor);
-  cc_jl.version = r == NVJITLINK_SUCCESS ? (int)(major * 1000 + minor * 10) : 0;
+  if (r != NVJITLINK_SUCCESS) {
+    version_failed(&jitlink_lib, jitlink_code(r), CUCORE_SOURCE_NVJITLINK, (int)r,
+                   "nvJitLinkVersion", jitlink_text(r));
+    return;
+  }
+  cc_jl.version = (int)(major * 1000 + minor * 10);
   check_min_version(&jitlink_lib, cc_jl.version);
 }
 
@@ -244,8 +270,13 @@ static void load_nvvm(void) {
   };
   if (load_lib(&nvvm_lib, slots, CC_ARRAY_LEN(slots))) return;
   int major = 0, minor = 0, irmaj = 0, irmin = 0, dmaj = 0, dmin = 0;
-  if (NVVM(nvvmVersion)(&major, &minor) == NVVM_SUCCESS)
-    cc_vm.version = major * 1000 + minor * 10;
+  nvvmResult r = NVVM(nvvmVersion)(&major, &minor);
+  if (r != NVVM_SUCCESS) {
+    version_failed(&nvvm_lib, nvvm_code(r), CUCORE_SOURCE_NVVM, (int)r, "nvvmVersion",
+                   NVVM(nvvmGetErrorString)(r));
+    return;
+  }
+  cc_vm.version = major * 1000 + minor * 10;
   if (NVVM(nvvmIRVersion)(&irmaj, &irmin, &dmaj, &dmin) == NVVM_SUCCESS)
     cc_vm.ir_version = irmaj * 1000 + irmin * 10;
   check_min_version(&nvvm_lib, cc_vm.version);
@@ -304,13 +335,17 @@ static cucore_status fail_native(int code, cucore_source src, int native, const 
                  context[0] ? "; " : "", context);
 }
 
+static int nvrtc_code(nvrtcResult r) {
+  return r == NVRTC_ERROR_COMPILATION ? CUCORE_COMPILE_ERROR
+         : r == NVRTC_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
+         : r == NVRTC_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
+         : r == NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID ? CUCORE_NOT_FOUND
+                                                    : CUCORE_NVRTC_ERROR;
+}
+
 cucore_status cc_fail_nvrtc(nvrtcResult r, const char *call, const char *fmt, ...) {
   const char *text = NVRTC(nvrtcGetErrorString) ? NVRTC(nvrtcGetErrorString)(r) : "NVRTC error";
-  int code = r == NVRTC_ERROR_COMPILATION ? CUCORE_COMPILE_ERROR
-             : r == NVRTC_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
-             : r == NVRTC_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
-             : r == NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID ? CUCORE_NOT_FOUND
-                                                        : CUCORE_NVRTC_ERROR;
+  int code = nvrtc_code(r);
   va_list ap;
   va_start(ap, fmt);
   cucore_status st = fail_native(code, CUCORE_SOURCE_NVRTC, (int)r, call, text, fmt, ap);
@@ -341,8 +376,8 @@ static const char *jitlink_text(nvJitLinkResult r) {
   }
 }
 
-cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char *fmt, ...) {
-  int code = (r == NVJITLINK_ERROR_OUTDATED_LIBRARY) ? CUCORE_VERSION_MISMATCH
+static int jitlink_code(nvJitLinkResult r) {
+  return (r == NVJITLINK_ERROR_OUTDATED_LIBRARY) ? CUCORE_VERSION_MISMATCH
              : (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION || r == NVJITLINK_ERROR_MISSING_ARCH ||
                 r == NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS || r == NVJITLINK_ERROR_NULL_INPUT)
                  ? CUCORE_INVALID_ARGUMENT
@@ -353,6 +388,10 @@ cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char 
                 r == NVJITLINK_ERROR_FINALIZE || r == NVJITLINK_ERROR_ARCH_MISMATCH)
                  ? CUCORE_LINK_ERROR
                  : CUCORE_NVJITLINK_ERROR;
+}
+
+cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char *fmt, ...) {
+  int code = jitlink_code(r);
   va_list ap;
   va_start(ap, fmt);
   cucore_status st =
@@ -361,13 +400,17 @@ cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char 
   return st;
 }
 
+static int nvvm_code(nvvmResult r) {
+  return (r == NVVM_ERROR_COMPILATION || r == NVVM_ERROR_INVALID_IR) ? CUCORE_COMPILE_ERROR
+         : r == NVVM_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
+         : r == NVVM_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
+         : r == NVVM_ERROR_IR_VERSION_MISMATCH ? CUCORE_VERSION_MISMATCH
+                                               : CUCORE_NVVM_ERROR;
+}
+
 cucore_status cc_fail_nvvm(nvvmResult r, const char *call, const char *fmt, ...) {
   const char *text = NVVM(nvvmGetErrorString) ? NVVM(nvvmGetErrorString)(r) : "libNVVM error";
-  int code = (r == NVVM_ERROR_COMPILATION || r == NVVM_ERROR_INVALID_IR) ? CUCORE_COMPILE_ERROR
-             : r == NVVM_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
-             : r == NVVM_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
-             : r == NVVM_ERROR_IR_VERSION_MISMATCH ? CUCORE_VERSION_MISMATCH
-                                                   : CUCORE_NVVM_ERROR;
+  int code = nvvm_code(r);
   va_list ap;
   va_start(ap, fmt);
   cucore_status st = fail_native(code, CUCORE_SOURCE_NVVM, (int)r, call, text, fmt, ap);

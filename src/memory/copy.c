@@ -18,6 +18,7 @@ static cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst
                               size_t bytes, const char *fn, int *skip) {
   *skip = 0;
   cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (bytes == 0) {
     *skip = 1;
@@ -106,6 +107,7 @@ static cucore_status fill_precheck(cucore_device *dev, cucore_stream *s, cucore_
                                    size_t count, unsigned size, const char *fn, int *skip) {
   *skip = 0;
   cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (count == 0) {
     *skip = 1;
@@ -170,6 +172,7 @@ cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pit
   cc_begin();
   const char *fn = "cucore_memset_2d";
   cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: element size %u is not 1, 2 or 4 bytes", fn,
@@ -282,6 +285,7 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
   const char *fn = "cucore_memcpy_2d";
   CC_CHECK_ARG(c, fn, "copy");
   cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (c->width_bytes == 0 || c->height == 0) return CUCORE_OK;
   side src = {"source", c->src_array, c->src, c->src_pitch, 0, c->src_x_bytes, c->src_y, 0};
@@ -333,6 +337,7 @@ cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cuco
   const char *fn = "cucore_memcpy_3d";
   CC_CHECK_ARG(c, fn, "copy");
   cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (c->width_bytes == 0 || c->height == 0 || c->depth == 0) return CUCORE_OK;
   side src = {"source", c->src_array, c->src, c->src_pitch, c->src_height, c->src_x_bytes,

@@ -164,6 +164,7 @@ cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *
   cucore_status st = cc_check_size(bytes, "cucore_mem_alloc", "the size");
   if (st != CUCORE_OK) return st;
   st = cc_mem_enter(dev, NULL, "cucore_mem_alloc");
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_alloc");
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAlloc)(&p, bytes);
@@ -205,6 +206,8 @@ cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
   cc_begin();
   if (ptr == 0) return CUCORE_OK;
   CC_CHECK_ARG(dev, "cucore_mem_free", "dev");
+  cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_free");
+  if (cst != CUCORE_OK) return cst;
   device_free_ctx c = {dev, 0};
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_device_free, &c, 0, &rec);
@@ -251,6 +254,7 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu x %zu bytes overflows", fn, width_bytes,
                    height);
   st = cc_mem_enter(dev, NULL, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   size_t pp = 0;
@@ -282,6 +286,7 @@ cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigne
                    "%s: attach flags 0x%x are not CUCORE_MANAGED_GLOBAL (1) or CUCORE_MANAGED_HOST "
                    "(2)", fn, attach);
   st = cc_mem_enter(dev, NULL, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
   if (st != CUCORE_OK) return st;
   int managed = 0;
   if (DRV(cuDeviceGetAttribute)(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, dev->cudev) ==
@@ -313,6 +318,7 @@ cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out) {
   cucore_status st = cc_check_size(bytes, "cucore_host_alloc", "the size");
   if (st != CUCORE_OK) return st;
   st = cc_mem_enter(dev, NULL, "cucore_host_alloc");
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, "cucore_host_alloc");
   if (st != CUCORE_OK) return st;
   void *p = NULL;
   CUresult r = DRV(cuMemHostAlloc)(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);
@@ -349,6 +355,8 @@ cucore_status cucore_host_free(cucore_device *dev, void *ptr) {
   cc_begin();
   if (!ptr) return CUCORE_OK;
   CC_CHECK_ARG(dev, "cucore_host_free", "dev");
+  cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_host_free");
+  if (cst != CUCORE_OK) return cst;
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, a, accept_pinned, NULL, 0, &rec);

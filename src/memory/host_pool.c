@@ -18,6 +18,9 @@ struct cucore_host_pool {
  * cache miss, so it pushes the pool's context instead of trusting the caller's. */
 static int drv_alloc(void *ctx, size_t bytes, void **out) {
   cucore_host_pool *hp = ctx;
+  /* A cache miss pins memory: refused while a capture forbids it (the message is set). */
+  if (cc_mem_capture_check(hp->dev, NULL, 0, "cucore_host_pool_alloc") != CUCORE_OK)
+    return (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   CUcontext old = NULL;
   CUresult r = DRV(cuCtxPushCurrent)(hp->dev->ctx);
   if (r != CUDA_SUCCESS) return (int)r;
@@ -58,6 +61,8 @@ cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool
 cucore_status cucore_host_pool_destroy(cucore_host_pool *pool) {
   cc_begin();
   if (!pool) return CUCORE_OK;
+  cucore_status cst = cc_mem_capture_check(pool->dev, NULL, 0, "cucore_host_pool_destroy");
+  if (cst != CUCORE_OK) return cst;
   cucore_host_pool_stats s;
   cc_hpool_stats(&pool->core, &s);
   if (s.in_use_blocks) {
@@ -176,6 +181,7 @@ cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {
   cc_begin();
   CC_CHECK_ARG(pool, "cucore_host_pool_trim", "pool");
   cucore_status st = cc_check_size(keep_bytes, "cucore_host_pool_trim", "keep_bytes");
+  if (st == CUCORE_OK) st = cc_mem_capture_check(pool->dev, NULL, 0, "cucore_host_pool_trim");
   if (st != CUCORE_OK) return st;
   cc_hpool_trim(&pool->core, keep_bytes);
   return CUCORE_OK;

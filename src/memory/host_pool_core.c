@@ -115,8 +115,9 @@ int cc_hpool_get(cc_hpool *p, size_t bytes, void **out, int *cls) {
   pthread_mutex_unlock(&p->lock);
   release_list(p, spill);
   int err = p->ops.alloc(p->ops.ctx, cb, &b);
-  if (err) {
-    /* Out of pinnable memory: give the whole cache back and try once more. */
+  if (err == CUDA_ERROR_OUT_OF_MEMORY) {
+    /* Out of pinnable memory: give the whole cache back and try once more. (Other errors,
+     * such as a refusal during a stream capture, are returned as they are.) */
     pthread_mutex_lock(&p->lock);
     void *all = take_cached(p, 0);
     pthread_mutex_unlock(&p->lock);

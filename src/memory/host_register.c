@@ -35,6 +35,7 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
                    "cucore pinned is pinned already", fn, bytes, ptr, what);
   }
   st = cc_mem_enter(dev, NULL, fn);
+  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
   if (st != CUCORE_OK) return st;
   if (flags & CUCORE_HOST_REGISTER_READ_ONLY) {
     int ro = 0;
@@ -84,6 +85,8 @@ cucore_status cucore_host_unregister(cucore_device *dev, void *ptr) {
   const char *fn = "cucore_host_unregister";
   CC_CHECK_ARG(ptr, fn, "ptr");
   CC_CHECK_ARG(dev, fn, "dev");
+  cucore_status cst = cc_mem_capture_check(dev, NULL, 0, fn);
+  if (cst != CUCORE_OK) return cst;
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, a, accept_registered, NULL, 0, &rec);

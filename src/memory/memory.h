@@ -146,6 +146,15 @@ cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s
                                 const char *fn);
 /* cc_mem_pair_check, then makes the device current. */
 cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn);
+/* Synchronous allocations and frees (`legacy` 0), and copies and fills without a stream
+ * (`legacy` 1: they run on the legacy default stream), are refused while a capture forbids
+ * them (runtime/capture.c), before the driver would invalidate the capture. Nothing to do with
+ * a stream, or when no capture is active (one atomic load). */
+static inline cucore_status cc_mem_capture_check(cucore_device *dev, const cucore_stream *s,
+                                                 int legacy, const char *fn) {
+  if (s || CC_LIKELY(!cc_captures_active())) return CUCORE_OK;
+  return cc_capture_check_unsafe(dev, legacy, 0, fn);
+}
 /* Checks a region given by its start address and its footprint [first, end) relative to it
  * (2D/3D copies and fills, textures): against the record containing `addr` when there is
  * one, else as the range [addr + first, addr + end). `shape` describes the region for
@@ -209,7 +218,8 @@ void cc_host_pool_give_back(const cc_mem_rec *rec);
 #define CC_HPOOL_CLASSES (1 + 4 * (CC_HPOOL_MAX_SHIFT - CC_HPOOL_MIN_SHIFT))
 
 typedef struct cc_host_allocator {
-  /* Returns 0 and a block of at least `bytes`, or a non-zero error (a CUresult). */
+  /* Returns 0 and a block of at least `bytes`, or a non-zero error (a CUresult):
+   * CUDA_ERROR_OUT_OF_MEMORY makes the pool give its cache back and try once more. */
   int (*alloc)(void *ctx, size_t bytes, void **out);
   void (*release)(void *ctx, void *ptr);
   void *ctx;

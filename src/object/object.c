@@ -48,6 +48,8 @@ void cc_object_release(cucore_object *o) {
   }
   for (int i = 0; i < o->kernel_count; i++) free(o->kernel_names[i]);
   free(o->kernel_names);
+  for (int i = 0; i < o->global_name_count; i++) free(o->global_names[i]);
+  free(o->global_names);
   free(o->exprs);
   free(o->lowered);
   free(o->ptx);
@@ -229,13 +231,23 @@ static cucore_status load_locked(cucore_object *o) {
   return st;
 }
 
-cucore_status cucore_object_load(cucore_object *obj) {
-  cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+cucore_status cc_object_load(cucore_object *obj) {
   pthread_mutex_lock(&obj->lock);
   cucore_status st = load_locked(obj);
   pthread_mutex_unlock(&obj->lock);
   return st;
+}
+
+cucore_status cucore_object_load(cucore_object *obj) {
+  cc_begin();
+  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+  return cc_object_load(obj);
+}
+
+const char *cc_object_symbol(const cucore_object *obj, const char *name) {
+  for (int i = 0; i < obj->expr_count; i++)
+    if (strcmp(obj->exprs[i], name) == 0) return obj->lowered[i];
+  return name;
 }
 
 cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
@@ -282,7 +294,8 @@ static cucore_status enumerate_locked(cucore_object *o) {
   }
   cucore_status st = load_locked(o);
   if (st != CUCORE_OK) return st;
-  st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
+  st = CC_DRV_REQUIRE(cuLibraryGetKernelCount);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuKernelGetName);
   if (st != CUCORE_OK) return st;
   unsigned count = 0;
@@ -296,16 +309,19 @@ static cucore_status enumerate_locked(cucore_object *o) {
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   r = count ? DRV(cuLibraryEnumerateKernels)(ks, count, o->library) : CUDA_SUCCESS;
-  for (unsigned i = 0; r == CUDA_SUCCESS && i < count; i++) {
+  const char *call = "cuLibraryEnumerateKernels";
+  int oom = 0;
+  for (unsigned i = 0; r == CUDA_SUCCESS && !oom && i < count; i++) {
     const char *n = NULL;
     r = DRV(cuKernelGetName)(&n, ks[i]);
-    if (r == CUDA_SUCCESS) names[i] = cc_strdup(n ? n : "", "a kernel name");
+    if (r != CUDA_SUCCESS) call = "cuKernelGetName";
+    else if (!(names[i] = cc_strdup(n ? n : "", "a kernel name"))) oom = 1;
   }
   free(ks);
-  if (r != CUDA_SUCCESS) {
+  if (r != CUDA_SUCCESS || oom) {
     for (unsigned i = 0; i < count; i++) free(names[i]);
     free(names);
-    return cc_fail_cu(r, "cuLibraryEnumerateKernels", "`%s`", o->name);
+    return oom ? CUCORE_HOST_OUT_OF_MEMORY : cc_fail_cu(r, call, "`%s`", o->name);
   }
   o->kernel_names = names;
   o->kernel_count = (int)count;

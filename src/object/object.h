@@ -33,6 +33,9 @@ struct cucore_object {
   CUlibrary library;
   int kernel_count; /* -1 until enumerated */
   char **kernel_names;
+  /* symbols of the module variables handed out (cucore_global.name points here) */
+  int global_name_count;
+  char **global_names;
 };
 
 /* Makes an object that takes ownership of `code` (malloc'd, size+1 bytes, NUL at [size]). */
@@ -44,6 +47,11 @@ void cc_object_release(cucore_object *obj);
 /* Loads the library with the object's load options (load_options.c); the caller holds the
  * object's lock and has checked it is not loaded. */
 cucore_status cc_object_load_library(cucore_object *o);
+/* Loads the object's code once (the public cucore_object_load without cc_begin). */
+cucore_status cc_object_load(cucore_object *obj);
+/* The symbol a name stands for: the lowered name of a registered name expression, else the
+ * name itself. */
+const char *cc_object_symbol(const cucore_object *obj, const char *name);
 /* Detects the code type from the bytes (CUCORE_CODE_AUTO when unknown). */
 cucore_code_type cc_sniff_code_type(const void *data, size_t size);
 #endif

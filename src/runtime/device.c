@@ -181,9 +181,11 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
 }
 
 void cc_device_init_streams(cucore_device *dev) {
-  dev->default_stream = (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1};
+  dev->default_stream =
+      (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1, .blocking = 1};
   dev->per_thread_stream =
-      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1};
+      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1,
+                             .blocking = 1};
 }
 
 int cc_device_ordinal_of(CUdevice d) {
@@ -197,6 +199,7 @@ int cc_device_ordinal_of(CUdevice d) {
 cucore_status cucore_device_close(cucore_device *dev) {
   cc_begin();
   if (!dev) return CUCORE_OK;
+  cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (tls_current == dev->ctx) tls_current = NULL;
     free(dev);
@@ -225,7 +228,8 @@ cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal) {
 cucore_status cucore_device_synchronize(cucore_device *dev) {
   cc_begin();
   CC_CHECK_ARG(dev, "cucore_device_synchronize", "dev");
-  cucore_status st = cc_device_make_current(dev);
+  cucore_status st = cc_capture_check_unsafe(dev, 0, 1, "cucore_device_synchronize");
+  if (st == CUCORE_OK) st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuCtxSynchronize)();
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSynchronize", "device %d", dev->ordinal);
@@ -281,11 +285,14 @@ static void retain_fallback(void) {
 
 cucore_status cc_ensure_context(void) {
   CUcontext cur = NULL;
-  if (DRV(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur) return CUCORE_OK;
+  CUresult r = DRV(cuCtxGetCurrent)(&cur);
+  if (r != CUDA_SUCCESS) /* not "none is current": the fallback would replace the caller's */
+    return cc_fail_cu(r, "cuCtxGetCurrent", "asking for the current context");
+  if (cur) return CUCORE_OK;
   pthread_once(&fallback_once, retain_fallback);
   if (fallback_result != CUDA_SUCCESS)
     return cc_fail_cu(fallback_result, "cuDevicePrimaryCtxRetain", "device 0, for a query that needs a context");
-  CUresult r = DRV(cuCtxSetCurrent)(fallback_ctx);
+  r = DRV(cuCtxSetCurrent)(fallback_ctx);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSetCurrent", "device 0's primary context");
   return CUCORE_OK;
 }

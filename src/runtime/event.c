@@ -26,13 +26,17 @@ cucore_status cucore_event_create(cucore_device *dev, unsigned flags, cucore_eve
   }
   ev->dev = dev;
   ev->flags = flags;
+  atomic_init(&ev->refs, 1);
   *out = ev;
   return CUCORE_OK;
 }
 
-cucore_status cucore_event_destroy(cucore_event *ev) {
-  cc_begin();
-  if (!ev) return CUCORE_OK;
+void cc_event_retain(void *p) { atomic_fetch_add(&((cucore_event *)p)->refs, 1); }
+
+/* Drops a reference; the last one destroys the event (the CUevent too unless borrowed). */
+static cucore_status event_release(cucore_event *ev) {
+  if (atomic_fetch_sub(&ev->refs, 1) != 1) return CUCORE_OK;
+  cc_capture_forget_event(ev);
   if (ev->borrowed) { /* the caller's event lives on */
     free(ev);
     return CUCORE_OK;
@@ -43,6 +47,14 @@ cucore_status cucore_event_destroy(cucore_event *ev) {
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuEventDestroy", NULL);
   return CUCORE_OK;
+}
+
+void cc_event_release(void *p) { (void)event_release(p); }
+
+cucore_status cucore_event_destroy(cucore_event *ev) {
+  cc_begin();
+  if (!ev) return CUCORE_OK;
+  return event_release(ev);
 }
 
 cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s) {
@@ -56,14 +68,20 @@ cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s) {
   cucore_status st = cc_device_make_current(ev->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuEventRecord)(ev->handle, s->handle);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuEventRecord", NULL);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuEventRecord", NULL);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
+  cc_capture_event_recorded(ev, s); /* in a capture it marks a point of the graph */
   return CUCORE_OK;
 }
 
 cucore_status cucore_event_synchronize(cucore_event *ev) {
   cc_begin();
   CC_CHECK_ARG(ev, "cucore_event_synchronize", "event");
-  cucore_status st = cc_device_make_current(ev->dev);
+  cucore_status st = cc_capture_check_event(ev, "cucore_event_synchronize");
+  if (st == CUCORE_OK) st = cc_device_make_current(ev->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuEventSynchronize)(ev->handle);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuEventSynchronize", NULL);
@@ -73,7 +91,8 @@ cucore_status cucore_event_synchronize(cucore_event *ev) {
 cucore_status cucore_event_query(cucore_event *ev) {
   cc_begin();
   CC_CHECK_ARG(ev, "cucore_event_query", "event");
-  cucore_status st = cc_device_make_current(ev->dev);
+  cucore_status st = cc_capture_check_event(ev, "cucore_event_query");
+  if (st == CUCORE_OK) st = cc_device_make_current(ev->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuEventQuery)(ev->handle);
   if (r == CUDA_ERROR_NOT_READY) return cc_status(CUCORE_NOT_READY, CUCORE_SOURCE_DRIVER, (int)r);
@@ -91,7 +110,9 @@ cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end, fl
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_event_elapsed_ms: an event was created with "
                    "CUCORE_EVENT_DISABLE_TIMING and cannot be timed");
-  cucore_status st = cc_device_make_current(start->dev);
+  cucore_status st = cc_capture_check_event(start, "cucore_event_elapsed_ms");
+  if (st == CUCORE_OK) st = cc_capture_check_event(end, "cucore_event_elapsed_ms");
+  if (st == CUCORE_OK) st = cc_device_make_current(start->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuEventElapsedTime)(ms, start->handle, end->handle);
   if (r != CUDA_SUCCESS)

@@ -97,6 +97,7 @@ cucore_status cucore_stream_wrap(cucore_device *dev, void *custream, cucore_stre
   s->handle = h;
   s->dev = dev;
   s->borrowed = 1;
+  s->blocking = cc_stream_query_blocking(h);
   *out = s;
   return CUCORE_OK;
 }
@@ -119,6 +120,7 @@ cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cucore_event 
   ev->handle = (CUevent)cuevent;
   ev->dev = dev;
   ev->borrowed = 1;
+  atomic_init(&ev->refs, 1);
   *out = ev;
   return CUCORE_OK;
 }

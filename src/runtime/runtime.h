@@ -3,19 +3,34 @@
  * later floor runs on (memory/ is the floor above).
  *
  * Files: device.c (devices, properties, primary contexts, the context made current on each
- * thread), stream.c, event.c.
+ * thread), stream.c, event.c, refs.c (sets of references that graphs hold, released when the
+ * driver is done with them), capture.c (what cucore knows of stream captures, and the calls a
+ * capture forbids).
  */
 #ifndef CUCORE_RUNTIME_H
 #define CUCORE_RUNTIME_H
 
 #include "loader/loader.h"
 
+#include <stdatomic.h>
+
+typedef struct cc_capture cc_capture;
+
 struct cucore_stream {
   CUstream handle;
   cucore_device *dev;
   int is_default; /* owned by the device (legacy or per-thread stream), not destroyable */
   int borrowed;   /* wraps the caller's CUstream: destroying the wrapper leaves it alone */
+  int blocking;   /* synchronises with the legacy default stream (known when the handle is
+                     made: asking the driver later, cuStreamGetFlags, would invalidate a
+                     capture the stream takes part in) */
+  cc_capture *capture; /* the capture cucore began or saw the stream join (a reference), or
+                          NULL; set and cleared by capture.c */
 };
+
+/* 1 when a stream handle synchronises with the legacy default stream (the driver is asked;
+ * a capturing stream, or one it cannot answer for, counts as blocking). */
+int cc_stream_query_blocking(CUstream h);
 
 struct cucore_device {
   int ordinal;
@@ -31,7 +46,14 @@ struct cucore_event {
   cucore_device *dev;
   unsigned flags;
   int borrowed; /* wraps the caller's CUevent: destroying the wrapper leaves it alone */
+  atomic_int refs; /* the user's, plus one per graph that references the event */
+  cc_capture *capture; /* the capture it was last recorded in (a reference), or NULL */
 };
+
+/* Adds / drops a reference to an event (graphs hold one); the last drop destroys it. The void*
+ * forms fit the reference sets below. */
+void cc_event_retain(void *ev);
+void cc_event_release(void *ev);
 
 /* Makes some context current when none is (device 0's primary context, retained once for the
  * life of the process), for queries the driver answers only inside a context. */
@@ -59,5 +81,93 @@ void cc_launch_attr_to_cu(const cucore_launch_attr *a, CUlaunchAttribute *c);
  * synchronization policy, priority, memory sync domain and its map). */
 void cc_launch_attr_from_cu(CUlaunchAttributeID id, const CUlaunchAttributeValue *v,
                             cucore_launch_attr *a);
+
+/* ---- reference sets (refs.c) -------------------------------------------------------------- */
+
+/* A set of references a graph holds on what its nodes use (kernels, events, other sets, host
+ * data). Counted; the last release releases every member, newest first. */
+typedef struct cc_refs cc_refs;
+typedef void (*cc_release_fn)(void *p);
+
+/* A new, empty set with one reference (NULL when out of memory; failure recorded). */
+cc_refs *cc_refs_new(void);
+void cc_refs_retain(void *r);
+void cc_refs_release(void *r); /* NULL is a no-op */
+/* Holds `p` in the set: retain(p) the first time it is added, release(p) when the set goes. */
+cucore_status cc_refs_hold(cc_refs *r, void *p, void (*retain)(void *), cc_release_fn release);
+/* Takes `p` into the set: release(p) once when the set goes (no retain, no duplicate check). */
+cucore_status cc_refs_own(cc_refs *r, void *p, cc_release_fn release);
+/* Gives graph `g` a reference to the set through a driver user object: the driver drops it
+ * when neither the graph nor any executable graph made from it needs it (after their launches
+ * complete); cucore releases the set at its next drain. On failure nothing changes. */
+cucore_status cc_refs_attach(cc_refs *r, CUgraph g);
+/* Called just before a graph with an attached set is destroyed: the driver will drop it. */
+void cc_refs_expect_drop(void);
+/* Releases the sets the driver dropped (cheap when there are none). */
+void cc_refs_drain(void);
+/* Waits (1 s at most) for the drops the driver owes, then drains: before a device closes. */
+void cc_refs_flush(void);
+
+/* ---- stream capture (capture.c) ------------------------------------------------------------ */
+
+/* How many captures cucore began are active (any thread): the launch path's one check. */
+extern atomic_int cc_capture_count;
+static inline int cc_captures_active(void) {
+  return atomic_load_explicit(&cc_capture_count, memory_order_relaxed) != 0;
+}
+
+/* Begins a capture on `s` (cuStreamBeginCapture, or ...ToGraph when `into` is given, after
+ * `deps`). `refs` receives what the captured work references (a reference is taken); `owner`
+ * is handed back by cc_capture_end, or released with `owner_release` when the capture dies
+ * without one (its stream destroyed). */
+cucore_status cc_capture_begin(cucore_stream *s, int mode, CUgraph into, const CUgraphNode *deps,
+                               size_t ndeps, cc_refs *refs, void *owner,
+                               cc_release_fn owner_release, const char *fn);
+/* Ends the capture begun on `s`: the graph (NULL when the capture failed: the status says why),
+ * the set and the owner given at the start (references handed over). The streams that took
+ * part are free of the capture afterwards, whatever the outcome. */
+cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, void **owner,
+                             const char *fn);
+/* The capture `s` takes part in as cucore knows it (NULL when none or ended). */
+cc_capture *cc_capture_of(const cucore_stream *s);
+/* The owner given to cc_capture_begin (NULL for none). */
+void *cc_capture_owner(const cc_capture *c);
+/* What cucore knows of a capture, for cucore_stream_capture_info. */
+void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode, int *is_origin);
+
+/* Refusals, made before the driver would invalidate a capture (CUCORE_STREAM_CAPTURE naming
+ * `fn` and the capture): */
+/* synchronising with or querying a stream that is capturing; */
+cucore_status cc_capture_check_stream(cucore_stream *s, const char *fn);
+/* synchronising with, querying or timing an event last recorded in an active capture; */
+cucore_status cc_capture_check_event(const cucore_event *ev, const char *fn);
+/* a call the driver calls potentially unsafe during capture (allocations, frees, synchronous
+ * copies and fills, device synchronisation: `legacy` when it runs on the legacy default
+ * stream; `device_sync` when it waits for every stream of the device); */
+cucore_status cc_capture_check_unsafe(cucore_device *dev, int legacy, int device_sync,
+                                      const char *fn);
+/* a launch on `s`: on the legacy default stream while a stream synchronising with it captures.
+ * Holds nothing. */
+cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn);
+/* Holds `p` in the capture `s` takes part in (nothing when none). */
+cucore_status cc_capture_hold(cucore_stream *s, void *p, void (*retain)(void *),
+                              cc_release_fn release);
+/* An event recorded on `s`: it marks a point of the capture `s` is in (or none). */
+void cc_capture_event_recorded(cucore_event *ev, cucore_stream *s);
+/* Before `s` waits on `ev`: refuses a wait that would merge two captures. */
+cucore_status cc_capture_event_waited(cucore_stream *s, cucore_event *ev, const char *fn);
+/* After the driver accepted the wait: `s` takes part in the capture `ev` was recorded in. */
+void cc_capture_joined(cucore_stream *s, cucore_event *ev);
+/* Drops a stream's or an event's reference to its capture (destroying them). */
+void cc_capture_forget_stream(cucore_stream *s);
+void cc_capture_forget_event(cucore_event *ev);
+/* Records the first failure the driver gave for work in the capture `s` is in (the thread's
+ * last message), to name it when the capture ends. */
+void cc_capture_note_failure(cucore_stream *s);
+/* Around a driver call cucore makes for itself during a capture (loading a function, setting a
+ * kernel attribute, an occupancy query): the thread's capture mode is relaxed so that the call
+ * does not invalidate the capture. Cheap when no capture is active. */
+int cc_capture_relax(void);
+void cc_capture_unrelax(int token);
 
 #endif /* CUCORE_RUNTIME_H */

@@ -34,8 +34,22 @@ cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int prior
     return cc_fail_cu(r, "cuStreamCreateWithPriority", "device %d", dev->ordinal);
   }
   s->dev = dev;
+  s->blocking = !(cuflags & CU_STREAM_NON_BLOCKING);
   *out = s;
   return CUCORE_OK;
+}
+
+int cc_stream_query_blocking(CUstream h) {
+  if (h == NULL || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD) return 1;
+  /* A stream that is capturing is not asked (cuStreamGetFlags would invalidate the capture):
+   * it counts as blocking, which only makes cucore's capture checks stricter. */
+  CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (!DRV(cuStreamIsCapturing) || DRV(cuStreamIsCapturing)(h, &cs) != CUDA_SUCCESS ||
+      cs != CU_STREAM_CAPTURE_STATUS_NONE)
+    return 1;
+  unsigned flags = 0;
+  if (!DRV(cuStreamGetFlags) || DRV(cuStreamGetFlags)(h, &flags) != CUDA_SUCCESS) return 1;
+  return !(flags & CU_STREAM_NON_BLOCKING);
 }
 
 cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
@@ -50,6 +64,7 @@ cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
 cucore_status cucore_stream_destroy(cucore_stream *s) {
   cc_begin();
   if (!s || s->is_default) return CUCORE_OK;
+  cc_capture_forget_stream(s);
   if (s->borrowed) { /* the caller's stream lives on */
     free(s);
     return CUCORE_OK;
@@ -66,6 +81,7 @@ cucore_status cucore_stream_synchronize(cucore_stream *s) {
   cc_begin();
   CC_CHECK_ARG(s, "cucore_stream_synchronize", "stream");
   cucore_status st = cc_device_make_current(s->dev);
+  if (st == CUCORE_OK) st = cc_capture_check_stream(s, "cucore_stream_synchronize");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuStreamSynchronize)(s->handle);
   if (r != CUDA_SUCCESS)
@@ -77,6 +93,7 @@ cucore_status cucore_stream_query(cucore_stream *s) {
   cc_begin();
   CC_CHECK_ARG(s, "cucore_stream_query", "stream");
   cucore_status st = cc_device_make_current(s->dev);
+  if (st == CUCORE_OK) st = cc_capture_check_stream(s, "cucore_stream_query");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuStreamQuery)(s->handle);
   if (r == CUDA_ERROR_NOT_READY) return cc_status(CUCORE_NOT_READY, CUCORE_SOURCE_DRIVER, (int)r);
@@ -89,9 +106,15 @@ cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev) {
   CC_CHECK_ARG(s, "cucore_stream_wait_event", "stream");
   CC_CHECK_ARG(ev, "cucore_stream_wait_event", "event");
   cucore_status st = cc_device_make_current(s->dev);
+  if (st == CUCORE_OK) st = cc_capture_event_waited(s, ev, "cucore_stream_wait_event");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuStreamWaitEvent)(s->handle, ev->handle, 0);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamWaitEvent", NULL);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuStreamWaitEvent", NULL);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
+    return st;
+  }
+  cc_capture_joined(s, ev); /* a wait on an event recorded in a capture forks it to `s` */
   return CUCORE_OK;
 }
 

@@ -1,0 +1,335 @@
+/*
+ * graph.c -- graphs: creation (empty, or over a captured CUgraph), counted references, the
+ * node structures and dependencies shared by every kind of node, queries and DOT output.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "graph/graph.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+cucore_status cc_graph_wrap(cucore_device *dev, CUgraph h, cc_refs *held, cucore_graph **out) {
+  *out = NULL;
+  cucore_graph *g = cc_calloc(1, sizeof *g, "a graph");
+  if (!held) held = cc_refs_new();
+  if (!g || !held) {
+    free(g);
+    cc_refs_release(held);
+    (void)DRV(cuGraphDestroy)(h);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  g->h = h;
+  g->dev = dev;
+  g->root = g;
+  atomic_init(&g->refs, 1);
+  g->held = held;
+  /* The driver keeps the set for as long as the graph or an executable graph needs it. */
+  cucore_status st = cc_refs_attach(held, h);
+  if (st != CUCORE_OK) {
+    cc_refs_release(held);
+    (void)DRV(cuGraphDestroy)(h);
+    free(g);
+    return st;
+  }
+  g->attached = 1;
+  *out = g;
+  return CUCORE_OK;
+}
+
+cucore_status cc_graph_new_body(cucore_graph *root, CUgraph h, cucore_graph **out) {
+  *out = NULL;
+  if (root->body_count == root->body_cap) {
+    int cap = root->body_cap ? 2 * root->body_cap : 4;
+    cucore_graph **bs = realloc(root->bodies, (size_t)cap * sizeof *bs);
+    if (!bs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph bodies)");
+    root->bodies = bs;
+    root->body_cap = cap;
+  }
+  cucore_graph *b = cc_calloc(1, sizeof *b, "a conditional body");
+  if (!b) return CUCORE_HOST_OUT_OF_MEMORY;
+  b->h = h;
+  b->dev = root->dev;
+  b->root = root;
+  b->is_body = 1;
+  root->bodies[root->body_count++] = b;
+  *out = b;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_create(cucore_device *dev, cucore_graph **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_graph_create", "out");
+  *out = NULL;
+  CC_CHECK_ARG(dev, "cucore_graph_create", "dev");
+  cc_refs_drain();
+  cucore_status st = CC_DRV_REQUIRE(cuGraphCreate);
+  if (st == CUCORE_OK) st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  CUgraph h = NULL;
+  CUresult r = DRV(cuGraphCreate)(&h, 0);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphCreate", "device %d", dev->ordinal);
+  return cc_graph_wrap(dev, h, NULL, out);
+}
+
+void cc_graph_node_free(cucore_graph_node *n) {
+  if (!n) return;
+  cc_kernel_release(n->k);
+  cc_args_free(n->args);
+  free(n);
+}
+
+void cc_graph_retain(void *p) { atomic_fetch_add(&((cucore_graph *)p)->refs, 1); }
+
+void cc_graph_release(void *p) {
+  cucore_graph *g = p;
+  if (!g || atomic_fetch_sub(&g->refs, 1) != 1) return;
+  for (int i = 0; i < g->node_count; i++) cc_graph_node_free(g->nodes[i]);
+  free(g->nodes);
+  for (int i = 0; i < g->body_count; i++) free(g->bodies[i]);
+  free(g->bodies);
+  free(g->dot);
+  /* The driver drops the CUgraph's set once no executable graph made from it runs. */
+  if (g->attached) cc_refs_expect_drop();
+  if (cc_device_make_current(g->dev) == CUCORE_OK) (void)DRV(cuGraphDestroy)(g->h);
+  cc_refs_release(g->held);
+  free(g);
+}
+
+cucore_status cucore_graph_destroy(cucore_graph *g) {
+  cc_begin();
+  if (!g || g->is_body) return CUCORE_OK;
+  cc_graph_release(g);
+  cc_refs_drain();
+  return CUCORE_OK;
+}
+
+/* ---- nodes ---------------------------------------------------------------------------------- */
+
+cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn) {
+  if (!out) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `out` is NULL", fn);
+  *out = NULL;
+  if (!g) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `graph` is NULL", fn);
+  return CUCORE_OK;
+}
+
+cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, size_t n,
+                            CUgraphNode *buf, size_t buf_len, CUgraphNode **hs, const char *fn) {
+  *hs = buf;
+  if (n == 0) return CUCORE_OK;
+  if (!deps)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `deps` is NULL with a count of %zu", fn, n);
+  for (size_t i = 0; i < n; i++) {
+    if (!deps[i]) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dependency %zu is NULL", fn, i);
+    if (deps[i]->graph != g) {
+      char what[96];
+      cc_graph_node_describe(deps[i], what, sizeof what);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: dependency %zu, %s, is a node of another graph%s; a node depends only "
+                     "on nodes of its own graph",
+                     fn, i, what,
+                     deps[i]->graph->root == g->root ? " (a conditional body, or the graph "
+                                                       "around one)" : "");
+    }
+    for (size_t j = 0; j < i; j++)
+      if (deps[j] == deps[i])
+        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dependencies %zu and %zu are the same node",
+                       fn, j, i);
+  }
+  if (n > buf_len) {
+    *hs = cc_calloc(n, sizeof **hs, "dependency handles");
+    if (!*hs) return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  for (size_t i = 0; i < n; i++) (*hs)[i] = deps[i]->h;
+  return CUCORE_OK;
+}
+
+cucore_status cc_graph_node_new(cucore_graph *g, cucore_graph_node_type type,
+                                cucore_graph_node **out) {
+  cucore_graph_node *n = cc_calloc(1, sizeof *n, "a graph node");
+  if (!n) return CUCORE_HOST_OUT_OF_MEMORY;
+  n->graph = g;
+  n->type = type;
+  n->index = -1;
+  *out = n;
+  return CUCORE_OK;
+}
+
+cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n) {
+  cucore_graph *root = g->root;
+  if (root->node_count == root->node_cap) {
+    int cap = root->node_cap ? 2 * root->node_cap : 16;
+    cucore_graph_node **ns = realloc(root->nodes, (size_t)cap * sizeof *ns);
+    if (!ns) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph nodes)");
+    root->nodes = ns;
+    root->node_cap = cap;
+  }
+  n->index = root->node_count;
+  root->nodes[root->node_count++] = n;
+  return CUCORE_OK;
+}
+
+cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h) {
+  if (!h) return NULL;
+  for (int i = 0; i < root->node_count; i++)
+    if (root->nodes[i]->h == h) return root->nodes[i];
+  return NULL;
+}
+
+void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len) {
+  const char *type = cucore_graph_node_type_name(n->type);
+  if (n->k)
+    snprintf(buf, len, "node %d (%s `%s`)", n->index, type, n->k->asked);
+  else
+    snprintf(buf, len, "node %d (%s)", n->index, type);
+}
+
+const char *cucore_graph_node_type_name(cucore_graph_node_type type) {
+  switch (type) {
+  case CUCORE_GRAPH_NODE_KERNEL: return "kernel";
+  case CUCORE_GRAPH_NODE_MEMCPY: return "memcpy";
+  case CUCORE_GRAPH_NODE_MEMSET: return "memset";
+  case CUCORE_GRAPH_NODE_HOST: return "host";
+  case CUCORE_GRAPH_NODE_GRAPH: return "graph";
+  case CUCORE_GRAPH_NODE_EMPTY: return "empty";
+  case CUCORE_GRAPH_NODE_WAIT_EVENT: return "wait_event";
+  case CUCORE_GRAPH_NODE_EVENT_RECORD: return "event_record";
+  case CUCORE_GRAPH_NODE_CONDITIONAL: return "conditional";
+  }
+  return "unknown";
+}
+
+cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
+                                         cucore_graph_node_type *type) {
+  cc_begin();
+  CC_CHECK_ARG(node, "cucore_graph_node_get_type", "node");
+  CC_CHECK_ARG(type, "cucore_graph_node_get_type", "type");
+  *type = node->type;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_node_native(const cucore_graph_node *node, void **cunode) {
+  cc_begin();
+  CC_CHECK_ARG(node, "cucore_graph_node_native", "node");
+  CC_CHECK_ARG(cunode, "cucore_graph_node_native", "cunode");
+  *cunode = node->h;
+  return CUCORE_OK;
+}
+
+/* ---- queries -------------------------------------------------------------------------------- */
+
+cucore_status cucore_graph_node_count(cucore_graph *g, size_t *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_graph_node_count", "count");
+  *count = 0;
+  CC_CHECK_ARG(g, "cucore_graph_node_count", "graph");
+  cucore_status st = CC_DRV_REQUIRE(cuGraphGetNodes);
+  if (st != CUCORE_OK) return st;
+  size_t n = 0;
+  CUresult r = DRV(cuGraphGetNodes)(g->h, NULL, &n);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphGetNodes", "cucore_graph_node_count");
+  *count = n;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_device(const cucore_graph *g, cucore_device **dev) {
+  cc_begin();
+  CC_CHECK_ARG(g, "cucore_graph_device", "graph");
+  CC_CHECK_ARG(dev, "cucore_graph_device", "dev");
+  *dev = g->dev;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_native(cucore_graph *g, void **cugraph) {
+  cc_begin();
+  CC_CHECK_ARG(g, "cucore_graph_native", "graph");
+  CC_CHECK_ARG(cugraph, "cucore_graph_native", "cugraph");
+  *cugraph = g->h;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *from,
+                                          cucore_graph_node *to) {
+  cc_begin();
+  const char *fn = "cucore_graph_add_dependency";
+  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_ARG(from, fn, "from");
+  CC_CHECK_ARG(to, fn, "to");
+  if (from == to)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a node cannot depend on itself", fn);
+  CUgraphNode buf[2], *hs = NULL;
+  cucore_graph_node *pair[2] = {from, to};
+  cucore_status st = cc_graph_deps(g, pair, 2, buf, 2, &hs, fn);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphAddDependencies);
+  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuGraphAddDependencies)(g->h, &hs[0], &hs[1], 1);
+  if (r != CUDA_SUCCESS) {
+    char a[96], b[96];
+    cc_graph_node_describe(from, a, sizeof a);
+    cc_graph_node_describe(to, b, sizeof b);
+    return cc_fail_cu(r, "cuGraphAddDependencies", "%s: %s -> %s (an edge that exists already?)",
+                      fn, a, b);
+  }
+  return CUCORE_OK;
+}
+
+/* ---- DOT ------------------------------------------------------------------------------------ */
+
+static cucore_status dot_checks(cucore_graph *g, unsigned flags, const char *fn) {
+  CC_CHECK_ARG(g, fn, "graph");
+  if (flags > 0xffffu)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: flags 0x%x go beyond the driver's DOT flags (0..0xffff: "
+                   "CUCORE_GRAPH_DOT_VERBOSE, _KERNEL_PARAMS, _HANDLES, ...)", fn, flags);
+  cucore_status st = CC_DRV_REQUIRE(cuGraphDebugDotPrint);
+  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
+  return st;
+}
+
+static cucore_status dot_print(cucore_graph *g, const char *path, unsigned flags, const char *fn) {
+  CUresult r = DRV(cuGraphDebugDotPrint)(g->h, path, flags);
+  if (r == CUDA_ERROR_OPERATING_SYSTEM || r == CUDA_ERROR_FILE_NOT_FOUND)
+    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_DRIVER, (int)r),
+                   "%s: the driver could not write `%s` (%s)", fn, path, cc_cu_name(r));
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphDebugDotPrint", "%s: `%s`", fn, path);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_dot_write(cucore_graph *g, const char *path, unsigned flags) {
+  cc_begin();
+  const char *fn = "cucore_graph_dot_write";
+  CC_CHECK_ARG(path, fn, "path");
+  cucore_status st = dot_checks(g, flags, fn);
+  if (st != CUCORE_OK) return st;
+  return dot_print(g, path, flags, fn);
+}
+
+cucore_status cucore_graph_dot(cucore_graph *g, unsigned flags, const char **dot) {
+  cc_begin();
+  const char *fn = "cucore_graph_dot";
+  CC_CHECK_ARG(dot, fn, "dot");
+  *dot = NULL;
+  cucore_status st = dot_checks(g, flags, fn);
+  if (st != CUCORE_OK) return st;
+  const char *tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/cucore-graph-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0)
+    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno),
+                   "%s: cannot make a temporary file like `%s`: %s", fn, path, strerror(errno));
+  close(fd);
+  st = dot_print(g, path, flags, fn);
+  unsigned char *text = NULL;
+  size_t size = 0;
+  if (st == CUCORE_OK) st = cc_read_file(path, &text, &size);
+  unlink(path);
+  if (st != CUCORE_OK) return st;
+  free(g->dot);
+  g->dot = (char *)text;
+  *dot = g->dot;
+  return CUCORE_OK;
+}

@@ -1,0 +1,95 @@
+/*
+ * graph/graph.h -- CUDA graphs: the graph, node and executable-graph structures shared by the
+ * files of this floor.
+ *
+ * Files: graph.c (graphs: create, destroy, references, dependencies, DOT), nodes.c (the nodes
+ * other than conditional ones), conditional.c (conditions and conditional nodes), capture.c
+ * (the public stream-capture calls, over runtime/capture.c), exec.c (executable graphs:
+ * instantiate, launch, upload, whole-graph and per-node updates).
+ *
+ * Ownership: a top-level graph is counted (the user's reference, one per executable graph
+ * made from it or updated from it, one per capture into it). It owns its node structures, the
+ * structures of its conditional bodies (which are graphs too, with `root` naming it), and a
+ * reference set (runtime/refs.c) with what its nodes use: kernels, events, the sets of child
+ * graphs, host data. The set is handed to the driver as a user object of the CUgraph, so it
+ * outlives the graph until no executable graph needs it.
+ */
+#ifndef CUCORE_GRAPH_H
+#define CUCORE_GRAPH_H
+
+#include "exec/kernel.h"
+
+struct cucore_graph_node {
+  CUgraphNode h;
+  cucore_graph *graph;         /* the graph it is in: a top-level graph or a body */
+  cucore_graph_node_type type;
+  int index;                   /* its place in its root's list (executable graphs' state) */
+  /* kernel nodes */
+  cucore_kernel *k;            /* a reference */
+  cucore_args *args;           /* the values, owned */
+  CUfunction fn;               /* the kernel's function on the graph's device */
+  cucore_launch_config cfg;    /* grid, block, shared bytes, attributes (stream NULL) */
+};
+
+struct cucore_graph {
+  CUgraph h;
+  cucore_device *dev;
+  cucore_graph *root;          /* the top-level graph: itself unless a conditional body */
+  int is_body;                 /* a conditional node's body: owned by its root */
+  /* top-level graphs only: */
+  atomic_int refs;
+  cc_refs *held;               /* what the nodes use (a reference; the driver holds another) */
+  int attached;                /* `held` is the CUgraph's user object */
+  cucore_graph_node **nodes;   /* every node cucore made, bodies' included */
+  int node_count, node_cap;
+  cucore_graph **bodies;       /* the conditional bodies' structures */
+  int body_count, body_cap;
+  int conditionals;            /* conditional nodes in it or its bodies */
+  char *dot;                   /* the last cucore_graph_dot text */
+};
+
+/* Per kernel node of an executable graph: its values there (for updates of half of them). */
+typedef struct cc_exec_node {
+  cucore_args *args;           /* NULL for other nodes */
+  unsigned grid[3], block[3], smem;
+  int known;                   /* 0 after a whole-graph update cucore could not match */
+} cc_exec_node;
+
+struct cucore_graph_exec {
+  CUgraphExec h;
+  cucore_device *dev;
+  cucore_graph *graph;         /* instantiated from (a reference): its nodes name e's nodes */
+  cucore_graph *source;        /* last updated from (a reference), or NULL */
+  unsigned flags;
+  int node_count;              /* graph->node_count at instantiation */
+  cc_exec_node *state;         /* node_count entries */
+};
+
+/* graph.c */
+/* A new top-level graph over `h` (taken over: destroyed on failure) on `dev`, with the
+ * reference set `held` (a reference is taken over; NULL: a new empty one), attached to `h`. */
+cucore_status cc_graph_wrap(cucore_device *dev, CUgraph h, cc_refs *held, cucore_graph **out);
+/* A structure for a conditional body `h` of root `root`. */
+cucore_status cc_graph_new_body(cucore_graph *root, CUgraph h, cucore_graph **out);
+void cc_graph_retain(void *g);
+void cc_graph_release(void *g);
+/* Checks dependencies (NULL, repeated, of another graph) and gives their handles: `*hs` is
+ * `buf` (of `buf_len`) when they fit, else allocated (free it when != buf). */
+cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, size_t n,
+                            CUgraphNode *buf, size_t buf_len, CUgraphNode **hs, const char *fn);
+/* A node structure of type `type` for `g` (zeroed; kept in the root's list once added with
+ * cc_graph_add_node). */
+cucore_status cc_graph_node_new(cucore_graph *g, cucore_graph_node_type type,
+                                cucore_graph_node **out);
+cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n);
+void cc_graph_node_free(cucore_graph_node *n);
+/* The node of `root` (bodies included) whose handle is `h`, or NULL. */
+cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h);
+/* "node 3 (kernel `saxpy`)" for messages. */
+void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
+/* Common entry checks of the add-node functions: `out` (set to NULL) and `g` not NULL. The
+ * add functions check their inputs next, then the driver symbols, and only then make the
+ * device's context current and call the driver (so a check fails the same way without one). */
+cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn);
+
+#endif

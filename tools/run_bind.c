@@ -1,0 +1,120 @@
+/* run_bind.c -- binding `cucore run`'s argument values to a kernel: scalars through the typed
+ * setters (so a float given for a double is caught), pointers (buffers by their device
+ * address, 0 before allocation), structs and bytes through cucore_args_push_bytes with their
+ * alignment. A refused argument is reported with its spec, the struct layout when there is
+ * one, and the parameter's C++ type when the kernel has a signature. */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf,
+                           size_t len, char *sig, size_t siglen) {
+  const void *code = NULL;
+  size_t size = 0;
+  cucore_code_type type = CUCORE_CODE_AUTO;
+  cucore_binary *bin = NULL;
+  const cucore_kernel_info *k = NULL;
+  const char *found = NULL;
+  if (!obj || cucore_object_code(obj, &type, &code, &size) != CUCORE_OK ||
+      cucore_binary_open(code, size, type, 0, &bin) != CUCORE_OK)
+    return NULL;
+  const char *ptx = NULL;
+  size_t ptx_size = 0;
+  if (cucore_object_ptx(obj, &ptx, &ptx_size) == CUCORE_OK && ptx && type != CUCORE_CODE_PTX)
+    (void)cucore_binary_attach_ptx(bin, ptx, ptx_size, NULL);
+  if (cucore_binary_find_kernel(bin, symbol, &k) == CUCORE_OK && k->param_types && index >= 0 &&
+      (uint32_t)index < k->param_count) {
+    snprintf(buf, len, "%s", k->param_types[index]);
+    snprintf(sig, siglen, "%s", k->demangled ? k->demangled : k->name);
+    found = buf;
+  }
+  cucore_binary_destroy(bin);
+  return found;
+}
+
+/* The blob with every buffer's device address patched in (a copy of v->bytes). */
+static unsigned char *patched(const run_opts *o, const run_value *v) {
+  unsigned char *b = malloc(v->size ? v->size : 1);
+  if (!b) return NULL;
+  if (v->size) memcpy(b, v->bytes, v->size);
+  for (int i = 0; i < v->patch_count; i++) {
+    uint64_t addr = o->bufs[v->patches[i].buf].ptr;
+    memcpy(b + v->patches[i].offset, &addr, 8);
+  }
+  return b;
+}
+
+unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *size) {
+  *size = v->size;
+  if (v->kind == A_BLOB) return patched(o, v);
+  unsigned char *b = calloc(1, 8);
+  if (!b) return NULL;
+  if (v->kind == A_SCALAR) {
+    memcpy(b, v->scalar, v->size);
+  } else {
+    uint64_t addr = v->buf >= 0 ? o->bufs[v->buf].ptr : v->address;
+    memcpy(b, &addr, 8);
+  }
+  return b;
+}
+
+static cucore_status push(const run_opts *o, cucore_args *args, const run_value *v) {
+  if (v->kind == A_POINTER) return cucore_args_push_ptr(args, v->buf >= 0 ? o->bufs[v->buf].ptr : v->address);
+  if (v->kind == A_BLOB) {
+    unsigned char *b = patched(o, v);
+    if (!b) return CUCORE_HOST_OUT_OF_MEMORY;
+    cucore_status st = cucore_args_push_bytes(args, b, v->size, v->align);
+    free(b);
+    return st;
+  }
+  uint64_t x = 0;
+  memcpy(&x, v->scalar, 8);
+  switch (v->type) {
+  case T_I8: return cucore_args_push_i8(args, (int8_t)x);
+  case T_U8: return cucore_args_push_u8(args, (uint8_t)x);
+  case T_I16: return cucore_args_push_i16(args, (int16_t)x);
+  case T_U16: return cucore_args_push_u16(args, (uint16_t)x);
+  case T_I32: return cucore_args_push_i32(args, (int32_t)x);
+  case T_U32: return cucore_args_push_u32(args, (uint32_t)x);
+  case T_I64: return cucore_args_push_i64(args, (int64_t)x);
+  case T_U64: return cucore_args_push_u64(args, x);
+  case T_F16: return cucore_args_push_f16(args, (uint16_t)x);
+  case T_BF16: return cucore_args_push_bf16(args, (uint16_t)x);
+  case T_F32: {
+    float f;
+    memcpy(&f, v->scalar, 4);
+    return cucore_args_push_f32(args, f);
+  }
+  case T_F64: {
+    double d;
+    memcpy(&d, v->scalar, 8);
+    return cucore_args_push_f64(args, d);
+  }
+  default: return CUCORE_INTERNAL;
+  }
+}
+
+int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, const char *symbol) {
+  cucore_args_reset(args);
+  for (int i = 0; i < o->nargs; i++) {
+    const run_value *v = &o->args[i].v;
+    cucore_status st = push(o, args, v);
+    if (st == CUCORE_OK) continue;
+    fprintf(stderr, "cucore run: --arg %s: %s", o->args[i].spec, cucore_last_error());
+    if (v->kind == A_BLOB && v->layout)
+      fprintf(stderr, "; the struct is laid out as %s: %zu bytes, aligned to %zu", v->layout,
+              v->size, v->align);
+    char type[256], sig[1024];
+    if (run_param_type(obj, symbol, i, type, sizeof type, sig, sizeof sig))
+      fprintf(stderr, "; parameter %d is `%s` in `%s`", i, type, sig);
+    fprintf(stderr, "\n");
+    return CLI_EXIT_FAILURE;
+  }
+  cucore_status st = cucore_args_check(args);
+  if (st != CUCORE_OK) {
+    fprintf(stderr, "cucore run: %s\n", cucore_last_error());
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}

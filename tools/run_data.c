@@ -1,0 +1,158 @@
+/* run_data.c -- data files of `cucore run`: inputs read from .npy (checked against the spec's
+ * type and count, naming both on a mismatch) or raw .bin files, results written as .npy
+ * (with the input's shape when the buffer came from one) or raw bytes. */
+#include "run.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The dtype NumPy writes for each element type ("" for bf16, which NumPy lacks). */
+static const char *const descr_of[T_COUNT] = {"|i1", "|u1", "<i2", "<u2", "<i4", "<u4",
+                                               "<i8", "<u8", "<f2", "",    "<f4", "<f8"};
+
+static int is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+/* 1 when a file's dtype is the spec's type: same kind and size ('<', '|' and '=' are all
+ * little-endian here). */
+static int same_dtype(const npy_array *a, elem_t t) {
+  const char *d = descr_of[t];
+  return d[0] && a->kind == d[1] && a->itemsize == (size_t)elem_sizes[t];
+}
+
+int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
+                   unsigned char **data, int *ndim, uint64_t *shape) {
+  *data = NULL;
+  size_t esz = (size_t)elem_sizes[type];
+  if (is_npy(path)) {
+    if (type == T_BF16) {
+      fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
+              "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n", what, path);
+      return CLI_EXIT_FAILURE;
+    }
+    npy_array a;
+    char err[512];
+    if (npy_read(path, &a, err, sizeof err)) {
+      fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
+      return CLI_EXIT_FAILURE;
+    }
+    if (!same_dtype(&a, type)) {
+      fprintf(stderr, "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
+              "(convert it with a.astype('%s'), or change the spec's type)\n",
+              what, path, a.descr, elem_names[type], descr_of[type], descr_of[type]);
+      npy_free(&a);
+      return CLI_EXIT_FAILURE;
+    }
+    if (*count && a.count != *count) {
+      fprintf(stderr, "cucore run: %s: `%s` holds %llu elements; the spec says [%zu] (write "
+              "[] to take the file's count)\n", what, path, (unsigned long long)a.count, *count);
+      npy_free(&a);
+      return CLI_EXIT_FAILURE;
+    }
+    if (a.count == 0) {
+      fprintf(stderr, "cucore run: %s: `%s` holds no elements\n", what, path);
+      npy_free(&a);
+      return CLI_EXIT_FAILURE;
+    }
+    *count = (size_t)a.count;
+    *data = a.data;
+    if (a.ndim >= 1 && a.ndim <= RUN_MAX_DIMS) {
+      *ndim = a.ndim;
+      memcpy(shape, a.shape, (size_t)a.ndim * sizeof *shape);
+    } else {
+      *ndim = 1;
+      shape[0] = a.count;
+    }
+    return 0;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cucore run: %s: cannot open `%s`: %s\n", what, path, strerror(errno));
+    return CLI_EXIT_FAILURE;
+  }
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    fprintf(stderr, "cucore run: %s: cannot read `%s`: not a regular file\n", what, path);
+    return CLI_EXIT_FAILURE;
+  }
+  size_t bytes = (size_t)n;
+  if (bytes % esz || (*count && bytes != *count * esz) || bytes == 0) {
+    fclose(f);
+    fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n",
+            what, path, bytes, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
+            elem_names[type], (*count ? *count : 1) * esz);
+    return CLI_EXIT_FAILURE;
+  }
+  *data = malloc(bytes);
+  if (!*data || fread(*data, 1, bytes, f) != bytes) {
+    fclose(f);
+    free(*data);
+    *data = NULL;
+    fprintf(stderr, "cucore run: %s: cannot read `%s`\n", what, path);
+    return CLI_EXIT_FAILURE;
+  }
+  fclose(f);
+  *count = bytes / esz;
+  *ndim = 1;
+  shape[0] = *count;
+  return 0;
+}
+
+int data_write_file(const char *what, const char *path, elem_t type, size_t count,
+                    const void *data, int ndim, const uint64_t *shape) {
+  size_t bytes = count * (size_t)elem_sizes[type];
+  char err[512];
+  if (is_npy(path)) {
+    if (type == T_BF16) {
+      fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to "
+              "a .bin file\n", what, path);
+      return CLI_EXIT_FAILURE;
+    }
+    uint64_t one[1] = {count};
+    uint64_t product = 1;
+    for (int i = 0; i < ndim; i++) product *= shape[i];
+    if (ndim < 1 || product != count) { /* a shape that no longer fits: write it flat */
+      ndim = 1;
+      shape = one;
+    }
+    if (npy_write(path, descr_of[type], ndim, shape, data, bytes, err, sizeof err)) {
+      fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
+      return CLI_EXIT_FAILURE;
+    }
+    return 0;
+  }
+  FILE *f = fopen(path, "wb");
+  int ok = f && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) {
+    fprintf(stderr, "cucore run: %s: cannot write `%s`: %s\n", what, path, strerror(errno));
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}
+
+int run_save_outputs(const run_opts *o) {
+  for (int i = 0; i < o->nbufs; i++) {
+    const run_buf *b = &o->bufs[i];
+    if (!b->save) continue;
+    char what[300];
+    snprintf(what, sizeof what, "argument %s (%s)", b->label, b->spec);
+    int rc = data_write_file(what, b->save, b->type, b->count, b->host, b->ndim, b->shape);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < o->nreads; i++) {
+    const run_global_read *r = &o->reads[i];
+    if (!r->save) continue;
+    char what[300];
+    snprintf(what, sizeof what, "--read-global %s", r->text);
+    uint64_t shape[1] = {r->count};
+    int rc = data_write_file(what, r->save, r->type, r->count, r->host, 1, shape);
+    if (rc) return rc;
+  }
+  return 0;
+}

@@ -1,0 +1,107 @@
+/* run_expect.c -- `cucore run --expect ARG=VALUE`: an output (a buffer by its argument number,
+ * "3.1" for one inside a struct, or a --read-global variable by name) compared with a number,
+ * iota, a {list} or a file. Floating point is compared as numpy.allclose does,
+ * |got - want| <= atol + rtol * |want| (rtol 1e-5 and atol 1e-8 unless given), NaN equal to
+ * NaN; integers exactly unless a tolerance is given. */
+#include "run.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The values compared: a buffer or a global read. */
+typedef struct target {
+  elem_t type;
+  size_t count;
+  const unsigned char *data;
+  int ndim;
+  const uint64_t *shape;
+} target;
+
+static int find_target(const run_opts *o, const char *name, target *t) {
+  for (int i = 0; i < o->nbufs; i++)
+    if (strcmp(o->bufs[i].label, name) == 0) {
+      *t = (target){o->bufs[i].type, o->bufs[i].count, o->bufs[i].host, o->bufs[i].ndim,
+                    o->bufs[i].shape};
+      return 1;
+    }
+  for (int i = 0; i < o->nreads; i++)
+    if (strcmp(o->reads[i].name, name) == 0) {
+      *t = (target){o->reads[i].type, o->reads[i].count, o->reads[i].host, 1, NULL};
+      return 1;
+    }
+  return 0;
+}
+
+int run_expect_target_known(const run_opts *o, const char *name) {
+  target t;
+  return find_target(o, name, &t);
+}
+
+/* The expected values for `t`, malloc'd; NULL after printing why. */
+static unsigned char *expected(const run_expect *e, const target *t) {
+  size_t esz = (size_t)elem_sizes[t->type];
+  spec_cur c = {"--expect", e->text, e->value_text, e->value_text + strlen(e->value_text), NULL,
+                "", 0};
+  size_t count = t->count;
+  unsigned char *data = NULL;
+  if (e->init == INIT_FILE) {
+    int ndim = 1;
+    uint64_t shape[RUN_MAX_DIMS];
+    char what[300];
+    snprintf(what, sizeof what, "--expect `%s`", e->text);
+    if (data_read_file(what, e->value_text + 1, t->type, &count, &data, &ndim, shape)) return NULL;
+    return data;
+  }
+  if (spec_fill(&c, e->value_text, strlen(e->value_text), t->type, &count, &data, NULL, NULL))
+    return NULL;
+  (void)esz;
+  return data;
+}
+
+static int close_enough(double got, double want, double rtol, double atol) {
+  if (isnan(got) || isnan(want)) return isnan(got) && isnan(want);
+  if (isinf(got) || isinf(want)) return got == want;
+  return fabs(got - want) <= atol + rtol * fabs(want);
+}
+
+int run_check_expects(run_opts *o) {
+  int failed = 0;
+  double rtol = o->has_rtol ? o->rtol : 1e-5, atol = o->has_atol ? o->atol : 1e-8;
+  for (int i = 0; i < o->nexpects; i++) {
+    run_expect *e = &o->expects[i];
+    target t;
+    if (!find_target(o, e->target, &t)) {
+      fprintf(stderr, "cucore run: --expect %s: no buffer argument or --read-global is `%s`\n",
+              e->text, e->target);
+      return -1;
+    }
+    unsigned char *want = expected(e, &t);
+    if (!want) return -1;
+    e->count = t.count;
+    e->mismatches = 0;
+    e->shown = 0;
+    e->ndim = t.shape && t.ndim > 1 ? t.ndim : 1;
+    if (t.shape && t.ndim > 1) memcpy(e->shape, t.shape, (size_t)t.ndim * sizeof *t.shape);
+    e->exact = !elem_is_float(t.type) && !o->has_rtol && !o->has_atol;
+    for (size_t k = 0; k < t.count; k++) {
+      int same;
+      if (e->exact)
+        same = memcmp(t.data + k * (size_t)elem_sizes[t.type], want + k * (size_t)elem_sizes[t.type],
+                      (size_t)elem_sizes[t.type]) == 0;
+      else
+        same = close_enough(value_get(t.data, t.type, k), value_get(want, t.type, k), rtol, atol);
+      if (same) continue;
+      if (e->shown < RUN_EXPECT_SHOWN) {
+        e->bad_index[e->shown] = k;
+        value_format(t.data, t.type, k, e->got[e->shown], sizeof e->got[0]);
+        value_format(want, t.type, k, e->want[e->shown], sizeof e->want[0]);
+        e->shown++;
+      }
+      e->mismatches++;
+    }
+    free(want);
+    if (e->mismatches) failed++;
+  }
+  return failed;
+}

@@ -1,0 +1,298 @@
+/* run_report.c -- what `cucore run` prints: the launch, its time (one launch, or min / median
+ * / max / mean of the timed ones), the effective bandwidth, a summary of each output buffer
+ * and module variable read (sum, min, max, first values; integers exact, floating point as
+ * the shortest text that reads back to the same bits) and the --expect results. Text for
+ * people, or one JSON object. */
+#include "run.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct summary {
+  char sum[48], min[48], max[48];
+  size_t nan;
+  int sum_exact;
+} summary;
+
+static void summarize(const unsigned char *data, elem_t t, size_t count, summary *s) {
+  memset(s, 0, sizeof *s);
+  if (count == 0) return;
+  if (!elem_is_float(t)) {
+    size_t imin = 0, imax = 0;
+    int is_unsigned = !elem_is_signed(t), overflow = 0;
+    uint64_t usum = 0;
+    int64_t isum = 0;
+    long double approx = 0;
+    for (size_t i = 0; i < count; i++) {
+      if (is_unsigned) {
+        uint64_t v = value_get_u64(data, t, i);
+        if (v < value_get_u64(data, t, imin)) imin = i;
+        if (v > value_get_u64(data, t, imax)) imax = i;
+        if (!overflow && __builtin_add_overflow(usum, v, &usum)) overflow = 1;
+        approx += (long double)v;
+      } else {
+        int64_t v = value_get_i64(data, t, i);
+        if (v < value_get_i64(data, t, imin)) imin = i;
+        if (v > value_get_i64(data, t, imax)) imax = i;
+        if (!overflow && __builtin_add_overflow(isum, v, &isum)) overflow = 1;
+        approx += (long double)v;
+      }
+    }
+    value_format(data, t, imin, s->min, sizeof s->min);
+    value_format(data, t, imax, s->max, sizeof s->max);
+    if (!overflow) {
+      s->sum_exact = 1;
+      if (is_unsigned)
+        snprintf(s->sum, sizeof s->sum, "%llu", (unsigned long long)usum);
+      else
+        snprintf(s->sum, sizeof s->sum, "%lld", (long long)isum);
+    } else {
+      double_format((double)approx, s->sum, sizeof s->sum);
+    }
+    return;
+  }
+  double sum = 0;
+  long imin = -1, imax = -1;
+  for (size_t i = 0; i < count; i++) {
+    double v = value_get(data, t, i);
+    if (isnan(v)) {
+      s->nan++;
+      continue;
+    }
+    sum += v;
+    if (imin < 0 || v < value_get(data, t, (size_t)imin)) imin = (long)i;
+    if (imax < 0 || v > value_get(data, t, (size_t)imax)) imax = (long)i;
+  }
+  double_format(sum, s->sum, sizeof s->sum);
+  if (imin >= 0) {
+    value_format(data, t, (size_t)imin, s->min, sizeof s->min);
+    value_format(data, t, (size_t)imax, s->max, sizeof s->max);
+  } else {
+    snprintf(s->min, sizeof s->min, "nan");
+    snprintf(s->max, sizeof s->max, "nan");
+  }
+}
+
+void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written) {
+  *read = *written = 0;
+  for (int i = 0; i < o->nbufs; i++) {
+    unsigned long long bytes = (unsigned long long)o->bufs[i].count * (unsigned)elem_sizes[o->bufs[i].type];
+    if (o->bufs[i].role != ROLE_OUT) *read += bytes;
+    if (o->bufs[i].role != ROLE_IN) *written += bytes;
+  }
+}
+
+static size_t shown(const run_opts *o, size_t count) {
+  return (size_t)o->show < count ? (size_t)o->show : count;
+}
+
+/* "[17]" or "[1,7]" for a multi-dimensional target. */
+static void index_text(const run_expect *e, size_t k, char *buf, size_t len) {
+  if (e->ndim <= 1) {
+    snprintf(buf, len, "[%zu]", k);
+    return;
+  }
+  uint64_t idx[RUN_MAX_DIMS];
+  for (int d = e->ndim - 1; d >= 0; d--) {
+    idx[d] = e->shape[d] ? k % e->shape[d] : 0;
+    k = e->shape[d] ? k / e->shape[d] : 0;
+  }
+  size_t n = 0;
+  for (int d = 0; d < e->ndim && n < len; d++)
+    n += (size_t)snprintf(buf + n, len - n, "%s%llu", d ? "," : "[", (unsigned long long)idx[d]);
+  if (n < len) snprintf(buf + n, len - n, "]");
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+static void text_values(const run_opts *o, const char *what, const char *spec, elem_t t,
+                        const unsigned char *data, size_t count) {
+  summary s;
+  summarize(data, t, count, &s);
+  printf("  %s (%s): sum %s, min %s, max %s", what, spec, s.sum, s.min, s.max);
+  if (s.nan) printf(", %zu NaN", s.nan);
+  size_t n = shown(o, count);
+  if (n) {
+    printf("; first:");
+    char v[48];
+    for (size_t i = 0; i < n; i++) printf(" %s", value_format(data, t, i, v, sizeof v));
+    if (count > n) printf(" ...");
+  }
+  printf("\n");
+}
+
+static void text_report(const run_opts *o, const run_timing *t) {
+  printf("%s: grid %ux%ux%u, block %ux%ux%u, %lld B dynamic shared", o->kernel, o->grid[0],
+         o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2], o->smem);
+  if (o->cluster[0]) printf(", cluster %ux%ux%u", o->cluster[0], o->cluster[1], o->cluster[2]);
+  printf(", on %s (sm_%d)\n", t->device_name, t->arch);
+  if (t->timed == 1)
+    printf("  time: %.4f ms per launch (1 launch)", t->median_ms);
+  else
+    printf("  time: %.4f ms per launch (median of %d; min %.4f, max %.4f, mean %.4f; %lld "
+           "launches in all)", t->median_ms, t->timed, t->min_ms, t->max_ms, t->mean_ms,
+           t->launches);
+  if (t->flushed_l2) printf("; L2 flushed before each");
+  printf("\n");
+  unsigned long long rd, wr;
+  run_traffic(o, &rd, &wr);
+  if ((rd || wr) && t->median_ms > 0)
+    printf("  bandwidth: %.1f GB/s effective (%llu bytes read + %llu written, at the median "
+           "time)\n", (double)(rd + wr) / (t->median_ms * 1e-3) / 1e9, rd, wr);
+  for (int i = 0; i < o->nbufs; i++) {
+    const run_buf *b = &o->bufs[i];
+    if (b->role == ROLE_IN) continue;
+    char what[48];
+    snprintf(what, sizeof what, "argument %s", b->label);
+    text_values(o, what, b->spec, b->type, b->host, b->count);
+  }
+  for (int i = 0; i < o->nreads; i++) {
+    const run_global_read *r = &o->reads[i];
+    char what[300], spec[64];
+    snprintf(what, sizeof what, "global %s", r->name);
+    snprintf(spec, sizeof spec, "%s[%zu], %s", elem_names[r->type], r->count,
+             cucore_global_kind_name(r->g.kind));
+    text_values(o, what, spec, r->type, r->host, r->count);
+  }
+  for (int i = 0; i < o->nexpects; i++) {
+    const run_expect *e = &o->expects[i];
+    if (!e->mismatches) {
+      printf("  expect %s: all %zu elements match\n", e->target, e->count);
+      continue;
+    }
+    printf("  expect %s: %zu of %zu elements differ", e->target, e->mismatches, e->count);
+    if (e->exact)
+      printf(" (integers, compared exactly)");
+    else
+      printf(" (rtol %g, atol %g)", o->has_rtol ? o->rtol : 1e-5, o->has_atol ? o->atol : 1e-8);
+    printf("; first:");
+    for (int k = 0; k < e->shown; k++) {
+      char idx[128];
+      index_text(e, e->bad_index[k], idx, sizeof idx);
+      printf("%s %s %s (expected %s)", k ? "," : "", idx, e->got[k], e->want[k]);
+    }
+    printf("\n");
+  }
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static void json_dims(json_out *j, const char *key, const unsigned d[3]) {
+  json_begin_array(j, key);
+  for (int i = 0; i < 3; i++) json_uint(j, NULL, d[i]);
+  json_end_array(j);
+}
+
+static void json_values(const run_opts *o, json_out *j, elem_t t, const unsigned char *data,
+                        size_t count) {
+  summary s;
+  summarize(data, t, count, &s);
+  json_str(j, "type", elem_names[t]);
+  json_uint(j, "count", count);
+  json_number_text(j, "sum", s.sum);
+  json_number_text(j, "min", s.min);
+  json_number_text(j, "max", s.max);
+  if (elem_is_float(t)) json_uint(j, "nan_count", s.nan);
+  json_begin_array(j, "first");
+  char v[48];
+  for (size_t i = 0; i < shown(o, count); i++)
+    json_number_text(j, NULL, value_format(data, t, i, v, sizeof v));
+  json_end_array(j);
+}
+
+static void json_report(const run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
+  json_begin_object(j, NULL);
+  json_str(j, "kernel", o->kernel);
+  json_str(j, "symbol", symbol);
+  json_str(j, "device", t->device_name);
+  char arch[16];
+  snprintf(arch, sizeof arch, "sm_%d", t->arch);
+  json_str(j, "arch", arch);
+  json_dims(j, "grid", o->grid);
+  json_dims(j, "block", o->block);
+  json_int(j, "shared_bytes", o->smem);
+  if (o->cluster[0])
+    json_dims(j, "cluster", o->cluster);
+  else
+    json_str(j, "cluster", NULL);
+  json_int(j, "launches", t->launches);
+  json_int(j, "warmup", o->warmup);
+  json_int(j, "timed_launches", t->timed);
+  json_double(j, "ms_per_launch", t->median_ms);
+  json_begin_object(j, "time_ms");
+  json_double(j, "min", t->min_ms);
+  json_double(j, "median", t->median_ms);
+  json_double(j, "max", t->max_ms);
+  json_double(j, "mean", t->mean_ms);
+  json_end_object(j);
+  json_bool(j, "l2_flushed", t->flushed_l2);
+  unsigned long long rd, wr;
+  run_traffic(o, &rd, &wr);
+  json_uint(j, "bytes_read", rd);
+  json_uint(j, "bytes_written", wr);
+  if ((rd || wr) && t->median_ms > 0)
+    json_double(j, "bandwidth_gb_per_s", (double)(rd + wr) / (t->median_ms * 1e-3) / 1e9);
+  else
+    json_str(j, "bandwidth_gb_per_s", NULL);
+  json_begin_array(j, "outputs");
+  for (int i = 0; i < o->nbufs; i++) {
+    const run_buf *b = &o->bufs[i];
+    if (b->role == ROLE_IN) continue;
+    json_begin_object(j, NULL);
+    json_str(j, "argument", b->label);
+    json_str(j, "spec", b->spec);
+    json_values(o, j, b->type, b->host, b->count);
+    json_str(j, "saved", b->save);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_begin_array(j, "globals");
+  for (int i = 0; i < o->nreads; i++) {
+    const run_global_read *r = &o->reads[i];
+    json_begin_object(j, NULL);
+    json_str(j, "name", r->name);
+    json_str(j, "symbol", r->g.name);
+    json_str(j, "kind", cucore_global_kind_name(r->g.kind));
+    json_uint(j, "size", r->g.size);
+    json_values(o, j, r->type, r->host, r->count);
+    json_str(j, "saved", r->save);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  int ok = 1;
+  json_begin_array(j, "expect");
+  for (int i = 0; i < o->nexpects; i++) {
+    const run_expect *e = &o->expects[i];
+    json_begin_object(j, NULL);
+    json_str(j, "target", e->target);
+    json_str(j, "value", e->value_text);
+    json_uint(j, "count", e->count);
+    json_uint(j, "mismatches", e->mismatches);
+    json_bool(j, "ok", e->mismatches == 0);
+    json_bool(j, "exact", e->exact);
+    if (!e->exact) {
+      json_double(j, "rtol", o->has_rtol ? o->rtol : 1e-5);
+      json_double(j, "atol", o->has_atol ? o->atol : 1e-8);
+    }
+    json_begin_array(j, "first_mismatches");
+    for (int k = 0; k < e->shown; k++) {
+      json_begin_object(j, NULL);
+      json_uint(j, "index", e->bad_index[k]);
+      json_number_text(j, "got", e->got[k]);
+      json_number_text(j, "expected", e->want[k]);
+      json_end_object(j);
+    }
+    json_end_array(j);
+    json_end_object(j);
+    if (e->mismatches) ok = 0;
+  }
+  json_end_array(j);
+  json_bool(j, "ok", ok);
+  json_end_object(j);
+}
+
+void run_report(run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
+  if (j)
+    json_report(o, t, symbol, j);
+  if (!j || j->f != stdout) text_report(o, t);
+}

@@ -1,0 +1,296 @@
+/* run_struct.c -- by-value blobs for `cucore run`: `struct[@A]:{FIELD,...}` laid out by C
+ * rules (each field at the next multiple of its alignment, the size rounded up to the
+ * largest alignment; @A raises the struct's alignment as alignas(A) does) and
+ * `bytes[@A]:HEX` / `bytes[@A]:@FILE`. A field is any value spec (a scalar, null, ptr:ADDR,
+ * an array TYPE[N]=INIT, a nested struct, bytes, or a buffer passed by pointer) or `pad:N`,
+ * N zero bytes. */
+#include "run.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOB_MAX ((size_t)1 << 28) /* 256 MiB: far past any parameter or struct global */
+#define DEPTH_MAX 16
+
+/* "@A" at *pp (optional): a power of two 1..4096. */
+static int parse_align(spec_cur *c, const char **pp, const char *end, size_t *align) {
+  const char *p = *pp;
+  *align = 0;
+  if (p >= end || *p != '@') return 0;
+  p++;
+  size_t a = 0;
+  const char *start = p;
+  while (p < end && *p >= '0' && *p <= '9' && a <= 4096) a = a * 10 + (size_t)(*p++ - '0');
+  if (p == start || a == 0 || a > 4096 || (a & (a - 1)))
+    return spec_usage(c, "the alignment after `@` must be a power of two from 1 to 4096");
+  *align = a;
+  *pp = p;
+  return 0;
+}
+
+/* The end of the field that starts at p: the next ',' outside braces, or `end`. */
+static const char *field_end(const char *p, const char *end) {
+  int depth = 0;
+  for (; p < end; p++) {
+    if (*p == '{') depth++;
+    if (*p == '}' && depth > 0) depth--;
+    if (*p == ',' && depth == 0) return p;
+  }
+  return end;
+}
+
+typedef struct builder {
+  unsigned char *bytes;
+  size_t size, cap, align;
+  run_patch *patches;
+  int npatches;
+  char *layout;
+  size_t layout_len, layout_cap;
+} builder;
+
+static int grow(builder *b, size_t need) {
+  if (need <= b->cap) return 0;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need) cap *= 2;
+  unsigned char *nb = realloc(b->bytes, cap);
+  if (!nb) return -1;
+  memset(nb + b->cap, 0, cap - b->cap);
+  b->bytes = nb;
+  b->cap = cap;
+  return 0;
+}
+
+static void note(builder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(builder *b, const char *fmt, ...) {
+  char piece[128];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(piece, sizeof piece, fmt, ap);
+  va_end(ap);
+  if (n < 0) return;
+  if (b->layout_len + (size_t)n + 2 > b->layout_cap) {
+    size_t cap = (b->layout_cap ? b->layout_cap : 128);
+    while (cap < b->layout_len + (size_t)n + 2) cap *= 2;
+    char *nl = realloc(b->layout, cap);
+    if (!nl) return;
+    b->layout = nl;
+    b->layout_cap = cap;
+  }
+  if (b->layout_len) b->layout[b->layout_len++] = ' ';
+  memcpy(b->layout + b->layout_len, piece, (size_t)n + 1);
+  b->layout_len += (size_t)n;
+}
+
+static void builder_free(builder *b) {
+  free(b->bytes);
+  free(b->patches);
+  free(b->layout);
+}
+
+/* Appends a value at its alignment. */
+static int place(spec_cur *c, builder *b, const run_value *v, const char *field_text, int flen) {
+  size_t a = v->align ? v->align : 1;
+  size_t off = (b->size + a - 1) / a * a;
+  if (off > BLOB_MAX || v->size > BLOB_MAX - off)
+    return spec_usage(c, "the struct grows past %zu bytes", BLOB_MAX);
+  if (grow(b, off + v->size)) return spec_usage(c, "out of memory");
+  if (off > b->size) note(b, "pad %zu", off - b->size);
+  switch (v->kind) {
+  case A_SCALAR:
+    memcpy(b->bytes + off, v->scalar, v->size);
+    note(b, "%s@%zu", elem_names[v->type], off);
+    break;
+  case A_POINTER:
+    memcpy(b->bytes + off, &v->address, 8);
+    if (v->buf >= 0) {
+      run_patch *np = realloc(b->patches, (size_t)(b->npatches + 1) * sizeof *np);
+      if (!np) return spec_usage(c, "out of memory");
+      b->patches = np;
+      b->patches[b->npatches++] = (run_patch){off, v->buf};
+    }
+    note(b, "ptr@%zu", off);
+    break;
+  case A_BLOB:
+    if (v->size) memcpy(b->bytes + off, v->bytes, v->size);
+    for (int i = 0; i < v->patch_count; i++) {
+      run_patch *np = realloc(b->patches, (size_t)(b->npatches + 1) * sizeof *np);
+      if (!np) return spec_usage(c, "out of memory");
+      b->patches = np;
+      b->patches[b->npatches++] = (run_patch){off + v->patches[i].offset, v->patches[i].buf};
+    }
+    if (v->layout)
+      note(b, "{%s}@%zu", v->layout, off);
+    else if (field_text && flen > 0 && (strncmp(field_text, "bytes", 5) == 0))
+      note(b, "bytes[%zu]@%zu", v->size, off);
+    else
+      note(b, "%s[%zu]@%zu", elem_names[v->type], v->size / (size_t)elem_sizes[v->type], off);
+    break;
+  }
+  b->size = off + v->size;
+  if (a > b->align) b->align = a;
+  return 0;
+}
+
+int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v) {
+  memset(v, 0, sizeof *v);
+  v->buf = -1;
+  const char *p = c->p;
+  size_t explicit_align = 0;
+  if (strncmp(p, "struct", 6) == 0) {
+    p += 6;
+    int rc = parse_align(c, &p, end, &explicit_align);
+    if (rc) return rc;
+    if (p >= end || *p != ':') return spec_usage(c, "expected struct:{FIELD,...} or struct@ALIGN:{...}");
+    p++;
+  }
+  if (p >= end || *p != '{' || end[-1] != '}')
+    return spec_usage(c, "a struct is written {FIELD,...} (quote it for the shell: "
+                      "'struct:{f32:1,i32:2}')");
+  if (c->depth >= DEPTH_MAX) return spec_usage(c, "structs nest deeper than %d levels", DEPTH_MAX);
+  const char *body = p + 1, *body_end = end - 1;
+  builder b;
+  memset(&b, 0, sizeof b);
+  b.align = min_align ? min_align : 1;
+  int index = 0, rc = 0;
+  char parent[32];
+  snprintf(parent, sizeof parent, "%s", c->label);
+  if (body == body_end) {
+    rc = spec_usage(c, "the struct {} has no fields");
+    goto done;
+  }
+  for (const char *f = body; f <= body_end; index++) {
+    const char *fe = field_end(f, body_end);
+    if (fe == f) {
+      rc = spec_usage(c, "field %d is empty", index);
+      goto done;
+    }
+    if (strncmp(f, "pad:", 4) == 0) {
+      char *e = NULL;
+      char num[24];
+      snprintf(num, sizeof num, "%.*s", (int)(fe - f - 4 < 23 ? fe - f - 4 : 23), f + 4);
+      unsigned long long n = strtoull(num, &e, 10);
+      if (num[0] < '0' || num[0] > '9' || *e || n == 0 || n > BLOB_MAX) {
+        rc = spec_usage(c, "field %d: pad:N takes a byte count from 1", index);
+        goto done;
+      }
+      if (b.size + n > BLOB_MAX || grow(&b, b.size + (size_t)n)) {
+        rc = spec_usage(c, "the struct grows past %zu bytes", BLOB_MAX);
+        goto done;
+      }
+      note(&b, "pad %llu", n);
+      b.size += (size_t)n;
+    } else {
+      run_value fv;
+      spec_cur sub = *c;
+      sub.p = f;
+      sub.depth = c->depth + 1;
+      snprintf(sub.label, sizeof sub.label, "%s.%d", parent, index);
+      rc = spec_item(&sub, fe, &fv);
+      if (rc) goto done;
+      rc = place(c, &b, &fv, f, (int)(fe - f));
+      run_value_free(&fv);
+      if (rc) goto done;
+    }
+    f = fe + 1;
+    if (fe == body_end) break;
+  }
+  if (explicit_align) {
+    size_t natural = b.align;
+    if (explicit_align < natural) {
+      rc = spec_usage(c, "@%zu is below the struct's natural alignment of %zu (alignas cannot "
+                      "lower it)", explicit_align, natural);
+      goto done;
+    }
+    b.align = explicit_align;
+  }
+  size_t size = (b.size + b.align - 1) / b.align * b.align;
+  if (size == 0) size = b.align;
+  if (grow(&b, size)) {
+    rc = spec_usage(c, "out of memory");
+    goto done;
+  }
+  if (size > b.size) note(&b, "pad %zu", size - b.size);
+  v->kind = A_BLOB;
+  v->bytes = b.bytes;
+  v->size = size;
+  v->align = b.align;
+  v->patches = b.patches;
+  v->patch_count = b.npatches;
+  v->layout = b.layout;
+  v->type = T_U8;
+  memset(&b, 0, sizeof b);
+done:
+  builder_free(&b);
+  return rc;
+}
+
+static int hex_digit(char ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+  return -1;
+}
+
+int spec_bytes(spec_cur *c, const char *end, run_value *v) {
+  memset(v, 0, sizeof *v);
+  v->buf = -1;
+  const char *p = c->p + 5; /* "bytes" */
+  size_t align = 0;
+  int rc = parse_align(c, &p, end, &align);
+  if (rc) return rc;
+  if (p >= end || *p != ':') return spec_usage(c, "expected bytes:HEX, bytes:@FILE or bytes@ALIGN:HEX");
+  p++;
+  v->kind = A_BLOB;
+  v->align = align ? align : 1;
+  v->type = T_U8;
+  if (p < end && *p == '@') {
+    size_t count = 0;
+    unsigned char *data = NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%.*s", (int)(end - p - 1), p + 1);
+    char what[300];
+    snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
+    int ndim = 1;
+    uint64_t shape[RUN_MAX_DIMS];
+    rc = data_read_file(what, path, T_U8, &count, &data, &ndim, shape);
+    if (rc) return rc;
+    if (count == 0 || count > BLOB_MAX) {
+      free(data);
+      fprintf(stderr, "cucore run: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
+              "bytes\n", what, path, count, BLOB_MAX);
+      return CLI_EXIT_FAILURE;
+    }
+    v->bytes = data;
+    v->size = count;
+    return 0;
+  }
+  size_t digits = 0;
+  for (const char *q = p; q < end; q++) {
+    if (*q == '_') continue;
+    if (hex_digit(*q) < 0)
+      return spec_usage(c, "`%c` is not a hex digit (bytes are written as pairs of hex digits, "
+                        "e.g. bytes:00ff10a0, `_` may separate them)", *q);
+    digits++;
+  }
+  if (digits == 0 || digits % 2)
+    return spec_usage(c, "%zu hex digits: bytes need a whole number of pairs (at least one)",
+                      digits);
+  if (digits / 2 > BLOB_MAX) return spec_usage(c, "more than %zu bytes", BLOB_MAX);
+  v->size = digits / 2;
+  v->bytes = malloc(v->size);
+  if (!v->bytes) return spec_usage(c, "out of memory");
+  size_t n = 0;
+  int high = -1;
+  for (const char *q = p; q < end; q++) {
+    if (*q == '_') continue;
+    if (high < 0) {
+      high = hex_digit(*q);
+    } else {
+      v->bytes[n++] = (unsigned char)(high << 4 | hex_digit(*q));
+      high = -1;
+    }
+  }
+  return 0;
+}
