@@ -163,8 +163,8 @@ cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_mem_alloc: size is 0 (expected > 0 bytes)");
   cucore_status st = cc_check_size(bytes, "cucore_mem_alloc", "the size");
   if (st != CUCORE_OK) return st;
-  st = cc_mem_enter(dev, NULL, "cucore_mem_alloc");
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_alloc");
+  st = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_alloc");
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, "cucore_mem_alloc");
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAlloc)(&p, bytes);
@@ -253,8 +253,8 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
   if (!cc_mul_u64(width_bytes, height, &total) || total >> 63)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu x %zu bytes overflows", fn, width_bytes,
                    height);
-  st = cc_mem_enter(dev, NULL, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
+  st = cc_mem_capture_check(dev, NULL, 0, fn);
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   size_t pp = 0;
@@ -285,8 +285,8 @@ cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigne
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: attach flags 0x%x are not CUCORE_MANAGED_GLOBAL (1) or CUCORE_MANAGED_HOST "
                    "(2)", fn, attach);
-  st = cc_mem_enter(dev, NULL, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
+  st = cc_mem_capture_check(dev, NULL, 0, fn);
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
   int managed = 0;
   if (DRV(cuDeviceGetAttribute)(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, dev->cudev) ==
@@ -317,8 +317,8 @@ cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out) {
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_host_alloc: size is 0 (expected > 0 bytes)");
   cucore_status st = cc_check_size(bytes, "cucore_host_alloc", "the size");
   if (st != CUCORE_OK) return st;
-  st = cc_mem_enter(dev, NULL, "cucore_host_alloc");
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, "cucore_host_alloc");
+  st = cc_mem_capture_check(dev, NULL, 0, "cucore_host_alloc");
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, "cucore_host_alloc");
   if (st != CUCORE_OK) return st;
   void *p = NULL;
   CUresult r = DRV(cuMemHostAlloc)(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);

@@ -34,8 +34,8 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
                    "%s: %zu bytes at %p overlap %s; a range is registered once, and memory "
                    "cucore pinned is pinned already", fn, bytes, ptr, what);
   }
-  st = cc_mem_enter(dev, NULL, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, NULL, 0, fn);
+  st = cc_mem_capture_check(dev, NULL, 0, fn);
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
   if (flags & CUCORE_HOST_REGISTER_READ_ONLY) {
     int ro = 0;

@@ -152,7 +152,8 @@ cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn)
  * a stream, or when no capture is active (one atomic load). */
 static inline cucore_status cc_mem_capture_check(cucore_device *dev, const cucore_stream *s,
                                                  int legacy, const char *fn) {
-  if (s || CC_LIKELY(!cc_captures_active())) return CUCORE_OK;
+  /* (A NULL `dev` passes here: the caller's own check names it.) */
+  if (s || !dev || CC_LIKELY(!cc_captures_active())) return CUCORE_OK;
   return cc_capture_check_unsafe(dev, legacy, 0, fn);
 }
 /* Checks a region given by its start address and its footprint [first, end) relative to it
