@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Peers on the same GPU: cuda.core and CuPy launching the kernels bench_launch_overhead uses,
 back to back, medians over rounds; cuda.core's graphs (capture of 1000 launches with its
-GraphBuilder, replay) as bench_graph measures cucore's; and what each does with a wrong number
-of arguments. Run on the GPU machine (scripts/gpu-check.sh runs it); prints a table, never fails
-the check."""
+GraphBuilder, replay) as bench_graph measures cucore's; cuda.core's memory resources (64 KiB
+allocate + close, device pool and pinned) as bench_memory measures cucore's; and what each does
+with a wrong number of arguments. Run on the GPU machine (scripts/gpu-check.sh runs it); prints
+a table, never fails the check."""
 import statistics
 import subprocess
 import sys
@@ -56,6 +57,47 @@ def bench_cuda_core():
 
 
 GRAPH_KERNELS, GRAPH_ROUNDS, GRAPH_REPLAYS = 1000, 15, 20
+MEM_BYTES, MEM_PAIRS, MEM_ROUNDS = 64 << 10, 2000, 15
+
+
+def bench_cuda_core_memory():
+    """cuda.core's memory resources, as bench_memory measures cucore's: a 64 KiB allocate +
+    close pair from DeviceMemoryResource (the device's stream-ordered pool) on a stream, and from
+    its pinned resource (PinnedMemoryResource where this cuda.core has one, else
+    LegacyPinnedMemoryResource, i.e. cuMemAllocHost); us per pair, medians."""
+    try:
+        import cuda.core as cc
+        if not hasattr(cc, "Program"):
+            import cuda.core.experimental as cc
+    except Exception as e:  # noqa: BLE001
+        return f"cuda.core not importable: {e}"
+    dev = cc.Device()
+    dev.set_current()
+    s = dev.create_stream()
+
+    def pairs(mr, n):
+        out = []
+        for r in range(MEM_ROUNDS + 1):  # round 0 warms up
+            s.sync()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                mr.allocate(MEM_BYTES, stream=s).close(stream=s)
+            s.sync()
+            if r:
+                out.append((time.perf_counter() - t0) / n * 1e6)
+        return statistics.median(out)
+
+    device_us = pairs(cc.DeviceMemoryResource(dev.device_id), MEM_PAIRS)
+    pinned_cls = getattr(cc, "PinnedMemoryResource", None)
+    pinned_name, pinned_mr, n = "PinnedMemoryResource", None, MEM_PAIRS
+    if pinned_cls is not None:
+        try:
+            pinned_mr = pinned_cls()
+        except Exception:  # noqa: BLE001  (older signatures want arguments)
+            pinned_mr = None
+    if pinned_mr is None:
+        pinned_name, pinned_mr, n = "LegacyPinnedMemoryResource", cc.LegacyPinnedMemoryResource(), 20
+    return device_us, pinned_name, pairs(pinned_mr, n)
 
 
 def bench_cuda_core_graph():
@@ -180,6 +222,15 @@ def main():
         print(f"  {'cuda.core':10s} graph of {GRAPH_KERNELS} launches (GraphBuilder): capture "
               f"{r[0]:.3f} us/launch, replay {r[1]:.4f} us/kernel (bench_graph has cucore's and "
               f"the raw driver's)")
+    try:
+        r = bench_cuda_core_memory()
+    except Exception as e:  # noqa: BLE001
+        r = f"failed: {type(e).__name__}: {e}"
+    if isinstance(r, str):
+        print(f"  {'cuda.core':10s} memory: {r}")
+    else:
+        print(f"  {'cuda.core':10s} 64 KiB allocate + close: DeviceMemoryResource {r[0]:.3f} us/pair, "
+              f"{r[1]} {r[2]:.3f} us/pair (bench_memory has cucore's and the raw driver's)")
     for name in WRONG:
         try:
             print(f"  {name:10s} wrong argument count (2 of 4): {wrong_count(name)}")
