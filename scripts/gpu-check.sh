@@ -51,7 +51,7 @@ fi
 ctest_rc=$?
 grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run|Timeout" "$OUT/ctest.log" | tee -a "$summary"
 # The GPU tests' own summary lines.
-grep -E "^[0-9]+: .*(mismatch|match|vs driver|co-resident|PDL|exercised|round trip|GB/s|nvidia-smi|lazy loading|max_registers|stream attributes|attribute 99|refused)" \
+grep -E "^[0-9]+: .*(mismatch|match|vs driver|co-resident|PDL|exercised|round trip|GB/s|nvidia-smi|lazy loading|max_registers|stream attributes|attribute 99|refused|pinned pool|default pool|tensor maps|out of memory|trim to|pageable|IPC pool|registered host|read-only host|managed memory|DLPack|device [0-9]+: pools)" \
   "$OUT/ctest.log" | sed 's/^[0-9]*: /  /' | tee -a "$summary"
 # GPU tests must run here, not skip (gpu_multi needs two GPUs and may skip on one).
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
