@@ -191,12 +191,12 @@ static void tensor_map_rules_agree_with_the_driver(void **state) {
   }
   cucore_devptr base = 0;
   assert_ok(cucore_mem_alloc(dev, 2u << 20, &base));
-  /* Every rank, the 13 data types every sm_90 driver has, the four classic swizzles: cucore
-   * and the driver both accept. */
+  /* Every rank, the 13 data types every sm_90 driver has, the four classic swizzles (a
+   * swizzle from rank 2 on: it permutes rows): cucore and the driver both accept. */
   int cases = 0;
   for (unsigned rank = 1; rank <= 5; rank++)
     for (int dt = 0; dt <= 12; dt++)
-      for (int sw = 0; sw <= 3; sw++) {
+      for (int sw = 0; sw <= (rank == 1 ? 0 : 3); sw++) {
         cucore_tensor_map_desc d = valid_tiled(base, rank, dt, sw);
         cucore_tensor_map m;
         cucore_status st = cucore_tensor_map_encode_tiled(&d, &m);
