@@ -207,7 +207,9 @@ static void kernel_text(const cucore_kernel_info *k) {
   if (k->explicit_cluster) printf("  %-20s yes\n", "launch as clusters");
   if (k->barriers != CUCORE_UNKNOWN && k->barriers > 0)
     printf("  %-20s %d\n", "named barriers", k->barriers);
-  if (k->uses_grid_sync) printf("  %-20s yes (needs a cooperative launch)\n", "grid sync");
+  if (k->uses_grid_sync)
+    printf("  %-20s yes (a grid-wide sync among them needs a cooperative launch)\n",
+           "cooperative groups");
 }
 
 static int is_source(const char *file) {
