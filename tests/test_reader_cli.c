@@ -10,6 +10,7 @@
 #include "../tools/cmd_inspect.c"
 #include "../tools/json.c"
 #include "../tools/source.c"
+#include "../tools/nvcc.c"
 #include "../tools/report.c"
 
 

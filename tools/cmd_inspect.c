@@ -264,6 +264,7 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
                suffix && suffix[1] == '\0' ? suffix : "");
       if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
         return cli_usage("inspect", "%s", cucore_last_error());
+      snprintf(srcp->arch, sizeof srcp->arch, "%s", arch_name);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       int used = cli_source_option(srcp, "inspect", argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
