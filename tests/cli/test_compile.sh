@@ -115,4 +115,20 @@ CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --arch sm_90
 check "no nvcc: NVRTC's error stands" [ "$rc" -eq 1 ] && has "$err" "cstdio"
 CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --nvcc --arch sm_90
 check "--nvcc without nvcc: exit 1 naming where it looked" [ "$rc" -eq 1 ] && has "$err" "nvcc not found"
+# Library internals (CCCL constants that <cooperative_groups.h> brings, string literals) are
+# counted, not listed, in the text; the program's own variables are listed; JSON has them all.
+cat >"$dir/cgvars.cu" <<'CU'
+#include <cooperative_groups.h>
+__constant__ float taps[4];
+extern "C" __global__ void k(float *x) { cooperative_groups::sync(cooperative_groups::this_thread_block()); x[0] = taps[0]; }
+CU
+run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90
+check "inspect: the program's variable is listed" has "$out" "taps"
+check "inspect: library internals counted, not listed" has "$out" "library internals or string literals, not listed" && ! has "$out" "cuda::std::"
+run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90 --json
+check "inspect --json: every variable" python3 -c '
+import json,sys
+d=json.load(sys.stdin); names=[g["name"] for g in d["globals"]]
+assert "taps" in names and len(names) > 1, names
+' <<<"$out"
 finish
