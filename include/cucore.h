@@ -3445,7 +3445,10 @@ typedef struct cucore_kernel_info {
   uint32_t max_registers;        /**< register cap (`__maxnreg__`, or the one ptxas derived from
                                     the launch bounds); 0 when none */
   int32_t barriers;              /**< named barriers used, barrier 0 included */
-  int uses_grid_sync;            /**< 1: syncs the whole grid; needs a cooperative launch */
+  int uses_grid_sync;            /**< 1: uses cooperative-groups instructions the driver patches
+                                    (a cubin's EIATTR_COOP_GROUP_INSTR_OFFSETS). A grid-wide
+                                    sync among them needs a cooperative launch, but block-level
+                                    groups set it too, so it is a hint, never a refusal */
   int32_t param_base;            /**< where parameters start in constant bank 0 (0: none) */
   /** The C++ type of each parameter as the demangled signature writes it, const first
    * ("float*", "const int*", "unsigned long", "__half", "Params"): param_count entries, or

@@ -10,6 +10,7 @@
 #include "../tools/cmd_inspect.c"
 #include "../tools/json.c"
 #include "../tools/source.c"
+#include "../tools/nvcc.c"
 #include "../tools/report.c"
 
 
@@ -76,7 +77,7 @@ static void text_output(void **state) {
     if (k->demangled) assert_contains(r.out, k->demangled);
   }
   assert_contains(r.out, "registers");
-  assert_contains(r.out, "grid sync");
+  assert_contains(r.out, "cooperative groups");
   assert_contains(r.out, "cluster dims");
   cucore_binary_destroy(bin);
   done(&r);

@@ -53,6 +53,10 @@ typedef struct cli_source {
   cucore_options *opts;
   const char **exprs; /* point into argv */
   int expr_count;
+  char **raw;         /* the compile options as given (point into argv), for nvcc */
+  int raw_count;
+  int nvcc;           /* --nvcc: compile .cu files with nvcc, not NVRTC */
+  char arch[32];      /* an arch a verb took as its own option (inspect --arch), for nvcc */
 } cli_source;
 int cli_source_init(cli_source *s);
 void cli_source_free(cli_source *s);
@@ -70,6 +74,13 @@ typedef struct cli_compile_info {
  * Returns 0 or an exit code after printing the reason. `info` may be NULL. */
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
                        cucore_object **out, cli_compile_info *info);
+/* nvcc.c: 1 when the toolkit's nvcc can be found. */
+int cli_nvcc_available(void);
+/* Compiles `file` with nvcc to `target` (cubin, PTX or fatbin), passing the compile options in
+ * nvcc's spelling; the arch is --arch or the current GPU's. Returns 0 or an exit code after
+ * printing why. */
+int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
+                     cucore_object **out);
 /* Reads a whole file (NUL-terminated); returns 0 or an exit code after printing why. */
 int cli_read_file(const char *verb, const char *path, char **data, size_t *size);
 /* Parses "X", "X,Y" or "X,Y,Z" (or with x) into d, unused dimensions 1, each 1..max.

@@ -207,7 +207,9 @@ static void kernel_text(const cucore_kernel_info *k) {
   if (k->explicit_cluster) printf("  %-20s yes\n", "launch as clusters");
   if (k->barriers != CUCORE_UNKNOWN && k->barriers > 0)
     printf("  %-20s %d\n", "named barriers", k->barriers);
-  if (k->uses_grid_sync) printf("  %-20s yes (needs a cooperative launch)\n", "grid sync");
+  if (k->uses_grid_sync)
+    printf("  %-20s yes (a grid-wide sync among them needs a cooperative launch)\n",
+           "cooperative groups");
 }
 
 static int is_source(const char *file) {
@@ -240,6 +242,21 @@ static int open_source(cli_source *src, const char *file, const char **kernel, c
   return 0;
 }
 
+/* 1 for a variable the program did not declare itself: CCCL's and CUB's (cuda::std::,
+ * cuda::, cub::, thrust::, cooperative_groups::, std::) and the compiler's string literals
+ * ($str, __unnamed_N). */
+static int library_variable(const cucore_global_info *g) {
+  static const char *const prefixes[] = {"cuda::", "cub::", "thrust::", "cooperative_groups::",
+                                         "std::", "__cccl", "__cub", "cuda_cub::"};
+  const char *n = g->demangled ? g->demangled : g->name;
+  if (g->name[0] == '$' || strncmp(g->name, "__unnamed_", 10) == 0) return 1;
+  /* A header's internal-linkage names carry the file's prefix: look past it. */
+  if (strncmp(n, "_INTERNAL_", 10) == 0 && strstr(n, "::")) n = strstr(n, "::") + 2;
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(n, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+  return 0;
+}
+
 static int inspect_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *kernel = NULL;
   int arch = 0, json = 0;
@@ -262,6 +279,7 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
                suffix && suffix[1] == '\0' ? suffix : "");
       if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
         return cli_usage("inspect", "%s", cucore_last_error());
+      snprintf(srcp->arch, sizeof srcp->arch, "%s", arch_name);
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       int used = cli_source_option(srcp, "inspect", argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
@@ -390,12 +408,25 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
     }
     uint32_t nglobals = 0;
     cucore_binary_global_count(bin, &nglobals);
+    /* Library internals (CCCL's constants, the compiler's string literals) can number in the
+     * thousands in a file that includes <cooperative_groups.h> or CUB: the text lists the
+     * program's own variables and counts the rest (JSON has them all). */
+    uint32_t hidden = 0;
+    for (uint32_t i = 0; i < nglobals; i++) {
+      const cucore_global_info *g;
+      cucore_binary_global(bin, i, &g);
+      if (library_variable(g)) hidden++;
+    }
     if (nglobals) {
-      printf("%-22s %u\n", "module variables", nglobals);
-      printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
+      printf("%-22s %u", "module variables", nglobals);
+      if (hidden) printf(" (%u of them library internals or string literals, not listed)", hidden);
+      printf("\n");
+      if (hidden < nglobals)
+        printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
       for (uint32_t i = 0; i < nglobals; i++) {
         const cucore_global_info *g;
         cucore_binary_global(bin, i, &g);
+        if (library_variable(g)) continue;
         char name[512];
         if (g->demangled)
           snprintf(name, sizeof name, "%s (%s)", g->demangled, g->name);

@@ -20,6 +20,7 @@ int cli_source_init(cli_source *s) {
 void cli_source_free(cli_source *s) {
   cucore_options_destroy(s->opts);
   free(s->exprs);
+  free(s->raw);
   memset(s, 0, sizeof *s);
 }
 
@@ -42,10 +43,20 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
     if (cli_source_add_expr(s, v)) return -1;
     return a[11] == '=' ? 1 : 2;
   }
+  if (strcmp(a, "--nvcc") == 0) {
+    s->nvcc = 1;
+    return 1;
+  }
   if (a[0] != '-' || !a[1]) return 0;
   int used = 0;
   cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
-  if (st == CUCORE_OK) return used;
+  if (st == CUCORE_OK) {
+    char **r = realloc(s->raw, (size_t)(s->raw_count + used) * sizeof *r);
+    if (!r) return -1;
+    s->raw = r;
+    for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];
+    return used;
+  }
   if (strstr(cucore_last_error(), "unknown option") && !strstr(cucore_last_error(), "did you mean"))
     return 0; /* not a compile option: the verb may know it */
   cli_usage(verb, "%s", cucore_last_error());
@@ -107,6 +118,10 @@ static double now_ms(void) {
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
                        cucore_object **out, cli_compile_info *info) {
   *out = NULL;
+  if (s->nvcc && type_from_name(file) == CUCORE_CODE_CUDA_CPP) {
+    if (info) memset(info, 0, sizeof *info);
+    return cli_nvcc_compile(s, verb, file, target, out);
+  }
   char *code = NULL;
   size_t size = 0;
   int rc = cli_read_file(verb, file, &code, &size);
@@ -139,6 +154,16 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   }
   const char *log = "";
   cucore_program_log(prog, &log);
+  /* A whole program (host code, <cstdio>, the runtime API: CUDA samples, llm.c) is beyond
+   * NVRTC; nvcc takes it and keeps the device code. Its messages decide from here. */
+  if (CUCORE_CODE(st) == CUCORE_COMPILE_ERROR && type_from_name(file) == CUCORE_CODE_CUDA_CPP &&
+      cli_nvcc_available()) {
+    fprintf(stderr, "note: NVRTC could not compile `%s` (%.*s); compiling it with nvcc instead "
+            "(--nvcc goes there directly)\n", file, (int)strcspn(log ? log : "", "\n"),
+            log ? log : "");
+    cucore_program_destroy(prog);
+    return cli_nvcc_compile(s, verb, file, target, out);
+  }
   if (log && log[0]) fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
   cucore_program_destroy(prog);
   if (st != CUCORE_OK) return cli_fail(verb, file, st);
@@ -149,6 +174,9 @@ void cli_print_option_help(FILE *f) {
   for (int i = 0; i < CUCORE_OPT_COUNT; i++)
     fprintf(f, "  --%-28s %s\n", cucore_option_name((cucore_option)i),
             cucore_option_help((cucore_option)i));
+  fprintf(f, "  --%-28s %s\n", "nvcc",
+          "compile .cu files with the toolkit's nvcc, not NVRTC: whole programs with host code "
+          "(CUDA samples, llm.c); also tried, with a note, when NVRTC cannot compile a file");
 }
 
 int cli_parse_dims(const char *s, unsigned d[3], unsigned max) {

@@ -83,4 +83,52 @@ check "lto --json: target is what was made" python3 -c 'import json,sys; d=json.
 run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90 --target fatbin -o "$dir/l.fatbin"
 check "lto + fatbin: exit 1 with the reason" [ "$rc" -eq 1 ] && has "$err" "lto option makes LTO-IR"
 check "lto + fatbin: no file" [ ! -e "$dir/l.fatbin" ]
+# A whole program (host code, <cstdio>: CUDA samples and llm.c are written so) is beyond NVRTC;
+# nvcc compiles it and keeps the device code, found by symbol or demangled name.
+cat >"$dir/whole.cu" <<'CU'
+#include <cstdio>
+__global__ void scale_kernel(float *x, float a, int n) { int i = threadIdx.x; if (i < n) x[i] *= a; }
+template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }
+template __global__ void fill<float>(float *, float);
+int main() { printf("host code\n"); return 0; }
+CU
+if [ -x "$CUDA_ROOT/bin/nvcc" ]; then
+  run "$CUCORE" inspect "$dir/whole.cu" --arch sm_90 --json
+  check "whole program: NVRTC fails, nvcc compiles it (note on stderr)" [ "$rc" -eq 0 ] && has "$err" "compiling it with nvcc instead"
+  check "whole program: both kernels, JSON on stdout" python3 -c '
+import json,sys
+d=json.load(sys.stdin)
+names=[k.get("demangled") or k["name"] for k in d["kernels"]]
+assert any("scale_kernel" in n for n in names) and any("fill<float>" in n for n in names), names
+' <<<"$out"
+  run "$CUCORE" run "$dir/whole.cu" --nvcc --kernel 'fill<float>' --grid 1 --block 32 --arg 'out:f32[32]' --arg f32:2 --arch sm_90
+  check "run --nvcc: the demangled name is found and the arguments checked" has "$out$err" "2 arguments match kernel"
+  run "$CUCORE" run "$dir/whole.cu" --nvcc --kernel scale_kernel --grid 1 --block 32 --arg 'out:f32[32]' --arg f32:2 --arch sm_90
+  check "run --nvcc: a missing argument is still refused" [ "$rc" -eq 1 ] && has "$err" "takes 3 parameters"
+  run "$CUCORE" compile "$dir/whole.cu" --nvcc --arch sm_90 --target ptx -DSCALE=2 --use-fast-math -o "$dir/whole.ptx"
+  check "compile --nvcc --target ptx: PTX with both entries" grep -q '.entry _Z12scale_kernelPffi' "$dir/whole.ptx"
+  printf '__global__ void broken(float *x) { x[0] = ; }\nint main() { return 0; }\n' >"$dir/broken.cu"
+  run "$CUCORE" inspect "$dir/broken.cu" --nvcc --arch sm_90
+  check "nvcc failing: exit 1, its message and the reason" [ "$rc" -eq 1 ] && has "$err" "expected an expression" && has "$err" "nvcc -cubin failed"
+fi
+CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --arch sm_90
+check "no nvcc: NVRTC's error stands" [ "$rc" -eq 1 ] && has "$err" "cstdio"
+CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --nvcc --arch sm_90
+check "--nvcc without nvcc: exit 1 naming where it looked" [ "$rc" -eq 1 ] && has "$err" "nvcc not found"
+# Library internals (CCCL constants that <cooperative_groups.h> brings, string literals) are
+# counted, not listed, in the text; the program's own variables are listed; JSON has them all.
+cat >"$dir/cgvars.cu" <<'CU'
+#include <cooperative_groups.h>
+__constant__ float taps[4];
+extern "C" __global__ void k(float *x) { cooperative_groups::sync(cooperative_groups::this_thread_block()); x[0] = taps[0]; }
+CU
+run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90
+check "inspect: the program's variable is listed" has "$out" "taps"
+check "inspect: library internals counted, not listed" has "$out" "library internals or string literals, not listed" && ! has "$out" "cuda::std::"
+run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90 --json
+check "inspect --json: every variable" python3 -c '
+import json,sys
+d=json.load(sys.stdin); names=[g["name"] for g in d["globals"]]
+assert "taps" in names and len(names) > 1, names
+' <<<"$out"
 finish
