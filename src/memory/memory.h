@@ -4,7 +4,7 @@
  * DLPack, tensor maps, textures). It stands on runtime/ (devices, streams); exec/ reads it for
  * strict pointer checks of kernel arguments.
  *
- * Files: registry.c (the record: an AVL tree of address ranges under a read-write lock),
+ * Files: registry.c (the record: an AVL tree of address ranges under a mutex),
  * bounds.c (range arithmetic, the checks every copy makes, their messages), device_mem.c
  * (device, pitched, managed and pinned allocations), copy.c (copies and fills), peer.c (peer
  * access and peer copies), pool.c (device pools), ipc.c (pools shared between processes),
@@ -45,7 +45,7 @@ typedef struct cc_mem_rec {
 } cc_mem_rec;
 
 /* The tree and its lock (registry.c; the struct is private to it, which alone needs the
- * POSIX read-write lock declarations). */
+ * POSIX lock declarations). */
 typedef struct cc_registry cc_registry;
 
 typedef enum cc_reg_result {

@@ -76,7 +76,13 @@ cucore_status cucore_pointer_get_facts(cucore_devptr addr, cucore_pointer_facts 
   out->device = -1;
   cc_mem_rec rec;
   int known = cc_reg_find(&cc_mem_registry, addr, &rec);
-  if (!known && cc_reg_was_freed(&cc_mem_registry, addr, &rec)) out->freed = 1;
+  drv_facts f;
+  if (!known && cc_reg_was_freed(&cc_mem_registry, addr, &rec)) {
+    /* Freed by cucore; unless the driver has handed the range out again (to a caller's own
+     * allocation, seen under compute-sanitizer), which makes it that memory now. */
+    ask_driver(addr, NULL, &f);
+    if (!(f.ok && f.type)) out->freed = 1;
+  }
   if (known || out->freed) {
     out->kind = rec.kind;
     out->device = rec.ordinal;
@@ -86,8 +92,7 @@ cucore_status cucore_pointer_get_facts(cucore_devptr addr, cucore_pointer_facts 
     out->cupool = rec.cupool;
     out->users = rec.textures + rec.exports;
   }
-  if (out->freed) return CUCORE_OK; /* the driver may have handed the range out again */
-  drv_facts f;
+  if (out->freed) return CUCORE_OK;
   ask_driver(addr, known ? rec.ctx : NULL, &f);
   if (f.ok && f.type) {
     out->type = f.managed ? CUCORE_MEMTYPE_MANAGED
