@@ -6,8 +6,8 @@
  *       the default pool against cucore_mem_alloc_async + cucore_mem_free_async (same pool),
  *       and raw cuMemAllocFromPoolAsync against cucore_mem_pool_alloc_async on a created pool
  *       (target: within 5 %);
- *   (b) a pinned alloc + free pair: raw cuMemAllocHost + cuMemFreeHost against a warmed-up
- *       cucore_host_pool (target: at least 100 times faster);
+ *   (b) a pinned alloc + free pair of 64 KiB, 1 MiB and 16 MiB: raw cuMemAllocHost +
+ *       cuMemFreeHost against a warmed-up cucore_host_pool (target: at least 100 times faster);
  *   (c) host <-> device copy bandwidth, 4 KiB .. 256 MiB, async copies back to back on one
  *       stream: raw cuMemcpy*Async from cuMemAllocHost memory against cucore_memcpy_* from a
  *       pinned-pool block (target: within 3 %); the raw copy from the pool block is shown too,
@@ -195,15 +195,21 @@ static double measure_pinned(int m, void *p) {
   return (bench_now_ns() - t0) / n;
 }
 
-static void bench_pinned(cucore_device *dev) {
-  pinned_ctx c = {.dev = dev, .bytes = 64 << 10, .raw_pairs = 10, .pool_pairs = 20000};
+/* The driver's price of a pinned pair grows with the size (it pins every page): 64 KiB may
+ * come from a cache of its own, megabytes are pinned afresh. */
+static void bench_pinned(cucore_device *dev, size_t bytes) {
+  pinned_ctx c = {.dev = dev, .bytes = bytes, .raw_pairs = bytes <= (64 << 10) ? 200 : 10,
+                  .pool_pairs = 20000};
   CHECK(cucore_host_pool_create(dev, NULL, &c.pool));
   double t[NPINNED][MAX_ROUNDS];
   interleave(NPINNED, t, measure_pinned, &c); /* the warm-up round fills the pool's cache */
   cucore_host_pool_stats st;
   CHECK(cucore_host_pool_stats_get(c.pool, &st));
-  printf("\n(b) pinned host alloc + free of 64 KiB, %d rounds (per pair; target: the pinned pool "
-         "after warm-up at least 100x faster than the raw driver)\n", rounds);
+  char size[32];
+  if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
+  else snprintf(size, sizeof size, "%zu KiB", bytes >> 10);
+  printf("\n(b) pinned host alloc + free of %s, %d rounds (per pair; target: the pinned pool "
+         "after warm-up at least 100x faster than the raw driver)\n", size, rounds);
   printf("  %-52s %12s %10s  %s\n", "", "median", "paired", "target");
   printf("  %-52s %9.1f us\n", "raw cuMemAllocHost + cuMemFreeHost", median_of(t[RAW_PINNED]) / 1e3);
   double x = 1.0 / paired_ratio(t, CUCORE_HOST_ALLOC);
@@ -370,7 +376,7 @@ int main(int argc, char **argv) {
          "warm-up round; paired = median over rounds of the per-round ratio to the raw driver\n",
          props.name, props.arch, cc_drv.version);
   bench_async(dev, s, hs);
-  bench_pinned(dev);
+  for (size_t b = 64 << 10; b <= (16u << 20); b *= 16) bench_pinned(dev, b);
   bench_copies(dev, s, hs);
   bench_strict(dev);
   cucore_stream_destroy(s);
