@@ -3,6 +3,7 @@
  * offline reader without a GPU), and every cuFunc/cuKernel query and setting (driver API
  * section 6.22), per device.
  */
+#include "binary/binary.h"
 #include "exec/kernel.h"
 #include "exec/launch_checks.h"
 #include "exec/offline_layout.h"
@@ -139,6 +140,27 @@ static const char *lowered_or_same(const cucore_object *obj, const char *name) {
   return name;
 }
 
+/* A C++ kernel asked for by its demangled name ("fill<float>", "scale_kernel") is the symbol
+ * the offline reader finds for it (the driver knows symbols only); copied into buf, or the
+ * name itself when the reader cannot say (LTO-IR, unreadable code, no such kernel). */
+static const char *symbol_of_demangled(cucore_object *obj, const char *name, char *buf,
+                                       size_t len) {
+  if (obj->type == CUCORE_CODE_LTOIR) return name;
+  cucore_binary *bin = NULL;
+  if (cc_binary_open(obj->code, obj->size, obj->type, obj->arch, &bin) != CUCORE_OK) {
+    cc_begin();
+    return name;
+  }
+  const cucore_kernel_info *info = cc_binary_lookup(bin, name);
+  const char *found = name;
+  if (info && info->name && strlen(info->name) < len) {
+    snprintf(buf, len, "%s", info->name);
+    found = buf;
+  }
+  cucore_binary_destroy(bin);
+  return found;
+}
+
 cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cucore_kernel **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_object_get_kernel", "out");
@@ -146,6 +168,9 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
   CC_CHECK_ARG(obj, "cucore_object_get_kernel", "obj");
   CC_CHECK_ARG(name, "cucore_object_get_kernel", "name");
   const char *symbol = lowered_or_same(obj, name);
+  char resolved[1024];
+  if (symbol == name && strpbrk(name, "<>(): ,"))
+    symbol = symbol_of_demangled(obj, name, resolved, sizeof resolved);
   cucore_kernel *k = NULL;
   cucore_status st = cc_kernel_new(symbol, name, &k);
   if (st != CUCORE_OK) return st;
@@ -156,7 +181,21 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
     if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetKernel);
     if (st == CUCORE_OK) {
       CUresult r = DRV(cuLibraryGetKernel)(&k->ckernel, obj->library, symbol);
-      if (r == CUDA_ERROR_NOT_FOUND) {
+      if (r == CUDA_ERROR_NOT_FOUND && symbol == name) {
+        /* "scale_kernel" for _Z12scale_kernelPffi: the name without its parameters. */
+        const char *s = symbol_of_demangled(obj, name, resolved, sizeof resolved);
+        if (s != name) {
+          char *copy = cc_strdup(s, "a kernel name");
+          if (!copy) st = CUCORE_HOST_OUT_OF_MEMORY;
+          else {
+            free(k->name);
+            k->name = copy;
+            symbol = resolved;
+            r = DRV(cuLibraryGetKernel)(&k->ckernel, obj->library, symbol);
+          }
+        }
+      }
+      if (st == CUCORE_OK && r == CUDA_ERROR_NOT_FOUND) {
         char names[2048];
         cc_object_names_for_message(obj, names, sizeof names);
         st = cc_fail(cc_status(CUCORE_NOT_FOUND, CUCORE_SOURCE_DRIVER, (int)r),
@@ -165,7 +204,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
                      strcmp(symbol, name) == 0 && strchr(name, '<')
                          ? " (a template needs its name expression registered before compiling)"
                          : "");
-      } else if (r != CUDA_SUCCESS) {
+      } else if (st == CUCORE_OK && r != CUDA_SUCCESS) {
         st = cc_fail_cu(r, "cuLibraryGetKernel", "kernel `%s` of `%s`", name, obj->name);
       }
     }
