@@ -45,7 +45,7 @@ static int parse_real(const char *flag, const char *v, double *out) {
 static const char *const value_flags[] = {
     "--kernel", "--grid",   "--block",  "--smem",   "--cluster", "--repeat",   "--warmup",
     "--show",   "--device", "--priority", "--json-out", "--rtol", "--atol",  "--seed",
-    "--arg",    "--global", "--read-global", "--expect", NULL};
+    "--arg",    "--global", "--read-global", "--expect", "--graph", NULL};
 
 static int takes_value(const char *a) {
   for (int i = 0; value_flags[i]; i++)
@@ -63,6 +63,7 @@ static int read_options(cli_source *src, int argc, char **argv, run_opts *o, tex
     else if (!strcmp(a, "--cooperative")) o->cooperative = 1;
     else if (!strcmp(a, "--pdl")) o->pdl = 1;
     else if (!strcmp(a, "--flush-l2")) o->flush_l2 = 1;
+    else if (!strcmp(a, "--no-pool")) o->no_pool = 1;
     else if (takes_value(a)) {
       if (i + 1 >= argc) return cli_usage("run", "%s needs a value; see `cucore help run`", a);
       const char *v = argv[++i];
@@ -83,6 +84,7 @@ static int read_options(cli_source *src, int argc, char **argv, run_opts *o, tex
       } else if (!strcmp(a, "--smem")) rc = parse_count(a, v, 0, 0x7fffffff, &o->smem);
       else if (!strcmp(a, "--repeat")) rc = parse_count(a, v, 1, 1000000, &o->repeat);
       else if (!strcmp(a, "--warmup")) rc = parse_count(a, v, 0, 1000000, &o->warmup);
+      else if (!strcmp(a, "--graph")) rc = parse_count(a, v, 1, 100000, &o->graph);
       else if (!strcmp(a, "--show")) rc = parse_count(a, v, 0, 1 << 30, &o->show);
       else if (!strcmp(a, "--device")) {
         rc = parse_count(a, v, 0, 1023, &x);
@@ -120,6 +122,10 @@ static int read_options(cli_source *src, int argc, char **argv, run_opts *o, tex
   }
   if (!o->file || !o->kernel || !have_grid || !have_block)
     return cli_usage("run", "FILE, --kernel, --grid and --block are required; see `cucore help run`");
+  if (o->graph && o->graph * (o->repeat + o->warmup) > 100000000LL)
+    return cli_usage("run", "--graph %lld with --repeat %lld and --warmup %lld makes %lld "
+                     "launches; at most 100000000", o->graph, o->repeat, o->warmup,
+                     o->graph * (o->repeat + o->warmup));
   return 0;
 }
 
@@ -182,11 +188,10 @@ static cucore_binary *read_code(cucore_object *obj) {
 static const cucore_global_info *find_global(cucore_object *obj, cucore_binary *bin,
                                              const char *name) {
   const cucore_global_info *g = NULL;
-  const char *lowered = NULL;
+  char buf[512];
+  const char *symbol = run_global_symbol(obj, name, buf, sizeof buf);
+  if (cucore_binary_find_global(bin, symbol, &g) == CUCORE_OK) return g;
   if (cucore_binary_find_global(bin, name, &g) == CUCORE_OK) return g;
-  if (cucore_object_lowered_name(obj, name, &lowered) == CUCORE_OK &&
-      cucore_binary_find_global(bin, lowered, &g) == CUCORE_OK)
-    return g;
   cucore_binary_find_global(bin, name, &g); /* the message that lists what exists */
   return NULL;
 }
@@ -258,10 +263,14 @@ static int load_code(cli_source *src, run_opts *o, cucore_object **obj) {
   if (dot && (!strcmp(dot, ".cu") || !strcmp(dot, ".ll") || !strcmp(dot, ".bc"))) {
     if (!strcmp(dot, ".cu")) {
       if (cli_source_add_expr(src, o->kernel)) return CLI_EXIT_FAILURE;
-      for (int i = 0; i < o->nsets; i++)
-        if (cli_source_add_expr(src, o->sets[i].name)) return CLI_EXIT_FAILURE;
-      for (int i = 0; i < o->nreads; i++)
-        if (cli_source_add_expr(src, o->reads[i].name)) return CLI_EXIT_FAILURE;
+      /* C++ names of module variables are registered as "&NAME" (NVRTC takes a variable's
+       * name expression as its address); plain names are their own symbols. */
+      for (int i = 0; i < o->nsets + o->nreads; i++) {
+        const char *name = i < o->nsets ? o->sets[i].name : o->reads[i - o->nsets].name;
+        if (run_plain_name(name)) continue;
+        if (run_expr_keep(o, name) || cli_source_add_expr(src, o->exprs[o->nexprs - 1]))
+          return CLI_EXIT_FAILURE;
+      }
     }
     return cli_source_compile(src, "run", o->file, CUCORE_CODE_CUBIN, obj, NULL);
   }

@@ -158,7 +158,14 @@ typedef struct run_opts {
   int nreads;
   run_expect *expects;
   int nexpects;
+  char **exprs;           /* "&NAME" name expressions made for module variables */
+  int nexprs;
+  long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
+  int no_pool;            /* --no-pool: cucore_mem_alloc, not the stream-ordered pool */
 } run_opts;
+
+/* Keeps "&NAME" in o->exprs (the last entry). Returns 0 or -1 (out of memory). */
+int run_expr_keep(run_opts *o, const char *name);
 
 /* Parses one --arg SPEC into `a`, adding the buffers it makes to o->bufs (labelled from
  * `index`). Returns 0, or an exit code after printing the reason (2 for a malformed spec, 1
@@ -226,6 +233,13 @@ typedef struct run_timing {
   long long l2_bytes;
   char device_name[256];
   int arch;
+  int pool;                   /* 1: buffers came from the stream-ordered pool */
+  double launch_ms;           /* the median time of one kernel (for the bandwidth) */
+  /* --graph N: the timed figures above are per replay of a graph of N launches */
+  long long graph_kernels;    /* N, 0 without --graph */
+  size_t graph_nodes;         /* nodes the captured graph holds */
+  double direct_min_ms, direct_median_ms, direct_max_ms, direct_mean_ms; /* per kernel, N
+                                 direct launches back to back */
 } run_timing;
 
 /* Runs the kernel on the GPU as the options say and fills the results (buffers' host data,
@@ -243,6 +257,12 @@ int run_expect_target_known(const run_opts *o, const char *target);
 void run_report(run_opts *o, const run_timing *t, const char *kernel_symbol, json_out *j);
 /* Effective bandwidth numbers: bytes read and written by the buffers. */
 void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written);
+
+/* 1 when `name` is a plain C identifier (its own symbol; no name expression needed). */
+int run_plain_name(const char *name);
+/* The symbol of module variable `name`: for a C++ name (ns::coef<float>) the lowered name of
+ * the expression "&NAME" registered at compile time, else `name` itself. */
+const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, size_t len);
 
 /* The C++ type of parameter `index` of the kernel (for messages), or NULL. */
 const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf,

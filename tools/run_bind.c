@@ -33,6 +33,23 @@ const char *run_param_type(cucore_object *obj, const char *symbol, int index, ch
   return found;
 }
 
+int run_plain_name(const char *name) {
+  if (!*name || (*name >= '0' && *name <= '9')) return 0;
+  for (const char *p = name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+          *p == '_'))
+      return 0;
+  return 1;
+}
+
+const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, size_t len) {
+  const char *lowered = NULL;
+  if (run_plain_name(name)) return name;
+  snprintf(buf, len, "&%s", name);
+  if (cucore_object_lowered_name(obj, buf, &lowered) == CUCORE_OK && lowered) return lowered;
+  return name;
+}
+
 /* The blob with every buffer's device address patched in (a copy of v->bytes). */
 static unsigned char *patched(const run_opts *o, const run_value *v) {
   unsigned char *b = malloc(v->size ? v->size : 1);

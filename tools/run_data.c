@@ -81,7 +81,12 @@ int data_read_file(const char *what, const char *path, elem_t type, size_t *coun
     return CLI_EXIT_FAILURE;
   }
   size_t bytes = (size_t)n;
-  if (bytes % esz || (*count && bytes != *count * esz) || bytes == 0) {
+  if (bytes == 0) {
+    fclose(f);
+    fprintf(stderr, "cucore run: %s: `%s` is empty\n", what, path);
+    return CLI_EXIT_FAILURE;
+  }
+  if (bytes % esz || (*count && bytes != *count * esz)) {
     fclose(f);
     fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n",
             what, path, bytes, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,

@@ -1,6 +1,11 @@
 /* run_device.c -- the GPU part of `cucore run`: buffers allocated and filled, module variables
  * written, the kernel loaded, one launch whose results are kept, then warm-up and timed
  * launches (device events, an optional L2 flush before each), module variables read back.
+ * Buffers come from the device's stream-ordered pool on the run's stream (cuMemAllocAsync),
+ * or from cucore_mem_alloc with a note where the device has no pools (or with --no-pool).
+ * With --graph N the N launches are captured once into a CUDA graph (checked as direct
+ * launches are), instantiated and uploaded; the timed launches are then replays of it, and N
+ * direct launches back to back are timed beside them for comparison.
  * Device printf output is kept off the JSON stream: while the kernel runs, stdout goes to
  * stderr when the JSON is written to stdout. */
 #include "run.h"
@@ -16,8 +21,28 @@ typedef struct dev_state {
   cucore_devptr flush;
   size_t flush_bytes;
   cucore_args *args;
+  int pool;         /* 1: device memory from the stream-ordered pool on `stream` */
+  cucore_graph *graph;
+  cucore_graph_exec *exec;
   int saved_stdout; /* -1 when stdout was not redirected */
 } dev_state;
+
+static cucore_status dev_alloc(dev_state *s, size_t bytes, cucore_devptr *ptr) {
+  return s->pool ? cucore_mem_alloc_async(s->stream, bytes, ptr)
+                 : cucore_mem_alloc(s->dev, bytes, ptr);
+}
+
+static void dev_free(dev_state *s, cucore_devptr ptr) {
+  if (!ptr) return;
+  if (s->pool)
+    cucore_mem_free_async(s->stream, ptr);
+  else
+    cucore_mem_free(s->dev, ptr);
+}
+
+/* Statistics of `n` times (sorted in place). */
+static void stats(double *times, long long n, double *min, double *median, double *max,
+                  double *mean);
 
 static void redirect_stdout(dev_state *s, int on) {
   fflush(stdout);
@@ -40,7 +65,9 @@ static int cmp_double(const void *a, const void *b) {
 static int prepare_globals(run_opts *o, dev_state *s, cucore_object *obj) {
   for (int i = 0; i < o->nsets; i++) {
     run_global_set *g = &o->sets[i];
-    cucore_status st = cucore_object_get_global(obj, s->dev, g->name, &g->g);
+    char sym[512];
+    cucore_status st = cucore_object_get_global(
+        obj, s->dev, run_global_symbol(obj, g->name, sym, sizeof sym), &g->g);
     if (st != CUCORE_OK) return cli_fail("run", "--global", st);
     size_t size = 0;
     unsigned char *bytes = run_value_bytes(o, &g->v, &size);
@@ -57,7 +84,9 @@ static int prepare_globals(run_opts *o, dev_state *s, cucore_object *obj) {
   }
   for (int i = 0; i < o->nreads; i++) {
     run_global_read *r = &o->reads[i];
-    cucore_status st = cucore_object_get_global(obj, s->dev, r->name, &r->g);
+    char sym[512];
+    cucore_status st = cucore_object_get_global(
+        obj, s->dev, run_global_symbol(obj, r->name, sym, sizeof sym), &r->g);
     if (st != CUCORE_OK) return cli_fail("run", "--read-global", st);
     size_t esz = (size_t)elem_sizes[r->type];
     if (r->count == 0) {
@@ -115,6 +144,66 @@ static cucore_status launch_once(cucore_kernel *k, const cucore_launch_config *c
   return st;
 }
 
+static void stats(double *times, long long n, double *min, double *median, double *max,
+                  double *mean) {
+  double sum = 0;
+  for (long long r = 0; r < n; r++) sum += times[r];
+  qsort(times, (size_t)n, sizeof *times, cmp_double);
+  *min = times[0];
+  *max = times[n - 1];
+  *median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  *mean = sum / (double)n;
+}
+
+/* --graph N: N launches captured once into a graph (each checked as cucore_launch checks it),
+ * instantiated and uploaded; W untimed and R timed replays (`replay` gets the time of each),
+ * and R batches of N direct launches back to back (`direct` gets the time per kernel). */
+static int graph_timing(const run_opts *o, cucore_kernel *k, const cucore_launch_config *cfg,
+                        dev_state *s, run_timing *t, double *replay, double *direct) {
+  int n = (int)o->graph;
+  cucore_status st = cucore_graph_capture_launches(k, cfg, s->args, n, &s->graph);
+  if (st != CUCORE_OK) return cli_fail("run", "--graph: capturing the launches", st);
+  st = cucore_graph_node_count(s->graph, &t->graph_nodes);
+  if (st == CUCORE_OK)
+    st = cucore_graph_instantiate(s->graph, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s->stream, &s->exec);
+  if (st != CUCORE_OK) return cli_fail("run", "--graph: instantiating the graph", st);
+  t->graph_kernels = n;
+  float ms = 0;
+  for (long long w = 0; w < o->warmup; w++) {
+    st = cucore_graph_launch(s->exec, s->stream);
+    if (st != CUCORE_OK) return cli_fail("run", "--graph: a replay", st);
+    t->launches += n;
+  }
+  for (long long r = 0; r < o->repeat; r++) {
+    if (s->flush)
+      st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
+    if (st == CUCORE_OK) st = cucore_event_record(s->e0, s->stream);
+    if (st == CUCORE_OK) st = cucore_graph_launch(s->exec, s->stream);
+    if (st == CUCORE_OK) st = cucore_event_record(s->e1, s->stream);
+    if (st == CUCORE_OK) st = cucore_event_synchronize(s->e1);
+    if (st == CUCORE_OK) st = cucore_event_elapsed_ms(s->e0, s->e1, &ms);
+    if (st != CUCORE_OK) return cli_fail("run", "--graph: a timed replay", st);
+    replay[r] = ms;
+    t->launches += n;
+  }
+  /* The same launches made directly, back to back, for comparison. */
+  for (long long r = 0; r < o->repeat; r++) {
+    if (s->flush)
+      st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
+    if (st == CUCORE_OK) st = cucore_event_record(s->e0, s->stream);
+    for (int i = 0; st == CUCORE_OK && i < n; i++) st = cucore_launch(k, cfg, s->args);
+    if (st == CUCORE_OK) st = cucore_event_record(s->e1, s->stream);
+    if (st == CUCORE_OK) st = cucore_event_synchronize(s->e1);
+    if (st == CUCORE_OK) st = cucore_event_elapsed_ms(s->e0, s->e1, &ms);
+    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+    direct[r] = ms / n;
+    t->launches += n;
+  }
+  stats(direct, o->repeat, &t->direct_min_ms, &t->direct_median_ms, &t->direct_max_ms,
+        &t->direct_mean_ms);
+  return 0;
+}
+
 /* Copies the results back: every buffer the report or a file needs, and the globals read. */
 static int collect(run_opts *o, dev_state *s) {
   cucore_status st = cucore_stream_synchronize(s->stream);
@@ -146,16 +235,23 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   snprintf(t->device_name, sizeof t->device_name, "%s", props.name);
   t->arch = props.arch;
   t->l2_bytes = props.l2_cache_bytes;
-  /* Buffers. */
+  /* Buffers: allocated, filled and (below) launched on in the order of one stream. */
+  s->pool = !o->no_pool && props.memory_pools;
+  if (!o->no_pool && !props.memory_pools)
+    fprintf(stderr, "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
+            "cucore_mem_alloc\n", props.name);
+  t->pool = s->pool;
   for (int i = 0; i < o->nbufs; i++) {
     run_buf *b = &o->bufs[i];
     size_t bytes = b->count * (size_t)elem_sizes[b->type];
-    st = cucore_mem_alloc(s->dev, bytes, &b->ptr);
+    st = dev_alloc(s, bytes, &b->ptr);
     if (st == CUCORE_OK)
-      st = b->role == ROLE_OUT ? cucore_memset_d8(s->dev, b->ptr, 0, bytes, NULL)
-                               : cucore_memcpy_htod(s->dev, b->ptr, b->host, bytes, NULL);
+      st = b->role == ROLE_OUT ? cucore_memset_d8(s->dev, b->ptr, 0, bytes, s->stream)
+                               : cucore_memcpy_htod(s->dev, b->ptr, b->host, bytes, s->stream);
     if (st != CUCORE_OK) return cli_fail("run", b->spec, st);
   }
+  st = cucore_stream_synchronize(s->stream);
+  if (st != CUCORE_OK) return cli_fail("run", "filling the buffers", st);
   int rc = prepare_globals(o, s, obj);
   if (rc) return rc;
   st = cucore_args_create(k, &s->args);
@@ -180,13 +276,13 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   if (o->pdl) cucore_launch_config_pdl(&cfg, 1);
   if (o->flush_l2) {
     s->flush_bytes = (size_t)(props.l2_cache_bytes > 0 ? props.l2_cache_bytes : 64 << 20) * 2;
-    st = cucore_mem_alloc(s->dev, s->flush_bytes, &s->flush);
+    st = dev_alloc(s, s->flush_bytes, &s->flush);
     if (st != CUCORE_OK) return cli_fail("run", "--flush-l2", st);
     t->flushed_l2 = 1;
   }
-  int separate = o->warmup > 0 || o->repeat > 1;
+  int separate = o->warmup > 0 || o->repeat > 1 || o->graph > 0;
   long long timed = separate ? o->repeat : 1;
-  double *times = calloc((size_t)timed, sizeof *times);
+  double *times = calloc((size_t)timed * 2, sizeof *times);
   if (!times) return cli_fail("run", kernel, CUCORE_HOST_OUT_OF_MEMORY);
   *times_out = times;
   redirect_stdout(s, o->json && !o->json_out);
@@ -198,7 +294,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   rc = collect(o, s);
   if (rc) return rc;
   if (!separate) times[0] = ms;
-  if (separate) {
+  if (separate && !o->graph) {
     for (long long w = 0; w < o->warmup; w++) {
       st = launch_once(k, &cfg, s, NULL);
       if (st != CUCORE_OK) return cli_fail("run", kernel, st);
@@ -211,16 +307,15 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
       t->launches++;
     }
   }
+  if (o->graph) {
+    rc = graph_timing(o, k, &cfg, s, t, times, times + timed);
+    if (rc) return rc;
+  }
   st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
   if (st != CUCORE_OK) return cli_fail("run", kernel, st);
   t->timed = (int)timed;
-  double sum = 0;
-  for (long long r = 0; r < timed; r++) sum += times[r];
-  qsort(times, (size_t)timed, sizeof *times, cmp_double);
-  t->min_ms = times[0];
-  t->max_ms = times[timed - 1];
-  t->median_ms = timed % 2 ? times[timed / 2] : (times[timed / 2 - 1] + times[timed / 2]) / 2;
-  t->mean_ms = sum / (double)timed;
+  stats(times, timed, &t->min_ms, &t->median_ms, &t->max_ms, &t->mean_ms);
+  t->launch_ms = o->graph ? t->median_ms / (double)o->graph : t->median_ms;
   return 0;
 }
 
@@ -233,12 +328,14 @@ int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing 
   int rc = run_body(o, k, obj, t, &s, &times);
   redirect_stdout(&s, 0);
   free(times);
-  for (int i = 0; i < o->nbufs; i++)
-    if (o->bufs[i].ptr) {
-      cucore_mem_free(s.dev, o->bufs[i].ptr);
-      o->bufs[i].ptr = 0;
-    }
-  if (s.flush) cucore_mem_free(s.dev, s.flush);
+  cucore_graph_exec_destroy(s.exec);
+  cucore_graph_destroy(s.graph);
+  for (int i = 0; i < o->nbufs; i++) {
+    dev_free(&s, o->bufs[i].ptr);
+    o->bufs[i].ptr = 0;
+  }
+  dev_free(&s, s.flush);
+  if (s.pool && s.stream) cucore_stream_synchronize(s.stream); /* the frees are done */
   cucore_args_destroy(s.args);
   cucore_event_destroy(s.e0);
   cucore_event_destroy(s.e1);

@@ -126,7 +126,13 @@ static void text_report(const run_opts *o, const run_timing *t) {
          o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2], o->smem);
   if (o->cluster[0]) printf(", cluster %ux%ux%u", o->cluster[0], o->cluster[1], o->cluster[2]);
   printf(", on %s (sm_%d)\n", t->device_name, t->arch);
-  if (t->timed == 1)
+  if (t->graph_kernels)
+    printf("  time: %.4f ms per graph replay of %lld launches (median of %d; min %.4f, max %.4f, "
+           "mean %.4f) = %.4f ms per launch; direct launches back to back: %.4f ms per launch "
+           "(median of %d batches)", t->median_ms, t->graph_kernels, t->timed, t->min_ms,
+           t->max_ms, t->mean_ms, t->median_ms / (double)t->graph_kernels, t->direct_median_ms,
+           t->timed);
+  else if (t->timed == 1)
     printf("  time: %.4f ms per launch (1 launch)", t->median_ms);
   else
     printf("  time: %.4f ms per launch (median of %d; min %.4f, max %.4f, mean %.4f; %lld "
@@ -136,9 +142,9 @@ static void text_report(const run_opts *o, const run_timing *t) {
   printf("\n");
   unsigned long long rd, wr;
   run_traffic(o, &rd, &wr);
-  if ((rd || wr) && t->median_ms > 0)
+  if ((rd || wr) && t->launch_ms > 0)
     printf("  bandwidth: %.1f GB/s effective (%llu bytes read + %llu written, at the median "
-           "time)\n", (double)(rd + wr) / (t->median_ms * 1e-3) / 1e9, rd, wr);
+           "time)\n", (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9, rd, wr);
   for (int i = 0; i < o->nbufs; i++) {
     const run_buf *b = &o->bufs[i];
     if (b->role == ROLE_IN) continue;
@@ -218,7 +224,8 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   json_int(j, "launches", t->launches);
   json_int(j, "warmup", o->warmup);
   json_int(j, "timed_launches", t->timed);
-  json_double(j, "ms_per_launch", t->median_ms);
+  json_double(j, "ms_per_launch", t->launch_ms);
+  json_str(j, "allocator", t->pool ? "pool" : "cuMemAlloc");
   json_begin_object(j, "time_ms");
   json_double(j, "min", t->min_ms);
   json_double(j, "median", t->median_ms);
@@ -226,12 +233,28 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   json_double(j, "mean", t->mean_ms);
   json_end_object(j);
   json_bool(j, "l2_flushed", t->flushed_l2);
+  if (t->graph_kernels) {
+    json_begin_object(j, "graph");
+    json_int(j, "launches_per_replay", t->graph_kernels);
+    json_uint(j, "nodes", t->graph_nodes);
+    json_int(j, "replays", t->timed);
+    json_double(j, "ms_per_launch", t->median_ms / (double)t->graph_kernels);
+    json_begin_object(j, "direct_ms_per_launch");
+    json_double(j, "min", t->direct_min_ms);
+    json_double(j, "median", t->direct_median_ms);
+    json_double(j, "max", t->direct_max_ms);
+    json_double(j, "mean", t->direct_mean_ms);
+    json_end_object(j);
+    json_end_object(j);
+  } else {
+    json_str(j, "graph", NULL);
+  }
   unsigned long long rd, wr;
   run_traffic(o, &rd, &wr);
   json_uint(j, "bytes_read", rd);
   json_uint(j, "bytes_written", wr);
-  if ((rd || wr) && t->median_ms > 0)
-    json_double(j, "bandwidth_gb_per_s", (double)(rd + wr) / (t->median_ms * 1e-3) / 1e9);
+  if ((rd || wr) && t->launch_ms > 0)
+    json_double(j, "bandwidth_gb_per_s", (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9);
   else
     json_str(j, "bandwidth_gb_per_s", NULL);
   json_begin_array(j, "outputs");

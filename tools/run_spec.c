@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int spec_usage(const spec_cur *c, const char *fmt, ...) {
   va_list ap;
@@ -50,6 +51,19 @@ uint64_t run_random_next(void) {
 }
 
 /* ---- fills: INIT of buffers and arrays ---------------------------------------------------- */
+
+/* 1 (after saying so) when `bytes` are more than half the host's memory: such a fill would
+ * be allocated lazily and then killed for memory while being written, not refused. */
+static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  unsigned long long host = (unsigned long long)pages * (unsigned long long)page;
+  if (bytes <= host / 2) return 0;
+  fprintf(stderr, "cucore run: %s `%s`: %zu bytes need more host memory than half of this "
+          "machine's %llu bytes (the data is kept on the host too)\n", c->flag, c->all, bytes,
+          host);
+  return 1;
+}
 
 int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
               unsigned char **data, int *ndim, uint64_t *shape) {
@@ -103,6 +117,7 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
     return spec_usage(c, "give the element count in [N] (only a list or a file can set it)");
   if ((unsigned long long)*count > (1ull << 40) / esz)
     return spec_usage(c, "%zu elements of %s are more than 1 TiB", *count, elem_names[type]);
+  if (host_bytes_too_many(c, *count * esz)) return CLI_EXIT_FAILURE;
   *data = calloc(*count, esz);
   if (!*data) {
     fprintf(stderr, "cucore run: %s `%s`: out of host memory for %zu elements\n", c->flag,
@@ -398,7 +413,22 @@ int run_parse_expect(const char *text, run_expect *e) {
   return 0;
 }
 
+int run_expr_keep(run_opts *o, const char *name) {
+  char **n = realloc(o->exprs, (size_t)(o->nexprs + 1) * sizeof *n);
+  if (!n) return -1;
+  o->exprs = n;
+  size_t len = strlen(name);
+  char *e = malloc(len + 2);
+  if (!e) return -1;
+  e[0] = '&';
+  memcpy(e + 1, name, len + 1);
+  o->exprs[o->nexprs++] = e;
+  return 0;
+}
+
 void run_opts_free(run_opts *o) {
+  for (int i = 0; i < o->nexprs; i++) free(o->exprs[i]);
+  free(o->exprs);
   for (int i = 0; i < o->nargs; i++) run_value_free(&o->args[i].v);
   for (int i = 0; i < o->nbufs; i++) {
     free(o->bufs[i].host);

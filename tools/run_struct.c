@@ -256,7 +256,7 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
     uint64_t shape[RUN_MAX_DIMS];
     rc = data_read_file(what, path, T_U8, &count, &data, &ndim, shape);
     if (rc) return rc;
-    if (count == 0 || count > BLOB_MAX) {
+    if (count > BLOB_MAX) {
       free(data);
       fprintf(stderr, "cucore run: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
               "bytes\n", what, path, count, BLOB_MAX);

@@ -203,9 +203,17 @@ static const char *nonfinite(double v) {
   return v > 0 ? "inf" : "-inf";
 }
 
+/* Whole numbers below 2^53 are written as integers (549755289600, not 5.497552896e+11): the
+ * same value, and what a reader of JSON expects of an integer result. */
+static int integral(double v) { return fabs(v) < 9007199254740992.0 && v == trunc(v); }
+
 const char *double_format(double v, char *out, size_t len) {
   if (!isfinite(v)) {
     snprintf(out, len, "%s", nonfinite(v));
+    return out;
+  }
+  if (integral(v)) {
+    snprintf(out, len, "%.0f", v);
     return out;
   }
   for (int digits = 1; digits <= 17; digits++) {
@@ -220,6 +228,12 @@ static const char *shortest(double v, elem_t t, const void *bits, char *out, siz
   if (!isfinite(v)) {
     snprintf(out, len, "%s", nonfinite(v));
     return out;
+  }
+  if (integral(v)) {
+    snprintf(out, len, "%.0f", v);
+    unsigned char back[8];
+    if (value_parse(t, out, back) == 0 && memcmp(back, bits, (size_t)elem_sizes[t]) == 0)
+      return out;
   }
   for (int digits = 1; digits <= 17; digits++) {
     snprintf(out, len, "%.*g", digits, v);
