@@ -741,6 +741,99 @@ static void npy_refusals(void **state) {
   unlink(raw);
 }
 
+/* ---- the JSON report: exact numbers, read back by python3's json module ---------------------- */
+
+static void json_exact(void **state) {
+  (void)state;
+  if (system("python3 -c 'import json' 2>/dev/null") != 0) skip();
+  run_opts o;
+  memset(&o, 0, sizeof o);
+  o.kernel = "k";
+  o.show = 8;
+  o.grid[0] = o.grid[1] = o.grid[2] = 1;
+  o.block[0] = 32, o.block[1] = o.block[2] = 1;
+  run_arg a[3];
+  const char *specs[] = {"inout:u64[3]={18446744073709551615,0,549755289600}",
+                         "inout:f64[5]={549755289600,0.1,1e-300,-2.5e+300,0.30000000000000004}",
+                         "inout:f32[3]={0.1,nan,-inf}"};
+  for (int k = 0; k < 3; k++) assert_int_equal(run_parse_arg(&o, specs[k], k, &a[k]), 0);
+  o.args = a;
+  o.nargs = 3;
+  run_timing t;
+  memset(&t, 0, sizeof t);
+  t.timed = 1;
+  t.min_ms = t.median_ms = t.max_ms = t.mean_ms = t.launch_ms = 0.0123456789012345;
+  t.launches = 1;
+  snprintf(t.device_name, sizeof t.device_name, "a \"quoted\" GPU");
+  t.arch = 90;
+  t.pool = 1;
+  char path[] = "/tmp/cucore_json_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  json_out j = {f, 0, {0}, 1};
+  run_report(&o, &t, "k", &j);
+  fclose(f);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "python3 -c 'import json,sys,math\n"
+           "d=json.load(open(sys.argv[1]))\n"
+           "o=d[\"outputs\"]\n"
+           "assert o[0][\"first\"]==[2**64-1,0,549755289600], o[0]\n"
+           "assert o[0][\"max\"]==2**64-1 and type(o[0][\"sum\"]) is float, o[0]\n"
+           "assert o[1][\"first\"]==[549755289600,0.1,1e-300,-2.5e300,0.30000000000000004], o[1]\n"
+           "assert type(o[1][\"first\"][0]) is int\n"
+           "import struct\n"
+           "assert struct.pack(\"<f\",o[2][\"first\"][0])==struct.pack(\"<f\",0.1)\n"
+           "assert o[2][\"first\"][1:]==[\"nan\",\"-inf\"] and o[2][\"nan_count\"]==1\n"
+           "assert d[\"ms_per_launch\"]==0.0123456789012345 and d[\"allocator\"]==\"pool\"\n"
+           "assert d[\"device\"]==\"a \\\"quoted\\\" GPU\" and d[\"graph\"] is None\n"
+           "' %s",
+           path);
+  int rc = system(cmd);
+  unlink(path);
+  for (int k = 0; k < 3; k++) run_value_free(&a[k].v);
+  o.args = NULL;
+  o.nargs = 0;
+  run_opts_free(&o);
+  assert_int_equal(rc, 0);
+}
+
+/* Shortest round-trip printing of many doubles and floats. */
+static void formats_round_trip(void **state) {
+  (void)state;
+  run_random_seed(99);
+  char out[64];
+  for (int k = 0; k < 100000; k++) {
+    uint64_t bits = run_random_next();
+    double d;
+    memcpy(&d, &bits, 8);
+    if (!isfinite(d)) continue;
+    double_format(d, out, sizeof out);
+    if (strtod(out, NULL) != d) fail_msg("%s does not read back to %a", out, d);
+    uint32_t fb = (uint32_t)bits;
+    unsigned char b[4], back[4];
+    memcpy(b, &fb, 4);
+    float f;
+    memcpy(&f, b, 4);
+    if (!isfinite(f)) continue;
+    value_format(b, T_F32, 0, out, sizeof out);
+    assert_int_equal(value_parse(T_F32, out, back), 0);
+    assert_memory_equal(b, back, 4);
+  }
+  for (uint32_t h = 0; h < 0x10000; h++) { /* every half and bfloat16 value */
+    unsigned char b[2] = {(unsigned char)h, (unsigned char)(h >> 8)}, back[2];
+    const elem_t ts[] = {T_F16, T_BF16};
+    for (int i = 0; i < 2; i++) {
+      if (value_is_nan(b, ts[i], 0)) continue;
+      value_format(b, ts[i], 0, out, sizeof out);
+      assert_int_equal(value_parse(ts[i], out, back), 0);
+      if (memcmp(b, back, 2)) fail_msg("%s %04x prints as %s, reads back as %02x%02x",
+                                       elem_names[ts[i]], h, out, back[1], back[0]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ints_exact_and_ranged),
@@ -754,6 +847,8 @@ int main(void) {
       cmocka_unit_test(expect_comparisons),
       cmocka_unit_test(npy_round_trips),
       cmocka_unit_test(npy_refusals),
+      cmocka_unit_test(json_exact),
+      cmocka_unit_test(formats_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
