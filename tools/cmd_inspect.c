@@ -127,7 +127,10 @@ static void kernel_json(json_out *j, const cucore_kernel_info *k) {
       json_int(j, "align", p->align);
     else
       json_str(j, "align", NULL);
-    json_str(j, "type", kind_name(p->kind));
+    /* A C++ pointer type says what PTX cannot: the .u64 is a pointer. */
+    const char *cpp = k->param_types ? k->param_types[i] : NULL;
+    size_t cpp_len = cpp ? strlen(cpp) : 0;
+    json_str(j, "type", cpp_len && cpp[cpp_len - 1] == '*' ? "pointer" : kind_name(p->kind));
     char buf[64];
     json_str(j, "cpp_type", k->param_types ? k->param_types[i] : NULL);
     json_str(j, "type_text", type_text(k, i, buf, sizeof buf));
