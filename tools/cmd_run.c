@@ -217,7 +217,7 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
                                                         CUCORE_CHECK_NON_PORTABLE_CLUSTER);
   if (CUCORE_CODE(st) == CUCORE_LAUNCH_CONFIG) {
     cucore_binary_destroy(bin);
-    return cli_fail("run", "the launch cannot run", st);
+    return cli_fail("run", o->kernel, st); /* as the GPU path says it */
   }
   for (int i = 0; bin && i < o->nsets; i++) {
     const run_global_set *s = &o->sets[i];

@@ -107,7 +107,7 @@ check "--expect random: exit 2" [ "$rc" -eq 2 ]
 # Offline launch checks, with the messages of the GPU path.
 run "$CUCORE" run "$dir/t.cubin" --kernel bounded --grid 1 --block 256 --arg out:f32[256]
 check "block 256 for __launch_bounds__(128): exit 1" [ "$rc" -eq 1 ]
-check "block 256 for __launch_bounds__(128): the limit" has "$err" "exceeds the kernel's maximum of 128 threads per block"
+check "block 256 for __launch_bounds__(128): the limit" has "$err" "cucore run: bounded: kernel \`bounded\`: a block of 256x1x1 = 256 threads exceeds the kernel's maximum of 128 threads per block"
 run "$CUCORE" run "$dir/t.cubin" --kernel bounded --grid 1 --block 128 --arg out:f32[256]
 check "block 128 for __launch_bounds__(128) passes" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel clustered --grid 3 --block 32 --arg out:f32[4]
@@ -118,7 +118,9 @@ run "$CUCORE" run "$dir/t.cubin" --kernel cluster12 --grid 24 --block 32 --arg o
 check "a cluster of 12 passes offline (non-portable allowed)" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel shared --grid 1 --block 32 --arg out:f32[32] --smem 200000
 check "static 48000 + dynamic 200000 over sm_90's limit: exit 1" [ "$rc" -eq 1 ]
-check "shared memory: the arithmetic" has "$err" "200000 bytes of dynamic shared memory + 48000 bytes of static shared memory exceed sm_90's maximum of 232448 bytes per block"
+# (offline the limit is sm_90's, on a GPU device 0's: the rest of the message is the same)
+check "shared memory: the arithmetic" has "$err" "cucore run: shared: kernel \`shared\`: 200000 bytes of dynamic shared memory + 48000 bytes of static shared memory exceed"
+check "shared memory: the limit" has "$err" "maximum of 232448 bytes per block (at most 184448 dynamic bytes fit)"
 run "$CUCORE" run "$dir/t.cubin" --kernel shared --grid 1 --block 32 --arg out:f32[32] --smem 184448
 check "the largest dynamic size that fits passes" [ "$rc" -eq "$good_rc" ]
 
