@@ -55,11 +55,13 @@ assert o["sum"] == 2*999*1000/2, o
 assert d["ms_per_launch"] > 0 and d["allocator"] == "pool", d
 ' <<<"$out"
 run "$CUCORE" run "$dir/k.cu" --kernel 'fill<double>' --grid 1 --block 64 --arg out:f64[64] --arg f64:1.5 --arg i32:64 --expect 0=1.5
-check "template by name expression: every element 1.5" [ "$rc" -eq 0 ] && has "$out" "expect 0: all 64 elements match"
+check "template by name expression: every element 1.5" [ "$rc" -eq 0 ]
+check "template by name expression: every element 1.5 (2)" has "$out" "expect 0: all 64 elements match"
 run "$CUCORE" run "$K" --kernel halves --grid 1 --block 32 --arg buf:f16[32]=1.5 --arg out:f32[32] --expect 1=3
 check "half buffers convert: 2 * 1.5 = 3" [ "$rc" -eq 0 ]
 run "$CUCORE" run "$K" --kernel saxpy --grid 1 --block 2048 --arg f32:2 --arg buf:f32[8]=1 --arg out:f32[8] --arg i32:8
-check "block too large: exit 1 with the limit" [ "$rc" -eq 1 ] && has "$err" "2048"
+check "block too large: exit 1 with the limit" [ "$rc" -eq 1 ]
+check "block too large: exit 1 with the limit (2)" has "$err" "2048"
 
 # The worked example of the README: a struct by value, a __constant__ table via --global, .npy
 # in and out, --expect against a reference the example's script computes in double precision.
@@ -67,7 +69,8 @@ python3 "$here/examples/fir/make_data.py" "$dir" 0.75 -0.125 2000
 run "$CUCORE" run "$here/examples/fir/fir.cu" --kernel fir --grid 8 --block 256 \
   --arg 'struct:{f32:0.75,i32:2000,f64:-0.125}' --arg "buf:f32[]=@$dir/x.npy" --arg "out:f32[2000]>$dir/y.npy" \
   --global "taps=f32[]=@$dir/taps.npy" --expect "2=@$dir/y_ref.npy" --rtol 1e-5 --atol 1e-6
-check "fir: struct + __constant__ + .npy: matches the reference" [ "$rc" -eq 0 ] && has "$out" "expect 2: all 2000 elements match"
+check "fir: struct + __constant__ + .npy: matches the reference" [ "$rc" -eq 0 ]
+check "fir: struct + __constant__ + .npy: matches the reference (2)" has "$out" "expect 2: all 2000 elements match"
 check "fir: y.npy written" [ -s "$dir/y.npy" ]
 check "fir: y.npy holds the reference (read without cucore)" python3 -c '
 import struct,sys
@@ -90,7 +93,8 @@ run "$CUCORE" run "$here/examples/fir/fir.cu" --kernel fir --grid 8 --block 256 
   --arg 'struct:{f32:0.5,i32:2000,f64:-0.125}' --arg "buf:f32[]=@$dir/x.npy" --arg out:f32[2000] \
   --global "taps=f32[]=@$dir/taps.npy" --expect "2=@$dir/y_ref.npy" --rtol 1e-5 --atol 1e-6
 check "fir with another gain: exit 1" [ "$rc" -eq 1 ]
-check "fir with another gain: mismatches counted, first indices shown" has "$out" "elements differ" && has "$out" "first: ["
+check "fir with another gain: mismatches counted, first indices shown" has "$out" "elements differ"
+check "fir with another gain: mismatches counted, first indices shown (2)" has "$out" "first: ["
 check "fir with another gain: says the check failed" has "$err" "1 --expect check failed"
 
 # A 16-byte complex by value.
@@ -104,7 +108,8 @@ run "$CUCORE" run "$K" --kernel 'scale<float>' --grid 1 --block 64 --arg inout:f
 check "inout: scaled in place, compared" [ "$rc" -eq 0 ]
 run "$CUCORE" run "$K" --kernel 'scale<float>' --grid 1 --block 64 --arg inout:f32[64]=iota --arg f32:3 --arg i32:64 --expect 0=iota
 check "--expect that differs: exit 1" [ "$rc" -eq 1 ]
-check "--expect that differs: 63 of 64, first mismatch [1] 3 (expected 1)" has "$out" "63 of 64 elements differ" && has "$out" "[1] 3 (expected 1)"
+check "--expect that differs: 63 of 64, first mismatch [1] 3 (expected 1)" has "$out" "63 of 64 elements differ"
+check "--expect that differs: 63 of 64, first mismatch [1] 3 (expected 1) (2)" has "$out" "[1] 3 (expected 1)"
 run "$CUCORE" run "$K" --kernel 'scale<float>' --grid 1 --block 64 --arg inout:f32[64]=iota --arg f32:3 --arg i32:64 --expect 0=iota --json
 check "--expect that differs, JSON: ok false with the first mismatches" python3 -c '
 import json,sys
@@ -163,7 +168,9 @@ assert 0 < t["min"] <= t["median"] <= t["max"] and t["min"] <= t["mean"] <= t["m
 assert d["graph"] is None
 ' <<<"$out"
 run "$CUCORE" run "$K" --kernel 'scale<float>' --grid 1 --block 64 --arg inout:f32[64]=1 --arg f32:2 --arg i32:64 --repeat 10 --flush-l2
-check "text timing: median of 10 with the L2 flushed" [ "$rc" -eq 0 ] && has "$out" "median of 10" && has "$out" "L2 flushed before each"
+check "text timing: median of 10 with the L2 flushed" [ "$rc" -eq 0 ]
+check "text timing: median of 10 with the L2 flushed (2)" has "$out" "median of 10"
+check "text timing: median of 10 with the L2 flushed (3)" has "$out" "L2 flushed before each"
 
 # --graph N: N launches captured once, replayed --repeat times, beside direct launches.
 run "$CUCORE" run "$K" --kernel 'scale<float>' --grid 1 --block 64 --arg inout:f32[64]=1 --arg f32:2 --arg i32:64 --graph 10 --warmup 2 --repeat 5 --expect 0=2 --json
@@ -177,7 +184,9 @@ assert g["ms_per_launch"] > 0 and g["direct_ms_per_launch"]["median"] > 0, g
 assert abs(d["ms_per_launch"] - d["time_ms"]["median"] / 10) < 1e-12, d
 ' <<<"$out"
 run "$CUCORE" run "$K" --kernel saxpy --grid 4 --block 256 --arg f32:2 --arg buf:f32[1000]=iota --arg out:f32[1000] --arg i32:1000 --graph 100 --repeat 3
-check "--graph 100, text: per replay and per launch beside direct" [ "$rc" -eq 0 ] && has "$out" "per graph replay of 100 launches" && has "$out" "direct launches back to back"
+check "--graph 100, text: per replay and per launch beside direct" [ "$rc" -eq 0 ]
+check "--graph 100, text: per replay and per launch beside direct (2)" has "$out" "per graph replay of 100 launches"
+check "--graph 100, text: per replay and per launch beside direct (3)" has "$out" "direct launches back to back"
 run "$CUCORE" run "$K" --kernel saxpy --grid 1 --block 64 --arg f32:2 --arg buf:f32[8]=1 --arg out:f32[8] --arg i32:8 --graph 4 --cluster 3
 check "--graph with a bad launch: exit 1, checked before capture" [ "$rc" -eq 1 ]
 

@@ -21,9 +21,11 @@ run "$CUCORE" run "$dir/k.cubin" --kernel saxpy "${common[@]}" --arg f32:2.5 --a
 check "three of four: exit 1" [ "$rc" -eq 1 ]
 check "three of four: the count" has "$err" "takes 4 parameters, 3 were given"
 run "$CUCORE" run "$dir/k.cubin" --kernel saxpy "${common[@]}" --arg f32:2.5 --arg buf:f32[8]=1 --arg out:f32[8] --arg i32:8 --arg i32:9
-check "five of four: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "5th"
+check "five of four: exit 1, named" [ "$rc" -eq 1 ]
+check "five of four: exit 1, named (2)" has "$err" "5th"
 run "$CUCORE" run "$dir/k.cu" --arch sm_90 --kernel 'fill<double>' "${common[@]}" --arg out:f64[16] --arg f32:1 --arg i32:16
-check "name expression kernel, float for T=double" [ "$rc" -eq 1 ] && has "$err" "a float given for a double?"
+check "name expression kernel, float for T=double" [ "$rc" -eq 1 ]
+check "name expression kernel, float for T=double (2)" has "$err" "a float given for a double?"
 for bad in "f32:abc" "i8:300" "u32:-1" "buf:f32[0]=1" "buf:f32[8]" "buf:q32[8]=1" "out:f32[8]=1" "x" "i32:"; do
   run "$CUCORE" run "$dir/k.cubin" --kernel saxpy "${common[@]}" --arg "$bad"
   check "spec '$bad' does not parse: exit 2" [ "$rc" -eq 2 ]
@@ -32,7 +34,8 @@ done
 run "$CUCORE" run "$dir/k.cubin" --kernel saxpy --block 256 --arg f32:1
 check "no --grid: exit 2" [ "$rc" -eq 2 ]
 run "$CUCORE" run "$dir/k.cubin" --kernel nosuch "${common[@]}" --arg f32:1
-check "unknown kernel: exit 1, lists saxpy" [ "$rc" -eq 1 ] && has "$err" "saxpy"
+check "unknown kernel: exit 1, lists saxpy" [ "$rc" -eq 1 ]
+check "unknown kernel: exit 1, lists saxpy (2)" has "$err" "saxpy"
 
 # ---- issue 13: structs, bytes, globals, offline launch checks, files, hostile input ---------
 cat >"$dir/t.cu" <<'CU'
@@ -67,40 +70,52 @@ check "a struct too small: exit 1" [ "$rc" -eq 1 ]
 check "a struct too small: the sizes" has "$err" "is 16 bytes at offset 0"
 check "a struct too small: the layout built" has "$err" "laid out as f32@0 i32@4: 8 bytes, aligned to 4"
 "${fir[@]}" --arg 'struct:{f32:0.5,i32:1024,f64:0.25,f64:1}' --arg buf:f32[1024]=1 --arg out:f32[1024]
-check "a struct bigger than the parameter: exit 1, laid out" [ "$rc" -eq 1 ] && has "$err" "f32@0 i32@4 f64@8 f64@16: 24 bytes"
+check "a struct bigger than the parameter: exit 1, laid out" [ "$rc" -eq 1 ]
+check "a struct bigger than the parameter: exit 1, laid out (2)" has "$err" "f32@0 i32@4 f64@8 f64@16: 24 bytes"
 "${fir[@]}" --arg 'struct:{i8:1,f64:0.25}' --arg buf:f32[1024]=1 --arg out:f32[1024] --global taps=f32[16]=1
 check "{i8,f64} is 16 bytes too (padding 7): fits" [ "$rc" -eq "$good_rc" ]
 "${fir[@]}" --arg 'bytes:0000003f00040000000000000000d03f' --arg buf:f32[1024]=1 --arg out:f32[1024] --global taps=f32[16]=1
 check "bytes:HEX of 16 bytes fits Params" [ "$rc" -eq "$good_rc" ]
 "${fir[@]}" --arg 'bytes:0000003f000400000000000000000d03f' --arg buf:f32[1024]=1 --arg out:f32[1024]
-check "bytes of odd length: exit 2, says so" [ "$rc" -eq 2 ] && has "$err" "33 hex digits"
+check "bytes of odd length: exit 2, says so" [ "$rc" -eq 2 ]
+check "bytes of odd length: exit 2, says so (2)" has "$err" "33 hex digits"
 printf '0123456789abcdef' >"$dir/p.bin"
 "${fir[@]}" --arg "bytes@8:@$dir/p.bin" --arg buf:f32[1024]=1 --arg out:f32[1024] --global taps=f32[16]=1
 check "bytes@8:@file of 16 bytes fits Params" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel desc --grid 1 --block 32 --arg 'struct@64:{f32[3]={1,2,3}}' --arg out:f32[32]
 check "struct@64 fits a 64-byte-aligned descriptor" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel desc --grid 1 --block 32 --arg 'struct:{f32[3]={1,2,3}}' --arg out:f32[32]
-check "the same struct without @64: exit 1, sizes named" [ "$rc" -eq 1 ] && has "$err" "is 64 bytes" && has "$err" "12 bytes"
+check "the same struct without @64: exit 1, sizes named" [ "$rc" -eq 1 ]
+check "the same struct without @64: exit 1, sizes named (2)" has "$err" "is 64 bytes"
+check "the same struct without @64: exit 1, sizes named (3)" has "$err" "12 bytes"
 run "$CUCORE" run "$dir/t.cubin" --kernel big --grid 1 --block 32 --arg 'struct:{f32[1024]=iota}' --arg out:f32[32]
 check "a 4 KiB parameter block" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel fir --grid 4 --block 256 --arg null --arg null --arg null
-check "null for a struct parameter: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "argument 0 of \`fir\`"
+check "null for a struct parameter: exit 1, named" [ "$rc" -eq 1 ]
+check "null for a struct parameter: exit 1, named (2)" has "$err" "argument 0 of \`fir\`"
 
 # Module variables: sizes checked offline; C++ names through their name expressions.
 "${fir[@]}" --arg 'struct:{f32:1,i32:1024,f64:0}' --arg buf:f32[1024]=1 --arg out:f32[1024] --global taps=f32[15]=1
-check "--global of the wrong size: exit 1, both sizes" [ "$rc" -eq 1 ] && has "$err" "60 bytes" && has "$err" "64 bytes"
+check "--global of the wrong size: exit 1, both sizes" [ "$rc" -eq 1 ]
+check "--global of the wrong size: exit 1, both sizes (2)" has "$err" "60 bytes"
+check "--global of the wrong size: exit 1, both sizes (3)" has "$err" "64 bytes"
 "${fir[@]}" --arg 'struct:{f32:1,i32:1024,f64:0}' --arg buf:f32[1024]=1 --arg out:f32[1024] --global nosuch=f32[16]=1
-check "--global of a missing variable: exit 1, lists taps" [ "$rc" -eq 1 ] && has "$err" "taps"
+check "--global of a missing variable: exit 1, lists taps" [ "$rc" -eq 1 ]
+check "--global of a missing variable: exit 1, lists taps (2)" has "$err" "taps"
 "${fir[@]}" --arg 'struct:{f32:1,i32:1024,f64:0}' --arg buf:f32[1024]=1 --arg out:f32[1024] --read-global taps:f32[17]
-check "--read-global past the variable: exit 1" [ "$rc" -eq 1 ] && has "$err" "64 bytes"
+check "--read-global past the variable: exit 1" [ "$rc" -eq 1 ]
+check "--read-global past the variable: exit 1 (2)" has "$err" "64 bytes"
 run "$CUCORE" run "$dir/t.cu" --arch sm_90 --kernel count --grid 1 --block 32 --arg out:f32[1] --global 'ns::coef<float>=f32[4]={1,2,3,4}' --read-global hits:u64 --expect hits=32
 fallback=$(has "$err" "nvcc instead" && echo yes || echo no)
 check "a C++ __constant__ template by name: no nvcc fallback" [ "$fallback" = no ]
 check "a C++ __constant__ template by name: checked" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cu" --arch sm_90 --kernel count --grid 1 --block 32 --arg out:f32[1] --global 'ns::coef<float>=f32[3]={1,2,3}'
-check "a C++ variable of the wrong size: exit 1, both sizes" [ "$rc" -eq 1 ] && has "$err" "12 bytes" && has "$err" "16 bytes"
+check "a C++ variable of the wrong size: exit 1, both sizes" [ "$rc" -eq 1 ]
+check "a C++ variable of the wrong size: exit 1, both sizes (2)" has "$err" "12 bytes"
+check "a C++ variable of the wrong size: exit 1, both sizes (3)" has "$err" "16 bytes"
 run "$CUCORE" run "$dir/t.cubin" --kernel count --grid 1 --block 32 --arg out:f32[1] --expect nosuch=1
-check "--expect of no output: exit 2, lists what can be" [ "$rc" -eq 2 ] && has "$err" "these can be expected: 0"
+check "--expect of no output: exit 2, lists what can be" [ "$rc" -eq 2 ]
+check "--expect of no output: exit 2, lists what can be (2)" has "$err" "these can be expected: 0"
 run "$CUCORE" run "$dir/t.cubin" --kernel count --grid 1 --block 32 --arg out:f32[1] --expect 0=random
 check "--expect random: exit 2" [ "$rc" -eq 2 ]
 
@@ -111,7 +126,8 @@ check "block 256 for __launch_bounds__(128): the limit" has "$err" "cucore run: 
 run "$CUCORE" run "$dir/t.cubin" --kernel bounded --grid 1 --block 128 --arg out:f32[256]
 check "block 128 for __launch_bounds__(128) passes" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel clustered --grid 3 --block 32 --arg out:f32[4]
-check "grid 3 for __cluster_dims__(2): exit 1, the arithmetic" [ "$rc" -eq 1 ] && has "$err" "3 % 2 = 1"
+check "grid 3 for __cluster_dims__(2): exit 1, the arithmetic" [ "$rc" -eq 1 ]
+check "grid 3 for __cluster_dims__(2): exit 1, the arithmetic (2)" has "$err" "3 % 2 = 1"
 run "$CUCORE" run "$dir/t.cubin" --kernel clustered --grid 4 --block 32 --arg out:f32[4]
 check "grid 4 for __cluster_dims__(2) passes" [ "$rc" -eq "$good_rc" ]
 run "$CUCORE" run "$dir/t.cubin" --kernel cluster12 --grid 24 --block 32 --arg out:f32[24]
@@ -128,21 +144,27 @@ check "the largest dynamic size that fits passes" [ "$rc" -eq "$good_rc" ]
 npy="$(dirname "$0")/../data/npy"
 for f in bad_big_endian bad_fortran bad_truncated bad_extra bad_huge_shape bad_overflow_shape bad_structured bad_header_len bad_magic bad_short bad_dict; do
   "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[]=@$npy/$f.npy" --arg out:f32[3]
-  check "$f.npy: exit 1 naming the file" [ "$rc" -eq 1 ] && has "$err" "$f.npy"
+  check "$f.npy: exit 1 naming the file" [ "$rc" -eq 1 ]
+  check "$f.npy: exit 1 naming the file (2)" has "$err" "$f.npy"
 done
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f64[]=@$npy/f32_3.npy" --arg out:f32[3]
-check "dtype mismatch: exit 1, both dtypes" [ "$rc" -eq 1 ] && has "$err" "'<f4'" && has "$err" "'<f8'"
+check "dtype mismatch: exit 1, both dtypes" [ "$rc" -eq 1 ]
+check "dtype mismatch: exit 1, both dtypes (2)" has "$err" "'<f4'"
+check "dtype mismatch: exit 1, both dtypes (3)" has "$err" "'<f8'"
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[4]=@$npy/f32_3.npy" --arg out:f32[3]
-check "count mismatch: exit 1, both counts" [ "$rc" -eq 1 ] && has "$err" "holds 3 elements; the spec says [4]"
+check "count mismatch: exit 1, both counts" [ "$rc" -eq 1 ]
+check "count mismatch: exit 1, both counts (2)" has "$err" "holds 3 elements; the spec says [4]"
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[]=@$npy/f32_3.npy" --arg out:f32[3] --global taps=f32[16]=0
 check "a good .npy with [] takes its count" [ "$rc" -eq "$good_rc" ]
 head -c 1000000 /dev/urandom >"$dir/garbage.npy"
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[]=@$dir/garbage.npy" --arg out:f32[3]
-check "random bytes as .npy: exit 1" [ "$rc" -eq 1 ] && has "$err" "garbage.npy"
+check "random bytes as .npy: exit 1" [ "$rc" -eq 1 ]
+check "random bytes as .npy: exit 1 (2)" has "$err" "garbage.npy"
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[]=@$dir" --arg out:f32[3]
 check "a directory as a data file: exit 1" [ "$rc" -eq 1 ]
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg "buf:f32[]=@$dir/none.bin" --arg out:f32[3]
-check "a missing file: exit 1 naming it" [ "$rc" -eq 1 ] && has "$err" "none.bin"
+check "a missing file: exit 1 naming it" [ "$rc" -eq 1 ]
+check "a missing file: exit 1 naming it (2)" has "$err" "none.bin"
 
 # Hostile specs: exit 2 with the spec quoted.
 for bad in 'struct:{}' 'struct:{f32:1' 'struct@3:{f32:1}' 'struct:{pad:-1}' 'bytes:abc' 'bytes:zz' \
@@ -158,11 +180,34 @@ for opt in "--graph 0" "--graph -1" "--graph x" "--graph 100001" "--repeat 0" "-
   check "option '$opt': exit 2" [ "$rc" -eq 2 ]
 done
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg buf:f32[3]=1 --arg out:f32[3] --graph 100000 --repeat 10000
-check "--graph x --repeat over 10^8 launches: exit 2" [ "$rc" -eq 2 ] && has "$err" "at most 100000000"
+check "--graph x --repeat over 10^8 launches: exit 2" [ "$rc" -eq 2 ]
+check "--graph x --repeat over 10^8 launches: exit 2 (2)" has "$err" "at most 100000000"
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg buf:f32[3]=1 --arg out:f32[3] --graph 10 --repeat 3 --no-pool --global taps=f32[16]=1
 check "--graph 10 --repeat 3 --no-pool parse and pass the checks" [ "$rc" -eq "$good_rc" ]
 "${fir[@]}" --arg 'struct:{f32:1,i32:3,f64:0}' --arg buf:f32[3]=1 --arg out:f32[3] --graph
-check "--graph without a value: exit 2" [ "$rc" -eq 2 ] && has "$err" "--graph needs a value"
+check "--graph without a value: exit 2" [ "$rc" -eq 2 ]
+check "--graph without a value: exit 2 (2)" has "$err" "--graph needs a value"
+
+# The README's worked example, as written there (the command's path replaced), and the same
+# example in `cucore help run`.
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+example=$(sed -n '/^cd examples\/fir$/,/^```$/p' "$root/README.md" | sed '1d;$d' | sed "s|\.\./\.\./build/bin/cucore|\"\$CUCORE\"|")
+check "README: the worked example is there" has "$example" "--expect '2=@y_ref.npy'"
+[ $gpu -eq 1 ] || example="$example --arch sm_90"
+abs="$(cd "$(dirname "$CUCORE")" && pwd)/$(basename "$CUCORE")"
+(cd "$root/examples/fir" && rm -f y.npy && CUCORE="$abs" eval "$example") >"$dir/ex.out" 2>"$dir/ex.err"; rc=$?
+if [ $gpu -eq 1 ]; then
+  check "README example: runs and matches y_ref.npy" [ "$rc" -eq 0 ]
+  check "README example: runs and matches y_ref.npy (2)" grep -q "all 1024 elements match" "$dir/ex.out"
+  rm -f "$root/examples/fir/y.npy"
+else
+  check "README example: every check passes without a GPU" [ "$rc" -eq 1 ]
+  check "README example: every check passes without a GPU (2)" grep -q "3 arguments match kernel \`fir\`, the launch configuration fits sm_.* and the 1 module variables fit" "$dir/ex.err"
+fi
+run "$CUCORE" help run
+check "help run: the same example" has "$out" "--expect '2=@y_ref.npy' --rtol 1e-5 --atol 1e-6"
+check "help run: the same example (2)" has "$out" "--global 'taps=f32[]=@taps.npy'"
+check "help run: the same example (3)" has "$out" "--graph N"
 
 if [ $gpu -eq 0 ]; then
   run "$CUCORE" run "$dir/k.cubin" --kernel saxpy "${common[@]}" --arg f32:2.5 --arg buf:f32[1024]=random --arg out:f32[1024] --arg i32:1024
