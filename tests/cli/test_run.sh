@@ -42,6 +42,7 @@ cat >"$dir/t.cu" <<'CU'
 struct Params { float scale; int n; double bias; };             // 16 bytes, align 8
 struct __align__(64) Desc { float v[3]; };                      // 64 bytes, align 64
 struct Big { float v[1024]; };                                  // 4 KiB
+struct Huge { float v[8000]; };                                 // 32000 bytes (CUDA 12.1+)
 __constant__ float taps[16];
 __device__ unsigned long long hits;
 namespace ns { template <typename T> __constant__ T coef[4]; template __constant__ float coef<float>[4]; }
@@ -50,6 +51,7 @@ extern "C" __global__ void fir(Params p, const float *x, float *y) {
   if (i < p.n) { float s = 0; for (int k = 0; k < 16; k++) s += taps[k] * x[(i + k) % p.n]; y[i] = p.scale * s + (float)p.bias; } }
 extern "C" __global__ void desc(Desc d, float *y) { y[threadIdx.x] = d.v[threadIdx.x % 3]; }
 extern "C" __global__ void big(Big b, float *y) { y[threadIdx.x] = b.v[threadIdx.x]; }
+extern "C" __global__ void huge(Huge h, float *y) { y[threadIdx.x] = h.v[7999 - threadIdx.x]; }
 extern "C" __global__ void __launch_bounds__(128) bounded(float *y) { y[threadIdx.x] = 1; }
 extern "C" __global__ void __cluster_dims__(2, 1, 1) clustered(float *y) { y[blockIdx.x] = 1; }
 extern "C" __global__ void __cluster_dims__(12, 1, 1) cluster12(float *y) { y[blockIdx.x] = 1; }
@@ -90,6 +92,12 @@ check "the same struct without @64: exit 1, sizes named (2)" has "$err" "is 64 b
 check "the same struct without @64: exit 1, sizes named (3)" has "$err" "12 bytes"
 run "$CUCORE" run "$dir/t.cubin" --kernel big --grid 1 --block 32 --arg 'struct:{f32[1024]=iota}' --arg out:f32[32]
 check "a 4 KiB parameter block" [ "$rc" -eq "$good_rc" ]
+want=(); for t in $(seq 0 31); do want+=($((7999 - t))); done
+run "$CUCORE" run "$dir/t.cubin" --kernel huge --grid 1 --block 32 --arg 'struct:{f32[8000]=iota}' --arg out:f32[32] --expect "1={$(IFS=,; echo "${want[*]}")}"
+check "a 32000-byte parameter block (values checked on a GPU)" [ "$rc" -eq "$good_rc" ]
+run "$CUCORE" run "$dir/t.cubin" --kernel huge --grid 1 --block 32 --arg 'struct:{f32[7999]=iota}' --arg out:f32[32]
+check "a parameter block 4 bytes short: exit 1" [ "$rc" -eq 1 ]
+check "a parameter block 4 bytes short: both sizes" has "$err" "31996 bytes"
 run "$CUCORE" run "$dir/t.cubin" --kernel fir --grid 4 --block 256 --arg null --arg null --arg null
 check "null for a struct parameter: exit 1, named" [ "$rc" -eq 1 ]
 check "null for a struct parameter: exit 1, named (2)" has "$err" "argument 0 of \`fir\`"
