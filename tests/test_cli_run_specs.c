@@ -469,6 +469,72 @@ static void hostile_specs(void **state) {
   }
 }
 
+/* Random specs built from the specs' own characters: each is parsed or refused (0, 1 or 2),
+ * never a crash or a leak (the suite runs under ASan in `make asan`). */
+static void random_specs(void **state) {
+  (void)state;
+  static const char *pieces[] = {"struct", "@", "8", "64", ":", "{", "}", ",", "f32", "i8", "u64",
+                                 "f16", "bf16", "[", "]", "4", "0", "=", "iota", "1.5", "-",
+                                 "nan", "0x", "ff", "buf", "out", "inout", "bytes", "null", "ptr",
+                                 "pad", ">", "@", "x.npy", "{1,2}", "99999999999", "e", "_"};
+  const size_t np = sizeof pieces / sizeof pieces[0];
+  run_random_seed(1234);
+  fflush(stderr);
+  int null_fd = open("/dev/null", O_WRONLY), saved = dup(2);
+  dup2(null_fd, 2);
+  int counts[3] = {0, 0, 0};
+  static const char *valid[] = {"struct:{f32:1.5,i32:2,f64:3}", "struct@64:{f32[3]={1,2,3}}",
+                                 "struct:{i8:1,{i16:2,i32:3},pad:4,null,buf:f32[4]=iota}",
+                                 "bytes@8:00112233_44556677", "inout:f64[3]={1,nan,-inf}>a.npy",
+                                 "buf:u8[16]=random", "out:bf16[8]", "u64:0xffffffffffffffff",
+                                 "f16:-0x1p-14", "ptr:0x1000", "i32[4]={1,2,3,4}"};
+  const size_t nv = sizeof valid / sizeof valid[0];
+  for (int round = 0; round < 60000; round++) {
+    char spec[256] = "";
+    if (round % 2) { /* pieces strung together */
+      size_t n = 1 + run_random_next() % 12;
+      for (size_t k = 0; k < n; k++) {
+        const char *piece = pieces[run_random_next() % np];
+        if (strlen(spec) + strlen(piece) + 1 < sizeof spec) strcat(spec, piece);
+      }
+    } else { /* a valid spec with a few characters deleted, replaced or inserted */
+      snprintf(spec, sizeof spec, "%s", valid[run_random_next() % nv]);
+      for (size_t edits = 1 + run_random_next() % 3; edits; edits--) {
+        size_t len = strlen(spec), at = len ? run_random_next() % len : 0;
+        const char alphabet[] = "{}[],:=@>-._0123456789abcfinx";
+        char ch = alphabet[run_random_next() % (sizeof alphabet - 1)];
+        switch (run_random_next() % 3) {
+        case 0: memmove(spec + at, spec + at + 1, len - at); break;
+        case 1: if (len) spec[at] = ch; break;
+        default:
+          if (len + 2 < sizeof spec) {
+            memmove(spec + at + 1, spec + at, len - at + 1);
+            spec[at] = ch;
+          }
+        }
+      }
+    }
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    run_arg a;
+    int rc = run_parse_arg(&o, spec, 0, &a);
+    if (rc < 0 || rc > 2) {
+      dup2(saved, 2);
+      fail_msg("spec `%s`: rc %d", spec, rc);
+    }
+    counts[rc]++;
+    run_value_free(&a.v);
+    run_opts_free(&o);
+  }
+  fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  close(null_fd);
+  print_message("random specs: %d parsed, %d refused as files, %d as usage\n", counts[0],
+                counts[1], counts[2]);
+  assert_true(counts[0] > 0 && counts[2] > 0);
+}
+
 /* ---- globals and expectations ------------------------------------------------------------- */
 
 static void global_and_expect_specs(void **state) {
@@ -843,6 +909,7 @@ int main(void) {
       cmocka_unit_test(bytes_specs),
       cmocka_unit_test(scalars_pointers_buffers),
       cmocka_unit_test(hostile_specs),
+      cmocka_unit_test(random_specs),
       cmocka_unit_test(global_and_expect_specs),
       cmocka_unit_test(expect_comparisons),
       cmocka_unit_test(npy_round_trips),

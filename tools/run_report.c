@@ -128,10 +128,10 @@ static void text_report(const run_opts *o, const run_timing *t) {
   printf(", on %s (sm_%d)\n", t->device_name, t->arch);
   if (t->graph_kernels)
     printf("  time: %.4f ms per graph replay of %lld launches (median of %d; min %.4f, max %.4f, "
-           "mean %.4f) = %.4f ms per launch; direct launches back to back: %.4f ms per launch "
+           "mean %.4f) = %.3f us per launch; direct launches back to back: %.3f us per launch "
            "(median of %d batches)", t->median_ms, t->graph_kernels, t->timed, t->min_ms,
-           t->max_ms, t->mean_ms, t->median_ms / (double)t->graph_kernels, t->direct_median_ms,
-           t->timed);
+           t->max_ms, t->mean_ms, t->median_ms * 1e3 / (double)t->graph_kernels,
+           t->direct_median_ms * 1e3, t->timed);
   else if (t->timed == 1)
     printf("  time: %.4f ms per launch (1 launch)", t->median_ms);
   else
