@@ -12,6 +12,7 @@
 #include "../tools/source.c"
 #include "../tools/nvcc.c"
 #include "../tools/report.c"
+#include "../tools/text.c"
 
 
 typedef struct run_result {

@@ -26,12 +26,30 @@ int cli_fail(const char *verb, const char *what, cucore_status st);
 /* Prints a usage error to stderr and returns CLI_EXIT_USAGE. */
 int cli_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ---- safe text (text.c) ---------------------------------------------------------------------
+ * Text from binaries and the library's messages may hold control characters and bytes that
+ * are not UTF-8. main() filters stdout and stderr once: such bytes are printed as \xHH, and a
+ * note on stderr at exit says how many were. */
+void text_guard_streams(void);
+/* Writes a terminal control sequence (the progress line's erase) past the filter. */
+void text_terminal_control(const char *seq);
+/* Length of the valid UTF-8 sequence at p[0..n): 1..4; 0 when invalid; -1 when cut short. */
+int text_utf8_len(const unsigned char *p, size_t n);
+/* Escapes p[0..n) into dst (room for 4 * n bytes): valid UTF-8, '\n' and '\t' copied, every
+ * other control character and invalid byte as \xHH (counted in *escaped). Stops before a
+ * sequence cut short unless `final`; *used is the count of input bytes consumed. Returns the
+ * bytes written. */
+size_t text_escape(const unsigned char *p, size_t n, char *dst, size_t *used,
+                   unsigned long long *escaped, int final);
+
 /* Minimal JSON writer on a FILE. */
 typedef struct json_out {
   FILE *f;
   int depth;
   int first[32];
   int pretty;
+  unsigned long long replaced; /* invalid UTF-8 bytes written as U+FFFD so far; the top-level
+                                  object ends with "invalid_utf8_replaced": N when any were */
 } json_out;
 void json_begin_object(json_out *j, const char *key);
 void json_end_object(json_out *j);

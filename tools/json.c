@@ -5,20 +5,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void escape(FILE *f, const char *s) {
+/* A JSON string: quotes, backslashes and every control character escaped (C1 and DEL too, so
+ * the text is safe on a terminal); a byte that is not part of valid UTF-8 (a name read from a
+ * damaged binary) becomes U+FFFD and is counted in j->replaced. */
+static void escape(json_out *j, const char *s) {
+  FILE *f = j->f;
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"': fputs("\\\"", f); break;
-    case '\\': fputs("\\\\", f); break;
-    case '\n': fputs("\\n", f); break;
-    case '\r': fputs("\\r", f); break;
-    case '\t': fputs("\\t", f); break;
-    default:
-      if (*p < 0x20)
-        fprintf(f, "\\u%04x", *p);
-      else
-        fputc(*p, f);
+  size_t n = strlen(s);
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i];
+    switch (c) {
+    case '"': fputs("\\\"", f); i++; continue;
+    case '\\': fputs("\\\\", f); i++; continue;
+    case '\n': fputs("\\n", f); i++; continue;
+    case '\r': fputs("\\r", f); i++; continue;
+    case '\t': fputs("\\t", f); i++; continue;
+    default: break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      fprintf(f, "\\u%04x", c);
+      i++;
+      continue;
+    }
+    int len = text_utf8_len(p + i, n - i);
+    if (len <= 0) {
+      fputs("\\ufffd", f);
+      j->replaced++;
+      i++;
+    } else if (len == 2 && c == 0xc2 && p[i + 1] <= 0x9f) {
+      fprintf(f, "\\u%04x", p[i + 1]); /* a C1 control */
+      i += 2;
+    } else {
+      fwrite(p + i, 1, (size_t)len, f);
+      i += (size_t)len;
     }
   }
   fputc('"', f);
@@ -37,7 +57,7 @@ static void item(json_out *j, const char *key) {
     indent(j);
   }
   if (key) {
-    escape(j->f, key);
+    escape(j, key);
     fputs(j->pretty ? ": " : ":", j->f);
   }
 }
@@ -50,6 +70,12 @@ static void open_(json_out *j, const char *key, char c) {
 }
 
 static void close_(json_out *j, char c) {
+  /* The top-level object says when text had to be repaired to stay valid UTF-8. */
+  if (j->depth == 1 && c == '}' && j->replaced) {
+    unsigned long long n = j->replaced;
+    j->replaced = 0;
+    json_uint(j, "invalid_utf8_replaced", n);
+  }
   int empty = j->first[j->depth];
   if (j->depth > 0) j->depth--;
   if (!empty) indent(j);
@@ -65,7 +91,7 @@ void json_end_array(json_out *j) { close_(j, ']'); }
 void json_str(json_out *j, const char *key, const char *value) {
   item(j, key);
   if (value)
-    escape(j->f, value);
+    escape(j, value);
   else
     fputs("null", j->f);
 }
@@ -109,7 +135,7 @@ void json_double(json_out *j, const char *key, double value) {
 void json_number_text(json_out *j, const char *key, const char *text) {
   item(j, key);
   if (strcmp(text, "nan") == 0 || strcmp(text, "inf") == 0 || strcmp(text, "-inf") == 0)
-    escape(j->f, text);
+    escape(j, text);
   else
     fputs(text, j->f);
 }

@@ -142,7 +142,7 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   if (tty) fprintf(stderr, "compiling %s ...", file);
   double t0 = now_ms();
   if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
-  if (tty) fprintf(stderr, "\r\033[K");
+  if (tty) text_terminal_control("\r\033[K");
   if (info) {
     memset(info, 0, sizeof *info);
     info->ms = now_ms() - t0;

@@ -2,7 +2,9 @@
  * fuzz_reader.c -- libFuzzer target for the offline binary reader: code-type detection,
  * cucore_binary_open with every code type and a few arches, every accessor on what opened
  * (kernels, lookups by name, fatbin entries, extraction with decompression, attaching the
- * input as PTX), and the LZ4 decoder on its own.
+ * input as PTX), and the LZ4 decoder on its own. Every name the reader hands out is also put
+ * through the command's terminal filter and JSON writer (tools/text.c, tools/json.c), which must
+ * give text without control characters and valid UTF-8 whatever the bytes (issue 14 part 5).
  *
  * Built with -DCUCORE_FUZZ=ON and clang (tests/fuzz/CMakeLists.txt); run by
  * scripts/fuzz-reader.sh.
@@ -14,7 +16,45 @@
 #include "binary/binary.h"
 #include "cucore.h"
 
+#include "../../tools/json.c"
+#include "../../tools/text.c"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* 1 when b[0..n) is valid UTF-8 with no control character but '\n' and '\t' (C1 included). */
+static int safe_text(const unsigned char *b, size_t n) {
+  for (size_t i = 0; i < n;) {
+    int len = text_utf8_len(b + i, n - i);
+    if (len <= 0) return 0;
+    if (len == 1 && ((b[i] < 0x20 && b[i] != '\n' && b[i] != '\t') || b[i] == 0x7f)) return 0;
+    if (len == 2 && b[i] == 0xc2 && b[i + 1] <= 0x9f) return 0;
+    i += (size_t)len;
+  }
+  return 1;
+}
+
+/* A name from the binary, as `cucore inspect` prints it on a terminal and in JSON. */
+static void check_printable(const char *name) {
+  if (!name) return;
+  size_t n = strlen(name);
+  char *out = malloc(4 * n + 1);
+  size_t used = 0;
+  unsigned long long escaped = 0;
+  size_t o = text_escape((const unsigned char *)name, n, out, &used, &escaped, 1);
+  if (used != n || !safe_text((const unsigned char *)out, o)) abort();
+  free(out);
+  char *json = NULL;
+  size_t jn = 0;
+  FILE *f = open_memstream(&json, &jn);
+  if (!f) return;
+  json_out j = {f, 0, {0}, 0, 0};
+  json_begin_object(&j, NULL);
+  json_str(&j, "name", name);
+  json_end_object(&j);
+  fclose(f);
+  if (!safe_text((const unsigned char *)json, jn)) abort();
+  free(json);
+}
 
 static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size) {
   cucore_binary_info info;
@@ -25,6 +65,8 @@ static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size)
     const cucore_kernel_info *k, *f;
     if (cucore_binary_kernel(bin, i, &k) != CUCORE_OK) abort();
     if (cucore_binary_find_kernel(bin, k->name, &f) != CUCORE_OK) abort();
+    check_printable(k->name);
+    check_printable(k->demangled);
     if (k->demangled) cucore_binary_find_kernel(bin, k->demangled, &f);
     uint64_t sum = 0;
     for (uint32_t p = 0; p < k->param_count; p++) {
