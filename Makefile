@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test asan valgrind install clean deps docs
+.PHONY: all build demo test asan tsan valgrind install clean deps docs
 
 all: build
 
@@ -29,6 +29,15 @@ asan: deps
 	@cmake --build build-asan -j$(JOBS)
 	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j$(JOBS)
 
+# The thread-stress tests (CTest label `threads`) under ThreadSanitizer; races inside the
+# uninstrumented toolkit libraries only are suppressed (tests/tsan.supp), never cucore's.
+tsan: deps
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCORE_SANITIZE=thread \
+	  -DCUCORE_BUILD_BENCH=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build-tsan -j$(JOBS)
+	@cd build-tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	  ctest --output-on-failure -L threads -j$(JOBS)
+
 # The CPU unit tests under valgrind memcheck.
 valgrind: build
 	@./scripts/valgrind.sh $(BUILD)
@@ -42,4 +51,4 @@ install: build
 	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
 clean:
-	@rm -rf $(BUILD) build-asan
+	@rm -rf $(BUILD) build-asan build-tsan

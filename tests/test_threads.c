@@ -1,0 +1,243 @@
+/* test_threads.c -- 16 threads at once on everything cucore does without a GPU (issue 14
+ * part 4): compiling with NVRTC (the same sources in several threads, and sources of their own),
+ * the compile cache (in-process and on disk), objects from bytes, kernel lookups shared and
+ * private, argument binding, the host occupancy model, the binary reader, cache statistics, and
+ * the per-thread error message. Every result is compared with a single-threaded reference.
+ * Built and run under ThreadSanitizer by `make tsan` (CTest label `threads`).
+ * CUCORE_THREADS_ITERATIONS sets the iterations per thread (default 6). */
+#include "support.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define THREADS 16
+#define SOURCES 4
+
+static const char *const sources[SOURCES] = {
+    "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n",
+    "struct __align__(16) V { float x, y, z, w; };\n"
+    "extern \"C\" __global__ void vec(V v, double d, int *out) { out[0] = (int)(v.x + d); }\n",
+    "template <typename T> __global__ void fill(T *x, T v, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = v; }\n"
+    "template __global__ void fill<float>(float *, float, int);\n"
+    "extern \"C\" __global__ void first(char c, short s, long long l) {}\n",
+    "extern \"C\" __global__ void __launch_bounds__(128) bounded(int *p) {\n"
+    "  __shared__ int t[1024]; t[threadIdx.x] = threadIdx.x; __syncthreads();\n"
+    "  p[threadIdx.x] = t[127 - threadIdx.x]; }\n"};
+static const char *const first_kernel[SOURCES] = {"saxpy", "vec", "first", "bounded"};
+
+/* Single-threaded references. */
+static void *ref_code[SOURCES];
+static size_t ref_size[SOURCES];
+static cucore_object *shared_obj; /* sources[0], shared by every thread */
+static cucore_occupancy_result ref_occ;
+static cucore_arch_limits limits;
+static cucore_kernel_resources res = CUCORE_KERNEL_RESOURCES_INIT;
+static int iterations = 6;
+
+typedef struct worker {
+  int id;
+  int failures;
+  char first_failure[512];
+  long operations;
+} worker;
+
+#define CHECK(w, cond, ...)                                                                      \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      if (!(w)->failures++)                                                                    \
+        snprintf((w)->first_failure, sizeof (w)->first_failure, __VA_ARGS__);                  \
+    }                                                                                          \
+  } while (0)
+
+static cucore_status compile(const char *src, const char *define, cucore_object **out) {
+  cucore_options *o = NULL;
+  cucore_program *p = NULL;
+  cucore_status st = cucore_options_create(&o);
+  if (st == CUCORE_OK) st = cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90");
+  int used = 0;
+  if (st == CUCORE_OK && define) st = cucore_options_parse(o, define, NULL, &used);
+  if (st == CUCORE_OK) st = cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "t.cu", o, &p);
+  if (st == CUCORE_OK && strstr(src, "fill")) st = cucore_program_add_name_expression(p, "fill<float>");
+  if (st == CUCORE_OK) st = cucore_program_compile(p, CUCORE_CODE_CUBIN, out);
+  cucore_program_destroy(p);
+  cucore_options_destroy(o);
+  return st;
+}
+
+/* Binds saxpy(a, x, y, n) with values of this thread and checks the packed bytes. */
+static void bind_saxpy(worker *w, cucore_kernel *k, int salt) {
+  cucore_args *a = NULL;
+  CHECK(w, cucore_args_create(k, &a) == CUCORE_OK, "args_create: %s", cucore_last_error());
+  if (!a) return;
+  float f = (float)salt + 0.5f;
+  cucore_devptr x = 0x10000u + (cucore_devptr)salt * 256, y = x + 128;
+  int n = salt;
+  CHECK(w, cucore_args_push_f32(a, f) == CUCORE_OK && cucore_args_push_ptr(a, x) == CUCORE_OK &&
+               cucore_args_push_ptr(a, y) == CUCORE_OK && cucore_args_push_i32(a, n) == CUCORE_OK,
+        "binding saxpy: %s", cucore_last_error());
+  /* A wrong argument is refused, with this thread's own message. */
+  CHECK(w, cucore_args_push_i32(a, 1) != CUCORE_OK && strstr(cucore_last_error(), "saxpy"),
+        "a fifth argument to saxpy was not refused by name: %s", cucore_last_error());
+  void *buf = NULL;
+  size_t bytes = 0;
+  CHECK(w, cucore_args_native(a, NULL, &buf, &bytes) == CUCORE_OK, "native: %s", cucore_last_error());
+  if (buf && bytes >= 28) {
+    cucore_param_info p1, p3;
+    cucore_kernel_param(k, 1, &p1);
+    cucore_kernel_param(k, 3, &p3);
+    float gf;
+    cucore_devptr gx;
+    int gn;
+    memcpy(&gf, buf, 4);
+    memcpy(&gx, (char *)buf + p1.offset, 8);
+    memcpy(&gn, (char *)buf + p3.offset, 4);
+    CHECK(w, gf == f && gx == x && gn == n, "thread %d: bound bytes differ", w->id);
+  }
+  cucore_args_destroy(a);
+}
+
+static void *work(void *arg) {
+  worker *w = arg;
+  for (int it = 0; it < iterations; it++) {
+    int s = (w->id + it) % SOURCES;
+    /* 1. The same source as other threads: bytes equal the reference (often a cache hit). */
+    cucore_object *obj = NULL;
+    cucore_status st = compile(sources[s], NULL, &obj);
+    CHECK(w, st == CUCORE_OK, "compile of source %d: %s", s, cucore_last_error());
+    if (obj) {
+      const void *code = NULL;
+      size_t size = 0;
+      cucore_object_code(obj, NULL, &code, &size);
+      CHECK(w, size == ref_size[s] && memcmp(code, ref_code[s], size) == 0,
+            "thread %d: source %d compiled to %zu bytes that differ from the reference (%zu)",
+            w->id, s, size, ref_size[s]);
+      cucore_kernel *k = NULL;
+      CHECK(w, cucore_object_get_kernel(obj, first_kernel[s], &k) == CUCORE_OK,
+            "kernel %s: %s", first_kernel[s], cucore_last_error());
+      cucore_kernel_destroy(k);
+      /* The same bytes as an object of their own. */
+      cucore_object *copy = NULL;
+      CHECK(w, cucore_object_from_memory(code, size, CUCORE_CODE_AUTO, "copy", &copy) == CUCORE_OK,
+            "object_from_memory: %s", cucore_last_error());
+      int count = 0;
+      CHECK(w, cucore_object_kernel_count(copy, &count) == CUCORE_OK && count >= 1,
+            "kernel count of the copy: %s", cucore_last_error());
+      cucore_object_destroy(copy);
+      cucore_object_destroy(obj);
+    }
+    /* 2. A source of this thread's own: a real NVRTC compile (a cache miss the first time). */
+    char define[64];
+    snprintf(define, sizeof define, "-DTHREAD_TAG=%d", w->id * 1000 + it);
+    obj = NULL;
+    CHECK(w, compile(sources[0], define, &obj) == CUCORE_OK, "own compile: %s", cucore_last_error());
+    if (obj) {
+      cucore_kernel *k = NULL;
+      if (cucore_object_get_kernel(obj, "saxpy", &k) == CUCORE_OK) bind_saxpy(w, k, w->id + it);
+      else CHECK(w, 0, "saxpy of own object: %s", cucore_last_error());
+      cucore_kernel_destroy(k);
+      cucore_object_destroy(obj);
+    }
+    /* 3. The shared object: lookups and binding from every thread at once. */
+    cucore_kernel *k = NULL;
+    CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK,
+          "shared saxpy: %s", cucore_last_error());
+    if (k) bind_saxpy(w, k, 1000 + w->id);
+    cucore_kernel_destroy(k);
+    /* 4. The error message is this thread's own. */
+    char missing[64];
+    snprintf(missing, sizeof missing, "missing_%d_%d", w->id, it);
+    cucore_kernel *none = NULL;
+    CHECK(w, cucore_object_get_kernel(shared_obj, missing, &none) != CUCORE_OK, "%s found?", missing);
+    CHECK(w, strstr(cucore_last_error(), missing) != NULL,
+          "thread %d read another thread's message: %s", w->id, cucore_last_error());
+    /* 5. The host occupancy model gives the single-threaded answer. */
+    cucore_occupancy_result r;
+    CHECK(w, cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &r) == CUCORE_OK &&
+                 r.active_blocks_per_sm == ref_occ.active_blocks_per_sm && r.limit == ref_occ.limit,
+          "occupancy model: %d blocks, reference %d", r.active_blocks_per_sm,
+          ref_occ.active_blocks_per_sm);
+    /* 6. The binary reader on a reference cubin. */
+    cucore_binary *bin = NULL;
+    CHECK(w, cucore_binary_open(ref_code[s], ref_size[s], CUCORE_CODE_AUTO, 0, &bin) == CUCORE_OK,
+          "binary_open: %s", cucore_last_error());
+    if (bin) {
+      const cucore_kernel_info *ki = NULL;
+      CHECK(w, cucore_binary_find_kernel(bin, first_kernel[s], &ki) == CUCORE_OK,
+            "reader: %s", cucore_last_error());
+      cucore_binary_destroy(bin);
+    }
+    /* 7. Cache statistics while others compile. */
+    cucore_cache_stats cs;
+    CHECK(w, cucore_cache_stats_get(&cs) == CUCORE_OK, "cache stats: %s", cucore_last_error());
+    w->operations += 12;
+  }
+  return NULL;
+}
+
+static void sixteen_threads_agree_with_one(void **state) {
+  (void)state;
+  const char *env = getenv("CUCORE_THREADS_ITERATIONS");
+  if (env && atoi(env) > 0) iterations = atoi(env);
+  for (int s = 0; s < SOURCES; s++) {
+    cucore_object *obj = NULL;
+    if (compile(sources[s], NULL, &obj) != CUCORE_OK) fail_msg("reference %d: %s", s, cucore_last_error());
+    const void *code = NULL;
+    assert_ok(cucore_object_code(obj, NULL, &code, &ref_size[s]));
+    ref_code[s] = malloc(ref_size[s]);
+    memcpy(ref_code[s], code, ref_size[s]);
+    if (s == 0) shared_obj = obj;
+    else cucore_object_destroy(obj);
+  }
+  assert_ok(cucore_arch_limits_get(90, &limits));
+  res.registers = 40;
+  res.static_shared_bytes = 4096;
+  assert_ok(cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &ref_occ));
+
+  pthread_t t[THREADS];
+  worker w[THREADS];
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (int i = 0; i < THREADS; i++) {
+    memset(&w[i], 0, sizeof w[i]);
+    w[i].id = i;
+    assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
+  }
+  long ops = 0;
+  int failures = 0;
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(t[i], NULL);
+    ops += w[i].operations;
+    if (w[i].failures) {
+      failures += w[i].failures;
+      print_message("thread %d: %d failures; first: %s\n", i, w[i].failures, w[i].first_failure);
+    }
+  }
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+  cucore_cache_stats cs;
+  assert_ok(cucore_cache_stats_get(&cs));
+  print_message("threads: %d threads x %d iterations, %ld operations checked in %.2f s; "
+                "%d compiles of their own; 0 expected failures, %d seen\n",
+                THREADS, iterations, ops, secs, THREADS * iterations, failures);
+  assert_int_equal(failures, 0);
+  cucore_object_destroy(shared_obj);
+  for (int s = 0; s < SOURCES; s++) free(ref_code[s]);
+}
+
+int main(void) {
+  /* A cache directory of this run's own, so that disk hits and stores both happen. */
+  char dir[] = "/tmp/cucore-threads-XXXXXX";
+  if (!mkdtemp(dir)) return 1;
+  setenv("CUCORE_CACHE_DIR", dir, 1);
+  const struct CMUnitTest tests[] = {cmocka_unit_test(sixteen_threads_agree_with_one)};
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+  return rc;
+}
