@@ -60,6 +60,17 @@ int cc_message_kept(void);
 /* malloc that records CUCORE_HOST_OUT_OF_MEMORY with `what` on failure. */
 void *cc_malloc(size_t bytes, const char *what);
 void *cc_calloc(size_t count, size_t size, const char *what);
+/* The C library's allocators behind the allocation fault hook: every allocation in src/ goes
+ * through these (or the recording ones above); they record nothing, the caller does. */
+void *cc_raw_malloc(size_t bytes);
+void *cc_raw_calloc(size_t count, size_t size);
+void *cc_raw_realloc(void *p, size_t bytes);
+char *cc_raw_strdup(const char *s);
+/* Tests only (tests/test_fault_alloc.c): on = 1 counts every allocation from now and fails the
+ * one numbered fail_at (1-based; 0 = none); on = 0 turns the hook off. */
+void cc_test_alloc_hook(int on, long fail_at);
+/* Allocations counted since the hook was last armed. */
+long cc_test_alloc_count(void);
 /* strdup, recording a failure. */
 char *cc_strdup(const char *s, const char *what);
 /* Copies bytes into a malloc'd buffer of size + 1 with a NUL at [size] (PTX and other text

@@ -1,19 +1,54 @@
 /* util.c -- allocation that records failures, and small formatting helpers. */
 #include "base/base.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- the allocation fault hook (tests only) -----------------------------------------------
+ * Off: one relaxed atomic load per allocation. On: every allocation cucore makes is counted,
+ * and the one numbered `fail_at` (from 1, counted since the hook was armed) fails. */
+static _Atomic long hook_on;
+static _Atomic long hook_count;
+static _Atomic long hook_fail_at;
+
+void cc_test_alloc_hook(int on, long fail_at) {
+  atomic_store(&hook_count, 0);
+  atomic_store(&hook_fail_at, fail_at);
+  atomic_store(&hook_on, on);
+}
+
+long cc_test_alloc_count(void) { return atomic_load(&hook_count); }
+
+static int hook_says_fail(void) {
+  if (CC_LIKELY(atomic_load_explicit(&hook_on, memory_order_relaxed) == 0)) return 0;
+  long n = atomic_fetch_add(&hook_count, 1) + 1;
+  return n == atomic_load(&hook_fail_at);
+}
+
+void *cc_raw_malloc(size_t bytes) { return hook_says_fail() ? NULL : malloc(bytes); }
+void *cc_raw_calloc(size_t count, size_t size) {
+  return hook_says_fail() ? NULL : calloc(count, size);
+}
+void *cc_raw_realloc(void *p, size_t bytes) { return hook_says_fail() ? NULL : realloc(p, bytes); }
+char *cc_raw_strdup(const char *s) {
+  if (hook_says_fail()) return NULL;
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
 void *cc_malloc(size_t bytes, const char *what) {
-  void *p = malloc(bytes ? bytes : 1);
+  void *p = cc_raw_malloc(bytes ? bytes : 1);
   if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu bytes for %s",
                   bytes, what);
   return p;
 }
 
 void *cc_calloc(size_t count, size_t size, const char *what) {
-  void *p = calloc(count ? count : 1, size ? size : 1);
+  void *p = cc_raw_calloc(count ? count : 1, size ? size : 1);
   if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu x %zu bytes for %s",
                   count, size, what);
   return p;

@@ -72,7 +72,7 @@ static const cucore_kernel_info *find_sorted(const name_sorted *ns, const char *
 static cucore_status attach(cc_kernel_list *dst, const cc_kernel_list *src, uint32_t *matched,
                             int strict) {
   uint32_t n = 0;
-  name_sorted ns = {malloc(((size_t)src->count + 1) * sizeof *ns.items), src->count};
+  name_sorted ns = {cc_raw_malloc(((size_t)src->count + 1) * sizeof *ns.items), src->count};
   if (!ns.items) {
     if (!strict) return CUCORE_HOST_OUT_OF_MEMORY;
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory matching PTX kernels");
@@ -197,7 +197,7 @@ cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *nam
   if (l->count == 0)
     return cc_fail(CUCORE_NOT_FOUND, "no kernel named `%s`: the %s holds no kernels", name,
                    cucore_code_type_name(bin->info.code_type));
-  ranked *r = malloc((size_t)l->count * sizeof *r);
+  ranked *r = cc_raw_malloc((size_t)l->count * sizeof *r);
   char list[1024] = "";
   size_t used = 0;
   uint32_t shown = 0;

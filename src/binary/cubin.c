@@ -197,7 +197,7 @@ static cucore_status short_payload(const cc_elf *e, uint32_t secidx, uint64_t at
 static cucore_status add_raw_param(kernel_work *w, raw_param p) {
   if (w->nparams == w->cap) {
     uint32_t cap = w->cap ? w->cap * 2 : 8;
-    raw_param *np = realloc(w->params, (size_t)cap * sizeof *np);
+    raw_param *np = cc_raw_realloc(w->params, (size_t)cap * sizeof *np);
     if (!np)
       return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory reading kernel parameters");
     w->params = np;

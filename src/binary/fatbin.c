@@ -48,10 +48,10 @@ static cucore_status add_entry(cc_fatbin *f, uint32_t *cap, const cucore_fatbin_
                                uint64_t csize) {
   if (f->count == *cap) {
     uint32_t ncap = *cap ? *cap * 2 : 8;
-    cucore_fatbin_entry *n = realloc(f->entries, (size_t)ncap * sizeof *n);
+    cucore_fatbin_entry *n = cc_raw_realloc(f->entries, (size_t)ncap * sizeof *n);
     if (!n) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing fatbin entries");
     f->entries = n;
-    uint64_t *c = realloc(f->compressed_sizes, (size_t)ncap * sizeof *c);
+    uint64_t *c = cc_raw_realloc(f->compressed_sizes, (size_t)ncap * sizeof *c);
     if (!c) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing fatbin entries");
     f->compressed_sizes = c;
     *cap = ncap;
@@ -413,7 +413,7 @@ static int entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out, 
       return -1;
     }
   }
-  uint8_t *dst = malloc(dsize ? dsize : 1);
+  uint8_t *dst = cc_raw_malloc(dsize ? dsize : 1);
   if (!dst) {
     *code = CUCORE_HOST_OUT_OF_MEMORY;
     snprintf(err, errlen, "out of host memory allocating %zu bytes to decompress fatbin entry %u",

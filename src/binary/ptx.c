@@ -83,6 +83,7 @@ typedef struct lexer {
   token peeked;
   int has_peek;
   char err[512]; /* the first parse error, when any */
+  int oom;       /* the error is that host memory ran out, not the text */
 } lexer;
 
 static int is_word_char(char c) {
@@ -171,6 +172,12 @@ static int perr(lexer *L, unsigned line, const char *fmt, ...) {
   if (n > 0 && (size_t)n < sizeof L->err) vsnprintf(L->err + n, sizeof L->err - (size_t)n, fmt, ap);
   va_end(ap);
   return -1;
+}
+
+/* Host memory ran out while parsing: reported as CUCORE_HOST_OUT_OF_MEMORY, not as bad PTX. */
+static int poom(lexer *L, unsigned line, const char *what) {
+  if (!L->err[0]) L->oom = 1;
+  return perr(L, line, "out of host memory allocating %s", what);
 }
 
 /* A token for messages: at most 40 characters. */
@@ -372,8 +379,8 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
   if (nt.kind != TOK_WORD || nt.s[0] == '.')
     return perr(L, nt.line, "expected a kernel name after .entry, found %s",
                 show(nt, b1, sizeof b1));
-  char *name = malloc(nt.len + 1);
-  if (!name) return perr(L, nt.line, "out of host memory");
+  char *name = cc_raw_malloc(nt.len + 1);
+  if (!name) return poom(L, nt.line, "a name");
   memcpy(name, nt.s, nt.len);
   name[nt.len] = '\0';
   /* the name as messages show it: at most 80 characters */
@@ -399,9 +406,9 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
                  CC_PARAM_BYTES_MAX);
             goto out;
           }
-          cucore_param_info *np = realloc(params, (size_t)ncap * sizeof *np);
+          cucore_param_info *np = cc_raw_realloc(params, (size_t)ncap * sizeof *np);
           if (!np) {
-            perr(L, t.line, "out of host memory");
+            poom(L, t.line, "a parameter list");
             goto out;
           }
           params = np;
@@ -481,7 +488,7 @@ static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
     }
     cucore_kernel_info *dst = cc_kernel_list_add(kernels, name, nt.len);
     if (!dst) {
-      perr(L, nt.line, "out of host memory");
+      poom(L, nt.line, "a kernel list");
       goto out;
     }
     const char *stored_name = dst->name;
@@ -609,7 +616,8 @@ static void parse_global(lexer *L, cucore_global_kind kind, int is_extern, cc_gl
     }
     if (known && size > 0) {
       cucore_global_info *g = cc_global_list_add(out, name.s, name.len);
-      if (!g) { /* out of memory: the variable list is optional */
+      if (!g) { /* out of memory: said, not a list that silently lacks the variable */
+        poom(L, name.line, "a module variable list");
         skip_statement(L);
         return;
       }
@@ -698,7 +706,7 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
     snprintf(err, errlen, "%s", L.err[0] ? L.err : "PTX could not be parsed");
     cc_kernel_list_free(&out->kernels);
     cc_global_list_free(&out->globals);
-    return CUCORE_PARSE_ERROR;
+    return L.oom ? CUCORE_HOST_OUT_OF_MEMORY : CUCORE_PARSE_ERROR;
   }
   return CUCORE_OK;
 }

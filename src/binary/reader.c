@@ -10,7 +10,7 @@
 cucore_kernel_info *cc_kernel_list_add(cc_kernel_list *l, const char *name, size_t name_len) {
   if (l->count == l->cap) {
     uint32_t cap = l->cap ? l->cap * 2 : 8;
-    cucore_kernel_info *n = realloc(l->items, (size_t)cap * sizeof *n);
+    cucore_kernel_info *n = cc_raw_realloc(l->items, (size_t)cap * sizeof *n);
     if (!n) {
       cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing kernels");
       return NULL;
@@ -44,7 +44,7 @@ void cc_kernel_list_free(cc_kernel_list *l) {
 cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size_t name_len) {
   if (l->count == l->cap) {
     uint32_t cap = l->cap ? l->cap * 2 : 8;
-    cucore_global_info *n = realloc(l->items, (size_t)cap * sizeof *n);
+    cucore_global_info *n = cc_raw_realloc(l->items, (size_t)cap * sizeof *n);
     if (!n) {
       cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing module variables");
       return NULL;

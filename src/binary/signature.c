@@ -112,7 +112,7 @@ char **cc_signature_params(const char *demangled, uint32_t *count) {
     }
   }
   size_t bytes = (size_t)np * sizeof(char *) + (close - start) + (size_t)np * 8 + 1;
-  char **out = malloc(bytes);
+  char **out = cc_raw_malloc(bytes);
   if (!out) return NULL;
   char *text = (char *)(out + np);
   size_t i = start;

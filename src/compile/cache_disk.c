@@ -38,7 +38,7 @@ static uint64_t api_max_bytes; /* cucore_cache_set_max_bytes; 0 = not set */
 
 cucore_status cc_cache_settings_set_dir(const char *dir) {
   char *copy = NULL;
-  if (dir && !(copy = strdup(dir)))
+  if (dir && !(copy = cc_raw_strdup(dir)))
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "cucore_cache_set_dir: out of host memory");
   pthread_mutex_lock(&settings_lock);
   free(api_dir);
@@ -305,7 +305,7 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
   if (!ok) snprintf(why, sizeof why, "it is not a regular file");
   size_t size = ok ? (size_t)st.st_size : 0;
   if (ok && size > 0) {
-    buf = malloc(size);
+    buf = cc_raw_malloc(size);
     if (!buf || read_all(fd, buf, size) != 0) {
       snprintf(why, sizeof why, "%s", buf ? "it could not be read whole" : "out of host memory");
       ok = 0;
@@ -374,7 +374,7 @@ static int walk(const char *dir, scan *out, int all_tmp, uint64_t *tmp_removed) 
       if (!out) continue;
       if (out->n == out->cap) {
         size_t cap = out->cap ? out->cap * 2 : 64;
-        scan_entry *nv = realloc(out->v, cap * sizeof *nv);
+        scan_entry *nv = cc_raw_realloc(out->v, cap * sizeof *nv);
         if (!nv) {
           closedir(sd);
           closedir(d);

@@ -107,7 +107,7 @@ unsigned char *cc_cache_entry_encode(const unsigned char key[CC_CACHE_KEY_BYTES]
   for (int i = 0; i < rec->expr_count; i++)
     payload += 4 + strlen(rec->exprs[i]) + 4 + strlen(rec->lowered[i]);
   size_t total = CC_CACHE_HEADER_BYTES + payload;
-  unsigned char *buf = malloc(total);
+  unsigned char *buf = cc_raw_malloc(total);
   if (!buf) return NULL;
   writer w = {buf + CC_CACHE_HEADER_BYTES};
   w_u32(&w, (uint32_t)rec->type);
@@ -176,7 +176,7 @@ static const unsigned char *r_run(reader *r, int prefix, size_t *n) {
 }
 
 static char *dup_run(const unsigned char *p, size_t n) {
-  char *s = malloc(n + 1);
+  char *s = cc_raw_malloc(n + 1);
   if (!s) return NULL;
   if (n) memcpy(s, p, n);
   s[n] = '\0';
@@ -272,8 +272,8 @@ int cc_cache_entry_decode(const unsigned char *data, size_t size,
   }
   if (log_n && !oom) oom |= !(rec->log = dup_run(logp, log_n));
   if (nexpr && !oom) {
-    rec->exprs = calloc(nexpr, sizeof *rec->exprs);
-    rec->lowered = calloc(nexpr, sizeof *rec->lowered);
+    rec->exprs = cc_raw_calloc(nexpr, sizeof *rec->exprs);
+    rec->lowered = cc_raw_calloc(nexpr, sizeof *rec->lowered);
     oom |= !rec->exprs || !rec->lowered;
     for (uint32_t i = 0; i < nexpr && !oom && !r.bad; i++) {
       size_t a = 0, b = 0;

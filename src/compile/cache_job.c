@@ -64,7 +64,7 @@ static void *mem_lookup(const unsigned char key[CC_CACHE_KEY_BYTES], char **log)
     e->last_use = ++mem_tick;
     value = e->value;
     e->ops->retain(value);
-    *log = e->log ? strdup(e->log) : NULL;
+    *log = e->log ? cc_raw_strdup(e->log) : NULL;
   }
   pthread_mutex_unlock(&mem_lock);
   return value;
@@ -84,13 +84,13 @@ static void *mem_insert(const unsigned char key[CC_CACHE_KEY_BYTES], void *value
     if (kept != value) ops->release(value);
     return kept;
   }
-  e = calloc(1, sizeof *e);
+  e = cc_raw_calloc(1, sizeof *e);
   if (e) {
     memcpy(e->key, key, CC_CACHE_KEY_BYTES);
     e->value = value;
     e->ops = ops;
     e->size = size;
-    e->log = log && log[0] ? strdup(log) : NULL;
+    e->log = log && log[0] ? cc_raw_strdup(log) : NULL;
     ops->retain(value);
     e->last_use = ++mem_tick;
     e->next = mem_buckets[key[0]];
@@ -191,7 +191,7 @@ cc_cache_found cc_cache_job_lookup(cc_cache_job *job, void **value, char **log,
   if (dir[0]) {
     char path[PATH_MAX];
     cc_cache_entry_path(dir, job->digest, path, sizeof path);
-    st->path = strdup(path);
+    st->path = cc_raw_strdup(path);
   }
   if ((*value = mem_lookup(job->digest, log)) != NULL) {
     st->result = CUCORE_CACHE_HIT_MEMORY;

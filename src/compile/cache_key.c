@@ -392,7 +392,7 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   }
   field_u64(sha, "name-expressions", (uint64_t)rq->expr_count);
   if (rq->expr_count) {
-    const char **sorted = malloc((size_t)rq->expr_count * sizeof *sorted);
+    const char **sorted = cc_raw_malloc((size_t)rq->expr_count * sizeof *sorted);
     if (!sorted) {
       uncacheable(key, "out of host memory computing the cache key");
       return -1;

@@ -74,7 +74,7 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
     cucore_status st = cc_jitlink_check_producer(producer, name, fn);
     if (st != CUCORE_OK) return st;
   }
-  cc_link_input *in = realloc(lk->inputs, (size_t)(lk->count + 1) * sizeof *in);
+  cc_link_input *in = cc_raw_realloc(lk->inputs, (size_t)(lk->count + 1) * sizeof *in);
   if (!in) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   lk->inputs = in;
   cc_link_input *ni = &lk->inputs[lk->count];

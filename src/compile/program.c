@@ -117,7 +117,7 @@ cucore_status cucore_program_add_name_expression(cucore_program *p, const char *
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_add_name_expression: empty expression");
   for (int i = 0; i < p->expr_count; i++)
     if (strcmp(p->exprs[i], expr) == 0) return CUCORE_OK;
-  char **e = realloc(p->exprs, (size_t)(p->expr_count + 1) * sizeof *e);
+  char **e = cc_raw_realloc(p->exprs, (size_t)(p->expr_count + 1) * sizeof *e);
   if (!e) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   p->exprs = e;
   if (!(p->exprs[p->expr_count] = cc_strdup(expr, "a name expression")))
@@ -136,7 +136,7 @@ cucore_status cucore_program_add_module(cucore_program *p, const void *code, siz
                    "cucore_program_add_module: extra modules are for NVVM IR programs; `%s` is %s",
                    p->name, cucore_code_type_name(p->type));
   if (size == 0) size = strlen(code);
-  cc_module *m = realloc(p->modules, (size_t)(p->module_count + 1) * sizeof *m);
+  cc_module *m = cc_raw_realloc(p->modules, (size_t)(p->module_count + 1) * sizeof *m);
   if (!m) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   p->modules = m;
   cc_module *nm = &p->modules[p->module_count];
@@ -200,7 +200,7 @@ static cucore_status target_check(const cucore_program *p, cucore_code_type targ
 static char *nvrtc_log(nvrtcProgram prog) {
   size_t n = 0;
   if (NVRTC(nvrtcGetProgramLogSize)(prog, &n) != NVRTC_SUCCESS || n == 0) return NULL;
-  char *log = malloc(n + 1);
+  char *log = cc_raw_malloc(n + 1);
   if (log && NVRTC(nvrtcGetProgramLog)(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
   if (log) log[n] = '\0';
   return log;
@@ -315,7 +315,7 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
   if (st == CUCORE_OK && target == CUCORE_CODE_CUBIN) {
     size_t n = 0;
     if (NVRTC(nvrtcGetPTXSize)(prog, &n) == NVRTC_SUCCESS && n > 1) {
-      ptx = malloc(n + 1);
+      ptx = cc_raw_malloc(n + 1);
       if (ptx && NVRTC(nvrtcGetPTX)(prog, (char *)ptx) == NVRTC_SUCCESS) {
         ptx[n] = 0;
         ptx_size = strlen((char *)ptx);
@@ -431,7 +431,7 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
   size_t n = 0;
   char *log = NULL;
   if (NVVM(nvvmGetProgramLogSize)(prog, &n) == NVVM_SUCCESS && n > 1) {
-    log = malloc(n + 1);
+    log = cc_raw_malloc(n + 1);
     if (log && NVVM(nvvmGetProgramLog)(prog, log) == NVVM_SUCCESS) log[n] = 0;
   }
   set_log(p, log);

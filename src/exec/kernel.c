@@ -61,7 +61,7 @@ cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
     }
     if (n == cap) {
       cap *= 2;
-      cucore_param_info *np = realloc(ps, (size_t)cap * sizeof *np);
+      cucore_param_info *np = cc_raw_realloc(ps, (size_t)cap * sizeof *np);
       if (!np) {
         free(ps);
         return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");

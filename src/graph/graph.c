@@ -43,7 +43,7 @@ cucore_status cc_graph_new_body(cucore_graph *root, CUgraph h, cucore_graph **ou
   *out = NULL;
   if (root->body_count == root->body_cap) {
     int cap = root->body_cap ? 2 * root->body_cap : 4;
-    cucore_graph **bs = realloc(root->bodies, (size_t)cap * sizeof *bs);
+    cucore_graph **bs = cc_raw_realloc(root->bodies, (size_t)cap * sizeof *bs);
     if (!bs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph bodies)");
     root->bodies = bs;
     root->body_cap = cap;
@@ -161,7 +161,7 @@ cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n) {
   cucore_graph *root = g->root;
   if (root->node_count == root->node_cap) {
     int cap = root->node_cap ? 2 * root->node_cap : 16;
-    cucore_graph_node **ns = realloc(root->nodes, (size_t)cap * sizeof *ns);
+    cucore_graph_node **ns = cc_raw_realloc(root->nodes, (size_t)cap * sizeof *ns);
     if (!ns) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph nodes)");
     root->nodes = ns;
     root->node_cap = cap;

@@ -36,7 +36,7 @@ struct cc_registry {
 cc_registry cc_mem_registry = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 cc_registry *cc_reg_create(void) {
-  cc_registry *r = calloc(1, sizeof *r);
+  cc_registry *r = cc_raw_calloc(1, sizeof *r);
   if (r) pthread_mutex_init(&r->lock, NULL);
   return r;
 }
@@ -222,7 +222,7 @@ cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
   if (n) {
     r->spare = n->right;
   } else {
-    n = malloc(sizeof *n);
+    n = cc_raw_malloc(sizeof *n);
     if (!n) {
       pthread_mutex_unlock(&r->lock);
       return CC_REG_NO_MEMORY;

@@ -99,8 +99,8 @@ static cucore_status load_args_make(const cucore_load_options *o, int from_file,
                                     load_args *a) {
   memset(a, 0, sizeof *a);
   if (o->log_bytes) {
-    a->info = calloc(1, o->log_bytes);
-    a->error = calloc(1, o->log_bytes);
+    a->info = cc_raw_calloc(1, o->log_bytes);
+    a->error = cc_raw_calloc(1, o->log_bytes);
     if (!a->info || !a->error) {
       free(a->info);
       free(a->error);

@@ -86,7 +86,7 @@ static int stream_blocks(const cucore_stream *s) { return s->blocking; }
 static cucore_status add_stream(cc_capture *c, cucore_stream *s) {
   if (c->stream_count == c->stream_cap) {
     int cap = c->stream_cap ? 2 * c->stream_cap : 4;
-    cucore_stream **ss = realloc(c->streams, (size_t)cap * sizeof *ss);
+    cucore_stream **ss = cc_raw_realloc(c->streams, (size_t)cap * sizeof *ss);
     if (!ss) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (capture streams)");
     c->streams = ss;
     c->stream_cap = cap;

@@ -56,7 +56,7 @@ void cc_refs_release(void *p) {
 static cucore_status append(cc_refs *r, void *p, cc_release_fn release) {
   if (r->n == r->cap) {
     int cap = r->cap ? 2 * r->cap : 8;
-    cc_ref_item *items = realloc(r->items, (size_t)cap * sizeof *items);
+    cc_ref_item *items = cc_raw_realloc(r->items, (size_t)cap * sizeof *items);
     if (!items)
       return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory growing a graph's list of "
                      "references to %d entries", cap);

@@ -96,7 +96,7 @@ cucore_status cc_driver_link(const cucore_options *opts, int arch, const char *s
   if (st == CUCORE_OK) st = cc_ensure_context();
   if (st != CUCORE_OK) return st;
   jit_options j = {0};
-  char *ilog = calloc(1, LOG_BYTES), *elog = calloc(1, LOG_BYTES);
+  char *ilog = cc_raw_calloc(1, LOG_BYTES), *elog = cc_raw_calloc(1, LOG_BYTES);
   if (!ilog || !elog) {
     free(ilog);
     free(elog);

@@ -28,7 +28,7 @@ static char *take_log(nvJitLinkHandle h, int error) {
   nvJitLinkResult r = error ? JITLINK(nvJitLinkGetErrorLogSize)(h, &n)
                             : JITLINK(nvJitLinkGetInfoLogSize)(h, &n);
   if (r != NVJITLINK_SUCCESS || n <= 1) return NULL;
-  char *log = malloc(n + 1);
+  char *log = cc_raw_malloc(n + 1);
   if (!log) return NULL;
   r = error ? JITLINK(nvJitLinkGetErrorLog)(h, log) : JITLINK(nvJitLinkGetInfoLog)(h, log);
   log[r == NVJITLINK_SUCCESS ? n : 0] = 0;

@@ -84,7 +84,7 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
 cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) {
   if (a->n + 2 > a->cap) {
     int cap = a->cap ? a->cap * 2 : 16;
-    char **nv = realloc(a->v, (size_t)cap * sizeof *nv);
+    char **nv = cc_raw_realloc(a->v, (size_t)cap * sizeof *nv);
     if (!nv) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory building options");
     a->v = nv;
     a->cap = cap;
@@ -94,7 +94,7 @@ cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) {
   va_copy(ap2, ap);
   int len = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
-  char *s = malloc((size_t)len + 1);
+  char *s = cc_raw_malloc((size_t)len + 1);
   if (!s) {
     va_end(ap2);
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory building options");
@@ -285,7 +285,7 @@ cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, co
     free(v->sval);
     v->sval = copy;
   } else {
-    char **items = realloc(v->items, (size_t)(v->count + 1) * sizeof *items);
+    char **items = cc_raw_realloc(v->items, (size_t)(v->count + 1) * sizeof *items);
     if (!items) {
       free(copy);
       return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding an option value");
@@ -326,7 +326,7 @@ cucore_status cucore_options_add_header(cucore_options *o, const char *name, con
     if (strcmp(o->headers[h].name, name) == 0)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "cucore_options_add_header: a header named `%s` was already added", name);
-  cc_header *hs = realloc(o->headers, (size_t)(o->header_count + 1) * sizeof *hs);
+  cc_header *hs = cc_raw_realloc(o->headers, (size_t)(o->header_count + 1) * sizeof *hs);
   if (!hs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding a header");
   o->headers = hs;
   char *n = cc_strdup(name, "a header name"), *c = n ? cc_strdup(contents, "a header") : NULL;
@@ -601,7 +601,7 @@ cucore_status cucore_options_canonical(const cucore_options *co, const char **ou
     return CUCORE_OK;
   }
   size_t cap = 256, len = 0;
-  char *buf = malloc(cap);
+  char *buf = cc_raw_malloc(cap);
   if (!buf) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   buf[0] = '\0';
 #define CANON_APPEND(...)                                                                     \
@@ -609,7 +609,7 @@ cucore_status cucore_options_canonical(const cucore_options *co, const char **ou
     int need_ = snprintf(NULL, 0, __VA_ARGS__);                                               \
     if (len + (size_t)need_ + 1 > cap) {                                                      \
       while (len + (size_t)need_ + 1 > cap) cap *= 2;                                         \
-      char *nb_ = realloc(buf, cap);                                                          \
+      char *nb_ = cc_raw_realloc(buf, cap);                                                          \
       if (!nb_) {                                                                             \
         free(buf);                                                                            \
         return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");                     \
