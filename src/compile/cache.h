@@ -151,6 +151,11 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
  * Returns 1 when written, 0 when not (the reason in `note`). */
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap);
+/* Tests only: `hook(step)` is asked before each file-system step of a store ("create the
+ * directory", "create", "write", "flush", "close", "rename") and a load ("open", "read"); a
+ * non-zero errno it returns makes the step fail with it. NULL removes the hook. */
+typedef int (*cc_cache_io_hook_fn)(const char *step);
+void cc_test_cache_io_hook(cc_cache_io_hook_fn hook);
 /* Evicts least recently used entries until the directory holds at most `target` bytes. */
 void cc_cache_disk_trim(const cc_cache_settings *s, uint64_t target);
 /* Entries and bytes on disk now. */

@@ -283,13 +283,15 @@ static int remove_if_same(const char *path, int fd) {
   return unlink(path);
 }
 
+static int io_fault(const char *step);
+
 int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                        cc_cache_record *out, char *note, size_t note_cap) {
   memset(out, 0, sizeof *out);
   if (!s->dir[0]) return 0;
   char path[PATH_MAX];
   cc_cache_entry_path(s->dir, key, path, sizeof path);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = io_fault("open") ? -1 : open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
       snprintf(note, note_cap, "cannot open the cache entry `%s`: %s; compiled instead", path,
@@ -306,7 +308,7 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
   size_t size = ok ? (size_t)st.st_size : 0;
   if (ok && size > 0) {
     buf = cc_raw_malloc(size);
-    if (!buf || read_all(fd, buf, size) != 0) {
+    if (!buf || io_fault("read") || read_all(fd, buf, size) != 0) {
       snprintf(why, sizeof why, "%s", buf ? "it could not be read whole" : "out of host memory");
       ok = 0;
     }
@@ -488,6 +490,19 @@ int cc_cache_disk_clear(const char *dir, uint64_t *entries, uint64_t *bytes) {
 
 /* ---- writing an entry ----------------------------------------------------------------------- */
 
+/* Tests only (tests/test_fault_cache.c): a hook that may fail each file-system step of a store
+ * or a load with an errno of its choice (ENOSPC, EROFS, EIO, ...). One atomic load when unset. */
+static _Atomic(cc_cache_io_hook_fn) io_hook;
+
+void cc_test_cache_io_hook(cc_cache_io_hook_fn hook) { atomic_store(&io_hook, hook); }
+
+static int io_fault(const char *step) {
+  cc_cache_io_hook_fn h = atomic_load_explicit(&io_hook, memory_order_relaxed);
+  int e = h ? h(step) : 0;
+  if (e) errno = e;
+  return e != 0;
+}
+
 static int write_all(int fd, const unsigned char *p, size_t n) {
   while (n) {
     ssize_t w = write(fd, p, n);
@@ -531,24 +546,24 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
   *strrchr(shard, '/') = '\0';
   const char *step = "create the directory";
   int fd = -1;
-  if (make_dirs(shard) != 0) goto failed;
+  if (io_fault(step) || make_dirs(shard) != 0) goto failed;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld-%u-%lx", shard, (long)getpid(),
            atomic_fetch_add(&tmp_counter, 1), (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)&ts);
   step = "create";
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  fd = io_fault(step) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) goto failed;
   step = "write";
-  if (write_all(fd, buf, size) != 0) goto failed;
+  if (io_fault(step) || write_all(fd, buf, size) != 0) goto failed;
   step = "flush";
-  if (fsync(fd) != 0) goto failed;
+  if (io_fault(step) || fsync(fd) != 0) goto failed;
   step = "close";
   int rc = close(fd);
   fd = -1;
-  if (rc != 0) goto failed;
+  if (rc != 0 || io_fault(step)) goto failed;
   step = "rename";
-  if (rename(tmp, path) != 0) goto failed;
+  if (io_fault(step) || rename(tmp, path) != 0) goto failed;
   free(buf);
   cc_cache_count(s->dir, CC_EV_STORE, 1);
 
