@@ -214,7 +214,11 @@ static cucore_status nvrtc_output(nvrtcProgram prog, nvrtc_size_fn size_fn, nvrt
                                   size_t *out_size) {
   size_t n = 0;
   nvrtcResult r = size_fn(prog, &n);
-  if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, what, NULL);
+  if (r != NVRTC_SUCCESS) {
+    char size_call[64];
+    snprintf(size_call, sizeof size_call, "%sSize", what); /* nvrtcGetPTXSize, ... */
+    return cc_fail_nvrtc(r, size_call, NULL);
+  }
   unsigned char *buf = cc_malloc(n + 1, what);
   if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
   r = get_fn(prog, (char *)buf);

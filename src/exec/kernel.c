@@ -389,10 +389,10 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
     CUdevice_attribute a = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].a
                            : i == CC_ARRAY_LEN(dattrs) ? CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
                                                        : CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+    /* All of these predate CUDA 12.0, the oldest driver cucore loads: any failure is one (a
+     * limit read as 0 would refuse launches for a false reason; fault injection found one). */
     r = DRV(cuDeviceGetAttribute)(dst, a, dev->cudev);
-    if (r == CUDA_ERROR_INVALID_VALUE) { /* an attribute this driver does not know */
-      *dst = 0;
-    } else if (r != CUDA_SUCCESS) { /* a limit read as 0 would fail launches for a false reason */
+    if (r != CUDA_SUCCESS) {
       return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d, for kernel `%s`",
                         dev->ordinal, (int)a, k->name);
     }

@@ -138,7 +138,8 @@ cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t va
   if (st != CUCORE_OK || skip) return st;
   CUresult r = s ? DRV(cuMemsetD8Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD8)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD8", "%zu bytes", count);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemsetD8Async" : "cuMemsetD8", "%zu bytes", count);
   return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
@@ -150,7 +151,8 @@ cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t 
   if (st != CUCORE_OK || skip) return st;
   CUresult r = s ? DRV(cuMemsetD16Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD16)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD16", "%zu values", count);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemsetD16Async" : "cuMemsetD16", "%zu values", count);
   return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
@@ -162,7 +164,8 @@ cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t 
   if (st != CUCORE_OK || skip) return st;
   CUresult r = s ? DRV(cuMemsetD32Async)((CUdeviceptr)dst, value, count, s->handle)
                  : DRV(cuMemsetD32)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemsetD32", "%zu words", count);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, s ? "cuMemsetD32Async" : "cuMemsetD32", "%zu words", count);
   return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 

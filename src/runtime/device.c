@@ -90,11 +90,10 @@ cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out) {
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGetName", "device %d", ordinal);
   for (size_t i = 0; i < CC_ARRAY_LEN(prop_attrs); i++) {
     int *field = (int *)((char *)out + prop_attrs[i].offset);
+    /* Every attribute here is older than CUDA 12.0, the oldest driver cucore loads: a failure
+     * is a failure, never a zero that would pass for a limit (fault injection found a block
+     * y-dimension limit of 0 taken from a failed query). */
     r = DRV(cuDeviceGetAttribute)(field, prop_attrs[i].attr, d);
-    if (r == CUDA_ERROR_INVALID_VALUE) { /* attribute newer than this driver */
-      *field = 0;
-      continue;
-    }
     if (r != CUDA_SUCCESS)
       return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d", ordinal,
                         (int)prop_attrs[i].attr);

@@ -84,8 +84,10 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
   } else {
     size_t n = 0;
     r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
+    const char *call = want_ptx ? "nvJitLinkGetLinkedPtxSize" : "nvJitLinkGetLinkedCubinSize";
     unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
     if (buf) {
+      call = want_ptx ? "nvJitLinkGetLinkedPtx" : "nvJitLinkGetLinkedCubin";
       r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtx)(h, (char *)buf)
                    : JITLINK(nvJitLinkGetLinkedCubin)(h, buf);
       buf[n] = 0;
@@ -94,7 +96,7 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
     }
     if (r != NVJITLINK_SUCCESS) {
       free(buf);
-      st = cc_fail_nvjitlink(r, "nvJitLinkGetLinked", NULL);
+      st = cc_fail_nvjitlink(r, call, NULL);
     } else if (!buf) {
       st = CUCORE_HOST_OUT_OF_MEMORY;
     } else {

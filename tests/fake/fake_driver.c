@@ -1,0 +1,832 @@
+/* fake_driver.c -- a scripted fake of the CUDA driver, for fault injection only (issue 14
+ * part 1). Use: build the CMake target `cucore_fake_driver` (libcucore_fake_driver.so) and
+ * set CUCORE_LIBCUDA to its path; cucore then loads it as libcuda.so.1 through
+ * cuGetProcAddress_v2. CUCORE_FAKE_FAIL_AT=N makes the Nth counted call fail with
+ * CUCORE_FAKE_FAIL_CODE (a CUresult, default 2 = out of memory); fake_calls() and
+ * fake_failed_call() (dlsym) say how many calls were counted and which one failed.
+ *
+ * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
+ * context, make streams and events, allocate "device" memory (host memory underneath, so copies
+ * and fills really move bytes), load code (kept as bytes: a kernel exists when its name is a
+ * string of the code), answer kernel attributes and occupancy, "launch" (recorded, nothing
+ * runs), build, instantiate and launch graphs of kernel nodes with user objects. Real behaviour
+ * is tested on the GPU; what this fake answers is only plausible. Entry points it does not
+ * implement are reported as missing when optional, and return CUDA_ERROR_NOT_SUPPORTED when
+ * cucore requires them. A destroy, free or release that is made to fail has let its handle go
+ * all the same (the caller cannot use it again), so what is left over is cucore's alone. */
+#define _GNU_SOURCE
+#include <cuda.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* ---- fault control ------------------------------------------------------------------------ */
+
+static _Atomic long calls;
+static long fail_at = -1;
+static CUresult fail_code = CUDA_ERROR_OUT_OF_MEMORY;
+static char failed_name[128];
+static pthread_once_t control_once = PTHREAD_ONCE_INIT;
+
+static void read_control(void) {
+  const char *n = getenv("CUCORE_FAKE_FAIL_AT");
+  const char *c = getenv("CUCORE_FAKE_FAIL_CODE");
+  if (n && *n) fail_at = atol(n);
+  if (c && *c) fail_code = (CUresult)atoi(c);
+}
+
+EXPORT long fake_calls(void);
+EXPORT const char *fake_failed_call(void);
+EXPORT long fake_launches(void);
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *found);
+EXPORT long fake_calls(void) { return atomic_load(&calls); }
+EXPORT const char *fake_failed_call(void) { return failed_name; }
+
+/* Counts a call; 1 when this one is to fail. */
+static int should_fail(const char *name) {
+  pthread_once(&control_once, read_control);
+  long n = atomic_fetch_add(&calls, 1) + 1;
+  if (n != fail_at) return 0;
+  /* cuda.h maps some names to versioned ones (cuMemAlloc_v2): the name cucore says is the
+   * unversioned one. */
+  snprintf(failed_name, sizeof failed_name, "%s", name);
+  char *v = strstr(failed_name, "_v");
+  if (v && v[2] >= '0' && v[2] <= '9') *v = '\0';
+  return 1;
+}
+
+#define CALL(name)                                                                               \
+  do {                                                                                         \
+    if (should_fail(#name)) return fail_code;                                                  \
+  } while (0)
+
+/* ---- objects ------------------------------------------------------------------------------ */
+
+typedef struct fake_ctx { int device; int refs; } fake_ctx;
+static fake_ctx primary = {0, 0};
+static __thread CUcontext current;
+static __thread CUcontext stack[16];
+static __thread int depth;
+
+typedef struct fake_stream { unsigned flags; int priority; } fake_stream;
+typedef struct fake_event { unsigned flags; int recorded; } fake_event;
+typedef struct fake_lib { unsigned char *code; size_t size; } fake_lib;
+typedef struct fake_kernel { fake_lib *lib; char name[256]; } fake_kernel;
+
+typedef struct fake_user_object {
+  void *ptr;
+  CUhostFn destroy;
+  _Atomic int refs;
+} fake_user_object;
+
+typedef struct fake_graph {
+  int nodes;
+  fake_user_object *objs[64];
+  unsigned counts[64];
+  int nobjs;
+} fake_graph;
+
+typedef struct fake_exec { fake_graph *graph; } fake_exec;
+
+static void user_object_release(fake_user_object *o, unsigned count) {
+  if (atomic_fetch_sub(&o->refs, (int)count) == (int)count) {
+    if (o->destroy) o->destroy(o->ptr);
+    free(o);
+  }
+}
+
+/* ---- init, errors, devices, contexts ------------------------------------------------------ */
+
+static CUresult fake_cuInit(unsigned flags) {
+  (void)flags;
+  CALL(cuInit);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDriverGetVersion(int *v) {
+  CALL(cuDriverGetVersion);
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+
+static const struct { CUresult r; const char *name, *text; } errors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+static CUresult fake_cuGetErrorName(CUresult r, const char **s) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].r == r) return *s = errors[i].name, CUDA_SUCCESS;
+  *s = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuGetErrorString(CUresult r, const char **s) {
+  for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++)
+    if (errors[i].r == r) return *s = errors[i].text, CUDA_SUCCESS;
+  *s = NULL;
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult fake_cuDeviceGetCount(int *n) {
+  CALL(cuDeviceGetCount);
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal) {
+  CALL(cuDeviceGet);
+  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d) {
+  (void)d;
+  CALL(cuDeviceGetName);
+  snprintf(name, (size_t)len, "cucore fake H100");
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDeviceTotalMem(size_t *bytes, CUdevice d) {
+  (void)d;
+  CALL(cuDeviceTotalMem);
+  *bytes = (size_t)80 << 30;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDeviceGetUuid(CUuuid *u, CUdevice d) {
+  (void)d;
+  CALL(cuDeviceGetUuid);
+  memset(u, 0x5a, sizeof *u);
+  return CUDA_SUCCESS;
+}
+
+static int attribute(CUdevice_attribute a) {
+  switch (a) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 132;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return 64;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return 2147483647;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return 49152;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return 232448;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return 233472;
+  case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK: return 65536;
+  case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR: return 65536;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE: return 32;
+  case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return 2048;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return 32;
+  case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY: return 65536;
+  case CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE: return 52428800;
+  case CU_DEVICE_ATTRIBUTE_CLOCK_RATE: return 1980000;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE: return 2619000;
+  case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return 5120;
+  case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
+  case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: return 1;
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: return 1;
+  case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: return 1;
+  case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: return 1;
+  case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: return 0x19;
+  default: return 0;
+  }
+}
+
+static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
+  (void)d;
+  CALL(cuDeviceGetAttribute);
+  *v = attribute(a);
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
+  (void)d;
+  CALL(cuDevicePrimaryCtxRetain);
+  primary.refs++;
+  *c = (CUcontext)&primary;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
+  (void)d;
+  CALL(cuDevicePrimaryCtxRelease);
+  if (primary.refs > 0) primary.refs--;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active) {
+  (void)d;
+  CALL(cuDevicePrimaryCtxGetState);
+  *flags = 0;
+  *active = primary.refs > 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxSetCurrent(CUcontext c) {
+  CALL(cuCtxSetCurrent);
+  current = c;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxGetCurrent(CUcontext *c) {
+  CALL(cuCtxGetCurrent);
+  *c = current;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxPushCurrent(CUcontext c) {
+  CALL(cuCtxPushCurrent);
+  if (depth == 16) return CUDA_ERROR_INVALID_VALUE;
+  stack[depth++] = current;
+  current = c;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxPopCurrent(CUcontext *c) {
+  CALL(cuCtxPopCurrent);
+  if (c) *c = current;
+  current = depth ? stack[--depth] : NULL;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxSynchronize(void) {
+  CALL(cuCtxSynchronize);
+  return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+static CUresult fake_cuCtxGetDevice(CUdevice *d) {
+  CALL(cuCtxGetDevice);
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  *d = 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxGetStreamPriorityRange(int *least, int *greatest) {
+  CALL(cuCtxGetStreamPriorityRange);
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return CUDA_SUCCESS;
+}
+
+/* ---- streams and events ------------------------------------------------------------------- */
+
+static CUresult fake_cuStreamCreateWithPriority(CUstream *s, unsigned flags, int priority) {
+  CALL(cuStreamCreateWithPriority);
+  fake_stream *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->flags = flags;
+  f->priority = priority;
+  *s = (CUstream)f;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamDestroy(CUstream s) {
+  free(s);
+  CALL(cuStreamDestroy);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamSynchronize(CUstream s) {
+  (void)s;
+  CALL(cuStreamSynchronize);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamQuery(CUstream s) {
+  (void)s;
+  CALL(cuStreamQuery);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
+  (void)s, (void)e, (void)flags;
+  CALL(cuStreamWaitEvent);
+  return CUDA_SUCCESS;
+}
+static int is_named_stream(CUstream s) {
+  return s && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD;
+}
+static CUresult fake_cuStreamGetPriority(CUstream s, int *p) {
+  CALL(cuStreamGetPriority);
+  *p = is_named_stream(s) ? ((fake_stream *)s)->priority : 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamGetFlags(CUstream s, unsigned *f) {
+  CALL(cuStreamGetFlags);
+  *f = is_named_stream(s) ? ((fake_stream *)s)->flags : 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) {
+  (void)s;
+  CALL(cuStreamIsCapturing);
+  *st = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamGetCtx(CUstream s, CUcontext *c) {
+  (void)s;
+  CALL(cuStreamGetCtx);
+  *c = (CUcontext)&primary;
+  return CUDA_SUCCESS;
+}
+
+static CUresult fake_cuEventCreate(CUevent *e, unsigned flags) {
+  CALL(cuEventCreate);
+  fake_event *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->flags = flags;
+  *e = (CUevent)f;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventDestroy(CUevent e) {
+  free(e);
+  CALL(cuEventDestroy);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventRecord(CUevent e, CUstream s) {
+  (void)s;
+  CALL(cuEventRecord);
+  ((fake_event *)e)->recorded = 1;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags) {
+  (void)s, (void)flags;
+  CALL(cuEventRecordWithFlags);
+  ((fake_event *)e)->recorded = 1;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventSynchronize(CUevent e) {
+  (void)e;
+  CALL(cuEventSynchronize);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventQuery(CUevent e) {
+  (void)e;
+  CALL(cuEventQuery);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
+  CALL(cuEventElapsedTime);
+  if (!((fake_event *)a)->recorded || !((fake_event *)b)->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  *ms = 0.001f;
+  return CUDA_SUCCESS;
+}
+
+/* ---- memory ------------------------------------------------------------------------------- */
+
+static CUresult fake_cuMemAlloc(CUdeviceptr *p, size_t bytes) {
+  CALL(cuMemAlloc);
+  void *m = calloc(1, bytes ? bytes : 1);
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemFree(CUdeviceptr p) {
+  free((void *)(uintptr_t)p);
+  CALL(cuMemFree);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream s) {
+  (void)s;
+  CALL(cuMemAllocAsync);
+  void *m = calloc(1, bytes ? bytes : 1);
+  if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream s) {
+  (void)s;
+  free((void *)(uintptr_t)p);
+  CALL(cuMemFreeAsync);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemAllocHost(void **p, size_t bytes) {
+  CALL(cuMemAllocHost);
+  *p = calloc(1, bytes ? bytes : 1);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult fake_cuMemHostAlloc(void **p, size_t bytes, unsigned flags) {
+  (void)flags;
+  CALL(cuMemHostAlloc);
+  *p = calloc(1, bytes ? bytes : 1);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static CUresult fake_cuMemFreeHost(void *p) {
+  free(p);
+  CALL(cuMemFreeHost);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemGetInfo(size_t *free_bytes, size_t *total) {
+  CALL(cuMemGetInfo);
+  *free_bytes = (size_t)70 << 30;
+  *total = (size_t)80 << 30;
+  return CUDA_SUCCESS;
+}
+#define COPY(name, dst_t, src_t, ...)                                                           \
+  static CUresult fake_##name(dst_t dst, src_t src, size_t n __VA_ARGS__) {                    \
+    CALL(name);                                                                                \
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);                          \
+    return CUDA_SUCCESS;                                                                       \
+  }
+COPY(cuMemcpyHtoD, CUdeviceptr, const void *, )
+COPY(cuMemcpyDtoH, void *, CUdeviceptr, )
+COPY(cuMemcpyDtoD, CUdeviceptr, CUdeviceptr, )
+COPY(cuMemcpy, CUdeviceptr, CUdeviceptr, )
+COPY(cuMemcpyHtoDAsync, CUdeviceptr, const void *, , __attribute__((unused)) CUstream s)
+COPY(cuMemcpyDtoHAsync, void *, CUdeviceptr, , __attribute__((unused)) CUstream s)
+COPY(cuMemcpyDtoDAsync, CUdeviceptr, CUdeviceptr, , __attribute__((unused)) CUstream s)
+COPY(cuMemcpyAsync, CUdeviceptr, CUdeviceptr, , __attribute__((unused)) CUstream s)
+#define FILL(name, type, ...)                                                                   \
+  static CUresult fake_##name(CUdeviceptr dst, type v, size_t n __VA_ARGS__) {                 \
+    CALL(name);                                                                                \
+    type *d = (type *)(uintptr_t)dst;                                                          \
+    for (size_t i = 0; i < n; i++) d[i] = v;                                                   \
+    return CUDA_SUCCESS;                                                                       \
+  }
+FILL(cuMemsetD8, unsigned char, )
+FILL(cuMemsetD16, unsigned short, )
+FILL(cuMemsetD32, unsigned int, )
+FILL(cuMemsetD8Async, unsigned char, , __attribute__((unused)) CUstream s)
+FILL(cuMemsetD16Async, unsigned short, , __attribute__((unused)) CUstream s)
+FILL(cuMemsetD32Async, unsigned int, , __attribute__((unused)) CUstream s)
+static CUresult fake_cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
+  (void)data, (void)a, (void)p;
+  CALL(cuPointerGetAttribute);
+  return CUDA_ERROR_INVALID_VALUE; /* "not memory the driver knows" */
+}
+
+/* ---- code ----------------------------------------------------------------------------------- */
+
+static CUresult fake_cuModuleGetLoadingMode(CUmoduleLoadingMode *m) {
+  CALL(cuModuleGetLoadingMode);
+  *m = CU_MODULE_LAZY_LOADING;
+  return CUDA_SUCCESS;
+}
+
+static size_t code_size(const unsigned char *code) {
+  /* A cubin's size is in its ELF header; anything else (PTX) is text. */
+  if (memcmp(code, "\177ELF", 4) == 0) {
+    uint64_t shoff;
+    uint16_t shentsize, shnum;
+    memcpy(&shoff, code + 0x28, 8);
+    memcpy(&shentsize, code + 0x3a, 2);
+    memcpy(&shnum, code + 0x3c, 2);
+    return (size_t)(shoff + (uint64_t)shentsize * shnum);
+  }
+  return strlen((const char *)code) + 1;
+}
+
+static CUresult fake_cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo,
+                                       void **jv, unsigned nj, CUlibraryOption *lo, void **lv,
+                                       unsigned nl) {
+  (void)jo, (void)jv, (void)nj, (void)lo, (void)lv, (void)nl;
+  CALL(cuLibraryLoadData);
+  fake_lib *l = calloc(1, sizeof *l);
+  if (!l) return CUDA_ERROR_OUT_OF_MEMORY;
+  l->size = code_size(code);
+  l->code = malloc(l->size);
+  if (!l->code) {
+    free(l);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  memcpy(l->code, code, l->size);
+  *lib = (CUlibrary)l;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLibraryUnload(CUlibrary lib) {
+  fake_lib *l = (fake_lib *)lib;
+  free(l->code);
+  free(l);
+  CALL(cuLibraryUnload);
+  return CUDA_SUCCESS;
+}
+static int has_name(const fake_lib *l, const char *name) {
+  size_t n = strlen(name);
+  for (size_t i = 0; i + n < l->size; i++)
+    if (memcmp(l->code + i, name, n) == 0 && l->code[i + n] == '\0' &&
+        (i == 0 || l->code[i - 1] == '\0' || l->code[i - 1] == '.'))
+      return 1;
+  /* PTX: ".entry NAME(" */
+  const char *t = (const char *)l->code;
+  const char *e = strstr(t, ".entry ");
+  while (e) {
+    if (strncmp(e + 7, name, n) == 0 && (e[7 + n] == '(' || e[7 + n] == ' ')) return 1;
+    e = strstr(e + 7, ".entry ");
+  }
+  return 0;
+}
+static CUresult fake_cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name) {
+  CALL(cuLibraryGetKernel);
+  fake_lib *l = (fake_lib *)lib;
+  if (!has_name(l, name)) return CUDA_ERROR_NOT_FOUND;
+  /* Kernels live as long as the process (the driver's do as long as their library); kept in
+   * a list so that leak checkers see them reachable. */
+  static fake_kernel *kernels[4096];
+  static _Atomic int nkernels;
+  int i = atomic_fetch_add(&nkernels, 1);
+  if (i >= 4096) return CUDA_ERROR_OUT_OF_MEMORY;
+  fake_kernel *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->lib = l;
+  snprintf(f->name, sizeof f->name, "%s", name);
+  kernels[i] = f;
+  *k = (CUkernel)kernels[i];
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLibraryGetGlobal(CUdeviceptr *p, size_t *bytes, CUlibrary lib,
+                                        const char *name) {
+  (void)p, (void)bytes, (void)lib, (void)name;
+  CALL(cuLibraryGetGlobal);
+  return CUDA_ERROR_NOT_FOUND;
+}
+static CUresult fake_cuKernelGetFunction(CUfunction *f, CUkernel k) {
+  CALL(cuKernelGetFunction);
+  *f = (CUfunction)k;
+  return CUDA_SUCCESS;
+}
+static int function_attribute(CUfunction_attribute a) {
+  switch (a) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS: return 16;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: return 90;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: return 48128;
+  case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: return -1;
+  default: return 0;
+  }
+}
+static CUresult fake_cuKernelGetAttribute(int *v, CUfunction_attribute a, CUkernel k, CUdevice d) {
+  (void)k, (void)d;
+  CALL(cuKernelGetAttribute);
+  *v = function_attribute(a);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) {
+  (void)f;
+  CALL(cuFuncGetAttribute);
+  *v = function_attribute(a);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice d) {
+  (void)a, (void)v, (void)k, (void)d;
+  CALL(cuKernelSetAttribute);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
+  (void)f, (void)a, (void)v;
+  CALL(cuFuncSetAttribute);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncSetCacheConfig(CUfunction f, CUfunc_cache c) {
+  (void)f, (void)c;
+  CALL(cuFuncSetCacheConfig);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuKernelGetName(const char **name, CUkernel k) {
+  CALL(cuKernelGetName);
+  *name = ((fake_kernel *)k)->name;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncGetName(const char **name, CUfunction f) {
+  CALL(cuFuncGetName);
+  *name = ((fake_kernel *)f)->name;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncIsLoaded(CUfunctionLoadingState *s, CUfunction f) {
+  (void)f;
+  CALL(cuFuncIsLoaded);
+  *s = CU_FUNCTION_LOADING_STATE_LOADED;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuFuncLoad(CUfunction f) {
+  (void)f;
+  CALL(cuFuncLoad);
+  return CUDA_SUCCESS;
+}
+
+/* ---- launches and occupancy --------------------------------------------------------------- */
+
+static _Atomic long launches;
+EXPORT long fake_launches(void) { return atomic_load(&launches); }
+
+static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                                    unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                    CUstream s, void **params, void **extra) {
+  (void)f, (void)s, (void)shared;
+  CALL(cuLaunchKernel);
+  if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
+  if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
+  atomic_fetch_add(&launches, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
+                                      void **extra) {
+  CALL(cuLaunchKernelEx);
+  (void)f;
+  if (!c || !c->blockDimX || c->blockDimX * c->blockDimY * c->blockDimZ > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
+  atomic_fetch_add(&launches, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data) {
+  (void)s;
+  CALL(cuLaunchHostFunc);
+  fn(data);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f,
+                                                                         int block, size_t dyn,
+                                                                         unsigned flags) {
+  (void)f, (void)flags;
+  CALL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
+  if (block <= 0) return CUDA_ERROR_INVALID_VALUE;
+  int by_threads = 2048 / block, by_shared = dyn ? (int)(233472 / (dyn + 1024)) : 32;
+  *n = by_threads < by_shared ? by_threads : by_shared;
+  if (*n > 32) *n = 32;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *block, CUfunction f,
+                                                               CUoccupancyB2DSize fn, size_t dyn,
+                                                               int limit, unsigned flags) {
+  (void)f, (void)fn, (void)dyn, (void)limit, (void)flags;
+  CALL(cuOccupancyMaxPotentialBlockSizeWithFlags);
+  *grid = 132 * 2;
+  *block = 1024;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f, int blocks,
+                                                             int block) {
+  (void)f, (void)block;
+  CALL(cuOccupancyAvailableDynamicSMemPerBlock);
+  *bytes = blocks > 0 ? 233472 / (size_t)blocks - 1024 : 0;
+  return CUDA_SUCCESS;
+}
+
+/* ---- graphs of kernel nodes ----------------------------------------------------------------- */
+
+static CUresult fake_cuGraphCreate(CUgraph *g, unsigned flags) {
+  (void)flags;
+  CALL(cuGraphCreate);
+  fake_graph *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  *g = (CUgraph)f;
+  return CUDA_SUCCESS;
+}
+static void graph_free(fake_graph *f) {
+  for (int i = 0; i < f->nobjs; i++) user_object_release(f->objs[i], f->counts[i]);
+  free(f);
+}
+static CUresult fake_cuGraphDestroy(CUgraph g) {
+  graph_free((fake_graph *)g);
+  CALL(cuGraphDestroy);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphAddKernelNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
+                                          size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p) {
+  (void)deps, (void)ndeps;
+  CALL(cuGraphAddKernelNode);
+  if (!p || !p->blockDimX || (!p->kernelParams && !p->extra)) return CUDA_ERROR_INVALID_VALUE;
+  fake_graph *f = (fake_graph *)g;
+  f->nodes++;
+  *n = (CUgraphNode)(uintptr_t)(0x1000 + f->nodes);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphDestroyNode(CUgraphNode n) {
+  (void)n;
+  CALL(cuGraphDestroyNode);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy,
+                                        unsigned refs, unsigned flags) {
+  (void)flags;
+  CALL(cuUserObjectCreate);
+  fake_user_object *u = calloc(1, sizeof *u);
+  if (!u) return CUDA_ERROR_OUT_OF_MEMORY;
+  u->ptr = ptr;
+  u->destroy = destroy;
+  atomic_init(&u->refs, (int)refs);
+  *o = (CUuserObject)u;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuUserObjectRelease(CUuserObject o, unsigned count) {
+  user_object_release((fake_user_object *)o, count);
+  CALL(cuUserObjectRelease);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphRetainUserObject(CUgraph g, CUuserObject o, unsigned count,
+                                             unsigned flags) {
+  CALL(cuGraphRetainUserObject);
+  fake_graph *f = (fake_graph *)g;
+  if (f->nobjs == 64) return CUDA_ERROR_OUT_OF_MEMORY;
+  fake_user_object *u = (fake_user_object *)o;
+  if (!(flags & CU_GRAPH_USER_OBJECT_MOVE)) atomic_fetch_add(&u->refs, (int)count);
+  f->objs[f->nobjs] = u;
+  f->counts[f->nobjs++] = count;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphInstantiateWithParams(CUgraphExec *e, CUgraph g,
+                                                  CUDA_GRAPH_INSTANTIATE_PARAMS *p) {
+  CALL(cuGraphInstantiateWithParams);
+  fake_graph *src = (fake_graph *)g;
+  fake_exec *x = calloc(1, sizeof *x);
+  fake_graph *copy = calloc(1, sizeof *copy);
+  if (!x || !copy) {
+    free(x);
+    free(copy);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *copy = *src; /* the executable graph holds what the graph held */
+  for (int i = 0; i < copy->nobjs; i++) atomic_fetch_add(&copy->objs[i]->refs, (int)copy->counts[i]);
+  x->graph = copy;
+  if (p) p->result_out = CUDA_GRAPH_INSTANTIATE_SUCCESS;
+  *e = (CUgraphExec)x;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphExecDestroy(CUgraphExec e) {
+  fake_exec *x = (fake_exec *)e;
+  graph_free(x->graph);
+  free(x);
+  CALL(cuGraphExecDestroy);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphUpload(CUgraphExec e, CUstream s) {
+  (void)e, (void)s;
+  CALL(cuGraphUpload);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphLaunch(CUgraphExec e, CUstream s) {
+  (void)s;
+  CALL(cuGraphLaunch);
+  atomic_fetch_add(&launches, ((fake_exec *)e)->graph->nodes);
+  return CUDA_SUCCESS;
+}
+
+/* ---- cuGetProcAddress ----------------------------------------------------------------------- */
+
+typedef struct entry { const char *name; void *fn; } entry;
+#define E(name) {#name, (void *)fake_##name}
+static const entry implemented[] = {
+    E(cuInit), E(cuDriverGetVersion), E(cuGetErrorName), E(cuGetErrorString),
+    E(cuDeviceGetCount), E(cuDeviceGet), E(cuDeviceGetName), E(cuDeviceTotalMem),
+    E(cuDeviceGetUuid), E(cuDeviceGetAttribute), E(cuDevicePrimaryCtxRetain),
+    E(cuDevicePrimaryCtxRelease), E(cuDevicePrimaryCtxGetState), E(cuCtxSetCurrent),
+    E(cuCtxGetCurrent), E(cuCtxPushCurrent), E(cuCtxPopCurrent), E(cuCtxSynchronize),
+    E(cuCtxGetDevice), E(cuCtxGetStreamPriorityRange), E(cuStreamCreateWithPriority),
+    E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamQuery), E(cuStreamWaitEvent),
+    E(cuStreamGetPriority), E(cuStreamGetFlags), E(cuStreamIsCapturing), E(cuStreamGetCtx),
+    E(cuEventCreate), E(cuEventDestroy), E(cuEventRecord), E(cuEventRecordWithFlags),
+    E(cuEventSynchronize), E(cuEventQuery), E(cuEventElapsedTime), E(cuMemAlloc), E(cuMemFree),
+    E(cuMemAllocAsync), E(cuMemFreeAsync), E(cuMemAllocHost), E(cuMemHostAlloc),
+    E(cuMemFreeHost), E(cuMemGetInfo), E(cuMemcpyHtoD), E(cuMemcpyDtoH), E(cuMemcpyDtoD),
+    E(cuMemcpy), E(cuMemcpyHtoDAsync), E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync),
+    E(cuMemcpyAsync), E(cuMemsetD8), E(cuMemsetD16), E(cuMemsetD32), E(cuMemsetD8Async),
+    E(cuMemsetD16Async), E(cuMemsetD32Async), E(cuPointerGetAttribute),
+    E(cuModuleGetLoadingMode), E(cuLibraryLoadData), E(cuLibraryUnload), E(cuLibraryGetKernel),
+    E(cuLibraryGetGlobal), E(cuKernelGetFunction), E(cuKernelGetAttribute),
+    E(cuKernelSetAttribute), E(cuFuncGetAttribute), E(cuFuncSetAttribute),
+    E(cuFuncSetCacheConfig), E(cuKernelGetName), E(cuFuncGetName), E(cuFuncIsLoaded),
+    E(cuFuncLoad), E(cuLaunchKernel), E(cuLaunchKernelEx), E(cuLaunchHostFunc),
+    E(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags),
+    E(cuOccupancyMaxPotentialBlockSizeWithFlags), E(cuOccupancyAvailableDynamicSMemPerBlock),
+    E(cuGraphCreate), E(cuGraphDestroy), E(cuGraphAddKernelNode), E(cuGraphDestroyNode),
+    E(cuUserObjectCreate), E(cuUserObjectRelease), E(cuGraphRetainUserObject),
+    E(cuGraphInstantiateWithParams), E(cuGraphExecDestroy), E(cuGraphUpload), E(cuGraphLaunch),
+};
+
+/* Entry points cucore requires that this fake does not implement: each answers
+ * CUDA_ERROR_NOT_SUPPORTED (and says so when CUCORE_FAKE_VERBOSE is set). */
+static CUresult unimplemented(const char *name) {
+  if (getenv("CUCORE_FAKE_VERBOSE")) fprintf(stderr, "fake driver: %s is not implemented\n", name);
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+#define CC_DRV(name, ver, req) \
+  static CUresult stub_##name(void) { return unimplemented(#name); }
+#include "loader/driver_symbols.h"
+#undef CC_DRV
+static const struct { const char *name; void *fn; int required; } stubs[] = {
+#define CC_DRV(name, ver, req) {#name, (void *)stub_##name, req},
+#include "loader/driver_symbols.h"
+#undef CC_DRV
+};
+
+EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
+                                    CUdriverProcAddressQueryResult *found) {
+  (void)version, (void)flags;
+  for (size_t i = 0; i < sizeof implemented / sizeof implemented[0]; i++)
+    if (strcmp(implemented[i].name, symbol) == 0) {
+      *fn = implemented[i].fn;
+      if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  for (size_t i = 0; i < sizeof stubs / sizeof stubs[0]; i++)
+    if (stubs[i].required && strcmp(stubs[i].name, symbol) == 0) {
+      *fn = stubs[i].fn;
+      if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
+  *fn = NULL;
+  if (found) *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+  return CUDA_ERROR_NOT_FOUND;
+}
