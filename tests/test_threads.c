@@ -3,6 +3,9 @@
  * the compile cache (in-process and on disk), objects from bytes, kernel lookups shared and
  * private, argument binding, the host occupancy model, the binary reader, cache statistics, and
  * the per-thread error message. Every result is compared with a single-threaded reference.
+ * A second test runs 16 threads through the device path (device handles, streams, events,
+ * memory and copies, loading, launches, driver occupancy) on the fake driver of tests/fake/,
+ * which keeps the real driver out of this CPU test on every machine.
  * Built and run under ThreadSanitizer by `make tsan` (CTest label `threads`).
  * CUCORE_THREADS_ITERATIONS sets the iterations per thread (default 6). */
 #include "support.h"
@@ -229,12 +232,95 @@ static void sixteen_threads_agree_with_one(void **state) {
   for (int s = 0; s < SOURCES; s++) free(ref_code[s]);
 }
 
+/* ---- the device path on the fake driver ---------------------------------------------------- */
+
+static cucore_device *fake_dev;
+
+static void *device_work(void *arg) {
+  worker *w = arg;
+  cucore_device *own = NULL;
+  cucore_stream *s = NULL;
+  cucore_event *ev = NULL;
+  CHECK(w, cucore_device_open(0, &own) == CUCORE_OK, "device_open: %s", cucore_last_error());
+  CHECK(w, cucore_stream_create(fake_dev, 0, 0, &s) == CUCORE_OK, "stream: %s", cucore_last_error());
+  CHECK(w, cucore_event_create(own, 0, &ev) == CUCORE_OK, "event: %s", cucore_last_error());
+  for (int it = 0; it < iterations && s && ev; it++) {
+    int in[256], out[256];
+    for (int i = 0; i < 256; i++) in[i] = w->id * 100000 + it * 1000 + i;
+    cucore_devptr p = 0;
+    CHECK(w, cucore_mem_alloc_async(s, sizeof in, &p) == CUCORE_OK, "alloc: %s", cucore_last_error());
+    if (!p) continue;
+    CHECK(w, cucore_memcpy_htod(own, p, in, sizeof in, s) == CUCORE_OK, "htod: %s", cucore_last_error());
+    cucore_kernel *k = NULL;
+    CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK, "kernel: %s",
+          cucore_last_error());
+    if (k) {
+      cucore_args *a = NULL;
+      if (cucore_args_create(k, &a) == CUCORE_OK && cucore_args_push_f32(a, 2.0f) == CUCORE_OK &&
+          cucore_args_push_ptr(a, p) == CUCORE_OK && cucore_args_push_ptr(a, p) == CUCORE_OK &&
+          cucore_args_push_i32(a, 256) == CUCORE_OK) {
+        cucore_launch_config c = {{1, 1, 1}, {256, 1, 1}, 0, s, 0, {{0}}};
+        CHECK(w, cucore_launch(k, &c, a) == CUCORE_OK, "launch: %s", cucore_last_error());
+        int blocks = 0;
+        CHECK(w, cucore_occupancy_max_active_blocks(k, &c, 0, &blocks) == CUCORE_OK && blocks == 8,
+              "occupancy %d: %s", blocks, cucore_last_error());
+      } else {
+        CHECK(w, 0, "binding: %s", cucore_last_error());
+      }
+      cucore_args_destroy(a);
+    }
+    cucore_kernel_destroy(k);
+    CHECK(w, cucore_memcpy_dtoh(own, out, p, sizeof out, s) == CUCORE_OK, "dtoh: %s", cucore_last_error());
+    CHECK(w, cucore_event_record(ev, s) == CUCORE_OK && cucore_event_synchronize(ev) == CUCORE_OK,
+          "event: %s", cucore_last_error());
+    CHECK(w, memcmp(in, out, sizeof in) == 0, "thread %d: the bytes that came back differ", w->id);
+    CHECK(w, cucore_mem_free_async(s, p) == CUCORE_OK, "free: %s", cucore_last_error());
+    w->operations += 9;
+  }
+  cucore_event_destroy(ev);
+  cucore_stream_destroy(s);
+  cucore_device_close(own);
+  return NULL;
+}
+
+static void sixteen_threads_on_the_fake_driver(void **state) {
+  (void)state;
+  assert_ok(compile(sources[0], NULL, &shared_obj));
+  assert_ok(cucore_device_open(0, &fake_dev));
+  pthread_t t[THREADS];
+  worker w[THREADS];
+  for (int i = 0; i < THREADS; i++) {
+    memset(&w[i], 0, sizeof w[i]);
+    w[i].id = i;
+    assert_int_equal(pthread_create(&t[i], NULL, device_work, &w[i]), 0);
+  }
+  long ops = 0;
+  int failures = 0;
+  for (int i = 0; i < THREADS; i++) {
+    pthread_join(t[i], NULL);
+    ops += w[i].operations;
+    if (w[i].failures) {
+      failures += w[i].failures;
+      print_message("thread %d: %d failures; first: %s\n", i, w[i].failures, w[i].first_failure);
+    }
+  }
+  print_message("threads on the fake driver: %d threads x %d iterations, %ld operations checked, "
+                "%d failures\n", THREADS, iterations, ops, failures);
+  assert_int_equal(failures, 0);
+  assert_true(ops == 9L * THREADS * iterations);
+  cucore_device_close(fake_dev);
+  cucore_object_destroy(shared_obj);
+}
+
 int main(void) {
+  /* The fake driver (tests/fake/), never the real one: this is a CPU test on every machine. */
+  setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   /* A cache directory of this run's own, so that disk hits and stores both happen. */
   char dir[] = "/tmp/cucore-threads-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   setenv("CUCORE_CACHE_DIR", dir, 1);
-  const struct CMUnitTest tests[] = {cmocka_unit_test(sixteen_threads_agree_with_one)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(sixteen_threads_agree_with_one),
+                                     cmocka_unit_test(sixteen_threads_on_the_fake_driver)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

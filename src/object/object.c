@@ -294,6 +294,11 @@ static cucore_status enumerate_locked(cucore_object *o) {
   }
   cucore_status st = load_locked(o);
   if (st != CUCORE_OK) return st;
+  /* A driver before 12.4 cannot list a library's kernels: the offline reader can (not LTO-IR,
+   * whose kernels exist only once linked). */
+  if ((!DRV(cuLibraryGetKernelCount) || !DRV(cuLibraryEnumerateKernels) || !DRV(cuKernelGetName)) &&
+      o->type != CUCORE_CODE_LTOIR)
+    return enumerate_offline_locked(o);
   st = CC_DRV_REQUIRE(cuLibraryGetKernelCount);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuKernelGetName);

@@ -69,7 +69,7 @@ static int should_fail(const char *name) {
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
-typedef struct fake_ctx { int device; int refs; } fake_ctx;
+typedef struct fake_ctx { int device; _Atomic int refs; } fake_ctx;
 static fake_ctx primary = {0, 0};
 static __thread CUcontext current;
 static __thread CUcontext stack[16];
@@ -225,7 +225,7 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
   (void)d;
   CALL(cuDevicePrimaryCtxRelease);
-  if (primary.refs > 0) primary.refs--;
+  atomic_fetch_sub(&primary.refs, 1);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active) {
