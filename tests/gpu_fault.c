@@ -100,7 +100,6 @@ static void illegal_address_is_reported(void **state) {
   int host[4] = {0};
   later_call_fails("cucore_memcpy_htod into memory allocated before the fault",
                    cucore_memcpy_htod(dev, pre, host, sizeof host, NULL));
-  cucore_mem_free(dev, pre); /* may fail too; the record is released either way */
   cucore_event *ev = NULL;
   st = cucore_event_create(dev, 0, &ev);
   if (st == CUCORE_OK) {
@@ -114,8 +113,21 @@ static void illegal_address_is_reported(void **state) {
   /* Code compiled after the fault compiles (NVRTC needs no GPU) but does not load. */
   cucore_object *late = gpu_compile(store_src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *late_k = NULL;
-  later_call_fails("loading new code (cucore_object_get_kernel)",
-                   cucore_object_get_kernel(late, "store", &late_k));
+  st = cucore_object_get_kernel(late, "store", &late_k);
+  if (st == CUCORE_OK) {
+    /* A library is not tied to a context (and loads lazily): the handle may come; using it
+     * on the device may not. */
+    cucore_args *la = NULL;
+    assert_ok(cucore_args_create(late_k, &la));
+    assert_ok(cucore_args_push_ptr(la, pre));
+    assert_ok(cucore_args_push_i32(la, 1));
+    st = cucore_launch(late_k, &c, la);
+    if (st == CUCORE_OK) st = cucore_stream_synchronize(s);
+    cucore_args_destroy(la);
+    later_call_fails("a launch of code loaded after the fault", st);
+  } else {
+    later_call_fails("loading new code (cucore_object_get_kernel)", st);
+  }
   cucore_kernel_destroy(late_k);
   cucore_object_destroy(late);
   /* A query the driver answers on the host may still answer; the answer must be sound. */
@@ -127,6 +139,7 @@ static void illegal_address_is_reported(void **state) {
   } else {
     later_call_fails("cucore_occupancy_max_active_blocks", st);
   }
+  cucore_mem_free(dev, pre); /* may fail too; the record is released either way */
   cucore_args_destroy(ga);
   cucore_args_destroy(a);
   cucore_kernel_destroy(good);

@@ -247,7 +247,11 @@ static void pointer_facts_agree_with_the_driver(void **state) {
   assert_ok(cucore_mem_set_checks(0));
   free(host);
   assert_int_equal(CUCORE_CODE(st), CUCORE_OUT_OF_BOUNDS);
-  assert_contains(cucore_last_error(), "that cucore did not make");
+  /* Past the end of the driver's range; or, where the address space puts a cucore allocation
+   * right after it (compute-sanitizer moves allocations), into that allocation. */
+  const char *why = cucore_last_error();
+  if (!strstr(why, "that cucore did not make") && !strstr(why, "spans two allocations"))
+    fail_msg("the refusal gives neither reason: %s", why);
   assert_int_equal(DRV(cuMemFree)(raw), CUDA_SUCCESS);
   assert_ok(cucore_mem_free(dev, d));
   assert_ok(cucore_host_free(dev, pin));

@@ -28,15 +28,15 @@ cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn)
 cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, int ordinal,
                                 size_t bytes, const char *extra) {
   size_t free_b = 0, total_b = 0;
-  char want[32], fr[32], tot[32];
-  (void)DRV(cuMemGetInfo)(&free_b, &total_b);
-  return cc_fail_cu(r, call,
-                    "%s asked for %s (%zu bytes) on device %d, which has %s (%zu bytes) free of "
-                    "%s (cuMemGetInfo)%s%s",
-                    fn, cc_format_bytes(bytes, want, sizeof want), bytes, ordinal,
-                    cc_format_bytes(free_b, fr, sizeof fr), free_b,
-                    cc_format_bytes(total_b, tot, sizeof tot), extra ? "; " : "",
-                    extra ? extra : "");
+  char want[32], fr[32], tot[32], have[160] = "";
+  /* What the device has, when the driver can still say (not after a kernel fault). */
+  if (DRV(cuMemGetInfo)(&free_b, &total_b) == CUDA_SUCCESS)
+    snprintf(have, sizeof have, ", which has %s (%zu bytes) free of %s (cuMemGetInfo)",
+             cc_format_bytes(free_b, fr, sizeof fr), free_b,
+             cc_format_bytes(total_b, tot, sizeof tot));
+  return cc_fail_cu(r, call, "%s asked for %s (%zu bytes) on device %d%s%s%s", fn,
+                    cc_format_bytes(bytes, want, sizeof want), bytes, ordinal, have,
+                    extra ? "; " : "", extra ? extra : "");
 }
 
 cucore_status cc_mem_finish_sync(const char *call) {
