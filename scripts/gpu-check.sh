@@ -78,6 +78,7 @@ done
 ./scripts/demo.sh $build/bin/cucore >"$OUT/demo.log" 2>&1 && note "demo: ok" || { note "demo: FAILED"; ex_rc=1; }
 
 bench_rc=0
+san_rc=0
 if [ $quick -eq 0 ]; then
   : >"$OUT/bench.log"
   for b in $build/bin/bench_*; do
@@ -99,10 +100,11 @@ if [ $quick -eq 0 ]; then
         --error-exitcode 3 "$t" >>"$OUT/sanitizer.log" 2>&1
       rc=$?
       [ $rc -eq 0 ] || [ $rc -eq 77 ] && note "sanitizer $(basename "$t"): clean" ||
-        { note "sanitizer $(basename "$t"): rc $rc"; }
+        { note "sanitizer $(basename "$t"): rc $rc"; san_rc=1; }
     done
   fi
 fi
 
-[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ] && note "GPU CHECK: PASS" || note "GPU CHECK: FAIL"
+[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] &&
+  note "GPU CHECK: PASS" || note "GPU CHECK: FAIL"
 [ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ]
