@@ -107,4 +107,4 @@ fi
 
 [ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ] &&
   note "GPU CHECK: PASS" || note "GPU CHECK: FAIL"
-[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ $ctest_rc -eq 0 ] && [ $ex_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $san_rc -eq 0 ]
