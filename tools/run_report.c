@@ -143,7 +143,7 @@ static void text_report(const run_opts *o, const run_timing *t) {
   unsigned long long rd, wr;
   run_traffic(o, &rd, &wr);
   if ((rd || wr) && t->launch_ms > 0)
-    printf("  bandwidth: %.1f GB/s effective (%llu bytes read + %llu written, at the median "
+    printf("  bandwidth: %.3g GB/s effective (%llu bytes read + %llu written, at the median "
            "time)\n", (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9, rd, wr);
   for (int i = 0; i < o->nbufs; i++) {
     const run_buf *b = &o->bufs[i];
