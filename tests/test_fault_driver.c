@@ -166,6 +166,56 @@ static cucore_status seq_graph(void) {
   return st;
 }
 
+/* Stream capture: three launches captured, the graph instantiated and launched. */
+static cucore_status seq_capture(void) {
+  cucore_status st = CUCORE_OK;
+  cucore_device *dev = NULL;
+  cucore_stream *s = NULL;
+  cucore_object *obj = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  cucore_graph *g = NULL;
+  cucore_graph_exec *e = NULL;
+  cucore_devptr x = 0;
+  STEP(cucore_device_open(0, &dev));
+  STEP(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  STEP(compile(CUCORE_CODE_CUBIN, &obj));
+  STEP(cucore_object_get_kernel(obj, "scale", &k));
+  STEP(cucore_mem_alloc(dev, 1024 * sizeof(float), &x));
+  STEP(cucore_args_create(k, &a));
+  STEP(cucore_args_push_ptr(a, x));
+  STEP(cucore_args_push_f32(a, 2.0f));
+  STEP(cucore_args_push_i32(a, 1024));
+  cucore_launch_config c = {{4, 1, 1}, {256, 1, 1}, 0, s, 0, {{0}}};
+  int capturing = 0;
+  STEP(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
+  if (st == CUCORE_OK) capturing = 1;
+  for (int i = 0; i < 3; i++) STEP(cucore_launch(k, &c, a));
+  if (capturing) {
+    /* Ended whatever happened, so the stream is usable again. */
+    cucore_status end = cucore_stream_end_capture(s, &g);
+    if (st == CUCORE_OK && end != CUCORE_OK) {
+      st = end;
+      snprintf(msg, sizeof msg, "%s", cucore_last_error());
+    }
+  }
+  size_t nodes = 0;
+  STEP(cucore_graph_node_count(g, &nodes));
+  if (st == CUCORE_OK && nodes != 3) st = WRONG_RESULT;
+  STEP(cucore_graph_instantiate(g, 0, NULL, &e));
+  STEP(cucore_graph_launch(e, s));
+  STEP(cucore_stream_synchronize(s));
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  if (x) cucore_mem_free(dev, x);
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  cucore_device_close(dev);
+  return st;
+}
+
 /* NVRTC and nvJitLink alone (no driver): C++ to PTX and cubin, PTX linked to a cubin. */
 static cucore_status seq_toolkit(void) {
   cucore_status st = CUCORE_OK;
@@ -342,11 +392,13 @@ static const sequence memory = {"device, streams, events, memory, copies", seq_m
 static const sequence launch = {"compile, load, kernel, bind, launch, occupancy", seq_launch, 0};
 static const sequence graph = {"graph of kernel nodes", seq_graph, 0};
 static const sequence toolkit = {"NVRTC and nvJitLink", seq_toolkit, 1};
+static const sequence capture = {"stream capture", seq_capture, 0};
 
 static void memory_sequence(void **state) { (void)state; every_fault_point(&memory); }
 static void launch_sequence(void **state) { (void)state; every_fault_point(&launch); }
 static void graph_sequence(void **state) { (void)state; every_fault_point(&graph); }
 static void toolkit_sequence(void **state) { (void)state; every_fault_point(&toolkit); }
+static void capture_sequence(void **state) { (void)state; every_fault_point(&capture); }
 
 static int find_real(const char *file, char *out, size_t cap) {
   const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
@@ -367,7 +419,8 @@ int main(void) {
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(memory_sequence), cmocka_unit_test(launch_sequence),
-      cmocka_unit_test(graph_sequence), cmocka_unit_test(toolkit_sequence)};
+      cmocka_unit_test(graph_sequence), cmocka_unit_test(capture_sequence),
+      cmocka_unit_test(toolkit_sequence)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   printf("fault points covered: %ld (%ld reported, %ld absorbed)\n", total_points, total_reported,
          total_absorbed);

@@ -75,7 +75,13 @@ static __thread CUcontext current;
 static __thread CUcontext stack[16];
 static __thread int depth;
 
-typedef struct fake_stream { unsigned flags; int priority; } fake_stream;
+struct fake_graph;
+typedef struct fake_stream {
+  unsigned flags;
+  int priority;
+  struct fake_graph *capturing; /* the graph a capture on it is building, or NULL */
+  unsigned long long capture_id;
+} fake_stream;
 typedef struct fake_event { unsigned flags; int recorded; } fake_event;
 typedef struct fake_lib { unsigned char *code; size_t size; } fake_lib;
 typedef struct fake_kernel { fake_lib *lib; char name[256]; } fake_kernel;
@@ -87,7 +93,7 @@ typedef struct fake_user_object {
 } fake_user_object;
 
 typedef struct fake_graph {
-  int nodes;
+  _Atomic int nodes;
   fake_user_object *objs[64];
   unsigned counts[64];
   int nobjs;
@@ -287,6 +293,7 @@ static CUresult fake_cuStreamCreateWithPriority(CUstream *s, unsigned flags, int
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamDestroy(CUstream s) {
+  if (s) free(((fake_stream *)s)->capturing);
   free(s);
   CALL(cuStreamDestroy);
   return CUDA_SUCCESS;
@@ -320,9 +327,9 @@ static CUresult fake_cuStreamGetFlags(CUstream s, unsigned *f) {
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st) {
-  (void)s;
   CALL(cuStreamIsCapturing);
-  *st = CU_STREAM_CAPTURE_STATUS_NONE;
+  *st = is_named_stream(s) && ((fake_stream *)s)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                                            : CU_STREAM_CAPTURE_STATUS_NONE;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamGetCtx(CUstream s, CUcontext *c) {
@@ -613,11 +620,14 @@ EXPORT long fake_launches(void) { return atomic_load(&launches); }
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                     CUstream s, void **params, void **extra) {
-  (void)f, (void)s, (void)shared;
+  (void)f, (void)shared;
   CALL(cuLaunchKernel);
   if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
-  atomic_fetch_add(&launches, 1);
+  if (is_named_stream(s) && ((fake_stream *)s)->capturing)
+    atomic_fetch_add(&((fake_stream *)s)->capturing->nodes, 1);
+  else
+    atomic_fetch_add(&launches, 1);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
@@ -763,6 +773,59 @@ static CUresult fake_cuGraphLaunch(CUgraphExec e, CUstream s) {
   return CUDA_SUCCESS;
 }
 
+/* ---- stream capture ------------------------------------------------------------------------- */
+
+static __thread CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+static _Atomic unsigned long long next_capture = 1;
+
+static CUresult fake_cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) {
+  (void)mode;
+  CALL(cuStreamBeginCapture);
+  if (!is_named_stream(s)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  fake_stream *f = (fake_stream *)s;
+  if (f->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  f->capturing = calloc(1, sizeof *f->capturing);
+  if (!f->capturing) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->capture_id = atomic_fetch_add(&next_capture, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
+  CALL(cuStreamEndCapture);
+  if (!is_named_stream(s) || !((fake_stream *)s)->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  fake_stream *f = (fake_stream *)s;
+  *g = (CUgraph)f->capturing;
+  f->capturing = NULL;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st,
+                                            cuuint64_t *id, CUgraph *g,
+                                            const CUgraphNode **deps, size_t *ndeps) {
+  CALL(cuStreamGetCaptureInfo);
+  fake_stream *f = is_named_stream(s) ? (fake_stream *)s : NULL;
+  if (st) *st = f && f->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  if (id) *id = f ? f->capture_id : 0;
+  if (g) *g = f ? (CUgraph)f->capturing : NULL;
+  if (deps) *deps = NULL;
+  if (ndeps) *ndeps = 0;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
+  CALL(cuThreadExchangeStreamCaptureMode);
+  CUstreamCaptureMode old = thread_mode;
+  thread_mode = *mode;
+  *mode = old;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n) {
+  CALL(cuGraphGetNodes);
+  fake_graph *f = (fake_graph *)g;
+  size_t count = (size_t)atomic_load(&f->nodes);
+  if (nodes)
+    for (size_t i = 0; i < *n && i < count; i++) nodes[i] = (CUgraphNode)(uintptr_t)(0x1000 + i + 1);
+  *n = count;
+  return CUDA_SUCCESS;
+}
+
 /* ---- cuGetProcAddress ----------------------------------------------------------------------- */
 
 typedef struct entry { const char *name; void *fn; } entry;
@@ -793,6 +856,8 @@ static const entry implemented[] = {
     E(cuGraphCreate), E(cuGraphDestroy), E(cuGraphAddKernelNode), E(cuGraphDestroyNode),
     E(cuUserObjectCreate), E(cuUserObjectRelease), E(cuGraphRetainUserObject),
     E(cuGraphInstantiateWithParams), E(cuGraphExecDestroy), E(cuGraphUpload), E(cuGraphLaunch),
+    E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuStreamGetCaptureInfo),
+    E(cuThreadExchangeStreamCaptureMode), E(cuGraphGetNodes),
 };
 
 /* Entry points cucore requires that this fake does not implement: each answers
