@@ -9,6 +9,7 @@
 /* The verb and the JSON writer, compiled in. */
 #include "../tools/cmd_inspect.c"
 #include "../tools/json.c"
+#include "../tools/files.c"
 #include "../tools/source.c"
 #include "../tools/nvcc.c"
 #include "../tools/report.c"

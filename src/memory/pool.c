@@ -38,13 +38,6 @@ static const char *rec_pool_what(const cc_mem_rec *rec, char *buf, size_t n) {
   return buf;
 }
 
-void cc_pool_forget(const cc_mem_rec *rec) {
-  if (!rec->owner || (rec->kind != CUCORE_MEM_POOL && rec->kind != CUCORE_MEM_IPC_IMPORTED)) return;
-  cucore_mem_pool *p = rec->owner;
-  atomic_fetch_sub(&p->live, 1);
-  atomic_fetch_sub(&p->live_bytes, rec->size);
-}
-
 static cucore_status pools_supported(cucore_device *dev, int ipc, const char *fn) {
   int v = 0;
   CUresult r = DRV(cuDeviceGetAttribute)(&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev->cudev);
