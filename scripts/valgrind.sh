@@ -4,6 +4,12 @@
 set -uo pipefail
 build="${1:-build}"
 cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  echo "valgrind: installing Debian's package" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind >/dev/null ||
+    { apt-get update -qq || true; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends valgrind >/dev/null; }
+fi
 command -v valgrind >/dev/null || { echo "valgrind not installed: apt-get install valgrind"; exit 1; }
 tests=(test_errors test_loader test_options test_sha256 test_args test_program test_graph
        test_occupancy_model test_occupancy_model_table)
