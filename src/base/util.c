@@ -55,9 +55,9 @@ void *cc_calloc(size_t count, size_t size, const char *what) {
 }
 
 char *cc_strdup(const char *s, const char *what) {
-  size_t n = strlen(s) + 1;
-  char *p = cc_malloc(n, what);
-  if (p) memcpy(p, s, n);
+  char *p = cc_raw_strdup(s);
+  if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory copying %zu bytes for %s",
+                  strlen(s) + 1, what);
   return p;
 }
 

@@ -3,7 +3,6 @@
  * offline reader without a GPU), and every cuFunc/cuKernel query and setting (driver API
  * section 6.22), per device.
  */
-#include "binary/binary.h"
 #include "exec/kernel.h"
 #include "exec/launch_checks.h"
 #include "exec/offline_layout.h"
@@ -145,15 +144,14 @@ static const char *lowered_or_same(const cucore_object *obj, const char *name) {
  * name itself when the reader cannot say (LTO-IR, unreadable code, no such kernel). */
 static const char *symbol_of_demangled(cucore_object *obj, const char *name, char *buf,
                                        size_t len) {
-  if (obj->type == CUCORE_CODE_LTOIR) return name;
   cucore_binary *bin = NULL;
-  if (cc_binary_open(obj->code, obj->size, obj->type, obj->arch, &bin) != CUCORE_OK) {
-    cc_begin();
+  const cucore_kernel_info *info = NULL;
+  if (cc_offline_kernel_info(obj, name, 0, &bin, &info) != CUCORE_OK) {
+    cc_begin(); /* not found offline either: the caller's own message says so */
     return name;
   }
-  const cucore_kernel_info *info = cc_binary_lookup(bin, name);
   const char *found = name;
-  if (info && info->name && strlen(info->name) < len) {
+  if (info->name && strlen(info->name) < len) {
     snprintf(buf, len, "%s", info->name);
     found = buf;
   }
