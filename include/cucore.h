@@ -985,8 +985,12 @@ CUCORE_API cucore_status cucore_ipc_recv_fd(int sock, int *fd, void *data, size_
 /**
  * @defgroup hostpool Pinned host memory pools and registration
  * cuMemHostAlloc + cuMemFreeHost cost about a millisecond per pair; a program that needs
- * pinned staging buffers per step keeps them in a cucore_host_pool, whose blocks are reused:
- * after warm-up an allocation is a lock and a list pop. Sizes are rounded up to classes
+ * pinned staging buffers per step keeps them in a cucore_host_pool, whose blocks are reused.
+ * After warm-up, a pool without byte limits serves each thread from a small cache of its own
+ * (up to 4 free blocks per size class and 64 MiB per thread): an allocation is a few stores,
+ * and a free of a block the same thread allocated is one atomic compare-and-swap, which also
+ * refuses a second free. Other frees, pools with limits (whose counts are exact at every
+ * call) and cache misses take the pool's lock. Sizes are rounded up to classes
  * (4 KiB, then four classes per power of two: 5, 6, 7, 8 KiB, 10, 12, 14, 16 KiB, ...; at most
  * 25 % over the size asked for). Blocks are PORTABLE and mapped: usable for async copies with
  * every device, and by kernels at the same address. Thread-safe.
@@ -1032,7 +1036,10 @@ CUCORE_API cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t b
  * @retval CUCORE_IN_USE a DLPack export still uses it. */
 CUCORE_API cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr);
 /** Gives cached blocks back to the driver until at most `keep_bytes` are cached (largest
- * first). Blocks in use stay. */
+ * first). Blocks in use stay. The pool's lists and the calling thread's cache are trimmed at
+ * once; another thread's cache (a few blocks) goes back to the pool's lists at that thread's
+ * next call on the pool, or when it exits, for the next trim; destroying the pool releases
+ * every block wherever it is cached. */
 CUCORE_API cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes);
 
 /** A pinned pool's counters (cucore_host_pool_stats_get()). */

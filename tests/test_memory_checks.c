@@ -368,10 +368,10 @@ static void managed_registration_textures_arrays(void **state) {
 
 /* A pinned pool's allocator that always fails as the driver does when the host is out of
  * pinnable memory. */
-static int failing_alloc(void *ctx, size_t bytes, void **out) {
+static int failing_alloc(void *ctx, size_t bytes, cc_hblock *b) {
   (void)ctx;
   (void)bytes;
-  *out = NULL;
+  b->base = NULL;
   return (int)CUDA_ERROR_OUT_OF_MEMORY;
 }
 

@@ -1,7 +1,9 @@
 /* test_memory_hostpool.c -- the pinned pool's core (memory/host_pool_core.c) over a fake
  * allocator (malloc, counting calls, failing on demand): size classes, reuse, the cache limit,
  * the total limit, trimming, counters, a failing allocator retried after giving the cache back,
- * and many threads allocating and freeing at once. */
+ * many threads allocating and freeing at once, and the thread caches: a second free refused,
+ * other threads' caches counted, given back after a trim and on exit, and released by a pool's
+ * destruction without serving a new pool made in the same memory. */
 #include "support.h"
 
 #include <pthread.h>
@@ -17,7 +19,7 @@ typedef struct fake {
   int fail_when_live_over; /* allocations fail while more than this many blocks are live (0: never) */
 } fake;
 
-static int fake_alloc(void *ctx, size_t bytes, void **out) {
+static int fake_alloc(void *ctx, size_t bytes, cc_hblock *b) {
   fake *f = ctx;
   pthread_mutex_lock(&f->lock);
   int fail = f->fail_next > 0 || (f->fail_when_live_over && f->live >= f->fail_when_live_over);
@@ -28,18 +30,19 @@ static int fake_alloc(void *ctx, size_t bytes, void **out) {
   }
   pthread_mutex_unlock(&f->lock);
   if (fail) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
-  *out = malloc(bytes);
-  memset(*out, 0xab, bytes < 64 ? bytes : 64);
-  return *out ? 0 : 2;
+  b->base = malloc(bytes);
+  if (!b->base) return 2;
+  memset(b->base, 0xab, bytes < 64 ? bytes : 64);
+  return 0;
 }
 
-static void fake_release(void *ctx, void *ptr) {
+static void fake_release(void *ctx, cc_hblock *b) {
   fake *f = ctx;
   pthread_mutex_lock(&f->lock);
   f->releases++;
   f->live--;
   pthread_mutex_unlock(&f->lock);
-  free(ptr);
+  free(b->base);
 }
 
 static void init(cc_hpool *p, fake *f, size_t max_cached, size_t max_total) {
@@ -94,10 +97,9 @@ static void blocks_are_reused_after_warm_up(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 0, 0);
-  void *a, *b;
-  int ca, cb;
-  assert_int_equal(cc_hpool_get(&p, 100000, &a, &ca), 0);
-  assert_int_equal(cc_hpool_get(&p, 100, &b, &cb), 0);
+  cc_hblock *a, *b;
+  assert_int_equal(cc_hpool_get(&p, 100000, &a, NULL), 0);
+  assert_int_equal(cc_hpool_get(&p, 100, &b, NULL), 0);
   assert_int_equal(f.allocs, 2);
   cucore_host_pool_stats s;
   cc_hpool_stats(&p, &s);
@@ -105,10 +107,9 @@ static void blocks_are_reused_after_warm_up(void **state) {
   assert_int_equal(s.in_use_bytes, 100100);
   assert_int_equal(s.in_use_capacity, 114688 + 4096);
   assert_int_equal(s.misses, 2);
-  cc_hpool_put(&p, a, ca, 100000);
-  void *a2;
-  int ca2;
-  assert_int_equal(cc_hpool_get(&p, 110000, &a2, &ca2), 0); /* same class: the same block */
+  assert_true(cc_hpool_free_block(&p, a));
+  cc_hblock *a2;
+  assert_int_equal(cc_hpool_get(&p, 110000, &a2, NULL), 0); /* same class: the same block */
   assert_ptr_equal(a2, a);
   assert_int_equal(f.allocs, 2);
   cc_hpool_stats(&p, &s);
@@ -116,12 +117,12 @@ static void blocks_are_reused_after_warm_up(void **state) {
   assert_int_equal(s.cached_blocks, 0);
   assert_int_equal(s.reserved_high, 114688 + 4096);
   for (int i = 0; i < 1000; i++) { /* the steady state: no allocator calls */
-    cc_hpool_put(&p, a2, ca2, 110000);
-    assert_int_equal(cc_hpool_get(&p, 110000, &a2, &ca2), 0);
+    assert_true(cc_hpool_free_block(&p, a2));
+    assert_int_equal(cc_hpool_get(&p, 110000, &a2, NULL), 0);
   }
   assert_int_equal(f.allocs, 2);
-  cc_hpool_put(&p, a2, ca2, 110000);
-  cc_hpool_put(&p, b, cb, 100);
+  assert_true(cc_hpool_free_block(&p, a2));
+  assert_true(cc_hpool_free_block(&p, b));
   cc_hpool_stats(&p, &s);
   assert_int_equal(s.in_use_blocks, 0);
   assert_int_equal(s.in_use_bytes, 0);
@@ -145,20 +146,19 @@ static void limits_on_cache_and_total(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 8192, 20480); /* keep two 4 KiB blocks; at most 20 KiB pinned */
-  void *b[8];
-  int c[8];
-  for (int i = 0; i < 5; i++) assert_int_equal(cc_hpool_get(&p, 4096, &b[i], &c[i]), 0);
-  assert_int_equal(cc_hpool_get(&p, 1, &b[5], &c[5]), CC_HPOOL_LIMIT); /* 24 KiB > 20 KiB */
-  for (int i = 0; i < 5; i++) cc_hpool_put(&p, b[i], c[i], 4096);
+  cc_hblock *b[8];
+  for (int i = 0; i < 5; i++) assert_int_equal(cc_hpool_get(&p, 4096, &b[i], NULL), 0);
+  assert_int_equal(cc_hpool_get(&p, 1, &b[5], NULL), CC_HPOOL_LIMIT); /* 24 KiB > 20 KiB */
+  for (int i = 0; i < 5; i++) assert_true(cc_hpool_free_block(&p, b[i]));
   cucore_host_pool_stats s;
   cc_hpool_stats(&p, &s);
   assert_int_equal(s.cached_bytes, 8192); /* the other three went back to the allocator */
   assert_int_equal(f.releases, 3);
   /* A 16 KiB block: the cache makes room under the total (8 + 16 > 20 KiB). */
-  assert_int_equal(cc_hpool_get(&p, 16384, &b[0], &c[0]), 0);
+  assert_int_equal(cc_hpool_get(&p, 16384, &b[0], NULL), 0);
   cc_hpool_stats(&p, &s);
   assert_true(s.cached_bytes + s.in_use_capacity <= 20480);
-  cc_hpool_put(&p, b[0], c[0], 16384);
+  assert_true(cc_hpool_free_block(&p, b[0]));
   cc_hpool_fini(&p);
   assert_int_equal(f.live, 0);
 }
@@ -168,26 +168,24 @@ static void a_failing_allocator_gets_the_cache_back_first(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 0, 0);
-  void *a, *b;
-  int ca, cb;
-  assert_int_equal(cc_hpool_get(&p, 65536, &a, &ca), 0);
-  cc_hpool_put(&p, a, ca, 65536);
+  cc_hblock *a, *b;
+  assert_int_equal(cc_hpool_get(&p, 65536, &a, NULL), 0);
+  assert_true(cc_hpool_free_block(&p, a));
   f.fail_when_live_over = 1; /* out of pinnable memory while any block exists */
-  assert_int_equal(cc_hpool_get(&p, 8192, &b, &cb), 0); /* retried after the cache went back */
+  assert_int_equal(cc_hpool_get(&p, 8192, &b, NULL), 0); /* retried after the cache went back */
   cucore_host_pool_stats s;
   cc_hpool_stats(&p, &s);
   assert_int_equal(s.cached_blocks, 0);
   assert_int_equal(s.in_use_blocks, 1);
   f.fail_next = 5;
-  void *c;
-  int cc;
-  assert_int_equal(cc_hpool_get(&p, 100, &c, &cc), 2); /* the allocator's error */
+  cc_hblock *c;
+  assert_int_equal(cc_hpool_get(&p, 100, &c, NULL), 2); /* the allocator's error */
   cc_hpool_stats(&p, &s);
   assert_int_equal(s.in_use_blocks, 1); /* counters undone */
   assert_int_equal(s.in_use_capacity, 8192);
   f.fail_next = 0;
   f.fail_when_live_over = 0;
-  cc_hpool_put(&p, b, cb, 8192);
+  assert_true(cc_hpool_free_block(&p, b));
   cc_hpool_fini(&p);
   assert_int_equal(f.live, 0);
 }
@@ -201,28 +199,27 @@ typedef struct job {
 static void *churn(void *arg) {
   job *j = arg;
   unsigned s = (unsigned)j->seed;
-  void *held[16] = {0};
-  int cls[16];
+  cc_hblock *held[16] = {0};
   size_t sz[16];
   for (int i = 0; i < 20000; i++) {
     int k = (int)(rand_r(&s) % 16);
     if (held[k]) {
       /* The block is the caller's while held: a stamp written at get survives. */
-      if (*(unsigned char *)held[k] != (unsigned char)(k + j->seed)) j->bad++;
-      cc_hpool_put(j->p, held[k], cls[k], sz[k]);
+      if (*(unsigned char *)held[k]->base != (unsigned char)(k + j->seed)) j->bad++;
+      assert_true(cc_hpool_free_block(j->p, held[k]));
       held[k] = NULL;
     } else {
       sz[k] = 1 + rand_r(&s) % 200000;
-      if (cc_hpool_get(j->p, sz[k], &held[k], &cls[k]) != 0) {
+      if (cc_hpool_get(j->p, sz[k], &held[k], NULL) != 0) {
         j->bad++;
         held[k] = NULL;
       } else {
-        *(unsigned char *)held[k] = (unsigned char)(k + j->seed);
+        *(unsigned char *)held[k]->base = (unsigned char)(k + j->seed);
       }
     }
   }
   for (int k = 0; k < 16; k++)
-    if (held[k]) cc_hpool_put(j->p, held[k], cls[k], sz[k]);
+    if (held[k]) assert_true(cc_hpool_free_block(j->p, held[k]));
   return NULL;
 }
 
@@ -254,6 +251,159 @@ static void many_threads_at_once(void **state) {
   assert_int_equal(f.live, 0);
 }
 
+/* ---- thread caches ---------------------------------------------------------------------------- */
+
+static void a_recent_block_is_freed_once(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  cc_hblock *b;
+  assert_int_equal(cc_hpool_get(&p, 5000, &b, NULL), 0);
+  assert_int_equal(atomic_load(&b->requested), 5000);
+  assert_true(cc_hpool_free_recent(&p, b->base));
+  assert_false(cc_hpool_free_recent(&p, b->base)); /* a second free: refused */
+  assert_false(cc_hpool_free_block(&p, b));        /* and through the record's path too */
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.in_use_blocks, 0);
+  assert_int_equal(s.cached_blocks, 1);
+  assert_int_equal(s.cached_bytes, 5120);
+  /* A block freed by another path is no longer this thread's to free. */
+  cc_hblock *c;
+  assert_int_equal(cc_hpool_get(&p, 5000, &c, NULL), 0);
+  assert_ptr_equal(c, b); /* the thread's cache */
+  assert_true(cc_hpool_free_block(&p, c));
+  assert_false(cc_hpool_free_recent(&p, c->base));
+  /* Busy blocks are refused; the caller's checked path explains why. */
+  assert_int_equal(cc_hpool_get(&p, 5000, &c, NULL), 0);
+  atomic_fetch_or(&c->state, CC_HB_BUSY);
+  assert_false(cc_hpool_free_recent(&p, c->base));
+  assert_false(cc_hpool_free_block(&p, c));
+  atomic_fetch_and(&c->state, ~(uint64_t)CC_HB_BUSY);
+  assert_true(cc_hpool_free_block(&p, c));
+  /* Another pool's block is not this pool's to free. */
+  cc_hpool q;
+  fake g;
+  init(&q, &g, 0, 0);
+  assert_int_equal(cc_hpool_get(&q, 100, &c, NULL), 0);
+  assert_false(cc_hpool_free_recent(&p, c->base));
+  assert_false(cc_hpool_free_block(&p, c));
+  assert_true(cc_hpool_free_recent(&q, c->base));
+  cc_hpool_fini(&q);
+  assert_int_equal(g.live, 0);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
+typedef struct holder {
+  cc_hpool *p;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int step, done; /* the main thread moves `step`; the holder answers with `done` */
+  int ok;
+} holder;
+
+static void wait_step(holder *h, int step) {
+  pthread_mutex_lock(&h->lock);
+  while (h->step < step) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void set(holder *h, int *field, int value) {
+  pthread_mutex_lock(&h->lock);
+  *field = value;
+  pthread_cond_broadcast(&h->cond);
+  pthread_mutex_unlock(&h->lock);
+}
+
+static void wait_done(holder *h, int done) {
+  pthread_mutex_lock(&h->lock);
+  while (h->done < done) pthread_cond_wait(&h->cond, &h->lock);
+  pthread_mutex_unlock(&h->lock);
+}
+
+/* Keeps a 64 KiB block in its cache (step 1), uses the pool again after a trim (step 2), and
+ * exits. */
+static void *hold_in_cache(void *arg) {
+  holder *h = arg;
+  cc_hblock *b;
+  h->ok = cc_hpool_get(h->p, 65536, &b, NULL) == 0 && cc_hpool_free_recent(h->p, b->base);
+  set(h, &h->done, 1);
+  wait_step(h, 2);
+  h->ok = h->ok && cc_hpool_get(h->p, 100, &b, NULL) == 0 && cc_hpool_free_recent(h->p, b->base);
+  set(h, &h->done, 2);
+  return NULL;
+}
+
+static void another_threads_cache_comes_back(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  holder h = {.p = &p, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  pthread_t t;
+  pthread_create(&t, NULL, hold_in_cache, &h);
+  wait_done(&h, 1);
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&p, &s); /* the other thread's counts are in the pool's */
+  assert_int_equal(s.cached_blocks, 1);
+  assert_int_equal(s.cached_bytes, 65536);
+  assert_int_equal(s.in_use_blocks, 0);
+  cc_hpool_trim(&p, 0); /* the block sits in the other thread's cache: it stays for now */
+  assert_int_equal(f.live, 1);
+  set(&h, &h.step, 2); /* its next call gives the cache back to the pool's lists */
+  wait_done(&h, 2);
+  pthread_join(t, NULL); /* and its exit, the 4 KiB block it freed last */
+  assert_true(h.ok);
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.cached_blocks, 2);
+  assert_int_equal(s.cached_bytes, 65536 + 4096);
+  assert_int_equal(s.hits, 0);
+  assert_int_equal(s.misses, 2);
+  cc_hpool_trim(&p, 0);
+  assert_int_equal(f.live, 0);
+  cc_hpool_stats(&p, &s);
+  assert_int_equal(s.cached_blocks, 0);
+  assert_int_equal(s.driver_frees, 2);
+  cc_hpool_fini(&p);
+}
+
+/* Keeps a block in its cache, then (after the pool is destroyed) uses a new pool made in the
+ * same memory. */
+static void *outlive_the_pool(void *arg) {
+  holder *h = arg;
+  cc_hblock *b;
+  h->ok = cc_hpool_get(h->p, 8192, &b, NULL) == 0 && cc_hpool_free_recent(h->p, b->base);
+  set(h, &h->done, 1);
+  wait_step(h, 2);
+  h->ok = h->ok && cc_hpool_get(h->p, 8192, &b, NULL) == 0 && b->pool == h->p && b->base != NULL;
+  h->ok = h->ok && cc_hpool_free_recent(h->p, b->base);
+  set(h, &h->done, 2);
+  return NULL;
+}
+
+static void a_destroyed_pool_releases_what_threads_cache(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f, g;
+  init(&p, &f, 0, 0);
+  holder h = {.p = &p, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+  pthread_t t;
+  pthread_create(&t, NULL, outlive_the_pool, &h);
+  wait_done(&h, 1);
+  cc_hpool_fini(&p); /* the block in the other thread's cache goes back too */
+  assert_int_equal(f.live, 0);
+  init(&p, &g, 0, 0); /* a new pool at the same address: the stale cache must not serve it */
+  set(&h, &h.step, 2);
+  wait_done(&h, 2);
+  pthread_join(t, NULL);
+  assert_true(h.ok);
+  assert_int_equal(g.allocs, 1); /* pinned afresh */
+  cc_hpool_fini(&p);
+  assert_int_equal(g.live, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(size_classes_waste_at_most_a_quarter),
@@ -261,6 +411,9 @@ int main(void) {
       cmocka_unit_test(limits_on_cache_and_total),
       cmocka_unit_test(a_failing_allocator_gets_the_cache_back_first),
       cmocka_unit_test(many_threads_at_once),
+      cmocka_unit_test(a_recent_block_is_freed_once),
+      cmocka_unit_test(another_threads_cache_comes_back),
+      cmocka_unit_test(a_destroyed_pool_releases_what_threads_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

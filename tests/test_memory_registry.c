@@ -1,6 +1,6 @@
 /* test_memory_registry.c -- the record of allocations (memory/registry.c) without a GPU: lookups
  * by any address inside a range, exact-start removal with reasons for refusals, users and
- * DLPack claims, the freed ring, eviction of stale ranges, the AVL invariants against a plain
+ * DLPack claims, the freed ring, eviction of stale ranges, pinned-pool block records, the AVL invariants against a plain
  * model under random operations, and concurrent readers and writers. */
 #include "support.h"
 
@@ -95,8 +95,68 @@ static void takes_say_why_they_refuse(void **state) {
   assert_true(cc_reg_was_freed(r, 0x10fff, &out));
   assert_false(cc_reg_was_freed(r, 0x11000, &out));
   assert_int_equal(cc_reg_take(r, 0x10000, accept_device, NULL, 0, &out), CC_REG_NOT_FOUND);
-  assert_int_equal(cc_reg_set_flags(r, 0x20000, 4, 0), CC_REG_OK);
-  assert_int_equal(cc_reg_set_flags(r, 0x20001, 4, 0), CC_REG_NOT_BASE);
+  assert_int_equal(cc_reg_set_flags(r, 0x20000, CC_REC_ALIAS, 0), CC_REG_OK);
+  assert_int_equal(cc_reg_set_flags(r, 0x20001, CC_REC_ALIAS, 0), CC_REG_NOT_BASE);
+  cc_reg_free(r);
+}
+
+/* A pinned-pool block's record stays while the block is pinned; lookups see it only while the
+ * block is handed out, with the size asked for. */
+static void pool_block_records_follow_the_block(void **state) {
+  (void)state;
+  cc_registry *r = cc_reg_create();
+  cc_hblock b;
+  memset(&b, 0, sizeof b);
+  atomic_init(&b.state, 0);
+  atomic_init(&b.requested, 0);
+  cc_mem_rec lv = rec_at(0x40000, 0x5000, CUCORE_MEM_PINNED_POOL);
+  lv.flags = CC_REC_LIVE;
+  lv.aux = (uint64_t)(uintptr_t)&b;
+  cc_mem_rec after = rec_at(0x46000, 0x100, CUCORE_MEM_DEVICE);
+  assert_int_equal(cc_reg_insert(r, &lv, 0), CC_REG_OK);
+  assert_int_equal(cc_reg_insert(r, &after, 0), CC_REG_OK);
+  cc_mem_rec out;
+  /* Free (cached): lookups do not see it, but it was freed; inserts see it and never evict it. */
+  assert_false(cc_reg_find(r, 0x40000, &out));
+  assert_int_equal(cc_reg_locate(r, 0x3f000, 0x46001, &out), CC_LOC_INTO);
+  assert_int_equal(out.base, 0x46000); /* past the hidden block */
+  assert_true(cc_reg_was_freed(r, 0x40000, &out));
+  cc_mem_rec over = rec_at(0x41000, 0x10, CUCORE_MEM_DEVICE);
+  assert_int_equal(cc_reg_insert(r, &over, 1), CC_REG_OVERLAP);
+  assert_true(cc_reg_find_overlap(r, 0x41000, 0x41001, &out));
+  assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 0, &out), CC_REG_NOT_FOUND);
+  /* Handed out for 0x1234 bytes: seen, with that size. */
+  atomic_store(&b.requested, 0x1234);
+  atomic_store(&b.state, CC_HB_GEN * 7 + CC_HB_IN_USE);
+  assert_true(cc_reg_find(r, 0x41233, &out));
+  assert_int_equal(out.size, 0x1234);
+  assert_false(cc_reg_find(r, 0x41234, &out)); /* past the size asked for */
+  assert_int_equal(cc_reg_locate(r, 0x40000, 0x41235, &out), CC_LOC_IN);
+  assert_int_equal(out.size, 0x1234);
+  /* Users make it busy, so the pool's lock-free free refuses it; letting go clears that. */
+  assert_int_equal(cc_reg_use(r, 0x40010, 0, 1, &out), CC_REG_OK);
+  assert_true(atomic_load(&b.state) & CC_HB_BUSY);
+  assert_false(cc_hb_unuse(&b, CC_HB_GEN * 7 + CC_HB_IN_USE));
+  assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 0, &out), CC_REG_BUSY);
+  assert_int_equal(cc_reg_use(r, 0x40010, 0, -1, &out), CC_REG_OK);
+  assert_false(atomic_load(&b.state) & CC_HB_BUSY);
+  assert_int_equal(cc_reg_claim(r, 0x40000, &out), CC_REG_OK);
+  assert_true(atomic_load(&b.state) & CC_HB_BUSY);
+  /* The DLPack deleter's take frees it (a new generation) and keeps the record. */
+  assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 1, &out), CC_REG_OK);
+  assert_int_equal(atomic_load(&b.state), CC_HB_GEN * 8);
+  assert_int_equal(cc_reg_count(r), 2);
+  assert_false(cc_reg_find(r, 0x40000, &out));
+  /* A user on a free block is refused. */
+  assert_int_equal(cc_reg_use(r, 0x40000, 1, 1, &out), CC_REG_NOT_FOUND);
+  assert_int_equal(cc_reg_claim(r, 0x40000, &out), CC_REG_NOT_FOUND);
+  /* Given back to the driver: the record goes, and is remembered as freed. */
+  assert_true(cc_reg_remove(r, 0x40000));
+  assert_false(cc_reg_remove(r, 0x40000));
+  assert_true(cc_reg_was_freed(r, 0x40000, &out));
+  assert_false(out.flags & CC_REC_LIVE);
+  assert_int_equal(cc_reg_insert(r, &over, 0), CC_REG_OK);
+  assert_true(cc_reg_verify(r));
   cc_reg_free(r);
 }
 
@@ -241,6 +301,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(lookups_find_the_range_containing_an_address),
       cmocka_unit_test(takes_say_why_they_refuse),
+      cmocka_unit_test(pool_block_records_follow_the_block),
       cmocka_unit_test(random_operations_agree_with_a_plain_model),
       cmocka_unit_test(sorted_inserts_stay_balanced),
       cmocka_unit_test(concurrent_readers_and_writers),

@@ -1,8 +1,11 @@
 /*
  * host_pool.c -- the pinned host pool's API: the core (host_pool_core.c) over cuMemHostAlloc /
- * cuMemFreeHost in the pool's device context, with each block handed out recorded (kind
- * CUCORE_MEM_PINNED_POOL, owner the pool) so copies are bounds-checked against the size asked
- * for and a free on another pool, or twice, is refused.
+ * cuMemFreeHost in the pool's device context. Each pinned block is recorded once, when it is
+ * pinned (kind CUCORE_MEM_PINNED_POOL, owner the pool, CC_REC_LIVE): the record is seen only
+ * while the block is handed out, with the size asked for, so copies are bounds-checked against
+ * that size, and a free of a block that is not handed out, or on another pool, is refused. A
+ * free of a block this thread handed out needs no lookup (cc_hpool_free_recent); any other goes
+ * through the record.
  */
 #include "memory/memory.h"
 
@@ -16,7 +19,14 @@ struct cucore_host_pool {
 
 /* The allocator: pinned, portable to every context, mapped for kernels. It runs only on a
  * cache miss, so it pushes the pool's context instead of trusting the caller's. */
-static int drv_alloc(void *ctx, size_t bytes, void **out) {
+static void unpin(cucore_host_pool *hp, void *ptr) {
+  CUcontext old = NULL;
+  int pushed = DRV(cuCtxPushCurrent)(hp->dev->ctx) == CUDA_SUCCESS;
+  (void)DRV(cuMemFreeHost)(ptr);
+  if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
+}
+
+static int drv_alloc(void *ctx, size_t bytes, cc_hblock *b) {
   cucore_host_pool *hp = ctx;
   /* A cache miss pins memory: refused while a capture forbids it (the message is set). */
   if (cc_mem_capture_check(hp->dev, NULL, 0, "cucore_host_pool_alloc") != CUCORE_OK)
@@ -24,17 +34,24 @@ static int drv_alloc(void *ctx, size_t bytes, void **out) {
   CUcontext old = NULL;
   CUresult r = DRV(cuCtxPushCurrent)(hp->dev->ctx);
   if (r != CUDA_SUCCESS) return (int)r;
-  r = DRV(cuMemHostAlloc)(out, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
+  r = DRV(cuMemHostAlloc)(&b->base, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   (void)DRV(cuCtxPopCurrent)(&old);
-  return (int)r;
+  if (r != CUDA_SUCCESS) return (int)r;
+  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)b->base, .size = bytes,
+                    .kind = CUCORE_MEM_PINNED_POOL, .ordinal = -1, .ctx = hp->dev->ctx,
+                    .owner = hp, .aux = (uint64_t)(uintptr_t)b, .flags = CC_REC_LIVE};
+  if (cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK) {
+    unpin(hp, b->base);
+    b->base = NULL;
+    return CC_HPOOL_NO_MEMORY;
+  }
+  return 0;
 }
 
-static void drv_release(void *ctx, void *ptr) {
+static void drv_release(void *ctx, cc_hblock *b) {
   cucore_host_pool *hp = ctx;
-  CUcontext old = NULL;
-  int pushed = DRV(cuCtxPushCurrent)(hp->dev->ctx) == CUDA_SUCCESS;
-  (void)DRV(cuMemFreeHost)(ptr);
-  if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
+  (void)cc_reg_remove(&cc_mem_registry, (uint64_t)(uintptr_t)b->base);
+  unpin(hp, b->base);
 }
 
 cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool_props *props,
@@ -79,62 +96,60 @@ cucore_status cucore_host_pool_destroy(cucore_host_pool *pool) {
   return CUCORE_OK;
 }
 
+/* Why cc_hpool_get refused: the limit, bookkeeping memory, or the driver. */
+static cucore_status alloc_failed(cucore_host_pool *pool, int err, size_t bytes, size_t cb,
+                                  const char *fn) {
+  cucore_host_pool_stats s;
+  cc_hpool_stats(&pool->core, &s);
+  char want[32], cap[32], used[32], lim[32], left[32];
+  cc_format_bytes(bytes, want, sizeof want);
+  cc_format_bytes(cb, cap, sizeof cap);
+  cc_format_bytes((size_t)s.in_use_capacity, used, sizeof used);
+  if (err == CC_HPOOL_LIMIT)
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
+                   "%s: asked for %s (%zu bytes, a %s block); the pool has %s in use and "
+                   "its max_total_bytes is %s, so %s more fit", fn, want, bytes, cap, used,
+                   cc_format_bytes(pool->core.max_total, lim, sizeof lim),
+                   cc_format_bytes(pool->core.max_total > s.in_use_capacity
+                                       ? pool->core.max_total - (size_t)s.in_use_capacity
+                                       : 0,
+                                   left, sizeof left));
+  if (err == CC_HPOOL_NO_MEMORY)
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording a %s block",
+                   fn, cap);
+  size_t av = cc_host_mem_available();
+  char avail[32];
+  cc_format_bytes(av, avail, sizeof avail);
+  if (err == CUDA_ERROR_OUT_OF_MEMORY) /* pinned memory is host memory */
+    return cc_fail(cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, err),
+                   "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (%zu "
+                   "bytes, a %s block) of pinned host memory; the host has %s (%zu bytes) "
+                   "available (MemAvailable); the pool has %s in use and gave its cache back "
+                   "first", fn, want, bytes, cap, avail, av, used);
+  return cc_fail_cu((CUresult)err, "cuMemHostAlloc",
+                    "%s asked for %s (%zu bytes, a %s block) of pinned host memory; the host "
+                    "has %s available; the pool has %s in use", fn, want, bytes, cap, avail,
+                    used);
+}
+
 cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out) {
   cc_begin();
   const char *fn = "cucore_host_pool_alloc";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
   CC_CHECK_ARG(pool, fn, "pool");
-  if (CC_UNLIKELY(bytes == 0))
+  cc_hblock *b = NULL;
+  int err = cc_hpool_get(&pool->core, bytes, &b, out); /* the size is checked there first */
+  if (CC_LIKELY(!err)) return CUCORE_OK;
+  if (bytes == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
   cucore_status st = cc_check_size(bytes, fn, "the size");
   if (st != CUCORE_OK) return st;
   size_t cb = 0;
-  if (CC_UNLIKELY(cc_hpool_class_of(bytes, &cb) < 0))
+  if (err == CC_HPOOL_BAD_SIZE || cc_hpool_class_of(bytes, &cb) < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu bytes is above the largest size class (1 TiB)", fn, bytes);
-  void *p = NULL;
-  int cls = 0;
-  int err = cc_hpool_get(&pool->core, bytes, &p, &cls);
-  if (CC_UNLIKELY(err)) {
-    cucore_host_pool_stats s;
-    cc_hpool_stats(&pool->core, &s);
-    char want[32], cap[32], used[32], lim[32], left[32];
-    cc_format_bytes(bytes, want, sizeof want);
-    cc_format_bytes(cb, cap, sizeof cap);
-    cc_format_bytes((size_t)s.in_use_capacity, used, sizeof used);
-    if (err == CC_HPOOL_LIMIT)
-      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
-                     "%s: asked for %s (%zu bytes, a %s block); the pool has %s in use and "
-                     "its max_total_bytes is %s, so %s more fit", fn, want, bytes, cap, used,
-                     cc_format_bytes(pool->core.max_total, lim, sizeof lim),
-                     cc_format_bytes(pool->core.max_total > s.in_use_capacity
-                                         ? pool->core.max_total - (size_t)s.in_use_capacity
-                                         : 0,
-                                     left, sizeof left));
-    size_t av = cc_host_mem_available();
-    char avail[32];
-    cc_format_bytes(av, avail, sizeof avail);
-    if (err == CUDA_ERROR_OUT_OF_MEMORY) /* pinned memory is host memory */
-      return cc_fail(cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, err),
-                     "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (%zu "
-                     "bytes, a %s block) of pinned host memory; the host has %s (%zu bytes) "
-                     "available (MemAvailable); the pool has %s in use and gave its cache back "
-                     "first", fn, want, bytes, cap, avail, av, used);
-    return cc_fail_cu((CUresult)err, "cuMemHostAlloc",
-                      "%s asked for %s (%zu bytes, a %s block) of pinned host memory; the host "
-                      "has %s available; the pool has %s in use", fn, want, bytes, cap, avail,
-                      used);
-  }
-  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p, .size = bytes,
-                    .kind = CUCORE_MEM_PINNED_POOL, .ordinal = -1, .ctx = pool->dev->ctx,
-                    .owner = pool, .aux = (uint64_t)cls};
-  if (CC_UNLIKELY(cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK)) {
-    cc_hpool_put(&pool->core, p, cls, bytes);
-    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the block", fn);
-  }
-  *out = p;
-  return CUCORE_OK;
+  return alloc_failed(pool, err, bytes, cb, fn);
 }
 
 typedef struct host_free_ctx {
@@ -157,6 +172,7 @@ cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
   const char *fn = "cucore_host_pool_free";
   if (!ptr) return CUCORE_OK;
   CC_CHECK_ARG(pool, fn, "pool");
+  if (CC_LIKELY(cc_hpool_free_recent(&pool->core, ptr))) return CUCORE_OK;
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   host_free_ctx c = {pool, 0};
   cc_mem_rec rec;
@@ -168,13 +184,13 @@ cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
                      "pool it came from", fn, ptr, rec.owner, (void *)pool);
     return cc_mem_explain_take(res, &rec, a, fn, "a block of this pinned pool");
   }
-  cc_hpool_put(&pool->core, ptr, (int)rec.aux, (size_t)rec.size);
+  cc_hpool_put(&pool->core, (cc_hblock *)(uintptr_t)rec.aux); /* the record freed it */
   return CUCORE_OK;
 }
 
 void cc_host_pool_give_back(const cc_mem_rec *rec) {
   cucore_host_pool *pool = rec->owner;
-  cc_hpool_put(&pool->core, (void *)(uintptr_t)rec->base, (int)rec->aux, (size_t)rec->size);
+  cc_hpool_put(&pool->core, (cc_hblock *)(uintptr_t)rec->aux);
 }
 
 cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {

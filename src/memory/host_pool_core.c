@@ -1,11 +1,23 @@
 /*
- * host_pool_core.c -- the pinned pool's size classes, free lists and counters, over any
- * allocator (the driver's cuMemHostAlloc in host_pool.c; malloc in the CPU tests).
+ * host_pool_core.c -- the pinned pool's size classes, free lists, thread caches and counters,
+ * over any allocator (the driver's cuMemHostAlloc in host_pool.c; malloc in the CPU tests).
  *
  * Classes: 4 KiB, then four per power of two (1.25, 1.5, 1.75 and 2 times it), up to 1 TiB; a
- * request gets the smallest class that holds it, so at most 25 % is wasted. A free block keeps
- * the link to the next free block of its class in its own first bytes, so a free costs no
- * allocation. One mutex per pool; the allocator never runs under it.
+ * request gets the smallest class that holds it, so at most 25 % is wasted.
+ *
+ * Speed: the driver pins 64 KiB in 2-4 us, so a pool pair must cost tens of nanoseconds to be
+ * worth a hundredfold. Two locked sections per pair cost more than that on a server's host,
+ * so each thread keeps a few free blocks per class of the pool it used last (its cache), and
+ * remembers the blocks it handed out recently. A hit hands a block out with plain stores; a
+ * free of a block this thread handed out is one compare-and-swap on the block's state (which
+ * also refuses a second free racing the first). Everything else takes the pool's mutex: a miss,
+ * a free from another thread, a cache that is full or belongs to another pool, pools with byte
+ * limits (whose accounting must be exact at every call), trims, statistics.
+ *
+ * Lifetimes: a thread's cache is its own; the pool never reaches into it, except that a
+ * destroyed pool releases every block it pinned, wherever it sits (the thread then drops its
+ * stale cache at its next call, knowing the pool by its id). A trim changes the pool's epoch;
+ * each thread gives its cache back at its next call on the pool, or when it exits.
  */
 #include "memory/memory.h"
 
@@ -31,6 +43,191 @@ int cc_hpool_class_of(size_t bytes, size_t *class_bytes) {
   return index;
 }
 
+/* ---- block records: recycled, never freed ---------------------------------------------------- */
+
+static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER; /* spares, slots, live pools */
+static cc_hblock *spare_blocks;
+
+static cc_hblock *block_new(void) {
+  pthread_mutex_lock(&global_lock);
+  cc_hblock *b = spare_blocks;
+  if (b) spare_blocks = b->next;
+  pthread_mutex_unlock(&global_lock);
+  if (!b) {
+    b = cc_raw_calloc(1, sizeof *b); /* kept on the spare list for good once given back */
+    if (!b) return NULL;
+    atomic_init(&b->state, 0);
+    atomic_init(&b->requested, 0);
+  }
+  b->next = b->prev_all = b->next_all = NULL;
+  return b;
+}
+
+static void block_retire(cc_hblock *b) {
+  /* A new generation: whoever still remembers the block sees it is not theirs. */
+  uint64_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
+  atomic_store_explicit(&b->state, (s & ~(uint64_t)3) + CC_HB_GEN, memory_order_release);
+  b->pool = NULL;
+  b->base = NULL;
+  pthread_mutex_lock(&global_lock);
+  b->next = spare_blocks;
+  spare_blocks = b;
+  pthread_mutex_unlock(&global_lock);
+}
+
+/* ---- thread caches --------------------------------------------------------------------------- */
+
+#define CACHE_PER_CLASS 4
+#define CACHE_BYTES ((size_t)64 << 20) /* most bytes a thread keeps */
+#define RECENT 64                      /* blocks remembered as handed out by this thread */
+
+
+typedef struct recent_block {
+  const void *ptr;
+  cc_hpool *pool;
+  cc_hblock *b;
+  uint64_t state; /* as it was handed out */
+} recent_block;
+
+typedef struct slot {
+  /* The pool it caches for; written by the owner thread under global_lock, read by others
+   * under it. */
+  cc_hpool *pool;
+  uint64_t pool_id;
+  unsigned epoch;
+  /* Allocations its cache served since it bound to the pool: written by the owner only, read
+   * by the pool's statistics. (What is in use and cached is read off the blocks' states.) */
+  _Atomic uint64_t hits;
+  /* The owner's alone. */
+  size_t cached_bytes;
+  uint8_t n[CC_HPOOL_CLASSES];
+  cc_hblock *cache[CC_HPOOL_CLASSES][CACHE_PER_CLASS];
+  recent_block recent[RECENT];
+  struct slot *next;
+} slot;
+
+static slot *all_slots;     /* under global_lock */
+static cc_hpool *live_pools; /* under global_lock */
+static uint64_t next_pool_id = 1;
+
+#if defined(__GNUC__)
+static _Thread_local slot *tls_slot __attribute__((tls_model("initial-exec")));
+#else
+static _Thread_local slot *tls_slot;
+#endif
+static pthread_key_t slot_key;
+static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
+
+
+static inline unsigned recent_index(const void *ptr) {
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  return (unsigned)(((a >> 12) ^ (a >> 20) ^ a) % RECENT);
+}
+
+static int pool_is_live(const cc_hpool *p, uint64_t id) { /* under global_lock */
+  for (const cc_hpool *q = live_pools; q; q = q->next_live)
+    if (q == p && q->id == id) return 1;
+  return 0;
+}
+
+/* Gives the slot's blocks and counts back to its pool (when the pool still lives) and unbinds
+ * it. The owner thread, under global_lock. */
+static void slot_unbind(slot *s) {
+  cc_hpool *p = s->pool;
+  if (p && pool_is_live(p, s->pool_id)) {
+    pthread_mutex_lock(&p->lock);
+    for (int c = 0; c < CC_HPOOL_CLASSES; c++) {
+      size_t cb = cc_hpool_class_bytes(c);
+      while (s->n[c]) {
+        cc_hblock *b = s->cache[c][--s->n[c]];
+        b->next = p->free_head[c];
+        p->free_head[c] = b;
+        p->free_count[c]++;
+        p->shared_bytes += cb;
+      }
+    }
+    p->st.hits += atomic_load_explicit(&s->hits, memory_order_relaxed);
+    pthread_mutex_unlock(&p->lock);
+  }
+  /* A dead pool released the cached blocks already: forget them. */
+  memset(s->n, 0, sizeof s->n);
+  atomic_store_explicit(&s->hits, 0, memory_order_relaxed);
+  s->cached_bytes = 0;
+  s->pool = NULL;
+  s->pool_id = 0;
+}
+
+static void slot_exit(void *arg) {
+  slot *s = arg;
+  pthread_mutex_lock(&global_lock);
+  slot_unbind(s);
+  for (slot **pp = &all_slots; *pp; pp = &(*pp)->next)
+    if (*pp == s) {
+      *pp = s->next;
+      break;
+    }
+  pthread_mutex_unlock(&global_lock);
+  tls_slot = NULL;
+  free(s);
+}
+
+static void make_slot_key(void) { (void)pthread_key_create(&slot_key, slot_exit); }
+
+/* This thread's slot, made on first use; NULL when out of memory (then nothing is cached). */
+static slot *my_slot(void) {
+  if (CC_LIKELY(tls_slot != NULL)) return tls_slot;
+  pthread_once(&slot_key_once, make_slot_key);
+  slot *s = cc_raw_calloc(1, sizeof *s);
+  if (!s) return NULL;
+  atomic_init(&s->hits, 0);
+  if (pthread_setspecific(slot_key, s) != 0) {
+    free(s);
+    return NULL;
+  }
+  pthread_mutex_lock(&global_lock);
+  s->next = all_slots;
+  all_slots = s;
+  pthread_mutex_unlock(&global_lock);
+  tls_slot = s;
+  return s;
+}
+
+static inline int slot_serves(const slot *s, const cc_hpool *p) {
+  return s && s->pool == p && s->pool_id == p->id &&
+         s->epoch == atomic_load_explicit(&p->epoch, memory_order_relaxed);
+}
+
+/* Binds this thread's cache to `p` (giving the cache of another pool, or of an older epoch,
+ * back first). Pools with byte limits are never cached for (the binding stays as it is). */
+static slot *slot_bind(cc_hpool *p) {
+  slot *s = my_slot();
+  if (!s || slot_serves(s, p) || p->max_cached || p->max_total) return s;
+  pthread_mutex_lock(&global_lock);
+  slot_unbind(s);
+  if (pool_is_live(p, p->id)) {
+    s->pool = p;
+    s->pool_id = p->id;
+    s->epoch = atomic_load_explicit(&p->epoch, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&global_lock);
+  return s;
+}
+
+/* Gives this thread's cache of `p` back to the pool's lists. */
+static void flush_mine(cc_hpool *p) {
+  slot *s = tls_slot;
+  if (!s || s->pool != p) return;
+  pthread_mutex_lock(&global_lock);
+  slot_unbind(s);
+  pthread_mutex_unlock(&global_lock);
+}
+
+static inline void remember(slot *s, cc_hpool *p, cc_hblock *b, uint64_t state) {
+  if (s) s->recent[recent_index(b->base)] = (recent_block){b->base, p, b, state};
+}
+
+/* ---- the pool -------------------------------------------------------------------------------- */
+
 void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
                    size_t max_total) {
   memset(p, 0, sizeof *p);
@@ -38,152 +235,289 @@ void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
   p->ops = *ops;
   p->max_cached = max_cached;
   p->max_total = max_total;
+  atomic_init(&p->epoch, 0);
+  pthread_mutex_lock(&global_lock);
+  p->id = next_pool_id++;
+  p->next_live = live_pools;
+  live_pools = p;
+  pthread_mutex_unlock(&global_lock);
 }
 
 static void note_high(cc_hpool *p) {
   if (p->pinned_now > p->st.reserved_high) p->st.reserved_high = p->pinned_now;
 }
 
-/* Pops cached blocks, largest classes first, until at most `keep` bytes stay cached; returns
- * them linked (through their first bytes) for release outside the lock, counted as freed. */
-static void *take_cached(cc_hpool *p, size_t keep) {
-  void *out = NULL;
-  for (int c = CC_HPOOL_CLASSES - 1; c >= 0 && p->st.cached_bytes > keep; c--) {
+static void link_all(cc_hpool *p, cc_hblock *b) { /* under p->lock */
+  b->prev_all = NULL;
+  b->next_all = p->all;
+  if (p->all) p->all->prev_all = b;
+  p->all = b;
+}
+
+static void unlink_all(cc_hpool *p, cc_hblock *b) { /* under p->lock */
+  if (b->prev_all) b->prev_all->next_all = b->next_all;
+  else p->all = b->next_all;
+  if (b->next_all) b->next_all->prev_all = b->prev_all;
+  b->prev_all = b->next_all = NULL;
+}
+
+/* Pops blocks off the free lists, largest classes first, until at most `keep` bytes stay
+ * there; returns them linked through `next` for release outside the lock, counted as freed. */
+static cc_hblock *take_cached(cc_hpool *p, size_t keep) {
+  cc_hblock *out = NULL;
+  for (int c = CC_HPOOL_CLASSES - 1; c >= 0 && p->shared_bytes > keep; c--) {
     size_t cb = cc_hpool_class_bytes(c);
-    while (p->free_head[c] && p->st.cached_bytes > keep) {
-      void *b = p->free_head[c];
-      memcpy(&p->free_head[c], b, sizeof(void *));
+    while (p->free_head[c] && p->shared_bytes > keep) {
+      cc_hblock *b = p->free_head[c];
+      p->free_head[c] = b->next;
       p->free_count[c]--;
-      p->st.cached_blocks--;
-      p->st.cached_bytes -= cb;
+      p->shared_bytes -= cb;
       p->pinned_now -= cb;
       p->st.driver_frees++;
-      memcpy(b, &out, sizeof(void *));
+      unlink_all(p, b);
+      b->next = out;
       out = b;
     }
   }
   return out;
 }
 
-static void release_list(cc_hpool *p, void *list) {
+static void release_list(cc_hpool *p, cc_hblock *list) {
   while (list) {
-    void *next;
-    memcpy(&next, list, sizeof next);
+    cc_hblock *next = list->next;
     p->ops.release(p->ops.ctx, list);
+    block_retire(list);
     list = next;
   }
 }
 
-int cc_hpool_get(cc_hpool *p, size_t bytes, void **out, int *cls) {
-  *out = NULL;
-  size_t cb = 0;
-  int c = cc_hpool_class_of(bytes, &cb);
-  if (c < 0) return CC_HPOOL_LIMIT;
+static void hand_out(cc_hblock *b, size_t bytes) {
+  atomic_store_explicit(&b->requested, bytes, memory_order_relaxed);
+  uint64_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
+  atomic_store_explicit(&b->state, (s & ~(uint64_t)3) | CC_HB_IN_USE, memory_order_release);
+}
+
+CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s,
+                            cc_hblock **out) {
   pthread_mutex_lock(&p->lock);
-  void *b = p->free_head[c];
+  cc_hblock *b = p->free_head[c];
   if (b) {
-    memcpy(&p->free_head[c], b, sizeof(void *));
+    p->free_head[c] = b->next;
     p->free_count[c]--;
-    p->st.cached_blocks--;
-    p->st.cached_bytes -= cb;
-    p->st.in_use_blocks++;
-    p->st.in_use_bytes += bytes;
-    p->st.in_use_capacity += cb;
+    p->shared_bytes -= cb;
     p->st.hits++;
+    hand_out(b, bytes);
     pthread_mutex_unlock(&p->lock);
+    remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
     *out = b;
-    *cls = c;
     return 0;
   }
   /* A miss: make room under the total limit by giving cached blocks back, then pin a new
-   * block without holding the lock. */
-  void *spill = NULL;
+   * block without holding the lock. (With a limit, no thread caches: the counts are exact.) */
+  cc_hblock *spill = NULL;
   if (p->max_total) {
-    if (p->st.in_use_capacity + cb > p->max_total) {
+    uint64_t in_use = p->pinned_now - p->shared_bytes; /* (no thread caches with a limit) */
+    if (in_use + cb > p->max_total) {
       pthread_mutex_unlock(&p->lock);
       return CC_HPOOL_LIMIT;
     }
     if (p->pinned_now + cb > p->max_total)
-      spill = take_cached(p, p->max_total - cb - p->st.in_use_capacity);
+      spill = take_cached(p, p->max_total - cb - in_use);
   }
   p->st.misses++;
-  p->st.in_use_blocks++;
-  p->st.in_use_bytes += bytes;
-  p->st.in_use_capacity += cb;
   p->pinned_now += cb;
   note_high(p);
   pthread_mutex_unlock(&p->lock);
   release_list(p, spill);
-  int err = p->ops.alloc(p->ops.ctx, cb, &b);
-  if (err == CUDA_ERROR_OUT_OF_MEMORY) {
-    /* Out of pinnable memory: give the whole cache back and try once more. (Other errors,
-     * such as a refusal during a stream capture, are returned as they are.) */
-    pthread_mutex_lock(&p->lock);
-    void *all = take_cached(p, 0);
-    pthread_mutex_unlock(&p->lock);
-    if (all) {
-      release_list(p, all);
-      err = p->ops.alloc(p->ops.ctx, cb, &b);
+  int err = CC_HPOOL_NO_MEMORY;
+  b = block_new();
+  if (b) {
+    b->cls = c;
+    b->class_bytes = cb;
+    b->pool = p;
+    err = p->ops.alloc(p->ops.ctx, cb, b);
+    if (err == CUDA_ERROR_OUT_OF_MEMORY) {
+      /* Out of pinnable memory: give the whole cache back (this thread's too) and try once
+       * more. (Other errors, such as a refusal during a stream capture, are returned as they
+       * are.) */
+      flush_mine(p);
+      pthread_mutex_lock(&p->lock);
+      cc_hblock *all = take_cached(p, 0);
+      pthread_mutex_unlock(&p->lock);
+      if (all) {
+        release_list(p, all);
+        err = p->ops.alloc(p->ops.ctx, cb, b);
+      }
     }
   }
   pthread_mutex_lock(&p->lock);
   if (err) {
-    p->st.in_use_blocks--;
-    p->st.in_use_bytes -= bytes;
-    p->st.in_use_capacity -= cb;
     p->pinned_now -= cb;
     p->st.misses--;
+  } else {
+    link_all(p, b);
+    hand_out(b, bytes);
   }
   pthread_mutex_unlock(&p->lock);
-  if (err) return err;
+  if (err) {
+    if (b) block_retire(b);
+    return err;
+  }
+  remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
   *out = b;
-  *cls = c;
   return 0;
 }
 
-void cc_hpool_put(cc_hpool *p, void *ptr, int cls, size_t requested) {
-  size_t cb = cc_hpool_class_bytes(cls);
+int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base) {
+  *out = NULL;
+  size_t cb = 0;
+  int c = cc_hpool_class_of(bytes, &cb);
+  if (CC_UNLIKELY(c < 0)) return CC_HPOOL_BAD_SIZE;
+  slot *s = tls_slot;
+  if (CC_LIKELY(slot_serves(s, p) && s->n[c])) {
+    cc_hblock *b = s->cache[c][--s->n[c]];
+    s->cached_bytes -= cb;
+    hand_out(b, bytes);
+    atomic_store_explicit(&s->hits, atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
+    *out = b;
+    if (base) *base = b->base;
+    return 0;
+  }
+  int err = get_slow(p, bytes, c, cb, slot_bind(p), out);
+  if (!err && base) *base = (*out)->base;
+  return err;
+}
+
+CC_COLD static void put_slow(cc_hpool *p, cc_hblock *b, size_t cb) {
   int release = 0;
   pthread_mutex_lock(&p->lock);
-  p->st.in_use_blocks--;
-  p->st.in_use_bytes -= requested;
-  p->st.in_use_capacity -= cb;
-  if (p->max_cached && p->st.cached_bytes + cb > p->max_cached) {
+  if (p->max_cached && p->shared_bytes + cb > p->max_cached) {
     release = 1;
     p->pinned_now -= cb;
     p->st.driver_frees++;
+    unlink_all(p, b);
   } else {
-    memcpy(ptr, &p->free_head[cls], sizeof(void *));
-    p->free_head[cls] = ptr;
-    p->free_count[cls]++;
-    p->st.cached_blocks++;
-    p->st.cached_bytes += cb;
+    b->next = p->free_head[b->cls];
+    p->free_head[b->cls] = b;
+    p->free_count[b->cls]++;
+    p->shared_bytes += cb;
   }
   pthread_mutex_unlock(&p->lock);
-  if (release) p->ops.release(p->ops.ctx, ptr);
+  if (release) {
+    p->ops.release(p->ops.ctx, b);
+    block_retire(b);
+  }
+}
+
+/* Into this thread's cache when it serves `p` and has room; 1 when done. */
+static inline int cache_put(slot *s, cc_hpool *p, cc_hblock *b) {
+  int c = b->cls;
+  if (!slot_serves(s, p) || s->n[c] >= CACHE_PER_CLASS ||
+      s->cached_bytes + b->class_bytes > CACHE_BYTES)
+    return 0;
+  s->cache[c][s->n[c]++] = b;
+  s->cached_bytes += b->class_bytes;
+  return 1;
+}
+
+void cc_hpool_put(cc_hpool *p, cc_hblock *b) {
+  if (CC_LIKELY(cache_put(tls_slot, p, b))) return;
+  if (cache_put(slot_bind(p), p, b)) return;
+  put_slow(p, b, b->class_bytes);
+}
+
+int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
+  slot *s = tls_slot;
+  if (!s) return 0;
+  recent_block *r = &s->recent[recent_index(ptr)];
+  if (r->ptr != ptr || r->pool != p) return 0;
+  r->ptr = NULL;
+  if (!cc_hb_unuse(r->b, r->state)) return 0; /* freed, busy or another holder's now */
+  if (CC_LIKELY(cache_put(s, p, r->b))) return 1;
+  cc_hpool_put(p, r->b);
+  return 1;
+}
+
+int cc_hpool_free_block(cc_hpool *p, cc_hblock *b) {
+  uint64_t seen = atomic_load_explicit(&b->state, memory_order_acquire);
+  if ((seen & 3) != CC_HB_IN_USE || b->pool != p || !cc_hb_unuse(b, seen)) return 0;
+  cc_hpool_put(p, b);
+  return 1;
 }
 
 void cc_hpool_trim(cc_hpool *p, size_t keep_bytes) {
+  atomic_fetch_add(&p->epoch, 1); /* every thread cache gives its blocks back */
+  flush_mine(p);
   pthread_mutex_lock(&p->lock);
-  void *list = take_cached(p, keep_bytes);
+  cc_hblock *list = take_cached(p, keep_bytes);
   pthread_mutex_unlock(&p->lock);
   release_list(p, list);
 }
 
-void cc_hpool_stats(cc_hpool *p, cucore_host_pool_stats *out) {
-  pthread_mutex_lock(&p->lock);
+/* The pool's counts: what is in use and cached read off its blocks, hits from the pool and
+ * its threads; under global_lock and p->lock. */
+static void sum_stats(cc_hpool *p, cucore_host_pool_stats *out) {
   *out = p->st;
+  out->in_use_blocks = out->in_use_bytes = out->in_use_capacity = 0;
+  out->cached_blocks = out->cached_bytes = 0;
+  for (cc_hblock *b = p->all; b; b = b->next_all) {
+    if (atomic_load_explicit(&b->state, memory_order_acquire) & CC_HB_IN_USE) {
+      out->in_use_blocks++;
+      out->in_use_bytes += atomic_load_explicit(&b->requested, memory_order_relaxed);
+      out->in_use_capacity += b->class_bytes;
+    } else {
+      out->cached_blocks++;
+      out->cached_bytes += b->class_bytes;
+    }
+  }
+  for (slot *s = all_slots; s; s = s->next)
+    if (s->pool == p && s->pool_id == p->id)
+      out->hits += atomic_load_explicit(&s->hits, memory_order_relaxed);
+}
+
+void cc_hpool_stats(cc_hpool *p, cucore_host_pool_stats *out) {
+  pthread_mutex_lock(&global_lock);
+  pthread_mutex_lock(&p->lock);
+  sum_stats(p, out);
   pthread_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&global_lock);
 }
 
 void cc_hpool_reset_high(cc_hpool *p) {
+  pthread_mutex_lock(&global_lock);
   pthread_mutex_lock(&p->lock);
+  cucore_host_pool_stats now;
+  sum_stats(p, &now);
   p->st.reserved_high = p->pinned_now;
-  p->st.hits = p->st.misses = 0;
+  p->st.hits -= now.hits; /* the threads' hits stay theirs: the sum starts from 0 */
+  p->st.misses = 0;
   pthread_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&global_lock);
 }
 
 void cc_hpool_fini(cc_hpool *p) {
-  cc_hpool_trim(p, 0);
+  pthread_mutex_lock(&global_lock);
+  for (cc_hpool **pp = &live_pools; *pp; pp = &(*pp)->next_live)
+    if (*pp == p) {
+      *pp = p->next_live;
+      break;
+    }
+  slot *s = tls_slot;
+  if (s && s->pool == p) slot_unbind(s); /* the pool is no longer live: just forgets */
+  pthread_mutex_unlock(&global_lock);
+  /* Every block is free now, on the lists or in some thread's cache: give them all back. */
+  pthread_mutex_lock(&p->lock);
+  cc_hblock *list = NULL;
+  while (p->all) {
+    cc_hblock *b = p->all;
+    unlink_all(p, b);
+    b->next = list;
+    list = b;
+  }
+  memset(p->free_head, 0, sizeof p->free_head);
+  pthread_mutex_unlock(&p->lock);
+  release_list(p, list);
   pthread_mutex_destroy(&p->lock);
 }

@@ -25,8 +25,11 @@
 
 enum {
   CC_REC_DLPACK_OWNED = 1, /* handed to a DLPack consumer: its deleter frees it */
-  CC_REC_ALIAS = 2         /* the device address of registered memory (the host range is the
+  CC_REC_ALIAS = 2,        /* the device address of registered memory (the host range is the
                               main record; `alias` points at it) */
+  CC_REC_LIVE = 4          /* a pinned-pool block: the record stays while the block is pinned;
+                              `aux` is its cc_hblock, whose state says whether it is handed out
+                              (only then is the record seen) and how many bytes were asked for */
 };
 
 /* One allocation or registered range: [base, base + size). */
@@ -37,7 +40,7 @@ typedef struct cc_mem_rec {
   CUcontext ctx;         /* the context it was made in (NULL for imports of unknown origin) */
   void *cupool;          /* the CUmemoryPool it came from, or NULL */
   void *owner;           /* the cucore pool (device or pinned) that must outlive it, or NULL */
-  uint64_t aux;          /* pinned pool: size class; pitched: pitch; registered: flags */
+  uint64_t aux;          /* pinned pool: its cc_hblock; pitched: pitch; registered: flags */
   uint64_t alias;        /* registered memory: the other address of the pair, or 0 */
   uint32_t textures;     /* texture and surface objects over it */
   uint32_t exports;      /* live DLPack exports of it */
@@ -92,6 +95,9 @@ cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc
 cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out);
 /* Sets and clears flags of the record starting at `base`. */
 cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
+/* Removes the record starting at `base` whatever its state (a pinned-pool block given back to
+ * the driver); it goes to the freed ring. 0 when there is none. */
+int cc_reg_remove(cc_registry *r, uint64_t base);
 /* The most recently freed record containing `addr`; 0 when none is remembered. */
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
 size_t cc_reg_count(cc_registry *r);
@@ -218,25 +224,60 @@ void cc_host_pool_give_back(const cc_mem_rec *rec);
 #define CC_HPOOL_MAX_SHIFT 40 /* 1 TiB */
 #define CC_HPOOL_CLASSES (1 + 4 * (CC_HPOOL_MAX_SHIFT - CC_HPOOL_MIN_SHIFT))
 
+/* A pinned block and what is known of it. Its memory is recycled for other blocks but never
+ * freed, so a stale pointer to one may always be read: the state's generation, which changes
+ * at every free, tells a stale view from a current one. */
+typedef struct cc_hblock cc_hblock;
+struct cc_hblock {
+  _Atomic uint64_t state;     /* generation * CC_HB_GEN | CC_HB_IN_USE | CC_HB_BUSY */
+  _Atomic uint64_t requested; /* the bytes its holder asked for */
+  void *base;                 /* set by the allocator */
+  int cls;
+  size_t class_bytes;
+  struct cc_hpool *pool;
+  cc_hblock *next;            /* the pool's free list of its class, or the spare list */
+  cc_hblock *prev_all, *next_all; /* every block the pool has pinned */
+};
+
+enum {
+  CC_HB_IN_USE = 1, /* handed out */
+  CC_HB_BUSY = 2,   /* textures, exports or a DLPack consumer use it: not freeable */
+  CC_HB_GEN = 4
+};
+
+/* Handed out -> free, when the state is still `seen` (handed out, not busy); 1 when done. */
+static inline int cc_hb_unuse(cc_hblock *b, uint64_t seen) {
+  return atomic_compare_exchange_strong_explicit(&b->state, &seen,
+                                                 (seen & ~(uint64_t)3) + CC_HB_GEN,
+                                                 memory_order_acq_rel, memory_order_relaxed);
+}
+
 typedef struct cc_host_allocator {
-  /* Returns 0 and a block of at least `bytes`, or a non-zero error (a CUresult):
-   * CUDA_ERROR_OUT_OF_MEMORY makes the pool give its cache back and try once more. */
-  int (*alloc)(void *ctx, size_t bytes, void **out);
-  void (*release)(void *ctx, void *ptr);
+  /* Pins `bytes` into b->base (and may record the block): 0, or a non-zero error (a
+   * CUresult: CUDA_ERROR_OUT_OF_MEMORY makes the pool give its cache back and retry). */
+  int (*alloc)(void *ctx, size_t bytes, cc_hblock *b);
+  void (*release)(void *ctx, cc_hblock *b);
   void *ctx;
 } cc_host_allocator;
 
 typedef struct cc_hpool {
   pthread_mutex_t lock;
   cc_host_allocator ops;
-  size_t max_cached, max_total; /* 0: no limit */
-  void *free_head[CC_HPOOL_CLASSES]; /* a free block's first 8 bytes link to the next */
+  size_t max_cached, max_total; /* 0: no limit; with either, no thread keeps blocks */
+  uint64_t id;                  /* unique in the process: names the pool to thread caches */
+  atomic_uint epoch;            /* changed by a trim: thread caches give their blocks back */
+  cc_hblock *free_head[CC_HPOOL_CLASSES];
   uint32_t free_count[CC_HPOOL_CLASSES];
-  cucore_host_pool_stats st;
-  uint64_t pinned_now;              /* in_use_capacity + cached_bytes */
+  uint64_t shared_bytes;        /* bytes on the free lists */
+  cc_hblock *all;               /* every pinned block */
+  cucore_host_pool_stats st;    /* plus what thread caches counted (cc_hpool_stats) */
+  uint64_t pinned_now;          /* in use + cached, in class bytes */
+  struct cc_hpool *next_live;
 } cc_hpool;
 
 #define CC_HPOOL_LIMIT (-1) /* cc_hpool_get: max_total would be passed */
+#define CC_HPOOL_NO_MEMORY (-2) /* cc_hpool_get: no host memory for the block's bookkeeping */
+#define CC_HPOOL_BAD_SIZE (-3)  /* cc_hpool_get: 0 bytes, or above the largest class */
 
 /* The class index of a request (0 for up to 4 KiB) and its bytes; -1 when bytes is 0 or above
  * the largest class. */
@@ -244,16 +285,24 @@ int cc_hpool_class_of(size_t bytes, size_t *class_bytes);
 size_t cc_hpool_class_bytes(int index);
 void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
                    size_t max_total);
-/* A block for `bytes` from the cache or the allocator (the lock is not held while it runs; on
- * its failure the cache is given back and it is tried once more). 0, CC_HPOOL_LIMIT or the
+/* A block for `bytes`, handed out (*base, when not NULL, gets its address): from this thread's cache, the pool's free lists, or the
+ * allocator (the lock is not held while it runs; on its failure the cache is given back and it
+ * is tried once more). 0, CC_HPOOL_BAD_SIZE, CC_HPOOL_LIMIT, CC_HPOOL_NO_MEMORY or the
  * allocator's error. */
-int cc_hpool_get(cc_hpool *p, size_t bytes, void **out, int *cls);
-/* Returns a block of class `cls` given out for `requested` bytes. */
-void cc_hpool_put(cc_hpool *p, void *ptr, int cls, size_t requested);
+int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base);
+/* Frees the block at `ptr` when this thread handed it out recently and it is still handed out
+ * and not busy: 1 when done; 0 leaves it to the caller's checked path. */
+int cc_hpool_free_recent(cc_hpool *p, const void *ptr);
+/* Takes back a block the caller has moved from handed out to free (cc_hb_unuse). */
+void cc_hpool_put(cc_hpool *p, cc_hblock *b);
+/* cc_hb_unuse then cc_hpool_put; 0 when the block was not handed out or is busy. */
+int cc_hpool_free_block(cc_hpool *p, cc_hblock *b);
+/* Gives cached blocks back until at most `keep_bytes` stay: the free lists and this thread's
+ * cache at once, other threads' caches (a few blocks each) at their next call on the pool. */
 void cc_hpool_trim(cc_hpool *p, size_t keep_bytes);
 void cc_hpool_stats(cc_hpool *p, cucore_host_pool_stats *out);
 void cc_hpool_reset_high(cc_hpool *p);
-/* Gives every cached block back and destroys the lock (no block may be in use). */
+/* Gives every pinned block back and destroys the lock (no block may be in use). */
 void cc_hpool_fini(cc_hpool *p);
 
 /* 1 when cucore enabled access from context `from` to memory of context `to` (peer.c). */

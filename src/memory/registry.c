@@ -4,8 +4,14 @@
  * (each copy) finds the node with the greatest base <= address in O(log n); inserts and
  * removals take well under a microsecond. (A read-write lock cost 18 ns more per
  * allocate/free pair than the mutex, on the path a stream-ordered pair of 0.6 us takes; the
- * sections are too short for shared readers to pay that back.) Freed nodes are kept for reuse so the hot path does not call malloc, and the last frees
- * are remembered so a double free can be named as one.
+ * sections are too short for shared readers to pay that back.) Freed nodes are kept for reuse
+ * so the hot path does not call malloc, and the last frees are remembered so a double free can
+ * be named as one.
+ *
+ * A pinned-pool block (CC_REC_LIVE) keeps its node while it is pinned; whether it is handed out,
+ * and for how many bytes, is in its cc_hblock, which the pool changes without this lock (one
+ * compare-and-swap per free). Lookups see such a node only while the block is handed out, with
+ * the size asked for; inserts see it always (its memory stays pinned), and never evict it.
  */
 #define _GNU_SOURCE
 #include "memory/memory.h"
@@ -172,19 +178,53 @@ static int contains(const cc_mem_rec *rec, uint64_t addr) {
   return addr >= rec->base && addr - rec->base < rec->size;
 }
 
-/* The node containing addr (a zero-size record contains only its base). */
-static cc_reg_node *containing(cc_reg_node *root, uint64_t addr) {
-  cc_reg_node *n = floor_node(root, addr);
-  if (!n) return NULL;
-  if (contains(&n->rec, addr) || (n->rec.size == 0 && n->rec.base == addr)) return n;
-  return NULL;
+static cc_hblock *block_of(const cc_reg_node *n) { return (cc_hblock *)(uintptr_t)n->rec.aux; }
+
+static uint64_t block_state(const cc_reg_node *n) {
+  return atomic_load_explicit(&block_of(n)->state, memory_order_acquire);
 }
 
-/* The lowest node overlapping [lo, hi). */
-static cc_reg_node *overlapping(cc_reg_node *root, uint64_t lo, uint64_t hi) {
+/* 1 when lookups do not see the node: a pinned-pool block that is not handed out. */
+static int hidden(const cc_reg_node *n) {
+  return (n->rec.flags & CC_REC_LIVE) && !(block_state(n) & CC_HB_IN_USE);
+}
+
+/* The record as lookups see it: a handed-out pool block has the size asked for. */
+static cc_mem_rec view(const cc_reg_node *n) {
+  cc_mem_rec r = n->rec;
+  if (r.flags & CC_REC_LIVE)
+    r.size = atomic_load_explicit(&block_of(n)->requested, memory_order_relaxed);
+  return r;
+}
+
+/* 1 when the node, as `all` (inserts) or lookups see it, contains addr (a zero-size record
+ * contains only its base). */
+static int node_contains(const cc_reg_node *n, uint64_t addr, int all) {
+  if (all) return contains(&n->rec, addr) || (n->rec.size == 0 && n->rec.base == addr);
+  if (hidden(n)) return 0;
+  cc_mem_rec r = view(n);
+  return contains(&r, addr) || (r.size == 0 && r.base == addr);
+}
+
+/* The node containing addr, as lookups see it. */
+static cc_reg_node *containing(cc_reg_node *root, uint64_t addr) {
+  cc_reg_node *n = floor_node(root, addr);
+  return n && node_contains(n, addr, 0) ? n : NULL;
+}
+
+/* The lowest node at or above `lo` that lookups (or, with `all`, inserts) see. */
+static cc_reg_node *next_seen(cc_reg_node *root, uint64_t lo, int all) {
+  cc_reg_node *n = ceil_node(root, lo);
+  while (n && !all && hidden(n))
+    n = n->rec.base == UINT64_MAX ? NULL : ceil_node(root, n->rec.base + 1);
+  return n;
+}
+
+/* The lowest node overlapping [lo, hi), as lookups or (`all`) inserts see it. */
+static cc_reg_node *overlapping(cc_reg_node *root, uint64_t lo, uint64_t hi, int all) {
   cc_reg_node *n = floor_node(root, lo);
-  if (n && (contains(&n->rec, lo) || (n->rec.size == 0 && n->rec.base == lo))) return n;
-  n = ceil_node(root, lo);
+  if (n && node_contains(n, lo, all)) return n;
+  n = next_seen(root, lo, all);
   if (n && n->rec.base < hi) return n;
   return NULL;
 }
@@ -208,8 +248,8 @@ cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
   if (hi < rec->base) hi = UINT64_MAX;
   pthread_mutex_lock(&r->lock);
   cc_reg_node *o;
-  while ((o = overlapping(r->root, rec->base, hi)) != NULL) {
-    if (!evict) {
+  while ((o = overlapping(r->root, rec->base, hi, 1)) != NULL) {
+    if (!evict || (o->rec.flags & CC_REC_LIVE)) { /* a pool block's memory is still pinned */
       pthread_mutex_unlock(&r->lock);
       return CC_REG_OVERLAP;
     }
@@ -240,15 +280,15 @@ cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
 int cc_reg_find(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   pthread_mutex_lock(&r->lock);
   cc_reg_node *n = containing(r->root, addr);
-  if (n && out) *out = n->rec;
+  if (n && out) *out = view(n);
   pthread_mutex_unlock(&r->lock);
   return n != NULL;
 }
 
 int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
   pthread_mutex_lock(&r->lock);
-  cc_reg_node *n = overlapping(r->root, lo, hi);
-  if (n && out) *out = n->rec;
+  cc_reg_node *n = overlapping(r->root, lo, hi, 1); /* cached pool blocks are pinned too */
+  if (n && out) *out = view(n);
   pthread_mutex_unlock(&r->lock);
   return n != NULL;
 }
@@ -256,12 +296,12 @@ int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *ou
 static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
   cc_reg_node *n = containing(root, lo);
   if (n) {
-    *out = n->rec;
+    *out = view(n);
     return CC_LOC_IN;
   }
-  n = ceil_node(root, lo);
+  n = next_seen(root, lo, 0);
   if (n && n->rec.base < hi) {
-    *out = n->rec;
+    *out = view(n);
     return CC_LOC_INTO;
   }
   return CC_LOC_NONE;
@@ -287,19 +327,28 @@ cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, v
   pthread_mutex_lock(&r->lock);
   cc_reg_node *n = containing(r->root, base);
   cc_reg_result res = CC_REG_OK;
+  cc_mem_rec seen;
   if (!n) {
     res = CC_REG_NOT_FOUND;
   } else {
-    if (out) *out = n->rec;
+    seen = view(n);
+    if (out) *out = seen;
     if (n->rec.base != base)
       res = CC_REG_NOT_BASE;
-    else if (accept && !accept(&n->rec, ctx))
+    else if (accept && !accept(&seen, ctx))
       res = CC_REG_REJECTED;
     else if (n->rec.textures || n->rec.exports ||
              (!take_owned && (n->rec.flags & CC_REC_DLPACK_OWNED)))
       res = CC_REG_BUSY;
   }
-  if (res == CC_REG_OK) {
+  if (res == CC_REG_OK && (n->rec.flags & CC_REC_LIVE)) {
+    /* A pool block stays recorded: it becomes free (a racing free wins or loses here). */
+    uint64_t st = block_state(n);
+    if ((st & CC_HB_IN_USE) && cc_hb_unuse(block_of(n), st))
+      n->rec.flags &= ~(uint32_t)CC_REC_DLPACK_OWNED;
+    else
+      res = CC_REG_NOT_FOUND;
+  } else if (res == CC_REG_OK) {
     cc_reg_node *gone = NULL;
     r->root = remove_node(r->root, base, &gone);
     r->count--;
@@ -310,16 +359,38 @@ cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, v
   return res;
 }
 
+/* A pool block's BUSY bit follows its users, so that the pool's lock-free free refuses it;
+ * 0 when the block stopped being handed out meanwhile. */
+static int mark_busy(cc_reg_node *n) {
+  if (!(n->rec.flags & CC_REC_LIVE)) return 1;
+  int busy = n->rec.textures || n->rec.exports || (n->rec.flags & CC_REC_DLPACK_OWNED);
+  uint64_t st = block_state(n);
+  for (;;) {
+    if (!(st & CC_HB_IN_USE)) return 0;
+    uint64_t want = busy ? st | CC_HB_BUSY : st & ~(uint64_t)CC_HB_BUSY;
+    if (want == st || atomic_compare_exchange_weak_explicit(&block_of(n)->state, &st, want,
+                                                           memory_order_acq_rel,
+                                                           memory_order_acquire))
+      return 1;
+  }
+}
+
 cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc_mem_rec *out) {
   pthread_mutex_lock(&r->lock);
   cc_reg_node *n = containing(r->root, addr);
   if (n) {
     uint32_t *c = which ? &n->rec.exports : &n->rec.textures;
+    uint32_t before = *c;
     if (delta >= 0)
       *c += (uint32_t)delta;
     else
       *c = *c >= (uint32_t)-delta ? *c - (uint32_t)-delta : 0;
-    if (out) *out = n->rec;
+    if (!mark_busy(n)) {
+      *c = before;
+      n = NULL;
+    } else if (out) {
+      *out = view(n);
+    }
   }
   pthread_mutex_unlock(&r->lock);
   return n ? CC_REG_OK : CC_REG_NOT_FOUND;
@@ -330,12 +401,16 @@ cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   cc_reg_node *n = containing(r->root, addr);
   cc_reg_result res = CC_REG_NOT_FOUND;
   if (n) {
-    if (out) *out = n->rec;
+    if (out) *out = view(n);
     if (n->rec.textures || n->rec.exports || (n->rec.flags & CC_REC_DLPACK_OWNED)) {
       res = CC_REG_BUSY;
     } else {
       n->rec.flags |= CC_REC_DLPACK_OWNED;
       res = CC_REG_OK;
+      if (!mark_busy(n)) {
+        n->rec.flags &= ~(uint32_t)CC_REC_DLPACK_OWNED;
+        res = CC_REG_NOT_FOUND;
+      }
     }
   }
   pthread_mutex_unlock(&r->lock);
@@ -346,14 +421,39 @@ cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint
   pthread_mutex_lock(&r->lock);
   cc_reg_node *n = containing(r->root, base);
   cc_reg_result res = !n ? CC_REG_NOT_FOUND : n->rec.base != base ? CC_REG_NOT_BASE : CC_REG_OK;
-  if (res == CC_REG_OK) n->rec.flags = (n->rec.flags | set) & ~clear;
+  uint32_t mine = CC_REC_LIVE; /* whether a node is a pool block is the pool's to say */
+  if (res == CC_REG_OK) n->rec.flags = (n->rec.flags | (set & ~mine)) & ~(clear & ~mine);
   pthread_mutex_unlock(&r->lock);
   return res;
+}
+
+int cc_reg_remove(cc_registry *r, uint64_t base) {
+  pthread_mutex_lock(&r->lock);
+  cc_reg_node *gone = NULL;
+  r->root = remove_node(r->root, base, &gone);
+  if (gone) {
+    r->count--;
+    cc_mem_rec rec = view(gone);
+    rec.flags &= ~(uint32_t)CC_REC_LIVE; /* its block record is someone else's from now on */
+    rec.aux = 0;
+    remember_freed(r, &rec);
+    recycle(r, gone);
+  }
+  pthread_mutex_unlock(&r->lock);
+  return gone != NULL;
 }
 
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   int found = 0;
   pthread_mutex_lock(&r->lock);
+  cc_reg_node *n = floor_node(r->root, addr);
+  if (n && (n->rec.flags & CC_REC_LIVE) && hidden(n)) { /* a pool block given back */
+    cc_mem_rec v = view(n);
+    if (contains(&v, addr) || v.base == addr) {
+      if (out) *out = v;
+      found = 1;
+    }
+  }
   for (unsigned i = 0; i < r->freed_count && !found; i++) { /* newest first */
     unsigned k = (r->freed_next + CC_REG_FREED_RING - 1 - i) % CC_REG_FREED_RING;
     const cc_mem_rec *f = &r->freed[k];
