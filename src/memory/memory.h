@@ -104,6 +104,24 @@ size_t cc_reg_count(cc_registry *r);
 /* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
 int cc_reg_verify(cc_registry *r);
 
+/* ---- this thread's front table of the registry (registry_front.c) ----------------------------- */
+
+/* Records a plain record (no users, no flags) in this thread's table instead of the tree: 1
+ * when done, 0 when the caller must use cc_reg_insert (the table's slot is taken, or no
+ * memory). Only for cc_mem_registry. */
+int cc_front_insert(const cc_mem_rec *rec);
+/* Takes back a record this thread put in its table, starting at `base`, when `accept` (may be
+ * NULL) says yes: CC_REG_OK, else CC_REG_NOT_FOUND (the caller then asks the registry, which
+ * explains). */
+cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_mem_rec *out);
+/* Moves every table's live records into the registry: `sink(r, rec, 1)` records one (0 when
+ * out of memory: it stays in its table), `sink(r, rec, 0)` takes it out again. Called by the
+ * registry under its lock, before anything else it does. */
+typedef int (*cc_front_sink)(void *r, const cc_mem_rec *rec, int add);
+void cc_front_drain(cc_front_sink sink, void *r);
+/* A record taken back from a table that contains `addr`; 0 when none is remembered. */
+int cc_front_was_freed(uint64_t addr, cc_mem_rec *out);
+
 /* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
 
 /* The process-wide CUCORE_MEM_CHECK_* flags. */

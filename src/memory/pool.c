@@ -263,7 +263,8 @@ static cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_stream *s,
     rec.ctx = pool->dev->ctx;
     if (pool->owned) rec.owner = pool;
   }
-  if (CC_UNLIKELY(cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK)) {
+  if (CC_UNLIKELY(!cc_front_insert(&rec) &&
+                  cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK)) {
     (void)DRV(cuMemFreeAsync)(p, s->handle);
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation",
                    fn);
@@ -348,7 +349,8 @@ static cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_
   CC_CHECK_ARG(s, fn, "stream");
   pool_free_ctx c = {pool, 0};
   cc_mem_rec rec;
-  cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
+  cc_reg_result res = cc_front_take(ptr, accept_pool_free, &c, &rec); /* this thread's own */
+  if (res != CC_REG_OK) res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
   if (CC_UNLIKELY(res != CC_REG_OK)) {
     if (res == CC_REG_REJECTED && c.wrong_pool) {
       char a[200], b[160];

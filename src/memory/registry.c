@@ -243,14 +243,41 @@ static void recycle(cc_registry *r, cc_reg_node *n) {
 
 /* ---- the interface ----------------------------------------------------------------------- */
 
+static cc_reg_result insert_locked(cc_registry *r, const cc_mem_rec *rec, int evict);
+
+/* The threads' front tables drain into the process's tree. */
+static int drain_sink(void *p, const cc_mem_rec *rec, int add) {
+  cc_registry *r = p;
+  if (add) return insert_locked(r, rec, 1) == CC_REG_OK;
+  cc_reg_node *gone = NULL;
+  r->root = remove_node(r->root, rec->base, &gone);
+  if (gone) {
+    r->count--;
+    recycle(r, gone);
+  }
+  return 1;
+}
+
+/* Takes the lock; the process's registry first takes in what the threads' front tables hold,
+ * so everything below sees every record. */
+static void lock_all(cc_registry *r) {
+  pthread_mutex_lock(&r->lock);
+  if (r == &cc_mem_registry) cc_front_drain(drain_sink, r);
+}
+
 cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
+  lock_all(r);
+  cc_reg_result res = insert_locked(r, rec, evict);
+  pthread_mutex_unlock(&r->lock);
+  return res;
+}
+
+static cc_reg_result insert_locked(cc_registry *r, const cc_mem_rec *rec, int evict) {
   uint64_t hi = rec->base + (rec->size ? rec->size : 1);
   if (hi < rec->base) hi = UINT64_MAX;
-  pthread_mutex_lock(&r->lock);
   cc_reg_node *o;
   while ((o = overlapping(r->root, rec->base, hi, 1)) != NULL) {
     if (!evict || (o->rec.flags & CC_REC_LIVE)) { /* a pool block's memory is still pinned */
-      pthread_mutex_unlock(&r->lock);
       return CC_REG_OVERLAP;
     }
     cc_reg_node *gone = NULL;
@@ -263,22 +290,18 @@ cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict) {
     r->spare = n->right;
   } else {
     n = cc_raw_malloc(sizeof *n);
-    if (!n) {
-      pthread_mutex_unlock(&r->lock);
-      return CC_REG_NO_MEMORY;
-    }
+    if (!n) return CC_REG_NO_MEMORY;
   }
   n->rec = *rec;
   n->left = n->right = NULL;
   n->height = 1;
   r->root = insert_node(r->root, n);
   r->count++;
-  pthread_mutex_unlock(&r->lock);
   return CC_REG_OK;
 }
 
 int cc_reg_find(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = containing(r->root, addr);
   if (n && out) *out = view(n);
   pthread_mutex_unlock(&r->lock);
@@ -286,7 +309,7 @@ int cc_reg_find(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
 }
 
 int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = overlapping(r->root, lo, hi, 1); /* cached pool blocks are pinned too */
   if (n && out) *out = view(n);
   pthread_mutex_unlock(&r->lock);
@@ -308,7 +331,7 @@ static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out) 
 }
 
 int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   int where = locate(r->root, lo, hi, out);
   pthread_mutex_unlock(&r->lock);
   return where;
@@ -316,7 +339,7 @@ int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
 
 void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
                     int *la, cc_mem_rec *rb, int *lb) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   *la = locate(r->root, a, a + bytes, ra);
   *lb = locate(r->root, b, b + bytes, rb);
   pthread_mutex_unlock(&r->lock);
@@ -324,7 +347,7 @@ void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_m
 
 cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, void *ctx,
                           int take_owned, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = containing(r->root, base);
   cc_reg_result res = CC_REG_OK;
   cc_mem_rec seen;
@@ -376,7 +399,7 @@ static int mark_busy(cc_reg_node *n) {
 }
 
 cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = containing(r->root, addr);
   if (n) {
     uint32_t *c = which ? &n->rec.exports : &n->rec.textures;
@@ -397,7 +420,7 @@ cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc
 }
 
 cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = containing(r->root, addr);
   cc_reg_result res = CC_REG_NOT_FOUND;
   if (n) {
@@ -418,7 +441,7 @@ cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
 }
 
 cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = containing(r->root, base);
   cc_reg_result res = !n ? CC_REG_NOT_FOUND : n->rec.base != base ? CC_REG_NOT_BASE : CC_REG_OK;
   uint32_t mine = CC_REC_LIVE; /* whether a node is a pool block is the pool's to say */
@@ -428,7 +451,7 @@ cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint
 }
 
 int cc_reg_remove(cc_registry *r, uint64_t base) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *gone = NULL;
   r->root = remove_node(r->root, base, &gone);
   if (gone) {
@@ -445,9 +468,10 @@ int cc_reg_remove(cc_registry *r, uint64_t base) {
 
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   int found = 0;
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   cc_reg_node *n = floor_node(r->root, addr);
-  if (n && (n->rec.flags & CC_REC_LIVE) && hidden(n)) { /* a pool block given back */
+  if (r == &cc_mem_registry && cc_front_was_freed(addr, out)) found = 1;
+  if (!found && n && (n->rec.flags & CC_REC_LIVE) && hidden(n)) { /* a pool block given back */
     cc_mem_rec v = view(n);
     if (contains(&v, addr) || v.base == addr) {
       if (out) *out = v;
@@ -467,7 +491,7 @@ int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
 }
 
 size_t cc_reg_count(cc_registry *r) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   size_t n = r->count;
   pthread_mutex_unlock(&r->lock);
   return n;
@@ -492,7 +516,7 @@ static long verify_node(const cc_reg_node *n, uint64_t *prev_end, int *first) {
 }
 
 int cc_reg_verify(cc_registry *r) {
-  pthread_mutex_lock(&r->lock);
+  lock_all(r);
   uint64_t prev_end = 0;
   int first = 1;
   long n = verify_node(r->root, &prev_end, &first);
