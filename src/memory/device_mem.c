@@ -76,7 +76,7 @@ cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
                                "device memory from cucore_mem_alloc, cucore_mem_alloc_pitch, "
                                "cucore_mem_alloc_managed or an IPC import");
   }
-  if (rec.kind == CUCORE_MEM_IPC_IMPORTED) cc_pool_forget(&rec);
+
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemFree)((CUdeviceptr)ptr);

@@ -98,7 +98,6 @@ static void export_deleter(DLManagedTensor *self) {
   if (e->flags & CUCORE_DLPACK_TRANSFER) {
     cc_mem_rec rec;
     if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
-      cc_pool_forget(&rec);
       if (rec.kind == CUCORE_MEM_PINNED_POOL)
         cc_host_pool_give_back(&rec);
       else

@@ -135,8 +135,6 @@ cucore_status cucore_mem_pool_import_pointer(cucore_mem_pool *pool, const cucore
     (void)DRV(cuMemFree)(p);
     return st;
   }
-  atomic_fetch_add(&pool->live, 1);
-  atomic_fetch_add(&pool->live_bytes, in->bytes);
   *out = p;
   return CUCORE_OK;
 }

@@ -153,10 +153,3 @@ CUresult cc_mem_free_rec_raw(const cc_mem_rec *rec) {
   if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
   return r;
 }
-
-void cc_pool_forget(const cc_mem_rec *rec) {
-  if (!rec->owner || (rec->kind != CUCORE_MEM_POOL && rec->kind != CUCORE_MEM_IPC_IMPORTED)) return;
-  cucore_mem_pool *p = rec->owner;
-  atomic_fetch_sub(&p->live, 1);
-  atomic_fetch_sub(&p->live_bytes, rec->size);
-}

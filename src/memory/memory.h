@@ -101,6 +101,9 @@ int cc_reg_remove(cc_registry *r, uint64_t base);
 /* The most recently freed record containing `addr`; 0 when none is remembered. */
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
 size_t cc_reg_count(cc_registry *r);
+/* The live allocations a device pool (`owner`) handed out or imported, and their bytes: a walk
+ * of the tree (for destroy and statistics; the hot paths keep no counts). */
+void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes);
 /* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
 int cc_reg_verify(cc_registry *r);
 
@@ -225,14 +228,11 @@ struct cucore_mem_pool {
   int owned;     /* cucore created it: cuMemPoolDestroy on destroy */
   int imported;  /* imported from another process: cannot allocate */
   int ipc;       /* created with CUCORE_POOL_IPC */
-  atomic_ullong live, live_bytes; /* allocations recorded with this pool as owner */
 };
 
 /* A new handle over CUmemoryPool `h`. */
 cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, int imported,
                                  int ipc, cucore_mem_pool **out);
-/* A live allocation of a device pool has been freed: updates its owner's counts. */
-void cc_pool_forget(const cc_mem_rec *rec);
 /* A pinned-pool block goes back to its pool (for DLPack deleters). */
 void cc_host_pool_give_back(const cc_mem_rec *rec);
 

@@ -75,8 +75,6 @@ cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, 
   p->owned = owned;
   p->imported = imported;
   p->ipc = ipc;
-  atomic_init(&p->live, 0);
-  atomic_init(&p->live_bytes, 0);
   *out = p;
   return CUCORE_OK;
 }
@@ -172,14 +170,15 @@ cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out)
 cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
   cc_begin();
   if (!pool) return CUCORE_OK;
-  unsigned long long live = atomic_load(&pool->live);
+  uint64_t live = 0, live_bytes = 0;
+  cc_reg_pool_live(&cc_mem_registry, pool, &live, &live_bytes);
   if (live) {
     char what[160], b[32];
     return cc_fail(CUCORE_IN_USE,
                    "cucore_mem_pool_destroy: %s still has %llu live allocation%s (%s): free them "
                    "(cucore_mem_pool_free_async) before destroying the pool",
-                   pool_what(pool, what, sizeof what), live, live == 1 ? "" : "s",
-                   cc_format_bytes((size_t)atomic_load(&pool->live_bytes), b, sizeof b));
+                   pool_what(pool, what, sizeof what), (unsigned long long)live,
+                   live == 1 ? "" : "s", cc_format_bytes((size_t)live_bytes, b, sizeof b));
   }
   CUresult r = CUDA_SUCCESS;
   if (pool->owned) {
@@ -268,10 +267,6 @@ static cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_stream *s,
     (void)DRV(cuMemFreeAsync)(p, s->handle);
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation",
                    fn);
-  }
-  if (rec.owner) {
-    atomic_fetch_add(&pool->live, 1);
-    atomic_fetch_add(&pool->live_bytes, bytes);
   }
   return CUCORE_OK;
 }
@@ -363,7 +358,6 @@ static cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_
                                "a stream-ordered allocation (cucore_mem_alloc_async, "
                                "cucore_mem_pool_alloc_async, or an IPC import)");
   }
-  cc_pool_forget(&rec);
   cucore_status st = cc_device_make_current_fast(s->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);
@@ -471,8 +465,10 @@ cucore_status cucore_mem_pool_stats_get(cucore_mem_pool *pool, cucore_mem_pool_s
     if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemPoolGetAttribute", "attribute %d", (int)rows[i].a);
     *rows[i].dst = v;
   }
-  out->live_allocations = atomic_load(&pool->live);
-  out->live_bytes = atomic_load(&pool->live_bytes);
+  uint64_t live = 0, live_bytes = 0;
+  cc_reg_pool_live(&cc_mem_registry, pool, &live, &live_bytes);
+  out->live_allocations = live;
+  out->live_bytes = live_bytes;
   return CUCORE_OK;
 }
 

@@ -490,6 +490,25 @@ int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   return found;
 }
 
+static void owned_walk(const cc_reg_node *n, const void *owner, uint64_t *count,
+                       uint64_t *bytes) {
+  if (!n) return;
+  owned_walk(n->left, owner, count, bytes);
+  if (n->rec.owner == owner &&
+      (n->rec.kind == CUCORE_MEM_POOL || n->rec.kind == CUCORE_MEM_IPC_IMPORTED)) {
+    (*count)++;
+    *bytes += n->rec.size;
+  }
+  owned_walk(n->right, owner, count, bytes);
+}
+
+void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes) {
+  *count = *bytes = 0;
+  lock_all(r);
+  owned_walk(r->root, owner, count, bytes);
+  pthread_mutex_unlock(&r->lock);
+}
+
 size_t cc_reg_count(cc_registry *r) {
   lock_all(r);
   size_t n = r->count;

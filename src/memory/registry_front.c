@@ -42,8 +42,11 @@ typedef struct front_table {
   struct front_table *next;
 } front_table;
 
+/* The tables: a new one is pushed at the head under tables_lock; only drains (one at a time,
+ * under the registry's lock) walk the list without it, and unlink exited threads' tables under
+ * it. */
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
-static front_table *tables;
+static _Atomic(front_table *) tables;
 #if defined(__GNUC__)
 static _Thread_local front_table *tls_table __attribute__((tls_model("initial-exec")));
 #else
@@ -70,8 +73,8 @@ static front_table *my_table(void) {
     return NULL;
   }
   pthread_mutex_lock(&tables_lock);
-  t->next = tables;
-  tables = t;
+  t->next = atomic_load_explicit(&tables, memory_order_relaxed);
+  atomic_store_explicit(&tables, t, memory_order_release);
   pthread_mutex_unlock(&tables_lock);
   tls_table = t;
   return t;
@@ -170,16 +173,27 @@ static void drain_table(front_table *t, cc_front_sink sink, void *r) {
 }
 
 void cc_front_drain(cc_front_sink sink, void *r) {
-  pthread_mutex_lock(&tables_lock);
-  for (front_table **pp = &tables; *pp;) {
-    front_table *t = *pp;
+  int orphans = 0;
+  for (front_table *t = atomic_load_explicit(&tables, memory_order_acquire); t; t = t->next) {
     drain_table(t, sink, r);
-    if (atomic_load_explicit(&t->orphaned, memory_order_acquire)) { /* its thread is gone */
-      *pp = t->next;
-      free(t);
-    } else {
-      pp = &t->next;
+    orphans += atomic_load_explicit(&t->orphaned, memory_order_acquire);
+  }
+  if (CC_LIKELY(!orphans)) return;
+  /* Tables of exited threads, drained above: unlinked and freed. */
+  pthread_mutex_lock(&tables_lock);
+  front_table *prev = NULL;
+  for (front_table *t = atomic_load_explicit(&tables, memory_order_relaxed), *next; t; t = next) {
+    next = t->next;
+    if (!atomic_load_explicit(&t->orphaned, memory_order_acquire)) {
+      prev = t;
+      continue;
     }
+    drain_table(t, sink, r); /* (it exited after the pass above: nothing new since) */
+    if (prev)
+      prev->next = next;
+    else
+      atomic_store_explicit(&tables, next, memory_order_release);
+    free(t);
   }
   pthread_mutex_unlock(&tables_lock);
 }
@@ -187,7 +201,8 @@ void cc_front_drain(cc_front_sink sink, void *r) {
 int cc_front_was_freed(uint64_t addr, cc_mem_rec *out) {
   int found = 0;
   pthread_mutex_lock(&tables_lock);
-  for (front_table *t = tables; t && !found; t = t->next)
+  for (front_table *t = atomic_load_explicit(&tables, memory_order_acquire); t && !found;
+       t = t->next)
     for (int i = 0; i < FRONT_ENTRIES && !found; i++) {
       front_entry *e = &t->e[i];
       uint64_t s = atomic_load_explicit(&e->state, memory_order_acquire);
