@@ -5,10 +5,13 @@
  * strict pointer checks of kernel arguments.
  *
  * Files: registry.c (the record: an AVL tree of address ranges under a mutex),
+ * registry_front.c (each thread's table of its own stream-ordered allocations, drained into
+ * the tree before any other use),
  * bounds.c (range arithmetic, the checks every copy makes, their messages), device_mem.c
  * (device, pitched, managed and pinned allocations), copy.c (copies and fills), peer.c (peer
  * access and peer copies), pool.c (device pools), ipc.c (pools shared between processes),
- * host_pool_core.c (size classes and free lists of the pinned pool, over any allocator),
+ * host_pool_core.c (size classes, free lists and per-thread caches of the pinned pool, over
+ * any allocator),
  * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
  * attributes), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
  * tensor_map.c, texture.c (arrays, textures, surfaces).
