@@ -39,7 +39,19 @@ static inline cucore_status cc_status(int code, cucore_source source, int native
 }
 
 /* Marks the start of a public call: the next failure's message is the one kept. */
-void cc_begin(void);
+#if defined(__GNUC__)
+#define CC_TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define CC_TLS_IE
+#endif
+/* Set when a message was kept since the last cc_begin (error.c). */
+#ifdef __cplusplus
+extern CC_TLS_IE thread_local int cc_tls_kept;
+#else
+extern CC_TLS_IE _Thread_local int cc_tls_kept;
+#endif
+/* Every public call starts here (inline: it runs on every launch and allocation). */
+static inline void cc_begin(void) { cc_tls_kept = 0; }
 /* Records a failure on this thread (only the first since cc_begin is kept) and returns it. */
 cucore_status cc_fail(cucore_status st, const char *fmt, ...) CC_PRINTF(2, 3);
 cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap);

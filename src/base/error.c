@@ -18,11 +18,8 @@ static _Thread_local cc_error_state tls_error;
 /* Set when a message was kept since the last cc_begin. Every public call clears it, so it is
  * kept apart from the message, in the initial-exec TLS model: a plain store, no
  * __tls_get_addr call on the launch path. */
-#if defined(__GNUC__)
-static _Thread_local int tls_kept __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local int tls_kept;
-#endif
+CC_TLS_IE _Thread_local int cc_tls_kept;
+#define tls_kept cc_tls_kept
 
 const char *cucore_status_name(cucore_status status) {
   switch (CUCORE_CODE(status)) {
@@ -58,7 +55,6 @@ const char *cucore_last_error(void) { return tls_error.message; }
 
 cucore_status cucore_last_status(void) { return tls_error.status; }
 
-void cc_begin(void) { tls_kept = 0; }
 
 cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap) {
   if (tls_kept) return st; /* the first error of a failing sequence is the one kept */
