@@ -63,10 +63,12 @@ static double paired_ratio(double t[][MAX_ROUNDS], int m) {
 
 /* Runs `modes` measurements `rounds` times, order rotated each round, after one warm-up round.
  * measure(m) returns one sample of mode m. */
+static int cur_round; /* the round being measured (-1: warm-up) */
 static void interleave(int modes, double t[][MAX_ROUNDS], double (*measure)(int, void *),
                        void *ctx) {
   for (int r = -1; r < rounds; r++)
     for (int m0 = 0; m0 < modes; m0++) {
+      cur_round = r;
       int m = (m0 + (r < 0 ? 0 : r)) % modes;
       double v = measure(m, ctx);
       if (r >= 0) t[m][r] = v;
@@ -238,6 +240,10 @@ typedef struct copy_ctx {
 
 enum { RAW_COPY, RAW_FROM_POOL, CUCORE_FROM_POOL, NCOPY };
 
+/* The host's time per call until the last copy was queued (before the wait), by mode: when it
+ * is close to the time per copy, the copies are bound by the calls, not the copy engine. */
+static double submit_ns[NCOPY][MAX_ROUNDS];
+
 static double measure_copy(int m, void *p) {
   copy_ctx *c = p;
   void *h = m == RAW_COPY ? c->raw_host : c->pool_host;
@@ -254,6 +260,7 @@ static double measure_copy(int m, void *p) {
       CU(DRV(cuMemcpyDtoHAsync)(h, (CUdeviceptr)c->d, c->bytes, c->hs));
     }
   }
+  if (cur_round >= 0) submit_ns[m][cur_round] = (bench_now_ns() - t0) / c->reps;
   CHECK(cucore_stream_synchronize(c->s));
   double secs = (bench_now_ns() - t0) / 1e9;
   return (double)c->bytes * c->reps / secs / 1e9; /* GB/s */
@@ -272,8 +279,9 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
   printf("\n(c) copy bandwidth, async copies back to back on one stream, %d rounds (GB/s, "
          "medians; target: cucore from pinned-pool memory within 3 %% of the raw driver from "
          "cuMemAllocHost memory)\n", rounds);
-  printf("  %-4s %9s %10s %12s %12s %9s  %s\n", "dir", "size", "raw", "raw, pool", "cucore,pool",
-         "paired", "target");
+  printf("  %-4s %9s %10s %12s %12s %10s %10s  %s\n", "dir", "size", "raw", "raw, pool",
+         "cucore,pool", "raw,pool", "cucore", "target");
+  printf("  %-4s %9s %10s %12s %12s %10s %10s\n", "", "", "", "", "", "paired", "paired");
   for (int dir = 0; dir < 2; dir++) {
     c.to_device = dir == 0;
     for (size_t b = 4 << 10; b <= max; b *= 4) {
@@ -284,15 +292,21 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
       double t[NCOPY][MAX_ROUNDS];
       interleave(NCOPY, t, measure_copy, &c);
       double paired = 100.0 * (paired_ratio(t, CUCORE_FROM_POOL) - 1.0); /* bandwidth: higher is better */
+      double pool_mem = 100.0 * (paired_ratio(t, RAW_FROM_POOL) - 1.0); /* the memory, not the call */
       char size[32];
       if (b >= (1u << 20))
         snprintf(size, sizeof size, "%zu MiB", b >> 20);
       else
         snprintf(size, sizeof size, "%zu KiB", b >> 10);
-      printf("  %-4s %9s %10.2f %12.2f %12.2f %+8.1f %%  within 3 %%: %s\n",
+      printf("  %-4s %9s %10.2f %12.2f %12.2f %+8.1f %% %+8.1f %%  within 3 %%: %s\n",
              c.to_device ? "H2D" : "D2H", size, median_of(t[RAW_COPY]),
-             median_of(t[RAW_FROM_POOL]), median_of(t[CUCORE_FROM_POOL]), paired,
+             median_of(t[RAW_FROM_POOL]), median_of(t[CUCORE_FROM_POOL]), pool_mem, paired,
              paired >= -3.0 ? "PASS" : "MISS");
+      if (b <= (64u << 10))
+        printf("  %-4s %9s host time per call until queued: raw %.0f ns, raw from the pool block "
+               "%.0f ns, cucore %.0f ns (per copy at the raw bandwidth: %.0f ns)\n", "", "",
+               median_of(submit_ns[RAW_COPY]), median_of(submit_ns[RAW_FROM_POOL]),
+               median_of(submit_ns[CUCORE_FROM_POOL]), (double)b / median_of(t[RAW_COPY]));
     }
   }
   CHECK(cucore_mem_free(dev, c.d));

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "memory/memory.h"
+#include "memory/host_pool_core.h"
 
 typedef struct fake {
   pthread_mutex_t lock;

@@ -77,6 +77,8 @@ void *cc_calloc(size_t count, size_t size, const char *what);
 void *cc_raw_malloc(size_t bytes);
 void *cc_raw_calloc(size_t count, size_t size);
 void *cc_raw_realloc(void *p, size_t bytes);
+/* Zeroed memory aligned to `align` (a power of two), freed with free(). */
+void *cc_raw_aligned_calloc(size_t align, size_t bytes);
 char *cc_raw_strdup(const char *s);
 /* Tests only (tests/test_fault_alloc.c): on = 1 counts every allocation from now and fails the
  * one numbered fail_at (1-based; 0 = none); on = 0 turns the hook off. */

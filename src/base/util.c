@@ -31,6 +31,13 @@ void *cc_raw_malloc(size_t bytes) { return hook_says_fail() ? NULL : malloc(byte
 void *cc_raw_calloc(size_t count, size_t size) {
   return hook_says_fail() ? NULL : calloc(count, size);
 }
+void *cc_raw_aligned_calloc(size_t align, size_t bytes) {
+  if (hook_says_fail()) return NULL;
+  size_t n = (bytes + align - 1) / align * align;
+  void *p = aligned_alloc(align, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
 void *cc_raw_realloc(void *p, size_t bytes) { return hook_says_fail() ? NULL : realloc(p, bytes); }
 char *cc_raw_strdup(const char *s) {
   if (hook_says_fail()) return NULL;

@@ -10,17 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cucore_args {
-  const cucore_kernel *k;
-  unsigned char *buf;  /* the packed parameter buffer, laid out at the kernel's offsets */
-  void **ptrs;         /* kernelParams: ptrs[i] = buf + offset[i] */
-  unsigned char *set;  /* set[i]: parameter i has a value */
-  int set_count;
-  int next;            /* the index of the next push */
-  cucore_status error; /* the first error, kept until reset */
-  char error_message[512];
-  cucore_device *check_dev; /* strict pointer checks against this device, or NULL */
-};
 
 static void args_free(cucore_args *a) {
   if (!a) return;
@@ -315,7 +304,6 @@ cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **b
 }
 
 /* For launch.c and graphs: the kernelParams array. */
-void **cc_args_params(cucore_args *a) { return a->ptrs; }
 
 const cucore_kernel *cc_args_kernel(const cucore_args *a) { return a->k; }
 

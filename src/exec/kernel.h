@@ -6,6 +6,8 @@
 
 #include "object/object.h"
 
+#include <string.h>
+
 #define CC_KERNEL_MAX_DEVICES 16
 
 /* What a launch on one device needs to know, read once per kernel and device. */
@@ -63,10 +65,28 @@ void cc_kernel_release(void *k);
 
 /* ---- arguments (args.c) -------------------------------------------------------------------- */
 
+/* An argument list (args.c owns it; defined here so the launch paths read it inline). */
+struct cucore_args {
+  const cucore_kernel *k;
+  unsigned char *buf;  /* the packed parameter buffer, laid out at the kernel's offsets */
+  void **ptrs;         /* kernelParams: ptrs[i] = buf + offset[i] */
+  unsigned char *set;  /* set[i]: parameter i has a value */
+  int set_count;
+  int next;            /* the index of the next push */
+  cucore_status error; /* the first error, kept until reset */
+  char error_message[512];
+  cucore_device *check_dev; /* strict pointer checks against this device, or NULL */
+};
+
+/* 1 when `a` passes cc_args_check for `k` (the hot paths' inline test; 0: call it for the
+ * message). */
+static inline int cc_args_ready(const cucore_args *a, const cucore_kernel *k) {
+  return a->k == k && a->error == CUCORE_OK && a->set_count == k->param_count;
+}
 /* The full-list check of cucore_launch: made for `k`, no error kept, every parameter set. */
 cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
 /* The kernelParams array (one pointer per parameter into the packed buffer). */
-void **cc_args_params(cucore_args *a);
+static inline void **cc_args_params(cucore_args *a) { return a->ptrs; }
 /* The kernel an argument list was made for. */
 const cucore_kernel *cc_args_kernel(const cucore_args *a);
 /* A copy of `a` (values, which are set, the kept error), for the same kernel. */
@@ -75,6 +95,16 @@ cucore_status cc_args_clone(const cucore_args *a, cucore_args **out);
 void cc_args_free(cucore_args *a);
 /* Copies the values of `src` into `dst`, made for the same kernel; allocates nothing. */
 void cc_args_copy_values(cucore_args *dst, const cucore_args *src);
+/* The same when both are complete and without errors (the node-update path): the values
+ * alone. */
+static inline void cc_args_copy_ready_values(cucore_args *dst, const cucore_args *src) {
+  if (CC_LIKELY(dst->error == CUCORE_OK && dst->set_count == src->set_count)) {
+    memcpy(dst->buf, src->buf, src->k->param_bytes);
+    dst->next = src->next;
+  } else {
+    cc_args_copy_values(dst, src);
+  }
+}
 
 /* ---- launch pre-flight (launch.c) ---------------------------------------------------------- */
 

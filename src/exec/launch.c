@@ -8,6 +8,7 @@
 #include "exec/kernel.h"
 #include "exec/launch_checks.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -253,12 +254,14 @@ static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config
 /* The last configuration without attributes that passed the pre-flight on this thread. The
  * checks it passed depend only on the kernel's per-device facts (fixed once read; the dynamic
  * shared memory limit only grows) and on grid, block and dynamic shared memory, so the same
- * kernel on the same device with the same three passes again: a loop launching one kernel
- * (into a capture above all, where the driver's own work is small) skips re-checking. */
+ * kernel (its serial: unique, renewed by settings) on the same device (its context) with the
+ * same three passes again: a loop launching one kernel (into a capture above all, where the
+ * driver's own work is small) skips re-checking. */
 typedef struct launch_memo {
   uint64_t serial; /* the kernel's (0: none) */
-  const cc_kernel_dev *d;
-  unsigned grid[3], block[3], smem;
+  CUcontext ctx;
+  cc_kernel_dev *d;
+  unsigned dims[7]; /* grid, block, shared_bytes as the configuration has them */
   launch_shape shape;
 } launch_memo;
 #if defined(__GNUC__)
@@ -267,12 +270,16 @@ static _Thread_local launch_memo tls_memo __attribute__((tls_model("initial-exec
 static _Thread_local launch_memo tls_memo;
 #endif
 
-static int memo_matches(uint64_t serial, const cc_kernel_dev *d, const cucore_launch_config *cfg) {
+/* grid, block and shared_bytes lie side by side in a configuration: compared as one span. */
+#define CFG_DIMS(cfg) ((const char *)(cfg) + offsetof(cucore_launch_config, grid))
+_Static_assert(offsetof(cucore_launch_config, block) == offsetof(cucore_launch_config, grid) + 12 &&
+                   offsetof(cucore_launch_config, shared_bytes) ==
+                       offsetof(cucore_launch_config, grid) + 24,
+               "grid, block and shared_bytes are contiguous");
+
+static inline int memo_matches(uint64_t serial, CUcontext ctx, const cucore_launch_config *cfg) {
   const launch_memo *m = &tls_memo;
-  return m->serial == serial && m->d == d && m->smem == cfg->shared_bytes &&
-         m->grid[0] == cfg->grid[0] && m->grid[1] == cfg->grid[1] &&
-         m->grid[2] == cfg->grid[2] && m->block[0] == cfg->block[0] &&
-         m->block[1] == cfg->block[1] && m->block[2] == cfg->block[2];
+  return m->serial == serial && m->ctx == ctx && memcmp(m->dims, CFG_DIMS(cfg), sizeof m->dims) == 0;
 }
 
 cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
@@ -281,27 +288,26 @@ cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
   if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
                    cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
-  cc_kernel_dev *d = NULL;
-  cucore_status st = cc_kernel_dev_get(k, dev, &d);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   /* Read before the checks: a setting changed meanwhile renews it, so what is remembered
    * below is never filed under the new value. */
   uint64_t serial = atomic_load_explicit(&k->serial, memory_order_acquire);
   int plain = cfg->attr_count == 0 && !cooperative_api;
-  if (CC_LIKELY(plain && memo_matches(serial, d, cfg))) {
+  if (CC_LIKELY(plain && memo_matches(serial, dev->ctx, cfg))) {
     *shape = tls_memo.shape;
-    *dp = d;
+    *dp = tls_memo.d;
     return CUCORE_OK;
   }
+  cc_kernel_dev *d = NULL;
+  cucore_status st = cc_kernel_dev_get(k, dev, &d);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   st = preflight(k, d, cfg, purpose, shape);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   if (plain && !shape->cooperative) {
     launch_memo *m = &tls_memo;
     m->serial = serial;
+    m->ctx = dev->ctx;
     m->d = d;
-    memcpy(m->grid, cfg->grid, sizeof m->grid);
-    memcpy(m->block, cfg->block, sizeof m->block);
-    m->smem = cfg->shared_bytes;
+    memcpy(m->dims, CFG_DIMS(cfg), sizeof m->dims);
     m->shape = *shape;
   }
   if (shape->cooperative || cooperative_api) {
@@ -323,6 +329,31 @@ static cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config
     if ((cfg->attrs[i].id == CUCORE_LAUNCH_PROGRAMMATIC_EVENT ||
          cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) && cfg->attrs[i].u.event.event)
       st = cc_capture_hold(s, cfg->attrs[i].u.event.event, cc_event_retain, cc_event_release);
+  return st;
+}
+
+/* The driver refused a launch (`r`): a context reason is checked for real and the launch tried
+ * once more; anything else is explained. */
+CC_COLD static cucore_status launch_refused(cucore_kernel *k, const cc_kernel_dev *d,
+                                           const cucore_launch_config *cfg,
+                                           const launch_shape *shape, void **params,
+                                           int cooperative_api, CUresult r) {
+  cucore_stream *s = cfg->stream;
+  if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE ||
+      r == CUDA_ERROR_CONTEXT_IS_DESTROYED) {
+    /* The launch trusted the context cucore last made current; the thread's context was
+     * changed behind its back. Check for real and try once more. */
+    cc_device_forget_current();
+    cucore_status st = cc_device_make_current(s->dev);
+    if (st != CUCORE_OK) return st;
+    r = driver_launch(d, cfg, shape, s->handle, params, cooperative_api);
+    if (r == CUDA_SUCCESS) return CUCORE_OK;
+  }
+  const char *call = cooperative_api ? "cuLaunchCooperativeKernel"
+                     : cfg->attr_count ? "cuLaunchKernelEx"
+                                       : "cuLaunchKernel";
+  cucore_status st = cc_launch_explain(k, d, shape, cfg, r, call);
+  if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
   return st;
 }
 
@@ -350,9 +381,6 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
     if (st != CUCORE_OK) return st;
   }
   void **params = cc_args_params(args);
-  const char *call = force_cooperative_api ? "cuLaunchCooperativeKernel"
-                     : cfg->attr_count   ? "cuLaunchKernelEx"
-                                         : "cuLaunchKernel";
   if (force_cooperative_api) {
     if (cfg->attr_count)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -365,25 +393,32 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
   }
   if (st != CUCORE_OK) return st;
   CUresult r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
-  if (CC_UNLIKELY(r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE ||
-                  r == CUDA_ERROR_CONTEXT_IS_DESTROYED)) {
-    /* The launch trusted the context cucore last made current; the thread's context was
-     * changed behind its back. Check for real and try once more. */
-    cc_device_forget_current();
-    st = cc_device_make_current(s->dev);
-    if (st != CUCORE_OK) return st;
-    r = driver_launch(d, cfg, &shape, s->handle, params, force_cooperative_api);
-  }
-  if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
-    st = cc_launch_explain(k, d, &shape, cfg, r, call);
-    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(s);
-    return st;
-  }
-  return CUCORE_OK;
+  if (CC_LIKELY(r == CUDA_SUCCESS)) return CUCORE_OK;
+  return launch_refused(k, d, cfg, &shape, params, force_cooperative_api, r);
 }
 
 cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg, cucore_args *args) {
   cc_begin();
+  /* The launch a loop makes, checked inline: no attributes, a complete argument list, the
+   * device current, and a configuration the thread's memo says passed the pre-flight for this
+   * kernel on this device; into a capture, one that holds the kernel already. Everything else
+   * (first launches, attributes, mistakes) takes launch_common, which says what is wrong. */
+  if (CC_LIKELY(k && cfg && args && cfg->stream && cfg->attr_count == 0)) {
+    cucore_stream *s = cfg->stream;
+    if (CC_LIKELY(cc_args_ready(args, k) && cc_device_is_current(s->dev) &&
+                  memo_matches(atomic_load_explicit(&k->serial, memory_order_acquire),
+                               s->dev->ctx, cfg) &&
+                  (!cc_captures_active() || cc_capture_launch_ready(s, k)))) {
+      const launch_memo *m = &tls_memo;
+      CUresult r = DRV(cuLaunchKernel)(m->d->fn, m->shape.grid[0], m->shape.grid[1],
+                                       m->shape.grid[2], m->shape.block[0], m->shape.block[1],
+                                       m->shape.block[2], cfg->shared_bytes, s->handle,
+                                       args->ptrs, NULL);
+      if (CC_LIKELY(r == CUDA_SUCCESS)) return CUCORE_OK;
+      launch_shape shape = m->shape;
+      return launch_refused(k, m->d, cfg, &shape, args->ptrs, 0, r);
+    }
+  }
   return launch_common(k, cfg, args, 0, "cucore_launch");
 }
 

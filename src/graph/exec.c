@@ -356,9 +356,10 @@ static CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node, 
   return DRV(cuGraphExecKernelNodeSetParams)(e->h, node->h, &p);
 }
 
-cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_graph_node *node,
-                                                cucore_args *args) {
-  cc_begin();
+/* cucore_graph_exec_set_kernel_args with every check and message (the fast path's fallback;
+ * a refused update is made again here to explain it, leaving the node as it was). */
+CC_COLD static cucore_status set_kernel_args_checked(cucore_graph_exec *e, cucore_graph_node *node,
+                                                    cucore_args *args) {
   const char *fn = "cucore_graph_exec_set_kernel_args";
   cc_exec_node *x = NULL;
   cucore_status st = kernel_entry(e, node, fn, &x);
@@ -367,7 +368,7 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
   st = cc_args_check(args, node->k);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
-  if (CC_LIKELY(st == CUCORE_OK)) st = cc_device_make_current_fast(e->dev);
+  if (CC_LIKELY(st == CUCORE_OK)) st = cc_device_make_current(e->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUresult r = set_params(e, node, args, x->grid, x->block, x->smem);
   if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
@@ -378,6 +379,32 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
   }
   cc_args_copy_values(x->args, args);
   return CUCORE_OK;
+}
+
+cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_graph_node *node,
+                                                cucore_args *args) {
+  cc_begin();
+  /* The update a loop makes, checked inline: a kernel node of e's graph with known values, a
+   * complete argument list for its kernel, the device current. Everything else, and every
+   * refusal, takes the checked path below, which says what is wrong. */
+  if (CC_LIKELY(e && node && args && node->graph->root == e->graph &&
+                node->index < e->node_count && node->type == CUCORE_GRAPH_NODE_KERNEL)) {
+    cc_exec_node *x = &e->state[node->index];
+    if (CC_LIKELY(x->known && cc_args_ready(args, node->k) && cc_device_is_current(e->dev) &&
+                  DRV(cuGraphExecKernelNodeSetParams))) {
+      CUDA_KERNEL_NODE_PARAMS p = {.func = node->fn,
+                                   .gridDimX = x->grid[0], .gridDimY = x->grid[1],
+                                   .gridDimZ = x->grid[2], .blockDimX = x->block[0],
+                                   .blockDimY = x->block[1], .blockDimZ = x->block[2],
+                                   .sharedMemBytes = x->smem,
+                                   .kernelParams = args->ptrs};
+      if (CC_LIKELY(DRV(cuGraphExecKernelNodeSetParams)(e->h, node->h, &p) == CUDA_SUCCESS)) {
+        cc_args_copy_ready_values(x->args, args);
+        return CUCORE_OK;
+      }
+    }
+  }
+  return set_kernel_args_checked(e, node, args);
 }
 
 cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e, cucore_graph_node *node,

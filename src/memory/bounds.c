@@ -181,17 +181,71 @@ cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
   return check_side(addr, bytes, where, &rec, fn, role);
 }
 
-cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn) {
-  if (bytes == 0) return CUCORE_OK;
-  uint64_t end;
-  if (CC_UNLIKELY(!cc_add_u64(dst, bytes, &end))) return wraps(dst, bytes, fn, "destination");
-  if (CC_UNLIKELY(!cc_add_u64(src, bytes, &end))) return wraps(src, bytes, fn, "source");
+/* ---- what this thread saw ------------------------------------------------------------------ */
+
+/* The records the last copies of this thread were checked against, trusted again without the
+ * registry's lock while they stay valid: the registry's generation is the same (no record was
+ * removed or changed since), a pinned-pool block is still in the hand-out it was in, and no
+ * thread's front table holds records that a drain would add (which could evict these). Then
+ * the locked lookup would find the same record, so a range inside it passes as it would. Only
+ * records that contained a whole checked range are kept; anything else takes the lock. */
+#define SEEN_SLOTS 4
+
+typedef struct seen_range {
+  uint64_t base, end, gen; /* gen 0: empty */
+  struct cc_hblock *block;
+  uint64_t block_state;
+} seen_range;
+
+static CC_TLS_IE _Thread_local seen_range tls_seen[SEEN_SLOTS];
+static CC_TLS_IE _Thread_local unsigned tls_seen_next;
+
+static inline int seen_covers(uint64_t addr, uint64_t end, uint64_t gen) {
+  for (int i = 0; i < SEEN_SLOTS; i++) {
+    const seen_range *r = &tls_seen[i];
+    if (r->gen == gen && addr >= r->base && end <= r->end &&
+        (!r->block ||
+         atomic_load_explicit(&r->block->state, memory_order_acquire) == r->block_state))
+      return 1;
+  }
+  return 0;
+}
+
+static void remember_seen(const cc_mem_rec *rec, const cc_reg_seen *seen) {
+  if (!seen->gen) return;
+  unsigned slot = tls_seen_next;
+  for (unsigned i = 0; i < SEEN_SLOTS; i++)
+    if (tls_seen[i].base == rec->base) slot = i; /* renewed in place */
+  if (slot == tls_seen_next) tls_seen_next = (tls_seen_next + 1) % SEEN_SLOTS;
+  tls_seen[slot] = (seen_range){rec->base, rec->base + rec->size, seen->gen, seen->block,
+                                seen->block_state};
+}
+
+/* The locked check of both sides, remembering what passed. */
+static cucore_status check_copy_locked(uint64_t dst, uint64_t src, uint64_t bytes,
+                                       const char *fn) {
   cc_mem_rec d, s;
+  cc_reg_seen sd, ss;
   int ld = 0, ls = 0;
-  cc_reg_locate2(&cc_mem_registry, dst, src, bytes, &d, &ld, &s, &ls);
+  cc_reg_locate2(&cc_mem_registry, dst, src, bytes, &d, &ld, &s, &ls, &sd, &ss);
   cucore_status st = check_side(dst, bytes, ld, &d, fn, "destination");
   if (st != CUCORE_OK) return st;
-  return check_side(src, bytes, ls, &s, fn, "source");
+  st = check_side(src, bytes, ls, &s, fn, "source");
+  if (st != CUCORE_OK) return st;
+  if (ld == CC_LOC_IN) remember_seen(&d, &sd);
+  if (ls == CC_LOC_IN) remember_seen(&s, &ss);
+  return CUCORE_OK;
+}
+
+cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn) {
+  if (bytes == 0) return CUCORE_OK;
+  uint64_t dend, send;
+  if (CC_UNLIKELY(!cc_add_u64(dst, bytes, &dend))) return wraps(dst, bytes, fn, "destination");
+  if (CC_UNLIKELY(!cc_add_u64(src, bytes, &send))) return wraps(src, bytes, fn, "source");
+  uint64_t gen = atomic_load_explicit(&cc_mem_reg_gen, memory_order_acquire);
+  if (CC_LIKELY(seen_covers(dst, dend, gen) && seen_covers(src, send, gen) && !cc_front_pending()))
+    return CUCORE_OK;
+  return check_copy_locked(dst, src, bytes, fn);
 }
 
 cucore_status cucore_mem_set_checks(unsigned flags) {

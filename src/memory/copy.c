@@ -14,8 +14,8 @@
 
 /* The checks of a copy before the driver: device and stream, the size, NULL addresses, then
  * both ranges against the record. Returns CUCORE_OK with *skip = 1 for an empty copy. */
-static cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst, uint64_t src,
-                              size_t bytes, const char *fn, int *skip) {
+CC_COLD static cucore_status precheck_slow(cucore_device *dev, cucore_stream *s, uint64_t dst,
+                                          uint64_t src, size_t bytes, const char *fn, int *skip) {
   *skip = 0;
   cucore_status st = cc_mem_pair_check(dev, s, fn);
   if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
@@ -33,19 +33,52 @@ static cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst
   return cc_mem_check_copy(dst, src, bytes, fn);
 }
 
+/* The same, the common case inline: a device, a stream of it or none, no capture under way, a
+ * size, two addresses; then the ranges (cc_mem_check_copy trusts what this thread saw last). */
+static inline cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst,
+                                     uint64_t src, size_t bytes, const char *fn, int *skip) {
+  if (CC_LIKELY(dev && (!s || s->dev->ctx == dev->ctx) && !cc_captures_active() && bytes &&
+                !((uint64_t)bytes >> 63) && dst && src)) {
+    *skip = 0;
+    return cc_mem_check_copy(dst, src, bytes, fn);
+  }
+  return precheck_slow(dev, s, dst, src, bytes, fn, skip);
+}
+
+/* The checks, then the device made current (trusting what cucore last saw on the thread: the
+ * copy's call is made again after a real check when the driver refuses it for a context
+ * reason, COPY_CALL). */
 #define COPY_PRELUDE(fn, dst, src)                                                            \
   int skip_;                                                                                  \
   cucore_status st_ = precheck(dev, s, (uint64_t)(dst), (uint64_t)(src), bytes, fn, &skip_);  \
-  if (st_ != CUCORE_OK || skip_) return st_;                                                  \
-  st_ = cc_device_make_current(dev);                                                          \
-  if (st_ != CUCORE_OK) return st_
+  if (CC_UNLIKELY(st_ != CUCORE_OK || skip_)) return st_;                                     \
+  st_ = cc_device_make_current_fast(dev);                                                     \
+  if (CC_UNLIKELY(st_ != CUCORE_OK)) return st_
+
+static int context_reason(CUresult r) {
+  return r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
+/* r = the call; refused for a context reason, the device is made current for real (asking the
+ * driver) and the call made once more. */
+#define COPY_CALL(r, call)                                                                    \
+  do {                                                                                        \
+    (r) = (call);                                                                             \
+    if (CC_UNLIKELY((r) != CUDA_SUCCESS) && context_reason(r)) {                              \
+      cc_device_forget_current();                                                             \
+      cucore_status cs_ = cc_device_make_current(dev);                                        \
+      if (cs_ != CUCORE_OK) return cs_;                                                       \
+      (r) = (call);                                                                           \
+    }                                                                                         \
+  } while (0)
 
 cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const void *src,
                                  size_t bytes, cucore_stream *s) {
   cc_begin();
   COPY_PRELUDE("cucore_memcpy_htod", dst, (uintptr_t)src);
-  CUresult r = s ? DRV(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s->handle)
-                 : DRV(cuMemcpyHtoD)((CUdeviceptr)dst, src, bytes);
+  CUresult r;
+  COPY_CALL(r, s ? DRV(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s->handle)
+                 : DRV(cuMemcpyHtoD)((CUdeviceptr)dst, src, bytes));
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD", "%zu bytes to 0x%llx", bytes,
                       (unsigned long long)dst);
@@ -56,8 +89,9 @@ cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr sr
                                  cucore_stream *s) {
   cc_begin();
   COPY_PRELUDE("cucore_memcpy_dtoh", (uintptr_t)dst, src);
-  CUresult r = s ? DRV(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpyDtoH)(dst, (CUdeviceptr)src, bytes);
+  CUresult r;
+  COPY_CALL(r, s ? DRV(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpyDtoH)(dst, (CUdeviceptr)src, bytes));
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx",
                       bytes, (unsigned long long)src);
@@ -68,8 +102,9 @@ cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_d
                                  size_t bytes, cucore_stream *s) {
   cc_begin();
   COPY_PRELUDE("cucore_memcpy_dtod", dst, src);
-  CUresult r = s ? DRV(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpyDtoD)((CUdeviceptr)dst, (CUdeviceptr)src, bytes);
+  CUresult r;
+  COPY_CALL(r, s ? DRV(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpyDtoD)((CUdeviceptr)dst, (CUdeviceptr)src, bytes));
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD", "%zu bytes", bytes);
   return s ? CUCORE_OK : cc_mem_finish_sync("device-to-device copy");
@@ -79,8 +114,9 @@ cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr
                             size_t bytes, cucore_stream *s) {
   cc_begin();
   COPY_PRELUDE("cucore_memcpy", dst, src);
-  CUresult r = s ? DRV(cuMemcpyAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpy)((CUdeviceptr)dst, (CUdeviceptr)src, bytes);
+  CUresult r;
+  COPY_CALL(r, s ? DRV(cuMemcpyAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
+                 : DRV(cuMemcpy)((CUdeviceptr)dst, (CUdeviceptr)src, bytes));
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx",
                       bytes, (unsigned long long)src, (unsigned long long)dst);
@@ -91,9 +127,10 @@ cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src,
                                  cucore_stream *s) {
   cc_begin();
   COPY_PRELUDE("cucore_memcpy_htoh", (uintptr_t)dst, (uintptr_t)src);
-  CUresult r = s ? DRV(cuMemcpyAsync)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
+  CUresult r;
+  COPY_CALL(r, s ? DRV(cuMemcpyAsync)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
                                       bytes, s->handle)
-                 : DRV(cuMemcpy)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes);
+                 : DRV(cuMemcpy)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes));
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes between host buffers",
                       bytes);

@@ -7,7 +7,7 @@
  * free of a block this thread handed out needs no lookup (cc_hpool_free_recent); any other goes
  * through the record.
  */
-#include "memory/memory.h"
+#include "memory/host_pool_core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,8 +132,24 @@ static cucore_status alloc_failed(cucore_host_pool *pool, int err, size_t bytes,
                     used);
 }
 
+CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t bytes,
+                                                 void **out);
+
 cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out) {
   cc_begin();
+  /* After warm-up: a block from this thread's cache, inline. */
+  if (CC_LIKELY(pool && out)) {
+    cc_hblock *hit = cc_hpool_get_cached(&pool->core, bytes);
+    if (CC_LIKELY(hit != NULL)) {
+      *out = hit->base;
+      return CUCORE_OK;
+    }
+  }
+  return host_pool_alloc_slow(pool, bytes, out);
+}
+
+CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t bytes,
+                                                 void **out) {
   const char *fn = "cucore_host_pool_alloc";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
@@ -167,12 +183,19 @@ static int accept_block(const cc_mem_rec *rec, void *ctx) {
   return 1;
 }
 
+CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *ptr);
+
 cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
   cc_begin();
+  /* A block this thread handed out: freed inline (one compare-and-swap). */
+  if (CC_LIKELY(pool && ptr && cc_hpool_free_recent(&pool->core, ptr))) return CUCORE_OK;
+  return host_pool_free_slow(pool, ptr);
+}
+
+CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *ptr) {
   const char *fn = "cucore_host_pool_free";
   if (!ptr) return CUCORE_OK;
   CC_CHECK_ARG(pool, fn, "pool");
-  if (CC_LIKELY(cc_hpool_free_recent(&pool->core, ptr))) return CUCORE_OK;
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   host_free_ctx c = {pool, 0};
   cc_mem_rec rec;

@@ -19,7 +19,7 @@
  * stale cache at its next call, knowing the pool by its id). A trim changes the pool's epoch;
  * each thread gives its cache back at its next call on the pool, or when it exits.
  */
-#include "memory/memory.h"
+#include "memory/host_pool_core.h"
 
 #include <string.h>
 
@@ -27,20 +27,6 @@ size_t cc_hpool_class_bytes(int index) {
   if (index <= 0) return (size_t)1 << CC_HPOOL_MIN_SHIFT;
   int k = CC_HPOOL_MIN_SHIFT + (index - 1) / 4, step = (index - 1) % 4;
   return ((size_t)1 << k) + (size_t)(step + 1) * ((size_t)1 << (k - 2));
-}
-
-int cc_hpool_class_of(size_t bytes, size_t *class_bytes) {
-  if (bytes == 0 || bytes > ((size_t)1 << CC_HPOOL_MAX_SHIFT)) return -1;
-  int index = 0;
-  if (bytes > ((size_t)1 << CC_HPOOL_MIN_SHIFT)) {
-    /* bytes - 1 lies in [2^k, 2^(k+1)); its next two bits pick the quarter. */
-    uint64_t b = bytes - 1;
-    int k = 63 - __builtin_clzll(b);
-    int step = (int)((b >> (k - 2)) & 3);
-    index = 1 + (k - CC_HPOOL_MIN_SHIFT) * 4 + step;
-  }
-  if (class_bytes) *class_bytes = cc_hpool_class_bytes(index);
-  return index;
 }
 
 /* ---- block records: recycled, never freed ---------------------------------------------------- */
@@ -77,52 +63,20 @@ static void block_retire(cc_hblock *b) {
 
 /* ---- thread caches --------------------------------------------------------------------------- */
 
-#define CACHE_PER_CLASS 4
-#define CACHE_BYTES ((size_t)64 << 20) /* most bytes a thread keeps */
-#define RECENT 64                      /* blocks remembered as handed out by this thread */
-
-
-typedef struct recent_block {
-  const void *ptr;
-  cc_hpool *pool;
-  cc_hblock *b;
-  uint64_t state; /* as it was handed out */
-} recent_block;
-
-typedef struct slot {
-  /* The pool it caches for; written by the owner thread under global_lock, read by others
-   * under it. */
-  cc_hpool *pool;
-  uint64_t pool_id;
-  unsigned epoch;
-  /* Allocations its cache served since it bound to the pool: written by the owner only, read
-   * by the pool's statistics. (What is in use and cached is read off the blocks' states.) */
-  _Atomic uint64_t hits;
-  /* The owner's alone. */
-  size_t cached_bytes;
-  uint8_t n[CC_HPOOL_CLASSES];
-  cc_hblock *cache[CC_HPOOL_CLASSES][CACHE_PER_CLASS];
-  recent_block recent[RECENT];
-  struct slot *next;
-} slot;
+typedef cc_hpool_slot slot;
+typedef cc_hpool_recent recent_block;
+#define CACHE_PER_CLASS CC_HPOOL_CACHE_PER_CLASS
+#define CACHE_BYTES CC_HPOOL_CACHE_BYTES
 
 static slot *all_slots;     /* under global_lock */
 static cc_hpool *live_pools; /* under global_lock */
 static uint64_t next_pool_id = 1;
 
-#if defined(__GNUC__)
-static _Thread_local slot *tls_slot __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local slot *tls_slot;
-#endif
+CC_TLS_IE _Thread_local cc_hpool_slot *cc_tls_hpool_slot;
+#define tls_slot cc_tls_hpool_slot
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
 
-
-static inline unsigned recent_index(const void *ptr) {
-  uint64_t a = (uint64_t)(uintptr_t)ptr;
-  return (unsigned)(((a >> 12) ^ (a >> 20) ^ a) % RECENT);
-}
 
 static int pool_is_live(const cc_hpool *p, uint64_t id) { /* under global_lock */
   for (const cc_hpool *q = live_pools; q; q = q->next_live)
@@ -192,16 +146,11 @@ static slot *my_slot(void) {
   return s;
 }
 
-static inline int slot_serves(const slot *s, const cc_hpool *p) {
-  return s && s->pool == p && s->pool_id == p->id &&
-         s->epoch == atomic_load_explicit(&p->epoch, memory_order_relaxed);
-}
-
 /* Binds this thread's cache to `p` (giving the cache of another pool, or of an older epoch,
  * back first). Pools with byte limits are never cached for (the binding stays as it is). */
 static slot *slot_bind(cc_hpool *p) {
   slot *s = my_slot();
-  if (!s || slot_serves(s, p) || p->max_cached || p->max_total) return s;
+  if (!s || cc_hpool_slot_serves(s, p) || p->max_cached || p->max_total) return s;
   pthread_mutex_lock(&global_lock);
   slot_unbind(s);
   if (pool_is_live(p, p->id)) {
@@ -220,10 +169,6 @@ static void flush_mine(cc_hpool *p) {
   pthread_mutex_lock(&global_lock);
   slot_unbind(s);
   pthread_mutex_unlock(&global_lock);
-}
-
-static inline void remember(slot *s, cc_hpool *p, cc_hblock *b, uint64_t state) {
-  if (s) s->recent[recent_index(b->base)] = (recent_block){b->base, p, b, state};
 }
 
 /* ---- the pool -------------------------------------------------------------------------------- */
@@ -291,12 +236,6 @@ static void release_list(cc_hpool *p, cc_hblock *list) {
   }
 }
 
-static void hand_out(cc_hblock *b, size_t bytes) {
-  atomic_store_explicit(&b->requested, bytes, memory_order_relaxed);
-  uint64_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
-  atomic_store_explicit(&b->state, (s & ~(uint64_t)3) | CC_HB_IN_USE, memory_order_release);
-}
-
 CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s,
                             cc_hblock **out) {
   pthread_mutex_lock(&p->lock);
@@ -306,9 +245,9 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
     p->free_count[c]--;
     p->shared_bytes -= cb;
     p->st.hits++;
-    hand_out(b, bytes);
+    cc_hpool_hand_out(b, bytes);
     pthread_mutex_unlock(&p->lock);
-    remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
+    cc_hpool_remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
     *out = b;
     return 0;
   }
@@ -356,14 +295,14 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
     p->st.misses--;
   } else {
     link_all(p, b);
-    hand_out(b, bytes);
+    cc_hpool_hand_out(b, bytes);
   }
   pthread_mutex_unlock(&p->lock);
   if (err) {
     if (b) block_retire(b);
     return err;
   }
-  remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
+  cc_hpool_remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
   *out = b;
   return 0;
 }
@@ -373,16 +312,10 @@ int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base) {
   size_t cb = 0;
   int c = cc_hpool_class_of(bytes, &cb);
   if (CC_UNLIKELY(c < 0)) return CC_HPOOL_BAD_SIZE;
-  slot *s = tls_slot;
-  if (CC_LIKELY(slot_serves(s, p) && s->n[c])) {
-    cc_hblock *b = s->cache[c][--s->n[c]];
-    s->cached_bytes -= cb;
-    hand_out(b, bytes);
-    atomic_store_explicit(&s->hits, atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
-    *out = b;
-    if (base) *base = b->base;
+  cc_hblock *hit = cc_hpool_get_cached(p, bytes);
+  if (hit) {
+    *out = hit;
+    if (base) *base = hit->base;
     return 0;
   }
   int err = get_slow(p, bytes, c, cb, slot_bind(p), out);
@@ -411,33 +344,10 @@ CC_COLD static void put_slow(cc_hpool *p, cc_hblock *b, size_t cb) {
   }
 }
 
-/* Into this thread's cache when it serves `p` and has room; 1 when done. */
-static inline int cache_put(slot *s, cc_hpool *p, cc_hblock *b) {
-  int c = b->cls;
-  if (!slot_serves(s, p) || s->n[c] >= CACHE_PER_CLASS ||
-      s->cached_bytes + b->class_bytes > CACHE_BYTES)
-    return 0;
-  s->cache[c][s->n[c]++] = b;
-  s->cached_bytes += b->class_bytes;
-  return 1;
-}
-
 void cc_hpool_put(cc_hpool *p, cc_hblock *b) {
-  if (CC_LIKELY(cache_put(tls_slot, p, b))) return;
-  if (cache_put(slot_bind(p), p, b)) return;
+  if (CC_LIKELY(cc_hpool_cache_put(tls_slot, p, b))) return;
+  if (cc_hpool_cache_put(slot_bind(p), p, b)) return;
   put_slow(p, b, b->class_bytes);
-}
-
-int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
-  slot *s = tls_slot;
-  if (!s) return 0;
-  recent_block *r = &s->recent[recent_index(ptr)];
-  if (r->ptr != ptr || r->pool != p) return 0;
-  r->ptr = NULL;
-  if (!cc_hb_unuse(r->b, r->state)) return 0; /* freed, busy or another holder's now */
-  if (CC_LIKELY(cache_put(s, p, r->b))) return 1;
-  cc_hpool_put(p, r->b);
-  return 1;
 }
 
 int cc_hpool_free_block(cc_hpool *p, cc_hblock *b) {

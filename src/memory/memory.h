@@ -81,9 +81,22 @@ int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *ou
  * record contains lo, but one starts before hi; *out is it) or CC_LOC_NONE. */
 enum { CC_LOC_NONE = 0, CC_LOC_IN = 1, CC_LOC_INTO = 2 };
 int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out);
-/* Two ranges of the same length under one lock (the two sides of a copy). */
+/* What a lookup saw of a record it found (CC_LOC_IN), so that a thread may trust it later
+ * without the lock while nothing changed: the generation of the process's registry, which
+ * every removal or change of a record renews (0: not to be trusted), and for a pinned-pool
+ * block its cc_hblock and state (the pool hands blocks out and takes them back without the
+ * registry's lock, changing the state each time). */
+typedef struct cc_reg_seen {
+  uint64_t gen;
+  struct cc_hblock *block;
+  uint64_t block_state;
+} cc_reg_seen;
+/* The generation of cc_mem_registry (starts at 1). */
+extern _Atomic uint64_t cc_mem_reg_gen;
+/* Two ranges of the same length under one lock (the two sides of a copy); `sa`, `sb` (may be
+ * NULL) get what was seen of records found in cc_mem_registry. */
 void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
-                    int *la, cc_mem_rec *rb, int *lb);
+                    int *la, cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb);
 /* Removes the record starting at `base` when `accept` (may be NULL) says yes, it has no
  * users and (unless `take_owned`) no DLPack owner; *out gets the record whenever one contains
  * `base` (for messages). Removed records go to the freed ring. */
@@ -127,6 +140,9 @@ typedef int (*cc_front_sink)(void *r, const cc_mem_rec *rec, int add);
 void cc_front_drain(cc_front_sink sink, void *r);
 /* A record taken back from a table that contains `addr`; 0 when none is remembered. */
 int cc_front_was_freed(uint64_t addr, cc_mem_rec *out);
+/* 1 when some thread's table may hold records not drained into the tree yet (a few loads per
+ * thread, no lock). */
+int cc_front_pending(void);
 
 /* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
 
@@ -300,9 +316,8 @@ typedef struct cc_hpool {
 #define CC_HPOOL_NO_MEMORY (-2) /* cc_hpool_get: no host memory for the block's bookkeeping */
 #define CC_HPOOL_BAD_SIZE (-3)  /* cc_hpool_get: 0 bytes, or above the largest class */
 
-/* The class index of a request (0 for up to 4 KiB) and its bytes; -1 when bytes is 0 or above
- * the largest class. */
-int cc_hpool_class_of(size_t bytes, size_t *class_bytes);
+/* (The class of a request, the thread caches and the inline allocation and free from them:
+ * host_pool_core.h.) */
 size_t cc_hpool_class_bytes(int index);
 void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
                    size_t max_total);
@@ -311,9 +326,6 @@ void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
  * is tried once more). 0, CC_HPOOL_BAD_SIZE, CC_HPOOL_LIMIT, CC_HPOOL_NO_MEMORY or the
  * allocator's error. */
 int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base);
-/* Frees the block at `ptr` when this thread handed it out recently and it is still handed out
- * and not busy: 1 when done; 0 leaves it to the caller's checked path. */
-int cc_hpool_free_recent(cc_hpool *p, const void *ptr);
 /* Takes back a block the caller has moved from handed out to free (cc_hb_unuse). */
 void cc_hpool_put(cc_hpool *p, cc_hblock *b);
 /* cc_hb_unuse then cc_hpool_put; 0 when the block was not handed out or is busy. */

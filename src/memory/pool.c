@@ -9,7 +9,7 @@
  * last made current on the thread (checked again when the driver refuses), records with one
  * exclusive registry lock, and builds messages only on failure.
  */
-#include "memory/memory.h"
+#include "memory/registry_front.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,8 +237,8 @@ static cucore_status async_prelude(cucore_stream *s, size_t bytes, cucore_devptr
   CC_CHECK_ARG(s, fn, "stream");
   if (CC_UNLIKELY(bytes == 0))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
-  if (st != CUCORE_OK) return st;
+  cucore_status st;
+  if (CC_UNLIKELY(bytes >> 63)) return cc_check_size(bytes, fn, "the size");
   if (CC_UNLIKELY(!DRV(cuMemAllocAsync))) {
     st = cc_driver_load();
     if (st != CUCORE_OK) return st;
@@ -252,23 +252,27 @@ static int context_reason(CUresult r) {
   return r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED;
 }
 
-static cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_stream *s,
-                                  cucore_mem_pool *pool, const char *fn) {
-  cc_mem_rec rec = {.base = p, .size = bytes, .kind = CUCORE_MEM_POOL,
-                    .ordinal = s->dev->ordinal, .ctx = s->dev->ctx};
-  if (pool) {
-    rec.cupool = pool->handle;
-    rec.ordinal = pool->dev->ordinal;
-    rec.ctx = pool->dev->ctx;
-    if (pool->owned) rec.owner = pool;
-  }
-  if (CC_UNLIKELY(!cc_front_insert(&rec) &&
-                  cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK)) {
-    (void)DRV(cuMemFreeAsync)(p, s->handle);
-    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation",
-                   fn);
-  }
-  return CUCORE_OK;
+/* Records a stream-ordered allocation: in this thread's front table (inline), else there or in
+ * the tree through the general paths; on failure the allocation is given back. */
+CC_COLD static cucore_status record_async_slow(const cc_mem_rec *rec, cucore_stream *s,
+                                              const char *fn) {
+  if (cc_front_insert(rec) || cc_reg_insert(&cc_mem_registry, rec, 1) == CC_REG_OK)
+    return CUCORE_OK;
+  (void)DRV(cuMemFreeAsync)((CUdeviceptr)rec->base, s->handle);
+  return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation",
+                 fn);
+}
+
+static inline cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_stream *s,
+                                         cucore_mem_pool *pool, const char *fn) {
+  cucore_device *dev = pool ? pool->dev : s->dev;
+  void *cupool = pool ? (void *)pool->handle : NULL;
+  void *owner = pool && pool->owned ? pool : NULL;
+  if (CC_LIKELY(cc_front_put(p, bytes, dev->ctx, cupool, owner, CUCORE_MEM_POOL, dev->ordinal)))
+    return CUCORE_OK;
+  cc_mem_rec rec = {.base = p, .size = bytes, .kind = CUCORE_MEM_POOL, .ordinal = dev->ordinal,
+                    .ctx = dev->ctx, .cupool = cupool, .owner = owner};
+  return record_async_slow(&rec, s, fn);
 }
 
 cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes, cucore_devptr *out) {
@@ -327,25 +331,30 @@ typedef struct pool_free_ctx {
   int wrong_pool;
 } pool_free_ctx;
 
+/* 1 when a stream-ordered record (its owner, CUmemoryPool and context) came from `p`. */
+static inline int from_pool(const cucore_mem_pool *p, const void *owner, const void *cupool,
+                            CUcontext ctx) {
+  return owner ? owner == p
+               : (cupool ? cupool == (void *)p->handle : !p->owned && !p->imported && ctx == p->dev->ctx);
+}
+
 static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
   pool_free_ctx *c = ctx;
   if (rec->kind != CUCORE_MEM_POOL && rec->kind != CUCORE_MEM_IPC_IMPORTED) return 0;
   const cucore_mem_pool *p = c->pool;
   if (!p) return 1;
-  int same = rec->owner ? rec->owner == p
-                        : (rec->cupool ? rec->cupool == (void *)p->handle
-                                       : !p->owned && !p->imported && rec->ctx == p->dev->ctx);
+  int same = from_pool(p, rec->owner, rec->cupool, rec->ctx);
   if (!same) c->wrong_pool = 1;
   return same;
 }
 
-static cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_devptr ptr,
-                                const char *fn) {
-  CC_CHECK_ARG(s, fn, "stream");
+/* The free of a record that is not this thread's front record, or of the wrong pool: through
+ * the registry, which explains any refusal. */
+CC_COLD static cucore_status free_async_registry(cucore_mem_pool *pool, cucore_devptr ptr,
+                                                const char *fn) {
   pool_free_ctx c = {pool, 0};
   cc_mem_rec rec;
-  cc_reg_result res = cc_front_take(ptr, accept_pool_free, &c, &rec); /* this thread's own */
-  if (res != CC_REG_OK) res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
+  cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
   if (CC_UNLIKELY(res != CC_REG_OK)) {
     if (res == CC_REG_REJECTED && c.wrong_pool) {
       char a[200], b[160];
@@ -358,18 +367,37 @@ static cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_
                                "a stream-ordered allocation (cucore_mem_alloc_async, "
                                "cucore_mem_pool_alloc_async, or an IPC import)");
   }
-  cucore_status st = cc_device_make_current_fast(s->dev);
-  if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);
-  if (CC_UNLIKELY(r != CUDA_SUCCESS) && context_reason(r)) {
-    st = cc_device_make_current(s->dev);
+  return CUCORE_OK;
+}
+
+CC_COLD static cucore_status free_async_refused(cucore_stream *s, cucore_devptr ptr, CUresult r) {
+  if (context_reason(r)) {
+    cucore_status st = cc_device_make_current(s->dev);
     if (st != CUCORE_OK) return st;
     r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);
+    if (r == CUDA_SUCCESS) return CUCORE_OK;
   }
-  if (CC_UNLIKELY(r != CUDA_SUCCESS))
-    return cc_fail_cu(r, "cuMemFreeAsync", "0x%llx on a stream of device %d",
-                      (unsigned long long)ptr, s->dev->ordinal);
-  return CUCORE_OK;
+  return cc_fail_cu(r, "cuMemFreeAsync", "0x%llx on a stream of device %d",
+                    (unsigned long long)ptr, s->dev->ordinal);
+}
+
+static inline cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_devptr ptr,
+                                       const char *fn) {
+  CC_CHECK_ARG(s, fn, "stream");
+  /* This thread's own record (inline), else the registry's. */
+  uint64_t state;
+  cc_front_view v;
+  cc_front_entry *e = cc_front_find(ptr, &state, &v);
+  if (CC_UNLIKELY(!e || (pool && !from_pool(pool, v.owner, v.cupool, v.ctx)) ||
+                  !cc_front_commit(e, state))) {
+    cucore_status st = free_async_registry(pool, ptr, fn);
+    if (st != CUCORE_OK) return st;
+  }
+  cucore_status st = cc_device_make_current_fast(s->dev);
+  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  CUresult r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);
+  if (CC_LIKELY(r == CUDA_SUCCESS)) return CUCORE_OK;
+  return free_async_refused(s, ptr, r);
 }
 
 cucore_status cucore_mem_free_async(cucore_stream *s, cucore_devptr ptr) {

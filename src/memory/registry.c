@@ -40,6 +40,16 @@ struct cc_registry {
 };
 
 cc_registry cc_mem_registry = {.lock = PTHREAD_MUTEX_INITIALIZER};
+_Atomic uint64_t cc_mem_reg_gen = 1;
+
+/* A record of the process's registry was removed or changed (under its lock, so the writers
+ * are one at a time): what threads remember of earlier lookups is void. */
+static void changed(cc_registry *r) {
+  if (r != &cc_mem_registry) return;
+  atomic_store_explicit(&cc_mem_reg_gen,
+                        atomic_load_explicit(&cc_mem_reg_gen, memory_order_relaxed) + 1,
+                        memory_order_release);
+}
 
 cc_registry *cc_reg_create(void) {
   cc_registry *r = cc_raw_calloc(1, sizeof *r);
@@ -254,6 +264,7 @@ static int drain_sink(void *p, const cc_mem_rec *rec, int add) {
   if (gone) {
     r->count--;
     recycle(r, gone);
+    changed(r);
   }
   return 1;
 }
@@ -284,6 +295,7 @@ static cc_reg_result insert_locked(cc_registry *r, const cc_mem_rec *rec, int ev
     r->root = remove_node(r->root, o->rec.base, &gone);
     r->count--;
     recycle(r, gone);
+    changed(r);
   }
   cc_reg_node *n = r->spare;
   if (n) {
@@ -316,10 +328,27 @@ int cc_reg_find_overlap(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *ou
   return n != NULL;
 }
 
-static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
+/* What a lookup saw of node `n`, for cc_reg_seen (under the lock). */
+static void note_seen(const cc_reg_node *n, cc_reg_seen *seen) {
+  if (!seen) return;
+  seen->gen = atomic_load_explicit(&cc_mem_reg_gen, memory_order_relaxed);
+  seen->block = NULL;
+  seen->block_state = 0;
+  if (n->rec.flags & CC_REC_LIVE) {
+    seen->block = block_of(n);
+    seen->block_state = block_state(n);
+  }
+}
+
+static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out,
+                  cc_reg_seen *seen) {
+  if (seen) seen->gen = 0;
   cc_reg_node *n = containing(root, lo);
   if (n) {
+    note_seen(n, seen);
     *out = view(n);
+    /* A pool block handed out again meanwhile (the pool needs no lock): not to be trusted. */
+    if (seen && seen->block && block_state(n) != seen->block_state) seen->gen = 0;
     return CC_LOC_IN;
   }
   n = next_seen(root, lo, 0);
@@ -332,16 +361,17 @@ static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out) 
 
 int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
   lock_all(r);
-  int where = locate(r->root, lo, hi, out);
+  int where = locate(r->root, lo, hi, out, NULL);
   pthread_mutex_unlock(&r->lock);
   return where;
 }
 
 void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
-                    int *la, cc_mem_rec *rb, int *lb) {
+                    int *la, cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb) {
   lock_all(r);
-  *la = locate(r->root, a, a + bytes, ra);
-  *lb = locate(r->root, b, b + bytes, rb);
+  int mine = r == &cc_mem_registry;
+  *la = locate(r->root, a, a + bytes, ra, mine ? sa : NULL);
+  *lb = locate(r->root, b, b + bytes, rb, mine ? sb : NULL);
   pthread_mutex_unlock(&r->lock);
 }
 
@@ -371,12 +401,14 @@ cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, v
       n->rec.flags &= ~(uint32_t)CC_REC_DLPACK_OWNED;
     else
       res = CC_REG_NOT_FOUND;
+    changed(r);
   } else if (res == CC_REG_OK) {
     cc_reg_node *gone = NULL;
     r->root = remove_node(r->root, base, &gone);
     r->count--;
     remember_freed(r, &gone->rec);
     recycle(r, gone);
+    changed(r);
   }
   pthread_mutex_unlock(&r->lock);
   return res;
@@ -414,6 +446,7 @@ cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc
     } else if (out) {
       *out = view(n);
     }
+    changed(r);
   }
   pthread_mutex_unlock(&r->lock);
   return n ? CC_REG_OK : CC_REG_NOT_FOUND;
@@ -435,6 +468,7 @@ cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
         res = CC_REG_NOT_FOUND;
       }
     }
+    changed(r);
   }
   pthread_mutex_unlock(&r->lock);
   return res;
@@ -445,7 +479,10 @@ cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint
   cc_reg_node *n = containing(r->root, base);
   cc_reg_result res = !n ? CC_REG_NOT_FOUND : n->rec.base != base ? CC_REG_NOT_BASE : CC_REG_OK;
   uint32_t mine = CC_REC_LIVE; /* whether a node is a pool block is the pool's to say */
-  if (res == CC_REG_OK) n->rec.flags = (n->rec.flags | (set & ~mine)) & ~(clear & ~mine);
+  if (res == CC_REG_OK) {
+    n->rec.flags = (n->rec.flags | (set & ~mine)) & ~(clear & ~mine);
+    changed(r);
+  }
   pthread_mutex_unlock(&r->lock);
   return res;
 }
@@ -461,6 +498,7 @@ int cc_reg_remove(cc_registry *r, uint64_t base) {
     rec.aux = 0;
     remember_freed(r, &rec);
     recycle(r, gone);
+    changed(r);
   }
   pthread_mutex_unlock(&r->lock);
   return gone != NULL;

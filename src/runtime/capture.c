@@ -23,24 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct cc_capture {
-  atomic_int refs;        /* the registry's while active, one per stream and event naming it */
-  cucore_device *dev;
-  cucore_stream *origin;  /* where it began (and must end) */
-  int mode;               /* CUstreamCaptureMode */
-  pthread_t thread;       /* the thread that began it */
-  unsigned long long id;  /* the driver's id of the capture sequence */
-  int active;             /* 1 until it ended */
-  int blocking;           /* a stream taking part synchronises with the legacy default stream */
-  cc_refs *refs_held;     /* what the captured work references */
-  void *owner;            /* given at the start, handed back at the end */
-  cc_release_fn owner_release; /* releases `owner` when the capture dies without an end */
-  cucore_stream **streams; /* every stream taking part (origin first) */
-  int stream_count, stream_cap;
-  cucore_status failure;  /* the first failure the driver gave for work in the capture */
-  char failure_message[640];
-  cc_capture *next;       /* in the list of active captures */
-};
 
 atomic_int cc_capture_count;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -123,34 +123,27 @@ cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out) {
 /* The context cucore last saw or made current on this thread: the launch path trusts it
  * instead of asking the driver each time (a launch refused for a context mismatch is retried
  * after a real check, see launch.c). */
-#if defined(__GNUC__)
-static _Thread_local CUcontext tls_current __attribute__((tls_model("initial-exec")));
-#else
-static _Thread_local CUcontext tls_current;
-#endif
+CC_TLS_IE _Thread_local CUcontext cc_tls_current;
 
 cucore_status cc_device_make_current(cucore_device *dev) {
   CUcontext cur = NULL;
   CUresult r = DRV(cuCtxGetCurrent)(&cur);
   if (CC_LIKELY(r == CUDA_SUCCESS && cur == dev->ctx)) {
-    tls_current = cur;
+    cc_tls_current = cur;
     return CUCORE_OK;
   }
   r = DRV(cuCtxSetCurrent)(dev->ctx);
   if (r != CUDA_SUCCESS) {
-    tls_current = NULL;
+    cc_tls_current = NULL;
     return cc_fail_cu(r, "cuCtxSetCurrent", "primary context of device %d", dev->ordinal);
   }
-  tls_current = dev->ctx;
+  cc_tls_current = dev->ctx;
   return CUCORE_OK;
 }
 
-cucore_status cc_device_make_current_fast(cucore_device *dev) {
-  if (CC_LIKELY(tls_current == dev->ctx)) return CUCORE_OK;
-  return cc_device_make_current(dev);
-}
+cucore_status cc_device_make_current_slow(cucore_device *dev) { return cc_device_make_current(dev); }
 
-void cc_device_forget_current(void) { tls_current = NULL; }
+void cc_device_forget_current(void) { cc_tls_current = NULL; }
 
 cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   cc_begin();
@@ -200,14 +193,14 @@ cucore_status cucore_device_close(cucore_device *dev) {
   if (!dev) return CUCORE_OK;
   cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
-    if (tls_current == dev->ctx) tls_current = NULL;
+    if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
     free(dev);
     return CUCORE_OK;
   }
   CUcontext cur = NULL;
   if (DRV(cuCtxGetCurrent)(&cur) == CUDA_SUCCESS && cur == dev->ctx)
     (void)DRV(cuCtxSetCurrent)(NULL);
-  if (tls_current == dev->ctx) tls_current = NULL;
+  if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
   CUresult r = DRV(cuDevicePrimaryCtxRelease)(dev->cudev);
   int ordinal = dev->ordinal;
   free(dev);

@@ -19,19 +19,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-typedef struct cc_ref_item {
-  void *p;
-  cc_release_fn release;
-} cc_ref_item;
-
-struct cc_refs {
-  atomic_int count;
-  pthread_mutex_t lock;
-  cc_ref_item *items;
-  int n, cap;
-  _Atomic(void *) last; /* the last member held: a repeated hold returns at once */
-  struct cc_refs *next; /* on the list of sets the driver dropped */
-};
 
 cc_refs *cc_refs_new(void) {
   cc_refs *r = cc_calloc(1, sizeof *r, "a reference set");

@@ -12,6 +12,7 @@
 
 #include "loader/loader.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 typedef struct cc_capture cc_capture;
@@ -60,9 +61,19 @@ void cc_event_release(void *ev);
 cucore_status cc_ensure_context(void);
 /* Makes the device's primary context current on this thread (cheap when it already is). */
 cucore_status cc_device_make_current(cucore_device *dev);
-/* The same, trusting what cucore last saw on this thread instead of asking the driver (for the
- * launch path, which checks again when the driver refuses). */
-cucore_status cc_device_make_current_fast(cucore_device *dev);
+/* The context cucore last saw or made current on this thread (device.c). */
+extern CC_TLS_IE _Thread_local CUcontext cc_tls_current;
+/* 1 when cucore last saw the device's context current on this thread. */
+static inline int cc_device_is_current(const cucore_device *dev) {
+  return cc_tls_current == dev->ctx;
+}
+cucore_status cc_device_make_current_slow(cucore_device *dev);
+/* cc_device_make_current, trusting what cucore last saw on this thread instead of asking the
+ * driver (for hot paths, which check again when the driver refuses for a context reason). */
+static inline cucore_status cc_device_make_current_fast(cucore_device *dev) {
+  if (CC_LIKELY(cc_device_is_current(dev))) return CUCORE_OK;
+  return cc_device_make_current_slow(dev);
+}
 /* Forgets what cucore last saw current on this thread. */
 void cc_device_forget_current(void);
 /* Sets up the streams a device owns (legacy default, per-thread). */
@@ -89,6 +100,21 @@ void cc_launch_attr_from_cu(CUlaunchAttributeID id, const CUlaunchAttributeValue
 typedef struct cc_refs cc_refs;
 typedef void (*cc_release_fn)(void *p);
 
+/* The set (refs.c owns it; defined here so the launch path reads `last` without a call). */
+typedef struct cc_ref_item {
+  void *p;
+  cc_release_fn release;
+} cc_ref_item;
+
+struct cc_refs {
+  atomic_int count;
+  pthread_mutex_t lock;
+  cc_ref_item *items;
+  int n, cap;
+  _Atomic(void *) last; /* the last member held: a repeated hold returns at once */
+  struct cc_refs *next; /* on the list of sets the driver dropped */
+};
+
 /* A new, empty set with one reference (NULL when out of memory; failure recorded). */
 cc_refs *cc_refs_new(void);
 void cc_refs_retain(void *r);
@@ -109,6 +135,27 @@ void cc_refs_drain(void);
 void cc_refs_flush(void);
 
 /* ---- stream capture (capture.c) ------------------------------------------------------------ */
+
+/* What cucore knows of a capture it began (capture.c owns it; defined here so the launch path
+ * reads it without a call). */
+struct cc_capture {
+  atomic_int refs;        /* the registry's while active, one per stream and event naming it */
+  cucore_device *dev;
+  cucore_stream *origin;  /* where it began (and must end) */
+  int mode;               /* CUstreamCaptureMode */
+  pthread_t thread;       /* the thread that began it */
+  unsigned long long id;  /* the driver's id of the capture sequence */
+  int active;             /* 1 until it ended */
+  int blocking;           /* a stream taking part synchronises with the legacy default stream */
+  cc_refs *refs_held;     /* what the captured work references */
+  void *owner;            /* given at the start, handed back at the end */
+  cc_release_fn owner_release; /* releases `owner` when the capture dies without an end */
+  cucore_stream **streams; /* every stream taking part (origin first) */
+  int stream_count, stream_cap;
+  cucore_status failure;  /* the first failure the driver gave for work in the capture */
+  char failure_message[640];
+  cc_capture *next;       /* in the list of active captures */
+};
 
 /* How many captures cucore began are active (any thread): the launch path's one check. */
 extern atomic_int cc_capture_count;
@@ -149,6 +196,17 @@ cucore_status cc_capture_check_unsafe(cucore_device *dev, int legacy, int device
 /* a launch on `s`: on the legacy default stream while a stream synchronising with it captures.
  * Holds nothing. */
 cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn);
+/* 1 when a launch of `p` on `s` needs nothing of cucore's capture bookkeeping: `s` is not the
+ * legacy default stream (which cc_capture_check_launch guards) and takes part in no capture
+ * cucore began, or in one whose set holds `p` already (the launch path's inline check; 0 sends
+ * it to cc_capture_check_launch and cc_capture_hold). */
+static inline int cc_capture_launch_ready(const cucore_stream *s, void *p) {
+  if (s->handle == NULL || s->handle == CU_STREAM_LEGACY) return 0;
+  cc_capture *c = s->capture;
+  if (!c || !c->active) return 1;
+  cc_refs *r = c->refs_held;
+  return r && atomic_load_explicit(&r->last, memory_order_acquire) == p;
+}
 /* Holds `p` in the capture `s` takes part in (nothing when none). */
 cucore_status cc_capture_hold(cucore_stream *s, void *p, void (*retain)(void *),
                               cc_release_fn release);

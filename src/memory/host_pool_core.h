@@ -1,0 +1,133 @@
+/*
+ * memory/host_pool_core.h -- the inline half of the pinned pool's core (host_pool_core.c): a
+ * thread's cache of free blocks, and the allocation and free that it serves without a call or
+ * a lock (cucore_host_pool_alloc / _free after warm-up: a few loads and stores, and one
+ * compare-and-swap per free, which also refuses a second free racing the first). Everything
+ * else (misses, frees of other threads' blocks, limits, trims, statistics) is in
+ * host_pool_core.c.
+ */
+#ifndef CUCORE_HOST_POOL_CORE_H
+#define CUCORE_HOST_POOL_CORE_H
+
+#include "memory/memory.h"
+
+#define CC_HPOOL_CACHE_PER_CLASS 4
+#define CC_HPOOL_CACHE_BYTES ((size_t)64 << 20) /* most bytes a thread keeps */
+#define CC_HPOOL_RECENT 64                      /* blocks remembered as handed out */
+
+/* A block this thread handed out, as it was then. */
+typedef struct cc_hpool_recent {
+  const void *ptr;
+  cc_hpool *pool;
+  cc_hblock *b;
+  uint64_t state; /* as it was handed out */
+} cc_hpool_recent;
+
+/* A thread's cache. */
+typedef struct cc_hpool_slot {
+  /* The pool it caches for; written by the owner thread under the core's global lock, read by
+   * others under it. */
+  cc_hpool *pool;
+  uint64_t pool_id;
+  unsigned epoch;
+  /* Allocations its cache served since it bound to the pool: written by the owner only, read
+   * by the pool's statistics. (What is in use and cached is read off the blocks' states.) */
+  _Atomic uint64_t hits;
+  /* The owner's alone. */
+  size_t cached_bytes;
+  uint8_t n[CC_HPOOL_CLASSES];
+  cc_hblock *cache[CC_HPOOL_CLASSES][CC_HPOOL_CACHE_PER_CLASS];
+  cc_hpool_recent recent[CC_HPOOL_RECENT];
+  struct cc_hpool_slot *next;
+} cc_hpool_slot;
+
+/* This thread's cache (NULL until its first miss binds one). */
+extern CC_TLS_IE _Thread_local cc_hpool_slot *cc_tls_hpool_slot;
+
+/* The class index of a request (0 for up to 4 KiB) and its bytes; -1 when bytes is 0 or above
+ * the largest class. Classes: 4 KiB, then four per power of two (1.25, 1.5, 1.75 and 2 times
+ * it). */
+static inline int cc_hpool_class_of(size_t bytes, size_t *class_bytes) {
+  if (bytes == 0 || bytes > ((size_t)1 << CC_HPOOL_MAX_SHIFT)) return -1;
+  int index = 0;
+  size_t cb = (size_t)1 << CC_HPOOL_MIN_SHIFT;
+  if (bytes > cb) {
+    /* bytes - 1 lies in [2^k, 2^(k+1)); its next two bits pick the quarter. */
+    uint64_t b = bytes - 1;
+    int k = 63 - __builtin_clzll(b);
+    int step = (int)((b >> (k - 2)) & 3);
+    index = 1 + (k - CC_HPOOL_MIN_SHIFT) * 4 + step;
+    cb = ((size_t)1 << k) + (size_t)(step + 1) * ((size_t)1 << (k - 2));
+  }
+  if (class_bytes) *class_bytes = cb;
+  return index;
+}
+
+static inline unsigned cc_hpool_recent_index(const void *ptr) {
+  uint64_t a = (uint64_t)(uintptr_t)ptr;
+  return (unsigned)(((a >> 12) ^ (a >> 20) ^ a) % CC_HPOOL_RECENT);
+}
+
+/* 1 when the slot caches for `p` as it is now (the same pool, not trimmed since). */
+static inline int cc_hpool_slot_serves(const cc_hpool_slot *s, const cc_hpool *p) {
+  return s && s->pool == p && s->pool_id == p->id &&
+         s->epoch == atomic_load_explicit(&p->epoch, memory_order_relaxed);
+}
+
+static inline void cc_hpool_remember(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b,
+                                     uint64_t state) {
+  if (s) s->recent[cc_hpool_recent_index(b->base)] = (cc_hpool_recent){b->base, p, b, state};
+}
+
+/* Marks a block handed out for `bytes`; returns its new state. */
+static inline uint64_t cc_hpool_hand_out(cc_hblock *b, size_t bytes) {
+  atomic_store_explicit(&b->requested, bytes, memory_order_relaxed);
+  uint64_t s = (atomic_load_explicit(&b->state, memory_order_relaxed) & ~(uint64_t)3) |
+               CC_HB_IN_USE;
+  atomic_store_explicit(&b->state, s, memory_order_release);
+  return s;
+}
+
+/* A block for `bytes` from this thread's cache of `p`, handed out and remembered; NULL when the
+ * cache has none of its class (then cc_hpool_get). */
+static inline cc_hblock *cc_hpool_get_cached(cc_hpool *p, size_t bytes) {
+  cc_hpool_slot *s = cc_tls_hpool_slot;
+  size_t cb;
+  int c = cc_hpool_class_of(bytes, &cb);
+  if (CC_UNLIKELY(c < 0 || !cc_hpool_slot_serves(s, p) || !s->n[c])) return NULL;
+  cc_hblock *b = s->cache[c][--s->n[c]];
+  s->cached_bytes -= cb;
+  uint64_t state = cc_hpool_hand_out(b, bytes);
+  atomic_store_explicit(&s->hits, atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
+                        memory_order_relaxed);
+  s->recent[cc_hpool_recent_index(b->base)] = (cc_hpool_recent){b->base, p, b, state};
+  return b;
+}
+
+/* Into this thread's cache when it serves `p` and has room; 1 when done. */
+static inline int cc_hpool_cache_put(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b) {
+  int c = b->cls;
+  if (!cc_hpool_slot_serves(s, p) || s->n[c] >= CC_HPOOL_CACHE_PER_CLASS ||
+      s->cached_bytes + b->class_bytes > CC_HPOOL_CACHE_BYTES)
+    return 0;
+  s->cache[c][s->n[c]++] = b;
+  s->cached_bytes += b->class_bytes;
+  return 1;
+}
+
+/* Frees the block at `ptr` when this thread handed it out recently and it is still handed out
+ * and not busy: 1 when done; 0 leaves it to the caller's checked path. */
+static inline int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
+  cc_hpool_slot *s = cc_tls_hpool_slot;
+  if (!s) return 0;
+  cc_hpool_recent *r = &s->recent[cc_hpool_recent_index(ptr)];
+  if (r->ptr != ptr || r->pool != p) return 0;
+  r->ptr = NULL;
+  cc_hblock *b = r->b;
+  if (!cc_hb_unuse(b, r->state)) return 0; /* freed, busy or another holder's now */
+  if (CC_LIKELY(cc_hpool_cache_put(s, p, b))) return 1;
+  cc_hpool_put(p, b);
+  return 1;
+}
+
+#endif
