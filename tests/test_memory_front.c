@@ -142,6 +142,50 @@ static void records_outlive_threads_and_other_threads_free(void **state) {
   assert_int_equal(cc_reg_count(reg), before);
 }
 
+static void *record_take_exit(void *arg) {
+  uint64_t base = *(uint64_t *)arg;
+  cc_mem_rec r = rec_at(base, 256), out;
+  if (!cc_front_insert(&r)) return (void *)1;
+  return (void *)(uintptr_t)(cc_front_take(base, NULL, NULL, &out) != CC_REG_OK);
+}
+
+/* Threads come and go: a new thread adopts the table of one that exited (with nothing live in
+ * it), so the tables do not grow with the number of threads a program ever ran; a table whose
+ * thread left a record live is drained before anyone adopts it. */
+static void exited_threads_tables_are_adopted(void **state) {
+  (void)state;
+  size_t before = cc_reg_count(reg);
+  uint64_t base = 0x7600000000;
+  pthread_t t;
+  void *bad = NULL;
+  assert_int_equal(pthread_create(&t, NULL, record_take_exit, &base), 0);
+  pthread_join(t, &bad);
+  assert_null(bad);
+  size_t tables = cc_front_table_count();
+  for (int i = 0; i < 200; i++) {
+    uint64_t b = base + (uint64_t)i * 0x10000;
+    assert_int_equal(pthread_create(&t, NULL, record_take_exit, &b), 0);
+    pthread_join(t, &bad);
+    assert_null(bad);
+  }
+  assert_int_equal(cc_front_table_count(), tables); /* one thread at a time: no new table */
+  /* A thread that leaves a record: its table is not adopted until a drain moved the record. */
+  owner gone = {.base = 0x7700000000};
+  assert_int_equal(pthread_create(&t, NULL, record_and_exit, &gone), 0);
+  pthread_join(t, NULL);
+  assert_true(gone.took);
+  assert_true(cc_front_pending());
+  uint64_t b = base + 0x1000000;
+  assert_int_equal(pthread_create(&t, NULL, record_take_exit, &b), 0);
+  pthread_join(t, &bad);
+  assert_null(bad);
+  cc_mem_rec out;
+  assert_true(cc_reg_find(reg, gone.base, &out)); /* drains it */
+  assert_false(cc_front_pending());
+  assert_int_equal(cc_reg_take(reg, gone.base, NULL, NULL, 0, &out), CC_REG_OK);
+  assert_int_equal(cc_reg_count(reg), before);
+}
+
 /* Owners record and free their own ranges while readers look them up (and so drain): each
  * record is freed exactly once, by the owner's table or by the tree, and lookups never see a
  * record that is not live or a torn one. */
@@ -220,6 +264,7 @@ int main(void) {
       cmocka_unit_test(an_owner_takes_back_what_it_recorded),
       cmocka_unit_test(every_other_use_drains_the_tables_first),
       cmocka_unit_test(records_outlive_threads_and_other_threads_free),
+      cmocka_unit_test(exited_threads_tables_are_adopted),
       cmocka_unit_test(owners_race_drains),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,8 @@ int cc_front_was_freed(uint64_t addr, cc_mem_rec *out);
 /* 1 when some thread's table may hold records not drained into the tree yet (a few loads per
  * thread, no lock). */
 int cc_front_pending(void);
+/* How many tables exist (exited threads' tables are adopted by new threads, never freed). */
+size_t cc_front_table_count(void);
 
 /* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
 

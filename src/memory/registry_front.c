@@ -87,6 +87,12 @@ static front_table *my_table(void) {
   return t;
 }
 
+size_t cc_front_table_count(void) {
+  size_t n = 0;
+  for (front_table *t = atomic_load_explicit(&tables, memory_order_acquire); t; t = t->next) n++;
+  return n;
+}
+
 int cc_front_pending(void) {
   for (front_table *t = atomic_load_explicit(&tables, memory_order_acquire); t; t = t->next)
     if (table_pending(t)) return 1;
