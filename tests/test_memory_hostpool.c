@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -404,6 +405,107 @@ static void a_destroyed_pool_releases_what_threads_cache(void **state) {
   assert_int_equal(g.live, 0);
 }
 
+/* ---- a second free racing the holder's own ------------------------------------------------- */
+
+enum { RACE_ROUNDS = 4000, RACE_KEEP = 24 };
+
+typedef struct free_race {
+  cc_hpool *p;
+  _Atomic(cc_hblock *) b;
+  atomic_int round, ready, freed; /* ready/freed: how many of the two reached the round */
+  int holder_won, other_won, both, neither, holder_fast;
+  void *kept[2][RACE_KEEP];
+} free_race;
+
+static void spin_until(atomic_int *v, int value) {
+  for (unsigned n = 0; atomic_load(v) < value; n++)
+    if (n > 100) sched_yield();
+}
+
+/* The holder allocates a block each round and frees it against the other thread's free. */
+static void *race_holder(void *arg) {
+  free_race *r = arg;
+  for (int i = 1; i <= RACE_ROUNDS; i++) {
+    cc_hblock *b;
+    assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
+    /* Fast again each round (the other thread's frees revoke it), where membarrier works. */
+    cc_asym_resume(cc_tls_asym);
+    if (atomic_load(&cc_tls_asym->fast)) r->holder_fast++;
+    atomic_store(&r->b, b);
+    atomic_store(&r->round, i);
+    atomic_fetch_add(&r->ready, 1);
+    spin_until(&r->ready, 2 * i);
+    /* Sometimes at once, sometimes while the other's free is revoking or done. */
+    for (volatile unsigned k = 0, n = (unsigned)(i * 2654435761u) % 4096; k < n; k++) {
+    }
+    int won = cc_hpool_free_recent(r->p, b->base);
+    r->holder_won += won;
+    atomic_fetch_add(&r->freed, 1);
+    spin_until(&r->freed, 2 * i);
+  }
+  for (int k = 0; k < RACE_KEEP; k++) {
+    cc_hblock *b;
+    assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
+    r->kept[0][k] = b;
+  }
+  return NULL;
+}
+
+static void *race_other(void *arg) {
+  free_race *r = arg;
+  for (int i = 1; i <= RACE_ROUNDS; i++) {
+    spin_until(&r->round, i);
+    cc_hblock *b = atomic_load(&r->b);
+    atomic_fetch_add(&r->ready, 1);
+    spin_until(&r->ready, 2 * i);
+    r->other_won += cc_hpool_free_block(r->p, b);
+    atomic_fetch_add(&r->freed, 1);
+    spin_until(&r->freed, 2 * i);
+  }
+  for (int k = 0; k < RACE_KEEP; k++) {
+    cc_hblock *b;
+    assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
+    r->kept[1][k] = b;
+  }
+  return NULL;
+}
+
+static void a_free_racing_the_holders_free_is_refused(void **state) {
+  (void)state;
+  cc_hpool p;
+  fake f;
+  init(&p, &f, 0, 0);
+  free_race r = {.p = &p};
+  pthread_t h, o;
+  uint64_t revoked = cc_asym_revocations();
+  assert_int_equal(pthread_create(&h, NULL, race_holder, &r), 0);
+  assert_int_equal(pthread_create(&o, NULL, race_other, &r), 0);
+  assert_int_equal(pthread_join(h, NULL), 0);
+  assert_int_equal(pthread_join(o, NULL), 0);
+  revoked = cc_asym_revocations() - revoked;
+  print_message("%d rounds: the holder's free won %d (fast in %d rounds), the other's %d; %llu "
+                "revocations\n", RACE_ROUNDS, r.holder_won, r.holder_fast, r.other_won,
+                (unsigned long long)revoked);
+  /* Each round exactly one of the two frees took the block. */
+  assert_int_equal(r.holder_won + r.other_won, RACE_ROUNDS);
+  if (cc_asym_available()) assert_true(r.holder_fast > 0);
+  /* No block was put back twice: what both threads hold now is all different. */
+  for (int i = 0; i < 2 * RACE_KEEP; i++)
+    for (int j = i + 1; j < 2 * RACE_KEEP; j++)
+      assert_ptr_not_equal(r.kept[i / RACE_KEEP][i % RACE_KEEP],
+                           r.kept[j / RACE_KEEP][j % RACE_KEEP]);
+  cucore_host_pool_stats st;
+  cc_hpool_stats(&p, &st);
+  assert_int_equal(st.in_use_blocks, 2 * RACE_KEEP);
+  for (int i = 0; i < 2 * RACE_KEEP; i++)
+    assert_true(cc_hpool_free_block(&p, r.kept[i / RACE_KEEP][i % RACE_KEEP]));
+  cc_hpool_stats(&p, &st);
+  assert_int_equal(st.in_use_blocks, 0);
+  assert_int_equal((long)st.cached_blocks, f.live);
+  cc_hpool_fini(&p);
+  assert_int_equal(f.live, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(size_classes_waste_at_most_a_quarter),
@@ -414,6 +516,7 @@ int main(void) {
       cmocka_unit_test(a_recent_block_is_freed_once),
       cmocka_unit_test(another_threads_cache_comes_back),
       cmocka_unit_test(a_destroyed_pool_releases_what_threads_cache),
+      cmocka_unit_test(a_free_racing_the_holders_free_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,10 @@
  * worth a hundredfold. Two locked sections per pair cost more than that on a server's host,
  * so each thread keeps a few free blocks per class of the pool it used last (its cache), and
  * remembers the blocks it handed out recently. A hit hands a block out with plain stores; a
- * free of a block this thread handed out is one compare-and-swap on the block's state (which
- * also refuses a second free racing the first). Everything else takes the pool's mutex: a miss,
+ * free of a block this thread handed out is plain stores too, inside an asymmetric-fence
+ * section (base/asym_fence.h: a thread that updates another's block pays a membarrier(2)
+ * instead), or one compare-and-swap while the thread is slow; both refuse a second free
+ * racing the first. Everything else takes the pool's mutex: a miss,
  * a free from another thread, a cache that is full or belongs to another pool, pools with byte
  * limits (whose accounting must be exact at every call), trims, statistics.
  *
@@ -142,6 +144,7 @@ static slot *my_slot(void) {
   s->next = all_slots;
   all_slots = s;
   pthread_mutex_unlock(&global_lock);
+  (void)cc_asym_mine(); /* its frees may be plain stores (NULL: compare-and-swap) */
   tls_slot = s;
   return s;
 }
@@ -245,7 +248,7 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
     p->free_count[c]--;
     p->shared_bytes -= cb;
     p->st.hits++;
-    cc_hpool_hand_out(b, bytes);
+    cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
     pthread_mutex_unlock(&p->lock);
     cc_hpool_remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
     *out = b;
@@ -295,7 +298,7 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
     p->st.misses--;
   } else {
     link_all(p, b);
-    cc_hpool_hand_out(b, bytes);
+    cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
   }
   pthread_mutex_unlock(&p->lock);
   if (err) {

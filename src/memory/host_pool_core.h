@@ -1,8 +1,9 @@
 /*
  * memory/host_pool_core.h -- the inline half of the pinned pool's core (host_pool_core.c): a
  * thread's cache of free blocks, and the allocation and free that it serves without a call or
- * a lock (cucore_host_pool_alloc / _free after warm-up: a few loads and stores, and one
- * compare-and-swap per free, which also refuses a second free racing the first). Everything
+ * a lock (cucore_host_pool_alloc / _free after warm-up: a few loads and stores; a free is
+ * plain stores inside an asymmetric-fence section, or one compare-and-swap while this thread
+ * is slow, and either refuses a second free racing the first). Everything
  * else (misses, frees of other threads' blocks, limits, trims, statistics) is in
  * host_pool_core.c.
  */
@@ -79,9 +80,11 @@ static inline void cc_hpool_remember(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b
   if (s) s->recent[cc_hpool_recent_index(b->base)] = (cc_hpool_recent){b->base, p, b, state};
 }
 
-/* Marks a block handed out for `bytes`; returns its new state. */
-static inline uint64_t cc_hpool_hand_out(cc_hblock *b, size_t bytes) {
+/* Marks a block handed out for `bytes` by the thread whose owner record is `holder` (NULL:
+ * its frees all take the compare-and-swap); returns its new state. */
+static inline uint64_t cc_hpool_hand_out(cc_hblock *b, size_t bytes, cc_asym_owner *holder) {
   atomic_store_explicit(&b->requested, bytes, memory_order_relaxed);
+  atomic_store_explicit(&b->holder, holder, memory_order_relaxed);
   uint64_t s = (atomic_load_explicit(&b->state, memory_order_relaxed) & ~(uint64_t)3) |
                CC_HB_IN_USE;
   atomic_store_explicit(&b->state, s, memory_order_release);
@@ -97,7 +100,7 @@ static inline cc_hblock *cc_hpool_get_cached(cc_hpool *p, size_t bytes) {
   if (CC_UNLIKELY(c < 0 || !cc_hpool_slot_serves(s, p) || !s->n[c])) return NULL;
   cc_hblock *b = s->cache[c][--s->n[c]];
   s->cached_bytes -= cb;
-  uint64_t state = cc_hpool_hand_out(b, bytes);
+  uint64_t state = cc_hpool_hand_out(b, bytes, cc_tls_asym);
   atomic_store_explicit(&s->hits, atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
                         memory_order_relaxed);
   s->recent[cc_hpool_recent_index(b->base)] = (cc_hpool_recent){b->base, p, b, state};
@@ -116,7 +119,9 @@ static inline int cc_hpool_cache_put(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b
 }
 
 /* Frees the block at `ptr` when this thread handed it out recently and it is still handed out
- * and not busy: 1 when done; 0 leaves it to the caller's checked path. */
+ * and not busy: 1 when done; 0 leaves it to the caller's checked path. The holder's free: with
+ * plain stores while this thread is fast (asym_fence.h), else one compare-and-swap; either way
+ * a second free racing this one, or a texture marking the block busy, is refused exactly once. */
 static inline int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
   cc_hpool_slot *s = cc_tls_hpool_slot;
   if (!s) return 0;
@@ -124,7 +129,20 @@ static inline int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
   if (r->ptr != ptr || r->pool != p) return 0;
   r->ptr = NULL;
   cc_hblock *b = r->b;
-  if (!cc_hb_unuse(b, r->state)) return 0; /* freed, busy or another holder's now */
+  cc_asym_owner *o = cc_tls_asym;
+  if (CC_LIKELY(o && cc_asym_enter(o))) {
+    /* No other thread updates the state until cc_asym_exit; the holder check makes sure the
+     * others would have kept out of this thread's way (they look at the holder). */
+    int mine = atomic_load_explicit(&b->holder, memory_order_relaxed) == o &&
+               atomic_load_explicit(&b->state, memory_order_relaxed) == r->state;
+    if (mine)
+      atomic_store_explicit(&b->state, cc_hb_freed(r->state), memory_order_release);
+    cc_asym_exit(o);
+    if (!mine) return 0; /* freed, busy or another holder's now */
+  } else {
+    if (!cc_hb_unuse(b, r->state)) return 0;
+    if (o) cc_asym_slow_done(o);
+  }
   if (CC_LIKELY(cc_hpool_cache_put(s, p, b))) return 1;
   cc_hpool_put(p, b);
   return 1;

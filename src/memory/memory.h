@@ -19,6 +19,7 @@
 #ifndef CUCORE_MEMORY_H
 #define CUCORE_MEMORY_H
 
+#include "base/asym_fence.h"
 #include "runtime/runtime.h"
 
 #include <pthread.h>
@@ -270,6 +271,9 @@ typedef struct cc_hblock cc_hblock;
 struct cc_hblock {
   _Atomic uint64_t state;     /* generation * CC_HB_GEN | CC_HB_IN_USE | CC_HB_BUSY */
   _Atomic uint64_t requested; /* the bytes its holder asked for */
+  /* The thread that handed it out (its owner record), which may free it with plain stores
+   * (asym_fence.h): any other update of the state goes through cc_hb_update_remote. */
+  _Atomic(cc_asym_owner *) holder;
   void *base;                 /* set by the allocator */
   int cls;
   size_t class_bytes;
@@ -284,11 +288,25 @@ enum {
   CC_HB_GEN = 4
 };
 
-/* Handed out -> free, when the state is still `seen` (handed out, not busy); 1 when done. */
+/* The state a block gets when it is freed from `seen` (a new generation, not handed out). */
+static inline uint64_t cc_hb_freed(uint64_t seen) { return (seen & ~(uint64_t)3) + CC_HB_GEN; }
+
+/* State `seen` -> `want` by a thread that is not (or may not be) the block's holder, while the
+ * holder is kept out of its plain-store section (asym_fence.h): 1 when done. `seen` must have
+ * been read before the holder is (the holder of that state is the one read after it). */
+static inline int cc_hb_update_remote(cc_hblock *b, uint64_t seen, uint64_t want) {
+  cc_asym_owner *h = atomic_load_explicit(&b->holder, memory_order_acquire);
+  cc_asym_remote_begin(h);
+  int done = atomic_compare_exchange_strong_explicit(&b->state, &seen, want, memory_order_acq_rel,
+                                                     memory_order_relaxed);
+  cc_asym_remote_end(h);
+  return done;
+}
+
+/* Handed out -> free, when the state is still `seen` (handed out, not busy), by any thread; 1
+ * when done. (The holder's own free is cc_hpool_free_recent.) */
 static inline int cc_hb_unuse(cc_hblock *b, uint64_t seen) {
-  return atomic_compare_exchange_strong_explicit(&b->state, &seen,
-                                                 (seen & ~(uint64_t)3) + CC_HB_GEN,
-                                                 memory_order_acq_rel, memory_order_relaxed);
+  return cc_hb_update_remote(b, seen, cc_hb_freed(seen));
 }
 
 typedef struct cc_host_allocator {

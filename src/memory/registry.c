@@ -423,10 +423,8 @@ static int mark_busy(cc_reg_node *n) {
   for (;;) {
     if (!(st & CC_HB_IN_USE)) return 0;
     uint64_t want = busy ? st | CC_HB_BUSY : st & ~(uint64_t)CC_HB_BUSY;
-    if (want == st || atomic_compare_exchange_weak_explicit(&block_of(n)->state, &st, want,
-                                                           memory_order_acq_rel,
-                                                           memory_order_acquire))
-      return 1;
+    if (want == st || cc_hb_update_remote(block_of(n), st, want)) return 1;
+    st = block_state(n); /* freed, or freed and handed out again, meanwhile */
   }
 }
 

@@ -6,7 +6,8 @@
  * tree (two locked sections, an AVL insert and removal) cost 80-140 ns of that on a server's
  * host. Most such allocations are freed by the thread that made them; so the thread records
  * one in a small direct-mapped table of its own with plain stores, and its free takes it back
- * with one compare-and-swap. Every other use of the registry (a copy's bounds check, a free
+ * with plain stores too, inside an asymmetric-fence section (base/asym_fence.h), or with one
+ * compare-and-swap while a drain by another thread has made the owner slow. Every other use of the registry (a copy's bounds check, a free
  * from another thread, pointer facts, any insert) first drains every table into the tree
  * under the registry's lock (cc_front_drain), and then sees exactly what it saw before.
  *
@@ -15,8 +16,9 @@
  * writes an entry's record, and only while the entry is not LIVE (a seqlock: the state moves
  * before the words do). A drain moves a LIVE entry into the tree by a compare-and-swap from the
  * state it read before copying the record, so it never takes a record the owner was rewriting;
- * the owner's take does the same, so an entry goes either to the tree or back to its owner,
- * once. A thread's table outlives the thread: at exit it is only marked; the next drain moves
+ * the owner's take checks the same state, by compare-and-swap or inside its section (which a
+ * drain of another thread's table waits out and keeps closed), so an entry goes either to the
+ * tree or back to its owner, once. A thread's table outlives the thread: at exit it is only marked; the next drain moves
  * what is left, and a new thread adopts the table once nothing in it is live. Tables are never
  * freed, so the list may be walked without a lock (cc_front_pending: a copy's check asks
  * whether anything is waiting to be drained before it trusts what it saw earlier).
@@ -39,6 +41,7 @@ static pthread_once_t table_key_once = PTHREAD_ONCE_INIT;
 
 static void table_exit(void *arg) {
   front_table *t = arg;
+  cc_asym_release(&t->asym);
   atomic_store_explicit(&t->orphaned, 1, memory_order_release);
   cc_tls_front = NULL;
 }
@@ -83,6 +86,7 @@ static front_table *my_table(void) {
     atomic_store_explicit(&tables, t, memory_order_release);
     pthread_mutex_unlock(&tables_lock);
   }
+  cc_asym_adopt(&t->asym);
   cc_tls_front = t;
   return t;
 }
@@ -156,6 +160,10 @@ cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_m
 /* Moves the table's live entries into the registry through `sink`. */
 static void drain_table(front_table *t, cc_front_sink sink, void *r) {
   if (!table_pending(t)) return; /* nothing live (the common case) */
+  /* Another thread's table: its owner's plain-store takes wait (a membarrier when it was fast;
+   * it then takes by compare-and-swap for a while). This thread's own: nothing to wait for. */
+  int other = t != cc_tls_front;
+  if (other) cc_asym_remote_begin(&t->asym);
   for (int i = 0; i < CC_FRONT_ENTRIES; i++) {
     front_entry *e = &t->e[i];
     uint64_t s = atomic_load_explicit(&e->state, memory_order_acquire);
@@ -173,6 +181,7 @@ static void drain_table(front_table *t, cc_front_sink sink, void *r) {
     else
       (void)sink(r, &rec, 0);
   }
+  if (other) cc_asym_remote_end(&t->asym);
 }
 
 void cc_front_drain(cc_front_sink sink, void *r) {

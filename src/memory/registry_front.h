@@ -25,6 +25,9 @@ typedef struct cc_front_entry {
 
 typedef struct cc_front_table {
   cc_front_entry e[CC_FRONT_ENTRIES];
+  /* The owner thread takes its entries back with plain stores while this is fast; a drain of
+   * another thread's table keeps it out meanwhile (base/asym_fence.h). */
+  cc_asym_owner asym;
   _Atomic uint64_t inserted; /* by the owner */
   _Atomic uint64_t taken;    /* by the owner */
   _Atomic uint64_t drained;  /* by drains, under the registry's lock */
@@ -106,14 +109,24 @@ static inline cc_front_entry *cc_front_find(uint64_t base, uint64_t *state, cc_f
   return e;
 }
 
-/* Takes back the entry cc_front_find gave (one compare-and-swap from the state it saw): 1 when
- * done; 0 when a drain moved it to the tree meanwhile (the registry has it then). */
+/* Takes back the entry cc_front_find gave, if it is still in the state it saw: 1 when done; 0
+ * when a drain moved it to the tree meanwhile (the registry has it then). Plain stores inside
+ * an asymmetric-fence section, or one compare-and-swap while the table's owner is slow. */
 static inline int cc_front_commit(cc_front_entry *e, uint64_t state) {
-  if (!atomic_compare_exchange_strong_explicit(&e->state, &state,
-                                               (state & ~(uint64_t)3) + CC_FE_GEN,
-                                               memory_order_acq_rel, memory_order_relaxed))
-    return 0;
-  cc_front_count_up(&cc_tls_front->taken);
+  cc_front_table *t = cc_tls_front;
+  uint64_t freed = (state & ~(uint64_t)3) + CC_FE_GEN;
+  if (CC_LIKELY(cc_asym_enter(&t->asym))) {
+    int mine = atomic_load_explicit(&e->state, memory_order_relaxed) == state;
+    if (mine) atomic_store_explicit(&e->state, freed, memory_order_release);
+    cc_asym_exit(&t->asym);
+    if (!mine) return 0;
+  } else {
+    if (!atomic_compare_exchange_strong_explicit(&e->state, &state, freed, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+      return 0;
+    cc_asym_slow_done(&t->asym);
+  }
+  cc_front_count_up(&t->taken);
   return 1;
 }
 
