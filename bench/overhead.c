@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "bench_util.h"
+#include "base/asym_fence.h"   /* whether the pinned and async frees used plain stores */
 #include "runtime/runtime.h" /* DRV(), cc_drv: the entry points replaced by stubs */
 
 #define CHECK(x)                                                                              \
@@ -269,6 +270,11 @@ int main(int argc, char **argv) {
       printf("  %-62s %8.1f ns\n", names[m], med[m]);
   }
 
+  printf("  asymmetric fences: membarrier(2) %s; this thread %s; %llu revocations\n",
+         cc_asym_available() ? "works" : "is not available",
+         cc_tls_asym && atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST ? "fast (plain-store frees)"
+                                                        : "slow (compare-and-swap frees)",
+         (unsigned long long)cc_asym_revocations());
   CHECK(cucore_host_pool_free(c.hpool, c.host));
   CHECK(cucore_host_pool_destroy(c.hpool));
   CHECK(cucore_mem_free(c.dev, spare));

@@ -430,7 +430,7 @@ static void *race_holder(void *arg) {
     assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
     /* Fast again each round (the other thread's frees revoke it), where membarrier works. */
     cc_asym_resume(cc_tls_asym);
-    if (atomic_load(&cc_tls_asym->fast)) r->holder_fast++;
+    if (atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST) r->holder_fast++;
     atomic_store(&r->b, b);
     atomic_store(&r->round, i);
     atomic_fetch_add(&r->ready, 1);

@@ -10,8 +10,9 @@
  * and that none enters one until it is done (asym_fence.c explains how: membarrier(2)).
  *
  * Each thread that may hold words has an owner record (cc_asym_mine). Its state:
- *   fast    1: the owner's sections may use plain stores; 0: the owner uses compare-and-swap
- *           (until it is revoked it stays 1; the owner turns it back on after a while);
+ *   fast    FAST: the owner's sections may use plain stores; SLOW: the owner uses
+ *           compare-and-swap (the owner turns it back on after a while); REVOKING: another
+ *           thread is making it SLOW;
  *   busy    1 while the owner is inside a section (written by the owner only);
  *   remote  how many other threads are updating words this owner may hold.
  * Where membarrier(2) is missing (or refused), no record is ever fast: every update is a
@@ -23,6 +24,8 @@
 #include "base/base.h"
 
 #include <stdatomic.h>
+
+enum { CC_ASYM_SLOW = 0, CC_ASYM_FAST = 1, CC_ASYM_REVOKING = 2 };
 
 typedef struct cc_asym_owner {
   atomic_int fast;
@@ -52,12 +55,12 @@ void cc_asym_release(cc_asym_owner *o);
  * cc_asym_exit must follow, after a few instructions, nothing blocking); 0 when it must use
  * compare-and-swap (then cc_asym_slow_done after the update). */
 static inline int cc_asym_enter(cc_asym_owner *o) {
-  if (!atomic_load_explicit(&o->fast, memory_order_relaxed)) return 0;
+  if (atomic_load_explicit(&o->fast, memory_order_relaxed) != CC_ASYM_FAST) return 0;
   atomic_store_explicit(&o->busy, 1, memory_order_relaxed);
   /* No fence here on purpose: a remote side's membarrier(2) orders this store and the load
    * below for us (see asym_fence.c). Only the compiler must keep them in this order. */
   atomic_signal_fence(memory_order_seq_cst);
-  if (CC_LIKELY(atomic_load_explicit(&o->fast, memory_order_acquire))) return 1;
+  if (CC_LIKELY(atomic_load_explicit(&o->fast, memory_order_acquire) == CC_ASYM_FAST)) return 1;
   atomic_store_explicit(&o->busy, 0, memory_order_release);
   return 0;
 }
