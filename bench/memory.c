@@ -13,14 +13,20 @@
  *       pinned-pool block (target: within 3 %); the raw copy from the pool block is shown too,
  *       to tell the memory from the call;
  *   (d) what strict kernel-pointer checks cost per argument bound (no target: the documented
- *       cost of CUCORE_MEM_CHECK_KERNEL_POINTERS).
+ *       cost of CUCORE_MEM_CHECK_KERNEL_POINTERS);
+ *   (e) pinned blocks allocated on one thread and freed on another, in batches of 64 (no
+ *       target: what a producer/consumer pipeline pays for the free's cross-thread path and the
+ *       asymmetric fences' revocations), against the same batches on one thread and the raw
+ *       driver's cross-thread pair.
  * Each line ends with its target and PASS or MISS.
  *   usage: bench_memory [rounds]
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/asym_fence.h" /* revocations, for (e) */
 #include "bench_util.h"
 #include "runtime/runtime.h" /* DRV(): the raw driver entry points, for the baseline */
 
@@ -370,6 +376,128 @@ static void bench_strict(cucore_device *dev) {
   cucore_program_destroy(p);
 }
 
+/* ---- (e) pinned blocks freed by another thread ----------------------------------------------- */
+
+enum { XT_BATCH = 64, XT_BATCHES = 50, XT_OWN = 64 };
+enum { XT_RAW, XT_SAME, XT_CROSS, NXT };
+
+typedef struct xt_ctx {
+  cucore_device *dev;
+  cucore_host_pool *pool;
+  void *blocks[XT_BATCH];
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int mode, filled, emptied, stop;
+  double alloc_ns; /* the producer's time for the batches of one sample */
+} xt_ctx;
+
+static void xt_wait(xt_ctx *c, int *a, int *b) { /* until *a > *b, or stop */
+  pthread_mutex_lock(&c->lock);
+  while (*a <= *b && !c->stop) pthread_cond_wait(&c->cond, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+}
+
+static void xt_bump(xt_ctx *c, int *v) {
+  pthread_mutex_lock(&c->lock);
+  (*v)++;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* The producer: fills a batch whenever the consumer emptied the last one. Between batches it
+ * also allocates and frees XT_OWN blocks of its own (the pool path a thread's own frees take:
+ * it turns fast again after a while, and the consumer's next free revokes it). */
+static void *xt_producer(void *arg) {
+  xt_ctx *c = arg;
+  CU(DRV(cuCtxSetCurrent)(c->dev->ctx));
+  int emptied = 0;
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    while (c->emptied < emptied && !c->stop) pthread_cond_wait(&c->cond, &c->lock);
+    int stop = c->stop;
+    pthread_mutex_unlock(&c->lock);
+    if (stop) return NULL;
+    double t0 = bench_now_ns();
+    for (int i = 0; i < XT_BATCH; i++) {
+      if (c->mode == XT_RAW) CU(DRV(cuMemAllocHost)(&c->blocks[i], 65536));
+      else CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
+    }
+    c->alloc_ns += bench_now_ns() - t0;
+    if (c->mode != XT_RAW)
+      for (int i = 0; i < XT_OWN; i++) {
+        void *h;
+        CHECK(cucore_host_pool_alloc(c->pool, 65536, &h));
+        CHECK(cucore_host_pool_free(c->pool, h));
+      }
+    emptied++;
+    xt_bump(c, &c->filled);
+  }
+}
+
+/* Per pair: the producer's allocation plus the consumer's free (cross), or both on this thread
+ * in the same batches (same). */
+static double measure_xt(int m, void *p) {
+  xt_ctx *c = p;
+  double free_ns = 0;
+  if (m == XT_SAME) {
+    for (int b = 0; b < XT_BATCHES; b++) {
+      double t0 = bench_now_ns();
+      for (int i = 0; i < XT_BATCH; i++) CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
+      for (int i = 0; i < XT_BATCH; i++) CHECK(cucore_host_pool_free(c->pool, c->blocks[i]));
+      free_ns += bench_now_ns() - t0;
+    }
+    return free_ns / (XT_BATCHES * XT_BATCH);
+  }
+  pthread_t th;
+  c->mode = m;
+  c->filled = c->emptied = c->stop = 0;
+  c->alloc_ns = 0;
+  if (pthread_create(&th, NULL, xt_producer, c) != 0) exit(12);
+  for (int b = 0; b < XT_BATCHES; b++) {
+    xt_wait(c, &c->filled, &c->emptied);
+    double t0 = bench_now_ns();
+    for (int i = 0; i < XT_BATCH; i++) {
+      if (m == XT_RAW) CU(DRV(cuMemFreeHost)(c->blocks[i]));
+      else CHECK(cucore_host_pool_free(c->pool, c->blocks[i]));
+    }
+    free_ns += bench_now_ns() - t0;
+    pthread_mutex_lock(&c->lock); /* the last batch stops the producer in the same step */
+    c->emptied++;
+    c->stop = b == XT_BATCHES - 1;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+  }
+  pthread_join(th, NULL);
+  return (free_ns + c->alloc_ns) / (XT_BATCHES * XT_BATCH);
+}
+
+static void bench_cross_thread(cucore_device *dev) {
+  xt_ctx c = {.dev = dev};
+  pthread_mutex_init(&c.lock, NULL);
+  pthread_cond_init(&c.cond, NULL);
+  CHECK(cucore_host_pool_create(dev, NULL, &c.pool));
+  uint64_t revoked = cc_asym_revocations();
+  double t[NXT][MAX_ROUNDS];
+  interleave(NXT, t, measure_xt, &c);
+  revoked = cc_asym_revocations() - revoked;
+  printf("\n(e) pinned 64 KiB blocks allocated on one thread and freed on another, %d batches of "
+         "%d per sample, %d rounds (per pair: allocation + free; no target)\n", XT_BATCHES,
+         XT_BATCH, rounds);
+  printf("  %-60s %9.3f us\n", "raw cuMemAllocHost, cuMemFreeHost on another thread",
+         median_of(t[XT_RAW]) / 1e3);
+  printf("  %-60s %9.3f us\n", "cucore pinned pool, both on one thread (same batches)",
+         median_of(t[XT_SAME]) / 1e3);
+  printf("  %-60s %9.3f us   (%.1fx the raw pair)\n",
+         "cucore pinned pool, freed on another thread", median_of(t[XT_CROSS]) / 1e3,
+         median_of(t[XT_RAW]) / median_of(t[XT_CROSS]));
+  printf("  (asymmetric fences: membarrier(2) %s; %llu revocations of the producer over %d "
+         "samples)\n", cc_asym_available() ? "works" : "not available",
+         (unsigned long long)revoked, rounds + 1);
+  CHECK(cucore_host_pool_destroy(c.pool));
+  pthread_cond_destroy(&c.cond);
+  pthread_mutex_destroy(&c.lock);
+}
+
 int main(int argc, char **argv) {
   rounds = argc > 1 ? atoi(argv[1]) : 21;
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 21;
@@ -393,6 +521,7 @@ int main(int argc, char **argv) {
   for (size_t b = 64 << 10; b <= (16u << 20); b *= 16) bench_pinned(dev, b);
   bench_copies(dev, s, hs);
   bench_strict(dev);
+  bench_cross_thread(dev);
   cucore_stream_destroy(s);
   cucore_device_close(dev);
   return 0;
