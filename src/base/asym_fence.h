@@ -34,7 +34,8 @@ typedef struct cc_asym_owner {
   unsigned slow_ops, resume_at; /* the owner's: compare-and-swap updates before it resumes */
   int in_use;                   /* a live thread owns it (records are reused, never freed) */
   struct cc_asym_owner *next;
-} __attribute__((aligned(64))) cc_asym_owner;
+} cc_asym_owner; /* 40 bytes: a structure that embeds one keeps it in one cache line with the
+                  * owner's other hot words */
 
 /* This thread's record, NULL until cc_asym_mine makes it. */
 extern CC_TLS_IE _Thread_local cc_asym_owner *cc_tls_asym;

@@ -25,15 +25,20 @@ typedef struct cc_front_entry {
 
 typedef struct cc_front_table {
   cc_front_entry e[CC_FRONT_ENTRIES];
-  /* The owner thread takes its entries back with plain stores while this is fast; a drain of
-   * another thread's table keeps it out meanwhile (base/asym_fence.h). */
-  cc_asym_owner asym;
-  _Atomic uint64_t inserted; /* by the owner */
-  _Atomic uint64_t taken;    /* by the owner */
+  struct { /* one cache line: what the owner's record and take touch besides the entry */
+    /* The owner thread takes its entries back with plain stores while this is fast; a drain
+     * of another thread's table keeps it out meanwhile (base/asym_fence.h). */
+    cc_asym_owner asym;
+    _Atomic uint64_t inserted; /* by the owner */
+    _Atomic uint64_t taken;    /* by the owner */
+  } __attribute__((aligned(64)));
   _Atomic uint64_t drained;  /* by drains, under the registry's lock */
   atomic_int orphaned;       /* the owner thread has exited */
   struct cc_front_table *next;
 } cc_front_table;
+
+_Static_assert(sizeof(cc_asym_owner) + 2 * sizeof(uint64_t) <= 64,
+               "a front table's owner record and counters share one cache line");
 
 /* This thread's table (NULL until its first record: cc_front_insert makes it). */
 extern CC_TLS_IE _Thread_local cc_front_table *cc_tls_front;
