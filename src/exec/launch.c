@@ -7,6 +7,7 @@
  */
 #include "exec/kernel.h"
 #include "exec/launch_checks.h"
+#include "runtime/current.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
  * update allocates nothing.
  */
 #include "graph/graph.h"
+#include "runtime/current.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  * end with a wait for the legacy stream (cc_mem_finish_sync).
  */
 #include "memory/memory.h"
+#include "runtime/current.h"
 
 #include <stdio.h>
 

@@ -10,6 +10,7 @@
  * exclusive registry lock, and builds messages only on failure.
  */
 #include "memory/registry_front.h"
+#include "runtime/current.h"
 
 #include <stdio.h>
 #include <stdlib.h>

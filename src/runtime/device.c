@@ -2,7 +2,7 @@
  * device.c -- device enumeration and properties, and open devices holding the primary
  * context (users never handle contexts).
  */
-#include "runtime/runtime.h"
+#include "runtime/current.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -61,19 +61,7 @@ void cc_event_release(void *ev);
 cucore_status cc_ensure_context(void);
 /* Makes the device's primary context current on this thread (cheap when it already is). */
 cucore_status cc_device_make_current(cucore_device *dev);
-/* The context cucore last saw or made current on this thread (device.c). */
-extern CC_TLS_IE _Thread_local CUcontext cc_tls_current;
-/* 1 when cucore last saw the device's context current on this thread. */
-static inline int cc_device_is_current(const cucore_device *dev) {
-  return cc_tls_current == dev->ctx;
-}
-cucore_status cc_device_make_current_slow(cucore_device *dev);
-/* cc_device_make_current, trusting what cucore last saw on this thread instead of asking the
- * driver (for hot paths, which check again when the driver refuses for a context reason). */
-static inline cucore_status cc_device_make_current_fast(cucore_device *dev) {
-  if (CC_LIKELY(cc_device_is_current(dev))) return CUCORE_OK;
-  return cc_device_make_current_slow(dev);
-}
+/* (The hot paths' inline check of the current context: runtime/current.h.) */
 /* Forgets what cucore last saw current on this thread. */
 void cc_device_forget_current(void);
 /* Sets up the streams a device owns (legacy default, per-thread). */
