@@ -20,7 +20,7 @@
  * goes on at once, with no lock: the owner has seen SLOW since its last section (SLOW is only
  * stored after a revocation's membarrier, or by the owner itself).
  *
- * Where membarrier is missing or refused (old kernels, seccomp, valgrind), no owner is ever
+ * Where membarrier is missing or refused (old kernels, seccomp filters), no owner is ever
  * fast, and every update is the compare-and-swap the callers do otherwise.
  */
 #define _GNU_SOURCE /* syscall, nanosleep */
