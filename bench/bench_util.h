@@ -1,7 +1,9 @@
-/* bench_util.h -- what every benchmark shares: a monotonic clock and the median. */
+/* bench_util.h -- what every benchmark shares: a monotonic clock, the median, and exits on a
+ * failed call. */
 #ifndef CUCORE_BENCH_UTIL_H
 #define CUCORE_BENCH_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -24,5 +26,25 @@ static inline double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
+
+/* Exits with the call and cucore's message when a cucore call fails. */
+#define CHECK(x)                                                                              \
+  do {                                                                                        \
+    cucore_status st_ = (x);                                                                  \
+    if (st_ != CUCORE_OK) {                                                                   \
+      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+
+/* Exits with the call and its CUresult when a raw driver call fails (driver types needed). */
+#define CU(x)                                                                                 \
+  do {                                                                                        \
+    CUresult r_ = (x);                                                                        \
+    if (r_ != CUDA_SUCCESS) {                                                                 \
+      fprintf(stderr, "%s: CUresult %d\n", #x, (int)r_);                                     \
+      exit(2);                                                                                \
+    }                                                                                         \
+  } while (0)
 
 #endif

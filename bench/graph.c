@@ -18,24 +18,6 @@
 #include "bench_util.h"
 #include "runtime/runtime.h" /* DRV(): the raw driver entry points, for the baseline */
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cucore_status st_ = (x);                                                                  \
-    if (st_ != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
-#define CU(x)                                                                                 \
-  do {                                                                                        \
-    CUresult r_ = (x);                                                                        \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      fprintf(stderr, "%s: CUresult %d\n", #x, (int)r_);                                     \
-      exit(2);                                                                                \
-    }                                                                                         \
-  } while (0)
-
 #define MAX_ROUNDS 64
 
 /* Median time and median paired ratio to mode 0 of `modes` series of `rounds` times. */

@@ -12,15 +12,6 @@
 #include "runtime/runtime.h" /* DRV(): the raw driver entry points, for the baseline */
 #include "exec/kernel.h"
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cucore_status st_ = (x);                                                                  \
-    if (st_ != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
 enum { RAW, CUCORE_BOUND, CUCORE_REBIND, NMODES };
 static const char *mode_names[NMODES] = {"raw cuLaunchKernel", "cucore_launch (args bound once)",
                                          "cucore_launch + CUCORE_ARGS each launch"};

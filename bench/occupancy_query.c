@@ -12,14 +12,6 @@
 #include "runtime/runtime.h"
 #include "exec/kernel.h"
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    if ((x) != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
-      return 1;                                                                               \
-    }                                                                                         \
-  } while (0)
-
 int main(void) {
   int n = 0;
   if (cucore_device_count(&n) != CUCORE_OK || n == 0) {

@@ -19,15 +19,6 @@
 #include "base/asym_fence.h"   /* whether the pinned and async frees used plain stores */
 #include "runtime/runtime.h" /* DRV(), cc_drv: the entry points replaced by stubs */
 
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cucore_status st_ = (x);                                                                  \
-    if (st_ != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
-      exit(1);                                                                                \
-    }                                                                                         \
-  } while (0)
-
 #define MAX_ROUNDS 64
 
 /* ---- stubs ----------------------------------------------------------------------------------- */
