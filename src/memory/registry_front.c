@@ -105,16 +105,21 @@ int cc_front_pending(void) {
 
 /* The record an entry holds (read by drains and "freed already" answers, which check the
  * state again afterwards). */
-static void read_rec(front_entry *e, cc_mem_rec *out) {
+static void rec_of(uint64_t base, const cc_front_view *v, cc_mem_rec *out) {
   memset(out, 0, sizeof *out);
-  out->base = atomic_load_explicit(&e->w[CC_FW_BASE], memory_order_relaxed);
-  out->size = atomic_load_explicit(&e->w[CC_FW_SIZE], memory_order_relaxed);
-  out->ctx = (CUcontext)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CTX], memory_order_relaxed);
-  out->cupool = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CUPOOL], memory_order_relaxed);
-  out->owner = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_OWNER], memory_order_relaxed);
-  uint64_t ko = atomic_load_explicit(&e->w[CC_FW_KIND], memory_order_relaxed);
-  out->kind = (cucore_mem_kind)(uint32_t)ko;
-  out->ordinal = (int)(uint32_t)(ko >> 32);
+  out->base = base;
+  out->size = v->size;
+  out->ctx = v->ctx;
+  out->cupool = v->cupool;
+  out->owner = v->owner;
+  out->kind = v->kind;
+  out->ordinal = v->ordinal;
+}
+
+static void read_rec(front_entry *e, cc_mem_rec *out) {
+  cc_front_view v;
+  cc_front_read(e, &v);
+  rec_of(atomic_load_explicit(&e->w[CC_FW_BASE], memory_order_relaxed), &v, out);
 }
 
 int cc_front_insert(const cc_mem_rec *rec) {
@@ -145,14 +150,7 @@ cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_m
   front_entry *e = cc_front_find(base, &s, &v);
   if (!e) return CC_REG_NOT_FOUND;
   cc_mem_rec mine, *rec = out ? out : &mine;
-  memset(rec, 0, sizeof *rec);
-  rec->base = base;
-  rec->size = v.size;
-  rec->ctx = v.ctx;
-  rec->cupool = v.cupool;
-  rec->owner = v.owner;
-  rec->kind = v.kind;
-  rec->ordinal = v.ordinal;
+  rec_of(base, &v, rec);
   if (accept && !accept(rec, ctx)) return CC_REG_NOT_FOUND; /* the registry explains */
   return cc_front_commit(e, s) ? CC_REG_OK : CC_REG_NOT_FOUND; /* drained: the registry has it */
 }

@@ -93,6 +93,17 @@ static inline int cc_front_put(uint64_t base, uint64_t size, CUcontext ctx, void
   return 1;
 }
 
+/* An entry's fields but its base (the caller checks the state around the reads). */
+static inline void cc_front_read(const cc_front_entry *e, cc_front_view *v) {
+  v->size = atomic_load_explicit(&e->w[CC_FW_SIZE], memory_order_relaxed);
+  v->ctx = (CUcontext)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CTX], memory_order_relaxed);
+  v->cupool = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CUPOOL], memory_order_relaxed);
+  v->owner = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_OWNER], memory_order_relaxed);
+  uint64_t ko = atomic_load_explicit(&e->w[CC_FW_KIND], memory_order_relaxed);
+  v->kind = (cucore_mem_kind)(uint32_t)ko;
+  v->ordinal = (int)(uint32_t)(ko >> 32);
+}
+
 /* This thread's live entry starting at `base`, its fields in *v and its state in *state; NULL
  * when there is none. Nothing is taken: cc_front_commit does that. */
 static inline cc_front_entry *cc_front_find(uint64_t base, uint64_t *state, cc_front_view *v) {
@@ -103,13 +114,7 @@ static inline cc_front_entry *cc_front_find(uint64_t base, uint64_t *state, cc_f
   if ((s & 3) != CC_FE_LIVE ||
       atomic_load_explicit(&e->w[CC_FW_BASE], memory_order_relaxed) != base)
     return NULL;
-  v->size = atomic_load_explicit(&e->w[CC_FW_SIZE], memory_order_relaxed);
-  v->ctx = (CUcontext)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CTX], memory_order_relaxed);
-  v->cupool = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_CUPOOL], memory_order_relaxed);
-  v->owner = (void *)(uintptr_t)atomic_load_explicit(&e->w[CC_FW_OWNER], memory_order_relaxed);
-  uint64_t ko = atomic_load_explicit(&e->w[CC_FW_KIND], memory_order_relaxed);
-  v->kind = (cucore_mem_kind)(uint32_t)ko;
-  v->ordinal = (int)(uint32_t)(ko >> 32);
+  cc_front_read(e, v);
   *state = s;
   return e;
 }
