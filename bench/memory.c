@@ -424,7 +424,8 @@ static double measure_xt(int m, void *p) {
   if (m == XT_SAME) {
     for (int b = 0; b < XT_BATCHES; b++) {
       double t0 = bench_now_ns();
-      for (int i = 0; i < XT_BATCH; i++) CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
+      for (int i = 0; i < XT_BATCH; i++)
+        CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
       for (int i = 0; i < XT_BATCH; i++) CHECK(cucore_host_pool_free(c->pool, c->blocks[i]));
       free_ns += bench_now_ns() - t0;
     }

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static void args_free(cucore_args *a) {
   if (!a) return;
   free(a->buf);
@@ -302,8 +301,6 @@ cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **b
   if (buffer_size) *buffer_size = a->k->param_bytes;
   return CUCORE_OK;
 }
-
-/* For launch.c and graphs: the kernelParams array. */
 
 const cucore_kernel *cc_args_kernel(const cucore_args *a) { return a->k; }
 

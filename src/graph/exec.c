@@ -341,7 +341,7 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
   return CUCORE_OK;
 }
 
-static CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node, cucore_args *args,
+static inline CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node, cucore_args *args,
                            const unsigned *grid, const unsigned *block, unsigned smem) {
   CUDA_KERNEL_NODE_PARAMS p;
   memset(&p, 0, sizeof p);
@@ -393,13 +393,7 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
     cc_exec_node *x = &e->state[node->index];
     if (CC_LIKELY(x->known && cc_args_ready(args, node->k) && cc_device_is_current(e->dev) &&
                   DRV(cuGraphExecKernelNodeSetParams))) {
-      CUDA_KERNEL_NODE_PARAMS p = {.func = node->fn,
-                                   .gridDimX = x->grid[0], .gridDimY = x->grid[1],
-                                   .gridDimZ = x->grid[2], .blockDimX = x->block[0],
-                                   .blockDimY = x->block[1], .blockDimZ = x->block[2],
-                                   .sharedMemBytes = x->smem,
-                                   .kernelParams = args->ptrs};
-      if (CC_LIKELY(DRV(cuGraphExecKernelNodeSetParams)(e->h, node->h, &p) == CUDA_SUCCESS)) {
+      if (CC_LIKELY(set_params(e, node, args, x->grid, x->block, x->smem) == CUDA_SUCCESS)) {
         cc_args_copy_ready_values(x->args, args);
         return CUCORE_OK;
       }

@@ -56,16 +56,12 @@ static inline cucore_status precheck(cucore_device *dev, cucore_stream *s, uint6
   st_ = cc_device_make_current_fast(dev);                                                     \
   if (CC_UNLIKELY(st_ != CUCORE_OK)) return st_
 
-static int context_reason(CUresult r) {
-  return r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED;
-}
-
 /* r = the call; refused for a context reason, the device is made current for real (asking the
  * driver) and the call made once more. */
 #define COPY_CALL(r, call)                                                                    \
   do {                                                                                        \
     (r) = (call);                                                                             \
-    if (CC_UNLIKELY((r) != CUDA_SUCCESS) && context_reason(r)) {                              \
+    if (CC_UNLIKELY((r) != CUDA_SUCCESS) && cc_mem_context_refusal(r)) {                      \
       cc_device_forget_current();                                                             \
       cucore_status cs_ = cc_device_make_current(dev);                                        \
       if (cs_ != CUCORE_OK) return cs_;                                                       \

@@ -187,7 +187,7 @@ CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *p
 
 cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
   cc_begin();
-  /* A block this thread handed out: freed inline (one compare-and-swap). */
+  /* A block this thread handed out: freed inline (cc_hpool_free_recent). */
   if (CC_LIKELY(pool && ptr && cc_hpool_free_recent(&pool->core, ptr))) return CUCORE_OK;
   return host_pool_free_slow(pool, ptr);
 }

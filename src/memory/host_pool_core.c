@@ -25,12 +25,6 @@
 
 #include <string.h>
 
-size_t cc_hpool_class_bytes(int index) {
-  if (index <= 0) return (size_t)1 << CC_HPOOL_MIN_SHIFT;
-  int k = CC_HPOOL_MIN_SHIFT + (index - 1) / 4, step = (index - 1) % 4;
-  return ((size_t)1 << k) + (size_t)(step + 1) * ((size_t)1 << (k - 2));
-}
-
 /* ---- block records: recycled, never freed ---------------------------------------------------- */
 
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER; /* spares, slots, live pools */
@@ -248,9 +242,9 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
     p->free_count[c]--;
     p->shared_bytes -= cb;
     p->st.hits++;
-    cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
+    uint64_t state = cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
     pthread_mutex_unlock(&p->lock);
-    cc_hpool_remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
+    cc_hpool_remember(s, p, b, state);
     *out = b;
     return 0;
   }
@@ -292,20 +286,21 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
       }
     }
   }
+  uint64_t state = 0;
   pthread_mutex_lock(&p->lock);
   if (err) {
     p->pinned_now -= cb;
     p->st.misses--;
   } else {
     link_all(p, b);
-    cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
+    state = cc_hpool_hand_out(b, bytes, s ? cc_tls_asym : NULL);
   }
   pthread_mutex_unlock(&p->lock);
   if (err) {
     if (b) block_retire(b);
     return err;
   }
-  cc_hpool_remember(s, p, b, atomic_load_explicit(&b->state, memory_order_relaxed));
+  cc_hpool_remember(s, p, b, state);
   *out = b;
   return 0;
 }

@@ -45,9 +45,20 @@ typedef struct cc_hpool_slot {
 /* This thread's cache (NULL until its first miss binds one). */
 extern CC_TLS_IE _Thread_local cc_hpool_slot *cc_tls_hpool_slot;
 
+/* Size classes: 4 KiB, then four per power of two (1.25, 1.5, 1.75 and 2 times it). The
+ * bytes of the class `step` (0..3) quarters above 2^k. */
+static inline size_t cc_hpool_quarter_bytes(int k, int step) {
+  return ((size_t)1 << k) + (size_t)(step + 1) * ((size_t)1 << (k - 2));
+}
+
+/* The bytes of class `index`. */
+static inline size_t cc_hpool_class_bytes(int index) {
+  if (index <= 0) return (size_t)1 << CC_HPOOL_MIN_SHIFT;
+  return cc_hpool_quarter_bytes(CC_HPOOL_MIN_SHIFT + (index - 1) / 4, (index - 1) % 4);
+}
+
 /* The class index of a request (0 for up to 4 KiB) and its bytes; -1 when bytes is 0 or above
- * the largest class. Classes: 4 KiB, then four per power of two (1.25, 1.5, 1.75 and 2 times
- * it). */
+ * the largest class. */
 static inline int cc_hpool_class_of(size_t bytes, size_t *class_bytes) {
   if (bytes == 0 || bytes > ((size_t)1 << CC_HPOOL_MAX_SHIFT)) return -1;
   int index = 0;
@@ -58,7 +69,7 @@ static inline int cc_hpool_class_of(size_t bytes, size_t *class_bytes) {
     int k = 63 - __builtin_clzll(b);
     int step = (int)((b >> (k - 2)) & 3);
     index = 1 + (k - CC_HPOOL_MIN_SHIFT) * 4 + step;
-    cb = ((size_t)1 << k) + (size_t)(step + 1) * ((size_t)1 << (k - 2));
+    cb = cc_hpool_quarter_bytes(k, step);
   }
   if (class_bytes) *class_bytes = cb;
   return index;

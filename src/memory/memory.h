@@ -25,6 +25,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+/* 1 when the driver refused a call for a context reason: the hot paths, which trust the context
+ * cucore last made current (runtime/current.h), make it current for real and call again. */
+static inline int cc_mem_context_refusal(CUresult r) {
+  return r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
 /* ---- the record (registry.c) ---------------------------------------------------------------- */
 
 enum {
@@ -336,9 +342,8 @@ typedef struct cc_hpool {
 #define CC_HPOOL_NO_MEMORY (-2) /* cc_hpool_get: no host memory for the block's bookkeeping */
 #define CC_HPOOL_BAD_SIZE (-3)  /* cc_hpool_get: 0 bytes, or above the largest class */
 
-/* (The class of a request, the thread caches and the inline allocation and free from them:
+/* (The size classes, the thread caches and the inline allocation and free from them:
  * host_pool_core.h.) */
-size_t cc_hpool_class_bytes(int index);
 void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
                    size_t max_total);
 /* A block for `bytes`, handed out (*base, when not NULL, gets its address): from this thread's cache, the pool's free lists, or the

@@ -248,11 +248,6 @@ static cucore_status async_prelude(cucore_stream *s, size_t bytes, cucore_devptr
   return cc_device_make_current_fast(s->dev);
 }
 
-/* A driver refusal for a context reason is checked again with the real current context. */
-static int context_reason(CUresult r) {
-  return r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_CONTEXT_IS_DESTROYED;
-}
-
 /* Records a stream-ordered allocation: in this thread's front table (inline), else there or in
  * the tree through the general paths; on failure the allocation is given back. */
 CC_COLD static cucore_status record_async_slow(const cc_mem_rec *rec, cucore_stream *s,
@@ -283,7 +278,7 @@ cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes, cucore_devp
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAllocAsync)(&p, bytes, s->handle);
-  if (CC_UNLIKELY(r != CUDA_SUCCESS) && context_reason(r)) {
+  if (CC_UNLIKELY(r != CUDA_SUCCESS) && cc_mem_context_refusal(r)) {
     st = cc_device_make_current(s->dev);
     if (st != CUCORE_OK) return st;
     r = DRV(cuMemAllocAsync)(&p, bytes, s->handle);
@@ -314,7 +309,7 @@ cucore_status cucore_mem_pool_alloc_async(cucore_mem_pool *pool, cucore_stream *
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAllocFromPoolAsync)(&p, bytes, pool->handle, s->handle);
-  if (CC_UNLIKELY(r != CUDA_SUCCESS) && context_reason(r)) {
+  if (CC_UNLIKELY(r != CUDA_SUCCESS) && cc_mem_context_refusal(r)) {
     st = cc_device_make_current(s->dev);
     if (st != CUCORE_OK) return st;
     r = DRV(cuMemAllocFromPoolAsync)(&p, bytes, pool->handle, s->handle);
@@ -335,8 +330,9 @@ typedef struct pool_free_ctx {
 /* 1 when a stream-ordered record (its owner, CUmemoryPool and context) came from `p`. */
 static inline int from_pool(const cucore_mem_pool *p, const void *owner, const void *cupool,
                             CUcontext ctx) {
-  return owner ? owner == p
-               : (cupool ? cupool == (void *)p->handle : !p->owned && !p->imported && ctx == p->dev->ctx);
+  if (owner) return owner == p;
+  if (cupool) return cupool == (void *)p->handle;
+  return !p->owned && !p->imported && ctx == p->dev->ctx; /* the device's default pool */
 }
 
 static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
@@ -372,7 +368,7 @@ CC_COLD static cucore_status free_async_registry(cucore_mem_pool *pool, cucore_d
 }
 
 CC_COLD static cucore_status free_async_refused(cucore_stream *s, cucore_devptr ptr, CUresult r) {
-  if (context_reason(r)) {
+  if (cc_mem_context_refusal(r)) {
     cucore_status st = cc_device_make_current(s->dev);
     if (st != CUCORE_OK) return st;
     r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);

@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 atomic_int cc_capture_count;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static cc_capture *active_list;

@@ -1,7 +1,7 @@
 /*
  * runtime/current.h -- the context cucore last saw current on this thread, checked inline by
- * the hot paths (launches, node updates, copies, stream-ordered allocations); the slow half is
- * in device.c. Apart from runtime.h so that the files which never switch contexts (capture.c
+ * the hot paths (launches, node updates, copies, stream-ordered allocations); otherwise they
+ * ask the driver through cc_device_make_current (device.c). Apart from runtime.h so that the files which never switch contexts (capture.c
  * and the like) do not reach device.c through the folder's header.
  */
 #ifndef CUCORE_RUNTIME_CURRENT_H
@@ -17,14 +17,11 @@ static inline int cc_device_is_current(const cucore_device *dev) {
   return cc_tls_current == dev->ctx;
 }
 
-/* Makes the device's context current when cucore did not see it current (device.c). */
-cucore_status cc_device_make_current_slow(cucore_device *dev);
-
 /* cc_device_make_current, trusting what cucore last saw on this thread instead of asking the
  * driver (for hot paths, which check again when the driver refuses for a context reason). */
 static inline cucore_status cc_device_make_current_fast(cucore_device *dev) {
   if (CC_LIKELY(cc_device_is_current(dev))) return CUCORE_OK;
-  return cc_device_make_current_slow(dev);
+  return cc_device_make_current(dev);
 }
 
 #endif

@@ -141,8 +141,6 @@ cucore_status cc_device_make_current(cucore_device *dev) {
   return CUCORE_OK;
 }
 
-cucore_status cc_device_make_current_slow(cucore_device *dev) { return cc_device_make_current(dev); }
-
 void cc_device_forget_current(void) { cc_tls_current = NULL; }
 
 cucore_status cucore_device_open(int ordinal, cucore_device **out) {

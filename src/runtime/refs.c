@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-
 cc_refs *cc_refs_new(void) {
   cc_refs *r = cc_calloc(1, sizeof *r, "a reference set");
   if (!r) return NULL;
