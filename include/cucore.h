@@ -155,7 +155,9 @@ extern "C" {
   XX(STREAM_CAPTURE, 36, "not allowed while a stream is capturing, or the capture failed")     \
   XX(GRAPH_UPDATE, 37, "the executable graph cannot take this update")                         \
   XX(OUT_OF_BOUNDS, 38, "memory range runs past the end of its allocation")                     \
-  XX(IN_USE, 39, "still in use")
+  XX(IN_USE, 39, "still in use")                                                                \
+  XX(MISUSE, 40, "a handle used after it was destroyed, or not made by cucore")                 \
+  XX(UNKNOWN_OPTION, 41, "unknown option")
 
 /** A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above.
  * Compare CUCORE_CODE(status) with the CUCORE_* codes; 0 is CUCORE_OK. */
@@ -258,6 +260,14 @@ enum cucore_code {
  * @var CUCORE_IN_USE
  * A free or destroy refused because something still uses the object (texture or surface
  * objects, DLPack exports, live allocations of a pool); the message counts them.
+ * @var CUCORE_MISUSE
+ * A handle that is not live: destroyed already, or never made by cucore (like SQLITE_MISUSE).
+ * Detection is best effort: it is certain for the most recently destroyed handles of each
+ * kind and may miss older ones, whose memory the process may have reused; such calls remain
+ * undefined behaviour.
+ * @var CUCORE_UNKNOWN_OPTION
+ * A compile option that no compiler knows (cucore_options_parse(), cucore_options_set());
+ * the message names it and the closest known option.
  */
 
 /** Where the native code kept in a status came from. */
