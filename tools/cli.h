@@ -118,4 +118,37 @@ extern const char cmd_occupancy_help[];
 int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
 
+/* ---- outputs (outfile.c; issue 23 point 1, issue 28 point 4) ------------------------------
+ * No output may be an input, and no failure leaves a half-written file: a regular file is
+ * written to a temporary beside it and renamed into place only when every write succeeded
+ * (its mode: the replaced file's, or what a new file gets under the umask); a non-regular
+ * target (/dev/null, a FIFO) is written in place with every write and the close checked. */
+/* Remembers `path` as an input of this command (device and inode; one that cannot be stat'ed
+ * is left to its reader). */
+void cli_input_add(const char *path);
+/* Checks an output path before any work, creating and truncating nothing: not an input under
+ * any spelling (symlink, hard link), not a folder, writable, in a folder that exists and takes
+ * new files. Returns 0, or CLI_EXIT_USAGE after printing "cucore VERB: WHAT `PATH` ...". */
+int cli_output_check(const char *verb, const char *what, const char *path);
+typedef struct cli_outfile {
+  FILE *f;                  /* write here */
+  char *tmp, *target;       /* the temporary and what it replaces; NULL when written in place */
+  const char *verb, *what, *path;
+  unsigned mode;
+} cli_outfile;
+/* Opens `path` for writing as above. Returns 0, or CLI_EXIT_FAILURE after printing why. */
+int cli_out_open(cli_outfile *o, const char *verb, const char *what, const char *path);
+/* ok: flushes, syncs and closes, then renames the temporary into place; returns 0, or
+ * CLI_EXIT_FAILURE after printing the reason (the temporary removed, the target untouched).
+ * !ok (the caller failed and said why): drops what was written; returns CLI_EXIT_FAILURE. */
+int cli_out_close(cli_outfile *o, int ok);
+/* cli_out_open, one write, cli_out_close. */
+int cli_write_file(const char *verb, const char *what, const char *path, const void *data,
+                   size_t size);
+/* text.c: flushes and closes standard output (through the text filter), so that a failed
+ * write or close is seen. Returns rc, or CLI_EXIT_FAILURE (when rc was 0) after printing
+ * "cucore VERB: writing standard output: REASON". Called once, when the verb returns; other
+ * exits (--version, --help) are checked at exit. */
+int cli_close_stdout(const char *verb, int rc);
+
 #endif

@@ -34,6 +34,99 @@ static const char *ext_of(cucore_code_type t) {
                                    : ".cubin";
 }
 
+/* FILE with the extension of `t` in place of its own (malloc'd; NULL out of memory). */
+static char *default_output(const char *file, cucore_code_type t) {
+  const char *dot = strrchr(file, '.'), *slash = strrchr(file, '/');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - file) : strlen(file);
+  char *out = malloc(stem + 8);
+  if (!out) return NULL;
+  memcpy(out, file, stem);
+  strcpy(out + stem, ext_of(t));
+  return out;
+}
+
+/* What was compiled and written, for the report. */
+typedef struct compiled {
+  const char *file, *out;
+  cucore_code_type target, made; /* asked for, and made (the lto option makes LTO-IR) */
+  cucore_object *obj;
+  size_t size;
+  cli_compile_info ci;
+} compiled;
+
+static void report_json(const cli_source *srcp, const compiled *c) {
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_str(&j, "input", c->file);
+  json_str(&j, "output", c->out);
+  json_str(&j, "target", cucore_code_type_name(c->made));
+  if (c->made != c->target) json_str(&j, "asked", cucore_code_type_name(c->target));
+  int arch = 0;
+  cucore_object_arch(c->obj, &arch);
+  json_int(&j, "arch", arch);
+  json_int(&j, "bytes", (long long)c->size);
+  json_num(&j, "compile_ms", c->ci.ms);
+  json_str(&j, "cache", cucore_cache_result_name(c->ci.cache));
+  if (c->ci.cache_reason[0]) json_str(&j, "cache_reason", c->ci.cache_reason);
+  json_begin_object(&j, "lowered_names");
+  for (int e = 0; e < srcp->expr_count; e++) {
+    const char *low = NULL;
+    if (cucore_object_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
+      json_str(&j, srcp->exprs[e], low);
+  }
+  json_end_object(&j);
+  json_end_object(&j);
+}
+
+static void report_text(const cli_source *srcp, const compiled *c) {
+  printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", c->file, c->out,
+         cucore_code_type_name(c->made), c->size, c->ci.ms,
+         cucore_cache_result_name(c->ci.cache), c->ci.cache_reason[0] ? ": " : "",
+         c->ci.cache_reason);
+  if (c->made != c->target)
+    printf("  note: %s was asked for; the lto option makes %s, which is linked for the GPU "
+           "when loaded (or with cucore_linker_* / nvJitLink)\n",
+           cucore_code_type_name(c->target), cucore_code_type_name(c->made));
+  for (int e = 0; e < srcp->expr_count; e++) {
+    const char *low = NULL;
+    if (cucore_object_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
+      printf("  %s = %s\n", srcp->exprs[e], low);
+  }
+}
+
+/* The output named by -o, or FILE with the extension of `t`; checked (not an input, its folder
+ * writable) before any work. *owned holds what was allocated. */
+static int output_for(const char *file, const char *out_path, cucore_code_type t, char **owned,
+                      const char **out) {
+  free(*owned);
+  *owned = out_path ? NULL : default_output(file, t);
+  *out = out_path ? out_path : *owned;
+  if (!*out) return cli_fail("compile", "the output's name", CUCORE_HOST_OUT_OF_MEMORY);
+  return cli_output_check("compile", "output", *out);
+}
+
+/* Compiles `file` and writes the result to a temporary renamed into place: a failure never
+ * leaves a half-written output or removes the previous one. */
+static int compile_and_write(cli_source *srcp, const char *file, const char *out_path,
+                             cucore_code_type target, int json) {
+  compiled c = {file, NULL, target, target, NULL, 0, {0}};
+  char *owned = NULL;
+  cli_input_add(file);
+  int rc = output_for(file, out_path, target, &owned, &c.out);
+  if (!rc) rc = cli_source_compile(srcp, "compile", file, target, &c.obj, &c.ci);
+  const void *data = NULL;
+  if (!rc) cucore_object_code(c.obj, &c.made, &data, &c.size);
+  if (!rc && c.made != target && !out_path) /* named for what it holds */
+    rc = output_for(file, out_path, c.made, &owned, &c.out);
+  if (!rc) rc = cli_write_file("compile", "output", c.out, data, c.size);
+  if (!rc && json) report_json(srcp, &c);
+  else if (!rc) report_text(srcp, &c);
+  free(owned);
+  cucore_object_destroy(c.obj);
+  cli_source_free(srcp);
+  return rc;
+}
+
 static int compile_body(cli_source *srcp, int argc, char **argv) {
   const char *file = NULL, *out_path = NULL;
   cucore_code_type target = CUCORE_CODE_CUBIN;
@@ -69,74 +162,7 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     cli_source_free(srcp);
     return cli_usage("compile", "no input file; see `cucore help compile`");
   }
-  cucore_object *obj = NULL;
-  cli_compile_info ci;
-  int rc = cli_source_compile(srcp, "compile", file, target, &obj, &ci);
-  if (rc != 0) {
-    cli_source_free(srcp);
-    return rc;
-  }
-  /* What was made: the lto option makes LTO-IR even when a cubin was asked for (it is linked for
-   * the GPU when loaded), so the file is named and reported for what it holds. */
-  cucore_code_type made = target;
-  cucore_object_code(obj, &made, NULL, NULL);
-  char *default_out = NULL;
-  if (!out_path) {
-    const char *dot = strrchr(file, '.'), *slash = strrchr(file, '/');
-    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - file) : strlen(file);
-    default_out = malloc(stem + 8);
-    if (!default_out) return CLI_EXIT_FAILURE;
-    memcpy(default_out, file, stem);
-    strcpy(default_out + stem, ext_of(made));
-    out_path = default_out;
-  }
-  const void *data = NULL;
-  size_t size = 0;
-  cucore_object_code(obj, NULL, &data, &size);
-  FILE *f = fopen(out_path, "wb");
-  if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
-    fprintf(stderr, "cucore compile: cannot write `%s`\n", out_path);
-    if (f) fclose(f);
-    rc = CLI_EXIT_FAILURE;
-  } else if (json) {
-    json_out j = {stdout, 0, {0}, 1};
-    json_begin_object(&j, NULL);
-    json_str(&j, "input", file);
-    json_str(&j, "output", out_path);
-    json_str(&j, "target", cucore_code_type_name(made));
-    if (made != target) json_str(&j, "asked", cucore_code_type_name(target));
-    int arch = 0;
-    cucore_object_arch(obj, &arch);
-    json_int(&j, "arch", arch);
-    json_int(&j, "bytes", (long long)size);
-    json_num(&j, "compile_ms", ci.ms);
-    json_str(&j, "cache", cucore_cache_result_name(ci.cache));
-    if (ci.cache_reason[0]) json_str(&j, "cache_reason", ci.cache_reason);
-    json_begin_object(&j, "lowered_names");
-    for (int e = 0; e < srcp->expr_count; e++) {
-      const char *low = NULL;
-      if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK) json_str(&j, srcp->exprs[e], low);
-    }
-    json_end_object(&j);
-    json_end_object(&j);
-  } else {
-    printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", file, out_path,
-           cucore_code_type_name(made), size, ci.ms, cucore_cache_result_name(ci.cache),
-           ci.cache_reason[0] ? ": " : "", ci.cache_reason);
-    if (made != target)
-      printf("  note: %s was asked for; the lto option makes %s, which is linked for the GPU "
-             "when loaded (or with cucore_linker_* / nvJitLink)\n",
-             cucore_code_type_name(target), cucore_code_type_name(made));
-    for (int e = 0; e < srcp->expr_count; e++) {
-      const char *low = NULL;
-      if (cucore_object_lowered_name(obj, srcp->exprs[e], &low) == CUCORE_OK)
-        printf("  %s = %s\n", srcp->exprs[e], low);
-    }
-  }
-  free(default_out);
-  cucore_object_destroy(obj);
-  cli_source_free(srcp);
-  return rc;
+  return compile_and_write(srcp, file, out_path, target, json);
 }
 
 /* Every exit path frees the verb's options, early usage errors included. */

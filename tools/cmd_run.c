@@ -278,6 +278,59 @@ static int load_code(cli_source *src, run_opts *o, cucore_object **obj) {
   return st == CUCORE_OK ? 0 : cli_fail("run", o->file, st);
 }
 
+/* Before any work, on any machine: the --expect values and files, and the output files
+ * (none an input; the inputs are the code and every @FILE, noted as the specs were read). */
+static int check_before_work(run_opts *o) {
+  cli_input_add(o->file);
+  int rc = run_prepare_expects(o);
+  return rc ? rc : run_check_outputs(o);
+}
+
+/* No GPU: everything that needs none is checked, and it is said that nothing was launched. */
+static int run_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int ndev) {
+  int arch = 0;
+  const char *why = ndev == 0 && !cucore_last_error()[0] ? "no device" : cucore_last_error();
+  char reason[512];
+  snprintf(reason, sizeof reason, "%s", why);
+  int rc = check_offline(o, k, obj, &arch);
+  if (rc) return rc;
+  fprintf(stderr, "cucore run: the %d arguments match kernel `%s`", o->nargs, o->kernel);
+  if (arch) fprintf(stderr, ", the launch configuration fits sm_%d", arch);
+  if (o->nsets + o->nreads)
+    fprintf(stderr, " and the %d module variables fit", o->nsets + o->nreads);
+  fprintf(stderr, "; no GPU here (%s), so nothing was launched\n", reason);
+  return CLI_EXIT_FAILURE;
+}
+
+/* The report, as JSON in --json-out's file (the text on stdout) or on stdout. */
+static int write_report(run_opts *o, const run_timing *t, const char *symbol) {
+  if (!o->json_out) {
+    json_out j = {stdout, 0, {0}, 1};
+    run_report(o, t, symbol, o->json ? &j : NULL);
+    return 0;
+  }
+  cli_outfile f;
+  if (cli_out_open(&f, "run", "--json-out", o->json_out)) {
+    run_report(o, t, symbol, NULL); /* the text report at least */
+    return CLI_EXIT_FAILURE;
+  }
+  json_out j = {f.f, 0, {0}, 1};
+  run_report(o, t, symbol, &j);
+  return cli_out_close(&f, 1);
+}
+
+/* After the launch: the files, the --expect comparisons and the report, each done even when
+ * an earlier one failed, so the timing is never lost. */
+static int run_finish(run_opts *o, const run_timing *t, const char *symbol) {
+  int rc = run_save_outputs(o);
+  int failed = run_check_expects(o);
+  int report = write_report(o, t, symbol);
+  if (failed > 0)
+    fprintf(stderr, "cucore run: %d --expect check%s failed\n", failed, failed == 1 ? "" : "s");
+  if (!rc && failed) rc = CLI_EXIT_FAILURE;
+  return rc ? rc : report;
+}
+
 static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   texts args = {0}, sets = {0}, reads = {0}, expects = {0};
   o->show = 8;
@@ -288,6 +341,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   free(sets.v);
   free(reads.v);
   free(expects.v);
+  if (!rc) rc = check_before_work(o);
   if (rc) return rc;
 
   /* 1. The code and the kernel -- offline when there is no GPU. */
@@ -314,18 +368,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   if (rc) goto done;
   int ndev = 0;
   if (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0) {
-    int arch = 0;
-    const char *why = ndev == 0 && !cucore_last_error()[0] ? "no device" : cucore_last_error();
-    char reason[512];
-    snprintf(reason, sizeof reason, "%s", why);
-    rc = check_offline(o, k, obj, &arch);
-    if (rc) goto done;
-    fprintf(stderr, "cucore run: the %d arguments match kernel `%s`", o->nargs, o->kernel);
-    if (arch) fprintf(stderr, ", the launch configuration fits sm_%d", arch);
-    if (o->nsets + o->nreads)
-      fprintf(stderr, " and the %d module variables fit", o->nsets + o->nreads);
-    fprintf(stderr, "; no GPU here (%s), so nothing was launched\n", reason);
-    rc = CLI_EXIT_FAILURE;
+    rc = run_offline(o, k, obj, ndev);
     goto done;
   }
   if (o->device >= ndev) {
@@ -337,32 +380,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   run_timing t;
   rc = run_on_device(o, k, obj, &t);
   if (rc) goto done;
-  rc = run_save_outputs(o);
-  if (rc) goto done;
-  int failed = run_check_expects(o);
-  if (failed < 0) {
-    rc = CLI_EXIT_FAILURE;
-    goto done;
-  }
-  FILE *jf = NULL;
-  if (o->json_out) {
-    jf = fopen(o->json_out, "w");
-    if (!jf) {
-      fprintf(stderr, "cucore run: --json-out: cannot create `%s`\n", o->json_out);
-      rc = CLI_EXIT_FAILURE;
-      goto done;
-    }
-  }
-  json_out j = {jf ? jf : stdout, 0, {0}, 1};
-  run_report(o, &t, symbol, o->json || jf ? &j : NULL);
-  if (jf && fclose(jf) != 0) {
-    fprintf(stderr, "cucore run: --json-out: cannot write `%s`\n", o->json_out);
-    rc = CLI_EXIT_FAILURE;
-  }
-  if (failed) {
-    fprintf(stderr, "cucore run: %d --expect check%s failed\n", failed, failed == 1 ? "" : "s");
-    rc = CLI_EXIT_FAILURE;
-  }
+  rc = run_finish(o, &t, symbol);
 done:
   cucore_args_destroy(list);
   cucore_kernel_destroy(k);

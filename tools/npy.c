@@ -298,20 +298,15 @@ int npy_header(const char *descr, int ndim, const uint64_t *shape, unsigned char
   return -1;
 }
 
-int npy_write(const char *path, const char *descr, int ndim, const uint64_t *shape,
-              const void *data, size_t bytes, char *err, size_t errlen) {
+int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape,
+                 const void *data, size_t bytes, char *err, size_t errlen) {
   unsigned char *h = NULL;
   size_t hlen = 0;
   if (ndim < 0 || ndim > NPY_MAX_DIMS || npy_header(descr, ndim, shape, &h, &hlen))
     return fail(err, errlen, "cannot make a header for %d dimensions", ndim);
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    free(h);
-    return fail(err, errlen, "cannot create: %s", strerror(errno));
-  }
+  errno = 0;
   int ok = fwrite(h, 1, hlen, f) == hlen && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
   free(h);
-  if (fclose(f) != 0) ok = 0;
-  if (!ok) return fail(err, errlen, "cannot write: %s", strerror(errno));
+  if (!ok) return fail(err, errlen, "cannot write: %s", strerror(errno ? errno : EIO));
   return 0;
 }

@@ -6,6 +6,7 @@
 #define CUCORE_NPY_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define NPY_MAX_DIMS 32
@@ -34,8 +35,9 @@ void npy_free(npy_array *a);
  * padded to 64 bytes): malloc'd header in *out, its length in *len. Returns 0 or -1. */
 int npy_header(const char *descr, int ndim, const uint64_t *shape, unsigned char **out,
                size_t *len);
-/* Writes header and data to `path`. Returns 0, or -1 with the reason in err. */
-int npy_write(const char *path, const char *descr, int ndim, const uint64_t *shape,
-              const void *data, size_t bytes, char *err, size_t errlen);
+/* Writes header and data to `f` (the caller opens it, and sees errors of the last buffered
+ * bytes when it closes it). Returns 0, or -1 with the reason in err. */
+int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape,
+                 const void *data, size_t bytes, char *err, size_t errlen);
 
 #endif

@@ -127,6 +127,8 @@ typedef struct run_expect {
   char *target;           /* a buffer label ("2", "3.1") or a --read-global name */
   init_kind init;
   char *value_text;       /* the VALUE as given */
+  unsigned char *values;  /* the values made before the launch (run_prepare_expects), or NULL */
+  size_t values_count;
   /* after the comparison */
   size_t count;           /* elements compared */
   size_t mismatches;
@@ -209,8 +211,14 @@ int data_read_file(const char *what, const char *path, elem_t type, size_t *coun
 /* Writes `count` elements of `type` to PATH (.npy with `shape`, else raw bytes). */
 int data_write_file(const char *what, const char *path, elem_t type, size_t count,
                     const void *data, int ndim, const uint64_t *shape);
-/* Writes every output that has a `>FILE` (buffers and --read-global). */
+/* Writes every output that has a `>FILE` (buffers and --read-global); a failure does not stop
+ * the others. Returns 0 or the first failure's exit code. */
 int run_save_outputs(const run_opts *o);
+/* Before the launch: every output file (--json-out, `>FILE` of buffers and --read-global) can
+ * be written and is no input (cli_output_check), bf16 not to .npy. 0 or CLI_EXIT_USAGE. */
+int run_check_outputs(const run_opts *o);
+/* One output's check: `what` names it in messages. 0 or CLI_EXIT_USAGE. */
+int data_check_output(const char *what, const char *path, elem_t type);
 /* Deterministic random numbers for `random` fills (--seed sets the start; 0: the default). */
 uint64_t run_random_next(void);
 void run_random_seed(unsigned long long seed);
@@ -251,6 +259,10 @@ int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing 
 /* Compares every --expect with its target and stores the results in it. Returns the number of
  * expectations that failed, or -1 after printing why one could not be compared (exit 1). */
 int run_check_expects(run_opts *o);
+/* Before the launch, on any machine: every --expect's file read, value parsed and count
+ * checked against its target (the values kept for the comparison). Returns 0, or
+ * CLI_EXIT_USAGE after printing why. */
+int run_prepare_expects(run_opts *o);
 /* 1 when the expectation's target exists (a buffer label or a --read-global name). */
 int run_expect_target_known(const run_opts *o, const char *target);
 /* The report: text on stdout, or JSON on `j`. */

@@ -108,56 +108,94 @@ int data_read_file(const char *what, const char *path, elem_t type, size_t *coun
   return 0;
 }
 
+/* 1 (after saying why) when bf16 values are to go to a .npy file, which cannot hold them. */
+static int bf16_npy(const char *what, const char *path, elem_t type) {
+  if (type != T_BF16 || !is_npy(path)) return 0;
+  fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to a "
+          ".bin file\n", what, path);
+  return 1;
+}
+
+int data_check_output(const char *what, const char *path, elem_t type) {
+  if (bf16_npy(what, path, type)) return CLI_EXIT_USAGE;
+  return cli_output_check("run", what, path);
+}
+
 int data_write_file(const char *what, const char *path, elem_t type, size_t count,
                     const void *data, int ndim, const uint64_t *shape) {
   size_t bytes = count * (size_t)elem_sizes[type];
-  char err[512];
-  if (is_npy(path)) {
-    if (type == T_BF16) {
-      fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to "
-              "a .bin file\n", what, path);
-      return CLI_EXIT_FAILURE;
-    }
-    uint64_t one[1] = {count};
-    uint64_t product = 1;
-    for (int i = 0; i < ndim; i++) product *= shape[i];
-    if (ndim < 1 || product != count) { /* a shape that no longer fits: write it flat */
-      ndim = 1;
-      shape = one;
-    }
-    if (npy_write(path, descr_of[type], ndim, shape, data, bytes, err, sizeof err)) {
-      fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
-      return CLI_EXIT_FAILURE;
-    }
-    return 0;
+  if (!is_npy(path)) return cli_write_file("run", what, path, data, bytes);
+  if (bf16_npy(what, path, type)) return CLI_EXIT_FAILURE;
+  uint64_t one[1] = {count};
+  uint64_t product = 1;
+  for (int i = 0; i < ndim; i++) product *= shape[i];
+  if (ndim < 1 || product != count) { /* a shape that no longer fits: write it flat */
+    ndim = 1;
+    shape = one;
   }
-  FILE *f = fopen(path, "wb");
-  int ok = f && (bytes == 0 || fwrite(data, 1, bytes, f) == bytes);
-  if (f && fclose(f) != 0) ok = 0;
-  if (!ok) {
-    fprintf(stderr, "cucore run: %s: cannot write `%s`: %s\n", what, path, strerror(errno));
-    return CLI_EXIT_FAILURE;
+  cli_outfile out;
+  int rc = cli_out_open(&out, "run", what, path);
+  if (rc) return rc;
+  char err[512];
+  if (npy_write_to(out.f, descr_of[type], ndim, shape, data, bytes, err, sizeof err)) {
+    fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
+    return cli_out_close(&out, 0);
+  }
+  return cli_out_close(&out, 1);
+}
+
+/* What output i is called in messages: "argument 2 (out:f32[4]>y.npy)", "--read-global NAME". */
+static const char *output_what(const run_opts *o, int i, char *buf, size_t len) {
+  if (i < o->nbufs)
+    snprintf(buf, len, "argument %s (%s)", o->bufs[i].label, o->bufs[i].spec);
+  else
+    snprintf(buf, len, "--read-global %s", o->reads[i - o->nbufs].text);
+  return buf;
+}
+
+/* Output i's file (NULL when it has none) and element type. */
+static const char *output_file(const run_opts *o, int i, elem_t *type) {
+  if (i < o->nbufs) {
+    *type = o->bufs[i].type;
+    return o->bufs[i].save;
+  }
+  *type = o->reads[i - o->nbufs].type;
+  return o->reads[i - o->nbufs].save;
+}
+
+int run_check_outputs(const run_opts *o) {
+  if (o->json_out) {
+    int rc = cli_output_check("run", "--json-out", o->json_out);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < o->nbufs + o->nreads; i++) {
+    elem_t type;
+    const char *path = output_file(o, i, &type);
+    char what[300];
+    int rc = path ? data_check_output(output_what(o, i, what, sizeof what), path, type) : 0;
+    if (rc) return rc;
   }
   return 0;
 }
 
 int run_save_outputs(const run_opts *o) {
-  for (int i = 0; i < o->nbufs; i++) {
-    const run_buf *b = &o->bufs[i];
-    if (!b->save) continue;
+  int failed = 0;
+  for (int i = 0; i < o->nbufs + o->nreads; i++) {
+    elem_t type;
+    const char *path = output_file(o, i, &type);
+    if (!path) continue;
     char what[300];
-    snprintf(what, sizeof what, "argument %s (%s)", b->label, b->spec);
-    int rc = data_write_file(what, b->save, b->type, b->count, b->host, b->ndim, b->shape);
-    if (rc) return rc;
+    output_what(o, i, what, sizeof what);
+    int rc;
+    if (i < o->nbufs) {
+      const run_buf *b = &o->bufs[i];
+      rc = data_write_file(what, path, type, b->count, b->host, b->ndim, b->shape);
+    } else {
+      const run_global_read *r = &o->reads[i - o->nbufs];
+      uint64_t shape[1] = {r->count};
+      rc = data_write_file(what, path, type, r->count, r->host, 1, shape);
+    }
+    if (rc && !failed) failed = rc; /* the others are still written */
   }
-  for (int i = 0; i < o->nreads; i++) {
-    const run_global_read *r = &o->reads[i];
-    if (!r->save) continue;
-    char what[300];
-    snprintf(what, sizeof what, "--read-global %s", r->text);
-    uint64_t shape[1] = {r->count};
-    int rc = data_write_file(what, r->save, r->type, r->count, r->host, 1, shape);
-    if (rc) return rc;
-  }
-  return 0;
+  return failed;
 }

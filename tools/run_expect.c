@@ -38,25 +38,67 @@ int run_expect_target_known(const run_opts *o, const char *name) {
   return find_target(o, name, &t);
 }
 
-/* The expected values for `t`, malloc'd; NULL after printing why. */
-static unsigned char *expected(const run_expect *e, const target *t) {
-  size_t esz = (size_t)elem_sizes[t->type];
-  spec_cur c = {"--expect", e->text, e->value_text, e->value_text + strlen(e->value_text), NULL,
-                "", 0};
-  size_t count = t->count;
+/* The expected values of `type`, malloc'd (*count elements; 0: as many as a list or file
+ * holds); NULL after printing why. */
+static unsigned char *expected(const run_expect *e, elem_t type, size_t *count) {
   unsigned char *data = NULL;
   if (e->init == INIT_FILE) {
     int ndim = 1;
     uint64_t shape[RUN_MAX_DIMS];
     char what[300];
     snprintf(what, sizeof what, "--expect `%s`", e->text);
-    if (data_read_file(what, e->value_text + 1, t->type, &count, &data, &ndim, shape)) return NULL;
+    if (data_read_file(what, e->value_text + 1, type, count, &data, &ndim, shape)) return NULL;
     return data;
   }
-  if (spec_fill(&c, e->value_text, strlen(e->value_text), t->type, &count, &data, NULL, NULL))
+  spec_cur c = {"--expect", e->text, e->value_text, e->value_text + strlen(e->value_text), NULL,
+                "", 0};
+  if (spec_fill(&c, e->value_text, strlen(e->value_text), type, count, &data, NULL, NULL))
     return NULL;
-  (void)esz;
   return data;
+}
+
+/* Before the launch: the file read, the value parsed and the count checked against the
+ * target; what can be made now is kept for the comparison. A --read-global of the whole
+ * variable has no count yet: a list or file is kept with its own count (compared after the
+ * run), a number is only parsed. */
+static int prepare(run_expect *e, const target *t) {
+  if (e->init == INIT_FILE) cli_input_add(e->value_text + 1);
+  size_t count = t->count ? t->count : 1;
+  if (!t->count && e->init == INIT_IOTA) return 0;
+  if (!t->count && e->init != INIT_VALUE) count = 0;
+  unsigned char *want = expected(e, t->type, &count);
+  if (!want) return CLI_EXIT_USAGE;
+  if (!t->count && e->init == INIT_VALUE) {
+    free(want);
+    return 0;
+  }
+  e->values = want;
+  e->values_count = count;
+  return 0;
+}
+
+int run_prepare_expects(run_opts *o) {
+  for (int i = 0; i < o->nexpects; i++) {
+    target t;
+    if (!find_target(o, o->expects[i].target, &t)) continue; /* refused when parsed */
+    int rc = prepare(&o->expects[i], &t);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* The values `e` expects of `t`: those kept before the launch, or made now. NULL after
+ * printing why. */
+static unsigned char *wanted(run_expect *e, const target *t) {
+  size_t count = t->count;
+  if (!e->values) return expected(e, t->type, &count);
+  unsigned char *want = e->values;
+  e->values = NULL;
+  if (e->values_count == t->count) return want;
+  fprintf(stderr, "cucore run: --expect %s: %zu values were given; `%s` holds %zu\n", e->text,
+          e->values_count, e->target, t->count);
+  free(want);
+  return NULL;
 }
 
 static int close_enough(double got, double want, double rtol, double atol) {
@@ -76,7 +118,7 @@ int run_check_expects(run_opts *o) {
               e->text, e->target);
       return -1;
     }
-    unsigned char *want = expected(e, &t);
+    unsigned char *want = wanted(e, &t);
     if (!want) return -1;
     e->count = t.count;
     e->mismatches = 0;

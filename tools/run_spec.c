@@ -72,6 +72,7 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
   if (ndim) *ndim = 1;
   if (len > 0 && init[0] == '@') {
     char *path = dup_range(init + 1, init + len);
+    cli_input_add(path); /* no output may be this file */
     char what[300];
     snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
     int ndim_local = 1;
@@ -445,6 +446,7 @@ void run_opts_free(run_opts *o) {
   for (int i = 0; i < o->nexpects; i++) {
     free(o->expects[i].target);
     free(o->expects[i].value_text);
+    free(o->expects[i].values);
   }
   free(o->args);
   free(o->bufs);

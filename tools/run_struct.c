@@ -250,6 +250,7 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
     unsigned char *data = NULL;
     char path[4096];
     snprintf(path, sizeof path, "%.*s", (int)(end - p - 1), p + 1);
+    cli_input_add(path); /* no output may be this file */
     char what[300];
     snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
     int ndim = 1;

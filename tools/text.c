@@ -19,22 +19,29 @@ typedef struct text_filter {
   unsigned char pending[4]; /* the start of a UTF-8 sequence split across two writes */
   int npending;
   unsigned long long escaped;
+  int err; /* the errno of the first write that failed, 0 while none has */
 } text_filter;
 
-static text_filter out_filter = {1, {0}, 0, 0};
-static text_filter err_filter = {2, {0}, 0, 0};
+static text_filter out_filter = {1, {0}, 0, 0, 0};
+static text_filter err_filter = {2, {0}, 0, 0, 0};
 static FILE *real_stderr;
+static int guarded;       /* stdout and stderr are the filters */
+static int stdout_closed; /* cli_close_stdout ran: the stream is not touched again */
 
-static void put_all(int fd, const char *p, size_t n) {
+/* Writes everything or returns -1 with errno (kept in t->err) set. */
+static int put_all(text_filter *t, const char *p, size_t n) {
   while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return;
+    ssize_t w = write(t->fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      if (!t->err) t->err = errno;
+      return -1;
     }
     p += w;
     n -= (size_t)w;
   }
+  return 0;
 }
 
 /* Length of the valid UTF-8 sequence at p[0..n) (1..4), 0 when it is not valid, -1 when it
@@ -87,6 +94,7 @@ size_t text_escape(const unsigned char *p, size_t n, char *dst, size_t *used,
   return o;
 }
 
+/* The cookie's write: the stream sees a failure of the file underneath (ferror, fflush). */
 static ssize_t filter_write(void *cookie, const char *buf, size_t size) {
   text_filter *t = cookie;
   size_t done = 0;
@@ -101,7 +109,7 @@ static ssize_t filter_write(void *cookie, const char *buf, size_t size) {
     char out[(1024 + 4) * 4];
     size_t used = 0;
     size_t o = text_escape(in, n, out, &used, &t->escaped, 0);
-    put_all(t->fd, out, o);
+    if (put_all(t, out, o)) return -1;
     t->npending = (int)(n - used);
     memcpy(t->pending, in + used, (size_t)t->npending);
     if (take == 0) break; /* a short sequence waits for more */
@@ -110,20 +118,46 @@ static ssize_t filter_write(void *cookie, const char *buf, size_t size) {
 }
 
 /* Whatever incomplete sequence is left at exit is written escaped, and the count said. */
-static void flush_pending(text_filter *t) {
-  if (!t->npending) return;
+static int flush_pending(text_filter *t) {
+  if (!t->npending) return 0;
   char out[32];
   size_t used = 0;
   size_t o = text_escape(t->pending, (size_t)t->npending, out, &used, &t->escaped, 1);
-  put_all(t->fd, out, o);
   t->npending = 0;
+  return put_all(t, out, o);
+}
+
+/* Flushes and closes standard output; 0 or the errno of the first failure. A closed
+ * descriptor that was never written to is no failure. */
+static int close_stdout(void) {
+  errno = 0;
+  int err = fflush(stdout) != 0 ? (errno ? errno : EIO) : 0;
+  if (guarded && flush_pending(&out_filter) != 0 && !err) err = errno;
+  if (!err && ferror(stdout)) err = out_filter.err ? out_filter.err : EIO;
+  stdout_closed = 1;
+  /* The filter's stream stays (its cookie has no close); the descriptor under it is closed. */
+  if ((guarded ? close(1) : fclose(stdout)) != 0 && errno != EBADF && !err) err = errno;
+  return err;
+}
+
+int cli_close_stdout(const char *verb, int rc) {
+  if (stdout_closed) return rc;
+  int err = close_stdout();
+  if (!err) return rc;
+  fprintf(stderr, "cucore %s: writing standard output: %s\n", verb, strerror(err));
+  return rc ? rc : CLI_EXIT_FAILURE;
 }
 
 static void at_exit(void) {
-  fflush(stdout);
+  /* Exits that did not pass through cli_close_stdout (--version, --help) are checked here. */
+  int err = stdout_closed ? 0 : close_stdout();
   fflush(stderr);
-  flush_pending(&out_filter);
   flush_pending(&err_filter);
+  if (err) {
+    fprintf(real_stderr ? real_stderr : stderr, "cucore: writing standard output: %s\n",
+            strerror(err));
+    _exit(CLI_EXIT_FAILURE); /* the status cannot be changed otherwise this late */
+  }
   if (out_filter.escaped && real_stderr)
     fprintf(real_stderr,
             "cucore: note: %llu character%s of the output (control characters, or bytes that "
@@ -139,6 +173,7 @@ static FILE *filtered(text_filter *t, int mode) {
 }
 
 void text_guard_streams(void) {
+  atexit(at_exit);
   if (getenv("CUCORE_RAW_OUTPUT")) return; /* for debugging the command itself */
   FILE *o = filtered(&out_filter, isatty(1) ? _IOLBF : _IOFBF);
   FILE *e = filtered(&err_filter, _IONBF);
@@ -152,10 +187,10 @@ void text_guard_streams(void) {
   real_stderr = stderr;
   stdout = o;
   stderr = e;
-  atexit(at_exit);
+  guarded = 1;
 }
 
 void text_terminal_control(const char *seq) {
   fflush(stderr);
-  put_all(2, seq, strlen(seq));
+  put_all(&err_filter, seq, strlen(seq));
 }
