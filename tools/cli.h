@@ -123,8 +123,9 @@ extern const char cmd_cache_help[];
  * written to a temporary beside it and renamed into place only when every write succeeded
  * (its mode: the replaced file's, or what a new file gets under the umask); a non-regular
  * target (/dev/null, a FIFO) is written in place with every write and the close checked. */
-/* Remembers `path` as an input of this command (device and inode; one that cannot be stat'ed
- * is left to its reader). */
+/* Remembers `path` as an input of this command (device and inode; "-" is the regular file
+ * behind standard input, if any; one that cannot be stat'ed is left to its reader). Every
+ * reader of a user-named file calls it (compile and run: the code, each @FILE, --expect). */
 void cli_input_add(const char *path);
 /* Checks an output path before any work, creating and truncating nothing: not an input under
  * any spelling (symlink, hard link), not a folder, writable, in a folder that exists and takes

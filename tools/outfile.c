@@ -31,7 +31,10 @@ static int ninputs;
 
 void cli_input_add(const char *path) {
   struct stat st;
-  if (!path || stat(path, &st) != 0) return; /* the reader says why it cannot be read */
+  int std_in = path && strcmp(path, "-") == 0; /* standard input: the file behind it */
+  if (!path || (std_in ? fstat(0, &st) : stat(path, &st)) != 0) return; /* its reader says */
+  if (std_in && !S_ISREG(st.st_mode)) return;
+  if (std_in) path = "standard input";
   for (int i = 0; i < ninputs; i++)
     if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
   input_file *n = realloc(inputs, (size_t)(ninputs + 1) * sizeof *n);
@@ -102,7 +105,8 @@ int cli_output_check(const char *verb, const char *what, const char *path) {
 
 /* ---- writing ----------------------------------------------------------------------------- */
 
-/* The temporary being written, removed if the command is interrupted meanwhile. */
+/* The temporary being written (one at a time), removed if the command is interrupted
+ * meanwhile. */
 static volatile sig_atomic_t have_pending;
 static char pending_tmp[PATH_MAX + 8];
 static const int caught[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
@@ -172,8 +176,10 @@ int cli_out_open(cli_outfile *o, const char *verb, const char *what, const char 
   int fd = mkstemp(o->tmp);
   if (fd < 0 || !(o->f = fdopen(fd, "wb"))) {
     int err = errno;
-    if (fd >= 0) close(fd);
-    if (fd >= 0) unlink(o->tmp);
+    if (fd >= 0) {
+      close(fd);
+      unlink(o->tmp);
+    }
     free(o->tmp);
     o->tmp = NULL;
     cli_out_close(o, 0);

@@ -10,6 +10,7 @@
  * JSON passes the filter untouched. */
 #include "cli.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -135,8 +136,14 @@ static int close_stdout(void) {
   if (guarded && flush_pending(&out_filter) != 0 && !err) err = errno;
   if (!err && ferror(stdout)) err = out_filter.err ? out_filter.err : EIO;
   stdout_closed = 1;
-  /* The filter's stream stays (its cookie has no close); the descriptor under it is closed. */
+  /* The filter's stream stays (its cookie has no close); the descriptor under it is closed,
+   * then held by /dev/null so that no file opened later becomes standard output. */
   if ((guarded ? close(1) : fclose(stdout)) != 0 && errno != EBADF && !err) err = errno;
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0 && null != 1) {
+    dup2(null, 1);
+    close(null);
+  }
   return err;
 }
 
