@@ -70,6 +70,7 @@ typedef struct run_buf {
   uint64_t shape[RUN_MAX_DIMS];
   unsigned char *host;    /* initial data; after the run, the results */
   const char *save;       /* ">FILE": where the results go (.npy or raw .bin), or NULL */
+  int save_failed;        /* 1 when writing `save` failed (the report then says null) */
   cucore_devptr ptr;      /* on the device, 0 before allocation */
 } run_buf;
 
@@ -116,6 +117,7 @@ typedef struct run_global_read {
   size_t count;           /* 0: the whole variable */
   int has_type;
   const char *save;
+  int save_failed;        /* 1 when writing `save` failed */
   unsigned char *host;    /* the values read */
   cucore_global g;
 } run_global_read;
@@ -213,7 +215,7 @@ int data_write_file(const char *what, const char *path, elem_t type, size_t coun
                     const void *data, int ndim, const uint64_t *shape);
 /* Writes every output that has a `>FILE` (buffers and --read-global); a failure does not stop
  * the others. Returns 0 or the first failure's exit code. */
-int run_save_outputs(const run_opts *o);
+int run_save_outputs(run_opts *o);
 /* Before the launch: every output file (--json-out, `>FILE` of buffers and --read-global) can
  * be written and is no input (cli_output_check), bf16 not to .npy. 0 or CLI_EXIT_USAGE. */
 int run_check_outputs(const run_opts *o);

@@ -178,7 +178,7 @@ int run_check_outputs(const run_opts *o) {
   return 0;
 }
 
-int run_save_outputs(const run_opts *o) {
+int run_save_outputs(run_opts *o) {
   int failed = 0;
   for (int i = 0; i < o->nbufs + o->nreads; i++) {
     elem_t type;
@@ -188,12 +188,14 @@ int run_save_outputs(const run_opts *o) {
     output_what(o, i, what, sizeof what);
     int rc;
     if (i < o->nbufs) {
-      const run_buf *b = &o->bufs[i];
+      run_buf *b = &o->bufs[i];
       rc = data_write_file(what, path, type, b->count, b->host, b->ndim, b->shape);
+      b->save_failed = rc != 0;
     } else {
-      const run_global_read *r = &o->reads[i - o->nbufs];
+      run_global_read *r = &o->reads[i - o->nbufs];
       uint64_t shape[1] = {r->count};
       rc = data_write_file(what, path, type, r->count, r->host, 1, shape);
+      r->save_failed = rc != 0;
     }
     if (rc && !failed) failed = rc; /* the others are still written */
   }

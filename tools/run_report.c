@@ -265,7 +265,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
     json_str(j, "argument", b->label);
     json_str(j, "spec", b->spec);
     json_values(o, j, b->type, b->host, b->count);
-    json_str(j, "saved", b->save);
+    json_str(j, "saved", b->save_failed ? NULL : b->save); /* null: not written */
     json_end_object(j);
   }
   json_end_array(j);
@@ -278,7 +278,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
     json_str(j, "kind", cucore_global_kind_name(r->g.kind));
     json_uint(j, "size", r->g.size);
     json_values(o, j, r->type, r->host, r->count);
-    json_str(j, "saved", r->save);
+    json_str(j, "saved", r->save_failed ? NULL : r->save);
     json_end_object(j);
   }
   json_end_array(j);

@@ -178,6 +178,7 @@ if [ -f "$FAKE" ]; then
   check "run (fake driver), an output write fails: exit 1" [ "$rc" -eq 1 ]
   check "run (fake driver), an output write fails: said" has "$err" "writing \`/dev/full\`: No space left on device"
   check "run (fake driver): the timing JSON kept" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "ms_per_launch" in d, d' "$dir/r.json"
+  check "run (fake driver): the output not written is saved: null" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outputs"][0]["saved"] is None, d' "$dir/r.json"
   run env CUCORE_LIBCUDA="$FAKE" "$CUCORE" "${kcu[@]}" --arg "out:f32[8]>$dir/y.npy" --arg i32:8
   check "run (fake driver): exit 0, the .npy written" [ "$rc" -eq 0 ] && [ -s "$dir/y.npy" ]
   full env CUCORE_LIBCUDA="$FAKE" "$CUCORE" "${kcu[@]}" --arg "out:f32[8]" --arg i32:8 --json
