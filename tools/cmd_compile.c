@@ -107,6 +107,7 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
     if (made != target) json_str(&j, "asked", cucore_code_type_name(target));
     int arch = 0;
     cucore_object_arch(obj, &arch);
+    if (!arch) arch = ci.arch; /* nvcc's object: the arch read from it, or the one given */
     json_int(&j, "arch", arch);
     json_int(&j, "bytes", (long long)size);
     json_num(&j, "compile_ms", ci.ms);
