@@ -100,12 +100,13 @@ static int missing_host_header(const char *line, char *why, size_t n) {
 
 cli_nvrtc_failure cli_nvrtc_classify(cucore_status st, const char *log, char *why, size_t n) {
   char line[1024] = "";
-  snprintf(why, n, "%s", cucore_status_name(st));
+  snprintf(why, n, "%s", cucore_last_error());
   if (!log) log = "";
   const char *first = first_error(log, line, sizeof line);
   if (first) snprintf(why, n, "%s", line);
-  if (CUCORE_CODE(st) == CUCORE_INVALID_ARGUMENT || strcasestr(log, "command-line error"))
-    return CLI_NVRTC_OPTION;
+  int nvrtc_option = CUCORE_CODE(st) == CUCORE_INVALID_ARGUMENT &&
+                     cucore_status_source(st) == CUCORE_SOURCE_NVRTC; /* NVRTC_ERROR_INVALID_OPTION */
+  if (nvrtc_option || strcasestr(log, "command-line error")) return CLI_NVRTC_OPTION;
   if (CUCORE_CODE(st) != CUCORE_COMPILE_ERROR) return CLI_NVRTC_OTHER;
   if (error_line_starts(log, "__nv_name_map")) return CLI_NVRTC_NAME_EXPR;
   if (!first) return CLI_NVRTC_OTHER;
