@@ -91,6 +91,8 @@ typedef struct cli_compile_info {
   char cache_reason[256]; /* why it was not cached, when it was not */
   int arch;               /* the arch compiled for when the object does not say (nvcc's) */
 } cli_compile_info;
+/* A monotonic clock in milliseconds, for compile times. */
+double cli_now_ms(void);
 /* Reads and compiles `file` (type from its extension) to `target`; the log goes to stderr.
  * Returns 0 or an exit code after printing the reason. `info` may be NULL. */
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -151,12 +150,6 @@ static int translate(char **raw, int count, int i, char **argv, int *argc, char 
       return 1;
     }
   return 1; /* an option nvcc does not need */
-}
-
-static double nvcc_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* The most of nvcc's messages kept in memory; the rest is counted, not kept. */
@@ -324,7 +317,7 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   argv[argc++] = outpath;
   argv[argc++] = (char *)file;
   argv[argc] = NULL;
-  double t0 = nvcc_now_ms();
+  double t0 = cli_now_ms();
   int status = run_nvcc(s, verb, argv);
   int rc = CLI_EXIT_FAILURE;
   if (status >= 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
@@ -333,7 +326,7 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   else if (status >= 0)
     rc = load_output(verb, file, outpath, target, s, out, &arch_num);
   if (info) {
-    info->ms = nvcc_now_ms() - t0;
+    info->ms = cli_now_ms() - t0;
     info->arch = arch_num;
     info->cache = CUCORE_CACHE_NOT_USED;
     snprintf(info->cache_reason, sizeof info->cache_reason, "compiled by nvcc, which is not cached");

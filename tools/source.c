@@ -84,7 +84,7 @@ static cucore_code_type type_from_name(const char *file) {
   return CUCORE_CODE_AUTO;
 }
 
-static double now_ms(void) {
+double cli_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
@@ -141,7 +141,7 @@ static int after_nvrtc_failure(cli_source *s, const char *verb, const char *file
 static void fill_info(cli_compile_info *info, cucore_program *prog, double t0) {
   if (!info) return;
   memset(info, 0, sizeof *info);
-  info->ms = now_ms() - t0;
+  info->ms = cli_now_ms() - t0;
   cucore_cache_info ci;
   if (cucore_program_cache_info(prog, &ci) == CUCORE_OK) {
     info->cache = ci.result;
@@ -171,7 +171,7 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
   int tty = isatty(2);
   if (tty) fprintf(stderr, "compiling %s ...", file);
-  double t0 = now_ms();
+  double t0 = cli_now_ms();
   if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
   if (tty) text_terminal_control("\r\033[K");
   fill_info(info, prog, t0);
