@@ -48,6 +48,8 @@ run $T "$CUCORE" compile "$dir/big.cu" --arch sm_90
 check "past the size cap: exit 1 naming size and cap" eval '[ "$rc" -eq 1 ] &&
   has "$err" "is 1153433600 bytes; the most cucore reads is 1073741824 bytes"'
 rm -f "$dir/big.cu"
+run $T "$CUCORE" compile - --arch sm_90 -o "$dir/stdin.cubin" <"$dir/k.cu"
+check "- reads standard input" eval '[ "$rc" -eq 0 ] && [ -s "$dir/stdin.cubin" ]'
 
 # ---- text sources that are not text: refused before any compiler (23.3) ----
 printf '__global__ void k(int *p) { *p = 1; }\n\0junk' >"$dir/nul.cu"
