@@ -341,6 +341,37 @@ CUCORE_API cucore_status cucore_versions(cucore_versions_info *out);
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
+/* Files: the one careful reader the library and the command use                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @defgroup files Reading files
+ * A whole file into memory, without surprises: only regular files, a size cap, never waiting.
+ * @{
+ */
+
+/** The cap cucore_file_read applies when max_bytes is 0: 1 GiB. */
+#define CUCORE_FILE_MAX_BYTES_DEFAULT ((uint64_t)1 << 30)
+
+/** Reads the whole file at `path` into `*data` (malloc'd, with a NUL after the `*size` bytes;
+ * free it with cucore_file_free). Only a regular file is read: a directory, FIFO, character
+ * or block device, or socket is refused, naming its kind, without waiting for a writer or
+ * reading an endless device. A file that reports size 0 but has content (/proc files) is
+ * read to its end. "-" is standard input (a pipe, file or terminal), read to its end. At
+ * most `max_bytes` are read (0: CUCORE_FILE_MAX_BYTES_DEFAULT). On failure `*data` is NULL
+ * and `*size` 0.
+ * @retval CUCORE_IO_ERROR the file cannot be opened or read (the errno is kept), is not a
+ *         regular file, or is larger than the cap (the message names both sizes).
+ * @retval CUCORE_HOST_OUT_OF_MEMORY no memory for the contents.
+ * @retval CUCORE_INVALID_ARGUMENT a pointer argument is NULL. */
+CUCORE_API cucore_status cucore_file_read(const char *path, uint64_t max_bytes, void **data,
+                                          size_t *size);
+/** Frees what cucore_file_read returned; NULL is a no-op. Always CUCORE_OK. */
+CUCORE_API cucore_status cucore_file_free(void *data);
+
+/** @} */
+
+/* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 

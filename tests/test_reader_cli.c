@@ -11,6 +11,7 @@
 #include "../tools/json.c"
 #include "../tools/files.c"
 #include "../tools/source.c"
+#include "../tools/compile_log.c"
 #include "../tools/nvcc.c"
 #include "../tools/report.c"
 #include "../tools/text.c"

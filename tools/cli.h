@@ -75,6 +75,8 @@ typedef struct cli_source {
   int raw_count;
   int nvcc;           /* --nvcc: compile .cu files with nvcc, not NVRTC */
   char arch[32];      /* an arch a verb took as its own option (inspect --arch), for nvcc */
+  const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets
+                           CLI_LOG_LINES lines of it) */
 } cli_source;
 int cli_source_init(cli_source *s);
 void cli_source_free(cli_source *s);
@@ -87,20 +89,53 @@ typedef struct cli_compile_info {
   double ms;              /* wall time of cucore_program_compile */
   cucore_cache_result cache;
   char cache_reason[256]; /* why it was not cached, when it was not */
+  int arch;               /* the arch compiled for when the object does not say (nvcc's) */
 } cli_compile_info;
+/* A monotonic clock in milliseconds, for compile times. */
+double cli_now_ms(void);
 /* Reads and compiles `file` (type from its extension) to `target`; the log goes to stderr.
  * Returns 0 or an exit code after printing the reason. `info` may be NULL. */
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
                        cucore_object **out, cli_compile_info *info);
-/* nvcc.c: 1 when the toolkit's nvcc can be found. */
+/* ---- compile logs and NVRTC's failures (compile_log.c) ---- */
+/* The most lines of a compile log printed on the terminal; the rest is counted. */
+#define CLI_LOG_LINES 50
+/* Prints the log on stderr (through the text filter), at most CLI_LOG_LINES lines and then
+ * "(N more lines: --log FILE)"; with log_path, writes the whole log there too. Returns 0, or
+ * -1 when the log file could not be written (said on stderr). */
+int cli_log_print(const char *verb, const char *log, const char *log_path);
+/* What an NVRTC failure is, for the nvcc fallback. */
+typedef enum cli_nvrtc_failure {
+  CLI_NVRTC_OTHER,     /* a syntax or type error, ...: nvcc would fail too; not tried */
+  CLI_NVRTC_HOST,      /* host code or a host header: nvcc can compile it */
+  CLI_NVRTC_OPTION,    /* an option NVRTC refused: the command line's error (exit 2) */
+  CLI_NVRTC_NAME_EXPR  /* a name expression that names nothing: never sent to nvcc */
+} cli_nvrtc_failure;
+/* Classifies a failed NVRTC compile from its status and log; `why` gets a line saying what
+ * (for HOST, what nvcc can do that NVRTC cannot). */
+cli_nvrtc_failure cli_nvrtc_classify(cucore_status st, const char *log, char *why, size_t n);
+
+/* nvcc.c: refuses (exit 2, before any compiler runs) a -D / -U / --define / --undefine whose
+ * value does not start with a macro name (`-D '=1'`): NVRTC refuses it, nvcc would take it.
+ * Returns 0 or CLI_EXIT_USAGE after saying so. */
+int cli_check_macros(const cli_source *s, const char *verb);
+/* 1 when the toolkit's nvcc can be found. */
 int cli_nvcc_available(void);
 /* Compiles `file` with nvcc to `target` (cubin, PTX or fatbin), passing the compile options in
- * nvcc's spelling; the arch is --arch or the current GPU's. Returns 0 or an exit code after
- * printing why. */
+ * nvcc's spelling; the arch is --arch or the current GPU's. nvcc's messages go through
+ * cli_log_print. Every --name-expr must name a kernel of the result (nvcc makes only the
+ * template instances the file makes). `info` (may be NULL) gets the time and the arch.
+ * Returns 0 or an exit code after printing why. */
 int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
-                     cucore_object **out);
-/* Reads a whole file (NUL-terminated); returns 0 or an exit code after printing why. */
+                     cucore_object **out, cli_compile_info *info);
+/* Reads a whole file (NUL-terminated, malloc'd) through cucore_file_read: regular files only
+ * ("-" is standard input), at most CUCORE_FILE_MAX_BYTES_DEFAULT; returns 0, or
+ * CLI_EXIT_FAILURE after printing "cucore VERB: <reason>". */
 int cli_read_file(const char *verb, const char *path, char **data, size_t *size);
+/* Checks that a source meant to be text (CUDA C++, PTX, NVVM IR text) is: no NUL byte, and
+ * at most a tenth of it bytes that are not UTF-8 or are control characters. Returns 0, or
+ * CLI_EXIT_FAILURE after printing "cucore VERB: `PATH` is not text: ... at offset N". */
+int cli_check_text(const char *verb, const char *path, const char *data, size_t size);
 /* Parses "X", "X,Y" or "X,Y,Z" (or with x) into d, unused dimensions 1, each 1..max.
  * Returns 0, or -1 when malformed. */
 int cli_parse_dims(const char *s, unsigned d[3], unsigned max);

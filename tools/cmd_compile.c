@@ -68,6 +68,7 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   if (c->made != c->target) json_str(&j, "asked", cucore_code_type_name(c->target));
   int arch = 0;
   cucore_object_arch(c->obj, &arch);
+  if (!arch) arch = c->ci.arch; /* nvcc's object: the arch read from it, or the one given */
   json_int(&j, "arch", arch);
   json_int(&j, "bytes", (long long)c->size);
   json_num(&j, "compile_ms", c->ci.ms);

@@ -223,35 +223,6 @@ int npy_parse(const unsigned char *buf, size_t len, npy_array *a, char *err, siz
   return 0;
 }
 
-int npy_read(const char *path, npy_array *a, char *err, size_t errlen) {
-  memset(a, 0, sizeof *a);
-  FILE *f = fopen(path, "rb");
-  if (!f) return fail(err, errlen, "cannot open: %s", strerror(errno));
-  if (fseek(f, 0, SEEK_END) != 0) {
-    fclose(f);
-    return fail(err, errlen, "cannot read: not a regular file");
-  }
-  long n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    return fail(err, errlen, "cannot read: not a regular file");
-  }
-  unsigned char *buf = malloc((size_t)n + 1);
-  if (!buf) {
-    fclose(f);
-    return fail(err, errlen, "out of memory for %ld bytes", n);
-  }
-  size_t got = fread(buf, 1, (size_t)n, f);
-  fclose(f);
-  if (got != (size_t)n) {
-    free(buf);
-    return fail(err, errlen, "cannot read: short read");
-  }
-  int rc = npy_parse(buf, (size_t)n, a, err, errlen);
-  free(buf);
-  return rc;
-}
-
 int npy_header(const char *descr, int ndim, const uint64_t *shape, unsigned char **out,
                size_t *len) {
   *out = NULL;

@@ -27,8 +27,6 @@ typedef struct npy_array {
 
 /* Parses a whole .npy file held in memory. Returns 0, or -1 with the reason in err. */
 int npy_parse(const unsigned char *buf, size_t len, npy_array *out, char *err, size_t errlen);
-/* Reads and parses a file. */
-int npy_read(const char *path, npy_array *out, char *err, size_t errlen);
 void npy_free(npy_array *a);
 /* The exact bytes numpy.save writes for a C-order array of `descr` and `shape` (its header:
  * version 1.0, or 2.0 when the header needs it; sorted keys, room to grow the first axis,

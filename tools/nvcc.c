@@ -66,15 +66,65 @@ static const struct {
     {"default-device", "-default-device"},
 };
 
+/* 1 when a -D / -U value starts with a macro name (an identifier). */
+static int macro_ok(const char *v) {
+  if (!v || !(*v == '_' || (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z'))) return 0;
+  while (*v == '_' || (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') ||
+         (*v >= '0' && *v <= '9'))
+    v++;
+  return *v == '\0' || *v == '=' || *v == '(';
+}
+
+/* The macro definition raw[i] gives (-DX, -D X, -D=X, --define[=]X, the same for -U), or NULL
+ * when raw[i] is another option. */
+static const char *macro_value(char **raw, int count, int i) {
+  const char *a = raw[i], *next = i + 1 < count ? raw[i + 1] : "";
+  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U'))
+    return !a[2] ? next : a[2] == '=' ? a + 3 : a + 2;
+  const char *name = a;
+  while (*name == '-') name++;
+  if (name == a) return NULL;
+  size_t n = strcspn(name, "=");
+  if ((n == 6 && strncmp(name, "define", 6) == 0) || (n == 8 && strncmp(name, "undefine", 8) == 0))
+    return name[n] == '=' ? name + n + 1 : next;
+  return NULL;
+}
+
+int cli_check_macros(const cli_source *s, const char *verb) {
+  for (int i = 0; i < s->raw_count; i++) {
+    const char *v = macro_value(s->raw, s->raw_count, i);
+    if (v && !macro_ok(v))
+      return cli_usage(verb, "`%s` (given to %s) names no macro (expected NAME or NAME=VALUE); "
+                       "no compiler was run", v, s->raw[i]);
+  }
+  return 0;
+}
+
+/* Adds flag + value to argv through the string store. */
+static void add_joined(const char *flag, const char *value, char **argv, int *argc, char *store,
+                       size_t *store_used, size_t store_n) {
+  int n = snprintf(store + *store_used, store_n - *store_used, "%s%s", flag, value);
+  if (n < 0 || (size_t)n >= store_n - *store_used) return;
+  argv[(*argc)++] = store + *store_used;
+  *store_used += (size_t)n + 1;
+}
+
 /* Adds nvcc's spelling of the compile option in raw[i] (and raw[i+1]) to argv; returns the
- * number of raw tokens used. Sets *arch from --arch. Options nvcc has no use for (the
- * toolkit-include switch, NVRTC-only settings) are dropped. */
+ * number of raw tokens used. Sets *arch from
+ * --arch. Options nvcc has no use for (the toolkit-include switch, NVRTC-only settings) are
+ * dropped. */
 static int translate(char **raw, int count, int i, char **argv, int *argc, char *arch,
                      size_t arch_n, char *store, size_t *store_used, size_t store_n) {
   const char *a = raw[i];
-  if (strncmp(a, "-D", 2) == 0 && a[2]) return argv[(*argc)++] = raw[i], 1;
-  if (strncmp(a, "-I", 2) == 0 && a[2]) return argv[(*argc)++] = raw[i], 1;
   if (strcmp(a, "-G") == 0) return argv[(*argc)++] = raw[i], 1;
+  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U' || a[1] == 'I') && (!a[2] || a[2] == '=')) {
+    const char *v = a[2] ? a + 3 : (i + 1 < count ? raw[i + 1] : NULL);
+    char flag[3] = {'-', a[1], 0};
+    if (v) add_joined(flag, v, argv, argc, store, store_used, store_n);
+    return a[2] ? 1 : 2;
+  }
+  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U' || a[1] == 'I'))
+    return argv[(*argc)++] = raw[i], 1;
   const char *name = a;
   while (*name == '-') name++;
   const char *eq = strchr(name, '=');
@@ -87,10 +137,7 @@ static int translate(char **raw, int count, int i, char **argv, int *argc, char 
   }
   for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
     if (strlen(valued[k].name) == nlen && strncmp(name, valued[k].name, nlen) == 0 && value) {
-      int n = snprintf(store + *store_used, store_n - *store_used, "%s%s", valued[k].flag, value);
-      if (n < 0 || (size_t)n >= store_n - *store_used) return 1 + used_value;
-      argv[(*argc)++] = store + *store_used;
-      *store_used += (size_t)n + 1;
+      add_joined(valued[k].flag, value, argv, argc, store, store_used, store_n);
       return 1 + used_value;
     }
   for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
@@ -105,8 +152,130 @@ static int translate(char **raw, int count, int i, char **argv, int *argc, char 
   return 1; /* an option nvcc does not need */
 }
 
+/* The most of nvcc's messages kept in memory; the rest is counted, not kept. */
+#define NVCC_LOG_MAX (4u << 20)
+
+/* Reads the child's messages to their end (kept up to NVCC_LOG_MAX bytes). */
+static char *read_messages(int fd, size_t *dropped) {
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  *dropped = 0;
+  char chunk[4096];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (!buf || len + (size_t)n + 1 > NVCC_LOG_MAX) {
+      *dropped += (size_t)n;
+      continue;
+    }
+    if (len + (size_t)n + 1 > cap) {
+      char *b = realloc(buf, cap * 2 > len + (size_t)n + 1 ? cap * 2 : len + (size_t)n + 1);
+      if (!b) {
+        *dropped += (size_t)n;
+        continue;
+      }
+      buf = b;
+      cap = cap * 2 > len + (size_t)n + 1 ? cap * 2 : len + (size_t)n + 1;
+    }
+    memcpy(buf + len, chunk, (size_t)n);
+    len += (size_t)n;
+  }
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+/* Runs nvcc with its messages on a pipe, shown through cli_log_print once it is done.
+ * Returns its wait status, or -1 after saying why it could not run. */
+static int run_nvcc(cli_source *s, const char *verb, char **argv) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "cucore %s: cannot make a pipe: %s\n", verb, strerror(errno));
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    dup2(fds[1], 1); /* never on stdout (JSON) */
+    dup2(fds[1], 2);
+    close(fds[1]);
+    execv(argv[0], argv);
+    _exit(127);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    fprintf(stderr, "cucore %s: cannot run %s: %s\n", verb, argv[0], strerror(errno));
+    return -1;
+  }
+  size_t dropped = 0;
+  char *log = read_messages(fds[0], &dropped);
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  cli_log_print(verb, log, s->log_path);
+  if (dropped)
+    fprintf(stderr, "(%zu more bytes of nvcc's messages were not kept)\n", dropped);
+  free(log);
+  return status;
+}
+
+/* The object nvcc made: every name expression must name one of its kernels (nvcc makes only
+ * the template instances the file itself makes), and its arch is read from it. */
+static int load_output(const char *verb, const char *file, const char *outpath,
+                       cucore_code_type target, cli_source *s, cucore_object **out, int *arch) {
+  char *data = NULL;
+  size_t size = 0;
+  int rc = cli_read_file(verb, outpath, &data, &size);
+  if (rc) return rc;
+  cucore_binary *bin = NULL;
+  if (cucore_binary_open(data, size, target, 0, &bin) == CUCORE_OK) {
+    cucore_binary_info bi;
+    if (cucore_binary_get_info(bin, &bi) == CUCORE_OK && bi.arch) *arch = bi.arch;
+    for (int e = 0; e < s->expr_count && rc == 0; e++) {
+      const cucore_kernel_info *k = NULL;
+      if (cucore_binary_find_kernel(bin, s->exprs[e], &k) != CUCORE_OK) {
+        fprintf(stderr, "cucore %s: %s: nvcc's result has no kernel `%s`: %s (nvcc makes only "
+                "the template instances the file makes: add `template __global__ void "
+                "NAME<T>(...);` to it)\n", verb, file, s->exprs[e], cucore_last_error());
+        rc = CLI_EXIT_FAILURE;
+      }
+    }
+    cucore_binary_destroy(bin);
+  }
+  if (rc == 0) { /* copied by the object; named after the source in messages */
+    cucore_status st = cucore_object_from_memory(data, size, target, file, out);
+    if (st != CUCORE_OK) rc = cli_fail(verb, file, st);
+  }
+  free(data);
+  return rc;
+}
+
+/* The "-arch=" flag for nvcc: the arch given, else the current GPU's (-1 when neither). */
+static int arch_flag(const char *verb, char *arch, size_t arch_n, cucore_code_type target,
+                     char *flag, size_t flag_n) {
+  if (!arch[0]) { /* the current GPU's, as for NVRTC */
+    cucore_device_props p;
+    if (cucore_device_props_get(0, &p) != CUCORE_OK) {
+      fprintf(stderr, "cucore %s: give --arch sm_XX: there is no GPU to take it from (%s)\n",
+              verb, cucore_last_error());
+      return -1;
+    }
+    snprintf(arch, arch_n, "sm_%d", p.arch);
+  }
+  /* nvcc -ptx wants a virtual architecture. */
+  const char *digits = arch + strcspn(arch, "0123456789");
+  if (target == CUCORE_CODE_PTX)
+    snprintf(flag, flag_n, "-arch=compute_%s", digits);
+  else
+    snprintf(flag, flag_n, "-arch=%s", arch);
+  return atoi(digits);
+}
+
 int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
-                     cucore_object **out) {
+                     cucore_object **out, cli_compile_info *info) {
   *out = NULL;
   char nvcc[4096];
   if (find_nvcc(nvcc, sizeof nvcc) != 0) {
@@ -129,25 +298,13 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   int argc = 0;
   argv[argc++] = nvcc;
   argv[argc++] = (char *)kind;
+  if (cli_check_macros(s, verb)) return CLI_EXIT_USAGE;
   for (int i = 0; i < s->raw_count && argc < 240;)
     i += translate(s->raw, s->raw_count, i, argv, &argc, arch, sizeof arch, store, &store_used,
                    sizeof store);
-  if (!arch[0]) { /* the current GPU's, as for NVRTC */
-    cucore_device_props p;
-    if (cucore_device_props_get(0, &p) != CUCORE_OK) {
-      fprintf(stderr, "cucore %s: give --arch sm_XX: there is no GPU to take it from (%s)\n",
-              verb, cucore_last_error());
-      return CLI_EXIT_FAILURE;
-    }
-    snprintf(arch, sizeof arch, "sm_%d", p.arch);
-  }
-  /* nvcc -ptx wants a virtual architecture. */
   char archflag[96];
-  const char *digits = arch + strcspn(arch, "0123456789");
-  if (target == CUCORE_CODE_PTX)
-    snprintf(archflag, sizeof archflag, "-arch=compute_%s", digits);
-  else
-    snprintf(archflag, sizeof archflag, "-arch=%s", arch);
+  int arch_num = arch_flag(verb, arch, sizeof arch, target, archflag, sizeof archflag);
+  if (arch_num < 0) return CLI_EXIT_FAILURE;
   argv[argc++] = archflag;
   char dir[] = "/tmp/cucore-nvcc-XXXXXX";
   if (!mkdtemp(dir)) {
@@ -160,29 +317,19 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   argv[argc++] = outpath;
   argv[argc++] = (char *)file;
   argv[argc] = NULL;
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(2, 1); /* nvcc's messages go with the other compile logs, never on stdout (JSON) */
-    execv(nvcc, argv);
-    _exit(127);
-  }
-  int status = 0;
+  double t0 = cli_now_ms();
+  int status = run_nvcc(s, verb, argv);
   int rc = CLI_EXIT_FAILURE;
-  if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-    fprintf(stderr, "cucore %s: cannot run %s: %s\n", verb, nvcc, strerror(errno));
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (status >= 0 && (!WIFEXITED(status) || WEXITSTATUS(status) != 0))
     fprintf(stderr, "cucore %s: %s: nvcc %s failed (exit %d)\n", verb, file, kind,
             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-  } else {
-    char *data = NULL;
-    size_t size = 0;
-    rc = cli_read_file(verb, outpath, &data, &size);
-    if (rc == 0) { /* copied by the object; named after the source in messages */
-      cucore_status st = cucore_object_from_memory(data, size, target, file, out);
-      free(data);
-      if (st != CUCORE_OK) rc = cli_fail(verb, file, st);
-    }
+  else if (status >= 0)
+    rc = load_output(verb, file, outpath, target, s, out, &arch_num);
+  if (info) {
+    info->ms = cli_now_ms() - t0;
+    info->arch = arch_num;
+    info->cache = CUCORE_CACHE_NOT_USED;
+    snprintf(info->cache_reason, sizeof info->cache_reason, "compiled by nvcc, which is not cached");
   }
   unlink(outpath);
   rmdir(dir);

@@ -23,86 +23,68 @@ static int same_dtype(const npy_array *a, elem_t t) {
   return d[0] && a->kind == d[1] && a->itemsize == (size_t)elem_sizes[t];
 }
 
-int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
-                   unsigned char **data, int *ndim, uint64_t *shape) {
-  *data = NULL;
+/* The array of a .npy file already read: dtype and count checked against the spec. */
+static int npy_take(const char *what, const char *path, const unsigned char *bytes, size_t len,
+                    elem_t type, size_t *count, unsigned char **data, int *ndim,
+                    uint64_t *shape) {
+  if (type == T_BF16) {
+    fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
+            "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n", what, path);
+    return CLI_EXIT_FAILURE;
+  }
+  npy_array a;
+  char err[512];
+  if (npy_parse(bytes, len, &a, err, sizeof err)) {
+    fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
+    return CLI_EXIT_FAILURE;
+  }
+  if (!same_dtype(&a, type)) {
+    fprintf(stderr, "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
+            "(convert it with a.astype('%s'), or change the spec's type)\n",
+            what, path, a.descr, elem_names[type], descr_of[type], descr_of[type]);
+    npy_free(&a);
+    return CLI_EXIT_FAILURE;
+  }
+  if (*count && a.count != *count) {
+    fprintf(stderr, "cucore run: %s: `%s` holds %llu elements; the spec says [%zu] (write "
+            "[] to take the file's count)\n", what, path, (unsigned long long)a.count, *count);
+    npy_free(&a);
+    return CLI_EXIT_FAILURE;
+  }
+  if (a.count == 0) {
+    fprintf(stderr, "cucore run: %s: `%s` holds no elements\n", what, path);
+    npy_free(&a);
+    return CLI_EXIT_FAILURE;
+  }
+  *count = (size_t)a.count;
+  *data = a.data;
+  if (a.ndim >= 1 && a.ndim <= RUN_MAX_DIMS) {
+    *ndim = a.ndim;
+    memcpy(shape, a.shape, (size_t)a.ndim * sizeof *shape);
+  } else {
+    *ndim = 1;
+    shape[0] = a.count;
+  }
+  return 0;
+}
+
+/* Raw bytes: a whole number of elements, and [N]'s count when the spec gives one. */
+static int raw_take(const char *what, const char *path, unsigned char *bytes, size_t len,
+                    elem_t type, size_t *count, unsigned char **data, int *ndim,
+                    uint64_t *shape) {
   size_t esz = (size_t)elem_sizes[type];
-  if (is_npy(path)) {
-    if (type == T_BF16) {
-      fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
-              "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n", what, path);
-      return CLI_EXIT_FAILURE;
-    }
-    npy_array a;
-    char err[512];
-    if (npy_read(path, &a, err, sizeof err)) {
-      fprintf(stderr, "cucore run: %s: `%s`: %s\n", what, path, err);
-      return CLI_EXIT_FAILURE;
-    }
-    if (!same_dtype(&a, type)) {
-      fprintf(stderr, "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
-              "(convert it with a.astype('%s'), or change the spec's type)\n",
-              what, path, a.descr, elem_names[type], descr_of[type], descr_of[type]);
-      npy_free(&a);
-      return CLI_EXIT_FAILURE;
-    }
-    if (*count && a.count != *count) {
-      fprintf(stderr, "cucore run: %s: `%s` holds %llu elements; the spec says [%zu] (write "
-              "[] to take the file's count)\n", what, path, (unsigned long long)a.count, *count);
-      npy_free(&a);
-      return CLI_EXIT_FAILURE;
-    }
-    if (a.count == 0) {
-      fprintf(stderr, "cucore run: %s: `%s` holds no elements\n", what, path);
-      npy_free(&a);
-      return CLI_EXIT_FAILURE;
-    }
-    *count = (size_t)a.count;
-    *data = a.data;
-    if (a.ndim >= 1 && a.ndim <= RUN_MAX_DIMS) {
-      *ndim = a.ndim;
-      memcpy(shape, a.shape, (size_t)a.ndim * sizeof *shape);
-    } else {
-      *ndim = 1;
-      shape[0] = a.count;
-    }
-    return 0;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cucore run: %s: cannot open `%s`: %s\n", what, path, strerror(errno));
-    return CLI_EXIT_FAILURE;
-  }
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-  if (n < 0 || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    fprintf(stderr, "cucore run: %s: cannot read `%s`: not a regular file\n", what, path);
-    return CLI_EXIT_FAILURE;
-  }
-  size_t bytes = (size_t)n;
-  if (bytes == 0) {
-    fclose(f);
+  if (len == 0) {
     fprintf(stderr, "cucore run: %s: `%s` is empty\n", what, path);
     return CLI_EXIT_FAILURE;
   }
-  if (bytes % esz || (*count && bytes != *count * esz)) {
-    fclose(f);
+  if (len % esz || (*count && len != *count * esz)) {
     fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n",
-            what, path, bytes, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
+            what, path, len, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
             elem_names[type], (*count ? *count : 1) * esz);
     return CLI_EXIT_FAILURE;
   }
-  *data = malloc(bytes);
-  if (!*data || fread(*data, 1, bytes, f) != bytes) {
-    fclose(f);
-    free(*data);
-    *data = NULL;
-    fprintf(stderr, "cucore run: %s: cannot read `%s`\n", what, path);
-    return CLI_EXIT_FAILURE;
-  }
-  fclose(f);
-  *count = bytes / esz;
+  *data = bytes;
+  *count = len / esz;
   *ndim = 1;
   shape[0] = *count;
   return 0;
@@ -119,6 +101,21 @@ static int bf16_npy(const char *what, const char *path, elem_t type) {
 int data_check_output(const char *what, const char *path, elem_t type) {
   if (bf16_npy(what, path, type)) return CLI_EXIT_USAGE;
   return cli_output_check("run", what, path);
+}
+
+int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
+                   unsigned char **data, int *ndim, uint64_t *shape) {
+  *data = NULL;
+  char verb[256];
+  snprintf(verb, sizeof verb, "run: %s", what);
+  char *bytes = NULL;
+  size_t len = 0;
+  if (cli_read_file(verb, path, &bytes, &len)) return CLI_EXIT_FAILURE;
+  unsigned char *b = (unsigned char *)bytes;
+  int rc = is_npy(path) ? npy_take(what, path, b, len, type, count, data, ndim, shape)
+                        : raw_take(what, path, b, len, type, count, data, ndim, shape);
+  if (is_npy(path) || rc) free(bytes); /* the raw bytes are the data itself */
+  return rc;
 }
 
 int data_write_file(const char *what, const char *path, elem_t type, size_t count,

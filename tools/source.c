@@ -32,6 +32,15 @@ int cli_source_add_expr(cli_source *s, const char *expr) {
   return 0;
 }
 
+/* --log FILE / --log=FILE (C3, issue 23.3; the lead moves it into the option table). */
+static int log_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
+  const char *a = argv[i];
+  const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[i + 1] : NULL);
+  if (!v || !v[0]) return cli_usage(verb, "--log needs a file name for the whole compile log"), -1;
+  s->log_path = v;
+  return a[5] == '=' ? 1 : 2;
+}
+
 int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
   const char *a = argv[i];
   if (strcmp(a, "--name-expr") == 0 || strncmp(a, "--name-expr=", 12) == 0) {
@@ -47,6 +56,7 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
     s->nvcc = 1;
     return 1;
   }
+  if (strcmp(a, "--log") == 0 || strncmp(a, "--log=", 6) == 0) return log_option(s, verb, argc, argv, i);
   if (a[0] != '-' || !a[1]) return 0;
   int used = 0;
   cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
@@ -74,27 +84,83 @@ static cucore_code_type type_from_name(const char *file) {
   return CUCORE_CODE_AUTO;
 }
 
-static double now_ms(void) {
+double cli_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Sources that must be text: CUDA C++, PTX, NVVM IR text (.bc is bitcode, binary). */
+static int is_text_source(const char *file) {
+  const char *dot = strrchr(file, '.');
+  return dot && type_from_name(file) != CUCORE_CODE_AUTO && strcmp(dot, ".bc") != 0;
+}
+
+/* Reads `file` and checks it is something to compile: not empty, text where it must be. */
+static int read_source(const char *verb, const char *file, char **code, size_t *size) {
+  int rc = cli_read_file(verb, file, code, size);
+  if (rc) return rc;
+  if (*size == 0) {
+    fprintf(stderr, "cucore %s: `%s` is empty\n", verb, file);
+    rc = CLI_EXIT_FAILURE;
+  } else if (is_text_source(file)) {
+    rc = cli_check_text(verb, file, *code, *size);
+  }
+  if (rc) {
+    free(*code);
+    *code = NULL;
+  }
+  return rc;
+}
+
+/* After NVRTC failed: nvcc only for what it can fix (host code, a host header), said in a
+ * line; an option NVRTC refused is the command line's error; anything else is the file's. */
+static int after_nvrtc_failure(cli_source *s, const char *verb, const char *file,
+                               cucore_code_type target, cucore_status st, const char *log,
+                               cucore_object **out, cli_compile_info *info) {
+  char why[1024];
+  cli_nvrtc_failure kind = cli_nvrtc_classify(st, log, why, sizeof why);
+  if (kind == CLI_NVRTC_HOST && type_from_name(file) == CUCORE_CODE_CUDA_CPP &&
+      cli_nvcc_available()) {
+    fprintf(stderr, "note: NVRTC cannot compile `%s`: %s; compiling it with nvcc instead "
+            "(--nvcc goes there directly)\n", file, why);
+    return cli_nvcc_compile(s, verb, file, target, out, info);
+  }
+  cli_log_print(verb, log, s->log_path);
+  if (kind == CLI_NVRTC_OPTION)
+    return cli_usage(verb, "a compile option was refused: %s (not tried with nvcc)", why);
+  if (kind == CLI_NVRTC_NAME_EXPR)
+    fprintf(stderr, "cucore %s: %s: a name expression (--name-expr, or inspect's --kernel) names "
+            "no __global__ function or variable of the file (%s); not tried with nvcc\n", verb,
+            file, why);
+  else if (kind == CLI_NVRTC_HOST)
+    fprintf(stderr, "note: nvcc could compile `%s` (%s), but none was found\n", file, why);
+  return kind == CLI_NVRTC_NAME_EXPR ? CLI_EXIT_FAILURE : cli_fail(verb, file, st);
+}
+
+static void fill_info(cli_compile_info *info, cucore_program *prog, double t0) {
+  if (!info) return;
+  memset(info, 0, sizeof *info);
+  info->ms = cli_now_ms() - t0;
+  cucore_cache_info ci;
+  if (cucore_program_cache_info(prog, &ci) == CUCORE_OK) {
+    info->cache = ci.result;
+    snprintf(info->cache_reason, sizeof info->cache_reason, "%s", ci.reason);
+  }
+}
+
 int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore_code_type target,
                        cucore_object **out, cli_compile_info *info) {
   *out = NULL;
-  if (s->nvcc && type_from_name(file) == CUCORE_CODE_CUDA_CPP) {
-    if (info) memset(info, 0, sizeof *info);
-    return cli_nvcc_compile(s, verb, file, target, out);
-  }
+  if (info) memset(info, 0, sizeof *info);
   char *code = NULL;
   size_t size = 0;
-  int rc = cli_read_file(verb, file, &code, &size);
+  int rc = cli_check_macros(s, verb);
+  if (rc == 0) rc = read_source(verb, file, &code, &size);
   if (rc) return rc;
-  if (size == 0) {
+  if (s->nvcc && type_from_name(file) == CUCORE_CODE_CUDA_CPP) {
     free(code);
-    fprintf(stderr, "cucore %s: `%s` is empty\n", verb, file);
-    return CLI_EXIT_FAILURE;
+    return cli_nvcc_compile(s, verb, file, target, out, info);
   }
   cucore_program *prog = NULL;
   cucore_status st = cucore_program_create(type_from_name(file), code, size, file, s->opts, &prog);
@@ -105,34 +171,18 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
   int tty = isatty(2);
   if (tty) fprintf(stderr, "compiling %s ...", file);
-  double t0 = now_ms();
+  double t0 = cli_now_ms();
   if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
   if (tty) text_terminal_control("\r\033[K");
-  if (info) {
-    memset(info, 0, sizeof *info);
-    info->ms = now_ms() - t0;
-    cucore_cache_info ci;
-    if (cucore_program_cache_info(prog, &ci) == CUCORE_OK) {
-      info->cache = ci.result;
-      snprintf(info->cache_reason, sizeof info->cache_reason, "%s", ci.reason);
-    }
-  }
+  fill_info(info, prog, t0);
   const char *log = "";
   cucore_program_log(prog, &log);
-  /* A whole program (host code, <cstdio>, the runtime API: CUDA samples, llm.c) is beyond
-   * NVRTC; nvcc takes it and keeps the device code. Its messages decide from here. */
-  if (CUCORE_CODE(st) == CUCORE_COMPILE_ERROR && type_from_name(file) == CUCORE_CODE_CUDA_CPP &&
-      cli_nvcc_available()) {
-    fprintf(stderr, "note: NVRTC could not compile `%s` (%.*s); compiling it with nvcc instead "
-            "(--nvcc goes there directly)\n", file, (int)strcspn(log ? log : "", "\n"),
-            log ? log : "");
-    cucore_program_destroy(prog);
-    return cli_nvcc_compile(s, verb, file, target, out);
-  }
-  if (log && log[0]) fprintf(stderr, "%s%s", log, log[strlen(log) - 1] == '\n' ? "" : "\n");
+  if (st != CUCORE_OK)
+    rc = after_nvrtc_failure(s, verb, file, target, st, log, out, info);
+  else
+    cli_log_print(verb, log, s->log_path);
   cucore_program_destroy(prog);
-  if (st != CUCORE_OK) return cli_fail(verb, file, st);
-  return 0;
+  return rc;
 }
 
 void cli_print_option_help(FILE *f) {
@@ -141,7 +191,10 @@ void cli_print_option_help(FILE *f) {
             cucore_option_help((cucore_option)i));
   fprintf(f, "  --%-28s %s\n", "nvcc",
           "compile .cu files with the toolkit's nvcc, not NVRTC: whole programs with host code "
-          "(CUDA samples, llm.c); also tried, with a note, when NVRTC cannot compile a file");
+          "(CUDA samples, llm.c); also tried, with a note, when NVRTC cannot compile a file "
+          "because of host code or a host header");
+  fprintf(f, "  --%-28s %s\n", "log FILE",
+          "write the whole compile log to FILE (the terminal shows its first 50 lines)");
 }
 
 int cli_parse_dims(const char *s, unsigned d[3], unsigned max) {

@@ -1,0 +1,119 @@
+/* compile_log.c -- what a compiler said, as the command shows it: the log printed on stderr
+ * (through the text filter main() puts on it) and cut after CLI_LOG_LINES lines, with the whole
+ * of it written to the --log file; and what an NVRTC failure means for the nvcc fallback
+ * (which failures nvcc can fix, which are the command line's, which are a name expression's). */
+#include "cli.h"
+
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static size_t count_lines(const char *s) {
+  size_t n = 0;
+  for (; *s; s++)
+    if (*s == '\n' && s[1]) n++;
+  return n + 1;
+}
+
+/* Writes the whole log to `path`; 0, or -1 after saying why. */
+static int write_log(const char *verb, const char *path, const char *log) {
+  FILE *f = fopen(path, "w");
+  size_t n = strlen(log);
+  int ok = f && fwrite(log, 1, n, f) == n;
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) fprintf(stderr, "cucore %s: cannot write the compile log to `%s`: %s\n", verb, path,
+                   strerror(errno));
+  return ok ? 0 : -1;
+}
+
+int cli_log_print(const char *verb, const char *log, const char *log_path) {
+  if (!log || !log[0]) return log_path ? write_log(verb, log_path, "") : 0;
+  size_t total = count_lines(log);
+  const char *p = log;
+  for (size_t i = 0; i < CLI_LOG_LINES && *p; i++) {
+    size_t len = strcspn(p, "\n");
+    fprintf(stderr, "%.*s\n", (int)len, p);
+    p += len + (p[len] == '\n');
+  }
+  int rc = log_path ? write_log(verb, log_path, log) : 0;
+  if (total > CLI_LOG_LINES) {
+    if (log_path && rc == 0)
+      fprintf(stderr, "(%zu more lines: all %zu in `%s`)\n", total - CLI_LOG_LINES, total,
+              log_path);
+    else
+      fprintf(stderr, "(%zu more lines: --log FILE)\n", total - CLI_LOG_LINES);
+  }
+  return rc;
+}
+
+/* The first line of the log that reports an error (copied into line), or NULL. */
+static const char *first_error(const char *log, char *line, size_t n) {
+  for (const char *p = log; p && *p;) {
+    size_t len = strcspn(p, "\n");
+    const char *e = strstr(p, "error");
+    if (e && (size_t)(e - p) < len) {
+      snprintf(line, n, "%.*s", (int)len, p);
+      return p;
+    }
+    p += len + (p[len] == '\n');
+  }
+  return NULL;
+}
+
+/* 1 when some line of the log starts with `prefix` and reports an error. */
+static int error_line_starts(const char *log, const char *prefix) {
+  size_t k = strlen(prefix);
+  for (const char *p = log; p && *p;) {
+    size_t len = strcspn(p, "\n");
+    const char *e = strstr(p, "error");
+    if (len >= k && strncmp(p, prefix, k) == 0 && e && (size_t)(e - p) < len) return 1;
+    p += len + (p[len] == '\n');
+  }
+  return 0;
+}
+
+/* A header nvcc finds and NVRTC does not: the C++ library's (no extension: <vector>,
+ * <cstdio>) or one in the system's include folders (<stdio.h>, <cuda_runtime.h>). */
+static int host_header(const char *name) {
+  if (!name[0] || strstr(name, "..")) return 0;
+  if (!strchr(name, '.') && !strchr(name, '/')) return 1;
+  const char *dirs[] = {"/usr/include", "/usr/local/include", "/usr/local/cuda/include"};
+  for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dirs[i], name);
+    if (access(path, R_OK) == 0) return 1;
+  }
+  return 0;
+}
+
+/* The header a "cannot open source file" line names, and whether it is a host header. */
+static int missing_host_header(const char *line, char *why, size_t n) {
+  const char *m = strstr(line, "cannot open source file \"");
+  if (!m) return 0;
+  m += strlen("cannot open source file \"");
+  char name[512];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(m, "\""), m);
+  if (!host_header(name)) return 0;
+  snprintf(why, n, "it includes the host header <%s>, which NVRTC does not have", name);
+  return 1;
+}
+
+cli_nvrtc_failure cli_nvrtc_classify(cucore_status st, const char *log, char *why, size_t n) {
+  char line[1024] = "";
+  snprintf(why, n, "%s", cucore_last_error());
+  if (!log) log = "";
+  const char *first = first_error(log, line, sizeof line);
+  if (first) snprintf(why, n, "%s", line);
+  int nvrtc_option = CUCORE_CODE(st) == CUCORE_INVALID_ARGUMENT &&
+                     cucore_status_source(st) == CUCORE_SOURCE_NVRTC; /* NVRTC_ERROR_INVALID_OPTION */
+  if (nvrtc_option || strcasestr(log, "command-line error")) return CLI_NVRTC_OPTION;
+  if (CUCORE_CODE(st) != CUCORE_COMPILE_ERROR) return CLI_NVRTC_OTHER;
+  if (error_line_starts(log, "__nv_name_map")) return CLI_NVRTC_NAME_EXPR;
+  if (!first) return CLI_NVRTC_OTHER;
+  if (strstr(line, "host functions are not allowed")) {
+    snprintf(why, n, "it has host code (a function without __device__ or __global__, such as "
+             "main), which NVRTC does not compile");
+    return CLI_NVRTC_HOST;
+  }
+  return missing_host_header(line, why, n) ? CLI_NVRTC_HOST : CLI_NVRTC_OTHER;
+}
