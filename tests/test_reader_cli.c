@@ -12,6 +12,7 @@
 #include "../tools/files.c"
 #include "../tools/source.c"
 #include "../tools/compile_log.c"
+#include "../tools/outfile.c"
 #include "../tools/nvcc.c"
 #include "../tools/report.c"
 #include "../tools/text.c"

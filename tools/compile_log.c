@@ -15,15 +15,10 @@ static size_t count_lines(const char *s) {
   return n + 1;
 }
 
-/* Writes the whole log to `path`; 0, or -1 after saying why. */
+/* Writes the whole log to `path` (through a temporary, as every output); 0, or -1 after
+ * saying why. */
 static int write_log(const char *verb, const char *path, const char *log) {
-  FILE *f = fopen(path, "w");
-  size_t n = strlen(log);
-  int ok = f && fwrite(log, 1, n, f) == n;
-  if (f && fclose(f) != 0) ok = 0;
-  if (!ok) fprintf(stderr, "cucore %s: cannot write the compile log to `%s`: %s\n", verb, path,
-                   strerror(errno));
-  return ok ? 0 : -1;
+  return cli_write_file(verb, "--log", path, log, strlen(log)) ? -1 : 0;
 }
 
 int cli_log_print(const char *verb, const char *log, const char *log_path) {
