@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "opt.h"
+
 /* Exit codes, documented in `cucore help`. */
 enum {
   CLI_EXIT_OK = 0,
@@ -18,7 +20,9 @@ typedef struct cli_verb {
   const char *name;
   int (*run)(int argc, char **argv); /* argv[0] is the verb */
   const char *summary;               /* one line for `cucore --help` */
-  const char *help;                  /* the man-page-like text for `cucore help VERB` */
+  const char *help;                  /* the man-page-like text for `cucore help VERB`: "%o" stands
+                                        for the option table, "%s" for the compile options */
+  const cli_opt *opts;               /* the verb's option table (opt.h) */
 } cli_verb;
 
 /* Prints "cucore VERB: <what>: <cucore_last_error()>" to stderr; returns CLI_EXIT_FAILURE. */
@@ -117,5 +121,8 @@ extern const char cmd_run_help[];
 extern const char cmd_occupancy_help[];
 int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
+/* Each verb's option table (opt.h), for its help. */
+extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[],
+    cmd_cache_opts[], cmd_devices_opts[];
 
 #endif

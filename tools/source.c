@@ -57,8 +57,12 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
     for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];
     return used;
   }
-  if (strstr(cucore_last_error(), "unknown option") && !strstr(cucore_last_error(), "did you mean"))
-    return 0; /* not a compile option: the verb may know it */
+  /* Not a compile option: the verb says so (with the nearest of its own and the compile
+   * options). UNKNOWN_OPTION is the library's status for it; the message test is for a library
+   * from before that status and goes when both are merged. */
+  if (CUCORE_CODE(st) == CUCORE_UNKNOWN_OPTION || strstr(cucore_last_error(), "unknown option") ||
+      strstr(cucore_last_error(), "is not an option"))
+    return 0;
   cli_usage(verb, "%s", cucore_last_error());
   return -1;
 }
