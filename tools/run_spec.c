@@ -100,8 +100,9 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
       char *text = dup_range(p, comma);
       int r = value_parse(type, text, *data + i * esz);
       if (r) {
-        int rc = spec_usage(c, "value %zu of the list, `%s`, is %s %s value", i, text,
-                            r == -2 ? "out of range for a" : "not a", elem_names[type]);
+        int rc = spec_usage(c, "value %zu of the list, `%s`, is %s %s value%s%s%s", i, text,
+                            r == -2 ? "out of range for a" : "not a", elem_names[type],
+                            r == -2 ? " (" : "", r == -2 ? value_range(type) : "", r == -2 ? ")" : "");
         free(text);
         free(*data);
         *data = NULL;
@@ -142,8 +143,10 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
   unsigned char one[8];
   int r = value_parse(type, text, one);
   if (r) {
-    int rc = spec_usage(c, "`%s` is %s %s value, iota, random, {list} or @file", text,
-                        r == -2 ? "out of range for a" : "not a", elem_names[type]);
+    int rc = r == -2 ? spec_usage(c, "`%s` is out of range for %s (%s)", text, elem_names[type],
+                                  value_range(type))
+                     : spec_usage(c, "`%s` is not a %s value, iota, random, {list} or @file", text,
+                                  elem_names[type]);
     free(text);
     free(*data);
     *data = NULL;
@@ -305,7 +308,8 @@ int spec_item(spec_cur *c, const char *end, run_value *v) {
   char *text = dup_range(colon + 1, end);
   int r = value_parse((elem_t)t, text, v->scalar);
   if (r) {
-    int rc = r == -2 ? spec_usage(c, "%s is out of range for %s", text, elem_names[t])
+    int rc = r == -2 ? spec_usage(c, "%s is out of range for %s (%s)", text, elem_names[t],
+                                  value_range((elem_t)t))
                      : spec_usage(c, "`%s` is not a %s value", text, elem_names[t]);
     free(text);
     return rc;
