@@ -100,9 +100,10 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
       char *text = dup_range(p, comma);
       int r = value_parse(type, text, *data + i * esz);
       if (r) {
-        int rc = spec_usage(c, "value %zu of the list, `%s`, is %s %s value%s%s%s", i, text,
-                            r == -2 ? "out of range for a" : "not a", elem_names[type],
-                            r == -2 ? " (" : "", r == -2 ? value_range(type) : "", r == -2 ? ")" : "");
+        int rc = r == -2 ? spec_usage(c, "value %zu of the list, `%s`, is out of range for %s (%s)",
+                                      i, text, elem_names[type], value_range(type))
+                         : spec_usage(c, "value %zu of the list, `%s`, is not a %s value", i, text,
+                                      elem_names[type]);
         free(text);
         free(*data);
         *data = NULL;
