@@ -122,7 +122,6 @@ extern const char cmd_occupancy_help[];
 int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
 /* Each verb's option table (opt.h), for its help. */
-extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[],
-    cmd_cache_opts[], cmd_devices_opts[];
+extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[];
 
 #endif

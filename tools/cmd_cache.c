@@ -36,16 +36,6 @@ const char cmd_cache_help[] =
     "  cucore cache stats --json | jq .hits\n"
     "  CUCORE_CACHE_DIR=/tmp/cc cucore cache clear\n";
 
-/* The verb's command line (its table below). */
-typedef struct cache_line {
-  int json;
-} cache_line;
-
-const cli_opt cmd_cache_opts[] = {
-    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(cache_line, json),
-     .help = CLI_JSON_HELP},
-    {0}};
-
 static void print_size(uint64_t bytes) {
   static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
   double v = (double)bytes;
@@ -101,8 +91,8 @@ static int cache_stats(int json) {
 
 int cmd_cache(int argc, char **argv) {
   const char *action = NULL;
-  cache_line line = {0};
-  cli_parse parse = {"cache", cmd_cache_opts, &line, NULL, &action, 1, 0, "action"};
+  cli_json_only line = {0};
+  cli_parse parse = {"cache", cli_json_opts, &line, NULL, &action, 1, 0, "action"};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
   int json = line.json;

@@ -28,19 +28,9 @@ static void lib_json(json_out *j, const char *key, const cucore_library_info *l)
   json_end_object(j);
 }
 
-/* devices and version take one option. */
-typedef struct json_line {
-  int json;
-} json_line;
-
-const cli_opt cmd_devices_opts[] = {
-    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(json_line, json),
-     .help = CLI_JSON_HELP},
-    {0}};
-
 static int parse_json_flag(const char *verb, int argc, char **argv, int *json) {
-  json_line line = {0};
-  cli_parse parse = {verb, cmd_devices_opts, &line, NULL, NULL, 0, 0, NULL};
+  cli_json_only line = {0};
+  cli_parse parse = {verb, cli_json_opts, &line, NULL, NULL, 0, 0, NULL};
   int rc = cli_opt_parse(&parse, argc, argv);
   *json = line.json;
   return rc;

@@ -32,7 +32,7 @@ static const cli_verb verbs[] = {
      "  cucore devices\n"
      "  cucore devices --json | jq '.devices[0].sm_count'\n"
      "  cucore devices --json | jq '.devices[0].default_pool.release_threshold'\n",
-     cmd_devices_opts},
+     cli_json_opts},
     {"version", cmd_version, "print cucore's version and the libraries it loaded",
      "usage: cucore version [--json]\n"
      "\n"
@@ -43,7 +43,7 @@ static const cli_verb verbs[] = {
      "\n"
      "options:\n"
      "%o",
-     cmd_devices_opts},
+     cli_json_opts},
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
      cmd_compile_help, cmd_compile_opts},
     {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help, cmd_inspect_opts},
@@ -51,7 +51,7 @@ static const cli_verb verbs[] = {
      cmd_occupancy_help, cmd_occupancy_opts},
     {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
      cmd_run_help, cmd_run_opts},
-    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help, cmd_cache_opts},
+    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help, cli_json_opts},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n", NULL},
 };
 

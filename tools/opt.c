@@ -8,6 +8,10 @@
 
 #include "cli.h"
 
+const cli_opt cli_json_opts[] = {
+    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(cli_json_only, json), .help = CLI_JSON_HELP},
+    {0}};
+
 static const cli_opt *find_opt(const cli_opt *t, const char *name, size_t len) {
   for (; t->name; t++) {
     if (strlen(t->name) == len && strncmp(t->name, name, len) == 0) return t;
@@ -18,21 +22,24 @@ static const cli_opt *find_opt(const cli_opt *t, const char *name, size_t len) {
 
 /* ---- did you mean ------------------------------------------------------------------------- */
 
-static size_t edit_distance(const char *a, size_t la, const char *b) {
+/* The optimal string alignment distance: insertions, deletions, substitutions and swaps of
+ * two neighbours ("--arhc" is one from "--arch") each count 1. */
+static size_t typo_distance(const char *a, size_t la, const char *b) {
   size_t lb = strlen(b);
   if (la > 63 || lb > 63) return 99;
-  size_t prev[64], cur[64];
-  for (size_t j = 0; j <= lb; j++) prev[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    cur[0] = i;
+  size_t d[64][64];
+  for (size_t i = 0; i <= la; i++) d[i][0] = i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+  for (size_t i = 1; i <= la; i++)
     for (size_t j = 1; j <= lb; j++) {
-      size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-      size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-      cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+      size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
     }
-    memcpy(prev, cur, (lb + 1) * sizeof *prev);
-  }
-  return prev[lb];
+  return d[la][lb];
 }
 
 typedef struct nearest {
@@ -44,7 +51,7 @@ typedef struct nearest {
 static void consider(nearest *n, const char *prefix, const char *name) {
   char full[64];
   snprintf(full, sizeof full, "%s%s", prefix, name);
-  size_t d = edit_distance(n->want, n->len, full);
+  size_t d = typo_distance(n->want, n->len, full);
   if (d < n->best) {
     n->best = d;
     snprintf(n->name, sizeof n->name, "%s", full);

@@ -60,6 +60,12 @@ typedef struct cli_opt {
   "error, an unreadable file, no GPU...) stdout stays empty: the reason is on\n"               \
   "stderr and the exit status is the one without --json"
 
+/* The options of a verb whose only option is --json (devices, version, cache). */
+typedef struct cli_json_only {
+  int json;
+} cli_json_only;
+extern const cli_opt cli_json_opts[];
+
 /* Strings given several times (CLI_OPT_LIST); `v` is malloc'd (free it), the strings are argv's. */
 typedef struct cli_list {
   const char **v;

@@ -2,18 +2,8 @@
 # Issue 23 point 7: --json on failure. The rule, in every verb's help: stdout holds one JSON
 # object when the verb has a result, and nothing otherwise; the reason is on stderr and the
 # exit status is the one without --json.
-source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cat >"$dir/k.cu" <<'CU'
-extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }
-extern "C" __global__ void big(float *p) {
-  __shared__ float s[12000]; s[threadIdx.x] = p[0]; __syncthreads(); p[1] = s[5]; }
-CU
+source "$(dirname "$0")/kernels_lib.sh" "$1"
 printf '__global__ void f(int *p) { *p = nope; }\n' >"$dir/bad.cu"
-timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1
-[ -s "$dir/k.cubin" ] || { echo "SKIP: NVRTC cannot compile here"; exit 77; }
 gpu=0
 "$CUCORE" devices >/dev/null 2>&1 && gpu=1
 

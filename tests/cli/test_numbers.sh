@@ -3,21 +3,11 @@
 # type with a range check (no (int)strtol truncation), and the refusal (exit 2) names the real
 # limit; --arg values must fit their type (f32, f16, bf16, f64 included: a value that would
 # round to infinity is refused with the range unless written inf; subnormals and 0 are values).
-source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cat >"$dir/k.cu" <<'CU'
-extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }
-extern "C" __global__ void take(unsigned short h, unsigned short b, float f, double d) {}
-CU
-timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1
-[ -s "$dir/k.cubin" ] || { echo "SKIP: NVRTC cannot compile here"; exit 77; }
+source "$(dirname "$0")/kernels_lib.sh" "$1"
 occ=("$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90)
 launch=("$CUCORE" run "$dir/k.cubin" --kernel saxpy)
 args=(--arg f32:2 --arg buf:f32[8]=1 --arg out:f32[8] --arg i32:8)
 
-lacks() { ! has "$@"; }
 # refused WHAT-IN-MESSAGE CMD... : exit 2, stdout empty, the message has the limit.
 refused() {
   local limit="$1"; shift

@@ -3,17 +3,8 @@
 # the same in every verb, an unknown option names the nearest known one (exit 2), a flag
 # without a value refuses `=value`, compile options still come after the verb's own table,
 # and `cucore help VERB` lists the table.
-source "$(dirname "$0")/lib.sh"
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-cat >"$dir/k.cu" <<'CU'
-extern "C" __global__ void saxpy(float a, const float *x, float *y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }
-CU
-timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1
-[ -s "$dir/k.cubin" ] || { echo "SKIP: NVRTC cannot compile here"; exit 77; }
+source "$(dirname "$0")/kernels_lib.sh" "$1"
 
-lacks() { ! has "$@"; }
 strip() { grep -v -e compile_ms -e '"cache' ; }
 # same RESULT-NAME CMD... : both spellings give the same exit status, stdout and stderr.
 same() {
