@@ -67,9 +67,14 @@ static void print_overview(FILE *f) {
     fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
   fprintf(f,
           "\n"
-          "Run `cucore help VERB` for a verb's options and examples.\n"
+          "Run `cucore help VERB` for a verb's options and examples. Every verb reads its\n"
+          "options the same way: `--flag value` or `--flag=value`, numbers range-checked, an\n"
+          "unknown option answered with the nearest known one, `--` before operands that\n"
+          "start with a dash.\n"
           "\n"
-          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n");
+          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n"
+          "With --json, stdout holds one JSON object when the verb has a result and nothing\n"
+          "otherwise; the exit status is the same as without --json.\n");
 }
 
 /* Prints a verb's help: "%o" in it stands for the verb's option table, "%s" for the list of

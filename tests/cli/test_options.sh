@@ -33,6 +33,13 @@ same "run (.cu, compile options after the table)" "$CUCORE" run "$dir/k.cu" --ar
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target=ptx -o "$dir/o2.ptx"
 check "compile --target=ptx -o: PTX written" grep -q ".target sm_90" "$dir/o2.ptx"
 
+# `--` ends the options: a file whose name starts with a dash.
+cp "$dir/k.cu" "$dir/-k.cu"
+(cd "$dir" && "$CUCORE" compile --arch sm_90 -o dash.cubin -- -k.cu >/dev/null 2>"$dir/dash.err")
+check "-- then -k.cu: compiled" [ -s "$dir/dash.cubin" ]
+(cd "$dir" && "$CUCORE" compile --arch sm_90 -k.cu >/dev/null 2>"$dir/dash.err")
+check "-k.cu without --: an unknown option" grep -q "unknown option" "$dir/dash.err"
+
 # Did you mean, in every verb (exit 2, stdout empty).
 nearest() { # nearest WANT CMD...
   local want="$1"; shift
