@@ -34,11 +34,12 @@ run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target=ptx -o "$dir/o2.ptx"
 check "compile --target=ptx -o: PTX written" grep -q ".target sm_90" "$dir/o2.ptx"
 
 # `--` ends the options: a file whose name starts with a dash.
-cp "$dir/k.cu" "$dir/-k.cu"
-(cd "$dir" && "$CUCORE" compile --arch sm_90 -o dash.cubin -- -k.cu >/dev/null 2>"$dir/dash.err")
-check "-- then -k.cu: compiled" [ -s "$dir/dash.cubin" ]
-(cd "$dir" && "$CUCORE" compile --arch sm_90 -k.cu >/dev/null 2>"$dir/dash.err")
-check "-k.cu without --: an unknown option" grep -q "unknown option" "$dir/dash.err"
+cp "$dir/k.cubin" "$dir/-k.cubin"
+cu=$(readlink -f "$CUCORE")
+(cd "$dir" && "$cu" inspect --kernel saxpy -- -k.cubin >"$dir/dash.out" 2>&1)
+check "-- then -k.cubin: read" grep -q saxpy "$dir/dash.out"
+(cd "$dir" && "$cu" inspect -k.cubin >"$dir/dash.out" 2>&1)
+check "-k.cubin without --: an unknown option" grep -q "unknown option" "$dir/dash.out"
 
 # Did you mean, in every verb (exit 2, stdout empty).
 nearest() { # nearest WANT CMD...
