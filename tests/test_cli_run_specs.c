@@ -173,9 +173,14 @@ static void floats_parse_and_round_trip(void **state) {
   assert_int_equal(value_parse(T_F16, "65519", b), 0); /* below halfway to 65536: rounds down */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7bff);
-  assert_int_equal(value_parse(T_F16, "65520", b), 0); /* halfway: ties to even = inf */
+  /* Halfway to 65536 rounds (ties to even) to inf: out of range unless written inf (issue 23
+   * point 5: values are what was typed). */
+  assert_int_equal(value_parse(T_F16, "65520", b), -2);
+  assert_int_equal(value_parse(T_F16, "70000", b), -2);
+  assert_int_equal(value_parse(T_F16, "-70000", b), -2);
+  assert_int_equal(value_parse(T_F16, "1e-9", b), 0); /* below the smallest subnormal: 0 */
   memcpy(&h, b, 2);
-  assert_int_equal(h, 0x7c00);
+  assert_int_equal(h, 0x0000);
   assert_int_equal(value_parse(T_F16, "5.960464477539063e-08", b), 0); /* 2^-24 */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x0001);
@@ -193,13 +198,21 @@ static void floats_parse_and_round_trip(void **state) {
   assert_int_equal(value_parse(T_BF16, "3.3895313892515355e38", b), 0); /* the largest */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7f7f);
-  assert_int_equal(value_parse(T_BF16, "3.4e38", b), 0); /* past max + half an ulp: inf */
-  memcpy(&h, b, 2);
-  assert_int_equal(h, 0x7f80);
-  /* f32 overflow: strtof gives inf for 1e39 (range errors are values, not refusals). */
-  assert_int_equal(value_parse(T_F32, "1e39", b), 0);
+  assert_int_equal(value_parse(T_BF16, "3.4e38", b), -2); /* past max + half an ulp: inf */
+  /* f32 and f64 overflow: refused; underflow: a subnormal or zero, accepted. */
+  assert_int_equal(value_parse(T_F32, "1e39", b), -2);
+  assert_int_equal(value_parse(T_F32, "-3.5e38", b), -2);
+  assert_int_equal(value_parse(T_F32, "3.4028235e38", b), 0);
+  assert_int_equal(value_parse(T_F64, "1e309", b), -2);
+  assert_int_equal(value_parse(T_F32, "1e-45", b), 0);
   memcpy(&f, b, 4);
-  assert_true(isinf(f));
+  assert_true(f > 0 && f < 1e-44f);
+  assert_int_equal(value_parse(T_F32, "1e-50", b), 0);
+  memcpy(&f, b, 4);
+  assert_true(f == 0);
+  assert_int_equal(value_parse(T_F32, "-Infinity", b), 0);
+  memcpy(&f, b, 4);
+  assert_true(isinf(f) && f < 0);
 }
 
 /* ---- structs ------------------------------------------------------------------------------ */

@@ -16,6 +16,8 @@
 #include "../tools/nvcc.c"
 #include "../tools/report.c"
 #include "../tools/text.c"
+#include "../tools/opt.c"
+#include "../tools/number.c"
 
 
 typedef struct run_result {

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "opt.h"
+
 /* Exit codes, documented in `cucore help`. */
 enum {
   CLI_EXIT_OK = 0,
@@ -18,7 +20,9 @@ typedef struct cli_verb {
   const char *name;
   int (*run)(int argc, char **argv); /* argv[0] is the verb */
   const char *summary;               /* one line for `cucore --help` */
-  const char *help;                  /* the man-page-like text for `cucore help VERB` */
+  const char *help;                  /* the man-page-like text for `cucore help VERB`: "%o" stands
+                                        for the option table, "%s" for the compile options */
+  const cli_opt *opts;               /* the verb's option table (opt.h) */
 } cli_verb;
 
 /* Prints "cucore VERB: <what>: <cucore_last_error()>" to stderr; returns CLI_EXIT_FAILURE. */
@@ -136,9 +140,6 @@ int cli_read_file(const char *verb, const char *path, char **data, size_t *size)
  * at most a tenth of it bytes that are not UTF-8 or are control characters. Returns 0, or
  * CLI_EXIT_FAILURE after printing "cucore VERB: `PATH` is not text: ... at offset N". */
 int cli_check_text(const char *verb, const char *path, const char *data, size_t size);
-/* Parses "X", "X,Y" or "X,Y,Z" (or with x) into d, unused dimensions 1, each 1..max.
- * Returns 0, or -1 when malformed. */
-int cli_parse_dims(const char *s, unsigned d[3], unsigned max);
 /* One line per compile option, for help texts. */
 void cli_print_option_help(FILE *f);
 
@@ -152,6 +153,8 @@ extern const char cmd_run_help[];
 extern const char cmd_occupancy_help[];
 int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
+/* Each verb's option table (opt.h), for its help. */
+extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[];
 
 /* ---- outputs (outfile.c; issue 23 point 1, issue 28 point 4) ------------------------------
  * No output may be an input, and no failure leaves a half-written file: a regular file is

@@ -18,7 +18,9 @@ const char cmd_cache_help[] =
     "           was last cleared: hits, misses, stores, evictions, errors, uncacheable\n"
     "  path     print the cache directory\n"
     "  clear    remove every entry and reset the counters\n"
-    "  --json   one JSON object instead of text\n"
+    "\n"
+    "options:\n"
+    "%o"
     "\n"
     "environment:\n"
     "  CUCORE_CACHE_DIR        the directory (else $XDG_CACHE_HOME/cucore, else\n"
@@ -89,17 +91,11 @@ static int cache_stats(int json) {
 
 int cmd_cache(int argc, char **argv) {
   const char *action = NULL;
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0)
-      json = 1;
-    else if (argv[i][0] == '-')
-      return cli_usage("cache", "unknown option `%s`; see `cucore help cache`", argv[i]);
-    else if (action)
-      return cli_usage("cache", "one action only (got `%s` and `%s`)", action, argv[i]);
-    else
-      action = argv[i];
-  }
+  cli_json_only line = {0};
+  cli_parse parse = {"cache", cli_json_opts, &line, NULL, &action, 1, 0, "action"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (rc) return rc;
+  int json = line.json;
   if (!action || strcmp(action, "stats") == 0) return cache_stats(json);
   if (strcmp(action, "path") == 0) {
     cucore_cache_stats s;

@@ -16,6 +16,9 @@ const char cmd_compile_help[] =
     "expression such as 'scale<float>') is registered with NVRTC and its lowered name\n"
     "printed.\n"
     "\n"
+    "options (`--flag value` or `--flag=value`):\n"
+    "%o"
+    "\n"
     "compile options (also accepted by inspect, occupancy and run for .cu files):\n"
     "%s"
     "\n"
@@ -24,7 +27,8 @@ const char cmd_compile_help[] =
     "\n"
     "exit status: 0 compiled; 1 compile error (log on stderr), unreadable input or a failed\n"
     "write; 2 usage, or an OUT that is an input (under any name) or cannot be written (both\n"
-    "found before compiling).\n"
+    "found before compiling). With --json the exit status is the same, and a failure leaves\n"
+    "stdout empty.\n"
     "\n"
     "examples:\n"
     "  cucore compile saxpy.cu --arch sm_90 -o saxpy.cubin\n"
@@ -133,37 +137,36 @@ static int compile_and_write(cli_source *srcp, const char *file, const char *out
   return rc;
 }
 
+/* The verb's command line (its table below). */
+typedef struct compile_line {
+  const char *out;
+  int target; /* index into `targets` */
+  int json;
+} compile_line;
+
+static const cucore_code_type targets[] = {CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR,
+                                           CUCORE_CODE_FATBIN};
+
+const cli_opt cmd_compile_opts[] = {
+    {.name = "--output", .alias = "-o", .kind = CLI_OPT_TEXT, CLI_AT(compile_line, out),
+     .arg = "OUT", .help = "where the result goes (default: FILE with the target's extension)"},
+    {.name = "--target", .kind = CLI_OPT_CHOICE, CLI_AT(compile_line, target),
+     .arg = "ptx|cubin|ltoir|fatbin", .help = "what to make (default: cubin)"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(compile_line, json),
+     .help = "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
+             "\"bytes\", \"compile_ms\", \"cache\", \"lowered_names\"}; on failure stdout\n"
+             "stays empty and the reason is on stderr"},
+    {0}};
+
 static int compile_body(cli_source *srcp, int argc, char **argv) {
-  const char *file = NULL, *out_path = NULL;
-  cucore_code_type target = CUCORE_CODE_CUBIN;
-  int json = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-      if (i + 1 >= argc) return cli_usage("compile", "%s needs a file name", a);
-      out_path = argv[++i];
-    } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
-      const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v) return cli_usage("compile", "--target needs ptx, cubin or ltoir");
-      if (strcmp(v, "ptx") == 0) target = CUCORE_CODE_PTX;
-      else if (strcmp(v, "cubin") == 0) target = CUCORE_CODE_CUBIN;
-      else if (strcmp(v, "ltoir") == 0) target = CUCORE_CODE_LTOIR;
-      else if (strcmp(v, "fatbin") == 0) target = CUCORE_CODE_FATBIN;
-      else return cli_usage("compile", "unknown target `%s` (expected ptx, cubin, ltoir or fatbin)", v);
-    } else if (strcmp(a, "--json") == 0) {
-      json = 1;
-    } else {
-      int used = cli_source_option(srcp, "compile", argc, argv, i);
-      if (used < 0) return CLI_EXIT_USAGE;
-      if (used > 0) {
-        i += used - 1;
-        continue;
-      }
-      if (a[0] == '-' && a[1]) return cli_usage("compile", "unknown option `%s`", a);
-      if (file) return cli_usage("compile", "one input file only (got `%s` and `%s`)", file, a);
-      file = a;
-    }
-  }
+  compile_line line = {NULL, 1, 0};
+  const char *file = NULL;
+  cli_parse parse = {"compile", cmd_compile_opts, &line, srcp, &file, 1, 0, "input file"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (rc) return rc;
+  const char *out_path = line.out;
+  cucore_code_type target = targets[line.target];
+  int json = line.json;
   if (!file) {
     cli_source_free(srcp);
     return cli_usage("compile", "no input file; see `cucore help compile`");

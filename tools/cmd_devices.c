@@ -29,14 +29,11 @@ static void lib_json(json_out *j, const char *key, const cucore_library_info *l)
 }
 
 static int parse_json_flag(const char *verb, int argc, char **argv, int *json) {
-  *json = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0)
-      *json = 1;
-    else
-      return cli_usage(verb, "unknown option `%s` (expected --json)", argv[i]);
-  }
-  return 0;
+  cli_json_only line = {0};
+  cli_parse parse = {verb, cli_json_opts, &line, NULL, NULL, 0, 0, NULL};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  *json = line.json;
+  return rc;
 }
 
 int cmd_version(int argc, char **argv) {

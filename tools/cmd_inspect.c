@@ -22,13 +22,12 @@ const char cmd_inspect_help[] =
     "bytes. For a fatbin the entries are listed and the kernels come from the entry that\n"
     "--arch would load (the newest cubin when no arch is given).\n"
     "\n"
-    "  --arch sm_XX    the GPU to choose for (sm_90, sm_90a, 90): picks a fatbin's entry,\n"
-    "                  checks that a cubin can run there, and lays PTX parameters out for it\n"
-    "  --kernel NAME   only this kernel (symbol, demangled name, or name without parameters)\n"
-    "  --json          one JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"globals\",\n"
-    "                  \"kernels\": [...]}; each parameter has \"type\" (int, float, pointer,\n"
-    "                  bytes, unknown), \"cpp_type\" (from the signature, or null) and\n"
-    "                  \"type_text\" (what the table shows)\n"
+    "options (`--flag value` or `--flag=value`; compile options for .cu files too):\n"
+    "%o"
+    "\n"
+    "The JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"globals\", \"kernels\": [...]};\n"
+    "each parameter has \"type\" (int, float, pointer, bytes, unknown), \"cpp_type\" (from\n"
+    "the signature, or null) and \"type_text\" (what the table shows).\n"
     "\n"
     "PTX records no resource usage: registers and memory sizes show as `?` (null in JSON).\n"
     "Parameter types come from the C++ signature when the kernel has one (`float*`,\n"
@@ -44,6 +43,7 @@ const char cmd_inspect_help[] =
     "\n"
     "Exit status: 0 success; 1 the file cannot be read or is malformed (the reason names what\n"
     "and where), or the kernel does not exist (the names that do are listed); 2 usage error.\n"
+    "With --json the exit status is the same, and a failure leaves stdout empty.\n"
     "\n"
     "examples:\n"
     "  cucore inspect kernels.cubin\n"
@@ -265,42 +265,54 @@ static int library_variable(const cucore_global_info *g) {
   return 0;
 }
 
+/* The verb's command line (its table below). */
+typedef struct inspect_line {
+  const char *arch, *kernel;
+  int json;
+} inspect_line;
+
+const cli_opt cmd_inspect_opts[] = {
+    {.name = "--arch", .kind = CLI_OPT_TEXT, CLI_AT(inspect_line, arch), .arg = "sm_XX",
+     .help = "the GPU to choose for (sm_90, sm_90a, 90, 9.0): picks a fatbin's entry,\n"
+             "checks that a cubin can run there, lays PTX parameters out for it, and\n"
+             "compiles a .cu file for it"},
+    {.name = "--kernel", .kind = CLI_OPT_TEXT, CLI_AT(inspect_line, kernel), .arg = "NAME",
+     .help = "only this kernel (symbol, demangled name, or name without parameters)"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(inspect_line, json), .help = CLI_JSON_HELP},
+    {0}};
+
+/* --arch: the arch number, also set as the compile option for a .cu file. */
+static int take_arch(cli_source *srcp, const char *text, int *arch) {
+  *arch = parse_arch(text);
+  if (*arch < 0)
+    return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0", text);
+  /* The same arch compiles a .cu file ("8.6" and "sm_86a" both name it). */
+  char arch_name[32];
+  const char *suffix = strpbrk(text, "af");
+  snprintf(arch_name, sizeof arch_name, "sm_%d%s", *arch, suffix && suffix[1] == '\0' ? suffix : "");
+  if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
+    return cli_usage("inspect", "%s", cucore_last_error());
+  snprintf(srcp->arch, sizeof srcp->arch, "%s", arch_name);
+  return 0;
+}
+
+/* Reads the command line: the options, FILE and the arch number (0: none). */
+static int read_line(cli_source *srcp, int argc, char **argv, inspect_line *line,
+                     const char **file, int *arch) {
+  cli_parse parse = {"inspect", cmd_inspect_opts, line, srcp, file, 1, 0, "FILE"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  *arch = 0;
+  if (!rc && line->arch) rc = take_arch(srcp, line->arch, arch);
+  return rc;
+}
+
 static int inspect_body(cli_source *srcp, int argc, char **argv) {
-  const char *file = NULL, *kernel = NULL;
-  int arch = 0, json = 0;
-  for (int i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
-      json = 1;
-    } else if (strcmp(argv[i], "--kernel") == 0) {
-      if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
-      kernel = argv[++i];
-    } else if (strcmp(argv[i], "--arch") == 0) {
-      if (i + 1 >= argc) return cli_usage("inspect", "%s needs a value", argv[i]);
-      arch = parse_arch(argv[++i]);
-      if (arch < 0)
-        return cli_usage("inspect", "--arch `%s`: expected sm_XX (e.g. sm_90, sm_90a) or 9.0",
-                         argv[i]);
-      /* The same arch compiles a .cu file ("8.6" and "sm_86a" both name it). */
-      char arch_name[32];
-      const char *suffix = strpbrk(argv[i], "af");
-      snprintf(arch_name, sizeof arch_name, "sm_%d%s", arch,
-               suffix && suffix[1] == '\0' ? suffix : "");
-      if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
-        return cli_usage("inspect", "%s", cucore_last_error());
-      snprintf(srcp->arch, sizeof srcp->arch, "%s", arch_name);
-    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      int used = cli_source_option(srcp, "inspect", argc, argv, i);
-      if (used < 0) return CLI_EXIT_USAGE;
-      if (used == 0)
-        return cli_usage("inspect", "unknown option `%s` (expected --arch, --kernel, --json or a "
-                         "compile option for .cu files)", argv[i]);
-      i += used - 1;
-    } else if (file) {
-      return cli_usage("inspect", "one FILE only (got `%s` and `%s`)", file, argv[i]);
-    } else {
-      file = argv[i];
-    }
-  }
+  const char *file = NULL;
+  inspect_line line = {NULL, NULL, 0};
+  int arch = 0, usage = read_line(srcp, argc, argv, &line, &file, &arch);
+  if (usage) return usage;
+  int json = line.json;
+  const char *kernel = line.kernel;
   if (!file) return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]");
 
   cucore_binary *bin = NULL;

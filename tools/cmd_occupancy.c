@@ -23,6 +23,9 @@ const char cmd_occupancy_help[] =
     "host model (same answers on every kernel and size tested on an H100) otherwise; the\n"
     "output says which.\n"
     "\n"
+    "options (`--flag value` or `--flag=value`):\n"
+    "%o"
+    "\n"
     "--json with --block prints one object {\"block\", \"smem\", \"active_blocks_per_sm\",\n"
     "\"active_warps_per_sm\", \"occupancy\", \"limit\", \"source\"}; without --block\n"
     "{\"rows\": [...], \"best_block\": B}.\n"
@@ -30,7 +33,8 @@ const char cmd_occupancy_help[] =
     "compile options:\n"
     "%s"
     "\n"
-    "exit status: 0 answered; 1 the kernel cannot run or the file is unusable; 2 usage.\n"
+    "exit status: 0 answered; 1 the kernel cannot run (the answer is printed, the reason is\n"
+    "on stderr) or the file is unusable; 2 usage. The same with --json.\n"
     "\n"
     "examples:\n"
     "  cucore occupancy saxpy.cu --kernel saxpy --arch sm_90\n"
@@ -133,47 +137,37 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
   return 0;
 }
 
+/* The verb's command line (its table below). */
+typedef struct occ_line {
+  const char *kernel;
+  long long block, smem;
+  unsigned cluster[3];
+  int json;
+} occ_line;
+
+const cli_opt cmd_occupancy_opts[] = {
+    {.name = "--kernel", .kind = CLI_OPT_TEXT, CLI_AT(occ_line, kernel), .arg = "NAME",
+     .help = "the kernel (a C++ name expression such as 'scale<float>' for .cu files)"},
+    {.name = "--block", .kind = CLI_OPT_INT, CLI_AT(occ_line, block), .lo = 1, .hi = 1024,
+     .arg = "N", .help = "threads per block: the answer for that size (else a table)"},
+    {.name = "--smem", .kind = CLI_OPT_INT, CLI_AT(occ_line, smem), .lo = 0,
+     .hi = CLI_HI_SMEM, .arg = "BYTES", .help = "dynamic shared memory per block (default 0)"},
+    {.name = "--cluster", .kind = CLI_OPT_DIMS, CLI_AT(occ_line, cluster), .dims = &cli_dims_cluster,
+     .arg = "X[,Y,Z]", .help = "how many clusters of this shape fit (needs a GPU)"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(occ_line, json), .help = CLI_JSON_HELP},
+    {0}};
+
 static int occupancy_body(cli_source *srcp, int argc, char **argv) {
-  const char *file = NULL, *kernel = NULL;
-  int block = 0, json = 0, arch = 0;
-  long long smem = 0;
-  unsigned cluster[3] = {0, 0, 0};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--json") == 0) {
-      json = 1;
-    } else if (strcmp(a, "--kernel") == 0 || strcmp(a, "--block") == 0 || strcmp(a, "--smem") == 0 ||
-               strcmp(a, "--cluster") == 0) {
-      if (!v) return cli_usage("occupancy", "%s needs a value", a);
-      i++;
-      char *end = NULL;
-      if (a[2] == 'k') {
-        kernel = v;
-      } else if (a[2] == 'b') {
-        block = (int)strtol(v, &end, 10);
-        if (*end || block < 1 || block > 1024)
-          return cli_usage("occupancy", "--block `%s`: expected 1..1024 threads", v);
-      } else if (a[2] == 's') {
-        smem = strtoll(v, &end, 10);
-        if (*end || smem < 0) return cli_usage("occupancy", "--smem `%s`: expected bytes >= 0", v);
-      } else if (cli_parse_dims(v, cluster, 65535)) {
-        return cli_usage("occupancy", "--cluster `%s`: expected X[,Y[,Z]] with each 1..65535", v);
-      }
-    } else if (a[0] == '-' && a[1]) {
-      int used = cli_source_option(srcp, "occupancy", argc, argv, i);
-      if (used <= 0) return used < 0 ? CLI_EXIT_USAGE : cli_usage("occupancy", "unknown option `%s`", a);
-      if (strcmp(a, "--arch") == 0 || strncmp(a, "--arch=", 7) == 0) {
-        const char *s = a[6] == '=' ? a + 7 : v;
-        arch = (int)strtol(strchr(s, '_') ? strchr(s, '_') + 1 : s, NULL, 10);
-      }
-      i += used - 1;
-    } else if (file) {
-      return cli_usage("occupancy", "one FILE only (got `%s` and `%s`)", file, a);
-    } else {
-      file = a;
-    }
-  }
+  const char *file = NULL;
+  occ_line line = {NULL, 0, 0, {0, 0, 0}, 0};
+  cli_parse parse = {"occupancy", cmd_occupancy_opts, &line, srcp, &file, 1, 0, "FILE"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (rc) return rc;
+  const char *kernel = line.kernel, *arch_text = cli_source_arch(srcp);
+  int block = (int)line.block, json = line.json;
+  int arch = arch_text ? atoi(strchr(arch_text, '_') ? strchr(arch_text, '_') + 1 : arch_text) : 0;
+  long long smem = line.smem;
+  unsigned *cluster = line.cluster;
   if (!file || !kernel)
     return cli_usage("occupancy", "usage: cucore occupancy FILE --kernel NAME [--block N] [--smem BYTES]");
 
@@ -182,7 +176,6 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv) {
   const char *dot = strrchr(file, '.');
   int source = dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".ll") == 0 || strcmp(dot, ".bc") == 0 ||
                        strcmp(dot, ".ptx") == 0);
-  int rc = 0;
   if (source) {
     if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
     rc = cli_source_compile(srcp, "occupancy", file, CUCORE_CODE_CUBIN, &obj, NULL);
@@ -260,7 +253,11 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv) {
       printf("%s on %s (%s): block %d, %lld B dynamic shared: %d blocks/SM, %d warps/SM, "
              "occupancy %.1f %%, limited by %s\n", kernel, c.limits.name, srcname, block, smem,
              r.blocks, r.warps, 100.0 * r.occupancy, r.limit);
-      if (!r.ok) rc = CLI_EXIT_FAILURE;
+    }
+    if (rc == 0 && !r.ok) { /* the same exit status with --json */
+      fprintf(stderr, "cucore occupancy: %s cannot run with block %d (limited by %s)\n", kernel,
+              block, r.limit);
+      rc = CLI_EXIT_FAILURE;
     }
   } else if (rc == 0) {
     occ_row rows[32];
@@ -292,7 +289,10 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv) {
       for (int i = 0; i < n; i++)
         printf("  %6d  %9d  %8d  %8.1f%%  %s%s\n", rows[i].block, rows[i].blocks, rows[i].warps,
                100.0 * rows[i].occupancy, rows[i].limit, i == best ? "   <- best" : "");
-      if (best < 0) rc = CLI_EXIT_FAILURE;
+    }
+    if (best < 0) { /* the same exit status with --json */
+      fprintf(stderr, "cucore occupancy: %s cannot run with any block size\n", kernel);
+      rc = CLI_EXIT_FAILURE;
     }
   }
   cucore_kernel_destroy(c.kernel);

@@ -6,121 +6,106 @@
  * report (run_report.c). */
 #include "run.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Raw texts of the options given several times, parsed once every option is known. */
-typedef struct texts {
-  const char **v;
-  int n;
-} texts;
+/* The verb's command line: the options and the raw texts of the specs given several times,
+ * parsed once every option is known. */
+typedef struct run_line {
+  run_opts o;
+  cli_list args, sets, reads, expects;
+  int have_grid, have_block;
+} run_line;
 
-static int push_text(texts *t, const char *s) {
-  const char **nv = realloc(t->v, (size_t)(t->n + 1) * sizeof *nv);
-  if (!nv) return -1;
-  t->v = nv;
-  t->v[t->n++] = s;
-  return 0;
-}
+#define RUN_AT(field) CLI_AT(run_line, field)
 
-static int parse_count(const char *flag, const char *v, long long lo, long long hi,
-                       long long *out) {
-  char *end = NULL;
-  long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi)
-    return cli_usage("run", "%s `%s`: expected a whole number from %lld to %lld", flag, v, lo, hi);
-  *out = x;
-  return 0;
-}
-
-static int parse_real(const char *flag, const char *v, double *out) {
-  char *end = NULL;
-  double x = strtod(v, &end);
-  if (end == v || *end || !(x >= 0) || x > 1e300)
-    return cli_usage("run", "%s `%s`: expected a number >= 0", flag, v);
-  *out = x;
-  return 0;
-}
-
-static const char *const value_flags[] = {
-    "--kernel", "--grid",   "--block",  "--smem",   "--cluster", "--repeat",   "--warmup",
-    "--show",   "--device", "--priority", "--json-out", "--rtol", "--atol",  "--seed",
-    "--arg",    "--global", "--read-global", "--expect", "--graph", NULL};
-
-static int takes_value(const char *a) {
-  for (int i = 0; value_flags[i]; i++)
-    if (strcmp(a, value_flags[i]) == 0) return 1;
-  return 0;
-}
+const cli_opt cmd_run_opts[] = {
+    {.name = "--kernel", .kind = CLI_OPT_TEXT, RUN_AT(o.kernel), .arg = "NAME",
+     .help = "the kernel (for .cu files also a C++ name expression such as 'scale<float>')"},
+    {.name = "--grid", .kind = CLI_OPT_DIMS, RUN_AT(o.grid), CLI_SEEN(run_line, have_grid),
+     .dims = &cli_dims_grid, .arg = "X[,Y,Z]", .help = "blocks in the grid"},
+    {.name = "--block", .kind = CLI_OPT_DIMS, RUN_AT(o.block), CLI_SEEN(run_line, have_block),
+     .dims = &cli_dims_block, .arg = "X[,Y,Z]", .help = "threads per block, at most 1024 in all"},
+    {.name = "--arg", .kind = CLI_OPT_LIST, RUN_AT(args), .arg = "SPEC",
+     .help = "the next kernel argument (see argument specs above)"},
+    {.name = "--global", .kind = CLI_OPT_LIST, RUN_AT(sets), .arg = "NAME=SPEC",
+     .help = "writes a __device__, __constant__ or __managed__ variable before the run;\n"
+             "SPEC is a value spec whose size must be the variable's\n"
+             "(table=f32[64]=@table.npy, n=i32:5, p=struct:{f32:1,i32:2},\n"
+             "ptr=buf:f32[16]=iota). NAME is the symbol or, for .cu files, a C++\n"
+             "name ('ns::coef<float>': it is registered as a name expression)"},
+    {.name = "--read-global", .kind = CLI_OPT_LIST, RUN_AT(reads), .arg = "NAME[:TYPE[N]][>FILE]",
+     .help = "prints the variable after the run (as u8 bytes without a TYPE; N\n"
+             "defaults to the whole variable) and saves it"},
+    {.name = "--expect", .kind = CLI_OPT_LIST, RUN_AT(expects), .arg = "ARG=VALUE",
+     .help = "compares an output after the run: ARG is a buffer's number (2, 3.1) or a\n"
+             "--read-global NAME; VALUE a number (every element), iota, {v0,v1,...}\n"
+             "or @FILE (.npy of the same dtype, or raw). Floating point matches when\n"
+             "|got - want| <= atol + rtol * |want| (NaN matches NaN); integers match\n"
+             "exactly unless a tolerance is given. The first mismatches are printed\n"
+             "with their indices, and the exit status is 1 when any element differs"},
+    {.name = "--rtol", .kind = CLI_OPT_REAL, RUN_AT(o.rtol), CLI_SEEN(run_line, o.has_rtol),
+     .arg = "R", .help = "relative tolerance, a finite number >= 0 (default 1e-05, as numpy)"},
+    {.name = "--atol", .kind = CLI_OPT_REAL, RUN_AT(o.atol), CLI_SEEN(run_line, o.has_atol),
+     .arg = "A", .help = "absolute tolerance, a finite number >= 0 (default 1e-08)"},
+    {.name = "--smem", .kind = CLI_OPT_INT, RUN_AT(o.smem), .lo = 0, .hi = CLI_HI_SMEM,
+     .arg = "BYTES", .help = "dynamic shared memory (the kernel's limit is raised above 48 KiB\n"
+                              "as needed; the arch's own limit is checked before the launch)"},
+    {.name = "--cluster", .kind = CLI_OPT_DIMS, RUN_AT(o.cluster), .dims = &cli_dims_cluster,
+     .arg = "X[,Y,Z]", .help = "blocks per cluster; clusters above the portable 8 blocks (from\n"
+                                "--cluster or the kernel's __cluster_dims__) are allowed on the\n"
+                                "kernel automatically where the device supports them"},
+    {.name = "--cooperative", .kind = CLI_OPT_FLAG, RUN_AT(o.cooperative),
+     .help = "a cooperative launch (grid-wide synchronisation)"},
+    {.name = "--priority", .kind = CLI_OPT_INT, RUN_AT(o.priority),
+     CLI_SEEN(run_line, o.has_priority), .lo = -1000, .hi = 1000, .arg = "N",
+     .help = "the launch's priority (lower is higher, as for streams)"},
+    {.name = "--pdl", .kind = CLI_OPT_FLAG, RUN_AT(o.pdl),
+     .help = "programmatic dependent launch (overlaps the previous launch)"},
+    {.name = "--device", .kind = CLI_OPT_INT, RUN_AT(o.device), .lo = 0, .hi = 1023, .arg = "N",
+     .help = "the GPU to use (default 0; checked against the GPUs present)"},
+    {.name = "--no-pool", .kind = CLI_OPT_FLAG, RUN_AT(o.no_pool),
+     .help = "device buffers from cuMemAlloc; by default they come from the device's\n"
+             "stream-ordered pool on the run's stream (cuMemAllocAsync), or from\n"
+             "cuMemAlloc with a note where the device has no pools"},
+    {.name = "--repeat", .kind = CLI_OPT_INT, RUN_AT(o.repeat), .lo = 1, .hi = 1000000,
+     .arg = "N", .help = "timed launches after the first"},
+    {.name = "--warmup", .kind = CLI_OPT_INT, RUN_AT(o.warmup), .lo = 0, .hi = 1000000,
+     .arg = "W", .help = "untimed launches before the timed ones"},
+    {.name = "--flush-l2", .kind = CLI_OPT_FLAG, RUN_AT(o.flush_l2),
+     .help = "writes a buffer of twice the device's L2 size before each timed launch,\n"
+             "so each starts with a cold cache"},
+    {.name = "--graph", .kind = CLI_OPT_INT, RUN_AT(o.graph), .lo = 1, .hi = 100000, .arg = "N",
+     .help = "captures N launches once into a CUDA graph (each checked as a direct\n"
+             "launch is), instantiates and uploads it; the --warmup and --repeat\n"
+             "counts are then replays of the graph, reported per replay and per\n"
+             "launch, beside the same N launches made directly back to back (also per\n"
+             "launch). The outputs still see the one launch. At most 10^8 launches\n"
+             "in all (N * (repeat + warmup))"},
+    {.name = "--seed", .kind = CLI_OPT_INT, RUN_AT(o.seed), .lo = 0, .hi = LLONG_MAX, .arg = "N",
+     .help = "the start of `random` fills (0: the default)"},
+    {.name = "--show", .kind = CLI_OPT_INT, RUN_AT(o.show), .lo = 0, .hi = 1 << 30, .arg = "N",
+     .help = "values printed of each output (default 8)"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, RUN_AT(o.json),
+     .help = "one JSON object on stdout instead of text: integers exact (up to 2^64-1),\n"
+             "floating point as the shortest text that reads back to the same value,\n"
+             "NaN and infinities as the strings \"nan\", \"inf\", \"-inf\". Device\n"
+             "printf output goes to stderr while the kernel runs, so stdout holds only\n"
+             "the JSON. Without a result (a usage error, a wrong argument, no GPU...)\n"
+             "stdout stays empty: the reason is on stderr and the exit status is the\n"
+             "one without --json; a run whose --expect differs reports, exit 1"},
+    {.name = "--json-out", .kind = CLI_OPT_TEXT, RUN_AT(o.json_out), .arg = "FILE",
+     .help = "the same JSON written to FILE; the text report stays on stdout"},
+    {0}};
 
 /* Reads the command line into `o` (specs as raw texts in the lists). */
-static int read_options(cli_source *src, int argc, char **argv, run_opts *o, texts *args,
-                        texts *sets, texts *reads, texts *expects) {
-  int have_grid = 0, have_block = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--json")) o->json = 1;
-    else if (!strcmp(a, "--cooperative")) o->cooperative = 1;
-    else if (!strcmp(a, "--pdl")) o->pdl = 1;
-    else if (!strcmp(a, "--flush-l2")) o->flush_l2 = 1;
-    else if (!strcmp(a, "--no-pool")) o->no_pool = 1;
-    else if (takes_value(a)) {
-      if (i + 1 >= argc) return cli_usage("run", "%s needs a value; see `cucore help run`", a);
-      const char *v = argv[++i];
-      long long x = 0;
-      int rc = 0;
-      if (!strcmp(a, "--kernel")) o->kernel = v;
-      else if (!strcmp(a, "--grid")) {
-        if (cli_parse_dims(v, o->grid, 0x7fffffffu))
-          return cli_usage("run", "--grid `%s`: expected X[,Y[,Z]] of positive numbers", v);
-        have_grid = 1;
-      } else if (!strcmp(a, "--block")) {
-        if (cli_parse_dims(v, o->block, 0x7fffffffu))
-          return cli_usage("run", "--block `%s`: expected X[,Y[,Z]] of positive numbers", v);
-        have_block = 1;
-      } else if (!strcmp(a, "--cluster")) {
-        if (cli_parse_dims(v, o->cluster, 65535))
-          return cli_usage("run", "--cluster `%s`: expected X[,Y[,Z]] of positive numbers", v);
-      } else if (!strcmp(a, "--smem")) rc = parse_count(a, v, 0, 0x7fffffff, &o->smem);
-      else if (!strcmp(a, "--repeat")) rc = parse_count(a, v, 1, 1000000, &o->repeat);
-      else if (!strcmp(a, "--warmup")) rc = parse_count(a, v, 0, 1000000, &o->warmup);
-      else if (!strcmp(a, "--graph")) rc = parse_count(a, v, 1, 100000, &o->graph);
-      else if (!strcmp(a, "--show")) rc = parse_count(a, v, 0, 1 << 30, &o->show);
-      else if (!strcmp(a, "--device")) {
-        rc = parse_count(a, v, 0, 1023, &x);
-        o->device = (int)x;
-      } else if (!strcmp(a, "--priority")) {
-        rc = parse_count(a, v, -1000, 1000, &x);
-        o->priority = (int)x;
-        o->has_priority = 1;
-      } else if (!strcmp(a, "--seed")) {
-        rc = parse_count(a, v, 0, 0x7fffffffffffffffLL, &x);
-        o->seed = (unsigned long long)x;
-      } else if (!strcmp(a, "--json-out")) o->json_out = v;
-      else if (!strcmp(a, "--rtol")) {
-        rc = parse_real(a, v, &o->rtol);
-        o->has_rtol = 1;
-      } else if (!strcmp(a, "--atol")) {
-        rc = parse_real(a, v, &o->atol);
-        o->has_atol = 1;
-      } else {
-        texts *t = !strcmp(a, "--arg") ? args : !strcmp(a, "--global") ? sets
-                 : !strcmp(a, "--read-global") ? reads : expects;
-        if (push_text(t, v)) return cli_fail("run", "options", CUCORE_HOST_OUT_OF_MEMORY);
-      }
-      if (rc) return rc;
-    } else if (a[0] == '-' && a[1]) {
-      int used = cli_source_option(src, "run", argc, argv, i);
-      if (used <= 0)
-        return used < 0 ? CLI_EXIT_USAGE : cli_usage("run", "unknown option `%s`; see `cucore help run`", a);
-      i += used - 1;
-    } else if (o->file) {
-      return cli_usage("run", "one FILE only (got `%s` and `%s`)", o->file, a);
-    } else {
-      o->file = a;
-    }
-  }
-  if (!o->file || !o->kernel || !have_grid || !have_block)
+static int read_options(cli_source *src, int argc, char **argv, run_line *l) {
+  run_opts *o = &l->o;
+  cli_parse parse = {"run", cmd_run_opts, l, src, &o->file, 1, 0, "FILE"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (rc) return rc;
+  if (!o->file || !o->kernel || !l->have_grid || !l->have_block)
     return cli_usage("run", "FILE, --kernel, --grid and --block are required; see `cucore help run`");
   if (o->graph && o->graph * (o->repeat + o->warmup) > 100000000LL)
     return cli_usage("run", "--graph %lld with --repeat %lld and --warmup %lld makes %lld "
@@ -130,7 +115,8 @@ static int read_options(cli_source *src, int argc, char **argv, run_opts *o, tex
 }
 
 /* Parses every spec, in the order given (random fills follow --seed in that order). */
-static int parse_specs(run_opts *o, texts *args, texts *sets, texts *reads, texts *expects) {
+static int parse_specs(run_opts *o, cli_list *args, cli_list *sets, cli_list *reads,
+                       cli_list *expects) {
   run_random_seed(o->seed);
   o->args = calloc((size_t)(args->n ? args->n : 1), sizeof *o->args);
   o->sets = calloc((size_t)(sets->n ? sets->n : 1), sizeof *o->sets);
@@ -332,15 +318,18 @@ static int run_finish(run_opts *o, const run_timing *t, const char *symbol) {
 }
 
 static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
-  texts args = {0}, sets = {0}, reads = {0}, expects = {0};
-  o->show = 8;
-  o->repeat = 1;
-  int rc = read_options(src, argc, argv, o, &args, &sets, &reads, &expects);
-  if (!rc) rc = parse_specs(o, &args, &sets, &reads, &expects);
-  free(args.v);
-  free(sets.v);
-  free(reads.v);
-  free(expects.v);
+  run_line l;
+  memset(&l, 0, sizeof l);
+  l.o = *o;
+  l.o.show = 8;
+  l.o.repeat = 1;
+  int rc = read_options(src, argc, argv, &l);
+  *o = l.o;
+  if (!rc) rc = parse_specs(o, &l.args, &l.sets, &l.reads, &l.expects);
+  free(l.args.v);
+  free(l.sets.v);
+  free(l.reads.v);
+  free(l.expects.v);
   if (!rc) rc = check_before_work(o);
   if (rc) return rc;
 

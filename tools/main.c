@@ -20,32 +20,39 @@ static const cli_verb verbs[] = {
      "reserved and in use and their high-water marks (pools belong to a process: a fresh\n"
      "process shows what it starts with), then the driver and the toolkit libraries (NVRTC,\n"
      "nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
+     "With --json: one object {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]}.\n"
      "\n"
-     "  --json   one JSON object: {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]}\n"
+     "options:\n"
+     "%o"
      "\n"
      "Exit status: 0 when at least one device is listed; 1 with a one-line reason when there\n"
-     "is no driver, only the toolkit's stub driver, or no GPU.\n"
+     "is no driver, only the toolkit's stub driver, or no GPU; 2 usage error.\n"
      "\n"
      "examples:\n"
      "  cucore devices\n"
      "  cucore devices --json | jq '.devices[0].sm_count'\n"
-     "  cucore devices --json | jq '.devices[0].default_pool.release_threshold'\n"},
+     "  cucore devices --json | jq '.devices[0].default_pool.release_threshold'\n",
+     cli_json_opts},
     {"version", cmd_version, "print cucore's version and the libraries it loaded",
      "usage: cucore version [--json]\n"
      "\n"
      "Prints cucore's version, the CUDA headers it was built with, and for the driver,\n"
      "NVRTC, nvJitLink and libNVVM: whether each was found, where, and its version.\n"
      "Environment: CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM name a\n"
-     "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"},
+     "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"
+     "\n"
+     "options:\n"
+     "%o",
+     cli_json_opts},
     {"compile", cmd_compile, "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
-     cmd_compile_help},
-    {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help},
+     cmd_compile_help, cmd_compile_opts},
+    {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help, cmd_inspect_opts},
     {"occupancy", cmd_occupancy, "blocks per SM, occupancy and the binding limit of a kernel",
-     cmd_occupancy_help},
+     cmd_occupancy_help, cmd_occupancy_opts},
     {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
-     cmd_run_help},
-    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help},
-    {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n"},
+     cmd_run_help, cmd_run_opts},
+    {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help, cli_json_opts},
+    {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n", NULL},
 };
 
 static void print_overview(FILE *f) {
@@ -60,21 +67,30 @@ static void print_overview(FILE *f) {
     fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
   fprintf(f,
           "\n"
-          "Run `cucore help VERB` for a verb's options and examples.\n"
+          "Run `cucore help VERB` for a verb's options and examples. Every verb reads its\n"
+          "options the same way: `--flag value` or `--flag=value`, numbers range-checked, an\n"
+          "unknown option answered with the nearest known one, `--` before operands that\n"
+          "start with a dash.\n"
           "\n"
-          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n");
+          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n"
+          "With --json, stdout holds one JSON object when the verb has a result and nothing\n"
+          "otherwise; the exit status is the same as without --json.\n");
 }
 
-/* Prints a verb's help; a "%s" in it stands for the list of compile options. */
+/* Prints a verb's help: "%o" in it stands for the verb's option table, "%s" for the list of
+ * compile options. */
 static void print_help(const cli_verb *v) {
-  const char *mark = strstr(v->help, "%s");
-  if (!mark) {
-    fputs(v->help, stdout);
-    return;
+  for (const char *h = v->help; *h; h++) {
+    if (h[0] == '%' && h[1] == 'o' && v->opts) {
+      cli_opt_help(stdout, v->opts);
+      h++;
+    } else if (h[0] == '%' && h[1] == 's') {
+      cli_print_option_help(stdout);
+      h++;
+    } else {
+      fputc(*h, stdout);
+    }
   }
-  fwrite(v->help, 1, (size_t)(mark - v->help), stdout);
-  cli_print_option_help(stdout);
-  fputs(mark + 2, stdout);
 }
 
 static int cmd_help(int argc, char **argv) {

@@ -27,8 +27,12 @@ const char *elem_list(void);
 
 /* Parses `text` as one value of type `t` into `dst` (elem_sizes[t] bytes, little-endian):
  * integers exactly (decimal or 0x hex, range-checked), floating point correctly rounded to the
- * type (nan, inf accepted). Returns 0, or -1 when it is not a number, -2 when out of range. */
+ * type (nan, inf accepted; a value that would round to infinity is out of range, subnormals
+ * and zero are not). Returns 0, or -1 when it is not a number, -2 when out of range
+ * (value_range says what fits). */
 int value_parse(elem_t t, const char *text, void *dst);
+/* The range of type `t`, for messages ("-128..127", "finite values -65504..65504; ..."). */
+const char *value_range(elem_t t);
 /* Element i of `buf` as a double (for summaries and tolerances). */
 double value_get(const void *buf, elem_t t, size_t i);
 /* Element i as an exact integer (integer types only). */

@@ -52,6 +52,16 @@ uint64_t run_random_next(void) {
 
 /* ---- fills: INIT of buffers and arrays ---------------------------------------------------- */
 
+/* A value value_parse refused (r: -1 not a number, -2 out of range): the message says which,
+ * with the type's range. */
+static int bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
+                     const char *alternatives) {
+  if (r == -2)
+    return spec_usage(c, "%s`%s` is out of range for %s (%s)", what, text, elem_names[t],
+                      value_range(t));
+  return spec_usage(c, "%s`%s` is not a %s value%s", what, text, elem_names[t], alternatives);
+}
+
 /* 1 (after saying so) when `bytes` are more than half the host's memory: such a fill would
  * be allocated lazily and then killed for memory while being written, not refused. */
 static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
@@ -101,8 +111,9 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
       char *text = dup_range(p, comma);
       int r = value_parse(type, text, *data + i * esz);
       if (r) {
-        int rc = spec_usage(c, "value %zu of the list, `%s`, is %s %s value", i, text,
-                            r == -2 ? "out of range for a" : "not a", elem_names[type]);
+        char what[64];
+        snprintf(what, sizeof what, "value %zu of the list, ", i);
+        int rc = bad_value(c, r, what, text, type, "");
         free(text);
         free(*data);
         *data = NULL;
@@ -143,8 +154,7 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
   unsigned char one[8];
   int r = value_parse(type, text, one);
   if (r) {
-    int rc = spec_usage(c, "`%s` is %s %s value, iota, random, {list} or @file", text,
-                        r == -2 ? "out of range for a" : "not a", elem_names[type]);
+    int rc = bad_value(c, r, "", text, type, ", iota, random, {list} or @file");
     free(text);
     free(*data);
     *data = NULL;
@@ -306,8 +316,7 @@ int spec_item(spec_cur *c, const char *end, run_value *v) {
   char *text = dup_range(colon + 1, end);
   int r = value_parse((elem_t)t, text, v->scalar);
   if (r) {
-    int rc = r == -2 ? spec_usage(c, "%s is out of range for %s", text, elem_names[t])
-                     : spec_usage(c, "`%s` is not a %s value", text, elem_names[t]);
+    int rc = bad_value(c, r, "", text, (elem_t)t, "");
     free(text);
     return rc;
   }

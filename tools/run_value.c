@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const elem_names[T_COUNT] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
                                          "i64", "u64", "f16", "bf16", "f32", "f64"};
@@ -91,26 +92,50 @@ static float bf16_value(uint16_t b) {
 
 /* ---- parsing ------------------------------------------------------------------------------------ */
 
+/* 1 when the text names an infinity itself ("inf", "-Infinity"), not a number too large. */
+static int written_inf(const char *text) {
+  const char *s = text + (*text == '-' || *text == '+');
+  return strncasecmp(s, "inf", 3) == 0;
+}
+
+/* A floating-point value, rounded to nearest; one that rounds to infinity is out of range
+ * (-2) unless it was written as an infinity. Subnormals and zero are values. */
+static int float_parse(elem_t t, const char *text, void *dst) {
+  char *end = NULL;
+  double d = strtod(text, &end);
+  if (end == text || *end) return -1;
+  if (t == T_F32) {
+    float f = strtof(text, &end);
+    if (isinf(f) && !written_inf(text)) return -2;
+    memcpy(dst, &f, 4);
+  } else if (t == T_F64) {
+    if (isinf(d) && !written_inf(text)) return -2;
+    memcpy(dst, &d, 8);
+  } else {
+    uint16_t h = t == T_F16 ? half_from(d) : bf16_from(d);
+    if ((h & 0x7fffu) == (t == T_F16 ? 0x7c00u : 0x7f80u) && !written_inf(text)) return -2;
+    memcpy(dst, &h, 2);
+  }
+  return 0;
+}
+
+const char *value_range(elem_t t) {
+  static const char *const ranges[T_COUNT] = {
+      "-128..127", "0..255", "-32768..32767", "0..65535", "-2147483648..2147483647",
+      "0..4294967295", "-9223372036854775808..9223372036854775807", "0..18446744073709551615",
+      "finite values -65504..65504; inf, -inf and nan when written so",
+      "finite values -3.3895314e38..3.3895314e38; inf, -inf and nan when written so",
+      "finite values -3.4028235e38..3.4028235e38; inf, -inf and nan when written so",
+      "finite values -1.7976931348623157e308..1.7976931348623157e308; inf, -inf and nan when "
+      "written so"};
+  return ranges[t];
+}
+
 int value_parse(elem_t t, const char *text, void *dst) {
   char *end = NULL;
   errno = 0;
   if (!*text || *text == ' ') return -1;
-  if (elem_is_float(t)) {
-    if (t == T_F32) {
-      float f = strtof(text, &end);
-      if (end == text || *end) return -1;
-      memcpy(dst, &f, 4);
-    } else {
-      double d = strtod(text, &end);
-      if (end == text || *end) return -1;
-      if (t == T_F64) memcpy(dst, &d, 8);
-      else {
-        uint16_t h = t == T_F16 ? half_from(d) : bf16_from(d);
-        memcpy(dst, &h, 2);
-      }
-    }
-    return 0;
-  }
+  if (elem_is_float(t)) return float_parse(t, text, dst);
   static const int64_t lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0, INT64_MIN, 0};
   static const uint64_t hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
                                 INT32_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX};

@@ -60,8 +60,8 @@ check "template by name expression: every element 1.5 (2)" has "$out" "expect 0:
 run "$CUCORE" run "$K" --kernel halves --grid 1 --block 32 --arg buf:f16[32]=1.5 --arg out:f32[32] --expect 1=3
 check "half buffers convert: 2 * 1.5 = 3" [ "$rc" -eq 0 ]
 run "$CUCORE" run "$K" --kernel saxpy --grid 1 --block 2048 --arg f32:2 --arg buf:f32[8]=1 --arg out:f32[8] --arg i32:8
-check "block too large: exit 1 with the limit" [ "$rc" -eq 1 ]
-check "block too large: exit 1 with the limit (2)" has "$err" "2048"
+check "block too large: exit 2 with the limit (no GPU has blocks above 1024 threads)" [ "$rc" -eq 2 ]
+check "block too large: exit 2 with the limit (2)" has "$err" "2048"
 
 # The worked example of the README: a struct by value, a __constant__ table via --global, .npy
 # in and out, --expect against a reference the example's script computes in double precision.
