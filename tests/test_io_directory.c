@@ -4,15 +4,9 @@
  * refuses what is not a regular file instead of reporting a bogus size. */
 #include "support.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-static char dir_path[256];
-
 static void directory_is_io_error(void **state) {
   (void)state;
-  const char *dirs[] = {dir_path, "/", "."};
+  const char *dirs[] = {CUCORE_TEST_BINARY_DIR, "/", ".", "/tmp"};
   for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
     cucore_object *obj = NULL;
     assert_status(cucore_object_from_file(dirs[i], CUCORE_CODE_AUTO, &obj), CUCORE_IO_ERROR);
@@ -31,19 +25,7 @@ static void directory_is_io_error(void **state) {
   }
 }
 
-static int make_dir(void **state) {
-  (void)state;
-  snprintf(dir_path, sizeof dir_path, "%s/cucore-iodir-XXXXXX",
-           getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp");
-  return mkdtemp(dir_path) ? 0 : -1;
-}
-
-static int remove_dir(void **state) {
-  (void)state;
-  return rmdir(dir_path);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(directory_is_io_error)};
-  return cmocka_run_group_tests(tests, make_dir, remove_dir);
+  return cmocka_run_group_tests(tests, NULL, NULL);
 }
