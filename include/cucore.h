@@ -2023,7 +2023,8 @@ CUCORE_API cucore_status cucore_object_from_memory(const void *data, size_t size
                                                    cucore_code_type type, const char *name,
                                                    cucore_object **out);
 /** CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile (from the bytes read
- * now with cuLibraryLoadData when the driver lacks it; LTO-IR is linked from those bytes). Checked as cucore_object_from_memory(); named by its path.
+ * now with cuLibraryLoadData when the driver lacks it; LTO-IR is linked from those bytes).
+ * Checked as cucore_object_from_memory(); named by its path.
  * @retval CUCORE_IO_ERROR the file cannot be read (a directory or other non-regular file).
  * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or another type than `type`.
  * @retval CUCORE_INVALID_ARGUMENT a type that is not loadable code. */

@@ -667,9 +667,11 @@ static int top_statement(lexer *L, token t, int arch, int was_extern, int *seen,
     token v = next(L);
     int major = 0, minor = 0;
     size_t i = 0;
-    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && major < 1000) major = major * 10 + (v.s[i++] - '0');
+    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && major < 1000)
+      major = major * 10 + (v.s[i++] - '0');
     if (i < v.len && v.s[i] == '.') i++;
-    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && minor < 1000) minor = minor * 10 + (v.s[i++] - '0');
+    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && minor < 1000)
+      minor = minor * 10 + (v.s[i++] - '0');
     out->version = major * 10 + (minor > 9 ? 9 : minor);
   } else if (is(t, ".target")) {
     *seen |= SEEN_TARGET;
@@ -686,8 +688,9 @@ static int top_statement(lexer *L, token t, int arch, int was_extern, int *seen,
 static int check_module(lexer *L, token first, int seen) {
   char buf[64];
   if ((seen & SEEN_VERSION) && (seen & SEEN_TARGET)) return 0;
-  return perr(L, L->line, "not PTX: there is no .%s directive (a PTX module starts with its ISA "
-              ".version, then its .target); the text starts with %s",
+  return perr(L, first.line,
+              "not PTX: there is no .%s directive (a PTX module starts with its ISA .version, "
+              "then its .target); the text starts with %s",
               seen & SEEN_VERSION ? "target" : "version", show(first, buf, sizeof buf));
 }
 

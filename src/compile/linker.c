@@ -73,7 +73,8 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
                    cucore_code_type_name(type));
   }
   st = cc_code_type_check(data, size, type, fn, name);
-  if (st == CUCORE_OK && type == CUCORE_CODE_LTOIR) st = cc_jitlink_check_producer(producer, name, fn);
+  if (st == CUCORE_OK && type == CUCORE_CODE_LTOIR)
+    st = cc_jitlink_check_producer(producer, name, fn);
   if (st != CUCORE_OK) return st;
   cc_link_input *in = cc_raw_realloc(lk->inputs, (size_t)(lk->count + 1) * sizeof *in);
   if (!in) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
