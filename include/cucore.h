@@ -12,7 +12,8 @@
  * @par Conventions (they hold for every declaration below)
  * - Every function returns a cucore_status. CUCORE_OK (0) is success. On failure a message
  *   naming the call, the object and the limit is kept for the calling thread:
- *   cucore_last_error(). The first error of a failing call is the one kept.
+ *   cucore_last_error(). The first error of a failing call is the one kept. Like `errno`, a
+ *   call that succeeds does not clear it (cucore_clear_error() does).
  * - A status carries the cucore code in its low 8 bits; when the failure came from the driver,
  *   NVRTC, nvJitLink, libNVVM or the C library, the original code is kept in the high bits
  *   (see CUCORE_CODE, cucore_status_source, cucore_status_native).
@@ -293,11 +294,20 @@ CUCORE_API const char *cucore_status_text(cucore_status status);
 CUCORE_API cucore_source cucore_status_source(cucore_status status);
 /** The native code kept in a status (CUresult, nvrtcResult, ...), 0 when none. */
 CUCORE_API int cucore_status_native(cucore_status status);
-/** The detailed message of the last failure on this thread ("" when none). Valid until the
- * thread's next cucore call. The buffer belongs to the thread; do not free it. */
+/** The detailed message of the most recent failure on this thread: "" when there was none
+ * since the thread started or since cucore_clear_error(). Like `errno`, it is NOT cleared when
+ * a call succeeds: after a call that returned CUCORE_OK it still holds an older failure (or
+ * one the call recovered from on its own), so read it only when the status a call returned is
+ * not CUCORE_OK, or call cucore_clear_error() first. The buffer belongs to the thread and its
+ * next failure overwrites it (copy the text to keep it); do not free it. */
 CUCORE_API const char *cucore_last_error(void);
-/** The status of the last failure on this thread (CUCORE_OK when none). */
+/** The status that goes with cucore_last_error(): that of the most recent failure on this
+ * thread, CUCORE_OK when none since the thread started or since cucore_clear_error(). Like
+ * cucore_last_error(), not cleared by a call that succeeds. */
 CUCORE_API cucore_status cucore_last_status(void);
+/** Forgets this thread's last failure: cucore_last_error() gives "" and cucore_last_status()
+ * CUCORE_OK until the next failure. Always returns CUCORE_OK. */
+CUCORE_API cucore_status cucore_clear_error(void);
 
 /** @} */
 
@@ -1928,7 +1938,8 @@ typedef struct cucore_object cucore_object;
  * text. `name` names the source in messages (e.g.\ "saxpy.cu"; NULL gives "program.cu",
  * "program.ptx" or "program.ll" by type). Source, name and options (`opts` may be NULL) are
  * copied. Destroy `*out` with cucore_program_destroy().
- * @retval CUCORE_INVALID_ARGUMENT empty source, another type, or compiled code given to AUTO. */
+ * @retval CUCORE_INVALID_ARGUMENT empty source, another type, compiled code given to AUTO, or
+ *         `size` past PTRDIFF_MAX. */
 CUCORE_API cucore_status cucore_program_create(cucore_code_type type, const void *code,
                                                size_t size, const char *name,
                                                const cucore_options *opts,
@@ -1986,8 +1997,10 @@ CUCORE_API cucore_status cucore_linker_create(const cucore_options *opts, cucore
 /** DESTRUCTOR: frees the linker. NULL is a no-op. Objects it produced stay valid. */
 CUCORE_API cucore_status cucore_linker_destroy(cucore_linker *lk);
 /** Adds an input from memory; `type` AUTO detects it; `name` names it in messages (NULL:
- * "input N"). Copied.
- * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes.
+ * "input N"). Copied. A declared `type` is checked against the bytes (their magic number;
+ * PTX: text whose first directive is .version or .target).
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or bytes of another type than
+ *         `type` (the message names both).
  * @retval CUCORE_INVALID_ARGUMENT source code (CUDA C++ or NVVM IR: compile it first). */
 CUCORE_API cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type type,
                                            const void *data, size_t size, const char *name);
@@ -1996,9 +2009,10 @@ CUCORE_API cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type t
  * `obj` is not kept.
  * @retval CUCORE_VERSION_MISMATCH LTO-IR newer than the loaded nvJitLink. */
 CUCORE_API cucore_status cucore_linker_add_object(cucore_linker *lk, const cucore_object *obj);
-/** Adds an input read from a file (type from the bytes, or from `type`), named by its path.
- * @retval CUCORE_IO_ERROR the file cannot be read.
- * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes. */
+/** Adds an input read from a file (type from the bytes, or from `type`, checked against them
+ * as in cucore_linker_add()), named by its path.
+ * @retval CUCORE_IO_ERROR the file cannot be read (a directory or other non-regular file).
+ * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or another type than `type`. */
 CUCORE_API cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path,
                                                 cucore_code_type type);
 /** Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto). The inputs stay, so it may
@@ -2032,15 +2046,17 @@ CUCORE_API cucore_status cucore_linker_log(const cucore_linker *lk, const char *
  * `name` names it in messages (NULL: "code in memory"). Release `*out` with
  * cucore_object_destroy().
  * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or bytes of another type than
- *         `type`.
+ *         `type` (random bytes declared cubin, fatbin, PTX or LTO-IR; the message names the
+ *         type declared and what the bytes are).
  * @retval CUCORE_INVALID_ARGUMENT a type that is not loadable code (source, host object,
- *         library). */
+ *         library), or `size` past PTRDIFF_MAX. */
 CUCORE_API cucore_status cucore_object_from_memory(const void *data, size_t size,
                                                    cucore_code_type type, const char *name,
                                                    cucore_object **out);
-/** CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile (LTO-IR is linked
- * from the bytes read now). Checked as cucore_object_from_memory(); named by its path.
- * @retval CUCORE_IO_ERROR the file cannot be read.
+/** CONSTRUCTOR: an object from a file; loaded with cuLibraryLoadFromFile (from the bytes read
+ * now with cuLibraryLoadData when the driver lacks it; LTO-IR is linked from those bytes).
+ * Checked as cucore_object_from_memory(); named by its path.
+ * @retval CUCORE_IO_ERROR the file cannot be read (a directory or other non-regular file).
  * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or another type than `type`.
  * @retval CUCORE_INVALID_ARGUMENT a type that is not loadable code. */
 CUCORE_API cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
@@ -3552,13 +3568,17 @@ typedef struct cucore_binary_info {
  * offset) is a multiple of its alignment; the base is 0x160 on sm_70-89 (0x1a80 once the
  * parameters pass 4352 bytes), 0x210 on sm_90 and 0x380 on sm_100 and newer, so a 64-byte
  * aligned struct can sit at different offsets on different GPUs. Fails with
- * CUCORE_INVALID_BINARY (malformed, naming what and where), CUCORE_NOT_FOUND (no entry for
- * `arch`), CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source, static libraries, or a compressed
- * entry whose decompressor is missing). Destroy `*out` with cucore_binary_destroy().
- * @retval CUCORE_INVALID_BINARY the code is malformed, empty or unrecognised.
+ * CUCORE_INVALID_BINARY (malformed, naming what and where, or bytes of another type than the
+ * `type` declared: the message names both), CUCORE_PARSE_ERROR (PTX text that does not parse,
+ * e.g.\ with no .version or .target directive), CUCORE_NOT_FOUND (no entry for `arch`),
+ * CUCORE_NOT_SUPPORTED (LTO-IR, NVVM, C++ source, static libraries, or a compressed entry
+ * whose decompressor is missing). Destroy `*out` with cucore_binary_destroy().
+ * @retval CUCORE_INVALID_BINARY the code is malformed, empty or unrecognised, or not of the
+ *         declared `type` (e.g.\ binary bytes declared PTX).
+ * @retval CUCORE_PARSE_ERROR PTX that does not parse (no .version or .target, junk).
  * @retval CUCORE_NOT_FOUND no entry for `arch`.
  * @retval CUCORE_NOT_SUPPORTED a kind the reader does not read.
- * @retval CUCORE_INVALID_ARGUMENT `arch` outside 0..1000, or PTX asked for binary bytes. */
+ * @retval CUCORE_INVALID_ARGUMENT `arch` outside 0..1000, or `size` past PTRDIFF_MAX. */
 CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
                                             cucore_code_type type, int arch,
                                             cucore_binary **out);
@@ -3606,10 +3626,12 @@ CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, 
  * the same name: each matched kernel's params get the PTX kind and alignment (a POINTER
  * already known stays). *matched (may be NULL) counts the kernels matched. Nothing changes and
  * CUCORE_INVALID_ARGUMENT names the kernel and parameter when a matched kernel's count or
- * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse. Changes `bin`: must not race
+ * sizes differ; CUCORE_PARSE_ERROR when the PTX does not parse (no .version or .target,
+ * junk); CUCORE_INVALID_BINARY when the bytes are not text. Changes `bin`: must not race
  * with any other call on it.
  * @retval CUCORE_INVALID_ARGUMENT a matched kernel's parameters differ.
- * @retval CUCORE_PARSE_ERROR the PTX does not parse. */
+ * @retval CUCORE_PARSE_ERROR the PTX does not parse.
+ * @retval CUCORE_INVALID_BINARY binary bytes (a magic number, or not text) given as PTX. */
 CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
                                                   size_t len, uint32_t *matched);
 

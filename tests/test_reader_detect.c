@@ -212,7 +212,7 @@ static void unknown_inputs(void **state) {
   assert_status(cucore_binary_open(self, n, CUCORE_CODE_CUBIN, 0, &bin), CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "not EM_CUDA (190)");
   /* the wrong type given explicitly */
-  assert_status(cucore_binary_open(self, n, CUCORE_CODE_PTX, 0, &bin), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_binary_open(self, n, CUCORE_CODE_PTX, 0, &bin), CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "an ELF file");
   assert_status(cucore_binary_open(self, n, CUCORE_CODE_FATBIN, 0, &bin), CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "container magic");

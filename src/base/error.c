@@ -55,6 +55,12 @@ const char *cucore_last_error(void) { return tls_error.message; }
 
 cucore_status cucore_last_status(void) { return tls_error.status; }
 
+cucore_status cucore_clear_error(void) {
+  tls_error.status = CUCORE_OK;
+  tls_error.message[0] = '\0';
+  tls_kept = 0;
+  return CUCORE_OK;
+}
 
 cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap) {
   if (tls_kept) return st; /* the first error of a failing sequence is the one kept */

@@ -6,10 +6,8 @@
 #include "binary/binary.h"
 #include "binary/demangle.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 /* ---- merging PTX kinds into cubin kernels ------------------------------------------------------ */
 
@@ -352,27 +350,13 @@ static cucore_status read_fatbin(cucore_binary *bin, uint64_t off, uint64_t len,
   return CUCORE_OK;
 }
 
-cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type type, int arch,
-                             cucore_binary **out) {
-  *out = NULL;
-  if (!data && size)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_binary_open: `data` is NULL but size is %zu",
-                   size);
-  if (arch < 0 || arch > 1000)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_binary_open: arch %d; expected 0 (any) or a compute capability as "
-                   "major*10 + minor, e.g. 90",
-                   arch);
-  cucore_status st;
-  if (type == CUCORE_CODE_AUTO) {
-    st = cc_code_type_detect(data, size, &type);
-    if (st != CUCORE_OK) return st;
-  }
+/* The types the reader reads; CUCORE_NOT_SUPPORTED or INVALID_ARGUMENT for the others. */
+static cucore_status readable_type(cucore_code_type type) {
   switch (type) {
   case CUCORE_CODE_CUBIN:
   case CUCORE_CODE_FATBIN:
   case CUCORE_CODE_PTX:
-  case CUCORE_CODE_OBJECT: break;
+  case CUCORE_CODE_OBJECT: return CUCORE_OK;
   case CUCORE_CODE_LIBRARY:
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "static libraries (.a) are recognised but not read: extract the members with "
@@ -388,38 +372,67 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_binary_open: unknown code type %d",
                    (int)type);
   }
-  if (size == 0) return cc_code_type_detect(data, size, &type); /* the empty-input message */
-  if (type == CUCORE_CODE_PTX) {
-    cucore_code_type seen = cc_code_type_by_magic(data, size);
-    if (seen != CUCORE_CODE_AUTO)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "cucore_binary_open: PTX was asked for, but the bytes are %s (by their "
-                     "magic number); pass CUCORE_CODE_AUTO or the right type",
-                     seen == CUCORE_CODE_OBJECT ? "an ELF file" : cucore_code_type_name(seen));
+}
+
+static int is_elf_type(cucore_code_type t) {
+  return t == CUCORE_CODE_CUBIN || t == CUCORE_CODE_OBJECT;
+}
+
+/* Bytes of the declared type, as their bytes tell. PTX is any text without a binary magic
+ * here, and a cubin or host object any ELF file: their parsers then say what is wrong (an
+ * ELF of the other kind, a malformed header, PTX with no .version: CUCORE_PARSE_ERROR). */
+static cucore_status check_declared(const uint8_t *d, size_t n, cucore_code_type type,
+                                    const char *name) {
+  int fits = type == CUCORE_CODE_PTX ? cc_is_plain_text(d, n)
+             : is_elf_type(type)     ? is_elf_type(cc_code_type_by_magic(d, n))
+                                     : cc_code_type_fits(d, n, type);
+  return fits ? CUCORE_OK : cc_code_type_mismatch(d, n, type, "cucore_binary_open", name);
+}
+
+/* Reads the copied bytes in `bin` as `type`. */
+static cucore_status read_as(cucore_binary *bin, cucore_code_type type, int arch) {
+  switch (type) {
+  case CUCORE_CODE_CUBIN: return read_cubin(bin, bin->data, bin->size, arch);
+  case CUCORE_CODE_PTX: return read_ptx(bin, (const char *)bin->data, bin->size, arch);
+  case CUCORE_CODE_FATBIN: return read_fatbin(bin, 0, bin->size, arch);
+  default: {
+    uint64_t off = 0, len = 0;
+    cucore_status st = cc_host_elf_fatbin(bin->data, bin->size, &off, &len);
+    return st == CUCORE_OK ? read_fatbin(bin, off, len, arch) : st;
   }
+  }
+}
+
+/* cc_binary_open, naming the code `name` in a message about its type. */
+static cucore_status open_named(const void *data, size_t size, cucore_code_type type, int arch,
+                                const char *name, cucore_binary **out) {
+  *out = NULL;
+  if (!data && size)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_binary_open: `data` is NULL but size is %zu",
+                   size);
+  if (arch < 0 || arch > 1000)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_binary_open: arch %d; expected 0 (any) or a compute capability as "
+                   "major*10 + minor, e.g. 90",
+                   arch);
+  cucore_status st = cc_check_code_size(size, "cucore_binary_open", "the code");
+  if (st == CUCORE_OK && type == CUCORE_CODE_AUTO) st = cc_code_type_detect(data, size, &type);
+  if (st == CUCORE_OK) st = readable_type(type);
+  if (st != CUCORE_OK) return st;
+  if (size == 0) return cc_code_type_detect(data, size, &type); /* the empty-input message */
+  st = check_declared(data, size, type, name);
+  if (st != CUCORE_OK) return st;
   cucore_binary *bin = cc_calloc(1, sizeof *bin, "a cucore_binary");
   if (!bin) return CUCORE_HOST_OUT_OF_MEMORY;
-  bin->data = cc_malloc(size + 1, "a copy of the binary");
+  bin->data = cc_copy_code(data, size);
   if (!bin->data) {
     free(bin);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
-  memcpy(bin->data, data, size);
-  bin->data[size] = 0;
   bin->size = size;
   bin->info.type = type;
   bin->info.selected_entry = -1;
-  switch (type) {
-  case CUCORE_CODE_CUBIN: st = read_cubin(bin, bin->data, size, arch); break;
-  case CUCORE_CODE_PTX: st = read_ptx(bin, (const char *)bin->data, size, arch); break;
-  case CUCORE_CODE_FATBIN: st = read_fatbin(bin, 0, size, arch); break;
-  default: {
-    uint64_t off = 0, len = 0;
-    st = cc_host_elf_fatbin(bin->data, size, &off, &len);
-    if (st == CUCORE_OK) st = read_fatbin(bin, off, len, arch);
-    break;
-  }
-  }
+  st = read_as(bin, type, arch);
   if (st != CUCORE_OK) {
     cucore_binary_destroy(bin);
     return st;
@@ -428,6 +441,11 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
   bin->info.demangler = cc_demangler_available();
   *out = bin;
   return CUCORE_OK;
+}
+
+cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type type, int arch,
+                             cucore_binary **out) {
+  return open_named(data, size, type, arch, "code in memory", out);
 }
 
 cucore_status cc_binary_attach_ptx(cucore_binary *bin, const char *ptx, size_t len,
@@ -449,7 +467,8 @@ cucore_status cucore_code_type_detect(const void *data, size_t size, cucore_code
   if (!data && size)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_code_type_detect: `data` is NULL but size is %zu", size);
-  return cc_code_type_detect(data, size, out);
+  cucore_status st = cc_check_code_size(size, "cucore_code_type_detect", "the code");
+  return st == CUCORE_OK ? cc_code_type_detect(data, size, out) : st;
 }
 
 cucore_status cucore_binary_open(const void *data, size_t size, cucore_code_type type, int arch,
@@ -466,41 +485,11 @@ cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, i
   CC_CHECK_ARG(out, "cucore_binary_open_file", "out");
   *out = NULL;
   CC_CHECK_ARG(path, "cucore_binary_open_file", "path");
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno), "cannot open `%s`: %s",
-                   path, strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(f), &sb) != 0) {
-    int e = errno;
-    fclose(f);
-    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, e), "cannot read `%s`: %s",
-                   path, strerror(e));
-  }
-  if (!S_ISREG(sb.st_mode)) {
-    fclose(f);
-    return cc_fail(CUCORE_IO_ERROR, "cannot read `%s`: not a regular file", path);
-  }
-  if ((uint64_t)sb.st_size > CC_DECOMPRESSED_MAX) {
-    fclose(f);
-    return cc_fail(CUCORE_IO_ERROR, "`%s` is %lld bytes; the reader accepts files up to %llu",
-                   path, (long long)sb.st_size, (unsigned long long)CC_DECOMPRESSED_MAX);
-  }
-  size_t n = (size_t)sb.st_size;
-  uint8_t *buf = cc_malloc(n, "reading a binary file");
-  if (!buf) {
-    fclose(f);
-    return CUCORE_HOST_OUT_OF_MEMORY;
-  }
-  if (n && fread(buf, 1, n, f) != n) {
-    int e = errno;
-    free(buf);
-    fclose(f);
-    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, e),
-                   "cannot read `%s`: %s", path, e ? strerror(e) : "short read");
-  }
-  fclose(f);
-  cucore_status st = cc_binary_open(buf, n, type, arch, out);
+  unsigned char *buf = NULL;
+  size_t n = 0;
+  cucore_status st = cc_read_file(path, &buf, &n);
+  if (st != CUCORE_OK) return st;
+  st = open_named(buf, n, type, arch, path, out);
   free(buf);
   return st;
 }
@@ -632,6 +621,10 @@ cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx, size
   if (matched) *matched = 0;
   CC_CHECK_ARG(bin, "cucore_binary_attach_ptx", "bin");
   CC_CHECK_ARG(ptx, "cucore_binary_attach_ptx", "ptx");
+  size_t n = strnlen(ptx, len); /* the parser reads up to the first NUL */
+  if (n && !cc_is_plain_text((const uint8_t *)ptx, n))
+    return cc_code_type_mismatch((const uint8_t *)ptx, n, CUCORE_CODE_PTX,
+                                 "cucore_binary_attach_ptx", "the PTX");
   return cc_binary_attach_ptx(bin, ptx, len, matched);
 }
 

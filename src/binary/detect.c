@@ -12,6 +12,7 @@
 #include "binary/elf.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define CC_EM_CUDA 190
@@ -123,11 +124,15 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   return CUCORE_OK;
 }
 
+/* e_machine of an ELF header (either byte order), 0 when too short. */
+static unsigned elf_machine(const uint8_t *d, size_t n) {
+  if (n < 20) return 0;
+  return n > 5 && d[5] == 1 ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19]);
+}
+
 cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
   if (starts_with(d, n, "\x7f" "ELF")) {
-    int le = n > 5 && d[5] == 1;
-    if (n >= 20 && (le ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19])) == CC_EM_CUDA)
-      return CUCORE_CODE_CUBIN;
+    if (elf_machine(d, n) == CC_EM_CUDA) return CUCORE_CODE_CUBIN;
     return CUCORE_CODE_OBJECT;
   }
   if (n >= 4 && cc_rd32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
@@ -139,6 +144,112 @@ cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
   return CUCORE_CODE_AUTO;
 }
 
+/* Up to 32 bytes of the first line after comments, as text (for messages). */
+static void text_excerpt(const uint8_t *d, size_t n, char *out, size_t cap) {
+  size_t i = skip_c_comments(d, n), k = 0;
+  while (i < n && k + 1 < cap && k < 32 && d[i] != '\n' && d[i] != '\r' && d[i] != 0)
+    out[k++] = (char)d[i++];
+  out[k] = '\0';
+}
+
+/* The first (up to 8) bytes in hex, "7f 45 4c 46". */
+static void hex_excerpt(const uint8_t *d, size_t n, char *out, size_t cap) {
+  size_t used = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < n && i < 8; i++) {
+    int w = snprintf(out + used, cap - used, i ? " %02x" : "%02x", d[i]);
+    if (w < 0 || (size_t)w >= cap - used) break;
+    used += (size_t)w;
+  }
+}
+
+const char *cc_code_describe(const uint8_t *d, size_t n, char *buf, size_t cap) {
+  char ex[40];
+  switch (cc_code_type_by_magic(d, n)) {
+  case CUCORE_CODE_CUBIN: return "a cubin (an ELF file for EM_CUDA, 190)";
+  case CUCORE_CODE_OBJECT:
+    if (n < 20) return "an ELF file cut short (under 20 bytes, no e_machine)";
+    snprintf(buf, cap, "an ELF file for machine %u, not EM_CUDA (190): a host object, or no "
+             "device code at all", elf_machine(d, n));
+    return buf;
+  case CUCORE_CODE_FATBIN: return "a fatbin (container magic 50 ed 55 ba)";
+  case CUCORE_CODE_LIBRARY: return "a static library (!<arch>)";
+  case CUCORE_CODE_LTOIR: return "ltoir (LTO-IR, ed 43 4e 7f)";
+  case CUCORE_CODE_NVVM: return "nvvm (NVVM IR as LLVM bitcode)";
+  default: break;
+  }
+  if (n == 0) return "empty (0 bytes)";
+  if (is_text(d, n)) {
+    if (looks_like_ptx(d, n)) return "ptx (text whose first directive is .version or .target)";
+    if (looks_like_llvm_text(d, n)) return "nvvm (NVVM IR as LLVM assembly text)";
+    text_excerpt(d, n, ex, sizeof ex);
+    snprintf(buf, cap, "text that is not PTX (no .version or .target directive first; it "
+             "starts \"%s\")", ex);
+    return buf;
+  }
+  hex_excerpt(d, n, ex, sizeof ex);
+  snprintf(buf, cap, "binary data of no known kind (the first bytes are %s)", ex);
+  return buf;
+}
+
+/* What bytes of a declared type look like, for the message when they do not. */
+static const char *expected_bytes(cucore_code_type t) {
+  switch (t) {
+  case CUCORE_CODE_CUBIN: return "an ELF file for EM_CUDA (190), starting 7f 45 4c 46";
+  case CUCORE_CODE_FATBIN: return "a fatbin, starting with the container magic 50 ed 55 ba";
+  case CUCORE_CODE_PTX: return "text whose first directive is .version (or .target)";
+  case CUCORE_CODE_LTOIR: return "LTO-IR, starting ed 43 4e 7f";
+  case CUCORE_CODE_OBJECT: return "a host ELF object (not EM_CUDA) holding device code";
+  case CUCORE_CODE_LIBRARY: return "a static library, starting !<arch>";
+  default: return "";
+  }
+}
+
+cucore_status cc_check_code_size(size_t size, const char *fn, const char *what) {
+  if (CC_LIKELY(size <= CC_CODE_SIZE_MAX)) return CUCORE_OK;
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: %s is %zu bytes, past the limit of %zu (PTRDIFF_MAX, the largest object C "
+                 "allows): the size is wrong",
+                 fn, what, size, CC_CODE_SIZE_MAX);
+}
+
+int cc_is_plain_text(const uint8_t *d, size_t n) {
+  return n > 0 && cc_code_type_by_magic(d, n) == CUCORE_CODE_AUTO && is_text(d, n);
+}
+
+cucore_code_type cc_code_type_guess(const uint8_t *d, size_t n) {
+  cucore_code_type t = cc_code_type_by_magic(d, n);
+  if (t == CUCORE_CODE_AUTO && is_text(d, n) && looks_like_ptx(d, n)) t = CUCORE_CODE_PTX;
+  return t;
+}
+
+int cc_code_type_fits(const uint8_t *d, size_t n, cucore_code_type declared) {
+  switch (declared) {
+  case CUCORE_CODE_CUBIN:
+  case CUCORE_CODE_FATBIN:
+  case CUCORE_CODE_LTOIR:
+  case CUCORE_CODE_OBJECT:
+  case CUCORE_CODE_LIBRARY:
+  case CUCORE_CODE_PTX: return cc_code_type_guess(d, n) == declared;
+  default: return 1; /* source (CUDA C++, NVVM IR) is checked by its compiler */
+  }
+}
+
+cucore_status cc_code_type_mismatch(const uint8_t *d, size_t n, cucore_code_type declared,
+                                    const char *fn, const char *name) {
+  char buf[200];
+  return cc_fail(CUCORE_INVALID_BINARY,
+                 "%s: `%s` was declared %s (%s), but it is %s", fn, name,
+                 cucore_code_type_name(declared), expected_bytes(declared),
+                 cc_code_describe(d, n, buf, sizeof buf));
+}
+
+cucore_status cc_code_type_check(const uint8_t *d, size_t n, cucore_code_type declared,
+                                 const char *fn, const char *name) {
+  if (cc_code_type_fits(d, n, declared)) return CUCORE_OK;
+  return cc_code_type_mismatch(d, n, declared, fn, name);
+}
+
 cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *out) {
   *out = CUCORE_CODE_AUTO;
   if (n == 0)
@@ -146,9 +257,7 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
                                           "fatbin, PTX, LTO-IR or NVVM IR");
   if (starts_with(d, n, "\x7f" "ELF")) {
     if (n >= 20) {
-      int le = n > 5 && d[5] == 1;
-      unsigned machine = le ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19]);
-      if (machine == CC_EM_CUDA) {
+      if (elf_machine(d, n) == CC_EM_CUDA) {
         *out = CUCORE_CODE_CUBIN;
         return CUCORE_OK;
       }
@@ -160,21 +269,9 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
     return cc_fail(CUCORE_INVALID_BINARY,
                    "an ELF file of only %zu bytes: the ELF header alone is 64 bytes", n);
   }
-  if (n >= 4 && cc_rd32(d) == 0xBA55ED50u) {
-    *out = CUCORE_CODE_FATBIN;
-    return CUCORE_OK;
-  }
-  if (starts_with(d, n, "!<arch>\n")) {
-    *out = CUCORE_CODE_LIBRARY;
-    return CUCORE_OK;
-  }
-  if (cc_is_ltoir(d, n)) {
-    *out = CUCORE_CODE_LTOIR;
-    return CUCORE_OK;
-  }
-  if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
-                 cc_rd32(d) == 0x0B17C0DEu)) {
-    *out = CUCORE_CODE_NVVM;
+  cucore_code_type t = cc_code_type_by_magic(d, n);
+  if (t != CUCORE_CODE_AUTO) {
+    *out = t;
     return CUCORE_OK;
   }
   if (is_text(d, n)) {
@@ -186,19 +283,16 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
       *out = CUCORE_CODE_NVVM;
       return CUCORE_OK;
     }
-    size_t i = skip_c_comments(d, n), k = 0;
-    char excerpt[33];
-    while (i < n && k < sizeof excerpt - 1 && d[i] != '\n' && d[i] != 0) excerpt[k++] = (char)d[i++];
-    excerpt[k] = '\0';
+    char excerpt[40];
+    text_excerpt(d, n, excerpt, sizeof excerpt);
     return cc_fail(CUCORE_INVALID_BINARY,
                    "text that is neither PTX (no .version directive first) nor NVVM IR "
                    "(starts \"%s\"); CUDA C++ source is not detected from its bytes: give its "
                    "type (CUCORE_CODE_CUDA_CPP) explicitly",
                    excerpt);
   }
-  char hex[3 * 8 + 1] = "";
-  for (size_t i = 0; i < n && i < 8; i++) snprintf(hex + 3 * i, 4, "%02x ", d[i]);
-  if (hex[0]) hex[strlen(hex) - 1] = '\0';
+  char hex[40];
+  hex_excerpt(d, n, hex, sizeof hex);
   return cc_fail(CUCORE_INVALID_BINARY,
                  "unrecognised code: the first bytes are %s; expected a cubin (7f 45 4c 46, "
                  "ELF), a fatbin (50 ed 55 ba), LTO-IR (ed 43 4e 7f), LLVM bitcode (42 43 c0 "

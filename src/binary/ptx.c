@@ -649,12 +649,58 @@ static void parse_target(token t, int *arch, char *suffix) {
   if (i < n && (s[i] == 'a' || s[i] == 'f')) *suffix = s[i];
 }
 
+#define SEEN_VERSION 1
+#define SEEN_TARGET 2
+
+/* One top-level statement starting with `t` (not inside braces or parentheses); 1 when an
+ * entry could not be read (the lexer holds why). */
+static int top_statement(lexer *L, token t, int arch, int was_extern, int *seen, cc_ptx *out) {
+  if (is(t, ".global") || is(t, ".const")) {
+    token after = peek(L);
+    if (after.kind == TOK_PUNCT && after.s[0] == '[')
+      skip_statement(L); /* .const[bank]: an old form this reader does not follow */
+    else
+      parse_global(L, is(t, ".global") ? CUCORE_GLOBAL_DEVICE : CUCORE_GLOBAL_CONSTANT,
+                   was_extern, &out->globals);
+  } else if (is(t, ".version")) {
+    *seen |= SEEN_VERSION;
+    token v = next(L);
+    int major = 0, minor = 0;
+    size_t i = 0;
+    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && major < 1000)
+      major = major * 10 + (v.s[i++] - '0');
+    if (i < v.len && v.s[i] == '.') i++;
+    while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && minor < 1000)
+      minor = minor * 10 + (v.s[i++] - '0');
+    out->version = major * 10 + (minor > 9 ? 9 : minor);
+  } else if (is(t, ".target")) {
+    *seen |= SEEN_TARGET;
+    token v = next(L);
+    parse_target(v, &out->target, &out->target_suffix);
+  } else if (is(t, ".entry")) {
+    if (!out->layout_arch) out->layout_arch = arch ? arch : out->target;
+    return parse_entry(L, out->layout_arch, &out->kernels);
+  }
+  return 0;
+}
+
+/* Text that is not a PTX module: a module states its ISA .version and its .target. */
+static int check_module(lexer *L, token first, int seen) {
+  char buf[64];
+  if ((seen & SEEN_VERSION) && (seen & SEEN_TARGET)) return 0;
+  return perr(L, first.line,
+              "not PTX: there is no .%s directive (a PTX module starts with its ISA .version, "
+              "then its .target); the text starts with %s",
+              seen & SEEN_VERSION ? "target" : "version", show(first, buf, sizeof buf));
+}
+
 static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *out, char *err,
                                size_t errlen) {
   memset(out, 0, sizeof *out);
   len = strnlen(text, len);
   lexer L = {text, text + len, 1, {TOK_END, NULL, 0, 0}, 0, ""};
-  int depth = 0, parens = 0, rc = 0, is_extern = 0;
+  int depth = 0, parens = 0, rc = 0, is_extern = 0, seen = 0;
+  token first = peek(&L);
   for (;;) {
     token t = next(&L);
     if (t.kind == TOK_END) break;
@@ -677,30 +723,9 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
     if (is(t, ".visible") || is(t, ".weak") || is(t, ".common")) continue;
     int was_extern = is_extern;
     is_extern = 0;
-    if (is(t, ".global") || is(t, ".const")) {
-      token after = peek(&L);
-      if (after.kind == TOK_PUNCT && after.s[0] == '[')
-        skip_statement(&L); /* .const[bank]: an old form this reader does not follow */
-      else
-        parse_global(&L, is(t, ".global") ? CUCORE_GLOBAL_DEVICE : CUCORE_GLOBAL_CONSTANT,
-                     was_extern, &out->globals);
-    } else if (is(t, ".version")) {
-      token v = next(&L);
-      int major = 0, minor = 0;
-      size_t i = 0;
-      while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && major < 1000) major = major * 10 + (v.s[i++] - '0');
-      if (i < v.len && v.s[i] == '.') i++;
-      while (i < v.len && v.s[i] >= '0' && v.s[i] <= '9' && minor < 1000) minor = minor * 10 + (v.s[i++] - '0');
-      out->version = major * 10 + (minor > 9 ? 9 : minor);
-    } else if (is(t, ".target")) {
-      token v = next(&L);
-      parse_target(v, &out->target, &out->target_suffix);
-    } else if (is(t, ".entry")) {
-      if (!out->layout_arch) out->layout_arch = arch ? arch : out->target;
-      rc = parse_entry(&L, out->layout_arch, &out->kernels);
-      if (rc) break;
-    }
+    if ((rc = top_statement(&L, t, arch, was_extern, &seen, out)) != 0) break;
   }
+  if (!rc && !L.err[0]) rc = check_module(&L, first, seen);
   if (!out->layout_arch) out->layout_arch = arch ? arch : out->target;
   if (rc || L.err[0]) {
     snprintf(err, errlen, "%s", L.err[0] ? L.err : "PTX could not be parsed");

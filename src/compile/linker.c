@@ -3,6 +3,7 @@
  * inputs into one cubin (or PTX with LTO). Inputs are copied when added; the link happens in
  * cucore_linker_complete.
  */
+#include "binary/detect.h"
 #include "object/object.h"
 #include "toolchain/jitlink.h"
 #include "toolchain/options.h"
@@ -51,8 +52,9 @@ cucore_status cucore_linker_destroy(cucore_linker *lk) {
 static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const void *data,
                                size_t size, const char *name, int producer, const char *fn) {
   if (size == 0) return cc_fail(CUCORE_INVALID_BINARY, "%s: input `%s` is empty", fn, name);
-  cucore_code_type detected = cc_sniff_code_type(data, size);
-  if (type == CUCORE_CODE_AUTO) type = detected;
+  cucore_status st = cc_check_code_size(size, fn, "the input");
+  if (st != CUCORE_OK) return st;
+  if (type == CUCORE_CODE_AUTO) type = cc_code_type_guess(data, size);
   switch (type) {
   case CUCORE_CODE_CUBIN:
   case CUCORE_CODE_PTX:
@@ -70,10 +72,10 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
                    "%s: input `%s` is %s source; compile it with a program first", fn, name,
                    cucore_code_type_name(type));
   }
-  if (type == CUCORE_CODE_LTOIR) {
-    cucore_status st = cc_jitlink_check_producer(producer, name, fn);
-    if (st != CUCORE_OK) return st;
-  }
+  st = cc_code_type_check(data, size, type, fn, name);
+  if (st == CUCORE_OK && type == CUCORE_CODE_LTOIR)
+    st = cc_jitlink_check_producer(producer, name, fn);
+  if (st != CUCORE_OK) return st;
   cc_link_input *in = cc_raw_realloc(lk->inputs, (size_t)(lk->count + 1) * sizeof *in);
   if (!in) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   lk->inputs = in;

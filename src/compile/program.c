@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
+#include "binary/detect.h"
 #include "binary/fatbin_write.h"
 #include "object/object.h"
 #include "toolchain/jitlink.h"
@@ -52,8 +53,10 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
   if (size == 0) size = strlen(code);
   if (size == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_create: the source is empty");
+  cucore_status st = cc_check_code_size(size, "cucore_program_create", "the source");
+  if (st != CUCORE_OK) return st;
   if (type == CUCORE_CODE_AUTO) {
-    cucore_code_type t = cc_sniff_code_type(code, size);
+    cucore_code_type t = cc_code_type_guess(code, size);
     type = (t == CUCORE_CODE_PTX || t == CUCORE_CODE_NVVM) ? t : CUCORE_CODE_CUDA_CPP;
     if (t == CUCORE_CODE_CUBIN || t == CUCORE_CODE_FATBIN || t == CUCORE_CODE_LTOIR)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -75,7 +78,7 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
                                      : type == CUCORE_CODE_NVVM ? "program.ll"
                                                                 : "program.cu"),
                       "a program name");
-  cucore_status st = (p->code && p->name) ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+  st = (p->code && p->name) ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
   if (st == CUCORE_OK) st = opts ? cucore_options_copy(opts, &p->opts) : cucore_options_create(&p->opts);
   if (st != CUCORE_OK) {
     cucore_program_destroy(p);
@@ -136,6 +139,8 @@ cucore_status cucore_program_add_module(cucore_program *p, const void *code, siz
                    "cucore_program_add_module: extra modules are for NVVM IR programs; `%s` is %s",
                    p->name, cucore_code_type_name(p->type));
   if (size == 0) size = strlen(code);
+  cucore_status st = cc_check_code_size(size, "cucore_program_add_module", "the module");
+  if (st != CUCORE_OK) return st;
   cc_module *m = cc_raw_realloc(p->modules, (size_t)(p->module_count + 1) * sizeof *m);
   if (!m) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
   p->modules = m;

@@ -464,6 +464,7 @@ static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryGetModule);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleGetFunctionCount);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleEnumerateFunctions);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncGetName);
   if (st != CUCORE_OK) return st;
   CUlibrary lib = NULL;
   CUmodule mod = NULL;

@@ -241,7 +241,7 @@ static void name_node(const cucore_graph *g, CUgraphNode h, const char *which, c
 
 static size_t count_nodes(CUgraph g) {
   size_t n = 0;
-  if (DRV(cuGraphGetNodes)(g, NULL, &n) != CUDA_SUCCESS) return 0;
+  if (!DRV(cuGraphGetNodes) || DRV(cuGraphGetNodes)(g, NULL, &n) != CUDA_SUCCESS) return 0;
   return n;
 }
 

@@ -60,7 +60,7 @@ cucore_status cucore_mem_pool_import_fd(cucore_device *dev, int fd, cucore_mem_p
                       "file descriptor %d on device %d (is it a pool exported with "
                       "cucore_mem_pool_export_fd?)", fd, dev->ordinal);
   st = cc_pool_new_handle(dev, h, 1, 1, 1, out);
-  if (st != CUCORE_OK) (void)DRV(cuMemPoolDestroy)(h);
+  if (st != CUCORE_OK && DRV(cuMemPoolDestroy)) (void)DRV(cuMemPoolDestroy)(h);
   return st;
 }
 

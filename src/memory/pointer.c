@@ -174,7 +174,7 @@ static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, c
     CUdevice d = 0;
     if (DRV(cuDeviceGet)(&d, ordinal) == CUDA_SUCCESS) loc.id = (int)d;
     CUmemAccess_flags fl = CU_MEM_ACCESS_FLAGS_PROT_NONE;
-    if (DRV(cuMemPoolGetAccess)(&fl, f.pool, &loc) == CUDA_SUCCESS &&
+    if (DRV(cuMemPoolGetAccess) && DRV(cuMemPoolGetAccess)(&fl, f.pool, &loc) == CUDA_SUCCESS &&
         fl != CU_MEM_ACCESS_FLAGS_PROT_NONE)
       return CUCORE_OK;
     return cc_fail(CUCORE_INVALID_ARGUMENT,

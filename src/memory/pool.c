@@ -219,7 +219,7 @@ static cucore_status fail_async(CUresult r, const char *call, const char *fn, cu
                                 CUmemoryPool h, size_t bytes) {
   if (!h && DRV(cuDeviceGetMemPool)) (void)DRV(cuDeviceGetMemPool)(&h, dev->cudev);
   char extra[200] = "";
-  if (h) {
+  if (h && DRV(cuMemPoolGetAttribute)) {
     cuuint64_t reserved = 0, used = 0;
     (void)DRV(cuMemPoolGetAttribute)(h, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved);
     (void)DRV(cuMemPoolGetAttribute)(h, CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used);

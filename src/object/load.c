@@ -196,6 +196,7 @@ static int current_device_arch(void) {
 static cucore_status load_every_kernel(cucore_object *o) {
   cucore_status st = CC_DRV_REQUIRE(cuLibraryGetKernelCount);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLibraryEnumerateKernels);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuKernelGetFunction);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncLoad);
   if (st == CUCORE_OK) st = cc_ensure_context();
   if (st != CUCORE_OK) return st;
@@ -228,7 +229,9 @@ cucore_status cc_object_load_library(cucore_object *o) {
     if (st != CUCORE_OK) return st;
     code = linked;
   }
-  int from_file = o->path && !linked;
+  /* From the file when the driver has cuLibraryLoadFromFile (optional), else from the bytes
+   * read when the object was made: the same code. */
+  int from_file = o->path && !linked && DRV(cuLibraryLoadFromFile) != NULL;
   load_args a;
   cucore_status st = load_args_make(opts, from_file || linked, &a);
   if (st != CUCORE_OK) {
@@ -247,14 +250,14 @@ cucore_status cc_object_load_library(cucore_object *o) {
   if (o->jit_error_log) {
     /* The driver can accept a module whose PTX its JIT rejected, and fail only when a kernel
      * is asked for: the error log tells now. */
-    (void)DRV(cuLibraryUnload)(o->library);
+    if (DRV(cuLibraryUnload)) (void)DRV(cuLibraryUnload)(o->library);
     o->library = NULL;
     return explain_load_failure(o, CUDA_ERROR_INVALID_PTX, call);
   }
   if (opts->eager) {
     st = load_every_kernel(o);
     if (st != CUCORE_OK) {
-      (void)DRV(cuLibraryUnload)(o->library);
+      if (DRV(cuLibraryUnload)) (void)DRV(cuLibraryUnload)(o->library);
       o->library = NULL;
       return st;
     }

@@ -62,44 +62,9 @@ void cc_object_release(cucore_object *o) {
   free(o);
 }
 
-static int starts_with_directive(const unsigned char *p, size_t n) {
-  /* PTX: optional comments and whitespace, then a directive such as .version or .target. */
-  size_t i = 0;
-  while (i < n) {
-    if (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n') {
-      i++;
-    } else if (i + 1 < n && p[i] == '/' && p[i + 1] == '/') {
-      while (i < n && p[i] != '\n') i++;
-    } else if (i + 1 < n && p[i] == '/' && p[i + 1] == '*') {
-      i += 2;
-      while (i + 1 < n && !(p[i] == '*' && p[i + 1] == '/')) i++;
-      i += 2;
-    } else {
-      break;
-    }
-  }
-  return i < n && p[i] == '.';
-}
-
-cucore_code_type cc_sniff_code_type(const void *data, size_t size) {
-  const unsigned char *p = data;
-  if (size >= 20 && memcmp(p, "\x7f" "ELF", 4) == 0) {
-    uint16_t machine = (uint16_t)(p[18] | p[19] << 8);
-    return machine == 190 ? CUCORE_CODE_CUBIN : CUCORE_CODE_OBJECT;
-  }
-  if (size >= 4 && p[0] == 0x50 && p[1] == 0xed && p[2] == 0x55 && p[3] == 0xba)
-    return CUCORE_CODE_FATBIN;
-  if (size >= 8 && memcmp(p, "!<arch>\n", 8) == 0) return CUCORE_CODE_LIBRARY;
-  if (size >= 4 && p[0] == 0xed && p[1] == 0x43 && p[2] == 0x4e && p[3] == 0x7f)
-    return CUCORE_CODE_LTOIR; /* NVVM LTO-IR container */
-  if (size >= 4 && ((p[0] == 'B' && p[1] == 'C' && p[2] == 0xc0 && p[3] == 0xde) ||
-                    (p[0] == 0xde && p[1] == 0xc0 && p[2] == 0x17 && p[3] == 0x0b)))
-    return CUCORE_CODE_NVVM;
-  if (starts_with_directive(p, size)) return CUCORE_CODE_PTX;
-  return CUCORE_CODE_AUTO;
-}
-
-static cucore_status check_loadable_type(cucore_code_type t, const char *fn, const char *name) {
+static cucore_status check_loadable_type(cucore_code_type t, const uint8_t *d, size_t n,
+                                         const char *fn, const char *name) {
+  char buf[200];
   switch (t) {
   case CUCORE_CODE_CUBIN:
   case CUCORE_CODE_PTX:
@@ -108,9 +73,8 @@ static cucore_status check_loadable_type(cucore_code_type t, const char *fn, con
     return CUCORE_OK;
   case CUCORE_CODE_AUTO:
     return cc_fail(CUCORE_INVALID_BINARY,
-                   "%s: `%s` is not cubin (ELF), fatbin, PTX text or LTO-IR: its first bytes "
-                   "match none of them",
-                   fn, name);
+                   "%s: `%s` is not cubin (ELF), fatbin, PTX text or LTO-IR: its bytes are %s",
+                   fn, name, cc_code_describe(d, n, buf, sizeof buf));
   default:
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: `%s` is %s, which is not loadable code; an object takes cubin, PTX, "
@@ -119,23 +83,26 @@ static cucore_status check_loadable_type(cucore_code_type t, const char *fn, con
   }
 }
 
+/* Loadable code whose bytes are of the type declared (*type AUTO: the type they show). */
+static cucore_status check_code(const void *data, size_t size, cucore_code_type *type,
+                                const char *fn, const char *name) {
+  if (size == 0) return cc_fail(CUCORE_INVALID_BINARY, "%s: `%s` is empty (0 bytes)", fn, name);
+  cucore_status st = cc_check_code_size(size, fn, "the code");
+  if (st != CUCORE_OK) return st;
+  if (*type == CUCORE_CODE_AUTO) *type = cc_code_type_guess(data, size);
+  st = check_loadable_type(*type, data, size, fn, name);
+  return st == CUCORE_OK ? cc_code_type_check(data, size, *type, fn, name) : st;
+}
+
 cucore_status cucore_object_from_memory(const void *data, size_t size, cucore_code_type type,
                                         const char *name, cucore_object **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_object_from_memory", "out");
   *out = NULL;
   CC_CHECK_ARG(data, "cucore_object_from_memory", "data");
-  if (size == 0)
-    return cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_memory: the code is empty (0 bytes)");
   if (!name) name = "code in memory";
-  cucore_code_type detected = cc_sniff_code_type(data, size);
-  if (type == CUCORE_CODE_AUTO) type = detected;
-  cucore_status st = check_loadable_type(type, "cucore_object_from_memory", name);
+  cucore_status st = check_code(data, size, &type, "cucore_object_from_memory", name);
   if (st != CUCORE_OK) return st;
-  if (detected != CUCORE_CODE_AUTO && detected != type)
-    return cc_fail(CUCORE_INVALID_BINARY,
-                   "cucore_object_from_memory: `%s` was declared %s but its bytes are %s", name,
-                   cucore_code_type_name(type), cucore_code_type_name(detected));
   unsigned char *copy = cc_copy_code(data, size);
   if (!copy) return CUCORE_HOST_OUT_OF_MEMORY;
   return cc_object_new(type, copy, size, name, out);
@@ -151,16 +118,7 @@ cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
   size_t size;
   cucore_status st = cc_read_file(path, &data, &size);
   if (st != CUCORE_OK) return st;
-  if (size == 0) {
-    free(data);
-    return cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_file: `%s` is empty", path);
-  }
-  cucore_code_type detected = cc_sniff_code_type(data, size);
-  if (type == CUCORE_CODE_AUTO) type = detected;
-  st = check_loadable_type(type, "cucore_object_from_file", path);
-  if (st == CUCORE_OK && detected != CUCORE_CODE_AUTO && detected != type)
-    st = cc_fail(CUCORE_INVALID_BINARY, "cucore_object_from_file: `%s` was declared %s but its "
-                 "bytes are %s", path, cucore_code_type_name(type), cucore_code_type_name(detected));
+  st = check_code(data, size, &type, "cucore_object_from_file", path);
   if (st != CUCORE_OK) {
     free(data);
     return st;

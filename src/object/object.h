@@ -52,6 +52,4 @@ cucore_status cc_object_load(cucore_object *obj);
 /* The symbol a name stands for: the lowered name of a registered name expression, else the
  * name itself. */
 const char *cc_object_symbol(const cucore_object *obj, const char *name);
-/* Detects the code type from the bytes (CUCORE_CODE_AUTO when unknown). */
-cucore_code_type cc_sniff_code_type(const void *data, size_t size);
 #endif

@@ -93,6 +93,10 @@ cucore_status cc_driver_link(const cucore_options *opts, int arch, const char *s
   }
   /* Not CC_DRV_REQUIRE: cuda.h renames cuLinkCreate to cuLinkCreate_v2 before it could see it. */
   st = cc_driver_require((const void *)DRV(cuLinkCreate), "cuLinkCreate", 6050);
+  if (st == CUCORE_OK)
+    st = cc_driver_require((const void *)DRV(cuLinkAddData), "cuLinkAddData", 6050);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLinkComplete);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuLinkDestroy);
   if (st == CUCORE_OK) st = cc_ensure_context();
   if (st != CUCORE_OK) return st;
   jit_options j = {0};
