@@ -98,6 +98,31 @@ void cc_cache_key_end(cc_cache_key *key, unsigned char out[CC_CACHE_KEY_BYTES]);
 /* One labelled, length-prefixed field (also used by the tests). */
 void cc_cache_key_field(cc_sha256 *sha, const char *label, const void *data, size_t size);
 
+/* ---- the include scanner (cache_scan.c) ------------------------------------------------- */
+
+/* A file a CUDA C++ text names, as the preprocessor reads it (translation phases 1-3). */
+typedef enum cc_include_kind {
+  CC_INCLUDE_QUOTED,  /* "name": `text` is the name */
+  CC_INCLUDE_ANGLE,   /* <name>: `text` is the name */
+  CC_INCLUDE_UNKNOWN  /* a macro, a computed name, or text the scanner cannot read with
+                         certainty: `text` is what follows `how` (at most 80 bytes) */
+} cc_include_kind;
+
+typedef struct cc_include_ref {
+  cc_include_kind kind;
+  const char *how; /* "#include", "#include_next", "__has_include", "__has_include_next", or
+                      what makes the text unreadable */
+  const char *text;
+  size_t len;
+} cc_include_ref;
+
+/* Called for each file named; a non-zero return stops the scan. */
+typedef int (*cc_include_fn)(void *ctx, const cc_include_ref *ref);
+/* Calls `fn` for every file `text` names with #include, #include_next, __has_include or
+ * __has_include_next, whatever the spelling (comments, line splices, `%:`, `??=`). Returns 0,
+ * or -1 when out of memory. */
+int cc_cache_scan_includes(const char *text, size_t n, cc_include_fn fn, void *ctx);
+
 /* The identity of a toolkit library as the key sees it: path, device, inode, size and
  * modification time of the file the loader would open (found without loading it). Returns 0
  * and fills `out`, or -1. */

@@ -248,56 +248,43 @@ static void check_quoted(cc_cache_key *key, const cucore_options *o, const char 
                 how, (int)len, name, from, path, fix_hint);
 }
 
-static int ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+/* What the scanner found in `from`, judged: a quoted include is checked beside `from`; a
+ * quoted __has_include asks about a file on disk whether or not it is there now (creating it
+ * later changes the output), so only an in-memory header keeps it cacheable; <name> searches
+ * only the include path (the toolkit's, or one refused by check_options); anything else
+ * cannot be resolved before compiling. */
+typedef struct scan_ctx {
+  cc_cache_key *key;
+  const cucore_options *o;
+  const char *from;
+} scan_ctx;
+
+static int on_include(void *ctx, const cc_include_ref *r) {
+  scan_ctx *c = ctx;
+  int has = strncmp(r->how, "__has_include", 13) == 0;
+  if (r->kind == CC_INCLUDE_QUOTED && !has) {
+    check_quoted(c->key, c->o, c->from, r->text, r->len, r->how);
+  } else if (r->kind == CC_INCLUDE_QUOTED && !is_memory_header(c->o, r->text, r->len)) {
+    uncacheable(c->key, "%s(\"%.*s\") in `%s` asks about a file on disk, which the cache key "
+                        "cannot see%s",
+                r->how, (int)r->len, r->text, c->from, fix_hint);
+  } else if (r->kind == CC_INCLUDE_UNKNOWN && r->how[0] != '#' && !has) {
+    uncacheable(c->key, "%s in `%s` makes the includes uncertain (it joins lines only under "
+                        "C++14 and older), so the cache key cannot list them%s",
+                r->how, c->from, fix_hint);
+  } else if (r->kind == CC_INCLUDE_UNKNOWN) {
+    uncacheable(c->key, "`%s %.*s` in `%s` names its file through a macro or a computed name, "
+                        "which the cache key cannot resolve%s",
+                r->how, (int)r->len, r->text, c->from, fix_hint);
+  }
+  return c->key->uncacheable;
 }
 
 static void scan_text(cc_cache_key *key, const cucore_options *o, const char *from,
                       const char *text, size_t n) {
-  const char *p = text, *end = text + n;
-  while (p < end && !key->uncacheable) {
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    if (!eol) eol = end;
-    const char *q = p;
-    while (q < eol && (*q == ' ' || *q == '\t')) q++;
-    if (q < eol && *q == '#') {
-      q++;
-      while (q < eol && (*q == ' ' || *q == '\t')) q++;
-      size_t word = 0;
-      while (q + word < eol && ident_char(q[word])) word++;
-      if ((word == 7 && memcmp(q, "include", 7) == 0) ||
-          (word == 12 && memcmp(q, "include_next", 12) == 0)) {
-        q += word;
-        while (q < eol && (*q == ' ' || *q == '\t')) q++;
-        if (q < eol && *q == '"') {
-          const char *close = memchr(q + 1, '"', (size_t)(eol - q - 1));
-          if (close) check_quoted(key, o, from, q + 1, (size_t)(close - q - 1), "#include");
-        } else if (q < eol && *q != '<' && ident_char(*q)) {
-          uncacheable(key, "`#include %.*s` in `%s` names its file through a macro, which the "
-                           "cache key cannot resolve%s",
-                      (int)(eol - q > 80 ? 80 : eol - q), q, from, fix_hint);
-        }
-      }
-    }
-    /* __has_include("X") tests for a file beside the source. */
-    for (const char *h = p; h < eol;) {
-      const char *hit = memmem(h, (size_t)(eol - h), "__has_include", 13);
-      if (!hit) break;
-      const char *r = hit + 13;
-      if (r + 5 <= eol && memcmp(r, "_next", 5) == 0) r += 5;
-      while (r < eol && (*r == ' ' || *r == '\t')) r++;
-      if (r < eol && *r == '(') {
-        r++;
-        while (r < eol && (*r == ' ' || *r == '\t')) r++;
-        if (r < eol && *r == '"') {
-          const char *close = memchr(r + 1, '"', (size_t)(eol - r - 1));
-          if (close) check_quoted(key, o, from, r + 1, (size_t)(close - r - 1), "__has_include");
-        }
-      }
-      h = hit + 13;
-    }
-    p = eol + 1;
-  }
+  scan_ctx c = {key, o, from};
+  if (cc_cache_scan_includes(text, n, on_include, &c) != 0)
+    uncacheable(key, "out of host memory listing the includes of `%s`", from);
 }
 
 /* ---- the key -------------------------------------------------------------------------------- */
