@@ -1799,8 +1799,9 @@ typedef struct cucore_param_info {
 typedef enum cucore_option {
   CUCORE_OPT_ARCH = 0,          /**< string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
   CUCORE_OPT_STD,               /**< string: "c++03" .. "c++20" */
-  CUCORE_OPT_DEFINE,            /**< list: "NAME" or "NAME=VALUE" (-D) */
-  CUCORE_OPT_UNDEFINE,          /**< list: "NAME" (-U) */
+  CUCORE_OPT_DEFINE,            /**< list: "NAME", "NAME=VALUE" or "NAME(PARAMS)=VALUE", NAME an
+                                   identifier (-D) */
+  CUCORE_OPT_UNDEFINE,          /**< list: "NAME", an identifier (-U) */
   CUCORE_OPT_INCLUDE_PATH,      /**< list: a directory (-I) */
   CUCORE_OPT_PRE_INCLUDE,       /**< list: a header included before the source (-include) */
   CUCORE_OPT_TOOLKIT_INCLUDES,  /**< bool, default 1: add `<toolkit>/include` and `include/cccl` */
@@ -1839,7 +1840,8 @@ CUCORE_API cucore_status cucore_options_copy(const cucore_options *src, cucore_o
 /** DESTRUCTOR: frees the option set. NULL is a no-op. */
 CUCORE_API cucore_status cucore_options_destroy(cucore_options *opts);
 /** Sets a string option, or appends to a list option. The value is checked (an arch must be
- * sm_XX/compute_XX with a known suffix, std one of the known standards, ...) and copied.
+ * sm_XX/compute_XX with a known suffix, std one of the known standards, a macro name an
+ * identifier, no value empty) and copied.
  * @retval CUCORE_INVALID_ARGUMENT an unknown or non-string option, or a value that fails its
  *         check (the message says what is expected). */
 CUCORE_API cucore_status cucore_options_set_string(cucore_options *opts, cucore_option opt,
@@ -1853,11 +1855,14 @@ CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_opt
 CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const char *name,
                                                    const char *contents);
 /** Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
- * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). Unknown
- * options are CUCORE_INVALID_ARGUMENT naming the nearest known one. A bool also takes
- * "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL.
- * @retval CUCORE_INVALID_ARGUMENT an unknown option, a missing value or a value that fails
- *         its check. */
+ * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). A bool also
+ * takes "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL. Values are
+ * checked as cucore_options_set_string() checks them, so what NVRTC would refuse (`-D =1`,
+ * `-U ""`) is refused here, before any compiler runs.
+ * @retval CUCORE_UNKNOWN_OPTION `arg` is no option of the table (the message names the
+ *         nearest known one where there is one: "did you mean `--lineinfo`?").
+ * @retval CUCORE_INVALID_ARGUMENT a missing value or a value that fails its check (the message
+ *         names the option and what it expects). */
 CUCORE_API cucore_status cucore_options_parse(cucore_options *opts, const char *arg,
                                               const char *next, int *consumed);
 /** The option's name ("arch", "define", ...); "unknown-option" for a value not in the enum.

@@ -227,6 +227,37 @@ int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual) {
   return 1;
 }
 
+static int macro_char(char c, int first) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         (!first && c >= '0' && c <= '9');
+}
+
+/* A -D value as NVRTC takes it: blanks, an identifier, then nothing, `=VALUE`, or a parameter
+ * list `(...)` followed by nothing or `=VALUE`. A -U value: blanks and an identifier only.
+ * Returns 1 when well-formed. */
+static int macro_ok(const char *v, int define) {
+  while (*v == ' ' || *v == '\t') v++;
+  if (!macro_char(*v, 1)) return 0;
+  while (macro_char(*v, 0)) v++;
+  if (!define) return *v == '\0';
+  if (*v == '(') {
+    v = strchr(v, ')');
+    if (!v) return 0;
+    v++;
+  }
+  return *v == '\0' || *v == '=';
+}
+
+static cucore_status validate_macro(const option_def *d, const char *value, const char *fn) {
+  int define = d->id == CUCORE_OPT_DEFINE;
+  if (macro_ok(value, define)) return CUCORE_OK;
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: option `%s` (%s): `%s` is not %s; expected %s, where NAME is an identifier "
+                 "(letters, digits and _, not starting with a digit)",
+                 fn, d->name, d->alias, value, define ? "a macro definition" : "a macro name",
+                 define ? "NAME, NAME=VALUE or NAME(PARAMS)=VALUE" : "NAME");
+}
+
 static cucore_status validate_string(const option_def *d, const char *value, const char *fn) {
   if (!value)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a value, got NULL", fn,
@@ -256,8 +287,10 @@ static cucore_status validate_string(const option_def *d, const char *value, con
                      "(PTX), e.g. sm_80, sm_90a, compute_90",
                      fn, value);
   } else if (value[0] == '\0') {
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value", fn,
-                   d->name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value (%s)", fn,
+                   d->name, d->help);
+  } else if (d->id == CUCORE_OPT_DEFINE || d->id == CUCORE_OPT_UNDEFINE) {
+    return validate_macro(d, value, fn);
   }
   return CUCORE_OK;
 }
@@ -437,8 +470,8 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
     }
   }
   if (strncmp(arg, "--", 2) != 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "`%s` is not an option (options start with --)",
-                   arg);
+    return cc_fail(CUCORE_UNKNOWN_OPTION, "%s `%s` (options start with --)",
+                   arg[0] == '-' ? "unknown option" : "not an option:", arg);
   const char *name = arg + 2;
   const char *eq = strchr(name, '=');
   size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -479,9 +512,9 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
     }
   }
   if (nearest && best <= 3)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`; did you mean `--%s`?", arg,
+    return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`; did you mean `--%s`?", arg,
                    nearest);
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`", arg);
+  return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`", arg);
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */
