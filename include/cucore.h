@@ -3740,9 +3740,24 @@ CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
 /** Removes every entry (and stray temporary files) from the directory, resets its counters
  * and empties the in-process layer (objects already handed out stay valid). `entries` and
  * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
- * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it.
- * @retval CUCORE_IO_ERROR the directory cannot be read. */
+ * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it, and so is a file
+ * that cannot be removed (the message counts them and names the first with the reason;
+ * `entries` and `bytes` still receive what was removed).
+ * @retval CUCORE_IO_ERROR the directory cannot be read, or an entry, a temporary file or the
+ *         counters cannot be removed or reset. */
 CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
+/** Checks the cache's configuration without changing anything, so that none of it is
+ * ignored without a word (the library itself never prints). *problem is 1 when something is
+ * wrong, and `msg` (`cap` bytes, always NUL-terminated; "" when all is well) names the variable
+ * or call and the reason, problems joined by "; ": the directory (from cucore_cache_set_dir,
+ * `$CUCORE_CACHE_DIR`, `$XDG_CACHE_HOME` or `$HOME`) is not a directory, cannot be written or
+ * cannot be created, or there is none (checked only while the cache is on);
+ * `$CUCORE_CACHE_MAX_BYTES` is not a size, does not fit in 64 bits or is below 4096;
+ * `$CUCORE_CACHE_DISABLE` is neither "", "0" nor "1". Compiles still work: without the disk
+ * cache (an unusable directory), with the default cap (a malformed size), with the cache off
+ * (any other CUCORE_CACHE_DISABLE value). `msg` may be NULL when `cap` is 0.
+ * @retval CUCORE_INVALID_ARGUMENT `problem` is NULL, or `msg` is NULL with `cap` > 0. */
+CUCORE_API cucore_status cucore_cache_config_problem(char *msg, size_t cap, int *problem);
 /** @} */
 /* ==== END SECTION: compile cache ==== */
 

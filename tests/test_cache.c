@@ -546,8 +546,8 @@ static void key_fields_are_labelled_and_length_prefixed(void **state) {
   cucore_options *one = NULL, *two = NULL;
   assert_ok(cucore_options_create(&one));
   assert_ok(cucore_options_create(&two));
-  assert_ok(cucore_options_set_string(one, CUCORE_OPT_DEFINE, "A\ndefine=B"));
-  assert_ok(cucore_options_set_string(two, CUCORE_OPT_DEFINE, "A"));
+  assert_ok(cucore_options_set_string(one, CUCORE_OPT_DEFINE, "A=\ndefine=B"));
+  assert_ok(cucore_options_set_string(two, CUCORE_OPT_DEFINE, "A="));
   assert_ok(cucore_options_set_string(two, CUCORE_OPT_DEFINE, "B"));
   const char *c1 = NULL, *c2 = NULL;
   assert_ok(cucore_options_canonical(one, &c1));
