@@ -1,6 +1,7 @@
 /* test_cache_includes.c -- the cache key sees every include the preprocessor sees (issue 28,
  * point 1). For each spelling of an include of a header beside the source (comments around
- * the directive, `%:`, `??=`, line splices in the directive and in the name), a compile
+ * the directive or holding a newline before it, `%:`, `?\?=`, line splices in the directive and
+ * in the name), a compile
  * through the cache, an edit of the header and a second compile must give the new value,
  * never a stale hit. The scanner itself is checked on texts, and what it must not take for
  * an include (comments, raw strings, digit separators) stays cacheable. */
@@ -97,6 +98,9 @@ static void comment_after_include(void **state) {
 static void comment_across_lines_in_the_directive(void **state) {
   check_spelling(*state, "# /* a\n b */ include /*\n*/ \"w.h\"", NULL);
 }
+static void hash_after_a_comment_holding_a_newline(void **state) {
+  check_spelling(*state, "struct S; /* a\n */ #include \"w.h\"", NULL);
+}
 static void digraph_hash(void **state) { check_spelling(*state, "%:include \"w.h\"", NULL); }
 static void digraph_hash_with_blanks(void **state) {
   check_spelling(*state, " \t%:\f include\v\"w.h\"", NULL);
@@ -149,6 +153,12 @@ static void scanner_reads_the_phases_1_to_3_view(void **state) {
   assert_string_equal(scan(&f, "?\?=include \"w.h\""), "Q:#include:w.h;");
   assert_string_equal(scan(&f, "#include \"w\\\n.h\""), "Q:#include:w.h;");
   assert_string_equal(scan(&f, "x = 1; /* \n */ y = 2;\n#include \"w.h\""), "Q:#include:w.h;");
+  assert_string_equal(scan(&f, "x = 1; /* \n */ #include \"w.h\""), "Q:#include:w.h;");
+  assert_string_equal(scan(&f, "x = 1; /* */ #include \"a.h\"\ny; \\\n#include \"b.h\""), "");
+  static const char nul[] = "#include \"w.h\"\0\n#include \"a.h\""; /* NVRTC stops at NUL */
+  f.text[0] = '\0';
+  assert_int_equal(cc_cache_scan_includes(nul, sizeof nul - 1, collect, &f), 0);
+  assert_string_equal(f.text, "Q:#include:w.h;");
   assert_string_equal(scan(&f, "#if __has_include(\"h.h\") && __has_include_next(<n.h>)\n"),
                       "Q:__has_include:h.h;A:__has_include_next:n.h;");
   /* What cannot be resolved. */
@@ -208,6 +218,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(comment_before_the_hash, setup, teardown),
       cmocka_unit_test_setup_teardown(comment_after_include, setup, teardown),
       cmocka_unit_test_setup_teardown(comment_across_lines_in_the_directive, setup, teardown),
+      cmocka_unit_test_setup_teardown(hash_after_a_comment_holding_a_newline, setup, teardown),
       cmocka_unit_test_setup_teardown(digraph_hash, setup, teardown),
       cmocka_unit_test_setup_teardown(digraph_hash_with_blanks, setup, teardown),
       cmocka_unit_test_setup_teardown(trigraph_hash, setup, teardown),

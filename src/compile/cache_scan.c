@@ -6,7 +6,8 @@
  *            joins the lines only in those dialects, so the scanner cannot tell: unresolvable.
  *   phase 2  a backslash right before a newline (LF or CR LF) joins the lines; one followed
  *            by blanks does not. A lone CR is a blank.
- *   phase 3  a comment (`//` or slash-star) is one space, even across lines; string and
+ *   phase 3  a comment (`//` or slash-star) is one space, even across lines (but a `#` after
+ *            one that held a newline starts a directive, as after a newline); string and
  *            character literals stay whole (pp-numbers with digit separators too, so `1'000`
  *            opens no literal); a raw string becomes `""` (its lines are no directives);
  *            the digraph `%:` is `#`.
@@ -63,8 +64,14 @@ static int ident_char(char c) {
          c == '$' || (unsigned char)c >= 0x80;
 }
 
+/* In the view, a comment that held a newline is this byte: a blank that, like a newline, lets
+ * a `#` after it start a directive (NVRTC takes `int x;`, such a comment, then `#include "a.h"`
+ * on the comment's last line as an include). The source never holds the byte: NVRTC reads the
+ * source up to its first NUL, and so does the scan. */
+#define COMMENT_NEWLINE '\0'
+
 static int is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+  return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r' || c == COMMENT_NEWLINE;
 }
 
 /* The end of the "..." or '...' literal opening at b[i] (it ends at its quote or, unclosed,
@@ -118,7 +125,8 @@ static size_t phase_3_token(const char *b, size_t n, size_t i, char *v, size_t *
   if (b[i] == '/' && i + 1 < n && (b[i + 1] == '/' || b[i + 1] == '*')) {
     const char *end = b[i + 1] == '/' ? memchr(b + i, '\n', n - i)
                                       : memmem(b + i + 2, n - i - 2, "*/", 2);
-    v[(*o)++] = ' ';
+    size_t stop = end ? (size_t)(end - b) : n;
+    v[(*o)++] = b[i + 1] == '*' && memchr(b + i, '\n', stop - i) ? COMMENT_NEWLINE : ' ';
     if (!end) return n;
     return (size_t)(end - b) + (b[i + 1] == '*' ? 2 : 0);
   }
@@ -199,21 +207,29 @@ static int scan_has_include(const char *line, const char *eol, int in_define, cc
   return 0;
 }
 
+/* The directive starting at p, if it is one; *in_define set for a #define. */
+static int directive_at(const char *p, const char *eol, int *in_define, cc_include_fn fn,
+                        void *ctx) {
+  const char *q = skip_blanks(p, eol);
+  if (q >= eol || *q != '#') return 0;
+  q = skip_blanks(q + 1, eol);
+  size_t word = 0;
+  while (q + word < eol && ident_char(q[word])) word++;
+  if (word == 6 && memcmp(q, "define", 6) == 0) *in_define = 1;
+  const char *how = word == 7 && memcmp(q, "include", 7) == 0        ? "#include"
+                    : word == 12 && memcmp(q, "include_next", 12) == 0 ? "#include_next"
+                                                                      : NULL;
+  return how ? report_name(how, skip_blanks(q + word, eol), eol, 0, fn, ctx) : 0;
+}
+
+/* A line of the view: a directive at its start or after a comment that held a newline, and
+ * every __has_include in it. */
 static int scan_line(const char *line, const char *eol, cc_include_fn fn, void *ctx) {
-  const char *q = skip_blanks(line, eol);
-  int in_define = 0;
-  if (q < eol && *q == '#') {
-    q = skip_blanks(q + 1, eol);
-    size_t word = 0;
-    while (q + word < eol && ident_char(q[word])) word++;
-    in_define = word == 6 && memcmp(q, "define", 6) == 0;
-    const char *how = word == 7 && memcmp(q, "include", 7) == 0        ? "#include"
-                      : word == 12 && memcmp(q, "include_next", 12) == 0 ? "#include_next"
-                                                                        : NULL;
-    int rc = how ? report_name(how, skip_blanks(q + word, eol), eol, 0, fn, ctx) : 0;
-    if (rc) return rc;
-  }
-  return scan_has_include(line, eol, in_define, fn, ctx);
+  int in_define = 0, rc = directive_at(line, eol, &in_define, fn, ctx);
+  for (const char *m = memchr(line, COMMENT_NEWLINE, (size_t)(eol - line)); !rc && m;
+       m = memchr(m + 1, COMMENT_NEWLINE, (size_t)(eol - m - 1)))
+    rc = directive_at(m + 1, eol, &in_define, fn, ctx);
+  return rc ? rc : scan_has_include(line, eol, in_define, fn, ctx);
 }
 
 int cc_cache_scan_includes(const char *text, size_t n, cc_include_fn fn, void *ctx) {
@@ -223,6 +239,7 @@ int cc_cache_scan_includes(const char *text, size_t n, cc_include_fn fn, void *c
     free(v);
     return -1;
   }
+  n = strnlen(text, n); /* NVRTC reads up to the first NUL */
   int trigraph_splice = 0, rc = 0;
   size_t m = phases_1_2(text, n, b, &trigraph_splice), o = 0;
   if (trigraph_splice) {
