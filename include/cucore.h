@@ -3635,9 +3635,13 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
  * A compile that can read files the key cannot see is not cached, and the reason is kept
  * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
  * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
- * output files, a quoted `#include` that finds a file on disk beside the source, or an
- * `#include` whose file is a macro. cucore_program_set_cache_digest makes such a compile
- * cacheable: the caller's digest stands for those files.
+ * output files, a quoted `#include` that finds a file on disk beside the source, an
+ * `#include` whose file is a macro or a computed name, a quoted `__has_include` of a file that
+ * is not an in-memory header, or a `??/` line splice (its meaning depends on the dialect). The
+ * includes are read as the preprocessor reads them (translation phases 1-3: line splices
+ * joined, comments removed, `%:` and `??=` taken as `#`), in the source and in every in-memory
+ * header. cucore_program_set_cache_digest makes such a compile cacheable: the caller's digest
+ * stands for those files.
  *
  * Where: the directory cucore_cache_set_dir gave, else `$CUCORE_CACHE_DIR`, else
  * `$XDG_CACHE_HOME/cucore`, else `~/.cache/cucore`. `CUCORE_CACHE_DISABLE=1` (any value but ""
