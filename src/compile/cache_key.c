@@ -321,24 +321,14 @@ static int rendered_field(cc_cache_key *key, const cc_cache_request *rq, cc_tool
   return 0;
 }
 
-int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
-  memset(key, 0, sizeof *key);
-  cc_sha256 *sha = &key->sha;
-  cc_sha256_init(sha);
-  field_u64(sha, "format", CC_CACHE_FORMAT_VERSION);
-  field_str(sha, "cucore", CUCORE_VERSION_STRING);
-  field_u64(sha, "type", (uint64_t)rq->type);
-  field_u64(sha, "target", (uint64_t)rq->target);
-  field_u64(sha, "arch", (uint64_t)rq->arch);
-  field_str(sha, "suffix", rq->suffix);
-  field_str(sha, "name", rq->name);
-  const cucore_options *o = rq->opts;
+/* The compilers and the flags each will be given. Returns 0, or -1 when out of memory. */
+static int compiler_fields(cc_cache_key *key, const cc_cache_request *rq) {
   if (rq->type == CUCORE_CODE_CUDA_CPP) {
     tool_field(key, CC_CACHE_NVRTC, "nvrtc");
-    if (cc_options_int(o, CUCORE_OPT_TOOLKIT_INCLUDES)) {
+    if (cc_options_int(rq->opts, CUCORE_OPT_TOOLKIT_INCLUDES)) {
       char id[3 * PATH_MAX];
       toolkit_include_identity(id, sizeof id);
-      field_str(sha, "toolkit-includes", id);
+      field_str(&key->sha, "toolkit-includes", id);
     }
   } else if (rq->type == CUCORE_CODE_NVVM) {
     tool_field(key, CC_CACHE_NVVM, "nvvm");
@@ -353,52 +343,76 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   else if (rq->type == CUCORE_CODE_NVVM)
     rendered = rendered_field(key, rq, CC_TOOL_NVVM, 1);
   if (rendered == 0 && jitlink) rendered = rendered_field(key, rq, CC_TOOL_NVJITLINK, 0);
-  if (rendered != 0) return -1;
+  return rendered;
+}
 
+/* The options: canonical text, then each value again, length-prefixed. */
+static int option_fields(cc_cache_key *key, const cucore_options *o) {
   const char *canon = NULL;
   if (cucore_options_canonical(o, &canon) != CUCORE_OK) {
     cc_begin();
     uncacheable(key, "out of host memory computing the cache key");
     return -1;
   }
-  field_str(sha, "options", canon);
+  field_str(&key->sha, "options", canon);
   /* The canonical text joins values with newlines; the values again, length-prefixed, keep
    * the key unambiguous when a value holds one. */
   for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
     const cc_option_value *v = &o->v[i];
     if (!v->sval && !v->count) continue;
-    field_str(sha, "option", cucore_option_name((cucore_option)i));
-    if (v->sval) field_str(sha, "value", v->sval);
-    for (int k = 0; k < v->count; k++) field_str(sha, "item", v->items[k]);
+    field_str(&key->sha, "option", cucore_option_name((cucore_option)i));
+    if (v->sval) field_str(&key->sha, "value", v->sval);
+    for (int k = 0; k < v->count; k++) field_str(&key->sha, "item", v->items[k]);
   }
+  return 0;
+}
+
+/* The name expressions, sorted. */
+static int expression_fields(cc_cache_key *key, const cc_cache_request *rq) {
+  field_u64(&key->sha, "name-expressions", (uint64_t)rq->expr_count);
+  if (!rq->expr_count) return 0;
+  const char **sorted = cc_raw_malloc((size_t)rq->expr_count * sizeof *sorted);
+  if (!sorted) {
+    uncacheable(key, "out of host memory computing the cache key");
+    return -1;
+  }
+  memcpy(sorted, rq->exprs, (size_t)rq->expr_count * sizeof *sorted);
+  qsort(sorted, (size_t)rq->expr_count, sizeof *sorted, cmp_str);
+  for (int i = 0; i < rq->expr_count; i++) field_str(&key->sha, "name-expression", sorted[i]);
+  free(sorted);
+  return 0;
+}
+
+int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
+  memset(key, 0, sizeof *key);
+  cc_sha256 *sha = &key->sha;
+  cc_sha256_init(sha);
+  field_u64(sha, "format", CC_CACHE_FORMAT_VERSION);
+  field_str(sha, "cucore", CUCORE_VERSION_STRING);
+  field_u64(sha, "type", (uint64_t)rq->type);
+  field_u64(sha, "target", (uint64_t)rq->target);
+  field_u64(sha, "arch", (uint64_t)rq->arch);
+  field_str(sha, "suffix", rq->suffix);
+  field_str(sha, "name", rq->name);
+  const cucore_options *o = rq->opts;
+  if (compiler_fields(key, rq) != 0 || option_fields(key, o) != 0) return -1;
   cc_cache_key_field(sha, "source", rq->code, rq->size);
   field_u64(sha, "headers", (uint64_t)o->header_count);
   for (int h = 0; h < o->header_count; h++) {
     field_str(sha, "header-name", o->headers[h].name);
     field_str(sha, "header", o->headers[h].contents);
   }
-  field_u64(sha, "name-expressions", (uint64_t)rq->expr_count);
-  if (rq->expr_count) {
-    const char **sorted = cc_raw_malloc((size_t)rq->expr_count * sizeof *sorted);
-    if (!sorted) {
-      uncacheable(key, "out of host memory computing the cache key");
-      return -1;
-    }
-    memcpy(sorted, rq->exprs, (size_t)rq->expr_count * sizeof *sorted);
-    qsort(sorted, (size_t)rq->expr_count, sizeof *sorted, cmp_str);
-    for (int i = 0; i < rq->expr_count; i++) field_str(sha, "name-expression", sorted[i]);
-    free(sorted);
-  }
+  if (expression_fields(key, rq) != 0) return -1;
   if (rq->digest) {
     field_str(sha, "digest", rq->digest);
-  } else {
-    check_options(key, o);
-    if (rq->type == CUCORE_CODE_CUDA_CPP) {
-      scan_text(key, o, rq->name, (const char *)rq->code, rq->size);
-      for (int h = 0; h < o->header_count && !key->uncacheable; h++)
-        scan_text(key, o, o->headers[h].name, o->headers[h].contents,
-                  strlen(o->headers[h].contents));
-    }
+    return 0;
+  }
+  check_options(key, o);
+  if (rq->type == CUCORE_CODE_CUDA_CPP) {
+    scan_text(key, o, rq->name, (const char *)rq->code, rq->size);
+    for (int h = 0; h < o->header_count && !key->uncacheable; h++)
+      scan_text(key, o, o->headers[h].name, o->headers[h].contents,
+                strlen(o->headers[h].contents));
   }
   return 0;
 }

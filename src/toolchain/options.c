@@ -437,6 +437,58 @@ static cucore_status apply(cucore_options *o, const option_def *d, const char *v
   return CUCORE_OK;
 }
 
+/* Short aliases, alone or glued to their value: -G, -D X, -DX, -IDIR, -O2, -arch=sm_90.
+ * Returns 1 with *st when `arg` is one. */
+static int parse_alias(cucore_options *o, const char *arg, const char *next, int *consumed,
+                       cucore_status *st) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    size_t n = d->alias ? strlen(d->alias) : 0;
+    const char *value = NULL;
+    if (!n) continue;
+    if (strcmp(arg, d->alias) == 0 && d->type == T_BOOL) {
+      *consumed = 1;
+    } else if (strcmp(arg, d->alias) == 0) {
+      if (!next) {
+        *st = cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg, d->help);
+        return 1;
+      }
+      *consumed = 2;
+      value = next;
+    } else if (n == 2 && strncmp(arg, d->alias, 2) == 0 && arg[2] != '\0' && d->type != T_BOOL) {
+      *consumed = 1;
+      value = arg + 2;
+    } else if (n > 2 && strncmp(arg, d->alias, n) == 0 && arg[n] == '=') {
+      *consumed = 1;
+      value = arg + n + 1;
+    } else {
+      continue;
+    }
+    *st = apply(o, d, value, arg);
+    return 1;
+  }
+  return 0;
+}
+
+/* An option no compiler knows: CUCORE_UNKNOWN_OPTION naming the nearest known one. */
+static cucore_status unknown_option(const char *arg, const char *name, size_t len) {
+  char want[64];
+  snprintf(want, sizeof want, "%.*s", (int)(len < 63 ? len : 63), name);
+  size_t best = 99;
+  const char *nearest = NULL;
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    size_t dist = edit_distance(want, defs[i].name);
+    if (dist < best) {
+      best = dist;
+      nearest = defs[i].name;
+    }
+  }
+  if (nearest && best <= 3)
+    return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`; did you mean `--%s`?", arg,
+                   nearest);
+  return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`", arg);
+}
+
 cucore_status cucore_options_parse(cucore_options *o, const char *arg, const char *next,
                                    int *consumed) {
   cc_begin();
@@ -444,31 +496,8 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
   CC_CHECK_ARG(arg, "cucore_options_parse", "arg");
   CC_CHECK_ARG(consumed, "cucore_options_parse", "consumed");
   *consumed = 0;
-  /* Short aliases glued to their value: -DX, -IDIR, -UX, -O2. */
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
-    const char *al = defs[i].alias;
-    if (!al) continue;
-    size_t n = strlen(al);
-    if (strcmp(arg, al) == 0) {
-      if (defs[i].type == T_BOOL) {
-        *consumed = 1;
-        return apply(o, &defs[i], NULL, arg);
-      }
-      if (!next)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg,
-                       defs[i].help);
-      *consumed = 2;
-      return apply(o, &defs[i], next, arg);
-    }
-    if (n == 2 && strncmp(arg, al, 2) == 0 && arg[2] != '\0' && defs[i].type != T_BOOL) {
-      *consumed = 1;
-      return apply(o, &defs[i], arg + 2, arg);
-    }
-    if (n > 2 && strncmp(arg, al, n) == 0 && arg[n] == '=') {
-      *consumed = 1;
-      return apply(o, &defs[i], arg + n + 1, arg);
-    }
-  }
+  cucore_status st = CUCORE_OK;
+  if (parse_alias(o, arg, next, consumed, &st)) return st;
   if (strncmp(arg, "--", 2) != 0)
     return cc_fail(CUCORE_UNKNOWN_OPTION, "%s `%s` (options start with --)",
                    arg[0] == '-' ? "unknown option" : "not an option:", arg);
@@ -486,35 +515,15 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
     if (strlen(d->name) != len || strncmp(d->name, name, len) != 0) continue;
     if (d->type == T_BOOL) {
       *consumed = 1;
-      if (negate) return apply(o, d, "0", arg);
-      return apply(o, d, eq ? eq + 1 : NULL, arg);
+      return apply(o, d, negate ? "0" : eq ? eq + 1 : NULL, arg);
     }
     if (negate) break;
-    if (eq) {
-      *consumed = 1;
-      return apply(o, d, eq + 1, arg);
-    }
-    if (!next)
+    if (!eq && !next)
       return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg, d->help);
-    *consumed = 2;
-    return apply(o, d, next, arg);
+    *consumed = eq ? 1 : 2;
+    return apply(o, d, eq ? eq + 1 : next, arg);
   }
-  /* Unknown: name the nearest. */
-  char want[64];
-  snprintf(want, sizeof want, "%.*s", (int)(len < 63 ? len : 63), name);
-  size_t best = 99;
-  const char *nearest = NULL;
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
-    size_t dist = edit_distance(want, defs[i].name);
-    if (dist < best) {
-      best = dist;
-      nearest = defs[i].name;
-    }
-  }
-  if (nearest && best <= 3)
-    return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`; did you mean `--%s`?", arg,
-                   nearest);
-  return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`", arg);
+  return unknown_option(arg, name, len);
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */
