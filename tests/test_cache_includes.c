@@ -181,6 +181,35 @@ static void scanner_reads_the_phases_1_to_3_view(void **state) {
   assert_string_equal(scan(&f, "my__has_include(\"a.h\")\n"), "");
 }
 
+/* Every reference points into the view, whose length never passes the text's. */
+static int bounded(void *ctx, const cc_include_ref *r) {
+  size_t *n = ctx;
+  assert_true(r->len <= *n);
+  assert_non_null(r->how);
+  return 0;
+}
+
+/* Texts made of the characters the phases and the directives care about, cut anywhere: the
+ * scanner reads none of them out of bounds (run under ASan in CI) and never fails. */
+static void scanner_survives_any_text(void **state) {
+  (void)state;
+  static const char alphabet[] = "#\"'/*\\\n\r?=%:<>()Ru8LU_x1. \tinclude__has_";
+  char text[64];
+  unsigned seed = 12345;
+  for (int round = 0; round < 20000; round++) {
+    size_t n = (size_t)(round % 64);
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 1103515245u + 12345u;
+      text[i] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+    }
+    char *exact = malloc(n ? n : 1); /* no terminator: ASan sees any read past n */
+    assert_non_null(exact);
+    memcpy(exact, text, n);
+    assert_int_equal(cc_cache_scan_includes(exact, n, bounded, &n), 0);
+    free(exact);
+  }
+}
+
 /* What looks like an include but is none keeps the compile cacheable; what cannot be listed
  * does not. */
 static void only_real_includes_make_it_uncacheable(void **state) {
@@ -215,6 +244,7 @@ static void only_real_includes_make_it_uncacheable(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scanner_reads_the_phases_1_to_3_view),
+      cmocka_unit_test(scanner_survives_any_text),
       cmocka_unit_test_setup_teardown(comment_before_the_hash, setup, teardown),
       cmocka_unit_test_setup_teardown(comment_after_include, setup, teardown),
       cmocka_unit_test_setup_teardown(comment_across_lines_in_the_directive, setup, teardown),

@@ -112,7 +112,7 @@ static int is_raw_prefix(const char *p, size_t len) {
 static size_t ppnumber_end(const char *b, size_t n, size_t i) {
   size_t j = i + 1;
   while (j < n) {
-    if ((b[j] == '+' || b[j] == '-') && strchr("eEpP", b[j - 1])) j++;
+    if ((b[j] == '+' || b[j] == '-') && b[j - 1] && strchr("eEpP", b[j - 1])) j++;
     else if (b[j] == '\'' && j + 1 < n && ident_char(b[j + 1])) j += 2;
     else if (ident_char(b[j]) || b[j] == '.') j++;
     else break;
