@@ -15,22 +15,15 @@ typedef struct fixture {
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   if (!f || !(f->dir = cache_test_mkdtemp())) return -1;
-  cucore_cache_set_dir(NULL);
-  cucore_cache_set_enabled(-1);
-  unsetenv("CUCORE_CACHE_DISABLE");
-  unsetenv("CUCORE_CACHE_MAX_BYTES");
+  if (cache_test_settings(NULL) != 0) return -1;
   setenv("CUCORE_CACHE_DIR", f->dir, 1);
-  cc_cache_memory_clear();
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   fixture *f = *state;
-  cc_cache_memory_clear();
-  cucore_cache_set_dir(NULL);
-  unsetenv("CUCORE_CACHE_DISABLE");
-  unsetenv("CUCORE_CACHE_MAX_BYTES");
+  cache_test_settings(NULL);
   char sub[4200];
   snprintf(sub, sizeof sub, "%s/ro", f->dir);
   chmod(sub, 0755); /* a read-only folder is never left behind */
