@@ -160,6 +160,8 @@ static void scanner_reads_the_phases_1_to_3_view(void **state) {
   /* What cannot be resolved. */
   assert_string_equal(scan(&f, "#include HDR\n"), "U:#include:HDR;");
   assert_string_equal(scan(&f, "#include\n"), "U:#include:;");
+  assert_string_equal(scan(&f, "#include \"a?\?=b.h\"\n"), "U:#include:\"a#b.h\";");
+  assert_string_equal(scan(&f, "#include \"w?\?/.h\"\n"), "U:#include:\"w?\?/.h\";");
   assert_string_equal(scan(&f, "#if __has_include(X)\n"), "U:__has_include:X;");
   assert_string_equal(scan(&f, "#define HI __has_include\n"), "U:__has_include:;");
   assert_contains(scan(&f, "// x ?\?/\n#include \"w.h\"\n"), "U:a `?\?/` trigraph");

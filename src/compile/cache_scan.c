@@ -166,10 +166,15 @@ static int report_name(const char *how, const char *p, const char *eol, char clo
   const char *close = NULL;
   if (p < eol && (*p == '"' || *p == '<'))
     close = memchr(p + 1, *p == '"' ? '"' : '>', (size_t)(eol - p - 1));
+  /* A `#` in a quoted name may be a `??=` that only C++14 and older read as `#`, and a `??` may
+   * begin a trigraph: the file's name depends on the dialect. */
+  size_t len = close ? (size_t)(close - p - 1) : 0;
+  if (close && *p == '"' && (memchr(p + 1, '#', len) || memmem(p + 1, len, "??", 2)))
+    close = NULL;
   if (close) {
     ref.kind = *p == '"' ? CC_INCLUDE_QUOTED : CC_INCLUDE_ANGLE;
     ref.text = p + 1;
-    ref.len = (size_t)(close - p - 1);
+    ref.len = len;
   } else {
     const char *stop = close_paren ? memchr(p, close_paren, (size_t)(eol - p)) : NULL;
     ref.len = (size_t)((stop ? stop : eol) - p);
