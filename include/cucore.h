@@ -266,8 +266,9 @@ enum cucore_code {
  * kind and may miss older ones, whose memory the process may have reused; such calls remain
  * undefined behaviour.
  * @var CUCORE_UNKNOWN_OPTION
- * A compile option that no compiler knows (cucore_options_parse(), cucore_options_set());
- * the message names it and the closest known option.
+ * A compile option that no compiler knows (cucore_options_parse()); the message names it and
+ * the closest known option where there is one. (An enum value out of range given to
+ * cucore_options_set_string() or cucore_options_set_int() is CUCORE_INVALID_ARGUMENT.)
  */
 
 /** Where the native code kept in a status came from. */
