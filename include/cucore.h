@@ -267,8 +267,9 @@ enum cucore_code {
  * kind and may miss older ones, whose memory the process may have reused; such calls remain
  * undefined behaviour.
  * @var CUCORE_UNKNOWN_OPTION
- * A compile option that no compiler knows (cucore_options_parse(), cucore_options_set());
- * the message names it and the closest known option.
+ * A compile option that no compiler knows (cucore_options_parse()); the message names it and
+ * the closest known option where there is one. (An enum value out of range given to
+ * cucore_options_set_string() or cucore_options_set_int() is CUCORE_INVALID_ARGUMENT.)
  */
 
 /** Where the native code kept in a status came from. */
@@ -1840,8 +1841,9 @@ typedef struct cucore_param_info {
 typedef enum cucore_option {
   CUCORE_OPT_ARCH = 0,          /**< string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
   CUCORE_OPT_STD,               /**< string: "c++03" .. "c++20" */
-  CUCORE_OPT_DEFINE,            /**< list: "NAME" or "NAME=VALUE" (-D) */
-  CUCORE_OPT_UNDEFINE,          /**< list: "NAME" (-U) */
+  CUCORE_OPT_DEFINE,            /**< list: "NAME", "NAME=VALUE" or "NAME(PARAMS)=VALUE", NAME an
+                                   identifier (-D) */
+  CUCORE_OPT_UNDEFINE,          /**< list: "NAME", an identifier (-U) */
   CUCORE_OPT_INCLUDE_PATH,      /**< list: a directory (-I) */
   CUCORE_OPT_PRE_INCLUDE,       /**< list: a header included before the source (-include) */
   CUCORE_OPT_TOOLKIT_INCLUDES,  /**< bool, default 1: add `<toolkit>/include` and `include/cccl` */
@@ -1880,7 +1882,8 @@ CUCORE_API cucore_status cucore_options_copy(const cucore_options *src, cucore_o
 /** DESTRUCTOR: frees the option set. NULL is a no-op. */
 CUCORE_API cucore_status cucore_options_destroy(cucore_options *opts);
 /** Sets a string option, or appends to a list option. The value is checked (an arch must be
- * sm_XX/compute_XX with a known suffix, std one of the known standards, ...) and copied.
+ * sm_XX/compute_XX with a known suffix, std one of the known standards, a macro name an
+ * identifier, no value empty) and copied.
  * @retval CUCORE_INVALID_ARGUMENT an unknown or non-string option, or a value that fails its
  *         check (the message says what is expected). */
 CUCORE_API cucore_status cucore_options_set_string(cucore_options *opts, cucore_option opt,
@@ -1894,11 +1897,14 @@ CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_opt
 CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const char *name,
                                                    const char *contents);
 /** Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
- * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). Unknown
- * options are CUCORE_INVALID_ARGUMENT naming the nearest known one. A bool also takes
- * "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL.
- * @retval CUCORE_INVALID_ARGUMENT an unknown option, a missing value or a value that fails
- *         its check. */
+ * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). A bool also
+ * takes "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL. Values are
+ * checked as cucore_options_set_string() checks them, so what NVRTC would refuse (`-D =1`,
+ * `-U ""`) is refused here, before any compiler runs.
+ * @retval CUCORE_UNKNOWN_OPTION `arg` is no option of the table (the message names the
+ *         nearest known one where there is one: "did you mean `--lineinfo`?").
+ * @retval CUCORE_INVALID_ARGUMENT a missing value or a value that fails its check (the message
+ *         names the option and what it expects). */
 CUCORE_API cucore_status cucore_options_parse(cucore_options *opts, const char *arg,
                                               const char *next, int *consumed);
 /** The option's name ("arch", "define", ...); "unknown-option" for a value not in the enum.
@@ -3683,9 +3689,13 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
  * A compile that can read files the key cannot see is not cached, and the reason is kept
  * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
  * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
- * output files, a quoted `#include` that finds a file on disk beside the source, or an
- * `#include` whose file is a macro. cucore_program_set_cache_digest makes such a compile
- * cacheable: the caller's digest stands for those files.
+ * output files, a quoted `#include` that finds a file on disk beside the source, an
+ * `#include` whose file is a macro or a computed name, a quoted `__has_include` of a file that
+ * is not an in-memory header, or a `??/` line splice (its meaning depends on the dialect). The
+ * includes are read as the preprocessor reads them (translation phases 1-3: line splices
+ * joined, comments removed, `%:` and `??=` taken as `#`), in the source and in every in-memory
+ * header. cucore_program_set_cache_digest makes such a compile cacheable: the caller's digest
+ * stands for those files.
  *
  * Where: the directory cucore_cache_set_dir gave, else `$CUCORE_CACHE_DIR`, else
  * `$XDG_CACHE_HOME/cucore`, else `~/.cache/cucore`. `CUCORE_CACHE_DISABLE=1` (any value but ""
@@ -3788,9 +3798,24 @@ CUCORE_API cucore_status cucore_cache_set_max_bytes(uint64_t max_bytes);
 /** Removes every entry (and stray temporary files) from the directory, resets its counters
  * and empties the in-process layer (objects already handed out stay valid). `entries` and
  * `bytes` (either may be NULL) receive what was removed. A directory that does not exist is
- * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it.
- * @retval CUCORE_IO_ERROR the directory cannot be read. */
+ * empty, not an error; one that cannot be read is CUCORE_IO_ERROR naming it, and so is a file
+ * that cannot be removed (the message counts them and names the first with the reason;
+ * `entries` and `bytes` still receive what was removed).
+ * @retval CUCORE_IO_ERROR the directory cannot be read, or an entry, a temporary file or the
+ *         counters cannot be removed or reset. */
 CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
+/** Checks the cache's configuration without changing anything, so that none of it is
+ * ignored without a word (the library itself never prints). *problem is 1 when something is
+ * wrong, and `msg` (`cap` bytes, always NUL-terminated; "" when all is well) names the variable
+ * or call and the reason, problems joined by "; ": the directory (from cucore_cache_set_dir,
+ * `$CUCORE_CACHE_DIR`, `$XDG_CACHE_HOME` or `$HOME`) is not a directory, cannot be written or
+ * cannot be created, or there is none (checked only while the cache is on);
+ * `$CUCORE_CACHE_MAX_BYTES` is not a size, does not fit in 64 bits or is below 4096;
+ * `$CUCORE_CACHE_DISABLE` is neither "", "0" nor "1". Compiles still work: without the disk
+ * cache (an unusable directory), with the default cap (a malformed size), with the cache off
+ * (any other CUCORE_CACHE_DISABLE value). `msg` may be NULL when `cap` is 0.
+ * @retval CUCORE_INVALID_ARGUMENT `problem` is NULL, or `msg` is NULL with `cap` > 0. */
+CUCORE_API cucore_status cucore_cache_config_problem(char *msg, size_t cap, int *problem);
 /** @} */
 /* ==== END SECTION: compile cache ==== */
 

@@ -29,6 +29,19 @@ static inline char *cache_test_source(int n) {
   return s;
 }
 
+/* The cache as a test starts and leaves it: on, in `dir` (NULL: the environment's choice), the
+ * default cap, CUCORE_CACHE_DISABLE and CUCORE_CACHE_MAX_BYTES unset, the in-process layer
+ * empty. Returns 0, or -1. */
+static inline int cache_test_settings(const char *dir) {
+  if (cucore_cache_set_dir(dir) != CUCORE_OK || cucore_cache_set_enabled(-1) != CUCORE_OK ||
+      cucore_cache_set_max_bytes(0) != CUCORE_OK)
+    return -1;
+  unsetenv("CUCORE_CACHE_DISABLE");
+  unsetenv("CUCORE_CACHE_MAX_BYTES");
+  cc_cache_memory_clear();
+  return 0;
+}
+
 /* A fresh empty directory under /tmp (the caller removes it with cache_test_rm_rf). */
 static inline char *cache_test_mkdtemp(void) {
   char *d = strdup("/tmp/cucore-cache-test-XXXXXX");

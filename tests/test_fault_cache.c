@@ -5,7 +5,8 @@
  * bit-flipped at every byte: the compile always succeeds with the bytes of a clean compile, the
  * cache steps aside counting an error (cucore_cache_stats: process.errors), no temporary file
  * is left behind, and a damaged entry is never handed out. Steps fail through the test hook
- * in src/compile/cache_disk.c (so this works as root too, where chmod stops nothing).
+ * in src/compile/cache_disk.c (so this works as root too, where chmod stops nothing). A clear
+ * that cannot remove an entry is an IO_ERROR naming it (issue 28 point 4).
  * CUCORE_FAULT_LONG=1 flips every bit of every byte; the default one bit per byte. */
 #include "support.h"
 
@@ -199,6 +200,34 @@ static void a_read_only_or_missing_directory(void **state) {
   unlink(shard);
 }
 
+/* A clear that cannot remove an entry says so (issue 28, point 4): IO_ERROR with the count,
+ * the first path and the reason, never "removed 0 entries" as if all went. */
+static void clear_reports_what_it_could_not_remove(void **state) {
+  (void)state;
+  assert_ok(cucore_cache_clear(NULL, NULL));
+  compile_gives_the_right_bytes("a clean store");
+  char path[512];
+  assert_true(entry_path(path, sizeof path));
+  cc_test_cache_io_hook(hook);
+  fail_step = "remove";
+  fail_errno = EACCES;
+  uint64_t n = 99, b = 99;
+  assert_status(cucore_cache_clear(&n, &b), CUCORE_IO_ERROR);
+  assert_int_equal(cucore_status_source(cucore_last_status()), CUCORE_SOURCE_ERRNO);
+  assert_contains(cucore_last_error(), "1 file could not be removed");
+  assert_contains(cucore_last_error(), path);
+  assert_contains(cucore_last_error(), strerror(EACCES));
+  assert_int_equal(n, 0);
+  assert_int_equal(b, 0);
+  assert_int_equal(entries(), 1); /* still there, as the error says */
+  fail_step = NULL;
+  cc_test_cache_io_hook(NULL);
+  assert_ok(cucore_cache_clear(&n, &b));
+  assert_int_equal(n, 1);
+  assert_true(b > 0);
+  assert_int_equal(entries(), 0);
+}
+
 static unsigned char *read_all(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -326,6 +355,7 @@ int main(void) {
   unsetenv("CUCORE_CACHE_DISABLE");
   const struct CMUnitTest tests[] = {cmocka_unit_test(every_step_of_a_store_and_a_load_may_fail),
                                      cmocka_unit_test(a_read_only_or_missing_directory),
+                                     cmocka_unit_test(clear_reports_what_it_could_not_remove),
                                      cmocka_unit_test(truncated_and_bit_flipped_entries)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -190,4 +190,13 @@ int cli_write_file(const char *verb, const char *what, const char *path, const v
  * exits (--version, --help) are checked at exit. */
 int cli_close_stdout(const char *verb, int rc);
 
+/* ---- the compile cache's configuration (cache_warn.c) --------------------------------------
+ * Prints what is wrong with the cache's configuration (an unusable CUCORE_CACHE_DIR, a
+ * malformed CUCORE_CACHE_MAX_BYTES or CUCORE_CACHE_DISABLE) once per run on stderr, as a
+ * warning; the work goes on without the cache. Every verb that compiles calls it. */
+void cli_cache_warn_once(void);
+/* For verbs about the cache itself: prints the problem (once) as an error and returns 1, or
+ * returns 0 when the configuration is usable. */
+int cli_cache_check(const char *verb);
+
 #endif

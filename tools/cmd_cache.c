@@ -29,7 +29,14 @@ const char cmd_cache_help[] =
     "  CUCORE_CACHE_MAX_BYTES  the size cap: bytes, or with a K, M or G suffix (default 1G);\n"
     "                          least recently used entries go first\n"
     "\n"
-    "exit status: 0 done; 1 the directory cannot be read or there is none; 2 usage.\n"
+    "A configuration the cache cannot use (a CUCORE_CACHE_DIR that is a file or cannot be\n"
+    "written or created, a malformed CUCORE_CACHE_MAX_BYTES or CUCORE_CACHE_DISABLE) is named\n"
+    "on stderr: `stats` and `path` then exit 1 and print nothing; every compile warns once\n"
+    "and goes on without the cache.\n"
+    "\n"
+    "exit status: 0 done; 1 the cache cannot be used as configured, there is no directory,\n"
+    "it cannot be read, `clear` could not remove everything (it says how many files and the\n"
+    "first with the reason), or the output cannot be written; 2 usage.\n"
     "\n"
     "examples:\n"
     "  cucore cache\n"
@@ -50,43 +57,103 @@ static void print_size(uint64_t bytes) {
     printf("%.1f %s", v, units[u]);
 }
 
+/* Output written whole, or exit 1 with the reason. */
+static int output_done(void) {
+  if (fflush(stdout) == 0 && !ferror(stdout)) return CLI_EXIT_OK;
+  fprintf(stderr, "cucore cache: cannot write the output: %s\n",
+          errno ? strerror(errno) : "write error");
+  return CLI_EXIT_FAILURE;
+}
+
+static void stats_json(const cucore_cache_stats *s) {
+  const cucore_cache_counters *c = &s->total;
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_str(&j, "dir", s->dir[0] ? s->dir : NULL);
+  json_bool(&j, "enabled", s->enabled);
+  json_int(&j, "entries", (long long)s->entries);
+  json_int(&j, "bytes", (long long)s->bytes);
+  json_int(&j, "max_bytes", (long long)s->max_bytes);
+  json_int(&j, "hits", (long long)c->hits);
+  json_int(&j, "misses", (long long)c->misses);
+  json_int(&j, "stores", (long long)c->stores);
+  json_int(&j, "evictions", (long long)c->evictions);
+  json_int(&j, "errors", (long long)c->errors);
+  json_int(&j, "uncacheable", (long long)c->uncacheable);
+  json_end_object(&j);
+}
+
+static void stats_text(const cucore_cache_stats *s) {
+  const cucore_cache_counters *c = &s->total;
+  printf("directory    %s\n", s->dir[0] ? s->dir : "(none: set CUCORE_CACHE_DIR)");
+  printf("enabled      %s\n", s->enabled ? "yes" : "no");
+  printf("entries      %" PRIu64 "\n", s->entries);
+  printf("size         ");
+  print_size(s->bytes);
+  printf(" of ");
+  print_size(s->max_bytes);
+  printf("\n");
+  printf("hits         %" PRIu64 "\n", c->hits);
+  printf("misses       %" PRIu64 "\n", c->misses);
+  printf("stores       %" PRIu64 "\n", c->stores);
+  printf("evictions    %" PRIu64 "\n", c->evictions);
+  printf("errors       %" PRIu64 "\n", c->errors);
+  printf("uncacheable  %" PRIu64 "\n", c->uncacheable);
+}
+
 static int cache_stats(int json) {
+  if (cli_cache_check("cache")) return CLI_EXIT_FAILURE;
   cucore_cache_stats s;
   cucore_status st = cucore_cache_stats_get(&s);
   if (st != CUCORE_OK) return cli_fail("cache", "stats", st);
-  const cucore_cache_counters *c = &s.total;
+  if (json)
+    stats_json(&s);
+  else
+    stats_text(&s);
+  return output_done();
+}
+
+static int cache_path(int json) {
+  if (cli_cache_check("cache")) return CLI_EXIT_FAILURE;
+  cucore_cache_stats s;
+  cucore_status st = cucore_cache_stats_get(&s);
+  if (st != CUCORE_OK) return cli_fail("cache", "path", st);
+  if (!s.dir[0]) {
+    fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME "
+                    "or HOME\n");
+    return CLI_EXIT_FAILURE;
+  }
+  if (json) {
+    json_out j = {stdout, 0, {0}, 1};
+    json_begin_object(&j, NULL);
+    json_str(&j, "dir", s.dir);
+    json_end_object(&j);
+  } else {
+    printf("%s\n", s.dir);
+  }
+  return output_done();
+}
+
+static int cache_clear(int json) {
+  cli_cache_warn_once();
+  cucore_cache_stats s;
+  cucore_status st = cucore_cache_stats_get(&s);
+  uint64_t entries = 0, bytes = 0;
+  if (st == CUCORE_OK) st = cucore_cache_clear(&entries, &bytes);
+  if (st != CUCORE_OK) return cli_fail("cache", "clear", st);
   if (json) {
     json_out j = {stdout, 0, {0}, 1};
     json_begin_object(&j, NULL);
     json_str(&j, "dir", s.dir[0] ? s.dir : NULL);
-    json_bool(&j, "enabled", s.enabled);
-    json_int(&j, "entries", (long long)s.entries);
-    json_int(&j, "bytes", (long long)s.bytes);
-    json_int(&j, "max_bytes", (long long)s.max_bytes);
-    json_int(&j, "hits", (long long)c->hits);
-    json_int(&j, "misses", (long long)c->misses);
-    json_int(&j, "stores", (long long)c->stores);
-    json_int(&j, "evictions", (long long)c->evictions);
-    json_int(&j, "errors", (long long)c->errors);
-    json_int(&j, "uncacheable", (long long)c->uncacheable);
+    json_int(&j, "removed_entries", (long long)entries);
+    json_int(&j, "removed_bytes", (long long)bytes);
     json_end_object(&j);
   } else {
-    printf("directory    %s\n", s.dir[0] ? s.dir : "(none: set CUCORE_CACHE_DIR)");
-    printf("enabled      %s\n", s.enabled ? "yes" : "no");
-    printf("entries      %" PRIu64 "\n", s.entries);
-    printf("size         ");
-    print_size(s.bytes);
-    printf(" of ");
-    print_size(s.max_bytes);
-    printf("\n");
-    printf("hits         %" PRIu64 "\n", c->hits);
-    printf("misses       %" PRIu64 "\n", c->misses);
-    printf("stores       %" PRIu64 "\n", c->stores);
-    printf("evictions    %" PRIu64 "\n", c->evictions);
-    printf("errors       %" PRIu64 "\n", c->errors);
-    printf("uncacheable  %" PRIu64 "\n", c->uncacheable);
+    printf("removed %" PRIu64 " entr%s (", entries, entries == 1 ? "y" : "ies");
+    print_size(bytes);
+    printf(") from %s\n", s.dir[0] ? s.dir : "(no directory)");
   }
-  return CLI_EXIT_OK;
+  return output_done();
 }
 
 int cmd_cache(int argc, char **argv) {
@@ -97,44 +164,7 @@ int cmd_cache(int argc, char **argv) {
   if (rc) return rc;
   int json = line.json;
   if (!action || strcmp(action, "stats") == 0) return cache_stats(json);
-  if (strcmp(action, "path") == 0) {
-    cucore_cache_stats s;
-    cucore_status st = cucore_cache_stats_get(&s);
-    if (st != CUCORE_OK) return cli_fail("cache", "path", st);
-    if (!s.dir[0]) {
-      fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME "
-                      "or HOME\n");
-      return CLI_EXIT_FAILURE;
-    }
-    if (json) {
-      json_out j = {stdout, 0, {0}, 1};
-      json_begin_object(&j, NULL);
-      json_str(&j, "dir", s.dir);
-      json_end_object(&j);
-    } else {
-      printf("%s\n", s.dir);
-    }
-    return CLI_EXIT_OK;
-  }
-  if (strcmp(action, "clear") == 0) {
-    cucore_cache_stats s;
-    cucore_status st = cucore_cache_stats_get(&s);
-    uint64_t entries = 0, bytes = 0;
-    if (st == CUCORE_OK) st = cucore_cache_clear(&entries, &bytes);
-    if (st != CUCORE_OK) return cli_fail("cache", "clear", st);
-    if (json) {
-      json_out j = {stdout, 0, {0}, 1};
-      json_begin_object(&j, NULL);
-      json_str(&j, "dir", s.dir[0] ? s.dir : NULL);
-      json_int(&j, "removed_entries", (long long)entries);
-      json_int(&j, "removed_bytes", (long long)bytes);
-      json_end_object(&j);
-    } else {
-      printf("removed %" PRIu64 " entr%s (", entries, entries == 1 ? "y" : "ies");
-      print_size(bytes);
-      printf(") from %s\n", s.dir[0] ? s.dir : "(no directory)");
-    }
-    return CLI_EXIT_OK;
-  }
+  if (strcmp(action, "path") == 0) return cache_path(json);
+  if (strcmp(action, "clear") == 0) return cache_clear(json);
   return cli_usage("cache", "unknown action `%s`; expected stats, path or clear", action);
 }

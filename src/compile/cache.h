@@ -98,6 +98,31 @@ void cc_cache_key_end(cc_cache_key *key, unsigned char out[CC_CACHE_KEY_BYTES]);
 /* One labelled, length-prefixed field (also used by the tests). */
 void cc_cache_key_field(cc_sha256 *sha, const char *label, const void *data, size_t size);
 
+/* ---- the include scanner (cache_scan.c) ------------------------------------------------- */
+
+/* A file a CUDA C++ text names, as the preprocessor reads it (translation phases 1-3). */
+typedef enum cc_include_kind {
+  CC_INCLUDE_QUOTED,  /* "name": `text` is the name */
+  CC_INCLUDE_ANGLE,   /* <name>: `text` is the name */
+  CC_INCLUDE_UNKNOWN  /* a macro, a computed name, or text the scanner cannot read with
+                         certainty: `text` is what follows `how` (at most 80 bytes) */
+} cc_include_kind;
+
+typedef struct cc_include_ref {
+  cc_include_kind kind;
+  const char *how; /* "#include", "#include_next", "__has_include", "__has_include_next", or
+                      what makes the text unreadable */
+  const char *text;
+  size_t len;
+} cc_include_ref;
+
+/* Called for each file named; a non-zero return stops the scan. */
+typedef int (*cc_include_fn)(void *ctx, const cc_include_ref *ref);
+/* Calls `fn` for every file `text` names with #include, #include_next, __has_include or
+ * __has_include_next, whatever the spelling (comments, line splices, `%:`, `??=`). Returns 0,
+ * or -1 when out of memory. */
+int cc_cache_scan_includes(const char *text, size_t n, cc_include_fn fn, void *ctx);
+
 /* The identity of a toolkit library as the key sees it: path, device, inode, size and
  * modification time of the file the loader would open (found without loading it). Returns 0
  * and fills `out`, or -1. */
@@ -131,6 +156,8 @@ typedef struct cc_cache_settings {
   int enabled;
   char disabled_by[256]; /* when !enabled */
   char dir[4096];        /* "" when none */
+  const char *dir_from;  /* what chose it: "cucore_cache_set_dir", or the variable's name
+                            ("CUCORE_CACHE_DIR", "XDG_CACHE_HOME", "HOME"); NULL for none */
   uint64_t max_bytes;
 } cc_cache_settings;
 
@@ -138,6 +165,13 @@ void cc_cache_settings_get(cc_cache_settings *s);
 cucore_status cc_cache_settings_set_dir(const char *dir);
 void cc_cache_settings_set_enabled(int enabled);
 void cc_cache_settings_set_max_bytes(uint64_t max_bytes);
+
+/* Parses a size: digits, optionally K, M or G (then optionally B or iB). Returns 0 with
+ * *out, -1 when malformed, -2 when it does not fit in 64 bits (cache_config.c). */
+int cc_cache_parse_size(const char *s, uint64_t *out);
+/* Checks the configuration (cache_config.c): writes what is wrong to `msg` (variables named,
+ * problems joined by "; ") and returns 1, or returns 0 with msg "". Reads only. */
+int cc_cache_config_check(char *msg, size_t cap);
 
 /* The entry path of a key in `dir`. */
 void cc_cache_entry_path(const char *dir, const unsigned char key[CC_CACHE_KEY_BYTES],
@@ -152,7 +186,8 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap);
 /* Tests only: `hook(step)` is asked before each file-system step of a store ("create the
- * directory", "create", "write", "flush", "close", "rename") and a load ("open", "read"); a
+ * directory", "create", "write", "flush", "close", "rename"), a load ("open", "read") and a clear
+ * ("remove", per entry); a
  * non-zero errno it returns makes the step fail with it. NULL removes the hook. */
 typedef int (*cc_cache_io_hook_fn)(const char *step);
 void cc_test_cache_io_hook(cc_cache_io_hook_fn hook);
@@ -160,8 +195,18 @@ void cc_test_cache_io_hook(cc_cache_io_hook_fn hook);
 void cc_cache_disk_trim(const cc_cache_settings *s, uint64_t target);
 /* Entries and bytes on disk now. */
 void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
-/* Removes every entry and temporary file; returns 0 or -1 (errno set). */
-int cc_cache_disk_clear(const char *dir, uint64_t *entries, uint64_t *bytes);
+/* What a clear did. */
+typedef struct cc_cache_clear_report {
+  uint64_t entries, bytes; /* entries removed and their bytes */
+  uint64_t failed;         /* entries, temporary files, shards or counters it could not remove,
+                              read or reset */
+  char first[4096];        /* the first of them, */
+  int first_errno;         /* and why */
+} cc_cache_clear_report;
+/* Removes every entry and temporary file and resets the counters. Returns 0; or -1 with
+ * r->failed > 0 when something could not be removed, or with r->failed 0 and errno set when
+ * the directory cannot be read. */
+int cc_cache_disk_clear(const char *dir, cc_cache_clear_report *r);
 
 /* Counters: this process's, and the directory's (a small file updated under a lock). */
 typedef enum cc_cache_event {

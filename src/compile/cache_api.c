@@ -89,12 +89,34 @@ cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes) {
   cc_cache_settings s;
   cc_cache_settings_get(&s);
   if (!s.dir[0]) return CUCORE_OK;
-  uint64_t n = 0, b = 0;
-  if (cc_cache_disk_clear(s.dir, &n, &b) != 0)
+  cc_cache_clear_report r;
+  int rc = cc_cache_disk_clear(s.dir, &r);
+  if (entries) *entries = r.entries;
+  if (bytes) *bytes = r.bytes;
+  if (rc != 0 && !r.failed)
     return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno),
                    "cucore_cache_clear: cannot read the cache directory `%s`: %s", s.dir,
                    strerror(errno));
-  if (entries) *entries = n;
-  if (bytes) *bytes = b;
+  if (rc != 0)
+    return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, r.first_errno),
+                   "cucore_cache_clear: removed %llu entries from `%s`, but %llu file%s could "
+                   "not be removed or read; the first: `%s`: %s",
+                   (unsigned long long)r.entries, s.dir, (unsigned long long)r.failed,
+                   r.failed == 1 ? "" : "s", r.first, strerror(r.first_errno));
+  return CUCORE_OK;
+}
+
+cucore_status cucore_cache_config_problem(char *msg, size_t cap, int *problem) {
+  cc_begin();
+  CC_CHECK_ARG(problem, "cucore_cache_config_problem", "problem");
+  *problem = 0;
+  if (!msg && cap)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_cache_config_problem: `msg` is NULL with cap %zu; give a buffer, or "
+                   "cap 0 to ask only whether there is a problem",
+                   cap);
+  char text[2 * PATH_MAX];
+  *problem = cc_cache_config_check(text, sizeof text);
+  if (cap) snprintf(msg, cap, "%s", text);
   return CUCORE_OK;
 }

@@ -59,44 +59,32 @@ void cc_cache_settings_set_max_bytes(uint64_t max_bytes) {
   pthread_mutex_unlock(&settings_lock);
 }
 
-/* "1073741824", "512M", "2G", "64k", "1GiB"; 0 when malformed. */
-static uint64_t parse_size(const char *s) {
-  char *end = NULL;
-  errno = 0;
-  unsigned long long n = strtoull(s, &end, 10);
-  if (errno || end == s || s[0] == '-') return 0;
-  uint64_t mult = 1;
-  switch (*end) {
-  case 'k': case 'K': mult = 1024ull; end++; break;
-  case 'm': case 'M': mult = 1024ull * 1024; end++; break;
-  case 'g': case 'G': mult = 1024ull * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
-  if (*end || (mult > 1 && n > UINT64_MAX / mult)) return 0;
-  return (uint64_t)n * mult;
-}
-
-static void default_dir(char *out, size_t cap) {
+/* The directory the environment chooses, and the variable that chose it. */
+static void default_dir(cc_cache_settings *s) {
   const char *d = getenv("CUCORE_CACHE_DIR");
   if (d && d[0]) {
-    snprintf(out, cap, "%s", d);
+    snprintf(s->dir, sizeof s->dir, "%s", d);
+    s->dir_from = "CUCORE_CACHE_DIR";
     return;
   }
   const char *xdg = getenv("XDG_CACHE_HOME");
   if (xdg && xdg[0] == '/') { /* the XDG spec ignores relative paths */
-    snprintf(out, cap, "%s/cucore", xdg);
+    snprintf(s->dir, sizeof s->dir, "%s/cucore", xdg);
+    s->dir_from = "XDG_CACHE_HOME";
     return;
   }
   const char *home = getenv("HOME");
+  s->dir_from = "HOME";
   char buf[4096];
   struct passwd pw, *res = NULL;
-  if ((!home || !home[0]) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res)
+  if ((!home || !home[0]) && getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) == 0 && res) {
     home = res->pw_dir;
+    s->dir_from = "the password database's home directory";
+  }
   if (home && home[0])
-    snprintf(out, cap, "%s/.cache/cucore", home);
+    snprintf(s->dir, sizeof s->dir, "%s/.cache/cucore", home);
   else
-    out[0] = '\0';
+    s->dir_from = NULL;
 }
 
 void cc_cache_settings_get(cc_cache_settings *s) {
@@ -104,7 +92,10 @@ void cc_cache_settings_get(cc_cache_settings *s) {
   pthread_mutex_lock(&settings_lock);
   int enabled = api_enabled;
   uint64_t max = api_max_bytes;
-  if (api_dir) snprintf(s->dir, sizeof s->dir, "%s", api_dir);
+  if (api_dir) {
+    snprintf(s->dir, sizeof s->dir, "%s", api_dir);
+    s->dir_from = "cucore_cache_set_dir";
+  }
   pthread_mutex_unlock(&settings_lock);
   const char *off = getenv("CUCORE_CACHE_DISABLE");
   s->enabled = 1;
@@ -117,11 +108,11 @@ void cc_cache_settings_get(cc_cache_settings *s) {
     snprintf(s->disabled_by, sizeof s->disabled_by,
              "the process turned it off with cucore_cache_set_enabled(0)");
   }
-  if (!s->dir[0]) default_dir(s->dir, sizeof s->dir);
+  if (!s->dir[0]) default_dir(s);
   if (!max) {
     const char *m = getenv("CUCORE_CACHE_MAX_BYTES");
-    max = m && m[0] ? parse_size(m) : 0;
-    if (!max) max = CC_CACHE_DEFAULT_MAX_BYTES;
+    if (!m || !m[0] || cc_cache_parse_size(m, &max) != 0 || !max)
+      max = CC_CACHE_DEFAULT_MAX_BYTES; /* cucore_cache_config_problem says why */
   }
   s->max_bytes = max < CC_CACHE_MIN_MAX_BYTES ? CC_CACHE_MIN_MAX_BYTES : max;
 }
@@ -343,7 +334,17 @@ typedef struct scan {
   scan_entry *v;
   size_t n, cap;
   uint64_t bytes;
+  cc_cache_clear_report *fails; /* where files that could not be read or removed are told */
 } scan;
+
+static void scan_failed(scan *sc, const char *path, int err) {
+  cc_cache_clear_report *r = sc ? sc->fails : NULL;
+  if (!r) return;
+  if (!r->failed++) {
+    snprintf(r->first, sizeof r->first, "%s", path);
+    r->first_errno = err;
+  }
+}
 
 /* Walks <dir>/<2 hex>/: entries go into `out` (when not NULL); temporary files older than an
  * hour (left by a crash) are removed, as are all of them when `all_tmp`. */
@@ -357,16 +358,19 @@ static int walk(const char *dir, scan *out, int all_tmp, uint64_t *tmp_removed) 
     char sub[PATH_MAX];
     snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
     DIR *sd = opendir(sub);
-    if (!sd) continue;
+    if (!sd) {
+      scan_failed(out, sub, errno);
+      continue;
+    }
     struct dirent *e;
     while ((e = readdir(sd)) != NULL) {
       char path[PATH_MAX];
       snprintf(path, sizeof path, "%s/%s", sub, e->d_name);
       struct stat st;
       if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
-        if (lstat(path, &st) == 0 && (all_tmp || now - st.st_mtime > STALE_TMP_SECONDS) &&
-            unlink(path) == 0 && tmp_removed)
-          ++*tmp_removed;
+        if (lstat(path, &st) != 0 || !(all_tmp || now - st.st_mtime > STALE_TMP_SECONDS)) continue;
+        if (unlink(path) == 0 && tmp_removed) ++*tmp_removed;
+        else if (errno != ENOENT && all_tmp) scan_failed(out, path, errno);
         continue;
       }
       if (strlen(e->d_name) != 2 * CC_CACHE_KEY_BYTES - 2 ||
@@ -453,39 +457,50 @@ void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes) {
   free(sc.v);
 }
 
-int cc_cache_disk_clear(const char *dir, uint64_t *entries, uint64_t *bytes) {
-  scan sc = {0};
+/* Removes the empty shard directories (rmdir leaves any that another process just filled). */
+static void remove_empty_shards(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL)
+    if (strlen(de->d_name) == 2 && is_hex(de->d_name, 2)) {
+      char sub[PATH_MAX];
+      snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+      (void)rmdir(sub);
+    }
+  closedir(d);
+}
+
+int cc_cache_disk_clear(const char *dir, cc_cache_clear_report *r) {
+  memset(r, 0, sizeof *r);
+  scan sc = {.fails = r};
   uint64_t tmp = 0;
-  *entries = *bytes = 0;
   if (walk(dir, &sc, 1, &tmp) != 0) {
     int e = errno;
     free(sc.v);
     errno = e;
     return -1;
   }
-  for (size_t i = 0; i < sc.n; i++)
-    if (unlink(sc.v[i].path) == 0) {
-      ++*entries;
-      *bytes += sc.v[i].size;
+  for (size_t i = 0; i < sc.n; i++) {
+    if (!io_fault("remove") && unlink(sc.v[i].path) == 0) {
+      r->entries++;
+      r->bytes += sc.v[i].size;
+    } else if (errno != ENOENT) {
+      scan_failed(&sc, sc.v[i].path, errno);
     }
-  free(sc.v);
-  /* Empty shard directories go too (rmdir leaves any that another process just filled). */
-  DIR *d = opendir(dir);
-  if (d) {
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-      if (strlen(de->d_name) == 2 && is_hex(de->d_name, 2)) {
-        char sub[PATH_MAX];
-        snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
-        (void)rmdir(sub);
-      }
-    closedir(d);
   }
+  free(sc.v);
+  remove_empty_shards(dir);
   pthread_mutex_lock(&usage_lock);
   usage_known = 0;
   pthread_mutex_unlock(&usage_lock);
-  cc_cache_counters_dir_reset(dir);
-  return 0;
+  char stats[PATH_MAX];
+  stats_path(dir, stats, sizeof stats);
+  if (dir_counts(dir, NULL, 1, NULL) != 0) {
+    int e = errno;
+    if (access(stats, F_OK) == 0) scan_failed(&sc, stats, e); /* none to reset is no failure */
+  }
+  return r->failed ? -1 : 0;
 }
 
 /* ---- writing an entry ----------------------------------------------------------------------- */

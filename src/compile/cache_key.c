@@ -248,56 +248,43 @@ static void check_quoted(cc_cache_key *key, const cucore_options *o, const char 
                 how, (int)len, name, from, path, fix_hint);
 }
 
-static int ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+/* What the scanner found in `from`, judged: a quoted include is checked beside `from`; a
+ * quoted __has_include asks about a file on disk whether or not it is there now (creating it
+ * later changes the output), so only an in-memory header keeps it cacheable; <name> searches
+ * only the include path (the toolkit's, or one refused by check_options); anything else
+ * cannot be resolved before compiling. */
+typedef struct scan_ctx {
+  cc_cache_key *key;
+  const cucore_options *o;
+  const char *from;
+} scan_ctx;
+
+static int on_include(void *ctx, const cc_include_ref *r) {
+  scan_ctx *c = ctx;
+  int has = strncmp(r->how, "__has_include", 13) == 0;
+  if (r->kind == CC_INCLUDE_QUOTED && !has) {
+    check_quoted(c->key, c->o, c->from, r->text, r->len, r->how);
+  } else if (r->kind == CC_INCLUDE_QUOTED && !is_memory_header(c->o, r->text, r->len)) {
+    uncacheable(c->key, "%s(\"%.*s\") in `%s` asks about a file on disk, which the cache key "
+                        "cannot see%s",
+                r->how, (int)r->len, r->text, c->from, fix_hint);
+  } else if (r->kind == CC_INCLUDE_UNKNOWN && r->how[0] != '#' && !has) {
+    uncacheable(c->key, "%s in `%s` makes the includes uncertain (it joins lines only under "
+                        "C++14 and older), so the cache key cannot list them%s",
+                r->how, c->from, fix_hint);
+  } else if (r->kind == CC_INCLUDE_UNKNOWN) {
+    uncacheable(c->key, "`%s %.*s` in `%s` names its file through a macro or a computed name, "
+                        "which the cache key cannot resolve%s",
+                r->how, (int)r->len, r->text, c->from, fix_hint);
+  }
+  return c->key->uncacheable;
 }
 
 static void scan_text(cc_cache_key *key, const cucore_options *o, const char *from,
                       const char *text, size_t n) {
-  const char *p = text, *end = text + n;
-  while (p < end && !key->uncacheable) {
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    if (!eol) eol = end;
-    const char *q = p;
-    while (q < eol && (*q == ' ' || *q == '\t')) q++;
-    if (q < eol && *q == '#') {
-      q++;
-      while (q < eol && (*q == ' ' || *q == '\t')) q++;
-      size_t word = 0;
-      while (q + word < eol && ident_char(q[word])) word++;
-      if ((word == 7 && memcmp(q, "include", 7) == 0) ||
-          (word == 12 && memcmp(q, "include_next", 12) == 0)) {
-        q += word;
-        while (q < eol && (*q == ' ' || *q == '\t')) q++;
-        if (q < eol && *q == '"') {
-          const char *close = memchr(q + 1, '"', (size_t)(eol - q - 1));
-          if (close) check_quoted(key, o, from, q + 1, (size_t)(close - q - 1), "#include");
-        } else if (q < eol && *q != '<' && ident_char(*q)) {
-          uncacheable(key, "`#include %.*s` in `%s` names its file through a macro, which the "
-                           "cache key cannot resolve%s",
-                      (int)(eol - q > 80 ? 80 : eol - q), q, from, fix_hint);
-        }
-      }
-    }
-    /* __has_include("X") tests for a file beside the source. */
-    for (const char *h = p; h < eol;) {
-      const char *hit = memmem(h, (size_t)(eol - h), "__has_include", 13);
-      if (!hit) break;
-      const char *r = hit + 13;
-      if (r + 5 <= eol && memcmp(r, "_next", 5) == 0) r += 5;
-      while (r < eol && (*r == ' ' || *r == '\t')) r++;
-      if (r < eol && *r == '(') {
-        r++;
-        while (r < eol && (*r == ' ' || *r == '\t')) r++;
-        if (r < eol && *r == '"') {
-          const char *close = memchr(r + 1, '"', (size_t)(eol - r - 1));
-          if (close) check_quoted(key, o, from, r + 1, (size_t)(close - r - 1), "__has_include");
-        }
-      }
-      h = hit + 13;
-    }
-    p = eol + 1;
-  }
+  scan_ctx c = {key, o, from};
+  if (cc_cache_scan_includes(text, n, on_include, &c) != 0)
+    uncacheable(key, "out of host memory listing the includes of `%s`", from);
 }
 
 /* ---- the key -------------------------------------------------------------------------------- */
@@ -334,24 +321,14 @@ static int rendered_field(cc_cache_key *key, const cc_cache_request *rq, cc_tool
   return 0;
 }
 
-int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
-  memset(key, 0, sizeof *key);
-  cc_sha256 *sha = &key->sha;
-  cc_sha256_init(sha);
-  field_u64(sha, "format", CC_CACHE_FORMAT_VERSION);
-  field_str(sha, "cucore", CUCORE_VERSION_STRING);
-  field_u64(sha, "type", (uint64_t)rq->type);
-  field_u64(sha, "target", (uint64_t)rq->target);
-  field_u64(sha, "arch", (uint64_t)rq->arch);
-  field_str(sha, "suffix", rq->suffix);
-  field_str(sha, "name", rq->name);
-  const cucore_options *o = rq->opts;
+/* The compilers and the flags each will be given. Returns 0, or -1 when out of memory. */
+static int compiler_fields(cc_cache_key *key, const cc_cache_request *rq) {
   if (rq->type == CUCORE_CODE_CUDA_CPP) {
     tool_field(key, CC_CACHE_NVRTC, "nvrtc");
-    if (cc_options_int(o, CUCORE_OPT_TOOLKIT_INCLUDES)) {
+    if (cc_options_int(rq->opts, CUCORE_OPT_TOOLKIT_INCLUDES)) {
       char id[3 * PATH_MAX];
       toolkit_include_identity(id, sizeof id);
-      field_str(sha, "toolkit-includes", id);
+      field_str(&key->sha, "toolkit-includes", id);
     }
   } else if (rq->type == CUCORE_CODE_NVVM) {
     tool_field(key, CC_CACHE_NVVM, "nvvm");
@@ -366,52 +343,76 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   else if (rq->type == CUCORE_CODE_NVVM)
     rendered = rendered_field(key, rq, CC_TOOL_NVVM, 1);
   if (rendered == 0 && jitlink) rendered = rendered_field(key, rq, CC_TOOL_NVJITLINK, 0);
-  if (rendered != 0) return -1;
+  return rendered;
+}
 
+/* The options: canonical text, then each value again, length-prefixed. */
+static int option_fields(cc_cache_key *key, const cucore_options *o) {
   const char *canon = NULL;
   if (cucore_options_canonical(o, &canon) != CUCORE_OK) {
     cc_begin();
     uncacheable(key, "out of host memory computing the cache key");
     return -1;
   }
-  field_str(sha, "options", canon);
+  field_str(&key->sha, "options", canon);
   /* The canonical text joins values with newlines; the values again, length-prefixed, keep
    * the key unambiguous when a value holds one. */
   for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
     const cc_option_value *v = &o->v[i];
     if (!v->sval && !v->count) continue;
-    field_str(sha, "option", cucore_option_name((cucore_option)i));
-    if (v->sval) field_str(sha, "value", v->sval);
-    for (int k = 0; k < v->count; k++) field_str(sha, "item", v->items[k]);
+    field_str(&key->sha, "option", cucore_option_name((cucore_option)i));
+    if (v->sval) field_str(&key->sha, "value", v->sval);
+    for (int k = 0; k < v->count; k++) field_str(&key->sha, "item", v->items[k]);
   }
+  return 0;
+}
+
+/* The name expressions, sorted. */
+static int expression_fields(cc_cache_key *key, const cc_cache_request *rq) {
+  field_u64(&key->sha, "name-expressions", (uint64_t)rq->expr_count);
+  if (!rq->expr_count) return 0;
+  const char **sorted = cc_raw_malloc((size_t)rq->expr_count * sizeof *sorted);
+  if (!sorted) {
+    uncacheable(key, "out of host memory computing the cache key");
+    return -1;
+  }
+  memcpy(sorted, rq->exprs, (size_t)rq->expr_count * sizeof *sorted);
+  qsort(sorted, (size_t)rq->expr_count, sizeof *sorted, cmp_str);
+  for (int i = 0; i < rq->expr_count; i++) field_str(&key->sha, "name-expression", sorted[i]);
+  free(sorted);
+  return 0;
+}
+
+int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
+  memset(key, 0, sizeof *key);
+  cc_sha256 *sha = &key->sha;
+  cc_sha256_init(sha);
+  field_u64(sha, "format", CC_CACHE_FORMAT_VERSION);
+  field_str(sha, "cucore", CUCORE_VERSION_STRING);
+  field_u64(sha, "type", (uint64_t)rq->type);
+  field_u64(sha, "target", (uint64_t)rq->target);
+  field_u64(sha, "arch", (uint64_t)rq->arch);
+  field_str(sha, "suffix", rq->suffix);
+  field_str(sha, "name", rq->name);
+  const cucore_options *o = rq->opts;
+  if (compiler_fields(key, rq) != 0 || option_fields(key, o) != 0) return -1;
   cc_cache_key_field(sha, "source", rq->code, rq->size);
   field_u64(sha, "headers", (uint64_t)o->header_count);
   for (int h = 0; h < o->header_count; h++) {
     field_str(sha, "header-name", o->headers[h].name);
     field_str(sha, "header", o->headers[h].contents);
   }
-  field_u64(sha, "name-expressions", (uint64_t)rq->expr_count);
-  if (rq->expr_count) {
-    const char **sorted = cc_raw_malloc((size_t)rq->expr_count * sizeof *sorted);
-    if (!sorted) {
-      uncacheable(key, "out of host memory computing the cache key");
-      return -1;
-    }
-    memcpy(sorted, rq->exprs, (size_t)rq->expr_count * sizeof *sorted);
-    qsort(sorted, (size_t)rq->expr_count, sizeof *sorted, cmp_str);
-    for (int i = 0; i < rq->expr_count; i++) field_str(sha, "name-expression", sorted[i]);
-    free(sorted);
-  }
+  if (expression_fields(key, rq) != 0) return -1;
   if (rq->digest) {
     field_str(sha, "digest", rq->digest);
-  } else {
-    check_options(key, o);
-    if (rq->type == CUCORE_CODE_CUDA_CPP) {
-      scan_text(key, o, rq->name, (const char *)rq->code, rq->size);
-      for (int h = 0; h < o->header_count && !key->uncacheable; h++)
-        scan_text(key, o, o->headers[h].name, o->headers[h].contents,
-                  strlen(o->headers[h].contents));
-    }
+    return 0;
+  }
+  check_options(key, o);
+  if (rq->type == CUCORE_CODE_CUDA_CPP) {
+    scan_text(key, o, rq->name, (const char *)rq->code, rq->size);
+    for (int h = 0; h < o->header_count && !key->uncacheable; h++)
+      scan_text(key, o, o->headers[h].name, o->headers[h].contents,
+                strlen(o->headers[h].contents));
   }
   return 0;
 }

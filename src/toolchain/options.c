@@ -227,6 +227,37 @@ int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual) {
   return 1;
 }
 
+static int macro_char(char c, int first) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+         (!first && c >= '0' && c <= '9');
+}
+
+/* A -D value as NVRTC takes it: blanks, an identifier, then nothing, `=VALUE`, or a parameter
+ * list `(...)` followed by nothing or `=VALUE`. A -U value: blanks and an identifier only.
+ * Returns 1 when well-formed. */
+static int macro_ok(const char *v, int define) {
+  while (*v == ' ' || *v == '\t') v++;
+  if (!macro_char(*v, 1)) return 0;
+  while (macro_char(*v, 0)) v++;
+  if (!define) return *v == '\0';
+  if (*v == '(') {
+    v = strchr(v, ')');
+    if (!v) return 0;
+    v++;
+  }
+  return *v == '\0' || *v == '=';
+}
+
+static cucore_status validate_macro(const option_def *d, const char *value, const char *fn) {
+  int define = d->id == CUCORE_OPT_DEFINE;
+  if (macro_ok(value, define)) return CUCORE_OK;
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: option `%s` (%s): `%s` is not %s; expected %s, where NAME is an identifier "
+                 "(letters, digits and _, not starting with a digit)",
+                 fn, d->name, d->alias, value, define ? "a macro definition" : "a macro name",
+                 define ? "NAME, NAME=VALUE or NAME(PARAMS)=VALUE" : "NAME");
+}
+
 static cucore_status validate_string(const option_def *d, const char *value, const char *fn) {
   if (!value)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a value, got NULL", fn,
@@ -256,8 +287,10 @@ static cucore_status validate_string(const option_def *d, const char *value, con
                      "(PTX), e.g. sm_80, sm_90a, compute_90",
                      fn, value);
   } else if (value[0] == '\0') {
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value", fn,
-                   d->name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a non-empty value (%s)", fn,
+                   d->name, d->help);
+  } else if (d->id == CUCORE_OPT_DEFINE || d->id == CUCORE_OPT_UNDEFINE) {
+    return validate_macro(d, value, fn);
   }
   return CUCORE_OK;
 }
@@ -404,6 +437,58 @@ static cucore_status apply(cucore_options *o, const option_def *d, const char *v
   return CUCORE_OK;
 }
 
+/* Short aliases, alone or glued to their value: -G, -D X, -DX, -IDIR, -O2, -arch=sm_90.
+ * Returns 1 with *st when `arg` is one. */
+static int parse_alias(cucore_options *o, const char *arg, const char *next, int *consumed,
+                       cucore_status *st) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    size_t n = d->alias ? strlen(d->alias) : 0;
+    const char *value = NULL;
+    if (!n) continue;
+    if (strcmp(arg, d->alias) == 0 && d->type == T_BOOL) {
+      *consumed = 1;
+    } else if (strcmp(arg, d->alias) == 0) {
+      if (!next) {
+        *st = cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg, d->help);
+        return 1;
+      }
+      *consumed = 2;
+      value = next;
+    } else if (n == 2 && strncmp(arg, d->alias, 2) == 0 && arg[2] != '\0' && d->type != T_BOOL) {
+      *consumed = 1;
+      value = arg + 2;
+    } else if (n > 2 && strncmp(arg, d->alias, n) == 0 && arg[n] == '=') {
+      *consumed = 1;
+      value = arg + n + 1;
+    } else {
+      continue;
+    }
+    *st = apply(o, d, value, arg);
+    return 1;
+  }
+  return 0;
+}
+
+/* An option no compiler knows: CUCORE_UNKNOWN_OPTION naming the nearest known one. */
+static cucore_status unknown_option(const char *arg, const char *name, size_t len) {
+  char want[64];
+  snprintf(want, sizeof want, "%.*s", (int)(len < 63 ? len : 63), name);
+  size_t best = 99;
+  const char *nearest = NULL;
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    size_t dist = edit_distance(want, defs[i].name);
+    if (dist < best) {
+      best = dist;
+      nearest = defs[i].name;
+    }
+  }
+  if (nearest && best <= 3)
+    return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`; did you mean `--%s`?", arg,
+                   nearest);
+  return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`", arg);
+}
+
 cucore_status cucore_options_parse(cucore_options *o, const char *arg, const char *next,
                                    int *consumed) {
   cc_begin();
@@ -411,34 +496,11 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
   CC_CHECK_ARG(arg, "cucore_options_parse", "arg");
   CC_CHECK_ARG(consumed, "cucore_options_parse", "consumed");
   *consumed = 0;
-  /* Short aliases glued to their value: -DX, -IDIR, -UX, -O2. */
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
-    const char *al = defs[i].alias;
-    if (!al) continue;
-    size_t n = strlen(al);
-    if (strcmp(arg, al) == 0) {
-      if (defs[i].type == T_BOOL) {
-        *consumed = 1;
-        return apply(o, &defs[i], NULL, arg);
-      }
-      if (!next)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg,
-                       defs[i].help);
-      *consumed = 2;
-      return apply(o, &defs[i], next, arg);
-    }
-    if (n == 2 && strncmp(arg, al, 2) == 0 && arg[2] != '\0' && defs[i].type != T_BOOL) {
-      *consumed = 1;
-      return apply(o, &defs[i], arg + 2, arg);
-    }
-    if (n > 2 && strncmp(arg, al, n) == 0 && arg[n] == '=') {
-      *consumed = 1;
-      return apply(o, &defs[i], arg + n + 1, arg);
-    }
-  }
+  cucore_status st = CUCORE_OK;
+  if (parse_alias(o, arg, next, consumed, &st)) return st;
   if (strncmp(arg, "--", 2) != 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "`%s` is not an option (options start with --)",
-                   arg);
+    return cc_fail(CUCORE_UNKNOWN_OPTION, "%s `%s` (options start with --)",
+                   arg[0] == '-' ? "unknown option" : "not an option:", arg);
   const char *name = arg + 2;
   const char *eq = strchr(name, '=');
   size_t len = eq ? (size_t)(eq - name) : strlen(name);
@@ -453,35 +515,15 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
     if (strlen(d->name) != len || strncmp(d->name, name, len) != 0) continue;
     if (d->type == T_BOOL) {
       *consumed = 1;
-      if (negate) return apply(o, d, "0", arg);
-      return apply(o, d, eq ? eq + 1 : NULL, arg);
+      return apply(o, d, negate ? "0" : eq ? eq + 1 : NULL, arg);
     }
     if (negate) break;
-    if (eq) {
-      *consumed = 1;
-      return apply(o, d, eq + 1, arg);
-    }
-    if (!next)
+    if (!eq && !next)
       return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s` needs a value (%s)", arg, d->help);
-    *consumed = 2;
-    return apply(o, d, next, arg);
+    *consumed = eq ? 1 : 2;
+    return apply(o, d, eq ? eq + 1 : next, arg);
   }
-  /* Unknown: name the nearest. */
-  char want[64];
-  snprintf(want, sizeof want, "%.*s", (int)(len < 63 ? len : 63), name);
-  size_t best = 99;
-  const char *nearest = NULL;
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
-    size_t dist = edit_distance(want, defs[i].name);
-    if (dist < best) {
-      best = dist;
-      nearest = defs[i].name;
-    }
-  }
-  if (nearest && best <= 3)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`; did you mean `--%s`?", arg,
-                   nearest);
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "unknown option `%s`", arg);
+  return unknown_option(arg, name, len);
 }
 
 /* ---- rendering ----------------------------------------------------------------------------- */

@@ -2,11 +2,20 @@
 # `cucore cache` and the cache seen from the command line: the directory comes from the
 # environment, a second compile of a file is a hit with the same bytes as an uncached compile,
 # clear empties it, CUCORE_CACHE_DISABLE=1 bypasses it, an include path makes the compile
-# uncacheable, and usage errors exit 2.
+# uncacheable, and usage errors exit 2. An unusable configuration is named and exits 1; a clear
+# that cannot remove everything says what stayed and exits 1.
 source "$(dirname "$0")/lib.sh"
 
 work=$(mktemp -d /tmp/cucore-cli-cache-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# Folders made unwritable below are made writable again first (chattr -i for root).
+writable() { chattr -i "$@" 2>/dev/null; chmod u+w "$@" 2>/dev/null; true; }
+unwritable() { # unwritable DIR -> 0 when files in DIR can no longer be made or removed
+  chmod a-w "$1"
+  [ "$(id -u)" = 0 ] && chattr +i "$1" 2>/dev/null
+  ! touch "$1/.probe" 2>/dev/null
+}
+cleanup() { [ -d "$work" ] && find "$work" -type d -exec chattr -i {} + 2>/dev/null; chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
 export CUCORE_CACHE_DIR="$work/cache"
 cat >"$work/k.cu" <<'EOF'
 template <typename T> __global__ void scale(T *x, T a, int n) {
@@ -71,6 +80,64 @@ check "clear: no entries left" [ "$(json "['entries']")" = "0" ]
 check "clear: counters reset" [ "$(json "['hits']")" = "0" ]
 run "$CUCORE" cache clear --json
 check "clear --json of an empty cache" [ "$(json "['removed_entries']")" = "0" ]
+
+# An unusable configuration is named on stderr; stats and path exit 1 and print nothing
+# (issue 23, point 4).
+touch "$work/file"
+for bad in "CUCORE_CACHE_DIR=$work/file:CUCORE_CACHE_DIR=$work/file: it is not a directory" \
+           "CUCORE_CACHE_DIR=$work/file/sub:cannot be created" \
+           "CUCORE_CACHE_MAX_BYTES=abc:CUCORE_CACHE_MAX_BYTES=abc is not a size" \
+           "CUCORE_CACHE_MAX_BYTES=12x:CUCORE_CACHE_MAX_BYTES=12x is not a size" \
+           "CUCORE_CACHE_MAX_BYTES=-1:CUCORE_CACHE_MAX_BYTES=-1 is not a size" \
+           "CUCORE_CACHE_MAX_BYTES=99999999999999999999:does not fit in 64 bits" \
+           "CUCORE_CACHE_DISABLE=yes:CUCORE_CACHE_DISABLE=yes is neither"; do
+  setting=${bad%%:*} says=${bad#*:}
+  for verb in stats path; do
+    run env "$setting" "$CUCORE" cache $verb
+    check "$setting: cache $verb exits 1" [ "$rc" -eq 1 ]
+    check "$setting: cache $verb says why" has "$err" "$says"
+    check "$setting: cache $verb prints nothing" [ -z "$out" ]
+  done
+done
+run env CUCORE_CACHE_DIR="$work/file" "$CUCORE" cache stats --json
+check "unusable cache: stats --json exits 1 with nothing on stdout" [ "$rc" -eq 1 -a -z "$out" ]
+mkdir "$work/ro"
+if unwritable "$work/ro"; then
+  run env CUCORE_CACHE_DIR="$work/ro" "$CUCORE" cache path
+  check "read-only folder: cache path exits 1" [ "$rc" -eq 1 ]
+  check "read-only folder: named with the reason" has "$err" "CUCORE_CACHE_DIR=$work/ro: the directory cannot be written"
+  run env CUCORE_CACHE_DIR="$work/ro/new" "$CUCORE" cache stats
+  check "below a read-only folder: cannot be created" has "$err" "cannot be created: \`$work/ro\` cannot be written"
+else
+  echo "note: cannot make a folder read-only here; that case is skipped"
+fi
+writable "$work/ro"
+run env CUCORE_CACHE_MAX_BYTES=abc "$CUCORE" compile "$work/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$work/c3.cubin"
+check "a malformed variable: the compile still works" [ "$rc" -eq 0 ]
+check "a malformed variable: the compile still works, same bytes" cmp -s "$work/ref.cubin" "$work/c3.cubin"
+
+# A clear that cannot remove an entry says what and exits 1 (issue 28, point 4).
+run "$CUCORE" compile "$work/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$work/c4.cubin"
+shard=$(find "$work/cache" -mindepth 1 -maxdepth 1 -type d -name '??' | head -1)
+if [ -n "$shard" ] && unwritable "$shard"; then
+  run "$CUCORE" cache clear
+  check "clear of an unwritable folder: exit 1" [ "$rc" -eq 1 ]
+  check "clear of an unwritable folder: counts what stayed" has "$err" "1 file could not be removed"
+  check "clear of an unwritable folder: names the first" has "$err" "$shard/"
+  check "clear of an unwritable folder: no 'removed' on stdout" [ -z "$out" ]
+  writable "$shard"
+  run "$CUCORE" cache clear
+  check "clear once writable again: exit 0" [ "$rc" -eq 0 ]
+  check "clear once writable again: removed it" has "$out" "removed 1 entry"
+else
+  writable "$shard"
+  echo "note: cannot make a folder read-only here; the clear case is skipped"
+fi
+if [ -w /dev/full ]; then # unfiltered output: the stream filter's own check is main's
+  run sh -c 'CUCORE_RAW_OUTPUT=1 "$1" cache path >/dev/full' _ "$CUCORE"
+  check "cache path to a full disk: exit 1" [ "$rc" -eq 1 ]
+  check "cache path to a full disk: says so" has "$err" "cannot write"
+fi
 
 run "$CUCORE" cache frobnicate
 check "unknown action: exit 2" [ "$rc" -eq 2 ]
