@@ -13,6 +13,7 @@
 #include "../tools/source.c"
 #include "../tools/compile_log.c"
 #include "../tools/outfile.c"
+#include "../tools/cache_warn.c"
 #include "../tools/nvcc.c"
 #include "../tools/report.c"
 #include "../tools/text.c"

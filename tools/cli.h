@@ -119,10 +119,6 @@ typedef enum cli_nvrtc_failure {
  * (for HOST, what nvcc can do that NVRTC cannot). */
 cli_nvrtc_failure cli_nvrtc_classify(cucore_status st, const char *log, char *why, size_t n);
 
-/* nvcc.c: refuses (exit 2, before any compiler runs) a -D / -U / --define / --undefine whose
- * value does not start with a macro name (`-D '=1'`): NVRTC refuses it, nvcc would take it.
- * Returns 0 or CLI_EXIT_USAGE after saying so. */
-int cli_check_macros(const cli_source *s, const char *verb);
 /* 1 when the toolkit's nvcc can be found. */
 int cli_nvcc_available(void);
 /* Compiles `file` with nvcc to `target` (cubin, PTX or fatbin), passing the compile options in

@@ -66,40 +66,6 @@ static const struct {
     {"default-device", "-default-device"},
 };
 
-/* 1 when a -D / -U value starts with a macro name (an identifier). */
-static int macro_ok(const char *v) {
-  if (!v || !(*v == '_' || (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z'))) return 0;
-  while (*v == '_' || (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') ||
-         (*v >= '0' && *v <= '9'))
-    v++;
-  return *v == '\0' || *v == '=' || *v == '(';
-}
-
-/* The macro definition raw[i] gives (-DX, -D X, -D=X, --define[=]X, the same for -U), or NULL
- * when raw[i] is another option. */
-static const char *macro_value(char **raw, int count, int i) {
-  const char *a = raw[i], *next = i + 1 < count ? raw[i + 1] : "";
-  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U'))
-    return !a[2] ? next : a[2] == '=' ? a + 3 : a + 2;
-  const char *name = a;
-  while (*name == '-') name++;
-  if (name == a) return NULL;
-  size_t n = strcspn(name, "=");
-  if ((n == 6 && strncmp(name, "define", 6) == 0) || (n == 8 && strncmp(name, "undefine", 8) == 0))
-    return name[n] == '=' ? name + n + 1 : next;
-  return NULL;
-}
-
-int cli_check_macros(const cli_source *s, const char *verb) {
-  for (int i = 0; i < s->raw_count; i++) {
-    const char *v = macro_value(s->raw, s->raw_count, i);
-    if (v && !macro_ok(v))
-      return cli_usage(verb, "`%s` (given to %s) names no macro (expected NAME or NAME=VALUE); "
-                       "no compiler was run", v, s->raw[i]);
-  }
-  return 0;
-}
-
 /* Adds flag + value to argv through the string store. */
 static void add_joined(const char *flag, const char *value, char **argv, int *argc, char *store,
                        size_t *store_used, size_t store_n) {
@@ -298,7 +264,6 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   int argc = 0;
   argv[argc++] = nvcc;
   argv[argc++] = (char *)kind;
-  if (cli_check_macros(s, verb)) return CLI_EXIT_USAGE;
   for (int i = 0; i < s->raw_count && argc < 240;)
     i += translate(s->raw, s->raw_count, i, argv, &argc, arch, sizeof arch, store, &store_used,
                    sizeof store);

@@ -67,12 +67,9 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
     for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];
     return used;
   }
-  /* Not a compile option: the verb says so (with the nearest of its own and the compile
-   * options). UNKNOWN_OPTION is the library's status for it; the message test is for a library
-   * from before that status and goes when both are merged. */
-  if (CUCORE_CODE(st) == CUCORE_UNKNOWN_OPTION || strstr(cucore_last_error(), "unknown option") ||
-      strstr(cucore_last_error(), "is not an option"))
-    return 0;
+  /* Not a compile option (CUCORE_UNKNOWN_OPTION): the verb says so, with the nearest of its
+   * own and the compile options. */
+  if (CUCORE_CODE(st) == CUCORE_UNKNOWN_OPTION) return 0;
   cli_usage(verb, "%s", cucore_last_error());
   return -1;
 }
@@ -159,13 +156,14 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   if (info) memset(info, 0, sizeof *info);
   char *code = NULL;
   size_t size = 0;
-  int rc = cli_check_macros(s, verb);
-  if (rc == 0 && s->log_path) { /* the log file is an output like any other: never the input */
+  int rc = 0;
+  if (s->log_path) { /* the log file is an output like any other: never the input */
     cli_input_add(file);
     rc = cli_output_check(verb, "--log", s->log_path);
   }
   if (rc == 0) rc = read_source(verb, file, &code, &size);
   if (rc) return rc;
+  cli_cache_warn_once(); /* an unusable cache is said once; the compile goes on without it */
   if (s->nvcc && type_from_name(file) == CUCORE_CODE_CUDA_CPP) {
     free(code);
     return cli_nvcc_compile(s, verb, file, target, out, info);

@@ -83,7 +83,7 @@ printf '__global__ void k(int *p) { *p = 1 }\n' >"$dir/syntax.cu"
 run $T "$CUCORE" compile "$dir/syntax.cu" --arch sm_90
 check "syntax error: exit 1, no nvcc" eval '[ "$rc" -eq 1 ] && ! nvcc_ran && has "$err" "syntax.cu(1): error"'
 run $T "$CUCORE" compile "$dir/k.cu" --arch sm_90 -D '=1' -o "$dir/x.cubin"
-check "-D '=1': exit 2, no nvcc" eval '[ "$rc" -eq 2 ] && ! nvcc_ran && has "$err" "names no macro"'
+check "-D '=1': exit 2, no nvcc" eval '[ "$rc" -eq 2 ] && ! nvcc_ran && has "$err" "is not a macro definition"'
 run $T "$CUCORE" compile "$dir/k.cu" --arch sm_90 --nvcc -D '=1' -o "$dir/x.cubin"
 check "-D '=1' with --nvcc: exit 2, no nvcc" eval '[ "$rc" -eq 2 ] && ! nvcc_ran'
 check "refused compiles wrote nothing" eval '[ ! -e "$dir/x.cubin" ]'
