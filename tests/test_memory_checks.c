@@ -38,6 +38,10 @@ static void drop(uint64_t base) {
 
 static int setup(void **state) {
   (void)state;
+  cc_handle_init(&dev0, CC_KIND_DEVICE);
+  cc_handle_init(&dev1, CC_KIND_DEVICE);
+  cc_handle_init(&stream0, CC_KIND_STREAM);
+  cc_handle_init(&stream1, CC_KIND_STREAM);
   dev0.ordinal = 0;
   dev0.ctx = (CUcontext)(uintptr_t)0x1000;
   dev1.ordinal = 1;
