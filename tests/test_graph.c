@@ -546,20 +546,20 @@ static void reference_sets_release_each_member_once(void **state) {
 static void kernels_are_counted(void **state) {
   (void)state;
   cucore_kernel *k = kernel("saxpy");
-  cc_kernel_retain(k);            /* a graph's reference */
-  assert_ok(cucore_kernel_destroy(k)); /* the user's */
-  const char *name = NULL;
-  assert_ok(cucore_kernel_name(k, &name)); /* still alive */
-  assert_string_equal(name, "saxpy");
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
+  cc_kernel_retain(k);            /* a graph's reference */
+  assert_ok(cucore_kernel_destroy(k)); /* the user's: dead to the caller from now on */
+  const char *name = NULL;
+  assert_status(cucore_kernel_name(k, &name), CUCORE_MISUSE);
+  assert_string_equal(k->name, "saxpy"); /* but alive for the graph */
   assert_ok(CUCORE_ARGS(a, 1.0f, (cucore_devptr)1, (cucore_devptr)2, 3));
   cucore_args *copy = NULL;
   assert_ok(cc_args_clone(a, &copy));
   cucore_args_destroy(a);
   assert_ok(cucore_args_check(copy)); /* the copy has every value */
   cc_args_free(copy);
-  cc_kernel_release(k); /* the last: freed (the memory checkers see it) */
+  cc_kernel_release(k); /* the last: its parts freed, its shell quarantined (freed at exit) */
 }
 
 /* With no capture under way, the capture checks pass without asking the driver. */
