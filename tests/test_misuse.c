@@ -2,13 +2,21 @@
  * second destroy, a call after destroy, a handle of another kind or a pointer cucore did not
  * make returns CUCORE_MISUSE with a message naming the call and what was found; the shells of
  * destroyed handles sit in a quarantine, so nothing here reads freed memory (ASan, valgrind).
- * CPU only: handles that need no GPU (options, program, linker, binary, object, kernel, args).
+ * CPU only: handles that need no GPU (options, program, linker, binary, object, kernel, args),
+ * then, in a child process over the fake driver of tests/fake/, devices, streams, events, graphs
+ * and executable graphs.
  */
 #include "support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CUCORE_FAKE_DRIVER_PATH
+#error "CUCORE_FAKE_DRIVER_PATH is set by tests/CMakeLists.txt"
+#endif
 
 static const char ptx[] =
     ".version 7.0\n"
@@ -240,7 +248,62 @@ static void many_cycles_past_the_quarantine_stay_clean(void **state) {
   assert_ok(cucore_object_destroy(obj));
 }
 
+/* Over the fake driver: a stream, an event, a graph and an executable graph destroyed twice
+ * or used after destroy; a device's default stream dies with the device. */
+static void device_handles_after_destroy(void **state) {
+  (void)state;
+  cucore_device *dev = NULL;
+  cucore_stream *s = NULL, *def = NULL;
+  cucore_event *ev = NULL;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_ok(cucore_stream_create(dev, 0, 0, &s));
+  assert_ok(cucore_stream_destroy(s));
+  assert_misuse(cucore_stream_destroy(s), "cucore_stream_destroy", "a destroyed cucore_stream");
+  assert_misuse(cucore_stream_synchronize(s), "cucore_stream_synchronize", "destroyed");
+  static const char host[16];
+  assert_misuse(cucore_memcpy_htod(dev, 0x1000, host, sizeof host, s), "cucore_memcpy_htod",
+                "a destroyed cucore_stream");
+  assert_ok(cucore_event_create(dev, 0, &ev));
+  assert_ok(cucore_event_destroy(ev));
+  assert_misuse(cucore_event_destroy(ev), "cucore_event_destroy", "a destroyed cucore_event");
+  assert_misuse(cucore_event_query(ev), "cucore_event_query", "a destroyed cucore_event");
+  cucore_graph *g = NULL;
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_stream_default(dev, &def));
+  assert_ok(cucore_graph_exec_destroy(e));
+  assert_misuse(cucore_graph_exec_destroy(e), "cucore_graph_exec_destroy", "destroyed");
+  assert_misuse(cucore_graph_launch(e, def), "cucore_graph_launch",
+                "a destroyed cucore_graph_exec");
+  assert_ok(cucore_graph_destroy(g));
+  assert_misuse(cucore_graph_destroy(g), "cucore_graph_destroy", "a destroyed cucore_graph");
+  assert_ok(cucore_stream_destroy(def)); /* owned by the device: a no-op */
+  assert_ok(cucore_stream_synchronize(def));
+  assert_ok(cucore_device_close(dev));
+  assert_misuse(cucore_device_close(dev), "cucore_device_close", "a destroyed cucore_device");
+  assert_misuse(cucore_stream_synchronize(def), "cucore_stream_synchronize",
+                "a destroyed cucore_stream");
+  assert_misuse(cucore_memcpy_htod(dev, 0x1000, host, sizeof host, NULL), "cucore_memcpy_htod",
+                "a destroyed cucore_device");
+}
+
+/* The driver is loaded once per process: the fake one gets a child of its own. */
+static int run_over_the_fake_driver(void) {
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
+    const struct CMUnitTest tests[] = {cmocka_unit_test(device_handles_after_destroy)};
+    exit(cmocka_run_group_tests_name("misuse over the fake driver", tests, NULL, NULL));
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return 1;
+  return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
 int main(void) {
+  int failed = run_over_the_fake_driver();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(destroying_null_stays_a_no_op),
       cmocka_unit_test(a_second_destroy_is_misuse),
@@ -250,5 +313,5 @@ int main(void) {
       cmocka_unit_test(a_handle_of_another_kind_is_misuse),
       cmocka_unit_test(many_cycles_past_the_quarantine_stay_clean),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, NULL, NULL) || failed;
 }
