@@ -36,6 +36,25 @@
  * CUCORE_NVVM_NOT_FOUND, CUCORE_TOOLKIT_TOO_OLD and CUCORE_NVRTC_ERROR,
  * CUCORE_NVJITLINK_ERROR, CUCORE_NVVM_ERROR.
  *
+ * @par Misuse (best effort, like SQLITE_MISUSE)
+ * Every function that takes a handle, its destructor included, may also return CUCORE_MISUSE:
+ * the handle was destroyed already (a second destroy, a call after destroy), is a handle of
+ * another type, or was not made by cucore. The message names the call, the type expected and
+ * what was found; nothing is freed or changed. Each handle carries a magic word checked on
+ * entry, and a destroyed handle's memory is held in a small quarantine (the last 256 destroyed
+ * handles, freed at exit) so the check reads no freed memory. Detection is best effort: using
+ * a handle destroyed long ago (its memory freed and reused), a pointer to random memory, or a
+ * destroy racing another call on the same handle stay undefined behaviour. Shared handles are
+ * dead once no one holds them: a cucore_object lives while a kernel, the compile cache or
+ * another handle received for it holds a reference, so destroying it more often than it was
+ * received is caught only once nothing holds it (before that, it drops another holder's
+ * reference: undefined). A kernel, event or graph is dead to the caller at its destroy even
+ * while a graph or an executable graph still uses it. Handles owned by another one (a body
+ * graph of a conditional node, a graph node, the default streams of a device) are not
+ * destroyed by the caller; a body graph is caught once its graph is destroyed. cucore_device
+ * (opened once per ordinal and kept) and the value types (launch configurations, tensor
+ * maps) carry no magic word.
+ *
  * @par Thread safety
  * cucore may be called from many threads at once. The driver and each toolkit library are
  * loaded once, under a lock; the last error is per thread. A handle's destructor must never

@@ -254,11 +254,14 @@ static void null_handles(void **state) {
 
 /* ---- stand-ins: graph structures that never reach the driver -------------------------------- */
 
-static struct cucore_device dev0 = {.ordinal = 0, .ctx = (CUcontext)(uintptr_t)0x100};
-static struct cucore_device dev1 = {.ordinal = 1, .ctx = (CUcontext)(uintptr_t)0x200};
+static struct cucore_device dev0 = {.hdr = {CC_KIND_DEVICE}, .ordinal = 0,
+                                    .ctx = (CUcontext)(uintptr_t)0x100};
+static struct cucore_device dev1 = {.hdr = {CC_KIND_DEVICE}, .ordinal = 1,
+                                    .ctx = (CUcontext)(uintptr_t)0x200};
 
 static cucore_graph *fake_graph(cucore_device *dev) {
   cucore_graph *g = calloc(1, sizeof *g);
+  cc_handle_init(g, CC_KIND_GRAPH);
   g->dev = dev;
   g->root = g;
   atomic_init(&g->refs, 1);
@@ -288,7 +291,8 @@ static void flags_and_options_are_validated(void **state) {
   (void)state;
   cucore_graph *g = fake_graph(&dev0), *other = fake_graph(&dev1);
   cucore_graph_exec *e = NULL;
-  struct cucore_stream s1 = {.handle = (CUstream)(uintptr_t)0x400, .dev = &dev1};
+  struct cucore_stream s1 = {.hdr = {CC_KIND_STREAM}, .handle = (CUstream)(uintptr_t)0x400,
+                             .dev = &dev1};
   /* Instantiation flags. */
   assert_status(cucore_graph_instantiate(g, 0x10, NULL, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "unknown flags 0x10");
@@ -390,13 +394,15 @@ static void flags_and_options_are_validated(void **state) {
   assert_contains(cucore_last_error(), "the body of a conditional node");
   assert_ok(cucore_graph_destroy(body)); /* owned by its node: a no-op */
   /* Events of another device. */
-  struct cucore_event ev1 = {.dev = &dev1};
+  struct cucore_event ev1 = {.hdr = {CC_KIND_EVENT}, .dev = &dev1};
   assert_status(cucore_graph_add_event_record_node(g, NULL, 0, &ev1, &node),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the event belongs to device 1, the graph to device 0");
   /* Captures: modes, default streams. */
-  struct cucore_stream legacy = {.handle = NULL, .dev = &dev0, .is_default = 1};
-  struct cucore_stream per_thread = {.handle = CU_STREAM_PER_THREAD, .dev = &dev0,
+  struct cucore_stream legacy = {.hdr = {CC_KIND_STREAM}, .handle = NULL, .dev = &dev0,
+                                 .is_default = 1};
+  struct cucore_stream per_thread = {.hdr = {CC_KIND_STREAM}, .handle = CU_STREAM_PER_THREAD,
+                                     .dev = &dev0,
                                      .is_default = 1};
   assert_status(cucore_stream_begin_capture(&s1, (cucore_capture_mode)7),
                 CUCORE_INVALID_ARGUMENT);
@@ -408,7 +414,7 @@ static void flags_and_options_are_validated(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "per-thread");
   /* Launching on a stream of another device. */
-  cucore_graph_exec fe = {.dev = &dev0, .graph = g};
+  cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC}, .dev = &dev0, .graph = g};
   assert_status(cucore_graph_launch(&fe, &s1), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the stream is of device 1, the graph runs on device 0");
   free_fake_graph(child);
@@ -441,7 +447,8 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
   memset(st, 0, sizeof st);
   assert_ok(cc_args_clone(a, &st[0].args));
   st[0].known = 1;
-  cucore_graph_exec fe = {.dev = &dev0, .graph = g, .node_count = 2, .state = st};
+  cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC}, .dev = &dev0, .graph = g, .node_count = 2,
+                          .state = st};
   void *buf = NULL;
   size_t bytes = 0;
   assert_ok(cucore_args_native(st[0].args, NULL, &buf, &bytes));
@@ -539,20 +546,20 @@ static void reference_sets_release_each_member_once(void **state) {
 static void kernels_are_counted(void **state) {
   (void)state;
   cucore_kernel *k = kernel("saxpy");
-  cc_kernel_retain(k);            /* a graph's reference */
-  assert_ok(cucore_kernel_destroy(k)); /* the user's */
-  const char *name = NULL;
-  assert_ok(cucore_kernel_name(k, &name)); /* still alive */
-  assert_string_equal(name, "saxpy");
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
+  cc_kernel_retain(k);            /* a graph's reference */
+  assert_ok(cucore_kernel_destroy(k)); /* the user's: dead to the caller from now on */
+  const char *name = NULL;
+  assert_status(cucore_kernel_name(k, &name), CUCORE_MISUSE);
+  assert_string_equal(k->name, "saxpy"); /* but alive for the graph */
   assert_ok(CUCORE_ARGS(a, 1.0f, (cucore_devptr)1, (cucore_devptr)2, 3));
   cucore_args *copy = NULL;
   assert_ok(cc_args_clone(a, &copy));
   cucore_args_destroy(a);
   assert_ok(cucore_args_check(copy)); /* the copy has every value */
   cc_args_free(copy);
-  cc_kernel_release(k); /* the last: freed (the memory checkers see it) */
+  cc_kernel_release(k); /* the last: its parts freed, its shell quarantined (freed at exit) */
 }
 
 /* With no capture under way, the capture checks pass without asking the driver. */
@@ -560,9 +567,10 @@ static void capture_checks_pass_without_captures(void **state) {
   (void)state;
   assert_false(cc_captures_active());
   assert_ok(cc_capture_check_unsafe(&dev0, 1, 1, "test"));
-  struct cucore_event ev = {.dev = &dev0};
+  struct cucore_event ev = {.hdr = {CC_KIND_EVENT}, .dev = &dev0};
   assert_ok(cc_capture_check_event(&ev, "test"));
-  struct cucore_stream s = {.handle = (CUstream)(uintptr_t)0x400, .dev = &dev0};
+  struct cucore_stream s = {.hdr = {CC_KIND_STREAM}, .handle = (CUstream)(uintptr_t)0x400,
+                            .dev = &dev0};
   assert_null(cc_capture_of(&s));
   assert_ok(cc_capture_hold(&s, &ev, log_retain, log_release)); /* no capture: nothing held */
   int relaxed = cc_capture_relax();

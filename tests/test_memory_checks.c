@@ -38,6 +38,10 @@ static void drop(uint64_t base) {
 
 static int setup(void **state) {
   (void)state;
+  cc_handle_init(&dev0, CC_KIND_DEVICE);
+  cc_handle_init(&dev1, CC_KIND_DEVICE);
+  cc_handle_init(&stream0, CC_KIND_STREAM);
+  cc_handle_init(&stream1, CC_KIND_STREAM);
   dev0.ordinal = 0;
   dev0.ctx = (CUcontext)(uintptr_t)0x1000;
   dev1.ordinal = 1;
@@ -92,8 +96,8 @@ static void sizes_that_wrap_or_are_negative(void **state) {
   assert_int_equal(p, 0);
   assert_status(cucore_mem_alloc_async(&stream0, 0, &p), CUCORE_INVALID_ARGUMENT);
   void *h = (void *)1;
-  assert_status(cucore_host_pool_alloc((cucore_host_pool *)&h, (size_t)-8, &h),
-                CUCORE_INVALID_ARGUMENT);
+  /* Not a pool: refused before its size is looked at (issue 28 point 7). */
+  assert_status(cucore_host_pool_alloc((cucore_host_pool *)&h, (size_t)-8, &h), CUCORE_MISUSE);
   assert_null(h);
   assert_status(cucore_memcpy_htod(&dev0, 0, buf, 4, NULL), CUCORE_INVALID_ARGUMENT);
   assert_ok(cucore_memcpy_htod(&dev0, 0, NULL, 0, NULL)); /* empty copies are no-ops */
@@ -185,7 +189,8 @@ static void frees_say_what_the_pointer_is(void **state) {
   assert_status(cucore_mem_free_async(&stream0, DBASE), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "not a stream-ordered allocation");
   assert_status(cucore_host_unregister(&dev0, pinned), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_host_pool_free((cucore_host_pool *)&dev1, pinned), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_pool_free((cucore_host_pool *)&dev1, pinned), CUCORE_MISUSE);
+  assert_contains(cucore_last_error(), "a cucore_device, not a cucore_host_pool");
   /* In use by a texture: refused, and the record stays. */
   cc_reg_use(&cc_mem_registry, DBASE, 0, 1, NULL);
   assert_status(cucore_mem_free(&dev0, DBASE), CUCORE_IN_USE);
@@ -209,6 +214,8 @@ static void pools_refuse_the_wrong_pool_and_live_allocations(void **state) {
   struct cucore_mem_pool a, b;
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
+  cc_handle_init(&a, CC_KIND_MEM_POOL);
+  cc_handle_init(&b, CC_KIND_MEM_POOL);
   a.dev = b.dev = &dev0;
   a.owned = b.owned = 1;
   a.handle = (CUmemoryPool)(uintptr_t)0xa;
@@ -386,8 +393,13 @@ static void out_of_memory_messages_give_requested_and_available(void **state) {
   assert_contains(cucore_last_error(), "0 bytes in use and its max_total_bytes is 1.0 MiB, so "
                                        "1.0 MiB more fit");
   /* The driver out of pinnable memory (the pool's allocator swapped for a failing one: the
-   * core is the pool's first member): the request and the host's available memory. */
-  ((cc_hpool *)(void *)pool)->ops.alloc = failing_alloc;
+   * pool begins with its handle word, then the core): the request and the host's available
+   * memory. */
+  struct pool_head {
+    cc_handle hdr;
+    cc_hpool core;
+  };
+  ((struct pool_head *)(void *)pool)->core.ops.alloc = failing_alloc;
   assert_status(cucore_host_pool_alloc(pool, 5000, &p), CUCORE_HOST_OUT_OF_MEMORY);
   assert_null(p);
   assert_contains(cucore_last_error(), "asked for 4.9 KiB (5000 bytes, a 5.0 KiB block) of "

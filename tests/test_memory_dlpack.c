@@ -257,6 +257,7 @@ static void imports_hold_and_release_another_librarys_tensor(void **state) {
 }
 
 int main(void) {
+  cc_handle_init(&dev1, CC_KIND_DEVICE);
   dev1.ordinal = 1;
   dev1.ctx = (CUcontext)(uintptr_t)0x2000;
   const struct CMUnitTest tests[] = {

@@ -222,6 +222,7 @@ static const char *src =
 
 static int setup(void **state) {
   (void)state;
+  cc_handle_init(&dev0, CC_KIND_DEVICE);
   dev0.ordinal = 0;
   dev0.ctx = (CUcontext)(uintptr_t)0x1000;
   cucore_options *o = NULL;

@@ -424,6 +424,7 @@ static cucore_status open_named(const void *data, size_t size, cucore_code_type 
   if (st != CUCORE_OK) return st;
   cucore_binary *bin = cc_calloc(1, sizeof *bin, "a cucore_binary");
   if (!bin) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(bin, CC_KIND_BINARY);
   bin->data = cc_copy_code(data, size);
   if (!bin->data) {
     free(bin);
@@ -495,18 +496,20 @@ cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, i
 }
 
 cucore_status cucore_binary_destroy(cucore_binary *bin) {
+  cc_begin();
   if (!bin) return CUCORE_OK;
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_destroy", "bin");
   cc_kernel_list_free(&bin->kernels);
   cc_global_list_free(&bin->globals);
   cc_fatbin_free(&bin->fatbin);
   free(bin->data);
-  free(bin);
+  cc_handle_retire(bin, CC_KIND_BINARY);
   return CUCORE_OK;
 }
 
 cucore_status cucore_binary_get_info(const cucore_binary *bin, cucore_binary_info *out) {
   cc_begin();
-  CC_CHECK_ARG(bin, "cucore_binary_get_info", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_info", "bin");
   CC_CHECK_ARG(out, "cucore_binary_get_info", "out");
   *out = bin->info;
   return CUCORE_OK;
@@ -516,7 +519,7 @@ cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *cou
   cc_begin();
   CC_CHECK_ARG(count, "cucore_binary_kernel_count", "count");
   *count = 0;
-  CC_CHECK_ARG(bin, "cucore_binary_kernel_count", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_kernel_count", "bin");
   *count = bin->kernels.count;
   return CUCORE_OK;
 }
@@ -526,7 +529,7 @@ cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
   cc_begin();
   CC_CHECK_ARG(out, "cucore_binary_kernel", "out");
   *out = NULL;
-  CC_CHECK_ARG(bin, "cucore_binary_kernel", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_kernel", "bin");
   if (index >= bin->kernels.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_binary_kernel: index %u is out of range: the %s has %u kernels", index,
@@ -540,7 +543,7 @@ cucore_status cucore_binary_find_kernel(const cucore_binary *bin, const char *na
   cc_begin();
   CC_CHECK_ARG(out, "cucore_binary_find_kernel", "out");
   *out = NULL;
-  CC_CHECK_ARG(bin, "cucore_binary_find_kernel", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_find_kernel", "bin");
   CC_CHECK_ARG(name, "cucore_binary_find_kernel", "name");
   *out = cc_binary_lookup(bin, name);
   return *out ? CUCORE_OK : cc_binary_fail_not_found(bin, name);
@@ -556,7 +559,7 @@ static cucore_status need_fatbin(const cucore_binary *bin, const char *fn) {
 cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
                                          cucore_fatbin_entry *out) {
   cc_begin();
-  CC_CHECK_ARG(bin, "cucore_binary_fatbin_entry", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_fatbin_entry", "bin");
   CC_CHECK_ARG(out, "cucore_binary_fatbin_entry", "out");
   cucore_status st = need_fatbin(bin, "cucore_binary_fatbin_entry");
   if (st != CUCORE_OK) return st;
@@ -571,7 +574,7 @@ cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t inde
 
 cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, int arch, uint32_t *index) {
   cc_begin();
-  CC_CHECK_ARG(bin, "cucore_binary_fatbin_select", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_fatbin_select", "bin");
   CC_CHECK_ARG(index, "cucore_binary_fatbin_select", "index");
   cucore_status st = need_fatbin(bin, "cucore_binary_fatbin_select");
   if (st != CUCORE_OK) return st;
@@ -584,7 +587,7 @@ cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, int arch, ui
 cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, uint32_t index, void *buf,
                                            size_t capacity, size_t *size) {
   cc_begin();
-  CC_CHECK_ARG(bin, "cucore_binary_fatbin_extract", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_fatbin_extract", "bin");
   CC_CHECK_ARG(size, "cucore_binary_fatbin_extract", "size");
   *size = 0;
   cucore_status st = need_fatbin(bin, "cucore_binary_fatbin_extract");
@@ -619,7 +622,7 @@ cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx, size
                                        uint32_t *matched) {
   cc_begin();
   if (matched) *matched = 0;
-  CC_CHECK_ARG(bin, "cucore_binary_attach_ptx", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_attach_ptx", "bin");
   CC_CHECK_ARG(ptx, "cucore_binary_attach_ptx", "ptx");
   size_t n = strnlen(ptx, len); /* the parser reads up to the first NUL */
   if (n && !cc_is_plain_text((const uint8_t *)ptx, n))
@@ -632,7 +635,7 @@ cucore_status cucore_binary_global_count(const cucore_binary *bin, uint32_t *cou
   cc_begin();
   CC_CHECK_ARG(count, "cucore_binary_global_count", "count");
   *count = 0;
-  CC_CHECK_ARG(bin, "cucore_binary_global_count", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_global_count", "bin");
   *count = bin->globals.count;
   return CUCORE_OK;
 }
@@ -642,7 +645,7 @@ cucore_status cucore_binary_global(const cucore_binary *bin, uint32_t index,
   cc_begin();
   CC_CHECK_ARG(out, "cucore_binary_global", "out");
   *out = NULL;
-  CC_CHECK_ARG(bin, "cucore_binary_global", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_global", "bin");
   if (index >= bin->globals.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_binary_global: index %u is out of range: the %s has %u module "
@@ -657,7 +660,7 @@ cucore_status cucore_binary_find_global(const cucore_binary *bin, const char *na
   cc_begin();
   CC_CHECK_ARG(out, "cucore_binary_find_global", "out");
   *out = NULL;
-  CC_CHECK_ARG(bin, "cucore_binary_find_global", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_find_global", "bin");
   CC_CHECK_ARG(name, "cucore_binary_find_global", "name");
   *out = cc_global_list_find(&bin->globals, name);
   return *out ? CUCORE_OK : cc_binary_fail_global_not_found(bin, name);

@@ -15,10 +15,12 @@
 #include "binary/detect.h"
 #include "binary/fatbin.h"
 #include "binary/ptx.h"
+#include "base/handle.h"
 
 /* ---- cucore_binary (binary.c) ------------------------------------------------------------------------- */
 
 struct cucore_binary {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_binary_info info;
   uint8_t *data;           /* the caller's bytes, copied */
   size_t size;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 struct cucore_linker {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_options *opts;
   cc_link_input *inputs;
   int count;
@@ -23,8 +24,10 @@ cucore_status cucore_linker_create(const cucore_options *opts, cucore_linker **o
   cc_begin();
   CC_CHECK_ARG(out, "cucore_linker_create", "out");
   *out = NULL;
+  if (opts) CC_CHECK_HANDLE(opts, OPTIONS, "cucore_linker_create", "opts");
   cucore_linker *lk = cc_calloc(1, sizeof *lk, "a linker");
   if (!lk) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(lk, CC_KIND_LINKER);
   cucore_status st = opts ? cucore_options_copy(opts, &lk->opts) : cucore_options_create(&lk->opts);
   if (st != CUCORE_OK) {
     free(lk);
@@ -37,6 +40,7 @@ cucore_status cucore_linker_create(const cucore_options *opts, cucore_linker **o
 cucore_status cucore_linker_destroy(cucore_linker *lk) {
   cc_begin();
   if (!lk) return CUCORE_OK;
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_destroy", "linker");
   for (int i = 0; i < lk->count; i++) {
     free(lk->inputs[i].data);
     free(lk->inputs[i].name);
@@ -45,7 +49,7 @@ cucore_status cucore_linker_destroy(cucore_linker *lk) {
   free(lk->info_log);
   free(lk->error_log);
   cucore_options_destroy(lk->opts);
-  free(lk);
+  cc_handle_retire(lk, CC_KIND_LINKER);
   return CUCORE_OK;
 }
 
@@ -97,7 +101,7 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
 cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type type, const void *data,
                                 size_t size, const char *name) {
   cc_begin();
-  CC_CHECK_ARG(lk, "cucore_linker_add", "linker");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_add", "linker");
   CC_CHECK_ARG(data, "cucore_linker_add", "data");
   char fallback[32];
   if (!name) {
@@ -109,15 +113,15 @@ cucore_status cucore_linker_add(cucore_linker *lk, cucore_code_type type, const 
 
 cucore_status cucore_linker_add_object(cucore_linker *lk, const cucore_object *obj) {
   cc_begin();
-  CC_CHECK_ARG(lk, "cucore_linker_add_object", "linker");
-  CC_CHECK_ARG(obj, "cucore_linker_add_object", "obj");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_add_object", "linker");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_linker_add_object", "obj");
   return add_input(lk, obj->type, obj->code, obj->size, obj->name, obj->producer_version,
                    "cucore_linker_add_object");
 }
 
 cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path, cucore_code_type type) {
   cc_begin();
-  CC_CHECK_ARG(lk, "cucore_linker_add_file", "linker");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_add_file", "linker");
   CC_CHECK_ARG(path, "cucore_linker_add_file", "path");
   unsigned char *data;
   size_t size;
@@ -133,7 +137,7 @@ cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
   cc_begin();
   CC_CHECK_ARG(out, "cucore_linker_complete", "out");
   *out = NULL;
-  CC_CHECK_ARG(lk, "cucore_linker_complete", "linker");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_complete", "linker");
   if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_linker_complete: target %s; the linker produces cubin or ptx",
@@ -169,7 +173,7 @@ cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
 cucore_status cucore_linker_log(const cucore_linker *lk, const char **info_log,
                                 const char **error_log) {
   cc_begin();
-  CC_CHECK_ARG(lk, "cucore_linker_log", "linker");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_log", "linker");
   if (info_log) *info_log = lk->info_log ? lk->info_log : "";
   if (error_log) *error_log = lk->error_log ? lk->error_log : "";
   return CUCORE_OK;

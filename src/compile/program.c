@@ -22,6 +22,7 @@ typedef struct cc_module {
 } cc_module;
 
 struct cucore_program {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_code_type type;
   unsigned char *code;
   size_t size;
@@ -50,6 +51,7 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
   CC_CHECK_ARG(out, "cucore_program_create", "out");
   *out = NULL;
   CC_CHECK_ARG(code, "cucore_program_create", "code");
+  if (opts) CC_CHECK_HANDLE(opts, OPTIONS, "cucore_program_create", "opts");
   if (size == 0) size = strlen(code);
   if (size == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_create: the source is empty");
@@ -71,6 +73,7 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
                    cucore_code_type_name(type));
   cucore_program *p = cc_calloc(1, sizeof *p, "a program");
   if (!p) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(p, CC_KIND_PROGRAM);
   p->type = type;
   p->size = size;
   p->code = cc_copy_code(code, size);
@@ -91,6 +94,7 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
 cucore_status cucore_program_destroy(cucore_program *p) {
   cc_begin();
   if (!p) return CUCORE_OK;
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_destroy", "prog");
   for (int i = 0; i < p->expr_count; i++) free(p->exprs[i]);
   for (int i = 0; i < p->module_count; i++) {
     free(p->modules[i].code);
@@ -103,13 +107,13 @@ cucore_status cucore_program_destroy(cucore_program *p) {
   free(p->log);
   cc_cache_state_free(&p->cache);
   cucore_options_destroy(p->opts);
-  free(p);
+  cc_handle_retire(p, CC_KIND_PROGRAM);
   return CUCORE_OK;
 }
 
 cucore_status cucore_program_add_name_expression(cucore_program *p, const char *expr) {
   cc_begin();
-  CC_CHECK_ARG(p, "cucore_program_add_name_expression", "prog");
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_add_name_expression", "prog");
   CC_CHECK_ARG(expr, "cucore_program_add_name_expression", "expr");
   if (p->type != CUCORE_CODE_CUDA_CPP)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -132,7 +136,7 @@ cucore_status cucore_program_add_name_expression(cucore_program *p, const char *
 cucore_status cucore_program_add_module(cucore_program *p, const void *code, size_t size,
                                         const char *name, int lazy) {
   cc_begin();
-  CC_CHECK_ARG(p, "cucore_program_add_module", "prog");
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_add_module", "prog");
   CC_CHECK_ARG(code, "cucore_program_add_module", "code");
   if (p->type != CUCORE_CODE_NVVM)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -160,7 +164,7 @@ cucore_status cucore_program_add_module(cucore_program *p, const void *code, siz
 
 cucore_status cucore_program_log(const cucore_program *p, const char **log) {
   cc_begin();
-  CC_CHECK_ARG(p, "cucore_program_log", "prog");
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_log", "prog");
   CC_CHECK_ARG(log, "cucore_program_log", "log");
   *log = p->log ? p->log : empty_log;
   return CUCORE_OK;
@@ -641,7 +645,7 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   cc_begin();
   CC_CHECK_ARG(out, "cucore_program_compile", "out");
   *out = NULL;
-  CC_CHECK_ARG(p, "cucore_program_compile", "prog");
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_compile", "prog");
   cucore_status st = target_check(p, target);
   if (st != CUCORE_OK) return st;
   int arch = 0;
@@ -700,7 +704,7 @@ cucore_status cucore_program_cache_info(const cucore_program *prog, cucore_cache
   CC_CHECK_ARG(out, "cucore_program_cache_info", "out");
   memset(out, 0, sizeof *out);
   out->path = out->reason = out->note = "";
-  CC_CHECK_ARG(prog, "cucore_program_cache_info", "prog");
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_cache_info", "prog");
   const cc_cache_state *s = &prog->cache;
   out->result = s->result;
   out->stored = s->stored;
@@ -713,7 +717,7 @@ cucore_status cucore_program_cache_info(const cucore_program *prog, cucore_cache
 
 cucore_status cucore_program_set_cache(cucore_program *prog, int enabled) {
   cc_begin();
-  CC_CHECK_ARG(prog, "cucore_program_set_cache", "prog");
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_set_cache", "prog");
   if (enabled != 0 && enabled != 1)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_program_set_cache: enabled is %d; expected 0 (off) or 1 (on)", enabled);
@@ -723,7 +727,7 @@ cucore_status cucore_program_set_cache(cucore_program *prog, int enabled) {
 
 cucore_status cucore_program_set_cache_digest(cucore_program *prog, const char *digest) {
   cc_begin();
-  CC_CHECK_ARG(prog, "cucore_program_set_cache_digest", "prog");
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_set_cache_digest", "prog");
   if (digest && !digest[0])
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_program_set_cache_digest: the digest is empty; give text that "

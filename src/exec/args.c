@@ -10,17 +10,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void args_free(cucore_args *a) {
-  if (!a) return;
+static void args_free_parts(cucore_args *a) {
   free(a->buf);
   free(a->ptrs);
   free(a->set);
+}
+
+static void args_free(cucore_args *a) {
+  if (!a) return;
+  args_free_parts(a);
   free(a);
 }
 
 static cucore_status args_new(const cucore_kernel *k, cucore_args **out) {
   cucore_args *a = cc_calloc(1, sizeof *a, "an argument list");
   if (!a) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(a, CC_KIND_ARGS);
   a->k = k;
   size_t n = (size_t)k->param_count;
   a->buf = cc_calloc(k->param_bytes ? k->param_bytes : 1, 1, "the parameter buffer");
@@ -39,13 +44,16 @@ cucore_status cucore_args_create(const cucore_kernel *k, cucore_args **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_args_create", "out");
   *out = NULL;
-  CC_CHECK_ARG(k, "cucore_args_create", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_args_create", "kernel");
   return args_new(k, out);
 }
 
 cucore_status cucore_args_destroy(cucore_args *a) {
   cc_begin();
-  args_free(a);
+  if (!a) return CUCORE_OK;
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_destroy", "args");
+  args_free_parts(a);
+  cc_handle_retire(a, CC_KIND_ARGS);
   return CUCORE_OK;
 }
 
@@ -53,7 +61,7 @@ void cc_args_free(cucore_args *a) { args_free(a); }
 
 cucore_status cucore_args_reset(cucore_args *a) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_reset", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_reset", "args");
   memset(a->set, 0, (size_t)(a->k->param_count ? a->k->param_count : 1));
   a->set_count = 0;
   a->next = 0;
@@ -170,12 +178,12 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
 #define SETTER(suffix, ctype, gtype)                                                          \
   cucore_status cucore_args_set_##suffix(cucore_args *a, int index, ctype v) {                \
     cc_begin();                                                                               \
-    CC_CHECK_ARG(a, "cucore_args_set_" #suffix, "args");                                      \
+    CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_" #suffix, "args");                             \
     return bind(a, index, &v, (uint32_t)sizeof v, 1, gtype);                                  \
   }                                                                                           \
   cucore_status cucore_args_push_##suffix(cucore_args *a, ctype v) {                          \
     cc_begin();                                                                               \
-    CC_CHECK_ARG(a, "cucore_args_push_" #suffix, "args");                                     \
+    CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_" #suffix, "args");                            \
     return bind(a, a->next++, &v, (uint32_t)sizeof v, 1, gtype);                              \
   }
 
@@ -197,14 +205,14 @@ SETTER(surface, uint64_t, G_SURF)
 
 cucore_status cucore_args_set_host_ptr(cucore_args *a, int index, const void *p) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_set_host_ptr", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_host_ptr", "args");
   uint64_t v = (uint64_t)(uintptr_t)p;
   return bind(a, index, &v, 8, 1, G_HOST_PTR);
 }
 
 cucore_status cucore_args_push_host_ptr(cucore_args *a, const void *p) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_push_host_ptr", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_host_ptr", "args");
   uint64_t v = (uint64_t)(uintptr_t)p;
   return bind(a, a->next++, &v, 8, 1, G_HOST_PTR);
 }
@@ -227,7 +235,7 @@ static cucore_status bytes_checks(cucore_args *a, const void *data, size_t size,
 cucore_status cucore_args_set_bytes(cucore_args *a, int index, const void *data, size_t size,
                                     size_t align) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_set_bytes", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_bytes", "args");
   cucore_status st = bytes_checks(a, data, size, align, "cucore_args_set_bytes");
   if (st != CUCORE_OK) return st;
   return bind(a, index, data, (uint32_t)size, (uint32_t)align, G_BYTES);
@@ -235,7 +243,7 @@ cucore_status cucore_args_set_bytes(cucore_args *a, int index, const void *data,
 
 cucore_status cucore_args_push_bytes(cucore_args *a, const void *data, size_t size, size_t align) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_push_bytes", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_bytes", "args");
   int index = a->next++;
   cucore_status st = bytes_checks(a, data, size, align, "cucore_args_push_bytes");
   if (st != CUCORE_OK) return st;
@@ -244,21 +252,22 @@ cucore_status cucore_args_push_bytes(cucore_args *a, const void *data, size_t si
 
 cucore_status cucore_args_check_pointers(cucore_args *a, cucore_device *dev) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_check_pointers", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_check_pointers", "args");
+  if (dev) CC_CHECK_HANDLE(dev, DEVICE, "cucore_args_check_pointers", "dev");
   a->check_dev = dev;
   return CUCORE_OK;
 }
 
 cucore_status cucore_args_set_tensor_map(cucore_args *a, int index, const cucore_tensor_map *map) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_set_tensor_map", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_tensor_map", "args");
   if (!map) return keep(a, cc_fail(CUCORE_ARG_NULL, "cucore_args_set_tensor_map: `map` is NULL"));
   return bind(a, index, map, (uint32_t)sizeof *map, 64, G_TMAP);
 }
 
 cucore_status cucore_args_push_tensor_map(cucore_args *a, const cucore_tensor_map *map) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_push_tensor_map", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_tensor_map", "args");
   int index = a->next++;
   if (!map) return keep(a, cc_fail(CUCORE_ARG_NULL, "cucore_args_push_tensor_map: `map` is NULL"));
   return bind(a, index, map, (uint32_t)sizeof *map, 64, G_TMAP);
@@ -288,14 +297,14 @@ cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k) {
 
 cucore_status cucore_args_check(const cucore_args *a) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_check", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_check", "args");
   return cc_args_check(a, a->k);
 }
 
 cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **buffer,
                                  size_t *buffer_size) {
   cc_begin();
-  CC_CHECK_ARG(a, "cucore_args_native", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_native", "args");
   if (kernel_params) *kernel_params = a->ptrs;
   if (buffer) *buffer = a->buf;
   if (buffer_size) *buffer_size = a->k->param_bytes;

@@ -102,6 +102,7 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
   *out = NULL;
   cucore_kernel *k = cc_calloc(1, sizeof *k, "a kernel");
   if (!k) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(k, CC_KIND_KERNEL);
   k->name = cc_strdup(name, "a kernel name");
   k->asked = cc_strdup(asked, "a kernel name");
   if (!k->name || !k->asked) {
@@ -163,7 +164,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
   cc_begin();
   CC_CHECK_ARG(out, "cucore_object_get_kernel", "out");
   *out = NULL;
-  CC_CHECK_ARG(obj, "cucore_object_get_kernel", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_kernel", "obj");
   CC_CHECK_ARG(name, "cucore_object_get_kernel", "name");
   const char *symbol = lowered_or_same(obj, name);
   char resolved[1024];
@@ -246,18 +247,21 @@ void cc_kernel_release(void *p) {
   free(k->params);
   free(k->name);
   free(k->asked);
-  free(k);
+  cc_handle_retire(k, CC_KIND_KERNEL);
 }
 
 cucore_status cucore_kernel_destroy(cucore_kernel *k) {
   cc_begin();
+  if (!k) return CUCORE_OK;
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_destroy", "kernel");
+  cc_handle_kill(k, CC_KIND_KERNEL); /* dead to the caller at once, whoever else holds it */
   cc_kernel_release(k); /* graphs that use the kernel keep it until they are done */
   return CUCORE_OK;
 }
 
 cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_name", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_name", "kernel");
   CC_CHECK_ARG(name, "cucore_kernel_name", "name");
   *name = k->name;
   return CUCORE_OK;
@@ -265,7 +269,7 @@ cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name) {
 
 cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_object", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_object", "kernel");
   CC_CHECK_ARG(obj, "cucore_kernel_object", "obj");
   *obj = k->obj;
   return CUCORE_OK;
@@ -273,7 +277,7 @@ cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj) 
 
 cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_param_count", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param_count", "kernel");
   CC_CHECK_ARG(count, "cucore_kernel_param_count", "count");
   *count = k->param_count;
   return CUCORE_OK;
@@ -281,7 +285,7 @@ cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count) {
 
 cucore_status cucore_kernel_param(const cucore_kernel *k, int index, cucore_param_info *out) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_param", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param", "kernel");
   CC_CHECK_ARG(out, "cucore_kernel_param", "out");
   if (index < 0 || index >= k->param_count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -293,7 +297,7 @@ cucore_status cucore_kernel_param(const cucore_kernel *k, int index, cucore_para
 
 cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_param_bytes", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param_bytes", "kernel");
   CC_CHECK_ARG(bytes, "cucore_kernel_param_bytes", "bytes");
   *bytes = k->param_bytes;
   return CUCORE_OK;
@@ -301,7 +305,7 @@ cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes) {
 
 cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src) {
   cc_begin();
-  CC_CHECK_ARG(k, "cucore_kernel_layout_source", "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_layout_source", "kernel");
   CC_CHECK_ARG(src, "cucore_kernel_layout_source", "src");
   *src = k->layout_source;
   return CUCORE_OK;
@@ -493,8 +497,8 @@ static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
 
 static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
                            cc_kernel_dev **d) {
-  if (!k) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `kernel` is NULL", fn);
-  if (!dev) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `dev` is NULL", fn);
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = need_loaded(k, fn);
   if (st == CUCORE_OK) st = cc_device_make_current(dev);
   if (st == CUCORE_OK && d) st = cc_kernel_dev_get(k, dev, d);
@@ -708,7 +712,7 @@ cucore_status cc_kernel_fit_dynamic_smem(cucore_kernel *k, cc_kernel_dev *d, uns
 cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature) {
   cc_begin();
   const char *fn = "cucore_kernel_declare_signature";
-  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_ARG(signature, fn, "signature");
   static const struct {
     const char *name;

@@ -23,6 +23,7 @@ typedef struct cc_kernel_dev {
 } cc_kernel_dev;
 
 struct cucore_kernel {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   _Atomic uint64_t serial; /* unique in the process (a freed kernel's address may be reused);
                               renewed when a setting changes what a launch may do, which
                               forgets the launch checks remembered under the old one */
@@ -67,6 +68,7 @@ void cc_kernel_release(void *k);
 
 /* An argument list (args.c owns it; defined here so the launch paths read it inline). */
 struct cucore_args {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   const cucore_kernel *k;
   unsigned char *buf;  /* the packed parameter buffer, laid out at the kernel's offsets */
   void **ptrs;         /* kernelParams: ptrs[i] = buf + offset[i] */

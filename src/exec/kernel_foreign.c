@@ -51,7 +51,7 @@ cucore_status cucore_kernel_from_cufunction(cucore_device *dev, void *cufunction
   cc_begin();
   CC_CHECK_ARG(out, "cucore_kernel_from_cufunction", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_kernel_from_cufunction", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_kernel_from_cufunction", "dev");
   CC_CHECK_ARG(cufunction, "cucore_kernel_from_cufunction", "cufunction");
   cucore_status st = CC_DRV_REQUIRE(cuFuncGetParamInfo);
   if (st == CUCORE_OK) st = cc_device_make_current(dev);

@@ -363,6 +363,8 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
   if (CC_UNLIKELY(!k || !cfg || !args))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", fn,
                    !k ? "kernel" : !cfg ? "cfg" : "args");
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
+  CC_CHECK_HANDLE(args, ARGS, fn, "args");
   cucore_status st = cc_args_check(args, k);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   cucore_stream *s = cfg->stream;
@@ -371,6 +373,7 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
                    "%s: cfg->stream is NULL; give a stream (cucore_stream_default(dev) for "
                    "stream 0): it names the device",
                    fn);
+  CC_CHECK_HANDLE(s, STREAM, fn, "cfg->stream");
   st = cc_device_make_current_fast(s->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   cc_kernel_dev *d = NULL;
@@ -404,7 +407,8 @@ cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg, c
    * device current, and a configuration the thread's memo says passed the pre-flight for this
    * kernel on this device; into a capture, one that holds the kernel already. Everything else
    * (first launches, attributes, mistakes) takes launch_common, which says what is wrong. */
-  if (CC_LIKELY(k && cfg && args && cfg->stream && cfg->attr_count == 0)) {
+  if (CC_LIKELY(cc_handle_live(k, CC_KIND_KERNEL) && cfg && cc_handle_live(args, CC_KIND_ARGS) &&
+                cc_handle_live(cfg->stream, CC_KIND_STREAM) && cfg->attr_count == 0)) {
     cucore_stream *s = cfg->stream;
     if (CC_LIKELY(cc_args_ready(args, k) && cc_device_is_current(s->dev) &&
                   memo_matches(atomic_load_explicit(&k->serial, memory_order_acquire),

@@ -109,7 +109,7 @@ cucore_status cucore_kernel_check_launch_offline(cucore_kernel *k, const cucore_
                                                  int arch, unsigned flags) {
   cc_begin();
   const char *fn = "cucore_kernel_check_launch_offline";
-  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_ARG(cfg, fn, "cfg");
   if (flags & ~(unsigned)CUCORE_CHECK_NON_PORTABLE_CLUSTER)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (known: "

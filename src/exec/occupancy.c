@@ -20,8 +20,9 @@ static cucore_status check_flags(unsigned flags, const char *fn) {
 /* Device facts for k on dev, with the context current. */
 static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
                            cc_kernel_dev **d) {
-  if (!k) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `kernel` is NULL", fn);
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   if (!dev) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: no device (give a stream or a device)", fn);
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = cc_device_make_current(dev);
   if (st == CUCORE_OK) st = cc_kernel_dev_get(k, dev, d);
   return st;

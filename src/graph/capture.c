@@ -11,7 +11,7 @@
 #include <string.h>
 
 static cucore_status capture_checks(cucore_stream *s, int mode, const char *fn) {
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (mode < CUCORE_CAPTURE_GLOBAL || mode > CUCORE_CAPTURE_RELAXED)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: mode %d is not a capture mode (CUCORE_CAPTURE_GLOBAL, _THREAD_LOCAL or "
@@ -55,7 +55,7 @@ cucore_status cucore_stream_begin_capture_to_graph(cucore_stream *s, cucore_grap
                                                    size_t dep_count, cucore_capture_mode mode) {
   cc_begin();
   const char *fn = "cucore_stream_begin_capture_to_graph";
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   cucore_status st = capture_checks(s, (int)mode, fn);
   if (st != CUCORE_OK) return st;
   if (g->dev->ctx != s->dev->ctx)
@@ -76,7 +76,7 @@ cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out) {
   cc_begin();
   const char *fn = "cucore_stream_end_capture";
   if (out) *out = NULL;
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   cucore_status st = CC_DRV_REQUIRE(cuStreamEndCapture);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuStreamIsCapturing);
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
@@ -108,7 +108,7 @@ cucore_status cucore_stream_capture_info(cucore_stream *s, cucore_capture_info *
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);
   out->mode = -1;
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   cucore_status st = CC_DRV_REQUIRE(cuStreamIsCapturing);
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
@@ -142,9 +142,9 @@ cucore_status cucore_graph_capture_launches(cucore_kernel *k, const cucore_launc
   const char *fn = "cucore_graph_capture_launches";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_ARG(cfg, fn, "cfg");
-  CC_CHECK_ARG(args, fn, "args");
+  CC_CHECK_HANDLE(args, ARGS, fn, "args");
   if (count < 1 || count > 1000000)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: count %d is outside 1..1000000", fn, count);
   /* Check once before capturing, so that a wrong launch leaves no capture behind. */

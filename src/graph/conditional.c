@@ -17,7 +17,7 @@ cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_va
   const char *fn = "cucore_graph_condition_create";
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   if (flags & ~(unsigned)CUCORE_CONDITION_ASSIGN_DEFAULT)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected CUCORE_CONDITION_DEFAULT or "

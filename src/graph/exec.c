@@ -69,7 +69,7 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
   const char *fn = "cucore_graph_instantiate";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   cc_refs_drain();
   const unsigned known = CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH |
                          CUCORE_GRAPH_INSTANTIATE_UPLOAD | CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH |
@@ -87,6 +87,7 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
                    upload_stream ? "an upload stream was given without "
                                    "CUCORE_GRAPH_INSTANTIATE_UPLOAD"
                                  : "CUCORE_GRAPH_INSTANTIATE_UPLOAD needs the stream to upload on");
+  if (upload_stream) CC_CHECK_HANDLE(upload_stream, STREAM, fn, "upload_stream");
   if (upload_stream && upload_stream->dev->ctx != g->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the upload stream is of device %d, the graph "
                    "runs on device %d", fn, upload_stream->dev->ordinal, g->dev->ordinal);
@@ -98,6 +99,7 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
   if (st != CUCORE_OK) return st;
   cucore_graph_exec *e = cc_calloc(1, sizeof *e, "an executable graph");
   if (!e) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(e, CC_KIND_GRAPH_EXEC);
   e->dev = g->dev;
   e->graph = g;
   e->flags = flags;
@@ -138,12 +140,13 @@ fail:
 cucore_status cucore_graph_exec_destroy(cucore_graph_exec *e) {
   cc_begin();
   if (!e) return CUCORE_OK;
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, "cucore_graph_exec_destroy", "exec");
   cucore_status st = cc_device_make_current(e->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuGraphExecDestroy)(e->h) : CUDA_SUCCESS;
   state_free(e);
   cc_graph_release(e->source);
   cc_graph_release(e->graph);
-  free(e);
+  cc_handle_retire(e, CC_KIND_GRAPH_EXEC);
   cc_refs_drain();
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphExecDestroy", NULL);
@@ -151,8 +154,8 @@ cucore_status cucore_graph_exec_destroy(cucore_graph_exec *e) {
 }
 
 static cucore_status stream_of(cucore_graph_exec *e, cucore_stream *s, const char *fn) {
-  if (CC_UNLIKELY(!e)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `exec` is NULL", fn);
-  if (CC_UNLIKELY(!s)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `stream` is NULL", fn);
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (CC_UNLIKELY(s->dev->ctx != e->dev->ctx))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the stream is of device %d, the graph runs on "
                    "device %d", fn, s->dev->ordinal, e->dev->ordinal);
@@ -195,7 +198,7 @@ cucore_status cucore_graph_launch(cucore_graph_exec *e, cucore_stream *s) {
 
 cucore_status cucore_graph_exec_native(cucore_graph_exec *e, void **cugraphexec) {
   cc_begin();
-  CC_CHECK_ARG(e, "cucore_graph_exec_native", "exec");
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, "cucore_graph_exec_native", "exec");
   CC_CHECK_ARG(cugraphexec, "cucore_graph_exec_native", "cugraphexec");
   *cugraphexec = e->h;
   return CUCORE_OK;
@@ -268,8 +271,8 @@ static void state_after_update(cucore_graph_exec *e, const cucore_graph *from) {
 cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from) {
   cc_begin();
   const char *fn = "cucore_graph_exec_update";
-  CC_CHECK_ARG(e, fn, "exec");
-  CC_CHECK_ARG(from, fn, "from");
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
+  CC_CHECK_HANDLE(from, GRAPH, fn, "from");
   if (from->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `from` is the body of a conditional node", fn);
   if (from->dev->ctx != e->dev->ctx)
@@ -317,7 +320,7 @@ cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from)
  * are known. */
 static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node, const char *fn,
                                   cc_exec_node **out) {
-  if (CC_UNLIKELY(!e)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `exec` is NULL", fn);
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   if (CC_UNLIKELY(!node)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `node` is NULL", fn);
   if (CC_UNLIKELY(node->graph->root != e->graph || node->index >= e->node_count ||
                   node->type != CUCORE_GRAPH_NODE_KERNEL || !e->state[node->index].known)) {
@@ -365,7 +368,7 @@ CC_COLD static cucore_status set_kernel_args_checked(cucore_graph_exec *e, cucor
   cc_exec_node *x = NULL;
   cucore_status st = kernel_entry(e, node, fn, &x);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  if (CC_UNLIKELY(!args)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `args` is NULL", fn);
+  CC_CHECK_HANDLE(args, ARGS, fn, "args");
   st = cc_args_check(args, node->k);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
@@ -388,7 +391,8 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
   /* The update a loop makes, checked inline: a kernel node of e's graph with known values, a
    * complete argument list for its kernel, the device current. Everything else, and every
    * refusal, takes the checked path below, which says what is wrong. */
-  if (CC_LIKELY(e && node && args && node->graph->root == e->graph &&
+  if (CC_LIKELY(cc_handle_live(e, CC_KIND_GRAPH_EXEC) && node &&
+                cc_handle_live(args, CC_KIND_ARGS) && node->graph->root == e->graph &&
                 node->index < e->node_count && node->type == CUCORE_GRAPH_NODE_KERNEL)) {
     cc_exec_node *x = &e->state[node->index];
     if (CC_LIKELY(x->known && cc_args_ready(args, node->k) && cc_device_is_current(e->dev) &&
@@ -434,7 +438,7 @@ cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e, cucore_gra
 }
 
 static cucore_status enabled_entry(cucore_graph_exec *e, cucore_graph_node *node, const char *fn) {
-  CC_CHECK_ARG(e, fn, "exec");
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   CC_CHECK_ARG(node, fn, "node");
   char what[96];
   cc_graph_node_describe(node, what, sizeof what);

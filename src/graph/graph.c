@@ -21,6 +21,7 @@ cucore_status cc_graph_wrap(cucore_device *dev, CUgraph h, cc_refs *held, cucore
     (void)DRV(cuGraphDestroy)(h);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  cc_handle_init(g, CC_KIND_GRAPH);
   g->h = h;
   g->dev = dev;
   g->root = g;
@@ -50,6 +51,7 @@ cucore_status cc_graph_new_body(cucore_graph *root, CUgraph h, cucore_graph **ou
   }
   cucore_graph *b = cc_calloc(1, sizeof *b, "a conditional body");
   if (!b) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(b, CC_KIND_GRAPH);
   b->h = h;
   b->dev = root->dev;
   b->root = root;
@@ -63,7 +65,7 @@ cucore_status cucore_graph_create(cucore_device *dev, cucore_graph **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_graph_create", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_graph_create", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_graph_create", "dev");
   cc_refs_drain();
   cucore_status st = CC_DRV_REQUIRE(cuGraphCreate);
   if (st == CUCORE_OK) st = cc_device_make_current(dev);
@@ -88,19 +90,22 @@ void cc_graph_release(void *p) {
   if (!g || atomic_fetch_sub(&g->refs, 1) != 1) return;
   for (int i = 0; i < g->node_count; i++) cc_graph_node_free(g->nodes[i]);
   free(g->nodes);
-  for (int i = 0; i < g->body_count; i++) free(g->bodies[i]);
+  for (int i = 0; i < g->body_count; i++) cc_handle_retire(g->bodies[i], CC_KIND_GRAPH);
   free(g->bodies);
   free(g->dot);
   /* The driver drops the CUgraph's set once no executable graph made from it runs. */
   if (g->attached) cc_refs_expect_drop();
   if (cc_device_make_current(g->dev) == CUCORE_OK) (void)DRV(cuGraphDestroy)(g->h);
   cc_refs_release(g->held);
-  free(g);
+  cc_handle_retire(g, CC_KIND_GRAPH);
 }
 
 cucore_status cucore_graph_destroy(cucore_graph *g) {
   cc_begin();
-  if (!g || g->is_body) return CUCORE_OK;
+  if (!g) return CUCORE_OK;
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_destroy", "graph");
+  if (g->is_body) return CUCORE_OK;
+  cc_handle_kill(g, CC_KIND_GRAPH); /* executable graphs made from it keep it */
   cc_graph_release(g);
   cc_refs_drain();
   return CUCORE_OK;
@@ -111,7 +116,7 @@ cucore_status cucore_graph_destroy(cucore_graph *g) {
 cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn) {
   if (!out) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `out` is NULL", fn);
   *out = NULL;
-  if (!g) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `graph` is NULL", fn);
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   return CUCORE_OK;
 }
 
@@ -224,7 +229,7 @@ cucore_status cucore_graph_node_count(cucore_graph *g, size_t *count) {
   cc_begin();
   CC_CHECK_ARG(count, "cucore_graph_node_count", "count");
   *count = 0;
-  CC_CHECK_ARG(g, "cucore_graph_node_count", "graph");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_node_count", "graph");
   cucore_status st = CC_DRV_REQUIRE(cuGraphGetNodes);
   if (st != CUCORE_OK) return st;
   size_t n = 0;
@@ -236,7 +241,7 @@ cucore_status cucore_graph_node_count(cucore_graph *g, size_t *count) {
 
 cucore_status cucore_graph_device(const cucore_graph *g, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_ARG(g, "cucore_graph_device", "graph");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_device", "graph");
   CC_CHECK_ARG(dev, "cucore_graph_device", "dev");
   *dev = g->dev;
   return CUCORE_OK;
@@ -244,7 +249,7 @@ cucore_status cucore_graph_device(const cucore_graph *g, cucore_device **dev) {
 
 cucore_status cucore_graph_native(cucore_graph *g, void **cugraph) {
   cc_begin();
-  CC_CHECK_ARG(g, "cucore_graph_native", "graph");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_native", "graph");
   CC_CHECK_ARG(cugraph, "cucore_graph_native", "cugraph");
   *cugraph = g->h;
   return CUCORE_OK;
@@ -254,7 +259,7 @@ cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *fr
                                           cucore_graph_node *to) {
   cc_begin();
   const char *fn = "cucore_graph_add_dependency";
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   CC_CHECK_ARG(from, fn, "from");
   CC_CHECK_ARG(to, fn, "to");
   if (from == to)
@@ -279,7 +284,7 @@ cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *fr
 /* ---- DOT ------------------------------------------------------------------------------------ */
 
 static cucore_status dot_checks(cucore_graph *g, unsigned flags, const char *fn) {
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   if (flags > 0xffffu)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: flags 0x%x go beyond the driver's DOT flags (0..0xffff: "

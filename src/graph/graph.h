@@ -32,6 +32,7 @@ struct cucore_graph_node {
 };
 
 struct cucore_graph {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUgraph h;
   cucore_device *dev;
   cucore_graph *root;          /* the top-level graph: itself unless a conditional body */
@@ -56,6 +57,7 @@ typedef struct cc_exec_node {
 } cc_exec_node;
 
 struct cucore_graph_exec {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUgraphExec h;
   cucore_device *dev;
   cucore_graph *graph;         /* instantiated from (a reference): its nodes name e's nodes */

@@ -46,13 +46,13 @@ cucore_status cucore_graph_add_kernel_node(cucore_graph *g, cucore_graph_node *c
   const char *fn = "cucore_graph_add_kernel_node";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(k, fn, "kernel");
+  CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_ARG(cfg, fn, "cfg");
-  CC_CHECK_ARG(args, fn, "args");
+  CC_CHECK_HANDLE(args, ARGS, fn, "args");
   /* The arguments first, as a launch checks them (and without a GPU). */
   cucore_status st = cc_args_check(args, k);
   if (st != CUCORE_OK) return st;
-  CC_CHECK_ARG(g, fn, "graph");
+  CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   CUgraphNode buf[DEPS_ON_STACK], *hs = NULL;
   st = cc_graph_deps(g, deps, dep_count, buf, DEPS_ON_STACK, &hs, fn);
   if (st != CUCORE_OK) return st;
@@ -124,7 +124,7 @@ cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node, cucore_
   cc_begin();
   const char *fn = "cucore_graph_kernel_node_set_args";
   CC_CHECK_ARG(node, fn, "node");
-  CC_CHECK_ARG(args, fn, "args");
+  CC_CHECK_HANDLE(args, ARGS, fn, "args");
   if (node->type != CUCORE_GRAPH_NODE_KERNEL) {
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
@@ -333,7 +333,7 @@ static cucore_status event_node(cucore_graph *g, cucore_graph_node *const *deps,
                                 const char *fn) {
   cucore_status st = cc_graph_enter(g, out, fn);
   if (st != CUCORE_OK) return st;
-  CC_CHECK_ARG(ev, fn, "event");
+  CC_CHECK_HANDLE(ev, EVENT, fn, "event");
   if (ev->dev->ctx != g->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the event belongs to device %d, the graph to "
                    "device %d", fn, ev->dev->ordinal, g->dev->ordinal);
@@ -389,7 +389,7 @@ cucore_status cucore_graph_add_child_graph_node(cucore_graph *g, cucore_graph_no
   const char *fn = "cucore_graph_add_child_graph_node";
   cucore_status st = cc_graph_enter(g, out, fn);
   if (st != CUCORE_OK) return st;
-  CC_CHECK_ARG(child, fn, "child");
+  CC_CHECK_HANDLE(child, GRAPH, fn, "child");
   if (child->root == g->root)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph is %s", fn,
                    child == g ? "the graph itself" : "a part of the same graph");

@@ -10,6 +10,7 @@
 #define CUCORE_LOADER_H
 
 #include "base/base.h"
+#include "base/handle.h"
 
 #include <cuda.h>
 #include <cudaTypedefs.h>

@@ -38,8 +38,9 @@ CC_COLD static cucore_status precheck_slow(cucore_device *dev, cucore_stream *s,
  * size, two addresses; then the ranges (cc_mem_check_copy trusts what this thread saw last). */
 static inline cucore_status precheck(cucore_device *dev, cucore_stream *s, uint64_t dst,
                                      uint64_t src, size_t bytes, const char *fn, int *skip) {
-  if (CC_LIKELY(dev && (!s || s->dev->ctx == dev->ctx) && !cc_captures_active() && bytes &&
-                !((uint64_t)bytes >> 63) && dst && src)) {
+  if (CC_LIKELY(cc_handle_live(dev, CC_KIND_DEVICE) &&
+                (!s || (cc_handle_live(s, CC_KIND_STREAM) && s->dev->ctx == dev->ctx)) &&
+                !cc_captures_active() && bytes && !((uint64_t)bytes >> 63) && dst && src)) {
     *skip = 0;
     return cc_mem_check_copy(dst, src, bytes, fn);
   }

@@ -60,7 +60,7 @@ static int accept_device_free(const cc_mem_rec *rec, void *ctx) {
 cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
   cc_begin();
   if (ptr == 0) return CUCORE_OK;
-  CC_CHECK_ARG(dev, "cucore_mem_free", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_mem_free", "dev");
   cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_free");
   if (cst != CUCORE_OK) return cst;
   device_free_ctx c = {dev, 0};
@@ -209,7 +209,7 @@ static int accept_pinned(const cc_mem_rec *rec, void *ctx) {
 cucore_status cucore_host_free(cucore_device *dev, void *ptr) {
   cc_begin();
   if (!ptr) return CUCORE_OK;
-  CC_CHECK_ARG(dev, "cucore_host_free", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_host_free", "dev");
   cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_host_free");
   if (cst != CUCORE_OK) return cst;
   uint64_t a = (uint64_t)(uintptr_t)ptr;

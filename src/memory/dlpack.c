@@ -200,6 +200,7 @@ cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *
 /* ---- import ---------------------------------------------------------------------------- */
 
 struct cucore_dlpack_tensor {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   DLManagedTensor *mt;
   cucore_dlpack_info info;
   uint64_t reg_base; /* the recorded range's start; 0 when nothing was recorded */
@@ -243,6 +244,7 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
                    dl->ndim);
   cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
   if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(h, CC_KIND_DLPACK);
   cucore_dlpack_info *in = &h->info;
   cucore_tensor_desc *d = &in->desc;
   d->ndim = dl->ndim;
@@ -323,7 +325,7 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
 
 cucore_status cucore_dlpack_tensor_info(const cucore_dlpack_tensor *t, cucore_dlpack_info *out) {
   cc_begin();
-  CC_CHECK_ARG(t, "cucore_dlpack_tensor_info", "t");
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_tensor_info", "t");
   CC_CHECK_ARG(out, "cucore_dlpack_tensor_info", "out");
   *out = t->info;
   return CUCORE_OK;
@@ -337,6 +339,7 @@ static int accept_import(const cc_mem_rec *rec, void *ctx) {
 cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t) {
   cc_begin();
   if (!t) return CUCORE_OK;
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_release", "tensor");
   if (t->reg_base) {
     cc_mem_rec rec;
     cc_reg_result res = cc_reg_take(&cc_mem_registry, t->reg_base, accept_import, NULL, 0, &rec);
@@ -345,6 +348,6 @@ cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t) {
                                  "an imported tensor");
   }
   if (t->mt->deleter) t->mt->deleter(t->mt);
-  free(t);
+  cc_handle_retire(t, CC_KIND_DLPACK);
   return CUCORE_OK;
 }

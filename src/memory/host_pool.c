@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 struct cucore_host_pool {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cc_hpool core;
   cucore_device *dev;
 };
@@ -60,7 +61,7 @@ cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool
   const char *fn = "cucore_host_pool_create";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_host_pool_props def = {0};
   const cucore_host_pool_props *p = props ? props : &def;
   cucore_status st = cc_check_size(p->max_cached_bytes, fn, "max_cached_bytes");
@@ -68,6 +69,7 @@ cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool
   if (st != CUCORE_OK) return st;
   cucore_host_pool *hp = cc_calloc(1, sizeof *hp, "a pinned pool");
   if (!hp) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(hp, CC_KIND_HOST_POOL);
   hp->dev = dev;
   cc_host_allocator ops = {drv_alloc, drv_release, hp};
   cc_hpool_init(&hp->core, &ops, p->max_cached_bytes, p->max_total_bytes);
@@ -78,6 +80,7 @@ cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool
 cucore_status cucore_host_pool_destroy(cucore_host_pool *pool) {
   cc_begin();
   if (!pool) return CUCORE_OK;
+  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_destroy", "pool");
   cucore_status cst = cc_mem_capture_check(pool->dev, NULL, 0, "cucore_host_pool_destroy");
   if (cst != CUCORE_OK) return cst;
   cucore_host_pool_stats s;
@@ -92,7 +95,7 @@ cucore_status cucore_host_pool_destroy(cucore_host_pool *pool) {
                    s.in_use_blocks == 1 ? "is" : "are");
   }
   cc_hpool_fini(&pool->core);
-  free(pool);
+  cc_handle_retire(pool, CC_KIND_HOST_POOL);
   return CUCORE_OK;
 }
 
@@ -138,7 +141,7 @@ CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t
 cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out) {
   cc_begin();
   /* After warm-up: a block from this thread's cache, inline. */
-  if (CC_LIKELY(pool && out)) {
+  if (CC_LIKELY(cc_handle_live(pool, CC_KIND_HOST_POOL) && out)) {
     cc_hblock *hit = cc_hpool_get_cached(&pool->core, bytes);
     if (CC_LIKELY(hit != NULL)) {
       *out = hit->base;
@@ -153,7 +156,7 @@ CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t
   const char *fn = "cucore_host_pool_alloc";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, HOST_POOL, fn, "pool");
   cc_hblock *b = NULL;
   int err = cc_hpool_get(&pool->core, bytes, &b, out); /* the size is checked there first */
   if (CC_LIKELY(!err)) return CUCORE_OK;
@@ -188,14 +191,16 @@ CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *p
 cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr) {
   cc_begin();
   /* A block this thread handed out: freed inline (cc_hpool_free_recent). */
-  if (CC_LIKELY(pool && ptr && cc_hpool_free_recent(&pool->core, ptr))) return CUCORE_OK;
+  if (CC_LIKELY(cc_handle_live(pool, CC_KIND_HOST_POOL) && ptr &&
+                cc_hpool_free_recent(&pool->core, ptr)))
+    return CUCORE_OK;
   return host_pool_free_slow(pool, ptr);
 }
 
 CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *ptr) {
   const char *fn = "cucore_host_pool_free";
   if (!ptr) return CUCORE_OK;
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, HOST_POOL, fn, "pool");
   uint64_t a = (uint64_t)(uintptr_t)ptr;
   host_free_ctx c = {pool, 0};
   cc_mem_rec rec;
@@ -218,7 +223,7 @@ void cc_host_pool_give_back(const cc_mem_rec *rec) {
 
 cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_host_pool_trim", "pool");
+  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_trim", "pool");
   cucore_status st = cc_check_size(keep_bytes, "cucore_host_pool_trim", "keep_bytes");
   if (st == CUCORE_OK) st = cc_mem_capture_check(pool->dev, NULL, 0, "cucore_host_pool_trim");
   if (st != CUCORE_OK) return st;
@@ -228,7 +233,7 @@ cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {
 
 cucore_status cucore_host_pool_stats_get(cucore_host_pool *pool, cucore_host_pool_stats *out) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_host_pool_stats_get", "pool");
+  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_stats_get", "pool");
   CC_CHECK_ARG(out, "cucore_host_pool_stats_get", "out");
   cc_hpool_stats(&pool->core, out);
   return CUCORE_OK;
@@ -236,7 +241,7 @@ cucore_status cucore_host_pool_stats_get(cucore_host_pool *pool, cucore_host_poo
 
 cucore_status cucore_host_pool_reset_high_water(cucore_host_pool *pool) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_host_pool_reset_high_water", "pool");
+  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_reset_high_water", "pool");
   cc_hpool_reset_high(&pool->core);
   return CUCORE_OK;
 }

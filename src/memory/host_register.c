@@ -12,7 +12,7 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
   cc_begin();
   const char *fn = "cucore_host_register";
   CC_CHECK_ARG(ptr, fn, "ptr");
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   unsigned known = CUCORE_HOST_REGISTER_PORTABLE | CUCORE_HOST_REGISTER_DEVICEMAP |
                    CUCORE_HOST_REGISTER_IOMEMORY | CUCORE_HOST_REGISTER_READ_ONLY;
   if (flags & ~known)
@@ -84,7 +84,7 @@ cucore_status cucore_host_unregister(cucore_device *dev, void *ptr) {
   cc_begin();
   const char *fn = "cucore_host_unregister";
   CC_CHECK_ARG(ptr, fn, "ptr");
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status cst = cc_mem_capture_check(dev, NULL, 0, fn);
   if (cst != CUCORE_OK) return cst;
   uint64_t a = (uint64_t)(uintptr_t)ptr;

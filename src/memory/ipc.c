@@ -21,7 +21,7 @@ cucore_status cucore_mem_pool_export_fd(cucore_mem_pool *pool, int *fd) {
   const char *fn = "cucore_mem_pool_export_fd";
   CC_CHECK_ARG(fd, fn, "fd");
   *fd = -1;
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   if (!pool->ipc || pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the pool %s; create it with cucore_mem_pool_props.flags = "
@@ -46,7 +46,7 @@ cucore_status cucore_mem_pool_import_fd(cucore_device *dev, int fd, cucore_mem_p
   const char *fn = "cucore_mem_pool_import_fd";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   if (fd < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: file descriptor %d is not valid", fn, fd);
   cucore_status st = CC_DRV_REQUIRE(cuMemPoolImportFromShareableHandle);
@@ -70,7 +70,7 @@ cucore_status cucore_mem_pool_export_pointer(cucore_mem_pool *pool, cucore_devpt
   const char *fn = "cucore_mem_pool_export_pointer";
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   if (!pool->ipc || pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the pool is not one this process created with CUCORE_POOL_IPC", fn);
@@ -103,7 +103,7 @@ cucore_status cucore_mem_pool_import_pointer(cucore_mem_pool *pool, const cucore
   const char *fn = "cucore_mem_pool_import_pointer";
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   CC_CHECK_ARG(in, fn, "in");
   if (!pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,

@@ -64,7 +64,7 @@ cucore_status cucore_mem_prefetch(cucore_devptr ptr, size_t bytes, cucore_locati
                                   cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_mem_prefetch";
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   cc_mem_rec rec;
   int known;
   cucore_status st = managed_range(ptr, bytes, fn, &rec, &known);

@@ -13,7 +13,8 @@
 
 cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s,
                                 const char *fn) {
-  if (CC_UNLIKELY(!dev)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `dev` is NULL", fn);
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
+  if (s) CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (s && s->dev->ctx != dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the stream belongs to device %d, not device %d",
                    fn, s->dev->ordinal, dev->ordinal);

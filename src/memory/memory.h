@@ -220,6 +220,7 @@ cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, c
 
 /* A CUDA array (texture.c). */
 struct cucore_array {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUarray handle;
   cucore_device *dev;
   cucore_array_desc desc;
@@ -251,6 +252,7 @@ CUresult cc_mem_free_rec_raw(const cc_mem_rec *rec);
 /* ---- device pools (pool.c), pinned pools (host_pool.c) --------------------------------------- */
 
 struct cucore_mem_pool {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUmemoryPool handle;
   cucore_device *dev;
   int owned;     /* cucore created it: cuMemPoolDestroy on destroy */

@@ -40,8 +40,8 @@ int cc_peer_enabled(CUcontext from, CUcontext to) {
 
 cucore_status cucore_device_can_access_peer(cucore_device *dev, cucore_device *peer, int *can) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_can_access_peer", "dev");
-  CC_CHECK_ARG(peer, "cucore_device_can_access_peer", "peer");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_can_access_peer", "dev");
+  CC_CHECK_HANDLE(peer, DEVICE, "cucore_device_can_access_peer", "peer");
   CC_CHECK_ARG(can, "cucore_device_can_access_peer", "can");
   *can = 0;
   if (dev->cudev == peer->cudev) {
@@ -58,8 +58,8 @@ cucore_status cucore_device_can_access_peer(cucore_device *dev, cucore_device *p
 cucore_status cucore_device_enable_peer_access(cucore_device *dev, cucore_device *peer) {
   cc_begin();
   const char *fn = "cucore_device_enable_peer_access";
-  CC_CHECK_ARG(dev, fn, "dev");
-  CC_CHECK_ARG(peer, fn, "peer");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
+  CC_CHECK_HANDLE(peer, DEVICE, fn, "peer");
   if (dev->cudev == peer->cudev)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d and the peer are the same device (it always has access to its "
@@ -85,8 +85,8 @@ cucore_status cucore_device_enable_peer_access(cucore_device *dev, cucore_device
 cucore_status cucore_device_disable_peer_access(cucore_device *dev, cucore_device *peer) {
   cc_begin();
   const char *fn = "cucore_device_disable_peer_access";
-  CC_CHECK_ARG(dev, fn, "dev");
-  CC_CHECK_ARG(peer, fn, "peer");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
+  CC_CHECK_HANDLE(peer, DEVICE, fn, "peer");
   if (dev->cudev == peer->cudev) return CUCORE_OK;
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
@@ -115,7 +115,7 @@ cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst,
                                  cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_peer";
-  CC_CHECK_ARG(src_dev, fn, "src_dev");
+  CC_CHECK_HANDLE(src_dev, DEVICE, fn, "src_dev");
   cucore_status st = cc_mem_pair_check(dst_dev, s, fn);
   if (st == CUCORE_OK) st = cc_mem_capture_check(dst_dev, s, 1, fn);
   if (st != CUCORE_OK) return st;

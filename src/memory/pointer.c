@@ -261,7 +261,7 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
 
 cucore_status cucore_pointer_check_access(cucore_device *dev, cucore_devptr addr, size_t bytes) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_pointer_check_access", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_pointer_check_access", "dev");
   if (addr == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_pointer_check_access: the address is 0");
   cucore_status st = cc_check_size(bytes, "cucore_pointer_check_access", "the size");

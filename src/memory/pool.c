@@ -71,6 +71,7 @@ cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, 
                                  int ipc, cucore_mem_pool **out) {
   cucore_mem_pool *p = cc_calloc(1, sizeof *p, "a memory pool handle");
   if (!p) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(p, CC_KIND_MEM_POOL);
   p->handle = h;
   p->dev = dev;
   p->owned = owned;
@@ -100,7 +101,7 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   const char *fn = "cucore_mem_pool_create";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_mem_pool_props def = {0};
   const cucore_mem_pool_props *p = props ? props : &def;
   if (p->flags & ~(unsigned)CUCORE_POOL_IPC)
@@ -156,7 +157,7 @@ cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out)
   const char *fn = "cucore_mem_pool_default";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = need_pool_api(fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuDeviceGetDefaultMemPool);
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
@@ -171,6 +172,7 @@ cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out)
 cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
   cc_begin();
   if (!pool) return CUCORE_OK;
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_destroy", "pool");
   uint64_t live = 0, live_bytes = 0;
   cc_reg_pool_live(&cc_mem_registry, pool, &live, &live_bytes);
   if (live) {
@@ -185,20 +187,20 @@ cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
   if (pool->owned) {
     cucore_status st = cc_device_make_current(pool->dev);
     if (st != CUCORE_OK) {
-      free(pool);
+      cc_handle_retire(pool, CC_KIND_MEM_POOL);
       return st;
     }
     r = DRV(cuMemPoolDestroy)(pool->handle);
   }
   int ordinal = pool->dev->ordinal;
-  free(pool);
+  cc_handle_retire(pool, CC_KIND_MEM_POOL);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemPoolDestroy", "a pool of device %d", ordinal);
   return CUCORE_OK;
 }
 
 cucore_status cucore_mem_pool_device(const cucore_mem_pool *pool, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_mem_pool_device", "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_device", "pool");
   CC_CHECK_ARG(dev, "cucore_mem_pool_device", "dev");
   *dev = pool->dev;
   return CUCORE_OK;
@@ -206,7 +208,7 @@ cucore_status cucore_mem_pool_device(const cucore_mem_pool *pool, cucore_device 
 
 cucore_status cucore_mem_pool_native(const cucore_mem_pool *pool, void **cupool) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_mem_pool_native", "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_native", "pool");
   CC_CHECK_ARG(cupool, "cucore_mem_pool_native", "cupool");
   *cupool = pool->handle;
   return CUCORE_OK;
@@ -235,7 +237,7 @@ static cucore_status async_prelude(cucore_stream *s, size_t bytes, cucore_devptr
                                    const char *fn) {
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (CC_UNLIKELY(bytes == 0))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
   cucore_status st;
@@ -297,7 +299,7 @@ cucore_status cucore_mem_pool_alloc_async(cucore_mem_pool *pool, cucore_stream *
   const char *fn = "cucore_mem_pool_alloc_async";
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   if (CC_UNLIKELY(pool->imported)) {
     char what[160];
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -380,7 +382,7 @@ CC_COLD static cucore_status free_async_refused(cucore_stream *s, cucore_devptr 
 
 static inline cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_devptr ptr,
                                        const char *fn) {
-  CC_CHECK_ARG(s, fn, "stream");
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   /* This thread's own record (inline), else the registry's. */
   uint64_t state;
   cc_front_view v;
@@ -406,7 +408,7 @@ cucore_status cucore_mem_free_async(cucore_stream *s, cucore_devptr ptr) {
 cucore_status cucore_mem_pool_free_async(cucore_mem_pool *pool, cucore_stream *s,
                                          cucore_devptr ptr) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_mem_pool_free_async", "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_free_async", "pool");
   if (ptr == 0) return CUCORE_OK;
   return free_async(pool, s, ptr, "cucore_mem_pool_free_async");
 }
@@ -430,7 +432,7 @@ cucore_status cucore_mem_pool_get_attr(cucore_mem_pool *pool, cucore_pool_attr a
                                        uint64_t *value) {
   cc_begin();
   const char *fn = "cucore_mem_pool_get_attr";
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   CC_CHECK_ARG(value, fn, "value");
   *value = 0;
   cucore_status st = check_attr(attr, fn);
@@ -453,7 +455,7 @@ cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr a
                                        uint64_t value) {
   cc_begin();
   const char *fn = "cucore_mem_pool_set_attr";
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   cucore_status st = check_attr(attr, fn);
   if (st != CUCORE_OK) return st;
   if (attr == CUCORE_POOL_RESERVED_CURRENT || attr == CUCORE_POOL_USED_CURRENT)
@@ -473,7 +475,7 @@ cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr a
 cucore_status cucore_mem_pool_stats_get(cucore_mem_pool *pool, cucore_mem_pool_stats *out) {
   cc_begin();
   const char *fn = "cucore_mem_pool_stats_get";
-  CC_CHECK_ARG(pool, fn, "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);
   struct {
@@ -499,7 +501,7 @@ cucore_status cucore_mem_pool_stats_get(cucore_mem_pool *pool, cucore_mem_pool_s
 
 cucore_status cucore_mem_pool_reset_high_water(cucore_mem_pool *pool) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_mem_pool_reset_high_water", "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_reset_high_water", "pool");
   cucore_status st = set_u64(pool->handle, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, 0, "reserved high");
   if (st == CUCORE_OK) st = set_u64(pool->handle, CU_MEMPOOL_ATTR_USED_MEM_HIGH, 0, "used high");
   return st;
@@ -507,7 +509,7 @@ cucore_status cucore_mem_pool_reset_high_water(cucore_mem_pool *pool) {
 
 cucore_status cucore_mem_pool_trim(cucore_mem_pool *pool, size_t keep_bytes) {
   cc_begin();
-  CC_CHECK_ARG(pool, "cucore_mem_pool_trim", "pool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_trim", "pool");
   cucore_status st = cc_check_size(keep_bytes, "cucore_mem_pool_trim", "keep_bytes");
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemPoolTrimTo)(pool->handle, keep_bytes);
@@ -519,8 +521,8 @@ cucore_status cucore_mem_pool_set_access(cucore_mem_pool *pool, cucore_device *p
                                          cucore_access access) {
   cc_begin();
   const char *fn = "cucore_mem_pool_set_access";
-  CC_CHECK_ARG(pool, fn, "pool");
-  CC_CHECK_ARG(peer, fn, "peer");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
+  CC_CHECK_HANDLE(peer, DEVICE, fn, "peer");
   if (access != CUCORE_ACCESS_NONE && access != CUCORE_ACCESS_READ &&
       access != CUCORE_ACCESS_READWRITE)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -554,8 +556,8 @@ cucore_status cucore_mem_pool_get_access(cucore_mem_pool *pool, cucore_device *d
                                          cucore_access *access) {
   cc_begin();
   const char *fn = "cucore_mem_pool_get_access";
-  CC_CHECK_ARG(pool, fn, "pool");
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   CC_CHECK_ARG(access, fn, "access");
   CUmemLocation loc;
   memset(&loc, 0, sizeof loc);

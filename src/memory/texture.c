@@ -14,6 +14,7 @@
 #include <string.h>
 
 struct cucore_texture {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUtexObject handle;
   cucore_device *dev;
   cucore_array *arr;  /* the array it reads, or NULL */
@@ -21,6 +22,7 @@ struct cucore_texture {
 };
 
 struct cucore_surface {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUsurfObject handle;
   cucore_array *arr;
 };
@@ -57,7 +59,7 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
   const char *fn = "cucore_array_create";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   CC_CHECK_ARG(desc, fn, "desc");
   cucore_status st = check_format(desc->format, desc->channels, fn);
   if (st != CUCORE_OK) return st;
@@ -94,6 +96,7 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
     (void)DRV(cuArrayDestroy)(h);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  cc_handle_init(a, CC_KIND_ARRAY);
   a->handle = h;
   a->dev = dev;
   a->desc = *desc;
@@ -106,6 +109,7 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
 cucore_status cucore_array_destroy(cucore_array *arr) {
   cc_begin();
   if (!arr) return CUCORE_OK;
+  CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_destroy", "arr");
   unsigned users = atomic_load(&arr->users);
   if (users)
     return cc_fail(CUCORE_IN_USE,
@@ -113,7 +117,7 @@ cucore_status cucore_array_destroy(cucore_array *arr) {
                    "destroy them first", users, users == 1 ? "" : "s", users == 1 ? "s" : "");
   cucore_status st = cc_device_make_current(arr->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuArrayDestroy)(arr->handle) : CUDA_SUCCESS;
-  free(arr);
+  cc_handle_retire(arr, CC_KIND_ARRAY);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuArrayDestroy", NULL);
   return CUCORE_OK;
@@ -121,7 +125,7 @@ cucore_status cucore_array_destroy(cucore_array *arr) {
 
 cucore_status cucore_array_get_desc(const cucore_array *arr, cucore_array_desc *out) {
   cc_begin();
-  CC_CHECK_ARG(arr, "cucore_array_get_desc", "arr");
+  CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_get_desc", "arr");
   CC_CHECK_ARG(out, "cucore_array_get_desc", "out");
   *out = arr->desc;
   return CUCORE_OK;
@@ -129,7 +133,7 @@ cucore_status cucore_array_get_desc(const cucore_array *arr, cucore_array_desc *
 
 cucore_status cucore_array_native(const cucore_array *arr, void **cuarray) {
   cc_begin();
-  CC_CHECK_ARG(arr, "cucore_array_native", "arr");
+  CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_native", "arr");
   CC_CHECK_ARG(cuarray, "cucore_array_native", "cuarray");
   *cuarray = arr->handle;
   return CUCORE_OK;
@@ -138,7 +142,7 @@ cucore_status cucore_array_native(const cucore_array *arr, void **cuarray) {
 /* Whole-array copies between the array and host memory (`to_host` picks the direction). */
 static cucore_status array_host_copy(cucore_array *arr, void *host, size_t pitch,
                                      cucore_stream *s, int to_host, const char *fn) {
-  CC_CHECK_ARG(arr, fn, "arr");
+  CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   CC_CHECK_ARG(host, fn, to_host ? "dst" : "src");
   cucore_status st = cc_mem_pair_check(arr->dev, s, fn);
   if (st == CUCORE_OK) st = cc_mem_capture_check(arr->dev, s, 1, fn);
@@ -262,6 +266,7 @@ static cucore_status make_texture(cucore_device *dev, const CUDA_RESOURCE_DESC *
                                   const char *fn) {
   cucore_texture *t = cc_calloc(1, sizeof *t, "a texture handle");
   if (!t) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(t, CC_KIND_TEXTURE);
   CUresult r = DRV(cuTexObjectCreate)(&t->handle, res, td, NULL);
   if (r != CUDA_SUCCESS) {
     free(t);
@@ -278,7 +283,7 @@ cucore_status cucore_texture_create_array(cucore_array *arr, const cucore_textur
   const char *fn = "cucore_texture_create_array";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(arr, fn, "arr");
+  CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   CUDA_TEXTURE_DESC td;
   int dims = arr->desc.depth && !(arr->desc.flags & CUCORE_ARRAY_LAYERED) ? 3
              : arr->desc.height ? 2 : 1;
@@ -327,7 +332,7 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   const char *fn = "cucore_texture_create_linear";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
@@ -382,7 +387,7 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   const char *fn = "cucore_texture_create_pitch2d";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
@@ -449,11 +454,12 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
 cucore_status cucore_texture_destroy(cucore_texture *tex) {
   cc_begin();
   if (!tex) return CUCORE_OK;
+  CC_CHECK_HANDLE(tex, TEXTURE, "cucore_texture_destroy", "tex");
   cucore_status st = cc_device_make_current(tex->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuTexObjectDestroy)(tex->handle) : CUDA_SUCCESS;
   if (tex->arr) atomic_fetch_sub(&tex->arr->users, 1);
   if (tex->rec_addr) (void)cc_reg_use(&cc_mem_registry, tex->rec_addr, 0, -1, NULL);
-  free(tex);
+  cc_handle_retire(tex, CC_KIND_TEXTURE);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuTexObjectDestroy", NULL);
   return CUCORE_OK;
@@ -461,7 +467,7 @@ cucore_status cucore_texture_destroy(cucore_texture *tex) {
 
 cucore_status cucore_texture_handle(const cucore_texture *tex, uint64_t *handle) {
   cc_begin();
-  CC_CHECK_ARG(tex, "cucore_texture_handle", "tex");
+  CC_CHECK_HANDLE(tex, TEXTURE, "cucore_texture_handle", "tex");
   CC_CHECK_ARG(handle, "cucore_texture_handle", "handle");
   *handle = (uint64_t)tex->handle;
   return CUCORE_OK;
@@ -474,7 +480,7 @@ cucore_status cucore_surface_create(cucore_array *arr, cucore_surface **out) {
   const char *fn = "cucore_surface_create";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  CC_CHECK_ARG(arr, fn, "arr");
+  CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   if (!(arr->desc.flags & CUCORE_ARRAY_SURFACE))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the array was created without CUCORE_ARRAY_SURFACE; surfaces need it", fn);
@@ -482,6 +488,7 @@ cucore_status cucore_surface_create(cucore_array *arr, cucore_surface **out) {
   if (st != CUCORE_OK) return st;
   cucore_surface *sf = cc_calloc(1, sizeof *sf, "a surface handle");
   if (!sf) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(sf, CC_KIND_SURFACE);
   CUDA_RESOURCE_DESC res;
   memset(&res, 0, sizeof res);
   res.resType = CU_RESOURCE_TYPE_ARRAY;
@@ -500,10 +507,11 @@ cucore_status cucore_surface_create(cucore_array *arr, cucore_surface **out) {
 cucore_status cucore_surface_destroy(cucore_surface *surf) {
   cc_begin();
   if (!surf) return CUCORE_OK;
+  CC_CHECK_HANDLE(surf, SURFACE, "cucore_surface_destroy", "surf");
   cucore_status st = cc_device_make_current(surf->arr->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuSurfObjectDestroy)(surf->handle) : CUDA_SUCCESS;
   atomic_fetch_sub(&surf->arr->users, 1);
-  free(surf);
+  cc_handle_retire(surf, CC_KIND_SURFACE);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuSurfObjectDestroy", NULL);
   return CUCORE_OK;
@@ -511,7 +519,7 @@ cucore_status cucore_surface_destroy(cucore_surface *surf) {
 
 cucore_status cucore_surface_handle(const cucore_surface *surf, uint64_t *handle) {
   cc_begin();
-  CC_CHECK_ARG(surf, "cucore_surface_handle", "surf");
+  CC_CHECK_HANDLE(surf, SURFACE, "cucore_surface_handle", "surf");
   CC_CHECK_ARG(handle, "cucore_surface_handle", "handle");
   *handle = (uint64_t)surf->handle;
   return CUCORE_OK;

@@ -71,8 +71,8 @@ cucore_status cucore_object_get_global(cucore_object *obj, cucore_device *dev, c
   const char *fn = "cucore_object_get_global";
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);
-  CC_CHECK_ARG(obj, fn, "obj");
-  CC_CHECK_ARG(dev, fn, "dev");
+  CC_CHECK_HANDLE(obj, OBJECT, fn, "obj");
+  CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   CC_CHECK_ARG(name, fn, "name");
   cucore_status st = CC_DRV_REQUIRE(cuLibraryGetGlobal);
   if (st == CUCORE_OK) st = cc_device_make_current(dev);

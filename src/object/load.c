@@ -14,7 +14,7 @@
 
 cucore_status cucore_object_set_load_options(cucore_object *obj, const cucore_load_options *o) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_set_load_options", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_set_load_options", "obj");
   CC_CHECK_ARG(o, "cucore_object_set_load_options", "opts");
   const char *fn = "cucore_object_set_load_options";
   struct {
@@ -56,7 +56,7 @@ cucore_status cucore_object_set_load_options(cucore_object *obj, const cucore_lo
 cucore_status cucore_object_jit_log(const cucore_object *obj, const char **info_log,
                                     const char **error_log) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_jit_log", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_jit_log", "obj");
   if (info_log) *info_log = obj->jit_info_log ? obj->jit_info_log : "";
   if (error_log) *error_log = obj->jit_error_log ? obj->jit_error_log : "";
   return CUCORE_OK;

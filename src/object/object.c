@@ -20,6 +20,7 @@ cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t s
     free(code);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  cc_handle_init(o, CC_KIND_OBJECT);
   o->name = cc_strdup(name ? name : "code", "an object name");
   if (!o->name) {
     free(code);
@@ -59,7 +60,7 @@ void cc_object_release(cucore_object *o) {
   free(o->name);
   free(o->path);
   pthread_mutex_destroy(&o->lock);
-  free(o);
+  cc_handle_retire(o, CC_KIND_OBJECT);
 }
 
 static cucore_status check_loadable_type(cucore_code_type t, const uint8_t *d, size_t n,
@@ -136,6 +137,10 @@ cucore_status cucore_object_from_file(const char *path, cucore_code_type type,
 
 cucore_status cucore_object_destroy(cucore_object *obj) {
   cc_begin();
+  if (!obj) return CUCORE_OK;
+  /* Shared (kernels, the compile cache and each handle received hold references): it is dead
+   * to this check once the last reference is dropped. */
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_destroy", "obj");
   cc_object_release(obj);
   return CUCORE_OK;
 }
@@ -143,7 +148,7 @@ cucore_status cucore_object_destroy(cucore_object *obj) {
 cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
                                  const void **data, size_t *size) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_code", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_code", "obj");
   if (type) *type = obj->type;
   if (data) *data = obj->code;
   if (size) *size = obj->size;
@@ -152,7 +157,7 @@ cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *typ
 
 cucore_status cucore_object_arch(const cucore_object *obj, int *arch) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_arch", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_arch", "obj");
   CC_CHECK_ARG(arch, "cucore_object_arch", "arch");
   *arch = obj->arch;
   return CUCORE_OK;
@@ -161,7 +166,7 @@ cucore_status cucore_object_arch(const cucore_object *obj, int *arch) {
 cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
                                          const char **lowered) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_lowered_name", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_lowered_name", "obj");
   CC_CHECK_ARG(expr, "cucore_object_lowered_name", "expr");
   CC_CHECK_ARG(lowered, "cucore_object_lowered_name", "lowered");
   *lowered = NULL;
@@ -198,7 +203,7 @@ cucore_status cc_object_load(cucore_object *obj) {
 
 cucore_status cucore_object_load(cucore_object *obj) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_load", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_load", "obj");
   return cc_object_load(obj);
 }
 
@@ -210,7 +215,7 @@ const char *cc_object_symbol(const cucore_object *obj, const char *name) {
 
 cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_native", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_native", "obj");
   CC_CHECK_ARG(culibrary, "cucore_object_native", "culibrary");
   pthread_mutex_lock(&obj->lock);
   cucore_status st = load_locked(obj);
@@ -293,7 +298,7 @@ static cucore_status enumerate_locked(cucore_object *o) {
 
 cucore_status cucore_object_kernel_count(cucore_object *obj, int *count) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_kernel_count", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_kernel_count", "obj");
   CC_CHECK_ARG(count, "cucore_object_kernel_count", "count");
   *count = 0;
   pthread_mutex_lock(&obj->lock);
@@ -305,7 +310,7 @@ cucore_status cucore_object_kernel_count(cucore_object *obj, int *count) {
 
 cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const char **name) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_kernel_name", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_kernel_name", "obj");
   CC_CHECK_ARG(name, "cucore_object_kernel_name", "name");
   *name = NULL;
   pthread_mutex_lock(&obj->lock);
@@ -321,7 +326,7 @@ cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const cha
 
 cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx, size_t *size) {
   cc_begin();
-  CC_CHECK_ARG(obj, "cucore_object_ptx", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_ptx", "obj");
   CC_CHECK_ARG(ptx, "cucore_object_ptx", "ptx");
   *ptx = obj->ptx ? obj->ptx : obj->type == CUCORE_CODE_PTX ? (const char *)obj->code : NULL;
   if (size) *size = obj->ptx ? obj->ptx_size : obj->type == CUCORE_CODE_PTX ? obj->size : 0;

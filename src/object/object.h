@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 
 struct cucore_object {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   atomic_int refs;
   cucore_code_type type;
   unsigned char *code; /* NUL-terminated copy (PTX needs it) */

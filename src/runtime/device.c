@@ -152,6 +152,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   if (st != CUCORE_OK) return st;
   cucore_device *dev = cc_calloc(1, sizeof *dev, "a device handle");
   if (!dev) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(dev, CC_KIND_DEVICE);
   dev->ordinal = ordinal;
   dev->cudev = d;
   CUresult r = DRV(cuDevicePrimaryCtxRetain)(&dev->ctx, d);
@@ -172,10 +173,11 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
 
 void cc_device_init_streams(cucore_device *dev) {
   dev->default_stream =
-      (struct cucore_stream){.handle = NULL, .dev = dev, .is_default = 1, .blocking = 1};
-  dev->per_thread_stream =
-      (struct cucore_stream){.handle = CU_STREAM_PER_THREAD, .dev = dev, .is_default = 1,
+      (struct cucore_stream){.hdr = {CC_KIND_STREAM}, .handle = NULL, .dev = dev, .is_default = 1,
                              .blocking = 1};
+  dev->per_thread_stream =
+      (struct cucore_stream){.hdr = {CC_KIND_STREAM}, .handle = CU_STREAM_PER_THREAD, .dev = dev,
+                             .is_default = 1, .blocking = 1};
 }
 
 int cc_device_ordinal_of(CUdevice d) {
@@ -186,13 +188,21 @@ int cc_device_ordinal_of(CUdevice d) {
   return -1;
 }
 
+/* The handle and its default streams dead, its shell to the quarantine. */
+static void device_retire(cucore_device *dev) {
+  cc_handle_kill(&dev->default_stream, CC_KIND_STREAM);
+  cc_handle_kill(&dev->per_thread_stream, CC_KIND_STREAM);
+  cc_handle_retire(dev, CC_KIND_DEVICE);
+}
+
 cucore_status cucore_device_close(cucore_device *dev) {
   cc_begin();
   if (!dev) return CUCORE_OK;
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_close", "dev");
   cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
-    free(dev);
+    device_retire(dev);
     return CUCORE_OK;
   }
   CUcontext cur = NULL;
@@ -201,7 +211,7 @@ cucore_status cucore_device_close(cucore_device *dev) {
   if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
   CUresult r = DRV(cuDevicePrimaryCtxRelease)(dev->cudev);
   int ordinal = dev->ordinal;
-  free(dev);
+  device_retire(dev);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuDevicePrimaryCtxRelease", "device %d", ordinal);
   return CUCORE_OK;
@@ -209,7 +219,7 @@ cucore_status cucore_device_close(cucore_device *dev) {
 
 cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_ordinal", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_ordinal", "dev");
   CC_CHECK_ARG(ordinal, "cucore_device_ordinal", "ordinal");
   *ordinal = dev->ordinal;
   return CUCORE_OK;
@@ -217,7 +227,7 @@ cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal) {
 
 cucore_status cucore_device_synchronize(cucore_device *dev) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_synchronize", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_synchronize", "dev");
   cucore_status st = cc_capture_check_unsafe(dev, 0, 1, "cucore_device_synchronize");
   if (st == CUCORE_OK) st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
@@ -229,7 +239,7 @@ cucore_status cucore_device_synchronize(cucore_device *dev) {
 cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
                                      size_t *total_bytes) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_mem_info", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_mem_info", "dev");
   CC_CHECK_ARG(free_bytes, "cucore_device_mem_info", "free_bytes");
   CC_CHECK_ARG(total_bytes, "cucore_device_mem_info", "total_bytes");
   cucore_status st = cc_device_make_current(dev);
@@ -241,7 +251,7 @@ cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
 
 cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least, int *greatest) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_stream_priorities", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_stream_priorities", "dev");
   CC_CHECK_ARG(least, "cucore_device_stream_priorities", "least");
   CC_CHECK_ARG(greatest, "cucore_device_stream_priorities", "greatest");
   cucore_status st = cc_device_make_current(dev);
@@ -254,7 +264,7 @@ cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least, in
 
 cucore_status cucore_device_native(cucore_device *dev, void **cucontext, int *cudevice) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_device_native", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_native", "dev");
   if (cucontext) *cucontext = dev->ctx;
   if (cudevice) *cudevice = (int)dev->cudev;
   return CUCORE_OK;

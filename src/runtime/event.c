@@ -7,7 +7,7 @@ cucore_status cucore_event_create(cucore_device *dev, unsigned flags, cucore_eve
   cc_begin();
   CC_CHECK_ARG(out, "cucore_event_create", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_event_create", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_event_create", "dev");
   if (flags & ~(unsigned)(CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_DISABLE_TIMING))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_event_create: unknown flags 0x%x (expected a combination of "
@@ -19,6 +19,7 @@ cucore_status cucore_event_create(cucore_device *dev, unsigned flags, cucore_eve
                      ((flags & CUCORE_EVENT_DISABLE_TIMING) ? CU_EVENT_DISABLE_TIMING : 0);
   cucore_event *ev = cc_calloc(1, sizeof *ev, "an event handle");
   if (!ev) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(ev, CC_KIND_EVENT);
   CUresult r = DRV(cuEventCreate)(&ev->handle, cuflags);
   if (r != CUDA_SUCCESS) {
     free(ev);
@@ -38,12 +39,12 @@ static cucore_status event_release(cucore_event *ev) {
   if (atomic_fetch_sub(&ev->refs, 1) != 1) return CUCORE_OK;
   cc_capture_forget_event(ev);
   if (ev->borrowed) { /* the caller's event lives on */
-    free(ev);
+    cc_handle_retire(ev, CC_KIND_EVENT);
     return CUCORE_OK;
   }
   cucore_status st = cc_device_make_current(ev->dev);
   CUresult r = DRV(cuEventDestroy)(ev->handle);
-  free(ev);
+  cc_handle_retire(ev, CC_KIND_EVENT);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuEventDestroy", NULL);
   return CUCORE_OK;
@@ -54,13 +55,15 @@ void cc_event_release(void *p) { (void)event_release(p); }
 cucore_status cucore_event_destroy(cucore_event *ev) {
   cc_begin();
   if (!ev) return CUCORE_OK;
+  CC_CHECK_HANDLE(ev, EVENT, "cucore_event_destroy", "event");
+  cc_handle_kill(ev, CC_KIND_EVENT); /* graphs that use it keep it until they are done */
   return event_release(ev);
 }
 
 cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s) {
   cc_begin();
-  CC_CHECK_ARG(ev, "cucore_event_record", "event");
-  CC_CHECK_ARG(s, "cucore_event_record", "stream");
+  CC_CHECK_HANDLE(ev, EVENT, "cucore_event_record", "event");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_event_record", "stream");
   if (s->dev->ctx != ev->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_event_record: the event belongs to device %d, the stream to device %d",
@@ -79,7 +82,7 @@ cucore_status cucore_event_record(cucore_event *ev, cucore_stream *s) {
 
 cucore_status cucore_event_synchronize(cucore_event *ev) {
   cc_begin();
-  CC_CHECK_ARG(ev, "cucore_event_synchronize", "event");
+  CC_CHECK_HANDLE(ev, EVENT, "cucore_event_synchronize", "event");
   cucore_status st = cc_capture_check_event(ev, "cucore_event_synchronize");
   if (st == CUCORE_OK) st = cc_device_make_current(ev->dev);
   if (st != CUCORE_OK) return st;
@@ -90,7 +93,7 @@ cucore_status cucore_event_synchronize(cucore_event *ev) {
 
 cucore_status cucore_event_query(cucore_event *ev) {
   cc_begin();
-  CC_CHECK_ARG(ev, "cucore_event_query", "event");
+  CC_CHECK_HANDLE(ev, EVENT, "cucore_event_query", "event");
   cucore_status st = cc_capture_check_event(ev, "cucore_event_query");
   if (st == CUCORE_OK) st = cc_device_make_current(ev->dev);
   if (st != CUCORE_OK) return st;
@@ -102,8 +105,8 @@ cucore_status cucore_event_query(cucore_event *ev) {
 
 cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end, float *ms) {
   cc_begin();
-  CC_CHECK_ARG(start, "cucore_event_elapsed_ms", "start");
-  CC_CHECK_ARG(end, "cucore_event_elapsed_ms", "end");
+  CC_CHECK_HANDLE(start, EVENT, "cucore_event_elapsed_ms", "start");
+  CC_CHECK_HANDLE(end, EVENT, "cucore_event_elapsed_ms", "end");
   CC_CHECK_ARG(ms, "cucore_event_elapsed_ms", "ms");
   *ms = 0.0f;
   if ((start->flags | end->flags) & CUCORE_EVENT_DISABLE_TIMING)

@@ -41,6 +41,7 @@ cucore_status cucore_device_from_context(void *cucontext, cucore_device **out) {
   if (st != CUCORE_OK) return st;
   cucore_device *dev = cc_calloc(1, sizeof *dev, "a device handle");
   if (!dev) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(dev, CC_KIND_DEVICE);
   dev->cudev = d;
   dev->ordinal = cc_device_ordinal_of(d);
   dev->ctx = ctx;
@@ -54,7 +55,7 @@ cucore_status cucore_stream_per_thread(cucore_device *dev, cucore_stream **out) 
   cc_begin();
   CC_CHECK_ARG(out, "cucore_stream_per_thread", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_stream_per_thread", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_stream_per_thread", "dev");
   *out = &dev->per_thread_stream;
   return CUCORE_OK;
 }
@@ -63,7 +64,7 @@ cucore_status cucore_stream_wrap(cucore_device *dev, void *custream, cucore_stre
   cc_begin();
   CC_CHECK_ARG(out, "cucore_stream_wrap", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_stream_wrap", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_stream_wrap", "dev");
   CUstream h = (CUstream)custream;
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
@@ -94,6 +95,7 @@ cucore_status cucore_stream_wrap(cucore_device *dev, void *custream, cucore_stre
   }
   cucore_stream *s = cc_calloc(1, sizeof *s, "a stream handle");
   if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(s, CC_KIND_STREAM);
   s->handle = h;
   s->dev = dev;
   s->borrowed = 1;
@@ -106,7 +108,7 @@ cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cucore_event 
   cc_begin();
   CC_CHECK_ARG(out, "cucore_event_wrap", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_event_wrap", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_event_wrap", "dev");
   CC_CHECK_ARG(cuevent, "cucore_event_wrap", "cuevent");
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
@@ -117,6 +119,7 @@ cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cucore_event 
                       dev->ordinal);
   cucore_event *ev = cc_calloc(1, sizeof *ev, "an event handle");
   if (!ev) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(ev, CC_KIND_EVENT);
   ev->handle = (CUevent)cuevent;
   ev->dev = dev;
   ev->borrowed = 1;

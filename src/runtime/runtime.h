@@ -18,6 +18,7 @@
 typedef struct cc_capture cc_capture;
 
 struct cucore_stream {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUstream handle;
   cucore_device *dev;
   int is_default; /* owned by the device (legacy or per-thread stream), not destroyable */
@@ -34,6 +35,7 @@ struct cucore_stream {
 int cc_stream_query_blocking(CUstream h);
 
 struct cucore_device {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   int ordinal;
   CUdevice cudev;
   CUcontext ctx;
@@ -43,6 +45,7 @@ struct cucore_device {
 };
 
 struct cucore_event {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   CUevent handle;
   cucore_device *dev;
   unsigned flags;

@@ -9,7 +9,7 @@ cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int prior
   cc_begin();
   CC_CHECK_ARG(out, "cucore_stream_create", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_stream_create", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_stream_create", "dev");
   if (flags & ~(unsigned)CUCORE_STREAM_NON_BLOCKING)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_stream_create: unknown flags 0x%x (expected CUCORE_STREAM_DEFAULT or "
@@ -27,6 +27,7 @@ cucore_status cucore_stream_create(cucore_device *dev, unsigned flags, int prior
                    priority, dev->ordinal, least, greatest);
   cucore_stream *s = cc_calloc(1, sizeof *s, "a stream handle");
   if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(s, CC_KIND_STREAM);
   unsigned cuflags = (flags & CUCORE_STREAM_NON_BLOCKING) ? CU_STREAM_NON_BLOCKING : 0;
   r = DRV(cuStreamCreateWithPriority)(&s->handle, cuflags, priority);
   if (r != CUDA_SUCCESS) {
@@ -56,22 +57,24 @@ cucore_status cucore_stream_default(cucore_device *dev, cucore_stream **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_stream_default", "out");
   *out = NULL;
-  CC_CHECK_ARG(dev, "cucore_stream_default", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_stream_default", "dev");
   *out = &dev->default_stream;
   return CUCORE_OK;
 }
 
 cucore_status cucore_stream_destroy(cucore_stream *s) {
   cc_begin();
-  if (!s || s->is_default) return CUCORE_OK;
+  if (!s) return CUCORE_OK;
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_destroy", "stream");
+  if (s->is_default) return CUCORE_OK;
   cc_capture_forget_stream(s);
   if (s->borrowed) { /* the caller's stream lives on */
-    free(s);
+    cc_handle_retire(s, CC_KIND_STREAM);
     return CUCORE_OK;
   }
   cucore_status st = cc_device_make_current(s->dev);
   CUresult r = DRV(cuStreamDestroy)(s->handle);
-  free(s);
+  cc_handle_retire(s, CC_KIND_STREAM);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamDestroy", NULL);
   return CUCORE_OK;
@@ -79,7 +82,7 @@ cucore_status cucore_stream_destroy(cucore_stream *s) {
 
 cucore_status cucore_stream_synchronize(cucore_stream *s) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_synchronize", "stream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_synchronize", "stream");
   cucore_status st = cc_device_make_current(s->dev);
   if (st == CUCORE_OK) st = cc_capture_check_stream(s, "cucore_stream_synchronize");
   if (st != CUCORE_OK) return st;
@@ -91,7 +94,7 @@ cucore_status cucore_stream_synchronize(cucore_stream *s) {
 
 cucore_status cucore_stream_query(cucore_stream *s) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_query", "stream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_query", "stream");
   cucore_status st = cc_device_make_current(s->dev);
   if (st == CUCORE_OK) st = cc_capture_check_stream(s, "cucore_stream_query");
   if (st != CUCORE_OK) return st;
@@ -103,8 +106,8 @@ cucore_status cucore_stream_query(cucore_stream *s) {
 
 cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_wait_event", "stream");
-  CC_CHECK_ARG(ev, "cucore_stream_wait_event", "event");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_wait_event", "stream");
+  CC_CHECK_HANDLE(ev, EVENT, "cucore_stream_wait_event", "event");
   cucore_status st = cc_device_make_current(s->dev);
   if (st == CUCORE_OK) st = cc_capture_event_waited(s, ev, "cucore_stream_wait_event");
   if (st != CUCORE_OK) return st;
@@ -120,7 +123,7 @@ cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev) {
 
 cucore_status cucore_stream_priority(cucore_stream *s, int *priority) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_priority", "stream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_priority", "stream");
   CC_CHECK_ARG(priority, "cucore_stream_priority", "priority");
   cucore_status st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
@@ -131,7 +134,7 @@ cucore_status cucore_stream_priority(cucore_stream *s, int *priority) {
 
 cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_device", "stream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_device", "stream");
   CC_CHECK_ARG(dev, "cucore_stream_device", "dev");
   *dev = s->dev;
   return CUCORE_OK;
@@ -139,7 +142,7 @@ cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev) {
 
 cucore_status cucore_stream_native(cucore_stream *s, void **custream) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_stream_native", "stream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_native", "stream");
   CC_CHECK_ARG(custream, "cucore_stream_native", "custream");
   *custream = s->handle;
   return CUCORE_OK;

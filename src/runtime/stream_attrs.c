@@ -30,7 +30,7 @@ static cucore_status not_a_stream_attr(const char *fn, int id) {
 }
 
 static cucore_status enter(cucore_stream *s, const char *fn) {
-  if (!s) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `stream` is NULL", fn);
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (s->handle == NULL || s->handle == CU_STREAM_LEGACY || s->handle == CU_STREAM_PER_THREAD)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the %s stream of device %d has no attributes of its own; create a "

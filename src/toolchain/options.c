@@ -118,6 +118,7 @@ cucore_status cucore_options_create(cucore_options **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_options_create", "out");
   *out = cc_calloc(1, sizeof **out, "an option set");
+  if (*out) cc_handle_init(*out, CC_KIND_OPTIONS);
   return *out ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
 }
 
@@ -138,8 +139,9 @@ static void free_contents(cucore_options *o) {
 cucore_status cucore_options_destroy(cucore_options *o) {
   cc_begin();
   if (!o) return CUCORE_OK;
+  CC_CHECK_HANDLE(o, OPTIONS, "cucore_options_destroy", "opts");
   free_contents(o);
-  free(o);
+  cc_handle_retire(o, CC_KIND_OPTIONS);
   return CUCORE_OK;
 }
 
@@ -154,9 +156,10 @@ cucore_status cucore_options_copy(const cucore_options *src, cucore_options **ou
   cc_begin();
   CC_CHECK_ARG(out, "cucore_options_copy", "out");
   *out = NULL;
-  CC_CHECK_ARG(src, "cucore_options_copy", "src");
+  CC_CHECK_HANDLE(src, OPTIONS, "cucore_options_copy", "src");
   cucore_options *o = cc_calloc(1, sizeof *o, "an option set");
   if (!o) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(o, CC_KIND_OPTIONS);
   int failed = 0;
   for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
     const cc_option_value *s = &src->v[i];
@@ -302,7 +305,7 @@ static void invalidate(cucore_options *o) {
 
 cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, const char *value) {
   cc_begin();
-  CC_CHECK_ARG(o, "cucore_options_set_string", "opts");
+  CC_CHECK_HANDLE(o, OPTIONS, "cucore_options_set_string", "opts");
   const option_def *d = def_of(opt, "cucore_options_set_string");
   if (!d) return CUCORE_INVALID_ARGUMENT;
   if (d->type != T_STRING && d->type != T_LIST)
@@ -333,7 +336,7 @@ cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, co
 
 cucore_status cucore_options_set_int(cucore_options *o, cucore_option opt, int value) {
   cc_begin();
-  CC_CHECK_ARG(o, "cucore_options_set_int", "opts");
+  CC_CHECK_HANDLE(o, OPTIONS, "cucore_options_set_int", "opts");
   const option_def *d = def_of(opt, "cucore_options_set_int");
   if (!d) return CUCORE_INVALID_ARGUMENT;
   if (d->type != T_BOOL && d->type != T_INT)
@@ -352,7 +355,7 @@ cucore_status cucore_options_set_int(cucore_options *o, cucore_option opt, int v
 
 cucore_status cucore_options_add_header(cucore_options *o, const char *name, const char *contents) {
   cc_begin();
-  CC_CHECK_ARG(o, "cucore_options_add_header", "opts");
+  CC_CHECK_HANDLE(o, OPTIONS, "cucore_options_add_header", "opts");
   CC_CHECK_ARG(name, "cucore_options_add_header", "name");
   CC_CHECK_ARG(contents, "cucore_options_add_header", "contents");
   for (int h = 0; h < o->header_count; h++)
@@ -492,7 +495,7 @@ static cucore_status unknown_option(const char *arg, const char *name, size_t le
 cucore_status cucore_options_parse(cucore_options *o, const char *arg, const char *next,
                                    int *consumed) {
   cc_begin();
-  CC_CHECK_ARG(o, "cucore_options_parse", "opts");
+  CC_CHECK_HANDLE(o, OPTIONS, "cucore_options_parse", "opts");
   CC_CHECK_ARG(arg, "cucore_options_parse", "arg");
   CC_CHECK_ARG(consumed, "cucore_options_parse", "consumed");
   *consumed = 0;
@@ -635,7 +638,7 @@ cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
 
 cucore_status cucore_options_canonical(const cucore_options *co, const char **out) {
   cc_begin();
-  CC_CHECK_ARG(co, "cucore_options_canonical", "opts");
+  CC_CHECK_HANDLE(co, OPTIONS, "cucore_options_canonical", "opts");
   CC_CHECK_ARG(out, "cucore_options_canonical", "out");
   cucore_options *o = (cucore_options *)co; /* the cache is not part of the value */
   if (o->canonical) {

@@ -29,6 +29,7 @@ typedef struct cc_option_value {
 } cc_option_value;
 
 struct cucore_options {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cc_option_value v[CUCORE_OPT_COUNT];
   cc_header *headers;
   int header_count;
