@@ -84,7 +84,67 @@ static int check_folder(const char *verb, const char *what, const char *path) {
   return 0;
 }
 
+/* ---- outputs: no two the same file -------------------------------------------------------- */
+
+typedef struct output_file {
+  char *key;  /* the canonical path: realpath of the file, or of its folder + its name */
+  char *name; /* as given, with what it is ("--json-out `r.json`") */
+} output_file;
+
+static output_file *outputs;
+static int noutputs;
+
+/* The canonical path of `path`, which may not exist yet (malloc'd; NULL when unknown). */
+static char *canonical(const char *path) {
+  char *real = realpath(path, NULL);
+  if (real) return real;
+  char folder[PATH_MAX];
+  folder_of(path, folder, sizeof folder);
+  char *dir = realpath(folder, NULL);
+  const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+  size_t n = dir ? strlen(dir) + strlen(base) + 2 : 0;
+  char *key = dir ? malloc(n) : NULL;
+  if (key) snprintf(key, n, "%s/%s", dir, base);
+  free(dir);
+  return key;
+}
+
+/* Refuses (exit 2) a regular-file output that another output of this command names already;
+ * remembers it otherwise. Non-regular targets (/dev/null) may be named twice. */
+static int output_once(const char *verb, const char *what, const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return 0;
+  char *key = canonical(path);
+  if (!key) return 0; /* the folder check has said what is wrong */
+  for (int i = 0; i < noutputs; i++)
+    if (strcmp(outputs[i].key, key) == 0) {
+      free(key);
+      return cli_usage(verb, "%s `%s` is the same file as %s; each output needs its own file",
+                       what, path, outputs[i].name);
+    }
+  output_file *n = realloc(outputs, (size_t)(noutputs + 1) * sizeof *n);
+  size_t len = strlen(what) + strlen(path) + 4;
+  char *name = malloc(len);
+  if (!n || !name) { /* a safety net; out of memory it is skipped */
+    if (n) outputs = n;
+    free(key);
+    free(name);
+    return 0;
+  }
+  snprintf(name, len, "%s `%s`", what, path);
+  outputs = n;
+  outputs[noutputs++] = (output_file){key, name};
+  return 0;
+}
+
+static int output_check_one(const char *verb, const char *what, const char *path);
+
 int cli_output_check(const char *verb, const char *what, const char *path) {
+  int rc = output_check_one(verb, what, path);
+  return rc ? rc : output_once(verb, what, path);
+}
+
+static int output_check_one(const char *verb, const char *what, const char *path) {
   struct stat st;
   if (!path[0]) return cli_usage(verb, "%s: the file name is empty", what);
   if (stat(path, &st) != 0) {

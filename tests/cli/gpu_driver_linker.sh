@@ -21,5 +21,5 @@ check "the driver-linked cubin holds the kernel" python3 -c 'import json,sys; d=
 run "$CUCORE" run "$dir/k.cubin" --kernel triple --grid 4 --block 256 --arg buf:i32[1000]=iota --arg i32:1000 --json
 check "the driver-linked cubin runs" [ "$rc" -eq 0 ]
 run "$CUCORE" compile "$dir/k.ptx" --target cubin --use-fast-math -o "$dir/fast.cubin"
-check "a flag the driver cannot honour is refused, named" [ "$rc" -eq 1 ] && has "$err" "cannot honour"
+check "a flag the driver cannot honour is refused, named" eval '[ "$rc" -eq 1 ] && has "$err" "cannot honour"'
 finish

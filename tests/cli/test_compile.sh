@@ -23,9 +23,9 @@ check "compile error: exit 1" [ "$rc" -eq 1 ]
 check "compile error: file:line in the log" has "$err" "bad.cu(2): error"
 check "compile error: nothing written" [ ! -e "$dir/bad.cubin" ]
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --arhc sm_80
-check "misspelt option: exit 2 with a suggestion" [ "$rc" -eq 2 ] && has "$err" "did you mean"
+check "misspelt option: exit 2 with a suggestion" eval '[ "$rc" -eq 2 ] && has "$err" "did you mean"'
 run "$CUCORE" compile "$dir/missing.cu" --arch sm_90
-check "missing file: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "missing.cu"
+check "missing file: exit 1, named" eval '[ "$rc" -eq 1 ] && has "$err" "missing.cu"'
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target fatbinary
 check "unknown target: exit 2" [ "$rc" -eq 2 ]
 
@@ -46,10 +46,10 @@ run "$CUCORE" inspect "$dir/k.cu" --arch sm_90 --kernel 'scale<float>'
 check "inspect a .cu by name expression" has "$out" "void scale<float>(float*, float, int)"
 check "inspect shows the PTX types" has "$out" "float"
 run "$CUCORE" inspect "$dir/k.cubin" --kernel sxapy
-check "inspect unknown kernel: exit 1, lists the kernels" [ "$rc" -eq 1 ] && has "$err" "saxpy"
+check "inspect unknown kernel: exit 1, lists the kernels" eval '[ "$rc" -eq 1 ] && has "$err" "saxpy"'
 head -c 100 "$dir/k.cubin" >"$dir/trunc.cubin"
 run "$CUCORE" inspect "$dir/trunc.cubin"
-check "truncated cubin: exit 1 with a reason" [ "$rc" -eq 1 ] && [ -n "$err" ]
+check "truncated cubin: exit 1 with a reason" eval '[ "$rc" -eq 1 ] && [ -n "$err" ]'
 
 # occupancy without a GPU: the model, table and --json.
 run "$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90 --block 256 --json
@@ -81,7 +81,7 @@ check "lto: the output says ltoir, and why" has "$out" "the lto option makes lto
 run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90 --json -o "$dir/l.out"
 check "lto --json: target is what was made" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["target"]=="ltoir" and d["asked"]=="cubin", d' <<<"$out"
 run "$CUCORE" compile "$dir/l.cu" --lto --arch sm_90 --target fatbin -o "$dir/l.fatbin"
-check "lto + fatbin: exit 1 with the reason" [ "$rc" -eq 1 ] && has "$err" "lto option makes LTO-IR"
+check "lto + fatbin: exit 1 with the reason" eval '[ "$rc" -eq 1 ] && has "$err" "lto option makes LTO-IR"'
 check "lto + fatbin: no file" [ ! -e "$dir/l.fatbin" ]
 # A whole program (host code, <cstdio>: CUDA samples and llm.c are written so) is beyond NVRTC;
 # nvcc compiles it and keeps the device code, found by symbol or demangled name.
@@ -94,7 +94,7 @@ int main() { printf("host code\n"); return 0; }
 CU
 if [ -x "$CUDA_ROOT/bin/nvcc" ]; then
   run "$CUCORE" inspect "$dir/whole.cu" --arch sm_90 --json
-  check "whole program: NVRTC fails, nvcc compiles it (note on stderr)" [ "$rc" -eq 0 ] && has "$err" "compiling it with nvcc instead"
+  check "whole program: NVRTC fails, nvcc compiles it (note on stderr)" eval '[ "$rc" -eq 0 ] && has "$err" "compiling it with nvcc instead"'
   check "whole program: both kernels, JSON on stdout" python3 -c '
 import json,sys
 d=json.load(sys.stdin)
@@ -105,17 +105,17 @@ assert any("scale_kernel" in n for n in names) and any("fill<float>" in n for n 
   check "run --nvcc: the demangled name is found and the arguments checked (and run, on a GPU)" \
     eval '[ "$rc" -eq 0 ] || has "$out$err" "2 arguments match kernel"' 
   run "$CUCORE" run "$dir/whole.cu" --nvcc --kernel scale_kernel --grid 1 --block 32 --arg 'out:f32[32]' --arg f32:2 --arch sm_90
-  check "run --nvcc: a missing argument is still refused" [ "$rc" -eq 1 ] && has "$err" "takes 3 parameters"
+  check "run --nvcc: a missing argument is still refused" eval '[ "$rc" -eq 1 ] && has "$err" "takes 3 parameters"'
   run "$CUCORE" compile "$dir/whole.cu" --nvcc --arch sm_90 --target ptx -DSCALE=2 --use-fast-math -o "$dir/whole.ptx"
   check "compile --nvcc --target ptx: PTX with both entries" grep -q '.entry _Z12scale_kernelPffi' "$dir/whole.ptx"
   printf '__global__ void broken(float *x) { x[0] = ; }\nint main() { return 0; }\n' >"$dir/broken.cu"
   run "$CUCORE" inspect "$dir/broken.cu" --nvcc --arch sm_90
-  check "nvcc failing: exit 1, its message and the reason" [ "$rc" -eq 1 ] && has "$err" "expected an expression" && has "$err" "nvcc -cubin failed"
+  check "nvcc failing: exit 1, its message and the reason" eval '[ "$rc" -eq 1 ] && has "$err" "expected an expression" && has "$err" "nvcc -cubin failed"'
 fi
 CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --arch sm_90
-check "no nvcc: NVRTC's error stands" [ "$rc" -eq 1 ] && has "$err" "cstdio"
+check "no nvcc: NVRTC's error stands" eval '[ "$rc" -eq 1 ] && has "$err" "cstdio"'
 CUCORE_NVCC=/nonexistent/nvcc run "$CUCORE" inspect "$dir/whole.cu" --nvcc --arch sm_90
-check "--nvcc without nvcc: exit 1 naming where it looked" [ "$rc" -eq 1 ] && has "$err" "nvcc not found"
+check "--nvcc without nvcc: exit 1 naming where it looked" eval '[ "$rc" -eq 1 ] && has "$err" "nvcc not found"'
 # Library internals (CCCL constants that <cooperative_groups.h> brings, string literals) are
 # counted, not listed, in the text; the program's own variables are listed; JSON has them all.
 cat >"$dir/cgvars.cu" <<'CU'
@@ -125,7 +125,7 @@ extern "C" __global__ void k(float *x) { cooperative_groups::sync(cooperative_gr
 CU
 run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90
 check "inspect: the program's variable is listed" has "$out" "taps"
-check "inspect: library internals counted, not listed" has "$out" "library internals or string literals, not listed" && ! has "$out" "cuda::std::"
+check "inspect: library internals counted, not listed" eval 'has "$out" "library internals or string literals, not listed" && ! has "$out" "cuda::std::"'
 run "$CUCORE" inspect "$dir/cgvars.cu" --arch sm_90 --json
 check "inspect --json: every variable" python3 -c '
 import json,sys

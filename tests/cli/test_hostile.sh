@@ -15,7 +15,7 @@ CU
 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1
 "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target ptx -o "$dir/k.ptx" >/dev/null 2>&1
 "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target fatbin -o "$dir/k.fatbin" >/dev/null 2>&1
-check "the binaries to damage were made" [ -s "$dir/k.cubin" ] && [ -s "$dir/k.ptx" ] && [ -s "$dir/k.fatbin" ]
+check "the binaries to damage were made" eval '[ -s "$dir/k.cubin" ] && [ -s "$dir/k.ptx" ] && [ -s "$dir/k.fatbin" ]'
 
 python3 - "$CUCORE" "$dir" "${CUCORE_HOSTILE_LONG:-0}" <<'PY'
 import json, os, random, subprocess, sys

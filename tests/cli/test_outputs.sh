@@ -37,6 +37,10 @@ check "compile k.cu -o ./k.cu (relative): exit 2" [ "$(cat "$dir/rc")" -eq 2 ]
 (cd "$dir/sub" && "$CUCORE" compile ../link.cu --arch sm_90 -o ../k.cu >/dev/null 2>&1; echo $? >"$dir/rc")
 check "compile through a symlink to the input: exit 2" [ "$(cat "$dir/rc")" -eq 2 ]
 check "compile: the source is still intact" cmp -s "$dir/k.cu" "$dir/k.cu.orig"
+run "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/both.cubin" --log "$dir/both.cubin"
+check "compile -o F --log F: exit 2, each output its own file" eval '[ "$rc" -eq 2 ] && has "$err" "each output needs its own file"'
+run "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/o.cubin" --log "$dir/k.cu"
+check "compile --log onto the input: exit 2" eval '[ "$rc" -eq 2 ] && has "$err" "is the same file as the input"'
 "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target ptx -o "$dir/k.ptx" >/dev/null 2>&1
 cp "$dir/k.ptx" "$dir/k.ptx.orig"
 run "$CUCORE" compile "$dir/k.ptx" --arch sm_90 --target ptx
@@ -45,9 +49,9 @@ check "compile k.ptx --target ptx: the input is intact" cmp -s "$dir/k.ptx" "$di
 
 # ---- compile -o: not a file, or a folder that cannot take one ------------------------------
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/sub"
-check "compile -o FOLDER: exit 2, said" [ "$rc" -eq 2 ] && has "$err" "is a folder"
+check "compile -o FOLDER: exit 2, said" eval '[ "$rc" -eq 2 ] && has "$err" "is a folder"'
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/missing/k.cubin"
-check "compile -o into a missing folder: exit 2, said" [ "$rc" -eq 2 ] && has "$err" "does not exist"
+check "compile -o into a missing folder: exit 2, said" eval '[ "$rc" -eq 2 ] && has "$err" "does not exist"'
 check "compile -o into a missing folder: nothing made" [ ! -e "$dir/missing" ]
 
 # ---- writes that fail: exit 1, no crash, the previous output intact ------------------------
@@ -88,14 +92,14 @@ chmod 600 "$dir/good.cubin"
 check "a replaced output keeps its mode" [ "$(stat -c %a "$dir/good.cubin")" = 600 ]
 ln -s good.cubin "$dir/alias.cubin"
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/alias.cubin"
-check "-o a symlink: exit 0, still a symlink" [ "$rc" -eq 0 ] && [ -L "$dir/alias.cubin" ]
+check "-o a symlink: exit 0, still a symlink" eval '[ "$rc" -eq 0 ] && [ -L "$dir/alias.cubin" ]'
 check "-o a symlink: its target written" cmp -s "$dir/good.cubin" "$dir/k.cubin"
 mkfifo "$dir/fifo"
 timeout 20 cat "$dir/fifo" >"$dir/from_fifo" &
 reader=$!
 run timeout 20 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/fifo"
 wait "$reader"
-check "-o a FIFO: exit 0, written in place" [ "$rc" -eq 0 ] && cmp -s "$dir/from_fifo" "$dir/k.cubin"
+check "-o a FIFO: exit 0, written in place" eval '[ "$rc" -eq 0 ] && cmp -s "$dir/from_fifo" "$dir/k.cubin"'
 check "-o a FIFO: still a FIFO" [ -p "$dir/fifo" ]
 check "no temporary left in the folder" no_temps "$dir"
 
@@ -136,7 +140,7 @@ cp "$dir/old.json" "$dir/old.json.orig"
 base=(run "$dir/k.cubin" --kernel saxpy --grid 1 --block 8 --arg f32:2 --arg "buf:f32[8]=@$dir/x.bin")
 ok=("${base[@]}" --arg "out:f32[8]" --arg i32:8)
 run "${NODRIVER[@]}" "$CUCORE" "${ok[@]}" --json-out "$dir/old.json"
-check "run, no driver, all well: exit 1, nothing launched" [ "$rc" -eq 1 ] && has "$err" "nothing was launched"
+check "run, no driver, all well: exit 1, nothing launched" eval '[ "$rc" -eq 1 ] && has "$err" "nothing was launched"'
 check "run, no driver: --json-out not created or truncated" cmp -s "$dir/old.json" "$dir/old.json.orig"
 bad() { # bad DESCRIPTION TEXT-IN-ERR RUN-ARGS...
   local what="$1" text="$2"; shift 2
@@ -158,6 +162,10 @@ bad "an out buffer onto its input" "is the same file as the input \`$dir/x.bin\`
 bad "bf16 into .npy" "NumPy has no bfloat16 dtype" "${base[@]}" --arg "out:bf16[8]>$dir/y.npy" --arg i32:8
 bad "--read-global onto an input" "is the same file as the input \`$dir/x.bin\`" \
   "${ok[@]}" --read-global "g:f32[4]>$dir/x.bin"
+bad "two outputs in one file (an out buffer and --json-out)" "each output needs its own file" \
+  "${base[@]}" --arg "out:f32[8]>$dir/r.json" --arg i32:8
+bad "two outputs in one file (an out buffer and --read-global)" "each output needs its own file" \
+  "${base[@]}" --arg "out:f32[8]>$dir/y2.bin" --arg i32:8 --read-global "g:f32[4]>$dir/./y2.bin"
 ln -s x.bin "$dir/link.bin"
 bad "--read-global onto an input through a symlink" "is the same file as the input \`$dir/x.bin\`" \
   "${ok[@]}" --read-global "g:f32[4]>$dir/link.bin"
@@ -180,9 +188,9 @@ if [ -f "$FAKE" ]; then
   check "run (fake driver): the timing JSON kept" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "ms_per_launch" in d, d' "$dir/r.json"
   check "run (fake driver): the output not written is saved: null" python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outputs"][0]["saved"] is None, d' "$dir/r.json"
   run env CUCORE_LIBCUDA="$FAKE" "$CUCORE" "${kcu[@]}" --arg "out:f32[8]>$dir/y.npy" --arg i32:8
-  check "run (fake driver): exit 0, the .npy written" [ "$rc" -eq 0 ] && [ -s "$dir/y.npy" ]
+  check "run (fake driver): exit 0, the .npy written" eval '[ "$rc" -eq 0 ] && [ -s "$dir/y.npy" ]'
   full env CUCORE_LIBCUDA="$FAKE" "$CUCORE" "${kcu[@]}" --arg "out:f32[8]" --arg i32:8 --json
-  check "run --json > /dev/full: exit 1" [ "$rc" -eq 1 ] && has "$err" "writing standard output"
+  check "run --json > /dev/full: exit 1" eval '[ "$rc" -eq 1 ] && has "$err" "writing standard output"'
 fi
 check "nothing left behind" no_temps "$dir"
 finish
