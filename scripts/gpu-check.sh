@@ -20,11 +20,12 @@ note() { echo "$*" | tee -a "$summary"; }
 } >"$OUT/env.txt" 2>&1
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
-# cmocka and DLPack's header: the system's, else unpack the Debian packages carried in .deps/
-# (the device machine reaches no package registry: apt-get download libcmocka0 libcmocka-dev
-# libdlpack-dev into .deps/ before the round).
+# cmocka, DLPack's and xxHash's headers: the system's, else unpack the Debian packages carried
+# in .deps/ (the device machine reaches no package registry: apt-get download libcmocka0
+# libcmocka-dev libdlpack-dev libxxhash-dev into .deps/ before the round).
 cmake_extra=()
-if { ! [ -f /usr/include/cmocka.h ] || ! [ -f /usr/include/dlpack/dlpack.h ]; } &&
+if { ! [ -f /usr/include/cmocka.h ] || ! [ -f /usr/include/dlpack/dlpack.h ] ||
+     ! [ -f /usr/include/xxhash.h ]; } &&
    ls .deps/*.deb >/dev/null 2>&1; then
   rm -rf /tmp/cucore-deps && mkdir -p /tmp/cucore-deps
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/cucore-deps; done
