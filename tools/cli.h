@@ -189,5 +189,7 @@ int cli_write_file(const char *verb, const char *what, const char *path, const v
  * "cucore VERB: writing standard output: REASON". Called once, when the verb returns; other
  * exits (--version, --help) are checked at exit. */
 int cli_close_stdout(const char *verb, int rc);
+/* run_phases.c: stamps the clock at main, for the process_start phase of `run --timings`. */
+void cli_mark_main(void);
 
 #endif

@@ -311,6 +311,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   }
   json_end_array(j);
   json_bool(j, "ok", ok);
+  run_phases_json(j);
   json_end_object(j);
 }
 

@@ -26,6 +26,8 @@
 #define _GNU_SOURCE
 #include "binary/fatbin.h"
 
+#include "base/phase.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -356,7 +358,7 @@ static struct {
 } zstd;
 static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
 
-static void load_zstd(void) {
+static void open_zstd(void) {
   void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
@@ -372,6 +374,12 @@ static void load_zstd(void) {
   memcpy(&zstd.decompress, &d, sizeof d);
   memcpy(&zstd.is_error, &i, sizeof i);
   memcpy(&zstd.error_name, &n, sizeof n);
+}
+
+static void load_zstd_timed(void) {
+  int64_t t0 = cc_phase_clock();
+  open_zstd();
+  cc_phase_done(CUCORE_PHASE_LOAD_ZSTD, t0);
 }
 
 /* The bytes of an entry; on failure *code and err say why (nothing recorded). */
@@ -403,7 +411,7 @@ static int entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out, 
     return -1;
   }
   if (!lz4) {
-    pthread_once(&zstd_once, load_zstd);
+    pthread_once(&zstd_once, load_zstd_timed);
     if (!zstd.decompress) {
       *code = CUCORE_NOT_SUPPORTED;
       snprintf(err, errlen,
