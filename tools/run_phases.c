@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 long long cli_main_boot_ns;
 
@@ -77,7 +78,9 @@ void run_phases_print(FILE *f) {
   ran r[CUCORE_PHASE_COUNT];
   int n = phases_ran(r);
   double now = run_phase_begin();
-  fprintf(f, "phase timings (wall clock, ms after the process started):\n");
+  long hz = sysconf(_SC_CLK_TCK);
+  fprintf(f, "phase timings (wall clock, ms after the process started; the kernel gives the "
+          "start to a clock tick, %.0f ms):\n", hz > 0 ? 1000.0 / (double)hz : 10.0);
   fprintf(f, "  %-16s %10s %10s %6s\n", "phase", "start", "took", "runs");
   int shown[CUCORE_PHASE_COUNT] = {0};
   for (int i = 0; i < n; i++) {
