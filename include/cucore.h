@@ -3838,6 +3838,72 @@ CUCORE_API cucore_status cucore_cache_config_problem(char *msg, size_t cap, int 
 /** @} */
 /* ==== END SECTION: compile cache ==== */
 
+/* ------------------------------------------------------------------------------------------ */
+/* Phase timings: where a process's startup and first result went                            */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @defgroup phases Phase timings
+ * Wall time of the one-time steps of a process, as cucore saw them: loading each library,
+ * cuInit, contexts, the compile cache, compiles and module loads. cucore stamps the clock
+ * (CLOCK_BOOTTIME) only at those steps, never on launches, copies or allocations; a program
+ * adds its own steps (allocations, copies, the launch, its report, teardown) with
+ * cucore_phase_add, so one table tells where its time went (`cucore run --timings`).
+ * A library's load phase ran (count >= 1) exactly when cucore loaded or tried to load it, so
+ * the table also says which libraries a process did not need.
+ * @{
+ */
+
+/** The phases, in the order a first result usually passes them. */
+typedef enum cucore_phase {
+  CUCORE_PHASE_PROCESS_START = 0, /**< from the process's start (exec) to main: added by the
+                                     program (cucore_phase_add(..., 0, now)); the start is the
+                                     kernel's, to its clock tick (10 ms at USER_HZ 100) */
+  CUCORE_PHASE_LOAD_LIBCUDA,      /**< dlopen of libcuda.so.1 and its entry points */
+  CUCORE_PHASE_LOAD_NVRTC,        /**< dlopen of NVRTC, its symbols and nvrtcVersion */
+  CUCORE_PHASE_LOAD_NVJITLINK,    /**< dlopen of nvJitLink */
+  CUCORE_PHASE_LOAD_NVVM,         /**< dlopen of libNVVM */
+  CUCORE_PHASE_LOAD_ZSTD,         /**< dlopen of libzstd (compressed fatbin entries) */
+  CUCORE_PHASE_CUINIT,            /**< cuInit and the device count */
+  CUCORE_PHASE_CONTEXT,           /**< a primary context retained and made current */
+  CUCORE_PHASE_CACHE_LOOKUP,      /**< the compile cache: key, in-process and disk lookup */
+  CUCORE_PHASE_COMPILE,           /**< NVRTC, libNVVM or nvJitLink making code (cache misses) */
+  CUCORE_PHASE_CACHE_STORE,       /**< writing a compiled entry to the cache directory */
+  CUCORE_PHASE_MODULE_LOAD,       /**< cuLibraryLoadData / FromFile (the driver's load) */
+  CUCORE_PHASE_ALLOC,             /**< device allocations (added by the program) */
+  CUCORE_PHASE_COPY_IN,           /**< copies to the device (added by the program) */
+  CUCORE_PHASE_LAUNCH,            /**< the launch until it is done (added by the program) */
+  CUCORE_PHASE_COPY_OUT,          /**< copies back (added by the program) */
+  CUCORE_PHASE_REPORT,            /**< the program's report (added by the program) */
+  CUCORE_PHASE_TEARDOWN,          /**< frees and handles destroyed (added by the program) */
+  CUCORE_PHASE_COUNT              /**< the number of phases */
+} cucore_phase;
+
+/** One phase's figures, in milliseconds after the process's start. */
+typedef struct cucore_phase_time {
+  int count;       /**< how many times it ran (0: never, and the times below are 0) */
+  double start_ms; /**< when it first began */
+  double end_ms;   /**< when it last ended */
+  double total_ms; /**< wall time summed over its runs (threads may overlap) */
+} cucore_phase_time;
+
+/** Fills out[0..CUCORE_PHASE_COUNT) with every phase's figures so far (index = cucore_phase).
+ * Cheap enough to call at any time; it reads /proc/self/stat once for the process's start.
+ * @retval CUCORE_INVALID_ARGUMENT `out` is NULL. */
+CUCORE_API cucore_status cucore_phase_times(cucore_phase_time *out);
+/** Sets *ms to now, in milliseconds after the process's start (the clock of the table).
+ * @retval CUCORE_INVALID_ARGUMENT `ms` is NULL. */
+CUCORE_API cucore_status cucore_phase_now(double *ms);
+/** Adds one run of `phase` from `start_ms` to `end_ms` (both from cucore_phase_now; 0 is the
+ * process's start) to the table. Thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT `phase` is not a phase, or end_ms < start_ms. */
+CUCORE_API cucore_status cucore_phase_add(cucore_phase phase, double start_ms, double end_ms);
+/** "process_start", "load_libcuda", ..., "teardown" (the keys of `cucore run --json`'s
+ * "phases"); "unknown" for anything else. Never NULL. */
+CUCORE_API const char *cucore_phase_name(cucore_phase phase);
+/** @} */
+/* ==== END SECTION: phase timings ==== */
+
 
 
 #ifdef __cplusplus

@@ -185,6 +185,8 @@ int cli_write_file(const char *verb, const char *what, const char *path, const v
  * "cucore VERB: writing standard output: REASON". Called once, when the verb returns; other
  * exits (--version, --help) are checked at exit. */
 int cli_close_stdout(const char *verb, int rc);
+/* run_phases.c: stamps the clock at main, for the process_start phase of `run --timings`. */
+void cli_mark_main(void);
 
 /* ---- the compile cache's configuration (cache_warn.c) --------------------------------------
  * Prints what is wrong with the cache's configuration (an unusable CUCORE_CACHE_DIR, a

@@ -81,6 +81,11 @@ typedef struct pool_state {
   cucore_mem_pool_stats st;
 } pool_state;
 
+/* The devices read_pool opened: left open until the process exits, which releases their
+ * contexts anyway (cucore_device_close's release is synchronous: tens of ms a device, for
+ * nothing). Kept here so that leak checkers see them reachable. */
+static cucore_device *opened[64];
+
 static void read_pool(int ordinal, pool_state *ps) {
   memset(ps, 0, sizeof *ps);
   cucore_device *dev = NULL;
@@ -93,7 +98,10 @@ static void read_pool(int ordinal, pool_state *ps) {
   else
     snprintf(ps->why, sizeof ps->why, "%s", cucore_last_error());
   cucore_mem_pool_destroy(pool); /* the handle only: the default pool stays */
-  cucore_device_close(dev);
+  if (ordinal >= 0 && ordinal < (int)(sizeof opened / sizeof opened[0]) && !opened[ordinal])
+    opened[ordinal] = dev;
+  else
+    cucore_device_close(dev);
 }
 
 static const char *bytes_text(char *buf, size_t n, uint64_t bytes) {

@@ -87,6 +87,14 @@ const cli_opt cmd_run_opts[] = {
      .help = "the start of `random` fills (0: the default)"},
     {.name = "--show", .kind = CLI_OPT_INT, RUN_AT(o.show), .lo = 0, .hi = 1 << 30, .arg = "N",
      .help = "values printed of each output (default 8)"},
+    {.name = "--timings", .kind = CLI_OPT_FLAG, RUN_AT(o.timings),
+     .help = "prints on stderr, at the end, the wall time of each phase of the process:\n"
+             "process start to main, each library loaded (libcuda, NVRTC, nvJitLink,\n"
+             "libNVVM, libzstd), cuInit, the context, the compile cache, the compile,\n"
+             "the module load, allocations, copies in, the launch, copies out, the\n"
+             "report and teardown (ms after the process started), and the phases that\n"
+             "were not needed. --json reports the same as \"phases\" (those before the\n"
+             "report)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, RUN_AT(o.json),
      .help = "one JSON object on stdout instead of text: integers exact (up to 2^64-1),\n"
              "floating point as the shortest text that reads back to the same value,\n"
@@ -341,6 +349,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   cucore_kernel *k = NULL;
   cucore_args *list = NULL;
   const char *symbol = o->kernel;
+  double t0 = 0;
   cucore_status st = cucore_object_get_kernel(obj, o->kernel, &k);
   if (st != CUCORE_OK) {
     rc = cli_fail("run", o->file, st);
@@ -369,11 +378,15 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   run_timing t;
   rc = run_on_device(o, k, obj, &t);
   if (rc) goto done;
+  t0 = run_phase_begin();
   rc = run_finish(o, &t, symbol);
+  run_phase_end(CUCORE_PHASE_REPORT, t0);
 done:
+  t0 = run_phase_begin();
   cucore_args_destroy(list);
   cucore_kernel_destroy(k);
   cucore_object_destroy(obj);
+  run_phase_end(CUCORE_PHASE_TEARDOWN, t0);
   return rc;
 }
 
@@ -383,8 +396,14 @@ int cmd_run(int argc, char **argv) {
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   run_opts o;
   memset(&o, 0, sizeof o);
+  run_phase_mark_process_start();
   int rc = run_body(&src, argc, argv, &o);
   cli_source_free(&src);
+  int timings = o.timings;
   run_opts_free(&o);
+  if (timings) {
+    fflush(stdout);
+    run_phases_print(stderr);
+  }
   return rc;
 }

@@ -170,6 +170,7 @@ typedef struct run_opts {
   int nexprs;
   long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
   int no_pool;            /* --no-pool: cucore_mem_alloc, not the stream-ordered pool */
+  int timings;            /* --timings: the phase table on stderr at the end */
 } run_opts;
 
 /* Keeps "&NAME" in o->exprs (the last entry). Returns 0 or -1 (out of memory). */
@@ -285,5 +286,18 @@ const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, s
 /* The C++ type of parameter `index` of the kernel (for messages), or NULL. */
 const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf,
                            size_t len, char *sig, size_t siglen);
+
+/* ---- phase timings (run_phases.c) ----------------------------------------------------------- */
+
+/* Now, for run_phase_end (ms after the process started). */
+double run_phase_begin(void);
+/* Adds the command's phase `phase`, from `start_ms` (run_phase_begin) to now. */
+void run_phase_end(cucore_phase phase, double start_ms);
+/* Adds process_start: from the process's start to main (cli_mark_main). */
+void run_phase_mark_process_start(void);
+/* The "phases" object of the JSON report: every phase that ran so far, by its start. */
+void run_phases_json(json_out *j);
+/* The --timings table, and the phases that did not run, on `f`. */
+void run_phases_print(FILE *f);
 
 #endif

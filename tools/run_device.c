@@ -7,7 +7,12 @@
  * launches are), instantiated and uploaded; the timed launches are then replays of it, and N
  * direct launches back to back are timed beside them for comparison.
  * Device printf output is kept off the JSON stream: while the kernel runs, stdout goes to
- * stderr when the JSON is written to stdout. */
+ * stderr when the JSON is written to stdout.
+ * Nothing on the device is freed or destroyed at the end: the command exits right after, and
+ * the process's exit releases the context, its memory and its streams anyway, while releasing
+ * the primary context (cucore_device_close) is synchronous and costs tens of ms. The handles
+ * stay reachable (left_for_exit), so leak checkers do not count them. Each step is timed as
+ * its phase (cucore_phase_add: alloc, copy_in, launch, copy_out, teardown). */
 #include "run.h"
 
 #include <stdlib.h>
@@ -27,17 +32,12 @@ typedef struct dev_state {
   int saved_stdout; /* -1 when stdout was not redirected */
 } dev_state;
 
+/* What the run made on the device, kept until the process exits (see the top). */
+static dev_state left_for_exit;
+
 static cucore_status dev_alloc(dev_state *s, size_t bytes, cucore_devptr *ptr) {
   return s->pool ? cucore_mem_alloc_async(s->stream, bytes, ptr)
                  : cucore_mem_alloc(s->dev, bytes, ptr);
-}
-
-static void dev_free(dev_state *s, cucore_devptr ptr) {
-  if (!ptr) return;
-  if (s->pool)
-    cucore_mem_free_async(s->stream, ptr);
-  else
-    cucore_mem_free(s->dev, ptr);
 }
 
 /* Statistics of `n` times (sorted in place). */
@@ -204,10 +204,10 @@ static int graph_timing(const run_opts *o, cucore_kernel *k, const cucore_launch
   return 0;
 }
 
-/* Copies the results back: every buffer the report or a file needs, and the globals read. */
+/* Copies the results back: every buffer the report or a file needs, and the globals read
+ * (the launch is done: launch_and_wait waited for it). */
 static int collect(run_opts *o, dev_state *s) {
-  cucore_status st = cucore_stream_synchronize(s->stream);
-  if (st != CUCORE_OK) return cli_fail("run", "the launch", st);
+  cucore_status st;
   for (int i = 0; i < o->nbufs; i++) {
     run_buf *b = &o->bufs[i];
     if (b->role == ROLE_IN && !b->save) continue;
@@ -219,6 +219,31 @@ static int collect(run_opts *o, dev_state *s) {
     st = cucore_global_read(&r->g, 0, r->host, r->count * (size_t)elem_sizes[r->type], NULL);
     if (st != CUCORE_OK) return cli_fail("run", r->text, st);
   }
+  return 0;
+}
+
+/* The buffers: all allocated, then all filled, in the order of one stream (each timed as its
+ * phase; with the pool, an allocation is queued and the copies' wait includes it). */
+static int alloc_and_fill(run_opts *o, dev_state *s) {
+  double t0 = run_phase_begin();
+  for (int i = 0; i < o->nbufs; i++) {
+    run_buf *b = &o->bufs[i];
+    cucore_status st = dev_alloc(s, b->count * (size_t)elem_sizes[b->type], &b->ptr);
+    if (st != CUCORE_OK) return cli_fail("run", b->spec, st);
+  }
+  run_phase_end(CUCORE_PHASE_ALLOC, t0);
+  t0 = run_phase_begin();
+  for (int i = 0; i < o->nbufs; i++) {
+    run_buf *b = &o->bufs[i];
+    size_t bytes = b->count * (size_t)elem_sizes[b->type];
+    cucore_status st = b->role == ROLE_OUT
+                           ? cucore_memset_d8(s->dev, b->ptr, 0, bytes, s->stream)
+                           : cucore_memcpy_htod(s->dev, b->ptr, b->host, bytes, s->stream);
+    if (st != CUCORE_OK) return cli_fail("run", b->spec, st);
+  }
+  cucore_status st = cucore_stream_synchronize(s->stream);
+  run_phase_end(CUCORE_PHASE_COPY_IN, t0);
+  if (st != CUCORE_OK) return cli_fail("run", "filling the buffers", st);
   return 0;
 }
 
@@ -241,18 +266,8 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
     fprintf(stderr, "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
             "cucore_mem_alloc\n", props.name);
   t->pool = s->pool;
-  for (int i = 0; i < o->nbufs; i++) {
-    run_buf *b = &o->bufs[i];
-    size_t bytes = b->count * (size_t)elem_sizes[b->type];
-    st = dev_alloc(s, bytes, &b->ptr);
-    if (st == CUCORE_OK)
-      st = b->role == ROLE_OUT ? cucore_memset_d8(s->dev, b->ptr, 0, bytes, s->stream)
-                               : cucore_memcpy_htod(s->dev, b->ptr, b->host, bytes, s->stream);
-    if (st != CUCORE_OK) return cli_fail("run", b->spec, st);
-  }
-  st = cucore_stream_synchronize(s->stream);
-  if (st != CUCORE_OK) return cli_fail("run", "filling the buffers", st);
-  int rc = prepare_globals(o, s, obj);
+  int rc = alloc_and_fill(o, s);
+  if (!rc) rc = prepare_globals(o, s, obj);
   if (rc) return rc;
   st = cucore_args_create(k, &s->args);
   if (st != CUCORE_OK) return cli_fail("run", kernel, st);
@@ -288,10 +303,15 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   redirect_stdout(s, o->json && !o->json_out);
   /* The launch whose results are reported: one launch on the inputs as given. */
   float ms = 0;
+  double t0 = run_phase_begin();
   st = launch_once(k, &cfg, s, separate ? NULL : &ms);
+  if (st == CUCORE_OK) st = cucore_stream_synchronize(s->stream);
+  run_phase_end(CUCORE_PHASE_LAUNCH, t0);
   if (st != CUCORE_OK) return cli_fail("run", kernel, st);
   t->launches = 1;
+  t0 = run_phase_begin();
   rc = collect(o, s);
+  run_phase_end(CUCORE_PHASE_COPY_OUT, t0);
   if (rc) return rc;
   if (!separate) times[0] = ms;
   if (separate && !o->graph) {
@@ -326,20 +346,11 @@ int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing 
   memset(t, 0, sizeof *t);
   double *times = NULL;
   int rc = run_body(o, k, obj, t, &s, &times);
+  double t0 = run_phase_begin();
   redirect_stdout(&s, 0);
   free(times);
-  cucore_graph_exec_destroy(s.exec);
-  cucore_graph_destroy(s.graph);
-  for (int i = 0; i < o->nbufs; i++) {
-    dev_free(&s, o->bufs[i].ptr);
-    o->bufs[i].ptr = 0;
-  }
-  dev_free(&s, s.flush);
-  if (s.pool && s.stream) cucore_stream_synchronize(s.stream); /* the frees are done */
-  cucore_args_destroy(s.args);
-  cucore_event_destroy(s.e0);
-  cucore_event_destroy(s.e1);
-  cucore_stream_destroy(s.stream);
-  cucore_device_close(s.dev);
+  left_for_exit = s;
+  for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = 0; /* freed with the context at exit */
+  run_phase_end(CUCORE_PHASE_TEARDOWN, t0);
   return rc;
 }

@@ -51,7 +51,7 @@ static void summarize(const unsigned char *data, elem_t t, size_t count, summary
     }
     return;
   }
-  double sum = 0;
+  double sum = 0, vmin = 0, vmax = 0; /* the values at imin and imax, read once */
   long imin = -1, imax = -1;
   for (size_t i = 0; i < count; i++) {
     double v = value_get(data, t, i);
@@ -60,8 +60,14 @@ static void summarize(const unsigned char *data, elem_t t, size_t count, summary
       continue;
     }
     sum += v;
-    if (imin < 0 || v < value_get(data, t, (size_t)imin)) imin = (long)i;
-    if (imax < 0 || v > value_get(data, t, (size_t)imax)) imax = (long)i;
+    if (imin < 0 || v < vmin) {
+      imin = (long)i;
+      vmin = v;
+    }
+    if (imax < 0 || v > vmax) {
+      imax = (long)i;
+      vmax = v;
+    }
   }
   double_format(sum, s->sum, sizeof s->sum);
   if (imin >= 0) {
@@ -311,6 +317,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   }
   json_end_array(j);
   json_bool(j, "ok", ok);
+  run_phases_json(j);
   json_end_object(j);
 }
 

@@ -161,7 +161,15 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
     return rc;
   }
   free(text);
-  for (size_t i = 0; i < *count; i++) memcpy(*data + i * esz, one, esz);
+  /* One value everywhere: the first element, then the filled part copied onto the rest,
+   * doubling (log2(count) copies, not one call per element). */
+  size_t total = *count * esz, filled = esz;
+  memcpy(*data, one, esz);
+  while (filled < total) {
+    size_t n = filled < total - filled ? filled : total - filled;
+    memcpy(*data + filled, *data, n);
+    filled += n;
+  }
   return 0;
 }
 

@@ -224,9 +224,9 @@ static void apply_symbol_value(parse_ctx *c, unsigned attr, uint32_t sym, uint32
 }
 
 static void read3(const uint8_t *p, uint32_t out[3]) {
-  out[0] = cc_rd32(p);
-  out[1] = cc_rd32(p + 4);
-  out[2] = cc_rd32(p + 8);
+  out[0] = cc_le32(p);
+  out[1] = cc_le32(p + 4);
+  out[2] = cc_le32(p + 8);
 }
 
 /* Walks the attribute records of section `secidx`. `kidx` is the kernel of a .nv.info.K
@@ -256,7 +256,7 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
                      "are at least 4 bytes",
                      secidx, s->name, (unsigned long long)(len - pos), (unsigned long long)pos);
     unsigned fmt = p[pos], attr = p[pos + 1];
-    uint32_t v16 = cc_rd16(p + pos + 2);
+    uint32_t v16 = cc_le16(p + pos + 2);
     uint32_t plen = 0;
     if (fmt == 4) {
       plen = v16;
@@ -286,7 +286,7 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
     case EIATTR_MAX_STACK_SIZE:
       if (fmt == 4) {
         if (plen < 8) return short_payload(e, secidx, pos, attr, plen, 8);
-        apply_symbol_value(c, attr, cc_rd32(pl), cc_rd32(pl + 4));
+        apply_symbol_value(c, attr, cc_le32(pl), cc_le32(pl + 4));
       }
       break;
     default:
@@ -296,8 +296,8 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
       case EIATTR_KPARAM_INFO_V2: {
         if (fmt != 4) break;
         if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
-        uint32_t word = cc_rd32(pl + 8);
-        raw_param rp = {cc_rd16(pl + 4), cc_rd16(pl + 6), 0, 0};
+        uint32_t word = cc_le32(pl + 8);
+        raw_param rp = {cc_le16(pl + 4), cc_le16(pl + 6), 0, 0};
         /* The last word: V1 has the size in bits 18-31 and a pointer's address space in bits
          * 8-11 (0 for values; 5 generic, as nvcc 13 marks every pointer for sm_100 and newer;
          * 4 global, from `.ptr .global` in PTX), with log2 of the pointee's alignment in bits
@@ -316,9 +316,9 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
       case EIATTR_PARAM_CBANK:
         if (fmt != 4) break;
         if (plen < 8) return short_payload(e, secidx, pos, attr, plen, 8);
-        k->param_base = cc_rd16(pl + 4);
+        k->param_base = cc_le16(pl + 4);
         if (!w->have_param_bytes) {
-          w->param_bytes = cc_rd16(pl + 6);
+          w->param_bytes = cc_le16(pl + 6);
           w->have_param_bytes = 1;
         }
         break;
@@ -347,7 +347,7 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
       case EIATTR_MAX_CLUSTER_RANK:
         if (fmt == 4) {
           if (plen < 4) return short_payload(e, secidx, pos, attr, plen, 4);
-          k->max_blocks_per_cluster = cc_rd32(pl);
+          k->max_blocks_per_cluster = cc_le32(pl);
         } else {
           k->max_blocks_per_cluster = value;
         }
@@ -358,7 +358,7 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
       case EIATTR_NUM_BARRIERS:
         if (fmt == 4) {
           if (plen < 4) return short_payload(e, secidx, pos, attr, plen, 4);
-          k->barriers = (int32_t)(cc_rd32(pl) & 0x7fffffff);
+          k->barriers = (int32_t)(cc_le32(pl) & 0x7fffffff);
         } else {
           k->barriers = (int32_t)value;
         }
@@ -457,12 +457,12 @@ static void read_cuinfo(const cc_elf *e, cc_cubin *out) {
   const cc_elf_section *s = cc_elf_find(e, ".note.nv.cuinfo");
   if (!s || s->type == CC_SHT_NOBITS || s->size < 12) return;
   const uint8_t *p = e->data + s->offset;
-  uint64_t namesz = cc_rd32(p), descsz = cc_rd32(p + 4);
+  uint64_t namesz = cc_le32(p), descsz = cc_le32(p + 4);
   uint64_t desc = 12 + ((namesz + 3) & ~(uint64_t)3);
   if (namesz > s->size || descsz < 6 || !cc_range_ok(desc, descsz, s->size)) return;
-  if (cc_rd16(p + desc) != 2) return; /* a layout this reader does not know */
-  out->virtual_arch = cc_rd16(p + desc + 2);
-  out->toolkit_version = cc_rd16(p + desc + 4);
+  if (cc_le16(p + desc) != 2) return; /* a layout this reader does not know */
+  out->virtual_arch = cc_le16(p + desc + 2);
+  out->toolkit_version = cc_le16(p + desc + 4);
 }
 
 /* Records data symbol `i` when it is a module variable (a symbol of .nv.global,
@@ -471,7 +471,7 @@ static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
                                 const cc_elf_section *strtab, uint64_t strtab_last_nul,
                                 uint32_t i, const uint8_t *sym, uint64_t *name_bytes,
                                 uint64_t *scanned, cc_cubin *out) {
-  uint32_t shndx = cc_rd16(sym + 6);
+  uint32_t shndx = cc_le16(sym + 6);
   if (shndx == 0 || shndx >= e->count) return CUCORE_OK; /* undefined, or a special index */
   const cc_elf_section *sec = &e->sections[shndx];
   cucore_global_kind kind;
@@ -486,7 +486,7 @@ static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
   } else {
     return CUCORE_OK;
   }
-  uint32_t no = cc_rd32(sym);
+  uint32_t no = cc_le32(sym);
   if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul)
     return cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "
@@ -494,7 +494,7 @@ static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
                    i, no, symtab->link, (unsigned long long)strtab->size);
   const char *name = (const char *)e->data + strtab->offset + no;
   if (!name[0]) return CUCORE_OK; /* an anonymous object: nothing to look up by name */
-  uint64_t value = cc_rd64(sym + 8), size = cc_rd64(sym + 16);
+  uint64_t value = cc_le64(sym + 8), size = cc_le64(sym + 16);
   if (!cc_range_ok(value, size, sec->size))
     return cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u (`%.160s`): %llu bytes at offset %llu run past the end of "
@@ -601,7 +601,7 @@ cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
       continue;
     }
     if ((sym[4] & 0xf) != STT_FUNC || !(sym[5] & STO_CUDA_ENTRY)) continue;
-    uint32_t no = cc_rd32(sym);
+    uint32_t no = cc_le32(sym);
     if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "

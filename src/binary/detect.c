@@ -127,7 +127,7 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
 /* e_machine of an ELF header (either byte order), 0 when too short. */
 static unsigned elf_machine(const uint8_t *d, size_t n) {
   if (n < 20) return 0;
-  return n > 5 && d[5] == 1 ? cc_rd16(d + 18) : (unsigned)((d[18] << 8) | d[19]);
+  return n > 5 && d[5] == 1 ? cc_le16(d + 18) : (unsigned)((d[18] << 8) | d[19]);
 }
 
 cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
@@ -135,11 +135,11 @@ cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
     if (elf_machine(d, n) == CC_EM_CUDA) return CUCORE_CODE_CUBIN;
     return CUCORE_CODE_OBJECT;
   }
-  if (n >= 4 && cc_rd32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
+  if (n >= 4 && cc_le32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
   if (starts_with(d, n, "!<arch>\n")) return CUCORE_CODE_LIBRARY;
   if (cc_is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
   if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
-                 cc_rd32(d) == 0x0B17C0DEu))
+                 cc_le32(d) == 0x0B17C0DEu))
     return CUCORE_CODE_NVVM;
   return CUCORE_CODE_AUTO;
 }

@@ -22,8 +22,8 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
     return cc_fail(CUCORE_INVALID_BINARY,
                    "%s: ELF data encoding %u at offset 5; only little-endian (1) is read", what,
                    d[5]);
-  uint64_t shoff = cc_rd64(d + 0x28);
-  uint32_t shentsize = cc_rd16(d + 0x3a), shnum = cc_rd16(d + 0x3c), shstrndx = cc_rd16(d + 0x3e);
+  uint64_t shoff = cc_le64(d + 0x28);
+  uint32_t shentsize = cc_le16(d + 0x3a), shnum = cc_le16(d + 0x3c), shstrndx = cc_le16(d + 0x3e);
   if (shoff == 0)
     return cc_fail(CUCORE_INVALID_BINARY, "%s: no section table (e_shoff is 0)", what);
   if (shentsize < 64)
@@ -37,8 +37,8 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
                    "bytes)",
                    what, (unsigned long long)shoff, n);
   uint64_t count = shnum;
-  if (count == 0) count = cc_rd64(d + shoff + 0x20); /* extended numbering: sh_size of section 0 */
-  if (shstrndx == 0xffff) shstrndx = cc_rd32(d + shoff + 0x28); /* SHN_XINDEX: sh_link */
+  if (count == 0) count = cc_le64(d + shoff + 0x20); /* extended numbering: sh_size of section 0 */
+  if (shstrndx == 0xffff) shstrndx = cc_le32(d + shoff + 0x28); /* SHN_XINDEX: sh_link */
   if (count == 0)
     return cc_fail(CUCORE_INVALID_BINARY, "%s: the section table is empty", what);
   if (count > n / shentsize || !cc_range_ok(shoff, count * shentsize, n))
@@ -60,20 +60,20 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
   }
   for (uint64_t i = 0; i < count; i++) {
     const uint8_t *h = d + shoff + i * shentsize;
-    name_offs[i] = cc_rd32(h);
-    sec[i].type = cc_rd32(h + 4);
-    sec[i].flags = cc_rd64(h + 8);
-    sec[i].offset = cc_rd64(h + 0x18);
-    sec[i].size = cc_rd64(h + 0x20);
-    sec[i].link = cc_rd32(h + 0x28);
-    sec[i].info = cc_rd32(h + 0x2c);
-    sec[i].entsize = cc_rd64(h + 0x38);
+    name_offs[i] = cc_le32(h);
+    sec[i].type = cc_le32(h + 4);
+    sec[i].flags = cc_le64(h + 8);
+    sec[i].offset = cc_le64(h + 0x18);
+    sec[i].size = cc_le64(h + 0x20);
+    sec[i].link = cc_le32(h + 0x28);
+    sec[i].info = cc_le32(h + 0x2c);
+    sec[i].entsize = cc_le64(h + 0x38);
     sec[i].name = "";
   }
   cucore_status st = CUCORE_OK;
   /* The program header table and the segments it describes lie inside the file too. */
-  uint64_t phoff = cc_rd64(d + 0x20);
-  uint32_t phentsize = cc_rd16(d + 0x36), phnum = cc_rd16(d + 0x38);
+  uint64_t phoff = cc_le64(d + 0x20);
+  uint32_t phentsize = cc_le16(d + 0x36), phnum = cc_le16(d + 0x38);
   if (phnum) {
     if (phentsize < 56 || phnum > n / phentsize || !cc_range_ok(phoff, (uint64_t)phnum * phentsize, n)) {
       st = cc_fail(CUCORE_INVALID_BINARY,
@@ -84,7 +84,7 @@ cucore_status cc_elf_open(const uint8_t *d, size_t n, const char *what, cc_elf *
     }
     for (uint32_t i = 0; i < phnum; i++) {
       const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
-      uint64_t off = cc_rd64(ph + 8), filesz = cc_rd64(ph + 0x20);
+      uint64_t off = cc_le64(ph + 8), filesz = cc_le64(ph + 0x20);
       if (!cc_range_ok(off, filesz, n)) {
         st = cc_fail(CUCORE_INVALID_BINARY,
                      "%s: segment %u extends past the end of the file: offset %llu + size %llu > "
@@ -149,11 +149,11 @@ done:
   }
   out->data = d;
   out->size = n;
-  out->type = cc_rd16(d + 0x10);
-  out->machine = cc_rd16(d + 0x12);
+  out->type = cc_le16(d + 0x10);
+  out->machine = cc_le16(d + 0x12);
   out->osabi = d[7];
   out->abi_version = d[8];
-  out->flags = cc_rd32(d + 0x30);
+  out->flags = cc_le32(d + 0x30);
   out->sections = sec;
   out->count = (uint32_t)count;
   return CUCORE_OK;

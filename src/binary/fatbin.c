@@ -26,6 +26,8 @@
 #define _GNU_SOURCE
 #include "binary/fatbin.h"
 
+#include "base/phase.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -71,8 +73,8 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
                    "entry header is at least 64 bytes",
                    index, (unsigned long long)pos, (unsigned long long)(end - pos));
   const uint8_t *h = base + pos;
-  uint32_t hsize = cc_rd32(h + 4);
-  uint64_t stored = cc_rd64(h + 8);
+  uint32_t hsize = cc_le32(h + 4);
+  uint64_t stored = cc_le64(h + 8);
   if (hsize < 64 || !cc_range_ok(pos, hsize, end))
     return cc_fail(CUCORE_INVALID_BINARY,
                    "fatbin: entry %u at offset %llu: header size %u must be at least 64 and end "
@@ -85,11 +87,11 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
                    index, (unsigned long long)pos, (unsigned long long)(pos + hsize),
                    (unsigned long long)stored, (unsigned long long)end);
   memset(e, 0, sizeof *e);
-  e->raw_kind = cc_rd16(h);
-  e->version_minor = cc_rd16(h + 24);
-  e->version_major = cc_rd16(h + 26);
-  e->arch = (int)(cc_rd32(h + 28) > 100000 ? 0 : cc_rd32(h + 28));
-  e->flags = cc_rd64(h + 40);
+  e->raw_kind = cc_le16(h);
+  e->version_minor = cc_le16(h + 24);
+  e->version_major = cc_le16(h + 26);
+  e->arch = (int)(cc_le32(h + 28) > 100000 ? 0 : cc_le32(h + 28));
+  e->flags = cc_le64(h + 40);
   e->offset = pos + hsize;
   e->stored_size = stored;
   e->size = stored;
@@ -113,7 +115,7 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
                      "fatbin: entry %u (%s) at offset %llu is flagged both LZ4- and "
                      "zstd-compressed (flags 0x%llx)",
                      index, e->arch_name, (unsigned long long)pos, (unsigned long long)e->flags);
-    uint64_t csize = cc_rd32(h + 16), dsize = cc_rd64(h + 56);
+    uint64_t csize = cc_le32(h + 16), dsize = cc_le64(h + 56);
     e->compression = (e->flags & FLAG_LZ4) ? "lz4" : "zstd";
     if (csize == 0 || csize > stored)
       return cc_fail(CUCORE_INVALID_BINARY,
@@ -133,7 +135,7 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
     *csize_out = csize; /* the compressed bytes are the first csize of the stored ones */
     /* A zstd frame starts with 28 b5 2f fd. Compressed LTO-IR (flag 0x10000 beside 0x8000)
      * is stored some other way this reader does not know. */
-    if ((e->flags & FLAG_ZSTD) && cc_rd32(base + pos + hsize) != 0xFD2FB528u)
+    if ((e->flags & FLAG_ZSTD) && cc_le32(base + pos + hsize) != 0xFD2FB528u)
       e->compression = "unknown";
   }
   *next = pos + hsize + stored;
@@ -163,15 +165,15 @@ cucore_status cc_fatbin_parse(const uint8_t *base, size_t size, uint64_t start, 
                    (unsigned long long)(end - pos), (unsigned long long)pos);
       break;
     }
-    uint32_t magic = cc_rd32(base + pos);
+    uint32_t magic = cc_le32(base + pos);
     if (magic != FATBIN_MAGIC) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "fatbin: expected the container magic 0xBA55ED50 at offset %llu, found 0x%08x",
                    (unsigned long long)pos, magic);
       break;
     }
-    uint32_t hsize = cc_rd16(base + pos + 6);
-    uint64_t csize = cc_rd64(base + pos + 8);
+    uint32_t hsize = cc_le16(base + pos + 6);
+    uint64_t csize = cc_le64(base + pos + 8);
     if (hsize < 16 || !cc_range_ok(pos, hsize, end)) {
       st = cc_fail(CUCORE_INVALID_BINARY,
                    "fatbin: container at offset %llu: header size %u must be at least 16 and fit "
@@ -307,7 +309,7 @@ static int lz4_core(const uint8_t *src, size_t n, uint8_t *dst, size_t dn, char 
       snprintf(err, errlen, "truncated match offset at input offset %zu", ip);
       return -1;
     }
-    size_t offset = cc_rd16(src + ip);
+    size_t offset = cc_le16(src + ip);
     ip += 2;
     if (offset == 0 || offset > op) {
       snprintf(err, errlen,
@@ -356,7 +358,7 @@ static struct {
 } zstd;
 static pthread_once_t zstd_once = PTHREAD_ONCE_INIT;
 
-static void load_zstd(void) {
+static void open_zstd(void) {
   void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
@@ -372,6 +374,12 @@ static void load_zstd(void) {
   memcpy(&zstd.decompress, &d, sizeof d);
   memcpy(&zstd.is_error, &i, sizeof i);
   memcpy(&zstd.error_name, &n, sizeof n);
+}
+
+static void load_zstd_timed(void) {
+  int64_t t0 = cc_phase_clock();
+  open_zstd();
+  cc_phase_done(CUCORE_PHASE_LOAD_ZSTD, t0);
 }
 
 /* The bytes of an entry; on failure *code and err say why (nothing recorded). */
@@ -403,7 +411,7 @@ static int entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out, 
     return -1;
   }
   if (!lz4) {
-    pthread_once(&zstd_once, load_zstd);
+    pthread_once(&zstd_once, load_zstd_timed);
     if (!zstd.decompress) {
       *code = CUCORE_NOT_SUPPORTED;
       snprintf(err, errlen,

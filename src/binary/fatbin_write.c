@@ -6,21 +6,10 @@
  */
 #include "binary/fatbin_write.h"
 
+#include "base/le.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-static void put16(unsigned char *p, uint16_t v) {
-  p[0] = (unsigned char)v;
-  p[1] = (unsigned char)(v >> 8);
-}
-
-static void put32(unsigned char *p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char *p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
 
 static uint64_t pad8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
@@ -35,29 +24,29 @@ cucore_status cc_fatbin_write(const cc_fatbin_part *parts, int count, unsigned c
   }
   unsigned char *buf = cc_calloc(1, (size_t)(16 + total), "a fatbin");
   if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
-  put32(buf, 0xBA55ED50u);
-  put16(buf + 4, 1);
-  put16(buf + 6, 16);
-  put64(buf + 8, total);
+  cc_le_put32(buf, 0xBA55ED50u);
+  cc_le_put16(buf + 4, 1);
+  cc_le_put16(buf + 6, 16);
+  cc_le_put64(buf + 8, total);
   unsigned char *p = buf + 16;
   for (int i = 0; i < count; i++) {
     const cc_fatbin_part *e = &parts[i];
     uint32_t hsize = e->is_ptx ? 80 : 64;
     uint64_t data = e->is_ptx ? e->size + 1 : e->size;
-    put16(p, e->is_ptx ? 1 : 2);
-    put16(p + 2, 0x0101);
-    put32(p + 4, hsize);
-    put64(p + 8, pad8(data));
-    put16(p + 24, (uint16_t)e->version_minor);
-    put16(p + 26, (uint16_t)e->version_major);
-    put32(p + 28, (uint32_t)e->arch);
+    cc_le_put16(p, e->is_ptx ? 1 : 2);
+    cc_le_put16(p + 2, 0x0101);
+    cc_le_put32(p + 4, hsize);
+    cc_le_put64(p + 8, pad8(data));
+    cc_le_put16(p + 24, (uint16_t)e->version_minor);
+    cc_le_put16(p + 26, (uint16_t)e->version_major);
+    cc_le_put32(p + 28, (uint32_t)e->arch);
     uint64_t flags = 0x1 | 0x10; /* 64-bit, Linux */
     if (e->arch_suffix == 'a') flags |= 0x100000;
     if (e->arch_suffix == 'f') flags |= 0x200000;
-    put64(p + 40, flags);
+    cc_le_put64(p + 40, flags);
     if (e->is_ptx) {
-      put32(p + 20, 64); /* where the options block starts in the header */
-      put64(p + 64, 72); /* the options string: empty, at +72 */
+      cc_le_put32(p + 20, 64); /* where the options block starts in the header */
+      cc_le_put64(p + 64, 72); /* the options string: empty, at +72 */
     }
     memcpy(p + hsize, e->data, e->size);
     p += hsize + pad8(data);

@@ -11,19 +11,13 @@
 #define CUCORE_BINARY_READER_H
 
 #include "base/base.h"
+#include "base/le.h" /* cc_le16/32/64: every little-endian field */
 
 #include <stdint.h>
 #include <string.h>
 
-/* ---- bounds-checked little-endian reads ------------------------------------------------------ */
+/* ---- bounds ------------------------------------------------------------------------------------ */
 
-static inline uint16_t cc_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t cc_rd32(const uint8_t *p) {
-  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-static inline uint64_t cc_rd64(const uint8_t *p) {
-  return (uint64_t)cc_rd32(p) | ((uint64_t)cc_rd32(p + 4) << 32);
-}
 /* 1 when [off, off + len) lies within a buffer of `total` bytes (no overflow possible). */
 static inline int cc_range_ok(uint64_t off, uint64_t len, uint64_t total) {
   return off <= total && len <= total - off;

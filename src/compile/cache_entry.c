@@ -22,63 +22,29 @@
  *
  * The checksum guards against damage (crashes, bad disks, a stray write), not against an
  * attacker who can write the cache directory (who could as well write a matching SHA-256), so
- * it is a fast 64-bit hash rather than SHA-256: a 1.5 MB entry is checked in ~0.2 ms instead
- * of ~7 ms. Every word of the payload goes through a bijective step of one of four lanes, so
- * any change confined to one 8-byte word (every single-bit flip) always changes the sum.
+ * it is XXH3_64bits (seed 0) of the payload, the published xxHash algorithm, taken header-only
+ * from the system's xxhash.h (XXH_INLINE_ALL: nothing new to link). bench_checksum measures it
+ * at the default build (RelWithDebInfo, -O2): 12.4 GB/s, a 1.5 MB entry in 0.13 ms (x86-64 with
+ * SSE2, 2026-11), against ~7 ms for SHA-256.
+ * Format 1 used a home-grown 64-bit sum; its entries now miss on the format version.
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
+
+#include "base/le.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #define FLAG_PTX 1u
 
 /* ---- the checksum --------------------------------------------------------------------------- */
 
-#define K1 0x9E3779B97F4A7C15ull /* odd constants: multiplying by them is a bijection */
-#define K2 0xC2B2AE3D27D4EB4Full
-#define K3 0x165667B19E3779F9ull
-
-static uint64_t rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static uint64_t load_le64(const unsigned char *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-  return v;
-}
-
-static uint64_t lane_step(uint64_t lane, uint64_t word) {
-  return rotl(lane + word * K2, 31) * K1;
-}
-
-static uint64_t finish(uint64_t h) { /* avalanche: each step is a bijection */
-  h ^= h >> 33;
-  h *= K2;
-  h ^= h >> 29;
-  h *= K3;
-  h ^= h >> 32;
-  return h;
-}
-
-uint64_t cc_cache_checksum(const void *data, size_t n) {
-  const unsigned char *p = data, *end = p + n;
-  uint64_t l[4] = {K1 + K2, K2, 0, 0 - K1};
-  while ((size_t)(end - p) >= 32) {
-    for (int i = 0; i < 4; i++) l[i] = lane_step(l[i], load_le64(p + 8 * i));
-    p += 32;
-  }
-  uint64_t h = rotl(l[0], 1) + rotl(l[1], 7) + rotl(l[2], 12) + rotl(l[3], 18);
-  for (int i = 0; i < 4; i++) h = (h ^ lane_step(0, l[i])) * K1 + K3;
-  h += (uint64_t)n;
-  while ((size_t)(end - p) >= 8) {
-    h = rotl(h ^ lane_step(0, load_le64(p)), 27) * K1 + K3;
-    p += 8;
-  }
-  while (p < end) h = rotl(h ^ (*p++ * K3), 11) * K1;
-  return finish(h);
-}
+uint64_t cc_cache_checksum(const void *data, size_t n) { return XXH3_64bits(data, n); }
 
 /* ---- writing -------------------------------------------------------------------------------- */
 
@@ -87,11 +53,13 @@ typedef struct writer {
 } writer;
 
 static void w_u32(writer *w, uint32_t v) {
-  for (int i = 0; i < 4; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+  cc_le_put32(w->p, v);
+  w->p += 4;
 }
 
 static void w_u64(writer *w, uint64_t v) {
-  for (int i = 0; i < 8; i++) *w->p++ = (unsigned char)(v >> (8 * i));
+  cc_le_put64(w->p, v);
+  w->p += 8;
 }
 
 static void w_bytes(writer *w, const void *data, size_t n) {
@@ -155,8 +123,7 @@ static uint64_t r_le(reader *r, int n) {
     r->bad = 1;
     return 0;
   }
-  uint64_t v = 0;
-  for (int i = 0; i < n; i++) v |= (uint64_t)r->p[i] << (8 * i);
+  uint64_t v = n == 8 ? cc_le64(r->p) : cc_le32(r->p);
   r->p += n;
   return v;
 }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
+#include "base/phase.h"
 #include "binary/detect.h"
 #include "binary/fatbin_write.h"
 #include "object/object.h"
@@ -640,6 +641,18 @@ static cucore_status object_from_record(cc_cache_record *r, const char *name,
   return CUCORE_OK;
 }
 
+/* The compile itself, by the program's type (the cache missed). */
+static cucore_status compile_now(cucore_program *p, cucore_code_type target, int arch,
+                                 const char *suffix, cucore_object **out) {
+  if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
+  switch (p->type) {
+  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
+  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
+  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
+  }
+}
+
 cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
                                      cucore_object **out) {
   cc_begin();
@@ -656,6 +669,7 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
     if (st != CUCORE_OK) return st;
   }
   /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
+  int64_t t0 = cc_phase_clock();
   cc_cache_job job;
   cc_cache_request rq = {p->type, target, arch, suffix, p->name, p->code, p->size, p->opts,
                          (const char *const *)p->exprs, p->expr_count, NULL};
@@ -666,7 +680,9 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   void *kept = NULL;
   char *cached_log = NULL;
   cc_cache_record rec;
-  switch (cc_cache_job_lookup(&job, &kept, &cached_log, &rec)) {
+  cc_cache_found found = cc_cache_job_lookup(&job, &kept, &cached_log, &rec);
+  cc_phase_done(CUCORE_PHASE_CACHE_LOOKUP, t0);
+  switch (found) {
   case CC_CACHE_FOUND_MEMORY:
     *out = kept;
     return set_log(p, cached_log);
@@ -683,16 +699,14 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
     break;
   case CC_CACHE_FOUND_NONE: break;
   }
-  if (target == CUCORE_CODE_FATBIN) st = compile_fatbin(p, out);
-  else switch (p->type) {
-  case CUCORE_CODE_CUDA_CPP: st = compile_nvrtc(p, target, arch, suffix, out); break;
-  case CUCORE_CODE_PTX: st = compile_ptx(p, target, arch, suffix, out); break;
-  case CUCORE_CODE_NVVM: st = compile_nvvm(p, target, arch, suffix, out); break;
-  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
-  }
+  t0 = cc_phase_clock();
+  st = compile_now(p, target, arch, suffix, out);
+  cc_phase_done(CUCORE_PHASE_COMPILE, t0);
   if (st == CUCORE_OK) {
+    t0 = cc_phase_clock();
     cc_cache_record view = record_of(*out, p->log);
     *out = cc_cache_job_store(&job, &view, *out);
+    cc_phase_done(CUCORE_PHASE_CACHE_STORE, t0);
   }
   return st;
 }

@@ -54,20 +54,47 @@ static inline int log2_pow2(int x) {
 #endif
 }
 
+/* Division by small divisors without a divide instruction (a query made four of them, which
+ * were half its time): floor(n / d) = (n * ceil(2^32 / d)) >> 32, exact for 0 <= n < 2^21 and
+ * 1 <= d < 2^10 (the error of the reciprocal, below d, times n stays below 2^32). Every
+ * dividend here is a checked limit field (at most CC_OCC_FIELD_MAX = 2^20) or one shifted
+ * right; the divisors are warps per block, a warp's registers in allocation units, a block's
+ * shared memory in allocation granules and named barriers: below 1024 on every real GPU, a
+ * real division otherwise. The table is built by the compiler. */
+#define CC_RCP(d) ((d) ? ((1ull << 32) + (d) - 1) / (d) : 0)
+#define CC_RCP4(d) CC_RCP(d), CC_RCP((d) + 1), CC_RCP((d) + 2), CC_RCP((d) + 3)
+#define CC_RCP16(d) CC_RCP4(d), CC_RCP4((d) + 4), CC_RCP4((d) + 8), CC_RCP4((d) + 12)
+#define CC_RCP64(d) CC_RCP16(d), CC_RCP16((d) + 16), CC_RCP16((d) + 32), CC_RCP16((d) + 48)
+#define CC_RCP256(d) CC_RCP64(d), CC_RCP64((d) + 64), CC_RCP64((d) + 128), CC_RCP64((d) + 192)
+#define CC_RCP_COUNT 1024
+static const uint64_t cc_rcp[CC_RCP_COUNT] = {CC_RCP256(0), CC_RCP256(256), CC_RCP256(512),
+                                              CC_RCP256(768)};
+
+static inline int div_small(int n, int d) {
+  if (CC_LIKELY((unsigned)d < CC_RCP_COUNT)) return (int)(((uint64_t)n * cc_rcp[d]) >> 32);
+  return n / d;
+}
+
 static inline int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
-/* The smallest legal carveout of at least `bytes`, or -1 when none is that large. */
-static inline int carveout_at_least(const cc_arch_limits *l, long long bytes) {
-  for (int i = 0; i < l->carveout_count; i++)
-    if (l->carveout_bytes[i] >= bytes) return l->carveout_bytes[i];
-  return -1;
+/* The smallest legal carveout of at least `bytes` (0 <= bytes < 2^31), or -1 when none is
+ * that large. Without a data-dependent branch (a mispredicted loop exit cost more than the
+ * rest of the search): the carveouts are ascending (checked), so the answer's index is the
+ * number of them below `bytes`, counted over the whole fixed-size array (which the compiler
+ * vectorises) with the entries past carveout_count masked off. */
+static inline int carveout_at_least(const cc_arch_limits *l, int bytes) {
+  const int n = l->carveout_count;
+  int below = 0;
+  for (int i = 0; i < CUCORE_ARCH_MAX_CARVEOUTS; i++)
+    below += (i < n) & (l->carveout_bytes[i] < bytes);
+  return below < n ? l->carveout_bytes[below] : -1;
 }
 
 /* The carveout the kernel's preference asks for (percent of the largest, rounded up to a
  * legal carveout), the largest when there is no preference. */
 static inline int preferred_carveout(const cc_arch_limits *l, int percent) {
   if (percent < 0) return l->carveout_bytes[l->carveout_count - 1];
-  return carveout_at_least(l, (long long)percent * l->shared_per_sm / 100);
+  return carveout_at_least(l, percent * l->shared_per_sm / 100); /* < 2^27 */
 }
 
 int cc_occupancy_max_block(const cc_arch_limits *l, const cucore_kernel_resources *k) {
@@ -157,7 +184,7 @@ static cucore_status explain_limits(const char *fn, const cc_arch_limits *l) {
 
 /* Everything check_limits and the resource checks require, without messages and with few
  * branches: the query path runs this every time. */
-static inline int limits_ok(const cc_arch_limits *l) {
+static inline __attribute__((always_inline)) int limits_ok(const cc_arch_limits *l) {
   const int n = l->carveout_count;
   if (!limits_plausible(l) || n < 1 || n > CUCORE_ARCH_MAX_CARVEOUTS ||
       l->carveout_bytes[n - 1] != l->shared_per_sm)
@@ -214,20 +241,29 @@ static CC_COLD cucore_status explain_check(const char *fn, const cc_arch_limits 
   return cc_fail(CUCORE_INTERNAL, "%s: an occupancy input check failed without a reason", fn);
 }
 
-cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
-                                 const cucore_kernel_resources *k, unsigned flags) {
+/* Inlined into the public queries (a call and its spills cost as much as a check). */
+static inline __attribute__((always_inline)) cucore_status
+check_inputs(const char *fn, const cc_arch_limits *l, const cucore_kernel_resources *k,
+             unsigned flags) {
   if (CC_LIKELY(l && k && limits_ok(l) && resources_ok(l, k, flags))) return CUCORE_OK;
   return explain_check(fn, l, k, flags);
 }
 
+cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
+                                 const cucore_kernel_resources *k, unsigned flags) {
+  return check_inputs(fn, l, k, flags);
+}
+
 /* ---- the model ------------------------------------------------------------------------------ */
 
-int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k,
-                              int block_size, size_t dynamic_shared_bytes, unsigned flags,
-                              cucore_occupancy_result *r, cc_occ_why *why) {
+/* The model, inlined into the public query and into cc_occupancy_model_blocks. */
+static inline __attribute__((always_inline)) int
+model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k, int block_size,
+             size_t dynamic_shared_bytes, unsigned flags, cucore_occupancy_result *r,
+             cc_occ_why *why) {
   (void)flags; /* partitioned global caching does not exist on 7.0+ (see the top) */
   cc_occ_why w = CC_OCC_RUNS;
-  memset(r, 0, sizeof *r);
+  memset(r, 0, sizeof *r); /* padding too: callers compare results bytewise */
   if (CC_UNLIKELY(block_size < 1)) {
     *why = CC_OCC_BLOCK_SIZE;
     r->blocks_limit_registers = r->blocks_limit_shared = r->blocks_limit_barriers = INT_MAX;
@@ -244,7 +280,7 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
     lim_warps = 0;
     w = CC_OCC_BLOCK_SIZE;
   } else {
-    lim_warps = l->max_warps_per_sm / warps;
+    lim_warps = div_small(l->max_warps_per_sm, warps);
   }
 
   /* Registers: allocated per warp in units of reg_alloc_unit, and held per sub-partition. */
@@ -259,8 +295,11 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   } else if (regs_warp == 0) {
     lim_regs = INT_MAX;
   } else {
-    const int warps_per_part = (l->regs_per_sm >> log2_pow2(parts)) / regs_warp;
-    lim_regs = warps_per_part * parts / warps;
+    /* regs_warp is a multiple of the allocation unit: divide both by it first. */
+    const int unit_log2 = log2_pow2(l->reg_alloc_unit);
+    const int warps_per_part = div_small(l->regs_per_sm >> log2_pow2(parts) >> unit_log2,
+                                         regs_warp >> unit_log2);
+    lim_regs = div_small(warps_per_part * parts, warps);
   }
 
   /* Shared memory: one rounded allocation per block, against the carveout. */
@@ -286,7 +325,9 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
       lim_shared = 0;
       if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_SM;
     } else {
-      lim_shared = smem_block > 0 ? carveout / smem_block : INT_MAX;
+      const int gran_log2 = log2_pow2(l->shared_alloc_granularity); /* smem_block: granules */
+      lim_shared = smem_block > 0 ? div_small(carveout >> gran_log2, smem_block >> gran_log2)
+                                  : INT_MAX;
     }
   }
 
@@ -295,7 +336,7 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   int lim_barriers = INT_MAX;
   if (l->barrier_limit_applies) {
     const int used = k->barriers < 0 ? 1 : k->barriers;
-    if (used > 0) lim_barriers = l->barriers_per_sm / used;
+    if (used > 0) lim_barriers = div_small(l->barriers_per_sm, used);
   }
 
   int active = lim_warps;
@@ -313,16 +354,15 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
 
   /* With no preference the driver picks the smallest carveout that keeps this answer. */
   if (k->carveout_percent < 0 && active > 0 && lim_shared > 0) {
-    const int c = carveout_at_least(l, (long long)smem_block * active);
+    const int c = carveout_at_least(l, smem_block * active); /* <= carveout < 2^20 */
     if (c >= 0) carveout = c;
   }
 
   r->active_blocks_per_sm = active;
   r->active_warps_per_sm = active * warps;
   r->occupancy = (double)(active * warps) / (double)l->max_warps_per_sm;
-  int first = 0;
-  while (!(mask & (1u << first))) first++; /* mask is never 0: `active` is one of the limits */
-  r->limit = (cucore_occupancy_limit)first;
+  /* mask is never 0: `active` is one of the limits */
+  r->limit = (cucore_occupancy_limit)log2_pow2((int)(mask & (0u - mask)));
   r->limiting_mask = mask;
   r->blocks_limit_warps = lim_warps;
   r->blocks_limit_registers = lim_regs;
@@ -335,6 +375,12 @@ int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resou
   r->shared_carveout_bytes = carveout;
   *why = w;
   return active;
+}
+
+int cc_occupancy_model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k,
+                              int block_size, size_t dynamic_shared_bytes, unsigned flags,
+                              cucore_occupancy_result *r, cc_occ_why *why) {
+  return model_blocks(l, k, block_size, dynamic_shared_bytes, flags, r, why);
 }
 
 /* ---- explaining a launch that can never run ------------------------------------------------ */
@@ -422,14 +468,14 @@ cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
   static const char fn[] = "cucore_occupancy_model_blocks";
   cc_begin();
   CC_CHECK_ARG(out, fn, "out");
-  cucore_status st = cc_occupancy_check(fn, limits, res, flags);
+  cucore_status st = check_inputs(fn, limits, res, flags);
   if (CC_UNLIKELY(st != CUCORE_OK)) {
     memset(out, 0, sizeof *out);
     return st;
   }
   cc_occ_why why;
-  if (CC_LIKELY(cc_occupancy_model_blocks(limits, res, block_size, dynamic_shared_bytes, flags,
-                                          out, &why) > 0))
+  if (CC_LIKELY(model_blocks(limits, res, block_size, dynamic_shared_bytes, flags, out, &why) >
+                0))
     return CUCORE_OK;
   return cc_occupancy_explain(fn, limits, res, block_size, dynamic_shared_bytes, why);
 }

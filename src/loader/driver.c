@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "loader/loader.h"
 
+#include "base/phase.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
@@ -36,6 +38,7 @@ static cucore_status load_status;
 static char load_message[1024];
 static char lib_path[PATH_MAX];
 static CUresult init_result;
+static int64_t init_t0; /* when cuInit began (phase timings), 0 before */
 
 static void set_load_failure(cucore_status st, const char *fmt, ...) CC_PRINTF(2, 3);
 static void set_load_failure(cucore_status st, const char *fmt, ...) {
@@ -54,7 +57,7 @@ static void remember_path(void *handle, const char *fallback) {
     snprintf(lib_path, sizeof lib_path, "%s", fallback);
 }
 
-static void load_driver(void) {
+static void open_and_init(void) {
   const char *override = getenv("CUCORE_LIBCUDA");
   const char *name = (override && override[0]) ? override : "libcuda.so.1";
   void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -108,6 +111,7 @@ static void load_driver(void) {
       return;
     }
   }
+  init_t0 = cc_phase_clock();
   CUresult r = DRV(cuDriverGetVersion)(&cc_drv.version);
   if (r != CUDA_SUCCESS) cc_drv.version = 0;
   init_result = DRV(cuInit)(0);
@@ -144,6 +148,18 @@ static void load_driver(void) {
   }
   cc_drv.device_count = count;
   load_status = CUCORE_OK;
+}
+
+/* The library's load, then cuInit, each timed as its phase. */
+static void load_driver(void) {
+  int64_t t0 = cc_phase_clock();
+  open_and_init();
+  if (!init_t0) {
+    cc_phase_done(CUCORE_PHASE_LOAD_LIBCUDA, t0);
+    return;
+  }
+  cc_phase_span(CUCORE_PHASE_LOAD_LIBCUDA, t0, init_t0);
+  cc_phase_done(CUCORE_PHASE_CUINIT, init_t0);
 }
 
 cucore_status cc_driver_load(void) {

@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include "loader/loader.h"
 
+#include "base/phase.h"
+
 #include <dlfcn.h>
 #include <limits.h>
 #include <link.h>
@@ -287,18 +289,37 @@ static cucore_status finish(cc_toolkit_lib *lib) {
   return cc_fail(lib->status, "%s", lib->message);
 }
 
+/* Each load, timed as its phase (pthread_once takes a function without arguments). */
+static void timed_nvrtc(void) {
+  int64_t t0 = cc_phase_clock();
+  load_nvrtc();
+  cc_phase_done(CUCORE_PHASE_LOAD_NVRTC, t0);
+}
+
+static void timed_nvjitlink(void) {
+  int64_t t0 = cc_phase_clock();
+  load_nvjitlink();
+  cc_phase_done(CUCORE_PHASE_LOAD_NVJITLINK, t0);
+}
+
+static void timed_nvvm(void) {
+  int64_t t0 = cc_phase_clock();
+  load_nvvm();
+  cc_phase_done(CUCORE_PHASE_LOAD_NVVM, t0);
+}
+
 cucore_status cc_nvrtc_load(void) {
-  pthread_once(&nvrtc_lib.once, load_nvrtc);
+  pthread_once(&nvrtc_lib.once, timed_nvrtc);
   return finish(&nvrtc_lib);
 }
 
 cucore_status cc_nvjitlink_load(void) {
-  pthread_once(&jitlink_lib.once, load_nvjitlink);
+  pthread_once(&jitlink_lib.once, timed_nvjitlink);
   return finish(&jitlink_lib);
 }
 
 cucore_status cc_nvvm_load(void) {
-  pthread_once(&nvvm_lib.once, load_nvvm);
+  pthread_once(&nvvm_lib.once, timed_nvvm);
   return finish(&nvvm_lib);
 }
 
@@ -311,17 +332,17 @@ static void describe(cc_toolkit_lib *lib, int version, cucore_library_info *out)
 }
 
 void cc_nvrtc_describe(cucore_library_info *out) {
-  pthread_once(&nvrtc_lib.once, load_nvrtc);
+  pthread_once(&nvrtc_lib.once, timed_nvrtc);
   describe(&nvrtc_lib, cc_rtc.version, out);
 }
 
 void cc_nvjitlink_describe(cucore_library_info *out) {
-  pthread_once(&jitlink_lib.once, load_nvjitlink);
+  pthread_once(&jitlink_lib.once, timed_nvjitlink);
   describe(&jitlink_lib, cc_jl.version, out);
 }
 
 void cc_nvvm_describe(cucore_library_info *out) {
-  pthread_once(&nvvm_lib.once, load_nvvm);
+  pthread_once(&nvvm_lib.once, timed_nvvm);
   describe(&nvvm_lib, cc_vm.version, out);
 }
 

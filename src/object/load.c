@@ -4,6 +4,7 @@
  * first, eager loading of every kernel on request, and failures explained with the JIT log.
  */
 #include "object/object.h"
+#include "base/phase.h"
 #include "toolchain/jitlink.h"
 
 #include <stdio.h>
@@ -239,11 +240,13 @@ cucore_status cc_object_load_library(cucore_object *o) {
     return st;
   }
   const char *call = from_file ? "cuLibraryLoadFromFile" : "cuLibraryLoadData";
+  int64_t t0 = cc_phase_clock();
   CUresult r = from_file ? DRV(cuLibraryLoadFromFile)(&o->library, o->path, a.jit, a.jit_values,
                                                       a.jit_count, a.lib, a.lib_values,
                                                       a.lib_count)
                          : DRV(cuLibraryLoadData)(&o->library, code, a.jit, a.jit_values,
                                                   a.jit_count, a.lib, a.lib_values, a.lib_count);
+  cc_phase_done(CUCORE_PHASE_MODULE_LOAD, t0);
   free(linked); /* a linked cubin was loaded without the preserved hint: the driver copied it */
   keep_logs(o, &a);
   if (r != CUDA_SUCCESS) return explain_load_failure(o, r, call);

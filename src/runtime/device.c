@@ -3,6 +3,7 @@
  * context (users never handle contexts).
  */
 #include "runtime/current.h"
+#include "base/phase.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -155,6 +156,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   cc_handle_init(dev, CC_KIND_DEVICE);
   dev->ordinal = ordinal;
   dev->cudev = d;
+  int64_t t0 = cc_phase_clock();
   CUresult r = DRV(cuDevicePrimaryCtxRetain)(&dev->ctx, d);
   if (r != CUDA_SUCCESS) {
     free(dev);
@@ -162,6 +164,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   }
   cc_device_init_streams(dev);
   st = cc_device_make_current(dev);
+  cc_phase_done(CUCORE_PHASE_CONTEXT, t0);
   if (st != CUCORE_OK) {
     (void)DRV(cuDevicePrimaryCtxRelease)(d);
     free(dev);
@@ -279,8 +282,10 @@ static CUresult fallback_result;
 
 static void retain_fallback(void) {
   CUdevice d;
+  int64_t t0 = cc_phase_clock();
   fallback_result = DRV(cuDeviceGet)(&d, 0);
   if (fallback_result == CUDA_SUCCESS) fallback_result = DRV(cuDevicePrimaryCtxRetain)(&fallback_ctx, d);
+  cc_phase_done(CUCORE_PHASE_CONTEXT, t0);
 }
 
 cucore_status cc_ensure_context(void) {
