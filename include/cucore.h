@@ -702,7 +702,9 @@ typedef enum cucore_mem_kind {
   CUCORE_MEM_REGISTERED = 7,      /**< caller memory page-locked by cucore_host_register() */
   CUCORE_MEM_IPC_IMPORTED = 8,    /**< imported from another process
                                        (cucore_mem_pool_import_pointer()) */
-  CUCORE_MEM_DLPACK_IMPORTED = 9  /**< a tensor of another library (cucore_dlpack_import()) */
+  CUCORE_MEM_DLPACK_IMPORTED = 9, /**< a tensor of another library (cucore_dlpack_import()) */
+  CUCORE_MEM_GRAPH = 10           /**< an allocation node's memory, owned by its graph
+                                       (cucore_graph_add_mem_alloc_node()) */
 } cucore_mem_kind;
 
 /** "device", "pinned-pool", ... for a kind ("unknown" for a value not in the enum). Never
@@ -2893,11 +2895,13 @@ typedef enum cucore_graph_node_type {
   CUCORE_GRAPH_NODE_EMPTY = 5,        /**< nothing (a point to depend on) */
   CUCORE_GRAPH_NODE_WAIT_EVENT = 6,   /**< waits for an event */
   CUCORE_GRAPH_NODE_EVENT_RECORD = 7, /**< records an event */
+  CUCORE_GRAPH_NODE_MEM_ALLOC = 10,   /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
+  CUCORE_GRAPH_NODE_MEM_FREE = 11,    /**< frees it (cucore_graph_add_mem_free_node) */
   CUCORE_GRAPH_NODE_CONDITIONAL = 13  /**< if, if/else, switch or while over body graphs */
 } cucore_graph_node_type;
 
 /** "kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
- * "conditional"; "unknown" otherwise. Never NULL; static storage. */
+ * "conditional", "mem_alloc", "mem_free"; "unknown" otherwise. Never NULL; static storage. */
 CUCORE_API const char *cucore_graph_node_type_name(cucore_graph_node_type type);
 /** The kind of a node. */
 CUCORE_API cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
@@ -3670,6 +3674,45 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
                                                    const cucore_global_info **out);
 /** @} */
 /* ==== END SECTION: binary inspection ==== */
+
+/* ==== SECTION: graph memory nodes ==== */
+/**
+ * @defgroup graph_mem Graph memory nodes
+ *
+ * Allocation and free nodes of an explicit graph (cuGraphAddMemAllocNode,
+ * cuGraphAddMemFreeNode, CUDA 11.4+). The allocation's address is fixed when its node is
+ * added, so later nodes of the graph take it as an ordinary pointer: cucore records it (kind
+ * CUCORE_MEM_GRAPH) and kernel nodes' pointer checks and copies' bounds checks know it. The
+ * graph owns the memory: cucore_mem_free() and the other frees refuse it with a message, and
+ * the graph frees it itself -- every allocation node needs a free node for its memory in the
+ * same graph (checked by cucore_graph_instantiate()). The memory exists only while a launch
+ * runs between the two nodes; the record goes when the graph is destroyed. The driver allows
+ * one executable graph at a time of a graph with memory nodes, no memory nodes in conditional
+ * bodies, and no such graph as a child graph (refused by cucore).
+ * @{
+ */
+
+/** Adds a node that allocates `bytes` (> 0) of device memory on the graph's device when it
+ * runs, after `deps` (`dep_count` nodes of `g`). *dptr gets the address (fixed for the graph's
+ * life), *out the node.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemAllocNode (CUDA 11.4).
+ * @retval CUCORE_INVALID_ARGUMENT a size of 0, a conditional body, a wrong dependency. */
+CUCORE_API cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count, size_t bytes,
+                                                         cucore_devptr *dptr,
+                                                         cucore_graph_node **out);
+/** Adds a node that frees `dptr`, the address an allocation node of the same graph gave, after
+ * `deps` (which must order it after the allocation node and every node using the memory).
+ * @retval CUCORE_INVALID_ARGUMENT `dptr` is not the start of an allocation of this graph, or
+ *         is freed already by another free node (the message says which).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemFreeNode (CUDA 11.4). */
+CUCORE_API cucore_status cucore_graph_add_mem_free_node(cucore_graph *g,
+                                                        cucore_graph_node *const *deps,
+                                                        size_t dep_count, cucore_devptr dptr,
+                                                        cucore_graph_node **out);
+/** @} */
+/* ==== END SECTION: graph memory nodes ==== */
 
 /* ==== SECTION: compile cache ==== */
 /**

@@ -204,3 +204,6 @@ CC_DRV(cuGraphNodeGetEnabled, 11060, 0)
 CC_DRV(cuUserObjectCreate, 11030, 0)
 CC_DRV(cuUserObjectRelease, 11030, 0)
 CC_DRV(cuGraphRetainUserObject, 11030, 0)
+/* graph memory nodes (issue 26.8) */
+CC_DRV(cuGraphAddMemAllocNode, 11040, 0)
+CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
