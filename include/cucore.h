@@ -3675,6 +3675,60 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
 /** @} */
 /* ==== END SECTION: binary inspection ==== */
 
+/* ==== SECTION: managed memory: NUMA, discard, batches ==== */
+/**
+ * @defgroup managed_batch Managed memory: host NUMA nodes, discard, batches
+ *
+ * Host NUMA locations (CUCORE_LOCATION_HOST_NUMA with a node the system has, checked against
+ * /sys/devices/system/node; CUCORE_LOCATION_HOST_NUMA_CURRENT for the calling thread's node)
+ * work in cucore_mem_prefetch(), cucore_mem_advise() and the calls below, and
+ * cucore_mem_range_get_info() reports them. Discarding a range tells the driver its contents
+ * are no longer needed: the memory stays valid, its contents are undefined until written or
+ * prefetched. The batched forms take many ranges in one call (CUDA 13.0's
+ * cuMemPrefetchBatchAsync, cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync); on an
+ * older driver cucore does the same work range by range with cuMemPrefetchAsync, and a discard
+ * there does nothing (the contents are kept, which a discard allows). Every range is checked
+ * as cucore_mem_prefetch() checks one, and a failure names the range.
+ * @{
+ */
+
+/** A range of managed memory for the batched calls. */
+typedef struct cucore_mem_range {
+  cucore_devptr ptr; /**< its start */
+  size_t bytes;      /**< its size (> 0) */
+} cucore_mem_range;
+
+/** The host NUMA node of the CPU the calling thread runs on now (getcpu(2)).
+ * @retval CUCORE_NOT_SUPPORTED the system cannot say. */
+CUCORE_API cucore_status cucore_host_numa_node(int *node);
+
+/** Prefetches `count` ranges in stream order on `s`: range i to `to[0]` when `to_count` is 1,
+ * else to `to[i]` (`to_count` == `count`). The ranges of one batch run in no set order.
+ * @retval CUCORE_INVALID_ARGUMENT an empty list, a location count that is neither 1 nor
+ *         `count`, a range that is not managed memory (the message names the range).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has neither cuMemPrefetchBatchAsync nor
+ *         cuMemPrefetchAsync (CUDA 12.2). */
+CUCORE_API cucore_status cucore_mem_prefetch_batch(const cucore_mem_range *ranges, size_t count,
+                                                   const cucore_location *to, size_t to_count,
+                                                   cucore_stream *s);
+/** Discards `bytes` of managed memory at `ptr` in stream order on `s`: the memory stays
+ * valid, its contents become undefined (a no-op before CUDA 13.0). */
+CUCORE_API cucore_status cucore_mem_discard(cucore_devptr ptr, size_t bytes, cucore_stream *s);
+/** Discards `count` ranges (cucore_mem_discard() for each, in one call). */
+CUCORE_API cucore_status cucore_mem_discard_batch(const cucore_mem_range *ranges, size_t count,
+                                                  cucore_stream *s);
+/** Discards `bytes` at `ptr` and prefetches the range to `to`: the pages are made at `to`
+ * without moving the old contents (a plain prefetch before CUDA 13.0). */
+CUCORE_API cucore_status cucore_mem_discard_prefetch(cucore_devptr ptr, size_t bytes,
+                                                     cucore_location to, cucore_stream *s);
+/** Discards and prefetches `count` ranges; locations as cucore_mem_prefetch_batch(). */
+CUCORE_API cucore_status cucore_mem_discard_prefetch_batch(const cucore_mem_range *ranges,
+                                                           size_t count,
+                                                           const cucore_location *to,
+                                                           size_t to_count, cucore_stream *s);
+/** @} */
+/* ==== END SECTION: managed memory: NUMA, discard, batches ==== */
+
 /* ==== SECTION: graph memory nodes ==== */
 /**
  * @defgroup graph_mem Graph memory nodes

@@ -207,3 +207,7 @@ CC_DRV(cuGraphRetainUserObject, 11030, 0)
 /* graph memory nodes (issue 26.8) */
 CC_DRV(cuGraphAddMemAllocNode, 11040, 0)
 CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
+/* managed memory: discard and batched prefetch (issue 26.6) */
+CC_DRV(cuMemPrefetchBatchAsync, 13000, 0)
+CC_DRV(cuMemDiscardBatchAsync, 13000, 0)
+CC_DRV(cuMemDiscardAndPrefetchBatchAsync, 13000, 0)

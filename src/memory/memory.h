@@ -13,7 +13,8 @@
  * host_pool_core.c (size classes, free lists and per-thread caches of the pinned pool, over
  * any allocator),
  * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
- * attributes), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
+ * attributes; host NUMA nodes), managed_batch.c (discard, discard-and-prefetch, the batched
+ * forms and their fallbacks), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
  * tensor_map.c, texture.c (arrays, textures, surfaces).
  */
 #ifndef CUCORE_MEMORY_H
@@ -377,6 +378,18 @@ static inline int cc_mem_strict_global(void) {
  * >= 0, else with "WHO". NULL addresses pass. */
 cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
                                           const char *who, int index);
+
+/* ---- managed memory (managed.c), for managed_batch.c ------------------------------------------ */
+
+/* A cucore location as the driver's: devices that exist, host NUMA nodes the system has. */
+cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn);
+/* cc_managed_location, and a device target must have concurrent managed access. */
+cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
+                                         const char *fn);
+/* The range is not empty, lies in one allocation, and when cucore recorded it, a managed one
+ * (*known 1, *rec the record). */
+cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
+                               int *known);
 
 /* ---- DLPack conversions (dlpack.c), pure ----------------------------------------------------- */
 
