@@ -3729,6 +3729,68 @@ CUCORE_API cucore_status cucore_mem_discard_prefetch_batch(const cucore_mem_rang
 /** @} */
 /* ==== END SECTION: managed memory: NUMA, discard, batches ==== */
 
+/* ==== SECTION: mipmapped arrays ==== */
+/**
+ * @defgroup mipmap Mipmapped arrays
+ *
+ * A chain of levels of one array, each half the extent of the one before (at least 1; the depth
+ * of a layered or cube map array counts layers or faces and stays), made with
+ * cuMipmappedArrayCreate. Each level is a cucore array owned by the mipmapped array
+ * (cucore_mipmap_get_level()): copy into it with cucore_array_copy_from_host() (checked against
+ * the level's own extents), or make a texture or surface over it, as over any array. A texture
+ * over the whole chain (cucore_texture_create_mipmap()) samples between levels in kernels with
+ * tex1DLod / tex2DLod / tex3DLod. The mipmapped array cannot be destroyed while a texture or
+ * surface uses it or one of its levels. Thread-safe as the arrays are.
+ * @{
+ */
+
+/** A mipmapped array (CUmipmappedArray) and its level arrays. */
+typedef struct cucore_mipmap cucore_mipmap;
+
+/** How a texture over a mipmapped array picks levels (CUDA_TEXTURE_DESC's mipmap fields). */
+typedef struct cucore_mipmap_sampling {
+  cucore_filter_mode filter; /**< between two levels: POINT (nearest) or LINEAR (blend) */
+  float level_bias;          /**< added to the level the hardware computes */
+  float min_level;           /**< the lowest level used (>= 0) */
+  float max_level;           /**< the highest level used (<= levels - 1) */
+} cucore_mipmap_sampling;
+
+/** CONSTRUCTOR: a mipmapped array of `levels` levels on `dev`, level 0 described by `desc` (as
+ * cucore_array_create()'s, with a width of at least 1). `levels` is 1 to 1 + floor(log2) of the
+ * largest extent that shrinks.
+ * @retval CUCORE_INVALID_ARGUMENT a level count out of that range (the message gives it), a
+ *         description cucore_array_create() refuses, texture gather on a non-2D array.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuMipmappedArrayCreate. */
+CUCORE_API cucore_status cucore_mipmap_create(cucore_device *dev, const cucore_array_desc *desc,
+                                              unsigned levels, cucore_mipmap **out);
+/** DESTRUCTOR: destroys the mipmapped array and its level arrays (cuMipmappedArrayDestroy).
+ * NULL is a no-op.
+ * @retval CUCORE_IN_USE textures over it, or textures or surfaces over a level, still exist
+ *         (the message names the level); nothing is destroyed. */
+CUCORE_API cucore_status cucore_mipmap_destroy(cucore_mipmap *m);
+/** The number of levels. */
+CUCORE_API cucore_status cucore_mipmap_levels(const cucore_mipmap *m, unsigned *levels);
+/** Level `level` (0 .. levels - 1) as an array owned by `m` (valid until
+ * cucore_mipmap_destroy(); cucore_array_destroy() refuses it). cucore_array_get_desc() gives
+ * its extents.
+ * @retval CUCORE_INVALID_ARGUMENT `level` out of range. */
+CUCORE_API cucore_status cucore_mipmap_get_level(cucore_mipmap *m, unsigned level,
+                                                 cucore_array **out);
+/** The native CUmipmappedArray, still owned by `m`. */
+CUCORE_API cucore_status cucore_mipmap_native(const cucore_mipmap *m, void **cumipmap);
+/** CONSTRUCTOR: a texture over the whole chain (resource type MIPMAPPED_ARRAY). `desc` must set
+ * CUCORE_TEXTURE_NORMALIZED_COORDS (the driver's rule); `mip` may be NULL for point filtering
+ * between levels over all of them. Destroy it with cucore_texture_destroy() before the
+ * mipmapped array.
+ * @retval CUCORE_INVALID_ARGUMENT no normalized coordinates, a filter that does not exist,
+ *         level clamps outside 0 .. levels - 1 or reversed, a bias that is not finite. */
+CUCORE_API cucore_status cucore_texture_create_mipmap(cucore_mipmap *m,
+                                                      const cucore_texture_desc *desc,
+                                                      const cucore_mipmap_sampling *mip,
+                                                      cucore_texture **out);
+/** @} */
+/* ==== END SECTION: mipmapped arrays ==== */
+
 /* ==== SECTION: graph memory nodes ==== */
 /**
  * @defgroup graph_mem Graph memory nodes

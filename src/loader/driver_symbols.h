@@ -211,3 +211,7 @@ CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
 CC_DRV(cuMemPrefetchBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardAndPrefetchBatchAsync, 13000, 0)
+/* mipmapped arrays (issue 26.7) */
+CC_DRV(cuMipmappedArrayCreate, 5000, 0)
+CC_DRV(cuMipmappedArrayGetLevel, 5000, 0)
+CC_DRV(cuMipmappedArrayDestroy, 5000, 0)
