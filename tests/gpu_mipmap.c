@@ -68,8 +68,8 @@ static void sample_lods(cucore_texture *t, int n, float step, float *out) {
   assert_ok(cucore_mem_free(dev, d));
 }
 
-static void levels_sampled_with_lod(void **state) {
-  (void)state;
+/* A 3-level chain, each level filled with level_value(level) through its level array. */
+static cucore_mipmap *filled_mipmap(void) {
   cucore_array_desc d = {.width = W, .height = H, .format = CUCORE_FORMAT_FLOAT, .channels = 1};
   cucore_mipmap *m = NULL;
   assert_ok(cucore_mipmap_create(dev, &d, LEVELS, &m));
@@ -87,15 +87,24 @@ static void levels_sampled_with_lod(void **state) {
     assert_ok(cucore_array_copy_from_host(lv, buf, 0, s));
   }
   assert_ok(cucore_stream_synchronize(s));
+  free(buf);
+  return m;
+}
 
-  /* Point filtering between levels: lod l gives level l's value. */
+static cucore_texture_desc normalized(void) {
   cucore_texture_desc td;
   memset(&td, 0, sizeof td);
   td.flags = CUCORE_TEXTURE_NORMALIZED_COORDS;
-  cucore_texture *tp = NULL;
-  assert_ok(cucore_texture_create_mipmap(m, &td, NULL, &tp));
+  return td;
+}
+
+/* Point filtering between levels: lod l gives level l's value. */
+static cucore_texture *point_lods(cucore_mipmap *m) {
+  cucore_texture_desc td = normalized();
+  cucore_texture *t = NULL;
+  assert_ok(cucore_texture_create_mipmap(m, &td, NULL, &t));
   float out[8];
-  sample_lods(tp, LEVELS, 1.0f, out);
+  sample_lods(t, LEVELS, 1.0f, out);
   for (unsigned l = 0; l < LEVELS; l++) {
     print_message("tex2DLod at lod %u: %g (level value %g)\n", l, (double)out[l],
                   (double)level_value(l));
@@ -103,11 +112,17 @@ static void levels_sampled_with_lod(void **state) {
       fail_msg("lod %u sampled %g, expected level %u's %g", l, (double)out[l], l,
                (double)level_value(l));
   }
-  /* Linear filtering between levels: lod 0.5 blends levels 0 and 1. */
+  return t;
+}
+
+/* Linear filtering between levels: lod 0.5 blends levels 0 and 1. */
+static cucore_texture *linear_lods(cucore_mipmap *m) {
+  cucore_texture_desc td = normalized();
   cucore_mipmap_sampling mip = {CUCORE_FILTER_LINEAR, 0.0f, 0.0f, (float)(LEVELS - 1)};
-  cucore_texture *tl = NULL;
-  assert_ok(cucore_texture_create_mipmap(m, &td, &mip, &tl));
-  sample_lods(tl, 2 * LEVELS - 1, 0.5f, out);
+  cucore_texture *t = NULL;
+  assert_ok(cucore_texture_create_mipmap(m, &td, &mip, &t));
+  float out[8];
+  sample_lods(t, 2 * LEVELS - 1, 0.5f, out);
   for (int i = 0; i < 2 * LEVELS - 1; i++) {
     float want = 0.5f * (level_value((unsigned)i / 2) + level_value((unsigned)(i + 1) / 2));
     print_message("linear mipmap filter at lod %.1f: %g (expected %g)\n", 0.5 * i,
@@ -115,24 +130,33 @@ static void levels_sampled_with_lod(void **state) {
     if (fabsf(out[i] - want) > 0.05f * want)
       fail_msg("lod %.1f sampled %g, expected about %g", 0.5 * i, (double)out[i], (double)want);
   }
-  /* A clamp to level 1..2: lod 0 gives level 1. */
-  mip = (cucore_mipmap_sampling){CUCORE_FILTER_POINT, 0.0f, 1.0f, 2.0f};
-  cucore_texture *tc = NULL;
-  assert_ok(cucore_texture_create_mipmap(m, &td, &mip, &tc));
-  sample_lods(tc, 1, 0.0f, out);
+  return t;
+}
+
+/* A clamp to levels 1..2: lod 0 gives level 1. */
+static cucore_texture *clamped_lods(cucore_mipmap *m) {
+  cucore_texture_desc td = normalized();
+  cucore_mipmap_sampling mip = {CUCORE_FILTER_POINT, 0.0f, 1.0f, 2.0f};
+  cucore_texture *t = NULL;
+  assert_ok(cucore_texture_create_mipmap(m, &td, &mip, &t));
+  float out[8];
+  sample_lods(t, 1, 0.0f, out);
   print_message("clamped to levels 1..2, lod 0 gives %g\n", (double)out[0]);
   assert_true(out[0] == level_value(1));
+  return t;
+}
 
-  /* A texture over level 2 alone. */
+/* A texture over level 2 alone, sampled with tex2D. */
+static cucore_texture *one_level(cucore_mipmap *m) {
   cucore_array *l2 = NULL;
   assert_ok(cucore_mipmap_get_level(m, 2, &l2));
-  cucore_texture *t2 = NULL;
-  assert_ok(cucore_texture_create_array(l2, NULL, &t2));
+  cucore_texture *t = NULL;
+  assert_ok(cucore_texture_create_array(l2, NULL, &t));
   cucore_kernel *k = gpu_kernel(obj, "sample_2d");
   cucore_devptr dv = 0;
   assert_ok(cucore_mem_alloc(dev, sizeof(float), &dv));
   uint64_t th = 0;
-  assert_ok(cucore_texture_handle(t2, &th));
+  assert_ok(cucore_texture_handle(t, &th));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
   assert_ok(cucore_args_push_texture(a, th));
@@ -145,26 +169,30 @@ static void levels_sampled_with_lod(void **state) {
   float v = 0;
   assert_ok(cucore_memcpy_dtoh(dev, &v, dv, sizeof v, s));
   assert_ok(cucore_stream_synchronize(s));
+  print_message("texture over level 2: %g\n", (double)v);
   assert_true(v == level_value(2));
   assert_ok(cucore_args_destroy(a));
   assert_ok(cucore_mem_free(dev, dv));
+  return t;
+}
 
+static void levels_sampled_with_lod(void **state) {
+  (void)state;
+  cucore_mipmap *m = filled_mipmap();
+  cucore_texture *t[4] = {point_lods(m), linear_lods(m), clamped_lods(m), one_level(m)};
   /* Level 1 read back intact. */
   cucore_array *l1 = NULL;
   assert_ok(cucore_mipmap_get_level(m, 1, &l1));
-  memset(buf, 0, sizeof(float) * W * H);
+  float *buf = calloc((W / 2) * (H / 2), sizeof(float));
+  assert_non_null(buf);
   assert_ok(cucore_array_copy_to_host(l1, buf, 0, NULL));
   for (int i = 0; i < (W / 2) * (H / 2); i++)
     if (buf[i] != level_value(1)) fail_msg("level 1 element %d is %g", i, (double)buf[i]);
-
+  free(buf);
   assert_status(cucore_mipmap_destroy(m), CUCORE_IN_USE);
   print_message("destroy refused: %s\n", cucore_last_error());
-  assert_ok(cucore_texture_destroy(tp));
-  assert_ok(cucore_texture_destroy(tl));
-  assert_ok(cucore_texture_destroy(tc));
-  assert_ok(cucore_texture_destroy(t2));
+  for (int i = 0; i < 4; i++) assert_ok(cucore_texture_destroy(t[i]));
   assert_ok(cucore_mipmap_destroy(m));
-  free(buf);
 }
 
 int main(void) {

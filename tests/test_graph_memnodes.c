@@ -101,8 +101,8 @@ static void allocation_owned_by_graph(void **state) {
   (void)state;
   use_stand_ins(1);
   int calls0 = alloc_calls;
-  cucore_graph *g = NULL, *other = NULL;
-  cucore_graph_node *a = NULL, *f = NULL, *e = NULL;
+  cucore_graph *g = NULL;
+  cucore_graph_node *a = NULL;
   cucore_devptr p = 0;
   assert_ok(cucore_graph_create(dev, &g));
   assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4096, &p, &a));
@@ -128,6 +128,21 @@ static void allocation_owned_by_graph(void **state) {
   assert_contains(cucore_last_error(), "graph");
   assert_contains(cucore_last_error(), "cucore_graph_add_mem_free_node");
 
+  assert_ok(cucore_graph_destroy(g));
+}
+
+/* Free nodes take only the start of an allocation of their own graph, once; instantiation
+ * needs every allocation freed in the graph; the record goes with the graph. */
+static void free_nodes_and_instantiation(void **state) {
+  (void)state;
+  use_stand_ins(1);
+  cucore_graph *g = NULL, *other = NULL;
+  cucore_graph_node *a = NULL, *f = NULL, *e = NULL;
+  cucore_devptr p = 0;
+  cucore_graph_node_type t;
+  cucore_pointer_facts facts;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4096, &p, &a));
   /* Not yet freed in the graph: instantiation refuses. */
   cucore_graph_exec *x = NULL;
   assert_status(cucore_graph_instantiate(g, 0, NULL, &x), CUCORE_INVALID_ARGUMENT);
@@ -166,6 +181,7 @@ int main(void) {
       cmocka_unit_test(absent_entry_points),
       cmocka_unit_test(argument_checks),
       cmocka_unit_test(allocation_owned_by_graph),
+      cmocka_unit_test(free_nodes_and_instantiation),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
 }

@@ -54,14 +54,21 @@ static CUresult check_runs(size_t count, size_t *idxs, size_t nlocs) {
   return CUDA_SUCCESS;
 }
 
+/* A batch with locations, noted range by range as `kind`. */
+static CUresult note_batch(char kind, CUdeviceptr *p, size_t *n, size_t count,
+                           CUmemLocation *locs, size_t *idxs, size_t nlocs,
+                           unsigned long long flags) {
+  batch_calls++;
+  if (flags || check_runs(count, idxs, nlocs) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < count; i++) note(kind, p[i], n[i], loc_of(i, locs, idxs, nlocs));
+  return CUDA_SUCCESS;
+}
+
 static CUresult stand_in_prefetch_batch(CUdeviceptr *p, size_t *n, size_t count,
                                         CUmemLocation *locs, size_t *idxs, size_t nlocs,
                                         unsigned long long flags, CUstream s) {
   (void)s;
-  batch_calls++;
-  if (flags || check_runs(count, idxs, nlocs) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
-  for (size_t i = 0; i < count; i++) note('p', p[i], n[i], loc_of(i, locs, idxs, nlocs));
-  return CUDA_SUCCESS;
+  return note_batch('p', p, n, count, locs, idxs, nlocs, flags);
 }
 
 static CUresult stand_in_discard_batch(CUdeviceptr *p, size_t *n, size_t count,
@@ -77,10 +84,7 @@ static CUresult stand_in_discard_prefetch_batch(CUdeviceptr *p, size_t *n, size_
                                                 CUmemLocation *locs, size_t *idxs, size_t nlocs,
                                                 unsigned long long flags, CUstream s) {
   (void)s;
-  batch_calls++;
-  if (flags || check_runs(count, idxs, nlocs) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
-  for (size_t i = 0; i < count; i++) note('b', p[i], n[i], loc_of(i, locs, idxs, nlocs));
-  return CUDA_SUCCESS;
+  return note_batch('b', p, n, count, locs, idxs, nlocs, flags);
 }
 
 static void drivers(int single, int batched) {
