@@ -721,7 +721,9 @@ typedef enum cucore_mem_kind {
   CUCORE_MEM_REGISTERED = 7,      /**< caller memory page-locked by cucore_host_register() */
   CUCORE_MEM_IPC_IMPORTED = 8,    /**< imported from another process
                                        (cucore_mem_pool_import_pointer()) */
-  CUCORE_MEM_DLPACK_IMPORTED = 9  /**< a tensor of another library (cucore_dlpack_import()) */
+  CUCORE_MEM_DLPACK_IMPORTED = 9, /**< a tensor of another library (cucore_dlpack_import()) */
+  CUCORE_MEM_GRAPH = 10           /**< an allocation node's memory, owned by its graph
+                                       (cucore_graph_add_mem_alloc_node()) */
 } cucore_mem_kind;
 
 /** "device", "pinned-pool", ... for a kind ("unknown" for a value not in the enum). Never
@@ -2912,11 +2914,13 @@ typedef enum cucore_graph_node_type {
   CUCORE_GRAPH_NODE_EMPTY = 5,        /**< nothing (a point to depend on) */
   CUCORE_GRAPH_NODE_WAIT_EVENT = 6,   /**< waits for an event */
   CUCORE_GRAPH_NODE_EVENT_RECORD = 7, /**< records an event */
+  CUCORE_GRAPH_NODE_MEM_ALLOC = 10,   /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
+  CUCORE_GRAPH_NODE_MEM_FREE = 11,    /**< frees it (cucore_graph_add_mem_free_node) */
   CUCORE_GRAPH_NODE_CONDITIONAL = 13  /**< if, if/else, switch or while over body graphs */
 } cucore_graph_node_type;
 
 /** "kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
- * "conditional"; "unknown" otherwise. Never NULL; static storage. */
+ * "conditional", "mem_alloc", "mem_free"; "unknown" otherwise. Never NULL; static storage. */
 CUCORE_API const char *cucore_graph_node_type_name(cucore_graph_node_type type);
 /** The kind of a node. */
 CUCORE_API cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
@@ -3689,6 +3693,161 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
                                                    const cucore_global_info **out);
 /** @} */
 /* ==== END SECTION: binary inspection ==== */
+
+/* ==== SECTION: managed memory: NUMA, discard, batches ==== */
+/**
+ * @defgroup managed_batch Managed memory: host NUMA nodes, discard, batches
+ *
+ * Host NUMA locations (CUCORE_LOCATION_HOST_NUMA with a node the system has, checked against
+ * /sys/devices/system/node; CUCORE_LOCATION_HOST_NUMA_CURRENT for the calling thread's node)
+ * work in cucore_mem_prefetch(), cucore_mem_advise() and the calls below, and
+ * cucore_mem_range_get_info() reports them. Discarding a range tells the driver its contents
+ * are no longer needed: the memory stays valid, its contents are undefined until written or
+ * prefetched. The batched forms take many ranges in one call (CUDA 13.0's
+ * cuMemPrefetchBatchAsync, cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync); on an
+ * older driver cucore does the same work range by range with cuMemPrefetchAsync, and a discard
+ * there does nothing (the contents are kept, which a discard allows). Every range is checked
+ * as cucore_mem_prefetch() checks one, and a failure names the range.
+ * @{
+ */
+
+/** A range of managed memory for the batched calls. */
+typedef struct cucore_mem_range {
+  cucore_devptr ptr; /**< its start */
+  size_t bytes;      /**< its size (> 0) */
+} cucore_mem_range;
+
+/** The host NUMA node of the CPU the calling thread runs on now (getcpu(2)).
+ * @retval CUCORE_NOT_SUPPORTED the system cannot say. */
+CUCORE_API cucore_status cucore_host_numa_node(int *node);
+
+/** Prefetches `count` ranges in stream order on `s`: range i to `to[0]` when `to_count` is 1,
+ * else to `to[i]` (`to_count` == `count`). The ranges of one batch run in no set order.
+ * @retval CUCORE_INVALID_ARGUMENT an empty list, a location count that is neither 1 nor
+ *         `count`, a range that is not managed memory (the message names the range).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has neither cuMemPrefetchBatchAsync nor
+ *         cuMemPrefetchAsync (CUDA 12.2). */
+CUCORE_API cucore_status cucore_mem_prefetch_batch(const cucore_mem_range *ranges, size_t count,
+                                                   const cucore_location *to, size_t to_count,
+                                                   cucore_stream *s);
+/** Discards `bytes` of managed memory at `ptr` in stream order on `s`: the memory stays
+ * valid, its contents become undefined (a no-op before CUDA 13.0). */
+CUCORE_API cucore_status cucore_mem_discard(cucore_devptr ptr, size_t bytes, cucore_stream *s);
+/** Discards `count` ranges (cucore_mem_discard() for each, in one call). */
+CUCORE_API cucore_status cucore_mem_discard_batch(const cucore_mem_range *ranges, size_t count,
+                                                  cucore_stream *s);
+/** Discards `bytes` at `ptr` and prefetches the range to `to`: the pages are made at `to`
+ * without moving the old contents (a plain prefetch before CUDA 13.0). */
+CUCORE_API cucore_status cucore_mem_discard_prefetch(cucore_devptr ptr, size_t bytes,
+                                                     cucore_location to, cucore_stream *s);
+/** Discards and prefetches `count` ranges; locations as cucore_mem_prefetch_batch(). */
+CUCORE_API cucore_status cucore_mem_discard_prefetch_batch(const cucore_mem_range *ranges,
+                                                           size_t count,
+                                                           const cucore_location *to,
+                                                           size_t to_count, cucore_stream *s);
+/** @} */
+/* ==== END SECTION: managed memory: NUMA, discard, batches ==== */
+
+/* ==== SECTION: mipmapped arrays ==== */
+/**
+ * @defgroup mipmap Mipmapped arrays
+ *
+ * A chain of levels of one array, each half the extent of the one before (at least 1; the depth
+ * of a layered or cube map array counts layers or faces and stays), made with
+ * cuMipmappedArrayCreate. Each level is a cucore array owned by the mipmapped array
+ * (cucore_mipmap_get_level()): copy into it with cucore_array_copy_from_host() (checked against
+ * the level's own extents), or make a texture or surface over it, as over any array. A texture
+ * over the whole chain (cucore_texture_create_mipmap()) samples between levels in kernels with
+ * tex1DLod / tex2DLod / tex3DLod. The mipmapped array cannot be destroyed while a texture or
+ * surface uses it or one of its levels. Thread-safe as the arrays are.
+ * @{
+ */
+
+/** A mipmapped array (CUmipmappedArray) and its level arrays. */
+typedef struct cucore_mipmap cucore_mipmap;
+
+/** How a texture over a mipmapped array picks levels (CUDA_TEXTURE_DESC's mipmap fields). */
+typedef struct cucore_mipmap_sampling {
+  cucore_filter_mode filter; /**< between two levels: POINT (nearest) or LINEAR (blend) */
+  float level_bias;          /**< added to the level the hardware computes */
+  float min_level;           /**< the lowest level used (>= 0) */
+  float max_level;           /**< the highest level used (<= levels - 1) */
+} cucore_mipmap_sampling;
+
+/** CONSTRUCTOR: a mipmapped array of `levels` levels on `dev`, level 0 described by `desc` (as
+ * cucore_array_create()'s, with a width of at least 1). `levels` is 1 to 1 + floor(log2) of the
+ * largest extent that shrinks.
+ * @retval CUCORE_INVALID_ARGUMENT a level count out of that range (the message gives it), a
+ *         description cucore_array_create() refuses, texture gather on a non-2D array.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuMipmappedArrayCreate. */
+CUCORE_API cucore_status cucore_mipmap_create(cucore_device *dev, const cucore_array_desc *desc,
+                                              unsigned levels, cucore_mipmap **out);
+/** DESTRUCTOR: destroys the mipmapped array and its level arrays (cuMipmappedArrayDestroy).
+ * NULL is a no-op.
+ * @retval CUCORE_IN_USE textures over it, or textures or surfaces over a level, still exist
+ *         (the message names the level); nothing is destroyed. */
+CUCORE_API cucore_status cucore_mipmap_destroy(cucore_mipmap *m);
+/** The number of levels. */
+CUCORE_API cucore_status cucore_mipmap_levels(const cucore_mipmap *m, unsigned *levels);
+/** Level `level` (0 .. levels - 1) as an array owned by `m` (valid until
+ * cucore_mipmap_destroy(); cucore_array_destroy() refuses it). cucore_array_get_desc() gives
+ * its extents.
+ * @retval CUCORE_INVALID_ARGUMENT `level` out of range. */
+CUCORE_API cucore_status cucore_mipmap_get_level(cucore_mipmap *m, unsigned level,
+                                                 cucore_array **out);
+/** The native CUmipmappedArray, still owned by `m`. */
+CUCORE_API cucore_status cucore_mipmap_native(const cucore_mipmap *m, void **cumipmap);
+/** CONSTRUCTOR: a texture over the whole chain (resource type MIPMAPPED_ARRAY). `desc` must set
+ * CUCORE_TEXTURE_NORMALIZED_COORDS (the driver's rule); `mip` may be NULL for point filtering
+ * between levels over all of them. Destroy it with cucore_texture_destroy() before the
+ * mipmapped array.
+ * @retval CUCORE_INVALID_ARGUMENT no normalized coordinates, a filter that does not exist,
+ *         level clamps outside 0 .. levels - 1 or reversed, a bias that is not finite. */
+CUCORE_API cucore_status cucore_texture_create_mipmap(cucore_mipmap *m,
+                                                      const cucore_texture_desc *desc,
+                                                      const cucore_mipmap_sampling *mip,
+                                                      cucore_texture **out);
+/** @} */
+/* ==== END SECTION: mipmapped arrays ==== */
+
+/* ==== SECTION: graph memory nodes ==== */
+/**
+ * @defgroup graph_mem Graph memory nodes
+ *
+ * Allocation and free nodes of an explicit graph (cuGraphAddMemAllocNode,
+ * cuGraphAddMemFreeNode, CUDA 11.4+). The allocation's address is fixed when its node is
+ * added, so later nodes of the graph take it as an ordinary pointer: cucore records it (kind
+ * CUCORE_MEM_GRAPH) and kernel nodes' pointer checks and copies' bounds checks know it. The
+ * graph owns the memory: cucore_mem_free() and the other frees refuse it with a message, and
+ * the graph frees it itself -- every allocation node needs a free node for its memory in the
+ * same graph (checked by cucore_graph_instantiate()). The memory exists only while a launch
+ * runs between the two nodes; the record goes when the graph is destroyed. The driver allows
+ * one executable graph at a time of a graph with memory nodes, no memory nodes in conditional
+ * bodies, and no such graph as a child graph (refused by cucore).
+ * @{
+ */
+
+/** Adds a node that allocates `bytes` (> 0) of device memory on the graph's device when it
+ * runs, after `deps` (`dep_count` nodes of `g`). *dptr gets the address (fixed for the graph's
+ * life), *out the node.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemAllocNode (CUDA 11.4).
+ * @retval CUCORE_INVALID_ARGUMENT a size of 0, a conditional body, a wrong dependency. */
+CUCORE_API cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count, size_t bytes,
+                                                         cucore_devptr *dptr,
+                                                         cucore_graph_node **out);
+/** Adds a node that frees `dptr`, the address an allocation node of the same graph gave, after
+ * `deps` (which must order it after the allocation node and every node using the memory).
+ * @retval CUCORE_INVALID_ARGUMENT `dptr` is not the start of an allocation of this graph, or
+ *         is freed already by another free node (the message says which).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemFreeNode (CUDA 11.4). */
+CUCORE_API cucore_status cucore_graph_add_mem_free_node(cucore_graph *g,
+                                                        cucore_graph_node *const *deps,
+                                                        size_t dep_count, cucore_devptr dptr,
+                                                        cucore_graph_node **out);
+/** @} */
+/* ==== END SECTION: graph memory nodes ==== */
 
 /* ==== SECTION: compile cache ==== */
 /**

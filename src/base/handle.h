@@ -40,7 +40,8 @@
   X(TEXTURE, 'T', 'E', 'X', ' ', "cucore_texture")                                            \
   X(SURFACE, 'S', 'U', 'R', 'F', "cucore_surface")                                            \
   X(DEVICE, 'D', 'E', 'V', ' ', "cucore_device")                                              \
-  X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")
+  X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")                                      \
+  X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),
 /* A kind is its live magic word. */

@@ -94,7 +94,8 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
   if (g->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the graph is the body of a conditional node; "
                    "instantiate the graph that holds the node", fn);
-  cucore_status st = CC_DRV_REQUIRE(cuGraphInstantiateWithParams);
+  cucore_status st = cc_graph_mem_check_freed(g, fn);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphInstantiateWithParams);
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
   if (st != CUCORE_OK) return st;
   cucore_graph_exec *e = cc_calloc(1, sizeof *e, "an executable graph");

@@ -88,6 +88,7 @@ void cc_graph_retain(void *p) { atomic_fetch_add(&((cucore_graph *)p)->refs, 1);
 void cc_graph_release(void *p) {
   cucore_graph *g = p;
   if (!g || atomic_fetch_sub(&g->refs, 1) != 1) return;
+  cc_graph_mem_forget(g);
   for (int i = 0; i < g->node_count; i++) cc_graph_node_free(g->nodes[i]);
   free(g->nodes);
   for (int i = 0; i < g->body_count; i++) cc_handle_retire(g->bodies[i], CC_KIND_GRAPH);
@@ -202,6 +203,8 @@ const char *cucore_graph_node_type_name(cucore_graph_node_type type) {
   case CUCORE_GRAPH_NODE_WAIT_EVENT: return "wait_event";
   case CUCORE_GRAPH_NODE_EVENT_RECORD: return "event_record";
   case CUCORE_GRAPH_NODE_CONDITIONAL: return "conditional";
+  case CUCORE_GRAPH_NODE_MEM_ALLOC: return "mem_alloc";
+  case CUCORE_GRAPH_NODE_MEM_FREE: return "mem_free";
   }
   return "unknown";
 }

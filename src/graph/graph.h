@@ -4,7 +4,8 @@
  *
  * Files: graph.c (graphs: create, destroy, references, dependencies, DOT), nodes.c (the nodes
  * other than conditional ones), conditional.c (conditions and conditional nodes), capture.c
- * (the public stream-capture calls, over runtime/capture.c), exec.c (executable graphs:
+ * (the public stream-capture calls, over runtime/capture.c), mem_nodes.c (allocation and free
+ * nodes, their memory recorded as the graph's), exec.c (executable graphs:
  * instantiate, launch, upload, whole-graph and per-node updates).
  *
  * Ownership: a top-level graph is counted (the user's reference, one per executable graph
@@ -29,6 +30,9 @@ struct cucore_graph_node {
   cucore_args *args;           /* the values, owned */
   CUfunction fn;               /* the kernel's function on the graph's device */
   cucore_launch_config cfg;    /* grid, block, shared bytes, attributes (stream NULL) */
+  /* memory nodes (mem_nodes.c) */
+  uint64_t mem_ptr, mem_bytes; /* allocation: its memory; free: the address it frees */
+  struct cucore_graph_node *freed_by; /* allocation: the free node of it, or NULL */
 };
 
 struct cucore_graph {
@@ -46,6 +50,7 @@ struct cucore_graph {
   cucore_graph **bodies;       /* the conditional bodies' structures */
   int body_count, body_cap;
   int conditionals;            /* conditional nodes in it or its bodies */
+  int mem_nodes;               /* allocation and free nodes in it (mem_nodes.c) */
   char *dot;                   /* the last cucore_graph_dot text */
 };
 
@@ -93,5 +98,12 @@ void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
  * add functions check their inputs next, then the driver symbols, and only then make the
  * device's context current and call the driver (so a check fails the same way without one). */
 cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn);
+
+/* mem_nodes.c */
+/* Every allocation node of `g` has a free node in it (graph memory stays inside its graph):
+ * else CUCORE_INVALID_ARGUMENT naming the node. */
+cucore_status cc_graph_mem_check_freed(const cucore_graph *g, const char *fn);
+/* Removes the records of the allocations of `g`'s allocation nodes (the graph is going). */
+void cc_graph_mem_forget(cucore_graph *g);
 
 #endif

@@ -404,6 +404,10 @@ cucore_status cucore_graph_add_child_graph_node(cucore_graph *g, cucore_graph_no
                    "driver takes no conditional nodes in a child graph (add them to the parent, "
                    "or nest them in a conditional body)", fn, child->conditionals,
                    child->conditionals == 1 ? "" : "s");
+  if (child->mem_nodes)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph has allocation or free nodes, "
+                   "whose memory it owns; the driver clones a child graph, which such a graph "
+                   "cannot be (add the memory nodes to the parent)", fn);
   /* The clone runs the child's kernels: the parent keeps what the child's nodes use. */
   st = cc_refs_hold(g->root->held, child->held, cc_refs_retain, cc_refs_release);
   if (st != CUCORE_OK) return st;

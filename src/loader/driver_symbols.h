@@ -204,3 +204,14 @@ CC_DRV(cuGraphNodeGetEnabled, 11060, 0)
 CC_DRV(cuUserObjectCreate, 11030, 0)
 CC_DRV(cuUserObjectRelease, 11030, 0)
 CC_DRV(cuGraphRetainUserObject, 11030, 0)
+/* graph memory nodes (issue 26.8) */
+CC_DRV(cuGraphAddMemAllocNode, 11040, 0)
+CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
+/* managed memory: discard and batched prefetch (issue 26.6) */
+CC_DRV(cuMemPrefetchBatchAsync, 13000, 0)
+CC_DRV(cuMemDiscardBatchAsync, 13000, 0)
+CC_DRV(cuMemDiscardAndPrefetchBatchAsync, 13000, 0)
+/* mipmapped arrays (issue 26.7) */
+CC_DRV(cuMipmappedArrayCreate, 5000, 0)
+CC_DRV(cuMipmappedArrayGetLevel, 5000, 0)
+CC_DRV(cuMipmappedArrayDestroy, 5000, 0)

@@ -4,12 +4,54 @@
  * (cuMemRangeGetAttribute). Ranges on recorded memory are checked to lie in one managed
  * allocation first.
  */
+#define _GNU_SOURCE
 #include "memory/memory.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* A host NUMA node the system has: node N exists when /sys/devices/system/node/nodeN does
+ * (a system without that folder has node 0 only). */
+static cucore_status check_numa_node(int id, const char *fn) {
+  if (id < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d is negative (nodes are 0, 1, "
+                   "...; CUCORE_LOCATION_HOST_NUMA_CURRENT names the calling thread's)", fn, id);
+  char path[64];
+  struct stat sb;
+  if (stat("/sys/devices/system/node", &sb) != 0) {
+    if (id == 0) return CUCORE_OK;
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d does not exist (the system "
+                   "shows no NUMA nodes: only node 0)", fn, id);
+  }
+  snprintf(path, sizeof path, "/sys/devices/system/node/node%d", id);
+  if (stat(path, &sb) == 0) return CUCORE_OK;
+  int count = 0;
+  for (int i = 0; i < 1024; i++) {
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d", i);
+    if (stat(path, &sb) == 0) count = i + 1;
+  }
+  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d does not exist (the highest is "
+                 "node %d, /sys/devices/system/node)", fn, id, count - 1);
+}
+
+cucore_status cucore_host_numa_node(int *node) {
+  cc_begin();
+  CC_CHECK_ARG(node, "cucore_host_numa_node", "node");
+  *node = 0;
+  unsigned cpu = 0, numa = 0;
+  if (syscall(SYS_getcpu, &cpu, &numa, NULL) != 0)
+    return cc_fail(cc_status(CUCORE_NOT_SUPPORTED, CUCORE_SOURCE_ERRNO, errno),
+                   "cucore_host_numa_node: getcpu(2) failed: %s", strerror(errno));
+  *node = (int)numa;
+  return CUCORE_OK;
+}
 
 /* A cucore location as the driver's; CUCORE_INVALID_DEVICE for an ordinal out of range. */
-static cucore_status to_cu_location(cucore_location in, CUmemLocation *out, const char *fn) {
+cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn) {
   memset(out, 0, sizeof *out);
   switch (in.type) {
   case CUCORE_LOCATION_DEVICE: {
@@ -24,10 +66,13 @@ static cucore_status to_cu_location(cucore_location in, CUmemLocation *out, cons
     return CUCORE_OK;
   }
   case CUCORE_LOCATION_HOST: out->type = CU_MEM_LOCATION_TYPE_HOST; return CUCORE_OK;
-  case CUCORE_LOCATION_HOST_NUMA:
+  case CUCORE_LOCATION_HOST_NUMA: {
+    cucore_status st = check_numa_node(in.id, fn);
+    if (st != CUCORE_OK) return st;
     out->type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
     out->id = in.id;
     return CUCORE_OK;
+  }
   case CUCORE_LOCATION_HOST_NUMA_CURRENT:
     out->type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
     return CUCORE_OK;
@@ -39,8 +84,8 @@ static cucore_status to_cu_location(cucore_location in, CUmemLocation *out, cons
 }
 
 /* The range lies in one allocation, and when cucore recorded it, a managed one. */
-static cucore_status managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
-                                   int *known) {
+cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
+                               int *known) {
   *known = 0;
   if (!ptr) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the address is 0", fn);
   if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the size is 0", fn);
@@ -60,6 +105,20 @@ static cucore_status managed_range(uint64_t ptr, size_t bytes, const char *fn, c
   return CUCORE_OK;
 }
 
+cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
+                                         const char *fn) {
+  cucore_status st = cc_managed_location(to, loc, fn);
+  if (st != CUCORE_OK || to.type != CUCORE_LOCATION_DEVICE) return st;
+  int cma = 0;
+  if (DRV(cuDeviceGetAttribute)(&cma, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
+                                (CUdevice)loc->id) == CUDA_SUCCESS && !cma)
+    return cc_fail(CUCORE_NOT_SUPPORTED,
+                   "%s: device %d lacks concurrent managed access "
+                   "(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0): prefetching to it is "
+                   "not possible", fn, to.id);
+  return CUCORE_OK;
+}
+
 cucore_status cucore_mem_prefetch(cucore_devptr ptr, size_t bytes, cucore_location to,
                                   cucore_stream *s) {
   cc_begin();
@@ -67,23 +126,13 @@ cucore_status cucore_mem_prefetch(cucore_devptr ptr, size_t bytes, cucore_locati
   CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   cc_mem_rec rec;
   int known;
-  cucore_status st = managed_range(ptr, bytes, fn, &rec, &known);
+  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
   if (st == CUCORE_OK) st = cc_driver_need_device();
   if (st != CUCORE_OK) return st;
-  st = CC_DRV_REQUIRE(cuMemPrefetchAsync);
-  if (st != CUCORE_OK) return st;
   CUmemLocation loc;
-  st = to_cu_location(to, &loc, fn);
+  st = cc_managed_prefetch_target(to, &loc, fn);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemPrefetchAsync);
   if (st != CUCORE_OK) return st;
-  if (to.type == CUCORE_LOCATION_DEVICE) {
-    int cma = 0;
-    if (DRV(cuDeviceGetAttribute)(&cma, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
-                                  (CUdevice)loc.id) == CUDA_SUCCESS && !cma)
-      return cc_fail(CUCORE_NOT_SUPPORTED,
-                     "%s: device %d lacks concurrent managed access "
-                     "(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0): prefetching to it is "
-                     "not possible", fn, to.id);
-  }
   st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemPrefetchAsync)((CUdeviceptr)ptr, bytes, loc, 0, s->handle);
@@ -111,9 +160,8 @@ cucore_status cucore_mem_advise(cucore_devptr ptr, size_t bytes, cucore_mem_advi
                    fn, (int)advice);
   cc_mem_rec rec;
   int known;
-  cucore_status st = managed_range(ptr, bytes, fn, &rec, &known);
+  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
   if (st == CUCORE_OK) st = cc_driver_need_device();
-  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemAdvise);
   if (st != CUCORE_OK) return st;
   CUmemLocation loc;
   memset(&loc, 0, sizeof loc);
@@ -121,11 +169,13 @@ cucore_status cucore_mem_advise(cucore_devptr ptr, size_t bytes, cucore_mem_advi
                     advice != CUCORE_ADVISE_UNSET_READ_MOSTLY &&
                     advice != CUCORE_ADVISE_UNSET_PREFERRED_LOCATION;
   if (needs_where) {
-    st = to_cu_location(where, &loc, fn);
+    st = cc_managed_location(where, &loc, fn);
     if (st != CUCORE_OK) return st;
   } else {
     loc.type = CU_MEM_LOCATION_TYPE_HOST; /* ignored by the driver for these */
   }
+  st = CC_DRV_REQUIRE(cuMemAdvise);
+  if (st != CUCORE_OK) return st;
   int pushed = enter_rec_context(&rec, known, &st);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemAdvise)((CUdeviceptr)ptr, bytes, (CUmem_advise)advice, loc);
@@ -152,6 +202,27 @@ static cucore_location from_device_id(int id) {
   return l;
 }
 
+/* The typed form of a location attribute (CUDA 12.2: HOST_NUMA nodes too) into *out; left as
+ * it is when the driver does not answer. */
+static void typed_location(uint64_t ptr, size_t bytes, CUmem_range_attribute type_attr,
+                           CUmem_range_attribute id_attr, cucore_location *out) {
+  CUmemLocationType type = CU_MEM_LOCATION_TYPE_INVALID;
+  int id = 0;
+  if (DRV(cuMemRangeGetAttribute)(&type, sizeof type, type_attr, ptr, bytes) != CUDA_SUCCESS ||
+      DRV(cuMemRangeGetAttribute)(&id, sizeof id, id_attr, ptr, bytes) != CUDA_SUCCESS)
+    return;
+  cucore_location l = {CUCORE_LOCATION_NONE, 0};
+  if (type == CU_MEM_LOCATION_TYPE_DEVICE) {
+    l = from_device_id(id);
+  } else if (type == CU_MEM_LOCATION_TYPE_HOST) {
+    l.type = CUCORE_LOCATION_HOST;
+  } else if (type == CU_MEM_LOCATION_TYPE_HOST_NUMA) {
+    l.type = CUCORE_LOCATION_HOST_NUMA;
+    l.id = id;
+  }
+  *out = l;
+}
+
 cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t bytes,
                                         cucore_mem_range_info *out) {
   cc_begin();
@@ -160,7 +231,7 @@ cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t bytes,
   memset(out, 0, sizeof *out);
   cc_mem_rec rec;
   int known;
-  cucore_status st = managed_range(ptr, bytes, fn, &rec, &known);
+  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
   if (st == CUCORE_OK) st = cc_driver_need_device();
   if (st != CUCORE_OK) return st;
   int pushed = enter_rec_context(&rec, known, &st);
@@ -179,14 +250,22 @@ cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t bytes,
   if (r == CUDA_SUCCESS)
     r = DRV(cuMemRangeGetAttribute)(accessed, sizeof accessed,
                                     CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, ptr, bytes);
-  CUcontext old;
-  if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemRangeGetAttribute", "%zu bytes at 0x%llx", bytes,
-                      (unsigned long long)ptr);
-  out->read_mostly = read_mostly != 0;
   out->preferred = from_device_id(preferred);
   out->last_prefetch = from_device_id(last);
+  if (r == CUDA_SUCCESS) {
+    typed_location(ptr, bytes, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+                   CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, &out->preferred);
+    typed_location(ptr, bytes, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+                   CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID, &out->last_prefetch);
+  }
+  CUcontext old;
+  if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
+  if (r != CUDA_SUCCESS) {
+    memset(out, 0, sizeof *out);
+    return cc_fail_cu(r, "cuMemRangeGetAttribute", "%zu bytes at 0x%llx", bytes,
+                      (unsigned long long)ptr);
+  }
+  out->read_mostly = read_mostly != 0;
   for (int i = 0; i < 32; i++) {
     if (accessed[i] == CU_DEVICE_INVALID) continue;
     cucore_location l = from_device_id(accessed[i]);

@@ -84,6 +84,9 @@ static const char *freer(const cc_mem_rec *rec) {
   case CUCORE_MEM_PINNED_POOL: return "cucore_host_pool_free on its pool";
   case CUCORE_MEM_REGISTERED: return "cucore_host_unregister";
   case CUCORE_MEM_DLPACK_IMPORTED: return "cucore_dlpack_release";
+  case CUCORE_MEM_GRAPH:
+    return "a free node in its graph (cucore_graph_add_mem_free_node): the graph owns it while "
+           "the graph lives";
   default: return "nothing in cucore";
   }
 }

@@ -13,8 +13,10 @@
  * host_pool_core.c (size classes, free lists and per-thread caches of the pinned pool, over
  * any allocator),
  * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
- * attributes), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
- * tensor_map.c, texture.c (arrays, textures, surfaces).
+ * attributes; host NUMA nodes), managed_batch.c (discard, discard-and-prefetch, the batched
+ * forms and their fallbacks), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
+ * tensor_map.c, texture.c (arrays, textures, surfaces), mipmap.c (mipmapped arrays, their
+ * levels and textures).
  */
 #ifndef CUCORE_MEMORY_H
 #define CUCORE_MEMORY_H
@@ -226,7 +228,25 @@ struct cucore_array {
   cucore_array_desc desc;
   size_t elem_bytes;  /* channels x the format's size */
   atomic_uint users;  /* textures and surfaces over it */
+  struct cucore_mipmap *parent; /* a level of this mipmapped array (owned by it), or NULL */
+  unsigned level;
 };
+/* texture.c, shared with mipmap.c: bytes of a format (0: not a cucore_array_format); the
+ * format and channel check; the whole description check of cucore_array_create; the driver's
+ * description; a handle over `h` (NULL when out of memory). */
+unsigned cc_array_format_bytes(int format);
+cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
+                                   const char *fn);
+cucore_status cc_array_check_desc(const cucore_array_desc *desc, const char *fn);
+void cc_array_to_cu_desc(const cucore_array_desc *desc, CUDA_ARRAY3D_DESCRIPTOR *d);
+cucore_array *cc_array_wrap(cucore_device *dev, CUarray h, const cucore_array_desc *desc);
+/* A texture description as the driver's, for a resource of `dims` dimensions. */
+cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format format, int dims,
+                          CUDA_TEXTURE_DESC *out, const char *fn);
+/* A texture over `res`; `held` (may be NULL) counts it as a user until it is destroyed. */
+cucore_status cc_texture_make(cucore_device *dev, const CUDA_RESOURCE_DESC *res,
+                              const CUDA_TEXTURE_DESC *td, atomic_uint *held,
+                              cucore_texture **out, const char *fn);
 /* A device allocation failure: CUCORE_DEVICE_OUT_OF_MEMORY (or the driver's code) with the
  * bytes asked for and the device's free and total memory. `extra` (may be NULL) is appended. */
 cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, int ordinal,
@@ -379,6 +399,18 @@ static inline int cc_mem_strict_global(void) {
  * >= 0, else with "WHO". NULL addresses pass. */
 cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
                                           const char *who, int index);
+
+/* ---- managed memory (managed.c), for managed_batch.c ------------------------------------------ */
+
+/* A cucore location as the driver's: devices that exist, host NUMA nodes the system has. */
+cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn);
+/* cc_managed_location, and a device target must have concurrent managed access. */
+cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
+                                         const char *fn);
+/* The range is not empty, lies in one allocation, and when cucore recorded it, a managed one
+ * (*known 1, *rec the record). */
+cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
+                               int *known);
 
 /* ---- DLPack conversions (dlpack.c), pure ----------------------------------------------------- */
 

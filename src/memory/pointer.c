@@ -217,6 +217,7 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
     case CUCORE_MEM_DEVICE_PITCHED:
     case CUCORE_MEM_POOL:
     case CUCORE_MEM_IPC_IMPORTED:
+    case CUCORE_MEM_GRAPH:
       if (!ctx || rec.ctx == ctx) return CUCORE_OK;
       break;
     case CUCORE_MEM_MANAGED:

@@ -18,6 +18,7 @@ struct cucore_texture {
   CUtexObject handle;
   cucore_device *dev;
   cucore_array *arr;  /* the array it reads, or NULL */
+  atomic_uint *held;  /* another counter of users it counts in (a mipmapped array's), or NULL */
   uint64_t rec_addr;  /* an address in the recorded memory it reads, or 0 */
 };
 
@@ -27,7 +28,7 @@ struct cucore_surface {
   cucore_array *arr;
 };
 
-static unsigned format_bytes(int format) {
+unsigned cc_array_format_bytes(int format) {
   switch (format) {
   case CUCORE_FORMAT_U8:
   case CUCORE_FORMAT_S8: return 1;
@@ -41,8 +42,9 @@ static unsigned format_bytes(int format) {
   }
 }
 
-static cucore_status check_format(cucore_array_format format, unsigned channels, const char *fn) {
-  if (!format_bytes((int)format))
+cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
+                                   const char *fn) {
+  if (!cc_array_format_bytes((int)format))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: format 0x%x is not a cucore_array_format (U8, U16, U32, S8, S16, S32, "
                    "HALF, FLOAT)", fn, (unsigned)format);
@@ -61,7 +63,29 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
   *out = NULL;
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   CC_CHECK_ARG(desc, fn, "desc");
-  cucore_status st = check_format(desc->format, desc->channels, fn);
+  cucore_status st = cc_array_check_desc(desc, fn);
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
+  if (st != CUCORE_OK) return st;
+  CUDA_ARRAY3D_DESCRIPTOR d;
+  cc_array_to_cu_desc(desc, &d);
+  CUarray h = NULL;
+  CUresult r = DRV(cuArray3DCreate)(&h, &d);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuArray3DCreate", "%zu x %zu x %zu elements of %u channel%s, format "
+                      "0x%x, flags 0x%x, on device %d", desc->width, desc->height, desc->depth,
+                      desc->channels, desc->channels == 1 ? "" : "s", (unsigned)desc->format,
+                      desc->flags, dev->ordinal);
+  cucore_array *a = cc_array_wrap(dev, h, desc);
+  if (!a) {
+    (void)DRV(cuArrayDestroy)(h);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  *out = a;
+  return CUCORE_OK;
+}
+
+cucore_status cc_array_check_desc(const cucore_array_desc *desc, const char *fn) {
+  cucore_status st = cc_array_check_format(desc->format, desc->channels, fn);
   if (st != CUCORE_OK) return st;
   unsigned known = CUCORE_ARRAY_LAYERED | CUCORE_ARRAY_SURFACE | CUCORE_ARRAY_CUBEMAP |
                    CUCORE_ARRAY_TEXTURE_GATHER;
@@ -74,42 +98,39 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: depth %zu without a height: a 3D array needs height > 0 (or "
                    "CUCORE_ARRAY_LAYERED for layers of 1D arrays)", fn, desc->depth);
-  st = cc_mem_enter(dev, NULL, fn);
-  if (st != CUCORE_OK) return st;
-  CUDA_ARRAY3D_DESCRIPTOR d;
-  memset(&d, 0, sizeof d);
-  d.Width = desc->width;
-  d.Height = desc->height;
-  d.Depth = desc->depth;
-  d.Format = (CUarray_format)desc->format;
-  d.NumChannels = desc->channels;
-  d.Flags = desc->flags;
-  CUarray h = NULL;
-  CUresult r = DRV(cuArray3DCreate)(&h, &d);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuArray3DCreate", "%zu x %zu x %zu elements of %u channel%s, format "
-                      "0x%x, flags 0x%x, on device %d", desc->width, desc->height, desc->depth,
-                      desc->channels, desc->channels == 1 ? "" : "s", (unsigned)desc->format,
-                      desc->flags, dev->ordinal);
+  return CUCORE_OK;
+}
+
+void cc_array_to_cu_desc(const cucore_array_desc *desc, CUDA_ARRAY3D_DESCRIPTOR *d) {
+  memset(d, 0, sizeof *d);
+  d->Width = desc->width;
+  d->Height = desc->height;
+  d->Depth = desc->depth;
+  d->Format = (CUarray_format)desc->format;
+  d->NumChannels = desc->channels;
+  d->Flags = desc->flags;
+}
+
+cucore_array *cc_array_wrap(cucore_device *dev, CUarray h, const cucore_array_desc *desc) {
   cucore_array *a = cc_calloc(1, sizeof *a, "an array handle");
-  if (!a) {
-    (void)DRV(cuArrayDestroy)(h);
-    return CUCORE_HOST_OUT_OF_MEMORY;
-  }
+  if (!a) return NULL;
   cc_handle_init(a, CC_KIND_ARRAY);
   a->handle = h;
   a->dev = dev;
   a->desc = *desc;
-  a->elem_bytes = (size_t)format_bytes((int)desc->format) * desc->channels;
+  a->elem_bytes = (size_t)cc_array_format_bytes((int)desc->format) * desc->channels;
   atomic_init(&a->users, 0);
-  *out = a;
-  return CUCORE_OK;
+  return a;
 }
 
 cucore_status cucore_array_destroy(cucore_array *arr) {
   cc_begin();
   if (!arr) return CUCORE_OK;
   CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_destroy", "arr");
+  if (arr->parent)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_array_destroy: the array is level %u of a "
+                   "mipmapped array, which owns it (it goes with cucore_mipmap_destroy)",
+                   arr->level);
   unsigned users = atomic_load(&arr->users);
   if (users)
     return cc_fail(CUCORE_IN_USE,
@@ -212,7 +233,7 @@ static int is_integer_format(cucore_array_format f) {
 }
 
 /* `dims`: how many dimensions the resource has (address modes past them are ignored). */
-static cucore_status to_cu_tex_desc(const cucore_texture_desc *in, cucore_array_format format,
+cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format format,
                                     int dims, CUDA_TEXTURE_DESC *out, const char *fn) {
   static const CUaddress_mode modes[4] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
                                           CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
@@ -261,9 +282,9 @@ static cucore_status to_cu_tex_desc(const cucore_texture_desc *in, cucore_array_
   return CUCORE_OK;
 }
 
-static cucore_status make_texture(cucore_device *dev, const CUDA_RESOURCE_DESC *res,
-                                  const CUDA_TEXTURE_DESC *td, cucore_texture **out,
-                                  const char *fn) {
+cucore_status cc_texture_make(cucore_device *dev, const CUDA_RESOURCE_DESC *res,
+                              const CUDA_TEXTURE_DESC *td, atomic_uint *held,
+                              cucore_texture **out, const char *fn) {
   cucore_texture *t = cc_calloc(1, sizeof *t, "a texture handle");
   if (!t) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(t, CC_KIND_TEXTURE);
@@ -273,6 +294,8 @@ static cucore_status make_texture(cucore_device *dev, const CUDA_RESOURCE_DESC *
     return cc_fail_cu(r, "cuTexObjectCreate", "%s on device %d", fn, dev->ordinal);
   }
   t->dev = dev;
+  t->held = held;
+  if (held) atomic_fetch_add(held, 1);
   *out = t;
   return CUCORE_OK;
 }
@@ -287,7 +310,7 @@ cucore_status cucore_texture_create_array(cucore_array *arr, const cucore_textur
   CUDA_TEXTURE_DESC td;
   int dims = arr->desc.depth && !(arr->desc.flags & CUCORE_ARRAY_LAYERED) ? 3
              : arr->desc.height ? 2 : 1;
-  cucore_status st = to_cu_tex_desc(desc, arr->desc.format, dims, &td, fn);
+  cucore_status st = cc_tex_desc(desc, arr->desc.format, dims, &td, fn);
   if (st == CUCORE_OK) st = cc_device_make_current(arr->dev);
   if (st != CUCORE_OK) return st;
   CUDA_RESOURCE_DESC res;
@@ -295,7 +318,7 @@ cucore_status cucore_texture_create_array(cucore_array *arr, const cucore_textur
   res.resType = CU_RESOURCE_TYPE_ARRAY;
   res.res.array.hArray = arr->handle;
   atomic_fetch_add(&arr->users, 1);
-  st = make_texture(arr->dev, &res, &td, out, fn);
+  st = cc_texture_make(arr->dev, &res, &td, NULL, out, fn);
   if (st != CUCORE_OK) {
     atomic_fetch_sub(&arr->users, 1);
     return st;
@@ -333,16 +356,16 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
-  cucore_status st = check_format(format, channels, fn);
+  cucore_status st = cc_array_check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
-  st = to_cu_tex_desc(desc, format, 1, &td, fn);
+  st = cc_tex_desc(desc, format, 1, &td, fn);
   if (st != CUCORE_OK) return st;
   if (!ptr || !bytes)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the address and size must be non-zero", fn);
   st = cc_check_size(bytes, fn, "the size");
   if (st != CUCORE_OK) return st;
-  size_t elem = (size_t)format_bytes((int)format) * channels;
+  size_t elem = (size_t)cc_array_format_bytes((int)format) * channels;
   if (bytes % elem)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu bytes is not a whole number of %zu-byte elements", fn, bytes, elem);
@@ -369,7 +392,7 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   res.res.linear.format = (CUarray_format)format;
   res.res.linear.numChannels = channels;
   res.res.linear.sizeInBytes = bytes;
-  st = make_texture(dev, &res, &td, out, fn);
+  st = cc_texture_make(dev, &res, &td, NULL, out, fn);
   if (st != CUCORE_OK) {
     if (held) (void)cc_reg_use(&cc_mem_registry, ptr, 0, -1, NULL);
     return st;
@@ -388,15 +411,15 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
-  cucore_status st = check_format(format, channels, fn);
+  cucore_status st = cc_array_check_format(format, channels, fn);
   if (st != CUCORE_OK) return st;
   CUDA_TEXTURE_DESC td;
-  st = to_cu_tex_desc(desc, format, 2, &td, fn);
+  st = cc_tex_desc(desc, format, 2, &td, fn);
   if (st != CUCORE_OK) return st;
   if (!ptr || !width || !height)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the address, width and height must be non-zero", fn);
-  size_t elem = (size_t)format_bytes((int)format) * channels;
+  size_t elem = (size_t)cc_array_format_bytes((int)format) * channels;
   uint64_t row, first, end;
   if (!cc_mul_u64(width, elem, &row) || pitch < row)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -442,7 +465,7 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   res.res.pitch2D.width = width;
   res.res.pitch2D.height = height;
   res.res.pitch2D.pitchInBytes = pitch;
-  st = make_texture(dev, &res, &td, out, fn);
+  st = cc_texture_make(dev, &res, &td, NULL, out, fn);
   if (st != CUCORE_OK) {
     if (held) (void)cc_reg_use(&cc_mem_registry, ptr, 0, -1, NULL);
     return st;
@@ -458,6 +481,7 @@ cucore_status cucore_texture_destroy(cucore_texture *tex) {
   cucore_status st = cc_device_make_current(tex->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuTexObjectDestroy)(tex->handle) : CUDA_SUCCESS;
   if (tex->arr) atomic_fetch_sub(&tex->arr->users, 1);
+  if (tex->held) atomic_fetch_sub(tex->held, 1);
   if (tex->rec_addr) (void)cc_reg_use(&cc_mem_registry, tex->rec_addr, 0, -1, NULL);
   cc_handle_retire(tex, CC_KIND_TEXTURE);
   if (st != CUCORE_OK) return st;

@@ -1,0 +1,140 @@
+/* gpu_graph_memnodes.c -- graph allocation and free nodes on a real GPU (label gpu; issue 26
+ * item 8): alloc node -> kernel node writing the memory (strict pointer checks on, so the
+ * kernel node's argument is checked against cucore's record of the graph allocation) -> copy
+ * node out -> free node; instantiated and launched twice, the host data checked; the memory is
+ * refused by cucore_mem_free while the graph owns it, and a kernel argument past its end is
+ * refused when the kernel node is added. */
+#include "gpu_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cucore_device *dev;
+static cucore_stream *s;
+static cucore_object *obj;
+
+static const char *source =
+    "extern \"C\" __global__ void iota_plus(int *p, int v, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = i + v; }\n";
+
+enum { N = 1 << 16 };
+
+static int setup(void **state) {
+  (void)state;
+  if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
+  if (cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) != CUCORE_OK) return -1;
+  obj = gpu_compile(source, CUCORE_CODE_CUBIN, NULL, NULL);
+  return obj ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
+}
+
+static void check_host(const int *h, int v, const char *what) {
+  for (int i = 0; i < N; i++)
+    if (h[i] != i + v) fail_msg("%s: element %d is %d, expected %d", what, i, h[i], i + v);
+  print_message("%s: %d elements match\n", what, N);
+}
+
+static void alloc_kernel_copy_free(void **state) {
+  (void)state;
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  cucore_kernel *k = gpu_kernel(obj, "iota_plus");
+  cucore_args *args = NULL;
+  assert_ok(cucore_args_create(k, &args));
+  int *host = NULL;
+  assert_ok(cucore_host_alloc(dev, N * sizeof(int), (void **)&host));
+  memset(host, 0xff, N * sizeof(int));
+
+  cucore_graph *g = NULL;
+  cucore_graph_node *alloc = NULL, *kern = NULL, *copy = NULL, *fr = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, N * sizeof(int), &p, &alloc));
+  print_message("graph allocation at 0x%llx\n", (unsigned long long)p);
+  cucore_pointer_facts facts;
+  assert_ok(cucore_pointer_get_facts(p, &facts));
+  assert_int_equal(facts.kind, CUCORE_MEM_GRAPH);
+
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = N / 256;
+  c.block[0] = 256;
+  int n = N, v = 7;
+  assert_ok(CUCORE_ARGS(args, p, v, n));
+  assert_ok(cucore_graph_add_kernel_node(g, &alloc, 1, k, &c, args, &kern));
+  assert_ok(cucore_graph_add_memcpy_dtoh_node(g, &kern, 1, host, p, N * sizeof(int), &copy));
+  assert_ok(cucore_graph_add_mem_free_node(g, &copy, 1, p, &fr));
+
+  /* Owned by the graph: refused outside it, with a message naming the free node. */
+  assert_status(cucore_mem_free(dev, p), CUCORE_INVALID_ARGUMENT);
+  print_message("cucore_mem_free refused: %s\n", cucore_last_error());
+  assert_contains(cucore_last_error(), "cucore_graph_add_mem_free_node");
+
+  cucore_graph_exec *x = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &x));
+  assert_ok(cucore_graph_launch(x, s));
+  assert_ok(cucore_stream_synchronize(s));
+  check_host(host, 7, "first launch");
+
+  /* Launched again with new values: the memory is allocated and freed again. */
+  v = 100;
+  assert_ok(CUCORE_ARGS(args, p, v, n));
+  assert_ok(cucore_graph_exec_set_kernel_args(x, kern, args));
+  memset(host, 0, N * sizeof(int));
+  assert_ok(cucore_graph_launch(x, s));
+  assert_ok(cucore_stream_synchronize(s));
+  check_host(host, 100, "second launch");
+
+  assert_status(cucore_mem_free(dev, p), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_graph_exec_destroy(x));
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_pointer_get_facts(p, &facts));
+  print_message("after the graph: kind %s, freed %d\n", cucore_mem_kind_name(facts.kind),
+                facts.freed);
+  assert_ok(cucore_args_destroy(args));
+  assert_ok(cucore_host_free(dev, host));
+  assert_ok(cucore_mem_set_checks(0));
+}
+
+/* A kernel node whose pointer argument starts past the allocation's end is refused by the
+ * strict check (the record has the allocation's size). */
+static void kernel_node_checked_against_allocation(void **state) {
+  (void)state;
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  cucore_kernel *k = gpu_kernel(obj, "iota_plus");
+  cucore_args *args = NULL;
+  assert_ok(cucore_args_create(k, &args));
+  cucore_graph *g = NULL;
+  cucore_graph_node *alloc = NULL, *kern = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4096, &p, &alloc));
+  assert_ok(cucore_pointer_check_access(dev, p, 4096));
+  assert_status(cucore_pointer_check_access(dev, p + 4000, 200), CUCORE_OUT_OF_BOUNDS);
+  print_message("range past the end refused: %s\n", cucore_last_error());
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = 1;
+  c.block[0] = 32;
+  int n = 32, v = 0;
+  assert_ok(CUCORE_ARGS(args, p, v, n));
+  assert_ok(cucore_graph_add_kernel_node(g, &alloc, 1, k, &c, args, &kern));
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_args_destroy(args));
+  assert_ok(cucore_mem_set_checks(0));
+}
+
+int main(void) {
+  if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(alloc_kernel_copy_free),
+      cmocka_unit_test(kernel_node_checked_against_allocation),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,201 @@
+/* gpu_managed_numa.c -- managed memory with host NUMA locations, discard and batches on a real
+ * GPU (label gpu; issue 26 item 6): prefetch to host NUMA node 0 and back to the device with a
+ * kernel between (data intact, the range's last prefetch location reported as that node);
+ * the calling thread's node; discard then the memory is still valid (written and read back);
+ * discard-and-prefetch; a batch of prefetches and the same prefetches one by one give the same
+ * locations and data. */
+#include "gpu_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cucore_device *dev;
+static cucore_stream *s;
+static cucore_object *obj;
+
+static const char *source =
+    "extern \"C\" __global__ void add_one(int *p, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] += 1; }\n";
+
+enum { N = 1 << 20 };
+#define BYTES ((size_t)N * sizeof(int))
+
+static int setup(void **state) {
+  (void)state;
+  if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
+  if (cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) != CUCORE_OK) return -1;
+  obj = gpu_compile(source, CUCORE_CODE_CUBIN, NULL, NULL);
+  return obj ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
+}
+
+static int *host_view(cucore_devptr p) { return (int *)(uintptr_t)p; }
+
+static void fill(cucore_devptr p, int base) {
+  int *h = host_view(p);
+  for (int i = 0; i < N; i++) h[i] = base + i;
+}
+
+static void check(cucore_devptr p, int base, const char *what) {
+  const int *h = host_view(p);
+  for (int i = 0; i < N; i++)
+    if (h[i] != base + i) fail_msg("%s: element %d is %d, expected %d", what, i, h[i], base + i);
+  print_message("%s: %d elements intact\n", what, N);
+}
+
+static void add_one(cucore_devptr p) {
+  cucore_kernel *k = gpu_kernel(obj, "add_one");
+  cucore_args *a = NULL;
+  assert_ok(cucore_args_create(k, &a));
+  int n = N;
+  assert_ok(CUCORE_ARGS(a, p, n));
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = N / 256;
+  c.block[0] = 256;
+  c.stream = s;
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_args_destroy(a));
+}
+
+static const char *loc_text(cucore_location l, char *buf, size_t n) {
+  static const char *names[] = {"none", "device", "host", "host NUMA", "host NUMA current"};
+  snprintf(buf, n, "%s %d", (unsigned)l.type < 5 ? names[l.type] : "?", l.id);
+  return buf;
+}
+
+/* Prefetch to host NUMA `node`; 0 (after saying why) when the system cannot. */
+static int prefetch_numa(cucore_devptr p, int node) {
+  cucore_location numa = {CUCORE_LOCATION_HOST_NUMA, node};
+  cucore_status st = cucore_mem_prefetch(p, BYTES, numa, s);
+  if (CUCORE_CODE(st) == CUCORE_NOT_SUPPORTED || CUCORE_CODE(st) == CUCORE_INVALID_ARGUMENT) {
+    print_message("host NUMA prefetch not possible here: %s\n", cucore_last_error());
+    return 0;
+  }
+  assert_ok(st);
+  return 1;
+}
+
+static void numa_round_trip(void **state) {
+  (void)state;
+  cucore_devptr p = 0;
+  assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &p));
+  fill(p, 1000);
+  cucore_location gpu = {CUCORE_LOCATION_DEVICE, 0};
+  assert_ok(cucore_mem_prefetch(p, BYTES, gpu, s));
+  add_one(p);
+  int numa_ok = prefetch_numa(p, 0);
+  assert_ok(cucore_stream_synchronize(s));
+  cucore_mem_range_info info;
+  char buf[48];
+  assert_ok(cucore_mem_range_get_info(p, BYTES, &info));
+  print_message("last prefetch: %s\n", loc_text(info.last_prefetch, buf, sizeof buf));
+  if (numa_ok) {
+    assert_int_equal(info.last_prefetch.type, CUCORE_LOCATION_HOST_NUMA);
+    assert_int_equal(info.last_prefetch.id, 0);
+  }
+  check(p, 1001, "device, then host NUMA node 0");
+  /* Back to the device, a kernel, then to the calling thread's node. */
+  assert_ok(cucore_mem_prefetch(p, BYTES, gpu, s));
+  add_one(p);
+  cucore_location cur = {CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
+  int node = -1;
+  assert_ok(cucore_host_numa_node(&node));
+  print_message("calling thread on NUMA node %d\n", node);
+  cucore_status st = cucore_mem_prefetch(p, BYTES, cur, s);
+  if (st != CUCORE_OK) print_message("HOST_NUMA_CURRENT prefetch: %s\n", cucore_last_error());
+  if (numa_ok) assert_ok(st);
+  assert_ok(cucore_stream_synchronize(s));
+  check(p, 1002, "back to the device and to the thread's node");
+  if (numa_ok) {
+    assert_ok(cucore_mem_advise(p, BYTES, CUCORE_ADVISE_PREFERRED_LOCATION,
+                                (cucore_location){CUCORE_LOCATION_HOST_NUMA, 0}));
+    assert_ok(cucore_mem_range_get_info(p, BYTES, &info));
+    print_message("preferred: %s\n", loc_text(info.preferred, buf, sizeof buf));
+    assert_int_equal(info.preferred.type, CUCORE_LOCATION_HOST_NUMA);
+  }
+  assert_ok(cucore_mem_free(dev, p));
+}
+
+static void discard_keeps_memory_valid(void **state) {
+  (void)state;
+  cucore_devptr p = 0;
+  assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &p));
+  fill(p, 5);
+  cucore_location gpu = {CUCORE_LOCATION_DEVICE, 0};
+  assert_ok(cucore_mem_prefetch(p, BYTES, gpu, s));
+  assert_ok(cucore_mem_discard(p, BYTES, s));
+  assert_ok(cucore_stream_synchronize(s));
+  /* Contents undefined, memory valid: write it on the host, a kernel, read back. */
+  fill(p, 70);
+  add_one(p);
+  assert_ok(cucore_stream_synchronize(s));
+  check(p, 71, "written after a discard");
+  assert_ok(cucore_mem_discard_prefetch(p, BYTES, gpu, s));
+  assert_ok(cucore_stream_synchronize(s));
+  fill(p, 9);
+  check(p, 9, "written after a discard-and-prefetch");
+  cucore_mem_range r[2] = {{p, BYTES / 2}, {p + BYTES / 2, BYTES / 2}};
+  assert_ok(cucore_mem_discard_batch(r, 2, s));
+  assert_ok(cucore_stream_synchronize(s));
+  fill(p, 3);
+  check(p, 3, "written after a batched discard");
+  assert_ok(cucore_mem_free(dev, p));
+}
+
+static void batch_and_loop_agree(void **state) {
+  (void)state;
+  enum { K = 4 };
+  cucore_devptr a[K], b[K];
+  cucore_mem_range ra[K], rb[K];
+  cucore_location to[K] = {{CUCORE_LOCATION_DEVICE, 0}, {CUCORE_LOCATION_HOST, 0},
+                           {CUCORE_LOCATION_DEVICE, 0}, {CUCORE_LOCATION_HOST_NUMA, 0}};
+  cucore_devptr probe = 0;
+  assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &probe));
+  int numa_ok = prefetch_numa(probe, 0);
+  assert_ok(cucore_stream_synchronize(s));
+  assert_ok(cucore_mem_free(dev, probe));
+  if (!numa_ok) to[3] = (cucore_location){CUCORE_LOCATION_HOST, 0};
+  for (int i = 0; i < K; i++) {
+    assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &a[i]));
+    assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &b[i]));
+    fill(a[i], 100 * i);
+    fill(b[i], 100 * i);
+    ra[i] = (cucore_mem_range){a[i], BYTES};
+    rb[i] = (cucore_mem_range){b[i], BYTES};
+  }
+  assert_ok(cucore_mem_prefetch_batch(ra, K, to, K, s));
+  for (int i = 0; i < K; i++) assert_ok(cucore_mem_prefetch(rb[i].ptr, BYTES, to[i], s));
+  assert_ok(cucore_stream_synchronize(s));
+  for (int i = 0; i < K; i++) {
+    cucore_mem_range_info ia, ib;
+    char x[48], y[48];
+    assert_ok(cucore_mem_range_get_info(a[i], BYTES, &ia));
+    assert_ok(cucore_mem_range_get_info(b[i], BYTES, &ib));
+    print_message("range %d: batch -> %s, loop -> %s\n", i, loc_text(ia.last_prefetch, x, sizeof x),
+                  loc_text(ib.last_prefetch, y, sizeof y));
+    assert_int_equal(ia.last_prefetch.type, ib.last_prefetch.type);
+    assert_int_equal(ia.last_prefetch.id, ib.last_prefetch.id);
+    check(a[i], 100 * i, "batched prefetch");
+    check(b[i], 100 * i, "prefetch loop");
+    assert_ok(cucore_mem_free(dev, a[i]));
+    assert_ok(cucore_mem_free(dev, b[i]));
+  }
+}
+
+int main(void) {
+  if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(numa_round_trip),
+      cmocka_unit_test(discard_keeps_memory_valid),
+      cmocka_unit_test(batch_and_loop_agree),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
