@@ -83,6 +83,7 @@ static const char *freer(const cc_mem_rec *rec) {
   case CUCORE_MEM_PINNED_POOL: return "cucore_host_pool_free on its pool";
   case CUCORE_MEM_REGISTERED: return "cucore_host_unregister";
   case CUCORE_MEM_DLPACK_IMPORTED: return "cucore_dlpack_release";
+  case CUCORE_MEM_VMM: return "cucore_vmm_unmap or cucore_vmm_buffer_destroy";
   default: return "nothing in cucore";
   }
 }
