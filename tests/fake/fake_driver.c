@@ -922,19 +922,21 @@ static CUresult fake_cuMemGetAllocationGranularity(size_t *g, const CUmemAllocat
   *g = FAKE_VMM_GRANULARITY;
   return CUDA_SUCCESS;
 }
-/* `bytes` of PROT_NONE address space at `want` (0: anywhere, aligned to the granularity). */
+/* `bytes` of PROT_NONE address space at `want` (0: anywhere, aligned to the granularity, with
+ * 64 MiB left free after it where the host allows, so that growing into the addresses right
+ * after a reservation can be tested). */
 static void *fake_reserve(size_t bytes, CUdeviceptr want) {
   int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   if (want) {
     void *p = mmap((void *)(uintptr_t)want, bytes, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != MAP_FAILED) return p;
   }
-  size_t g = FAKE_VMM_GRANULARITY;
-  char *p = mmap(NULL, bytes + g, PROT_NONE, fl, -1, 0);
+  size_t g = FAKE_VMM_GRANULARITY, slack = g + ((size_t)64 << 20);
+  char *p = mmap(NULL, bytes + slack, PROT_NONE, fl, -1, 0);
   if (p == MAP_FAILED) return NULL;
   char *a = (char *)(((uintptr_t)p + g - 1) & ~(uintptr_t)(g - 1));
   if (a > p) munmap(p, (size_t)(a - p));
-  if (a + bytes < p + bytes + g) munmap(a + bytes, (size_t)(p + bytes + g - (a + bytes)));
+  munmap(a + bytes, (size_t)(p + bytes + slack - (a + bytes)));
   return a;
 }
 static CUresult fake_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align,
