@@ -96,6 +96,48 @@ static int consumer(int sock) {
   return 0;
 }
 
+/* Starts the consumer, a fresh process (fork, then exec at once: CUDA does not survive a
+ * fork), with a socket pair: ours is sv[0]. -1 on failure. */
+static pid_t start_consumer(const char *argv0, int sv[2]) {
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    perror("socketpair");
+    return -1;
+  }
+  char sock_arg[16];
+  snprintf(sock_arg, sizeof sock_arg, "%d", sv[1]);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) perror("fork");
+  if (pid == 0) {
+    close(sv[0]);
+    execl("/proc/self/exe", argv0, "--consumer", sock_arg, (char *)NULL);
+    perror("execl");
+    _exit(127);
+  }
+  close(sv[1]);
+  return pid;
+}
+
+/* Starts the consumer, hands it the pool's descriptor and the items, and waits for its
+ * answer and its exit; 1 when it succeeded. */
+static int run_consumer(const char *argv0, int fd, const shared_items *items) {
+  int sv[2];
+  pid_t pid = start_consumer(argv0, sv);
+  if (pid < 0) return 0;
+  CHECK(cucore_ipc_send_fd(sv[0], fd, items, sizeof *items));
+  close(fd);
+  char done = 0;
+  ssize_t got = read(sv[0], &done, 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(sv[0]);
+  if (got != 1 || done != 'y' || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "ipc_pool: the consumer failed (exit status 0x%x)\n", status);
+    return 0;
+  }
+  return 1;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--consumer") == 0) return consumer(atoi(argv[2]));
 
@@ -132,38 +174,7 @@ int main(int argc, char **argv) {
   CHECK(cucore_mem_pool_export_pointer(pool, x, &items.alloc));
   CHECK(cucore_event_export_ipc(ready, &items.ready));
 
-  /* The consumer is a fresh process (fork, then exec at once: CUDA does not survive a fork). */
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
-    perror("socketpair");
-    return 1;
-  }
-  char sock_arg[16];
-  snprintf(sock_arg, sizeof sock_arg, "%d", sv[1]);
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) {
-    perror("fork");
-    return 1;
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    execl("/proc/self/exe", argv[0], "--consumer", sock_arg, (char *)NULL);
-    perror("execl");
-    _exit(127);
-  }
-  close(sv[1]);
-  CHECK(cucore_ipc_send_fd(sv[0], fd, &items, sizeof items));
-  close(fd);
-  char done = 0;
-  ssize_t got = read(sv[0], &done, 1);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(sv[0]);
-  if (got != 1 || done != 'y' || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fprintf(stderr, "ipc_pool: the consumer failed (exit status 0x%x)\n", status);
-    return 1;
-  }
+  if (!run_consumer(argv[0], fd, &items)) return 1;
 
   CHECK(cucore_memcpy_dtoh(dev, back, x, N * sizeof(float), s));
   CHECK(cucore_stream_synchronize(s));

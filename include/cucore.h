@@ -3888,7 +3888,7 @@ typedef struct cucore_vmm_buffer cucore_vmm_buffer;
 
 /** Flags of cucore_vmm_create() and cucore_vmm_granularity(). */
 enum {
-  CUCORE_VMM_DEFAULT = 0,
+  CUCORE_VMM_DEFAULT = 0,     /**< device memory, not exportable */
   CUCORE_VMM_SHAREABLE_FD = 1 /**< exportable as a POSIX file descriptor (cucore_vmm_export_fd) */
 };
 

@@ -6,6 +6,7 @@
  * second round restores with a GPU UUID remap onto the same GPU. Then the child reads its
  * memory back: every word must be intact. A driver or system that cannot checkpoint (older
  * than 12.8, or refused: containers, no persistence) skips with the reason. */
+#include "gpu_child.h"
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -97,24 +98,10 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
     print_message("skipped: %s\n", cucore_last_error());
     skip();
   }
-  int sv[2];
-  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  char arg[16];
-  snprintf(arg, sizeof arg, "%d", sv[1]);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    close(sv[0]);
-    execl("/proc/self/exe", "gpu_checkpoint", "--child", arg, (char *)NULL);
-    _exit(127);
-  }
-  close(sv[1]);
-  char c = 0;
-  char msg[512] = "(no answer)";
-  if (read(sv[0], &c, 1) != 1 || c != 'r') {
-    (void)!read(sv[0], msg, sizeof msg);
-    fail_msg("the child did not get ready: %s", msg);
-  }
+  int sock = -1;
+  pid_t pid = gpu_child_start("gpu_checkpoint", &sock);
+  char c = 0, msg[512];
+  if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
   cucore_device_props props;
   assert_ok(cucore_device_props_get(0, &props));
   cucore_checkpoint_gpu_pair same;
@@ -122,12 +109,8 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
   snprintf(same.new_uuid, sizeof same.new_uuid, "GPU-%s", props.uuid);
   int done = round_trip(pid, NULL, 0) && round_trip(pid, &same, 1);
   c = 'g';
-  assert_int_equal(write(sv[0], &c, 1), 1);
-  ssize_t got = read(sv[0], msg, sizeof msg);
-  int ws = 0;
-  waitpid(pid, &ws, 0);
-  close(sv[0]);
-  if (got != (ssize_t)sizeof msg || msg[0]) fail_msg("%s (exit status 0x%x)", msg, ws);
+  assert_int_equal(write(sock, &c, 1), 1);
+  gpu_child_finish(pid, sock, msg, sizeof msg);
   if (!done) skip();
   print_message("256 MiB of the child's device memory intact after 2 checkpoint/restore rounds "
                 "(the second remapped %s onto itself)\n", props.uuid);

@@ -8,6 +8,7 @@
  * says so; only then does the parent open the gate (a copy on another stream). Every y must
  * see the parent's x, which only the event ordered. The producer gives up after ~10 s and then
  * writes 0xffffffff, so a broken gate fails instead of hanging. */
+#include "gpu_child.h"
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -97,21 +98,17 @@ static int child_main(int sock) {
   return msg[0] != '\0';
 }
 
-static pid_t start_child(int *sock) {
-  int sv[2];
-  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  char arg[16];
-  snprintf(arg, sizeof arg, "%d", sv[1]);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    close(sv[0]);
-    execl("/proc/self/exe", "gpu_event_ipc", "--child", arg, (char *)NULL);
-    _exit(127);
-  }
-  close(sv[1]);
-  *sock = sv[0];
-  return pid;
+/* Shareable memory for x, y and the gate, mapped at *p and zeroed; its size. */
+static size_t shared_memory(cucore_device *dev, cucore_vmm_memory **m, cucore_devptr *p) {
+  size_t g = 0;
+  assert_ok(cucore_vmm_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
+  size_t bytes = ((size_t)N * 8 + 4 + g - 1) / g * g;
+  assert_ok(cucore_vmm_create(dev, bytes, CUCORE_VMM_SHAREABLE_FD, m));
+  assert_ok(cucore_vmm_reserve(dev, bytes, 0, 0, p));
+  assert_ok(cucore_vmm_map(*p, *m, 0, bytes));
+  assert_ok(cucore_vmm_set_access(*p, bytes, &dev, 1, CUCORE_VMM_ACCESS_READWRITE));
+  assert_ok(cucore_memset_d8(dev, *p, 0, bytes, NULL)); /* synchronous: zero before anything */
+  return bytes;
 }
 
 static void an_event_orders_two_processes(void **state) {
@@ -121,17 +118,10 @@ static void an_event_orders_two_processes(void **state) {
   cucore_event *ev = NULL;
   cucore_vmm_memory *m = NULL;
   cucore_devptr p = 0;
-  size_t g = 0, bytes = 0;
   assert_ok(cucore_device_open(0, &dev));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s2));
-  assert_ok(cucore_vmm_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
-  bytes = ((size_t)N * 8 + 4 + g - 1) / g * g; /* x, y, the gate */
-  assert_ok(cucore_vmm_create(dev, bytes, CUCORE_VMM_SHAREABLE_FD, &m));
-  assert_ok(cucore_vmm_reserve(dev, bytes, 0, 0, &p));
-  assert_ok(cucore_vmm_map(p, m, 0, bytes));
-  assert_ok(cucore_vmm_set_access(p, bytes, &dev, 1, CUCORE_VMM_ACCESS_READWRITE));
-  assert_ok(cucore_memset_d8(dev, p, 0, bytes, NULL)); /* synchronous: zero before anything */
+  size_t bytes = shared_memory(dev, &m, &p);
   assert_ok(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING,
                                 &ev));
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
@@ -150,7 +140,7 @@ static void an_event_orders_two_processes(void **state) {
   assert_status(cucore_event_query(ev), CUCORE_NOT_READY); /* the gate is closed */
   int fd = -1, sock = -1;
   assert_ok(cucore_vmm_export_fd(m, &fd));
-  pid_t pid = start_child(&sock);
+  pid_t pid = gpu_child_start("gpu_event_ipc", &sock);
   assert_ok(cucore_ipc_send_fd(sock, fd, &out, sizeof out));
   close(fd);
   char launched = 0;
@@ -160,12 +150,8 @@ static void an_event_orders_two_processes(void **state) {
   unsigned one = 1;
   assert_ok(cucore_memcpy_htod(dev, gate, &one, 4, s2)); /* open the gate */
   assert_ok(cucore_stream_synchronize(s2));
-  char msg[512] = "(no answer)";
-  ssize_t got = read(sock, msg, sizeof msg);
-  int ws = 0;
-  waitpid(pid, &ws, 0);
-  close(sock);
-  if (got != (ssize_t)sizeof msg || msg[0]) fail_msg("%s (exit status 0x%x)", msg, ws);
+  char msg[512];
+  gpu_child_finish(pid, sock, msg, sizeof msg);
   print_message("the child's kernel waited for the parent's through an IPC event\n");
   assert_ok(cucore_stream_synchronize(s));
   cucore_args_destroy(a);

@@ -6,6 +6,7 @@
  * after it) is tried too: in place, or refused saying so. Wrong access flags are refused with
  * a message. Physical memory exported as a file descriptor is imported by a child process
  * (fork + exec: a fresh process), which reads what the parent wrote. */
+#include "gpu_child.h"
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -163,27 +164,13 @@ static void exported_to_another_process(void **state) {
   static uint32_t buf[PROBE / 4];
   pattern(buf, PROBE / 4, 99);
   assert_ok(cucore_memcpy_htod(dev, p, buf, PROBE, NULL));
-  int fd = -1, sv[2];
+  int fd = -1, sock = -1;
   assert_ok(cucore_vmm_export_fd(m, &fd));
-  assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-  char fdarg[16];
-  snprintf(fdarg, sizeof fdarg, "%d", sv[1]);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) {
-    close(sv[0]);
-    execl("/proc/self/exe", "gpu_vmm", "--child", fdarg, (char *)NULL);
-    _exit(127);
-  }
-  close(sv[1]);
-  assert_ok(cucore_ipc_send_fd(sv[0], fd, &g, sizeof g));
+  pid_t pid = gpu_child_start("gpu_vmm", &sock);
+  assert_ok(cucore_ipc_send_fd(sock, fd, &g, sizeof g));
   close(fd);
-  char msg[512] = "(no answer)";
-  ssize_t n = read(sv[0], msg, sizeof msg);
-  int ws = 0;
-  waitpid(pid, &ws, 0);
-  close(sv[0]);
-  if (n != (ssize_t)sizeof msg || msg[0]) fail_msg("%s (exit status 0x%x)", msg, ws);
+  char msg[512];
+  gpu_child_finish(pid, sock, msg, sizeof msg);
   print_message("a child process imported the fd and read the parent's data\n");
   assert_ok(cucore_vmm_unmap(p, g));
   assert_ok(cucore_vmm_unreserve(dev, p, g));
