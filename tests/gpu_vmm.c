@@ -69,7 +69,7 @@ static void grows_1_to_4_gib_in_place(void **state) {
   /* Copies past the mapped end are refused by the bounds check, not faulted on. */
   assert_status(cucore_memcpy_htod(dev, base + 4 * GIB - 4, &v, 8, NULL), CUCORE_OUT_OF_BOUNDS);
   print_message("refused as expected: %s\n", cucore_last_error());
-  assert_status(cucore_memset_d8(dev, base + 4 * GIB, 0, 1, NULL), CUCORE_OUT_OF_BOUNDS);
+  assert_status(cucore_memset_d8(dev, base + 4 * GIB - 1, 0, 2, NULL), CUCORE_OUT_OF_BOUNDS);
   assert_ok(cucore_vmm_buffer_destroy(b));
   print_message("1 GiB -> 4 GiB at 0x%llx, data intact\n", (unsigned long long)base);
 }
