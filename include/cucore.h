@@ -3936,10 +3936,10 @@ CUCORE_API cucore_status cucore_vmm_size(const cucore_vmm_memory *mem, size_t *b
  *         range overlapping one cucore already records. */
 CUCORE_API cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem,
                                         size_t offset, size_t bytes);
-/** Unmaps `[addr, addr + bytes)`, which must cover whole ranges mapped by cucore_vmm_map()
- * (not a cucore_vmm_buffer's), and forgets their records.
- * @retval CUCORE_INVALID_ARGUMENT the range cuts a mapped range, covers a buffer's range or
- *         memory that is not mapped by cucore_vmm_map(). */
+/** Unmaps `[addr, addr + bytes)`, which must be exactly one or more adjacent ranges mapped by
+ * cucore_vmm_map() (not a cucore_vmm_buffer's), and forgets their records.
+ * @retval CUCORE_INVALID_ARGUMENT the range cuts a mapped range, covers a buffer's range, or
+ *         has addresses no cucore_vmm_map() mapped (the message names the first). */
 CUCORE_API cucore_status cucore_vmm_unmap(cucore_devptr addr, size_t bytes);
 /** Gives each of the `count` devices (1..64, no repeats) `access` (CUCORE_VMM_ACCESS_*) to
  * the mapped range `[addr, addr + bytes)`.

@@ -86,13 +86,14 @@ cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem, size_t 
 
 /* ---- unmap ---------------------------------------------------------------------------------- */
 
-/* Every record overlapping [lo, hi) must be a plain mapping (no buffer's) inside it. */
+/* [lo, hi) must be tiled by plain mappings (no buffer's), without gaps: the driver unmaps
+ * only whole mapped ranges. */
 static cucore_status unmap_checks(uint64_t lo, uint64_t hi, const char *fn) {
   cc_mem_rec rec;
   char what[256];
-  int found = 0;
-  for (uint64_t at = lo; at < hi && cc_reg_find_overlap(&cc_mem_registry, at, hi, &rec);
-       at = rec.base + rec.size, found = 1) {
+  uint64_t at = lo;
+  for (; at < hi && cc_reg_find_overlap(&cc_mem_registry, at, hi, &rec);
+       at = rec.base + rec.size) {
     if (rec.kind != CUCORE_MEM_VMM || rec.owner)
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the range covers %s, which is not unmapped "
                      "here (%s)", fn, cc_rec_describe(&rec, what, sizeof what),
@@ -102,10 +103,12 @@ static cucore_status unmap_checks(uint64_t lo, uint64_t hi, const char *fn) {
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the range [0x%llx, 0x%llx) cuts %s (unmap "
                      "whole mapped ranges)", fn, (unsigned long long)lo, (unsigned long long)hi,
                      cc_rec_describe(&rec, what, sizeof what));
+    if (rec.base != at) break;
   }
-  if (!found)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: nothing mapped by cucore_vmm_map lies in "
-                   "[0x%llx, 0x%llx)", fn, (unsigned long long)lo, (unsigned long long)hi);
+  if (at < hi)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: nothing mapped by cucore_vmm_map is at 0x%llx, "
+                   "inside [0x%llx, 0x%llx) (unmap exactly what was mapped)", fn,
+                   (unsigned long long)at, (unsigned long long)lo, (unsigned long long)hi);
   return CUCORE_OK;
 }
 
