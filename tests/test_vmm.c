@@ -221,6 +221,37 @@ static void buffer_grows_in_place(void **state) {
   grow_and_check(3 * MIB, 9 * MIB, 0);        /* past it: a range reserved right after */
 }
 
+/* The addresses right after the buffer are taken (reserved here first): growing is refused
+ * saying so, and the buffer, its data and its record stay as they were. */
+static void a_taken_neighbour_leaves_the_buffer_unchanged(void **state) {
+  (void)state;
+  cucore_vmm_buffer *b = NULL;
+  cucore_devptr base = 0, taken = 0;
+  size_t bytes = 0;
+  assert_ok(cucore_vmm_buffer_create(dev, 3 * MIB, 0, &b));
+  assert_ok(cucore_vmm_buffer_address(b, &base, NULL));
+  write_old_part(base, 3 * MIB);
+  assert_ok(cucore_vmm_reserve(dev, 2 * G, 0, base + 2 * G, &taken));
+  if (taken != base + 2 * G) { /* the host had no room there: nothing to take */
+    print_message("the addresses after the buffer were not free: not tested\n");
+    assert_ok(cucore_vmm_unreserve(dev, taken, 2 * G));
+    assert_ok(cucore_vmm_buffer_destroy(b));
+    skip();
+  }
+  assert_status(cucore_vmm_buffer_grow(b, 6 * MIB), CUCORE_DEVICE_OUT_OF_MEMORY);
+  assert_contains(cucore_last_error(), "cannot grow in place");
+  assert_ok(cucore_vmm_buffer_address(b, NULL, &bytes));
+  assert_int_equal(bytes, 3 * MIB);
+  check_old_part(base, 3 * MIB);
+  cucore_pointer_facts f;
+  assert_ok(cucore_pointer_get_facts(base, &f));
+  assert_int_equal(f.size, 3 * MIB);
+  assert_ok(cucore_vmm_unreserve(dev, taken, 2 * G));
+  assert_ok(cucore_vmm_buffer_grow(b, 6 * MIB)); /* the room is back */
+  check_old_part(base, 3 * MIB);
+  assert_ok(cucore_vmm_buffer_destroy(b));
+}
+
 static void export_and_import(void **state) {
   (void)state;
   cucore_vmm_memory *m = NULL, *im = NULL;
@@ -271,6 +302,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(granularity_rounding), cmocka_unit_test(arguments_are_checked),
       cmocka_unit_test(mapped_ranges_are_recorded), cmocka_unit_test(buffer_grows_in_place),
+      cmocka_unit_test(a_taken_neighbour_leaves_the_buffer_unchanged),
       cmocka_unit_test(export_and_import)};
   return rc | cmocka_run_group_tests(tests, setup, teardown);
 }
