@@ -2,14 +2,19 @@
  *
  * The producer creates a pool that can be shared (CUCORE_POOL_IPC), allocates from it and fills
  * the allocation, then starts a consumer process (this program again, `--consumer FD`) and
- * hands it two things over a Unix socket: the pool, as a file descriptor (SCM_RIGHTS, through
- * cucore_ipc_send_fd), and the allocation, as a cucore_ipc_pointer (plain bytes). The consumer
- * imports both, runs a kernel on the memory in place, frees its import and says so. The
- * producer checks the result against the CPU.
+ * hands it three things over a Unix socket: the pool, as a file descriptor (SCM_RIGHTS, through
+ * cucore_ipc_send_fd), the allocation, as a cucore_ipc_pointer (plain bytes), and an event
+ * shared between processes, as a cucore_ipc_event_handle (plain bytes). The producer runs its
+ * own kernel on the data (x += 3) and records the event after it, without waiting; the
+ * consumer imports all three, makes its stream wait on the event (so its kernel runs after the
+ * producer's, with no host round trip), runs a kernel on the memory in place, frees its import
+ * and says so. The producer checks the result against the CPU.
  *
  * The order the driver asks for: the allocation is complete before the consumer uses it (the
- * producer synchronises its stream first), and the consumer's free of its import is complete
- * before the producer frees the allocation (the consumer answers only after synchronising). */
+ * producer synchronises its stream once the allocation and its copy are queued, before its
+ * kernel), the producer's kernel before the consumer's (the event), and the consumer's free of
+ * its import is complete before the producer frees the allocation (the consumer answers only
+ * after synchronising). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <string.h>
@@ -25,17 +30,44 @@ static const char *source =
     "extern \"C\" __global__ void scale(float *x, float a, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i < n) x[i] = a * x[i] + 1.0f;\n"
+    "}\n"
+    "extern \"C\" __global__ void add(float *x, float b, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) x[i] += b;\n"
     "}\n";
 
-/* The consumer: imports the pool and the allocation, scales it in place, answers 'y'. */
+/* What the producer sends besides the pool's descriptor. */
+typedef struct shared_items {
+  cucore_ipc_pointer alloc;
+  cucore_ipc_event_handle ready; /* recorded after the producer's kernel */
+} shared_items;
+
+/* Launches kernel `name`(x, a, N) of `obj` on `s`. */
+static void launch(cucore_object *obj, const char *name, cucore_devptr x, float a,
+                   cucore_stream *s) {
+  cucore_kernel *k = NULL;
+  CHECK(cucore_object_get_kernel(obj, name, &k));
+  cucore_args *args = NULL;
+  CHECK(cucore_args_create(k, &args));
+  int n = N;
+  CHECK(CUCORE_ARGS(args, x, a, n));
+  cucore_launch_config cfg = {.grid = {(N + 255) / 256}, .block = {256}, .stream = s};
+  CHECK(cucore_launch(k, &cfg, args));
+  cucore_args_destroy(args); /* the launch copied the arguments */
+  cucore_kernel_destroy(k);
+}
+
+/* The consumer: imports the pool, the allocation and the event, scales the memory in place
+ * after the producer's kernel, answers 'y'. */
 static int consumer(int sock) {
   cucore_device *dev = NULL;
   CHECK(cucore_device_open(0, &dev));
   cucore_stream *s = NULL;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   int fd = -1;
-  cucore_ipc_pointer shared;
-  CHECK(cucore_ipc_recv_fd(sock, &fd, &shared, sizeof shared));
+  shared_items items;
+  CHECK(cucore_ipc_recv_fd(sock, &fd, &items, sizeof items));
+  cucore_ipc_pointer shared = items.alloc;
   cucore_mem_pool *pool = NULL;
   CHECK(cucore_mem_pool_import_fd(dev, fd, &pool));
   close(fd); /* the imported pool does not need the descriptor any more */
@@ -44,16 +76,12 @@ static int consumer(int sock) {
   printf("consumer (pid %d): imported %llu bytes at 0x%llx\n", (int)getpid(),
          (unsigned long long)shared.bytes, (unsigned long long)x);
 
+  cucore_event *ready = NULL;
+  CHECK(cucore_event_import_ipc(dev, &items.ready, &ready));
+  CHECK(cucore_stream_wait_event(s, ready)); /* after the producer's kernel, on the GPU */
+
   cucore_object *obj = compile_cuda(source, NULL);
-  cucore_kernel *scale = NULL;
-  CHECK(cucore_object_get_kernel(obj, "scale", &scale));
-  cucore_args *args = NULL;
-  CHECK(cucore_args_create(scale, &args));
-  float a = 2.0f;
-  int n = N;
-  CHECK(CUCORE_ARGS(args, x, a, n));
-  cucore_launch_config cfg = {.grid = {(N + 255) / 256}, .block = {256}, .stream = s};
-  CHECK(cucore_launch(scale, &cfg, args));
+  launch(obj, "scale", x, 2.0f, s);
   /* Free the import on the stream after the kernel, and wait: only then may the producer free
    * the allocation. */
   CHECK(cucore_mem_pool_free_async(pool, s, x));
@@ -61,12 +89,53 @@ static int consumer(int sock) {
   CHECK(cucore_mem_pool_destroy(pool));
   char done = 'y';
   if (write(sock, &done, 1) != 1) return 1;
-  cucore_args_destroy(args);
-  cucore_kernel_destroy(scale);
+  cucore_event_destroy(ready);
   cucore_object_destroy(obj);
   cucore_stream_destroy(s);
   cucore_device_close(dev);
   return 0;
+}
+
+/* Starts the consumer, a fresh process (fork, then exec at once: CUDA does not survive a
+ * fork), with a socket pair: ours is sv[0]. -1 on failure. */
+static pid_t start_consumer(const char *argv0, int sv[2]) {
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    perror("socketpair");
+    return -1;
+  }
+  char sock_arg[16];
+  snprintf(sock_arg, sizeof sock_arg, "%d", sv[1]);
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) perror("fork");
+  if (pid == 0) {
+    close(sv[0]);
+    execl("/proc/self/exe", argv0, "--consumer", sock_arg, (char *)NULL);
+    perror("execl");
+    _exit(127);
+  }
+  close(sv[1]);
+  return pid;
+}
+
+/* Starts the consumer, hands it the pool's descriptor and the items, and waits for its
+ * answer and its exit; 1 when it succeeded. */
+static int run_consumer(const char *argv0, int fd, const shared_items *items) {
+  int sv[2];
+  pid_t pid = start_consumer(argv0, sv);
+  if (pid < 0) return 0;
+  CHECK(cucore_ipc_send_fd(sv[0], fd, items, sizeof *items));
+  close(fd);
+  char done = 0;
+  ssize_t got = read(sv[0], &done, 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(sv[0]);
+  if (got != 1 || done != 'y' || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "ipc_pool: the consumer failed (exit status 0x%x)\n", status);
+    return 0;
+  }
+  return 1;
 }
 
 int main(int argc, char **argv) {
@@ -91,55 +160,35 @@ int main(int argc, char **argv) {
   CHECK(cucore_memcpy_htod(dev, x, host, N * sizeof(float), s));
   CHECK(cucore_stream_synchronize(s)); /* complete before another process uses it */
 
-  int fd = -1;
-  cucore_ipc_pointer shared;
-  CHECK(cucore_mem_pool_export_fd(pool, &fd));
-  CHECK(cucore_mem_pool_export_pointer(pool, x, &shared));
+  /* The producer's own kernel, and an event after it: the consumer waits on the event. */
+  cucore_object *obj = compile_cuda(source, NULL);
+  cucore_event *ready = NULL;
+  CHECK(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING,
+                            &ready));
+  launch(obj, "add", x, 3.0f, s);
+  CHECK(cucore_event_record(ready, s)); /* no synchronisation: the event orders the consumer */
 
-  /* The consumer is a fresh process (fork, then exec at once: CUDA does not survive a fork). */
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
-    perror("socketpair");
-    return 1;
-  }
-  char sock_arg[16];
-  snprintf(sock_arg, sizeof sock_arg, "%d", sv[1]);
-  fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) {
-    perror("fork");
-    return 1;
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    execl("/proc/self/exe", argv[0], "--consumer", sock_arg, (char *)NULL);
-    perror("execl");
-    _exit(127);
-  }
-  close(sv[1]);
-  CHECK(cucore_ipc_send_fd(sv[0], fd, &shared, sizeof shared));
-  close(fd);
-  char done = 0;
-  ssize_t got = read(sv[0], &done, 1);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(sv[0]);
-  if (got != 1 || done != 'y' || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    fprintf(stderr, "ipc_pool: the consumer failed (exit status 0x%x)\n", status);
-    return 1;
-  }
+  int fd = -1;
+  shared_items items;
+  CHECK(cucore_mem_pool_export_fd(pool, &fd));
+  CHECK(cucore_mem_pool_export_pointer(pool, x, &items.alloc));
+  CHECK(cucore_event_export_ipc(ready, &items.ready));
+
+  if (!run_consumer(argv[0], fd, &items)) return 1;
 
   CHECK(cucore_memcpy_dtoh(dev, back, x, N * sizeof(float), s));
   CHECK(cucore_stream_synchronize(s));
   int bad = 0;
   for (int i = 0; i < N; i++)
-    if (fabsf(back[i] - (2.0f * host[i] + 1.0f)) > 1e-6f) bad++;
-  printf("ipc_pool: the consumer scaled %d floats in the producer's pool, %d differ from the "
-         "CPU\n", N, bad);
+    if (fabsf(back[i] - (2.0f * (host[i] + 3.0f) + 1.0f)) > 1e-6f) bad++;
+  printf("ipc_pool: the consumer scaled %d floats in the producer's pool after the producer's "
+         "kernel (an IPC event), %d differ from the CPU\n", N, bad);
 
   CHECK(cucore_mem_pool_free_async(pool, s, x));
   CHECK(cucore_stream_synchronize(s));
   CHECK(cucore_mem_pool_destroy(pool));
+  cucore_event_destroy(ready);
+  cucore_object_destroy(obj);
   cucore_stream_destroy(s);
   cucore_device_close(dev);
   free(host);

@@ -569,11 +569,13 @@ CUCORE_API cucore_status cucore_stream_native(cucore_stream *s, void **custream)
 enum {
   CUCORE_EVENT_DEFAULT = 0,       /**< records timing */
   CUCORE_EVENT_BLOCKING_SYNC = 1, /**< synchronize sleeps instead of spinning */
-  CUCORE_EVENT_DISABLE_TIMING = 2 /**< records no timing (cheaper; cannot be timed) */
+  CUCORE_EVENT_DISABLE_TIMING = 2, /**< records no timing (cheaper; cannot be timed) */
+  CUCORE_EVENT_INTERPROCESS = 4    /**< may be shared with other processes
+                                        (cucore_event_export_ipc()); needs DISABLE_TIMING */
 };
 
-/** CONSTRUCTOR: a new event on `dev`. `flags` combines CUCORE_EVENT_BLOCKING_SYNC and
- * CUCORE_EVENT_DISABLE_TIMING. Destroy `*out` with cucore_event_destroy() before closing
+/** CONSTRUCTOR: a new event on `dev`. `flags` combines CUCORE_EVENT_BLOCKING_SYNC,
+ * CUCORE_EVENT_DISABLE_TIMING and CUCORE_EVENT_INTERPROCESS (which needs DISABLE_TIMING). Destroy `*out` with cucore_event_destroy() before closing
  * `dev`. */
 CUCORE_API cucore_status cucore_event_create(cucore_device *dev, unsigned flags,
                                              cucore_event **out);
@@ -722,8 +724,10 @@ typedef enum cucore_mem_kind {
   CUCORE_MEM_IPC_IMPORTED = 8,    /**< imported from another process
                                        (cucore_mem_pool_import_pointer()) */
   CUCORE_MEM_DLPACK_IMPORTED = 9, /**< a tensor of another library (cucore_dlpack_import()) */
-  CUCORE_MEM_GRAPH = 10           /**< an allocation node's memory, owned by its graph
+  CUCORE_MEM_GRAPH = 10,          /**< an allocation node's memory, owned by its graph
                                        (cucore_graph_add_mem_alloc_node()) */
+  CUCORE_MEM_VMM = 11             /**< mapped virtual memory (cucore_vmm_map(), a
+                                       cucore_vmm_buffer) */
 } cucore_mem_kind;
 
 /** "device", "pinned-pool", ... for a kind ("unknown" for a value not in the enum). Never
@@ -4064,6 +4068,216 @@ CUCORE_API const char *cucore_phase_name(cucore_phase phase);
 /* ==== END SECTION: phase timings ==== */
 
 
+
+/* ==== SECTION: IPC events (issue 26.4) ==== */
+/**
+ * @defgroup ipc_events Events shared between processes
+ *
+ * An event created with CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING is exported
+ * as plain bytes (cucore_ipc_event_handle: the driver's 64 bytes, a magic and a version), sent
+ * any way at all, and imported in another process on the same GPU: a stream there waits on it
+ * (cucore_stream_wait_event()), so work of one process is ordered after work of another
+ * without a host round trip. A wait on an imported event waits for the exporter's most recent
+ * record of it at the time of the wait. Entry points cuIpcGetEventHandle and
+ * cuIpcOpenEventHandle (CUDA 4.1; Linux only).
+ * @{
+ */
+
+/** An event as bytes for another process (cucore_event_export_ipc()). */
+typedef struct cucore_ipc_event_handle {
+  uint32_t magic;        /**< cucore's mark, checked on import */
+  uint32_t version;       /**< of this layout */
+  int32_t pid;            /**< the exporting process */
+  uint32_t reserved;      /**< 0 */
+  unsigned char data[64]; /**< the driver's CUipcEventHandle */
+} cucore_ipc_event_handle;
+
+/** Exports `ev` (created with CUCORE_EVENT_INTERPROCESS) into *out.
+ * @retval CUCORE_INVALID_ARGUMENT `ev` was not created with CUCORE_EVENT_INTERPROCESS, or it
+ *         wraps a CUevent cucore did not create (cucore_event_wrap()).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuIpcGetEventHandle. */
+CUCORE_API cucore_status cucore_event_export_ipc(cucore_event *ev, cucore_ipc_event_handle *out);
+/** CONSTRUCTOR: opens an event another process exported, on `dev` (the same GPU as the
+ * exporter's). It can be waited on, synchronised, queried and recorded, never timed. Destroy
+ * `*out` with cucore_event_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT `in` is not a cucore_ipc_event_handle of this version
+ *         (damaged or truncated in transit), or it comes from this very process. */
+CUCORE_API cucore_status cucore_event_import_ipc(cucore_device *dev,
+                                                 const cucore_ipc_event_handle *in,
+                                                 cucore_event **out);
+/** @} */
+/* ==== END SECTION: IPC events ==== */
+
+/* ==== SECTION: virtual memory (issue 26.3) ==== */
+/**
+ * @defgroup vmm Virtual memory
+ *
+ * The driver's virtual memory management (CUDA 10.2+ entry points): reserve an address range,
+ * create physical memory on a device, map it into the range, give devices access, unmap,
+ * release; export physical memory to another process as a POSIX file descriptor. Sizes,
+ * offsets and addresses are multiples of the granularity (cucore_vmm_granularity()); a
+ * misaligned one is refused naming the granularity and the value rounded up. A mapped range is
+ * recorded like an allocation (kind CUCORE_MEM_VMM), so cucore's copies into it are
+ * bounds-checked. cucore_vmm_buffer is a growable buffer built on these calls: growing keeps
+ * its address and its contents. A driver without the entry points gives
+ * CUCORE_DRIVER_TOO_OLD naming the version needed.
+ * @{
+ */
+
+/** Physical memory of a device (CUmemGenericAllocationHandle): create with cucore_vmm_create()
+ * or cucore_vmm_import_fd(), release with cucore_vmm_release(). */
+typedef struct cucore_vmm_memory cucore_vmm_memory;
+/** A growable device buffer over a reserved address range: cucore_vmm_buffer_create(). */
+typedef struct cucore_vmm_buffer cucore_vmm_buffer;
+
+/** Flags of cucore_vmm_create() and cucore_vmm_granularity(). */
+enum {
+  CUCORE_VMM_DEFAULT = 0,     /**< device memory, not exportable */
+  CUCORE_VMM_SHAREABLE_FD = 1 /**< exportable as a POSIX file descriptor (cucore_vmm_export_fd) */
+};
+
+/** Access of a device to a mapped range (cucore_vmm_set_access()); no other value is valid. */
+enum {
+  CUCORE_VMM_ACCESS_NONE = 0,     /**< no access */
+  CUCORE_VMM_ACCESS_READ = 1,     /**< read only */
+  CUCORE_VMM_ACCESS_READWRITE = 3 /**< read and write */
+};
+
+/** The granularity of physical memory on `dev` for `flags` (CUCORE_VMM_*): `minimum` (every
+ * size, offset and address must be a multiple of it) and `recommended` (for performance);
+ * either may be NULL.
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuMemGetAllocationGranularity (10.2). */
+CUCORE_API cucore_status cucore_vmm_granularity(cucore_device *dev, unsigned flags,
+                                                size_t *minimum, size_t *recommended);
+/** Reserves `bytes` of address space (a multiple of the minimum granularity) aligned to
+ * `alignment` (0: the granularity) for `dev`, at `hint` when the driver can (0: anywhere).
+ * *out gets its start; give it back with cucore_vmm_unreserve() after unmapping it.
+ * @retval CUCORE_INVALID_ARGUMENT 0 or misaligned bytes (the message names the granularity). */
+CUCORE_API cucore_status cucore_vmm_reserve(cucore_device *dev, size_t bytes, size_t alignment,
+                                            cucore_devptr hint, cucore_devptr *out);
+/** Gives back a range reserved with cucore_vmm_reserve() (its whole `bytes`); nothing may be
+ * mapped in it any more.
+ * @retval CUCORE_INVALID_ARGUMENT a part of the range is still mapped (the message names it). */
+CUCORE_API cucore_status cucore_vmm_unreserve(cucore_device *dev, cucore_devptr base,
+                                              size_t bytes);
+/** CONSTRUCTOR: `bytes` (a multiple of the minimum granularity) of physical memory pinned on
+ * `dev`. `flags` CUCORE_VMM_SHAREABLE_FD makes it exportable. Release `*out` with
+ * cucore_vmm_release().
+ * @retval CUCORE_INVALID_ARGUMENT 0 or misaligned bytes, unknown flags.
+ * @retval CUCORE_DEVICE_OUT_OF_MEMORY the device has not that much free. */
+CUCORE_API cucore_status cucore_vmm_create(cucore_device *dev, size_t bytes, unsigned flags,
+                                           cucore_vmm_memory **out);
+/** DESTRUCTOR: releases the handle. Memory still mapped stays usable until it is unmapped (the
+ * driver frees it then). NULL is a no-op. */
+CUCORE_API cucore_status cucore_vmm_release(cucore_vmm_memory *mem);
+/** The size in bytes of physical memory (as created or imported). */
+CUCORE_API cucore_status cucore_vmm_size(const cucore_vmm_memory *mem, size_t *bytes);
+/** Maps `bytes` of `mem` from `offset` at `addr` (inside a reserved range), all multiples of
+ * the granularity, and records the range (kind CUCORE_MEM_VMM). No device can access it until
+ * cucore_vmm_set_access().
+ * @retval CUCORE_INVALID_ARGUMENT misaligned values, `offset + bytes` past `mem`'s size, or a
+ *         range overlapping one cucore already records. */
+CUCORE_API cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem,
+                                        size_t offset, size_t bytes);
+/** Unmaps `[addr, addr + bytes)`, which must be exactly one or more adjacent ranges mapped by
+ * cucore_vmm_map() (not a cucore_vmm_buffer's), and forgets their records.
+ * @retval CUCORE_INVALID_ARGUMENT the range cuts a mapped range, covers a buffer's range, or
+ *         has addresses no cucore_vmm_map() mapped (the message names the first). */
+CUCORE_API cucore_status cucore_vmm_unmap(cucore_devptr addr, size_t bytes);
+/** Gives each of the `count` devices (1..64, no repeats) `access` (CUCORE_VMM_ACCESS_*) to
+ * the mapped range `[addr, addr + bytes)`.
+ * @retval CUCORE_INVALID_ARGUMENT `access` is not one of CUCORE_VMM_ACCESS_NONE, _READ,
+ *         _READWRITE (the message names the value), no devices, a NULL or repeated device. */
+CUCORE_API cucore_status cucore_vmm_set_access(cucore_devptr addr, size_t bytes,
+                                               cucore_device *const *devs, size_t count,
+                                               unsigned access);
+/** Exports `mem` (created with CUCORE_VMM_SHAREABLE_FD) as a new POSIX file descriptor in
+ * *fd (the caller closes it); pass it to another process (cucore_ipc_send_fd) which imports it
+ * with cucore_vmm_import_fd().
+ * @retval CUCORE_INVALID_ARGUMENT `mem` was not created shareable. */
+CUCORE_API cucore_status cucore_vmm_export_fd(cucore_vmm_memory *mem, int *fd);
+/** CONSTRUCTOR: imports physical memory exported by cucore_vmm_export_fd() (`fd` stays the
+ * caller's) on `dev`; `bytes` is its size as the exporter created it (it bounds later maps).
+ * Release `*out` with cucore_vmm_release().
+ * @retval CUCORE_INVALID_ARGUMENT a negative fd, 0 or misaligned bytes. */
+CUCORE_API cucore_status cucore_vmm_import_fd(cucore_device *dev, int fd, size_t bytes,
+                                              cucore_vmm_memory **out);
+
+/** CONSTRUCTOR: a buffer of `bytes` (rounded up to the granularity when mapped; copies are
+ * checked against `bytes`) on `dev`, readable and writable by `dev`, in an address range of
+ * `max_bytes` reserved up front (0: just `bytes`). Destroy with cucore_vmm_buffer_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT `bytes` is 0, or `max_bytes` is below `bytes`. */
+CUCORE_API cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t bytes,
+                                                  size_t max_bytes, cucore_vmm_buffer **out);
+/** Grows the buffer to `bytes`, keeping its address and its contents: new physical memory is
+ * mapped after the existing memory, in the reserved range or, past it, in a range reserved
+ * right after it. The record of the buffer grows with it. `bytes` not above the current size
+ * changes nothing.
+ * @retval CUCORE_DEVICE_OUT_OF_MEMORY no physical memory for the growth, or the addresses
+ *         after the reserved range are taken (the message says which, and to reserve more up
+ *         front); the buffer is unchanged either way. */
+CUCORE_API cucore_status cucore_vmm_buffer_grow(cucore_vmm_buffer *buf, size_t bytes);
+/** The buffer's address (the same for its whole life) and size; either may be NULL. */
+CUCORE_API cucore_status cucore_vmm_buffer_address(const cucore_vmm_buffer *buf,
+                                                   cucore_devptr *addr, size_t *bytes);
+/** DESTRUCTOR: unmaps and releases the memory and gives back the address ranges. NULL is a
+ * no-op.
+ * @retval CUCORE_IN_USE textures or DLPack exports still use the buffer (it stays). */
+CUCORE_API cucore_status cucore_vmm_buffer_destroy(cucore_vmm_buffer *buf);
+/** @} */
+/* ==== END SECTION: virtual memory ==== */
+
+/* ==== SECTION: checkpoint (issue 26.5) ==== */
+/**
+ * @defgroup checkpoint Checkpointing another process
+ *
+ * The driver's checkpoint calls (CUDA 12.8+ drivers, Linux) for a CUDA process of this user,
+ * named by its pid: lock it (its CUDA calls then block), checkpoint it (its GPU memory moves to
+ * host memory and its GPU resources are released; a tool such as CRIU can then save the
+ * process), restore it (onto the same GPUs or, by UUID, onto others of the same chip), unlock
+ * it. The driver must be loadable here; this process needs no device. A driver without the
+ * entry points gives CUCORE_DRIVER_TOO_OLD naming the version needed; one that refuses a step
+ * for the process's state says the state it is in.
+ * @{
+ */
+
+/** The CUDA state of a process (cucore_checkpoint_state()). */
+typedef enum cucore_process_state {
+  CUCORE_PROCESS_RUNNING = 0,      /**< runs (the default) */
+  CUCORE_PROCESS_LOCKED = 1,       /**< its CUDA calls block (locked or restored) */
+  CUCORE_PROCESS_CHECKPOINTED = 2, /**< its GPU memory is on the host, its GPU resources freed */
+  CUCORE_PROCESS_FAILED = 3        /**< a checkpoint or restore failed beyond repair */
+} cucore_process_state;
+
+/** A GPU to restore onto another: UUIDs as in cucore_device_props.uuid ("GPU-" prefix
+ * allowed). */
+typedef struct cucore_checkpoint_gpu_pair {
+  char old_uuid[48]; /**< a GPU the process used when checkpointed */
+  char new_uuid[48]; /**< the GPU (same chip, enough memory) to restore it onto */
+} cucore_checkpoint_gpu_pair;
+
+/** The state of process `pid`.
+ * @retval CUCORE_INVALID_ARGUMENT `pid` <= 0.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuCheckpointProcessGetState (12.8). */
+CUCORE_API cucore_status cucore_checkpoint_state(int pid, cucore_process_state *out);
+/** Locks running process `pid`: waits up to `timeout_ms` (0: no limit) for its CUDA work to
+ * reach a point where it can be locked.
+ * @retval CUCORE_NOT_READY the timeout passed; the process still runs. */
+CUCORE_API cucore_status cucore_checkpoint_lock(int pid, unsigned timeout_ms);
+/** Checkpoints locked process `pid`: its GPU memory to the host, its GPU resources released. */
+CUCORE_API cucore_status cucore_checkpoint_process(int pid);
+/** Restores checkpointed process `pid` (it is then locked). `count` pairs (0: none, the same
+ * GPUs) remap GPUs; when given, they must name every GPU it used.
+ * @retval CUCORE_INVALID_ARGUMENT a UUID that is not one, an old GPU named twice, `pairs`
+ *         NULL with `count` > 0, more than 64 pairs. */
+CUCORE_API cucore_status cucore_checkpoint_restore(int pid,
+                                                   const cucore_checkpoint_gpu_pair *pairs,
+                                                   size_t count);
+/** Unlocks locked process `pid`: its CUDA calls go on. */
+CUCORE_API cucore_status cucore_checkpoint_unlock(int pid);
+/** @} */
+/* ==== END SECTION: checkpoint ==== */
 
 #ifdef __cplusplus
 }

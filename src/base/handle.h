@@ -41,7 +41,9 @@
   X(SURFACE, 'S', 'U', 'R', 'F', "cucore_surface")                                            \
   X(DEVICE, 'D', 'E', 'V', ' ', "cucore_device")                                              \
   X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")                                      \
-  X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")
+  X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")                                              \
+  X(VMM_MEMORY, 'V', 'M', 'E', 'M', "cucore_vmm_memory")                                      \
+  X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),
 /* A kind is its live magic word. */

@@ -23,6 +23,7 @@ const char *cucore_mem_kind_name(cucore_mem_kind kind) {
   case CUCORE_MEM_IPC_IMPORTED: return "IPC-imported device";
   case CUCORE_MEM_DLPACK_IMPORTED: return "DLPack-imported";
   case CUCORE_MEM_GRAPH: return "graph";
+  case CUCORE_MEM_VMM: return "virtual-memory";
   }
   return "unknown";
 }
@@ -40,6 +41,7 @@ static const char *maker(cucore_mem_kind kind) {
   case CUCORE_MEM_IPC_IMPORTED: return "cucore_mem_pool_import_pointer";
   case CUCORE_MEM_DLPACK_IMPORTED: return "cucore_dlpack_import";
   case CUCORE_MEM_GRAPH: return "an allocation node, cucore_graph_add_mem_alloc_node";
+  case CUCORE_MEM_VMM: return "cucore_vmm_map / cucore_vmm_buffer_create";
   default: return "?";
   }
 }

@@ -87,6 +87,7 @@ static const char *freer(const cc_mem_rec *rec) {
   case CUCORE_MEM_GRAPH:
     return "a free node in its graph (cucore_graph_add_mem_free_node): the graph owns it while "
            "the graph lives";
+  case CUCORE_MEM_VMM: return "cucore_vmm_unmap or cucore_vmm_buffer_destroy";
   default: return "nothing in cucore";
   }
 }

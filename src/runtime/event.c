@@ -8,15 +8,22 @@ cucore_status cucore_event_create(cucore_device *dev, unsigned flags, cucore_eve
   CC_CHECK_ARG(out, "cucore_event_create", "out");
   *out = NULL;
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_event_create", "dev");
-  if (flags & ~(unsigned)(CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_DISABLE_TIMING))
+  if (flags & ~(unsigned)(CUCORE_EVENT_BLOCKING_SYNC | CUCORE_EVENT_DISABLE_TIMING |
+                          CUCORE_EVENT_INTERPROCESS))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_event_create: unknown flags 0x%x (expected a combination of "
-                   "CUCORE_EVENT_BLOCKING_SYNC and CUCORE_EVENT_DISABLE_TIMING)",
+                   "CUCORE_EVENT_BLOCKING_SYNC, CUCORE_EVENT_DISABLE_TIMING and "
+                   "CUCORE_EVENT_INTERPROCESS)",
                    flags);
+  if ((flags & CUCORE_EVENT_INTERPROCESS) && !(flags & CUCORE_EVENT_DISABLE_TIMING))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_event_create: CUCORE_EVENT_INTERPROCESS needs "
+                   "CUCORE_EVENT_DISABLE_TIMING too (the driver shares only untimed events)");
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   unsigned cuflags = ((flags & CUCORE_EVENT_BLOCKING_SYNC) ? CU_EVENT_BLOCKING_SYNC : 0) |
-                     ((flags & CUCORE_EVENT_DISABLE_TIMING) ? CU_EVENT_DISABLE_TIMING : 0);
+                     ((flags & CUCORE_EVENT_DISABLE_TIMING) ? CU_EVENT_DISABLE_TIMING : 0) |
+                     ((flags & CUCORE_EVENT_INTERPROCESS) ? CU_EVENT_INTERPROCESS : 0);
   cucore_event *ev = cc_calloc(1, sizeof *ev, "an event handle");
   if (!ev) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(ev, CC_KIND_EVENT);

@@ -876,9 +876,14 @@ static const struct { const char *name; void *fn; int required; } stubs[] = {
 #undef CC_DRV
 };
 
+static void *fake_issue26_g2_symbol(const char *symbol);
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
                                     CUdriverProcAddressQueryResult *found) {
   (void)version, (void)flags;
+  if ((*fn = fake_issue26_g2_symbol(symbol)) != NULL) { /* issue 26.3/26.4 (end of the file) */
+    if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
   for (size_t i = 0; i < sizeof implemented / sizeof implemented[0]; i++)
     if (strcmp(implemented[i].name, symbol) == 0) {
       *fn = implemented[i].fn;
@@ -894,4 +899,159 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, 
   *fn = NULL;
   if (found) *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   return CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- virtual memory, IPC events (issue 26.3, 26.4) ------------------------------------------
+ * Virtual memory over the host's: a reservation is a PROT_NONE mapping aligned to the 2 MiB
+ * granularity, physical memory a memfd, cuMemMap maps it there without access, cuMemSetAccess
+ * gives access with mprotect, so copies into mapped memory really move bytes, memory outlives
+ * its handle while mapped, and growing a mapping keeps the contents as the driver does. An
+ * IPC event handle carries the exporter's fake_event (one process only: CPU tests). */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define FAKE_VMM_GRANULARITY ((size_t)2 << 20)
+
+static CUresult fake_cuMemGetAllocationGranularity(size_t *g, const CUmemAllocationProp *p,
+                                                   CUmemAllocationGranularity_flags option) {
+  (void)option;
+  CALL(cuMemGetAllocationGranularity);
+  if (!g || !p || p->location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->location.id != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  *g = FAKE_VMM_GRANULARITY;
+  return CUDA_SUCCESS;
+}
+/* `bytes` of PROT_NONE address space at `want` (0: anywhere, aligned to the granularity, with
+ * 64 MiB left free after it where the host allows, so that growing into the addresses right
+ * after a reservation can be tested). */
+static void *fake_reserve(size_t bytes, CUdeviceptr want) {
+  int fl = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  if (want) {
+    void *p = mmap((void *)(uintptr_t)want, bytes, PROT_NONE, fl | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != MAP_FAILED) return p;
+  }
+  size_t g = FAKE_VMM_GRANULARITY, slack = g + ((size_t)64 << 20);
+  char *p = mmap(NULL, bytes + slack, PROT_NONE, fl, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  char *a = (char *)(((uintptr_t)p + g - 1) & ~(uintptr_t)(g - 1));
+  if (a > p) munmap(p, (size_t)(a - p));
+  munmap(a + bytes, (size_t)(p + bytes + slack - (a + bytes)));
+  return a;
+}
+static CUresult fake_cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align,
+                                         CUdeviceptr addr, unsigned long long flags) {
+  (void)align, (void)flags;
+  CALL(cuMemAddressReserve);
+  if (!size || size % FAKE_VMM_GRANULARITY) return CUDA_ERROR_INVALID_VALUE;
+  void *p = fake_reserve(size, addr);
+  if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+  *ptr = (CUdeviceptr)(uintptr_t)p;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemAddressFree(CUdeviceptr ptr, size_t size) {
+  CALL(cuMemAddressFree);
+  return munmap((void *)(uintptr_t)ptr, size) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuMemCreate(CUmemGenericAllocationHandle *h, size_t size,
+                                 const CUmemAllocationProp *p, unsigned long long flags) {
+  (void)flags;
+  CALL(cuMemCreate);
+  if (!p || !size || size % FAKE_VMM_GRANULARITY) return CUDA_ERROR_INVALID_VALUE;
+  int fd = memfd_create("fake-vmm", MFD_CLOEXEC);
+  if (fd < 0) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (ftruncate(fd, (off_t)size) != 0) {
+    close(fd);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  *h = (CUmemGenericAllocationHandle)fd;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemRelease(CUmemGenericAllocationHandle h) {
+  CALL(cuMemRelease);
+  return close((int)h) == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+                              CUmemGenericAllocationHandle h, unsigned long long flags) {
+  (void)flags;
+  CALL(cuMemMap);
+  void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE, MAP_SHARED | MAP_FIXED, (int)h,
+                 (off_t)offset);
+  return p == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+static CUresult fake_cuMemUnmap(CUdeviceptr ptr, size_t size) {
+  CALL(cuMemUnmap);
+  void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+static CUresult fake_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *d,
+                                    size_t count) {
+  CALL(cuMemSetAccess);
+  if (!d || count != 1 || d->location.id != 0) return CUDA_ERROR_INVALID_VALUE;
+  int prot = d->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+             : d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
+             : d->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE    ? PROT_NONE
+                                                             : -1;
+  if (prot < 0) return CUDA_ERROR_INVALID_VALUE;
+  return mprotect((void *)(uintptr_t)ptr, size, prot) == 0 ? CUDA_SUCCESS
+                                                           : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h,
+                                                  CUmemAllocationHandleType type,
+                                                  unsigned long long flags) {
+  (void)flags;
+  CALL(cuMemExportToShareableHandle);
+  if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+  int fd = dup((int)h);
+  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;
+  *(int *)out = fd;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os,
+                                                    CUmemAllocationHandleType type) {
+  CALL(cuMemImportFromShareableHandle);
+  if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_INVALID_VALUE;
+  int fd = dup((int)(uintptr_t)os);
+  if (fd < 0) return CUDA_ERROR_INVALID_VALUE;
+  *h = (CUmemGenericAllocationHandle)fd;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuIpcGetEventHandle(CUipcEventHandle *h, CUevent e) {
+  CALL(cuIpcGetEventHandle);
+  fake_event *f = (fake_event *)e;
+  if (!(f->flags & CU_EVENT_INTERPROCESS) || !(f->flags & CU_EVENT_DISABLE_TIMING))
+    return CUDA_ERROR_INVALID_VALUE;
+  memset(h, 0, sizeof *h);
+  memcpy(h->reserved, &f, sizeof f);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
+  CALL(cuIpcOpenEventHandle);
+  fake_event *src = NULL, *f;
+  memcpy(&src, h.reserved, sizeof src);
+  if (!src || !(f = calloc(1, sizeof *f))) return CUDA_ERROR_INVALID_VALUE;
+  f->flags = src->flags;
+  *e = (CUevent)f;
+  return CUDA_SUCCESS;
+}
+static const entry implemented_issue26_g2[] = {
+    E(cuMemGetAllocationGranularity), E(cuMemAddressReserve), E(cuMemAddressFree),
+    E(cuMemCreate), E(cuMemRelease), E(cuMemMap), E(cuMemUnmap), E(cuMemSetAccess),
+    E(cuMemExportToShareableHandle), E(cuMemImportFromShareableHandle),
+    E(cuIpcGetEventHandle), E(cuIpcOpenEventHandle),
+};
+/* CUCORE_FAKE_HIDE="cuMemCreate,cuMemMap" hides these entry points (an older driver). */
+static int fake_hidden(const char *symbol) {
+  const char *h = getenv("CUCORE_FAKE_HIDE");
+  size_t n = strlen(symbol);
+  for (const char *p = h ? strstr(h, symbol) : NULL; p; p = strstr(p + 1, symbol))
+    if ((p == h || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
+  return 0;
+}
+static void *fake_issue26_g2_symbol(const char *symbol) {
+  if (fake_hidden(symbol)) return NULL;
+  for (size_t i = 0; i < sizeof implemented_issue26_g2 / sizeof implemented_issue26_g2[0]; i++)
+    if (strcmp(implemented_issue26_g2[i].name, symbol) == 0) return implemented_issue26_g2[i].fn;
+  return NULL;
 }

@@ -1,0 +1,124 @@
+/* gpu_checkpoint.c -- checkpoint and restore another process (issue 26.5, label gpu).
+ *
+ * A child process (fork + exec: a fresh process) fills 256 MiB of device memory with a
+ * pattern, says so, and blocks on its socket. The parent locks it, checkpoints it (its GPU
+ * memory moves to the host), restores it, unlocks it, checking the state after each step; a
+ * second round restores with a GPU UUID remap onto the same GPU. Then the child reads its
+ * memory back: every word must be intact. A driver or system that cannot checkpoint (older
+ * than 12.8, or refused: containers, no persistence) skips with the reason. */
+#include "gpu_child.h"
+#include "gpu_support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define WORDS ((size_t)64 << 20) /* 256 MiB of uint32 */
+#define CHUNK ((size_t)1 << 20)
+
+static uint32_t word(size_t i) { return (uint32_t)(i * 2654435761u) ^ 0x5eed; }
+
+/* Writes (`write` 1) or checks the pattern; 0 or the first bad index + 1. */
+static size_t pattern(cucore_device *d, cucore_devptr p, int write, uint32_t *buf) {
+  for (size_t at = 0; at < WORDS; at += CHUNK) {
+    if (!write && cucore_memcpy_dtoh(d, buf, p + at * 4, CHUNK * 4, NULL) != CUCORE_OK)
+      return at + 1;
+    for (size_t i = 0; i < CHUNK; i++) {
+      if (write) buf[i] = word(at + i);
+      else if (buf[i] != word(at + i)) return at + i + 1;
+    }
+    if (write && cucore_memcpy_htod(d, p + at * 4, buf, CHUNK * 4, NULL) != CUCORE_OK)
+      return at + 1;
+  }
+  return 0;
+}
+
+static int child_main(int sock) {
+  char msg[512] = "";
+  cucore_device *d = NULL;
+  cucore_devptr p = 0;
+  uint32_t *buf = malloc(CHUNK * 4);
+  cucore_status st = cucore_device_open(0, &d);
+  if (st == CUCORE_OK) st = cucore_mem_alloc(d, WORDS * 4, &p);
+  if (st == CUCORE_OK && pattern(d, p, 1, buf)) st = CUCORE_DRIVER_ERROR;
+  if (st != CUCORE_OK) snprintf(msg, sizeof msg, "child: filling: %s", cucore_last_error());
+  char c = msg[0] ? 'E' : 'r';
+  (void)!write(sock, &c, 1);
+  if (!msg[0] && (read(sock, &c, 1) != 1 || c != 'g')) snprintf(msg, sizeof msg, "child: no go");
+  size_t bad = msg[0] ? 0 : pattern(d, p, 0, buf);
+  if (bad)
+    snprintf(msg, sizeof msg, "child: after restore, word %zu reads 0x%08x, expected 0x%08x (%s)",
+             bad - 1, buf[(bad - 1) % CHUNK], word(bad - 1), cucore_last_error());
+  cucore_mem_free(d, p);
+  cucore_device_close(d);
+  free(buf);
+  (void)!write(sock, msg, sizeof msg);
+  return msg[0] != '\0';
+}
+
+static void expect_state(int pid, cucore_process_state want) {
+  cucore_process_state s = CUCORE_PROCESS_FAILED;
+  assert_ok(cucore_checkpoint_state(pid, &s));
+  if (s != want) fail_msg("process %d is in state %d, expected %d", pid, (int)s, (int)want);
+}
+
+/* One round: lock, checkpoint, restore (with `pairs`), unlock. 0 when the system refuses to
+ * checkpoint at all (the test skips), 1 when done. */
+static int round_trip(int pid, const cucore_checkpoint_gpu_pair *pairs, size_t count) {
+  expect_state(pid, CUCORE_PROCESS_RUNNING);
+  assert_ok(cucore_checkpoint_lock(pid, 10000));
+  expect_state(pid, CUCORE_PROCESS_LOCKED);
+  cucore_status st = cucore_checkpoint_process(pid);
+  if (CUCORE_CODE(st) == CUCORE_NOT_SUPPORTED) {
+    print_message("checkpoint refused here: %s\n", cucore_last_error());
+    assert_ok(cucore_checkpoint_unlock(pid));
+    return 0;
+  }
+  assert_ok(st);
+  expect_state(pid, CUCORE_PROCESS_CHECKPOINTED);
+  st = cucore_checkpoint_process(pid); /* twice: refused, naming the state */
+  assert_true(st != CUCORE_OK);
+  print_message("checkpointing twice: %s\n", cucore_last_error());
+  assert_contains(cucore_last_error(), "process");
+  assert_ok(cucore_checkpoint_restore(pid, pairs, count));
+  expect_state(pid, CUCORE_PROCESS_LOCKED);
+  assert_ok(cucore_checkpoint_unlock(pid));
+  expect_state(pid, CUCORE_PROCESS_RUNNING);
+  return 1;
+}
+
+static void a_child_survives_checkpoint_and_restore(void **state) {
+  (void)state;
+  cucore_process_state s;
+  cucore_status st = cucore_checkpoint_state(getpid(), &s);
+  if (CUCORE_CODE(st) == CUCORE_DRIVER_TOO_OLD) {
+    print_message("skipped: %s\n", cucore_last_error());
+    skip();
+  }
+  int sock = -1;
+  pid_t pid = gpu_child_start("gpu_checkpoint", &sock);
+  char c = 0, msg[512];
+  if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
+  cucore_device_props props;
+  assert_ok(cucore_device_props_get(0, &props));
+  cucore_checkpoint_gpu_pair same;
+  snprintf(same.old_uuid, sizeof same.old_uuid, "%s", props.uuid);
+  snprintf(same.new_uuid, sizeof same.new_uuid, "GPU-%s", props.uuid);
+  int done = round_trip(pid, NULL, 0) && round_trip(pid, &same, 1);
+  c = 'g';
+  assert_int_equal(write(sock, &c, 1), 1);
+  gpu_child_finish(pid, sock, msg, sizeof msg);
+  if (!done) skip();
+  print_message("256 MiB of the child's device memory intact after 2 checkpoint/restore rounds "
+                "(the second remapped %s onto itself)\n", props.uuid);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child_main(atoi(argv[2]));
+  if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
+  const struct CMUnitTest tests[] = {cmocka_unit_test(a_child_survives_checkpoint_and_restore)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
