@@ -1,0 +1,222 @@
+/* cmd_tune.c -- `cucore tune`: the search space from --param/--restrict or a Kernel Tuner
+ * JSON file, checked before the GPU (restrictions, launch expressions, the arch's limits),
+ * every distinct compile made in parallel and judged by the occupancy model (--dry-run).
+ * Measuring on the GPU is the next step of issue 24 and is not in this build. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+const char cmd_tune_help[] =
+    "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE --dry-run\n"
+    "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
+    "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
+    "                   [--arch sm_XX] [--sm-count N] [--jobs N] [--no-spills]\n"
+    "                   [--min-occupancy F] [--json] [compile options]\n"
+    "\n"
+    "Checks every configuration of a search space before any GPU time is spent: the raw\n"
+    "space (the product of the parameters' values) -> the restrictions -> a valid launch\n"
+    "within the architecture's limits -> the distinct compiles. Each distinct compile is\n"
+    "made once (parameters become -DNAME=value, or template arguments in\n"
+    "--kernel 'gemm<{BM},{BN}>'; a parameter used only by launch expressions never makes\n"
+    "one) to a cubin for the exact arch, through the compile cache, by --jobs threads;\n"
+    "registers, shared and local memory from the cubin go through the host occupancy\n"
+    "model: a configuration no block of which can be resident is rejected with the reason.\n"
+    "Each configuration gets the model's occupancy, waves, tail efficiency and score.\n"
+    "\n"
+    "Values: 32,64,128, ranges 1..8 or 0..64:16, powers of two pow2:5..10. Expressions\n"
+    "(restrictions, --grid/--block/--smem/--problem-size): + - * / // % **, comparisons,\n"
+    "and or not && || !, c ? a : b, min max ceil floor abs log2, parameter names; never run\n"
+    "as code. Kernel Tuner's conventions: parameters block_size_x/y/z are the block unless\n"
+    "--block is given; without --grid, grid = ceil(problem_size / grid_div) per dimension.\n"
+    "--space reads tune_kernel()'s keywords as JSON (tune_params, restrictions,\n"
+    "problem_size, grid_div_x/y/z, block_size_names, kernel_name) and grid, block, smem;\n"
+    "options on the command line are added to it.\n"
+    "\n"
+    "The arch: --arch, else the GPU's; with neither, only the checks before compiling run.\n"
+    "Measuring on the GPU (timing, verification, the result store) is not in this build:\n"
+    "without --dry-run the command says so and exits 1.\n"
+    "\n"
+    "options (`--flag value` or `--flag=value`):\n"
+    "%o"
+    "\n"
+    "compile options (applied to every configuration):\n"
+    "%s"
+    "\n"
+    "exit status: 0 at least one configuration can run; 1 none can, or a file is unusable;\n"
+    "2 usage. The same with --json.\n"
+    "\n"
+    "examples:\n"
+    "  cucore tune saxpy.cu --kernel saxpy --param block_size_x=32..1024:32 \\\n"
+    "      --problem-size 1048576 --arch sm_90 --sm-count 132 --dry-run\n"
+    "  cucore tune mm.cu --kernel 'mm<{BM},{BN}>' --param BM=32,64 --param BN=32,64 \\\n"
+    "      --restrict 'BM*BN <= 4096' --grid '4096/BM, 4096/BN' --block 256 --dry-run\n"
+    "  cucore tune matmul.cu --kernel matmul_kernel --space matmul.json --dry-run --json\n";
+
+#define TUNE_AT(field) CLI_AT(tune_line, field)
+
+const cli_opt cmd_tune_opts[] = {
+    {.name = "--kernel", .kind = CLI_OPT_TEXT, TUNE_AT(kernel), .arg = "NAME",
+     .help = "the kernel, or a template with {PARAM} holes: 'gemm<{BM},{BN}>'"},
+    {.name = "--param", .kind = CLI_OPT_LIST, TUNE_AT(params), .arg = "NAME=V1,V2,...",
+     .help = "a parameter and its values (again for more); LO..HI[:STEP], pow2:LO..HI"},
+    {.name = "--restrict", .kind = CLI_OPT_LIST, TUNE_AT(restricts), .arg = "EXPR",
+     .help = "keep configurations for which EXPR is true (again for more)"},
+    {.name = "--space", .kind = CLI_OPT_TEXT, TUNE_AT(space), .arg = "FILE.json",
+     .help = "the space as Kernel Tuner's tune_kernel() keywords in JSON"},
+    {.name = "--grid", .kind = CLI_OPT_TEXT, TUNE_AT(grid), .arg = "EXPRS",
+     .help = "blocks per dimension: x[, y[, z]] expressions over the parameters"},
+    {.name = "--block", .kind = CLI_OPT_TEXT, TUNE_AT(block), .arg = "EXPRS",
+     .help = "threads per dimension (default: block_size_x/y/z, else 256)"},
+    {.name = "--smem", .kind = CLI_OPT_TEXT, TUNE_AT(smem), .arg = "EXPR",
+     .help = "dynamic shared memory per block, bytes (default 0)"},
+    {.name = "--problem-size", .kind = CLI_OPT_TEXT, TUNE_AT(problem_size), .arg = "EXPRS",
+     .help = "without --grid: grid = ceil(problem_size / block) per dimension"},
+    {.name = "--dry-run", .kind = CLI_OPT_FLAG, TUNE_AT(dry_run),
+     .help = "no GPU: counts per stage, compiles and the model's verdicts"},
+    {.name = "--jobs", .kind = CLI_OPT_INT, TUNE_AT(jobs), .lo = 1, .hi = 256, .arg = "N",
+     .help = "compile threads (default: cores - 1, at least 1)"},
+    {.name = "--sm-count", .kind = CLI_OPT_INT, TUNE_AT(sm_count), .lo = 1, .hi = 100000,
+     .arg = "N", .help = "SMs, for waves without a GPU (an H100 SXM has 132)"},
+    {.name = "--min-occupancy", .kind = CLI_OPT_REAL, TUNE_AT(min_occupancy), .arg = "F",
+     .help = "reject configurations below this occupancy (0..1; default: keep all)"},
+    {.name = "--no-spills", .kind = CLI_OPT_FLAG, TUNE_AT(no_spills),
+     .help = "reject configurations that use local memory"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
+    {0}};
+
+static int space_fail(const char *what, cucore_status st) { return cli_fail("tune", what, st); }
+
+static int add_exprs(tune_ctx *c) {
+  const tune_line *l = c->line;
+  const char *text[] = {l->grid, l->block, l->smem, l->problem_size};
+  const cucore_tune_slot slot[] = {CUCORE_TUNE_GRID, CUCORE_TUNE_BLOCK, CUCORE_TUNE_SMEM,
+                                   CUCORE_TUNE_PROBLEM_SIZE};
+  static const char *const flag[] = {"--grid", "--block", "--smem", "--problem-size"};
+  for (int i = 0; i < 4; i++)
+    if (text[i]) {
+      cucore_status st = cucore_tune_space_set_expr(c->space, slot[i], text[i]);
+      if (st != CUCORE_OK) return cli_usage("tune", "%s: %s", flag[i], cucore_last_error());
+    }
+  return 0;
+}
+
+static int build_space(tune_ctx *c) {
+  const tune_line *l = c->line;
+  cucore_status st;
+  if (l->space) {
+    char *json = NULL;
+    size_t size = 0;
+    int rc = cli_read_file("tune", l->space, &json, &size);
+    if (rc) return rc;
+    st = cucore_tune_space_from_json(json, size, &c->space);
+    free(json);
+    if (st != CUCORE_OK) return space_fail(l->space, st);
+  } else if ((st = cucore_tune_space_create(&c->space)) != CUCORE_OK) {
+    return space_fail("the space", st);
+  }
+  for (int i = 0; i < l->params.n; i++)
+    if (cucore_tune_space_parse_param(c->space, l->params.v[i], CUCORE_TUNE_PARAM_AUTO))
+      return cli_usage("tune", "--param %s: %s", l->params.v[i], cucore_last_error());
+  for (int i = 0; i < l->restricts.n; i++)
+    if (cucore_tune_space_restrict(c->space, l->restricts.v[i]))
+      return cli_usage("tune", "--restrict: %s", cucore_last_error());
+  int rc = add_exprs(c);
+  if (rc) return rc;
+  if ((st = cucore_tune_space_set_kernel(c->space, l->kernel)) != CUCORE_OK)
+    return cli_usage("tune", "--kernel: %s", cucore_last_error());
+  st = cucore_tune_space_set_source(c->space, c->source, c->source_size);
+  return st == CUCORE_OK ? 0 : space_fail(l->file, st);
+}
+
+/* The arch and its limits: --arch, else device 0's (with its SM count). */
+static int find_arch(tune_ctx *c) {
+  const char *text = cli_source_arch(c->src);
+  int ndev = 0;
+  cucore_device_props props;
+  int gpu = cucore_device_count(&ndev) == CUCORE_OK && ndev > 0 &&
+            cucore_device_props_get(0, &props) == CUCORE_OK;
+  if (text) c->arch = atoi(strchr(text, '_') ? strchr(text, '_') + 1 : text);
+  else if (gpu) c->arch = props.arch;
+  if (!c->arch) return 0;
+  cucore_status st = gpu && props.arch == c->arch
+                         ? cucore_arch_limits_from_device(&props, &c->limits)
+                         : cucore_arch_limits_get(c->arch, &c->limits);
+  if (st != CUCORE_OK) return cli_fail("tune", text ? text : "the GPU's arch", st);
+  if (c->line->sm_count) c->limits.sm_count = (int)c->line->sm_count;
+  cucore_tune_space_set_limits(c->space, &c->limits);
+  return 0;
+}
+
+/* Every configuration past the restrictions, checked. */
+static int collect_rows(tune_ctx *c) {
+  cucore_status st = cucore_tune_space_count(c->space, &c->counts);
+  if (st != CUCORE_OK) return space_fail("the space", st);
+  uint64_t keep = c->counts.raw - c->counts.restricted;
+  c->rows = calloc(keep ? keep : 1, sizeof *c->rows);
+  if (!c->rows) return space_fail("the space", CUCORE_HOST_OUT_OF_MEMORY);
+  for (uint64_t i = 0; i < c->counts.raw; i++) {
+    tune_row r;
+    memset(&r, 0, sizeof r);
+    cucore_tune_space_config(c->space, i, &r.cfg);
+    if (r.cfg.verdict != CUCORE_TUNE_RESTRICTED && c->nrows < keep) c->rows[c->nrows++] = r;
+  }
+  return 0;
+}
+
+static int check_line(const tune_line *l) {
+  if (!l->file || !l->kernel)
+    return cli_usage("tune", "FILE and --kernel are required; see `cucore help tune`");
+  const char *dot = strrchr(l->file, '.');
+  if (!dot || strcmp(dot, ".cu") != 0)
+    return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);
+  if (l->min_occupancy > 1)
+    return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
+  if (!l->dry_run) {
+    fprintf(stderr, "cucore tune: measuring on the GPU (timing, verification, the result "
+                    "store) is not in this build; --dry-run checks the space, compiles and "
+                    "the model's verdicts\n");
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}
+
+static int tune_body(tune_ctx *c, int argc, char **argv) {
+  cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (!rc) rc = check_line(c->line);
+  if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
+  if (!rc) rc = build_space(c);
+  if (!rc) rc = find_arch(c);
+  if (!rc) rc = collect_rows(c);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  c->jobs = c->line->jobs ? (int)c->line->jobs : cores > 2 ? (int)cores - 1 : 1;
+  if (!rc && c->arch) rc = tune_compile_all(c);
+  if (rc) return rc;
+  tune_report(c);
+  size_t ok = 0;
+  for (size_t i = 0; i < c->nrows; i++)
+    ok += c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
+  return ok ? 0 : CLI_EXIT_FAILURE;
+}
+
+int cmd_tune(int argc, char **argv) {
+  tune_line line;
+  memset(&line, 0, sizeof line);
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  tune_ctx c;
+  memset(&c, 0, sizeof c);
+  c.line = &line;
+  c.src = &src;
+  int rc = tune_body(&c, argc, argv);
+  rc = cli_close_stdout("tune", rc);
+  cucore_tune_space_destroy(c.space);
+  free(c.rows);
+  free(c.source);
+  free(line.params.v);
+  free(line.restricts.v);
+  cli_source_free(&src);
+  return rc;
+}
