@@ -4023,6 +4023,70 @@ CUCORE_API cucore_status cucore_tune_model_check(const cucore_arch_limits *limit
                                                  const cucore_tune_filter *filter,
                                                  cucore_tune_config *cfg,
                                                  cucore_tune_model *out);
+/** Statistics of timing samples (milliseconds). Percentiles interpolate linearly between the
+ * sorted samples (numpy's default). */
+typedef struct cucore_tune_stats {
+  size_t n;          /**< samples */
+  double min, p20, median, p80, max, mean; /**< ms */
+  double rel_stddev; /**< sample standard deviation / mean (0 with one sample) */
+} cucore_tune_stats;
+
+/** Computes the statistics of `n` samples (not changed; n >= 1).
+ * @retval CUCORE_INVALID_ARGUMENT n is 0, or a sample is negative or not finite. */
+CUCORE_API cucore_status cucore_tune_stats_compute(const double *samples, size_t n,
+                                                   cucore_tune_stats *out);
+
+/** How a configuration is timed (cucore_tune_time_launch). Start from
+ * CUCORE_TUNE_TIMING_DEFAULTS. */
+typedef struct cucore_tune_timing_options {
+  double warmup_ms;   /**< warm-up by time after the untimed first launch (>= 1 launch) */
+  double screen_ms;   /**< sample for at least this long */
+  int min_samples;    /**< and at least this many samples */
+  int max_samples;    /**< stop here even when noisy */
+  double max_time_ms; /**< or when sampling took this long */
+  double max_noise;   /**< stop once rel_stddev <= this (0.02 = 2 %) */
+  size_t l2_bytes;    /**< the device's L2 size (cucore_device_props.l2_cache_bytes): each
+                         sample is preceded, outside the timed events, by writing 2 x this;
+                         0: no flush (a hot cache) */
+  int batch;          /**< launches per sample; 0: one, or enough to reach ~50 us when the
+                         untimed launch took under 20 us (launch overhead is not ranked) */
+} cucore_tune_timing_options;
+
+/** Defaults: 10 ms warm-up, >= 5 ms and >= 10 samples, <= 200 samples or 200 ms, noise 2 %,
+ * no flush, automatic batch. */
+#define CUCORE_TUNE_TIMING_DEFAULTS {10.0, 5.0, 10, 200, 200.0, 0.02, 0, 0}
+
+/** 1 in *done when screening may stop: at least min_samples and screen_ms, and the noise is
+ * at most max_noise, or max_samples or max_time_ms is reached. */
+CUCORE_API cucore_status cucore_tune_screen_done(const cucore_tune_stats *stats,
+                                                 double elapsed_ms,
+                                                 const cucore_tune_timing_options *opt,
+                                                 int *done);
+
+/** What cucore_tune_time_launch measured. */
+typedef struct cucore_tune_timing {
+  cucore_tune_stats stats; /**< per launch (a batch's time / batch) */
+  int batch;               /**< launches per sample */
+  double first_ms;         /**< the untimed first launch, host clock (load included) */
+  int launches;            /**< every launch made */
+} cucore_tune_timing;
+
+/** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, warm-up
+ * by time, then samples between two events (each after an L2 flush of 2 x opt->l2_bytes when
+ * set, outside the events) until cucore_tune_screen_done says so. Needs a GPU. `opt` NULL
+ * means the defaults. A failed launch ends the call with its status (the tune records it).
+ * @retval CUCORE_INVALID_ARGUMENT options out of range (named). */
+CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                                 cucore_args *args,
+                                                 const cucore_tune_timing_options *opt,
+                                                 cucore_tune_timing *out);
+
+/** Ranks configurations by median time: order[0..n) receives indices, fastest first. Two
+ * configurations whose medians differ by less than the larger of their noises (rel_stddev x
+ * median) are a tie, resolved by the lower index so that repeated tunes choose the same one;
+ * *ties (may be NULL) receives how many configurations tie with the best (0: a clear best). */
+CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n,
+                                          size_t *order, size_t *ties);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
 
