@@ -4087,6 +4087,84 @@ CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_
  * *ties (may be NULL) receives how many configurations tie with the best (0: a clear best). */
 CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n,
                                           size_t *order, size_t *ties);
+/** What a tune's results depend on, for cucore_tune_key(). Every field is text (NULL: ""). */
+typedef struct cucore_tune_key_fields {
+  const char *source;      /**< the kernel's source text */
+  size_t source_size;      /**< its size; 0: NUL-terminated */
+  const char *headers;     /**< the headers it includes (their text or a digest of them) */
+  const char *options;     /**< the compile options (cucore_options_canonical()) */
+  const char *kernel;      /**< the kernel name or template */
+  const char *launch;      /**< the launch expressions: grid; block; smem; problem size */
+  const char *args;        /**< the arguments' types and sizes (not their data) */
+  const char *params;      /**< the parameters' names (values vary per configuration) */
+} cucore_tune_key_fields;
+
+/** The key of a tune: SHA-256 over the labelled, length-prefixed fields, as 64 hexadecimal
+ * digits and a NUL in `out`. Any edit of the source, a header, an option, the kernel, the
+ * launch expressions or the arguments' shapes gives another key (results are never stale). */
+CUCORE_API cucore_status cucore_tune_key(const cucore_tune_key_fields *fields, char out[65]);
+
+/** The environment a result was measured in, as one line ("uuid=...;name=...;cc=9.0;
+ * sms=132;l2=52428800;driver=13000;nvrtc=13000;cucore=X.Y.Z;timing=...") into out; `timing`
+ * names the measurement policy (cache and launch modes). Cut to `cap` with a NUL. */
+CUCORE_API cucore_status cucore_tune_fingerprint(const cucore_device_props *props,
+                                                 const char *timing, char *out, size_t cap);
+
+/** A crash-safe store of tune results: one JSON line per measured configuration
+ * {"v":1,"key":K,"problem":P,"device":D,"config":{...},"result":{...}}, appended with one
+ * write(2) each, so a killed tune loses at most the configuration in flight; a torn last line
+ * is skipped (and counted) when the store is opened again. Open with cucore_tune_store_open(),
+ * close with cucore_tune_store_close(). One thread at a time. */
+typedef struct cucore_tune_store cucore_tune_store;
+
+/** CONSTRUCTOR: opens (creating it and its folder when missing) the store at `path`, or with
+ * path NULL at `<compile cache folder>/tune/<key>.jsonl`, and reads the records of `key`
+ * for `problem` (the problem size as text, e.g.\ "4096,4096"; "" when none) on `device` (a
+ * cucore_tune_fingerprint()). Close `*out` with cucore_tune_store_close().
+ * @retval CUCORE_INVALID_ARGUMENT key is not 64 hexadecimal digits.
+ * @retval CUCORE_IO_ERROR the file or folder cannot be read or made (named). */
+CUCORE_API cucore_status cucore_tune_store_open(const char *path, const char *key,
+                                                const char *problem, const char *device,
+                                                cucore_tune_store **out);
+/** DESTRUCTOR: closes the store. NULL is a no-op. */
+CUCORE_API cucore_status cucore_tune_store_close(cucore_tune_store *store);
+/** The result recorded for configuration `config` (its CUCORE_TUNE_TEXT_JSON text) under the
+ * store's key, problem and device: *result is its JSON text (owned by the store), or NULL when
+ * it was never measured there. */
+CUCORE_API cucore_status cucore_tune_store_find(const cucore_tune_store *store,
+                                                const char *config, const char **result);
+/** Appends the result (a JSON object with at least "status"; "median_ms" for measured ones)
+ * of configuration `config` (a JSON object) and hands the line to the kernel at once.
+ * @retval CUCORE_INVALID_ARGUMENT config or result is not a JSON object (strict reader).
+ * @retval CUCORE_IO_ERROR the write failed (named). */
+CUCORE_API cucore_status cucore_tune_store_append(cucore_tune_store *store, const char *config,
+                                                  const char *result);
+/** Where the store is, how many records of its key, problem and device it holds, and how many
+ * lines of the file could not be read (a torn last line after a kill). Any out may be NULL. */
+CUCORE_API cucore_status cucore_tune_store_info(const cucore_tune_store *store,
+                                                const char **path, size_t *records,
+                                                size_t *damaged);
+
+/** How cucore_tune_lookup() found its answer. */
+typedef enum cucore_tune_match {
+  CUCORE_TUNE_MATCH_EXACT = 0,    /**< this key, problem and device */
+  CUCORE_TUNE_MATCH_NEAREST_SIZE, /**< this key and device, the nearest problem size (by the
+                                     product of its numbers) */
+  CUCORE_TUNE_MATCH_OTHER_DEVICE, /**< this key on another device (same problem first) */
+  CUCORE_TUNE_MATCH_DEFAULT       /**< nothing recorded: use the default configuration */
+} cucore_tune_match;
+
+/** The best configuration recorded in the store at `path` (NULL: the default path of `key`)
+ * for `key`: the lowest "median_ms" among results with "status":"ok", taken from the exact
+ * problem and device, else the nearest problem size on this device, else another device.
+ * Writes the configuration's JSON into config (cut to `cap`), its median to *median_ms (may be
+ * NULL) and the way it was found to *how.
+ * @retval CUCORE_NOT_FOUND nothing recorded for the key (*how is DEFAULT, config "").
+ * @retval CUCORE_IO_ERROR the store exists and cannot be read. */
+CUCORE_API cucore_status cucore_tune_lookup(const char *path, const char *key,
+                                            const char *problem, const char *device,
+                                            char *config, size_t cap, double *median_ms,
+                                            cucore_tune_match *how);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
 

@@ -176,8 +176,18 @@ static int members(jp *j, cc_json *v, int keys, char close) {
   }
 }
 
+static int value_at(jp *j, cc_json *v);
+
+/* A value, with where its text is. */
 static int value(jp *j, cc_json *v) {
   ws(j);
+  v->at = (size_t)(j->p - j->s);
+  int r = value_at(j, v);
+  v->len = (size_t)(j->p - j->s) - v->at;
+  return r;
+}
+
+static int value_at(jp *j, cc_json *v) {
   if (j->p >= j->end) return jfail(j, "expected a value, found the end of the text");
   char c = *j->p;
   if (c == '{' || c == '[') {

@@ -24,6 +24,7 @@ typedef struct cc_json {
   size_t n;              /* items of an array or object */
   struct cc_json *items; /* n values */
   char **keys;           /* an object's n keys */
+  size_t at, len;        /* where the value's text is in the parsed text */
 } cc_json;
 
 /* Parses text[0..len). Returns 0, or -1 with `why` ("line 3, column 7: ..."). */
