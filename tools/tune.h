@@ -27,6 +27,23 @@ typedef struct tune_row {
   char error[200];        /* the compile's failure, first line */
 } tune_row;
 
+/* One distinct compile: the configurations that share it, its cubin and resources. */
+typedef struct tune_group {
+  uint64_t hash;
+  uint64_t index;        /* a configuration of the group (its defines and kernel name) */
+  int ok, cache_hit;
+  cucore_object *obj;    /* kept for measuring (NULL in a dry run or after a failure) */
+  char symbol[512];      /* the kernel's symbol in obj */
+  cucore_kernel_resources res;
+  int local_bytes;
+  double ms;
+  char error[200];
+} tune_group;
+
+/* The compile pipeline: workers take groups in order and hand finished ones to the consumer
+ * (the GPU thread, or the dry run) in the order they finish. */
+typedef struct tune_pipe tune_pipe;
+
 /* The state of one tune. */
 typedef struct tune_ctx {
   tune_line *line;
@@ -42,10 +59,21 @@ typedef struct tune_ctx {
   size_t compiles, compile_failures, cache_hits, model_rejected;
   double compile_wall_ms;
   int jobs;
+  int keep_objects;        /* 1: groups keep their objects for measuring */
+  tune_group *groups;
+  size_t ngroups;
+  tune_pipe *pipe;
 } tune_ctx;
 
-/* Compiles each distinct compile among the runnable rows with ctx->jobs worker threads and
- * runs the model on each row. Returns 0 or an exit code. */
+/* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
+ * 0 or an exit code. */
+int tune_compile_start(tune_ctx *ctx);
+/* The next finished group (blocking until one is), its rows judged by the occupancy model;
+ * NULL when every group was handed out. */
+tune_group *tune_compile_next(tune_ctx *ctx);
+/* Joins the threads and frees the pipeline and the groups' objects. */
+void tune_compile_finish(tune_ctx *ctx);
+/* Dry run: every group compiled and judged, nothing measured. */
 int tune_compile_all(tune_ctx *ctx);
 /* Prints the dry run's report (text or JSON) on stdout. */
 void tune_report(const tune_ctx *ctx);

@@ -11,22 +11,17 @@
 
 #include "tune.h"
 
-typedef struct tune_group {
-  uint64_t hash;
-  uint64_t index; /* a configuration of the group (its defines and kernel name) */
-  int ok, cache_hit;
-  cucore_kernel_resources res;
-  int local_bytes;
-  double ms;
-  char error[200];
-} tune_group;
-
-typedef struct work {
+struct tune_pipe {
   tune_ctx *ctx;
-  tune_group *groups;
-  size_t ngroups;
-  atomic_size_t next;
-} work;
+  atomic_size_t next;     /* the next group a worker takes */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t *ready;          /* finished groups, in the order they finished */
+  size_t nready, taken;
+  pthread_t th[256];
+  int started;
+  double t0;
+};
 
 static int by_hash(const void *a, const void *b) {
   uint64_t x = ((const tune_group *)a)->hash, y = ((const tune_group *)b)->hash;
@@ -65,6 +60,7 @@ static int read_resources(cucore_object *obj, const char *kernel, int arch, tune
   size_t size = 0;
   cucore_code_type type;
   cucore_object_lowered_name(obj, kernel, &symbol);
+  snprintf(g->symbol, sizeof g->symbol, "%s", symbol ? symbol : kernel);
   cucore_object_code(obj, &type, &code, &size);
   cucore_binary *bin = NULL;
   const cucore_kernel_info *k = NULL;
@@ -109,27 +105,23 @@ static void compile_group(tune_ctx *c, tune_group *g) {
         info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
   if (st != CUCORE_OK) set_error(g, "compile error", *log ? log : cucore_last_error());
   else g->ok = read_resources(obj, kernel, c->arch, g) == 0;
-  cucore_object_destroy(obj);
+  if (g->ok && c->keep_objects) g->obj = obj;
+  else cucore_object_destroy(obj);
   cucore_program_destroy(prog);
   cucore_options_destroy(opts);
 }
 
 static void *worker(void *arg) {
-  work *w = arg;
+  tune_pipe *p = arg;
   for (;;) {
-    size_t i = atomic_fetch_add(&w->next, 1);
-    if (i >= w->ngroups) return NULL;
-    compile_group(w->ctx, &w->groups[i]);
+    size_t i = atomic_fetch_add(&p->next, 1);
+    if (i >= p->ctx->ngroups) return NULL;
+    compile_group(p->ctx, &p->ctx->groups[i]);
+    pthread_mutex_lock(&p->mu);
+    p->ready[p->nready++] = i;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
   }
-}
-
-static void run_workers(work *w, int jobs) {
-  pthread_t th[256];
-  int started = 0;
-  for (int i = 1; i < jobs && i < 256; i++)
-    if (pthread_create(&th[started], NULL, worker, w) == 0) started++;
-  worker(w); /* this thread works too */
-  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
 }
 
 /* The distinct compiles of the runnable rows, sorted by hash. */
@@ -150,13 +142,12 @@ static tune_group *collect(tune_ctx *c, size_t *n) {
   return g;
 }
 
-static void apply_model(tune_ctx *c, const tune_group *groups, size_t n) {
+/* The occupancy model on every runnable row of group `g`. */
+static void apply_model(tune_ctx *c, const tune_group *g) {
   cucore_tune_filter f = {c->line->min_occupancy, c->line->no_spills};
   for (size_t i = 0; i < c->nrows; i++) {
     tune_row *r = &c->rows[i];
-    if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE) continue;
-    tune_group key = {.hash = r->cfg.compile_hash};
-    const tune_group *g = bsearch(&key, groups, n, sizeof key, by_hash);
+    if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE || r->cfg.compile_hash != g->hash) continue;
     r->compile_ms = g->ms;
     r->cache_hit = g->cache_hit;
     if (!g->ok) {
@@ -172,20 +163,64 @@ static void apply_model(tune_ctx *c, const tune_group *groups, size_t n) {
   }
 }
 
-int tune_compile_all(tune_ctx *c) {
+int tune_compile_start(tune_ctx *c) {
   size_t n = 0;
-  tune_group *groups = collect(c, &n);
-  if (!groups) return cli_fail("tune", "compiles", CUCORE_HOST_OUT_OF_MEMORY);
-  work w = {c, groups, n, 0};
-  double t0 = cli_now_ms();
-  run_workers(&w, c->jobs);
-  c->compile_wall_ms = cli_now_ms() - t0;
-  c->compiles = n;
-  for (size_t i = 0; i < n; i++) {
-    c->compile_failures += !groups[i].ok;
-    c->cache_hits += (size_t)groups[i].cache_hit;
+  c->groups = collect(c, &n);
+  c->ngroups = n;
+  tune_pipe *p = calloc(1, sizeof *p);
+  size_t *ready = calloc(n ? n : 1, sizeof *ready);
+  if (!c->groups || !p || !ready) {
+    free(p), free(ready);
+    return cli_fail("tune", "compiles", CUCORE_HOST_OUT_OF_MEMORY);
   }
-  apply_model(c, groups, n);
-  free(groups);
+  p->ctx = c;
+  p->ready = ready;
+  atomic_init(&p->next, 0);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  p->t0 = cli_now_ms();
+  c->pipe = p;
+  for (int i = 0; i < c->jobs && i < 256; i++)
+    if (pthread_create(&p->th[p->started], NULL, worker, p) == 0) p->started++;
+  if (!p->started) worker(p); /* no thread could start: compile here */
   return 0;
+}
+
+tune_group *tune_compile_next(tune_ctx *c) {
+  tune_pipe *p = c->pipe;
+  pthread_mutex_lock(&p->mu);
+  while (p->taken < c->ngroups && p->taken == p->nready) pthread_cond_wait(&p->cv, &p->mu);
+  size_t i = p->taken < c->ngroups ? p->ready[p->taken++] : (size_t)-1;
+  if (p->taken == c->ngroups && i != (size_t)-1) c->compile_wall_ms = cli_now_ms() - p->t0;
+  pthread_mutex_unlock(&p->mu);
+  if (i == (size_t)-1) return NULL;
+  tune_group *g = &c->groups[i];
+  c->compiles++;
+  c->compile_failures += !g->ok;
+  c->cache_hits += (size_t)g->cache_hit;
+  apply_model(c, g);
+  return g;
+}
+
+void tune_compile_finish(tune_ctx *c) {
+  tune_pipe *p = c->pipe;
+  if (p) {
+    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->ready);
+    free(p);
+  }
+  c->pipe = NULL;
+  for (size_t i = 0; c->groups && i < c->ngroups; i++) cucore_object_destroy(c->groups[i].obj);
+  free(c->groups);
+  c->groups = NULL;
+}
+
+int tune_compile_all(tune_ctx *c) {
+  int rc = tune_compile_start(c);
+  while (!rc && tune_compile_next(c)) {
+  }
+  tune_compile_finish(c);
+  return rc;
 }
