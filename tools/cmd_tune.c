@@ -1,7 +1,9 @@
 /* cmd_tune.c -- `cucore tune`: the search space from --param/--restrict or a Kernel Tuner
  * JSON file, checked before the GPU (restrictions, launch expressions, the arch's limits),
- * every distinct compile made in parallel and judged by the occupancy model (--dry-run).
- * Measuring on the GPU is the next step of issue 24 and is not in this build. */
+ * every distinct compile made in parallel and judged by the occupancy model; then (without
+ * --dry-run) each configuration verified and timed on the GPU (tune_gpu.c), the results kept
+ * in a crash-safe store, the finalists re-timed interleaved (tune_final.c). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,11 +11,14 @@
 #include "tune.h"
 
 const char cmd_tune_help[] =
-    "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE --dry-run\n"
+    "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE\n"
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
-    "                   [--arch sm_XX] [--sm-count N] [--jobs N] [--no-spills]\n"
-    "                   [--min-occupancy F] [--json] [compile options]\n"
+    "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
+    "                    [--poison] [--cache cold|hot] [--max-noise F] [--finalists N]\n"
+    "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
+    "                   [--jobs N] [--no-spills] [--min-occupancy F] [--json]\n"
+    "                   [compile options]\n"
     "\n"
     "Checks every configuration of a search space before any GPU time is spent: the raw\n"
     "space (the product of the parameters' values) -> the restrictions -> a valid launch\n"
@@ -35,8 +40,18 @@ const char cmd_tune_help[] =
     "options on the command line are added to it.\n"
     "\n"
     "The arch: --arch, else the GPU's; with neither, only the checks before compiling run.\n"
-    "Measuring on the GPU (timing, verification, the result store) is not in this build:\n"
-    "without --dry-run the command says so and exits 1.\n"
+    "\n"
+    "Measuring (without --dry-run; device 0): the GPU thread takes each compile as it\n"
+    "finishes. Before each configuration's checked launch, inputs and in-place buffers are\n"
+    "restored from pristine copies and outputs zeroed (--poison: 0xff bytes); the outputs\n"
+    "are compared with --expect, else with the first configuration that ran. A wrong answer,\n"
+    "a launch error or a compile error is recorded and the tune goes on. Timing: one untimed\n"
+    "launch, warm-up by time, samples between events after writing 2 x L2 (--cache cold),\n"
+    "batches of launches for kernels under 20 us, until the noise is at most --max-noise;\n"
+    "the best --finalists (and ties) are re-timed in interleaved rounds and ranked by median;\n"
+    "a tie goes to the lower configuration number. Every result is appended to the store at\n"
+    "once, keyed by the source, options, kernel, launch expressions, arguments and the\n"
+    "device: running the same tune again measures only what is not there.\n"
     "\n"
     "options (`--flag value` or `--flag=value`):\n"
     "%o"
@@ -83,6 +98,30 @@ const cli_opt cmd_tune_opts[] = {
      .help = "reject configurations below this occupancy (0..1; default: keep all)"},
     {.name = "--no-spills", .kind = CLI_OPT_FLAG, TUNE_AT(no_spills),
      .help = "reject configurations that use local memory"},
+    {.name = "--arg", .kind = CLI_OPT_LIST, TUNE_AT(args), .arg = "SPEC",
+     .help = "a kernel argument, as `cucore run --arg` takes it (again for each)"},
+    {.name = "--expect", .kind = CLI_OPT_LIST, TUNE_AT(expects), .arg = "ARG=VALUE",
+     .help = "what an output must hold, as `cucore run --expect`; without it every\n"
+             "configuration is compared with the first that ran"},
+    {.name = "--rtol", .kind = CLI_OPT_REAL, TUNE_AT(rtol), CLI_SEEN(tune_line, has_rtol),
+     .arg = "R", .help = "relative tolerance of the checks (default 1e-5)"},
+    {.name = "--atol", .kind = CLI_OPT_REAL, TUNE_AT(atol), CLI_SEEN(tune_line, has_atol),
+     .arg = "A", .help = "absolute tolerance of the checks (default 1e-8)"},
+    {.name = "--poison", .kind = CLI_OPT_FLAG, TUNE_AT(poison),
+     .help = "fill outputs with 0xff bytes (NaN) before each check, not zeros: an\n"
+             "element a configuration never writes fails it"},
+    {.name = "--cache", .kind = CLI_OPT_CHOICE, TUNE_AT(cache_hot), .arg = "cold|hot",
+     .help = "cold (default): 2 x L2 written before each sample; hot: back to back"},
+    {.name = "--max-noise", .kind = CLI_OPT_REAL, TUNE_AT(max_noise), .arg = "F",
+     .help = "sample until the relative standard deviation is at most F (default 0.02)"},
+    {.name = "--finalists", .kind = CLI_OPT_INT, TUNE_AT(finalists), .lo = 0, .hi = 1000,
+     .arg = "N", .help = "re-time the best N (and ties) interleaved (default 5; 0: none)"},
+    {.name = "--db", .kind = CLI_OPT_TEXT, TUNE_AT(db), .arg = "FILE",
+     .help = "the result store (default: the cache folder's tune/KEY.jsonl)"},
+    {.name = "--fresh", .kind = CLI_OPT_FLAG, TUNE_AT(fresh),
+     .help = "measure everything again (results are still appended)"},
+    {.name = "--seed", .kind = CLI_OPT_INT, TUNE_AT(seed), .lo = 0, .hi = LLONG_MAX,
+     .arg = "N", .help = "seed of `random` argument fills"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -110,6 +149,8 @@ static int build_space(tune_ctx *c) {
     size_t size = 0;
     int rc = cli_read_file("tune", l->space, &json, &size);
     if (rc) return rc;
+    cucore_tune_key_fields digest = {.source = json, .source_size = size};
+    cucore_tune_key(&digest, c->space_digest);
     st = cucore_tune_space_from_json(json, size, &c->space);
     free(json);
     if (st != CUCORE_OK) return space_fail(l->space, st);
@@ -173,10 +214,10 @@ static int check_line(const tune_line *l) {
     return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
-  if (!l->dry_run) {
-    fprintf(stderr, "cucore tune: measuring on the GPU (timing, verification, the result "
-                    "store) is not in this build; --dry-run checks the space, compiles and "
-                    "the model's verdicts\n");
+  int ndev = 0;
+  if (!l->dry_run && (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0)) {
+    fprintf(stderr, "cucore tune: no GPU to measure on; --dry-run checks the space, compiles "
+                    "and the model's verdicts without one\n");
     return CLI_EXIT_FAILURE;
   }
   return 0;
@@ -186,15 +227,18 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (!rc) rc = check_line(c->line);
+  if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
   if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
   if (!rc) rc = build_space(c);
   if (!rc) rc = find_arch(c);
   if (!rc) rc = collect_rows(c);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   c->jobs = c->line->jobs ? (int)c->line->jobs : cores > 2 ? (int)cores - 1 : 1;
-  if (!rc && c->arch) rc = tune_compile_all(c);
+  if (!rc && c->arch && c->line->dry_run) rc = tune_compile_all(c);
+  if (!rc && !c->line->dry_run) rc = tune_measure_all(c);
   if (rc) return rc;
   tune_report(c);
+  if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
   size_t ok = 0;
   for (size_t i = 0; i < c->nrows; i++)
     ok += c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
@@ -204,6 +248,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
 int cmd_tune(int argc, char **argv) {
   tune_line line;
   memset(&line, 0, sizeof line);
+  line.finalists = 5;
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   tune_ctx c;
@@ -217,6 +262,9 @@ int cmd_tune(int argc, char **argv) {
   free(c.source);
   free(line.params.v);
   free(line.restricts.v);
+  free(line.args.v);
+  free(line.expects.v);
+  run_opts_free(&c.o);
   cli_source_free(&src);
   return rc;
 }

@@ -4,7 +4,7 @@
 #ifndef CUCORE_CLI_TUNE_H
 #define CUCORE_CLI_TUNE_H
 
-#include "cli.h"
+#include "run.h"
 
 /* The verb's command line (its table in cmd_tune.c). */
 typedef struct tune_line {
@@ -14,6 +14,13 @@ typedef struct tune_line {
   int dry_run, json, no_spills;
   double min_occupancy;
   long long jobs, sm_count;
+  /* measuring (tune_gpu.c, tune_check.c) */
+  cli_list args, expects;
+  double rtol, atol, max_noise;
+  int has_rtol, has_atol, poison, cache_hot, fresh;
+  long long finalists;
+  unsigned long long seed;
+  const char *db;
 } tune_line;
 
 /* One configuration as the dry run reports it. */
@@ -25,6 +32,13 @@ typedef struct tune_row {
   double compile_ms;
   int cache_hit;
   char error[200];        /* the compile's failure, first line */
+  /* measured (or resumed from the store) */
+  char status[24];        /* "ok", "wrong-answer", "launch-error", ...; "" when not measured */
+  char detail[200];       /* what went wrong */
+  int resumed;            /* 1: the result came from the store */
+  cucore_tune_stats stats;
+  int batch;
+  int finalist;           /* 1: re-timed interleaved */
 } tune_row;
 
 /* One distinct compile: the configurations that share it, its cubin and resources. */
@@ -63,6 +77,19 @@ typedef struct tune_ctx {
   tune_group *groups;
   size_t ngroups;
   tune_pipe *pipe;
+  /* measuring */
+  run_opts o;              /* the --arg buffers and --expect checks, as cucore run has them */
+  struct tune_dev *dev;
+  cucore_tune_store *store;
+  char key[65], device_fp[1024];
+  char space_digest[65];
+  char store_path[4200];   /* where the results went, and how many it holds */
+  size_t store_records;   /* of the --space file's text ("" without one) */
+  double gpu_ms, verify_ms, wait_ms; /* the time split */
+  size_t measured, resumed, wrong, failed;
+  int have_best;
+  size_t best;             /* the row that won */
+  size_t ties;             /* rows that tie with it */
 } tune_ctx;
 
 /* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
@@ -75,6 +102,37 @@ tune_group *tune_compile_next(tune_ctx *ctx);
 void tune_compile_finish(tune_ctx *ctx);
 /* Dry run: every group compiled and judged, nothing measured. */
 int tune_compile_all(tune_ctx *ctx);
+/* Measures every configuration that can run on the GPU (device 0), pipelined with the
+ * compiles, verified, stored; finalists re-timed interleaved. Returns 0 or an exit code. */
+int tune_measure_all(tune_ctx *ctx);
+/* The finalists (the best by median and any that tie with it, at most --finalists) re-timed
+ * in interleaved rounds, the order rotated each round; sets ctx->best and ctx->ties. */
+void tune_finalists(tune_ctx *ctx);
+/* A group's kernel with the tune's arguments bound. 0, or -1 (cucore_last_error says why). */
+int tune_kernel_of(tune_ctx *ctx, const tune_group *g, cucore_kernel **k, cucore_args **a);
+/* The launch and the timing options of a row. */
+cucore_launch_config tune_launch_of(const tune_ctx *ctx, const tune_row *r);
+cucore_tune_timing_options tune_timing_of(const tune_ctx *ctx);
+/* The --arg and --expect specs parsed into ctx->o (before any work). 0 or an exit code. */
+int tune_parse_specs(tune_ctx *ctx);
+
+/* ---- the data of a measured tune (tune_check.c) ---- */
+/* Opens device 0, allocates and fills every buffer and keeps pristine copies of inputs. */
+int tune_dev_open(tune_ctx *ctx);
+/* Before a checked launch: inputs and in-place buffers restored, outputs zeroed or poisoned. */
+cucore_status tune_dev_reset(tune_ctx *ctx);
+/* After it: the outputs compared with --expect, or with the first configuration that ran;
+ * 0 when right, 1 wrong (r->detail says how), -1 when the data could not be read. */
+int tune_dev_verify(tune_ctx *ctx, tune_row *r);
+void tune_dev_close(tune_ctx *ctx);
+cucore_stream *tune_dev_stream(const tune_ctx *ctx);
+size_t tune_dev_l2(const tune_ctx *ctx);
+
+/* The measured part of the report (tune_result.c): the top 10 by median, the winner and
+ * its ties, the `cucore run` command that reproduces it, the time split, the store. */
+void tune_report_measured(const tune_ctx *ctx);
+void tune_report_measured_json(const tune_ctx *ctx, json_out *j);
+
 /* Prints the dry run's report (text or JSON) on stdout. */
 void tune_report(const tune_ctx *ctx);
 

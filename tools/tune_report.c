@@ -54,7 +54,11 @@ static void row_text(const tune_ctx *c, const tune_row *r) {
            cucore_occupancy_limit_name(r->model.limit), r->model.waves,
            r->model.tail_efficiency, r->model.score, r->compile_ms,
            r->cache_hit ? " (cached)" : "");
-  if (r->error[0]) printf(" | %s\n", r->error);
+  if (r->status[0])
+    printf(" | %.4f ms +-%.1f%% n=%zu%s%s | %s%s%s\n", r->stats.median,
+           100 * r->stats.rel_stddev, r->stats.n, r->finalist ? " (finalist)" : "",
+           r->resumed ? " (stored)" : "", r->status, r->detail[0] ? ": " : "", r->detail);
+  else if (r->error[0]) printf(" | %s\n", r->error);
   else if (g->verdict != CUCORE_TUNE_RUNNABLE)
     printf(" | %s: %s\n", cucore_tune_verdict_name(g->verdict), g->reason);
   else printf(" | %s\n", r->compiled ? "can run" : "not compiled");
@@ -81,6 +85,10 @@ static size_t ranked(const tune_ctx *c, size_t *order) {
 static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   header(c);
   for (size_t i = 0; i < c->nrows; i++) row_text(c, &c->rows[i]);
+  if (!c->line->dry_run) {
+    tune_report_measured(c);
+    return;
+  }
   if (!n) return;
   printf("best by the model's score (to be confirmed by measuring):\n");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
@@ -124,6 +132,18 @@ static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
     json_num(j, "score", r->model.score);
     json_num(j, "compile_ms", r->compile_ms);
   }
+  if (r->status[0]) {
+    json_str(j, "status", r->status);
+    json_str(j, "detail", r->detail[0] ? r->detail : NULL);
+    json_num(j, "median_ms", r->stats.median);
+    json_num(j, "p20_ms", r->stats.p20);
+    json_num(j, "p80_ms", r->stats.p80);
+    json_num(j, "rel_stddev", r->stats.rel_stddev);
+    json_uint(j, "samples", r->stats.n);
+    json_int(j, "batch", r->batch);
+    json_bool(j, "stored", r->resumed);
+    json_bool(j, "finalist", r->finalist);
+  }
   json_end_object(j);
 }
 
@@ -161,6 +181,7 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
   json_begin_array(&j, "best_by_model");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) json_uint(&j, NULL, c->rows[order[i]].cfg.index);
   json_end_array(&j);
+  if (!c->line->dry_run) tune_report_measured_json(c, &j);
   json_end_object(&j);
   fputc('\n', stdout);
 }

@@ -91,7 +91,7 @@ printf '{"tune_params": {"a": [1, 2,]}}' >"$dir/bad.json"
 tune --kernel k --space "$dir/bad.json"
 check "malformed space JSON: exit 1 with line and column" [ "$rc" -eq 1 ] && has "$err" "line 1, column 29"
 run timeout 20 "$CUCORE" tune "$dir/k.cu" --kernel k --param LB=128
-check "without --dry-run: exit 1, says measuring is not built" [ "$rc" -eq 1 ] && has "$err" "not in this build"
+check "without --dry-run or arguments: exit 1" [ "$rc" -eq 1 ]
 run "$CUCORE" help tune
 check "help tune: options and examples" has "$out" "--restrict" && has "$out" "examples:"
 finish
