@@ -15,7 +15,8 @@ const char cmd_tune_help[] =
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
     "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
-    "                    [--poison] [--cache cold|hot] [--max-noise F] [--finalists N]\n"
+    "                    [--poison] [--cache cold|hot] [--launch batch|single]\n"
+    "                    [--max-noise F] [--finalists N]\n"
     "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
     "                   [--jobs N] [--no-spills] [--min-occupancy F] [--json]\n"
     "                   [compile options]\n"
@@ -112,6 +113,9 @@ const cli_opt cmd_tune_opts[] = {
              "element a configuration never writes fails it"},
     {.name = "--cache", .kind = CLI_OPT_CHOICE, TUNE_AT(cache_hot), .arg = "cold|hot",
      .help = "cold (default): 2 x L2 written before each sample; hot: back to back"},
+    {.name = "--launch", .kind = CLI_OPT_CHOICE, TUNE_AT(launch_single), .arg = "batch|single",
+     .help = "batch (default): several launches per sample when one takes < 20 us;\n"
+             "single: one launch between the events"},
     {.name = "--max-noise", .kind = CLI_OPT_REAL, TUNE_AT(max_noise), .arg = "F",
      .help = "sample until the relative standard deviation is at most F (default 0.02)"},
     {.name = "--finalists", .kind = CLI_OPT_INT, TUNE_AT(finalists), .lo = 0, .hi = 1000,
@@ -249,6 +253,7 @@ int cmd_tune(int argc, char **argv) {
   tune_line line;
   memset(&line, 0, sizeof line);
   line.finalists = 5;
+  line.max_noise = 0.02;
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   tune_ctx c;

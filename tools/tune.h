@@ -17,7 +17,7 @@ typedef struct tune_line {
   /* measuring (tune_gpu.c, tune_check.c) */
   cli_list args, expects;
   double rtol, atol, max_noise;
-  int has_rtol, has_atol, poison, cache_hot, fresh;
+  int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
   long long finalists;
   unsigned long long seed;
   const char *db;
@@ -105,9 +105,13 @@ int tune_compile_all(tune_ctx *ctx);
 /* Measures every configuration that can run on the GPU (device 0), pipelined with the
  * compiles, verified, stored; finalists re-timed interleaved. Returns 0 or an exit code. */
 int tune_measure_all(tune_ctx *ctx);
-/* The finalists (the best by median and any that tie with it, at most --finalists) re-timed
- * in interleaved rounds, the order rotated each round; sets ctx->best and ctx->ties. */
+/* The finalists (the best --finalists by median, and every one that ties with the best)
+ * re-timed in interleaved rounds, the order rotated each round, and recorded again; when
+ * nothing was measured in this run (all from the store) the stored results decide, so a
+ * resumed tune measures nothing. Sets ctx->best and ctx->ties. */
 void tune_finalists(tune_ctx *ctx);
+/* Appends row r's result to the store (a later record of a configuration wins). */
+void tune_record_row(tune_ctx *ctx, const tune_row *r);
 /* A group's kernel with the tune's arguments bound. 0, or -1 (cucore_last_error says why). */
 int tune_kernel_of(tune_ctx *ctx, const tune_group *g, cucore_kernel **k, cucore_args **a);
 /* The launch and the timing options of a row. */

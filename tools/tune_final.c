@@ -3,6 +3,7 @@
  * in interleaved rounds (A B C, B C A, C A B, ...), so slow clock drift hits them all alike,
  * and ranked again by the median of their round medians; a tie goes to the lower
  * configuration index, so repeated tunes choose the same one (cucore_tune_rank). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,6 +68,9 @@ static void retime(tune_ctx *c, finalist *f, size_t m) {
     if (f[j].k) {
       cucore_tune_stats_compute(f[j].med, TUNE_ROUNDS, &r->stats);
       r->finalist = 1;
+      snprintf(r->detail, sizeof r->detail, "finalist: the median of %d interleaved rounds",
+               TUNE_ROUNDS);
+      tune_record_row(c, r);
     }
     cucore_args_destroy(f[j].a);
     cucore_kernel_destroy(f[j].k);
@@ -98,7 +102,7 @@ void tune_finalists(tune_ctx *c) {
   if (n) cucore_tune_rank(stats, n, order, &ties);
   size_t m = ties + 1 > (size_t)c->line->finalists ? ties + 1 : (size_t)c->line->finalists;
   if (m > n) m = n;
-  if (n && (m < 2 || c->line->finalists == 0)) {
+  if (n && (m < 2 || c->line->finalists == 0 || c->measured == 0)) {
     c->best = rows[order[0]];
     c->ties = ties;
     c->have_best = 1;

@@ -57,7 +57,8 @@ static int open_store(tune_ctx *c) {
                               .options = canon, .kernel = l->kernel, .launch = launch,
                               .args = arg_specs(c, args, sizeof args), .params = params};
   cucore_tune_key(&f, c->key);
-  snprintf(timing, sizeof timing, "%s;noise=%g", l->cache_hot ? "hot" : "cold", l->max_noise);
+  snprintf(timing, sizeof timing, "%s;%s;noise=%g", l->cache_hot ? "hot" : "cold",
+           l->launch_single ? "single" : "batch", l->max_noise);
   cucore_device_props props;
   cucore_device_props_get(0, &props);
   cucore_tune_fingerprint(&props, timing, c->device_fp, sizeof c->device_fp);
@@ -66,11 +67,17 @@ static int open_store(tune_ctx *c) {
   return st == CUCORE_OK ? 0 : cli_fail("tune", l->db ? l->db : "the tune store", st);
 }
 
+/* The arguments and what makes a result right (checks, tolerances, poison): a stored "ok"
+ * is only reused under the same checks. */
 static const char *arg_specs(const tune_ctx *c, char *buf, size_t cap) {
-  size_t len = 0;
-  buf[0] = 0;
-  for (int i = 0; i < c->line->args.n && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "%s\n", c->line->args.v[i]);
+  const tune_line *l = c->line;
+  size_t len = (size_t)snprintf(buf, cap, "rtol=%.17g;atol=%.17g;poison=%d\n",
+                                l->has_rtol ? l->rtol : -1, l->has_atol ? l->atol : -1,
+                                l->poison);
+  for (int i = 0; i < l->args.n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "arg %s\n", l->args.v[i]);
+  for (int i = 0; i < l->expects.n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "expect %s\n", l->expects.v[i]);
   return buf;
 }
 
@@ -83,6 +90,7 @@ static double field(const char *json, const char *name) {
 
 /* A result the store kept: the row as it was measured. */
 static void resume_row(tune_ctx *c, tune_row *r, const char *json) {
+  r->finalist = strstr(json, "\"detail\":\"finalist") != NULL;
   const char *st = strstr(json, "\"status\":\"");
   size_t n = st ? strcspn(st + 10, "\"") : 0;
   snprintf(r->status, sizeof r->status, "%.*s", (int)n, st ? st + 10 : "");
@@ -93,7 +101,7 @@ static void resume_row(tune_ctx *c, tune_row *r, const char *json) {
   r->stats.n = (size_t)field(json, "samples");
   r->batch = (int)field(json, "batch");
   r->resumed = 1;
-  snprintf(r->detail, sizeof r->detail, "from the store");
+  snprintf(r->detail, sizeof r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
   c->resumed++;
 }
 
@@ -128,6 +136,7 @@ cucore_tune_timing_options tune_timing_of(const tune_ctx *c) {
   cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
   if (c->line->max_noise > 0) o.max_noise = c->line->max_noise;
   o.l2_bytes = c->line->cache_hot ? 0 : tune_dev_l2(c);
+  o.batch = c->line->launch_single ? 1 : 0;
   return o;
 }
 
@@ -172,6 +181,13 @@ static void measure_row(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row 
   r->batch = t.batch;
   snprintf(r->status, sizeof r->status, "ok");
   c->measured++;
+}
+
+void tune_record_row(tune_ctx *c, const tune_row *r) {
+  char config[1024];
+  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
+                                sizeof config, NULL);
+  record(c, r, config);
 }
 
 static void measure_or_resume(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
@@ -223,7 +239,7 @@ int tune_measure_all(tune_ctx *c) {
     c->wait_ms += cli_now_ms() - t0;
     measure_group(c, g);
   }
-  if (!rc) tune_finalists(c);
+  if (!rc) tune_finalists(c); /* before the store closes: finalists are recorded again */
   tune_compile_finish(c);
   tune_dev_close(c);
   const char *path = "";

@@ -88,7 +88,7 @@ void tune_report_measured(const tune_ctx *c) {
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n", c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000,
          c->wait_ms / 1000);
-  printf("store: %s (%zu results for this tune)\n", c->store_path, c->store_records);
+  printf("store: %s (%zu records of this tune)\n", c->store_path, c->store_records);
   if (c->have_best) {
     const tune_row *b = &c->rows[c->best], *f = first_ok(c);
     char cmd[8192];

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# cucore tune's measuring path on the fake driver (tests/fake: launches are recorded, nothing
+# runs, copies and fills move real bytes): results stored and resumed (nothing measured twice,
+# one more value measures only the new configurations, an edited kernel measures everything
+# again), kill -9 in the middle of a tune loses nothing finished, outputs reset or poisoned
+# before every check (a configuration that writes nothing fails with --poison), in-place
+# buffers restored. Timings on the fake mean nothing; the GPU test (gpu_tune.sh) checks them.
+source "$(dirname "$0")/lib.sh"
+fake="$(cd "$(dirname "$CUCORE")/.." && pwd)/lib/libcucore_fake_driver.so"
+[ -f "$fake" ] || { echo "skipped: no fake driver at $fake"; exit 77; }
+export CUCORE_LIBCUDA="$fake"
+dir=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill -9 $pid 2>/dev/null; rm -rf "$dir"' EXIT
+export CUCORE_CACHE_DIR="$dir/cache"
+cat >"$dir/w.cu" <<'CU'
+extern "C" __global__ void work(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = REPS;
+}
+CU
+counts() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["measured"], d["from_store"], d["wrong_answers"], d["failed"])'; }
+tune() { run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 4096 \
+  --arg 'out:f32[4096]' --arg i32:4096 --cache hot --db "$dir/db.jsonl" "$@"; }
+
+tune --param REPS=16,4,1 --param block_size_x=128,256 --json
+check "first tune: exit 0" [ "$rc" -eq 0 ]
+check "first tune: 6 measured" [ "$(counts <<<"$out")" = "6 0 0 0" ]
+check "first tune: a best and its cucore run command" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["best"]["run_command"].startswith("cucore run "), d["best"]
+assert "--arg" in d["best"]["run_command"] and d["key"] and d["store"].endswith("db.jsonl")
+' <<<"$out"
+tune --param REPS=16,4,1 --param block_size_x=128,256 --json
+check "same tune again: 0 measured, 6 from the store" [ "$(counts <<<"$out")" = "0 6 0 0" ]
+tune --param REPS=16,4,1,2 --param block_size_x=128,256 --json
+check "one more value: only its 2 configurations measured" [ "$(counts <<<"$out")" = "2 6 0 0" ]
+tune --param REPS=16,4,1 --param block_size_x=128,256 --json --fresh
+check "--fresh: all measured again" [ "$(counts <<<"$out")" = "6 0 0 0" ]
+sed -i 's/y\[i\] = REPS;/y[i] = REPS; \/\/ edited/' "$dir/w.cu"
+tune --param REPS=16,4,1 --param block_size_x=128,256 --json
+check "an edited kernel is a new key: all measured" [ "$(counts <<<"$out")" = "6 0 0 0" ]
+
+# Outputs are reset before each check: zeros match 0 (the fake runs nothing) ...
+tune --param REPS=1,2 --expect 0=0 --json
+check "reset outputs: zeros checked" [ "$(counts <<<"$out")" = "2 0 0 0" ]
+# ... and --poison fills them with 0xff: nothing written, so both fail, and the tune says so.
+tune --param REPS=1,2 --poison --fresh
+check "poison: exit 1 (no configuration verified)" [ "$rc" -eq 1 ]
+check "poison: never-written elements are named" has "$out" "4096 of 4096 elements were never written"
+check "poison: both recorded as wrong answers" has "$out" "results: 0 measured, 0 from the store, 2 wrong answers"
+# In place: restored from a pristine copy before each check.
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --param REPS=1,2 \
+  --arg 'inout:f32[64]=iota' --arg i32:64 --expect 0=iota --cache hot --db "$dir/db2.jsonl"
+check "in-place: restored inputs verify" [ "$rc" -eq 0 ] && has "$out" "2 measured"
+tune --param REPS=1 --expect 0=3 --json
+check "a wrong --expect: recorded, exit 1" [ "$rc" -eq 1 ] && [ "$(counts <<<"$out")" = "0 0 1 0" ]
+
+# kill -9 in the middle: what was written is found again; the rerun measures the rest.
+# (--cache cold: the fake's 2 x L2 fills make each configuration slow enough to stop.)
+slow=(--param REPS=1,2,3,4,5,6 --cache cold --db "$dir/kill.jsonl" --finalists 0 --json)
+timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 4096 \
+  --arg 'out:f32[4096]' --arg i32:4096 "${slow[@]}" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 200); do [ -s "$dir/kill.jsonl" ] && break; sleep 0.1; done
+kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null; pid=
+done_lines=$(grep -c '"status":"ok"' "$dir/kill.jsonl")
+check "kill -9: at least one result was stored before the kill" [ "$done_lines" -ge 1 ]
+tune "${slow[@]}"
+check "after kill -9: the stored ones resumed, the rest measured" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["from_store"] >= int(sys.argv[1]) and d["measured"] + d["from_store"] == 6, d
+' "$done_lines" <<<"$out"
+finish
