@@ -3918,7 +3918,9 @@ typedef struct cucore_tune_counts {
   uint64_t after_restrictions; /**< restrictions true */
   uint64_t runnable;          /**< and a valid launch within the architecture's limits */
   uint64_t compiles;          /**< distinct compiles among the runnable configurations */
-  uint64_t restricted, bad_launch, arch_limit; /**< configurations dropped by each stage */
+  uint64_t restricted;        /**< configurations a restriction dropped */
+  uint64_t bad_launch;        /**< configurations whose launch expressions failed */
+  uint64_t arch_limit;        /**< configurations beyond the architecture's limits */
 } cucore_tune_counts;
 
 /** The raw size of the space (the product of the value counts).
@@ -4027,7 +4029,12 @@ CUCORE_API cucore_status cucore_tune_model_check(const cucore_arch_limits *limit
  * sorted samples (numpy's default). */
 typedef struct cucore_tune_stats {
   size_t n;          /**< samples */
-  double min, p20, median, p80, max, mean; /**< ms */
+  double min;        /**< the fastest sample, ms */
+  double p20;        /**< the 20th percentile, ms */
+  double median;     /**< the median, ms */
+  double p80;        /**< the 80th percentile, ms */
+  double max;        /**< the slowest sample, ms */
+  double mean;       /**< the mean, ms */
   double rel_stddev; /**< sample standard deviation / mean (0 with one sample) */
 } cucore_tune_stats;
 
