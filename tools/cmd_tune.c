@@ -126,6 +126,10 @@ const cli_opt cmd_tune_opts[] = {
      .help = "measure everything again (results are still appended)"},
     {.name = "--seed", .kind = CLI_OPT_INT, TUNE_AT(seed), .lo = 0, .hi = LLONG_MAX,
      .arg = "N", .help = "seed of `random` argument fills"},
+    {.name = "--csv", .kind = CLI_OPT_TEXT, TUNE_AT(csv), .arg = "FILE",
+     .help = "one row per configuration past the restrictions"},
+    {.name = "--emit-header", .kind = CLI_OPT_TEXT, TUNE_AT(emit_header), .arg = "FILE",
+     .help = "the best configuration as #defines (a TARGET_<GPU> block and the default)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -216,6 +220,8 @@ static int check_line(const tune_line *l) {
   const char *dot = strrchr(l->file, '.');
   if (!dot || strcmp(dot, ".cu") != 0)
     return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);
+  if (l->emit_header && l->dry_run)
+    return cli_usage("tune", "--emit-header needs a measured tune (no --dry-run)");
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
   int ndev = 0;
@@ -227,10 +233,21 @@ static int check_line(const tune_line *l) {
   return 0;
 }
 
+/* --csv and --emit-header: writable, and none of the inputs (the source, the space file). */
+static int check_outputs(const tune_line *l) {
+  cli_input_add(l->file);
+  if (l->space) cli_input_add(l->space);
+  if (l->csv && cli_output_check("tune", "--csv", l->csv)) return CLI_EXIT_USAGE;
+  if (l->emit_header && cli_output_check("tune", "--emit-header", l->emit_header))
+    return CLI_EXIT_USAGE;
+  return 0;
+}
+
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (!rc) rc = check_line(c->line);
+  if (!rc) rc = check_outputs(c->line);
   if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
   if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
   if (!rc) rc = build_space(c);
@@ -242,6 +259,8 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc && !c->line->dry_run) rc = tune_measure_all(c);
   if (rc) return rc;
   tune_report(c);
+  if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
+  if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
   if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
   size_t ok = 0;
   for (size_t i = 0; i < c->nrows; i++)

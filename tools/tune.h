@@ -20,7 +20,7 @@ typedef struct tune_line {
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
   long long finalists;
   unsigned long long seed;
-  const char *db;
+  const char *db, *csv, *emit_header;
 } tune_line;
 
 /* One configuration as the dry run reports it. */
@@ -90,6 +90,7 @@ typedef struct tune_ctx {
   int have_best;
   size_t best;             /* the row that won */
   size_t ties;             /* rows that tie with it */
+  double t_start;          /* when measuring began (the progress line's ETA) */
 } tune_ctx;
 
 /* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
@@ -136,6 +137,13 @@ size_t tune_dev_l2(const tune_ctx *ctx);
  * its ties, the `cucore run` command that reproduces it, the time split, the store. */
 void tune_report_measured(const tune_ctx *ctx);
 void tune_report_measured_json(const tune_ctx *ctx, json_out *j);
+
+/* --csv FILE and --emit-header FILE (tune_output.c). 0 or an exit code. */
+int tune_write_csv(const tune_ctx *ctx, const char *path);
+int tune_write_header(const tune_ctx *ctx, const char *path);
+/* Spearman's rank correlation between the model's score and the measured median over the
+ * verified rows (1: the model ordered them exactly as measured); NAN under 3 rows. */
+double tune_model_agreement(const tune_ctx *ctx, size_t *count);
 
 /* Prints the dry run's report (text or JSON) on stdout. */
 void tune_report(const tune_ctx *ctx);

@@ -6,6 +6,7 @@
  * noise goal) and appends the result to the store. Failures are data: the tune goes on. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tune.h"
 
@@ -213,6 +214,16 @@ int tune_kernel_of(tune_ctx *c, const tune_group *g, cucore_kernel **k, cucore_a
   return st == CUCORE_OK ? 0 : -1;
 }
 
+/* "[ 12/120] 3.1 s left" on a terminal, rewritten in place. */
+static void progress(tune_ctx *c) {
+  if (c->line->json || !isatty(2)) return;
+  size_t done = c->measured + c->resumed + c->wrong + c->failed;
+  size_t total = (size_t)c->counts.runnable - c->model_rejected;
+  double spent = (cli_now_ms() - c->t_start) / 1000;
+  fprintf(stderr, "\r\033[K[%5zu/%zu] %.1f s left", done, total,
+          done && total > done ? spent / (double)done * (double)(total - done) : 0.0);
+}
+
 static void measure_group(tune_ctx *c, const tune_group *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
@@ -223,6 +234,7 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
       continue;
     if (ok) measure_or_resume(c, k, a, r);
     else failed(c, r, "bind-error", cucore_last_error());
+    progress(c);
   }
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
@@ -232,6 +244,7 @@ int tune_measure_all(tune_ctx *c) {
   int rc = tune_dev_open(c);
   if (!rc) rc = open_store(c);
   c->keep_objects = 1;
+  c->t_start = cli_now_ms();
   if (!rc) rc = tune_compile_start(c);
   for (tune_group *g; !rc;) {
     double t0 = cli_now_ms();
@@ -239,6 +252,7 @@ int tune_measure_all(tune_ctx *c) {
     c->wait_ms += cli_now_ms() - t0;
     measure_group(c, g);
   }
+  if (!c->line->json && isatty(2)) text_terminal_control("\r\033[K");
   if (!rc) tune_finalists(c); /* before the store closes: finalists are recorded again */
   tune_compile_finish(c);
   tune_dev_close(c);

@@ -2,6 +2,7 @@
  * configurations, the winner (and how many tie with it within noise), its speed-up over the
  * first configuration, the `cucore run` command that reproduces it, what happened to the
  * rest, where the time went and where the results are kept. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,11 @@ void tune_report_measured(const tune_ctx *c) {
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n", c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000,
          c->wait_ms / 1000);
+  size_t agreed = 0;
+  double rho = tune_model_agreement(c, &agreed);
+  if (agreed >= 3 && isfinite(rho))
+    printf("model vs measured: rank correlation %.2f over %zu configurations (1: the model's "
+           "score ordered them as measured)\n", rho, agreed);
   printf("store: %s (%zu records of this tune)\n", c->store_path, c->store_records);
   if (c->have_best) {
     const tune_row *b = &c->rows[c->best], *f = first_ok(c);
@@ -117,6 +123,8 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_num(j, "waiting", c->wait_ms / 1000);
   json_end_object(j);
   json_str(j, "key", c->key);
+  size_t agreed = 0;
+  json_num(j, "model_rank_correlation", tune_model_agreement(c, &agreed));
   json_str(j, "store", c->store_path);
   if (!c->have_best) {
     json_str(j, "best", NULL);

@@ -42,6 +42,15 @@ sed -i 's/y\[i\] = REPS;/y[i] = REPS; \/\/ edited/' "$dir/w.cu"
 tune --param REPS=16,4,1 --param block_size_x=128,256 --json
 check "an edited kernel is a new key: all measured" [ "$(counts <<<"$out")" = "6 0 0 0" ]
 
+# --csv: a header and one row per configuration; --emit-header: the best as #defines.
+tune --param REPS=16,4 --csv "$dir/t.csv" --emit-header "$dir/best.h"
+check "csv and header: exit 0" [ "$rc" -eq 0 ]
+check "csv: a header and 2 rows" [ "$(wc -l <"$dir/t.csv")" -eq 3 ] && grep -q '^index,REPS,grid_x' "$dir/t.csv"
+check "csv: the rows are verified results" [ "$(grep -c ',ok,' "$dir/t.csv")" -eq 2 ]
+check "header: a target block and the default" grep -q '^#ifdef TARGET_' "$dir/best.h" && [ "$(grep -c '^#define REPS ' "$dir/best.h")" -eq 2 ]
+tune --param REPS=1 --csv "$dir/w.cu"
+check "--csv may not overwrite the source: exit 2" [ "$rc" -eq 2 ] && has "$err" "input"
+
 # Outputs are reset before each check: zeros match 0 (the fake runs nothing) ...
 tune --param REPS=1,2 --expect 0=0 --json
 check "reset outputs: zeros checked" [ "$(counts <<<"$out")" = "2 0 0 0" ]
