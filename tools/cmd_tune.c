@@ -128,6 +128,8 @@ const cli_opt cmd_tune_opts[] = {
      .arg = "N", .help = "seed of `random` argument fills"},
     {.name = "--csv", .kind = CLI_OPT_TEXT, TUNE_AT(csv), .arg = "FILE",
      .help = "one row per configuration past the restrictions"},
+    {.name = "--t4", .kind = CLI_OPT_TEXT, TUNE_AT(t4), .arg = "FILE",
+     .help = "the results as TuningSchema T4 JSON (read by Kernel Tuner, KTT, BAT)"},
     {.name = "--emit-header", .kind = CLI_OPT_TEXT, TUNE_AT(emit_header), .arg = "FILE",
      .help = "the best configuration as #defines (a TARGET_<GPU> block and the default)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
@@ -240,6 +242,7 @@ static int check_outputs(const tune_line *l) {
   if (l->csv && cli_output_check("tune", "--csv", l->csv)) return CLI_EXIT_USAGE;
   if (l->emit_header && cli_output_check("tune", "--emit-header", l->emit_header))
     return CLI_EXIT_USAGE;
+  if (l->t4 && cli_output_check("tune", "--t4", l->t4)) return CLI_EXIT_USAGE;
   return 0;
 }
 
@@ -261,6 +264,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   tune_report(c);
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
+  if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
   if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
   size_t ok = 0;
   for (size_t i = 0; i < c->nrows; i++)

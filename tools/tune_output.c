@@ -158,3 +158,58 @@ double tune_model_agreement(const tune_ctx *c, size_t *count) {
   *count = n;
   return r;
 }
+
+/* TuningSchema's T4 "invalidity" of a row. */
+static const char *t4_invalidity(const tune_row *r) {
+  if (r->error[0]) return "compile";
+  if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE) return "constraints";
+  if (!r->status[0] || strcmp(r->status, "ok") == 0) return "correct";
+  return strcmp(r->status, "wrong-answer") == 0 ? "correctness" : "runtime";
+}
+
+static void t4_row(const tune_ctx *c, json_out *j, const tune_row *r) {
+  char params[1024];
+  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+                                sizeof params, NULL);
+  int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status[0];
+  json_begin_object(j, NULL);
+  json_number_text(j, "configuration", params);
+  json_begin_array(j, "objectives");
+  json_str(j, NULL, "time");
+  json_end_array(j);
+  json_begin_object(j, "times");
+  json_num(j, "compilation_time", r->compile_ms / 1000);
+  json_begin_array(j, "runtimes");
+  if (ok) json_num(j, NULL, r->stats.median / 1000);
+  json_end_array(j);
+  json_end_object(j);
+  json_str(j, "invalidity", t4_invalidity(r));
+  json_int(j, "correctness", ok);
+  json_begin_array(j, "measurements");
+  if (ok) {
+    json_begin_object(j, NULL);
+    json_str(j, "name", "time");
+    json_num(j, "value", r->stats.median);
+    json_str(j, "unit", "ms");
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_end_object(j);
+}
+
+int tune_write_t4(const tune_ctx *c, const char *path) {
+  cli_outfile o;
+  if (cli_out_open(&o, "tune", "--t4", path)) return CLI_EXIT_FAILURE;
+  json_out j;
+  memset(&j, 0, sizeof j);
+  j.f = o.f;
+  j.pretty = 1;
+  json_begin_object(&j, NULL);
+  json_str(&j, "schema_version", "1.0.0");
+  json_begin_array(&j, "results");
+  for (size_t i = 0; i < c->nrows; i++) t4_row(c, &j, &c->rows[i]);
+  json_end_array(&j);
+  json_end_object(&j);
+  fputc('\n', o.f);
+  return cli_out_close(&o, 1);
+}

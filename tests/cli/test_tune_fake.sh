@@ -48,6 +48,15 @@ check "csv and header: exit 0" [ "$rc" -eq 0 ]
 check "csv: a header and 2 rows" [ "$(wc -l <"$dir/t.csv")" -eq 3 ] && grep -q '^index,REPS,grid_x' "$dir/t.csv"
 check "csv: the rows are verified results" [ "$(grep -c ',ok,' "$dir/t.csv")" -eq 2 ]
 check "header: a target block and the default" grep -q '^#ifdef TARGET_' "$dir/best.h" && [ "$(grep -c '^#define REPS ' "$dir/best.h")" -eq 2 ]
+tune --param REPS=16,4 --t4 "$dir/t4.json"
+check "t4: TuningSchema results, correct and timed" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] and len(d["results"]) == 2
+r = d["results"][0]
+assert r["configuration"] == {"REPS": 16} and r["invalidity"] == "correct" and r["correctness"] == 1
+assert r["measurements"][0]["unit"] == "ms" and len(r["times"]["runtimes"]) == 1
+' "$dir/t4.json"
 tune --param REPS=1 --csv "$dir/w.cu"
 check "--csv may not overwrite the source: exit 2" [ "$rc" -eq 2 ] && has "$err" "input"
 
