@@ -159,6 +159,8 @@ extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[
 int cmd_tune(int argc, char **argv);
 extern const char cmd_tune_help[];
 extern const cli_opt cmd_tune_opts[];
+/* `cucore cache tune list|show KEY|clear [KEY]` (cache_tune.c); argv[0] is "tune". */
+int cmd_cache_tune(int argc, char **argv);
 
 /* ---- outputs (outfile.c; issue 23 point 1, issue 28 point 4) ------------------------------
  * No output may be an input, and no failure leaves a half-written file: a regular file is

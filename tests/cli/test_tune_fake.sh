@@ -75,6 +75,19 @@ check "in-place: restored inputs verify" [ "$rc" -eq 0 ] && has "$out" "2 measur
 tune --param REPS=1 --expect 0=3 --json
 check "a wrong --expect: recorded, exit 1" [ "$rc" -eq 1 ] && [ "$(counts <<<"$out")" = "0 0 1 0" ]
 
+# cucore cache tune: the stores under the cache folder (the default --db).
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --param REPS=1,2 \
+  --arg 'out:f32[64]' --arg i32:64 --cache hot
+run "$CUCORE" cache tune list
+key=$(awk '{print $1}' <<<"$out" | head -1)
+check "cache tune list: the store, its records and best" [ "$rc" -eq 0 ] && [ ${#key} -eq 64 ] && has "$out" "verified, best {\"REPS\":"
+run "$CUCORE" cache tune show "$key" --json
+check "cache tune show --json" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["stores"][0]["verified"] >= 2' <<<"$out"
+run "$CUCORE" cache tune clear
+check "cache tune clear: removed" [ "$rc" -eq 0 ] && has "$out" "removed 1 tune store"
+run "$CUCORE" cache tune show "$key"
+check "cache tune show after clear: exit 1" [ "$rc" -eq 1 ]
+
 # kill -9 in the middle: what was written is found again; the rerun measures the rest.
 # (--cache cold: the fake's 2 x L2 fills make each configuration slow enough to stop.)
 slow=(--param REPS=1,2,3,4,5,6 --cache cold --db "$dir/kill.jsonl" --finalists 0 --json)
