@@ -3984,7 +3984,11 @@ CUCORE_API cucore_status cucore_tune_space_param(const cucore_tune_space *space,
  * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists
  * of expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem"
  * (strings). Other keys ("kernel_source", "arguments", "answer", "atol", ...) are for the
- * command and ignored here. The reader is strict: depth at most 32, no duplicate keys, no
+ * command and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
+ * (Kernel Tuner, KTT, BAT): TuningParameters (Values a list, or the Python texts "[1, 2]",
+ * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions'
+ * Expressions, KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total
+ * threads: the problem size) and SharedMemory. The reader is strict: depth at most 32, no duplicate keys, no
  * trailing commas; errors name the line and column. Destroy `*out` with
  * cucore_tune_space_destroy().
  * @retval CUCORE_INVALID_ARGUMENT malformed JSON, a key of the wrong type, or what the

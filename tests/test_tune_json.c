@@ -49,6 +49,45 @@ static void kernel_tuner_keywords(void **state) {
   cucore_tune_space_destroy(s);
 }
 
+/* TuningSchema T1 (a BAT-style GEMM fragment): MWG in [16, 32, 64] (a JSON list), NWG from
+ * "[2**i for i in range(4, 7)]" = 16, 32, 64, KWG from "range(8, 33, 8)" = 8, 16, 24, 32;
+ * condition MWG <= NWG keeps the 6 of 9 (MWG, NWG) pairs with MWG <= NWG: 6 * 4 = 24 of 36.
+ * LocalSize X = MWG / 4 (an expression), GlobalSize X = 4096: block 4 for MWG 16, grid
+ * ceil(4096 / 4) = 1024. */
+static const char *T1 =
+    "{\"ConfigurationSpace\": {\"TuningParameters\": [\n"
+    "   {\"Name\": \"MWG\", \"Type\": \"int\", \"Values\": \"[16, 32, 64]\"},\n"
+    "   {\"Name\": \"NWG\", \"Type\": \"int\", \"Values\": \"[2**i for i in range(4, 7)]\"},\n"
+    "   {\"Name\": \"KWG\", \"Type\": \"int\", \"Values\": \"range(8, 33, 8)\"}],\n"
+    "  \"Conditions\": [{\"Parameters\": [\"MWG\", \"NWG\"], \"Expression\": \"MWG <= NWG\"}]},\n"
+    " \"KernelSpecification\": {\"Language\": \"CUDA\", \"KernelName\": \"gemm\",\n"
+    "  \"LocalSize\": {\"X\": \"MWG / 4\", \"Y\": \"1\", \"Z\": \"1\"},\n"
+    "  \"GlobalSize\": {\"X\": 4096, \"Y\": 1, \"Z\": 1}, \"SharedMemory\": \"KWG * 64\"}}";
+
+static void tuning_schema_t1(void **state) {
+  (void)state;
+  cucore_tune_space *s = NULL;
+  assert_ok(cucore_tune_space_from_json(T1, 0, &s));
+  cucore_tune_counts c;
+  assert_ok(cucore_tune_space_count(s, &c));
+  assert_int_equal(c.raw, 36);
+  assert_int_equal(c.after_restrictions, 24);
+  cucore_tune_config cfg;
+  assert_ok(cucore_tune_space_config(s, 0, &cfg)); /* MWG 16, NWG 16, KWG 8 */
+  assert_int_equal(cfg.verdict, CUCORE_TUNE_RUNNABLE);
+  assert_int_equal(cfg.block[0], 4);
+  assert_int_equal(cfg.grid[0], 1024);
+  assert_int_equal(cfg.smem, 512);
+  char buf[64];
+  assert_ok(cucore_tune_space_config_text(s, 35, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf, NULL));
+  assert_string_equal(buf, "MWG=64 NWG=64 KWG=32");
+  cucore_tune_space_destroy(s);
+  assert_status(cucore_tune_space_from_json("{\"ConfigurationSpace\": {\"TuningParameters\": "
+                                            "[{\"Name\": \"a\", \"Values\": \"__import__('os')\"}]}}",
+                                            0, &s), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "Values of `a`");
+}
+
 static void json_errors_name_line_and_column(void **state) {
   (void)state;
   static const struct { const char *t; const char *want; } cases[] = {
@@ -149,6 +188,7 @@ static void model_verdicts_and_score(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(kernel_tuner_keywords),
+      cmocka_unit_test(tuning_schema_t1),
       cmocka_unit_test(json_errors_name_line_and_column),
       cmocka_unit_test(space_json_type_errors),
       cmocka_unit_test(model_verdicts_and_score),

@@ -6,6 +6,7 @@
  *   space_text.c    a configuration's texts (parameters, kernel name, defines, JSON), its
  *                   compile hash
  *   space_json.c    a space from Kernel Tuner's tune_kernel() keywords as JSON (json.c reads)
+ *   space_t1.c      a space from the TuningSchema T1 input (Kernel Tuner, KTT, BAT)
  * tune/ is the floor above exec/ and compile/: the command's tuner is built on these.
  */
 #ifndef CUCORE_TUNE_SPACE_H
@@ -57,6 +58,10 @@ const char *cc_tune_block_name(const cucore_tune_space *s, int d);
 void cc_tune_values(const cucore_tune_space *s, uint64_t index, cc_tval *vals, size_t *digits);
 /* The raw size; -1 when it does not fit 64 bits. */
 int cc_tune_raw(const cucore_tune_space *s, uint64_t *raw);
+/* A space from a TuningSchema T1 document (space_t1.c), called by the JSON reader when the
+ * document has "ConfigurationSpace". */
+struct cc_json;
+cucore_status cc_tune_space_t1(cucore_tune_space *s, const struct cc_json *root);
 /* The compile hash of the configuration whose value indices are `digits`. */
 uint64_t cc_tune_compile_hash(const cucore_tune_space *s, const size_t *digits);
 

@@ -95,6 +95,7 @@ static const struct {
 
 static cucore_status build(cucore_tune_space *s, const cc_json *root) {
   if (root->type != CC_JSON_OBJECT) return wrong("the space", "an object", root);
+  if (cc_json_get(root, "ConfigurationSpace")) return cc_tune_space_t1(s, root);
   const cc_json *v;
   cucore_status st = CUCORE_OK;
   if ((v = cc_json_get(root, "tune_params"))) st = add_params(s, v);
