@@ -33,10 +33,15 @@ static void set_error(tune_group *g, const char *what, const char *msg) {
   snprintf(g->error, sizeof g->error, "%s: %.*s", what, (int)(n > 150 ? 150 : n), msg);
 }
 
+/* An option set is used by one thread at a time: the workers copy the command's in turn. */
+static pthread_mutex_t options_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* The compile's options: the command's, the arch, and the configuration's defines. */
 static cucore_status options_for(tune_ctx *c, uint64_t index, cucore_options **out) {
   char defines[4096], arch[16];
+  pthread_mutex_lock(&options_lock);
   cucore_status st = cucore_options_copy(c->src->opts, out);
+  pthread_mutex_unlock(&options_lock);
   snprintf(arch, sizeof arch, "sm_%d", c->arch);
   if (st == CUCORE_OK) st = cucore_options_set_string(*out, CUCORE_OPT_ARCH, arch);
   if (st == CUCORE_OK)
