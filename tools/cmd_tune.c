@@ -17,6 +17,7 @@ const char cmd_tune_help[] =
     "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
     "                    [--poison] [--cache cold|hot] [--launch batch|single]\n"
     "                    [--max-noise F] [--finalists N]\n"
+    "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
     "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
     "                   [--jobs N] [--no-spills] [--min-occupancy F] [--json]\n"
     "                   [compile options]\n"
@@ -116,6 +117,13 @@ const cli_opt cmd_tune_opts[] = {
     {.name = "--launch", .kind = CLI_OPT_CHOICE, TUNE_AT(launch_single), .arg = "batch|single",
      .help = "batch (default): several launches per sample when one takes < 20 us;\n"
              "single: one launch between the events"},
+    {.name = "--strategy", .kind = CLI_OPT_CHOICE, TUNE_AT(model_first),
+     .arg = "exhaustive|model-first",
+     .help = "exhaustive (default): measure as compiles finish; model-first: compile all,\n"
+             "then measure in order of the occupancy model's score"},
+    {.name = "--top-fraction", .kind = CLI_OPT_REAL, TUNE_AT(top_fraction), .arg = "F",
+     .help = "model-first: measure only the best-scored fraction F (0..1) of the runnable\n"
+             "configurations; the rest are recorded as skipped"},
     {.name = "--max-noise", .kind = CLI_OPT_REAL, TUNE_AT(max_noise), .arg = "F",
      .help = "sample until the relative standard deviation is at most F (default 0.02)"},
     {.name = "--finalists", .kind = CLI_OPT_INT, TUNE_AT(finalists), .lo = 0, .hi = 1000,
@@ -224,6 +232,8 @@ static int check_line(const tune_line *l) {
     return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);
   if (l->emit_header && l->dry_run)
     return cli_usage("tune", "--emit-header needs a measured tune (no --dry-run)");
+  if (l->top_fraction > 1)
+    return cli_usage("tune", "--top-fraction %g: expected 0..1", l->top_fraction);
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
   int ndev = 0;

@@ -21,6 +21,8 @@ typedef struct tune_line {
   long long finalists;
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4;
+  int model_first;         /* --strategy model-first */
+  double top_fraction;     /* --top-fraction F (0: all) */
 } tune_line;
 
 /* One configuration as the dry run reports it. */
@@ -86,7 +88,7 @@ typedef struct tune_ctx {
   char store_path[4200];   /* where the results went, and how many it holds */
   size_t store_records;   /* of the --space file's text ("" without one) */
   double gpu_ms, verify_ms, wait_ms; /* the time split */
-  size_t measured, resumed, wrong, failed;
+  size_t measured, resumed, wrong, failed, skipped;
   int have_best;
   size_t best;             /* the row that won */
   size_t ties;             /* rows that tie with it */
@@ -118,6 +120,13 @@ int tune_kernel_of(tune_ctx *ctx, const tune_group *g, cucore_kernel **k, cucore
 /* The launch and the timing options of a row. */
 cucore_launch_config tune_launch_of(const tune_ctx *ctx, const tune_row *r);
 cucore_tune_timing_options tune_timing_of(const tune_ctx *ctx);
+/* One runnable row: from the store, or reset, launched, verified, timed and stored. */
+void tune_measure_one(tune_ctx *ctx, cucore_kernel *k, cucore_args *a, tune_row *r);
+/* The progress line on a terminal. */
+void tune_progress(tune_ctx *ctx);
+/* --strategy model-first (tune_order.c): every compile first, then the rows measured best
+ * model score first; with --top-fraction F only the best-scored F of them. */
+void tune_measure_model_first(tune_ctx *ctx);
 /* The --arg and --expect specs parsed into ctx->o (before any work). 0 or an exit code. */
 int tune_parse_specs(tune_ctx *ctx);
 

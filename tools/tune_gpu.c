@@ -191,7 +191,7 @@ void tune_record_row(tune_ctx *c, const tune_row *r) {
   record(c, r, config);
 }
 
-static void measure_or_resume(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
+void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
   char config[1024];
   const char *found = NULL;
   cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
@@ -215,7 +215,7 @@ int tune_kernel_of(tune_ctx *c, const tune_group *g, cucore_kernel **k, cucore_a
 }
 
 /* "[ 12/120] 3.1 s left" on a terminal, rewritten in place. */
-static void progress(tune_ctx *c) {
+void tune_progress(tune_ctx *c) {
   if (c->line->json || !isatty(2)) return;
   size_t done = c->measured + c->resumed + c->wrong + c->failed;
   size_t total = (size_t)c->counts.runnable - c->model_rejected;
@@ -232,9 +232,9 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
     tune_row *r = &c->rows[i];
     if (r->cfg.compile_hash != g->hash || r->cfg.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
-    if (ok) measure_or_resume(c, k, a, r);
+    if (ok) tune_measure_one(c, k, a, r);
     else failed(c, r, "bind-error", cucore_last_error());
-    progress(c);
+    tune_progress(c);
   }
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
@@ -246,6 +246,7 @@ int tune_measure_all(tune_ctx *c) {
   c->keep_objects = 1;
   c->t_start = cli_now_ms();
   if (!rc) rc = tune_compile_start(c);
+  if (!rc && (c->line->model_first || c->line->top_fraction > 0)) tune_measure_model_first(c);
   for (tune_group *g; !rc;) {
     double t0 = cli_now_ms();
     if (!(g = tune_compile_next(c))) break;

@@ -84,8 +84,10 @@ void tune_report_measured(const tune_ctx *c) {
   size_t *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
   size_t n = rows ? measured_order(c, rows) : 0;
   if (n) top_text(c, rows, n);
-  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed\n",
+  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
          c->measured, c->resumed, c->wrong, c->failed);
+  if (c->skipped) printf(", %zu skipped (--top-fraction)", c->skipped);
+  printf("\n");
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n", c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000,
          c->wait_ms / 1000);
@@ -116,6 +118,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "from_store", c->resumed);
   json_uint(j, "wrong_answers", c->wrong);
   json_uint(j, "failed", c->failed);
+  json_uint(j, "skipped", c->skipped);
   json_begin_object(j, "time_s");
   json_num(j, "compile_wall", c->compile_wall_ms / 1000);
   json_num(j, "gpu_busy", c->gpu_ms / 1000);

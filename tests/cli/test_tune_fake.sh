@@ -75,6 +75,20 @@ check "in-place: restored inputs verify" [ "$rc" -eq 0 ] && has "$out" "2 measur
 tune --param REPS=1 --expect 0=3 --json
 check "a wrong --expect: recorded, exit 1" [ "$rc" -eq 1 ] && [ "$(counts <<<"$out")" = "0 0 1 0" ]
 
+# --strategy model-first --top-fraction: on the fake H100 (132 SMs) a block of 256 threads
+# fits 8 times per SM, 1056 blocks a wave: G=1056 scores 1 (a full wave), G=2000 0.95, G=100
+# 0.09; a third of the 6 configurations are measured: both with G=1056.
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --param REPS=1,2 --param G=100,1056,2000 \
+  --grid G --block 256 --arg 'out:f32[4096]' --arg i32:4096 --cache hot --db "$dir/mf.jsonl" \
+  --strategy model-first --top-fraction 0.33 --json
+check "model-first: the best-scored third measured, the rest skipped" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = {(c["params"]["REPS"], c["params"]["G"]): c["status"] for c in d["configs"]}
+assert d["measured"] == 2 and d["skipped"] == 4, (d["measured"], d["skipped"])
+assert st[(1, 1056)] == "ok" and st[(2, 1056)] == "ok" and st[(1, 100)] == "skipped", st
+' <<<"$out"
+
 # cucore cache tune: the stores under the cache folder (the default --db).
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --param REPS=1,2 \
   --arg 'out:f32[64]' --arg i32:64 --cache hot
