@@ -19,7 +19,8 @@ const char cmd_tune_help[] =
     "                    [--max-noise F] [--finalists N]\n"
     "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
     "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
-    "                   [--jobs N] [--no-spills] [--min-occupancy F] [--json]\n"
+    "                   [--jobs N] [--compile-timeout S] [--no-spills] [--min-occupancy F]\n"
+    "                   [--json]\n"
     "                   [compile options]\n"
     "\n"
     "Checks every configuration of a search space before any GPU time is spent: the raw\n"
@@ -94,6 +95,9 @@ const cli_opt cmd_tune_opts[] = {
      .help = "no GPU: counts per stage, compiles and the model's verdicts"},
     {.name = "--jobs", .kind = CLI_OPT_INT, TUNE_AT(jobs), .lo = 1, .hi = 256, .arg = "N",
      .help = "compile threads (default: cores - 1, at least 1)"},
+    {.name = "--compile-timeout", .kind = CLI_OPT_REAL, TUNE_AT(compile_timeout), .arg = "S",
+     .help = "compile each configuration in a child process, stopped after S seconds\n"
+             "and recorded as a compile timeout (default: in process, no limit)"},
     {.name = "--sm-count", .kind = CLI_OPT_INT, TUNE_AT(sm_count), .lo = 1, .hi = 100000,
      .arg = "N", .help = "SMs, for waves without a GPU (an H100 SXM has 132)"},
     {.name = "--min-occupancy", .kind = CLI_OPT_REAL, TUNE_AT(min_occupancy), .arg = "F",

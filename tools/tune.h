@@ -22,6 +22,7 @@ typedef struct tune_line {
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4;
   int model_first;         /* --strategy model-first */
+  double compile_timeout;  /* --compile-timeout S: compiles in child processes (0: in here) */
   double top_fraction;     /* --top-fraction F (0: all) */
 } tune_line;
 
@@ -103,6 +104,9 @@ int tune_compile_start(tune_ctx *ctx);
 tune_group *tune_compile_next(tune_ctx *ctx);
 /* Joins the threads and frees the pipeline and the groups' objects. */
 void tune_compile_finish(tune_ctx *ctx);
+/* A compile in a child `cucore compile` killed after --compile-timeout (tune_spawn.c): 0 and
+ * the cubin in *obj (g->symbol set), or -1 with g->error ("compile timeout: ..."). */
+int tune_compile_in_child(tune_ctx *ctx, tune_group *g, const char *kernel, cucore_object **obj);
 /* Dry run: every group compiled and judged, nothing measured. */
 int tune_compile_all(tune_ctx *ctx);
 /* Measures every configuration that can run on the GPU (device 0), pipelined with the

@@ -64,13 +64,15 @@ static int read_resources(cucore_object *obj, const char *kernel, int arch, tune
   const void *code = NULL;
   size_t size = 0;
   cucore_code_type type;
-  cucore_object_lowered_name(obj, kernel, &symbol);
-  snprintf(g->symbol, sizeof g->symbol, "%s", symbol ? symbol : kernel);
+  if (g->symbol[0]) symbol = g->symbol; /* a child compile named it already */
+  else if (cucore_object_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol)
+    symbol = kernel;
+  if (symbol != g->symbol) snprintf(g->symbol, sizeof g->symbol, "%s", symbol);
   cucore_object_code(obj, &type, &code, &size);
   cucore_binary *bin = NULL;
   const cucore_kernel_info *k = NULL;
   cucore_status st = cucore_binary_open(code, size, type, arch, &bin);
-  if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, symbol ? symbol : kernel, &k);
+  if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, g->symbol, &k);
   if (st != CUCORE_OK) {
     set_error(g, "reading the cubin", cucore_last_error());
     cucore_binary_destroy(bin);
@@ -87,6 +89,17 @@ static int read_resources(cucore_object *obj, const char *kernel, int arch, tune
   return 0;
 }
 
+/* With --compile-timeout: the compile in a child process that is killed when late. */
+static void compile_group_child(tune_ctx *c, tune_group *g, const char *kernel) {
+  cucore_object *obj = NULL;
+  double t0 = cli_now_ms();
+  int ok = tune_compile_in_child(c, g, kernel, &obj) == 0;
+  g->ms = cli_now_ms() - t0;
+  g->ok = ok && read_resources(obj, kernel, c->arch, g) == 0;
+  if (g->ok && c->keep_objects) g->obj = obj;
+  else cucore_object_destroy(obj);
+}
+
 static void compile_group(tune_ctx *c, tune_group *g) {
   char kernel[1024];
   cucore_options *opts = NULL;
@@ -94,6 +107,10 @@ static void compile_group(tune_ctx *c, tune_group *g) {
   cucore_object *obj = NULL;
   cucore_status st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
                                                    kernel, sizeof kernel, NULL);
+  if (st == CUCORE_OK && c->line->compile_timeout > 0) {
+    compile_group_child(c, g, kernel);
+    return;
+  }
   if (st == CUCORE_OK) st = options_for(c, g->index, &opts);
   if (st == CUCORE_OK)
     st = cucore_program_create(CUCORE_CODE_CUDA_CPP, c->source, c->source_size,

@@ -78,6 +78,20 @@ c = json.load(sys.stdin)["counts"]
 assert (c["raw"], c["after_restrictions"], c["compiles"]) == (4, 3, 2), c
 ' <<<"$out"
 
+# --compile-timeout: compiles in child processes (a template's lowered name comes back from
+# the child); one that runs past the limit is killed and recorded, and the tune goes on.
+run timeout 120 "$CUCORE" tune "$dir/t.cu" --arch sm_90 --dry-run --kernel 't<{block_size_x}>' \
+    --param block_size_x=32,64 --problem-size 4096 --compile-timeout 60 --json
+check "compile in a child: both compiled and judged" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["counts"]["compile_failed"] == 0 and all(c["registers"] > 0 for c in d["configs"]), d["counts"]
+' <<<"$out"
+run timeout 120 "$CUCORE" tune "$dir/t.cu" --arch sm_90 --dry-run --kernel 't<{block_size_x}>' \
+    --param block_size_x=96,160 --problem-size 4096 --compile-timeout 0.001
+check "a compile past --compile-timeout is stopped and recorded" [ "$rc" -eq 1 ] && has "$out" "compile timeout: stopped after 0.001 s" && has "$out" "2 failed"
+check "no temporary folder of a killed compile is left" bash -c '! ls /tmp | grep -q "^cucore-tune-......$" || [ -z "$(find /tmp -maxdepth 1 -name "cucore-tune-*" -newer "$1" 2>/dev/null)" ]' _ "$dir/t.cu"
+
 # Usage errors name what is wrong; measuring is not in this build.
 tune --kernel k --param LB=1 --restrict 'LB >'
 check "bad restriction: exit 2 with the column" [ "$rc" -eq 2 ] && has "$err" "column 5"
