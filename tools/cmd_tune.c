@@ -142,6 +142,8 @@ const cli_opt cmd_tune_opts[] = {
      .help = "one row per configuration past the restrictions"},
     {.name = "--t4", .kind = CLI_OPT_TEXT, TUNE_AT(t4), .arg = "FILE",
      .help = "the results as TuningSchema T4 JSON (read by Kernel Tuner, KTT, BAT)"},
+    {.name = "--plot", .kind = CLI_OPT_TEXT, TUNE_AT(plot), .arg = "FILE.svg",
+     .help = "measured time against each parameter and the model's occupancy (SVG)"},
     {.name = "--emit-header", .kind = CLI_OPT_TEXT, TUNE_AT(emit_header), .arg = "FILE",
      .help = "the best configuration as #defines (a TARGET_<GPU> block and the default)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
@@ -257,6 +259,7 @@ static int check_outputs(const tune_line *l) {
   if (l->emit_header && cli_output_check("tune", "--emit-header", l->emit_header))
     return CLI_EXIT_USAGE;
   if (l->t4 && cli_output_check("tune", "--t4", l->t4)) return CLI_EXIT_USAGE;
+  if (l->plot && cli_output_check("tune", "--plot", l->plot)) return CLI_EXIT_USAGE;
   return 0;
 }
 
@@ -279,6 +282,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
   if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
+  if (c->line->plot && (rc = tune_write_plot(c, c->line->plot))) return rc;
   if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
   size_t ok = 0;
   for (size_t i = 0; i < c->nrows; i++)

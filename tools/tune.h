@@ -20,7 +20,7 @@ typedef struct tune_line {
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
   long long finalists;
   unsigned long long seed;
-  const char *db, *csv, *emit_header, *t4;
+  const char *db, *csv, *emit_header, *t4, *plot;
   int model_first;         /* --strategy model-first */
   double compile_timeout;  /* --compile-timeout S: compiles in child processes (0: in here) */
   double top_fraction;     /* --top-fraction F (0: all) */
@@ -154,6 +154,8 @@ void tune_report_measured_json(const tune_ctx *ctx, json_out *j);
 /* --csv FILE and --emit-header FILE (tune_output.c). 0 or an exit code. */
 int tune_write_csv(const tune_ctx *ctx, const char *path);
 int tune_write_header(const tune_ctx *ctx, const char *path);
+/* --plot FILE.svg: measured time against each parameter and the model's occupancy. */
+int tune_write_plot(const tune_ctx *ctx, const char *path);
 /* --t4 FILE: the results as TuningSchema T4 JSON (Kernel Tuner, KTT and BAT read it). */
 int tune_write_t4(const tune_ctx *ctx, const char *path);
 /* Spearman's rank correlation between the model's score and the measured median over the

@@ -57,6 +57,14 @@ r = d["results"][0]
 assert r["configuration"] == {"REPS": 16} and r["invalidity"] == "correct" and r["correctness"] == 1
 assert r["measurements"][0]["unit"] == "ms" and len(r["times"]["runtimes"]) == 1
 ' "$dir/t4.json"
+tune --param REPS=16,4 --plot "$dir/t.svg"
+check "plot: an SVG with a panel per parameter and the occupancy" python3 -c '
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+assert "REPS" in texts and "occupancy (model)" in texts, texts
+assert len(list(root.iter("{http://www.w3.org/2000/svg}circle"))) == 4
+' "$dir/t.svg"
 tune --param REPS=1 --csv "$dir/w.cu"
 check "--csv may not overwrite the source: exit 2" [ "$rc" -eq 2 ] && has "$err" "input"
 
