@@ -4279,6 +4279,390 @@ CUCORE_API cucore_status cucore_checkpoint_unlock(int pid);
 /** @} */
 /* ==== END SECTION: checkpoint ==== */
 
+/* ==== SECTION: autotuning (cucore tune) ==== */
+/**
+ * @defgroup tune Autotuning: search spaces, pruning and the model's score
+ *
+ * A search space is a set of parameters, each with a list of values (the Cartesian product
+ * of the lists is the raw space), restrictions over them, and expressions that give each
+ * configuration's launch: grid, block, dynamic shared memory. It follows Kernel Tuner's
+ * conventions: parameters named block_size_x/y/z are the block dimensions unless a block
+ * expression is set; without a grid expression the grid is ceil(problem_size / product of
+ * grid_div) per dimension (grid_div defaults to the block dimension). Parameters become
+ * `-DNAME=value` or template arguments of the kernel name (`gemm<{BM},{BN}>`); one used only
+ * by launch expressions never changes the compile.
+ *
+ * Expressions (restrictions and launch): integers and reals with Python's rules (`/` is true
+ * division, `//` floors), `+ - * / // % **`, comparisons (chained as in Python), `and or
+ * not` and `&& || !`, `c ? a : b`, `min max ceil floor abs log2`, true/false, and the
+ * space's parameters by name. They are parsed, never run as code; a parse error names the
+ * column. Configurations are numbered 0..raw-1 as itertools.product numbers them (the last
+ * parameter varies fastest). A space is used by one thread at a time; reading calls
+ * (count, config, text) on a space nobody changes may run concurrently.
+ * @{
+ */
+
+/** A search space: create with cucore_tune_space_create() or cucore_tune_space_from_json(),
+ * destroy with cucore_tune_space_destroy(). */
+typedef struct cucore_tune_space cucore_tune_space;
+
+/** How a parameter reaches the kernel. */
+typedef enum cucore_tune_param_kind {
+  CUCORE_TUNE_PARAM_AUTO = 0,    /**< TEMPLATE when `{NAME}` is in the kernel name, else DEFINE
+                                    when the name is a word of the source, else LAUNCH_ONLY when
+                                    a launch expression uses it, else DEFINE */
+  CUCORE_TUNE_PARAM_DEFINE,      /**< `-DNAME=value` */
+  CUCORE_TUNE_PARAM_TEMPLATE,    /**< substituted for `{NAME}` in the kernel name */
+  CUCORE_TUNE_PARAM_LAUNCH_ONLY  /**< only in launch expressions: never changes the compile */
+} cucore_tune_param_kind;
+
+/** What a check found about one configuration (the later the stage, the larger the value). */
+typedef enum cucore_tune_verdict {
+  CUCORE_TUNE_RUNNABLE = 0,   /**< passed every check made so far */
+  CUCORE_TUNE_RESTRICTED,     /**< a restriction is false, or could not be evaluated */
+  CUCORE_TUNE_BAD_LAUNCH,     /**< a launch expression gave no valid dimension or size */
+  CUCORE_TUNE_ARCH_LIMIT,     /**< block, grid or shared memory beyond the architecture's limits */
+  CUCORE_TUNE_MODEL_REJECTED  /**< after compiling: no block can be resident (registers, shared
+                                 memory, block size), or a filter the caller asked for */
+} cucore_tune_verdict;
+
+/** The verdict's name ("runnable", "restricted", "bad-launch", "arch-limit",
+ * "model-rejected"); "unknown" for a value not in the enum. Never NULL; static storage. */
+CUCORE_API const char *cucore_tune_verdict_name(cucore_tune_verdict verdict);
+
+/** The expressions of a space (cucore_tune_space_set_expr). */
+typedef enum cucore_tune_slot {
+  CUCORE_TUNE_GRID = 0,      /**< 1 to 3 expressions separated by commas: x[, y[, z]] */
+  CUCORE_TUNE_BLOCK,         /**< 1 to 3 expressions: x[, y[, z]] */
+  CUCORE_TUNE_SMEM,          /**< one expression: dynamic shared memory in bytes */
+  CUCORE_TUNE_PROBLEM_SIZE,  /**< 1 to 3 expressions: the problem's extent per dimension */
+  CUCORE_TUNE_GRID_DIV_X,    /**< expressions whose product divides problem_size x */
+  CUCORE_TUNE_GRID_DIV_Y,    /**< the same for y */
+  CUCORE_TUNE_GRID_DIV_Z     /**< the same for z */
+} cucore_tune_slot;
+
+/** CONSTRUCTOR: an empty space (one configuration, no parameters). Destroy `*out` with
+ * cucore_tune_space_destroy(). */
+CUCORE_API cucore_status cucore_tune_space_create(cucore_tune_space **out);
+/** DESTRUCTOR: frees the space. NULL is a no-op. */
+CUCORE_API cucore_status cucore_tune_space_destroy(cucore_tune_space *space);
+/** Adds a parameter with `n` values written as text ("64", "0.5", "float"); numbers may be
+ * used in expressions, other text only in defines and template arguments. Copied. Names are
+ * C identifiers, unique in the space; values are unique within the parameter.
+ * @retval CUCORE_INVALID_ARGUMENT a bad or repeated name, no values, a repeated or empty
+ *         value, or a kind not in the enum. */
+CUCORE_API cucore_status cucore_tune_space_add_param(cucore_tune_space *space, const char *name,
+                                                     const char *const *values, size_t n,
+                                                     cucore_tune_param_kind kind);
+/** Adds a parameter written as on the command line: "NAME=V1,V2,...", where a value may be a
+ * range "LO..HI" (step 1) or "LO..HI:STEP", or powers of two "pow2:LO..HI" (2^LO..2^HI).
+ * @retval CUCORE_INVALID_ARGUMENT the text has no `=`, a bad range, or what add_param refuses. */
+CUCORE_API cucore_status cucore_tune_space_parse_param(cucore_tune_space *space,
+                                                       const char *text,
+                                                       cucore_tune_param_kind kind);
+/** Adds a restriction: an expression over parameters added before it; a configuration is
+ * kept when every restriction is true (non-zero).
+ * @retval CUCORE_INVALID_ARGUMENT a parse error or an unknown name (the message names the
+ *         column). */
+CUCORE_API cucore_status cucore_tune_space_restrict(cucore_tune_space *space, const char *expr);
+/** Sets one of the space's expressions (see cucore_tune_slot); names must be parameters added
+ * before. Commas separate dimensions or factors at the top level only (`min(a, b)` is one
+ * expression). NULL unsets it.
+ * @retval CUCORE_INVALID_ARGUMENT a parse error (the column is named), or more expressions
+ *         than the slot takes. */
+CUCORE_API cucore_status cucore_tune_space_set_expr(cucore_tune_space *space,
+                                                    cucore_tune_slot slot, const char *text);
+/** Sets the names of the parameters that are the block's x, y and z dimensions when no block
+ * expression is set (Kernel Tuner's block_size_names; default block_size_x, block_size_y,
+ * block_size_z). A NULL entry keeps the default. Copied.
+ * @retval CUCORE_INVALID_ARGUMENT a name that is not an identifier. */
+CUCORE_API cucore_status cucore_tune_space_set_block_names(cucore_tune_space *space,
+                                                           const char *const names[3]);
+/** Sets the kernel name, a plain name or a template with `{PARAM}` holes
+ * ("gemm<{BM},{BN}>"). Copied.
+ * @retval CUCORE_INVALID_ARGUMENT empty, an unclosed `{`, or a hole that names no parameter
+ *         (checked when the configuration's text is asked for). */
+CUCORE_API cucore_status cucore_tune_space_set_kernel(cucore_tune_space *space,
+                                                      const char *name);
+/** Gives the kernel's source text so that AUTO parameters can be resolved (a parameter that
+ * is not a word of the source and is used by a launch expression is LAUNCH_ONLY). `size` 0
+ * means NUL-terminated. Copied. */
+CUCORE_API cucore_status cucore_tune_space_set_source(cucore_tune_space *space,
+                                                      const char *text, size_t size);
+/** Checks configurations against an architecture's limits (block dimensions and threads,
+ * shared memory per block with opt-in); without limits only the CUDA grid and block maxima
+ * are checked. Copied; NULL removes them. */
+CUCORE_API cucore_status cucore_tune_space_set_limits(cucore_tune_space *space,
+                                                      const cucore_arch_limits *limits);
+
+/** How far each stage shrank the space. */
+typedef struct cucore_tune_counts {
+  uint64_t raw;               /**< the Cartesian product */
+  uint64_t after_restrictions; /**< restrictions true */
+  uint64_t runnable;          /**< and a valid launch within the architecture's limits */
+  uint64_t compiles;          /**< distinct compiles among the runnable configurations */
+  uint64_t restricted;        /**< configurations a restriction dropped */
+  uint64_t bad_launch;        /**< configurations whose launch expressions failed */
+  uint64_t arch_limit;        /**< configurations beyond the architecture's limits */
+} cucore_tune_counts;
+
+/** The raw size of the space (the product of the value counts).
+ * @retval CUCORE_INVALID_ARGUMENT the product does not fit in 64 bits. */
+CUCORE_API cucore_status cucore_tune_space_size(const cucore_tune_space *space, uint64_t *raw);
+/** Checks every configuration before compiling and counts what each stage keeps.
+ * @retval CUCORE_INVALID_ARGUMENT the space holds more than 2^32 configurations. */
+CUCORE_API cucore_status cucore_tune_space_count(const cucore_tune_space *space,
+                                                 cucore_tune_counts *out);
+
+/** One configuration as the checks before compiling see it. */
+typedef struct cucore_tune_config {
+  uint64_t index;              /**< its number in the raw space */
+  cucore_tune_verdict verdict; /**< RUNNABLE, or the first check it failed */
+  char reason[256];            /**< why, when not RUNNABLE ("restriction 2 `a*b<=1024` is
+                                  false", "block of 2048 threads, sm_90 allows 1024") */
+  uint32_t grid[3];            /**< blocks per dimension (0 when not computed) */
+  uint32_t block[3];           /**< threads per dimension */
+  uint64_t smem;               /**< dynamic shared memory, bytes */
+  uint64_t compile_hash;       /**< equal for configurations that share one compile */
+} cucore_tune_config;
+
+/** Fills *out for configuration `index` (0..raw-1): its launch and the first check it fails.
+ * @retval CUCORE_INVALID_ARGUMENT `index` is not below the raw size. */
+CUCORE_API cucore_status cucore_tune_space_config(const cucore_tune_space *space,
+                                                  uint64_t index, cucore_tune_config *out);
+
+/** Texts of a configuration (cucore_tune_space_config_text). */
+typedef enum cucore_tune_text {
+  CUCORE_TUNE_TEXT_PARAMS = 0, /**< "BM=16 BN=32 block_size_x=128" (every parameter) */
+  CUCORE_TUNE_TEXT_KERNEL,     /**< the kernel name with template holes filled: "gemm<16,32>" */
+  CUCORE_TUNE_TEXT_DEFINES,    /**< the compile's defines, one "-DNAME=value" per line */
+  CUCORE_TUNE_TEXT_JSON        /**< {"BM":16,"BN":32,"T":"float"} */
+} cucore_tune_text;
+
+/** Writes text `what` of configuration `index` into buf (NUL-terminated, cut to `cap`);
+ * *needed (may be NULL) receives the length without the NUL. buf may be NULL when cap is 0.
+ * @retval CUCORE_INVALID_ARGUMENT `index` out of range, `what` not in the enum, or a kernel
+ *         template hole naming no parameter. */
+CUCORE_API cucore_status cucore_tune_space_config_text(const cucore_tune_space *space,
+                                                       uint64_t index, cucore_tune_text what,
+                                                       char *buf, size_t cap, size_t *needed);
+
+/** One parameter, as the space resolved it. Strings live as long as the space is unchanged. */
+typedef struct cucore_tune_param_info {
+  const char *name;             /**< the parameter's name */
+  cucore_tune_param_kind kind;  /**< resolved: never AUTO */
+  size_t value_count;           /**< its values */
+} cucore_tune_param_info;
+
+/** The number of parameters. */
+CUCORE_API cucore_status cucore_tune_space_param_count(const cucore_tune_space *space,
+                                                       size_t *count);
+/** Parameter `i` (0-based, in the order added).
+ * @retval CUCORE_INVALID_ARGUMENT `i` out of range. */
+CUCORE_API cucore_status cucore_tune_space_param(const cucore_tune_space *space, size_t i,
+                                                 cucore_tune_param_info *out);
+
+/** CONSTRUCTOR: a space from a JSON object with Kernel Tuner's tune_kernel() keywords:
+ * "tune_params" (name -> list of numbers or strings), "restrictions" (a string or a list of
+ * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists
+ * of expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem"
+ * (strings). Other keys ("kernel_source", "arguments", "answer", "atol", ...) are for the
+ * command and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
+ * (Kernel Tuner, KTT, BAT): TuningParameters (Values a list, or the Python texts "[1, 2]",
+ * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions'
+ * Expressions, KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total
+ * threads: the problem size) and SharedMemory. The reader is strict: depth at most 32, no duplicate keys, no
+ * trailing commas; errors name the line and column. Destroy `*out` with
+ * cucore_tune_space_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT malformed JSON, a key of the wrong type, or what the
+ *         space's calls refuse. */
+CUCORE_API cucore_status cucore_tune_space_from_json(const char *json, size_t size,
+                                                     cucore_tune_space **out);
+
+/** What the occupancy model says of one compiled configuration. */
+typedef struct cucore_tune_model {
+  int blocks_per_sm;              /**< resident blocks per SM (0: cannot run) */
+  double occupancy;               /**< active warps / max warps, 0..1 */
+  cucore_occupancy_limit limit;   /**< what binds */
+  uint64_t blocks;                /**< blocks in the grid */
+  double waves;                   /**< blocks / (blocks_per_sm x SMs), 0 without an SM count */
+  double tail_efficiency;         /**< blocks / (ceil(waves) x blocks_per_sm x SMs); 1 without
+                                     an SM count */
+  int local_bytes;                /**< per-thread local memory (spills and stack) */
+  double score;                   /**< occupancy x tail efficiency, halved with local memory;
+                                     0 when it cannot run */
+} cucore_tune_model;
+
+/** Filters the model applies on request (all off when zeroed). */
+typedef struct cucore_tune_filter {
+  double min_occupancy; /**< reject below this occupancy (0: off) */
+  int no_spills;        /**< 1: reject any local memory */
+} cucore_tune_filter;
+
+/** Runs the host occupancy model on a compiled configuration: `res` are the kernel's
+ * resources from its cubin (registers, static shared memory, max threads), `local_bytes` its
+ * local memory per thread, `cfg` the configuration from cucore_tune_space_config(). A
+ * configuration that cannot run (no block resident) or that `filter` (may be NULL) rejects
+ * gets verdict MODEL_REJECTED with the reason in cfg->reason; *out gets the model's numbers
+ * either way. A configuration already not RUNNABLE is left as it is.
+ * @retval CUCORE_INVALID_ARGUMENT limits or resources the model refuses (named). */
+CUCORE_API cucore_status cucore_tune_model_check(const cucore_arch_limits *limits,
+                                                 const cucore_kernel_resources *res,
+                                                 int local_bytes,
+                                                 const cucore_tune_filter *filter,
+                                                 cucore_tune_config *cfg,
+                                                 cucore_tune_model *out);
+/** Statistics of timing samples (milliseconds). Percentiles interpolate linearly between the
+ * sorted samples (numpy's default). */
+typedef struct cucore_tune_stats {
+  size_t n;          /**< samples */
+  double min;        /**< the fastest sample, ms */
+  double p20;        /**< the 20th percentile, ms */
+  double median;     /**< the median, ms */
+  double p80;        /**< the 80th percentile, ms */
+  double max;        /**< the slowest sample, ms */
+  double mean;       /**< the mean, ms */
+  double rel_stddev; /**< sample standard deviation / mean (0 with one sample) */
+} cucore_tune_stats;
+
+/** Computes the statistics of `n` samples (not changed; n >= 1).
+ * @retval CUCORE_INVALID_ARGUMENT n is 0, or a sample is negative or not finite. */
+CUCORE_API cucore_status cucore_tune_stats_compute(const double *samples, size_t n,
+                                                   cucore_tune_stats *out);
+
+/** How a configuration is timed (cucore_tune_time_launch). Start from
+ * CUCORE_TUNE_TIMING_DEFAULTS. */
+typedef struct cucore_tune_timing_options {
+  double warmup_ms;   /**< warm-up by time after the untimed first launch (>= 1 launch) */
+  double screen_ms;   /**< sample for at least this long */
+  int min_samples;    /**< and at least this many samples */
+  int max_samples;    /**< stop here even when noisy */
+  double max_time_ms; /**< or when sampling took this long */
+  double max_noise;   /**< stop once rel_stddev <= this (0.02 = 2 %) */
+  size_t l2_bytes;    /**< the device's L2 size (cucore_device_props.l2_cache_bytes): each
+                         sample is preceded, outside the timed events, by writing 2 x this;
+                         0: no flush (a hot cache) */
+  int batch;          /**< launches per sample; 0: one, or enough to reach ~50 us when the
+                         untimed launch took under 20 us (launch overhead is not ranked) */
+} cucore_tune_timing_options;
+
+/** Defaults: 10 ms warm-up, >= 5 ms and >= 10 samples, <= 200 samples or 200 ms, noise 2 %,
+ * no flush, automatic batch. */
+#define CUCORE_TUNE_TIMING_DEFAULTS {10.0, 5.0, 10, 200, 200.0, 0.02, 0, 0}
+
+/** 1 in *done when screening may stop: at least min_samples and screen_ms, and the noise is
+ * at most max_noise, or max_samples or max_time_ms is reached. */
+CUCORE_API cucore_status cucore_tune_screen_done(const cucore_tune_stats *stats,
+                                                 double elapsed_ms,
+                                                 const cucore_tune_timing_options *opt,
+                                                 int *done);
+
+/** What cucore_tune_time_launch measured. */
+typedef struct cucore_tune_timing {
+  cucore_tune_stats stats; /**< per launch (a batch's time / batch) */
+  int batch;               /**< launches per sample */
+  double first_ms;         /**< the untimed first launch, host clock (load included) */
+  int launches;            /**< every launch made */
+} cucore_tune_timing;
+
+/** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, warm-up
+ * by time, then samples between two events (each after an L2 flush of 2 x opt->l2_bytes when
+ * set, outside the events) until cucore_tune_screen_done says so. Needs a GPU. `opt` NULL
+ * means the defaults. A failed launch ends the call with its status (the tune records it).
+ * @retval CUCORE_INVALID_ARGUMENT options out of range (named). */
+CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_config *cfg,
+                                                 cucore_args *args,
+                                                 const cucore_tune_timing_options *opt,
+                                                 cucore_tune_timing *out);
+
+/** Ranks configurations by median time: order[0..n) receives indices, fastest first. Two
+ * configurations whose medians differ by less than the larger of their noises (rel_stddev x
+ * median) are a tie, resolved by the lower index so that repeated tunes choose the same one;
+ * *ties (may be NULL) receives how many configurations tie with the best (0: a clear best). */
+CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n,
+                                          size_t *order, size_t *ties);
+/** What a tune's results depend on, for cucore_tune_key(). Every field is text (NULL: ""). */
+typedef struct cucore_tune_key_fields {
+  const char *source;      /**< the kernel's source text */
+  size_t source_size;      /**< its size; 0: NUL-terminated */
+  const char *headers;     /**< the headers it includes (their text or a digest of them) */
+  const char *options;     /**< the compile options (cucore_options_canonical()) */
+  const char *kernel;      /**< the kernel name or template */
+  const char *launch;      /**< the launch expressions: grid; block; smem; problem size */
+  const char *args;        /**< the arguments' types and sizes (not their data) */
+  const char *params;      /**< the parameters' names (values vary per configuration) */
+} cucore_tune_key_fields;
+
+/** The key of a tune: SHA-256 over the labelled, length-prefixed fields, as 64 hexadecimal
+ * digits and a NUL in `out`. Any edit of the source, a header, an option, the kernel, the
+ * launch expressions or the arguments' shapes gives another key (results are never stale). */
+CUCORE_API cucore_status cucore_tune_key(const cucore_tune_key_fields *fields, char out[65]);
+
+/** The environment a result was measured in, as one line ("uuid=...;name=...;cc=9.0;
+ * sms=132;l2=52428800;driver=13000;nvrtc=13000;cucore=X.Y.Z;timing=...") into out; `timing`
+ * names the measurement policy (cache and launch modes). Cut to `cap` with a NUL. */
+CUCORE_API cucore_status cucore_tune_fingerprint(const cucore_device_props *props,
+                                                 const char *timing, char *out, size_t cap);
+
+/** A crash-safe store of tune results: one JSON line per measured configuration
+ * {"v":1,"key":K,"problem":P,"device":D,"config":{...},"result":{...}}, appended with one
+ * write(2) each, so a killed tune loses at most the configuration in flight; a torn last line
+ * is skipped (and counted) when the store is opened again. Open with cucore_tune_store_open(),
+ * close with cucore_tune_store_close(). One thread at a time. */
+typedef struct cucore_tune_store cucore_tune_store;
+
+/** CONSTRUCTOR: opens (creating it and its folder when missing) the store at `path`, or with
+ * path NULL at `<compile cache folder>/tune/<key>.jsonl`, and reads the records of `key`
+ * for `problem` (the problem size as text, e.g.\ "4096,4096"; "" when none) on `device` (a
+ * cucore_tune_fingerprint()). Close `*out` with cucore_tune_store_close().
+ * @retval CUCORE_INVALID_ARGUMENT key is not 64 hexadecimal digits.
+ * @retval CUCORE_IO_ERROR the file or folder cannot be read or made (named). */
+CUCORE_API cucore_status cucore_tune_store_open(const char *path, const char *key,
+                                                const char *problem, const char *device,
+                                                cucore_tune_store **out);
+/** DESTRUCTOR: closes the store. NULL is a no-op. */
+CUCORE_API cucore_status cucore_tune_store_close(cucore_tune_store *store);
+/** The result recorded for configuration `config` (its CUCORE_TUNE_TEXT_JSON text) under the
+ * store's key, problem and device: *result is its JSON text (owned by the store), or NULL when
+ * it was never measured there. */
+CUCORE_API cucore_status cucore_tune_store_find(const cucore_tune_store *store,
+                                                const char *config, const char **result);
+/** Appends the result (a JSON object with at least "status"; "median_ms" for measured ones)
+ * of configuration `config` (a JSON object) and hands the line to the kernel at once.
+ * @retval CUCORE_INVALID_ARGUMENT config or result is not a JSON object (strict reader).
+ * @retval CUCORE_IO_ERROR the write failed (named). */
+CUCORE_API cucore_status cucore_tune_store_append(cucore_tune_store *store, const char *config,
+                                                  const char *result);
+/** Where the store is, how many records of its key, problem and device it holds, and how many
+ * lines of the file could not be read (a torn last line after a kill). Any out may be NULL. */
+CUCORE_API cucore_status cucore_tune_store_info(const cucore_tune_store *store,
+                                                const char **path, size_t *records,
+                                                size_t *damaged);
+
+/** How cucore_tune_lookup() found its answer. */
+typedef enum cucore_tune_match {
+  CUCORE_TUNE_MATCH_EXACT = 0,    /**< this key, problem and device */
+  CUCORE_TUNE_MATCH_NEAREST_SIZE, /**< this key and device, the nearest problem size (by the
+                                     product of its numbers) */
+  CUCORE_TUNE_MATCH_OTHER_DEVICE, /**< this key on another device (same problem first) */
+  CUCORE_TUNE_MATCH_DEFAULT       /**< nothing recorded: use the default configuration */
+} cucore_tune_match;
+
+/** The best configuration recorded in the store at `path` (NULL: the default path of `key`)
+ * for `key`: the lowest "median_ms" among results with "status":"ok", taken from the exact
+ * problem and device, else the nearest problem size on this device, else another device.
+ * Writes the configuration's JSON into config (cut to `cap`), its median to *median_ms (may be
+ * NULL) and the way it was found to *how.
+ * @retval CUCORE_NOT_FOUND nothing recorded for the key (*how is DEFAULT, config "").
+ * @retval CUCORE_IO_ERROR the store exists and cannot be read. */
+CUCORE_API cucore_status cucore_tune_lookup(const char *path, const char *key,
+                                            const char *problem, const char *device,
+                                            char *config, size_t cap, double *median_ms,
+                                            cucore_tune_match *how);
+/** @} */
+/* ==== END SECTION: autotuning ==== */
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,7 @@ import tempfile
 
 # The floors, lowest first. A new folder must be added here, at its place in the data path.
 LAYERS = ["base", "loader", "runtime", "memory", "binary", "toolchain", "object", "compile", "exec",
-          "graph"]
+          "graph", "tune"]
 PUBLIC = {"cucore.h"}
 SOURCE_EXT = (".c", ".h")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')

@@ -151,6 +151,12 @@ int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
 /* Each verb's option table (opt.h), for its help. */
 extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[];
+/* `cucore tune` (cmd_tune.c, tune_compile.c, tune_report.c; issue 24). */
+int cmd_tune(int argc, char **argv);
+extern const char cmd_tune_help[];
+extern const cli_opt cmd_tune_opts[];
+/* `cucore cache tune list|show KEY|clear [KEY]` (cache_tune.c); argv[0] is "tune". */
+int cmd_cache_tune(int argc, char **argv);
 
 /* ---- outputs (outfile.c; issue 23 point 1, issue 28 point 4) ------------------------------
  * No output may be an input, and no failure leaves a half-written file: a regular file is

@@ -6,6 +6,7 @@
 
 const char cmd_cache_help[] =
     "usage: cucore cache [stats|path|clear] [--json]\n"
+    "       cucore cache tune [list|show KEY|clear [KEY]] [--json]\n"
     "\n"
     "Program compiles are cached on disk (and within a process), keyed by a SHA-256 of\n"
     "everything that decides the output: source, in-memory headers, options, arch, target,\n"
@@ -18,6 +19,8 @@ const char cmd_cache_help[] =
     "           was last cleared: hits, misses, stores, evictions, errors, uncacheable\n"
     "  path     print the cache directory\n"
     "  clear    remove every entry and reset the counters\n"
+    "  tune     the result stores of `cucore tune` (tune/KEY.jsonl): list them with their\n"
+    "           record counts and best results, show one, or clear one or all\n"
     "\n"
     "options:\n"
     "%o"
@@ -157,6 +160,7 @@ static int cache_clear(int json) {
 }
 
 int cmd_cache(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "tune") == 0) return cmd_cache_tune(argc - 1, argv + 1);
   const char *action = NULL;
   cli_json_only line = {0};
   cli_parse parse = {"cache", cli_json_opts, &line, NULL, &action, 1, 0, "action"};

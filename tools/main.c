@@ -51,6 +51,8 @@ static const cli_verb verbs[] = {
      cmd_occupancy_help, cmd_occupancy_opts},
     {"run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
      cmd_run_help, cmd_run_opts},
+    {"tune", cmd_tune, "search a kernel's parameters: space, pruning, compiles, model (--dry-run)",
+     cmd_tune_help, cmd_tune_opts},
     {"cache", cmd_cache, "show, locate or clear the compile cache", cmd_cache_help, cli_json_opts},
     {"help", cmd_help, "show help for a verb", "usage: cucore help [VERB]\n", NULL},
 };

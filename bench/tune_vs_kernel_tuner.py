@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""cucore tune against Kernel Tuner's default loop, side by side on one GPU (issue 24).
+
+Kernel Tuner cannot be installed on the GPU machine, so its brute-force loop (nvcuda back end,
+kernel_tuner/core.py benchmark_default) is reproduced with cuda.core: per configuration the
+#defines prepended to the source, NVRTC to PTX for compute_XX, the PTX loaded (the driver JITs
+it), one untimed launch, 7 event-timed launches, the mean. The space: block_size_x in
+32..1024 step 32 and UNROLL in 1..16 = 512 configurations, each a distinct compile (the kernel
+names both). Measured here, in one run:
+  1. end-to-end configurations per second of `cucore tune` (fresh compile cache and store) and
+     of the loop; the goal is >= 50 configs/s and >= 10x the loop;
+  2. the best configuration of each, and cucore's median for both (same, or a tie within noise);
+  3. compile wall time of `cucore tune --dry-run --jobs J` for J = 1, 4, 8 (fresh caches):
+     the goal is a speed-up >= 0.75 x J;
+  4. GPU busy / (wall - time to the first cubin) as cucore reports it (goal >= 80 %);
+  5. 10 repeated tunes (--fresh): the same best, or a reported tie, in >= 9.
+usage: bench/tune_vs_kernel_tuner.py [path/to/cucore]   (prints one JSON object at the end)
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+N = 1 << 22
+SRC = r'''
+extern "C" __global__ void axpy_u(const float *x, float *y, int n) {
+  int base = (blockIdx.x * block_size_x + threadIdx.x) * UNROLL;
+  #pragma unroll
+  for (int u = 0; u < UNROLL; u++) {
+    int i = base + u;
+    if (i < n) y[i] = 2.0f * x[i] + y[i];
+  }
+}
+'''
+BS = list(range(32, 1025, 32))
+UNROLL = list(range(1, 17))
+
+
+def grid_of(bs, u):
+    return (N + bs * u - 1) // (bs * u)
+
+
+def kernel_tuner_loop():
+    """Kernel Tuner's default brute force, as its nvcuda back end does it."""
+    import cuda.core as cc
+    if not hasattr(cc, "Program"):
+        import cuda.core.experimental as cc
+    import cupy as cp
+    import numpy as np
+    dev = cc.Device()
+    dev.set_current()
+    s = dev.create_stream()
+    arch = "compute_" + "".join(str(v) for v in dev.compute_capability)
+    x = cp.random.rand(N, dtype=cp.float32)
+    y = cp.ones(N, dtype=cp.float32)
+    results = {}
+    t0 = time.perf_counter()
+    for bs in BS:
+        for u in UNROLL:
+            src = f"#define block_size_x {bs}\n#define UNROLL {u}\n" + SRC
+            prog = cc.Program(src, code_type="c++", options=cc.ProgramOptions(arch=arch))
+            k = prog.compile("ptx").get_kernel("axpy_u")  # the driver JITs the PTX here
+            cfg = cc.LaunchConfig(grid=grid_of(bs, u), block=bs)
+            args = (x.data.ptr, y.data.ptr, np.int32(N))
+            cc.launch(s, cfg, k, *args)  # untimed
+            s.sync()
+            times = []
+            for _ in range(7):
+                e0 = dev.create_event({"enable_timing": True})
+                e1 = dev.create_event({"enable_timing": True})
+                s.record(e0)
+                cc.launch(s, cfg, k, *args)
+                s.record(e1)
+                e1.sync()
+                times.append(e1 - e0)
+            results[(bs, u)] = sum(times) / len(times)
+    wall = time.perf_counter() - t0
+    best = min(results, key=results.get)
+    return {"wall_s": wall, "configs_per_s": len(results) / wall, "best": best,
+            "best_ms": results[best]}
+
+
+def cucore_tune(cucore, d, extra, env):
+    args = [cucore, "tune", os.path.join(d, "axpy.cu"), "--kernel", "axpy_u",
+            "--param", "block_size_x=32..1024:32", "--param", "UNROLL=1..16",
+            "--grid", f"ceil({N} / (block_size_x * UNROLL))",
+            "--arg", f"buf:f32[{N}]=random", "--arg", f"inout:f32[{N}]=1", "--arg", f"i32:{N}",
+            "--json"] + extra
+    t0 = time.perf_counter()
+    p = subprocess.run(args, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        sys.exit(f"cucore tune failed ({p.returncode}): {p.stderr[-2000:]}")
+    return json.loads(p.stdout), wall
+
+
+def fresh_env(d, name):
+    env = dict(os.environ)
+    env["CUCORE_CACHE_DIR"] = os.path.join(d, name)
+    shutil.rmtree(env["CUCORE_CACHE_DIR"], ignore_errors=True)
+    return env
+
+
+def main():
+    cucore = sys.argv[1] if len(sys.argv) > 1 else "build/bin/cucore"
+    d = tempfile.mkdtemp(prefix="tune-bench-")
+    with open(os.path.join(d, "axpy.cu"), "w") as f:
+        f.write(SRC)
+    out = {"configs": len(BS) * len(UNROLL)}
+    doc, wall = cucore_tune(cucore, d, ["--db", os.path.join(d, "db.jsonl")], fresh_env(d, "c0"))
+    by_index = {c["index"]: c for c in doc["configs"]}
+    best = by_index[doc["best"]["index"]]
+    out["cucore"] = {"wall_s": wall, "configs_per_s": out["configs"] / wall,
+                     "best": best["params"], "best_ms": best.get("median_ms"),
+                     "time_s": doc["time_s"], "ties": doc["best"]["ties"]}
+    kt = kernel_tuner_loop()
+    out["kernel_tuner_loop"] = kt
+    out["speedup"] = out["cucore"]["configs_per_s"] / kt["configs_per_s"]
+    kt_cfg = [c for c in doc["configs"]
+              if (c["params"]["block_size_x"], c["params"]["UNROLL"]) == kt["best"]]
+    if kt_cfg and best.get("median_ms"):
+        out["kt_best_under_cucore_ms"] = kt_cfg[0].get("median_ms")
+        out["kt_best_vs_cucore_best"] = kt_cfg[0].get("median_ms", 0) / best["median_ms"]
+    scaling = {}
+    for jobs in (1, 4, 8):
+        doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
+                               fresh_env(d, f"j{jobs}"))
+        scaling[jobs] = doc_j["compile_wall_ms"]
+    out["compile_wall_ms"] = scaling
+    out["compile_speedup_per_job"] = {j: scaling[1] / scaling[j] / j for j in (4, 8)}
+    picks = []
+    for _ in range(10):
+        doc_r, _ = cucore_tune(cucore, d, ["--fresh", "--db", os.path.join(d, "rep.jsonl")],
+                               fresh_env(d, "c0"))
+        picks.append((doc_r["best"]["index"], doc_r["best"]["ties"]))
+    top = max(set(p[0] for p in picks), key=lambda i: sum(1 for p in picks if p[0] == i))
+    out["repeats"] = {"picks": picks, "same_or_tie": sum(1 for p in picks if p[0] == top or p[1])}
+    print(json.dumps(out, indent=2))
+    shutil.rmtree(d, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,250 @@
+/*
+ * space.c -- building a search space: parameters and their values, restrictions, the launch
+ * expressions, the kernel name and the source that resolves AUTO parameters.
+ */
+#include "tune/space.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y",
+                                                   "block_size_z"};
+
+cucore_status cucore_tune_space_create(cucore_tune_space **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_tune_space_create", "out");
+  *out = cc_calloc(1, sizeof **out, "a tune space");
+  return *out ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+}
+
+static void free_param(cc_tparam *p) {
+  for (size_t i = 0; i < p->n; i++) free(p->text[i]);
+  free(p->text);
+  free(p->val);
+  free(p->name);
+}
+
+static void free_slot(cc_texprs *x) {
+  for (int i = 0; i < x->n; i++) cc_expr_free(&x->e[i]);
+  x->n = 0;
+}
+
+cucore_status cucore_tune_space_destroy(cucore_tune_space *s) {
+  cc_begin();
+  if (!s) return CUCORE_OK;
+  for (size_t i = 0; i < s->nparams; i++) free_param(&s->params[i]);
+  for (size_t i = 0; i < s->nrestr; i++) cc_expr_free(&s->restr[i]);
+  for (int i = 0; i < CC_TUNE_SLOTS; i++) free_slot(&s->slot[i]);
+  for (int i = 0; i < 3; i++) free(s->block_names[i]);
+  free(s->params);
+  free(s->restr);
+  free(s->kernel);
+  free(s->source);
+  free(s);
+  return CUCORE_OK;
+}
+
+static int is_ident(const char *s) {
+  if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return 0;
+  return 1;
+}
+
+int cc_tune_find_param(void *space, const char *name, size_t len) {
+  const cucore_tune_space *s = space;
+  for (size_t i = 0; i < s->nparams; i++)
+    if (strlen(s->params[i].name) == len && memcmp(s->params[i].name, name, len) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* A value's number: the whole text must be one (an integer, else a real); else text. */
+static cc_tval parse_value(const char *t) {
+  char *end;
+  errno = 0;
+  long long i = strtoll(t, &end, 10);
+  if (*t && !*end && errno == 0) return cc_tval_int(i);
+  errno = 0;
+  double d = strtod(t, &end);
+  if (*t && !*end && errno == 0 && !isspace((unsigned char)*t)) return cc_tval_real(d);
+  cc_tval v = {-1, 0, 0};
+  return v;
+}
+
+static cucore_status check_param(const cucore_tune_space *s, const char *name,
+                                 const char *const *values, size_t n,
+                                 cucore_tune_param_kind kind) {
+  const char *fn = "cucore_tune_space_add_param";
+  if (!is_ident(name))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is not a parameter name (a C identifier "
+                   "is expected)", fn, name ? name : "(null)");
+  if (cc_tune_find_param((void *)s, name, strlen(name)) >= 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` is in the space already", fn,
+                   name);
+  if (n == 0 || !values)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` has no values", fn, name);
+  if ((unsigned)kind > CUCORE_TUNE_PARAM_LAUNCH_ONLY)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: kind %d is not a cucore_tune_param_kind", fn,
+                   (int)kind);
+  for (size_t i = 0; i < n; i++) {
+    if (!values[i] || !*values[i])
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: value %zu of `%s` is empty", fn, i + 1, name);
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(values[i], values[j]) == 0)
+        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` has the value `%s` twice", fn, name,
+                       values[i]);
+  }
+  return CUCORE_OK;
+}
+
+static cucore_status grow_params(cucore_tune_space *s) {
+  if (s->nparams < s->cap) return CUCORE_OK;
+  size_t cap = s->cap ? s->cap * 2 : 8;
+  cc_tparam *p = cc_raw_realloc(s->params, cap * sizeof *p);
+  if (!p) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory growing a tune space");
+  s->params = p;
+  s->cap = cap;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name,
+                                          const char *const *values, size_t n,
+                                          cucore_tune_param_kind kind) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_add_param", "space");
+  cucore_status st = check_param(s, name, values, n, kind);
+  if (st == CUCORE_OK) st = grow_params(s);
+  if (st != CUCORE_OK) return st;
+  cc_tparam p = {.name = cc_strdup(name, "a parameter name"), .kind = kind, .n = n};
+  p.text = cc_calloc(n, sizeof *p.text, "parameter values");
+  p.val = cc_calloc(n, sizeof *p.val, "parameter values");
+  int ok = p.name && p.text && p.val;
+  for (size_t i = 0; ok && i < n; i++) {
+    p.text[i] = cc_strdup(values[i], "a parameter value");
+    p.val[i] = parse_value(values[i]);
+    ok = p.text[i] != NULL;
+  }
+  if (!ok) {
+    free_param(&p);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  s->params[s->nparams++] = p;
+  cc_tune_resolve_kinds(s);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_restrict", "space");
+  CC_CHECK_ARG(expr, "cucore_tune_space_restrict", "expr");
+  if (s->nrestr == s->cap_r) {
+    size_t cap = s->cap_r ? s->cap_r * 2 : 8;
+    cc_expr *r = cc_raw_realloc(s->restr, cap * sizeof *r);
+    if (!r) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory adding a restriction");
+    s->restr = r;
+    s->cap_r = cap;
+  }
+  char why[CC_EXPR_WHY_MAX];
+  if (cc_expr_parse(expr, cc_tune_find_param, s, &s->restr[s->nrestr], why, sizeof why) < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s", expr, why);
+  s->nrestr++;
+  return CUCORE_OK;
+}
+
+static cucore_status set_name(char **slot, const char *value, const char *what) {
+  char *copy = NULL;
+  if (value && !(copy = cc_strdup(value, what))) return CUCORE_HOST_OUT_OF_MEMORY;
+  free(*slot);
+  *slot = copy;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_set_block_names(cucore_tune_space *s,
+                                                const char *const names[3]) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_set_block_names", "space");
+  CC_CHECK_ARG(names, "cucore_tune_space_set_block_names", "names");
+  for (int d = 0; d < 3; d++)
+    if (names[d] && !is_ident(names[d]))
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_set_block_names: `%s` is not "
+                     "a parameter name (a C identifier is expected)", names[d]);
+  for (int d = 0; d < 3; d++) {
+    cucore_status st = set_name(&s->block_names[d], names[d], "a block-size name");
+    if (st != CUCORE_OK) return st;
+  }
+  return CUCORE_OK;
+}
+
+const char *cc_tune_block_name(const cucore_tune_space *s, int d) {
+  return s->block_names[d] ? s->block_names[d] : DEFAULT_BLOCK_NAMES[d];
+}
+
+cucore_status cucore_tune_space_set_kernel(cucore_tune_space *s, const char *name) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_set_kernel", "space");
+  CC_CHECK_ARG(name, "cucore_tune_space_set_kernel", "name");
+  int open = 0;
+  for (const char *p = name; *p; p++) {
+    if (*p == '{' && open++)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "kernel `%s`: `{` inside a `{...}` hole", name);
+    if (*p == '}' && !open--)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "kernel `%s`: `}` without a `{`", name);
+  }
+  if (!*name || open)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "kernel `%s`: %s", name,
+                   *name ? "a `{` is not closed" : "the name is empty");
+  cucore_status st = set_name(&s->kernel, name, "a kernel name");
+  cc_tune_resolve_kinds(s);
+  return st;
+}
+
+cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *text,
+                                           size_t size) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_set_source", "space");
+  CC_CHECK_ARG(text, "cucore_tune_space_set_source", "text");
+  if (size == 0) size = strlen(text);
+  char *copy = cc_malloc(size + 1, "a kernel source");
+  if (!copy) return CUCORE_HOST_OUT_OF_MEMORY;
+  memcpy(copy, text, size);
+  copy[size] = 0;
+  free(s->source);
+  s->source = copy;
+  cc_tune_resolve_kinds(s);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_set_limits(cucore_tune_space *s,
+                                           const cucore_arch_limits *limits) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_set_limits", "space");
+  s->has_limits = limits != NULL;
+  if (limits) s->limits = *limits;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_param_count(const cucore_tune_space *s, size_t *count) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_param_count", "space");
+  CC_CHECK_ARG(count, "cucore_tune_space_param_count", "count");
+  *count = s->nparams;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_param(const cucore_tune_space *s, size_t i,
+                                      cucore_tune_param_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_param", "space");
+  CC_CHECK_ARG(out, "cucore_tune_space_param", "out");
+  if (i >= s->nparams)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_param: parameter %zu of %zu",
+                   i, s->nparams);
+  out->name = s->params[i].name;
+  out->kind = s->params[i].resolved;
+  out->value_count = s->params[i].n;
+  return CUCORE_OK;
+}

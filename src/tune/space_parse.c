@@ -1,0 +1,211 @@
+/*
+ * space_parse.c -- the space's texts: a parameter written as "NAME=V1,V2,LO..HI:STEP", a
+ * slot's comma-separated expressions, and how AUTO parameters resolve to a kind.
+ */
+#include "tune/space.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CC_TUNE_RANGE_MAX 65536 /* values one range may make */
+
+static const int SLOT_MAX[CC_TUNE_SLOTS] = {3, 3, 1, 3, CC_TUNE_MAX_DIV, CC_TUNE_MAX_DIV,
+                                            CC_TUNE_MAX_DIV};
+
+/* Splits `text` at commas outside parentheses: starts and lengths of at most `max` parts.
+ * Returns the number of parts, or -1 when there are more. */
+static int split_top(const char *text, const char **start, size_t *len, int max) {
+  int n = 0, depth = 0;
+  const char *from = text;
+  for (const char *p = text;; p++) {
+    if (*p == '(') depth++;
+    if (*p == ')' && depth > 0) depth--;
+    if (*p == 0 || (*p == ',' && depth == 0)) {
+      if (n == max) return -1;
+      start[n] = from;
+      len[n++] = (size_t)(p - from);
+      from = p + 1;
+    }
+    if (*p == 0) return n;
+  }
+}
+
+static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, const char *text,
+                                const char *part, size_t len, cc_expr *out) {
+  char buf[1024], why[CC_EXPR_WHY_MAX];
+  if (len >= sizeof buf)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "expression `%.40s...` is longer than %zu bytes",
+                   part, sizeof buf - 1);
+  memcpy(buf, part, len);
+  buf[len] = 0;
+  if (cc_expr_parse(buf, cc_tune_find_param, s, out, why, sizeof why) == 0) return CUCORE_OK;
+  static const char *const names[] = {"grid", "block", "smem", "problem_size", "grid_div_x",
+                                      "grid_div_y", "grid_div_z"};
+  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text, buf, why);
+}
+
+cucore_status cucore_tune_space_set_expr(cucore_tune_space *s, cucore_tune_slot slot,
+                                         const char *text) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_set_expr", "space");
+  if ((unsigned)slot >= CC_TUNE_SLOTS)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_set_expr: slot %d is not a "
+                   "cucore_tune_slot", (int)slot);
+  cc_texprs x = {0};
+  if (text) {
+    const char *start[CC_TUNE_MAX_DIV];
+    size_t len[CC_TUNE_MAX_DIV];
+    int n = split_top(text, start, len, SLOT_MAX[slot]);
+    if (n < 0)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "`%s`: more than %d expressions", text,
+                     SLOT_MAX[slot]);
+    for (int i = 0; i < n; i++, x.n++) {
+      cucore_status st = parse_part(s, slot, text, start[i], len[i], &x.e[i]);
+      if (st != CUCORE_OK) {
+        for (int j = 0; j < x.n; j++) cc_expr_free(&x.e[j]);
+        return st;
+      }
+    }
+  }
+  for (int i = 0; i < s->slot[slot].n; i++) cc_expr_free(&s->slot[slot].e[i]);
+  s->slot[slot] = x;
+  cc_tune_resolve_kinds(s);
+  return CUCORE_OK;
+}
+
+/* ---- "NAME=V1,V2,..." ------------------------------------------------------------------- */
+
+typedef struct vlist {
+  char **v;
+  size_t n, cap;
+} vlist;
+
+static int vpush(vlist *l, const char *t, size_t len) {
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    char **v = cc_raw_realloc(l->v, cap * sizeof *v);
+    if (!v) return -1;
+    l->v = v;
+    l->cap = cap;
+  }
+  char *c = cc_raw_malloc(len + 1);
+  if (!c) return -1;
+  memcpy(c, t, len);
+  c[len] = 0;
+  l->v[l->n++] = c;
+  return 0;
+}
+
+static int read_ll(const char *p, const char **end, long long *v) {
+  char *e;
+  errno = 0;
+  *v = strtoll(p, &e, 10);
+  *end = e;
+  return e != p && errno == 0;
+}
+
+/* "LO..HI", "LO..HI:STEP" or "pow2:LO..HI" into values; 0 when `t` is no range, -1 on error
+ * (message recorded), 1 when expanded. */
+static int expand_range(const char *t, size_t len, vlist *l) {
+  int pow2 = len > 5 && memcmp(t, "pow2:", 5) == 0;
+  const char *p = pow2 ? t + 5 : t, *e;
+  long long lo, hi, step = 1;
+  size_t dots = 0;
+  while (dots + 1 < len && !(t[dots] == '.' && t[dots + 1] == '.')) dots++;
+  if (dots + 1 >= len) return 0;
+  int ok = read_ll(p, &e, &lo) && e[0] == '.' && e[1] == '.' && read_ll(e + 2, &e, &hi);
+  if (ok && !pow2 && *e == ':') ok = read_ll(e + 1, &e, &step);
+  ok = ok && (size_t)(e - t) == len && step > 0 && lo <= hi && (!pow2 || (lo >= 0 && hi < 63));
+  if (!ok || (hi - lo) / step >= CC_TUNE_RANGE_MAX) {
+    cc_fail(CUCORE_INVALID_ARGUMENT, "`%.*s` is not a range LO..HI[:STEP] with LO <= HI, "
+            "STEP > 0 and at most %d values, nor pow2:LO..HI with 0 <= LO <= HI <= 62",
+            (int)len, t, CC_TUNE_RANGE_MAX);
+    return -1;
+  }
+  char buf[32];
+  for (long long v = lo; v <= hi; v += step) {
+    int n = snprintf(buf, sizeof buf, "%lld", pow2 ? 1LL << v : v);
+    if (vpush(l, buf, (size_t)n) < 0) return -1;
+  }
+  return 1;
+}
+
+static cucore_status split_values(const char *list, vlist *l) {
+  for (const char *p = list;;) {
+    size_t len = strcspn(p, ",");
+    while (len && isspace((unsigned char)p[len - 1])) len--;
+    int r = expand_range(p, len, l);
+    if (r < 0) return CUCORE_INVALID_ARGUMENT;
+    if (r == 0 && vpush(l, p, len) < 0)
+      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading parameter values");
+    p += strcspn(p, ",");
+    if (!*p++) return CUCORE_OK;
+    while (isspace((unsigned char)*p)) p++;
+  }
+}
+
+cucore_status cucore_tune_space_parse_param(cucore_tune_space *s, const char *text,
+                                            cucore_tune_param_kind kind) {
+  cc_begin();
+  CC_CHECK_ARG(s, "cucore_tune_space_parse_param", "space");
+  CC_CHECK_ARG(text, "cucore_tune_space_parse_param", "text");
+  const char *eq = strchr(text, '=');
+  if (!eq || eq == text)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "parameter `%s`: expected NAME=V1,V2,... (values "
+                   "may be ranges LO..HI[:STEP] or pow2:LO..HI)", text);
+  char name[128];
+  snprintf(name, sizeof name, "%.*s", (int)(eq - text), text);
+  vlist l = {0};
+  cucore_status st = split_values(eq + 1, &l);
+  if (st == CUCORE_OK)
+    st = cucore_tune_space_add_param(s, name, (const char *const *)l.v, l.n, kind);
+  for (size_t i = 0; i < l.n; i++) free(l.v[i]);
+  free(l.v);
+  return st;
+}
+
+/* ---- kinds -------------------------------------------------------------------------------- */
+
+static int word_in(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = text; (p = strstr(p, word)) != NULL; p += n) {
+    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+    if (!before && !after) return 1;
+  }
+  return 0;
+}
+
+static int in_template(const char *kernel, const char *name) {
+  if (!kernel) return 0;
+  size_t n = strlen(name);
+  for (const char *p = kernel; (p = strchr(p, '{')) != NULL; p++)
+    if (strncmp(p + 1, name, n) == 0 && p[1 + n] == '}') return 1;
+  return 0;
+}
+
+static int in_launch(const cucore_tune_space *s, int var) {
+  for (int k = 0; k < CC_TUNE_SLOTS; k++)
+    for (int i = 0; i < s->slot[k].n; i++)
+      if (cc_expr_uses(&s->slot[k].e[i], var)) return 1;
+  for (int d = 0; d < 3; d++)
+    if (s->slot[CUCORE_TUNE_BLOCK].n == 0 &&
+        strcmp(cc_tune_block_name(s, d), s->params[var].name) == 0)
+      return 1;
+  return 0;
+}
+
+void cc_tune_resolve_kinds(cucore_tune_space *s) {
+  for (size_t i = 0; i < s->nparams; i++) {
+    cc_tparam *p = &s->params[i];
+    p->resolved = p->kind;
+    if (p->kind != CUCORE_TUNE_PARAM_AUTO) continue;
+    if (in_template(s->kernel, p->name)) p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
+    else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
+      p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
+    else p->resolved = CUCORE_TUNE_PARAM_DEFINE;
+  }
+}

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# cucore tune on a GPU (label gpu; issue 24): a kernel whose best configuration is known by
+# construction, verification against --expect and against the first configuration, an
+# in-place kernel whose data is restored before every check, two configurations that each
+# write only half of the output (both must fail), the store resumed with nothing measured
+# twice, and the winner reproduced with the printed `cucore run` command.
+source "$(dirname "$0")/lib.sh"
+"$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export CUCORE_CACHE_DIR="$dir/cache"
+# work: REPS x 4096 dependent multiply-adds per element; REPS=1 does a sixteenth of REPS=16's
+# work and the launch is the same, so REPS=1 is the best configuration by construction.
+# inc: in place, x[i] += 1 (a run on dirty data would give 2, 3, ...).
+# half: PART 0 writes the first half of y, PART 1 the second half, PART 2 all of it.
+cat >"$dir/k.cu" <<'CU'
+extern "C" __global__ void work(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = 0.5f;
+  for (int r = 0; r < REPS * 4096; r++) v = v * 0.999f + 0.0005f;
+  y[i] = v;
+}
+extern "C" __global__ void inc(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] += 1.0f;
+}
+extern "C" __global__ void half(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int lo = PART == 1 ? n / 2 : 0, hi = PART == 0 ? n / 2 : n;
+  if (i >= lo && i < hi) y[i] = 7.0f;
+}
+CU
+N=1048576
+tunew() { run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel work --param REPS=16,4,1 \
+  --param block_size_x=128,256 --problem-size $N --arg out:f32[$N] --arg i32:$N "$@"; }
+
+tunew --json
+check "tune work: exit 0" [ "$rc" -eq 0 ]
+check "tune work: REPS=1 wins, every config verified against the first" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+cfg = {c["index"]: c for c in d["configs"]}
+best = cfg[d["best"]["index"]]
+assert best["params"]["REPS"] == 1, best
+assert all(c["status"] == "ok" for c in d["configs"]), [c["status"] for c in d["configs"]]
+assert d["measured"] == 6 and d["from_store"] == 0, d
+assert all(c["samples"] >= 5 for c in d["configs"])
+slow = [c for c in d["configs"] if c["params"]["REPS"] == 16]
+assert min(c["median_ms"] for c in slow) > 4 * best["median_ms"]
+' <<<"$out"
+first="$out"
+
+# The same tune again: everything from the store, nothing measured twice, same winner.
+tunew --json
+check "tune again: all 6 from the store, same best" python3 -c '
+import json, sys
+a = json.loads(sys.argv[1]); b = json.load(sys.stdin)
+assert b["measured"] == 0 and b["from_store"] == 6, (b["measured"], b["from_store"])
+ca = {c["index"]: c for c in a["configs"]}
+assert ca[b["best"]["index"]]["params"]["REPS"] == 1
+' "$first" <<<"$out"
+
+# One more value: only the 2 new configurations are measured.
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel work --param REPS=16,4,1,2 \
+  --param block_size_x=128,256 --problem-size $N --arg out:f32[$N] --arg i32:$N --json
+check "one more value: only the new configurations measured" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["measured"] == 2 and d["from_store"] == 6, (d["measured"], d["from_store"])
+' <<<"$out"
+
+# The printed command reproduces the winner and its output.
+tunew
+cmd=$(grep '^reproduce: ' <<<"$out" | sed 's/^reproduce: //')
+check "tune prints a cucore run command" [ -n "$cmd" ]
+# work's loop keeps v at its fixed point 0.5 (0.5 * 0.999 + 0.0005 = 0.5)
+run bash -c "'$CUCORE' run${cmd#cucore run} --expect 0=0.5 --rtol 1e-4"
+check "the reproduced run matches the expected value" [ "$rc" -eq 0 ]
+
+# In place: x = 1 restored before every check, so x + 1 = 2 for every configuration.
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel inc --param block_size_x=64,128,256 \
+  --problem-size 4096 --arg inout:f32[4096]=1 --arg i32:4096 --expect 0=2 --fresh --json
+check "in-place: every configuration checks x+1 on restored data" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [c["status"] for c in d["configs"]] == ["ok"] * 3, [(c["status"], c.get("detail")) for c in d["configs"]]
+' <<<"$out"
+
+# Each of PART 0 and 1 writes half of y: both fail; PART 2 (all of y) is the winner.
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel half --param PART=0,1,2 \
+  --problem-size 4096 --arg out:f32[4096] --arg i32:4096 --expect 0=7 --json
+check "two half-writers both fail verification" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = {c["params"]["PART"]: c["status"] for c in d["configs"]}
+assert st == {0: "wrong-answer", 1: "wrong-answer", 2: "ok"}, st
+assert d["wrong_answers"] == 2 and d["configs"][d["best"]["index"]]["params"]["PART"] == 2
+' <<<"$out"
+# Without --expect, --poison makes the half-writers fail against nobody's output.
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel half --param PART=0,1 \
+  --problem-size 4096 --arg out:f32[4096] --arg i32:4096 --poison --fresh
+check "poison: never-written elements fail both" [ "$rc" -eq 1 ] && has "$out" "never written"
+finish

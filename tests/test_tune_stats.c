@@ -1,0 +1,99 @@
+/* test_tune_stats.c -- the numbers of tune timing: statistics (numpy's percentiles), when
+ * screening stops, and ranking with ties resolved by the lower index whatever the order of
+ * the measurements. Expected values are computed by hand in the comments. */
+#include "support.h"
+
+#include <math.h>
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9)
+
+/* 5 samples 1..5 (given unsorted): median 3, p20 = 1 + 0.8*(2-1) = 1.8, p80 = 4.2, mean 3,
+ * sample stddev sqrt(10/4) = 1.5811..., rel 0.52704... */
+static void statistics(void **state) {
+  (void)state;
+  const double s[] = {4, 1, 5, 3, 2};
+  cucore_tune_stats st;
+  assert_ok(cucore_tune_stats_compute(s, 5, &st));
+  assert_int_equal(st.n, 5);
+  NEAR(st.min, 1);
+  NEAR(st.max, 5);
+  NEAR(st.median, 3);
+  NEAR(st.p20, 1.8);
+  NEAR(st.p80, 4.2);
+  NEAR(st.mean, 3);
+  NEAR(st.rel_stddev, sqrt(2.5) / 3);
+  assert_true(s[0] == 4); /* the input is not sorted in place */
+  const double two[] = {1, 2};
+  assert_ok(cucore_tune_stats_compute(two, 2, &st));
+  NEAR(st.median, 1.5);
+  assert_ok(cucore_tune_stats_compute(two, 1, &st));
+  NEAR(st.rel_stddev, 0);
+  assert_status(cucore_tune_stats_compute(s, 0, &st), CUCORE_INVALID_ARGUMENT);
+  const double bad[] = {1, NAN};
+  assert_status(cucore_tune_stats_compute(bad, 2, &st), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "sample 1");
+}
+
+static void screening_stops(void **state) {
+  (void)state;
+  cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
+  cucore_tune_stats st = {.n = 9, .rel_stddev = 0.001};
+  int done = -1;
+  assert_ok(cucore_tune_screen_done(&st, 100, &o, &done));
+  assert_int_equal(done, 0); /* 9 < 10 samples */
+  st.n = 10;
+  assert_ok(cucore_tune_screen_done(&st, 4.9, &o, &done));
+  assert_int_equal(done, 0); /* 4.9 ms < 5 ms */
+  assert_ok(cucore_tune_screen_done(&st, 5, &o, &done));
+  assert_int_equal(done, 1);
+  st.rel_stddev = 0.05;
+  assert_ok(cucore_tune_screen_done(&st, 50, &o, &done));
+  assert_int_equal(done, 0); /* noisy: go on */
+  st.n = 200;
+  assert_ok(cucore_tune_screen_done(&st, 50, &o, &done));
+  assert_int_equal(done, 1); /* the sample cap */
+  st.n = 20;
+  assert_ok(cucore_tune_screen_done(&st, 200, &o, &done));
+  assert_int_equal(done, 1); /* the time cap */
+}
+
+/* Medians 1.00 (noise 5 %: +-0.05), 0.98 (1 %), 1.20, 0.50 (1 %), 0.52 (1 %).
+ * By median: 3 (0.50), 4 (0.52), 1, 0, 2. 4 is 0.02 slower than 3, within neither 3's
+ * 0.005 nor 4's 0.0052: no tie; 3 wins. Making 3's noise 10 % (0.05) makes 4 a tie; the lower
+ * index (3) still wins. Then with 4 faster than 3 and a tie, 3 wins again: the same choice
+ * whichever of the two measured faster. */
+static void ranking_and_ties(void **state) {
+  (void)state;
+  cucore_tune_stats s[5] = {{.median = 1.00, .rel_stddev = 0.05},
+                            {.median = 0.98, .rel_stddev = 0.01},
+                            {.median = 1.20, .rel_stddev = 0.01},
+                            {.median = 0.50, .rel_stddev = 0.01},
+                            {.median = 0.52, .rel_stddev = 0.01}};
+  size_t order[5], ties = 99;
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(ties, 0);
+  const size_t want[] = {3, 4, 1, 0, 2};
+  for (int i = 0; i < 5; i++) assert_int_equal(order[i], want[i]);
+  s[3].rel_stddev = 0.10;
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(ties, 1);
+  assert_int_equal(order[0], 3);
+  s[3].median = 0.53;
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(ties, 1);
+  assert_int_equal(order[0], 3); /* 4 measured faster, but they tie: the lower index */
+  assert_int_equal(order[1], 4);
+  s[3].rel_stddev = 0.001;
+  s[4].rel_stddev = 0.001;
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(order[0], 4); /* no tie any more: the faster one */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(statistics),
+      cmocka_unit_test(screening_stops),
+      cmocka_unit_test(ranking_and_ties),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,316 @@
+/* cmd_tune.c -- `cucore tune`: the search space from --param/--restrict or a Kernel Tuner
+ * JSON file, checked before the GPU (restrictions, launch expressions, the arch's limits),
+ * every distinct compile made in parallel and judged by the occupancy model; then (without
+ * --dry-run) each configuration verified and timed on the GPU (tune_gpu.c), the results kept
+ * in a crash-safe store, the finalists re-timed interleaved (tune_final.c). */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+const char cmd_tune_help[] =
+    "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE\n"
+    "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
+    "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
+    "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
+    "                    [--poison] [--cache cold|hot] [--launch batch|single]\n"
+    "                    [--max-noise F] [--finalists N]\n"
+    "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
+    "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
+    "                   [--jobs N] [--compile-timeout S] [--no-spills] [--min-occupancy F]\n"
+    "                   [--json]\n"
+    "                   [compile options]\n"
+    "\n"
+    "Checks every configuration of a search space before any GPU time is spent: the raw\n"
+    "space (the product of the parameters' values) -> the restrictions -> a valid launch\n"
+    "within the architecture's limits -> the distinct compiles. Each distinct compile is\n"
+    "made once (parameters become -DNAME=value, or template arguments in\n"
+    "--kernel 'gemm<{BM},{BN}>'; a parameter used only by launch expressions never makes\n"
+    "one) to a cubin for the exact arch, through the compile cache, by --jobs threads;\n"
+    "registers, shared and local memory from the cubin go through the host occupancy\n"
+    "model: a configuration no block of which can be resident is rejected with the reason.\n"
+    "Each configuration gets the model's occupancy, waves, tail efficiency and score.\n"
+    "\n"
+    "Values: 32,64,128, ranges 1..8 or 0..64:16, powers of two pow2:5..10. Expressions\n"
+    "(restrictions, --grid/--block/--smem/--problem-size): + - * / // % **, comparisons,\n"
+    "and or not && || !, c ? a : b, min max ceil floor abs log2, parameter names; never run\n"
+    "as code. Kernel Tuner's conventions: parameters block_size_x/y/z are the block unless\n"
+    "--block is given; without --grid, grid = ceil(problem_size / grid_div) per dimension.\n"
+    "--space reads tune_kernel()'s keywords as JSON (tune_params, restrictions,\n"
+    "problem_size, grid_div_x/y/z, block_size_names, kernel_name) and grid, block, smem;\n"
+    "options on the command line are added to it.\n"
+    "\n"
+    "The arch: --arch, else the GPU's; with neither, only the checks before compiling run.\n"
+    "\n"
+    "Measuring (without --dry-run; device 0): the GPU thread takes each compile as it\n"
+    "finishes. Before each configuration's checked launch, inputs and in-place buffers are\n"
+    "restored from pristine copies and outputs zeroed (--poison: 0xff bytes); the outputs\n"
+    "are compared with --expect, else with the first configuration that ran. A wrong answer,\n"
+    "a launch error or a compile error is recorded and the tune goes on. Timing: one untimed\n"
+    "launch, warm-up by time, samples between events after writing 2 x L2 (--cache cold),\n"
+    "batches of launches for kernels under 20 us, until the noise is at most --max-noise;\n"
+    "the best --finalists (and ties) are re-timed in interleaved rounds and ranked by median;\n"
+    "a tie goes to the lower configuration number. Every result is appended to the store at\n"
+    "once, keyed by the source, options, kernel, launch expressions, arguments and the\n"
+    "device: running the same tune again measures only what is not there.\n"
+    "\n"
+    "options (`--flag value` or `--flag=value`):\n"
+    "%o"
+    "\n"
+    "compile options (applied to every configuration):\n"
+    "%s"
+    "\n"
+    "exit status: 0 at least one configuration can run; 1 none can, or a file is unusable;\n"
+    "2 usage. The same with --json.\n"
+    "\n"
+    "examples:\n"
+    "  cucore tune saxpy.cu --kernel saxpy --param block_size_x=32..1024:32 \\\n"
+    "      --problem-size 1048576 --arch sm_90 --sm-count 132 --dry-run\n"
+    "  cucore tune mm.cu --kernel 'mm<{BM},{BN}>' --param BM=32,64 --param BN=32,64 \\\n"
+    "      --restrict 'BM*BN <= 4096' --grid '4096/BM, 4096/BN' --block 256 --dry-run\n"
+    "  cucore tune matmul.cu --kernel matmul_kernel --space matmul.json --dry-run --json\n";
+
+#define TUNE_AT(field) CLI_AT(tune_line, field)
+
+const cli_opt cmd_tune_opts[] = {
+    {.name = "--kernel", .kind = CLI_OPT_TEXT, TUNE_AT(kernel), .arg = "NAME",
+     .help = "the kernel, or a template with {PARAM} holes: 'gemm<{BM},{BN}>'"},
+    {.name = "--param", .kind = CLI_OPT_LIST, TUNE_AT(params), .arg = "NAME=V1,V2,...",
+     .help = "a parameter and its values (again for more); LO..HI[:STEP], pow2:LO..HI"},
+    {.name = "--restrict", .kind = CLI_OPT_LIST, TUNE_AT(restricts), .arg = "EXPR",
+     .help = "keep configurations for which EXPR is true (again for more)"},
+    {.name = "--space", .kind = CLI_OPT_TEXT, TUNE_AT(space), .arg = "FILE.json",
+     .help = "the space as Kernel Tuner's tune_kernel() keywords in JSON"},
+    {.name = "--grid", .kind = CLI_OPT_TEXT, TUNE_AT(grid), .arg = "EXPRS",
+     .help = "blocks per dimension: x[, y[, z]] expressions over the parameters"},
+    {.name = "--block", .kind = CLI_OPT_TEXT, TUNE_AT(block), .arg = "EXPRS",
+     .help = "threads per dimension (default: block_size_x/y/z, else 256)"},
+    {.name = "--smem", .kind = CLI_OPT_TEXT, TUNE_AT(smem), .arg = "EXPR",
+     .help = "dynamic shared memory per block, bytes (default 0)"},
+    {.name = "--problem-size", .kind = CLI_OPT_TEXT, TUNE_AT(problem_size), .arg = "EXPRS",
+     .help = "without --grid: grid = ceil(problem_size / block) per dimension"},
+    {.name = "--dry-run", .kind = CLI_OPT_FLAG, TUNE_AT(dry_run),
+     .help = "no GPU: counts per stage, compiles and the model's verdicts"},
+    {.name = "--jobs", .kind = CLI_OPT_INT, TUNE_AT(jobs), .lo = 1, .hi = 256, .arg = "N",
+     .help = "compile threads (default: cores - 1, at least 1)"},
+    {.name = "--compile-timeout", .kind = CLI_OPT_REAL, TUNE_AT(compile_timeout), .arg = "S",
+     .help = "compile each configuration in a child process, stopped after S seconds\n"
+             "and recorded as a compile timeout (default: in process, no limit)"},
+    {.name = "--sm-count", .kind = CLI_OPT_INT, TUNE_AT(sm_count), .lo = 1, .hi = 100000,
+     .arg = "N", .help = "SMs, for waves without a GPU (an H100 SXM has 132)"},
+    {.name = "--min-occupancy", .kind = CLI_OPT_REAL, TUNE_AT(min_occupancy), .arg = "F",
+     .help = "reject configurations below this occupancy (0..1; default: keep all)"},
+    {.name = "--no-spills", .kind = CLI_OPT_FLAG, TUNE_AT(no_spills),
+     .help = "reject configurations that use local memory"},
+    {.name = "--arg", .kind = CLI_OPT_LIST, TUNE_AT(args), .arg = "SPEC",
+     .help = "a kernel argument, as `cucore run --arg` takes it (again for each)"},
+    {.name = "--expect", .kind = CLI_OPT_LIST, TUNE_AT(expects), .arg = "ARG=VALUE",
+     .help = "what an output must hold, as `cucore run --expect`; without it every\n"
+             "configuration is compared with the first that ran"},
+    {.name = "--rtol", .kind = CLI_OPT_REAL, TUNE_AT(rtol), CLI_SEEN(tune_line, has_rtol),
+     .arg = "R", .help = "relative tolerance of the checks (default 1e-5)"},
+    {.name = "--atol", .kind = CLI_OPT_REAL, TUNE_AT(atol), CLI_SEEN(tune_line, has_atol),
+     .arg = "A", .help = "absolute tolerance of the checks (default 1e-8)"},
+    {.name = "--poison", .kind = CLI_OPT_FLAG, TUNE_AT(poison),
+     .help = "fill outputs with 0xff bytes (NaN) before each check, not zeros: an\n"
+             "element a configuration never writes fails it"},
+    {.name = "--cache", .kind = CLI_OPT_CHOICE, TUNE_AT(cache_hot), .arg = "cold|hot",
+     .help = "cold (default): 2 x L2 written before each sample; hot: back to back"},
+    {.name = "--launch", .kind = CLI_OPT_CHOICE, TUNE_AT(launch_single), .arg = "batch|single",
+     .help = "batch (default): several launches per sample when one takes < 20 us;\n"
+             "single: one launch between the events"},
+    {.name = "--strategy", .kind = CLI_OPT_CHOICE, TUNE_AT(model_first),
+     .arg = "exhaustive|model-first",
+     .help = "exhaustive (default): measure as compiles finish; model-first: compile all,\n"
+             "then measure in order of the occupancy model's score"},
+    {.name = "--top-fraction", .kind = CLI_OPT_REAL, TUNE_AT(top_fraction), .arg = "F",
+     .help = "model-first: measure only the best-scored fraction F (0..1) of the runnable\n"
+             "configurations; the rest are recorded as skipped"},
+    {.name = "--max-noise", .kind = CLI_OPT_REAL, TUNE_AT(max_noise), .arg = "F",
+     .help = "sample until the relative standard deviation is at most F (default 0.02)"},
+    {.name = "--finalists", .kind = CLI_OPT_INT, TUNE_AT(finalists), .lo = 0, .hi = 1000,
+     .arg = "N", .help = "re-time the best N (and ties) interleaved (default 5; 0: none)"},
+    {.name = "--db", .kind = CLI_OPT_TEXT, TUNE_AT(db), .arg = "FILE",
+     .help = "the result store (default: the cache folder's tune/KEY.jsonl)"},
+    {.name = "--fresh", .kind = CLI_OPT_FLAG, TUNE_AT(fresh),
+     .help = "measure everything again (results are still appended)"},
+    {.name = "--seed", .kind = CLI_OPT_INT, TUNE_AT(seed), .lo = 0, .hi = LLONG_MAX,
+     .arg = "N", .help = "seed of `random` argument fills"},
+    {.name = "--csv", .kind = CLI_OPT_TEXT, TUNE_AT(csv), .arg = "FILE",
+     .help = "one row per configuration past the restrictions"},
+    {.name = "--t4", .kind = CLI_OPT_TEXT, TUNE_AT(t4), .arg = "FILE",
+     .help = "the results as TuningSchema T4 JSON (read by Kernel Tuner, KTT, BAT)"},
+    {.name = "--plot", .kind = CLI_OPT_TEXT, TUNE_AT(plot), .arg = "FILE.svg",
+     .help = "measured time against each parameter and the model's occupancy (SVG)"},
+    {.name = "--emit-header", .kind = CLI_OPT_TEXT, TUNE_AT(emit_header), .arg = "FILE",
+     .help = "the best configuration as #defines (a TARGET_<GPU> block and the default)"},
+    {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
+    {0}};
+
+static int space_fail(const char *what, cucore_status st) { return cli_fail("tune", what, st); }
+
+static int add_exprs(tune_ctx *c) {
+  const tune_line *l = c->line;
+  const char *text[] = {l->grid, l->block, l->smem, l->problem_size};
+  const cucore_tune_slot slot[] = {CUCORE_TUNE_GRID, CUCORE_TUNE_BLOCK, CUCORE_TUNE_SMEM,
+                                   CUCORE_TUNE_PROBLEM_SIZE};
+  static const char *const flag[] = {"--grid", "--block", "--smem", "--problem-size"};
+  for (int i = 0; i < 4; i++)
+    if (text[i]) {
+      cucore_status st = cucore_tune_space_set_expr(c->space, slot[i], text[i]);
+      if (st != CUCORE_OK) return cli_usage("tune", "%s: %s", flag[i], cucore_last_error());
+    }
+  return 0;
+}
+
+static int build_space(tune_ctx *c) {
+  const tune_line *l = c->line;
+  cucore_status st;
+  if (l->space) {
+    char *json = NULL;
+    size_t size = 0;
+    int rc = cli_read_file("tune", l->space, &json, &size);
+    if (rc) return rc;
+    cucore_tune_key_fields digest = {.source = json, .source_size = size};
+    cucore_tune_key(&digest, c->space_digest);
+    st = cucore_tune_space_from_json(json, size, &c->space);
+    free(json);
+    if (st != CUCORE_OK) return space_fail(l->space, st);
+  } else if ((st = cucore_tune_space_create(&c->space)) != CUCORE_OK) {
+    return space_fail("the space", st);
+  }
+  for (int i = 0; i < l->params.n; i++)
+    if (cucore_tune_space_parse_param(c->space, l->params.v[i], CUCORE_TUNE_PARAM_AUTO))
+      return cli_usage("tune", "--param %s: %s", l->params.v[i], cucore_last_error());
+  for (int i = 0; i < l->restricts.n; i++)
+    if (cucore_tune_space_restrict(c->space, l->restricts.v[i]))
+      return cli_usage("tune", "--restrict: %s", cucore_last_error());
+  int rc = add_exprs(c);
+  if (rc) return rc;
+  if ((st = cucore_tune_space_set_kernel(c->space, l->kernel)) != CUCORE_OK)
+    return cli_usage("tune", "--kernel: %s", cucore_last_error());
+  st = cucore_tune_space_set_source(c->space, c->source, c->source_size);
+  return st == CUCORE_OK ? 0 : space_fail(l->file, st);
+}
+
+/* The arch and its limits: --arch, else device 0's (with its SM count). */
+static int find_arch(tune_ctx *c) {
+  const char *text = cli_source_arch(c->src);
+  int ndev = 0;
+  cucore_device_props props;
+  int gpu = cucore_device_count(&ndev) == CUCORE_OK && ndev > 0 &&
+            cucore_device_props_get(0, &props) == CUCORE_OK;
+  if (text) c->arch = atoi(strchr(text, '_') ? strchr(text, '_') + 1 : text);
+  else if (gpu) c->arch = props.arch;
+  if (!c->arch) return 0;
+  cucore_status st = gpu && props.arch == c->arch
+                         ? cucore_arch_limits_from_device(&props, &c->limits)
+                         : cucore_arch_limits_get(c->arch, &c->limits);
+  if (st != CUCORE_OK) return cli_fail("tune", text ? text : "the GPU's arch", st);
+  if (c->line->sm_count) c->limits.sm_count = (int)c->line->sm_count;
+  cucore_tune_space_set_limits(c->space, &c->limits);
+  return 0;
+}
+
+/* Every configuration past the restrictions, checked. */
+static int collect_rows(tune_ctx *c) {
+  cucore_status st = cucore_tune_space_count(c->space, &c->counts);
+  if (st != CUCORE_OK) return space_fail("the space", st);
+  uint64_t keep = c->counts.raw - c->counts.restricted;
+  c->rows = calloc(keep ? keep : 1, sizeof *c->rows);
+  if (!c->rows) return space_fail("the space", CUCORE_HOST_OUT_OF_MEMORY);
+  for (uint64_t i = 0; i < c->counts.raw; i++) {
+    tune_row r;
+    memset(&r, 0, sizeof r);
+    cucore_tune_space_config(c->space, i, &r.cfg);
+    if (r.cfg.verdict != CUCORE_TUNE_RESTRICTED && c->nrows < keep) c->rows[c->nrows++] = r;
+  }
+  return 0;
+}
+
+static int check_line(const tune_line *l) {
+  if (!l->file || !l->kernel)
+    return cli_usage("tune", "FILE and --kernel are required; see `cucore help tune`");
+  const char *dot = strrchr(l->file, '.');
+  if (!dot || strcmp(dot, ".cu") != 0)
+    return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);
+  if (l->emit_header && l->dry_run)
+    return cli_usage("tune", "--emit-header needs a measured tune (no --dry-run)");
+  if (l->top_fraction > 1)
+    return cli_usage("tune", "--top-fraction %g: expected 0..1", l->top_fraction);
+  if (l->min_occupancy > 1)
+    return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
+  int ndev = 0;
+  if (!l->dry_run && (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0)) {
+    fprintf(stderr, "cucore tune: no GPU to measure on; --dry-run checks the space, compiles "
+                    "and the model's verdicts without one\n");
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}
+
+/* --csv and --emit-header: writable, and none of the inputs (the source, the space file). */
+static int check_outputs(const tune_line *l) {
+  cli_input_add(l->file);
+  if (l->space) cli_input_add(l->space);
+  if (l->csv && cli_output_check("tune", "--csv", l->csv)) return CLI_EXIT_USAGE;
+  if (l->emit_header && cli_output_check("tune", "--emit-header", l->emit_header))
+    return CLI_EXIT_USAGE;
+  if (l->t4 && cli_output_check("tune", "--t4", l->t4)) return CLI_EXIT_USAGE;
+  if (l->plot && cli_output_check("tune", "--plot", l->plot)) return CLI_EXIT_USAGE;
+  return 0;
+}
+
+static int tune_body(tune_ctx *c, int argc, char **argv) {
+  cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
+  int rc = cli_opt_parse(&parse, argc, argv);
+  if (!rc) rc = check_line(c->line);
+  if (!rc) rc = check_outputs(c->line);
+  if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
+  if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
+  if (!rc) rc = build_space(c);
+  if (!rc) rc = find_arch(c);
+  if (!rc) rc = collect_rows(c);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  c->jobs = c->line->jobs ? (int)c->line->jobs : cores > 2 ? (int)cores - 1 : 1;
+  if (!rc && c->arch && c->line->dry_run) rc = tune_compile_all(c);
+  if (!rc && !c->line->dry_run) rc = tune_measure_all(c);
+  if (rc) return rc;
+  tune_report(c);
+  if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
+  if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
+  if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
+  if (c->line->plot && (rc = tune_write_plot(c, c->line->plot))) return rc;
+  if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
+  size_t ok = 0;
+  for (size_t i = 0; i < c->nrows; i++)
+    ok += c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
+  return ok ? 0 : CLI_EXIT_FAILURE;
+}
+
+int cmd_tune(int argc, char **argv) {
+  tune_line line;
+  memset(&line, 0, sizeof line);
+  line.finalists = 5;
+  line.max_noise = 0.02;
+  cli_source src;
+  if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  tune_ctx c;
+  memset(&c, 0, sizeof c);
+  c.line = &line;
+  c.src = &src;
+  int rc = tune_body(&c, argc, argv);
+  rc = cli_close_stdout("tune", rc);
+  cucore_tune_space_destroy(c.space);
+  free(c.rows);
+  free(c.source);
+  free(line.params.v);
+  free(line.restricts.v);
+  free(line.args.v);
+  free(line.expects.v);
+  run_opts_free(&c.o);
+  cli_source_free(&src);
+  return rc;
+}

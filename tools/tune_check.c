@@ -1,0 +1,188 @@
+/* tune_check.c -- the data of a measured tune: `cucore run`'s --arg buffers on device 0, a
+ * pristine copy of every input kept on the device, so that before each configuration's
+ * checked launch inputs and in-place buffers are restored and outputs zeroed (or poisoned with
+ * --poison: nothing a previous configuration wrote can make a broken one pass), and the check
+ * of the outputs against --expect or the first configuration that ran. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+struct tune_dev {
+  cucore_device *dev;
+  cucore_stream *stream;
+  cucore_device_props props;
+  cucore_devptr *pristine;  /* per buffer: the initial contents of inputs and in-place ones */
+  unsigned char **baseline; /* per buffer: the first configuration's outputs (host) */
+  int have_baseline;
+  uint64_t baseline_index;
+};
+
+static size_t buf_bytes(const run_buf *b) { return b->count * (size_t)elem_sizes[b->type]; }
+
+cucore_stream *tune_dev_stream(const tune_ctx *c) { return c->dev->stream; }
+size_t tune_dev_l2(const tune_ctx *c) { return (size_t)c->dev->props.l2_cache_bytes; }
+
+static cucore_status fill(struct tune_dev *d, run_buf *b, cucore_devptr *pristine) {
+  size_t bytes = buf_bytes(b);
+  cucore_status st = cucore_mem_alloc(d->dev, bytes ? bytes : 1, &b->ptr);
+  if (st != CUCORE_OK || b->role == ROLE_OUT) return st;
+  st = cucore_mem_alloc(d->dev, bytes ? bytes : 1, pristine);
+  if (st == CUCORE_OK && bytes) st = cucore_memcpy_htod(d->dev, *pristine, b->host, bytes, NULL);
+  return st;
+}
+
+int tune_dev_open(tune_ctx *c) {
+  struct tune_dev *d = calloc(1, sizeof *d);
+  if (!d) return cli_fail("tune", "the GPU", CUCORE_HOST_OUT_OF_MEMORY);
+  c->dev = d;
+  int n = c->o.nbufs;
+  d->pristine = calloc((size_t)(n ? n : 1), sizeof *d->pristine);
+  d->baseline = calloc((size_t)(n ? n : 1), sizeof *d->baseline);
+  if (!d->pristine || !d->baseline) return cli_fail("tune", "buffers", CUCORE_HOST_OUT_OF_MEMORY);
+  cucore_status st = cucore_device_props_get(0, &d->props);
+  if (st == CUCORE_OK) st = cucore_device_open(0, &d->dev);
+  if (st == CUCORE_OK) st = cucore_stream_create(d->dev, CUCORE_STREAM_NON_BLOCKING, 0, &d->stream);
+  if (st != CUCORE_OK) return cli_fail("tune", "opening the GPU", st);
+  for (int i = 0; i < n; i++) {
+    st = fill(d, &c->o.bufs[i], &d->pristine[i]);
+    if (st != CUCORE_OK) return cli_fail("tune", c->o.bufs[i].spec, st);
+  }
+  return 0;
+}
+
+cucore_status tune_dev_reset(tune_ctx *c) {
+  struct tune_dev *d = c->dev;
+  cucore_status st = CUCORE_OK;
+  for (int i = 0; i < c->o.nbufs && st == CUCORE_OK; i++) {
+    run_buf *b = &c->o.bufs[i];
+    size_t bytes = buf_bytes(b);
+    if (!bytes) continue;
+    if (b->role == ROLE_OUT)
+      st = cucore_memset_d8(d->dev, b->ptr, c->line->poison ? 0xff : 0, bytes, d->stream);
+    else
+      st = cucore_memcpy_dtod(d->dev, b->ptr, d->pristine[i], bytes, d->stream);
+  }
+  return st == CUCORE_OK ? cucore_stream_synchronize(d->stream) : st;
+}
+
+static int download(tune_ctx *c) {
+  struct tune_dev *d = c->dev;
+  for (int i = 0; i < c->o.nbufs; i++) {
+    run_buf *b = &c->o.bufs[i];
+    if (b->role == ROLE_IN || !buf_bytes(b)) continue;
+    if (cucore_memcpy_dtoh(d->dev, b->host, b->ptr, buf_bytes(b), d->stream) != CUCORE_OK)
+      return -1;
+  }
+  return cucore_stream_synchronize(d->stream) == CUCORE_OK ? 0 : -1;
+}
+
+static int same(const run_opts *o, elem_t t, const void *got, const void *want, size_t k,
+                double rtol, double atol) {
+  size_t es = (size_t)elem_sizes[t];
+  if (!elem_is_float(t) && !o->has_rtol && !o->has_atol)
+    return memcmp((const char *)got + k * es, (const char *)want + k * es, es) == 0;
+  double g = value_get(got, t, k), w = value_get(want, t, k);
+  if (isnan(g) || isnan(w)) return isnan(g) && isnan(w);
+  if (isinf(g) || isinf(w)) return g == w;
+  return fabs(g - w) <= atol + rtol * fabs(w);
+}
+
+/* The outputs against the baseline's; 1 and r->detail when one differs. */
+static int against_baseline(tune_ctx *c, tune_row *r) {
+  struct tune_dev *d = c->dev;
+  double rtol = c->o.has_rtol ? c->o.rtol : 1e-5, atol = c->o.has_atol ? c->o.atol : 1e-8;
+  for (int i = 0; i < c->o.nbufs; i++) {
+    run_buf *b = &c->o.bufs[i];
+    if (!d->baseline[i]) continue;
+    size_t bad = 0, first = 0;
+    double worst = 0;
+    for (size_t k = 0; k < b->count; k++) {
+      if (same(&c->o, b->type, b->host, d->baseline[i], k, rtol, atol)) continue;
+      if (!bad++) first = k;
+      double e = fabs(value_get(b->host, b->type, k) - value_get(d->baseline[i], b->type, k));
+      if (e > worst || isnan(e)) worst = e;
+    }
+    if (!bad) continue;
+    snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu differ from configuration "
+             "%llu's, first at [%zu], max error %g", b->label, bad, b->count,
+             (unsigned long long)d->baseline_index, first, worst);
+    return 1;
+  }
+  return 0;
+}
+
+static int keep_baseline(tune_ctx *c, tune_row *r) {
+  struct tune_dev *d = c->dev;
+  for (int i = 0; i < c->o.nbufs; i++) {
+    run_buf *b = &c->o.bufs[i];
+    if (b->role == ROLE_IN) continue;
+    d->baseline[i] = malloc(buf_bytes(b) ? buf_bytes(b) : 1);
+    if (!d->baseline[i]) return -1;
+    memcpy(d->baseline[i], b->host, buf_bytes(b));
+  }
+  d->have_baseline = 1;
+  d->baseline_index = r->cfg.index;
+  snprintf(r->detail, sizeof r->detail, "the baseline: later configurations are compared with "
+           "its outputs (no --expect)");
+  return 0;
+}
+
+static int against_expects(tune_ctx *c, tune_row *r) {
+  int failed = run_check_expects(&c->o);
+  if (failed <= 0) return failed;
+  for (int i = 0; i < c->o.nexpects; i++) {
+    const run_expect *e = &c->o.expects[i];
+    if (!e->mismatches) continue;
+    snprintf(r->detail, sizeof r->detail, "--expect %s: %zu of %zu differ, first at [%zu]: "
+             "got %s, want %s", e->target, e->mismatches, e->count,
+             e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
+             e->shown ? e->want[0] : "?");
+    break;
+  }
+  return 1;
+}
+
+/* With --poison: outputs with elements still all 0xff bytes were never written. */
+static int unwritten(tune_ctx *c, tune_row *r) {
+  for (int i = 0; i < c->o.nbufs; i++) {
+    const run_buf *b = &c->o.bufs[i];
+    if (b->role != ROLE_OUT) continue;
+    size_t es = (size_t)elem_sizes[b->type], bad = 0, first = 0;
+    for (size_t k = 0; k < b->count; k++) {
+      size_t j = 0;
+      while (j < es && b->host[k * es + j] == 0xff) j++;
+      if (j == es && !bad++) first = k;
+    }
+    if (!bad) continue;
+    snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu elements were never written "
+             "(still poisoned), first at [%zu]", b->label, bad, b->count, first);
+    return 1;
+  }
+  return 0;
+}
+
+int tune_dev_verify(tune_ctx *c, tune_row *r) {
+  if (download(c) < 0) return -1;
+  if (c->line->poison && unwritten(c, r)) return 1;
+  if (c->o.nexpects) return against_expects(c, r);
+  if (!c->dev->have_baseline) return keep_baseline(c, r);
+  return against_baseline(c, r);
+}
+
+void tune_dev_close(tune_ctx *c) {
+  struct tune_dev *d = c->dev;
+  if (!d) return;
+  for (int i = 0; i < c->o.nbufs; i++) {
+    if (c->o.bufs[i].ptr) cucore_mem_free(d->dev, c->o.bufs[i].ptr);
+    if (d->pristine && d->pristine[i]) cucore_mem_free(d->dev, d->pristine[i]);
+    if (d->baseline) free(d->baseline[i]);
+  }
+  free(d->pristine);
+  free(d->baseline);
+  cucore_stream_destroy(d->stream);
+  cucore_device_close(d->dev);
+  free(d);
+  c->dev = NULL;
+}

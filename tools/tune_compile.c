@@ -1,0 +1,248 @@
+/* tune_compile.c -- `cucore tune`'s compile stage: each distinct compile among the runnable
+ * configurations (launch-only parameters never make one) is compiled once, to a cubin for the
+ * exact arch, through the compile cache, by N worker threads; its registers, shared and local
+ * memory are read from the cubin, and the host occupancy model gives every configuration its
+ * verdict and score. A compile that fails is recorded with its first line, never the end. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+struct tune_pipe {
+  tune_ctx *ctx;
+  atomic_size_t next;     /* the next group a worker takes */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t *ready;          /* finished groups, in the order they finished */
+  size_t nready, taken;
+  pthread_t th[256];
+  int started;
+  double t0;
+};
+
+static int by_hash(const void *a, const void *b) {
+  uint64_t x = ((const tune_group *)a)->hash, y = ((const tune_group *)b)->hash;
+  return x < y ? -1 : x > y;
+}
+
+static void set_error(tune_group *g, const char *what, const char *msg) {
+  size_t n = strcspn(msg, "\n");
+  snprintf(g->error, sizeof g->error, "%s: %.*s", what, (int)(n > 150 ? 150 : n), msg);
+}
+
+/* An option set is used by one thread at a time: the workers copy the command's in turn. */
+static pthread_mutex_t options_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The compile's options: the command's, the arch, and the configuration's defines. */
+static cucore_status options_for(tune_ctx *c, uint64_t index, cucore_options **out) {
+  char defines[4096], arch[16];
+  pthread_mutex_lock(&options_lock);
+  cucore_status st = cucore_options_copy(c->src->opts, out);
+  pthread_mutex_unlock(&options_lock);
+  snprintf(arch, sizeof arch, "sm_%d", c->arch);
+  if (st == CUCORE_OK) st = cucore_options_set_string(*out, CUCORE_OPT_ARCH, arch);
+  if (st == CUCORE_OK)
+    st = cucore_tune_space_config_text(c->space, index, CUCORE_TUNE_TEXT_DEFINES, defines,
+                                       sizeof defines, NULL);
+  for (char *d = defines; st == CUCORE_OK && *d;) {
+    size_t n = strcspn(d, "\n");
+    char end = d[n];
+    d[n] = 0;
+    int used = 0;
+    st = cucore_options_parse(*out, d, NULL, &used);
+    d += n + (end != 0);
+  }
+  return st;
+}
+
+/* Registers, shared and local memory of `kernel` in the cubin of `obj`. */
+static int read_resources(cucore_object *obj, const char *kernel, int arch, tune_group *g) {
+  const char *symbol = kernel;
+  const void *code = NULL;
+  size_t size = 0;
+  cucore_code_type type;
+  if (g->symbol[0]) symbol = g->symbol; /* a child compile named it already */
+  else if (cucore_object_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol)
+    symbol = kernel;
+  if (symbol != g->symbol) snprintf(g->symbol, sizeof g->symbol, "%s", symbol);
+  cucore_object_code(obj, &type, &code, &size);
+  cucore_binary *bin = NULL;
+  const cucore_kernel_info *k = NULL;
+  cucore_status st = cucore_binary_open(code, size, type, arch, &bin);
+  if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, g->symbol, &k);
+  if (st != CUCORE_OK) {
+    set_error(g, "reading the cubin", cucore_last_error());
+    cucore_binary_destroy(bin);
+    return -1;
+  }
+  cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
+  r.registers = k->registers;
+  r.static_shared_bytes = k->static_shared_bytes;
+  r.max_threads_per_block = k->max_threads_per_block > 0 ? k->max_threads_per_block : 0;
+  r.barriers = k->barriers > 0 ? k->barriers : -1;
+  g->res = r;
+  g->local_bytes = k->local_bytes > 0 ? k->local_bytes : 0;
+  cucore_binary_destroy(bin);
+  return 0;
+}
+
+/* With --compile-timeout: the compile in a child process that is killed when late. */
+static void compile_group_child(tune_ctx *c, tune_group *g, const char *kernel) {
+  cucore_object *obj = NULL;
+  double t0 = cli_now_ms();
+  int ok = tune_compile_in_child(c, g, kernel, &obj) == 0;
+  g->ms = cli_now_ms() - t0;
+  g->ok = ok && read_resources(obj, kernel, c->arch, g) == 0;
+  if (g->ok && c->keep_objects) g->obj = obj;
+  else cucore_object_destroy(obj);
+}
+
+static void compile_group(tune_ctx *c, tune_group *g) {
+  char kernel[1024];
+  cucore_options *opts = NULL;
+  cucore_program *prog = NULL;
+  cucore_object *obj = NULL;
+  cucore_status st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
+                                                   kernel, sizeof kernel, NULL);
+  if (st == CUCORE_OK && c->line->compile_timeout > 0) {
+    compile_group_child(c, g, kernel);
+    return;
+  }
+  if (st == CUCORE_OK) st = options_for(c, g->index, &opts);
+  if (st == CUCORE_OK)
+    st = cucore_program_create(CUCORE_CODE_CUDA_CPP, c->source, c->source_size,
+                               c->line->file, opts, &prog);
+  if (st == CUCORE_OK) st = cucore_program_add_name_expression(prog, kernel);
+  double t0 = cli_now_ms();
+  if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
+  g->ms = cli_now_ms() - t0;
+  const char *log = "";
+  if (prog) cucore_program_log(prog, &log);
+  cucore_cache_info info;
+  if (prog && cucore_program_cache_info(prog, &info) == CUCORE_OK)
+    g->cache_hit =
+        info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
+  if (st != CUCORE_OK) set_error(g, "compile error", *log ? log : cucore_last_error());
+  else g->ok = read_resources(obj, kernel, c->arch, g) == 0;
+  if (g->ok && c->keep_objects) g->obj = obj;
+  else cucore_object_destroy(obj);
+  cucore_program_destroy(prog);
+  cucore_options_destroy(opts);
+}
+
+static void *worker(void *arg) {
+  tune_pipe *p = arg;
+  for (;;) {
+    size_t i = atomic_fetch_add(&p->next, 1);
+    if (i >= p->ctx->ngroups) return NULL;
+    compile_group(p->ctx, &p->ctx->groups[i]);
+    pthread_mutex_lock(&p->mu);
+    p->ready[p->nready++] = i;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+/* The distinct compiles of the runnable rows, sorted by hash. */
+static tune_group *collect(tune_ctx *c, size_t *n) {
+  tune_group *g = calloc(c->nrows ? c->nrows : 1, sizeof *g);
+  *n = 0;
+  if (!g) return NULL;
+  for (size_t i = 0; i < c->nrows; i++)
+    if (c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE) {
+      g[*n].hash = c->rows[i].cfg.compile_hash;
+      g[(*n)++].index = c->rows[i].cfg.index;
+    }
+  qsort(g, *n, sizeof *g, by_hash);
+  size_t u = 0;
+  for (size_t i = 0; i < *n; i++)
+    if (u == 0 || g[u - 1].hash != g[i].hash) g[u++] = g[i];
+  *n = u;
+  return g;
+}
+
+/* The occupancy model on every runnable row of group `g`. */
+static void apply_model(tune_ctx *c, const tune_group *g) {
+  cucore_tune_filter f = {c->line->min_occupancy, c->line->no_spills};
+  for (size_t i = 0; i < c->nrows; i++) {
+    tune_row *r = &c->rows[i];
+    if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE || r->cfg.compile_hash != g->hash) continue;
+    r->compile_ms = g->ms;
+    r->cache_hit = g->cache_hit;
+    if (!g->ok) {
+      snprintf(r->error, sizeof r->error, "%s", g->error);
+      continue;
+    }
+    r->compiled = 1;
+    r->registers = g->res.registers;
+    r->static_shared = g->res.static_shared_bytes;
+    r->local_bytes = g->local_bytes;
+    cucore_tune_model_check(&c->limits, &g->res, g->local_bytes, &f, &r->cfg, &r->model);
+    c->model_rejected += r->cfg.verdict == CUCORE_TUNE_MODEL_REJECTED;
+  }
+}
+
+int tune_compile_start(tune_ctx *c) {
+  size_t n = 0;
+  c->groups = collect(c, &n);
+  c->ngroups = n;
+  tune_pipe *p = calloc(1, sizeof *p);
+  size_t *ready = calloc(n ? n : 1, sizeof *ready);
+  if (!c->groups || !p || !ready) {
+    free(p), free(ready);
+    return cli_fail("tune", "compiles", CUCORE_HOST_OUT_OF_MEMORY);
+  }
+  p->ctx = c;
+  p->ready = ready;
+  atomic_init(&p->next, 0);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  p->t0 = cli_now_ms();
+  c->pipe = p;
+  for (int i = 0; i < c->jobs && i < 256; i++)
+    if (pthread_create(&p->th[p->started], NULL, worker, p) == 0) p->started++;
+  if (!p->started) worker(p); /* no thread could start: compile here */
+  return 0;
+}
+
+tune_group *tune_compile_next(tune_ctx *c) {
+  tune_pipe *p = c->pipe;
+  pthread_mutex_lock(&p->mu);
+  while (p->taken < c->ngroups && p->taken == p->nready) pthread_cond_wait(&p->cv, &p->mu);
+  size_t i = p->taken < c->ngroups ? p->ready[p->taken++] : (size_t)-1;
+  if (p->taken == c->ngroups && i != (size_t)-1) c->compile_wall_ms = cli_now_ms() - p->t0;
+  pthread_mutex_unlock(&p->mu);
+  if (i == (size_t)-1) return NULL;
+  tune_group *g = &c->groups[i];
+  c->compiles++;
+  c->compile_failures += !g->ok;
+  c->cache_hits += (size_t)g->cache_hit;
+  apply_model(c, g);
+  return g;
+}
+
+void tune_compile_finish(tune_ctx *c) {
+  tune_pipe *p = c->pipe;
+  if (p) {
+    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->ready);
+    free(p);
+  }
+  c->pipe = NULL;
+  for (size_t i = 0; c->groups && i < c->ngroups; i++) cucore_object_destroy(c->groups[i].obj);
+  free(c->groups);
+  c->groups = NULL;
+}
+
+int tune_compile_all(tune_ctx *c) {
+  int rc = tune_compile_start(c);
+  while (!rc && tune_compile_next(c)) {
+  }
+  tune_compile_finish(c);
+  return rc;
+}

@@ -1,0 +1,195 @@
+/* tune_report.c -- what `cucore tune --dry-run` prints: how far each stage shrank the space,
+ * the compiles, one line per configuration past the restrictions (launch, resources, the
+ * model's occupancy, waves and score, or why it cannot run), and the best ten by the model's
+ * score; or all of it as one JSON object. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune.h"
+
+#define TUNE_TOP 10
+
+static void launch_only_names(const tune_ctx *c, char *buf, size_t cap) {
+  size_t n = 0, len = 0;
+  cucore_tune_space_param_count(c->space, &n);
+  buf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    cucore_tune_param_info p;
+    cucore_tune_space_param(c->space, i, &p);
+    if (p.kind != CUCORE_TUNE_PARAM_LAUNCH_ONLY || len >= cap) continue;
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", p.name);
+  }
+}
+
+static void header(const tune_ctx *c) {
+  const cucore_tune_counts *k = &c->counts;
+  char lo[256];
+  launch_only_names(c, lo, sizeof lo);
+  printf("cucore tune: %s, kernel %s, %s", c->line->file, c->line->kernel,
+         c->arch ? c->limits.name : "no arch (give --arch sm_XX to compile)");
+  if (c->arch && c->limits.sm_count) printf(" with %d SMs", c->limits.sm_count);
+  printf("\nspace: %llu raw -> %llu after restrictions -> %llu with a valid launch within the "
+         "limits -> %llu distinct compiles%s%s%s\n",
+         (unsigned long long)k->raw, (unsigned long long)k->after_restrictions,
+         (unsigned long long)k->runnable, (unsigned long long)k->compiles,
+         lo[0] ? " (launch-only: " : "", lo, lo[0] ? ")" : "");
+  if (!c->arch) return;
+  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n",
+         c->compiles, c->jobs, c->jobs == 1 ? "" : "s", c->compile_wall_ms / 1000,
+         c->cache_hits, c->compile_failures);
+  printf("model: %zu rejected by the occupancy model\n", c->model_rejected);
+}
+
+static void row_text(const tune_ctx *c, const tune_row *r) {
+  char params[512];
+  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                sizeof params, NULL);
+  const cucore_tune_config *g = &r->cfg;
+  printf("[%5llu/%llu] %s | grid %u,%u,%u block %u,%u,%u smem %llu", (unsigned long long)g->index,
+         (unsigned long long)c->counts.raw, params, g->grid[0], g->grid[1], g->grid[2],
+         g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
+  if (r->compiled)
+    printf(" | regs %d smem %d local %d | occ %.2f (%s) waves %.2f tail %.2f score %.3f | "
+           "cc %.0f ms%s", r->registers, r->static_shared, r->local_bytes, r->model.occupancy,
+           cucore_occupancy_limit_name(r->model.limit), r->model.waves,
+           r->model.tail_efficiency, r->model.score, r->compile_ms,
+           r->cache_hit ? " (cached)" : "");
+  if (r->status[0])
+    printf(" | %.4f ms +-%.1f%% n=%zu%s%s | %s%s%s\n", r->stats.median,
+           100 * r->stats.rel_stddev, r->stats.n, r->finalist ? " (finalist)" : "",
+           r->resumed ? " (stored)" : "", r->status, r->detail[0] ? ": " : "", r->detail);
+  else if (r->error[0]) printf(" | %s\n", r->error);
+  else if (g->verdict != CUCORE_TUNE_RUNNABLE)
+    printf(" | %s: %s\n", cucore_tune_verdict_name(g->verdict), g->reason);
+  else printf(" | %s\n", r->compiled ? "can run" : "not compiled");
+}
+
+static const tune_row *g_rows; /* for the qsort below */
+
+static int by_score(const void *a, const void *b) {
+  const tune_row *x = &g_rows[*(const size_t *)a], *y = &g_rows[*(const size_t *)b];
+  if (x->model.score != y->model.score) return x->model.score < y->model.score ? 1 : -1;
+  return x->cfg.index < y->cfg.index ? -1 : 1;
+}
+
+/* Indices of the compiled rows that can run, best model score first; returns their number. */
+static size_t ranked(const tune_ctx *c, size_t *order) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->nrows; i++)
+    if (c->rows[i].compiled && c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
+  g_rows = c->rows;
+  qsort(order, n, sizeof *order, by_score);
+  return n;
+}
+
+static void text_report(const tune_ctx *c, size_t *order, size_t n) {
+  header(c);
+  for (size_t i = 0; i < c->nrows; i++) row_text(c, &c->rows[i]);
+  if (!c->line->dry_run) {
+    tune_report_measured(c);
+    return;
+  }
+  if (!n) return;
+  printf("best by the model's score (to be confirmed by measuring):\n");
+  for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
+    char params[512];
+    const tune_row *r = &c->rows[order[i]];
+    cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                  sizeof params, NULL);
+    printf("  %2zu. [%llu] %s  score %.3f occ %.2f waves %.2f\n", i + 1,
+           (unsigned long long)r->cfg.index, params, r->model.score, r->model.occupancy,
+           r->model.waves);
+  }
+}
+
+static void dims_json(json_out *j, const char *key, const uint32_t d[3]) {
+  json_begin_array(j, key);
+  for (int i = 0; i < 3; i++) json_uint(j, NULL, d[i]);
+  json_end_array(j);
+}
+
+static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
+  char params[1024];
+  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+                                sizeof params, NULL);
+  json_begin_object(j, NULL);
+  json_uint(j, "index", r->cfg.index);
+  json_number_text(j, "params", params);
+  dims_json(j, "grid", r->cfg.grid);
+  dims_json(j, "block", r->cfg.block);
+  json_uint(j, "smem", r->cfg.smem);
+  json_str(j, "verdict", r->error[0] ? "compile-error" : cucore_tune_verdict_name(r->cfg.verdict));
+  json_str(j, "reason", r->error[0] ? r->error : r->cfg.reason[0] ? r->cfg.reason : NULL);
+  if (r->compiled) {
+    json_int(j, "registers", r->registers);
+    json_int(j, "static_shared", r->static_shared);
+    json_int(j, "local_bytes", r->local_bytes);
+    json_int(j, "blocks_per_sm", r->model.blocks_per_sm);
+    json_num(j, "occupancy", r->model.occupancy);
+    json_str(j, "limit", cucore_occupancy_limit_name(r->model.limit));
+    json_num(j, "waves", r->model.waves);
+    json_num(j, "tail_efficiency", r->model.tail_efficiency);
+    json_num(j, "score", r->model.score);
+    json_num(j, "compile_ms", r->compile_ms);
+  }
+  if (r->status[0]) {
+    json_str(j, "status", r->status);
+    json_str(j, "detail", r->detail[0] ? r->detail : NULL);
+    json_num(j, "median_ms", r->stats.median);
+    json_num(j, "p20_ms", r->stats.p20);
+    json_num(j, "p80_ms", r->stats.p80);
+    json_num(j, "rel_stddev", r->stats.rel_stddev);
+    json_uint(j, "samples", r->stats.n);
+    json_int(j, "batch", r->batch);
+    json_bool(j, "stored", r->resumed);
+    json_bool(j, "finalist", r->finalist);
+  }
+  json_end_object(j);
+}
+
+static void counts_json(const tune_ctx *c, json_out *j) {
+  const cucore_tune_counts *k = &c->counts;
+  json_begin_object(j, "counts");
+  json_uint(j, "raw", k->raw);
+  json_uint(j, "after_restrictions", k->after_restrictions);
+  json_uint(j, "runnable", k->runnable);
+  json_uint(j, "compiles", k->compiles);
+  json_uint(j, "restricted", k->restricted);
+  json_uint(j, "bad_launch", k->bad_launch);
+  json_uint(j, "arch_limit", k->arch_limit);
+  json_uint(j, "model_rejected", c->model_rejected);
+  json_uint(j, "compile_failed", c->compile_failures);
+  json_end_object(j);
+}
+
+static void json_report(const tune_ctx *c, size_t *order, size_t n) {
+  json_out j;
+  memset(&j, 0, sizeof j);
+  j.f = stdout;
+  j.pretty = 1;
+  json_begin_object(&j, NULL);
+  json_str(&j, "file", c->line->file);
+  json_str(&j, "kernel", c->line->kernel);
+  json_str(&j, "arch", c->arch ? c->limits.name : NULL);
+  json_int(&j, "sm_count", c->arch ? c->limits.sm_count : 0);
+  counts_json(c, &j);
+  json_num(&j, "compile_wall_ms", c->compile_wall_ms);
+  json_int(&j, "jobs", c->jobs);
+  json_begin_array(&j, "configs");
+  for (size_t i = 0; i < c->nrows; i++) row_json(c, &j, &c->rows[i]);
+  json_end_array(&j);
+  json_begin_array(&j, "best_by_model");
+  for (size_t i = 0; i < n && i < TUNE_TOP; i++) json_uint(&j, NULL, c->rows[order[i]].cfg.index);
+  json_end_array(&j);
+  if (!c->line->dry_run) tune_report_measured_json(c, &j);
+  json_end_object(&j);
+  fputc('\n', stdout);
+}
+
+void tune_report(const tune_ctx *c) {
+  size_t *order = calloc(c->nrows ? c->nrows : 1, sizeof *order);
+  size_t n = order ? ranked(c, order) : 0;
+  if (c->line->json) json_report(c, order, n);
+  else text_report(c, order, n);
+  free(order);
+}
