@@ -43,7 +43,9 @@
   X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")                                      \
   X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")                                              \
   X(VMM_MEMORY, 'V', 'M', 'E', 'M', "cucore_vmm_memory")                                      \
-  X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")
+  X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")                                      \
+  X(TUNE_SPACE, 'T', 'S', 'P', 'C', "cucore_tune_space")                                      \
+  X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),
 /* A kind is its live magic word. */

@@ -17,7 +17,9 @@ cucore_status cucore_tune_space_create(cucore_tune_space **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_tune_space_create", "out");
   *out = cc_calloc(1, sizeof **out, "a tune space");
-  return *out ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+  if (!*out) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(*out, CC_KIND_TUNE_SPACE);
+  return CUCORE_OK;
 }
 
 static void free_param(cc_tparam *p) {
@@ -35,6 +37,7 @@ static void free_slot(cc_texprs *x) {
 cucore_status cucore_tune_space_destroy(cucore_tune_space *s) {
   cc_begin();
   if (!s) return CUCORE_OK;
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_destroy", "space");
   for (size_t i = 0; i < s->nparams; i++) free_param(&s->params[i]);
   for (size_t i = 0; i < s->nrestr; i++) cc_expr_free(&s->restr[i]);
   for (int i = 0; i < CC_TUNE_SLOTS; i++) free_slot(&s->slot[i]);
@@ -43,7 +46,7 @@ cucore_status cucore_tune_space_destroy(cucore_tune_space *s) {
   free(s->restr);
   free(s->kernel);
   free(s->source);
-  free(s);
+  cc_handle_retire(s, CC_KIND_TUNE_SPACE);
   return CUCORE_OK;
 }
 
@@ -115,7 +118,7 @@ cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name
                                           const char *const *values, size_t n,
                                           cucore_tune_param_kind kind) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_add_param", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_add_param", "space");
   cucore_status st = check_param(s, name, values, n, kind);
   if (st == CUCORE_OK) st = grow_params(s);
   if (st != CUCORE_OK) return st;
@@ -139,7 +142,7 @@ cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name
 
 cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_restrict", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_restrict", "space");
   CC_CHECK_ARG(expr, "cucore_tune_space_restrict", "expr");
   if (s->nrestr == s->cap_r) {
     size_t cap = s->cap_r ? s->cap_r * 2 : 8;
@@ -166,7 +169,7 @@ static cucore_status set_name(char **slot, const char *value, const char *what) 
 cucore_status cucore_tune_space_set_block_names(cucore_tune_space *s,
                                                 const char *const names[3]) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_set_block_names", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_block_names", "space");
   CC_CHECK_ARG(names, "cucore_tune_space_set_block_names", "names");
   for (int d = 0; d < 3; d++)
     if (names[d] && !is_ident(names[d]))
@@ -185,7 +188,7 @@ const char *cc_tune_block_name(const cucore_tune_space *s, int d) {
 
 cucore_status cucore_tune_space_set_kernel(cucore_tune_space *s, const char *name) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_set_kernel", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_kernel", "space");
   CC_CHECK_ARG(name, "cucore_tune_space_set_kernel", "name");
   int open = 0;
   for (const char *p = name; *p; p++) {
@@ -205,7 +208,7 @@ cucore_status cucore_tune_space_set_kernel(cucore_tune_space *s, const char *nam
 cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *text,
                                            size_t size) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_set_source", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_source", "space");
   CC_CHECK_ARG(text, "cucore_tune_space_set_source", "text");
   if (size == 0) size = strlen(text);
   char *copy = cc_malloc(size + 1, "a kernel source");
@@ -221,7 +224,7 @@ cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *tex
 cucore_status cucore_tune_space_set_limits(cucore_tune_space *s,
                                            const cucore_arch_limits *limits) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_set_limits", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_limits", "space");
   s->has_limits = limits != NULL;
   if (limits) s->limits = *limits;
   return CUCORE_OK;
@@ -229,7 +232,7 @@ cucore_status cucore_tune_space_set_limits(cucore_tune_space *s,
 
 cucore_status cucore_tune_space_param_count(const cucore_tune_space *s, size_t *count) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_param_count", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_param_count", "space");
   CC_CHECK_ARG(count, "cucore_tune_space_param_count", "count");
   *count = s->nparams;
   return CUCORE_OK;
@@ -238,7 +241,7 @@ cucore_status cucore_tune_space_param_count(const cucore_tune_space *s, size_t *
 cucore_status cucore_tune_space_param(const cucore_tune_space *s, size_t i,
                                       cucore_tune_param_info *out) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_param", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_param", "space");
   CC_CHECK_ARG(out, "cucore_tune_space_param", "out");
   if (i >= s->nparams)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_param: parameter %zu of %zu",

@@ -12,6 +12,7 @@
 #ifndef CUCORE_TUNE_SPACE_H
 #define CUCORE_TUNE_SPACE_H
 
+#include "base/handle.h"
 #include "tune/expr.h"
 
 #define CC_TUNE_MAX_DIV 8 /* factors of one grid_div */
@@ -34,6 +35,7 @@ typedef struct cc_texprs {
 #define CC_TUNE_SLOTS 7
 
 struct cucore_tune_space {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   cc_tparam *params;
   size_t nparams, cap;
   cc_expr *restr;

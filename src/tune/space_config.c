@@ -197,7 +197,7 @@ static cucore_status check_index(const cucore_tune_space *s, uint64_t index, con
 cucore_status cucore_tune_space_config(const cucore_tune_space *s, uint64_t index,
                                        cucore_tune_config *out) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_config", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_config", "space");
   CC_CHECK_ARG(out, "cucore_tune_space_config", "out");
   cucore_status st = check_index(s, index, "cucore_tune_space_config");
   cc_tval *vals;
@@ -212,7 +212,7 @@ cucore_status cucore_tune_space_config(const cucore_tune_space *s, uint64_t inde
 
 cucore_status cucore_tune_space_size(const cucore_tune_space *s, uint64_t *raw) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_size", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_size", "space");
   CC_CHECK_ARG(raw, "cucore_tune_space_size", "raw");
   if (cc_tune_raw(s, raw) < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_size: the product of %zu "
@@ -241,7 +241,7 @@ static void tally(cucore_tune_counts *o, const cucore_tune_config *c, uint64_t *
 
 cucore_status cucore_tune_space_count(const cucore_tune_space *s, cucore_tune_counts *out) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_count", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_count", "space");
   CC_CHECK_ARG(out, "cucore_tune_space_count", "out");
   memset(out, 0, sizeof *out);
   cucore_status st = cucore_tune_space_size(s, &out->raw);

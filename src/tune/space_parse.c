@@ -50,7 +50,7 @@ static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, con
 cucore_status cucore_tune_space_set_expr(cucore_tune_space *s, cucore_tune_slot slot,
                                          const char *text) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_set_expr", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_expr", "space");
   if ((unsigned)slot >= CC_TUNE_SLOTS)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_set_expr: slot %d is not a "
                    "cucore_tune_slot", (int)slot);
@@ -150,7 +150,7 @@ static cucore_status split_values(const char *list, vlist *l) {
 cucore_status cucore_tune_space_parse_param(cucore_tune_space *s, const char *text,
                                             cucore_tune_param_kind kind) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_space_parse_param", "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_parse_param", "space");
   CC_CHECK_ARG(text, "cucore_tune_space_parse_param", "text");
   const char *eq = strchr(text, '=');
   if (!eq || eq == text)

@@ -102,7 +102,7 @@ cucore_status cucore_tune_space_config_text(const cucore_tune_space *s, uint64_t
                                             size_t *needed) {
   cc_begin();
   const char *fn = "cucore_tune_space_config_text";
-  CC_CHECK_ARG(s, fn, "space");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, fn, "space");
   if (cap > 0) CC_CHECK_ARG(buf, fn, "buf");
   uint64_t raw;
   if (cc_tune_raw(s, &raw) < 0 || index >= raw)

@@ -4,6 +4,7 @@
  * a kill loses at most the line being written and a torn line is skipped on the next open.
  */
 #define _POSIX_C_SOURCE 200809L /* open, write, mkdir */
+#include "base/handle.h"
 #include "tune/json.h"
 #include "tune/store.h"
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 struct cucore_tune_store {
+  cc_handle hdr; /* first: the magic word of base/handle.h */
   char *path, *key, *problem, *device;
   int fd;
   cc_trecs recs; /* every record of the file; find matches key, problem and device */
@@ -58,6 +60,7 @@ cucore_status cucore_tune_store_open(const char *path, const char *key, const ch
   if (st != CUCORE_OK) return st;
   cucore_tune_store *s = cc_calloc(1, sizeof *s, "a tune store");
   if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(s, CC_KIND_TUNE_STORE);
   s->fd = -1;
   s->path = cc_strdup(path, "a path");
   s->key = cc_strdup(key, "a key");
@@ -75,10 +78,11 @@ cucore_status cucore_tune_store_open(const char *path, const char *key, const ch
 cucore_status cucore_tune_store_close(cucore_tune_store *s) {
   cc_begin();
   if (!s) return CUCORE_OK;
+  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_close", "store");
   if (s->fd >= 0) close(s->fd);
   cc_tune_records_free(&s->recs);
   free(s->path), free(s->key), free(s->problem), free(s->device);
-  free(s);
+  cc_handle_retire(s, CC_KIND_TUNE_STORE);
   return CUCORE_OK;
 }
 
@@ -90,7 +94,7 @@ static int mine(const cucore_tune_store *s, const cc_trec *r) {
 cucore_status cucore_tune_store_find(const cucore_tune_store *s, const char *config,
                                      const char **result) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_store_find", "store");
+  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_find", "store");
   CC_CHECK_ARG(config, "cucore_tune_store_find", "config");
   CC_CHECK_ARG(result, "cucore_tune_store_find", "result");
   *result = NULL;
@@ -156,7 +160,7 @@ static cucore_status write_all(cucore_tune_store *s, const char *b, size_t len) 
 cucore_status cucore_tune_store_append(cucore_tune_store *s, const char *config,
                                        const char *result) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_store_append", "store");
+  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_append", "store");
   CC_CHECK_ARG(config, "cucore_tune_store_append", "config");
   CC_CHECK_ARG(result, "cucore_tune_store_append", "result");
   cucore_status st = check_object("config", config);
@@ -178,7 +182,7 @@ cucore_status cucore_tune_store_append(cucore_tune_store *s, const char *config,
 cucore_status cucore_tune_store_info(const cucore_tune_store *s, const char **path,
                                      size_t *records, size_t *damaged) {
   cc_begin();
-  CC_CHECK_ARG(s, "cucore_tune_store_info", "store");
+  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_info", "store");
   size_t n = 0;
   for (size_t i = 0; i < s->recs.n; i++) n += (size_t)mine(s, &s->recs.r[i]);
   if (path) *path = s->path;
