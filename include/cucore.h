@@ -3671,6 +3671,63 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
 /** @} */
 /* ==== END SECTION: binary inspection ==== */
 
+/* ==== SECTION: the driver's own log (issue 26.9) ==== */
+/**
+ * @defgroup driver_log The driver's own log
+ *
+ * Drivers for CUDA 12.9 and newer log why a call failed (cuLogsRegisterCallback). cucore
+ * registers one callback per process when the driver is loaded and the entry point exists:
+ * when a driver call fails, the message the driver logged for it on the calling thread is
+ * appended to cucore_last_error() as "... the driver says: ...". Every message is bounded
+ * (CUCORE_DRIVER_LOG_MESSAGE_MAX bytes) and filtered: control characters and bytes outside
+ * ASCII are written as \\xHH. With an older driver these calls say CUCORE_DRIVER_TOO_OLD
+ * naming the version needed (cucore_driver_log_available says 0 and succeeds).
+ * @{
+ */
+
+/** The longest message kept, with its NUL (longer ones end in "..."). */
+#define CUCORE_DRIVER_LOG_MESSAGE_MAX 512
+/** How many of the newest messages the process keeps for cucore_driver_log_read. */
+#define CUCORE_DRIVER_LOG_KEEP 32
+
+/** Severity of a driver log message (CUlogLevel). */
+typedef enum cucore_driver_log_level {
+  CUCORE_DRIVER_LOG_ERROR = 0,  /**< the driver refused or failed a call */
+  CUCORE_DRIVER_LOG_WARNING = 1 /**< a warning */
+} cucore_driver_log_level;
+
+/** Receives each driver log message, filtered and NUL-terminated, on the thread the driver
+ * logged it from, during the driver call that logged it: it must return quickly and must not
+ * call cucore or the driver. */
+typedef void (*cucore_driver_log_fn)(void *user, cucore_driver_log_level level,
+                                     const char *message);
+
+/** *available = 1 when the driver's log is registered (the driver loaded and offers
+ * cuLogsRegisterCallback, CUDA 12.9+), else 0; never fails for an absent log.
+ * @retval CUCORE_INVALID_ARGUMENT `available` is NULL.
+ * @retval CUCORE_DRIVER_NOT_FOUND the driver itself could not be loaded (or another load
+ * failure; *available is 0). */
+CUCORE_API cucore_status cucore_driver_log_available(int *available);
+/** The messages kept since the process began (or the last cucore_driver_log_clear), oldest
+ * first, one per line, into buf (`cap` bytes with the NUL; the newest ones are kept when they
+ * do not fit). *needed (may be NULL) is the size all of them need with the NUL.
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL with cap > 0.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log (it names the version needed). */
+CUCORE_API cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed);
+/** The newest message the driver logged on the calling thread ("" if none) into buf.
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_last(char *buf, size_t cap);
+/** Forwards every later message to fn(user, level, message) as well; fn NULL stops it. One
+ * forward at a time: a new one replaces the old.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_forward(cucore_driver_log_fn fn, void *user);
+/** Forgets the messages kept (the process's and this thread's).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_clear(void);
+/** @} */
+/* ==== END SECTION: the driver's own log ==== */
+
 /* ==== SECTION: compile cache ==== */
 /**
  * @defgroup cache Compile cache

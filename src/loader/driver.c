@@ -121,6 +121,7 @@ static void load_driver(void) {
   }
   if (init_result == CUDA_ERROR_NO_DEVICE) {
     cc_drv.device_count = 0;
+    cc_driver_log_register();
     load_status = CUCORE_OK;
     return;
   }
@@ -143,6 +144,7 @@ static void load_driver(void) {
     return;
   }
   cc_drv.device_count = count;
+  cc_driver_log_register();
   load_status = CUCORE_OK;
 }
 

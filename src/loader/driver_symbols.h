@@ -204,3 +204,6 @@ CC_DRV(cuGraphNodeGetEnabled, 11060, 0)
 CC_DRV(cuUserObjectCreate, 11030, 0)
 CC_DRV(cuUserObjectRelease, 11030, 0)
 CC_DRV(cuGraphRetainUserObject, 11030, 0)
+/* the driver's own log (issue 26.9) */
+CC_DRV(cuLogsRegisterCallback, 12090, 0)
+CC_DRV(cuLogsUnregisterCallback, 12090, 0)

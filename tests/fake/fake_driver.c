@@ -876,9 +876,16 @@ static const struct { const char *name; void *fn; int required; } stubs[] = {
 #undef CC_DRV
 };
 
+/* Entry points added by later blocks at the end of this file (NULL: not one of them). */
+static void *fake_extra_symbol(const char *symbol);
+
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
                                     CUdriverProcAddressQueryResult *found) {
   (void)version, (void)flags;
+  if ((*fn = fake_extra_symbol(symbol)) != NULL) {
+    if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+  }
   for (size_t i = 0; i < sizeof implemented / sizeof implemented[0]; i++)
     if (strcmp(implemented[i].name, symbol) == 0) {
       *fn = implemented[i].fn;
@@ -894,4 +901,42 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, 
   *fn = NULL;
   if (found) *found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
   return CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- the driver's own log (issue 26.9) -------------------------------------------------------
+ * cuLogsRegisterCallback/UnregisterCallback keep one callback (not counted as calls, so fault
+ * sequences keep their numbering). fake_log_emit(level, text, length) (dlsym) calls it on the
+ * calling thread as the driver does for the call it logs. CUCORE_FAKE_NO_LOGS=1 hides both
+ * entry points (a driver older than CUDA 12.9). */
+static CUlogsCallback log_fn;
+static void *log_user;
+static CUresult fake_cuLogsRegisterCallback(CUlogsCallback fn, void *user, CUlogsCallbackHandle *out) {
+  if (!fn) return CUDA_ERROR_INVALID_VALUE;
+  log_fn = fn;
+  log_user = user;
+  if (out) *out = (CUlogsCallbackHandle)(uintptr_t)0x10;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLogsUnregisterCallback(CUlogsCallbackHandle h) {
+  if (h != (CUlogsCallbackHandle)(uintptr_t)0x10 || !log_fn) return CUDA_ERROR_INVALID_VALUE;
+  log_fn = NULL;
+  return CUDA_SUCCESS;
+}
+EXPORT int fake_log_emit(int level, const char *text, size_t length);
+EXPORT int fake_log_emit(int level, const char *text, size_t length) {
+  if (!log_fn) return 0;
+  char copy[4096];
+  size_t n = length < sizeof copy ? length : sizeof copy - 1;
+  memcpy(copy, text, n);
+  copy[n] = '\0';
+  log_fn(log_user, (CUlogLevel)level, copy, n);
+  return 1;
+}
+
+static void *fake_extra_symbol(const char *symbol) {
+  static const entry logs[] = {E(cuLogsRegisterCallback), E(cuLogsUnregisterCallback)};
+  const char *off = getenv("CUCORE_FAKE_NO_LOGS");
+  for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
+    if (!(off && off[0] == '1') && strcmp(logs[i].name, symbol) == 0) return logs[i].fn;
+  return NULL;
 }
