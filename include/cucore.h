@@ -3728,6 +3728,87 @@ CUCORE_API cucore_status cucore_driver_log_clear(void);
 /** @} */
 /* ==== END SECTION: the driver's own log ==== */
 
+/* ==== SECTION: green contexts (issue 26.1) ==== */
+/**
+ * @defgroup green Green contexts
+ *
+ * A green context owns a share of a device's SMs (CUDA 12.4+ drivers; streams on it 12.5+):
+ * work launched on its streams runs only on those SMs, so an inference server can sit beside
+ * training, or a tuner can give a kernel N SMs. The device's SMs are split into groups of at
+ * least a number of SMs, by the driver's rules: a group is at least
+ * cucore_green_sm_info::min_partition_sms and a multiple of
+ * cucore_green_sm_info::alignment_sms (on compute capability 9.0, 8 and 8); a split that cannot
+ * be made is refused with those numbers in the message. A green context gives a cucore_device
+ * (cucore_green_device) that works in it: streams made on it (cucore_green_stream_create, or
+ * cucore_stream_create on that device) take every cucore call, and launches on them go
+ * through the usual checked path. A green context is current to one thread at a time: use
+ * each one from one thread. Without the entry points, CUCORE_DRIVER_TOO_OLD names the driver
+ * version needed.
+ * @{
+ */
+
+/** A green context: a share of a device's SMs. */
+typedef struct cucore_green cucore_green;
+
+/** What a device's SMs allow (cuDeviceGetDevResource, CU_DEV_RESOURCE_TYPE_SM). */
+typedef struct cucore_green_sm_info {
+  unsigned sm_count;          /**< SMs of the device */
+  unsigned min_partition_sms; /**< the fewest SMs a group may have */
+  unsigned alignment_sms;     /**< a group's SMs are a multiple of this (co-scheduled SMs) */
+} cucore_green_sm_info;
+
+/** Split flag: treat each SM alone (finer groups, no large thread block clusters). */
+#define CUCORE_GREEN_IGNORE_COSCHEDULING 0x1u
+/** Split flag (compute capability 9.0+): groups that allow the largest clusters. */
+#define CUCORE_GREEN_MAX_CLUSTER 0x2u
+
+/** The SM facts of `dev` that a split follows.
+ * @retval CUCORE_INVALID_ARGUMENT `dev` or `out` is NULL.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts (CUDA 12.4+). */
+CUCORE_API cucore_status cucore_green_sm_info_get(cucore_device *dev, cucore_green_sm_info *out);
+/** What a split of `dev` into groups of at least `min_sms` SMs would give, without making
+ * contexts: *groups (how many fit), *sms_per_group (each group's SMs, `min_sms` rounded up
+ * by the driver's rules) and *remaining_sms (those left over); any output may be NULL.
+ * `flags`: 0 or CUCORE_GREEN_* flags.
+ * @retval CUCORE_INVALID_ARGUMENT `min_sms` is 0 or above the device's SMs, or unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
+CUCORE_API cucore_status cucore_green_split_query(cucore_device *dev, unsigned min_sms,
+                                                  unsigned flags, unsigned *groups,
+                                                  unsigned *sms_per_group,
+                                                  unsigned *remaining_sms);
+/** Splits `dev`'s SMs into `count` groups of at least `min_sms` SMs each and makes a green
+ * context of each into out[0..count-1]; with `remainder` not NULL, the SMs left over make one
+ * more (NULL when none are left; it has fewer guarantees than the groups). `flags`: 0 or
+ * CUCORE_GREEN_* flags. On failure nothing is made and every output is NULL. Destroy each
+ * with cucore_green_destroy.
+ * @retval CUCORE_INVALID_ARGUMENT `count` or `min_sms` is 0, or the split cannot give `count`
+ * groups: the message gives the device's SMs, the minimum and the granularity, what `min_sms`
+ * rounds up to, and how many such groups fit.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
+CUCORE_API cucore_status cucore_green_split(cucore_device *dev, unsigned count, unsigned min_sms,
+                                            unsigned flags, cucore_green **out,
+                                            cucore_green **remainder);
+/** The SMs the green context owns.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
+CUCORE_API cucore_status cucore_green_sm_count(const cucore_green *g, unsigned *sm_count);
+/** A device handle that works in the green context (its memory is the device's): streams,
+ * events, allocations and launches made through it run on the green context's SMs. It
+ * belongs to `g`: do not close it; it is valid until cucore_green_destroy.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
+CUCORE_API cucore_status cucore_green_device(cucore_green *g, cucore_device **dev);
+/** A stream of the green context (cuGreenCtxStreamCreate; non-blocking, as the driver
+ * requires) at `priority` (as cucore_stream_create). Destroy it with cucore_stream_destroy
+ * before the green context.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument, or `priority` outside the range.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGreenCtxStreamCreate (CUDA 12.5+). */
+CUCORE_API cucore_status cucore_green_stream_create(cucore_green *g, int priority,
+                                                    cucore_stream **out);
+/** Destroys a green context (cuGreenCtxDestroy); its streams must be destroyed first (the
+ * driver does not). NULL is a no-op. */
+CUCORE_API cucore_status cucore_green_destroy(cucore_green *g);
+/** @} */
+/* ==== END SECTION: green contexts ==== */
+
 /* ==== SECTION: compile cache ==== */
 /**
  * @defgroup cache Compile cache

@@ -207,3 +207,11 @@ CC_DRV(cuGraphRetainUserObject, 11030, 0)
 /* the driver's own log (issue 26.9) */
 CC_DRV(cuLogsRegisterCallback, 12090, 0)
 CC_DRV(cuLogsUnregisterCallback, 12090, 0)
+/* green contexts (issue 26.1) */
+CC_DRV(cuDeviceGetDevResource, 12040, 0)
+CC_DRV(cuDevSmResourceSplitByCount, 12040, 0)
+CC_DRV(cuDevResourceGenerateDesc, 12040, 0)
+CC_DRV(cuGreenCtxCreate, 12040, 0)
+CC_DRV(cuGreenCtxDestroy, 12040, 0)
+CC_DRV(cuCtxFromGreenCtx, 12040, 0)
+CC_DRV(cuGreenCtxStreamCreate, 12050, 0)

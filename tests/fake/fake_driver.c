@@ -933,10 +933,100 @@ EXPORT int fake_log_emit(int level, const char *text, size_t length) {
   return 1;
 }
 
+/* ---- green contexts (issue 26.1) ------------------------------------------------------------
+ * The device's 132 SMs split as on an H100: a group is at least 8 SMs and a multiple of 8 (with
+ * IGNORE_SM_COSCHEDULING, 2 and 2). A green context's CUcontext is its own fake_ctx; its
+ * streams are fake streams. Not counted as calls. CUCORE_FAKE_NO_GREEN=1 hides these entry
+ * points (a driver older than CUDA 12.4). fake_green_live() (dlsym) counts green contexts not
+ * yet destroyed. */
+typedef struct fake_green { fake_ctx ctx; unsigned sms; } fake_green;
+static _Atomic int green_live;
+EXPORT int fake_green_live(void);
+EXPORT int fake_green_live(void) { return atomic_load(&green_live); }
+static void sm_resource(CUdevResource *r, unsigned sms) {
+  memset(r, 0, sizeof *r);
+  r->type = CU_DEV_RESOURCE_TYPE_SM;
+  r->sm.smCount = sms;
+  r->sm.minSmPartitionSize = 8;
+  r->sm.smCoscheduledAlignment = 8;
+}
+static CUresult fake_cuDeviceGetDevResource(CUdevice d, CUdevResource *r, CUdevResourceType t) {
+  if (d != 0 || t != CU_DEV_RESOURCE_TYPE_SM || !r) return CUDA_ERROR_INVALID_VALUE;
+  sm_resource(r, 132);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned *nb,
+                                                 const CUdevResource *in, CUdevResource *rest,
+                                                 unsigned flags, unsigned min) {
+  if (!nb || !in || in->type != CU_DEV_RESOURCE_TYPE_SM || min > in->sm.smCount)
+    return CUDA_ERROR_INVALID_VALUE;
+  unsigned lo = (flags & 1) ? 2 : 8, al = lo;
+  unsigned per = min < lo ? lo : min;
+  per = (per + al - 1) / al * al;
+  unsigned fit = in->sm.smCount / per;
+  if (!result) {
+    *nb = fit;
+    return CUDA_SUCCESS;
+  }
+  unsigned n = *nb < fit ? *nb : fit;
+  for (unsigned i = 0; i < n; i++) sm_resource(&result[i], per);
+  if (rest) sm_resource(rest, in->sm.smCount - n * per);
+  *nb = n;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *r,
+                                               unsigned n) {
+  if (!desc || !r || n != 1 || r->sm.smCount == 0) return CUDA_ERROR_INVALID_VALUE;
+  *desc = (CUdevResourceDesc)(uintptr_t)(0x100000u + r->sm.smCount);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice d,
+                                      unsigned flags) {
+  if (d != 0 || flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
+  fake_green *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->sms = (unsigned)((uintptr_t)desc - 0x100000u);
+  atomic_fetch_add(&green_live, 1);
+  *g = (CUgreenCtx)f;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxDestroy(CUgreenCtx g) {
+  if (!g) return CUDA_ERROR_INVALID_CONTEXT;
+  if ((CUcontext)g == current) current = NULL;
+  free(g);
+  atomic_fetch_sub(&green_live, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxFromGreenCtx(CUcontext *c, CUgreenCtx g) {
+  if (!g || !c) return CUDA_ERROR_INVALID_VALUE;
+  *c = (CUcontext)&((fake_green *)g)->ctx;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned flags, int prio) {
+  if (!g || flags != CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+  fake_stream *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->flags = flags;
+  f->priority = prio;
+  *s = (CUstream)f;
+  return CUDA_SUCCESS;
+}
+
+/* An entry point of `table` named `symbol`, unless the environment variable `off` is 1. */
+static void *extra_lookup(const entry *table, size_t n, const char *off, const char *symbol) {
+  const char *v = getenv(off);
+  if (v && v[0] == '1') return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(table[i].name, symbol) == 0) return table[i].fn;
+  return NULL;
+}
+
 static void *fake_extra_symbol(const char *symbol) {
   static const entry logs[] = {E(cuLogsRegisterCallback), E(cuLogsUnregisterCallback)};
-  const char *off = getenv("CUCORE_FAKE_NO_LOGS");
-  for (size_t i = 0; i < sizeof logs / sizeof logs[0]; i++)
-    if (!(off && off[0] == '1') && strcmp(logs[i].name, symbol) == 0) return logs[i].fn;
-  return NULL;
+  static const entry green[] = {
+      E(cuDeviceGetDevResource), E(cuDevSmResourceSplitByCount), E(cuDevResourceGenerateDesc),
+      E(cuGreenCtxCreate), E(cuGreenCtxDestroy), E(cuCtxFromGreenCtx), E(cuGreenCtxStreamCreate)};
+  void *fn = extra_lookup(logs, sizeof logs / sizeof logs[0], "CUCORE_FAKE_NO_LOGS", symbol);
+  if (!fn) fn = extra_lookup(green, sizeof green / sizeof green[0], "CUCORE_FAKE_NO_GREEN", symbol);
+  return fn;
 }
