@@ -3767,9 +3767,9 @@ typedef struct cucore_green_sm_info {
  * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts (CUDA 12.4+). */
 CUCORE_API cucore_status cucore_green_sm_info_get(cucore_device *dev, cucore_green_sm_info *out);
 /** What a split of `dev` into groups of at least `min_sms` SMs would give, without making
- * contexts: *groups (how many fit), *sms_per_group (each group's SMs, `min_sms` rounded up
- * by the driver's rules) and *remaining_sms (those left over); any output may be NULL.
- * `flags`: 0 or CUCORE_GREEN_* flags.
+ * contexts: `groups` (how many fit), `sms_per_group` (each group's SMs, `min_sms` rounded
+ * up by the driver's rules) and `remaining_sms` (those left over); any output may be NULL.
+ * `flags`: 0, CUCORE_GREEN_IGNORE_COSCHEDULING, CUCORE_GREEN_MAX_CLUSTER.
  * @retval CUCORE_INVALID_ARGUMENT `min_sms` is 0 or above the device's SMs, or unknown flags.
  * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
 CUCORE_API cucore_status cucore_green_split_query(cucore_device *dev, unsigned min_sms,
@@ -3778,8 +3778,8 @@ CUCORE_API cucore_status cucore_green_split_query(cucore_device *dev, unsigned m
                                                   unsigned *remaining_sms);
 /** Splits `dev`'s SMs into `count` groups of at least `min_sms` SMs each and makes a green
  * context of each into out[0..count-1]; with `remainder` not NULL, the SMs left over make one
- * more (NULL when none are left; it has fewer guarantees than the groups). `flags`: 0 or
- * CUCORE_GREEN_* flags. On failure nothing is made and every output is NULL. Destroy each
+ * more (NULL when none are left; it has fewer guarantees than the groups). `flags` as for
+ * cucore_green_split_query. On failure nothing is made and every output is NULL. Destroy each
  * with cucore_green_destroy.
  * @retval CUCORE_INVALID_ARGUMENT `count` or `min_sms` is 0, or the split cannot give `count`
  * groups: the message gives the device's SMs, the minimum and the granularity, what `min_sms`
