@@ -3809,6 +3809,78 @@ CUCORE_API cucore_status cucore_green_destroy(cucore_green *g);
 /** @} */
 /* ==== END SECTION: green contexts ==== */
 
+/* ==== SECTION: system facts through NVML (issue 26.2) ==== */
+/**
+ * @defgroup system System facts (NVML)
+ *
+ * What NVML (libnvidia-ml.so.1, loaded at run time like the driver; CUCORE_LIBNVML names
+ * another file) says of a GPU now: clocks, temperature, power, utilisation, the reasons its
+ * clocks are held down, PCI, UUID, MIG mode and NVLink. A device is named by its cucore
+ * ordinal (matched to NVML by PCI bus id, else by UUID) or by its UUID. A fact NVML does not
+ * offer on this GPU is -1. Where NVML is absent or does not start, every call is
+ * CUCORE_NOT_SUPPORTED saying what was tried.
+ * @{
+ */
+
+/** Clock-event reason bits (nvmlClocksEventReasons): why the clocks are where they are. */
+#define CUCORE_CLOCK_REASON_GPU_IDLE 0x1ull             /**< nothing runs */
+#define CUCORE_CLOCK_REASON_APPLICATIONS_CLOCKS 0x2ull  /**< application clocks setting */
+#define CUCORE_CLOCK_REASON_SW_POWER_CAP 0x4ull         /**< software power cap */
+#define CUCORE_CLOCK_REASON_HW_SLOWDOWN 0x8ull          /**< hardware slowdown */
+#define CUCORE_CLOCK_REASON_SYNC_BOOST 0x10ull          /**< held to a group's sync boost */
+#define CUCORE_CLOCK_REASON_SW_THERMAL 0x20ull          /**< software thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_THERMAL 0x40ull          /**< hardware thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_POWER_BRAKE 0x80ull      /**< hardware power brake */
+#define CUCORE_CLOCK_REASON_DISPLAY_CLOCKS 0x100ull     /**< display clock setting */
+/** The reasons that mean a measurement ran slower than the GPU can (power, thermal,
+ * hardware slowdown, sync boost): a timing taken under any of them is flagged. */
+#define CUCORE_CLOCK_REASONS_THROTTLE                                                         \
+  (CUCORE_CLOCK_REASON_SW_POWER_CAP | CUCORE_CLOCK_REASON_HW_SLOWDOWN |                       \
+   CUCORE_CLOCK_REASON_SYNC_BOOST | CUCORE_CLOCK_REASON_SW_THERMAL |                          \
+   CUCORE_CLOCK_REASON_HW_THERMAL | CUCORE_CLOCK_REASON_HW_POWER_BRAKE)
+
+/** What NVML says of one GPU now. Every number is -1 when NVML does not offer it. */
+typedef struct cucore_system_info {
+  int ordinal;            /**< the cucore device ordinal, -1 when the driver does not list it */
+  char name[96];          /**< NVML's name of the product */
+  char uuid[96];          /**< NVML's UUID, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[32];    /**< NVML's PCI bus id, "00000000:19:00.0" */
+  long long pci_device_id; /**< the 16-bit device id and 16-bit vendor id */
+  int sm_clock_mhz;       /**< SM clock now */
+  int sm_clock_max_mhz;   /**< SM clock at most */
+  int mem_clock_mhz;      /**< memory clock now */
+  int mem_clock_max_mhz;  /**< memory clock at most */
+  int graphics_clock_mhz; /**< graphics clock now */
+  int temperature_c;      /**< GPU temperature, degrees Celsius */
+  int power_mw;           /**< power drawn now, milliwatts */
+  int power_limit_mw;     /**< the enforced power limit, milliwatts */
+  int gpu_util_pct;       /**< percent of the last sample period a kernel ran */
+  int mem_util_pct;       /**< percent of it device memory was read or written */
+  long long clock_reasons; /**< CUCORE_CLOCK_REASON_* bits, -1 when unknown */
+  int mig_current;        /**< MIG mode: 1 on, 0 off, -1 not offered */
+  int mig_pending;        /**< MIG mode after the next reset */
+  int nvlink_links;       /**< NVLinks NVML knows on this GPU (-1 none offered) */
+  int nvlink_active;      /**< of them, the active ones */
+  unsigned nvlink_active_mask; /**< bit i: link i is active */
+} cucore_system_info;
+
+/** What NVML says now of the GPU that is cucore device `ordinal`.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why).
+ * @retval CUCORE_NOT_FOUND NVML does not list the device (by PCI bus id or UUID). */
+CUCORE_API cucore_status cucore_system_device_info(int ordinal, cucore_system_info *out);
+/** The same for the GPU whose UUID is `uuid` ("GPU-..." as NVML writes it, or the
+ * 36-character form cucore_device_props::uuid holds).
+ * @retval CUCORE_NOT_FOUND no GPU has that UUID.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
+CUCORE_API cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_system_info *out);
+/** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
+ * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0. */
+CUCORE_API cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap);
+/** @} */
+/* ==== END SECTION: system facts ==== */
+
 /* ==== SECTION: compile cache ==== */
 /**
  * @defgroup cache Compile cache

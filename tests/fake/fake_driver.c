@@ -1012,6 +1012,13 @@ static CUresult fake_cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned 
   return CUDA_SUCCESS;
 }
 
+/* ---- system facts (issue 26.2): the PCI bus id NVML is matched by ------------------------- */
+static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
+  if (d != 0 || !bus || len < 13) return CUDA_ERROR_INVALID_VALUE;
+  snprintf(bus, (size_t)len, "0000:19:00.0");
+  return CUDA_SUCCESS;
+}
+
 /* An entry point of `table` named `symbol`, unless the environment variable `off` is 1. */
 static void *extra_lookup(const entry *table, size_t n, const char *off, const char *symbol) {
   const char *v = getenv(off);
@@ -1028,5 +1035,7 @@ static void *fake_extra_symbol(const char *symbol) {
       E(cuGreenCtxCreate), E(cuGreenCtxDestroy), E(cuCtxFromGreenCtx), E(cuGreenCtxStreamCreate)};
   void *fn = extra_lookup(logs, sizeof logs / sizeof logs[0], "CUCORE_FAKE_NO_LOGS", symbol);
   if (!fn) fn = extra_lookup(green, sizeof green / sizeof green[0], "CUCORE_FAKE_NO_GREEN", symbol);
+  static const entry pci[] = {E(cuDeviceGetPCIBusId)};
+  if (!fn) fn = extra_lookup(pci, 1, "CUCORE_FAKE_NO_PCI", symbol);
   return fn;
 }
