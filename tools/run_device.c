@@ -9,6 +9,7 @@
  * Device printf output is kept off the JSON stream: while the kernel runs, stdout goes to
  * stderr when the JSON is written to stdout. */
 #include "run.h"
+#include "system_facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
       if (st != CUCORE_OK) return cli_fail("run", kernel, st);
       t->launches++;
     }
+    system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
     for (long long r = 0; r < timed; r++) {
       st = launch_once(k, &cfg, s, &ms);
       if (st != CUCORE_OK) return cli_fail("run", kernel, st);
@@ -311,6 +313,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
     rc = graph_timing(o, k, &cfg, s, t, times, times + timed);
     if (rc) return rc;
   }
+  system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
   st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
   if (st != CUCORE_OK) return cli_fail("run", kernel, st);
   t->timed = (int)timed;
