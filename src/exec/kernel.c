@@ -330,6 +330,8 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
                      "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
                      k->name, dev->ordinal);
     d->fn = k->foreign_fn;
+  } else if (dev->green) { /* the CUkernel itself: the driver runs it in the stream's context */
+    d->fn = (CUfunction)k->ckernel;
   } else {
     cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
     if (st != CUCORE_OK) return st;

@@ -160,6 +160,7 @@ static cucore_status green_device(cucore_device *parent, CUgreenCtx h, cucore_de
   dev->cudev = parent->cudev;
   dev->ctx = ctx;
   dev->borrowed = 1;
+  dev->green = 1;
   cc_device_init_streams(dev);
   *out = dev;
   return CUCORE_OK;
