@@ -3793,7 +3793,8 @@ CUCORE_API cucore_status cucore_green_split(cucore_device *dev, unsigned count, 
 CUCORE_API cucore_status cucore_green_sm_count(const cucore_green *g, unsigned *sm_count);
 /** A device handle that works in the green context (its memory is the device's): streams,
  * events, allocations and launches made through it run on the green context's SMs. It
- * belongs to `g`: do not close it; it is valid until cucore_green_destroy.
+ * belongs to `g`: cucore_device_close refuses it (CUCORE_MISUSE); it is valid until
+ * cucore_green_destroy.
  * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
 CUCORE_API cucore_status cucore_green_device(cucore_green *g, cucore_device **dev);
 /** A stream of the green context (cuGreenCtxStreamCreate; non-blocking, as the driver

@@ -124,6 +124,8 @@ static void launch_on_a_green_stream_runs_in_its_context(void **state) {
   cucore_stream *s = NULL;
   assert_status(cucore_green_stream_create(g, 7, &s), CUCORE_INVALID_ARGUMENT);
   assert_ok(cucore_green_stream_create(g, 0, &s));
+  assert_status(cucore_device_close(gdev), CUCORE_MISUSE); /* it goes with the green context */
+  assert_contains(cucore_last_error(), "cucore_green_destroy");
   cucore_object *obj = NULL;
   cucore_kernel *k = NULL;
   cucore_args *args = NULL;
