@@ -149,6 +149,11 @@ static void launch_on_a_green_stream_runs_in_its_context(void **state) {
   assert_ptr_equal(cur, gctx); /* the launch went in through the green context */
   c.block[0] = 4096; /* the usual checks apply */
   assert_status(cucore_launch(k, &c, args), CUCORE_LAUNCH_CONFIG);
+  c.block[0] = 32; /* a cooperative grid is bounded by the green context's 8 SMs */
+  c.grid[0] = 100000;
+  assert_ok(cucore_launch_config_cooperative(&c, 1));
+  assert_status(cucore_launch(k, &c, args), CUCORE_LAUNCH_CONFIG);
+  assert_contains(cucore_last_error(), "SM x 8 SMs");
   assert_ok(cucore_stream_synchronize(s));
   assert_ok(cucore_mem_free(gdev, p));
   cucore_args_destroy(args);

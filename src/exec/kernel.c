@@ -398,6 +398,7 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
     }
   }
   d->arch = major * 10 + minor;
+  if (dev->green > 0) d->sm_count = dev->green; /* a green context's SMs bound its launches */
   return CUCORE_OK;
 }
 

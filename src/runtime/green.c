@@ -149,7 +149,8 @@ static cucore_status split_refused(const cucore_device *dev, const CUdevResource
 }
 
 /* A device handle on the green context's CUcontext (borrowed: closing it frees only it). */
-static cucore_status green_device(cucore_device *parent, CUgreenCtx h, cucore_device **out) {
+static cucore_status green_device(cucore_device *parent, CUgreenCtx h, unsigned sms,
+                                  cucore_device **out) {
   CUcontext ctx = NULL;
   CUresult r = DRV(cuCtxFromGreenCtx)(&ctx, h);
   if (r != CUDA_SUCCESS)
@@ -160,7 +161,7 @@ static cucore_status green_device(cucore_device *parent, CUgreenCtx h, cucore_de
   dev->cudev = parent->cudev;
   dev->ctx = ctx;
   dev->borrowed = 1;
-  dev->green = 1;
+  dev->green = (int)sms;
   cc_device_init_streams(dev);
   *out = dev;
   return CUCORE_OK;
@@ -183,7 +184,7 @@ static cucore_status make_green(cucore_device *parent, CUdevResource *res, cucor
                       res->sm.smCount, parent->ordinal);
   }
   g->sm_count = res->sm.smCount;
-  cucore_status st = green_device(parent, g->handle, &g->dev);
+  cucore_status st = green_device(parent, g->handle, g->sm_count, &g->dev);
   if (st != CUCORE_OK) {
     (void)DRV(cuGreenCtxDestroy)(g->handle);
     free(g);
