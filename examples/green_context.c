@@ -53,6 +53,7 @@ int main(void) {
   cucore_object *obj = compile_cuda(source, NULL);
   cucore_kernel *mark = NULL;
   CHECK(cucore_object_get_kernel(obj, "mark", &mark));
+  int bad = 0;
   for (int i = 0; i < 2; i++) {
     unsigned sms = 0;
     CHECK(cucore_green_sm_count(part[i], &sms));
@@ -62,6 +63,7 @@ int main(void) {
     printf("partition %d: %u SMs; a kernel of %u blocks ran on %d distinct SMs\n", i, sms,
            4 * info.sm_count, used);
     CHECK(cucore_stream_destroy(s));
+    bad += used < 1 || used > (int)sms; /* it ran only on its share */
   }
   unsigned left = 0;
   if (rest) CHECK(cucore_green_sm_count(rest, &left));
@@ -73,5 +75,5 @@ int main(void) {
   cucore_green_destroy(part[1]);
   cucore_green_destroy(rest);
   cucore_device_close(dev);
-  return 0;
+  return bad ? 1 : 0;
 }
