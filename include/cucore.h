@@ -3853,6 +3853,217 @@ CUCORE_API cucore_status cucore_graph_add_mem_free_node(cucore_graph *g,
 /** @} */
 /* ==== END SECTION: graph memory nodes ==== */
 
+/* ==== SECTION: the driver's own log (issue 26.9) ==== */
+/**
+ * @defgroup driver_log The driver's own log
+ *
+ * Drivers for CUDA 12.9 and newer log why a call failed (cuLogsRegisterCallback). cucore
+ * registers one callback per process when the driver is loaded and the entry point exists:
+ * when a driver call fails, the message the driver logged for it on the calling thread is
+ * appended to cucore_last_error() as "... the driver says: ...". Every message is bounded
+ * (CUCORE_DRIVER_LOG_MESSAGE_MAX bytes) and filtered: control characters and bytes outside
+ * ASCII are written as \\xHH. With an older driver these calls say CUCORE_DRIVER_TOO_OLD
+ * naming the version needed (cucore_driver_log_available says 0 and succeeds).
+ * @{
+ */
+
+/** The longest message kept, with its NUL (longer ones end in "..."). */
+#define CUCORE_DRIVER_LOG_MESSAGE_MAX 512
+/** How many of the newest messages the process keeps for cucore_driver_log_read. */
+#define CUCORE_DRIVER_LOG_KEEP 32
+
+/** Severity of a driver log message (CUlogLevel). */
+typedef enum cucore_driver_log_level {
+  CUCORE_DRIVER_LOG_ERROR = 0,  /**< the driver refused or failed a call */
+  CUCORE_DRIVER_LOG_WARNING = 1 /**< a warning */
+} cucore_driver_log_level;
+
+/** Receives each driver log message, filtered and NUL-terminated, on the thread the driver
+ * logged it from, during the driver call that logged it: it must return quickly and must not
+ * call cucore or the driver. */
+typedef void (*cucore_driver_log_fn)(void *user, cucore_driver_log_level level,
+                                     const char *message);
+
+/** *available = 1 when the driver's log is registered (the driver loaded and offers
+ * cuLogsRegisterCallback, CUDA 12.9+), else 0; never fails for an absent log.
+ * @retval CUCORE_INVALID_ARGUMENT `available` is NULL.
+ * @retval CUCORE_DRIVER_NOT_FOUND the driver itself could not be loaded (or another load
+ * failure; *available is 0). */
+CUCORE_API cucore_status cucore_driver_log_available(int *available);
+/** The messages kept since the process began (or the last cucore_driver_log_clear), oldest
+ * first, one per line, into buf (`cap` bytes with the NUL; the newest ones are kept when they
+ * do not fit). *needed (may be NULL) is the size all of them need with the NUL.
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL with cap > 0.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log (it names the version needed). */
+CUCORE_API cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed);
+/** The newest message the driver logged on the calling thread ("" if none) into buf.
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_last(char *buf, size_t cap);
+/** Forwards every later message to fn(user, level, message) as well; fn NULL stops it. One
+ * forward at a time: a new one replaces the old.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_forward(cucore_driver_log_fn fn, void *user);
+/** Forgets the messages kept (the process's and this thread's).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no log. */
+CUCORE_API cucore_status cucore_driver_log_clear(void);
+/** @} */
+/* ==== END SECTION: the driver's own log ==== */
+
+/* ==== SECTION: green contexts (issue 26.1) ==== */
+/**
+ * @defgroup green Green contexts
+ *
+ * A green context owns a share of a device's SMs (CUDA 12.4+ drivers; streams on it 12.5+):
+ * work launched on its streams runs only on those SMs, so an inference server can sit beside
+ * training, or a tuner can give a kernel N SMs. The device's SMs are split into groups of at
+ * least a number of SMs, by the driver's rules: a group is at least
+ * cucore_green_sm_info::min_partition_sms and a multiple of
+ * cucore_green_sm_info::alignment_sms (on compute capability 9.0, 8 and 8); a split that cannot
+ * be made is refused with those numbers in the message. A green context gives a cucore_device
+ * (cucore_green_device) that works in it: streams made on it (cucore_green_stream_create, or
+ * cucore_stream_create on that device) take every cucore call, and launches on them go
+ * through the usual checked path. A green context is current to one thread at a time: use
+ * each one from one thread. Without the entry points, CUCORE_DRIVER_TOO_OLD names the driver
+ * version needed.
+ * @{
+ */
+
+/** A green context: a share of a device's SMs. */
+typedef struct cucore_green cucore_green;
+
+/** What a device's SMs allow (cuDeviceGetDevResource, CU_DEV_RESOURCE_TYPE_SM). */
+typedef struct cucore_green_sm_info {
+  unsigned sm_count;          /**< SMs of the device */
+  unsigned min_partition_sms; /**< the fewest SMs a group may have */
+  unsigned alignment_sms;     /**< a group's SMs are a multiple of this (co-scheduled SMs) */
+} cucore_green_sm_info;
+
+/** Split flag: treat each SM alone (finer groups, no large thread block clusters). */
+#define CUCORE_GREEN_IGNORE_COSCHEDULING 0x1u
+/** Split flag (compute capability 9.0+): groups that allow the largest clusters. */
+#define CUCORE_GREEN_MAX_CLUSTER 0x2u
+
+/** The SM facts of `dev` that a split follows.
+ * @retval CUCORE_INVALID_ARGUMENT `dev` or `out` is NULL.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts (CUDA 12.4+). */
+CUCORE_API cucore_status cucore_green_sm_info_get(cucore_device *dev, cucore_green_sm_info *out);
+/** What a split of `dev` into groups of at least `min_sms` SMs would give, without making
+ * contexts: `groups` (how many fit), `sms_per_group` (each group's SMs, `min_sms` rounded
+ * up by the driver's rules) and `remaining_sms` (those left over); any output may be NULL.
+ * `flags`: 0, CUCORE_GREEN_IGNORE_COSCHEDULING, CUCORE_GREEN_MAX_CLUSTER.
+ * @retval CUCORE_INVALID_ARGUMENT `min_sms` is 0 or above the device's SMs, or unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
+CUCORE_API cucore_status cucore_green_split_query(cucore_device *dev, unsigned min_sms,
+                                                  unsigned flags, unsigned *groups,
+                                                  unsigned *sms_per_group,
+                                                  unsigned *remaining_sms);
+/** Splits `dev`'s SMs into `count` groups of at least `min_sms` SMs each and makes a green
+ * context of each into out[0..count-1]; with `remainder` not NULL, the SMs left over make one
+ * more (NULL when none are left; it has fewer guarantees than the groups). `flags` as for
+ * cucore_green_split_query. On failure nothing is made and every output is NULL. Destroy each
+ * with cucore_green_destroy.
+ * @retval CUCORE_INVALID_ARGUMENT `count` or `min_sms` is 0, or the split cannot give `count`
+ * groups: the message gives the device's SMs, the minimum and the granularity, what `min_sms`
+ * rounds up to, and how many such groups fit.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
+CUCORE_API cucore_status cucore_green_split(cucore_device *dev, unsigned count, unsigned min_sms,
+                                            unsigned flags, cucore_green **out,
+                                            cucore_green **remainder);
+/** The SMs the green context owns.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
+CUCORE_API cucore_status cucore_green_sm_count(const cucore_green *g, unsigned *sm_count);
+/** A device handle that works in the green context (its memory is the device's): streams,
+ * events, allocations and launches made through it run on the green context's SMs. It
+ * belongs to `g`: cucore_device_close refuses it (CUCORE_MISUSE); it is valid until
+ * cucore_green_destroy.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
+CUCORE_API cucore_status cucore_green_device(cucore_green *g, cucore_device **dev);
+/** A stream of the green context (cuGreenCtxStreamCreate; non-blocking, as the driver
+ * requires) at `priority` (as cucore_stream_create). Destroy it with cucore_stream_destroy
+ * before the green context.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL argument, or `priority` outside the range.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGreenCtxStreamCreate (CUDA 12.5+). */
+CUCORE_API cucore_status cucore_green_stream_create(cucore_green *g, int priority,
+                                                    cucore_stream **out);
+/** Destroys a green context (cuGreenCtxDestroy); its streams must be destroyed first (the
+ * driver does not). NULL is a no-op. */
+CUCORE_API cucore_status cucore_green_destroy(cucore_green *g);
+/** @} */
+/* ==== END SECTION: green contexts ==== */
+
+/* ==== SECTION: system facts through NVML (issue 26.2) ==== */
+/**
+ * @defgroup system System facts (NVML)
+ *
+ * What NVML (libnvidia-ml.so.1, loaded at run time like the driver; CUCORE_LIBNVML names
+ * another file) says of a GPU now: clocks, temperature, power, utilisation, the reasons its
+ * clocks are held down, PCI, UUID, MIG mode and NVLink. A device is named by its cucore
+ * ordinal (matched to NVML by PCI bus id, else by UUID) or by its UUID. A fact NVML does not
+ * offer on this GPU is -1. Where NVML is absent or does not start, every call is
+ * CUCORE_NOT_SUPPORTED saying what was tried.
+ * @{
+ */
+
+/** Clock-event reason bits (nvmlClocksEventReasons): why the clocks are where they are. */
+#define CUCORE_CLOCK_REASON_GPU_IDLE 0x1ull             /**< nothing runs */
+#define CUCORE_CLOCK_REASON_APPLICATIONS_CLOCKS 0x2ull  /**< application clocks setting */
+#define CUCORE_CLOCK_REASON_SW_POWER_CAP 0x4ull         /**< software power cap */
+#define CUCORE_CLOCK_REASON_HW_SLOWDOWN 0x8ull          /**< hardware slowdown */
+#define CUCORE_CLOCK_REASON_SYNC_BOOST 0x10ull          /**< held to a group's sync boost */
+#define CUCORE_CLOCK_REASON_SW_THERMAL 0x20ull          /**< software thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_THERMAL 0x40ull          /**< hardware thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_POWER_BRAKE 0x80ull      /**< hardware power brake */
+#define CUCORE_CLOCK_REASON_DISPLAY_CLOCKS 0x100ull     /**< display clock setting */
+/** The reasons that mean a measurement ran slower than the GPU can (power, thermal,
+ * hardware slowdown, sync boost): a timing taken under any of them is flagged. */
+#define CUCORE_CLOCK_REASONS_THROTTLE                                                         \
+  (CUCORE_CLOCK_REASON_SW_POWER_CAP | CUCORE_CLOCK_REASON_HW_SLOWDOWN |                       \
+   CUCORE_CLOCK_REASON_SYNC_BOOST | CUCORE_CLOCK_REASON_SW_THERMAL |                          \
+   CUCORE_CLOCK_REASON_HW_THERMAL | CUCORE_CLOCK_REASON_HW_POWER_BRAKE)
+
+/** What NVML says of one GPU now. Every number is -1 when NVML does not offer it. */
+typedef struct cucore_system_info {
+  int ordinal;            /**< the cucore device ordinal, -1 when the driver does not list it */
+  char name[96];          /**< NVML's name of the product */
+  char uuid[96];          /**< NVML's UUID, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[32];    /**< NVML's PCI bus id, "00000000:19:00.0" */
+  long long pci_device_id; /**< the 16-bit device id and 16-bit vendor id */
+  int sm_clock_mhz;       /**< SM clock now */
+  int sm_clock_max_mhz;   /**< SM clock at most */
+  int mem_clock_mhz;      /**< memory clock now */
+  int mem_clock_max_mhz;  /**< memory clock at most */
+  int graphics_clock_mhz; /**< graphics clock now */
+  int temperature_c;      /**< GPU temperature, degrees Celsius */
+  int power_mw;           /**< power drawn now, milliwatts */
+  int power_limit_mw;     /**< the enforced power limit, milliwatts */
+  int gpu_util_pct;       /**< percent of the last sample period a kernel ran */
+  int mem_util_pct;       /**< percent of it device memory was read or written */
+  long long clock_reasons; /**< CUCORE_CLOCK_REASON_* bits, -1 when unknown */
+  int mig_current;        /**< MIG mode: 1 on, 0 off, -1 not offered */
+  int mig_pending;        /**< MIG mode after the next reset */
+  int nvlink_links;       /**< NVLinks NVML knows on this GPU (-1 none offered) */
+  int nvlink_active;      /**< of them, the active ones */
+  unsigned nvlink_active_mask; /**< bit i: link i is active */
+} cucore_system_info;
+
+/** What NVML says now of the GPU that is cucore device `ordinal`.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why).
+ * @retval CUCORE_NOT_FOUND NVML does not list the device (by PCI bus id or UUID). */
+CUCORE_API cucore_status cucore_system_device_info(int ordinal, cucore_system_info *out);
+/** The same for the GPU whose UUID is `uuid` ("GPU-..." as NVML writes it, or the
+ * 36-character form cucore_device_props::uuid holds).
+ * @retval CUCORE_NOT_FOUND no GPU has that UUID.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
+CUCORE_API cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_system_info *out);
+/** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
+ * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0. */
+CUCORE_API cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap);
+/** @} */
+/* ==== END SECTION: system facts ==== */
+
 /* ==== SECTION: compile cache ==== */
 /**
  * @defgroup cache Compile cache

@@ -29,6 +29,10 @@ cat <<'TAIL'
 .B CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM
 Full path of the driver or of a toolkit library to load instead of searching for it.
 .TP
+.B CUCORE_LIBNVML
+Full path of NVML (libnvidia-ml.so.1), whose live clocks, temperature, power and throttle
+reasons `cucore devices` shows and `cucore run` records.
+.TP
 .B CUDA_HOME, CUDA_PATH
 The CUDA toolkit to search first (then /usr/local/cuda, then the loader path).
 .TP

@@ -1,6 +1,7 @@
 /* cmd_devices.c -- `cucore devices` (properties, memory pools and the default pool's state)
  * and `cucore version`. */
 #include "cli.h"
+#include "system_facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,7 @@ int cmd_devices(int argc, char **argv) {
     for (int i = 0; i < count; i++) {
       device_json(&j, &props[i]);
       pool_json(&j, &props[i], &pools[i]);
+      system_facts_json(&j, i);
       json_end_object(&j);
     }
     json_end_array(&j);
@@ -290,6 +292,7 @@ int cmd_devices(int argc, char **argv) {
     for (int i = 0; i < count; i++) {
       device_text(&props[i]);
       pool_text(&props[i], &pools[i]);
+      system_facts_text(i);
       printf("\n");
     }
     printf("toolkit libraries:\n");

@@ -255,6 +255,10 @@ typedef struct run_timing {
   size_t graph_nodes;         /* nodes the captured graph holds */
   double direct_min_ms, direct_median_ms, direct_max_ms, direct_mean_ms; /* per kernel, N
                                  direct launches back to back */
+  /* NVML's view around the timed launches (issue 26.2; system_facts.c): the lower SM clock
+   * of the samples before and after, and every clock-event reason seen; -1 when unknown */
+  int sm_clock_mhz, sm_clock_max_mhz;
+  long long clock_reasons;
 } run_timing;
 
 /* Runs the kernel on the GPU as the options say and fills the results (buffers' host data,

@@ -14,6 +14,7 @@
  * stay reachable (left_for_exit), so leak checkers do not count them. Each step is timed as
  * its phase (cucore_phase_add: alloc, copy_in, launch, copy_out, teardown). */
 #include "run.h"
+#include "system_facts.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -320,6 +321,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
       if (st != CUCORE_OK) return cli_fail("run", kernel, st);
       t->launches++;
     }
+    system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
     for (long long r = 0; r < timed; r++) {
       st = launch_once(k, &cfg, s, &ms);
       if (st != CUCORE_OK) return cli_fail("run", kernel, st);
@@ -331,6 +333,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
     rc = graph_timing(o, k, &cfg, s, t, times, times + timed);
     if (rc) return rc;
   }
+  system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
   st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
   if (st != CUCORE_OK) return cli_fail("run", kernel, st);
   t->timed = (int)timed;

@@ -127,6 +127,32 @@ static void text_values(const run_opts *o, const char *what, const char *spec, e
   printf("\n");
 }
 
+/* The SM clock NVML saw around the timing, and a warning when the GPU was throttled. */
+static void clock_text(const run_timing *t) {
+  if (t->sm_clock_mhz <= 0) return; /* NVML not there: nothing known */
+  char reasons[256] = "unknown";
+  if (t->clock_reasons >= 0) cucore_system_reasons_text(t->clock_reasons, reasons, sizeof reasons);
+  printf("  SM clock: %d MHz (max %d) around the timing; clock event reasons: %s\n",
+         t->sm_clock_mhz, t->sm_clock_max_mhz, reasons);
+  if (t->clock_reasons > 0 && (t->clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE))
+    printf("  warning: the GPU was throttled during the timing (%s): the times are slower "
+           "than it can run\n", reasons);
+}
+
+static void clock_json(json_out *j, const run_timing *t) {
+  int known = t->sm_clock_mhz > 0;
+  char reasons[256] = "";
+  if (t->clock_reasons >= 0) cucore_system_reasons_text(t->clock_reasons, reasons, sizeof reasons);
+  if (known) json_int(j, "sm_clock_mhz", t->sm_clock_mhz);
+  else json_str(j, "sm_clock_mhz", NULL);
+  json_str(j, "clock_reasons", t->clock_reasons >= 0 ? reasons : NULL);
+  if (t->clock_reasons >= 0)
+    json_bool(j, "throttled", t->clock_reasons > 0 &&
+                                  (t->clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE));
+  else
+    json_str(j, "throttled", NULL);
+}
+
 static void text_report(const run_opts *o, const run_timing *t) {
   printf("%s: grid %ux%ux%u, block %ux%ux%u, %lld B dynamic shared", o->kernel, o->grid[0],
          o->grid[1], o->grid[2], o->block[0], o->block[1], o->block[2], o->smem);
@@ -146,6 +172,7 @@ static void text_report(const run_opts *o, const run_timing *t) {
            t->launches);
   if (t->flushed_l2) printf("; L2 flushed before each");
   printf("\n");
+  clock_text(t);
   unsigned long long rd, wr;
   run_traffic(o, &rd, &wr);
   if ((rd || wr) && t->launch_ms > 0)
@@ -239,6 +266,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   json_double(j, "mean", t->mean_ms);
   json_end_object(j);
   json_bool(j, "l2_flushed", t->flushed_l2);
+  clock_json(j, t);
   if (t->graph_kernels) {
     json_begin_object(j, "graph");
     json_int(j, "launches_per_replay", t->graph_kernels);

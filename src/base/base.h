@@ -108,4 +108,11 @@ cucore_status cc_read_file(const char *path, unsigned char **data, size_t *size)
 cucore_status cc_read_file_capped(const char *path, uint64_t max_bytes, int allow_stdin,
                                   unsigned char **data, size_t *size);
 
+/* ---- foreign text (escape.c) ------------------------------------------------------------- */
+
+/* Copies `len` bytes of text another library wrote into dst (cap bytes with the NUL): trailing
+ * line ends dropped, control characters and bytes outside ASCII written as \xHH, cut with
+ * "..." when it does not fit. Returns the length written. */
+size_t cc_escape_text(char *dst, size_t cap, const char *src, size_t len);
+
 #endif /* CUCORE_BASE_H */

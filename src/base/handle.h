@@ -45,7 +45,8 @@
   X(VMM_MEMORY, 'V', 'M', 'E', 'M', "cucore_vmm_memory")                                      \
   X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")                                      \
   X(TUNE_SPACE, 'T', 'S', 'P', 'C', "cucore_tune_space")                                      \
-  X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")
+  X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")                                      \
+  X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),
 /* A kind is its live magic word. */

@@ -334,6 +334,8 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
                      "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
                      k->name, dev->ordinal);
     d->fn = k->foreign_fn;
+  } else if (dev->green) { /* the CUkernel itself: the driver runs it in the stream's context */
+    d->fn = (CUfunction)k->ckernel;
   } else {
     cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
     if (st != CUCORE_OK) return st;
@@ -400,6 +402,7 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
     }
   }
   d->arch = major * 10 + minor;
+  if (dev->green > 0) d->sm_count = dev->green; /* a green context's SMs bound its launches */
   return CUCORE_OK;
 }
 

@@ -125,6 +125,7 @@ static void open_and_init(void) {
   }
   if (init_result == CUDA_ERROR_NO_DEVICE) {
     cc_drv.device_count = 0;
+    cc_driver_log_register();
     load_status = CUCORE_OK;
     return;
   }
@@ -147,6 +148,7 @@ static void open_and_init(void) {
     return;
   }
   cc_drv.device_count = count;
+  cc_driver_log_register();
   load_status = CUCORE_OK;
 }
 

@@ -99,6 +99,8 @@ static const char *capture_advice(CUresult r) {
 cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
   int code = cc_code_for_cu(r);
   cucore_status st = cc_status(code, CUCORE_SOURCE_DRIVER, (int)r);
+  char said[CUCORE_DRIVER_LOG_MESSAGE_MAX]; /* taken even when not used: it is this call's */
+  int has_said = cc_driver_log_take(said, sizeof said) > 0;
   if (cc_message_kept()) return st;
   const char *text = NULL;
   if (!(DRV(cuGetErrorString) && DRV(cuGetErrorString)(r, &text) == CUDA_SUCCESS && text))
@@ -114,6 +116,7 @@ cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
   if (code == CUCORE_KERNEL_FAULT)
     extra = " A kernel faulted: this context is now unusable; every later call on this device "
             "fails, so the process must exit (or reset the device) to use the GPU again.";
-  return cc_fail(st, "%s failed: %s (%d): %s%s%s.%s", call, cc_cu_name(r), (int)r, text,
-                 context[0] ? "; " : "", context, extra);
+  return cc_fail(st, "%s failed: %s (%d): %s%s%s%s%s.%s", call, cc_cu_name(r), (int)r, text,
+                 context[0] ? "; " : "", context, has_said ? "; the driver says: " : "",
+                 has_said ? said : "", extra);
 }

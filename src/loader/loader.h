@@ -62,6 +62,14 @@ int cc_cu_is_capture_error(CUresult r);
 /* "CUDA_ERROR_X" for a CUresult, without requiring the driver to be loaded. */
 const char *cc_cu_name(CUresult r);
 
+/* ---- the driver's own log (driver_log.c) ---------------------------------------------------- */
+
+/* Registers the log callback once, when the driver has loaded (CUDA 12.9+ drivers). */
+void cc_driver_log_register(void);
+/* The message the driver logged on this thread for the call that just failed, filtered, into
+ * buf; "" and 0 when none (or only an old one). Each message is taken once. */
+size_t cc_driver_log_take(char *buf, size_t cap);
+
 /* ---- toolkit libraries (toolkit.c) --------------------------------------------------------- */
 
 /* The loaded toolkit library tables (filled by cc_nvrtc_load etc.). */

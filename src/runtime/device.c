@@ -202,6 +202,9 @@ cucore_status cucore_device_close(cucore_device *dev) {
   cc_begin();
   if (!dev) return CUCORE_OK;
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_close", "dev");
+  if (dev->green) /* the green context owns it (green.c) */
+    return cc_fail(CUCORE_MISUSE, "cucore_device_close: this device handle belongs to a green "
+                   "context (cucore_green_device); it goes with cucore_green_destroy");
   cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (cc_tls_current == dev->ctx) cc_tls_current = NULL;

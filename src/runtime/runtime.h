@@ -42,6 +42,10 @@ struct cucore_device {
   int borrowed; /* the caller's context, not retained: closing leaves it alone */
   struct cucore_stream default_stream;    /* the legacy default stream (NULL handle) */
   struct cucore_stream per_thread_stream; /* CU_STREAM_PER_THREAD */
+  int green; /* 0, or the SM count of the green context that owns this handle (green.c):
+                kernels are launched as their context-free CUkernel, so nothing of a destroyed
+                green context (whose CUcontext address a later one may reuse) is ever kept, and
+                cooperative launches are checked against the green context's SMs */
 };
 
 struct cucore_event {

@@ -876,11 +876,14 @@ static const struct { const char *name; void *fn; int required; } stubs[] = {
 #undef CC_DRV
 };
 
+/* Entry points added by later blocks at the end of this file (NULL: not one of them). */
 static void *fake_issue26_g2_symbol(const char *symbol);
+static void *fake_extra_symbol(const char *symbol);
+
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
                                     CUdriverProcAddressQueryResult *found) {
   (void)version, (void)flags;
-  if ((*fn = fake_issue26_g2_symbol(symbol)) != NULL) { /* issue 26.3/26.4 (end of the file) */
+  if ((*fn = fake_issue26_g2_symbol(symbol)) != NULL || (*fn = fake_extra_symbol(symbol)) != NULL) {
     if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
   }
@@ -1054,4 +1057,140 @@ static void *fake_issue26_g2_symbol(const char *symbol) {
   for (size_t i = 0; i < sizeof implemented_issue26_g2 / sizeof implemented_issue26_g2[0]; i++)
     if (strcmp(implemented_issue26_g2[i].name, symbol) == 0) return implemented_issue26_g2[i].fn;
   return NULL;
+}
+/* ---- the driver's own log (issue 26.9) -------------------------------------------------------
+ * cuLogsRegisterCallback/UnregisterCallback keep one callback (not counted as calls, so fault
+ * sequences keep their numbering). fake_log_emit(level, text, length) (dlsym) calls it on the
+ * calling thread as the driver does for the call it logs. CUCORE_FAKE_NO_LOGS=1 hides both
+ * entry points (a driver older than CUDA 12.9). */
+static CUlogsCallback log_fn;
+static void *log_user;
+static CUresult fake_cuLogsRegisterCallback(CUlogsCallback fn, void *user, CUlogsCallbackHandle *out) {
+  if (!fn) return CUDA_ERROR_INVALID_VALUE;
+  log_fn = fn;
+  log_user = user;
+  if (out) *out = (CUlogsCallbackHandle)(uintptr_t)0x10;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuLogsUnregisterCallback(CUlogsCallbackHandle h) {
+  if (h != (CUlogsCallbackHandle)(uintptr_t)0x10 || !log_fn) return CUDA_ERROR_INVALID_VALUE;
+  log_fn = NULL;
+  return CUDA_SUCCESS;
+}
+EXPORT int fake_log_emit(int level, const char *text, size_t length);
+EXPORT int fake_log_emit(int level, const char *text, size_t length) {
+  if (!log_fn) return 0;
+  char copy[4096];
+  size_t n = length < sizeof copy ? length : sizeof copy - 1;
+  memcpy(copy, text, n);
+  copy[n] = '\0';
+  log_fn(log_user, (CUlogLevel)level, copy, n);
+  return 1;
+}
+
+/* ---- green contexts (issue 26.1) ------------------------------------------------------------
+ * The device's 132 SMs split as on an H100: a group is at least 8 SMs and a multiple of 8 (with
+ * IGNORE_SM_COSCHEDULING, 2 and 2). A green context's CUcontext is its own fake_ctx; its
+ * streams are fake streams. Not counted as calls. CUCORE_FAKE_NO_GREEN=1 hides these entry
+ * points (a driver older than CUDA 12.4). fake_green_live() (dlsym) counts green contexts not
+ * yet destroyed. */
+typedef struct fake_green { fake_ctx ctx; unsigned sms; } fake_green;
+static _Atomic int green_live;
+EXPORT int fake_green_live(void);
+EXPORT int fake_green_live(void) { return atomic_load(&green_live); }
+static void sm_resource(CUdevResource *r, unsigned sms) {
+  memset(r, 0, sizeof *r);
+  r->type = CU_DEV_RESOURCE_TYPE_SM;
+  r->sm.smCount = sms;
+  r->sm.minSmPartitionSize = 8;
+  r->sm.smCoscheduledAlignment = 8;
+}
+static CUresult fake_cuDeviceGetDevResource(CUdevice d, CUdevResource *r, CUdevResourceType t) {
+  if (d != 0 || t != CU_DEV_RESOURCE_TYPE_SM || !r) return CUDA_ERROR_INVALID_VALUE;
+  sm_resource(r, 132);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevSmResourceSplitByCount(CUdevResource *result, unsigned *nb,
+                                                 const CUdevResource *in, CUdevResource *rest,
+                                                 unsigned flags, unsigned min) {
+  if (!nb || !in || in->type != CU_DEV_RESOURCE_TYPE_SM || min > in->sm.smCount)
+    return CUDA_ERROR_INVALID_VALUE;
+  unsigned lo = (flags & 1) ? 2 : 8, al = lo;
+  unsigned per = min < lo ? lo : min;
+  per = (per + al - 1) / al * al;
+  unsigned fit = in->sm.smCount / per;
+  if (!result) {
+    *nb = fit;
+    return CUDA_SUCCESS;
+  }
+  unsigned n = *nb < fit ? *nb : fit;
+  for (unsigned i = 0; i < n; i++) sm_resource(&result[i], per);
+  if (rest) sm_resource(rest, in->sm.smCount - n * per);
+  *nb = n;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *r,
+                                               unsigned n) {
+  if (!desc || !r || n != 1 || r->sm.smCount == 0) return CUDA_ERROR_INVALID_VALUE;
+  *desc = (CUdevResourceDesc)(uintptr_t)(0x100000u + r->sm.smCount);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxCreate(CUgreenCtx *g, CUdevResourceDesc desc, CUdevice d,
+                                      unsigned flags) {
+  if (d != 0 || flags != CU_GREEN_CTX_DEFAULT_STREAM) return CUDA_ERROR_INVALID_VALUE;
+  fake_green *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->sms = (unsigned)((uintptr_t)desc - 0x100000u);
+  atomic_fetch_add(&green_live, 1);
+  *g = (CUgreenCtx)f;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxDestroy(CUgreenCtx g) {
+  if (!g) return CUDA_ERROR_INVALID_CONTEXT;
+  if ((CUcontext)g == current) current = NULL;
+  free(g);
+  atomic_fetch_sub(&green_live, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCtxFromGreenCtx(CUcontext *c, CUgreenCtx g) {
+  if (!g || !c) return CUDA_ERROR_INVALID_VALUE;
+  *c = (CUcontext)&((fake_green *)g)->ctx;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned flags, int prio) {
+  if (!g || flags != CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
+  fake_stream *f = calloc(1, sizeof *f);
+  if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
+  f->flags = flags;
+  f->priority = prio;
+  *s = (CUstream)f;
+  return CUDA_SUCCESS;
+}
+
+/* ---- system facts (issue 26.2): the PCI bus id NVML is matched by ------------------------- */
+static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
+  if (d != 0 || !bus || len < 13) return CUDA_ERROR_INVALID_VALUE;
+  snprintf(bus, (size_t)len, "0000:19:00.0");
+  return CUDA_SUCCESS;
+}
+
+/* An entry point of `table` named `symbol`, unless the environment variable `off` is 1. */
+static void *extra_lookup(const entry *table, size_t n, const char *off, const char *symbol) {
+  const char *v = getenv(off);
+  if (v && v[0] == '1') return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(table[i].name, symbol) == 0) return table[i].fn;
+  return NULL;
+}
+
+static void *fake_extra_symbol(const char *symbol) {
+  static const entry logs[] = {E(cuLogsRegisterCallback), E(cuLogsUnregisterCallback)};
+  static const entry green[] = {
+      E(cuDeviceGetDevResource), E(cuDevSmResourceSplitByCount), E(cuDevResourceGenerateDesc),
+      E(cuGreenCtxCreate), E(cuGreenCtxDestroy), E(cuCtxFromGreenCtx), E(cuGreenCtxStreamCreate)};
+  void *fn = extra_lookup(logs, sizeof logs / sizeof logs[0], "CUCORE_FAKE_NO_LOGS", symbol);
+  if (!fn) fn = extra_lookup(green, sizeof green / sizeof green[0], "CUCORE_FAKE_NO_GREEN", symbol);
+  static const entry pci[] = {E(cuDeviceGetPCIBusId)};
+  if (!fn) fn = extra_lookup(pci, 1, "CUCORE_FAKE_NO_PCI", symbol);
+  return fn;
 }

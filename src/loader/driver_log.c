@@ -1,0 +1,177 @@
+/*
+ * driver_log.c -- the driver's own log (CUDA 12.9+, cuLogsRegisterCallback): one callback per
+ * process, registered when the driver loads. Each message is filtered (base/escape.c) and kept
+ * three ways: as the calling thread's newest message (cc_fail_cu appends it to the failure it
+ * explains), in a ring of the process's newest messages (cucore_driver_log_read), and handed to
+ * the user's forward callback. The driver calls back on the thread whose call it logs, during
+ * that call; a thread's message older than a second is not taken for a failure (it belongs to
+ * a call that failed earlier and was absorbed).
+ */
+#define _GNU_SOURCE
+#include "loader/loader.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define LOG_MAX CUCORE_DRIVER_LOG_MESSAGE_MAX
+#define LOG_KEEP CUCORE_DRIVER_LOG_KEEP
+#define FRESH_NS 1000000000LL /* a thread's message explains a failure within this time */
+
+typedef struct log_entry {
+  cucore_driver_log_level level;
+  char text[LOG_MAX];
+} log_entry;
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static log_entry ring[LOG_KEEP];
+static unsigned long long ring_total; /* messages written; ring[i % LOG_KEEP] */
+static cucore_driver_log_fn forward_fn;
+static void *forward_user;
+static atomic_int registered;      /* 1 once the callback is registered */
+static CUresult register_result;   /* cuLogsRegisterCallback's answer */
+
+typedef struct thread_log {
+  char text[LOG_MAX];
+  long long when_ns;
+  int fresh; /* not yet taken for a failure */
+} thread_log;
+static _Thread_local thread_log tls_log;
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void CUDA_CB on_driver_log(void *data, CUlogLevel level, char *message, size_t length) {
+  (void)data;
+  char text[LOG_MAX];
+  size_t n = message ? strnlen(message, length) : 0;
+  cc_escape_text(text, sizeof text, message ? message : "", n);
+  memcpy(tls_log.text, text, sizeof text);
+  tls_log.when_ns = now_ns();
+  tls_log.fresh = 1;
+  cucore_driver_log_level lv =
+      level == CU_LOG_LEVEL_WARNING ? CUCORE_DRIVER_LOG_WARNING : CUCORE_DRIVER_LOG_ERROR;
+  pthread_mutex_lock(&log_lock);
+  log_entry *e = &ring[ring_total % LOG_KEEP];
+  e->level = lv;
+  memcpy(e->text, text, sizeof text);
+  ring_total++;
+  cucore_driver_log_fn fn = forward_fn;
+  void *user = forward_user;
+  pthread_mutex_unlock(&log_lock);
+  if (fn) fn(user, lv, text); /* outside the lock: fn may set another forward */
+}
+
+void cc_driver_log_register(void) {
+  if (!DRV(cuLogsRegisterCallback)) return;
+  CUlogsCallbackHandle handle = NULL; /* kept for the process's life */
+  register_result = DRV(cuLogsRegisterCallback)(on_driver_log, NULL, &handle);
+  if (register_result == CUDA_SUCCESS) atomic_store(&registered, 1);
+}
+
+size_t cc_driver_log_take(char *buf, size_t cap) {
+  if (cap == 0) return 0;
+  buf[0] = '\0';
+  if (!tls_log.fresh) return 0;
+  tls_log.fresh = 0;
+  if (now_ns() - tls_log.when_ns > FRESH_NS) return 0;
+  snprintf(buf, cap, "%s", tls_log.text);
+  return strlen(buf);
+}
+
+/* The driver is loaded and its log registered, or the failure saying why not. */
+static cucore_status need_log(void) {
+  cucore_status st = cc_driver_load();
+  if (st != CUCORE_OK) return st;
+  if (CC_LIKELY(atomic_load(&registered))) return CUCORE_OK;
+  st = CC_DRV_REQUIRE(cuLogsRegisterCallback);
+  if (st != CUCORE_OK) return st;
+  return cc_fail_cu(register_result, "cuLogsRegisterCallback",
+                    "the driver's log could not be registered when the driver loaded");
+}
+
+cucore_status cucore_driver_log_available(int *available) {
+  cc_begin();
+  CC_CHECK_ARG(available, "cucore_driver_log_available", "available");
+  *available = 0;
+  cucore_status st = cc_driver_load();
+  if (st != CUCORE_OK) return st;
+  *available = atomic_load(&registered);
+  return CUCORE_OK;
+}
+
+/* The first kept message whose lines, with those after it, fit `cap` bytes; *needed is the
+ * size all the kept messages need. Under log_lock. */
+static unsigned long long first_fitting(size_t cap, size_t *needed) {
+  unsigned long long first = ring_total > LOG_KEEP ? ring_total - LOG_KEEP : 0;
+  size_t all = 1, fit = 1;
+  unsigned long long start = ring_total;
+  for (unsigned long long i = ring_total; i > first; i--) {
+    size_t line = strlen(ring[(i - 1) % LOG_KEEP].text) + 1;
+    all += line;
+    if (start == i && fit + line <= cap) {
+      fit += line;
+      start = i - 1;
+    }
+  }
+  *needed = all;
+  return start;
+}
+
+cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed) {
+  cc_begin();
+  if (buf == NULL && cap > 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_driver_log_read: `buf` is NULL and `cap` "
+                                            "is %zu (a NULL buf needs cap 0)", cap);
+  cucore_status st = need_log();
+  if (st != CUCORE_OK) return st;
+  pthread_mutex_lock(&log_lock);
+  size_t all = 0, o = 0;
+  unsigned long long start = first_fitting(cap, &all);
+  for (unsigned long long i = start; i < ring_total && cap > 0; i++)
+    o += (size_t)snprintf(buf + o, cap - o, "%s\n", ring[i % LOG_KEEP].text);
+  pthread_mutex_unlock(&log_lock);
+  if (cap > 0) buf[o] = '\0';
+  if (needed) *needed = all;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_driver_log_last(char *buf, size_t cap) {
+  cc_begin();
+  CC_CHECK_ARG(buf, "cucore_driver_log_last", "buf");
+  if (cap == 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_driver_log_last: `cap` is 0 (the "
+                                            "message needs at least its NUL)");
+  buf[0] = '\0';
+  cucore_status st = need_log();
+  if (st != CUCORE_OK) return st;
+  snprintf(buf, cap, "%s", tls_log.text);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_driver_log_forward(cucore_driver_log_fn fn, void *user) {
+  cc_begin();
+  cucore_status st = need_log();
+  if (st != CUCORE_OK) return st;
+  pthread_mutex_lock(&log_lock);
+  forward_fn = fn;
+  forward_user = fn ? user : NULL;
+  pthread_mutex_unlock(&log_lock);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_driver_log_clear(void) {
+  cc_begin();
+  cucore_status st = need_log();
+  if (st != CUCORE_OK) return st;
+  pthread_mutex_lock(&log_lock);
+  ring_total = 0;
+  pthread_mutex_unlock(&log_lock);
+  memset(&tls_log, 0, sizeof tls_log);
+  return CUCORE_OK;
+}

@@ -1,0 +1,105 @@
+/*
+ * nvml.c -- loads NVML (libnvidia-ml.so.1) at run time, once per process, and turns its
+ * failures into statuses. Like the driver it is never linked: where it is absent, every
+ * cucore_system_* call says so (CUCORE_NOT_SUPPORTED) and nothing else changes.
+ */
+#define _GNU_SOURCE
+#include "loader/nvml.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cc_nvml cc_nvml_fn;
+
+static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
+static cucore_status nvml_status;
+static char nvml_message[768];
+
+static void set_failure(const char *fmt, ...) CC_PRINTF(1, 2);
+static void set_failure(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(nvml_message, sizeof nvml_message, fmt, ap);
+  va_end(ap);
+  nvml_status = CUCORE_NOT_SUPPORTED;
+}
+
+/* Takes every entry point; 0 with the failure set when a required one is missing. */
+static int take_symbols(void *h, const char *name) {
+  void *fn;
+#define CC_NVML_TAKE(field, symbol, required, ret, params)                                    \
+  fn = dlsym(h, symbol);                                                                      \
+  *(void **)&cc_nvml_fn.field = fn;                                                           \
+  if (!fn && required) {                                                                      \
+    set_failure("NVML (%s) lacks %s: it is too old for cucore's system queries", name,        \
+                symbol);                                                                      \
+    return 0;                                                                                 \
+  }
+  CC_NVML_FUNCS(CC_NVML_TAKE)
+#undef CC_NVML_TAKE
+  if (!cc_nvml_fn.reasons) /* the name before NVML 12.2 */
+    *(void **)&cc_nvml_fn.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  return 1;
+}
+
+static void load_nvml(void) {
+  const char *override = getenv("CUCORE_LIBNVML");
+  const char *name = (override && override[0]) ? override : "libnvidia-ml.so.1";
+  void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *why = dlerror();
+    char said[400];
+    cc_escape_text(said, sizeof said, why ? why : "unknown reason", why ? strlen(why) : 14);
+    set_failure("NVML (`%s`) could not be loaded: %s. It comes with the NVIDIA driver; %s",
+                name, said, override ? "CUCORE_LIBNVML names it"
+                                     : "set CUCORE_LIBNVML to the full path of "
+                                       "libnvidia-ml.so.1");
+    return;
+  }
+  if (!take_symbols(h, name)) return;
+  cc_nvml_return r = cc_nvml_fn.init();
+  if (r != CC_NVML_SUCCESS) {
+    const char *text = cc_nvml_fn.error_string(r);
+    char said[256];
+    cc_escape_text(said, sizeof said, text ? text : "", text ? strlen(text) : 0);
+    set_failure("NVML (%s) did not start: nvmlInit_v2 failed with NVML error %d (%s)", name,
+                r, said);
+    return;
+  }
+  nvml_status = CUCORE_OK;
+}
+
+cucore_status cc_nvml_load(void) {
+  pthread_once(&nvml_once, load_nvml);
+  if (CC_LIKELY(nvml_status == CUCORE_OK)) return CUCORE_OK;
+  return cc_fail(nvml_status, "%s", nvml_message);
+}
+
+static int code_for_nvml(cc_nvml_return r) {
+  switch (r) {
+  case CC_NVML_ERROR_NOT_SUPPORTED:
+  case CC_NVML_ERROR_NO_PERMISSION: return CUCORE_NOT_SUPPORTED;
+  case CC_NVML_ERROR_NOT_FOUND: return CUCORE_NOT_FOUND;
+  case CC_NVML_ERROR_INVALID_ARGUMENT: return CUCORE_INVALID_ARGUMENT;
+  default: return CUCORE_DRIVER_ERROR;
+  }
+}
+
+cucore_status cc_fail_nvml(cc_nvml_return r, const char *call, const char *fmt, ...) {
+  cucore_status st = code_for_nvml(r);
+  if (cc_message_kept()) return st;
+  const char *text = cc_nvml_fn.error_string ? cc_nvml_fn.error_string(r) : NULL;
+  char said[256], context[512] = "";
+  cc_escape_text(said, sizeof said, text ? text : "no description", text ? strlen(text) : 14);
+  if (fmt) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(context, sizeof context, fmt, ap);
+    va_end(ap);
+  }
+  return cc_fail(st, "%s failed: NVML error %d (%s)%s%s", call, r, said, context[0] ? "; " : "",
+                 context);
+}

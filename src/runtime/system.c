@@ -1,0 +1,218 @@
+/*
+ * system.c -- cucore_system_*: what NVML (loader/nvml.c) says of a GPU now. A cucore device is
+ * found in NVML by its PCI bus id (cuDeviceGetPCIBusId), else by its UUID; a fact NVML does not
+ * offer on the GPU is -1, so one missing query never hides the others.
+ */
+#define _GNU_SOURCE
+#include "loader/nvml.h"
+#include "runtime/runtime.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* "GPU-" and the UUID's 16 bytes in NVML's 8-4-4-4-12 form. */
+static void uuid_text(const CUuuid *u, char *out, size_t cap) {
+  const unsigned char *b = (const unsigned char *)u->bytes;
+  snprintf(out, cap,
+           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+           b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+           b[14], b[15]);
+}
+
+/* The NVML handle of CUdevice `d` (cucore device `ordinal`). */
+static cucore_status nvml_of_cudev(CUdevice d, int ordinal, cc_nvml_device *h) {
+  char bus[64] = "", uuid[64] = "";
+  cc_nvml_return r = CC_NVML_ERROR_NOT_FOUND;
+  if (DRV(cuDeviceGetPCIBusId) && DRV(cuDeviceGetPCIBusId)(bus, sizeof bus, d) == CUDA_SUCCESS)
+    r = cc_nvml_fn.by_pci(bus, h);
+  CUuuid u;
+  if (r != CC_NVML_SUCCESS && DRV(cuDeviceGetUuid) && DRV(cuDeviceGetUuid)(&u, d) == CUDA_SUCCESS) {
+    uuid_text(&u, uuid, sizeof uuid);
+    r = cc_nvml_fn.by_uuid(uuid, h);
+  }
+  if (r == CC_NVML_SUCCESS) return CUCORE_OK;
+  return cc_fail_nvml(r, "nvmlDeviceGetHandleByPciBusId_v2/ByUUID",
+                      "NVML does not list cucore device %d (PCI bus id `%s`, UUID `%s`)",
+                      ordinal, bus, uuid[0] ? uuid : "not asked");
+}
+
+/* Reads a clock into *mhz (left -1 when not offered). */
+static void read_clock(cc_nvml_device h, int which, int max, int *mhz) {
+  unsigned v = 0;
+  cc_nvml_return (*fn)(cc_nvml_device, int, unsigned *) = max ? cc_nvml_fn.max_clock
+                                                              : cc_nvml_fn.clock;
+  if (fn && fn(h, which, &v) == CC_NVML_SUCCESS) *mhz = (int)v;
+}
+
+static void read_unsigned(cc_nvml_return (*fn)(cc_nvml_device, unsigned *), cc_nvml_device h,
+                          int *out) {
+  unsigned v = 0;
+  if (fn && fn(h, &v) == CC_NVML_SUCCESS) *out = (int)v;
+}
+
+static void read_links(cc_nvml_device h, cucore_system_info *out) {
+  if (!cc_nvml_fn.nvlink_state) return;
+  for (unsigned link = 0; link < CC_NVML_NVLINK_MAX_LINKS; link++) {
+    int active = 0;
+    if (cc_nvml_fn.nvlink_state(h, link, &active) != CC_NVML_SUCCESS) continue;
+    out->nvlink_links = out->nvlink_links < 0 ? 1 : out->nvlink_links + 1;
+    if (out->nvlink_active < 0) out->nvlink_active = 0;
+    if (active) {
+      out->nvlink_active++;
+      out->nvlink_active_mask |= 1u << link;
+    }
+  }
+}
+
+/* Identity: UUID, name, PCI. */
+static void read_identity(cc_nvml_device h, cucore_system_info *out) {
+  char text[96];
+  if (cc_nvml_fn.uuid(h, text, sizeof text) == CC_NVML_SUCCESS)
+    cc_escape_text(out->uuid, sizeof out->uuid, text, strnlen(text, sizeof text));
+  if (cc_nvml_fn.name && cc_nvml_fn.name(h, text, sizeof text) == CC_NVML_SUCCESS)
+    cc_escape_text(out->name, sizeof out->name, text, strnlen(text, sizeof text));
+  cc_nvml_pci pci;
+  memset(&pci, 0, sizeof pci);
+  if (cc_nvml_fn.pci && cc_nvml_fn.pci(h, &pci) == CC_NVML_SUCCESS) {
+    cc_escape_text(out->pci_bus_id, sizeof out->pci_bus_id, pci.bus_id,
+                   strnlen(pci.bus_id, sizeof pci.bus_id));
+    out->pci_device_id = pci.pci_device_id;
+  }
+}
+
+/* Every fact NVML offers of `h`. */
+static void read_all(cc_nvml_device h, cucore_system_info *out) {
+  read_identity(h, out);
+  read_clock(h, CC_NVML_CLOCK_SM, 0, &out->sm_clock_mhz);
+  read_clock(h, CC_NVML_CLOCK_SM, 1, &out->sm_clock_max_mhz);
+  read_clock(h, CC_NVML_CLOCK_MEM, 0, &out->mem_clock_mhz);
+  read_clock(h, CC_NVML_CLOCK_MEM, 1, &out->mem_clock_max_mhz);
+  read_clock(h, CC_NVML_CLOCK_GRAPHICS, 0, &out->graphics_clock_mhz);
+  unsigned v = 0;
+  if (cc_nvml_fn.temperature &&
+      cc_nvml_fn.temperature(h, CC_NVML_TEMPERATURE_GPU, &v) == CC_NVML_SUCCESS)
+    out->temperature_c = (int)v;
+  read_unsigned(cc_nvml_fn.power, h, &out->power_mw);
+  read_unsigned(cc_nvml_fn.power_limit, h, &out->power_limit_mw);
+  cc_nvml_utilization u;
+  if (cc_nvml_fn.utilization && cc_nvml_fn.utilization(h, &u) == CC_NVML_SUCCESS) {
+    out->gpu_util_pct = (int)u.gpu;
+    out->mem_util_pct = (int)u.memory;
+  }
+  unsigned long long reasons = 0;
+  if (cc_nvml_fn.reasons && cc_nvml_fn.reasons(h, &reasons) == CC_NVML_SUCCESS)
+    out->clock_reasons = (long long)reasons;
+  unsigned cur = 0, pend = 0;
+  if (cc_nvml_fn.mig_mode && cc_nvml_fn.mig_mode(h, &cur, &pend) == CC_NVML_SUCCESS) {
+    out->mig_current = (int)cur;
+    out->mig_pending = (int)pend;
+  }
+  read_links(h, out);
+}
+
+/* Every number unknown until read. */
+static void clear_info(cucore_system_info *out) {
+  memset(out, 0, sizeof *out);
+  out->ordinal = -1;
+  out->pci_device_id = out->clock_reasons = -1;
+  int *nums[] = {&out->sm_clock_mhz,  &out->sm_clock_max_mhz, &out->mem_clock_mhz,
+                 &out->mem_clock_max_mhz, &out->graphics_clock_mhz, &out->temperature_c,
+                 &out->power_mw, &out->power_limit_mw, &out->gpu_util_pct, &out->mem_util_pct,
+                 &out->mig_current, &out->mig_pending, &out->nvlink_links, &out->nvlink_active};
+  for (size_t i = 0; i < CC_ARRAY_LEN(nums); i++) *nums[i] = -1;
+}
+
+cucore_status cucore_system_device_info(int ordinal, cucore_system_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_system_device_info", "out");
+  clear_info(out);
+  cucore_status st = cc_driver_need_device();
+  if (st != CUCORE_OK) return st;
+  if (ordinal < 0 || ordinal >= cc_drv.device_count)
+    return cc_fail(CUCORE_INVALID_DEVICE, "cucore_system_device_info: device %d does not "
+                   "exist (expected 0 to %d)", ordinal, cc_drv.device_count - 1);
+  CUdevice d;
+  CUresult r = DRV(cuDeviceGet)(&d, ordinal);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", ordinal);
+  st = cc_nvml_load();
+  cc_nvml_device h = NULL;
+  if (st == CUCORE_OK) st = nvml_of_cudev(d, ordinal, &h);
+  if (st != CUCORE_OK) return st;
+  read_all(h, out);
+  out->ordinal = ordinal;
+  return CUCORE_OK;
+}
+
+/* The cucore ordinal of the GPU at NVML PCI bus id `bus` (-1 when none, or no driver). */
+static int ordinal_of_bus(const char *bus) {
+  unsigned dom = 0, b = 0, dev = 0;
+  if (!bus[0] || !cc_driver_ready() || sscanf(bus, "%x:%x:%x", &dom, &b, &dev) != 3) return -1;
+  for (int i = 0; i < cc_drv.device_count; i++) {
+    CUdevice d;
+    char mine[64];
+    unsigned dom2 = 0, b2 = 0, dev2 = 0;
+    if (DRV(cuDeviceGet)(&d, i) != CUDA_SUCCESS || !DRV(cuDeviceGetPCIBusId) ||
+        DRV(cuDeviceGetPCIBusId)(mine, sizeof mine, d) != CUDA_SUCCESS)
+      continue;
+    if (sscanf(mine, "%x:%x:%x", &dom2, &b2, &dev2) == 3 && dom == dom2 && b == b2 && dev == dev2)
+      return i;
+  }
+  return -1;
+}
+
+cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_system_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_system_info_by_uuid", "out");
+  clear_info(out);
+  CC_CHECK_ARG(uuid, "cucore_system_info_by_uuid", "uuid");
+  char full[64];
+  snprintf(full, sizeof full, "%s%s", strncmp(uuid, "GPU-", 4) && strncmp(uuid, "MIG-", 4)
+                                          ? "GPU-" : "", uuid);
+  cucore_status st = cc_nvml_load();
+  if (st != CUCORE_OK) return st;
+  cc_nvml_device h = NULL;
+  cc_nvml_return r = cc_nvml_fn.by_uuid(full, &h);
+  if (r != CC_NVML_SUCCESS) {
+    char shown[80];
+    cc_escape_text(shown, sizeof shown, uuid, strlen(uuid));
+    return cc_fail_nvml(r == CC_NVML_ERROR_INVALID_ARGUMENT ? CC_NVML_ERROR_NOT_FOUND : r,
+                        "nvmlDeviceGetHandleByUUID", "no GPU has the UUID `%s`", shown);
+  }
+  read_all(h, out);
+  out->ordinal = ordinal_of_bus(out->pci_bus_id);
+  return CUCORE_OK;
+}
+
+static const struct {
+  long long bit;
+  const char *name;
+} reason_names[] = {
+    {CUCORE_CLOCK_REASON_GPU_IDLE, "gpu_idle"},
+    {CUCORE_CLOCK_REASON_APPLICATIONS_CLOCKS, "applications_clocks"},
+    {CUCORE_CLOCK_REASON_SW_POWER_CAP, "sw_power_cap"},
+    {CUCORE_CLOCK_REASON_HW_SLOWDOWN, "hw_slowdown"},
+    {CUCORE_CLOCK_REASON_SYNC_BOOST, "sync_boost"},
+    {CUCORE_CLOCK_REASON_SW_THERMAL, "sw_thermal"},
+    {CUCORE_CLOCK_REASON_HW_THERMAL, "hw_thermal"},
+    {CUCORE_CLOCK_REASON_HW_POWER_BRAKE, "hw_power_brake"},
+    {CUCORE_CLOCK_REASON_DISPLAY_CLOCKS, "display_clocks"},
+};
+
+cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap) {
+  cc_begin();
+  CC_CHECK_ARG(buf, "cucore_system_reasons_text", "buf");
+  if (cap == 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_system_reasons_text: `cap` is 0");
+  size_t o = 0;
+  buf[0] = '\0';
+  long long rest = reasons;
+  for (size_t i = 0; i < CC_ARRAY_LEN(reason_names) && o < cap; i++)
+    if (reasons & reason_names[i].bit) {
+      o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", reason_names[i].name);
+      rest &= ~reason_names[i].bit;
+    }
+  if (rest && o < cap) o += (size_t)snprintf(buf + o, cap - o, "%s0x%llx", o ? ", " : "",
+                                             (unsigned long long)rest);
+  if (!reasons) snprintf(buf, cap, "none");
+  return CUCORE_OK;
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# NVML's facts in the command (issue 26.2), with the project's fake driver and fake NVML:
+# `cucore devices` shows clocks, temperature, power and clock-event reasons and `--json`
+# carries them; without NVML it says why and still lists the device; `cucore run` records the
+# SM clock around its timing and warns when the GPU was throttled (JSON: sm_clock_mhz,
+# clock_reasons, throttled; null without NVML).
+source "$(dirname "$0")/lib.sh"
+
+libdir="$(dirname "$CUCORE")/../lib"
+fake="$libdir/libcucore_fake_driver.so"
+nvml="$libdir/libcucore_fake_nvml.so"
+[ -f "$fake" ] && [ -f "$nvml" ] || { echo "skipped: no fake driver or NVML in $libdir"; exit 77; }
+command -v python3 >/dev/null || { echo "skipped: no python3"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" CUCORE_FAKE_NVML_REASONS=0x44 \
+  timeout 20 "$CUCORE" devices
+check "devices: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "devices: clocks" has "$out" "clocks now           SM 1755 MHz (max 1980 MHz), memory 2619 MHz (max 2619 MHz)"
+check "devices: temperature" has "$out" "temperature          41 C"
+check "devices: power" has "$out" "power                123.5 W of a 700.0 W limit"
+check "devices: reasons, flagged" has "$out" "clock event reasons  sw_power_cap, hw_thermal (throttled"
+check "devices: NVLink" has "$out" "NVLink               17 of 18 links active"
+
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" devices --json
+check "devices --json: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+facts=$(python3 -c 'import json,sys; s=json.load(sys.stdin)["devices"][0]["system"]; print(s["available"], s["sm_clock_mhz"], s["sm_clock_max_mhz"], s["temperature_c"], s["power_mw"], s["power_limit_mw"], s["clock_reasons_text"], s["throttled"], s["mig_current"])' <<<"$out")
+check "devices --json: the facts ($facts)" [ "$facts" = "True 1755 1980 41 123456 700000 gpu_idle False None" ]
+
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" devices
+check "devices without NVML: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "devices without NVML: the device is listed" has "$out" "device 0: cucore fake H100"
+check "devices without NVML: says why" has "$out" "live state           unknown: NVML (\`$dir/none.so\`) could not be loaded"
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" devices --json
+avail=$(python3 -c 'import json,sys; s=json.load(sys.stdin)["devices"][0]["system"]; print(s["available"], "CUCORE_LIBNVML" in s["error"])' <<<"$out")
+check "devices --json without NVML: available false, error given ($avail)" [ "$avail" = "False True" ]
+
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{\n  ret;\n}\n' >"$dir/k.ptx"
+kargs=(run "$dir/k.ptx" --kernel k --grid 1 --block 32 --arg 'buf:f32[32]=0' --arg i32:32 --repeat 3)
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" CUCORE_FAKE_NVML_REASONS=0x24 \
+  timeout 20 "$CUCORE" "${kargs[@]}"
+check "run: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "run: the SM clock is recorded" has "$out" "SM clock: 1755 MHz (max 1980) around the timing; clock event reasons: sw_power_cap, sw_thermal"
+check "run: a throttled timing is flagged" has "$out" "warning: the GPU was throttled during the timing (sw_power_cap, sw_thermal)"
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" "${kargs[@]}"
+check "run, not throttled: no warning" bash -c '! grep -q "throttled" <<<"$1"' _ "$out"
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" CUCORE_FAKE_NVML_REASONS=0x8 \
+  timeout 20 "$CUCORE" "${kargs[@]}" --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], d["clock_reasons"], d["throttled"])' <<<"$out")
+check "run --json: clock and throttle recorded ($j)" [ "$j" = "1755 hw_slowdown True" ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" "${kargs[@]}" --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], d["clock_reasons"], d["throttled"])' <<<"$out")
+check "run --json without NVML: nulls, and the run still works (rc $rc, $j)" [ "$rc" -eq 0 -a "$j" = "None None None" ]
+finish

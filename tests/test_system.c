@@ -1,0 +1,140 @@
+/* test_system.c -- system facts through NVML (issue 26.2), with the fake driver and the fake
+ * NVML of tests/fake/: every fact read and mapped (by cucore ordinal through the PCI bus id,
+ * and by UUID in both forms), an unknown UUID refused with NVML's text filtered, the reason
+ * names, a wrong ordinal; and, in child processes, NVML absent (CUCORE_LIBNVML names nothing)
+ * or failing to start: CUCORE_NOT_SUPPORTED saying what was tried, every time. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef CUCORE_FAKE_NVML_PATH
+#error "CUCORE_FAKE_NVML_PATH is set by tests/CMakeLists.txt"
+#endif
+
+static const char fake_uuid[] = "GPU-5a5a5a5a-5a5a-5a5a-5a5a-5a5a5a5a5a5a";
+
+static void check_fake_gpu(const cucore_system_info *s) {
+  assert_int_equal(s->ordinal, 0);
+  assert_string_equal(s->uuid, fake_uuid);
+  assert_string_equal(s->name, "cucore fake H100");
+  assert_string_equal(s->pci_bus_id, "00000000:19:00.0");
+  assert_int_equal(s->pci_device_id, 0x233010de);
+  assert_int_equal(s->sm_clock_mhz, 1755);
+  assert_int_equal(s->sm_clock_max_mhz, 1980);
+  assert_int_equal(s->mem_clock_mhz, 2619);
+  assert_int_equal(s->mem_clock_max_mhz, 2619);
+  assert_int_equal(s->temperature_c, 41);
+  assert_int_equal(s->power_mw, 123456);
+  assert_int_equal(s->power_limit_mw, 700000);
+  assert_int_equal(s->gpu_util_pct, 37);
+  assert_int_equal(s->mem_util_pct, 12);
+  assert_int_equal(s->clock_reasons, CUCORE_CLOCK_REASON_GPU_IDLE);
+  assert_int_equal(s->mig_current, -1); /* not offered on this GPU */
+  assert_int_equal(s->mig_pending, -1);
+  assert_int_equal(s->nvlink_links, 18);
+  assert_int_equal(s->nvlink_active, 17);
+  assert_int_equal(s->nvlink_active_mask, 0x1ffff);
+}
+
+static void facts_of_a_device(void **state) {
+  (void)state;
+  cucore_system_info s;
+  assert_ok(cucore_system_device_info(0, &s));
+  check_fake_gpu(&s);
+  assert_status(cucore_system_device_info(1, &s), CUCORE_INVALID_DEVICE);
+  assert_contains(cucore_last_error(), "device 1 does not exist (expected 0 to 0)");
+  assert_int_equal(s.sm_clock_mhz, -1);
+  assert_status(cucore_system_device_info(0, NULL), CUCORE_INVALID_ARGUMENT);
+}
+
+static void facts_by_uuid(void **state) {
+  (void)state;
+  cucore_system_info s;
+  assert_ok(cucore_system_info_by_uuid(fake_uuid, &s));
+  check_fake_gpu(&s);
+  assert_ok(cucore_system_info_by_uuid(fake_uuid + 4, &s)); /* cucore_device_props' form */
+  check_fake_gpu(&s);
+  assert_status(cucore_system_info_by_uuid("GPU-00000000-0000-0000-0000-000000000000", &s),
+                CUCORE_NOT_FOUND);
+  const char *m = cucore_last_error();
+  assert_contains(m, "no GPU has the UUID `GPU-00000000");
+  assert_contains(m, "Not Found\\x07"); /* NVML's own text, its bell escaped */
+  for (const char *p = m; *p; p++) assert_true((unsigned char)*p >= 0x20);
+  assert_status(cucore_system_info_by_uuid(NULL, &s), CUCORE_INVALID_ARGUMENT);
+}
+
+static void reason_names(void **state) {
+  (void)state;
+  char buf[128];
+  assert_ok(cucore_system_reasons_text(0, buf, sizeof buf));
+  assert_string_equal(buf, "none");
+  assert_ok(cucore_system_reasons_text(CUCORE_CLOCK_REASON_SW_POWER_CAP |
+                                       CUCORE_CLOCK_REASON_HW_THERMAL, buf, sizeof buf));
+  assert_string_equal(buf, "sw_power_cap, hw_thermal");
+  assert_ok(cucore_system_reasons_text(0x10001, buf, sizeof buf));
+  assert_string_equal(buf, "gpu_idle, 0x10000");
+  assert_ok(cucore_system_reasons_text(0x1ff, buf, 12));
+  assert_int_equal(strlen(buf), 11);
+  assert_status(cucore_system_reasons_text(1, buf, 0), CUCORE_INVALID_ARGUMENT);
+  assert_true((CUCORE_CLOCK_REASONS_THROTTLE & CUCORE_CLOCK_REASON_GPU_IDLE) == 0);
+  assert_true(CUCORE_CLOCK_REASONS_THROTTLE & CUCORE_CLOCK_REASON_HW_THERMAL);
+}
+
+/* A child with NVML set up by `var`=`value`: exit 0 when both calls say NOT_SUPPORTED with
+ * `want` in the message. */
+static int unusable_child(const char *var, const char *value, const char *want) {
+  setenv(var, value, 1);
+  for (int i = 0; i < 2; i++) {
+    cucore_system_info s;
+    cucore_status st = i ? cucore_system_info_by_uuid(fake_uuid, &s)
+                         : cucore_system_device_info(0, &s);
+    if (st != CUCORE_NOT_SUPPORTED || !strstr(cucore_last_error(), want)) {
+      fprintf(stderr, "call %d: %s: %s\n", i, cucore_status_name(st), cucore_last_error());
+      return 1 + i;
+    }
+  }
+  return 0;
+}
+
+static void in_child(const char *var, const char *value, const char *want) {
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(unusable_child(var, value, want));
+  int ws = 0;
+  assert_int_equal(waitpid(pid, &ws, 0), pid);
+  if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+    fail_msg("%s=%s: the child failed (exit %d, signal %d)", var, value,
+             WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+
+static void nvml_absent_is_not_supported(void **state) {
+  (void)state;
+  in_child("CUCORE_LIBNVML", "/nonexistent/libnvidia-ml.so.1",
+           "NVML (`/nonexistent/libnvidia-ml.so.1`) could not be loaded");
+  in_child("CUCORE_LIBNVML", "/nonexistent/libnvidia-ml.so.1", "CUCORE_LIBNVML names it");
+}
+
+static void nvml_that_does_not_start_is_not_supported(void **state) {
+  (void)state;
+  in_child("CUCORE_FAKE_NVML_INIT_FAIL", "1", "nvmlInit_v2 failed with NVML error 9 (Driver "
+                                              "Not Loaded)");
+}
+
+int main(void) {
+  setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
+  setenv("CUCORE_LIBNVML", CUCORE_FAKE_NVML_PATH, 1);
+  const struct CMUnitTest tests[] = {
+      /* the children first: this process has not loaded NVML yet */
+      cmocka_unit_test(nvml_absent_is_not_supported),
+      cmocka_unit_test(nvml_that_does_not_start_is_not_supported),
+      cmocka_unit_test(facts_of_a_device),
+      cmocka_unit_test(facts_by_uuid),
+      cmocka_unit_test(reason_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

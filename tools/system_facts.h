@@ -1,0 +1,20 @@
+/* system_facts.h -- what NVML says of a GPU now (cucore_system_*), as `cucore devices` shows
+ * it and as `cucore run` records it beside a timing (issue 26.2). */
+#ifndef CUCORE_TOOLS_SYSTEM_FACTS_H
+#define CUCORE_TOOLS_SYSTEM_FACTS_H
+
+#include "cli.h"
+
+/* The live state of device `ordinal` as text lines ("  clocks now ..."), or one line saying
+ * why it is not known. */
+void system_facts_text(int ordinal);
+/* The same as the object "system" of a device's JSON: the facts, or {"available": false,
+ * "error": "..."}. */
+void system_facts_json(json_out *j, int ordinal);
+
+/* Samples device `ordinal`'s SM clock and clock-event reasons into a timing's record: the
+ * lower clock and the union of the reasons over every sample (all -1 when NVML cannot say;
+ * the first sample starts from *sm_mhz == 0). */
+void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reasons);
+
+#endif
