@@ -359,6 +359,13 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       {&d->non_portable_cluster, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
   };
   for (size_t i = 0; i < CC_ARRAY_LEN(fattrs); i++) {
+    if (dev->green) { /* d->fn is the CUkernel, which cuFuncGetAttribute does not take */
+      r = DRV(cuKernelGetAttribute)(fattrs[i].dst, fattrs[i].a, k->ckernel, dev->cudev);
+      if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+        return cc_fail_cu(r, "cuKernelGetAttribute", "kernel `%s` on a green context, attribute "
+                          "%s", k->name, cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a));
+      continue;
+    }
     r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
     if (r == CUDA_ERROR_FUNCTION_NOT_LOADED && DRV(cuFuncLoad)) {
       /* Lazy loading: a launch needs the function loaded anyway. */
