@@ -5,7 +5,13 @@ passes=0
 CUDA_ROOT="${CUDA_HOME:-/usr/local/cuda}"
 check() { # check DESCRIPTION CONDITION...
   local what="$1"; shift
-  if "$@"; then passes=$((passes + 1)); else echo "FAIL: $what"; fails=$((fails + 1)); fi
+  if "$@"; then passes=$((passes + 1)); return; fi
+  echo "FAIL: $what"
+  fails=$((fails + 1))
+  # What the last command said, to diagnose a failure from the log alone.
+  [ -n "${rc:-}" ] && echo "  (last command: exit $rc)"
+  [ -n "${err:-}" ] && printf '%s\n' "$err" | tail -n 8 | sed 's/^/  stderr: /'
+  return 0
 }
 run() { # run CMD... -> sets $out, $err, $rc
   local o e
