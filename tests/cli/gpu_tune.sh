@@ -14,6 +14,12 @@ export CUCORE_CACHE_DIR="$dir/cache"
 # inc: in place, x[i] += 1 (a run on dirty data would give 2, 3, ...).
 # half: PART 0 writes the first half of y, PART 1 the second half, PART 2 all of it.
 cat >"$dir/k.cu" <<'CU'
+#ifndef REPS /* each tune defines only its own kernel's parameters */
+#define REPS 1
+#endif
+#ifndef PART
+#define PART 2
+#endif
 extern "C" __global__ void work(float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
