@@ -43,6 +43,17 @@ def grid_of(bs, u):
     return (N + bs * u - 1) // (bs * u)
 
 
+def timing_event(dev):
+    """An event that records time, in the spelling of the installed cuda.core (1.x names the
+    option timing_disabled; earlier releases enable_timing)."""
+    for opts in ({"timing_disabled": False}, {"enable_timing": True}):
+        try:
+            return dev.create_event(opts)
+        except TypeError:
+            continue
+    return dev.create_event()
+
+
 def kernel_tuner_loop():
     """Kernel Tuner's default brute force, as its nvcuda back end does it."""
     import cuda.core as cc
@@ -69,8 +80,7 @@ def kernel_tuner_loop():
             s.sync()
             times = []
             for _ in range(7):
-                e0 = dev.create_event({"enable_timing": True})
-                e1 = dev.create_event({"enable_timing": True})
+                e0, e1 = timing_event(dev), timing_event(dev)
                 s.record(e0)
                 cc.launch(s, cfg, k, *args)
                 s.record(e1)
