@@ -45,8 +45,8 @@ def grid_of(bs, u):
 
 def timing_event(dev):
     """An event that records time, in the spelling of the installed cuda.core (1.x names the
-    option timing_disabled; earlier releases enable_timing)."""
-    for opts in ({"timing_disabled": False}, {"enable_timing": True}):
+    option timing_enabled; earlier releases enable_timing)."""
+    for opts in ({"timing_enabled": True}, {"enable_timing": True}):
         try:
             return dev.create_event(opts)
         except TypeError:
