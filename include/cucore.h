@@ -3705,9 +3705,12 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
  * Host NUMA locations (CUCORE_LOCATION_HOST_NUMA with a node the system has, checked against
  * /sys/devices/system/node; CUCORE_LOCATION_HOST_NUMA_CURRENT for the calling thread's node)
  * work in cucore_mem_prefetch(), cucore_mem_advise() and the calls below, and
- * cucore_mem_range_get_info() reports them. Discarding a range tells the driver its contents
- * are no longer needed: the memory stays valid, its contents are undefined until written or
- * prefetched. The batched forms take many ranges in one call (CUDA 13.0's
+ * cucore_mem_range_get_info() reports them (a driver that keeps no host NUMA preference reports
+ * such a preferred location as none). Discarding a range tells the driver its contents are no
+ * longer needed: the memory stays valid, its contents are undefined until it is prefetched
+ * (cucore_mem_prefetch(), or discard with cucore_mem_discard_prefetch()); writes made before
+ * that may be lost (the driver's UVM layer clears a discard on a migration; seen with driver
+ * 580: host writes after a discard never reached a kernel). The batched forms take many ranges in one call (CUDA 13.0's
  * cuMemPrefetchBatchAsync, cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync); on an
  * older driver cucore does the same work range by range with cuMemPrefetchAsync, and a discard
  * there does nothing (the contents are kept, which a discard allows). Every range is checked

@@ -90,6 +90,20 @@ static int round_trip(int pid, const cucore_checkpoint_gpu_pair *pairs, size_t c
   return 1;
 }
 
+/* Under compute-sanitizer (scripts/gpu-check.sh sets CUCORE_UNDER_SANITIZER=1) the tool is
+ * attached to the child too, and the driver answers even the child's state query with
+ * CUDA_ERROR_NOT_SUPPORTED (GPU round 2; the same test passes without the tool): 1, after
+ * saying so, when that is the case here (the checkpoint part is skipped; the child still
+ * fills and checks its memory under the tool). */
+static int sanitizer_refuses(int pid) {
+  if (!getenv("CUCORE_UNDER_SANITIZER")) return 0;
+  cucore_process_state s;
+  if (CUCORE_CODE(cucore_checkpoint_state(pid, &s)) != CUCORE_NOT_SUPPORTED) return 0;
+  print_message("skipped under compute-sanitizer: the driver does not checkpoint a process the "
+                "tool is attached to: %s\n", cucore_last_error());
+  return 1;
+}
+
 static void a_child_survives_checkpoint_and_restore(void **state) {
   (void)state;
   cucore_process_state s;
@@ -107,7 +121,7 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
   cucore_checkpoint_gpu_pair same;
   snprintf(same.old_uuid, sizeof same.old_uuid, "%s", props.uuid);
   snprintf(same.new_uuid, sizeof same.new_uuid, "GPU-%s", props.uuid);
-  int done = round_trip(pid, NULL, 0) && round_trip(pid, &same, 1);
+  int done = !sanitizer_refuses(pid) && round_trip(pid, NULL, 0) && round_trip(pid, &same, 1);
   c = 'g';
   assert_int_equal(write(sock, &c, 1), 1);
   gpu_child_finish(pid, sock, msg, sizeof msg);

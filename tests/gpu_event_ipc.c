@@ -7,7 +7,12 @@
  * both, makes its stream wait on the event, launches y[i] = 2 x[i] + 1 in the same memory and
  * says so; only then does the parent open the gate (a copy on another stream). Every y must
  * see the parent's x, which only the event ordered. The producer gives up after ~10 s and then
- * writes 0xffffffff, so a broken gate fails instead of hanging. */
+ * writes 0xffffffff, so a broken gate fails instead of hanging.
+ *
+ * The child compiles and loads its kernel (cucore_kernel_load) and says it is ready before the
+ * parent launches the producer: under lazy loading (the driver's default) the consumer's first
+ * launch would load it then, and a load may wait for the context's work, here the stream
+ * waiting on the gated producer -- the launch would return only when the producer gave up. */
 #include "gpu_child.h"
 #include "gpu_support.h"
 
@@ -61,6 +66,10 @@ static int child_main(int sock) {
   int fd = -1, n = N;
   cucore_status st = cucore_device_open(0, &d);
   if (st == CUCORE_OK) st = cucore_stream_create(d, CUCORE_STREAM_NON_BLOCKING, 0, &s);
+  if (st == CUCORE_OK && !(k = kernel("consume", &obj, msg, sizeof msg))) st = CUCORE_NOT_FOUND;
+  if (st == CUCORE_OK) st = cucore_kernel_load(k, d); /* not lazily behind the gated producer */
+  char ready = st == CUCORE_OK ? 'R' : 'E';
+  (void)!write(sock, &ready, 1); /* the parent launches the producer now */
   if (st == CUCORE_OK) st = cucore_ipc_recv_fd(sock, &fd, &in, sizeof in);
   if (st == CUCORE_OK) st = cucore_event_import_ipc(d, &in.ev, &ev);
   if (st == CUCORE_OK) st = cucore_vmm_import_fd(d, fd, in.bytes, &m);
@@ -68,7 +77,6 @@ static int child_main(int sock) {
   if (st == CUCORE_OK) st = cucore_vmm_map(p, m, 0, in.bytes);
   if (st == CUCORE_OK) st = cucore_vmm_set_access(p, in.bytes, &d, 1, CUCORE_VMM_ACCESS_READWRITE);
   if (st == CUCORE_OK) st = cucore_stream_wait_event(s, ev); /* no host round trip */
-  if (st == CUCORE_OK && !(k = kernel("consume", &obj, msg, sizeof msg))) st = CUCORE_NOT_FOUND;
   cucore_devptr x = p, y = p + (cucore_devptr)N * 4;
   if (st == CUCORE_OK) st = cucore_args_create(k, &a);
   if (st == CUCORE_OK) st = CUCORE_ARGS(a, x, y, n);
@@ -111,6 +119,20 @@ static size_t shared_memory(cucore_device *dev, cucore_vmm_memory **m, cucore_de
   return bytes;
 }
 
+/* Starts the child and waits until its kernel is compiled and loaded; fails the test with the
+ * child's reason when it could not get there. */
+static pid_t start_ready_child(int *sock) {
+  pid_t pid = gpu_child_start("gpu_event_ipc", sock);
+  char ready = 0;
+  assert_int_equal(read(*sock, &ready, 1), 1);
+  if (ready != 'R') { /* it failed: its `launched` byte ('E'), then what failed */
+    char msg[512];
+    assert_int_equal(read(*sock, &ready, 1), 1);
+    gpu_child_finish(pid, *sock, msg, sizeof msg);
+  }
+  return pid;
+}
+
 static void an_event_orders_two_processes(void **state) {
   (void)state;
   cucore_device *dev = NULL;
@@ -132,6 +154,8 @@ static void an_event_orders_two_processes(void **state) {
   long long limit = 20000000000LL; /* ~10 s at 2 GHz */
   cucore_devptr gate = p + (cucore_devptr)N * 8;
   assert_ok(CUCORE_ARGS(a, p, gate, n, limit));
+  int fd = -1, sock = -1;
+  pid_t pid = start_ready_child(&sock);
   cucore_launch_config cfg = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1}, .stream = s};
   assert_ok(cucore_launch(k, &cfg, a));
   assert_ok(cucore_event_record(ev, s));
@@ -139,9 +163,7 @@ static void an_event_orders_two_processes(void **state) {
   assert_ok(cucore_event_export_ipc(ev, &out.ev));
   /* The gate is closed: not complete (queries keep no message). */
   assert_int_equal(CUCORE_CODE(cucore_event_query(ev)), CUCORE_NOT_READY);
-  int fd = -1, sock = -1;
   assert_ok(cucore_vmm_export_fd(m, &fd));
-  pid_t pid = gpu_child_start("gpu_event_ipc", &sock);
   assert_ok(cucore_ipc_send_fd(sock, fd, &out, sizeof out));
   close(fd);
   char launched = 0;
