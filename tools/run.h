@@ -169,7 +169,8 @@ typedef struct run_opts {
   char **exprs;           /* "&NAME" name expressions made for module variables */
   int nexprs;
   long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
-  int no_pool;            /* --no-pool: cucore_mem_alloc, not the stream-ordered pool */
+  int no_pool;            /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
+  int pool;               /* --pool: the stream-ordered pool on the run's stream */
   int timings;            /* --timings: the phase table on stderr at the end */
 } run_opts;
 

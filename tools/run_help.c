@@ -6,7 +6,7 @@ const char cmd_run_help[] =
     "                  [--smem BYTES] [--cluster X[,Y,Z]] [--cooperative] [--priority N] [--pdl]\n"
     "                  [--global NAME=SPEC] [--read-global NAME[:TYPE[N]][>FILE]]\n"
     "                  [--expect ARG=VALUE] [--rtol R] [--atol A]\n"
-    "                  [--repeat N] [--warmup N] [--graph N] [--flush-l2] [--no-pool]\n"
+    "                  [--repeat N] [--warmup N] [--graph N] [--flush-l2] [--pool]\n"
     "                  [--device N] [--seed N]\n"
     "                  [--show N] [--json | --json-out FILE] [compile options for .cu files]\n"
     "\n"

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Time to first result (issue 25), on the project's fake driver and fake NVML: what the floor
+# needs from the command, checked on any machine.
+# - `cucore run` allocates with plain cuMemAlloc by default (the pool's first use cost 14-16 ms
+#   of a one-launch run); --pool opts in, --no-pool still says cuMemAlloc.
+# - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit.
+# - `cucore devices` opens no context by default: the default pool's state is read only with
+#   --pools ("default_pool" is null without it, and the text has no pool line).
+# Before issue 25's second round, the default was the pool, NVML had no phase and `devices`
+# read the pool (a context on every device) unasked: the first checks of each part fail there.
+source "$(dirname "$0")/lib.sh"
+
+libdir="$(dirname "$CUCORE")/../lib"
+fake="$libdir/libcucore_fake_driver.so"
+nvml="$libdir/libcucore_fake_nvml.so"
+[ -f "$fake" ] && [ -f "$nvml" ] || { echo "skipped: no fake driver or NVML in $libdir"; exit 77; }
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+export CUCORE_CACHE_DIR="$dir/cache" CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml"
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{\n  ret;\n}\n' >"$dir/k.ptx"
+kargs=(run "$dir/k.ptx" --kernel k --grid 1 --block 32 --arg 'buf:f32[1024]=1' --arg i32:32 --json)
+
+field() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+
+run timeout 20 "$CUCORE" "${kargs[@]}"
+check "run: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+a=$(field 'd["allocator"]' <<<"$out")
+check "run: cuMemAlloc by default ($a)" [ "$a" = "cuMemAlloc" ]
+n=$(field 'd["phases"].get("load_nvml", {}).get("count")' <<<"$out")
+check "run: NVML's load is the phase load_nvml, run once ($n)" [ "$n" = "1" ]
+ok=$(field 'd["phases"]["load_nvml"]["start_ms"] <= d["phases"]["report"]["start_ms"] if "report" in d["phases"] else d["phases"]["load_nvml"]["start_ms"] <= d["phases"]["launch"]["start_ms"] + d["phases"]["launch"]["ms"] + 1000' <<<"$out")
+check "run: NVML began loading before the result was reported ($ok)" [ "$ok" = "True" ]
+run timeout 20 "$CUCORE" "${kargs[@]}" --pool
+a=$(field 'd["allocator"]' <<<"$out")
+check "run --pool: the stream-ordered pool (rc $rc, $a)" [ "$rc" -eq 0 -a "$a" = "pool" ]
+run timeout 20 "$CUCORE" "${kargs[@]}" --pool --no-pool
+a=$(field 'd["allocator"]' <<<"$out")
+check "run --pool --no-pool: cuMemAlloc (rc $rc, $a)" [ "$rc" -eq 0 -a "$a" = "cuMemAlloc" ]
+
+run timeout 20 "$CUCORE" devices
+check "devices: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "devices: the device is listed" has "$out" "device 0: cucore fake H100"
+check "devices: no default pool line without --pools" bash -c '! grep -q "default pool " <<<"$1"' _ "$out"
+check "devices: NVML's facts still shown" has "$out" "clocks now           SM 1755 MHz"
+run timeout 20 "$CUCORE" devices --json
+p=$(field '("default_pool" in d["devices"][0], d["devices"][0].get("default_pool"), d["devices"][0]["system"]["available"])' <<<"$out")
+check "devices --json: default_pool null, NVML available (rc $rc, $p)" [ "$rc" -eq 0 -a "$p" = "(True, None, True)" ]
+run timeout 20 "$CUCORE" devices --json --pools
+# (The fake driver has no pool functions: the pool is asked for and said unreadable.)
+p=$(field 'sorted(d["devices"][0]["default_pool"])[:2]' <<<"$out")
+check "devices --json --pools: the default pool asked for (rc $rc, $p)" \
+  [ "$rc" -eq 0 -a "$p" = "['error', 'readable']" ]
+run timeout 20 "$CUCORE" devices --pools
+check "devices --pools: the default pool line" has "$out" "default pool         "
+finish
