@@ -6,6 +6,8 @@
 # - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit.
 # - `cucore devices` opens no context by default: the default pool's state is read only with
 #   --pools ("default_pool" is null without it, and the text has no pool line).
+# - A compile cache entry is written without waiting on fsync (its checksum finds one a crash
+#   cut short): checked with strace where it and NVRTC are present.
 # Before issue 25's second round, the default was the pool, NVML had no phase and `devices`
 # read the pool (a context on every device) unasked: the first checks of each part fail there.
 source "$(dirname "$0")/lib.sh"
@@ -52,4 +54,16 @@ check "devices --json --pools: the default pool asked for (rc $rc, $p)" \
   [ "$rc" -eq 0 -a "$p" = "['error', 'readable']" ]
 run timeout 20 "$CUCORE" devices --pools
 check "devices --pools: the default pool line" has "$out" "default pool         "
+
+printf 'extern "C" __global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n' >"$dir/k.cu"
+if command -v strace >/dev/null && timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1; then
+  rm -rf "$CUCORE_CACHE_DIR"
+  run timeout 60 strace -f -y -e trace=fsync,fdatasync -o "$dir/strace.txt" "$CUCORE" "${kargs[@]/k.ptx/k.cu}"
+  check ".cu run under strace: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+  entries=$(find "$CUCORE_CACHE_DIR" -mindepth 2 -type f | wc -l)
+  check ".cu run: the entry stored ($entries)" [ "$entries" -ge 1 ]
+  check ".cu run: no fsync of a cache file" bash -c '! grep -E "sync\(.*(cache|\.tmp-)" "$1"' _ "$dir/strace.txt"
+else
+  echo "note: no strace or no NVRTC here; the cache store's fsync is not checked"
+fi
 finish
