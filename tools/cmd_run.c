@@ -5,7 +5,6 @@
  * GPU part (run_device.c), the files written, the --expect comparisons (run_expect.c) and the
  * report (run_report.c). */
 #include "run.h"
-#include "system_facts.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -344,8 +343,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   free(l.expects.v);
   if (!rc) rc = check_before_work(o);
   if (rc) return rc;
-  /* NVML (the SM clock recorded beside the timing) loads beside cuInit and the compile. */
-  system_facts_start();
+  run_early_start(o->device); /* the context and NVML, beside the compile */
 
   /* 1. The code and the kernel -- offline when there is no GPU. */
   cucore_object *obj = NULL;
@@ -381,6 +379,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
     goto done;
   }
   /* 3. The GPU, then files, checks and the report. */
+  run_early_join();
   run_timing t;
   rc = run_on_device(o, k, obj, &t);
   if (rc) goto done;
@@ -404,7 +403,7 @@ int cmd_run(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   run_phase_mark_process_start();
   int rc = run_body(&src, argc, argv, &o);
-  system_facts_join();
+  run_early_end();
   cli_source_free(&src);
   int timings = o.timings;
   run_opts_free(&o);

@@ -3,6 +3,9 @@
 # needs from the command, checked on any machine.
 # - `cucore run` allocates with plain cuMemAlloc by default (the pool's first use cost 14-16 ms
 #   of a one-launch run); --pool opts in, --no-pool still says cuMemAlloc.
+# - The context is made on a thread started when the command line is read (beside the
+#   compile): the phase "context" runs twice, that thread's and the main thread's retain;
+#   CUCORE_RUN_SERIAL=1 makes it once, after the code, as before.
 # - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit.
 # - `cucore devices` opens no context by default: the default pool's state is read only with
 #   --pools ("default_pool" is null without it, and the text has no pool line).
@@ -32,6 +35,11 @@ n=$(field 'd["phases"].get("load_nvml", {}).get("count")' <<<"$out")
 check "run: NVML's load is the phase load_nvml, run once ($n)" [ "$n" = "1" ]
 ok=$(field 'd["phases"]["load_nvml"]["start_ms"] <= d["phases"]["report"]["start_ms"] if "report" in d["phases"] else d["phases"]["load_nvml"]["start_ms"] <= d["phases"]["launch"]["start_ms"] + d["phases"]["launch"]["ms"] + 1000' <<<"$out")
 check "run: NVML began loading before the result was reported ($ok)" [ "$ok" = "True" ]
+n=$(field 'd["phases"]["context"]["count"]' <<<"$out")
+check "run: the context opened on the early thread and retained by the main one ($n)" [ "$n" = "2" ]
+run env CUCORE_RUN_SERIAL=1 timeout 20 "$CUCORE" "${kargs[@]}"
+n=$(field 'd["phases"]["context"]["count"]' <<<"$out")
+check "run with CUCORE_RUN_SERIAL=1: one context open, after the code (rc $rc, $n)" [ "$rc" -eq 0 -a "$n" = "1" ]
 run timeout 20 "$CUCORE" "${kargs[@]}" --pool
 a=$(field 'd["allocator"]' <<<"$out")
 check "run --pool: the stream-ordered pool (rc $rc, $a)" [ "$rc" -eq 0 -a "$a" = "pool" ]
