@@ -4064,6 +4064,12 @@ CUCORE_API cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_sys
  * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).
  * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0. */
 CUCORE_API cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap);
+/** Loads NVML and starts it (nvmlInit), once per process; later calls return the first one's
+ * outcome at once. Thread-safe, and independent of the CUDA driver: a program may call it from
+ * a thread of its own while cuInit runs, so that the first cucore_system_* query finds NVML
+ * ready (its time is the phase CUCORE_PHASE_LOAD_NVML).
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why). */
+CUCORE_API cucore_status cucore_system_load(void);
 /** @} */
 /* ==== END SECTION: system facts ==== */
 
@@ -4253,6 +4259,7 @@ typedef enum cucore_phase {
   CUCORE_PHASE_COPY_OUT,          /**< copies back (added by the program) */
   CUCORE_PHASE_REPORT,            /**< the program's report (added by the program) */
   CUCORE_PHASE_TEARDOWN,          /**< frees and handles destroyed (added by the program) */
+  CUCORE_PHASE_LOAD_NVML,         /**< dlopen of NVML and nvmlInit (cucore_system_load) */
   CUCORE_PHASE_COUNT              /**< the number of phases */
 } cucore_phase;
 

@@ -140,6 +140,7 @@ int cli_check_text(const char *verb, const char *path, const char *data, size_t 
 void cli_print_option_help(FILE *f);
 
 int cmd_devices(int argc, char **argv);
+extern const cli_opt cmd_devices_opts[]; /* --json, --pools (cmd_devices.c) */
 int cmd_version(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 extern const char cmd_compile_help[];

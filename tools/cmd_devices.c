@@ -1,5 +1,9 @@
-/* cmd_devices.c -- `cucore devices` (properties, memory pools and the default pool's state)
- * and `cucore version`. */
+/* cmd_devices.c -- `cucore devices` (properties, memory pools, NVML's live state and, with
+ * --pools, the default pool's state) and `cucore version`.
+ * The listing needs only cuInit: every property is a device attribute. The default pool's
+ * figures need a context on each device (tens of ms each, about half of the command's time on
+ * an H200), so they are read only with --pools; NVML loads on a thread of its own beside
+ * cuInit (issue 25). */
 #include "cli.h"
 #include "system_facts.h"
 
@@ -37,6 +41,19 @@ static int parse_json_flag(const char *verb, int argc, char **argv, int *json) {
   return rc;
 }
 
+typedef struct devices_line {
+  int json;
+  int pools;
+} devices_line;
+
+const cli_opt cmd_devices_opts[] = {
+    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(devices_line, json), .help = CLI_JSON_HELP},
+    {.name = "--pools", .kind = CLI_OPT_FLAG, CLI_AT(devices_line, pools),
+     .help = "also read each device's default memory pool (release threshold, reserved and\n"
+             "used bytes): this opens a context on every device, which costs tens of ms\n"
+             "each; without it \"default_pool\" is null in the JSON"},
+    {0}};
+
 int cmd_version(int argc, char **argv) {
   int json;
   int rc = parse_json_flag("version", argc, argv, &json);
@@ -69,6 +86,8 @@ int cmd_version(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
+static int list_devices(int json, int with_pools);
+
 static void mib(char *buf, size_t n, size_t bytes) {
   snprintf(buf, n, "%.0f MiB", (double)bytes / (1024.0 * 1024.0));
 }
@@ -77,6 +96,7 @@ static void mib(char *buf, size_t n, size_t bytes) {
  * fresh one holds nothing until it allocates, but the release threshold is the pool's
  * setting). `ok` is 0 with `why` when it cannot be read. */
 typedef struct pool_state {
+  int asked; /* 0: not read (no --pools) */
   int ok;
   char why[256];
   cucore_mem_pool_stats st;
@@ -89,6 +109,7 @@ static cucore_device *opened[64];
 
 static void read_pool(int ordinal, pool_state *ps) {
   memset(ps, 0, sizeof *ps);
+  ps->asked = 1;
   cucore_device *dev = NULL;
   cucore_mem_pool *pool = NULL;
   cucore_status st = cucore_device_open(ordinal, &dev);
@@ -119,7 +140,7 @@ static void pool_text(const cucore_device_props *p, const pool_state *ps) {
   printf("  memory pools         %s%s\n", p->memory_pools ? "yes" : "no",
          !p->memory_pools ? "" : p->mempool_ipc_fd ? ", shareable between processes (POSIX fd)"
                                                    : ", not shareable between processes");
-  if (!p->memory_pools) return;
+  if (!p->memory_pools || !ps->asked) return; /* --pools reads the default pool */
   if (!ps->ok) {
     printf("  default pool         unreadable: %s\n", ps->why);
     return;
@@ -139,6 +160,10 @@ static void pool_json(json_out *j, const cucore_device_props *p, const pool_stat
   json_bool(j, "pageable_memory_access", p->pageable_memory_access);
   json_bool(j, "concurrent_managed_access", p->concurrent_managed_access);
   if (!p->memory_pools) return;
+  if (!ps->asked) { /* not read: it needs a context (--pools) */
+    json_str(j, "default_pool", NULL);
+    return;
+  }
   json_begin_object(j, "default_pool");
   json_bool(j, "readable", ps->ok);
   if (ps->ok) {
@@ -232,9 +257,17 @@ static void device_json(json_out *j, const cucore_device_props *p) {
 }
 
 int cmd_devices(int argc, char **argv) {
-  int json;
-  int rc = parse_json_flag("devices", argc, argv, &json);
+  devices_line line = {0};
+  cli_parse parse = {"devices", cmd_devices_opts, &line, NULL, NULL, 0, 0, NULL};
+  int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
+  system_facts_start(); /* NVML beside cuInit; the queries below wait for it */
+  rc = list_devices(line.json, line.pools);
+  system_facts_join();
+  return rc;
+}
+
+static int list_devices(int json, int with_pools) {
   cucore_versions_info v;
   (void)cucore_versions(&v);
   int count = 0;
@@ -264,7 +297,7 @@ int cmd_devices(int argc, char **argv) {
       free(pools);
       return cli_fail("devices", "reading device properties", st);
     }
-    if (props[i].memory_pools) read_pool(i, &pools[i]);
+    if (props[i].memory_pools && with_pools) read_pool(i, &pools[i]);
   }
   if (json) {
     json_out j = {stdout, 0, {0}, 1};

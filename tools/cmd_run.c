@@ -65,10 +65,13 @@ const cli_opt cmd_run_opts[] = {
      .help = "programmatic dependent launch (overlaps the previous launch)"},
     {.name = "--device", .kind = CLI_OPT_INT, RUN_AT(o.device), .lo = 0, .hi = 1023, .arg = "N",
      .help = "the GPU to use (default 0; checked against the GPUs present)"},
+    {.name = "--pool", .kind = CLI_OPT_FLAG, RUN_AT(o.pool),
+     .help = "device buffers from the device's stream-ordered pool on the run's stream\n"
+             "(cuMemAllocAsync; cuMemAlloc with a note where the device has no pools).\n"
+             "By default they come from cuMemAlloc: the pool's first use costs a run\n"
+             "of a few launches 10-15 ms, which a plain allocation does not"},
     {.name = "--no-pool", .kind = CLI_OPT_FLAG, RUN_AT(o.no_pool),
-     .help = "device buffers from cuMemAlloc; by default they come from the device's\n"
-             "stream-ordered pool on the run's stream (cuMemAllocAsync), or from\n"
-             "cuMemAlloc with a note where the device has no pools"},
+     .help = "device buffers from cuMemAlloc (the default; overrides --pool)"},
     {.name = "--repeat", .kind = CLI_OPT_INT, RUN_AT(o.repeat), .lo = 1, .hi = 1000000,
      .arg = "N", .help = "timed launches after the first"},
     {.name = "--warmup", .kind = CLI_OPT_INT, RUN_AT(o.warmup), .lo = 0, .hi = 1000000,
@@ -340,6 +343,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   free(l.expects.v);
   if (!rc) rc = check_before_work(o);
   if (rc) return rc;
+  run_early_start(o->device); /* the context and NVML, beside the compile */
 
   /* 1. The code and the kernel -- offline when there is no GPU. */
   cucore_object *obj = NULL;
@@ -375,6 +379,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
     goto done;
   }
   /* 3. The GPU, then files, checks and the report. */
+  run_early_join();
   run_timing t;
   rc = run_on_device(o, k, obj, &t);
   if (rc) goto done;
@@ -398,6 +403,7 @@ int cmd_run(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   run_phase_mark_process_start();
   int rc = run_body(&src, argc, argv, &o);
+  run_early_end();
   cli_source_free(&src);
   int timings = o.timings;
   run_opts_free(&o);

@@ -11,14 +11,12 @@ static int cmd_help(int argc, char **argv);
 
 static const cli_verb verbs[] = {
     {"devices", cmd_devices, "list GPUs, their properties, the driver and toolkit libraries",
-     "usage: cucore devices [--json]\n"
+     "usage: cucore devices [--json] [--pools]\n"
      "\n"
      "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
      "and register limits, cluster and cooperative-launch support, managed and pageable\n"
      "memory access, stream-ordered memory pools (and whether they can be shared between\n"
-     "processes) with the default pool's state: its release threshold, the bytes it holds\n"
-     "reserved and in use and their high-water marks (pools belong to a process: a fresh\n"
-     "process shows what it starts with), then the driver and the toolkit libraries (NVRTC,\n"
+     "processes), then the driver and the toolkit libraries (NVRTC,\n"
      "nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
      "Each device's live state comes from NVML (libnvidia-ml.so.1; CUCORE_LIBNVML names\n"
      "another): SM and memory clocks now and at most, temperature, power and its limit,\n"
@@ -26,6 +24,11 @@ static const cli_verb verbs[] = {
      "NVML one line says why.\n"
      "With --json: one object {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]};\n"
      "each device has \"system\": {\"available\": ..., the facts, or \"error\"}.\n"
+     "The listing needs no context on any device (cuInit alone), so it costs about what\n"
+     "cuInit does. With --pools the default pool's state is read too: its release\n"
+     "threshold, the bytes it holds reserved and in use and their high-water marks (pools\n"
+     "belong to a process: a fresh process shows what it starts with); that opens a context\n"
+     "on every device. Without --pools, \"default_pool\" is null in the JSON.\n"
      "\n"
      "options:\n"
      "%o"
@@ -36,8 +39,8 @@ static const cli_verb verbs[] = {
      "examples:\n"
      "  cucore devices\n"
      "  cucore devices --json | jq '.devices[0].sm_count'\n"
-     "  cucore devices --json | jq '.devices[0].default_pool.release_threshold'\n",
-     cli_json_opts},
+     "  cucore devices --json --pools | jq '.devices[0].default_pool.release_threshold'\n",
+     cmd_devices_opts},
     {"version", cmd_version, "print cucore's version and the libraries it loaded",
      "usage: cucore version [--json]\n"
      "\n"

@@ -169,7 +169,8 @@ typedef struct run_opts {
   char **exprs;           /* "&NAME" name expressions made for module variables */
   int nexprs;
   long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
-  int no_pool;            /* --no-pool: cucore_mem_alloc, not the stream-ordered pool */
+  int no_pool;            /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
+  int pool;               /* --pool: the stream-ordered pool on the run's stream */
   int timings;            /* --timings: the phase table on stderr at the end */
 } run_opts;
 
@@ -264,6 +265,14 @@ typedef struct run_timing {
 /* Runs the kernel on the GPU as the options say and fills the results (buffers' host data,
  * read globals, timing). Returns 0 or an exit code after printing the reason. */
 int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t);
+/* cuInit and device `ordinal`'s primary context on a thread of its own, beside the compile
+ * (run_early.c; CUCORE_RUN_SERIAL=1 in the environment turns it off, for comparisons), and
+ * NVML's load on another. run_early_join waits for the context's thread (before the GPU
+ * part), run_early_end for both (before the command returns); a second start or a join
+ * without a start does nothing. */
+void run_early_start(int ordinal);
+void run_early_join(void);
+void run_early_end(void);
 
 /* ---- checks and report (run_expect.c, run_report.c) ---------------------------------------- */
 

@@ -1,8 +1,11 @@
 /* run_device.c -- the GPU part of `cucore run`: buffers allocated and filled, module variables
  * written, the kernel loaded, one launch whose results are kept, then warm-up and timed
  * launches (device events, an optional L2 flush before each), module variables read back.
- * Buffers come from the device's stream-ordered pool on the run's stream (cuMemAllocAsync),
- * or from cucore_mem_alloc with a note where the device has no pools (or with --no-pool).
+ * Buffers come from cucore_mem_alloc (cuMemAlloc), or with --pool from the device's
+ * stream-ordered pool on the run's stream (cuMemAllocAsync; cucore_mem_alloc with a note where
+ * the device has no pools). Plain cuMemAlloc is the default because the pool's first use in a
+ * process (the default pool made ready) cost 14-16 ms of a one-launch run on an H200, against
+ * well under a millisecond for the raw driver's cuMemAlloc (issue 25).
  * With --graph N the N launches are captured once into a CUDA graph (checked as direct
  * launches are), instantiated and uploaded; the timed launches are then replays of it, and N
  * direct launches back to back are timed beside them for comparison.
@@ -262,8 +265,9 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   t->arch = props.arch;
   t->l2_bytes = props.l2_cache_bytes;
   /* Buffers: allocated, filled and (below) launched on in the order of one stream. */
-  s->pool = !o->no_pool && props.memory_pools;
-  if (!o->no_pool && !props.memory_pools)
+  int want_pool = o->pool && !o->no_pool;
+  s->pool = want_pool && props.memory_pools;
+  if (want_pool && !props.memory_pools)
     fprintf(stderr, "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
             "cucore_mem_alloc\n", props.name);
   t->pool = s->pool;

@@ -2,6 +2,7 @@
  * power, utilisation and why the clocks are held down (see system_facts.h). */
 #include "system_facts.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 /* "1755 MHz" or "unknown". */
@@ -96,4 +97,22 @@ void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reas
   if (s.sm_clock_mhz >= 0 && (*sm_mhz < 0 || s.sm_clock_mhz < *sm_mhz)) *sm_mhz = s.sm_clock_mhz;
   if (s.sm_clock_max_mhz >= 0) *max_mhz = s.sm_clock_max_mhz;
   if (s.clock_reasons >= 0) *reasons = (*reasons < 0 ? 0 : *reasons) | s.clock_reasons;
+}
+
+static pthread_t loader;
+static int loader_started;
+
+static void *load_nvml(void *unused) {
+  (void)unused;
+  (void)cucore_system_load(); /* a failure is said by the query that needs NVML */
+  return NULL;
+}
+
+void system_facts_start(void) {
+  if (!loader_started) loader_started = pthread_create(&loader, NULL, load_nvml, NULL) == 0;
+}
+
+void system_facts_join(void) {
+  if (loader_started) pthread_join(loader, NULL);
+  loader_started = 0;
 }

@@ -17,4 +17,12 @@ void system_facts_json(json_out *j, int ordinal);
  * the first sample starts from *sm_mhz == 0). */
 void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reasons);
 
+/* NVML loaded and started (cucore_system_load) on a thread of its own, so that it runs beside
+ * cuInit, the compile and the launch instead of before the first query (dlopen of
+ * libnvidia-ml.so.1 and nvmlInit take milliseconds). The queries above wait for it if it is
+ * still under way. system_facts_join waits for the thread; call it before the process exits
+ * (a second start or a join without a start does nothing). */
+void system_facts_start(void);
+void system_facts_join(void);
+
 #endif

@@ -24,7 +24,7 @@ static const char *const phase_names[CUCORE_PHASE_COUNT] = {
     "process_start", "load_libcuda", "load_nvrtc", "load_nvjitlink", "load_nvvm",
     "load_zstd",     "cuinit",       "context",    "cache_lookup",   "compile",
     "cache_store",   "module_load",  "alloc",      "copy_in",        "launch",
-    "copy_out",      "report",       "teardown"};
+    "copy_out",      "report",       "teardown",     "load_nvml"};
 
 int64_t cc_phase_clock(void) {
   struct timespec ts;

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "loader/nvml.h"
+#include "base/phase.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -72,8 +73,14 @@ static void load_nvml(void) {
   nvml_status = CUCORE_OK;
 }
 
+static void load_nvml_timed(void) {
+  int64_t t0 = cc_phase_clock();
+  load_nvml();
+  cc_phase_done(CUCORE_PHASE_LOAD_NVML, t0);
+}
+
 cucore_status cc_nvml_load(void) {
-  pthread_once(&nvml_once, load_nvml);
+  pthread_once(&nvml_once, load_nvml_timed);
   if (CC_LIKELY(nvml_status == CUCORE_OK)) return CUCORE_OK;
   return cc_fail(nvml_status, "%s", nvml_message);
 }

@@ -198,6 +198,8 @@ static const struct {
     {CUCORE_CLOCK_REASON_DISPLAY_CLOCKS, "display_clocks"},
 };
 
+cucore_status cucore_system_load(void) { return cc_nvml_load(); }
+
 cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap) {
   cc_begin();
   CC_CHECK_ARG(buf, "cucore_system_reasons_text", "buf");

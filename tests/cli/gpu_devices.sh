@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # cucore devices on a GPU: memory pools and the default pool's state, in text and JSON, agree
-# with each other and with the driver's rules (label gpu).
+# with each other and with the driver's rules (label gpu). The default pool's state is read only
+# with --pools (it needs a context); without it the text has no pool line and the JSON a null.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
 run "$CUCORE" devices
 check "devices ran" [ "$rc" -eq 0 ]
+check "text without --pools: no default pool line" bash -c '! grep -q "default pool " <<<"$1"' _ "$out"
+run "$CUCORE" devices --json
+check "json without --pools: default_pool null where pools exist" python3 -c '
+import json, sys
+for dev in json.load(sys.stdin)["devices"]:
+    assert dev.get("default_pool", "absent") is None or not dev["memory_pools"], dev
+' <<<"$out"
+run "$CUCORE" devices --pools
+check "devices --pools ran" [ "$rc" -eq 0 ]
 check "text: memory pools line" has "$out" "memory pools         yes"
 check "text: default pool line" has "$out" "default pool         release threshold"
 check "text: reserved and used with high-water marks" grep -qE \
@@ -12,8 +22,8 @@ check "text: reserved and used with high-water marks" grep -qE \
 check "text: managed and pageable access lines" bash -c \
   'grep -q "managed memory       " <<<"$1" && grep -q "pageable access      " <<<"$1"' _ "$out"
 echo "$out" | grep -E "memory pools|default pool|managed memory|pageable access"
-run "$CUCORE" devices --json
-check "devices --json ran" [ "$rc" -eq 0 ]
+run "$CUCORE" devices --json --pools
+check "devices --json --pools ran" [ "$rc" -eq 0 ]
 check "json: pool fields of every device agree" python3 -c '
 import json, sys
 d = json.load(sys.stdin)

@@ -47,12 +47,12 @@ list() { local IFS=,; echo "{$*}"; }
 # saxpy: y = 2 * iota + 0 over 1000 elements: sum = 2 * 999 * 1000 / 2 = 999000.
 run "$CUCORE" run "$K" --kernel saxpy --grid 4 --block 256 --arg f32:2 --arg buf:f32[1000]=iota --arg out:f32[1000] --arg i32:1000 --repeat 5 --json
 check "saxpy ran" [ "$rc" -eq 0 ]
-check "saxpy: sum of 2*i over 0..999, one launch seen, pool memory" python3 -c '
+check "saxpy: sum of 2*i over 0..999, one launch seen, cuMemAlloc memory by default" python3 -c '
 import json,sys
 d=json.load(sys.stdin)
 o=d["outputs"][0]
 assert o["sum"] == 2*999*1000/2, o
-assert d["ms_per_launch"] > 0 and d["allocator"] == "pool", d
+assert d["ms_per_launch"] > 0 and d["allocator"] == "cuMemAlloc", d
 ' <<<"$out"
 run "$CUCORE" run "$dir/k.cu" --kernel 'fill<double>' --grid 1 --block 64 --arg out:f64[64] --arg f64:1.5 --arg i32:64 --expect 0=1.5
 check "template by name expression: every element 1.5" [ "$rc" -eq 0 ]
@@ -191,14 +191,14 @@ run "$CUCORE" run "$K" --kernel saxpy --grid 1 --block 64 --arg f32:2 --arg buf:
 check "--graph with a bad launch: exit 1, checked before capture" [ "$rc" -eq 1 ]
 
 # Stream-ordered pool vs cuMemAlloc: the same outputs.
-for p in "" --no-pool; do
+for p in --pool ""; do
   run "$CUCORE" run "$K" --kernel saxpy --grid 4 --block 256 --arg f32:2.5 --arg buf:f32[1000]=random --arg inout:f32[1000]=iota --arg i32:1000 --seed 9 --json $p
   echo "$out" >"$dir/pool$p.json"
 done
-check "pool and --no-pool: the same outputs, each allocator named" python3 -c '
+check "--pool and the default: the same outputs, each allocator named" python3 -c '
 import json,sys
 a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
 assert a["allocator"] == "pool" and b["allocator"] == "cuMemAlloc", (a["allocator"], b["allocator"])
 assert a["outputs"] == b["outputs"], (a["outputs"], b["outputs"])
-' "$dir/pool.json" "$dir/pool--no-pool.json"
+'  "$dir/pool--pool.json" "$dir/pool.json"
 finish
