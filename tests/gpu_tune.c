@@ -93,6 +93,13 @@ static void short_kernels_are_batched(void **state) {
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL,
                                    (const char *const[]){"-DREPS=1", NULL});
   cucore_tune_timing t = time_one(obj, "tiny", 1, y, 0, 0);
+  if (getenv("CUCORE_UNDER_SANITIZER")) { /* every launch is slowed by the tool: no short kernel */
+    print_message("under compute-sanitizer: batching not checked (a launch takes %.3f ms there)\n",
+                  t.stats.median);
+    cucore_object_destroy(obj);
+    cucore_mem_free(dev, y);
+    return;
+  }
   assert_true(t.batch > 1);
   assert_true(t.launches > t.batch * 10);
   assert_true(t.stats.median < 0.020); /* a few microseconds per launch, overhead amortised */
