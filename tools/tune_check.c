@@ -23,6 +23,7 @@ static size_t buf_bytes(const run_buf *b) { return b->count * (size_t)elem_sizes
 
 cucore_stream *tune_dev_stream(const tune_ctx *c) { return c->dev->stream; }
 size_t tune_dev_l2(const tune_ctx *c) { return (size_t)c->dev->props.l2_cache_bytes; }
+cucore_device *tune_dev_device(const tune_ctx *c) { return c->dev->dev; }
 
 static cucore_status fill(struct tune_dev *d, run_buf *b, cucore_devptr *pristine) {
   size_t bytes = buf_bytes(b);
@@ -89,6 +90,12 @@ static int same(const run_opts *o, elem_t t, const void *got, const void *want, 
   return fabs(g - w) <= atol + rtol * fabs(w);
 }
 
+static void set_error(tune_row *r, double abs_err, double rel_err) {
+  if (!r->has_error || abs_err > r->max_abs_err) r->max_abs_err = abs_err;
+  if (!r->has_error || rel_err > r->max_rel_err) r->max_rel_err = rel_err;
+  r->has_error = 1;
+}
+
 /* The outputs against the baseline's; 1 and r->detail when one differs. */
 static int against_baseline(tune_ctx *c, tune_row *r) {
   struct tune_dev *d = c->dev;
@@ -97,17 +104,18 @@ static int against_baseline(tune_ctx *c, tune_row *r) {
     run_buf *b = &c->o.bufs[i];
     if (!d->baseline[i]) continue;
     size_t bad = 0, first = 0;
-    double worst = 0;
+    double abs_err = 0, rel_err = 0;
     for (size_t k = 0; k < b->count; k++) {
       if (same(&c->o, b->type, b->host, d->baseline[i], k, rtol, atol)) continue;
       if (!bad++) first = k;
-      double e = fabs(value_get(b->host, b->type, k) - value_get(d->baseline[i], b->type, k));
-      if (e > worst || isnan(e)) worst = e;
+      run_track_error(value_get(b->host, b->type, k), value_get(d->baseline[i], b->type, k),
+                      &abs_err, &rel_err);
     }
     if (!bad) continue;
+    set_error(r, abs_err, rel_err);
     snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu differ from configuration "
-             "%llu's, first at [%zu], max error %g", b->label, bad, b->count,
-             (unsigned long long)d->baseline_index, first, worst);
+             "%llu's, first at [%zu], max abs error %g, max rel error %g", b->label, bad,
+             b->count, (unsigned long long)d->baseline_index, first, abs_err, rel_err);
     return 1;
   }
   return 0;
@@ -132,14 +140,16 @@ static int keep_baseline(tune_ctx *c, tune_row *r) {
 static int against_expects(tune_ctx *c, tune_row *r) {
   int failed = run_check_expects(&c->o);
   if (failed <= 0) return failed;
+  int said = 0;
   for (int i = 0; i < c->o.nexpects; i++) {
     const run_expect *e = &c->o.expects[i];
     if (!e->mismatches) continue;
+    set_error(r, e->max_abs_err, e->max_rel_err);
+    if (said++) continue;
     snprintf(r->detail, sizeof r->detail, "--expect %s: %zu of %zu differ, first at [%zu]: "
-             "got %s, want %s", e->target, e->mismatches, e->count,
-             e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
-             e->shown ? e->want[0] : "?");
-    break;
+             "got %s, want %s, max abs error %g, max rel error %g", e->target, e->mismatches,
+             e->count, e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
+             e->shown ? e->want[0] : "?", e->max_abs_err, e->max_rel_err);
   }
   return 1;
 }

@@ -45,13 +45,10 @@ static void round_robin(tune_ctx *c, finalist *f, size_t m) {
   for (int round = 0; round < TUNE_ROUNDS; round++)
     for (size_t j = 0; j < m; j++) {
       finalist *x = &f[(j + (size_t)round) % m];
-      cucore_launch_config cfg = tune_launch_of(c, &c->rows[x->row]);
       cucore_tune_timing t;
-      double t0 = cli_now_ms();
-      x->med[round] = x->k && cucore_tune_time_launch(x->k, &cfg, x->a, &o, &t) == CUCORE_OK
+      x->med[round] = x->k && tune_time(c, x->k, x->a, &c->rows[x->row], &o, &t) == CUCORE_OK
                           ? t.stats.median
                           : c->rows[x->row].stats.median;
-      c->gpu_ms += cli_now_ms() - t0;
     }
 }
 
