@@ -108,6 +108,9 @@ typedef struct tune_ctx {
   double t_start;          /* when measuring began (the progress line's ETA) */
   struct tune_rot *rot;    /* --cold rotate: the copies (NULL: none) */
   int observe_clock;       /* 1: NVML answers, the SM clock is read per sample */
+  unsigned resets;         /* device resets after kernel faults (kernels made again) */
+  size_t faults;           /* rows that faulted */
+  int lost;                /* 1: the device did not come back after a reset */
 } tune_ctx;
 
 /* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
@@ -138,6 +141,19 @@ int tune_kernel_of(tune_ctx *ctx, const tune_group *g, cucore_kernel **k, cucore
 /* The launch and the timing options of a row. */
 cucore_launch_config tune_launch_of(const tune_ctx *ctx, const tune_row *r);
 cucore_tune_timing_options tune_timing_of(const tune_ctx *ctx);
+
+/* ---- kernel faults (tune_recover.c) ---- */
+/* 1 when the device has faulted (every later call would fail). */
+int tune_device_faulted(tune_ctx *ctx);
+/* Row r recorded as "fault" (its detail kept after the reason). */
+void tune_mark_fault(tune_ctx *ctx, tune_row *r);
+/* Everything on the device let go, the device closed and opened again, the buffers made
+ * again; ctx->resets counted. 0, or -1 with ctx->lost set. */
+int tune_recover(tune_ctx *ctx, const tune_row *r);
+/* After a failed row r: on a fault, r marked and the device recovered. */
+void tune_after_row(tune_ctx *ctx, tune_row *r);
+/* The device after a fault (tune_check.c): let go and opened again, buffers made again. */
+int tune_dev_reopen(tune_ctx *ctx);
 
 /* ---- timing (tune_time.c) and --cold rotate (tune_rotate.c) ---- */
 /* Whether NVML answers for device 0 (else a note on stderr): ctx->observe_clock. */

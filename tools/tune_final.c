@@ -39,6 +39,21 @@ static size_t candidates(const tune_ctx *c, size_t *rows, cucore_tune_stats *sta
   return n;
 }
 
+/* A finalist faulted: recorded so, the device reset, and no finalist re-timed (their kernels
+ * belonged to the lost context): their screening results stand. */
+static void faulted(tune_ctx *c, finalist *f, size_t m, finalist *x) {
+  tune_row *r = &c->rows[x->row];
+  snprintf(r->detail, sizeof r->detail, "%s", "while re-timed as a finalist");
+  tune_mark_fault(c, r);
+  tune_record_row(c, r);
+  tune_recover(c, r);
+  for (size_t j = 0; j < m; j++) {
+    cucore_args_destroy(f[j].a);
+    cucore_kernel_destroy(f[j].k);
+    f[j].a = NULL, f[j].k = NULL;
+  }
+}
+
 static void round_robin(tune_ctx *c, finalist *f, size_t m) {
   cucore_tune_timing_options o = tune_timing_of(c);
   o.warmup_ms = 1, o.screen_ms = 2, o.min_samples = 5, o.max_samples = 50, o.max_time_ms = 50;
@@ -46,9 +61,9 @@ static void round_robin(tune_ctx *c, finalist *f, size_t m) {
     for (size_t j = 0; j < m; j++) {
       finalist *x = &f[(j + (size_t)round) % m];
       cucore_tune_timing t;
-      x->med[round] = x->k && tune_time(c, x->k, x->a, &c->rows[x->row], &o, &t) == CUCORE_OK
-                          ? t.stats.median
-                          : c->rows[x->row].stats.median;
+      cucore_status st = x->k ? tune_time(c, x->k, x->a, &c->rows[x->row], &o, &t) : CUCORE_OK;
+      if (x->k && st != CUCORE_OK && tune_device_faulted(c)) faulted(c, f, m, x);
+      x->med[round] = x->k && st == CUCORE_OK ? t.stats.median : c->rows[x->row].stats.median;
     }
 }
 

@@ -206,7 +206,12 @@ void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r
     resume_row(c, r, found);
     return;
   }
-  measure_row(c, k, a, r);
+  if (c->lost) {
+    failed(c, r, "device-lost", "not measured: the device did not come back after a fault");
+  } else {
+    measure_row(c, k, a, r);
+    tune_after_row(c, r); /* a fault: recorded as such, the device reset */
+  }
   record(c, r, config);
 }
 
@@ -233,10 +238,17 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
   int ok = g->ok && tune_kernel_of(c, g, &k, &a) == 0;
+  unsigned resets = c->resets;
   for (size_t i = 0; i < c->nrows; i++) {
     tune_row *r = &c->rows[i];
     if (r->cfg.compile_hash != g->hash || r->cfg.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
+    if (resets != c->resets) { /* the device was reset: the kernel and its arguments anew */
+      cucore_args_destroy(a);
+      cucore_kernel_destroy(k);
+      k = NULL, a = NULL, resets = c->resets;
+      ok = c->lost || tune_kernel_of(c, g, &k, &a) == 0;
+    }
     if (ok) tune_measure_one(c, k, a, r);
     else failed(c, r, "bind-error", cucore_last_error());
     tune_progress(c);

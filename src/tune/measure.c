@@ -69,7 +69,7 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   choose_mode(o, one, out);
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
     st = cc_meas_capture(m, out->batch);
-    if (st != CUCORE_OK && st != CUCORE_KERNEL_FAULT && !o->mode) { /* auto: a batch then */
+    if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT && !o->mode) { /* auto: a batch then */
       out->mode = CUCORE_TUNE_LAUNCH_BATCH;
       st = cucore_stream_synchronize(m->cfg->stream);
     }
