@@ -4760,9 +4760,10 @@ typedef struct cucore_tune_timing_options {
                          of the buffers) cycled launch by launch with `args`, so the data a
                          sample reads is past L2 without a flush; NULL: `args` only */
   int nrotate;        /**< how many sets `rotate` holds (0..1000) */
-  int observe_clock;  /**< 1: the SM clock read through NVML after each sample, samples
-                         taken while the clocks were held down (CUCORE_CLOCK_REASONS_THROTTLE)
-                         discarded (cucore_system_device_info) */
+  int observe_clock;  /**< 1: the SM clock read through NVML (cucore_system_device_info)
+                         after a sample, at most every 10 ms; when the clocks are held down
+                         (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
+                         reading are discarded */
 } cucore_tune_timing_options;
 
 /** Launch modes of cucore_tune_timing_options::mode. */

@@ -94,6 +94,7 @@ static void short_kernels_are_batched(void **state) {
                                    (const char *const[]){"-DREPS=1", NULL});
   cucore_tune_timing t = time_one(obj, "tiny", 1, y, 0, 0);
   assert_true(t.batch > 1);
+  assert_int_equal(t.mode, CUCORE_TUNE_LAUNCH_GRAPH); /* auto: a graph for a few us */
   assert_true(t.launches > t.batch * 10);
   assert_true(t.stats.median < 0.020); /* a few microseconds per launch, overhead amortised */
   cucore_object_destroy(obj);

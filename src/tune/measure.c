@@ -17,6 +17,7 @@
 #define CC_TUNE_SHORT_MS 0.020  /* launches under 20 us are batched */
 #define CC_TUNE_BATCH_MS 0.050  /* to about 50 us per sample */
 #define CC_TUNE_BATCH_MAX 1000
+#define CC_TUNE_CLOCK_MS 10.0   /* the SM clock read at most this often */
 
 static double now_ms(void) {
   struct timespec t;
@@ -81,35 +82,45 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   return st;
 }
 
-typedef struct samples { double *t; int *mhz; size_t n; } samples;
+typedef struct samples {
+  double *t;
+  int *mhz;
+  size_t n;
+  size_t since;     /* the first sample the clock has not been read for */
+  double last_read; /* when it was last read (ms) */
+} samples;
 
-/* One sample kept, or discarded when the clocks were held down (while that leaves time). */
-static cucore_status one_sample(cc_meas *m, samples *s, double elapsed, cucore_tune_timing *out) {
-  double ms = 0;
-  cucore_status st = cc_meas_sample(m, out->batch, &ms);
-  out->launches += out->batch;
-  if (st != CUCORE_OK) return st;
+/* The SM clock, read at most every CC_TUNE_CLOCK_MS (NVML's queries cost more than a short
+ * sample): when the clocks are held down, the samples since the previous reading are dropped
+ * (while that leaves time and samples), else they get the clock read. */
+static void clock_check(cc_meas *m, samples *s, double t0, cucore_tune_timing *out) {
+  double now = now_ms();
+  if (!m->o->observe_clock || now - s->last_read < CC_TUNE_CLOCK_MS) return;
+  s->last_read = now;
   int mhz = -1;
   if (cc_meas_throttled(m, out, &mhz) && out->throttled < m->o->max_samples &&
-      elapsed < m->o->max_time_ms) {
-    out->throttled++;
-    return CUCORE_OK;
+      now - t0 < m->o->max_time_ms) {
+    out->throttled += (int)(s->n - s->since);
+    s->n = s->since;
+    return;
   }
-  s->mhz[s->n] = mhz;
-  s->t[s->n++] = ms;
-  return CUCORE_OK;
+  for (size_t i = s->since; i < s->n; i++) s->mhz[i] = mhz;
+  s->since = s->n;
 }
 
 static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
                             cucore_tune_timing *out) {
   samples s = {cc_malloc((size_t)o->max_samples * sizeof *s.t, "timing samples"),
-               cc_malloc((size_t)o->max_samples * sizeof *s.mhz, "clock samples"), 0};
+               cc_malloc((size_t)o->max_samples * sizeof *s.mhz, "clock samples"), 0, 0, 0};
   cucore_status st = s.t && s.mhz ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
   double t0 = now_ms();
   for (int done = 0; st == CUCORE_OK && !done;) {
-    size_t had = s.n;
-    st = one_sample(m, &s, now_ms() - t0, out);
-    if (st == CUCORE_OK && s.n > had) st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
+    st = cc_meas_sample(m, out->batch, &s.t[s.n]);
+    out->launches += out->batch;
+    if (st != CUCORE_OK) break;
+    s.mhz[s.n++] = -1;
+    clock_check(m, &s, t0, out);
+    if (s.n) st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
     if (st == CUCORE_OK && s.n) cucore_tune_screen_done(&out->stats, now_ms() - t0, o, &done);
   }
   if (s.mhz) out->sm_clock_mhz = cc_meas_median_clock(s.mhz, s.n);
