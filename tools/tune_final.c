@@ -72,7 +72,7 @@ static void retime(tune_ctx *c, finalist *f, size_t m) {
     tune_row *r = &c->rows[f[j].row];
     tune_group key = {.hash = r->cfg.compile_hash};
     const tune_group *g = bsearch(&key, c->groups, c->ngroups, sizeof key, by_hash);
-    if (!g || !g->obj || tune_kernel_of(c, g, &f[j].k, &f[j].a) != 0) f[j].k = NULL;
+    if (c->lost || !g || !g->obj || tune_kernel_of(c, g, &f[j].k, &f[j].a) != 0) f[j].k = NULL;
   }
   round_robin(c, f, m);
   for (size_t j = 0; j < m; j++) {
