@@ -4765,7 +4765,23 @@ typedef struct cucore_tune_timing_options {
                          0: no flush (a hot cache) */
   int batch;          /**< launches per sample; 0: one, or enough to reach ~50 us when the
                          untimed launch took under 20 us (launch overhead is not ranked) */
+  int mode;           /**< CUCORE_TUNE_LAUNCH_*: how the launches of a sample are made */
+  cucore_args *const *rotate; /**< nrotate more argument sets of k (each bound to its own copies
+                         of the buffers) cycled launch by launch with `args`, so the data a
+                         sample reads is past L2 without a flush; NULL: `args` only */
+  int nrotate;        /**< how many sets `rotate` holds (0..1000) */
+  int observe_clock;  /**< 1: the SM clock read through NVML (cucore_system_device_info)
+                         after a sample, at most every 10 ms; when the clocks are held down
+                         (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
+                         reading are discarded */
 } cucore_tune_timing_options;
+
+/** Launch modes of cucore_tune_timing_options::mode. */
+#define CUCORE_TUNE_LAUNCH_AUTO 0   /**< a graph of launches when one takes < 20 us, else one */
+#define CUCORE_TUNE_LAUNCH_SINGLE 1 /**< one launch between the events */
+#define CUCORE_TUNE_LAUNCH_BATCH 2  /**< `batch` launches back to back between the events */
+#define CUCORE_TUNE_LAUNCH_GRAPH 3  /**< `batch` launches captured once into a graph (per
+                                       configuration), each sample one replay */
 
 /** Defaults: 10 ms warm-up, >= 5 ms and >= 10 samples, <= 200 samples or 200 ms, noise 2 %,
  * no flush, automatic batch. */
@@ -4784,6 +4800,11 @@ typedef struct cucore_tune_timing {
   int batch;               /**< launches per sample */
   double first_ms;         /**< the untimed first launch, host clock (load included) */
   int launches;            /**< every launch made */
+  int mode;                /**< the CUCORE_TUNE_LAUNCH_* used (never AUTO) */
+  int sm_clock_mhz;        /**< the median SM clock over the kept samples; -1 not observed */
+  int throttled;           /**< samples discarded: the clocks were held down */
+  cucore_status clock_status; /**< why the clock was not observed (CUCORE_NOT_SUPPORTED
+                                 without NVML); CUCORE_OK when it was or was not asked */
 } cucore_tune_timing;
 
 /** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, warm-up

@@ -101,6 +101,7 @@ static void short_kernels_are_batched(void **state) {
     return;
   }
   assert_true(t.batch > 1);
+  assert_int_equal(t.mode, CUCORE_TUNE_LAUNCH_GRAPH); /* auto: a graph for a few us */
   assert_true(t.launches > t.batch * 10);
   assert_true(t.stats.median < 0.020); /* a few microseconds per launch, overhead amortised */
   cucore_object_destroy(obj);

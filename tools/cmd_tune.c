@@ -15,7 +15,8 @@ const char cmd_tune_help[] =
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
     "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
-    "                    [--poison] [--cache cold|hot] [--launch batch|single]\n"
+    "                    [--poison] [--cold flush|rotate|none] [--cache cold|hot]\n"
+    "                    [--launch-mode auto|single|batch|graph] [--launch batch|single]\n"
     "                    [--max-noise F] [--finalists N]\n"
     "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
     "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
@@ -49,8 +50,15 @@ const char cmd_tune_help[] =
     "restored from pristine copies and outputs zeroed (--poison: 0xff bytes); the outputs\n"
     "are compared with --expect, else with the first configuration that ran. A wrong answer,\n"
     "a launch error or a compile error is recorded and the tune goes on. Timing: one untimed\n"
-    "launch, warm-up by time, samples between events after writing 2 x L2 (--cache cold),\n"
-    "batches of launches for kernels under 20 us, until the noise is at most --max-noise;\n"
+    "launch, warm-up by time, samples between events after writing 2 x L2 (--cold flush)\n"
+    "or with the arguments cycled through copies past 2 x L2 (--cold rotate); kernels under\n"
+    "20 us as a graph of launches captured once per configuration and replayed (or a batch),\n"
+    "until the noise is at most --max-noise. With NVML the SM clock is read after each\n"
+    "sample: samples taken while the clocks were held down (power, thermal) are discarded\n"
+    "and the median clock recorded; without NVML the tune says so and goes on. A wrong\n"
+    "answer records the largest absolute and relative errors. A kernel fault (the context\n"
+    "is lost) records the configuration as \"fault\"; the device is reset, the buffers made\n"
+    "again, and the tune goes on with the next configuration.\n"
     "the best --finalists (and ties) are re-timed in interleaved rounds and ranked by median;\n"
     "a tie goes to the lower configuration number. Every result is appended to the store at\n"
     "once, keyed by the source, options, kernel, launch expressions, arguments and the\n"
@@ -118,9 +126,16 @@ const cli_opt cmd_tune_opts[] = {
              "element a configuration never writes fails it"},
     {.name = "--cache", .kind = CLI_OPT_CHOICE, TUNE_AT(cache_hot), .arg = "cold|hot",
      .help = "cold (default): 2 x L2 written before each sample; hot: back to back"},
+    {.name = "--cold", .kind = CLI_OPT_CHOICE, TUNE_AT(cold_mode), .arg = "flush|rotate|none",
+     .help = "flush (default): 2 x L2 written before each sample; rotate: the arguments\n"
+             "cycled through copies of every buffer past 2 x L2 (no flush); none: hot"},
+    {.name = "--launch-mode", .kind = CLI_OPT_CHOICE, TUNE_AT(launch_mode),
+     .arg = "auto|single|batch|graph",
+     .help = "auto (default): a graph of launches per sample when one takes < 20 us, else\n"
+             "one; single: one launch between the events; batch: back-to-back launches;\n"
+             "graph: launches captured once per configuration, one replay per sample"},
     {.name = "--launch", .kind = CLI_OPT_CHOICE, TUNE_AT(launch_single), .arg = "batch|single",
-     .help = "batch (default): several launches per sample when one takes < 20 us;\n"
-             "single: one launch between the events"},
+     .help = "older spelling: batch is --launch-mode auto, single --launch-mode single"},
     {.name = "--strategy", .kind = CLI_OPT_CHOICE, TUNE_AT(model_first),
      .arg = "exhaustive|model-first",
      .help = "exhaustive (default): measure as compiles finish; model-first: compile all,\n"

@@ -144,7 +144,12 @@ typedef struct run_expect {
   int ndim;               /* the target's shape, for multi-dimensional indices */
   uint64_t shape[RUN_MAX_DIMS];
   int exact;              /* 1: integers compared exactly (no tolerance given) */
+  double max_abs_err, max_rel_err; /* over the mismatches (inf: a NaN or infinity differs) */
 } run_expect;
+
+/* Keeps in *max_abs and *max_rel the largest errors of `got` against `want` so far: |got -
+ * want| and that over |want| (inf when want is 0, or a NaN or infinity differs). */
+void run_track_error(double got, double want, double *max_abs, double *max_rel);
 
 /* Everything the command line said. */
 typedef struct run_opts {

@@ -107,6 +107,14 @@ static int close_enough(double got, double want, double rtol, double atol) {
   return fabs(got - want) <= atol + rtol * fabs(want);
 }
 
+void run_track_error(double got, double want, double *max_abs, double *max_rel) {
+  double e = fabs(got - want);
+  if (isnan(e) || isinf(e)) e = INFINITY;
+  double rel = want != 0 && !isinf(e) ? e / fabs(want) : INFINITY;
+  if (e > *max_abs) *max_abs = e;
+  if (rel > *max_rel) *max_rel = rel;
+}
+
 int run_check_expects(run_opts *o) {
   int failed = 0;
   double rtol = o->has_rtol ? o->rtol : 1e-5, atol = o->has_atol ? o->atol : 1e-8;
@@ -123,6 +131,7 @@ int run_check_expects(run_opts *o) {
     e->count = t.count;
     e->mismatches = 0;
     e->shown = 0;
+    e->max_abs_err = e->max_rel_err = 0;
     e->ndim = t.shape && t.ndim > 1 ? t.ndim : 1;
     if (t.shape && t.ndim > 1) memcpy(e->shape, t.shape, (size_t)t.ndim * sizeof *t.shape);
     e->exact = !elem_is_float(t.type) && !o->has_rtol && !o->has_atol;
@@ -134,6 +143,8 @@ int run_check_expects(run_opts *o) {
       else
         same = close_enough(value_get(t.data, t.type, k), value_get(want, t.type, k), rtol, atol);
       if (same) continue;
+      run_track_error(value_get(t.data, t.type, k), value_get(want, t.type, k), &e->max_abs_err,
+                      &e->max_rel_err);
       if (e->shown < RUN_EXPECT_SHOWN) {
         e->bad_index[e->shown] = k;
         value_format(t.data, t.type, k, e->got[e->shown], sizeof e->got[0]);

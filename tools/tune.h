@@ -18,6 +18,8 @@ typedef struct tune_line {
   cli_list args, expects;
   double rtol, atol, max_noise;
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
+  int launch_mode;         /* --launch-mode: CUCORE_TUNE_LAUNCH_* (0 auto) */
+  int cold_mode;           /* --cold: TUNE_COLD_* */
   long long finalists;
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4, *plot;
@@ -25,6 +27,11 @@ typedef struct tune_line {
   double compile_timeout;  /* --compile-timeout S: compiles in child processes (0: in here) */
   double top_fraction;     /* --top-fraction F (0: all) */
 } tune_line;
+
+/* --cold flush|rotate|none (the order of its choices). */
+#define TUNE_COLD_FLUSH 0
+#define TUNE_COLD_ROTATE 1
+#define TUNE_COLD_NONE 2
 
 /* One configuration as the dry run reports it. */
 typedef struct tune_row {
@@ -41,6 +48,11 @@ typedef struct tune_row {
   int resumed;            /* 1: the result came from the store */
   cucore_tune_stats stats;
   int batch;
+  int mode;               /* the CUCORE_TUNE_LAUNCH_* it was timed with */
+  int sm_clock_mhz;       /* the median SM clock of its samples; -1 not observed */
+  int throttled;          /* samples discarded: the clocks were held down */
+  int has_error;          /* a mismatch: the largest errors below */
+  double max_abs_err, max_rel_err;
   int finalist;           /* 1: re-timed interleaved */
 } tune_row;
 
@@ -94,6 +106,11 @@ typedef struct tune_ctx {
   size_t best;             /* the row that won */
   size_t ties;             /* rows that tie with it */
   double t_start;          /* when measuring began (the progress line's ETA) */
+  struct tune_rot *rot;    /* --cold rotate: the copies (NULL: none) */
+  int observe_clock;       /* 1: NVML answers, the SM clock is read per sample */
+  unsigned resets;         /* device resets after kernel faults (kernels made again) */
+  size_t faults;           /* rows that faulted */
+  int lost;                /* 1: the device did not come back after a reset */
 } tune_ctx;
 
 /* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
@@ -124,6 +141,34 @@ int tune_kernel_of(tune_ctx *ctx, const tune_group *g, cucore_kernel **k, cucore
 /* The launch and the timing options of a row. */
 cucore_launch_config tune_launch_of(const tune_ctx *ctx, const tune_row *r);
 cucore_tune_timing_options tune_timing_of(const tune_ctx *ctx);
+
+/* ---- kernel faults (tune_recover.c) ---- */
+/* 1 when the device has faulted (every later call would fail). */
+int tune_device_faulted(tune_ctx *ctx);
+/* Row r recorded as "fault" (its detail kept after the reason). */
+void tune_mark_fault(tune_ctx *ctx, tune_row *r);
+/* Everything on the device let go, the device closed and opened again, the buffers made
+ * again; ctx->resets counted. 0, or -1 with ctx->lost set. */
+int tune_recover(tune_ctx *ctx, const tune_row *r);
+/* After a failed row r: on a fault, r marked and the device recovered. */
+void tune_after_row(tune_ctx *ctx, tune_row *r);
+/* The device after a fault (tune_check.c): let go and opened again, buffers made again. */
+int tune_dev_reopen(tune_ctx *ctx);
+
+/* ---- timing (tune_time.c) and --cold rotate (tune_rotate.c) ---- */
+/* Whether NVML answers for device 0 (else a note on stderr): ctx->observe_clock. */
+void tune_clock_probe(tune_ctx *ctx);
+/* Times row r (o from tune_timing_of) with the rotated argument sets when there are any. */
+cucore_status tune_time(tune_ctx *ctx, cucore_kernel *k, cucore_args *a, const tune_row *r,
+                        cucore_tune_timing_options *o, cucore_tune_timing *t);
+/* With --cold rotate: the copies past 2 x L2 (else a note, and the flush). */
+void tune_rotate_open(tune_ctx *ctx);
+void tune_rotate_close(tune_ctx *ctx);
+int tune_rotating(const tune_ctx *ctx);
+int tune_rotate_sets(const tune_ctx *ctx);
+/* The extra argument sets of group g's kernel k, each bound to its copies. 0 or -1. */
+int tune_rotate_bind(tune_ctx *ctx, const tune_group *g, cucore_kernel *k, cucore_args ***sets);
+void tune_rotate_unbind(const tune_ctx *ctx, cucore_args **sets);
 /* One runnable row: from the store, or reset, launched, verified, timed and stored. */
 void tune_measure_one(tune_ctx *ctx, cucore_kernel *k, cucore_args *a, tune_row *r);
 /* The progress line on a terminal. */
@@ -145,6 +190,7 @@ int tune_dev_verify(tune_ctx *ctx, tune_row *r);
 void tune_dev_close(tune_ctx *ctx);
 cucore_stream *tune_dev_stream(const tune_ctx *ctx);
 size_t tune_dev_l2(const tune_ctx *ctx);
+cucore_device *tune_dev_device(const tune_ctx *ctx);
 
 /* The measured part of the report (tune_result.c): the top 10 by median, the winner and
  * its ties, the `cucore run` command that reproduces it, the time split, the store. */

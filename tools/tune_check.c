@@ -15,6 +15,8 @@ struct tune_dev {
   cucore_device_props props;
   cucore_devptr *pristine;  /* per buffer: the initial contents of inputs and in-place ones */
   unsigned char **baseline; /* per buffer: the first configuration's outputs (host) */
+  unsigned char **initial;  /* per buffer: the initial contents of inputs and in-place ones
+                               (host), to make them again after a reset */
   int have_baseline;
   uint64_t baseline_index;
 };
@@ -23,6 +25,7 @@ static size_t buf_bytes(const run_buf *b) { return b->count * (size_t)elem_sizes
 
 cucore_stream *tune_dev_stream(const tune_ctx *c) { return c->dev->stream; }
 size_t tune_dev_l2(const tune_ctx *c) { return (size_t)c->dev->props.l2_cache_bytes; }
+cucore_device *tune_dev_device(const tune_ctx *c) { return c->dev->dev; }
 
 static cucore_status fill(struct tune_dev *d, run_buf *b, cucore_devptr *pristine) {
   size_t bytes = buf_bytes(b);
@@ -33,23 +36,67 @@ static cucore_status fill(struct tune_dev *d, run_buf *b, cucore_devptr *pristin
   return st;
 }
 
-int tune_dev_open(tune_ctx *c) {
-  struct tune_dev *d = calloc(1, sizeof *d);
-  if (!d) return cli_fail("tune", "the GPU", CUCORE_HOST_OUT_OF_MEMORY);
-  c->dev = d;
-  int n = c->o.nbufs;
-  d->pristine = calloc((size_t)(n ? n : 1), sizeof *d->pristine);
-  d->baseline = calloc((size_t)(n ? n : 1), sizeof *d->baseline);
-  if (!d->pristine || !d->baseline) return cli_fail("tune", "buffers", CUCORE_HOST_OUT_OF_MEMORY);
+/* Device 0 opened, a stream, every buffer made and filled from its host values. */
+static int open_device(tune_ctx *c) {
+  struct tune_dev *d = c->dev;
   cucore_status st = cucore_device_props_get(0, &d->props);
   if (st == CUCORE_OK) st = cucore_device_open(0, &d->dev);
   if (st == CUCORE_OK) st = cucore_stream_create(d->dev, CUCORE_STREAM_NON_BLOCKING, 0, &d->stream);
   if (st != CUCORE_OK) return cli_fail("tune", "opening the GPU", st);
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < c->o.nbufs; i++) {
     st = fill(d, &c->o.bufs[i], &d->pristine[i]);
+    if (st == CUCORE_OK) st = cucore_stream_synchronize(d->stream);
     if (st != CUCORE_OK) return cli_fail("tune", c->o.bufs[i].spec, st);
   }
   return 0;
+}
+
+/* Host copies of the initial contents of inputs and in-place buffers. */
+static int keep_initial(tune_ctx *c) {
+  for (int i = 0; i < c->o.nbufs; i++) {
+    const run_buf *b = &c->o.bufs[i];
+    if (b->role == ROLE_OUT) continue;
+    c->dev->initial[i] = malloc(buf_bytes(b) ? buf_bytes(b) : 1);
+    if (!c->dev->initial[i]) return cli_fail("tune", b->spec, CUCORE_HOST_OUT_OF_MEMORY);
+    memcpy(c->dev->initial[i], b->host, buf_bytes(b));
+  }
+  return 0;
+}
+
+int tune_dev_open(tune_ctx *c) {
+  struct tune_dev *d = calloc(1, sizeof *d);
+  if (!d) return cli_fail("tune", "the GPU", CUCORE_HOST_OUT_OF_MEMORY);
+  c->dev = d;
+  size_t n = (size_t)(c->o.nbufs ? c->o.nbufs : 1);
+  d->pristine = calloc(n, sizeof *d->pristine);
+  d->baseline = calloc(n, sizeof *d->baseline);
+  d->initial = calloc(n, sizeof *d->initial);
+  if (!d->pristine || !d->baseline || !d->initial)
+    return cli_fail("tune", "buffers", CUCORE_HOST_OUT_OF_MEMORY);
+  int rc = keep_initial(c);
+  return rc ? rc : open_device(c);
+}
+
+/* Every buffer, the stream and the device let go (the host data and the baseline kept). */
+static void close_device(tune_ctx *c) {
+  struct tune_dev *d = c->dev;
+  for (int i = 0; i < c->o.nbufs; i++) {
+    if (c->o.bufs[i].ptr) cucore_mem_free(d->dev, c->o.bufs[i].ptr);
+    if (d->pristine && d->pristine[i]) cucore_mem_free(d->dev, d->pristine[i]);
+    c->o.bufs[i].ptr = 0;
+    if (d->pristine) d->pristine[i] = 0;
+  }
+  cucore_stream_destroy(d->stream);
+  cucore_device_close(d->dev);
+  d->stream = NULL;
+  d->dev = NULL;
+}
+
+int tune_dev_reopen(tune_ctx *c) {
+  close_device(c);
+  for (int i = 0; i < c->o.nbufs; i++)
+    if (c->dev->initial[i]) memcpy(c->o.bufs[i].host, c->dev->initial[i], buf_bytes(&c->o.bufs[i]));
+  return open_device(c);
 }
 
 cucore_status tune_dev_reset(tune_ctx *c) {
@@ -89,6 +136,12 @@ static int same(const run_opts *o, elem_t t, const void *got, const void *want, 
   return fabs(g - w) <= atol + rtol * fabs(w);
 }
 
+static void set_error(tune_row *r, double abs_err, double rel_err) {
+  if (!r->has_error || abs_err > r->max_abs_err) r->max_abs_err = abs_err;
+  if (!r->has_error || rel_err > r->max_rel_err) r->max_rel_err = rel_err;
+  r->has_error = 1;
+}
+
 /* The outputs against the baseline's; 1 and r->detail when one differs. */
 static int against_baseline(tune_ctx *c, tune_row *r) {
   struct tune_dev *d = c->dev;
@@ -97,17 +150,18 @@ static int against_baseline(tune_ctx *c, tune_row *r) {
     run_buf *b = &c->o.bufs[i];
     if (!d->baseline[i]) continue;
     size_t bad = 0, first = 0;
-    double worst = 0;
+    double abs_err = 0, rel_err = 0;
     for (size_t k = 0; k < b->count; k++) {
       if (same(&c->o, b->type, b->host, d->baseline[i], k, rtol, atol)) continue;
       if (!bad++) first = k;
-      double e = fabs(value_get(b->host, b->type, k) - value_get(d->baseline[i], b->type, k));
-      if (e > worst || isnan(e)) worst = e;
+      run_track_error(value_get(b->host, b->type, k), value_get(d->baseline[i], b->type, k),
+                      &abs_err, &rel_err);
     }
     if (!bad) continue;
+    set_error(r, abs_err, rel_err);
     snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu differ from configuration "
-             "%llu's, first at [%zu], max error %g", b->label, bad, b->count,
-             (unsigned long long)d->baseline_index, first, worst);
+             "%llu's, first at [%zu], max abs error %g, max rel error %g", b->label, bad,
+             b->count, (unsigned long long)d->baseline_index, first, abs_err, rel_err);
     return 1;
   }
   return 0;
@@ -132,14 +186,16 @@ static int keep_baseline(tune_ctx *c, tune_row *r) {
 static int against_expects(tune_ctx *c, tune_row *r) {
   int failed = run_check_expects(&c->o);
   if (failed <= 0) return failed;
+  int said = 0;
   for (int i = 0; i < c->o.nexpects; i++) {
     const run_expect *e = &c->o.expects[i];
     if (!e->mismatches) continue;
+    set_error(r, e->max_abs_err, e->max_rel_err);
+    if (said++) continue;
     snprintf(r->detail, sizeof r->detail, "--expect %s: %zu of %zu differ, first at [%zu]: "
-             "got %s, want %s", e->target, e->mismatches, e->count,
-             e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
-             e->shown ? e->want[0] : "?");
-    break;
+             "got %s, want %s, max abs error %g, max rel error %g", e->target, e->mismatches,
+             e->count, e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
+             e->shown ? e->want[0] : "?", e->max_abs_err, e->max_rel_err);
   }
   return 1;
 }
@@ -174,15 +230,14 @@ int tune_dev_verify(tune_ctx *c, tune_row *r) {
 void tune_dev_close(tune_ctx *c) {
   struct tune_dev *d = c->dev;
   if (!d) return;
+  close_device(c);
   for (int i = 0; i < c->o.nbufs; i++) {
-    if (c->o.bufs[i].ptr) cucore_mem_free(d->dev, c->o.bufs[i].ptr);
-    if (d->pristine && d->pristine[i]) cucore_mem_free(d->dev, d->pristine[i]);
     if (d->baseline) free(d->baseline[i]);
+    if (d->initial) free(d->initial[i]);
   }
   free(d->pristine);
   free(d->baseline);
-  cucore_stream_destroy(d->stream);
-  cucore_device_close(d->dev);
+  free(d->initial);
   free(d);
   c->dev = NULL;
 }

@@ -39,19 +39,31 @@ static size_t candidates(const tune_ctx *c, size_t *rows, cucore_tune_stats *sta
   return n;
 }
 
+/* A finalist faulted: recorded so, the device reset, and no finalist re-timed (their kernels
+ * belonged to the lost context): their screening results stand. */
+static void faulted(tune_ctx *c, finalist *f, size_t m, finalist *x) {
+  tune_row *r = &c->rows[x->row];
+  snprintf(r->detail, sizeof r->detail, "%s", "while re-timed as a finalist");
+  tune_mark_fault(c, r);
+  tune_record_row(c, r);
+  tune_recover(c, r);
+  for (size_t j = 0; j < m; j++) {
+    cucore_args_destroy(f[j].a);
+    cucore_kernel_destroy(f[j].k);
+    f[j].a = NULL, f[j].k = NULL;
+  }
+}
+
 static void round_robin(tune_ctx *c, finalist *f, size_t m) {
   cucore_tune_timing_options o = tune_timing_of(c);
   o.warmup_ms = 1, o.screen_ms = 2, o.min_samples = 5, o.max_samples = 50, o.max_time_ms = 50;
   for (int round = 0; round < TUNE_ROUNDS; round++)
     for (size_t j = 0; j < m; j++) {
       finalist *x = &f[(j + (size_t)round) % m];
-      cucore_launch_config cfg = tune_launch_of(c, &c->rows[x->row]);
       cucore_tune_timing t;
-      double t0 = cli_now_ms();
-      x->med[round] = x->k && cucore_tune_time_launch(x->k, &cfg, x->a, &o, &t) == CUCORE_OK
-                          ? t.stats.median
-                          : c->rows[x->row].stats.median;
-      c->gpu_ms += cli_now_ms() - t0;
+      cucore_status st = x->k ? tune_time(c, x->k, x->a, &c->rows[x->row], &o, &t) : CUCORE_OK;
+      if (x->k && st != CUCORE_OK && tune_device_faulted(c)) faulted(c, f, m, x);
+      x->med[round] = x->k && st == CUCORE_OK ? t.stats.median : c->rows[x->row].stats.median;
     }
 }
 
@@ -60,7 +72,7 @@ static void retime(tune_ctx *c, finalist *f, size_t m) {
     tune_row *r = &c->rows[f[j].row];
     tune_group key = {.hash = r->cfg.compile_hash};
     const tune_group *g = bsearch(&key, c->groups, c->ngroups, sizeof key, by_hash);
-    if (!g || !g->obj || tune_kernel_of(c, g, &f[j].k, &f[j].a) != 0) f[j].k = NULL;
+    if (c->lost || !g || !g->obj || tune_kernel_of(c, g, &f[j].k, &f[j].a) != 0) f[j].k = NULL;
   }
   round_robin(c, f, m);
   for (size_t j = 0; j < m; j++) {

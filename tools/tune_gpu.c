@@ -4,6 +4,7 @@
  * and checks the outputs (a wrong answer is recorded, never timed), then times it
  * (cucore_tune_time_launch: warm-up by time, cold L2, batches for short kernels, until the
  * noise goal) and appends the result to the store. Failures are data: the tune goes on. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -58,8 +59,9 @@ static int open_store(tune_ctx *c) {
                               .options = canon, .kernel = l->kernel, .launch = launch,
                               .args = arg_specs(c, args, sizeof args), .params = params};
   cucore_tune_key(&f, c->key);
-  snprintf(timing, sizeof timing, "%s;%s;noise=%g", l->cache_hot ? "hot" : "cold",
-           l->launch_single ? "single" : "batch", l->max_noise);
+  cucore_tune_timing_options o = tune_timing_of(c);
+  const char *cold = o.l2_bytes ? "cold" : tune_rotating(c) ? "rotate" : "hot";
+  snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, l->max_noise);
   cucore_device_props props;
   cucore_device_props_get(0, &props);
   cucore_tune_fingerprint(&props, timing, c->device_fp, sizeof c->device_fp);
@@ -101,13 +103,23 @@ static void resume_row(tune_ctx *c, tune_row *r, const char *json) {
   r->stats.rel_stddev = field(json, "rel_stddev");
   r->stats.n = (size_t)field(json, "samples");
   r->batch = (int)field(json, "batch");
+  r->mode = (int)field(json, "mode");
+  r->sm_clock_mhz = strstr(json, "\"sm_clock_mhz\":") ? (int)field(json, "sm_clock_mhz") : -1;
+  r->throttled = (int)field(json, "throttled");
+  r->max_abs_err = field(json, "max_abs_err"), r->max_rel_err = field(json, "max_rel_err");
+  r->has_error = strcmp(r->status, "wrong-answer") == 0 && strstr(json, "\"max_abs_err\":");
   r->resumed = 1;
   snprintf(r->detail, sizeof r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
   c->resumed++;
 }
 
+/* An error as the store's JSON keeps it (infinite: the largest double). */
+static double stored_err(const tune_row *r, double e) {
+  return !r->has_error ? 0 : e < DBL_MAX ? e : DBL_MAX;
+}
+
 static void record(tune_ctx *c, const tune_row *r, const char *config) {
-  char res[1024], detail[400];
+  char res[1400], detail[400];
   size_t k = 0;
   for (const char *p = r->detail; *p && k + 2 < sizeof detail; p++) {
     if (*p == '"' || *p == '\\') detail[k++] = '\\';
@@ -116,9 +128,11 @@ static void record(tune_ctx *c, const tune_row *r, const char *config) {
   detail[k] = 0;
   snprintf(res, sizeof res, "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,"
            "\"p80_ms\":%.9g,\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
-           "\"occupancy\":%.6g,\"detail\":\"%s\"}", r->status, r->stats.median, r->stats.p20,
-           r->stats.p80, r->stats.rel_stddev, r->stats.n, r->batch, r->registers,
-           r->model.occupancy, detail);
+           "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
+           "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":\"%s\"}", r->status,
+           r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n, r->batch,
+           r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
+           stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), detail);
   if (cucore_tune_store_append(c->store, config, res) != CUCORE_OK)
     fprintf(stderr, "cucore tune: note: %s\n", cucore_last_error());
 }
@@ -131,14 +145,6 @@ cucore_launch_config tune_launch_of(const tune_ctx *c, const tune_row *r) {
   cfg.shared_bytes = (unsigned)r->cfg.smem;
   cfg.stream = tune_dev_stream(c);
   return cfg;
-}
-
-cucore_tune_timing_options tune_timing_of(const tune_ctx *c) {
-  cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
-  if (c->line->max_noise > 0) o.max_noise = c->line->max_noise;
-  o.l2_bytes = c->line->cache_hot ? 0 : tune_dev_l2(c);
-  o.batch = c->line->launch_single ? 1 : 0;
-  return o;
 }
 
 static void failed(tune_ctx *c, tune_row *r, const char *status, const char *detail) {
@@ -171,15 +177,14 @@ static void measure_row(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row 
   }
   cucore_tune_timing_options o = tune_timing_of(c);
   cucore_tune_timing t;
-  t0 = cli_now_ms();
-  st = cucore_tune_time_launch(k, &cfg, a, &o, &t);
-  c->gpu_ms += cli_now_ms() - t0;
+  st = tune_time(c, k, a, r, &o, &t);
   if (st != CUCORE_OK) {
     failed(c, r, "launch-error", cucore_last_error());
     return;
   }
   r->stats = t.stats;
   r->batch = t.batch;
+  r->mode = t.mode, r->sm_clock_mhz = t.sm_clock_mhz, r->throttled = t.throttled;
   snprintf(r->status, sizeof r->status, "ok");
   c->measured++;
 }
@@ -201,7 +206,12 @@ void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r
     resume_row(c, r, found);
     return;
   }
-  measure_row(c, k, a, r);
+  if (c->lost) {
+    failed(c, r, "device-lost", "not measured: the device did not come back after a fault");
+  } else {
+    measure_row(c, k, a, r);
+    tune_after_row(c, r); /* a fault: recorded as such, the device reset */
+  }
   record(c, r, config);
 }
 
@@ -228,10 +238,17 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
   int ok = g->ok && tune_kernel_of(c, g, &k, &a) == 0;
+  unsigned resets = c->resets;
   for (size_t i = 0; i < c->nrows; i++) {
     tune_row *r = &c->rows[i];
     if (r->cfg.compile_hash != g->hash || r->cfg.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
+    if (resets != c->resets) { /* the device was reset: the kernel and its arguments anew */
+      cucore_args_destroy(a);
+      cucore_kernel_destroy(k);
+      k = NULL, a = NULL, resets = c->resets;
+      ok = c->lost || tune_kernel_of(c, g, &k, &a) == 0;
+    }
     if (ok) tune_measure_one(c, k, a, r);
     else failed(c, r, "bind-error", cucore_last_error());
     tune_progress(c);
@@ -242,6 +259,7 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
 
 int tune_measure_all(tune_ctx *c) {
   int rc = tune_dev_open(c);
+  if (!rc) tune_clock_probe(c), tune_rotate_open(c);
   if (!rc) rc = open_store(c);
   c->keep_objects = 1;
   c->t_start = cli_now_ms();
@@ -256,6 +274,7 @@ int tune_measure_all(tune_ctx *c) {
   if (!c->line->json && isatty(2)) text_terminal_control("\r\033[K");
   if (!rc) tune_finalists(c); /* before the store closes: finalists are recorded again */
   tune_compile_finish(c);
+  tune_rotate_close(c);
   tune_dev_close(c);
   const char *path = "";
   if (c->store && cucore_tune_store_info(c->store, &path, &c->store_records, NULL) == CUCORE_OK)

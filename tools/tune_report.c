@@ -2,6 +2,7 @@
  * the compiles, one line per configuration past the restrictions (launch, resources, the
  * model's occupancy, waves and score, or why it cannot run), and the best ten by the model's
  * score; or all of it as one JSON object. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,32 @@ static void header(const tune_ctx *c) {
   printf("model: %zu rejected by the occupancy model\n", c->model_rejected);
 }
 
+static const char *const mode_names[] = {"auto", "single", "batch", "graph"};
+
+static const char *mode_name(int mode) { return mode >= 1 && mode <= 3 ? mode_names[mode] : "-"; }
+
+/* "| 0.0123 ms +-1.0% n=20 graph x50 @1755 MHz (2 throttled) | ok": a row's measurement. */
+static void measured_text(const tune_row *r) {
+  printf(" | %.4f ms +-%.1f%% n=%zu", r->stats.median, 100 * r->stats.rel_stddev, r->stats.n);
+  if (r->mode) printf(" %s x%d", mode_name(r->mode), r->batch);
+  if (r->sm_clock_mhz > 0) printf(" @%d MHz", r->sm_clock_mhz);
+  if (r->throttled) printf(" (%d throttled dropped)", r->throttled);
+  printf("%s%s | %s", r->finalist ? " (finalist)" : "", r->resumed ? " (stored)" : "", r->status);
+  if (r->has_error) printf(" (max abs error %g, max rel error %g)", r->max_abs_err, r->max_rel_err);
+  printf("%s%s\n", r->detail[0] ? ": " : "", r->detail);
+}
+
+static void measured_json(json_out *j, const tune_row *r) {
+  json_str(j, "launch_mode", r->mode ? mode_name(r->mode) : NULL);
+  if (r->sm_clock_mhz > 0) json_int(j, "sm_clock_mhz", r->sm_clock_mhz);
+  else json_num(j, "sm_clock_mhz", NAN); /* null: not observed */
+  json_int(j, "throttled_samples", r->throttled);
+  if (r->has_error) {
+    json_double(j, "max_abs_error", r->max_abs_err);
+    json_double(j, "max_rel_error", r->max_rel_err);
+  }
+}
+
 static void row_text(const tune_ctx *c, const tune_row *r) {
   char params[512];
   cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
@@ -54,10 +81,7 @@ static void row_text(const tune_ctx *c, const tune_row *r) {
            cucore_occupancy_limit_name(r->model.limit), r->model.waves,
            r->model.tail_efficiency, r->model.score, r->compile_ms,
            r->cache_hit ? " (cached)" : "");
-  if (r->status[0])
-    printf(" | %.4f ms +-%.1f%% n=%zu%s%s | %s%s%s\n", r->stats.median,
-           100 * r->stats.rel_stddev, r->stats.n, r->finalist ? " (finalist)" : "",
-           r->resumed ? " (stored)" : "", r->status, r->detail[0] ? ": " : "", r->detail);
+  if (r->status[0]) measured_text(r);
   else if (r->error[0]) printf(" | %s\n", r->error);
   else if (g->verdict != CUCORE_TUNE_RUNNABLE)
     printf(" | %s: %s\n", cucore_tune_verdict_name(g->verdict), g->reason);
@@ -143,6 +167,7 @@ static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
     json_int(j, "batch", r->batch);
     json_bool(j, "stored", r->resumed);
     json_bool(j, "finalist", r->finalist);
+    measured_json(j, r);
   }
   json_end_object(j);
 }

@@ -87,6 +87,8 @@ void tune_report_measured(const tune_ctx *c) {
   printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
          c->measured, c->resumed, c->wrong, c->failed);
   if (c->skipped) printf(", %zu skipped (--top-fraction)", c->skipped);
+  if (c->faults) printf(", %zu kernel faults (%u device resets%s)", c->faults, c->resets,
+                        c->lost ? ", then the device was lost" : "");
   printf("\n");
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n", c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000,
@@ -118,6 +120,9 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "from_store", c->resumed);
   json_uint(j, "wrong_answers", c->wrong);
   json_uint(j, "failed", c->failed);
+  json_uint(j, "faults", c->faults);
+  json_uint(j, "device_resets", c->resets);
+  json_bool(j, "device_lost", c->lost);
   json_uint(j, "skipped", c->skipped);
   json_begin_object(j, "time_s");
   json_num(j, "compile_wall", c->compile_wall_ms / 1000);

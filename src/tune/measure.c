@@ -1,13 +1,15 @@
 /*
  * measure.c -- timing one configuration on the GPU (cucore_tune_time_launch): an untimed
- * first launch (module load, lazy loading and first-touch stay out of the samples), warm-up
- * by time, then samples between two events, each after an L2 flush of twice the device's L2
- * written outside the events; batches of launches per sample for kernels of a few
- * microseconds, so launch overhead is not what is ranked; sampling stops by
- * cucore_tune_screen_done. Built on the public calls of the floors below.
+ * first launch (module load, lazy loading and first-touch stay out of the samples), the
+ * launch mode (kernels of a few microseconds: a graph of launches captured once and replayed,
+ * or a batch, so launch overhead is not what is ranked), warm-up by time, then samples
+ * between two events, each after an L2 flush of twice the device's L2 written outside the
+ * events (or with the argument sets rotated), samples taken while the clocks were held down
+ * discarded; sampling stops by cucore_tune_screen_done. Built on the public calls of the
+ * floors below; the samples are in measure_sample.c.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "tune/space.h"
+#include "tune/measure.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -15,42 +17,12 @@
 #define CC_TUNE_SHORT_MS 0.020  /* launches under 20 us are batched */
 #define CC_TUNE_BATCH_MS 0.050  /* to about 50 us per sample */
 #define CC_TUNE_BATCH_MAX 1000
-
-typedef struct meas {
-  cucore_kernel *k;
-  const cucore_launch_config *cfg;
-  cucore_args *args;
-  cucore_device *dev;
-  cucore_event *e0, *e1;
-  cucore_devptr flush;
-  size_t flush_words;
-} meas;
+#define CC_TUNE_CLOCK_MS 10.0   /* the SM clock read at most this often */
 
 static double now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static cucore_status launches(meas *m, int n) {
-  cucore_status st = CUCORE_OK;
-  for (int i = 0; i < n && st == CUCORE_OK; i++) st = cucore_launch(m->k, m->cfg, m->args);
-  return st;
-}
-
-/* One sample: flush, then `batch` launches between the events; the time per launch. */
-static cucore_status sample(meas *m, int batch, double *ms) {
-  cucore_stream *s = m->cfg->stream;
-  cucore_status st = CUCORE_OK;
-  if (m->flush) st = cucore_memset_d32(m->dev, m->flush, 0x5a5a5a5au, m->flush_words, s);
-  if (st == CUCORE_OK) st = cucore_event_record(m->e0, s);
-  if (st == CUCORE_OK) st = launches(m, batch);
-  if (st == CUCORE_OK) st = cucore_event_record(m->e1, s);
-  if (st == CUCORE_OK) st = cucore_event_synchronize(m->e1);
-  float f = 0;
-  if (st == CUCORE_OK) st = cucore_event_elapsed_ms(m->e0, m->e1, &f);
-  *ms = (double)f / batch;
-  return st;
 }
 
 static cucore_status check_options(const cucore_tune_timing_options *o) {
@@ -62,50 +34,104 @@ static cucore_status check_options(const cucore_tune_timing_options *o) {
       o->batch < 0 || o->batch > CC_TUNE_BATCH_MAX)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_time_launch: times and noise must be "
                    ">= 0 and batch 0..%d", CC_TUNE_BATCH_MAX);
+  if (o->mode < CUCORE_TUNE_LAUNCH_AUTO || o->mode > CUCORE_TUNE_LAUNCH_GRAPH ||
+      o->nrotate < 0 || o->nrotate > CC_TUNE_BATCH_MAX || (o->nrotate && !o->rotate))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_time_launch: mode %d and nrotate %d: "
+                   "expected a CUCORE_TUNE_LAUNCH_* and 0..%d sets in rotate", o->mode,
+                   o->nrotate, CC_TUNE_BATCH_MAX);
   return CUCORE_OK;
 }
 
-/* The untimed launch, the batch size, and the warm-up by time. */
-static cucore_status first_and_warmup(meas *m, const cucore_tune_timing_options *o,
+/* The mode and the launches per sample, from the untimed launch's estimate `one` (ms). */
+static void choose_mode(const cucore_tune_timing_options *o, double one, cucore_tune_timing *out) {
+  int sets = o->rotate ? o->nrotate + 1 : 1;
+  out->mode = o->mode ? o->mode : one < CC_TUNE_SHORT_MS ? CUCORE_TUNE_LAUNCH_GRAPH
+                                                          : CUCORE_TUNE_LAUNCH_SINGLE;
+  out->batch = o->batch ? o->batch : 1;
+  if (out->mode == CUCORE_TUNE_LAUNCH_SINGLE) out->batch = 1;
+  else if (!o->batch) {
+    double n = CC_TUNE_BATCH_MS / (one > 1e-4 ? one : 1e-4);
+    out->batch = n > CC_TUNE_BATCH_MAX ? CC_TUNE_BATCH_MAX : (int)n + 1;
+  }
+  if (out->mode != CUCORE_TUNE_LAUNCH_SINGLE && out->batch < sets) out->batch = sets;
+}
+
+/* The untimed launch, the mode (a graph captured once), and the warm-up by time. */
+static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_options *o,
                                       cucore_tune_timing *out) {
   double t0 = now_ms();
-  cucore_status st = launches(m, 1);
+  cucore_status st = cc_meas_launches(m, 1);
   if (st == CUCORE_OK) st = cucore_stream_synchronize(m->cfg->stream);
   out->first_ms = now_ms() - t0;
   out->launches = 1;
   double one = 0;
-  if (st == CUCORE_OK) st = sample(m, 1, &one); /* an estimate, not a sample */
+  if (st == CUCORE_OK) st = cc_meas_sample(m, 1, &one); /* an estimate, not a sample */
   out->launches++;
-  out->batch = o->batch ? o->batch : 1;
-  if (!o->batch && one < CC_TUNE_SHORT_MS) {
-    double n = CC_TUNE_BATCH_MS / (one > 1e-4 ? one : 1e-4);
-    out->batch = n > CC_TUNE_BATCH_MAX ? CC_TUNE_BATCH_MAX : (int)n + 1;
+  choose_mode(o, one, out);
+  if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
+    st = cc_meas_capture(m, out->batch);
+    if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT && !o->mode) { /* auto: a batch then */
+      out->mode = CUCORE_TUNE_LAUNCH_BATCH;
+      st = cucore_stream_synchronize(m->cfg->stream);
+    }
   }
-  for (t0 = now_ms(); st == CUCORE_OK && now_ms() - t0 < o->warmup_ms; out->launches++)
-    st = sample(m, 1, &one);
-  return st;
-}
-
-static cucore_status screen(meas *m, const cucore_tune_timing_options *o,
-                            cucore_tune_timing *out) {
-  double *t = cc_malloc((size_t)o->max_samples * sizeof *t, "timing samples");
-  if (!t) return CUCORE_HOST_OUT_OF_MEMORY;
-  cucore_status st = CUCORE_OK;
-  double t0 = now_ms();
-  int done = 0;
-  size_t n = 0;
-  while (st == CUCORE_OK && !done) {
-    st = sample(m, out->batch, &t[n++]);
+  for (t0 = now_ms(); st == CUCORE_OK && now_ms() - t0 < o->warmup_ms;) {
+    st = cc_meas_sample(m, out->batch, &one);
     out->launches += out->batch;
-    if (st == CUCORE_OK) st = cucore_tune_stats_compute(t, n, &out->stats);
-    if (st == CUCORE_OK) cucore_tune_screen_done(&out->stats, now_ms() - t0, o, &done);
   }
-  free(t);
   return st;
 }
 
-static cucore_status setup(meas *m, const cucore_tune_timing_options *o) {
+typedef struct samples {
+  double *t;
+  int *mhz;
+  size_t n;
+  size_t since;     /* the first sample the clock has not been read for */
+  double last_read; /* when it was last read (ms) */
+} samples;
+
+/* The SM clock, read at most every CC_TUNE_CLOCK_MS (NVML's queries cost more than a short
+ * sample): when the clocks are held down, the samples since the previous reading are dropped
+ * (while that leaves time and samples), else they get the clock read. */
+static void clock_check(cc_meas *m, samples *s, double t0, cucore_tune_timing *out) {
+  double now = now_ms();
+  if (!m->o->observe_clock || now - s->last_read < CC_TUNE_CLOCK_MS) return;
+  s->last_read = now;
+  int mhz = -1;
+  if (cc_meas_throttled(m, out, &mhz) && out->throttled < m->o->max_samples &&
+      now - t0 < m->o->max_time_ms) {
+    out->throttled += (int)(s->n - s->since);
+    s->n = s->since;
+    return;
+  }
+  for (size_t i = s->since; i < s->n; i++) s->mhz[i] = mhz;
+  s->since = s->n;
+}
+
+static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
+                            cucore_tune_timing *out) {
+  samples s = {cc_malloc((size_t)o->max_samples * sizeof *s.t, "timing samples"),
+               cc_malloc((size_t)o->max_samples * sizeof *s.mhz, "clock samples"), 0, 0, 0};
+  cucore_status st = s.t && s.mhz ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+  double t0 = now_ms();
+  for (int done = 0; st == CUCORE_OK && !done;) {
+    st = cc_meas_sample(m, out->batch, &s.t[s.n]);
+    out->launches += out->batch;
+    if (st != CUCORE_OK) break;
+    s.mhz[s.n++] = -1;
+    clock_check(m, &s, t0, out);
+    if (s.n) st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
+    if (st == CUCORE_OK && s.n) cucore_tune_screen_done(&out->stats, now_ms() - t0, o, &done);
+  }
+  if (s.mhz) out->sm_clock_mhz = cc_meas_median_clock(s.mhz, s.n);
+  free(s.t);
+  free(s.mhz);
+  return st;
+}
+
+static cucore_status setup(cc_meas *m, const cucore_tune_timing_options *o) {
   cucore_status st = cucore_stream_device(m->cfg->stream, &m->dev);
+  if (st == CUCORE_OK) st = cucore_device_ordinal(m->dev, &m->ordinal);
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e0);
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e1);
   m->flush_words = o->l2_bytes * 2 / 4;
@@ -129,10 +155,12 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   *out = zero;
   cucore_status st = check_options(o);
   if (st != CUCORE_OK) return st;
-  meas m = {k, cfg, args, NULL, NULL, NULL, 0, 0};
+  out->sm_clock_mhz = -1;
+  cc_meas m = {.k = k, .cfg = cfg, .args = args, .o = o};
   st = setup(&m, o);
   if (st == CUCORE_OK) st = first_and_warmup(&m, o, out);
   if (st == CUCORE_OK) st = screen(&m, o, out);
+  cucore_graph_exec_destroy(m.exec);
   if (m.flush) cucore_mem_free(m.dev, m.flush);
   cucore_event_destroy(m.e0);
   cucore_event_destroy(m.e1);

@@ -3,7 +3,9 @@
 # construction, verification against --expect and against the first configuration, an
 # in-place kernel whose data is restored before every check, two configurations that each
 # write only half of the output (both must fail), the store resumed with nothing measured
-# twice, and the winner reproduced with the printed `cucore run` command.
+# twice, and the winner reproduced with the printed `cucore run` command; kernels of a few us
+# timed as a graph (auto) faster per launch than single launches, --cold rotate, the SM clock
+# from NVML, and configurations that fault recorded as faults with the tune going on.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
 dir=$(mktemp -d)
@@ -30,6 +32,11 @@ extern "C" __global__ void work(float *y, int n) {
 extern "C" __global__ void inc(float *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] += 1.0f;
+}
+extern "C" __global__ void oops(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (BAD && i == 0) *(volatile float *)8 = 1.0f; /* an illegal address: the context is lost */
+  if (i < n) y[i] = 3.0f;
 }
 extern "C" __global__ void half(float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -107,4 +114,39 @@ assert d["wrong_answers"] == 2 and d["configs"][d["best"]["index"]]["params"]["P
 run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel half --param PART=0,1 \
   --problem-size 4096 --arg out:f32[4096] --arg i32:4096 --poison --fresh
 check "poison: never-written elements fail both" [ "$rc" -eq 1 ] && has "$out" "never written"
+
+# A kernel of a few us: auto times it as a graph of launches, cheaper per launch than single
+# launches between events; the SM clock comes from NVML.
+tinyt() { run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel inc --param block_size_x=64,128 \
+  --problem-size 256 --arg inout:f32[256]=0 --arg i32:256 --finalists 0 --fresh --json "$@"; }
+tinyt
+graph="$out"
+tinyt --launch-mode single
+check "graph mode: auto picks it for a tiny kernel, the clock recorded, <= single launches" python3 -c '
+import json, sys
+g, s = (json.loads(open(f).read()) for f in sys.argv[1:])
+for c in g["configs"]:
+    assert c["status"] == "ok" and c["launch_mode"] == "graph" and c["batch"] > 1, c
+    assert c["sm_clock_mhz"] is None or c["sm_clock_mhz"] > 100, c
+for a, b in zip(g["configs"], s["configs"]):
+    assert b["launch_mode"] == "single", b
+    assert a["median_ms"] <= b["median_ms"] * 1.1, (a["median_ms"], b["median_ms"])
+' <(printf '%s' "$graph") <(printf '%s' "$out")
+tunew --cold rotate --finalists 0 --fresh --json
+check "--cold rotate: exit 0, REPS=1 still wins" [ "$rc" -eq 0 ] && python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["configs"][d["best"]["index"]]["params"]["REPS"] == 1, d["best"]' <<<"$out"
+
+# BAD=1 faults (an illegal address): recorded as a fault, the device reset, the rest verified.
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel oops --param BAD=1,0 \
+  --param block_size_x=128,256 --problem-size 4096 --arg out:f32[4096] --arg i32:4096 \
+  --expect 0=3 --json
+check "faults: exit 0, 2 faults, 2 resets, the other 2 verified" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = sorted((c["params"]["BAD"], c["status"]) for c in d["configs"])
+assert st == [(0, "ok"), (0, "ok"), (1, "fault"), (1, "fault")], st
+assert d["faults"] == 2 and d["device_resets"] == 2 and not d["device_lost"], d
+' <<<"$out"
 finish

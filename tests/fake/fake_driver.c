@@ -4,6 +4,10 @@
  * cuGetProcAddress_v2. CUCORE_FAKE_FAIL_AT=N makes the Nth counted call fail with
  * CUCORE_FAKE_FAIL_CODE (a CUresult, default 2 = out of memory); fake_calls() and
  * fake_failed_call() (dlsym) say how many calls were counted and which one failed.
+ * CUCORE_FAKE_FAULT_BLOCK=N: a launch (not captured) with blockDim.x N "faults" as a real
+ * kernel does: it returns success, and from then on every stream, event, memory, launch,
+ * graph and context-synchronize call fails with CUDA_ERROR_ILLEGAL_ADDRESS (a sticky error)
+ * until the primary context's last reference is released (which resets it).
  *
  * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
  * context, make streams and events, allocate "device" memory (host memory underneath, so copies
@@ -34,11 +38,32 @@ static CUresult fail_code = CUDA_ERROR_OUT_OF_MEMORY;
 static char failed_name[128];
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;
 
+static long fault_block = -1;  /* CUCORE_FAKE_FAULT_BLOCK */
+static _Atomic int faulted;    /* 1: the primary context has a sticky error */
+
 static void read_control(void) {
   const char *n = getenv("CUCORE_FAKE_FAIL_AT");
   const char *c = getenv("CUCORE_FAKE_FAIL_CODE");
+  const char *f = getenv("CUCORE_FAKE_FAULT_BLOCK");
   if (n && *n) fail_at = atol(n);
   if (c && *c) fail_code = (CUresult)atoi(c);
+  if (f && *f) fault_block = atol(f);
+}
+
+/* After a fault: the calls that need a working context fail. */
+static int sticky(const char *name) {
+  static const char *const prefixes[] = {"cuStream", "cuEvent", "cuMem", "cuLaunch", "cuGraph",
+                                         "cuCtxSynchronize"};
+  if (!atomic_load(&faulted)) return 0;
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+    if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return 1;
+  return 0;
+}
+
+/* A launch with the faulting block size: the context is lost (the launch itself succeeds). */
+static void maybe_fault(unsigned block_x) {
+  pthread_once(&control_once, read_control);
+  if (fault_block >= 0 && (long)block_x == fault_block) atomic_store(&faulted, 1);
 }
 
 EXPORT long fake_calls(void);
@@ -65,6 +90,7 @@ static int should_fail(const char *name) {
 #define CALL(name)                                                                               \
   do {                                                                                         \
     if (should_fail(#name)) return fail_code;                                                  \
+    if (sticky(#name)) return CUDA_ERROR_ILLEGAL_ADDRESS;                                      \
   } while (0)
 
 /* ---- objects ------------------------------------------------------------------------------ */
@@ -231,7 +257,7 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
 static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
   (void)d;
   CALL(cuDevicePrimaryCtxRelease);
-  atomic_fetch_sub(&primary.refs, 1);
+  if (atomic_fetch_sub(&primary.refs, 1) == 1) atomic_store(&faulted, 0); /* reset */
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active) {
@@ -624,10 +650,12 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
   CALL(cuLaunchKernel);
   if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
-  if (is_named_stream(s) && ((fake_stream *)s)->capturing)
+  if (is_named_stream(s) && ((fake_stream *)s)->capturing) {
     atomic_fetch_add(&((fake_stream *)s)->capturing->nodes, 1);
-  else
+  } else {
     atomic_fetch_add(&launches, 1);
+    maybe_fault(bx);
+  }
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
@@ -638,6 +666,7 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, voi
     return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
   atomic_fetch_add(&launches, 1);
+  maybe_fault(c->blockDimX);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data) {

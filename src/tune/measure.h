@@ -1,0 +1,37 @@
+/* measure.h -- the parts of cucore_tune_time_launch (measure.c) shared with the samples
+ * (measure_sample.c): the launches of one configuration (single, a batch, or one replay of a
+ * graph of them), argument sets rotated launch by launch, the L2 flush, and the SM clock
+ * observed after each sample. Private to src/tune. */
+#ifndef CUCORE_TUNE_MEASURE_H
+#define CUCORE_TUNE_MEASURE_H
+
+#include "tune/space.h"
+
+typedef struct cc_meas {
+  cucore_kernel *k;
+  const cucore_launch_config *cfg;
+  cucore_args *args;
+  const cucore_tune_timing_options *o;
+  cucore_device *dev;
+  int ordinal;             /* the device's, for the SM clock */
+  cucore_event *e0, *e1;
+  cucore_devptr flush;
+  size_t flush_words;
+  int next;                /* the argument set of the next launch (0: args, i: rotate[i-1]) */
+  cucore_graph_exec *exec; /* CUCORE_TUNE_LAUNCH_GRAPH: `batch` launches captured once */
+} cc_meas;
+
+/* n launches, the argument sets cycled. */
+cucore_status cc_meas_launches(cc_meas *m, int n);
+/* Captures n launches (the sets cycled) into m->exec. */
+cucore_status cc_meas_capture(cc_meas *m, int n);
+/* One sample: the flush, then `batch` launches (or one replay of m->exec) between the events;
+ * the time per launch in *ms. */
+cucore_status cc_meas_sample(cc_meas *m, int batch, double *ms);
+/* After a sample: the SM clock in *mhz (-1 unknown) and 1 when the clocks were held down.
+ * A failed read stops observing (out->clock_status says why). */
+int cc_meas_throttled(cc_meas *m, cucore_tune_timing *out, int *mhz);
+/* The median of the known clocks (-1 when none). */
+int cc_meas_median_clock(int *mhz, size_t n);
+
+#endif
