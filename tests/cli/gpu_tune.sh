@@ -22,6 +22,9 @@ cat >"$dir/k.cu" <<'CU'
 #ifndef PART
 #define PART 2
 #endif
+#ifndef BAD
+#define BAD 0
+#endif
 extern "C" __global__ void work(float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
