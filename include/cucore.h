@@ -4434,7 +4434,9 @@ CUCORE_API cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t byt
 /** Grows the buffer to `bytes`, keeping its address and its contents: new physical memory is
  * mapped after the existing memory, in the reserved range or, past it, in a range reserved
  * right after it. The record of the buffer grows with it. `bytes` not above the current size
- * changes nothing.
+ * changes nothing. Not thread-safe for one buffer: grow, destroy and cucore_vmm_buffer_address()
+ * of the same buffer must not run at once (different buffers may); kernels and copies already
+ * using the old range may run during a grow, since the address does not move.
  * @retval CUCORE_DEVICE_OUT_OF_MEMORY no physical memory for the growth, or the addresses
  *         after the reserved range are taken (the message says which, and to reserve more up
  *         front); the buffer is unchanged either way. */
