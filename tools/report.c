@@ -1,5 +1,7 @@
-/* report.c -- how every verb reports a failure or a usage error on stderr. */
+/* report.c -- how every verb reports a failure or a usage error on stderr, and the clock
+ * the verbs time their steps with. */
 #include <stdarg.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -17,4 +19,10 @@ int cli_usage(const char *verb, const char *fmt, ...) {
   fprintf(stderr, "\n");
   va_end(ap);
   return CLI_EXIT_USAGE;
+}
+
+double cli_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }

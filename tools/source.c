@@ -85,12 +85,6 @@ static cucore_code_type type_from_name(const char *file) {
   return CUCORE_CODE_AUTO;
 }
 
-double cli_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Sources that must be text: CUDA C++, PTX, NVVM IR text (.bc is bitcode, binary). */
 static int is_text_source(const char *file) {
   const char *dot = strrchr(file, '.');

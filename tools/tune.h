@@ -211,4 +211,7 @@ double tune_model_agreement(const tune_ctx *ctx, size_t *count);
 /* Prints the dry run's report (text or JSON) on stdout. */
 void tune_report(const tune_ctx *ctx);
 
+/* tune_one.c: a row failed with `status` and why (counted). */
+void tune_row_failed(tune_ctx *c, tune_row *r, const char *status, const char *detail);
+
 #endif

@@ -6,6 +6,16 @@
 
 #include "tune.h"
 
+cucore_launch_config tune_launch_of(const tune_ctx *c, const tune_row *r) {
+  cucore_launch_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  memcpy(cfg.grid, r->cfg.grid, sizeof cfg.grid);
+  memcpy(cfg.block, r->cfg.block, sizeof cfg.block);
+  cfg.shared_bytes = (unsigned)r->cfg.smem;
+  cfg.stream = tune_dev_stream(c);
+  return cfg;
+}
+
 void tune_clock_probe(tune_ctx *c) {
   cucore_system_info info;
   cucore_status st = cucore_system_device_info(0, &info);

@@ -16,27 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cc_cache_parse_size(const char *s, uint64_t *out) {
-  *out = 0;
-  if (s[0] < '0' || s[0] > '9') return -1; /* no sign, no blanks */
-  char *end = NULL;
-  errno = 0;
-  unsigned long long n = strtoull(s, &end, 10);
-  if (errno == ERANGE) return -2;
-  uint64_t mult = 1;
-  switch (*end) {
-  case 'k': case 'K': mult = 1024ull; end++; break;
-  case 'm': case 'M': mult = 1024ull * 1024; end++; break;
-  case 'g': case 'G': mult = 1024ull * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
-  if (*end) return -1;
-  if (n > UINT64_MAX / mult) return -2;
-  *out = (uint64_t)n * mult;
-  return 0;
-}
-
 /* Appends "; " and the formatted text to msg. */
 static void add(char *msg, size_t cap, const char *fmt, ...) CC_PRINTF(3, 4);
 static void add(char *msg, size_t cap, const char *fmt, ...) {

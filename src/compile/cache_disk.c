@@ -88,6 +88,27 @@ static void default_dir(cc_cache_settings *s) {
     s->dir_from = NULL;
 }
 
+int cc_cache_parse_size(const char *s, uint64_t *out) {
+  *out = 0;
+  if (s[0] < '0' || s[0] > '9') return -1; /* no sign, no blanks */
+  char *end = NULL;
+  errno = 0;
+  unsigned long long n = strtoull(s, &end, 10);
+  if (errno == ERANGE) return -2;
+  uint64_t mult = 1;
+  switch (*end) {
+  case 'k': case 'K': mult = 1024ull; end++; break;
+  case 'm': case 'M': mult = 1024ull * 1024; end++; break;
+  case 'g': case 'G': mult = 1024ull * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
+  if (*end) return -1;
+  if (n > UINT64_MAX / mult) return -2;
+  *out = (uint64_t)n * mult;
+  return 0;
+}
+
 void cc_cache_settings_get(cc_cache_settings *s) {
   memset(s, 0, sizeof *s);
   pthread_mutex_lock(&settings_lock);

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "graph/graph.h"
+#include "memory/memory.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -85,10 +86,17 @@ void cc_graph_node_free(cucore_graph_node *n) {
 
 void cc_graph_retain(void *p) { atomic_fetch_add(&((cucore_graph *)p)->refs, 1); }
 
+/* The graph's allocations (allocation nodes) leave the memory registry with the graph. */
+static void graph_mem_forget(cucore_graph *g) {
+  for (int i = 0; g->mem_nodes && i < g->node_count; i++)
+    if (g->nodes[i]->type == CUCORE_GRAPH_NODE_MEM_ALLOC)
+      (void)cc_reg_remove(&cc_mem_registry, g->nodes[i]->mem_ptr);
+}
+
 void cc_graph_release(void *p) {
   cucore_graph *g = p;
   if (!g || atomic_fetch_sub(&g->refs, 1) != 1) return;
-  cc_graph_mem_forget(g);
+  graph_mem_forget(g);
   for (int i = 0; i < g->node_count; i++) cc_graph_node_free(g->nodes[i]);
   free(g->nodes);
   for (int i = 0; i < g->body_count; i++) cc_handle_retire(g->bodies[i], CC_KIND_GRAPH);

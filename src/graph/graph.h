@@ -103,7 +103,5 @@ cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const cha
 /* Every allocation node of `g` has a free node in it (graph memory stays inside its graph):
  * else CUCORE_INVALID_ARGUMENT naming the node. */
 cucore_status cc_graph_mem_check_freed(const cucore_graph *g, const char *fn);
-/* Removes the records of the allocations of `g`'s allocation nodes (the graph is going). */
-void cc_graph_mem_forget(cucore_graph *g);
 
 #endif

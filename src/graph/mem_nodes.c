@@ -196,9 +196,3 @@ cucore_status cc_graph_mem_check_freed(const cucore_graph *g, const char *fn) {
   }
   return CUCORE_OK;
 }
-
-void cc_graph_mem_forget(cucore_graph *g) {
-  for (int i = 0; g->mem_nodes && i < g->node_count; i++)
-    if (g->nodes[i]->type == CUCORE_GRAPH_NODE_MEM_ALLOC)
-      (void)cc_reg_remove(&cc_mem_registry, g->nodes[i]->mem_ptr);
-}

@@ -5,7 +5,8 @@
  * explains), in a ring of the process's newest messages (cucore_driver_log_read), and handed to
  * the user's forward callback. The driver calls back on the thread whose call it logs, during
  * that call; a thread's message older than a second is not taken for a failure (it belongs to
- * a call that failed earlier and was absorbed).
+ * a call that failed earlier and was absorbed). The public calls over this state are in
+ * driver_log_api.c, above the driver's loading and its errors.
  */
 #define _GNU_SOURCE
 #include "loader/loader.h"
@@ -84,25 +85,9 @@ size_t cc_driver_log_take(char *buf, size_t cap) {
   return strlen(buf);
 }
 
-/* The driver is loaded and its log registered, or the failure saying why not. */
-static cucore_status need_log(void) {
-  cucore_status st = cc_driver_load();
-  if (st != CUCORE_OK) return st;
-  if (CC_LIKELY(atomic_load(&registered))) return CUCORE_OK;
-  st = CC_DRV_REQUIRE(cuLogsRegisterCallback);
-  if (st != CUCORE_OK) return st;
-  return cc_fail_cu(register_result, "cuLogsRegisterCallback",
-                    "the driver's log could not be registered when the driver loaded");
-}
-
-cucore_status cucore_driver_log_available(int *available) {
-  cc_begin();
-  CC_CHECK_ARG(available, "cucore_driver_log_available", "available");
-  *available = 0;
-  cucore_status st = cc_driver_load();
-  if (st != CUCORE_OK) return st;
-  *available = atomic_load(&registered);
-  return CUCORE_OK;
+int cc_driver_log_registered(CUresult *why) {
+  *why = register_result;
+  return atomic_load(&registered);
 }
 
 /* The first kept message whose lines, with those after it, fit `cap` bytes; *needed is the
@@ -123,13 +108,7 @@ static unsigned long long first_fitting(size_t cap, size_t *needed) {
   return start;
 }
 
-cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed) {
-  cc_begin();
-  if (buf == NULL && cap > 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_driver_log_read: `buf` is NULL and `cap` "
-                                            "is %zu (a NULL buf needs cap 0)", cap);
-  cucore_status st = need_log();
-  if (st != CUCORE_OK) return st;
+size_t cc_driver_log_copy(char *buf, size_t cap) {
   pthread_mutex_lock(&log_lock);
   size_t all = 0, o = 0;
   unsigned long long start = first_fitting(cap, &all);
@@ -137,41 +116,21 @@ cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed) {
     o += (size_t)snprintf(buf + o, cap - o, "%s\n", ring[i % LOG_KEEP].text);
   pthread_mutex_unlock(&log_lock);
   if (cap > 0) buf[o] = '\0';
-  if (needed) *needed = all;
-  return CUCORE_OK;
+  return all;
 }
 
-cucore_status cucore_driver_log_last(char *buf, size_t cap) {
-  cc_begin();
-  CC_CHECK_ARG(buf, "cucore_driver_log_last", "buf");
-  if (cap == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_driver_log_last: `cap` is 0 (the "
-                                            "message needs at least its NUL)");
-  buf[0] = '\0';
-  cucore_status st = need_log();
-  if (st != CUCORE_OK) return st;
-  snprintf(buf, cap, "%s", tls_log.text);
-  return CUCORE_OK;
-}
+void cc_driver_log_last_text(char *buf, size_t cap) { snprintf(buf, cap, "%s", tls_log.text); }
 
-cucore_status cucore_driver_log_forward(cucore_driver_log_fn fn, void *user) {
-  cc_begin();
-  cucore_status st = need_log();
-  if (st != CUCORE_OK) return st;
+void cc_driver_log_set_forward(cucore_driver_log_fn fn, void *user) {
   pthread_mutex_lock(&log_lock);
   forward_fn = fn;
   forward_user = fn ? user : NULL;
   pthread_mutex_unlock(&log_lock);
-  return CUCORE_OK;
 }
 
-cucore_status cucore_driver_log_clear(void) {
-  cc_begin();
-  cucore_status st = need_log();
-  if (st != CUCORE_OK) return st;
+void cc_driver_log_reset(void) {
   pthread_mutex_lock(&log_lock);
   ring_total = 0;
   pthread_mutex_unlock(&log_lock);
   memset(&tls_log, 0, sizeof tls_log);
-  return CUCORE_OK;
 }

@@ -69,6 +69,15 @@ void cc_driver_log_register(void);
 /* The message the driver logged on this thread for the call that just failed, filtered, into
  * buf; "" and 0 when none (or only an old one). Each message is taken once. */
 size_t cc_driver_log_take(char *buf, size_t cap);
+/* driver_log.c, for driver_log_api.c: 1 when the callback is registered (*why: the driver's
+ * answer to the registration); the kept messages, oldest first, a line each, as many of the
+ * newest as fit `cap` (returns the bytes all of them need); this thread's newest message; the
+ * forward callback; the ring and this thread's message emptied. */
+int cc_driver_log_registered(CUresult *why);
+size_t cc_driver_log_copy(char *buf, size_t cap);
+void cc_driver_log_last_text(char *buf, size_t cap);
+void cc_driver_log_set_forward(cucore_driver_log_fn fn, void *user);
+void cc_driver_log_reset(void);
 
 /* ---- toolkit libraries (toolkit.c) --------------------------------------------------------- */
 

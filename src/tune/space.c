@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y",
-                                                   "block_size_z"};
 
 cucore_status cucore_tune_space_create(cucore_tune_space **out) {
   cc_begin();
@@ -55,14 +53,6 @@ static int is_ident(const char *s) {
   for (; *s; s++)
     if (!isalnum((unsigned char)*s) && *s != '_') return 0;
   return 1;
-}
-
-int cc_tune_find_param(void *space, const char *name, size_t len) {
-  const cucore_tune_space *s = space;
-  for (size_t i = 0; i < s->nparams; i++)
-    if (strlen(s->params[i].name) == len && memcmp(s->params[i].name, name, len) == 0)
-      return (int)i;
-  return -1;
 }
 
 /* A value's number: the whole text must be one (an integer, else a real); else text. */
@@ -180,10 +170,6 @@ cucore_status cucore_tune_space_set_block_names(cucore_tune_space *s,
     if (st != CUCORE_OK) return st;
   }
   return CUCORE_OK;
-}
-
-const char *cc_tune_block_name(const cucore_tune_space *s, int d) {
-  return s->block_names[d] ? s->block_names[d] : DEFAULT_BLOCK_NAMES[d];
 }
 
 cucore_status cucore_tune_space_set_kernel(cucore_tune_space *s, const char *name) {

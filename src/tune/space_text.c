@@ -10,22 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t fnv(uint64_t h, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-  return h;
-}
-
-uint64_t cc_tune_compile_hash(const cucore_tune_space *s, const size_t *digits) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < s->nparams; i++) {
-    const cc_tparam *p = &s->params[i];
-    if (p->resolved == CUCORE_TUNE_PARAM_LAUNCH_ONLY) continue;
-    h = fnv(h, p->name, strlen(p->name) + 1);
-    h = fnv(h, p->text[digits[i]], strlen(p->text[digits[i]]) + 1);
-  }
-  return h;
-}
-
 /* A growing output: writes what fits in buf, counts all. */
 typedef struct sbuf {
   char *buf;

@@ -1,0 +1,65 @@
+/* space_kinds.c -- parameters by name, the block-size names, and what each parameter is to a
+ * compile: a template argument, a -D define, or used only in launch expressions (then a new
+ * value needs no compile). */
+#include "tune/space.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y",
+                                                   "block_size_z"};
+
+int cc_tune_find_param(void *space, const char *name, size_t len) {
+  const cucore_tune_space *s = space;
+  for (size_t i = 0; i < s->nparams; i++)
+    if (strlen(s->params[i].name) == len && memcmp(s->params[i].name, name, len) == 0)
+      return (int)i;
+  return -1;
+}
+
+const char *cc_tune_block_name(const cucore_tune_space *s, int d) {
+  return s->block_names[d] ? s->block_names[d] : DEFAULT_BLOCK_NAMES[d];
+}
+
+/* ---- kinds -------------------------------------------------------------------------------- */
+
+static int word_in(const char *text, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = text; (p = strstr(p, word)) != NULL; p += n) {
+    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+    if (!before && !after) return 1;
+  }
+  return 0;
+}
+
+static int in_template(const char *kernel, const char *name) {
+  if (!kernel) return 0;
+  size_t n = strlen(name);
+  for (const char *p = kernel; (p = strchr(p, '{')) != NULL; p++)
+    if (strncmp(p + 1, name, n) == 0 && p[1 + n] == '}') return 1;
+  return 0;
+}
+
+static int in_launch(const cucore_tune_space *s, int var) {
+  for (int k = 0; k < CC_TUNE_SLOTS; k++)
+    for (int i = 0; i < s->slot[k].n; i++)
+      if (cc_expr_uses(&s->slot[k].e[i], var)) return 1;
+  for (int d = 0; d < 3; d++)
+    if (s->slot[CUCORE_TUNE_BLOCK].n == 0 &&
+        strcmp(cc_tune_block_name(s, d), s->params[var].name) == 0)
+      return 1;
+  return 0;
+}
+
+void cc_tune_resolve_kinds(cucore_tune_space *s) {
+  for (size_t i = 0; i < s->nparams; i++) {
+    cc_tparam *p = &s->params[i];
+    p->resolved = p->kind;
+    if (p->kind != CUCORE_TUNE_PARAM_AUTO) continue;
+    if (in_template(s->kernel, p->name)) p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
+    else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
+      p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
+    else p->resolved = CUCORE_TUNE_PARAM_DEFINE;
+  }
+}
