@@ -24,17 +24,12 @@ enum { N = 1 << 20 };
 
 static int setup(void **state) {
   (void)state;
-  if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
-  if (cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) != CUCORE_OK) return -1;
-  obj = gpu_compile(source, CUCORE_CODE_CUBIN, NULL, NULL);
-  return obj ? 0 : -1;
+  return gpu_group_open(source, &dev, &s, &obj);
 }
 
 static int teardown(void **state) {
   (void)state;
-  cucore_object_destroy(obj);
-  cucore_stream_destroy(s);
-  return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
+  return gpu_group_close(dev, s, obj);
 }
 
 static int *host_view(cucore_devptr p) { return (int *)(uintptr_t)p; }

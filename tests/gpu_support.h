@@ -41,6 +41,21 @@ static inline cucore_kernel *gpu_kernel(cucore_object *obj, const char *name) {
   return k;
 }
 
+/* A test group's device 0, a non-blocking stream on it and `src` compiled to a cubin: 0, or -1
+ * when any fails (cmocka's group setup). gpu_group_close undoes it: 0, or -1. */
+static inline int gpu_group_open(const char *src, cucore_device **dev, cucore_stream **s,
+                                 cucore_object **obj) {
+  if (cucore_device_open(0, dev) != CUCORE_OK) return -1;
+  if (cucore_stream_create(*dev, CUCORE_STREAM_NON_BLOCKING, 0, s) != CUCORE_OK) return -1;
+  *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
+  return *obj ? 0 : -1;
+}
+static inline int gpu_group_close(cucore_device *dev, cucore_stream *s, cucore_object *obj) {
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
+}
+
 /* Builds `file` of tests/kernels with nvcc into a cubin (and its PTX) for sm_<arch>, and loads
  * the cubin as an object. Returns NULL (after saying why) when nvcc is not usable. */
 static inline cucore_object *nvcc_object(const char *file, int arch, char **ptx, size_t *ptx_size) {
