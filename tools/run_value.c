@@ -126,8 +126,8 @@ const char *value_range(elem_t t) {
       "finite values -65504..65504; inf, -inf and nan when written so",
       "finite values -3.3895314e38..3.3895314e38; inf, -inf and nan when written so",
       "finite values -3.4028235e38..3.4028235e38; inf, -inf and nan when written so",
-      "finite values -1.7976931348623157e308..1.7976931348623157e308; inf, -inf and nan when "
-      "written so"};
+      ("finite values -1.7976931348623157e308..1.7976931348623157e308; inf, -inf and nan when "
+       "written so")};
   return ranges[t];
 }
 

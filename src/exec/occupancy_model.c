@@ -61,7 +61,7 @@ static inline int log2_pow2(int x) {
  * right; the divisors are warps per block, a warp's registers in allocation units, a block's
  * shared memory in allocation granules and named barriers: below 1024 on every real GPU, a
  * real division otherwise. The table is built by the compiler. */
-#define CC_RCP(d) ((d) ? ((1ull << 32) + (d) - 1) / (d) : 0)
+#define CC_RCP(d) ((d) ? ((1ull << 32) + (d) - 1) / ((d) ? (d) : 1) : 0)
 #define CC_RCP4(d) CC_RCP(d), CC_RCP((d) + 1), CC_RCP((d) + 2), CC_RCP((d) + 3)
 #define CC_RCP16(d) CC_RCP4(d), CC_RCP4((d) + 4), CC_RCP4((d) + 8), CC_RCP4((d) + 12)
 #define CC_RCP64(d) CC_RCP16(d), CC_RCP16((d) + 16), CC_RCP16((d) + 32), CC_RCP16((d) + 48)
