@@ -77,6 +77,13 @@ void *cc_calloc(size_t count, size_t size, const char *what);
 void *cc_raw_malloc(size_t bytes);
 void *cc_raw_calloc(size_t count, size_t size);
 void *cc_raw_realloc(void *p, size_t bytes);
+/* The one growth step of a growable array: returns `items` (capacity *cap elements of `size`
+ * bytes) with room for at least `need` elements, doubling from 8, or NULL with
+ * CUCORE_HOST_OUT_OF_MEMORY recorded naming `what` when the size overflows or allocation fails;
+ * the old array is then untouched. *cap is updated only on success. Use:
+ *   T *n = cc_grow(a->v, &a->cap, a->count + 1, sizeof *n, "the list of X");
+ *   if (!n) return cucore_last_status(); a->v = n; */
+void *cc_grow(void *items, size_t *cap, size_t need, size_t size, const char *what);
 /* Zeroed memory aligned to `align` (a power of two), freed with free(). */
 void *cc_raw_aligned_calloc(size_t align, size_t bytes);
 char *cc_raw_strdup(const char *s);

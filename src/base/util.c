@@ -54,6 +54,25 @@ void *cc_malloc(size_t bytes, const char *what) {
   return p;
 }
 
+void *cc_grow(void *items, size_t *cap, size_t need, size_t size, const char *what) {
+  if (need <= *cap && items) return items;
+  size_t n = *cap ? *cap : 8;
+  while (n < need) n = n > SIZE_MAX / 2 ? SIZE_MAX : n * 2;
+  if (size == 0 || n > SIZE_MAX / size) {
+    cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s cannot grow to %zu items of %zu bytes", what, need,
+            size);
+    return NULL;
+  }
+  void *p = cc_raw_realloc(items, n * size);
+  if (!p) {
+    cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory growing %s to %zu items (%zu bytes)",
+            what, n, n * size);
+    return NULL;
+  }
+  *cap = n;
+  return p;
+}
+
 void *cc_calloc(size_t count, size_t size, const char *what) {
   void *p = cc_raw_calloc(count ? count : 1, size ? size : 1);
   if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu x %zu bytes for %s",
