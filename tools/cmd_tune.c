@@ -102,10 +102,10 @@ const cli_opt cmd_tune_opts[] = {
     {.name = "--dry-run", .kind = CLI_OPT_FLAG, TUNE_AT(dry_run),
      .help = "no GPU: counts per stage, compiles and the model's verdicts"},
     {.name = "--jobs", .kind = CLI_OPT_INT, TUNE_AT(jobs), .lo = 1, .hi = 256, .arg = "N",
-     .help = "compile threads (default: cores - 1, at least 1)"},
+     .help = "compile processes (default: cores - 1, at least 1)"},
     {.name = "--compile-timeout", .kind = CLI_OPT_REAL, TUNE_AT(compile_timeout), .arg = "S",
-     .help = "compile each configuration in a child process, stopped after S seconds\n"
-             "and recorded as a compile timeout (default: in process, no limit)"},
+     .help = "a compile that runs past S seconds is stopped (its process killed) and\n"
+             "recorded as a compile timeout; the tune goes on (default: no limit)"},
     {.name = "--sm-count", .kind = CLI_OPT_INT, TUNE_AT(sm_count), .lo = 1, .hi = 100000,
      .arg = "N", .help = "SMs, for waves without a GPU (an H100 SXM has 132)"},
     {.name = "--min-occupancy", .kind = CLI_OPT_REAL, TUNE_AT(min_occupancy), .arg = "F",

@@ -127,6 +127,7 @@ int main(int argc, char **argv) {
     printf("cucore %s\n", CUCORE_VERSION_STRING);
     return CLI_EXIT_OK;
   }
+  if (strcmp(argv[1], "__tune-worker") == 0) return tune_worker_main(argc - 1, argv + 1);
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
     if (strcmp(verbs[i].name, argv[1]) != 0) continue;
     for (int a = 2; a < argc; a++)

@@ -24,7 +24,7 @@ typedef struct tune_line {
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4, *plot;
   int model_first;         /* --strategy model-first */
-  double compile_timeout;  /* --compile-timeout S: compiles in child processes (0: in here) */
+  double compile_timeout;  /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
   double top_fraction;     /* --top-fraction F (0: all) */
 } tune_line;
 
@@ -121,9 +121,17 @@ int tune_compile_start(tune_ctx *ctx);
 tune_group *tune_compile_next(tune_ctx *ctx);
 /* Joins the threads and frees the pipeline and the groups' objects. */
 void tune_compile_finish(tune_ctx *ctx);
-/* A compile in a child `cucore compile` killed after --compile-timeout (tune_spawn.c): 0 and
- * the cubin in *obj (g->symbol set), or -1 with g->error ("compile timeout: ..."). */
-int tune_compile_in_child(tune_ctx *ctx, tune_group *g, const char *kernel, cucore_object **obj);
+/* A compile process (tune_worker.c): one per compile thread, started at its first compile,
+ * started again after a crash or a time-out. */
+typedef struct tune_worker tune_worker;
+tune_worker *tune_worker_new(void);
+/* Stops the process (if any) and frees w; NULL is a no-op. */
+void tune_worker_free(tune_worker *w);
+/* Compiles `kernel` (a name expression) with `options` (the configuration's, one per line) in
+ * w's process: 0 with the cubin in *cubin (malloc'd), g->symbol, g->ms and g->cache_hit set;
+ * -1 with g->error ("compile error: ...", "compile timeout: ..."). */
+int tune_worker_compile(tune_worker *w, const tune_ctx *ctx, tune_group *g, const char *kernel,
+                        const char *options, unsigned char **cubin, size_t *size);
 /* Dry run: every group compiled and judged, nothing measured. */
 int tune_compile_all(tune_ctx *ctx);
 /* Measures every configuration that can run on the GPU (device 0), pipelined with the

@@ -149,6 +149,9 @@ static int against_baseline(tune_ctx *c, tune_row *r) {
   for (int i = 0; i < c->o.nbufs; i++) {
     run_buf *b = &c->o.bufs[i];
     if (!d->baseline[i]) continue;
+    /* The same bytes are the same values (NaN = NaN, exact = within any tolerance): one
+     * memcmp instead of a comparison per element, the common case of a correct config. */
+    if (memcmp(b->host, d->baseline[i], buf_bytes(b)) == 0) continue;
     size_t bad = 0, first = 0;
     double abs_err = 0, rel_err = 0;
     for (size_t k = 0; k < b->count; k++) {

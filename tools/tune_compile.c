@@ -1,6 +1,7 @@
 /* tune_compile.c -- `cucore tune`'s compile stage: each distinct compile among the runnable
  * configurations (launch-only parameters never make one) is compiled once, to a cubin for the
- * exact arch, through the compile cache, by N worker threads; its registers, shared and local
+ * exact arch, through the compile cache, by N threads each driving a compile process
+ * (tune_worker.c); its registers, shared and local
  * memory are read from the cubin, and the host occupancy model gives every configuration its
  * verdict and score. A compile that fails is recorded with its first line, never the end. */
 #include <pthread.h>
@@ -33,45 +34,11 @@ static void set_error(tune_group *g, const char *what, const char *msg) {
   snprintf(g->error, sizeof g->error, "%s: %.*s", what, (int)(n > 150 ? 150 : n), msg);
 }
 
-/* An option set is used by one thread at a time: the workers copy the command's in turn. */
-static pthread_mutex_t options_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The compile's options: the command's, the arch, and the configuration's defines. */
-static cucore_status options_for(tune_ctx *c, uint64_t index, cucore_options **out) {
-  char defines[4096], arch[16];
-  pthread_mutex_lock(&options_lock);
-  cucore_status st = cucore_options_copy(c->src->opts, out);
-  pthread_mutex_unlock(&options_lock);
-  snprintf(arch, sizeof arch, "sm_%d", c->arch);
-  if (st == CUCORE_OK) st = cucore_options_set_string(*out, CUCORE_OPT_ARCH, arch);
-  if (st == CUCORE_OK)
-    st = cucore_tune_space_config_text(c->space, index, CUCORE_TUNE_TEXT_DEFINES, defines,
-                                       sizeof defines, NULL);
-  for (char *d = defines; st == CUCORE_OK && *d;) {
-    size_t n = strcspn(d, "\n");
-    char end = d[n];
-    d[n] = 0;
-    int used = 0;
-    st = cucore_options_parse(*out, d, NULL, &used);
-    d += n + (end != 0);
-  }
-  return st;
-}
-
-/* Registers, shared and local memory of `kernel` in the cubin of `obj`. */
-static int read_resources(cucore_object *obj, const char *kernel, int arch, tune_group *g) {
-  const char *symbol = kernel;
-  const void *code = NULL;
-  size_t size = 0;
-  cucore_code_type type;
-  if (g->symbol[0]) symbol = g->symbol; /* a child compile named it already */
-  else if (cucore_object_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol)
-    symbol = kernel;
-  if (symbol != g->symbol) snprintf(g->symbol, sizeof g->symbol, "%s", symbol);
-  cucore_object_code(obj, &type, &code, &size);
+/* Registers, shared and local memory of the group's kernel (g->symbol) in its cubin. */
+static int read_resources(const unsigned char *cubin, size_t size, int arch, tune_group *g) {
   cucore_binary *bin = NULL;
   const cucore_kernel_info *k = NULL;
-  cucore_status st = cucore_binary_open(code, size, type, arch, &bin);
+  cucore_status st = cucore_binary_open(cubin, size, CUCORE_CODE_CUBIN, arch, &bin);
   if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, g->symbol, &k);
   if (st != CUCORE_OK) {
     set_error(g, "reading the cubin", cucore_last_error());
@@ -89,61 +56,47 @@ static int read_resources(cucore_object *obj, const char *kernel, int arch, tune
   return 0;
 }
 
-/* With --compile-timeout: the compile in a child process that is killed when late. */
-static void compile_group_child(tune_ctx *c, tune_group *g, const char *kernel) {
-  cucore_object *obj = NULL;
-  double t0 = cli_now_ms();
-  int ok = tune_compile_in_child(c, g, kernel, &obj) == 0;
-  g->ms = cli_now_ms() - t0;
-  g->ok = ok && read_resources(obj, kernel, c->arch, g) == 0;
-  if (g->ok && c->keep_objects) g->obj = obj;
-  else cucore_object_destroy(obj);
-}
-
-static void compile_group(tune_ctx *c, tune_group *g) {
-  char kernel[1024];
-  cucore_options *opts = NULL;
-  cucore_program *prog = NULL;
-  cucore_object *obj = NULL;
+/* Group g compiled by worker process w (tune_worker.c); its resources read, its object kept
+ * for measuring. */
+static void compile_group(tune_ctx *c, tune_worker *w, tune_group *g) {
+  char kernel[1024], defines[4096];
+  unsigned char *cubin = NULL;
+  size_t size = 0;
   cucore_status st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
                                                    kernel, sizeof kernel, NULL);
-  if (st == CUCORE_OK && c->line->compile_timeout > 0) {
-    compile_group_child(c, g, kernel);
+  if (st == CUCORE_OK)
+    st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
+                                       sizeof defines, NULL);
+  if (st != CUCORE_OK) {
+    set_error(g, "compile error", cucore_last_error());
     return;
   }
-  if (st == CUCORE_OK) st = options_for(c, g->index, &opts);
-  if (st == CUCORE_OK)
-    st = cucore_program_create(CUCORE_CODE_CUDA_CPP, c->source, c->source_size,
-                               c->line->file, opts, &prog);
-  if (st == CUCORE_OK) st = cucore_program_add_name_expression(prog, kernel);
-  double t0 = cli_now_ms();
-  if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
-  g->ms = cli_now_ms() - t0;
-  const char *log = "";
-  if (prog) cucore_program_log(prog, &log);
-  cucore_cache_info info;
-  if (prog && cucore_program_cache_info(prog, &info) == CUCORE_OK)
-    g->cache_hit =
-        info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
-  if (st != CUCORE_OK) set_error(g, "compile error", *log ? log : cucore_last_error());
-  else g->ok = read_resources(obj, kernel, c->arch, g) == 0;
-  if (g->ok && c->keep_objects) g->obj = obj;
-  else cucore_object_destroy(obj);
-  cucore_program_destroy(prog);
-  cucore_options_destroy(opts);
+  if (tune_worker_compile(w, c, g, kernel, defines, &cubin, &size) == 0)
+    g->ok = read_resources(cubin, size, c->arch, g) == 0;
+  if (g->ok && c->keep_objects &&
+      cucore_object_from_memory(cubin, size, CUCORE_CODE_CUBIN, kernel, &g->obj) != CUCORE_OK) {
+    set_error(g, "keeping the cubin", cucore_last_error());
+    g->ok = 0;
+  }
+  free(cubin);
 }
 
 static void *worker(void *arg) {
   tune_pipe *p = arg;
+  tune_worker *w = tune_worker_new();
   for (;;) {
     size_t i = atomic_fetch_add(&p->next, 1);
-    if (i >= p->ctx->ngroups) return NULL;
-    compile_group(p->ctx, &p->ctx->groups[i]);
+    if (i >= p->ctx->ngroups) break;
+    tune_group *g = &p->ctx->groups[i];
+    if (w) compile_group(p->ctx, w, g);
+    else set_error(g, "compile error", "out of host memory for a compile process");
     pthread_mutex_lock(&p->mu);
     p->ready[p->nready++] = i;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
   }
+  tune_worker_free(w);
+  return NULL;
 }
 
 /* The distinct compiles of the runnable rows, sorted by hash. */

@@ -78,8 +78,8 @@ c = json.load(sys.stdin)["counts"]
 assert (c["raw"], c["after_restrictions"], c["compiles"]) == (4, 3, 2), c
 ' <<<"$out"
 
-# --compile-timeout: compiles in child processes (a template's lowered name comes back from
-# the child); one that runs past the limit is killed and recorded, and the tune goes on.
+# Compiles run in compile processes (a template's lowered name comes back from them); one that
+# runs past --compile-timeout is killed and recorded, and the tune goes on.
 run timeout 120 "$CUCORE" tune "$dir/t.cu" --arch sm_90 --dry-run --kernel 't<{block_size_x}>' \
     --param block_size_x=32,64 --problem-size 4096 --compile-timeout 60 --json
 check "compile in a child: both compiled and judged" python3 -c '
@@ -90,6 +90,19 @@ assert d["counts"]["compile_failed"] == 0 and all(c["registers"] > 0 for c in d[
 run timeout 120 "$CUCORE" tune "$dir/t.cu" --arch sm_90 --dry-run --kernel 't<{block_size_x}>' \
     --param block_size_x=96,160 --problem-size 4096 --compile-timeout 0.001
 check "a compile past --compile-timeout is stopped and recorded" [ "$rc" -eq 1 ] && has "$out" "compile timeout: stopped after 0.001 s" && has "$out" "2 failed"
+# A compiler that crashes takes only its process: that configuration is recorded with the
+# signal, a new process compiles the rest.
+run env 'CUCORE_TEST_TUNE_WORKER_CRASH=t<64>' timeout 120 "$CUCORE" tune "$dir/t.cu" \
+    --arch sm_90 --dry-run --kernel 't<{block_size_x}>' --param block_size_x=32,64,96,128 \
+    --problem-size 4096 --jobs 1 --json
+check "a crashed compile is recorded, the others compiled" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+bad = [c for c in d["configs"] if c["verdict"] == "compile-error"]
+assert len(bad) == 1 and "signal 11" in bad[0]["reason"], bad
+assert bad[0]["params"]["block_size_x"] == 64, bad[0]
+assert sum(1 for c in d["configs"] if c.get("registers", 0) > 0) == 3, d["configs"]
+' <<<"$out"
 check "no temporary folder of a killed compile is left" bash -c '! ls /tmp | grep -q "^cucore-tune-......$" || [ -z "$(find /tmp -maxdepth 1 -name "cucore-tune-*" -newer "$1" 2>/dev/null)" ]' _ "$dir/t.cu"
 
 # Usage errors name what is wrong; measuring is not in this build.

@@ -1,0 +1,110 @@
+/* nvrtc_scaling.c -- how NVRTC itself scales with parallel compiles (issue 24's floor), linked
+ * as a C programmer links it, not through cucore. COUNT distinct small programs (the bench's
+ * unrolled axpy with a different UNROLL/block per program) are compiled by JOBS threads of one
+ * process, or by JOBS child processes, to a cubin for sm_ARCH (or PTX), and the wall time is
+ * printed as one JSON line. Nothing here needs a GPU.
+ * usage: bench_raw_nvrtc_scaling threads|procs JOBS COUNT [ARCH] [cubin|ptx] */
+#define _GNU_SOURCE
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const body =
+    "extern \"C\" __global__ void axpy_u(const float *x, float *y, int n) {\n"
+    "  int base = (blockIdx.x * block_size_x + threadIdx.x) * UNROLL;\n"
+    "  #pragma unroll\n"
+    "  for (int u = 0; u < UNROLL; u++) {\n"
+    "    int i = base + u;\n"
+    "    if (i < n) y[i] = 2.0f * x[i] + y[i];\n"
+    "  }\n"
+    "}\n";
+
+static int count, arch = 90, want_cubin = 1;
+static atomic_int next_index;
+static atomic_int failures;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Compiles program `i`; returns 0 when NVRTC produced the code. */
+static int compile_one(int i) {
+  char src[2048], opt_arch[64];
+  snprintf(src, sizeof src, "#define block_size_x %d\n#define UNROLL %d\n%s", 32 * (1 + i % 32),
+           1 + (i / 32) % 16, body);
+  snprintf(opt_arch, sizeof opt_arch, "-arch=%s_%d", want_cubin ? "sm" : "compute", arch);
+  const char *opts[] = {opt_arch};
+  nvrtcProgram p;
+  if (nvrtcCreateProgram(&p, src, "k.cu", 0, NULL, NULL) != NVRTC_SUCCESS) return -1;
+  int rc = nvrtcCompileProgram(p, 1, opts) == NVRTC_SUCCESS ? 0 : -1;
+  size_t size = 0;
+  if (rc == 0)
+    rc = (want_cubin ? nvrtcGetCUBINSize(p, &size) : nvrtcGetPTXSize(p, &size)) ==
+                 NVRTC_SUCCESS && size > 0
+             ? 0
+             : -1;
+  nvrtcDestroyProgram(&p);
+  return rc;
+}
+
+static void *worker(void *arg) {
+  (void)arg;
+  for (int i; (i = atomic_fetch_add(&next_index, 1)) < count;)
+    if (compile_one(i) != 0) atomic_fetch_add(&failures, 1);
+  return NULL;
+}
+
+/* Child process `k` of `jobs` compiles programs k, k + jobs, ...; exits with the failures. */
+static int run_procs(int jobs) {
+  for (int k = 0; k < jobs; k++) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+      int bad = 0;
+      for (int i = k; i < count; i += jobs) bad += compile_one(i) != 0;
+      _exit(bad > 255 ? 255 : bad);
+    }
+  }
+  int bad = 0, status;
+  while (wait(&status) > 0) bad += WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return bad;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: %s threads|procs JOBS COUNT [ARCH] [cubin|ptx]\n", argv[0]);
+    return 2;
+  }
+  int procs = strcmp(argv[1], "procs") == 0, jobs = atoi(argv[2]);
+  count = atoi(argv[3]);
+  if (argc > 4) arch = atoi(argv[4]);
+  if (argc > 5) want_cubin = strcmp(argv[5], "ptx") != 0;
+  if (jobs < 1 || jobs > 256 || count < 1) return 2;
+  int major, minor;
+  nvrtcVersion(&major, &minor); /* loads NVRTC before the clock starts */
+  double t0 = now_s();
+  int bad = 0;
+  if (procs) {
+    bad = run_procs(jobs);
+  } else {
+    pthread_t th[256];
+    int started = 0;
+    for (int k = 0; k < jobs; k++) started += pthread_create(&th[started], NULL, worker, NULL) == 0;
+    for (int k = 0; k < started; k++) pthread_join(th[k], NULL);
+    bad = atomic_load(&failures);
+  }
+  double wall = now_s() - t0;
+  printf("{\"mode\": \"%s\", \"jobs\": %d, \"count\": %d, \"target\": \"%s\", \"nvrtc\": \"%d.%d\", "
+         "\"wall_s\": %.3f, \"per_s\": %.1f, \"failures\": %d}\n",
+         procs ? "procs" : "threads", jobs, count, want_cubin ? "cubin" : "ptx", major, minor,
+         wall, count / wall, bad);
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,345 @@
+/* tune_worker.c -- `cucore tune`'s compile processes. Each compile thread of the tune drives
+ * one worker process (this program, run as the hidden verb `__tune-worker`), which keeps
+ * NVRTC loaded and compiles one configuration per request, through the compile cache, to a
+ * cubin for the exact arch. Why processes: NVRTC compiles in threads of one process scale
+ * badly (measured on a 16-core H200 host, raw NVRTC, 128 distinct programs: 57/s with 4
+ * threads and 64/s with 8, against 156/s with 4 processes and 193/s with 8:
+ * bench/compile_scaling.sh). A process is also the only way to stop a compile that runs past
+ * --compile-timeout, and a compiler crash takes only its worker; both are recorded for that
+ * configuration and the tune goes on with a new worker.
+ *
+ * The conversation, over a socketpair (send with MSG_NOSIGNAL: a dead worker is an error,
+ * never a SIGPIPE): first the source (u64 size, bytes); then per compile a request (u32 size
+ * and the kernel's name expression, u32 size and the configuration's options, one per line)
+ * and a response (resp_head, then the lowered symbol, the error text and the cubin). */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+extern char **environ;
+
+typedef struct resp_head {
+  int32_t ok, cache_hit;
+  double ms;
+  uint32_t symbol_len, error_len;
+  uint64_t cubin_len;
+} resp_head;
+
+/* ---- bytes over the socket ----------------------------------------------------------------- */
+
+static int send_all(int fd, const void *p, size_t n) {
+  const char *b = p;
+  while (n) {
+    ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    b += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* Reads n bytes, waiting at most until `deadline_ms` (cli_now_ms; 0: no limit). 0, -1 when
+ * the other end is gone or failed, -2 when the deadline passed. */
+static int recv_all(int fd, void *p, size_t n, double deadline_ms) {
+  char *b = p;
+  while (n) {
+    if (deadline_ms > 0) {
+      double left = deadline_ms - cli_now_ms();
+      if (left <= 0) return -2;
+      struct pollfd pf = {fd, POLLIN, 0};
+      int r = poll(&pf, 1, left > 1e6 ? 1000000 : (int)left + 1);
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) continue; /* the deadline is checked again */
+      if (r < 0) return -1;
+    }
+    ssize_t got = recv(fd, b, n, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return -1;
+    b += got;
+    n -= (size_t)got;
+  }
+  return 0;
+}
+
+static int send_text(int fd, const char *s, size_t n) {
+  uint32_t len = (uint32_t)n;
+  return send_all(fd, &len, sizeof len) || send_all(fd, s, n) ? -1 : 0;
+}
+
+/* A u32-sized text into a malloc'd, NUL-terminated string (at most `cap` bytes). */
+static char *recv_text(int fd, uint32_t cap) {
+  uint32_t len;
+  if (recv_all(fd, &len, sizeof len, 0) || len > cap) return NULL;
+  char *s = malloc((size_t)len + 1);
+  if (s && recv_all(fd, s, len, 0) == 0) {
+    s[len] = 0;
+    return s;
+  }
+  free(s);
+  return NULL;
+}
+
+/* ---- the worker process ---------------------------------------------------------------------- */
+
+typedef struct worker_state {
+  const char *file;
+  char *source;
+  size_t source_size;
+  cucore_options *base; /* the command's compile options and the arch */
+} worker_state;
+
+/* The options of one request: the base ones and the configuration's, one per line. */
+static cucore_status request_options(const worker_state *w, char *lines, cucore_options **out) {
+  cucore_status st = cucore_options_copy(w->base, out);
+  for (char *d = lines; st == CUCORE_OK && *d;) {
+    size_t n = strcspn(d, "\n");
+    char end = d[n];
+    d[n] = 0;
+    int used = 0;
+    st = cucore_options_parse(*out, d, NULL, &used);
+    d += n + (end != 0);
+  }
+  return st;
+}
+
+/* Tests only (tests/cli/test_tune.sh): CUCORE_TEST_TUNE_WORKER_CRASH=TEXT makes the worker die
+ * of SIGSEGV, as a crashing compiler would, on a request whose kernel or options contain TEXT. */
+static void crash_if_asked(const char *kernel, const char *lines) {
+  const char *t = getenv("CUCORE_TEST_TUNE_WORKER_CRASH");
+  if (!t || !*t || (!strstr(kernel, t) && !strstr(lines, t))) return;
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
+}
+
+/* Compiles one request and sends the response. -1 only when the socket failed. */
+static int serve_one(int fd, const worker_state *w, const char *kernel, char *lines) {
+  resp_head h = {0};
+  cucore_options *opts = NULL;
+  cucore_program *prog = NULL;
+  cucore_object *obj = NULL;
+  const char *symbol = kernel, *log = "", *error = "";
+  const void *code = NULL;
+  size_t size = 0;
+  cucore_code_type type;
+  crash_if_asked(kernel, lines);
+  cucore_status st = request_options(w, lines, &opts);
+  if (st == CUCORE_OK)
+    st = cucore_program_create(CUCORE_CODE_CUDA_CPP, w->source, w->source_size, w->file, opts,
+                               &prog);
+  if (st == CUCORE_OK) st = cucore_program_add_name_expression(prog, kernel);
+  double t0 = cli_now_ms();
+  if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
+  h.ms = cli_now_ms() - t0;
+  if (prog) cucore_program_log(prog, &log);
+  cucore_cache_info info;
+  if (prog && cucore_program_cache_info(prog, &info) == CUCORE_OK)
+    h.cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
+  if (st == CUCORE_OK) {
+    if (cucore_object_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol) symbol = kernel;
+    st = cucore_object_code(obj, &type, &code, &size);
+  }
+  h.ok = st == CUCORE_OK;
+  if (!h.ok) error = *log ? log : cucore_last_error();
+  h.symbol_len = h.ok ? (uint32_t)strlen(symbol) : 0;
+  h.error_len = h.ok ? 0 : (uint32_t)strnlen(error, 4096);
+  h.cubin_len = h.ok ? size : 0;
+  int rc = send_all(fd, &h, sizeof h) || send_all(fd, symbol, h.symbol_len) ||
+                   send_all(fd, error, h.error_len) || send_all(fd, code, h.cubin_len)
+               ? -1
+               : 0;
+  cucore_object_destroy(obj);
+  cucore_program_destroy(prog);
+  cucore_options_destroy(opts);
+  return rc;
+}
+
+/* The base options: the command's compile options (argv) and the arch. */
+static int worker_options(worker_state *w, const char *arch, int argc, char **argv) {
+  if (cucore_options_create(&w->base) != CUCORE_OK) return -1;
+  if (cucore_options_set_string(w->base, CUCORE_OPT_ARCH, arch) != CUCORE_OK) return -1;
+  for (int i = 0; i < argc;) {
+    int used = 0;
+    if (cucore_options_parse(w->base, argv[i], i + 1 < argc ? argv[i + 1] : NULL, &used) !=
+            CUCORE_OK ||
+        used < 1)
+      return -1;
+    i += used;
+  }
+  return 0;
+}
+
+/* `cucore __tune-worker FILE ARCH [COMPILE OPTIONS...]`, its socket on fd 0: serves requests
+ * until the tune closes the socket. Not a user verb: `cucore tune` starts it. */
+int tune_worker_main(int argc, char **argv) {
+  worker_state w = {0};
+  uint64_t n = 0;
+  int rc = argc < 3 ? 2 : 0;
+  if (!rc) w.file = argv[1];
+  if (!rc && worker_options(&w, argv[2], argc - 3, argv + 3)) rc = 1;
+  if (!rc && (recv_all(0, &n, sizeof n, 0) || n > (1ull << 30))) rc = 1;
+  if (!rc && !(w.source = malloc(n + 1))) rc = 1;
+  if (!rc && recv_all(0, w.source, n, 0)) rc = 1;
+  if (!rc) w.source_size = n;
+  while (!rc) {
+    char *kernel = recv_text(0, 1 << 16), *lines = kernel ? recv_text(0, 1 << 20) : NULL;
+    if (!kernel || !lines) {
+      free(kernel);
+      break; /* the tune is done with this worker */
+    }
+    rc = serve_one(0, &w, kernel, lines) ? 1 : 0;
+    free(kernel);
+    free(lines);
+  }
+  free(w.source);
+  cucore_options_destroy(w.base);
+  return rc;
+}
+
+/* ---- the tune's side ---------------------------------------------------------------------- */
+
+struct tune_worker {
+  pid_t pid;
+  int fd;
+};
+
+tune_worker *tune_worker_new(void) {
+  tune_worker *w = calloc(1, sizeof *w);
+  if (w) w->fd = -1;
+  return w;
+}
+
+/* Stops the process: the socket closed (it exits), killed if it was busy. */
+static void stop(tune_worker *w, int kill_it) {
+  if (w->fd >= 0) close(w->fd);
+  if (w->pid > 0) {
+    if (kill_it) kill(w->pid, SIGKILL);
+    int status;
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  w->fd = -1;
+  w->pid = 0;
+}
+
+void tune_worker_free(tune_worker *w) {
+  if (!w) return;
+  stop(w, 0);
+  free(w);
+}
+
+/* The worker's command line: this program, the verb, the file, the arch, the options. */
+static char **worker_argv(const tune_ctx *c, char *arch) {
+  char **a = calloc((size_t)c->src->raw_count + 5, sizeof *a);
+  if (!a) return NULL;
+  static char exe[] = "/proc/self/exe", verb[] = "__tune-worker";
+  int n = 0;
+  a[n++] = exe, a[n++] = verb, a[n++] = (char *)c->line->file, a[n++] = arch;
+  for (int i = 0; i < c->src->raw_count; i++) a[n++] = c->src->raw[i];
+  a[n] = NULL;
+  return a;
+}
+
+/* A new process with the source sent. 0, or -1 with g->error saying why. */
+static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
+  int sv[2];
+  char arch[16];
+  snprintf(arch, sizeof arch, "sm_%d", c->arch);
+  char **argv = worker_argv(c, arch);
+  if (!argv || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    free(argv);
+    snprintf(g->error, sizeof g->error, "compile error: no compile process (%s)", strerror(errno));
+    return -1;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 0); /* dup2 clears CLOEXEC on fd 0 */
+  int r = posix_spawn(&w->pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  free(argv);
+  close(sv[1]);
+  w->fd = sv[0];
+  uint64_t n = c->source_size;
+  if (r != 0 || send_all(w->fd, &n, sizeof n) || send_all(w->fd, c->source, c->source_size)) {
+    snprintf(g->error, sizeof g->error, "compile error: the compile process could not start "
+             "(%s)", strerror(r ? r : errno));
+    stop(w, 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* What became of a worker that answered nothing: g->error says, and the worker is gone. */
+static void lost(tune_worker *w, const tune_ctx *c, tune_group *g, int timed_out) {
+  if (timed_out) {
+    snprintf(g->error, sizeof g->error, "compile timeout: stopped after %g s "
+             "(--compile-timeout)", c->line->compile_timeout);
+    stop(w, 1);
+    return;
+  }
+  close(w->fd);
+  w->fd = -1;
+  int status = 0;
+  while (w->pid > 0 && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  w->pid = 0;
+  if (WIFSIGNALED(status))
+    snprintf(g->error, sizeof g->error, "compile error: the compiler process ended with "
+             "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  else
+    snprintf(g->error, sizeof g->error, "compile error: the compiler process ended (exit "
+             "status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* The response's texts and cubin into g and *cubin. 0, -1 (worker lost) or -2 (time out). */
+static int read_response(tune_worker *w, tune_group *g, const resp_head *h, double deadline,
+                         unsigned char **cubin) {
+  char text[4097];
+  if (h->symbol_len >= sizeof g->symbol || h->error_len >= sizeof text) return -1;
+  int r = recv_all(w->fd, g->symbol, h->symbol_len, deadline);
+  g->symbol[h->symbol_len] = 0;
+  if (!r) r = recv_all(w->fd, text, h->error_len, deadline);
+  text[r ? 0 : h->error_len] = 0;
+  if (!r && !h->ok) {
+    size_t n = strcspn(text, "\n");
+    snprintf(g->error, sizeof g->error, "compile error: %.*s", (int)(n > 150 ? 150 : n), text);
+  }
+  if (!r && h->cubin_len) {
+    *cubin = malloc(h->cubin_len);
+    r = *cubin ? recv_all(w->fd, *cubin, h->cubin_len, deadline) : -1;
+  }
+  return r;
+}
+
+int tune_worker_compile(tune_worker *w, const tune_ctx *c, tune_group *g, const char *kernel,
+                        const char *options, unsigned char **cubin, size_t *size) {
+  *cubin = NULL;
+  *size = 0;
+  if (w->fd < 0 && start(w, c, g)) return -1;
+  double t0 = cli_now_ms();
+  double deadline = c->line->compile_timeout > 0 ? t0 + c->line->compile_timeout * 1000 : 0;
+  resp_head h;
+  int r = send_text(w->fd, kernel, strlen(kernel)) || send_text(w->fd, options, strlen(options))
+              ? -1
+              : recv_all(w->fd, &h, sizeof h, deadline);
+  if (!r) r = read_response(w, g, &h, deadline, cubin);
+  g->ms = r ? cli_now_ms() - t0 : h.ms;
+  if (r) {
+    free(*cubin);
+    *cubin = NULL;
+    lost(w, c, g, r == -2);
+    return -1;
+  }
+  g->cache_hit = h.cache_hit;
+  *size = h.cubin_len;
+  return h.ok ? 0 : -1;
+}
