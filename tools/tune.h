@@ -101,6 +101,7 @@ typedef struct tune_ctx {
   char store_path[4200];   /* where the results went, and how many it holds */
   size_t store_records;   /* of the --space file's text ("" without one) */
   double gpu_ms, verify_ms, wait_ms; /* the time split */
+  double last_timed_ms;    /* when the last configuration's timing ended (cli_now_ms; 0 none) */
   size_t measured, resumed, wrong, failed, skipped;
   int have_best;
   size_t best;             /* the row that won */

@@ -67,6 +67,17 @@ void tune_row_failed(tune_ctx *c, tune_row *r, const char *status, const char *d
   c->failed++;
 }
 
+/* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
+ * configuration and after the GPU was idle for 100 ms or more; while the previous
+ * configuration's launches have just kept the GPU busy and its clocks up, 1 ms of warm-up and
+ * >= 2 ms of samples (still >= 10 samples and the noise stop). The finalists are re-timed
+ * interleaved with their own warm-up (tune_final.c). */
+static void screen_options(const tune_ctx *c, cucore_tune_timing_options *o) {
+  if (c->last_timed_ms <= 0 || cli_now_ms() - c->last_timed_ms >= 100) return;
+  if (o->warmup_ms > 1) o->warmup_ms = 1;
+  if (o->screen_ms > 2) o->screen_ms = 2;
+}
+
 /* One configuration: reset, checked launch, verification, timing. */
 static void measure_row(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
   cucore_launch_config cfg = tune_launch_of(c, r);
@@ -90,8 +101,10 @@ static void measure_row(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row 
     return;
   }
   cucore_tune_timing_options o = tune_timing_of(c);
+  screen_options(c, &o);
   cucore_tune_timing t;
   st = tune_time(c, k, a, r, &o, &t);
+  c->last_timed_ms = cli_now_ms();
   if (st != CUCORE_OK) {
     tune_row_failed(c, r, "launch-error", cucore_last_error());
     return;
