@@ -61,6 +61,7 @@ typedef struct tune_group {
   uint64_t hash;
   uint64_t index;        /* a configuration of the group (its defines and kernel name) */
   int ok, cache_hit;
+  int deferred;          /* 1: every configuration came from the store; not compiled (yet) */
   cucore_object *obj;    /* kept for measuring (NULL in a dry run or after a failure) */
   char symbol[512];      /* the kernel's symbol in obj */
   cucore_kernel_resources res;
@@ -120,6 +121,12 @@ int tune_compile_start(tune_ctx *ctx);
 /* The next finished group (blocking until one is), its rows judged by the occupancy model;
  * NULL when every group was handed out. */
 tune_group *tune_compile_next(tune_ctx *ctx);
+/* A deferred group (its configurations all from the store) compiled now, for a finalist:
+ * 0, or -1 with g->error. Already compiled: its result. */
+int tune_compile_now(tune_ctx *ctx, tune_group *g);
+/* Every runnable configuration the store has a result for marked resumed (before the compiles
+ * start, so that groups of resumed configurations are not compiled). */
+void tune_resume_stored(tune_ctx *ctx);
 /* Joins the threads and frees the pipeline and the groups' objects. */
 void tune_compile_finish(tune_ctx *ctx);
 /* A compile process (tune_worker.c): one per compile thread, started at its first compile,

@@ -88,7 +88,8 @@ static void *worker(void *arg) {
     size_t i = atomic_fetch_add(&p->next, 1);
     if (i >= p->ctx->ngroups) break;
     tune_group *g = &p->ctx->groups[i];
-    if (w) compile_group(p->ctx, w, g);
+    if (g->deferred) {
+    } else if (w) compile_group(p->ctx, w, g);
     else set_error(g, "compile error", "out of host memory for a compile process");
     pthread_mutex_lock(&p->mu);
     p->ready[p->nready++] = i;
@@ -97,6 +98,21 @@ static void *worker(void *arg) {
   }
   tune_worker_free(w);
   return NULL;
+}
+
+/* A group whose every configuration came from the store is not compiled (a resumed tune
+ * compiles nothing) unless a finalist needs it (tune_compile_now). Model-first orders by the
+ * model's verdicts, so it compiles everything. */
+static void mark_deferred(tune_ctx *c, tune_group *g, size_t n) {
+  int order_by_model = c->line->model_first || c->line->top_fraction > 0;
+  for (size_t i = 0; i < n; i++) g[i].deferred = !order_by_model;
+  for (size_t i = 0; i < c->nrows && !order_by_model; i++) {
+    const tune_row *r = &c->rows[i];
+    if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE || r->resumed) continue;
+    tune_group key = {.hash = r->cfg.compile_hash};
+    tune_group *x = bsearch(&key, g, n, sizeof key, by_hash);
+    if (x) x->deferred = 0;
+  }
 }
 
 /* The distinct compiles of the runnable rows, sorted by hash. */
@@ -114,6 +130,7 @@ static tune_group *collect(tune_ctx *c, size_t *n) {
   for (size_t i = 0; i < *n; i++)
     if (u == 0 || g[u - 1].hash != g[i].hash) g[u++] = g[i];
   *n = u;
+  mark_deferred(c, g, u);
   return g;
 }
 
@@ -170,11 +187,25 @@ tune_group *tune_compile_next(tune_ctx *c) {
   pthread_mutex_unlock(&p->mu);
   if (i == (size_t)-1) return NULL;
   tune_group *g = &c->groups[i];
+  if (!g->deferred) {
+    c->compiles++;
+    c->compile_failures += !g->ok;
+    c->cache_hits += (size_t)g->cache_hit;
+    apply_model(c, g);
+  }
+  return g;
+}
+
+int tune_compile_now(tune_ctx *c, tune_group *g) {
+  if (!g->deferred) return g->ok ? 0 : -1;
+  tune_worker *w = tune_worker_new();
+  if (w) compile_group(c, w, g);
+  tune_worker_free(w);
+  g->deferred = 0;
   c->compiles++;
   c->compile_failures += !g->ok;
   c->cache_hits += (size_t)g->cache_hit;
-  apply_model(c, g);
-  return g;
+  return g->ok ? 0 : -1;
 }
 
 void tune_compile_finish(tune_ctx *c) {

@@ -71,7 +71,8 @@ static void retime(tune_ctx *c, finalist *f, size_t m) {
   for (size_t j = 0; j < m; j++) {
     tune_row *r = &c->rows[f[j].row];
     tune_group key = {.hash = r->cfg.compile_hash};
-    const tune_group *g = bsearch(&key, c->groups, c->ngroups, sizeof key, by_hash);
+    tune_group *g = bsearch(&key, c->groups, c->ngroups, sizeof key, by_hash);
+    if (g && !c->lost && g->deferred) tune_compile_now(c, g); /* a finalist from the store */
     if (c->lost || !g || !g->obj || tune_kernel_of(c, g, &f[j].k, &f[j].a) != 0) f[j].k = NULL;
   }
   round_robin(c, f, m);

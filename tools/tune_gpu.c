@@ -111,6 +111,7 @@ int tune_measure_all(tune_ctx *c) {
   int rc = tune_dev_open(c);
   if (!rc) tune_clock_probe(c), tune_rotate_open(c);
   if (!rc) rc = open_store(c);
+  if (!rc) tune_resume_stored(c);
   c->keep_objects = 1;
   c->t_start = cli_now_ms();
   if (!rc) rc = tune_compile_start(c);

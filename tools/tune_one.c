@@ -32,6 +32,8 @@ static void resume_row(tune_ctx *c, tune_row *r, const char *json) {
   r->throttled = (int)field(json, "throttled");
   r->max_abs_err = field(json, "max_abs_err"), r->max_rel_err = field(json, "max_rel_err");
   r->has_error = strcmp(r->status, "wrong-answer") == 0 && strstr(json, "\"max_abs_err\":");
+  r->registers = (int)field(json, "registers");
+  r->model.occupancy = field(json, "occupancy");
   r->resumed = 1;
   snprintf(r->detail, sizeof r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
   c->resumed++;
@@ -123,16 +125,24 @@ void tune_record_row(tune_ctx *c, const tune_row *r) {
   record(c, r, config);
 }
 
+void tune_resume_stored(tune_ctx *c) {
+  for (size_t i = 0; i < c->nrows && !c->line->fresh; i++) {
+    tune_row *r = &c->rows[i];
+    char config[1024];
+    const char *found = NULL;
+    if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE) continue;
+    cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
+                                  sizeof config, NULL);
+    if (cucore_tune_store_find(c->store, config, &found) == CUCORE_OK && found)
+      resume_row(c, r, found);
+  }
+}
+
 void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
   char config[1024];
-  const char *found = NULL;
+  if (r->resumed) return; /* from the store (tune_resume_stored) */
   cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
                                 sizeof config, NULL);
-  if (!c->line->fresh) cucore_tune_store_find(c->store, config, &found);
-  if (found) {
-    resume_row(c, r, found);
-    return;
-  }
   if (c->lost) {
     tune_row_failed(c, r, "device-lost", "not measured: the device did not come back after a fault");
   } else {

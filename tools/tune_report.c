@@ -184,6 +184,8 @@ static void counts_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "arch_limit", k->arch_limit);
   json_uint(j, "model_rejected", c->model_rejected);
   json_uint(j, "compile_failed", c->compile_failures);
+  json_uint(j, "compiled", c->compiles); /* made in this run (0 when all came from the store) */
+  json_uint(j, "compile_cache_hits", c->cache_hits);
   json_end_object(j);
 }
 
