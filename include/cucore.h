@@ -4689,8 +4689,10 @@ CUCORE_API cucore_status cucore_tune_space_param(const cucore_tune_space *space,
  * "tune_params" (name -> list of numbers or strings), "restrictions" (a string or a list of
  * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists
  * of expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem"
- * (strings). Other keys ("kernel_source", "arguments", "answer", "atol", ...) are for the
- * command and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
+ * (strings); what a measured tune checks, read by cucore_tune_space_get_checks():
+ * "cucore_args" and "cucore_expect" (lists of `cucore run` --arg and --expect specs),
+ * "atol" (Kernel Tuner's keyword) and "rtol" (numbers). Other keys ("kernel_source",
+ * "arguments", "answer", ...) are Kernel Tuner's Python objects and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
  * (Kernel Tuner, KTT, BAT): TuningParameters (Values a list, or the Python texts "[1, 2]",
  * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions'
  * Expressions, KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total
@@ -4701,6 +4703,23 @@ CUCORE_API cucore_status cucore_tune_space_param(const cucore_tune_space *space,
  *         space's calls refuse. */
 CUCORE_API cucore_status cucore_tune_space_from_json(const char *json, size_t size,
                                                      cucore_tune_space **out);
+
+/** What a space file says a measured tune checks (cucore_tune_space_from_json()); the
+ * strings belong to the space and live until it is destroyed. */
+typedef struct cucore_tune_checks {
+  const char *const *args;    /**< `cucore run` --arg specs, in the kernel's order */
+  size_t nargs;               /**< 0: the file gives none */
+  const char *const *expects; /**< --expect specs */
+  size_t nexpects;            /**< 0: the file gives none */
+  double rtol;                /**< relative tolerance, where has_rtol */
+  double atol;                /**< absolute tolerance, where has_atol */
+  int has_rtol;               /**< 1: the file gives "rtol" */
+  int has_atol;               /**< 1: the file gives "atol" */
+} cucore_tune_checks;
+/** The checks the space's file gave ("cucore_args", "cucore_expect", "rtol", "atol"); all
+ * empty for a space built by calls or from a file without them. */
+CUCORE_API cucore_status cucore_tune_space_get_checks(const cucore_tune_space *space,
+                                                      cucore_tune_checks *out);
 
 /** What the occupancy model says of one compiled configuration. */
 typedef struct cucore_tune_model {

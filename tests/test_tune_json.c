@@ -141,6 +141,50 @@ static void space_json_type_errors(void **state) {
   assert_contains(cucore_last_error(), "line 1, column 7");
 }
 
+/* A space file's checks: cucore's argument and --expect specs and the tolerances (Kernel
+ * Tuner's "atol"); none from a file without them; wrong types named. */
+static void space_checks(void **state) {
+  (void)state;
+  cucore_tune_space *s = NULL;
+  cucore_tune_checks k;
+  assert_status(cucore_tune_space_from_json(MATMUL, 0, &s), CUCORE_OK);
+  assert_status(cucore_tune_space_get_checks(s, &k), CUCORE_OK);
+  assert_int_equal(k.nargs, 0);
+  assert_int_equal(k.has_atol, 1);
+  assert_true(fabs(k.atol - 1e-3) < 1e-15);
+  assert_int_equal(k.has_rtol, 0);
+  cucore_tune_space_destroy(s);
+  const char *doc = "{\"tune_params\": {\"B\": [32, 64]},"
+                    " \"cucore_args\": [\"buf:f32[1024]=random\", \"out:f32[1024]\", \"i32:1024\"],"
+                    " \"cucore_expect\": [\"1=0\"], \"rtol\": 0.01}";
+  assert_status(cucore_tune_space_from_json(doc, 0, &s), CUCORE_OK);
+  assert_status(cucore_tune_space_get_checks(s, &k), CUCORE_OK);
+  assert_int_equal(k.nargs, 3);
+  assert_string_equal(k.args[0], "buf:f32[1024]=random");
+  assert_string_equal(k.args[2], "i32:1024");
+  assert_int_equal(k.nexpects, 1);
+  assert_string_equal(k.expects[0], "1=0");
+  assert_int_equal(k.has_rtol, 1);
+  assert_true(fabs(k.rtol - 0.01) < 1e-15);
+  assert_int_equal(k.has_atol, 0);
+  cucore_tune_space_destroy(s);
+  assert_status(cucore_tune_space_create(&s), CUCORE_OK);
+  assert_status(cucore_tune_space_get_checks(s, &k), CUCORE_OK);
+  assert_int_equal(k.nargs + k.nexpects + (size_t)k.has_atol + (size_t)k.has_rtol, 0);
+  cucore_tune_space_destroy(s);
+  s = (cucore_tune_space *)1;
+  assert_status(cucore_tune_space_from_json("{\"cucore_args\": \"buf:f32[4]\"}", 0, &s),
+                CUCORE_INVALID_ARGUMENT);
+  assert_null(s);
+  assert_contains(cucore_last_error(), "`cucore_args` must be an array of strings");
+  assert_status(cucore_tune_space_from_json("{\"cucore_args\": [\"\"]}", 0, &s),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "`cucore_args[0]` must be a non-empty string");
+  assert_status(cucore_tune_space_from_json("{\"atol\": -1}", 0, &s), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "`atol` must be a number >= 0, found -1");
+  assert_status(cucore_tune_space_get_checks(NULL, &k), CUCORE_INVALID_ARGUMENT);
+}
+
 /* sm_90 with 132 SMs. A 256-thread block with 32 registers: 8 warps; registers per warp 1024,
  * per block 8192 -> 8 blocks; warps 64/8 = 8; so 8 blocks/SM, occupancy 1.0. A grid of 1584
  * blocks = 1.5 waves of 1056: tail efficiency 1584 / (2 * 1056) = 0.75, score 0.75. With 255
@@ -191,6 +235,7 @@ int main(void) {
       cmocka_unit_test(tuning_schema_t1),
       cmocka_unit_test(json_errors_name_line_and_column),
       cmocka_unit_test(space_json_type_errors),
+      cmocka_unit_test(space_checks),
       cmocka_unit_test(model_verdicts_and_score),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -40,8 +40,10 @@ const char cmd_tune_help[] =
     "as code. Kernel Tuner's conventions: parameters block_size_x/y/z are the block unless\n"
     "--block is given; without --grid, grid = ceil(problem_size / grid_div) per dimension.\n"
     "--space reads tune_kernel()'s keywords as JSON (tune_params, restrictions,\n"
-    "problem_size, grid_div_x/y/z, block_size_names, kernel_name) and grid, block, smem;\n"
-    "options on the command line are added to it.\n"
+    "problem_size, grid_div_x/y/z, block_size_names, kernel_name, atol) and grid, block,\n"
+    "smem, rtol, cucore_args and cucore_expect (lists of --arg and --expect specs);\n"
+    "options on the command line are added to it, and its --arg, --expect, --rtol and\n"
+    "--atol are used where the command line gives none.\n"
     "\n"
     "The arch: --arch, else the GPU's; with neither, only the checks before compiling run.\n"
     "\n"
@@ -278,14 +280,39 @@ static int check_outputs(const tune_line *l) {
   return 0;
 }
 
+/* `n` strings of the space into a list of the line (the space outlives the line's use). */
+static int list_take(cli_list *l, const char *const *v, size_t n) {
+  l->v = malloc(n * sizeof *l->v);
+  if (!l->v) return cli_fail("tune", "the space's checks", CUCORE_HOST_OUT_OF_MEMORY);
+  for (size_t i = 0; i < n; i++) l->v[i] = v[i];
+  l->n = (int)n;
+  return 0;
+}
+
+/* A space file's checks where the command line gives none: its --arg specs when there is no
+ * --arg, its --expect specs when there is no --expect, its tolerances when no --rtol/--atol. */
+static int take_space_checks(tune_ctx *c) {
+  tune_line *l = c->line;
+  cucore_tune_checks k;
+  if (cucore_tune_space_get_checks(c->space, &k) != CUCORE_OK)
+    return cli_fail("tune", "the space's checks", cucore_last_status());
+  int rc = 0;
+  if (!l->args.n && k.nargs) rc = list_take(&l->args, k.args, k.nargs);
+  if (!rc && !l->expects.n && k.nexpects) rc = list_take(&l->expects, k.expects, k.nexpects);
+  if (!l->has_rtol && k.has_rtol) l->rtol = k.rtol, l->has_rtol = 1;
+  if (!l->has_atol && k.has_atol) l->atol = k.atol, l->has_atol = 1;
+  return rc;
+}
+
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = check_outputs(c->line);
-  if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
   if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
   if (!rc) rc = build_space(c);
+  if (!rc) rc = take_space_checks(c);
+  if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
   if (!rc) rc = find_arch(c);
   if (!rc) rc = collect_rows(c);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);

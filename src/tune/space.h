@@ -7,6 +7,7 @@
  *                   compile hash
  *   space_json.c    a space from Kernel Tuner's tune_kernel() keywords as JSON (json.c reads)
  *   space_t1.c      a space from the TuningSchema T1 input (Kernel Tuner, KTT, BAT)
+ *   space_checks.c  what a space file says a measured tune checks (args, expects, tolerances)
  * tune/ is the floor above exec/ and compile/: the command's tuner is built on these.
  */
 #ifndef CUCORE_TUNE_SPACE_H
@@ -46,6 +47,7 @@ struct cucore_tune_space {
   char *source;
   cucore_arch_limits limits;
   int has_limits;
+  struct cc_tune_checks *checks; /* from a space file (space_checks.c); NULL: none */
 };
 
 /* Resolves every parameter's kind (after any change of parameters, expressions, kernel or
@@ -64,6 +66,10 @@ int cc_tune_raw(const cucore_tune_space *s, uint64_t *raw);
  * document has "ConfigurationSpace". */
 struct cc_json;
 cucore_status cc_tune_space_t1(cucore_tune_space *s, const struct cc_json *root);
+/* A space file's checks (space_checks.c): "cucore_args", "cucore_expect", "rtol", "atol"
+ * read from the document's root into s; frees them. */
+cucore_status cc_tune_checks_read(cucore_tune_space *s, const struct cc_json *root);
+void cc_tune_checks_free(struct cc_tune_checks *c);
 /* The compile hash of the configuration whose value indices are `digits`. */
 uint64_t cc_tune_compile_hash(const cucore_tune_space *s, const size_t *digits);
 

@@ -104,6 +104,7 @@ static cucore_status build(cucore_tune_space *s, const cc_json *root) {
   if (st == CUCORE_OK && (v = cc_json_get(root, "kernel_name")))
     st = v->type == CC_JSON_STRING ? cucore_tune_space_set_kernel(s, v->text)
                                    : wrong("kernel_name", "a string", v);
+  if (st == CUCORE_OK) st = cc_tune_checks_read(s, root);
   char text[CC_TUNE_JSON_TEXT_MAX];
   for (size_t i = 0; st == CUCORE_OK && i < CC_ARRAY_LEN(SLOTS); i++) {
     if (!(v = cc_json_get(root, SLOTS[i].key))) continue;

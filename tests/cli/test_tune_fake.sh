@@ -53,6 +53,22 @@ sed -i 's/y\[i\] = REPS;/y[i] = REPS; \/\/ edited/' "$dir/w.cu"
 tune --param REPS=16,4,1 --param block_size_x=128,256 --json
 check "an edited kernel is a new key: all measured" [ "$(counts <<<"$out")" = "6 0 0 0" ]
 
+# A space file that carries cucore's argument specs and checks: no --arg needed; the command
+# line's own --arg wins over the file's.
+cat >"$dir/space.json" <<'JSON'
+{"tune_params": {"REPS": [3, 5]}, "problem_size": 4096,
+ "cucore_args": ["out:f32[4096]", "i32:4096"], "cucore_expect": ["0=0"], "atol": 0.5}
+JSON
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/space.json" --cache hot \
+  --db "$dir/db-space.jsonl" --json
+check "space file with cucore_args: exit 0, both measured and checked" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "2 0 0 0" ]
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/space.json" --cache hot \
+  --db "$dir/db-space.jsonl" --arg 'out:f32[8]' --arg i32:4096 --json
+check "the command line's --arg wins over the file's" has "$out" "--arg 'out:f32[8]'"
+printf '{"tune_params": {"REPS": [3]}, "cucore_args": "out:f32[4]"}' >"$dir/bad.json"
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/bad.json" --dry-run
+check "a malformed cucore_args is named" [ "$rc" -eq 1 ] && has "$err" "\`cucore_args\` must be an array of strings"
+
 # --csv: a header and one row per configuration; --emit-header: the best as #defines.
 tune --param REPS=16,4 --csv "$dir/t.csv" --emit-header "$dir/best.h"
 check "csv and header: exit 0" [ "$rc" -eq 0 ]
