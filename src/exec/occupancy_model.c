@@ -410,8 +410,8 @@ fill_result(cucore_occupancy_result *r, const occ_model *m, const cc_arch_limits
 }
 
 /* The answer for a block of no threads: 0, limited by warps. */
-static CC_COLD int empty_block(const cc_arch_limits *l, cucore_occupancy_result *r,
-                               cc_occ_why *why) {
+static inline int empty_block(const cc_arch_limits *l, cucore_occupancy_result *r,
+                              cc_occ_why *why) {
   *why = CC_OCC_BLOCK_SIZE;
   r->blocks_limit_registers = r->blocks_limit_shared = r->blocks_limit_barriers = INT_MAX;
   r->blocks_limit_blocks = l->max_blocks_per_sm;
