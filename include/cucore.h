@@ -2718,10 +2718,6 @@ CUCORE_API cucore_status cucore_launch_cooperative(cucore_kernel *k,
  * before the work after it. It must not call CUDA. It runs on a driver thread, with `user`. */
 CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user),
                                                  void *user);
-/** cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA and is not offered: launch a
- * cooperative kernel per device with cucore_launch_cooperative and synchronise the devices
- * with events instead. This function always returns CUCORE_NOT_SUPPORTED saying so. */
-CUCORE_API cucore_status cucore_launch_cooperative_multi_device(void);
 
 /* ---- Launch checks without a GPU ---- */
 
@@ -2738,14 +2734,14 @@ enum {
  * cucore_launch() that need no device, with the same messages. For architecture `arch` (e.g.
  * 90; 0: the arch the object's code is for, or the PTX's .target) it checks: block and grid
  * dimensions against the architecture's limits; the block against the kernel's
- * `__launch_bounds__` (.maxntid), its required block size (.reqntid) and its registers; the
- * grid against the compile-time cluster shape (`__cluster_dims__`) or `cfg`'s cluster
- * dimension (a multiple in each dimension; at most 8 blocks, or 16 with
- * CUCORE_CHECK_NON_PORTABLE_CLUSTER; clusters need sm_90); a kernel that must be launched as
- * clusters; static + dynamic shared memory against the architecture's opt-in maximum per
- * block; and a kernel that synchronises its whole grid without a cooperative launch.
- * cfg->stream is not used (it may be NULL). Registers and shared memory come from a cubin;
- * PTX records neither, so only its declared bounds are checked.
+ * `__launch_bounds__` (.maxntid) and its required block size (.reqntid); the grid against the
+ * compile-time cluster shape (`__cluster_dims__`) or `cfg`'s cluster dimension (a multiple in
+ * each dimension; at most 8 blocks, or 16 with CUCORE_CHECK_NON_PORTABLE_CLUSTER; clusters
+ * need sm_90); a kernel that must be launched as clusters; and static + dynamic shared memory
+ * against the architecture's opt-in maximum per block. Not checked: registers, and whether a
+ * kernel synchronises its whole grid (a cubin marks block-level cooperative groups the same
+ * way). cfg->stream is not used (it may be NULL). Static shared memory comes from a cubin;
+ * PTX does not record it, so only its declared bounds are checked.
  * @retval CUCORE_LAUNCH_CONFIG the launch can never run; the message has the arithmetic.
  * @retval CUCORE_NOT_SUPPORTED `arch` is not in the architecture table.
  * @retval CUCORE_INVALID_BINARY, CUCORE_NO_DEVICE the code cannot be read offline (LTO-IR).

@@ -543,8 +543,6 @@ static void host_function_runs_in_stream_order(void **state) {
   assert_int_equal(hs.seen, 42); /* saw the first kernel's write, not the second's */
   assert_int_equal(*pinned, 7);
   assert_status(cucore_launch_host_func(stream, NULL, NULL), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_launch_cooperative_multi_device(), CUCORE_NOT_SUPPORTED);
-  assert_contains(cucore_last_error(), "deprecated");
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
   cucore_object_destroy(obj);

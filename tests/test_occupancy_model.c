@@ -512,6 +512,40 @@ static void invalid_inputs_are_named(void **state) {
   assert_contains(cucore_last_error(), "sm_121");
 }
 
+/* Each limit field out of its range is named with the range (1..2^20 for counts, 0..2^20-1 for
+ * sizes); with two out, the first in the structure's order. */
+static void limit_fields_are_named_with_their_range(void **state) {
+  (void)state;
+  const cucore_kernel_resources k = kernel(32, 0);
+  cucore_occupancy_result r;
+  cucore_arch_limits bad = arch(90);
+  bad.warp_size = 0;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "warp_size must be 1..1048576");
+  assert_contains(cucore_last_error(), "arch 90");
+  bad = arch(90);
+  bad.regs_per_sm = (1 << 20) + 1;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "regs_per_sm must be 1..1048576");
+  bad = arch(90);
+  bad.reserved_shared_per_block = -1;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "reserved_shared_per_block must be 0..1048575");
+  bad = arch(90);
+  bad.sm_count = 1 << 20;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "sm_count must be 0..1048575");
+  bad = arch(90);
+  bad.shared_alloc_granularity = 0;
+  bad.barriers_per_sm = -5;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "shared_alloc_granularity must be 1..1048576");
+  bad = arch(90);
+  bad.reg_alloc_unit = 3;
+  assert_status(cucore_occupancy_model_blocks(&bad, &k, 128, 0, 0, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "must be powers of two");
+}
+
 static void clusters_are_refused_with_the_reason(void **state) {
   (void)state;
   cucore_kernel_resources k = kernel(32, 0);
@@ -557,6 +591,7 @@ int main(void) {
       cmocka_unit_test(best_block_with_shared_memory_per_thread),
       cmocka_unit_test(available_shared_memory),
       cmocka_unit_test(invalid_inputs_are_named),
+      cmocka_unit_test(limit_fields_are_named_with_their_range),
       cmocka_unit_test(clusters_are_refused_with_the_reason),
       cmocka_unit_test(limit_names),
   };

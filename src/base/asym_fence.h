@@ -86,9 +86,13 @@ static inline void cc_asym_slow_done(cc_asym_owner *o) {
 void cc_asym_remote_begin(cc_asym_owner *holder);
 void cc_asym_remote_end(cc_asym_owner *holder);
 
+/* ---- tests only ---------------------------------------------------------------------------- */
+
+/* For tests/test_asym_fence.c, tests/test_memory_hostpool.c and the benchmarks (bench/memory.c,
+ * bench/overhead.c), which report them; the library itself does not call these. */
 /* 1 when membarrier(2) works here (owners can be fast). */
 int cc_asym_available(void);
-/* How many times a fast owner was revoked (for tests and statistics). */
+/* How many times a fast owner was revoked. */
 uint64_t cc_asym_revocations(void);
 
 #endif

@@ -54,7 +54,6 @@ extern CC_TLS_IE _Thread_local int cc_tls_kept;
 static inline void cc_begin(void) { cc_tls_kept = 0; }
 /* Records a failure on this thread (only the first since cc_begin is kept) and returns it. */
 cucore_status cc_fail(cucore_status st, const char *fmt, ...) CC_PRINTF(2, 3);
-cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap);
 /* Replaces the kept message even when one is kept already (to restate a cached failure). */
 cucore_status cc_fail_restate(cucore_status st, const char *msg);
 /* 1 when a message was kept since cc_begin (a later cc_fail would not replace it): callers
@@ -105,15 +104,8 @@ const char *cc_format_bytes(size_t bytes, char *buf, size_t buflen);
 /* Reads a whole file into a malloc'd, NUL-terminated buffer; names the path and errno on
  * failure (CUCORE_IO_ERROR, or CUCORE_HOST_OUT_OF_MEMORY). */
 cucore_status cc_read_file(const char *path, unsigned char **data, size_t *size);
-/* The cap cc_read_file applies, and cc_read_file_capped with max_bytes 0: 1 GiB. */
+/* The cap cc_read_file applies: 1 GiB. */
 #define CC_READ_DEFAULT_MAX ((size_t)CUCORE_FILE_MAX_BYTES_DEFAULT)
-/* The reader behind both (and cucore_file_read): regular files only (a directory, FIFO, device
- * or socket is CUCORE_IO_ERROR naming its kind, and is never waited on); at most max_bytes
- * (0: CC_READ_DEFAULT_MAX), the size and the cap named when over; files that report size 0
- * (/proc) read by chunks; a NUL after the data. With allow_stdin, "-" is standard input,
- * which may be a pipe or a terminal, read to its end within the cap. */
-cucore_status cc_read_file_capped(const char *path, uint64_t max_bytes, int allow_stdin,
-                                  unsigned char **data, size_t *size);
 
 /* ---- foreign text (escape.c) ------------------------------------------------------------- */
 

@@ -62,7 +62,7 @@ cucore_status cucore_clear_error(void) {
   return CUCORE_OK;
 }
 
-cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap) {
+static cucore_status failv(cucore_status st, const char *fmt, va_list ap) {
   if (tls_kept) return st; /* the first error of a failing sequence is the one kept */
   tls_kept = 1;
   tls_error.status = st;
@@ -73,7 +73,7 @@ cucore_status cc_failv(cucore_status st, const char *fmt, va_list ap) {
 cucore_status cc_fail(cucore_status st, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  cc_failv(st, fmt, ap);
+  failv(st, fmt, ap);
   va_end(ap);
   return st;
 }

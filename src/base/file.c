@@ -33,7 +33,7 @@ static cucore_status append(unsigned char **buf, size_t *room, size_t *len, cons
   size_t r = *room;
   while (r < *len + n + 1) r = r > SIZE_MAX / 2 ? SIZE_MAX : r * 2;
   if (r != *room) {
-    unsigned char *b = realloc(*buf, r);
+    unsigned char *b = cc_raw_realloc(*buf, r);
     if (!b)
       return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory reading `%s` (%zu bytes)",
                      path, r);
@@ -117,8 +117,13 @@ static cucore_status check_kind(int fd, const char *path, int is_stdin, size_t c
   return CUCORE_OK;
 }
 
-cucore_status cc_read_file_capped(const char *path, uint64_t max_bytes, int allow_stdin,
-                                  unsigned char **data, size_t *size) {
+/* The reader behind cc_read_file and cucore_file_read: regular files only (a directory, FIFO,
+ * device or socket is CUCORE_IO_ERROR naming its kind, and is never waited on); at most
+ * max_bytes (0: CC_READ_DEFAULT_MAX), the size and the cap named when over; files that report
+ * size 0 (/proc) read by chunks; a NUL after the data. With allow_stdin, "-" is standard input,
+ * which may be a pipe or a terminal, read to its end within the cap. */
+static cucore_status read_file_capped(const char *path, uint64_t max_bytes, int allow_stdin,
+                                      unsigned char **data, size_t *size) {
   *data = NULL;
   *size = 0;
   size_t cap = max_bytes == 0 ? CC_READ_DEFAULT_MAX
@@ -139,7 +144,7 @@ cucore_status cc_read_file_capped(const char *path, uint64_t max_bytes, int allo
 }
 
 cucore_status cc_read_file(const char *path, unsigned char **data, size_t *size) {
-  return cc_read_file_capped(path, 0, 0, data, size);
+  return read_file_capped(path, 0, 0, data, size);
 }
 
 cucore_status cucore_file_read(const char *path, uint64_t max_bytes, void **data, size_t *size) {
@@ -150,7 +155,7 @@ cucore_status cucore_file_read(const char *path, uint64_t max_bytes, void **data
   *size = 0;
   CC_CHECK_ARG(path, "cucore_file_read", "path");
   unsigned char *buf = NULL;
-  cucore_status st = cc_read_file_capped(path, max_bytes, 1, &buf, size);
+  cucore_status st = read_file_capped(path, max_bytes, 1, &buf, size);
   *data = buf;
   return st;
 }

@@ -13,7 +13,7 @@
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *q_ring[CC_QUARANTINE_SIZE];
 static unsigned q_next;   /* the slot the next shell goes to (the oldest when full) */
-static int q_registered;  /* cc_handle_drain is registered with atexit */
+static int q_registered;  /* drain_at_exit is registered with atexit */
 static int q_closed;      /* drained at exit: shells are freed at once from now */
 
 typedef struct kind_name {

@@ -141,6 +141,11 @@ cucore_status cucore_arch_list(int *archs, int capacity, int *count) {
   return CUCORE_OK;
 }
 
+/* *field = reported, when the device reported the limit (above 0). */
+static void take(int *field, int reported) {
+  if (reported > 0) *field = reported;
+}
+
 cucore_status cucore_arch_limits_from_device(const cucore_device_props *props,
                                              cucore_arch_limits *out) {
   static const char fn[] = "cucore_arch_limits_from_device";
@@ -153,21 +158,16 @@ cucore_status cucore_arch_limits_from_device(const cucore_device_props *props,
   *out = *row;
   /* What the device reports wins over the table; a field the device left at 0 keeps the
    * table's value. */
-#define CC_TAKE(field, value)                                                                 \
-  do {                                                                                        \
-    if ((value) > 0) out->field = (value);                                                    \
-  } while (0)
-  CC_TAKE(warp_size, props->warp_size);
-  CC_TAKE(max_threads_per_block, props->max_threads_per_block);
-  CC_TAKE(max_threads_per_sm, props->max_threads_per_sm);
-  CC_TAKE(max_blocks_per_sm, props->max_blocks_per_sm);
-  CC_TAKE(regs_per_sm, props->regs_per_sm);
-  CC_TAKE(max_regs_per_block, props->regs_per_block);
-  CC_TAKE(shared_per_sm, props->shared_per_sm);
-  CC_TAKE(shared_per_block, props->shared_per_block);
-  CC_TAKE(shared_per_block_optin, props->shared_per_block_optin);
-  CC_TAKE(sm_count, props->sm_count);
-#undef CC_TAKE
+  take(&out->warp_size, props->warp_size);
+  take(&out->max_threads_per_block, props->max_threads_per_block);
+  take(&out->max_threads_per_sm, props->max_threads_per_sm);
+  take(&out->max_blocks_per_sm, props->max_blocks_per_sm);
+  take(&out->regs_per_sm, props->regs_per_sm);
+  take(&out->max_regs_per_block, props->regs_per_block);
+  take(&out->shared_per_sm, props->shared_per_sm);
+  take(&out->shared_per_block, props->shared_per_block);
+  take(&out->shared_per_block_optin, props->shared_per_block_optin);
+  take(&out->sm_count, props->sm_count);
   if (props->reserved_shared_per_block >= 0 && props->shared_per_sm > 0)
     out->reserved_shared_per_block = props->reserved_shared_per_block;
   out->max_warps_per_sm = out->max_threads_per_sm / out->warp_size;

@@ -311,7 +311,6 @@ cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **b
   return CUCORE_OK;
 }
 
-const cucore_kernel *cc_args_kernel(const cucore_args *a) { return a->k; }
 
 cucore_status cc_args_clone(const cucore_args *a, cucore_args **out) {
   cucore_status st = args_new(a->k, out);

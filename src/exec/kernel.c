@@ -46,10 +46,16 @@ cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
                                  : CC_DRV_REQUIRE(cuFuncGetParamInfo);
   if (st == CUCORE_OK) st = cc_ensure_context(); /* the driver answers inside a context */
   if (st != CUCORE_OK) return st;
-  int cap = 8, n = 0;
-  cucore_param_info *ps = cc_calloc((size_t)cap, sizeof *ps, "parameter layout");
-  if (!ps) return CUCORE_HOST_OUT_OF_MEMORY;
+  size_t cap = 0;
+  int n = 0;
+  cucore_param_info *ps = NULL;
   for (;;) {
+    cucore_param_info *grown = cc_grow(ps, &cap, (size_t)n + 1, sizeof *ps, "a parameter layout");
+    if (!grown) {
+      free(ps);
+      return CUCORE_HOST_OUT_OF_MEMORY;
+    }
+    ps = grown;
     size_t off = 0, size = 0;
     CUresult r = k->ckernel ? DRV(cuKernelGetParamInfo)(k->ckernel, (size_t)n, &off, &size)
                             : DRV(cuFuncGetParamInfo)(k->foreign_fn, (size_t)n, &off, &size);
@@ -57,15 +63,6 @@ cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
     if (r != CUDA_SUCCESS) {
       free(ps);
       return cc_fail_cu(r, call, "kernel `%s`, parameter %d", k->name, n);
-    }
-    if (n == cap) {
-      cap *= 2;
-      cucore_param_info *np = cc_raw_realloc(ps, (size_t)cap * sizeof *np);
-      if (!np) {
-        free(ps);
-        return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
-      }
-      ps = np;
     }
     memset(&ps[n], 0, sizeof ps[n]);
     ps[n].offset = (uint32_t)off;
@@ -88,12 +85,14 @@ static void read_lazy_mode(void) {
               mode == CU_MODULE_LAZY_LOADING;
 }
 
-int cc_lazy_loading(void) {
+/* 1 when the driver loads functions lazily (CUDA_MODULE_LOADING; asked once per process). */
+static int lazy_loading(void) {
   pthread_once(&lazy_once, read_lazy_mode);
   return lazy_mode;
 }
 
-uint64_t cc_kernel_next_serial(void) {
+/* A new kernel serial (never 0). */
+static uint64_t next_serial(void) {
   static _Atomic uint64_t next = 1;
   return atomic_fetch_add_explicit(&next, 1, memory_order_relaxed);
 }
@@ -111,27 +110,12 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
     free(k);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
-  atomic_init(&k->serial, cc_kernel_next_serial());
+  atomic_init(&k->serial, next_serial());
   pthread_mutex_init(&k->lock, NULL);
   atomic_init(&k->dev_count, 0);
   atomic_init(&k->refs, 1);
   *out = k;
   return CUCORE_OK;
-}
-
-void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n) {
-  buf[0] = '\0';
-  int count = 0;
-  cucore_status st = cucore_object_kernel_count(obj, &count);
-  cc_begin();
-  if (st != CUCORE_OK) return;
-  size_t len = 0;
-  for (int i = 0; i < count && len + 8 < n; i++) {
-    const char *name = NULL;
-    if (cucore_object_kernel_name(obj, i, &name) != CUCORE_OK) break;
-    len += (size_t)snprintf(buf + len, n - len, "%s`%s`", i ? ", " : "", name);
-  }
-  cc_begin();
 }
 
 static const char *lowered_or_same(const cucore_object *obj, const char *name) {
@@ -207,7 +191,7 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
         st = cc_fail_cu(r, "cuLibraryGetKernel", "kernel `%s` of `%s`", name, obj->name);
       }
     }
-    if (st == CUCORE_OK && obj->type == CUCORE_CODE_CUBIN && cc_lazy_loading()) {
+    if (st == CUCORE_OK && obj->type == CUCORE_CODE_CUBIN && lazy_loading()) {
       /* The driver's layout query loads the function into the context, which lazy loading
        * means to defer to the first launch; a cubin's own layout is the same (the GPU tests
        * compare them) and leaves the function unloaded. */
@@ -321,12 +305,9 @@ static cucore_status need_loaded(cucore_kernel *k, const char *fn) {
                  fn, k->name, k->layout_source ? k->layout_source : "offline reader");
 }
 
-static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
-  memset(d, 0, sizeof *d);
-  d->ctx = dev->ctx;
-  d->ordinal = dev->ordinal;
-  d->cudev = dev->cudev;
-  CUresult r = CUDA_SUCCESS;
+/* d->fn: the kernel's CUfunction in `dev`'s context (loaded), or on a green context the
+ * CUkernel itself (the driver runs it in the stream's context). */
+static cucore_status dev_function(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
   if (k->foreign_fn) {
     if (dev->ctx != k->foreign_ctx)
       return cc_fail(CUCORE_INVALID_DEVICE,
@@ -334,16 +315,25 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
                      "CUfunction runs only in its own context (wrap a CUkernel to run anywhere)",
                      k->name, dev->ordinal);
     d->fn = k->foreign_fn;
-  } else if (dev->green) { /* the CUkernel itself: the driver runs it in the stream's context */
-    d->fn = (CUfunction)k->ckernel;
-  } else {
-    cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
-    if (st != CUCORE_OK) return st;
-    if ((r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel)) != CUDA_SUCCESS)
-      return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name,
-                        dev->ordinal);
+    return CUCORE_OK;
   }
-  struct {
+  if (dev->green) {
+    d->fn = (CUfunction)k->ckernel;
+    return CUCORE_OK;
+  }
+  cucore_status st = CC_DRV_REQUIRE(cuKernelGetFunction);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name,
+                      dev->ordinal);
+  return CUCORE_OK;
+}
+
+/* The kernel's own limits on `dev` (an attribute the driver does not know stays 0). */
+static cucore_status read_function_attrs(cucore_kernel *k, cucore_device *dev,
+                                         cc_kernel_dev *d) {
+  const struct {
     int *dst;
     CUfunction_attribute a;
   } fattrs[] = {
@@ -359,11 +349,13 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       {&d->non_portable_cluster, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED},
   };
   for (size_t i = 0; i < CC_ARRAY_LEN(fattrs); i++) {
+    const char *attr = cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a);
+    CUresult r;
     if (dev->green) { /* d->fn is the CUkernel, which cuFuncGetAttribute does not take */
       r = DRV(cuKernelGetAttribute)(fattrs[i].dst, fattrs[i].a, k->ckernel, dev->cudev);
       if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
-        return cc_fail_cu(r, "cuKernelGetAttribute", "kernel `%s` on a green context, attribute "
-                          "%s", k->name, cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a));
+        return cc_fail_cu(r, "cuKernelGetAttribute",
+                          "kernel `%s` on a green context, attribute %s", k->name, attr);
       continue;
     }
     r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
@@ -373,10 +365,15 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       if (r == CUDA_SUCCESS) r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
     }
     if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
-      return cc_fail_cu(r, "cuFuncGetAttribute", "kernel `%s`, attribute %s", k->name,
-                        cucore_kernel_attr_name((cucore_kernel_attr)fattrs[i].a));
+      return cc_fail_cu(r, "cuFuncGetAttribute", "kernel `%s`, attribute %s", k->name, attr);
   }
-  struct {
+  return CUCORE_OK;
+}
+
+/* The device's limits a launch is checked against, and its compute capability. */
+static cucore_status read_device_attrs(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
+  int major = 0, minor = 0;
+  const struct {
     int *dst;
     CUdevice_attribute a;
   } dattrs[] = {
@@ -393,22 +390,32 @@ static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_de
       {&d->coop_launch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH},
       {&d->regs_per_block, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK},
       {&d->regs_per_sm, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+      {&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+      {&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR},
   };
-  int major = 0, minor = 0;
-  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs) + 2; i++) {
-    int *dst = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].dst : i == CC_ARRAY_LEN(dattrs) ? &major : &minor;
-    CUdevice_attribute a = i < CC_ARRAY_LEN(dattrs) ? dattrs[i].a
-                           : i == CC_ARRAY_LEN(dattrs) ? CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-                                                       : CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR;
+  for (size_t i = 0; i < CC_ARRAY_LEN(dattrs); i++) {
     /* All of these predate CUDA 12.0, the oldest driver cucore loads: any failure is one (a
      * limit read as 0 would refuse launches for a false reason; fault injection found one). */
-    r = DRV(cuDeviceGetAttribute)(dst, a, dev->cudev);
-    if (r != CUDA_SUCCESS) {
+    CUresult r = DRV(cuDeviceGetAttribute)(dattrs[i].dst, dattrs[i].a, dev->cudev);
+    if (r != CUDA_SUCCESS)
       return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d, for kernel `%s`",
-                        dev->ordinal, (int)a, k->name);
-    }
+                        dev->ordinal, (int)dattrs[i].a, k->name);
   }
   d->arch = major * 10 + minor;
+  return CUCORE_OK;
+}
+
+/* What a launch of `k` on `dev` needs to know: its CUfunction there, its limits and the
+ * device's. */
+static cucore_status fill_dev(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
+  memset(d, 0, sizeof *d);
+  d->ctx = dev->ctx;
+  d->ordinal = dev->ordinal;
+  d->cudev = dev->cudev;
+  cucore_status st = dev_function(k, dev, d);
+  if (st == CUCORE_OK) st = read_function_attrs(k, dev, d);
+  if (st == CUCORE_OK) st = read_device_attrs(k, dev, d);
+  if (st != CUCORE_OK) return st;
   if (dev->green > 0) d->sm_count = dev->green; /* a green context's SMs bound its launches */
   return CUCORE_OK;
 }
@@ -600,7 +607,7 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
   if (attr >= CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH && attr <= CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH)
     d->req_cluster[attr - CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH] = value;
   /* After the facts: a launch that reads the new serial checks against the new facts. */
-  atomic_store_explicit(&k->serial, cc_kernel_next_serial(), memory_order_release);
+  atomic_store_explicit(&k->serial, next_serial(), memory_order_release);
   pthread_mutex_unlock(&k->lock);
   return CUCORE_OK;
 }

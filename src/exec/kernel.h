@@ -43,8 +43,6 @@ struct cucore_kernel {
   cc_kernel_dev devs[CC_KERNEL_MAX_DEVICES];
 };
 
-/* A new kernel serial (never 0). */
-uint64_t cc_kernel_next_serial(void);
 /* The per-device facts for `dev`, read on first use (thread-safe). */
 cucore_status cc_kernel_dev_get(cucore_kernel *k, cucore_device *dev, cc_kernel_dev **out);
 /* Checks that `smem` dynamic bytes fit beside the static ones on the device and raises the
@@ -55,10 +53,6 @@ cucore_status cc_kernel_new(const char *name, const char *asked, cucore_kernel *
 /* Lays the parameters out from the driver (cuKernelGetParamInfo, or cuFuncGetParamInfo for a
  * wrapped CUfunction) and sums their bytes. */
 cucore_status cc_kernel_driver_layout(cucore_kernel *k);
-/* 1 when the driver loads functions lazily (CUDA_MODULE_LOADING; asked once per process). */
-int cc_lazy_loading(void);
-/* The list of kernel names of an object, for "not found" messages ("" when unknown). */
-void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
 /* Adds / drops a reference to a kernel (graphs hold one per kernel they use); the last drop
  * frees it and releases its object. void* to fit reference sets. */
 void cc_kernel_retain(void *k);
@@ -89,8 +83,6 @@ static inline int cc_args_ready(const cucore_args *a, const cucore_kernel *k) {
 cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
 /* The kernelParams array (one pointer per parameter into the packed buffer). */
 static inline void **cc_args_params(cucore_args *a) { return a->ptrs; }
-/* The kernel an argument list was made for. */
-const cucore_kernel *cc_args_kernel(const cucore_args *a);
 /* A copy of `a` (values, which are set, the kept error), for the same kernel. */
 cucore_status cc_args_clone(const cucore_args *a, cucore_args **out);
 /* Frees an argument list without touching the thread's error state (cucore_args_destroy). */

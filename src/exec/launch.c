@@ -450,11 +450,3 @@ cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(void *user), 
   }
   return CUCORE_OK;
 }
-
-cucore_status cucore_launch_cooperative_multi_device(void) {
-  cc_begin();
-  return cc_fail(CUCORE_NOT_SUPPORTED,
-                 "cuLaunchCooperativeKernelMultiDevice is deprecated by NVIDIA (CUDA 11.3+) and "
-                 "cucore does not offer it: launch a cooperative kernel on each device with "
-                 "cucore_launch_cooperative and order the devices with events");
-}

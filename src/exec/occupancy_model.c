@@ -112,23 +112,27 @@ static cucore_status bad_limits(const char *fn, const cc_arch_limits *l, const c
                  fn, l->arch, what);
 }
 
-/* The checks of check_limits without messages and without branches (the query path runs them
- * every time): every field in range, the granularities powers of two. A field x is in 1..MAX
- * when x - 1 (as unsigned) has no bit at or above MAX, and in 0..MAX-1 when x has none; one
- * OR over all of them says whether any is out. */
+/* A field's bits outside its range, for limits_plausible: x is in 1..CC_OCC_FIELD_MAX when
+ * x - 1 (as unsigned) has no bit at or above CC_OCC_FIELD_MAX, and in 0..CC_OCC_FIELD_MAX - 1
+ * when x has none. */
+static inline unsigned positive_bits(int x) { return (unsigned)x - 1u; }
+static inline unsigned non_negative_bits(int x) { return (unsigned)x; }
+
+/* The checks of explain_limits without messages and without branches (the query path runs
+ * them every time): every field in range, the granularities powers of two. One OR over the
+ * fields' bits says whether any is out. */
 static inline int limits_plausible(const cc_arch_limits *l) {
-#define CC_POS(f) ((unsigned)l->f - 1u)
-#define CC_NN(f) ((unsigned)l->f)
-  const unsigned any = CC_POS(warp_size) | CC_POS(max_threads_per_block) |
-                       CC_POS(max_warps_per_sm) | CC_POS(max_blocks_per_sm) |
-                       CC_POS(regs_per_sm) | CC_POS(max_regs_per_block) |
-                       CC_POS(max_regs_per_thread) | CC_POS(reg_alloc_unit) |
-                       CC_POS(warp_alloc_granularity) | CC_POS(shared_alloc_granularity) |
-                       CC_NN(shared_per_sm) | CC_NN(shared_per_block) |
-                       CC_NN(shared_per_block_optin) | CC_NN(reserved_shared_per_block) |
-                       CC_NN(max_barriers_per_block) | CC_NN(barriers_per_sm) | CC_NN(sm_count);
-#undef CC_POS
-#undef CC_NN
+  const unsigned any =
+      positive_bits(l->warp_size) | positive_bits(l->max_threads_per_block) |
+      positive_bits(l->max_warps_per_sm) | positive_bits(l->max_blocks_per_sm) |
+      positive_bits(l->regs_per_sm) | positive_bits(l->max_regs_per_block) |
+      positive_bits(l->max_regs_per_thread) | positive_bits(l->reg_alloc_unit) |
+      positive_bits(l->warp_alloc_granularity) | positive_bits(l->shared_alloc_granularity) |
+      non_negative_bits(l->shared_per_sm) | non_negative_bits(l->shared_per_block) |
+      non_negative_bits(l->shared_per_block_optin) |
+      non_negative_bits(l->reserved_shared_per_block) |
+      non_negative_bits(l->max_barriers_per_block) | non_negative_bits(l->barriers_per_sm) |
+      non_negative_bits(l->sm_count);
   const unsigned pow2 = (l->warp_size & (l->warp_size - 1)) |
                         (l->reg_alloc_unit & (l->reg_alloc_unit - 1)) |
                         (l->warp_alloc_granularity & (l->warp_alloc_granularity - 1)) |
@@ -138,34 +142,45 @@ static inline int limits_plausible(const cc_arch_limits *l) {
          l->max_threads_per_sm == l->max_warps_per_sm * l->warp_size;
 }
 
+/* CUCORE_OK when `value`, the field `name` of `l`, is in lo..lo + CC_OCC_FIELD_MAX - 1 (lo is
+ * 1 for a count, 0 for a size); the failure naming the field and its range otherwise. */
+static cucore_status field_in_range(const char *fn, const cc_arch_limits *l, const char *name,
+                                    int value, int lo) {
+  if (value >= lo && value - lo < CC_OCC_FIELD_MAX) return CUCORE_OK;
+  char what[96];
+  snprintf(what, sizeof what, "%s must be %d..%d", name, lo, lo + CC_OCC_FIELD_MAX - 1);
+  return bad_limits(fn, l, what);
+}
+
 /* Which field of limits that failed limits_ok is wrong, for the message. */
 static cucore_status explain_limits(const char *fn, const cc_arch_limits *l) {
   const int n = l->carveout_count;
-#define CC_POSITIVE(field)                                                                    \
-  if (l->field <= 0 || l->field > CC_OCC_FIELD_MAX)                                           \
-    return bad_limits(fn, l, #field " must be 1..1048576");
-#define CC_NON_NEGATIVE(field)                                                                \
-  if (l->field < 0 || l->field >= CC_OCC_FIELD_MAX)                                           \
-    return bad_limits(fn, l, #field " must be 0..1048575");
-  CC_POSITIVE(warp_size)
-  CC_POSITIVE(max_threads_per_block)
-  CC_POSITIVE(max_warps_per_sm)
-  CC_POSITIVE(max_blocks_per_sm)
-  CC_POSITIVE(regs_per_sm)
-  CC_POSITIVE(max_regs_per_block)
-  CC_POSITIVE(max_regs_per_thread)
-  CC_POSITIVE(reg_alloc_unit)
-  CC_POSITIVE(warp_alloc_granularity)
-  CC_POSITIVE(shared_alloc_granularity)
-  CC_NON_NEGATIVE(shared_per_sm)
-  CC_NON_NEGATIVE(shared_per_block)
-  CC_NON_NEGATIVE(shared_per_block_optin)
-  CC_NON_NEGATIVE(reserved_shared_per_block)
-  CC_NON_NEGATIVE(max_barriers_per_block)
-  CC_NON_NEGATIVE(barriers_per_sm)
-  CC_NON_NEGATIVE(sm_count)
-#undef CC_POSITIVE
-#undef CC_NON_NEGATIVE
+  const struct {
+    const char *name;
+    int value, lo;
+  } fields[] = {
+      {"warp_size", l->warp_size, 1},
+      {"max_threads_per_block", l->max_threads_per_block, 1},
+      {"max_warps_per_sm", l->max_warps_per_sm, 1},
+      {"max_blocks_per_sm", l->max_blocks_per_sm, 1},
+      {"regs_per_sm", l->regs_per_sm, 1},
+      {"max_regs_per_block", l->max_regs_per_block, 1},
+      {"max_regs_per_thread", l->max_regs_per_thread, 1},
+      {"reg_alloc_unit", l->reg_alloc_unit, 1},
+      {"warp_alloc_granularity", l->warp_alloc_granularity, 1},
+      {"shared_alloc_granularity", l->shared_alloc_granularity, 1},
+      {"shared_per_sm", l->shared_per_sm, 0},
+      {"shared_per_block", l->shared_per_block, 0},
+      {"shared_per_block_optin", l->shared_per_block_optin, 0},
+      {"reserved_shared_per_block", l->reserved_shared_per_block, 0},
+      {"max_barriers_per_block", l->max_barriers_per_block, 0},
+      {"barriers_per_sm", l->barriers_per_sm, 0},
+      {"sm_count", l->sm_count, 0},
+  };
+  for (size_t i = 0; i < CC_ARRAY_LEN(fields); i++) {
+    cucore_status st = field_in_range(fn, l, fields[i].name, fields[i].value, fields[i].lo);
+    if (st != CUCORE_OK) return st;
+  }
   if (!is_pow2(l->warp_size) || l->warp_size > CC_OCC_WARP_SIZE_MAX)
     return bad_limits(fn, l, "warp_size must be a power of two up to 1024");
   if (!is_pow2(l->reg_alloc_unit) || !is_pow2(l->warp_alloc_granularity) ||
@@ -182,7 +197,7 @@ static cucore_status explain_limits(const char *fn, const cc_arch_limits *l) {
   return bad_limits(fn, l, "carveout_bytes must be ascending and not negative");
 }
 
-/* Everything check_limits and the resource checks require, without messages and with few
+/* Everything explain_limits and explain_check require, without messages and with few
  * branches: the query path runs this every time. */
 static inline __attribute__((always_inline)) int limits_ok(const cc_arch_limits *l) {
   const int n = l->carveout_count;
@@ -256,124 +271,177 @@ cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
 
 /* ---- the model ------------------------------------------------------------------------------ */
 
-/* The model, inlined into the public query and into cc_occupancy_model_blocks. */
-static inline __attribute__((always_inline)) int
-model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k, int block_size,
-             size_t dynamic_shared_bytes, unsigned flags, cucore_occupancy_result *r,
-             cc_occ_why *why) {
-  (void)flags; /* partitioned global caching does not exist on 7.0+ (see the top) */
-  cc_occ_why w = CC_OCC_RUNS;
-  memset(r, 0, sizeof *r); /* padding too: callers compare results bytewise */
-  if (CC_UNLIKELY(block_size < 1)) {
-    *why = CC_OCC_BLOCK_SIZE;
-    r->blocks_limit_registers = r->blocks_limit_shared = r->blocks_limit_barriers = INT_MAX;
-    r->blocks_limit_blocks = l->max_blocks_per_sm;
-    r->limiting_mask = 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
-    return 0;
-  }
+/* What one query works out: per resource, the blocks per SM it allows, and the sizes the result
+ * reports. Every step below is inlined into model_blocks (the struct lives in registers). */
+typedef struct occ_model {
+  int warps;            /* warps per block */
+  long long regs_block; /* registers per block */
+  int smem_block;       /* shared memory per block, rounded to the allocation granularity */
+  int carveout;         /* the shared-memory carveout the SM is configured with */
+  int lim_warps, lim_regs, lim_shared, lim_blocks, lim_barriers;
+  cc_occ_why why; /* the first reason a limit is 0, or CC_OCC_RUNS */
+} occ_model;
 
-  /* Warps. */
+static inline void note_why(occ_model *m, cc_occ_why why) {
+  if (m->why == CC_OCC_RUNS) m->why = why;
+}
+
+/* Warp slots: 0 blocks when the block is above the kernel's or the architecture's maximum. */
+static inline __attribute__((always_inline)) void
+limit_warps(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k,
+            int block_size) {
   const int ws = l->warp_size;
-  const int warps = (block_size >> log2_pow2(ws)) + ((block_size & (ws - 1)) != 0);
-  int lim_warps;
+  m->warps = (block_size >> log2_pow2(ws)) + ((block_size & (ws - 1)) != 0);
   if (CC_UNLIKELY(block_size > cc_occupancy_max_block(l, k))) {
-    lim_warps = 0;
-    w = CC_OCC_BLOCK_SIZE;
+    m->lim_warps = 0;
+    note_why(m, CC_OCC_BLOCK_SIZE);
   } else {
-    lim_warps = div_small(l->max_warps_per_sm, warps);
+    m->lim_warps = div_small(l->max_warps_per_sm, m->warps);
   }
+}
 
-  /* Registers: allocated per warp in units of reg_alloc_unit, and held per sub-partition. */
+/* Registers: allocated per warp in units of reg_alloc_unit, and held per sub-partition. */
+static inline __attribute__((always_inline)) void
+limit_registers(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k) {
   const int parts = l->warp_alloc_granularity;
-  const int regs_warp = round_up_pow2(k->registers * ws, l->reg_alloc_unit);
-  const long long regs_block = (long long)regs_warp * warps;
-  const long long regs_checked = (long long)regs_warp * round_up_pow2(warps, parts);
-  int lim_regs;
-  if (CC_UNLIKELY(regs_block > l->max_regs_per_block || regs_checked > l->max_regs_per_block)) {
-    lim_regs = 0;
-    if (w == CC_OCC_RUNS) w = CC_OCC_REGS_PER_BLOCK;
+  const int regs_warp = round_up_pow2(k->registers * l->warp_size, l->reg_alloc_unit);
+  const long long regs_checked = (long long)regs_warp * round_up_pow2(m->warps, parts);
+  m->regs_block = (long long)regs_warp * m->warps;
+  if (CC_UNLIKELY(m->regs_block > l->max_regs_per_block ||
+                  regs_checked > l->max_regs_per_block)) {
+    m->lim_regs = 0;
+    note_why(m, CC_OCC_REGS_PER_BLOCK);
   } else if (regs_warp == 0) {
-    lim_regs = INT_MAX;
+    m->lim_regs = INT_MAX;
   } else {
     /* regs_warp is a multiple of the allocation unit: divide both by it first. */
     const int unit_log2 = log2_pow2(l->reg_alloc_unit);
     const int warps_per_part = div_small(l->regs_per_sm >> log2_pow2(parts) >> unit_log2,
                                          regs_warp >> unit_log2);
-    lim_regs = div_small(warps_per_part * parts, warps);
+    m->lim_regs = div_small(warps_per_part * parts, m->warps);
   }
+}
 
-  /* Shared memory: one rounded allocation per block, against the carveout. */
-  int lim_shared, carveout = 0, smem_block = 0;
+/* Shared memory: one rounded allocation per block, against the carveout. */
+static inline __attribute__((always_inline)) void
+limit_shared(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k,
+             size_t dynamic_shared_bytes) {
   const int optin = l->shared_per_block_optin;
   if (CC_UNLIKELY(k->max_dynamic_shared_bytes > 0 &&
                   dynamic_shared_bytes > (size_t)k->max_dynamic_shared_bytes)) {
-    lim_shared = 0;
-    if (w == CC_OCC_RUNS) w = CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX;
-  } else if (CC_UNLIKELY(k->static_shared_bytes > optin ||
-                         dynamic_shared_bytes > (size_t)(optin - k->static_shared_bytes))) {
-    lim_shared = 0;
-    if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_BLOCK;
-  } else {
-    /* static + dynamic <= optin here, so the sum fits in an int. */
-    smem_block = round_up_pow2(k->static_shared_bytes + (int)dynamic_shared_bytes +
-                                   l->reserved_shared_per_block,
-                               l->shared_alloc_granularity);
-    const int preferred = preferred_carveout(l, k->carveout_percent);
-    carveout = preferred >= smem_block ? preferred : carveout_at_least(l, smem_block);
-    if (CC_UNLIKELY(carveout < 0)) {
-      carveout = 0;
-      lim_shared = 0;
-      if (w == CC_OCC_RUNS) w = CC_OCC_SHARED_PER_SM;
-    } else {
-      const int gran_log2 = log2_pow2(l->shared_alloc_granularity); /* smem_block: granules */
-      lim_shared = smem_block > 0 ? div_small(carveout >> gran_log2, smem_block >> gran_log2)
-                                  : INT_MAX;
-    }
+    m->lim_shared = 0;
+    note_why(m, CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX);
+    return;
   }
+  if (CC_UNLIKELY(k->static_shared_bytes > optin ||
+                  dynamic_shared_bytes > (size_t)(optin - k->static_shared_bytes))) {
+    m->lim_shared = 0;
+    note_why(m, CC_OCC_SHARED_PER_BLOCK);
+    return;
+  }
+  /* static + dynamic <= optin here, so the sum fits in an int. */
+  m->smem_block = round_up_pow2(k->static_shared_bytes + (int)dynamic_shared_bytes +
+                                    l->reserved_shared_per_block,
+                                l->shared_alloc_granularity);
+  const int preferred = preferred_carveout(l, k->carveout_percent);
+  const int carveout =
+      preferred >= m->smem_block ? preferred : carveout_at_least(l, m->smem_block);
+  if (CC_UNLIKELY(carveout < 0)) {
+    m->lim_shared = 0;
+    note_why(m, CC_OCC_SHARED_PER_SM);
+    return;
+  }
+  m->carveout = carveout;
+  const int gran_log2 = log2_pow2(l->shared_alloc_granularity); /* smem_block: granules */
+  m->lim_shared = m->smem_block > 0
+                      ? div_small(carveout >> gran_log2, m->smem_block >> gran_log2)
+                      : INT_MAX;
+}
 
-  /* Resident blocks, and named barriers (applied by the driver from 9.0 on). */
-  const int lim_blocks = l->max_blocks_per_sm;
-  int lim_barriers = INT_MAX;
+/* Resident blocks, and named barriers (applied by the driver from 9.0 on; an unknown count
+ * counts as one). */
+static inline __attribute__((always_inline)) void
+limit_blocks_and_barriers(occ_model *m, const cc_arch_limits *l,
+                          const cucore_kernel_resources *k) {
+  m->lim_blocks = l->max_blocks_per_sm;
+  m->lim_barriers = INT_MAX;
   if (l->barrier_limit_applies) {
     const int used = k->barriers < 0 ? 1 : k->barriers;
-    if (used > 0) lim_barriers = div_small(l->barriers_per_sm, used);
+    if (used > 0) m->lim_barriers = div_small(l->barriers_per_sm, used);
   }
+}
 
-  int active = lim_warps;
-  if (lim_regs < active) active = lim_regs;
-  if (lim_shared < active) active = lim_shared;
-  if (lim_blocks < active) active = lim_blocks;
-  if (lim_barriers < active) active = lim_barriers;
+/* The smallest limit, and in *mask every limit equal to it (never none). */
+static inline __attribute__((always_inline)) int smallest_limit(const occ_model *m,
+                                                                unsigned *mask) {
+  int active = m->lim_warps;
+  if (m->lim_regs < active) active = m->lim_regs;
+  if (m->lim_shared < active) active = m->lim_shared;
+  if (m->lim_blocks < active) active = m->lim_blocks;
+  if (m->lim_barriers < active) active = m->lim_barriers;
+  unsigned bits = 0;
+  if (m->lim_warps == active) bits |= 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
+  if (m->lim_regs == active) bits |= 1u << CUCORE_OCCUPANCY_LIMIT_REGISTERS;
+  if (m->lim_shared == active) bits |= 1u << CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY;
+  if (m->lim_blocks == active) bits |= 1u << CUCORE_OCCUPANCY_LIMIT_BLOCKS;
+  if (m->lim_barriers == active) bits |= 1u << CUCORE_OCCUPANCY_LIMIT_BARRIERS;
+  *mask = bits;
+  return active;
+}
 
-  unsigned mask = 0;
-  if (lim_warps == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
-  if (lim_regs == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_REGISTERS;
-  if (lim_shared == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_SHARED_MEMORY;
-  if (lim_blocks == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_BLOCKS;
-  if (lim_barriers == active) mask |= 1u << CUCORE_OCCUPANCY_LIMIT_BARRIERS;
-
-  /* With no preference the driver picks the smallest carveout that keeps this answer. */
-  if (k->carveout_percent < 0 && active > 0 && lim_shared > 0) {
-    const int c = carveout_at_least(l, smem_block * active); /* <= carveout < 2^20 */
-    if (c >= 0) carveout = c;
-  }
-
+static inline __attribute__((always_inline)) void
+fill_result(cucore_occupancy_result *r, const occ_model *m, const cc_arch_limits *l,
+            int active, unsigned mask) {
   r->active_blocks_per_sm = active;
-  r->active_warps_per_sm = active * warps;
-  r->occupancy = (double)(active * warps) / (double)l->max_warps_per_sm;
+  r->active_warps_per_sm = active * m->warps;
+  r->occupancy = (double)(active * m->warps) / (double)l->max_warps_per_sm;
   /* mask is never 0: `active` is one of the limits */
   r->limit = (cucore_occupancy_limit)log2_pow2((int)(mask & (0u - mask)));
   r->limiting_mask = mask;
-  r->blocks_limit_warps = lim_warps;
-  r->blocks_limit_registers = lim_regs;
-  r->blocks_limit_shared = lim_shared;
-  r->blocks_limit_blocks = lim_blocks;
-  r->blocks_limit_barriers = lim_barriers;
-  r->warps_per_block = warps;
-  r->registers_per_block = (int)(regs_block < INT_MAX ? regs_block : INT_MAX);
-  r->shared_per_block = smem_block;
-  r->shared_carveout_bytes = carveout;
-  *why = w;
+  r->blocks_limit_warps = m->lim_warps;
+  r->blocks_limit_registers = m->lim_regs;
+  r->blocks_limit_shared = m->lim_shared;
+  r->blocks_limit_blocks = m->lim_blocks;
+  r->blocks_limit_barriers = m->lim_barriers;
+  r->warps_per_block = m->warps;
+  r->registers_per_block = (int)(m->regs_block < INT_MAX ? m->regs_block : INT_MAX);
+  r->shared_per_block = m->smem_block;
+  r->shared_carveout_bytes = m->carveout;
+}
+
+/* The answer for a block of no threads: 0, limited by warps. */
+static inline int empty_block(const cc_arch_limits *l, cucore_occupancy_result *r,
+                              cc_occ_why *why) {
+  *why = CC_OCC_BLOCK_SIZE;
+  r->blocks_limit_registers = r->blocks_limit_shared = r->blocks_limit_barriers = INT_MAX;
+  r->blocks_limit_blocks = l->max_blocks_per_sm;
+  r->limiting_mask = 1u << CUCORE_OCCUPANCY_LIMIT_WARPS;
+  return 0;
+}
+
+/* The model, inlined into the public query and into cc_occupancy_model_blocks: each resource's
+ * limit, the smallest of them, and the result. */
+static inline __attribute__((always_inline)) int
+model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k, int block_size,
+             size_t dynamic_shared_bytes, unsigned flags, cucore_occupancy_result *r,
+             cc_occ_why *why) {
+  (void)flags; /* partitioned global caching does not exist on 7.0+ (see the top) */
+  memset(r, 0, sizeof *r); /* padding too: callers compare results bytewise */
+  if (CC_UNLIKELY(block_size < 1)) return empty_block(l, r, why);
+  occ_model m = {.why = CC_OCC_RUNS};
+  limit_warps(&m, l, k, block_size);
+  limit_registers(&m, l, k);
+  limit_shared(&m, l, k, dynamic_shared_bytes);
+  limit_blocks_and_barriers(&m, l, k);
+  unsigned mask;
+  const int active = smallest_limit(&m, &mask);
+  /* With no preference the driver picks the smallest carveout that keeps this answer. */
+  if (k->carveout_percent < 0 && active > 0 && m.lim_shared > 0) {
+    const int c = carveout_at_least(l, m.smem_block * active); /* <= carveout < 2^20 */
+    if (c >= 0) m.carveout = c;
+  }
+  fill_result(r, &m, l, active, mask);
+  *why = m.why;
   return active;
 }
 

@@ -34,8 +34,6 @@ typedef cucore_arch_limits cc_arch_limits;
 
 /* The table row of `arch` (e.g. 90), or NULL when it is not in the table. */
 const cc_arch_limits *cc_arch_limits_find(int arch);
-/* All rows, ascending by arch; *count is set to their number. */
-const cc_arch_limits *cc_arch_table(int *count);
 /* "sm_70, sm_72, ..." into buf (for messages); returns buf. */
 const char *cc_arch_known(char *buf, size_t len);
 
@@ -52,9 +50,9 @@ typedef enum cc_occ_why {
                                       (only with hand-edited limits) */
 } cc_occ_why;
 
-/* Checks limits, resources and flags; fails with CUCORE_INVALID_ARGUMENT (or
- * CUCORE_NOT_SUPPORTED for unknown flags) naming `fn`, the field and its range. NULL pointers
- * are checked too. Call cc_begin() first. */
+/* Checks limits, resources and flags; fails with CUCORE_INVALID_ARGUMENT naming `fn`, the
+ * field and its range (or the unknown flags). NULL pointers are checked too. Call cc_begin()
+ * first. */
 cucore_status cc_occupancy_check(const char *fn, const cc_arch_limits *l,
                                  const cucore_kernel_resources *k, unsigned flags);
 
@@ -72,5 +70,11 @@ cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
 
 /* The largest block size the kernel may use on `l` (the kernel's own limit when set). */
 int cc_occupancy_max_block(const cc_arch_limits *l, const cucore_kernel_resources *k);
+
+/* ---- tests only ---------------------------------------------------------------------------- */
+
+/* All rows of the table, ascending by arch; *count is set to their number
+ * (tests/test_occupancy_model_table.c). */
+const cc_arch_limits *cc_arch_table(int *count);
 
 #endif /* CUCORE_OCCUPANCY_MODEL_H */

@@ -43,13 +43,10 @@ cucore_status cc_graph_wrap(cucore_device *dev, CUgraph h, cc_refs *held, cucore
 
 cucore_status cc_graph_new_body(cucore_graph *root, CUgraph h, cucore_graph **out) {
   *out = NULL;
-  if (root->body_count == root->body_cap) {
-    int cap = root->body_cap ? 2 * root->body_cap : 4;
-    cucore_graph **bs = cc_raw_realloc(root->bodies, (size_t)cap * sizeof *bs);
-    if (!bs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph bodies)");
-    root->bodies = bs;
-    root->body_cap = cap;
-  }
+  cucore_graph **bs = cc_grow(root->bodies, &root->body_cap, (size_t)root->body_count + 1,
+                              sizeof *bs, "a graph's conditional bodies");
+  if (!bs) return CUCORE_HOST_OUT_OF_MEMORY;
+  root->bodies = bs;
   cucore_graph *b = cc_calloc(1, sizeof *b, "a conditional body");
   if (!b) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(b, CC_KIND_GRAPH);
@@ -173,13 +170,10 @@ cucore_status cc_graph_node_new(cucore_graph *g, cucore_graph_node_type type,
 
 cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n) {
   cucore_graph *root = g->root;
-  if (root->node_count == root->node_cap) {
-    int cap = root->node_cap ? 2 * root->node_cap : 16;
-    cucore_graph_node **ns = cc_raw_realloc(root->nodes, (size_t)cap * sizeof *ns);
-    if (!ns) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (graph nodes)");
-    root->nodes = ns;
-    root->node_cap = cap;
-  }
+  cucore_graph_node **ns = cc_grow(root->nodes, &root->node_cap, (size_t)root->node_count + 1,
+                                   sizeof *ns, "a graph's nodes");
+  if (!ns) return CUCORE_HOST_OUT_OF_MEMORY;
+  root->nodes = ns;
   n->index = root->node_count;
   root->nodes[root->node_count++] = n;
   return CUCORE_OK;

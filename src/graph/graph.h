@@ -46,9 +46,11 @@ struct cucore_graph {
   cc_refs *held;               /* what the nodes use (a reference; the driver holds another) */
   int attached;                /* `held` is the CUgraph's user object */
   cucore_graph_node **nodes;   /* every node cucore made, bodies' included */
-  int node_count, node_cap;
+  int node_count;
+  size_t node_cap;
   cucore_graph **bodies;       /* the conditional bodies' structures */
-  int body_count, body_cap;
+  int body_count;
+  size_t body_cap;
   int conditionals;            /* conditional nodes in it or its bodies */
   int mem_nodes;               /* allocation and free nodes in it (mem_nodes.c) */
   char *dot;                   /* the last cucore_graph_dot text */

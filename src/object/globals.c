@@ -33,7 +33,9 @@ static const char *intern(cucore_object *o, const char *symbol) {
   for (int i = 0; i < o->global_name_count && !found; i++)
     if (strcmp(o->global_names[i], symbol) == 0) found = o->global_names[i];
   if (!found) {
-    char **names = cc_raw_realloc(o->global_names, (size_t)(o->global_name_count + 1) * sizeof *names);
+    char **names = cc_grow(o->global_names, &o->global_name_cap,
+                           (size_t)o->global_name_count + 1, sizeof *names,
+                           "an object's variable names");
     char *copy = names ? cc_strdup(symbol, "a variable name") : NULL;
     if (names) o->global_names = names;
     if (copy) found = o->global_names[o->global_name_count++] = copy;

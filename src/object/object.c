@@ -1,7 +1,8 @@
 /*
  * object.c -- ObjectCode: compiled code that is only loaded (cuLibraryLoadData from memory,
- * cuLibraryLoadFromFile from disk), lazily, and hands out kernels. Reference counted: every
- * kernel handed out holds a reference, so the library stays loaded while a kernel lives.
+ * cuLibraryLoadFromFile from disk), lazily, and lists its kernels (exec/kernel.c hands them
+ * out). Reference counted: every kernel handed out holds a reference, so the library stays
+ * loaded while a kernel lives.
  */
 #include "object/object.h"
 #include "binary/binary.h"
@@ -322,6 +323,21 @@ cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const cha
   if (st == CUCORE_OK) *name = obj->kernel_names[index];
   pthread_mutex_unlock(&obj->lock);
   return st;
+}
+
+void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n) {
+  buf[0] = '\0';
+  int count = 0;
+  cucore_status st = cucore_object_kernel_count(obj, &count);
+  cc_begin();
+  if (st != CUCORE_OK) return;
+  size_t len = 0;
+  for (int i = 0; i < count && len + 8 < n; i++) {
+    const char *name = NULL;
+    if (cucore_object_kernel_name(obj, i, &name) != CUCORE_OK) break;
+    len += (size_t)snprintf(buf + len, n - len, "%s`%s`", i ? ", " : "", name);
+  }
+  cc_begin();
 }
 
 cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx, size_t *size) {

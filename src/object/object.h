@@ -36,6 +36,7 @@ struct cucore_object {
   char **kernel_names;
   /* symbols of the module variables handed out (cucore_global.name points here) */
   int global_name_count;
+  size_t global_name_cap;
   char **global_names;
 };
 
@@ -45,6 +46,9 @@ cucore_status cc_object_new(cucore_code_type type, unsigned char *code, size_t s
 /* Adds / drops a reference (kernels hold one each). */
 void cc_object_retain(cucore_object *obj);
 void cc_object_release(cucore_object *obj);
+/* The object's kernel names ("`a`, `b`") into buf, for "not found" messages ("" when they
+ * cannot be listed). Calls cc_begin: the caller's failure that follows is the one kept. */
+void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n);
 /* Loads the library with the object's load options (load_options.c); the caller holds the
  * object's lock and has checked it is not loaded. */
 cucore_status cc_object_load_library(cucore_object *o);

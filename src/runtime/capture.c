@@ -65,13 +65,10 @@ static void describe(const cc_capture *c, const cucore_stream *s, char *buf, siz
 static int stream_blocks(const cucore_stream *s) { return s->blocking; }
 
 static cucore_status add_stream(cc_capture *c, cucore_stream *s) {
-  if (c->stream_count == c->stream_cap) {
-    int cap = c->stream_cap ? 2 * c->stream_cap : 4;
-    cucore_stream **ss = cc_raw_realloc(c->streams, (size_t)cap * sizeof *ss);
-    if (!ss) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory (capture streams)");
-    c->streams = ss;
-    c->stream_cap = cap;
-  }
+  cucore_stream **ss = cc_grow(c->streams, &c->stream_cap, (size_t)c->stream_count + 1,
+                               sizeof *ss, "a capture's streams");
+  if (!ss) return CUCORE_HOST_OUT_OF_MEMORY;
+  c->streams = ss;
   c->streams[c->stream_count++] = s;
   atomic_fetch_add(&c->refs, 1);
   s->capture = c;

@@ -40,15 +40,10 @@ void cc_refs_release(void *p) {
 }
 
 static cucore_status append(cc_refs *r, void *p, cc_release_fn release) {
-  if (r->n == r->cap) {
-    int cap = r->cap ? 2 * r->cap : 8;
-    cc_ref_item *items = cc_raw_realloc(r->items, (size_t)cap * sizeof *items);
-    if (!items)
-      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory growing a graph's list of "
-                     "references to %d entries", cap);
-    r->items = items;
-    r->cap = cap;
-  }
+  cc_ref_item *items = cc_grow(r->items, &r->cap, (size_t)r->n + 1, sizeof *items,
+                               "a graph's list of references");
+  if (!items) return CUCORE_HOST_OUT_OF_MEMORY;
+  r->items = items;
   r->items[r->n++] = (cc_ref_item){p, release};
   return CUCORE_OK;
 }

@@ -105,7 +105,8 @@ struct cc_refs {
   atomic_int count;
   pthread_mutex_t lock;
   cc_ref_item *items;
-  int n, cap;
+  int n;
+  size_t cap;
   _Atomic(void *) last; /* the last member held: a repeated hold returns at once */
   struct cc_refs *next; /* on the list of sets the driver dropped */
 };
@@ -146,7 +147,8 @@ struct cc_capture {
   void *owner;            /* given at the start, handed back at the end */
   cc_release_fn owner_release; /* releases `owner` when the capture dies without an end */
   cucore_stream **streams; /* every stream taking part (origin first) */
-  int stream_count, stream_cap;
+  int stream_count;
+  size_t stream_cap;
   cucore_status failure;  /* the first failure the driver gave for work in the capture */
   char failure_message[640];
   cc_capture *next;       /* in the list of active captures */

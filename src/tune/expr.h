@@ -47,7 +47,8 @@ typedef struct cc_expr_node {
 /* A parsed expression. Owned: cc_expr_free. */
 typedef struct cc_expr {
   cc_expr_node *nodes;
-  int count, cap;
+  int count;
+  size_t cap;
   int root;
   char *text; /* a copy of the source text */
 } cc_expr;

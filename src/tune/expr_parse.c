@@ -126,13 +126,10 @@ static int is_op(const tok *t, const char *op) {
 
 static int add_node(parser *ps, int kind, int op, int a, int b, int c, int col) {
   cc_expr *e = ps->e;
-  if (e->count == e->cap) {
-    int cap = e->cap ? e->cap * 2 : 16;
-    cc_expr_node *n = cc_raw_realloc(e->nodes, (size_t)cap * sizeof *n);
-    if (!n) return fail(ps, col, "%sout of memory", "");
-    e->nodes = n;
-    e->cap = cap;
-  }
+  cc_expr_node *nodes = cc_grow(e->nodes, &e->cap, (size_t)e->count + 1, sizeof *nodes,
+                                "an expression's nodes");
+  if (!nodes) return fail(ps, col, "%sout of memory", "");
+  e->nodes = nodes;
   cc_expr_node *n = &e->nodes[e->count];
   memset(n, 0, sizeof *n);
   n->kind = (uint8_t)kind;

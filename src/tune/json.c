@@ -136,26 +136,27 @@ static int number(jp *j, cc_json *v) {
 
 static int value(jp *j, cc_json *v);
 
-static int grow(jp *j, cc_json *v, size_t *cap, int with_keys) {
-  if (v->n < *cap) return 0;
-  size_t c = *cap ? *cap * 2 : 8;
-  cc_json *items = cc_raw_realloc(v->items, c * sizeof *items);
-  if (items) v->items = items;
-  char **keys = with_keys ? cc_raw_realloc(v->keys, c * sizeof *keys) : NULL;
-  if (keys) v->keys = keys;
-  if (!items || (with_keys && !keys)) return jfail(j, "out of memory");
-  *cap = c;
+/* Room for one more member in v->items (and v->keys, with_keys), of capacities *cap and
+ * *key_cap. */
+static int grow(jp *j, cc_json *v, size_t *cap, size_t *key_cap, int with_keys) {
+  cc_json *items = cc_grow(v->items, cap, v->n + 1, sizeof *items, "a JSON array or object");
+  if (!items) return jfail(j, "out of memory");
+  v->items = items;
+  if (!with_keys) return 0;
+  char **keys = cc_grow(v->keys, key_cap, v->n + 1, sizeof *keys, "a JSON object's keys");
+  if (!keys) return jfail(j, "out of memory");
+  v->keys = keys;
   return 0;
 }
 
 /* The members of an array (keys 0) or object (keys 1), after the opening bracket. */
 static int members(jp *j, cc_json *v, int keys, char close) {
-  size_t cap = 0;
+  size_t cap = 0, key_cap = 0;
   ws(j);
   if (j->p < j->end && *j->p == close) return j->p++, 0;
   for (;;) {
     ws(j);
-    if (grow(j, v, &cap, keys) < 0) return -1;
+    if (grow(j, v, &cap, &key_cap, keys) < 0) return -1;
     char *key = NULL;
     if (keys) {
       if (j->p >= j->end || *j->p != '"') return jfail(j, "expected a key in quotes");

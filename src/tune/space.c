@@ -96,12 +96,10 @@ static cucore_status check_param(const cucore_tune_space *s, const char *name,
 }
 
 static cucore_status grow_params(cucore_tune_space *s) {
-  if (s->nparams < s->cap) return CUCORE_OK;
-  size_t cap = s->cap ? s->cap * 2 : 8;
-  cc_tparam *p = cc_raw_realloc(s->params, cap * sizeof *p);
-  if (!p) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory growing a tune space");
+  cc_tparam *p = cc_grow(s->params, &s->cap, s->nparams + 1, sizeof *p,
+                         "a tune space's parameters");
+  if (!p) return CUCORE_HOST_OUT_OF_MEMORY;
   s->params = p;
-  s->cap = cap;
   return CUCORE_OK;
 }
 
@@ -135,13 +133,10 @@ cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr)
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_restrict", "space");
   CC_CHECK_ARG(expr, "cucore_tune_space_restrict", "expr");
-  if (s->nrestr == s->cap_r) {
-    size_t cap = s->cap_r ? s->cap_r * 2 : 8;
-    cc_expr *r = cc_raw_realloc(s->restr, cap * sizeof *r);
-    if (!r) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory adding a restriction");
-    s->restr = r;
-    s->cap_r = cap;
-  }
+  cc_expr *r = cc_grow(s->restr, &s->cap_r, s->nrestr + 1, sizeof *r,
+                       "a tune space's restrictions");
+  if (!r) return CUCORE_HOST_OUT_OF_MEMORY;
+  s->restr = r;
   char why[CC_EXPR_WHY_MAX];
   if (cc_expr_parse(expr, cc_tune_find_param, s, &s->restr[s->nrestr], why, sizeof why) < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s", expr, why);

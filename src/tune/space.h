@@ -1,10 +1,12 @@
 /*
  * tune/space.h -- the search space of `cucore tune` (struct cucore_tune_space) and what its
- * files share. Four files, one job each:
+ * files share, one job each:
  *   space.c         building a space: parameters, restrictions, expressions, kernel, limits
- *   space_config.c  one configuration: values, restrictions, launch, limits; the counts
- *   space_text.c    a configuration's texts (parameters, kernel name, defines, JSON), its
- *                   compile hash
+ *   space_parse.c   parameters and expressions written as text ("NAME=V1,V2,LO..HI:STEP")
+ *   space_kinds.c   parameters by name, block-size names, what each parameter is to a compile
+ *   space_config.c  one configuration: values, restrictions, launch, limits, compile hash;
+ *                   the counts
+ *   space_text.c    a configuration's texts (parameters, kernel name, defines, JSON)
  *   space_json.c    a space from Kernel Tuner's tune_kernel() keywords as JSON (json.c reads)
  *   space_t1.c      a space from the TuningSchema T1 input (Kernel Tuner, KTT, BAT)
  *   space_checks.c  what a space file says a measured tune checks (args, expects, tolerances)
@@ -70,7 +72,5 @@ cucore_status cc_tune_space_t1(cucore_tune_space *s, const struct cc_json *root)
  * read from the document's root into s; frees them. */
 cucore_status cc_tune_checks_read(cucore_tune_space *s, const struct cc_json *root);
 void cc_tune_checks_free(struct cc_tune_checks *c);
-/* The compile hash of the configuration whose value indices are `digits`. */
-uint64_t cc_tune_compile_hash(const cucore_tune_space *s, const size_t *digits);
 
 #endif /* CUCORE_TUNE_SPACE_H */

@@ -1,7 +1,8 @@
 /*
  * space_config.c -- one configuration of a space before compiling: its values, its
- * restrictions, its launch (Kernel Tuner's conventions) and the architecture's limits; and the
- * counts of a whole space, stage by stage.
+ * restrictions, its launch (Kernel Tuner's conventions), the architecture's limits and the hash
+ * that groups configurations sharing one compile; and the counts of a whole space, stage by
+ * stage.
  */
 #include "tune/space.h"
 
@@ -17,7 +18,10 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n) {
   return h;
 }
 
-uint64_t cc_tune_compile_hash(const cucore_tune_space *s, const size_t *digits) {
+/* The compile hash of the configuration whose value indices are `digits`: the values of
+ * DEFINE and TEMPLATE parameters, never LAUNCH_ONLY ones, so configurations sharing one
+ * compile share it. */
+static uint64_t compile_hash(const cucore_tune_space *s, const size_t *digits) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (size_t i = 0; i < s->nparams; i++) {
     const cc_tparam *p = &s->params[i];
@@ -184,7 +188,7 @@ static void config_eval(const cucore_tune_space *s, uint64_t index, cc_tval *val
   memset(c, 0, sizeof *c);
   c->index = index;
   cc_tune_values(s, index, vals, digits);
-  c->compile_hash = cc_tune_compile_hash(s, digits);
+  c->compile_hash = compile_hash(s, digits);
   if (check_restrictions(s, vals, c) == 0) launch(s, vals, c);
 }
 

@@ -1,6 +1,6 @@
 /*
- * space_parse.c -- the space's texts: a parameter written as "NAME=V1,V2,LO..HI:STEP", a
- * slot's comma-separated expressions, and how AUTO parameters resolve to a kind.
+ * space_parse.c -- the space's texts: a parameter written as "NAME=V1,V2,LO..HI:STEP" and a
+ * slot's comma-separated expressions (space_kinds.c resolves AUTO parameters to a kind).
  */
 #include "tune/space.h"
 
@@ -85,13 +85,9 @@ typedef struct vlist {
 } vlist;
 
 static int vpush(vlist *l, const char *t, size_t len) {
-  if (l->n == l->cap) {
-    size_t cap = l->cap ? l->cap * 2 : 16;
-    char **v = cc_raw_realloc(l->v, cap * sizeof *v);
-    if (!v) return -1;
-    l->v = v;
-    l->cap = cap;
-  }
+  char **v = cc_grow(l->v, &l->cap, l->n + 1, sizeof *v, "a parameter's values");
+  if (!v) return -1;
+  l->v = v;
   char *c = cc_raw_malloc(len + 1);
   if (!c) return -1;
   memcpy(c, t, len);

@@ -1,7 +1,6 @@
 /*
  * space_text.c -- a configuration's texts: its parameters, the kernel name with the template
- * holes filled, the compile's defines, JSON; and the hash that groups configurations sharing
- * one compile (the values of DEFINE and TEMPLATE parameters, never LAUNCH_ONLY ones).
+ * holes filled, the compile's defines, JSON.
  */
 #include "tune/space.h"
 

@@ -39,13 +39,9 @@ cucore_status cc_tune_store_default_path(const char *key, char *out, size_t cap)
 int cc_tune_records_add(cc_trecs *rs, const char *key, const char *problem, const char *device,
                         const char *config, size_t config_len, const char *result,
                         size_t result_len) {
-  if (rs->n == rs->cap) {
-    size_t cap = rs->cap ? rs->cap * 2 : 64;
-    cc_trec *r = cc_raw_realloc(rs->r, cap * sizeof *r);
-    if (!r) return -1;
-    rs->r = r;
-    rs->cap = cap;
-  }
+  cc_trec *r = cc_grow(rs->r, &rs->cap, rs->n + 1, sizeof *r, "a tune store's records");
+  if (!r) return -1;
+  rs->r = r;
   cc_trec t = {cc_raw_strdup(key), cc_raw_strdup(problem), cc_raw_strdup(device),
                cc_raw_malloc(config_len + 1), cc_raw_malloc(result_len + 1), -1, 0};
   if (!t.key || !t.problem || !t.device || !t.config || !t.result) {
