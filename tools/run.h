@@ -220,6 +220,7 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v);
  * @file may set *count when it was 0, and the shape). Returns 0 or an exit code. */
 int spec_fill(spec_cur *c, const char *init, size_t init_len, elem_t type, size_t *count,
               unsigned char **data, int *ndim, uint64_t *shape);
+/* ---- data files (run_data.c) ---- */
 /* Reads a .npy or raw file of `type` for `what`; *count 0 takes the file's count. */
 int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
                    unsigned char **data, int *ndim, uint64_t *shape);
@@ -234,7 +235,8 @@ int run_save_outputs(run_opts *o);
 int run_check_outputs(const run_opts *o);
 /* One output's check: `what` names it in messages. 0 or CLI_EXIT_USAGE. */
 int data_check_output(const char *what, const char *path, elem_t type);
-/* Deterministic random numbers for `random` fills (--seed sets the start; 0: the default). */
+/* Deterministic random numbers for `random` fills (--seed sets the start; 0: the default;
+ * run_spec.c). */
 uint64_t run_random_next(void);
 void run_random_seed(unsigned long long seed);
 
@@ -304,6 +306,7 @@ void run_report(run_opts *o, const run_timing *t, const char *kernel_symbol, jso
 /* Effective bandwidth numbers: bytes read and written by the buffers. */
 void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written);
 
+/* ---- names (run_bind.c) ---- */
 /* 1 when `name` is a plain C identifier (its own symbol; no name expression needed). */
 int run_plain_name(const char *name);
 /* The symbol of module variable `name`: for a C++ name (ns::coef<float>) the lowered name of
