@@ -232,6 +232,26 @@ static int type_and_count(spec_cur *c, const char **pp, const char *end, elem_t 
   return 0;
 }
 
+/* The type, count and data of buffer b from [p, item_end): `TYPE[N]` for an out buffer
+ * (zeroed), `TYPE[N]=INIT` for the others. */
+static int buffer_data(spec_cur *c, const char *p, const char *item_end, run_buf *b) {
+  int rc = type_and_count(c, &p, item_end, &b->type, &b->count, 1);
+  if (rc) return rc;
+  if (b->role == ROLE_OUT) {
+    if (p != item_end)
+      return spec_usage(c, "an out buffer takes no initial value (it starts zeroed); use "
+                        "inout:TYPE[N]=INIT for one that is read and written");
+    if (!b->count) return spec_usage(c, "give the element count: out:%s[N]", elem_names[b->type]);
+    return spec_fill(c, "", 0, b->type, &b->count, &b->host, &b->ndim, b->shape);
+  }
+  if (p >= item_end || *p != '=')
+    return spec_usage(c, "expected =INIT after [N] (a number, random, iota, {list} or "
+                      "@file.npy / @file.bin)");
+  p++;
+  return spec_fill(c, p, (size_t)(item_end - p), b->type, &b->count, &b->host, &b->ndim,
+                   b->shape);
+}
+
 /* buf:/out:/inout: TYPE[N][=INIT][>FILE] -> a new buffer and a pointer to it. */
 static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   run_opts *o = c->o;
@@ -244,50 +264,23 @@ static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   snprintf(b.label, sizeof b.label, "%s", c->label);
   b.spec = c->all;
   b.role = role;
-  const char *save = NULL;
   const char *gt = memchr(p, '>', (size_t)(end - p));
   const char *item_end = end;
   if (gt) {
     item_end = gt;
     if (gt + 1 >= end) return spec_usage(c, "`>` must be followed by a file (out.npy or out.bin)");
-    save = dup_range(gt + 1, end);
+    b.save = dup_range(gt + 1, end);
   }
-  int rc = type_and_count(c, &p, item_end, &b.type, &b.count, 1);
-  if (rc) {
-    free((void *)save);
-    return rc;
-  }
-  b.save = save;
-  if (role == ROLE_OUT) {
-    if (p != item_end) {
-      free((void *)save);
-      return spec_usage(c, "an out buffer takes no initial value (it starts zeroed); use "
-                        "inout:TYPE[N]=INIT for one that is read and written");
-    }
-    if (!b.count) {
-      free((void *)save);
-      return spec_usage(c, "give the element count: out:%s[N]", elem_names[b.type]);
-    }
-    rc = spec_fill(c, "", 0, b.type, &b.count, &b.host, &b.ndim, b.shape);
-  } else {
-    if (p >= item_end || *p != '=') {
-      free((void *)save);
-      return spec_usage(c, "expected =INIT after [N] (a number, random, iota, {list} or "
-                        "@file.npy / @file.bin)");
-    }
-    p++;
-    rc = spec_fill(c, p, (size_t)(item_end - p), b.type, &b.count, &b.host, &b.ndim, b.shape);
+  int rc = buffer_data(c, p, item_end, &b);
+  run_buf *nb = NULL;
+  if (!rc) {
+    nb = cli_grow(o->bufs, &o->bufs_cap, (size_t)o->nbufs + 1, sizeof *nb, "the list of buffers");
+    if (!nb) rc = CLI_EXIT_FAILURE;
   }
   if (rc) {
-    free((void *)save);
-    return rc;
-  }
-  run_buf *nb = cli_grow(o->bufs, &o->bufs_cap, (size_t)o->nbufs + 1, sizeof *nb,
-                         "the list of buffers");
-  if (!nb) {
-    free((void *)save);
+    free((void *)b.save);
     free(b.host);
-    return CLI_EXIT_FAILURE;
+    return rc;
   }
   o->bufs = nb;
   o->bufs[o->nbufs] = b;
