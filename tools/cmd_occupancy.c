@@ -203,9 +203,9 @@ static int occ_load(cli_source *srcp, occ_job *job) {
   }
   cli_source_free(srcp);
   if (rc) return rc;
+  /* The lowered name of a name expression; `kernel` itself when it is not one. */
   job->symbol = job->kernel;
-  cucore_object_lowered_name(job->obj, job->kernel, &job->symbol); /* keeps `kernel` when not
-                                                                      an expression */
+  cucore_object_lowered_name(job->obj, job->kernel, &job->symbol);
   if (!job->symbol) job->symbol = job->kernel;
   return 0;
 }
