@@ -841,7 +841,8 @@ static void json_exact(void **state) {
   run_timing t;
   memset(&t, 0, sizeof t);
   t.timed = 1;
-  t.min_ms = t.median_ms = t.max_ms = t.mean_ms = t.launch_ms = 0.0123456789012345;
+  t.stats.min_ms = t.stats.median_ms = t.stats.max_ms = t.stats.mean_ms = 0.0123456789012345;
+  t.launch_ms = 0.0123456789012345;
   t.launches = 1;
   snprintf(t.device_name, sizeof t.device_name, "a \"quoted\" GPU");
   t.arch = 90;
@@ -913,6 +914,47 @@ static void formats_round_trip(void **state) {
   }
 }
 
+/* cli_grow (tools/grow.c): doubling from 8, contents kept, an overflowing size refused with
+ * a message and the array left as it was. */
+static void growth_step(void **state) {
+  (void)state;
+  size_t cap = 0;
+  int *v = cli_grow(NULL, &cap, 1, sizeof *v, "the test list");
+  assert_non_null(v);
+  assert_int_equal(cap, 8);
+  for (int i = 0; i < 1000; i++) {
+    int *n = cli_grow(v, &cap, (size_t)i + 1, sizeof *n, "the test list");
+    assert_non_null(n);
+    assert_true(cap >= (size_t)i + 1 && (cap & (cap - 1)) == 0);
+    v = n;
+    v[i] = i;
+  }
+  assert_int_equal(cap, 1024);
+  for (int i = 0; i < 1000; i++) assert_int_equal(v[i], i);
+  assert_ptr_equal(cli_grow(v, &cap, 10, sizeof *v, "the test list"), v); /* room already */
+  capture_begin();
+  void *big = cli_grow(v, &cap, SIZE_MAX / 2, sizeof *v, "the test list");
+  const char *msg = capture_end();
+  assert_null(big);
+  assert_int_equal(cap, 1024);
+  assert_has(msg, "the test list cannot grow to");
+  for (int i = 0; i < 1000; i++) assert_int_equal(v[i], i);
+  free(v);
+}
+
+/* run_stats_of (tools/run_report.c): min, median (the middle two averaged for an even
+ * count), max and mean of unsorted times. */
+static void timing_statistics(void **state) {
+  (void)state;
+  double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {0.5};
+  run_stats s = run_stats_of(odd, 3);
+  assert_true(s.min_ms == 1 && s.median_ms == 2 && s.max_ms == 3 && s.mean_ms == 2);
+  s = run_stats_of(even, 4);
+  assert_true(s.min_ms == 1 && s.median_ms == 2.5 && s.max_ms == 4 && s.mean_ms == 2.5);
+  s = run_stats_of(one, 1);
+  assert_true(s.min_ms == 0.5 && s.median_ms == 0.5 && s.max_ms == 0.5 && s.mean_ms == 0.5);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ints_exact_and_ranged),
@@ -929,6 +971,8 @@ int main(void) {
       cmocka_unit_test(npy_refusals),
       cmocka_unit_test(json_exact),
       cmocka_unit_test(formats_round_trip),
+      cmocka_unit_test(growth_step),
+      cmocka_unit_test(timing_statistics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

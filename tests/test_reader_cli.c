@@ -19,6 +19,7 @@
 #include "../tools/text.c"
 #include "../tools/opt.c"
 #include "../tools/number.c"
+#include "../tools/grow.c"
 
 
 typedef struct run_result {

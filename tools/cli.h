@@ -30,6 +30,15 @@ int cli_fail(const char *verb, const char *what, cucore_status st);
 /* Prints a usage error to stderr and returns CLI_EXIT_USAGE. */
 int cli_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The one growth step for the command's growable arrays (grow.c): `items` (NULL at first)
+ * grown, doubling from 8, to hold at least `need` items of `size` bytes, *cap updated. NULL
+ * when the size overflows or memory runs out, after printing "cucore: out of host memory
+ * growing WHAT to N items (B bytes)" on stderr; `items` is then untouched (still the caller's
+ * to free). Usage, with `cap` a size_t beside the array:
+ *   T *n = cli_grow(a->v, &a->cap, a->count + 1, sizeof *n, "the list of X");
+ *   if (!n) return ...; a->v = n; */
+void *cli_grow(void *items, size_t *cap, size_t need, size_t size, const char *what);
+
 /* ---- safe text (text.c) ---------------------------------------------------------------------
  * Text from binaries and the library's messages may hold control characters and bytes that
  * are not UTF-8. main() filters stdout and stderr once: such bytes are printed as \xHH, and a
@@ -75,8 +84,10 @@ typedef struct cli_source {
   cucore_options *opts;
   const char **exprs; /* point into argv */
   int expr_count;
+  size_t expr_cap;
   char **raw;         /* the compile options as given (point into argv), for nvcc */
   int raw_count;
+  size_t raw_cap;
   int nvcc;           /* --nvcc: compile .cu files with nvcc, not NVRTC */
   char arch[32];      /* an arch a verb took as its own option (inspect --arch), for nvcc */
   const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets

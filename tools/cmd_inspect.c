@@ -306,166 +306,200 @@ static int read_line(cli_source *srcp, int argc, char **argv, inspect_line *line
   return rc;
 }
 
-static int inspect_body(cli_source *srcp, int argc, char **argv) {
-  const char *file = NULL;
+/* What the verb opened, freed once by cmd_inspect. */
+typedef struct inspect_job {
+  const char *file;
+  cucore_binary *bin;
+  char *lowered;                    /* --kernel's lowered name, from open_source */
+  const cucore_kernel_info *only;   /* --kernel's kernel, or NULL for all */
+  int json;
+} inspect_job;
+
+/* The binary: a source compiled, or a file read (for `arch` when a fatbin). */
+static int open_binary(cli_source *srcp, inspect_job *job, const char **kernel, int arch) {
+  if (is_source(job->file)) {
+    const char *asked = *kernel;
+    int rc = open_source(srcp, job->file, kernel, &job->bin);
+    if (*kernel != asked) job->lowered = (char *)*kernel; /* open_source's copy */
+    return rc;
+  }
+  cucore_status st = cucore_binary_open_file(job->file, CUCORE_CODE_AUTO, arch, &job->bin);
+  if (st != CUCORE_OK) return cli_fail("inspect", job->file, st);
+  return 0;
+}
+
+/* The file's type, arch and versions. */
+static void json_header(json_out *j, const char *file, const cucore_binary_info *info) {
+  json_str(j, "file", file);
+  json_str(j, "type", cucore_code_type_name(info->type));
+  json_str(j, "code_type", cucore_code_type_name(info->code_type));
+  json_str(j, "arch", info->arch_name);
+  if (info->virtual_arch)
+    json_int(j, "virtual_arch", info->virtual_arch);
+  if (info->ptx_version) {
+    char v[16];
+    snprintf(v, sizeof v, "%d.%d", info->ptx_version / 10, info->ptx_version % 10);
+    json_str(j, "ptx_version", v);
+  }
+}
+
+/* A fatbin's entries and the one chosen. */
+static void json_entries(json_out *j, cucore_binary *bin, const cucore_binary_info *info) {
+  if (!info->fatbin_entry_count) return;
+  json_int(j, "selected_entry", info->selected_entry);
+  json_begin_array(j, "entries");
+  for (uint32_t i = 0; i < info->fatbin_entry_count; i++) {
+    cucore_fatbin_entry e;
+    cucore_binary_fatbin_entry(bin, i, &e);
+    json_begin_object(j, NULL);
+    json_str(j, "kind", e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type));
+    json_str(j, "arch", e.arch_name);
+    json_int(j, "size", (long long)e.size);
+    json_int(j, "stored_size", (long long)e.stored_size);
+    json_str(j, "compression", e.compression);
+    json_bool(j, "debug", e.debug);
+    json_end_object(j);
+  }
+  json_end_array(j);
+}
+
+/* Every module variable, library internals included. */
+static void json_globals(json_out *j, cucore_binary *bin) {
+  uint32_t nglobals = 0;
+  cucore_binary_global_count(bin, &nglobals);
+  json_begin_array(j, "globals");
+  for (uint32_t i = 0; i < nglobals; i++) {
+    const cucore_global_info *g;
+    cucore_binary_global(bin, i, &g);
+    json_begin_object(j, NULL);
+    json_str(j, "name", g->name);
+    json_str(j, "demangled", g->demangled);
+    json_str(j, "kind", cucore_global_kind_name(g->kind));
+    json_uint(j, "size", g->size);
+    json_bool(j, "initialized", g->initialized);
+    json_end_object(j);
+  }
+  json_end_array(j);
+}
+
+static void inspect_json(const inspect_job *job, const cucore_binary_info *info) {
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_header(&j, job->file, info);
+  json_entries(&j, job->bin, info);
+  json_globals(&j, job->bin);
+  json_begin_array(&j, "kernels");
+  for (uint32_t i = 0; i < info->kernel_count; i++) {
+    const cucore_kernel_info *k;
+    cucore_binary_kernel(job->bin, i, &k);
+    if (!job->only || job->only == k) kernel_json(&j, k);
+  }
+  json_end_array(&j);
+  json_end_object(&j);
+}
+
+/* The file, its type, arch and versions, relocatable and debug. */
+static void text_header(const char *file, const cucore_binary_info *info) {
+  printf("%-22s %s (%s)\n", "file", file, cucore_code_type_name(info->type));
+  printf("%-22s %s", "arch", info->arch_name);
+  if (info->virtual_arch) printf(" (from compute_%d", info->virtual_arch);
+  if (info->virtual_arch && info->toolkit_version)
+    printf(", CUDA %d.%d)", info->toolkit_version / 10, info->toolkit_version % 10);
+  else if (info->virtual_arch)
+    printf(")");
+  if (info->ptx_version) printf(" (PTX ISA %d.%d)", info->ptx_version / 10, info->ptx_version % 10);
+  if (info->relocatable) printf(", relocatable (needs linking)");
+  if (info->debug) printf(", debug (-G)");
+  printf("\n");
+}
+
+/* A fatbin's entries, as a table. */
+static void text_entries(cucore_binary *bin, const cucore_binary_info *info) {
+  if (!info->fatbin_entry_count) return;
+  printf("%-22s %u; kernels below come from entry %d\n", "entries", info->fatbin_entry_count,
+         info->selected_entry);
+  printf("  %4s  %-7s %-14s %10s %10s  %s\n", "#", "kind", "arch", "size", "stored",
+         "compression");
+  for (uint32_t i = 0; i < info->fatbin_entry_count; i++) {
+    cucore_fatbin_entry e;
+    cucore_binary_fatbin_entry(bin, i, &e);
+    printf("  %4u  %-7s %-14s %10llu %10llu  %s%s\n", i,
+           e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type), e.arch_name,
+           (unsigned long long)e.size, (unsigned long long)e.stored_size, e.compression,
+           e.debug ? " (debug)" : "");
+  }
+}
+
+/* Library internals (CCCL's constants, the compiler's string literals) can number in the
+ * thousands in a file that includes <cooperative_groups.h> or CUB: the text lists the
+ * program's own variables and counts the rest (JSON has them all). */
+static void text_globals(cucore_binary *bin) {
+  uint32_t nglobals = 0;
+  cucore_binary_global_count(bin, &nglobals);
+  uint32_t hidden = 0;
+  for (uint32_t i = 0; i < nglobals; i++) {
+    const cucore_global_info *g;
+    cucore_binary_global(bin, i, &g);
+    if (library_variable(g)) hidden++;
+  }
+  if (!nglobals) return;
+  printf("%-22s %u", "module variables", nglobals);
+  if (hidden) printf(" (%u of them library internals or string literals, not listed)", hidden);
+  printf("\n");
+  if (hidden < nglobals)
+    printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
+  for (uint32_t i = 0; i < nglobals; i++) {
+    const cucore_global_info *g;
+    cucore_binary_global(bin, i, &g);
+    if (library_variable(g)) continue;
+    char name[512];
+    if (g->demangled)
+      snprintf(name, sizeof name, "%s (%s)", g->demangled, g->name);
+    else
+      snprintf(name, sizeof name, "%s", g->name);
+    printf("  %-32s %-9s %10llu  %s\n", name, cucore_global_kind_name(g->kind),
+           (unsigned long long)g->size, g->initialized ? "yes" : "no");
+  }
+}
+
+static void inspect_text(const inspect_job *job, const cucore_binary_info *info) {
+  text_header(job->file, info);
+  text_entries(job->bin, info);
+  text_globals(job->bin);
+  printf("%-22s %u\n", "kernels", info->kernel_count);
+  if (info->kernel_count && !info->demangler)
+    printf("%-22s libstdc++ not found: C++ names are shown mangled\n", "note");
+  for (uint32_t i = 0; i < info->kernel_count; i++) {
+    const cucore_kernel_info *k;
+    cucore_binary_kernel(job->bin, i, &k);
+    if (!job->only || job->only == k) kernel_text(k);
+  }
+}
+
+/* Reads the command line, opens the binary, finds --kernel and prints; what it opened is in
+ * *job for the caller to free. */
+static int inspect_body(cli_source *srcp, int argc, char **argv, inspect_job *job) {
   inspect_line line = {NULL, NULL, 0};
-  int arch = 0, usage = read_line(srcp, argc, argv, &line, &file, &arch);
+  int arch = 0, usage = read_line(srcp, argc, argv, &line, &job->file, &arch);
   if (usage) return usage;
-  int json = line.json;
+  job->json = line.json;
   const char *kernel = line.kernel;
-  if (!file) return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]");
-
-  cucore_binary *bin = NULL;
-  const char *asked = kernel;
-  if (is_source(file)) {
-    int rc = open_source(srcp, file, &kernel, &bin);
-    if (rc) {
-      cli_source_free(srcp);
-      return rc;
-    }
-  } else {
-    cucore_status st = cucore_binary_open_file(file, CUCORE_CODE_AUTO, arch, &bin);
-    if (st != CUCORE_OK) {
-      cli_source_free(srcp);
-      return cli_fail("inspect", file, st);
-    }
-  }
+  if (!job->file)
+    return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] "
+                     "[--kernel NAME] [--json]");
+  int rc = open_binary(srcp, job, &kernel, arch);
   cli_source_free(srcp);
-  cucore_status st;
-  char *lowered_copy = kernel != asked ? (char *)kernel : NULL; /* from open_source */
+  if (rc) return rc;
   cucore_binary_info info;
-  cucore_binary_get_info(bin, &info);
-  const cucore_kernel_info *only = NULL;
+  cucore_binary_get_info(job->bin, &info);
   if (kernel) {
-    st = cucore_binary_find_kernel(bin, kernel, &only);
-    free(lowered_copy);
-    if (st != CUCORE_OK) {
-      int rc = cli_fail("inspect", file, st);
-      cucore_binary_destroy(bin);
-      return rc;
-    }
+    cucore_status st = cucore_binary_find_kernel(job->bin, kernel, &job->only);
+    if (st != CUCORE_OK) return cli_fail("inspect", job->file, st);
   }
-
-  if (json) {
-    json_out j = {stdout, 0, {0}, 1};
-    json_begin_object(&j, NULL);
-    json_str(&j, "file", file);
-    json_str(&j, "type", cucore_code_type_name(info.type));
-    json_str(&j, "code_type", cucore_code_type_name(info.code_type));
-    json_str(&j, "arch", info.arch_name);
-    if (info.virtual_arch)
-      json_int(&j, "virtual_arch", info.virtual_arch);
-    if (info.ptx_version) {
-      char v[16];
-      snprintf(v, sizeof v, "%d.%d", info.ptx_version / 10, info.ptx_version % 10);
-      json_str(&j, "ptx_version", v);
-    }
-    if (info.fatbin_entry_count) {
-      json_int(&j, "selected_entry", info.selected_entry);
-      json_begin_array(&j, "entries");
-      for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
-        cucore_fatbin_entry e;
-        cucore_binary_fatbin_entry(bin, i, &e);
-        json_begin_object(&j, NULL);
-        json_str(&j, "kind", e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type));
-        json_str(&j, "arch", e.arch_name);
-        json_int(&j, "size", (long long)e.size);
-        json_int(&j, "stored_size", (long long)e.stored_size);
-        json_str(&j, "compression", e.compression);
-        json_bool(&j, "debug", e.debug);
-        json_end_object(&j);
-      }
-      json_end_array(&j);
-    }
-    uint32_t nglobals = 0;
-    cucore_binary_global_count(bin, &nglobals);
-    json_begin_array(&j, "globals");
-    for (uint32_t i = 0; i < nglobals; i++) {
-      const cucore_global_info *g;
-      cucore_binary_global(bin, i, &g);
-      json_begin_object(&j, NULL);
-      json_str(&j, "name", g->name);
-      json_str(&j, "demangled", g->demangled);
-      json_str(&j, "kind", cucore_global_kind_name(g->kind));
-      json_uint(&j, "size", g->size);
-      json_bool(&j, "initialized", g->initialized);
-      json_end_object(&j);
-    }
-    json_end_array(&j);
-    json_begin_array(&j, "kernels");
-    for (uint32_t i = 0; i < info.kernel_count; i++) {
-      const cucore_kernel_info *k;
-      cucore_binary_kernel(bin, i, &k);
-      if (!only || only == k) kernel_json(&j, k);
-    }
-    json_end_array(&j);
-    json_end_object(&j);
-  } else {
-    printf("%-22s %s (%s)\n", "file", file, cucore_code_type_name(info.type));
-    printf("%-22s %s", "arch", info.arch_name);
-    if (info.virtual_arch) printf(" (from compute_%d", info.virtual_arch);
-    if (info.virtual_arch && info.toolkit_version)
-      printf(", CUDA %d.%d)", info.toolkit_version / 10, info.toolkit_version % 10);
-    else if (info.virtual_arch)
-      printf(")");
-    if (info.ptx_version) printf(" (PTX ISA %d.%d)", info.ptx_version / 10, info.ptx_version % 10);
-    if (info.relocatable) printf(", relocatable (needs linking)");
-    if (info.debug) printf(", debug (-G)");
-    printf("\n");
-    if (info.fatbin_entry_count) {
-      printf("%-22s %u; kernels below come from entry %d\n", "entries", info.fatbin_entry_count,
-             info.selected_entry);
-      printf("  %4s  %-7s %-14s %10s %10s  %s\n", "#", "kind", "arch", "size", "stored",
-             "compression");
-      for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
-        cucore_fatbin_entry e;
-        cucore_binary_fatbin_entry(bin, i, &e);
-        printf("  %4u  %-7s %-14s %10llu %10llu  %s%s\n", i,
-               e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type), e.arch_name,
-               (unsigned long long)e.size, (unsigned long long)e.stored_size, e.compression,
-               e.debug ? " (debug)" : "");
-      }
-    }
-    uint32_t nglobals = 0;
-    cucore_binary_global_count(bin, &nglobals);
-    /* Library internals (CCCL's constants, the compiler's string literals) can number in the
-     * thousands in a file that includes <cooperative_groups.h> or CUB: the text lists the
-     * program's own variables and counts the rest (JSON has them all). */
-    uint32_t hidden = 0;
-    for (uint32_t i = 0; i < nglobals; i++) {
-      const cucore_global_info *g;
-      cucore_binary_global(bin, i, &g);
-      if (library_variable(g)) hidden++;
-    }
-    if (nglobals) {
-      printf("%-22s %u", "module variables", nglobals);
-      if (hidden) printf(" (%u of them library internals or string literals, not listed)", hidden);
-      printf("\n");
-      if (hidden < nglobals)
-        printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
-      for (uint32_t i = 0; i < nglobals; i++) {
-        const cucore_global_info *g;
-        cucore_binary_global(bin, i, &g);
-        if (library_variable(g)) continue;
-        char name[512];
-        if (g->demangled)
-          snprintf(name, sizeof name, "%s (%s)", g->demangled, g->name);
-        else
-          snprintf(name, sizeof name, "%s", g->name);
-        printf("  %-32s %-9s %10llu  %s\n", name, cucore_global_kind_name(g->kind),
-               (unsigned long long)g->size, g->initialized ? "yes" : "no");
-      }
-    }
-    printf("%-22s %u\n", "kernels", info.kernel_count);
-    if (info.kernel_count && !info.demangler)
-      printf("%-22s libstdc++ not found: C++ names are shown mangled\n", "note");
-    for (uint32_t i = 0; i < info.kernel_count; i++) {
-      const cucore_kernel_info *k;
-      cucore_binary_kernel(bin, i, &k);
-      if (!only || only == k) kernel_text(k);
-    }
-  }
-  cucore_binary_destroy(bin);
+  if (job->json)
+    inspect_json(job, &info);
+  else
+    inspect_text(job, &info);
   return CLI_EXIT_OK;
 }
 
@@ -473,7 +507,11 @@ static int inspect_body(cli_source *srcp, int argc, char **argv) {
 int cmd_inspect(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
-  int rc = inspect_body(&src, argc, argv);
+  inspect_job job;
+  memset(&job, 0, sizeof job);
+  int rc = inspect_body(&src, argc, argv, &job);
+  free(job.lowered);
+  if (job.bin) cucore_binary_destroy(job.bin);
   cli_source_free(&src);
   return rc;
 }

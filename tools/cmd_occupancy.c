@@ -157,155 +157,212 @@ const cli_opt cmd_occupancy_opts[] = {
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(occ_line, json), .help = CLI_JSON_HELP},
     {0}};
 
-static int occupancy_body(cli_source *srcp, int argc, char **argv) {
-  const char *file = NULL;
+/* What the verb asked and opened; the handles are freed once by cmd_occupancy. */
+typedef struct occ_job {
+  const char *file, *kernel, *symbol; /* symbol: the kernel's lowered name */
+  int block, json, arch;
+  long long smem;
+  unsigned cluster[3];
+  cucore_object *obj;
+  occ_ctx c;
+  const char *source;                  /* "driver" or "model" */
+} occ_job;
+
+/* Reads the command line into *job. */
+static int occ_read_line(cli_source *srcp, int argc, char **argv, occ_job *job) {
   occ_line line = {NULL, 0, 0, {0, 0, 0}, 0};
-  cli_parse parse = {"occupancy", cmd_occupancy_opts, &line, srcp, &file, 1, 0, "FILE"};
+  cli_parse parse = {"occupancy", cmd_occupancy_opts, &line, srcp, &job->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
-  const char *kernel = line.kernel, *arch_text = cli_source_arch(srcp);
-  int block = (int)line.block, json = line.json;
-  int arch = arch_text ? atoi(strchr(arch_text, '_') ? strchr(arch_text, '_') + 1 : arch_text) : 0;
-  long long smem = line.smem;
-  unsigned *cluster = line.cluster;
-  if (!file || !kernel)
-    return cli_usage("occupancy", "usage: cucore occupancy FILE --kernel NAME [--block N] [--smem BYTES]");
+  const char *arch_text = cli_source_arch(srcp);
+  job->kernel = line.kernel;
+  job->block = (int)line.block;
+  job->json = line.json;
+  job->arch = arch_text ? atoi(strchr(arch_text, '_') ? strchr(arch_text, '_') + 1 : arch_text)
+                        : 0;
+  job->smem = line.smem;
+  memcpy(job->cluster, line.cluster, sizeof job->cluster);
+  if (!job->file || !job->kernel)
+    return cli_usage("occupancy",
+                     "usage: cucore occupancy FILE --kernel NAME [--block N] [--smem BYTES]");
+  return 0;
+}
 
-  /* The code: compiled from source, or read. */
-  cucore_object *obj = NULL;
-  const char *dot = strrchr(file, '.');
-  int source = dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".ll") == 0 || strcmp(dot, ".bc") == 0 ||
-                       strcmp(dot, ".ptx") == 0);
+/* The code: compiled from source, or read; the kernel's symbol in it. */
+static int occ_load(cli_source *srcp, occ_job *job) {
+  int rc = 0;
+  const char *dot = strrchr(job->file, '.');
+  int source = dot && (strcmp(dot, ".cu") == 0 || strcmp(dot, ".ll") == 0 ||
+                       strcmp(dot, ".bc") == 0 || strcmp(dot, ".ptx") == 0);
   if (source) {
-    if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(srcp, kernel)) return CLI_EXIT_FAILURE;
-    rc = cli_source_compile(srcp, "occupancy", file, CUCORE_CODE_CUBIN, &obj, NULL);
+    if (strcmp(dot, ".cu") == 0 && cli_source_add_expr(srcp, job->kernel)) return CLI_EXIT_FAILURE;
+    rc = cli_source_compile(srcp, "occupancy", job->file, CUCORE_CODE_CUBIN, &job->obj, NULL);
   } else {
-    cucore_status st = cucore_object_from_file(file, CUCORE_CODE_AUTO, &obj);
-    if (st != CUCORE_OK) rc = cli_fail("occupancy", file, st);
+    cucore_status st = cucore_object_from_file(job->file, CUCORE_CODE_AUTO, &job->obj);
+    if (st != CUCORE_OK) rc = cli_fail("occupancy", job->file, st);
   }
   cli_source_free(srcp);
   if (rc) return rc;
-  const char *symbol = kernel;
-  cucore_object_lowered_name(obj, kernel, &symbol); /* keeps `kernel` when not an expression */
-  if (!symbol) symbol = kernel;
+  /* The lowered name of a name expression; `kernel` itself when it is not one. */
+  job->symbol = job->kernel;
+  cucore_object_lowered_name(job->obj, job->kernel, &job->symbol);
+  if (!job->symbol) job->symbol = job->kernel;
+  return 0;
+}
 
-  /* The driver when a GPU of the arch is here; the model otherwise. */
-  occ_ctx c;
-  memset(&c, 0, sizeof c);
+/* The inputs of the answers: from the driver when a GPU of the arch is here, from the
+ * offline reader for the host model otherwise. */
+static int occ_inputs(occ_job *job) {
+  occ_ctx *c = &job->c;
   int ndev = 0;
   cucore_device_props props;
   if (cucore_device_count(&ndev) == CUCORE_OK && ndev > 0 &&
-      cucore_device_props_get(0, &props) == CUCORE_OK && (!arch || arch == props.arch)) {
-    c.use_driver = 1;
-    cucore_status st = cucore_device_open(0, &c.dev);
-    if (st == CUCORE_OK) st = cucore_stream_default(c.dev, &c.stream);
-    if (st == CUCORE_OK) st = cucore_object_get_kernel(obj, symbol, &c.kernel);
-    if (st == CUCORE_OK) st = cucore_occupancy_inputs(c.kernel, c.dev, &c.limits, &c.res);
-    if (st != CUCORE_OK) rc = cli_fail("occupancy", file, st);
+      cucore_device_props_get(0, &props) == CUCORE_OK && (!job->arch || job->arch == props.arch)) {
+    c->use_driver = 1;
+    job->source = "driver";
+    cucore_status st = cucore_device_open(0, &c->dev);
+    if (st == CUCORE_OK) st = cucore_stream_default(c->dev, &c->stream);
+    if (st == CUCORE_OK) st = cucore_object_get_kernel(job->obj, job->symbol, &c->kernel);
+    if (st == CUCORE_OK) st = cucore_occupancy_inputs(c->kernel, c->dev, &c->limits, &c->res);
+    if (st != CUCORE_OK) return cli_fail("occupancy", job->file, st);
+    return 0;
+  }
+  job->source = "model";
+  return model_inputs(job->obj, job->symbol, job->arch, c, job->file);
+}
+
+/* --cluster: how many clusters of the shape fit (the driver only). */
+static int occ_clusters(const occ_job *job) {
+  const unsigned *cluster = job->cluster;
+  if (!job->c.use_driver) {
+    fprintf(stderr, "cucore occupancy: cluster answers need a GPU of this arch: how many "
+                    "clusters fit depends on how the chip groups its SMs, which the host model "
+                    "cannot see\n");
+    return CLI_EXIT_FAILURE;
+  }
+  cucore_launch_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.block[0] = (unsigned)(job->block ? job->block : 128);
+  cfg.grid[0] = cluster[0] * cluster[1] * cluster[2] * 64;
+  cfg.shared_bytes = (unsigned)job->smem;
+  cfg.stream = job->c.stream;
+  int clusters = 0, max_size = 0;
+  cucore_status st = cucore_launch_config_cluster(&cfg, cluster[0], cluster[1], cluster[2]);
+  if (st == CUCORE_OK) st = cucore_occupancy_max_active_clusters(job->c.kernel, &cfg, &clusters);
+  if (st == CUCORE_OK) st = cucore_occupancy_max_cluster_size(job->c.kernel, &cfg, &max_size);
+  if (st != CUCORE_OK) return cli_fail("occupancy", job->file, st);
+  if (job->json) {
+    json_out j = {stdout, 0, {0}, 1};
+    json_begin_object(&j, NULL);
+    json_int(&j, "block", cfg.block[0]);
+    json_begin_array(&j, "cluster");
+    for (int i = 0; i < 3; i++) json_int(&j, NULL, cluster[i]);
+    json_end_array(&j);
+    json_int(&j, "max_active_clusters", clusters);
+    json_int(&j, "max_cluster_size", max_size);
+    json_str(&j, "source", job->source);
+    json_end_object(&j);
   } else {
-    rc = model_inputs(obj, symbol, arch, &c, file);
+    printf("%s: clusters of %ux%ux%u blocks of %u threads: %d co-resident; largest cluster "
+           "size %d (driver)\n", job->kernel, cluster[0], cluster[1], cluster[2], cfg.block[0],
+           clusters, max_size);
   }
-  const char *srcname = c.use_driver ? "driver" : "model";
-  if (rc == 0 && (cluster[0] > 1 || cluster[1] > 1 || cluster[2] > 1)) {
-    if (!c.use_driver) {
-      fprintf(stderr, "cucore occupancy: cluster answers need a GPU of this arch: how many "
-                      "clusters fit depends on how the chip groups its SMs, which the host model "
-                      "cannot see\n");
-      rc = CLI_EXIT_FAILURE;
-    } else {
-      cucore_launch_config cfg;
-      memset(&cfg, 0, sizeof cfg);
-      cfg.block[0] = (unsigned)(block ? block : 128);
-      cfg.grid[0] = cluster[0] * cluster[1] * cluster[2] * 64;
-      cfg.shared_bytes = (unsigned)smem;
-      cfg.stream = c.stream;
-      int clusters = 0, max_size = 0;
-      cucore_status st = cucore_launch_config_cluster(&cfg, cluster[0], cluster[1], cluster[2]);
-      if (st == CUCORE_OK) st = cucore_occupancy_max_active_clusters(c.kernel, &cfg, &clusters);
-      if (st == CUCORE_OK) st = cucore_occupancy_max_cluster_size(c.kernel, &cfg, &max_size);
-      if (st != CUCORE_OK) {
-        rc = cli_fail("occupancy", file, st);
-      } else if (json) {
-        json_out j = {stdout, 0, {0}, 1};
-        json_begin_object(&j, NULL);
-        json_int(&j, "block", cfg.block[0]);
-        json_begin_array(&j, "cluster");
-        for (int i = 0; i < 3; i++) json_int(&j, NULL, cluster[i]);
-        json_end_array(&j);
-        json_int(&j, "max_active_clusters", clusters);
-        json_int(&j, "max_cluster_size", max_size);
-        json_str(&j, "source", srcname);
-        json_end_object(&j);
-      } else {
-        printf("%s: clusters of %ux%ux%u blocks of %u threads: %d co-resident; largest cluster "
-               "size %d (driver)\n", kernel, cluster[0], cluster[1], cluster[2], cfg.block[0],
-               clusters, max_size);
-      }
-    }
-  } else if (rc == 0 && block) {
-    occ_row r;
-    if (row_for(&c, block, (size_t)smem, &r) != 0) {
-      rc = cli_fail("occupancy", kernel, cucore_last_status());
-    } else if (json) {
-      json_out j = {stdout, 0, {0}, 1};
-      row_json(&j, &r, (size_t)smem, srcname);
-    } else {
-      printf("%s on %s (%s): block %d, %lld B dynamic shared: %d blocks/SM, %d warps/SM, "
-             "occupancy %.1f %%, limited by %s\n", kernel, c.limits.name, srcname, block, smem,
-             r.blocks, r.warps, 100.0 * r.occupancy, r.limit);
-    }
-    if (rc == 0 && !r.ok) { /* the same exit status with --json */
-      fprintf(stderr, "cucore occupancy: %s cannot run with block %d (limited by %s)\n", kernel,
-              block, r.limit);
-      rc = CLI_EXIT_FAILURE;
-    }
-  } else if (rc == 0) {
-    occ_row rows[32];
-    int n = 0, best = -1;
-    int max_block = c.res.max_threads_per_block > 0 ? c.res.max_threads_per_block : 1024;
-    for (int b = 32; b <= 1024 && b <= max_block; b += 32) {
-      if (row_for(&c, b, (size_t)smem, &rows[n]) != 0) {
-        rows[n].block = b;
-        rows[n].blocks = rows[n].warps = 0;
-        rows[n].occupancy = 0;
-        rows[n].limit = "cannot run";
-      }
-      if (rows[n].warps > 0 && (best < 0 || rows[n].warps >= rows[best].warps)) best = n;
-      n++;
-    }
-    if (json) {
-      json_out j = {stdout, 0, {0}, 1};
-      json_begin_object(&j, NULL);
-      json_begin_array(&j, "rows");
-      for (int i = 0; i < n; i++) row_json(&j, &rows[i], (size_t)smem, srcname);
-      json_end_array(&j);
-      if (best >= 0) json_int(&j, "best_block", rows[best].block);
-      else json_str(&j, "best_block", NULL);
-      json_end_object(&j);
-    } else {
-      printf("%s on %s (%s), %d registers/thread, %d B static + %lld B dynamic shared per block\n",
-             kernel, c.limits.name, srcname, c.res.registers, c.res.static_shared_bytes, smem);
-      printf("  %6s  %9s  %8s  %9s  %s\n", "block", "blocks/SM", "warps/SM", "occupancy", "limited by");
-      for (int i = 0; i < n; i++)
-        printf("  %6d  %9d  %8d  %8.1f%%  %s%s\n", rows[i].block, rows[i].blocks, rows[i].warps,
-               100.0 * rows[i].occupancy, rows[i].limit, i == best ? "   <- best" : "");
-    }
-    if (best < 0) { /* the same exit status with --json */
-      fprintf(stderr, "cucore occupancy: %s cannot run with any block size\n", kernel);
-      rc = CLI_EXIT_FAILURE;
-    }
+  return 0;
+}
+
+/* --block N: the answer for that block size. */
+static int occ_one(occ_job *job) {
+  occ_row r;
+  size_t smem = (size_t)job->smem;
+  if (row_for(&job->c, job->block, smem, &r) != 0)
+    return cli_fail("occupancy", job->kernel, cucore_last_status());
+  if (job->json) {
+    json_out j = {stdout, 0, {0}, 1};
+    row_json(&j, &r, smem, job->source);
+  } else {
+    printf("%s on %s (%s): block %d, %lld B dynamic shared: %d blocks/SM, %d warps/SM, "
+           "occupancy %.1f %%, limited by %s\n", job->kernel, job->c.limits.name, job->source,
+           job->block, job->smem, r.blocks, r.warps, 100.0 * r.occupancy, r.limit);
   }
-  cucore_kernel_destroy(c.kernel);
-  cucore_object_destroy(obj);
-  cucore_device_close(c.dev);
-  return rc;
+  if (!r.ok) { /* the same exit status with --json */
+    fprintf(stderr, "cucore occupancy: %s cannot run with block %d (limited by %s)\n",
+            job->kernel, job->block, r.limit);
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}
+
+/* The rows of the table, block sizes 32..1024 step 32 (up to the kernel's largest); returns
+ * their number, *best the row with the most warps (the largest block among ties), -1 when
+ * none can run. */
+static int occ_rows(occ_job *job, occ_row rows[32], int *best) {
+  int n = 0;
+  *best = -1;
+  int max_block = job->c.res.max_threads_per_block > 0 ? job->c.res.max_threads_per_block : 1024;
+  for (int b = 32; b <= 1024 && b <= max_block; b += 32) {
+    if (row_for(&job->c, b, (size_t)job->smem, &rows[n]) != 0) {
+      rows[n].block = b;
+      rows[n].blocks = rows[n].warps = 0;
+      rows[n].occupancy = 0;
+      rows[n].limit = "cannot run";
+    }
+    if (rows[n].warps > 0 && (*best < 0 || rows[n].warps >= rows[*best].warps)) *best = n;
+    n++;
+  }
+  return n;
+}
+
+/* Without --block: the table over block sizes, the best marked. */
+static int occ_table(occ_job *job) {
+  occ_row rows[32];
+  int best = -1, n = occ_rows(job, rows, &best);
+  if (job->json) {
+    json_out j = {stdout, 0, {0}, 1};
+    json_begin_object(&j, NULL);
+    json_begin_array(&j, "rows");
+    for (int i = 0; i < n; i++) row_json(&j, &rows[i], (size_t)job->smem, job->source);
+    json_end_array(&j);
+    if (best >= 0) json_int(&j, "best_block", rows[best].block);
+    else json_str(&j, "best_block", NULL);
+    json_end_object(&j);
+  } else {
+    printf("%s on %s (%s), %d registers/thread, %d B static + %lld B dynamic shared per block\n",
+           job->kernel, job->c.limits.name, job->source, job->c.res.registers,
+           job->c.res.static_shared_bytes, job->smem);
+    printf("  %6s  %9s  %8s  %9s  %s\n", "block", "blocks/SM", "warps/SM", "occupancy",
+           "limited by");
+    for (int i = 0; i < n; i++)
+      printf("  %6d  %9d  %8d  %8.1f%%  %s%s\n", rows[i].block, rows[i].blocks, rows[i].warps,
+             100.0 * rows[i].occupancy, rows[i].limit, i == best ? "   <- best" : "");
+  }
+  if (best < 0) { /* the same exit status with --json */
+    fprintf(stderr, "cucore occupancy: %s cannot run with any block size\n", job->kernel);
+    return CLI_EXIT_FAILURE;
+  }
+  return 0;
+}
+
+/* Reads the command line, loads the code, gathers the inputs and answers; what it opened is
+ * in *job for the caller to free. */
+static int occupancy_body(cli_source *srcp, int argc, char **argv, occ_job *job) {
+  int rc = occ_read_line(srcp, argc, argv, job);
+  if (!rc) rc = occ_load(srcp, job);
+  if (!rc) rc = occ_inputs(job);
+  if (rc) return rc;
+  if (job->cluster[0] > 1 || job->cluster[1] > 1 || job->cluster[2] > 1) return occ_clusters(job);
+  return job->block ? occ_one(job) : occ_table(job);
 }
 
 /* Every exit path frees the verb's options, early usage errors included. */
 int cmd_occupancy(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
-  int rc = occupancy_body(&src, argc, argv);
+  occ_job job;
+  memset(&job, 0, sizeof job);
+  int rc = occupancy_body(&src, argc, argv, &job);
+  cucore_kernel_destroy(job.c.kernel);
+  cucore_object_destroy(job.obj);
+  cucore_device_close(job.c.dev);
   cli_source_free(&src);
   return rc;
 }

@@ -123,8 +123,8 @@ static int translate(char **raw, int count, int i, char **argv, int *argc, char 
 
 /* Reads the child's messages to their end (kept up to NVCC_LOG_MAX bytes). */
 static char *read_messages(int fd, size_t *dropped) {
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
+  size_t cap = 0, len = 0;
+  char *buf = cli_grow(NULL, &cap, 4096, 1, "nvcc's messages");
   *dropped = 0;
   char chunk[4096];
   for (;;) {
@@ -135,15 +135,12 @@ static char *read_messages(int fd, size_t *dropped) {
       *dropped += (size_t)n;
       continue;
     }
-    if (len + (size_t)n + 1 > cap) {
-      char *b = realloc(buf, cap * 2 > len + (size_t)n + 1 ? cap * 2 : len + (size_t)n + 1);
-      if (!b) {
-        *dropped += (size_t)n;
-        continue;
-      }
-      buf = b;
-      cap = cap * 2 > len + (size_t)n + 1 ? cap * 2 : len + (size_t)n + 1;
+    char *b = cli_grow(buf, &cap, len + (size_t)n + 1, 1, "nvcc's messages");
+    if (!b) {
+      *dropped += (size_t)n;
+      continue;
     }
+    buf = b;
     memcpy(buf + len, chunk, (size_t)n);
     len += (size_t)n;
   }

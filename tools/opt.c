@@ -79,7 +79,7 @@ static int unknown_option(const cli_parse *p, const char *a) {
 /* ---- values --------------------------------------------------------------------------------- */
 
 static int push_list(cli_list *l, const char *s) {
-  const char **v = realloc(l->v, (size_t)(l->n + 1) * sizeof *v);
+  const char **v = cli_grow(l->v, &l->cap, (size_t)l->n + 1, sizeof *v, "an option's values");
   if (!v) return -1;
   l->v = v;
   l->v[l->n++] = s;

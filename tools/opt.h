@@ -70,6 +70,7 @@ extern const cli_opt cli_json_opts[];
 typedef struct cli_list {
   const char **v;
   int n;
+  size_t cap;
 } cli_list;
 
 /* One verb's command line. */

@@ -28,6 +28,7 @@ typedef struct input_file {
 
 static input_file *inputs;
 static int ninputs;
+static size_t inputs_cap;
 
 void cli_input_add(const char *path) {
   struct stat st;
@@ -37,7 +38,8 @@ void cli_input_add(const char *path) {
   if (std_in) path = "standard input";
   for (int i = 0; i < ninputs; i++)
     if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
-  input_file *n = realloc(inputs, (size_t)(ninputs + 1) * sizeof *n);
+  input_file *n = cli_grow(inputs, &inputs_cap, (size_t)ninputs + 1, sizeof *n,
+                           "the list of input files");
   char *name = strdup(path);
   if (!n || !name) { /* the check is a safety net; out of memory it is skipped */
     if (n) inputs = n;
@@ -93,6 +95,7 @@ typedef struct output_file {
 
 static output_file *outputs;
 static int noutputs;
+static size_t outputs_cap;
 
 /* The canonical path of `path`, which may not exist yet (malloc'd; NULL when unknown). */
 static char *canonical(const char *path) {
@@ -122,7 +125,8 @@ static int output_once(const char *verb, const char *what, const char *path) {
       return cli_usage(verb, "%s `%s` is the same file as %s; each output needs its own file",
                        what, path, outputs[i].name);
     }
-  output_file *n = realloc(outputs, (size_t)(noutputs + 1) * sizeof *n);
+  output_file *n = cli_grow(outputs, &outputs_cap, (size_t)noutputs + 1, sizeof *n,
+                            "the list of output files");
   size_t len = strlen(what) + strlen(path) + 4;
   char *name = malloc(len);
   if (!n || !name) { /* a safety net; out of memory it is skipped */

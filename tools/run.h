@@ -165,6 +165,7 @@ typedef struct run_opts {
   int nargs;
   run_buf *bufs;
   int nbufs;
+  size_t bufs_cap;
   run_global_set *sets;
   int nsets;
   run_global_read *reads;
@@ -173,6 +174,7 @@ typedef struct run_opts {
   int nexpects;
   char **exprs;           /* "&NAME" name expressions made for module variables */
   int nexprs;
+  size_t exprs_cap;
   long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
   int no_pool;            /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
   int pool;               /* --pool: the stream-ordered pool on the run's stream */
@@ -218,6 +220,7 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v);
  * @file may set *count when it was 0, and the shape). Returns 0 or an exit code. */
 int spec_fill(spec_cur *c, const char *init, size_t init_len, elem_t type, size_t *count,
               unsigned char **data, int *ndim, uint64_t *shape);
+/* ---- data files (run_data.c) ---- */
 /* Reads a .npy or raw file of `type` for `what`; *count 0 takes the file's count. */
 int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
                    unsigned char **data, int *ndim, uint64_t *shape);
@@ -232,7 +235,8 @@ int run_save_outputs(run_opts *o);
 int run_check_outputs(const run_opts *o);
 /* One output's check: `what` names it in messages. 0 or CLI_EXIT_USAGE. */
 int data_check_output(const char *what, const char *path, elem_t type);
-/* Deterministic random numbers for `random` fills (--seed sets the start; 0: the default). */
+/* Deterministic random numbers for `random` fills (--seed sets the start; 0: the default;
+ * run_spec.c). */
 uint64_t run_random_next(void);
 void run_random_seed(unsigned long long seed);
 
@@ -246,11 +250,19 @@ unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *si
 
 /* ---- device (run_device.c) ------------------------------------------------------------------ */
 
+/* Statistics of a set of times, in milliseconds. */
+typedef struct run_stats {
+  double min_ms, median_ms, max_ms, mean_ms;
+} run_stats;
+/* The statistics of times[0..n) (n >= 1; the times are sorted in place) (run_report.c). */
+run_stats run_stats_of(double *times, long long n);
+
 typedef struct run_timing {
   int timed;                  /* launches timed */
-  double min_ms, median_ms, max_ms, mean_ms;
+  run_stats stats;            /* of the timed launches (of the graph replays with --graph) */
   long long launches;         /* every launch, warm-ups included */
-  int flushed_l2;             /* bytes flushed before each timed launch, 0 when not */
+  int flushed_l2;             /* a flag: 1 when the L2 cache was flushed (--flush-l2) before
+                                 each timed launch, 0 when not */
   long long l2_bytes;
   char device_name[256];
   int arch;
@@ -259,8 +271,7 @@ typedef struct run_timing {
   /* --graph N: the timed figures above are per replay of a graph of N launches */
   long long graph_kernels;    /* N, 0 without --graph */
   size_t graph_nodes;         /* nodes the captured graph holds */
-  double direct_min_ms, direct_median_ms, direct_max_ms, direct_mean_ms; /* per kernel, N
-                                 direct launches back to back */
+  run_stats direct;           /* per kernel, of N direct launches back to back */
   /* NVML's view around the timed launches (issue 26.2; system_facts.c): the lower SM clock
    * of the samples before and after, and every clock-event reason seen; -1 when unknown */
   int sm_clock_mhz, sm_clock_max_mhz;
@@ -295,6 +306,7 @@ void run_report(run_opts *o, const run_timing *t, const char *kernel_symbol, jso
 /* Effective bandwidth numbers: bytes read and written by the buffers. */
 void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written);
 
+/* ---- names (run_bind.c) ---- */
 /* 1 when `name` is a plain C identifier (its own symbol; no name expression needed). */
 int run_plain_name(const char *name);
 /* The symbol of module variable `name`: for a C++ name (ns::coef<float>) the lowered name of

@@ -44,10 +44,6 @@ static cucore_status dev_alloc(dev_state *s, size_t bytes, cucore_devptr *ptr) {
                  : cucore_mem_alloc(s->dev, bytes, ptr);
 }
 
-/* Statistics of `n` times (sorted in place). */
-static void stats(double *times, long long n, double *min, double *median, double *max,
-                  double *mean);
-
 static void redirect_stdout(dev_state *s, int on) {
   fflush(stdout);
   if (on) {
@@ -58,11 +54,6 @@ static void redirect_stdout(dev_state *s, int on) {
     close(s->saved_stdout);
     s->saved_stdout = -1;
   }
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* Module variables: written before the run (sizes must match), found for reading after. */
@@ -135,81 +126,94 @@ static void allow_large_clusters(const run_opts *o, cucore_kernel *k, dev_state 
             "sizes, which the device refused: %s\n", size, cucore_last_error());
 }
 
-/* One launch on the stream, timed by the events when `ms` is not NULL. */
-static cucore_status launch_once(cucore_kernel *k, const cucore_launch_config *cfg, dev_state *s,
-                                 float *ms) {
+/* What one step of the timing puts on the stream: `n` launches of the kernel back to back,
+ * or one replay of the graph `exec`. */
+typedef struct launch_work {
+  cucore_kernel *k;
+  const cucore_launch_config *cfg;
+  int n;
+  cucore_graph_exec *exec; /* NULL: direct launches */
+} launch_work;
+
+static cucore_status submit(const launch_work *w, dev_state *s) {
+  if (w->exec) return cucore_graph_launch(w->exec, s->stream);
+  cucore_status st = CUCORE_OK;
+  for (int i = 0; st == CUCORE_OK && i < w->n; i++) st = cucore_launch(w->k, w->cfg, s->args);
+  return st;
+}
+
+/* The one timed-launch sequence: the L2 flushed (--flush-l2), then the work; with `ms` not
+ * NULL the work sits between two events, and *ms is their distance once the second is
+ * reached. */
+static cucore_status timed_launch(const launch_work *w, dev_state *s, float *ms) {
   cucore_status st = CUCORE_OK;
   if (s->flush) st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
   if (st == CUCORE_OK && ms) st = cucore_event_record(s->e0, s->stream);
-  if (st == CUCORE_OK) st = cucore_launch(k, cfg, s->args);
+  if (st == CUCORE_OK) st = submit(w, s);
   if (st == CUCORE_OK && ms) st = cucore_event_record(s->e1, s->stream);
   if (st == CUCORE_OK && ms) st = cucore_event_synchronize(s->e1);
   if (st == CUCORE_OK && ms) st = cucore_event_elapsed_ms(s->e0, s->e1, ms);
   return st;
 }
 
-static void stats(double *times, long long n, double *min, double *median, double *max,
-                  double *mean) {
-  double sum = 0;
-  for (long long r = 0; r < n; r++) sum += times[r];
-  qsort(times, (size_t)n, sizeof *times, cmp_double);
-  *min = times[0];
-  *max = times[n - 1];
-  *median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  *mean = sum / (double)n;
-}
-
 /* --graph N: N launches captured once into a graph (each checked as cucore_launch checks it),
  * instantiated and uploaded; W untimed and R timed replays (`replay` gets the time of each),
  * and R batches of N direct launches back to back (`direct` gets the time per kernel). */
-static int graph_timing(const run_opts *o, cucore_kernel *k, const cucore_launch_config *cfg,
-                        dev_state *s, run_timing *t, double *replay, double *direct) {
+static int graph_timing(const run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
+                        double *replay, double *direct) {
   int n = (int)o->graph;
-  cucore_status st = cucore_graph_capture_launches(k, cfg, s->args, n, &s->graph);
+  cucore_status st = cucore_graph_capture_launches(one->k, one->cfg, s->args, n, &s->graph);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: capturing the launches", st);
   st = cucore_graph_node_count(s->graph, &t->graph_nodes);
   if (st == CUCORE_OK)
     st = cucore_graph_instantiate(s->graph, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s->stream, &s->exec);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: instantiating the graph", st);
   t->graph_kernels = n;
+  launch_work graph = {one->k, one->cfg, n, s->exec}, batch = {one->k, one->cfg, n, NULL};
   float ms = 0;
-  for (long long w = 0; w < o->warmup; w++) {
-    st = cucore_graph_launch(s->exec, s->stream);
+  for (long long w = 0; w < o->warmup; w++) { /* no flush before a warm-up replay */
+    st = submit(&graph, s);
     if (st != CUCORE_OK) return cli_fail("run", "--graph: a replay", st);
     t->launches += n;
   }
   for (long long r = 0; r < o->repeat; r++) {
-    if (s->flush)
-      st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
-    if (st == CUCORE_OK) st = cucore_event_record(s->e0, s->stream);
-    if (st == CUCORE_OK) st = cucore_graph_launch(s->exec, s->stream);
-    if (st == CUCORE_OK) st = cucore_event_record(s->e1, s->stream);
-    if (st == CUCORE_OK) st = cucore_event_synchronize(s->e1);
-    if (st == CUCORE_OK) st = cucore_event_elapsed_ms(s->e0, s->e1, &ms);
+    st = timed_launch(&graph, s, &ms);
     if (st != CUCORE_OK) return cli_fail("run", "--graph: a timed replay", st);
     replay[r] = ms;
     t->launches += n;
   }
   /* The same launches made directly, back to back, for comparison. */
   for (long long r = 0; r < o->repeat; r++) {
-    if (s->flush)
-      st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
-    if (st == CUCORE_OK) st = cucore_event_record(s->e0, s->stream);
-    for (int i = 0; st == CUCORE_OK && i < n; i++) st = cucore_launch(k, cfg, s->args);
-    if (st == CUCORE_OK) st = cucore_event_record(s->e1, s->stream);
-    if (st == CUCORE_OK) st = cucore_event_synchronize(s->e1);
-    if (st == CUCORE_OK) st = cucore_event_elapsed_ms(s->e0, s->e1, &ms);
+    st = timed_launch(&batch, s, &ms);
     if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
     direct[r] = ms / n;
     t->launches += n;
   }
-  stats(direct, o->repeat, &t->direct_min_ms, &t->direct_median_ms, &t->direct_max_ms,
-        &t->direct_mean_ms);
+  t->direct = run_stats_of(direct, o->repeat);
+  return 0;
+}
+
+/* Without --graph: W warm-up launches, the clock sampled, R timed launches into `times`. */
+static int direct_timing(const run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
+                         double *times, long long timed) {
+  float ms = 0;
+  for (long long w = 0; w < o->warmup; w++) {
+    cucore_status st = timed_launch(one, s, NULL);
+    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+    t->launches++;
+  }
+  system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
+  for (long long r = 0; r < timed; r++) {
+    cucore_status st = timed_launch(one, s, &ms);
+    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+    times[r] = ms;
+    t->launches++;
+  }
   return 0;
 }
 
 /* Copies the results back: every buffer the report or a file needs, and the globals read
- * (the launch is done: launch_and_wait waited for it). */
+ * (the launch is done: first_launch waited for it). */
 static int collect(run_opts *o, dev_state *s) {
   cucore_status st;
   for (int i = 0; i < o->nbufs; i++) {
@@ -251,98 +255,114 @@ static int alloc_and_fill(run_opts *o, dev_state *s) {
   return 0;
 }
 
-static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t,
-                    dev_state *s, double **times_out) {
-  const char *kernel = o->kernel;
-  cucore_device_props props;
-  cucore_status st = cucore_device_props_get(o->device, &props);
+/* The device, its stream and events; the facts the report names; where buffers come from. */
+static int open_gpu(const run_opts *o, dev_state *s, run_timing *t, cucore_device_props *props) {
+  cucore_status st = cucore_device_props_get(o->device, props);
   if (st == CUCORE_OK) st = cucore_device_open(o->device, &s->dev);
   if (st == CUCORE_OK) st = cucore_stream_create(s->dev, CUCORE_STREAM_NON_BLOCKING, 0, &s->stream);
   if (st == CUCORE_OK) st = cucore_event_create(s->dev, 0, &s->e0);
   if (st == CUCORE_OK) st = cucore_event_create(s->dev, 0, &s->e1);
   if (st != CUCORE_OK) return cli_fail("run", "opening the GPU", st);
-  snprintf(t->device_name, sizeof t->device_name, "%s", props.name);
-  t->arch = props.arch;
-  t->l2_bytes = props.l2_cache_bytes;
-  /* Buffers: allocated, filled and (below) launched on in the order of one stream. */
+  snprintf(t->device_name, sizeof t->device_name, "%s", props->name);
+  t->arch = props->arch;
+  t->l2_bytes = props->l2_cache_bytes;
+  /* Buffers: allocated, filled and (later) launched on in the order of one stream. */
   int want_pool = o->pool && !o->no_pool;
-  s->pool = want_pool && props.memory_pools;
-  if (want_pool && !props.memory_pools)
+  s->pool = want_pool && props->memory_pools;
+  if (want_pool && !props->memory_pools)
     fprintf(stderr, "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
-            "cucore_mem_alloc\n", props.name);
+            "cucore_mem_alloc\n", props->name);
   t->pool = s->pool;
-  int rc = alloc_and_fill(o, s);
-  if (!rc) rc = prepare_globals(o, s, obj);
-  if (rc) return rc;
-  st = cucore_args_create(k, &s->args);
-  if (st != CUCORE_OK) return cli_fail("run", kernel, st);
-  const char *symbol = kernel;
+  return 0;
+}
+
+/* The arguments bound, large clusters allowed, and the kernel loaded (so that lazy loading
+ * is not part of the first launch's time). */
+static int ready_kernel(const run_opts *o, cucore_kernel *k, cucore_object *obj, dev_state *s) {
+  cucore_status st = cucore_args_create(k, &s->args);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  const char *symbol = o->kernel;
   cucore_kernel_name(k, &symbol);
-  rc = run_bind_args(o, s->args, obj, symbol);
+  int rc = run_bind_args(o, s->args, obj, symbol);
   if (rc) return rc;
   allow_large_clusters(o, k, s);
-  /* Loaded now, so lazy loading is not part of the first launch's time. */
   st = cucore_kernel_load(k, s->dev);
-  if (st != CUCORE_OK) return cli_fail("run", kernel, st);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  return 0;
+}
+
+/* The launch configuration the options give, on the run's stream. */
+static void launch_config(const run_opts *o, const dev_state *s, cucore_launch_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  memcpy(cfg->grid, o->grid, sizeof cfg->grid);
+  memcpy(cfg->block, o->block, sizeof cfg->block);
+  cfg->shared_bytes = (unsigned)o->smem;
+  cfg->stream = s->stream;
+  if (o->cluster[0]) cucore_launch_config_cluster(cfg, o->cluster[0], o->cluster[1], o->cluster[2]);
+  if (o->cooperative) cucore_launch_config_cooperative(cfg, 1);
+  if (o->has_priority) cucore_launch_config_priority(cfg, o->priority);
+  if (o->pdl) cucore_launch_config_pdl(cfg, 1);
+}
+
+/* --flush-l2: a buffer of twice the L2 cache, written before each timed launch. */
+static int prepare_flush(const run_opts *o, const cucore_device_props *props, dev_state *s,
+                         run_timing *t) {
+  if (!o->flush_l2) return 0;
+  s->flush_bytes = (size_t)(props->l2_cache_bytes > 0 ? props->l2_cache_bytes : 64 << 20) * 2;
+  cucore_status st = dev_alloc(s, s->flush_bytes, &s->flush);
+  if (st != CUCORE_OK) return cli_fail("run", "--flush-l2", st);
+  t->flushed_l2 = 1;
+  return 0;
+}
+
+/* The launch whose results are reported: one launch on the inputs as given (timed when it is
+ * the only one, into *ms), then the results copied back. */
+static int first_launch(run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
+                        float *ms) {
+  double t0 = run_phase_begin();
+  cucore_status st = timed_launch(one, s, ms);
+  if (st == CUCORE_OK) st = cucore_stream_synchronize(s->stream);
+  run_phase_end(CUCORE_PHASE_LAUNCH, t0);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  t->launches = 1;
+  t0 = run_phase_begin();
+  int rc = collect(o, s);
+  run_phase_end(CUCORE_PHASE_COPY_OUT, t0);
+  return rc;
+}
+
+static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t,
+                    dev_state *s, double **times_out) {
+  cucore_device_props props;
+  int rc = open_gpu(o, s, t, &props);
+  if (!rc) rc = alloc_and_fill(o, s);
+  if (!rc) rc = prepare_globals(o, s, obj);
+  if (!rc) rc = ready_kernel(o, k, obj, s);
+  if (rc) return rc;
   cucore_launch_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  memcpy(cfg.grid, o->grid, sizeof cfg.grid);
-  memcpy(cfg.block, o->block, sizeof cfg.block);
-  cfg.shared_bytes = (unsigned)o->smem;
-  cfg.stream = s->stream;
-  if (o->cluster[0]) cucore_launch_config_cluster(&cfg, o->cluster[0], o->cluster[1], o->cluster[2]);
-  if (o->cooperative) cucore_launch_config_cooperative(&cfg, 1);
-  if (o->has_priority) cucore_launch_config_priority(&cfg, o->priority);
-  if (o->pdl) cucore_launch_config_pdl(&cfg, 1);
-  if (o->flush_l2) {
-    s->flush_bytes = (size_t)(props.l2_cache_bytes > 0 ? props.l2_cache_bytes : 64 << 20) * 2;
-    st = dev_alloc(s, s->flush_bytes, &s->flush);
-    if (st != CUCORE_OK) return cli_fail("run", "--flush-l2", st);
-    t->flushed_l2 = 1;
-  }
+  launch_config(o, s, &cfg);
+  launch_work one = {k, &cfg, 1, NULL};
+  rc = prepare_flush(o, &props, s, t);
+  if (rc) return rc;
   int separate = o->warmup > 0 || o->repeat > 1 || o->graph > 0;
   long long timed = separate ? o->repeat : 1;
   double *times = calloc((size_t)timed * 2, sizeof *times);
-  if (!times) return cli_fail("run", kernel, CUCORE_HOST_OUT_OF_MEMORY);
+  if (!times) return cli_fail("run", o->kernel, CUCORE_HOST_OUT_OF_MEMORY);
   *times_out = times;
   redirect_stdout(s, o->json && !o->json_out);
-  /* The launch whose results are reported: one launch on the inputs as given. */
   float ms = 0;
-  double t0 = run_phase_begin();
-  st = launch_once(k, &cfg, s, separate ? NULL : &ms);
-  if (st == CUCORE_OK) st = cucore_stream_synchronize(s->stream);
-  run_phase_end(CUCORE_PHASE_LAUNCH, t0);
-  if (st != CUCORE_OK) return cli_fail("run", kernel, st);
-  t->launches = 1;
-  t0 = run_phase_begin();
-  rc = collect(o, s);
-  run_phase_end(CUCORE_PHASE_COPY_OUT, t0);
+  rc = first_launch(o, &one, s, t, separate ? NULL : &ms);
   if (rc) return rc;
   if (!separate) times[0] = ms;
-  if (separate && !o->graph) {
-    for (long long w = 0; w < o->warmup; w++) {
-      st = launch_once(k, &cfg, s, NULL);
-      if (st != CUCORE_OK) return cli_fail("run", kernel, st);
-      t->launches++;
-    }
-    system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
-    for (long long r = 0; r < timed; r++) {
-      st = launch_once(k, &cfg, s, &ms);
-      if (st != CUCORE_OK) return cli_fail("run", kernel, st);
-      times[r] = ms;
-      t->launches++;
-    }
-  }
-  if (o->graph) {
-    rc = graph_timing(o, k, &cfg, s, t, times, times + timed);
-    if (rc) return rc;
-  }
+  if (separate && !o->graph) rc = direct_timing(o, &one, s, t, times, timed);
+  if (!rc && o->graph) rc = graph_timing(o, &one, s, t, times, times + timed);
+  if (rc) return rc;
   system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
-  st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
-  if (st != CUCORE_OK) return cli_fail("run", kernel, st);
+  cucore_status st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
   t->timed = (int)timed;
-  stats(times, timed, &t->min_ms, &t->median_ms, &t->max_ms, &t->mean_ms);
-  t->launch_ms = o->graph ? t->median_ms / (double)o->graph : t->median_ms;
+  t->stats = run_stats_of(times, timed);
+  t->launch_ms = o->graph ? t->stats.median_ms / (double)o->graph : t->stats.median_ms;
   return 0;
 }
 

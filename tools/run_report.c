@@ -6,6 +6,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct summary {
@@ -108,6 +109,23 @@ static void summarize(const unsigned char *data, elem_t t, size_t count, summary
   }
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+run_stats run_stats_of(double *times, long long n) {
+  double sum = 0;
+  for (long long r = 0; r < n; r++) sum += times[r];
+  qsort(times, (size_t)n, sizeof *times, cmp_double);
+  run_stats s;
+  s.min_ms = times[0];
+  s.max_ms = times[n - 1];
+  s.median_ms = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  s.mean_ms = sum / (double)n;
+  return s;
+}
+
 void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written) {
   *read = *written = 0;
   for (int i = 0; i < o->nbufs; i++) {
@@ -190,15 +208,16 @@ static void text_report(const run_opts *o, const run_timing *t) {
   if (t->graph_kernels)
     printf("  time: %.4f ms per graph replay of %lld launches (median of %d; min %.4f, max %.4f, "
            "mean %.4f) = %.3f us per launch; direct launches back to back: %.3f us per launch "
-           "(median of %d batches)", t->median_ms, t->graph_kernels, t->timed, t->min_ms,
-           t->max_ms, t->mean_ms, t->median_ms * 1e3 / (double)t->graph_kernels,
-           t->direct_median_ms * 1e3, t->timed);
+           "(median of %d batches)", t->stats.median_ms, t->graph_kernels, t->timed,
+           t->stats.min_ms, t->stats.max_ms, t->stats.mean_ms,
+           t->stats.median_ms * 1e3 / (double)t->graph_kernels, t->direct.median_ms * 1e3,
+           t->timed);
   else if (t->timed == 1)
-    printf("  time: %.4f ms per launch (1 launch)", t->median_ms);
+    printf("  time: %.4f ms per launch (1 launch)", t->stats.median_ms);
   else
     printf("  time: %.4f ms per launch (median of %d; min %.4f, max %.4f, mean %.4f; %lld "
-           "launches in all)", t->median_ms, t->timed, t->min_ms, t->max_ms, t->mean_ms,
-           t->launches);
+           "launches in all)", t->stats.median_ms, t->timed, t->stats.min_ms, t->stats.max_ms,
+           t->stats.mean_ms, t->launches);
   if (t->flushed_l2) printf("; L2 flushed before each");
   printf("\n");
   clock_text(t);
@@ -268,8 +287,18 @@ static void json_values(const run_opts *o, json_out *j, elem_t t, const unsigned
   json_end_array(j);
 }
 
-static void json_report(const run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
-  json_begin_object(j, NULL);
+/* {"min", "median", "max", "mean"} of a set of times. */
+static void json_stats(json_out *j, const char *key, const run_stats *s) {
+  json_begin_object(j, key);
+  json_double(j, "min", s->min_ms);
+  json_double(j, "median", s->median_ms);
+  json_double(j, "max", s->max_ms);
+  json_double(j, "mean", s->mean_ms);
+  json_end_object(j);
+}
+
+/* The launch: kernel, device, shape, launches and their times, the clock, the graph. */
+static void json_launch(const run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
   json_str(j, "kernel", o->kernel);
   json_str(j, "symbol", symbol);
   json_str(j, "device", t->device_name);
@@ -288,12 +317,7 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   json_int(j, "timed_launches", t->timed);
   json_double(j, "ms_per_launch", t->launch_ms);
   json_str(j, "allocator", t->pool ? "pool" : "cuMemAlloc");
-  json_begin_object(j, "time_ms");
-  json_double(j, "min", t->min_ms);
-  json_double(j, "median", t->median_ms);
-  json_double(j, "max", t->max_ms);
-  json_double(j, "mean", t->mean_ms);
-  json_end_object(j);
+  json_stats(j, "time_ms", &t->stats);
   json_bool(j, "l2_flushed", t->flushed_l2);
   clock_json(j, t);
   if (t->graph_kernels) {
@@ -301,17 +325,16 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
     json_int(j, "launches_per_replay", t->graph_kernels);
     json_uint(j, "nodes", t->graph_nodes);
     json_int(j, "replays", t->timed);
-    json_double(j, "ms_per_launch", t->median_ms / (double)t->graph_kernels);
-    json_begin_object(j, "direct_ms_per_launch");
-    json_double(j, "min", t->direct_min_ms);
-    json_double(j, "median", t->direct_median_ms);
-    json_double(j, "max", t->direct_max_ms);
-    json_double(j, "mean", t->direct_mean_ms);
-    json_end_object(j);
+    json_double(j, "ms_per_launch", t->stats.median_ms / (double)t->graph_kernels);
+    json_stats(j, "direct_ms_per_launch", &t->direct);
     json_end_object(j);
   } else {
     json_str(j, "graph", NULL);
   }
+}
+
+/* The bytes moved and the bandwidth they make at the median time. */
+static void json_traffic(const run_opts *o, const run_timing *t, json_out *j) {
   unsigned long long rd, wr;
   run_traffic(o, &rd, &wr);
   json_uint(j, "bytes_read", rd);
@@ -320,6 +343,10 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
     json_double(j, "bandwidth_gb_per_s", (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9);
   else
     json_str(j, "bandwidth_gb_per_s", NULL);
+}
+
+/* "outputs": the buffers the kernel may have written; "globals": the variables read. */
+static void json_results(const run_opts *o, json_out *j) {
   json_begin_array(j, "outputs");
   for (int i = 0; i < o->nbufs; i++) {
     const run_buf *b = &o->bufs[i];
@@ -345,32 +372,43 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
     json_end_object(j);
   }
   json_end_array(j);
+}
+
+/* One --expect's result. */
+static void json_expect(const run_opts *o, const run_expect *e, json_out *j) {
+  json_begin_object(j, NULL);
+  json_str(j, "target", e->target);
+  json_str(j, "value", e->value_text);
+  json_uint(j, "count", e->count);
+  json_uint(j, "mismatches", e->mismatches);
+  json_bool(j, "ok", e->mismatches == 0);
+  json_bool(j, "exact", e->exact);
+  if (!e->exact) {
+    json_double(j, "rtol", o->has_rtol ? o->rtol : 1e-5);
+    json_double(j, "atol", o->has_atol ? o->atol : 1e-8);
+  }
+  json_begin_array(j, "first_mismatches");
+  for (int k = 0; k < e->shown; k++) {
+    json_begin_object(j, NULL);
+    json_uint(j, "index", e->bad_index[k]);
+    json_number_text(j, "got", e->got[k]);
+    json_number_text(j, "expected", e->want[k]);
+    json_end_object(j);
+  }
+  json_end_array(j);
+  json_end_object(j);
+}
+
+static void json_report(const run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
+  json_begin_object(j, NULL);
+  json_launch(o, t, symbol, j);
+  json_traffic(o, t, j);
+  json_results(o, j);
   int ok = 1;
   json_begin_array(j, "expect");
   for (int i = 0; i < o->nexpects; i++) {
-    const run_expect *e = &o->expects[i];
-    json_begin_object(j, NULL);
-    json_str(j, "target", e->target);
-    json_str(j, "value", e->value_text);
-    json_uint(j, "count", e->count);
-    json_uint(j, "mismatches", e->mismatches);
-    json_bool(j, "ok", e->mismatches == 0);
-    json_bool(j, "exact", e->exact);
-    if (!e->exact) {
-      json_double(j, "rtol", o->has_rtol ? o->rtol : 1e-5);
-      json_double(j, "atol", o->has_atol ? o->atol : 1e-8);
-    }
-    json_begin_array(j, "first_mismatches");
-    for (int k = 0; k < e->shown; k++) {
-      json_begin_object(j, NULL);
-      json_uint(j, "index", e->bad_index[k]);
-      json_number_text(j, "got", e->got[k]);
-      json_number_text(j, "expected", e->want[k]);
-      json_end_object(j);
-    }
-    json_end_array(j);
-    json_end_object(j);
-    if (e->mismatches) ok = 0;
+    json_expect(o, &o->expects[i], j);
+    if (o->expects[i].mismatches) ok = 0;
   }
   json_end_array(j);
   json_bool(j, "ok", ok);

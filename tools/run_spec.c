@@ -75,56 +75,94 @@ static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
   return 1;
 }
 
-int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
-              unsigned char **data, int *ndim, uint64_t *shape) {
+/* INIT `@FILE`: the values of a .npy or raw file (which may set *count and the shape). */
+static int fill_from_file(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
+                          unsigned char **data, int *ndim, uint64_t *shape) {
+  char *path = dup_range(init + 1, init + len);
+  cli_input_add(path); /* no output may be this file */
+  char what[300];
+  snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
+  int ndim_local = 1;
+  uint64_t shape_local[RUN_MAX_DIMS];
+  int rc = data_read_file(what, path, type, count, data, ndim ? ndim : &ndim_local,
+                          shape ? shape : shape_local);
+  free(path);
+  return rc;
+}
+
+/* Parses the n values of the list body [p, end) into data. */
+static int parse_list(spec_cur *c, const char *p, const char *end, elem_t type, size_t n,
+                      unsigned char *data) {
   size_t esz = (size_t)elem_sizes[type];
-  *data = NULL;
-  if (ndim) *ndim = 1;
-  if (len > 0 && init[0] == '@') {
-    char *path = dup_range(init + 1, init + len);
-    cli_input_add(path); /* no output may be this file */
-    char what[300];
-    snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
-    int ndim_local = 1;
-    uint64_t shape_local[RUN_MAX_DIMS];
-    int rc = data_read_file(what, path, type, count, data, ndim ? ndim : &ndim_local,
-                            shape ? shape : shape_local);
-    free(path);
+  for (size_t i = 0; i < n; i++) {
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    if (!comma) comma = end;
+    char *text = dup_range(p, comma);
+    int r = value_parse(type, text, data + i * esz);
+    int rc = 0;
+    if (r) {
+      char what[64];
+      snprintf(what, sizeof what, "value %zu of the list, ", i);
+      rc = bad_value(c, r, what, text, type, "");
+    }
+    free(text);
+    if (rc) return rc;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+/* INIT `{v,v,...}`: as many values as the list has (which must match a declared count). */
+static int fill_list(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
+                     unsigned char **data, uint64_t *shape) {
+  if (init[len - 1] != '}') return spec_usage(c, "a list of values must end with `}`");
+  const char *p = init + 1, *end = init + len - 1;
+  size_t n = 0;
+  for (const char *q = p; q <= end; q++)
+    if (q == end || *q == ',') n++;
+  if (end == p) n = 0;
+  if (n == 0) return spec_usage(c, "the list `{}` is empty");
+  if (*count && n != *count)
+    return spec_usage(c, "the list has %zu values; [%zu] were declared", n, *count);
+  *count = n;
+  *data = calloc(n, (size_t)elem_sizes[type]);
+  if (!*data) return spec_usage(c, "out of memory for %zu values", n);
+  int rc = parse_list(c, p, end, type, n, *data);
+  if (rc) {
+    free(*data);
+    *data = NULL;
     return rc;
   }
-  if (len > 0 && init[0] == '{') {
-    if (init[len - 1] != '}') return spec_usage(c, "a list of values must end with `}`");
-    const char *p = init + 1, *end = init + len - 1;
-    size_t n = 0;
-    for (const char *q = p; q <= end; q++)
-      if (q == end || *q == ',') n++;
-    if (end == p) n = 0;
-    if (n == 0) return spec_usage(c, "the list `{}` is empty");
-    if (*count && n != *count)
-      return spec_usage(c, "the list has %zu values; [%zu] were declared", n, *count);
-    *count = n;
-    *data = calloc(n, esz);
-    if (!*data) return spec_usage(c, "out of memory for %zu values", n);
-    for (size_t i = 0; i < n; i++) {
-      const char *comma = memchr(p, ',', (size_t)(end - p));
-      if (!comma) comma = end;
-      char *text = dup_range(p, comma);
-      int r = value_parse(type, text, *data + i * esz);
-      if (r) {
-        char what[64];
-        snprintf(what, sizeof what, "value %zu of the list, ", i);
-        int rc = bad_value(c, r, what, text, type, "");
-        free(text);
-        free(*data);
-        *data = NULL;
-        return rc;
-      }
-      free(text);
-      p = comma + 1;
-    }
-    if (shape) shape[0] = n;
-    return 0;
+  if (shape) shape[0] = n;
+  return 0;
+}
+
+/* Every element of data[0..count) set to the one value INIT names. */
+static int fill_value(spec_cur *c, const char *init, size_t len, elem_t type, size_t count,
+                      unsigned char *data) {
+  size_t esz = (size_t)elem_sizes[type];
+  char *text = dup_range(init, init + len);
+  unsigned char one[8];
+  int r = value_parse(type, text, one);
+  int rc = r ? bad_value(c, r, "", text, type, ", iota, random, {list} or @file") : 0;
+  free(text);
+  if (rc) return rc;
+  /* The first element, then the filled part copied onto the rest, doubling (log2(count)
+   * copies, not one call per element). */
+  size_t total = count * esz, filled = esz;
+  memcpy(data, one, esz);
+  while (filled < total) {
+    size_t n = filled < total - filled ? filled : total - filled;
+    memcpy(data + filled, data, n);
+    filled += n;
   }
+  return 0;
+}
+
+/* INIT empty (zeroes), `iota`, `random` or one value, for the *count elements declared. */
+static int fill_generated(spec_cur *c, const char *init, size_t len, elem_t type,
+                          size_t *count, unsigned char **data, uint64_t *shape) {
+  size_t esz = (size_t)elem_sizes[type];
   if (*count == 0)
     return spec_usage(c, "give the element count in [N] (only a list or a file can set it)");
   if ((unsigned long long)*count > (1ull << 40) / esz)
@@ -139,38 +177,31 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
   if (shape) shape[0] = *count;
   if (len == 4 && memcmp(init, "iota", 4) == 0) {
     for (size_t i = 0; i < *count; i++) value_store(*data, type, i, (double)i);
-    return 0;
-  }
-  if (len == 6 && memcmp(init, "random", 6) == 0) {
+  } else if (len == 6 && memcmp(init, "random", 6) == 0) {
     for (size_t i = 0; i < *count; i++) {
       uint64_t r = run_random_next();
       value_store(*data, type, i,
                   elem_is_float(type) ? (double)(r >> 11) / 9007199254740992.0 : (double)(r % 100));
     }
-    return 0;
-  }
-  if (len == 0) return 0; /* zeroes */
-  char *text = dup_range(init, init + len);
-  unsigned char one[8];
-  int r = value_parse(type, text, one);
-  if (r) {
-    int rc = bad_value(c, r, "", text, type, ", iota, random, {list} or @file");
-    free(text);
-    free(*data);
-    *data = NULL;
-    return rc;
-  }
-  free(text);
-  /* One value everywhere: the first element, then the filled part copied onto the rest,
-   * doubling (log2(count) copies, not one call per element). */
-  size_t total = *count * esz, filled = esz;
-  memcpy(*data, one, esz);
-  while (filled < total) {
-    size_t n = filled < total - filled ? filled : total - filled;
-    memcpy(*data + filled, *data, n);
-    filled += n;
+  } else if (len > 0) {
+    int rc = fill_value(c, init, len, type, *count, *data);
+    if (rc) {
+      free(*data);
+      *data = NULL;
+      return rc;
+    }
   }
   return 0;
+}
+
+int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
+              unsigned char **data, int *ndim, uint64_t *shape) {
+  *data = NULL;
+  if (ndim) *ndim = 1;
+  if (len > 0 && init[0] == '@')
+    return fill_from_file(c, init, len, type, count, data, ndim, shape);
+  if (len > 0 && init[0] == '{') return fill_list(c, init, len, type, count, data, shape);
+  return fill_generated(c, init, len, type, count, data, shape);
 }
 
 /* ---- buffers ----------------------------------------------------------------------------- */
@@ -201,6 +232,26 @@ static int type_and_count(spec_cur *c, const char **pp, const char *end, elem_t 
   return 0;
 }
 
+/* The type, count and data of buffer b from [p, item_end): `TYPE[N]` for an out buffer
+ * (zeroed), `TYPE[N]=INIT` for the others. */
+static int buffer_data(spec_cur *c, const char *p, const char *item_end, run_buf *b) {
+  int rc = type_and_count(c, &p, item_end, &b->type, &b->count, 1);
+  if (rc) return rc;
+  if (b->role == ROLE_OUT) {
+    if (p != item_end)
+      return spec_usage(c, "an out buffer takes no initial value (it starts zeroed); use "
+                        "inout:TYPE[N]=INIT for one that is read and written");
+    if (!b->count) return spec_usage(c, "give the element count: out:%s[N]", elem_names[b->type]);
+    return spec_fill(c, "", 0, b->type, &b->count, &b->host, &b->ndim, b->shape);
+  }
+  if (p >= item_end || *p != '=')
+    return spec_usage(c, "expected =INIT after [N] (a number, random, iota, {list} or "
+                      "@file.npy / @file.bin)");
+  p++;
+  return spec_fill(c, p, (size_t)(item_end - p), b->type, &b->count, &b->host, &b->ndim,
+                   b->shape);
+}
+
 /* buf:/out:/inout: TYPE[N][=INIT][>FILE] -> a new buffer and a pointer to it. */
 static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   run_opts *o = c->o;
@@ -213,50 +264,23 @@ static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   snprintf(b.label, sizeof b.label, "%s", c->label);
   b.spec = c->all;
   b.role = role;
-  const char *save = NULL;
   const char *gt = memchr(p, '>', (size_t)(end - p));
   const char *item_end = end;
   if (gt) {
     item_end = gt;
     if (gt + 1 >= end) return spec_usage(c, "`>` must be followed by a file (out.npy or out.bin)");
-    save = dup_range(gt + 1, end);
+    b.save = dup_range(gt + 1, end);
   }
-  int rc = type_and_count(c, &p, item_end, &b.type, &b.count, 1);
-  if (rc) {
-    free((void *)save);
-    return rc;
-  }
-  b.save = save;
-  if (role == ROLE_OUT) {
-    if (p != item_end) {
-      free((void *)save);
-      return spec_usage(c, "an out buffer takes no initial value (it starts zeroed); use "
-                        "inout:TYPE[N]=INIT for one that is read and written");
-    }
-    if (!b.count) {
-      free((void *)save);
-      return spec_usage(c, "give the element count: out:%s[N]", elem_names[b.type]);
-    }
-    rc = spec_fill(c, "", 0, b.type, &b.count, &b.host, &b.ndim, b.shape);
-  } else {
-    if (p >= item_end || *p != '=') {
-      free((void *)save);
-      return spec_usage(c, "expected =INIT after [N] (a number, random, iota, {list} or "
-                        "@file.npy / @file.bin)");
-    }
-    p++;
-    rc = spec_fill(c, p, (size_t)(item_end - p), b.type, &b.count, &b.host, &b.ndim, b.shape);
+  int rc = buffer_data(c, p, item_end, &b);
+  run_buf *nb = NULL;
+  if (!rc) {
+    nb = cli_grow(o->bufs, &o->bufs_cap, (size_t)o->nbufs + 1, sizeof *nb, "the list of buffers");
+    if (!nb) rc = CLI_EXIT_FAILURE;
   }
   if (rc) {
-    free((void *)save);
-    return rc;
-  }
-  run_buf *nb = realloc(o->bufs, (size_t)(o->nbufs + 1) * sizeof *nb);
-  if (!nb) {
-    free((void *)save);
+    free((void *)b.save);
     free(b.host);
-    fprintf(stderr, "cucore run: out of memory\n");
-    return CLI_EXIT_FAILURE;
+    return rc;
   }
   o->bufs = nb;
   o->bufs[o->nbufs] = b;
@@ -432,7 +456,8 @@ int run_parse_expect(const char *text, run_expect *e) {
 }
 
 int run_expr_keep(run_opts *o, const char *name) {
-  char **n = realloc(o->exprs, (size_t)(o->nexprs + 1) * sizeof *n);
+  char **n = cli_grow(o->exprs, &o->exprs_cap, (size_t)o->nexprs + 1, sizeof *n,
+                      "the list of name expressions");
   if (!n) return -1;
   o->exprs = n;
   size_t len = strlen(name);

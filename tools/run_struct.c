@@ -46,19 +46,28 @@ typedef struct builder {
   size_t size, cap, align;
   run_patch *patches;
   int npatches;
+  size_t patches_cap;
   char *layout;
   size_t layout_len, layout_cap;
 } builder;
 
+/* Room for `need` bytes, the new ones zeroed. 0 or -1 (cli_grow said why). */
 static int grow(builder *b, size_t need) {
-  if (need <= b->cap) return 0;
-  size_t cap = b->cap ? b->cap : 64;
-  while (cap < need) cap *= 2;
-  unsigned char *nb = realloc(b->bytes, cap);
+  size_t old = b->cap;
+  unsigned char *nb = cli_grow(b->bytes, &b->cap, need, 1, "the struct's bytes");
   if (!nb) return -1;
-  memset(nb + b->cap, 0, cap - b->cap);
+  if (b->cap > old) memset(nb + old, 0, b->cap - old);
   b->bytes = nb;
-  b->cap = cap;
+  return 0;
+}
+
+/* Appends a buffer pointer to patch at `offset`. 0 or -1 (cli_grow said why). */
+static int add_patch(builder *b, size_t offset, int buf) {
+  run_patch *np = cli_grow(b->patches, &b->patches_cap, (size_t)b->npatches + 1, sizeof *np,
+                           "the struct's pointer list");
+  if (!np) return -1;
+  b->patches = np;
+  b->patches[b->npatches++] = (run_patch){offset, buf};
   return 0;
 }
 
@@ -70,14 +79,10 @@ static void note(builder *b, const char *fmt, ...) {
   int n = vsnprintf(piece, sizeof piece, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  if (b->layout_len + (size_t)n + 2 > b->layout_cap) {
-    size_t cap = (b->layout_cap ? b->layout_cap : 128);
-    while (cap < b->layout_len + (size_t)n + 2) cap *= 2;
-    char *nl = realloc(b->layout, cap);
-    if (!nl) return;
-    b->layout = nl;
-    b->layout_cap = cap;
-  }
+  char *nl = cli_grow(b->layout, &b->layout_cap, b->layout_len + (size_t)n + 2, 1,
+                      "the struct's layout text");
+  if (!nl) return;
+  b->layout = nl;
   if (b->layout_len) b->layout[b->layout_len++] = ' ';
   memcpy(b->layout + b->layout_len, piece, (size_t)n + 1);
   b->layout_len += (size_t)n;
@@ -104,22 +109,14 @@ static int place(spec_cur *c, builder *b, const run_value *v, const char *field_
     break;
   case A_POINTER:
     memcpy(b->bytes + off, &v->address, 8);
-    if (v->buf >= 0) {
-      run_patch *np = realloc(b->patches, (size_t)(b->npatches + 1) * sizeof *np);
-      if (!np) return spec_usage(c, "out of memory");
-      b->patches = np;
-      b->patches[b->npatches++] = (run_patch){off, v->buf};
-    }
+    if (v->buf >= 0 && add_patch(b, off, v->buf)) return spec_usage(c, "out of memory");
     note(b, "ptr@%zu", off);
     break;
   case A_BLOB:
     if (v->size) memcpy(b->bytes + off, v->bytes, v->size);
-    for (int i = 0; i < v->patch_count; i++) {
-      run_patch *np = realloc(b->patches, (size_t)(b->npatches + 1) * sizeof *np);
-      if (!np) return spec_usage(c, "out of memory");
-      b->patches = np;
-      b->patches[b->npatches++] = (run_patch){off + v->patches[i].offset, v->patches[i].buf};
-    }
+    for (int i = 0; i < v->patch_count; i++)
+      if (add_patch(b, off + v->patches[i].offset, v->patches[i].buf))
+        return spec_usage(c, "out of memory");
     if (v->layout)
       note(b, "{%s}@%zu", v->layout, off);
     else if (field_text && flen > 0 && (strncmp(field_text, "bytes", 5) == 0))
@@ -133,14 +130,15 @@ static int place(spec_cur *c, builder *b, const run_value *v, const char *field_
   return 0;
 }
 
-int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v) {
-  memset(v, 0, sizeof *v);
-  v->buf = -1;
+/* `struct[@A]:{` or `{` at c->p: *body and *body_end bound what is inside the braces, and
+ * *explicit_align is A (0 when not given). */
+static int struct_head(spec_cur *c, const char *end, const char **body, const char **body_end,
+                       size_t *explicit_align) {
   const char *p = c->p;
-  size_t explicit_align = 0;
+  *explicit_align = 0;
   if (strncmp(p, "struct", 6) == 0) {
     p += 6;
-    int rc = parse_align(c, &p, end, &explicit_align);
+    int rc = parse_align(c, &p, end, explicit_align);
     if (rc) return rc;
     if (p >= end || *p != ':') return spec_usage(c, "expected struct:{FIELD,...} or struct@ALIGN:{...}");
     p++;
@@ -149,80 +147,99 @@ int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v) {
     return spec_usage(c, "a struct is written {FIELD,...} (quote it for the shell: "
                       "'struct:{f32:1,i32:2}')");
   if (c->depth >= DEPTH_MAX) return spec_usage(c, "structs nest deeper than %d levels", DEPTH_MAX);
-  const char *body = p + 1, *body_end = end - 1;
-  builder b;
-  memset(&b, 0, sizeof b);
-  b.align = min_align ? min_align : 1;
-  int index = 0, rc = 0;
+  *body = p + 1;
+  *body_end = end - 1;
+  return 0;
+}
+
+/* Field `index`, `pad:N` at [f, fe): N zero bytes. */
+static int add_pad(spec_cur *c, builder *b, const char *f, const char *fe, int index) {
+  char *e = NULL;
+  char num[24];
+  snprintf(num, sizeof num, "%.*s", (int)(fe - f - 4 < 23 ? fe - f - 4 : 23), f + 4);
+  unsigned long long n = strtoull(num, &e, 10);
+  if (num[0] < '0' || num[0] > '9' || *e || n == 0 || n > BLOB_MAX)
+    return spec_usage(c, "field %d: pad:N takes a byte count from 1", index);
+  if (b->size + n > BLOB_MAX || grow(b, b->size + (size_t)n))
+    return spec_usage(c, "the struct grows past %zu bytes", BLOB_MAX);
+  note(b, "pad %llu", n);
+  b->size += (size_t)n;
+  return 0;
+}
+
+/* Field `index`, any value spec at [f, fe), placed at its alignment; buffers it makes are
+ * labelled PARENT.INDEX. */
+static int add_field(spec_cur *c, builder *b, const char *f, const char *fe, int index,
+                     const char *parent) {
+  run_value fv;
+  spec_cur sub = *c;
+  sub.p = f;
+  sub.depth = c->depth + 1;
+  snprintf(sub.label, sizeof sub.label, "%s.%d", parent, index);
+  int rc = spec_item(&sub, fe, &fv);
+  if (rc) return rc;
+  rc = place(c, b, &fv, f, (int)(fe - f));
+  run_value_free(&fv);
+  return rc;
+}
+
+/* Every field of the body [body, body_end), in order. */
+static int add_fields(spec_cur *c, builder *b, const char *body, const char *body_end) {
   char parent[32];
   snprintf(parent, sizeof parent, "%s", c->label);
-  if (body == body_end) {
-    rc = spec_usage(c, "the struct {} has no fields");
-    goto done;
-  }
+  if (body == body_end) return spec_usage(c, "the struct {} has no fields");
+  int index = 0;
   for (const char *f = body; f <= body_end; index++) {
     const char *fe = field_end(f, body_end);
-    if (fe == f) {
-      rc = spec_usage(c, "field %d is empty", index);
-      goto done;
-    }
-    if (strncmp(f, "pad:", 4) == 0) {
-      char *e = NULL;
-      char num[24];
-      snprintf(num, sizeof num, "%.*s", (int)(fe - f - 4 < 23 ? fe - f - 4 : 23), f + 4);
-      unsigned long long n = strtoull(num, &e, 10);
-      if (num[0] < '0' || num[0] > '9' || *e || n == 0 || n > BLOB_MAX) {
-        rc = spec_usage(c, "field %d: pad:N takes a byte count from 1", index);
-        goto done;
-      }
-      if (b.size + n > BLOB_MAX || grow(&b, b.size + (size_t)n)) {
-        rc = spec_usage(c, "the struct grows past %zu bytes", BLOB_MAX);
-        goto done;
-      }
-      note(&b, "pad %llu", n);
-      b.size += (size_t)n;
-    } else {
-      run_value fv;
-      spec_cur sub = *c;
-      sub.p = f;
-      sub.depth = c->depth + 1;
-      snprintf(sub.label, sizeof sub.label, "%s.%d", parent, index);
-      rc = spec_item(&sub, fe, &fv);
-      if (rc) goto done;
-      rc = place(c, &b, &fv, f, (int)(fe - f));
-      run_value_free(&fv);
-      if (rc) goto done;
-    }
+    if (fe == f) return spec_usage(c, "field %d is empty", index);
+    int rc = strncmp(f, "pad:", 4) == 0 ? add_pad(c, b, f, fe, index)
+                                        : add_field(c, b, f, fe, index, parent);
+    if (rc) return rc;
     f = fe + 1;
     if (fe == body_end) break;
   }
+  return 0;
+}
+
+/* The struct's alignment (@A, never below the natural one) and its size rounded up to it,
+ * the tail padding zeroed; the bytes, pointers and layout then move into v. */
+static int finish_struct(spec_cur *c, builder *b, size_t explicit_align, run_value *v) {
   if (explicit_align) {
-    size_t natural = b.align;
-    if (explicit_align < natural) {
-      rc = spec_usage(c, "@%zu is below the struct's natural alignment of %zu (alignas cannot "
-                      "lower it)", explicit_align, natural);
-      goto done;
-    }
-    b.align = explicit_align;
+    size_t natural = b->align;
+    if (explicit_align < natural)
+      return spec_usage(c, "@%zu is below the struct's natural alignment of %zu (alignas cannot "
+                        "lower it)", explicit_align, natural);
+    b->align = explicit_align;
   }
-  size_t size = (b.size + b.align - 1) / b.align * b.align;
-  if (size == 0) size = b.align;
-  if (grow(&b, size)) {
-    rc = spec_usage(c, "out of memory");
-    goto done;
-  }
-  if (size > b.size) note(&b, "pad %zu", size - b.size);
+  size_t size = (b->size + b->align - 1) / b->align * b->align;
+  if (size == 0) size = b->align;
+  if (grow(b, size)) return spec_usage(c, "out of memory");
+  if (size > b->size) note(b, "pad %zu", size - b->size);
   v->kind = A_BLOB;
-  v->bytes = b.bytes;
+  v->bytes = b->bytes;
   v->size = size;
-  v->align = b.align;
-  v->patches = b.patches;
-  v->patch_count = b.npatches;
-  v->layout = b.layout;
+  v->align = b->align;
+  v->patches = b->patches;
+  v->patch_count = b->npatches;
+  v->layout = b->layout;
   v->type = T_U8;
+  memset(b, 0, sizeof *b);
+  return 0;
+}
+
+int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v) {
+  memset(v, 0, sizeof *v);
+  v->buf = -1;
+  const char *body = NULL, *body_end = NULL;
+  size_t explicit_align = 0;
+  int rc = struct_head(c, end, &body, &body_end, &explicit_align);
+  if (rc) return rc;
+  builder b;
   memset(&b, 0, sizeof b);
-done:
-  builder_free(&b);
+  b.align = min_align ? min_align : 1;
+  rc = add_fields(c, &b, body, body_end);
+  if (!rc) rc = finish_struct(c, &b, explicit_align, v);
+  builder_free(&b); /* empty when the blob moved into v */
   return rc;
 }
 

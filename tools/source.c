@@ -25,7 +25,8 @@ void cli_source_free(cli_source *s) {
 }
 
 int cli_source_add_expr(cli_source *s, const char *expr) {
-  const char **e = realloc(s->exprs, (size_t)(s->expr_count + 1) * sizeof *e);
+  const char **e = cli_grow(s->exprs, &s->expr_cap, (size_t)s->expr_count + 1, sizeof *e,
+                            "the list of name expressions");
   if (!e) return -1;
   s->exprs = e;
   s->exprs[s->expr_count++] = expr;
@@ -61,7 +62,8 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
   int used = 0;
   cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
   if (st == CUCORE_OK) {
-    char **r = realloc(s->raw, (size_t)(s->raw_count + used) * sizeof *r);
+    char **r = cli_grow(s->raw, &s->raw_cap, (size_t)s->raw_count + (size_t)used, sizeof *r,
+                        "the list of compile options");
     if (!r) return -1;
     s->raw = r;
     for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];

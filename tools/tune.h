@@ -33,6 +33,10 @@ typedef struct tune_line {
 #define TUNE_COLD_ROTATE 1
 #define TUNE_COLD_NONE 2
 
+/* How many of the best configurations the reports list: by the model's score in a dry run
+ * (tune_report.c), by median once measured (tune_result.c). */
+#define TUNE_TOP 10
+
 /* One configuration as the dry run reports it. */
 typedef struct tune_row {
   cucore_tune_config cfg;
@@ -171,7 +175,7 @@ void tune_after_row(tune_ctx *ctx, tune_row *r);
 /* The device after a fault (tune_check.c): let go and opened again, buffers made again. */
 int tune_dev_reopen(tune_ctx *ctx);
 
-/* ---- timing (tune_time.c) and --cold rotate (tune_rotate.c) ---- */
+/* ---- timing (tune_time.c), --cold rotate (tune_rotate.c), one row (tune_one.c) ---- */
 /* Whether NVML answers for device 0 (else a note on stderr): ctx->observe_clock. */
 void tune_clock_probe(tune_ctx *ctx);
 /* Times row r (o from tune_timing_of) with the rotated argument sets when there are any. */
@@ -185,14 +189,16 @@ int tune_rotate_sets(const tune_ctx *ctx);
 /* The extra argument sets of group g's kernel k, each bound to its copies. 0 or -1. */
 int tune_rotate_bind(tune_ctx *ctx, const tune_group *g, cucore_kernel *k, cucore_args ***sets);
 void tune_rotate_unbind(const tune_ctx *ctx, cucore_args **sets);
-/* One runnable row: from the store, or reset, launched, verified, timed and stored. */
+/* One runnable row (tune_one.c): from the store, or reset, launched, verified, timed and
+ * stored. */
 void tune_measure_one(tune_ctx *ctx, cucore_kernel *k, cucore_args *a, tune_row *r);
 /* The progress line on a terminal. */
 void tune_progress(tune_ctx *ctx);
 /* --strategy model-first (tune_order.c): every compile first, then the rows measured best
  * model score first; with --top-fraction F only the best-scored F of them. */
 void tune_measure_model_first(tune_ctx *ctx);
-/* The --arg and --expect specs parsed into ctx->o (before any work). 0 or an exit code. */
+/* The --arg and --expect specs parsed into ctx->o (before any work; tune_gpu.c). 0 or an exit
+ * code. */
 int tune_parse_specs(tune_ctx *ctx);
 
 /* ---- the data of a measured tune (tune_check.c) ---- */
@@ -216,7 +222,8 @@ void tune_report_measured_json(const tune_ctx *ctx, json_out *j);
 /* --csv FILE and --emit-header FILE (tune_output.c). 0 or an exit code. */
 int tune_write_csv(const tune_ctx *ctx, const char *path);
 int tune_write_header(const tune_ctx *ctx, const char *path);
-/* --plot FILE.svg: measured time against each parameter and the model's occupancy. */
+/* --plot FILE.svg (tune_plot.c): measured time against each parameter and the model's
+ * occupancy. */
 int tune_write_plot(const tune_ctx *ctx, const char *path);
 /* --t4 FILE: the results as TuningSchema T4 JSON (Kernel Tuner, KTT and BAT read it). */
 int tune_write_t4(const tune_ctx *ctx, const char *path);
@@ -224,7 +231,7 @@ int tune_write_t4(const tune_ctx *ctx, const char *path);
  * verified rows (1: the model ordered them exactly as measured); NAN under 3 rows. */
 double tune_model_agreement(const tune_ctx *ctx, size_t *count);
 
-/* Prints the dry run's report (text or JSON) on stdout. */
+/* Prints the dry run's report (text or JSON) on stdout (tune_report.c). */
 void tune_report(const tune_ctx *ctx);
 
 /* tune_one.c: a row failed with `status` and why (counted). */

@@ -8,8 +8,6 @@
 
 #include "tune.h"
 
-#define TUNE_TOP 10
-
 static void launch_only_names(const tune_ctx *c, char *buf, size_t cap) {
   size_t n = 0, len = 0;
   cucore_tune_space_param_count(c->space, &n);

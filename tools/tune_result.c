@@ -8,8 +8,6 @@
 
 #include "tune.h"
 
-#define TUNE_TOP 10
-
 /* The verified rows, fastest first (ties to the lower number). Returns their count. */
 static size_t measured_order(const tune_ctx *c, size_t *rows) {
   size_t n = 0;
