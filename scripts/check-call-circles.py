@@ -190,6 +190,9 @@ def one_loop(graph, comp):
 
 def check(nm, objects):
     table = read_symbols(nm, objects)
+    if not any(any(defined.values()) for defined, _used in table.values()):
+        raise RuntimeError(f"no function defined in {len(objects)} objects: not objects nm "
+                           f"can read (LTO bitcode?)")
     graph, upward = build_graph(table)
     problems = []
     for comp in components(graph):
