@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """check-call-circles.py -- no circle of calls between the files of one folder.
 
-Within a folder of src/ (and within tools/) the files call each other in one direction: when two
-files need the same helper it moves into a small file both call, and when a lower file needs
-something of a higher one the call is turned around (ARCHITECTURE.md). An include can hide no
-circle of calls, so this check reads the compiled objects: `nm` gives each object the symbols it
+Within a folder of src/ the files call each other in one direction: when two files need the
+same helper it moves into a small file both call, and when a lower file needs something of a
+higher one the call is turned around (ARCHITECTURE.md). Includes do not show who calls whom,
+so this check reads the compiled objects (of any folder it is given): `nm` gives each object
+the symbols it
 defines and the ones it uses; a call of a function defined by another object of the same folder
 is an arrow between the two files (a use of data is not: the driver's table `cc_drv` is read by
 the files it serves); a strongly connected component of two files or more is a circle.
