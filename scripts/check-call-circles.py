@@ -5,10 +5,10 @@ Within a folder of src/ the files call each other in one direction: when two fil
 same helper it moves into a small file both call, and when a lower file needs something of a
 higher one the call is turned around (ARCHITECTURE.md). Includes do not show who calls whom,
 so this check reads the compiled objects (of any folder it is given): `nm` gives each object
-the symbols it
-defines and the ones it uses; a call of a function defined by another object of the same folder
-is an arrow between the two files (a use of data is not: the driver's table `cc_drv` is read by
-the files it serves); a strongly connected component of two files or more is a circle.
+the symbols it defines and the ones it uses; a call of a function defined by another object
+of the same folder is an arrow between the two files (a use of data is not: the driver's table
+`cc_drv` is read by the files it serves); a strongly connected component of two files or more
+is a circle.
 Each circle is printed with one loop through it and the symbol behind each arrow. With the
 floors of scripts/check-layers.py it also refuses a use that runs up a floor (an object of
 src/base/ calling a function defined in src/exec/, however it was declared).
