@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build demo test asan tsan valgrind install clean deps docs
+.PHONY: all build demo test asan tsan valgrind install clean deps docs format check-format
 
 all: build
 
@@ -46,6 +46,14 @@ valgrind: build
 # $(BUILD)/docs/html. Fails on any undocumented public declaration.
 docs: deps
 	@./scripts/api-docs.sh $(BUILD)/docs
+
+# The C sources and headers against .clang-format (docs/STYLE.md): check-format lists the files
+# that differ, format rewrites them (clang-format 14, installed from Debian when missing).
+check-format:
+	@./scripts/check-format.sh
+
+format:
+	@./scripts/check-format.sh --fix
 
 install: build
 	@cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
