@@ -30,17 +30,24 @@ static void set_failure(const char *fmt, ...) {
 
 /* Takes every entry point; 0 with the failure set when a required one is missing. */
 static int take_symbols(void *h, const char *name) {
-  void *fn;
-#define CC_NVML_TAKE(field, symbol, required, ret, params)                                    \
-  fn = dlsym(h, symbol);                                                                      \
-  *(void **)&cc_nvml_fn.field = fn;                                                           \
-  if (!fn && required) {                                                                      \
-    set_failure("NVML (%s) lacks %s: it is too old for cucore's system queries", name,        \
-                symbol);                                                                      \
-    return 0;                                                                                 \
+  const struct {
+    const char *symbol;
+    void **slot;
+    int required;
+  } table[] = {
+#define CC_NVML_SLOT(field, symbol, required, ret, params) \
+  {symbol, (void **)&cc_nvml_fn.field, required},
+      CC_NVML_FUNCS(CC_NVML_SLOT)
+#undef CC_NVML_SLOT
+  };
+  for (size_t i = 0; i < CC_ARRAY_LEN(table); i++) {
+    *table[i].slot = dlsym(h, table[i].symbol);
+    if (!*table[i].slot && table[i].required) {
+      set_failure("NVML (%s) lacks %s: it is too old for cucore's system queries", name,
+                  table[i].symbol);
+      return 0;
+    }
   }
-  CC_NVML_FUNCS(CC_NVML_TAKE)
-#undef CC_NVML_TAKE
   if (!cc_nvml_fn.reasons) /* the name before NVML 12.2 */
     *(void **)&cc_nvml_fn.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
   return 1;
