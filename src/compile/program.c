@@ -1,6 +1,7 @@
 /*
  * program.c -- Program: every kind of JIT. CUDA C++ through NVRTC, PTX through nvJitLink,
- * NVVM IR through libNVVM; targets PTX, cubin and LTO-IR. The result is an ObjectCode.
+ * NVVM IR through libNVVM; targets PTX, cubin, LTO-IR and a fatbin of several of them. The
+ * result is an ObjectCode.
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
@@ -573,12 +574,14 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
 
 /* ---- fatbin: one entry per gencode -------------------------------------------------------- */
 
+/* One compile by the program's type: PTX, cubin or LTO-IR for one arch. */
 static cucore_status compile_one(cucore_program *p, cucore_code_type target, int arch,
                                  const char *suffix, cucore_object **out) {
   switch (p->type) {
   case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
   case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  default: return compile_nvvm(p, target, arch, suffix, out);
+  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
   }
 }
 
@@ -705,16 +708,11 @@ static cucore_status object_from_record(cc_cache_record *r, const char *name,
   return CUCORE_OK;
 }
 
-/* The compile itself, by the program's type (the cache missed). */
+/* The compile itself (the cache missed): a fatbin of one compile per entry, or one. */
 static cucore_status compile_now(cucore_program *p, cucore_code_type target, int arch,
                                  const char *suffix, cucore_object **out) {
   if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
-  switch (p->type) {
-  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
-  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
-  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
-  }
+  return compile_one(p, target, arch, suffix, out);
 }
 
 cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
