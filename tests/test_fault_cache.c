@@ -6,7 +6,8 @@
  * cache steps aside counting an error (cucore_cache_stats: process.errors), no temporary file
  * is left behind, and a damaged entry is never handed out. Steps fail through the test hook
  * in src/compile/cache_disk.c (so this works as root too, where chmod stops nothing). A clear
- * that cannot remove an entry is an IO_ERROR naming it (issue 28 point 4).
+ * that cannot remove an entry is an IO_ERROR naming it (issue 28 point 4); one out of memory
+ * is HOST_OUT_OF_MEMORY.
  * CUCORE_FAULT_LONG=1 flips every bit of every byte; the default one bit per byte. */
 #include "support.h"
 
@@ -228,6 +229,27 @@ static void clear_reports_what_it_could_not_remove(void **state) {
   assert_int_equal(entries(), 0);
 }
 
+/* A clear that runs out of memory listing the directory says so: HOST_OUT_OF_MEMORY with
+ * cc_grow's message, as its status and as the last status, and nothing is removed. */
+static void clear_out_of_memory_says_so(void **state) {
+  (void)state;
+  assert_ok(cucore_cache_clear(NULL, NULL));
+  compile_gives_the_right_bytes("a clean store");
+  uint64_t n = 99, b = 99;
+  cc_test_alloc_hook(1, 1); /* the first allocation: the list of entries */
+  cucore_status st = cucore_cache_clear(&n, &b);
+  cc_test_alloc_hook(0, 0);
+  assert_status(st, CUCORE_HOST_OUT_OF_MEMORY);
+  assert_int_equal(cucore_last_status(), st);
+  assert_contains(cucore_last_error(), "the cache's entries");
+  assert_int_equal(n, 0);
+  assert_int_equal(b, 0);
+  assert_int_equal(entries(), 1);
+  assert_ok(cucore_cache_clear(&n, &b));
+  assert_int_equal(n, 1);
+  assert_int_equal(entries(), 0);
+}
+
 static unsigned char *read_all(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -356,6 +378,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(every_step_of_a_store_and_a_load_may_fail),
                                      cmocka_unit_test(a_read_only_or_missing_directory),
                                      cmocka_unit_test(clear_reports_what_it_could_not_remove),
+                                     cmocka_unit_test(clear_out_of_memory_says_so),
                                      cmocka_unit_test(truncated_and_bit_flipped_entries)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,7 @@
 /* test_options.c -- the option table: setters, parsing, rendering, canonical text. */
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "toolchain/options.h"
@@ -136,6 +137,52 @@ static void header_digests_enter_the_canonical_text(void **state) {
 
 /* An option no compiler knows has its own status, whatever its spelling, so a caller tells it
  * from a bad value without reading the message (issue 23, point 6). */
+/* Lists, headers and rendered flags grow past any first capacity (cc_grow), in order, and a
+ * copy keeps growing from where its source was; the canonical text is exactly the lines. */
+static void long_lists_grow_and_keep_their_order(void **state) {
+  (void)state;
+  cucore_options *o = NULL;
+  const char *canon = NULL;
+  assert_ok(cucore_options_create(&o));
+  assert_ok(cucore_options_canonical(o, &canon));
+  assert_string_equal(canon, ""); /* nothing given: no lines */
+  char expect[4096] = "", item[64];
+  size_t len = 0;
+  for (int i = 0; i < 40; i++) {
+    snprintf(item, sizeof item, "M%d=%d", i, i * 7);
+    assert_ok(cucore_options_set_string(o, CUCORE_OPT_DEFINE, item));
+    len += (size_t)snprintf(expect + len, sizeof expect - len, "define=%s\n", item);
+  }
+  for (int h = 0; h < 20; h++) {
+    char name[32];
+    snprintf(name, sizeof name, "h%d.h", h);
+    assert_ok(cucore_options_add_header(o, name, "int x;\n"));
+  }
+  assert_ok(cucore_options_canonical(o, &canon));
+  assert_true(strncmp(canon, expect, len) == 0);
+  assert_contains(canon, "header=h19.h:");
+  assert_int_equal(strlen(canon), len + 20 * strlen("header=h0.h:\n") + 10 + 20 * 64);
+
+  cucore_options *c = NULL;
+  assert_ok(cucore_options_copy(o, &c));
+  assert_ok(cucore_options_set_string(c, CUCORE_OPT_DEFINE, "LAST"));
+  assert_ok(cucore_options_add_header(c, "last.h", ""));
+  const char *canon2 = NULL;
+  assert_ok(cucore_options_canonical(c, &canon2));
+  assert_true(strncmp(canon2, expect, len) == 0);
+  assert_true(strncmp(canon2 + len, "define=LAST\n", 12) == 0);
+  assert_contains(canon2, "header=last.h:");
+
+  cc_argv a = {0};
+  assert_ok(cc_options_render(c, CC_TOOL_NVRTC, 90, "", 0, &a));
+  assert_true(a.n > 41);
+  assert_null(a.v[a.n]); /* NULL-terminated after every growth */
+  assert_true(has_arg(&a, "-DM0=0") && has_arg(&a, "-DM39=273") && has_arg(&a, "-DLAST"));
+  cc_argv_free(&a);
+  assert_ok(cucore_options_destroy(c));
+  assert_ok(cucore_options_destroy(o));
+}
+
 static void unknown_options_have_their_own_status(void **state) {
   (void)state;
   cucore_options *o = NULL;
@@ -206,6 +253,7 @@ int main(void) {
       cmocka_unit_test(command_line_forms_parse),
       cmocka_unit_test(toolkit_includes_are_on_by_default_and_switchable),
       cmocka_unit_test(header_digests_enter_the_canonical_text),
+      cmocka_unit_test(long_lists_grow_and_keep_their_order),
       cmocka_unit_test(unknown_options_have_their_own_status),
       cmocka_unit_test(macro_names_and_empty_values_are_checked),
   };

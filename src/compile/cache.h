@@ -2,14 +2,18 @@
  * compile/cache.h -- the compile cache. It stores and finds bytes by key: a compile's result
  * goes in as a cc_cache_record (plain bytes and numbers) and comes back as one; it knows
  * nothing of cucore_program or cucore_object. Program (program.c) asks it, never the other way
- * round. Five files, one job each:
+ * round. Seven files, one job each:
  *   cache_key.c    the key: what a compile depends on, and whether the key can see all of it
+ *   cache_scan.c   the include scanner the key uses: which files a CUDA C++ text names
  *   cache_entry.c  the entry file format: encode a record, decode and check an entry
  *   cache_disk.c   the directory: settings, atomic writes, reads, eviction, counters on disk
+ *   cache_config.c the configuration checked (cucore_cache_config_problem)
  *   cache_job.c    the in-process layer and the compile hook (a job)
  *   cache_api.c    the public cache API: settings, statistics, clearing
  * The cache never fails a compile and never records a failure with cc_fail: what goes wrong
- * becomes a note in the caller's cc_cache_state (cucore_program_cache_info).
+ * becomes a note in the caller's cc_cache_state (cucore_program_cache_info). The one record
+ * is cc_grow's, when the list of entries a walk of the directory makes cannot grow (the walk
+ * then stops: a compile still succeeds, cucore_cache_clear fails with it).
  */
 #ifndef CUCORE_CACHE_H
 #define CUCORE_CACHE_H
@@ -123,13 +127,7 @@ typedef int (*cc_include_fn)(void *ctx, const cc_include_ref *ref);
  * or -1 when out of memory. */
 int cc_cache_scan_includes(const char *text, size_t n, cc_include_fn fn, void *ctx);
 
-/* The identity of a toolkit library as the key sees it: path, device, inode, size and
- * modification time of the file the loader would open (found without loading it). Returns 0
- * and fills `out`, or -1. */
 typedef enum cc_cache_tool { CC_CACHE_NVRTC, CC_CACHE_NVJITLINK, CC_CACHE_NVVM } cc_cache_tool;
-int cc_cache_tool_identity(cc_cache_tool tool, char *out, size_t cap);
-/* The resolved path of the library the key names (for the tests' cross-check). */
-int cc_cache_tool_path(cc_cache_tool tool, char *out, size_t cap);
 
 /* ---- the entry format (cache_entry.c) ------------------------------------------------- */
 
@@ -140,8 +138,6 @@ int cc_cache_tool_path(cc_cache_tool tool, char *out, size_t cap);
  * when out of memory. */
 unsigned char *cc_cache_entry_encode(const unsigned char key[CC_CACHE_KEY_BYTES],
                                      const cc_cache_record *rec, size_t *size);
-/* The entry's 64-bit payload checksum: XXH3_64bits, seed 0 (cache_entry.c). */
-uint64_t cc_cache_checksum(const void *data, size_t n);
 /* Checks an entry (magic, version, lengths, key, checksum, every field in bounds) and fills
  * *out with what it holds (owned: cc_cache_record_free). Returns 0, or -1 with the reason in
  * `why` (then *out holds nothing). */
@@ -167,7 +163,7 @@ void cc_cache_settings_set_enabled(int enabled);
 void cc_cache_settings_set_max_bytes(uint64_t max_bytes);
 
 /* Parses a size: digits, optionally K, M or G (then optionally B or iB). Returns 0 with
- * *out, -1 when malformed, -2 when it does not fit in 64 bits (cache_config.c). */
+ * *out, -1 when malformed, -2 when it does not fit in 64 bits. */
 int cc_cache_parse_size(const char *s, uint64_t *out);
 /* Checks the configuration (cache_config.c): writes what is wrong to `msg` (variables named,
  * problems joined by "; ") and returns 1, or returns 0 with msg "". Reads only. */
@@ -185,14 +181,6 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
  * Returns 1 when written, 0 when not (the reason in `note`). */
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap);
-/* Tests only: `hook(step)` is asked before each file-system step of a store ("create the
- * directory", "create", "write", "flush", "close", "rename"), a load ("open", "read") and a clear
- * ("remove", per entry); a
- * non-zero errno it returns makes the step fail with it. NULL removes the hook. */
-typedef int (*cc_cache_io_hook_fn)(const char *step);
-void cc_test_cache_io_hook(cc_cache_io_hook_fn hook);
-/* Evicts least recently used entries until the directory holds at most `target` bytes. */
-void cc_cache_disk_trim(const cc_cache_settings *s, uint64_t target);
 /* Entries and bytes on disk now. */
 void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
 /* What a clear did. */
@@ -205,7 +193,7 @@ typedef struct cc_cache_clear_report {
 } cc_cache_clear_report;
 /* Removes every entry and temporary file and resets the counters. Returns 0; or -1 with
  * r->failed > 0 when something could not be removed, or with r->failed 0 and errno set when
- * the directory cannot be read. */
+ * the directory cannot be read; or -2 when out of memory listing it (recorded by cc_grow). */
 int cc_cache_disk_clear(const char *dir, cc_cache_clear_report *r);
 
 /* Counters: this process's, and the directory's (a small file updated under a lock). */
@@ -219,7 +207,6 @@ void cc_cache_count(const char *dir, cc_cache_event ev, uint64_t n);
 void cc_cache_count_dir(const char *dir, cc_cache_event ev, uint64_t n);
 void cc_cache_counters_process(cucore_cache_counters *out);
 void cc_cache_counters_dir(const char *dir, cucore_cache_counters *out);
-void cc_cache_counters_dir_reset(const char *dir);
 
 /* ---- the in-process layer (cache_job.c) -------------------------------------------------- */
 
@@ -268,5 +255,26 @@ void *cc_cache_job_keep(cc_cache_job *job, void *value, size_t size, const char 
 /* After a successful compile: writes `rec` to disk and keeps `value` (made from it) in the
  * in-process layer; returns the value to hand out, as cc_cache_job_keep does. */
 void *cc_cache_job_store(cc_cache_job *job, const cc_cache_record *rec, void *value);
+
+/* ---- tests only ----------------------------------------------------------------------------
+ * Exported for the tests (and bench/checksum.c); nothing else in the library calls them from
+ * outside their own file. */
+
+/* The entry's 64-bit payload checksum: XXH3_64bits, seed 0 (cache_entry.c; tests/test_cache.c,
+ * test_cache_entry_format.c, bench/checksum.c). */
+uint64_t cc_cache_checksum(const void *data, size_t n);
+/* The identity of a toolkit library as the key sees it: path, device, inode, size and
+ * modification time of the file the loader would open (found without loading it). Returns 0
+ * and fills `out`, or -1 (cache_key.c; tests/test_cache.c). */
+int cc_cache_tool_identity(cc_cache_tool tool, char *out, size_t cap);
+/* The resolved path of the library the key names, for the tests' cross-check (cache_key.c;
+ * tests/test_cache.c). */
+int cc_cache_tool_path(cc_cache_tool tool, char *out, size_t cap);
+/* `hook(step)` is asked before each file-system step of a store ("create the directory",
+ * "create", "write", "flush", "close", "rename"), a load ("open", "read") and a clear
+ * ("remove", per entry); a non-zero errno it returns makes the step fail with it. NULL removes
+ * the hook (cache_disk.c; tests/test_fault_cache.c). */
+typedef int (*cc_cache_io_hook_fn)(const char *step);
+void cc_test_cache_io_hook(cc_cache_io_hook_fn hook);
 
 #endif

@@ -93,6 +93,7 @@ cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes) {
   int rc = cc_cache_disk_clear(s.dir, &r);
   if (entries) *entries = r.entries;
   if (bytes) *bytes = r.bytes;
+  if (rc == -2) return cucore_last_status(); /* out of memory, as cc_grow recorded */
   if (rc != 0 && !r.failed)
     return cc_fail(cc_status(CUCORE_IO_ERROR, CUCORE_SOURCE_ERRNO, errno),
                    "cucore_cache_clear: cannot read the cache directory `%s`: %s", s.dir,

@@ -270,10 +270,6 @@ void cc_cache_counters_dir(const char *dir, cucore_cache_counters *out) {
   counters_set(out, v);
 }
 
-void cc_cache_counters_dir_reset(const char *dir) {
-  if (dir && dir[0]) (void)dir_counts(dir, NULL, 1, NULL);
-}
-
 /* ---- reading an entry ----------------------------------------------------------------------- */
 
 static int read_all(int fd, unsigned char *buf, size_t n) {
@@ -369,7 +365,9 @@ static void scan_failed(scan *sc, const char *path, int err) {
 }
 
 /* Walks <dir>/<2 hex>/: entries go into `out` (when not NULL); temporary files older than an
- * hour (left by a crash) are removed, as are all of them when `all_tmp`. */
+ * hour (left by a crash) are removed, as are all of them when `all_tmp`. Returns 0; -1 with
+ * errno when `dir` cannot be read; -2 when the list of entries cannot grow (cc_grow recorded
+ * it). */
 static int walk(const char *dir, scan *out, int all_tmp, uint64_t *tmp_removed) {
   DIR *d = opendir(dir);
   if (!d) return errno == ENOENT ? 0 : -1;
@@ -400,17 +398,13 @@ static int walk(const char *dir, scan *out, int all_tmp, uint64_t *tmp_removed) 
         continue;
       if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
       if (!out) continue;
-      if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 64;
-        scan_entry *nv = cc_raw_realloc(out->v, cap * sizeof *nv);
-        if (!nv) {
-          closedir(sd);
-          closedir(d);
-          return -1;
-        }
-        out->v = nv;
-        out->cap = cap;
+      scan_entry *nv = cc_grow(out->v, &out->cap, out->n + 1, sizeof *nv, "the cache's entries");
+      if (!nv) {
+        closedir(sd);
+        closedir(d);
+        return -2;
       }
+      out->v = nv;
       scan_entry *se = &out->v[out->n++];
       snprintf(se->path, sizeof se->path, "%s", path);
       se->mtime = st.st_mtim;
@@ -436,13 +430,14 @@ static char usage_dir[4096];
 static uint64_t usage_bytes;
 static int usage_known;
 
-/* Evicts least recently used entries until at most `target` bytes remain; returns the
- * bytes left. */
-static uint64_t trim_locked(const char *dir, uint64_t target) {
+/* Evicts least recently used entries until at most `target` bytes remain, and remembers
+ * what is left as what this process believes the directory holds (nothing changes when the
+ * directory cannot be walked). Called with usage_lock held. */
+static void trim_locked(const char *dir, uint64_t target) {
   scan sc = {0};
   if (walk(dir, &sc, 0, NULL) != 0) {
     free(sc.v);
-    return 0;
+    return;
   }
   uint64_t total = sc.bytes, evicted = 0;
   if (total > target) {
@@ -459,14 +454,6 @@ static uint64_t trim_locked(const char *dir, uint64_t target) {
   snprintf(usage_dir, sizeof usage_dir, "%s", dir);
   usage_bytes = total;
   usage_known = 1;
-  return total;
-}
-
-void cc_cache_disk_trim(const cc_cache_settings *s, uint64_t target) {
-  if (!s->dir[0]) return;
-  pthread_mutex_lock(&usage_lock);
-  trim_locked(s->dir, target);
-  pthread_mutex_unlock(&usage_lock);
 }
 
 void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes) {
@@ -497,11 +484,12 @@ int cc_cache_disk_clear(const char *dir, cc_cache_clear_report *r) {
   memset(r, 0, sizeof *r);
   scan sc = {.fails = r};
   uint64_t tmp = 0;
-  if (walk(dir, &sc, 1, &tmp) != 0) {
+  int rc = walk(dir, &sc, 1, &tmp);
+  if (rc != 0) {
     int e = errno;
     free(sc.v);
     errno = e;
-    return -1;
+    return rc;
   }
   for (size_t i = 0; i < sc.n; i++) {
     if (!io_fault("remove") && unlink(sc.v[i].path) == 0) {

@@ -172,10 +172,9 @@ void cc_cache_record_free(cc_cache_record *r) {
   memset(r, 0, sizeof *r);
 }
 
-int cc_cache_entry_decode(const unsigned char *data, size_t size,
-                          const unsigned char key[CC_CACHE_KEY_BYTES], cc_cache_record *out,
-                          char *why, size_t why_cap) {
-  memset(out, 0, sizeof *out);
+/* The header: magic, version, sizes, key and the payload's checksum. 0, or -1 with `why`. */
+static int check_header(const unsigned char *data, size_t size,
+                        const unsigned char key[CC_CACHE_KEY_BYTES], char *why, size_t why_cap) {
   if (size == 0) return fail(why, why_cap, "it is empty (0 bytes)");
   if (size < CC_CACHE_HEADER_BYTES)
     return fail(why, why_cap, "it is truncated: %zu bytes, less than the %u-byte header", size,
@@ -199,63 +198,95 @@ int cc_cache_entry_decode(const unsigned char *data, size_t size,
   if (r_le(&c, 8) != cc_cache_checksum(data + CC_CACHE_HEADER_BYTES, (size_t)payload))
     return fail(why, why_cap, "checksum mismatch: the payload's checksum differs from the one "
                               "in the header");
+  return 0;
+}
 
-  reader r = {data + CC_CACHE_HEADER_BYTES, data + size, 0};
-  uint32_t type = (uint32_t)r_le(&r, 4), arch = (uint32_t)r_le(&r, 4);
-  char suffix[4] = {0};
-  if ((size_t)(r.end - r.p) >= 4) {
-    memcpy(suffix, r.p, 4);
-    r.p += 4;
+/* The payload's fixed fields and its three runs, borrowed from the entry. */
+typedef struct payload {
+  uint32_t type, arch, producer, flags, nexpr;
+  char suffix[4];
+  const unsigned char *code, *ptx, *log;
+  size_t code_n, ptx_n, log_n;
+} payload;
+
+/* Reads the fixed fields and the runs of code, PTX and log, and checks them; `r` is left at
+ * the name expressions. 0, or -1 with `why`. */
+static int read_payload(reader *r, payload *pl, char *why, size_t why_cap) {
+  memset(pl, 0, sizeof *pl);
+  pl->type = (uint32_t)r_le(r, 4);
+  pl->arch = (uint32_t)r_le(r, 4);
+  if ((size_t)(r->end - r->p) >= 4) {
+    memcpy(pl->suffix, r->p, 4);
+    r->p += 4;
   } else {
-    r.bad = 1;
+    r->bad = 1;
   }
-  uint32_t producer = (uint32_t)r_le(&r, 4), flags = (uint32_t)r_le(&r, 4);
-  uint32_t nexpr = (uint32_t)r_le(&r, 4);
-  (void)r_le(&r, 4);
-  size_t code_n = 0, ptx_n = 0, log_n = 0;
-  const unsigned char *code = r_run(&r, 8, &code_n);
-  const unsigned char *ptx = r_run(&r, 8, &ptx_n);
-  const unsigned char *logp = r_run(&r, 8, &log_n);
-  if (r.bad) return fail(why, why_cap, "a field runs past the end of the payload");
-  if (type != CUCORE_CODE_PTX && type != CUCORE_CODE_CUBIN && type != CUCORE_CODE_LTOIR &&
-      type != CUCORE_CODE_FATBIN)
-    return fail(why, why_cap, "code type %u is not ptx, cubin, ltoir or fatbin", type);
-  if (suffix[3] != '\0') return fail(why, why_cap, "the arch suffix is not terminated");
-  if (code_n == 0) return fail(why, why_cap, "it holds no code");
-  if (nexpr > (uint64_t)(r.end - r.p) / 8)
-    return fail(why, why_cap, "%u name expressions cannot fit in what is left", nexpr);
+  pl->producer = (uint32_t)r_le(r, 4);
+  pl->flags = (uint32_t)r_le(r, 4);
+  pl->nexpr = (uint32_t)r_le(r, 4);
+  (void)r_le(r, 4); /* reserved */
+  pl->code = r_run(r, 8, &pl->code_n);
+  pl->ptx = r_run(r, 8, &pl->ptx_n);
+  pl->log = r_run(r, 8, &pl->log_n);
+  if (r->bad) return fail(why, why_cap, "a field runs past the end of the payload");
+  if (pl->type != CUCORE_CODE_PTX && pl->type != CUCORE_CODE_CUBIN &&
+      pl->type != CUCORE_CODE_LTOIR && pl->type != CUCORE_CODE_FATBIN)
+    return fail(why, why_cap, "code type %u is not ptx, cubin, ltoir or fatbin", pl->type);
+  if (pl->suffix[3] != '\0') return fail(why, why_cap, "the arch suffix is not terminated");
+  if (pl->code_n == 0) return fail(why, why_cap, "it holds no code");
+  if (pl->nexpr > (uint64_t)(r->end - r->p) / 8)
+    return fail(why, why_cap, "%u name expressions cannot fit in what is left", pl->nexpr);
+  return 0;
+}
 
-  cc_cache_record *rec = out;
-  rec->type = (cucore_code_type)type;
-  rec->arch = (int)arch;
-  memcpy(rec->suffix, suffix, 4);
-  rec->producer_version = (int)producer;
-  rec->size = code_n;
-  int oom = !(rec->code = (unsigned char *)dup_run(code, code_n));
-  if (flags & FLAG_PTX) {
-    rec->ptx = dup_run(ptx, ptx_n);
-    rec->ptx_size = ptx_n;
-    oom |= !rec->ptx;
+/* Copies the payload's fields and runs into `rec`; 1 when out of memory. */
+static int take_payload(const payload *pl, cc_cache_record *rec) {
+  rec->type = (cucore_code_type)pl->type;
+  rec->arch = (int)pl->arch;
+  memcpy(rec->suffix, pl->suffix, 4);
+  rec->producer_version = (int)pl->producer;
+  rec->size = pl->code_n;
+  if (!(rec->code = (unsigned char *)dup_run(pl->code, pl->code_n))) return 1;
+  if (pl->flags & FLAG_PTX) {
+    rec->ptx_size = pl->ptx_n;
+    if (!(rec->ptx = dup_run(pl->ptx, pl->ptx_n))) return 1;
   }
-  if (log_n && !oom) oom |= !(rec->log = dup_run(logp, log_n));
-  if (nexpr && !oom) {
-    rec->exprs = cc_raw_calloc(nexpr, sizeof *rec->exprs);
-    rec->lowered = cc_raw_calloc(nexpr, sizeof *rec->lowered);
-    oom |= !rec->exprs || !rec->lowered;
-    for (uint32_t i = 0; i < nexpr && !oom && !r.bad; i++) {
-      size_t a = 0, b = 0;
-      const unsigned char *ea = r_run(&r, 4, &a);
-      const unsigned char *lb = r_run(&r, 4, &b);
-      if (r.bad) break;
-      rec->exprs[i] = dup_run(ea, a);
-      rec->lowered[i] = dup_run(lb, b);
-      rec->expr_count = (int)i + 1;
-      oom |= !rec->exprs[i] || !rec->lowered[i];
-    }
+  if (pl->log_n && !(rec->log = dup_run(pl->log, pl->log_n))) return 1;
+  return 0;
+}
+
+/* Reads `nexpr` name expressions and their lowered names into `rec`; 1 when out of memory,
+ * r->bad when one runs past the payload. */
+static int take_exprs(reader *r, uint32_t nexpr, cc_cache_record *rec) {
+  rec->exprs = cc_raw_calloc(nexpr, sizeof *rec->exprs);
+  rec->lowered = cc_raw_calloc(nexpr, sizeof *rec->lowered);
+  if (!rec->exprs || !rec->lowered) return 1;
+  for (uint32_t i = 0; i < nexpr; i++) {
+    size_t a = 0, b = 0;
+    const unsigned char *ea = r_run(r, 4, &a);
+    const unsigned char *lb = r_run(r, 4, &b);
+    if (r->bad) return 0;
+    rec->exprs[i] = dup_run(ea, a);
+    rec->lowered[i] = dup_run(lb, b);
+    rec->expr_count = (int)i + 1;
+    if (!rec->exprs[i] || !rec->lowered[i]) return 1;
   }
+  return 0;
+}
+
+int cc_cache_entry_decode(const unsigned char *data, size_t size,
+                          const unsigned char key[CC_CACHE_KEY_BYTES], cc_cache_record *out,
+                          char *why, size_t why_cap) {
+  memset(out, 0, sizeof *out);
+  if (check_header(data, size, key, why, why_cap) != 0) return -1;
+  reader r = {data + CC_CACHE_HEADER_BYTES, data + size, 0};
+  payload pl;
+  if (read_payload(&r, &pl, why, why_cap) != 0) return -1;
+  int oom = take_payload(&pl, out);
+  if (!oom && pl.nexpr) oom = take_exprs(&r, pl.nexpr, out);
   if (!oom && !r.bad && r.p != r.end) r.bad = 1;
   if (oom || r.bad) {
-    cc_cache_record_free(rec);
+    cc_cache_record_free(out);
     return oom ? fail(why, why_cap, "out of host memory")
                : fail(why, why_cap, "the name-expression map runs past the payload or leaves "
                                     "bytes after it");

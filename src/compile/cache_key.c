@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "compile/cache.h"
 
+#include "base/le.h"
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -19,17 +21,13 @@
 
 /* ---- fields --------------------------------------------------------------------------------- */
 
-static void put_le(unsigned char *p, uint64_t v, int n) {
-  for (int i = 0; i < n; i++) p[i] = (unsigned char)(v >> (8 * i));
-}
-
 void cc_cache_key_field(cc_sha256 *sha, const char *label, const void *data, size_t size) {
   unsigned char len[8];
   size_t ll = strlen(label);
-  put_le(len, ll, 4);
+  cc_le_put32(len, (uint32_t)ll);
   cc_sha256_update(sha, len, 4);
   cc_sha256_update(sha, label, ll);
-  put_le(len, size, 8);
+  cc_le_put64(len, (uint64_t)size);
   cc_sha256_update(sha, len, 8);
   if (size) cc_sha256_update(sha, data, size);
 }
@@ -40,7 +38,7 @@ static void field_str(cc_sha256 *sha, const char *label, const char *s) {
 
 static void field_u64(cc_sha256 *sha, const char *label, uint64_t v) {
   unsigned char b[8];
-  put_le(b, v, 8);
+  cc_le_put64(b, v);
   cc_cache_key_field(sha, label, b, 8);
 }
 

@@ -17,6 +17,7 @@ struct cucore_linker {
   cucore_options *opts;
   cc_link_input *inputs;
   int count;
+  size_t cap; /* cc_grow's capacity of inputs */
   char *info_log, *error_log;
 };
 
@@ -80,8 +81,9 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
   if (st == CUCORE_OK && type == CUCORE_CODE_LTOIR)
     st = cc_jitlink_check_producer(producer, name, fn);
   if (st != CUCORE_OK) return st;
-  cc_link_input *in = cc_raw_realloc(lk->inputs, (size_t)(lk->count + 1) * sizeof *in);
-  if (!in) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  cc_link_input *in = cc_grow(lk->inputs, &lk->cap, (size_t)lk->count + 1, sizeof *in,
+                              "the linker's inputs");
+  if (!in) return cucore_last_status();
   lk->inputs = in;
   cc_link_input *ni = &lk->inputs[lk->count];
   ni->type = type;

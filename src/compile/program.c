@@ -1,6 +1,7 @@
 /*
  * program.c -- Program: every kind of JIT. CUDA C++ through NVRTC, PTX through nvJitLink,
- * NVVM IR through libNVVM; targets PTX, cubin and LTO-IR. The result is an ObjectCode.
+ * NVVM IR through libNVVM; targets PTX, cubin, LTO-IR and a fatbin of several of them. The
+ * result is an ObjectCode.
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
@@ -31,8 +32,10 @@ struct cucore_program {
   cucore_options *opts;
   char **exprs;
   int expr_count;
+  size_t expr_cap;    /* cc_grow's capacity of exprs */
   cc_module *modules; /* extra NVVM modules */
   int module_count;
+  size_t module_cap; /* cc_grow's capacity of modules */
   char *log;
   cc_cache_state cache; /* the compile cache's part (compile/cache.h) */
 };
@@ -125,8 +128,9 @@ cucore_status cucore_program_add_name_expression(cucore_program *p, const char *
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_program_add_name_expression: empty expression");
   for (int i = 0; i < p->expr_count; i++)
     if (strcmp(p->exprs[i], expr) == 0) return CUCORE_OK;
-  char **e = cc_raw_realloc(p->exprs, (size_t)(p->expr_count + 1) * sizeof *e);
-  if (!e) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  char **e = cc_grow(p->exprs, &p->expr_cap, (size_t)p->expr_count + 1, sizeof *e,
+                     "the list of name expressions");
+  if (!e) return cucore_last_status();
   p->exprs = e;
   if (!(p->exprs[p->expr_count] = cc_strdup(expr, "a name expression")))
     return CUCORE_HOST_OUT_OF_MEMORY;
@@ -146,8 +150,9 @@ cucore_status cucore_program_add_module(cucore_program *p, const void *code, siz
   if (size == 0) size = strlen(code);
   cucore_status st = cc_check_code_size(size, "cucore_program_add_module", "the module");
   if (st != CUCORE_OK) return st;
-  cc_module *m = cc_raw_realloc(p->modules, (size_t)(p->module_count + 1) * sizeof *m);
-  if (!m) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  cc_module *m = cc_grow(p->modules, &p->module_cap, (size_t)p->module_count + 1, sizeof *m,
+                         "the list of modules");
+  if (!m) return cucore_last_status();
   p->modules = m;
   cc_module *nm = &p->modules[p->module_count];
   nm->code = cc_copy_code(code, size);
@@ -245,18 +250,16 @@ static cucore_status nvrtc_output(nvrtcProgram prog, nvrtc_size_fn size_fn, nvrt
   return CUCORE_OK;
 }
 
-static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, int arch,
-                                   const char *suffix, cucore_object **out) {
-  cucore_status st = cc_nvrtc_load();
-  if (st != CUCORE_OK) return st;
+/* The program in NVRTC, with the option set's headers and the name expressions; *prog is set
+ * only when it was created (the caller destroys it). */
+static cucore_status nvrtc_create(const cucore_program *p, nvrtcProgram *prog) {
   const char **hnames = NULL, **hsrcs = NULL;
   int nh = p->opts->header_count;
   if (nh) {
     hnames = cc_calloc((size_t)nh, sizeof *hnames, "header names");
-    hsrcs = cc_calloc((size_t)nh, sizeof *hsrcs, "headers");
-    if (!hnames || !hsrcs) {
+    hsrcs = hnames ? cc_calloc((size_t)nh, sizeof *hsrcs, "headers") : NULL;
+    if (!hsrcs) {
       free(hnames);
-      free(hsrcs);
       return CUCORE_HOST_OUT_OF_MEMORY;
     }
     for (int i = 0; i < nh; i++) {
@@ -264,120 +267,159 @@ static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, i
       hsrcs[i] = p->opts->headers[i].contents;
     }
   }
-  nvrtcProgram prog = NULL;
-  nvrtcResult r = NVRTC(nvrtcCreateProgram)(&prog, (const char *)p->code, p->name, nh, hsrcs, hnames);
+  nvrtcProgram made = NULL;
+  nvrtcResult r =
+      NVRTC(nvrtcCreateProgram)(&made, (const char *)p->code, p->name, nh, hsrcs, hnames);
   free(hnames);
   free(hsrcs);
   if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, "nvrtcCreateProgram", "`%s`", p->name);
+  *prog = made;
   for (int i = 0; i < p->expr_count; i++) {
-    r = NVRTC(nvrtcAddNameExpression)(prog, p->exprs[i]);
-    if (r != NVRTC_SUCCESS) {
-      NVRTC(nvrtcDestroyProgram)(&prog);
+    r = NVRTC(nvrtcAddNameExpression)(made, p->exprs[i]);
+    if (r != NVRTC_SUCCESS)
       return cc_fail_nvrtc(r, "nvrtcAddNameExpression", "`%s`", p->exprs[i]);
-    }
   }
+  return CUCORE_OK;
+}
+
+/* A failed nvrtcCompileProgram: the log's first error, and for a refused option (NVRTC names
+ * the option but not its value) every option that was passed. */
+static cucore_status nvrtc_compile_failed(const cucore_program *p, nvrtcResult r,
+                                          const cc_argv *args, cucore_code_type target, int arch,
+                                          const char *suffix) {
+  char first[512];
+  first_error_line(p->log, first, sizeof first);
+  if (r == NVRTC_ERROR_COMPILATION)
+    return cc_fail(cc_status(CUCORE_COMPILE_ERROR, CUCORE_SOURCE_NVRTC, (int)r),
+                   "compiling `%s` for %s_%d%s failed: %s (the full log has every message)",
+                   p->name, target == CUCORE_CODE_CUBIN ? "sm" : "compute", arch, suffix, first);
+  char given[1024] = "";
+  size_t len = 0;
+  for (int i = 0; i < args->n && len + 2 < sizeof given; i++)
+    len += (size_t)snprintf(given + len, sizeof given - len, "%s%s", i ? " " : "", args->v[i]);
+  return cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s (options given: %s)", p->name, first,
+                       given);
+}
+
+/* Compiles `prog` with the program's options for the target; the log is kept either way. */
+static cucore_status nvrtc_compile(cucore_program *p, nvrtcProgram prog, cucore_code_type target,
+                                   int arch, const char *suffix) {
   cc_argv args = {0};
-  int want_lto = target == CUCORE_CODE_LTOIR || cc_options_int(p->opts, CUCORE_OPT_LTO);
-  st = cc_options_render(p->opts, CC_TOOL_NVRTC, arch, suffix, target != CUCORE_CODE_CUBIN, &args);
+  cucore_status st =
+      cc_options_render(p->opts, CC_TOOL_NVRTC, arch, suffix, target != CUCORE_CODE_CUBIN, &args);
   if (st == CUCORE_OK && target == CUCORE_CODE_LTOIR && !cc_options_int(p->opts, CUCORE_OPT_LTO))
     st = cc_argv_push(&args, "-dlto");
-  if (st != CUCORE_OK) {
-    cc_argv_free(&args);
-    NVRTC(nvrtcDestroyProgram)(&prog);
-    return st;
-  }
-  r = NVRTC(nvrtcCompileProgram)(prog, args.n, (const char *const *)args.v);
-  set_log(p, nvrtc_log(prog));
-  if (r != NVRTC_SUCCESS) {
-    char first[512];
-    first_error_line(p->log, first, sizeof first);
-    cucore_status fst;
-    if (r == NVRTC_ERROR_COMPILATION)
-      fst = cc_fail(cc_status(CUCORE_COMPILE_ERROR, CUCORE_SOURCE_NVRTC, (int)r),
-                    "compiling `%s` for %s_%d%s failed: %s (the full log has every message)",
-                    p->name, target == CUCORE_CODE_CUBIN ? "sm" : "compute", arch, suffix, first);
-    else {
-      /* NVRTC names the option it refused but not its value: list what was passed. */
-      char given[1024] = "";
-      size_t len = 0;
-      for (int i = 0; i < args.n && len + 2 < sizeof given; i++)
-        len += (size_t)snprintf(given + len, sizeof given - len, "%s%s", i ? " " : "", args.v[i]);
-      fst = cc_fail_nvrtc(r, "nvrtcCompileProgram", "`%s`: %s (options given: %s)", p->name, first,
-                          given);
-    }
-    cc_argv_free(&args);
-    NVRTC(nvrtcDestroyProgram)(&prog);
-    return fst;
+  if (st == CUCORE_OK) {
+    nvrtcResult r = NVRTC(nvrtcCompileProgram)(prog, args.n, (const char *const *)args.v);
+    set_log(p, nvrtc_log(prog));
+    if (r != NVRTC_SUCCESS) st = nvrtc_compile_failed(p, r, &args, target, arch, suffix);
   }
   cc_argv_free(&args);
-  unsigned char *code = NULL, *ptx = NULL;
-  size_t size = 0, ptx_size = 0;
+  return st;
+}
+
+/* The compiled code: LTO-IR when asked for or when the lto option is on (for anything but
+ * PTX), else the cubin or the PTX. *got is the code type it is. */
+static cucore_status nvrtc_code(const cucore_program *p, nvrtcProgram prog,
+                                cucore_code_type target, cucore_code_type *got,
+                                unsigned char **code, size_t *size) {
+  int want_lto = target == CUCORE_CODE_LTOIR || cc_options_int(p->opts, CUCORE_OPT_LTO);
+  *got = target;
   if (target == CUCORE_CODE_LTOIR || (want_lto && target != CUCORE_CODE_PTX)) {
-    st = CC_LIKELY(NVRTC(nvrtcGetLTOIRSize) != NULL)
-             ? nvrtc_output(prog, NVRTC(nvrtcGetLTOIRSize), NVRTC(nvrtcGetLTOIR), "nvrtcGetLTOIR",
-                            0, &code, &size)
-             : cc_fail(CUCORE_TOOLKIT_TOO_OLD, "this NVRTC cannot produce LTO-IR");
-    target = CUCORE_CODE_LTOIR;
-  } else if (target == CUCORE_CODE_CUBIN) {
-    st = nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN", 0,
-                      &code, &size);
+    *got = CUCORE_CODE_LTOIR;
+    if (CC_UNLIKELY(NVRTC(nvrtcGetLTOIRSize) == NULL))
+      return cc_fail(CUCORE_TOOLKIT_TOO_OLD, "this NVRTC cannot produce LTO-IR");
+    return nvrtc_output(prog, NVRTC(nvrtcGetLTOIRSize), NVRTC(nvrtcGetLTOIR), "nvrtcGetLTOIR", 0,
+                        code, size);
+  }
+  if (target == CUCORE_CODE_CUBIN)
+    return nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN",
+                        0, code, size);
+  return nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", 1, code,
+                      size);
+}
+
+/* The PTX beside a cubin records parameter types: kept in the object when NVRTC has it (an
+ * object without it is still whole, so a failure here is not one). */
+static void nvrtc_keep_ptx(nvrtcProgram prog, cucore_object *obj) {
+  size_t n = 0;
+  if (NVRTC(nvrtcGetPTXSize)(prog, &n) != NVRTC_SUCCESS || n <= 1) return;
+  char *ptx = cc_raw_malloc(n + 1);
+  if (ptx && NVRTC(nvrtcGetPTX)(prog, ptx) == NVRTC_SUCCESS) {
+    ptx[n] = 0;
+    obj->ptx = ptx;
+    obj->ptx_size = strlen(ptx);
   } else {
-    st = nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", 1, &code,
-                      &size);
+    free(ptx);
   }
-  /* The PTX beside a cubin records parameter types; keep it when NVRTC has it. */
-  if (st == CUCORE_OK && target == CUCORE_CODE_CUBIN) {
-    size_t n = 0;
-    if (NVRTC(nvrtcGetPTXSize)(prog, &n) == NVRTC_SUCCESS && n > 1) {
-      ptx = cc_raw_malloc(n + 1);
-      if (ptx && NVRTC(nvrtcGetPTX)(prog, (char *)ptx) == NVRTC_SUCCESS) {
-        ptx[n] = 0;
-        ptx_size = strlen((char *)ptx);
-      } else {
-        free(ptx);
-        ptx = NULL;
-      }
-    }
+}
+
+/* Each name expression and its lowered name, into the object. */
+static cucore_status nvrtc_lowered_names(const cucore_program *p, nvrtcProgram prog,
+                                         cucore_object *obj) {
+  if (!p->expr_count) return CUCORE_OK;
+  obj->exprs = cc_calloc((size_t)p->expr_count, sizeof *obj->exprs, "name expressions");
+  obj->lowered = cc_calloc((size_t)p->expr_count, sizeof *obj->lowered, "lowered names");
+  if (!obj->exprs || !obj->lowered) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (int i = 0; i < p->expr_count; i++) {
+    const char *lowered = NULL;
+    nvrtcResult r = NVRTC(nvrtcGetLoweredName)(prog, p->exprs[i], &lowered);
+    if (r != NVRTC_SUCCESS)
+      return cc_fail_nvrtc(r, "nvrtcGetLoweredName",
+                           "name expression `%s` does not name a __global__ function or "
+                           "variable of `%s`",
+                           p->exprs[i], p->name);
+    obj->exprs[i] = cc_strdup(p->exprs[i], "a name expression");
+    obj->lowered[i] = cc_strdup(lowered, "a lowered name");
+    obj->expr_count = i + 1;
+    if (!obj->exprs[i] || !obj->lowered[i]) return CUCORE_HOST_OUT_OF_MEMORY;
   }
+  return CUCORE_OK;
+}
+
+/* The object made of what `prog` compiled. */
+static cucore_status nvrtc_object(const cucore_program *p, nvrtcProgram prog,
+                                  cucore_code_type target, int arch, const char *suffix,
+                                  cucore_object **out) {
+  cucore_code_type got;
+  unsigned char *code = NULL;
+  size_t size = 0;
+  cucore_status st = nvrtc_code(p, prog, target, &got, &code, &size);
+  if (st != CUCORE_OK) return st;
   cucore_object *obj = NULL;
-  if (st == CUCORE_OK) st = cc_object_new(target, code, size, p->name, &obj);
-  else free(code);
-  if (st == CUCORE_OK) {
-    obj->arch = arch;
-    snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
-    obj->ptx = (char *)ptx;
-    obj->ptx_size = ptx_size;
-    ptx = NULL;
-    obj->producer_version = cc_rtc.version;
-    if (p->expr_count) {
-      obj->exprs = cc_calloc((size_t)p->expr_count, sizeof *obj->exprs, "name expressions");
-      obj->lowered = cc_calloc((size_t)p->expr_count, sizeof *obj->lowered, "lowered names");
-      if (!obj->exprs || !obj->lowered) st = CUCORE_HOST_OUT_OF_MEMORY;
-      for (int i = 0; st == CUCORE_OK && i < p->expr_count; i++) {
-        const char *lowered = NULL;
-        r = NVRTC(nvrtcGetLoweredName)(prog, p->exprs[i], &lowered);
-        if (r != NVRTC_SUCCESS) {
-          st = cc_fail_nvrtc(r, "nvrtcGetLoweredName",
-                             "name expression `%s` does not name a __global__ function or "
-                             "variable of `%s`",
-                             p->exprs[i], p->name);
-          break;
-        }
-        obj->exprs[i] = cc_strdup(p->exprs[i], "a name expression");
-        obj->lowered[i] = cc_strdup(lowered, "a lowered name");
-        obj->expr_count = i + 1;
-        if (!obj->exprs[i] || !obj->lowered[i]) st = CUCORE_HOST_OUT_OF_MEMORY;
-      }
-    }
-  }
-  free(ptx);
-  NVRTC(nvrtcDestroyProgram)(&prog);
+  st = cc_object_new(got, code, size, p->name, &obj); /* takes the code */
+  if (st != CUCORE_OK) return st;
+  obj->arch = arch;
+  snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
+  obj->producer_version = cc_rtc.version;
+  if (got == CUCORE_CODE_CUBIN) nvrtc_keep_ptx(prog, obj);
+  st = nvrtc_lowered_names(p, prog, obj);
   if (st != CUCORE_OK) {
     cc_object_release(obj);
     return st;
   }
   *out = obj;
   return CUCORE_OK;
+}
+
+/* The steps of an NVRTC compile; *prog is the caller's to destroy. */
+static cucore_status nvrtc_steps(cucore_program *p, nvrtcProgram *prog, cucore_code_type target,
+                                 int arch, const char *suffix, cucore_object **out) {
+  cucore_status st = nvrtc_create(p, prog);
+  if (st != CUCORE_OK) return st;
+  st = nvrtc_compile(p, *prog, target, arch, suffix);
+  if (st != CUCORE_OK) return st;
+  return nvrtc_object(p, *prog, target, arch, suffix, out);
+}
+
+static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, int arch,
+                                   const char *suffix, cucore_object **out) {
+  cucore_status st = cc_nvrtc_load();
+  if (st != CUCORE_OK) return st;
+  nvrtcProgram prog = NULL;
+  st = nvrtc_steps(p, &prog, target, arch, suffix, out);
+  if (prog) NVRTC(nvrtcDestroyProgram)(&prog);
+  return st;
 }
 
 /* ---- nvJitLink for PTX ------------------------------------------------------------------- */
@@ -414,34 +456,34 @@ static cucore_status compile_ptx(cucore_program *p, cucore_code_type target, int
 
 /* ---- libNVVM ------------------------------------------------------------------------------- */
 
-static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, int arch,
-                                  const char *suffix, cucore_object **out) {
-  cucore_status st = cc_nvvm_load();
-  if (st != CUCORE_OK) return st;
-  nvvmProgram prog = NULL;
-  nvvmResult r = NVVM(nvvmCreateProgram)(&prog);
+/* The program in libNVVM with its extra modules; *prog is set only when it was created (the
+ * caller destroys it). */
+static cucore_status nvvm_create(const cucore_program *p, nvvmProgram *prog) {
+  nvvmProgram made = NULL;
+  nvvmResult r = NVVM(nvvmCreateProgram)(&made);
   if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmCreateProgram", NULL);
-  r = NVVM(nvvmAddModuleToProgram)(prog, (const char *)p->code, p->size, p->name);
+  *prog = made;
+  r = NVVM(nvvmAddModuleToProgram)(made, (const char *)p->code, p->size, p->name);
   for (int i = 0; r == NVVM_SUCCESS && i < p->module_count; i++) {
-    cc_module *m = &p->modules[i];
+    const cc_module *m = &p->modules[i];
     r = (m->lazy ? NVVM(nvvmLazyAddModuleToProgram) : NVVM(nvvmAddModuleToProgram))(
-        prog, (const char *)m->code, m->size, m->name);
+        made, (const char *)m->code, m->size, m->name);
   }
-  if (r != NVVM_SUCCESS) {
-    NVVM(nvvmDestroyProgram)(&prog);
-    return cc_fail_nvvm(r, "nvvmAddModuleToProgram", "`%s`", p->name);
-  }
+  if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmAddModuleToProgram", "`%s`", p->name);
+  return CUCORE_OK;
+}
+
+/* Compiles `prog` for compute_<arch> (LTO-IR when asked for); the log is kept either way. */
+static cucore_status nvvm_compile(cucore_program *p, nvvmProgram prog, cucore_code_type target,
+                                  int arch, const char *suffix) {
   cc_argv args = {0};
-  st = cc_options_render(p->opts, CC_TOOL_NVVM, arch, suffix, 1, &args);
+  cucore_status st = cc_options_render(p->opts, CC_TOOL_NVVM, arch, suffix, 1, &args);
   if (st == CUCORE_OK && target == CUCORE_CODE_LTOIR && !cc_options_int(p->opts, CUCORE_OPT_LTO))
     st = cc_argv_push(&args, "-gen-lto");
-  if (st != CUCORE_OK) {
-    cc_argv_free(&args);
-    NVVM(nvvmDestroyProgram)(&prog);
-    return st;
-  }
-  r = NVVM(nvvmCompileProgram)(prog, args.n, (const char **)args.v);
+  nvvmResult r = NVVM_SUCCESS;
+  if (st == CUCORE_OK) r = NVVM(nvvmCompileProgram)(prog, args.n, (const char **)args.v);
   cc_argv_free(&args);
+  if (st != CUCORE_OK) return st;
   size_t n = 0;
   char *log = NULL;
   if (NVVM(nvvmGetProgramLogSize)(prog, &n) == NVVM_SUCCESS && n > 1) {
@@ -449,58 +491,81 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
     if (log && NVVM(nvvmGetProgramLog)(prog, log) == NVVM_SUCCESS) log[n] = 0;
   }
   set_log(p, log);
+  if (r == NVVM_SUCCESS) return CUCORE_OK;
+  char first[512];
+  first_error_line(p->log, first, sizeof first);
+  return cc_fail_nvvm(r, "nvvmCompileProgram", "`%s` for compute_%d: %s", p->name, arch, first);
+}
+
+/* What `prog` compiled (PTX or LTO-IR), NUL-terminated. */
+static cucore_status nvvm_result(const cucore_program *p, nvvmProgram prog, unsigned char **code,
+                                 size_t *size) {
+  size_t n = 0;
+  nvvmResult r = NVVM(nvvmGetCompiledResultSize)(prog, &n);
+  if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmGetCompiledResult", "`%s`", p->name);
+  unsigned char *buf = cc_malloc(n + 1, "compiled NVVM");
+  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
+  r = NVVM(nvvmGetCompiledResult)(prog, (char *)buf);
+  buf[n] = 0;
   if (r != NVVM_SUCCESS) {
-    char first[512];
-    first_error_line(p->log, first, sizeof first);
-    st = cc_fail_nvvm(r, "nvvmCompileProgram", "`%s` for compute_%d: %s", p->name, arch, first);
-    NVVM(nvvmDestroyProgram)(&prog);
-    return st;
-  }
-  unsigned char *code = NULL;
-  size_t size = 0;
-  r = NVVM(nvvmGetCompiledResultSize)(prog, &n);
-  if (r == NVVM_SUCCESS) {
-    code = cc_malloc(n + 1, "compiled NVVM");
-    if (!code) {
-      NVVM(nvvmDestroyProgram)(&prog);
-      return CUCORE_HOST_OUT_OF_MEMORY;
-    }
-    r = NVVM(nvvmGetCompiledResult)(prog, (char *)code);
-    code[n] = 0;
-    size = n;
-  }
-  NVVM(nvvmDestroyProgram)(&prog);
-  if (r != NVVM_SUCCESS) {
-    free(code);
+    free(buf);
     return cc_fail_nvvm(r, "nvvmGetCompiledResult", "`%s`", p->name);
   }
-  cucore_code_type got = target == CUCORE_CODE_LTOIR ? CUCORE_CODE_LTOIR : CUCORE_CODE_PTX;
-  if (got == CUCORE_CODE_PTX) while (size && code[size - 1] == 0) size--;
-  if (target == CUCORE_CODE_CUBIN) {
-    unsigned char *cubin = NULL;
-    size_t cubin_size = 0;
-    char *jlog = NULL;
-    st = cc_jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, code, size, p->name, 0, 0, &cubin,
-                     &cubin_size, &jlog);
-    free(jlog);
-    if (st != CUCORE_OK) {
-      free(code);
-      return st;
-    }
-    cucore_object *obj = NULL;
-    st = cc_object_new(CUCORE_CODE_CUBIN, cubin, cubin_size, p->name, &obj);
-    if (st != CUCORE_OK) {
-      free(code);
-      return st;
-    }
-    obj->arch = arch;
-    obj->ptx = (char *)code;
-    obj->ptx_size = size;
-    *out = obj;
-    return CUCORE_OK;
-  }
+  *code = buf;
+  *size = n;
+  return CUCORE_OK;
+}
+
+/* The steps in libNVVM; *prog is the caller's to destroy. */
+static cucore_status nvvm_steps(cucore_program *p, nvvmProgram *prog, cucore_code_type target,
+                                int arch, const char *suffix, unsigned char **code,
+                                size_t *size) {
+  cucore_status st = nvvm_create(p, prog);
+  if (st != CUCORE_OK) return st;
+  st = nvvm_compile(p, *prog, target, arch, suffix);
+  if (st != CUCORE_OK) return st;
+  return nvvm_result(p, *prog, code, size);
+}
+
+/* A cubin object from libNVVM's PTX through nvJitLink; the PTX is kept beside it. Takes
+ * `ptx` (freed on failure). */
+static cucore_status nvvm_cubin(const cucore_program *p, int arch, const char *suffix,
+                                unsigned char *ptx, size_t ptx_size, cucore_object **out) {
+  unsigned char *cubin = NULL;
+  size_t cubin_size = 0;
+  char *jlog = NULL;
+  cucore_status st = cc_jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, ptx, ptx_size,
+                                    p->name, 0, 0, &cubin, &cubin_size, &jlog);
+  free(jlog);
   cucore_object *obj = NULL;
-  st = cc_object_new(got, code, size, p->name, &obj);
+  if (st == CUCORE_OK) st = cc_object_new(CUCORE_CODE_CUBIN, cubin, cubin_size, p->name, &obj);
+  if (st != CUCORE_OK) {
+    free(ptx);
+    return st;
+  }
+  obj->arch = arch;
+  obj->ptx = (char *)ptx;
+  obj->ptx_size = ptx_size;
+  *out = obj;
+  return CUCORE_OK;
+}
+
+static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, int arch,
+                                  const char *suffix, cucore_object **out) {
+  cucore_status st = cc_nvvm_load();
+  if (st != CUCORE_OK) return st;
+  nvvmProgram prog = NULL;
+  unsigned char *code = NULL;
+  size_t size = 0;
+  st = nvvm_steps(p, &prog, target, arch, suffix, &code, &size);
+  if (prog) NVVM(nvvmDestroyProgram)(&prog);
+  if (st != CUCORE_OK) return st;
+  cucore_code_type got = target == CUCORE_CODE_LTOIR ? CUCORE_CODE_LTOIR : CUCORE_CODE_PTX;
+  if (got == CUCORE_CODE_PTX)
+    while (size && code[size - 1] == 0) size--;
+  if (target == CUCORE_CODE_CUBIN) return nvvm_cubin(p, arch, suffix, code, size, out);
+  cucore_object *obj = NULL;
+  st = cc_object_new(got, code, size, p->name, &obj); /* takes the code */
   if (st != CUCORE_OK) return st;
   obj->producer_version = cc_vm.version;
   *out = obj;
@@ -509,12 +574,14 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
 
 /* ---- fatbin: one entry per gencode -------------------------------------------------------- */
 
+/* One compile by the program's type: PTX, cubin or LTO-IR for one arch. */
 static cucore_status compile_one(cucore_program *p, cucore_code_type target, int arch,
                                  const char *suffix, cucore_object **out) {
   switch (p->type) {
   case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
   case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  default: return compile_nvvm(p, target, arch, suffix, out);
+  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
+  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
   }
 }
 
@@ -641,16 +708,11 @@ static cucore_status object_from_record(cc_cache_record *r, const char *name,
   return CUCORE_OK;
 }
 
-/* The compile itself, by the program's type (the cache missed). */
+/* The compile itself (the cache missed): a fatbin of one compile per entry, or one. */
 static cucore_status compile_now(cucore_program *p, cucore_code_type target, int arch,
                                  const char *suffix, cucore_object **out) {
   if (target == CUCORE_CODE_FATBIN) return compile_fatbin(p, out);
-  switch (p->type) {
-  case CUCORE_CODE_CUDA_CPP: return compile_nvrtc(p, target, arch, suffix, out);
-  case CUCORE_CODE_PTX: return compile_ptx(p, target, arch, suffix, out);
-  case CUCORE_CODE_NVVM: return compile_nvvm(p, target, arch, suffix, out);
-  default: return cc_fail(CUCORE_INTERNAL, "program of type %d", (int)p->type);
-  }
+  return compile_one(p, target, arch, suffix, out);
 }
 
 cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,

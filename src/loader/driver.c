@@ -57,7 +57,9 @@ static void remember_path(void *handle, const char *fallback) {
     snprintf(lib_path, sizeof lib_path, "%s", fallback);
 }
 
-static void open_and_init(void) {
+/* Opens libcuda.so.1 (or CUCORE_LIBCUDA) and takes cuGetProcAddress_v2 from it; NULL with
+ * the failure set. */
+static PFN_cuGetProcAddress_v12000 open_driver(void) {
   const char *override = getenv("CUCORE_LIBCUDA");
   const char *name = (override && override[0]) ? override : "libcuda.so.1";
   void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
@@ -69,19 +71,22 @@ static void open_and_init(void) {
                      name, why ? why : "unknown reason",
                      override ? " (CUCORE_LIBCUDA names it)"
                               : "; set CUCORE_LIBCUDA to the full path of libcuda.so.1");
-    return;
+    return NULL;
   }
   remember_path(handle, name);
   PFN_cuGetProcAddress_v12000 get_proc =
       (PFN_cuGetProcAddress_v12000)(uintptr_t)dlsym(handle, "cuGetProcAddress_v2");
-  if (!get_proc) {
+  if (!get_proc)
     set_load_failure(cc_status(CUCORE_DRIVER_TOO_OLD, CUCORE_SOURCE_NONE, 0),
                      "the CUDA driver at %s has no cuGetProcAddress_v2: cucore needs a driver "
                      "for CUDA 12.0 or newer",
                      lib_path);
-    return;
-  }
-  /* Resolve every symbol first: cuGetProcAddress may be used before cuInit. */
+  return get_proc;
+}
+
+/* Resolves every symbol of driver_symbols.h into cc_drv (cuGetProcAddress may be used before
+ * cuInit); 0, or -1 with the failure set (a stub library, a required symbol missing). */
+static int resolve_symbols(PFN_cuGetProcAddress_v12000 get_proc) {
   void **slots[] = {
 #define CC_DRV(name, ver, req) (void **)&cc_drv.fn_##name,
 #include "loader/driver_symbols.h"
@@ -98,7 +103,7 @@ static void open_and_init(void) {
                        "libcuda (CUDA_ERROR_STUB_LIBRARY): install the NVIDIA driver, or remove "
                        "the toolkit's stubs directory from the loader path",
                        lib_path);
-      return;
+      return -1;
     }
     if (r != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) fn = NULL;
     *slots[i] = fn;
@@ -108,9 +113,15 @@ static void open_and_init(void) {
                        "requires; install a newer NVIDIA driver",
                        lib_path, driver_symbols[i].name, driver_symbols[i].version / 1000,
                        driver_symbols[i].version % 1000 / 10);
-      return;
+      return -1;
     }
   }
+  return 0;
+}
+
+/* The driver's version, cuInit (timed from init_t0) and the device count; the load succeeds
+ * with no device when cuInit says there is none. */
+static void init_driver(void) {
   init_t0 = cc_phase_clock();
   CUresult r = DRV(cuDriverGetVersion)(&cc_drv.version);
   if (r != CUDA_SUCCESS) cc_drv.version = 0;
@@ -123,33 +134,34 @@ static void open_and_init(void) {
                      lib_path);
     return;
   }
-  if (init_result == CUDA_ERROR_NO_DEVICE) {
-    cc_drv.device_count = 0;
-    cc_driver_log_register();
-    load_status = CUCORE_OK;
-    return;
-  }
-  if (init_result != CUDA_SUCCESS) {
-    const char *ename = cc_cu_name(init_result);
+  int count = 0;
+  if (init_result == CUDA_SUCCESS) {
+    r = DRV(cuDeviceGetCount)(&count);
+    if (r != CUDA_SUCCESS) { /* not "no device": the driver could not say */
+      set_load_failure(cc_status(cc_code_for_cu(r), CUCORE_SOURCE_DRIVER, (int)r),
+                       "cuDeviceGetCount failed: %s (%d) after cuInit succeeded, driver %s "
+                       "version %d.%d",
+                       cc_cu_name(r), (int)r, lib_path, cc_drv.version / 1000,
+                       cc_drv.version % 1000 / 10);
+      return;
+    }
+  } else if (init_result != CUDA_ERROR_NO_DEVICE) {
     set_load_failure(cc_status(cc_code_for_cu(init_result), CUCORE_SOURCE_DRIVER,
                                (int)init_result),
-                     "cuInit failed: %s (%d), driver %s version %d.%d", ename, (int)init_result,
-                     lib_path, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
-    return;
-  }
-  int count = 0;
-  r = DRV(cuDeviceGetCount)(&count);
-  if (r != CUDA_SUCCESS) { /* not "no device": the driver could not say */
-    set_load_failure(cc_status(cc_code_for_cu(r), CUCORE_SOURCE_DRIVER, (int)r),
-                     "cuDeviceGetCount failed: %s (%d) after cuInit succeeded, driver %s version "
-                     "%d.%d",
-                     cc_cu_name(r), (int)r, lib_path, cc_drv.version / 1000,
-                     cc_drv.version % 1000 / 10);
+                     "cuInit failed: %s (%d), driver %s version %d.%d",
+                     cc_cu_name(init_result), (int)init_result, lib_path,
+                     cc_drv.version / 1000, cc_drv.version % 1000 / 10);
     return;
   }
   cc_drv.device_count = count;
   cc_driver_log_register();
   load_status = CUCORE_OK;
+}
+
+static void open_and_init(void) {
+  PFN_cuGetProcAddress_v12000 get_proc = open_driver();
+  if (!get_proc || resolve_symbols(get_proc) != 0) return;
+  init_driver();
 }
 
 /* The library's load, then cuInit, each timed as its phase. */

@@ -4,7 +4,9 @@
  * and failures of their calls turned into cucore statuses.
  *
  * Files: driver.c (libcuda.so.1 through cuGetProcAddress), driver_errors.c (CUresult to
- * cucore status and message), toolkit.c (the toolkit libraries), versions.c (cucore_versions).
+ * cucore status and message), driver_log.c and driver_log_api.c (the driver's own log),
+ * toolkit.c (the toolkit libraries), nvml.c (NVML, its own header nvml.h), versions.c
+ * (cucore_versions).
  */
 #ifndef CUCORE_LOADER_H
 #define CUCORE_LOADER_H
@@ -14,6 +16,14 @@
 
 #include <cuda.h>
 #include <cudaTypedefs.h>
+
+/* One entry point taken with dlsym into its slot (toolkit.c, nvml.c); a required one missing
+ * makes the library unusable. */
+typedef struct cc_symbol_slot {
+  const char *name;
+  void **slot;
+  int required;
+} cc_symbol_slot;
 
 /* ---- the driver (driver.c) ----------------------------------------------------------------- */
 

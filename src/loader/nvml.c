@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "loader/nvml.h"
+#include "loader/loader.h"
 #include "base/phase.h"
 
 #include <dlfcn.h>
@@ -30,17 +31,20 @@ static void set_failure(const char *fmt, ...) {
 
 /* Takes every entry point; 0 with the failure set when a required one is missing. */
 static int take_symbols(void *h, const char *name) {
-  void *fn;
-#define CC_NVML_TAKE(field, symbol, required, ret, params)                                    \
-  fn = dlsym(h, symbol);                                                                      \
-  *(void **)&cc_nvml_fn.field = fn;                                                           \
-  if (!fn && required) {                                                                      \
-    set_failure("NVML (%s) lacks %s: it is too old for cucore's system queries", name,        \
-                symbol);                                                                      \
-    return 0;                                                                                 \
+  cc_symbol_slot slots[] = {
+#define CC_NVML_SLOT(field, symbol, required, ret, params) \
+  {symbol, (void **)&cc_nvml_fn.field, required},
+      CC_NVML_FUNCS(CC_NVML_SLOT)
+#undef CC_NVML_SLOT
+  };
+  for (size_t i = 0; i < CC_ARRAY_LEN(slots); i++) {
+    *slots[i].slot = dlsym(h, slots[i].name);
+    if (!*slots[i].slot && slots[i].required) {
+      set_failure("NVML (%s) lacks %s: it is too old for cucore's system queries", name,
+                  slots[i].name);
+      return 0;
+    }
   }
-  CC_NVML_FUNCS(CC_NVML_TAKE)
-#undef CC_NVML_TAKE
   if (!cc_nvml_fn.reasons) /* the name before NVML 12.2 */
     *(void **)&cc_nvml_fn.reasons = dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons");
   return 1;

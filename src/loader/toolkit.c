@@ -24,12 +24,6 @@ cc_nvrtc cc_rtc;
 cc_nvjitlink cc_jl;
 cc_nvvm cc_vm;
 
-typedef struct cc_symbol_slot {
-  const char *name;
-  void **slot;
-  int required;
-} cc_symbol_slot;
-
 typedef struct cc_toolkit_lib {
   const char *display;        /* "NVRTC" */
   const char *env;            /* override variable */

@@ -3,6 +3,7 @@
  * line (cucore_options_parse), the tools (rendered to NVRTC, nvJitLink or libNVVM flags) and
  * the cache key (canonical text).
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "toolchain/options.h"
 
 #include <limits.h>
@@ -82,13 +83,10 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
 /* ---- argv ---------------------------------------------------------------------------------- */
 
 cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) {
-  if (a->n + 2 > a->cap) {
-    int cap = a->cap ? a->cap * 2 : 16;
-    char **nv = cc_raw_realloc(a->v, (size_t)cap * sizeof *nv);
-    if (!nv) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory building options");
-    a->v = nv;
-    a->cap = cap;
-  }
+  /* Room for the new argument and the NULL after it. */
+  char **nv = cc_grow(a->v, &a->cap, (size_t)a->n + 2, sizeof *nv, "the tool's options");
+  if (!nv) return cucore_last_status();
+  a->v = nv;
   va_list ap, ap2;
   va_start(ap, fmt);
   va_copy(ap2, ap);
@@ -174,12 +172,14 @@ cucore_status cucore_options_copy(const cucore_options *src, cucore_options **ou
         break;
       }
       d->count = s->count;
+      d->items_cap = (size_t)s->count;
       for (int k = 0; k < s->count; k++) d->items[k] = dup_or_null(s->items[k], &failed);
     }
   }
   if (!failed && src->header_count) {
     o->headers = cc_calloc((size_t)src->header_count, sizeof *o->headers, "headers");
     if (!o->headers) failed = 1;
+    else o->header_cap = (size_t)src->header_count;
     for (int h = 0; !failed && h < src->header_count; h++) {
       o->headers[h].name = dup_or_null(src->headers[h].name, &failed);
       o->headers[h].contents = dup_or_null(src->headers[h].contents, &failed);
@@ -321,10 +321,11 @@ cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, co
     free(v->sval);
     v->sval = copy;
   } else {
-    char **items = cc_raw_realloc(v->items, (size_t)(v->count + 1) * sizeof *items);
+    char **items = cc_grow(v->items, &v->items_cap, (size_t)v->count + 1, sizeof *items,
+                           "an option's values");
     if (!items) {
       free(copy);
-      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding an option value");
+      return cucore_last_status();
     }
     v->items = items;
     v->items[v->count++] = copy;
@@ -362,8 +363,9 @@ cucore_status cucore_options_add_header(cucore_options *o, const char *name, con
     if (strcmp(o->headers[h].name, name) == 0)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "cucore_options_add_header: a header named `%s` was already added", name);
-  cc_header *hs = cc_raw_realloc(o->headers, (size_t)(o->header_count + 1) * sizeof *hs);
-  if (!hs) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory adding a header");
+  cc_header *hs = cc_grow(o->headers, &o->header_cap, (size_t)o->header_count + 1, sizeof *hs,
+                          "the list of headers");
+  if (!hs) return cucore_last_status();
   o->headers = hs;
   char *n = cc_strdup(name, "a header name"), *c = n ? cc_strdup(contents, "a header") : NULL;
   if (!c) {
@@ -558,7 +560,7 @@ cucore_status cc_options_arch(const cucore_options *o, int *arch, char suffix[4]
                  "(e.g. --arch sm_90)");
 }
 
-static cucore_status render_value(const option_def *d, const char *tmpl, cc_tool tool,
+static cucore_status render_value(const option_def *d, const char *tmpl,
                                   const cc_option_value *v, cc_argv *out) {
   cucore_status st = CUCORE_OK;
   switch (d->type) {
@@ -583,7 +585,6 @@ static cucore_status render_value(const option_def *d, const char *tmpl, cc_tool
     for (int k = 0; st == CUCORE_OK && k < v->count; k++) st = cc_argv_push(out, tmpl, v->items[k]);
     break;
   }
-  (void)tool;
   return st;
 }
 
@@ -622,12 +623,11 @@ cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
     const char *tmpl = tool == CC_TOOL_NVRTC ? d->nvrtc : tool == CC_TOOL_NVJITLINK ? d->nvjitlink
                                                                                      : d->nvvm;
     int given = v->is_set || v->count > 0 || v->sval;
-    if (!tmpl) {
-      /* Options with no meaning for this tool are ignored unless they change code. */
-      continue;
-    }
+    /* An option this tool has no flag for is left out (fast math, which changes the code,
+     * was spelled out above). */
+    if (!tmpl) continue;
     if (!given && !(d->type == T_BOOL && d->def && !strchr(tmpl, '%'))) continue;
-    st = render_value(d, tmpl, tool, v, out);
+    st = render_value(d, tmpl, v, out);
   }
   return st;
 }
@@ -635,6 +635,47 @@ cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
 /* ---- canonical text ------------------------------------------------------------------------ */
 
 #include "base/sha256.h"
+
+/* One line of the canonical text; a stream that cannot grow is out of memory. */
+static inline cucore_status canon_append(FILE *f, const char *fmt, ...) CC_PRINTF(2, 3);
+static inline cucore_status canon_append(FILE *f, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vfprintf(f, fmt, ap);
+  va_end(ap);
+  return n < 0 ? cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory") : CUCORE_OK;
+}
+
+/* A "name=value" line per option given, in table order (a bool or int only when it differs
+ * from its default; a list once per value), then a "header=name:sha256" line per header. */
+static cucore_status canon_write(const cucore_options *o, FILE *f) {
+  cucore_status st = CUCORE_OK;
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    const cc_option_value *v = &o->v[i];
+    switch (d->type) {
+    case T_BOOL:
+    case T_INT:
+      if (v->is_set && v->ival != d->def) st = canon_append(f, "%s=%d\n", d->name, v->ival);
+      break;
+    case T_STRING:
+      if (v->sval) st = canon_append(f, "%s=%s\n", d->name, v->sval);
+      break;
+    case T_LIST:
+      for (int k = 0; st == CUCORE_OK && k < v->count; k++)
+        st = canon_append(f, "%s=%s\n", d->name, v->items[k]);
+      break;
+    }
+    if (st) return st;
+  }
+  for (int h = 0; h < o->header_count; h++) {
+    char hex[65];
+    cc_sha256_hex(o->headers[h].contents, strlen(o->headers[h].contents), hex);
+    st = canon_append(f, "header=%s:%s\n", o->headers[h].name, hex);
+    if (st) return st;
+  }
+  return CUCORE_OK;
+}
 
 cucore_status cucore_options_canonical(const cucore_options *co, const char **out) {
   cc_begin();
@@ -645,46 +686,18 @@ cucore_status cucore_options_canonical(const cucore_options *co, const char **ou
     *out = o->canonical;
     return CUCORE_OK;
   }
-  size_t cap = 256, len = 0;
-  char *buf = cc_raw_malloc(cap);
-  if (!buf) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
-  buf[0] = '\0';
-#define CANON_APPEND(...)                                                                     \
-  do {                                                                                        \
-    int need_ = snprintf(NULL, 0, __VA_ARGS__);                                               \
-    if (len + (size_t)need_ + 1 > cap) {                                                      \
-      while (len + (size_t)need_ + 1 > cap) cap *= 2;                                         \
-      char *nb_ = cc_raw_realloc(buf, cap);                                                          \
-      if (!nb_) {                                                                             \
-        free(buf);                                                                            \
-        return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");                     \
-      }                                                                                       \
-      buf = nb_;                                                                              \
-    }                                                                                         \
-    len += (size_t)snprintf(buf + len, cap - len, __VA_ARGS__);                               \
-  } while (0)
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
-    const option_def *d = &defs[i];
-    const cc_option_value *v = &o->v[i];
-    switch (d->type) {
-    case T_BOOL:
-    case T_INT:
-      if (v->is_set && v->ival != d->def) CANON_APPEND("%s=%d\n", d->name, v->ival);
-      break;
-    case T_STRING:
-      if (v->sval) CANON_APPEND("%s=%s\n", d->name, v->sval);
-      break;
-    case T_LIST:
-      for (int k = 0; k < v->count; k++) CANON_APPEND("%s=%s\n", d->name, v->items[k]);
-      break;
-    }
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  cucore_status st = canon_write(o, f);
+  /* fclose writes the final NUL (the text is "" when no option is set). */
+  if (fclose(f) != 0 && st == CUCORE_OK)
+    st = cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
+  if (st != CUCORE_OK) {
+    free(buf);
+    return st;
   }
-  for (int h = 0; h < o->header_count; h++) {
-    char hex[65];
-    cc_sha256_hex(o->headers[h].contents, strlen(o->headers[h].contents), hex);
-    CANON_APPEND("header=%s:%s\n", o->headers[h].name, hex);
-  }
-#undef CANON_APPEND
   o->canonical = buf;
   *out = buf;
   return CUCORE_OK;

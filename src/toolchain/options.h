@@ -9,7 +9,8 @@ typedef enum cc_tool { CC_TOOL_NVRTC, CC_TOOL_NVJITLINK, CC_TOOL_NVVM } cc_tool;
 /* A NULL-terminated argv owned by the caller (cc_argv_free). */
 typedef struct cc_argv {
   char **v;
-  int n, cap;
+  int n;
+  size_t cap; /* cc_grow's capacity */
 } cc_argv;
 
 cucore_status cc_argv_push(cc_argv *a, const char *fmt, ...) CC_PRINTF(2, 3);
@@ -24,8 +25,9 @@ typedef struct cc_option_value {
   int is_set;
   int ival;
   char *sval;
-  char **items;
+  char **items; /* a list's values */
   int count;
+  size_t items_cap; /* cc_grow's capacity of items */
 } cc_option_value;
 
 struct cucore_options {
@@ -33,6 +35,7 @@ struct cucore_options {
   cc_option_value v[CUCORE_OPT_COUNT];
   cc_header *headers;
   int header_count;
+  size_t header_cap; /* cc_grow's capacity of headers */
   char *canonical; /* cache of cucore_options_canonical */
 };
 
