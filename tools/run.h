@@ -212,6 +212,19 @@ typedef struct spec_cur {
 int spec_usage(const spec_cur *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Parses one item (scalar, pointer, array, struct, bytes, buffer) ending at `end`. */
 int spec_item(spec_cur *c, const char *end, run_value *v);
+/* `word` at p (before end), as a whole word of the spec (run_spec.c). */
+int spec_starts(const char *p, const char *end, const char *word);
+/* p..end copied, NUL-terminated (malloc'd; NULL when out of memory). */
+char *spec_dup_range(const char *p, const char *end);
+/* A buffer or array value: TYPE[N][=INIT] (run_spec.c). */
+int spec_buffer(spec_cur *c, const char *end, run_value *v);
+/* The usage error for a value value_parse refused (r: -1 not a number, -2 out of range),
+ * with the type's range (run_spec.c). */
+int spec_bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
+                   const char *alternatives);
+/* `TYPE[N]` at *pp: the type and count (0 for `[]` when allow_empty); *pp moves past `]`. */
+int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type,
+                        size_t *count, int allow_empty);
 /* Parses `struct[@A]:{...}` or `{...}` (c->p at `{`) into a blob. */
 int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v);
 /* Parses `bytes[@A]:HEX` or `bytes[@A]:@FILE` (c->p at `bytes`) into a blob. */

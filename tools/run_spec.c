@@ -1,7 +1,9 @@
-/* run_spec.c -- the specs of `cucore run`: --arg values (scalars, pointers, buffers, arrays;
- * structs and raw bytes are laid out by run_struct.c), --global, --read-global and --expect.
- * A malformed spec is a usage error (exit 2) that quotes it and says what was expected; a
- * file that cannot be used is a failure (exit 1) naming the file. */
+/* run_spec.c -- the leaves of `cucore run`'s value specs: the usage error that quotes a spec,
+ * buffers and arrays (TYPE[N]=INIT, with random values) and the small text helpers. One value
+ * (spec_item) and structs are read by run_struct.c, the whole --arg, --global, --read-global
+ * and --expect options by run_args.c. A malformed spec is a usage error (exit 2) that quotes
+ * it and says what was expected; a file that cannot be used is a failure (exit 1) naming the
+ * file. */
 #include "run.h"
 
 #include <stdarg.h>
@@ -19,13 +21,13 @@ int spec_usage(const spec_cur *c, const char *fmt, ...) {
   return CLI_EXIT_USAGE;
 }
 
-static int starts(const char *p, const char *end, const char *word) {
+int spec_starts(const char *p, const char *end, const char *word) {
   size_t n = strlen(word);
   return (size_t)(end - p) >= n && memcmp(p, word, n) == 0;
 }
 
 /* A copy of [p, end) as a C string (malloc'd). */
-static char *dup_range(const char *p, const char *end) {
+char *spec_dup_range(const char *p, const char *end) {
   size_t n = (size_t)(end - p);
   char *s = malloc(n + 1);
   if (!s) {
@@ -54,7 +56,7 @@ uint64_t run_random_next(void) {
 
 /* A value value_parse refused (r: -1 not a number, -2 out of range): the message says which,
  * with the type's range. */
-static int bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
+int spec_bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
                      const char *alternatives) {
   if (r == -2)
     return spec_usage(c, "%s`%s` is out of range for %s (%s)", what, text, elem_names[t],
@@ -78,7 +80,7 @@ static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
 /* INIT `@FILE`: the values of a .npy or raw file (which may set *count and the shape). */
 static int fill_from_file(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
                           unsigned char **data, int *ndim, uint64_t *shape) {
-  char *path = dup_range(init + 1, init + len);
+  char *path = spec_dup_range(init + 1, init + len);
   cli_input_add(path); /* no output may be this file */
   char what[300];
   snprintf(what, sizeof what, "%s `%s`", c->flag, c->all);
@@ -97,13 +99,13 @@ static int parse_list(spec_cur *c, const char *p, const char *end, elem_t type, 
   for (size_t i = 0; i < n; i++) {
     const char *comma = memchr(p, ',', (size_t)(end - p));
     if (!comma) comma = end;
-    char *text = dup_range(p, comma);
+    char *text = spec_dup_range(p, comma);
     int r = value_parse(type, text, data + i * esz);
     int rc = 0;
     if (r) {
       char what[64];
       snprintf(what, sizeof what, "value %zu of the list, ", i);
-      rc = bad_value(c, r, what, text, type, "");
+      rc = spec_bad_value(c, r, what, text, type, "");
     }
     free(text);
     if (rc) return rc;
@@ -141,10 +143,10 @@ static int fill_list(spec_cur *c, const char *init, size_t len, elem_t type, siz
 static int fill_value(spec_cur *c, const char *init, size_t len, elem_t type, size_t count,
                       unsigned char *data) {
   size_t esz = (size_t)elem_sizes[type];
-  char *text = dup_range(init, init + len);
+  char *text = spec_dup_range(init, init + len);
   unsigned char one[8];
   int r = value_parse(type, text, one);
-  int rc = r ? bad_value(c, r, "", text, type, ", iota, random, {list} or @file") : 0;
+  int rc = r ? spec_bad_value(c, r, "", text, type, ", iota, random, {list} or @file") : 0;
   free(text);
   if (rc) return rc;
   /* The first element, then the filled part copied onto the rest, doubling (log2(count)
@@ -207,7 +209,7 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
 /* ---- buffers ----------------------------------------------------------------------------- */
 
 /* `TYPE[N]` at p: the type and count (0 for `[]`); p moves past `]`. */
-static int type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type,
+int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type,
                           size_t *count, int allow_empty) {
   const char *p = *pp, *br = memchr(p, '[', (size_t)(end - p));
   int t = br ? elem_parse(p, (size_t)(br - p)) : -1;
@@ -221,7 +223,7 @@ static int type_and_count(spec_cur *c, const char **pp, const char *end, elem_t 
   if (close == br + 1) {
     if (!allow_empty) return spec_usage(c, "give the element count: %s[N]", elem_names[t]);
   } else {
-    char *text = dup_range(br + 1, close), *e = NULL;
+    char *text = spec_dup_range(br + 1, close), *e = NULL;
     unsigned long long n = strtoull(text, &e, 10);
     int bad = text[0] < '0' || text[0] > '9' || *e || n == 0 || n > (1ull << 34);
     free(text);
@@ -235,7 +237,7 @@ static int type_and_count(spec_cur *c, const char **pp, const char *end, elem_t 
 /* The type, count and data of buffer b from [p, item_end): `TYPE[N]` for an out buffer
  * (zeroed), `TYPE[N]=INIT` for the others. */
 static int buffer_data(spec_cur *c, const char *p, const char *item_end, run_buf *b) {
-  int rc = type_and_count(c, &p, item_end, &b->type, &b->count, 1);
+  int rc = spec_type_and_count(c, &p, item_end, &b->type, &b->count, 1);
   if (rc) return rc;
   if (b->role == ROLE_OUT) {
     if (p != item_end)
@@ -253,10 +255,10 @@ static int buffer_data(spec_cur *c, const char *p, const char *item_end, run_buf
 }
 
 /* buf:/out:/inout: TYPE[N][=INIT][>FILE] -> a new buffer and a pointer to it. */
-static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
+int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   run_opts *o = c->o;
   const char *p = c->p;
-  buf_role role = starts(p, end, "buf:") ? ROLE_IN : starts(p, end, "out:") ? ROLE_OUT : ROLE_INOUT;
+  buf_role role = spec_starts(p, end, "buf:") ? ROLE_IN : spec_starts(p, end, "out:") ? ROLE_OUT : ROLE_INOUT;
   const char *kw = role == ROLE_IN ? "buf" : role == ROLE_OUT ? "out" : "inout";
   p += strlen(kw) + 1;
   run_buf b;
@@ -269,7 +271,7 @@ static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   if (gt) {
     item_end = gt;
     if (gt + 1 >= end) return spec_usage(c, "`>` must be followed by a file (out.npy or out.bin)");
-    b.save = dup_range(gt + 1, end);
+    b.save = spec_dup_range(gt + 1, end);
   }
   int rc = buffer_data(c, p, item_end, &b);
   run_buf *nb = NULL;
@@ -292,207 +294,3 @@ static int spec_buffer(spec_cur *c, const char *end, run_value *v) {
 }
 
 /* ---- items ------------------------------------------------------------------------------- */
-
-int spec_item(spec_cur *c, const char *end, run_value *v) {
-  memset(v, 0, sizeof *v);
-  v->buf = -1;
-  const char *p = c->p;
-  if (p >= end) return spec_usage(c, "an empty value");
-  if ((size_t)(end - p) == 4 && memcmp(p, "null", 4) == 0) {
-    v->kind = A_POINTER;
-    v->size = v->align = 8;
-    return 0;
-  }
-  if (starts(p, end, "ptr:")) {
-    char *text = dup_range(p + 4, end);
-    v->kind = A_POINTER;
-    v->size = v->align = 8;
-    int r = strcmp(text, "null") == 0 ? 0 : value_parse(T_U64, text, v->scalar);
-    if (r == 0) memcpy(&v->address, v->scalar, 8);
-    free(text);
-    if (r) return spec_usage(c, "ptr:VALUE takes an address (0x...) or null");
-    return 0;
-  }
-  if (starts(p, end, "buf:") || starts(p, end, "out:") || starts(p, end, "inout:"))
-    return spec_buffer(c, end, v);
-  if (starts(p, end, "struct") || *p == '{') return spec_struct(c, end, 1, v);
-  if (starts(p, end, "bytes")) return spec_bytes(c, end, v);
-  /* TYPE:VALUE or TYPE[N]=INIT / TYPE[N]:INIT */
-  const char *colon = memchr(p, ':', (size_t)(end - p)), *br = memchr(p, '[', (size_t)(end - p));
-  if (br && (!colon || br < colon)) {
-    elem_t type;
-    size_t count = 0;
-    int rc = type_and_count(c, &p, end, &type, &count, 1);
-    if (rc) return rc;
-    if (p >= end || (*p != '=' && *p != ':'))
-      return spec_usage(c, "expected =INIT after %s[N] (a number, iota, random, {list} or @file)",
-                        elem_names[type]);
-    p++;
-    unsigned char *data = NULL;
-    rc = spec_fill(c, p, (size_t)(end - p), type, &count, &data, NULL, NULL);
-    if (rc) return rc;
-    v->kind = A_BLOB;
-    v->bytes = data;
-    v->size = count * (size_t)elem_sizes[type];
-    v->align = (size_t)elem_sizes[type];
-    v->type = type;
-    return 0;
-  }
-  if (!colon)
-    return spec_usage(c, "expected TYPE:VALUE, null, ptr:ADDR, buf:TYPE[N]=INIT, out:TYPE[N], "
-                      "inout:TYPE[N]=INIT, struct:{...} or bytes:HEX");
-  int t = elem_parse(p, (size_t)(colon - p));
-  if (t < 0)
-    return spec_usage(c, "unknown type `%.*s` (expected %s, ptr, null, buf, out, inout, struct "
-                      "or bytes)", (int)(colon - p), p, elem_list());
-  char *text = dup_range(colon + 1, end);
-  int r = value_parse((elem_t)t, text, v->scalar);
-  if (r) {
-    int rc = bad_value(c, r, "", text, (elem_t)t, "");
-    free(text);
-    return rc;
-  }
-  free(text);
-  v->kind = A_SCALAR;
-  v->type = (elem_t)t;
-  v->size = v->align = (size_t)elem_sizes[t];
-  return 0;
-}
-
-void run_value_free(run_value *v) {
-  free(v->bytes);
-  free(v->patches);
-  free(v->layout);
-  memset(v, 0, sizeof *v);
-}
-
-int run_parse_arg(run_opts *o, const char *spec, int index, run_arg *a) {
-  memset(a, 0, sizeof *a);
-  a->spec = spec;
-  spec_cur c = {"--arg", spec, spec, spec + strlen(spec), o, "", 0};
-  snprintf(c.label, sizeof c.label, "%d", index);
-  return spec_item(&c, c.end, &a->v);
-}
-
-/* ---- globals and expectations ------------------------------------------------------------- */
-
-int run_parse_global_set(run_opts *o, const char *text, run_global_set *g) {
-  memset(g, 0, sizeof *g);
-  g->text = text;
-  spec_cur c = {"--global", text, text, text + strlen(text), o, "", 0};
-  const char *eq = strchr(text, '=');
-  if (!eq || eq == text)
-    return spec_usage(&c, "expected NAME=VALUE (e.g. table=f32[64]=@table.npy, n=i32:5, "
-                      "params=struct:{f32:1,i32:2})");
-  g->name = dup_range(text, eq);
-  snprintf(c.label, sizeof c.label, "%.*s", (int)sizeof c.label - 1, g->name);
-  c.p = eq + 1;
-  return spec_item(&c, c.end, &g->v);
-}
-
-int run_parse_global_read(const char *text, run_global_read *r) {
-  memset(r, 0, sizeof *r);
-  r->text = text;
-  spec_cur c = {"--read-global", text, text, text + strlen(text), NULL, "", 0};
-  /* NAME:TYPE[N]>FILE; the name may hold ':' and '>' (ns::coef<float>): the type part is the
-   * first ':' followed by a known type. */
-  const char *end = text + strlen(text);
-  for (const char *colon = strchr(text, ':'); colon; colon = strchr(colon + 1, ':')) {
-    const char *t = colon + 1, *q = t;
-    while (q < end && ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9'))) q++;
-    int type = elem_parse(t, (size_t)(q - t));
-    if (type < 0 || colon == text) continue;
-    if (q < end && *q != '[' && *q != '>') continue;
-    r->name = dup_range(text, colon);
-    r->type = (elem_t)type;
-    r->has_type = 1;
-    if (q < end && *q == '[') {
-      const char *close = strchr(q, ']');
-      if (!close) return spec_usage(&c, "`[` without `]`");
-      if (close > q + 1) {
-        char *n = dup_range(q + 1, close), *e = NULL;
-        unsigned long long count = strtoull(n, &e, 10);
-        int bad = n[0] < '0' || n[0] > '9' || *e || count == 0 || count > (1ull << 34);
-        free(n);
-        if (bad) return spec_usage(&c, "the element count in [N] must be 1..2^34");
-        r->count = (size_t)count;
-      }
-      q = close + 1;
-    }
-    if (q < end) {
-      if (*q != '>' || q + 1 >= end)
-        return spec_usage(&c, "expected NAME:TYPE[N] or NAME:TYPE[N]>FILE after the type");
-      r->save = q + 1;
-    }
-    return 0;
-  }
-  /* No type: the whole variable, shown as bytes (u8). */
-  r->name = dup_range(text, end);
-  r->type = T_U8;
-  return 0;
-}
-
-int run_parse_expect(const char *text, run_expect *e) {
-  memset(e, 0, sizeof *e);
-  e->text = text;
-  spec_cur c = {"--expect", text, text, text + strlen(text), NULL, "", 0};
-  /* ARG=VALUE: ARG is an argument number ("2", "3.1" for a buffer in a struct) or a
-   * --read-global name; VALUE a number, iota, {list} or @file. */
-  const char *eq = strchr(text, '=');
-  if (!eq || eq == text || !eq[1])
-    return spec_usage(&c, "expected ARG=VALUE: an argument number (or a --read-global name) "
-                      "and a number, iota, {list} or @file.npy");
-  e->target = dup_range(text, eq);
-  e->value_text = dup_range(eq + 1, text + strlen(text));
-  const char *v = e->value_text;
-  if (v[0] == '@') e->init = INIT_FILE;
-  else if (v[0] == '{') e->init = INIT_LIST;
-  else if (strcmp(v, "iota") == 0) e->init = INIT_IOTA;
-  else if (strcmp(v, "random") == 0)
-    return spec_usage(&c, "random values cannot be expected; give a number, iota, {list} or "
-                      "@file");
-  else e->init = INIT_VALUE;
-  return 0;
-}
-
-int run_expr_keep(run_opts *o, const char *name) {
-  char **n = cli_grow(o->exprs, &o->exprs_cap, (size_t)o->nexprs + 1, sizeof *n,
-                      "the list of name expressions");
-  if (!n) return -1;
-  o->exprs = n;
-  size_t len = strlen(name);
-  char *e = malloc(len + 2);
-  if (!e) return -1;
-  e[0] = '&';
-  memcpy(e + 1, name, len + 1);
-  o->exprs[o->nexprs++] = e;
-  return 0;
-}
-
-void run_opts_free(run_opts *o) {
-  for (int i = 0; i < o->nexprs; i++) free(o->exprs[i]);
-  free(o->exprs);
-  for (int i = 0; i < o->nargs; i++) run_value_free(&o->args[i].v);
-  for (int i = 0; i < o->nbufs; i++) {
-    free(o->bufs[i].host);
-    free((void *)o->bufs[i].save);
-  }
-  for (int i = 0; i < o->nsets; i++) {
-    free(o->sets[i].name);
-    run_value_free(&o->sets[i].v);
-  }
-  for (int i = 0; i < o->nreads; i++) {
-    free(o->reads[i].name);
-    free(o->reads[i].host);
-  }
-  for (int i = 0; i < o->nexpects; i++) {
-    free(o->expects[i].target);
-    free(o->expects[i].value_text);
-    free(o->expects[i].values);
-  }
-  free(o->args);
-  free(o->bufs);
-  free(o->sets);
-  free(o->reads);
-  free(o->expects);
-}

@@ -1,4 +1,5 @@
-/* run_struct.c -- by-value blobs for `cucore run`: `struct[@A]:{FIELD,...}` laid out by C
+/* run_struct.c -- one value of `cucore run` (spec_item: a scalar, null, ptr:ADDR, an array, a
+ * buffer, a struct or bytes), and the by-value blobs: `struct[@A]:{FIELD,...}` laid out by C
  * rules (each field at the next multiple of its alignment, the size rounded up to the
  * largest alignment; @A raises the struct's alignment as alignas(A) does) and
  * `bytes[@A]:HEX` / `bytes[@A]:@FILE`. A field is any value spec (a scalar, null, ptr:ADDR,
@@ -310,5 +311,71 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
       high = -1;
     }
   }
+  return 0;
+}
+
+int spec_item(spec_cur *c, const char *end, run_value *v) {
+  memset(v, 0, sizeof *v);
+  v->buf = -1;
+  const char *p = c->p;
+  if (p >= end) return spec_usage(c, "an empty value");
+  if ((size_t)(end - p) == 4 && memcmp(p, "null", 4) == 0) {
+    v->kind = A_POINTER;
+    v->size = v->align = 8;
+    return 0;
+  }
+  if (spec_starts(p, end, "ptr:")) {
+    char *text = spec_dup_range(p + 4, end);
+    v->kind = A_POINTER;
+    v->size = v->align = 8;
+    int r = strcmp(text, "null") == 0 ? 0 : value_parse(T_U64, text, v->scalar);
+    if (r == 0) memcpy(&v->address, v->scalar, 8);
+    free(text);
+    if (r) return spec_usage(c, "ptr:VALUE takes an address (0x...) or null");
+    return 0;
+  }
+  if (spec_starts(p, end, "buf:") || spec_starts(p, end, "out:") || spec_starts(p, end, "inout:"))
+    return spec_buffer(c, end, v);
+  if (spec_starts(p, end, "struct") || *p == '{') return spec_struct(c, end, 1, v);
+  if (spec_starts(p, end, "bytes")) return spec_bytes(c, end, v);
+  /* TYPE:VALUE or TYPE[N]=INIT / TYPE[N]:INIT */
+  const char *colon = memchr(p, ':', (size_t)(end - p)), *br = memchr(p, '[', (size_t)(end - p));
+  if (br && (!colon || br < colon)) {
+    elem_t type;
+    size_t count = 0;
+    int rc = spec_type_and_count(c, &p, end, &type, &count, 1);
+    if (rc) return rc;
+    if (p >= end || (*p != '=' && *p != ':'))
+      return spec_usage(c, "expected =INIT after %s[N] (a number, iota, random, {list} or @file)",
+                        elem_names[type]);
+    p++;
+    unsigned char *data = NULL;
+    rc = spec_fill(c, p, (size_t)(end - p), type, &count, &data, NULL, NULL);
+    if (rc) return rc;
+    v->kind = A_BLOB;
+    v->bytes = data;
+    v->size = count * (size_t)elem_sizes[type];
+    v->align = (size_t)elem_sizes[type];
+    v->type = type;
+    return 0;
+  }
+  if (!colon)
+    return spec_usage(c, "expected TYPE:VALUE, null, ptr:ADDR, buf:TYPE[N]=INIT, out:TYPE[N], "
+                      "inout:TYPE[N]=INIT, struct:{...} or bytes:HEX");
+  int t = elem_parse(p, (size_t)(colon - p));
+  if (t < 0)
+    return spec_usage(c, "unknown type `%.*s` (expected %s, ptr, null, buf, out, inout, struct "
+                      "or bytes)", (int)(colon - p), p, elem_list());
+  char *text = spec_dup_range(colon + 1, end);
+  int r = value_parse((elem_t)t, text, v->scalar);
+  if (r) {
+    int rc = spec_bad_value(c, r, "", text, (elem_t)t, "");
+    free(text);
+    return rc;
+  }
+  free(text);
+  v->kind = A_SCALAR;
+  v->type = (elem_t)t;
+  v->size = v->align = (size_t)elem_sizes[t];
   return 0;
 }

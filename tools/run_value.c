@@ -282,3 +282,11 @@ const char *value_format(const void *buf, elem_t t, size_t i, char *out, size_t 
     snprintf(out, len, "%lld", (long long)value_get_i64(buf, t, i));
   return out;
 }
+
+/* A parsed argument value's buffers freed (run_spec.c and run_struct.c make them). */
+void run_value_free(run_value *v) {
+  free(v->bytes);
+  free(v->patches);
+  free(v->layout);
+  memset(v, 0, sizeof *v);
+}
