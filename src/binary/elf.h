@@ -13,8 +13,9 @@
 
 /* Field `field` of the ELF structure `type` (Elf64_Ehdr, Elf64_Shdr, Elf64_Phdr, Elf64_Sym)
  * that starts at p, read little-endian at its offset and width. The structures give only the
- * layout: the file is never cast to them (fields may be unaligned, and the input is hostile),
- * so the caller checks that the whole structure lies inside the buffer first. */
+ * layout: the file is never cast to them (fields may be unaligned, and the input is hostile).
+ * The caller checks first that the field lies inside the buffer (usually by checking the
+ * whole structure). */
 #define CC_ELF_GET(p, type, field) \
   cc_elf_get((p) + offsetof(type, field), sizeof(((type *)0)->field))
 
