@@ -256,6 +256,65 @@ static void corrupted_elf_structure(void **state) {
   free(f.d);
 }
 
+/* The kernels of a binary, one name after another, for comparing two opens. */
+static char *kernel_names(const void *d, size_t n) {
+  cucore_binary *bin;
+  assert_ok(cucore_binary_open(d, n, CUCORE_CODE_AUTO, 0, &bin));
+  cucore_binary_info info;
+  assert_ok(cucore_binary_get_info(bin, &info));
+  char *names = rs_printf("%u:", info.kernel_count);
+  for (uint32_t i = 0; i < info.kernel_count; i++) {
+    const cucore_kernel_info *k;
+    assert_ok(cucore_binary_kernel(bin, i, &k));
+    char *more = rs_printf("%s %s/%u", names, k->name, k->param_count);
+    free(names);
+    names = more;
+  }
+  cucore_binary_destroy(bin);
+  return names;
+}
+
+/* ELF extended section numbering (e_shnum 0 and e_shstrndx SHN_XINDEX, the real values in
+ * section 0's sh_size and sh_link) reads as the plain form does; the program header table and
+ * its segments are checked to lie inside the file. */
+static void elf_numbering_and_segments(void **state) {
+  (void)state;
+  elf_file f;
+  load_elf(&f, "sm_80");
+  char *want = kernel_names(f.d, f.n);
+  unsigned shnum = get16(f.d + 0x3c), shstrndx = get16(f.d + 0x3e);
+  unsigned char *c = copy_of(f.d, f.n);
+  put16(c + 0x3c, 0);
+  put64(section_header(&f, c, 0) + 0x20, shnum);
+  put16(c + 0x3e, 0xffff);
+  put32(section_header(&f, c, 0) + 0x28, shstrndx);
+  char *got = kernel_names(c, f.n);
+  assert_string_equal(got, want);
+  free(got);
+  /* extended numbering that counts no sections */
+  put64(section_header(&f, c, 0) + 0x20, 0);
+  expect(open_all(c, f.n, CUCORE_CODE_CUBIN, 0), "the section table is empty");
+  free(c);
+
+  uint64_t phoff = get64(f.d + 0x20);
+  unsigned phnum = get16(f.d + 0x38);
+  if (phnum > 0) {
+    c = copy_of(f.d, f.n);
+    put64(c + phoff + 8, (uint64_t)f.n - 1); /* p_offset of segment 0 */
+    put64(c + phoff + 0x20, 2);              /* p_filesz */
+    expect(open_all(c, f.n, CUCORE_CODE_CUBIN, 0), "segment 0 extends past the end of the file");
+    memcpy(c, f.d, f.n);
+    put16(c + 0x36, 40); /* e_phentsize under the 56 bytes of an Elf64_Phdr */
+    expect(open_all(c, f.n, CUCORE_CODE_CUBIN, 0), "has entries under 56 bytes");
+    memcpy(c, f.d, f.n);
+    put64(c + 0x20, (uint64_t)f.n); /* e_phoff at the end of the file */
+    expect(open_all(c, f.n, CUCORE_CODE_CUBIN, 0), "the program header table");
+    free(c);
+  }
+  free(want);
+  free(f.d);
+}
+
 /* Attribute records of .nv.info.<kernel>: lengths, formats, ordinals, offsets. */
 static void corrupted_attributes(void **state) {
   (void)state;
@@ -621,6 +680,7 @@ int main(void) {
       cmocka_unit_test(corrupted_elf_structure), cmocka_unit_test(corrupted_attributes),
       cmocka_unit_test(corrupted_fatbins),       cmocka_unit_test(hostile_ptx),
       cmocka_unit_test(quadratic_traps),         cmocka_unit_test(fuzz_regressions),
+      cmocka_unit_test(elf_numbering_and_segments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -382,6 +382,37 @@ static void malformed_ptx_names_the_line(void **state) {
   free(decl);
 }
 
+/* An .entry's parameter list grows to 16384 parameters and no further (PTX_PARAMS_MAX). */
+static void parameter_count_limit(void **state) {
+  (void)state;
+  for (unsigned n = 16384; n <= 16385; n++) {
+    size_t cap = 128 + (size_t)n * 24, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t + len, cap - len,
+                            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k(");
+    for (unsigned i = 0; i < n; i++)
+      len += (size_t)snprintf(t + len, cap - len, "%s.param .b8 p%u", i ? ", " : "", i);
+    len += (size_t)snprintf(t + len, cap - len, ")\n{\n ret;\n}\n");
+    assert_true(len < cap);
+    cucore_binary *b = NULL;
+    cucore_status st = cucore_binary_open(t, len, CUCORE_CODE_PTX, 0, &b);
+    if (n == 16384) {
+      assert_ok(st);
+      const cucore_kernel_info *k;
+      assert_ok(cucore_binary_find_kernel(b, "k", &k));
+      assert_int_equal(k->param_count, n);
+      assert_int_equal(k->param_bytes, n);
+      cucore_binary_destroy(b);
+    } else {
+      assert_status(st, CUCORE_PARSE_ERROR);
+      assert_null(b);
+      assert_contains(cucore_last_error(), "has more parameters than fit in 32764 bytes");
+    }
+    free(t);
+  }
+}
+
 int main(void) {
   rs_require_tools();
   const struct CMUnitTest tests[] = {
@@ -392,6 +423,7 @@ int main(void) {
       cmocka_unit_test(directives_ptx),
       cmocka_unit_test(whitespace_and_comments_do_not_matter),
       cmocka_unit_test(malformed_ptx_names_the_line),
+      cmocka_unit_test(parameter_count_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

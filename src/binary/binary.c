@@ -11,7 +11,7 @@
 
 /* ---- merging PTX kinds into cubin kernels ------------------------------------------------------ */
 
-static const cucore_kernel_info *find_exact(const cc_kernel_list *l, const char *name) {
+static const cucore_kernel_info *find_exact(const cc_klist *l, const char *name) {
   for (uint32_t i = 0; i < l->count; i++)
     if (strcmp(l->items[i].name, name) == 0) return &l->items[i];
   return NULL;
@@ -67,7 +67,10 @@ static const cucore_kernel_info *find_sorted(const name_sorted *ns, const char *
   return NULL;
 }
 
-static cucore_status attach(cc_kernel_list *dst, const cc_kernel_list *src, uint32_t *matched,
+/* Merges the kinds and alignments of `src`'s kernels (parsed PTX) into `dst`'s of the same
+ * name and layout. strict (cc_binary_attach_ptx): a kernel whose layout differs is an error
+ * and failures are recorded; otherwise (a fatbin's own PTX, optional) it is skipped. */
+static cucore_status attach(cc_klist *dst, const cc_klist *src, uint32_t *matched,
                             int strict) {
   uint32_t n = 0;
   name_sorted ns = {cc_raw_malloc(((size_t)src->count + 1) * sizeof *ns.items), src->count};
@@ -108,11 +111,6 @@ static cucore_status attach(cc_kernel_list *dst, const cc_kernel_list *src, uint
   return CUCORE_OK;
 }
 
-cucore_status cc_kernels_attach(cc_kernel_list *dst, const cc_kernel_list *src,
-                                uint32_t *matched) {
-  return attach(dst, src, matched, 1);
-}
-
 /* ---- lookup by name ------------------------------------------------------------------------------ */
 
 /* The demangled name without its parameter list and without a leading "void ". */
@@ -136,7 +134,7 @@ static size_t short_name(const char *dem, const char **start) {
 }
 
 const cucore_kernel_info *cc_binary_lookup(const cucore_binary *bin, const char *name) {
-  const cc_kernel_list *l = &bin->kernels;
+  const cc_klist *l = &bin->kernels;
   const cucore_kernel_info *k = find_exact(l, name);
   if (k) return k;
   for (uint32_t i = 0; i < l->count; i++)
@@ -191,7 +189,7 @@ static int cmp_ranked(const void *a, const void *b) {
 }
 
 cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *name) {
-  const cc_kernel_list *l = &bin->kernels;
+  const cc_klist *l = &bin->kernels;
   if (l->count == 0)
     return cc_fail(CUCORE_NOT_FOUND, "no kernel named `%s`: the %s holds no kernels", name,
                    cucore_code_type_name(bin->info.code_type));
@@ -229,8 +227,9 @@ cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *nam
                  shown < l->count ? ", ..." : "");
 }
 
-cucore_status cc_binary_fail_global_not_found(const cucore_binary *bin, const char *name) {
-  const cc_global_list *l = &bin->globals;
+/* CUCORE_NOT_FOUND for module variable `name`, listing those that exist. */
+static cucore_status fail_global_not_found(const cucore_binary *bin, const char *name) {
+  const cc_glist *l = &bin->globals;
   if (l->count == 0)
     return cc_fail(CUCORE_NOT_FOUND,
                    "no module variable named `%s`: the %s has no __device__, __constant__ or "
@@ -454,7 +453,7 @@ cucore_status cc_binary_attach_ptx(cucore_binary *bin, const char *ptx, size_t l
   cc_ptx p;
   cucore_status st = cc_ptx_parse(ptx, len, bin->info.arch, &p);
   if (st != CUCORE_OK) return st;
-  st = cc_kernels_attach(&bin->kernels, &p.kernels, matched);
+  st = attach(&bin->kernels, &p.kernels, matched, 1);
   cc_ptx_free(&p);
   return st;
 }
@@ -499,8 +498,8 @@ cucore_status cucore_binary_destroy(cucore_binary *bin) {
   cc_begin();
   if (!bin) return CUCORE_OK;
   CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_destroy", "bin");
-  cc_kernel_list_free(&bin->kernels);
-  cc_global_list_free(&bin->globals);
+  cc_klist_free(&bin->kernels);
+  cc_glist_free(&bin->globals);
   cc_fatbin_free(&bin->fatbin);
   free(bin->data);
   cc_handle_retire(bin, CC_KIND_BINARY);
@@ -662,6 +661,6 @@ cucore_status cucore_binary_find_global(const cucore_binary *bin, const char *na
   *out = NULL;
   CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_find_global", "bin");
   CC_CHECK_ARG(name, "cucore_binary_find_global", "name");
-  *out = cc_global_list_find(&bin->globals, name);
-  return *out ? CUCORE_OK : cc_binary_fail_global_not_found(bin, name);
+  *out = cc_glist_find(&bin->globals, name);
+  return *out ? CUCORE_OK : fail_global_not_found(bin, name);
 }

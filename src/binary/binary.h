@@ -25,8 +25,8 @@ struct cucore_binary {
   uint8_t *data;           /* the caller's bytes, copied */
   size_t size;
   cc_fatbin fatbin;        /* entries when a fatbin or host object was opened */
-  cc_kernel_list kernels;  /* of the cubin or PTX that was read */
-  cc_global_list globals;  /* its module variables */
+  cc_klist kernels;  /* of the cubin or PTX that was read */
+  cc_glist globals;  /* its module variables */
 };
 
 /* cucore_binary_open without cc_begin: the lead's ObjectCode calls this on code it holds. */
@@ -36,15 +36,10 @@ cucore_status cc_binary_open(const void *data, size_t size, cucore_code_type typ
  * (when that is unique). NULL when none matches (no failure recorded). */
 const cucore_kernel_info *cc_binary_lookup(const cucore_binary *bin, const char *name);
 /* CUCORE_NOT_FOUND for `name`, listing the kernels that exist, the nearest names first. */
-/* (cc_binary_fail_global_not_found does the same for module variables.) */
-cucore_status cc_binary_fail_global_not_found(const cucore_binary *bin, const char *name);
 cucore_status cc_binary_fail_not_found(const cucore_binary *bin, const char *name);
 /* Merges PTX parameter kinds and alignments into the kernels of the same name; see
  * cucore_binary_attach_ptx. */
 cucore_status cc_binary_attach_ptx(cucore_binary *bin, const char *ptx, size_t len,
                                    uint32_t *matched);
-/* The same, from an already parsed kernel list (used for a fatbin's own PTX entry). */
-cucore_status cc_kernels_attach(cc_kernel_list *dst, const cc_kernel_list *src,
-                                uint32_t *matched);
 
 #endif /* CUCORE_BINARY_H */

@@ -36,12 +36,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define STT_OBJECT 1
-#define STT_FUNC 2
-#define STT_CUDA_OBJECT 13
-#define STO_CUDA_ENTRY 0x10
-#define STO_CUDA_MANAGED 0x04
-#define EM_CUDA 190
+/* CUDA's own symbol values, which <elf.h> does not name (LLVM's BinaryFormat/ELF.h does). */
+#define CC_STT_CUDA_OBJECT 13    /* st_info type of data symbols in relocatable cubins */
+#define CC_STO_CUDA_ENTRY 0x10   /* st_other: the function is a kernel (__global__) */
+#define CC_STO_CUDA_MANAGED 0x04 /* st_other: the variable is __managed__ */
 
 /* Attribute codes this reader uses (the names are those cuobjdump prints). */
 enum {
@@ -169,7 +167,8 @@ typedef struct raw_param {
 /* What parsing a kernel collects before it is checked and stored. */
 typedef struct kernel_work {
   raw_param *params;
-  uint32_t nparams, cap;
+  uint32_t nparams;
+  size_t cap;
   int have_param_bytes;
   uint32_t param_bytes;
 } kernel_work;
@@ -177,8 +176,13 @@ typedef struct kernel_work {
 typedef struct parse_ctx {
   const cc_elf *elf;
   cc_cubin *cubin;
+  const cc_elf_section *symtab, *strtab; /* the symbol table and its strings */
+  uint64_t strtab_last_nul;  /* offset of the string table's last NUL; UINT64_MAX if none */
+  uint64_t name_bytes;       /* bytes of kernel and variable names read */
+  uint64_t const_scanned;    /* bytes of __constant__ data looked at for initial values */
   int32_t *kernel_of_symbol; /* symbol index -> kernel index, -1 when not a kernel */
   uint32_t nsyms;
+  name_index ix;             /* sections by name */
   kernel_work *work;         /* one per kernel */
   uint32_t nwork;
   uint64_t walked;           /* bytes of attribute sections read */
@@ -195,14 +199,10 @@ static cucore_status short_payload(const cc_elf *e, uint32_t secidx, uint64_t at
 }
 
 static cucore_status add_raw_param(kernel_work *w, raw_param p) {
-  if (w->nparams == w->cap) {
-    uint32_t cap = w->cap ? w->cap * 2 : 8;
-    raw_param *np = cc_raw_realloc(w->params, (size_t)cap * sizeof *np);
-    if (!np)
-      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory reading kernel parameters");
-    w->params = np;
-    w->cap = cap;
-  }
+  raw_param *np = cc_grow(w->params, &w->cap, (size_t)w->nparams + 1, sizeof *np,
+                          "the kernel parameters");
+  if (!np) return CUCORE_HOST_OUT_OF_MEMORY;
+  w->params = np;
   w->params[w->nparams++] = p;
   return CUCORE_OK;
 }
@@ -229,13 +229,170 @@ static void read3(const uint8_t *p, uint32_t out[3]) {
   out[2] = cc_le32(p + 8);
 }
 
+/* One attribute record: { u8 format, u8 attribute, u16 value } and, in format 4, `plen` bytes
+ * of payload at `pl`. */
+typedef struct attr_record {
+  unsigned fmt, attr;
+  uint32_t value; /* formats 2 (its low byte) and 3 */
+  uint32_t plen;  /* format 4: bytes of payload; 0 otherwise */
+  const uint8_t *pl;
+  uint64_t at;    /* offset of the record in its section, for messages */
+} attr_record;
+
+/* CUCORE_OK when record r has at least `need` bytes of payload. */
+static cucore_status need_payload(const cc_elf *e, uint32_t secidx, const attr_record *r,
+                                  uint32_t need) {
+  if (r->plen >= need) return CUCORE_OK;
+  return short_payload(e, secidx, r->at, r->attr, r->plen, need);
+}
+
+/* EIATTR_KPARAM_INFO (V1 or V2): one parameter's ordinal, offset, size and whether it is a
+ * pointer. */
+static cucore_status kparam_info(const cc_elf *e, uint32_t secidx, const attr_record *r,
+                                 kernel_work *w) {
+  if (r->fmt != 4) return CUCORE_OK;
+  cucore_status st = need_payload(e, secidx, r, 12);
+  if (st != CUCORE_OK) return st;
+  uint32_t word = cc_le32(r->pl + 8);
+  raw_param rp = {cc_le16(r->pl + 4), cc_le16(r->pl + 6), 0, 0};
+  /* The last word: V1 has the size in bits 18-31 and a pointer's address space in bits
+   * 8-11 (0 for values; 5 generic, as nvcc 13 marks every pointer for sm_100 and newer;
+   * 4 global, from `.ptr .global` in PTX), with log2 of the pointee's alignment in bits
+   * 0-7. V2 has the size in bits 0-15 and the address space in bits 24-27. */
+  if (r->attr == EIATTR_KPARAM_INFO) {
+    rp.size = word >> 18;
+    rp.pointer = ((word >> 8) & 0xf) != 0;
+  } else {
+    rp.size = word & 0xffff;
+    rp.pointer = ((word >> 24) & 0xf) != 0;
+  }
+  return add_raw_param(w, rp);
+}
+
+/* Three u32 (x, y, z) from a format-4 record of at least 12 bytes; other formats are
+ * skipped. */
+static cucore_status attr_dims(const cc_elf *e, uint32_t secidx, const attr_record *r,
+                               uint32_t out[3]) {
+  if (r->fmt != 4) return CUCORE_OK;
+  cucore_status st = need_payload(e, secidx, r, 12);
+  if (st == CUCORE_OK) read3(r->pl, out);
+  return st;
+}
+
+/* A u32 from a format-4 record (payload of at least 4 bytes), else the record's value. */
+static cucore_status attr_u32(const cc_elf *e, uint32_t secidx, const attr_record *r,
+                              uint32_t *out) {
+  if (r->fmt != 4) {
+    *out = r->value;
+    return CUCORE_OK;
+  }
+  cucore_status st = need_payload(e, secidx, r, 4);
+  if (st == CUCORE_OK) *out = cc_le32(r->pl);
+  return st;
+}
+
+/* A record of a kernel's own .nv.info.K section, by attribute: a table of what each sets. */
+static cucore_status kernel_attr(const cc_elf *e, uint32_t secidx, const attr_record *r,
+                                 cucore_kernel_info *k, kernel_work *w) {
+  cucore_status st = CUCORE_OK;
+  uint32_t v = 0;
+  switch (r->attr) {
+  case EIATTR_KPARAM_INFO:
+  case EIATTR_KPARAM_INFO_V2: return kparam_info(e, secidx, r, w);
+  case EIATTR_PARAM_CBANK:
+    if (r->fmt != 4) break;
+    if ((st = need_payload(e, secidx, r, 8)) != CUCORE_OK) break;
+    k->param_base = cc_le16(r->pl + 4);
+    if (!w->have_param_bytes) {
+      w->param_bytes = cc_le16(r->pl + 6);
+      w->have_param_bytes = 1;
+    }
+    break;
+  case EIATTR_CBANK_PARAM_SIZE:
+    if (r->fmt == 3) {
+      w->param_bytes = r->value;
+      w->have_param_bytes = 1;
+    }
+    break;
+  case EIATTR_MAX_THREADS: return attr_dims(e, secidx, r, k->maxntid);
+  case EIATTR_REQNTID: return attr_dims(e, secidx, r, k->reqntid);
+  case EIATTR_CTA_PER_CLUSTER: return attr_dims(e, secidx, r, k->cluster_dims);
+  case EIATTR_EXPLICIT_CLUSTER: k->explicit_cluster = 1; break;
+  case EIATTR_MAX_CLUSTER_RANK: return attr_u32(e, secidx, r, &k->max_blocks_per_cluster);
+  case EIATTR_MAXREG_COUNT:
+    if (r->fmt == 3 || r->fmt == 2) k->max_registers = r->value >= 0xff ? 0 : r->value;
+    break;
+  case EIATTR_NUM_BARRIERS:
+    if ((st = attr_u32(e, secidx, r, &v)) != CUCORE_OK) break;
+    k->barriers = (int32_t)(r->fmt == 4 ? v & 0x7fffffff : v);
+    break;
+  case EIATTR_COOP_GROUP_INSTR_OFFSETS: k->uses_grid_sync = 1; break;
+  default: break; /* unknown or unused attributes are skipped */
+  }
+  return st;
+}
+
+/* Reads the record at `pos` of a section of `len` bytes at p, checking its framing. */
+static cucore_status read_record(const cc_elf *e, uint32_t secidx, const uint8_t *p,
+                                 uint64_t len, uint64_t pos, attr_record *r) {
+  const cc_elf_section *s = &e->sections[secidx];
+  char nb[48];
+  if (len - pos < 4)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: section %u (%.160s): %llu stray bytes at offset %llu; attribute "
+                   "records are at least 4 bytes",
+                   secidx, s->name, (unsigned long long)(len - pos), (unsigned long long)pos);
+  r->fmt = p[pos];
+  r->attr = p[pos + 1];
+  uint32_t v16 = cc_le16(p + pos + 2);
+  r->plen = 0;
+  r->at = pos;
+  r->pl = p + pos + 4;
+  if (r->fmt == 4) {
+    r->plen = v16;
+    if (!cc_range_ok(pos + 4, r->plen, len))
+      return cc_fail(CUCORE_INVALID_BINARY,
+                     "cubin: section %u (%.160s): %s at offset %llu declares %u bytes of data "
+                     "but only %llu remain in the section",
+                     secidx, s->name, attr_name(r->attr, nb, sizeof nb), (unsigned long long)pos,
+                     r->plen, (unsigned long long)(len - pos - 4));
+  } else if (r->fmt < 1 || r->fmt > 3) {
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: section %u (%.160s): unknown attribute format %u at offset %llu "
+                   "(expected 1 to 4)",
+                   secidx, s->name, r->fmt, (unsigned long long)pos);
+  }
+  r->value = r->fmt == 2 ? (v16 & 0xff) : v16; /* formats 2 and 3 */
+  return CUCORE_OK;
+}
+
+/* What one record of section `secidx` means: a symbol-keyed module value (in any .nv.info
+ * section), else, in a kernel's own section, a kernel attribute. */
+static cucore_status apply_record(parse_ctx *c, uint32_t secidx, int64_t kidx,
+                                  const attr_record *r) {
+  switch (r->attr) {
+  case EIATTR_REGCOUNT:
+  case EIATTR_FRAME_SIZE:
+  case EIATTR_MIN_STACK_SIZE:
+  case EIATTR_MAX_STACK_SIZE: {
+    if (r->fmt != 4) return CUCORE_OK;
+    cucore_status st = need_payload(c->elf, secidx, r, 8);
+    if (st == CUCORE_OK) apply_symbol_value(c, r->attr, cc_le32(r->pl), cc_le32(r->pl + 4));
+    return st;
+  }
+  default:
+    if (kidx < 0) return CUCORE_OK; /* other attributes are per kernel */
+    return kernel_attr(c->elf, secidx, r, &c->cubin->kernels.items[kidx], &c->work[kidx]);
+  }
+}
+
 /* Walks the attribute records of section `secidx`. `kidx` is the kernel of a .nv.info.K
  * section, or -1 for the module's .nv.info (or .nv.compat: compat != NULL collects attribute
  * 9, the arch-specific 'a' marker). */
 static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int *compat_a) {
   const cc_elf *e = c->elf;
   const cc_elf_section *s = &e->sections[secidx];
-  if (s->type == CC_SHT_NOBITS) return CUCORE_OK;
+  if (s->type == SHT_NOBITS) return CUCORE_OK;
   /* Sections do not overlap in a real file, so what is walked adds up to the file at most;
    * more means sections share bytes, and walking them all could take quadratic time. */
   c->walked += s->size;
@@ -245,129 +402,16 @@ static cucore_status walk_attrs(parse_ctx *c, uint32_t secidx, int64_t kidx, int
                    "bytes, more than the %zu-byte file: they overlap",
                    secidx, s->name, (unsigned long long)c->walked, e->size);
   const uint8_t *p = e->data + s->offset;
-  uint64_t len = s->size, pos = 0;
-  cucore_kernel_info *k = kidx >= 0 ? &c->cubin->kernels.items[kidx] : NULL;
-  kernel_work *w = kidx >= 0 ? &c->work[kidx] : NULL;
-  char nb[48];
-  while (pos < len) {
-    if (len - pos < 4)
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: section %u (%.160s): %llu stray bytes at offset %llu; attribute records "
-                     "are at least 4 bytes",
-                     secidx, s->name, (unsigned long long)(len - pos), (unsigned long long)pos);
-    unsigned fmt = p[pos], attr = p[pos + 1];
-    uint32_t v16 = cc_le16(p + pos + 2);
-    uint32_t plen = 0;
-    if (fmt == 4) {
-      plen = v16;
-      if (!cc_range_ok(pos + 4, plen, len))
-        return cc_fail(CUCORE_INVALID_BINARY,
-                       "cubin: section %u (%.160s): %s at offset %llu declares %u bytes of data but "
-                       "only %llu remain in the section",
-                       secidx, s->name, attr_name(attr, nb, sizeof nb), (unsigned long long)pos,
-                       plen, (unsigned long long)(len - pos - 4));
-    } else if (fmt < 1 || fmt > 3) {
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: section %u (%.160s): unknown attribute format %u at offset %llu "
-                     "(expected 1 to 4)",
-                     secidx, s->name, fmt, (unsigned long long)pos);
-    }
-    const uint8_t *pl = p + pos + 4;
-    uint32_t value = fmt == 2 ? (v16 & 0xff) : v16; /* formats 2 and 3 */
+  for (uint64_t pos = 0; pos < s->size;) {
+    attr_record r;
+    cucore_status st = read_record(e, secidx, p, s->size, pos, &r);
+    if (st != CUCORE_OK) return st;
     if (compat_a) {
-      if (attr == 9 && fmt == 2 && value == 1) *compat_a = 1;
-      pos += 4 + plen;
-      continue;
+      if (r.attr == 9 && r.fmt == 2 && r.value == 1) *compat_a = 1;
+    } else if ((st = apply_record(c, secidx, kidx, &r)) != CUCORE_OK) {
+      return st;
     }
-    switch (attr) {
-    case EIATTR_REGCOUNT:
-    case EIATTR_FRAME_SIZE:
-    case EIATTR_MIN_STACK_SIZE:
-    case EIATTR_MAX_STACK_SIZE:
-      if (fmt == 4) {
-        if (plen < 8) return short_payload(e, secidx, pos, attr, plen, 8);
-        apply_symbol_value(c, attr, cc_le32(pl), cc_le32(pl + 4));
-      }
-      break;
-    default:
-      if (!k) break; /* other attributes are per kernel */
-      switch (attr) {
-      case EIATTR_KPARAM_INFO:
-      case EIATTR_KPARAM_INFO_V2: {
-        if (fmt != 4) break;
-        if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
-        uint32_t word = cc_le32(pl + 8);
-        raw_param rp = {cc_le16(pl + 4), cc_le16(pl + 6), 0, 0};
-        /* The last word: V1 has the size in bits 18-31 and a pointer's address space in bits
-         * 8-11 (0 for values; 5 generic, as nvcc 13 marks every pointer for sm_100 and newer;
-         * 4 global, from `.ptr .global` in PTX), with log2 of the pointee's alignment in bits
-         * 0-7. V2 has the size in bits 0-15 and the address space in bits 24-27. */
-        if (attr == EIATTR_KPARAM_INFO) {
-          rp.size = word >> 18;
-          rp.pointer = ((word >> 8) & 0xf) != 0;
-        } else {
-          rp.size = word & 0xffff;
-          rp.pointer = ((word >> 24) & 0xf) != 0;
-        }
-        cucore_status st = add_raw_param(w, rp);
-        if (st != CUCORE_OK) return st;
-        break;
-      }
-      case EIATTR_PARAM_CBANK:
-        if (fmt != 4) break;
-        if (plen < 8) return short_payload(e, secidx, pos, attr, plen, 8);
-        k->param_base = cc_le16(pl + 4);
-        if (!w->have_param_bytes) {
-          w->param_bytes = cc_le16(pl + 6);
-          w->have_param_bytes = 1;
-        }
-        break;
-      case EIATTR_CBANK_PARAM_SIZE:
-        if (fmt == 3) {
-          w->param_bytes = value;
-          w->have_param_bytes = 1;
-        }
-        break;
-      case EIATTR_MAX_THREADS:
-        if (fmt != 4) break;
-        if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
-        read3(pl, k->maxntid);
-        break;
-      case EIATTR_REQNTID:
-        if (fmt != 4) break;
-        if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
-        read3(pl, k->reqntid);
-        break;
-      case EIATTR_CTA_PER_CLUSTER:
-        if (fmt != 4) break;
-        if (plen < 12) return short_payload(e, secidx, pos, attr, plen, 12);
-        read3(pl, k->cluster_dims);
-        break;
-      case EIATTR_EXPLICIT_CLUSTER: k->explicit_cluster = 1; break;
-      case EIATTR_MAX_CLUSTER_RANK:
-        if (fmt == 4) {
-          if (plen < 4) return short_payload(e, secidx, pos, attr, plen, 4);
-          k->max_blocks_per_cluster = cc_le32(pl);
-        } else {
-          k->max_blocks_per_cluster = value;
-        }
-        break;
-      case EIATTR_MAXREG_COUNT:
-        if (fmt == 3 || fmt == 2) k->max_registers = value >= 0xff ? 0 : value;
-        break;
-      case EIATTR_NUM_BARRIERS:
-        if (fmt == 4) {
-          if (plen < 4) return short_payload(e, secidx, pos, attr, plen, 4);
-          k->barriers = (int32_t)(cc_le32(pl) & 0x7fffffff);
-        } else {
-          k->barriers = (int32_t)value;
-        }
-        break;
-      case EIATTR_COOP_GROUP_INSTR_OFFSETS: k->uses_grid_sync = 1; break;
-      default: break; /* unknown or unused attributes are skipped */
-      }
-    }
-    pos += 4 + plen;
+    pos += 4 + r.plen;
   }
   return CUCORE_OK;
 }
@@ -433,7 +477,7 @@ static int32_t clamp_size(uint64_t v) { return v > INT32_MAX ? INT32_MAX : (int3
  * same SM ("-arch sm_100f"). */
 static char suffix_from_tkinfo(const cc_elf *e, int arch) {
   const cc_elf_section *s = cc_elf_find(e, ".note.nv.tkinfo");
-  if (!s || s->type == CC_SHT_NOBITS) return 0;
+  if (!s || s->type == SHT_NOBITS) return 0;
   const uint8_t *p = e->data + s->offset;
   uint64_t n = s->size;
   static const char key[] = "-arch sm_";
@@ -455,7 +499,7 @@ static char suffix_from_tkinfo(const cc_elf *e, int arch) {
  * u16 virtual architecture, u16 toolkit version (major*10 + minor). */
 static void read_cuinfo(const cc_elf *e, cc_cubin *out) {
   const cc_elf_section *s = cc_elf_find(e, ".note.nv.cuinfo");
-  if (!s || s->type == CC_SHT_NOBITS || s->size < 12) return;
+  if (!s || s->type == SHT_NOBITS || s->size < 12) return;
   const uint8_t *p = e->data + s->offset;
   uint64_t namesz = cc_le32(p), descsz = cc_le32(p + 4);
   uint64_t desc = 12 + ((namesz + 3) & ~(uint64_t)3);
@@ -465,36 +509,97 @@ static void read_cuinfo(const cc_elf *e, cc_cubin *out) {
   out->toolkit_version = cc_le16(p + desc + 4);
 }
 
-/* Records data symbol `i` when it is a module variable (a symbol of .nv.global,
- * .nv.global.init or .nv.constant3); other data symbols are skipped. */
-static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
-                                const cc_elf_section *strtab, uint64_t strtab_last_nul,
-                                uint32_t i, const uint8_t *sym, uint64_t *name_bytes,
-                                uint64_t *scanned, cc_cubin *out) {
-  uint32_t shndx = cc_le16(sym + 6);
-  if (shndx == 0 || shndx >= e->count) return CUCORE_OK; /* undefined, or a special index */
-  const cc_elf_section *sec = &e->sections[shndx];
-  cucore_global_kind kind;
-  int initialized = 0;
-  if (strcmp(sec->name, ".nv.constant3") == 0) {
-    kind = CUCORE_GLOBAL_CONSTANT;
-  } else if (strcmp(sec->name, ".nv.global") == 0) {
-    kind = (sym[5] & STO_CUDA_MANAGED) ? CUCORE_GLOBAL_MANAGED : CUCORE_GLOBAL_DEVICE;
-  } else if (strcmp(sec->name, ".nv.global.init") == 0) {
-    kind = (sym[5] & STO_CUDA_MANAGED) ? CUCORE_GLOBAL_MANAGED : CUCORE_GLOBAL_DEVICE;
-    initialized = 1;
+/* ---- the steps of cc_cubin_parse ------------------------------------------------------------ */
+
+/* The ELF header's CUDA fields: the machine, the file type, the architecture and -G. */
+static cucore_status read_header(const cc_elf *e, cc_cubin *out) {
+  if (e->machine != EM_CUDA)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: e_machine is %u at offset 0x12, not EM_CUDA (190): this ELF holds no "
+                   "CUDA device code",
+                   e->machine);
+  if (e->type != ET_REL && e->type != ET_EXEC)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: ELF type %u at offset 0x10; expected ET_EXEC (2) or ET_REL (1)",
+                   e->type);
+  out->relocatable = e->type == ET_REL;
+  out->abi_version = e->abi_version;
+  if (e->abi_version >= 8) {
+    out->arch = (int)((e->flags >> 8) & 0xff);
+    if (e->flags & 0x8) out->suffix = 'a';
+    out->debug = (e->flags >> 27) & 1;
+    read_cuinfo(e, out);
   } else {
-    return CUCORE_OK;
+    out->arch = (int)(e->flags & 0xff);
+    if (e->flags & 0x800) out->suffix = 'a';
+    out->virtual_arch = (int)((e->flags >> 16) & 0xff);
   }
-  uint32_t no = cc_le32(sym);
-  if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul)
+  if (cc_elf_find(e, ".debug_info")) out->debug = 1;
+  return CUCORE_OK;
+}
+
+/* The symbol table (the first SHT_SYMTAB section), checked, and its string table. */
+static cucore_status find_symtab(parse_ctx *c) {
+  const cc_elf *e = c->elf;
+  const cc_elf_section *symtab = NULL;
+  for (uint32_t i = 0; i < e->count && !symtab; i++)
+    if (e->sections[i].type == SHT_SYMTAB) symtab = &e->sections[i];
+  if (!symtab)
+    return cc_fail(CUCORE_INVALID_BINARY, "cubin: no symbol table (SHT_SYMTAB section), so no "
+                                          "kernels can be found");
+  uint32_t symidx = (uint32_t)(symtab - e->sections);
+  if (symtab->entsize != sizeof(Elf64_Sym))
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: section %u (%.160s): symbol entry size %llu; ELF64 symbols are 24 "
+                   "bytes",
+                   symidx, symtab->name, (unsigned long long)symtab->entsize);
+  if (symtab->link >= e->count || e->sections[symtab->link].type != SHT_STRTAB)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: section %u (%.160s): its string table (sh_link %u) is not a string "
+                   "table section (%u sections)",
+                   symidx, symtab->name, symtab->link, e->count);
+  c->symtab = symtab;
+  c->strtab = &e->sections[symtab->link];
+  c->strtab_last_nul = cc_last_nul(e->data + c->strtab->offset, c->strtab->size);
+  c->nsyms = (uint32_t)(symtab->size / sizeof(Elf64_Sym));
+  return CUCORE_OK;
+}
+
+/* The name of symbol `i`, checked to be a terminated string inside the string table. */
+static cucore_status symbol_name(const parse_ctx *c, uint32_t i, const uint8_t *sym,
+                                 const char **name) {
+  uint32_t no = (uint32_t)CC_ELF_GET(sym, Elf64_Sym, st_name);
+  if (no >= c->strtab->size || c->strtab_last_nul == UINT64_MAX || no > c->strtab_last_nul)
     return cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "
                    "string table (section %u, %llu bytes)",
-                   i, no, symtab->link, (unsigned long long)strtab->size);
-  const char *name = (const char *)e->data + strtab->offset + no;
+                   i, no, c->symtab->link, (unsigned long long)c->strtab->size);
+  *name = (const char *)c->elf->data + c->strtab->offset + no;
+  return CUCORE_OK;
+}
+
+/* Records data symbol `i` when it is a module variable (a symbol of .nv.global,
+ * .nv.global.init or .nv.constant3); other data symbols are skipped. */
+static cucore_status add_global(parse_ctx *c, uint32_t i, const uint8_t *sym) {
+  const cc_elf *e = c->elf;
+  uint32_t shndx = (uint32_t)CC_ELF_GET(sym, Elf64_Sym, st_shndx);
+  if (shndx == SHN_UNDEF || shndx >= e->count) return CUCORE_OK; /* or a special index */
+  const cc_elf_section *sec = &e->sections[shndx];
+  int managed = (CC_ELF_GET(sym, Elf64_Sym, st_other) & CC_STO_CUDA_MANAGED) != 0;
+  cucore_global_kind kind = managed ? CUCORE_GLOBAL_MANAGED : CUCORE_GLOBAL_DEVICE;
+  int initialized = 0;
+  if (strcmp(sec->name, ".nv.constant3") == 0)
+    kind = CUCORE_GLOBAL_CONSTANT;
+  else if (strcmp(sec->name, ".nv.global.init") == 0)
+    initialized = 1;
+  else if (strcmp(sec->name, ".nv.global") != 0)
+    return CUCORE_OK;
+  const char *name;
+  cucore_status st = symbol_name(c, i, sym, &name);
+  if (st != CUCORE_OK) return st;
   if (!name[0]) return CUCORE_OK; /* an anonymous object: nothing to look up by name */
-  uint64_t value = cc_le64(sym + 8), size = cc_le64(sym + 16);
+  uint64_t value = CC_ELF_GET(sym, Elf64_Sym, st_value);
+  uint64_t size = CC_ELF_GET(sym, Elf64_Sym, st_size);
   if (!cc_range_ok(value, size, sec->size))
     return cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: symbol %u (`%.160s`): %llu bytes at offset %llu run past the end of "
@@ -502,20 +607,21 @@ static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
                    i, name, (unsigned long long)size, (unsigned long long)value, shndx, sec->name,
                    (unsigned long long)sec->size);
   size_t nlen = strnlen(name, CC_NAME_BYTES_MAX(e->size) + 1);
-  *name_bytes += nlen;
-  if (*name_bytes > CC_NAME_BYTES_MAX(e->size))
+  c->name_bytes += nlen;
+  if (c->name_bytes > CC_NAME_BYTES_MAX(e->size))
     return cc_fail(CUCORE_INVALID_BINARY,
                    "cubin: the symbol names add up to more than %llu bytes in a file of %zu "
                    "bytes: they overlap far more than any real file's",
                    (unsigned long long)CC_NAME_BYTES_MAX(e->size), e->size);
-  if (kind == CUCORE_GLOBAL_CONSTANT && sec->type != CC_SHT_NOBITS) {
+  if (kind == CUCORE_GLOBAL_CONSTANT && sec->type != SHT_NOBITS) {
     /* Non-zero bytes mean an initial value. Symbols may overlap in a hostile file: the bytes
      * looked at add up to the file's size at most, so the scan stays linear. */
     const uint8_t *p = e->data + sec->offset + value;
-    for (uint64_t b = 0; b < size && !initialized && *scanned < e->size; b++, (*scanned)++)
+    for (uint64_t b = 0; b < size && !initialized && c->const_scanned < e->size;
+         b++, c->const_scanned++)
       initialized = p[b] != 0;
   }
-  cucore_global_info *g = cc_global_list_add(&out->globals, name, nlen);
+  cucore_global_info *g = cc_glist_add(&c->cubin->globals, name, nlen);
   if (!g) return CUCORE_HOST_OUT_OF_MEMORY;
   g->size = size;
   g->kind = kind;
@@ -523,210 +629,163 @@ static cucore_status add_global(const cc_elf *e, const cc_elf_section *symtab,
   return CUCORE_OK;
 }
 
+/* Records kernel entry symbol `i` as the next kernel. */
+static cucore_status add_kernel(parse_ctx *c, uint32_t i, const uint8_t *sym) {
+  size_t n = c->elf->size;
+  const char *name;
+  cucore_status st = symbol_name(c, i, sym, &name);
+  if (st != CUCORE_OK) return st;
+  if (!name[0])
+    return cc_fail(CUCORE_INVALID_BINARY, "cubin: symbol %u is a kernel entry with no name", i);
+  size_t nlen = strnlen(name, CC_NAME_BYTES_MAX(n) + 1);
+  c->name_bytes += nlen;
+  if (c->name_bytes > CC_NAME_BYTES_MAX(n))
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "cubin: the kernel names add up to more than %llu bytes in a file of %zu "
+                   "bytes: they overlap far more than any real file's",
+                   (unsigned long long)CC_NAME_BYTES_MAX(n), n);
+  c->kernel_of_symbol[i] = (int32_t)c->cubin->kernels.count;
+  if (!cc_klist_add(&c->cubin->kernels, name, nlen)) return CUCORE_HOST_OUT_OF_MEMORY;
+  return CUCORE_OK;
+}
+
+/* Every symbol: kernels (STT_FUNC with STO_CUDA_ENTRY) and module variables (data symbols). */
+static cucore_status read_symbols(parse_ctx *c) {
+  c->kernel_of_symbol = cc_malloc((size_t)c->nsyms * sizeof(int32_t) + 1, "symbol map");
+  if (!c->kernel_of_symbol) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (uint32_t i = 0; i < c->nsyms; i++) {
+    c->kernel_of_symbol[i] = -1;
+    const uint8_t *sym = c->elf->data + c->symtab->offset + (uint64_t)i * sizeof(Elf64_Sym);
+    unsigned type = ELF64_ST_TYPE(CC_ELF_GET(sym, Elf64_Sym, st_info));
+    cucore_status st = CUCORE_OK;
+    if (type == STT_OBJECT || type == CC_STT_CUDA_OBJECT)
+      st = add_global(c, i, sym);
+    else if (type == STT_FUNC && (CC_ELF_GET(sym, Elf64_Sym, st_other) & CC_STO_CUDA_ENTRY))
+      st = add_kernel(c, i, sym);
+    if (st != CUCORE_OK) return st;
+  }
+  return CUCORE_OK;
+}
+
+/* Kernel names are unique in a valid cubin (and a duplicate would be read twice). */
+static cucore_status check_unique_kernels(const cc_klist *l) {
+  if (l->count < 2) return CUCORE_OK;
+  /* Sorted by a hash of the name, so equal names meet without long string compares. */
+  hashed_name *names = cc_calloc(l->count, sizeof *names, "kernel names");
+  if (!names) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (uint32_t i = 0; i < l->count; i++) {
+    names[i].name = l->items[i].name;
+    names[i].hash = hash_name(names[i].name);
+  }
+  qsort(names, l->count, sizeof *names, cmp_hashed);
+  cucore_status st = CUCORE_OK;
+  for (uint32_t i = 1; i < l->count && st == CUCORE_OK; i++)
+    if (names[i - 1].hash == names[i].hash && strcmp(names[i - 1].name, names[i].name) == 0)
+      st = cc_fail(CUCORE_INVALID_BINARY, "cubin: kernel `%.200s` is defined by two entry symbols",
+                   names[i].name);
+  free(names);
+  return st;
+}
+
+/* The sections sorted by name (for lookup), and one work record per kernel. */
+static cucore_status index_sections(parse_ctx *c) {
+  const cc_elf *e = c->elf;
+  c->ix.by_name = cc_calloc(e->count, sizeof *c->ix.by_name, "section index");
+  if (!c->ix.by_name) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (uint32_t i = 0; i < e->count; i++) c->ix.by_name[i] = &e->sections[i];
+  c->ix.count = e->count;
+  qsort(c->ix.by_name, c->ix.count, sizeof *c->ix.by_name, cmp_section_names);
+  c->work = cc_calloc(c->cubin->kernels.count, sizeof *c->work, "kernel parameters");
+  if (!c->work) return CUCORE_HOST_OUT_OF_MEMORY;
+  c->nwork = c->cubin->kernels.count;
+  return CUCORE_OK;
+}
+
+/* The module's symbol-keyed records (.nv.info) and its 'a' marker (.nv.compat, else
+ * .note.nv.tkinfo). */
+static cucore_status read_module_attrs(parse_ctx *c) {
+  const cc_elf *e = c->elf;
+  cc_cubin *out = c->cubin;
+  const cc_elf_section *modinfo = cc_elf_find(e, ".nv.info");
+  cucore_status st = CUCORE_OK;
+  if (modinfo) st = walk_attrs(c, (uint32_t)(modinfo - e->sections), -1, NULL);
+  if (st != CUCORE_OK) return st;
+  int compat_a = 0;
+  const cc_elf_section *compat = cc_elf_find(e, ".nv.compat");
+  if (compat) st = walk_attrs(c, (uint32_t)(compat - e->sections), -1, &compat_a);
+  if (st != CUCORE_OK) return st;
+  if (compat_a) out->suffix = 'a';
+  if (!out->suffix) out->suffix = suffix_from_tkinfo(e, out->arch);
+  return CUCORE_OK;
+}
+
+/* Kernel `ki`: its own records, parameters, and the sizes of its sections. */
+static cucore_status finish_kernel(parse_ctx *c, uint32_t ki, int reserved_window) {
+  const cc_elf *e = c->elf;
+  cucore_kernel_info *k = &c->cubin->kernels.items[ki];
+  const cc_elf_section *s = lookup(&c->ix, ".nv.info.", k->name);
+  cucore_status st = CUCORE_OK;
+  if (s) st = walk_attrs(c, (uint32_t)(s - e->sections), ki, NULL);
+  if (st == CUCORE_OK) st = finish_params(k, &c->work[ki]);
+  if (st != CUCORE_OK) return st;
+  s = lookup(&c->ix, ".text.", k->name);
+  if (s && k->registers == 0) k->registers = (int32_t)(s->info >> 24);
+  s = lookup(&c->ix, ".nv.constant0.", k->name);
+  k->const_bytes = s ? clamp_size(s->size) : 0;
+  s = lookup(&c->ix, ".nv.shared.", k->name);
+  int32_t shared = s ? clamp_size(s->size) : 0;
+  k->reserved_shared_bytes = reserved_window ? (shared < 1024 ? shared : 1024) : 0;
+  k->static_shared_bytes = shared - k->reserved_shared_bytes;
+  k->user_const_bytes = c->cubin->user_const_bytes;
+  if (k->stack_bytes < k->local_bytes) k->stack_bytes = k->local_bytes;
+  k->demangled = cc_demangle(k->name);
+  cc_kinfo_param_types(k);
+  cc_kinfo_finish_limits(k);
+  return CUCORE_OK;
+}
+
+/* Every step after the ELF is open, in order; the caller cleans up. */
+static cucore_status parse(parse_ctx *c) {
+  cc_cubin *out = c->cubin;
+  cucore_status st = read_header(c->elf, out);
+  if (st == CUCORE_OK) st = find_symtab(c);
+  if (st == CUCORE_OK) st = read_symbols(c);
+  if (st == CUCORE_OK) st = check_unique_kernels(&out->kernels);
+  if (st == CUCORE_OK) st = index_sections(c);
+  if (st == CUCORE_OK) st = read_module_attrs(c);
+  if (st != CUCORE_OK) return st;
+  const cc_elf_section *c3 = lookup(&c->ix, ".nv.constant3", "");
+  out->user_const_bytes = c3 ? clamp_size(c3->size) : 0;
+  int reserved_window = out->arch >= 90 && lookup(&c->ix, ".nv.shared.reserved.0", "") != NULL;
+  for (uint32_t ki = 0; ki < out->kernels.count && st == CUCORE_OK; ki++)
+    st = finish_kernel(c, ki, reserved_window);
+  return st;
+}
+
 cucore_status cc_cubin_parse(const uint8_t *d, size_t n, cc_cubin *out) {
   memset(out, 0, sizeof *out);
   cc_elf e;
   cucore_status st = cc_elf_open(d, n, "cubin", &e);
   if (st != CUCORE_OK) return st;
-  parse_ctx c = {&e, out, NULL, 0, NULL, 0, 0};
-  name_index ix = {NULL, 0};
-  if (e.machine != EM_CUDA) {
-    st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: e_machine is %u at offset 0x12, not EM_CUDA (190): this ELF holds no "
-                 "CUDA device code",
-                 e.machine);
-    goto fail;
+  parse_ctx c;
+  memset(&c, 0, sizeof c);
+  c.elf = &e;
+  c.cubin = out;
+  st = parse(&c);
+  if (st != CUCORE_OK) {
+    cc_klist_free(&out->kernels);
+    cc_glist_free(&out->globals);
   }
-  if (e.type != 1 && e.type != 2) {
-    st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: ELF type %u at offset 0x10; expected ET_EXEC (2) or ET_REL (1)", e.type);
-    goto fail;
-  }
-  out->relocatable = e.type == 1;
-  out->abi_version = e.abi_version;
-  if (e.abi_version >= 8) {
-    out->arch = (int)((e.flags >> 8) & 0xff);
-    if (e.flags & 0x8) out->suffix = 'a';
-    out->debug = (e.flags >> 27) & 1;
-    read_cuinfo(&e, out);
-  } else {
-    out->arch = (int)(e.flags & 0xff);
-    if (e.flags & 0x800) out->suffix = 'a';
-    out->virtual_arch = (int)((e.flags >> 16) & 0xff);
-  }
-  if (cc_elf_find(&e, ".debug_info")) out->debug = 1;
-
-  /* The symbol table and its strings. */
-  const cc_elf_section *symtab = NULL;
-  for (uint32_t i = 0; i < e.count; i++)
-    if (e.sections[i].type == CC_SHT_SYMTAB) {
-      symtab = &e.sections[i];
-      break;
-    }
-  if (!symtab) {
-    st = cc_fail(CUCORE_INVALID_BINARY, "cubin: no symbol table (CC_SHT_SYMTAB section), so no "
-                                        "kernels can be found");
-    goto fail;
-  }
-  uint32_t symidx = (uint32_t)(symtab - e.sections);
-  if (symtab->entsize != 24) {
-    st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: section %u (%.160s): symbol entry size %llu; ELF64 symbols are 24 bytes",
-                 symidx, symtab->name, (unsigned long long)symtab->entsize);
-    goto fail;
-  }
-  if (symtab->link >= e.count || e.sections[symtab->link].type != CC_SHT_STRTAB) {
-    st = cc_fail(CUCORE_INVALID_BINARY,
-                 "cubin: section %u (%.160s): its string table (sh_link %u) is not a string table "
-                 "section (%u sections)",
-                 symidx, symtab->name, symtab->link, e.count);
-    goto fail;
-  }
-  const cc_elf_section *strtab = &e.sections[symtab->link];
-  uint64_t strtab_last_nul = cc_last_nul(d + strtab->offset, strtab->size), kname_bytes = 0;
-  uint64_t const_scanned = 0;
-  c.nsyms = (uint32_t)(symtab->size / 24);
-  c.kernel_of_symbol = cc_malloc((size_t)c.nsyms * sizeof(int32_t) + 1, "symbol map");
-  if (!c.kernel_of_symbol) {
-    st = CUCORE_HOST_OUT_OF_MEMORY;
-    goto fail;
-  }
-  for (uint32_t i = 0; i < c.nsyms; i++) {
-    c.kernel_of_symbol[i] = -1;
-    const uint8_t *sym = d + symtab->offset + (uint64_t)i * 24;
-    if ((sym[4] & 0xf) == STT_OBJECT || (sym[4] & 0xf) == STT_CUDA_OBJECT) {
-      st = add_global(&e, symtab, strtab, strtab_last_nul, i, sym, &kname_bytes,
-                      &const_scanned, out);
-      if (st != CUCORE_OK) goto fail;
-      continue;
-    }
-    if ((sym[4] & 0xf) != STT_FUNC || !(sym[5] & STO_CUDA_ENTRY)) continue;
-    uint32_t no = cc_le32(sym);
-    if (no >= strtab->size || strtab_last_nul == UINT64_MAX || no > strtab_last_nul) {
-      st = cc_fail(CUCORE_INVALID_BINARY,
-                   "cubin: symbol %u: its name (offset %u) is not a terminated string inside the "
-                   "string table (section %u, %llu bytes)",
-                   i, no, symtab->link, (unsigned long long)strtab->size);
-      goto fail;
-    }
-    const char *name = (const char *)d + strtab->offset + no;
-    if (!name[0]) {
-      st = cc_fail(CUCORE_INVALID_BINARY, "cubin: symbol %u is a kernel entry with no name", i);
-      goto fail;
-    }
-    size_t nlen = strnlen(name, CC_NAME_BYTES_MAX(n) + 1);
-    kname_bytes += nlen;
-    if (kname_bytes > CC_NAME_BYTES_MAX(n)) {
-      st = cc_fail(CUCORE_INVALID_BINARY,
-                   "cubin: the kernel names add up to more than %llu bytes in a file of %zu "
-                   "bytes: they overlap far more than any real file's",
-                   (unsigned long long)CC_NAME_BYTES_MAX(n), n);
-      goto fail;
-    }
-    c.kernel_of_symbol[i] = (int32_t)out->kernels.count;
-    if (!cc_kernel_list_add(&out->kernels, name, nlen)) {
-      st = CUCORE_HOST_OUT_OF_MEMORY;
-      goto fail;
-    }
-  }
-
-  /* Kernel names are unique in a valid cubin (and a duplicate would be read twice). */
-  if (out->kernels.count > 1) {
-    /* Sorted by a hash of the name, so equal names meet without long string compares. */
-    hashed_name *names = cc_calloc(out->kernels.count, sizeof *names, "kernel names");
-    if (!names) {
-      st = CUCORE_HOST_OUT_OF_MEMORY;
-      goto fail;
-    }
-    for (uint32_t i = 0; i < out->kernels.count; i++) {
-      names[i].name = out->kernels.items[i].name;
-      names[i].hash = hash_name(names[i].name);
-    }
-    qsort(names, out->kernels.count, sizeof *names, cmp_hashed);
-    for (uint32_t i = 1; i < out->kernels.count; i++)
-      if (names[i - 1].hash == names[i].hash && strcmp(names[i - 1].name, names[i].name) == 0) {
-        st = cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%.200s` is defined by two entry symbols", names[i].name);
-        free(names);
-        goto fail;
-      }
-    free(names);
-  }
-
-  /* Sections by name. */
-  ix.by_name = cc_calloc(e.count, sizeof *ix.by_name, "section index");
-  if (!ix.by_name) {
-    st = CUCORE_HOST_OUT_OF_MEMORY;
-    goto fail;
-  }
-  for (uint32_t i = 0; i < e.count; i++) ix.by_name[i] = &e.sections[i];
-  ix.count = e.count;
-  qsort(ix.by_name, ix.count, sizeof *ix.by_name, cmp_section_names);
-
-  c.work = cc_calloc(out->kernels.count, sizeof *c.work, "kernel parameters");
-  if (!c.work) {
-    st = CUCORE_HOST_OUT_OF_MEMORY;
-    goto fail;
-  }
-  c.nwork = out->kernels.count;
-  /* The module's symbol-keyed records, then each kernel's own. */
-  const cc_elf_section *modinfo = cc_elf_find(&e, ".nv.info");
-  if (modinfo) {
-    st = walk_attrs(&c, (uint32_t)(modinfo - e.sections), -1, NULL);
-    if (st != CUCORE_OK) goto fail;
-  }
-  int compat_a = 0;
-  const cc_elf_section *compat = cc_elf_find(&e, ".nv.compat");
-  if (compat) {
-    st = walk_attrs(&c, (uint32_t)(compat - e.sections), -1, &compat_a);
-    if (st != CUCORE_OK) goto fail;
-  }
-  if (compat_a) out->suffix = 'a';
-  if (!out->suffix) out->suffix = suffix_from_tkinfo(&e, out->arch);
-
-  const cc_elf_section *c3 = lookup(&ix, ".nv.constant3", "");
-  out->user_const_bytes = c3 ? clamp_size(c3->size) : 0;
-  int reserved_window = out->arch >= 90 && lookup(&ix, ".nv.shared.reserved.0", "") != NULL;
-
-  for (uint32_t ki = 0; ki < out->kernels.count; ki++) {
-    cucore_kernel_info *k = &out->kernels.items[ki];
-    const cc_elf_section *s = lookup(&ix, ".nv.info.", k->name);
-    if (s) {
-      st = walk_attrs(&c, (uint32_t)(s - e.sections), ki, NULL);
-      if (st != CUCORE_OK) goto fail;
-    }
-    st = finish_params(k, &c.work[ki]);
-    if (st != CUCORE_OK) goto fail;
-    s = lookup(&ix, ".text.", k->name);
-    if (s && k->registers == 0) k->registers = (int32_t)(s->info >> 24);
-    s = lookup(&ix, ".nv.constant0.", k->name);
-    k->const_bytes = s ? clamp_size(s->size) : 0;
-    s = lookup(&ix, ".nv.shared.", k->name);
-    int32_t shared = s ? clamp_size(s->size) : 0;
-    k->reserved_shared_bytes = reserved_window ? (shared < 1024 ? shared : 1024) : 0;
-    k->static_shared_bytes = shared - k->reserved_shared_bytes;
-    k->user_const_bytes = out->user_const_bytes;
-    if (k->stack_bytes < k->local_bytes) k->stack_bytes = k->local_bytes;
-    k->demangled = cc_demangle(k->name);
-    cc_kernel_param_types(k);
-    cc_kernel_finish_limits(k);
-  }
-  st = CUCORE_OK;
-  goto done;
-fail:
-  cc_kernel_list_free(&out->kernels);
-  cc_global_list_free(&out->globals);
-done:
   for (uint32_t i = 0; c.work && i < c.nwork; i++) free(c.work[i].params);
   free(c.work);
-  free(ix.by_name);
+  free(c.ix.by_name);
   free(c.kernel_of_symbol);
   cc_elf_close(&e);
   return st;
 }
 
 void cc_cubin_free(cc_cubin *c) {
-  cc_kernel_list_free(&c->kernels);
-  cc_global_list_free(&c->globals);
+  cc_klist_free(&c->kernels);
+  cc_glist_free(&c->globals);
   memset(c, 0, sizeof *c);
 }

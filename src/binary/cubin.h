@@ -7,7 +7,7 @@
 
 #include "binary/elf.h"
 
-/* ---- cubin ELF (elf_cubin.c) -------------------------------------------------------------------- */
+/* ---- cubin ELF (cubin.c) --------------------------------------------------------------------- */
 
 typedef struct cc_cubin {
   int arch;              /* 90 for sm_90 and sm_90a */
@@ -18,8 +18,8 @@ typedef struct cc_cubin {
   int debug;             /* compiled with -G */
   int toolkit_version;   /* CUDA version that wrote it, e.g. 130 for 13.0; 0 when unknown */
   int32_t user_const_bytes;
-  cc_kernel_list kernels;
-  cc_global_list globals; /* module variables: data symbols of .nv.global, .nv.global.init and
+  cc_klist kernels;
+  cc_glist globals; /* module variables: data symbols of .nv.global, .nv.global.init and
                              .nv.constant3 */
 } cc_cubin;
 

@@ -15,9 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CC_EM_CUDA 190
-
-int cc_is_ltoir(const uint8_t *d, size_t n) {
+/* 1 when the bytes start like LTO-IR (NVRTC -dlto / nvJitLink input). */
+static int is_ltoir(const uint8_t *d, size_t n) {
   return n >= 4 && d[0] == 0xed && d[1] == 0x43 && d[2] == 0x4e && d[3] == 0x7f;
 }
 
@@ -103,7 +102,7 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   cc_elf e;
   cucore_status st = cc_elf_open(data, size, "host object", &e);
   if (st != CUCORE_OK) return st;
-  if (e.machine == CC_EM_CUDA) {
+  if (e.machine == EM_CUDA) {
     cc_elf_close(&e);
     return cc_fail(CUCORE_INVALID_BINARY,
                    "this ELF is a cubin (e_machine EM_CUDA, 190), not a host object: open it as "
@@ -111,7 +110,7 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
   }
   const cc_elf_section *s = cc_elf_find(&e, ".nv_fatbin");
   if (!s) s = cc_elf_find(&e, "__nv_relfatbin");
-  if (!s || s->type == CC_SHT_NOBITS) {
+  if (!s || s->type == SHT_NOBITS) {
     cc_elf_close(&e);
     return cc_fail(CUCORE_INVALID_BINARY,
                    "an ELF file for machine %u (not EM_CUDA, 190) with no device code: it has no "
@@ -126,18 +125,20 @@ cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off
 
 /* e_machine of an ELF header (either byte order), 0 when too short. */
 static unsigned elf_machine(const uint8_t *d, size_t n) {
-  if (n < 20) return 0;
-  return n > 5 && d[5] == 1 ? cc_le16(d + 18) : (unsigned)((d[18] << 8) | d[19]);
+  const size_t at = offsetof(Elf64_Ehdr, e_machine); /* the same in Elf32_Ehdr */
+  if (n < at + sizeof(Elf64_Half)) return 0;
+  if (d[EI_DATA] == ELFDATA2LSB) return (unsigned)CC_ELF_GET(d, Elf64_Ehdr, e_machine);
+  return (unsigned)((d[at] << 8) | d[at + 1]);
 }
 
 cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
   if (starts_with(d, n, "\x7f" "ELF")) {
-    if (elf_machine(d, n) == CC_EM_CUDA) return CUCORE_CODE_CUBIN;
+    if (elf_machine(d, n) == EM_CUDA) return CUCORE_CODE_CUBIN;
     return CUCORE_CODE_OBJECT;
   }
   if (n >= 4 && cc_le32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
   if (starts_with(d, n, "!<arch>\n")) return CUCORE_CODE_LIBRARY;
-  if (cc_is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
+  if (is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
   if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
                  cc_le32(d) == 0x0B17C0DEu))
     return CUCORE_CODE_NVVM;
@@ -257,7 +258,7 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
                                           "fatbin, PTX, LTO-IR or NVVM IR");
   if (starts_with(d, n, "\x7f" "ELF")) {
     if (n >= 20) {
-      if (elf_machine(d, n) == CC_EM_CUDA) {
+      if (elf_machine(d, n) == EM_CUDA) {
         *out = CUCORE_CODE_CUBIN;
         return CUCORE_OK;
       }

@@ -37,8 +37,6 @@ int cc_is_plain_text(const uint8_t *data, size_t size);
 #define CC_CODE_SIZE_MAX ((size_t)PTRDIFF_MAX)
 /* CUCORE_INVALID_ARGUMENT naming `fn`, `what` and the limit when size > CC_CODE_SIZE_MAX. */
 cucore_status cc_check_code_size(size_t size, const char *fn, const char *what);
-/* 1 when the bytes start like LTO-IR (NVRTC -dlto / nvJitLink input). */
-int cc_is_ltoir(const uint8_t *data, size_t size);
 /* For a host ELF: the offset and size of its embedded fatbin section (.nv_fatbin, or
  * __nv_relfatbin for relocatable device code). CUCORE_INVALID_BINARY when it has none. */
 cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off, uint64_t *len);

@@ -6,12 +6,29 @@
 
 #include "binary/reader.h"
 
-/* Section types this reader uses. */
-#define CC_SHT_SYMTAB 2
-#define CC_SHT_STRTAB 3
-#define CC_SHT_NOBITS 8
+#include <elf.h>    /* the format's names: Elf64_Ehdr, Elf64_Shdr, Elf64_Sym, SHT_*, STT_* */
+#include <stddef.h> /* offsetof */
 
-/* ---- ELF64 little-endian section tables (elf_cubin.c) ----------------------------------------- */
+/* ---- reading ELF64 fields -------------------------------------------------------------------- */
+
+/* Field `field` of the ELF structure `type` (Elf64_Ehdr, Elf64_Shdr, Elf64_Phdr, Elf64_Sym)
+ * that starts at p, read little-endian at its offset and width. The structures give only the
+ * layout: the file is never cast to them (fields may be unaligned, and the input is hostile).
+ * The caller checks first that the field lies inside the buffer (usually by checking the
+ * whole structure). */
+#define CC_ELF_GET(p, type, field) \
+  cc_elf_get((p) + offsetof(type, field), sizeof(((type *)0)->field))
+
+static inline uint64_t cc_elf_get(const uint8_t *p, size_t width) {
+  switch (width) {
+  case 1: return p[0];
+  case 2: return cc_le16(p);
+  case 4: return cc_le32(p);
+  default: return cc_le64(p);
+  }
+}
+
+/* ---- ELF64 little-endian section tables (elf.c) ---------------------------------------------- */
 
 typedef struct cc_elf_section {
   const char *name; /* NUL-terminated inside the section-name table ("" when it has none) */

@@ -46,18 +46,17 @@ void cc_fatbin_free(cc_fatbin *f) {
   memset(f, 0, sizeof *f);
 }
 
-static cucore_status add_entry(cc_fatbin *f, uint32_t *cap, const cucore_fatbin_entry *e,
+/* Appends an entry and its compressed size; caps[0] and caps[1] are what the two arrays hold
+ * (cc_grow). */
+static cucore_status add_entry(cc_fatbin *f, size_t caps[2], const cucore_fatbin_entry *e,
                                uint64_t csize) {
-  if (f->count == *cap) {
-    uint32_t ncap = *cap ? *cap * 2 : 8;
-    cucore_fatbin_entry *n = cc_raw_realloc(f->entries, (size_t)ncap * sizeof *n);
-    if (!n) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing fatbin entries");
-    f->entries = n;
-    uint64_t *c = cc_raw_realloc(f->compressed_sizes, (size_t)ncap * sizeof *c);
-    if (!c) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing fatbin entries");
-    f->compressed_sizes = c;
-    *cap = ncap;
-  }
+  size_t need = (size_t)f->count + 1;
+  cucore_fatbin_entry *n = cc_grow(f->entries, &caps[0], need, sizeof *n, "the fatbin entries");
+  if (!n) return CUCORE_HOST_OUT_OF_MEMORY;
+  f->entries = n;
+  uint64_t *c = cc_grow(f->compressed_sizes, &caps[1], need, sizeof *c, "the fatbin entries");
+  if (!c) return CUCORE_HOST_OUT_OF_MEMORY;
+  f->compressed_sizes = c;
   f->compressed_sizes[f->count] = csize;
   f->entries[f->count++] = *e;
   return CUCORE_OK;
@@ -150,7 +149,8 @@ cucore_status cc_fatbin_parse(const uint8_t *base, size_t size, uint64_t start, 
                    "fatbin: offset %llu + size %llu lies outside the %zu-byte buffer",
                    (unsigned long long)start, (unsigned long long)len, size);
   uint64_t pos = start, end = start + len;
-  uint32_t cap = 0, containers = 0;
+  size_t caps[2] = {0, 0};
+  uint32_t containers = 0;
   cucore_status st = CUCORE_OK;
   while (pos < end) {
     if (containers > 0) {
@@ -194,7 +194,7 @@ cucore_status cc_fatbin_parse(const uint8_t *base, size_t size, uint64_t start, 
       cucore_fatbin_entry e;
       uint64_t next = eend, packed = 0;
       st = parse_entry(base, epos, eend, out->count, &e, &packed, &next);
-      if (st == CUCORE_OK) st = add_entry(out, &cap, &e, packed);
+      if (st == CUCORE_OK) st = add_entry(out, caps, &e, packed);
       epos = next;
     }
     if (st != CUCORE_OK) break;

@@ -34,8 +34,11 @@ cucore_status cc_fatbin_entry_bytes(const cc_fatbin *f, uint32_t index, const ui
 /* The same, recording no failure (for optional work). */
 cucore_status cc_fatbin_entry_bytes_quiet(const cc_fatbin *f, uint32_t index,
                                           const uint8_t **out, size_t *size, int *owned);
-/* LZ4 block decompression (fatbin flag 0x2000): exactly `dst_len` bytes must come out of
- * exactly `src_len` bytes of input. */
+
+/* ---- tests only ---- */
+/* Exported for tests/test_reader_fatbin.c and tests/fuzz/fuzz_reader.c; fatbin.c's entry
+ * extraction uses it. LZ4 block decompression (fatbin flag 0x2000): exactly `dst_len` bytes
+ * must come out of exactly `src_len` bytes of input. */
 cucore_status cc_lz4_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len);
 
 #endif /* CUCORE_BINARY_FATBIN_H */

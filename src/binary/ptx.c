@@ -1,5 +1,5 @@
 /*
- * ptx_entry.c -- the kernels of a PTX module: each .entry's parameters (type, size,
+ * ptx.c -- the kernels of a PTX module: each .entry's parameters (type, size,
  * alignment) and its performance directives (.maxntid, .reqntid, .minnctapersm, .maxnreg,
  * .explicitcluster, .reqnctapercluster, .maxclusterrank).
  *
@@ -10,7 +10,7 @@
  * Parameter kinds: .u/.s/.b scalars are INT; .f16/.bf16/.f32/.f64 (and the x2 pairs) FLOAT;
  * a scalar with the .ptr attribute POINTER; any array ("name[N]") BYTES. The alignment is the
  * .align given before the type, else the element size (an .align after .ptr is the pointee's).
- * Offsets: see cc_param_layout in binary.h.
+ * Offsets: see layout() below.
  */
 #define _GNU_SOURCE
 #include "binary/ptx.h"
@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- parameter layout -------------------------------------------------------------------------- */
+/* ---- parameter layout ------------------------------------------------------------------------ */
 
 uint32_t cc_param_base(int arch, uint32_t total) {
   if (arch <= 0) return 0;
@@ -45,7 +45,11 @@ static uint64_t layout_with_base(cucore_param_info *p, uint32_t n, uint32_t base
   return cursor;
 }
 
-/* Lays out for `arch`, moving to the larger param base when the buffer needs it. */
+/* Lays out parameters (size and align set, align 0 meaning 1) the way ptxas does for `arch`:
+ * each parameter starts at the first offset after the previous one whose address in
+ * constant bank 0 (param base + offset) is a multiple of its alignment, moving to the larger
+ * param base when the buffer needs it (see cc_param_base). Sets the offsets; returns the
+ * buffer's size, which may exceed CC_PARAM_BYTES_MAX. */
 static uint64_t layout(cucore_param_info *params, uint32_t count, int arch) {
   uint32_t base = cc_param_base(arch, 0);
   uint64_t t = layout_with_base(params, count, base);
@@ -54,19 +58,7 @@ static uint64_t layout(cucore_param_info *params, uint32_t count, int arch) {
   return t;
 }
 
-cucore_status cc_param_layout(cucore_param_info *params, uint32_t count, int arch,
-                              uint32_t *total) {
-  uint64_t t = layout(params, count, arch);
-  *total = t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
-  if (t > CC_PARAM_BYTES_MAX)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "the parameters take %llu bytes; a kernel's parameter buffer holds at most "
-                   "%u",
-                   (unsigned long long)t, CC_PARAM_BYTES_MAX);
-  return CUCORE_OK;
-}
-
-/* ---- the tokenizer --------------------------------------------------------------------------------- */
+/* ---- the tokenizer --------------------------------------------------------------------------- */
 
 typedef enum tok_kind { TOK_END, TOK_WORD, TOK_PUNCT, TOK_STRING } tok_kind;
 
@@ -231,7 +223,7 @@ static int skip_body(lexer *L, unsigned line) {
   }
 }
 
-/* ---- parameters ---------------------------------------------------------------------------------- */
+/* ---- parameters ------------------------------------------------------------------------------ */
 
 typedef struct scalar_type {
   const char *name;
@@ -261,6 +253,88 @@ static const scalar_type *find_type(token t) {
   return NULL;
 }
 
+/* What a ".param" declaration has said so far. */
+typedef struct param_decl {
+  const scalar_type *type;
+  uint64_t align, vec, count;
+  int ptr, array, named;
+} param_decl;
+
+/* A ".xxx" word of a parameter declaration: its type, .align, .ptr or a vector width. */
+static int param_attribute(lexer *L, token t, const char *kname, uint32_t ordinal,
+                           param_decl *p) {
+  char b1[64];
+  const scalar_type *ty = find_type(t);
+  if (ty) {
+    p->type = ty;
+  } else if (is(t, ".align")) {
+    /* After .ptr, .align is the alignment of the memory pointed to, not of the
+     * parameter (".param .u64 .ptr .global .align 8 p"). */
+    token v = next(L);
+    uint64_t a = 0;
+    if (!parse_uint(v, 1u << 16, &a) || a == 0 || (a & (a - 1)))
+      return perr(L, v.line,
+                  "parameter %u of .entry `%s`: .align must be followed by a power of two up "
+                  "to 65536, found %s",
+                  ordinal, kname, show(v, b1, sizeof b1));
+    if (!p->ptr) p->align = a;
+  } else if (is(t, ".ptr")) {
+    p->ptr = 1;
+  } else if (is(t, ".v2") || is(t, ".v4") || is(t, ".v8")) {
+    p->vec = (uint64_t)(t.s[2] - '0');
+  }
+  /* state spaces (.global .const .shared .local) and other attributes: no layout effect */
+  return 0;
+}
+
+/* An array size "[N]" of a parameter; the `[` was read. */
+static int param_array(lexer *L, const char *kname, uint32_t ordinal, param_decl *p) {
+  char b1[64];
+  token v = next(L);
+  if (v.kind == TOK_PUNCT && v.s[0] == ']')
+    return perr(L, v.line, "parameter %u of .entry `%s`: an unsized array `[]` has no layout",
+                ordinal, kname);
+  uint64_t n;
+  if (!parse_uint(v, CC_PARAM_BYTES_MAX, &n) || n == 0)
+    return perr(L, v.line,
+                "parameter %u of .entry `%s`: array size %s must be a number from 1 to %u",
+                ordinal, kname, show(v, b1, sizeof b1), CC_PARAM_BYTES_MAX);
+  token close = next(L);
+  if (!(close.kind == TOK_PUNCT && close.s[0] == ']'))
+    return perr(L, close.line, "parameter %u of .entry `%s`: expected `]`, found %s", ordinal,
+                kname, show(close, b1, sizeof b1));
+  if (p->count > CC_PARAM_BYTES_MAX / n)
+    return perr(L, v.line, "parameter %u of .entry `%s` is larger than %u bytes", ordinal, kname,
+                CC_PARAM_BYTES_MAX);
+  p->count *= n;
+  p->array = 1;
+  return 0;
+}
+
+/* The size, alignment and kind of a complete declaration; `t` is its last token. */
+static int param_finish(lexer *L, token t, const char *kname, uint32_t ordinal,
+                        const param_decl *p, cucore_param_info *out) {
+  if (!p->type)
+    return perr(L, t.line,
+                "parameter %u of .entry `%s`: no type (.u32, .f32, .b8, ...) was given", ordinal,
+                kname);
+  if (!p->named)
+    return perr(L, t.line, "parameter %u of .entry `%s`: no name was given", ordinal, kname);
+  uint64_t size = (uint64_t)p->type->size * p->vec * p->count;
+  if (size > CC_PARAM_BYTES_MAX)
+    return perr(L, t.line, "parameter %u of .entry `%s` is %llu bytes; at most %u fit", ordinal,
+                kname, (unsigned long long)size, CC_PARAM_BYTES_MAX);
+  out->size = (uint32_t)size;
+  out->align = (uint32_t)(p->align ? p->align : (uint64_t)p->type->size * p->vec);
+  if (p->array)
+    out->kind = CUCORE_PARAM_BYTES;
+  else if (p->ptr)
+    out->kind = CUCORE_PARAM_POINTER;
+  else
+    out->kind = p->type->kind;
+  return 0;
+}
+
 /* Parses one ".param ..." up to the ',' or ')' that ends it (not consumed). */
 static int parse_param(lexer *L, const char *kname, uint32_t ordinal, cucore_param_info *out) {
   char b1[64];
@@ -268,83 +342,28 @@ static int parse_param(lexer *L, const char *kname, uint32_t ordinal, cucore_par
   if (!is(t, ".param") && !is(t, ".reg"))
     return perr(L, t.line, "parameter %u of .entry `%s`: expected `.param`, found %s", ordinal,
                 kname, show(t, b1, sizeof b1));
-  const scalar_type *type = NULL;
-  uint64_t align = 0, vec = 1, count = 1;
-  int ptr = 0, array = 0, named = 0;
+  param_decl p = {NULL, 0, 1, 1, 0, 0, 0};
   for (;;) {
     t = peek(L);
     if (t.kind == TOK_END || (t.kind == TOK_PUNCT && (t.s[0] == ',' || t.s[0] == ')'))) break;
     t = next(L);
+    int bad = 0;
     if (t.kind == TOK_WORD && t.s[0] == '.') {
-      const scalar_type *ty = find_type(t);
-      if (ty) {
-        type = ty;
-      } else if (is(t, ".align")) {
-        /* After .ptr, .align is the alignment of the memory pointed to, not of the
-         * parameter (".param .u64 .ptr .global .align 8 p"). */
-        token v = next(L);
-        uint64_t a = 0;
-        if (!parse_uint(v, 1u << 16, &a) || a == 0 || (a & (a - 1)))
-          return perr(L, v.line,
-                      "parameter %u of .entry `%s`: .align must be followed by a power of two up "
-                      "to 65536, found %s",
-                      ordinal, kname, show(v, b1, sizeof b1));
-        if (!ptr) align = a;
-      } else if (is(t, ".ptr")) {
-        ptr = 1;
-      } else if (is(t, ".v2") || is(t, ".v4") || is(t, ".v8")) {
-        vec = (uint64_t)(t.s[2] - '0');
-      }
-      /* state spaces (.global .const .shared .local) and other attributes: no layout effect */
+      bad = param_attribute(L, t, kname, ordinal, &p);
     } else if (t.kind == TOK_WORD) {
-      if (named)
+      if (p.named)
         return perr(L, t.line, "parameter %u of .entry `%s`: unexpected %s after the name",
                     ordinal, kname, show(t, b1, sizeof b1));
-      named = 1;
+      p.named = 1;
     } else if (t.kind == TOK_PUNCT && t.s[0] == '[') {
-      token v = next(L);
-      if (v.kind == TOK_PUNCT && v.s[0] == ']')
-        return perr(L, v.line,
-                    "parameter %u of .entry `%s`: an unsized array `[]` has no layout", ordinal,
-                    kname);
-      uint64_t n;
-      if (!parse_uint(v, CC_PARAM_BYTES_MAX, &n) || n == 0)
-        return perr(L, v.line,
-                    "parameter %u of .entry `%s`: array size %s must be a number from 1 to %u",
-                    ordinal, kname, show(v, b1, sizeof b1), CC_PARAM_BYTES_MAX);
-      token close = next(L);
-      if (!(close.kind == TOK_PUNCT && close.s[0] == ']'))
-        return perr(L, close.line, "parameter %u of .entry `%s`: expected `]`, found %s",
-                    ordinal, kname, show(close, b1, sizeof b1));
-      if (count > CC_PARAM_BYTES_MAX / n)
-        return perr(L, v.line, "parameter %u of .entry `%s` is larger than %u bytes", ordinal,
-                    kname, CC_PARAM_BYTES_MAX);
-      count *= n;
-      array = 1;
+      bad = param_array(L, kname, ordinal, &p);
     } else {
       return perr(L, t.line, "parameter %u of .entry `%s`: unexpected %s", ordinal, kname,
                   show(t, b1, sizeof b1));
     }
+    if (bad) return bad;
   }
-  if (!type)
-    return perr(L, t.line,
-                "parameter %u of .entry `%s`: no type (.u32, .f32, .b8, ...) was given", ordinal,
-                kname);
-  if (!named)
-    return perr(L, t.line, "parameter %u of .entry `%s`: no name was given", ordinal, kname);
-  uint64_t size = (uint64_t)type->size * vec * count;
-  if (size > CC_PARAM_BYTES_MAX)
-    return perr(L, t.line, "parameter %u of .entry `%s` is %llu bytes; at most %u fit", ordinal,
-                kname, (unsigned long long)size, CC_PARAM_BYTES_MAX);
-  out->size = (uint32_t)size;
-  out->align = (uint32_t)(align ? align : (uint64_t)type->size * vec);
-  if (array)
-    out->kind = CUCORE_PARAM_BYTES;
-  else if (ptr)
-    out->kind = CUCORE_PARAM_POINTER;
-  else
-    out->kind = type->kind;
-  return 0;
+  return param_finish(L, t, kname, ordinal, &p, out);
 }
 
 /* Reads 1 to 3 comma-separated numbers (missing ones are 1). */
@@ -372,149 +391,146 @@ static int parse_one(lexer *L, const char *what, const char *kname, uint32_t *ou
   return 0;
 }
 
+/* The most parameters an .entry's list grows to: the list doubles from 8, and one more
+ * doubling would pass the parameter buffer's size. */
+#define PTX_PARAMS_MAX 16384u
+
+/* The parameter list "( .param ..., ... )", when there is one, into *params (grown; the caller
+ * frees it). */
+static int parse_params(lexer *L, const char *kname, cucore_param_info **params,
+                        uint32_t *nparams) {
+  char b1[64];
+  token t = peek(L);
+  if (!(t.kind == TOK_PUNCT && t.s[0] == '(')) return 0;
+  next(L);
+  t = peek(L);
+  if (t.kind == TOK_PUNCT && t.s[0] == ')') {
+    next(L);
+    return 0;
+  }
+  size_t cap = 0;
+  for (;;) {
+    if (*nparams == PTX_PARAMS_MAX)
+      return perr(L, t.line, ".entry `%s` has more parameters than fit in %u bytes", kname,
+                  CC_PARAM_BYTES_MAX);
+    cucore_param_info *np = cc_grow(*params, &cap, (size_t)*nparams + 1, sizeof *np,
+                                    "a parameter list");
+    if (!np) return poom(L, t.line, "a parameter list");
+    *params = np;
+    memset(&np[*nparams], 0, sizeof np[*nparams]);
+    if (parse_param(L, kname, *nparams, &np[*nparams])) return -1;
+    (*nparams)++;
+    t = next(L);
+    if (t.kind == TOK_PUNCT && t.s[0] == ')') return 0;
+    if (!(t.kind == TOK_PUNCT && t.s[0] == ','))
+      return perr(L, t.line, "parameters of .entry `%s`: expected `,` or `)`, found %s", kname,
+                  show(t, b1, sizeof b1));
+  }
+}
+
+/* One performance directive `t` of an .entry (a table: each sets one field of k). */
+static int parse_directive(lexer *L, token t, const char *kname, cucore_kernel_info *k) {
+  char b1[64];
+  if (is(t, ".maxntid")) return parse_dims(L, ".maxntid", kname, k->maxntid);
+  if (is(t, ".reqntid")) return parse_dims(L, ".reqntid", kname, k->reqntid);
+  if (is(t, ".reqnctapercluster"))
+    return parse_dims(L, ".reqnctapercluster", kname, k->cluster_dims);
+  if (is(t, ".minnctapersm")) return parse_one(L, ".minnctapersm", kname, &k->min_blocks_per_sm);
+  if (is(t, ".maxnreg")) return parse_one(L, ".maxnreg", kname, &k->max_registers);
+  if (is(t, ".maxclusterrank"))
+    return parse_one(L, ".maxclusterrank", kname, &k->max_blocks_per_cluster);
+  if (is(t, ".explicitcluster")) {
+    k->explicit_cluster = 1;
+    return 0;
+  }
+  if (is(t, ".pragma")) {
+    while ((t = next(L)).kind != TOK_END && !(t.kind == TOK_PUNCT && t.s[0] == ';')) {
+    }
+    return 0;
+  }
+  if (t.kind == TOK_WORD && t.s[0] == '.') {
+    /* a directive this reader does not use: skip its numeric arguments */
+    for (;;) {
+      token a = peek(L);
+      uint64_t dummy;
+      if (!parse_uint(a, UINT64_MAX, &dummy) && !(a.kind == TOK_PUNCT && a.s[0] == ',')) break;
+      next(L);
+    }
+    return 0;
+  }
+  return perr(L, t.line,
+              "after the parameters of .entry `%s`: expected a directive or `{`, found %s", kname,
+              show(t, b1, sizeof b1));
+}
+
+/* Performance directives, then the body, which is skipped: 0; 1 when a `;` ends a declaration
+ * instead; -1 on an error. */
+static int parse_directives(lexer *L, const char *kname, cucore_kernel_info *k) {
+  for (;;) {
+    token t = next(L);
+    if (t.kind == TOK_PUNCT && t.s[0] == '{') return skip_body(L, t.line);
+    if (t.kind == TOK_PUNCT && t.s[0] == ';') return 1;
+    if (t.kind == TOK_END) return perr(L, t.line, ".entry `%s` has no body", kname);
+    if (parse_directive(L, t, kname, k)) return -1;
+  }
+}
+
+/* Lays the parameters out for `arch` and appends the kernel (taking *params) to the list. */
+static int store_kernel(lexer *L, token nt, const char *kname, int arch,
+                        const cucore_kernel_info *k, cucore_param_info **params,
+                        uint32_t nparams, cc_klist *kernels) {
+  uint64_t total = layout(*params, nparams, arch);
+  if (total > CC_PARAM_BYTES_MAX)
+    return perr(L, nt.line,
+                ".entry `%s`: its parameters take %llu bytes laid out for sm_%d; a kernel's "
+                "parameter buffer holds at most %u",
+                kname, (unsigned long long)total, arch, CC_PARAM_BYTES_MAX);
+  cucore_kernel_info *dst = cc_klist_add(kernels, nt.s, nt.len);
+  if (!dst) return poom(L, nt.line, "a kernel list");
+  const char *stored_name = dst->name;
+  *dst = *k;
+  dst->name = stored_name;
+  dst->demangled = cc_demangle(stored_name);
+  dst->params = *params;
+  *params = NULL;
+  dst->param_count = nparams;
+  cc_kinfo_param_types(dst);
+  dst->param_bytes = (uint32_t)total;
+  dst->param_base = nparams ? (int32_t)cc_param_base(arch, (uint32_t)total) : 0;
+  dst->registers = CUCORE_UNKNOWN;
+  dst->static_shared_bytes = CUCORE_UNKNOWN;
+  dst->reserved_shared_bytes = CUCORE_UNKNOWN;
+  dst->local_bytes = CUCORE_UNKNOWN;
+  dst->stack_bytes = CUCORE_UNKNOWN;
+  dst->const_bytes = CUCORE_UNKNOWN;
+  dst->user_const_bytes = CUCORE_UNKNOWN;
+  dst->barriers = CUCORE_UNKNOWN;
+  cc_kinfo_finish_limits(dst);
+  return 0;
+}
+
 /* Parses ".entry NAME (params) directives { body }"; ".entry" was read. */
-static int parse_entry(lexer *L, int layout_arch, cc_kernel_list *kernels) {
+static int parse_entry(lexer *L, int layout_arch, cc_klist *kernels) {
   char b1[64];
   token nt = next(L);
   if (nt.kind != TOK_WORD || nt.s[0] == '.')
     return perr(L, nt.line, "expected a kernel name after .entry, found %s",
                 show(nt, b1, sizeof b1));
-  char *name = cc_raw_malloc(nt.len + 1);
-  if (!name) return poom(L, nt.line, "a name");
-  memcpy(name, nt.s, nt.len);
-  name[nt.len] = '\0';
   /* the name as messages show it: at most 80 characters */
   char kname[96];
-  snprintf(kname, sizeof kname, "%.80s%s", name, nt.len > 80 ? "..." : "");
+  snprintf(kname, sizeof kname, "%.*s%s", nt.len > 80 ? 80 : (int)nt.len, nt.s,
+           nt.len > 80 ? "..." : "");
   cucore_param_info *params = NULL;
-  uint32_t nparams = 0, cap = 0;
+  uint32_t nparams = 0;
   cucore_kernel_info k;
   memset(&k, 0, sizeof k);
-  int rc = -1;
-  token t = peek(L);
-  if (t.kind == TOK_PUNCT && t.s[0] == '(') {
-    next(L);
-    t = peek(L);
-    if (t.kind == TOK_PUNCT && t.s[0] == ')') {
-      next(L);
-    } else {
-      for (;;) {
-        if (nparams == cap) {
-          uint32_t ncap = cap ? cap * 2 : 8;
-          if (ncap > CC_PARAM_BYTES_MAX + 1) {
-            perr(L, t.line, ".entry `%s` has more parameters than fit in %u bytes", kname,
-                 CC_PARAM_BYTES_MAX);
-            goto out;
-          }
-          cucore_param_info *np = cc_raw_realloc(params, (size_t)ncap * sizeof *np);
-          if (!np) {
-            poom(L, t.line, "a parameter list");
-            goto out;
-          }
-          params = np;
-          cap = ncap;
-        }
-        memset(&params[nparams], 0, sizeof params[nparams]);
-        if (parse_param(L, kname, nparams, &params[nparams])) goto out;
-        nparams++;
-        t = next(L);
-        if (t.kind == TOK_PUNCT && t.s[0] == ')') break;
-        if (!(t.kind == TOK_PUNCT && t.s[0] == ',')) {
-          perr(L, t.line, "parameters of .entry `%s`: expected `,` or `)`, found %s", kname,
-               show(t, b1, sizeof b1));
-          goto out;
-        }
-      }
-    }
-  }
-  /* Performance directives, then the body (or `;` for a declaration). */
-  for (;;) {
-    t = next(L);
-    if (t.kind == TOK_PUNCT && t.s[0] == '{') {
-      if (skip_body(L, t.line)) goto out;
-      break;
-    }
-    if (t.kind == TOK_PUNCT && t.s[0] == ';') {
-      rc = 0; /* a declaration: no kernel to report */
-      goto out;
-    }
-    if (t.kind == TOK_END) {
-      perr(L, t.line, ".entry `%s` has no body", kname);
-      goto out;
-    }
-    int bad = 0;
-    if (is(t, ".maxntid"))
-      bad = parse_dims(L, ".maxntid", kname, k.maxntid);
-    else if (is(t, ".reqntid"))
-      bad = parse_dims(L, ".reqntid", kname, k.reqntid);
-    else if (is(t, ".reqnctapercluster"))
-      bad = parse_dims(L, ".reqnctapercluster", kname, k.cluster_dims);
-    else if (is(t, ".minnctapersm"))
-      bad = parse_one(L, ".minnctapersm", kname, &k.min_blocks_per_sm);
-    else if (is(t, ".maxnreg"))
-      bad = parse_one(L, ".maxnreg", kname, &k.max_registers);
-    else if (is(t, ".maxclusterrank"))
-      bad = parse_one(L, ".maxclusterrank", kname, &k.max_blocks_per_cluster);
-    else if (is(t, ".explicitcluster"))
-      k.explicit_cluster = 1;
-    else if (is(t, ".pragma")) {
-      while ((t = next(L)).kind != TOK_END && !(t.kind == TOK_PUNCT && t.s[0] == ';')) {
-      }
-    } else if (t.kind == TOK_WORD && t.s[0] == '.') {
-      /* a directive this reader does not use: skip its numeric arguments */
-      for (;;) {
-        token a = peek(L);
-        uint64_t dummy;
-        if (parse_uint(a, UINT64_MAX, &dummy) || (a.kind == TOK_PUNCT && a.s[0] == ','))
-          next(L);
-        else
-          break;
-      }
-    } else {
-      perr(L, t.line, "after the parameters of .entry `%s`: expected a directive or `{`, found %s",
-           kname, show(t, b1, sizeof b1));
-      goto out;
-    }
-    if (bad) goto out;
-  }
-  {
-    uint64_t total = layout(params, nparams, layout_arch);
-    if (total > CC_PARAM_BYTES_MAX) {
-      perr(L, nt.line,
-           ".entry `%s`: its parameters take %llu bytes laid out for sm_%d; a kernel's "
-           "parameter buffer holds at most %u",
-           kname, (unsigned long long)total, layout_arch, CC_PARAM_BYTES_MAX);
-      goto out;
-    }
-    cucore_kernel_info *dst = cc_kernel_list_add(kernels, name, nt.len);
-    if (!dst) {
-      poom(L, nt.line, "a kernel list");
-      goto out;
-    }
-    const char *stored_name = dst->name;
-    *dst = k;
-    dst->name = stored_name;
-    dst->demangled = cc_demangle(stored_name);
-    dst->params = params;
-    params = NULL;
-    dst->param_count = nparams;
-    cc_kernel_param_types(dst);
-    dst->param_bytes = (uint32_t)total;
-    dst->param_base = nparams ? (int32_t)cc_param_base(layout_arch, (uint32_t)total) : 0;
-    dst->registers = CUCORE_UNKNOWN;
-    dst->static_shared_bytes = CUCORE_UNKNOWN;
-    dst->reserved_shared_bytes = CUCORE_UNKNOWN;
-    dst->local_bytes = CUCORE_UNKNOWN;
-    dst->stack_bytes = CUCORE_UNKNOWN;
-    dst->const_bytes = CUCORE_UNKNOWN;
-    dst->user_const_bytes = CUCORE_UNKNOWN;
-    dst->barriers = CUCORE_UNKNOWN;
-    cc_kernel_finish_limits(dst);
-    rc = 0;
-  }
-out:
+  int rc = parse_params(L, kname, &params, &nparams);
+  if (rc == 0) rc = parse_directives(L, kname, &k);
+  if (rc == 0)
+    rc = store_kernel(L, nt, kname, layout_arch, &k, &params, nparams, kernels);
+  else if (rc == 1)
+    rc = 0; /* a declaration: no kernel to report */
   free(params);
-  free(name);
   return rc;
 }
 
@@ -533,102 +549,125 @@ static void skip_statement(lexer *L) {
   }
 }
 
-/* Parses the rest of a module-scope ".global ..." or ".const ..." statement (the state space
- * was read) and records each declarator with a known size. */
-static void parse_global(lexer *L, cucore_global_kind kind, int is_extern, cc_global_list *out) {
-  const scalar_type *type = NULL;
-  uint64_t vec = 1;
-  int managed = 0;
-  token t;
-  /* attributes, alignment, vector width and type */
+/* The qualifiers of a module-scope variable up to its name: type, vector width and
+ * .attribute(.managed); -1 when the text ends inside an .attribute list. */
+static int global_qualifiers(lexer *L, const scalar_type **type, uint64_t *vec, int *managed) {
   for (;;) {
-    t = peek(L);
-    if (t.kind != TOK_WORD || t.s[0] != '.') break;
+    token t = peek(L);
+    if (t.kind != TOK_WORD || t.s[0] != '.') return 0;
     next(L);
     const scalar_type *ty = find_type(t);
     if (ty) {
-      type = ty;
+      *type = ty;
     } else if (is(t, ".align")) {
       next(L); /* the alignment does not change the size */
     } else if (is(t, ".v2") || is(t, ".v4") || is(t, ".v8")) {
-      vec = (uint64_t)(t.s[2] - '0');
+      *vec = (uint64_t)(t.s[2] - '0');
     } else if (is(t, ".attribute")) {
       token open = next(L);
-      if (!(open.kind == TOK_PUNCT && open.s[0] == '(')) break;
+      if (!(open.kind == TOK_PUNCT && open.s[0] == '(')) return 0;
       int depth = 1;
       while (depth > 0) {
         token a = next(L);
-        if (a.kind == TOK_END) return;
+        if (a.kind == TOK_END) return -1;
         if (a.kind == TOK_PUNCT && a.s[0] == '(') depth++;
         if (a.kind == TOK_PUNCT && a.s[0] == ')') depth--;
-        if (is(a, ".managed")) managed = 1;
+        if (is(a, ".managed")) *managed = 1;
       }
     }
     /* other qualifiers (.ptr, .volatile, ...) do not change the size */
   }
+}
+
+/* Array dimensions "[N][M]..." after a variable's name multiply *size; an empty `[]` (sized by
+ * the initializer) or a size past any GPU's memory clears *known. -1 when they cannot be read
+ * (the statement is skipped). */
+static int global_dims(lexer *L, uint64_t *size, int *known) {
+  for (token t = peek(L); t.kind == TOK_PUNCT && t.s[0] == '['; t = peek(L)) {
+    next(L);
+    token v = next(L);
+    uint64_t n = 0;
+    if (v.kind == TOK_PUNCT && v.s[0] == ']') {
+      *known = 0; /* sized by its initializer */
+      continue;
+    }
+    if (!parse_uint(v, (uint64_t)1 << 40, &n)) {
+      skip_statement(L);
+      return -1;
+    }
+    token close = next(L);
+    if (!(close.kind == TOK_PUNCT && close.s[0] == ']')) {
+      skip_statement(L);
+      return -1;
+    }
+    if (n && *size > ((uint64_t)1 << 40) / n) *known = 0; /* far past any GPU's memory */
+    *size *= n;
+  }
+  return 0;
+}
+
+/* Skips "= initializer" up to the `,` or `;` after it (not consumed); the `=` was read. -1 at
+ * the end of the text. */
+static int skip_initializer(lexer *L) {
+  int depth = 0;
+  for (;;) {
+    token t = peek(L);
+    if (t.kind == TOK_END) return -1;
+    if (t.kind == TOK_PUNCT && depth == 0 && (t.s[0] == ',' || t.s[0] == ';')) return 0;
+    next(L);
+    if (t.kind == TOK_PUNCT && (t.s[0] == '{' || t.s[0] == '(')) depth++;
+    if (t.kind == TOK_PUNCT && (t.s[0] == '}' || t.s[0] == ')') && depth > 0) depth--;
+  }
+}
+
+/* One declarator "name[N] = init" of a variable statement, recorded when its size is known;
+ * 1 when a `,` says another follows. */
+static int global_declarator(lexer *L, const scalar_type *type, uint64_t vec,
+                             cucore_global_kind kind, cc_glist *out) {
+  token name = next(L);
+  if (name.kind != TOK_WORD || name.s[0] == '.') {
+    if (!(name.kind == TOK_PUNCT && name.s[0] == ';')) skip_statement(L);
+    return 0;
+  }
+  uint64_t size = (uint64_t)type->size * vec;
+  int known = 1, initialized = 0;
+  if (global_dims(L, &size, &known)) return 0;
+  token t = peek(L);
+  if (t.kind == TOK_PUNCT && t.s[0] == '=') {
+    next(L);
+    initialized = 1;
+    if (skip_initializer(L)) return 0;
+  }
+  if (known && size > 0) {
+    cucore_global_info *g = cc_glist_add(out, name.s, name.len);
+    if (!g) { /* out of memory: said, not a list that silently lacks the variable */
+      poom(L, name.line, "a module variable list");
+      skip_statement(L);
+      return 0;
+    }
+    g->size = size;
+    g->kind = kind;
+    g->initialized = initialized;
+  }
+  t = next(L);
+  if (t.kind == TOK_PUNCT && t.s[0] == ',') return 1;
+  if (!(t.kind == TOK_PUNCT && t.s[0] == ';')) skip_statement(L);
+  return 0;
+}
+
+/* Parses the rest of a module-scope ".global ..." or ".const ..." statement (the state space
+ * was read) and records each declarator with a known size. */
+static void parse_global(lexer *L, cucore_global_kind kind, int is_extern, cc_glist *out) {
+  const scalar_type *type = NULL;
+  uint64_t vec = 1;
+  int managed = 0;
+  if (global_qualifiers(L, &type, &vec, &managed)) return;
   if (!type || is_extern || type->kind == CUCORE_PARAM_UNKNOWN) {
     skip_statement(L); /* no type, a declaration only, or a texture / sampler / surface */
     return;
   }
   if (managed && kind == CUCORE_GLOBAL_DEVICE) kind = CUCORE_GLOBAL_MANAGED;
-  for (;;) {
-    token name = next(L);
-    if (name.kind != TOK_WORD || name.s[0] == '.') {
-      if (!(name.kind == TOK_PUNCT && name.s[0] == ';')) skip_statement(L);
-      return;
-    }
-    uint64_t size = (uint64_t)type->size * vec;
-    int known = 1, initialized = 0;
-    t = peek(L);
-    while (t.kind == TOK_PUNCT && t.s[0] == '[') {
-      next(L);
-      token v = next(L);
-      uint64_t n = 0;
-      if (v.kind == TOK_PUNCT && v.s[0] == ']') {
-        known = 0; /* sized by its initializer */
-      } else {
-        if (!parse_uint(v, (uint64_t)1 << 40, &n)) {
-          skip_statement(L);
-          return;
-        }
-        token close = next(L);
-        if (!(close.kind == TOK_PUNCT && close.s[0] == ']')) {
-          skip_statement(L);
-          return;
-        }
-        if (n && size > ((uint64_t)1 << 40) / n) known = 0; /* far past any GPU's memory */
-        size *= n;
-      }
-      t = peek(L);
-    }
-    if (t.kind == TOK_PUNCT && t.s[0] == '=') {
-      next(L);
-      initialized = 1;
-      int depth = 0;
-      for (;;) {
-        t = peek(L);
-        if (t.kind == TOK_END) return;
-        if (t.kind == TOK_PUNCT && depth == 0 && (t.s[0] == ',' || t.s[0] == ';')) break;
-        next(L);
-        if (t.kind == TOK_PUNCT && (t.s[0] == '{' || t.s[0] == '(')) depth++;
-        if (t.kind == TOK_PUNCT && (t.s[0] == '}' || t.s[0] == ')') && depth > 0) depth--;
-      }
-    }
-    if (known && size > 0) {
-      cucore_global_info *g = cc_global_list_add(out, name.s, name.len);
-      if (!g) { /* out of memory: said, not a list that silently lacks the variable */
-        poom(L, name.line, "a module variable list");
-        skip_statement(L);
-        return;
-      }
-      g->size = size;
-      g->kind = kind;
-      g->initialized = initialized;
-    }
-    t = next(L);
-    if (t.kind == TOK_PUNCT && t.s[0] == ',') continue;
-    if (!(t.kind == TOK_PUNCT && t.s[0] == ';')) skip_statement(L);
-    return;
+  while (global_declarator(L, type, vec, kind, out)) {
   }
 }
 
@@ -729,8 +768,8 @@ static cucore_status ptx_parse(const char *text, size_t len, int arch, cc_ptx *o
   if (!out->layout_arch) out->layout_arch = arch ? arch : out->target;
   if (rc || L.err[0]) {
     snprintf(err, errlen, "%s", L.err[0] ? L.err : "PTX could not be parsed");
-    cc_kernel_list_free(&out->kernels);
-    cc_global_list_free(&out->globals);
+    cc_klist_free(&out->kernels);
+    cc_glist_free(&out->globals);
     return L.oom ? CUCORE_HOST_OUT_OF_MEMORY : CUCORE_PARSE_ERROR;
   }
   return CUCORE_OK;
@@ -749,7 +788,7 @@ cucore_status cc_ptx_parse_quiet(const char *text, size_t len, int arch, cc_ptx 
 }
 
 void cc_ptx_free(cc_ptx *p) {
-  cc_kernel_list_free(&p->kernels);
-  cc_global_list_free(&p->globals);
+  cc_klist_free(&p->kernels);
+  cc_glist_free(&p->globals);
   memset(p, 0, sizeof *p);
 }

@@ -7,28 +7,29 @@
 
 /* ---- kernel lists ------------------------------------------------------------------------------ */
 
-cucore_kernel_info *cc_kernel_list_add(cc_kernel_list *l, const char *name, size_t name_len) {
-  if (l->count == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 8;
-    cucore_kernel_info *n = cc_raw_realloc(l->items, (size_t)cap * sizeof *n);
-    if (!n) {
-      cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing kernels");
-      return NULL;
-    }
-    l->items = n;
-    l->cap = cap;
-  }
-  char *copy = cc_malloc(name_len + 1, "a kernel name");
+/* A copy of name[0, name_len) with a NUL after it, or NULL (failure recorded). */
+static char *copy_name(const char *name, size_t name_len, const char *what) {
+  char *copy = cc_malloc(name_len + 1, what);
   if (!copy) return NULL;
   memcpy(copy, name, name_len);
   copy[name_len] = '\0';
+  return copy;
+}
+
+cucore_kernel_info *cc_klist_add(cc_klist *l, const char *name, size_t name_len) {
+  cucore_kernel_info *n = cc_grow(l->items, &l->cap, (size_t)l->count + 1, sizeof *n,
+                                  "the list of kernels");
+  if (!n) return NULL;
+  l->items = n;
+  char *copy = copy_name(name, name_len, "a kernel name");
+  if (!copy) return NULL;
   cucore_kernel_info *k = &l->items[l->count++];
   memset(k, 0, sizeof *k);
   k->name = copy;
   return k;
 }
 
-void cc_kernel_list_free(cc_kernel_list *l) {
+void cc_klist_free(cc_klist *l) {
   for (uint32_t i = 0; i < l->count; i++) {
     free((void *)l->items[i].name);
     free((void *)l->items[i].demangled);
@@ -41,21 +42,13 @@ void cc_kernel_list_free(cc_kernel_list *l) {
 
 /* ---- module variables ------------------------------------------------------------------------ */
 
-cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size_t name_len) {
-  if (l->count == l->cap) {
-    uint32_t cap = l->cap ? l->cap * 2 : 8;
-    cucore_global_info *n = cc_raw_realloc(l->items, (size_t)cap * sizeof *n);
-    if (!n) {
-      cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory listing module variables");
-      return NULL;
-    }
-    l->items = n;
-    l->cap = cap;
-  }
-  char *copy = cc_malloc(name_len + 1, "a variable name");
+cucore_global_info *cc_glist_add(cc_glist *l, const char *name, size_t name_len) {
+  cucore_global_info *n = cc_grow(l->items, &l->cap, (size_t)l->count + 1, sizeof *n,
+                                  "the list of module variables");
+  if (!n) return NULL;
+  l->items = n;
+  char *copy = copy_name(name, name_len, "a variable name");
   if (!copy) return NULL;
-  memcpy(copy, name, name_len);
-  copy[name_len] = '\0';
   cucore_global_info *g = &l->items[l->count++];
   memset(g, 0, sizeof *g);
   g->name = copy;
@@ -63,7 +56,7 @@ cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size
   return g;
 }
 
-void cc_global_list_free(cc_global_list *l) {
+void cc_glist_free(cc_glist *l) {
   for (uint32_t i = 0; i < l->count; i++) {
     free((void *)l->items[i].name);
     free((void *)l->items[i].demangled);
@@ -72,7 +65,7 @@ void cc_global_list_free(cc_global_list *l) {
   memset(l, 0, sizeof *l);
 }
 
-const cucore_global_info *cc_global_list_find(const cc_global_list *l, const char *name) {
+const cucore_global_info *cc_glist_find(const cc_glist *l, const char *name) {
   for (uint32_t i = 0; i < l->count; i++)
     if (strcmp(l->items[i].name, name) == 0) return &l->items[i];
   for (uint32_t i = 0; i < l->count; i++)
@@ -90,7 +83,7 @@ static uint64_t dims_product(const uint32_t d[3]) {
   return p;
 }
 
-void cc_kernel_finish_limits(cucore_kernel_info *k) {
+void cc_kinfo_finish_limits(cucore_kernel_info *k) {
   int64_t limit = 1024;
   int declared = 0;
   uint64_t m = dims_product(k->maxntid), r = dims_product(k->reqntid);

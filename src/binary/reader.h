@@ -3,6 +3,10 @@
  * little-endian reads, the limits that keep hostile input linear, the kernel list each
  * reader fills, and architecture names (reader.c).
  *
+ * Names: cc_klist_* is a reader's list of kernels (cucore_kernel_info), cc_glist_* its list of
+ * module variables, cc_kinfo_* works on one cucore_kernel_info. (cc_kernel_* is the loaded
+ * kernel handle of src/exec/, not the reader's.)
+ *
  * Every reader takes hostile input: offsets and sizes are checked before use, no arithmetic
  * overflows, no recursion, and no allocation larger than a bound derived from the input's
  * own size.
@@ -42,33 +46,35 @@ static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
 /* A growable list of kernels; every string and params array is owned by the list. */
-typedef struct cc_kernel_list {
+typedef struct cc_klist {
   cucore_kernel_info *items;
-  uint32_t count, cap;
-} cc_kernel_list;
+  uint32_t count;
+  size_t cap; /* items allocated (cc_grow) */
+} cc_klist;
 
 /* Appends a zeroed kernel named `name` (copied); returns it, or NULL (failure recorded). */
-cucore_kernel_info *cc_kernel_list_add(cc_kernel_list *l, const char *name, size_t name_len);
+cucore_kernel_info *cc_klist_add(cc_klist *l, const char *name, size_t name_len);
 /* Frees every kernel and the list's storage; the list is empty afterwards. */
-void cc_kernel_list_free(cc_kernel_list *l);
+void cc_klist_free(cc_klist *l);
 /* Sets k->max_threads_per_block from its declared bounds and register count (see cucore.h). */
-void cc_kernel_finish_limits(cucore_kernel_info *k);
+void cc_kinfo_finish_limits(cucore_kernel_info *k);
 
 /* ---- module variables ----------------------------------------------------------------------- */
 
 /* A growable list of module variables; names are owned by the list. */
-typedef struct cc_global_list {
+typedef struct cc_glist {
   cucore_global_info *items;
-  uint32_t count, cap;
-} cc_global_list;
+  uint32_t count;
+  size_t cap; /* items allocated (cc_grow) */
+} cc_glist;
 
 /* Appends a zeroed variable named `name` (copied, demangled when mangled); returns it, or NULL
  * (failure recorded). */
-cucore_global_info *cc_global_list_add(cc_global_list *l, const char *name, size_t name_len);
+cucore_global_info *cc_glist_add(cc_glist *l, const char *name, size_t name_len);
 /* Frees every variable and the list's storage; the list is empty afterwards. */
-void cc_global_list_free(cc_global_list *l);
+void cc_glist_free(cc_glist *l);
 /* The variable named `name` (its symbol or demangled name), or NULL. */
-const cucore_global_info *cc_global_list_find(const cc_global_list *l, const char *name);
+const cucore_global_info *cc_glist_find(const cc_glist *l, const char *name);
 
 
 /* "sm_90a" etc. into buf. */

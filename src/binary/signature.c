@@ -126,7 +126,7 @@ char **cc_signature_params(const char *demangled, uint32_t *count) {
   return out;
 }
 
-void cc_kernel_param_types(cucore_kernel_info *k) {
+void cc_kinfo_param_types(cucore_kernel_info *k) {
   if (!k->demangled || k->param_types) return;
   uint32_t n = 0;
   char **types = cc_signature_params(k->demangled, &n);

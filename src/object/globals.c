@@ -82,7 +82,7 @@ cucore_status cucore_object_get_global(cucore_object *obj, cucore_device *dev, c
   if (st != CUCORE_OK) return st;
   const char *symbol = cc_object_symbol(obj, name);
   cucore_binary *bin = read_code(obj, dev);
-  const cucore_global_info *info = bin ? cc_global_list_find(&bin->globals, symbol) : NULL;
+  const cucore_global_info *info = bin ? cc_glist_find(&bin->globals, symbol) : NULL;
   cucore_global_kind kind = info ? info->kind : CUCORE_GLOBAL_UNKNOWN;
   CUdeviceptr addr = 0;
   size_t size = 0;
