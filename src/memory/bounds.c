@@ -197,7 +197,7 @@ cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
 
 typedef struct seen_range {
   uint64_t base, end, gen; /* gen 0: empty */
-  struct cc_hblock *block;
+  struct cc_hpool_block *block;
   uint64_t block_state;
 } seen_range;
 

@@ -99,7 +99,7 @@ static void export_deleter(DLManagedTensor *self) {
     cc_mem_rec rec;
     if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
       if (rec.kind == CUCORE_MEM_PINNED_POOL)
-        cc_host_pool_give_back(&rec);
+        cc_hpool_give_back(&rec);
       else
         (void)cc_mem_free_rec_raw(&rec);
     }
