@@ -415,13 +415,6 @@ cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
 cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
                                int *known);
 
-/* ---- DLPack conversions (dlpack.c), pure ----------------------------------------------------- */
-
-/* Validates a description (ndim, shape, dtype) and computes its extent, as
- * cucore_tensor_extent; `fn` names the caller in messages. */
-cucore_status cc_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
-                               const char *fn);
-
 /* ---- tensor maps (tensor_map.c) --------------------------------------------------------------- */
 
 /* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
