@@ -77,9 +77,6 @@ typedef enum cc_reg_result {
 /* The process's record. */
 extern cc_registry cc_mem_registry;
 
-/* A registry of one's own (tests); NULL when out of memory. */
-cc_registry *cc_reg_create(void);
-void cc_reg_free(cc_registry *r);
 /* Records `rec`. With `evict`, records overlapping it are dropped first (the driver just
  * handed out the range, so they are stale: memory freed by a destroyed context). */
 cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict);
@@ -119,19 +116,14 @@ cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc
 /* Marks the record containing `addr` as handed to a DLPack consumer (CC_REC_DLPACK_OWNED),
  * unless textures or exports use it or it is handed over already (CC_REG_BUSY). */
 cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out);
-/* Sets and clears flags of the record starting at `base`. */
-cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
 /* Removes the record starting at `base` whatever its state (a pinned-pool block given back to
  * the driver); it goes to the freed ring. 0 when there is none. */
 int cc_reg_remove(cc_registry *r, uint64_t base);
 /* The most recently freed record containing `addr`; 0 when none is remembered. */
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
-size_t cc_reg_count(cc_registry *r);
 /* The live allocations a device pool (`owner`) handed out or imported, and their bytes: a walk
  * of the tree (for destroy and statistics; the hot paths keep no counts). */
 void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes);
-/* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
-int cc_reg_verify(cc_registry *r);
 
 /* ---- this thread's front table of the registry (registry_front.c) ----------------------------- */
 
@@ -139,10 +131,6 @@ int cc_reg_verify(cc_registry *r);
  * when done, 0 when the caller must use cc_reg_insert (the table's slot is taken, or no
  * memory). Only for cc_mem_registry. */
 int cc_front_insert(const cc_mem_rec *rec);
-/* Takes back a record this thread put in its table, starting at `base`, when `accept` (may be
- * NULL) says yes: CC_REG_OK, else CC_REG_NOT_FOUND (the caller then asks the registry, which
- * explains). */
-cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_mem_rec *out);
 /* Moves every table's live records into the registry: `sink(r, rec, 1)` records one (0 when
  * out of memory: it stays in its table), `sink(r, rec, 0)` takes it out again. Called by the
  * registry under its lock, before anything else it does. */
@@ -153,8 +141,6 @@ int cc_front_was_freed(uint64_t addr, cc_mem_rec *out);
 /* 1 when some thread's table may hold records not drained into the tree yet (a few loads per
  * thread, no lock). */
 int cc_front_pending(void);
-/* How many tables exist (exited threads' tables are adopted by new threads, never freed). */
-size_t cc_front_table_count(void);
 
 /* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
 
@@ -193,9 +179,6 @@ cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
                                  const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
-/* The driver's range for an address cucore does not know (CUCORE_MEM_CHECK_FOREIGN); 0 when
- * the driver does not know it either. */
-int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out);
 
 /* ---- shared by the files that allocate ------------------------------------------------------ */
 
@@ -232,12 +215,8 @@ struct cucore_array {
   struct cucore_mipmap *parent; /* a level of this mipmapped array (owned by it), or NULL */
   unsigned level;
 };
-/* texture.c, shared with mipmap.c: bytes of a format (0: not a cucore_array_format); the
- * format and channel check; the whole description check of cucore_array_create; the driver's
- * description; a handle over `h` (NULL when out of memory). */
-unsigned cc_array_format_bytes(int format);
-cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
-                                   const char *fn);
+/* texture.c, shared with mipmap.c: the whole description check of cucore_array_create; the
+ * driver's description; a handle over `h` (NULL when out of memory). */
 cucore_status cc_array_check_desc(const cucore_array_desc *desc, const char *fn);
 void cc_array_to_cu_desc(const cucore_array_desc *desc, CUDA_ARRAY3D_DESCRIPTOR *d);
 cucore_array *cc_array_wrap(cucore_device *dev, CUarray h, const cucore_array_desc *desc);
@@ -378,8 +357,6 @@ void cc_hpool_init(cc_hpool *p, const cc_hpool_allocator *ops, size_t max_cached
 int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hpool_block **out, void **base);
 /* Takes back a block the caller has moved from handed out to free (cc_hpool_block_unuse). */
 void cc_hpool_put(cc_hpool *p, cc_hpool_block *b);
-/* cc_hpool_block_unuse then cc_hpool_put; 0 when the block was not handed out or is busy. */
-int cc_hpool_free_block(cc_hpool *p, cc_hpool_block *b);
 /* Gives cached blocks back until at most `keep_bytes` stay: the free lists and this thread's
  * cache at once, other threads' caches (a few blocks each) at their next call on the pool. */
 void cc_hpool_trim(cc_hpool *p, size_t keep_bytes);
@@ -405,9 +382,8 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
 
 /* ---- managed memory (managed.c), for managed_batch.c ------------------------------------------ */
 
-/* A cucore location as the driver's: devices that exist, host NUMA nodes the system has. */
-cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn);
-/* cc_managed_location, and a device target must have concurrent managed access. */
+/* A cucore location as the driver's (devices that exist, host NUMA nodes the system has); a
+ * device target must have concurrent managed access. */
 cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
                                          const char *fn);
 /* The range is not empty, lies in one allocation, and when cucore recorded it, a managed one
@@ -415,15 +391,32 @@ cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
 cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
                                int *known);
 
-/* ---- tensor maps (tensor_map.c) --------------------------------------------------------------- */
+/* ---- tests only ------------------------------------------------------------------------------ */
+/* Exported for the CPU tests (tests/test_memory_*.c); the library itself does not call these
+ * from another file. */
 
-/* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
- * included); 0 for an unknown type. */
-unsigned cc_tmap_elem_bits(int dtype);
-/* The documented rules, without the allocation check; `fn` names the caller. */
-cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
-                            const char *fn);
-/* The bytes the tensor spans from its address (for the allocation check); 0 on overflow. */
+/* registry.c: a registry of one's own (NULL when out of memory), freed with cc_reg_free. */
+cc_registry *cc_reg_create(void);
+void cc_reg_free(cc_registry *r);
+/* Sets and clears flags of the record starting at `base`. */
+cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
+size_t cc_reg_count(cc_registry *r);
+/* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
+int cc_reg_verify(cc_registry *r);
+
+/* registry_front.c: takes back a record this thread put in its table, starting at `base`, when
+ * `accept` (may be NULL) says yes: CC_REG_OK, else CC_REG_NOT_FOUND (the caller then asks the
+ * registry, which explains). The library's free paths use cc_front_find and cc_front_commit. */
+cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_mem_rec *out);
+/* How many tables exist (exited threads' tables are adopted by new threads, never freed). */
+size_t cc_front_table_count(void);
+
+/* host_pool_core.c: cc_hpool_block_unuse then cc_hpool_put; 0 when the block was not handed
+ * out or is busy. */
+int cc_hpool_free_block(cc_hpool *p, cc_hpool_block *b);
+
+/* tensor_map.c: the bytes the tensor spans from its address (for the allocation check); 0 on
+ * overflow. */
 int cc_tmap_extent(const cucore_tensor_map_desc *d, uint64_t *bytes);
 
 #endif /* CUCORE_MEMORY_H */

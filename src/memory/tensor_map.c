@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-unsigned cc_tmap_elem_bits(int dtype) {
+/* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
+ * included); 0 for an unknown type. */
+static unsigned cc_tmap_elem_bits(int dtype) {
   switch (dtype) {
   case CUCORE_TMAP_UINT8: return 8;
   case CUCORE_TMAP_UINT16:
@@ -67,8 +69,10 @@ static unsigned swizzle_span(int swizzle) {
   }
 }
 
-cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
-                            const char *fn) {
+/* The documented rules, without the allocation check; `fn` names the caller. A flat list of
+ * independent checks, read as a table. */
+static cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
+                                   const char *fn) {
   const int im2col = kind == CUCORE_TMAP_IM2COL;
   if (kind != CUCORE_TMAP_TILED && kind != CUCORE_TMAP_IM2COL)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: kind %d is not TILED (0) or IM2COL (1)", fn,

@@ -28,7 +28,8 @@ struct cucore_surface {
   cucore_array *arr;
 };
 
-unsigned cc_array_format_bytes(int format) {
+/* Bytes of a format; 0 when it is not a cucore_array_format. */
+static unsigned cc_array_format_bytes(int format) {
   switch (format) {
   case CUCORE_FORMAT_U8:
   case CUCORE_FORMAT_S8: return 1;
@@ -42,8 +43,9 @@ unsigned cc_array_format_bytes(int format) {
   }
 }
 
-cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
-                                   const char *fn) {
+/* The format and channel check of arrays and textures over memory. */
+static cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
+                                           const char *fn) {
   if (!cc_array_format_bytes((int)format))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: format 0x%x is not a cucore_array_format (U8, U16, U32, S8, S16, S32, "
