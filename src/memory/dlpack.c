@@ -134,6 +134,82 @@ static int dl_device_type(cucore_mem_kind kind) {
   }
 }
 
+/* The allocation `ptr` lies in (*rec) may be exported as a tensor touching bytes [lo, hi) from
+ * ptr: cucore recorded it, exports its kind (*dev_type, the DLPack device type), has not handed
+ * it to a consumer, and the bytes lie within it. */
+static cucore_status export_target(cucore_devptr ptr, int64_t lo, int64_t hi, cc_mem_rec *rec,
+                                   int *dev_type, const char *fn) {
+  if (!cc_reg_find(&cc_mem_registry, ptr, rec))
+    return cc_mem_explain_take(CC_REG_NOT_FOUND, rec, ptr, fn, "in a live cucore allocation");
+  char what[256];
+  *dev_type = dl_device_type(rec->kind);
+  if (!*dev_type || (rec->flags & CC_REC_ALIAS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
+                   fn, (unsigned long long)ptr, cc_rec_describe(rec, what, sizeof what),
+                   (rec->flags & CC_REC_ALIAS) ? " (export the host address instead)" : "");
+  if (rec->flags & CC_REC_DLPACK_OWNED)
+    return cc_fail(CUCORE_IN_USE, "%s: 0x%llx (%s) was handed to a DLPack consumer already", fn,
+                   (unsigned long long)ptr, cc_rec_describe(rec, what, sizeof what));
+  /* The bytes the tensor touches must lie in the allocation. */
+  int64_t from = (int64_t)(ptr - rec->base) + lo, to = (int64_t)(ptr - rec->base) + hi;
+  if (hi > lo && (from < 0 || (uint64_t)to > rec->size))
+    return cc_fail(CUCORE_OUT_OF_BOUNDS,
+                   "%s: the tensor touches bytes %lld to %lld of %s (from offset %llu, its bytes "
+                   "%lld to %lld); they must lie within its %llu bytes",
+                   fn, (long long)from, (long long)to, cc_rec_describe(rec, what, sizeof what),
+                   (unsigned long long)(ptr - rec->base), (long long)lo, (long long)hi,
+                   (unsigned long long)rec->size);
+  return CUCORE_OK;
+}
+
+/* The export's block: the DLManagedTensor of `t` at `ptr` in `rec`, with its shape and
+ * strides; NULL when out of host memory. */
+static cc_dl_export *export_block(cucore_devptr ptr, const cucore_tensor_desc *t,
+                                  const cc_mem_rec *rec, int dev_type, unsigned flags) {
+  cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
+  if (!e) return NULL;
+  memcpy(e->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  if (t->compact)
+    compact_strides(t->ndim, t->shape, e->strides);
+  else
+    memcpy(e->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+  e->rec_base = rec->base;
+  e->flags = flags;
+  DLTensor *dl = &e->mt.dl_tensor;
+  dl->data = (void *)(uintptr_t)ptr;
+  dl->device.device_type = (DLDeviceType)dev_type;
+  dl->device.device_id = rec->ordinal >= 0 ? rec->ordinal : 0;
+  dl->ndim = t->ndim;
+  dl->dtype.code = t->dtype.code;
+  dl->dtype.bits = t->dtype.bits;
+  dl->dtype.lanes = t->dtype.lanes;
+  dl->shape = t->ndim ? e->shape : NULL;
+  dl->strides = t->ndim ? e->strides : NULL;
+  dl->byte_offset = t->byte_offset;
+  e->mt.manager_ctx = e;
+  e->mt.deleter = export_deleter;
+  return e;
+}
+
+/* Counts the export as a user of the allocation at `ptr`, or with CUCORE_DLPACK_TRANSFER
+ * hands the allocation to the consumer. */
+static cucore_status export_claim(cucore_devptr ptr, unsigned flags, const char *fn) {
+  cc_mem_rec rec;
+  cc_reg_result res = (flags & CUCORE_DLPACK_TRANSFER)
+                          ? cc_reg_claim(&cc_mem_registry, ptr, &rec)
+                          : cc_reg_use(&cc_mem_registry, ptr, 1, 1, &rec);
+  if (res == CC_REG_OK) return CUCORE_OK;
+  if (res == CC_REG_BUSY) {
+    char what[256];
+    return cc_fail(CUCORE_IN_USE,
+                   "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
+                   "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
+                   cc_rec_describe(&rec, what, sizeof what), rec.textures,
+                   rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
+  }
+  return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
+}
+
 cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
                                    void **managed_tensor) {
   cc_begin();
@@ -145,63 +221,17 @@ cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER or 0)", fn, flags);
   int64_t lo, hi;
-  cucore_status st = tensor_extent(t, &lo, &hi, fn);
-  if (st != CUCORE_OK) return st;
   cc_mem_rec rec;
-  if (!cc_reg_find(&cc_mem_registry, ptr, &rec))
-    return cc_mem_explain_take(CC_REG_NOT_FOUND, &rec, ptr, fn, "in a live cucore allocation");
-  char what[256];
-  int dev_type = dl_device_type(rec.kind);
-  if (!dev_type || (rec.flags & CC_REC_ALIAS))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
-                   fn, (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what),
-                   (rec.flags & CC_REC_ALIAS) ? " (export the host address instead)" : "");
-  if (rec.flags & CC_REC_DLPACK_OWNED)
-    return cc_fail(CUCORE_IN_USE, "%s: 0x%llx (%s) was handed to a DLPack consumer already", fn,
-                   (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what));
-  /* The bytes the tensor touches must lie in the allocation. */
-  int64_t from = (int64_t)(ptr - rec.base) + lo, to = (int64_t)(ptr - rec.base) + hi;
-  if (hi > lo && (from < 0 || (uint64_t)to > rec.size))
-    return cc_fail(CUCORE_OUT_OF_BOUNDS,
-                   "%s: the tensor touches bytes %lld to %lld of %s (from offset %llu, its bytes "
-                   "%lld to %lld); they must lie within its %llu bytes",
-                   fn, (long long)from, (long long)to, cc_rec_describe(&rec, what, sizeof what),
-                   (unsigned long long)(ptr - rec.base), (long long)lo, (long long)hi,
-                   (unsigned long long)rec.size);
-  cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
+  int dev_type = 0;
+  cucore_status st = tensor_extent(t, &lo, &hi, fn);
+  if (st == CUCORE_OK) st = export_target(ptr, lo, hi, &rec, &dev_type, fn);
+  if (st != CUCORE_OK) return st;
+  cc_dl_export *e = export_block(ptr, t, &rec, dev_type, flags);
   if (!e) return CUCORE_HOST_OUT_OF_MEMORY;
-  memcpy(e->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
-  if (t->compact)
-    compact_strides(t->ndim, t->shape, e->strides);
-  else
-    memcpy(e->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
-  e->rec_base = rec.base;
-  e->flags = flags;
-  DLTensor *dl = &e->mt.dl_tensor;
-  dl->data = (void *)(uintptr_t)ptr;
-  dl->device.device_type = (DLDeviceType)dev_type;
-  dl->device.device_id = rec.ordinal >= 0 ? rec.ordinal : 0;
-  dl->ndim = t->ndim;
-  dl->dtype.code = t->dtype.code;
-  dl->dtype.bits = t->dtype.bits;
-  dl->dtype.lanes = t->dtype.lanes;
-  dl->shape = t->ndim ? e->shape : NULL;
-  dl->strides = t->ndim ? e->strides : NULL;
-  dl->byte_offset = t->byte_offset;
-  e->mt.manager_ctx = e;
-  e->mt.deleter = export_deleter;
-  cc_reg_result res = (flags & CUCORE_DLPACK_TRANSFER)
-                          ? cc_reg_claim(&cc_mem_registry, ptr, &rec)
-                          : cc_reg_use(&cc_mem_registry, ptr, 1, 1, &rec);
-  if (res != CC_REG_OK) {
+  st = export_claim(ptr, flags, fn);
+  if (st != CUCORE_OK) {
     free(e);
-    if (res == CC_REG_BUSY)
-      return cc_fail(CUCORE_IN_USE,
-                     "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
-                     "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
-                     cc_rec_describe(&rec, what, sizeof what), rec.textures,
-                     rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
-    return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
+    return st;
   }
   *managed_tensor = &e->mt;
   return CUCORE_OK;
