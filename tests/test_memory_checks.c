@@ -373,7 +373,7 @@ static void managed_registration_textures_arrays(void **state) {
 
 /* A pinned pool's allocator that always fails as the driver does when the host is out of
  * pinnable memory. */
-static int failing_alloc(void *ctx, size_t bytes, cc_hblock *b) {
+static int failing_alloc(void *ctx, size_t bytes, cc_hpool_block *b) {
   (void)ctx;
   (void)bytes;
   b->base = NULL;

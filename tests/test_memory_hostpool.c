@@ -20,7 +20,7 @@ typedef struct fake {
   int fail_when_live_over; /* allocations fail while more than this many blocks are live (0: never) */
 } fake;
 
-static int fake_alloc(void *ctx, size_t bytes, cc_hblock *b) {
+static int fake_alloc(void *ctx, size_t bytes, cc_hpool_block *b) {
   fake *f = ctx;
   pthread_mutex_lock(&f->lock);
   int fail = f->fail_next > 0 || (f->fail_when_live_over && f->live >= f->fail_when_live_over);
@@ -37,7 +37,7 @@ static int fake_alloc(void *ctx, size_t bytes, cc_hblock *b) {
   return 0;
 }
 
-static void fake_release(void *ctx, cc_hblock *b) {
+static void fake_release(void *ctx, cc_hpool_block *b) {
   fake *f = ctx;
   pthread_mutex_lock(&f->lock);
   f->releases++;
@@ -49,7 +49,7 @@ static void fake_release(void *ctx, cc_hblock *b) {
 static void init(cc_hpool *p, fake *f, size_t max_cached, size_t max_total) {
   memset(f, 0, sizeof *f);
   pthread_mutex_init(&f->lock, NULL);
-  cc_host_allocator ops = {fake_alloc, fake_release, f};
+  cc_hpool_allocator ops = {fake_alloc, fake_release, f};
   cc_hpool_init(p, &ops, max_cached, max_total);
 }
 
@@ -98,7 +98,7 @@ static void blocks_are_reused_after_warm_up(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 0, 0);
-  cc_hblock *a, *b;
+  cc_hpool_block *a, *b;
   assert_int_equal(cc_hpool_get(&p, 100000, &a, NULL), 0);
   assert_int_equal(cc_hpool_get(&p, 100, &b, NULL), 0);
   assert_int_equal(f.allocs, 2);
@@ -109,7 +109,7 @@ static void blocks_are_reused_after_warm_up(void **state) {
   assert_int_equal(s.in_use_capacity, 114688 + 4096);
   assert_int_equal(s.misses, 2);
   assert_true(cc_hpool_free_block(&p, a));
-  cc_hblock *a2;
+  cc_hpool_block *a2;
   assert_int_equal(cc_hpool_get(&p, 110000, &a2, NULL), 0); /* same class: the same block */
   assert_ptr_equal(a2, a);
   assert_int_equal(f.allocs, 2);
@@ -147,7 +147,7 @@ static void limits_on_cache_and_total(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 8192, 20480); /* keep two 4 KiB blocks; at most 20 KiB pinned */
-  cc_hblock *b[8];
+  cc_hpool_block *b[8];
   for (int i = 0; i < 5; i++) assert_int_equal(cc_hpool_get(&p, 4096, &b[i], NULL), 0);
   assert_int_equal(cc_hpool_get(&p, 1, &b[5], NULL), CC_HPOOL_LIMIT); /* 24 KiB > 20 KiB */
   for (int i = 0; i < 5; i++) assert_true(cc_hpool_free_block(&p, b[i]));
@@ -169,7 +169,7 @@ static void a_failing_allocator_gets_the_cache_back_first(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 0, 0);
-  cc_hblock *a, *b;
+  cc_hpool_block *a, *b;
   assert_int_equal(cc_hpool_get(&p, 65536, &a, NULL), 0);
   assert_true(cc_hpool_free_block(&p, a));
   f.fail_when_live_over = 1; /* out of pinnable memory while any block exists */
@@ -179,7 +179,7 @@ static void a_failing_allocator_gets_the_cache_back_first(void **state) {
   assert_int_equal(s.cached_blocks, 0);
   assert_int_equal(s.in_use_blocks, 1);
   f.fail_next = 5;
-  cc_hblock *c;
+  cc_hpool_block *c;
   assert_int_equal(cc_hpool_get(&p, 100, &c, NULL), 2); /* the allocator's error */
   cc_hpool_stats(&p, &s);
   assert_int_equal(s.in_use_blocks, 1); /* counters undone */
@@ -200,7 +200,7 @@ typedef struct job {
 static void *churn(void *arg) {
   job *j = arg;
   unsigned s = (unsigned)j->seed;
-  cc_hblock *held[16] = {0};
+  cc_hpool_block *held[16] = {0};
   size_t sz[16];
   for (int i = 0; i < 20000; i++) {
     int k = (int)(rand_r(&s) % 16);
@@ -259,7 +259,7 @@ static void a_recent_block_is_freed_once(void **state) {
   cc_hpool p;
   fake f;
   init(&p, &f, 0, 0);
-  cc_hblock *b;
+  cc_hpool_block *b;
   assert_int_equal(cc_hpool_get(&p, 5000, &b, NULL), 0);
   assert_int_equal(atomic_load(&b->requested), 5000);
   assert_true(cc_hpool_free_recent(&p, b->base));
@@ -271,17 +271,17 @@ static void a_recent_block_is_freed_once(void **state) {
   assert_int_equal(s.cached_blocks, 1);
   assert_int_equal(s.cached_bytes, 5120);
   /* A block freed by another path is no longer this thread's to free. */
-  cc_hblock *c;
+  cc_hpool_block *c;
   assert_int_equal(cc_hpool_get(&p, 5000, &c, NULL), 0);
   assert_ptr_equal(c, b); /* the thread's cache */
   assert_true(cc_hpool_free_block(&p, c));
   assert_false(cc_hpool_free_recent(&p, c->base));
   /* Busy blocks are refused; the caller's checked path explains why. */
   assert_int_equal(cc_hpool_get(&p, 5000, &c, NULL), 0);
-  atomic_fetch_or(&c->state, CC_HB_BUSY);
+  atomic_fetch_or(&c->state, CC_HPOOL_BUSY);
   assert_false(cc_hpool_free_recent(&p, c->base));
   assert_false(cc_hpool_free_block(&p, c));
-  atomic_fetch_and(&c->state, ~(uint64_t)CC_HB_BUSY);
+  atomic_fetch_and(&c->state, ~(uint64_t)CC_HPOOL_BUSY);
   assert_true(cc_hpool_free_block(&p, c));
   /* Another pool's block is not this pool's to free. */
   cc_hpool q;
@@ -328,7 +328,7 @@ static void wait_done(holder *h, int done) {
  * exits. */
 static void *hold_in_cache(void *arg) {
   holder *h = arg;
-  cc_hblock *b;
+  cc_hpool_block *b;
   h->ok = cc_hpool_get(h->p, 65536, &b, NULL) == 0 && cc_hpool_free_recent(h->p, b->base);
   set(h, &h->done, 1);
   wait_step(h, 2);
@@ -374,7 +374,7 @@ static void another_threads_cache_comes_back(void **state) {
  * same memory. */
 static void *outlive_the_pool(void *arg) {
   holder *h = arg;
-  cc_hblock *b;
+  cc_hpool_block *b;
   h->ok = cc_hpool_get(h->p, 8192, &b, NULL) == 0 && cc_hpool_free_recent(h->p, b->base);
   set(h, &h->done, 1);
   wait_step(h, 2);
@@ -411,7 +411,7 @@ enum { RACE_ROUNDS = 4000, RACE_KEEP = 24 };
 
 typedef struct free_race {
   cc_hpool *p;
-  _Atomic(cc_hblock *) b;
+  _Atomic(cc_hpool_block *) b;
   atomic_int round, ready, freed; /* ready/freed: how many of the two reached the round */
   int holder_won, other_won, both, neither, holder_fast;
   void *kept[2][RACE_KEEP];
@@ -426,7 +426,7 @@ static void spin_until(atomic_int *v, int value) {
 static void *race_holder(void *arg) {
   free_race *r = arg;
   for (int i = 1; i <= RACE_ROUNDS; i++) {
-    cc_hblock *b;
+    cc_hpool_block *b;
     assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
     /* Fast again each round (the other thread's frees revoke it), where membarrier works. */
     cc_asym_resume(cc_tls_asym);
@@ -444,7 +444,7 @@ static void *race_holder(void *arg) {
     spin_until(&r->freed, 2 * i);
   }
   for (int k = 0; k < RACE_KEEP; k++) {
-    cc_hblock *b;
+    cc_hpool_block *b;
     assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
     r->kept[0][k] = b;
   }
@@ -455,7 +455,7 @@ static void *race_other(void *arg) {
   free_race *r = arg;
   for (int i = 1; i <= RACE_ROUNDS; i++) {
     spin_until(&r->round, i);
-    cc_hblock *b = atomic_load(&r->b);
+    cc_hpool_block *b = atomic_load(&r->b);
     atomic_fetch_add(&r->ready, 1);
     spin_until(&r->ready, 2 * i);
     r->other_won += cc_hpool_free_block(r->p, b);
@@ -463,7 +463,7 @@ static void *race_other(void *arg) {
     spin_until(&r->freed, 2 * i);
   }
   for (int k = 0; k < RACE_KEEP; k++) {
-    cc_hblock *b;
+    cc_hpool_block *b;
     assert_int_equal(cc_hpool_get(r->p, 3000, &b, NULL), 0);
     r->kept[1][k] = b;
   }

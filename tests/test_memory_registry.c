@@ -105,7 +105,7 @@ static void takes_say_why_they_refuse(void **state) {
 static void pool_block_records_follow_the_block(void **state) {
   (void)state;
   cc_registry *r = cc_reg_create();
-  cc_hblock b;
+  cc_hpool_block b;
   memset(&b, 0, sizeof b);
   atomic_init(&b.state, 0);
   atomic_init(&b.requested, 0);
@@ -127,7 +127,7 @@ static void pool_block_records_follow_the_block(void **state) {
   assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 0, &out), CC_REG_NOT_FOUND);
   /* Handed out for 0x1234 bytes: seen, with that size. */
   atomic_store(&b.requested, 0x1234);
-  atomic_store(&b.state, CC_HB_GEN * 7 + CC_HB_IN_USE);
+  atomic_store(&b.state, CC_HPOOL_GEN * 7 + CC_HPOOL_IN_USE);
   assert_true(cc_reg_find(r, 0x41233, &out));
   assert_int_equal(out.size, 0x1234);
   assert_false(cc_reg_find(r, 0x41234, &out)); /* past the size asked for */
@@ -135,16 +135,16 @@ static void pool_block_records_follow_the_block(void **state) {
   assert_int_equal(out.size, 0x1234);
   /* Users make it busy, so the pool's lock-free free refuses it; letting go clears that. */
   assert_int_equal(cc_reg_use(r, 0x40010, 0, 1, &out), CC_REG_OK);
-  assert_true(atomic_load(&b.state) & CC_HB_BUSY);
-  assert_false(cc_hb_unuse(&b, CC_HB_GEN * 7 + CC_HB_IN_USE));
+  assert_true(atomic_load(&b.state) & CC_HPOOL_BUSY);
+  assert_false(cc_hpool_block_unuse(&b, CC_HPOOL_GEN * 7 + CC_HPOOL_IN_USE));
   assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 0, &out), CC_REG_BUSY);
   assert_int_equal(cc_reg_use(r, 0x40010, 0, -1, &out), CC_REG_OK);
-  assert_false(atomic_load(&b.state) & CC_HB_BUSY);
+  assert_false(atomic_load(&b.state) & CC_HPOOL_BUSY);
   assert_int_equal(cc_reg_claim(r, 0x40000, &out), CC_REG_OK);
-  assert_true(atomic_load(&b.state) & CC_HB_BUSY);
+  assert_true(atomic_load(&b.state) & CC_HPOOL_BUSY);
   /* The DLPack deleter's take frees it (a new generation) and keeps the record. */
   assert_int_equal(cc_reg_take(r, 0x40000, NULL, NULL, 1, &out), CC_REG_OK);
-  assert_int_equal(atomic_load(&b.state), CC_HB_GEN * 8);
+  assert_int_equal(atomic_load(&b.state), CC_HPOOL_GEN * 8);
   assert_int_equal(cc_reg_count(r), 2);
   assert_false(cc_reg_find(r, 0x40000, &out));
   /* A user on a free block is refused. */

@@ -62,10 +62,10 @@ static void a_free_or_a_smaller_allocation_is_seen(void **state) {
 
 static void a_pool_block_handed_out_again_is_seen(void **state) {
   (void)state;
-  cc_hblock blk;
+  cc_hpool_block blk;
   memset(&blk, 0, sizeof blk);
   atomic_init(&blk.requested, 8192);
-  atomic_init(&blk.state, CC_HB_GEN * 3 + CC_HB_IN_USE);
+  atomic_init(&blk.state, CC_HPOOL_GEN * 3 + CC_HPOOL_IN_USE);
   cc_mem_rec lv = rec_at(0x600000000, 16384, CUCORE_MEM_PINNED_POOL), d, out;
   lv.flags = CC_REC_LIVE;
   lv.aux = (uint64_t)(uintptr_t)&blk;
@@ -75,15 +75,15 @@ static void a_pool_block_handed_out_again_is_seen(void **state) {
   assert_int_equal(copy(lv.base, d.base, 8192), CUCORE_OK);
   assert_int_equal(copy(lv.base, d.base, 8192), CUCORE_OK);
   /* The pool frees the block and hands it out again for 100 bytes, without the registry. */
-  assert_true(cc_hb_unuse(&blk, CC_HB_GEN * 3 + CC_HB_IN_USE));
+  assert_true(cc_hpool_block_unuse(&blk, CC_HPOOL_GEN * 3 + CC_HPOOL_IN_USE));
   atomic_store(&blk.requested, 100);
-  atomic_store(&blk.state, CC_HB_GEN * 4 + CC_HB_IN_USE);
+  atomic_store(&blk.state, CC_HPOOL_GEN * 4 + CC_HPOOL_IN_USE);
   assert_int_equal(copy(lv.base, d.base, 8192), CUCORE_OUT_OF_BOUNDS);
   assert_int_equal(copy(lv.base, d.base, 100), CUCORE_OK);
   assert_int_equal(copy(lv.base, d.base, 100), CUCORE_OK);
   /* Freed and not handed out: lookups do not see it (unknown memory, which passes), and the
    * block's bytes are not trusted past what the record says. */
-  assert_true(cc_hb_unuse(&blk, CC_HB_GEN * 4 + CC_HB_IN_USE));
+  assert_true(cc_hpool_block_unuse(&blk, CC_HPOOL_GEN * 4 + CC_HPOOL_IN_USE));
   assert_int_equal(copy(lv.base, d.base, 100), CUCORE_OK);
   assert_false(cc_reg_find(reg, lv.base, &out));
   assert_true(cc_reg_remove(reg, lv.base));
@@ -118,12 +118,12 @@ static void random_walk_agrees_with_locked_checks(void **state) {
   (void)state;
   uint64_t base[SLOTS], size[SLOTS];
   int live[SLOTS] = {0};
-  cc_hblock blk[4];
+  cc_hpool_block blk[4];
   memset(blk, 0, sizeof blk);
   uint64_t gen[4];
   for (int i = 0; i < 4; i++) {
     gen[i] = 1;
-    atomic_init(&blk[i].state, CC_HB_GEN);
+    atomic_init(&blk[i].state, CC_HPOOL_GEN);
     atomic_init(&blk[i].requested, 0);
     cc_mem_rec lv = rec_at(0x900000000 + (uint64_t)i * 0x100000, 0x80000, CUCORE_MEM_PINNED_POOL);
     lv.flags = CC_REC_LIVE;
@@ -152,10 +152,10 @@ static void random_walk_agrees_with_locked_checks(void **state) {
       }
     } else if (op == 1) { /* a pool block freed and handed out again, lock-free */
       uint64_t s = atomic_load(&blk[k].state);
-      if (s & CC_HB_IN_USE) assert_true(cc_hb_unuse(&blk[k], s));
+      if (s & CC_HPOOL_IN_USE) assert_true(cc_hpool_block_unuse(&blk[k], s));
       gen[k]++;
       atomic_store(&blk[k].requested, 1 + (uint64_t)(rand() % 0x80000));
-      atomic_store(&blk[k].state, (atomic_load(&blk[k].state) & ~(uint64_t)3) | CC_HB_IN_USE);
+      atomic_store(&blk[k].state, (atomic_load(&blk[k].state) & ~(uint64_t)3) | CC_HPOOL_IN_USE);
     } else { /* a copy between a slot or a block and a slot or a block */
       uint64_t a = rand() % 2 ? base[rand() % SLOTS] : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;
       uint64_t b = rand() % 2 ? base[rand() % SLOTS] : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;

@@ -221,6 +221,33 @@ static void buffer_grows_in_place(void **state) {
   grow_and_check(3 * MIB, 9 * MIB, 0);        /* past it: a range reserved right after */
 }
 
+/* Grown one granule at a time past the first few chunks (their list grows with cc_grow, by
+ * doubling from 8): the address, the old data and the record follow every step. */
+static void buffer_grows_in_many_steps(void **state) {
+  (void)state;
+  cucore_vmm_buffer *b = NULL;
+  cucore_devptr base = 0, after = 0;
+  size_t bytes = 0;
+  assert_ok(cucore_vmm_buffer_create(dev, G, 24 * G, &b));
+  assert_ok(cucore_vmm_buffer_address(b, &base, NULL));
+  write_old_part(base, G);
+  for (size_t n = 2; n <= 20; n++) {
+    assert_ok(cucore_vmm_buffer_grow(b, n * G));
+    assert_ok(cucore_vmm_buffer_address(b, &after, &bytes));
+    assert_int_equal(after, base);
+    assert_int_equal(bytes, n * G);
+  }
+  check_old_part(base, G);
+  cucore_pointer_facts f;
+  assert_ok(cucore_pointer_get_facts(base + 20 * G - 1, &f));
+  assert_int_equal(f.kind, CUCORE_MEM_VMM);
+  assert_int_equal(f.size, 20 * G);
+  static unsigned char x[4096];
+  assert_ok(cucore_memcpy_htod(dev, base + 20 * G - sizeof x, x, sizeof x, NULL));
+  assert_status(cucore_memcpy_htod(dev, base + 20 * G - 8, x, 16, NULL), CUCORE_OUT_OF_BOUNDS);
+  assert_ok(cucore_vmm_buffer_destroy(b));
+}
+
 /* The addresses right after the buffer are taken (reserved here first): growing is refused
  * saying so, and the buffer, its data and its record stay as they were. */
 static void a_taken_neighbour_leaves_the_buffer_unchanged(void **state) {
@@ -302,6 +329,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(granularity_rounding), cmocka_unit_test(arguments_are_checked),
       cmocka_unit_test(mapped_ranges_are_recorded), cmocka_unit_test(buffer_grows_in_place),
+      cmocka_unit_test(buffer_grows_in_many_steps),
       cmocka_unit_test(a_taken_neighbour_leaves_the_buffer_unchanged),
       cmocka_unit_test(export_and_import)};
   return rc | cmocka_run_group_tests(tests, setup, teardown);

@@ -131,7 +131,9 @@ static cucore_status wraps(uint64_t addr, uint64_t bytes, const char *fn, const 
                  fn, role, (unsigned long long)bytes, (unsigned long long)addr);
 }
 
-int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out) {
+/* The driver's range for an address cucore does not know (CUCORE_MEM_CHECK_FOREIGN); 0 when
+ * the driver does not know it either. */
+static int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out) {
   if (!cc_driver_ready()) return 0;
   if (!DRV(cuPointerGetAttributes)) return 0;
   CUpointer_attribute attrs[3] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
@@ -197,7 +199,7 @@ cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
 
 typedef struct seen_range {
   uint64_t base, end, gen; /* gen 0: empty */
-  struct cc_hblock *block;
+  struct cc_hpool_block *block;
   uint64_t block_state;
 } seen_range;
 

@@ -49,34 +49,71 @@ static inline cucore_status precheck(cucore_device *dev, cucore_stream *s, uint6
 
 /* The checks, then the device made current (trusting what cucore last saw on the thread: the
  * copy's call is made again after a real check when the driver refuses it for a context
- * reason, COPY_CALL). */
-#define COPY_PRELUDE(fn, dst, src)                                                            \
-  int skip_;                                                                                  \
-  cucore_status st_ = precheck(dev, s, (uint64_t)(dst), (uint64_t)(src), bytes, fn, &skip_);  \
-  if (CC_UNLIKELY(st_ != CUCORE_OK || skip_)) return st_;                                     \
-  st_ = cc_device_make_current_fast(dev);                                                     \
-  if (CC_UNLIKELY(st_ != CUCORE_OK)) return st_
+ * reason, copy_call). CUCORE_OK with *skip = 1 for an empty copy: nothing more to do. */
+static inline cucore_status copy_begin(cucore_device *dev, cucore_stream *s, uint64_t dst,
+                                       uint64_t src, size_t bytes, const char *fn, int *skip) {
+  cucore_status st = precheck(dev, s, dst, src, bytes, fn, skip);
+  if (CC_UNLIKELY(st != CUCORE_OK || *skip)) return st;
+  return cc_device_make_current_fast(dev);
+}
 
-/* r = the call; refused for a context reason, the device is made current for real (asking the
- * driver) and the call made once more. */
-#define COPY_CALL(r, call)                                                                    \
-  do {                                                                                        \
-    (r) = (call);                                                                             \
-    if (CC_UNLIKELY((r) != CUDA_SUCCESS) && cc_mem_context_refusal(r)) {                      \
-      cc_device_forget_current();                                                             \
-      cucore_status cs_ = cc_device_make_current(dev);                                        \
-      if (cs_ != CUCORE_OK) return cs_;                                                       \
-      (r) = (call);                                                                           \
-    }                                                                                         \
-  } while (0)
+/* One copy as the driver's call takes it: the asynchronous form on `s`, the synchronous one
+ * without a stream. */
+typedef struct copy_args {
+  uint64_t dst, src;
+  size_t bytes;
+  cucore_stream *s;
+} copy_args;
+typedef CUresult (*copy_driver_call)(const copy_args *a);
+
+/* *r = the call; refused for a context reason, the device is made current for real (asking
+ * the driver) and the call made once more. Fails only when that making current fails. */
+static inline cucore_status copy_call(cucore_device *dev, copy_driver_call call,
+                                      const copy_args *a, CUresult *r) {
+  *r = call(a);
+  if (CC_LIKELY(*r == CUDA_SUCCESS) || !cc_mem_context_refusal(*r)) return CUCORE_OK;
+  cc_device_forget_current();
+  cucore_status st = cc_device_make_current(dev);
+  if (st != CUCORE_OK) return st;
+  *r = call(a);
+  return CUCORE_OK;
+}
+
+static CUresult call_htod(const copy_args *a) {
+  const void *src = (const void *)(uintptr_t)a->src;
+  return a->s ? DRV(cuMemcpyHtoDAsync)((CUdeviceptr)a->dst, src, a->bytes, a->s->handle)
+              : DRV(cuMemcpyHtoD)((CUdeviceptr)a->dst, src, a->bytes);
+}
+
+static CUresult call_dtoh(const copy_args *a) {
+  void *dst = (void *)(uintptr_t)a->dst;
+  return a->s ? DRV(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)a->src, a->bytes, a->s->handle)
+              : DRV(cuMemcpyDtoH)(dst, (CUdeviceptr)a->src, a->bytes);
+}
+
+static CUresult call_dtod(const copy_args *a) {
+  return a->s ? DRV(cuMemcpyDtoDAsync)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes,
+                                       a->s->handle)
+              : DRV(cuMemcpyDtoD)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes);
+}
+
+/* By address under unified addressing (also between host buffers). */
+static CUresult call_unified(const copy_args *a) {
+  return a->s ? DRV(cuMemcpyAsync)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes,
+                                   a->s->handle)
+              : DRV(cuMemcpy)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes);
+}
 
 cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const void *src,
                                  size_t bytes, cucore_stream *s) {
   cc_begin();
-  COPY_PRELUDE("cucore_memcpy_htod", dst, (uintptr_t)src);
+  copy_args a = {dst, (uint64_t)(uintptr_t)src, bytes, s};
+  int skip;
+  cucore_status st = copy_begin(dev, s, a.dst, a.src, bytes, "cucore_memcpy_htod", &skip);
+  if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  COPY_CALL(r, s ? DRV(cuMemcpyHtoDAsync)((CUdeviceptr)dst, src, bytes, s->handle)
-                 : DRV(cuMemcpyHtoD)((CUdeviceptr)dst, src, bytes));
+  st = copy_call(dev, call_htod, &a, &r);
+  if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD", "%zu bytes to 0x%llx", bytes,
                       (unsigned long long)dst);
@@ -86,10 +123,13 @@ cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const vo
 cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src, size_t bytes,
                                  cucore_stream *s) {
   cc_begin();
-  COPY_PRELUDE("cucore_memcpy_dtoh", (uintptr_t)dst, src);
+  copy_args a = {(uint64_t)(uintptr_t)dst, src, bytes, s};
+  int skip;
+  cucore_status st = copy_begin(dev, s, a.dst, a.src, bytes, "cucore_memcpy_dtoh", &skip);
+  if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  COPY_CALL(r, s ? DRV(cuMemcpyDtoHAsync)(dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpyDtoH)(dst, (CUdeviceptr)src, bytes));
+  st = copy_call(dev, call_dtoh, &a, &r);
+  if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx",
                       bytes, (unsigned long long)src);
@@ -99,10 +139,13 @@ cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr sr
 cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
                                  size_t bytes, cucore_stream *s) {
   cc_begin();
-  COPY_PRELUDE("cucore_memcpy_dtod", dst, src);
+  copy_args a = {dst, src, bytes, s};
+  int skip;
+  cucore_status st = copy_begin(dev, s, dst, src, bytes, "cucore_memcpy_dtod", &skip);
+  if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  COPY_CALL(r, s ? DRV(cuMemcpyDtoDAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpyDtoD)((CUdeviceptr)dst, (CUdeviceptr)src, bytes));
+  st = copy_call(dev, call_dtod, &a, &r);
+  if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD", "%zu bytes", bytes);
   return s ? CUCORE_OK : cc_mem_finish_sync("device-to-device copy");
@@ -111,10 +154,13 @@ cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_d
 cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
                             size_t bytes, cucore_stream *s) {
   cc_begin();
-  COPY_PRELUDE("cucore_memcpy", dst, src);
+  copy_args a = {dst, src, bytes, s};
+  int skip;
+  cucore_status st = copy_begin(dev, s, dst, src, bytes, "cucore_memcpy", &skip);
+  if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  COPY_CALL(r, s ? DRV(cuMemcpyAsync)((CUdeviceptr)dst, (CUdeviceptr)src, bytes, s->handle)
-                 : DRV(cuMemcpy)((CUdeviceptr)dst, (CUdeviceptr)src, bytes));
+  st = copy_call(dev, call_unified, &a, &r);
+  if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx",
                       bytes, (unsigned long long)src, (unsigned long long)dst);
@@ -124,11 +170,13 @@ cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr
 cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src, size_t bytes,
                                  cucore_stream *s) {
   cc_begin();
-  COPY_PRELUDE("cucore_memcpy_htoh", (uintptr_t)dst, (uintptr_t)src);
+  copy_args a = {(uint64_t)(uintptr_t)dst, (uint64_t)(uintptr_t)src, bytes, s};
+  int skip;
+  cucore_status st = copy_begin(dev, s, a.dst, a.src, bytes, "cucore_memcpy_htoh", &skip);
+  if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  COPY_CALL(r, s ? DRV(cuMemcpyAsync)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
-                                      bytes, s->handle)
-                 : DRV(cuMemcpy)((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes));
+  st = copy_call(dev, call_unified, &a, &r);
+  if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes between host buffers",
                       bytes);
@@ -165,43 +213,51 @@ static cucore_status fill_precheck(cucore_device *dev, cucore_stream *s, cucore_
   return cc_device_make_current(dev);
 }
 
+/* The one fill of `count` elements of `size` (1, 2 or 4) bytes, for the three widths. */
+static cucore_status fill(cucore_device *dev, cucore_devptr dst, uint32_t value, unsigned size,
+                          size_t count, cucore_stream *s, const char *fn) {
+  int skip;
+  cucore_status st = fill_precheck(dev, s, dst, count, size, fn, &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUdeviceptr d = (CUdeviceptr)dst;
+  CUresult r;
+  const char *call, *what;
+  if (size == 1) {
+    call = s ? "cuMemsetD8Async" : "cuMemsetD8";
+    what = "bytes";
+    r = s ? DRV(cuMemsetD8Async)(d, (unsigned char)value, count, s->handle)
+          : DRV(cuMemsetD8)(d, (unsigned char)value, count);
+  } else if (size == 2) {
+    call = s ? "cuMemsetD16Async" : "cuMemsetD16";
+    what = "values";
+    r = s ? DRV(cuMemsetD16Async)(d, (unsigned short)value, count, s->handle)
+          : DRV(cuMemsetD16)(d, (unsigned short)value, count);
+  } else {
+    call = s ? "cuMemsetD32Async" : "cuMemsetD32";
+    what = "words";
+    r = s ? DRV(cuMemsetD32Async)(d, value, count, s->handle)
+          : DRV(cuMemsetD32)(d, value, count);
+  }
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, call, "%zu %s", count, what);
+  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
+}
+
 cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value,
                                size_t count, cucore_stream *s) {
   cc_begin();
-  int skip;
-  cucore_status st = fill_precheck(dev, s, dst, count, 1, "cucore_memset_d8", &skip);
-  if (st != CUCORE_OK || skip) return st;
-  CUresult r = s ? DRV(cuMemsetD8Async)((CUdeviceptr)dst, value, count, s->handle)
-                 : DRV(cuMemsetD8)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemsetD8Async" : "cuMemsetD8", "%zu bytes", count);
-  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
+  return fill(dev, dst, value, 1, count, s, "cucore_memset_d8");
 }
 
 cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t value,
                                 size_t count, cucore_stream *s) {
   cc_begin();
-  int skip;
-  cucore_status st = fill_precheck(dev, s, dst, count, 2, "cucore_memset_d16", &skip);
-  if (st != CUCORE_OK || skip) return st;
-  CUresult r = s ? DRV(cuMemsetD16Async)((CUdeviceptr)dst, value, count, s->handle)
-                 : DRV(cuMemsetD16)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemsetD16Async" : "cuMemsetD16", "%zu values", count);
-  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
+  return fill(dev, dst, value, 2, count, s, "cucore_memset_d16");
 }
 
 cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value,
                                 size_t count, cucore_stream *s) {
   cc_begin();
-  int skip;
-  cucore_status st = fill_precheck(dev, s, dst, count, 4, "cucore_memset_d32", &skip);
-  if (st != CUCORE_OK || skip) return st;
-  CUresult r = s ? DRV(cuMemsetD32Async)((CUdeviceptr)dst, value, count, s->handle)
-                 : DRV(cuMemsetD32)((CUdeviceptr)dst, value, count);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemsetD32Async" : "cuMemsetD32", "%zu words", count);
-  return s ? CUCORE_OK : cc_mem_finish_sync("fill");
+  return fill(dev, dst, value, 4, count, s, "cucore_memset_d32");
 }
 
 cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pitch,

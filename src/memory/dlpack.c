@@ -16,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-cucore_status cc_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
-                               const char *fn) {
+/* Validates a description (ndim, shape, dtype) and computes its extent, as
+ * cucore_tensor_extent; `fn` names the caller in messages. */
+static cucore_status tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
+                                   const char *fn) {
   if (t->ndim < 0 || t->ndim > CUCORE_TENSOR_MAX_DIMS)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, t->ndim,
                    CUCORE_TENSOR_MAX_DIMS);
@@ -79,7 +81,16 @@ cucore_status cucore_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int
   CC_CHECK_ARG(lo, "cucore_tensor_extent", "lo");
   CC_CHECK_ARG(hi, "cucore_tensor_extent", "hi");
   *lo = *hi = 0;
-  return cc_tensor_extent(t, lo, hi, "cucore_tensor_extent");
+  return tensor_extent(t, lo, hi, "cucore_tensor_extent");
+}
+
+/* The strides of a compact (row-major) tensor, in elements; an extent of 0 counts as 1. */
+static void compact_strides(int ndim, const int64_t *shape, int64_t *strides) {
+  int64_t s = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    strides[i] = s;
+    (void)__builtin_mul_overflow(s, shape[i] ? shape[i] : 1, &s);
+  }
 }
 
 /* ---- export ---------------------------------------------------------------------------- */
@@ -99,7 +110,7 @@ static void export_deleter(DLManagedTensor *self) {
     cc_mem_rec rec;
     if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
       if (rec.kind == CUCORE_MEM_PINNED_POOL)
-        cc_host_pool_give_back(&rec);
+        cc_hpool_give_back(&rec);
       else
         (void)cc_mem_free_rec_raw(&rec);
     }
@@ -123,6 +134,82 @@ static int dl_device_type(cucore_mem_kind kind) {
   }
 }
 
+/* The allocation `ptr` lies in (*rec) may be exported as a tensor touching bytes [lo, hi) from
+ * ptr: cucore recorded it, exports its kind (*dev_type, the DLPack device type), has not handed
+ * it to a consumer, and the bytes lie within it. */
+static cucore_status export_target(cucore_devptr ptr, int64_t lo, int64_t hi, cc_mem_rec *rec,
+                                   int *dev_type, const char *fn) {
+  if (!cc_reg_find(&cc_mem_registry, ptr, rec))
+    return cc_mem_explain_take(CC_REG_NOT_FOUND, rec, ptr, fn, "in a live cucore allocation");
+  char what[256];
+  *dev_type = dl_device_type(rec->kind);
+  if (!*dev_type || (rec->flags & CC_REC_ALIAS))
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
+                   fn, (unsigned long long)ptr, cc_rec_describe(rec, what, sizeof what),
+                   (rec->flags & CC_REC_ALIAS) ? " (export the host address instead)" : "");
+  if (rec->flags & CC_REC_DLPACK_OWNED)
+    return cc_fail(CUCORE_IN_USE, "%s: 0x%llx (%s) was handed to a DLPack consumer already", fn,
+                   (unsigned long long)ptr, cc_rec_describe(rec, what, sizeof what));
+  /* The bytes the tensor touches must lie in the allocation. */
+  int64_t from = (int64_t)(ptr - rec->base) + lo, to = (int64_t)(ptr - rec->base) + hi;
+  if (hi > lo && (from < 0 || (uint64_t)to > rec->size))
+    return cc_fail(CUCORE_OUT_OF_BOUNDS,
+                   "%s: the tensor touches bytes %lld to %lld of %s (from offset %llu, its bytes "
+                   "%lld to %lld); they must lie within its %llu bytes",
+                   fn, (long long)from, (long long)to, cc_rec_describe(rec, what, sizeof what),
+                   (unsigned long long)(ptr - rec->base), (long long)lo, (long long)hi,
+                   (unsigned long long)rec->size);
+  return CUCORE_OK;
+}
+
+/* The export's block: the DLManagedTensor of `t` at `ptr` in `rec`, with its shape and
+ * strides; NULL when out of host memory. */
+static cc_dl_export *export_block(cucore_devptr ptr, const cucore_tensor_desc *t,
+                                  const cc_mem_rec *rec, int dev_type, unsigned flags) {
+  cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
+  if (!e) return NULL;
+  memcpy(e->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
+  if (t->compact)
+    compact_strides(t->ndim, t->shape, e->strides);
+  else
+    memcpy(e->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+  e->rec_base = rec->base;
+  e->flags = flags;
+  DLTensor *dl = &e->mt.dl_tensor;
+  dl->data = (void *)(uintptr_t)ptr;
+  dl->device.device_type = (DLDeviceType)dev_type;
+  dl->device.device_id = rec->ordinal >= 0 ? rec->ordinal : 0;
+  dl->ndim = t->ndim;
+  dl->dtype.code = t->dtype.code;
+  dl->dtype.bits = t->dtype.bits;
+  dl->dtype.lanes = t->dtype.lanes;
+  dl->shape = t->ndim ? e->shape : NULL;
+  dl->strides = t->ndim ? e->strides : NULL;
+  dl->byte_offset = t->byte_offset;
+  e->mt.manager_ctx = e;
+  e->mt.deleter = export_deleter;
+  return e;
+}
+
+/* Counts the export as a user of the allocation at `ptr`, or with CUCORE_DLPACK_TRANSFER
+ * hands the allocation to the consumer. */
+static cucore_status export_claim(cucore_devptr ptr, unsigned flags, const char *fn) {
+  cc_mem_rec rec;
+  cc_reg_result res = (flags & CUCORE_DLPACK_TRANSFER)
+                          ? cc_reg_claim(&cc_mem_registry, ptr, &rec)
+                          : cc_reg_use(&cc_mem_registry, ptr, 1, 1, &rec);
+  if (res == CC_REG_OK) return CUCORE_OK;
+  if (res == CC_REG_BUSY) {
+    char what[256];
+    return cc_fail(CUCORE_IN_USE,
+                   "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
+                   "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
+                   cc_rec_describe(&rec, what, sizeof what), rec.textures,
+                   rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
+  }
+  return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
+}
+
 cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
                                    void **managed_tensor) {
   cc_begin();
@@ -134,64 +221,17 @@ cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER or 0)", fn, flags);
   int64_t lo, hi;
-  cucore_status st = cc_tensor_extent(t, &lo, &hi, fn);
-  if (st != CUCORE_OK) return st;
   cc_mem_rec rec;
-  if (!cc_reg_find(&cc_mem_registry, ptr, &rec))
-    return cc_mem_explain_take(CC_REG_NOT_FOUND, &rec, ptr, fn, "in a live cucore allocation");
-  char what[256];
-  int dev_type = dl_device_type(rec.kind);
-  if (!dev_type || (rec.flags & CC_REC_ALIAS))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
-                   fn, (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what),
-                   (rec.flags & CC_REC_ALIAS) ? " (export the host address instead)" : "");
-  if (rec.flags & CC_REC_DLPACK_OWNED)
-    return cc_fail(CUCORE_IN_USE, "%s: 0x%llx (%s) was handed to a DLPack consumer already", fn,
-                   (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what));
-  /* The bytes the tensor touches must lie in the allocation. */
-  int64_t from = (int64_t)(ptr - rec.base) + lo, to = (int64_t)(ptr - rec.base) + hi;
-  if (hi > lo && (from < 0 || (uint64_t)to > rec.size))
-    return cc_fail(CUCORE_OUT_OF_BOUNDS,
-                   "%s: the tensor touches bytes %lld to %lld of %s (from offset %llu, its bytes "
-                   "%lld to %lld); they must lie within its %llu bytes",
-                   fn, (long long)from, (long long)to, cc_rec_describe(&rec, what, sizeof what),
-                   (unsigned long long)(ptr - rec.base), (long long)lo, (long long)hi,
-                   (unsigned long long)rec.size);
-  cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
+  int dev_type = 0;
+  cucore_status st = tensor_extent(t, &lo, &hi, fn);
+  if (st == CUCORE_OK) st = export_target(ptr, lo, hi, &rec, &dev_type, fn);
+  if (st != CUCORE_OK) return st;
+  cc_dl_export *e = export_block(ptr, t, &rec, dev_type, flags);
   if (!e) return CUCORE_HOST_OUT_OF_MEMORY;
-  int64_t s = 1;
-  for (int i = t->ndim - 1; i >= 0; i--) {
-    e->shape[i] = t->shape[i];
-    e->strides[i] = t->compact ? s : t->strides[i];
-    (void)__builtin_mul_overflow(s, t->shape[i] ? t->shape[i] : 1, &s);
-  }
-  e->rec_base = rec.base;
-  e->flags = flags;
-  DLTensor *dl = &e->mt.dl_tensor;
-  dl->data = (void *)(uintptr_t)ptr;
-  dl->device.device_type = (DLDeviceType)dev_type;
-  dl->device.device_id = rec.ordinal >= 0 ? rec.ordinal : 0;
-  dl->ndim = t->ndim;
-  dl->dtype.code = t->dtype.code;
-  dl->dtype.bits = t->dtype.bits;
-  dl->dtype.lanes = t->dtype.lanes;
-  dl->shape = t->ndim ? e->shape : NULL;
-  dl->strides = t->ndim ? e->strides : NULL;
-  dl->byte_offset = t->byte_offset;
-  e->mt.manager_ctx = e;
-  e->mt.deleter = export_deleter;
-  cc_reg_result res = (flags & CUCORE_DLPACK_TRANSFER)
-                          ? cc_reg_claim(&cc_mem_registry, ptr, &rec)
-                          : cc_reg_use(&cc_mem_registry, ptr, 1, 1, &rec);
-  if (res != CC_REG_OK) {
+  st = export_claim(ptr, flags, fn);
+  if (st != CUCORE_OK) {
     free(e);
-    if (res == CC_REG_BUSY)
-      return cc_fail(CUCORE_IN_USE,
-                     "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
-                     "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
-                     cc_rec_describe(&rec, what, sizeof what), rec.textures,
-                     rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
-    return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
+    return st;
   }
   *managed_tensor = &e->mt;
   return CUCORE_OK;
@@ -223,14 +263,8 @@ static const char *device_type_name(int t) {
   }
 }
 
-cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out) {
-  cc_begin();
-  const char *fn = "cucore_dlpack_import";
-  CC_CHECK_ARG(out, fn, "out");
-  *out = NULL;
-  CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
-  DLManagedTensor *mt = managed_tensor;
-  const DLTensor *dl = &mt->dl_tensor;
+/* The tensor's device, dimensions and shape are ones cucore takes. */
+static cucore_status import_check(const DLTensor *dl, const char *fn) {
   int dt = (int)dl->device.device_type;
   if (dt != kDLCPU && dt != kDLCUDA && dt != kDLCUDAHost && dt != kDLCUDAManaged)
     return cc_fail(CUCORE_NOT_SUPPORTED,
@@ -242,11 +276,13 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
   if (dl->ndim > 0 && !dl->shape)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the tensor has %d dimensions but no shape", fn,
                    dl->ndim);
-  cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
-  if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
-  cc_handle_init(h, CC_KIND_DLPACK);
-  cucore_dlpack_info *in = &h->info;
-  cucore_tensor_desc *d = &in->desc;
+  return CUCORE_OK;
+}
+
+/* The description of a DLPack tensor, validated, with its extent [*lo, *hi) in bytes from its
+ * address; the strides of a compact one are filled in. */
+static cucore_status import_desc(const DLTensor *dl, cucore_tensor_desc *d, int64_t *lo,
+                                 int64_t *hi, const char *fn) {
   d->ndim = dl->ndim;
   d->dtype.code = dl->dtype.code;
   d->dtype.bits = dl->dtype.bits;
@@ -258,65 +294,90 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
   } else {
     d->compact = 1;
   }
-  int64_t lo = 0, hi = 0;
-  cucore_status st = cc_tensor_extent(d, &lo, &hi, fn);
-  if (st != CUCORE_OK) {
-    free(h);
-    return st;
-  }
-  if (d->compact) { /* fill the strides in */
-    int64_t s = 1;
-    for (int i = d->ndim - 1; i >= 0; i--) {
-      d->strides[i] = s;
-      (void)__builtin_mul_overflow(s, d->shape[i] ? d->shape[i] : 1, &s);
-    }
+  cucore_status st = tensor_extent(d, lo, hi, fn);
+  if (st != CUCORE_OK) return st;
+  if (d->compact) {
+    compact_strides(d->ndim, d->shape, d->strides);
     d->compact = 0;
   }
+  return CUCORE_OK;
+}
+
+/* The bytes [*a, *b) a tensor at `data` touches: data + lo to data + hi, lo negative with
+ * negative strides. 0 when that is no valid range (no address, or it wraps). */
+static int touched_bytes(uint64_t data, int64_t lo, int64_t hi, uint64_t *a, uint64_t *b) {
+  *a = *b = 0;
+  if (!data) return 0;
+  if (lo < 0) {
+    if ((uint64_t)-lo > data) return 0;
+    *a = data - (uint64_t)-lo;
+  } else if (!cc_add_u64(data, (uint64_t)lo, a)) {
+    return 0;
+  }
+  return cc_add_u64(*a, (uint64_t)(hi - lo), b);
+}
+
+/* The touched bytes [a, b) against cucore's record: in an allocation they must fit it; outside
+ * every allocation they are recorded as an imported tensor (*reg_base = a). */
+static cucore_status import_record(uint64_t a, uint64_t b, int ordinal, uint64_t *reg_base,
+                                   const char *fn) {
+  cc_mem_rec rec;
+  int where = cc_reg_locate(&cc_mem_registry, a, b, &rec);
+  if (where == CC_LOC_IN) return cc_range_vs_rec(&rec, a, b - a, fn, "tensor");
+  if (where == CC_LOC_INTO) {
+    char what[256];
+    return cc_fail(CUCORE_OUT_OF_BOUNDS,
+                   "%s: the tensor (%llu bytes at 0x%llx) starts outside cucore's allocations "
+                   "but runs into %s", fn, (unsigned long long)(b - a), (unsigned long long)a,
+                   cc_rec_describe(&rec, what, sizeof what));
+  }
+  cc_mem_rec nr = {.base = a, .size = b - a, .kind = CUCORE_MEM_DLPACK_IMPORTED,
+                   .ordinal = ordinal};
+  if (cc_reg_insert(&cc_mem_registry, &nr, 0) != CC_REG_OK)
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: could not record the tensor's range", fn);
+  *reg_base = a;
+  return CUCORE_OK;
+}
+
+/* The handle's facts of `dl`: its description and where it lies, its bytes checked against or
+ * added to the record. */
+static cucore_status import_fill(cucore_dlpack_tensor *h, const DLTensor *dl, const char *fn) {
+  cucore_dlpack_info *in = &h->info;
+  int64_t lo = 0, hi = 0;
+  cucore_status st = import_desc(dl, &in->desc, &lo, &hi, fn);
+  if (st != CUCORE_OK) return st;
+  int dt = (int)dl->device.device_type;
   uint64_t data = (uint64_t)(uintptr_t)dl->data;
   in->data = data;
   in->device_type = dt;
   in->device_id = dl->device.device_id;
   in->span_bytes = (uint64_t)(hi - lo);
-  if (hi > lo) {
-    /* The touched bytes [a, b): data + lo to data + hi, lo negative with negative strides. */
-    uint64_t a = 0, b = 0;
-    int ok = data != 0;
-    if (ok && lo < 0) {
-      ok = (uint64_t)-lo <= data;
-      a = data - (uint64_t)-lo;
-    } else if (ok) {
-      ok = cc_add_u64(data, (uint64_t)lo, &a);
-    }
-    if (ok) ok = cc_add_u64(a, (uint64_t)(hi - lo), &b);
-    if (!ok) {
-      free(h);
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: the tensor at %p (bytes %lld to %lld from it) is not a valid range", fn,
-                     dl->data, (long long)lo, (long long)hi);
-    }
-    cc_mem_rec rec;
-    int where = cc_reg_locate(&cc_mem_registry, a, b, &rec);
-    if (where == CC_LOC_IN) {
-      st = cc_range_vs_rec(&rec, a, b - a, fn, "tensor");
-    } else if (where == CC_LOC_INTO) {
-      char what[256];
-      st = cc_fail(CUCORE_OUT_OF_BOUNDS,
-                   "%s: the tensor (%llu bytes at 0x%llx) starts outside cucore's allocations "
-                   "but runs into %s", fn, (unsigned long long)(b - a), (unsigned long long)a,
-                   cc_rec_describe(&rec, what, sizeof what));
-    } else {
-      cc_mem_rec nr = {.base = a, .size = b - a, .kind = CUCORE_MEM_DLPACK_IMPORTED,
-                       .ordinal = (dt == kDLCUDA || dt == kDLCUDAManaged) ? dl->device.device_id
-                                                                          : -1};
-      if (cc_reg_insert(&cc_mem_registry, &nr, 0) == CC_REG_OK)
-        h->reg_base = a;
-      else
-        st = cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: could not record the tensor's range", fn);
-    }
-    if (st != CUCORE_OK) {
-      free(h);
-      return st;
-    }
+  if (hi <= lo) return CUCORE_OK;
+  uint64_t a, b;
+  if (!touched_bytes(data, lo, hi, &a, &b))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the tensor at %p (bytes %lld to %lld from it) is not a valid range", fn,
+                   dl->data, (long long)lo, (long long)hi);
+  int ordinal = (dt == kDLCUDA || dt == kDLCUDAManaged) ? dl->device.device_id : -1;
+  return import_record(a, b, ordinal, &h->reg_base, fn);
+}
+
+cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out) {
+  cc_begin();
+  const char *fn = "cucore_dlpack_import";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = NULL;
+  CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
+  DLManagedTensor *mt = managed_tensor;
+  cucore_status st = import_check(&mt->dl_tensor, fn);
+  if (st != CUCORE_OK) return st;
+  cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
+  if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(h, CC_KIND_DLPACK);
+  st = import_fill(h, &mt->dl_tensor, fn);
+  if (st != CUCORE_OK) {
+    free(h);
+    return st;
   }
   h->mt = mt;
   *out = h;

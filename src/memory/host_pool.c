@@ -27,7 +27,7 @@ static void unpin(cucore_host_pool *hp, void *ptr) {
   if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
 }
 
-static int drv_alloc(void *ctx, size_t bytes, cc_hblock *b) {
+static int drv_alloc(void *ctx, size_t bytes, cc_hpool_block *b) {
   cucore_host_pool *hp = ctx;
   /* A cache miss pins memory: refused while a capture forbids it (the message is set). */
   if (cc_mem_capture_check(hp->dev, NULL, 0, "cucore_host_pool_alloc") != CUCORE_OK)
@@ -49,7 +49,7 @@ static int drv_alloc(void *ctx, size_t bytes, cc_hblock *b) {
   return 0;
 }
 
-static void drv_release(void *ctx, cc_hblock *b) {
+static void drv_release(void *ctx, cc_hpool_block *b) {
   cucore_host_pool *hp = ctx;
   (void)cc_reg_remove(&cc_mem_registry, (uint64_t)(uintptr_t)b->base);
   unpin(hp, b->base);
@@ -71,7 +71,7 @@ cucore_status cucore_host_pool_create(cucore_device *dev, const cucore_host_pool
   if (!hp) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(hp, CC_KIND_HOST_POOL);
   hp->dev = dev;
-  cc_host_allocator ops = {drv_alloc, drv_release, hp};
+  cc_hpool_allocator ops = {drv_alloc, drv_release, hp};
   cc_hpool_init(&hp->core, &ops, p->max_cached_bytes, p->max_total_bytes);
   *out = hp;
   return CUCORE_OK;
@@ -142,7 +142,7 @@ cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void 
   cc_begin();
   /* After warm-up: a block from this thread's cache, inline. */
   if (CC_LIKELY(cc_handle_live(pool, CC_KIND_HOST_POOL) && out)) {
-    cc_hblock *hit = cc_hpool_get_cached(&pool->core, bytes);
+    cc_hpool_block *hit = cc_hpool_get_cached(&pool->core, bytes);
     if (CC_LIKELY(hit != NULL)) {
       *out = hit->base;
       return CUCORE_OK;
@@ -157,7 +157,7 @@ CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
   CC_CHECK_HANDLE(pool, HOST_POOL, fn, "pool");
-  cc_hblock *b = NULL;
+  cc_hpool_block *b = NULL;
   int err = cc_hpool_get(&pool->core, bytes, &b, out); /* the size is checked there first */
   if (CC_LIKELY(!err)) return CUCORE_OK;
   if (bytes == 0)
@@ -212,13 +212,13 @@ CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *p
                      "pool it came from", fn, ptr, rec.owner, (void *)pool);
     return cc_mem_explain_take(res, &rec, a, fn, "a block of this pinned pool");
   }
-  cc_hpool_put(&pool->core, (cc_hblock *)(uintptr_t)rec.aux); /* the record freed it */
+  cc_hpool_put(&pool->core, (cc_hpool_block *)(uintptr_t)rec.aux); /* the record freed it */
   return CUCORE_OK;
 }
 
-void cc_host_pool_give_back(const cc_mem_rec *rec) {
+void cc_hpool_give_back(const cc_mem_rec *rec) {
   cucore_host_pool *pool = rec->owner;
-  cc_hpool_put(&pool->core, (cc_hblock *)(uintptr_t)rec->aux);
+  cc_hpool_put(&pool->core, (cc_hpool_block *)(uintptr_t)rec->aux);
 }
 
 cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {

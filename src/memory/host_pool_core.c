@@ -28,11 +28,11 @@
 /* ---- block records: recycled, never freed ---------------------------------------------------- */
 
 static pthread_mutex_t global_lock = PTHREAD_MUTEX_INITIALIZER; /* spares, slots, live pools */
-static cc_hblock *spare_blocks;
+static cc_hpool_block *spare_blocks;
 
-static cc_hblock *block_new(void) {
+static cc_hpool_block *block_new(void) {
   pthread_mutex_lock(&global_lock);
-  cc_hblock *b = spare_blocks;
+  cc_hpool_block *b = spare_blocks;
   if (b) spare_blocks = b->next;
   pthread_mutex_unlock(&global_lock);
   if (!b) {
@@ -45,10 +45,10 @@ static cc_hblock *block_new(void) {
   return b;
 }
 
-static void block_retire(cc_hblock *b) {
+static void block_retire(cc_hpool_block *b) {
   /* A new generation: whoever still remembers the block sees it is not theirs. */
   uint64_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
-  atomic_store_explicit(&b->state, (s & ~(uint64_t)3) + CC_HB_GEN, memory_order_release);
+  atomic_store_explicit(&b->state, (s & ~(uint64_t)3) + CC_HPOOL_GEN, memory_order_release);
   b->pool = NULL;
   b->base = NULL;
   pthread_mutex_lock(&global_lock);
@@ -89,7 +89,7 @@ static void slot_unbind(slot *s) {
     for (int c = 0; c < CC_HPOOL_CLASSES; c++) {
       size_t cb = cc_hpool_class_bytes(c);
       while (s->n[c]) {
-        cc_hblock *b = s->cache[c][--s->n[c]];
+        cc_hpool_block *b = s->cache[c][--s->n[c]];
         b->next = p->free_head[c];
         p->free_head[c] = b;
         p->free_count[c]++;
@@ -170,7 +170,7 @@ static void flush_mine(cc_hpool *p) {
 
 /* ---- the pool -------------------------------------------------------------------------------- */
 
-void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
+void cc_hpool_init(cc_hpool *p, const cc_hpool_allocator *ops, size_t max_cached,
                    size_t max_total) {
   memset(p, 0, sizeof *p);
   pthread_mutex_init(&p->lock, NULL);
@@ -189,14 +189,14 @@ static void note_high(cc_hpool *p) {
   if (p->pinned_now > p->st.reserved_high) p->st.reserved_high = p->pinned_now;
 }
 
-static void link_all(cc_hpool *p, cc_hblock *b) { /* under p->lock */
+static void link_all(cc_hpool *p, cc_hpool_block *b) { /* under p->lock */
   b->prev_all = NULL;
   b->next_all = p->all;
   if (p->all) p->all->prev_all = b;
   p->all = b;
 }
 
-static void unlink_all(cc_hpool *p, cc_hblock *b) { /* under p->lock */
+static void unlink_all(cc_hpool *p, cc_hpool_block *b) { /* under p->lock */
   if (b->prev_all) b->prev_all->next_all = b->next_all;
   else p->all = b->next_all;
   if (b->next_all) b->next_all->prev_all = b->prev_all;
@@ -205,12 +205,12 @@ static void unlink_all(cc_hpool *p, cc_hblock *b) { /* under p->lock */
 
 /* Pops blocks off the free lists, largest classes first, until at most `keep` bytes stay
  * there; returns them linked through `next` for release outside the lock, counted as freed. */
-static cc_hblock *take_cached(cc_hpool *p, size_t keep) {
-  cc_hblock *out = NULL;
+static cc_hpool_block *take_cached(cc_hpool *p, size_t keep) {
+  cc_hpool_block *out = NULL;
   for (int c = CC_HPOOL_CLASSES - 1; c >= 0 && p->shared_bytes > keep; c--) {
     size_t cb = cc_hpool_class_bytes(c);
     while (p->free_head[c] && p->shared_bytes > keep) {
-      cc_hblock *b = p->free_head[c];
+      cc_hpool_block *b = p->free_head[c];
       p->free_head[c] = b->next;
       p->free_count[c]--;
       p->shared_bytes -= cb;
@@ -224,9 +224,9 @@ static cc_hblock *take_cached(cc_hpool *p, size_t keep) {
   return out;
 }
 
-static void release_list(cc_hpool *p, cc_hblock *list) {
+static void release_list(cc_hpool *p, cc_hpool_block *list) {
   while (list) {
-    cc_hblock *next = list->next;
+    cc_hpool_block *next = list->next;
     p->ops.release(p->ops.ctx, list);
     block_retire(list);
     list = next;
@@ -234,9 +234,9 @@ static void release_list(cc_hpool *p, cc_hblock *list) {
 }
 
 CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s,
-                            cc_hblock **out) {
+                            cc_hpool_block **out) {
   pthread_mutex_lock(&p->lock);
-  cc_hblock *b = p->free_head[c];
+  cc_hpool_block *b = p->free_head[c];
   if (b) {
     p->free_head[c] = b->next;
     p->free_count[c]--;
@@ -250,7 +250,7 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
   }
   /* A miss: make room under the total limit by giving cached blocks back, then pin a new
    * block without holding the lock. (With a limit, no thread caches: the counts are exact.) */
-  cc_hblock *spill = NULL;
+  cc_hpool_block *spill = NULL;
   if (p->max_total) {
     uint64_t in_use = p->pinned_now - p->shared_bytes; /* (no thread caches with a limit) */
     if (in_use + cb > p->max_total) {
@@ -278,7 +278,7 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
        * are.) */
       flush_mine(p);
       pthread_mutex_lock(&p->lock);
-      cc_hblock *all = take_cached(p, 0);
+      cc_hpool_block *all = take_cached(p, 0);
       pthread_mutex_unlock(&p->lock);
       if (all) {
         release_list(p, all);
@@ -305,12 +305,12 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
   return 0;
 }
 
-int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base) {
+int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hpool_block **out, void **base) {
   *out = NULL;
   size_t cb = 0;
   int c = cc_hpool_class_of(bytes, &cb);
   if (CC_UNLIKELY(c < 0)) return CC_HPOOL_BAD_SIZE;
-  cc_hblock *hit = cc_hpool_get_cached(p, bytes);
+  cc_hpool_block *hit = cc_hpool_get_cached(p, bytes);
   if (hit) {
     *out = hit;
     if (base) *base = hit->base;
@@ -321,7 +321,7 @@ int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base) {
   return err;
 }
 
-CC_COLD static void put_slow(cc_hpool *p, cc_hblock *b, size_t cb) {
+CC_COLD static void put_slow(cc_hpool *p, cc_hpool_block *b, size_t cb) {
   int release = 0;
   pthread_mutex_lock(&p->lock);
   if (p->max_cached && p->shared_bytes + cb > p->max_cached) {
@@ -342,15 +342,15 @@ CC_COLD static void put_slow(cc_hpool *p, cc_hblock *b, size_t cb) {
   }
 }
 
-void cc_hpool_put(cc_hpool *p, cc_hblock *b) {
+void cc_hpool_put(cc_hpool *p, cc_hpool_block *b) {
   if (CC_LIKELY(cc_hpool_cache_put(tls_slot, p, b))) return;
   if (cc_hpool_cache_put(slot_bind(p), p, b)) return;
   put_slow(p, b, b->class_bytes);
 }
 
-int cc_hpool_free_block(cc_hpool *p, cc_hblock *b) {
+int cc_hpool_free_block(cc_hpool *p, cc_hpool_block *b) {
   uint64_t seen = atomic_load_explicit(&b->state, memory_order_acquire);
-  if ((seen & 3) != CC_HB_IN_USE || b->pool != p || !cc_hb_unuse(b, seen)) return 0;
+  if ((seen & 3) != CC_HPOOL_IN_USE || b->pool != p || !cc_hpool_block_unuse(b, seen)) return 0;
   cc_hpool_put(p, b);
   return 1;
 }
@@ -359,7 +359,7 @@ void cc_hpool_trim(cc_hpool *p, size_t keep_bytes) {
   atomic_fetch_add(&p->epoch, 1); /* every thread cache gives its blocks back */
   flush_mine(p);
   pthread_mutex_lock(&p->lock);
-  cc_hblock *list = take_cached(p, keep_bytes);
+  cc_hpool_block *list = take_cached(p, keep_bytes);
   pthread_mutex_unlock(&p->lock);
   release_list(p, list);
 }
@@ -370,8 +370,8 @@ static void sum_stats(cc_hpool *p, cucore_host_pool_stats *out) {
   *out = p->st;
   out->in_use_blocks = out->in_use_bytes = out->in_use_capacity = 0;
   out->cached_blocks = out->cached_bytes = 0;
-  for (cc_hblock *b = p->all; b; b = b->next_all) {
-    if (atomic_load_explicit(&b->state, memory_order_acquire) & CC_HB_IN_USE) {
+  for (cc_hpool_block *b = p->all; b; b = b->next_all) {
+    if (atomic_load_explicit(&b->state, memory_order_acquire) & CC_HPOOL_IN_USE) {
       out->in_use_blocks++;
       out->in_use_bytes += atomic_load_explicit(&b->requested, memory_order_relaxed);
       out->in_use_capacity += b->class_bytes;
@@ -417,9 +417,9 @@ void cc_hpool_fini(cc_hpool *p) {
   pthread_mutex_unlock(&global_lock);
   /* Every block is free now, on the lists or in some thread's cache: give them all back. */
   pthread_mutex_lock(&p->lock);
-  cc_hblock *list = NULL;
+  cc_hpool_block *list = NULL;
   while (p->all) {
-    cc_hblock *b = p->all;
+    cc_hpool_block *b = p->all;
     unlink_all(p, b);
     b->next = list;
     list = b;

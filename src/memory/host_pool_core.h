@@ -20,7 +20,7 @@
 typedef struct cc_hpool_recent {
   const void *ptr;
   cc_hpool *pool;
-  cc_hblock *b;
+  cc_hpool_block *b;
   uint64_t state; /* as it was handed out */
 } cc_hpool_recent;
 
@@ -37,7 +37,7 @@ typedef struct cc_hpool_slot {
   /* The owner's alone. */
   size_t cached_bytes;
   uint8_t n[CC_HPOOL_CLASSES];
-  cc_hblock *cache[CC_HPOOL_CLASSES][CC_HPOOL_CACHE_PER_CLASS];
+  cc_hpool_block *cache[CC_HPOOL_CLASSES][CC_HPOOL_CACHE_PER_CLASS];
   cc_hpool_recent recent[CC_HPOOL_RECENT];
   struct cc_hpool_slot *next;
 } cc_hpool_slot;
@@ -86,30 +86,30 @@ static inline int cc_hpool_slot_serves(const cc_hpool_slot *s, const cc_hpool *p
          s->epoch == atomic_load_explicit(&p->epoch, memory_order_relaxed);
 }
 
-static inline void cc_hpool_remember(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b,
+static inline void cc_hpool_remember(cc_hpool_slot *s, cc_hpool *p, cc_hpool_block *b,
                                      uint64_t state) {
   if (s) s->recent[cc_hpool_recent_index(b->base)] = (cc_hpool_recent){b->base, p, b, state};
 }
 
 /* Marks a block handed out for `bytes` by the thread whose owner record is `holder` (NULL:
  * its frees all take the compare-and-swap); returns its new state. */
-static inline uint64_t cc_hpool_hand_out(cc_hblock *b, size_t bytes, cc_asym_owner *holder) {
+static inline uint64_t cc_hpool_hand_out(cc_hpool_block *b, size_t bytes, cc_asym_owner *holder) {
   atomic_store_explicit(&b->requested, bytes, memory_order_relaxed);
   atomic_store_explicit(&b->holder, holder, memory_order_relaxed);
   uint64_t s = (atomic_load_explicit(&b->state, memory_order_relaxed) & ~(uint64_t)3) |
-               CC_HB_IN_USE;
+               CC_HPOOL_IN_USE;
   atomic_store_explicit(&b->state, s, memory_order_release);
   return s;
 }
 
 /* A block for `bytes` from this thread's cache of `p`, handed out and remembered; NULL when the
  * cache has none of its class (then cc_hpool_get). */
-static inline cc_hblock *cc_hpool_get_cached(cc_hpool *p, size_t bytes) {
+static inline cc_hpool_block *cc_hpool_get_cached(cc_hpool *p, size_t bytes) {
   cc_hpool_slot *s = cc_tls_hpool_slot;
   size_t cb;
   int c = cc_hpool_class_of(bytes, &cb);
   if (CC_UNLIKELY(c < 0 || !cc_hpool_slot_serves(s, p) || !s->n[c])) return NULL;
-  cc_hblock *b = s->cache[c][--s->n[c]];
+  cc_hpool_block *b = s->cache[c][--s->n[c]];
   s->cached_bytes -= cb;
   uint64_t state = cc_hpool_hand_out(b, bytes, cc_tls_asym);
   atomic_store_explicit(&s->hits, atomic_load_explicit(&s->hits, memory_order_relaxed) + 1,
@@ -119,7 +119,7 @@ static inline cc_hblock *cc_hpool_get_cached(cc_hpool *p, size_t bytes) {
 }
 
 /* Into this thread's cache when it serves `p` and has room; 1 when done. */
-static inline int cc_hpool_cache_put(cc_hpool_slot *s, cc_hpool *p, cc_hblock *b) {
+static inline int cc_hpool_cache_put(cc_hpool_slot *s, cc_hpool *p, cc_hpool_block *b) {
   int c = b->cls;
   if (!cc_hpool_slot_serves(s, p) || s->n[c] >= CC_HPOOL_CACHE_PER_CLASS ||
       s->cached_bytes + b->class_bytes > CC_HPOOL_CACHE_BYTES)
@@ -139,7 +139,7 @@ static inline int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
   cc_hpool_recent *r = &s->recent[cc_hpool_recent_index(ptr)];
   if (r->ptr != ptr || r->pool != p) return 0;
   r->ptr = NULL;
-  cc_hblock *b = r->b;
+  cc_hpool_block *b = r->b;
   cc_asym_owner *o = cc_tls_asym;
   if (CC_LIKELY(o && cc_asym_enter(o))) {
     /* No other thread updates the state until cc_asym_exit; the holder check makes sure the
@@ -147,11 +147,11 @@ static inline int cc_hpool_free_recent(cc_hpool *p, const void *ptr) {
     int mine = atomic_load_explicit(&b->holder, memory_order_relaxed) == o &&
                atomic_load_explicit(&b->state, memory_order_relaxed) == r->state;
     if (mine)
-      atomic_store_explicit(&b->state, cc_hb_freed(r->state), memory_order_release);
+      atomic_store_explicit(&b->state, cc_hpool_block_freed(r->state), memory_order_release);
     cc_asym_exit(o);
     if (!mine) return 0; /* freed, busy or another holder's now */
   } else {
-    if (!cc_hb_unuse(b, r->state)) return 0;
+    if (!cc_hpool_block_unuse(b, r->state)) return 0;
     if (o) cc_asym_slow_done(o);
   }
   if (CC_LIKELY(cc_hpool_cache_put(s, p, b))) return 1;

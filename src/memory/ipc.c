@@ -147,6 +147,29 @@ static cucore_status io_fail(const char *fn, const char *what) {
                  strerror(e));
 }
 
+/* One message that carries a descriptor: the data (a dummy byte when there is none, since a
+ * message must carry one) and room for one descriptor in the control data. Set up in place by
+ * fd_message_init (msg points into the struct: not to be copied). */
+typedef struct fd_message {
+  char dummy;
+  struct iovec iov;
+  union {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE(sizeof(int))];
+  } ctl;
+  struct msghdr msg;
+} fd_message;
+
+static void fd_message_init(fd_message *m, void *data, size_t bytes) {
+  memset(m, 0, sizeof *m);
+  m->iov.iov_base = bytes ? data : &m->dummy;
+  m->iov.iov_len = bytes ? bytes : 1;
+  m->msg.msg_iov = &m->iov;
+  m->msg.msg_iovlen = 1;
+  m->msg.msg_control = m->ctl.buf;
+  m->msg.msg_controllen = sizeof m->ctl.buf;
+}
+
 cucore_status cucore_ipc_send_fd(int sock, int fd, const void *data, size_t bytes) {
   cc_begin();
   const char *fn = "cucore_ipc_send_fd";
@@ -154,26 +177,15 @@ cucore_status cucore_ipc_send_fd(int sock, int fd, const void *data, size_t byte
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: socket %d and descriptor %d must be >= 0", fn,
                    sock, fd);
   if (bytes && !data) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `data` is NULL", fn);
-  char dummy = 0;
-  struct iovec iov = {.iov_base = bytes ? (void *)data : &dummy, .iov_len = bytes ? bytes : 1};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } ctl;
-  memset(&ctl, 0, sizeof ctl);
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl.buf;
-  msg.msg_controllen = sizeof ctl.buf;
-  struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+  fd_message m;
+  fd_message_init(&m, (void *)(uintptr_t)data, bytes);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &fd, sizeof fd);
   ssize_t n;
-  do n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+  do n = sendmsg(sock, &m.msg, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
   if (n < 0) return io_fail(fn, "sendmsg");
   /* The descriptor went with the first byte; the rest of the data follows plainly. */
@@ -194,34 +206,24 @@ cucore_status cucore_ipc_recv_fd(int sock, int *fd, void *data, size_t bytes) {
   *fd = -1;
   if (sock < 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: socket %d is not valid", fn, sock);
   if (bytes && !data) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `data` is NULL", fn);
-  char dummy = 0;
-  struct iovec iov = {.iov_base = bytes ? data : &dummy, .iov_len = bytes ? bytes : 1};
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
-  } ctl;
-  memset(&ctl, 0, sizeof ctl);
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl.buf;
-  msg.msg_controllen = sizeof ctl.buf;
+  fd_message m;
+  fd_message_init(&m, data, bytes);
+  struct msghdr *msg = &m.msg;
   ssize_t n;
-  do n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  do n = recvmsg(sock, msg, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);
   if (n < 0) return io_fail(fn, "recvmsg");
   if (n == 0)
     return cc_fail(CUCORE_IO_ERROR, "%s: the peer closed the socket before sending a descriptor",
                    fn);
   int got = -1;
-  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
         c->cmsg_len >= CMSG_LEN(sizeof(int)))
       memcpy(&got, CMSG_DATA(c), sizeof got);
   if (got < 0)
     return cc_fail(CUCORE_IO_ERROR, "%s: a message came without a file descriptor%s", fn,
-                   (msg.msg_flags & MSG_CTRUNC) ? " (its control data was cut: too many "
+                   (msg->msg_flags & MSG_CTRUNC) ? " (its control data was cut: too many "
                                                   "descriptors sent?)" : "");
   size_t have = (size_t)n;
   while (bytes && have < bytes) {

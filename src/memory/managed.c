@@ -50,8 +50,10 @@ cucore_status cucore_host_numa_node(int *node) {
   return CUCORE_OK;
 }
 
-/* A cucore location as the driver's; CUCORE_INVALID_DEVICE for an ordinal out of range. */
-cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn) {
+/* A cucore location as the driver's (devices that exist, host NUMA nodes the system has);
+ * CUCORE_INVALID_DEVICE for an ordinal out of range. */
+static cucore_status cc_managed_location(cucore_location in, CUmemLocation *out,
+                                         const char *fn) {
   memset(out, 0, sizeof *out);
   switch (in.type) {
   case CUCORE_LOCATION_DEVICE: {

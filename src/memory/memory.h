@@ -40,8 +40,9 @@ enum {
   CC_REC_ALIAS = 2,        /* the device address of registered memory (the host range is the
                               main record; `alias` points at it) */
   CC_REC_LIVE = 4          /* a pinned-pool block: the record stays while the block is pinned;
-                              `aux` is its cc_hblock, whose state says whether it is handed out
-                              (only then is the record seen) and how many bytes were asked for */
+                              `aux` is its cc_hpool_block, whose state says whether it is
+                              handed out (only then is the record seen) and how many bytes
+                              were asked for */
 };
 
 /* One allocation or registered range: [base, base + size). */
@@ -52,7 +53,7 @@ typedef struct cc_mem_rec {
   CUcontext ctx;         /* the context it was made in (NULL for imports of unknown origin) */
   void *cupool;          /* the CUmemoryPool it came from, or NULL */
   void *owner;           /* the cucore pool (device or pinned) that must outlive it, or NULL */
-  uint64_t aux;          /* pinned pool: its cc_hblock; pitched: pitch; registered: flags */
+  uint64_t aux;          /* pinned pool: its cc_hpool_block; pitched: pitch; registered: flags */
   uint64_t alias;        /* registered memory: the other address of the pair, or 0 */
   uint32_t textures;     /* texture and surface objects over it */
   uint32_t exports;      /* live DLPack exports of it */
@@ -76,9 +77,6 @@ typedef enum cc_reg_result {
 /* The process's record. */
 extern cc_registry cc_mem_registry;
 
-/* A registry of one's own (tests); NULL when out of memory. */
-cc_registry *cc_reg_create(void);
-void cc_reg_free(cc_registry *r);
 /* Records `rec`. With `evict`, records overlapping it are dropped first (the driver just
  * handed out the range, so they are stale: memory freed by a destroyed context). */
 cc_reg_result cc_reg_insert(cc_registry *r, const cc_mem_rec *rec, int evict);
@@ -93,11 +91,11 @@ int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out);
 /* What a lookup saw of a record it found (CC_LOC_IN), so that a thread may trust it later
  * without the lock while nothing changed: the generation of the process's registry, which
  * every removal or change of a record renews (0: not to be trusted), and for a pinned-pool
- * block its cc_hblock and state (the pool hands blocks out and takes them back without the
+ * block its cc_hpool_block and state (the pool hands blocks out and takes them back without the
  * registry's lock, changing the state each time). */
 typedef struct cc_reg_seen {
   uint64_t gen;
-  struct cc_hblock *block;
+  struct cc_hpool_block *block;
   uint64_t block_state;
 } cc_reg_seen;
 /* The generation of cc_mem_registry (starts at 1). */
@@ -118,19 +116,14 @@ cc_reg_result cc_reg_use(cc_registry *r, uint64_t addr, int which, int delta, cc
 /* Marks the record containing `addr` as handed to a DLPack consumer (CC_REC_DLPACK_OWNED),
  * unless textures or exports use it or it is handed over already (CC_REG_BUSY). */
 cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out);
-/* Sets and clears flags of the record starting at `base`. */
-cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
 /* Removes the record starting at `base` whatever its state (a pinned-pool block given back to
  * the driver); it goes to the freed ring. 0 when there is none. */
 int cc_reg_remove(cc_registry *r, uint64_t base);
 /* The most recently freed record containing `addr`; 0 when none is remembered. */
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
-size_t cc_reg_count(cc_registry *r);
 /* The live allocations a device pool (`owner`) handed out or imported, and their bytes: a walk
  * of the tree (for destroy and statistics; the hot paths keep no counts). */
 void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes);
-/* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
-int cc_reg_verify(cc_registry *r);
 
 /* ---- this thread's front table of the registry (registry_front.c) ----------------------------- */
 
@@ -138,10 +131,6 @@ int cc_reg_verify(cc_registry *r);
  * when done, 0 when the caller must use cc_reg_insert (the table's slot is taken, or no
  * memory). Only for cc_mem_registry. */
 int cc_front_insert(const cc_mem_rec *rec);
-/* Takes back a record this thread put in its table, starting at `base`, when `accept` (may be
- * NULL) says yes: CC_REG_OK, else CC_REG_NOT_FOUND (the caller then asks the registry, which
- * explains). */
-cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_mem_rec *out);
 /* Moves every table's live records into the registry: `sink(r, rec, 1)` records one (0 when
  * out of memory: it stays in its table), `sink(r, rec, 0)` takes it out again. Called by the
  * registry under its lock, before anything else it does. */
@@ -152,8 +141,6 @@ int cc_front_was_freed(uint64_t addr, cc_mem_rec *out);
 /* 1 when some thread's table may hold records not drained into the tree yet (a few loads per
  * thread, no lock). */
 int cc_front_pending(void);
-/* How many tables exist (exited threads' tables are adopted by new threads, never freed). */
-size_t cc_front_table_count(void);
 
 /* ---- ranges and their checks (bounds.c) ----------------------------------------------------- */
 
@@ -192,9 +179,6 @@ cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
                                  const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
-/* The driver's range for an address cucore does not know (CUCORE_MEM_CHECK_FOREIGN); 0 when
- * the driver does not know it either. */
-int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out);
 
 /* ---- shared by the files that allocate ------------------------------------------------------ */
 
@@ -231,12 +215,8 @@ struct cucore_array {
   struct cucore_mipmap *parent; /* a level of this mipmapped array (owned by it), or NULL */
   unsigned level;
 };
-/* texture.c, shared with mipmap.c: bytes of a format (0: not a cucore_array_format); the
- * format and channel check; the whole description check of cucore_array_create; the driver's
- * description; a handle over `h` (NULL when out of memory). */
-unsigned cc_array_format_bytes(int format);
-cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
-                                   const char *fn);
+/* texture.c, shared with mipmap.c: the whole description check of cucore_array_create; the
+ * driver's description; a handle over `h` (NULL when out of memory). */
 cucore_status cc_array_check_desc(const cucore_array_desc *desc, const char *fn);
 void cc_array_to_cu_desc(const cucore_array_desc *desc, CUDA_ARRAY3D_DESCRIPTOR *d);
 cucore_array *cc_array_wrap(cucore_device *dev, CUarray h, const cucore_array_desc *desc);
@@ -284,7 +264,7 @@ struct cucore_mem_pool {
 cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, int imported,
                                  int ipc, cucore_mem_pool **out);
 /* A pinned-pool block goes back to its pool (for DLPack deleters). */
-void cc_host_pool_give_back(const cc_mem_rec *rec);
+void cc_hpool_give_back(const cc_mem_rec *rec);
 
 /* ---- the pinned pool's core (host_pool_core.c): pure, over any allocator --------------------- */
 
@@ -295,34 +275,36 @@ void cc_host_pool_give_back(const cc_mem_rec *rec);
 /* A pinned block and what is known of it. Its memory is recycled for other blocks but never
  * freed, so a stale pointer to one may always be read: the state's generation, which changes
  * at every free, tells a stale view from a current one. */
-typedef struct cc_hblock cc_hblock;
-struct cc_hblock {
-  _Atomic uint64_t state;     /* generation * CC_HB_GEN | CC_HB_IN_USE | CC_HB_BUSY */
+typedef struct cc_hpool_block cc_hpool_block;
+struct cc_hpool_block {
+  _Atomic uint64_t state;     /* generation * CC_HPOOL_GEN | CC_HPOOL_IN_USE | CC_HPOOL_BUSY */
   _Atomic uint64_t requested; /* the bytes its holder asked for */
   /* The thread that handed it out (its owner record), which may free it with plain stores
-   * (asym_fence.h): any other update of the state goes through cc_hb_update_remote. */
+   * (asym_fence.h): any other update of the state goes through cc_hpool_block_update_remote. */
   _Atomic(cc_asym_owner *) holder;
   void *base;                 /* set by the allocator */
   int cls;
   size_t class_bytes;
   struct cc_hpool *pool;
-  cc_hblock *next;            /* the pool's free list of its class, or the spare list */
-  cc_hblock *prev_all, *next_all; /* every block the pool has pinned */
+  cc_hpool_block *next;       /* the pool's free list of its class, or the spare list */
+  cc_hpool_block *prev_all, *next_all; /* every block the pool has pinned */
 };
 
 enum {
-  CC_HB_IN_USE = 1, /* handed out */
-  CC_HB_BUSY = 2,   /* textures, exports or a DLPack consumer use it: not freeable */
-  CC_HB_GEN = 4
+  CC_HPOOL_IN_USE = 1, /* handed out */
+  CC_HPOOL_BUSY = 2,   /* textures, exports or a DLPack consumer use it: not freeable */
+  CC_HPOOL_GEN = 4
 };
 
 /* The state a block gets when it is freed from `seen` (a new generation, not handed out). */
-static inline uint64_t cc_hb_freed(uint64_t seen) { return (seen & ~(uint64_t)3) + CC_HB_GEN; }
+static inline uint64_t cc_hpool_block_freed(uint64_t seen) {
+  return (seen & ~(uint64_t)3) + CC_HPOOL_GEN;
+}
 
 /* State `seen` -> `want` by a thread that is not (or may not be) the block's holder, while the
  * holder is kept out of its plain-store section (asym_fence.h): 1 when done. `seen` must have
  * been read before the holder is (the holder of that state is the one read after it). */
-static inline int cc_hb_update_remote(cc_hblock *b, uint64_t seen, uint64_t want) {
+static inline int cc_hpool_block_update_remote(cc_hpool_block *b, uint64_t seen, uint64_t want) {
   cc_asym_owner *h = atomic_load_explicit(&b->holder, memory_order_acquire);
   cc_asym_remote_begin(h);
   int done = atomic_compare_exchange_strong_explicit(&b->state, &seen, want, memory_order_acq_rel,
@@ -333,28 +315,28 @@ static inline int cc_hb_update_remote(cc_hblock *b, uint64_t seen, uint64_t want
 
 /* Handed out -> free, when the state is still `seen` (handed out, not busy), by any thread; 1
  * when done. (The holder's own free is cc_hpool_free_recent.) */
-static inline int cc_hb_unuse(cc_hblock *b, uint64_t seen) {
-  return cc_hb_update_remote(b, seen, cc_hb_freed(seen));
+static inline int cc_hpool_block_unuse(cc_hpool_block *b, uint64_t seen) {
+  return cc_hpool_block_update_remote(b, seen, cc_hpool_block_freed(seen));
 }
 
-typedef struct cc_host_allocator {
+typedef struct cc_hpool_allocator {
   /* Pins `bytes` into b->base (and may record the block): 0, or a non-zero error (a
    * CUresult: CUDA_ERROR_OUT_OF_MEMORY makes the pool give its cache back and retry). */
-  int (*alloc)(void *ctx, size_t bytes, cc_hblock *b);
-  void (*release)(void *ctx, cc_hblock *b);
+  int (*alloc)(void *ctx, size_t bytes, cc_hpool_block *b);
+  void (*release)(void *ctx, cc_hpool_block *b);
   void *ctx;
-} cc_host_allocator;
+} cc_hpool_allocator;
 
 typedef struct cc_hpool {
   pthread_mutex_t lock;
-  cc_host_allocator ops;
+  cc_hpool_allocator ops;
   size_t max_cached, max_total; /* 0: no limit; with either, no thread keeps blocks */
   uint64_t id;                  /* unique in the process: names the pool to thread caches */
   atomic_uint epoch;            /* changed by a trim: thread caches give their blocks back */
-  cc_hblock *free_head[CC_HPOOL_CLASSES];
+  cc_hpool_block *free_head[CC_HPOOL_CLASSES];
   uint32_t free_count[CC_HPOOL_CLASSES];
   uint64_t shared_bytes;        /* bytes on the free lists */
-  cc_hblock *all;               /* every pinned block */
+  cc_hpool_block *all;          /* every pinned block */
   cucore_host_pool_stats st;    /* plus what thread caches counted (cc_hpool_stats) */
   uint64_t pinned_now;          /* in use + cached, in class bytes */
   struct cc_hpool *next_live;
@@ -366,17 +348,15 @@ typedef struct cc_hpool {
 
 /* (The size classes, the thread caches and the inline allocation and free from them:
  * host_pool_core.h.) */
-void cc_hpool_init(cc_hpool *p, const cc_host_allocator *ops, size_t max_cached,
+void cc_hpool_init(cc_hpool *p, const cc_hpool_allocator *ops, size_t max_cached,
                    size_t max_total);
 /* A block for `bytes`, handed out (*base, when not NULL, gets its address): from this thread's cache, the pool's free lists, or the
  * allocator (the lock is not held while it runs; on its failure the cache is given back and it
  * is tried once more). 0, CC_HPOOL_BAD_SIZE, CC_HPOOL_LIMIT, CC_HPOOL_NO_MEMORY or the
  * allocator's error. */
-int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hblock **out, void **base);
-/* Takes back a block the caller has moved from handed out to free (cc_hb_unuse). */
-void cc_hpool_put(cc_hpool *p, cc_hblock *b);
-/* cc_hb_unuse then cc_hpool_put; 0 when the block was not handed out or is busy. */
-int cc_hpool_free_block(cc_hpool *p, cc_hblock *b);
+int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hpool_block **out, void **base);
+/* Takes back a block the caller has moved from handed out to free (cc_hpool_block_unuse). */
+void cc_hpool_put(cc_hpool *p, cc_hpool_block *b);
 /* Gives cached blocks back until at most `keep_bytes` stay: the free lists and this thread's
  * cache at once, other threads' caches (a few blocks each) at their next call on the pool. */
 void cc_hpool_trim(cc_hpool *p, size_t keep_bytes);
@@ -402,9 +382,8 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
 
 /* ---- managed memory (managed.c), for managed_batch.c ------------------------------------------ */
 
-/* A cucore location as the driver's: devices that exist, host NUMA nodes the system has. */
-cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn);
-/* cc_managed_location, and a device target must have concurrent managed access. */
+/* A cucore location as the driver's (devices that exist, host NUMA nodes the system has); a
+ * device target must have concurrent managed access. */
 cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
                                          const char *fn);
 /* The range is not empty, lies in one allocation, and when cucore recorded it, a managed one
@@ -412,22 +391,32 @@ cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
 cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
                                int *known);
 
-/* ---- DLPack conversions (dlpack.c), pure ----------------------------------------------------- */
+/* ---- tests only ------------------------------------------------------------------------------ */
+/* Exported for the CPU tests (tests/test_memory_*.c); the library itself does not call these
+ * from another file. */
 
-/* Validates a description (ndim, shape, dtype) and computes its extent, as
- * cucore_tensor_extent; `fn` names the caller in messages. */
-cucore_status cc_tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int64_t *hi,
-                               const char *fn);
+/* registry.c: a registry of one's own (NULL when out of memory), freed with cc_reg_free. */
+cc_registry *cc_reg_create(void);
+void cc_reg_free(cc_registry *r);
+/* Sets and clears flags of the record starting at `base`. */
+cc_reg_result cc_reg_set_flags(cc_registry *r, uint64_t base, uint32_t set, uint32_t clear);
+size_t cc_reg_count(cc_registry *r);
+/* Checks the tree's invariants (order, no overlap, AVL balance, count); 1 when they hold. */
+int cc_reg_verify(cc_registry *r);
 
-/* ---- tensor maps (tensor_map.c) --------------------------------------------------------------- */
+/* registry_front.c: takes back a record this thread put in its table, starting at `base`, when
+ * `accept` (may be NULL) says yes: CC_REG_OK, else CC_REG_NOT_FOUND (the caller then asks the
+ * registry, which explains). The library's free paths use cc_front_find and cc_front_commit. */
+cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_mem_rec *out);
+/* How many tables exist (exited threads' tables are adopted by new threads, never freed). */
+size_t cc_front_table_count(void);
 
-/* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
- * included); 0 for an unknown type. */
-unsigned cc_tmap_elem_bits(int dtype);
-/* The documented rules, without the allocation check; `fn` names the caller. */
-cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
-                            const char *fn);
-/* The bytes the tensor spans from its address (for the allocation check); 0 on overflow. */
+/* host_pool_core.c: cc_hpool_block_unuse then cc_hpool_put; 0 when the block was not handed
+ * out or is busy. */
+int cc_hpool_free_block(cc_hpool *p, cc_hpool_block *b);
+
+/* tensor_map.c: the bytes the tensor spans from its address (for the allocation check); 0 on
+ * overflow. */
 int cc_tmap_extent(const cucore_tensor_map_desc *d, uint64_t *bytes);
 
 #endif /* CUCORE_MEMORY_H */

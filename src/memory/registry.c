@@ -9,7 +9,7 @@
  * be named as one.
  *
  * A pinned-pool block (CC_REC_LIVE) keeps its node while it is pinned; whether it is handed out,
- * and for how many bytes, is in its cc_hblock, which the pool changes without this lock (one
+ * and for how many bytes, is in its cc_hpool_block, which the pool changes without this lock (one
  * compare-and-swap per free). Lookups see such a node only while the block is handed out, with
  * the size asked for; inserts see it always (its memory stays pinned), and never evict it.
  */
@@ -188,7 +188,9 @@ static int contains(const cc_mem_rec *rec, uint64_t addr) {
   return addr >= rec->base && addr - rec->base < rec->size;
 }
 
-static cc_hblock *block_of(const cc_reg_node *n) { return (cc_hblock *)(uintptr_t)n->rec.aux; }
+static cc_hpool_block *block_of(const cc_reg_node *n) {
+  return (cc_hpool_block *)(uintptr_t)n->rec.aux;
+}
 
 static uint64_t block_state(const cc_reg_node *n) {
   return atomic_load_explicit(&block_of(n)->state, memory_order_acquire);
@@ -196,7 +198,7 @@ static uint64_t block_state(const cc_reg_node *n) {
 
 /* 1 when lookups do not see the node: a pinned-pool block that is not handed out. */
 static int hidden(const cc_reg_node *n) {
-  return (n->rec.flags & CC_REC_LIVE) && !(block_state(n) & CC_HB_IN_USE);
+  return (n->rec.flags & CC_REC_LIVE) && !(block_state(n) & CC_HPOOL_IN_USE);
 }
 
 /* The record as lookups see it: a handed-out pool block has the size asked for. */
@@ -397,7 +399,7 @@ cc_reg_result cc_reg_take(cc_registry *r, uint64_t base, cc_reg_accept accept, v
   if (res == CC_REG_OK && (n->rec.flags & CC_REC_LIVE)) {
     /* A pool block stays recorded: it becomes free (a racing free wins or loses here). */
     uint64_t st = block_state(n);
-    if ((st & CC_HB_IN_USE) && cc_hb_unuse(block_of(n), st))
+    if ((st & CC_HPOOL_IN_USE) && cc_hpool_block_unuse(block_of(n), st))
       n->rec.flags &= ~(uint32_t)CC_REC_DLPACK_OWNED;
     else
       res = CC_REG_NOT_FOUND;
@@ -421,9 +423,9 @@ static int mark_busy(cc_reg_node *n) {
   int busy = n->rec.textures || n->rec.exports || (n->rec.flags & CC_REC_DLPACK_OWNED);
   uint64_t st = block_state(n);
   for (;;) {
-    if (!(st & CC_HB_IN_USE)) return 0;
-    uint64_t want = busy ? st | CC_HB_BUSY : st & ~(uint64_t)CC_HB_BUSY;
-    if (want == st || cc_hb_update_remote(block_of(n), st, want)) return 1;
+    if (!(st & CC_HPOOL_IN_USE)) return 0;
+    uint64_t want = busy ? st | CC_HPOOL_BUSY : st & ~(uint64_t)CC_HPOOL_BUSY;
+    if (want == st || cc_hpool_block_update_remote(block_of(n), st, want)) return 1;
     st = block_state(n); /* freed, or freed and handed out again, meanwhile */
   }
 }

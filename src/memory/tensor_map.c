@@ -9,7 +9,9 @@
 
 #include <string.h>
 
-unsigned cc_tmap_elem_bits(int dtype) {
+/* Bits per element of a tensor-map data type as laid out in memory (gaps of the packed types
+ * included); 0 for an unknown type. */
+static unsigned cc_tmap_elem_bits(int dtype) {
   switch (dtype) {
   case CUCORE_TMAP_UINT8: return 8;
   case CUCORE_TMAP_UINT16:
@@ -67,15 +69,18 @@ static unsigned swizzle_span(int swizzle) {
   }
 }
 
-cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
-                            const char *fn) {
-  const int im2col = kind == CUCORE_TMAP_IM2COL;
+/* ---- the documented rules, in steps: each a flat list of checks in the order the driver's
+ * documentation states them, each trusting what the steps before it checked (a known type, a
+ * rank of 1..5). */
+
+/* The enumerations: kind, data type, interleave, swizzle, L2 promotion, OOB fill. */
+static cucore_status rules_enums(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
+                                 const char *fn) {
   if (kind != CUCORE_TMAP_TILED && kind != CUCORE_TMAP_IM2COL)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: kind %d is not TILED (0) or IM2COL (1)", fn,
                    (int)kind);
   int dt = (int)d->dtype;
-  unsigned bits = cc_tmap_elem_bits(dt);
-  if (!bits)
+  if (!cc_tmap_elem_bits(dt))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: dtype %d is not a tensor map data type (0 UINT8 .. 15 16U6_ALIGN16B)", fn,
                    dt);
@@ -91,8 +96,15 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
   if ((int)d->oob_fill < 0 || (int)d->oob_fill > CUCORE_TMAP_OOB_NAN_REQUEST_ZERO_FMA)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: OOB fill %d is not ZERO or NAN_REQUEST_ZERO_FMA",
                    fn, (int)d->oob_fill);
+  return CUCORE_OK;
+}
+
+/* The rank (im2col and interleaved layouts need 3 or more) and the global address. */
+static cucore_status rules_rank_address(cucore_tensor_map_kind kind,
+                                        const cucore_tensor_map_desc *d, const char *fn) {
+  const int im2col = kind == CUCORE_TMAP_IM2COL;
   const int interleaved = d->interleave != CUCORE_TMAP_INTERLEAVE_NONE;
-  /* Rank. */
+  int dt = (int)d->dtype;
   unsigned min_rank = im2col || interleaved ? 3 : 1;
   if (d->rank < min_rank || d->rank > 5)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -100,7 +112,6 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
                    im2col ? "im2col maps have 3 to 5 dimensions"
                    : interleaved ? "interleaved layouts need at least 3 dimensions"
                                  : "tensor maps have 1 to 5 dimensions");
-  /* The global address. */
   unsigned addr_align = d->interleave == CUCORE_TMAP_INTERLEAVE_32B || is_packed16(dt) ? 32 : 16;
   if (!d->address) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the address is 0", fn);
   if (d->address % addr_align)
@@ -110,7 +121,13 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
                    addr_align == 32 ? (is_packed16(dt) ? " for the 16-byte-aligned packed types"
                                                        : " with INTERLEAVE_32B")
                                     : "");
-  /* Dimensions. */
+  return CUCORE_OK;
+}
+
+/* The dimensions, and the strides (bytes, of dimensions 1 .. rank-1). */
+static cucore_status rules_dims_strides(const cucore_tensor_map_desc *d, const char *fn) {
+  int dt = (int)d->dtype;
+  unsigned bits = cc_tmap_elem_bits(dt);
   for (unsigned i = 0; i < d->rank; i++)
     if (d->dims[i] == 0 || d->dims[i] > ((uint64_t)1 << 32))
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dims[%u] is %llu (expected 1 .. 2^32)", fn, i,
@@ -123,7 +140,6 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: dims[0] is %llu; with 16U4_ALIGN8B it must be even", fn,
                    (unsigned long long)d->dims[0]);
-  /* Strides (bytes, of dimensions 1 .. rank-1). */
   unsigned stride_align = d->interleave == CUCORE_TMAP_INTERLEAVE_32B || is_packed16(dt) ? 32 : 16;
   for (unsigned i = 0; i + 1 < d->rank; i++) {
     if (d->strides[i] % stride_align)
@@ -142,47 +158,70 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
                    "elements of %s = %llu bytes): rows would overlap", fn,
                    (unsigned long long)d->strides[0], (unsigned long long)d->dims[0],
                    dtype_name(dt), (unsigned long long)row_bytes);
-  /* The box (tiled) or the pixel box (im2col). */
-  uint64_t inner_bytes;
-  if (!im2col) {
-    for (unsigned i = 0; i < d->rank; i++)
-      if (d->box[i] == 0 || d->box[i] > 256)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: box[%u] is %u (expected 1..256)", fn, i,
-                       d->box[i]);
-    inner_bytes = ((uint64_t)d->box[0] * bits + 7) / 8;
-    if (!interleaved && inner_bytes % 16)
+  return CUCORE_OK;
+}
+
+/* The box of a tiled map; *inner_bytes gets its inner dimension in bytes. */
+static cucore_status rules_box(const cucore_tensor_map_desc *d, uint64_t *inner_bytes,
+                               const char *fn) {
+  int dt = (int)d->dtype;
+  unsigned bits = cc_tmap_elem_bits(dt);
+  const int interleaved = d->interleave != CUCORE_TMAP_INTERLEAVE_NONE;
+  for (unsigned i = 0; i < d->rank; i++)
+    if (d->box[i] == 0 || d->box[i] > 256)
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: box[%u] is %u (expected 1..256)", fn, i,
+                     d->box[i]);
+  *inner_bytes = ((uint64_t)d->box[0] * bits + 7) / 8;
+  if (!interleaved && *inner_bytes % 16)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: box[0] is %u elements of %s = %llu bytes, not a multiple of 16 (the "
+                   "driver's rule without interleave)", fn, d->box[0], dtype_name(dt),
+                   (unsigned long long)*inner_bytes);
+  if (is_packed16(dt) && d->box[0] != 128)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: box[0] is %u; with %s it must be 128", fn,
+                   d->box[0], dtype_name(dt));
+  return CUCORE_OK;
+}
+
+/* The pixel box of an im2col map; *inner_bytes gets its inner dimension (the channels of a
+ * pixel) in bytes. */
+static cucore_status rules_pixel_box(const cucore_tensor_map_desc *d, uint64_t *inner_bytes,
+                                     const char *fn) {
+  int dt = (int)d->dtype;
+  unsigned bits = cc_tmap_elem_bits(dt);
+  static const int range[6] = {0, 0, 0, 32768, 128, 16}; /* by rank */
+  int lim = range[d->rank];
+  for (unsigned j = 0; j + 2 < d->rank; j++) {
+    if (d->lower_corner[j] < -lim || d->lower_corner[j] > lim - 1)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: box[0] is %u elements of %s = %llu bytes, not a multiple of 16 (the "
-                     "driver's rule without interleave)", fn, d->box[0], dtype_name(dt),
-                     (unsigned long long)inner_bytes);
-    if (is_packed16(dt) && d->box[0] != 128)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: box[0] is %u; with %s it must be 128", fn,
-                     d->box[0], dtype_name(dt));
-  } else {
-    static const int range[6] = {0, 0, 0, 32768, 128, 16}; /* by rank */
-    int lim = range[d->rank];
-    for (unsigned j = 0; j + 2 < d->rank; j++) {
-      if (d->lower_corner[j] < -lim || d->lower_corner[j] > lim - 1)
-        return cc_fail(CUCORE_INVALID_ARGUMENT,
-                       "%s: lower_corner[%u] is %d; rank %u allows %d..%d", fn, j,
-                       d->lower_corner[j], d->rank, -lim, lim - 1);
-      if (d->upper_corner[j] < -lim || d->upper_corner[j] > lim - 1)
-        return cc_fail(CUCORE_INVALID_ARGUMENT,
-                       "%s: upper_corner[%u] is %d; rank %u allows %d..%d", fn, j,
-                       d->upper_corner[j], d->rank, -lim, lim - 1);
-    }
-    if (d->channels_per_pixel == 0 || d->channels_per_pixel > 256)
+                     "%s: lower_corner[%u] is %d; rank %u allows %d..%d", fn, j,
+                     d->lower_corner[j], d->rank, -lim, lim - 1);
+    if (d->upper_corner[j] < -lim || d->upper_corner[j] > lim - 1)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: channels_per_pixel is %u (expected 1..256)", fn, d->channels_per_pixel);
-    if (is_packed16(dt) && d->channels_per_pixel != 128)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: channels_per_pixel is %u; with %s it must be 128", fn,
-                     d->channels_per_pixel, dtype_name(dt));
-    if (d->pixels_per_column == 0 || d->pixels_per_column > 1024)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: pixels_per_column is %u (expected 1..1024)", fn, d->pixels_per_column);
-    inner_bytes = ((uint64_t)d->channels_per_pixel * bits + 7) / 8;
+                     "%s: upper_corner[%u] is %d; rank %u allows %d..%d", fn, j,
+                     d->upper_corner[j], d->rank, -lim, lim - 1);
   }
+  if (d->channels_per_pixel == 0 || d->channels_per_pixel > 256)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: channels_per_pixel is %u (expected 1..256)", fn, d->channels_per_pixel);
+  if (is_packed16(dt) && d->channels_per_pixel != 128)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: channels_per_pixel is %u; with %s it must be 128", fn,
+                   d->channels_per_pixel, dtype_name(dt));
+  if (d->pixels_per_column == 0 || d->pixels_per_column > 1024)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: pixels_per_column is %u (expected 1..1024)", fn, d->pixels_per_column);
+  *inner_bytes = ((uint64_t)d->channels_per_pixel * bits + 7) / 8;
+  return CUCORE_OK;
+}
+
+/* Element strides, then interleave, swizzle and the packed types together (the swizzle's span
+ * against the box's inner dimension, `inner_bytes`). */
+static cucore_status rules_layout(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
+                                  uint64_t inner_bytes, const char *fn) {
+  const int im2col = kind == CUCORE_TMAP_IM2COL;
+  const int interleaved = d->interleave != CUCORE_TMAP_INTERLEAVE_NONE;
+  int dt = (int)d->dtype;
   /* Element strides. */
   for (unsigned i = 0; i < d->rank; i++)
     if (d->element_strides[i] > 8)
@@ -219,6 +258,20 @@ cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map
                    "%s: OOB fill NAN_REQUEST_ZERO_FMA needs a floating-point type, not %s", fn,
                    dtype_name(dt));
   return CUCORE_OK;
+}
+
+/* The documented rules, without the allocation check; `fn` names the caller. */
+static cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
+                                   const char *fn) {
+  cucore_status st = rules_enums(kind, d, fn);
+  if (st == CUCORE_OK) st = rules_rank_address(kind, d, fn);
+  if (st == CUCORE_OK) st = rules_dims_strides(d, fn);
+  if (st != CUCORE_OK) return st;
+  uint64_t inner_bytes = 0;
+  st = kind == CUCORE_TMAP_IM2COL ? rules_pixel_box(d, &inner_bytes, fn)
+                                  : rules_box(d, &inner_bytes, fn);
+  if (st != CUCORE_OK) return st;
+  return rules_layout(kind, d, inner_bytes, fn);
 }
 
 int cc_tmap_extent(const cucore_tensor_map_desc *d, uint64_t *bytes) {

@@ -28,7 +28,8 @@ struct cucore_surface {
   cucore_array *arr;
 };
 
-unsigned cc_array_format_bytes(int format) {
+/* Bytes of a format; 0 when it is not a cucore_array_format. */
+static unsigned cc_array_format_bytes(int format) {
   switch (format) {
   case CUCORE_FORMAT_U8:
   case CUCORE_FORMAT_S8: return 1;
@@ -42,8 +43,9 @@ unsigned cc_array_format_bytes(int format) {
   }
 }
 
-cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
-                                   const char *fn) {
+/* The format and channel check of arrays and textures over memory. */
+static cucore_status cc_array_check_format(cucore_array_format format, unsigned channels,
+                                           const char *fn) {
   if (!cc_array_format_bytes((int)format))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: format 0x%x is not a cucore_array_format (U8, U16, U32, S8, S16, S32, "
@@ -347,6 +349,35 @@ static cucore_status hold_memory(uint64_t addr, int *held, const char *fn) {
   return CUCORE_OK;
 }
 
+/* ptr is aligned to the device's texture alignment (textures over memory). */
+static cucore_status check_texture_alignment(cucore_device *dev, cucore_devptr ptr,
+                                             const char *fn) {
+  int align = dev_attr(dev, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+  if (align > 0 && ptr % (uint64_t)align)
+    return cc_fail(CUCORE_ARG_ALIGNMENT,
+                   "%s: 0x%llx is not aligned to device %d's texture alignment (%d bytes)", fn,
+                   (unsigned long long)ptr, dev->ordinal, align);
+  return CUCORE_OK;
+}
+
+/* The tail of a texture over memory at `ptr` (linear or pitched 2D, described by `res`): a use
+ * of its record taken (hold_memory), the texture made, the use given back if that fails. */
+static cucore_status texture_over_memory(cucore_device *dev, cucore_devptr ptr,
+                                         const CUDA_RESOURCE_DESC *res,
+                                         const CUDA_TEXTURE_DESC *td, cucore_texture **out,
+                                         const char *fn) {
+  int held;
+  cucore_status st = hold_memory(ptr, &held, fn);
+  if (st != CUCORE_OK) return st;
+  st = cc_texture_make(dev, res, td, NULL, out, fn);
+  if (st != CUCORE_OK) {
+    if (held) (void)cc_reg_use(&cc_mem_registry, ptr, 0, -1, NULL);
+    return st;
+  }
+  if (held) (*out)->rec_addr = ptr;
+  return CUCORE_OK;
+}
+
 cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr, size_t bytes,
                                            cucore_array_format format, unsigned channels,
                                            const cucore_texture_desc *desc,
@@ -372,19 +403,13 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   st = cc_mem_check_range(ptr, bytes, fn, "texture range");
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
-  int align = dev_attr(dev, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
-  if (align > 0 && ptr % (uint64_t)align)
-    return cc_fail(CUCORE_ARG_ALIGNMENT,
-                   "%s: 0x%llx is not aligned to device %d's texture alignment (%d bytes)", fn,
-                   (unsigned long long)ptr, dev->ordinal, align);
+  st = check_texture_alignment(dev, ptr, fn);
+  if (st != CUCORE_OK) return st;
   int max_w = dev_attr(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH);
   if (max_w > 0 && bytes / elem > (size_t)max_w)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu elements is more than device %d's linear texture limit (%d)", fn,
                    bytes / elem, dev->ordinal, max_w);
-  int held;
-  st = hold_memory(ptr, &held, fn);
-  if (st != CUCORE_OK) return st;
   CUDA_RESOURCE_DESC res;
   memset(&res, 0, sizeof res);
   res.resType = CU_RESOURCE_TYPE_LINEAR;
@@ -392,13 +417,7 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
   res.res.linear.format = (CUarray_format)format;
   res.res.linear.numChannels = channels;
   res.res.linear.sizeInBytes = bytes;
-  st = cc_texture_make(dev, &res, &td, NULL, out, fn);
-  if (st != CUCORE_OK) {
-    if (held) (void)cc_reg_use(&cc_mem_registry, ptr, 0, -1, NULL);
-    return st;
-  }
-  if (held) (*out)->rec_addr = ptr;
-  return CUCORE_OK;
+  return texture_over_memory(dev, ptr, &res, &td, out, fn);
 }
 
 cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr ptr, size_t width,
@@ -433,12 +452,9 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   st = cc_mem_check_region(ptr, first, end, fn, "texture", shape);
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
-  int align = dev_attr(dev, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
+  st = check_texture_alignment(dev, ptr, fn);
+  if (st != CUCORE_OK) return st;
   int palign = dev_attr(dev, CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT);
-  if (align > 0 && ptr % (uint64_t)align)
-    return cc_fail(CUCORE_ARG_ALIGNMENT,
-                   "%s: 0x%llx is not aligned to device %d's texture alignment (%d bytes)", fn,
-                   (unsigned long long)ptr, dev->ordinal, align);
   if (palign > 0 && pitch % (size_t)palign)
     return cc_fail(CUCORE_ARG_ALIGNMENT,
                    "%s: the pitch %zu is not a multiple of device %d's texture pitch alignment "
@@ -453,9 +469,6 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
                    "%s: %zu x %zu elements with pitch %zu passes device %d's 2D linear texture "
                    "limits (%d x %d, pitch %d)", fn, width, height, pitch, dev->ordinal, max_w,
                    max_h, max_p);
-  int held;
-  st = hold_memory(ptr, &held, fn);
-  if (st != CUCORE_OK) return st;
   CUDA_RESOURCE_DESC res;
   memset(&res, 0, sizeof res);
   res.resType = CU_RESOURCE_TYPE_PITCH2D;
@@ -465,13 +478,7 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   res.res.pitch2D.width = width;
   res.res.pitch2D.height = height;
   res.res.pitch2D.pitchInBytes = pitch;
-  st = cc_texture_make(dev, &res, &td, NULL, out, fn);
-  if (st != CUCORE_OK) {
-    if (held) (void)cc_reg_use(&cc_mem_registry, ptr, 0, -1, NULL);
-    return st;
-  }
-  if (held) (*out)->rec_addr = ptr;
-  return CUCORE_OK;
+  return texture_over_memory(dev, ptr, &res, &td, out, fn);
 }
 
 cucore_status cucore_texture_destroy(cucore_texture *tex) {

@@ -36,7 +36,5 @@ cucore_status cc_vmm_create_raw(cucore_device *dev, size_t bytes, unsigned flags
 /* cuMemMap then read-write access for `dev`; on failure nothing stays mapped. */
 cucore_status cc_vmm_map_rw(cucore_device *dev, uint64_t addr, size_t bytes,
                             CUmemGenericAllocationHandle h, const char *fn);
-/* The CUmemAccessDesc flags for CUCORE_VMM_ACCESS_* `access`; -1 when it is not one. */
-int cc_vmm_access_flags(unsigned access);
 
 #endif /* CUCORE_MEMORY_VMM_H */

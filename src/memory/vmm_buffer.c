@@ -17,23 +17,17 @@ struct cucore_vmm_buffer {
   cucore_device *dev;
   uint64_t base, bytes, mapped, reserved, granularity;
   vmm_range *ranges; /* reservations, in address order, adjacent */
-  size_t nranges;
+  size_t nranges, ranges_cap;
   vmm_chunk *chunks; /* mapped physical memory, in address order from base */
-  size_t nchunks;
+  size_t nchunks, chunks_cap;
 };
-
-/* Grows an array of `n` items of `size` bytes by one slot (its address in *arr). */
-static int grow_array(void **arr, size_t n, size_t size) {
-  void *p = realloc(*arr, (n + 1) * size);
-  if (!p) return 0;
-  *arr = p;
-  return 1;
-}
 
 /* Reserves `bytes` right after the buffer's reservations (or anywhere for the first). */
 static cucore_status reserve_more(cucore_vmm_buffer *b, uint64_t bytes, const char *fn) {
-  if (!grow_array((void **)&b->ranges, b->nranges, sizeof *b->ranges))
-    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  vmm_range *ranges = cc_grow(b->ranges, &b->ranges_cap, b->nranges + 1, sizeof *ranges,
+                              "a virtual memory buffer's reservations");
+  if (!ranges) return cucore_last_status();
+  b->ranges = ranges;
   cucore_status st = CC_DRV_REQUIRE(cuMemAddressReserve);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemAddressFree);
   if (st != CUCORE_OK) return st;
@@ -58,8 +52,10 @@ static cucore_status reserve_more(cucore_vmm_buffer *b, uint64_t bytes, const ch
 
 /* Maps `bytes` of new physical memory right after what is mapped. */
 static cucore_status map_more(cucore_vmm_buffer *b, uint64_t bytes, const char *fn) {
-  if (!grow_array((void **)&b->chunks, b->nchunks, sizeof *b->chunks))
-    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  vmm_chunk *chunks = cc_grow(b->chunks, &b->chunks_cap, b->nchunks + 1, sizeof *chunks,
+                              "a virtual memory buffer's chunks");
+  if (!chunks) return cucore_last_status();
+  b->chunks = chunks;
   cucore_status st = CC_DRV_REQUIRE(cuMemRelease);
   CUmemGenericAllocationHandle h = 0;
   if (st == CUCORE_OK) st = cc_vmm_create_raw(b->dev, bytes, 0, &h, fn);

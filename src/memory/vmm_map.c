@@ -8,7 +8,8 @@
 
 #define VMM_MAX_DEVICES 64
 
-int cc_vmm_access_flags(unsigned access) {
+/* The CUmemAccessDesc flags for CUCORE_VMM_ACCESS_* `access`; -1 when it is not one. */
+static int cc_vmm_access_flags(unsigned access) {
   switch (access) {
   case CUCORE_VMM_ACCESS_NONE: return CU_MEM_ACCESS_FLAGS_PROT_NONE;
   case CUCORE_VMM_ACCESS_READ: return CU_MEM_ACCESS_FLAGS_PROT_READ;
