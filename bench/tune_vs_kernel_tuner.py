@@ -14,7 +14,8 @@ names both). Measured here, in one run:
      the goal is a speed-up >= 0.75 x J;
   4. GPU busy / (wall - time to the first cubin) as cucore reports it (goal >= 80 %);
   5. 10 repeated tunes (--fresh): the same best, or a reported tie, in >= 9.
-usage: bench/tune_vs_kernel_tuner.py [path/to/cucore]   (prints one JSON object at the end)
+usage: bench/tune_vs_kernel_tuner.py [path/to/cucore] [--repeats N] [--jobs J,J,...]
+       (prints one JSON object at the end; defaults: 10 repeats, jobs 1,4,8)
 """
 import json
 import os
@@ -114,8 +115,21 @@ def fresh_env(d, name):
     return env
 
 
+def options(argv):
+    cucore, repeats, jobs = "build/bin/cucore", 10, (1, 4, 8)
+    i = 1
+    while i < len(argv):
+        if argv[i] == "--repeats":
+            repeats, i = int(argv[i + 1]), i + 2
+        elif argv[i] == "--jobs":
+            jobs, i = tuple(int(j) for j in argv[i + 1].split(",")), i + 2
+        else:
+            cucore, i = argv[i], i + 1
+    return cucore, repeats, jobs
+
+
 def main():
-    cucore = sys.argv[1] if len(sys.argv) > 1 else "build/bin/cucore"
+    cucore, repeats, jobs_list = options(sys.argv)
     d = tempfile.mkdtemp(prefix="tune-bench-")
     with open(os.path.join(d, "axpy.cu"), "w") as f:
         f.write(SRC)
@@ -135,14 +149,15 @@ def main():
         out["kt_best_under_cucore_ms"] = kt_cfg[0].get("median_ms")
         out["kt_best_vs_cucore_best"] = kt_cfg[0].get("median_ms", 0) / best["median_ms"]
     scaling = {}
-    for jobs in (1, 4, 8):
+    for jobs in jobs_list:
         doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
                                fresh_env(d, f"j{jobs}"))
         scaling[jobs] = doc_j["compile_wall_ms"]
     out["compile_wall_ms"] = scaling
-    out["compile_speedup_per_job"] = {j: scaling[1] / scaling[j] / j for j in (4, 8)}
+    if jobs_list[0] == 1:
+        out["compile_speedup_per_job"] = {j: scaling[1] / scaling[j] / j for j in jobs_list[1:]}
     picks = []
-    for _ in range(10):
+    for _ in range(repeats):
         doc_r, _ = cucore_tune(cucore, d, ["--fresh", "--db", os.path.join(d, "rep.jsonl")],
                                fresh_env(d, "c0"))
         picks.append((doc_r["best"]["index"], doc_r["best"]["ties"]))
