@@ -786,7 +786,9 @@ enum {
    * (device memory of that device or of a peer with access enabled, managed memory, mapped
    * host memory), and not freed. Pageable host memory (malloc, the stack) is refused, except on
    * devices that read it directly (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS
-   * systems), where an address the driver does not know passes. Off by default;
+   * systems), where an address the driver does not know passes. An address past the end of a
+   * graph allocation, in the 64 KiB page it ends in (addresses the driver keeps for graph
+   * memory), is refused as CUCORE_OUT_OF_BOUNDS. Off by default;
    * cucore_args_check_pointers() turns it on for one list and names its device.
    * Cost, per pointer bound: a pointer cucore recorded on the same device (or managed or pinned
    * memory) costs one registry lookup under a shared lock (tens of ns, against about 10 ns for
@@ -807,7 +809,8 @@ CUCORE_API cucore_status cucore_mem_get_checks(unsigned *flags);
  * CUCORE_MEM_CHECK_KERNEL_POINTERS makes, on demand. `bytes` 0 checks the address only.
  * @retval CUCORE_INVALID_ARGUMENT the address is freed, pageable host memory, or memory of
  *         another device without peer access; the message says which.
- * @retval CUCORE_OUT_OF_BOUNDS the range runs past the end of its allocation. */
+ * @retval CUCORE_OUT_OF_BOUNDS the range runs past the end of its allocation, or starts past
+ *         the end of a graph allocation in the 64 KiB page it ends in. */
 CUCORE_API cucore_status cucore_pointer_check_access(cucore_device *dev, cucore_devptr addr,
                                                      size_t bytes);
 
