@@ -55,12 +55,7 @@ for dev in d["devices"]:
 # checks on the fake NVML); values change from run to run, so their forms are checked.
 run "$CUCORE" devices --json
 check "devices --json ran (NVML)" [ "$rc" -eq 0 ]
-nvml=$(python3 -c '
-import json, sys
-s = json.load(sys.stdin)["devices"][0]["system"]
-print("yes" if s["available"] else ("absent" if "could not be loaded" in s.get("error", "") else
-      "error: " + s.get("error", "")))
-' <<<"$out")
+nvml=$(nvml_state <<<"$out")
 if [ "$nvml" = "absent" ]; then
   echo "note: NVML could not be loaded on this host; the live state is not checked"
 else

@@ -206,12 +206,7 @@ assert a["outputs"] == b["outputs"], (a["outputs"], b["outputs"])
 # The SM clock around the timing, read from the real NVML (the spellings test_system_facts.sh
 # checks on the fake NVML): the text line, and sm_clock_mhz, clock_reasons, throttled in JSON.
 run "$CUCORE" devices --json
-nvml=$(python3 -c '
-import json, sys
-s = json.load(sys.stdin)["devices"][0]["system"]
-print("yes" if s["available"] else ("absent" if "could not be loaded" in s.get("error", "") else
-      "error: " + s.get("error", "")))
-' <<<"$out")
+nvml=$(nvml_state <<<"$out")
 if [ "$nvml" = "absent" ]; then
   echo "note: NVML could not be loaded on this host; the timing's SM clock is not checked"
 else
