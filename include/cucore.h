@@ -31,7 +31,11 @@
  * CUCORE_HOST_OUT_OF_MEMORY. A function that calls the driver may also return what loading it
  * gives (CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, CUCORE_DRIVER_TOO_OLD, CUCORE_NO_DEVICE)
  * and the code a failed driver call maps to (CUCORE_DRIVER_ERROR unless a closer one fits;
- * CUCORE_KERNEL_FAULT once a kernel has faulted on the device). One that runs NVRTC,
+ * CUCORE_KERNEL_FAULT once a kernel has faulted on the device). Version gates: each driver
+ * entry point is resolved with the CUDA version whose ABI it has; where the loaded driver is
+ * older than an entry point a call needs, the call returns CUCORE_DRIVER_TOO_OLD (cucore's
+ * status for that, never a crash) with a message naming the entry point and the CUDA version
+ * it needs. One that runs NVRTC,
  * nvJitLink or libNVVM may return CUCORE_NVRTC_NOT_FOUND, CUCORE_NVJITLINK_NOT_FOUND,
  * CUCORE_NVVM_NOT_FOUND, CUCORE_TOOLKIT_TOO_OLD and CUCORE_NVRTC_ERROR,
  * CUCORE_NVJITLINK_ERROR, CUCORE_NVVM_ERROR.
@@ -782,7 +786,9 @@ enum {
    * (device memory of that device or of a peer with access enabled, managed memory, mapped
    * host memory), and not freed. Pageable host memory (malloc, the stack) is refused, except on
    * devices that read it directly (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: HMM or ATS
-   * systems), where an address the driver does not know passes. Off by default;
+   * systems), where an address the driver does not know passes. An address past the end of a
+   * graph allocation, in the 64 KiB page it ends in (addresses the driver keeps for graph
+   * memory), is refused as CUCORE_OUT_OF_BOUNDS. Off by default;
    * cucore_args_check_pointers() turns it on for one list and names its device.
    * Cost, per pointer bound: a pointer cucore recorded on the same device (or managed or pinned
    * memory) costs one registry lookup under a shared lock (tens of ns, against about 10 ns for
@@ -803,7 +809,8 @@ CUCORE_API cucore_status cucore_mem_get_checks(unsigned *flags);
  * CUCORE_MEM_CHECK_KERNEL_POINTERS makes, on demand. `bytes` 0 checks the address only.
  * @retval CUCORE_INVALID_ARGUMENT the address is freed, pageable host memory, or memory of
  *         another device without peer access; the message says which.
- * @retval CUCORE_OUT_OF_BOUNDS the range runs past the end of its allocation. */
+ * @retval CUCORE_OUT_OF_BOUNDS the range runs past the end of its allocation, or starts past
+ *         the end of a graph allocation in the 64 KiB page it ends in. */
 CUCORE_API cucore_status cucore_pointer_check_access(cucore_device *dev, cucore_devptr addr,
                                                      size_t bytes);
 
@@ -3923,8 +3930,12 @@ CUCORE_API cucore_status cucore_driver_log_clear(void);
  * (cucore_green_device) that works in it: streams made on it (cucore_green_stream_create, or
  * cucore_stream_create on that device) take every cucore call, and launches on them go
  * through the usual checked path. A green context is current to one thread at a time: use
- * each one from one thread. Without the entry points, CUCORE_DRIVER_TOO_OLD names the driver
- * version needed.
+ * each one from one thread. Only SMs are split: work-queue resources (cuda.core's
+ * WorkqueueResource) are not offered, since CUDA 13.0's headers, which cucore is built with,
+ * do not declare them (CU_DEV_RESOURCE_TYPE_SM is the only resource type there). Version gate:
+ * a driver older than an entry point needs returns CUCORE_DRIVER_TOO_OLD (cucore's status for
+ * a driver too old for a call) with a message naming the entry point and the CUDA version it
+ * needs (12.4 for the split and the green context, 12.5 for cucore_green_stream_create).
  * @{
  */
 
@@ -4482,7 +4493,8 @@ typedef struct cucore_checkpoint_gpu_pair {
 CUCORE_API cucore_status cucore_checkpoint_state(int pid, cucore_process_state *out);
 /** Locks running process `pid`: waits up to `timeout_ms` (0: no limit) for its CUDA work to
  * reach a point where it can be locked.
- * @retval CUCORE_NOT_READY the timeout passed; the process still runs. */
+ * @retval CUCORE_NOT_READY the timeout passed (the driver's CUDA_ERROR_TIMEOUT or
+ *         CUDA_ERROR_NOT_READY, kept as the native code); the process still runs. */
 CUCORE_API cucore_status cucore_checkpoint_lock(int pid, unsigned timeout_ms);
 /** Checkpoints locked process `pid`: its GPU memory to the host, its GPU resources released. */
 CUCORE_API cucore_status cucore_checkpoint_process(int pid);

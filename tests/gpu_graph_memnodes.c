@@ -2,8 +2,9 @@
  * item 8): alloc node -> kernel node writing the memory (strict pointer checks on, so the
  * kernel node's argument is checked against cucore's record of the graph allocation) -> copy
  * node out -> free node; instantiated and launched twice, the host data checked; the memory is
- * refused by cucore_mem_free while the graph owns it, and a kernel argument past its end is
- * refused when the kernel node is added. */
+ * refused by cucore_mem_free while the graph owns it; a range running past its end is refused by
+ * cucore_pointer_check_access, and a kernel argument past its end is refused when bound (strict
+ * checks) and so is the kernel node given that argument list. */
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -97,8 +98,8 @@ static void alloc_kernel_copy_free(void **state) {
   assert_ok(cucore_mem_set_checks(0));
 }
 
-/* A kernel node whose pointer argument starts past the allocation's end is refused by the
- * strict check (the record has the allocation's size). */
+/* The record has the allocation's size: a range running past its end is refused, and a kernel
+ * node given the allocation itself is accepted. */
 static void kernel_node_checked_against_allocation(void **state) {
   (void)state;
   assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
@@ -125,11 +126,61 @@ static void kernel_node_checked_against_allocation(void **state) {
   assert_ok(cucore_mem_set_checks(0));
 }
 
+/* A kernel argument 32 bytes past the end of a 4000-byte graph allocation is refused by the
+ * strict check when bound, and the kernel node given that list is refused with the same status
+ * (the address is in the 64 KiB page the allocation ends in: graph allocations start at least
+ * 256-byte aligned, so 4000 bytes end 160 bytes into a 256-byte block, never on a page edge). */
+static void kernel_node_pointer_past_the_end_refused(void **state) {
+  (void)state;
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  cucore_kernel *k = gpu_kernel(obj, "iota_plus");
+  cucore_args *args = NULL;
+  assert_ok(cucore_args_create(k, &args));
+  cucore_graph *g = NULL;
+  cucore_graph_node *alloc = NULL, *kern = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4000, &p, &alloc));
+  print_message("graph allocation of 4000 bytes at 0x%llx\n", (unsigned long long)p);
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = 1;
+  c.block[0] = 32;
+  assert_ok(cucore_args_set_ptr(args, 0, p));
+  assert_ok(cucore_args_set_i32(args, 1, 0));
+  assert_ok(cucore_args_set_i32(args, 2, 32));
+  assert_ok(cucore_graph_add_kernel_node(g, &alloc, 1, k, &c, args, &kern));
+
+  assert_ok(cucore_args_reset(args));
+  if (((p + 4000) & 0xffff) == 0 || ((p + 4000) >> 16) != ((p + 4032) >> 16)) {
+    print_message("skipped: the allocation ends on a 64 KiB page edge (not 256-byte aligned?)\n");
+    assert_ok(cucore_graph_destroy(g));
+    assert_ok(cucore_args_destroy(args));
+    assert_ok(cucore_mem_set_checks(0));
+    return;
+  }
+  assert_status(cucore_args_set_ptr(args, 0, p + 4032), CUCORE_OUT_OF_BOUNDS);
+  print_message("argument past the end refused: %s\n", cucore_last_error());
+  assert_contains(cucore_last_error(), "argument 0 of `iota_plus`");
+  assert_contains(cucore_last_error(), "32 bytes past the end of");
+  assert_ok(cucore_args_set_i32(args, 1, 0));
+  assert_ok(cucore_args_set_i32(args, 2, 32));
+  cucore_graph_node *bad = NULL;
+  assert_status(cucore_graph_add_kernel_node(g, &alloc, 1, k, &c, args, &bad),
+                CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "past the end");
+  assert_null(bad);
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_args_destroy(args));
+  assert_ok(cucore_mem_set_checks(0));
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(alloc_kernel_copy_free),
       cmocka_unit_test(kernel_node_checked_against_allocation),
+      cmocka_unit_test(kernel_node_pointer_past_the_end_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

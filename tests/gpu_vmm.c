@@ -1,11 +1,12 @@
 /* gpu_vmm.c -- virtual memory on the GPU (issue 26.3, label gpu).
  *
- * A buffer of 1 GiB in a 4 GiB reservation grows to 4 GiB: same address, the pattern written
- * at the start, middle and end of the old part intact, the record grown (copies to the new end
- * pass, one byte past it is refused). Growing past the reservation (a range reserved right
- * after it) is tried too: in place, or refused saying so. Wrong access flags are refused with
- * a message. Physical memory exported as a file descriptor is imported by a child process
- * (fork + exec: a fresh process), which reads what the parent wrote. */
+ * A buffer of 1 GiB in a 4 GiB reservation grows to 4 GiB: same address, every word of the old
+ * part intact (read back whole: the memset's value, and the pattern written at its start,
+ * middle and end), the record grown (copies to the new end pass, one byte past it is refused).
+ * Growing past the reservation (a range reserved right after it) is tried too: in place, or
+ * refused saying so. Wrong access flags are refused with a message. Physical memory exported
+ * as a file descriptor is imported by a child process (fork + exec: a fresh process), which
+ * reads what the parent wrote. */
 #include "gpu_child.h"
 #include "gpu_support.h"
 
@@ -42,6 +43,30 @@ static void probe(cucore_devptr base, size_t bytes, int write) {
   }
 }
 
+/* Reads the whole of [base, +bytes) back to the host and checks every word: the pattern of
+ * probe() in its three windows, 0xdeadbeef (the memset) everywhere else. */
+static void check_every_word(cucore_devptr base, size_t bytes) {
+  static uint32_t want[3][PROBE / 4];
+  size_t at[3] = {0, bytes / 2, bytes - PROBE};
+  for (int k = 0; k < 3; k++) pattern(want[k], PROBE / 4, (uint32_t)k * 77 + 1);
+  uint32_t *h = malloc(bytes);
+  assert_non_null(h);
+  assert_ok(cucore_memcpy_dtoh(dev, h, base, bytes, NULL));
+  size_t bad = 0, first = 0;
+  for (size_t w = 0; w < bytes / 4; w++) {
+    uint32_t e = 0xdeadbeefu;
+    for (int k = 0; k < 3; k++)
+      if (w * 4 >= at[k] && w * 4 - at[k] < PROBE) e = want[k][(w * 4 - at[k]) / 4];
+    if (h[w] != e && bad++ == 0) first = w;
+  }
+  uint32_t got = bad ? h[first] : 0;
+  free(h);
+  if (bad)
+    fail_msg("%zu of %zu words changed; the first at offset %zu reads 0x%08x", bad, bytes / 4,
+             first * 4, got);
+  print_message("all %zu words of the old part intact\n", bytes / 4);
+}
+
 static void grows_1_to_4_gib_in_place(void **state) {
   (void)state;
   size_t min = 0, rec = 0;
@@ -59,6 +84,7 @@ static void grows_1_to_4_gib_in_place(void **state) {
   assert_int_equal(after, base);
   assert_int_equal(bytes, 4 * GIB);
   probe(base, GIB, 0);
+  check_every_word(base, GIB);
   uint32_t v = 0;
   assert_ok(cucore_memcpy_dtoh(dev, &v, base + GIB - 4 - PROBE, 4, NULL)); /* memset survives */
   assert_int_equal(v, 0xdeadbeef);

@@ -3,12 +3,14 @@
  * two entry points (set into the loaded driver table), the allocation is recorded as the
  * graph's (pointer checks know it), frees outside the graph are refused with a message, a free
  * node takes only an allocation of its own graph once, instantiation needs every allocation
- * freed in the graph, and the record goes with the graph. */
+ * freed in the graph, and the record goes with the graph; with strict pointer checks, a kernel
+ * node's pointer past the end of a graph allocation, or into freed graph memory, is refused. */
 #include "support.h"
 
 #include "loader/loader.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef CUCORE_FAKE_DRIVER_PATH
 #error "CUCORE_FAKE_DRIVER_PATH is set by tests/CMakeLists.txt"
@@ -43,6 +45,9 @@ static CUresult stand_in_free(CUgraphNode *n, CUgraph g, const CUgraphNode *deps
 }
 
 static cucore_device *dev;
+
+static const char ptx_text[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                               ".visible .entry k(.param .u64 p, .param .u32 n)\n{\n  ret;\n}\n";
 
 static int open_fake(void **state) {
   (void)state;
@@ -176,12 +181,69 @@ static void free_nodes_and_instantiation(void **state) {
   assert_true(facts.freed);
 }
 
+/* Strict pointer checks on a kernel node's arguments: the graph allocation itself passes; an
+ * address past its end (in the addresses the driver keeps for graph memory) and an address of a
+ * graph gone are refused when bound, and the kernel node with that list is refused too. */
+static void kernel_node_pointer_past_the_end_refused(void **state) {
+  (void)state;
+  use_stand_ins(1);
+  cucore_object *obj = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *args = NULL;
+  assert_ok(cucore_object_from_memory(ptx_text, sizeof ptx_text, CUCORE_CODE_PTX, "k.ptx", &obj));
+  assert_ok(cucore_object_get_kernel(obj, "k", &k));
+  assert_ok(cucore_args_create(k, &args));
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  cucore_graph *g = NULL, *g2 = NULL;
+  cucore_graph_node *a = NULL, *kn = NULL, *bad = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4000, &p, &a));
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = 1;
+  c.block[0] = 32;
+  assert_ok(cucore_args_set_ptr(args, 0, p));
+  assert_ok(cucore_args_set_u32(args, 1, 32));
+  assert_ok(cucore_graph_add_kernel_node(g, &a, 1, k, &c, args, &kn));
+
+  /* 32 bytes past the end of the 4000: refused when bound, and the node with the list. */
+  assert_ok(cucore_args_reset(args));
+  assert_status(cucore_args_set_ptr(args, 0, p + 4032), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "argument 0 of `k`");
+  assert_contains(cucore_last_error(), "32 bytes past the end of");
+  assert_ok(cucore_args_set_u32(args, 1, 32));
+  bad = (cucore_graph_node *)1;
+  assert_status(cucore_graph_add_kernel_node(g, &a, 1, k, &c, args, &bad), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "past the end");
+  assert_null(bad);
+  assert_ok(cucore_graph_destroy(g));
+
+  /* The graph is gone: its allocation's address is a bad pointer now. */
+  assert_ok(cucore_args_reset(args));
+  assert_status(cucore_args_set_ptr(args, 0, p), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "was freed");
+  assert_ok(cucore_args_set_u32(args, 1, 32));
+  assert_ok(cucore_graph_create(dev, &g2));
+  bad = (cucore_graph_node *)1;
+  assert_status(cucore_graph_add_kernel_node(g2, NULL, 0, k, &c, args, &bad),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "was freed");
+  assert_null(bad);
+  assert_ok(cucore_graph_destroy(g2));
+  assert_ok(cucore_mem_set_checks(0));
+  assert_ok(cucore_args_destroy(args));
+  assert_ok(cucore_kernel_destroy(k));
+  assert_ok(cucore_object_destroy(obj));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(absent_entry_points),
       cmocka_unit_test(argument_checks),
       cmocka_unit_test(allocation_owned_by_graph),
       cmocka_unit_test(free_nodes_and_instantiation),
+      cmocka_unit_test(kernel_node_pointer_past_the_end_refused),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
 }

@@ -3,7 +3,9 @@
  * made and refused (the message names the SMs, the rules and what fits), arguments refused,
  * a launch on a green context's stream through the checked path (it runs in the green
  * context's CUcontext), nothing left behind; and, in a child whose driver lacks the entry
- * points, CUCORE_DRIVER_TOO_OLD naming CUDA 12.4. */
+ * points, CUCORE_DRIVER_TOO_OLD naming CUDA 12.4; in a child whose driver has the CUDA 12.4
+ * entry points but not cuGreenCtxStreamCreate (12.5), splits work and a stream is
+ * CUCORE_DRIVER_TOO_OLD naming it and CUDA 12.5. */
 #include "support.h"
 #include "runtime/runtime.h" /* DRV(): which context is current after a launch */
 
@@ -89,12 +91,19 @@ static void impossible_split_names_the_rules(void **state) {
   assert_contains(m, "has 132 SMs");
   assert_contains(m, "at least 8 SMs and a multiple of 8, so 70 rounds up to 72");
   assert_contains(m, "makes 1 such group.");
+  assert_contains(m, "The SMs left over after the groups (60 here) go to one remainder group");
   assert_contains(m, "CUCORE_GREEN_IGNORE_COSCHEDULING");
   assert_null(g[0]);
   assert_null(g[1]);
   assert_null(rest);
   assert_status(cucore_green_split(dev, 10, 16, 0, g, NULL), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "makes 8 such groups");
+  assert_contains(cucore_last_error(), "left over after the groups (4 here)");
+  assert_status(cucore_green_split(dev, 10, 14, CUCORE_GREEN_IGNORE_COSCHEDULING, g, NULL),
+                CUCORE_INVALID_ARGUMENT); /* groups of 14: 9 fit */
+  assert_contains(cucore_last_error(), "makes 9 such groups");
+  assert_contains(cucore_last_error(), "The SMs left over after the groups go to one remainder "
+                                       "group");
   for (int i = 0; i < 10; i++) assert_null(g[i]);
   assert_int_equal(live_greens(), 0);
 }
@@ -181,6 +190,39 @@ static int absent_child(void) {
   return 0;
 }
 
+/* In a child whose driver has the CUDA 12.4 green entry points but not cuGreenCtxStreamCreate
+ * (12.5): exit 0 when a split works and a stream is refused as too old, naming both. */
+static int no_stream_child(void) {
+  setenv("CUCORE_FAKE_HIDE", "cuGreenCtxStreamCreate", 1);
+  cucore_device *d = NULL;
+  if (cucore_device_open(0, &d) != CUCORE_OK) return 1;
+  cucore_green *g = NULL;
+  if (cucore_green_split(d, 1, 8, 0, &g, NULL) != CUCORE_OK || !g) return 2;
+  cucore_stream *s = (cucore_stream *)&s;
+  cucore_status st = cucore_green_stream_create(g, 0, &s);
+  if (CUCORE_CODE(st) != CUCORE_DRIVER_TOO_OLD || s || !strstr(cucore_last_error(), "CUDA 12.5") ||
+      !strstr(cucore_last_error(), "cuGreenCtxStreamCreate")) {
+    fprintf(stderr, "%s: %s\n", cucore_status_name(st), cucore_last_error());
+    return 3;
+  }
+  if (cucore_green_destroy(g) != CUCORE_OK) return 4;
+  cucore_device_close(d);
+  return 0;
+}
+
+static void green_stream_needs_12_5(void **state) {
+  (void)state;
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(no_stream_child());
+  int ws = 0;
+  assert_int_equal(waitpid(pid, &ws, 0), pid);
+  if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+    fail_msg("the child without cuGreenCtxStreamCreate failed (exit %d, signal %d)",
+             WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+
 static void absent_green_is_too_old_not_a_crash(void **state) {
   (void)state;
   fflush(NULL);
@@ -206,7 +248,8 @@ static int close_dev(void **state) {
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   /* first, in a child, before this process loads the driver */
-  const struct CMUnitTest first[] = {cmocka_unit_test(absent_green_is_too_old_not_a_crash)};
+  const struct CMUnitTest first[] = {cmocka_unit_test(absent_green_is_too_old_not_a_crash),
+                                     cmocka_unit_test(green_stream_needs_12_5)};
   int rc = cmocka_run_group_tests_name("absent", first, NULL, NULL);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(sm_facts_and_split_query),

@@ -1,7 +1,8 @@
 /* test_vmm.c -- virtual memory (issue 26.3) on the fake driver (tests/fake/), whose VMM is the
  * host's own (a memfd mapped into a PROT_NONE reservation), so bytes really move: entry points
  * a driver lacks, argument checks, the granularity arithmetic, the registry records of mapped
- * ranges and of a growing buffer, copies past the mapped end, export and import. */
+ * ranges and of a growing buffer, copies past the mapped end, export and import, and access for
+ * several devices in one call (the fake with a second device, CUCORE_FAKE_DEVICES=2). */
 #include "support.h"
 
 #include "memory/vmm.h"
@@ -311,6 +312,42 @@ static void export_and_import(void **state) {
   assert_ok(cucore_vmm_release(im));
 }
 
+/* Access given to two devices in one call (cuMemSetAccess with two entries), then changed for
+ * both, then for the second alone; the second device named twice is refused before the
+ * driver. */
+static void access_for_several_devices(void **state) {
+  (void)state;
+  cucore_device *dev1 = NULL;
+  assert_ok(cucore_device_open(1, &dev1));
+  cucore_vmm_memory *m = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_vmm_create(dev, G, 0, &m));
+  assert_ok(cucore_vmm_reserve(dev, G, 0, 0, &p));
+  assert_ok(cucore_vmm_map(p, m, 0, G));
+  cucore_device *both[2] = {dev, dev1};
+  assert_ok(cucore_vmm_set_access(p, G, both, 2, CUCORE_VMM_ACCESS_READWRITE));
+  uint32_t v = 0xBEEF, w = 0;
+  assert_ok(cucore_memcpy_htod(dev, p + 128, &v, sizeof v, NULL));
+  assert_ok(cucore_memcpy_dtoh(dev, &w, p + 128, sizeof w, NULL));
+  assert_int_equal(w, v);
+  cucore_device *order[2] = {dev1, dev}; /* any order */
+  assert_ok(cucore_vmm_set_access(p, G, order, 2, CUCORE_VMM_ACCESS_READ));
+  w = 0;
+  assert_ok(cucore_memcpy_dtoh(dev, &w, p + 128, sizeof w, NULL));
+  assert_int_equal(w, v);
+  assert_ok(cucore_vmm_set_access(p, G, &dev1, 1, CUCORE_VMM_ACCESS_READWRITE));
+  cucore_device *twice[2] = {dev1, dev1};
+  assert_status(cucore_vmm_set_access(p, G, twice, 2, CUCORE_VMM_ACCESS_READWRITE),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "device 1 is given twice");
+  assert_status(cucore_vmm_set_access(p, G, both, 2, 2), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "access flags 0x2");
+  assert_ok(cucore_vmm_unmap(p, G));
+  assert_ok(cucore_vmm_unreserve(dev, p, G));
+  assert_ok(cucore_vmm_release(m));
+  assert_ok(cucore_device_close(dev1));
+}
+
 static int setup(void **state) {
   (void)state;
   return cucore_device_open(0, &dev) == CUCORE_OK ? 0 : -1;
@@ -323,6 +360,7 @@ static int teardown(void **state) {
 
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
+  setenv("CUCORE_FAKE_DEVICES", "2", 1); /* a second device for access_for_several_devices */
   /* First, before this process loads the driver: the child loads it with symbols hidden. */
   const struct CMUnitTest first[] = {cmocka_unit_test(absent_entry_points_are_named)};
   int rc = cmocka_run_group_tests(first, NULL, NULL);
@@ -331,6 +369,6 @@ int main(void) {
       cmocka_unit_test(mapped_ranges_are_recorded), cmocka_unit_test(buffer_grows_in_place),
       cmocka_unit_test(buffer_grows_in_many_steps),
       cmocka_unit_test(a_taken_neighbour_leaves_the_buffer_unchanged),
-      cmocka_unit_test(export_and_import)};
+      cmocka_unit_test(export_and_import), cmocka_unit_test(access_for_several_devices)};
   return rc | cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -189,6 +189,19 @@ static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, c
                  ordinal);
 }
 
+/* 1 when `addr`, in no record, lies past the end of a graph allocation (*out) in the same 64 KiB
+ * (the GPU's page): the driver keeps those addresses for graph memory, so nothing a kernel may
+ * use is there, and asked before the graph runs it knows nothing of them. */
+static int past_graph_alloc(uint64_t addr, cc_mem_rec *out) {
+  uint64_t lo = addr & ~(uint64_t)0xffff;
+  int found = 0;
+  while (lo < addr && cc_reg_find_overlap(&cc_mem_registry, lo, addr, out)) { /* the last one */
+    found = 1;
+    lo = out->base + out->size;
+  }
+  return found && out->kind == CUCORE_MEM_GRAPH && out->base + out->size < addr;
+}
+
 cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
                                           const char *who, int index) {
   if (addr == 0) return CUCORE_OK;
@@ -243,6 +256,13 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
                    "%s: %llu bytes at 0x%llx start outside every cucore allocation but run into "
                    "%s", who_text(who, index, w, sizeof w), (unsigned long long)bytes,
                    (unsigned long long)addr, what);
+  }
+  if (past_graph_alloc(addr, &rec)) {
+    char what[256];
+    cc_rec_describe(&rec, what, sizeof what);
+    return cc_fail(CUCORE_OUT_OF_BOUNDS, "%s: 0x%llx is %llu bytes past the end of %s",
+                   who_text(who, index, w, sizeof w), (unsigned long long)addr,
+                   (unsigned long long)(addr - rec.base - rec.size), what);
   }
   if (cc_reg_was_freed(&cc_mem_registry, addr, &rec)) {
     /* Freed by cucore; unless the driver handed the range out again since, it is dangling. */

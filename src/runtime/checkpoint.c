@@ -8,6 +8,7 @@
 #include "runtime/runtime.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 #define MAX_PAIRS 64
@@ -68,9 +69,15 @@ cucore_status cucore_checkpoint_lock(int pid, unsigned timeout_ms) {
   memset(&a, 0, sizeof a);
   a.timeoutMs = timeout_ms;
   CUresult r = DRV(cuCheckpointProcessLock)(pid, &a);
-  if (r == CUDA_ERROR_NOT_READY)
-    return cc_fail_cu(r, "cuCheckpointProcessLock", "%s: process %d did not reach a point where "
-                      "it can be locked within %u ms; it is still running", fn, pid, timeout_ms);
+  if (r == CUDA_ERROR_NOT_READY || r == CUDA_ERROR_TIMEOUT) {
+    st = cc_fail_cu(r, "cuCheckpointProcessLock", "%s: process %d did not reach a point where "
+                    "it can be locked within %u ms; it is still running", fn, pid, timeout_ms);
+    if (r == CUDA_ERROR_NOT_READY) return st;
+    /* The timeout passed (CUDA_ERROR_TIMEOUT, 909): NOT_READY's status, the message kept. */
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", cucore_last_error());
+    return cc_fail_restate(cc_status(CUCORE_NOT_READY, CUCORE_SOURCE_DRIVER, (int)r), msg);
+  }
   return r == CUDA_SUCCESS ? CUCORE_OK
                            : fail_call(r, "cuCheckpointProcessLock", fn, pid, "running");
 }

@@ -133,16 +133,20 @@ static cucore_status split_refused(const cucore_device *dev, const CUdevResource
   unsigned lo = res->sm.minSmPartitionSize, al = res->sm.smCoscheduledAlignment;
   unsigned want = min_sms < lo ? lo : min_sms;
   if (al > 1) want = (want + al - 1) / al * al;
-  char rule[160] = "";
-  if (!(flags & CUCORE_GREEN_IGNORE_COSCHEDULING))
+  char rule[160] = "", left[48] = "";
+  if (!(flags & CUCORE_GREEN_IGNORE_COSCHEDULING)) {
     snprintf(rule, sizeof rule, "; a group is at least %u SMs and a multiple of %u, so %u "
              "rounds up to %u", lo, al, min_sms, want);
+    if ((uint64_t)fit * want <= res->sm.smCount)
+      snprintf(left, sizeof left, " (%u here)", res->sm.smCount - fit * want);
+  }
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "cucore_green_split: device %d cannot give %u group%s of at least %u SMs: it "
-                 "has %u SMs%s, and the driver's split makes %u such group%s. Ask for fewer or "
-                 "smaller groups (cucore_green_split_query says what fits)%s",
+                 "has %u SMs%s, and the driver's split makes %u such group%s. The SMs left over "
+                 "after the groups%s go to one remainder group, when `remainder` is given. Ask "
+                 "for fewer or smaller groups (cucore_green_split_query says what fits)%s",
                  dev->ordinal, count, count == 1 ? "" : "s", min_sms, res->sm.smCount, rule,
-                 fit, fit == 1 ? "" : "s",
+                 fit, fit == 1 ? "" : "s", left,
                  (flags & CUCORE_GREEN_IGNORE_COSCHEDULING)
                      ? ""
                      : ", or pass CUCORE_GREEN_IGNORE_COSCHEDULING for finer groups (without "

@@ -2,6 +2,9 @@
 # cucore devices on a GPU: memory pools and the default pool's state, in text and JSON, agree
 # with each other and with the driver's rules (label gpu). The default pool's state is read only
 # with --pools (it needs a context); without it the text has no pool line and the JSON a null.
+# NVML's live state (issue 26.2) against the real NVML: the clocks, temperature, power and clock
+# event (throttle) reasons lines, and the same facts in --json; skipped with a note only where
+# NVML (libnvidia-ml.so.1) cannot be loaded.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
 run "$CUCORE" devices
@@ -47,4 +50,41 @@ for dev in d["devices"]:
     print("device %d: pools %s, IPC %s, default pool %s" % (dev["ordinal"], dev["memory_pools"],
           dev["mempool_ipc_fd"], p))
 ' <<<"$out"
+
+# NVML's live state: text lines and JSON fields (the same spellings as test_system_facts.sh
+# checks on the fake NVML); values change from run to run, so their forms are checked.
+run "$CUCORE" devices --json
+check "devices --json ran (NVML)" [ "$rc" -eq 0 ]
+nvml=$(nvml_state <<<"$out")
+if [ "$nvml" = "absent" ]; then
+  echo "note: NVML could not be loaded on this host; the live state is not checked"
+else
+  check "json: NVML answered for device 0 ($nvml)" [ "$nvml" = "yes" ]
+  check "json: live state of every device" python3 -c '
+import json, sys
+for dev in json.load(sys.stdin)["devices"]:
+    s = dev["system"]
+    assert s["available"] is True, s
+    assert isinstance(s["sm_clock_mhz"], int) and s["sm_clock_mhz"] > 0, s
+    for key in ("sm_clock_max_mhz", "mem_clock_mhz", "mem_clock_max_mhz", "temperature_c",
+                "power_mw", "power_limit_mw", "clock_reasons"):
+        assert s[key] is None or (isinstance(s[key], int) and s[key] >= 0), (key, s)
+    assert s["clock_reasons_text"] is None or isinstance(s["clock_reasons_text"], str), s
+    assert (s["clock_reasons"] is None) == (s["clock_reasons_text"] is None), s
+    assert isinstance(s["throttled"], bool), s
+    print("device %d: SM %s MHz (max %s), %s C, %s mW of %s mW, reasons %s, throttled %s" % (
+        dev["ordinal"], s["sm_clock_mhz"], s["sm_clock_max_mhz"], s["temperature_c"],
+        s["power_mw"], s["power_limit_mw"], s["clock_reasons_text"], s["throttled"]))
+' <<<"$out"
+  run "$CUCORE" devices
+  check "text: devices ran (NVML)" [ "$rc" -eq 0 ]
+  check "text: no device without its live state" bash -c '! grep -q "live state " <<<"$1"' _ "$out"
+  check "text: clocks line" grep -qE \
+    "^  clocks now           SM [0-9]+ MHz \(max ([0-9]+ MHz|unknown)\), memory ([0-9]+ MHz|unknown) \(max ([0-9]+ MHz|unknown)\)$" <<<"$out"
+  check "text: temperature line" grep -qE "^  temperature          ([0-9]+ C|unknown)$" <<<"$out"
+  check "text: power line" grep -qE \
+    "^  power                ([0-9]+\.[0-9] W|unknown) of a ([0-9]+\.[0-9] W|unknown) limit$" <<<"$out"
+  check "text: clock event reasons line" grep -qE "^  clock event reasons  [^ ]" <<<"$out"
+  echo "$out" | grep -E "clocks now|temperature|power  |clock event reasons"
+fi
 finish

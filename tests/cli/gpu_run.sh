@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cucore run on a GPU (label gpu): third-party-style kernels driven through the command, every
 # result compared (--expect against values computed here, or python3 on the JSON), never
-# against the tool's own earlier output.
+# against the tool's own earlier output. The timing's SM clock from the real NVML (issue 26.2):
+# the "SM clock" line and the JSON fields, skipped with a note only where NVML cannot be loaded.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
 here="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -201,4 +202,33 @@ a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2]))
 assert a["allocator"] == "pool" and b["allocator"] == "cuMemAlloc", (a["allocator"], b["allocator"])
 assert a["outputs"] == b["outputs"], (a["outputs"], b["outputs"])
 '  "$dir/pool--pool.json" "$dir/pool.json"
+
+# The SM clock around the timing, read from the real NVML (the spellings test_system_facts.sh
+# checks on the fake NVML): the text line, and sm_clock_mhz, clock_reasons, throttled in JSON.
+run "$CUCORE" devices --json
+nvml=$(nvml_state <<<"$out")
+if [ "$nvml" = "absent" ]; then
+  echo "note: NVML could not be loaded on this host; the timing's SM clock is not checked"
+else
+  check "NVML answers for device 0 ($nvml)" [ "$nvml" = "yes" ]
+  run "$CUCORE" run "$K" --kernel saxpy --grid 4 --block 256 --arg f32:2 --arg buf:f32[1000]=iota --arg out:f32[1000] --arg i32:1000 --repeat 20
+  check "run with NVML: exit 0" [ "$rc" -eq 0 ]
+  check "run with NVML: the SM clock line" grep -qE \
+    "^  SM clock: [0-9]+ MHz \(max -?[0-9]+\) around the timing; clock event reasons: [^ ]" <<<"$out"
+  echo "$out" | grep -E "SM clock|throttled" || true
+  run "$CUCORE" run "$K" --kernel saxpy --grid 4 --block 256 --arg f32:2 --arg buf:f32[1000]=iota --arg out:f32[1000] --arg i32:1000 --repeat 20 --json
+  check "run --json with NVML: exit 0" [ "$rc" -eq 0 ]
+  check "run --json with NVML: sm_clock_mhz, clock_reasons, throttled" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert isinstance(d["sm_clock_mhz"], int) and d["sm_clock_mhz"] > 0, d["sm_clock_mhz"]
+if d["clock_reasons"] is None:
+    assert d["throttled"] is None, d["throttled"]
+else:
+    assert isinstance(d["clock_reasons"], str) and d["clock_reasons"], d["clock_reasons"]
+    assert isinstance(d["throttled"], bool), d["throttled"]
+print("SM clock %d MHz, reasons %s, throttled %s" % (d["sm_clock_mhz"], d["clock_reasons"],
+                                                     d["throttled"]))
+' <<<"$out"
+fi
 finish

@@ -25,3 +25,12 @@ finish() {
   echo "$passes passed, $fails failed"
   [ "$fails" -eq 0 ]
 }
+nvml_state() { # `cucore devices --json` on stdin -> yes (NVML answered for device 0), absent
+  # (NVML could not be loaded: GPU scripts skip their NVML checks with a note) or "error: WHY"
+  python3 -c '
+import json, sys
+s = json.load(sys.stdin)["devices"][0]["system"]
+print("yes" if s["available"] else ("absent" if "could not be loaded" in s.get("error", "") else
+      "error: " + s.get("error", "")))
+'
+}

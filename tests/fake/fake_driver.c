@@ -159,6 +159,10 @@ static const struct { CUresult r; const char *name, *text; } errors[] = {
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in "
+                                                           "the present state"},
+    {CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT", "wait operation timed out"},
 };
 
 static CUresult fake_cuGetErrorName(CUresult r, const char **s) {
@@ -174,15 +178,23 @@ static CUresult fake_cuGetErrorString(CUresult r, const char **s) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+/* One device; CUCORE_FAKE_DEVICES=2 adds a second (ordinal 1, with its own primary context),
+ * for calls that take several devices. */
+static int fake_device_count(void) {
+  const char *v = getenv("CUCORE_FAKE_DEVICES");
+  return v && v[0] == '2' && v[1] == '\0' ? 2 : 1;
+}
+static fake_ctx second = {1, 0}; /* device 1's primary context */
+
 static CUresult fake_cuDeviceGetCount(int *n) {
   CALL(cuDeviceGetCount);
-  *n = 1;
+  *n = fake_device_count();
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal) {
   CALL(cuDeviceGet);
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  if (ordinal < 0 || ordinal >= fake_device_count()) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d) {
@@ -248,23 +260,29 @@ static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice
 }
 
 static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
-  (void)d;
   CALL(cuDevicePrimaryCtxRetain);
+  if (d == 1) {
+    second.refs++;
+    *c = (CUcontext)&second;
+    return CUDA_SUCCESS;
+  }
   primary.refs++;
   *c = (CUcontext)&primary;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
-  (void)d;
   CALL(cuDevicePrimaryCtxRelease);
+  if (d == 1) {
+    second.refs--;
+    return CUDA_SUCCESS;
+  }
   if (atomic_fetch_sub(&primary.refs, 1) == 1) atomic_store(&faulted, 0); /* reset */
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active) {
-  (void)d;
   CALL(cuDevicePrimaryCtxGetState);
   *flags = 0;
-  *active = primary.refs > 0;
+  *active = (d == 1 ? second.refs : primary.refs) > 0;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuCtxSetCurrent(CUcontext c) {
@@ -297,7 +315,7 @@ static CUresult fake_cuCtxSynchronize(void) {
 static CUresult fake_cuCtxGetDevice(CUdevice *d) {
   CALL(cuCtxGetDevice);
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
-  *d = 0;
+  *d = current == (CUcontext)&second ? 1 : 0;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuCtxGetStreamPriorityRange(int *least, int *greatest) {
@@ -1020,12 +1038,24 @@ static CUresult fake_cuMemUnmap(CUdeviceptr ptr, size_t size) {
 static CUresult fake_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *d,
                                     size_t count) {
   CALL(cuMemSetAccess);
-  if (!d || count != 1 || d->location.id != 0) return CUDA_ERROR_INVALID_VALUE;
-  int prot = d->flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
-             : d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
-             : d->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE    ? PROT_NONE
-                                                             : -1;
-  if (prot < 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!d || count < 1 || count > (size_t)fake_device_count()) return CUDA_ERROR_INVALID_VALUE;
+  /* Each entry a device of the fake's, once; the host mapping takes device 0's access (the
+   * host is device 0's memory here). */
+  int prot = -2;
+  for (size_t i = 0; i < count; i++) {
+    if (d[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || d[i].location.id < 0 ||
+        d[i].location.id >= fake_device_count())
+      return CUDA_ERROR_INVALID_DEVICE;
+    for (size_t j = 0; j < i; j++)
+      if (d[j].location.id == d[i].location.id) return CUDA_ERROR_INVALID_VALUE;
+    int p = d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
+            : d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
+            : d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_NONE    ? PROT_NONE
+                                                              : -1;
+    if (p < 0) return CUDA_ERROR_INVALID_VALUE;
+    if (d[i].location.id == 0) prot = p;
+  }
+  if (prot == -2) return CUDA_SUCCESS; /* device 1 only: nothing of the host's changes */
   return mprotect((void *)(uintptr_t)ptr, size, prot) == 0 ? CUDA_SUCCESS
                                                            : CUDA_ERROR_INVALID_VALUE;
 }
@@ -1203,10 +1233,13 @@ static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
   return CUDA_SUCCESS;
 }
 
-/* An entry point of `table` named `symbol`, unless the environment variable `off` is 1. */
+static void *fake_checkpoint_symbol(const char *symbol);
+
+/* An entry point of `table` named `symbol`, unless the environment variable `off` is 1 or
+ * CUCORE_FAKE_HIDE names it. */
 static void *extra_lookup(const entry *table, size_t n, const char *off, const char *symbol) {
   const char *v = getenv(off);
-  if (v && v[0] == '1') return NULL;
+  if ((v && v[0] == '1') || fake_hidden(symbol)) return NULL;
   for (size_t i = 0; i < n; i++)
     if (strcmp(table[i].name, symbol) == 0) return table[i].fn;
   return NULL;
@@ -1221,5 +1254,54 @@ static void *fake_extra_symbol(const char *symbol) {
   if (!fn) fn = extra_lookup(green, sizeof green / sizeof green[0], "CUCORE_FAKE_NO_GREEN", symbol);
   static const entry pci[] = {E(cuDeviceGetPCIBusId)};
   if (!fn) fn = extra_lookup(pci, 1, "CUCORE_FAKE_NO_PCI", symbol);
+  if (!fn) fn = fake_checkpoint_symbol(symbol);
   return fn;
+}
+
+/* ---- checkpoint (issue 26.5) ------------------------------------------------------------------
+ * One CUDA process as the driver sees it, whatever the pid (> 0): running, locked,
+ * checkpointed or failed, moved between them as the driver does (lock: running -> locked;
+ * checkpoint: locked -> checkpointed; restore: checkpointed -> locked; unlock: locked ->
+ * running; any other move is CUDA_ERROR_ILLEGAL_STATE and changes nothing). Scripted:
+ * CUCORE_FAKE_CHECKPOINT_LOCK=N (read at each call) makes a lock return CUresult N instead
+ * (909 CUDA_ERROR_TIMEOUT, 600 CUDA_ERROR_NOT_READY), the process still running;
+ * fake_checkpoint_set_state(s) (dlsym) puts it in CUprocessState s. Not counted as calls.
+ * CUCORE_FAKE_NO_CHECKPOINT=1 hides these entry points (a driver older than CUDA 12.8). */
+static _Atomic int ckpt_state = CU_PROCESS_STATE_RUNNING;
+EXPORT void fake_checkpoint_set_state(int state);
+EXPORT void fake_checkpoint_set_state(int state) { atomic_store(&ckpt_state, state); }
+/* Moves the process from `from` to `to`, or CUDA_ERROR_ILLEGAL_STATE. */
+static CUresult ckpt_move(int pid, const void *args, int from, int to) {
+  if (pid <= 0 || !args) return CUDA_ERROR_INVALID_VALUE;
+  int want = from;
+  return atomic_compare_exchange_strong(&ckpt_state, &want, to) ? CUDA_SUCCESS
+                                                                  : CUDA_ERROR_ILLEGAL_STATE;
+}
+static CUresult fake_cuCheckpointProcessGetState(int pid, CUprocessState *state) {
+  if (pid <= 0 || !state) return CUDA_ERROR_INVALID_VALUE;
+  *state = (CUprocessState)atomic_load(&ckpt_state);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuCheckpointProcessLock(int pid, CUcheckpointLockArgs *args) {
+  const char *r = getenv("CUCORE_FAKE_CHECKPOINT_LOCK");
+  if (r && *r && pid > 0 && atomic_load(&ckpt_state) == CU_PROCESS_STATE_RUNNING)
+    return (CUresult)atoi(r);
+  return ckpt_move(pid, args, CU_PROCESS_STATE_RUNNING, CU_PROCESS_STATE_LOCKED);
+}
+static CUresult fake_cuCheckpointProcessCheckpoint(int pid, CUcheckpointCheckpointArgs *args) {
+  return ckpt_move(pid, args, CU_PROCESS_STATE_LOCKED, CU_PROCESS_STATE_CHECKPOINTED);
+}
+static CUresult fake_cuCheckpointProcessRestore(int pid, CUcheckpointRestoreArgs *args) {
+  if (args && args->gpuPairsCount && !args->gpuPairs) return CUDA_ERROR_INVALID_VALUE;
+  return ckpt_move(pid, args, CU_PROCESS_STATE_CHECKPOINTED, CU_PROCESS_STATE_LOCKED);
+}
+static CUresult fake_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *args) {
+  return ckpt_move(pid, args, CU_PROCESS_STATE_LOCKED, CU_PROCESS_STATE_RUNNING);
+}
+static void *fake_checkpoint_symbol(const char *symbol) {
+  static const entry ckpt[] = {
+      E(cuCheckpointProcessGetState), E(cuCheckpointProcessLock),
+      E(cuCheckpointProcessCheckpoint), E(cuCheckpointProcessRestore),
+      E(cuCheckpointProcessUnlock)};
+  return extra_lookup(ckpt, sizeof ckpt / sizeof ckpt[0], "CUCORE_FAKE_NO_CHECKPOINT", symbol);
 }
