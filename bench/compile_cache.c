@@ -73,9 +73,9 @@ static double timed_compile(const char *src, int cache, cucore_cache_result *res
     exit(1);
   }
   cucore_cache_info info;
-  cucore_program_cache_info(p, &info);
+  cucore_program_get_cache_info(p, &info);
   if (result) *result = info.result;
-  if (code_size) cucore_object_code(obj, NULL, NULL, code_size);
+  if (code_size) cucore_object_get_code(obj, NULL, NULL, code_size);
   cucore_program_destroy(p);
   cucore_options_destroy(o);
   cucore_object_destroy(obj);

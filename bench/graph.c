@@ -45,14 +45,14 @@ int main(int argc, char **argv) {
   if (kernels < 1) kernels = 1000;
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 31;
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("bench_graph: no GPU (%s); nothing measured\n", cucore_last_error());
     return 0;
   }
   cucore_device *dev;
   CHECK(cucore_device_open(0, &dev));
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   const char *src =
@@ -72,10 +72,10 @@ int main(int argc, char **argv) {
   float alpha = 2.0f;
   CHECK(CUCORE_ARGS(a, x, nn, alpha, x));
   void *f4;
-  CHECK(cucore_kernel_native(k, dev, NULL, &f4));
+  CHECK(cucore_kernel_get_native(k, dev, NULL, &f4));
   void *raw4[4] = {&x, &nn, &alpha, &x};
   CUstream hs;
-  CHECK(cucore_stream_native(s, (void **)&hs));
+  CHECK(cucore_stream_get_native(s, (void **)&hs));
   cucore_launch_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.grid[0] = 1;
@@ -152,8 +152,8 @@ int main(int argc, char **argv) {
       "cucore_graph_exec_set_kernel_args (args bound once)",
       "cucore_graph_exec_set_kernel_args + CUCORE_ARGS each"};
   void *hnode = NULL, *hexec = NULL;
-  CHECK(cucore_graph_node_native(first, &hnode));
-  CHECK(cucore_graph_exec_native(built_exec, &hexec));
+  CHECK(cucore_graph_node_get_native(first, &hnode));
+  CHECK(cucore_graph_exec_get_native(built_exec, &hexec));
   CUDA_KERNEL_NODE_PARAMS kp;
   memset(&kp, 0, sizeof kp);
   kp.func = (CUfunction)f4;

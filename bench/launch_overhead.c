@@ -20,14 +20,14 @@ int main(int argc, char **argv) {
   int per_round = argc > 1 ? atoi(argv[1]) : 20000;
   int rounds = argc > 2 ? atoi(argv[2]) : 31;
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("bench_launch_overhead: no GPU (%s); nothing measured\n", cucore_last_error());
     return 0;
   }
   cucore_device *dev;
   CHECK(cucore_device_open(0, &dev));
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   const char *src =
@@ -51,11 +51,11 @@ int main(int argc, char **argv) {
   CHECK(cucore_args_check(ae));
   CHECK(CUCORE_ARGS(a4, x, nn, alpha, x));
   void *fe, *f4;
-  CHECK(cucore_kernel_native(ke, dev, NULL, &fe));
-  CHECK(cucore_kernel_native(k4, dev, NULL, &f4));
+  CHECK(cucore_kernel_get_native(ke, dev, NULL, &fe));
+  CHECK(cucore_kernel_get_native(k4, dev, NULL, &f4));
   void *raw4[4] = {&x, &nn, &alpha, &x};
   CUstream hs;
-  CHECK(cucore_stream_native(s, (void **)&hs));
+  CHECK(cucore_stream_get_native(s, (void **)&hs));
   cucore_launch_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.grid[0] = 1;

@@ -117,7 +117,7 @@ static void bench_async(cucore_device *dev, cucore_stream *s, CUstream hs) {
   CHECK(cucore_mem_pool_set_attr(dp, CUCORE_POOL_RELEASE_THRESHOLD, UINT64_MAX));
   cucore_mem_pool_props props = {.release_threshold = UINT64_MAX};
   CHECK(cucore_mem_pool_create(dev, &props, &c.pool));
-  CHECK(cucore_mem_pool_native(c.pool, (void **)&c.hpool));
+  CHECK(cucore_mem_pool_get_native(c.pool, (void **)&c.hpool));
   double t[NASYNC][MAX_ROUNDS];
   interleave(NASYNC, t, measure_async, &c);
   printf("\n(a) stream-ordered alloc + free of 64 KiB, %d pairs per sample, %d rounds "
@@ -143,7 +143,7 @@ static void bench_async(cucore_device *dev, cucore_stream *s, CUstream hs) {
            paired <= 5.0 ? "PASS" : "MISS");
   }
   cucore_mem_pool_stats st;
-  CHECK(cucore_mem_pool_stats_get(c.pool, &st));
+  CHECK(cucore_mem_pool_get_stats(c.pool, &st));
   printf("  (created pool after the runs: %llu bytes reserved, %llu live allocations)\n",
          (unsigned long long)st.reserved_current, (unsigned long long)st.live_allocations);
   CHECK(cucore_mem_pool_destroy(c.pool));
@@ -194,7 +194,7 @@ static void bench_pinned(cucore_device *dev, size_t bytes) {
   double t[NPINNED][MAX_ROUNDS];
   interleave(NPINNED, t, measure_pinned, &c); /* the warm-up round fills the pool's cache */
   cucore_host_pool_stats st;
-  CHECK(cucore_host_pool_stats_get(c.pool, &st));
+  CHECK(cucore_host_pool_get_stats(c.pool, &st));
   char size[32];
   if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
   else snprintf(size, sizeof size, "%zu KiB", bytes >> 10);
@@ -485,18 +485,18 @@ int main(int argc, char **argv) {
   rounds = argc > 1 ? atoi(argv[1]) : 21;
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 21;
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("bench_memory: no GPU (%s); nothing measured\n", cucore_last_error());
     return 0;
   }
   cucore_device *dev;
   CHECK(cucore_device_open(0, &dev));
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   CUstream hs;
-  CHECK(cucore_stream_native(s, (void **)&hs));
+  CHECK(cucore_stream_get_native(s, (void **)&hs));
   printf("device: %s (sm_%d), driver %d; modes interleaved, order rotated each round, one "
          "warm-up round; paired = median over rounds of the per-round ratio to the raw driver\n",
          props.name, props.arch, cc_drv.version);

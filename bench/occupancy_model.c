@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   if (queries < 1) queries = 1;
   const int archs[4] = {80, 86, 90, 120};
   for (int a = 0; a < 4; a++) {
-    if (cucore_arch_limits_get(archs[a], &g_limits[a]) != CUCORE_OK) {
+    if (cucore_arch_get_limits(archs[a], &g_limits[a]) != CUCORE_OK) {
       fprintf(stderr, "%s\n", cucore_last_error());
       return 1;
     }

@@ -14,7 +14,7 @@
 
 int main(void) {
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("bench_occupancy_query: no GPU (%s); nothing measured\n", cucore_last_error());
     return 0;
   }
@@ -31,7 +31,7 @@ int main(void) {
   cucore_kernel *k;
   CHECK(cucore_object_get_kernel(obj, "k", &k));
   void *fn;
-  CHECK(cucore_kernel_native(k, dev, NULL, &fn));
+  CHECK(cucore_kernel_get_native(k, dev, NULL, &fn));
   cucore_arch_limits lim;
   cucore_kernel_resources res;
   CHECK(cucore_occupancy_inputs(k, dev, &lim, &res));
@@ -66,7 +66,7 @@ int main(void) {
                           "cucore_occupancy_max_active_blocks (checked)",
                           "cucore_occupancy_model_blocks (host model)"};
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   printf("max active blocks per SM, block 256, %s; median of %d rounds of %d queries\n",
          props.name, ROUNDS, N);
   for (int m = 0; m < 3; m++) {

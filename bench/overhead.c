@@ -176,7 +176,7 @@ int main(int argc, char **argv) {
   if (iters < 1) iters = 20000;
   if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 21;
   int ndev = 0;
-  if (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0) {
+  if (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0) {
     printf("bench_overhead: no device (%s); set CUCORE_LIBCUDA to the fake driver "
            "(build/lib/libcucore_fake_driver.so) to measure without a GPU\n",
            cucore_last_error());
@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
   c.iters = iters;
   CHECK(cucore_device_open(0, &c.dev));
   CHECK(cucore_stream_create(c.dev, CUCORE_STREAM_NON_BLOCKING, 0, &c.s));
-  CHECK(cucore_stream_native(c.s, (void **)&c.hs));
+  CHECK(cucore_stream_get_native(c.s, (void **)&c.hs));
   const char *src =
       "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
       "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
   int nn = 1;
   float alpha = 2.0f;
   CHECK(CUCORE_ARGS(c.a, c.dev_buf, nn, alpha, c.dev_buf));
-  CHECK(cucore_kernel_native(c.k, c.dev, NULL, &c.fn));
+  CHECK(cucore_kernel_get_native(c.k, c.dev, NULL, &c.fn));
   c.raw4[0] = &c.dev_buf, c.raw4[1] = &nn, c.raw4[2] = &alpha, c.raw4[3] = &c.dev_buf;
   c.cfg.grid[0] = 1;
   c.cfg.block[0] = 32;
@@ -213,8 +213,8 @@ int main(int argc, char **argv) {
   ncfg.stream = NULL;
   CHECK(cucore_graph_add_kernel_node(g, NULL, 0, c.k, &ncfg, c.a, &c.node));
   CHECK(cucore_graph_instantiate(g, 0, NULL, &c.exec));
-  CHECK(cucore_graph_node_native(c.node, (void **)&c.hnode));
-  CHECK(cucore_graph_exec_native(c.exec, (void **)&c.hexec));
+  CHECK(cucore_graph_node_get_native(c.node, (void **)&c.hnode));
+  CHECK(cucore_graph_exec_get_native(c.exec, (void **)&c.hexec));
   c.kp.func = (CUfunction)c.fn;
   c.kp.gridDimX = c.kp.gridDimY = c.kp.gridDimZ = 1;
   c.kp.blockDimX = 32;

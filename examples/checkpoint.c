@@ -19,14 +19,14 @@ static const char *names[] = {"running", "locked", "checkpointed", "failed"};
 
 static void show(int pid, const char *after) {
   cucore_process_state s;
-  CHECK(cucore_checkpoint_state(pid, &s));
+  CHECK(cucore_checkpoint_get_state(pid, &s));
   printf("checkpoint: after %-10s process %d is %s\n", after, pid,
          (unsigned)s < 4 ? names[s] : "?");
 }
 
 static void cycle(int pid, unsigned timeout_ms) {
   cucore_process_state s;
-  if (CUCORE_CODE(cucore_checkpoint_state(pid, &s)) == CUCORE_DRIVER_TOO_OLD) {
+  if (CUCORE_CODE(cucore_checkpoint_get_state(pid, &s)) == CUCORE_DRIVER_TOO_OLD) {
     printf("checkpoint: %s; nothing to run\n", cucore_last_error());
     exit(0); /* a child waiting for us sees its pipe close */
   }
@@ -65,7 +65,7 @@ int main(int argc, char **argv) {
   }
   if (getenv("CUCORE_CHECKPOINT_CHILD")) return child(3, 4);
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("checkpoint: no GPU here; nothing to run\n");
     return 0;
   }

@@ -21,7 +21,7 @@ static const char *source =
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("cluster");
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   if (!props.cluster_launch) {
     printf("cluster: device sm_%d has no thread block clusters; nothing to run\n", props.arch);
     return 0;

@@ -19,7 +19,7 @@
 /* Opens GPU 0, or exits 0 saying why there is nothing to run here. */
 static inline cucore_device *open_gpu_or_exit(const char *example) {
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n == 0) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
     printf("%s: no GPU here (%s); nothing to run\n", example,
            n == 0 && cucore_last_error()[0] == 0 ? "no device" : cucore_last_error());
     exit(0);
@@ -39,7 +39,7 @@ static inline cucore_object *compile_cuda(const char *src, const char *const *na
   cucore_status st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
   if (st != CUCORE_OK) {
     const char *log = "";
-    cucore_program_log(prog, &log);
+    cucore_program_get_log(prog, &log);
     fprintf(stderr, "compile failed: %s\n%s\n", cucore_last_error(), log);
     exit(1);
   }

@@ -28,7 +28,7 @@ static const char *source =
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("cooperative_reduction");
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   cucore_object *obj = compile_cuda(source, NULL);
   cucore_kernel *k = NULL;
   CHECK(cucore_object_get_kernel(obj, "grid_sum", &k));

@@ -37,7 +37,7 @@ static int sms_used(cucore_device *dev, cucore_kernel *k, cucore_stream *s, unsi
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("green_context");
   cucore_green_sm_info info;
-  cucore_status st = cucore_green_sm_info_get(dev, &info);
+  cucore_status st = cucore_green_get_sm_info(dev, &info);
   if (st != CUCORE_OK) {
     printf("green_context: green contexts not available: %s\n", cucore_last_error());
     cucore_device_close(dev);
@@ -56,7 +56,7 @@ int main(void) {
   int bad = 0;
   for (int i = 0; i < 2; i++) {
     unsigned sms = 0;
-    CHECK(cucore_green_sm_count(part[i], &sms));
+    CHECK(cucore_green_get_sm_count(part[i], &sms));
     cucore_stream *s = NULL;
     CHECK(cucore_green_stream_create(part[i], 0, &s));
     int used = sms_used(dev, mark, s, 4 * info.sm_count);
@@ -66,7 +66,7 @@ int main(void) {
     bad += used < 1 || used > (int)sms; /* it ran only on its share */
   }
   unsigned left = 0;
-  if (rest) CHECK(cucore_green_sm_count(rest, &left));
+  if (rest) CHECK(cucore_green_get_sm_count(rest, &left));
   printf("left over: %u SMs\n", left);
 
   cucore_kernel_destroy(mark);

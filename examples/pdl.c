@@ -18,7 +18,7 @@ static const char *source =
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("pdl");
   cucore_device_props props;
-  CHECK(cucore_device_props_get(0, &props));
+  CHECK(cucore_device_get_props(0, &props));
   if (props.arch < 90) {
     printf("pdl: programmatic dependent launch needs sm_90; this is sm_%d\n", props.arch);
     return 0;

@@ -12,7 +12,7 @@ int main(void) {
   const char *exprs[] = {"scale<float>", "scale<double>", NULL};
   cucore_object *obj = compile_cuda(source, exprs);
   const char *mangled = NULL;
-  CHECK(cucore_object_lowered_name(obj, "scale<double>", &mangled));
+  CHECK(cucore_object_get_lowered_name(obj, "scale<double>", &mangled));
   printf("scale<double> is %s in the binary\n", mangled);
 
   cucore_kernel *kd = NULL;

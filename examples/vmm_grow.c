@@ -47,14 +47,14 @@ int main(void) {
   cucore_stream *s = NULL;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   size_t min = 0, rec = 0;
-  CHECK(cucore_vmm_granularity(dev, 0, &min, &rec));
+  CHECK(cucore_vmm_get_granularity(dev, 0, &min, &rec));
   printf("vmm_grow: granularity %zu bytes (recommended %zu)\n", min, rec);
 
   cucore_vmm_buffer *buf = NULL;
   cucore_devptr x = 0, after = 0;
   size_t bytes = 0;
   CHECK(cucore_vmm_buffer_create(dev, 64 * MIB, 1024 * MIB, &buf));
-  CHECK(cucore_vmm_buffer_address(buf, &x, &bytes));
+  CHECK(cucore_vmm_buffer_get_address(buf, &x, &bytes));
   cucore_object *obj = compile_cuda(source, NULL);
   cucore_kernel *k = NULL;
   CHECK(cucore_object_get_kernel(obj, "iota", &k));
@@ -63,7 +63,7 @@ int main(void) {
 
   CHECK(cucore_vmm_buffer_grow(buf, 512 * MIB));
   size_t old_words = bytes / 4;
-  CHECK(cucore_vmm_buffer_address(buf, &after, &bytes));
+  CHECK(cucore_vmm_buffer_get_address(buf, &after, &bytes));
   printf("vmm_grow: grown to %zu MiB at 0x%llx (%s address); old part: %zu bad words\n",
          bytes / MIB, (unsigned long long)after, after == x ? "the same" : "ANOTHER",
          count_bad(dev, x, old_words));

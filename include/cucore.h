@@ -418,7 +418,7 @@ CUCORE_API cucore_status cucore_file_free(void *data);
 /** Number of CUDA devices. Fails with CUCORE_DRIVER_NOT_FOUND, CUCORE_DRIVER_STUB, ... when the
  * driver is unusable (also CUCORE_DRIVER_TOO_OLD, or what a failed cuInit maps to); a usable
  * driver with no GPU gives *count = 0 and CUCORE_OK. */
-CUCORE_API cucore_status cucore_device_count(int *count);
+CUCORE_API cucore_status cucore_device_get_count(int *count);
 
 /** Properties of one device, read without creating a context. An attribute the driver does
  * not know reads 0. */
@@ -473,7 +473,7 @@ typedef struct cucore_device_props {
 /** Fills *out for device `ordinal` (0-based). CUCORE_INVALID_DEVICE names the range.
  * @retval CUCORE_INVALID_DEVICE `ordinal` is out of range.
  * @retval CUCORE_NO_DEVICE the driver sees no GPU. */
-CUCORE_API cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out);
+CUCORE_API cucore_status cucore_device_get_props(int ordinal, cucore_device_props *out);
 
 /** A device in use: holds the device's primary context, so users never handle contexts.
  * Open with cucore_device_open(), close with cucore_device_close(). */
@@ -489,22 +489,22 @@ CUCORE_API cucore_status cucore_device_open(int ordinal, cucore_device **out);
  * release fails. */
 CUCORE_API cucore_status cucore_device_close(cucore_device *dev);
 /** Device ordinal of an open device. */
-CUCORE_API cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal);
+CUCORE_API cucore_status cucore_device_get_ordinal(const cucore_device *dev, int *ordinal);
 /** Waits until all work on the device is done (cuCtxSynchronize). A faulted kernel is
  * reported as CUCORE_KERNEL_FAULT.
  * @retval CUCORE_KERNEL_FAULT a kernel faulted; the device is unusable from now on. */
 CUCORE_API cucore_status cucore_device_synchronize(cucore_device *dev);
 /** Free and total device memory in bytes. */
-CUCORE_API cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
-                                                size_t *total_bytes);
+CUCORE_API cucore_status cucore_device_get_mem_info(cucore_device *dev, size_t *free_bytes,
+                                                    size_t *total_bytes);
 /** The range of stream priorities: `least` (numerically largest, usually 0) to `greatest`
  * (numerically smallest, e.g.\ -5). */
-CUCORE_API cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least,
-                                                         int *greatest);
+CUCORE_API cucore_status cucore_device_get_stream_priorities(cucore_device *dev, int *least,
+                                                             int *greatest);
 /** The native CUcontext (primary context) and CUdevice, for interoperation. Either out may be
  * NULL. The context stays owned by `dev`: do not destroy or release it. */
-CUCORE_API cucore_status cucore_device_native(cucore_device *dev, void **cucontext,
-                                              int *cudevice);
+CUCORE_API cucore_status cucore_device_get_native(cucore_device *dev, void **cucontext,
+                                                  int *cudevice);
 
 /**
  * A device handle on a context the caller already has (the runtime API's, PyTorch's, one made
@@ -563,11 +563,11 @@ CUCORE_API cucore_status cucore_stream_query(cucore_stream *s);
 /** Makes future work on `s` wait for `ev`. */
 CUCORE_API cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev);
 /** The stream's priority. */
-CUCORE_API cucore_status cucore_stream_priority(cucore_stream *s, int *priority);
+CUCORE_API cucore_status cucore_stream_get_priority(cucore_stream *s, int *priority);
 /** The device a stream belongs to (borrowed). */
-CUCORE_API cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev);
+CUCORE_API cucore_status cucore_stream_get_device(cucore_stream *s, cucore_device **dev);
 /** The native CUstream (NULL for the legacy default stream); still owned by `s`. */
-CUCORE_API cucore_status cucore_stream_native(cucore_stream *s, void **custream);
+CUCORE_API cucore_status cucore_stream_get_native(cucore_stream *s, void **custream);
 
 /** Flags of cucore_event_create(), combined with `|`. */
 enum {
@@ -904,10 +904,10 @@ CUCORE_API cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_
  * @retval CUCORE_IN_USE allocations are live; the message counts them. The pool is kept. */
 CUCORE_API cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool);
 /** The device a pool belongs to (borrowed). */
-CUCORE_API cucore_status cucore_mem_pool_device(const cucore_mem_pool *pool,
-                                                cucore_device **dev);
+CUCORE_API cucore_status cucore_mem_pool_get_device(const cucore_mem_pool *pool,
+                                                    cucore_device **dev);
 /** The native CUmemoryPool, still owned by `pool`. */
-CUCORE_API cucore_status cucore_mem_pool_native(const cucore_mem_pool *pool, void **cupool);
+CUCORE_API cucore_status cucore_mem_pool_get_native(const cucore_mem_pool *pool, void **cupool);
 
 /** Allocates `bytes` (> 0) in stream order on `s` from the current pool of the stream's device
  * (cuMemAllocAsync): work queued on `s` after this call may use it; other streams must wait on
@@ -958,7 +958,7 @@ CUCORE_API cucore_status cucore_mem_pool_get_attr(cucore_mem_pool *pool, cucore_
 CUCORE_API cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr attr,
                                                   uint64_t value);
 
-/** A pool's state at once (cucore_mem_pool_stats_get()). */
+/** A pool's state at once (cucore_mem_pool_get_stats()). */
 typedef struct cucore_mem_pool_stats {
   uint64_t reserved_current;  /**< bytes of device memory the pool holds */
   uint64_t reserved_high;     /**< most held since the last reset */
@@ -971,7 +971,7 @@ typedef struct cucore_mem_pool_stats {
 } cucore_mem_pool_stats;
 
 /** Reads the pool's counters and threshold (several cuMemPoolGetAttribute calls). */
-CUCORE_API cucore_status cucore_mem_pool_stats_get(cucore_mem_pool *pool,
+CUCORE_API cucore_status cucore_mem_pool_get_stats(cucore_mem_pool *pool,
                                                    cucore_mem_pool_stats *out);
 /** Resets both high-water marks (reserved and used) to the current values. */
 CUCORE_API cucore_status cucore_mem_pool_reset_high_water(cucore_mem_pool *pool);
@@ -1126,7 +1126,7 @@ CUCORE_API cucore_status cucore_host_pool_free(cucore_host_pool *pool, void *ptr
  * every block wherever it is cached. */
 CUCORE_API cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes);
 
-/** A pinned pool's counters (cucore_host_pool_stats_get()). */
+/** A pinned pool's counters (cucore_host_pool_get_stats()). */
 typedef struct cucore_host_pool_stats {
   uint64_t in_use_blocks;    /**< blocks handed out */
   uint64_t in_use_bytes;     /**< their bytes as asked for */
@@ -1141,18 +1141,18 @@ typedef struct cucore_host_pool_stats {
 } cucore_host_pool_stats;
 
 /** Reads the pool's counters. */
-CUCORE_API cucore_status cucore_host_pool_stats_get(cucore_host_pool *pool,
+CUCORE_API cucore_status cucore_host_pool_get_stats(cucore_host_pool *pool,
                                                     cucore_host_pool_stats *out);
 /** Resets reserved_high to the bytes pinned now, and the hit and miss counts to 0. */
 CUCORE_API cucore_status cucore_host_pool_reset_high_water(cucore_host_pool *pool);
 /** The bytes a pinned pool allocates for a request of `bytes` (its size class). Pure.
  * @retval CUCORE_INVALID_ARGUMENT `bytes` is 0 or above the largest class (1 TiB). */
-CUCORE_API cucore_status cucore_host_pool_class_size(size_t bytes, size_t *class_bytes);
+CUCORE_API cucore_status cucore_host_pool_get_class_size(size_t bytes, size_t *class_bytes);
 
 /** Flags of cucore_host_register(), combined with `|`; they equal CU_MEMHOSTREGISTER_*. */
 enum {
   CUCORE_HOST_REGISTER_PORTABLE = 1,  /**< page-locked for every context, not only `dev`'s */
-  CUCORE_HOST_REGISTER_DEVICEMAP = 2, /**< mapped for kernels (cucore_host_device_pointer()) */
+  CUCORE_HOST_REGISTER_DEVICEMAP = 2, /**< mapped for kernels (cucore_host_get_device_pointer()) */
   CUCORE_HOST_REGISTER_IOMEMORY = 4,  /**< the range is I/O memory (a PCI BAR), not RAM */
   CUCORE_HOST_REGISTER_READ_ONLY = 8  /**< the device only reads it (needs the device's
                                            READ_ONLY_HOST_REGISTER_SUPPORTED) */
@@ -1173,8 +1173,8 @@ CUCORE_API cucore_status cucore_host_unregister(cucore_device *dev, void *ptr);
 /** The address kernels use for mapped host memory (pinned, pinned-pool, or registered with
  * CUCORE_HOST_REGISTER_DEVICEMAP) (cuMemHostGetDevicePointer). It equals the host address
  * except for registered memory on devices that cannot use host pointers for it. */
-CUCORE_API cucore_status cucore_host_device_pointer(cucore_device *dev, void *ptr,
-                                                    cucore_devptr *out);
+CUCORE_API cucore_status cucore_host_get_device_pointer(cucore_device *dev, void *ptr,
+                                                        cucore_devptr *out);
 
 /** @} */
 
@@ -1450,7 +1450,7 @@ CUCORE_API cucore_status cucore_array_destroy(cucore_array *arr);
 /** The array's shape and element, as created. */
 CUCORE_API cucore_status cucore_array_get_desc(const cucore_array *arr, cucore_array_desc *out);
 /** The native CUarray, still owned by `arr`. */
-CUCORE_API cucore_status cucore_array_native(const cucore_array *arr, void **cuarray);
+CUCORE_API cucore_status cucore_array_get_native(const cucore_array *arr, void **cuarray);
 /** Copies the whole array from packed or pitched host memory: `src_pitch` bytes between rows
  * (0 for packed rows), rows of a slice next to each other (cuMemcpy3D / cuMemcpy3DAsync on
  * `s`, which may be NULL). `src` must hold at least pitch x height x depth bytes; cucore
@@ -1531,7 +1531,7 @@ CUCORE_API cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucor
 /** DESTRUCTOR: destroys the texture object and lets go of its memory. NULL is a no-op. */
 CUCORE_API cucore_status cucore_texture_destroy(cucore_texture *tex);
 /** The CUtexObject value to pass to kernels (cucore_args_set_texture()). */
-CUCORE_API cucore_status cucore_texture_handle(const cucore_texture *tex, uint64_t *handle);
+CUCORE_API cucore_status cucore_texture_get_handle(const cucore_texture *tex, uint64_t *handle);
 
 /** A surface object (CUsurfObject) over an array. */
 typedef struct cucore_surface cucore_surface;
@@ -1542,7 +1542,7 @@ CUCORE_API cucore_status cucore_surface_create(cucore_array *arr, cucore_surface
 /** DESTRUCTOR: destroys the surface object. NULL is a no-op. */
 CUCORE_API cucore_status cucore_surface_destroy(cucore_surface *surf);
 /** The CUsurfObject value to pass to kernels (cucore_args_set_surface()). */
-CUCORE_API cucore_status cucore_surface_handle(const cucore_surface *surf, uint64_t *handle);
+CUCORE_API cucore_status cucore_surface_get_handle(const cucore_surface *surf, uint64_t *handle);
 
 /** @} */
 
@@ -1781,7 +1781,7 @@ CUCORE_API cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_te
 /** A DLPack tensor of another library, held by cucore (cucore_dlpack_import()). */
 typedef struct cucore_dlpack_tensor cucore_dlpack_tensor;
 
-/** What an imported tensor is (cucore_dlpack_tensor_info()). */
+/** What an imported tensor is (cucore_dlpack_get_tensor_info()). */
 typedef struct cucore_dlpack_info {
   cucore_devptr data;      /**< the tensor's data pointer (element 0 is at data +
                                 desc.byte_offset) */
@@ -1800,8 +1800,8 @@ typedef struct cucore_dlpack_info {
  * @retval CUCORE_OUT_OF_BOUNDS the tensor lies partly in a cucore allocation and runs past it. */
 CUCORE_API cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out);
 /** Describes an imported tensor. */
-CUCORE_API cucore_status cucore_dlpack_tensor_info(const cucore_dlpack_tensor *t,
-                                                   cucore_dlpack_info *out);
+CUCORE_API cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t,
+                                                       cucore_dlpack_info *out);
 /** DESTRUCTOR: forgets the recorded range and calls the tensor's deleter. NULL is a no-op.
  * @retval CUCORE_IN_USE a texture still uses the range; the tensor is kept. */
 CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);
@@ -2002,7 +2002,7 @@ CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const v
  * file:line. CUDA C++ with the lto option gives LTO-IR for a cubin target. `*out` is a new
  * reference (possibly to the object an earlier compile of the same key made; see
  * @ref cache): release it with cucore_object_destroy().
- * @retval CUCORE_COMPILE_ERROR the source did not compile; see cucore_program_log().
+ * @retval CUCORE_COMPILE_ERROR the source did not compile; see cucore_program_get_log().
  * @retval CUCORE_INVALID_ARGUMENT an unknown target, no arch and no GPU, or a rejected option.
  * @retval CUCORE_NOT_SUPPORTED PTX to LTO-IR.
  * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable.
@@ -2011,7 +2011,7 @@ CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_cod
                                                 cucore_object **out);
 /** The full log of the last compile (warnings on success, errors on failure); "" when none.
  * Owned by the program, valid until its next compile. */
-CUCORE_API cucore_status cucore_program_log(const cucore_program *prog, const char **log);
+CUCORE_API cucore_status cucore_program_get_log(const cucore_program *prog, const char **log);
 
 /** @} */
 
@@ -2057,15 +2057,15 @@ CUCORE_API cucore_status cucore_linker_add_file(cucore_linker *lk, const char *p
  * be called again. Release `*out` with cucore_object_destroy().
  * @retval CUCORE_INVALID_ARGUMENT another target, no inputs, PTX without lto, or no arch and
  *         no GPU.
- * @retval CUCORE_LINK_ERROR the inputs did not link; see cucore_linker_log().
+ * @retval CUCORE_LINK_ERROR the inputs did not link; see cucore_linker_get_log().
  * @retval CUCORE_INVALID_BINARY nvJitLink refused an input.
  * @retval CUCORE_VERSION_MISMATCH an input is newer than the loaded nvJitLink. */
 CUCORE_API cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
                                                 cucore_object **out);
 /** nvJitLink's info and error logs of the last complete ("" when none); owned by `lk`, valid
  * until its next complete. Either out may be NULL. */
-CUCORE_API cucore_status cucore_linker_log(const cucore_linker *lk, const char **info_log,
-                                           const char **error_log);
+CUCORE_API cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_log,
+                                               const char **error_log);
 
 /** @} */
 
@@ -2103,15 +2103,15 @@ CUCORE_API cucore_status cucore_object_from_file(const char *path, cucore_code_t
  * goes: each kernel handed out holds one, so kernels stay valid after this call. NULL no-op. */
 CUCORE_API cucore_status cucore_object_destroy(cucore_object *obj);
 /** The object's code: type, bytes and size (owned by the object). Any out may be NULL. */
-CUCORE_API cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
-                                            const void **data, size_t *size);
+CUCORE_API cucore_status cucore_object_get_code(const cucore_object *obj, cucore_code_type *type,
+                                                const void **data, size_t *size);
 /** The arch the code was compiled for (e.g.\ 90), 0 when it is not tied to one. */
-CUCORE_API cucore_status cucore_object_arch(const cucore_object *obj, int *arch);
+CUCORE_API cucore_status cucore_object_get_arch(const cucore_object *obj, int *arch);
 /** The lowered (mangled) name of a name expression given at compile time. CUCORE_NOT_FOUND
  * lists the expressions that were registered. Owned by the object.
  * @retval CUCORE_NOT_FOUND `expr` was not registered before the compile. */
-CUCORE_API cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
-                                                    const char **lowered);
+CUCORE_API cucore_status cucore_object_get_lowered_name(const cucore_object *obj, const char *expr,
+                                                        const char **lowered);
 /** Loads the code now (cuLibraryLoadData / cuLibraryLoadFromFile) with the object's load
  * options. LTO-IR is linked first for the architecture of the current context's device
  * (device 0's when no context is current). Loading twice is a no-op. Needs a GPU.
@@ -2152,7 +2152,7 @@ typedef struct cucore_load_options {
                                 loaded (it always does), so the driver need not copy it
                                 (CU_LIBRARY_BINARY_IS_PRESERVED); 0: let the driver copy */
   unsigned log_bytes;      /**< bytes kept of the JIT's info and error logs, 0..1 MiB
-                                (cucore_object_jit_log); the error log's first line is also
+                                (cucore_object_get_jit_log); the error log's first line is also
                                 put into the message of a failed load */
 } cucore_load_options;
 
@@ -2172,33 +2172,33 @@ CUCORE_API cucore_status cucore_object_set_load_options(cucore_object *obj,
  * The driver JIT's info and error logs of the last load of `obj` ("" when empty or none was
  * kept). Owned by the object; valid until it is destroyed.
  */
-CUCORE_API cucore_status cucore_object_jit_log(const cucore_object *obj, const char **info_log,
-                                               const char **error_log);
+CUCORE_API cucore_status cucore_object_get_jit_log(const cucore_object *obj, const char **info_log,
+                                                   const char **error_log);
 /**
  * The driver's module loading mode (cuModuleGetLoadingMode): *lazy is 1 when kernels are
  * loaded into a context on first use (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2),
  * 0 when eagerly.
  * Errors: CUCORE_DRIVER_TOO_OLD before CUDA 11.7; CUCORE_NO_DEVICE without a GPU.
  */
-CUCORE_API cucore_status cucore_loading_mode(int *lazy);
+CUCORE_API cucore_status cucore_driver_get_loading_mode(int *lazy);
 /** The number of kernels in the object. Uses the driver (cuLibraryEnumerateKernels, loading
  * the code) where a GPU is present, the offline reader otherwise (LTO-IR needs a GPU: it is
  * linked for one first).
  * @retval CUCORE_INVALID_BINARY the reader could not read the code.
  * @retval CUCORE_NO_DEVICE LTO-IR without a GPU. */
-CUCORE_API cucore_status cucore_object_kernel_count(cucore_object *obj, int *count);
-/** The name of kernel `index` (symbol as in the binary), found as cucore_object_kernel_count()
+CUCORE_API cucore_status cucore_object_get_kernel_count(cucore_object *obj, int *count);
+/** The name of kernel `index` (symbol as in the binary), found as cucore_object_get_kernel_count()
  * finds them. Owned by the object.
  * @retval CUCORE_INVALID_ARGUMENT `index` is out of range (the message names the count). */
-CUCORE_API cucore_status cucore_object_kernel_name(cucore_object *obj, int index,
-                                                   const char **name);
+CUCORE_API cucore_status cucore_object_get_kernel_name(cucore_object *obj, int index,
+                                                       const char **name);
 /** The native CUlibrary (loads first). Owned by the object: do not unload it. */
-CUCORE_API cucore_status cucore_object_native(cucore_object *obj, void **culibrary);
+CUCORE_API cucore_status cucore_object_get_native(cucore_object *obj, void **culibrary);
 /** The PTX the code was made from, when cucore compiled it (it records parameter types that a
  * cubin lacks; see cucore_binary_attach_ptx), or the code itself for a PTX object; *ptx NULL
  * and *size 0 when there is none. Owned by the object; `size` may be NULL. */
-CUCORE_API cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx,
-                                           size_t *size);
+CUCORE_API cucore_status cucore_object_get_ptx(const cucore_object *obj, const char **ptx,
+                                               size_t *size);
 
 /* ---- Module globals: __device__, __constant__ and __managed__ variables of an object ---- */
 
@@ -2299,9 +2299,9 @@ CUCORE_API cucore_status cucore_object_get_kernel(cucore_object *obj, const char
 CUCORE_API cucore_status cucore_kernel_destroy(cucore_kernel *k);
 /** The kernel's symbol as in the binary (the lowered name for a name expression). Owned by the
  * kernel. */
-CUCORE_API cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name);
+CUCORE_API cucore_status cucore_kernel_get_name(const cucore_kernel *k, const char **name);
 /** The object the kernel came from (borrowed: no reference is added). */
-CUCORE_API cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj);
+CUCORE_API cucore_status cucore_kernel_get_object(const cucore_kernel *k, cucore_object **obj);
 /**
  * A kernel handle over a CUkernel made elsewhere (cuLibraryGetKernel of the caller's own
  * library, or cudaGetKernel). Context-independent: it runs on every device. The parameter
@@ -2309,7 +2309,7 @@ CUCORE_API cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_obj
  * alignments are checked; types are not known unless declared with
  * cucore_kernel_declare_signature. The CUkernel is borrowed: its library must stay loaded
  * while the handle lives; cucore_kernel_destroy frees the handle only, and
- * cucore_kernel_object gives NULL.
+ * cucore_kernel_get_object gives NULL.
  * Errors: CUCORE_DRIVER_TOO_OLD before CUDA 12.4; CUCORE_DRIVER_ERROR for a handle the driver
  * does not know.
  */
@@ -2323,13 +2323,13 @@ CUCORE_API cucore_status cucore_kernel_from_cukernel(void *cukernel, cucore_kern
 CUCORE_API cucore_status cucore_kernel_from_cufunction(cucore_device *dev, void *cufunction,
                                                        cucore_kernel **out);
 /** Number of parameters. */
-CUCORE_API cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count);
+CUCORE_API cucore_status cucore_kernel_get_param_count(const cucore_kernel *k, int *count);
 /** Layout of parameter `index` (offset, size, alignment, kind when known), copied to `*out`.
  * @retval CUCORE_INVALID_ARGUMENT `index` is out of range. */
-CUCORE_API cucore_status cucore_kernel_param(const cucore_kernel *k, int index,
-                                             cucore_param_info *out);
+CUCORE_API cucore_status cucore_kernel_get_param(const cucore_kernel *k, int index,
+                                                 cucore_param_info *out);
 /** Total bytes of the parameter buffer. */
-CUCORE_API cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes);
+CUCORE_API cucore_status cucore_kernel_get_param_bytes(const cucore_kernel *k, size_t *bytes);
 /** Declares the parameter types of a kernel whose code did not say them (a cubin loaded from a
  * file records offsets and sizes but not types): a comma-separated list, one per parameter,
  * of i8 u8 i16 u16 i32 u32 i64 u64 (integers), f16 bf16 f32 f64 (floating point), ptr, tex,
@@ -2343,7 +2343,7 @@ CUCORE_API cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_
 CUCORE_API cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *signature);
 /** Where the layout came from: "driver" (cuKernelGetParamInfo), "cubin" (offline reader) or
  * "ptx" (.entry declaration). Static storage. */
-CUCORE_API cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src);
+CUCORE_API cucore_status cucore_kernel_get_layout_source(const cucore_kernel *k, const char **src);
 
 /** Kernel attributes; the values equal CUfunction_attribute's. */
 typedef enum cucore_kernel_attr {
@@ -2401,16 +2401,16 @@ CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device
 CUCORE_API cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev);
 /** The native CUkernel and the CUfunction for `dev` (cuKernelGetFunction). Either may be NULL.
  * Both stay owned by cucore, valid while the kernel lives. */
-CUCORE_API cucore_status cucore_kernel_native(cucore_kernel *k, cucore_device *dev,
-                                              void **cukernel, void **cufunction);
+CUCORE_API cucore_status cucore_kernel_get_native(cucore_kernel *k, cucore_device *dev,
+                                                  void **cukernel, void **cufunction);
 /** The CUmodule holding the kernel's function on `dev` (cuFuncGetModule); owned by the driver,
  * valid while the kernel lives. */
-CUCORE_API cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev,
-                                              void **cumodule);
+CUCORE_API cucore_status cucore_kernel_get_module(cucore_kernel *k, cucore_device *dev,
+                                                  void **cumodule);
 /** The function name the driver reports for the kernel's function on `dev` (cuFuncGetName);
  * owned by the driver, valid while the kernel lives. */
-CUCORE_API cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev,
-                                                     const char **name);
+CUCORE_API cucore_status cucore_kernel_get_function_name(cucore_kernel *k, cucore_device *dev,
+                                                         const char **name);
 
 /** @} */
 
@@ -2528,8 +2528,8 @@ CUCORE_API cucore_status cucore_args_push_surface(cucore_args *a, uint64_t surf)
 CUCORE_API cucore_status cucore_args_check(const cucore_args *a);
 /** The kernelParams array (one pointer per parameter) and the packed parameter buffer (the
  * `extra` form), both owned by `a`, valid until it is destroyed. Any out may be NULL. */
-CUCORE_API cucore_status cucore_args_native(cucore_args *a, void ***kernel_params,
-                                            void **buffer, size_t *buffer_size);
+CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_params,
+                                                void **buffer, size_t *buffer_size);
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
 /** CUCORE_ARG(args, x): pushes x with the setter its static type picks. cucore_devptr is
@@ -2870,7 +2870,7 @@ typedef enum cucore_capture_status {
   CUCORE_CAPTURE_INVALIDATED = 2 /**< capturing, but the capture failed: end it to go on */
 } cucore_capture_status;
 
-/** What cucore_stream_capture_info() tells. */
+/** What cucore_stream_get_capture_info() tells. */
 typedef struct cucore_capture_info {
   cucore_capture_status status; /**< the driver's answer (cuStreamIsCapturing) */
   uint64_t id;        /**< the driver's id of the capture sequence, unique in the process (0
@@ -2884,7 +2884,7 @@ typedef struct cucore_capture_info {
 /** Whether `s` is capturing, and what cucore knows of the capture.
  * @retval CUCORE_STREAM_CAPTURE `s` is the legacy default stream and a stream that
  *         synchronises with it is capturing (the driver cannot answer for it then). */
-CUCORE_API cucore_status cucore_stream_capture_info(cucore_stream *s, cucore_capture_info *out);
+CUCORE_API cucore_status cucore_stream_get_capture_info(cucore_stream *s, cucore_capture_info *out);
 
 /** Captures `count` (1..1000000) launches of `k` with `cfg` and `args` on cfg->stream into a
  * new graph (thread-local mode), checked as cucore_launch() checks them: what `cucore run
@@ -2905,11 +2905,11 @@ CUCORE_API cucore_status cucore_graph_create(cucore_device *dev, cucore_graph **
 CUCORE_API cucore_status cucore_graph_destroy(cucore_graph *g);
 /** The number of nodes directly in `g` (cuGraphGetNodes: captured nodes included, the nodes of
  * child graphs and conditional bodies not). */
-CUCORE_API cucore_status cucore_graph_node_count(cucore_graph *g, size_t *count);
+CUCORE_API cucore_status cucore_graph_get_node_count(cucore_graph *g, size_t *count);
 /** The device a graph runs on (borrowed). */
-CUCORE_API cucore_status cucore_graph_device(const cucore_graph *g, cucore_device **dev);
+CUCORE_API cucore_status cucore_graph_get_device(const cucore_graph *g, cucore_device **dev);
 /** The native CUgraph, owned by `g`: do not destroy it. */
-CUCORE_API cucore_status cucore_graph_native(cucore_graph *g, void **cugraph);
+CUCORE_API cucore_status cucore_graph_get_native(cucore_graph *g, void **cugraph);
 
 /** Kinds of nodes (the values of CUgraphNodeType). */
 typedef enum cucore_graph_node_type {
@@ -2933,7 +2933,7 @@ CUCORE_API const char *cucore_graph_node_type_name(cucore_graph_node_type type);
 CUCORE_API cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
                                                     cucore_graph_node_type *type);
 /** The native CUgraphNode, owned by the node's graph. */
-CUCORE_API cucore_status cucore_graph_node_native(const cucore_graph_node *node, void **cunode);
+CUCORE_API cucore_status cucore_graph_node_get_native(const cucore_graph_node *node, void **cunode);
 
 /**
  * Adds a kernel node: `k` launched with `cfg` (grid, block, dynamic shared memory and
@@ -3189,10 +3189,10 @@ CUCORE_API cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e
                                                             cucore_graph_node *node,
                                                             int enabled);
 /** Whether node `node` of `e` is enabled (1) or not (0). */
-CUCORE_API cucore_status cucore_graph_exec_node_enabled(cucore_graph_exec *e,
-                                                        cucore_graph_node *node, int *enabled);
+CUCORE_API cucore_status cucore_graph_exec_get_node_enabled(cucore_graph_exec *e,
+                                                            cucore_graph_node *node, int *enabled);
 /** The native CUgraphExec, owned by `e`: do not destroy it. */
-CUCORE_API cucore_status cucore_graph_exec_native(cucore_graph_exec *e, void **cugraphexec);
+CUCORE_API cucore_status cucore_graph_exec_get_native(cucore_graph_exec *e, void **cugraphexec);
 
 /** @} */
 /* ==== END SECTION: CUDA graphs ==== */
@@ -3254,10 +3254,10 @@ typedef struct cucore_arch_limits {
 /** Fills *out with the table row of architecture `arch` (e.g.\ 90 for sm_90, 120 for sm_120).
  * An architecture not in the table is CUCORE_NOT_SUPPORTED naming the known ones.
  * @retval CUCORE_NOT_SUPPORTED `arch` is not in the table (then *out is zeroed). */
-CUCORE_API cucore_status cucore_arch_limits_get(int arch, cucore_arch_limits *out);
+CUCORE_API cucore_status cucore_arch_get_limits(int arch, cucore_arch_limits *out);
 /** The architectures in the table, ascending: copies up to `capacity` of them into `archs`
  * (which may be NULL when capacity is 0) and sets *count to how many there are. */
-CUCORE_API cucore_status cucore_arch_list(int *archs, int capacity, int *count);
+CUCORE_API cucore_status cucore_arch_get_list(int *archs, int capacity, int *count);
 /** The table row of the device's architecture, with every limit the device reports (SM count,
  * warps, blocks, registers, shared memory per SM and per block, the reservation) taken from
  * the device; carveouts above the device's shared memory per SM are dropped.
@@ -3588,7 +3588,7 @@ typedef struct cucore_binary_info {
   int toolkit_version;        /**< cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
   int relocatable;            /**< cubin: 1 when it needs linking (-rdc) */
   int debug;                  /**< cubin: 1 when compiled with -G */
-  uint32_t kernel_count;      /**< kernels read (cucore_binary_kernel()) */
+  uint32_t kernel_count;      /**< kernels read (cucore_binary_get_kernel()) */
   uint32_t fatbin_entry_count; /**< 0 unless a fatbin or host object */
   int32_t selected_entry;     /**< the fatbin entry the kernels came from; -1 when none */
   int demangler;              /**< 1 when C++ names could be demangled */
@@ -3628,11 +3628,11 @@ CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
 CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
                                                 cucore_binary_info *out);
 /** The number of kernels (as cucore_binary_info.kernel_count). */
-CUCORE_API cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count);
+CUCORE_API cucore_status cucore_binary_get_kernel_count(const cucore_binary *bin, uint32_t *count);
 /** The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
  * `bin`. CUCORE_INVALID_ARGUMENT names the range. */
-CUCORE_API cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
-                                              const cucore_kernel_info **out);
+CUCORE_API cucore_status cucore_binary_get_kernel(const cucore_binary *bin, uint32_t index,
+                                                  const cucore_kernel_info **out);
 /** The kernel named `name`: its symbol, its demangled name, or its demangled name without the
  * parameter list when only one kernel has it. CUCORE_NOT_FOUND lists the kernels that exist,
  * the nearest names first. *out lives as long as `bin`.
@@ -3641,8 +3641,8 @@ CUCORE_API cucore_status cucore_binary_find_kernel(const cucore_binary *bin, con
                                                    const cucore_kernel_info **out);
 /** Entry `index` of the fatbin (0 .. fatbin_entry_count-1), copied to `*out`.
  * @retval CUCORE_INVALID_ARGUMENT not a fatbin or host object, or `index` out of range. */
-CUCORE_API cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
-                                                    cucore_fatbin_entry *out);
+CUCORE_API cucore_status cucore_binary_get_fatbin_entry(const cucore_binary *bin, uint32_t index,
+                                                        cucore_fatbin_entry *out);
 /** The entry cucore_binary_open would pick for `arch` (see there).
  * @retval CUCORE_NOT_FOUND no entry can run on `arch`.
  * @retval CUCORE_INVALID_ARGUMENT not a fatbin or host object, or `arch` outside 0..1000. */
@@ -3687,12 +3687,12 @@ typedef struct cucore_global_info {
  * cubin's symbol table (data symbols of .nv.global, .nv.global.init and .nv.constant3), or a
  * PTX module's `.global` / `.const` declarations with a size (an `.extern` or unsized one is
  * not listed). */
-CUCORE_API cucore_status cucore_binary_global_count(const cucore_binary *bin, uint32_t *count);
+CUCORE_API cucore_status cucore_binary_get_global_count(const cucore_binary *bin, uint32_t *count);
 /** The module variable at `index` (0 .. count-1, in the code's order). *out lives as long as
  * `bin`.
  * @retval CUCORE_INVALID_ARGUMENT `index` is out of range (the message names the count). */
-CUCORE_API cucore_status cucore_binary_global(const cucore_binary *bin, uint32_t index,
-                                              const cucore_global_info **out);
+CUCORE_API cucore_status cucore_binary_get_global(const cucore_binary *bin, uint32_t index,
+                                                  const cucore_global_info **out);
 /** The module variable named `name`: its symbol or its demangled name. *out lives as long as
  * `bin`.
  * @retval CUCORE_NOT_FOUND no such variable; the message lists those that exist. */
@@ -3729,7 +3729,7 @@ typedef struct cucore_mem_range {
 
 /** The host NUMA node of the CPU the calling thread runs on now (getcpu(2)).
  * @retval CUCORE_NOT_SUPPORTED the system cannot say. */
-CUCORE_API cucore_status cucore_host_numa_node(int *node);
+CUCORE_API cucore_status cucore_host_get_numa_node(int *node);
 
 /** Prefetches `count` ranges in stream order on `s`: range i to `to[0]` when `to_count` is 1,
  * else to `to[i]` (`to_count` == `count`). The ranges of one batch run in no set order.
@@ -3798,7 +3798,7 @@ CUCORE_API cucore_status cucore_mipmap_create(cucore_device *dev, const cucore_a
  *         (the message names the level); nothing is destroyed. */
 CUCORE_API cucore_status cucore_mipmap_destroy(cucore_mipmap *m);
 /** The number of levels. */
-CUCORE_API cucore_status cucore_mipmap_levels(const cucore_mipmap *m, unsigned *levels);
+CUCORE_API cucore_status cucore_mipmap_get_level_count(const cucore_mipmap *m, unsigned *levels);
 /** Level `level` (0 .. levels - 1) as an array owned by `m` (valid until
  * cucore_mipmap_destroy(); cucore_array_destroy() refuses it). cucore_array_get_desc() gives
  * its extents.
@@ -3806,7 +3806,7 @@ CUCORE_API cucore_status cucore_mipmap_levels(const cucore_mipmap *m, unsigned *
 CUCORE_API cucore_status cucore_mipmap_get_level(cucore_mipmap *m, unsigned level,
                                                  cucore_array **out);
 /** The native CUmipmappedArray, still owned by `m`. */
-CUCORE_API cucore_status cucore_mipmap_native(const cucore_mipmap *m, void **cumipmap);
+CUCORE_API cucore_status cucore_mipmap_get_native(const cucore_mipmap *m, void **cumipmap);
 /** CONSTRUCTOR: a texture over the whole chain (resource type MIPMAPPED_ARRAY). `desc` must set
  * CUCORE_TEXTURE_NORMALIZED_COORDS (the driver's rule); `mip` may be NULL for point filtering
  * between levels over all of them. Destroy it with cucore_texture_destroy() before the
@@ -3927,7 +3927,7 @@ CUCORE_API cucore_status cucore_driver_log_clear(void);
  * cucore_green_sm_info::min_partition_sms and a multiple of
  * cucore_green_sm_info::alignment_sms (on compute capability 9.0, 8 and 8); a split that cannot
  * be made is refused with those numbers in the message. A green context gives a cucore_device
- * (cucore_green_device) that works in it: streams made on it (cucore_green_stream_create, or
+ * (cucore_green_get_device) that works in it: streams made on it (cucore_green_stream_create, or
  * cucore_stream_create on that device) take every cucore call, and launches on them go
  * through the usual checked path. A green context is current to one thread at a time: use
  * each one from one thread. Only SMs are split: work-queue resources (cuda.core's
@@ -3957,7 +3957,7 @@ typedef struct cucore_green_sm_info {
 /** The SM facts of `dev` that a split follows.
  * @retval CUCORE_INVALID_ARGUMENT `dev` or `out` is NULL.
  * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts (CUDA 12.4+). */
-CUCORE_API cucore_status cucore_green_sm_info_get(cucore_device *dev, cucore_green_sm_info *out);
+CUCORE_API cucore_status cucore_green_get_sm_info(cucore_device *dev, cucore_green_sm_info *out);
 /** What a split of `dev` into groups of at least `min_sms` SMs would give, without making
  * contexts: `groups` (how many fit), `sms_per_group` (each group's SMs, `min_sms` rounded
  * up by the driver's rules) and `remaining_sms` (those left over); any output may be NULL.
@@ -3982,13 +3982,13 @@ CUCORE_API cucore_status cucore_green_split(cucore_device *dev, unsigned count, 
                                             cucore_green **remainder);
 /** The SMs the green context owns.
  * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
-CUCORE_API cucore_status cucore_green_sm_count(const cucore_green *g, unsigned *sm_count);
+CUCORE_API cucore_status cucore_green_get_sm_count(const cucore_green *g, unsigned *sm_count);
 /** A device handle that works in the green context (its memory is the device's): streams,
  * events, allocations and launches made through it run on the green context's SMs. It
  * belongs to `g`: cucore_device_close refuses it (CUCORE_MISUSE); it is valid until
  * cucore_green_destroy.
  * @retval CUCORE_INVALID_ARGUMENT a NULL argument. */
-CUCORE_API cucore_status cucore_green_device(cucore_green *g, cucore_device **dev);
+CUCORE_API cucore_status cucore_green_get_device(cucore_green *g, cucore_device **dev);
 /** A stream of the green context (cuGreenCtxStreamCreate; non-blocking, as the driver
  * requires) at `priority` (as cucore_stream_create). Destroy it with cucore_stream_destroy
  * before the green context.
@@ -4061,12 +4061,12 @@ typedef struct cucore_system_info {
  * @retval CUCORE_INVALID_DEVICE no such ordinal.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why).
  * @retval CUCORE_NOT_FOUND NVML does not list the device (by PCI bus id or UUID). */
-CUCORE_API cucore_status cucore_system_device_info(int ordinal, cucore_system_info *out);
+CUCORE_API cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out);
 /** The same for the GPU whose UUID is `uuid` ("GPU-..." as NVML writes it, or the
  * 36-character form cucore_device_props::uuid holds).
  * @retval CUCORE_NOT_FOUND no GPU has that UUID.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
-CUCORE_API cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_system_info *out);
+CUCORE_API cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore_system_info *out);
 /** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
  * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).
  * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0. */
@@ -4096,7 +4096,7 @@ CUCORE_API cucore_status cucore_system_load(void);
  * expressions.
  *
  * A compile that can read files the key cannot see is not cached, and the reason is kept
- * (cucore_program_cache_info): an include-path outside the toolkit's own directories, a
+ * (cucore_program_get_cache_info): an include-path outside the toolkit's own directories, a
  * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
  * output files, a quoted `#include` that finds a file on disk beside the source, an
  * `#include` whose file is a macro or a computed name, a quoted `__has_include` of a file that
@@ -4122,7 +4122,7 @@ CUCORE_API cucore_status cucore_system_load(void);
  * temporary file in the same directory, flushed and renamed, so readers never see part of
  * one. An entry that fails its checks is removed and the source is compiled again. The cache
  * never fails a compile: a directory that cannot be written, a full disk or a damaged entry
- * leaves a note in cucore_program_cache_info and the compile goes on.
+ * leaves a note in cucore_program_get_cache_info and the compile goes on.
  *
  * The process-wide settings and statistics are locked: they may be used from any thread.
  * @{
@@ -4155,8 +4155,8 @@ typedef struct cucore_cache_info {
 } cucore_cache_info;
 
 /** What the cache did for `prog`'s last compile. */
-CUCORE_API cucore_status cucore_program_cache_info(const cucore_program *prog,
-                                                   cucore_cache_info *out);
+CUCORE_API cucore_status cucore_program_get_cache_info(const cucore_program *prog,
+                                                       cucore_cache_info *out);
 /** Turns the cache on (1, the default) or off (0) for `prog` alone. */
 CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enabled);
 /** Makes a compile that reads files the key cannot see (include paths, pre-includes, headers
@@ -4191,7 +4191,7 @@ typedef struct cucore_cache_stats {
 } cucore_cache_stats;
 
 /** Fills *out: settings, what is on disk (it reads the directory) and the counters. */
-CUCORE_API cucore_status cucore_cache_stats_get(cucore_cache_stats *out);
+CUCORE_API cucore_status cucore_cache_get_stats(cucore_cache_stats *out);
 /** Uses `dir` as the cache directory for the rest of the process (created when first
  * written); NULL goes back to the environment's choice. Copied; a relative path is taken
  * from the working directory now.
@@ -4281,7 +4281,7 @@ typedef struct cucore_phase_time {
 /** Fills out[0..CUCORE_PHASE_COUNT) with every phase's figures so far (index = cucore_phase).
  * Cheap enough to call at any time; it reads /proc/self/stat once for the process's start.
  * @retval CUCORE_INVALID_ARGUMENT `out` is NULL. */
-CUCORE_API cucore_status cucore_phase_times(cucore_phase_time *out);
+CUCORE_API cucore_status cucore_phase_get_times(cucore_phase_time *out);
 /** Sets *ms to now, in milliseconds after the process's start (the clock of the table).
  * @retval CUCORE_INVALID_ARGUMENT `ms` is NULL. */
 CUCORE_API cucore_status cucore_phase_now(double *ms);
@@ -4343,7 +4343,7 @@ CUCORE_API cucore_status cucore_event_import_ipc(cucore_device *dev,
  * The driver's virtual memory management (CUDA 10.2+ entry points): reserve an address range,
  * create physical memory on a device, map it into the range, give devices access, unmap,
  * release; export physical memory to another process as a POSIX file descriptor. Sizes,
- * offsets and addresses are multiples of the granularity (cucore_vmm_granularity()); a
+ * offsets and addresses are multiples of the granularity (cucore_vmm_get_granularity()); a
  * misaligned one is refused naming the granularity and the value rounded up. A mapped range is
  * recorded like an allocation (kind CUCORE_MEM_VMM), so cucore's copies into it are
  * bounds-checked. cucore_vmm_buffer is a growable buffer built on these calls: growing keeps
@@ -4358,7 +4358,7 @@ typedef struct cucore_vmm_memory cucore_vmm_memory;
 /** A growable device buffer over a reserved address range: cucore_vmm_buffer_create(). */
 typedef struct cucore_vmm_buffer cucore_vmm_buffer;
 
-/** Flags of cucore_vmm_create() and cucore_vmm_granularity(). */
+/** Flags of cucore_vmm_create() and cucore_vmm_get_granularity(). */
 enum {
   CUCORE_VMM_DEFAULT = 0,     /**< device memory, not exportable */
   CUCORE_VMM_SHAREABLE_FD = 1 /**< exportable as a POSIX file descriptor (cucore_vmm_export_fd) */
@@ -4376,8 +4376,8 @@ enum {
  * either may be NULL.
  * @retval CUCORE_INVALID_ARGUMENT unknown flags.
  * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuMemGetAllocationGranularity (10.2). */
-CUCORE_API cucore_status cucore_vmm_granularity(cucore_device *dev, unsigned flags,
-                                                size_t *minimum, size_t *recommended);
+CUCORE_API cucore_status cucore_vmm_get_granularity(cucore_device *dev, unsigned flags,
+                                                    size_t *minimum, size_t *recommended);
 /** Reserves `bytes` of address space (a multiple of the minimum granularity) aligned to
  * `alignment` (0: the granularity) for `dev`, at `hint` when the driver can (0: anywhere).
  * *out gets its start; give it back with cucore_vmm_unreserve() after unmapping it.
@@ -4400,7 +4400,7 @@ CUCORE_API cucore_status cucore_vmm_create(cucore_device *dev, size_t bytes, uns
  * driver frees it then). NULL is a no-op. */
 CUCORE_API cucore_status cucore_vmm_release(cucore_vmm_memory *mem);
 /** The size in bytes of physical memory (as created or imported). */
-CUCORE_API cucore_status cucore_vmm_size(const cucore_vmm_memory *mem, size_t *bytes);
+CUCORE_API cucore_status cucore_vmm_get_size(const cucore_vmm_memory *mem, size_t *bytes);
 /** Maps `bytes` of `mem` from `offset` at `addr` (inside a reserved range), all multiples of
  * the granularity, and records the range (kind CUCORE_MEM_VMM). No device can access it until
  * cucore_vmm_set_access().
@@ -4441,7 +4441,7 @@ CUCORE_API cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t byt
 /** Grows the buffer to `bytes`, keeping its address and its contents: new physical memory is
  * mapped after the existing memory, in the reserved range or, past it, in a range reserved
  * right after it. The record of the buffer grows with it. `bytes` not above the current size
- * changes nothing. Not thread-safe for one buffer: grow, destroy and cucore_vmm_buffer_address()
+ * changes nothing. Not thread-safe for one buffer: grow, destroy and cucore_vmm_buffer_get_address()
  * of the same buffer must not run at once (different buffers may); kernels and copies already
  * using the old range may run during a grow, since the address does not move.
  * @retval CUCORE_DEVICE_OUT_OF_MEMORY no physical memory for the growth, or the addresses
@@ -4449,8 +4449,8 @@ CUCORE_API cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t byt
  *         front); the buffer is unchanged either way. */
 CUCORE_API cucore_status cucore_vmm_buffer_grow(cucore_vmm_buffer *buf, size_t bytes);
 /** The buffer's address (the same for its whole life) and size; either may be NULL. */
-CUCORE_API cucore_status cucore_vmm_buffer_address(const cucore_vmm_buffer *buf,
-                                                   cucore_devptr *addr, size_t *bytes);
+CUCORE_API cucore_status cucore_vmm_buffer_get_address(const cucore_vmm_buffer *buf,
+                                                       cucore_devptr *addr, size_t *bytes);
 /** DESTRUCTOR: unmaps and releases the memory and gives back the address ranges. NULL is a
  * no-op.
  * @retval CUCORE_IN_USE textures or DLPack exports still use the buffer (it stays). */
@@ -4472,7 +4472,7 @@ CUCORE_API cucore_status cucore_vmm_buffer_destroy(cucore_vmm_buffer *buf);
  * @{
  */
 
-/** The CUDA state of a process (cucore_checkpoint_state()). */
+/** The CUDA state of a process (cucore_checkpoint_get_state()). */
 typedef enum cucore_process_state {
   CUCORE_PROCESS_RUNNING = 0,      /**< runs (the default) */
   CUCORE_PROCESS_LOCKED = 1,       /**< its CUDA calls block (locked or restored) */
@@ -4490,7 +4490,7 @@ typedef struct cucore_checkpoint_gpu_pair {
 /** The state of process `pid`.
  * @retval CUCORE_INVALID_ARGUMENT `pid` <= 0.
  * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuCheckpointProcessGetState (12.8). */
-CUCORE_API cucore_status cucore_checkpoint_state(int pid, cucore_process_state *out);
+CUCORE_API cucore_status cucore_checkpoint_get_state(int pid, cucore_process_state *out);
 /** Locks running process `pid`: waits up to `timeout_ms` (0: no limit) for its CUDA work to
  * reach a point where it can be locked.
  * @retval CUCORE_NOT_READY the timeout passed (the driver's CUDA_ERROR_TIMEOUT or
@@ -4639,7 +4639,7 @@ typedef struct cucore_tune_counts {
 
 /** The raw size of the space (the product of the value counts).
  * @retval CUCORE_INVALID_ARGUMENT the product does not fit in 64 bits. */
-CUCORE_API cucore_status cucore_tune_space_size(const cucore_tune_space *space, uint64_t *raw);
+CUCORE_API cucore_status cucore_tune_space_get_size(const cucore_tune_space *space, uint64_t *raw);
 /** Checks every configuration before compiling and counts what each stage keeps.
  * @retval CUCORE_INVALID_ARGUMENT the space holds more than 2^32 configurations. */
 CUCORE_API cucore_status cucore_tune_space_count(const cucore_tune_space *space,
@@ -4659,10 +4659,10 @@ typedef struct cucore_tune_config {
 
 /** Fills *out for configuration `index` (0..raw-1): its launch and the first check it fails.
  * @retval CUCORE_INVALID_ARGUMENT `index` is not below the raw size. */
-CUCORE_API cucore_status cucore_tune_space_config(const cucore_tune_space *space,
-                                                  uint64_t index, cucore_tune_config *out);
+CUCORE_API cucore_status cucore_tune_space_get_config(const cucore_tune_space *space,
+                                                      uint64_t index, cucore_tune_config *out);
 
-/** Texts of a configuration (cucore_tune_space_config_text). */
+/** Texts of a configuration (cucore_tune_space_get_config_text). */
 typedef enum cucore_tune_text {
   CUCORE_TUNE_TEXT_PARAMS = 0, /**< "BM=16 BN=32 block_size_x=128" (every parameter) */
   CUCORE_TUNE_TEXT_KERNEL,     /**< the kernel name with template holes filled: "gemm<16,32>" */
@@ -4674,9 +4674,9 @@ typedef enum cucore_tune_text {
  * *needed (may be NULL) receives the length without the NUL. buf may be NULL when cap is 0.
  * @retval CUCORE_INVALID_ARGUMENT `index` out of range, `what` not in the enum, or a kernel
  *         template hole naming no parameter. */
-CUCORE_API cucore_status cucore_tune_space_config_text(const cucore_tune_space *space,
-                                                       uint64_t index, cucore_tune_text what,
-                                                       char *buf, size_t cap, size_t *needed);
+CUCORE_API cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *space,
+                                                           uint64_t index, cucore_tune_text what,
+                                                           char *buf, size_t cap, size_t *needed);
 
 /** One parameter, as the space resolved it. Strings live as long as the space is unchanged. */
 typedef struct cucore_tune_param_info {
@@ -4686,12 +4686,12 @@ typedef struct cucore_tune_param_info {
 } cucore_tune_param_info;
 
 /** The number of parameters. */
-CUCORE_API cucore_status cucore_tune_space_param_count(const cucore_tune_space *space,
-                                                       size_t *count);
+CUCORE_API cucore_status cucore_tune_space_get_param_count(const cucore_tune_space *space,
+                                                           size_t *count);
 /** Parameter `i` (0-based, in the order added).
  * @retval CUCORE_INVALID_ARGUMENT `i` out of range. */
-CUCORE_API cucore_status cucore_tune_space_param(const cucore_tune_space *space, size_t i,
-                                                 cucore_tune_param_info *out);
+CUCORE_API cucore_status cucore_tune_space_get_param(const cucore_tune_space *space, size_t i,
+                                                     cucore_tune_param_info *out);
 
 /** CONSTRUCTOR: a space from a JSON object with Kernel Tuner's tune_kernel() keywords:
  * "tune_params" (name -> list of numbers or strings), "restrictions" (a string or a list of
@@ -4751,7 +4751,7 @@ typedef struct cucore_tune_filter {
 
 /** Runs the host occupancy model on a compiled configuration: `res` are the kernel's
  * resources from its cubin (registers, static shared memory, max threads), `local_bytes` its
- * local memory per thread, `cfg` the configuration from cucore_tune_space_config(). A
+ * local memory per thread, `cfg` the configuration from cucore_tune_space_get_config(). A
  * configuration that cannot run (no block resident) or that `filter` (may be NULL) rejects
  * gets verdict MODEL_REJECTED with the reason in cfg->reason; *out gets the model's numbers
  * either way. A configuration already not RUNNABLE is left as it is.
@@ -4799,7 +4799,7 @@ typedef struct cucore_tune_timing_options {
                          of the buffers) cycled launch by launch with `args`, so the data a
                          sample reads is past L2 without a flush; NULL: `args` only */
   int nrotate;        /**< how many sets `rotate` holds (0..1000) */
-  int observe_clock;  /**< 1: the SM clock read through NVML (cucore_system_device_info)
+  int observe_clock;  /**< 1: the SM clock read through NVML (cucore_system_get_device_info)
                          after a sample, at most every 10 ms; when the clocks are held down
                          (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
                          reading are discarded */
@@ -4906,9 +4906,9 @@ CUCORE_API cucore_status cucore_tune_store_append(cucore_tune_store *store, cons
                                                   const char *result);
 /** Where the store is, how many records of its key, problem and device it holds, and how many
  * lines of the file could not be read (a torn last line after a kill). Any out may be NULL. */
-CUCORE_API cucore_status cucore_tune_store_info(const cucore_tune_store *store,
-                                                const char **path, size_t *records,
-                                                size_t *damaged);
+CUCORE_API cucore_status cucore_tune_store_get_info(const cucore_tune_store *store,
+                                                    const char **path, size_t *records,
+                                                    size_t *damaged);
 
 /** How cucore_tune_lookup() found its answer. */
 typedef enum cucore_tune_match {

@@ -107,7 +107,7 @@ static inline cucore_status cache_test_compile(const char *src, const char *name
   if (p && info) {
     /* info's strings belong to the program: copy what the tests read into static storage. */
     static char reason[1024], note[1024], path[4096];
-    cucore_program_cache_info(p, info);
+    cucore_program_get_cache_info(p, info);
     snprintf(reason, sizeof reason, "%s", info->reason);
     snprintf(note, sizeof note, "%s", info->note);
     snprintf(path, sizeof path, "%s", info->path);

@@ -61,7 +61,7 @@ static int child_main(int sock) {
 
 static void expect_state(int pid, cucore_process_state want) {
   cucore_process_state s = CUCORE_PROCESS_FAILED;
-  assert_ok(cucore_checkpoint_state(pid, &s));
+  assert_ok(cucore_checkpoint_get_state(pid, &s));
   if (s != want) fail_msg("process %d is in state %d, expected %d", pid, (int)s, (int)want);
 }
 
@@ -98,7 +98,7 @@ static int round_trip(int pid, const cucore_checkpoint_gpu_pair *pairs, size_t c
 static int sanitizer_refuses(int pid) {
   if (!getenv("CUCORE_UNDER_SANITIZER")) return 0;
   cucore_process_state s;
-  if (CUCORE_CODE(cucore_checkpoint_state(pid, &s)) != CUCORE_NOT_SUPPORTED) return 0;
+  if (CUCORE_CODE(cucore_checkpoint_get_state(pid, &s)) != CUCORE_NOT_SUPPORTED) return 0;
   print_message("skipped under compute-sanitizer: the driver does not checkpoint a process the "
                 "tool is attached to: %s\n", cucore_last_error());
   return 1;
@@ -107,7 +107,7 @@ static int sanitizer_refuses(int pid) {
 static void a_child_survives_checkpoint_and_restore(void **state) {
   (void)state;
   cucore_process_state s;
-  cucore_status st = cucore_checkpoint_state(getpid(), &s);
+  cucore_status st = cucore_checkpoint_get_state(getpid(), &s);
   if (CUCORE_CODE(st) == CUCORE_DRIVER_TOO_OLD) {
     print_message("skipped: %s\n", cucore_last_error());
     skip();
@@ -117,7 +117,7 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
   char c = 0, msg[512];
   if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   cucore_checkpoint_gpu_pair same;
   snprintf(same.old_uuid, sizeof same.old_uuid, "%s", props.uuid);
   snprintf(same.new_uuid, sizeof same.new_uuid, "GPU-%s", props.uuid);

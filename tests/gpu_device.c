@@ -23,7 +23,7 @@ static int teardown(void **state) {
 static void properties_match_nvidia_smi(void **state) {
   (void)state;
   int n = 0;
-  assert_ok(cucore_device_count(&n));
+  assert_ok(cucore_device_get_count(&n));
   char *out = NULL;
   int rc = cucore_test_run("nvidia-smi --query-gpu=name,memory.total,uuid,pci.bus_id,compute_cap "
                            "--format=csv,noheader,nounits",
@@ -54,7 +54,7 @@ static void properties_match_nvidia_smi(void **state) {
     snprintf(cc, sizeof cc, "%s", f[4]);
 
     cucore_device_props p;
-    assert_ok(cucore_device_props_get(i, &p));
+    assert_ok(cucore_device_get_props(i, &p));
     assert_string_equal(p.name, name);
     char ours[64];
     snprintf(ours, sizeof ours, "GPU-%s", p.uuid);
@@ -86,7 +86,7 @@ static void properties_match_nvidia_smi(void **state) {
 static void invalid_ordinal_names_the_range(void **state) {
   (void)state;
   int n = 0;
-  assert_ok(cucore_device_count(&n));
+  assert_ok(cucore_device_get_count(&n));
   cucore_device *d = (cucore_device *)0x1;
   assert_status(cucore_device_open(n, &d), CUCORE_INVALID_DEVICE);
   assert_null(d);
@@ -94,7 +94,7 @@ static void invalid_ordinal_names_the_range(void **state) {
   snprintf(want, sizeof want, "device %d does not exist", n);
   assert_contains(cucore_last_error(), want);
   cucore_device_props p;
-  assert_status(cucore_device_props_get(-1, &p), CUCORE_INVALID_DEVICE);
+  assert_status(cucore_device_get_props(-1, &p), CUCORE_INVALID_DEVICE);
 }
 
 static void host_device_host_round_trip(void **state) {
@@ -198,12 +198,12 @@ static void events_time_a_copy(void **state) {
 static void stream_priorities(void **state) {
   (void)state;
   int least = 0, greatest = 0;
-  assert_ok(cucore_device_stream_priorities(dev, &least, &greatest));
+  assert_ok(cucore_device_get_stream_priorities(dev, &least, &greatest));
   assert_true(greatest <= least);
   cucore_stream *s = NULL;
   assert_ok(cucore_stream_create(dev, 0, greatest, &s));
   int got = 99;
-  assert_ok(cucore_stream_priority(s, &got));
+  assert_ok(cucore_stream_get_priority(s, &got));
   assert_int_equal(got, greatest);
   assert_ok(cucore_stream_destroy(s));
   s = (cucore_stream *)0x1;
@@ -220,7 +220,7 @@ static void stream_priorities(void **state) {
 static void out_of_memory_is_reported_with_sizes(void **state) {
   (void)state;
   size_t free_b = 0, total_b = 0;
-  assert_ok(cucore_device_mem_info(dev, &free_b, &total_b));
+  assert_ok(cucore_device_get_mem_info(dev, &free_b, &total_b));
   assert_true(free_b <= total_b && total_b > 0);
   cucore_devptr p = 7;
   assert_status(cucore_mem_alloc(dev, total_b * 2, &p), CUCORE_DEVICE_OUT_OF_MEMORY);

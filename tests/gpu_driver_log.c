@@ -29,7 +29,7 @@ static void on_message(void *user, cucore_driver_log_level level, const char *me
 /* Out of memory: twice the device's memory. */
 static cucore_status refuse_alloc(char *msg, size_t cap) {
   size_t free_b = 0, total_b = 0;
-  assert_ok(cucore_device_mem_info(dev, &free_b, &total_b));
+  assert_ok(cucore_device_get_mem_info(dev, &free_b, &total_b));
   cucore_devptr p = 0;
   cucore_status st = cucore_mem_alloc(dev, total_b * 2, &p);
   snprintf(msg, cap, "%s", cucore_last_error());

@@ -34,7 +34,7 @@ static const char *add_src =
 static int run_and_count(cucore_kernel *k, cucore_stream *s, int n, int start, int want_mul,
                          int want_add) {
   cucore_device *d = NULL;
-  assert_ok(cucore_stream_device(s, &d));
+  assert_ok(cucore_stream_get_device(s, &d));
   int *h = malloc(n * sizeof *h);
   for (int i = 0; i < n; i++) h[i] = start + i;
   cucore_devptr p = 0;
@@ -64,7 +64,7 @@ static void foreign_stream_and_event(void **state) {
   cucore_device *borrowed = NULL;
   assert_ok(cucore_device_from_context(NULL, &borrowed)); /* device 0's context is current */
   int ordinal = -1;
-  assert_ok(cucore_device_ordinal(borrowed, &ordinal));
+  assert_ok(cucore_device_get_ordinal(borrowed, &ordinal));
   assert_int_equal(ordinal, 0);
   CUstream raw = NULL;
   assert_int_equal(DRV(cuStreamCreateWithPriority)(&raw, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
@@ -88,7 +88,7 @@ static void foreign_stream_and_event(void **state) {
   CUcontext cur = NULL;
   assert_int_equal(DRV(cuCtxGetCurrent)(&cur), CUDA_SUCCESS);
   void *primary = NULL;
-  assert_ok(cucore_device_native(dev, &primary, NULL));
+  assert_ok(cucore_device_get_native(dev, &primary, NULL));
   assert_ptr_equal(cur, primary);
   assert_int_equal(DRV(cuStreamDestroy)(raw), CUDA_SUCCESS);
   assert_int_equal(DRV(cuEventDestroy)(raw_ev), CUDA_SUCCESS);
@@ -113,20 +113,20 @@ static void foreign_kernels(void **state) {
   cucore_object *obj = gpu_compile(add_src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *mine = gpu_kernel(obj, "twice");
   void *cukernel = NULL, *cufunction = NULL;
-  assert_ok(cucore_kernel_native(mine, dev, &cukernel, &cufunction));
+  assert_ok(cucore_kernel_get_native(mine, dev, &cukernel, &cufunction));
   cucore_kernel *from_kernel = NULL, *from_function = NULL;
   assert_ok(cucore_kernel_from_cukernel(cukernel, &from_kernel));
   assert_ok(cucore_kernel_from_cufunction(dev, cufunction, &from_function));
   cucore_kernel *both[2] = {from_kernel, from_function};
   for (int i = 0; i < 2; i++) {
     int count = 0;
-    assert_ok(cucore_kernel_param_count(both[i], &count));
+    assert_ok(cucore_kernel_get_param_count(both[i], &count));
     assert_int_equal(count, 2);
     const char *name = NULL;
-    assert_ok(cucore_kernel_name(both[i], &name));
+    assert_ok(cucore_kernel_get_name(both[i], &name));
     assert_string_equal(name, "twice");
     cucore_object *none = (cucore_object *)1;
-    assert_ok(cucore_kernel_object(both[i], &none));
+    assert_ok(cucore_kernel_get_object(both[i], &none));
     assert_null(none);
     cucore_args *a = NULL;
     assert_ok(cucore_args_create(both[i], &a));
@@ -152,7 +152,7 @@ static void foreign_kernels(void **state) {
 static void lazy_loading_is_observable(void **state) {
   (void)state;
   int lazy = 0;
-  assert_ok(cucore_loading_mode(&lazy));
+  assert_ok(cucore_driver_get_loading_mode(&lazy));
   const char *env = getenv("CUDA_MODULE_LOADING");
   print_message("module loading mode: %s (CUDA_MODULE_LOADING=%s)\n", lazy ? "lazy" : "eager",
                 env ? env : "unset");
@@ -222,7 +222,7 @@ static void load_options_and_jit_log(void **state) {
   const void *code = NULL;
   size_t size = 0;
   cucore_code_type type;
-  assert_ok(cucore_object_code(ptx, &type, &code, &size));
+  assert_ok(cucore_object_get_code(ptx, &type, &code, &size));
   cucore_object *capped = NULL;
   assert_ok(cucore_object_from_memory(code, size, CUCORE_CODE_PTX, "heavy.ptx", &capped));
   cucore_load_options o = CUCORE_LOAD_OPTIONS_INIT;
@@ -233,7 +233,7 @@ static void load_options_and_jit_log(void **state) {
   assert_ok(cucore_object_set_load_options(capped, &o));
   assert_ok(cucore_object_load(capped));
   const char *info = NULL, *error = NULL;
-  assert_ok(cucore_object_jit_log(capped, &info, &error));
+  assert_ok(cucore_object_get_jit_log(capped, &info, &error));
   /* verbose: ptxas reports registers (compute-sanitizer's JIT path leaves the log empty) */
   if (!getenv("CUCORE_UNDER_SANITIZER")) assert_true(strlen(info) > 0);
   print_message("JIT info log (verbose): %.*s\n", (int)strcspn(info, "\n"), info);
@@ -256,7 +256,7 @@ static void load_options_and_jit_log(void **state) {
   cucore_status st = cucore_object_load(bad);
   assert_true(st != CUCORE_OK);
   assert_contains(cucore_last_error(), "broken.ptx");
-  assert_ok(cucore_object_jit_log(bad, &info, &error));
+  assert_ok(cucore_object_get_jit_log(bad, &info, &error));
   assert_true(strlen(error) > 0);
   assert_contains(cucore_last_error(), "the driver's JIT says");
   print_message("a rejected PTX: %s\n", error);
@@ -272,7 +272,7 @@ static void stream_attributes(void **state) {
   cucore_stream *s = NULL;
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   int least = 0, greatest = 0;
-  assert_ok(cucore_device_stream_priorities(dev, &least, &greatest));
+  assert_ok(cucore_device_get_stream_priorities(dev, &least, &greatest));
   cucore_launch_attr a = {.id = CUCORE_LAUNCH_PRIORITY};
   a.u.value = greatest;
   assert_ok(cucore_stream_set_attribute(s, &a));

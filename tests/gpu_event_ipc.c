@@ -109,7 +109,7 @@ static int child_main(int sock) {
 /* Shareable memory for x, y and the gate, mapped at *p and zeroed; its size. */
 static size_t shared_memory(cucore_device *dev, cucore_vmm_memory **m, cucore_devptr *p) {
   size_t g = 0;
-  assert_ok(cucore_vmm_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
+  assert_ok(cucore_vmm_get_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
   size_t bytes = ((size_t)N * 8 + 4 + g - 1) / g * g;
   assert_ok(cucore_vmm_create(dev, bytes, CUCORE_VMM_SHAREABLE_FD, m));
   assert_ok(cucore_vmm_reserve(dev, bytes, 0, 0, p));

@@ -150,7 +150,7 @@ static void illegal_address_is_reported(void **state) {
 
   /* Another device is not affected. */
   int count = 0;
-  assert_ok(cucore_device_count(&count));
+  assert_ok(cucore_device_get_count(&count));
   if (count < 2) {
     print_message("one device only: the second-device part was not run\n");
     return;

@@ -115,7 +115,7 @@ static void captured_graph_replays_with_new_input(void **state) {
   cucore_launch_config c = cfg1d(N / 128, 128, s);
   assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
   cucore_capture_info info;
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_ACTIVE);
   assert_int_equal(info.by_cucore, 1);
   assert_int_equal(info.is_origin, 1);
@@ -124,14 +124,14 @@ static void captured_graph_replays_with_new_input(void **state) {
   assert_ok(cucore_launch(k, &c, a1));
   assert_ok(cucore_launch(k, &c, a2));
   assert_ok(cucore_memcpy_dtoh(dev, hout, x, N * sizeof(float), s));
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_true(info.node_count >= 3);
   cucore_graph *g = NULL;
   assert_ok(cucore_stream_end_capture(s, &g));
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_NONE);
   size_t nodes = 0;
-  assert_ok(cucore_graph_node_count(g, &nodes));
+  assert_ok(cucore_graph_get_node_count(g, &nodes));
   assert_int_equal(nodes, 4);
   cucore_graph_exec *e = NULL;
   assert_ok(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s, &e));
@@ -179,7 +179,7 @@ static void fork_and_join_across_streams(void **state) {
   assert_ok(cucore_event_record(fork, s));
   assert_ok(cucore_stream_wait_event(s1, fork)); /* s1 joins the capture */
   cucore_capture_info info;
-  assert_ok(cucore_stream_capture_info(s1, &info));
+  assert_ok(cucore_stream_get_capture_info(s1, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_ACTIVE);
   assert_int_equal(info.by_cucore, 1);
   assert_int_equal(info.is_origin, 0);
@@ -194,7 +194,7 @@ static void fork_and_join_across_streams(void **state) {
   assert_ok(cucore_stream_wait_event(s, join)); /* join back */
   assert_ok(cucore_launch(add, &c0, ad));
   assert_ok(cucore_stream_end_capture(s, &g));
-  assert_ok(cucore_stream_capture_info(s1, &info));
+  assert_ok(cucore_stream_get_capture_info(s1, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_NONE); /* s1 is free again */
   cucore_graph_exec *e = NULL;
   assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
@@ -231,9 +231,9 @@ static void launch_attributes_in_graphs(void **state) {
   cucore_devptr A;
   assert_ok(cucore_mem_alloc(dev, N * sizeof(int), &A));
   int n = N, least = 0, greatest = 0;
-  assert_ok(cucore_device_stream_priorities(dev, &least, &greatest));
+  assert_ok(cucore_device_get_stream_priorities(dev, &least, &greatest));
   cucore_device_props p;
-  assert_ok(cucore_device_props_get(0, &p));
+  assert_ok(cucore_device_get_props(0, &p));
   cucore_launch_config c = cfg1d(N / 128, 128, s);
   assert_ok(cucore_launch_config_priority(&c, greatest));
   if (p.cluster_launch) assert_ok(cucore_launch_config_cluster(&c, 2, 1, 1));
@@ -346,7 +346,7 @@ static void explicit_graph_with_every_node_kind(void **state) {
   assert_ok(cucore_graph_node_get_type(kid, &t));
   assert_int_equal(t, CUCORE_GRAPH_NODE_GRAPH);
   size_t count = 0;
-  assert_ok(cucore_graph_node_count(g, &count));
+  assert_ok(cucore_graph_get_node_count(g, &count));
   assert_int_equal(count, 11);
   /* The values were copied into the nodes: changing the lists now changes nothing. */
   assert_ok(CUCORE_ARGS(am, C, 1000, 1000, n));
@@ -435,7 +435,7 @@ static void kernel_node_errors(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "is a node of another graph");
   size_t count = 9;
-  assert_ok(cucore_graph_node_count(g, &count));
+  assert_ok(cucore_graph_get_node_count(g, &count));
   assert_int_equal(count, 0); /* nothing was added */
   print_message("kernel nodes: wrong arguments, block, shared memory and dependencies refused\n");
   cucore_graph_destroy(g);
@@ -607,11 +607,11 @@ static void updates_whole_and_per_node(void **state) {
   /* Disable the second kernel, then enable it again. */
   assert_ok(cucore_graph_exec_set_node_enabled(e, m1, 0));
   int on = 1;
-  assert_ok(cucore_graph_exec_node_enabled(e, m1, &on));
+  assert_ok(cucore_graph_exec_get_node_enabled(e, m1, &on));
   assert_int_equal(on, 0);
   run_and_expect(e, A, 9, "second kernel disabled");
   assert_ok(cucore_graph_exec_set_node_enabled(e, m1, 1));
-  assert_ok(cucore_graph_exec_node_enabled(e, m1, &on));
+  assert_ok(cucore_graph_exec_get_node_enabled(e, m1, &on));
   assert_int_equal(on, 1);
   run_and_expect(e, A, 10, "enabled again");
   /* Refused: another shape (three nodes). The message has the reason and the counts. */
@@ -923,14 +923,14 @@ static void forbidden_calls_during_capture(void **state) {
    * so, ending it says why, and the stream works afterwards. */
   assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
   void *hs = NULL;
-  assert_ok(cucore_stream_native(s, &hs));
+  assert_ok(cucore_stream_get_native(s, &hs));
   CUresult r = DRV(cuStreamSynchronize)((CUstream)hs);
   print_message("raw cuStreamSynchronize during capture: %d\n", (int)r);
   assert_int_not_equal(r, CUDA_SUCCESS);
   assert_status(cucore_launch(fill, &c, a), CUCORE_STREAM_CAPTURE);
   assert_contains(cucore_last_error(), "cucore_stream_end_capture");
   cucore_capture_info info;
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_INVALIDATED);
   g = (cucore_graph *)0x1;
   assert_status(cucore_stream_end_capture(s, &g), CUCORE_STREAM_CAPTURE);
@@ -938,7 +938,7 @@ static void forbidden_calls_during_capture(void **state) {
   assert_contains(cucore_last_error(), "invalidated");
   assert_contains(cucore_last_error(), "usable again");
   print_message("capture invalidated by the driver: end refused (%s)\n", cucore_last_error());
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_NONE);
   assert_ok(CUCORE_ARGS(a, A, 33, n));
   assert_ok(cucore_launch(fill, &c, a));
@@ -948,7 +948,7 @@ static void forbidden_calls_during_capture(void **state) {
   /* Capturing N launches: a wrong configuration leaves no capture behind. */
   cucore_launch_config bad = cfg1d(1, 2048, s);
   assert_status(cucore_graph_capture_launches(fill, &bad, a, 10, &g), CUCORE_LAUNCH_CONFIG);
-  assert_ok(cucore_stream_capture_info(s, &info));
+  assert_ok(cucore_stream_get_capture_info(s, &info));
   assert_int_equal(info.status, CUCORE_CAPTURE_NONE);
   cucore_stream_destroy(blocking);
   cucore_event_destroy(ev);
@@ -972,7 +972,7 @@ static void capture_n_launches(void **state) {
   cucore_graph *g = NULL;
   assert_ok(cucore_graph_capture_launches(muladd, &c, a, 100, &g));
   size_t count = 0;
-  assert_ok(cucore_graph_node_count(g, &count));
+  assert_ok(cucore_graph_get_node_count(g, &count));
   assert_int_equal(count, 100);
   cucore_graph_exec *e = NULL;
   assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
@@ -993,7 +993,7 @@ static void capture_n_launches(void **state) {
 static int end_left_capture(void **state) {
   (void)state;
   cucore_capture_info info;
-  if (cucore_stream_capture_info(s, &info) == CUCORE_OK && info.status != CUCORE_CAPTURE_NONE) {
+  if (cucore_stream_get_capture_info(s, &info) == CUCORE_OK && info.status != CUCORE_CAPTURE_NONE) {
     cucore_graph *g = NULL;
     (void)cucore_stream_end_capture(s, &g);
     cucore_graph_destroy(g);

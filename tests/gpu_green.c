@@ -103,7 +103,7 @@ static void run_free(run *r) {
 
 /* The smallest group the driver makes (the minimum rounded to the granularity). */
 static unsigned smallest_group(cucore_green_sm_info *info) {
-  assert_ok(cucore_green_sm_info_get(dev, info));
+  assert_ok(cucore_green_get_sm_info(dev, info));
   unsigned groups = 0, per = 0, rest = 0;
   assert_ok(cucore_green_split_query(dev, info->min_partition_sms, 0, &groups, &per, &rest));
   print_message("device: %u SMs, groups of at least %u, multiples of %u: %u groups of %u, %u "
@@ -120,7 +120,7 @@ static void kernel_runs_only_on_the_green_sms(void **state) {
   cucore_green *g = NULL, *rest = NULL;
   assert_ok(cucore_green_split(dev, 1, k, 0, &g, &rest));
   unsigned sms = 0;
-  assert_ok(cucore_green_sm_count(g, &sms));
+  assert_ok(cucore_green_get_sm_count(g, &sms));
   assert_int_equal(sms, k);
   cucore_stream *gs = NULL, *whole = NULL;
   assert_ok(cucore_green_stream_create(g, 0, &gs));
@@ -210,7 +210,7 @@ int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   if (cucore_device_open(0, &dev) != CUCORE_OK) return 1;
   cucore_green_sm_info info;
-  if (CUCORE_CODE(cucore_green_sm_info_get(dev, &info)) == CUCORE_DRIVER_TOO_OLD) {
+  if (CUCORE_CODE(cucore_green_get_sm_info(dev, &info)) == CUCORE_DRIVER_TOO_OLD) {
     printf("green contexts not offered: %s\n", cucore_last_error());
     return CUCORE_TEST_SKIP;
   }

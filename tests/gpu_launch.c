@@ -59,7 +59,7 @@ static void saxpy_runs_from_every_code_type(void **state) {
     cucore_kernel *k = gpu_kernel(obj, "saxpy");
     assert_ok(cucore_object_destroy(obj)); /* the kernel keeps the object alive */
     int count = 0;
-    assert_ok(cucore_kernel_param_count(k, &count));
+    assert_ok(cucore_kernel_get_param_count(k, &count));
     assert_int_equal(count, 4);
     cucore_args *args = NULL;
     assert_ok(cucore_args_create(k, &args));
@@ -78,9 +78,9 @@ static void saxpy_runs_from_every_code_type(void **state) {
       /* The packed-buffer (`extra`) form of the same arguments gives the same answer. */
       void *fn = NULL, *buffer = NULL, *hs = NULL;
       size_t bytes = 0;
-      assert_ok(cucore_kernel_native(k, dev, NULL, &fn));
-      assert_ok(cucore_args_native(args, NULL, &buffer, &bytes));
-      assert_ok(cucore_stream_native(stream, &hs));
+      assert_ok(cucore_kernel_get_native(k, dev, NULL, &fn));
+      assert_ok(cucore_args_get_native(args, NULL, &buffer, &bytes));
+      assert_ok(cucore_stream_get_native(stream, &hs));
       void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, buffer, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
                        CU_LAUNCH_PARAM_END};
       assert_int_equal(DRV(cuLaunchKernel)((CUfunction)fn, (n + 255) / 256, 1, 1, 256, 1, 1, 0,
@@ -179,7 +179,7 @@ static void large_dynamic_shared_memory_is_opted_in(void **state) {
   cucore_kernel *k = gpu_kernel(obj, "fill");
   cucore_object_destroy(obj);
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   unsigned bytes = 100 * 1024;
   assert_true((int)bytes <= props.shared_per_block_optin);
   int n = (int)(bytes / 4);
@@ -242,10 +242,10 @@ static void execution_control_queries(void **state) {
   const char *exprs[] = {"bounded", NULL};
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, exprs, NULL);
   const char *lowered = NULL;
-  assert_ok(cucore_object_lowered_name(obj, "bounded", &lowered));
+  assert_ok(cucore_object_get_lowered_name(obj, "bounded", &lowered));
   cucore_kernel *k = gpu_kernel(obj, "bounded");
   const char *name = NULL;
-  assert_ok(cucore_kernel_name(k, &name));
+  assert_ok(cucore_kernel_get_name(k, &name));
   assert_string_equal(name, lowered);
   for (int a = 0; a < CUCORE_KATTR_COUNT; a++) {
     int v = -99;
@@ -270,13 +270,13 @@ static void execution_control_queries(void **state) {
   assert_ok(cucore_kernel_is_loaded(k, dev, &loaded));
   assert_int_equal(loaded, 1);
   void *mod = NULL, *kern = NULL, *fn = NULL;
-  assert_ok(cucore_kernel_module(k, dev, &mod));
+  assert_ok(cucore_kernel_get_module(k, dev, &mod));
   assert_non_null(mod);
-  assert_ok(cucore_kernel_native(k, dev, &kern, &fn));
+  assert_ok(cucore_kernel_get_native(k, dev, &kern, &fn));
   assert_non_null(kern);
   assert_non_null(fn);
   const char *fname = NULL;
-  assert_ok(cucore_kernel_function_name(k, dev, &fname));
+  assert_ok(cucore_kernel_get_function_name(k, dev, &fname));
   assert_string_equal(fname, lowered);
   /* Launch bounds are enforced before the driver. */
   cucore_args *args = NULL;
@@ -293,7 +293,7 @@ static void execution_control_queries(void **state) {
   assert_null(missing);
   assert_contains(cucore_last_error(), lowered);
   int count = 0;
-  assert_ok(cucore_object_kernel_count(obj, &count));
+  assert_ok(cucore_object_get_kernel_count(obj, &count));
   assert_int_equal(count, 1);
   cucore_mem_free(dev, p);
   cucore_args_destroy(args);
@@ -343,10 +343,10 @@ static void templates_and_structs_by_value(void **state) {
   cucore_args_destroy(a);
   /* The struct: layout from the driver, alignment checked, value copied at bind time. */
   int count = 0;
-  assert_ok(cucore_kernel_param_count(kt, &count));
+  assert_ok(cucore_kernel_get_param_count(kt, &count));
   assert_int_equal(count, 3);
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(kt, 1, &pi));
+  assert_ok(cucore_kernel_get_param(kt, 1, &pi));
   assert_int_equal(pi.size, sizeof(params16));
   assert_int_equal(pi.offset % 16, 0);
   assert_ok(cucore_args_create(kt, &a));
@@ -398,7 +398,7 @@ static void cooperative_grid_sync_reduction(void **state) {
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "reduce");
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   const int n = 1 << 22;
   int *h = malloc(n * sizeof *h);
   long long want = 0;
@@ -447,7 +447,7 @@ static void cooperative_grid_sync_reduction(void **state) {
 static void clusters(void **state) {
   (void)state;
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   if (!props.cluster_launch) skip();
   const char *src =
       "#include <cooperative_groups.h>\n"
@@ -578,7 +578,7 @@ static void priority_and_programmatic_dependent_launch(void **state) {
   assert_ok(CUCORE_ARGS(ap, t, 50000000LL));
   assert_ok(CUCORE_ARGS(as, t));
   int least = 0, greatest = 0;
-  assert_ok(cucore_device_stream_priorities(dev, &least, &greatest));
+  assert_ok(cucore_device_get_stream_priorities(dev, &least, &greatest));
   cucore_launch_config c = config1d(4, 32, 0);
   assert_ok(cucore_launch_config_priority(&c, greatest));
   assert_ok(cucore_launch(kp, &c, ap));
@@ -647,7 +647,7 @@ static void three_file_link_runs(void **state) {
     cucore_object *bad = NULL;
     assert_int_not_equal(cucore_linker_complete(lk2, CUCORE_CODE_CUBIN, &bad), CUCORE_OK);
     const char *info = NULL, *err = NULL;
-    assert_ok(cucore_linker_log(lk2, &info, &err));
+    assert_ok(cucore_linker_get_log(lk2, &info, &err));
     print_message("missing symbol: %s | %s\n", cucore_last_error(), err);
     assert_true(strstr(err, "f_c") || strstr(cucore_last_error(), "f_c"));
     cucore_linker_destroy(lk2);
@@ -667,7 +667,7 @@ static void three_file_link_runs(void **state) {
 static void every_launch_attribute(void **state) {
   (void)state;
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   const char *src =
       "extern \"C\" __global__ void ranks(unsigned *out) {\n"
       "  unsigned n; asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"

@@ -14,7 +14,7 @@ static int arch;
 static int setup(void **state) {
   (void)state;
   cucore_device_props props;
-  if (cucore_device_props_get(0, &props) != CUCORE_OK) return -1;
+  if (cucore_device_get_props(0, &props) != CUCORE_OK) return -1;
   arch = props.arch;
   if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
   return cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &stream) == CUCORE_OK ? 0 : -1;
@@ -92,7 +92,7 @@ static void gpu_and_offline_agree(void **state) {
   c = config(0, 32, 0);
   same_words(k[0], a[0], &c, "empty grid");
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   if (props.cluster_launch) {
     c = config(3, 32, 0);
     same_words(k[1], a[1], &c, "grid not a multiple of __cluster_dims__");

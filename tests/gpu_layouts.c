@@ -14,7 +14,7 @@ static int arch;
 static int setup(void **state) {
   (void)state;
   cucore_device_props p;
-  if (cucore_device_open(0, &dev) != CUCORE_OK || cucore_device_props_get(0, &p) != CUCORE_OK) return -1;
+  if (cucore_device_open(0, &dev) != CUCORE_OK || cucore_device_get_props(0, &p) != CUCORE_OK) return -1;
   arch = p.arch;
   return 0;
 }
@@ -48,7 +48,7 @@ static void offline_layouts_equal_the_drivers(void **state) {
     if (!obj) skip();
     const void *code;
     size_t size;
-    assert_ok(cucore_object_code(obj, NULL, &code, &size));
+    assert_ok(cucore_object_get_code(obj, NULL, &code, &size));
     cucore_binary *bin = NULL;
     assert_ok(cucore_binary_open(code, size, CUCORE_CODE_CUBIN, 0, &bin));
     if (ptx) assert_ok(cucore_binary_attach_ptx(bin, ptx, ptx_size, NULL));
@@ -56,12 +56,12 @@ static void offline_layouts_equal_the_drivers(void **state) {
     assert_ok(cucore_binary_get_info(bin, &bi));
     for (uint32_t i = 0; i < bi.kernel_count; i++) {
       const cucore_kernel_info *info = NULL;
-      assert_ok(cucore_binary_kernel(bin, i, &info));
+      assert_ok(cucore_binary_get_kernel(bin, i, &info));
       cucore_kernel *k = gpu_kernel(obj, info->name);
       /* The driver's layout, asked directly: under lazy loading cucore itself reads a cubin's
        * layout offline, so its kernel handle would compare the reader with itself. */
       void *ckernel = NULL;
-      assert_ok(cucore_kernel_native(k, dev, &ckernel, NULL));
+      assert_ok(cucore_kernel_get_native(k, dev, &ckernel, NULL));
       int n = 0;
       for (;; n++) {
         size_t off = 0, sz = 0;
@@ -77,7 +77,7 @@ static void offline_layouts_equal_the_drivers(void **state) {
       }
       SAME("parameter count", info->param_count, n);
       int cn = 0; /* and cucore's handle agrees with both */
-      assert_ok(cucore_kernel_param_count(k, &cn));
+      assert_ok(cucore_kernel_get_param_count(k, &cn));
       SAME("cucore's parameter count", n, cn);
       int v = 0;
       assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_NUM_REGS, &v));
@@ -132,13 +132,13 @@ static void every_code_type_loads(void **state) {
     cucore_object *obj = NULL;
     assert_ok(cucore_object_from_file(path, CUCORE_CODE_AUTO, &obj));
     cucore_code_type t;
-    assert_ok(cucore_object_code(obj, &t, NULL, NULL));
+    assert_ok(cucore_object_get_code(obj, &t, NULL, NULL));
     assert_int_equal(t, CUCORE_CODE_FATBIN);
     int count = 0;
-    assert_ok(cucore_object_kernel_count(obj, &count));
+    assert_ok(cucore_object_get_kernel_count(obj, &count));
     assert_true(count > 5);
     const char *name = NULL;
-    assert_ok(cucore_object_kernel_name(obj, 0, &name));
+    assert_ok(cucore_object_get_kernel_name(obj, 0, &name));
     cucore_kernel *k = gpu_kernel(obj, name);
     print_message("fatbin from nvcc: %d kernels, first `%s`\n", count, name);
     cucore_kernel_destroy(k);
@@ -151,7 +151,7 @@ static void every_code_type_loads(void **state) {
                                      "extern \"C\" __global__ void k2(float *p) { *p = 2; }\n",
                                      types[i], NULL, NULL);
     int count = 0;
-    assert_ok(cucore_object_kernel_count(obj, &count));
+    assert_ok(cucore_object_get_kernel_count(obj, &count));
     assert_int_equal(count, 2);
     cucore_kernel *k = gpu_kernel(obj, "k2");
     cucore_kernel_destroy(k);

@@ -140,7 +140,7 @@ static void numa_round_trip(void **state) {
   add_one(p);
   cucore_location cur = {CUCORE_LOCATION_HOST_NUMA_CURRENT, 0};
   int node = -1;
-  assert_ok(cucore_host_numa_node(&node));
+  assert_ok(cucore_host_get_numa_node(&node));
   print_message("calling thread on NUMA node %d\n", node);
   cucore_status st = cucore_mem_prefetch(p, BYTES, cur, s);
   if (st != CUCORE_OK) print_message("HOST_NUMA_CURRENT prefetch: %s\n", cucore_last_error());

@@ -279,7 +279,7 @@ static void strict_kernel_pointer_checks(void **state) {
   /* Not: pageable host memory (unless the device reads it directly: HMM or ATS), freed
    * memory. */
   int cudev = 0, pageable = 0;
-  assert_ok(cucore_device_native(dev, NULL, &cudev));
+  assert_ok(cucore_device_get_native(dev, NULL, &cudev));
   assert_int_equal(DRV(cuDeviceGetAttribute)(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
                                              (CUdevice)cudev), CUDA_SUCCESS);
   if (pageable) {

@@ -18,7 +18,7 @@ static cucore_device_props props;
 static int setup(void **state) {
   (void)state;
   if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
-  if (cucore_device_props_get(0, &props) != CUCORE_OK) return -1;
+  if (cucore_device_get_props(0, &props) != CUCORE_OK) return -1;
   return cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) == CUCORE_OK ? 0 : -1;
 }
 
@@ -292,7 +292,7 @@ static void sample(cucore_texture *tex, int w, int h, float ox, float oy, float 
   cucore_devptr d = 0;
   assert_ok(cucore_mem_alloc(dev, sizeof(float) * w * h, &d));
   uint64_t th = 0;
-  assert_ok(cucore_texture_handle(tex, &th));
+  assert_ok(cucore_texture_get_handle(tex, &th));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k_sample, &a));
   assert_ok(cucore_args_push_texture(a, th));
@@ -372,7 +372,7 @@ static void textures_sample_like_the_cpu(void **state) {
                 CUCORE_OUT_OF_BOUNDS);
   assert_ok(cucore_texture_create_linear(dev, buf, sizeof lin, CUCORE_FORMAT_FLOAT, 1, NULL, &t1));
   uint64_t th = 0;
-  assert_ok(cucore_texture_handle(t1, &th));
+  assert_ok(cucore_texture_get_handle(t1, &th));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k_fetch, &a));
   assert_ok(cucore_args_push_texture(a, th));
@@ -434,7 +434,7 @@ static void a_surface_written_by_a_kernel(void **state) {
   assert_ok(cucore_array_create(dev, &ad, &arr));
   assert_ok(cucore_surface_create(arr, &sf));
   uint64_t sh = 0;
-  assert_ok(cucore_surface_handle(sf, &sh));
+  assert_ok(cucore_surface_get_handle(sf, &sh));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k_surf, &a));
   assert_ok(cucore_args_push_surface(a, sh));

@@ -97,7 +97,7 @@ static void exports_read_by_a_consumer(void **state) {
   assert_status(cucore_mem_pool_destroy(pool), CUCORE_IN_USE);
   ((DLManagedTensor *)p)->deleter(p);
   cucore_mem_pool_stats st;
-  assert_ok(cucore_mem_pool_stats_get(pool, &st));
+  assert_ok(cucore_mem_pool_get_stats(pool, &st));
   assert_int_equal(st.live_allocations, 0);
   assert_ok(cucore_mem_pool_destroy(pool));
   /* ...and a pinned-pool block goes back to its pool. */
@@ -110,7 +110,7 @@ static void exports_read_by_a_consumer(void **state) {
   assert_status(cucore_host_pool_free(hp, blk), CUCORE_IN_USE);
   ((DLManagedTensor *)p)->deleter(p);
   cucore_host_pool_stats hs;
-  assert_ok(cucore_host_pool_stats_get(hp, &hs));
+  assert_ok(cucore_host_pool_get_stats(hp, &hs));
   assert_int_equal(hs.in_use_blocks, 0);
   assert_int_equal(hs.cached_blocks, 1);
   assert_ok(cucore_host_pool_destroy(hp));
@@ -156,7 +156,7 @@ static void imports_of_another_librarys_tensor(void **state) {
   cucore_dlpack_tensor *t = NULL;
   assert_ok(cucore_dlpack_import(&o->mt, &t));
   cucore_dlpack_info info;
-  assert_ok(cucore_dlpack_tensor_info(t, &info));
+  assert_ok(cucore_dlpack_get_tensor_info(t, &info));
   assert_int_equal(info.span_bytes, 60);
   short h[30], back[31];
   for (int i = 0; i < 30; i++) h[i] = (short)(i * 11 - 100);

@@ -101,7 +101,7 @@ static void pinned_pool_reuses_blocks(void **state) {
     assert_ok(cucore_host_pool_alloc(pool, bytes, (void **)&a));
     assert_ok(cucore_host_pool_free(pool, a));
   }
-  assert_ok(cucore_host_pool_stats_get(pool, &st));
+  assert_ok(cucore_host_pool_get_stats(pool, &st));
   print_message("pinned pool: %llu hits, %llu misses, %llu bytes cached, reserved high %llu\n",
                 (unsigned long long)st.hits, (unsigned long long)st.misses,
                 (unsigned long long)st.cached_bytes, (unsigned long long)st.reserved_high);
@@ -110,7 +110,7 @@ static void pinned_pool_reuses_blocks(void **state) {
   assert_int_equal(st.in_use_blocks, 0);
   assert_int_equal(st.cached_blocks, 2);
   assert_ok(cucore_host_pool_trim(pool, 0));
-  assert_ok(cucore_host_pool_stats_get(pool, &st));
+  assert_ok(cucore_host_pool_get_stats(pool, &st));
   assert_int_equal(st.cached_bytes, 0);
   assert_int_equal(st.driver_frees, 2);
   assert_ok(cucore_mem_free(dev, d));
@@ -142,7 +142,7 @@ static void registered_memory_is_checked_and_mapped(void **state) {
   assert_int_equal(f.kind, CUCORE_MEM_REGISTERED);
   assert_int_equal(f.type, CUCORE_MEMTYPE_HOST);
   cucore_devptr dp = 0;
-  assert_ok(cucore_host_device_pointer(dev, buf, &dp));
+  assert_ok(cucore_host_get_device_pointer(dev, buf, &dp));
   print_message("registered host memory: host %p, device 0x%llx (%s)\n", (void *)buf,
                 (unsigned long long)dp, dp == CUCORE_HOST_ADDR(buf) ? "the same" : "distinct");
   /* A kernel through the device address, then async copies from the registered range. */
@@ -179,7 +179,7 @@ static void registered_memory_is_checked_and_mapped(void **state) {
 static void managed_memory_moves_and_takes_advice(void **state) {
   (void)state;
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   const int n = 1 << 20;
   cucore_devptr m = 0;
   if (!props.managed_memory) {

@@ -44,7 +44,7 @@ static void default_pool_serves_an_allocation_per_step(void **state) {
   for (int i = 0; i < 1000; i++)
     if (seen[i] != (uint32_t)i * 7u) fail_msg("step %d read %u, expected %u", i, seen[i], i * 7u);
   cucore_mem_pool_stats st;
-  assert_ok(cucore_mem_pool_stats_get(dp, &st));
+  assert_ok(cucore_mem_pool_get_stats(dp, &st));
   print_message("default pool after 1000 alloc/free steps of 1 MiB: reserved %llu (high %llu), "
                 "used %llu (high %llu); 1000 steps match\n",
                 (unsigned long long)st.reserved_current, (unsigned long long)st.reserved_high,
@@ -62,11 +62,11 @@ static void default_pool_serves_an_allocation_per_step(void **state) {
   assert_int_equal(v, 1);
   /* Reset the marks; trim gives the reserve back. */
   assert_ok(cucore_mem_pool_reset_high_water(dp));
-  assert_ok(cucore_mem_pool_stats_get(dp, &st));
+  assert_ok(cucore_mem_pool_get_stats(dp, &st));
   assert_int_equal(st.used_high, 0);
   uint64_t before_trim = st.reserved_current;
   assert_ok(cucore_mem_pool_trim(dp, 0));
-  assert_ok(cucore_mem_pool_stats_get(dp, &st));
+  assert_ok(cucore_mem_pool_get_stats(dp, &st));
   print_message("trim to 0: reserved %llu -> %llu bytes\n", (unsigned long long)before_trim,
                 (unsigned long long)st.reserved_current);
   assert_true(st.reserved_current < bytes); /* nothing is in use: the reserve went back */
@@ -74,9 +74,9 @@ static void default_pool_serves_an_allocation_per_step(void **state) {
   /* The native handle is the driver's default pool. */
   void *native = NULL;
   CUmemoryPool drv = NULL;
-  assert_ok(cucore_mem_pool_native(dp, &native));
+  assert_ok(cucore_mem_pool_get_native(dp, &native));
   int cudev = 0;
-  assert_ok(cucore_device_native(dev, NULL, &cudev));
+  assert_ok(cucore_device_get_native(dev, NULL, &cudev));
   assert_int_equal(DRV(cuDeviceGetDefaultMemPool)(&drv, (CUdevice)cudev), CUDA_SUCCESS);
   assert_ptr_equal(native, drv);
   assert_ok(cucore_mem_pool_destroy(dp)); /* the handle only */
@@ -104,14 +104,14 @@ static void created_pools_keep_their_allocations_apart(void **state) {
   assert_ok(cucore_mem_pool_alloc_async(pool, s, 2000, &b));
   assert_ok(cucore_mem_pool_alloc_async(pool, s, 3000, &c));
   cucore_mem_pool_stats st;
-  assert_ok(cucore_mem_pool_stats_get(pool, &st));
+  assert_ok(cucore_mem_pool_get_stats(pool, &st));
   assert_int_equal(st.live_allocations, 3);
   assert_int_equal(st.live_bytes, 6000);
   cucore_pointer_facts f;
   assert_ok(cucore_pointer_get_facts(b + 10, &f));
   assert_int_equal(f.kind, CUCORE_MEM_POOL);
   void *native = NULL;
-  assert_ok(cucore_mem_pool_native(pool, &native));
+  assert_ok(cucore_mem_pool_get_native(pool, &native));
   assert_ptr_equal(f.cupool, native);
   assert_int_equal(f.offset, 10);
   /* Destroying a pool with live allocations is refused, naming them. */
@@ -129,7 +129,7 @@ static void created_pools_keep_their_allocations_apart(void **state) {
   assert_status(cucore_mem_pool_free_async(pool, s, c + 8), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "8 bytes inside");
   assert_ok(cucore_mem_pool_free_async(pool, s, c));
-  assert_ok(cucore_mem_pool_stats_get(pool, &st));
+  assert_ok(cucore_mem_pool_get_stats(pool, &st));
   assert_int_equal(st.live_allocations, 0);
   assert_ok(cucore_stream_synchronize(s));
   /* A pool allocation copied on another stream is bounds-checked like any. */
@@ -176,7 +176,7 @@ static void maximum_size_and_out_of_memory(void **state) {
   }
   /* More than the device has: the message gives the request and what is free. */
   size_t free_b = 0, total_b = 0;
-  assert_ok(cucore_device_mem_info(dev, &free_b, &total_b));
+  assert_ok(cucore_device_get_mem_info(dev, &free_b, &total_b));
   cucore_devptr p = 0;
   assert_status(cucore_mem_alloc_async(s, total_b * 2, &p), CUCORE_DEVICE_OUT_OF_MEMORY);
   assert_contains(cucore_last_error(), "free of");
@@ -211,7 +211,7 @@ static void pool_and_peer_access(void **state) {
   assert_ok(cucore_mem_pool_set_access(pool, dev, CUCORE_ACCESS_READWRITE));
   assert_status(cucore_mem_pool_set_access(pool, dev, CUCORE_ACCESS_READ), CUCORE_INVALID_ARGUMENT);
   int count = 0;
-  assert_ok(cucore_device_count(&count));
+  assert_ok(cucore_device_get_count(&count));
   if (count >= 2) {
     cucore_device *d1 = NULL;
     assert_ok(cucore_device_open(1, &d1));

@@ -44,7 +44,7 @@ static void sample_lods(cucore_texture *t, int n, float step, float *out) {
   cucore_devptr d = 0;
   assert_ok(cucore_mem_alloc(dev, sizeof(float) * 8, &d));
   uint64_t th = 0;
-  assert_ok(cucore_texture_handle(t, &th));
+  assert_ok(cucore_texture_get_handle(t, &th));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
   assert_ok(cucore_args_push_texture(a, th));
@@ -151,7 +151,7 @@ static cucore_texture *one_level(cucore_mipmap *m) {
   cucore_devptr dv = 0;
   assert_ok(cucore_mem_alloc(dev, sizeof(float), &dv));
   uint64_t th = 0;
-  assert_ok(cucore_texture_handle(t, &th));
+  assert_ok(cucore_texture_get_handle(t, &th));
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
   assert_ok(cucore_args_push_texture(a, th));

@@ -10,7 +10,7 @@
 static void one_kernel_on_every_device(void **state) {
   (void)state;
   int n = 0;
-  assert_ok(cucore_device_count(&n));
+  assert_ok(cucore_device_get_count(&n));
   if (n > MAX_DEV) n = MAX_DEV;
   cucore_device *dev[MAX_DEV];
   cucore_stream *s[MAX_DEV];
@@ -26,7 +26,7 @@ static void one_kernel_on_every_device(void **state) {
   assert_ok(cucore_options_create(&o));
   for (int d = 0; d < n; d++) {
     cucore_device_props p;
-    assert_ok(cucore_device_props_get(d, &p));
+    assert_ok(cucore_device_get_props(d, &p));
     char gen[32];
     snprintf(gen, sizeof gen, "sm_%d", p.arch);
     assert_ok(cucore_options_set_string(o, CUCORE_OPT_GENCODE, gen));
@@ -85,7 +85,7 @@ static void one_kernel_on_every_device(void **state) {
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   int n = 0;
-  if (cucore_device_count(&n) != CUCORE_OK || n < 2) {
+  if (cucore_device_get_count(&n) != CUCORE_OK || n < 2) {
     printf("skipped: %d GPU here; this test needs two or more\n", n);
     return CUCORE_TEST_SKIP;
   }

@@ -143,7 +143,7 @@ static size_t per_thread_smem(int block, void *user) { return (size_t)block * *(
 static void model_equals_driver_on_the_test_kernels(void **state) {
   (void)state;
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   const char *files[] = {"params.cu", "big_params.cu", "launch_attrs.cu", "cluster.cu"};
   long cases = 0, mismatches = 0;
   int kernels = 0;
@@ -155,10 +155,10 @@ static void model_equals_driver_on_the_test_kernels(void **state) {
     free(ptx);
     if (!obj) skip();
     int count = 0;
-    assert_ok(cucore_object_kernel_count(obj, &count));
+    assert_ok(cucore_object_get_kernel_count(obj, &count));
     for (int i = 0; i < count; i++) {
       const char *name = NULL;
-      assert_ok(cucore_object_kernel_name(obj, i, &name));
+      assert_ok(cucore_object_get_kernel_name(obj, i, &name));
       cucore_kernel *k = gpu_kernel(obj, name);
       cucore_arch_limits lim;
       cucore_kernel_resources res;
@@ -238,7 +238,7 @@ static void queries_check_their_inputs_and_answer(void **state) {
 static void cluster_queries_return_the_drivers_values(void **state) {
   (void)state;
   cucore_device_props props;
-  assert_ok(cucore_device_props_get(0, &props));
+  assert_ok(cucore_device_get_props(0, &props));
   if (!props.cluster_launch) skip();
   cucore_object *obj = gpu_compile(
       "extern \"C\" __global__ void cl(float *x) { x[blockIdx.x] = 1; }\n"

@@ -26,7 +26,7 @@ static inline cucore_object *gpu_compile(const char *src, cucore_code_type targe
   for (int i = 0; exprs && exprs[i]; i++) cucore_program_add_name_expression(p, exprs[i]);
   if (cucore_program_compile(p, target, &obj) != CUCORE_OK) {
     const char *log = "";
-    cucore_program_log(p, &log);
+    cucore_program_get_log(p, &log);
     fail_msg("compile: %s\n%s", cucore_last_error(), log);
   }
   cucore_program_destroy(p);

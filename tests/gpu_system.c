@@ -26,12 +26,12 @@ static void print_info(const cucore_system_info *s) {
 static void facts_agree_with_the_driver(void **state) {
   (void)state;
   int n = 0;
-  assert_ok(cucore_device_count(&n));
+  assert_ok(cucore_device_get_count(&n));
   for (int i = 0; i < n; i++) {
     cucore_device_props p;
-    assert_ok(cucore_device_props_get(i, &p));
+    assert_ok(cucore_device_get_props(i, &p));
     cucore_system_info s;
-    assert_ok(cucore_system_device_info(i, &s));
+    assert_ok(cucore_system_get_device_info(i, &s));
     print_info(&s);
     assert_int_equal(s.ordinal, i);
     char want[64];
@@ -53,21 +53,21 @@ static void facts_agree_with_the_driver(void **state) {
     assert_true(s.gpu_util_pct >= 0 && s.gpu_util_pct <= 100);
     assert_true(s.clock_reasons >= 0);
     cucore_system_info u;
-    assert_ok(cucore_system_info_by_uuid(s.uuid, &u));
+    assert_ok(cucore_system_get_info_by_uuid(s.uuid, &u));
     assert_int_equal(u.ordinal, i);
     assert_string_equal(u.uuid, s.uuid);
-    assert_ok(cucore_system_info_by_uuid(p.uuid, &u)); /* the 36-character form */
+    assert_ok(cucore_system_get_info_by_uuid(p.uuid, &u)); /* the 36-character form */
     assert_int_equal(u.ordinal, i);
   }
   cucore_system_info none;
-  assert_status(cucore_system_info_by_uuid("GPU-00000000-0000-0000-0000-000000000000", &none),
+  assert_status(cucore_system_get_info_by_uuid("GPU-00000000-0000-0000-0000-000000000000", &none),
                 CUCORE_NOT_FOUND);
 }
 
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   cucore_system_info s;
-  cucore_status st = cucore_system_device_info(0, &s);
+  cucore_status st = cucore_system_get_device_info(0, &s);
   if (st == CUCORE_NOT_SUPPORTED) {
     printf("NVML not usable: %s\n", cucore_last_error());
     return CUCORE_TEST_SKIP;

@@ -57,7 +57,7 @@ static cucore_tune_timing time_one(cucore_object *obj, const char *name, unsigne
 static void best_config_known_by_construction(void **state) {
   (void)state;
   cucore_device_props p;
-  assert_ok(cucore_device_props_get(0, &p));
+  assert_ok(cucore_device_get_props(0, &p));
   int n = p.sm_count * 2048;
   cucore_devptr y;
   assert_ok(cucore_mem_alloc(dev, (size_t)n * 4, &y));

@@ -70,17 +70,17 @@ static void check_every_word(cucore_devptr base, size_t bytes) {
 static void grows_1_to_4_gib_in_place(void **state) {
   (void)state;
   size_t min = 0, rec = 0;
-  assert_ok(cucore_vmm_granularity(dev, 0, &min, &rec));
+  assert_ok(cucore_vmm_get_granularity(dev, 0, &min, &rec));
   print_message("granularity: minimum %zu, recommended %zu\n", min, rec);
   cucore_vmm_buffer *b = NULL;
   cucore_devptr base = 0, after = 0;
   size_t bytes = 0;
   assert_ok(cucore_vmm_buffer_create(dev, GIB, 4 * GIB, &b));
-  assert_ok(cucore_vmm_buffer_address(b, &base, &bytes));
+  assert_ok(cucore_vmm_buffer_get_address(b, &base, &bytes));
   assert_ok(cucore_memset_d32(dev, base, 0xdeadbeef, GIB / 4, NULL));
   probe(base, GIB, 1);
   assert_ok(cucore_vmm_buffer_grow(b, 4 * GIB));
-  assert_ok(cucore_vmm_buffer_address(b, &after, &bytes));
+  assert_ok(cucore_vmm_buffer_get_address(b, &after, &bytes));
   assert_int_equal(after, base);
   assert_int_equal(bytes, 4 * GIB);
   probe(base, GIB, 0);
@@ -105,7 +105,7 @@ static void grows_past_its_reservation(void **state) {
   cucore_vmm_buffer *b = NULL;
   cucore_devptr base = 0, after = 0;
   assert_ok(cucore_vmm_buffer_create(dev, GIB, 0, &b));
-  assert_ok(cucore_vmm_buffer_address(b, &base, NULL));
+  assert_ok(cucore_vmm_buffer_get_address(b, &base, NULL));
   probe(base, GIB, 1);
   cucore_status st = cucore_vmm_buffer_grow(b, 2 * GIB);
   if (CUCORE_CODE(st) == CUCORE_DEVICE_OUT_OF_MEMORY) {
@@ -115,7 +115,7 @@ static void grows_past_its_reservation(void **state) {
     assert_ok(st);
     print_message("grew into a range reserved right after it\n");
   }
-  assert_ok(cucore_vmm_buffer_address(b, &after, NULL));
+  assert_ok(cucore_vmm_buffer_get_address(b, &after, NULL));
   assert_int_equal(after, base);
   probe(base, GIB, 0);
   assert_ok(cucore_vmm_buffer_destroy(b));
@@ -124,7 +124,7 @@ static void grows_past_its_reservation(void **state) {
 static void wrong_access_flags_are_refused(void **state) {
   (void)state;
   size_t g = 0;
-  assert_ok(cucore_vmm_granularity(dev, 0, &g, NULL));
+  assert_ok(cucore_vmm_get_granularity(dev, 0, &g, NULL));
   cucore_vmm_memory *m = NULL;
   cucore_devptr p = 0;
   assert_ok(cucore_vmm_create(dev, g, 0, &m));
@@ -159,7 +159,7 @@ static int child_main(int sock) {
   cucore_status st = cucore_device_open(0, &d);
   if (st == CUCORE_OK) st = cucore_ipc_recv_fd(sock, &fd, &bytes, sizeof bytes);
   if (st == CUCORE_OK) st = cucore_vmm_import_fd(d, fd, bytes, &m);
-  if (st == CUCORE_OK) st = cucore_vmm_granularity(d, CUCORE_VMM_SHAREABLE_FD, &g, NULL);
+  if (st == CUCORE_OK) st = cucore_vmm_get_granularity(d, CUCORE_VMM_SHAREABLE_FD, &g, NULL);
   if (st == CUCORE_OK) st = cucore_vmm_reserve(d, bytes, 0, 0, &p);
   if (st == CUCORE_OK) st = cucore_vmm_map(p, m, 0, bytes);
   if (st == CUCORE_OK) st = cucore_vmm_set_access(p, bytes, &d, 1, CUCORE_VMM_ACCESS_READWRITE);
@@ -180,7 +180,7 @@ static int child_main(int sock) {
 static void exported_to_another_process(void **state) {
   (void)state;
   size_t g = 0;
-  assert_ok(cucore_vmm_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
+  assert_ok(cucore_vmm_get_granularity(dev, CUCORE_VMM_SHAREABLE_FD, &g, NULL));
   cucore_vmm_memory *m = NULL;
   cucore_devptr p = 0;
   assert_ok(cucore_vmm_create(dev, g, CUCORE_VMM_SHAREABLE_FD, &m));

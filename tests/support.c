@@ -9,7 +9,7 @@
 
 int cucore_test_have_gpu(void) {
   int n = 0;
-  cucore_status st = cucore_device_count(&n);
+  cucore_status st = cucore_device_get_count(&n);
   if (st != CUCORE_OK) {
     printf("skipped: no usable CUDA driver: %s\n", cucore_last_error());
     return 0;

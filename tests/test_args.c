@@ -76,17 +76,17 @@ static void every_scalar_width_by_static_type(void **state) {
   void **params = NULL;
   void *buf = NULL;
   size_t bytes = 0;
-  assert_ok(cucore_args_native(a, &params, &buf, &bytes));
+  assert_ok(cucore_args_get_native(a, &params, &buf, &bytes));
   size_t total = 0;
-  assert_ok(cucore_kernel_param_bytes(k, &total));
+  assert_ok(cucore_kernel_get_param_bytes(k, &total));
   assert_int_equal(bytes, total);
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 5, &pi));
+  assert_ok(cucore_kernel_get_param(k, 5, &pi));
   double got_d;
   memcpy(&got_d, (char *)buf + pi.offset, 8);
   assert_true(got_d == d);
   assert_ptr_equal(params[5], (char *)buf + pi.offset);
-  assert_ok(cucore_kernel_param(k, 10, &pi));
+  assert_ok(cucore_kernel_get_param(k, 10, &pi));
   cucore_devptr got_p;
   memcpy(&got_p, (char *)buf + pi.offset, 8);
   assert_int_equal(got_p, 0x1000);
@@ -161,13 +161,13 @@ static void structs_sizes_and_alignment(void **state) {
   (void)state;
   cucore_kernel *k = kernel("aligned64");
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 1, &pi));
+  assert_ok(cucore_kernel_get_param(k, 1, &pi));
   assert_int_equal(pi.size, sizeof(d64));
   /* Over-aligned parameters are aligned in constant bank 0 (base 0x210 on sm_90), not at
    * offsets that are multiples of 64: the PTX gives the alignment. */
   assert_int_equal(pi.align, 64);
   size_t total = 0;
-  assert_ok(cucore_kernel_param_bytes(k, &total));
+  assert_ok(cucore_kernel_get_param_bytes(k, &total));
   assert_int_equal((cc_param_base(90, (uint32_t)total) + pi.offset) % 64, 0);
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
@@ -178,7 +178,7 @@ static void structs_sizes_and_alignment(void **state) {
   assert_ok(cucore_args_set_bytes(a, 1, &val, sizeof val, _Alignof(d64)));
   val.tag = 10; /* copied at bind time */
   void *buf = NULL;
-  assert_ok(cucore_args_native(a, NULL, &buf, NULL));
+  assert_ok(cucore_args_get_native(a, NULL, &buf, NULL));
   assert_int_equal(((char *)buf)[pi.offset], 9);
   /* Wrong size, NULL data, absurd alignment. */
   assert_ok(cucore_args_reset(a));
@@ -193,7 +193,7 @@ static void structs_sizes_and_alignment(void **state) {
   cucore_kernel_destroy(k);
   /* A 16-byte-aligned struct where the kernel put it at offset 16; a 64-byte one is refused. */
   k = kernel("padded");
-  assert_ok(cucore_kernel_param(k, 1, &pi));
+  assert_ok(cucore_kernel_get_param(k, 1, &pi));
   assert_int_equal(pi.offset, 16);
   assert_ok(cucore_args_create(k, &a));
   char raw[16] = {0};
@@ -208,9 +208,9 @@ static void large_by_value_parameters(void **state) {
   /* > 4 KB (the cubin's parameter records change format past ~4.3 KB) and ~32 KB. */
   cucore_kernel *k = kernel("big");
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 0, &pi));
+  assert_ok(cucore_kernel_get_param(k, 0, &pi));
   assert_int_equal(pi.size, 5000);
-  assert_ok(cucore_kernel_param(k, 1, &pi));
+  assert_ok(cucore_kernel_get_param(k, 1, &pi));
   assert_int_equal(pi.size, 4);
   assert_true(pi.offset >= 5000);
   cucore_args *a = NULL;
@@ -222,7 +222,7 @@ static void large_by_value_parameters(void **state) {
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
   k = kernel("huge");
-  assert_ok(cucore_kernel_param(k, 0, &pi));
+  assert_ok(cucore_kernel_get_param(k, 0, &pi));
   assert_int_equal(pi.size, 32000);
   assert_ok(cucore_args_create(k, &a));
   assert_ok(cucore_args_push_bytes(a, blob, 32000, 1));
@@ -250,13 +250,13 @@ static void declared_signatures(void **state) {
   (void)state;
   const void *code;
   size_t size;
-  assert_ok(cucore_object_code(obj, NULL, &code, &size));
+  assert_ok(cucore_object_get_code(obj, NULL, &code, &size));
   cucore_object *bare = NULL; /* the cubin alone, without the PTX cucore kept */
   assert_ok(cucore_object_from_memory(code, size, CUCORE_CODE_CUBIN, "bare.cubin", &bare));
   cucore_kernel *k = NULL;
   assert_ok(cucore_object_get_kernel(bare, "padded", &k));
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 2, &pi));
+  assert_ok(cucore_kernel_get_param(k, 2, &pi));
   assert_int_equal(pi.kind, CUCORE_PARAM_UNKNOWN);
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
@@ -268,7 +268,7 @@ static void declared_signatures(void **state) {
   assert_contains(cucore_last_error(), "parameter 2");
   assert_status(cucore_kernel_declare_signature(k, "i8, bytes, float"), CUCORE_PARSE_ERROR);
   assert_contains(cucore_last_error(), "`float`");
-  assert_ok(cucore_kernel_param(k, 2, &pi));
+  assert_ok(cucore_kernel_get_param(k, 2, &pi));
   assert_int_equal(pi.kind, CUCORE_PARAM_UNKNOWN); /* failures change nothing */
   assert_ok(cucore_kernel_declare_signature(k, " i8 ,bytes, i32 "));
   assert_ok(cucore_args_create(k, &a));

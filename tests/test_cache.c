@@ -55,7 +55,7 @@ static void miss_stores_then_disk_hit_equals_a_fresh_compile(void **state) {
   char *src = cache_test_source(1);
   cucore_object *ref = reference(src, "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2);
   cucore_cache_stats before;
-  assert_ok(cucore_cache_stats_get(&before));
+  assert_ok(cucore_cache_get_stats(&before));
   assert_int_equal(before.entries, 0);
 
   cucore_object *a = NULL, *b = NULL;
@@ -79,13 +79,13 @@ static void miss_stores_then_disk_hit_equals_a_fresh_compile(void **state) {
   assert_string_equal(info.key, key);
   assert_true(cache_test_same_object(b, ref));
   const char *low = NULL;
-  assert_ok(cucore_object_lowered_name(b, "scale<double>", &low));
+  assert_ok(cucore_object_get_lowered_name(b, "scale<double>", &low));
   const char *want = NULL;
-  assert_ok(cucore_object_lowered_name(ref, "scale<double>", &want));
+  assert_ok(cucore_object_get_lowered_name(ref, "scale<double>", &want));
   assert_string_equal(low, want);
 
   cucore_cache_stats after;
-  assert_ok(cucore_cache_stats_get(&after));
+  assert_ok(cucore_cache_get_stats(&after));
   assert_int_equal(after.entries, 1);
   assert_int_equal(after.bytes, (uint64_t)file_size(info.path));
   assert_int_equal(after.process.misses - before.process.misses, 1);
@@ -127,7 +127,7 @@ static void ptx_target_and_ptx_programs_are_cached_too(void **state) {
     if (i == 0) assert_ok(cucore_program_set_cache(p, 0));
     if (i == 2) cc_cache_memory_clear();
     assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &c[i]));
-    assert_ok(cucore_program_cache_info(p, &info));
+    assert_ok(cucore_program_get_cache_info(p, &info));
     results[i] = info.result;
     cucore_program_destroy(p);
   }
@@ -140,7 +140,7 @@ static void ptx_target_and_ptx_programs_are_cached_too(void **state) {
   cucore_object *copy = NULL;
   assert_ok(cucore_program_create(CUCORE_CODE_PTX, ref->code, ref->size, "k.ptx", o, &p));
   assert_ok(cucore_program_compile(p, CUCORE_CODE_PTX, &copy));
-  assert_ok(cucore_program_cache_info(p, &info));
+  assert_ok(cucore_program_get_cache_info(p, &info));
   assert_int_equal(info.result, CUCORE_CACHE_UNCACHEABLE);
   assert_contains(info.reason, "copy");
   cucore_program_destroy(p);
@@ -175,7 +175,7 @@ static void fatbin_targets_are_cached_whole(void **state) {
     assert_int_equal(info[2].result, CUCORE_CACHE_HIT_DISK);
     assert_true(cache_test_same_object(objs[2], objs[0]));
     const char *low = NULL;
-    assert_ok(cucore_object_lowered_name(objs[2], "scale<float>", &low));
+    assert_ok(cucore_object_get_lowered_name(objs[2], "scale<float>", &low));
     if (l == 0) snprintf(first_key, sizeof first_key, "%s", info[1].key);
     else assert_string_not_equal(info[1].key, first_key);
     for (int run = 0; run < 3; run++) cucore_object_destroy(objs[run]);
@@ -228,10 +228,10 @@ static void nvvm_programs_and_their_modules_are_in_the_key(void **state) {
       cucore_status st = cucore_program_compile(p, targets[t], &objs[run]);
       if (st != CUCORE_OK) {
         const char *log = "";
-        cucore_program_log(p, &log);
+        cucore_program_get_log(p, &log);
         fail_msg("NVVM compile: %s\n%s", cucore_last_error(), log);
       }
-      assert_ok(cucore_program_cache_info(p, &info[run]));
+      assert_ok(cucore_program_get_cache_info(p, &info[run]));
       info[run].reason = info[run].note = info[run].path = "";
       cucore_program_destroy(p);
     }
@@ -264,13 +264,13 @@ static void in_process_layer_hands_out_the_same_object(void **state) {
   cucore_object_destroy(a);
   const void *code = NULL;
   size_t size = 0;
-  assert_ok(cucore_object_code(b, NULL, &code, &size));
+  assert_ok(cucore_object_get_code(b, NULL, &code, &size));
   assert_true(size > 0);
   const char *low = NULL;
-  assert_ok(cucore_object_lowered_name(b, "scale<float>", &low));
+  assert_ok(cucore_object_get_lowered_name(b, "scale<float>", &low));
   assert_contains(low, "scale");
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_true(s.process.memory_hits >= 1);
   assert_int_equal(s.total.memory_hits, 0); /* never written to disk */
   cucore_object_destroy(b);
@@ -292,7 +292,7 @@ static void hit_gives_the_compile_log_again(void **state) {
     assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "warn.cu", o, &p));
     cucore_object *obj = NULL;
     assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-    assert_ok(cucore_program_log(p, &logs[i]));
+    assert_ok(cucore_program_get_log(p, &logs[i]));
     copies[i] = strdup(logs[i]);
     cucore_program_destroy(p);
     cucore_options_destroy(o);
@@ -355,7 +355,7 @@ static void damaged_entries_are_removed_and_recompiled(void **state) {
     apply_damage(path, (damage)d);
     cc_cache_memory_clear();
     cucore_cache_stats before;
-    assert_ok(cucore_cache_stats_get(&before));
+    assert_ok(cucore_cache_get_stats(&before));
 
     assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 1, 1,
                                  &obj, &info));
@@ -366,7 +366,7 @@ static void damaged_entries_are_removed_and_recompiled(void **state) {
     assert_true(cache_test_same_object(obj, ref));
     assert_int_equal(info.stored, 1); /* written again, whole */
     cucore_cache_stats after;
-    assert_ok(cucore_cache_stats_get(&after));
+    assert_ok(cucore_cache_get_stats(&after));
     assert_int_equal(after.process.errors - before.process.errors, 1);
     cucore_object_destroy(obj);
 
@@ -631,7 +631,7 @@ static void size_cap_evicts_least_recently_used_first(void **state) {
   uint64_t cap = (uint64_t)(sizes[0] + sizes[1] + sizes[2] + d_size) - 1; /* one byte short */
   assert_ok(cucore_cache_set_max_bytes(cap));
   cucore_cache_stats before;
-  assert_ok(cucore_cache_stats_get(&before));
+  assert_ok(cucore_cache_get_stats(&before));
   assert_ok(cache_test_compile(srcs[3], "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
                                &info));
   assert_int_equal(info.stored, 1);
@@ -656,7 +656,7 @@ static void size_cap_evicts_least_recently_used_first(void **state) {
       fail_msg("entry %c: %s, expected %s", 'A' + i, file_size(paths[i]) >= 0 ? "kept" : "evicted",
                expect_kept[i] ? "kept" : "evicted");
   cucore_cache_stats after;
-  assert_ok(cucore_cache_stats_get(&after));
+  assert_ok(cucore_cache_get_stats(&after));
   assert_int_equal(after.process.evictions - before.process.evictions, (uint64_t)expect_evicted);
   assert_int_equal(after.total.evictions, (uint64_t)expect_evicted);
   assert_int_equal(after.bytes, total);
@@ -714,7 +714,7 @@ static void uncacheable_compiles_say_why(void **state) {
   cucore_object_destroy(obj);
   assert_int_equal(cache_test_count_files(f->dir, NULL), 0);
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_true(s.process.uncacheable >= 1);
 
   /* The same with a digest: cached, and a changed digest is another key. */
@@ -727,7 +727,7 @@ static void uncacheable_compiles_say_why(void **state) {
     assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, with_include, 0, "k.cu", oa, &p));
     assert_ok(cucore_program_set_cache_digest(p, round < 2 ? "helper-v1" : "helper-v2"));
     assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-    assert_ok(cucore_program_cache_info(p, &info));
+    assert_ok(cucore_program_get_cache_info(p, &info));
     assert_int_equal(info.result, round == 1 ? CUCORE_CACHE_HIT_MEMORY : CUCORE_CACHE_MISS);
     if (round != 1) snprintf(keys[round / 2], sizeof keys[0], "%s", info.key);
     assert_true(cache_test_same_object(obj, ref));
@@ -778,7 +778,7 @@ static void uncacheable_compiles_say_why(void **state) {
     assert_ok(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90"));
     assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "k.cu", o, &p));
     cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj); /* may fail to compile: irrelevant */
-    assert_ok(cucore_program_cache_info(p, &info));
+    assert_ok(cucore_program_get_cache_info(p, &info));
     assert_int_equal(info.result, CUCORE_CACHE_UNCACHEABLE);
     assert_contains(info.reason, cases[c].expect);
     cucore_object_destroy(obj);
@@ -824,7 +824,7 @@ static void switches_turn_it_off(void **state) {
   assert_ptr_not_equal(a, b); /* not even the in-process layer */
   assert_true(cache_test_same_object(a, b));
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_int_equal(s.enabled, 0);
   unsetenv("CUCORE_CACHE_DISABLE");
   cucore_object_destroy(a);
@@ -852,8 +852,8 @@ static void switches_turn_it_off(void **state) {
   assert_contains(cucore_last_error(), "minimum of 4096");
   assert_status(cucore_cache_set_dir(""), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_program_set_cache(NULL, 1), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_program_cache_info(NULL, &info), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_cache_stats_get(NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_program_get_cache_info(NULL, &info), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_cache_get_stats(NULL), CUCORE_INVALID_ARGUMENT);
   assert_string_equal(cucore_cache_result_name(CUCORE_CACHE_HIT_DISK), "hit_disk");
   assert_string_equal(cucore_cache_result_name((cucore_cache_result)99), "unknown");
   free(src);
@@ -866,21 +866,21 @@ static void directory_comes_from_the_environment(void **state) {
   assert_ok(cucore_cache_set_dir(NULL));
   cucore_cache_stats s;
   setenv("CUCORE_CACHE_DIR", "/tmp/cucore-env-dir", 1);
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_string_equal(s.dir, "/tmp/cucore-env-dir");
   unsetenv("CUCORE_CACHE_DIR");
   setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_string_equal(s.dir, "/tmp/xdg/cucore");
   setenv("XDG_CACHE_HOME", "relative/xdg", 1); /* ignored, as the XDG spec says */
   setenv("HOME", "/tmp/home", 1);
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_string_equal(s.dir, "/tmp/home/.cache/cucore");
   setenv("CUCORE_CACHE_MAX_BYTES", "512M", 1);
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_int_equal(s.max_bytes, 512ull << 20);
   setenv("CUCORE_CACHE_MAX_BYTES", "lots", 1);
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_int_equal(s.max_bytes, CC_CACHE_DEFAULT_MAX_BYTES);
   unsetenv("CUCORE_CACHE_MAX_BYTES");
   if (old_home) setenv("HOME", old_home, 1);
@@ -919,7 +919,7 @@ static void clear_removes_entries_and_counters(void **state) {
   assert_int_equal(cache_test_count_files(f->dir, &tmps), 0);
   assert_int_equal(tmps, 0);
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_int_equal(s.entries, 0);
   assert_int_equal(s.total.stores, 0);
   assert_int_equal(s.total.misses, 0);

@@ -163,7 +163,7 @@ static void malformed_variables_are_named(void **state) {
     expect_problem("CUCORE_CACHE_MAX_BYTES=", sizes[i].says);
     assert_contains(problem(), sizes[i].value);
     cucore_cache_stats s;
-    assert_ok(cucore_cache_stats_get(&s));
+    assert_ok(cucore_cache_get_stats(&s));
     assert_true(s.max_bytes >= CC_CACHE_MIN_MAX_BYTES); /* a default is in force */
   }
   setenv("CUCORE_CACHE_MAX_BYTES", "abc", 1);

@@ -103,7 +103,7 @@ static void sixteen_processes_leave_one_entry(void **state) {
   assert_int_equal(tmps, 0);
   assert_ok(cucore_cache_set_dir(dir));
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   assert_int_equal(s.entries, 1);
   assert_int_equal(s.total.hits + s.total.misses, NPROCS);
   assert_true(s.total.stores >= 1 && s.total.stores <= NPROCS);

@@ -21,10 +21,10 @@
 static void arguments_are_checked(void **state) {
   (void)state;
   cucore_process_state s = CUCORE_PROCESS_FAILED;
-  assert_status(cucore_checkpoint_state(0, &s), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_checkpoint_get_state(0, &s), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "pid 0");
   assert_int_equal(s, CUCORE_PROCESS_RUNNING);
-  assert_status(cucore_checkpoint_state(42, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_checkpoint_get_state(42, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_checkpoint_lock(-3, 100), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_checkpoint_process(0), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_checkpoint_unlock(-1), CUCORE_INVALID_ARGUMENT);
@@ -48,7 +48,7 @@ static void arguments_are_checked(void **state) {
 static void an_old_driver_is_named(void **state) {
   (void)state;
   cucore_process_state s;
-  assert_status(cucore_checkpoint_state(1, &s), CUCORE_DRIVER_TOO_OLD);
+  assert_status(cucore_checkpoint_get_state(1, &s), CUCORE_DRIVER_TOO_OLD);
   assert_contains(cucore_last_error(), "cuCheckpointProcessGetState");
   assert_contains(cucore_last_error(), "CUDA 12.8");
   assert_status(cucore_checkpoint_lock(1, 0), CUCORE_DRIVER_TOO_OLD);
@@ -73,7 +73,7 @@ static void fake_set_state(cucore_process_state state) {
 
 static void expect_state(int pid, cucore_process_state want) {
   cucore_process_state s = CUCORE_PROCESS_FAILED;
-  assert_ok(cucore_checkpoint_state(pid, &s));
+  assert_ok(cucore_checkpoint_get_state(pid, &s));
   assert_int_equal(s, want);
 }
 
@@ -177,7 +177,7 @@ static int old_driver_in_a_child(void) {
 static int load_driver(void **state) {
   (void)state;
   cucore_process_state s;
-  return cucore_checkpoint_state(1, &s) == CUCORE_OK ? 0 : -1;
+  return cucore_checkpoint_get_state(1, &s) == CUCORE_OK ? 0 : -1;
 }
 
 int main(void) {

@@ -62,7 +62,7 @@ static void object_checks_declared_type(void **state) {
   cucore_object_destroy(obj);
   assert_ok(cucore_object_from_memory(exact, sizeof ptx_text - 1, CUCORE_CODE_AUTO, NULL, &obj));
   cucore_code_type t = CUCORE_CODE_AUTO;
-  assert_ok(cucore_object_code(obj, &t, NULL, NULL));
+  assert_ok(cucore_object_get_code(obj, &t, NULL, NULL));
   assert_int_equal(t, CUCORE_CODE_PTX);
   cucore_object_destroy(obj);
   free(exact);
@@ -127,7 +127,7 @@ static void ptx_that_is_not_ptx(void **state) {
   assert_contains(cucore_last_error(), ".target");
   assert_ok(cucore_binary_open(ptx_func_only, strlen(ptx_func_only), CUCORE_CODE_PTX, 0, &bin));
   uint32_t n = 99;
-  assert_ok(cucore_binary_kernel_count(bin, &n));
+  assert_ok(cucore_binary_get_kernel_count(bin, &n));
   assert_int_equal(n, 0);
   cucore_binary_destroy(bin);
   /* attach: junk text is a parse error, binary bytes are not PTX, functions only match none */
@@ -218,7 +218,7 @@ static void object_from_file_without_load_from_file(void **state) {
   assert_ok(cucore_object_from_file(path, CUCORE_CODE_AUTO, &obj));
   assert_ok(cucore_object_load(obj));
   int count = 0;
-  assert_ok(cucore_object_kernel_count(obj, &count));
+  assert_ok(cucore_object_get_kernel_count(obj, &count));
   assert_int_equal(count, 1);
   cucore_kernel *k = NULL;
   assert_ok(cucore_object_get_kernel(obj, "k", &k));

@@ -35,7 +35,7 @@ static void load_options_are_validated(void **state) {
   assert_status(cucore_object_set_load_options(obj, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_object_set_load_options(NULL, &ok), CUCORE_INVALID_ARGUMENT);
   const char *info = NULL, *error = NULL;
-  assert_ok(cucore_object_jit_log(obj, &info, &error)); /* nothing loaded: empty logs */
+  assert_ok(cucore_object_get_jit_log(obj, &info, &error)); /* nothing loaded: empty logs */
   assert_string_equal(info, "");
   assert_string_equal(error, "");
   cucore_object_destroy(obj);

@@ -41,8 +41,8 @@ static void first_error_of_a_call_is_kept(void **state) {
   assert_string_equal(cucore_last_error(), "first: 1");
   assert_int_equal(CUCORE_CODE(cucore_last_status()), CUCORE_PARSE_ERROR);
   /* A new public call starts a new sequence. */
-  assert_status(cucore_device_count(NULL), CUCORE_INVALID_ARGUMENT);
-  assert_contains(cucore_last_error(), "cucore_device_count");
+  assert_status(cucore_device_get_count(NULL), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "cucore_device_get_count");
   assert_contains(cucore_last_error(), "count");
 }
 

@@ -73,7 +73,7 @@ static cucore_status seq_compile_bind(uint64_t *digest) {
   if (st == CUCORE_OK) {
     const void *code;
     size_t size;
-    cucore_object_code(obj, NULL, &code, &size);
+    cucore_object_get_code(obj, NULL, &code, &size);
     *digest = fnv(*digest, code, size);
     st = cucore_object_get_kernel(obj, "fill<float>", &k);
   }
@@ -85,14 +85,14 @@ static cucore_status seq_compile_bind(uint64_t *digest) {
   if (st == CUCORE_OK) {
     void *buf = NULL;
     size_t n = 0;
-    st = cucore_args_native(a, NULL, &buf, &n);
+    st = cucore_args_get_native(a, NULL, &buf, &n);
     if (st == CUCORE_OK) *digest = fnv(*digest, buf, n);
   }
   if (st == CUCORE_OK) {
     cucore_arch_limits l;
     cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
     cucore_occupancy_result o;
-    st = cucore_arch_limits_get(90, &l);
+    st = cucore_arch_get_limits(90, &l);
     r.registers = 32;
     if (st == CUCORE_OK) st = cucore_occupancy_model_blocks(&l, &r, 256, 1024, 0, &o);
     if (st == CUCORE_OK) *digest = fnv(*digest, &o.active_blocks_per_sm, sizeof o.active_blocks_per_sm);
@@ -110,10 +110,10 @@ static cucore_status seq_reader(uint64_t *digest) {
   cucore_status st = cucore_binary_open(ref_cubin, ref_cubin_size, CUCORE_CODE_AUTO, 0, &bin);
   if (st == CUCORE_OK) {
     uint32_t n = 0;
-    st = cucore_binary_kernel_count(bin, &n);
+    st = cucore_binary_get_kernel_count(bin, &n);
     for (uint32_t i = 0; st == CUCORE_OK && i < n; i++) {
       const cucore_kernel_info *k;
-      st = cucore_binary_kernel(bin, i, &k);
+      st = cucore_binary_get_kernel(bin, i, &k);
       if (st == CUCORE_OK) *digest = fnv(*digest, k->name, strlen(k->name));
     }
   }
@@ -133,7 +133,7 @@ static cucore_status seq_reader(uint64_t *digest) {
   if (st == CUCORE_OK) st = cucore_object_get_kernel(obj, "vec", &k);
   if (st == CUCORE_OK) {
     int n = 0;
-    st = cucore_kernel_param_count(k, &n);
+    st = cucore_kernel_get_param_count(k, &n);
     *digest = fnv(*digest, &n, sizeof n);
   }
   cucore_kernel_destroy(k);
@@ -153,13 +153,13 @@ static cucore_status seq_link_fatbin(uint64_t *digest) {
   if (st == CUCORE_OK) st = cucore_linker_complete(lk, CUCORE_CODE_CUBIN, &out);
   if (st == CUCORE_OK) {
     int count = 0;
-    st = cucore_object_kernel_count(out, &count);
+    st = cucore_object_get_kernel_count(out, &count);
     *digest = fnv(*digest, &count, sizeof count);
   }
   if (st == CUCORE_OK) st = compile_to(CUCORE_CODE_FATBIN, "--gencode=sm_80 --gencode=sm_90", &fat);
   if (st == CUCORE_OK) {
     size_t size = 0;
-    cucore_object_code(fat, NULL, NULL, &size);
+    cucore_object_get_code(fat, NULL, NULL, &size);
     *digest = fnv(*digest, &size, sizeof size);
   }
   cucore_object_destroy(fat);
@@ -182,13 +182,13 @@ static cucore_status seq_cache(uint64_t *digest) {
     if (st == CUCORE_OK) {
       const void *code;
       size_t size;
-      cucore_object_code(obj, NULL, &code, &size);
+      cucore_object_get_code(obj, NULL, &code, &size);
       *digest = fnv(*digest, &size, sizeof size);
     }
     cucore_object_destroy(obj);
   }
   cucore_cache_stats s;
-  if (st == CUCORE_OK) st = cucore_cache_stats_get(&s);
+  if (st == CUCORE_OK) st = cucore_cache_get_stats(&s);
   return st;
 }
 
@@ -269,13 +269,13 @@ static int setup(void **state) {
   cucore_cache_set_enabled(0);
   if (compile_to(CUCORE_CODE_CUBIN, NULL, &obj) != CUCORE_OK) return -1;
   const void *code;
-  cucore_object_code(obj, NULL, &code, &ref_cubin_size);
+  cucore_object_get_code(obj, NULL, &code, &ref_cubin_size);
   ref_cubin = malloc(ref_cubin_size);
   memcpy(ref_cubin, code, ref_cubin_size);
   cucore_object_destroy(obj);
   if (compile_to(CUCORE_CODE_PTX, NULL, &obj) != CUCORE_OK) return -1;
   size_t n;
-  cucore_object_code(obj, NULL, &code, &n);
+  cucore_object_get_code(obj, NULL, &code, &n);
   ref_ptx = calloc(1, n + 1);
   memcpy(ref_ptx, code, n);
   cucore_object_destroy(obj);

@@ -49,7 +49,7 @@ static void compile_gives_the_right_bytes(const char *when) {
   if (compile(&obj) != CUCORE_OK) fail_msg("%s: the compile failed: %s", when, cucore_last_error());
   const void *code;
   size_t size;
-  assert_ok(cucore_object_code(obj, NULL, &code, &size));
+  assert_ok(cucore_object_get_code(obj, NULL, &code, &size));
   if (size != ref_size || memcmp(code, ref, size) != 0)
     fail_msg("%s: the compile returned %zu bytes that differ from a clean compile's %zu", when,
              size, ref_size);
@@ -58,13 +58,13 @@ static void compile_gives_the_right_bytes(const char *when) {
 
 static uint64_t errors(void) {
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   return s.process.errors;
 }
 
 static uint64_t entries(void) {
   cucore_cache_stats s;
-  assert_ok(cucore_cache_stats_get(&s));
+  assert_ok(cucore_cache_get_stats(&s));
   return s.entries;
 }
 
@@ -356,7 +356,7 @@ static int setup(void **state) {
   cucore_object *obj = NULL;
   if (compile(&obj) != CUCORE_OK) return -1;
   const void *code;
-  cucore_object_code(obj, NULL, &code, &ref_size);
+  cucore_object_get_code(obj, NULL, &code, &ref_size);
   ref = malloc(ref_size);
   memcpy(ref, code, ref_size);
   cucore_object_destroy(obj);

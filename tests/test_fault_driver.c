@@ -200,7 +200,7 @@ static cucore_status seq_capture(void) {
     }
   }
   size_t nodes = 0;
-  STEP(cucore_graph_node_count(g, &nodes));
+  STEP(cucore_graph_get_node_count(g, &nodes));
   if (st == CUCORE_OK && nodes != 3) st = WRONG_RESULT;
   STEP(cucore_graph_instantiate(g, 0, NULL, &e));
   STEP(cucore_graph_launch(e, s));
@@ -230,7 +230,7 @@ static cucore_status seq_toolkit(void) {
   STEP(cucore_linker_add_object(lk, ptx));
   STEP(cucore_linker_complete(lk, CUCORE_CODE_CUBIN, &linked));
   int n = 0;
-  STEP(cucore_object_kernel_count(linked, &n));
+  STEP(cucore_object_get_kernel_count(linked, &n));
   if (st == CUCORE_OK && n != 1) st = WRONG_RESULT;
   cucore_linker_destroy(lk);
   cucore_options_destroy(o);

@@ -63,7 +63,7 @@ static cucore_object *compile(const char *src, cucore_code_type target, const ch
   cucore_status st = cucore_program_compile(p, target, &obj);
   if (st != CUCORE_OK) {
     const char *log = "";
-    cucore_program_log(p, &log);
+    cucore_program_get_log(p, &log);
     fail_msg("compile: %s\n%s", cucore_last_error(), log);
   }
   cucore_program_destroy(p);
@@ -75,7 +75,7 @@ static cucore_binary *open_object(cucore_object *obj) {
   cucore_code_type type;
   const void *data;
   size_t size;
-  assert_ok(cucore_object_code(obj, &type, &data, &size));
+  assert_ok(cucore_object_get_code(obj, &type, &data, &size));
   cucore_binary *bin = NULL;
   assert_ok(cucore_binary_open(data, size, type, 0, &bin));
   return bin;
@@ -83,7 +83,7 @@ static cucore_binary *open_object(cucore_object *obj) {
 
 static void check_globals(cucore_binary *bin, const char *what) {
   uint32_t n = 0;
-  assert_ok(cucore_binary_global_count(bin, &n));
+  assert_ok(cucore_binary_get_global_count(bin, &n));
   assert_int_equal(n, sizeof expected / sizeof expected[0]);
   for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
     const cucore_global_info *g = NULL;
@@ -103,7 +103,7 @@ static void check_globals(cucore_binary *bin, const char *what) {
   assert_status(cucore_binary_find_global(bin, "tabel", &g), CUCORE_NOT_FOUND);
   assert_null(g);
   assert_contains(cucore_last_error(), "table (constant, 256 bytes)");
-  assert_status(cucore_binary_global(bin, n, &g), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_binary_get_global(bin, n, &g), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "9 module variables");
 }
 
@@ -118,7 +118,7 @@ static void readelf_agrees(cucore_object *obj, cucore_binary *bin) {
   free(out);
   const void *data;
   size_t size;
-  assert_ok(cucore_object_code(obj, NULL, &data, &size));
+  assert_ok(cucore_object_get_code(obj, NULL, &data, &size));
   char path[256];
   snprintf(path, sizeof path, "%s/globals.%ld.cubin", CUCORE_TEST_BINARY_DIR, (long)getpid());
   FILE *f = fopen(path, "wb");
@@ -196,24 +196,24 @@ static void ptx_declarations(void **state) {
               {"c", 8, CUCORE_GLOBAL_CONSTANT, 1},     {"p", 8, CUCORE_GLOBAL_DEVICE, 1},
               {"mm", 12, CUCORE_GLOBAL_MANAGED, 0},    {"after_skips", 5, CUCORE_GLOBAL_DEVICE, 0}};
   uint32_t n = 0;
-  assert_ok(cucore_binary_global_count(bin, &n));
+  assert_ok(cucore_binary_get_global_count(bin, &n));
   assert_int_equal(n, sizeof want / sizeof want[0]);
   for (uint32_t i = 0; i < n; i++) {
     const cucore_global_info *g = NULL;
-    assert_ok(cucore_binary_global(bin, i, &g));
+    assert_ok(cucore_binary_get_global(bin, i, &g));
     assert_string_equal(g->name, want[i].name);
     assert_int_equal(g->size, want[i].size);
     assert_int_equal(g->kind, want[i].kind);
     assert_int_equal(g->initialized, want[i].init);
   }
   uint32_t kernels = 0;
-  assert_ok(cucore_binary_kernel_count(bin, &kernels));
+  assert_ok(cucore_binary_get_kernel_count(bin, &kernels));
   assert_int_equal(kernels, 1);
   cucore_binary_destroy(bin);
   /* Truncated text: whatever was read is kept, nothing crashes. */
   for (size_t cut = 60; cut < strlen(ptx); cut += 7) {
     if (cucore_binary_open(ptx, cut, CUCORE_CODE_PTX, 0, &bin) == CUCORE_OK) {
-      assert_ok(cucore_binary_global_count(bin, &n));
+      assert_ok(cucore_binary_get_global_count(bin, &n));
       assert_true(n <= 8);
       cucore_binary_destroy(bin);
     }
@@ -337,7 +337,7 @@ static void offline_launch_checks(void **state) {
   assert_ok(cucore_kernel_check_launch_offline(plain, &c, 0, CUCORE_CHECK_NON_PORTABLE_CLUSTER));
   /* Static + dynamic shared memory against the arch's opt-in maximum. */
   cucore_arch_limits lim;
-  assert_ok(cucore_arch_limits_get(90, &lim));
+  assert_ok(cucore_arch_get_limits(90, &lim));
   int static_bytes = 10240 * (int)sizeof(float);
   c = cfg1(1, 64, (unsigned)(lim.shared_per_block_optin - static_bytes));
   assert_ok(cucore_kernel_check_launch_offline(big, &c, 0, 0));

@@ -31,7 +31,7 @@ static int setup(void **state) {
       cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "graph.cu", o, &p) ||
       cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj)) {
     const char *log = "";
-    if (p) cucore_program_log(p, &log);
+    if (p) cucore_program_get_log(p, &log);
     fprintf(stderr, "setup: %s\n%s\n", cucore_last_error(), log);
     return -1;
   }
@@ -139,16 +139,16 @@ static void device_condition_setter_compiles(void **state) {
   (void)state;
   const char *ptx = NULL;
   size_t size = 0;
-  assert_ok(cucore_object_ptx(obj, &ptx, &size));
+  assert_ok(cucore_object_get_ptx(obj, &ptx, &size));
   assert_non_null(ptx);
   assert_contains(ptx, ".extern .func cudaGraphSetConditional");
   assert_contains(ptx, "call.uni");
   cucore_kernel *k = kernel("countdown");
   int count = 0;
-  assert_ok(cucore_kernel_param_count(k, &count));
+  assert_ok(cucore_kernel_get_param_count(k, &count));
   assert_int_equal(count, 2);
   cucore_param_info p;
-  assert_ok(cucore_kernel_param(k, 0, &p));
+  assert_ok(cucore_kernel_get_param(k, 0, &p));
   assert_int_equal(p.size, 8);
   assert_int_equal(p.kind, CUCORE_PARAM_INT);
   cucore_args *a = NULL;
@@ -173,14 +173,14 @@ static void null_handles(void **state) {
   assert_null(g);
   assert_status(cucore_graph_create(NULL, NULL), CUCORE_INVALID_ARGUMENT);
   size_t n = 7;
-  assert_status(cucore_graph_node_count(NULL, &n), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_get_node_count(NULL, &n), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(n, 0);
   cucore_device *dev = NULL;
-  assert_status(cucore_graph_device(NULL, &dev), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_get_device(NULL, &dev), CUCORE_INVALID_ARGUMENT);
   void *native = NULL;
-  assert_status(cucore_graph_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_graph_node_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_graph_exec_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_get_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_node_get_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_exec_get_native(NULL, &native), CUCORE_INVALID_ARGUMENT);
   cucore_graph_node_type type;
   assert_status(cucore_graph_node_get_type(NULL, &type), CUCORE_INVALID_ARGUMENT);
   cucore_graph_node *node = (cucore_graph_node *)0x1;
@@ -229,7 +229,7 @@ static void null_handles(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_graph_exec_set_node_enabled(NULL, NULL, 1), CUCORE_INVALID_ARGUMENT);
   int on = 1;
-  assert_status(cucore_graph_exec_node_enabled(NULL, NULL, &on), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_exec_get_node_enabled(NULL, NULL, &on), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(on, 0);
   assert_status(cucore_stream_begin_capture(NULL, CUCORE_CAPTURE_GLOBAL),
                 CUCORE_INVALID_ARGUMENT);
@@ -239,7 +239,7 @@ static void null_handles(void **state) {
   assert_status(cucore_stream_end_capture(NULL, &g), CUCORE_INVALID_ARGUMENT);
   assert_null(g);
   cucore_capture_info info;
-  assert_status(cucore_stream_capture_info(NULL, &info), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_stream_get_capture_info(NULL, &info), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(info.status, CUCORE_CAPTURE_NONE);
   assert_int_equal(info.mode, -1);
   /* Names. */
@@ -451,7 +451,7 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
                           .state = st};
   void *buf = NULL;
   size_t bytes = 0;
-  assert_ok(cucore_args_native(st[0].args, NULL, &buf, &bytes));
+  assert_ok(cucore_args_get_native(st[0].args, NULL, &buf, &bytes));
   unsigned char before[64];
   assert_true(bytes <= sizeof before);
   memcpy(before, buf, bytes);
@@ -551,7 +551,7 @@ static void kernels_are_counted(void **state) {
   cc_kernel_retain(k);            /* a graph's reference */
   assert_ok(cucore_kernel_destroy(k)); /* the user's: dead to the caller from now on */
   const char *name = NULL;
-  assert_status(cucore_kernel_name(k, &name), CUCORE_MISUSE);
+  assert_status(cucore_kernel_get_name(k, &name), CUCORE_MISUSE);
   assert_string_equal(k->name, "saxpy"); /* but alive for the graph */
   assert_ok(CUCORE_ARGS(a, 1.0f, (cucore_devptr)1, (cucore_devptr)2, 3));
   cucore_args *copy = NULL;

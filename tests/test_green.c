@@ -38,7 +38,7 @@ static int live_greens(void) {
 static void sm_facts_and_split_query(void **state) {
   (void)state;
   cucore_green_sm_info info;
-  assert_ok(cucore_green_sm_info_get(dev, &info));
+  assert_ok(cucore_green_get_sm_info(dev, &info));
   assert_int_equal(info.sm_count, 132);
   assert_int_equal(info.min_partition_sms, 8);
   assert_int_equal(info.alignment_sms, 8);
@@ -58,12 +58,12 @@ static void split_makes_groups_and_remainder(void **state) {
   assert_ok(cucore_green_split(dev, 2, 16, 0, g, &rest));
   assert_int_equal(live_greens(), 3);
   unsigned sms = 0;
-  assert_ok(cucore_green_sm_count(g[0], &sms));
+  assert_ok(cucore_green_get_sm_count(g[0], &sms));
   assert_int_equal(sms, 16);
-  assert_ok(cucore_green_sm_count(g[1], &sms));
+  assert_ok(cucore_green_get_sm_count(g[1], &sms));
   assert_int_equal(sms, 16);
   assert_non_null(rest);
-  assert_ok(cucore_green_sm_count(rest, &sms));
+  assert_ok(cucore_green_get_sm_count(rest, &sms));
   assert_int_equal(sms, 100);
   assert_ok(cucore_green_destroy(g[0]));
   assert_ok(cucore_green_destroy(g[1]));
@@ -75,7 +75,7 @@ static void split_makes_groups_and_remainder(void **state) {
   rest = (cucore_green *)&rest;
   assert_ok(cucore_green_split(dev, 1, 132, CUCORE_GREEN_IGNORE_COSCHEDULING, &one, &rest));
   assert_null(rest);
-  assert_ok(cucore_green_sm_count(one, &sms));
+  assert_ok(cucore_green_get_sm_count(one, &sms));
   assert_int_equal(sms, 132);
   assert_ok(cucore_green_destroy(one));
   assert_int_equal(live_greens(), 0);
@@ -119,7 +119,7 @@ static void bad_arguments_are_refused(void **state) {
   assert_contains(cucore_last_error(), "unknown flags 0x10");
   assert_status(cucore_green_split(NULL, 1, 8, 0, &g, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_green_split(dev, 1, 8, 0, NULL, NULL), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_green_sm_info_get(dev, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_green_get_sm_info(dev, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_green_stream_create(NULL, 0, NULL), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(live_greens(), 0);
 }
@@ -129,7 +129,7 @@ static void launch_on_a_green_stream_runs_in_its_context(void **state) {
   cucore_green *g = NULL;
   assert_ok(cucore_green_split(dev, 1, 8, 0, &g, NULL));
   cucore_device *gdev = NULL;
-  assert_ok(cucore_green_device(g, &gdev));
+  assert_ok(cucore_green_get_device(g, &gdev));
   cucore_stream *s = NULL;
   assert_status(cucore_green_stream_create(g, 7, &s), CUCORE_INVALID_ARGUMENT);
   assert_ok(cucore_green_stream_create(g, 0, &s));
@@ -152,7 +152,7 @@ static void launch_on_a_green_stream_runs_in_its_context(void **state) {
   assert_ok(DRV(cuCtxSetCurrent)(NULL) == CUDA_SUCCESS ? CUCORE_OK : CUCORE_DRIVER_ERROR);
   assert_ok(cucore_launch(k, &c, args));
   void *gctx = NULL;
-  assert_ok(cucore_device_native(gdev, &gctx, NULL));
+  assert_ok(cucore_device_get_native(gdev, &gctx, NULL));
   CUcontext cur = NULL;
   assert_int_equal(DRV(cuCtxGetCurrent)(&cur), CUDA_SUCCESS);
   assert_ptr_equal(cur, gctx); /* the launch went in through the green context */
@@ -179,7 +179,7 @@ static int absent_child(void) {
   cucore_device *d = NULL;
   if (cucore_device_open(0, &d) != CUCORE_OK) return 1;
   cucore_green_sm_info info;
-  cucore_status st = cucore_green_sm_info_get(d, &info);
+  cucore_status st = cucore_green_get_sm_info(d, &info);
   if (CUCORE_CODE(st) != CUCORE_DRIVER_TOO_OLD || !strstr(cucore_last_error(), "12.4")) {
     fprintf(stderr, "%s: %s\n", cucore_status_name(st), cucore_last_error());
     return 2;

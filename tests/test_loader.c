@@ -33,7 +33,7 @@ static void device_count_agrees_with_the_driver_state(void **state) {
   cucore_versions_info v;
   assert_ok(cucore_versions(&v));
   int n = -1;
-  cucore_status st = cucore_device_count(&n);
+  cucore_status st = cucore_device_get_count(&n);
   if (v.driver.loaded) {
     assert_ok(st);
     assert_true(n >= 0);
@@ -50,14 +50,14 @@ static void device_count_agrees_with_the_driver_state(void **state) {
 static void device_calls_without_a_device_fail_cleanly(void **state) {
   (void)state;
   int n = 0;
-  if (cucore_device_count(&n) == CUCORE_OK && n > 0) skip();
+  if (cucore_device_get_count(&n) == CUCORE_OK && n > 0) skip();
   cucore_device *dev = (cucore_device *)0x1;
   cucore_status st = cucore_device_open(0, &dev);
   assert_int_not_equal(st, CUCORE_OK);
   assert_null(dev);
   assert_true(strlen(cucore_last_error()) > 0);
   cucore_device_props p;
-  assert_int_not_equal(cucore_device_props_get(0, &p), CUCORE_OK);
+  assert_int_not_equal(cucore_device_get_props(0, &p), CUCORE_OK);
 }
 
 static void null_arguments_are_named(void **state) {

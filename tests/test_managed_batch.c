@@ -233,9 +233,9 @@ static void discard_forms(void **state) {
 static void numa_node_of_thread(void **state) {
   (void)state;
   int node = -1;
-  assert_ok(cucore_host_numa_node(&node));
+  assert_ok(cucore_host_get_numa_node(&node));
   assert_true(node >= 0);
-  assert_status(cucore_host_numa_node(NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_get_numa_node(NULL), CUCORE_INVALID_ARGUMENT);
 }
 
 int main(void) {

@@ -407,7 +407,7 @@ static void out_of_memory_messages_give_requested_and_available(void **state) {
   assert_contains(cucore_last_error(), "available (MemAvailable)");
   assert_true(cc_host_mem_available() > 0); /* Linux tells it (the number moves: not compared) */
   cucore_host_pool_stats st;
-  assert_ok(cucore_host_pool_stats_get(pool, &st));
+  assert_ok(cucore_host_pool_get_stats(pool, &st));
   assert_int_equal(st.in_use_blocks, 0); /* nothing leaked into the counters */
   assert_int_equal(st.misses, 0);
   assert_ok(cucore_host_pool_destroy(pool));

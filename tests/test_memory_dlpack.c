@@ -210,7 +210,7 @@ static void imports_hold_and_release_another_librarys_tensor(void **state) {
   cucore_dlpack_tensor *t = NULL;
   assert_ok(cucore_dlpack_import(&pr->mt, &t));
   cucore_dlpack_info info;
-  assert_ok(cucore_dlpack_tensor_info(t, &info));
+  assert_ok(cucore_dlpack_get_tensor_info(t, &info));
   assert_int_equal(info.data, CUCORE_HOST_ADDR(data));
   assert_int_equal(info.device_type, kDLCPU);
   assert_int_equal(info.desc.ndim, 2);

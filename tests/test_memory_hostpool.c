@@ -87,10 +87,10 @@ static void size_classes_waste_at_most_a_quarter(void **state) {
     if (c > 0) assert_true(cc_hpool_class_bytes(c - 1) < bytes);
   }
   /* The public form. */
-  assert_ok(cucore_host_pool_class_size(100000, &cb));
+  assert_ok(cucore_host_pool_get_class_size(100000, &cb));
   assert_int_equal(cb, 114688); /* 64 KiB x 1.75 */
-  assert_status(cucore_host_pool_class_size(0, &cb), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_host_pool_class_size(((size_t)1 << 40) + 1, &cb), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_pool_get_class_size(0, &cb), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_pool_get_class_size(((size_t)1 << 40) + 1, &cb), CUCORE_INVALID_ARGUMENT);
 }
 
 static void blocks_are_reused_after_warm_up(void **state) {

@@ -262,9 +262,9 @@ static void tensor_maps_bind_to_64_aligned_128_byte_parameters(void **state) {
   assert_ok(cucore_args_check(a));
   void *buf = NULL;
   size_t bytes = 0;
-  assert_ok(cucore_args_native(a, NULL, &buf, &bytes));
+  assert_ok(cucore_args_get_native(a, NULL, &buf, &bytes));
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 0, &pi));
+  assert_ok(cucore_kernel_get_param(k, 0, &pi));
   assert_int_equal(pi.size, 128);
   assert_int_equal(pi.align, 64);
   assert_memory_equal((char *)buf + pi.offset, &m, sizeof m); /* copied by value */

@@ -144,7 +144,7 @@ static void levels_views_and_copies(void **state) {
   assert_int_equal(asked_desc.Width, 64);
   assert_int_equal(asked_desc.Height, 16);
   unsigned n = 0;
-  assert_ok(cucore_mipmap_levels(m, &n));
+  assert_ok(cucore_mipmap_get_level_count(m, &n));
   assert_int_equal(n, 3);
   const size_t want_w[3] = {64, 32, 16}, want_h[3] = {16, 8, 4};
   cucore_array *lv[3];
@@ -167,7 +167,7 @@ static void levels_views_and_copies(void **state) {
   assert_ok(cucore_host_alloc(dev, 16 * 4 * sizeof(float), (void **)&host));
   assert_ok(cucore_array_copy_from_host(lv[2], host, 0, NULL));
   void *native = NULL;
-  assert_ok(cucore_array_native(lv[2], &native));
+  assert_ok(cucore_array_get_native(lv[2], &native));
   assert_ptr_equal(last_copy.dstArray, native);
   assert_int_equal(last_copy.WidthInBytes, 16 * sizeof(float));
   assert_int_equal(last_copy.Height, 4);
@@ -205,7 +205,7 @@ static void textures_over_the_chain(void **state) {
   assert_ok(cucore_texture_create_mipmap(m, &td, &mip, &t));
   assert_int_equal(last_res.resType, CU_RESOURCE_TYPE_MIPMAPPED_ARRAY);
   void *native = NULL;
-  assert_ok(cucore_mipmap_native(m, &native));
+  assert_ok(cucore_mipmap_get_native(m, &native));
   assert_ptr_equal(last_res.res.mipmap.hMipmappedArray, native);
   assert_int_equal(last_tex.mipmapFilterMode, CU_TR_FILTER_MODE_LINEAR);
   assert_true(last_tex.maxMipmapLevelClamp == 2.0f && last_tex.mipmapLevelBias == 0.5f);

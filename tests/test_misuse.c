@@ -135,7 +135,7 @@ static void a_call_after_destroy_is_misuse(void **state) {
   assert_ok(cucore_binary_open(ptx, sizeof ptx - 1, CUCORE_CODE_PTX, 0, &bin));
   assert_ok(cucore_binary_destroy(bin));
   uint32_t n = 0;
-  assert_misuse(cucore_binary_kernel_count(bin, &n), "cucore_binary_kernel_count", "destroyed");
+  assert_misuse(cucore_binary_get_kernel_count(bin, &n), "cucore_binary_get_kernel_count", "destroyed");
 }
 
 static void kernels_and_arguments_after_destroy(void **state) {
@@ -160,16 +160,16 @@ static void kernels_and_arguments_after_destroy(void **state) {
   /* The object outlives its first destroy while the kernel holds it. */
   assert_ok(cucore_object_destroy(obj));
   const char *name = NULL;
-  assert_ok(cucore_kernel_name(k, &name));
+  assert_ok(cucore_kernel_get_name(k, &name));
   assert_string_equal(name, "twice");
   assert_ok(cucore_kernel_destroy(k));
-  assert_misuse(cucore_kernel_name(k, &name), "cucore_kernel_name", "a destroyed cucore_kernel");
+  assert_misuse(cucore_kernel_get_name(k, &name), "cucore_kernel_get_name", "a destroyed cucore_kernel");
   assert_misuse(cucore_args_create(k, &a), "cucore_args_create", "a destroyed cucore_kernel");
   assert_null(a);
   assert_misuse(cucore_launch(k, &cfg, (cucore_args *)foreign), "cucore_launch",
                 "a destroyed cucore_kernel");
   int count = 0;
-  assert_misuse(cucore_object_kernel_count(obj, &count), "cucore_object_kernel_count",
+  assert_misuse(cucore_object_get_kernel_count(obj, &count), "cucore_object_get_kernel_count",
                 "a destroyed cucore_object");
 }
 

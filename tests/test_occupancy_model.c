@@ -22,8 +22,8 @@
 
 static cucore_arch_limits arch(int a) {
   cucore_arch_limits l;
-  cucore_status st = cucore_arch_limits_get(a, &l);
-  if (st != CUCORE_OK) fail_msg("cucore_arch_limits_get(%d): %s", a, cucore_last_error());
+  cucore_status st = cucore_arch_get_limits(a, &l);
+  if (st != CUCORE_OK) fail_msg("cucore_arch_get_limits(%d): %s", a, cucore_last_error());
   return l;
 }
 
@@ -304,7 +304,7 @@ static void caching_override_flag_changes_nothing_from_7_0(void **state) {
   (void)state;
   /* Partitioned global caching exists only on sm_52 and 6.x. */
   int archs[32], n = 0;
-  assert_ok(cucore_arch_list(archs, 32, &n));
+  assert_ok(cucore_arch_get_list(archs, 32, &n));
   cucore_kernel_resources k = kernel(40, 3000);
   for (int i = 0; i < n; i++) {
     cucore_arch_limits l = arch(archs[i]);
@@ -430,7 +430,7 @@ static void available_shared_memory(void **state) {
 
   /* One block always fits with the answer, on every architecture. */
   int archs[32], n = 0;
-  assert_ok(cucore_arch_list(archs, 32, &n));
+  assert_ok(cucore_arch_get_list(archs, 32, &n));
   for (int i = 0; i < n; i++) {
     cucore_arch_limits a = arch(archs[i]);
     cucore_occupancy_result r;
@@ -505,7 +505,7 @@ static void invalid_inputs_are_named(void **state) {
 
   /* Unknown architecture: the known ones are listed. */
   cucore_arch_limits none;
-  assert_status(cucore_arch_limits_get(61, &none), CUCORE_NOT_SUPPORTED);
+  assert_status(cucore_arch_get_limits(61, &none), CUCORE_NOT_SUPPORTED);
   assert_contains(cucore_last_error(), "6.1");
   assert_contains(cucore_last_error(), "sm_70");
   assert_contains(cucore_last_error(), "sm_90");

@@ -43,7 +43,7 @@ static void table_matches_the_programming_guide(void **state) {
   for (size_t i = 0; i < sizeof guide / sizeof guide[0]; i++) {
     const documented *d = &guide[i];
     cucore_arch_limits l;
-    assert_ok(cucore_arch_limits_get(d->arch, &l));
+    assert_ok(cucore_arch_get_limits(d->arch, &l));
     assert_int_equal(l.arch, d->arch);
     assert_int_equal(l.max_blocks_per_sm, d->blocks_per_sm);
     assert_int_equal(l.max_warps_per_sm, d->warps_per_sm);
@@ -103,8 +103,8 @@ static void table_rows_are_consistent(void **state) {
   }
   /* sm_101 is CUDA 12.8/12.9's name for the chip CUDA 13 calls sm_110: same limits. */
   cucore_arch_limits a, b;
-  assert_ok(cucore_arch_limits_get(101, &a));
-  assert_ok(cucore_arch_limits_get(110, &b));
+  assert_ok(cucore_arch_get_limits(101, &a));
+  assert_ok(cucore_arch_get_limits(110, &b));
   a.arch = b.arch;
   a.name = b.name;
   assert_memory_equal(&a, &b, sizeof a);
@@ -113,20 +113,20 @@ static void table_rows_are_consistent(void **state) {
 static void arch_list(void **state) {
   (void)state;
   int count = -1;
-  assert_ok(cucore_arch_list(NULL, 0, &count));
+  assert_ok(cucore_arch_get_list(NULL, 0, &count));
   int n = 0;
   cc_arch_table(&n);
   assert_int_equal(count, n);
   int archs[64];
   assert_true(count <= 64);
-  assert_ok(cucore_arch_list(archs, 3, &count)); /* a short buffer gets the first 3 */
+  assert_ok(cucore_arch_get_list(archs, 3, &count)); /* a short buffer gets the first 3 */
   assert_int_equal(count, n);
   assert_int_equal(archs[0], 70);
   assert_int_equal(archs[2], 75);
-  assert_ok(cucore_arch_list(archs, 64, &count));
+  assert_ok(cucore_arch_get_list(archs, 64, &count));
   for (int i = 0; i < count; i++) assert_non_null(cc_arch_limits_find(archs[i]));
-  assert_status(cucore_arch_list(NULL, 2, &count), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_arch_list(archs, 2, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_arch_get_list(NULL, 2, &count), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_arch_get_list(archs, 2, NULL), CUCORE_INVALID_ARGUMENT);
   assert_null(cc_arch_limits_find(60));
   assert_null(cc_arch_limits_find(0));
 }
@@ -149,7 +149,7 @@ static void limits_from_a_device(void **state) {
   p.reserved_shared_per_block = 1024;
   cucore_arch_limits l, t;
   assert_ok(cucore_arch_limits_from_device(&p, &l));
-  assert_ok(cucore_arch_limits_get(86, &t));
+  assert_ok(cucore_arch_get_limits(86, &t));
   assert_int_equal(l.sm_count, 68);
   t.sm_count = 68;
   assert_memory_equal(&l, &t, sizeof l);

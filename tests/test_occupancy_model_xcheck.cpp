@@ -203,9 +203,9 @@ void check_available(const cucore_arch_limits &l, const cucore_kernel_resources 
 
 int main() {
   int n_arch = 0;
-  if (cucore_arch_list(NULL, 0, &n_arch) != CUCORE_OK) return 1;
+  if (cucore_arch_get_list(NULL, 0, &n_arch) != CUCORE_OK) return 1;
   int archs[64];
-  if (n_arch > 64 || cucore_arch_list(archs, 64, &n_arch) != CUCORE_OK) return 1;
+  if (n_arch > 64 || cucore_arch_get_list(archs, 64, &n_arch) != CUCORE_OK) return 1;
 
   static const int regs[] = {0, 1, 16, 24, 32, 33, 40, 48, 64, 65, 72, 96, 128, 168, 200, 255};
   static const int statics[] = {0, 1, 1024, 4000, 12288, 40000, 49152};
@@ -219,7 +219,7 @@ int main() {
   long before;
   for (int ai = 0; ai < n_arch; ai++) {
     cucore_arch_limits l;
-    if (cucore_arch_limits_get(archs[ai], &l) != CUCORE_OK) return 1;
+    if (cucore_arch_get_limits(archs[ai], &l) != CUCORE_OK) return 1;
     l.sm_count = 100;
     before = g_cases;
     cucore_kernel_resources k = CUCORE_KERNEL_RESOURCES_INIT;

@@ -1,4 +1,4 @@
-/* test_phases.c -- the phase table (cucore_phase_times, issue 25 point 1): its contracts, and
+/* test_phases.c -- the phase table (cucore_phase_get_times, issue 25 point 1): its contracts, and
  * what a process that loads PTX on a device stamps (on the project's fake driver): the
  * driver's load, cuInit, the context and the module load, each once, in order; and no
  * compiler library (NVRTC, nvJitLink, libNVVM), since nothing is compiled. */
@@ -15,7 +15,7 @@ static const char PTX[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 
 static void contracts(void **state) {
   (void)state;
-  assert_int_equal(cucore_phase_times(NULL), CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(cucore_phase_get_times(NULL), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(cucore_phase_now(NULL), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(cucore_phase_add(CUCORE_PHASE_COUNT, 0, 1), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(cucore_phase_add((cucore_phase)-1, 0, 1), CUCORE_INVALID_ARGUMENT);
@@ -38,7 +38,7 @@ static void program_phases_add_up(void **state) {
   assert_int_equal(cucore_phase_add(CUCORE_PHASE_REPORT, a, a + 2), CUCORE_OK);
   assert_int_equal(cucore_phase_add(CUCORE_PHASE_REPORT, a + 3, a + 4), CUCORE_OK);
   cucore_phase_time t[CUCORE_PHASE_COUNT];
-  assert_int_equal(cucore_phase_times(t), CUCORE_OK);
+  assert_int_equal(cucore_phase_get_times(t), CUCORE_OK);
   assert_int_equal(t[CUCORE_PHASE_REPORT].count, 2);
   assert_true(t[CUCORE_PHASE_REPORT].total_ms > 2.999 && t[CUCORE_PHASE_REPORT].total_ms < 3.001);
   assert_true(t[CUCORE_PHASE_REPORT].start_ms > a - 0.001 &&
@@ -59,7 +59,7 @@ static void ptx_on_a_device_loads_no_compiler(void **state) {
   double now = 0;
   assert_int_equal(cucore_phase_now(&now), CUCORE_OK);
   cucore_phase_time t[CUCORE_PHASE_COUNT];
-  assert_int_equal(cucore_phase_times(t), CUCORE_OK);
+  assert_int_equal(cucore_phase_get_times(t), CUCORE_OK);
   assert_int_equal(t[CUCORE_PHASE_LOAD_LIBCUDA].count, 1);
   assert_int_equal(t[CUCORE_PHASE_CUINIT].count, 1);
   assert_true(t[CUCORE_PHASE_CONTEXT].count >= 1);

@@ -36,33 +36,33 @@ static void compiles_cpp_to_every_target(void **state) {
     cucore_code_type type;
     const void *data;
     size_t size;
-    assert_ok(cucore_object_code(obj, &type, &data, &size));
+    assert_ok(cucore_object_get_code(obj, &type, &data, &size));
     assert_int_equal(type, targets[t]);
     assert_true(size > 100);
     cucore_code_type detected;
     assert_ok(cucore_code_type_detect(data, size, &detected));
     assert_int_equal(detected, targets[t]);
     const char *lowered = NULL;
-    assert_ok(cucore_object_lowered_name(obj, "scale<float>", &lowered));
+    assert_ok(cucore_object_get_lowered_name(obj, "scale<float>", &lowered));
     assert_string_equal(lowered, "_Z5scaleIfEvPT_S0_i");
     /* Anonymous-namespace kernels get names that change between compiles: resolve them by
      * name expression, which the object keeps. */
-    assert_ok(cucore_object_lowered_name(obj, "hidden", &lowered));
+    assert_ok(cucore_object_get_lowered_name(obj, "hidden", &lowered));
     assert_non_null(strstr(lowered, "hidden"));
-    assert_status(cucore_object_lowered_name(obj, "scale<int>", &lowered), CUCORE_NOT_FOUND);
+    assert_status(cucore_object_get_lowered_name(obj, "scale<int>", &lowered), CUCORE_NOT_FOUND);
     assert_contains(cucore_last_error(), "scale<float>");
     if (targets[t] == CUCORE_CODE_CUBIN) {
       int arch = 0;
-      assert_ok(cucore_object_arch(obj, &arch));
+      assert_ok(cucore_object_get_arch(obj, &arch));
       assert_int_equal(arch, 90);
       /* Offline: the kernel, by name expression, with layout and PTX kinds. */
       cucore_kernel *k = NULL;
       assert_ok(cucore_object_get_kernel(obj, "scale<float>", &k));
       int n = 0;
-      assert_ok(cucore_kernel_param_count(k, &n));
+      assert_ok(cucore_kernel_get_param_count(k, &n));
       assert_int_equal(n, 3);
       cucore_param_info pi;
-      assert_ok(cucore_kernel_param(k, 1, &pi));
+      assert_ok(cucore_kernel_get_param(k, 1, &pi));
       assert_int_equal(pi.size, 4);
       assert_int_equal(pi.kind, CUCORE_PARAM_FLOAT);
       cucore_kernel_destroy(k);
@@ -70,22 +70,22 @@ static void compiles_cpp_to_every_target(void **state) {
       assert_contains(cucore_last_error(), "plain");
       /* Enumeration works without a GPU too (the offline reader). */
       int count = 0;
-      assert_ok(cucore_object_kernel_count(obj, &count));
+      assert_ok(cucore_object_get_kernel_count(obj, &count));
       assert_int_equal(count, 3);
       int seen_plain = 0;
       for (int i = 0; i < count; i++) {
         const char *name = NULL;
-        assert_ok(cucore_object_kernel_name(obj, i, &name));
+        assert_ok(cucore_object_get_kernel_name(obj, i, &name));
         seen_plain |= strcmp(name, "plain") == 0;
       }
       assert_true(seen_plain);
       const char *name = NULL;
-      assert_status(cucore_object_kernel_name(obj, count, &name), CUCORE_INVALID_ARGUMENT);
+      assert_status(cucore_object_get_kernel_name(obj, count, &name), CUCORE_INVALID_ARGUMENT);
     }
     cucore_object_destroy(obj);
   }
   const char *log = NULL;
-  assert_ok(cucore_program_log(p, &log));
+  assert_ok(cucore_program_get_log(p, &log));
   assert_non_null(log);
   cucore_program_destroy(p);
   cucore_options_destroy(o);
@@ -106,7 +106,7 @@ static void compile_errors_carry_the_log(void **state) {
   assert_contains(cucore_last_error(), "broken.cu(2)");
   assert_contains(cucore_last_error(), "undefined_name");
   const char *log = NULL;
-  assert_ok(cucore_program_log(p, &log));
+  assert_ok(cucore_program_get_log(p, &log));
   assert_contains(log, "broken.cu(2): error");
   cucore_program_destroy(p);
   /* A name expression that names nothing. */
@@ -120,7 +120,7 @@ static void compile_errors_carry_the_log(void **state) {
 static void arch_is_required_without_a_gpu_and_checked(void **state) {
   (void)state;
   int n = 0;
-  if (cucore_device_count(&n) == CUCORE_OK && n > 0) skip(); /* a GPU supplies the arch */
+  if (cucore_device_get_count(&n) == CUCORE_OK && n > 0) skip(); /* a GPU supplies the arch */
   cucore_program *p = NULL;
   assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, NULL, NULL, &p));
   cucore_object *obj = NULL;
@@ -183,12 +183,12 @@ static void nvvm_ir_and_ptx_programs(void **state) {
   assert_ok(cucore_program_compile(p, CUCORE_CODE_LTOIR, &lto));
   const void *d;
   size_t n;
-  assert_ok(cucore_object_code(ptx, NULL, &d, &n));
+  assert_ok(cucore_object_get_code(ptx, NULL, &d, &n));
   assert_non_null(strstr(d, ".entry kern"));
   cucore_kernel *k = NULL;
   assert_ok(cucore_object_get_kernel(cubin, "kern", &k));
   cucore_param_info pi;
-  assert_ok(cucore_kernel_param(k, 1, &pi));
+  assert_ok(cucore_kernel_get_param(k, 1, &pi));
   assert_int_equal(pi.kind, CUCORE_PARAM_FLOAT);
   cucore_kernel_destroy(k);
   cucore_program_destroy(p);
@@ -245,7 +245,7 @@ static void linker_links_and_names_undefined_symbols(void **state) {
     assert_ok(cucore_linker_add_object(lk, objs[1]));
     assert_int_not_equal(cucore_linker_complete(lk, CUCORE_CODE_CUBIN, &linked), CUCORE_OK);
     const char *err = NULL;
-    assert_ok(cucore_linker_log(lk, NULL, &err));
+    assert_ok(cucore_linker_get_log(lk, NULL, &err));
     assert_true(strstr(err, "f_c") || strstr(cucore_last_error(), "f_c"));
     cucore_linker_destroy(lk);
     for (int i = 0; i < 3; i++) cucore_object_destroy(objs[i]);
@@ -307,7 +307,7 @@ static void fatbin_target_holds_every_gencode(void **state) {
   const void *data;
   size_t size;
   cucore_code_type t;
-  assert_ok(cucore_object_code(obj, &t, &data, &size));
+  assert_ok(cucore_object_get_code(obj, &t, &data, &size));
   assert_int_equal(t, CUCORE_CODE_FATBIN);
   cucore_binary *bin = NULL;
   assert_ok(cucore_binary_open(data, size, CUCORE_CODE_AUTO, 80, &bin));
@@ -318,7 +318,7 @@ static void fatbin_target_holds_every_gencode(void **state) {
   const cucore_code_type want_types[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_CUBIN, CUCORE_CODE_PTX};
   for (uint32_t i = 0; i < 3; i++) {
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
     assert_string_equal(e.arch_name, want_names[i]);
     assert_int_equal(e.type, want_types[i]);
   }
@@ -327,7 +327,7 @@ static void fatbin_target_holds_every_gencode(void **state) {
   assert_ok(cucore_binary_find_kernel(bin, "plain", &k));
   cucore_binary_destroy(bin);
   const char *lowered = NULL;
-  assert_ok(cucore_object_lowered_name(obj, "scale<float>", &lowered));
+  assert_ok(cucore_object_get_lowered_name(obj, "scale<float>", &lowered));
   assert_string_equal(lowered, "_Z5scaleIfEvPT_S0_i");
   cucore_object_destroy(obj);
   cucore_program_destroy(p);

@@ -78,7 +78,7 @@ static void text_output(void **state) {
   assert_contains(r.out, "sm_90");
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     char *line = rs_printf("kernel %s\n", k->name);
     assert_contains(r.out, line);
     free(line);

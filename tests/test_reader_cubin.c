@@ -43,14 +43,14 @@ static void check_arch(const char *arch) {
   assert_int_equal(info.kernel_count, elf.nkernels);
   assert_int_equal(info.kernel_count, px.n);
   uint32_t count = 0;
-  assert_ok(cucore_binary_kernel_count(bin, &count));
+  assert_ok(cucore_binary_get_kernel_count(bin, &count));
   assert_int_equal(count, info.kernel_count);
-  assert_status(cucore_binary_kernel_count(NULL, &count), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_binary_get_kernel_count(NULL, &count), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(count, 0);
   const rs_sec *c3 = rs_elf_section(&elf, ".nv.constant3");
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     if (!rs_elf_has_kernel(&elf, k->name)) fail_msg("%s: %s is not an entry symbol", arch, k->name);
     const rs_ptxas_entry *pe = rs_ptxas_find(&px, k->name);
     if (!pe) fail_msg("%s: ptxas did not compile %s", arch, k->name);
@@ -228,7 +228,7 @@ static void kernels_are_found_by_any_name(void **state) {
   assert_ok(cucore_binary_get_info(bin, &info));
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *f;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     assert_ok(cucore_binary_find_kernel(bin, k->name, &f));
     assert_ptr_equal(f, k);
     if (k->demangled) {
@@ -247,12 +247,12 @@ static void kernels_are_found_by_any_name(void **state) {
   char *want = rs_printf("has %u: p_structs", info.kernel_count);
   assert_contains(cucore_last_error(), want);
   free(want);
-  assert_status(cucore_binary_kernel(bin, info.kernel_count, &k), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_binary_get_kernel(bin, info.kernel_count, &k), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "out of range");
   assert_status(cucore_binary_find_kernel(bin, NULL, &k), CUCORE_INVALID_ARGUMENT);
   /* A cubin is no fatbin. */
   cucore_fatbin_entry e;
-  assert_status(cucore_binary_fatbin_entry(bin, 0, &e), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_binary_get_fatbin_entry(bin, 0, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "not a fatbin");
   cucore_binary_destroy(bin);
   free(data);

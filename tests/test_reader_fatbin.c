@@ -67,7 +67,7 @@ static cucore_binary *open_checked(const char *mode, int arch) {
   int seen[NSPECS] = {0};
   for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
     int s = find_spec(e.arch_name);
     if (s < 0) fail_msg("%s: entry %u is %s, not in the -gencode list", mode, i, e.arch_name);
     seen[s]++;
@@ -100,7 +100,7 @@ static void entries_match_the_gencode_list(void **state) {
     int compressed = 0;
     for (uint32_t i = 0; i < NSPECS; i++) {
       cucore_fatbin_entry e;
-      assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+      assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
       compressed += strcmp(e.compression, "none") != 0;
     }
     if (strcmp(modes[m], "none") != 0 && compressed) compressed_modes++;
@@ -120,7 +120,7 @@ static void extracted_entries_equal_the_originals(void **state) {
     cucore_binary *bin = open_checked(modes[m], 0);
     for (uint32_t i = 0; i < NSPECS; i++) {
       cucore_fatbin_entry e;
-      assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+      assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
       lz4 += strcmp(e.compression, "lz4") == 0;
       zstd += strcmp(e.compression, "zstd") == 0;
       size_t size = 0;
@@ -156,7 +156,7 @@ static void extracted_entries_equal_the_originals(void **state) {
         uint32_t pi;
         for (pi = 0; pi < NSPECS; pi++) {
           cucore_fatbin_entry pe;
-          assert_ok(cucore_binary_fatbin_entry(plain, pi, &pe));
+          assert_ok(cucore_binary_get_fatbin_entry(plain, pi, &pe));
           if (strcmp(pe.arch_name, e.arch_name) == 0) break;
         }
         size_t pn = 0;
@@ -188,7 +188,7 @@ static void extracted_entries_equal_the_originals(void **state) {
       free(got);
     }
     cucore_fatbin_entry e;
-    assert_status(cucore_binary_fatbin_entry(bin, NSPECS, &e), CUCORE_INVALID_ARGUMENT);
+    assert_status(cucore_binary_get_fatbin_entry(bin, NSPECS, &e), CUCORE_INVALID_ARGUMENT);
     size_t sz;
     assert_status(cucore_binary_fatbin_extract(bin, NSPECS, NULL, 0, &sz), CUCORE_INVALID_ARGUMENT);
     cucore_binary_destroy(bin);
@@ -245,7 +245,7 @@ static void the_entry_for_each_gpu(void **state) {
     cucore_binary_info info;
     assert_ok(cucore_binary_get_info(bin, &info));
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, (uint32_t)info.selected_entry, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, (uint32_t)info.selected_entry, &e));
     if (strcmp(e.arch_name, specs[want].code) != 0)
       fail_msg("sm_%d: chose %s, expected %s", targets[t], e.arch_name, specs[want].code);
     uint32_t idx;
@@ -270,7 +270,7 @@ static void fatbin_ptx_lends_kinds(void **state) {
   uint32_t ptx_index = NSPECS;
   for (uint32_t i = 0; i < NSPECS; i++) {
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
     if (strcmp(e.arch_name, "compute_90a") == 0) ptx_index = i;
   }
   size_t pn;
@@ -281,7 +281,7 @@ static void fatbin_ptx_lends_kinds(void **state) {
   assert_ok(cucore_binary_open(ptx, pn, CUCORE_CODE_PTX, 90, &p));
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *pk;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     assert_ok(cucore_binary_find_kernel(p, k->name, &pk));
     for (uint32_t q = 0; q < k->param_count; q++) {
       assert_int_equal(k->params[q].kind, pk->params[q].kind);
@@ -321,7 +321,7 @@ static void objects_libraries_and_ltoir(void **state) {
   assert_non_null(s);
   for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
     assert_true(e.offset >= s->off && e.offset + e.stored_size <= s->off + s->size);
   }
   /* the same kernels as the cubin nvcc makes for sm_80 */

@@ -39,14 +39,14 @@ static cucore_status open_all(const void *d, size_t n, cucore_code_type type, in
   assert_ok(cucore_binary_get_info(bin, &info));
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *f;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     assert_ok(cucore_binary_find_kernel(bin, k->name, &f));
     for (uint32_t p = 0; p < k->param_count; p++)
       assert_true(k->params[p].offset + (uint64_t)k->params[p].size <= k->param_bytes);
   }
   for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    assert_ok(cucore_binary_fatbin_entry(bin, i, &e));
+    assert_ok(cucore_binary_get_fatbin_entry(bin, i, &e));
     size_t sz = 0;
     if (e.size < (1u << 24)) {
       void *buf = malloc(e.size ? e.size : 1);
@@ -265,7 +265,7 @@ static char *kernel_names(const void *d, size_t n) {
   char *names = rs_printf("%u:", info.kernel_count);
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     char *more = rs_printf("%s %s/%u", names, k->name, k->param_count);
     free(names);
     names = more;

@@ -48,7 +48,7 @@ static void ptx_matches_source(void **state) {
   assert_int_equal(info.kernel_count, elf.nkernels);
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k;
-    assert_ok(cucore_binary_kernel(bin, i, &k));
+    assert_ok(cucore_binary_get_kernel(bin, i, &k));
     if (!rs_elf_has_kernel(&elf, k->name)) fail_msg("PTX kernel %s is not in the cubin", k->name);
     /* PTX records no resource usage. */
     assert_int_equal(k->registers, CUCORE_UNKNOWN);
@@ -111,7 +111,7 @@ static void ptx_offsets_match_ptxas(void **state) {
     assert_int_equal(pi.kernel_count, ci.kernel_count);
     for (uint32_t i = 0; i < pi.kernel_count; i++) {
       const cucore_kernel_info *pk, *ck;
-      assert_ok(cucore_binary_kernel(from_ptx, i, &pk));
+      assert_ok(cucore_binary_get_kernel(from_ptx, i, &pk));
       ck = rs_kernel(from_cubin, pk->name);
       assert_int_equal(pk->param_count, ck->param_count);
       if (pk->param_bytes != ck->param_bytes || pk->param_base != ck->param_base)
@@ -272,8 +272,8 @@ static void same_kernels(const cucore_binary *a, const cucore_binary *b, const c
     fail_msg("%s: %u kernels, the clean text has %u", what, ib.kernel_count, ia.kernel_count);
   for (uint32_t i = 0; i < ia.kernel_count; i++) {
     const cucore_kernel_info *x, *y;
-    assert_ok(cucore_binary_kernel(a, i, &x));
-    assert_ok(cucore_binary_kernel(b, i, &y));
+    assert_ok(cucore_binary_get_kernel(a, i, &x));
+    assert_ok(cucore_binary_get_kernel(b, i, &y));
     assert_string_equal(x->name, y->name);
     assert_int_equal(x->param_count, y->param_count);
     if (x->param_count && memcmp(x->params, y->params, x->param_count * sizeof *x->params))

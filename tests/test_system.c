@@ -43,28 +43,28 @@ static void check_fake_gpu(const cucore_system_info *s) {
 static void facts_of_a_device(void **state) {
   (void)state;
   cucore_system_info s;
-  assert_ok(cucore_system_device_info(0, &s));
+  assert_ok(cucore_system_get_device_info(0, &s));
   check_fake_gpu(&s);
-  assert_status(cucore_system_device_info(1, &s), CUCORE_INVALID_DEVICE);
+  assert_status(cucore_system_get_device_info(1, &s), CUCORE_INVALID_DEVICE);
   assert_contains(cucore_last_error(), "device 1 does not exist (expected 0 to 0)");
   assert_int_equal(s.sm_clock_mhz, -1);
-  assert_status(cucore_system_device_info(0, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_system_get_device_info(0, NULL), CUCORE_INVALID_ARGUMENT);
 }
 
 static void facts_by_uuid(void **state) {
   (void)state;
   cucore_system_info s;
-  assert_ok(cucore_system_info_by_uuid(fake_uuid, &s));
+  assert_ok(cucore_system_get_info_by_uuid(fake_uuid, &s));
   check_fake_gpu(&s);
-  assert_ok(cucore_system_info_by_uuid(fake_uuid + 4, &s)); /* cucore_device_props' form */
+  assert_ok(cucore_system_get_info_by_uuid(fake_uuid + 4, &s)); /* cucore_device_props' form */
   check_fake_gpu(&s);
-  assert_status(cucore_system_info_by_uuid("GPU-00000000-0000-0000-0000-000000000000", &s),
+  assert_status(cucore_system_get_info_by_uuid("GPU-00000000-0000-0000-0000-000000000000", &s),
                 CUCORE_NOT_FOUND);
   const char *m = cucore_last_error();
   assert_contains(m, "no GPU has the UUID `GPU-00000000");
   assert_contains(m, "Not Found\\x07"); /* NVML's own text, its bell escaped */
   for (const char *p = m; *p; p++) assert_true((unsigned char)*p >= 0x20);
-  assert_status(cucore_system_info_by_uuid(NULL, &s), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_system_get_info_by_uuid(NULL, &s), CUCORE_INVALID_ARGUMENT);
 }
 
 static void reason_names(void **state) {
@@ -90,8 +90,8 @@ static int unusable_child(const char *var, const char *value, const char *want) 
   setenv(var, value, 1);
   for (int i = 0; i < 2; i++) {
     cucore_system_info s;
-    cucore_status st = i ? cucore_system_info_by_uuid(fake_uuid, &s)
-                         : cucore_system_device_info(0, &s);
+    cucore_status st = i ? cucore_system_get_info_by_uuid(fake_uuid, &s)
+                         : cucore_system_get_device_info(0, &s);
     if (st != CUCORE_NOT_SUPPORTED || !strstr(cucore_last_error(), want)) {
       fprintf(stderr, "call %d: %s: %s\n", i, cucore_status_name(st), cucore_last_error());
       return 1 + i;

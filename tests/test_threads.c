@@ -88,11 +88,11 @@ static void bind_saxpy(worker *w, cucore_kernel *k, int salt) {
         "a fifth argument to saxpy was not refused by name: %s", cucore_last_error());
   void *buf = NULL;
   size_t bytes = 0;
-  CHECK(w, cucore_args_native(a, NULL, &buf, &bytes) == CUCORE_OK, "native: %s", cucore_last_error());
+  CHECK(w, cucore_args_get_native(a, NULL, &buf, &bytes) == CUCORE_OK, "native: %s", cucore_last_error());
   if (buf && bytes >= 28) {
     cucore_param_info p1, p3;
-    cucore_kernel_param(k, 1, &p1);
-    cucore_kernel_param(k, 3, &p3);
+    cucore_kernel_get_param(k, 1, &p1);
+    cucore_kernel_get_param(k, 3, &p3);
     float gf;
     cucore_devptr gx;
     int gn;
@@ -115,7 +115,7 @@ static void *work(void *arg) {
     if (obj) {
       const void *code = NULL;
       size_t size = 0;
-      cucore_object_code(obj, NULL, &code, &size);
+      cucore_object_get_code(obj, NULL, &code, &size);
       CHECK(w, size == ref_size[s] && memcmp(code, ref_code[s], size) == 0,
             "thread %d: source %d compiled to %zu bytes that differ from the reference (%zu)",
             w->id, s, size, ref_size[s]);
@@ -128,7 +128,7 @@ static void *work(void *arg) {
       CHECK(w, cucore_object_from_memory(code, size, CUCORE_CODE_AUTO, "copy", &copy) == CUCORE_OK,
             "object_from_memory: %s", cucore_last_error());
       int count = 0;
-      CHECK(w, cucore_object_kernel_count(copy, &count) == CUCORE_OK && count >= 1,
+      CHECK(w, cucore_object_get_kernel_count(copy, &count) == CUCORE_OK && count >= 1,
             "kernel count of the copy: %s", cucore_last_error());
       cucore_object_destroy(copy);
       cucore_object_destroy(obj);
@@ -176,7 +176,7 @@ static void *work(void *arg) {
     }
     /* 7. Cache statistics while others compile. */
     cucore_cache_stats cs;
-    CHECK(w, cucore_cache_stats_get(&cs) == CUCORE_OK, "cache stats: %s", cucore_last_error());
+    CHECK(w, cucore_cache_get_stats(&cs) == CUCORE_OK, "cache stats: %s", cucore_last_error());
     w->operations += 12;
   }
   return NULL;
@@ -190,13 +190,13 @@ static void sixteen_threads_agree_with_one(void **state) {
     cucore_object *obj = NULL;
     if (compile(sources[s], NULL, &obj) != CUCORE_OK) fail_msg("reference %d: %s", s, cucore_last_error());
     const void *code = NULL;
-    assert_ok(cucore_object_code(obj, NULL, &code, &ref_size[s]));
+    assert_ok(cucore_object_get_code(obj, NULL, &code, &ref_size[s]));
     ref_code[s] = malloc(ref_size[s]);
     memcpy(ref_code[s], code, ref_size[s]);
     if (s == 0) shared_obj = obj;
     else cucore_object_destroy(obj);
   }
-  assert_ok(cucore_arch_limits_get(90, &limits));
+  assert_ok(cucore_arch_get_limits(90, &limits));
   res.registers = 40;
   res.static_shared_bytes = 4096;
   assert_ok(cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &ref_occ));
@@ -223,7 +223,7 @@ static void sixteen_threads_agree_with_one(void **state) {
   clock_gettime(CLOCK_MONOTONIC, &b);
   double secs = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
   cucore_cache_stats cs;
-  assert_ok(cucore_cache_stats_get(&cs));
+  assert_ok(cucore_cache_get_stats(&cs));
   print_message("threads: %d threads x %d iterations, %ld operations checked in %.2f s; "
                 "%d compiles of their own; 0 expected failures, %d seen\n",
                 THREADS, iterations, ops, secs, THREADS * iterations, failures);

@@ -36,7 +36,7 @@ static void kernel_tuner_keywords(void **state) {
   assert_int_equal(c.after_restrictions, 14 * 3 * 3);
   /* config 0 of the kept ones: bsx=16, bsy=4, tile_x=1, tile_y=1: index = ((0*6+2)*4+0)*3+0 */
   cucore_tune_config cfg;
-  assert_ok(cucore_tune_space_config(s, 24, &cfg));
+  assert_ok(cucore_tune_space_get_config(s, 24, &cfg));
   assert_int_equal(cfg.verdict, CUCORE_TUNE_RUNNABLE);
   assert_int_equal(cfg.block[0], 16);
   assert_int_equal(cfg.block[1], 4);
@@ -44,7 +44,7 @@ static void kernel_tuner_keywords(void **state) {
   assert_int_equal(cfg.grid[1], 4096 / 4);
   assert_int_equal(cfg.smem, 4 * (4 * 16 + 16 * 16));
   char buf[64];
-  assert_ok(cucore_tune_space_config_text(s, 24, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf, NULL));
+  assert_ok(cucore_tune_space_get_config_text(s, 24, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf, NULL));
   assert_string_equal(buf, "matmul_kernel");
   cucore_tune_space_destroy(s);
 }
@@ -73,13 +73,13 @@ static void tuning_schema_t1(void **state) {
   assert_int_equal(c.raw, 36);
   assert_int_equal(c.after_restrictions, 24);
   cucore_tune_config cfg;
-  assert_ok(cucore_tune_space_config(s, 0, &cfg)); /* MWG 16, NWG 16, KWG 8 */
+  assert_ok(cucore_tune_space_get_config(s, 0, &cfg)); /* MWG 16, NWG 16, KWG 8 */
   assert_int_equal(cfg.verdict, CUCORE_TUNE_RUNNABLE);
   assert_int_equal(cfg.block[0], 4);
   assert_int_equal(cfg.grid[0], 1024);
   assert_int_equal(cfg.smem, 512);
   char buf[64];
-  assert_ok(cucore_tune_space_config_text(s, 35, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf, NULL));
+  assert_ok(cucore_tune_space_get_config_text(s, 35, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf, NULL));
   assert_string_equal(buf, "MWG=64 NWG=64 KWG=32");
   cucore_tune_space_destroy(s);
   assert_status(cucore_tune_space_from_json("{\"ConfigurationSpace\": {\"TuningParameters\": "
@@ -193,7 +193,7 @@ static void space_checks(void **state) {
 static void model_verdicts_and_score(void **state) {
   (void)state;
   cucore_arch_limits lim;
-  assert_ok(cucore_arch_limits_get(90, &lim));
+  assert_ok(cucore_arch_get_limits(90, &lim));
   lim.sm_count = 132;
   cucore_kernel_resources res = CUCORE_KERNEL_RESOURCES_INIT;
   res.registers = 32;

@@ -15,7 +15,7 @@ static cucore_tune_space *space_new(void) {
 
 static void text_of(cucore_tune_space *s, uint64_t i, cucore_tune_text what, char *buf,
                     size_t cap) {
-  assert_ok(cucore_tune_space_config_text(s, i, what, buf, cap, NULL));
+  assert_ok(cucore_tune_space_get_config_text(s, i, what, buf, cap, NULL));
 }
 
 static void params_from_text_and_ranges(void **state) {
@@ -27,7 +27,7 @@ static void params_from_text_and_ranges(void **state) {
   assert_ok(cucore_tune_space_parse_param(s, "p=pow2:3..5", CUCORE_TUNE_PARAM_AUTO));
   assert_ok(cucore_tune_space_parse_param(s, "T=float,double", CUCORE_TUNE_PARAM_AUTO));
   uint64_t raw = 0;
-  assert_ok(cucore_tune_space_size(s, &raw));
+  assert_ok(cucore_tune_space_get_size(s, &raw));
   assert_int_equal(raw, 3 * 4 * 3 * 3 * 2); /* u = 0,5,10; p = 8,16,32 */
   char buf[256];
   text_of(s, 0, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf);
@@ -74,16 +74,16 @@ static void restrictions_and_counts(void **state) {
   assert_int_equal(c.runnable, 14);
   assert_int_equal(c.compiles, 14); /* both are defines (no source to say otherwise) */
   cucore_tune_config cfg;
-  assert_ok(cucore_tune_space_config(s, 0, &cfg)); /* (16, 1) */
+  assert_ok(cucore_tune_space_get_config(s, 0, &cfg)); /* (16, 1) */
   assert_int_equal(cfg.verdict, CUCORE_TUNE_RESTRICTED);
   assert_contains(cfg.reason, "restriction 1 `block_size_x*block_size_y >= 64` is false");
-  assert_ok(cucore_tune_space_config(s, 17, &cfg)); /* (64, 32) */
+  assert_ok(cucore_tune_space_get_config(s, 17, &cfg)); /* (64, 32) */
   assert_contains(cfg.reason, "restriction 2");
   assert_string_equal(cucore_tune_verdict_name(cfg.verdict), "restricted");
   assert_status(cucore_tune_space_restrict(s, "block_size_x * bsz > 3"),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "column 16: unknown name `bsz`");
-  assert_status(cucore_tune_space_config(s, 18, &cfg), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_space_get_config(s, 18, &cfg), CUCORE_INVALID_ARGUMENT);
   cucore_tune_space_destroy(s);
 }
 
@@ -99,7 +99,7 @@ static void launch_follows_kernel_tuner(void **state) {
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID_DIV_X, "block_size_x, tile"));
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, "block_size_x * tile * 4"));
   cucore_tune_config c;
-  assert_ok(cucore_tune_space_config(s, 0, &c));
+  assert_ok(cucore_tune_space_get_config(s, 0, &c));
   assert_int_equal(c.verdict, CUCORE_TUNE_RUNNABLE);
   assert_int_equal(c.block[0], 32);
   assert_int_equal(c.block[1], 8);
@@ -111,7 +111,7 @@ static void launch_follows_kernel_tuner(void **state) {
   /* explicit expressions win; a comma inside min() is not a separator */
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "min(132, 1000 // tile), 2"));
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_BLOCK, "block_size_x * 2"));
-  assert_ok(cucore_tune_space_config(s, 0, &c));
+  assert_ok(cucore_tune_space_get_config(s, 0, &c));
   assert_int_equal(c.grid[0], 132);
   assert_int_equal(c.grid[1], 2);
   assert_int_equal(c.block[0], 64);
@@ -122,7 +122,7 @@ static void launch_follows_kernel_tuner(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "column 5");
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "block_size_x / 3"));
-  assert_ok(cucore_tune_space_config(s, 0, &c));
+  assert_ok(cucore_tune_space_get_config(s, 0, &c));
   assert_int_equal(c.verdict, CUCORE_TUNE_BAD_LAUNCH);
   assert_contains(c.reason, "grid.x `block_size_x / 3` is not a whole number");
   cucore_tune_space_destroy(s);
@@ -133,7 +133,7 @@ static void architecture_limits(void **state) {
   (void)state;
   cucore_tune_space *s = space_new();
   cucore_arch_limits lim;
-  assert_ok(cucore_arch_limits_get(90, &lim));
+  assert_ok(cucore_arch_get_limits(90, &lim));
   assert_ok(cucore_tune_space_parse_param(s, "block_size_x=256,512,1024,2048",
                                           CUCORE_TUNE_PARAM_AUTO));
   assert_ok(cucore_tune_space_parse_param(s, "kb=16,300", CUCORE_TUNE_PARAM_AUTO));
@@ -147,13 +147,13 @@ static void architecture_limits(void **state) {
   assert_int_equal(c.arch_limit, 5);
   assert_int_equal(c.runnable, 3);
   cucore_tune_config cfg;
-  assert_ok(cucore_tune_space_config(s, 6, &cfg)); /* 2048, 16 */
+  assert_ok(cucore_tune_space_get_config(s, 6, &cfg)); /* 2048, 16 */
   assert_int_equal(cfg.verdict, CUCORE_TUNE_ARCH_LIMIT);
   assert_contains(cfg.reason, "block.x = 2048, sm_90 allows 1024");
-  assert_ok(cucore_tune_space_config(s, 1, &cfg)); /* 256, 300 */
+  assert_ok(cucore_tune_space_get_config(s, 1, &cfg)); /* 256, 300 */
   assert_contains(cfg.reason, "307200 bytes of dynamic shared memory, sm_90 allows 232448");
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "1, 70000"));
-  assert_ok(cucore_tune_space_config(s, 0, &cfg));
+  assert_ok(cucore_tune_space_get_config(s, 0, &cfg));
   assert_contains(cfg.reason, "grid.y = 70000, sm_90 allows 65535");
   cucore_tune_space_destroy(s);
 }
@@ -170,9 +170,9 @@ static void launch_only_parameters_share_compiles(void **state) {
   assert_ok(cucore_tune_space_set_source(
       s, "__global__ void k(float *x) { for (int i = 0; i < UNROLL; i++) x[i] = 0; }", 0));
   cucore_tune_param_info info;
-  assert_ok(cucore_tune_space_param(s, 0, &info));
+  assert_ok(cucore_tune_space_get_param(s, 0, &info));
   assert_int_equal(info.kind, CUCORE_TUNE_PARAM_DEFINE);
-  assert_ok(cucore_tune_space_param(s, 1, &info));
+  assert_ok(cucore_tune_space_get_param(s, 1, &info));
   assert_string_equal(info.name, "nb");
   assert_int_equal(info.kind, CUCORE_TUNE_PARAM_LAUNCH_ONLY);
   cucore_tune_counts c;
@@ -183,8 +183,8 @@ static void launch_only_parameters_share_compiles(void **state) {
   text_of(s, 5, CUCORE_TUNE_TEXT_DEFINES, buf, sizeof buf); /* UNROLL=2, nb=2 */
   assert_string_equal(buf, "-DUNROLL=2");
   cucore_tune_config a, b;
-  assert_ok(cucore_tune_space_config(s, 4, &a));
-  assert_ok(cucore_tune_space_config(s, 7, &b));
+  assert_ok(cucore_tune_space_get_config(s, 4, &a));
+  assert_ok(cucore_tune_space_get_config(s, 7, &b));
   assert_true(a.compile_hash == b.compile_hash);
   assert_int_equal(a.grid[0], 132);
   assert_int_equal(b.grid[0], 528);
@@ -204,13 +204,13 @@ static void template_kernel_names(void **state) {
   text_of(s, 7, CUCORE_TUNE_TEXT_DEFINES, buf, sizeof buf);
   assert_string_equal(buf, "-DS=3"); /* BM and T are template arguments, not defines */
   size_t need = 0;
-  assert_ok(cucore_tune_space_config_text(s, 7, CUCORE_TUNE_TEXT_KERNEL, buf, 5, &need));
+  assert_ok(cucore_tune_space_get_config_text(s, 7, CUCORE_TUNE_TEXT_KERNEL, buf, 5, &need));
   assert_int_equal(need, 17);
   assert_string_equal(buf, "gemm");
   assert_status(cucore_tune_space_set_kernel(s, "gemm<{BM>"), CUCORE_INVALID_ARGUMENT);
   assert_ok(cucore_tune_space_set_kernel(s, "gemm<{BN}>"));
-  assert_status(cucore_tune_space_config_text(s, 0, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf,
-                                              NULL),
+  assert_status(cucore_tune_space_get_config_text(s, 0, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf,
+                                                  NULL),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "`{BN}` names no parameter");
   cucore_tune_space_destroy(s);

@@ -79,7 +79,7 @@ static void resume_finds_every_record(void **state) {
   cucore_tune_store *s = open_store(key, "1024", DEV);
   char cfg[128], res[128];
   for (uint64_t i = 0; i < 4; i++) { /* "measure" all four */
-    assert_ok(cucore_tune_space_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
+    assert_ok(cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
     snprintf(res, sizeof res, "{\"status\":\"ok\",\"median_ms\":%g}", 1.0 + (double)i);
     assert_ok(cucore_tune_store_append(s, cfg, res));
   }
@@ -91,12 +91,12 @@ static void resume_finds_every_record(void **state) {
   assert_ok(cucore_tune_space_parse_param(sp, "u=1,2", CUCORE_TUNE_PARAM_AUTO));
   s = open_store(key, "1024", DEV);
   size_t records = 0, damaged = 9, todo = 0;
-  assert_ok(cucore_tune_store_info(s, NULL, &records, &damaged));
+  assert_ok(cucore_tune_store_get_info(s, NULL, &records, &damaged));
   assert_int_equal(records, 4);
   assert_int_equal(damaged, 0);
   for (uint64_t i = 0; i < 6; i++) {
     const char *found = NULL;
-    assert_ok(cucore_tune_space_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
+    assert_ok(cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
     assert_ok(cucore_tune_store_find(s, cfg, &found));
     if (!found) {
       todo++;
@@ -109,7 +109,7 @@ static void resume_finds_every_record(void **state) {
   cucore_tune_store_close(s);
   /* another device or problem sees none of them */
   s = open_store(key, "2048", DEV);
-  assert_ok(cucore_tune_store_info(s, NULL, &records, NULL));
+  assert_ok(cucore_tune_store_get_info(s, NULL, &records, NULL));
   assert_int_equal(records, 0);
   cucore_tune_store_close(s);
   cucore_tune_space_destroy(sp);
@@ -129,13 +129,13 @@ static void torn_line_is_skipped(void **state) {
   fclose(f);
   s = open_store(key, "", DEV);
   size_t records, damaged;
-  assert_ok(cucore_tune_store_info(s, NULL, &records, &damaged));
+  assert_ok(cucore_tune_store_get_info(s, NULL, &records, &damaged));
   assert_int_equal(records, 1);
   assert_int_equal(damaged, 1);
   assert_ok(cucore_tune_store_append(s, "{\"a\":2}", "{\"status\":\"ok\",\"median_ms\":1}"));
   cucore_tune_store_close(s);
   s = open_store(key, "", DEV); /* the new line did not join the torn one */
-  assert_ok(cucore_tune_store_info(s, NULL, &records, &damaged));
+  assert_ok(cucore_tune_store_get_info(s, NULL, &records, &damaged));
   assert_int_equal(records, 2);
   assert_int_equal(damaged, 1);
   assert_status(cucore_tune_store_append(s, "{\"a\":", "{}"), CUCORE_INVALID_ARGUMENT);
@@ -174,7 +174,7 @@ static void kill_minus_nine_loses_at_most_one(void **state) {
   assert_true(WIFSIGNALED(status));
   cucore_tune_store *s = open_store(key, "", DEV);
   size_t records, damaged;
-  assert_ok(cucore_tune_store_info(s, NULL, &records, &damaged));
+  assert_ok(cucore_tune_store_get_info(s, NULL, &records, &damaged));
   assert_true(records >= 201);
   assert_true(damaged <= 1);
   const char *found = NULL;
@@ -233,7 +233,7 @@ static void default_path_under_the_cache(void **state) {
   cucore_tune_store *s = NULL;
   assert_ok(cucore_tune_store_open(NULL, key, "", DEV, &s));
   const char *p = NULL;
-  assert_ok(cucore_tune_store_info(s, &p, NULL, NULL));
+  assert_ok(cucore_tune_store_get_info(s, &p, NULL, NULL));
   snprintf(want, sizeof want, "%s/tune/%s.jsonl", cache, key);
   assert_string_equal(p, want);
   cucore_tune_store_close(s);

@@ -31,7 +31,7 @@ static void absent_entry_points_are_named(void **state) {
     cucore_device *d = NULL;
     size_t g = 0;
     cucore_status st = cucore_device_open(0, &d);
-    if (st == CUCORE_OK) st = cucore_vmm_granularity(d, 0, &g, NULL);
+    if (st == CUCORE_OK) st = cucore_vmm_get_granularity(d, 0, &g, NULL);
     int ok = CUCORE_CODE(st) == CUCORE_DRIVER_TOO_OLD &&
              strstr(cucore_last_error(), "cuMemGetAllocationGranularity") &&
              strstr(cucore_last_error(), "CUDA 10.2");
@@ -59,7 +59,7 @@ static void granularity_rounding(void **state) {
   assert_int_equal(out, 3 * MIB);
   assert_false(cc_vmm_round_up(UINT64_MAX - 5, G, &out)); /* would wrap */
   size_t min = 0, rec = 0;
-  assert_ok(cucore_vmm_granularity(dev, 0, &min, &rec));
+  assert_ok(cucore_vmm_get_granularity(dev, 0, &min, &rec));
   assert_int_equal(min, G);
   assert_int_equal(rec, G);
   cucore_vmm_memory *m = NULL;
@@ -74,8 +74,8 @@ static void arguments_are_checked(void **state) {
   size_t g = 0;
   cucore_vmm_memory *m = NULL;
   cucore_devptr p = 0;
-  assert_status(cucore_vmm_granularity(dev, 4, &g, NULL), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_vmm_granularity(NULL, 0, &g, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_vmm_get_granularity(dev, 4, &g, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_vmm_get_granularity(NULL, 0, &g, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_vmm_create(dev, 0, 0, &m), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_vmm_create(dev, G, 8, &m), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_vmm_reserve(dev, G, 3, 0, &p), CUCORE_INVALID_ARGUMENT);
@@ -184,7 +184,7 @@ static void grow_and_check(size_t from, size_t to, size_t max) {
   cucore_devptr base = 0, after = 0;
   size_t bytes = 0;
   assert_ok(cucore_vmm_buffer_create(dev, from, max, &b));
-  assert_ok(cucore_vmm_buffer_address(b, &base, &bytes));
+  assert_ok(cucore_vmm_buffer_get_address(b, &base, &bytes));
   assert_int_equal(bytes, from);
   write_old_part(base, from);
   static unsigned char x[4096];
@@ -198,7 +198,7 @@ static void grow_and_check(size_t from, size_t to, size_t max) {
   } else {
     assert_ok(st);
   }
-  assert_ok(cucore_vmm_buffer_address(b, &after, &bytes));
+  assert_ok(cucore_vmm_buffer_get_address(b, &after, &bytes));
   assert_int_equal(after, base);
   assert_int_equal(bytes, to);
   check_old_part(base, from);
@@ -230,11 +230,11 @@ static void buffer_grows_in_many_steps(void **state) {
   cucore_devptr base = 0, after = 0;
   size_t bytes = 0;
   assert_ok(cucore_vmm_buffer_create(dev, G, 24 * G, &b));
-  assert_ok(cucore_vmm_buffer_address(b, &base, NULL));
+  assert_ok(cucore_vmm_buffer_get_address(b, &base, NULL));
   write_old_part(base, G);
   for (size_t n = 2; n <= 20; n++) {
     assert_ok(cucore_vmm_buffer_grow(b, n * G));
-    assert_ok(cucore_vmm_buffer_address(b, &after, &bytes));
+    assert_ok(cucore_vmm_buffer_get_address(b, &after, &bytes));
     assert_int_equal(after, base);
     assert_int_equal(bytes, n * G);
   }
@@ -257,7 +257,7 @@ static void a_taken_neighbour_leaves_the_buffer_unchanged(void **state) {
   cucore_devptr base = 0, taken = 0;
   size_t bytes = 0;
   assert_ok(cucore_vmm_buffer_create(dev, 3 * MIB, 0, &b));
-  assert_ok(cucore_vmm_buffer_address(b, &base, NULL));
+  assert_ok(cucore_vmm_buffer_get_address(b, &base, NULL));
   write_old_part(base, 3 * MIB);
   assert_ok(cucore_vmm_reserve(dev, 2 * G, 0, base + 2 * G, &taken));
   if (taken != base + 2 * G) { /* the host had no room there: nothing to take */
@@ -268,7 +268,7 @@ static void a_taken_neighbour_leaves_the_buffer_unchanged(void **state) {
   }
   assert_status(cucore_vmm_buffer_grow(b, 6 * MIB), CUCORE_DEVICE_OUT_OF_MEMORY);
   assert_contains(cucore_last_error(), "cannot grow in place");
-  assert_ok(cucore_vmm_buffer_address(b, NULL, &bytes));
+  assert_ok(cucore_vmm_buffer_get_address(b, NULL, &bytes));
   assert_int_equal(bytes, 3 * MIB);
   check_old_part(base, 3 * MIB);
   cucore_pointer_facts f;
@@ -292,7 +292,7 @@ static void export_and_import(void **state) {
   assert_ok(cucore_vmm_import_fd(dev, fd, G, &im));
   close(fd);
   size_t n = 0;
-  assert_ok(cucore_vmm_size(im, &n));
+  assert_ok(cucore_vmm_get_size(im, &n));
   assert_int_equal(n, G);
   assert_ok(cucore_vmm_reserve(dev, G, 0, 0, &a));
   assert_ok(cucore_vmm_reserve(dev, G, 0, 0, &b));

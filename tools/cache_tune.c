@@ -10,7 +10,7 @@
 
 static int tune_dir(char *out, size_t cap) {
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_stats_get(&s);
+  cucore_status st = cucore_cache_get_stats(&s);
   if (st != CUCORE_OK) return cli_fail("cache", "tune", st);
   if (!s.dir[0]) {
     fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME or "

@@ -107,7 +107,7 @@ static void stats_text(const cucore_cache_stats *s) {
 static int cache_stats(int json) {
   if (cli_cache_check("cache")) return CLI_EXIT_FAILURE;
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_stats_get(&s);
+  cucore_status st = cucore_cache_get_stats(&s);
   if (st != CUCORE_OK) return cli_fail("cache", "stats", st);
   if (json)
     stats_json(&s);
@@ -119,7 +119,7 @@ static int cache_stats(int json) {
 static int cache_path(int json) {
   if (cli_cache_check("cache")) return CLI_EXIT_FAILURE;
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_stats_get(&s);
+  cucore_status st = cucore_cache_get_stats(&s);
   if (st != CUCORE_OK) return cli_fail("cache", "path", st);
   if (!s.dir[0]) {
     fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME "
@@ -140,7 +140,7 @@ static int cache_path(int json) {
 static int cache_clear(int json) {
   cli_cache_warn_once();
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_stats_get(&s);
+  cucore_status st = cucore_cache_get_stats(&s);
   uint64_t entries = 0, bytes = 0;
   if (st == CUCORE_OK) st = cucore_cache_clear(&entries, &bytes);
   if (st != CUCORE_OK) return cli_fail("cache", "clear", st);

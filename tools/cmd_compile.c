@@ -71,7 +71,7 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   json_str(&j, "target", cucore_code_type_name(c->made));
   if (c->made != c->target) json_str(&j, "asked", cucore_code_type_name(c->target));
   int arch = 0;
-  cucore_object_arch(c->obj, &arch);
+  cucore_object_get_arch(c->obj, &arch);
   if (!arch) arch = c->ci.arch; /* nvcc's object: the arch read from it, or the one given */
   json_int(&j, "arch", arch);
   json_int(&j, "bytes", (long long)c->size);
@@ -81,7 +81,7 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   json_begin_object(&j, "lowered_names");
   for (int e = 0; e < srcp->expr_count; e++) {
     const char *low = NULL;
-    if (cucore_object_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
+    if (cucore_object_get_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
       json_str(&j, srcp->exprs[e], low);
   }
   json_end_object(&j);
@@ -99,7 +99,7 @@ static void report_text(const cli_source *srcp, const compiled *c) {
            cucore_code_type_name(c->target), cucore_code_type_name(c->made));
   for (int e = 0; e < srcp->expr_count; e++) {
     const char *low = NULL;
-    if (cucore_object_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
+    if (cucore_object_get_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
       printf("  %s = %s\n", srcp->exprs[e], low);
   }
 }
@@ -125,7 +125,7 @@ static int compile_and_write(cli_source *srcp, const char *file, const char *out
   int rc = output_for(file, out_path, target, &owned, &c.out);
   if (!rc) rc = cli_source_compile(srcp, "compile", file, target, &c.obj, &c.ci);
   const void *data = NULL;
-  if (!rc) cucore_object_code(c.obj, &c.made, &data, &c.size);
+  if (!rc) cucore_object_get_code(c.obj, &c.made, &data, &c.size);
   if (!rc && c.made != target && !out_path) /* named for what it holds */
     rc = output_for(file, out_path, c.made, &owned, &c.out);
   if (!rc) rc = cli_write_file("compile", "output", c.out, data, c.size);

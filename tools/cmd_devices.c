@@ -114,7 +114,7 @@ static void read_pool(int ordinal, pool_state *ps) {
   cucore_mem_pool *pool = NULL;
   cucore_status st = cucore_device_open(ordinal, &dev);
   if (st == CUCORE_OK) st = cucore_mem_pool_default(dev, &pool);
-  if (st == CUCORE_OK) st = cucore_mem_pool_stats_get(pool, &ps->st);
+  if (st == CUCORE_OK) st = cucore_mem_pool_get_stats(pool, &ps->st);
   if (st == CUCORE_OK)
     ps->ok = 1;
   else
@@ -271,7 +271,7 @@ static int list_devices(int json, int with_pools) {
   cucore_versions_info v;
   (void)cucore_versions(&v);
   int count = 0;
-  cucore_status st = cucore_device_count(&count);
+  cucore_status st = cucore_device_get_count(&count);
   if (st != CUCORE_OK) return cli_fail("devices", "no usable CUDA driver", st);
   if (count == 0) {
     fprintf(stderr, "cucore devices: no CUDA-capable device (driver %s, version %d.%d)\n",
@@ -291,7 +291,7 @@ static int list_devices(int json, int with_pools) {
     return CLI_EXIT_FAILURE;
   }
   for (int i = 0; i < count; i++) {
-    st = cucore_device_props_get(i, &props[i]);
+    st = cucore_device_get_props(i, &props[i]);
     if (st != CUCORE_OK) {
       free(props);
       free(pools);

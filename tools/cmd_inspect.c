@@ -235,14 +235,14 @@ static int open_source(cli_source *src, const char *file, const char **kernel, c
   if (rc) return rc;
   if (*kernel) {
     const char *lowered = NULL;
-    if (cucore_object_lowered_name(obj, *kernel, &lowered) == CUCORE_OK) *kernel = strdup(lowered);
+    if (cucore_object_get_lowered_name(obj, *kernel, &lowered) == CUCORE_OK) *kernel = strdup(lowered);
   }
   const void *code = NULL;
   size_t size = 0;
   const char *ptx = NULL;
   size_t ptx_size = 0;
-  cucore_object_code(obj, NULL, &code, &size);
-  cucore_object_ptx(obj, &ptx, &ptx_size);
+  cucore_object_get_code(obj, NULL, &code, &size);
+  cucore_object_get_ptx(obj, &ptx, &ptx_size);
   cucore_status st = cucore_binary_open(code, size, CUCORE_CODE_CUBIN, 0, bin);
   if (st == CUCORE_OK && ptx) st = cucore_binary_attach_ptx(*bin, ptx, ptx_size, NULL);
   cucore_object_destroy(obj);
@@ -350,7 +350,7 @@ static void json_entries(json_out *j, cucore_binary *bin, const cucore_binary_in
   json_begin_array(j, "entries");
   for (uint32_t i = 0; i < info->fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    cucore_binary_fatbin_entry(bin, i, &e);
+    cucore_binary_get_fatbin_entry(bin, i, &e);
     json_begin_object(j, NULL);
     json_str(j, "kind", e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type));
     json_str(j, "arch", e.arch_name);
@@ -366,11 +366,11 @@ static void json_entries(json_out *j, cucore_binary *bin, const cucore_binary_in
 /* Every module variable, library internals included. */
 static void json_globals(json_out *j, cucore_binary *bin) {
   uint32_t nglobals = 0;
-  cucore_binary_global_count(bin, &nglobals);
+  cucore_binary_get_global_count(bin, &nglobals);
   json_begin_array(j, "globals");
   for (uint32_t i = 0; i < nglobals; i++) {
     const cucore_global_info *g;
-    cucore_binary_global(bin, i, &g);
+    cucore_binary_get_global(bin, i, &g);
     json_begin_object(j, NULL);
     json_str(j, "name", g->name);
     json_str(j, "demangled", g->demangled);
@@ -391,7 +391,7 @@ static void inspect_json(const inspect_job *job, const cucore_binary_info *info)
   json_begin_array(&j, "kernels");
   for (uint32_t i = 0; i < info->kernel_count; i++) {
     const cucore_kernel_info *k;
-    cucore_binary_kernel(job->bin, i, &k);
+    cucore_binary_get_kernel(job->bin, i, &k);
     if (!job->only || job->only == k) kernel_json(&j, k);
   }
   json_end_array(&j);
@@ -422,7 +422,7 @@ static void text_entries(cucore_binary *bin, const cucore_binary_info *info) {
          "compression");
   for (uint32_t i = 0; i < info->fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    cucore_binary_fatbin_entry(bin, i, &e);
+    cucore_binary_get_fatbin_entry(bin, i, &e);
     printf("  %4u  %-7s %-14s %10llu %10llu  %s%s\n", i,
            e.type == CUCORE_CODE_AUTO ? "unknown" : cucore_code_type_name(e.type), e.arch_name,
            (unsigned long long)e.size, (unsigned long long)e.stored_size, e.compression,
@@ -435,11 +435,11 @@ static void text_entries(cucore_binary *bin, const cucore_binary_info *info) {
  * program's own variables and counts the rest (JSON has them all). */
 static void text_globals(cucore_binary *bin) {
   uint32_t nglobals = 0;
-  cucore_binary_global_count(bin, &nglobals);
+  cucore_binary_get_global_count(bin, &nglobals);
   uint32_t hidden = 0;
   for (uint32_t i = 0; i < nglobals; i++) {
     const cucore_global_info *g;
-    cucore_binary_global(bin, i, &g);
+    cucore_binary_get_global(bin, i, &g);
     if (library_variable(g)) hidden++;
   }
   if (!nglobals) return;
@@ -450,7 +450,7 @@ static void text_globals(cucore_binary *bin) {
     printf("  %-32s %-9s %10s  %s\n", "name", "kind", "bytes", "initial value");
   for (uint32_t i = 0; i < nglobals; i++) {
     const cucore_global_info *g;
-    cucore_binary_global(bin, i, &g);
+    cucore_binary_get_global(bin, i, &g);
     if (library_variable(g)) continue;
     char name[512];
     if (g->demangled)
@@ -471,7 +471,7 @@ static void inspect_text(const inspect_job *job, const cucore_binary_info *info)
     printf("%-22s libstdc++ not found: C++ names are shown mangled\n", "note");
   for (uint32_t i = 0; i < info->kernel_count; i++) {
     const cucore_kernel_info *k;
-    cucore_binary_kernel(job->bin, i, &k);
+    cucore_binary_get_kernel(job->bin, i, &k);
     if (!job->only || job->only == k) kernel_text(k);
   }
 }

@@ -103,7 +103,7 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
   const void *code = NULL;
   size_t size = 0;
   cucore_code_type type;
-  cucore_object_code(obj, &type, &code, &size);
+  cucore_object_get_code(obj, &type, &code, &size);
   cucore_binary *bin = NULL;
   cucore_status st = cucore_binary_open(code, size, type, arch, &bin);
   if (st != CUCORE_OK) return cli_fail("occupancy", file, st);
@@ -122,7 +122,7 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
     return CLI_EXIT_FAILURE;
   }
   if (!arch) arch = info.arch;
-  st = cucore_arch_limits_get(arch, &c->limits);
+  st = cucore_arch_get_limits(arch, &c->limits);
   if (st != CUCORE_OK) {
     cucore_binary_destroy(bin);
     return cli_fail("occupancy", file, st);
@@ -205,7 +205,7 @@ static int occ_load(cli_source *srcp, occ_job *job) {
   if (rc) return rc;
   /* The lowered name of a name expression; `kernel` itself when it is not one. */
   job->symbol = job->kernel;
-  cucore_object_lowered_name(job->obj, job->kernel, &job->symbol);
+  cucore_object_get_lowered_name(job->obj, job->kernel, &job->symbol);
   if (!job->symbol) job->symbol = job->kernel;
   return 0;
 }
@@ -216,8 +216,8 @@ static int occ_inputs(occ_job *job) {
   occ_ctx *c = &job->c;
   int ndev = 0;
   cucore_device_props props;
-  if (cucore_device_count(&ndev) == CUCORE_OK && ndev > 0 &&
-      cucore_device_props_get(0, &props) == CUCORE_OK && (!job->arch || job->arch == props.arch)) {
+  if (cucore_device_get_count(&ndev) == CUCORE_OK && ndev > 0 &&
+      cucore_device_get_props(0, &props) == CUCORE_OK && (!job->arch || job->arch == props.arch)) {
     c->use_driver = 1;
     job->source = "driver";
     cucore_status st = cucore_device_open(0, &c->dev);

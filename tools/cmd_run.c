@@ -175,7 +175,7 @@ static cucore_binary *read_code(cucore_object *obj) {
   const void *code = NULL;
   size_t size = 0;
   cucore_binary *bin = NULL;
-  if (cucore_object_code(obj, &type, &code, &size) != CUCORE_OK ||
+  if (cucore_object_get_code(obj, &type, &code, &size) != CUCORE_OK ||
       cucore_binary_open(code, size, type, 0, &bin) != CUCORE_OK)
     return NULL;
   return bin;
@@ -359,7 +359,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
     rc = cli_fail("run", o->file, st);
     goto done;
   }
-  cucore_kernel_name(k, &symbol);
+  cucore_kernel_get_name(k, &symbol);
   st = cucore_args_create(k, &list);
   if (st != CUCORE_OK) {
     rc = cli_fail("run", o->kernel, st);
@@ -369,7 +369,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   rc = run_bind_args(o, list, obj, symbol);
   if (rc) goto done;
   int ndev = 0;
-  if (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0) {
+  if (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0) {
     rc = run_offline(o, k, obj, ndev);
     goto done;
   }

@@ -217,14 +217,14 @@ static int find_arch(tune_ctx *c) {
   const char *text = cli_source_arch(c->src);
   int ndev = 0;
   cucore_device_props props;
-  int gpu = cucore_device_count(&ndev) == CUCORE_OK && ndev > 0 &&
-            cucore_device_props_get(0, &props) == CUCORE_OK;
+  int gpu = cucore_device_get_count(&ndev) == CUCORE_OK && ndev > 0 &&
+            cucore_device_get_props(0, &props) == CUCORE_OK;
   if (text) c->arch = atoi(strchr(text, '_') ? strchr(text, '_') + 1 : text);
   else if (gpu) c->arch = props.arch;
   if (!c->arch) return 0;
   cucore_status st = gpu && props.arch == c->arch
                          ? cucore_arch_limits_from_device(&props, &c->limits)
-                         : cucore_arch_limits_get(c->arch, &c->limits);
+                         : cucore_arch_get_limits(c->arch, &c->limits);
   if (st != CUCORE_OK) return cli_fail("tune", text ? text : "the GPU's arch", st);
   if (c->line->sm_count) c->limits.sm_count = (int)c->line->sm_count;
   cucore_tune_space_set_limits(c->space, &c->limits);
@@ -241,7 +241,7 @@ static int collect_rows(tune_ctx *c) {
   for (uint64_t i = 0; i < c->counts.raw; i++) {
     tune_row r;
     memset(&r, 0, sizeof r);
-    cucore_tune_space_config(c->space, i, &r.cfg);
+    cucore_tune_space_get_config(c->space, i, &r.cfg);
     if (r.cfg.verdict != CUCORE_TUNE_RESTRICTED && c->nrows < keep) c->rows[c->nrows++] = r;
   }
   return 0;
@@ -260,7 +260,7 @@ static int check_line(const tune_line *l) {
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
   int ndev = 0;
-  if (!l->dry_run && (cucore_device_count(&ndev) != CUCORE_OK || ndev == 0)) {
+  if (!l->dry_run && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0)) {
     fprintf(stderr, "cucore tune: no GPU to measure on; --dry-run checks the space, compiles "
                     "and the model's verdicts without one\n");
     return CLI_EXIT_FAILURE;

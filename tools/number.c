@@ -91,10 +91,10 @@ long long cli_smem_cap(int *arch) {
   int archs[64], n = 0;
   long long best = 0;
   *arch = 0;
-  if (cucore_arch_list(archs, 64, &n) != CUCORE_OK) return 0;
+  if (cucore_arch_get_list(archs, 64, &n) != CUCORE_OK) return 0;
   for (int i = 0; i < n && i < 64; i++) {
     cucore_arch_limits l;
-    if (cucore_arch_limits_get(archs[i], &l) == CUCORE_OK && l.shared_per_block_optin > best) {
+    if (cucore_arch_get_limits(archs[i], &l) == CUCORE_OK && l.shared_per_block_optin > best) {
       best = l.shared_per_block_optin;
       *arch = archs[i];
     }

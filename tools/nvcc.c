@@ -221,7 +221,7 @@ static int arch_flag(const char *verb, char *arch, size_t arch_n, cucore_code_ty
                      char *flag, size_t flag_n) {
   if (!arch[0]) { /* the current GPU's, as for NVRTC */
     cucore_device_props p;
-    if (cucore_device_props_get(0, &p) != CUCORE_OK) {
+    if (cucore_device_get_props(0, &p) != CUCORE_OK) {
       fprintf(stderr, "cucore %s: give --arch sm_XX: there is no GPU to take it from (%s)\n",
               verb, cucore_last_error());
       return -1;

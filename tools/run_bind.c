@@ -16,12 +16,12 @@ const char *run_param_type(cucore_object *obj, const char *symbol, int index, ch
   cucore_binary *bin = NULL;
   const cucore_kernel_info *k = NULL;
   const char *found = NULL;
-  if (!obj || cucore_object_code(obj, &type, &code, &size) != CUCORE_OK ||
+  if (!obj || cucore_object_get_code(obj, &type, &code, &size) != CUCORE_OK ||
       cucore_binary_open(code, size, type, 0, &bin) != CUCORE_OK)
     return NULL;
   const char *ptx = NULL;
   size_t ptx_size = 0;
-  if (cucore_object_ptx(obj, &ptx, &ptx_size) == CUCORE_OK && ptx && type != CUCORE_CODE_PTX)
+  if (cucore_object_get_ptx(obj, &ptx, &ptx_size) == CUCORE_OK && ptx && type != CUCORE_CODE_PTX)
     (void)cucore_binary_attach_ptx(bin, ptx, ptx_size, NULL);
   if (cucore_binary_find_kernel(bin, symbol, &k) == CUCORE_OK && k->param_types && index >= 0 &&
       (uint32_t)index < k->param_count) {
@@ -46,7 +46,7 @@ const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, s
   const char *lowered = NULL;
   if (run_plain_name(name)) return name;
   snprintf(buf, len, "&%s", name);
-  if (cucore_object_lowered_name(obj, buf, &lowered) == CUCORE_OK && lowered) return lowered;
+  if (cucore_object_get_lowered_name(obj, buf, &lowered) == CUCORE_OK && lowered) return lowered;
   return name;
 }
 

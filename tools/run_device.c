@@ -164,7 +164,7 @@ static int graph_timing(const run_opts *o, const launch_work *one, dev_state *s,
   int n = (int)o->graph;
   cucore_status st = cucore_graph_capture_launches(one->k, one->cfg, s->args, n, &s->graph);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: capturing the launches", st);
-  st = cucore_graph_node_count(s->graph, &t->graph_nodes);
+  st = cucore_graph_get_node_count(s->graph, &t->graph_nodes);
   if (st == CUCORE_OK)
     st = cucore_graph_instantiate(s->graph, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s->stream, &s->exec);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: instantiating the graph", st);
@@ -257,7 +257,7 @@ static int alloc_and_fill(run_opts *o, dev_state *s) {
 
 /* The device, its stream and events; the facts the report names; where buffers come from. */
 static int open_gpu(const run_opts *o, dev_state *s, run_timing *t, cucore_device_props *props) {
-  cucore_status st = cucore_device_props_get(o->device, props);
+  cucore_status st = cucore_device_get_props(o->device, props);
   if (st == CUCORE_OK) st = cucore_device_open(o->device, &s->dev);
   if (st == CUCORE_OK) st = cucore_stream_create(s->dev, CUCORE_STREAM_NON_BLOCKING, 0, &s->stream);
   if (st == CUCORE_OK) st = cucore_event_create(s->dev, 0, &s->e0);
@@ -282,7 +282,7 @@ static int ready_kernel(const run_opts *o, cucore_kernel *k, cucore_object *obj,
   cucore_status st = cucore_args_create(k, &s->args);
   if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
   const char *symbol = o->kernel;
-  cucore_kernel_name(k, &symbol);
+  cucore_kernel_get_name(k, &symbol);
   int rc = run_bind_args(o, s->args, obj, symbol);
   if (rc) return rc;
   allow_large_clusters(o, k, s);

@@ -22,7 +22,7 @@ static void *open_early(void *unused) {
   (void)unused;
   int n = 0;
   /* Failures are said by the main thread's own calls, which meet the same driver state. */
-  if (cucore_device_count(&n) == CUCORE_OK && early_ordinal < n)
+  if (cucore_device_get_count(&n) == CUCORE_OK && early_ordinal < n)
     (void)cucore_device_open(early_ordinal, &early_dev);
   return NULL;
 }

@@ -1,5 +1,5 @@
 /* run_phases.c -- `cucore run --timings` and the "phases" object of `run --json`: the library's
- * phase table (cucore_phase_times) with the command's own phases added (allocations, copies,
+ * phase table (cucore_phase_get_times) with the command's own phases added (allocations, copies,
  * the launch, the report, teardown), in the order they began. */
 #include "run.h"
 
@@ -52,7 +52,7 @@ static int by_start(const void *a, const void *b) {
 /* The phases that ran, by their start; returns how many. */
 static int phases_ran(ran out[CUCORE_PHASE_COUNT]) {
   cucore_phase_time all[CUCORE_PHASE_COUNT];
-  if (cucore_phase_times(all) != CUCORE_OK) return 0;
+  if (cucore_phase_get_times(all) != CUCORE_OK) return 0;
   int n = 0;
   for (int i = 0; i < CUCORE_PHASE_COUNT; i++)
     if (all[i].count) out[n++] = (ran){i, all[i]};

@@ -140,7 +140,7 @@ static void fill_info(cli_compile_info *info, cucore_program *prog, double t0) {
   memset(info, 0, sizeof *info);
   info->ms = cli_now_ms() - t0;
   cucore_cache_info ci;
-  if (cucore_program_cache_info(prog, &ci) == CUCORE_OK) {
+  if (cucore_program_get_cache_info(prog, &ci) == CUCORE_OK) {
     info->cache = ci.result;
     snprintf(info->cache_reason, sizeof info->cache_reason, "%s", ci.reason);
   }
@@ -178,7 +178,7 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   if (tty) text_terminal_control("\r\033[K");
   fill_info(info, prog, t0);
   const char *log = "";
-  cucore_program_log(prog, &log);
+  cucore_program_get_log(prog, &log);
   if (st != CUCORE_OK)
     rc = after_nvrtc_failure(s, verb, file, target, st, log, out, info);
   else

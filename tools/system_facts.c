@@ -24,7 +24,7 @@ static const char *watts(char *buf, size_t n, int mw) {
 
 void system_facts_text(int ordinal) {
   cucore_system_info s;
-  if (cucore_system_device_info(ordinal, &s) != CUCORE_OK) {
+  if (cucore_system_get_device_info(ordinal, &s) != CUCORE_OK) {
     printf("  live state           unknown: %s\n", cucore_last_error());
     return;
   }
@@ -61,7 +61,7 @@ static void known(json_out *j, const char *key, long long v) {
 void system_facts_json(json_out *j, int ordinal) {
   cucore_system_info s;
   json_begin_object(j, "system");
-  if (cucore_system_device_info(ordinal, &s) != CUCORE_OK) {
+  if (cucore_system_get_device_info(ordinal, &s) != CUCORE_OK) {
     json_bool(j, "available", 0);
     json_str(j, "error", cucore_last_error());
     json_end_object(j);
@@ -93,7 +93,7 @@ void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reas
   cucore_system_info s;
   int first = *sm_mhz == 0;
   if (first) *sm_mhz = *max_mhz = -1, *reasons = -1;
-  if (cucore_system_device_info(ordinal, &s) != CUCORE_OK) return;
+  if (cucore_system_get_device_info(ordinal, &s) != CUCORE_OK) return;
   if (s.sm_clock_mhz >= 0 && (*sm_mhz < 0 || s.sm_clock_mhz < *sm_mhz)) *sm_mhz = s.sm_clock_mhz;
   if (s.sm_clock_max_mhz >= 0) *max_mhz = s.sm_clock_max_mhz;
   if (s.clock_reasons >= 0) *reasons = (*reasons < 0 ? 0 : *reasons) | s.clock_reasons;

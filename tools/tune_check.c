@@ -39,7 +39,7 @@ static cucore_status fill(struct tune_dev *d, run_buf *b, cucore_devptr *pristin
 /* Device 0 opened, a stream, every buffer made and filled from its host values. */
 static int open_device(tune_ctx *c) {
   struct tune_dev *d = c->dev;
-  cucore_status st = cucore_device_props_get(0, &d->props);
+  cucore_status st = cucore_device_get_props(0, &d->props);
   if (st == CUCORE_OK) st = cucore_device_open(0, &d->dev);
   if (st == CUCORE_OK) st = cucore_stream_create(d->dev, CUCORE_STREAM_NON_BLOCKING, 0, &d->stream);
   if (st != CUCORE_OK) return cli_fail("tune", "opening the GPU", st);

@@ -62,11 +62,11 @@ static void compile_group(tune_ctx *c, tune_worker *w, tune_group *g) {
   char kernel[1024], defines[4096];
   unsigned char *cubin = NULL;
   size_t size = 0;
-  cucore_status st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
-                                                   kernel, sizeof kernel, NULL);
+  cucore_status st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
+                                                       kernel, sizeof kernel, NULL);
   if (st == CUCORE_OK)
-    st = cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
-                                       sizeof defines, NULL);
+    st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
+                                           sizeof defines, NULL);
   if (st != CUCORE_OK) {
     set_error(g, "compile error", cucore_last_error());
     return;

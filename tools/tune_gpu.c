@@ -49,10 +49,10 @@ static int open_store(tune_ctx *c) {
            l->grid ? l->grid : "", l->block ? l->block : "", l->smem ? l->smem : "",
            l->problem_size ? l->problem_size : "", c->space_digest);
   size_t n = 0, len = 0;
-  cucore_tune_space_param_count(c->space, &n);
+  cucore_tune_space_get_param_count(c->space, &n);
   for (size_t i = 0; i < n && len < sizeof params; i++) {
     cucore_tune_param_info p;
-    cucore_tune_space_param(c->space, i, &p);
+    cucore_tune_space_get_param(c->space, i, &p);
     len += (size_t)snprintf(params + len, sizeof params - len, "%s ", p.name);
   }
   cucore_tune_key_fields f = {.source = c->source, .source_size = c->source_size,
@@ -63,7 +63,7 @@ static int open_store(tune_ctx *c) {
   const char *cold = o.l2_bytes ? "cold" : tune_rotating(c) ? "rotate" : "hot";
   snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, l->max_noise);
   cucore_device_props props;
-  cucore_device_props_get(0, &props);
+  cucore_device_get_props(0, &props);
   cucore_tune_fingerprint(&props, timing, c->device_fp, sizeof c->device_fp);
   cucore_status st = cucore_tune_store_open(l->db, c->key, l->problem_size ? l->problem_size : "",
                                             c->device_fp, &c->store);
@@ -128,7 +128,7 @@ int tune_measure_all(tune_ctx *c) {
   tune_rotate_close(c);
   tune_dev_close(c);
   const char *path = "";
-  if (c->store && cucore_tune_store_info(c->store, &path, &c->store_records, NULL) == CUCORE_OK)
+  if (c->store && cucore_tune_store_get_info(c->store, &path, &c->store_records, NULL) == CUCORE_OK)
     snprintf(c->store_path, sizeof c->store_path, "%s", path);
   cucore_tune_store_close(c->store);
   c->store = NULL;

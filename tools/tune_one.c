@@ -120,8 +120,8 @@ static void measure_row(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row 
 
 void tune_record_row(tune_ctx *c, const tune_row *r) {
   char config[1024];
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
-                                sizeof config, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
+                                    sizeof config, NULL);
   record(c, r, config);
 }
 
@@ -131,8 +131,8 @@ void tune_resume_stored(tune_ctx *c) {
     char config[1024];
     const char *found = NULL;
     if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE) continue;
-    cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
-                                  sizeof config, NULL);
+    cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
+                                      sizeof config, NULL);
     if (cucore_tune_store_find(c->store, config, &found) == CUCORE_OK && found)
       resume_row(c, r, found);
   }
@@ -141,8 +141,8 @@ void tune_resume_stored(tune_ctx *c) {
 void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r) {
   char config[1024];
   if (r->resumed) return; /* from the store (tune_resume_stored) */
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
-                                sizeof config, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
+                                    sizeof config, NULL);
   if (c->lost) {
     tune_row_failed(c, r, "device-lost", "not measured: the device did not come back after a fault");
   } else {

@@ -20,11 +20,11 @@ static void csv_text(FILE *f, const char *t) {
 
 static void csv_header(const tune_ctx *c, FILE *f) {
   size_t n = 0;
-  cucore_tune_space_param_count(c->space, &n);
+  cucore_tune_space_get_param_count(c->space, &n);
   fputs("index", f);
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
-    cucore_tune_space_param(c->space, i, &p);
+    cucore_tune_space_get_param(c->space, i, &p);
     fprintf(f, ",%s", p.name);
   }
   fputs(",grid_x,grid_y,grid_z,block_x,block_y,block_z,smem,verdict,registers,local_bytes,"
@@ -35,8 +35,8 @@ static void csv_header(const tune_ctx *c, FILE *f) {
 static void csv_row(const tune_ctx *c, FILE *f, const tune_row *r) {
   char params[1024];
   const cucore_tune_config *g = &r->cfg;
-  cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                    sizeof params, NULL);
   fprintf(f, "%llu", (unsigned long long)g->index);
   for (char *p = strtok(params, " "); p; p = strtok(NULL, " "))
     fprintf(f, ",%s", strchr(p, '=') ? strchr(p, '=') + 1 : p);
@@ -67,10 +67,10 @@ int tune_write_csv(const tune_ctx *c, const char *path) {
 
 static void header_block(const tune_ctx *c, FILE *f, const tune_row *b) {
   size_t n = 0;
-  cucore_tune_space_param_count(c->space, &n);
+  cucore_tune_space_get_param_count(c->space, &n);
   char params[1024];
-  cucore_tune_space_config_text(c->space, b->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, b->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                    sizeof params, NULL);
   for (char *p = strtok(params, " "); p; p = strtok(NULL, " ")) {
     char *eq = strchr(p, '=');
     if (eq) *eq = 0;
@@ -87,7 +87,7 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   cucore_device_props p;
   char target[300];
   size_t k = 0;
-  if (cucore_device_props_get(0, &p) != CUCORE_OK) snprintf(p.name, sizeof p.name, "gpu");
+  if (cucore_device_get_props(0, &p) != CUCORE_OK) snprintf(p.name, sizeof p.name, "gpu");
   for (const char *s = p.name; *s && k + 1 < sizeof target; s++)
     target[k++] = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
   target[k] = 0;
@@ -169,8 +169,8 @@ static const char *t4_invalidity(const tune_row *r) {
 
 static void t4_row(const tune_ctx *c, json_out *j, const tune_row *r) {
   char params[1024];
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+                                    sizeof params, NULL);
   int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status[0];
   json_begin_object(j, NULL);
   json_number_text(j, "configuration", params);

@@ -21,8 +21,8 @@ typedef struct panel {
 /* Value `i` of parameter `p` of row r as a number; NAN for text. */
 static double param_value(const tune_ctx *c, const tune_row *r, size_t p) {
   char params[1024];
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                    sizeof params, NULL);
   char *tok = params, *save = NULL;
   for (size_t i = 0; (tok = strtok_r(i ? NULL : params, " ", &save)) != NULL; i++)
     if (i == p) {
@@ -78,7 +78,7 @@ static void fill(const tune_ctx *c, const size_t *rows, size_t n, size_t k, size
 
 int tune_write_plot(const tune_ctx *c, const char *path) {
   size_t np = 0, n = 0;
-  cucore_tune_space_param_count(c->space, &np);
+  cucore_tune_space_get_param_count(c->space, &np);
   size_t *rows = calloc(c->nrows + 1, sizeof *rows);
   panel p = {0};
   p.x = calloc(c->nrows + 1, sizeof *p.x), p.y = calloc(c->nrows + 1, sizeof *p.y);
@@ -92,7 +92,7 @@ int tune_write_plot(const tune_ctx *c, const char *path) {
             "font-family=\"sans-serif\">\n", (int)(np + 1) * (PW + 10), PH + 10);
     for (size_t k = 0; k <= np; k++) {
       cucore_tune_param_info info = {"occupancy (model)", 0, 0};
-      if (k < np) cucore_tune_space_param(c->space, k, &info);
+      if (k < np) cucore_tune_space_get_param(c->space, k, &info);
       p.title = info.name;
       fill(c, rows, n, k, np, &p);
       draw(o.f, &p, (int)k * (PW + 10), 5);

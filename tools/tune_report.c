@@ -10,11 +10,11 @@
 
 static void launch_only_names(const tune_ctx *c, char *buf, size_t cap) {
   size_t n = 0, len = 0;
-  cucore_tune_space_param_count(c->space, &n);
+  cucore_tune_space_get_param_count(c->space, &n);
   buf[0] = 0;
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
-    cucore_tune_space_param(c->space, i, &p);
+    cucore_tune_space_get_param(c->space, i, &p);
     if (p.kind != CUCORE_TUNE_PARAM_LAUNCH_ONLY || len >= cap) continue;
     len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", p.name);
   }
@@ -67,8 +67,8 @@ static void measured_json(json_out *j, const tune_row *r) {
 
 static void row_text(const tune_ctx *c, const tune_row *r) {
   char params[512];
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                    sizeof params, NULL);
   const cucore_tune_config *g = &r->cfg;
   printf("[%5llu/%llu] %s | grid %u,%u,%u block %u,%u,%u smem %llu", (unsigned long long)g->index,
          (unsigned long long)c->counts.raw, params, g->grid[0], g->grid[1], g->grid[2],
@@ -116,8 +116,8 @@ static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
     char params[512];
     const tune_row *r = &c->rows[order[i]];
-    cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                  sizeof params, NULL);
+    cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                      sizeof params, NULL);
     printf("  %2zu. [%llu] %s  score %.3f occ %.2f waves %.2f\n", i + 1,
            (unsigned long long)r->cfg.index, params, r->model.score, r->model.occupancy,
            r->model.waves);
@@ -132,8 +132,8 @@ static void dims_json(json_out *j, const char *key, const uint32_t d[3]) {
 
 static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
   char params[1024];
-  cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
-                                sizeof params, NULL);
+  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+                                    sizeof params, NULL);
   json_begin_object(j, NULL);
   json_uint(j, "index", r->cfg.index);
   json_number_text(j, "params", params);

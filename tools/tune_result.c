@@ -37,10 +37,10 @@ static size_t quoted(char *buf, size_t cap, size_t len, const char *text) {
 static void run_command(const tune_ctx *c, const tune_row *r, char *buf, size_t cap) {
   char kernel[1024], defines[2048];
   const cucore_tune_config *g = &r->cfg;
-  cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL, kernel,
-                                sizeof kernel, NULL);
-  cucore_tune_space_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
-                                sizeof defines, NULL);
+  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL, kernel,
+                                    sizeof kernel, NULL);
+  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
+                                    sizeof defines, NULL);
   size_t len = (size_t)snprintf(buf, cap, "cucore run %s --kernel", c->line->file);
   len = quoted(buf, cap, len, kernel);
   len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " --grid %u,%u,%u --block "
@@ -71,8 +71,8 @@ static void top_text(const tune_ctx *c, const size_t *rows, size_t n) {
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
     const tune_row *r = &c->rows[rows[i]];
     char params[512];
-    cucore_tune_space_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                  sizeof params, NULL);
+    cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+                                      sizeof params, NULL);
     printf("  %2zu. [%llu] %s  %.4f ms +-%.1f%%%s\n", i + 1, (unsigned long long)r->cfg.index,
            params, r->stats.median, 100 * r->stats.rel_stddev, r->finalist ? " (finalist)" : "");
   }

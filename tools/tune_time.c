@@ -18,7 +18,7 @@ cucore_launch_config tune_launch_of(const tune_ctx *c, const tune_row *r) {
 
 void tune_clock_probe(tune_ctx *c) {
   cucore_system_info info;
-  cucore_status st = cucore_system_device_info(0, &info);
+  cucore_status st = cucore_system_get_device_info(0, &info);
   c->observe_clock = st == CUCORE_OK;
   if (st != CUCORE_OK)
     fprintf(stderr, "cucore tune: note: the SM clock is not observed, throttled samples are "

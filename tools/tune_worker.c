@@ -140,13 +140,13 @@ static int serve_one(int fd, const worker_state *w, const char *kernel, char *li
   double t0 = cli_now_ms();
   if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
   h.ms = cli_now_ms() - t0;
-  if (prog) cucore_program_log(prog, &log);
+  if (prog) cucore_program_get_log(prog, &log);
   cucore_cache_info info;
-  if (prog && cucore_program_cache_info(prog, &info) == CUCORE_OK)
+  if (prog && cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
     h.cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
   if (st == CUCORE_OK) {
-    if (cucore_object_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol) symbol = kernel;
-    st = cucore_object_code(obj, &type, &code, &size);
+    if (cucore_object_get_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol) symbol = kernel;
+    st = cucore_object_get_code(obj, &type, &code, &size);
   }
   h.ok = st == CUCORE_OK;
   if (!h.ok) error = *log ? log : cucore_last_error();

@@ -1,5 +1,5 @@
 /*
- * phase.c -- the phase table (cucore_phase_times): per phase, how often it ran, when it first
+ * phase.c -- the phase table (cucore_phase_get_times): per phase, how often it ran, when it first
  * began, when it last ended and its summed wall time, on CLOCK_BOOTTIME, reported in ms after
  * the process's start (/proc/self/stat field 22, in clock ticks since boot).
  */
@@ -87,9 +87,9 @@ static double to_ms(int64_t t) { return (double)(t - process_start()) / 1e6; }
 
 /* ---- public ------------------------------------------------------------------------------- */
 
-cucore_status cucore_phase_times(cucore_phase_time *out) {
+cucore_status cucore_phase_get_times(cucore_phase_time *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_phase_times", "out");
+  CC_CHECK_ARG(out, "cucore_phase_get_times", "out");
   phase_row copy[CUCORE_PHASE_COUNT];
   pthread_mutex_lock(&table_lock);
   memcpy(copy, table, sizeof copy);

@@ -1,5 +1,5 @@
 /*
- * base/phase.h -- the phase table behind cucore_phase_times (phase.c): cucore's one-time steps
+ * base/phase.h -- the phase table behind cucore_phase_get_times (phase.c): cucore's one-time steps
  * (library loads, cuInit, contexts, the compile cache, compiles, module loads) stamp the clock
  * here. Only at those steps: nothing on a launch, copy or allocation path calls these.
  */

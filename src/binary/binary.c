@@ -514,24 +514,24 @@ cucore_status cucore_binary_get_info(const cucore_binary *bin, cucore_binary_inf
   return CUCORE_OK;
 }
 
-cucore_status cucore_binary_kernel_count(const cucore_binary *bin, uint32_t *count) {
+cucore_status cucore_binary_get_kernel_count(const cucore_binary *bin, uint32_t *count) {
   cc_begin();
-  CC_CHECK_ARG(count, "cucore_binary_kernel_count", "count");
+  CC_CHECK_ARG(count, "cucore_binary_get_kernel_count", "count");
   *count = 0;
-  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_kernel_count", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_kernel_count", "bin");
   *count = bin->kernels.count;
   return CUCORE_OK;
 }
 
-cucore_status cucore_binary_kernel(const cucore_binary *bin, uint32_t index,
-                                   const cucore_kernel_info **out) {
+cucore_status cucore_binary_get_kernel(const cucore_binary *bin, uint32_t index,
+                                       const cucore_kernel_info **out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_binary_kernel", "out");
+  CC_CHECK_ARG(out, "cucore_binary_get_kernel", "out");
   *out = NULL;
-  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_kernel", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_kernel", "bin");
   if (index >= bin->kernels.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_binary_kernel: index %u is out of range: the %s has %u kernels", index,
+                   "cucore_binary_get_kernel: index %u is out of range: the %s has %u kernels", index,
                    cucore_code_type_name(bin->info.code_type), bin->kernels.count);
   *out = &bin->kernels.items[index];
   return CUCORE_OK;
@@ -555,16 +555,16 @@ static cucore_status need_fatbin(const cucore_binary *bin, const char *fn) {
                  cucore_code_type_name(bin->info.type));
 }
 
-cucore_status cucore_binary_fatbin_entry(const cucore_binary *bin, uint32_t index,
-                                         cucore_fatbin_entry *out) {
+cucore_status cucore_binary_get_fatbin_entry(const cucore_binary *bin, uint32_t index,
+                                             cucore_fatbin_entry *out) {
   cc_begin();
-  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_fatbin_entry", "bin");
-  CC_CHECK_ARG(out, "cucore_binary_fatbin_entry", "out");
-  cucore_status st = need_fatbin(bin, "cucore_binary_fatbin_entry");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_fatbin_entry", "bin");
+  CC_CHECK_ARG(out, "cucore_binary_get_fatbin_entry", "out");
+  cucore_status st = need_fatbin(bin, "cucore_binary_get_fatbin_entry");
   if (st != CUCORE_OK) return st;
   if (index >= bin->fatbin.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_binary_fatbin_entry: index %u is out of range: the fatbin has %u "
+                   "cucore_binary_get_fatbin_entry: index %u is out of range: the fatbin has %u "
                    "entries",
                    index, bin->fatbin.count);
   *out = bin->fatbin.entries[index];
@@ -630,24 +630,24 @@ cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx, size
   return cc_binary_attach_ptx(bin, ptx, len, matched);
 }
 
-cucore_status cucore_binary_global_count(const cucore_binary *bin, uint32_t *count) {
+cucore_status cucore_binary_get_global_count(const cucore_binary *bin, uint32_t *count) {
   cc_begin();
-  CC_CHECK_ARG(count, "cucore_binary_global_count", "count");
+  CC_CHECK_ARG(count, "cucore_binary_get_global_count", "count");
   *count = 0;
-  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_global_count", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_global_count", "bin");
   *count = bin->globals.count;
   return CUCORE_OK;
 }
 
-cucore_status cucore_binary_global(const cucore_binary *bin, uint32_t index,
-                                   const cucore_global_info **out) {
+cucore_status cucore_binary_get_global(const cucore_binary *bin, uint32_t index,
+                                       const cucore_global_info **out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_binary_global", "out");
+  CC_CHECK_ARG(out, "cucore_binary_get_global", "out");
   *out = NULL;
-  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_global", "bin");
+  CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_global", "bin");
   if (index >= bin->globals.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_binary_global: index %u is out of range: the %s has %u module "
+                   "cucore_binary_get_global: index %u is out of range: the %s has %u module "
                    "variables",
                    index, cucore_code_type_name(bin->info.code_type), bin->globals.count);
   *out = &bin->globals.items[index];

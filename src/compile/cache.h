@@ -11,7 +11,7 @@
  *   cache_job.c    the in-process layer and the compile hook (a job)
  *   cache_api.c    the public cache API: settings, statistics, clearing
  * The cache never fails a compile and never records a failure with cc_fail: what goes wrong
- * becomes a note in the caller's cc_cache_state (cucore_program_cache_info). The one record
+ * becomes a note in the caller's cc_cache_state (cucore_program_get_cache_info). The one record
  * is cc_grow's, when the list of entries a walk of the directory makes cannot grow (the walk
  * then stops: a compile still succeeds, cucore_cache_clear fails with it).
  */
@@ -34,7 +34,7 @@
 typedef struct cc_cache_state {
   int off;      /* cucore_program_set_cache(prog, 0) */
   char *digest; /* cucore_program_set_cache_digest */
-  /* the last compile, for cucore_program_cache_info */
+  /* the last compile, for cucore_program_get_cache_info */
   cucore_cache_result result;
   int stored;
   char key_hex[2 * CC_CACHE_KEY_BYTES + 1];

@@ -22,9 +22,9 @@ const char *cucore_cache_result_name(cucore_cache_result result) {
   return "unknown";
 }
 
-cucore_status cucore_cache_stats_get(cucore_cache_stats *out) {
+cucore_status cucore_cache_get_stats(cucore_cache_stats *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_cache_stats_get", "out");
+  CC_CHECK_ARG(out, "cucore_cache_get_stats", "out");
   memset(out, 0, sizeof *out);
   cc_cache_settings s;
   cc_cache_settings_get(&s);

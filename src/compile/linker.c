@@ -172,10 +172,10 @@ cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
   return CUCORE_OK;
 }
 
-cucore_status cucore_linker_log(const cucore_linker *lk, const char **info_log,
-                                const char **error_log) {
+cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_log,
+                                    const char **error_log) {
   cc_begin();
-  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_log", "linker");
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_get_log", "linker");
   if (info_log) *info_log = lk->info_log ? lk->info_log : "";
   if (error_log) *error_log = lk->error_log ? lk->error_log : "";
   return CUCORE_OK;

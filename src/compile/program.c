@@ -168,10 +168,10 @@ cucore_status cucore_program_add_module(cucore_program *p, const void *code, siz
   return CUCORE_OK;
 }
 
-cucore_status cucore_program_log(const cucore_program *p, const char **log) {
+cucore_status cucore_program_get_log(const cucore_program *p, const char **log) {
   cc_begin();
-  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_log", "prog");
-  CC_CHECK_ARG(log, "cucore_program_log", "log");
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_get_log", "prog");
+  CC_CHECK_ARG(log, "cucore_program_get_log", "log");
   *log = p->log ? p->log : empty_log;
   return CUCORE_OK;
 }
@@ -775,12 +775,12 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
 
 /* ---- the compile cache's part of a program ------------------------------------------------ */
 
-cucore_status cucore_program_cache_info(const cucore_program *prog, cucore_cache_info *out) {
+cucore_status cucore_program_get_cache_info(const cucore_program *prog, cucore_cache_info *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_program_cache_info", "out");
+  CC_CHECK_ARG(out, "cucore_program_get_cache_info", "out");
   memset(out, 0, sizeof *out);
   out->path = out->reason = out->note = "";
-  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_cache_info", "prog");
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_get_cache_info", "prog");
   const cc_cache_state *s = &prog->cache;
   out->result = s->result;
   out->stored = s->stored;

@@ -117,24 +117,24 @@ static cucore_status fail_unknown_arch(const char *fn, int arch) {
                  fn, arch / 10, arch % 10, arch, cc_arch_known(known, sizeof known));
 }
 
-cucore_status cucore_arch_limits_get(int arch, cucore_arch_limits *out) {
+cucore_status cucore_arch_get_limits(int arch, cucore_arch_limits *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_arch_limits_get", "out");
+  CC_CHECK_ARG(out, "cucore_arch_get_limits", "out");
   const cc_arch_limits *row = cc_arch_limits_find(arch);
   if (!row) {
     memset(out, 0, sizeof *out);
-    return fail_unknown_arch("cucore_arch_limits_get", arch);
+    return fail_unknown_arch("cucore_arch_get_limits", arch);
   }
   *out = *row;
   return CUCORE_OK;
 }
 
-cucore_status cucore_arch_list(int *archs, int capacity, int *count) {
+cucore_status cucore_arch_get_list(int *archs, int capacity, int *count) {
   cc_begin();
-  CC_CHECK_ARG(count, "cucore_arch_list", "count");
+  CC_CHECK_ARG(count, "cucore_arch_get_list", "count");
   if (capacity < 0 || (capacity > 0 && archs == NULL))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_arch_list: `archs` must hold `capacity` (%d) entries", capacity);
+                   "cucore_arch_get_list: `archs` must hold `capacity` (%d) entries", capacity);
   int n = (int)CC_ARRAY_LEN(cc_arch_rows);
   for (int i = 0; i < n && i < capacity; i++) archs[i] = cc_arch_rows[i].arch;
   *count = n;

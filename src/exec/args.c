@@ -301,10 +301,10 @@ cucore_status cucore_args_check(const cucore_args *a) {
   return cc_args_check(a, a->k);
 }
 
-cucore_status cucore_args_native(cucore_args *a, void ***kernel_params, void **buffer,
-                                 size_t *buffer_size) {
+cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_params, void **buffer,
+                                     size_t *buffer_size) {
   cc_begin();
-  CC_CHECK_HANDLE(a, ARGS, "cucore_args_native", "args");
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_get_native", "args");
   if (kernel_params) *kernel_params = a->ptrs;
   if (buffer) *buffer = a->buf;
   if (buffer_size) *buffer_size = a->k->param_bytes;

@@ -243,54 +243,54 @@ cucore_status cucore_kernel_destroy(cucore_kernel *k) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_name(const cucore_kernel *k, const char **name) {
+cucore_status cucore_kernel_get_name(const cucore_kernel *k, const char **name) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_name", "kernel");
-  CC_CHECK_ARG(name, "cucore_kernel_name", "name");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_name", "kernel");
+  CC_CHECK_ARG(name, "cucore_kernel_get_name", "name");
   *name = k->name;
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_object(const cucore_kernel *k, cucore_object **obj) {
+cucore_status cucore_kernel_get_object(const cucore_kernel *k, cucore_object **obj) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_object", "kernel");
-  CC_CHECK_ARG(obj, "cucore_kernel_object", "obj");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_object", "kernel");
+  CC_CHECK_ARG(obj, "cucore_kernel_get_object", "obj");
   *obj = k->obj;
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_param_count(const cucore_kernel *k, int *count) {
+cucore_status cucore_kernel_get_param_count(const cucore_kernel *k, int *count) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param_count", "kernel");
-  CC_CHECK_ARG(count, "cucore_kernel_param_count", "count");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_param_count", "kernel");
+  CC_CHECK_ARG(count, "cucore_kernel_get_param_count", "count");
   *count = k->param_count;
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_param(const cucore_kernel *k, int index, cucore_param_info *out) {
+cucore_status cucore_kernel_get_param(const cucore_kernel *k, int index, cucore_param_info *out) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param", "kernel");
-  CC_CHECK_ARG(out, "cucore_kernel_param", "out");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_param", "kernel");
+  CC_CHECK_ARG(out, "cucore_kernel_get_param", "out");
   if (index < 0 || index >= k->param_count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_kernel_param: kernel `%s` has %d parameters; index %d is out of range",
+                   "cucore_kernel_get_param: kernel `%s` has %d parameters; index %d is out of range",
                    k->name, k->param_count, index);
   *out = k->params[index];
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_param_bytes(const cucore_kernel *k, size_t *bytes) {
+cucore_status cucore_kernel_get_param_bytes(const cucore_kernel *k, size_t *bytes) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_param_bytes", "kernel");
-  CC_CHECK_ARG(bytes, "cucore_kernel_param_bytes", "bytes");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_param_bytes", "kernel");
+  CC_CHECK_ARG(bytes, "cucore_kernel_get_param_bytes", "bytes");
   *bytes = k->param_bytes;
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_layout_source(const cucore_kernel *k, const char **src) {
+cucore_status cucore_kernel_get_layout_source(const cucore_kernel *k, const char **src) {
   cc_begin();
-  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_layout_source", "kernel");
-  CC_CHECK_ARG(src, "cucore_kernel_layout_source", "src");
+  CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_layout_source", "kernel");
+  CC_CHECK_ARG(src, "cucore_kernel_get_layout_source", "src");
   *src = k->layout_source;
   return CUCORE_OK;
 }
@@ -663,23 +663,23 @@ cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_native(cucore_kernel *k, cucore_device *dev, void **cukernel,
-                                   void **cufunction) {
+cucore_status cucore_kernel_get_native(cucore_kernel *k, cucore_device *dev, void **cukernel,
+                                       void **cufunction) {
   cc_begin();
   cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, dev, "cucore_kernel_native", &d);
+  cucore_status st = enter(k, dev, "cucore_kernel_get_native", &d);
   if (st != CUCORE_OK) return st;
   if (cukernel) *cukernel = k->ckernel;
   if (cufunction) *cufunction = d->fn;
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev, void **cumodule) {
+cucore_status cucore_kernel_get_module(cucore_kernel *k, cucore_device *dev, void **cumodule) {
   cc_begin();
-  CC_CHECK_ARG(cumodule, "cucore_kernel_module", "cumodule");
+  CC_CHECK_ARG(cumodule, "cucore_kernel_get_module", "cumodule");
   *cumodule = NULL;
   cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, dev, "cucore_kernel_module", &d);
+  cucore_status st = enter(k, dev, "cucore_kernel_get_module", &d);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncGetModule);
   if (st != CUCORE_OK) return st;
   CUmodule m = NULL;
@@ -689,12 +689,12 @@ cucore_status cucore_kernel_module(cucore_kernel *k, cucore_device *dev, void **
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_function_name(cucore_kernel *k, cucore_device *dev, const char **name) {
+cucore_status cucore_kernel_get_function_name(cucore_kernel *k, cucore_device *dev, const char **name) {
   cc_begin();
-  CC_CHECK_ARG(name, "cucore_kernel_function_name", "name");
+  CC_CHECK_ARG(name, "cucore_kernel_get_function_name", "name");
   *name = NULL;
   cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, dev, "cucore_kernel_function_name", &d);
+  cucore_status st = enter(k, dev, "cucore_kernel_get_function_name", &d);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuFuncGetName);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuFuncGetName)(name, d->fn);

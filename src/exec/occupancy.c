@@ -238,7 +238,7 @@ cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
   cucore_status st = enter(k, dev, fn, &d);
   if (st != CUCORE_OK) return st;
   cucore_device_props props;
-  st = cucore_device_props_get(dev->ordinal, &props);
+  st = cucore_device_get_props(dev->ordinal, &props);
   if (st == CUCORE_OK) st = cucore_arch_limits_from_device(&props, limits);
   if (st != CUCORE_OK) return st;
   cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;

@@ -108,7 +108,7 @@ int cc_occupancy_max_block(const cc_arch_limits *l, const cucore_kernel_resource
 static cucore_status bad_limits(const char *fn, const cc_arch_limits *l, const char *what) {
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "%s: the architecture limits (arch %d) are inconsistent: %s. Fill them with "
-                 "cucore_arch_limits_get or cucore_arch_limits_from_device",
+                 "cucore_arch_get_limits or cucore_arch_limits_from_device",
                  fn, l->arch, what);
 }
 

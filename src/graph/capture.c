@@ -102,9 +102,9 @@ cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out) {
   return st;
 }
 
-cucore_status cucore_stream_capture_info(cucore_stream *s, cucore_capture_info *out) {
+cucore_status cucore_stream_get_capture_info(cucore_stream *s, cucore_capture_info *out) {
   cc_begin();
-  const char *fn = "cucore_stream_capture_info";
+  const char *fn = "cucore_stream_get_capture_info";
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);
   out->mode = -1;

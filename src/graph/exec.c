@@ -197,10 +197,10 @@ cucore_status cucore_graph_launch(cucore_graph_exec *e, cucore_stream *s) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_graph_exec_native(cucore_graph_exec *e, void **cugraphexec) {
+cucore_status cucore_graph_exec_get_native(cucore_graph_exec *e, void **cugraphexec) {
   cc_begin();
-  CC_CHECK_HANDLE(e, GRAPH_EXEC, "cucore_graph_exec_native", "exec");
-  CC_CHECK_ARG(cugraphexec, "cucore_graph_exec_native", "cugraphexec");
+  CC_CHECK_HANDLE(e, GRAPH_EXEC, "cucore_graph_exec_get_native", "exec");
+  CC_CHECK_ARG(cugraphexec, "cucore_graph_exec_get_native", "cugraphexec");
   *cugraphexec = e->h;
   return CUCORE_OK;
 }
@@ -471,10 +471,10 @@ cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e, cucore_gr
   return CUCORE_OK;
 }
 
-cucore_status cucore_graph_exec_node_enabled(cucore_graph_exec *e, cucore_graph_node *node,
-                                             int *enabled) {
+cucore_status cucore_graph_exec_get_node_enabled(cucore_graph_exec *e, cucore_graph_node *node,
+                                                 int *enabled) {
   cc_begin();
-  const char *fn = "cucore_graph_exec_node_enabled";
+  const char *fn = "cucore_graph_exec_get_node_enabled";
   CC_CHECK_ARG(enabled, fn, "enabled");
   *enabled = 0;
   cucore_status st = enabled_entry(e, node, fn);

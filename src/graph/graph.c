@@ -220,42 +220,42 @@ cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
   return CUCORE_OK;
 }
 
-cucore_status cucore_graph_node_native(const cucore_graph_node *node, void **cunode) {
+cucore_status cucore_graph_node_get_native(const cucore_graph_node *node, void **cunode) {
   cc_begin();
-  CC_CHECK_ARG(node, "cucore_graph_node_native", "node");
-  CC_CHECK_ARG(cunode, "cucore_graph_node_native", "cunode");
+  CC_CHECK_ARG(node, "cucore_graph_node_get_native", "node");
+  CC_CHECK_ARG(cunode, "cucore_graph_node_get_native", "cunode");
   *cunode = node->h;
   return CUCORE_OK;
 }
 
 /* ---- queries -------------------------------------------------------------------------------- */
 
-cucore_status cucore_graph_node_count(cucore_graph *g, size_t *count) {
+cucore_status cucore_graph_get_node_count(cucore_graph *g, size_t *count) {
   cc_begin();
-  CC_CHECK_ARG(count, "cucore_graph_node_count", "count");
+  CC_CHECK_ARG(count, "cucore_graph_get_node_count", "count");
   *count = 0;
-  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_node_count", "graph");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_get_node_count", "graph");
   cucore_status st = CC_DRV_REQUIRE(cuGraphGetNodes);
   if (st != CUCORE_OK) return st;
   size_t n = 0;
   CUresult r = DRV(cuGraphGetNodes)(g->h, NULL, &n);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphGetNodes", "cucore_graph_node_count");
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphGetNodes", "cucore_graph_get_node_count");
   *count = n;
   return CUCORE_OK;
 }
 
-cucore_status cucore_graph_device(const cucore_graph *g, cucore_device **dev) {
+cucore_status cucore_graph_get_device(const cucore_graph *g, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_device", "graph");
-  CC_CHECK_ARG(dev, "cucore_graph_device", "dev");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_get_device", "graph");
+  CC_CHECK_ARG(dev, "cucore_graph_get_device", "dev");
   *dev = g->dev;
   return CUCORE_OK;
 }
 
-cucore_status cucore_graph_native(cucore_graph *g, void **cugraph) {
+cucore_status cucore_graph_get_native(cucore_graph *g, void **cugraph) {
   cc_begin();
-  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_native", "graph");
-  CC_CHECK_ARG(cugraph, "cucore_graph_native", "cugraph");
+  CC_CHECK_HANDLE(g, GRAPH, "cucore_graph_get_native", "graph");
+  CC_CHECK_ARG(cugraph, "cucore_graph_get_native", "cugraph");
   *cugraph = g->h;
   return CUCORE_OK;
 }

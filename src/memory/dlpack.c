@@ -384,10 +384,10 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
   return CUCORE_OK;
 }
 
-cucore_status cucore_dlpack_tensor_info(const cucore_dlpack_tensor *t, cucore_dlpack_info *out) {
+cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t, cucore_dlpack_info *out) {
   cc_begin();
-  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_tensor_info", "t");
-  CC_CHECK_ARG(out, "cucore_dlpack_tensor_info", "out");
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_get_tensor_info", "t");
+  CC_CHECK_ARG(out, "cucore_dlpack_get_tensor_info", "out");
   *out = t->info;
   return CUCORE_OK;
 }

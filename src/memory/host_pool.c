@@ -231,10 +231,10 @@ cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t keep_bytes) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_host_pool_stats_get(cucore_host_pool *pool, cucore_host_pool_stats *out) {
+cucore_status cucore_host_pool_get_stats(cucore_host_pool *pool, cucore_host_pool_stats *out) {
   cc_begin();
-  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_stats_get", "pool");
-  CC_CHECK_ARG(out, "cucore_host_pool_stats_get", "out");
+  CC_CHECK_HANDLE(pool, HOST_POOL, "cucore_host_pool_get_stats", "pool");
+  CC_CHECK_ARG(out, "cucore_host_pool_get_stats", "out");
   cc_hpool_stats(&pool->core, out);
   return CUCORE_OK;
 }
@@ -246,13 +246,13 @@ cucore_status cucore_host_pool_reset_high_water(cucore_host_pool *pool) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_host_pool_class_size(size_t bytes, size_t *class_bytes) {
+cucore_status cucore_host_pool_get_class_size(size_t bytes, size_t *class_bytes) {
   cc_begin();
-  CC_CHECK_ARG(class_bytes, "cucore_host_pool_class_size", "class_bytes");
+  CC_CHECK_ARG(class_bytes, "cucore_host_pool_get_class_size", "class_bytes");
   *class_bytes = 0;
   if (cc_hpool_class_of(bytes, class_bytes) < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_host_pool_class_size: %zu bytes has no size class (expected 1 byte to "
+                   "cucore_host_pool_get_class_size: %zu bytes has no size class (expected 1 byte to "
                    "1 TiB)", bytes);
   return CUCORE_OK;
 }

@@ -101,9 +101,9 @@ cucore_status cucore_host_unregister(cucore_device *dev, void *ptr) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_host_device_pointer(cucore_device *dev, void *ptr, cucore_devptr *out) {
+cucore_status cucore_host_get_device_pointer(cucore_device *dev, void *ptr, cucore_devptr *out) {
   cc_begin();
-  const char *fn = "cucore_host_device_pointer";
+  const char *fn = "cucore_host_get_device_pointer";
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
   CC_CHECK_ARG(ptr, fn, "ptr");

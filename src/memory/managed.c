@@ -38,14 +38,14 @@ static cucore_status check_numa_node(int id, const char *fn) {
                  "node %d, /sys/devices/system/node)", fn, id, count - 1);
 }
 
-cucore_status cucore_host_numa_node(int *node) {
+cucore_status cucore_host_get_numa_node(int *node) {
   cc_begin();
-  CC_CHECK_ARG(node, "cucore_host_numa_node", "node");
+  CC_CHECK_ARG(node, "cucore_host_get_numa_node", "node");
   *node = 0;
   unsigned cpu = 0, numa = 0;
   if (syscall(SYS_getcpu, &cpu, &numa, NULL) != 0)
     return cc_fail(cc_status(CUCORE_NOT_SUPPORTED, CUCORE_SOURCE_ERRNO, errno),
-                   "cucore_host_numa_node: getcpu(2) failed: %s", strerror(errno));
+                   "cucore_host_get_numa_node: getcpu(2) failed: %s", strerror(errno));
   *node = (int)numa;
   return CUCORE_OK;
 }

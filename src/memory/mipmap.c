@@ -162,10 +162,10 @@ cucore_status cucore_mipmap_destroy(cucore_mipmap *m) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_mipmap_levels(const cucore_mipmap *m, unsigned *levels) {
+cucore_status cucore_mipmap_get_level_count(const cucore_mipmap *m, unsigned *levels) {
   cc_begin();
-  CC_CHECK_HANDLE(m, MIPMAP, "cucore_mipmap_levels", "mipmap");
-  CC_CHECK_ARG(levels, "cucore_mipmap_levels", "levels");
+  CC_CHECK_HANDLE(m, MIPMAP, "cucore_mipmap_get_level_count", "mipmap");
+  CC_CHECK_ARG(levels, "cucore_mipmap_get_level_count", "levels");
   *levels = m->levels;
   return CUCORE_OK;
 }
@@ -183,10 +183,10 @@ cucore_status cucore_mipmap_get_level(cucore_mipmap *m, unsigned level, cucore_a
   return CUCORE_OK;
 }
 
-cucore_status cucore_mipmap_native(const cucore_mipmap *m, void **cumipmap) {
+cucore_status cucore_mipmap_get_native(const cucore_mipmap *m, void **cumipmap) {
   cc_begin();
-  CC_CHECK_HANDLE(m, MIPMAP, "cucore_mipmap_native", "mipmap");
-  CC_CHECK_ARG(cumipmap, "cucore_mipmap_native", "cumipmap");
+  CC_CHECK_HANDLE(m, MIPMAP, "cucore_mipmap_get_native", "mipmap");
+  CC_CHECK_ARG(cumipmap, "cucore_mipmap_get_native", "cumipmap");
   *cumipmap = m->handle;
   return CUCORE_OK;
 }

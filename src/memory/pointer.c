@@ -160,7 +160,7 @@ static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, c
     if (f.devptr)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: 0x%llx is registered host memory whose device address is 0x%llx; pass "
-                     "that (cucore_host_device_pointer)", w, (unsigned long long)addr,
+                     "that (cucore_host_get_device_pointer)", w, (unsigned long long)addr,
                      (unsigned long long)f.devptr);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 0x%llx is page-locked host memory not mapped for the device (register it "
@@ -241,7 +241,7 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
       if (rec.alias)
         return cc_fail(CUCORE_INVALID_ARGUMENT,
                        "%s: 0x%llx is registered host memory whose device address is 0x%llx; "
-                       "pass that (cucore_host_device_pointer)", who_text(who, index, w, sizeof w),
+                       "pass that (cucore_host_get_device_pointer)", who_text(who, index, w, sizeof w),
                        (unsigned long long)addr,
                        (unsigned long long)(rec.alias + (addr - rec.base)));
       break;

@@ -198,18 +198,18 @@ cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_mem_pool_device(const cucore_mem_pool *pool, cucore_device **dev) {
+cucore_status cucore_mem_pool_get_device(const cucore_mem_pool *pool, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_device", "pool");
-  CC_CHECK_ARG(dev, "cucore_mem_pool_device", "dev");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_get_device", "pool");
+  CC_CHECK_ARG(dev, "cucore_mem_pool_get_device", "dev");
   *dev = pool->dev;
   return CUCORE_OK;
 }
 
-cucore_status cucore_mem_pool_native(const cucore_mem_pool *pool, void **cupool) {
+cucore_status cucore_mem_pool_get_native(const cucore_mem_pool *pool, void **cupool) {
   cc_begin();
-  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_native", "pool");
-  CC_CHECK_ARG(cupool, "cucore_mem_pool_native", "cupool");
+  CC_CHECK_HANDLE(pool, MEM_POOL, "cucore_mem_pool_get_native", "pool");
+  CC_CHECK_ARG(cupool, "cucore_mem_pool_get_native", "cupool");
   *cupool = pool->handle;
   return CUCORE_OK;
 }
@@ -472,9 +472,9 @@ cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr a
   return set_u64(pool->handle, (CUmemPool_attribute)attr, value, "pool attribute");
 }
 
-cucore_status cucore_mem_pool_stats_get(cucore_mem_pool *pool, cucore_mem_pool_stats *out) {
+cucore_status cucore_mem_pool_get_stats(cucore_mem_pool *pool, cucore_mem_pool_stats *out) {
   cc_begin();
-  const char *fn = "cucore_mem_pool_stats_get";
+  const char *fn = "cucore_mem_pool_get_stats";
   CC_CHECK_HANDLE(pool, MEM_POOL, fn, "pool");
   CC_CHECK_ARG(out, fn, "out");
   memset(out, 0, sizeof *out);

@@ -154,10 +154,10 @@ cucore_status cucore_array_get_desc(const cucore_array *arr, cucore_array_desc *
   return CUCORE_OK;
 }
 
-cucore_status cucore_array_native(const cucore_array *arr, void **cuarray) {
+cucore_status cucore_array_get_native(const cucore_array *arr, void **cuarray) {
   cc_begin();
-  CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_native", "arr");
-  CC_CHECK_ARG(cuarray, "cucore_array_native", "cuarray");
+  CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_get_native", "arr");
+  CC_CHECK_ARG(cuarray, "cucore_array_get_native", "cuarray");
   *cuarray = arr->handle;
   return CUCORE_OK;
 }
@@ -496,10 +496,10 @@ cucore_status cucore_texture_destroy(cucore_texture *tex) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_texture_handle(const cucore_texture *tex, uint64_t *handle) {
+cucore_status cucore_texture_get_handle(const cucore_texture *tex, uint64_t *handle) {
   cc_begin();
-  CC_CHECK_HANDLE(tex, TEXTURE, "cucore_texture_handle", "tex");
-  CC_CHECK_ARG(handle, "cucore_texture_handle", "handle");
+  CC_CHECK_HANDLE(tex, TEXTURE, "cucore_texture_get_handle", "tex");
+  CC_CHECK_ARG(handle, "cucore_texture_get_handle", "handle");
   *handle = (uint64_t)tex->handle;
   return CUCORE_OK;
 }
@@ -548,10 +548,10 @@ cucore_status cucore_surface_destroy(cucore_surface *surf) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_surface_handle(const cucore_surface *surf, uint64_t *handle) {
+cucore_status cucore_surface_get_handle(const cucore_surface *surf, uint64_t *handle) {
   cc_begin();
-  CC_CHECK_HANDLE(surf, SURFACE, "cucore_surface_handle", "surf");
-  CC_CHECK_ARG(handle, "cucore_surface_handle", "handle");
+  CC_CHECK_HANDLE(surf, SURFACE, "cucore_surface_get_handle", "surf");
+  CC_CHECK_ARG(handle, "cucore_surface_get_handle", "handle");
   *handle = (uint64_t)surf->handle;
   return CUCORE_OK;
 }

@@ -17,7 +17,7 @@ cucore_status cc_vmm_check_aligned(uint64_t value, uint64_t granularity, const c
                    "%llu (and rounding it up overflows)", fn, what, (unsigned long long)value,
                    (unsigned long long)granularity);
   return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %llu is not a multiple of the granularity %llu "
-                 "(expected e.g. %llu, rounded up; cucore_vmm_granularity gives it)", fn, what,
+                 "(expected e.g. %llu, rounded up; cucore_vmm_get_granularity gives it)", fn, what,
                  (unsigned long long)value, (unsigned long long)granularity,
                  (unsigned long long)up);
 }
@@ -56,10 +56,10 @@ cucore_status cc_vmm_granularity(cucore_device *dev, unsigned flags, int which, 
   return CUCORE_OK;
 }
 
-cucore_status cucore_vmm_granularity(cucore_device *dev, unsigned flags, size_t *minimum,
-                                     size_t *recommended) {
+cucore_status cucore_vmm_get_granularity(cucore_device *dev, unsigned flags, size_t *minimum,
+                                         size_t *recommended) {
   cc_begin();
-  const char *fn = "cucore_vmm_granularity";
+  const char *fn = "cucore_vmm_get_granularity";
   if (minimum) *minimum = 0;
   if (recommended) *recommended = 0;
   cucore_status st = check_flags(flags, fn);
@@ -178,11 +178,11 @@ cucore_status cucore_vmm_release(cucore_vmm_memory *mem) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_vmm_size(const cucore_vmm_memory *mem, size_t *bytes) {
+cucore_status cucore_vmm_get_size(const cucore_vmm_memory *mem, size_t *bytes) {
   cc_begin();
-  CC_CHECK_ARG(bytes, "cucore_vmm_size", "bytes");
+  CC_CHECK_ARG(bytes, "cucore_vmm_get_size", "bytes");
   *bytes = 0;
-  CC_CHECK_HANDLE(mem, VMM_MEMORY, "cucore_vmm_size", "mem");
+  CC_CHECK_HANDLE(mem, VMM_MEMORY, "cucore_vmm_get_size", "mem");
   *bytes = mem->bytes;
   return CUCORE_OK;
 }

@@ -167,12 +167,12 @@ cucore_status cucore_vmm_buffer_grow(cucore_vmm_buffer *buf, size_t bytes) {
   return grow_to(buf, bytes, 0, fn);
 }
 
-cucore_status cucore_vmm_buffer_address(const cucore_vmm_buffer *buf, cucore_devptr *addr,
-                                        size_t *bytes) {
+cucore_status cucore_vmm_buffer_get_address(const cucore_vmm_buffer *buf, cucore_devptr *addr,
+                                            size_t *bytes) {
   cc_begin();
   if (addr) *addr = 0;
   if (bytes) *bytes = 0;
-  CC_CHECK_HANDLE(buf, VMM_BUFFER, "cucore_vmm_buffer_address", "buf");
+  CC_CHECK_HANDLE(buf, VMM_BUFFER, "cucore_vmm_buffer_get_address", "buf");
   if (addr) *addr = buf->base;
   if (bytes) *bytes = buf->bytes;
   return CUCORE_OK;

@@ -54,18 +54,18 @@ cucore_status cucore_object_set_load_options(cucore_object *obj, const cucore_lo
   return CUCORE_OK;
 }
 
-cucore_status cucore_object_jit_log(const cucore_object *obj, const char **info_log,
-                                    const char **error_log) {
+cucore_status cucore_object_get_jit_log(const cucore_object *obj, const char **info_log,
+                                        const char **error_log) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_jit_log", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_jit_log", "obj");
   if (info_log) *info_log = obj->jit_info_log ? obj->jit_info_log : "";
   if (error_log) *error_log = obj->jit_error_log ? obj->jit_error_log : "";
   return CUCORE_OK;
 }
 
-cucore_status cucore_loading_mode(int *lazy) {
+cucore_status cucore_driver_get_loading_mode(int *lazy) {
   cc_begin();
-  CC_CHECK_ARG(lazy, "cucore_loading_mode", "lazy");
+  CC_CHECK_ARG(lazy, "cucore_driver_get_loading_mode", "lazy");
   *lazy = 0;
   cucore_status st = cc_driver_need_device();
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuModuleGetLoadingMode);

@@ -146,30 +146,30 @@ cucore_status cucore_object_destroy(cucore_object *obj) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_object_code(const cucore_object *obj, cucore_code_type *type,
-                                 const void **data, size_t *size) {
+cucore_status cucore_object_get_code(const cucore_object *obj, cucore_code_type *type,
+                                     const void **data, size_t *size) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_code", "obj");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_code", "obj");
   if (type) *type = obj->type;
   if (data) *data = obj->code;
   if (size) *size = obj->size;
   return CUCORE_OK;
 }
 
-cucore_status cucore_object_arch(const cucore_object *obj, int *arch) {
+cucore_status cucore_object_get_arch(const cucore_object *obj, int *arch) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_arch", "obj");
-  CC_CHECK_ARG(arch, "cucore_object_arch", "arch");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_arch", "obj");
+  CC_CHECK_ARG(arch, "cucore_object_get_arch", "arch");
   *arch = obj->arch;
   return CUCORE_OK;
 }
 
-cucore_status cucore_object_lowered_name(const cucore_object *obj, const char *expr,
-                                         const char **lowered) {
+cucore_status cucore_object_get_lowered_name(const cucore_object *obj, const char *expr,
+                                             const char **lowered) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_lowered_name", "obj");
-  CC_CHECK_ARG(expr, "cucore_object_lowered_name", "expr");
-  CC_CHECK_ARG(lowered, "cucore_object_lowered_name", "lowered");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_lowered_name", "obj");
+  CC_CHECK_ARG(expr, "cucore_object_get_lowered_name", "expr");
+  CC_CHECK_ARG(lowered, "cucore_object_get_lowered_name", "lowered");
   *lowered = NULL;
   for (int i = 0; i < obj->expr_count; i++)
     if (strcmp(obj->exprs[i], expr) == 0) {
@@ -214,10 +214,10 @@ const char *cc_object_symbol(const cucore_object *obj, const char *name) {
   return name;
 }
 
-cucore_status cucore_object_native(cucore_object *obj, void **culibrary) {
+cucore_status cucore_object_get_native(cucore_object *obj, void **culibrary) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_native", "obj");
-  CC_CHECK_ARG(culibrary, "cucore_object_native", "culibrary");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_native", "obj");
+  CC_CHECK_ARG(culibrary, "cucore_object_get_native", "culibrary");
   pthread_mutex_lock(&obj->lock);
   cucore_status st = load_locked(obj);
   pthread_mutex_unlock(&obj->lock);
@@ -297,10 +297,10 @@ static cucore_status enumerate_locked(cucore_object *o) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_object_kernel_count(cucore_object *obj, int *count) {
+cucore_status cucore_object_get_kernel_count(cucore_object *obj, int *count) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_kernel_count", "obj");
-  CC_CHECK_ARG(count, "cucore_object_kernel_count", "count");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_kernel_count", "obj");
+  CC_CHECK_ARG(count, "cucore_object_get_kernel_count", "count");
   *count = 0;
   pthread_mutex_lock(&obj->lock);
   cucore_status st = enumerate_locked(obj);
@@ -309,16 +309,16 @@ cucore_status cucore_object_kernel_count(cucore_object *obj, int *count) {
   return st;
 }
 
-cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const char **name) {
+cucore_status cucore_object_get_kernel_name(cucore_object *obj, int index, const char **name) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_kernel_name", "obj");
-  CC_CHECK_ARG(name, "cucore_object_kernel_name", "name");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_kernel_name", "obj");
+  CC_CHECK_ARG(name, "cucore_object_get_kernel_name", "name");
   *name = NULL;
   pthread_mutex_lock(&obj->lock);
   cucore_status st = enumerate_locked(obj);
   if (st == CUCORE_OK && (index < 0 || index >= obj->kernel_count))
     st = cc_fail(CUCORE_INVALID_ARGUMENT,
-                 "cucore_object_kernel_name: index %d is out of range; `%s` has %d kernels", index,
+                 "cucore_object_get_kernel_name: index %d is out of range; `%s` has %d kernels", index,
                  obj->name, obj->kernel_count);
   if (st == CUCORE_OK) *name = obj->kernel_names[index];
   pthread_mutex_unlock(&obj->lock);
@@ -328,22 +328,22 @@ cucore_status cucore_object_kernel_name(cucore_object *obj, int index, const cha
 void cc_object_names_for_message(cucore_object *obj, char *buf, size_t n) {
   buf[0] = '\0';
   int count = 0;
-  cucore_status st = cucore_object_kernel_count(obj, &count);
+  cucore_status st = cucore_object_get_kernel_count(obj, &count);
   cc_begin();
   if (st != CUCORE_OK) return;
   size_t len = 0;
   for (int i = 0; i < count && len + 8 < n; i++) {
     const char *name = NULL;
-    if (cucore_object_kernel_name(obj, i, &name) != CUCORE_OK) break;
+    if (cucore_object_get_kernel_name(obj, i, &name) != CUCORE_OK) break;
     len += (size_t)snprintf(buf + len, n - len, "%s`%s`", i ? ", " : "", name);
   }
   cc_begin();
 }
 
-cucore_status cucore_object_ptx(const cucore_object *obj, const char **ptx, size_t *size) {
+cucore_status cucore_object_get_ptx(const cucore_object *obj, const char **ptx, size_t *size) {
   cc_begin();
-  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_ptx", "obj");
-  CC_CHECK_ARG(ptx, "cucore_object_ptx", "ptx");
+  CC_CHECK_HANDLE(obj, OBJECT, "cucore_object_get_ptx", "obj");
+  CC_CHECK_ARG(ptx, "cucore_object_get_ptx", "ptx");
   *ptx = obj->ptx ? obj->ptx : obj->type == CUCORE_CODE_PTX ? (const char *)obj->code : NULL;
   if (size) *size = obj->ptx ? obj->ptx_size : obj->type == CUCORE_CODE_PTX ? obj->size : 0;
   return CUCORE_OK;

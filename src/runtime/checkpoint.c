@@ -42,9 +42,9 @@ static cucore_status fail_call(CUresult r, const char *call, const char *fn, int
   return cc_fail_cu(r, call, "%s: process %d (a CUDA process of this user, %s?)", fn, pid, need);
 }
 
-cucore_status cucore_checkpoint_state(int pid, cucore_process_state *out) {
+cucore_status cucore_checkpoint_get_state(int pid, cucore_process_state *out) {
   cc_begin();
-  const char *fn = "cucore_checkpoint_state";
+  const char *fn = "cucore_checkpoint_get_state";
   CC_CHECK_ARG(out, fn, "out");
   *out = CUCORE_PROCESS_RUNNING;
   cucore_status st = check_pid(pid, fn);

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-cucore_status cucore_device_count(int *count) {
+cucore_status cucore_device_get_count(int *count) {
   cc_begin();
-  CC_CHECK_ARG(count, "cucore_device_count", "count");
+  CC_CHECK_ARG(count, "cucore_device_get_count", "count");
   *count = 0;
   cucore_status st = cc_driver_load();
   if (st != CUCORE_OK) return st;
@@ -79,12 +79,12 @@ static const prop_attr prop_attrs[] = {
 };
 #undef PA
 
-cucore_status cucore_device_props_get(int ordinal, cucore_device_props *out) {
+cucore_status cucore_device_get_props(int ordinal, cucore_device_props *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_device_props_get", "out");
+  CC_CHECK_ARG(out, "cucore_device_get_props", "out");
   memset(out, 0, sizeof *out);
   CUdevice d;
-  cucore_status st = get_cudev(ordinal, &d, "cucore_device_props_get");
+  cucore_status st = get_cudev(ordinal, &d, "cucore_device_get_props");
   if (st != CUCORE_OK) return st;
   out->ordinal = ordinal;
   CUresult r = DRV(cuDeviceGetName)(out->name, (int)sizeof out->name, d);
@@ -204,7 +204,7 @@ cucore_status cucore_device_close(cucore_device *dev) {
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_close", "dev");
   if (dev->green) /* the green context owns it (green.c) */
     return cc_fail(CUCORE_MISUSE, "cucore_device_close: this device handle belongs to a green "
-                   "context (cucore_green_device); it goes with cucore_green_destroy");
+                   "context (cucore_green_get_device); it goes with cucore_green_destroy");
   cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
@@ -223,10 +223,10 @@ cucore_status cucore_device_close(cucore_device *dev) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_device_ordinal(const cucore_device *dev, int *ordinal) {
+cucore_status cucore_device_get_ordinal(const cucore_device *dev, int *ordinal) {
   cc_begin();
-  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_ordinal", "dev");
-  CC_CHECK_ARG(ordinal, "cucore_device_ordinal", "ordinal");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_get_ordinal", "dev");
+  CC_CHECK_ARG(ordinal, "cucore_device_get_ordinal", "ordinal");
   *ordinal = dev->ordinal;
   return CUCORE_OK;
 }
@@ -242,12 +242,12 @@ cucore_status cucore_device_synchronize(cucore_device *dev) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
-                                     size_t *total_bytes) {
+cucore_status cucore_device_get_mem_info(cucore_device *dev, size_t *free_bytes,
+                                         size_t *total_bytes) {
   cc_begin();
-  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_mem_info", "dev");
-  CC_CHECK_ARG(free_bytes, "cucore_device_mem_info", "free_bytes");
-  CC_CHECK_ARG(total_bytes, "cucore_device_mem_info", "total_bytes");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_get_mem_info", "dev");
+  CC_CHECK_ARG(free_bytes, "cucore_device_get_mem_info", "free_bytes");
+  CC_CHECK_ARG(total_bytes, "cucore_device_get_mem_info", "total_bytes");
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemGetInfo)(free_bytes, total_bytes);
@@ -255,11 +255,11 @@ cucore_status cucore_device_mem_info(cucore_device *dev, size_t *free_bytes,
   return CUCORE_OK;
 }
 
-cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least, int *greatest) {
+cucore_status cucore_device_get_stream_priorities(cucore_device *dev, int *least, int *greatest) {
   cc_begin();
-  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_stream_priorities", "dev");
-  CC_CHECK_ARG(least, "cucore_device_stream_priorities", "least");
-  CC_CHECK_ARG(greatest, "cucore_device_stream_priorities", "greatest");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_get_stream_priorities", "dev");
+  CC_CHECK_ARG(least, "cucore_device_get_stream_priorities", "least");
+  CC_CHECK_ARG(greatest, "cucore_device_get_stream_priorities", "greatest");
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuCtxGetStreamPriorityRange)(least, greatest);
@@ -268,9 +268,9 @@ cucore_status cucore_device_stream_priorities(cucore_device *dev, int *least, in
   return CUCORE_OK;
 }
 
-cucore_status cucore_device_native(cucore_device *dev, void **cucontext, int *cudevice) {
+cucore_status cucore_device_get_native(cucore_device *dev, void **cucontext, int *cudevice) {
   cc_begin();
-  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_native", "dev");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_get_native", "dev");
   if (cucontext) *cucontext = dev->ctx;
   if (cudevice) *cudevice = (int)dev->cudev;
   return CUCORE_OK;

@@ -45,13 +45,13 @@ static cucore_status device_sms(cucore_device *dev, CUdevResource *res, const ch
   return CUCORE_OK;
 }
 
-cucore_status cucore_green_sm_info_get(cucore_device *dev, cucore_green_sm_info *out) {
+cucore_status cucore_green_get_sm_info(cucore_device *dev, cucore_green_sm_info *out) {
   cc_begin();
-  CC_CHECK_HANDLE(dev, DEVICE, "cucore_green_sm_info_get", "dev");
-  CC_CHECK_ARG(out, "cucore_green_sm_info_get", "out");
+  CC_CHECK_HANDLE(dev, DEVICE, "cucore_green_get_sm_info", "dev");
+  CC_CHECK_ARG(out, "cucore_green_get_sm_info", "out");
   memset(out, 0, sizeof *out);
   CUdevResource res;
-  cucore_status st = device_sms(dev, &res, "cucore_green_sm_info_get");
+  cucore_status st = device_sms(dev, &res, "cucore_green_get_sm_info");
   if (st != CUCORE_OK) return st;
   out->sm_count = res.sm.smCount;
   out->min_partition_sms = res.sm.minSmPartitionSize;
@@ -251,19 +251,19 @@ cucore_status cucore_green_split(cucore_device *dev, unsigned count, unsigned mi
   return st;
 }
 
-cucore_status cucore_green_sm_count(const cucore_green *g, unsigned *sm_count) {
+cucore_status cucore_green_get_sm_count(const cucore_green *g, unsigned *sm_count) {
   cc_begin();
-  CC_CHECK_HANDLE(g, GREEN, "cucore_green_sm_count", "g");
-  CC_CHECK_ARG(sm_count, "cucore_green_sm_count", "sm_count");
+  CC_CHECK_HANDLE(g, GREEN, "cucore_green_get_sm_count", "g");
+  CC_CHECK_ARG(sm_count, "cucore_green_get_sm_count", "sm_count");
   *sm_count = g->sm_count;
   return CUCORE_OK;
 }
 
-cucore_status cucore_green_device(cucore_green *g, cucore_device **dev) {
+cucore_status cucore_green_get_device(cucore_green *g, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_ARG(dev, "cucore_green_device", "dev");
+  CC_CHECK_ARG(dev, "cucore_green_get_device", "dev");
   *dev = NULL;
-  CC_CHECK_HANDLE(g, GREEN, "cucore_green_device", "g");
+  CC_CHECK_HANDLE(g, GREEN, "cucore_green_get_device", "g");
   *dev = g->dev;
   return CUCORE_OK;
 }

@@ -176,7 +176,7 @@ cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, v
 cc_capture *cc_capture_of(const cucore_stream *s);
 /* The owner given to cc_capture_begin (NULL for none). */
 void *cc_capture_owner(const cc_capture *c);
-/* What cucore knows of a capture, for cucore_stream_capture_info. */
+/* What cucore knows of a capture, for cucore_stream_get_capture_info. */
 void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode, int *is_origin);
 
 /* Refusals, made before the driver would invalidate a capture (CUCORE_STREAM_CAPTURE naming

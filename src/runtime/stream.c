@@ -121,10 +121,10 @@ cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_stream_priority(cucore_stream *s, int *priority) {
+cucore_status cucore_stream_get_priority(cucore_stream *s, int *priority) {
   cc_begin();
-  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_priority", "stream");
-  CC_CHECK_ARG(priority, "cucore_stream_priority", "priority");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_get_priority", "stream");
+  CC_CHECK_ARG(priority, "cucore_stream_get_priority", "priority");
   cucore_status st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuStreamGetPriority)(s->handle, priority);
@@ -132,18 +132,18 @@ cucore_status cucore_stream_priority(cucore_stream *s, int *priority) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_stream_device(cucore_stream *s, cucore_device **dev) {
+cucore_status cucore_stream_get_device(cucore_stream *s, cucore_device **dev) {
   cc_begin();
-  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_device", "stream");
-  CC_CHECK_ARG(dev, "cucore_stream_device", "dev");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_get_device", "stream");
+  CC_CHECK_ARG(dev, "cucore_stream_get_device", "dev");
   *dev = s->dev;
   return CUCORE_OK;
 }
 
-cucore_status cucore_stream_native(cucore_stream *s, void **custream) {
+cucore_status cucore_stream_get_native(cucore_stream *s, void **custream) {
   cc_begin();
-  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_native", "stream");
-  CC_CHECK_ARG(custream, "cucore_stream_native", "custream");
+  CC_CHECK_HANDLE(s, STREAM, "cucore_stream_get_native", "stream");
+  CC_CHECK_ARG(custream, "cucore_stream_get_native", "custream");
   *custream = s->handle;
   return CUCORE_OK;
 }

@@ -122,14 +122,14 @@ static void clear_info(cucore_system_info *out) {
   for (size_t i = 0; i < CC_ARRAY_LEN(nums); i++) *nums[i] = -1;
 }
 
-cucore_status cucore_system_device_info(int ordinal, cucore_system_info *out) {
+cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_system_device_info", "out");
+  CC_CHECK_ARG(out, "cucore_system_get_device_info", "out");
   clear_info(out);
   cucore_status st = cc_driver_need_device();
   if (st != CUCORE_OK) return st;
   if (ordinal < 0 || ordinal >= cc_drv.device_count)
-    return cc_fail(CUCORE_INVALID_DEVICE, "cucore_system_device_info: device %d does not "
+    return cc_fail(CUCORE_INVALID_DEVICE, "cucore_system_get_device_info: device %d does not "
                    "exist (expected 0 to %d)", ordinal, cc_drv.device_count - 1);
   CUdevice d;
   CUresult r = DRV(cuDeviceGet)(&d, ordinal);
@@ -160,11 +160,11 @@ static int ordinal_of_bus(const char *bus) {
   return -1;
 }
 
-cucore_status cucore_system_info_by_uuid(const char *uuid, cucore_system_info *out) {
+cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore_system_info *out) {
   cc_begin();
-  CC_CHECK_ARG(out, "cucore_system_info_by_uuid", "out");
+  CC_CHECK_ARG(out, "cucore_system_get_info_by_uuid", "out");
   clear_info(out);
-  CC_CHECK_ARG(uuid, "cucore_system_info_by_uuid", "uuid");
+  CC_CHECK_ARG(uuid, "cucore_system_get_info_by_uuid", "uuid");
   char full[64];
   snprintf(full, sizeof full, "%s%s", strncmp(uuid, "GPU-", 4) && strncmp(uuid, "MIG-", 4)
                                           ? "GPU-" : "", uuid);

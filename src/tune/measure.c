@@ -130,8 +130,8 @@ static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
 }
 
 static cucore_status setup(cc_meas *m, const cucore_tune_timing_options *o) {
-  cucore_status st = cucore_stream_device(m->cfg->stream, &m->dev);
-  if (st == CUCORE_OK) st = cucore_device_ordinal(m->dev, &m->ordinal);
+  cucore_status st = cucore_stream_get_device(m->cfg->stream, &m->dev);
+  if (st == CUCORE_OK) st = cucore_device_get_ordinal(m->dev, &m->ordinal);
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e0);
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e1);
   m->flush_words = o->l2_bytes * 2 / 4;

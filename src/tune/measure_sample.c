@@ -51,7 +51,7 @@ int cc_meas_throttled(cc_meas *m, cucore_tune_timing *out, int *mhz) {
   *mhz = -1;
   if (!m->o->observe_clock || out->clock_status != CUCORE_OK) return 0;
   cucore_system_info info;
-  cucore_status st = cucore_system_device_info(m->ordinal, &info);
+  cucore_status st = cucore_system_get_device_info(m->ordinal, &info);
   if (st != CUCORE_OK) {
     out->clock_status = st;
     return 0;

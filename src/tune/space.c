@@ -212,21 +212,21 @@ cucore_status cucore_tune_space_set_limits(cucore_tune_space *s,
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_param_count(const cucore_tune_space *s, size_t *count) {
+cucore_status cucore_tune_space_get_param_count(const cucore_tune_space *s, size_t *count) {
   cc_begin();
-  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_param_count", "space");
-  CC_CHECK_ARG(count, "cucore_tune_space_param_count", "count");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_param_count", "space");
+  CC_CHECK_ARG(count, "cucore_tune_space_get_param_count", "count");
   *count = s->nparams;
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_param(const cucore_tune_space *s, size_t i,
-                                      cucore_tune_param_info *out) {
+cucore_status cucore_tune_space_get_param(const cucore_tune_space *s, size_t i,
+                                          cucore_tune_param_info *out) {
   cc_begin();
-  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_param", "space");
-  CC_CHECK_ARG(out, "cucore_tune_space_param", "out");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_param", "space");
+  CC_CHECK_ARG(out, "cucore_tune_space_get_param", "out");
   if (i >= s->nparams)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_param: parameter %zu of %zu",
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_get_param: parameter %zu of %zu",
                    i, s->nparams);
   out->name = s->params[i].name;
   out->kind = s->params[i].resolved;

@@ -214,12 +214,12 @@ static cucore_status check_index(const cucore_tune_space *s, uint64_t index, con
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_config(const cucore_tune_space *s, uint64_t index,
-                                       cucore_tune_config *out) {
+cucore_status cucore_tune_space_get_config(const cucore_tune_space *s, uint64_t index,
+                                           cucore_tune_config *out) {
   cc_begin();
-  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_config", "space");
-  CC_CHECK_ARG(out, "cucore_tune_space_config", "out");
-  cucore_status st = check_index(s, index, "cucore_tune_space_config");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_config", "space");
+  CC_CHECK_ARG(out, "cucore_tune_space_get_config", "out");
+  cucore_status st = check_index(s, index, "cucore_tune_space_get_config");
   cc_tval *vals;
   size_t *digits;
   if (st == CUCORE_OK) st = scratch(s, &vals, &digits);
@@ -230,12 +230,12 @@ cucore_status cucore_tune_space_config(const cucore_tune_space *s, uint64_t inde
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_size(const cucore_tune_space *s, uint64_t *raw) {
+cucore_status cucore_tune_space_get_size(const cucore_tune_space *s, uint64_t *raw) {
   cc_begin();
-  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_size", "space");
-  CC_CHECK_ARG(raw, "cucore_tune_space_size", "raw");
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_size", "space");
+  CC_CHECK_ARG(raw, "cucore_tune_space_get_size", "raw");
   if (cc_tune_raw(s, raw) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_size: the product of %zu "
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_get_size: the product of %zu "
                    "parameters' value counts does not fit 64 bits", s->nparams);
   return CUCORE_OK;
 }
@@ -264,7 +264,7 @@ cucore_status cucore_tune_space_count(const cucore_tune_space *s, cucore_tune_co
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_count", "space");
   CC_CHECK_ARG(out, "cucore_tune_space_count", "out");
   memset(out, 0, sizeof *out);
-  cucore_status st = cucore_tune_space_size(s, &out->raw);
+  cucore_status st = cucore_tune_space_get_size(s, &out->raw);
   if (st == CUCORE_OK && out->raw > CC_TUNE_COUNT_MAX)
     st = cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_count: %llu configurations, more "
                  "than the 2^32 a count walks", (unsigned long long)out->raw);

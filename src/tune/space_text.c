@@ -80,11 +80,11 @@ static cucore_status text_kernel(const cucore_tune_space *s, const size_t *dg, s
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_config_text(const cucore_tune_space *s, uint64_t index,
-                                            cucore_tune_text what, char *buf, size_t cap,
-                                            size_t *needed) {
+cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *s, uint64_t index,
+                                                cucore_tune_text what, char *buf, size_t cap,
+                                                size_t *needed) {
   cc_begin();
-  const char *fn = "cucore_tune_space_config_text";
+  const char *fn = "cucore_tune_space_get_config_text";
   CC_CHECK_HANDLE(s, TUNE_SPACE, fn, "space");
   if (cap > 0) CC_CHECK_ARG(buf, fn, "buf");
   uint64_t raw;

@@ -179,10 +179,10 @@ cucore_status cucore_tune_store_append(cucore_tune_store *s, const char *config,
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_store_info(const cucore_tune_store *s, const char **path,
-                                     size_t *records, size_t *damaged) {
+cucore_status cucore_tune_store_get_info(const cucore_tune_store *s, const char **path,
+                                         size_t *records, size_t *damaged) {
   cc_begin();
-  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_info", "store");
+  CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_get_info", "store");
   size_t n = 0;
   for (size_t i = 0; i < s->recs.n; i++) n += (size_t)mine(s, &s->recs.r[i]);
   if (path) *path = s->path;

@@ -60,10 +60,10 @@ static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size)
   cucore_binary_info info;
   uint32_t count;
   if (cucore_binary_get_info(bin, &info) != CUCORE_OK) abort();
-  if (cucore_binary_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count) abort();
+  if (cucore_binary_get_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count) abort();
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *f;
-    if (cucore_binary_kernel(bin, i, &k) != CUCORE_OK) abort();
+    if (cucore_binary_get_kernel(bin, i, &k) != CUCORE_OK) abort();
     if (cucore_binary_find_kernel(bin, k->name, &f) != CUCORE_OK) abort();
     check_printable(k->name);
     check_printable(k->demangled);
@@ -79,7 +79,7 @@ static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size)
   cucore_binary_find_kernel(bin, "no such kernel", &none);
   for (uint32_t i = 0; i < info.fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
-    if (cucore_binary_fatbin_entry(bin, i, &e) != CUCORE_OK) abort();
+    if (cucore_binary_get_fatbin_entry(bin, i, &e) != CUCORE_OK) abort();
     size_t n = 0;
     cucore_binary_fatbin_extract(bin, i, NULL, 0, &n);
     if (n <= ((size_t)1 << 22)) {
