@@ -28,23 +28,23 @@ static inline double bench_median(double *v, int n) {
 }
 
 /* Exits with the call and cucore's message when a cucore call fails. */
-#define CHECK(x)                                                                              \
-  do {                                                                                        \
-    cucore_status st_ = (x);                                                                  \
-    if (st_ != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s: %s\n", #x, cucore_last_error());                                  \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define CHECK(x)                                            \
+  do {                                                      \
+    cucore_status st_ = (x);                                \
+    if (st_ != CUCORE_OK) {                                 \
+      fprintf(stderr, "%s: %s\n", #x, cucore_last_error()); \
+      exit(1);                                              \
+    }                                                       \
   } while (0)
 
 /* Exits with the call and its CUresult when a raw driver call fails (driver types needed). */
-#define CU(x)                                                                                 \
-  do {                                                                                        \
-    CUresult r_ = (x);                                                                        \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      fprintf(stderr, "%s: CUresult %d\n", #x, (int)r_);                                     \
-      exit(2);                                                                                \
-    }                                                                                         \
+#define CU(x)                                            \
+  do {                                                   \
+    CUresult r_ = (x);                                   \
+    if (r_ != CUDA_SUCCESS) {                            \
+      fprintf(stderr, "%s: CUresult %d\n", #x, (int)r_); \
+      exit(2);                                           \
+    }                                                    \
   } while (0)
 
 #endif

@@ -29,8 +29,8 @@ int main(int argc, char **argv) {
     g_sink = sum;
   }
   double ns = bench_median(per, ROUNDS);
-  printf("cache entry checksum (XXH3_64bits): %zu bytes in %.3f ms, %.2f GB/s (median of %d)\n",
-         n, ns / 1e6, n / ns, ROUNDS);
+  printf("cache entry checksum (XXH3_64bits): %zu bytes in %.3f ms, %.2f GB/s (median of %d)\n", n,
+         ns / 1e6, n / ns, ROUNDS);
   free(buf);
   return 0;
 }

@@ -174,9 +174,12 @@ static void measure(const char *self, const char *which, const char *src, int ru
 }
 
 static void fmt_time(double us, char *buf, size_t n) {
-  if (us >= 1e6) snprintf(buf, n, "%.2f s", us / 1e6);
-  else if (us >= 1e3) snprintf(buf, n, "%.1f ms", us / 1e3);
-  else snprintf(buf, n, "%.1f us", us);
+  if (us >= 1e6)
+    snprintf(buf, n, "%.2f s", us / 1e6);
+  else if (us >= 1e3)
+    snprintf(buf, n, "%.1f ms", us / 1e3);
+  else
+    snprintf(buf, n, "%.1f us", us);
 }
 
 int main(int argc, char **argv) {
@@ -204,8 +207,8 @@ int main(int argc, char **argv) {
   printf("compile cache, sm_90 cubin; medians (cold: %d small / %d large runs; hits: more)\n",
          runs_small, runs_large);
   printf("%-6s %8s %9s | %12s %12s | %12s %12s %12s | %9s %9s\n", "source", "src B", "cubin B",
-         "cold newproc", "cold in-proc", "disk newproc", "disk in-proc", "memory hit",
-         "cold/disk", "cold/mem");
+         "cold newproc", "cold in-proc", "disk newproc", "disk in-proc", "memory hit", "cold/disk",
+         "cold/mem");
   for (int i = 0; i < 2; i++) {
     row *r = &rows[i];
     char a[32], b[32], c[32], d[32], e[32];

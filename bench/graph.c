@@ -34,8 +34,8 @@ static void report(const char *title, const char *unit, const char *const *names
     if (m == 0)
       printf("  %-52s %8.4f %s\n", names[m], med, unit);
     else
-      printf("  %-52s %8.4f %s  (paired: %+.1f %% vs raw; target within %.0f %%: %s)\n",
-             names[m], med, unit, paired, target, paired <= target ? "met" : "NOT MET");
+      printf("  %-52s %8.4f %s  (paired: %+.1f %% vs raw; target within %.0f %%: %s)\n", names[m],
+             med, unit, paired, target, paired <= target ? "met" : "NOT MET");
   }
 }
 
@@ -55,9 +55,8 @@ int main(int argc, char **argv) {
   CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
-  const char *src =
-      "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
-      "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
+  const char *src = "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
+                    "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
   cucore_program *p;
   CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_graph.cu", NULL, &p));
   cucore_object *obj;
@@ -102,8 +101,8 @@ int main(int argc, char **argv) {
   cucore_graph_node *prev = NULL, *first = NULL;
   for (int i = 0; i < kernels; i++) {
     cucore_graph_node *node = NULL;
-    CHECK(cucore_graph_add_kernel_node(built, prev ? &prev : NULL, prev ? 1 : 0, k, &ncfg, a,
-                                       &node));
+    CHECK(
+        cucore_graph_add_kernel_node(built, prev ? &prev : NULL, prev ? 1 : 0, k, &ncfg, a, &node));
     if (!first) first = node;
     prev = node;
   }
@@ -148,8 +147,7 @@ int main(int argc, char **argv) {
   /* ---- node argument update ---------------------------------------------------------------- */
   enum { RAW_SET, CUCORE_SET, CUCORE_REBIND_SET, NSET };
   static const char *const set_names[NSET] = {
-      "raw cuGraphExecKernelNodeSetParams",
-      "cucore_graph_exec_set_kernel_args (args bound once)",
+      "raw cuGraphExecKernelNodeSetParams", "cucore_graph_exec_set_kernel_args (args bound once)",
       "cucore_graph_exec_set_kernel_args + CUCORE_ARGS each"};
   void *hnode = NULL, *hexec = NULL;
   CHECK(cucore_graph_node_get_native(first, &hnode));
@@ -178,8 +176,8 @@ int main(int argc, char **argv) {
       if (r >= 0) tu[m][r] = (bench_now_us() - t0) / updates;
     }
   }
-  report("kernel node argument update in an executable graph, per call", "us/call", set_names,
-         NSET, tu, rounds, 20.0);
+  report("kernel node argument update in an executable graph, per call", "us/call", set_names, NSET,
+         tu, rounds, 20.0);
 
   /* ---- capture ------------------------------------------------------------------------- */
   enum { RAW_CAP, CUCORE_CAP, NCAP };
@@ -209,8 +207,8 @@ int main(int argc, char **argv) {
       cucore_graph_destroy(cg);
     }
   }
-  report("capture, per launch (begin to end of capture)", "us/launch", cap_names, NCAP, tc,
-         rounds, 10.0);
+  report("capture, per launch (begin to end of capture)", "us/launch", cap_names, NCAP, tc, rounds,
+         10.0);
 
   CU(DRV(cuGraphExecDestroy)(raw_exec));
   CU(DRV(cuGraphDestroy)(raw_graph));

@@ -30,10 +30,9 @@ int main(int argc, char **argv) {
   CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
   CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
-  const char *src =
-      "extern \"C\" __global__ void empty() {}\n"
-      "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
-      "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
+  const char *src = "extern \"C\" __global__ void empty() {}\n"
+                    "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
+                    "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
   cucore_program *p;
   CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench.cu", NULL, &p));
   cucore_object *obj;
@@ -78,13 +77,15 @@ int main(int argc, char **argv) {
         double t0 = bench_now_us();
         for (int i = 0; i < per_round; i++) {
           if (m == RAW) {
-            if (DRV(cuLaunchKernel)(f, 1, 1, 1, 32, 1, 1, 0, hs, rawp, NULL) != CUDA_SUCCESS) exit(2);
+            if (DRV(cuLaunchKernel)(f, 1, 1, 1, 32, 1, 1, 0, hs, rawp, NULL) != CUDA_SUCCESS)
+              exit(2);
           } else if (m == CUCORE_BOUND) {
             if (cucore_launch(k, &cfg, a) != CUCORE_OK) exit(3);
           } else {
             if (kernel) {
               if (CUCORE_ARGS(a, x, nn, alpha, x) != CUCORE_OK) exit(4);
-            } else if (cucore_args_reset(a) != CUCORE_OK) exit(4);
+            } else if (cucore_args_reset(a) != CUCORE_OK)
+              exit(4);
             if (cucore_launch(k, &cfg, a) != CUCORE_OK) exit(5);
           }
         }

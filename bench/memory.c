@@ -124,11 +124,10 @@ static void bench_async(cucore_device *dev, cucore_stream *s, CUstream hs) {
          "(per pair; target: cucore within 5 %% of the raw driver on the same pool)\n",
          c.pairs, rounds);
   printf("  %-52s %10s %10s  %s\n", "", "median", "paired", "target");
-  static const char *const names[NASYNC] = {
-      "raw cuMemAllocAsync + cuMemFreeAsync (default pool)",
-      "cucore_mem_alloc_async + cucore_mem_free_async",
-      "raw cuMemAllocFromPoolAsync + cuMemFreeAsync (pool)",
-      "cucore_mem_pool_alloc_async + _free_async"};
+  static const char *const names[NASYNC] = {"raw cuMemAllocAsync + cuMemFreeAsync (default pool)",
+                                            "cucore_mem_alloc_async + cucore_mem_free_async",
+                                            "raw cuMemAllocFromPoolAsync + cuMemFreeAsync (pool)",
+                                            "cucore_mem_pool_alloc_async + _free_async"};
   for (int m = 0; m < NASYNC; m++) {
     double med = median_of(t[m]) / 1e3;
     if (m == RAW_DEFAULT || m == RAW_POOL) {
@@ -188,7 +187,9 @@ static double measure_pinned(int m, void *p) {
 /* The driver's price of a pinned pair grows with the size (it pins every page): 64 KiB may
  * come from a cache of its own, megabytes are pinned afresh. */
 static void bench_pinned(cucore_device *dev, size_t bytes) {
-  pinned_ctx c = {.dev = dev, .bytes = bytes, .raw_pairs = bytes <= (64 << 10) ? 200 : 10,
+  pinned_ctx c = {.dev = dev,
+                  .bytes = bytes,
+                  .raw_pairs = bytes <= (64 << 10) ? 200 : 10,
                   .pool_pairs = 20000};
   CHECK(cucore_host_pool_create(dev, NULL, &c.pool));
   double t[NPINNED][MAX_ROUNDS];
@@ -196,15 +197,20 @@ static void bench_pinned(cucore_device *dev, size_t bytes) {
   cucore_host_pool_stats st;
   CHECK(cucore_host_pool_get_stats(c.pool, &st));
   char size[32];
-  if (bytes >= (1u << 20)) snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
-  else snprintf(size, sizeof size, "%zu KiB", bytes >> 10);
+  if (bytes >= (1u << 20))
+    snprintf(size, sizeof size, "%zu MiB", bytes >> 20);
+  else
+    snprintf(size, sizeof size, "%zu KiB", bytes >> 10);
   printf("\n(b) pinned host alloc + free of %s, %d rounds (per pair; target: the pinned pool "
-         "after warm-up at least 100x faster than the raw driver)\n", size, rounds);
+         "after warm-up at least 100x faster than the raw driver)\n",
+         size, rounds);
   printf("  %-52s %12s %10s  %s\n", "", "median", "paired", "target");
-  printf("  %-52s %9.1f us\n", "raw cuMemAllocHost + cuMemFreeHost", median_of(t[RAW_PINNED]) / 1e3);
+  printf("  %-52s %9.1f us\n", "raw cuMemAllocHost + cuMemFreeHost",
+         median_of(t[RAW_PINNED]) / 1e3);
   double x = 1.0 / paired_ratio(t, CUCORE_HOST_ALLOC);
   printf("  %-52s %9.1f us %8.1fx   (no pool: no target)\n",
-         "cucore_host_alloc + cucore_host_free (no pool)", median_of(t[CUCORE_HOST_ALLOC]) / 1e3, x);
+         "cucore_host_alloc + cucore_host_free (no pool)", median_of(t[CUCORE_HOST_ALLOC]) / 1e3,
+         x);
   x = 1.0 / paired_ratio(t, CUCORE_HOST_POOL);
   printf("  %-52s %9.3f us %8.0fx   at least 100x: %s\n",
          "cucore_host_pool_alloc + cucore_host_pool_free", median_of(t[CUCORE_HOST_POOL]) / 1e3, x,
@@ -214,7 +220,7 @@ static void bench_pinned(cucore_device *dev, size_t bytes) {
   CHECK(cucore_host_pool_destroy(c.pool));
 }
 
-/* ---- (c) copy bandwidth ------------------------------------------------------------------------ */
+/* ---- (c) copy bandwidth ---------------------------------------------------------------------- */
 
 typedef struct copy_ctx {
   cucore_device *dev;
@@ -266,7 +272,8 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
   memset(c.pool_host, 1, max);
   printf("\n(c) copy bandwidth, async copies back to back on one stream, %d rounds (GB/s, "
          "medians; target: cucore from pinned-pool memory within 3 %% of the raw driver from "
-         "cuMemAllocHost memory)\n", rounds);
+         "cuMemAllocHost memory)\n",
+         rounds);
   printf("  %-4s %9s %10s %12s %12s %10s %10s  %s\n", "dir", "size", "raw", "raw, pool",
          "cucore,pool", "raw,pool", "cucore", "target");
   printf("  %-4s %9s %10s %12s %12s %10s %10s\n", "", "", "", "", "", "paired", "paired");
@@ -279,21 +286,22 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
       c.reps = reps < 4 ? 4 : reps > 2000 ? 2000 : (int)reps;
       double t[NCOPY][MAX_ROUNDS];
       interleave(NCOPY, t, measure_copy, &c);
-      double paired = 100.0 * (paired_ratio(t, CUCORE_FROM_POOL) - 1.0); /* bandwidth: higher is better */
-      double pool_mem = 100.0 * (paired_ratio(t, RAW_FROM_POOL) - 1.0); /* the memory, not the call */
+      double paired = 100.0 *
+                      (paired_ratio(t, CUCORE_FROM_POOL) - 1.0); /* bandwidth: higher is better */
+      double pool_mem = 100.0 *
+                        (paired_ratio(t, RAW_FROM_POOL) - 1.0); /* the memory, not the call */
       char size[32];
       if (b >= (1u << 20))
         snprintf(size, sizeof size, "%zu MiB", b >> 20);
       else
         snprintf(size, sizeof size, "%zu KiB", b >> 10);
       printf("  %-4s %9s %10.2f %12.2f %12.2f %+8.1f %% %+8.1f %%  within 3 %%: %s\n",
-             c.to_device ? "H2D" : "D2H", size, median_of(t[RAW_COPY]),
-             median_of(t[RAW_FROM_POOL]), median_of(t[CUCORE_FROM_POOL]), pool_mem, paired,
-             paired >= -3.0 ? "PASS" : "MISS");
+             c.to_device ? "H2D" : "D2H", size, median_of(t[RAW_COPY]), median_of(t[RAW_FROM_POOL]),
+             median_of(t[CUCORE_FROM_POOL]), pool_mem, paired, paired >= -3.0 ? "PASS" : "MISS");
       if (b <= (64u << 10))
         printf("  %-4s %9s host time per call until queued: raw %.0f ns, raw from the pool block "
-               "%.0f ns, cucore %.0f ns (per copy at the raw bandwidth: %.0f ns)\n", "", "",
-               median_of(submit_ns[RAW_COPY]), median_of(submit_ns[RAW_FROM_POOL]),
+               "%.0f ns, cucore %.0f ns (per copy at the raw bandwidth: %.0f ns)\n",
+               "", "", median_of(submit_ns[RAW_COPY]), median_of(submit_ns[RAW_FROM_POOL]),
                median_of(submit_ns[CUCORE_FROM_POOL]), (double)b / median_of(t[RAW_COPY]));
     }
   }
@@ -303,7 +311,7 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
   CU(DRV(cuMemFreeHost)(c.raw_host));
 }
 
-/* ---- (d) strict pointer checks ----------------------------------------------------------------- */
+/* ---- (d) strict pointer checks --------------------------------------------------------------- */
 
 typedef struct strict_ctx {
   cucore_args *plain, *checked;
@@ -343,7 +351,8 @@ static void bench_strict(cucore_device *dev) {
   double t[NSTRICT][MAX_ROUNDS];
   interleave(NSTRICT, t, measure_strict, &c);
   printf("\n(d) strict kernel-pointer checks, per pointer bound (cucore_args_set_ptr), %d rounds "
-         "(no target: the cost CUCORE_MEM_CHECK_KERNEL_POINTERS documents)\n", rounds);
+         "(no target: the cost CUCORE_MEM_CHECK_KERNEL_POINTERS documents)\n",
+         rounds);
   printf("  %-60s %8.1f ns\n", "checks off", median_of(t[BIND_PLAIN]));
   printf("  %-60s %8.1f ns\n", "checks on, memory cucore allocated (one registry lookup)",
          median_of(t[BIND_CHECKED_RECORDED]));
@@ -401,8 +410,10 @@ static void *xt_producer(void *arg) {
     if (stop) return NULL;
     double t0 = bench_now_ns();
     for (int i = 0; i < XT_BATCH; i++) {
-      if (c->mode == XT_RAW) CU(DRV(cuMemAllocHost)(&c->blocks[i], 65536));
-      else CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
+      if (c->mode == XT_RAW)
+        CU(DRV(cuMemAllocHost)(&c->blocks[i], 65536));
+      else
+        CHECK(cucore_host_pool_alloc(c->pool, 65536, &c->blocks[i]));
     }
     c->alloc_ns += bench_now_ns() - t0;
     if (c->mode != XT_RAW)
@@ -440,8 +451,10 @@ static double measure_xt(int m, void *p) {
     xt_wait(c, &c->filled, &c->emptied);
     double t0 = bench_now_ns();
     for (int i = 0; i < XT_BATCH; i++) {
-      if (m == XT_RAW) CU(DRV(cuMemFreeHost)(c->blocks[i]));
-      else CHECK(cucore_host_pool_free(c->pool, c->blocks[i]));
+      if (m == XT_RAW)
+        CU(DRV(cuMemFreeHost)(c->blocks[i]));
+      else
+        CHECK(cucore_host_pool_free(c->pool, c->blocks[i]));
     }
     free_ns += bench_now_ns() - t0;
     pthread_mutex_lock(&c->lock); /* the last batch stops the producer in the same step */
@@ -464,18 +477,17 @@ static void bench_cross_thread(cucore_device *dev) {
   interleave(NXT, t, measure_xt, &c);
   revoked = cc_asym_revocations() - revoked;
   printf("\n(e) pinned 64 KiB blocks allocated on one thread and freed on another, %d batches of "
-         "%d per sample, %d rounds (per pair: allocation + free; no target)\n", XT_BATCHES,
-         XT_BATCH, rounds);
+         "%d per sample, %d rounds (per pair: allocation + free; no target)\n",
+         XT_BATCHES, XT_BATCH, rounds);
   printf("  %-60s %9.3f us\n", "raw cuMemAllocHost, cuMemFreeHost on another thread",
          median_of(t[XT_RAW]) / 1e3);
   printf("  %-60s %9.3f us\n", "cucore pinned pool, both on one thread (same batches)",
          median_of(t[XT_SAME]) / 1e3);
-  printf("  %-60s %9.3f us   (%.1fx the raw pair)\n",
-         "cucore pinned pool, freed on another thread", median_of(t[XT_CROSS]) / 1e3,
-         median_of(t[XT_RAW]) / median_of(t[XT_CROSS]));
+  printf("  %-60s %9.3f us   (%.1fx the raw pair)\n", "cucore pinned pool, freed on another thread",
+         median_of(t[XT_CROSS]) / 1e3, median_of(t[XT_RAW]) / median_of(t[XT_CROSS]));
   printf("  (asymmetric fences: membarrier(2) %s; %llu revocations of the producer over %d "
-         "samples)\n", cc_asym_available() ? "works" : "not available",
-         (unsigned long long)revoked, rounds + 1);
+         "samples)\n",
+         cc_asym_available() ? "works" : "not available", (unsigned long long)revoked, rounds + 1);
   CHECK(cucore_host_pool_destroy(c.pool));
   pthread_cond_destroy(&c.cond);
   pthread_mutex_destroy(&c.lock);

@@ -26,7 +26,8 @@ typedef long (*query_fn)(int i);
 static long query_blocks(int i) {
   cucore_occupancy_result r;
   if (cucore_occupancy_model_blocks(&g_limits[i & 3], &g_kernels[(i >> 2) & 3],
-                                    g_blocks[(i >> 4) & 7], g_dyn[(i >> 7) & 7], 0, &r) != CUCORE_OK)
+                                    g_blocks[(i >> 4) & 7], g_dyn[(i >> 7) & 7], 0,
+                                    &r) != CUCORE_OK)
     return -1000000;
   return r.active_blocks_per_sm;
 }

@@ -49,7 +49,8 @@ int main(void) {
       for (int i = 0; i < N; i++) {
         int blocks = 0;
         if (m == 0) {
-          DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(&blocks, (CUfunction)fn, 256, 0, 0);
+          DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)
+          (&blocks, (CUfunction)fn, 256, 0, 0);
         } else if (m == 1) {
           cucore_occupancy_max_active_blocks(k, &cfg, 0, &blocks);
         } else {
@@ -67,8 +68,8 @@ int main(void) {
                           "cucore_occupancy_model_blocks (host model)"};
   cucore_device_props props;
   CHECK(cucore_device_get_props(0, &props));
-  printf("max active blocks per SM, block 256, %s; median of %d rounds of %d queries\n",
-         props.name, ROUNDS, N);
+  printf("max active blocks per SM, block 256, %s; median of %d rounds of %d queries\n", props.name,
+         ROUNDS, N);
   for (int m = 0; m < 3; m++) {
     printf("  %-52s %7.1f ns\n", names[m], bench_median(t[m], ROUNDS));
   }

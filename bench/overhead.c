@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "bench_util.h"
-#include "base/asym_fence.h"   /* whether the pinned and async frees used plain stores */
+#include "base/asym_fence.h" /* whether the pinned and async frees used plain stores */
 #include "runtime/runtime.h" /* DRV(), cc_drv: the entry points replaced by stubs */
 
 #define MAX_ROUNDS 64
@@ -25,9 +25,9 @@
 
 static CUdeviceptr stub_ptr; /* what the stub allocator hands out (a real cucore-free address) */
 
-static CUresult stub_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
-                                         unsigned bx, unsigned by, unsigned bz, unsigned smem,
-                                         CUstream s, void **params, void **extra) {
+static CUresult stub_launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned smem, CUstream s, void **params,
+                            void **extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)s;
   (void)params, (void)extra;
   __asm__ volatile("" ::: "memory");
@@ -46,15 +46,13 @@ static CUresult stub_free_async(CUdeviceptr p, CUstream s) {
   return CUDA_SUCCESS;
 }
 
-static CUresult stub_dtoh_async(void *dst, CUdeviceptr src, size_t bytes,
-                                             CUstream s) {
+static CUresult stub_dtoh_async(void *dst, CUdeviceptr src, size_t bytes, CUstream s) {
   (void)dst, (void)src, (void)bytes, (void)s;
   __asm__ volatile("" ::: "memory");
   return CUDA_SUCCESS;
 }
 
-static CUresult stub_set_params(CUgraphExec e, CUgraphNode n,
-                                             const CUDA_KERNEL_NODE_PARAMS *p) {
+static CUresult stub_set_params(CUgraphExec e, CUgraphNode n, const CUDA_KERNEL_NODE_PARAMS *p) {
   (void)e, (void)n, (void)p;
   __asm__ volatile("" ::: "memory");
   return CUDA_SUCCESS;
@@ -83,22 +81,32 @@ typedef struct ctx {
 } ctx;
 
 enum {
-  LAUNCH_RAW, LAUNCH_CUCORE,
-  CAPTURE_RAW, CAPTURE_CUCORE,
-  SET_RAW, SET_CUCORE,
-  ASYNC_RAW, ASYNC_CUCORE,
+  LAUNCH_RAW,
+  LAUNCH_CUCORE,
+  CAPTURE_RAW,
+  CAPTURE_CUCORE,
+  SET_RAW,
+  SET_CUCORE,
+  ASYNC_RAW,
+  ASYNC_CUCORE,
   PINNED_CUCORE,
-  DTOH_RAW, DTOH_CUCORE,
+  DTOH_RAW,
+  DTOH_CUCORE,
   NMODES
 };
 
 static const char *const names[NMODES] = {
-    "launch: stub cuLaunchKernel", "launch: cucore_launch (args bound once)",
-    "capture: stub cuLaunchKernel", "capture: cucore_launch while capturing",
-    "node update: stub cuGraphExecKernelNodeSetParams", "node update: cucore_graph_exec_set_kernel_args",
-    "async pair: stub cuMemAllocAsync + cuMemFreeAsync", "async pair: cucore_mem_alloc_async + _free_async",
+    "launch: stub cuLaunchKernel",
+    "launch: cucore_launch (args bound once)",
+    "capture: stub cuLaunchKernel",
+    "capture: cucore_launch while capturing",
+    "node update: stub cuGraphExecKernelNodeSetParams",
+    "node update: cucore_graph_exec_set_kernel_args",
+    "async pair: stub cuMemAllocAsync + cuMemFreeAsync",
+    "async pair: cucore_mem_alloc_async + _free_async",
     "pinned pair: cucore_host_pool_alloc + _free (64 KiB)",
-    "D2H copy: stub cuMemcpyDtoHAsync", "D2H copy: cucore_memcpy_dtoh (pool block <- cucore alloc)"};
+    "D2H copy: stub cuMemcpyDtoHAsync",
+    "D2H copy: cucore_memcpy_dtoh (pool block <- cucore alloc)"};
 
 static double measure(ctx *c, int m) {
   const int n = c->iters;
@@ -188,9 +196,8 @@ int main(int argc, char **argv) {
   CHECK(cucore_device_open(0, &c.dev));
   CHECK(cucore_stream_create(c.dev, CUCORE_STREAM_NON_BLOCKING, 0, &c.s));
   CHECK(cucore_stream_get_native(c.s, (void **)&c.hs));
-  const char *src =
-      "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
-      "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
+  const char *src = "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
+                    "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
   cucore_program *p;
   CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_overhead.cu", NULL, &p));
   cucore_object *obj;
@@ -251,7 +258,8 @@ int main(int argc, char **argv) {
   cucore_graph_destroy(cg);
 
   printf("cucore's own cost per call, the driver's entry points replaced by stubs; %d calls a "
-         "sample, %d rounds, medians (ns)\n", iters, rounds);
+         "sample, %d rounds, medians (ns)\n",
+         iters, rounds);
   for (int m = 0; m < NMODES; m++) {
     int raw_pair = m == LAUNCH_CUCORE || m == CAPTURE_CUCORE || m == SET_CUCORE ||
                    m == ASYNC_CUCORE || m == DTOH_CUCORE;
@@ -263,8 +271,9 @@ int main(int argc, char **argv) {
 
   printf("  asymmetric fences: membarrier(2) %s; this thread %s; %llu revocations\n",
          cc_asym_available() ? "works" : "is not available",
-         cc_tls_asym && atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST ? "fast (plain-store frees)"
-                                                        : "slow (compare-and-swap frees)",
+         cc_tls_asym && atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST
+             ? "fast (plain-store frees)"
+             : "slow (compare-and-swap frees)",
          (unsigned long long)cc_asym_revocations());
   CHECK(cucore_host_pool_free(c.hpool, c.host));
   CHECK(cucore_host_pool_destroy(c.hpool));

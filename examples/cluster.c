@@ -2,21 +2,21 @@
  * Each block writes its rank into its shared memory; block 0 of each cluster reads them all. */
 #include "common.h"
 
-static const char *source =
-    "#include <cooperative_groups.h>\n"
-    "namespace cg = cooperative_groups;\n"
-    "extern \"C\" __global__ void gather_ranks(int *out) {\n"
-    "  __shared__ int mine;\n"
-    "  cg::cluster_group cluster = cg::this_cluster();\n"
-    "  if (threadIdx.x == 0) mine = (int)cluster.block_rank() + 1;\n"
-    "  cluster.sync();\n"
-    "  if (cluster.block_rank() == 0 && threadIdx.x == 0) {\n"
-    "    int sum = 0;\n"
-    "    for (unsigned r = 0; r < cluster.num_blocks(); r++) sum += *cluster.map_shared_rank(&mine, r);\n"
-    "    out[blockIdx.x / cluster.num_blocks()] = sum;\n"
-    "  }\n"
-    "  cluster.sync();\n"
-    "}\n";
+static const char *source = "#include <cooperative_groups.h>\n"
+                            "namespace cg = cooperative_groups;\n"
+                            "extern \"C\" __global__ void gather_ranks(int *out) {\n"
+                            "  __shared__ int mine;\n"
+                            "  cg::cluster_group cluster = cg::this_cluster();\n"
+                            "  if (threadIdx.x == 0) mine = (int)cluster.block_rank() + 1;\n"
+                            "  cluster.sync();\n"
+                            "  if (cluster.block_rank() == 0 && threadIdx.x == 0) {\n"
+                            "    int sum = 0;\n"
+                            "    for (unsigned r = 0; r < cluster.num_blocks(); r++) sum += "
+                            "*cluster.map_shared_rank(&mine, r);\n"
+                            "    out[blockIdx.x / cluster.num_blocks()] = sum;\n"
+                            "  }\n"
+                            "  cluster.sync();\n"
+                            "}\n";
 
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("cluster");
@@ -45,7 +45,8 @@ int main(void) {
   int bad = 0;
   for (unsigned c = 0; c < clusters; c++) bad += h[c] != (int)(cluster * (cluster + 1) / 2);
   printf("cluster: %u clusters of %u blocks each summed their ranks through distributed shared "
-         "memory: %s\n", clusters, cluster, bad ? "WRONG" : "matches the CPU");
+         "memory: %s\n",
+         clusters, cluster, bad ? "WRONG" : "matches the CPU");
   cucore_args_destroy(args);
   cucore_kernel_destroy(k);
   cucore_object_destroy(obj);

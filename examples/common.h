@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(call)                                                                           \
-  do {                                                                                        \
-    cucore_status st_ = (call);                                                               \
-    if (st_ != CUCORE_OK) {                                                                   \
-      fprintf(stderr, "%s:%d: %s failed: %s\n  %s\n", __FILE__, __LINE__, #call,              \
-              cucore_status_name(st_), cucore_last_error());                                  \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define CHECK(call)                                                              \
+  do {                                                                           \
+    cucore_status st_ = (call);                                                  \
+    if (st_ != CUCORE_OK) {                                                      \
+      fprintf(stderr, "%s:%d: %s failed: %s\n  %s\n", __FILE__, __LINE__, #call, \
+              cucore_status_name(st_), cucore_last_error());                     \
+      exit(1);                                                                   \
+    }                                                                            \
   } while (0)
 
 /* Opens GPU 0, or exits 0 saying why there is nothing to run here. */

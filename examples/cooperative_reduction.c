@@ -56,8 +56,8 @@ int main(void) {
   float got = 0;
   CHECK(cucore_memcpy_dtoh(dev, &got, dout, sizeof got, NULL));
   int ok = got == (float)want;
-  printf("cooperative_reduction: %d values on %u blocks: GPU %.1f, CPU %.1f: %s\n", n, blocks,
-         got, want, ok ? "match" : "DIFFER");
+  printf("cooperative_reduction: %d values on %u blocks: GPU %.1f, CPU %.1f: %s\n", n, blocks, got,
+         want, ok ? "match" : "DIFFER");
   cucore_args_destroy(args);
   cucore_kernel_destroy(k);
   cucore_object_destroy(obj);

@@ -7,14 +7,14 @@
 
 #include "common.h"
 
-#define CUDA_CHECK(call)                                                                      \
-  do {                                                                                        \
-    cudaError_t e_ = (call);                                                                  \
-    if (e_ != cudaSuccess) {                                                                  \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,                    \
-              cudaGetErrorString(e_));                                                        \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define CUDA_CHECK(call)                                                   \
+  do {                                                                     \
+    cudaError_t e_ = (call);                                               \
+    if (e_ != cudaSuccess) {                                               \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+              cudaGetErrorString(e_));                                     \
+      exit(1);                                                             \
+    }                                                                      \
   } while (0)
 
 static const char *source =
@@ -63,7 +63,8 @@ int main(void) {
   cucore_args *args = NULL;
   CHECK(cucore_args_create(k, &args));
   /* A mistake is caught before the GPU sees it: the kernel takes four parameters. */
-  cucore_status wrong = CUCORE_ARGS(args, (cucore_devptr)(uintptr_t)y, (cucore_devptr)(uintptr_t)x, a);
+  cucore_status wrong = CUCORE_ARGS(args, (cucore_devptr)(uintptr_t)y, (cucore_devptr)(uintptr_t)x,
+                                    a);
   printf("three arguments for four parameters: %s\n  %s\n", cucore_status_name(wrong),
          cucore_last_error());
   if (wrong == CUCORE_OK) return 1;

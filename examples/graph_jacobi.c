@@ -12,7 +12,8 @@
 #include <string.h>
 
 static const char *source =
-    "extern \"C\" __global__ void sweep(const float *u, float *v, const float *f, float h2, int n) {\n"
+    "extern \"C\" __global__ void sweep(const float *u, float *v, const float *f, float h2, int n) "
+    "{\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i >= n) return;\n"
     "  float left = i > 0 ? u[i - 1] : 0.0f, right = i < n - 1 ? u[i + 1] : 0.0f;\n"

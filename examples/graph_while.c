@@ -10,8 +10,7 @@
 
 #include <string.h>
 
-static const char *source =
-    CUCORE_GRAPH_SET_CONDITIONAL_DECL
+static const char *source = CUCORE_GRAPH_SET_CONDITIONAL_DECL
     "extern \"C\" __global__ void collatz_step(int *x, int *steps, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (i >= n || x[i] == 1) return;\n"
@@ -102,7 +101,8 @@ int main(void) {
     }
     if (k > most) most = k;
     if (hsteps[i] != k) {
-      if (mismatches < 5) fprintf(stderr, "number %d: %d steps on the GPU, %d on the CPU\n", i + 1, hsteps[i], k);
+      if (mismatches < 5)
+        fprintf(stderr, "number %d: %d steps on the GPU, %d on the CPU\n", i + 1, hsteps[i], k);
       mismatches++;
     }
   }

@@ -5,11 +5,10 @@
 
 #include "common.h"
 
-static const char *source =
-    "extern \"C\" __global__ void mark(unsigned *seen, int nslots) {\n"
-    "  unsigned id; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(id));\n"
-    "  if (threadIdx.x == 0 && id < (unsigned)nslots) seen[id] = 1;\n"
-    "}\n";
+static const char *source = "extern \"C\" __global__ void mark(unsigned *seen, int nslots) {\n"
+                            "  unsigned id; asm volatile(\"mov.u32 %0, %%smid;\" : \"=r\"(id));\n"
+                            "  if (threadIdx.x == 0 && id < (unsigned)nslots) seen[id] = 1;\n"
+                            "}\n";
 
 enum { SLOTS = 1024 };
 

@@ -36,11 +36,11 @@ int main(void) {
   cucore_launch_config cfg = {.grid = {n / 256}, .block = {256}, .stream = s};
   callback_state cs = {pinned, n, -1};
   CHECK(CUCORE_ARGS(args, d, 3, n));
-  CHECK(cucore_launch(k, &cfg, args));                            /* fill with 3 */
-  CHECK(cucore_memcpy_dtoh(dev, pinned, d, n * sizeof(int), s));  /* into pinned memory */
-  CHECK(cucore_launch_host_func(s, on_host, &cs));                /* sums what arrived */
+  CHECK(cucore_launch(k, &cfg, args));                           /* fill with 3 */
+  CHECK(cucore_memcpy_dtoh(dev, pinned, d, n * sizeof(int), s)); /* into pinned memory */
+  CHECK(cucore_launch_host_func(s, on_host, &cs));               /* sums what arrived */
   CHECK(CUCORE_ARGS(args, d, 5, n));
-  CHECK(cucore_launch(k, &cfg, args));                            /* then fill with 5 */
+  CHECK(cucore_launch(k, &cfg, args)); /* then fill with 5 */
   CHECK(cucore_stream_synchronize(s));
   int ok = cs.sum_seen == 3LL * n;
   printf("host_callback: the host function saw sum %lld (expected %lld): %s\n", cs.sum_seen,

@@ -26,15 +26,14 @@
 
 #define N (1 << 20)
 
-static const char *source =
-    "extern \"C\" __global__ void scale(float *x, float a, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] = a * x[i] + 1.0f;\n"
-    "}\n"
-    "extern \"C\" __global__ void add(float *x, float b, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] += b;\n"
-    "}\n";
+static const char *source = "extern \"C\" __global__ void scale(float *x, float a, int n) {\n"
+                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i < n) x[i] = a * x[i] + 1.0f;\n"
+                            "}\n"
+                            "extern \"C\" __global__ void add(float *x, float b, int n) {\n"
+                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i < n) x[i] += b;\n"
+                            "}\n";
 
 /* What the producer sends besides the pool's descriptor. */
 typedef struct shared_items {
@@ -163,8 +162,7 @@ int main(int argc, char **argv) {
   /* The producer's own kernel, and an event after it: the consumer waits on the event. */
   cucore_object *obj = compile_cuda(source, NULL);
   cucore_event *ready = NULL;
-  CHECK(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING,
-                            &ready));
+  CHECK(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING, &ready));
   launch(obj, "add", x, 3.0f, s);
   CHECK(cucore_event_record(ready, s)); /* no synchronisation: the event orders the consumer */
 
@@ -182,7 +180,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < N; i++)
     if (fabsf(back[i] - (2.0f * (host[i] + 3.0f) + 1.0f)) > 1e-6f) bad++;
   printf("ipc_pool: the consumer scaled %d floats in the producer's pool after the producer's "
-         "kernel (an IPC event), %d differ from the CPU\n", N, bad);
+         "kernel (an IPC event), %d differ from the CPU\n",
+         N, bad);
 
   CHECK(cucore_mem_pool_free_async(pool, s, x));
   CHECK(cucore_stream_synchronize(s));

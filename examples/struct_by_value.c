@@ -33,7 +33,8 @@ int main(void) {
   CHECK(cucore_object_get_kernel(obj, "apply", &k));
   cucore_param_info p;
   CHECK(cucore_kernel_get_param(k, 2, &p));
-  printf("parameter 2: %u bytes at offset %u (C sizeof %zu)\n", p.size, p.offset, sizeof(transform));
+  printf("parameter 2: %u bytes at offset %u (C sizeof %zu)\n", p.size, p.offset,
+         sizeof(transform));
   const int n = 1000;
   int *in = malloc(n * sizeof *in);
   double *out = malloc(n * sizeof *out);

@@ -1,11 +1,10 @@
 /* template_kernel.c -- one templated kernel, two instantiations, found by name expression. */
 #include "common.h"
 
-static const char *source =
-    "template <typename T> __global__ void scale(T *x, T factor, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] *= factor;\n"
-    "}\n";
+static const char *source = "template <typename T> __global__ void scale(T *x, T factor, int n) {\n"
+                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i < n) x[i] *= factor;\n"
+                            "}\n";
 
 int main(void) {
   cucore_device *dev = open_gpu_or_exit("template_kernel");

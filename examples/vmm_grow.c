@@ -18,8 +18,7 @@ static const char *source =
     "}\n";
 
 /* Writes x[i] = 3i + 1 for i in [from, to) with a kernel. */
-static void fill(cucore_kernel *k, cucore_stream *s, cucore_devptr x, unsigned from,
-                 unsigned to) {
+static void fill(cucore_kernel *k, cucore_stream *s, cucore_devptr x, unsigned from, unsigned to) {
   cucore_args *args = NULL;
   CHECK(cucore_args_create(k, &args));
   CHECK(CUCORE_ARGS(args, x, from, to));

@@ -120,9 +120,9 @@ extern "C" {
 #define CUCORE_API
 #endif
 
-#define CUCORE_VERSION_MAJOR 0 /**< Major version of this header. */
-#define CUCORE_VERSION_MINOR 1 /**< Minor version of this header. */
-#define CUCORE_VERSION_PATCH 0 /**< Patch version of this header. */
+#define CUCORE_VERSION_MAJOR 0        /**< Major version of this header. */
+#define CUCORE_VERSION_MINOR 1        /**< Minor version of this header. */
+#define CUCORE_VERSION_PATCH 0        /**< Patch version of this header. */
 #define CUCORE_VERSION_STRING "0.1.0" /**< "MAJOR.MINOR.PATCH"; cucore_versions() reports it. */
 
 /** @} */
@@ -139,48 +139,48 @@ extern "C" {
 
 /** The one table of status codes: XX(NAME, value, "text"). It makes enum cucore_code and the
  * names and texts of cucore_status_name() and cucore_status_text(). */
-#define CUCORE_STATUS_MAP(XX)                                                                   \
-  XX(OK, 0, "success")                                                                          \
-  XX(INVALID_ARGUMENT, 1, "invalid argument")                                                   \
-  XX(HOST_OUT_OF_MEMORY, 2, "host memory allocation failed")                                   \
-  XX(DRIVER_NOT_FOUND, 3, "CUDA driver (libcuda.so.1) not found")                               \
-  XX(DRIVER_STUB, 4, "the CUDA toolkit's stub libcuda was loaded instead of a driver")         \
-  XX(DRIVER_TOO_OLD, 5, "CUDA driver too old for the requested function")                     \
-  XX(NO_DEVICE, 6, "no CUDA-capable device")                                                    \
-  XX(INVALID_DEVICE, 7, "device ordinal out of range")                                          \
-  XX(DRIVER_ERROR, 8, "CUDA driver call failed")                                                \
-  XX(NVRTC_NOT_FOUND, 9, "NVRTC not found")                                                     \
-  XX(NVJITLINK_NOT_FOUND, 10, "nvJitLink not found")                                            \
-  XX(NVVM_NOT_FOUND, 11, "libNVVM not found")                                                   \
-  XX(TOOLKIT_TOO_OLD, 12, "toolkit library too old")                                            \
-  XX(NVRTC_ERROR, 13, "NVRTC call failed")                                                      \
-  XX(NVJITLINK_ERROR, 14, "nvJitLink call failed")                                              \
-  XX(NVVM_ERROR, 15, "libNVVM call failed")                                                     \
-  XX(COMPILE_ERROR, 16, "compilation failed")                                                   \
-  XX(LINK_ERROR, 17, "link failed")                                                             \
-  XX(INVALID_BINARY, 18, "malformed or unsupported binary")                                     \
-  XX(NOT_FOUND, 19, "not found")                                                                \
-  XX(NOT_SUPPORTED, 20, "not supported")                                                        \
-  XX(DEVICE_OUT_OF_MEMORY, 21, "device memory allocation failed")                               \
-  XX(ARG_COUNT, 22, "wrong number of kernel arguments")                                         \
-  XX(ARG_SIZE, 23, "kernel argument of the wrong size")                                         \
-  XX(ARG_TYPE, 24, "kernel argument of the wrong type")                                         \
-  XX(ARG_ALIGNMENT, 25, "kernel argument misaligned")                                           \
-  XX(ARG_NULL, 26, "NULL where a kernel argument value is needed")                              \
-  XX(ARG_UNSET, 27, "kernel argument not set")                                                  \
-  XX(LAUNCH_CONFIG, 28, "invalid launch configuration")                                         \
-  XX(LAUNCH_OUT_OF_RESOURCES, 29, "launch needs more resources than the device has")           \
-  XX(KERNEL_FAULT, 30, "a kernel faulted; the context is unusable")                             \
-  XX(NOT_READY, 31, "work not yet complete")                                                    \
-  XX(IO_ERROR, 32, "file input/output failed")                                                  \
-  XX(VERSION_MISMATCH, 33, "incompatible versions")                                             \
-  XX(PARSE_ERROR, 34, "could not parse input")                                                  \
-  XX(INTERNAL, 35, "internal error in cucore")                                                  \
-  XX(STREAM_CAPTURE, 36, "not allowed while a stream is capturing, or the capture failed")     \
-  XX(GRAPH_UPDATE, 37, "the executable graph cannot take this update")                         \
-  XX(OUT_OF_BOUNDS, 38, "memory range runs past the end of its allocation")                     \
-  XX(IN_USE, 39, "still in use")                                                                \
-  XX(MISUSE, 40, "a handle used after it was destroyed, or not made by cucore")                 \
+#define CUCORE_STATUS_MAP(XX)                                                              \
+  XX(OK, 0, "success")                                                                     \
+  XX(INVALID_ARGUMENT, 1, "invalid argument")                                              \
+  XX(HOST_OUT_OF_MEMORY, 2, "host memory allocation failed")                               \
+  XX(DRIVER_NOT_FOUND, 3, "CUDA driver (libcuda.so.1) not found")                          \
+  XX(DRIVER_STUB, 4, "the CUDA toolkit's stub libcuda was loaded instead of a driver")     \
+  XX(DRIVER_TOO_OLD, 5, "CUDA driver too old for the requested function")                  \
+  XX(NO_DEVICE, 6, "no CUDA-capable device")                                               \
+  XX(INVALID_DEVICE, 7, "device ordinal out of range")                                     \
+  XX(DRIVER_ERROR, 8, "CUDA driver call failed")                                           \
+  XX(NVRTC_NOT_FOUND, 9, "NVRTC not found")                                                \
+  XX(NVJITLINK_NOT_FOUND, 10, "nvJitLink not found")                                       \
+  XX(NVVM_NOT_FOUND, 11, "libNVVM not found")                                              \
+  XX(TOOLKIT_TOO_OLD, 12, "toolkit library too old")                                       \
+  XX(NVRTC_ERROR, 13, "NVRTC call failed")                                                 \
+  XX(NVJITLINK_ERROR, 14, "nvJitLink call failed")                                         \
+  XX(NVVM_ERROR, 15, "libNVVM call failed")                                                \
+  XX(COMPILE_ERROR, 16, "compilation failed")                                              \
+  XX(LINK_ERROR, 17, "link failed")                                                        \
+  XX(INVALID_BINARY, 18, "malformed or unsupported binary")                                \
+  XX(NOT_FOUND, 19, "not found")                                                           \
+  XX(NOT_SUPPORTED, 20, "not supported")                                                   \
+  XX(DEVICE_OUT_OF_MEMORY, 21, "device memory allocation failed")                          \
+  XX(ARG_COUNT, 22, "wrong number of kernel arguments")                                    \
+  XX(ARG_SIZE, 23, "kernel argument of the wrong size")                                    \
+  XX(ARG_TYPE, 24, "kernel argument of the wrong type")                                    \
+  XX(ARG_ALIGNMENT, 25, "kernel argument misaligned")                                      \
+  XX(ARG_NULL, 26, "NULL where a kernel argument value is needed")                         \
+  XX(ARG_UNSET, 27, "kernel argument not set")                                             \
+  XX(LAUNCH_CONFIG, 28, "invalid launch configuration")                                    \
+  XX(LAUNCH_OUT_OF_RESOURCES, 29, "launch needs more resources than the device has")       \
+  XX(KERNEL_FAULT, 30, "a kernel faulted; the context is unusable")                        \
+  XX(NOT_READY, 31, "work not yet complete")                                               \
+  XX(IO_ERROR, 32, "file input/output failed")                                             \
+  XX(VERSION_MISMATCH, 33, "incompatible versions")                                        \
+  XX(PARSE_ERROR, 34, "could not parse input")                                             \
+  XX(INTERNAL, 35, "internal error in cucore")                                             \
+  XX(STREAM_CAPTURE, 36, "not allowed while a stream is capturing, or the capture failed") \
+  XX(GRAPH_UPDATE, 37, "the executable graph cannot take this update")                     \
+  XX(OUT_OF_BOUNDS, 38, "memory range runs past the end of its allocation")                \
+  XX(IN_USE, 39, "still in use")                                                           \
+  XX(MISUSE, 40, "a handle used after it was destroyed, or not made by cucore")            \
   XX(UNKNOWN_OPTION, 41, "unknown option")
 
 /** A status: the cucore code in bits 0-7, the source in bits 8-11, the native code above.
@@ -193,7 +193,7 @@ enum cucore_code {
 #define CUCORE_XX_ENUM(name, value, text) CUCORE_##name = value,
   CUCORE_STATUS_MAP(CUCORE_XX_ENUM)
 #undef CUCORE_XX_ENUM
-  CUCORE_CODE_COUNT /**< The number of codes (they are 0 .. CUCORE_CODE_COUNT - 1). */
+      CUCORE_CODE_COUNT /**< The number of codes (they are 0 .. CUCORE_CODE_COUNT - 1). */
 };
 /**
  * @var CUCORE_OK
@@ -306,7 +306,7 @@ typedef enum cucore_source {
 } cucore_source;
 
 /** The cucore code of a status (what to compare against CUCORE_* names). */
-#define CUCORE_CODE(status) ((int)((uint32_t)(status) & 0xffu))
+#define CUCORE_CODE(status) ((int)((uint32_t)(status)&0xffu))
 
 /** Name of a status's code, e.g.\ "CUCORE_ARG_COUNT" ("CUCORE_UNKNOWN_STATUS" for a code not
  * in the table). Never NULL; static storage. */
@@ -347,20 +347,20 @@ CUCORE_API cucore_status cucore_clear_error(void);
 
 /** One run-time-loaded library. Strings are owned by cucore and live until process exit. */
 typedef struct cucore_library_info {
-  int loaded;              /**< 1 when found and usable */
-  int version;             /**< e.g.\ 13000 for 13.0; 0 when unknown */
-  const char *path;        /**< where it was loaded from, or NULL */
-  const char *error;       /**< why it is not usable, or NULL */
+  int loaded;        /**< 1 when found and usable */
+  int version;       /**< e.g.\ 13000 for 13.0; 0 when unknown */
+  const char *path;  /**< where it was loaded from, or NULL */
+  const char *error; /**< why it is not usable, or NULL */
 } cucore_library_info;
 
 /** The versions of cucore, the driver and the toolkit libraries (cucore_versions()). */
 typedef struct cucore_versions_info {
-  const char *cucore;      /**< CUCORE_VERSION_STRING */
+  const char *cucore;            /**< CUCORE_VERSION_STRING */
   cucore_library_info driver;    /**< libcuda.so.1; version is cuDriverGetVersion's */
   cucore_library_info nvrtc;     /**< NVRTC; version is major*1000 + minor*10 (nvrtcVersion) */
   cucore_library_info nvjitlink; /**< nvJitLink; version is major*1000 + minor*10 */
   cucore_library_info nvvm;      /**< libNVVM; version = major*1000 + minor*10 of nvvmVersion */
-  int toolkit_headers;     /**< CUDA_VERSION of the headers cucore was built with */
+  int toolkit_headers;           /**< CUDA_VERSION of the headers cucore was built with */
   /** What turns PTX into cubins: "nvJitLink"; "driver (cuLinkCreate/...; no LTO)" when
    * nvJitLink is missing or too old (CUDA 12.0-12.2 lacks nvJitLinkVersion) and a GPU is
    * present; NULL when neither can (then only NVRTC's own cubins can be made). */
@@ -423,27 +423,27 @@ CUCORE_API cucore_status cucore_device_get_count(int *count);
 /** Properties of one device, read without creating a context. An attribute the driver does
  * not know reads 0. */
 typedef struct cucore_device_props {
-  int ordinal;                   /**< 0-based device ordinal */
-  char name[256];                /**< the device's name, e.g.\ "NVIDIA H100 80GB HBM3" */
-  char uuid[37];                 /**< "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; "" when unknown */
-  char pci_bus_id[32];           /**< "0000:00:00.0"; "" when unknown */
+  int ordinal;         /**< 0-based device ordinal */
+  char name[256];      /**< the device's name, e.g.\ "NVIDIA H100 80GB HBM3" */
+  char uuid[37];       /**< "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; "" when unknown */
+  char pci_bus_id[32]; /**< "0000:00:00.0"; "" when unknown */
   /** @{ */
-  int cc_major, cc_minor;        /**< compute capability (major, minor) */
+  int cc_major, cc_minor; /**< compute capability (major, minor) */
   /** @} */
-  int arch;                      /**< cc_major*10 + cc_minor, e.g.\ 90 */
-  int sm_count;                  /**< streaming multiprocessors */
-  size_t total_memory;           /**< bytes */
+  int arch;            /**< cc_major*10 + cc_minor, e.g.\ 90 */
+  int sm_count;        /**< streaming multiprocessors */
+  size_t total_memory; /**< bytes */
   /** @{ */
   int clock_khz, memory_clock_khz, memory_bus_width_bits; /**< SM clock, memory clock (kHz),
                                                               memory bus width (bits) */
   /** @} */
-  int l2_cache_bytes;            /**< L2 cache size */
-  int warp_size;                 /**< threads per warp */
-  int max_threads_per_block;     /**< largest block the device allows */
-  int max_block_dim[3];          /**< largest block per dimension (x, y, z) */
-  int max_grid_dim[3];           /**< largest grid per dimension (x, y, z) */
-  int max_threads_per_sm;        /**< resident threads per SM */
-  int max_blocks_per_sm;         /**< resident blocks per SM */
+  int l2_cache_bytes;        /**< L2 cache size */
+  int warp_size;             /**< threads per warp */
+  int max_threads_per_block; /**< largest block the device allows */
+  int max_block_dim[3];      /**< largest block per dimension (x, y, z) */
+  int max_grid_dim[3];       /**< largest grid per dimension (x, y, z) */
+  int max_threads_per_sm;    /**< resident threads per SM */
+  int max_blocks_per_sm;     /**< resident blocks per SM */
   /** @{ */
   int regs_per_block, regs_per_sm; /**< 32-bit registers per block and per SM */
   /** @} */
@@ -571,16 +571,16 @@ CUCORE_API cucore_status cucore_stream_get_native(cucore_stream *s, void **custr
 
 /** Flags of cucore_event_create(), combined with `|`. */
 enum {
-  CUCORE_EVENT_DEFAULT = 0,       /**< records timing */
-  CUCORE_EVENT_BLOCKING_SYNC = 1, /**< synchronize sleeps instead of spinning */
+  CUCORE_EVENT_DEFAULT = 0,        /**< records timing */
+  CUCORE_EVENT_BLOCKING_SYNC = 1,  /**< synchronize sleeps instead of spinning */
   CUCORE_EVENT_DISABLE_TIMING = 2, /**< records no timing (cheaper; cannot be timed) */
   CUCORE_EVENT_INTERPROCESS = 4    /**< may be shared with other processes
                                         (cucore_event_export_ipc()); needs DISABLE_TIMING */
 };
 
 /** CONSTRUCTOR: a new event on `dev`. `flags` combines CUCORE_EVENT_BLOCKING_SYNC,
- * CUCORE_EVENT_DISABLE_TIMING and CUCORE_EVENT_INTERPROCESS (which needs DISABLE_TIMING). Destroy `*out` with cucore_event_destroy() before closing
- * `dev`. */
+ * CUCORE_EVENT_DISABLE_TIMING and CUCORE_EVENT_INTERPROCESS (which needs DISABLE_TIMING).
+ * Destroy `*out` with cucore_event_destroy() before closing `dev`. */
 CUCORE_API cucore_status cucore_event_create(cucore_device *dev, unsigned flags,
                                              cucore_event **out);
 /** DESTRUCTOR: destroys the event. NULL is a no-op. The handle is freed even when the driver
@@ -598,8 +598,7 @@ CUCORE_API cucore_status cucore_event_query(cucore_event *ev);
 /** Milliseconds between two recorded, completed events.
  * @retval CUCORE_INVALID_ARGUMENT an event was created with CUCORE_EVENT_DISABLE_TIMING.
  * @retval CUCORE_NOT_READY an event has not completed yet. */
-CUCORE_API cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end,
-                                                 float *ms);
+CUCORE_API cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end, float *ms);
 
 /**
  * The device's per-thread default stream (CU_STREAM_PER_THREAD: one implicit stream per host
@@ -623,8 +622,7 @@ CUCORE_API cucore_status cucore_stream_wrap(cucore_device *dev, void *custream,
  * (timing an event made with timing disabled is refused by the driver).
  * Errors: CUCORE_DRIVER_ERROR (from cuEventQuery) when it is not a usable event.
  */
-CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent,
-                                           cucore_event **out);
+CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cucore_event **out);
 
 /** @} */
 
@@ -671,8 +669,8 @@ CUCORE_API cucore_status cucore_host_free(cucore_device *dev, void *ptr);
  * 0 bytes is a no-op; a NULL or 0 address otherwise is CUCORE_INVALID_ARGUMENT.
  * @retval CUCORE_OUT_OF_BOUNDS a range on memory cucore recorded runs past the end of its
  *         allocation (see @ref copies). */
-CUCORE_API cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst,
-                                            const void *src, size_t bytes, cucore_stream *s);
+CUCORE_API cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const void *src,
+                                            size_t bytes, cucore_stream *s);
 /** Copies `bytes` from device `src` to host `dst`, as cucore_memcpy_htod() (with a stream,
  * `dst` holds the data once the copy is done: synchronise the stream or an event). */
 CUCORE_API cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr src,
@@ -686,8 +684,8 @@ CUCORE_API cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst,
                                           size_t count, cucore_stream *s);
 /** Sets `count` 32-bit words to `value` (dst 4-byte aligned; stream may be NULL).
  * @retval CUCORE_ARG_ALIGNMENT `dst` is not 4-byte aligned. */
-CUCORE_API cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst,
-                                           uint32_t value, size_t count, cucore_stream *s);
+CUCORE_API cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value,
+                                           size_t count, cucore_stream *s);
 
 /** @} */
 
@@ -750,23 +748,23 @@ typedef enum cucore_mem_type {
 /** Everything known of one address: cucore's record combined with the driver's answers
  * (cuPointerGetAttributes, cuMemGetAddressRange). Filled by cucore_pointer_get_facts(). */
 typedef struct cucore_pointer_facts {
-  cucore_mem_type type;     /**< the driver's view */
-  cucore_mem_kind kind;     /**< cucore's view: CUCORE_MEM_UNKNOWN when cucore did not record
+  cucore_mem_type type;         /**< the driver's view */
+  cucore_mem_kind kind;         /**< cucore's view: CUCORE_MEM_UNKNOWN when cucore did not record
                                  the address */
-  int device;               /**< ordinal of the device the memory belongs to or was registered
+  int device;                   /**< ordinal of the device the memory belongs to or was registered
                                  with; -1 when none (pinned pools serve every device) */
-  cucore_devptr base;       /**< start of the allocation (cucore's record, else the driver's
+  cucore_devptr base;           /**< start of the allocation (cucore's record, else the driver's
                                  range; 0 when neither knows) */
-  uint64_t size;            /**< bytes of the allocation as asked for (cucore's record), else
+  uint64_t size;                /**< bytes of the allocation as asked for (cucore's record), else
                                  the driver's range; 0 when unknown */
-  uint64_t offset;          /**< the address minus `base` */
+  uint64_t offset;              /**< the address minus `base` */
   cucore_devptr device_pointer; /**< the address kernels use (differs from the host address
                                      only for registered host memory); 0 when none */
-  void *host_pointer;       /**< the address the host uses; NULL when the host cannot */
-  void *cupool;             /**< the CUmemoryPool it came from; NULL when not pooled */
-  int freed;                /**< 1 when the address is in a range cucore freed recently
+  void *host_pointer;           /**< the address the host uses; NULL when the host cannot */
+  void *cupool;                 /**< the CUmemoryPool it came from; NULL when not pooled */
+  int freed;                    /**< 1 when the address is in a range cucore freed recently
                                  (kind is then the kind it had) */
-  unsigned users;           /**< texture and surface objects and DLPack exports using it */
+  unsigned users;               /**< texture and surface objects and DLPack exports using it */
 } cucore_pointer_facts;
 
 /** Fills *out for any address (host addresses through CUCORE_HOST_ADDR()). Never fails for an
@@ -823,8 +821,7 @@ struct cucore_args;
  * checked to be accessible from `dev`, the device the list will be launched on. A failing
  * pointer is the setter's error (kept in the list like any other). NULL `dev` turns the list's
  * checks off again (the process-wide flag still applies). */
-CUCORE_API cucore_status cucore_args_check_pointers(struct cucore_args *args,
-                                                    cucore_device *dev);
+CUCORE_API cucore_status cucore_args_check_pointers(struct cucore_args *args, cucore_device *dev);
 
 /** @} */
 
@@ -865,7 +862,8 @@ enum {
   /** Do not reuse memory freed on another stream even when an event orders the two
    * (CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES). */
   CUCORE_POOL_NO_REUSE_FOLLOW_EVENTS = 1,
-  /** Do not reuse completed frees that nothing orders (CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC). */
+  /** Do not reuse completed frees that nothing orders
+   * (CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC). */
   CUCORE_POOL_NO_REUSE_OPPORTUNISTIC = 2,
   /** Do not insert stream dependencies to reuse memory
    * (CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES). */
@@ -875,7 +873,7 @@ enum {
 /** How a new pool behaves. Zero-initialise and set what you need: all zeros is the driver's
  * default pool behaviour. */
 typedef struct cucore_mem_pool_props {
-  unsigned flags;             /**< CUCORE_POOL_IPC, or 0 */
+  unsigned flags; /**< CUCORE_POOL_IPC, or 0 */
   /** Bytes the pool keeps reserved when synchronising instead of giving them back to the
    * device (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). 0 gives everything unused back at each
    * synchronisation; UINT64_MAX keeps everything. Keep it high for alloc-per-step loops. */
@@ -883,7 +881,7 @@ typedef struct cucore_mem_pool_props {
   /** Most bytes the pool may reserve; 0 is the driver's default (no limit). A non-zero value
    * needs a driver for CUDA 12.2 or newer (CUCORE_DRIVER_TOO_OLD otherwise). */
   size_t max_size;
-  unsigned reuse_off;         /**< CUCORE_POOL_NO_REUSE_* bits, or 0 */
+  unsigned reuse_off; /**< CUCORE_POOL_NO_REUSE_* bits, or 0 */
 } cucore_mem_pool_props;
 
 /** CONSTRUCTOR: a new pool of device memory on `dev` (cuMemPoolCreate). `props` may be NULL
@@ -914,8 +912,7 @@ CUCORE_API cucore_status cucore_mem_pool_get_native(const cucore_mem_pool *pool,
  * `s` first. Free it with cucore_mem_free_async().
  * @retval CUCORE_DEVICE_OUT_OF_MEMORY the message gives the bytes asked for, the device's free
  *         and total memory, and the pool's reserved and used bytes. */
-CUCORE_API cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes,
-                                                cucore_devptr *out);
+CUCORE_API cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes, cucore_devptr *out);
 /** Frees in stream order on `s` (cuMemFreeAsync) an allocation of any pool (also a pointer
  * imported from another process). The memory may be reused once `s` reaches the free. 0 is a
  * no-op.
@@ -941,11 +938,11 @@ typedef enum cucore_pool_attr {
   CUCORE_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,   /**< 0 or 1 (settable) */
   CUCORE_POOL_REUSE_ALLOW_OPPORTUNISTIC = 2,         /**< 0 or 1 (settable) */
   CUCORE_POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3, /**< 0 or 1 (settable) */
-  CUCORE_POOL_RELEASE_THRESHOLD = 4,  /**< bytes kept reserved when idle (settable) */
-  CUCORE_POOL_RESERVED_CURRENT = 5,   /**< bytes of device memory the pool holds now */
-  CUCORE_POOL_RESERVED_HIGH = 6,      /**< most bytes held since the last reset (settable to 0) */
-  CUCORE_POOL_USED_CURRENT = 7,       /**< bytes handed out and not yet freed */
-  CUCORE_POOL_USED_HIGH = 8           /**< most bytes handed out since the last reset
+  CUCORE_POOL_RELEASE_THRESHOLD = 4, /**< bytes kept reserved when idle (settable) */
+  CUCORE_POOL_RESERVED_CURRENT = 5,  /**< bytes of device memory the pool holds now */
+  CUCORE_POOL_RESERVED_HIGH = 6,     /**< most bytes held since the last reset (settable to 0) */
+  CUCORE_POOL_USED_CURRENT = 7,      /**< bytes handed out and not yet freed */
+  CUCORE_POOL_USED_HIGH = 8          /**< most bytes handed out since the last reset
                                            (settable to 0) */
 } cucore_pool_attr;
 
@@ -1111,8 +1108,7 @@ CUCORE_API cucore_status cucore_host_pool_destroy(cucore_host_pool *pool);
  * class or a new one. Free it with cucore_host_pool_free() on the same pool.
  * @retval CUCORE_HOST_OUT_OF_MEMORY the driver could not pin that much (after giving the
  *         cache back), or max_total_bytes would be passed. */
-CUCORE_API cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes,
-                                                void **out);
+CUCORE_API cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out);
 /** Returns a block to its pool for reuse. NULL is a no-op. Async copies using the block must
  * be complete (synchronise their stream first).
  * @retval CUCORE_INVALID_ARGUMENT not a live block of this pool (another pool's, freed
@@ -1128,16 +1124,16 @@ CUCORE_API cucore_status cucore_host_pool_trim(cucore_host_pool *pool, size_t ke
 
 /** A pinned pool's counters (cucore_host_pool_get_stats()). */
 typedef struct cucore_host_pool_stats {
-  uint64_t in_use_blocks;    /**< blocks handed out */
-  uint64_t in_use_bytes;     /**< their bytes as asked for */
-  uint64_t in_use_capacity;  /**< their bytes as allocated (size classes) */
-  uint64_t cached_blocks;    /**< free blocks kept for reuse */
-  uint64_t cached_bytes;     /**< their bytes */
-  uint64_t reserved_high;    /**< most bytes pinned at once (in use + cached) since the last
+  uint64_t in_use_blocks;   /**< blocks handed out */
+  uint64_t in_use_bytes;    /**< their bytes as asked for */
+  uint64_t in_use_capacity; /**< their bytes as allocated (size classes) */
+  uint64_t cached_blocks;   /**< free blocks kept for reuse */
+  uint64_t cached_bytes;    /**< their bytes */
+  uint64_t reserved_high;   /**< most bytes pinned at once (in use + cached) since the last
                                   reset */
-  uint64_t hits;             /**< allocations served from the cache */
-  uint64_t misses;           /**< allocations that pinned a new block */
-  uint64_t driver_frees;     /**< blocks given back to the driver */
+  uint64_t hits;            /**< allocations served from the cache */
+  uint64_t misses;          /**< allocations that pinned a new block */
+  uint64_t driver_frees;    /**< blocks given back to the driver */
 } cucore_host_pool_stats;
 
 /** Reads the pool's counters. */
@@ -1199,16 +1195,16 @@ enum {
  * CUCORE_MEM_MANAGED). `attach` is CUCORE_MANAGED_GLOBAL or CUCORE_MANAGED_HOST.
  * @retval CUCORE_NOT_SUPPORTED the device has no managed memory.
  * @retval CUCORE_DEVICE_OUT_OF_MEMORY as cucore_mem_alloc(). */
-CUCORE_API cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes,
-                                                  unsigned attach, cucore_devptr *out);
+CUCORE_API cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigned attach,
+                                                  cucore_devptr *out);
 
 /** Kinds of location (equal to CUmemLocationType's). */
 typedef enum cucore_location_type {
-  CUCORE_LOCATION_NONE = 0,              /**< no location (unset) */
-  CUCORE_LOCATION_DEVICE = 1,            /**< a device; `id` is its ordinal */
-  CUCORE_LOCATION_HOST = 2,              /**< host memory; `id` is ignored */
-  CUCORE_LOCATION_HOST_NUMA = 3,         /**< a host NUMA node; `id` is the node */
-  CUCORE_LOCATION_HOST_NUMA_CURRENT = 4  /**< the NUMA node of the calling thread's CPU */
+  CUCORE_LOCATION_NONE = 0,             /**< no location (unset) */
+  CUCORE_LOCATION_DEVICE = 1,           /**< a device; `id` is its ordinal */
+  CUCORE_LOCATION_HOST = 2,             /**< host memory; `id` is ignored */
+  CUCORE_LOCATION_HOST_NUMA = 3,        /**< a host NUMA node; `id` is the node */
+  CUCORE_LOCATION_HOST_NUMA_CURRENT = 4 /**< the NUMA node of the calling thread's CPU */
 } cucore_location_type;
 
 /** A place memory can live or be accessed from. */
@@ -1243,13 +1239,13 @@ CUCORE_API cucore_status cucore_mem_advise(cucore_devptr ptr, size_t bytes,
 
 /** What the driver holds for a managed range (cucore_mem_range_get_info()). */
 typedef struct cucore_mem_range_info {
-  int read_mostly;                /**< 1 when every page is READ_MOSTLY */
-  cucore_location preferred;      /**< the preferred location (type NONE when unset or when
+  int read_mostly;               /**< 1 when every page is READ_MOSTLY */
+  cucore_location preferred;     /**< the preferred location (type NONE when unset or when
                                        the pages disagree) */
-  cucore_location last_prefetch;  /**< where it was last prefetched (type NONE when never or
+  cucore_location last_prefetch; /**< where it was last prefetched (type NONE when never or
                                        when the pages disagree) */
-  int accessed_by_count;          /**< devices set with ACCESSED_BY (at most 32 listed) */
-  int accessed_by[32];            /**< their ordinals */
+  int accessed_by_count;         /**< devices set with ACCESSED_BY (at most 32 listed) */
+  int accessed_by[32];           /**< their ordinals */
 } cucore_mem_range_info;
 
 /** Reads the advice and prefetch state of `bytes` at `ptr` (cuMemRangeGetAttribute). */
@@ -1297,8 +1293,8 @@ CUCORE_API cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const
  * `s` (may be NULL) belongs to `dst_dev`. Both ranges are checked, and each must belong to its
  * device when cucore recorded it. */
 CUCORE_API cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst,
-                                            cucore_device *src_dev, cucore_devptr src,
-                                            size_t bytes, cucore_stream *s);
+                                            cucore_device *src_dev, cucore_devptr src, size_t bytes,
+                                            cucore_stream *s);
 /** Whether kernels on `dev` can access memory of `peer` once access is enabled
  * (cuDeviceCanAccessPeer); a device with itself answers 1. */
 CUCORE_API cucore_status cucore_device_can_access_peer(cucore_device *dev, cucore_device *peer,
@@ -1307,12 +1303,10 @@ CUCORE_API cucore_status cucore_device_can_access_peer(cucore_device *dev, cucor
  * (cuCtxEnablePeerAccess in `dev`'s context). Enabling twice is not an error. Pool memory needs
  * cucore_mem_pool_set_access() instead.
  * @retval CUCORE_NOT_SUPPORTED the devices cannot access each other, or `dev` is `peer`. */
-CUCORE_API cucore_status cucore_device_enable_peer_access(cucore_device *dev,
-                                                          cucore_device *peer);
+CUCORE_API cucore_status cucore_device_enable_peer_access(cucore_device *dev, cucore_device *peer);
 /** Undoes cucore_device_enable_peer_access(). Disabling access that is not enabled is not an
  * error. */
-CUCORE_API cucore_status cucore_device_disable_peer_access(cucore_device *dev,
-                                                           cucore_device *peer);
+CUCORE_API cucore_status cucore_device_disable_peer_access(cucore_device *dev, cucore_device *peer);
 
 /** Allocates `height` rows of at least `width_bytes` each, padded so every row starts aligned
  * for the fastest 2D access (cuMemAllocPitch); the row stride is written to *pitch and the
@@ -1326,18 +1320,18 @@ CUCORE_API cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width
  * A side with an array uses the array and its x (bytes) and y; otherwise its address, pitch,
  * x (bytes) and y. */
 typedef struct cucore_copy_2d {
-  cucore_devptr src;        /**< source address (host addresses through CUCORE_HOST_ADDR) */
-  size_t src_pitch;         /**< bytes between source rows (>= width_bytes) */
-  cucore_array *src_array;  /**< or a source array (then src and src_pitch are ignored) */
-  size_t src_x_bytes;       /**< first source byte within a row */
-  size_t src_y;             /**< first source row */
-  cucore_devptr dst;        /**< destination address */
-  size_t dst_pitch;         /**< bytes between destination rows (>= width_bytes) */
-  cucore_array *dst_array;  /**< or a destination array */
-  size_t dst_x_bytes;       /**< first destination byte within a row */
-  size_t dst_y;             /**< first destination row */
-  size_t width_bytes;       /**< bytes per row to copy */
-  size_t height;            /**< rows to copy */
+  cucore_devptr src;       /**< source address (host addresses through CUCORE_HOST_ADDR) */
+  size_t src_pitch;        /**< bytes between source rows (>= width_bytes) */
+  cucore_array *src_array; /**< or a source array (then src and src_pitch are ignored) */
+  size_t src_x_bytes;      /**< first source byte within a row */
+  size_t src_y;            /**< first source row */
+  cucore_devptr dst;       /**< destination address */
+  size_t dst_pitch;        /**< bytes between destination rows (>= width_bytes) */
+  cucore_array *dst_array; /**< or a destination array */
+  size_t dst_x_bytes;      /**< first destination byte within a row */
+  size_t dst_y;            /**< first destination row */
+  size_t width_bytes;      /**< bytes per row to copy */
+  size_t height;           /**< rows to copy */
 } cucore_copy_2d;
 
 /** Copies a 2D region (cuMemcpy2D / cuMemcpy2DAsync, unified addressing). Each side's
@@ -1351,23 +1345,23 @@ CUCORE_API cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_
 /** A 3D copy: `depth` slices of `height` rows of `width_bytes`. A side with an array uses it
  * and its x (bytes), y and z; otherwise its address, pitch, height (rows per slice), x, y, z. */
 typedef struct cucore_copy_3d {
-  cucore_devptr src;        /**< source address */
-  size_t src_pitch;         /**< bytes between source rows */
-  size_t src_height;        /**< rows between source slices (>= height) */
-  cucore_array *src_array;  /**< or a source array */
-  size_t src_x_bytes;       /**< first source byte within a row */
-  size_t src_y;             /**< first source row */
-  size_t src_z;             /**< first source slice */
-  cucore_devptr dst;        /**< destination address */
-  size_t dst_pitch;         /**< bytes between destination rows */
-  size_t dst_height;        /**< rows between destination slices (>= height) */
-  cucore_array *dst_array;  /**< or a destination array */
-  size_t dst_x_bytes;       /**< first destination byte within a row */
-  size_t dst_y;             /**< first destination row */
-  size_t dst_z;             /**< first destination slice */
-  size_t width_bytes;       /**< bytes per row to copy */
-  size_t height;            /**< rows per slice to copy */
-  size_t depth;             /**< slices to copy */
+  cucore_devptr src;       /**< source address */
+  size_t src_pitch;        /**< bytes between source rows */
+  size_t src_height;       /**< rows between source slices (>= height) */
+  cucore_array *src_array; /**< or a source array */
+  size_t src_x_bytes;      /**< first source byte within a row */
+  size_t src_y;            /**< first source row */
+  size_t src_z;            /**< first source slice */
+  cucore_devptr dst;       /**< destination address */
+  size_t dst_pitch;        /**< bytes between destination rows */
+  size_t dst_height;       /**< rows between destination slices (>= height) */
+  cucore_array *dst_array; /**< or a destination array */
+  size_t dst_x_bytes;      /**< first destination byte within a row */
+  size_t dst_y;            /**< first destination row */
+  size_t dst_z;            /**< first destination slice */
+  size_t width_bytes;      /**< bytes per row to copy */
+  size_t height;           /**< rows per slice to copy */
+  size_t depth;            /**< slices to copy */
 } cucore_copy_3d;
 
 /** Copies a 3D region (cuMemcpy3D / cuMemcpy3DAsync), each footprint checked as in
@@ -1458,8 +1452,8 @@ CUCORE_API cucore_status cucore_array_get_native(const cucore_array *arr, void *
 CUCORE_API cucore_status cucore_array_copy_from_host(cucore_array *arr, const void *src,
                                                      size_t src_pitch, cucore_stream *s);
 /** Copies the whole array to host memory, as cucore_array_copy_from_host(). */
-CUCORE_API cucore_status cucore_array_copy_to_host(cucore_array *arr, void *dst,
-                                                   size_t dst_pitch, cucore_stream *s);
+CUCORE_API cucore_status cucore_array_copy_to_host(cucore_array *arr, void *dst, size_t dst_pitch,
+                                                   cucore_stream *s);
 
 /** Address modes. Unlike CUaddress_mode, 0 is clamp, so a zeroed description clamps. */
 typedef enum cucore_address_mode {
@@ -1478,11 +1472,11 @@ typedef enum cucore_filter_mode {
 
 /** Texture flags (equal to CU_TRSF_*), combined with `|`. */
 enum {
-  CUCORE_TEXTURE_READ_AS_INTEGER = 0x01,  /**< integer formats read as integers, not
+  CUCORE_TEXTURE_READ_AS_INTEGER = 0x01,   /**< integer formats read as integers, not
                                                normalized floats */
   CUCORE_TEXTURE_NORMALIZED_COORDS = 0x02, /**< coordinates in [0, 1) instead of elements */
-  CUCORE_TEXTURE_SRGB = 0x10,             /**< sRGB to linear conversion */
-  CUCORE_TEXTURE_SEAMLESS_CUBEMAP = 0x40  /**< seamless cube map filtering */
+  CUCORE_TEXTURE_SRGB = 0x10,              /**< sRGB to linear conversion */
+  CUCORE_TEXTURE_SEAMLESS_CUBEMAP = 0x40   /**< seamless cube map filtering */
 };
 
 /** How a texture samples. Zero-initialised: clamp, point, element coordinates, normalized
@@ -1566,20 +1560,20 @@ CUCORE_API cucore_status cucore_surface_get_handle(const cucore_surface *surf, u
 
 /** Element types of tensor maps (equal to CUtensorMapDataType's). */
 typedef enum cucore_tensor_dtype {
-  CUCORE_TMAP_UINT8 = 0,        /**< 1 byte */
-  CUCORE_TMAP_UINT16 = 1,       /**< 2 bytes */
-  CUCORE_TMAP_UINT32 = 2,       /**< 4 bytes */
-  CUCORE_TMAP_INT32 = 3,        /**< 4 bytes */
-  CUCORE_TMAP_UINT64 = 4,       /**< 8 bytes */
-  CUCORE_TMAP_INT64 = 5,        /**< 8 bytes */
-  CUCORE_TMAP_FLOAT16 = 6,      /**< 2 bytes */
-  CUCORE_TMAP_FLOAT32 = 7,      /**< 4 bytes */
-  CUCORE_TMAP_FLOAT64 = 8,      /**< 8 bytes */
-  CUCORE_TMAP_BFLOAT16 = 9,     /**< 2 bytes */
-  CUCORE_TMAP_FLOAT32_FTZ = 10, /**< 4 bytes, denormals flushed */
-  CUCORE_TMAP_TFLOAT32 = 11,    /**< 4 bytes */
-  CUCORE_TMAP_TFLOAT32_FTZ = 12, /**< 4 bytes, denormals flushed */
-  CUCORE_TMAP_16U4_ALIGN8B = 13, /**< 4-bit values, 16 packed in 8 bytes */
+  CUCORE_TMAP_UINT8 = 0,          /**< 1 byte */
+  CUCORE_TMAP_UINT16 = 1,         /**< 2 bytes */
+  CUCORE_TMAP_UINT32 = 2,         /**< 4 bytes */
+  CUCORE_TMAP_INT32 = 3,          /**< 4 bytes */
+  CUCORE_TMAP_UINT64 = 4,         /**< 8 bytes */
+  CUCORE_TMAP_INT64 = 5,          /**< 8 bytes */
+  CUCORE_TMAP_FLOAT16 = 6,        /**< 2 bytes */
+  CUCORE_TMAP_FLOAT32 = 7,        /**< 4 bytes */
+  CUCORE_TMAP_FLOAT64 = 8,        /**< 8 bytes */
+  CUCORE_TMAP_BFLOAT16 = 9,       /**< 2 bytes */
+  CUCORE_TMAP_FLOAT32_FTZ = 10,   /**< 4 bytes, denormals flushed */
+  CUCORE_TMAP_TFLOAT32 = 11,      /**< 4 bytes */
+  CUCORE_TMAP_TFLOAT32_FTZ = 12,  /**< 4 bytes, denormals flushed */
+  CUCORE_TMAP_16U4_ALIGN8B = 13,  /**< 4-bit values, 16 packed in 8 bytes */
   CUCORE_TMAP_16U4_ALIGN16B = 14, /**< 4-bit values, 16 packed in 8 of every 16 bytes */
   CUCORE_TMAP_16U6_ALIGN16B = 15  /**< 6-bit values, 16 packed in 12 of every 16 bytes */
 } cucore_tensor_dtype;
@@ -1613,7 +1607,7 @@ typedef enum cucore_tensor_l2 {
 
 /** What out-of-bounds elements read as (equal to CUtensorMapFloatOOBfill's). */
 typedef enum cucore_tensor_oob {
-  CUCORE_TMAP_OOB_ZERO = 0,        /**< zeros */
+  CUCORE_TMAP_OOB_ZERO = 0,                /**< zeros */
   CUCORE_TMAP_OOB_NAN_REQUEST_ZERO_FMA = 1 /**< a NaN that FMAs treat as zero (floating-point
                                                 types only) */
 } cucore_tensor_oob;
@@ -1621,29 +1615,30 @@ typedef enum cucore_tensor_oob {
 /** A tensor in global memory and the box the copy engine moves, as the driver takes them.
  * Dimension 0 is the innermost (contiguous) one. Zero-initialise, then fill. */
 typedef struct cucore_tensor_map_desc {
-  cucore_tensor_dtype dtype;   /**< element type */
-  unsigned rank;               /**< dimensions: 1..5 (3..5 for im2col and interleaved maps) */
-  cucore_devptr address;       /**< start of the tensor (16-byte aligned; 32 for INTERLEAVE_32B
+  cucore_tensor_dtype dtype; /**< element type */
+  unsigned rank;             /**< dimensions: 1..5 (3..5 for im2col and interleaved maps) */
+  cucore_devptr address;     /**< start of the tensor (16-byte aligned; 32 for INTERLEAVE_32B
                                     and the 16-byte-aligned packed types) */
-  uint64_t dims[5];            /**< elements per dimension (1 .. 2^32) */
+  uint64_t dims[5];          /**< elements per dimension (1 .. 2^32) */
   /** Bytes from one index to the next of dimensions 1 .. rank-1 (strides[0] is dimension 1's).
    * Multiples of 16 (32 for INTERLEAVE_32B and the 16-byte-aligned packed types), below
    * 2^40; strides[0] at least dims[0] elements. */
   uint64_t strides[4];
-  uint32_t box[5];             /**< tiled maps: elements per dimension of the box (1..256);
+  uint32_t box[5];                     /**< tiled maps: elements per dimension of the box (1..256);
                                     box[0] times the element size a multiple of 16 bytes
                                     without interleave, and within the swizzle span */
-  uint32_t element_strides[5]; /**< step per dimension, 1..8 (0 is taken as 1) */
+  uint32_t element_strides[5];         /**< step per dimension, 1..8 (0 is taken as 1) */
   cucore_tensor_interleave interleave; /**< interleaved layout */
   cucore_tensor_swizzle swizzle;       /**< shared-memory swizzle */
   cucore_tensor_l2 l2_promotion;       /**< L2 promotion */
   cucore_tensor_oob oob_fill;          /**< out-of-bounds fill */
-  /** im2col maps: the box's lower corner offsets {D, H, W} (rank - 2 of them from entry 0: one in [-32768, 32767] for rank 3, two in [-128, 127] for rank 4, three in
-   * [-16, 15] for rank 5). */
+  /** im2col maps: the box's lower corner offsets {D, H, W} (rank - 2 of them from entry 0:
+   * one in [-32768, 32767] for rank 3, two in [-128, 127] for rank 4, three in [-16, 15] for
+   * rank 5). */
   int lower_corner[3];
-  int upper_corner[3];          /**< im2col maps: the upper corner offsets, same ranges */
-  uint32_t channels_per_pixel;  /**< im2col maps: elements along C (1..256) */
-  uint32_t pixels_per_column;   /**< im2col maps: elements along N, D, H, W (1..1024) */
+  int upper_corner[3];         /**< im2col maps: the upper corner offsets, same ranges */
+  uint32_t channels_per_pixel; /**< im2col maps: elements along C (1..256) */
+  uint32_t pixels_per_column;  /**< im2col maps: elements along N, D, H, W (1..1024) */
 } cucore_tensor_map_desc;
 
 /** @cond CUCORE_INTERNAL */
@@ -1725,13 +1720,13 @@ CUCORE_API cucore_status cucore_args_push_tensor_map(struct cucore_args *args,
 
 /** Type codes of cucore_dtype (equal to DLDataTypeCode's; BOOL is DLPack 0.8's). */
 enum {
-  CUCORE_DTYPE_INT = 0,    /**< signed integer */
-  CUCORE_DTYPE_UINT = 1,   /**< unsigned integer */
-  CUCORE_DTYPE_FLOAT = 2,  /**< IEEE floating point */
-  CUCORE_DTYPE_OPAQUE = 3, /**< opaque handle */
-  CUCORE_DTYPE_BFLOAT = 4, /**< bfloat16 */
+  CUCORE_DTYPE_INT = 0,     /**< signed integer */
+  CUCORE_DTYPE_UINT = 1,    /**< unsigned integer */
+  CUCORE_DTYPE_FLOAT = 2,   /**< IEEE floating point */
+  CUCORE_DTYPE_OPAQUE = 3,  /**< opaque handle */
+  CUCORE_DTYPE_BFLOAT = 4,  /**< bfloat16 */
   CUCORE_DTYPE_COMPLEX = 5, /**< complex (two floats of bits/2 each) */
-  CUCORE_DTYPE_BOOL = 6    /**< boolean */
+  CUCORE_DTYPE_BOOL = 6     /**< boolean */
 };
 
 /** An element type, laid out as DLDataType. */
@@ -1743,14 +1738,14 @@ typedef struct cucore_dtype {
 
 /** A strided tensor over memory. */
 typedef struct cucore_tensor_desc {
-  int ndim;                               /**< dimensions, 0 (a scalar) .. CUCORE_TENSOR_MAX_DIMS */
-  int64_t shape[CUCORE_TENSOR_MAX_DIMS];  /**< elements per dimension (>= 0) */
+  int ndim;                              /**< dimensions, 0 (a scalar) .. CUCORE_TENSOR_MAX_DIMS */
+  int64_t shape[CUCORE_TENSOR_MAX_DIMS]; /**< elements per dimension (>= 0) */
   /** Elements (not bytes) between consecutive indices of each dimension, may be negative;
    * ignored when `compact` is 1. */
   int64_t strides[CUCORE_TENSOR_MAX_DIMS];
-  int compact;                            /**< 1: compact row-major, strides not given */
-  cucore_dtype dtype;                     /**< element type */
-  uint64_t byte_offset;                   /**< bytes from the address to element 0 */
+  int compact;          /**< 1: compact row-major, strides not given */
+  cucore_dtype dtype;   /**< element type */
+  uint64_t byte_offset; /**< bytes from the address to element 0 */
 } cucore_tensor_desc;
 
 /** The bytes a tensor touches, relative to its address: from *lo (the lowest byte, may be
@@ -1820,15 +1815,15 @@ CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);
 
 /** What a buffer of code is. */
 typedef enum cucore_code_type {
-  CUCORE_CODE_AUTO = 0,   /**< detect from the bytes */
-  CUCORE_CODE_CUDA_CPP,   /**< CUDA C++ source (NVRTC) */
-  CUCORE_CODE_PTX,        /**< PTX assembly text */
-  CUCORE_CODE_NVVM,       /**< NVVM IR, text or bitcode (libNVVM) */
-  CUCORE_CODE_CUBIN,      /**< an ELF for one SM architecture */
-  CUCORE_CODE_FATBIN,     /**< a fatbin container (several cubins and/or PTX) */
-  CUCORE_CODE_LTOIR,      /**< LTO intermediate representation (for nvJitLink) */
-  CUCORE_CODE_OBJECT,     /**< a host object holding device code (nvcc -rdc -c) */
-  CUCORE_CODE_LIBRARY     /**< a host static library (.a) holding device code */
+  CUCORE_CODE_AUTO = 0, /**< detect from the bytes */
+  CUCORE_CODE_CUDA_CPP, /**< CUDA C++ source (NVRTC) */
+  CUCORE_CODE_PTX,      /**< PTX assembly text */
+  CUCORE_CODE_NVVM,     /**< NVVM IR, text or bitcode (libNVVM) */
+  CUCORE_CODE_CUBIN,    /**< an ELF for one SM architecture */
+  CUCORE_CODE_FATBIN,   /**< a fatbin container (several cubins and/or PTX) */
+  CUCORE_CODE_LTOIR,    /**< LTO intermediate representation (for nvJitLink) */
+  CUCORE_CODE_OBJECT,   /**< a host object holding device code (nvcc -rdc -c) */
+  CUCORE_CODE_LIBRARY   /**< a host static library (.a) holding device code */
 } cucore_code_type;
 
 /** "cubin", "ptx", ... for a code type ("cuda-c++", "auto"; "unknown" for a value not in the
@@ -1848,10 +1843,10 @@ typedef enum cucore_param_kind {
 
 /** One kernel parameter as the kernel sees it. */
 typedef struct cucore_param_info {
-  uint32_t offset;          /**< byte offset in the parameter buffer */
-  uint32_t size;            /**< bytes */
-  uint32_t align;           /**< alignment in bytes (0 when unknown) */
-  cucore_param_kind kind;   /**< the type, as far as it is known */
+  uint32_t offset;        /**< byte offset in the parameter buffer */
+  uint32_t size;          /**< bytes */
+  uint32_t align;         /**< alignment in bytes (0 when unknown) */
+  cucore_param_kind kind; /**< the type, as far as it is known */
 } cucore_param_info;
 
 /** @} */
@@ -1871,35 +1866,35 @@ typedef struct cucore_param_info {
  * a rendering for each tool (NVRTC, nvJitLink, libNVVM) that accepts it; a tool ignores the
  * options it has no rendering for. */
 typedef enum cucore_option {
-  CUCORE_OPT_ARCH = 0,          /**< string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
-  CUCORE_OPT_STD,               /**< string: "c++03" .. "c++20" */
-  CUCORE_OPT_DEFINE,            /**< list: "NAME", "NAME=VALUE" or "NAME(PARAMS)=VALUE", NAME an
+  CUCORE_OPT_ARCH = 0,         /**< string: "sm_90", "sm_90a", "sm_100f", "compute_90" */
+  CUCORE_OPT_STD,              /**< string: "c++03" .. "c++20" */
+  CUCORE_OPT_DEFINE,           /**< list: "NAME", "NAME=VALUE" or "NAME(PARAMS)=VALUE", NAME an
                                    identifier (-D) */
-  CUCORE_OPT_UNDEFINE,          /**< list: "NAME", an identifier (-U) */
-  CUCORE_OPT_INCLUDE_PATH,      /**< list: a directory (-I) */
-  CUCORE_OPT_PRE_INCLUDE,       /**< list: a header included before the source (-include) */
-  CUCORE_OPT_TOOLKIT_INCLUDES,  /**< bool, default 1: add `<toolkit>/include` and `include/cccl` */
-  CUCORE_OPT_DEBUG,             /**< bool: device debug information (-G / -g) */
-  CUCORE_OPT_LINEINFO,          /**< bool: line information for profilers */
-  CUCORE_OPT_FAST_MATH,         /**< bool: --use_fast_math (ftz, approximate div/sqrt, fmad) */
-  CUCORE_OPT_FTZ,               /**< bool: flush denormals to zero */
-  CUCORE_OPT_PREC_DIV,          /**< bool: IEEE division (default 1) */
-  CUCORE_OPT_PREC_SQRT,         /**< bool: IEEE square root (default 1) */
-  CUCORE_OPT_FMAD,              /**< bool: contract multiply-add into fma (default 1) */
-  CUCORE_OPT_MAX_REGISTERS,     /**< int 16..255: registers per thread cap (--maxrregcount) */
-  CUCORE_OPT_RDC,               /**< bool: relocatable device code (-rdc=true) */
-  CUCORE_OPT_LTO,               /**< bool: link-time optimisation (-dlto / -lto) */
+  CUCORE_OPT_UNDEFINE,         /**< list: "NAME", an identifier (-U) */
+  CUCORE_OPT_INCLUDE_PATH,     /**< list: a directory (-I) */
+  CUCORE_OPT_PRE_INCLUDE,      /**< list: a header included before the source (-include) */
+  CUCORE_OPT_TOOLKIT_INCLUDES, /**< bool, default 1: add `<toolkit>/include` and `include/cccl` */
+  CUCORE_OPT_DEBUG,            /**< bool: device debug information (-G / -g) */
+  CUCORE_OPT_LINEINFO,         /**< bool: line information for profilers */
+  CUCORE_OPT_FAST_MATH,        /**< bool: --use_fast_math (ftz, approximate div/sqrt, fmad) */
+  CUCORE_OPT_FTZ,              /**< bool: flush denormals to zero */
+  CUCORE_OPT_PREC_DIV,         /**< bool: IEEE division (default 1) */
+  CUCORE_OPT_PREC_SQRT,        /**< bool: IEEE square root (default 1) */
+  CUCORE_OPT_FMAD,             /**< bool: contract multiply-add into fma (default 1) */
+  CUCORE_OPT_MAX_REGISTERS,    /**< int 16..255: registers per thread cap (--maxrregcount) */
+  CUCORE_OPT_RDC,              /**< bool: relocatable device code (-rdc=true) */
+  CUCORE_OPT_LTO,              /**< bool: link-time optimisation (-dlto / -lto) */
   CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, /**< bool: more aggressive vectorisation */
-  CUCORE_OPT_DEFAULT_DEVICE,    /**< bool: functions without a space are `__device__` */
-  CUCORE_OPT_DEVICE_INT128,     /**< bool: __int128 in device code */
-  CUCORE_OPT_OPT_LEVEL,         /**< int 0..3: optimisation level (nvJitLink -O, libNVVM -opt) */
-  CUCORE_OPT_PTXAS_OPTION,      /**< list: passed to ptxas (--ptxas-options / -Xptxas) */
-  CUCORE_OPT_SPLIT_COMPILE,     /**< int 0..256: compiler threads (0 = all cores) */
-  CUCORE_OPT_DISABLE_WARNINGS,  /**< bool: -w */
-  CUCORE_OPT_RAW,               /**< list: passed verbatim to the compiler (NVRTC/libNVVM) */
-  CUCORE_OPT_GENCODE,           /**< list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
+  CUCORE_OPT_DEFAULT_DEVICE,             /**< bool: functions without a space are `__device__` */
+  CUCORE_OPT_DEVICE_INT128,              /**< bool: __int128 in device code */
+  CUCORE_OPT_OPT_LEVEL,        /**< int 0..3: optimisation level (nvJitLink -O, libNVVM -opt) */
+  CUCORE_OPT_PTXAS_OPTION,     /**< list: passed to ptxas (--ptxas-options / -Xptxas) */
+  CUCORE_OPT_SPLIT_COMPILE,    /**< int 0..256: compiler threads (0 = all cores) */
+  CUCORE_OPT_DISABLE_WARNINGS, /**< bool: -w */
+  CUCORE_OPT_RAW,              /**< list: passed verbatim to the compiler (NVRTC/libNVVM) */
+  CUCORE_OPT_GENCODE,          /**< list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
                                    PTX (default: the arch, as cubin and as PTX) */
-  CUCORE_OPT_COUNT              /**< the number of options */
+  CUCORE_OPT_COUNT             /**< the number of options */
 } cucore_option;
 
 /** A set of compile options: create with cucore_options_create(), destroy with
@@ -1922,8 +1917,7 @@ CUCORE_API cucore_status cucore_options_set_string(cucore_options *opts, cucore_
                                                    const char *value);
 /** Sets an int option (range-checked) or a bool option (0 or 1).
  * @retval CUCORE_INVALID_ARGUMENT an unknown or non-int option, or a value out of its range. */
-CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_option opt,
-                                                int value);
+CUCORE_API cucore_status cucore_options_set_int(cucore_options *opts, cucore_option opt, int value);
 /** Adds an in-memory header the source can include by `name`; both strings are copied.
  * @retval CUCORE_INVALID_ARGUMENT a header of that name was added already. */
 CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const char *name,
@@ -1978,17 +1972,15 @@ typedef struct cucore_object cucore_object;
  * copied. Destroy `*out` with cucore_program_destroy().
  * @retval CUCORE_INVALID_ARGUMENT empty source, another type, compiled code given to AUTO, or
  *         `size` past PTRDIFF_MAX. */
-CUCORE_API cucore_status cucore_program_create(cucore_code_type type, const void *code,
-                                               size_t size, const char *name,
-                                               const cucore_options *opts,
+CUCORE_API cucore_status cucore_program_create(cucore_code_type type, const void *code, size_t size,
+                                               const char *name, const cucore_options *opts,
                                                cucore_program **out);
 /** DESTRUCTOR: frees the program. NULL is a no-op. Objects it produced stay valid. */
 CUCORE_API cucore_status cucore_program_destroy(cucore_program *prog);
 /** Registers a C++ name expression ("scale<float>", "&ns::kernel") whose lowered (mangled)
  * name the result will know. CUDA C++ only. Copied; registering one twice is a no-op.
  * @retval CUCORE_INVALID_ARGUMENT the program is not CUDA C++, or `expr` is empty. */
-CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog,
-                                                            const char *expr);
+CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog, const char *expr);
 /** Adds another NVVM IR module (e.g.\ libdevice) to an NVVM program; `lazy` adds it with
  * nvvmLazyAddModuleToProgram (only what is used is linked). `size` 0 means NUL-terminated
  * text; `name` may be NULL ("module"). Copied.
@@ -2125,8 +2117,8 @@ CUCORE_API cucore_status cucore_object_load(cucore_object *obj);
 /** Which code the driver prefers when an object (a fatbin) holds both PTX and a cubin that
  * fit the GPU (CU_JIT_FALLBACK_STRATEGY). */
 typedef enum cucore_load_fallback {
-  CUCORE_LOAD_FALLBACK_DEFAULT = 0, /**< the driver's choice (the cubin) */
-  CUCORE_LOAD_FALLBACK_PREFER_PTX = 1, /**< JIT the PTX even when a cubin fits */
+  CUCORE_LOAD_FALLBACK_DEFAULT = 0,      /**< the driver's choice (the cubin) */
+  CUCORE_LOAD_FALLBACK_PREFER_PTX = 1,   /**< JIT the PTX even when a cubin fits */
   CUCORE_LOAD_FALLBACK_PREFER_BINARY = 2 /**< a compatible cubin over the PTX */
 } cucore_load_fallback;
 
@@ -2158,7 +2150,8 @@ typedef struct cucore_load_options {
 
 /** The defaults: driver JIT defaults, the driver's loading mode, the binary preserved, 16 KiB
  * of JIT log. */
-#define CUCORE_LOAD_OPTIONS_INIT {-1, 0, 0, CUCORE_LOAD_FALLBACK_DEFAULT, 0, 0, 0, 0, 1, 16384u}
+#define CUCORE_LOAD_OPTIONS_INIT \
+  { -1, 0, 0, CUCORE_LOAD_FALLBACK_DEFAULT, 0, 0, 0, 0, 1, 16384u }
 
 /**
  * Sets how `obj` will be loaded (copied into the object). Call it before the object is
@@ -2204,13 +2197,13 @@ CUCORE_API cucore_status cucore_object_get_ptx(const cucore_object *obj, const c
 
 /** What kind of module variable a global is. */
 typedef enum cucore_global_kind {
-  CUCORE_GLOBAL_UNKNOWN = 0, /**< not known: the driver does not say, and the code could not
+  CUCORE_GLOBAL_UNKNOWN = 0,  /**< not known: the driver does not say, and the code could not
                                   be read offline (LTO-IR) */
-  CUCORE_GLOBAL_DEVICE = 1,  /**< `__device__` (PTX `.global`; cubin `.nv.global` or, with an
+  CUCORE_GLOBAL_DEVICE = 1,   /**< `__device__` (PTX `.global`; cubin `.nv.global` or, with an
                                   initial value, `.nv.global.init`) */
   CUCORE_GLOBAL_CONSTANT = 2, /**< `__constant__` (PTX `.const`; cubin `.nv.constant3`):
                                    read-only for kernels, written by the host */
-  CUCORE_GLOBAL_MANAGED = 3  /**< `__managed__` (PTX `.global .attribute(.managed)`): one
+  CUCORE_GLOBAL_MANAGED = 3   /**< `__managed__` (PTX `.global .attribute(.managed)`): one
                                   allocation shared by the host and every device */
 } cucore_global_kind;
 
@@ -2251,8 +2244,8 @@ CUCORE_API cucore_status cucore_object_get_global(cucore_object *obj, cucore_dev
  * @retval CUCORE_INVALID_ARGUMENT the copy does not fit, a NULL `src` with bytes > 0, or a
  *         stream of another device.
  */
-CUCORE_API cucore_status cucore_global_write(const cucore_global *g, size_t offset,
-                                             const void *src, size_t bytes, cucore_stream *s);
+CUCORE_API cucore_status cucore_global_write(const cucore_global *g, size_t offset, const void *src,
+                                             size_t bytes, cucore_stream *s);
 /**
  * Copies `bytes` of the global from byte `offset` into host `dst`; checked and queued as
  * cucore_global_write() (with a stream, `dst` holds the data once the stream is synchronised).
@@ -2347,23 +2340,23 @@ CUCORE_API cucore_status cucore_kernel_get_layout_source(const cucore_kernel *k,
 
 /** Kernel attributes; the values equal CUfunction_attribute's. */
 typedef enum cucore_kernel_attr {
-  CUCORE_KATTR_MAX_THREADS_PER_BLOCK = 0,        /**< largest block it can be launched with */
-  CUCORE_KATTR_SHARED_SIZE_BYTES = 1,            /**< static shared memory */
-  CUCORE_KATTR_CONST_SIZE_BYTES = 2,             /**< constant memory the kernel uses */
-  CUCORE_KATTR_LOCAL_SIZE_BYTES = 3,             /**< local memory per thread */
-  CUCORE_KATTR_NUM_REGS = 4,                     /**< registers per thread */
-  CUCORE_KATTR_PTX_VERSION = 5,                  /**< PTX ISA version, major*10 + minor */
-  CUCORE_KATTR_BINARY_VERSION = 6,               /**< binary architecture, major*10 + minor */
-  CUCORE_KATTR_CACHE_MODE_CA = 7,                /**< 1 when compiled with -Xptxas -dlcm=ca */
-  CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8, /**< settable */
-  CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9, /**< settable, percent or -1 */
-  CUCORE_KATTR_CLUSTER_SIZE_MUST_BE_SET = 10,    /**< 1: launches must give a cluster size */
-  CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH = 11,      /**< settable before first launch */
-  CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT = 12,     /**< settable before first launch */
-  CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH = 13,      /**< settable before first launch */
+  CUCORE_KATTR_MAX_THREADS_PER_BLOCK = 0,              /**< largest block it can be launched with */
+  CUCORE_KATTR_SHARED_SIZE_BYTES = 1,                  /**< static shared memory */
+  CUCORE_KATTR_CONST_SIZE_BYTES = 2,                   /**< constant memory the kernel uses */
+  CUCORE_KATTR_LOCAL_SIZE_BYTES = 3,                   /**< local memory per thread */
+  CUCORE_KATTR_NUM_REGS = 4,                           /**< registers per thread */
+  CUCORE_KATTR_PTX_VERSION = 5,                        /**< PTX ISA version, major*10 + minor */
+  CUCORE_KATTR_BINARY_VERSION = 6,                     /**< binary architecture, major*10 + minor */
+  CUCORE_KATTR_CACHE_MODE_CA = 7,                      /**< 1 when compiled with -Xptxas -dlcm=ca */
+  CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,      /**< settable */
+  CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,   /**< settable, percent or -1 */
+  CUCORE_KATTR_CLUSTER_SIZE_MUST_BE_SET = 10,          /**< 1: launches must give a cluster size */
+  CUCORE_KATTR_REQUIRED_CLUSTER_WIDTH = 11,            /**< settable before first launch */
+  CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT = 12,           /**< settable before first launch */
+  CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH = 13,            /**< settable before first launch */
   CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14, /**< settable */
   CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15, /**< settable */
-  CUCORE_KATTR_COUNT                             /**< the number of attributes */
+  CUCORE_KATTR_COUNT                                      /**< the number of attributes */
 } cucore_kernel_attr;
 
 /** "max_threads_per_block", ... ("unknown_attribute" for a value not in the enum). Never NULL;
@@ -2395,8 +2388,7 @@ CUCORE_API cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore
  * first launch, which may serialise with other work: load kernels that must run concurrently
  * (programmatic dependent launches, producer/consumer kernels) with cucore_kernel_load()
  * before launching them, or load the object eagerly (cucore_load_options.eager). */
-CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev,
-                                                 int *loaded);
+CUCORE_API cucore_status cucore_kernel_is_loaded(cucore_kernel *k, cucore_device *dev, int *loaded);
 /** Loads the kernel's function on `dev` explicitly (cuFuncLoad). */
 CUCORE_API cucore_status cucore_kernel_load(cucore_kernel *k, cucore_device *dev);
 /** The native CUkernel and the CUfunction for `dev` (cuKernelGetFunction). Either may be NULL.
@@ -2535,22 +2527,30 @@ CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_p
 /** CUCORE_ARG(args, x): pushes x with the setter its static type picks. cucore_devptr is
  * uint64_t, so it pushes as u64, which a pointer parameter accepts. Any pointer pushes as a
  * host pointer (cucore_args_push_host_ptr); other types do not compile. C11 only. */
-#define CUCORE_ARG(a, x)                                                                       \
-  _Generic((x), _Bool: cucore_args_push_u8, char: cucore_args_push_i8,                          \
-           signed char: cucore_args_push_i8, unsigned char: cucore_args_push_u8,                \
-           short: cucore_args_push_i16, unsigned short: cucore_args_push_u16,                   \
-           int: cucore_args_push_i32, unsigned int: cucore_args_push_u32,                       \
-           long: cucore_args_push_i64, unsigned long: cucore_args_push_u64,                     \
-           long long: cucore_args_push_i64, unsigned long long: cucore_args_push_u64,           \
-           float: cucore_args_push_f32, double: cucore_args_push_f64,                           \
-           default: cucore_args_push_host_ptr)((a), (x))
+#define CUCORE_ARG(a, x)                              \
+  _Generic((x), _Bool                                 \
+           : cucore_args_push_u8, char                \
+           : cucore_args_push_i8, signed char         \
+           : cucore_args_push_i8, unsigned char       \
+           : cucore_args_push_u8, short               \
+           : cucore_args_push_i16, unsigned short     \
+           : cucore_args_push_u16, int                \
+           : cucore_args_push_i32, unsigned int       \
+           : cucore_args_push_u32, long               \
+           : cucore_args_push_i64, unsigned long      \
+           : cucore_args_push_u64, long long          \
+           : cucore_args_push_i64, unsigned long long \
+           : cucore_args_push_u64, float              \
+           : cucore_args_push_f32, double             \
+           : cucore_args_push_f64, default            \
+           : cucore_args_push_host_ptr)((a), (x))
 /** @cond CUCORE_INTERNAL */
 /* Helpers of CUCORE_ARGS (counting and pasting its arguments): not API, left out of the
  * reference. */
 #define CUCORE_ARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
-                       ...)                                                                    \
+                       ...)                                                                      \
   N
-#define CUCORE_ARGS_N(...)                                                                     \
+#define CUCORE_ARGS_N(...) \
   CUCORE_ARGS_N_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define CUCORE_ARGS_CAT_(a, b) a##b
 #define CUCORE_ARGS_CAT(a, b) CUCORE_ARGS_CAT_(a, b)
@@ -2574,9 +2574,9 @@ CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_p
 /** CUCORE_ARGS(args, x, y, ...): resets `args`, pushes up to 16 values by static type, and
  * evaluates to cucore_args_check(args): the first mistake, or a count that is off. Takes 1 to
  * 16 values; C11 only. */
-#define CUCORE_ARGS(a, ...)                                                                    \
-  (cucore_args_reset(a),                                                                       \
-   CUCORE_ARGS_CAT(CUCORE_ARGS_, CUCORE_ARGS_N(__VA_ARGS__))(a, __VA_ARGS__),                  \
+#define CUCORE_ARGS(a, ...)                                                   \
+  (cucore_args_reset(a),                                                      \
+   CUCORE_ARGS_CAT(CUCORE_ARGS_, CUCORE_ARGS_N(__VA_ARGS__))(a, __VA_ARGS__), \
    cucore_args_check(a))
 #endif
 
@@ -2594,24 +2594,24 @@ CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_p
 
 /** Launch attributes; the values equal CUlaunchAttributeID's. */
 typedef enum cucore_launch_attr_id {
-  CUCORE_LAUNCH_ACCESS_POLICY_WINDOW = 1,         /**< u.access_policy: L2 persistence window */
-  CUCORE_LAUNCH_COOPERATIVE = 2,                  /**< u.value 1: grid-wide synchronisation */
-  CUCORE_LAUNCH_SYNCHRONIZATION_POLICY = 3,       /**< u.value: CUsynchronizationPolicy (some
+  CUCORE_LAUNCH_ACCESS_POLICY_WINDOW = 1,      /**< u.access_policy: L2 persistence window */
+  CUCORE_LAUNCH_COOPERATIVE = 2,               /**< u.value 1: grid-wide synchronisation */
+  CUCORE_LAUNCH_SYNCHRONIZATION_POLICY = 3,    /**< u.value: CUsynchronizationPolicy (some
                                                        drivers take it on streams only) */
-  CUCORE_LAUNCH_CLUSTER_DIMENSION = 4,            /**< u.dim: blocks per cluster */
-  CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY = 5,    /**< u.value: CUclusterSchedulingPolicy */
+  CUCORE_LAUNCH_CLUSTER_DIMENSION = 4,         /**< u.dim: blocks per cluster */
+  CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY = 5, /**< u.value: CUclusterSchedulingPolicy */
   CUCORE_LAUNCH_PROGRAMMATIC_STREAM_SERIALIZATION = 6, /**< u.value 1: programmatic dependent
                                                             launch */
-  CUCORE_LAUNCH_PROGRAMMATIC_EVENT = 7,           /**< u.event: event triggered by the kernel */
-  CUCORE_LAUNCH_PRIORITY = 8,                     /**< u.value: the launch's priority */
-  CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP = 9,          /**< u.domain_map */
-  CUCORE_LAUNCH_MEM_SYNC_DOMAIN = 10,             /**< u.value: CUlaunchMemSyncDomain */
-  CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION = 11, /**< u.dim: preferred blocks per cluster */
-  CUCORE_LAUNCH_COMPLETION_EVENT = 12,            /**< u.event: recorded when blocks finish */
+  CUCORE_LAUNCH_PROGRAMMATIC_EVENT = 7,            /**< u.event: event triggered by the kernel */
+  CUCORE_LAUNCH_PRIORITY = 8,                      /**< u.value: the launch's priority */
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP = 9,           /**< u.domain_map */
+  CUCORE_LAUNCH_MEM_SYNC_DOMAIN = 10,              /**< u.value: CUlaunchMemSyncDomain */
+  CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION = 11,  /**< u.dim: preferred blocks per cluster */
+  CUCORE_LAUNCH_COMPLETION_EVENT = 12,             /**< u.event: recorded when blocks finish */
   CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE = 13, /**< u.value; graphs only (a launch refuses
                                                         it) */
   CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT = 14, /**< u.value: percent */
-  CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING = 16 /**< u.value: 1 to turn it on */
+  CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING = 16    /**< u.value: 1 to turn it on */
 } cucore_launch_attr_id;
 
 /** One launch attribute. Fill the member its id names. */
@@ -2619,7 +2619,7 @@ typedef struct cucore_launch_attr {
   cucore_launch_attr_id id; /**< which attribute; names the member of `u` to fill */
   /** The attribute's value. */
   union {
-    int value; /**< COOPERATIVE, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY,
+    int value;       /**< COOPERATIVE, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY,
                   PROGRAMMATIC_STREAM_SERIALIZATION, PRIORITY, MEM_SYNC_DOMAIN,
                   DEVICE_UPDATABLE_KERNEL_NODE (graphs only), PREFERRED_SHARED_MEMORY_CARVEOUT,
                   NVLINK_UTIL_CENTRIC_SCHEDULING */
@@ -2634,10 +2634,10 @@ typedef struct cucore_launch_attr {
       /** @} */
     } access_policy;
     struct {
-      cucore_event *event; /**< an event of the launch's device (borrowed) */
-      int flags;           /**< event record flags (not CU_EVENT_RECORD_EXTERNAL) */
+      cucore_event *event;        /**< an event of the launch's device (borrowed) */
+      int flags;                  /**< event record flags (not CU_EVENT_RECORD_EXTERNAL) */
       int trigger_at_block_start; /**< PROGRAMMATIC_EVENT only */
-    } event; /**< PROGRAMMATIC_EVENT, COMPLETION_EVENT */
+    } event;                      /**< PROGRAMMATIC_EVENT, COMPLETION_EVENT */
     /** MEM_SYNC_DOMAIN_MAP */
     struct {
       /** @{ */
@@ -2730,8 +2730,8 @@ CUCORE_API cucore_status cucore_launch_host_func(cucore_stream *s, void (*fn)(vo
 
 /** Flags of cucore_kernel_check_launch_offline(), combined with `|`. */
 enum {
-  CUCORE_CHECK_DEFAULT = 0,                /**< the portable limits */
-  CUCORE_CHECK_NON_PORTABLE_CLUSTER = 1    /**< allow clusters of up to 16 blocks on sm_90 and
+  CUCORE_CHECK_DEFAULT = 0,             /**< the portable limits */
+  CUCORE_CHECK_NON_PORTABLE_CLUSTER = 1 /**< allow clusters of up to 16 blocks on sm_90 and
                                                 newer, as a kernel with
                                                 non_portable_cluster_size_allowed set may use */
 };
@@ -2873,12 +2873,12 @@ typedef enum cucore_capture_status {
 /** What cucore_stream_get_capture_info() tells. */
 typedef struct cucore_capture_info {
   cucore_capture_status status; /**< the driver's answer (cuStreamIsCapturing) */
-  uint64_t id;        /**< the driver's id of the capture sequence, unique in the process (0
+  uint64_t id;       /**< the driver's id of the capture sequence, unique in the process (0
                            when none, or when the driver cannot tell: before CUDA 11.3) */
-  size_t node_count;  /**< nodes the graph being captured has so far (0 when none or unknown) */
-  int by_cucore;      /**< 1 when cucore began the capture and follows this stream in it */
-  int mode;           /**< the capture's cucore_capture_mode when by_cucore, else -1 */
-  int is_origin;      /**< 1 when the capture began on this stream (and must end here) */
+  size_t node_count; /**< nodes the graph being captured has so far (0 when none or unknown) */
+  int by_cucore;     /**< 1 when cucore began the capture and follows this stream in it */
+  int mode;          /**< the capture's cucore_capture_mode when by_cucore, else -1 */
+  int is_origin;     /**< 1 when the capture began on this stream (and must end here) */
 } cucore_capture_info;
 
 /** Whether `s` is capturing, and what cucore knows of the capture.
@@ -2921,9 +2921,9 @@ typedef enum cucore_graph_node_type {
   CUCORE_GRAPH_NODE_EMPTY = 5,        /**< nothing (a point to depend on) */
   CUCORE_GRAPH_NODE_WAIT_EVENT = 6,   /**< waits for an event */
   CUCORE_GRAPH_NODE_EVENT_RECORD = 7, /**< records an event */
-  CUCORE_GRAPH_NODE_MEM_ALLOC = 10,   /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
-  CUCORE_GRAPH_NODE_MEM_FREE = 11,    /**< frees it (cucore_graph_add_mem_free_node) */
-  CUCORE_GRAPH_NODE_CONDITIONAL = 13  /**< if, if/else, switch or while over body graphs */
+  CUCORE_GRAPH_NODE_MEM_ALLOC = 10, /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
+  CUCORE_GRAPH_NODE_MEM_FREE = 11,  /**< frees it (cucore_graph_add_mem_free_node) */
+  CUCORE_GRAPH_NODE_CONDITIONAL = 13 /**< if, if/else, switch or while over body graphs */
 } cucore_graph_node_type;
 
 /** "kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
@@ -2992,8 +2992,7 @@ CUCORE_API cucore_status cucore_graph_add_memset_node(cucore_graph *g,
  * not call CUDA). When `destroy` is not NULL, the graph owns `user`: destroy(user) is called
  * (by cucore, from a later cucore call or when a device closes) once no graph or executable
  * graph can run the node any more -- also when adding the node fails. */
-CUCORE_API cucore_status cucore_graph_add_host_node(cucore_graph *g,
-                                                    cucore_graph_node *const *deps,
+CUCORE_API cucore_status cucore_graph_add_host_node(cucore_graph *g, cucore_graph_node *const *deps,
                                                     size_t dep_count, void (*fn)(void *user),
                                                     void *user, void (*destroy)(void *user),
                                                     cucore_graph_node **out);
@@ -3062,8 +3061,8 @@ typedef enum cucore_conditional_type {
  * when it loads the code (CUDA 12.3+; checked with NVRTC 13.0 for cubin and PTX targets).
  * Including <cuda_device_runtime_api.h> instead works too, with a warning about an internal
  * header. */
-#define CUCORE_GRAPH_SET_CONDITIONAL_DECL                                                      \
-  "extern \"C\" __device__ __cudart_builtin__ void CUDARTAPI cudaGraphSetConditional("        \
+#define CUCORE_GRAPH_SET_CONDITIONAL_DECL                                              \
+  "extern \"C\" __device__ __cudart_builtin__ void CUDARTAPI cudaGraphSetConditional(" \
   "cudaGraphConditionalHandle handle, unsigned int value);\n"
 
 /** Creates a condition for conditional nodes of `g` (cuGraphConditionalHandleCreate): its
@@ -3073,8 +3072,7 @@ typedef enum cucore_conditional_type {
  * @retval CUCORE_INVALID_ARGUMENT unknown flags.
  * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3. */
 CUCORE_API cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_value,
-                                                       unsigned flags,
-                                                       cucore_graph_condition *out);
+                                                       unsigned flags, cucore_graph_condition *out);
 /** Adds a conditional node over condition `cond` (made for `g` by
  * cucore_graph_condition_create()) with `body_count` body graphs: 1 for WHILE; 1 or 2 for IF
  * (2: if/else); 1 or more for SWITCH. `bodies` (an array of `body_count`) receives the body
@@ -3083,14 +3081,10 @@ CUCORE_API cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned
  * kernel, empty, child-graph, memcpy, memset and conditional nodes, all on one device.
  * @retval CUCORE_INVALID_ARGUMENT an unknown type, or a body count the type does not take.
  * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3, or 12.8 for if/else and switch. */
-CUCORE_API cucore_status cucore_graph_add_conditional_node(cucore_graph *g,
-                                                           cucore_graph_node *const *deps,
-                                                           size_t dep_count,
-                                                           cucore_graph_condition cond,
-                                                           cucore_conditional_type type,
-                                                           unsigned body_count,
-                                                           cucore_graph **bodies,
-                                                           cucore_graph_node **out);
+CUCORE_API cucore_status cucore_graph_add_conditional_node(
+    cucore_graph *g, cucore_graph_node *const *deps, size_t dep_count, cucore_graph_condition cond,
+    cucore_conditional_type type, unsigned body_count, cucore_graph **bodies,
+    cucore_graph_node **out);
 
 /** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
  * given). */
@@ -3103,8 +3097,7 @@ enum {
 /** Writes the graph in Graphviz DOT form to `path` (cuGraphDebugDotPrint), for debugging.
  * @retval CUCORE_INVALID_ARGUMENT `flags` beyond the driver's bits (0..0xffff).
  * @retval CUCORE_IO_ERROR the driver could not write `path`. */
-CUCORE_API cucore_status cucore_graph_dot_write(cucore_graph *g, const char *path,
-                                                unsigned flags);
+CUCORE_API cucore_status cucore_graph_dot_write(cucore_graph *g, const char *path, unsigned flags);
 /** The graph in DOT form as text, owned by `g` until its next cucore_graph_dot() or its
  * destruction (written to a temporary file and read back).
  * @retval CUCORE_IO_ERROR no temporary file could be written ($TMPDIR, else /tmp). */
@@ -3112,13 +3105,13 @@ CUCORE_API cucore_status cucore_graph_dot(cucore_graph *g, unsigned flags, const
 
 /** Flags of cucore_graph_instantiate() (the values of CUgraphInstantiate_flags). */
 enum {
-  CUCORE_GRAPH_INSTANTIATE_DEFAULT = 0,              /**< nothing special */
-  CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH = 1,  /**< memory a graph allocated and did not
+  CUCORE_GRAPH_INSTANTIATE_DEFAULT = 0,             /**< nothing special */
+  CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH = 1, /**< memory a graph allocated and did not
                                                           free is freed before it runs again */
-  CUCORE_GRAPH_INSTANTIATE_UPLOAD = 2,               /**< upload at once on the stream given */
-  CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH = 4,        /**< launchable from the device (the
+  CUCORE_GRAPH_INSTANTIATE_UPLOAD = 2,              /**< upload at once on the stream given */
+  CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH = 4,       /**< launchable from the device (the
                                                           driver checks the graph can be) */
-  CUCORE_GRAPH_INSTANTIATE_USE_NODE_PRIORITY = 8     /**< nodes run at their priority
+  CUCORE_GRAPH_INSTANTIATE_USE_NODE_PRIORITY = 8    /**< nodes run at their priority
                                                           attribute, not the stream's */
 };
 
@@ -3186,8 +3179,7 @@ CUCORE_API cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e,
  * @retval CUCORE_INVALID_ARGUMENT `node` is of another kind, or not of `e`'s graph.
  * @retval CUCORE_DRIVER_TOO_OLD before CUDA 11.6. */
 CUCORE_API cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e,
-                                                            cucore_graph_node *node,
-                                                            int enabled);
+                                                            cucore_graph_node *node, int enabled);
 /** Whether node `node` of `e` is enabled (1) or not (0). */
 CUCORE_API cucore_status cucore_graph_exec_get_node_enabled(cucore_graph_exec *e,
                                                             cucore_graph_node *node, int *enabled);
@@ -3221,33 +3213,33 @@ CUCORE_API cucore_status cucore_graph_exec_get_native(cucore_graph_exec *e, void
  * 0..2^20, granularities and warp size not powers of two, max_threads_per_sm not
  * max_warps_per_sm * warp_size, carveouts not ascending or not ending at shared_per_sm. */
 typedef struct cucore_arch_limits {
-  int arch;                       /**< cc_major*10 + cc_minor, e.g.\ 90 */
-  const char *name;               /**< "sm_90" (static storage) */
-  const char *family;             /**< "Hopper" (static storage) */
-  int warp_size;                  /**< threads per warp (32) */
-  int max_threads_per_block;      /**< 1024 */
-  int max_warps_per_sm;           /**< resident warps per SM */
-  int max_threads_per_sm;         /**< max_warps_per_sm * warp_size */
-  int max_blocks_per_sm;          /**< resident blocks per SM */
-  int regs_per_sm;                /**< register file per SM (64 K) */
-  int max_regs_per_block;         /**< 64 K */
-  int max_regs_per_thread;        /**< 255 */
-  int reg_alloc_unit;             /**< a warp's registers are allocated in units of this (256) */
-  int warp_alloc_granularity;     /**< register sub-partitions per SM: a block's warps are
+  int arch;                      /**< cc_major*10 + cc_minor, e.g.\ 90 */
+  const char *name;              /**< "sm_90" (static storage) */
+  const char *family;            /**< "Hopper" (static storage) */
+  int warp_size;                 /**< threads per warp (32) */
+  int max_threads_per_block;     /**< 1024 */
+  int max_warps_per_sm;          /**< resident warps per SM */
+  int max_threads_per_sm;        /**< max_warps_per_sm * warp_size */
+  int max_blocks_per_sm;         /**< resident blocks per SM */
+  int regs_per_sm;               /**< register file per SM (64 K) */
+  int max_regs_per_block;        /**< 64 K */
+  int max_regs_per_thread;       /**< 255 */
+  int reg_alloc_unit;            /**< a warp's registers are allocated in units of this (256) */
+  int warp_alloc_granularity;    /**< register sub-partitions per SM: a block's warps are
                                      rounded up to this for the per-block register check (4) */
-  int shared_per_sm;              /**< largest shared-memory carveout of an SM */
-  int shared_per_block;           /**< per-block limit without opt-in (48 KiB) */
-  int shared_per_block_optin;     /**< per-block limit after opting in (dynamic memory only) */
-  int reserved_shared_per_block;  /**< reserved by the driver for each block (1 KiB from 8.0) */
-  int shared_alloc_granularity;   /**< a block's shared memory is rounded up to this */
-  int carveout_count;             /**< entries in carveout_bytes */
+  int shared_per_sm;             /**< largest shared-memory carveout of an SM */
+  int shared_per_block;          /**< per-block limit without opt-in (48 KiB) */
+  int shared_per_block_optin;    /**< per-block limit after opting in (dynamic memory only) */
+  int reserved_shared_per_block; /**< reserved by the driver for each block (1 KiB from 8.0) */
+  int shared_alloc_granularity;  /**< a block's shared memory is rounded up to this */
+  int carveout_count;            /**< entries in carveout_bytes */
   int carveout_bytes[CUCORE_ARCH_MAX_CARVEOUTS]; /**< the legal shared-memory sizes of an SM
                                      (the L1/shared splits), ascending; the last is
                                      shared_per_sm */
-  int max_barriers_per_block;     /**< named barriers a block may use (16) */
-  int barriers_per_sm;            /**< named barriers an SM holds for resident blocks */
-  int barrier_limit_applies;      /**< 1 when the driver limits occupancy by barriers (9.0+) */
-  int sm_count;                   /**< SMs of the chip: 0 in the table (it is chip-specific);
+  int max_barriers_per_block;                    /**< named barriers a block may use (16) */
+  int barriers_per_sm;       /**< named barriers an SM holds for resident blocks */
+  int barrier_limit_applies; /**< 1 when the driver limits occupancy by barriers (9.0+) */
+  int sm_count;              /**< SMs of the chip: 0 in the table (it is chip-specific);
                                      set from cucore_device_props.sm_count for grid sizes */
 } cucore_arch_limits;
 
@@ -3285,7 +3277,8 @@ typedef struct cucore_kernel_resources {
 
 /** Initialiser of cucore_kernel_resources: nothing used, barriers unknown (-1), no carveout
  * preference (-1), dynamic shared memory raised as needed (0). */
-#define CUCORE_KERNEL_RESOURCES_INIT {0, 0, 0, -1, -1, 0}
+#define CUCORE_KERNEL_RESOURCES_INIT \
+  { 0, 0, 0, -1, -1, 0 }
 
 /** Flags of the model queries (the values of the driver's CU_OCCUPANCY_* flags). */
 enum {
@@ -3349,8 +3342,7 @@ typedef struct cucore_occupancy_result {
  *         memory. */
 CUCORE_API cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
                                                        const cucore_kernel_resources *res,
-                                                       int block_size,
-                                                       size_t dynamic_shared_bytes,
+                                                       int block_size, size_t dynamic_shared_bytes,
                                                        unsigned flags,
                                                        cucore_occupancy_result *out);
 
@@ -3376,14 +3368,10 @@ typedef struct cucore_occupancy_best {
  * CUCORE_LAUNCH_OUT_OF_RESOURCES, naming why, when no size can run.
  * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES no block size can run (or CUCORE_LAUNCH_CONFIG, as
  *         cucore_occupancy_model_blocks() would say for the last size tried). */
-CUCORE_API cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits,
-                                                           const cucore_kernel_resources *res,
-                                                           size_t dynamic_shared_bytes,
-                                                           cucore_block_to_shared_fn shared_fn,
-                                                           void *userdata,
-                                                           int block_size_limit,
-                                                           unsigned flags,
-                                                           cucore_occupancy_best *out);
+CUCORE_API cucore_status cucore_occupancy_model_best_block(
+    const cucore_arch_limits *limits, const cucore_kernel_resources *res,
+    size_t dynamic_shared_bytes, cucore_block_to_shared_fn shared_fn, void *userdata,
+    int block_size_limit, unsigned flags, cucore_occupancy_best *out);
 
 /** The most dynamic shared memory a block of `block_size` threads may use so that
  * `blocks_per_sm` blocks stay resident on one SM (cuOccupancyAvailableDynamicSMemPerBlock): the
@@ -3392,9 +3380,10 @@ CUCORE_API cucore_status cucore_occupancy_model_best_block(const cucore_arch_lim
  * leaves room for that many blocks.
  * @retval CUCORE_LAUNCH_OUT_OF_RESOURCES not even without dynamic memory do that many fit.
  * @retval CUCORE_LAUNCH_CONFIG the block size is not allowed. */
-CUCORE_API cucore_status cucore_occupancy_model_available_shared(
-    const cucore_arch_limits *limits, const cucore_kernel_resources *res, int block_size,
-    int blocks_per_sm, size_t *bytes);
+CUCORE_API cucore_status cucore_occupancy_model_available_shared(const cucore_arch_limits *limits,
+                                                                 const cucore_kernel_resources *res,
+                                                                 int block_size, int blocks_per_sm,
+                                                                 size_t *bytes);
 
 /** Max active clusters (cuOccupancyMaxActiveClusters). Always refused by the host model:
  * CUCORE_NOT_SUPPORTED, because how many clusters fit depends on how the chip groups its SMs
@@ -3514,42 +3503,42 @@ typedef struct cucore_binary cucore_binary;
 
 /** One kernel. Strings and params live as long as the cucore_binary they came from. */
 typedef struct cucore_kernel_info {
-  const char *name;              /**< symbol name; mangled for C++ kernels */
-  const char *demangled;         /**< "ns::k(int*, float)"; NULL for extern "C" names, or when
+  const char *name;                /**< symbol name; mangled for C++ kernels */
+  const char *demangled;           /**< "ns::k(int*, float)"; NULL for extern "C" names, or when
                                     libstdc++'s demangler could not be loaded */
-  uint32_t param_count;          /**< entries in params */
+  uint32_t param_count;            /**< entries in params */
   const cucore_param_info *params; /**< param_count entries by ordinal; NULL when none. From a
                                     cubin: offset and size, kind UNKNOWN (POINTER where the
                                     cubin marks a pointer: always from sm_100 on, and for PTX
                                     `.ptr` parameters) and align 0, until PTX is attached */
-  uint32_t param_bytes;          /**< size of the parameter buffer */
-  int32_t registers;             /**< per thread */
-  int32_t static_shared_bytes;   /**< the kernel's own `__shared__` data, not dynamic memory */
-  int32_t reserved_shared_bytes; /**< system-reserved shared memory the cubin places before
+  uint32_t param_bytes;            /**< size of the parameter buffer */
+  int32_t registers;               /**< per thread */
+  int32_t static_shared_bytes;     /**< the kernel's own `__shared__` data, not dynamic memory */
+  int32_t reserved_shared_bytes;   /**< system-reserved shared memory the cubin places before
                                     the kernel's own (1 KiB in linked sm_90+ cubins), else 0 */
-  int32_t local_bytes;           /**< per-thread stack frame of the kernel (local memory) */
-  int32_t stack_bytes;           /**< per-thread stack including called functions' frames */
-  int32_t const_bytes;           /**< constant bank 0 of the kernel: driver area + parameters */
-  int32_t user_const_bytes;      /**< the module's `__constant__` data (constant bank 3) */
-  int32_t max_threads_per_block; /**< the largest block the kernel can be launched with: 1024,
+  int32_t local_bytes;             /**< per-thread stack frame of the kernel (local memory) */
+  int32_t stack_bytes;             /**< per-thread stack including called functions' frames */
+  int32_t const_bytes;             /**< constant bank 0 of the kernel: driver area + parameters */
+  int32_t user_const_bytes;        /**< the module's `__constant__` data (constant bank 3) */
+  int32_t max_threads_per_block;   /**< the largest block the kernel can be launched with: 1024,
                                     or less by its declared bounds and by its registers
                                     (65536 per block, 256-register allocation granularity
                                     per warp, warps in groups of 4); CUCORE_UNKNOWN for PTX
                                     without declared bounds */
-  uint32_t maxntid[3];           /**< `__launch_bounds__` / .maxntid; 0 when none declared */
-  uint32_t reqntid[3];           /**< .reqntid (required block size); 0 when none */
-  uint32_t cluster_dims[3];      /**< `__cluster_dims__` / .reqnctapercluster; 0 when none */
+  uint32_t maxntid[3];             /**< `__launch_bounds__` / .maxntid; 0 when none declared */
+  uint32_t reqntid[3];             /**< .reqntid (required block size); 0 when none */
+  uint32_t cluster_dims[3];        /**< `__cluster_dims__` / .reqnctapercluster; 0 when none */
   uint32_t max_blocks_per_cluster; /**< 3rd `__launch_bounds__` argument / .maxclusterrank */
-  int explicit_cluster;          /**< 1: must be launched as clusters (.explicitcluster) */
-  uint32_t min_blocks_per_sm;    /**< .minnctapersm; PTX only (a cubin does not keep it) */
-  uint32_t max_registers;        /**< register cap (`__maxnreg__`, or the one ptxas derived from
+  int explicit_cluster;            /**< 1: must be launched as clusters (.explicitcluster) */
+  uint32_t min_blocks_per_sm;      /**< .minnctapersm; PTX only (a cubin does not keep it) */
+  uint32_t max_registers;          /**< register cap (`__maxnreg__`, or the one ptxas derived from
                                     the launch bounds); 0 when none */
-  int32_t barriers;              /**< named barriers used, barrier 0 included */
-  int uses_grid_sync;            /**< 1: uses cooperative-groups instructions the driver patches
+  int32_t barriers;                /**< named barriers used, barrier 0 included */
+  int uses_grid_sync;              /**< 1: uses cooperative-groups instructions the driver patches
                                     (a cubin's EIATTR_COOP_GROUP_INSTR_OFFSETS). A grid-wide
                                     sync among them needs a cooperative launch, but block-level
                                     groups set it too, so it is a hint, never a refusal */
-  int32_t param_base;            /**< where parameters start in constant bank 0 (0: none) */
+  int32_t param_base;              /**< where parameters start in constant bank 0 (0: none) */
   /** The C++ type of each parameter as the demangled signature writes it, const first
    * ("float*", "const int*", "unsigned long", "__half", "Params"): param_count entries, or
    * NULL when the kernel has no C++ signature (an extern "C" name, no demangler) or the
@@ -3559,39 +3548,39 @@ typedef struct cucore_kernel_info {
 
 /** One entry of a fatbin. */
 typedef struct cucore_fatbin_entry {
-  cucore_code_type type;     /**< CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
-  uint32_t raw_kind;         /**< the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
-  int arch;                  /**< 90 for sm_90 / compute_90 / lto_90 */
-  char arch_suffix;          /**< 'a', 'f' or 0 */
-  char arch_name[16];        /**< "sm_90a", "compute_90", "lto_90" */
+  cucore_code_type type; /**< CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */
+  uint32_t raw_kind;     /**< the container's kind field: 1 PTX, 2 ELF, 8 LTO-IR */
+  int arch;              /**< 90 for sm_90 / compute_90 / lto_90 */
+  char arch_suffix;      /**< 'a', 'f' or 0 */
+  char arch_name[16];    /**< "sm_90a", "compute_90", "lto_90" */
   /** @{ */
   uint32_t version_major, version_minor; /**< ELF format or PTX ISA version, e.g.\ 9.0 */
   /** @} */
-  uint64_t offset;           /**< of the stored bytes, from the start of the opened buffer */
-  uint64_t stored_size;      /**< bytes stored in the container (padded, maybe compressed) */
-  uint64_t size;             /**< bytes once decompressed (what extract gives) */
-  const char *compression;   /**< "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
+  uint64_t offset;         /**< of the stored bytes, from the start of the opened buffer */
+  uint64_t stored_size;    /**< bytes stored in the container (padded, maybe compressed) */
+  uint64_t size;           /**< bytes once decompressed (what extract gives) */
+  const char *compression; /**< "none", "lz4", "zstd", or "unknown" (compressed LTO-IR is
                                 stored in a way cucore cannot read); static strings */
-  int debug;                 /**< compiled with -G */
-  uint64_t flags;            /**< the container's raw flags */
+  int debug;               /**< compiled with -G */
+  uint64_t flags;          /**< the container's raw flags */
 } cucore_fatbin_entry;
 
 /** What was opened. */
 typedef struct cucore_binary_info {
-  cucore_code_type type;      /**< CUBIN, FATBIN, PTX or OBJECT: the input */
-  cucore_code_type code_type; /**< CUBIN or PTX: what the kernels were read from */
-  int arch;                   /**< of the code read: 90 for sm_90a; PTX: its .target */
-  char arch_suffix;           /**< 'a', 'f' or 0 */
-  char arch_name[16];         /**< "sm_90a"; "compute_90" for PTX */
-  int virtual_arch;           /**< cubin: the compute_XX it came from (0 when not recorded) */
-  int ptx_version;            /**< PTX: ISA version, major*10 + minor */
-  int toolkit_version;        /**< cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
-  int relocatable;            /**< cubin: 1 when it needs linking (-rdc) */
-  int debug;                  /**< cubin: 1 when compiled with -G */
-  uint32_t kernel_count;      /**< kernels read (cucore_binary_get_kernel()) */
+  cucore_code_type type;       /**< CUBIN, FATBIN, PTX or OBJECT: the input */
+  cucore_code_type code_type;  /**< CUBIN or PTX: what the kernels were read from */
+  int arch;                    /**< of the code read: 90 for sm_90a; PTX: its .target */
+  char arch_suffix;            /**< 'a', 'f' or 0 */
+  char arch_name[16];          /**< "sm_90a"; "compute_90" for PTX */
+  int virtual_arch;            /**< cubin: the compute_XX it came from (0 when not recorded) */
+  int ptx_version;             /**< PTX: ISA version, major*10 + minor */
+  int toolkit_version;         /**< cubin: CUDA version of ptxas, major*10 + minor (0: unknown) */
+  int relocatable;             /**< cubin: 1 when it needs linking (-rdc) */
+  int debug;                   /**< cubin: 1 when compiled with -G */
+  uint32_t kernel_count;       /**< kernels read (cucore_binary_get_kernel()) */
   uint32_t fatbin_entry_count; /**< 0 unless a fatbin or host object */
-  int32_t selected_entry;     /**< the fatbin entry the kernels came from; -1 when none */
-  int demangler;              /**< 1 when C++ names could be demangled */
+  int32_t selected_entry;      /**< the fatbin entry the kernels came from; -1 when none */
+  int demangler;               /**< 1 when C++ names could be demangled */
 } cucore_binary_info;
 
 /** CONSTRUCTOR: reads `size` bytes of code (copied). `type` may be CUCORE_CODE_AUTO. `arch`
@@ -3615,18 +3604,16 @@ typedef struct cucore_binary_info {
  * @retval CUCORE_NOT_FOUND no entry for `arch`.
  * @retval CUCORE_NOT_SUPPORTED a kind the reader does not read.
  * @retval CUCORE_INVALID_ARGUMENT `arch` outside 0..1000, or `size` past PTRDIFF_MAX. */
-CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size,
-                                            cucore_code_type type, int arch,
-                                            cucore_binary **out);
+CUCORE_API cucore_status cucore_binary_open(const void *data, size_t size, cucore_code_type type,
+                                            int arch, cucore_binary **out);
 /** CONSTRUCTOR: the same for a file; CUCORE_IO_ERROR names the path and the system's reason.
  * @retval CUCORE_IO_ERROR the file cannot be read (or is not a regular file, or too large). */
-CUCORE_API cucore_status cucore_binary_open_file(const char *path, cucore_code_type type,
-                                                 int arch, cucore_binary **out);
+CUCORE_API cucore_status cucore_binary_open_file(const char *path, cucore_code_type type, int arch,
+                                                 cucore_binary **out);
 /** DESTRUCTOR: frees the binary. NULL is a no-op. Kernel infos taken from it become invalid. */
 CUCORE_API cucore_status cucore_binary_destroy(cucore_binary *bin);
 /** What was opened (arch, versions, counts), copied to `*out`. */
-CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin,
-                                                cucore_binary_info *out);
+CUCORE_API cucore_status cucore_binary_get_info(const cucore_binary *bin, cucore_binary_info *out);
 /** The number of kernels (as cucore_binary_info.kernel_count). */
 CUCORE_API cucore_status cucore_binary_get_kernel_count(const cucore_binary *bin, uint32_t *count);
 /** The kernel at `index` (0 .. kernel_count-1, in the binary's order). *out lives as long as
@@ -3656,8 +3643,7 @@ CUCORE_API cucore_status cucore_binary_fatbin_select(const cucore_binary *bin, i
  * @retval CUCORE_NOT_SUPPORTED the entry's compression cannot be read here.
  * @retval CUCORE_INVALID_BINARY the compressed data is damaged. */
 CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, uint32_t index,
-                                                      void *buf, size_t capacity,
-                                                      size_t *size);
+                                                      void *buf, size_t capacity, size_t *size);
 /** Merges the parameter types of a PTX module (text, `len` bytes, copied) into the kernels of
  * the same name: each matched kernel's params get the PTX kind and alignment (a POINTER
  * already known stays). *matched (may be NULL) counts the kernels matched. Nothing changes and
@@ -3668,8 +3654,8 @@ CUCORE_API cucore_status cucore_binary_fatbin_extract(const cucore_binary *bin, 
  * @retval CUCORE_INVALID_ARGUMENT a matched kernel's parameters differ.
  * @retval CUCORE_PARSE_ERROR the PTX does not parse.
  * @retval CUCORE_INVALID_BINARY binary bytes (a magic number, or not text) given as PTX. */
-CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx,
-                                                  size_t len, uint32_t *matched);
+CUCORE_API cucore_status cucore_binary_attach_ptx(cucore_binary *bin, const char *ptx, size_t len,
+                                                  uint32_t *matched);
 
 /** One module variable (`__device__`, `__constant__`, `__managed__`) as the code records it.
  * Strings live as long as the cucore_binary they came from. */
@@ -3706,18 +3692,18 @@ CUCORE_API cucore_status cucore_binary_find_global(const cucore_binary *bin, con
  * @defgroup managed_batch Managed memory: host NUMA nodes, discard, batches
  *
  * Host NUMA locations (CUCORE_LOCATION_HOST_NUMA with a node the system has, checked against
- * /sys/devices/system/node; CUCORE_LOCATION_HOST_NUMA_CURRENT for the calling thread's node)
- * work in cucore_mem_prefetch(), cucore_mem_advise() and the calls below, and
+ * /sys/devices/system/node; CUCORE_LOCATION_HOST_NUMA_CURRENT for the calling thread's node) work
+ * in cucore_mem_prefetch(), cucore_mem_advise() and the calls below, and
  * cucore_mem_range_get_info() reports them (a driver that keeps no host NUMA preference reports
  * such a preferred location as none). Discarding a range tells the driver its contents are no
  * longer needed: the memory stays valid, its contents are undefined until it is prefetched
- * (cucore_mem_prefetch(), or discard with cucore_mem_discard_prefetch()); writes made before
- * that may be lost (the driver's UVM layer clears a discard on a migration; seen with driver
- * 580: host writes after a discard never reached a kernel). The batched forms take many ranges in one call (CUDA 13.0's
- * cuMemPrefetchBatchAsync, cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync); on an
- * older driver cucore does the same work range by range with cuMemPrefetchAsync, and a discard
- * there does nothing (the contents are kept, which a discard allows). Every range is checked
- * as cucore_mem_prefetch() checks one, and a failure names the range.
+ * (cucore_mem_prefetch(), or discard with cucore_mem_discard_prefetch()); writes made before that
+ * may be lost (the driver's UVM layer clears a discard on a migration; seen with driver 580: host
+ * writes after a discard never reached a kernel). The batched forms take many ranges in one call
+ * (CUDA 13.0's cuMemPrefetchBatchAsync, cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync);
+ * on an older driver cucore does the same work range by range with cuMemPrefetchAsync, and a
+ * discard there does nothing (the contents are kept, which a discard allows). Every range is
+ * checked as cucore_mem_prefetch() checks one, and a failure names the range.
  * @{
  */
 
@@ -3752,8 +3738,7 @@ CUCORE_API cucore_status cucore_mem_discard_prefetch(cucore_devptr ptr, size_t b
                                                      cucore_location to, cucore_stream *s);
 /** Discards and prefetches `count` ranges; locations as cucore_mem_prefetch_batch(). */
 CUCORE_API cucore_status cucore_mem_discard_prefetch_batch(const cucore_mem_range *ranges,
-                                                           size_t count,
-                                                           const cucore_location *to,
+                                                           size_t count, const cucore_location *to,
                                                            size_t to_count, cucore_stream *s);
 /** @} */
 /* ==== END SECTION: managed memory: NUMA, discard, batches ==== */
@@ -3966,8 +3951,7 @@ CUCORE_API cucore_status cucore_green_get_sm_info(cucore_device *dev, cucore_gre
  * @retval CUCORE_DRIVER_TOO_OLD the driver has no green contexts. */
 CUCORE_API cucore_status cucore_green_split_query(cucore_device *dev, unsigned min_sms,
                                                   unsigned flags, unsigned *groups,
-                                                  unsigned *sms_per_group,
-                                                  unsigned *remaining_sms);
+                                                  unsigned *sms_per_group, unsigned *remaining_sms);
 /** Splits `dev`'s SMs into `count` groups of at least `min_sms` SMs each and makes a green
  * context of each into out[0..count-1]; with `remainder` not NULL, the SMs left over make one
  * more (NULL when none are left; it has fewer guarantees than the groups). `flags` as for
@@ -4016,44 +4000,44 @@ CUCORE_API cucore_status cucore_green_destroy(cucore_green *g);
  */
 
 /** Clock-event reason bits (nvmlClocksEventReasons): why the clocks are where they are. */
-#define CUCORE_CLOCK_REASON_GPU_IDLE 0x1ull             /**< nothing runs */
-#define CUCORE_CLOCK_REASON_APPLICATIONS_CLOCKS 0x2ull  /**< application clocks setting */
-#define CUCORE_CLOCK_REASON_SW_POWER_CAP 0x4ull         /**< software power cap */
-#define CUCORE_CLOCK_REASON_HW_SLOWDOWN 0x8ull          /**< hardware slowdown */
-#define CUCORE_CLOCK_REASON_SYNC_BOOST 0x10ull          /**< held to a group's sync boost */
-#define CUCORE_CLOCK_REASON_SW_THERMAL 0x20ull          /**< software thermal slowdown */
-#define CUCORE_CLOCK_REASON_HW_THERMAL 0x40ull          /**< hardware thermal slowdown */
-#define CUCORE_CLOCK_REASON_HW_POWER_BRAKE 0x80ull      /**< hardware power brake */
-#define CUCORE_CLOCK_REASON_DISPLAY_CLOCKS 0x100ull     /**< display clock setting */
+#define CUCORE_CLOCK_REASON_GPU_IDLE 0x1ull            /**< nothing runs */
+#define CUCORE_CLOCK_REASON_APPLICATIONS_CLOCKS 0x2ull /**< application clocks setting */
+#define CUCORE_CLOCK_REASON_SW_POWER_CAP 0x4ull        /**< software power cap */
+#define CUCORE_CLOCK_REASON_HW_SLOWDOWN 0x8ull         /**< hardware slowdown */
+#define CUCORE_CLOCK_REASON_SYNC_BOOST 0x10ull         /**< held to a group's sync boost */
+#define CUCORE_CLOCK_REASON_SW_THERMAL 0x20ull         /**< software thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_THERMAL 0x40ull         /**< hardware thermal slowdown */
+#define CUCORE_CLOCK_REASON_HW_POWER_BRAKE 0x80ull     /**< hardware power brake */
+#define CUCORE_CLOCK_REASON_DISPLAY_CLOCKS 0x100ull    /**< display clock setting */
 /** The reasons that mean a measurement ran slower than the GPU can (power, thermal,
  * hardware slowdown, sync boost): a timing taken under any of them is flagged. */
-#define CUCORE_CLOCK_REASONS_THROTTLE                                                         \
-  (CUCORE_CLOCK_REASON_SW_POWER_CAP | CUCORE_CLOCK_REASON_HW_SLOWDOWN |                       \
-   CUCORE_CLOCK_REASON_SYNC_BOOST | CUCORE_CLOCK_REASON_SW_THERMAL |                          \
+#define CUCORE_CLOCK_REASONS_THROTTLE                                   \
+  (CUCORE_CLOCK_REASON_SW_POWER_CAP | CUCORE_CLOCK_REASON_HW_SLOWDOWN | \
+   CUCORE_CLOCK_REASON_SYNC_BOOST | CUCORE_CLOCK_REASON_SW_THERMAL |    \
    CUCORE_CLOCK_REASON_HW_THERMAL | CUCORE_CLOCK_REASON_HW_POWER_BRAKE)
 
 /** What NVML says of one GPU now. Every number is -1 when NVML does not offer it. */
 typedef struct cucore_system_info {
-  int ordinal;            /**< the cucore device ordinal, -1 when the driver does not list it */
-  char name[96];          /**< NVML's name of the product */
-  char uuid[96];          /**< NVML's UUID, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
-  char pci_bus_id[32];    /**< NVML's PCI bus id, "00000000:19:00.0" */
+  int ordinal;             /**< the cucore device ordinal, -1 when the driver does not list it */
+  char name[96];           /**< NVML's name of the product */
+  char uuid[96];           /**< NVML's UUID, "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+  char pci_bus_id[32];     /**< NVML's PCI bus id, "00000000:19:00.0" */
   long long pci_device_id; /**< the 16-bit device id and 16-bit vendor id */
-  int sm_clock_mhz;       /**< SM clock now */
-  int sm_clock_max_mhz;   /**< SM clock at most */
-  int mem_clock_mhz;      /**< memory clock now */
-  int mem_clock_max_mhz;  /**< memory clock at most */
-  int graphics_clock_mhz; /**< graphics clock now */
-  int temperature_c;      /**< GPU temperature, degrees Celsius */
-  int power_mw;           /**< power drawn now, milliwatts */
-  int power_limit_mw;     /**< the enforced power limit, milliwatts */
-  int gpu_util_pct;       /**< percent of the last sample period a kernel ran */
-  int mem_util_pct;       /**< percent of it device memory was read or written */
+  int sm_clock_mhz;        /**< SM clock now */
+  int sm_clock_max_mhz;    /**< SM clock at most */
+  int mem_clock_mhz;       /**< memory clock now */
+  int mem_clock_max_mhz;   /**< memory clock at most */
+  int graphics_clock_mhz;  /**< graphics clock now */
+  int temperature_c;       /**< GPU temperature, degrees Celsius */
+  int power_mw;            /**< power drawn now, milliwatts */
+  int power_limit_mw;      /**< the enforced power limit, milliwatts */
+  int gpu_util_pct;        /**< percent of the last sample period a kernel ran */
+  int mem_util_pct;        /**< percent of it device memory was read or written */
   long long clock_reasons; /**< CUCORE_CLOCK_REASON_* bits, -1 when unknown */
-  int mig_current;        /**< MIG mode: 1 on, 0 off, -1 not offered */
-  int mig_pending;        /**< MIG mode after the next reset */
-  int nvlink_links;       /**< NVLinks NVML knows on this GPU (-1 none offered) */
-  int nvlink_active;      /**< of them, the active ones */
+  int mig_current;         /**< MIG mode: 1 on, 0 off, -1 not offered */
+  int mig_pending;         /**< MIG mode after the next reset */
+  int nvlink_links;        /**< NVLinks NVML knows on this GPU (-1 none offered) */
+  int nvlink_active;       /**< of them, the active ones */
   unsigned nvlink_active_mask; /**< bit i: link i is active */
 } cucore_system_info;
 
@@ -4130,12 +4114,12 @@ CUCORE_API cucore_status cucore_system_load(void);
 
 /** What the cache did for a program's last compile. */
 typedef enum cucore_cache_result {
-  CUCORE_CACHE_NOT_USED = 0,   /**< no compile yet, or one that failed before the cache */
-  CUCORE_CACHE_DISABLED,       /**< the cache is off (reason says by what) */
-  CUCORE_CACHE_UNCACHEABLE,    /**< compiled; the compile reads what the key cannot see */
-  CUCORE_CACHE_MISS,           /**< compiled, then stored (see stored and note) */
-  CUCORE_CACHE_HIT_DISK,       /**< read from the cache directory */
-  CUCORE_CACHE_HIT_MEMORY      /**< the object this process already made for the same key */
+  CUCORE_CACHE_NOT_USED = 0, /**< no compile yet, or one that failed before the cache */
+  CUCORE_CACHE_DISABLED,     /**< the cache is off (reason says by what) */
+  CUCORE_CACHE_UNCACHEABLE,  /**< compiled; the compile reads what the key cannot see */
+  CUCORE_CACHE_MISS,         /**< compiled, then stored (see stored and note) */
+  CUCORE_CACHE_HIT_DISK,     /**< read from the cache directory */
+  CUCORE_CACHE_HIT_MEMORY    /**< the object this process already made for the same key */
 } cucore_cache_result;
 
 /** "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
@@ -4146,11 +4130,11 @@ CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
  * next compile; none is NULL. */
 typedef struct cucore_cache_info {
   cucore_cache_result result; /**< what the cache did */
-  int stored;        /**< 1 when this compile wrote its entry to disk */
-  char key[65];      /**< the key as 64 hex digits; "" when none was computed */
-  const char *path;  /**< the entry's file; "" when there is no cache directory */
+  int stored;                 /**< 1 when this compile wrote its entry to disk */
+  char key[65];               /**< the key as 64 hex digits; "" when none was computed */
+  const char *path;           /**< the entry's file; "" when there is no cache directory */
   const char *reason; /**< DISABLED / UNCACHEABLE: why, naming the option, file or setting */
-  const char *note;  /**< what went wrong with the cache, if anything (a damaged entry that was
+  const char *note;   /**< what went wrong with the cache, if anything (a damaged entry that was
                         removed, a directory that cannot be written, ...); "" when nothing */
 } cucore_cache_info;
 
@@ -4164,27 +4148,26 @@ CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enab
  * computed over those files) joins the key and stands for them. The caller promises that the
  * digest changes whenever those files do. NULL removes it. Copied.
  * @retval CUCORE_INVALID_ARGUMENT `digest` is "". */
-CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog,
-                                                         const char *digest);
+CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog, const char *digest);
 
 /** Counts of cache events. */
 typedef struct cucore_cache_counters {
-  uint64_t hits;         /**< entries read from disk */
-  uint64_t memory_hits;  /**< objects handed out again by the in-process layer (process only) */
-  uint64_t misses;       /**< cacheable compiles that found nothing usable */
-  uint64_t stores;       /**< entries written */
-  uint64_t evictions;    /**< entries removed to keep under the size cap */
-  uint64_t errors;       /**< damaged entries removed, writes that failed */
-  uint64_t uncacheable;  /**< compiles that could not use the cache */
+  uint64_t hits;        /**< entries read from disk */
+  uint64_t memory_hits; /**< objects handed out again by the in-process layer (process only) */
+  uint64_t misses;      /**< cacheable compiles that found nothing usable */
+  uint64_t stores;      /**< entries written */
+  uint64_t evictions;   /**< entries removed to keep under the size cap */
+  uint64_t errors;      /**< damaged entries removed, writes that failed */
+  uint64_t uncacheable; /**< compiles that could not use the cache */
 } cucore_cache_counters;
 
 /** The cache as a whole. */
 typedef struct cucore_cache_stats {
-  int enabled;                 /**< 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
-  char dir[4096];              /**< the directory; "" when none could be found */
-  uint64_t max_bytes;          /**< the size cap */
-  uint64_t entries;            /**< entries on disk now */
-  uint64_t bytes;              /**< their total size */
+  int enabled;        /**< 0 when off (CUCORE_CACHE_DISABLE or cucore_cache_set_enabled) */
+  char dir[4096];     /**< the directory; "" when none could be found */
+  uint64_t max_bytes; /**< the size cap */
+  uint64_t entries;   /**< entries on disk now */
+  uint64_t bytes;     /**< their total size */
   cucore_cache_counters process; /**< this process, since it started */
   cucore_cache_counters total;   /**< every process that used the directory, since it was last
                                     cleared (memory_hits stays 0: those never touch disk) */
@@ -4295,8 +4278,6 @@ CUCORE_API const char *cucore_phase_name(cucore_phase phase);
 /** @} */
 /* ==== END SECTION: phase timings ==== */
 
-
-
 /* ==== SECTION: IPC events (issue 26.4) ==== */
 /**
  * @defgroup ipc_events Events shared between processes
@@ -4313,7 +4294,7 @@ CUCORE_API const char *cucore_phase_name(cucore_phase phase);
 
 /** An event as bytes for another process (cucore_event_export_ipc()). */
 typedef struct cucore_ipc_event_handle {
-  uint32_t magic;        /**< cucore's mark, checked on import */
+  uint32_t magic;         /**< cucore's mark, checked on import */
   uint32_t version;       /**< of this layout */
   int32_t pid;            /**< the exporting process */
   uint32_t reserved;      /**< 0 */
@@ -4387,8 +4368,7 @@ CUCORE_API cucore_status cucore_vmm_reserve(cucore_device *dev, size_t bytes, si
 /** Gives back a range reserved with cucore_vmm_reserve() (its whole `bytes`); nothing may be
  * mapped in it any more.
  * @retval CUCORE_INVALID_ARGUMENT a part of the range is still mapped (the message names it). */
-CUCORE_API cucore_status cucore_vmm_unreserve(cucore_device *dev, cucore_devptr base,
-                                              size_t bytes);
+CUCORE_API cucore_status cucore_vmm_unreserve(cucore_device *dev, cucore_devptr base, size_t bytes);
 /** CONSTRUCTOR: `bytes` (a multiple of the minimum granularity) of physical memory pinned on
  * `dev`. `flags` CUCORE_VMM_SHAREABLE_FD makes it exportable. Release `*out` with
  * cucore_vmm_release().
@@ -4406,8 +4386,8 @@ CUCORE_API cucore_status cucore_vmm_get_size(const cucore_vmm_memory *mem, size_
  * cucore_vmm_set_access().
  * @retval CUCORE_INVALID_ARGUMENT misaligned values, `offset + bytes` past `mem`'s size, or a
  *         range overlapping one cucore already records. */
-CUCORE_API cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem,
-                                        size_t offset, size_t bytes);
+CUCORE_API cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem, size_t offset,
+                                        size_t bytes);
 /** Unmaps `[addr, addr + bytes)`, which must be exactly one or more adjacent ranges mapped by
  * cucore_vmm_map() (not a cucore_vmm_buffer's), and forgets their records.
  * @retval CUCORE_INVALID_ARGUMENT the range cuts a mapped range, covers a buffer's range, or
@@ -4439,11 +4419,11 @@ CUCORE_API cucore_status cucore_vmm_import_fd(cucore_device *dev, int fd, size_t
 CUCORE_API cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t bytes,
                                                   size_t max_bytes, cucore_vmm_buffer **out);
 /** Grows the buffer to `bytes`, keeping its address and its contents: new physical memory is
- * mapped after the existing memory, in the reserved range or, past it, in a range reserved
- * right after it. The record of the buffer grows with it. `bytes` not above the current size
- * changes nothing. Not thread-safe for one buffer: grow, destroy and cucore_vmm_buffer_get_address()
- * of the same buffer must not run at once (different buffers may); kernels and copies already
- * using the old range may run during a grow, since the address does not move.
+ * mapped after the existing memory, in the reserved range or, past it, in a range reserved right
+ * after it. The record of the buffer grows with it. `bytes` not above the current size changes
+ * nothing. Not thread-safe for one buffer: grow, destroy and cucore_vmm_buffer_get_address() of the
+ * same buffer must not run at once (different buffers may); kernels and copies already using the
+ * old range may run during a grow, since the address does not move.
  * @retval CUCORE_DEVICE_OUT_OF_MEMORY no physical memory for the growth, or the addresses
  *         after the reserved range are taken (the message says which, and to reserve more up
  *         front); the buffer is unchanged either way. */
@@ -4502,8 +4482,7 @@ CUCORE_API cucore_status cucore_checkpoint_process(int pid);
  * GPUs) remap GPUs; when given, they must name every GPU it used.
  * @retval CUCORE_INVALID_ARGUMENT a UUID that is not one, an old GPU named twice, `pairs`
  *         NULL with `count` > 0, more than 64 pairs. */
-CUCORE_API cucore_status cucore_checkpoint_restore(int pid,
-                                                   const cucore_checkpoint_gpu_pair *pairs,
+CUCORE_API cucore_status cucore_checkpoint_restore(int pid, const cucore_checkpoint_gpu_pair *pairs,
                                                    size_t count);
 /** Unlocks locked process `pid`: its CUDA calls go on. */
 CUCORE_API cucore_status cucore_checkpoint_unlock(int pid);
@@ -4539,21 +4518,21 @@ typedef struct cucore_tune_space cucore_tune_space;
 
 /** How a parameter reaches the kernel. */
 typedef enum cucore_tune_param_kind {
-  CUCORE_TUNE_PARAM_AUTO = 0,    /**< TEMPLATE when `{NAME}` is in the kernel name, else DEFINE
+  CUCORE_TUNE_PARAM_AUTO = 0,   /**< TEMPLATE when `{NAME}` is in the kernel name, else DEFINE
                                     when the name is a word of the source, else LAUNCH_ONLY when
                                     a launch expression uses it, else DEFINE */
-  CUCORE_TUNE_PARAM_DEFINE,      /**< `-DNAME=value` */
-  CUCORE_TUNE_PARAM_TEMPLATE,    /**< substituted for `{NAME}` in the kernel name */
-  CUCORE_TUNE_PARAM_LAUNCH_ONLY  /**< only in launch expressions: never changes the compile */
+  CUCORE_TUNE_PARAM_DEFINE,     /**< `-DNAME=value` */
+  CUCORE_TUNE_PARAM_TEMPLATE,   /**< substituted for `{NAME}` in the kernel name */
+  CUCORE_TUNE_PARAM_LAUNCH_ONLY /**< only in launch expressions: never changes the compile */
 } cucore_tune_param_kind;
 
 /** What a check found about one configuration (the later the stage, the larger the value). */
 typedef enum cucore_tune_verdict {
-  CUCORE_TUNE_RUNNABLE = 0,   /**< passed every check made so far */
-  CUCORE_TUNE_RESTRICTED,     /**< a restriction is false, or could not be evaluated */
-  CUCORE_TUNE_BAD_LAUNCH,     /**< a launch expression gave no valid dimension or size */
-  CUCORE_TUNE_ARCH_LIMIT,     /**< block, grid or shared memory beyond the architecture's limits */
-  CUCORE_TUNE_MODEL_REJECTED  /**< after compiling: no block can be resident (registers, shared
+  CUCORE_TUNE_RUNNABLE = 0,  /**< passed every check made so far */
+  CUCORE_TUNE_RESTRICTED,    /**< a restriction is false, or could not be evaluated */
+  CUCORE_TUNE_BAD_LAUNCH,    /**< a launch expression gave no valid dimension or size */
+  CUCORE_TUNE_ARCH_LIMIT,    /**< block, grid or shared memory beyond the architecture's limits */
+  CUCORE_TUNE_MODEL_REJECTED /**< after compiling: no block can be resident (registers, shared
                                  memory, block size), or a filter the caller asked for */
 } cucore_tune_verdict;
 
@@ -4563,13 +4542,13 @@ CUCORE_API const char *cucore_tune_verdict_name(cucore_tune_verdict verdict);
 
 /** The expressions of a space (cucore_tune_space_set_expr). */
 typedef enum cucore_tune_slot {
-  CUCORE_TUNE_GRID = 0,      /**< 1 to 3 expressions separated by commas: x[, y[, z]] */
-  CUCORE_TUNE_BLOCK,         /**< 1 to 3 expressions: x[, y[, z]] */
-  CUCORE_TUNE_SMEM,          /**< one expression: dynamic shared memory in bytes */
-  CUCORE_TUNE_PROBLEM_SIZE,  /**< 1 to 3 expressions: the problem's extent per dimension */
-  CUCORE_TUNE_GRID_DIV_X,    /**< expressions whose product divides problem_size x */
-  CUCORE_TUNE_GRID_DIV_Y,    /**< the same for y */
-  CUCORE_TUNE_GRID_DIV_Z     /**< the same for z */
+  CUCORE_TUNE_GRID = 0,     /**< 1 to 3 expressions separated by commas: x[, y[, z]] */
+  CUCORE_TUNE_BLOCK,        /**< 1 to 3 expressions: x[, y[, z]] */
+  CUCORE_TUNE_SMEM,         /**< one expression: dynamic shared memory in bytes */
+  CUCORE_TUNE_PROBLEM_SIZE, /**< 1 to 3 expressions: the problem's extent per dimension */
+  CUCORE_TUNE_GRID_DIV_X,   /**< expressions whose product divides problem_size x */
+  CUCORE_TUNE_GRID_DIV_Y,   /**< the same for y */
+  CUCORE_TUNE_GRID_DIV_Z    /**< the same for z */
 } cucore_tune_slot;
 
 /** CONSTRUCTOR: an empty space (one configuration, no parameters). Destroy `*out` with
@@ -4588,8 +4567,7 @@ CUCORE_API cucore_status cucore_tune_space_add_param(cucore_tune_space *space, c
 /** Adds a parameter written as on the command line: "NAME=V1,V2,...", where a value may be a
  * range "LO..HI" (step 1) or "LO..HI:STEP", or powers of two "pow2:LO..HI" (2^LO..2^HI).
  * @retval CUCORE_INVALID_ARGUMENT the text has no `=`, a bad range, or what add_param refuses. */
-CUCORE_API cucore_status cucore_tune_space_parse_param(cucore_tune_space *space,
-                                                       const char *text,
+CUCORE_API cucore_status cucore_tune_space_parse_param(cucore_tune_space *space, const char *text,
                                                        cucore_tune_param_kind kind);
 /** Adds a restriction: an expression over parameters added before it; a configuration is
  * kept when every restriction is true (non-zero).
@@ -4601,8 +4579,8 @@ CUCORE_API cucore_status cucore_tune_space_restrict(cucore_tune_space *space, co
  * expression). NULL unsets it.
  * @retval CUCORE_INVALID_ARGUMENT a parse error (the column is named), or more expressions
  *         than the slot takes. */
-CUCORE_API cucore_status cucore_tune_space_set_expr(cucore_tune_space *space,
-                                                    cucore_tune_slot slot, const char *text);
+CUCORE_API cucore_status cucore_tune_space_set_expr(cucore_tune_space *space, cucore_tune_slot slot,
+                                                    const char *text);
 /** Sets the names of the parameters that are the block's x, y and z dimensions when no block
  * expression is set (Kernel Tuner's block_size_names; default block_size_x, block_size_y,
  * block_size_z). A NULL entry keeps the default. Copied.
@@ -4613,13 +4591,12 @@ CUCORE_API cucore_status cucore_tune_space_set_block_names(cucore_tune_space *sp
  * ("gemm<{BM},{BN}>"). Copied.
  * @retval CUCORE_INVALID_ARGUMENT empty, an unclosed `{`, or a hole that names no parameter
  *         (checked when the configuration's text is asked for). */
-CUCORE_API cucore_status cucore_tune_space_set_kernel(cucore_tune_space *space,
-                                                      const char *name);
+CUCORE_API cucore_status cucore_tune_space_set_kernel(cucore_tune_space *space, const char *name);
 /** Gives the kernel's source text so that AUTO parameters can be resolved (a parameter that
  * is not a word of the source and is used by a launch expression is LAUNCH_ONLY). `size` 0
  * means NUL-terminated. Copied. */
-CUCORE_API cucore_status cucore_tune_space_set_source(cucore_tune_space *space,
-                                                      const char *text, size_t size);
+CUCORE_API cucore_status cucore_tune_space_set_source(cucore_tune_space *space, const char *text,
+                                                      size_t size);
 /** Checks configurations against an architecture's limits (block dimensions and threads,
  * shared memory per block with opt-in); without limits only the CUDA grid and block maxima
  * are checked. Copied; NULL removes them. */
@@ -4628,13 +4605,13 @@ CUCORE_API cucore_status cucore_tune_space_set_limits(cucore_tune_space *space,
 
 /** How far each stage shrank the space. */
 typedef struct cucore_tune_counts {
-  uint64_t raw;               /**< the Cartesian product */
+  uint64_t raw;                /**< the Cartesian product */
   uint64_t after_restrictions; /**< restrictions true */
-  uint64_t runnable;          /**< and a valid launch within the architecture's limits */
-  uint64_t compiles;          /**< distinct compiles among the runnable configurations */
-  uint64_t restricted;        /**< configurations a restriction dropped */
-  uint64_t bad_launch;        /**< configurations whose launch expressions failed */
-  uint64_t arch_limit;        /**< configurations beyond the architecture's limits */
+  uint64_t runnable;           /**< and a valid launch within the architecture's limits */
+  uint64_t compiles;           /**< distinct compiles among the runnable configurations */
+  uint64_t restricted;         /**< configurations a restriction dropped */
+  uint64_t bad_launch;         /**< configurations whose launch expressions failed */
+  uint64_t arch_limit;         /**< configurations beyond the architecture's limits */
 } cucore_tune_counts;
 
 /** The raw size of the space (the product of the value counts).
@@ -4680,9 +4657,9 @@ CUCORE_API cucore_status cucore_tune_space_get_config_text(const cucore_tune_spa
 
 /** One parameter, as the space resolved it. Strings live as long as the space is unchanged. */
 typedef struct cucore_tune_param_info {
-  const char *name;             /**< the parameter's name */
-  cucore_tune_param_kind kind;  /**< resolved: never AUTO */
-  size_t value_count;           /**< its values */
+  const char *name;            /**< the parameter's name */
+  cucore_tune_param_kind kind; /**< resolved: never AUTO */
+  size_t value_count;          /**< its values */
 } cucore_tune_param_info;
 
 /** The number of parameters. */
@@ -4695,18 +4672,17 @@ CUCORE_API cucore_status cucore_tune_space_get_param(const cucore_tune_space *sp
 
 /** CONSTRUCTOR: a space from a JSON object with Kernel Tuner's tune_kernel() keywords:
  * "tune_params" (name -> list of numbers or strings), "restrictions" (a string or a list of
- * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists
- * of expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem"
- * (strings); what a measured tune checks, read by cucore_tune_space_get_checks():
- * "cucore_args" and "cucore_expect" (lists of `cucore run` --arg and --expect specs),
- * "atol" (Kernel Tuner's keyword) and "rtol" (numbers). Other keys ("kernel_source",
- * "arguments", "answer", ...) are Kernel Tuner's Python objects and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
+ * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists of
+ * expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem" (strings);
+ * what a measured tune checks, read by cucore_tune_space_get_checks(): "cucore_args" and
+ * "cucore_expect" (lists of `cucore run` --arg and --expect specs), "atol" (Kernel Tuner's keyword)
+ * and "rtol" (numbers). Other keys ("kernel_source", "arguments", "answer", ...) are Kernel Tuner's
+ * Python objects and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
  * (Kernel Tuner, KTT, BAT): TuningParameters (Values a list, or the Python texts "[1, 2]",
- * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions'
- * Expressions, KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total
- * threads: the problem size) and SharedMemory. The reader is strict: depth at most 32, no duplicate keys, no
- * trailing commas; errors name the line and column. Destroy `*out` with
- * cucore_tune_space_destroy().
+ * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions' Expressions,
+ * KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total threads: the problem
+ * size) and SharedMemory. The reader is strict: depth at most 32, no duplicate keys, no trailing
+ * commas; errors name the line and column. Destroy `*out` with cucore_tune_space_destroy().
  * @retval CUCORE_INVALID_ARGUMENT malformed JSON, a key of the wrong type, or what the
  *         space's calls refuse. */
 CUCORE_API cucore_status cucore_tune_space_from_json(const char *json, size_t size,
@@ -4731,15 +4707,15 @@ CUCORE_API cucore_status cucore_tune_space_get_checks(const cucore_tune_space *s
 
 /** What the occupancy model says of one compiled configuration. */
 typedef struct cucore_tune_model {
-  int blocks_per_sm;              /**< resident blocks per SM (0: cannot run) */
-  double occupancy;               /**< active warps / max warps, 0..1 */
-  cucore_occupancy_limit limit;   /**< what binds */
-  uint64_t blocks;                /**< blocks in the grid */
-  double waves;                   /**< blocks / (blocks_per_sm x SMs), 0 without an SM count */
-  double tail_efficiency;         /**< blocks / (ceil(waves) x blocks_per_sm x SMs); 1 without
+  int blocks_per_sm;            /**< resident blocks per SM (0: cannot run) */
+  double occupancy;             /**< active warps / max warps, 0..1 */
+  cucore_occupancy_limit limit; /**< what binds */
+  uint64_t blocks;              /**< blocks in the grid */
+  double waves;                 /**< blocks / (blocks_per_sm x SMs), 0 without an SM count */
+  double tail_efficiency;       /**< blocks / (ceil(waves) x blocks_per_sm x SMs); 1 without
                                      an SM count */
-  int local_bytes;                /**< per-thread local memory (spills and stack) */
-  double score;                   /**< occupancy x tail efficiency, halved with local memory;
+  int local_bytes;              /**< per-thread local memory (spills and stack) */
+  double score;                 /**< occupancy x tail efficiency, halved with local memory;
                                      0 when it cannot run */
 } cucore_tune_model;
 
@@ -4758,10 +4734,8 @@ typedef struct cucore_tune_filter {
  * @retval CUCORE_INVALID_ARGUMENT limits or resources the model refuses (named). */
 CUCORE_API cucore_status cucore_tune_model_check(const cucore_arch_limits *limits,
                                                  const cucore_kernel_resources *res,
-                                                 int local_bytes,
-                                                 const cucore_tune_filter *filter,
-                                                 cucore_tune_config *cfg,
-                                                 cucore_tune_model *out);
+                                                 int local_bytes, const cucore_tune_filter *filter,
+                                                 cucore_tune_config *cfg, cucore_tune_model *out);
 /** Statistics of timing samples (milliseconds). Percentiles interpolate linearly between the
  * sorted samples (numpy's default). */
 typedef struct cucore_tune_stats {
@@ -4783,23 +4757,23 @@ CUCORE_API cucore_status cucore_tune_stats_compute(const double *samples, size_t
 /** How a configuration is timed (cucore_tune_time_launch). Start from
  * CUCORE_TUNE_TIMING_DEFAULTS. */
 typedef struct cucore_tune_timing_options {
-  double warmup_ms;   /**< warm-up by time after the untimed first launch (>= 1 launch) */
-  double screen_ms;   /**< sample for at least this long */
-  int min_samples;    /**< and at least this many samples */
-  int max_samples;    /**< stop here even when noisy */
-  double max_time_ms; /**< or when sampling took this long */
-  double max_noise;   /**< stop once rel_stddev <= this (0.02 = 2 %) */
-  size_t l2_bytes;    /**< the device's L2 size (cucore_device_props.l2_cache_bytes): each
+  double warmup_ms;           /**< warm-up by time after the untimed first launch (>= 1 launch) */
+  double screen_ms;           /**< sample for at least this long */
+  int min_samples;            /**< and at least this many samples */
+  int max_samples;            /**< stop here even when noisy */
+  double max_time_ms;         /**< or when sampling took this long */
+  double max_noise;           /**< stop once rel_stddev <= this (0.02 = 2 %) */
+  size_t l2_bytes;            /**< the device's L2 size (cucore_device_props.l2_cache_bytes): each
                          sample is preceded, outside the timed events, by writing 2 x this;
                          0: no flush (a hot cache) */
-  int batch;          /**< launches per sample; 0: one, or enough to reach ~50 us when the
+  int batch;                  /**< launches per sample; 0: one, or enough to reach ~50 us when the
                          untimed launch took under 20 us (launch overhead is not ranked) */
-  int mode;           /**< CUCORE_TUNE_LAUNCH_*: how the launches of a sample are made */
+  int mode;                   /**< CUCORE_TUNE_LAUNCH_*: how the launches of a sample are made */
   cucore_args *const *rotate; /**< nrotate more argument sets of k (each bound to its own copies
                          of the buffers) cycled launch by launch with `args`, so the data a
                          sample reads is past L2 without a flush; NULL: `args` only */
-  int nrotate;        /**< how many sets `rotate` holds (0..1000) */
-  int observe_clock;  /**< 1: the SM clock read through NVML (cucore_system_get_device_info)
+  int nrotate;                /**< how many sets `rotate` holds (0..1000) */
+  int observe_clock;          /**< 1: the SM clock read through NVML (cucore_system_get_device_info)
                          after a sample, at most every 10 ms; when the clocks are held down
                          (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
                          reading are discarded */
@@ -4809,29 +4783,29 @@ typedef struct cucore_tune_timing_options {
 #define CUCORE_TUNE_LAUNCH_AUTO 0   /**< a graph of launches when one takes < 20 us, else one */
 #define CUCORE_TUNE_LAUNCH_SINGLE 1 /**< one launch between the events */
 #define CUCORE_TUNE_LAUNCH_BATCH 2  /**< `batch` launches back to back between the events */
-#define CUCORE_TUNE_LAUNCH_GRAPH 3  /**< `batch` launches captured once into a graph (per
+#define CUCORE_TUNE_LAUNCH_GRAPH \
+  3 /**< `batch` launches captured once into a graph (per
                                        configuration), each sample one replay */
 
 /** Defaults: 10 ms warm-up, >= 5 ms and >= 10 samples, <= 200 samples or 200 ms, noise 2 %,
  * no flush, automatic batch. */
-#define CUCORE_TUNE_TIMING_DEFAULTS {10.0, 5.0, 10, 200, 200.0, 0.02, 0, 0}
+#define CUCORE_TUNE_TIMING_DEFAULTS \
+  { 10.0, 5.0, 10, 200, 200.0, 0.02, 0, 0 }
 
 /** 1 in *done when screening may stop: at least min_samples and screen_ms, and the noise is
  * at most max_noise, or max_samples or max_time_ms is reached. */
-CUCORE_API cucore_status cucore_tune_screen_done(const cucore_tune_stats *stats,
-                                                 double elapsed_ms,
-                                                 const cucore_tune_timing_options *opt,
-                                                 int *done);
+CUCORE_API cucore_status cucore_tune_screen_done(const cucore_tune_stats *stats, double elapsed_ms,
+                                                 const cucore_tune_timing_options *opt, int *done);
 
 /** What cucore_tune_time_launch measured. */
 typedef struct cucore_tune_timing {
-  cucore_tune_stats stats; /**< per launch (a batch's time / batch) */
-  int batch;               /**< launches per sample */
-  double first_ms;         /**< the untimed first launch, host clock (load included) */
-  int launches;            /**< every launch made */
-  int mode;                /**< the CUCORE_TUNE_LAUNCH_* used (never AUTO) */
-  int sm_clock_mhz;        /**< the median SM clock over the kept samples; -1 not observed */
-  int throttled;           /**< samples discarded: the clocks were held down */
+  cucore_tune_stats stats;    /**< per launch (a batch's time / batch) */
+  int batch;                  /**< launches per sample */
+  double first_ms;            /**< the untimed first launch, host clock (load included) */
+  int launches;               /**< every launch made */
+  int mode;                   /**< the CUCORE_TUNE_LAUNCH_* used (never AUTO) */
+  int sm_clock_mhz;           /**< the median SM clock over the kept samples; -1 not observed */
+  int throttled;              /**< samples discarded: the clocks were held down */
   cucore_status clock_status; /**< why the clock was not observed (CUCORE_NOT_SUPPORTED
                                  without NVML); CUCORE_OK when it was or was not asked */
 } cucore_tune_timing;
@@ -4850,18 +4824,18 @@ CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_
  * configurations whose medians differ by less than the larger of their noises (rel_stddev x
  * median) are a tie, resolved by the lower index so that repeated tunes choose the same one;
  * *ties (may be NULL) receives how many configurations tie with the best (0: a clear best). */
-CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n,
-                                          size_t *order, size_t *ties);
+CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n, size_t *order,
+                                          size_t *ties);
 /** What a tune's results depend on, for cucore_tune_key(). Every field is text (NULL: ""). */
 typedef struct cucore_tune_key_fields {
-  const char *source;      /**< the kernel's source text */
-  size_t source_size;      /**< its size; 0: NUL-terminated */
-  const char *headers;     /**< the headers it includes (their text or a digest of them) */
-  const char *options;     /**< the compile options (cucore_options_canonical()) */
-  const char *kernel;      /**< the kernel name or template */
-  const char *launch;      /**< the launch expressions: grid; block; smem; problem size */
-  const char *args;        /**< the arguments' types and sizes (not their data) */
-  const char *params;      /**< the parameters' names (values vary per configuration) */
+  const char *source;  /**< the kernel's source text */
+  size_t source_size;  /**< its size; 0: NUL-terminated */
+  const char *headers; /**< the headers it includes (their text or a digest of them) */
+  const char *options; /**< the compile options (cucore_options_canonical()) */
+  const char *kernel;  /**< the kernel name or template */
+  const char *launch;  /**< the launch expressions: grid; block; smem; problem size */
+  const char *args;    /**< the arguments' types and sizes (not their data) */
+  const char *params;  /**< the parameters' names (values vary per configuration) */
 } cucore_tune_key_fields;
 
 /** The key of a tune: SHA-256 over the labelled, length-prefixed fields, as 64 hexadecimal
@@ -4896,8 +4870,8 @@ CUCORE_API cucore_status cucore_tune_store_close(cucore_tune_store *store);
 /** The result recorded for configuration `config` (its CUCORE_TUNE_TEXT_JSON text) under the
  * store's key, problem and device: *result is its JSON text (owned by the store), or NULL when
  * it was never measured there. */
-CUCORE_API cucore_status cucore_tune_store_find(const cucore_tune_store *store,
-                                                const char *config, const char **result);
+CUCORE_API cucore_status cucore_tune_store_find(const cucore_tune_store *store, const char *config,
+                                                const char **result);
 /** Appends the result (a JSON object with at least "status"; "median_ms" for measured ones)
  * of configuration `config` (a JSON object) and hands the line to the kernel at once.
  * @retval CUCORE_INVALID_ARGUMENT config or result is not a JSON object (strict reader).
@@ -4926,13 +4900,11 @@ typedef enum cucore_tune_match {
  * NULL) and the way it was found to *how.
  * @retval CUCORE_NOT_FOUND nothing recorded for the key (*how is DEFAULT, config "").
  * @retval CUCORE_IO_ERROR the store exists and cannot be read. */
-CUCORE_API cucore_status cucore_tune_lookup(const char *path, const char *key,
-                                            const char *problem, const char *device,
-                                            char *config, size_t cap, double *median_ms,
-                                            cucore_tune_match *how);
+CUCORE_API cucore_status cucore_tune_lookup(const char *path, const char *key, const char *problem,
+                                            const char *device, char *config, size_t cap,
+                                            double *median_ms, cucore_tune_match *how);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
-
 
 #ifdef __cplusplus
 }

@@ -78,8 +78,10 @@ static inline int cache_test_count_files(const char *dir, int *tmp_files) {
     if (!sd) continue;
     struct dirent *e;
     while ((e = readdir(sd)) != NULL) {
-      if (strncmp(e->d_name, ".tmp-", 5) == 0) tmps++;
-      else if (strlen(e->d_name) == 62) entries++;
+      if (strncmp(e->d_name, ".tmp-", 5) == 0)
+        tmps++;
+      else if (strlen(e->d_name) == 62)
+        entries++;
     }
     closedir(sd);
   }
@@ -90,11 +92,10 @@ static inline int cache_test_count_files(const char *dir, int *tmp_files) {
 
 /* Compiles `src` for `arch` to `target` with `opts` (may be NULL), registering `exprs`.
  * `cache` 0 turns the cache off for this program (a fresh reference compile). Fills *info. */
-static inline cucore_status cache_test_compile(const char *src, const char *name,
-                                               const char *arch, cucore_code_type target,
-                                               const cucore_options *opts, const char *const *exprs,
-                                               int nexprs, int cache, cucore_object **out,
-                                               cucore_cache_info *info) {
+static inline cucore_status cache_test_compile(const char *src, const char *name, const char *arch,
+                                               cucore_code_type target, const cucore_options *opts,
+                                               const char *const *exprs, int nexprs, int cache,
+                                               cucore_object **out, cucore_cache_info *info) {
   cucore_options *o = NULL;
   cucore_status st = opts ? cucore_options_copy(opts, &o) : cucore_options_create(&o);
   if (st == CUCORE_OK && arch) st = cucore_options_set_string(o, CUCORE_OPT_ARCH, arch);
@@ -122,8 +123,7 @@ static inline cucore_status cache_test_compile(const char *src, const char *name
 
 /* 1 when two objects hold the same code and the same facts about it. */
 static inline int cache_test_same_object(const cucore_object *a, const cucore_object *b) {
-  if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0)
-    return 0;
+  if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0) return 0;
   if (a->arch != b->arch || strcmp(a->arch_suffix, b->arch_suffix) != 0) return 0;
   if (a->producer_version != b->producer_version) return 0;
   if ((a->ptx == NULL) != (b->ptx == NULL)) return 0;
@@ -137,17 +137,23 @@ static inline int cache_test_same_object(const cucore_object *a, const cucore_ob
 
 /* What the cache stores of an object (a view borrowing its bytes; no log). */
 static inline cc_cache_record cache_test_record_of(const cucore_object *o) {
-  cc_cache_record r = {.type = o->type, .arch = o->arch, .producer_version = o->producer_version,
-                       .code = o->code, .size = o->size, .ptx = o->ptx, .ptx_size = o->ptx_size,
-                       .expr_count = o->expr_count, .exprs = o->exprs, .lowered = o->lowered};
+  cc_cache_record r = {.type = o->type,
+                       .arch = o->arch,
+                       .producer_version = o->producer_version,
+                       .code = o->code,
+                       .size = o->size,
+                       .ptx = o->ptx,
+                       .ptx_size = o->ptx_size,
+                       .expr_count = o->expr_count,
+                       .exprs = o->exprs,
+                       .lowered = o->lowered};
   memcpy(r.suffix, o->arch_suffix, sizeof r.suffix);
   return r;
 }
 
 /* 1 when two records hold the same code and the same facts about it (logs aside). */
 static inline int cache_test_same_record(const cc_cache_record *a, const cc_cache_record *b) {
-  if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0)
-    return 0;
+  if (a->type != b->type || a->size != b->size || memcmp(a->code, b->code, a->size) != 0) return 0;
   if (a->arch != b->arch || strcmp(a->suffix, b->suffix) != 0) return 0;
   if (a->producer_version != b->producer_version) return 0;
   if ((a->ptx == NULL) != (b->ptx == NULL)) return 0;

@@ -27,8 +27,10 @@ static size_t pattern(cucore_device *d, cucore_devptr p, int write, uint32_t *bu
     if (!write && cucore_memcpy_dtoh(d, buf, p + at * 4, CHUNK * 4, NULL) != CUCORE_OK)
       return at + 1;
     for (size_t i = 0; i < CHUNK; i++) {
-      if (write) buf[i] = word(at + i);
-      else if (buf[i] != word(at + i)) return at + i + 1;
+      if (write)
+        buf[i] = word(at + i);
+      else if (buf[i] != word(at + i))
+        return at + i + 1;
     }
     if (write && cucore_memcpy_htod(d, p + at * 4, buf, CHUNK * 4, NULL) != CUCORE_OK)
       return at + 1;
@@ -100,7 +102,8 @@ static int sanitizer_refuses(int pid) {
   cucore_process_state s;
   if (CUCORE_CODE(cucore_checkpoint_get_state(pid, &s)) != CUCORE_NOT_SUPPORTED) return 0;
   print_message("skipped under compute-sanitizer: the driver does not checkpoint a process the "
-                "tool is attached to: %s\n", cucore_last_error());
+                "tool is attached to: %s\n",
+                cucore_last_error());
   return 1;
 }
 
@@ -127,7 +130,8 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
   gpu_child_finish(pid, sock, msg, sizeof msg);
   if (!done) skip();
   print_message("256 MiB of the child's device memory intact after 2 checkpoint/restore rounds "
-                "(the second remapped %s onto itself)\n", props.uuid);
+                "(the second remapped %s onto itself)\n",
+                props.uuid);
 }
 
 int main(int argc, char **argv) {

@@ -174,8 +174,8 @@ static void events_time_a_copy(void **state) {
   assert_ok(cucore_event_elapsed_ms(e0, e1, &one));
   assert_ok(cucore_event_elapsed_ms(e1, e2, &four));
   double gbps = 2.0 * (double)bytes / (one * 1e-3) / 1e9;
-  print_message("256 MiB device-to-device copy: %.3f ms (%.0f GB/s read+write); x4: %.3f ms\n",
-                one, gbps, four);
+  print_message("256 MiB device-to-device copy: %.3f ms (%.0f GB/s read+write); x4: %.3f ms\n", one,
+                gbps, four);
   assert_true(one > 0.0f);
   assert_true(four > 2.0f * one);
   assert_true(gbps > 10.0 && gbps < 20000.0);

@@ -72,8 +72,8 @@ static void a_refused_call_says_what_the_driver_logged(void **state) {
     char msg[2048];
     cucore_status st = refusals[i].call(msg, sizeof msg);
     print_message("%s: %s (%d driver message%s on this thread, last: \"%s\"): %s\n",
-                  refusals[i].what, cucore_status_name(st), seen_count,
-                  seen_count == 1 ? "" : "s", seen, msg);
+                  refusals[i].what, cucore_status_name(st), seen_count, seen_count == 1 ? "" : "s",
+                  seen, msg);
     assert_int_not_equal(st, CUCORE_OK);
     if (seen_count == 0) continue;
     logged++;

@@ -20,15 +20,14 @@ static int teardown(void **state) {
   return cucore_device_close(dev) == CUCORE_OK ? 0 : -1;
 }
 
-static const char *add_src =
-    "extern \"C\" __global__ void add_one(int *x, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] += 1;\n"
-    "}\n"
-    "extern \"C\" __global__ void twice(int *x, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) x[i] *= 2;\n"
-    "}\n";
+static const char *add_src = "extern \"C\" __global__ void add_one(int *x, int n) {\n"
+                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "  if (i < n) x[i] += 1;\n"
+                             "}\n"
+                             "extern \"C\" __global__ void twice(int *x, int n) {\n"
+                             "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                             "  if (i < n) x[i] *= 2;\n"
+                             "}\n";
 
 /* Runs `k` (x, n) on `s` over n ints starting at `start`, returns how many end as `want`. */
 static int run_and_count(cucore_kernel *k, cucore_stream *s, int n, int start, int want_mul,
@@ -131,7 +130,7 @@ static void foreign_kernels(void **state) {
     cucore_args *a = NULL;
     assert_ok(cucore_args_create(both[i], &a));
     assert_status(CUCORE_ARGS(a, (cucore_devptr)0), CUCORE_ARG_COUNT); /* one of two */
-    assert_status(cucore_args_set_f64(a, 1, 2.0), CUCORE_ARG_SIZE);     /* 8 bytes for an int */
+    assert_status(cucore_args_set_f64(a, 1, 2.0), CUCORE_ARG_SIZE);    /* 8 bytes for an int */
     cucore_args_destroy(a);
     cucore_stream *s = NULL;
     assert_ok(cucore_stream_default(dev, &s));
@@ -206,18 +205,17 @@ static void lazy_loading_is_observable(void **state) {
 static void load_options_and_jit_log(void **state) {
   (void)state;
   /* A kernel that wants many registers, as PTX so the driver JITs it. */
-  const char *heavy =
-      "extern \"C\" __global__ void heavy(float *x, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i >= n) return;\n"
-      "  float v[24];\n"
-      "  #pragma unroll\n"
-      "  for (int k = 0; k < 24; k++) v[k] = x[(i + k * 97) % n] * (k + 1);\n"
-      "  float s = 0;\n"
-      "  #pragma unroll\n"
-      "  for (int k = 0; k < 24; k++) s += v[k] * v[(k * 7) % 24];\n"
-      "  x[i] = s;\n"
-      "}\n";
+  const char *heavy = "extern \"C\" __global__ void heavy(float *x, int n) {\n"
+                      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                      "  if (i >= n) return;\n"
+                      "  float v[24];\n"
+                      "  #pragma unroll\n"
+                      "  for (int k = 0; k < 24; k++) v[k] = x[(i + k * 97) % n] * (k + 1);\n"
+                      "  float s = 0;\n"
+                      "  #pragma unroll\n"
+                      "  for (int k = 0; k < 24; k++) s += v[k] * v[(k * 7) % 24];\n"
+                      "  x[i] = s;\n"
+                      "}\n";
   cucore_object *ptx = gpu_compile(heavy, CUCORE_CODE_PTX, NULL, NULL);
   const void *code = NULL;
   size_t size = 0;
@@ -252,7 +250,8 @@ static void load_options_and_jit_log(void **state) {
   const char *bad_ptx = ".version 8.0\n.target sm_50\n.address_size 64\n"
                         ".visible .entry broken(.param .u64 p) {\n  mov.u32 %r1, 1;\n  ret;\n}\n";
   cucore_object *bad = NULL;
-  assert_ok(cucore_object_from_memory(bad_ptx, strlen(bad_ptx), CUCORE_CODE_PTX, "broken.ptx", &bad));
+  assert_ok(
+      cucore_object_from_memory(bad_ptx, strlen(bad_ptx), CUCORE_CODE_PTX, "broken.ptx", &bad));
   cucore_status st = cucore_object_load(bad);
   assert_true(st != CUCORE_OK);
   assert_contains(cucore_last_error(), "broken.ptx");

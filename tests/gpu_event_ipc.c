@@ -90,8 +90,10 @@ static int child_main(int sock) {
   if (st != CUCORE_OK && !msg[0]) snprintf(msg, sizeof msg, "child: %s", cucore_last_error());
   for (int i = 0; st == CUCORE_OK && i < N && !msg[0]; i++)
     if (h[i] != 2u * (7u * (unsigned)i + 3u) + 1u)
-      snprintf(msg, sizeof msg, "child: y[%d] = %u, expected %u: the consumer ran before the "
-               "producer's kernel finished", i, h[i], 2u * (7u * (unsigned)i + 3u) + 1u);
+      snprintf(msg, sizeof msg,
+               "child: y[%d] = %u, expected %u: the consumer ran before the "
+               "producer's kernel finished",
+               i, h[i], 2u * (7u * (unsigned)i + 3u) + 1u);
   free(h);
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
@@ -144,8 +146,7 @@ static void an_event_orders_two_processes(void **state) {
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s2));
   size_t bytes = shared_memory(dev, &m, &p);
-  assert_ok(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING,
-                                &ev));
+  assert_ok(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING, &ev));
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "produce");
   cucore_args *a = NULL;

@@ -53,9 +53,9 @@ static void illegal_address_is_reported(void **state) {
   assert_ok(cucore_device_open(0, &dev));
   cucore_stream *s = NULL;
   assert_ok(cucore_stream_default(dev, &s));
-  cucore_object *obj = gpu_compile(
-      "extern \"C\" __global__ void bad(int *p) { p[threadIdx.x] = 1; }\n", CUCORE_CODE_CUBIN,
-      NULL, NULL);
+  cucore_object *obj =
+      gpu_compile("extern \"C\" __global__ void bad(int *p) { p[threadIdx.x] = 1; }\n",
+                  CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "bad");
   /* Made before the fault, used after it. */
   cucore_object *other = gpu_compile(store_src, CUCORE_CODE_CUBIN, NULL, NULL);
@@ -84,8 +84,9 @@ static void illegal_address_is_reported(void **state) {
   if (st == CUCORE_OK) {
     /* The driver may hand out a stream; work on it fails. */
     later_call_fails("a launch on a stream made after the fault",
-                     cucore_launch(k, &(cucore_launch_config){{1, 1, 1}, {32, 1, 1}, 0, s2, 0,
-                                                              {{0}}}, a));
+                     cucore_launch(k,
+                                   &(cucore_launch_config){{1, 1, 1}, {32, 1, 1}, 0, s2, 0, {{0}}},
+                                   a));
     cucore_stream_destroy(s2);
   } else {
     later_call_fails("cucore_stream_create", st);

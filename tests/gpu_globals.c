@@ -63,8 +63,8 @@ static void constant_table_and_device_result(void **state) {
   assert_int_equal(coef.size, 2 * sizeof(float));
   assert_string_equal(coef.name, "_ZN2ns4coefIfEE");
   print_message("table at 0x%llx (%zu bytes), result at 0x%llx, managed at 0x%llx\n",
-                (unsigned long long)table.address, table.size,
-                (unsigned long long)result.address, (unsigned long long)managed.address);
+                (unsigned long long)table.address, table.size, (unsigned long long)result.address,
+                (unsigned long long)managed.address);
 
   /* Fill the table synchronously, the coefficients on the stream. */
   float host_table[N], x[N], got[N], coefs[2] = {1.5f, -0.25f};
@@ -122,8 +122,7 @@ static void constant_table_and_device_result(void **state) {
   assert_status(cucore_object_get_global(obj, dev, "tabel", &missing), CUCORE_NOT_FOUND);
   assert_contains(cucore_last_error(), "`table` (constant, 256 bytes)");
   assert_null(missing.name);
-  assert_status(cucore_object_get_global(obj, dev, "ns::coef<double>", &missing),
-                CUCORE_NOT_FOUND);
+  assert_status(cucore_object_get_global(obj, dev, "ns::coef<double>", &missing), CUCORE_NOT_FOUND);
   assert_contains(cucore_last_error(), "name expression");
 
   cucore_args_destroy(args);

@@ -7,7 +7,8 @@
  * (kernel, object, arguments and graph destroyed before the executable graph runs) and the DOT
  * output. */
 #include "gpu_support.h"
-#include "runtime/runtime.h" /* DRV(): a raw driver call that invalidates a capture; cc_refs_flush */
+/* runtime.h: DRV(), a raw driver call that invalidates a capture; cc_refs_flush */
+#include "runtime/runtime.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -15,12 +16,11 @@
 #include <string.h>
 
 static cucore_device *dev;
-static cucore_stream *s;     /* non-blocking */
+static cucore_stream *s; /* non-blocking */
 static cucore_object *obj;
 static int driver_version;
 
-static const char *source =
-    CUCORE_GRAPH_SET_CONDITIONAL_DECL
+static const char *source = CUCORE_GRAPH_SET_CONDITIONAL_DECL
     "extern \"C\" __global__ void fill_i(int *p, int v, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v; }\n"
     "extern \"C\" __global__ void muladd_i(int *p, int m, int a, int n) {\n"
@@ -78,8 +78,8 @@ static void read_ints(cucore_devptr p, int *out, int n) {
 }
 
 /* Every element of device array `p` equals want(i); fails naming the first that does not. */
-static void expect_ints(cucore_devptr p, int n, int (*want)(int i, const void *ctx), const void *ctx,
-                        const char *what) {
+static void expect_ints(cucore_devptr p, int n, int (*want)(int i, const void *ctx),
+                        const void *ctx, const char *what) {
   int *got = malloc((size_t)n * sizeof *got);
   read_ints(p, got, n);
   for (int i = 0; i < n; i++)
@@ -141,7 +141,8 @@ static void captured_graph_replays_with_new_input(void **state) {
     assert_ok(cucore_stream_synchronize(s));
     for (int i = 0; i < N; i++) {
       float want = 0.5f * (2.0f * hin[i] + 1.0f) + 3.0f;
-      if (hout[i] != want) fail_msg("replay %d: out[%d] = %g, the CPU says %g", round, i, hout[i], want);
+      if (hout[i] != want)
+        fail_msg("replay %d: out[%d] = %g, the CPU says %g", round, i, hout[i], want);
     }
   }
   print_message("captured copy-kernel-kernel-copy graph: 3 replays with new input match the CPU\n");
@@ -276,8 +277,8 @@ static void launch_attributes_in_graphs(void **state) {
   at.u.value = 1;
   assert_ok(cucore_launch_config_set(&du, &at));
   cucore_status st = cucore_graph_add_kernel_node(g, NULL, 0, fill, &du, a, &node);
-  print_message("kernel node with the device-updatable attribute: %s %s\n",
-                cucore_status_name(st), st ? cucore_last_error() : "");
+  print_message("kernel node with the device-updatable attribute: %s %s\n", cucore_status_name(st),
+                st ? cucore_last_error() : "");
   assert_true(CUCORE_CODE(st) != CUCORE_LAUNCH_CONFIG);
   cucore_graph_exec_destroy(e);
   cucore_graph_destroy(g);
@@ -377,7 +378,8 @@ static void explicit_graph_with_every_node_kind(void **state) {
     assert_int_equal(host_calls, round);
     for (int i = 0; i < N; i++)
       if (hout[i] != want_pipeline(i, NULL))
-        fail_msg("round %d: hout[%d] = %d, the CPU says %d", round, i, hout[i], want_pipeline(i, NULL));
+        fail_msg("round %d: hout[%d] = %d, the CPU says %d", round, i, hout[i],
+                 want_pipeline(i, NULL));
   }
   expect_ints(C, N, want_pipeline, NULL, "node-by-node graph (wait, memset, copies, 2 kernels)");
   expect_ints(D, N, want_pipeline_child, NULL, "its device copy and child graph");
@@ -421,13 +423,11 @@ static void kernel_node_errors(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_ok(CUCORE_ARGS(a, A, 1, N));
   c.block[0] = 2048;
-  assert_status(cucore_graph_add_kernel_node(g, NULL, 0, fill, &c, a, &node),
-                CUCORE_LAUNCH_CONFIG);
+  assert_status(cucore_graph_add_kernel_node(g, NULL, 0, fill, &c, a, &node), CUCORE_LAUNCH_CONFIG);
   assert_contains(cucore_last_error(), "2048");
   c = cfg1d(1, 32, NULL);
   c.shared_bytes = 1u << 20;
-  assert_status(cucore_graph_add_kernel_node(g, NULL, 0, fill, &c, a, &node),
-                CUCORE_LAUNCH_CONFIG);
+  assert_status(cucore_graph_add_kernel_node(g, NULL, 0, fill, &c, a, &node), CUCORE_LAUNCH_CONFIG);
   assert_contains(cucore_last_error(), "dynamic shared memory");
   c = cfg1d(N / 256, 256, NULL);
   assert_ok(cucore_graph_add_kernel_node(g2, NULL, 0, fill, &c, a, &other));
@@ -496,8 +496,9 @@ static void lifetimes_survive_any_destroy_order(void **state) {
   assert_ok(cucore_graph_launch(e, s));
   assert_ok(cucore_stream_synchronize(s));
   int v = 77;
-  expect_ints(A, N, want_const, &v, "graph run after its kernel, object, arguments and graph were "
-                                    "destroyed");
+  expect_ints(A, N, want_const, &v,
+              "graph run after its kernel, object, arguments and graph were "
+              "destroyed");
   assert_int_equal(data[1], 42);
   assert_int_equal(data_freed, 0);
   cucore_graph_exec_destroy(e);
@@ -521,7 +522,8 @@ static void lifetimes_survive_any_destroy_order(void **state) {
   assert_ok(cucore_graph_launch(e, s));
   assert_ok(cucore_stream_synchronize(s));
   v = 78;
-  expect_ints(A, N, want_const, &v, "captured graph run after its kernel and object were destroyed");
+  expect_ints(A, N, want_const, &v,
+              "captured graph run after its kernel and object were destroyed");
   cucore_graph_exec_destroy(e);
   cucore_mem_free(dev, A);
 }
@@ -598,7 +600,8 @@ static void updates_whole_and_per_node(void **state) {
   read_ints(A, got, N);
   for (int i = 0; i < N; i++) {
     int want = i < 32 ? 9 + 1 : 7 + 1; /* the rest was 7 and only gets +1 */
-    if (got[i] != want) fail_msg("after new dimensions: A[%d] = %d, the CPU says %d", i, got[i], want);
+    if (got[i] != want)
+      fail_msg("after new dimensions: A[%d] = %d, the CPU says %d", i, got[i], want);
   }
   print_message("new launch dimensions: %d elements match the CPU\n", N);
   unsigned full[3] = {N / 256, 1, 1}, b256[3] = {256, 1, 1};
@@ -716,7 +719,8 @@ static void conditional_nodes(void **state) {
       int t = -1, left = -1;
       read_ints(trips, &t, 1);
       read_ints(counter, &left, 1);
-      if (t != 10 || left != 0) fail_msg("while loop: %d trips, counter %d; the CPU says 10, 0", t, left);
+      if (t != 10 || left != 0)
+        fail_msg("while loop: %d trips, counter %d; the CPU says 10, 0", t, left);
     }
     print_message("while node: 10 trips until the device said done, twice (match)\n");
     cucore_graph_exec_destroy(e);
@@ -781,7 +785,8 @@ static void conditional_nodes(void **state) {
         want = v ? 100 : kinds[kind].bodies == 2 ? 101 : 0;
       else
         want = (unsigned)v < kinds[kind].bodies ? 100 + v : 0;
-      if (got != want) fail_msg("%s node, condition %d: P = %d, the CPU says %d", kinds[kind].name, v, got, want);
+      if (got != want)
+        fail_msg("%s node, condition %d: P = %d, the CPU says %d", kinds[kind].name, v, got, want);
     }
     print_message("%s node: conditions 0..3 set on the device match the CPU\n", kinds[kind].name);
     cucore_graph_exec_destroy(e);

@@ -107,8 +107,8 @@ static unsigned smallest_group(cucore_green_sm_info *info) {
   unsigned groups = 0, per = 0, rest = 0;
   assert_ok(cucore_green_split_query(dev, info->min_partition_sms, 0, &groups, &per, &rest));
   print_message("device: %u SMs, groups of at least %u, multiples of %u: %u groups of %u, %u "
-                "left\n", info->sm_count, info->min_partition_sms, info->alignment_sms, groups,
-                per, rest);
+                "left\n",
+                info->sm_count, info->min_partition_sms, info->alignment_sms, groups, per, rest);
   assert_true(groups >= 2 && per >= info->min_partition_sms && per < info->sm_count);
   return per;
 }
@@ -132,7 +132,8 @@ static void kernel_runs_only_on_the_green_sms(void **state) {
   run_start(&b, whole, blocks, 200000);
   int on_whole = run_finish(&b, whole, NULL);
   print_message("%u blocks: %d distinct SMs on a green context of %u SMs, %d on the whole "
-                "device\n", blocks, on_green, k, on_whole);
+                "device\n",
+                blocks, on_green, k, on_whole);
   assert_true(on_green >= 1 && on_green <= (int)k);
   assert_true(on_whole > (int)k); /* the kernel can tell SMs apart */
   /* the usual launch checks apply on a green stream */
@@ -185,8 +186,8 @@ static void two_partitions_run_concurrently(void **state) {
   run_span(&r[1], &b0, &b1);
   unsigned long long base = a0 < b0 ? a0 : b0;
   print_message("partition 0: %d SMs, busy %.3f..%.3f ms; partition 1: %d SMs, busy %.3f..%.3f "
-                "ms\n", d0, (a0 - base) / 1e6, (a1 - base) / 1e6, d1, (b0 - base) / 1e6,
-                (b1 - base) / 1e6);
+                "ms\n",
+                d0, (a0 - base) / 1e6, (a1 - base) / 1e6, d1, (b0 - base) / 1e6, (b1 - base) / 1e6);
   assert_true(d0 <= (int)k && d1 <= (int)k);
   for (int i = 0; i < MAX_SMID; i++)
     if (seen0[i] && seen1[i]) fail_msg("SM %d ran blocks of both partitions", i);
@@ -198,7 +199,8 @@ static void two_partitions_run_concurrently(void **state) {
   print_message("overlap %.3f ms of the shorter span's %.3f ms\n", overlap / 1e6, shorter / 1e6);
   if (overlap == 0 || 2 * overlap < shorter)
     fail_msg("the two partitions did not run at the same time: their busy spans overlap %.3f ms, "
-             "less than half of the shorter span (%.3f ms)", overlap / 1e6, shorter / 1e6);
+             "less than half of the shorter span (%.3f ms)",
+             overlap / 1e6, shorter / 1e6);
   for (int i = 0; i < 2; i++) {
     run_free(&r[i]);
     assert_ok(cucore_stream_destroy(s[i]));

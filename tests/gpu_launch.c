@@ -71,7 +71,8 @@ static void saxpy_runs_from_every_code_type(void **state) {
     assert_ok(cucore_memcpy_dtoh(dev, out, dy, n * sizeof(float), NULL));
     for (int i = 0; i < n; i++) {
       float want = a * x[i] + y[i];
-      if (out[i] != want) fail_msg("%s: y[%d] = %g, expected %g", cucore_code_type_name(types[t]), i, out[i], want);
+      if (out[i] != want)
+        fail_msg("%s: y[%d] = %g, expected %g", cucore_code_type_name(types[t]), i, out[i], want);
     }
     print_message("saxpy from %s: %d elements match the CPU\n", cucore_code_type_name(types[t]), n);
     if (types[t] == CUCORE_CODE_CUBIN) {
@@ -166,15 +167,14 @@ static void wrong_arguments_are_refused(void **state) {
 /* Dynamic shared memory above 48 KB: the kernel's opt-in limit is raised on demand. */
 static void large_dynamic_shared_memory_is_opted_in(void **state) {
   (void)state;
-  const char *src =
-      "extern \"C\" __global__ void fill(int *out, int n) {\n"
-      "  extern __shared__ int buf[];\n"
-      "  for (int i = threadIdx.x; i < n; i += blockDim.x) buf[i] = i * 3;\n"
-      "  __syncthreads();\n"
-      "  int s = 0;\n"
-      "  for (int i = 0; i < n; i++) s += buf[i];\n"
-      "  if (threadIdx.x == 0) out[0] = s;\n"
-      "}\n";
+  const char *src = "extern \"C\" __global__ void fill(int *out, int n) {\n"
+                    "  extern __shared__ int buf[];\n"
+                    "  for (int i = threadIdx.x; i < n; i += blockDim.x) buf[i] = i * 3;\n"
+                    "  __syncthreads();\n"
+                    "  int s = 0;\n"
+                    "  for (int i = 0; i < n; i++) s += buf[i];\n"
+                    "  if (threadIdx.x == 0) out[0] = s;\n"
+                    "}\n";
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "fill");
   cucore_object_destroy(obj);
@@ -189,7 +189,8 @@ static void large_dynamic_shared_memory_is_opted_in(void **state) {
   assert_ok(cucore_args_create(k, &args));
   assert_ok(CUCORE_ARGS(args, out, n));
   int before = 0;
-  assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &before));
+  assert_ok(
+      cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &before));
   cucore_launch_config c = config1d(1, 256, bytes);
   assert_ok(cucore_launch(k, &c, args));
   assert_ok(cucore_stream_synchronize(stream));
@@ -199,7 +200,8 @@ static void large_dynamic_shared_memory_is_opted_in(void **state) {
   for (int i = 0; i < n; i++) want += i * 3;
   assert_int_equal(got, (int)want);
   int after = 0;
-  assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &after));
+  assert_ok(
+      cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, &after));
   print_message("max dynamic shared: %d before, %d after a %u-byte launch\n", before, after, bytes);
   assert_true(before < (int)bytes && after >= (int)bytes);
   /* Never lowered: a smaller launch leaves it. */
@@ -232,13 +234,12 @@ static void large_dynamic_shared_memory_is_opted_in(void **state) {
 /* Every attribute is readable; settable ones set; load state and explicit load. */
 static void execution_control_queries(void **state) {
   (void)state;
-  const char *src =
-      "__global__ void __launch_bounds__(128) bounded(float *x) {\n"
-      "  __shared__ float s[64];\n"
-      "  s[threadIdx.x % 64] = x[threadIdx.x];\n"
-      "  __syncthreads();\n"
-      "  x[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n"
-      "}\n";
+  const char *src = "__global__ void __launch_bounds__(128) bounded(float *x) {\n"
+                    "  __shared__ float s[64];\n"
+                    "  s[threadIdx.x % 64] = x[threadIdx.x];\n"
+                    "  __syncthreads();\n"
+                    "  x[threadIdx.x] = s[(threadIdx.x + 1) % 64];\n"
+                    "}\n";
   const char *exprs[] = {"bounded", NULL};
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, exprs, NULL);
   const char *lowered = NULL;
@@ -260,9 +261,11 @@ static void execution_control_queries(void **state) {
   assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT, 50));
   assert_ok(cucore_kernel_get_attribute(k, dev, CUCORE_KATTR_PREFERRED_SHARED_MEMORY_CARVEOUT, &v));
   assert_int_equal(v, 50);
-  assert_status(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_NUM_REGS, 10), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_NUM_REGS, 10),
+                CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "read-only");
-  assert_status(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, 1 << 24),
+  assert_status(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            1 << 24),
                 CUCORE_INVALID_ARGUMENT);
   assert_ok(cucore_kernel_set_cache_config(k, dev, CUCORE_CACHE_PREFER_SHARED));
   assert_ok(cucore_kernel_load(k, dev));
@@ -311,12 +314,11 @@ typedef struct {
 
 static void templates_and_structs_by_value(void **state) {
   (void)state;
-  const char *src =
-      "struct __align__(16) params16 { char tag; double v[2]; int n; };\n"
-      "template <typename T> __global__ void scale(T *x, T a, int n) {\n"
-      "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }\n"
-      "__global__ void take(int pad, params16 p, double *out) {\n"
-      "  out[0] = p.v[0] + p.v[1] + p.n + p.tag + pad; }\n";
+  const char *src = "struct __align__(16) params16 { char tag; double v[2]; int n; };\n"
+                    "template <typename T> __global__ void scale(T *x, T a, int n) {\n"
+                    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }\n"
+                    "__global__ void take(int pad, params16 p, double *out) {\n"
+                    "  out[0] = p.v[0] + p.v[1] + p.n + p.tag + pad; }\n";
   const char *exprs[] = {"scale<float>", "scale<double>", "take", NULL};
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, exprs, NULL);
   cucore_kernel *kf = gpu_kernel(obj, "scale<float>");
@@ -393,7 +395,8 @@ static void cooperative_grid_sync_reduction(void **state) {
       "  for (int i = g.thread_rank(); i < n; i += g.size()) s += in[i];\n"
       "  atomicAdd(&partial[blockIdx.x], s);\n"
       "  g.sync();\n"
-      "  if (g.thread_rank() == 0) { int t = 0; for (int b = 0; b < gridDim.x; b++) t += partial[b]; *out = t; }\n"
+      "  if (g.thread_rank() == 0) { int t = 0; for (int b = 0; b < gridDim.x; b++) t += "
+      "partial[b]; *out = t; }\n"
       "}\n";
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "reduce");
@@ -553,7 +556,8 @@ static void host_function_runs_in_stream_order(void **state) {
 static void priority_and_programmatic_dependent_launch(void **state) {
   (void)state;
   const char *src =
-      "__device__ unsigned long long now() { unsigned long long t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
+      "__device__ unsigned long long now() { unsigned long long t; asm volatile(\"mov.u64 %0, "
+      "%%globaltimer;\" : \"=l\"(t)); return t; }\n"
       "extern \"C\" __global__ void primary(unsigned long long *t, long long cycles) {\n"
       "  asm volatile(\"griddepcontrol.launch_dependents;\");\n"
       "  long long t0 = clock64(); while (clock64() - t0 < cycles) {}\n"
@@ -588,12 +592,13 @@ static void priority_and_programmatic_dependent_launch(void **state) {
   assert_ok(cucore_stream_synchronize(stream));
   unsigned long long ts[3];
   assert_ok(cucore_memcpy_dtoh(dev, ts, t, sizeof ts, NULL));
-  print_message("PDL: secondary started %.3f ms before the primary finished; waited until %+.3f ms\n",
-                ((double)ts[0] - (double)ts[1]) / 1e6, ((double)ts[2] - (double)ts[0]) / 1e6);
+  print_message(
+      "PDL: secondary started %.3f ms before the primary finished; waited until %+.3f ms\n",
+      ((double)ts[0] - (double)ts[1]) / 1e6, ((double)ts[2] - (double)ts[0]) / 1e6);
   /* compute-sanitizer serialises kernels, so no overlap can be seen under it. */
   if (!getenv("CUCORE_UNDER_SANITIZER"))
     assert_true(ts[1] < ts[0]); /* overlap: the secondary began while the primary ran */
-  assert_true(ts[2] >= ts[0]); /* griddepcontrol.wait waited for the primary */
+  assert_true(ts[2] >= ts[0]);  /* griddepcontrol.wait waited for the primary */
   cucore_args_destroy(ap);
   cucore_args_destroy(as);
   cucore_kernel_destroy(kp);
@@ -668,10 +673,9 @@ static void every_launch_attribute(void **state) {
   (void)state;
   cucore_device_props props;
   assert_ok(cucore_device_get_props(0, &props));
-  const char *src =
-      "extern \"C\" __global__ void ranks(unsigned *out) {\n"
-      "  unsigned n; asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
-      "  if (threadIdx.x == 0) out[blockIdx.x] = n; }\n";
+  const char *src = "extern \"C\" __global__ void ranks(unsigned *out) {\n"
+                    "  unsigned n; asm volatile(\"mov.u32 %0, %%cluster_nctarank;\" : \"=r\"(n));\n"
+                    "  if (threadIdx.x == 0) out[blockIdx.x] = n; }\n";
   cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "ranks");
   cucore_devptr out;
@@ -690,7 +694,7 @@ static void every_launch_attribute(void **state) {
     at.u.access_policy.base = out;
     at.u.access_policy.bytes = 64 * 4;
     at.u.access_policy.hit_ratio = 0.6f;
-    at.u.access_policy.hit_property = 2; /* persisting */
+    at.u.access_policy.hit_property = 2;  /* persisting */
     at.u.access_policy.miss_property = 1; /* streaming */
     assert_ok(cucore_launch_config_set(&c, &at));
     cucore_launch_attr dm = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP};
@@ -766,9 +770,11 @@ static void every_launch_attribute(void **state) {
         assert_true(got[b] == 2u || got[b] == 4u);
         preferred += got[b] == 4u;
       }
-      print_message("preferred cluster 4 (minimum 2): %d of 16 blocks ran in clusters of 4\n", preferred);
+      print_message("preferred cluster 4 (minimum 2): %d of 16 blocks ran in clusters of 4\n",
+                    preferred);
     } else {
-      print_message("preferred cluster dimension refused by this driver: %s\n", cucore_last_error());
+      print_message("preferred cluster dimension refused by this driver: %s\n",
+                    cucore_last_error());
       assert_int_equal(CUCORE_CODE(st), CUCORE_NOT_SUPPORTED);
     }
     tested += 2;
@@ -812,7 +818,9 @@ static void every_launch_attribute(void **state) {
       assert_status(cucore_launch_config_set(&c, &bad), CUCORE_INVALID_ARGUMENT);
     tested++;
   }
-  print_message("launch attributes exercised: %d (plus cooperative, priority, PDL, cluster elsewhere)\n", tested);
+  print_message(
+      "launch attributes exercised: %d (plus cooperative, priority, PDL, cluster elsewhere)\n",
+      tested);
   cucore_event_destroy(ev);
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);

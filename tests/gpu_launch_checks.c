@@ -27,7 +27,8 @@ static int teardown(void **state) {
 }
 
 static const char *src =
-    "extern \"C\" __global__ void __launch_bounds__(128) bounded(float *x) { x[threadIdx.x] = 1; }\n"
+    "extern \"C\" __global__ void __launch_bounds__(128) bounded(float *x) { x[threadIdx.x] = 1; "
+    "}\n"
     "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) clustered(float *x) { x[0] = 1; }\n"
     "extern \"C\" __global__ void big_static(float *x) {\n"
     "  __shared__ float s[10240]; s[threadIdx.x] = x[0]; __syncthreads(); x[1] = s[5]; }\n";

@@ -14,7 +14,8 @@ static int arch;
 static int setup(void **state) {
   (void)state;
   cucore_device_props p;
-  if (cucore_device_open(0, &dev) != CUCORE_OK || cucore_device_get_props(0, &p) != CUCORE_OK) return -1;
+  if (cucore_device_open(0, &dev) != CUCORE_OK || cucore_device_get_props(0, &p) != CUCORE_OK)
+    return -1;
   arch = p.arch;
   return 0;
 }
@@ -26,14 +27,14 @@ static int teardown(void **state) {
 
 static long compared, mismatched;
 
-#define SAME(what, offline, driver)                                                          \
-  do {                                                                                        \
-    compared++;                                                                               \
-    if ((long long)(offline) != (long long)(driver)) {                                        \
-      mismatched++;                                                                           \
-      print_message("MISMATCH %s %s: offline %lld, driver %lld\n", info->name, what,          \
-                    (long long)(offline), (long long)(driver));                               \
-    }                                                                                         \
+#define SAME(what, offline, driver)                                                  \
+  do {                                                                               \
+    compared++;                                                                      \
+    if ((long long)(offline) != (long long)(driver)) {                               \
+      mismatched++;                                                                  \
+      print_message("MISMATCH %s %s: offline %lld, driver %lld\n", info->name, what, \
+                    (long long)(offline), (long long)(driver));                      \
+    }                                                                                \
   } while (0)
 
 static void offline_layouts_equal_the_drivers(void **state) {

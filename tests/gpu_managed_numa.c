@@ -188,8 +188,10 @@ static void batch_and_loop_agree(void **state) {
   enum { K = 4 };
   cucore_devptr a[K], b[K];
   cucore_mem_range ra[K], rb[K];
-  cucore_location to[K] = {{CUCORE_LOCATION_DEVICE, 0}, {CUCORE_LOCATION_HOST, 0},
-                           {CUCORE_LOCATION_DEVICE, 0}, {CUCORE_LOCATION_HOST_NUMA, 0}};
+  cucore_location to[K] = {{CUCORE_LOCATION_DEVICE, 0},
+                           {CUCORE_LOCATION_HOST, 0},
+                           {CUCORE_LOCATION_DEVICE, 0},
+                           {CUCORE_LOCATION_HOST_NUMA, 0}};
   cucore_devptr probe = 0;
   assert_ok(cucore_mem_alloc_managed(dev, BYTES, CUCORE_MANAGED_GLOBAL, &probe));
   int numa_ok = prefetch_numa(probe, 0);

@@ -44,12 +44,12 @@ static void every_direction(void **state) {
     fill_pattern(page, n, 5u + (unsigned)async);
     memset(page2, 0, n);
     memset(pin2, 0, n);
-    assert_ok(cucore_memcpy_htod(dev, a, page, n, st));                          /* H2D */
-    assert_ok(cucore_memcpy_dtod(dev, b, a, n, st));                             /* D2D */
-    assert_ok(cucore_memcpy_dtoh(dev, pin, b, n, st));                           /* D2H */
-    assert_ok(cucore_memcpy_htoh(dev, pin2, pin, n, st));                        /* H2H */
-    assert_ok(cucore_memcpy(dev, a, CUCORE_HOST_ADDR(pin2), n, st));             /* unified */
-    assert_ok(cucore_memcpy(dev, CUCORE_HOST_ADDR(page2), a, n, st));            /* unified */
+    assert_ok(cucore_memcpy_htod(dev, a, page, n, st));               /* H2D */
+    assert_ok(cucore_memcpy_dtod(dev, b, a, n, st));                  /* D2D */
+    assert_ok(cucore_memcpy_dtoh(dev, pin, b, n, st));                /* D2H */
+    assert_ok(cucore_memcpy_htoh(dev, pin2, pin, n, st));             /* H2H */
+    assert_ok(cucore_memcpy(dev, a, CUCORE_HOST_ADDR(pin2), n, st));  /* unified */
+    assert_ok(cucore_memcpy(dev, CUCORE_HOST_ADDR(page2), a, n, st)); /* unified */
     if (st) assert_ok(cucore_stream_synchronize(st));
     assert_memory_equal(page, pin, n);
     assert_memory_equal(page, pin2, n);
@@ -176,7 +176,14 @@ static void regions_in_2d_and_3d(void **state) {
   assert_contains(cucore_last_error(), "does not fit the array (256 bytes per row, 16 rows");
   assert_ok(cucore_array_destroy(arr));
   print_message("2D window, 3D box and array copies match the CPU\n");
-  free(img); free(back); free(ref); free(vol); free(vback); free(vref); free(pix); free(pix2);
+  free(img);
+  free(back);
+  free(ref);
+  free(vol);
+  free(vback);
+  free(vref);
+  free(pix);
+  free(pix2);
 }
 
 static void fills_of_every_width(void **state) {
@@ -188,17 +195,29 @@ static void fills_of_every_width(void **state) {
   assert_ok(cucore_memset_d8(dev, d, 0x11, n, NULL));
   assert_ok(cucore_memset_d16(dev, d + 2, 0xbeef, 10, s));
   assert_ok(cucore_memset_d32(dev, d + 64, 0xcafef00du, 8, s));
-  assert_ok(cucore_memset_2d(dev, d + 1024, 256, 0x7777, 2, 16, 3, s));       /* 16-bit 2D */
-  assert_ok(cucore_memset_2d(dev, d + 2048, 128, 0x01020304u, 4, 4, 5, s));   /* 32-bit 2D */
+  assert_ok(cucore_memset_2d(dev, d + 1024, 256, 0x7777, 2, 16, 3, s));     /* 16-bit 2D */
+  assert_ok(cucore_memset_2d(dev, d + 2048, 128, 0x01020304u, 4, 4, 5, s)); /* 32-bit 2D */
   assert_ok(cucore_memcpy_dtoh(dev, h, d, n, s));
   assert_ok(cucore_stream_synchronize(s));
   memset(ref, 0x11, n);
-  for (int i = 0; i < 10; i++) { uint16_t v = 0xbeef; memcpy(ref + 2 + 2 * i, &v, 2); }
-  for (int i = 0; i < 8; i++) { uint32_t v = 0xcafef00du; memcpy(ref + 64 + 4 * i, &v, 4); }
+  for (int i = 0; i < 10; i++) {
+    uint16_t v = 0xbeef;
+    memcpy(ref + 2 + 2 * i, &v, 2);
+  }
+  for (int i = 0; i < 8; i++) {
+    uint32_t v = 0xcafef00du;
+    memcpy(ref + 64 + 4 * i, &v, 4);
+  }
   for (int y = 0; y < 3; y++)
-    for (int x = 0; x < 16; x++) { uint16_t v = 0x7777; memcpy(ref + 1024 + y * 256 + 2 * x, &v, 2); }
+    for (int x = 0; x < 16; x++) {
+      uint16_t v = 0x7777;
+      memcpy(ref + 1024 + y * 256 + 2 * x, &v, 2);
+    }
   for (int y = 0; y < 5; y++)
-    for (int x = 0; x < 4; x++) { uint32_t v = 0x01020304u; memcpy(ref + 2048 + y * 128 + 4 * x, &v, 4); }
+    for (int x = 0; x < 4; x++) {
+      uint32_t v = 0x01020304u;
+      memcpy(ref + 2048 + y * 128 + 4 * x, &v, 4);
+    }
   assert_memory_equal(ref, h, n);
   assert_status(cucore_memset_d32(dev, d + 4092, 0, 2, NULL), CUCORE_OUT_OF_BOUNDS);
   assert_status(cucore_memset_2d(dev, d + 2048, 128, 0, 4, 4, 17, NULL), CUCORE_OUT_OF_BOUNDS);
@@ -281,7 +300,8 @@ static void strict_kernel_pointer_checks(void **state) {
   int cudev = 0, pageable = 0;
   assert_ok(cucore_device_get_native(dev, NULL, &cudev));
   assert_int_equal(DRV(cuDeviceGetAttribute)(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
-                                             (CUdevice)cudev), CUDA_SUCCESS);
+                                             (CUdevice)cudev),
+                   CUDA_SUCCESS);
   if (pageable) {
     assert_ok(cucore_args_set_host_ptr(a, 0, heap));
     print_message("device 0 reads pageable memory (HMM/ATS): malloc'd memory passes the check\n");

@@ -48,7 +48,8 @@ static const char *tma_src =
     "struct alignas(64) TMap { unsigned long long v[16]; };\n"
     "#define BOX_W 32\n"
     "#define BOX_H 8\n"
-    "extern \"C\" __global__ void tma_copy(const __grid_constant__ TMap map, float *out, int out_w) {\n"
+    "extern \"C\" __global__ void tma_copy(const __grid_constant__ TMap map, float *out, int "
+    "out_w) {\n"
     "  __shared__ alignas(128) float tile[BOX_H * BOX_W];\n"
     "  __shared__ alignas(8) unsigned long long bar;\n"
     "  const int tx = blockIdx.x * BOX_W, ty = blockIdx.y * BOX_H;\n"
@@ -60,11 +61,14 @@ static const char *tma_src =
     "  }\n"
     "  __syncthreads();\n"
     "  if (threadIdx.x == 0) {\n"
-    "    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" ::\"r\"(bar_addr),\n"
+    "    asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\" "
+    "::\"r\"(bar_addr),\n"
     "                 \"r\"((unsigned)sizeof(tile)) : \"memory\");\n"
-    "    asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes\"\n"
+    "    asm "
+    "volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes\"\n"
     "                 \" [%0], [%1, {%2, %3}], [%4];\" ::\"r\"(tile_addr),\n"
-    "                 \"l\"((unsigned long long)&map), \"r\"(tx), \"r\"(ty), \"r\"(bar_addr) : \"memory\");\n"
+    "                 \"l\"((unsigned long long)&map), \"r\"(tx), \"r\"(ty), \"r\"(bar_addr) : "
+    "\"memory\");\n"
     "  }\n"
     "  asm volatile(\"{\\n.reg .pred p;\\nWAIT_%=:\\n\"\n"
     "               \"mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\\n\"\n"
@@ -107,7 +111,8 @@ static void tma_copy_through_a_tensor_map(void **state) {
   cucore_tensor_map unused;
   assert_status(cucore_tensor_map_encode_tiled(&bad, &unused), CUCORE_OUT_OF_BOUNDS);
   const char *flags[] = {"--arch", props.arch == 90 ? "sm_90a" : NULL, NULL};
-  cucore_object *obj = gpu_compile(tma_src, CUCORE_CODE_CUBIN, NULL, props.arch == 90 ? flags : NULL);
+  cucore_object *obj = gpu_compile(tma_src, CUCORE_CODE_CUBIN, NULL,
+                                   props.arch == 90 ? flags : NULL);
   cucore_kernel *k = gpu_kernel(obj, "tma_copy");
   cucore_object_destroy(obj);
   cucore_args *a = NULL;
@@ -127,7 +132,8 @@ static void tma_copy_through_a_tensor_map(void **state) {
         print_message("out[%d][%d] = %g, expected %g\n", y, x, out[y * OW + x], want);
     }
   print_message("TMA copy of a %d x %d float tensor in %d x %d boxes (padded %d x %d): %d "
-                "mismatches\n", W, H, BOX_W, BOX_H, OW, OH, bad_count);
+                "mismatches\n",
+                W, H, BOX_W, BOX_H, OW, OH, bad_count);
   assert_int_equal(bad_count, 0);
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
@@ -255,7 +261,8 @@ static void tensor_map_rules_agree_with_the_driver(void **state) {
   assert_ok(cucore_tensor_map_encode_im2col(&ic, &im));
   print_message("tensor maps: %d valid tiled descriptions (ranks 1-5, 13 types, 4 swizzles) "
                 "encoded by cucore and the driver alike; %d broken rules refused by both; an "
-                "im2col map encoded\n", cases, nbad);
+                "im2col map encoded\n",
+                cases, nbad);
   assert_ok(cucore_mem_free(dev, base));
 }
 
@@ -343,12 +350,15 @@ static void textures_sample_like_the_cpu(void **state) {
     for (int x = 0; x < W; x++) {
       float a = 0.25f, b = 0.875f;
       int i = x, j = y - 1;
-      float want = (1 - a) * (1 - b) * texel(img, W, H, i, j) + a * (1 - b) * texel(img, W, H, i + 1, j) +
-                   (1 - a) * b * texel(img, W, H, i, j + 1) + a * b * texel(img, W, H, i + 1, j + 1);
+      float want = (1 - a) * (1 - b) * texel(img, W, H, i, j) +
+                   a * (1 - b) * texel(img, W, H, i + 1, j) +
+                   (1 - a) * b * texel(img, W, H, i, j + 1) +
+                   a * b * texel(img, W, H, i + 1, j + 1);
       double err = fabs((double)out[y * W + x] - want);
       if (err > worst) worst = err;
     }
-  print_message("texture from an array: point sampling matches; bilinear worst error %.2g\n", worst);
+  print_message("texture from an array: point sampling matches; bilinear worst error %.2g\n",
+                worst);
   assert_true(worst < 1e-3);
   /* The array cannot go while textures read it. */
   assert_status(cucore_array_destroy(arr), CUCORE_IN_USE);
@@ -365,10 +375,11 @@ static void textures_sample_like_the_cpu(void **state) {
   assert_ok(cucore_mem_alloc(dev, sizeof got, &dout));
   assert_ok(cucore_memcpy_htod(dev, buf, lin, sizeof lin, NULL));
   cucore_texture *t1 = NULL;
-  assert_status(cucore_texture_create_linear(dev, buf + 4, sizeof lin, CUCORE_FORMAT_FLOAT, 1,
-                                             NULL, &t1), CUCORE_ARG_ALIGNMENT);
-  assert_status(cucore_texture_create_linear(dev, buf + (2u << 20) - 512, 1024,
-                                             CUCORE_FORMAT_FLOAT, 1, NULL, &t1),
+  assert_status(cucore_texture_create_linear(dev, buf + 4, sizeof lin, CUCORE_FORMAT_FLOAT, 1, NULL,
+                                             &t1),
+                CUCORE_ARG_ALIGNMENT);
+  assert_status(cucore_texture_create_linear(dev, buf + (2u << 20) - 512, 1024, CUCORE_FORMAT_FLOAT,
+                                             1, NULL, &t1),
                 CUCORE_OUT_OF_BOUNDS);
   assert_ok(cucore_texture_create_linear(dev, buf, sizeof lin, CUCORE_FORMAT_FLOAT, 1, NULL, &t1));
   uint64_t th = 0;
@@ -408,8 +419,10 @@ static void textures_sample_like_the_cpu(void **state) {
   assert_ok(cucore_memcpy_2d(dev, &cp, NULL));
   cucore_texture *t2 = NULL;
   assert_status(cucore_texture_create_pitch2d(dev, pd, PW, PH + 1, pitch, CUCORE_FORMAT_FLOAT, 1,
-                                              NULL, &t2), CUCORE_OUT_OF_BOUNDS);
-  assert_ok(cucore_texture_create_pitch2d(dev, pd, PW, PH, pitch, CUCORE_FORMAT_FLOAT, 1, NULL, &t2));
+                                              NULL, &t2),
+                CUCORE_OUT_OF_BOUNDS);
+  assert_ok(
+      cucore_texture_create_pitch2d(dev, pd, PW, PH, pitch, CUCORE_FORMAT_FLOAT, 1, NULL, &t2));
   sample(t2, PW, PH, 0.5f, 0.5f, p2out);
   assert_memory_equal(p2, p2out, sizeof(float) * PW * PH);
   assert_ok(cucore_texture_destroy(t2));

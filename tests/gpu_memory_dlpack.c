@@ -115,7 +115,8 @@ static void exports_read_by_a_consumer(void **state) {
   assert_int_equal(hs.cached_blocks, 1);
   assert_ok(cucore_host_pool_destroy(hp));
   print_message("DLPack exports: a consumer reads %d floats that match; transfers freed by the "
-                "deleter (device, pool, pinned pool)\n", R * C);
+                "deleter (device, pool, pinned pool)\n",
+                R * C);
   free(h);
   free(got);
 }

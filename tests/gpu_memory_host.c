@@ -13,11 +13,10 @@ static cucore_device *dev;
 static cucore_stream *s;
 static cucore_kernel *add_one;
 
-static const char *src =
-    "extern \"C\" __global__ void add_one(int *p, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) p[i] += 1;\n"
-    "}\n";
+static const char *src = "extern \"C\" __global__ void add_one(int *p, int n) {\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) p[i] += 1;\n"
+                         "}\n";
 
 static int setup(void **state) {
   (void)state;
@@ -217,12 +216,14 @@ static void managed_memory_moves_and_takes_advice(void **state) {
   assert_int_equal(info.preferred.type, CUCORE_LOCATION_NONE);
   assert_int_equal(info.accessed_by_count, 0);
   print_message("managed memory: %d ints prefetched to the GPU, incremented, back on the host: "
-                "match; advice read back\n", n);
+                "match; advice read back\n",
+                n);
   /* Past the end, and on memory that is not managed. */
   assert_status(cucore_mem_prefetch(m + 4, (size_t)n * 4, gpu, s), CUCORE_OUT_OF_BOUNDS);
   cucore_devptr d = 0;
   assert_ok(cucore_mem_alloc(dev, 4096, &d));
-  assert_status(cucore_mem_advise(d, 4096, CUCORE_ADVISE_READ_MOSTLY, gpu), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_mem_advise(d, 4096, CUCORE_ADVISE_READ_MOSTLY, gpu),
+                CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "managed memory");
   cucore_location bad = {CUCORE_LOCATION_DEVICE, 99};
   assert_status(cucore_mem_prefetch(m, 4096, bad, s), CUCORE_INVALID_DEVICE);

@@ -31,9 +31,9 @@ static int child_fail(int sock, const char *what) {
   return 1;
 }
 
-#define CHILD_OK(call)                                                                        \
-  do {                                                                                        \
-    if ((call) != CUCORE_OK) return child_fail(sock, #call);                                  \
+#define CHILD_OK(call)                                       \
+  do {                                                       \
+    if ((call) != CUCORE_OK) return child_fail(sock, #call); \
   } while (0)
 
 static int child_main(int sock) {
@@ -63,8 +63,8 @@ static int child_main(int sock) {
   for (int i = 0; i < N; i++)
     if (h[i] != i * 3 + 11) {
       reply r = {1, ""};
-      snprintf(r.message, sizeof r.message, "the child read %d at %d, the parent wrote %d", h[i],
-               i, i * 3 + 11);
+      snprintf(r.message, sizeof r.message, "the child read %d at %d, the parent wrote %d", h[i], i,
+               i * 3 + 11);
       (void)!write(sock, &r, sizeof r);
       return 1;
     }
@@ -84,7 +84,8 @@ static int child_main(int sock) {
   free(h);
   reply r;
   memset(&r, 0, sizeof r);
-  snprintf(r.message, sizeof r.message, "child (pid %d): %d ints read and written back", (int)getpid(), N);
+  snprintf(r.message, sizeof r.message, "child (pid %d): %d ints read and written back",
+           (int)getpid(), N);
   (void)!write(sock, &r, sizeof r);
   return 0;
 }
@@ -145,15 +146,19 @@ static void two_processes_share_a_pool(void **state) {
   int status = 0;
   waitpid(pid, &status, 0);
   close(sv[0]);
-  if (got != sizeof r) fail_msg("the child answered %zu of %zu bytes (exit status 0x%x)", got, sizeof r, status);
+  if (got != sizeof r)
+    fail_msg("the child answered %zu of %zu bytes (exit status 0x%x)", got, sizeof r, status);
   if (r.status != 0) fail_msg("the child failed: %s", r.message);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   print_message("%s\n", r.message);
   assert_ok(cucore_memcpy_dtoh(dev, h, p, (size_t)N * 4, NULL));
   for (int i = 0; i < N; i++)
-    if (h[i] != i * 3 + 12) fail_msg("the parent read %d at %d after the child, expected %d", h[i], i, i * 3 + 12);
-  print_message("IPC pool: the parent's %d ints reached the child and the child's writes came back: "
-                "match\n", N);
+    if (h[i] != i * 3 + 12)
+      fail_msg("the parent read %d at %d after the child, expected %d", h[i], i, i * 3 + 12);
+  print_message(
+      "IPC pool: the parent's %d ints reached the child and the child's writes came back: "
+      "match\n",
+      N);
   assert_ok(cucore_mem_pool_free_async(pool, s, p));
   assert_ok(cucore_stream_synchronize(s));
   assert_ok(cucore_mem_pool_destroy(pool));

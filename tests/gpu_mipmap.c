@@ -120,8 +120,8 @@ static cucore_texture *linear_lods(cucore_mipmap *m) {
   sample_lods(t, 2 * LEVELS - 1, 0.5f, out);
   for (int i = 0; i < 2 * LEVELS - 1; i++) {
     float want = 0.5f * (level_value((unsigned)i / 2) + level_value((unsigned)(i + 1) / 2));
-    print_message("linear mipmap filter at lod %.1f: %g (expected %g)\n", 0.5 * i,
-                  (double)out[i], (double)want);
+    print_message("linear mipmap filter at lod %.1f: %g (expected %g)\n", 0.5 * i, (double)out[i],
+                  (double)want);
     if (fabsf(out[i] - want) > 0.05f * want)
       fail_msg("lod %.1f sampled %g, expected about %g", 0.5 * i, (double)out[i], (double)want);
   }

@@ -62,7 +62,8 @@ static void one_kernel_on_every_device(void **state) {
     assert_ok(cucore_kernel_get_attribute(k, dev[d], CUCORE_KATTR_NUM_REGS, &v));
     assert_true(v > 0);
   }
-  print_message("one kernel launched on %d devices, alternating, 3 rounds: every result matches\n", n);
+  print_message("one kernel launched on %d devices, alternating, 3 rounds: every result matches\n",
+                n);
   /* A stream of one device with an event of another is refused. */
   cucore_event *ev = NULL;
   assert_ok(cucore_event_create(dev[1], 0, &ev));

@@ -46,7 +46,8 @@ static const char *sweep_src =
     "  extern __shared__ float d[]; d[threadIdx.x] = x[threadIdx.x]; __syncthreads();\n"
     "  x[threadIdx.x] = d[(threadIdx.x + 1) % blockDim.x]; }\n";
 
-static const char *const sweep_kernels[] = {"light", "heavy", "smem12k", "smem40k", "bounded", "dyn"};
+static const char *const sweep_kernels[] = {"light",   "heavy",   "smem12k",
+                                            "smem40k", "bounded", "dyn"};
 static const char *const reg_caps[] = {NULL, "--maxrregcount=32", "--maxrregcount=64",
                                        "--maxrregcount=128"};
 
@@ -56,7 +57,8 @@ static void model_equals_driver_everywhere(void **state) {
        avail_mismatches = 0;
   for (size_t rc = 0; rc < sizeof reg_caps / sizeof *reg_caps; rc++) {
     const char *flags[] = {reg_caps[rc], NULL};
-    cucore_object *obj = gpu_compile(sweep_src, CUCORE_CODE_CUBIN, NULL, reg_caps[rc] ? flags : NULL);
+    cucore_object *obj = gpu_compile(sweep_src, CUCORE_CODE_CUBIN, NULL,
+                                     reg_caps[rc] ? flags : NULL);
     for (size_t kk = 0; kk < sizeof sweep_kernels / sizeof *sweep_kernels; kk++) {
       cucore_kernel *k = gpu_kernel(obj, sweep_kernels[kk]);
       cucore_arch_limits lim;
@@ -64,9 +66,15 @@ static void model_equals_driver_everywhere(void **state) {
       assert_ok(cucore_occupancy_inputs(k, dev, &lim, &res));
       /* Open the kernel to the device's full opt-in shared memory, as a launch would. */
       int optin_room = lim.shared_per_block_optin - res.static_shared_bytes;
-      assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin_room));
-      const size_t smems[] = {0, 1024, 16384, 48 * 1024 - (size_t)res.static_shared_bytes,
-                              64 * 1024, 100 * 1024, (size_t)optin_room};
+      assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            optin_room));
+      const size_t smems[] = {0,
+                              1024,
+                              16384,
+                              48 * 1024 - (size_t)res.static_shared_bytes,
+                              64 * 1024,
+                              100 * 1024,
+                              (size_t)optin_room};
       for (int block = 32; block <= 1024; block += 32) {
         for (size_t si = 0; si < sizeof smems / sizeof *smems; si++) {
           size_t smem = smems[si];
@@ -104,23 +112,27 @@ static void model_equals_driver_everywhere(void **state) {
           avail_cases++;
           if ((sd == CUCORE_OK) != (sm == CUCORE_OK) || (sd == CUCORE_OK && drv != mod)) {
             avail_mismatches++;
-            print_message("AVAILABLE MISMATCH %s %d blocks of %d: driver %zu (%s), model %zu (%s)\n",
-                          sweep_kernels[kk], want, block, drv, cucore_status_name(sd), mod,
-                          cucore_status_name(sm));
+            print_message(
+                "AVAILABLE MISMATCH %s %d blocks of %d: driver %zu (%s), model %zu (%s)\n",
+                sweep_kernels[kk], want, block, drv, cucore_status_name(sd), mod,
+                cucore_status_name(sm));
           }
         }
       }
       /* Best block size, fixed shared memory. */
       for (size_t smem = 0; smem <= 32768; smem += 16384) {
         int min_grid = 0, best = 0;
-        assert_ok(cucore_occupancy_best_block_size(k, dev, smem, NULL, NULL, 0, 0, &min_grid, &best));
+        assert_ok(
+            cucore_occupancy_best_block_size(k, dev, smem, NULL, NULL, 0, 0, &min_grid, &best));
         cucore_occupancy_best mb;
-        cucore_status st = cucore_occupancy_model_best_block(&lim, &res, smem, NULL, NULL, 0, 0, &mb);
+        cucore_status st = cucore_occupancy_model_best_block(&lim, &res, smem, NULL, NULL, 0, 0,
+                                                             &mb);
         best_cases++;
         if (st != CUCORE_OK || mb.block_size != best || mb.min_grid_size != min_grid) {
           best_mismatches++;
-          print_message("BEST MISMATCH %s smem %zu: driver block %d grid %d, model block %d grid %d\n",
-                        sweep_kernels[kk], smem, best, min_grid, mb.block_size, mb.min_grid_size);
+          print_message(
+              "BEST MISMATCH %s smem %zu: driver block %d grid %d, model block %d grid %d\n",
+              sweep_kernels[kk], smem, best, min_grid, mb.block_size, mb.min_grid_size);
         }
       }
       cucore_kernel_destroy(k);
@@ -164,7 +176,8 @@ static void model_equals_driver_on_the_test_kernels(void **state) {
       cucore_kernel_resources res;
       assert_ok(cucore_occupancy_inputs(k, dev, &lim, &res));
       int room = lim.shared_per_block_optin - res.static_shared_bytes;
-      assert_ok(cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, room));
+      assert_ok(
+          cucore_kernel_set_attribute(k, dev, CUCORE_KATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES, room));
       const size_t smems[] = {0, 4096, 48 * 1024, 80 * 1024, (size_t)room};
       for (int block = 32; block <= res.max_threads_per_block; block += 32)
         for (size_t si = 0; si < sizeof smems / sizeof *smems; si++) {
@@ -178,8 +191,10 @@ static void model_equals_driver_on_the_test_kernels(void **state) {
           assert_ok(cucore_occupancy_max_active_blocks(k, &c, 0, &driver));
           cucore_occupancy_result r;
           memset(&r, 0, sizeof r);
-          int model = cucore_occupancy_model_blocks(&lim, &res, block, smems[si], 0, &r) == CUCORE_OK
-                          ? r.active_blocks_per_sm : 0;
+          int model = cucore_occupancy_model_blocks(&lim, &res, block, smems[si], 0, &r) ==
+                              CUCORE_OK
+                          ? r.active_blocks_per_sm
+                          : 0;
           cases++;
           if (model != driver && ++mismatches <= 20)
             print_message("MISMATCH %s block %d smem %zu: driver %d, model %d\n", name, block,
@@ -211,13 +226,15 @@ static void queries_check_their_inputs_and_answer(void **state) {
   assert_status(cucore_occupancy_max_active_blocks(k, &c, 0, &n), CUCORE_LAUNCH_CONFIG);
   c.block[0] = 128;
   assert_status(cucore_occupancy_max_active_blocks(k, &c, 0x10, &n), CUCORE_INVALID_ARGUMENT);
-  assert_ok(cucore_occupancy_max_active_blocks(k, &c, CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE, &n));
+  assert_ok(
+      cucore_occupancy_max_active_blocks(k, &c, CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE, &n));
   assert_true(n >= 2);
   cucore_kernel *kd = gpu_kernel(obj, "dyn");
   int bytes_per_thread = 96, min_grid = 0, block = 0;
   assert_ok(cucore_occupancy_best_block_size(kd, dev, 0, per_thread_smem, &bytes_per_thread, 0, 0,
                                              &min_grid, &block));
-  print_message("best block for 96 B/thread of dynamic shared memory: %d (min grid %d)\n", block, min_grid);
+  print_message("best block for 96 B/thread of dynamic shared memory: %d (min grid %d)\n", block,
+                min_grid);
   assert_true(block > 0 && block <= 1024 && min_grid > 0);
   size_t avail = 0;
   assert_ok(cucore_occupancy_available_dynamic_shared(kd, dev, 2, 256, &avail));
@@ -240,10 +257,11 @@ static void cluster_queries_return_the_drivers_values(void **state) {
   cucore_device_props props;
   assert_ok(cucore_device_get_props(0, &props));
   if (!props.cluster_launch) skip();
-  cucore_object *obj = gpu_compile(
-      "extern \"C\" __global__ void cl(float *x) { x[blockIdx.x] = 1; }\n"
-      "extern \"C\" __global__ void __cluster_dims__(2,1,1) fixed(float *x) { x[blockIdx.x] = 1; }\n",
-      CUCORE_CODE_CUBIN, NULL, NULL);
+  cucore_object *obj =
+      gpu_compile("extern \"C\" __global__ void cl(float *x) { x[blockIdx.x] = 1; }\n"
+                  "extern \"C\" __global__ void __cluster_dims__(2,1,1) fixed(float *x) { "
+                  "x[blockIdx.x] = 1; }\n",
+                  CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *k = gpu_kernel(obj, "cl");
   cucore_launch_config c;
   memset(&c, 0, sizeof c);

@@ -60,10 +60,11 @@ static inline int gpu_group_close(cucore_device *dev, cucore_stream *s, cucore_o
  * the cubin as an object. Returns NULL (after saying why) when nvcc is not usable. */
 static inline cucore_object *nvcc_object(const char *file, int arch, char **ptx, size_t *ptx_size) {
   char cmd[2048], *out = NULL;
-  snprintf(cmd, sizeof cmd,
-           "nvcc -cubin -arch=sm_%d %s/%s -o %s/%s.cubin && nvcc -ptx -arch=sm_%d %s/%s -o %s/%s.ptx",
-           arch, CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file, arch,
-           CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file);
+  snprintf(
+      cmd, sizeof cmd,
+      "nvcc -cubin -arch=sm_%d %s/%s -o %s/%s.cubin && nvcc -ptx -arch=sm_%d %s/%s -o %s/%s.ptx",
+      arch, CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file, arch,
+      CUCORE_TEST_KERNEL_DIR, file, CUCORE_TEST_BINARY_DIR, file);
   if (cucore_test_run(cmd, &out) != 0) {
     print_message("nvcc could not build %s: %s\n", file, out ? out : "?");
     free(out);

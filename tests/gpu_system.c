@@ -16,11 +16,11 @@ static void print_info(const cucore_system_info *s) {
   print_message("NVML: device %d %s %s pci %s; SM %d/%d MHz, mem %d/%d MHz, graphics %d MHz; "
                 "%d C; %d of %d mW; util %d/%d %%; reasons %lld (%s); MIG %d/%d; NVLink %d of "
                 "%d (mask 0x%x)\n",
-                s->ordinal, s->name, s->uuid, s->pci_bus_id, s->sm_clock_mhz,
-                s->sm_clock_max_mhz, s->mem_clock_mhz, s->mem_clock_max_mhz,
-                s->graphics_clock_mhz, s->temperature_c, s->power_mw, s->power_limit_mw,
-                s->gpu_util_pct, s->mem_util_pct, s->clock_reasons, reasons, s->mig_current,
-                s->mig_pending, s->nvlink_active, s->nvlink_links, s->nvlink_active_mask);
+                s->ordinal, s->name, s->uuid, s->pci_bus_id, s->sm_clock_mhz, s->sm_clock_max_mhz,
+                s->mem_clock_mhz, s->mem_clock_max_mhz, s->graphics_clock_mhz, s->temperature_c,
+                s->power_mw, s->power_limit_mw, s->gpu_util_pct, s->mem_util_pct, s->clock_reasons,
+                reasons, s->mig_current, s->mig_pending, s->nvlink_active, s->nvlink_links,
+                s->nvlink_active_mask);
 }
 
 static void facts_agree_with_the_driver(void **state) {

@@ -30,20 +30,19 @@ typedef struct worker {
 } worker;
 
 #define CHECK(w, cond, ...)                                                                      \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      if (!(w)->failures++)                                                                    \
-        snprintf((w)->first_failure, sizeof (w)->first_failure, __VA_ARGS__);                  \
-    }                                                                                          \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      if (!(w)->failures++) snprintf((w)->first_failure, sizeof(w)->first_failure, __VA_ARGS__); \
+    }                                                                                            \
   } while (0)
 
 /* Launches k(out, a, b, N) on s and checks out[i] == a * i + b. */
 static void launch_and_check(worker *w, cucore_kernel *k, cucore_stream *s, cucore_devptr out,
                              int a, int b, const char *what) {
   cucore_args *args = NULL;
-  if (cucore_args_create(k, &args) != CUCORE_OK ||
-      cucore_args_push_ptr(args, out) != CUCORE_OK || cucore_args_push_i32(args, a) != CUCORE_OK ||
-      cucore_args_push_i32(args, b) != CUCORE_OK || cucore_args_push_i32(args, N) != CUCORE_OK) {
+  if (cucore_args_create(k, &args) != CUCORE_OK || cucore_args_push_ptr(args, out) != CUCORE_OK ||
+      cucore_args_push_i32(args, a) != CUCORE_OK || cucore_args_push_i32(args, b) != CUCORE_OK ||
+      cucore_args_push_i32(args, N) != CUCORE_OK) {
     CHECK(w, 0, "%s: binding: %s", what, cucore_last_error());
     cucore_args_destroy(args);
     return;
@@ -65,8 +64,8 @@ static void launch_and_check(worker *w, cucore_kernel *k, cucore_stream *s, cuco
 static void *work(void *arg) {
   worker *w = arg;
   cucore_stream *s = NULL;
-  CHECK(w, cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) == CUCORE_OK,
-        "stream: %s", cucore_last_error());
+  CHECK(w, cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s) == CUCORE_OK, "stream: %s",
+        cucore_last_error());
   if (!s) return NULL;
   for (int it = 0; it < iterations; it++) {
     int a = w->id + 2, b = 1000 * it + w->id;
@@ -81,7 +80,8 @@ static void *work(void *arg) {
     cucore_object *obj = NULL;
     cucore_status st = cucore_options_create(&o);
     if (st == CUCORE_OK) st = cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "own.cu", o, &p);
-    if (st == CUCORE_OK) st = cucore_program_compile(p, it % 2 ? CUCORE_CODE_PTX : CUCORE_CODE_CUBIN, &obj);
+    if (st == CUCORE_OK)
+      st = cucore_program_compile(p, it % 2 ? CUCORE_CODE_PTX : CUCORE_CODE_CUBIN, &obj);
     CHECK(w, st == CUCORE_OK, "compile: %s", cucore_last_error());
     cucore_program_destroy(p);
     cucore_options_destroy(o);
@@ -92,7 +92,8 @@ static void *work(void *arg) {
       char name[32];
       snprintf(name, sizeof name, "own_%d", w->id);
       cucore_kernel *k = NULL;
-      CHECK(w, cucore_object_get_kernel(obj, name, &k) == CUCORE_OK, "kernel: %s", cucore_last_error());
+      CHECK(w, cucore_object_get_kernel(obj, name, &k) == CUCORE_OK, "kernel: %s",
+            cucore_last_error());
       if (k) launch_and_check(w, k, s, out, a, b, "own kernel, own stream");
       /* A wrong argument count is refused in every thread, with its own message. */
       cucore_args *bad = NULL;
@@ -105,15 +106,18 @@ static void *work(void *arg) {
       }
       cucore_kernel_destroy(k);
       /* The shared kernel on the shared stream. */
-      launch_and_check(w, shared_kernel, shared_stream, out, a + 1, b + 7, "shared kernel, shared stream");
+      launch_and_check(w, shared_kernel, shared_stream, out, a + 1, b + 7,
+                       "shared kernel, shared stream");
       /* Occupancy from the driver, the same in every thread. */
       int blocks = -1;
       cucore_launch_config c = {{1, 1, 1}, {128, 1, 1}, 0, s, 0, {{0}}};
-      CHECK(w, cucore_occupancy_max_active_blocks(shared_kernel, &c, 0, &blocks) == CUCORE_OK &&
-                   blocks == ref_blocks,
+      CHECK(w,
+            cucore_occupancy_max_active_blocks(shared_kernel, &c, 0, &blocks) == CUCORE_OK &&
+                blocks == ref_blocks,
             "occupancy %d, single-threaded %d: %s", blocks, ref_blocks, cucore_last_error());
     }
-    if (out) CHECK(w, cucore_mem_free_async(s, out) == CUCORE_OK, "free_async: %s", cucore_last_error());
+    if (out)
+      CHECK(w, cucore_mem_free_async(s, out) == CUCORE_OK, "free_async: %s", cucore_last_error());
     cucore_object_destroy(obj);
   }
   CHECK(w, cucore_stream_synchronize(s) == CUCORE_OK, "final sync: %s", cucore_last_error());

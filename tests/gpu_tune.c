@@ -78,7 +78,7 @@ static void best_config_known_by_construction(void **state) {
     }
     size_t order[3], ties;
     assert_ok(cucore_tune_rank(s, 3, order, &ties));
-    wins += order[0] == 2; /* REPS=1 */
+    wins += order[0] == 2;                      /* REPS=1 */
     assert_true(s[0].median > s[2].median * 4); /* 16x the work: far slower */
   }
   assert_true(wins >= 9); /* the reproducibility goal: >= 9 of 10 */

@@ -167,8 +167,7 @@ static int child_main(int sock) {
   if (st != CUCORE_OK) snprintf(msg, sizeof msg, "child: %s", cucore_last_error());
   pattern(want, PROBE / 4, 99);
   if (st == CUCORE_OK && memcmp(got, want, PROBE) != 0)
-    snprintf(msg, sizeof msg, "child: read 0x%08x first, the parent wrote 0x%08x", got[0],
-             want[0]);
+    snprintf(msg, sizeof msg, "child: read 0x%08x first, the parent wrote 0x%08x", got[0], want[0]);
   if (p) (void)cucore_vmm_unmap(p, bytes);
   if (p) (void)cucore_vmm_unreserve(d, p, bytes);
   cucore_vmm_release(m);

@@ -96,8 +96,9 @@ RS_FN const char *rs_cache_dir(void) {
 
 /* The newest modification time of the test kernel sources. */
 RS_FN time_t rs_sources_mtime(void) {
-  static const char *files[] = {"params.cu", "big_params.cu", "launch_attrs.cu", "cluster.cu",
-                                "all_kernels.cu", "describe_params.cu", "directives.ptx"};
+  static const char *files[] = {"params.cu",     "big_params.cu",  "launch_attrs.cu",
+                                "cluster.cu",    "all_kernels.cu", "describe_params.cu",
+                                "directives.ptx"};
   time_t newest = 0;
   for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
     char p[2048];
@@ -168,7 +169,7 @@ RS_FN char *rs_all_kernels_cubin(const char *arch) {
   return p;
 }
 
-/* ---- ptxas's report ---------------------------------------------------------------------------- */
+/* ---- ptxas's report -------------------------------------------------------------------------- */
 
 typedef struct rs_ptxas_entry {
   char name[1024];
@@ -237,8 +238,10 @@ RS_FN void rs_parse_ptxas(const char *log, rs_ptxas *out) {
       if (cur) rs_used_line(cur, body);
     } else if (info && strstr(body, "bytes gmem")) {
       const char *c3 = strstr(body, "cmem[3]");
-      if (!c3 && strstr(body, "cmem[")) out->cmem3 = -1;
-      else if (!c3) out->cmem3 = 0;
+      if (!c3 && strstr(body, "cmem["))
+        out->cmem3 = -1;
+      else if (!c3)
+        out->cmem3 = 0;
       if (c3) {
         const char *q = c3;
         while (q > body && q[-1] != ',') q--;
@@ -255,7 +258,7 @@ RS_FN const rs_ptxas_entry *rs_ptxas_find(const rs_ptxas *p, const char *name) {
   return NULL;
 }
 
-/* ---- readelf ------------------------------------------------------------------------------------ */
+/* ---- readelf --------------------------------------------------------------------------------- */
 
 typedef struct rs_sec {
   unsigned idx;
@@ -370,7 +373,7 @@ RS_FN void rs_kernel_params(const unsigned char *file, size_t file_size, const r
   }
 }
 
-/* ---- the C++ compiler's view of the parameters -------------------------------------------------- */
+/* ---- the C++ compiler's view of the parameters ----------------------------------------------- */
 
 typedef struct rs_desc {
   char key[256];
@@ -411,7 +414,7 @@ RS_FN void rs_describe_load(rs_describe *out) {
   if (out->n == 0) fail_msg("describe_params printed nothing");
 }
 
-/* ---- the kernels' own declarations ---------------------------------------------------------------- */
+/* ---- the kernels' own declarations ----------------------------------------------------------- */
 
 typedef struct rs_decl {
   char name[128];
@@ -429,7 +432,8 @@ RS_FN unsigned rs_source_decls(const char *file, rs_decl *out, unsigned max) {
   if (!src) fail_msg("cannot read %s", path);
   free(path);
   unsigned n = 0;
-  for (char *p = strstr(src, "__global__ void"); p && n < max; p = strstr(p + 1, "__global__ void")) {
+  for (char *p = strstr(src, "__global__ void"); p && n < max;
+       p = strstr(p + 1, "__global__ void")) {
     rs_decl *d = &out[n];
     memset(d, 0, sizeof *d);
     char *open = strchr(p, '(');

@@ -24,7 +24,8 @@ static const char *src =
     "extern \"C\" __global__ void none() {}\n"
     "extern \"C\" __global__ void big(Big b, int after) {}\n"
     "extern \"C\" __global__ void huge(Huge h) {}\n"
-    "extern \"C\" __global__ void gc(const __grid_constant__ V16 v, int *out) { out[0] = (int)v.x; }\n"
+    "extern \"C\" __global__ void gc(const __grid_constant__ V16 v, int *out) { out[0] = (int)v.x; "
+    "}\n"
     "extern \"C\" __global__ void many(int a0, int a1, int a2, int a3, int a4, int a5, int a6,\n"
     "  int a7, int a8, int a9, int a10, int a11, int a12, int a13, int a14, int a15, int a16,\n"
     "  int a17, int a18, int a19, int a20, int a21, int a22) {}\n";
@@ -51,7 +52,8 @@ static int teardown(void **state) {
 
 static cucore_kernel *kernel(const char *name) {
   cucore_kernel *k = NULL;
-  if (cucore_object_get_kernel(obj, name, &k) != CUCORE_OK) fail_msg("%s: %s", name, cucore_last_error());
+  if (cucore_object_get_kernel(obj, name, &k) != CUCORE_OK)
+    fail_msg("%s: %s", name, cucore_last_error());
   return k;
 }
 

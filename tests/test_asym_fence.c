@@ -127,8 +127,7 @@ static void *race_owner(void *arg) {
   cc_asym_owner *o = cc_asym_mine();
   assert_non_null(o);
   atomic_store(&r->owner, o);
-  while (atomic_load(&r->started) < REMOTES) {
-  }
+  while (atomic_load(&r->started) < REMOTES) {}
   /* At least OWNER_UPDATES, and on until every remote thread is done and some more (fast
    * again then: nothing revokes it). */
   int tail = 0;
@@ -137,8 +136,7 @@ static void *race_owner(void *arg) {
     if (cc_asym_enter(o)) {
       /* Read, a little work, write back: a remote update in between would be lost. */
       uint64_t v = atomic_load_explicit(&r->word, memory_order_relaxed);
-      for (volatile int k = 0; k < 8; k++) {
-      }
+      for (volatile int k = 0; k < 8; k++) {}
       atomic_store_explicit(&r->word, v + 1, memory_order_relaxed);
       cc_asym_exit(o);
       r->plain++;
@@ -161,13 +159,11 @@ static void *race_remote(void *arg) {
   for (int i = 0; i < REMOTE_UPDATES; i++) {
     cc_asym_remote_begin(o);
     uint64_t v = atomic_load(&r->word);
-    while (!atomic_compare_exchange_weak(&r->word, &v, v + 1)) {
-    }
+    while (!atomic_compare_exchange_weak(&r->word, &v, v + 1)) {}
     cc_asym_remote_end(o);
     /* Let the owner turn fast again between updates. */
     if (atomic_load(&r->owner_done)) continue;
-    for (volatile int k = 0; k < 1000; k++) {
-    }
+    for (volatile int k = 0; k < 1000; k++) {}
   }
   atomic_fetch_add(&r->remotes_done, 1);
   return NULL;
@@ -179,16 +175,16 @@ static void owner_sections_never_lose_a_remote_update(void **state) {
   pthread_t owner, remote[REMOTES];
   uint64_t before = cc_asym_revocations();
   assert_int_equal(pthread_create(&owner, NULL, race_owner, &r), 0);
-  while (!atomic_load(&r.owner)) {
-  }
+  while (!atomic_load(&r.owner)) {}
   for (int i = 0; i < REMOTES; i++)
     assert_int_equal(pthread_create(&remote[i], NULL, race_remote, &r), 0);
   assert_int_equal(pthread_join(owner, NULL), 0);
   for (int i = 0; i < REMOTES; i++) assert_int_equal(pthread_join(remote[i], NULL), 0);
   uint64_t revoked = cc_asym_revocations() - before;
   printf("owner: %llu plain-store updates, %llu compare-and-swaps; %d remote updates; %llu "
-         "revocations\n", (unsigned long long)r.plain, (unsigned long long)r.slow,
-         REMOTES * REMOTE_UPDATES, (unsigned long long)revoked);
+         "revocations\n",
+         (unsigned long long)r.plain, (unsigned long long)r.slow, REMOTES * REMOTE_UPDATES,
+         (unsigned long long)revoked);
   assert_true(r.plain + r.slow >= OWNER_UPDATES);
   assert_int_equal(atomic_load(&r.word), r.plain + r.slow + REMOTES * REMOTE_UPDATES);
   if (cc_asym_available()) {

@@ -60,8 +60,8 @@ static void miss_stores_then_disk_hit_equals_a_fresh_compile(void **state) {
 
   cucore_object *a = NULL, *b = NULL;
   cucore_cache_info info;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1,
-                               &a, &info));
+  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1, &a,
+                               &info));
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   assert_int_equal(info.stored, 1);
   assert_int_equal(strlen(info.key), 64);
@@ -73,8 +73,8 @@ static void miss_stores_then_disk_hit_equals_a_fresh_compile(void **state) {
   snprintf(key, sizeof key, "%s", info.key);
 
   cc_cache_memory_clear(); /* as a new process would: only the disk layer is left */
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1,
-                               &b, &info));
+  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1, &b,
+                               &info));
   assert_int_equal(info.result, CUCORE_CACHE_HIT_DISK);
   assert_string_equal(info.key, key);
   assert_true(cache_test_same_object(b, ref));
@@ -176,31 +176,31 @@ static void fatbin_targets_are_cached_whole(void **state) {
     assert_true(cache_test_same_object(objs[2], objs[0]));
     const char *low = NULL;
     assert_ok(cucore_object_get_lowered_name(objs[2], "scale<float>", &low));
-    if (l == 0) snprintf(first_key, sizeof first_key, "%s", info[1].key);
-    else assert_string_not_equal(info[1].key, first_key);
+    if (l == 0)
+      snprintf(first_key, sizeof first_key, "%s", info[1].key);
+    else
+      assert_string_not_equal(info[1].key, first_key);
     for (int run = 0; run < 3; run++) cucore_object_destroy(objs[run]);
     cucore_options_destroy(o);
   }
   free(src);
 }
 
-#define NVVM_HEAD                                                                               \
+#define NVVM_HEAD                                                                             \
   "target datalayout = \"e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-"           \
-  "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n"   \
+  "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-n16:32:64\"\n" \
   "target triple = \"nvptx64-nvidia-cuda\"\n"
 
-static const char nvvm_main[] =
-    NVVM_HEAD
-    "declare float @helper()\n"
-    "define void @kern(float* %p) {\n"
-    "  %v = call float @helper()\n"
-    "  store float %v, float* %p\n"
-    "  ret void\n"
-    "}\n"
-    "!nvvm.annotations = !{!0}\n"
-    "!0 = !{void (float*)* @kern, !\"kernel\", i32 1}\n"
-    "!nvvmir.version = !{!1}\n"
-    "!1 = !{i32 2, i32 0}\n";
+static const char nvvm_main[] = NVVM_HEAD "declare float @helper()\n"
+                                          "define void @kern(float* %p) {\n"
+                                          "  %v = call float @helper()\n"
+                                          "  store float %v, float* %p\n"
+                                          "  ret void\n"
+                                          "}\n"
+                                          "!nvvm.annotations = !{!0}\n"
+                                          "!0 = !{void (float*)* @kern, !\"kernel\", i32 1}\n"
+                                          "!nvvmir.version = !{!1}\n"
+                                          "!1 = !{i32 2, i32 0}\n";
 
 /* NVVM IR with an extra module: the module is in the key, for PTX and for cubin (libNVVM,
  * then nvJitLink). */
@@ -250,13 +250,13 @@ static void in_process_layer_hands_out_the_same_object(void **state) {
   char *src = cache_test_source(3);
   cucore_object *a = NULL, *b = NULL;
   cucore_cache_info info;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1,
-                               &a, &info));
+  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, SCALE_EXPRS, 2, 1, &a,
+                               &info));
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   /* Name expressions in another order are the same key. */
   const char *const reversed[] = {"scale<double>", "scale<float>"};
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, reversed, 2, 1, &b,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, reversed, 2, 1, &b, &info));
   assert_int_equal(info.result, CUCORE_CACHE_HIT_MEMORY);
   assert_ptr_equal(a, b);
   /* Each caller holds its own reference: dropping one leaves the other usable. */
@@ -306,11 +306,18 @@ static void hit_gives_the_compile_log_again(void **state) {
 
 /* ---- damaged entries --------------------------------------------------------------------- */
 
-typedef enum { TRUNCATE_HALF, TRUNCATE_INSIDE_HEADER, ZERO_BYTES, FLIP_PAYLOAD_BYTE,
-               FLIP_HEADER_BYTE, APPEND_BYTE, DAMAGE_KINDS } damage;
+typedef enum {
+  TRUNCATE_HALF,
+  TRUNCATE_INSIDE_HEADER,
+  ZERO_BYTES,
+  FLIP_PAYLOAD_BYTE,
+  FLIP_HEADER_BYTE,
+  APPEND_BYTE,
+  DAMAGE_KINDS
+} damage;
 static const char *const damage_names[DAMAGE_KINDS] = {
-    "truncated to half", "truncated inside the header", "0 bytes", "a payload byte flipped",
-    "a header byte flipped", "a byte appended"};
+    "truncated to half",      "truncated inside the header", "0 bytes",
+    "a payload byte flipped", "a header byte flipped",       "a byte appended"};
 
 static void apply_damage(const char *path, damage d) {
   long n = file_size(path);
@@ -391,14 +398,22 @@ static void entry_format_refuses_every_truncation_and_flip(void **state) {
     key[i] = (unsigned char)(i * 7 + 1);
     other[i] = key[i] ^ (i == 5);
   }
-  char cubin[] = "\x7f" "ELF pretend cubin bytes, with a NUL \0 inside";
+  char cubin[] = "\x7f"
+                 "ELF pretend cubin bytes, with a NUL \0 inside";
   char *exprs[] = {"scale<float>", "&ns::k"};
   char *lowered[] = {"_Z5scaleIfEvPT_S0_i", "_ZN2ns1kEv"};
   char ptx[] = ".version 9.0\n.target sm_90a\n";
-  cc_cache_record rec = {.type = CUCORE_CODE_CUBIN, .arch = 90, .suffix = "a",
-                         .producer_version = 13000, .code = (unsigned char *)cubin,
-                         .size = sizeof cubin, .ptx = ptx, .ptx_size = strlen(ptx),
-                         .log = "a warning\n", .expr_count = 2, .exprs = exprs,
+  cc_cache_record rec = {.type = CUCORE_CODE_CUBIN,
+                         .arch = 90,
+                         .suffix = "a",
+                         .producer_version = 13000,
+                         .code = (unsigned char *)cubin,
+                         .size = sizeof cubin,
+                         .ptx = ptx,
+                         .ptx_size = strlen(ptx),
+                         .log = "a warning\n",
+                         .expr_count = 2,
+                         .exprs = exprs,
                          .lowered = lowered};
   size_t size = 0;
   unsigned char *entry = cc_cache_entry_encode(key, &rec, &size);
@@ -480,7 +495,8 @@ static void every_input_is_in_the_key(void **state) {
       {"an option", "", "sm_90", CUCORE_CODE_CUBIN, "#define PARAM 2\n", "EXTRA=1", "k.cu", 1},
       {"the source", "// a comment\n", "sm_90", CUCORE_CODE_CUBIN, "#define PARAM 2\n", NULL,
        "k.cu", 1},
-      {"the program name", "", "sm_90", CUCORE_CODE_CUBIN, "#define PARAM 2\n", NULL, "other.cu", 1},
+      {"the program name", "", "sm_90", CUCORE_CODE_CUBIN, "#define PARAM 2\n", NULL, "other.cu",
+       1},
       {"a name expression", "", "sm_90", CUCORE_CODE_CUBIN, "#define PARAM 2\n", NULL, "k.cu", 2},
   };
   enum { N = sizeof vs / sizeof vs[0] };
@@ -517,8 +533,17 @@ static void key_fields_are_labelled_and_length_prefixed(void **state) {
   cucore_options *o = NULL;
   assert_ok(cucore_options_create(&o));
   const char *exprs[] = {"b", "a"};
-  cc_cache_request rq = {CUCORE_CODE_CUDA_CPP, CUCORE_CODE_CUBIN, 90, "", "k.cu",
-                         (const unsigned char *)"ab", 2, o, exprs, 2, NULL};
+  cc_cache_request rq = {CUCORE_CODE_CUDA_CPP,
+                         CUCORE_CODE_CUBIN,
+                         90,
+                         "",
+                         "k.cu",
+                         (const unsigned char *)"ab",
+                         2,
+                         o,
+                         exprs,
+                         2,
+                         NULL};
   unsigned char k0[32], k1[32];
   cc_cache_key key;
   assert_int_equal(cc_cache_key_begin(&key, &rq), 0);
@@ -649,7 +674,7 @@ static void size_cap_evicts_least_recently_used_first(void **state) {
     total -= (uint64_t)sizes[order[k]];
     expect_evicted++;
   }
-  assert_true(expect_kept[3]); /* the entry just stored is the newest */
+  assert_true(expect_kept[3]);  /* the entry just stored is the newest */
   assert_false(expect_kept[1]); /* and B, least recently used, goes first */
   for (int i = 0; i < N; i++)
     if ((file_size(paths[i]) >= 0) != expect_kept[i])
@@ -795,8 +820,8 @@ static void uncacheable_compiles_say_why(void **state) {
   snprintf(tk, sizeof tk, "%s/include", root);
   assert_ok(cucore_options_create(&o));
   assert_ok(cucore_options_set_string(o, CUCORE_OPT_INCLUDE_PATH, tk));
-  assert_ok(cache_test_compile("#include <cuda_fp16.h>\n__global__ void k(__half *h) {}\n",
-                               "k.cu", "sm_90", CUCORE_CODE_CUBIN, o, NULL, 0, 1, &obj, &info));
+  assert_ok(cache_test_compile("#include <cuda_fp16.h>\n__global__ void k(__half *h) {}\n", "k.cu",
+                               "sm_90", CUCORE_CODE_CUBIN, o, NULL, 0, 1, &obj, &info));
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   cucore_object_destroy(obj);
   cucore_options_destroy(o);
@@ -832,15 +857,15 @@ static void switches_turn_it_off(void **state) {
 
   setenv("CUCORE_CACHE_DISABLE", "0", 1); /* 0 means on */
   assert_ok(cucore_cache_set_enabled(0));
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &a,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &a, &info));
   assert_int_equal(info.result, CUCORE_CACHE_DISABLED);
   assert_contains(info.reason, "cucore_cache_set_enabled(0)");
   cucore_object_destroy(a);
   assert_int_equal(cache_test_count_files(f->dir, NULL), 0);
   assert_ok(cucore_cache_set_enabled(-1));
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &a,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &a, &info));
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   cucore_object_destroy(a);
   assert_int_equal(cache_test_count_files(f->dir, NULL), 1);
@@ -884,8 +909,10 @@ static void directory_comes_from_the_environment(void **state) {
   assert_int_equal(s.max_bytes, CC_CACHE_DEFAULT_MAX_BYTES);
   unsetenv("CUCORE_CACHE_MAX_BYTES");
   if (old_home) setenv("HOME", old_home, 1);
-  if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
-  else unsetenv("XDG_CACHE_HOME");
+  if (old_xdg)
+    setenv("XDG_CACHE_HOME", old_xdg, 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
   free(old_home);
   free(old_xdg);
 }
@@ -897,8 +924,8 @@ static void clear_removes_entries_and_counters(void **state) {
     char *src = cache_test_source(500 + i);
     cucore_object *obj = NULL;
     cucore_cache_info info;
-    assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
-                                 &info));
+    assert_ok(
+        cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj, &info));
     bytes += (uint64_t)file_size(info.path);
     cucore_object_destroy(obj);
     free(src);

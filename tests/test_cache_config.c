@@ -74,8 +74,8 @@ static cucore_cache_result compile_anyway(void) {
   cucore_object *obj = NULL;
   cucore_cache_info info;
   char *src = cache_test_source(41);
-  cucore_status st =
-      cache_test_compile(src, "k.cu", "sm_80", CUCORE_CODE_PTX, NULL, NULL, 0, 1, &obj, &info);
+  cucore_status st = cache_test_compile(src, "k.cu", "sm_80", CUCORE_CODE_PTX, NULL, NULL, 0, 1,
+                                        &obj, &info);
   free(src);
   if (st != CUCORE_OK) fail_msg("the compile failed: %s", cucore_last_error());
   last_stored = info.stored;
@@ -110,8 +110,10 @@ static void an_unusable_directory_is_named(void **state) {
   char *old_xdg = getenv("XDG_CACHE_HOME") ? strdup(getenv("XDG_CACHE_HOME")) : NULL;
   setenv("XDG_CACHE_HOME", file, 1);
   expect_problem("XDG_CACHE_HOME=", "/file/cucore");
-  if (old_xdg) setenv("XDG_CACHE_HOME", old_xdg, 1);
-  else unsetenv("XDG_CACHE_HOME");
+  if (old_xdg)
+    setenv("XDG_CACHE_HOME", old_xdg, 1);
+  else
+    unsetenv("XDG_CACHE_HOME");
   free(old_xdg);
   /* Off: the directory does not matter. */
   setenv("CUCORE_CACHE_DIR", file, 1);

@@ -53,9 +53,13 @@ static void checksum_is_xxh3_64(void **state) {
 }
 
 static unsigned char *sample_entry(const unsigned char *key, size_t *size) {
-  char cubin[] = "\x7f" "ELF pretend cubin";
-  cc_cache_record rec = {.type = CUCORE_CODE_CUBIN, .arch = 90, .suffix = "",
-                         .producer_version = 13000, .code = (unsigned char *)cubin,
+  char cubin[] = "\x7f"
+                 "ELF pretend cubin";
+  cc_cache_record rec = {.type = CUCORE_CODE_CUBIN,
+                         .arch = 90,
+                         .suffix = "",
+                         .producer_version = 13000,
+                         .code = (unsigned char *)cubin,
                          .size = sizeof cubin};
   return cc_cache_entry_encode(key, &rec, size);
 }
@@ -98,7 +102,7 @@ static void le_helpers_round_trip(void **state) {
   cc_le_put16(b + 3, 0xbeef);
   cc_le_put32(b + 5, 0xdeadbeefu);
   cc_le_put64(b + 9, 0x0123456789abcdefull);
-  const unsigned char want[17] = {0, 0, 0, 0xef, 0xbe, 0xef, 0xbe, 0xad, 0xde,
+  const unsigned char want[17] = {0,    0,    0,    0xef, 0xbe, 0xef, 0xbe, 0xad, 0xde,
                                   0xef, 0xcd, 0xab, 0x89, 0x67, 0x45, 0x23, 0x01};
   assert_memory_equal(b, want, sizeof want);
 }

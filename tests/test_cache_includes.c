@@ -57,8 +57,8 @@ static cucore_cache_result compile_expect(const fixture *f, const char *src, con
   if (std) assert_ok(cucore_options_set_string(opts, CUCORE_OPT_STD, std));
   cucore_object *obj = NULL;
   cucore_cache_info info;
-  cucore_status st =
-      cache_test_compile(src, name, "sm_80", CUCORE_CODE_PTX, opts, NULL, 0, 1, &obj, &info);
+  cucore_status st = cache_test_compile(src, name, "sm_80", CUCORE_CODE_PTX, opts, NULL, 0, 1, &obj,
+                                        &info);
   if (st != CUCORE_OK) fail_msg("compile: %s", cucore_last_error());
   float_bits(want, w, sizeof w);
   float_bits(old, o, sizeof o);
@@ -126,8 +126,10 @@ static int collect(void *ctx, const cc_include_ref *r) {
   found *f = ctx;
   size_t n = strlen(f->text);
   snprintf(f->text + n, sizeof f->text - n, "%c:%s:%.*s;",
-           r->kind == CC_INCLUDE_QUOTED ? 'Q' : r->kind == CC_INCLUDE_ANGLE ? 'A' : 'U', r->how,
-           (int)r->len, r->text);
+           r->kind == CC_INCLUDE_QUOTED  ? 'Q'
+           : r->kind == CC_INCLUDE_ANGLE ? 'A'
+                                         : 'U',
+           r->how, (int)r->len, r->text);
   return 0;
 }
 
@@ -233,7 +235,8 @@ static void only_real_includes_make_it_uncacheable(void **state) {
   obj = NULL;
   const char *trig = "// a ?\?/\n#define VAL 3.0f\n"
                      "extern \"C\" __global__ void k(float *x) { *x = VAL; }\n";
-  assert_ok(cache_test_compile(trig, name, "sm_80", CUCORE_CODE_PTX, NULL, NULL, 0, 1, &obj, &info));
+  assert_ok(
+      cache_test_compile(trig, name, "sm_80", CUCORE_CODE_PTX, NULL, NULL, 0, 1, &obj, &info));
   assert_int_equal(info.result, CUCORE_CACHE_UNCACHEABLE);
   assert_contains(info.reason, "trigraph");
   cucore_object_destroy(obj);

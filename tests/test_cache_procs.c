@@ -24,8 +24,8 @@ extern char **environ;
 static cucore_object *reference(const char *src) {
   cucore_object *obj = NULL;
   cucore_cache_info info;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 0, &obj,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 0, &obj, &info));
   return obj;
 }
 
@@ -34,8 +34,7 @@ static cucore_object *reference(const char *src) {
 /* Child: waits for the gate to open (its write end closes), compiles, writes the code. */
 static int child_main(const char *out_path, int gate) {
   char c;
-  while (read(gate, &c, 1) < 0 && errno == EINTR) {
-  }
+  while (read(gate, &c, 1) < 0 && errno == EINTR) {}
   char *src = cache_test_source(700);
   cucore_object *obj = NULL;
   cucore_cache_info info;
@@ -182,17 +181,17 @@ static void in_child(int (*fn)(const char *dir), const char *dir) {
   assert_int_equal(waitpid(pid, &status, 0), pid);
   assert_true(WIFEXITED(status));
   if (WEXITSTATUS(status) == 77) skip();
-  if (WEXITSTATUS(status) != 0) fail_msg("the child failed (status %d); see its output above",
-                                         WEXITSTATUS(status));
+  if (WEXITSTATUS(status) != 0)
+    fail_msg("the child failed (status %d); see its output above", WEXITSTATUS(status));
 }
 
-#define CHILD_CHECK(cond, ...)                                                                \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      fprintf(stderr, "child: " __VA_ARGS__);                                                 \
-      fprintf(stderr, "\n");                                                                  \
-      return 1;                                                                               \
-    }                                                                                         \
+#define CHILD_CHECK(cond, ...)                \
+  do {                                        \
+    if (!(cond)) {                            \
+      fprintf(stderr, "child: " __VA_ARGS__); \
+      fprintf(stderr, "\n");                  \
+      return 1;                               \
+    }                                         \
   } while (0)
 
 /* Compiles source `n` with the cache and checks the result against a fresh compile. */
@@ -202,10 +201,11 @@ static int child_compile_check(int n, cucore_cache_result want, const char *note
   cucore_object *ref = NULL, *obj = NULL;
   cucore_cache_info info;
   CHILD_CHECK(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 0, &ref,
-                                 &info) == CUCORE_OK, "reference compile: %s", cucore_last_error());
+                                 &info) == CUCORE_OK,
+              "reference compile: %s", cucore_last_error());
   CHILD_CHECK(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
-                                 &info) == CUCORE_OK, "cached compile failed: %s",
-              cucore_last_error());
+                                 &info) == CUCORE_OK,
+              "cached compile failed: %s", cucore_last_error());
   CHILD_CHECK(cache_test_same_object(obj, ref), "source %d: result differs from a fresh compile",
               n);
   CHILD_CHECK(info.result == want, "source %d: result %s, expected %s (note: %s)", n,
@@ -257,8 +257,8 @@ static void read_only_directory_never_fails_a_compile(void **state) {
     char *src = cache_test_source(n);
     cucore_object *obj = NULL;
     cucore_cache_info info;
-    assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
-                                 &info));
+    assert_ok(
+        cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj, &info));
     assert_int_equal(info.stored, 1);
     if (n == 802) assert_int_equal(truncate(info.path, 100), 0);
     cucore_object_destroy(obj);
@@ -324,8 +324,8 @@ static void stale_temporary_files_are_swept(void **state) {
   char *src = cache_test_source(820);
   cucore_object *obj = NULL;
   cucore_cache_info info;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj, &info));
   assert_int_equal(info.stored, 1);
   assert_int_equal(access(stale, F_OK), -1);
   assert_int_equal(access(fresh, F_OK), 0);

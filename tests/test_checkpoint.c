@@ -31,16 +31,17 @@ static void arguments_are_checked(void **state) {
   assert_status(cucore_checkpoint_restore(0, NULL, 0), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_checkpoint_restore(42, NULL, 1), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "NULL");
-  cucore_checkpoint_gpu_pair p[2] = {
-      {"GPU-0a1b2c3d-0000-1111-2222-333344445555", "0a1b2c3d-0000-1111-2222-333344445556"},
-      {"0A1B2C3D-0000-1111-2222-333344445555", "0a1b2c3d-0000-1111-2222-333344445557"}};
+  cucore_checkpoint_gpu_pair p[2] = {{"GPU-0a1b2c3d-0000-1111-2222-333344445555",
+                                      "0a1b2c3d-0000-1111-2222-333344445556"},
+                                     {"0A1B2C3D-0000-1111-2222-333344445555",
+                                      "0a1b2c3d-0000-1111-2222-333344445557"}};
   assert_status(cucore_checkpoint_restore(42, p, 2), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "twice"); /* the same GPU, case and prefix aside */
   cucore_checkpoint_gpu_pair q[1] = {{"0a1b2c3d-0000-1111-2222-33334444555", "x"}};
   assert_status(cucore_checkpoint_restore(42, q, 1), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "is not a GPU UUID");
   cucore_checkpoint_gpu_pair r[1] = {{"0a1b2c3d-0000-1111-2222-333344445555", "0a1b2c3d00001111"
-                                                                            "2222333344445555"}};
+                                                                              "2222333344445555"}};
   assert_status(cucore_checkpoint_restore(42, r, 1), CUCORE_DRIVER_TOO_OLD); /* both parse */
   assert_status(cucore_checkpoint_restore(42, p, 65), CUCORE_INVALID_ARGUMENT);
 }

@@ -89,7 +89,10 @@ static void refused(const char *spec, const char *why) {
 static void ints_exact_and_ranged(void **state) {
   (void)state;
   unsigned char b[8];
-  struct { elem_t t; const char *lo, *hi, *below, *above; } r[] = {
+  struct {
+    elem_t t;
+    const char *lo, *hi, *below, *above;
+  } r[] = {
       {T_I8, "-128", "127", "-129", "128"},
       {T_U8, "0", "255", "-1", "256"},
       {T_I16, "-32768", "32767", "-32769", "32768"},
@@ -348,7 +351,8 @@ static void bytes_specs(void **state) {
   const unsigned char want[] = {0x00, 0xff, 0x10, 0xa0};
   assert_memory_equal(p.a.v.bytes, want, 4);
   parsed_free(&p);
-  parse(&p, "bytes@16:" "00112233445566778899aabbccddeeff");
+  parse(&p, "bytes@16:"
+            "00112233445566778899aabbccddeeff");
   assert_int_equal(p.rc, 0);
   assert_int_equal(p.a.v.size, 16);
   assert_int_equal(p.a.v.align, 16);
@@ -412,7 +416,8 @@ static void scalars_pointers_buffers(void **state) {
   assert_int_equal(p.o.nbufs, 1);
   assert_int_equal(p.o.bufs[0].role, ROLE_IN);
   assert_int_equal(p.o.bufs[0].count, 5);
-  for (int k = 0; k < 5; k++) assert_int_equal(value_get_i64(p.o.bufs[0].host, T_I32, (size_t)k), k);
+  for (int k = 0; k < 5; k++)
+    assert_int_equal(value_get_i64(p.o.bufs[0].host, T_I32, (size_t)k), k);
   parsed_free(&p);
   parse(&p, "inout:f64[3]={1,nan,-inf}>after.npy");
   assert_int_equal(p.rc, 0);
@@ -486,21 +491,29 @@ static void hostile_specs(void **state) {
  * never a crash or a leak (the suite runs under ASan in `make asan`). */
 static void random_specs(void **state) {
   (void)state;
-  static const char *pieces[] = {"struct", "@", "8", "64", ":", "{", "}", ",", "f32", "i8", "u64",
-                                 "f16", "bf16", "[", "]", "4", "0", "=", "iota", "1.5", "-",
-                                 "nan", "0x", "ff", "buf", "out", "inout", "bytes", "null", "ptr",
-                                 "pad", ">", "@", "x.npy", "{1,2}", "99999999999", "e", "_"};
+  static const char *pieces[] = {"struct",      "@",   "8",   "64",  ":",    "{",     "}",
+                                 ",",           "f32", "i8",  "u64", "f16",  "bf16",  "[",
+                                 "]",           "4",   "0",   "=",   "iota", "1.5",   "-",
+                                 "nan",         "0x",  "ff",  "buf", "out",  "inout", "bytes",
+                                 "null",        "ptr", "pad", ">",   "@",    "x.npy", "{1,2}",
+                                 "99999999999", "e",   "_"};
   const size_t np = sizeof pieces / sizeof pieces[0];
   run_random_seed(1234);
   fflush(stderr);
   int null_fd = open("/dev/null", O_WRONLY), saved = dup(2);
   dup2(null_fd, 2);
   int counts[3] = {0, 0, 0};
-  static const char *valid[] = {"struct:{f32:1.5,i32:2,f64:3}", "struct@64:{f32[3]={1,2,3}}",
-                                 "struct:{i8:1,{i16:2,i32:3},pad:4,null,buf:f32[4]=iota}",
-                                 "bytes@8:00112233_44556677", "inout:f64[3]={1,nan,-inf}>a.npy",
-                                 "buf:u8[16]=random", "out:bf16[8]", "u64:0xffffffffffffffff",
-                                 "f16:-0x1p-14", "ptr:0x1000", "i32[4]={1,2,3,4}"};
+  static const char *valid[] = {"struct:{f32:1.5,i32:2,f64:3}",
+                                "struct@64:{f32[3]={1,2,3}}",
+                                "struct:{i8:1,{i16:2,i32:3},pad:4,null,buf:f32[4]=iota}",
+                                "bytes@8:00112233_44556677",
+                                "inout:f64[3]={1,nan,-inf}>a.npy",
+                                "buf:u8[16]=random",
+                                "out:bf16[8]",
+                                "u64:0xffffffffffffffff",
+                                "f16:-0x1p-14",
+                                "ptr:0x1000",
+                                "i32[4]={1,2,3,4}"};
   const size_t nv = sizeof valid / sizeof valid[0];
   for (int round = 0; round < 60000; round++) {
     char spec[256] = "";
@@ -518,7 +531,9 @@ static void random_specs(void **state) {
         char ch = alphabet[run_random_next() % (sizeof alphabet - 1)];
         switch (run_random_next() % 3) {
         case 0: memmove(spec + at, spec + at + 1, len - at); break;
-        case 1: if (len) spec[at] = ch; break;
+        case 1:
+          if (len) spec[at] = ch;
+          break;
         default:
           if (len + 2 < sizeof spec) {
             memmove(spec + at + 1, spec + at, len - at + 1);
@@ -543,8 +558,8 @@ static void random_specs(void **state) {
   dup2(saved, 2);
   close(saved);
   close(null_fd);
-  print_message("random specs: %d parsed, %d refused as files, %d as usage\n", counts[0],
-                counts[1], counts[2]);
+  print_message("random specs: %d parsed, %d refused as files, %d as usage\n", counts[0], counts[1],
+                counts[2]);
   assert_true(counts[0] > 0 && counts[2] > 0);
 }
 
@@ -718,14 +733,16 @@ static void npy_round_trips(void **state) {
   unsigned char *data = NULL;
   int ndim;
   uint64_t shape[RUN_MAX_DIMS];
-  assert_int_equal(data_read_file("t", NPY_DIR "i64_2x3.npy", T_I64, &count, &data, &ndim, shape), 0);
+  assert_int_equal(data_read_file("t", NPY_DIR "i64_2x3.npy", T_I64, &count, &data, &ndim, shape),
+                   0);
   assert_true(shape[0] == 2 && shape[1] == 3);
   assert_true(value_get_i64(data, T_I64, 2) == INT64_MAX);
   assert_true(value_get_i64(data, T_I64, 3) == INT64_MIN);
   assert_true(value_get_i64(data, T_I64, 5) == 549755289600LL);
   free(data);
   count = 0;
-  assert_int_equal(data_read_file("t", NPY_DIR "f64_v2.npy", T_F64, &count, &data, &ndim, shape), 0);
+  assert_int_equal(data_read_file("t", NPY_DIR "f64_v2.npy", T_F64, &count, &data, &ndim, shape),
+                   0);
   assert_true(value_get(data, T_F64, 0) == 1e300);
   assert_true(signbit(value_get(data, T_F64, 1)));
   free(data);
@@ -742,7 +759,12 @@ static void npy_round_trips(void **state) {
 
 static void npy_refusals(void **state) {
   (void)state;
-  struct { const char *file; elem_t type; size_t count; const char *why; } bad[] = {
+  struct {
+    const char *file;
+    elem_t type;
+    size_t count;
+    const char *why;
+  } bad[] = {
       {"bad_big_endian.npy", T_F32, 0, "big-endian"},
       {"bad_fortran.npy", T_F32, 0, "Fortran order"},
       {"bad_truncated.npy", T_F32, 0, "truncated"},
@@ -771,7 +793,8 @@ static void npy_refusals(void **state) {
     capture_begin();
     int rc = data_read_file("test", path, bad[k].type, &count, &data, &ndim, shape);
     const char *msg = capture_end();
-    if (rc != CLI_EXIT_FAILURE) fail_msg("%s as %s: rc %d", bad[k].file, elem_names[bad[k].type], rc);
+    if (rc != CLI_EXIT_FAILURE)
+      fail_msg("%s as %s: rc %d", bad[k].file, elem_names[bad[k].type], rc);
     assert_null(data);
     assert_has(msg, bad[k].why);
     assert_has(msg, bad[k].file);
@@ -794,7 +817,8 @@ static void npy_refusals(void **state) {
     unsigned char buf[200];
     memcpy(buf, good, sizeof buf < len ? sizeof buf : len);
     size_t flips = 1 + run_random_next() % 8;
-    for (size_t f = 0; f < flips; f++) buf[6 + run_random_next() % (sizeof buf - 6)] = (unsigned char)run_random_next();
+    for (size_t f = 0; f < flips; f++)
+      buf[6 + run_random_next() % (sizeof buf - 6)] = (unsigned char)run_random_next();
     npy_array a;
     char err[256];
     if (npy_parse(buf, sizeof buf, &a, err, sizeof err) == 0) npy_free(&a);
@@ -908,8 +932,9 @@ static void formats_round_trip(void **state) {
       if (value_is_nan(b, ts[i], 0)) continue;
       value_format(b, ts[i], 0, out, sizeof out);
       assert_int_equal(value_parse(ts[i], out, back), 0);
-      if (memcmp(b, back, 2)) fail_msg("%s %04x prints as %s, reads back as %02x%02x",
-                                       elem_names[ts[i]], h, out, back[1], back[0]);
+      if (memcmp(b, back, 2))
+        fail_msg("%s %04x prints as %s, reads back as %02x%02x", elem_names[ts[i]], h, out, back[1],
+                 back[0]);
     }
   }
 }

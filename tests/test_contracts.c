@@ -33,8 +33,8 @@ static unsigned char *noise(size_t n, uint64_t seed) {
   return b;
 }
 
-static const cucore_code_type declared[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_FATBIN,
-                                            CUCORE_CODE_PTX, CUCORE_CODE_LTOIR};
+static const cucore_code_type declared[] = {CUCORE_CODE_CUBIN, CUCORE_CODE_FATBIN, CUCORE_CODE_PTX,
+                                            CUCORE_CODE_LTOIR};
 
 /* Random bytes declared as each loadable type: INVALID_BINARY naming the type and the bytes. */
 static void object_checks_declared_type(void **state) {

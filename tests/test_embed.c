@@ -18,8 +18,13 @@ static void load_options_are_validated(void **state) {
     const char *field;
     cucore_load_options o;
   } bad[] = {
-      {"optimization_level", ok}, {"max_registers", ok}, {"target_arch", ok}, {"fallback", ok},
-      {"eager", ok},             {"log_bytes", ok},     {"binary_is_preserved", ok},
+      {"optimization_level", ok},
+      {"max_registers", ok},
+      {"target_arch", ok},
+      {"fallback", ok},
+      {"eager", ok},
+      {"log_bytes", ok},
+      {"binary_is_preserved", ok},
   };
   bad[0].o.optimization_level = 5;
   bad[1].o.max_registers = 256;

@@ -12,7 +12,8 @@ static void names_and_texts_come_from_one_table(void **state) {
     const char *na = cucore_status_name(a);
     assert_true(strncmp(na, "CUCORE_", 7) == 0);
     assert_true(strlen(cucore_status_text(a)) > 0);
-    for (int b = a + 1; b < CUCORE_CODE_COUNT; b++) assert_string_not_equal(na, cucore_status_name(b));
+    for (int b = a + 1; b < CUCORE_CODE_COUNT; b++)
+      assert_string_not_equal(na, cucore_status_name(b));
   }
   assert_string_equal(cucore_status_name(CUCORE_ARG_COUNT), "CUCORE_ARG_COUNT");
   assert_string_equal(cucore_status_name(250), "CUCORE_UNKNOWN_STATUS");

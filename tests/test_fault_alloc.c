@@ -95,7 +95,8 @@ static cucore_status seq_compile_bind(uint64_t *digest) {
     st = cucore_arch_get_limits(90, &l);
     r.registers = 32;
     if (st == CUCORE_OK) st = cucore_occupancy_model_blocks(&l, &r, 256, 1024, 0, &o);
-    if (st == CUCORE_OK) *digest = fnv(*digest, &o.active_blocks_per_sm, sizeof o.active_blocks_per_sm);
+    if (st == CUCORE_OK)
+      *digest = fnv(*digest, &o.active_blocks_per_sm, sizeof o.active_blocks_per_sm);
   }
   assert_int_equal(cucore_args_destroy(a), CUCORE_OK);
   assert_int_equal(cucore_kernel_destroy(k), CUCORE_OK);
@@ -149,7 +150,8 @@ static cucore_status seq_link_fatbin(uint64_t *digest) {
   cucore_status st = cucore_options_create(&o);
   if (st == CUCORE_OK) st = cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90");
   if (st == CUCORE_OK) st = cucore_linker_create(o, &lk);
-  if (st == CUCORE_OK) st = cucore_linker_add(lk, CUCORE_CODE_PTX, ref_ptx, strlen(ref_ptx), "a.ptx");
+  if (st == CUCORE_OK)
+    st = cucore_linker_add(lk, CUCORE_CODE_PTX, ref_ptx, strlen(ref_ptx), "a.ptx");
   if (st == CUCORE_OK) st = cucore_linker_complete(lk, CUCORE_CODE_CUBIN, &out);
   if (st == CUCORE_OK) {
     int count = 0;
@@ -228,7 +230,8 @@ static void every_point(const char *name, sequence f, int enable_cache, long str
       fail_msg("%s: allocation %ld of %ld failed and gave %s, not CUCORE_HOST_OUT_OF_MEMORY: %s",
                name, n, k, cucore_status_name(o.st), o.message);
     if (!strstr(o.message, "memory"))
-      fail_msg("%s: allocation %ld: the message does not say memory ran out: %s", name, n, o.message);
+      fail_msg("%s: allocation %ld: the message does not say memory ran out: %s", name, n,
+               o.message);
     reported++;
   }
   /* Nothing was left broken: a clean run gives the reference again. */
@@ -296,9 +299,8 @@ int main(void) {
   char dir[] = "/tmp/cucore-fault-alloc-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   setenv("CUCORE_CACHE_DIR", dir, 1);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(compile_and_bind), cmocka_unit_test(reader),
-      cmocka_unit_test(link_and_fatbin), cmocka_unit_test(cache)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(compile_and_bind), cmocka_unit_test(reader),
+                                     cmocka_unit_test(link_and_fatbin), cmocka_unit_test(cache)};
   int rc = cmocka_run_group_tests(tests, setup, teardown);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -115,12 +115,14 @@ static int entry_path(char *out, size_t cap) {
 
 static const char *fail_step;
 static int fail_errno;
-static int hook(const char *step) { return fail_step && strcmp(step, fail_step) == 0 ? fail_errno : 0; }
+static int hook(const char *step) {
+  return fail_step && strcmp(step, fail_step) == 0 ? fail_errno : 0;
+}
 
 static void every_step_of_a_store_and_a_load_may_fail(void **state) {
   (void)state;
-  static const char *const stores[] = {"create the directory", "create", "write", "flush", "close",
-                                       "rename"};
+  static const char *const stores[] = {
+      "create the directory", "create", "write", "flush", "close", "rename"};
   static const int codes[] = {ENOSPC, EROFS, EIO, EACCES};
   int cases = 0;
   cc_test_cache_io_hook(hook);
@@ -153,7 +155,8 @@ static void every_step_of_a_store_and_a_load_may_fail(void **state) {
   }
   cc_test_cache_io_hook(NULL);
   print_message("file-system faults: %d failing steps (store and load x errno): every compile "
-                "right, every error counted, no temporary file left\n", cases);
+                "right, every error counted, no temporary file left\n",
+                cases);
 }
 
 static void a_read_only_or_missing_directory(void **state) {
@@ -342,8 +345,8 @@ static void truncated_and_bit_flipped_entries(void **state) {
   free(bad);
   free(good);
   print_message("damaged entries: %ld truncations and %ld bit flips of a %zu-byte entry, %ld "
-                "refused as damaged, 0 handed out with wrong code\n", truncations, flips, n,
-                refused);
+                "refused as damaged, 0 handed out with wrong code\n",
+                truncations, flips, n, refused);
   assert_int_equal(refused, truncations + flips);
 }
 

@@ -39,7 +39,8 @@ static cucore_status compile(cucore_code_type target, cucore_object **out) {
   cucore_program *p = NULL;
   cucore_status st = cucore_options_create(&o);
   if (st == CUCORE_OK) st = cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90");
-  if (st == CUCORE_OK) st = cucore_program_create(CUCORE_CODE_CUDA_CPP, kernel_src, 0, "f.cu", o, &p);
+  if (st == CUCORE_OK)
+    st = cucore_program_create(CUCORE_CODE_CUDA_CPP, kernel_src, 0, "f.cu", o, &p);
   if (st == CUCORE_OK) st = cucore_program_compile(p, target, out);
   cucore_program_destroy(p);
   cucore_options_destroy(o);
@@ -47,12 +48,12 @@ static cucore_status compile(cucore_code_type target, cucore_object **out) {
 }
 
 /* The first failure of a sequence is kept (later steps are skipped, cleanup still runs). */
-#define STEP(call)                                                                               \
-  do {                                                                                         \
-    if (st == CUCORE_OK) {                                                                     \
-      st = (call);                                                                             \
-      if (st != CUCORE_OK) snprintf(msg, sizeof msg, "%s", cucore_last_error());               \
-    }                                                                                          \
+#define STEP(call)                                                               \
+  do {                                                                           \
+    if (st == CUCORE_OK) {                                                       \
+      st = (call);                                                               \
+      if (st != CUCORE_OK) snprintf(msg, sizeof msg, "%s", cucore_last_error()); \
+    }                                                                            \
   } while (0)
 
 static char msg[1024];
@@ -287,9 +288,10 @@ static int run_child(const sequence *seq, long fail_at, int code, report *r, int
     snprintf(out.message, sizeof out.message, "%s", msg);
     void *lib = dlopen(seq->toolkit ? shim_path : CUCORE_FAKE_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
     if (lib) {
-      long (*calls)(void) = (long (*)(void))(uintptr_t)dlsym(lib, seq->toolkit ? "fake_tk_calls" : "fake_calls");
-      const char *(*failed)(void) = (const char *(*)(void))(uintptr_t)dlsym(
-          lib, seq->toolkit ? "fake_tk_failed_call" : "fake_failed_call");
+      long (*calls)(void) = (long (*)(void))(uintptr_t)dlsym(lib, seq->toolkit ? "fake_tk_calls"
+                                                                               : "fake_calls");
+      const char *(*failed)(void) = (const char *(*)(void))(
+          uintptr_t)dlsym(lib, seq->toolkit ? "fake_tk_failed_call" : "fake_failed_call");
       if (calls) out.calls = calls();
       if (failed) snprintf(out.failed, sizeof out.failed, "%s", failed());
       dlclose(lib);
@@ -303,7 +305,8 @@ static int run_child(const sequence *seq, long fail_at, int code, report *r, int
   }
   close(fd[1]);
   ssize_t got = 0, k;
-  while (got < (ssize_t)sizeof *r && (k = read(fd[0], (char *)r + got, sizeof *r - (size_t)got)) > 0)
+  while (got < (ssize_t)sizeof *r &&
+         (k = read(fd[0], (char *)r + got, sizeof *r - (size_t)got)) > 0)
     got += k;
   close(fd[0]);
   int status = 0;
@@ -323,9 +326,9 @@ static void every_fault_point(const sequence *seq) {
   report clean;
   int sig = 0;
   int rc = run_child(seq, -1, 0, &clean, &sig);
-  if (rc != 0) fail_msg("%s: the clean run's child failed (exit %d, signal %d)", seq->name, rc, sig);
-  if (clean.first != CUCORE_OK)
-    fail_msg("%s: the clean run failed: %s", seq->name, clean.message);
+  if (rc != 0)
+    fail_msg("%s: the clean run's child failed (exit %d, signal %d)", seq->name, rc, sig);
+  if (clean.first != CUCORE_OK) fail_msg("%s: the clean run failed: %s", seq->name, clean.message);
   long k = clean.calls;
   assert_true(k > 0);
   long reported = 0, absorbed = 0, problems = 0;
@@ -336,8 +339,8 @@ static void every_fault_point(const sequence *seq) {
     rc = run_child(seq, n, code, &r, &sig);
     const char *what = seq->toolkit ? "toolkit call" : "driver call";
     if (rc != 0) {
-      print_message("%s: %s %ld of %ld (%s) : the child %s %d\n", seq->name, what, n, k,
-                    r.failed, sig ? "died of signal" : "exited", sig ? sig : rc);
+      print_message("%s: %s %ld of %ld (%s) : the child %s %d\n", seq->name, what, n, k, r.failed,
+                    sig ? "died of signal" : "exited", sig ? sig : rc);
       problems++;
       continue;
     }
@@ -364,9 +367,9 @@ static void every_fault_point(const sequence *seq) {
     int sticky = code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED;
     /* Loading the driver or a toolkit library happens once per process: a failure there
      * leaves it cleanly unusable, the same message naming the call on every later use. */
-    static const char *const once[] = {"cuInit", "cuDriverGetVersion", "cuDeviceGetCount",
-                                       "nvrtcVersion", "nvJitLinkVersion",
-                                       "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs"};
+    static const char *const once[] = {
+        "cuInit",           "cuDriverGetVersion",        "cuDeviceGetCount",      "nvrtcVersion",
+        "nvJitLinkVersion", "nvrtcGetNumSupportedArchs", "nvrtcGetSupportedArchs"};
     int load_time = 0;
     for (size_t i = 0; i < sizeof once / sizeof once[0]; i++)
       load_time |= strcmp(r.failed, once[i]) == 0;
@@ -394,11 +397,26 @@ static const sequence graph = {"graph of kernel nodes", seq_graph, 0};
 static const sequence toolkit = {"NVRTC and nvJitLink", seq_toolkit, 1};
 static const sequence capture = {"stream capture", seq_capture, 0};
 
-static void memory_sequence(void **state) { (void)state; every_fault_point(&memory); }
-static void launch_sequence(void **state) { (void)state; every_fault_point(&launch); }
-static void graph_sequence(void **state) { (void)state; every_fault_point(&graph); }
-static void toolkit_sequence(void **state) { (void)state; every_fault_point(&toolkit); }
-static void capture_sequence(void **state) { (void)state; every_fault_point(&capture); }
+static void memory_sequence(void **state) {
+  (void)state;
+  every_fault_point(&memory);
+}
+static void launch_sequence(void **state) {
+  (void)state;
+  every_fault_point(&launch);
+}
+static void graph_sequence(void **state) {
+  (void)state;
+  every_fault_point(&graph);
+}
+static void toolkit_sequence(void **state) {
+  (void)state;
+  every_fault_point(&toolkit);
+}
+static void capture_sequence(void **state) {
+  (void)state;
+  every_fault_point(&capture);
+}
 
 static int find_real(const char *file, char *out, size_t cap) {
   const char *roots[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
@@ -417,10 +435,11 @@ int main(void) {
     fprintf(stderr, "test_fault_driver: the CUDA toolkit's NVRTC and nvJitLink are needed\n");
     return 1;
   }
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(memory_sequence), cmocka_unit_test(launch_sequence),
-      cmocka_unit_test(graph_sequence), cmocka_unit_test(capture_sequence),
-      cmocka_unit_test(toolkit_sequence)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(memory_sequence),
+                                     cmocka_unit_test(launch_sequence),
+                                     cmocka_unit_test(graph_sequence),
+                                     cmocka_unit_test(capture_sequence),
+                                     cmocka_unit_test(toolkit_sequence)};
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   printf("fault points covered: %ld (%ld reported, %ld absorbed)\n", total_points, total_reported,
          total_absorbed);

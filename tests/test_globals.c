@@ -126,8 +126,8 @@ static void readelf_agrees(cucore_object *obj, cucore_binary *bin) {
   assert_int_equal(fwrite(data, 1, size, f), size);
   fclose(f);
   char cmd[512];
-  snprintf(cmd, sizeof cmd, "readelf -sW %s | awk '$4 == \"OBJECT\" && $7 != \"UND\" {print $3, $NF}'",
-           path);
+  snprintf(cmd, sizeof cmd,
+           "readelf -sW %s | awk '$4 == \"OBJECT\" && $7 != \"UND\" {print $3, $NF}'", path);
   assert_int_equal(cucore_test_run(cmd, &out), 0);
   remove(path);
   int seen = 0;
@@ -137,8 +137,9 @@ static void readelf_agrees(cucore_object *obj, cucore_binary *bin) {
     if (sscanf(line, "%llu %255s", &sz, name) != 2) continue;
     const cucore_global_info *g = NULL;
     assert_ok(cucore_binary_find_global(bin, name, &g));
-    if (g->size != sz) fail_msg("`%s`: readelf says %llu bytes, the reader %llu", name, sz,
-                                (unsigned long long)g->size);
+    if (g->size != sz)
+      fail_msg("`%s`: readelf says %llu bytes, the reader %llu", name, sz,
+               (unsigned long long)g->size);
     seen++;
   }
   free(out);
@@ -168,22 +169,21 @@ static void globals_from_cubin_and_ptx(void **state) {
 /* PTX written by hand: forms the reader follows, and forms it skips without failing. */
 static void ptx_declarations(void **state) {
   (void)state;
-  const char *ptx =
-      ".version 8.0\n.target sm_80\n.address_size 64\n"
-      ".global .align 4 .u32 a, b[3] = {1, 2, 3};\n"
-      ".visible .global .v4 .f32 v4;\n"
-      ".global .f32 m[2][3];\n"
-      ".const .align 8 .f64 c = 0d3FF0000000000000;\n"
-      ".global .align 8 .u64 p = generic(a);\n"
-      ".weak .global .attribute(.managed) .align 4 .b8 mm[12];\n"
-      "// skipped: declarations, unsized and huge arrays, handles, banks\n"
-      ".extern .global .u32 e;\n"
-      ".global .b8 unsized[] = {1, 2};\n"
-      ".global .b8 huge[99999999999999999];\n"
-      ".global .texref t;\n"
-      ".const[2] .u32 old;\n"
-      ".global .b8 after_skips[5];\n"
-      ".visible .entry k(.param .u64 k_param_0) { ret; }\n";
+  const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".global .align 4 .u32 a, b[3] = {1, 2, 3};\n"
+                    ".visible .global .v4 .f32 v4;\n"
+                    ".global .f32 m[2][3];\n"
+                    ".const .align 8 .f64 c = 0d3FF0000000000000;\n"
+                    ".global .align 8 .u64 p = generic(a);\n"
+                    ".weak .global .attribute(.managed) .align 4 .b8 mm[12];\n"
+                    "// skipped: declarations, unsized and huge arrays, handles, banks\n"
+                    ".extern .global .u32 e;\n"
+                    ".global .b8 unsized[] = {1, 2};\n"
+                    ".global .b8 huge[99999999999999999];\n"
+                    ".global .texref t;\n"
+                    ".const[2] .u32 old;\n"
+                    ".global .b8 after_skips[5];\n"
+                    ".visible .entry k(.param .u64 k_param_0) { ret; }\n";
   cucore_binary *bin = NULL;
   assert_ok(cucore_binary_open(ptx, strlen(ptx), CUCORE_CODE_PTX, 0, &bin));
   struct {
@@ -191,10 +191,10 @@ static void ptx_declarations(void **state) {
     uint64_t size;
     cucore_global_kind kind;
     int init;
-  } want[] = {{"a", 4, CUCORE_GLOBAL_DEVICE, 0},       {"b", 12, CUCORE_GLOBAL_DEVICE, 1},
-              {"v4", 16, CUCORE_GLOBAL_DEVICE, 0},     {"m", 24, CUCORE_GLOBAL_DEVICE, 0},
-              {"c", 8, CUCORE_GLOBAL_CONSTANT, 1},     {"p", 8, CUCORE_GLOBAL_DEVICE, 1},
-              {"mm", 12, CUCORE_GLOBAL_MANAGED, 0},    {"after_skips", 5, CUCORE_GLOBAL_DEVICE, 0}};
+  } want[] = {{"a", 4, CUCORE_GLOBAL_DEVICE, 0},    {"b", 12, CUCORE_GLOBAL_DEVICE, 1},
+              {"v4", 16, CUCORE_GLOBAL_DEVICE, 0},  {"m", 24, CUCORE_GLOBAL_DEVICE, 0},
+              {"c", 8, CUCORE_GLOBAL_CONSTANT, 1},  {"p", 8, CUCORE_GLOBAL_DEVICE, 1},
+              {"mm", 12, CUCORE_GLOBAL_MANAGED, 0}, {"after_skips", 5, CUCORE_GLOBAL_DEVICE, 0}};
   uint32_t n = 0;
   assert_ok(cucore_binary_get_global_count(bin, &n));
   assert_int_equal(n, sizeof want / sizeof want[0]);
@@ -230,8 +230,8 @@ static void parameter_types(void **state) {
   if (!k->demangled) {
     print_message("no demangler: parameter types are not read\n");
   } else {
-    const char *want[] = {"const __half*", "const int*", "unsigned long", "P", "float4",
-                          "long long", "unsigned char", "const char*", "int* const*"};
+    const char *want[] = {"const __half*", "const int*",    "unsigned long", "P",          "float4",
+                          "long long",     "unsigned char", "const char*",   "int* const*"};
     assert_non_null(k->param_types);
     assert_int_equal(k->param_count, 9);
     for (int i = 0; i < 9; i++) assert_string_equal(k->param_types[i], want[i]);
@@ -252,11 +252,15 @@ static void parameter_types(void **state) {
     const char *types[4];
     uint32_t count;
   } cases[] = {
-      {"void f<(3>2)>(A<int, (1<2)>, float const* const*)", {"A<int, (1<2)>", "const float* const*"}, 2},
+      {"void f<(3>2)>(A<int, (1<2)>, float const* const*)",
+       {"A<int, (1<2)>", "const float* const*"},
+       2},
       {"(anonymous namespace)::k(int)", {"int"}, 1},
       {"void f()", {NULL}, 0},
       {"f(void)", {NULL}, 0},
-      {"void g(void (*)(int, float), S<T<int>, 2>, int [3])", {"void (*)(int, float)", "S<T<int>, 2>", "int [3]"}, 3},
+      {"void g(void (*)(int, float), S<T<int>, 2>, int [3])",
+       {"void (*)(int, float)", "S<T<int>, 2>", "int [3]"},
+       3},
       {"k(unsigned long const, double const&)", {"const unsigned long", "const double&"}, 2},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -284,7 +288,8 @@ static cucore_launch_config cfg1(unsigned grid, unsigned block, unsigned smem) {
 
 static const char *bounded_src =
     "#include <cooperative_groups.h>\n"
-    "extern \"C\" __global__ void __launch_bounds__(128) bounded(float *x) { x[threadIdx.x] = 1; }\n"
+    "extern \"C\" __global__ void __launch_bounds__(128) bounded(float *x) { x[threadIdx.x] = 1; "
+    "}\n"
     "extern \"C\" __global__ void __cluster_dims__(2, 1, 1) clustered(float *x) { x[0] = 1; }\n"
     "extern \"C\" __global__ void big_static(float *x) {\n"
     "  __shared__ float s[10240]; s[threadIdx.x] = x[0]; __syncthreads(); x[1] = s[5]; }\n"
@@ -344,9 +349,10 @@ static void offline_launch_checks(void **state) {
   c.shared_bytes++;
   assert_status(cucore_kernel_check_launch_offline(big, &c, 0, 0), CUCORE_LAUNCH_CONFIG);
   char want[256];
-  snprintf(want, sizeof want, "%u bytes of dynamic shared memory + %d bytes of static shared "
-           "memory exceed sm_90's maximum of %d bytes per block", c.shared_bytes, static_bytes,
-           lim.shared_per_block_optin);
+  snprintf(want, sizeof want,
+           "%u bytes of dynamic shared memory + %d bytes of static shared "
+           "memory exceed sm_90's maximum of %d bytes per block",
+           c.shared_bytes, static_bytes, lim.shared_per_block_optin);
   assert_contains(cucore_last_error(), want);
   /* Cooperative groups are not refused without a cooperative launch: a cubin marks block-level
    * groups (the CUDA sample matrixMul's cg::sync of a thread block) as it marks a grid sync,

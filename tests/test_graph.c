@@ -14,8 +14,7 @@
 
 static cucore_object *obj;
 
-static const char *src =
-    CUCORE_GRAPH_SET_CONDITIONAL_DECL
+static const char *src = CUCORE_GRAPH_SET_CONDITIONAL_DECL
     "struct __align__(16) V4 { float x, y, z, w; };\n"
     "extern \"C\" __global__ void saxpy(float a, const float *x, float *y, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = a * x[i] + y[i]; }\n"
@@ -231,8 +230,7 @@ static void null_handles(void **state) {
   int on = 1;
   assert_status(cucore_graph_exec_get_node_enabled(NULL, NULL, &on), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(on, 0);
-  assert_status(cucore_stream_begin_capture(NULL, CUCORE_CAPTURE_GLOBAL),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_stream_begin_capture(NULL, CUCORE_CAPTURE_GLOBAL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_stream_begin_capture_to_graph(NULL, NULL, NULL, 0, CUCORE_CAPTURE_GLOBAL),
                 CUCORE_INVALID_ARGUMENT);
   g = (cucore_graph *)0x1;
@@ -254,9 +252,11 @@ static void null_handles(void **state) {
 
 /* ---- stand-ins: graph structures that never reach the driver -------------------------------- */
 
-static struct cucore_device dev0 = {.hdr = {CC_KIND_DEVICE}, .ordinal = 0,
+static struct cucore_device dev0 = {.hdr = {CC_KIND_DEVICE},
+                                    .ordinal = 0,
                                     .ctx = (CUcontext)(uintptr_t)0x100};
-static struct cucore_device dev1 = {.hdr = {CC_KIND_DEVICE}, .ordinal = 1,
+static struct cucore_device dev1 = {.hdr = {CC_KIND_DEVICE},
+                                    .ordinal = 1,
                                     .ctx = (CUcontext)(uintptr_t)0x200};
 
 static cucore_graph *fake_graph(cucore_device *dev) {
@@ -291,13 +291,15 @@ static void flags_and_options_are_validated(void **state) {
   (void)state;
   cucore_graph *g = fake_graph(&dev0), *other = fake_graph(&dev1);
   cucore_graph_exec *e = NULL;
-  struct cucore_stream s1 = {.hdr = {CC_KIND_STREAM}, .handle = (CUstream)(uintptr_t)0x400,
+  struct cucore_stream s1 = {.hdr = {CC_KIND_STREAM},
+                             .handle = (CUstream)(uintptr_t)0x400,
                              .dev = &dev1};
   /* Instantiation flags. */
   assert_status(cucore_graph_instantiate(g, 0x10, NULL, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "unknown flags 0x10");
-  assert_status(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH |
-                                              CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH,
+  assert_status(cucore_graph_instantiate(g,
+                                         CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH |
+                                             CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH,
                                          NULL, &e),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "DEVICE_LAUNCH cannot be combined with AUTO_FREE_ON_LAUNCH");
@@ -318,10 +320,11 @@ static void flags_and_options_are_validated(void **state) {
                                                   bodies, &node),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "type 5 is not a conditional type");
-  assert_status(cucore_graph_add_conditional_node(g, NULL, 0, 1, CUCORE_CONDITIONAL_IF, 3,
-                                                  bodies, &node),
+  assert_status(cucore_graph_add_conditional_node(g, NULL, 0, 1, CUCORE_CONDITIONAL_IF, 3, bodies,
+                                                  &node),
                 CUCORE_INVALID_ARGUMENT);
-  assert_contains(cucore_last_error(), "an if node takes 1 body (if) or 2 (if/else); 3 were asked for");
+  assert_contains(cucore_last_error(),
+                  "an if node takes 1 body (if) or 2 (if/else); 3 were asked for");
   assert_status(cucore_graph_add_conditional_node(g, NULL, 0, 1, CUCORE_CONDITIONAL_WHILE, 2,
                                                   bodies, &node),
                 CUCORE_INVALID_ARGUMENT);
@@ -399,13 +402,15 @@ static void flags_and_options_are_validated(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the event belongs to device 1, the graph to device 0");
   /* Captures: modes, default streams. */
-  struct cucore_stream legacy = {.hdr = {CC_KIND_STREAM}, .handle = NULL, .dev = &dev0,
+  struct cucore_stream legacy = {.hdr = {CC_KIND_STREAM},
+                                 .handle = NULL,
+                                 .dev = &dev0,
                                  .is_default = 1};
-  struct cucore_stream per_thread = {.hdr = {CC_KIND_STREAM}, .handle = CU_STREAM_PER_THREAD,
+  struct cucore_stream per_thread = {.hdr = {CC_KIND_STREAM},
+                                     .handle = CU_STREAM_PER_THREAD,
                                      .dev = &dev0,
                                      .is_default = 1};
-  assert_status(cucore_stream_begin_capture(&s1, (cucore_capture_mode)7),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_stream_begin_capture(&s1, (cucore_capture_mode)7), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "mode 7 is not a capture mode");
   assert_status(cucore_stream_begin_capture(&legacy, CUCORE_CAPTURE_GLOBAL),
                 CUCORE_INVALID_ARGUMENT);
@@ -447,7 +452,10 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
   memset(st, 0, sizeof st);
   assert_ok(cc_args_clone(a, &st[0].args));
   st[0].known = 1;
-  cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC}, .dev = &dev0, .graph = g, .node_count = 2,
+  cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC},
+                          .dev = &dev0,
+                          .graph = g,
+                          .node_count = 2,
                           .state = st};
   void *buf = NULL;
   size_t bytes = 0;
@@ -479,8 +487,7 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
                                        "not match");
   st[0].known = 1;
   unsigned dims[3] = {1, 1, 1};
-  assert_status(cucore_graph_exec_set_kernel_dims(&fe, kn, NULL, dims, 0),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_exec_set_kernel_dims(&fe, kn, NULL, dims, 0), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_graph_exec_set_node_enabled(&fe, hn, 0), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "only kernel, memcpy and memset nodes");
   assert_status(cucore_graph_exec_set_node_enabled(&fe, foreign, 0), CUCORE_INVALID_ARGUMENT);
@@ -548,7 +555,7 @@ static void kernels_are_counted(void **state) {
   cucore_kernel *k = kernel("saxpy");
   cucore_args *a = NULL;
   assert_ok(cucore_args_create(k, &a));
-  cc_kernel_retain(k);            /* a graph's reference */
+  cc_kernel_retain(k);                 /* a graph's reference */
   assert_ok(cucore_kernel_destroy(k)); /* the user's: dead to the caller from now on */
   const char *name = NULL;
   assert_status(cucore_kernel_get_name(k, &name), CUCORE_MISUSE);
@@ -569,7 +576,8 @@ static void capture_checks_pass_without_captures(void **state) {
   assert_ok(cc_capture_check_unsafe(&dev0, 1, 1, "test"));
   struct cucore_event ev = {.hdr = {CC_KIND_EVENT}, .dev = &dev0};
   assert_ok(cc_capture_check_event(&ev, "test"));
-  struct cucore_stream s = {.hdr = {CC_KIND_STREAM}, .handle = (CUstream)(uintptr_t)0x400,
+  struct cucore_stream s = {.hdr = {CC_KIND_STREAM},
+                            .handle = (CUstream)(uintptr_t)0x400,
                             .dev = &dev0};
   assert_null(cc_capture_of(&s));
   assert_ok(cc_capture_hold(&s, &ev, log_retain, log_release)); /* no capture: nothing held */

@@ -95,8 +95,7 @@ static void argument_checks(void **state) {
   assert_contains(cucore_last_error(), "negative");
   assert_status(cucore_graph_add_mem_alloc_node(NULL, NULL, 0, 64, &p, &n),
                 CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_graph_add_mem_alloc_node(g, NULL, 0, 64, NULL, &n),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_add_mem_alloc_node(g, NULL, 0, 64, NULL, &n), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_graph_add_mem_free_node(g, NULL, 0, 0, &n), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(alloc_calls + free_calls, 0);
   assert_ok(cucore_graph_destroy(g));
@@ -159,8 +158,7 @@ static void free_nodes_and_instantiation(void **state) {
   assert_ok(cucore_graph_create(dev, &other));
   assert_status(cucore_graph_add_mem_free_node(other, NULL, 0, p, &f), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "another graph");
-  assert_status(cucore_graph_add_child_graph_node(other, NULL, 0, g, &e),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_add_child_graph_node(other, NULL, 0, g, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "allocation or free nodes");
   assert_ok(cucore_graph_add_mem_free_node(g, &a, 1, p, &f));
   assert_int_equal(last_freed, p);

@@ -47,7 +47,8 @@ static void sm_facts_and_split_query(void **state) {
   assert_int_equal(groups, 5); /* 20 rounds up to 24: 5 × 24 = 120, 12 left */
   assert_int_equal(per, 24);
   assert_int_equal(rest, 12);
-  assert_ok(cucore_green_split_query(dev, 3, CUCORE_GREEN_IGNORE_COSCHEDULING, &groups, &per, NULL));
+  assert_ok(
+      cucore_green_split_query(dev, 3, CUCORE_GREEN_IGNORE_COSCHEDULING, &groups, &per, NULL));
   assert_int_equal(per, 4);
   assert_int_equal(groups, 33);
 }
@@ -156,7 +157,7 @@ static void launch_on_a_green_stream_runs_in_its_context(void **state) {
   CUcontext cur = NULL;
   assert_int_equal(DRV(cuCtxGetCurrent)(&cur), CUDA_SUCCESS);
   assert_ptr_equal(cur, gctx); /* the launch went in through the green context */
-  c.block[0] = 4096; /* the usual checks apply */
+  c.block[0] = 4096;           /* the usual checks apply */
   assert_status(cucore_launch(k, &c, args), CUCORE_LAUNCH_CONFIG);
   c.block[0] = 32; /* a cooperative grid is bounded by the green context's 8 SMs */
   c.grid[0] = 100000;

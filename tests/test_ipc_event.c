@@ -51,8 +51,7 @@ static void absent_entry_points_are_named(void **state) {
 static void flags_and_export_are_checked(void **state) {
   (void)state;
   cucore_event *ev = NULL;
-  assert_status(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS, &ev),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS, &ev), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "CUCORE_EVENT_DISABLE_TIMING");
   assert_null(ev);
   assert_status(cucore_event_create(dev, 8, &ev), CUCORE_INVALID_ARGUMENT);
@@ -88,8 +87,7 @@ static void exported_and_imported(void **state) {
   (void)state;
   cucore_event *ev = NULL;
   cucore_stream *s = NULL;
-  assert_ok(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING,
-                                &ev));
+  assert_ok(cucore_event_create(dev, CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING, &ev));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
   assert_ok(cucore_event_record(ev, s));
   assert_ok(cucore_event_export_ipc(ev, &exported));

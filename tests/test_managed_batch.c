@@ -15,7 +15,7 @@
 #error "CUCORE_FAKE_DRIVER_PATH is set by tests/CMakeLists.txt"
 #endif
 
-/* ---- stand-ins: each range the driver is asked to work on -------------------------------------- */
+/* ---- stand-ins: each range the driver is asked to work on ------------------------------------ */
 
 typedef struct op_rec {
   char kind; /* 'p' prefetch, 'd' discard, 'b' discard and prefetch */
@@ -55,9 +55,8 @@ static CUresult check_runs(size_t count, size_t *idxs, size_t nlocs) {
 }
 
 /* A batch with locations, noted range by range as `kind`. */
-static CUresult note_batch(char kind, CUdeviceptr *p, size_t *n, size_t count,
-                           CUmemLocation *locs, size_t *idxs, size_t nlocs,
-                           unsigned long long flags) {
+static CUresult note_batch(char kind, CUdeviceptr *p, size_t *n, size_t count, CUmemLocation *locs,
+                           size_t *idxs, size_t nlocs, unsigned long long flags) {
   batch_calls++;
   if (flags || check_runs(count, idxs, nlocs) != CUDA_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
   for (size_t i = 0; i < count; i++) note(kind, p[i], n[i], loc_of(i, locs, idxs, nlocs));
@@ -112,9 +111,10 @@ static int close_fake(void **state) {
 }
 
 /* Addresses cucore did not record pass its range checks (as foreign managed memory would). */
-static const cucore_mem_range ranges[4] = {
-    {0x7d0000000000ull, 4096}, {0x7d0000100000ull, 65536}, {0x7d0000200000ull, 100},
-    {0x7d0000300000ull, 1 << 20}};
+static const cucore_mem_range ranges[4] = {{0x7d0000000000ull, 4096},
+                                           {0x7d0000100000ull, 65536},
+                                           {0x7d0000200000ull, 100},
+                                           {0x7d0000300000ull, 1 << 20}};
 static const cucore_location where[4] = {{CUCORE_LOCATION_DEVICE, 0},
                                          {CUCORE_LOCATION_DEVICE, 0},
                                          {CUCORE_LOCATION_HOST_NUMA, 0},
@@ -162,8 +162,7 @@ static void absent_entry_points(void **state) {
   drivers(0, 0);
   assert_status(cucore_mem_prefetch_batch(ranges, 4, where, 4, s), CUCORE_DRIVER_TOO_OLD);
   assert_contains(cucore_last_error(), "cuMemPrefetchAsync");
-  assert_status(cucore_mem_discard_prefetch(ranges[0].ptr, 64, where[0], s),
-                CUCORE_DRIVER_TOO_OLD);
+  assert_status(cucore_mem_discard_prefetch(ranges[0].ptr, 64, where[0], s), CUCORE_DRIVER_TOO_OLD);
   /* A discard the driver cannot do is a discard that kept the contents. */
   assert_ok(cucore_mem_discard(ranges[0].ptr, 64, s));
   assert_ok(cucore_mem_discard_batch(ranges, 4, s));
@@ -240,7 +239,7 @@ static void numa_node_of_thread(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(argument_checks),      cmocka_unit_test(absent_entry_points),
+      cmocka_unit_test(argument_checks),        cmocka_unit_test(absent_entry_points),
       cmocka_unit_test(batched_and_loop_agree), cmocka_unit_test(discard_forms),
       cmocka_unit_test(numa_node_of_thread),
   };

@@ -32,9 +32,7 @@ static void add(uint64_t base, uint64_t size, cucore_mem_kind kind, cucore_devic
   assert_int_equal(cc_reg_insert(&cc_mem_registry, &r, 0), CC_REG_OK);
 }
 
-static void drop(uint64_t base) {
-  (void)cc_reg_take(&cc_mem_registry, base, NULL, NULL, 1, NULL);
-}
+static void drop(uint64_t base) { (void)cc_reg_take(&cc_mem_registry, base, NULL, NULL, 1, NULL); }
 
 static int setup(void **state) {
   (void)state;
@@ -353,12 +351,17 @@ static void managed_registration_textures_arrays(void **state) {
   assert_status(cucore_texture_create_linear(&dev0, DBASE, 1024, CUCORE_FORMAT_FLOAT, 3, NULL, &t),
                 CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_texture_create_pitch2d(&dev0, DBASE, 64, 17, 256, CUCORE_FORMAT_FLOAT, 1,
-                                              NULL, &t), CUCORE_OUT_OF_BOUNDS);
+                                              NULL, &t),
+                CUCORE_OUT_OF_BOUNDS);
   assert_status(cucore_texture_create_pitch2d(&dev0, DBASE, 64, 2, 128, CUCORE_FORMAT_FLOAT, 1,
-                                              NULL, &t), CUCORE_INVALID_ARGUMENT);
+                                              NULL, &t),
+                CUCORE_INVALID_ARGUMENT);
   drop(DBASE);
   cucore_array *arr = (cucore_array *)1;
-  cucore_array_desc ad = {.width = 16, .height = 0, .depth = 4, .format = CUCORE_FORMAT_FLOAT,
+  cucore_array_desc ad = {.width = 16,
+                          .height = 0,
+                          .depth = 4,
+                          .format = CUCORE_FORMAT_FLOAT,
                           .channels = 1};
   assert_status(cucore_array_create(&dev0, &ad, &arr), CUCORE_INVALID_ARGUMENT);
   assert_null(arr);

@@ -35,7 +35,7 @@ static void an_owner_takes_back_what_it_recorded(void **state) {
   size_t before = cc_reg_count(reg);
   cc_mem_rec a = rec_at(0x7000000000, 4096), out;
   assert_true(cc_front_insert(&a));
-  assert_int_equal(cc_front_take(a.base, refuse, NULL, &out), CC_REG_NOT_FOUND); /* stays */
+  assert_int_equal(cc_front_take(a.base, refuse, NULL, &out), CC_REG_NOT_FOUND);   /* stays */
   assert_int_equal(cc_front_take(a.base + 8, NULL, NULL, &out), CC_REG_NOT_FOUND); /* inside */
   assert_int_equal(cc_front_take(a.base, NULL, NULL, &out), CC_REG_OK);
   assert_int_equal(out.base, a.base);
@@ -124,7 +124,8 @@ static void records_outlive_threads_and_other_threads_free(void **state) {
   assert_true(cc_reg_find(reg, gone.base + 1, &out));
   assert_int_equal(cc_reg_take(reg, gone.base, NULL, NULL, 0, &out), CC_REG_OK);
   /* Another thread frees a record: the owner's own take then finds nothing. */
-  owner o = {.base = 0x7400000000, .lock = PTHREAD_MUTEX_INITIALIZER,
+  owner o = {.base = 0x7400000000,
+             .lock = PTHREAD_MUTEX_INITIALIZER,
              .cond = PTHREAD_COND_INITIALIZER};
   pthread_create(&t, NULL, record_wait_take, &o);
   pthread_mutex_lock(&o.lock);
@@ -253,7 +254,8 @@ static void owners_race_drains(void **state) {
     assert_int_equal(w[i].bad, 0);
   }
   print_message("3 owners x 20000 pairs: %ld freed from their tables, %ld from the tree (drained "
-                "by lookups)\n", front, tree);
+                "by lookups)\n",
+                front, tree);
   assert_int_equal(front + tree, 60000);
   assert_int_equal(cc_reg_count(reg), before);
   assert_true(cc_reg_verify(reg));

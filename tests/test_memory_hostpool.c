@@ -16,8 +16,8 @@
 typedef struct fake {
   pthread_mutex_t lock;
   long allocs, releases, live;
-  int fail_next; /* the next n allocations fail */
-  int fail_when_live_over; /* allocations fail while more than this many blocks are live (0: never) */
+  int fail_next;           /* the next n allocations fail */
+  int fail_when_live_over; /* allocations fail while more blocks than this are live (0: never) */
 } fake;
 
 static int fake_alloc(void *ctx, size_t bytes, cc_hpool_block *b) {
@@ -90,7 +90,8 @@ static void size_classes_waste_at_most_a_quarter(void **state) {
   assert_ok(cucore_host_pool_get_class_size(100000, &cb));
   assert_int_equal(cb, 114688); /* 64 KiB x 1.75 */
   assert_status(cucore_host_pool_get_class_size(0, &cb), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_host_pool_get_class_size(((size_t)1 << 40) + 1, &cb), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_host_pool_get_class_size(((size_t)1 << 40) + 1, &cb),
+                CUCORE_INVALID_ARGUMENT);
 }
 
 static void blocks_are_reused_after_warm_up(void **state) {
@@ -252,7 +253,7 @@ static void many_threads_at_once(void **state) {
   assert_int_equal(f.live, 0);
 }
 
-/* ---- thread caches ---------------------------------------------------------------------------- */
+/* ---- thread caches --------------------------------------------------------------------------- */
 
 static void a_recent_block_is_freed_once(void **state) {
   (void)state;
@@ -436,8 +437,7 @@ static void *race_holder(void *arg) {
     atomic_fetch_add(&r->ready, 1);
     spin_until(&r->ready, 2 * i);
     /* Sometimes at once, sometimes while the other's free is revoking or done. */
-    for (volatile unsigned k = 0, n = (unsigned)(i * 2654435761u) % 4096; k < n; k++) {
-    }
+    for (volatile unsigned k = 0, n = (unsigned)(i * 2654435761u) % 4096; k < n; k++) {}
     int won = cc_hpool_free_recent(r->p, b->base);
     r->holder_won += won;
     atomic_fetch_add(&r->freed, 1);
@@ -484,8 +484,8 @@ static void a_free_racing_the_holders_free_is_refused(void **state) {
   assert_int_equal(pthread_join(o, NULL), 0);
   revoked = cc_asym_revocations() - revoked;
   print_message("%d rounds: the holder's free won %d (fast in %d rounds), the other's %d; %llu "
-                "revocations\n", RACE_ROUNDS, r.holder_won, r.holder_fast, r.other_won,
-                (unsigned long long)revoked);
+                "revocations\n",
+                RACE_ROUNDS, r.holder_won, r.holder_fast, r.other_won, (unsigned long long)revoked);
   /* Each round exactly one of the two frees took the block. */
   assert_int_equal(r.holder_won + r.other_won, RACE_ROUNDS);
   if (cc_asym_available()) assert_true(r.holder_fast > 0);

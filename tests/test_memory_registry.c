@@ -1,7 +1,7 @@
 /* test_memory_registry.c -- the record of allocations (memory/registry.c) without a GPU: lookups
  * by any address inside a range, exact-start removal with reasons for refusals, users and
- * DLPack claims, the freed ring, eviction of stale ranges, pinned-pool block records, the AVL invariants against a plain
- * model under random operations, and concurrent readers and writers. */
+ * DLPack claims, the freed ring, eviction of stale ranges, pinned-pool block records, the AVL
+ * invariants against a plain model under random operations, and concurrent readers and writers. */
 #include "support.h"
 
 #include <pthread.h>
@@ -24,7 +24,8 @@ static void lookups_find_the_range_containing_an_address(void **state) {
   (void)state;
   cc_registry *r = cc_reg_create();
   assert_non_null(r);
-  cc_mem_rec a = rec_at(0x1000, 0x100, CUCORE_MEM_DEVICE), b = rec_at(0x2000, 0x10, CUCORE_MEM_POOL);
+  cc_mem_rec a = rec_at(0x1000, 0x100, CUCORE_MEM_DEVICE),
+             b = rec_at(0x2000, 0x10, CUCORE_MEM_POOL);
   assert_int_equal(cc_reg_insert(r, &a, 0), CC_REG_OK);
   assert_int_equal(cc_reg_insert(r, &b, 0), CC_REG_OK);
   cc_mem_rec out;
@@ -64,7 +65,8 @@ static int accept_device(const cc_mem_rec *rec, void *ctx) {
 static void takes_say_why_they_refuse(void **state) {
   (void)state;
   cc_registry *r = cc_reg_create();
-  cc_mem_rec a = rec_at(0x10000, 4096, CUCORE_MEM_DEVICE), p = rec_at(0x20000, 64, CUCORE_MEM_PINNED);
+  cc_mem_rec a = rec_at(0x10000, 4096, CUCORE_MEM_DEVICE),
+             p = rec_at(0x20000, 64, CUCORE_MEM_PINNED);
   cc_reg_insert(r, &a, 0);
   cc_reg_insert(r, &p, 0);
   cc_mem_rec out;
@@ -238,7 +240,8 @@ static void sorted_inserts_stay_balanced(void **state) {
   cc_mem_rec out;
   assert_true(cc_reg_find(r, 0x1000 + 77777 * 16 + 5, &out));
   assert_int_equal(out.base, 0x1000 + 77777 * 16);
-  for (uint64_t i = 0; i < 100000; i += 2) assert_int_equal(cc_reg_take(r, 0x1000 + i * 16, NULL, NULL, 0, NULL), CC_REG_OK);
+  for (uint64_t i = 0; i < 100000; i += 2)
+    assert_int_equal(cc_reg_take(r, 0x1000 + i * 16, NULL, NULL, 0, NULL), CC_REG_OK);
   assert_true(cc_reg_verify(r));
   assert_int_equal(cc_reg_count(r), 50000);
   cc_reg_free(r);

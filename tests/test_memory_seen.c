@@ -104,7 +104,7 @@ static void a_pending_front_record_is_drained_first(void **state) {
   assert_true(cc_front_insert(&f));
   assert_true(cc_front_pending());
   assert_int_equal(copy(a.base, host, 1 << 20), CUCORE_OUT_OF_BOUNDS); /* runs into f */
-  assert_false(cc_front_pending()); /* drained by that check */
+  assert_false(cc_front_pending());                                    /* drained by that check */
   assert_int_equal(copy(f.base, host, 65536), CUCORE_OK);
   assert_int_equal(cc_reg_take(reg, f.base, NULL, NULL, 0, &out), CC_REG_OK);
   assert_int_equal(cc_reg_take(reg, h.base, NULL, NULL, 0, &out), CC_REG_OK);
@@ -157,17 +157,19 @@ static void random_walk_agrees_with_locked_checks(void **state) {
       atomic_store(&blk[k].requested, 1 + (uint64_t)(rand() % 0x80000));
       atomic_store(&blk[k].state, (atomic_load(&blk[k].state) & ~(uint64_t)3) | CC_HPOOL_IN_USE);
     } else { /* a copy between a slot or a block and a slot or a block */
-      uint64_t a = rand() % 2 ? base[rand() % SLOTS] : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;
-      uint64_t b = rand() % 2 ? base[rand() % SLOTS] : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;
+      uint64_t a = rand() % 2 ? base[rand() % SLOTS]
+                              : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;
+      uint64_t b = rand() % 2 ? base[rand() % SLOTS]
+                              : 0x900000000 + (uint64_t)(rand() % 4) * 0x100000;
       a += (uint64_t)(rand() % 64);
       uint64_t bytes = 1 + (uint64_t)(rand() % 0x11000);
       cucore_status got = copy(a, b, bytes);
       cucore_status want = cc_mem_check_range(a, bytes, "test copy", "destination");
       if (want == CUCORE_OK) want = cc_mem_check_range(b, bytes, "test copy", "source");
       if (got != want)
-        fail_msg("step %d: copy of %llu bytes 0x%llx <- 0x%llx: %d, the locked checks say %d",
-                 step, (unsigned long long)bytes, (unsigned long long)a, (unsigned long long)b,
-                 (int)got, (int)want);
+        fail_msg("step %d: copy of %llu bytes 0x%llx <- 0x%llx: %d, the locked checks say %d", step,
+                 (unsigned long long)bytes, (unsigned long long)a, (unsigned long long)b, (int)got,
+                 (int)want);
       checks++;
       refused += got != CUCORE_OK;
     }

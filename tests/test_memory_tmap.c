@@ -29,11 +29,11 @@ static cucore_tensor_map_desc good(void) {
   return d;
 }
 
-#define REFUSED(d, code, text)                                                                \
-  do {                                                                                        \
-    cucore_tensor_map_desc d_ = (d);                                                          \
-    assert_status(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d_), code);                     \
-    assert_contains(cucore_last_error(), text);                                               \
+#define REFUSED(d, code, text)                                            \
+  do {                                                                    \
+    cucore_tensor_map_desc d_ = (d);                                      \
+    assert_status(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d_), code); \
+    assert_contains(cucore_last_error(), text);                           \
   } while (0)
 
 static void tiled_rules_one_at_a_time(void **state) {
@@ -50,72 +50,118 @@ static void tiled_rules_one_at_a_time(void **state) {
     }
     assert_ok(cucore_tensor_map_check(CUCORE_TMAP_TILED, &r));
   }
-  d = good(); d.dtype = (cucore_tensor_dtype)16;
+  d = good();
+  d.dtype = (cucore_tensor_dtype)16;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "dtype 16 is not a tensor map data type");
-  d = good(); d.rank = 0;
+  d = good();
+  d.rank = 0;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "rank 0 is outside 1..5");
-  d = good(); d.rank = 6;
+  d = good();
+  d.rank = 6;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "rank 6");
-  d = good(); d.interleave = CUCORE_TMAP_INTERLEAVE_16B;
+  d = good();
+  d.interleave = CUCORE_TMAP_INTERLEAVE_16B;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "interleaved layouts need at least 3 dimensions");
-  d = good(); d.address = DBASE + 8;
+  d = good();
+  d.address = DBASE + 8;
   REFUSED(d, CUCORE_ARG_ALIGNMENT, "is not 16-byte aligned");
-  d = good(); d.address = 0;
+  d = good();
+  d.address = 0;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "the address is 0");
-  d = good(); d.dims[1] = 0;
+  d = good();
+  d.dims[1] = 0;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "dims[1] is 0 (expected 1 .. 2^32)");
-  d = good(); d.dims[0] = ((uint64_t)1 << 32) + 1;
+  d = good();
+  d.dims[0] = ((uint64_t)1 << 32) + 1;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "dims[0] is 4294967297");
-  d = good(); d.strides[0] = 264;
+  d = good();
+  d.strides[0] = 264;
   REFUSED(d, CUCORE_ARG_ALIGNMENT, "strides[0] (dimension 1) is 264 bytes, not a multiple of 16");
-  d = good(); d.strides[0] = (uint64_t)1 << 40;
+  d = good();
+  d.strides[0] = (uint64_t)1 << 40;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "below 2^40");
-  d = good(); d.strides[0] = 240;
-  REFUSED(d, CUCORE_INVALID_ARGUMENT, "less than one row of dimension 0 (64 elements of FLOAT32 = 256 bytes)");
-  d = good(); d.box[1] = 257;
+  d = good();
+  d.strides[0] = 240;
+  REFUSED(d, CUCORE_INVALID_ARGUMENT,
+          "less than one row of dimension 0 (64 elements of FLOAT32 = 256 bytes)");
+  d = good();
+  d.box[1] = 257;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "box[1] is 257 (expected 1..256)");
-  d = good(); d.box[0] = 6; /* 24 bytes */
-  REFUSED(d, CUCORE_INVALID_ARGUMENT, "box[0] is 6 elements of FLOAT32 = 24 bytes, not a multiple of 16");
-  d = good(); d.element_strides[1] = 9;
+  d = good();
+  d.box[0] = 6; /* 24 bytes */
+  REFUSED(d, CUCORE_INVALID_ARGUMENT,
+          "box[0] is 6 elements of FLOAT32 = 24 bytes, not a multiple of 16");
+  d = good();
+  d.element_strides[1] = 9;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "element_strides[1] is 9 (expected 1..8");
-  d = good(); d.swizzle = CUCORE_TMAP_SWIZZLE_64B; /* box[0] = 128 bytes > 64 */
+  d = good();
+  d.swizzle = CUCORE_TMAP_SWIZZLE_64B; /* box[0] = 128 bytes > 64 */
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "more than the 64-byte span of swizzle 2");
-  d = good(); d.swizzle = CUCORE_TMAP_SWIZZLE_128B;
+  d = good();
+  d.swizzle = CUCORE_TMAP_SWIZZLE_128B;
   assert_ok(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d));
-  d = good(); d.swizzle = (cucore_tensor_swizzle)7;
+  d = good();
+  d.swizzle = (cucore_tensor_swizzle)7;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "swizzle 7");
-  d = good(); d.l2_promotion = (cucore_tensor_l2)4;
+  d = good();
+  d.l2_promotion = (cucore_tensor_l2)4;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "L2 promotion 4");
-  d = good(); d.dtype = CUCORE_TMAP_INT32; d.oob_fill = CUCORE_TMAP_OOB_NAN_REQUEST_ZERO_FMA;
+  d = good();
+  d.dtype = CUCORE_TMAP_INT32;
+  d.oob_fill = CUCORE_TMAP_OOB_NAN_REQUEST_ZERO_FMA;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "needs a floating-point type, not INT32");
   /* Interleave 32B: 32-byte address and strides, SWIZZLE_32B, rank >= 3. */
-  d = good(); d.rank = 3; d.dims[2] = 4; d.strides[1] = 256 * 32; d.box[2] = 1;
-  d.interleave = CUCORE_TMAP_INTERLEAVE_32B; d.box[0] = 8; d.swizzle = CUCORE_TMAP_SWIZZLE_32B;
+  d = good();
+  d.rank = 3;
+  d.dims[2] = 4;
+  d.strides[1] = 256 * 32;
+  d.box[2] = 1;
+  d.interleave = CUCORE_TMAP_INTERLEAVE_32B;
+  d.box[0] = 8;
+  d.swizzle = CUCORE_TMAP_SWIZZLE_32B;
   assert_ok(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d));
   d.address = DBASE + 16;
   REFUSED(d, CUCORE_ARG_ALIGNMENT, "not 32-byte aligned (the driver needs 32 with INTERLEAVE_32B)");
-  d.address = DBASE; d.strides[0] = 272;
+  d.address = DBASE;
+  d.strides[0] = 272;
   REFUSED(d, CUCORE_ARG_ALIGNMENT, "not a multiple of 32");
-  d.strides[0] = 256; d.swizzle = CUCORE_TMAP_SWIZZLE_NONE;
+  d.strides[0] = 256;
+  d.swizzle = CUCORE_TMAP_SWIZZLE_NONE;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "INTERLEAVE_32B needs SWIZZLE_32B");
   /* The packed 4- and 6-bit types. */
-  d = good(); d.dtype = CUCORE_TMAP_16U4_ALIGN16B; d.dims[0] = 128; d.box[0] = 128;
-  d.address = DBASE + 32; d.strides[0] = 256;
+  d = good();
+  d.dtype = CUCORE_TMAP_16U4_ALIGN16B;
+  d.dims[0] = 128;
+  d.box[0] = 128;
+  d.address = DBASE + 32;
+  d.strides[0] = 256;
   assert_ok(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d));
   d.dims[0] = 100;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "with 16U4_ALIGN16B it must be a multiple of 128");
-  d.dims[0] = 128; d.box[0] = 64;
+  d.dims[0] = 128;
+  d.box[0] = 64;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "box[0] is 64; with 16U4_ALIGN16B it must be 128");
-  d.box[0] = 128; d.swizzle = CUCORE_TMAP_SWIZZLE_64B;
+  d.box[0] = 128;
+  d.swizzle = CUCORE_TMAP_SWIZZLE_64B;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "more than the 64-byte span"); /* 128 bytes > 64 */
   d.swizzle = CUCORE_TMAP_SWIZZLE_128B_ATOM_64B;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "16U4_ALIGN16B takes swizzle NONE, 128B or 128B_ATOM_32B");
-  d.swizzle = CUCORE_TMAP_SWIZZLE_NONE; d.address = DBASE + 16;
+  d.swizzle = CUCORE_TMAP_SWIZZLE_NONE;
+  d.address = DBASE + 16;
   REFUSED(d, CUCORE_ARG_ALIGNMENT, "for the 16-byte-aligned packed types");
-  d = good(); d.dtype = CUCORE_TMAP_16U4_ALIGN8B; d.dims[0] = 63;
+  d = good();
+  d.dtype = CUCORE_TMAP_16U4_ALIGN8B;
+  d.dims[0] = 63;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "with 16U4_ALIGN8B it must be even");
-  d = good(); d.dtype = CUCORE_TMAP_16U6_ALIGN16B; d.dims[0] = 128; d.box[0] = 128;
-  d.rank = 3; d.dims[2] = 2; d.strides[1] = 4096; d.box[2] = 1; d.address = DBASE;
+  d = good();
+  d.dtype = CUCORE_TMAP_16U6_ALIGN16B;
+  d.dims[0] = 128;
+  d.box[0] = 128;
+  d.rank = 3;
+  d.dims[2] = 2;
+  d.strides[1] = 4096;
+  d.box[2] = 1;
+  d.address = DBASE;
   d.interleave = CUCORE_TMAP_INTERLEAVE_16B;
   REFUSED(d, CUCORE_INVALID_ARGUMENT, "16U6_ALIGN16B needs interleave NONE");
 }
@@ -189,7 +235,8 @@ static void the_extent_must_fit_its_allocation(void **state) {
   assert_ok(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d));
   d.dims[1] = 33;
   assert_status(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d), CUCORE_OUT_OF_BOUNDS);
-  assert_contains(cucore_last_error(), "the tensor runs past the end of its allocation: 8448 bytes");
+  assert_contains(cucore_last_error(),
+                  "the tensor runs past the end of its allocation: 8448 bytes");
   d = good();
   d.address = DBASE + 4096; /* half the rows fit */
   assert_status(cucore_tensor_map_check(CUCORE_TMAP_TILED, &d), CUCORE_OUT_OF_BOUNDS);
@@ -202,7 +249,8 @@ static void the_extent_must_fit_its_allocation(void **state) {
   assert_int_equal(sizeof m, 128);
   assert_status(cucore_tensor_map_encode_tiled(NULL, &m), CUCORE_INVALID_ARGUMENT);
   unsigned char raw[256];
-  cucore_tensor_map *odd = (cucore_tensor_map *)(void *)(raw + ((64 - (uintptr_t)raw % 64) % 64) + 16);
+  cucore_tensor_map *odd = (cucore_tensor_map *)(void *)(raw + ((64 - (uintptr_t)raw % 64) % 64) +
+                                                         16);
   d = good();
   assert_status(cucore_tensor_map_encode_tiled(&d, odd), CUCORE_ARG_ALIGNMENT);
   (void)cc_reg_take(&cc_mem_registry, DBASE, NULL, NULL, 1, NULL);

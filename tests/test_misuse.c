@@ -18,14 +18,13 @@
 #error "CUCORE_FAKE_DRIVER_PATH is set by tests/CMakeLists.txt"
 #endif
 
-static const char ptx[] =
-    ".version 7.0\n"
-    ".target sm_70\n"
-    ".address_size 64\n"
-    ".visible .entry twice(.param .u32 twice_param_0)\n"
-    "{\n"
-    "  ret;\n"
-    "}\n";
+static const char ptx[] = ".version 7.0\n"
+                          ".target sm_70\n"
+                          ".address_size 64\n"
+                          ".visible .entry twice(.param .u32 twice_param_0)\n"
+                          "{\n"
+                          "  ret;\n"
+                          "}\n";
 
 static const char cuda_src[] = "extern \"C\" __global__ void k(int *p) { *p = 1; }\n";
 
@@ -33,11 +32,11 @@ static const char cuda_src[] = "extern \"C\" __global__ void k(int *p) { *p = 1;
 static _Alignas(64) unsigned char foreign[1 << 16];
 
 /* Asserts `expr` is CUCORE_MISUSE and the message names `fn` and contains `what`. */
-#define assert_misuse(expr, fn, what)                                                         \
-  do {                                                                                        \
-    assert_status((expr), CUCORE_MISUSE);                                                     \
-    assert_contains(cucore_last_error(), (fn));                                               \
-    assert_contains(cucore_last_error(), (what));                                             \
+#define assert_misuse(expr, fn, what)             \
+  do {                                            \
+    assert_status((expr), CUCORE_MISUSE);         \
+    assert_contains(cucore_last_error(), (fn));   \
+    assert_contains(cucore_last_error(), (what)); \
   } while (0)
 
 static cucore_object *ptx_object(void) {
@@ -107,8 +106,8 @@ static void a_call_after_destroy_is_misuse(void **state) {
   cucore_options *o = NULL;
   assert_ok(cucore_options_create(&o));
   assert_ok(cucore_options_destroy(o));
-  assert_misuse(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90"),
-                "cucore_options_set_string", "a destroyed cucore_options");
+  assert_misuse(cucore_options_set_string(o, CUCORE_OPT_ARCH, "sm_90"), "cucore_options_set_string",
+                "a destroyed cucore_options");
   const char *text = NULL;
   assert_misuse(cucore_options_canonical(o, &text), "cucore_options_canonical", "destroyed");
   cucore_program *p = NULL;
@@ -135,7 +134,8 @@ static void a_call_after_destroy_is_misuse(void **state) {
   assert_ok(cucore_binary_open(ptx, sizeof ptx - 1, CUCORE_CODE_PTX, 0, &bin));
   assert_ok(cucore_binary_destroy(bin));
   uint32_t n = 0;
-  assert_misuse(cucore_binary_get_kernel_count(bin, &n), "cucore_binary_get_kernel_count", "destroyed");
+  assert_misuse(cucore_binary_get_kernel_count(bin, &n), "cucore_binary_get_kernel_count",
+                "destroyed");
 }
 
 static void kernels_and_arguments_after_destroy(void **state) {
@@ -163,7 +163,8 @@ static void kernels_and_arguments_after_destroy(void **state) {
   assert_ok(cucore_kernel_get_name(k, &name));
   assert_string_equal(name, "twice");
   assert_ok(cucore_kernel_destroy(k));
-  assert_misuse(cucore_kernel_get_name(k, &name), "cucore_kernel_get_name", "a destroyed cucore_kernel");
+  assert_misuse(cucore_kernel_get_name(k, &name), "cucore_kernel_get_name",
+                "a destroyed cucore_kernel");
   assert_misuse(cucore_args_create(k, &a), "cucore_args_create", "a destroyed cucore_kernel");
   assert_null(a);
   assert_misuse(cucore_launch(k, &cfg, (cucore_args *)foreign), "cucore_launch",

@@ -123,7 +123,7 @@ static void kernel_without_registers_has_no_register_limit(void **state) {
   assert_int_equal(r.limit, CUCORE_OCCUPANCY_LIMIT_WARPS);
 }
 
-/* ---- warps ------------------------------------------------------------------------------------ */
+/* ---- warps ----------------------------------------------------------------------------------- */
 
 static void a_block_of_33_threads_takes_two_warps(void **state) {
   (void)state;
@@ -162,7 +162,7 @@ static void blocks_per_sm_cap(void **state) {
   assert_int_equal(blocks(86, &k, 32, 0).active_blocks_per_sm, 16);
 }
 
-/* ---- shared memory ------------------------------------------------------------------------------ */
+/* ---- shared memory --------------------------------------------------------------------------- */
 
 static void shared_reservation_and_granularity(void **state) {
   (void)state;
@@ -217,8 +217,7 @@ static void shared_memory_per_block_limits(void **state) {
   /* A kernel whose dynamic maximum was left at 48 KiB - static: above it is a launch
    * configuration error that names the attribute. */
   k.max_dynamic_shared_bytes = 48 * KIB - 4000;
-  assert_status(cucore_occupancy_model_blocks(&l, &k, 128, 48 * KIB, 0, &r),
-                CUCORE_LAUNCH_CONFIG);
+  assert_status(cucore_occupancy_model_blocks(&l, &k, 128, 48 * KIB, 0, &r), CUCORE_LAUNCH_CONFIG);
   assert_contains(cucore_last_error(), "MAX_DYNAMIC_SHARED_SIZE_BYTES");
   assert_contains(cucore_last_error(), "45152");
   assert_ok(cucore_occupancy_model_blocks(&l, &k, 128, 48 * KIB - 4000, 0, &r));
@@ -318,7 +317,7 @@ static void caching_override_flag_changes_nothing_from_7_0(void **state) {
   }
 }
 
-/* ---- best block size -------------------------------------------------------------------------- */
+/* ---- best block size ------------------------------------------------------------------------- */
 
 static void best_block_for_a_register_heavy_kernel(void **state) {
   (void)state;
@@ -386,8 +385,7 @@ static void best_block_with_shared_memory_per_thread(void **state) {
   /* 6000 bytes per thread: even 32 threads need 192000 bytes, above the 166912-byte opt-in
    * maximum. No size can run: an error naming the smallest size tried and its numbers. */
   per = 6000;
-  assert_status(cucore_occupancy_model_best_block(&l, &k, 0, bytes_per_thread, &per, 0, 0,
-                                                  &best),
+  assert_status(cucore_occupancy_model_best_block(&l, &k, 0, bytes_per_thread, &per, 0, 0, &best),
                 CUCORE_LAUNCH_OUT_OF_RESOURCES);
   assert_contains(cucore_last_error(), "no block size");
   assert_contains(cucore_last_error(), "at 32 threads");
@@ -395,7 +393,7 @@ static void best_block_with_shared_memory_per_thread(void **state) {
   assert_int_equal(best.block_size, 0);
 }
 
-/* ---- available dynamic shared memory ----------------------------------------------------------- */
+/* ---- available dynamic shared memory --------------------------------------------------------- */
 
 static void available_shared_memory(void **state) {
   (void)state;
@@ -449,7 +447,7 @@ static void available_shared_memory(void **state) {
                 CUCORE_INVALID_ARGUMENT);
 }
 
-/* ---- invalid inputs and refusals ----------------------------------------------------------------- */
+/* ---- invalid inputs and refusals ------------------------------------------------------------- */
 
 static void invalid_inputs_are_named(void **state) {
   (void)state;

@@ -57,15 +57,15 @@ cudaOccDeviceProp device_of(const cucore_arch_limits &l) {
   return p;
 }
 
-cudaOccFuncAttributes function_of(const cucore_arch_limits &l,
-                                  const cucore_kernel_resources &k, unsigned flags) {
+cudaOccFuncAttributes function_of(const cucore_arch_limits &l, const cucore_kernel_resources &k,
+                                  unsigned flags) {
   cudaOccFuncAttributes a;
   a.maxThreadsPerBlock = k.max_threads_per_block > 0 ? k.max_threads_per_block : INT_MAX;
   a.numRegs = k.registers;
   a.sharedSizeBytes = (size_t)k.static_shared_bytes;
-  a.partitionedGCConfig =
-      (flags & CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE) ? PARTITIONED_GC_ON_STRICT
-                                                          : PARTITIONED_GC_OFF;
+  a.partitionedGCConfig = (flags & CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
+                              ? PARTITIONED_GC_ON_STRICT
+                              : PARTITIONED_GC_OFF;
   a.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
   a.maxDynamicSharedSizeBytes = (size_t)(l.shared_per_block_optin - k.static_shared_bytes);
   a.numBlockBarriers = k.barriers < 0 ? 1 : k.barriers;
@@ -155,15 +155,16 @@ void check_best(const cucore_arch_limits &l, const cucore_kernel_resources &k, s
   cudaOccFuncAttributes a = function_of(l, kn, 0);
   cudaOccDeviceState s = state_of(k);
   int n_grid = 0, n_block = 0;
-  cudaOccError e = cudaOccMaxPotentialOccupancyBlockSize(
-      &n_grid, &n_block, &p, &a, &s, variable ? nvidia_smem_of : NULL, dyn);
+  cudaOccError e = cudaOccMaxPotentialOccupancyBlockSize(&n_grid, &n_block, &p, &a, &s,
+                                                         variable ? nvidia_smem_of : NULL, dyn);
   if (e != CUDA_OCC_SUCCESS) {
     std::printf("cudaOccMaxPotentialOccupancyBlockSize failed (%d)\n", (int)e);
     std::exit(1);
   }
   cucore_occupancy_best best;
-  cucore_status st = cucore_occupancy_model_best_block(
-      &l, &k, dyn, variable ? cucore_smem_of : NULL, NULL, block_size_limit, 0, &best);
+  cucore_status st = cucore_occupancy_model_best_block(&l, &k, dyn,
+                                                       variable ? cucore_smem_of : NULL, NULL,
+                                                       block_size_limit, 0, &best);
   g_cases++;
   if ((st == CUCORE_OK) != (n_block > 0))
     mismatch("best block status", l, k, block_size_limit, dyn, st, n_block);
@@ -209,10 +210,11 @@ int main() {
 
   static const int regs[] = {0, 1, 16, 24, 32, 33, 40, 48, 64, 65, 72, 96, 128, 168, 200, 255};
   static const int statics[] = {0, 1, 1024, 4000, 12288, 40000, 49152};
-  static const size_t dyns[] = {0, 1, 127, 1000, 4096, 16384, 40000, 49152, 65536,
-                                99 * 1024, 100000, 163 * 1024, 200000, 227 * 1024, 300000};
-  static const int blocks[] = {1,   31,  32,  33,  64,  65,  96,  100, 128, 160, 192,
-                               255, 256, 257, 320, 384, 500, 512, 513, 640, 768, 1000, 1024};
+  static const size_t dyns[] = {0,      1,          127,    1000,       4096,
+                                16384,  40000,      49152,  65536,      99 * 1024,
+                                100000, 163 * 1024, 200000, 227 * 1024, 300000};
+  static const int blocks[] = {1,   31,  32,  33,  64,  65,  96,  100, 128, 160,  192, 255,
+                               256, 257, 320, 384, 500, 512, 513, 640, 768, 1000, 1024};
   static const int carveouts[] = {-1, 0, 25, 50, 100};
   static const int barriers[] = {-1, 0, 2, 3, 8, 16};
 
@@ -265,8 +267,7 @@ int main() {
               g_base = 512;
               check_best(l, k, 0, true, 0);
             }
-            for (int lim : {1024, 500, 96})
-              check_best(l, k, 0, false, lim);
+            for (int lim : {1024, 500, 96}) check_best(l, k, 0, false, lim);
           }
     k.max_threads_per_block = 0;
     // Available dynamic shared memory per block.

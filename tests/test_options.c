@@ -48,7 +48,8 @@ static void command_line_forms_parse(void **state) {
   assert_ok(cucore_options_parse(o, "-G", NULL, &used));
   assert_ok(cucore_options_parse(o, "--no-fmad", NULL, &used));
   assert_ok(cucore_options_parse(o, "--maxrregcount=64", NULL, &used));
-  assert_status(cucore_options_parse(o, "--maxrregcount=lots", NULL, &used), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_options_parse(o, "--maxrregcount=lots", NULL, &used),
+                CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_options_parse(o, "--std", NULL, &used), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "needs a value");
   assert_status(cucore_options_parse(o, "--lineinf", NULL, &used), CUCORE_UNKNOWN_OPTION);
@@ -189,7 +190,7 @@ static void unknown_options_have_their_own_status(void **state) {
   assert_ok(cucore_options_create(&o));
   int used = 7;
   static const char *const unknown[] = {"--lineinf", "--frobnicate", "--frobnicate=1", "-x",
-                                        "-Q", "--no-arch", "plain", "--"};
+                                        "-Q",        "--no-arch",    "plain",          "--"};
   for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
     assert_status(cucore_options_parse(o, unknown[i], "next", &used), CUCORE_UNKNOWN_OPTION);
     assert_int_equal(used, 0);
@@ -212,8 +213,8 @@ static void macro_names_and_empty_values_are_checked(void **state) {
   cucore_options *o = NULL;
   assert_ok(cucore_options_create(&o));
   int used = 0;
-  static const char *const bad_defines[] = {"=1", "", "1X", "$X=1", "X Y=1", "X\t=1", "F(x=1",
-                                            "-arch=sm_90", " ", "X-1"};
+  static const char *const bad_defines[] = {"=1",    "",      "1X",          "$X=1", "X Y=1",
+                                            "X\t=1", "F(x=1", "-arch=sm_90", " ",    "X-1"};
   for (size_t i = 0; i < sizeof bad_defines / sizeof bad_defines[0]; i++) {
     assert_status(cucore_options_parse(o, "-D", bad_defines[i], &used), CUCORE_INVALID_ARGUMENT);
     assert_contains(cucore_last_error(), "define");
@@ -223,8 +224,8 @@ static void macro_names_and_empty_values_are_checked(void **state) {
   }
   assert_status(cucore_options_parse(o, "-D=1", NULL, &used), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_options_parse(o, "--define==1", NULL, &used), CUCORE_INVALID_ARGUMENT);
-  static const char *const good_defines[] = {"X", "X=", "X=1", "_x9=a b", "F()=1", "F(x,y)",
-                                             "F(a)=a*2", " X", "X==1"};
+  static const char *const good_defines[] = {"X",      "X=",       "X=1", "_x9=a b", "F()=1",
+                                             "F(x,y)", "F(a)=a*2", " X",  "X==1"};
   for (size_t i = 0; i < sizeof good_defines / sizeof good_defines[0]; i++)
     assert_ok(cucore_options_parse(o, "-D", good_defines[i], &used));
   static const char *const bad_undefines[] = {"=1", "", "F(x)", "X=1", "1X"};
@@ -234,9 +235,10 @@ static void macro_names_and_empty_values_are_checked(void **state) {
   }
   assert_ok(cucore_options_parse(o, "-UX", NULL, &used));
   /* Every option that takes a value refuses an empty one, in every spelling. */
-  static const char *const empty[] = {"--std=", "--arch=", "--define=", "--include-path=",
-                                      "--pre-include=", "--ptxas-option=", "--raw=",
-                                      "--gencode=", "--maxrregcount=", "--opt-level=", "-arch="};
+  static const char *const empty[] = {"--std=",          "--arch=",        "--define=",
+                                      "--include-path=", "--pre-include=", "--ptxas-option=",
+                                      "--raw=",          "--gencode=",     "--maxrregcount=",
+                                      "--opt-level=",    "-arch="};
   for (size_t i = 0; i < sizeof empty / sizeof empty[0]; i++)
     assert_status(cucore_options_parse(o, empty[i], NULL, &used), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_options_parse(o, "-I", "", &used), CUCORE_INVALID_ARGUMENT);

@@ -43,7 +43,8 @@ static void program_phases_add_up(void **state) {
   assert_true(t[CUCORE_PHASE_REPORT].total_ms > 2.999 && t[CUCORE_PHASE_REPORT].total_ms < 3.001);
   assert_true(t[CUCORE_PHASE_REPORT].start_ms > a - 0.001 &&
               t[CUCORE_PHASE_REPORT].start_ms < a + 0.001);
-  assert_true(t[CUCORE_PHASE_REPORT].end_ms > a + 3.999 && t[CUCORE_PHASE_REPORT].end_ms < a + 4.001);
+  assert_true(t[CUCORE_PHASE_REPORT].end_ms > a + 3.999 &&
+              t[CUCORE_PHASE_REPORT].end_ms < a + 4.001);
 }
 
 static void ptx_on_a_device_loads_no_compiler(void **state) {
@@ -68,7 +69,8 @@ static void ptx_on_a_device_loads_no_compiler(void **state) {
   assert_true(t[CUCORE_PHASE_LOAD_LIBCUDA].start_ms >= 0);
   assert_true(t[CUCORE_PHASE_CUINIT].start_ms >= t[CUCORE_PHASE_LOAD_LIBCUDA].end_ms - 1e-6);
   for (int p = 0; p < CUCORE_PHASE_COUNT; p++) /* REPORT: program_phases_add_up's, ahead */
-    if (t[p].count && p != CUCORE_PHASE_REPORT) assert_true(t[p].end_ms <= now + 1e-6 && t[p].total_ms >= 0);
+    if (t[p].count && p != CUCORE_PHASE_REPORT)
+      assert_true(t[p].end_ms <= now + 1e-6 && t[p].total_ms >= 0);
   /* Nothing was compiled, so no compiler library was loaded. */
   assert_int_equal(t[CUCORE_PHASE_LOAD_NVRTC].count, 0);
   assert_int_equal(t[CUCORE_PHASE_LOAD_NVJITLINK].count, 0);

@@ -110,7 +110,8 @@ static void compile_errors_carry_the_log(void **state) {
   assert_contains(log, "broken.cu(2): error");
   cucore_program_destroy(p);
   /* A name expression that names nothing. */
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, "g.cu", o, &p));
+  assert_ok(
+      cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, "g.cu", o, &p));
   assert_ok(cucore_program_add_name_expression(p, "nope<int>"));
   assert_int_not_equal(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj), CUCORE_OK);
   cucore_program_destroy(p);
@@ -122,14 +123,16 @@ static void arch_is_required_without_a_gpu_and_checked(void **state) {
   int n = 0;
   if (cucore_device_get_count(&n) == CUCORE_OK && n > 0) skip(); /* a GPU supplies the arch */
   cucore_program *p = NULL;
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, NULL, NULL, &p));
+  assert_ok(
+      cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, NULL, NULL, &p));
   cucore_object *obj = NULL;
   assert_status(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "--arch");
   cucore_program_destroy(p);
   /* An arch NVRTC does not know is its error, named. */
   cucore_options *o = opts_for("sm_12");
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, NULL, o, &p));
+  assert_ok(
+      cucore_program_create(CUCORE_CODE_CUDA_CPP, "__global__ void g() {}\n", 0, NULL, o, &p));
   assert_int_not_equal(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj), CUCORE_OK);
   assert_contains(cucore_last_error(), "sm_12");
   cucore_program_destroy(p);
@@ -148,7 +151,8 @@ static void in_memory_headers_and_toolkit_headers(void **state) {
       "#include \"consts.h\"\n#include <cuda_fp16.h>\n#include <cooperative_groups.h>\n"
       "#include <cuda/std/cstdint>\n"
       "extern \"C\" __global__ void k(__half *h, cuda::std::int32_t *o) {\n"
-      "  cooperative_groups::this_thread_block().sync(); o[0] = FACTOR + OFFSET; h[0] = __float2half(1.0f); }\n";
+      "  cooperative_groups::this_thread_block().sync(); o[0] = FACTOR + OFFSET; h[0] = "
+      "__float2half(1.0f); }\n";
   assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "hdr.cu", o, &p));
   cucore_object *obj = NULL;
   assert_ok(cucore_program_compile(p, CUCORE_CODE_PTX, &obj));
@@ -253,11 +257,13 @@ static void linker_links_and_names_undefined_symbols(void **state) {
   /* Garbage is refused when added. */
   cucore_linker *lk = NULL;
   assert_ok(cucore_linker_create(o, &lk));
-  assert_status(cucore_linker_add(lk, CUCORE_CODE_AUTO, "garbage!", 8, "junk"), CUCORE_INVALID_BINARY);
+  assert_status(cucore_linker_add(lk, CUCORE_CODE_AUTO, "garbage!", 8, "junk"),
+                CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "junk");
   cucore_object *none = NULL;
   assert_status(cucore_linker_complete(lk, CUCORE_CODE_CUBIN, &none), CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_linker_add_file(lk, "/nonexistent/x.cubin", CUCORE_CODE_AUTO), CUCORE_IO_ERROR);
+  assert_status(cucore_linker_add_file(lk, "/nonexistent/x.cubin", CUCORE_CODE_AUTO),
+                CUCORE_IO_ERROR);
   assert_contains(cucore_last_error(), "/nonexistent/x.cubin");
   cucore_linker_destroy(lk);
   cucore_options_destroy(o);
@@ -266,18 +272,23 @@ static void linker_links_and_names_undefined_symbols(void **state) {
 static void objects_refuse_what_they_cannot_load(void **state) {
   (void)state;
   cucore_object *obj = (cucore_object *)0x1;
-  assert_status(cucore_object_from_memory("hello", 5, CUCORE_CODE_AUTO, "greeting", &obj), CUCORE_INVALID_BINARY);
+  assert_status(cucore_object_from_memory("hello", 5, CUCORE_CODE_AUTO, "greeting", &obj),
+                CUCORE_INVALID_BINARY);
   assert_null(obj);
   assert_contains(cucore_last_error(), "greeting");
-  assert_status(cucore_object_from_memory("x", 0, CUCORE_CODE_AUTO, NULL, &obj), CUCORE_INVALID_BINARY);
-  assert_status(cucore_object_from_memory("__global__ void f(){}", 21, CUCORE_CODE_CUDA_CPP, NULL, &obj),
+  assert_status(cucore_object_from_memory("x", 0, CUCORE_CODE_AUTO, NULL, &obj),
+                CUCORE_INVALID_BINARY);
+  assert_status(cucore_object_from_memory("__global__ void f(){}", 21, CUCORE_CODE_CUDA_CPP, NULL,
+                                          &obj),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "program");
   /* Declared cubin, bytes are PTX. */
   const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
-  assert_status(cucore_object_from_memory(ptx, strlen(ptx), CUCORE_CODE_CUBIN, "p", &obj), CUCORE_INVALID_BINARY);
+  assert_status(cucore_object_from_memory(ptx, strlen(ptx), CUCORE_CODE_CUBIN, "p", &obj),
+                CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "ptx");
-  assert_status(cucore_object_from_file("/nonexistent.cubin", CUCORE_CODE_AUTO, &obj), CUCORE_IO_ERROR);
+  assert_status(cucore_object_from_file("/nonexistent.cubin", CUCORE_CODE_AUTO, &obj),
+                CUCORE_IO_ERROR);
   assert_ok(cucore_object_from_memory(ptx, strlen(ptx), CUCORE_CODE_AUTO, "p", &obj));
   int count = -1;
   cucore_kernel *k = NULL;

@@ -21,7 +21,6 @@
 #include "../tools/number.c"
 #include "../tools/grow.c"
 
-
 typedef struct run_result {
   int rc;
   char *out, *err;
@@ -34,7 +33,8 @@ static run_result inspect(int argc, const char **args) {
   fflush(stdout);
   fflush(stderr);
   int saved_out = dup(1), saved_err = dup(2);
-  int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644), fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+      fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   dup2(fo, 1);
   dup2(fe, 2);
   char *argv[16];
@@ -124,8 +124,8 @@ static void json_output(void **state) {
     int w = snprintf(want, sizeof want, "%u %s %d %d", info.kernel_count, info.arch_name,
                      k->registers, k->const_bytes);
     for (uint32_t p = 0; p < k->param_count; p++)
-      w += snprintf(want + w, sizeof want - (size_t)w, "%s%u:%u", p ? " " : " ", k->params[p].offset,
-                    k->params[p].size);
+      w += snprintf(want + w, sizeof want - (size_t)w, "%s%u:%u", p ? " " : " ",
+                    k->params[p].offset, k->params[p].size);
     assert_contains(got, want);
     free(got);
     free(cmd);
@@ -199,7 +199,8 @@ static void errors_and_usage(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     run_result r = inspect(cases[i].argc, cases[i].args);
-    if (r.rc != cases[i].rc) fail_msg("case %zu: exit %d, expected %d: %s", i, r.rc, cases[i].rc, r.err);
+    if (r.rc != cases[i].rc)
+      fail_msg("case %zu: exit %d, expected %d: %s", i, r.rc, cases[i].rc, r.err);
     assert_contains(r.err, cases[i].says);
     assert_contains(r.err, "cucore inspect");
     assert_string_equal(r.out, "");

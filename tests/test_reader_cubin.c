@@ -4,7 +4,6 @@
  * the C++ compiler's view of the parameter types, and the kernels' declarations. */
 #include "reader_support.h"
 
-
 static int arch_number(const char *arch) { return atoi(arch + 3); }
 static char arch_suffix(const char *arch) {
   char c = arch[strlen(arch) - 1];
@@ -69,8 +68,8 @@ static void check_arch(const char *arch) {
     if (k->registers != pe->regs || k->barriers != pe->barriers ||
         k->static_shared_bytes != pe->smem || k->local_bytes != pe->frame)
       fail_msg("%s %s: reader regs %d barriers %d smem %d frame %d; ptxas %d %d %d %d", arch,
-               k->name, k->registers, k->barriers, k->static_shared_bytes, k->local_bytes,
-               pe->regs, pe->barriers, pe->smem, pe->frame);
+               k->name, k->registers, k->barriers, k->static_shared_bytes, k->local_bytes, pe->regs,
+               pe->barriers, pe->smem, pe->frame);
     assert_int_equal(k->stack_bytes, pe->cumulative > pe->frame ? pe->cumulative : pe->frame);
     if (pe->cmem0 >= 0) assert_int_equal(k->const_bytes, pe->cmem0);
     if (px.cmem3 >= 0 && num < 90) assert_int_equal(k->user_const_bytes, px.cmem3);
@@ -137,18 +136,20 @@ static void check_arch(const char *arch) {
     uint32_t end = 0;
     for (uint32_t p = 0; p < d->n; p++) {
       const cucore_param_info *pi = &k->params[p];
-      if (pi->size != d->size[p]) fail_msg("%s %s param %u: size %u, C++ says %u", arch, d->key, p, pi->size, d->size[p]);
+      if (pi->size != d->size[p])
+        fail_msg("%s %s param %u: size %u, C++ says %u", arch, d->key, p, pi->size, d->size[p]);
       /* The layout rule: the first offset after the previous parameter whose address in
        * constant bank 0 is aligned as the type is. */
       if ((k->param_base + pi->offset) % d->align[p] != 0 || pi->offset < end ||
           pi->offset - end >= d->align[p])
-        fail_msg("%s %s param %u at %u (after %u, base 0x%x) breaks alignment %u", arch, d->key,
-                 p, pi->offset, end, (unsigned)k->param_base, d->align[p]);
+        fail_msg("%s %s param %u at %u (after %u, base 0x%x) breaks alignment %u", arch, d->key, p,
+                 pi->offset, end, (unsigned)k->param_base, d->align[p]);
       end = pi->offset + pi->size;
       /* Pointers are marked in cubins for sm_100 and newer. */
       cucore_param_kind want = num >= 100 && d->cat[p] == 'p' ? CUCORE_PARAM_POINTER
-                                                               : CUCORE_PARAM_UNKNOWN;
-      if (pi->kind != want) fail_msg("%s %s param %u: kind %d, expected %d", arch, d->key, p, pi->kind, want);
+                                                              : CUCORE_PARAM_UNKNOWN;
+      if (pi->kind != want)
+        fail_msg("%s %s param %u: kind %d, expected %d", arch, d->key, p, pi->kind, want);
     }
     assert_int_equal(k->param_bytes, end);
   }
@@ -186,10 +187,10 @@ static void attach_ptx_gives_kinds(void **state) {
     for (uint32_t p = 0; p < d->n; p++) {
       /* nvcc writes pointers as .u64 (INT); a cubin that marks them keeps POINTER. half and
        * bf16 are classes in C++ and .b8 arrays in PTX. */
-      cucore_param_kind want = d->cat[p] == 'f'   ? CUCORE_PARAM_FLOAT
-                               : d->cat[p] == 'c' ? CUCORE_PARAM_BYTES
+      cucore_param_kind want = d->cat[p] == 'f'                 ? CUCORE_PARAM_FLOAT
+                               : d->cat[p] == 'c'               ? CUCORE_PARAM_BYTES
                                : d->cat[p] == 'p' && num >= 100 ? CUCORE_PARAM_POINTER
-                                                                 : CUCORE_PARAM_INT;
+                                                                : CUCORE_PARAM_INT;
       if (k->params[p].kind != want || k->params[p].align != d->align[p])
         fail_msg("%s %s param %u: kind %d align %u; expected kind %d align %u", arch, d->key, p,
                  k->params[p].kind, k->params[p].align, want, d->align[p]);
@@ -262,12 +263,14 @@ static void kernels_are_found_by_any_name(void **state) {
 /* A cubin runs on its own major version at the same or a newer minor; 'a' only on its arch. */
 static void arch_compatibility_is_checked(void **state) {
   (void)state;
-  const char *cases[][2] = {{"sm_80", "86"}, {"sm_80", "90"}, {"sm_90a", "90"}, {"sm_120", "121"},
-                            {"sm_120a", "121"}, {"sm_100f", "103"}, {"sm_90", "80"}};
+  const char *cases[][2] = {{"sm_80", "86"},   {"sm_80", "90"},    {"sm_90a", "90"},
+                            {"sm_120", "121"}, {"sm_120a", "121"}, {"sm_100f", "103"},
+                            {"sm_90", "80"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char *arch = cases[i][0];
     int target = atoi(cases[i][1]), code = arch_number(arch);
-    int runs = arch_suffix(arch) == 'a' ? code == target : code / 10 == target / 10 && code <= target;
+    int runs = arch_suffix(arch) == 'a' ? code == target
+                                        : code / 10 == target / 10 && code <= target;
     char *path = rs_all_kernels_cubin(arch);
     size_t n;
     unsigned char *data = rs_read(path, &n);
@@ -290,7 +293,8 @@ static void arch_compatibility_is_checked(void **state) {
 /* -rdc cubins are relocatable; -G cubins are debug builds. */
 static void relocatable_and_debug_cubins(void **state) {
   (void)state;
-  char *rdc = rs_build("params_rdc_sm_80.cubin", "nvcc -cubin -rdc=true -arch=sm_80 -o \"$OUT\" params.cu");
+  char *rdc = rs_build("params_rdc_sm_80.cubin",
+                       "nvcc -cubin -rdc=true -arch=sm_80 -o \"$OUT\" params.cu");
   char *dbg = rs_build("params_G_sm_90.cubin", "nvcc -cubin -G -arch=sm_90 -o \"$OUT\" params.cu");
   size_t n;
   unsigned char *data = rs_read(rdc, &n);
@@ -388,8 +392,14 @@ int main(void) {
   rs_require_tools();
 #define ARCH_TEST(a) cmocka_unit_test_prestate(cubin_matches_oracles, (void *)a)
   const struct CMUnitTest tests[] = {
-      ARCH_TEST("sm_75"),   ARCH_TEST("sm_80"),  ARCH_TEST("sm_90"),   ARCH_TEST("sm_90a"),
-      ARCH_TEST("sm_100"),  ARCH_TEST("sm_100f"), ARCH_TEST("sm_120"), ARCH_TEST("sm_120a"),
+      ARCH_TEST("sm_75"),
+      ARCH_TEST("sm_80"),
+      ARCH_TEST("sm_90"),
+      ARCH_TEST("sm_90a"),
+      ARCH_TEST("sm_100"),
+      ARCH_TEST("sm_100f"),
+      ARCH_TEST("sm_120"),
+      ARCH_TEST("sm_120a"),
       cmocka_unit_test_prestate(attach_ptx_gives_kinds, (void *)"sm_80"),
       cmocka_unit_test_prestate(attach_ptx_gives_kinds, (void *)"sm_100"),
       cmocka_unit_test(kernels_are_found_by_any_name),

@@ -11,9 +11,9 @@
 static const struct spec {
   const char *arch, *code;
 } specs[] = {
-    {"compute_75", "sm_75"},         {"compute_80", "sm_80"},   {"compute_80", "sm_86"},
-    {"compute_90a", "sm_90a"},       {"compute_90a", "compute_90a"},
-    {"compute_100f", "sm_100f"},     {"compute_120", "sm_120"}, {"compute_120", "compute_120"},
+    {"compute_75", "sm_75"},   {"compute_80", "sm_80"},        {"compute_80", "sm_86"},
+    {"compute_90a", "sm_90a"}, {"compute_90a", "compute_90a"}, {"compute_100f", "sm_100f"},
+    {"compute_120", "sm_120"}, {"compute_120", "compute_120"},
 };
 #define NSPECS (sizeof specs / sizeof specs[0])
 
@@ -139,8 +139,8 @@ static void extracted_entries_equal_the_originals(void **state) {
         size_t rn;
         unsigned char *rd = rs_read(ref, &rn);
         if (rn != got_size || memcmp(rd, got, rn) != 0)
-          fail_msg("%s: %s differs from nvcc -cubin's (%zu and %zu bytes)", modes[m],
-                   e.arch_name, got_size, rn);
+          fail_msg("%s: %s differs from nvcc -cubin's (%zu and %zu bytes)", modes[m], e.arch_name,
+                   got_size, rn);
         /* and it opens as the cubin for that arch */
         cucore_binary *c;
         assert_ok(cucore_binary_open(got, got_size, CUCORE_CODE_AUTO, 0, &c));
@@ -297,8 +297,9 @@ static void fatbin_ptx_lends_kinds(void **state) {
 /* Host objects (nvcc -c and -dc), static libraries, LTO-IR. */
 static void objects_libraries_and_ltoir(void **state) {
   (void)state;
-  char *obj = rs_build("params_sm_80.o",
-                       "nvcc -c -gencode arch=compute_80,code=[sm_80,compute_80] -o \"$OUT\" params.cu");
+  char *obj =
+      rs_build("params_sm_80.o",
+               "nvcc -c -gencode arch=compute_80,code=[sm_80,compute_80] -o \"$OUT\" params.cu");
   char *rdc = rs_build("params_rdc_sm_90.o", "nvcc -dc -arch=sm_90 -o \"$OUT\" params.cu");
   char *lib = rs_build("libparams.a", "rm -f \"$OUT\" && ar rcs \"$OUT\" '%s'", obj);
   size_t n;
@@ -363,8 +364,9 @@ static void ltoir_entries(void **state) {
   char *plain = rs_build("params_lto_90_plain.fatbin",
                          "nvcc -fatbin --no-compress -gencode arch=compute_90,code=lto_90 -o "
                          "\"$OUT\" params.cu");
-  char *packed = rs_build("params_lto_90.fatbin",
-                          "nvcc -fatbin -gencode arch=compute_90,code=lto_90 -o \"$OUT\" params.cu");
+  char *packed =
+      rs_build("params_lto_90.fatbin",
+               "nvcc -fatbin -gencode arch=compute_90,code=lto_90 -o \"$OUT\" params.cu");
   for (int pass = 0; pass < 2; pass++) {
     size_t n;
     unsigned char *data = rs_read(pass ? packed : plain, &n);
@@ -431,7 +433,8 @@ static void lz4_blocks(void **state) {
   assert_status((cc_begin(), cc_lz4_decompress(far, sizeof far, out, 5)), CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "before the start");
   const uint8_t trunc[] = {0x10, 'a', 0x01};
-  assert_status((cc_begin(), cc_lz4_decompress(trunc, sizeof trunc, out, 5)), CUCORE_INVALID_BINARY);
+  assert_status((cc_begin(), cc_lz4_decompress(trunc, sizeof trunc, out, 5)),
+                CUCORE_INVALID_BINARY);
   assert_status((cc_begin(), cc_lz4_decompress(lit, sizeof lit, out, 4)), CUCORE_INVALID_BINARY);
   assert_status((cc_begin(), cc_lz4_decompress(lit, sizeof lit, out, 6)), CUCORE_INVALID_BINARY);
   assert_contains(cucore_last_error(), "5 bytes came out where 6 were expected");

@@ -12,7 +12,9 @@ static unsigned char *copy_of(const unsigned char *d, size_t n) {
   return c;
 }
 
-static void put16(unsigned char *p, uint64_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
+static void put16(unsigned char *p, uint64_t v) {
+  p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8);
+}
 static void put32(unsigned char *p, uint64_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
 }
@@ -70,7 +72,8 @@ static char *small_cubin(const char *arch) {
 static void truncated_files(void **state) {
   (void)state;
   char *cubin = small_cubin("sm_80");
-  char *flags = strdup("-gencode arch=compute_80,code=[sm_80,compute_80] -gencode arch=compute_90,code=sm_90");
+  char *flags = strdup(
+      "-gencode arch=compute_80,code=[sm_80,compute_80] -gencode arch=compute_90,code=sm_90");
   char *fatbin = rs_build("params_trunc.fatbin", "nvcc -fatbin %s -o \"$OUT\" params.cu", flags);
   char *ptx = rs_build("params_compute_80.ptx", "nvcc -ptx -arch=compute_80 -o \"$OUT\" params.cu");
   const char *files[] = {cubin, fatbin, ptx};
@@ -222,7 +225,8 @@ static void corrupted_elf_structure(void **state) {
   free(c);
 
   /* the symbol table */
-  const rs_sec *symtab = rs_elf_section(&f.elf, ".symtab"), *strtab = rs_elf_section(&f.elf, ".strtab");
+  const rs_sec *symtab = rs_elf_section(&f.elf, ".symtab"),
+               *strtab = rs_elf_section(&f.elf, ".strtab");
   assert_non_null(symtab);
   assert_non_null(strtab);
   c = copy_of(f.d, f.n);
@@ -412,7 +416,8 @@ static void corrupted_fatbins(void **state) {
     assert_ok(open_all(d, n, CUCORE_CODE_AUTO, 0));
     unsigned hsize = get16(d + 6);
     uint64_t e0 = hsize; /* the first entry */
-    unsigned esize = (unsigned)(d[e0 + 4] | d[e0 + 5] << 8 | d[e0 + 6] << 16 | (unsigned)d[e0 + 7] << 24);
+    unsigned esize = (unsigned)(d[e0 + 4] | d[e0 + 5] << 8 | d[e0 + 6] << 16 |
+                                (unsigned)d[e0 + 7] << 24);
     unsigned char *c = copy_of(d, n);
     char *msg;
     /* the container claims more than there is */
@@ -438,7 +443,8 @@ static void corrupted_fatbins(void **state) {
     memset(longer + n, 0, 24);
     assert_ok(open_all(longer, n + 24, CUCORE_CODE_AUTO, 0)); /* zero padding is fine */
     put32(longer + n + 8, 0x12345678);
-    msg = rs_printf("expected the container magic 0xBA55ED50 at offset %zu, found 0x12345678", n + 8);
+    msg = rs_printf("expected the container magic 0xBA55ED50 at offset %zu, found 0x12345678",
+                    n + 8);
     expect(open_all(longer, n + 24, CUCORE_CODE_AUTO, 0), msg);
     free(msg);
     free(longer);
@@ -474,7 +480,8 @@ static void corrupted_fatbins(void **state) {
         free(buf);
         cucore_binary_destroy(bin);
       }
-      if (st == CUCORE_OK) fail_msg("%s entry %u: broken compressed data was accepted", names[m], i);
+      if (st == CUCORE_OK)
+        fail_msg("%s entry %u: broken compressed data was accepted", names[m], i);
       assert_contains(cucore_last_error(), e->arch_name);
     }
     cc_fatbin_free(&fb);
@@ -503,7 +510,8 @@ static void hostile_ptx(void **state) {
   memset(t + h, 'n', 100000);
   strcpy(t + h + 100000, "(");
   size_t len = strlen(t);
-  for (int i = 0; i < 20000 && len + 32 < big; i++) len += (size_t)sprintf(t + len, ".param .u8 p%d,", i);
+  for (int i = 0; i < 20000 && len + 32 < big; i++)
+    len += (size_t)sprintf(t + len, ".param .u8 p%d,", i);
   strcpy(t + len - 1, ")\n{\n}\n");
   cucore_binary *bin = NULL;
   assert_status(cucore_binary_open(t, strlen(t), CUCORE_CODE_PTX, 0, &bin), CUCORE_PARSE_ERROR);
@@ -562,12 +570,16 @@ static unsigned char *build_elf(unsigned nk, int overlapping, unsigned name_len,
     shlen += (size_t)sprintf(shstr + shlen, ".nv.info.%s", str + name_off[k]) + 1;
   }
   size_t symlen = (size_t)(nk + 1) * 24;
-  size_t off_shstr = 64, off_str = off_shstr + shlen, off_sym = (off_str + strlen_ + 7) & ~(size_t)7;
+  size_t off_shstr = 64, off_str = off_shstr + shlen,
+         off_sym = (off_str + strlen_ + 7) & ~(size_t)7;
   size_t off_info = off_sym + symlen, off_sh = (off_info + info_len + 7) & ~(size_t)7;
   unsigned nsec = 4 + ninfo;
   size_t n = off_sh + (size_t)nsec * 64;
   unsigned char *d = calloc(n, 1);
-  memcpy(d, "\x7f" "ELF\x02\x01\x01\x41\x08", 9);
+  memcpy(d,
+         "\x7f"
+         "ELF\x02\x01\x01\x41\x08",
+         9);
   put16(d + 0x10, 2);
   put16(d + 0x12, 190);
   put32(d + 0x14, 1);
@@ -590,7 +602,9 @@ static unsigned char *build_elf(unsigned nk, int overlapping, unsigned name_len,
     unsigned type;
     size_t off, size, entsize;
     unsigned link;
-  } secs[4] = {{0, 0, 0, 0, 0}, {3, off_shstr, shlen, 0, 0}, {3, off_str, strlen_, 0, 0},
+  } secs[4] = {{0, 0, 0, 0, 0},
+               {3, off_shstr, shlen, 0, 0},
+               {3, off_str, strlen_, 0, 0},
                {2, off_sym, symlen, 24, 2}};
   for (unsigned i = 0; i < nsec; i++) {
     unsigned char *h = d + off_sh + (size_t)i * 64;
@@ -676,10 +690,14 @@ static void fuzz_regressions(void **state) {
 int main(void) {
   rs_require_tools();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(truncated_files),         cmocka_unit_test(flipped_bytes),
-      cmocka_unit_test(corrupted_elf_structure), cmocka_unit_test(corrupted_attributes),
-      cmocka_unit_test(corrupted_fatbins),       cmocka_unit_test(hostile_ptx),
-      cmocka_unit_test(quadratic_traps),         cmocka_unit_test(fuzz_regressions),
+      cmocka_unit_test(truncated_files),
+      cmocka_unit_test(flipped_bytes),
+      cmocka_unit_test(corrupted_elf_structure),
+      cmocka_unit_test(corrupted_attributes),
+      cmocka_unit_test(corrupted_fatbins),
+      cmocka_unit_test(hostile_ptx),
+      cmocka_unit_test(quadratic_traps),
+      cmocka_unit_test(fuzz_regressions),
       cmocka_unit_test(elf_numbering_and_segments),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,6 @@
  * to comments, line endings, continuations and malformed text. */
 #include "reader_support.h"
 
-
 static char *all_ptx(int virt) {
   char *name = rs_printf("all_compute_%d.ptx", virt);
   char *p = rs_build(name, "nvcc -ptx -arch=compute_%d %s -o \"$OUT\" all_kernels.cu", virt,
@@ -115,9 +114,9 @@ static void ptx_offsets_match_ptxas(void **state) {
       ck = rs_kernel(from_cubin, pk->name);
       assert_int_equal(pk->param_count, ck->param_count);
       if (pk->param_bytes != ck->param_bytes || pk->param_base != ck->param_base)
-        fail_msg("compute_%d on sm_%d, %s: PTX layout %u bytes from 0x%x, ptxas %u from 0x%x",
-                 virt, target, pk->name, pk->param_bytes, (unsigned)pk->param_base,
-                 ck->param_bytes, (unsigned)ck->param_base);
+        fail_msg("compute_%d on sm_%d, %s: PTX layout %u bytes from 0x%x, ptxas %u from 0x%x", virt,
+                 target, pk->name, pk->param_bytes, (unsigned)pk->param_base, ck->param_bytes,
+                 (unsigned)ck->param_base);
       for (uint32_t p = 0; p < pk->param_count; p++)
         if (pk->params[p].offset != ck->params[p].offset ||
             pk->params[p].size != ck->params[p].size)

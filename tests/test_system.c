@@ -72,8 +72,9 @@ static void reason_names(void **state) {
   char buf[128];
   assert_ok(cucore_system_reasons_text(0, buf, sizeof buf));
   assert_string_equal(buf, "none");
-  assert_ok(cucore_system_reasons_text(CUCORE_CLOCK_REASON_SW_POWER_CAP |
-                                       CUCORE_CLOCK_REASON_HW_THERMAL, buf, sizeof buf));
+  assert_ok(
+      cucore_system_reasons_text(CUCORE_CLOCK_REASON_SW_POWER_CAP | CUCORE_CLOCK_REASON_HW_THERMAL,
+                                 buf, sizeof buf));
   assert_string_equal(buf, "sw_power_cap, hw_thermal");
   assert_ok(cucore_system_reasons_text(0x10001, buf, sizeof buf));
   assert_string_equal(buf, "gpu_idle, 0x10000");
@@ -121,8 +122,9 @@ static void nvml_absent_is_not_supported(void **state) {
 
 static void nvml_that_does_not_start_is_not_supported(void **state) {
   (void)state;
-  in_child("CUCORE_FAKE_NVML_INIT_FAIL", "1", "nvmlInit_v2 failed with NVML error 9 (Driver "
-                                              "Not Loaded)");
+  in_child("CUCORE_FAKE_NVML_INIT_FAIL", "1",
+           "nvmlInit_v2 failed with NVML error 9 (Driver "
+           "Not Loaded)");
 }
 
 int main(void) {

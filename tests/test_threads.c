@@ -50,11 +50,10 @@ typedef struct worker {
 } worker;
 
 #define CHECK(w, cond, ...)                                                                      \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      if (!(w)->failures++)                                                                    \
-        snprintf((w)->first_failure, sizeof (w)->first_failure, __VA_ARGS__);                  \
-    }                                                                                          \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      if (!(w)->failures++) snprintf((w)->first_failure, sizeof(w)->first_failure, __VA_ARGS__); \
+    }                                                                                            \
   } while (0)
 
 static cucore_status compile(const char *src, const char *define, cucore_object **out) {
@@ -65,7 +64,8 @@ static cucore_status compile(const char *src, const char *define, cucore_object 
   int used = 0;
   if (st == CUCORE_OK && define) st = cucore_options_parse(o, define, NULL, &used);
   if (st == CUCORE_OK) st = cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "t.cu", o, &p);
-  if (st == CUCORE_OK && strstr(src, "fill")) st = cucore_program_add_name_expression(p, "fill<float>");
+  if (st == CUCORE_OK && strstr(src, "fill"))
+    st = cucore_program_add_name_expression(p, "fill<float>");
   if (st == CUCORE_OK) st = cucore_program_compile(p, CUCORE_CODE_CUBIN, out);
   cucore_program_destroy(p);
   cucore_options_destroy(o);
@@ -80,15 +80,17 @@ static void bind_saxpy(worker *w, cucore_kernel *k, int salt) {
   float f = (float)salt + 0.5f;
   cucore_devptr x = 0x10000u + (cucore_devptr)salt * 256, y = x + 128;
   int n = salt;
-  CHECK(w, cucore_args_push_f32(a, f) == CUCORE_OK && cucore_args_push_ptr(a, x) == CUCORE_OK &&
-               cucore_args_push_ptr(a, y) == CUCORE_OK && cucore_args_push_i32(a, n) == CUCORE_OK,
+  CHECK(w,
+        cucore_args_push_f32(a, f) == CUCORE_OK && cucore_args_push_ptr(a, x) == CUCORE_OK &&
+            cucore_args_push_ptr(a, y) == CUCORE_OK && cucore_args_push_i32(a, n) == CUCORE_OK,
         "binding saxpy: %s", cucore_last_error());
   /* A wrong argument is refused, with this thread's own message. */
   CHECK(w, cucore_args_push_i32(a, 1) != CUCORE_OK && strstr(cucore_last_error(), "saxpy"),
         "a fifth argument to saxpy was not refused by name: %s", cucore_last_error());
   void *buf = NULL;
   size_t bytes = 0;
-  CHECK(w, cucore_args_get_native(a, NULL, &buf, &bytes) == CUCORE_OK, "native: %s", cucore_last_error());
+  CHECK(w, cucore_args_get_native(a, NULL, &buf, &bytes) == CUCORE_OK, "native: %s",
+        cucore_last_error());
   if (buf && bytes >= 28) {
     cucore_param_info p1, p3;
     cucore_kernel_get_param(k, 1, &p1);
@@ -120,8 +122,8 @@ static void *work(void *arg) {
             "thread %d: source %d compiled to %zu bytes that differ from the reference (%zu)",
             w->id, s, size, ref_size[s]);
       cucore_kernel *k = NULL;
-      CHECK(w, cucore_object_get_kernel(obj, first_kernel[s], &k) == CUCORE_OK,
-            "kernel %s: %s", first_kernel[s], cucore_last_error());
+      CHECK(w, cucore_object_get_kernel(obj, first_kernel[s], &k) == CUCORE_OK, "kernel %s: %s",
+            first_kernel[s], cucore_last_error());
       cucore_kernel_destroy(k);
       /* The same bytes as an object of their own. */
       cucore_object *copy = NULL;
@@ -137,31 +139,36 @@ static void *work(void *arg) {
     char define[64];
     snprintf(define, sizeof define, "-DTHREAD_TAG=%d", w->id * 1000 + it);
     obj = NULL;
-    CHECK(w, compile(sources[0], define, &obj) == CUCORE_OK, "own compile: %s", cucore_last_error());
+    CHECK(w, compile(sources[0], define, &obj) == CUCORE_OK, "own compile: %s",
+          cucore_last_error());
     if (obj) {
       cucore_kernel *k = NULL;
-      if (cucore_object_get_kernel(obj, "saxpy", &k) == CUCORE_OK) bind_saxpy(w, k, w->id + it);
-      else CHECK(w, 0, "saxpy of own object: %s", cucore_last_error());
+      if (cucore_object_get_kernel(obj, "saxpy", &k) == CUCORE_OK)
+        bind_saxpy(w, k, w->id + it);
+      else
+        CHECK(w, 0, "saxpy of own object: %s", cucore_last_error());
       cucore_kernel_destroy(k);
       cucore_object_destroy(obj);
     }
     /* 3. The shared object: lookups and binding from every thread at once. */
     cucore_kernel *k = NULL;
-    CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK,
-          "shared saxpy: %s", cucore_last_error());
+    CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK, "shared saxpy: %s",
+          cucore_last_error());
     if (k) bind_saxpy(w, k, 1000 + w->id);
     cucore_kernel_destroy(k);
     /* 4. The error message is this thread's own. */
     char missing[64];
     snprintf(missing, sizeof missing, "missing_%d_%d", w->id, it);
     cucore_kernel *none = NULL;
-    CHECK(w, cucore_object_get_kernel(shared_obj, missing, &none) != CUCORE_OK, "%s found?", missing);
+    CHECK(w, cucore_object_get_kernel(shared_obj, missing, &none) != CUCORE_OK, "%s found?",
+          missing);
     CHECK(w, strstr(cucore_last_error(), missing) != NULL,
           "thread %d read another thread's message: %s", w->id, cucore_last_error());
     /* 5. The host occupancy model gives the single-threaded answer. */
     cucore_occupancy_result r;
-    CHECK(w, cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &r) == CUCORE_OK &&
-                 r.active_blocks_per_sm == ref_occ.active_blocks_per_sm && r.limit == ref_occ.limit,
+    CHECK(w,
+          cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &r) == CUCORE_OK &&
+              r.active_blocks_per_sm == ref_occ.active_blocks_per_sm && r.limit == ref_occ.limit,
           "occupancy model: %d blocks, reference %d", r.active_blocks_per_sm,
           ref_occ.active_blocks_per_sm);
     /* 6. The binary reader on a reference cubin. */
@@ -170,8 +177,8 @@ static void *work(void *arg) {
           "binary_open: %s", cucore_last_error());
     if (bin) {
       const cucore_kernel_info *ki = NULL;
-      CHECK(w, cucore_binary_find_kernel(bin, first_kernel[s], &ki) == CUCORE_OK,
-            "reader: %s", cucore_last_error());
+      CHECK(w, cucore_binary_find_kernel(bin, first_kernel[s], &ki) == CUCORE_OK, "reader: %s",
+            cucore_last_error());
       cucore_binary_destroy(bin);
     }
     /* 7. Cache statistics while others compile. */
@@ -188,13 +195,16 @@ static void sixteen_threads_agree_with_one(void **state) {
   if (env && atoi(env) > 0) iterations = atoi(env);
   for (int s = 0; s < SOURCES; s++) {
     cucore_object *obj = NULL;
-    if (compile(sources[s], NULL, &obj) != CUCORE_OK) fail_msg("reference %d: %s", s, cucore_last_error());
+    if (compile(sources[s], NULL, &obj) != CUCORE_OK)
+      fail_msg("reference %d: %s", s, cucore_last_error());
     const void *code = NULL;
     assert_ok(cucore_object_get_code(obj, NULL, &code, &ref_size[s]));
     ref_code[s] = malloc(ref_size[s]);
     memcpy(ref_code[s], code, ref_size[s]);
-    if (s == 0) shared_obj = obj;
-    else cucore_object_destroy(obj);
+    if (s == 0)
+      shared_obj = obj;
+    else
+      cucore_object_destroy(obj);
   }
   assert_ok(cucore_arch_get_limits(90, &limits));
   res.registers = 40;
@@ -242,15 +252,18 @@ static void *device_work(void *arg) {
   cucore_stream *s = NULL;
   cucore_event *ev = NULL;
   CHECK(w, cucore_device_open(0, &own) == CUCORE_OK, "device_open: %s", cucore_last_error());
-  CHECK(w, cucore_stream_create(fake_dev, 0, 0, &s) == CUCORE_OK, "stream: %s", cucore_last_error());
+  CHECK(w, cucore_stream_create(fake_dev, 0, 0, &s) == CUCORE_OK, "stream: %s",
+        cucore_last_error());
   CHECK(w, cucore_event_create(own, 0, &ev) == CUCORE_OK, "event: %s", cucore_last_error());
   for (int it = 0; it < iterations && s && ev; it++) {
     int in[256], out[256];
     for (int i = 0; i < 256; i++) in[i] = w->id * 100000 + it * 1000 + i;
     cucore_devptr p = 0;
-    CHECK(w, cucore_mem_alloc_async(s, sizeof in, &p) == CUCORE_OK, "alloc: %s", cucore_last_error());
+    CHECK(w, cucore_mem_alloc_async(s, sizeof in, &p) == CUCORE_OK, "alloc: %s",
+          cucore_last_error());
     if (!p) continue;
-    CHECK(w, cucore_memcpy_htod(own, p, in, sizeof in, s) == CUCORE_OK, "htod: %s", cucore_last_error());
+    CHECK(w, cucore_memcpy_htod(own, p, in, sizeof in, s) == CUCORE_OK, "htod: %s",
+          cucore_last_error());
     cucore_kernel *k = NULL;
     CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK, "kernel: %s",
           cucore_last_error());
@@ -270,7 +283,8 @@ static void *device_work(void *arg) {
       cucore_args_destroy(a);
     }
     cucore_kernel_destroy(k);
-    CHECK(w, cucore_memcpy_dtoh(own, out, p, sizeof out, s) == CUCORE_OK, "dtoh: %s", cucore_last_error());
+    CHECK(w, cucore_memcpy_dtoh(own, out, p, sizeof out, s) == CUCORE_OK, "dtoh: %s",
+          cucore_last_error());
     CHECK(w, cucore_event_record(ev, s) == CUCORE_OK && cucore_event_synchronize(ev) == CUCORE_OK,
           "event: %s", cucore_last_error());
     CHECK(w, memcmp(in, out, sizeof in) == 0, "thread %d: the bytes that came back differ", w->id);
@@ -305,7 +319,8 @@ static void sixteen_threads_on_the_fake_driver(void **state) {
     }
   }
   print_message("threads on the fake driver: %d threads x %d iterations, %ld operations checked, "
-                "%d failures\n", THREADS, iterations, ops, failures);
+                "%d failures\n",
+                THREADS, iterations, ops, failures);
   assert_int_equal(failures, 0);
   assert_true(ops == 9L * THREADS * iterations);
   cucore_device_close(fake_dev);

@@ -41,13 +41,31 @@ static cc_tval eval_ok(const char *text) {
 
 static void integers_follow_python(void **state) {
   (void)state;
-  static const struct { const char *t; int64_t v; } cases[] = {
-      {"1 + 2 * 3", 7},      {"(1 + 2) * 3", 9},   {"7 // 2", 3},      {"-7 // 2", -4},
-      {"7 % 3", 1},          {"-7 % 3", 2},        {"7 % -3", -2},     {"2 ** 10", 1024},
-      {"-2 ** 2", -4},       {"2 ** 3 ** 2", 512}, {"a * b", 24},      {"a - b - 1", 1},
-      {"min(a, b, 3)", 3},   {"max(1, a, b)", 6},  {"ceil(a / b)", 2}, {"floor(a / b)", 1},
-      {"abs(-5)", 5},        {"0x10", 16},         {"block_size_x // 32", 4},
-      {"a > b ? a : b", 6},  {"a < b ? a : b + 1", 5},
+  static const struct {
+    const char *t;
+    int64_t v;
+  } cases[] = {
+      {"1 + 2 * 3", 7},
+      {"(1 + 2) * 3", 9},
+      {"7 // 2", 3},
+      {"-7 // 2", -4},
+      {"7 % 3", 1},
+      {"-7 % 3", 2},
+      {"7 % -3", -2},
+      {"2 ** 10", 1024},
+      {"-2 ** 2", -4},
+      {"2 ** 3 ** 2", 512},
+      {"a * b", 24},
+      {"a - b - 1", 1},
+      {"min(a, b, 3)", 3},
+      {"max(1, a, b)", 6},
+      {"ceil(a / b)", 2},
+      {"floor(a / b)", 1},
+      {"abs(-5)", 5},
+      {"0x10", 16},
+      {"block_size_x // 32", 4},
+      {"a > b ? a : b", 6},
+      {"a < b ? a : b + 1", 5},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cc_tval v = eval_ok(cases[i].t);
@@ -59,9 +77,17 @@ static void integers_follow_python(void **state) {
 
 static void reals_and_true_division(void **state) {
   (void)state;
-  static const struct { const char *t; double v; } cases[] = {
-      {"a / b", 1.5}, {"x * 2", 5.0}, {"7.5 // 2", 3.0}, {"2 ** -1", 0.5},
-      {"log2(block_size_x)", 7.0}, {"1e3 / 4", 250.0}, {".5 + x", 3.0},
+  static const struct {
+    const char *t;
+    double v;
+  } cases[] = {
+      {"a / b", 1.5},
+      {"x * 2", 5.0},
+      {"7.5 // 2", 3.0},
+      {"2 ** -1", 0.5},
+      {"log2(block_size_x)", 7.0},
+      {"1e3 / 4", 250.0},
+      {".5 + x", 3.0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cc_tval v = eval_ok(cases[i].t);
@@ -73,13 +99,27 @@ static void reals_and_true_division(void **state) {
 
 static void logic_both_spellings_and_chains(void **state) {
   (void)state;
-  static const struct { const char *t; int v; } cases[] = {
-      {"a > b and b > 1", 1},   {"a > b && b > 10", 0}, {"a < b or b == 4", 1},
-      {"a < b || b != 4", 0},   {"not a < b", 1},       {"!(a < b)", 1},
-      {"!0 == 1", 1},           {"1 < b < a", 1},       {"1 < a < b", 0},
-      {"2 <= b <= 4 <= a", 1},  {"true and not false", 1}, {"True or False", 1},
-      {"block_size_x*b>=64", 1}, {"not not a", 1},       {"x == 2.5", 1},
-      {"0 and 1 / 0", 0},       {"1 or 1 // 0", 1}, /* short-circuit: no division */
+  static const struct {
+    const char *t;
+    int v;
+  } cases[] = {
+      {"a > b and b > 1", 1},
+      {"a > b && b > 10", 0},
+      {"a < b or b == 4", 1},
+      {"a < b || b != 4", 0},
+      {"not a < b", 1},
+      {"!(a < b)", 1},
+      {"!0 == 1", 1},
+      {"1 < b < a", 1},
+      {"1 < a < b", 0},
+      {"2 <= b <= 4 <= a", 1},
+      {"true and not false", 1},
+      {"True or False", 1},
+      {"block_size_x*b>=64", 1},
+      {"not not a", 1},
+      {"x == 2.5", 1},
+      {"0 and 1 / 0", 0},
+      {"1 or 1 // 0", 1}, /* short-circuit: no division */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cc_tval v = eval_ok(cases[i].t);
@@ -90,7 +130,10 @@ static void logic_both_spellings_and_chains(void **state) {
 
 static void parse_errors_name_the_column(void **state) {
   (void)state;
-  static const struct { const char *t; const char *want; } cases[] = {
+  static const struct {
+    const char *t;
+    const char *want;
+  } cases[] = {
       {"a +", "column 4: expected a number"},
       {"a + c", "column 5: unknown name `c`"},
       {"(a + b", "column 7: expected `)`"},
@@ -136,7 +179,10 @@ static void deep_nesting_is_refused(void **state) {
 
 static void evaluation_errors(void **state) {
   (void)state;
-  static const struct { const char *t; const char *want; } cases[] = {
+  static const struct {
+    const char *t;
+    const char *want;
+  } cases[] = {
       {"a // (b - 4)", "column 3: integer division or modulo by zero"},
       {"a % 0", "modulo by zero"},
       {"x / 0", "division by zero"},
@@ -153,8 +199,8 @@ static void evaluation_errors(void **state) {
     cc_tval v;
     int r = cc_expr_eval(&e, VARS, &v, why, sizeof why);
     cc_expr_free(&e);
-    if (r == 0) fail_msg("`%s` evaluated to %g; expected: %s", cases[i].t, cc_tval_num(v),
-                         cases[i].want);
+    if (r == 0)
+      fail_msg("`%s` evaluated to %g; expected: %s", cases[i].t, cc_tval_num(v), cases[i].want);
     assert_contains(why, cases[i].want);
   }
 }

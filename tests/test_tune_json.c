@@ -44,7 +44,8 @@ static void kernel_tuner_keywords(void **state) {
   assert_int_equal(cfg.grid[1], 4096 / 4);
   assert_int_equal(cfg.smem, 4 * (4 * 16 + 16 * 16));
   char buf[64];
-  assert_ok(cucore_tune_space_get_config_text(s, 24, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf, NULL));
+  assert_ok(
+      cucore_tune_space_get_config_text(s, 24, CUCORE_TUNE_TEXT_KERNEL, buf, sizeof buf, NULL));
   assert_string_equal(buf, "matmul_kernel");
   cucore_tune_space_destroy(s);
 }
@@ -79,18 +80,24 @@ static void tuning_schema_t1(void **state) {
   assert_int_equal(cfg.grid[0], 1024);
   assert_int_equal(cfg.smem, 512);
   char buf[64];
-  assert_ok(cucore_tune_space_get_config_text(s, 35, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf, NULL));
+  assert_ok(
+      cucore_tune_space_get_config_text(s, 35, CUCORE_TUNE_TEXT_PARAMS, buf, sizeof buf, NULL));
   assert_string_equal(buf, "MWG=64 NWG=64 KWG=32");
   cucore_tune_space_destroy(s);
-  assert_status(cucore_tune_space_from_json("{\"ConfigurationSpace\": {\"TuningParameters\": "
-                                            "[{\"Name\": \"a\", \"Values\": \"__import__('os')\"}]}}",
-                                            0, &s), CUCORE_INVALID_ARGUMENT);
+  assert_status(
+      cucore_tune_space_from_json("{\"ConfigurationSpace\": {\"TuningParameters\": "
+                                  "[{\"Name\": \"a\", \"Values\": \"__import__('os')\"}]}}",
+                                  0, &s),
+      CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "Values of `a`");
 }
 
 static void json_errors_name_line_and_column(void **state) {
   (void)state;
-  static const struct { const char *t; const char *want; } cases[] = {
+  static const struct {
+    const char *t;
+    const char *want;
+  } cases[] = {
       {"{\"a\": [1, 2,]}", "line 1, column 13: expected a value"},
       {"{\"a\": 1,\n \"a\": 2}", "line 2, column 5: a key given twice"},
       {"{\"a\": 01}", "leading zero"},
@@ -133,7 +140,9 @@ static void space_json_type_errors(void **state) {
   assert_null(s);
   assert_contains(cucore_last_error(), "`tune_params.a` must be an array");
   assert_status(cucore_tune_space_from_json("{\"tune_params\": {\"a\": [1]}, \"restrictions\":"
-                                            " [\"a >\"]}", 0, &s), CUCORE_INVALID_ARGUMENT);
+                                            " [\"a >\"]}",
+                                            0, &s),
+                CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "restriction `a >`: column 4");
   assert_status(cucore_tune_space_from_json("[1]", 0, &s), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "must be an object");
@@ -197,7 +206,8 @@ static void model_verdicts_and_score(void **state) {
   lim.sm_count = 132;
   cucore_kernel_resources res = CUCORE_KERNEL_RESOURCES_INIT;
   res.registers = 32;
-  cucore_tune_config cfg = {.verdict = CUCORE_TUNE_RUNNABLE, .grid = {1584, 1, 1},
+  cucore_tune_config cfg = {.verdict = CUCORE_TUNE_RUNNABLE,
+                            .grid = {1584, 1, 1},
                             .block = {256, 1, 1}};
   cucore_tune_model m;
   assert_ok(cucore_tune_model_check(&lim, &res, 0, NULL, &cfg, &m));

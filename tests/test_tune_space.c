@@ -62,8 +62,7 @@ static void restrictions_and_counts(void **state) {
   (void)state;
   cucore_tune_space *s = space_new();
   assert_ok(cucore_tune_space_parse_param(s, "block_size_x=16,32,64", CUCORE_TUNE_PARAM_AUTO));
-  assert_ok(cucore_tune_space_parse_param(s, "block_size_y=1,2,4,8,16,32",
-                                          CUCORE_TUNE_PARAM_AUTO));
+  assert_ok(cucore_tune_space_parse_param(s, "block_size_y=1,2,4,8,16,32", CUCORE_TUNE_PARAM_AUTO));
   assert_ok(cucore_tune_space_restrict(s, "block_size_x*block_size_y >= 64"));
   assert_ok(cucore_tune_space_restrict(s, "block_size_x*block_size_y <= 1024"));
   cucore_tune_counts c;
@@ -80,8 +79,7 @@ static void restrictions_and_counts(void **state) {
   assert_ok(cucore_tune_space_get_config(s, 17, &cfg)); /* (64, 32) */
   assert_contains(cfg.reason, "restriction 2");
   assert_string_equal(cucore_tune_verdict_name(cfg.verdict), "restricted");
-  assert_status(cucore_tune_space_restrict(s, "block_size_x * bsz > 3"),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_space_restrict(s, "block_size_x * bsz > 3"), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "column 16: unknown name `bsz`");
   assert_status(cucore_tune_space_get_config(s, 18, &cfg), CUCORE_INVALID_ARGUMENT);
   cucore_tune_space_destroy(s);
@@ -118,8 +116,7 @@ static void launch_follows_kernel_tuner(void **state) {
   assert_int_equal(c.block[1], 1); /* the block expression sets x only */
   assert_status(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "1, 2, 3, 4"),
                 CUCORE_INVALID_ARGUMENT);
-  assert_status(cucore_tune_space_set_expr(s, CUCORE_TUNE_BLOCK, "32 +"),
-                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_space_set_expr(s, CUCORE_TUNE_BLOCK, "32 +"), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "column 5");
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "block_size_x / 3"));
   assert_ok(cucore_tune_space_get_config(s, 0, &c));
@@ -134,8 +131,8 @@ static void architecture_limits(void **state) {
   cucore_tune_space *s = space_new();
   cucore_arch_limits lim;
   assert_ok(cucore_arch_get_limits(90, &lim));
-  assert_ok(cucore_tune_space_parse_param(s, "block_size_x=256,512,1024,2048",
-                                          CUCORE_TUNE_PARAM_AUTO));
+  assert_ok(
+      cucore_tune_space_parse_param(s, "block_size_x=256,512,1024,2048", CUCORE_TUNE_PARAM_AUTO));
   assert_ok(cucore_tune_space_parse_param(s, "kb=16,300", CUCORE_TUNE_PARAM_AUTO));
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, "kb * 1024"));
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "65536"));

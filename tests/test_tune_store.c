@@ -31,13 +31,19 @@ static int teardown(void **state) {
 }
 
 static void key_of(const char *source, const char *options, char out[65]) {
-  cucore_tune_key_fields f = {.source = source, .options = options, .kernel = "k",
-                              .launch = "grid=n/bs", .args = "f32[1024]", .params = "bs"};
+  cucore_tune_key_fields f = {.source = source,
+                              .options = options,
+                              .kernel = "k",
+                              .launch = "grid=n/bs",
+                              .args = "f32[1024]",
+                              .params = "bs"};
   assert_ok(cucore_tune_key(&f, out));
 }
 
 /* Each test writes its own file. */
-static void use_file(const char *name) { snprintf(path, sizeof path, "%s/sub/%s.jsonl", dir, name); }
+static void use_file(const char *name) {
+  snprintf(path, sizeof path, "%s/sub/%s.jsonl", dir, name);
+}
 
 static void keys_see_every_input(void **state) {
   (void)state;
@@ -79,7 +85,8 @@ static void resume_finds_every_record(void **state) {
   cucore_tune_store *s = open_store(key, "1024", DEV);
   char cfg[128], res[128];
   for (uint64_t i = 0; i < 4; i++) { /* "measure" all four */
-    assert_ok(cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
+    assert_ok(
+        cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
     snprintf(res, sizeof res, "{\"status\":\"ok\",\"median_ms\":%g}", 1.0 + (double)i);
     assert_ok(cucore_tune_store_append(s, cfg, res));
   }
@@ -96,7 +103,8 @@ static void resume_finds_every_record(void **state) {
   assert_int_equal(damaged, 0);
   for (uint64_t i = 0; i < 6; i++) {
     const char *found = NULL;
-    assert_ok(cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
+    assert_ok(
+        cucore_tune_space_get_config_text(sp, i, CUCORE_TUNE_TEXT_JSON, cfg, sizeof cfg, NULL));
     assert_ok(cucore_tune_store_find(s, cfg, &found));
     if (!found) {
       todo++;
@@ -214,7 +222,8 @@ static void lookup_fallbacks(void **state) {
   assert_string_equal(cfg, "{\"bs\":64}"); /* 4096 is nearer 1024 than 100000 */
   s = open_store(key, "1024", DEV);
   assert_ok(cucore_tune_store_append(s, "{\"bs\":128}", "{\"status\":\"ok\",\"median_ms\":2}"));
-  assert_ok(cucore_tune_store_append(s, "{\"bs\":256}", "{\"status\":\"wrong-answer\","
+  assert_ok(cucore_tune_store_append(s, "{\"bs\":256}",
+                                     "{\"status\":\"wrong-answer\","
                                      "\"median_ms\":0.5}"));
   assert_ok(cucore_tune_store_append(s, "{\"bs\":1024}", "{\"status\":\"ok\",\"median_ms\":1.5}"));
   cucore_tune_store_close(s);
@@ -245,12 +254,9 @@ static void default_path_under_the_cache(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(keys_see_every_input),
-      cmocka_unit_test(resume_finds_every_record),
-      cmocka_unit_test(torn_line_is_skipped),
-      cmocka_unit_test(kill_minus_nine_loses_at_most_one),
-      cmocka_unit_test(lookup_fallbacks),
-      cmocka_unit_test(default_path_under_the_cache),
+      cmocka_unit_test(keys_see_every_input), cmocka_unit_test(resume_finds_every_record),
+      cmocka_unit_test(torn_line_is_skipped), cmocka_unit_test(kill_minus_nine_loses_at_most_one),
+      cmocka_unit_test(lookup_fallbacks),     cmocka_unit_test(default_path_under_the_cache),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

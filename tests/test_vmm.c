@@ -364,11 +364,14 @@ int main(void) {
   /* First, before this process loads the driver: the child loads it with symbols hidden. */
   const struct CMUnitTest first[] = {cmocka_unit_test(absent_entry_points_are_named)};
   int rc = cmocka_run_group_tests(first, NULL, NULL);
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(granularity_rounding), cmocka_unit_test(arguments_are_checked),
-      cmocka_unit_test(mapped_ranges_are_recorded), cmocka_unit_test(buffer_grows_in_place),
-      cmocka_unit_test(buffer_grows_in_many_steps),
-      cmocka_unit_test(a_taken_neighbour_leaves_the_buffer_unchanged),
-      cmocka_unit_test(export_and_import), cmocka_unit_test(access_for_several_devices)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(granularity_rounding),
+                                     cmocka_unit_test(arguments_are_checked),
+                                     cmocka_unit_test(mapped_ranges_are_recorded),
+                                     cmocka_unit_test(buffer_grows_in_place),
+                                     cmocka_unit_test(buffer_grows_in_many_steps),
+                                     cmocka_unit_test(
+                                         a_taken_neighbour_leaves_the_buffer_unchanged),
+                                     cmocka_unit_test(export_and_import),
+                                     cmocka_unit_test(access_for_several_devices)};
   return rc | cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -73,8 +73,10 @@ static int each_store(const char *dir, const char *only, int remove_them, json_o
     if (only && strcmp(only, key) != 0) continue;
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (remove_them) n += unlink(path) == 0;
-    else show_one(j, dir, key), n++;
+    if (remove_them)
+      n += unlink(path) == 0;
+    else
+      show_one(j, dir, key), n++;
   }
   if (d) closedir(d);
   if (remove_them && !j) printf("removed %zu tune store%s from %s\n", n, n == 1 ? "" : "s", dir);
@@ -96,8 +98,10 @@ int cmd_cache_tune(int argc, char **argv) {
   int list = strcmp(action, "list") == 0, show = strcmp(action, "show") == 0;
   int clear = strcmp(action, "clear") == 0;
   if (!list && !show && !clear)
-    return cli_usage("cache", "unknown action `tune %s`; expected tune list, tune show KEY or "
-                     "tune clear [KEY]", action);
+    return cli_usage("cache",
+                     "unknown action `tune %s`; expected tune list, tune show KEY or "
+                     "tune clear [KEY]",
+                     action);
   if (show && !pos[1]) return cli_usage("cache", "tune show needs a KEY (see `cache tune list`)");
   char dir[4200];
   if ((rc = tune_dir(dir, sizeof dir))) return rc;

@@ -22,8 +22,8 @@ void cli_cache_warn_once(void) {
 int cli_cache_check(const char *verb) {
   char msg[8192];
   if (!cache_problem(msg, sizeof msg)) return 0;
-  if (!warned) fprintf(stderr, "cucore %s: the compile cache cannot be used as configured: %s\n",
-                       verb, msg);
+  if (!warned)
+    fprintf(stderr, "cucore %s: the compile cache cannot be used as configured: %s\n", verb, msg);
   warned = 1;
   return 1;
 }

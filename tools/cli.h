@@ -85,11 +85,11 @@ typedef struct cli_source {
   const char **exprs; /* point into argv */
   int expr_count;
   size_t expr_cap;
-  char **raw;         /* the compile options as given (point into argv), for nvcc */
+  char **raw; /* the compile options as given (point into argv), for nvcc */
   int raw_count;
   size_t raw_cap;
-  int nvcc;           /* --nvcc: compile .cu files with nvcc, not NVRTC */
-  char arch[32];      /* an arch a verb took as its own option (inspect --arch), for nvcc */
+  int nvcc;             /* --nvcc: compile .cu files with nvcc, not NVRTC */
+  char arch[32];        /* an arch a verb took as its own option (inspect --arch), for nvcc */
   const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets
                            CLI_LOG_LINES lines of it) */
 } cli_source;
@@ -101,7 +101,7 @@ int cli_source_add_expr(cli_source *s, const char *expr);
 int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i);
 /* What a compile cost and where the result came from (may be ignored). */
 typedef struct cli_compile_info {
-  double ms;              /* wall time of cucore_program_compile */
+  double ms; /* wall time of cucore_program_compile */
   cucore_cache_result cache;
   char cache_reason[256]; /* why it was not cached, when it was not */
   int arch;               /* the arch compiled for when the object does not say (nvcc's) */
@@ -121,10 +121,10 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
 int cli_log_print(const char *verb, const char *log, const char *log_path);
 /* What an NVRTC failure is, for the nvcc fallback. */
 typedef enum cli_nvrtc_failure {
-  CLI_NVRTC_OTHER,     /* a syntax or type error, ...: nvcc would fail too; not tried */
-  CLI_NVRTC_HOST,      /* host code or a host header: nvcc can compile it */
-  CLI_NVRTC_OPTION,    /* an option NVRTC refused: the command line's error (exit 2) */
-  CLI_NVRTC_NAME_EXPR  /* a name expression that names nothing: never sent to nvcc */
+  CLI_NVRTC_OTHER,    /* a syntax or type error, ...: nvcc would fail too; not tried */
+  CLI_NVRTC_HOST,     /* host code or a host header: nvcc can compile it */
+  CLI_NVRTC_OPTION,   /* an option NVRTC refused: the command line's error (exit 2) */
+  CLI_NVRTC_NAME_EXPR /* a name expression that names nothing: never sent to nvcc */
 } cli_nvrtc_failure;
 /* Classifies a failed NVRTC compile from its status and log; `why` gets a line saying what
  * (for HOST, what nvcc can do that NVRTC cannot). */
@@ -186,8 +186,8 @@ void cli_input_add(const char *path);
  * new files. Returns 0, or CLI_EXIT_USAGE after printing "cucore VERB: WHAT `PATH` ...". */
 int cli_output_check(const char *verb, const char *what, const char *path);
 typedef struct cli_outfile {
-  FILE *f;                  /* write here */
-  char *tmp, *target;       /* the temporary and what it replaces; NULL when written in place */
+  FILE *f;            /* write here */
+  char *tmp, *target; /* the temporary and what it replaces; NULL when written in place */
   const char *verb, *what, *path;
   unsigned mode;
 } cli_outfile;

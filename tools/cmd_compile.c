@@ -33,8 +33,10 @@ const char cmd_compile_help[] =
     "examples:\n"
     "  cucore compile saxpy.cu --arch sm_90 -o saxpy.cubin\n"
     "  cucore compile kernels.cu --target ptx --arch sm_80 -DBLOCK=256 --std c++17\n"
-    "  cucore compile kernels.cu --target fatbin --gencode sm_80 --gencode sm_90 --gencode compute_90\n"
-    "  cucore compile scale.cu --arch sm_90 --name-expr 'scale<float>' --name-expr 'scale<double>'\n";
+    "  cucore compile kernels.cu --target fatbin --gencode sm_80 --gencode sm_90 --gencode "
+    "compute_90\n"
+    "  cucore compile scale.cu --arch sm_90 --name-expr 'scale<float>' --name-expr "
+    "'scale<double>'\n";
 
 static const char *ext_of(cucore_code_type t) {
   return t == CUCORE_CODE_PTX      ? ".ptx"
@@ -90,9 +92,8 @@ static void report_json(const cli_source *srcp, const compiled *c) {
 
 static void report_text(const cli_source *srcp, const compiled *c) {
   printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", c->file, c->out,
-         cucore_code_type_name(c->made), c->size, c->ci.ms,
-         cucore_cache_result_name(c->ci.cache), c->ci.cache_reason[0] ? ": " : "",
-         c->ci.cache_reason);
+         cucore_code_type_name(c->made), c->size, c->ci.ms, cucore_cache_result_name(c->ci.cache),
+         c->ci.cache_reason[0] ? ": " : "", c->ci.cache_reason);
   if (c->made != c->target)
     printf("  note: %s was asked for; the lto option makes %s, which is linked for the GPU "
            "when loaded (or with cucore_linker_* / nvJitLink)\n",
@@ -129,8 +130,10 @@ static int compile_and_write(cli_source *srcp, const char *file, const char *out
   if (!rc && c.made != target && !out_path) /* named for what it holds */
     rc = output_for(file, out_path, c.made, &owned, &c.out);
   if (!rc) rc = cli_write_file("compile", "output", c.out, data, c.size);
-  if (!rc && json) report_json(srcp, &c);
-  else if (!rc) report_text(srcp, &c);
+  if (!rc && json)
+    report_json(srcp, &c);
+  else if (!rc)
+    report_text(srcp, &c);
   free(owned);
   cucore_object_destroy(c.obj);
   cli_source_free(srcp);
@@ -148,11 +151,20 @@ static const cucore_code_type targets[] = {CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, C
                                            CUCORE_CODE_FATBIN};
 
 const cli_opt cmd_compile_opts[] = {
-    {.name = "--output", .alias = "-o", .kind = CLI_OPT_TEXT, CLI_AT(compile_line, out),
-     .arg = "OUT", .help = "where the result goes (default: FILE with the target's extension)"},
-    {.name = "--target", .kind = CLI_OPT_CHOICE, CLI_AT(compile_line, target),
-     .arg = "ptx|cubin|ltoir|fatbin", .help = "what to make (default: cubin)"},
-    {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(compile_line, json),
+    {.name = "--output",
+     .alias = "-o",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(compile_line, out),
+     .arg = "OUT",
+     .help = "where the result goes (default: FILE with the target's extension)"},
+    {.name = "--target",
+     .kind = CLI_OPT_CHOICE,
+     CLI_AT(compile_line, target),
+     .arg = "ptx|cubin|ltoir|fatbin",
+     .help = "what to make (default: cubin)"},
+    {.name = "--json",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(compile_line, json),
      .help = "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
              "\"bytes\", \"compile_ms\", \"cache\", \"lowered_names\"}; on failure stdout\n"
              "stays empty and the reason is on stderr"},

@@ -48,7 +48,9 @@ typedef struct devices_line {
 
 const cli_opt cmd_devices_opts[] = {
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(devices_line, json), .help = CLI_JSON_HELP},
-    {.name = "--pools", .kind = CLI_OPT_FLAG, CLI_AT(devices_line, pools),
+    {.name = "--pools",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(devices_line, pools),
      .help = "also read each device's default memory pool (release threshold, reserved and\n"
              "used bytes): this opens a context on every device, which costs tens of ms\n"
              "each; without it \"default_pool\" is null in the JSON"},
@@ -81,8 +83,9 @@ int cmd_version(int argc, char **argv) {
   print_lib_text("nvJitLink", &v.nvjitlink);
   print_lib_text("libNVVM", &v.nvvm);
   printf("  %-10s %s\n", "PTX linker",
-         v.ptx_linker ? v.ptx_linker : "none: nvJitLink is not usable and there is no GPU for "
-                                        "the driver's linker");
+         v.ptx_linker ? v.ptx_linker
+                      : "none: nvJitLink is not usable and there is no GPU for "
+                        "the driver's linker");
   return CLI_EXIT_OK;
 }
 
@@ -138,8 +141,9 @@ static const char *bytes_text(char *buf, size_t n, uint64_t bytes) {
 
 static void pool_text(const cucore_device_props *p, const pool_state *ps) {
   printf("  memory pools         %s%s\n", p->memory_pools ? "yes" : "no",
-         !p->memory_pools ? "" : p->mempool_ipc_fd ? ", shareable between processes (POSIX fd)"
-                                                   : ", not shareable between processes");
+         !p->memory_pools    ? ""
+         : p->mempool_ipc_fd ? ", shareable between processes (POSIX fd)"
+                             : ", not shareable between processes");
   if (!p->memory_pools || !ps->asked) return; /* --pools reads the default pool */
   if (!ps->ok) {
     printf("  default pool         unreadable: %s\n", ps->why);
@@ -150,8 +154,8 @@ static void pool_text(const cucore_device_props *p, const pool_state *ps) {
          "in this process\n",
          bytes_text(a, sizeof a, ps->st.release_threshold),
          bytes_text(b, sizeof b, ps->st.reserved_current),
-         bytes_text(c, sizeof c, ps->st.reserved_high), bytes_text(d, sizeof d, ps->st.used_current),
-         bytes_text(e, sizeof e, ps->st.used_high));
+         bytes_text(c, sizeof c, ps->st.reserved_high),
+         bytes_text(d, sizeof d, ps->st.used_current), bytes_text(e, sizeof e, ps->st.used_high));
 }
 
 static void pool_json(json_out *j, const cucore_device_props *p, const pool_state *ps) {
@@ -168,9 +172,8 @@ static void pool_json(json_out *j, const cucore_device_props *p, const pool_stat
   json_bool(j, "readable", ps->ok);
   if (ps->ok) {
     /* UINT64_MAX (keep everything) does not fit a JSON integer exactly: -1 stands for it. */
-    json_int(j, "release_threshold", ps->st.release_threshold == UINT64_MAX
-                                         ? -1
-                                         : (long long)ps->st.release_threshold);
+    json_int(j, "release_threshold",
+             ps->st.release_threshold == UINT64_MAX ? -1 : (long long)ps->st.release_threshold);
     json_int(j, "reserved_current", (long long)ps->st.reserved_current);
     json_int(j, "reserved_high", (long long)ps->st.reserved_high);
     json_int(j, "used_current", (long long)ps->st.used_current);
@@ -187,8 +190,8 @@ static void device_text(const cucore_device_props *p) {
   printf("device %d: %s\n", p->ordinal, p->name);
   printf("  compute capability   %d.%d (sm_%d)\n", p->cc_major, p->cc_minor, p->arch);
   printf("  multiprocessors      %d\n", p->sm_count);
-  printf("  memory               %s, bus %d bits, clock %d MHz\n", mem,
-         p->memory_bus_width_bits, p->memory_clock_khz / 1000);
+  printf("  memory               %s, bus %d bits, clock %d MHz\n", mem, p->memory_bus_width_bits,
+         p->memory_clock_khz / 1000);
   printf("  L2 cache             %d KiB\n", p->l2_cache_bytes / 1024);
   printf("  SM clock             %d MHz\n", p->clock_khz / 1000);
   printf("  threads              %d per block, %d per SM, warp %d\n", p->max_threads_per_block,
@@ -209,9 +212,8 @@ static void device_text(const cucore_device_props *p) {
   printf("  PCI bus              %s\n", p->pci_bus_id);
   printf("  managed memory       %s%s\n", p->managed_memory ? "yes" : "no",
          p->managed_memory && p->concurrent_managed_access ? " (concurrent access)" : "");
-  printf("  pageable access      %s\n", p->pageable_memory_access
-                                            ? "yes (kernels read malloc'd memory: HMM or ATS)"
-                                            : "no");
+  printf("  pageable access      %s\n",
+         p->pageable_memory_access ? "yes (kernels read malloc'd memory: HMM or ATS)" : "no");
 }
 
 static void device_json(json_out *j, const cucore_device_props *p) {

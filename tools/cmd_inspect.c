@@ -25,7 +25,8 @@ const char cmd_inspect_help[] =
     "options (`--flag value` or `--flag=value`; compile options for .cu files too):\n"
     "%o"
     "\n"
-    "The JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"globals\", \"kernels\": [...]};\n"
+    "The JSON object: {\"file\", \"type\", \"arch\", \"entries\", \"globals\", \"kernels\": "
+    "[...]};\n"
     "each parameter has \"type\" (int, float, pointer, bytes, unknown), \"cpp_type\" (from\n"
     "the signature, or null) and \"type_text\" (what the table shows).\n"
     "\n"
@@ -60,9 +61,7 @@ static const char *type_text(const cucore_kernel_info *k, uint32_t i, char *buf,
     if (p->size == 8) return "u64 (pointer or 64-bit integer)";
     snprintf(buf, n, "u%u", p->size * 8);
     return buf;
-  case CUCORE_PARAM_FLOAT:
-    snprintf(buf, n, "f%u", p->size * 8);
-    return buf;
+  case CUCORE_PARAM_FLOAT: snprintf(buf, n, "f%u", p->size * 8); return buf;
   case CUCORE_PARAM_POINTER: return "pointer";
   case CUCORE_PARAM_BYTES:
     snprintf(buf, n, "%u bytes by value (struct, union or vector)", p->size);
@@ -193,15 +192,17 @@ static void kernel_text(const cucore_kernel_info *k) {
       else
         snprintf(a, sizeof a, "?");
       char buf[64];
-      printf("    %4u %7u %6u %6s  %s\n", i, p->offset, p->size, a, type_text(k, i, buf, sizeof buf));
+      printf("    %4u %7u %6u %6s  %s\n", i, p->offset, p->size, a,
+             type_text(k, i, buf, sizeof buf));
     }
   }
   printf("  %-20s %s\n", "registers", num(a, sizeof a, k->registers, ""));
   printf("  %-20s %s static", "shared memory", num(a, sizeof a, k->static_shared_bytes, " B"));
-  if (k->reserved_shared_bytes > 0) printf(", %d B reserved by the system", k->reserved_shared_bytes);
+  if (k->reserved_shared_bytes > 0)
+    printf(", %d B reserved by the system", k->reserved_shared_bytes);
   printf("\n");
-  printf("  %-20s %s frame, %s stack\n", "local memory/thread", num(a, sizeof a, k->local_bytes, " B"),
-         num(b, sizeof b, k->stack_bytes, " B"));
+  printf("  %-20s %s frame, %s stack\n", "local memory/thread",
+         num(a, sizeof a, k->local_bytes, " B"), num(b, sizeof b, k->stack_bytes, " B"));
   printf("  %-20s %s bank 0, %s __constant__ (module)\n", "constant memory",
          num(a, sizeof a, k->const_bytes, " B"), num(c, sizeof c, k->user_const_bytes, " B"));
   printf("  %-20s %s\n", "max threads/block", num(a, sizeof a, k->max_threads_per_block, ""));
@@ -211,7 +212,8 @@ static void kernel_text(const cucore_kernel_info *k) {
   if (k->max_registers) printf("  %-20s %u\n", "register cap", k->max_registers);
   if (k->cluster_dims[0])
     printf("  %-20s %s\n", "cluster dims", dims(a, sizeof a, k->cluster_dims));
-  if (k->max_blocks_per_cluster) printf("  %-20s %u\n", "max blocks/cluster", k->max_blocks_per_cluster);
+  if (k->max_blocks_per_cluster)
+    printf("  %-20s %u\n", "max blocks/cluster", k->max_blocks_per_cluster);
   if (k->explicit_cluster) printf("  %-20s yes\n", "launch as clusters");
   if (k->barriers != CUCORE_UNKNOWN && k->barriers > 0)
     printf("  %-20s %d\n", "named barriers", k->barriers);
@@ -228,14 +230,16 @@ static int is_source(const char *file) {
 
 /* A .cu (or NVVM IR) file: compile it to a cubin for the arch, keep its PTX for the parameter
  * types, and open the cubin. --kernel is registered as a name expression first. */
-static int open_source(cli_source *src, const char *file, const char **kernel, cucore_binary **bin) {
+static int open_source(cli_source *src, const char *file, const char **kernel,
+                       cucore_binary **bin) {
   if (*kernel && cli_source_add_expr(src, *kernel)) return CLI_EXIT_FAILURE;
   cucore_object *obj = NULL;
   int rc = cli_source_compile(src, "inspect", file, CUCORE_CODE_CUBIN, &obj, NULL);
   if (rc) return rc;
   if (*kernel) {
     const char *lowered = NULL;
-    if (cucore_object_get_lowered_name(obj, *kernel, &lowered) == CUCORE_OK) *kernel = strdup(lowered);
+    if (cucore_object_get_lowered_name(obj, *kernel, &lowered) == CUCORE_OK)
+      *kernel = strdup(lowered);
   }
   const void *code = NULL;
   size_t size = 0;
@@ -254,8 +258,8 @@ static int open_source(cli_source *src, const char *file, const char **kernel, c
  * cuda::, cub::, thrust::, cooperative_groups::, std::) and the compiler's string literals
  * ($str, __unnamed_N). */
 static int library_variable(const cucore_global_info *g) {
-  static const char *const prefixes[] = {"cuda::", "cub::", "thrust::", "cooperative_groups::",
-                                         "std::", "__cccl", "__cub", "cuda_cub::"};
+  static const char *const prefixes[] = {"cuda::", "cub::",  "thrust::", "cooperative_groups::",
+                                         "std::",  "__cccl", "__cub",    "cuda_cub::"};
   const char *n = g->demangled ? g->demangled : g->name;
   if (g->name[0] == '$' || strncmp(g->name, "__unnamed_", 10) == 0) return 1;
   /* A header's internal-linkage names carry the file's prefix: look past it. */
@@ -272,11 +276,17 @@ typedef struct inspect_line {
 } inspect_line;
 
 const cli_opt cmd_inspect_opts[] = {
-    {.name = "--arch", .kind = CLI_OPT_TEXT, CLI_AT(inspect_line, arch), .arg = "sm_XX",
+    {.name = "--arch",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(inspect_line, arch),
+     .arg = "sm_XX",
      .help = "the GPU to choose for (sm_90, sm_90a, 90, 9.0): picks a fatbin's entry,\n"
              "checks that a cubin can run there, lays PTX parameters out for it, and\n"
              "compiles a .cu file for it"},
-    {.name = "--kernel", .kind = CLI_OPT_TEXT, CLI_AT(inspect_line, kernel), .arg = "NAME",
+    {.name = "--kernel",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(inspect_line, kernel),
+     .arg = "NAME",
      .help = "only this kernel (symbol, demangled name, or name without parameters)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(inspect_line, json), .help = CLI_JSON_HELP},
     {0}};
@@ -289,7 +299,8 @@ static int take_arch(cli_source *srcp, const char *text, int *arch) {
   /* The same arch compiles a .cu file ("8.6" and "sm_86a" both name it). */
   char arch_name[32];
   const char *suffix = strpbrk(text, "af");
-  snprintf(arch_name, sizeof arch_name, "sm_%d%s", *arch, suffix && suffix[1] == '\0' ? suffix : "");
+  snprintf(arch_name, sizeof arch_name, "sm_%d%s", *arch,
+           suffix && suffix[1] == '\0' ? suffix : "");
   if (cucore_options_set_string(srcp->opts, CUCORE_OPT_ARCH, arch_name) != CUCORE_OK)
     return cli_usage("inspect", "%s", cucore_last_error());
   snprintf(srcp->arch, sizeof srcp->arch, "%s", arch_name);
@@ -297,8 +308,8 @@ static int take_arch(cli_source *srcp, const char *text, int *arch) {
 }
 
 /* Reads the command line: the options, FILE and the arch number (0: none). */
-static int read_line(cli_source *srcp, int argc, char **argv, inspect_line *line,
-                     const char **file, int *arch) {
+static int read_line(cli_source *srcp, int argc, char **argv, inspect_line *line, const char **file,
+                     int *arch) {
   cli_parse parse = {"inspect", cmd_inspect_opts, line, srcp, file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   *arch = 0;
@@ -310,8 +321,8 @@ static int read_line(cli_source *srcp, int argc, char **argv, inspect_line *line
 typedef struct inspect_job {
   const char *file;
   cucore_binary *bin;
-  char *lowered;                    /* --kernel's lowered name, from open_source */
-  const cucore_kernel_info *only;   /* --kernel's kernel, or NULL for all */
+  char *lowered;                  /* --kernel's lowered name, from open_source */
+  const cucore_kernel_info *only; /* --kernel's kernel, or NULL for all */
   int json;
 } inspect_job;
 
@@ -334,8 +345,7 @@ static void json_header(json_out *j, const char *file, const cucore_binary_info 
   json_str(j, "type", cucore_code_type_name(info->type));
   json_str(j, "code_type", cucore_code_type_name(info->code_type));
   json_str(j, "arch", info->arch_name);
-  if (info->virtual_arch)
-    json_int(j, "virtual_arch", info->virtual_arch);
+  if (info->virtual_arch) json_int(j, "virtual_arch", info->virtual_arch);
   if (info->ptx_version) {
     char v[16];
     snprintf(v, sizeof v, "%d.%d", info->ptx_version / 10, info->ptx_version % 10);
@@ -418,8 +428,7 @@ static void text_entries(cucore_binary *bin, const cucore_binary_info *info) {
   if (!info->fatbin_entry_count) return;
   printf("%-22s %u; kernels below come from entry %d\n", "entries", info->fatbin_entry_count,
          info->selected_entry);
-  printf("  %4s  %-7s %-14s %10s %10s  %s\n", "#", "kind", "arch", "size", "stored",
-         "compression");
+  printf("  %4s  %-7s %-14s %10s %10s  %s\n", "#", "kind", "arch", "size", "stored", "compression");
   for (uint32_t i = 0; i < info->fatbin_entry_count; i++) {
     cucore_fatbin_entry e;
     cucore_binary_get_fatbin_entry(bin, i, &e);
@@ -486,7 +495,7 @@ static int inspect_body(cli_source *srcp, int argc, char **argv, inspect_job *jo
   const char *kernel = line.kernel;
   if (!job->file)
     return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] "
-                     "[--kernel NAME] [--json]");
+                                "[--kernel NAME] [--json]");
   int rc = open_binary(srcp, job, &kernel, arch);
   cli_source_free(srcp);
   if (rc) return rc;

@@ -50,13 +50,12 @@ typedef struct occ_row {
 
 typedef struct occ_ctx {
   int use_driver;
-  cucore_kernel *kernel;           /* driver mode */
+  cucore_kernel *kernel; /* driver mode */
   cucore_stream *stream;
   cucore_device *dev;
-  cucore_arch_limits limits;       /* both modes (explanations) */
+  cucore_arch_limits limits; /* both modes (explanations) */
   cucore_kernel_resources res;
 } occ_ctx;
-
 
 static int row_for(occ_ctx *c, int block, size_t smem, occ_row *row) {
   memset(row, 0, sizeof *row);
@@ -117,8 +116,10 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
   }
   if (k->registers == CUCORE_UNKNOWN) {
     cucore_binary_destroy(bin);
-    fprintf(stderr, "cucore occupancy: %s: PTX records no register use; compile it to a cubin "
-                    "first (cucore compile %s --arch sm_XX)\n", file, file);
+    fprintf(stderr,
+            "cucore occupancy: %s: PTX records no register use; compile it to a cubin "
+            "first (cucore compile %s --arch sm_XX)\n",
+            file, file);
     return CLI_EXIT_FAILURE;
   }
   if (!arch) arch = info.arch;
@@ -146,14 +147,31 @@ typedef struct occ_line {
 } occ_line;
 
 const cli_opt cmd_occupancy_opts[] = {
-    {.name = "--kernel", .kind = CLI_OPT_TEXT, CLI_AT(occ_line, kernel), .arg = "NAME",
+    {.name = "--kernel",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(occ_line, kernel),
+     .arg = "NAME",
      .help = "the kernel (a C++ name expression such as 'scale<float>' for .cu files)"},
-    {.name = "--block", .kind = CLI_OPT_INT, CLI_AT(occ_line, block), .lo = 1, .hi = 1024,
-     .arg = "N", .help = "threads per block: the answer for that size (else a table)"},
-    {.name = "--smem", .kind = CLI_OPT_INT, CLI_AT(occ_line, smem), .lo = 0,
-     .hi = CLI_HI_SMEM, .arg = "BYTES", .help = "dynamic shared memory per block (default 0)"},
-    {.name = "--cluster", .kind = CLI_OPT_DIMS, CLI_AT(occ_line, cluster), .dims = &cli_dims_cluster,
-     .arg = "X[,Y,Z]", .help = "how many clusters of this shape fit (needs a GPU)"},
+    {.name = "--block",
+     .kind = CLI_OPT_INT,
+     CLI_AT(occ_line, block),
+     .lo = 1,
+     .hi = 1024,
+     .arg = "N",
+     .help = "threads per block: the answer for that size (else a table)"},
+    {.name = "--smem",
+     .kind = CLI_OPT_INT,
+     CLI_AT(occ_line, smem),
+     .lo = 0,
+     .hi = CLI_HI_SMEM,
+     .arg = "BYTES",
+     .help = "dynamic shared memory per block (default 0)"},
+    {.name = "--cluster",
+     .kind = CLI_OPT_DIMS,
+     CLI_AT(occ_line, cluster),
+     .dims = &cli_dims_cluster,
+     .arg = "X[,Y,Z]",
+     .help = "how many clusters of this shape fit (needs a GPU)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(occ_line, json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -165,7 +183,7 @@ typedef struct occ_job {
   unsigned cluster[3];
   cucore_object *obj;
   occ_ctx c;
-  const char *source;                  /* "driver" or "model" */
+  const char *source; /* "driver" or "model" */
 } occ_job;
 
 /* Reads the command line into *job. */
@@ -178,8 +196,7 @@ static int occ_read_line(cli_source *srcp, int argc, char **argv, occ_job *job) 
   job->kernel = line.kernel;
   job->block = (int)line.block;
   job->json = line.json;
-  job->arch = arch_text ? atoi(strchr(arch_text, '_') ? strchr(arch_text, '_') + 1 : arch_text)
-                        : 0;
+  job->arch = arch_text ? atoi(strchr(arch_text, '_') ? strchr(arch_text, '_') + 1 : arch_text) : 0;
   job->smem = line.smem;
   memcpy(job->cluster, line.cluster, sizeof job->cluster);
   if (!job->file || !job->kernel)
@@ -264,8 +281,8 @@ static int occ_clusters(const occ_job *job) {
     json_end_object(&j);
   } else {
     printf("%s: clusters of %ux%ux%u blocks of %u threads: %d co-resident; largest cluster "
-           "size %d (driver)\n", job->kernel, cluster[0], cluster[1], cluster[2], cfg.block[0],
-           clusters, max_size);
+           "size %d (driver)\n",
+           job->kernel, cluster[0], cluster[1], cluster[2], cfg.block[0], clusters, max_size);
   }
   return 0;
 }
@@ -281,12 +298,13 @@ static int occ_one(occ_job *job) {
     row_json(&j, &r, smem, job->source);
   } else {
     printf("%s on %s (%s): block %d, %lld B dynamic shared: %d blocks/SM, %d warps/SM, "
-           "occupancy %.1f %%, limited by %s\n", job->kernel, job->c.limits.name, job->source,
-           job->block, job->smem, r.blocks, r.warps, 100.0 * r.occupancy, r.limit);
+           "occupancy %.1f %%, limited by %s\n",
+           job->kernel, job->c.limits.name, job->source, job->block, job->smem, r.blocks, r.warps,
+           100.0 * r.occupancy, r.limit);
   }
   if (!r.ok) { /* the same exit status with --json */
-    fprintf(stderr, "cucore occupancy: %s cannot run with block %d (limited by %s)\n",
-            job->kernel, job->block, r.limit);
+    fprintf(stderr, "cucore occupancy: %s cannot run with block %d (limited by %s)\n", job->kernel,
+            job->block, r.limit);
     return CLI_EXIT_FAILURE;
   }
   return 0;
@@ -322,8 +340,10 @@ static int occ_table(occ_job *job) {
     json_begin_array(&j, "rows");
     for (int i = 0; i < n; i++) row_json(&j, &rows[i], (size_t)job->smem, job->source);
     json_end_array(&j);
-    if (best >= 0) json_int(&j, "best_block", rows[best].block);
-    else json_str(&j, "best_block", NULL);
+    if (best >= 0)
+      json_int(&j, "best_block", rows[best].block);
+    else
+      json_str(&j, "best_block", NULL);
     json_end_object(&j);
   } else {
     printf("%s on %s (%s), %d registers/thread, %d B static + %lld B dynamic shared per block\n",

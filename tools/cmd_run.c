@@ -21,76 +21,165 @@ typedef struct run_line {
 #define RUN_AT(field) CLI_AT(run_line, field)
 
 const cli_opt cmd_run_opts[] = {
-    {.name = "--kernel", .kind = CLI_OPT_TEXT, RUN_AT(o.kernel), .arg = "NAME",
+    {.name = "--kernel",
+     .kind = CLI_OPT_TEXT,
+     RUN_AT(o.kernel),
+     .arg = "NAME",
      .help = "the kernel (for .cu files also a C++ name expression such as 'scale<float>')"},
-    {.name = "--grid", .kind = CLI_OPT_DIMS, RUN_AT(o.grid), CLI_SEEN(run_line, have_grid),
-     .dims = &cli_dims_grid, .arg = "X[,Y,Z]", .help = "blocks in the grid"},
-    {.name = "--block", .kind = CLI_OPT_DIMS, RUN_AT(o.block), CLI_SEEN(run_line, have_block),
-     .dims = &cli_dims_block, .arg = "X[,Y,Z]", .help = "threads per block, at most 1024 in all"},
-    {.name = "--arg", .kind = CLI_OPT_LIST, RUN_AT(args), .arg = "SPEC",
+    {.name = "--grid",
+     .kind = CLI_OPT_DIMS,
+     RUN_AT(o.grid),
+     CLI_SEEN(run_line, have_grid),
+     .dims = &cli_dims_grid,
+     .arg = "X[,Y,Z]",
+     .help = "blocks in the grid"},
+    {.name = "--block",
+     .kind = CLI_OPT_DIMS,
+     RUN_AT(o.block),
+     CLI_SEEN(run_line, have_block),
+     .dims = &cli_dims_block,
+     .arg = "X[,Y,Z]",
+     .help = "threads per block, at most 1024 in all"},
+    {.name = "--arg",
+     .kind = CLI_OPT_LIST,
+     RUN_AT(args),
+     .arg = "SPEC",
      .help = "the next kernel argument (see argument specs above)"},
-    {.name = "--global", .kind = CLI_OPT_LIST, RUN_AT(sets), .arg = "NAME=SPEC",
+    {.name = "--global",
+     .kind = CLI_OPT_LIST,
+     RUN_AT(sets),
+     .arg = "NAME=SPEC",
      .help = "writes a __device__, __constant__ or __managed__ variable before the run;\n"
              "SPEC is a value spec whose size must be the variable's\n"
              "(table=f32[64]=@table.npy, n=i32:5, p=struct:{f32:1,i32:2},\n"
              "ptr=buf:f32[16]=iota). NAME is the symbol or, for .cu files, a C++\n"
              "name ('ns::coef<float>': it is registered as a name expression)"},
-    {.name = "--read-global", .kind = CLI_OPT_LIST, RUN_AT(reads), .arg = "NAME[:TYPE[N]][>FILE]",
+    {.name = "--read-global",
+     .kind = CLI_OPT_LIST,
+     RUN_AT(reads),
+     .arg = "NAME[:TYPE[N]][>FILE]",
      .help = "prints the variable after the run (as u8 bytes without a TYPE; N\n"
              "defaults to the whole variable) and saves it"},
-    {.name = "--expect", .kind = CLI_OPT_LIST, RUN_AT(expects), .arg = "ARG=VALUE",
+    {.name = "--expect",
+     .kind = CLI_OPT_LIST,
+     RUN_AT(expects),
+     .arg = "ARG=VALUE",
      .help = "compares an output after the run: ARG is a buffer's number (2, 3.1) or a\n"
              "--read-global NAME; VALUE a number (every element), iota, {v0,v1,...}\n"
              "or @FILE (.npy of the same dtype, or raw). Floating point matches when\n"
              "|got - want| <= atol + rtol * |want| (NaN matches NaN); integers match\n"
              "exactly unless a tolerance is given. The first mismatches are printed\n"
              "with their indices, and the exit status is 1 when any element differs"},
-    {.name = "--rtol", .kind = CLI_OPT_REAL, RUN_AT(o.rtol), CLI_SEEN(run_line, o.has_rtol),
-     .arg = "R", .help = "relative tolerance, a finite number >= 0 (default 1e-05, as numpy)"},
-    {.name = "--atol", .kind = CLI_OPT_REAL, RUN_AT(o.atol), CLI_SEEN(run_line, o.has_atol),
-     .arg = "A", .help = "absolute tolerance, a finite number >= 0 (default 1e-08)"},
-    {.name = "--smem", .kind = CLI_OPT_INT, RUN_AT(o.smem), .lo = 0, .hi = CLI_HI_SMEM,
-     .arg = "BYTES", .help = "dynamic shared memory (the kernel's limit is raised above 48 KiB\n"
-                              "as needed; the arch's own limit is checked before the launch)"},
-    {.name = "--cluster", .kind = CLI_OPT_DIMS, RUN_AT(o.cluster), .dims = &cli_dims_cluster,
-     .arg = "X[,Y,Z]", .help = "blocks per cluster; clusters above the portable 8 blocks (from\n"
-                                "--cluster or the kernel's __cluster_dims__) are allowed on the\n"
-                                "kernel automatically where the device supports them"},
-    {.name = "--cooperative", .kind = CLI_OPT_FLAG, RUN_AT(o.cooperative),
+    {.name = "--rtol",
+     .kind = CLI_OPT_REAL,
+     RUN_AT(o.rtol),
+     CLI_SEEN(run_line, o.has_rtol),
+     .arg = "R",
+     .help = "relative tolerance, a finite number >= 0 (default 1e-05, as numpy)"},
+    {.name = "--atol",
+     .kind = CLI_OPT_REAL,
+     RUN_AT(o.atol),
+     CLI_SEEN(run_line, o.has_atol),
+     .arg = "A",
+     .help = "absolute tolerance, a finite number >= 0 (default 1e-08)"},
+    {.name = "--smem",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.smem),
+     .lo = 0,
+     .hi = CLI_HI_SMEM,
+     .arg = "BYTES",
+     .help = "dynamic shared memory (the kernel's limit is raised above 48 KiB\n"
+             "as needed; the arch's own limit is checked before the launch)"},
+    {.name = "--cluster",
+     .kind = CLI_OPT_DIMS,
+     RUN_AT(o.cluster),
+     .dims = &cli_dims_cluster,
+     .arg = "X[,Y,Z]",
+     .help = "blocks per cluster; clusters above the portable 8 blocks (from\n"
+             "--cluster or the kernel's __cluster_dims__) are allowed on the\n"
+             "kernel automatically where the device supports them"},
+    {.name = "--cooperative",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.cooperative),
      .help = "a cooperative launch (grid-wide synchronisation)"},
-    {.name = "--priority", .kind = CLI_OPT_INT, RUN_AT(o.priority),
-     CLI_SEEN(run_line, o.has_priority), .lo = -1000, .hi = 1000, .arg = "N",
+    {.name = "--priority",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.priority),
+     CLI_SEEN(run_line, o.has_priority),
+     .lo = -1000,
+     .hi = 1000,
+     .arg = "N",
      .help = "the launch's priority (lower is higher, as for streams)"},
-    {.name = "--pdl", .kind = CLI_OPT_FLAG, RUN_AT(o.pdl),
+    {.name = "--pdl",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.pdl),
      .help = "programmatic dependent launch (overlaps the previous launch)"},
-    {.name = "--device", .kind = CLI_OPT_INT, RUN_AT(o.device), .lo = 0, .hi = 1023, .arg = "N",
+    {.name = "--device",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.device),
+     .lo = 0,
+     .hi = 1023,
+     .arg = "N",
      .help = "the GPU to use (default 0; checked against the GPUs present)"},
-    {.name = "--pool", .kind = CLI_OPT_FLAG, RUN_AT(o.pool),
+    {.name = "--pool",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.pool),
      .help = "device buffers from the device's stream-ordered pool on the run's stream\n"
              "(cuMemAllocAsync; cuMemAlloc with a note where the device has no pools).\n"
              "By default they come from cuMemAlloc: the pool's first use costs a run\n"
              "of a few launches 10-15 ms, which a plain allocation does not"},
-    {.name = "--no-pool", .kind = CLI_OPT_FLAG, RUN_AT(o.no_pool),
+    {.name = "--no-pool",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.no_pool),
      .help = "device buffers from cuMemAlloc (the default; overrides --pool)"},
-    {.name = "--repeat", .kind = CLI_OPT_INT, RUN_AT(o.repeat), .lo = 1, .hi = 1000000,
-     .arg = "N", .help = "timed launches after the first"},
-    {.name = "--warmup", .kind = CLI_OPT_INT, RUN_AT(o.warmup), .lo = 0, .hi = 1000000,
-     .arg = "W", .help = "untimed launches before the timed ones"},
-    {.name = "--flush-l2", .kind = CLI_OPT_FLAG, RUN_AT(o.flush_l2),
+    {.name = "--repeat",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.repeat),
+     .lo = 1,
+     .hi = 1000000,
+     .arg = "N",
+     .help = "timed launches after the first"},
+    {.name = "--warmup",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.warmup),
+     .lo = 0,
+     .hi = 1000000,
+     .arg = "W",
+     .help = "untimed launches before the timed ones"},
+    {.name = "--flush-l2",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.flush_l2),
      .help = "writes a buffer of twice the device's L2 size before each timed launch,\n"
              "so each starts with a cold cache"},
-    {.name = "--graph", .kind = CLI_OPT_INT, RUN_AT(o.graph), .lo = 1, .hi = 100000, .arg = "N",
+    {.name = "--graph",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.graph),
+     .lo = 1,
+     .hi = 100000,
+     .arg = "N",
      .help = "captures N launches once into a CUDA graph (each checked as a direct\n"
              "launch is), instantiates and uploads it; the --warmup and --repeat\n"
              "counts are then replays of the graph, reported per replay and per\n"
              "launch, beside the same N launches made directly back to back (also per\n"
              "launch). The outputs still see the one launch. At most 10^8 launches\n"
              "in all (N * (repeat + warmup))"},
-    {.name = "--seed", .kind = CLI_OPT_INT, RUN_AT(o.seed), .lo = 0, .hi = LLONG_MAX, .arg = "N",
+    {.name = "--seed",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.seed),
+     .lo = 0,
+     .hi = LLONG_MAX,
+     .arg = "N",
      .help = "the start of `random` fills (0: the default)"},
-    {.name = "--show", .kind = CLI_OPT_INT, RUN_AT(o.show), .lo = 0, .hi = 1 << 30, .arg = "N",
+    {.name = "--show",
+     .kind = CLI_OPT_INT,
+     RUN_AT(o.show),
+     .lo = 0,
+     .hi = 1 << 30,
+     .arg = "N",
      .help = "values printed of each output (default 8)"},
-    {.name = "--timings", .kind = CLI_OPT_FLAG, RUN_AT(o.timings),
+    {.name = "--timings",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.timings),
      .help = "prints on stderr, at the end, the wall time of each phase of the process:\n"
              "process start to main, each library loaded (libcuda, NVRTC, nvJitLink,\n"
              "libNVVM, libzstd), cuInit, the context, the compile cache, the compile,\n"
@@ -98,7 +187,9 @@ const cli_opt cmd_run_opts[] = {
              "report and teardown (ms after the process started), and the phases that\n"
              "were not needed. --json reports the same as \"phases\" (those before the\n"
              "report)"},
-    {.name = "--json", .kind = CLI_OPT_FLAG, RUN_AT(o.json),
+    {.name = "--json",
+     .kind = CLI_OPT_FLAG,
+     RUN_AT(o.json),
      .help = "one JSON object on stdout instead of text: integers exact (up to 2^64-1),\n"
              "floating point as the shortest text that reads back to the same value,\n"
              "NaN and infinities as the strings \"nan\", \"inf\", \"-inf\". Device\n"
@@ -106,7 +197,10 @@ const cli_opt cmd_run_opts[] = {
              "the JSON. Without a result (a usage error, a wrong argument, no GPU...)\n"
              "stdout stays empty: the reason is on stderr and the exit status is the\n"
              "one without --json; a run whose --expect differs reports, exit 1"},
-    {.name = "--json-out", .kind = CLI_OPT_TEXT, RUN_AT(o.json_out), .arg = "FILE",
+    {.name = "--json-out",
+     .kind = CLI_OPT_TEXT,
+     RUN_AT(o.json_out),
+     .arg = "FILE",
      .help = "the same JSON written to FILE; the text report stays on stdout"},
     {0}};
 
@@ -117,11 +211,13 @@ static int read_options(cli_source *src, int argc, char **argv, run_line *l) {
   int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
   if (!o->file || !o->kernel || !l->have_grid || !l->have_block)
-    return cli_usage("run", "FILE, --kernel, --grid and --block are required; see `cucore help run`");
+    return cli_usage("run",
+                     "FILE, --kernel, --grid and --block are required; see `cucore help run`");
   if (o->graph && o->graph * (o->repeat + o->warmup) > 100000000LL)
-    return cli_usage("run", "--graph %lld with --repeat %lld and --warmup %lld makes %lld "
-                     "launches; at most 100000000", o->graph, o->repeat, o->warmup,
-                     o->graph * (o->repeat + o->warmup));
+    return cli_usage("run",
+                     "--graph %lld with --repeat %lld and --warmup %lld makes %lld "
+                     "launches; at most 100000000",
+                     o->graph, o->repeat, o->warmup, o->graph * (o->repeat + o->warmup));
   return 0;
 }
 
@@ -160,9 +256,12 @@ static int parse_specs(run_opts *o, cli_list *args, cli_list *sets, cli_list *re
       for (int b = 0; b < o->nbufs && n + 40 < sizeof list; b++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", n ? ", " : "", o->bufs[b].label);
       for (int r = 0; r < o->nreads && n + 40 < sizeof list; r++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%.30s", n ? ", " : "", o->reads[r].name);
-      return cli_usage("run", "--expect `%s`: `%s` is no buffer argument and no --read-global "
-                       "(%s%s)", o->expects[i].text, o->expects[i].target,
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%.30s", n ? ", " : "",
+                              o->reads[r].name);
+      return cli_usage("run",
+                       "--expect `%s`: `%s` is no buffer argument and no --read-global "
+                       "(%s%s)",
+                       o->expects[i].text, o->expects[i].target,
                        n ? "these can be expected: " : "there is no output to compare", list);
     }
   }
@@ -200,7 +299,8 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
   memcpy(cfg.grid, o->grid, sizeof cfg.grid);
   memcpy(cfg.block, o->block, sizeof cfg.block);
   cfg.shared_bytes = (unsigned)o->smem;
-  if (o->cluster[0]) cucore_launch_config_cluster(&cfg, o->cluster[0], o->cluster[1], o->cluster[2]);
+  if (o->cluster[0])
+    cucore_launch_config_cluster(&cfg, o->cluster[0], o->cluster[1], o->cluster[2]);
   if (o->cooperative) cucore_launch_config_cooperative(&cfg, 1);
   cucore_binary *bin = read_code(obj);
   *arch = 0;
@@ -243,8 +343,8 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
     }
     size_t esz = (size_t)elem_sizes[r->type];
     if ((r->count && r->count * esz > g->size) || (!r->count && g->size % esz)) {
-      fprintf(stderr, "cucore run: --read-global %s: `%s` (%s) is %llu bytes, which %s\n",
-              r->text, r->name, cucore_global_kind_name(g->kind), (unsigned long long)g->size,
+      fprintf(stderr, "cucore run: --read-global %s: `%s` (%s) is %llu bytes, which %s\n", r->text,
+              r->name, cucore_global_kind_name(g->kind), (unsigned long long)g->size,
               r->count ? "is less than the elements asked for" : "is not a whole number of them");
       cucore_binary_destroy(bin);
       return CLI_EXIT_FAILURE;

@@ -100,13 +100,15 @@ cli_nvrtc_failure cli_nvrtc_classify(cucore_status st, const char *log, char *wh
   const char *first = first_error(log, line, sizeof line);
   if (first) snprintf(why, n, "%s", line);
   int nvrtc_option = CUCORE_CODE(st) == CUCORE_INVALID_ARGUMENT &&
-                     cucore_status_source(st) == CUCORE_SOURCE_NVRTC; /* NVRTC_ERROR_INVALID_OPTION */
+                     cucore_status_source(st) ==
+                         CUCORE_SOURCE_NVRTC; /* NVRTC_ERROR_INVALID_OPTION */
   if (nvrtc_option || strcasestr(log, "command-line error")) return CLI_NVRTC_OPTION;
   if (CUCORE_CODE(st) != CUCORE_COMPILE_ERROR) return CLI_NVRTC_OTHER;
   if (error_line_starts(log, "__nv_name_map")) return CLI_NVRTC_NAME_EXPR;
   if (!first) return CLI_NVRTC_OTHER;
   if (strstr(line, "host functions are not allowed")) {
-    snprintf(why, n, "it has host code (a function without __device__ or __global__, such as "
+    snprintf(why, n,
+             "it has host code (a function without __device__ or __global__, such as "
              "main), which NVRTC does not compile");
     return CLI_NVRTC_HOST;
   }

@@ -44,8 +44,10 @@ int cli_check_text(const char *verb, const char *path, const char *data, size_t 
   /* A stray Latin-1 letter in a comment is tolerated; a file of which more than a tenth is not
    * UTF-8 text is not a source file. */
   if (bad && bad * 10 > size) {
-    fprintf(stderr, "cucore %s: `%s` is not text: invalid UTF-8 or control byte at offset %zu "
-            "(%zu of its %zu bytes)\n", verb, path, first_bad, bad, size);
+    fprintf(stderr,
+            "cucore %s: `%s` is not text: invalid UTF-8 or control byte at offset %zu "
+            "(%zu of its %zu bytes)\n",
+            verb, path, first_bad, bad, size);
     return CLI_EXIT_FAILURE;
   }
   return 0;

@@ -16,11 +16,26 @@ static void escape(json_out *j, const char *s) {
   for (size_t i = 0; i < n;) {
     unsigned c = p[i];
     switch (c) {
-    case '"': fputs("\\\"", f); i++; continue;
-    case '\\': fputs("\\\\", f); i++; continue;
-    case '\n': fputs("\\n", f); i++; continue;
-    case '\r': fputs("\\r", f); i++; continue;
-    case '\t': fputs("\\t", f); i++; continue;
+    case '"':
+      fputs("\\\"", f);
+      i++;
+      continue;
+    case '\\':
+      fputs("\\\\", f);
+      i++;
+      continue;
+    case '\n':
+      fputs("\\n", f);
+      i++;
+      continue;
+    case '\r':
+      fputs("\\r", f);
+      i++;
+      continue;
+    case '\t':
+      fputs("\\t", f);
+      i++;
+      continue;
     default: break;
     }
     if (c < 0x20 || c == 0x7f) {

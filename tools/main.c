@@ -75,16 +75,15 @@ static void print_overview(FILE *f) {
           CUCORE_VERSION_STRING);
   for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
     fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
-  fprintf(f,
-          "\n"
-          "Run `cucore help VERB` for a verb's options and examples. Every verb reads its\n"
-          "options the same way: `--flag value` or `--flag=value`, numbers range-checked, an\n"
-          "unknown option answered with the nearest known one, `--` before operands that\n"
-          "start with a dash.\n"
-          "\n"
-          "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n"
-          "With --json, stdout holds one JSON object when the verb has a result and nothing\n"
-          "otherwise; the exit status is the same as without --json.\n");
+  fprintf(f, "\n"
+             "Run `cucore help VERB` for a verb's options and examples. Every verb reads its\n"
+             "options the same way: `--flag value` or `--flag=value`, numbers range-checked, an\n"
+             "unknown option answered with the nearest known one, `--` before operands that\n"
+             "start with a dash.\n"
+             "\n"
+             "exit status: 0 success; 1 the work failed (the reason is on stderr); 2 usage error.\n"
+             "With --json, stdout holds one JSON object when the verb has a result and nothing\n"
+             "otherwise; the exit status is the same as without --json.\n");
 }
 
 /* Prints a verb's help: "%o" in it stands for the verb's option table, "%s" for the list of
@@ -117,7 +116,7 @@ static int cmd_help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  cli_mark_main(); /* one clock read: where main began, for `run --timings` */
+  cli_mark_main();      /* one clock read: where main began, for `run --timings` */
   text_guard_streams(); /* names from binaries never reach the terminal raw (text.c) */
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     print_overview(argc < 2 ? stderr : stdout);

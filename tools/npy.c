@@ -32,8 +32,7 @@ typedef struct lit {
 } lit;
 
 static void ws(lit *l) {
-  while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r'))
-    l->p++;
+  while (l->p < l->end && (*l->p == ' ' || *l->p == '\t' || *l->p == '\n' || *l->p == '\r')) l->p++;
 }
 
 static int accept(lit *l, char c) {
@@ -109,31 +108,39 @@ static int parse_dict(const char *h, size_t n, npy_array *a, char *err, size_t e
   for (;;) {
     if (accept(&l, '}')) break;
     char key[32];
-    if (string(&l, key, sizeof key)) return fail(err, errlen, "a key of the header dict is not a string");
+    if (string(&l, key, sizeof key))
+      return fail(err, errlen, "a key of the header dict is not a string");
     if (!accept(&l, ':')) return fail(err, errlen, "no `:` after the key '%s'", key);
     if (strcmp(key, "descr") == 0) {
       ws(&l);
       if (l.p < l.end && *l.p == '[')
-        return fail(err, errlen, "the dtype is structured (a list of fields); only plain "
+        return fail(err, errlen,
+                    "the dtype is structured (a list of fields); only plain "
                     "numeric dtypes are read");
       if (string(&l, a->descr, sizeof a->descr))
         return fail(err, errlen, "'descr' is not a dtype string such as '<f4'");
       have_descr = 1;
     } else if (strcmp(key, "fortran_order") == 0) {
       int fortran;
-      if (word(&l, "True")) fortran = 1;
-      else if (word(&l, "False")) fortran = 0;
-      else return fail(err, errlen, "'fortran_order' is not True or False");
+      if (word(&l, "True"))
+        fortran = 1;
+      else if (word(&l, "False"))
+        fortran = 0;
+      else
+        return fail(err, errlen, "'fortran_order' is not True or False");
       if (fortran)
-        return fail(err, errlen, "the array is in Fortran order; save it in C order "
+        return fail(err, errlen,
+                    "the array is in Fortran order; save it in C order "
                     "(np.save(path, np.ascontiguousarray(a)))");
       have_order = 1;
     } else if (strcmp(key, "shape") == 0) {
       if (shape(&l, a, err, errlen)) return -1;
       have_shape = 1;
     } else {
-      return fail(err, errlen, "the header has an unknown key '%s' (expected descr, "
-                  "fortran_order, shape)", key);
+      return fail(err, errlen,
+                  "the header has an unknown key '%s' (expected descr, "
+                  "fortran_order, shape)",
+                  key);
     }
     if (accept(&l, '}')) break;
     if (!accept(&l, ',')) return fail(err, errlen, "the header dict lacks a `,` between entries");
@@ -142,7 +149,9 @@ static int parse_dict(const char *h, size_t n, npy_array *a, char *err, size_t e
   if (l.p != l.end) return fail(err, errlen, "bytes follow the header dict");
   if (!have_descr || !have_order || !have_shape)
     return fail(err, errlen, "the header lacks '%s'",
-                !have_descr ? "descr" : !have_order ? "fortran_order" : "shape");
+                !have_descr   ? "descr"
+                : !have_order ? "fortran_order"
+                              : "shape");
   return 0;
 }
 
@@ -153,14 +162,15 @@ static int dtype(npy_array *a, char *err, size_t errlen) {
   if (n < 3) return fail(err, errlen, "dtype '%s' is not of the form '<f4'", d);
   char order = d[0];
   if (order == '>')
-    return fail(err, errlen, "dtype '%s' is big-endian; GPUs are little-endian: convert it "
-                "(a.astype(a.dtype.newbyteorder('<')))", d);
+    return fail(err, errlen,
+                "dtype '%s' is big-endian; GPUs are little-endian: convert it "
+                "(a.astype(a.dtype.newbyteorder('<')))",
+                d);
   if (order != '<' && order != '|' && order != '=')
     return fail(err, errlen, "dtype '%s' has no byte order '<', '|' or '='", d);
   a->kind = d[1];
   if (!strchr("biuf", a->kind))
-    return fail(err, errlen, "dtype '%s' is not a boolean, integer or floating-point type",
-                d);
+    return fail(err, errlen, "dtype '%s' is not a boolean, integer or floating-point type", d);
   char *end = NULL;
   unsigned long size = strtoul(d + 2, &end, 10);
   if (*end || size == 0 || size > 16)
@@ -180,19 +190,21 @@ int npy_parse(const unsigned char *buf, size_t len, npy_array *a, char *err, siz
     return fail(err, errlen, "not a .npy file (it does not start with \\x93NUMPY)");
   int major = buf[6], minor = buf[7];
   if ((major != 1 && major != 2 && major != 3) || minor != 0)
-    return fail(err, errlen, ".npy format version %d.%d; versions 1.0, 2.0 and 3.0 are read",
-                major, minor);
+    return fail(err, errlen, ".npy format version %d.%d; versions 1.0, 2.0 and 3.0 are read", major,
+                minor);
   size_t hstart = major == 1 ? 10 : 12;
   if (len < hstart) return fail(err, errlen, "the file ends inside its preamble (%zu bytes)", len);
   uint64_t hlen = major == 1 ? (uint64_t)(buf[8] | buf[9] << 8)
-                             : (uint64_t)buf[8] | (uint64_t)buf[9] << 8 |
-                                   (uint64_t)buf[10] << 16 | (uint64_t)buf[11] << 24;
+                             : (uint64_t)buf[8] | (uint64_t)buf[9] << 8 | (uint64_t)buf[10] << 16 |
+                                   (uint64_t)buf[11] << 24;
   if (hlen > NPY_MAX_HEADER)
     return fail(err, errlen, "the header claims %llu bytes; at most %u are read",
                 (unsigned long long)hlen, NPY_MAX_HEADER);
   if (hlen > len - hstart)
-    return fail(err, errlen, "the header claims %llu bytes but only %zu follow: the file is "
-                "truncated", (unsigned long long)hlen, len - hstart);
+    return fail(err, errlen,
+                "the header claims %llu bytes but only %zu follow: the file is "
+                "truncated",
+                (unsigned long long)hlen, len - hstart);
   const char *h = (const char *)buf + hstart;
   for (uint64_t i = 0; i < hlen; i++)
     if (h[i] == '\0' || ((unsigned char)h[i] >= 0x80 && major < 3))
@@ -215,7 +227,7 @@ int npy_parse(const unsigned char *buf, size_t len, npy_array *a, char *err, siz
                 count > UINT64_MAX / a->itemsize ? 0ull : (unsigned long long)(count * a->itemsize),
                 have,
                 count <= UINT64_MAX / a->itemsize && count * a->itemsize > have ? "truncated"
-                                                                                  : "extra bytes");
+                                                                                : "extra bytes");
   a->count = count;
   a->data = malloc(have ? have : 1);
   if (!a->data) return fail(err, errlen, "out of memory for %zu bytes", have);
@@ -269,8 +281,8 @@ int npy_header(const char *descr, int ndim, const uint64_t *shape, unsigned char
   return -1;
 }
 
-int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape,
-                 const void *data, size_t bytes, char *err, size_t errlen) {
+int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape, const void *data,
+                 size_t bytes, char *err, size_t errlen) {
   unsigned char *h = NULL;
   size_t hlen = 0;
   if (ndim < 0 || ndim > NPY_MAX_DIMS || npy_header(descr, ndim, shape, &h, &hlen))

@@ -15,14 +15,14 @@
 #define NPY_MAX_HEADER (1u << 20)
 
 typedef struct npy_array {
-  char descr[16];                /* as written in the file, e.g. "<f4", "|u1" */
-  char kind;                     /* 'f', 'i', 'u', 'b' ... */
-  size_t itemsize;               /* bytes per element */
+  char descr[16];  /* as written in the file, e.g. "<f4", "|u1" */
+  char kind;       /* 'f', 'i', 'u', 'b' ... */
+  size_t itemsize; /* bytes per element */
   int ndim;
   uint64_t shape[NPY_MAX_DIMS];
-  uint64_t count;                /* product of the shape (1 for a 0-d array) */
-  unsigned char *data;           /* count * itemsize bytes, malloc'd */
-  int version;                   /* 1, 2 or 3 */
+  uint64_t count;      /* product of the shape (1 for a 0-d array) */
+  unsigned char *data; /* count * itemsize bytes, malloc'd */
+  int version;         /* 1, 2 or 3 */
 } npy_array;
 
 /* Parses a whole .npy file held in memory. Returns 0, or -1 with the reason in err. */
@@ -35,7 +35,7 @@ int npy_header(const char *descr, int ndim, const uint64_t *shape, unsigned char
                size_t *len);
 /* Writes header and data to `f` (the caller opens it, and sees errors of the last buffered
  * bytes when it closes it). Returns 0, or -1 with the reason in err. */
-int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape,
-                 const void *data, size_t bytes, char *err, size_t errlen);
+int npy_write_to(FILE *f, const char *descr, int ndim, const uint64_t *shape, const void *data,
+                 size_t bytes, char *err, size_t errlen);
 
 #endif

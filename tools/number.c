@@ -10,8 +10,10 @@
 
 const cli_dims cli_dims_grid = {{2147483647u, 65535, 65535}, 0, "blocks"};
 const cli_dims cli_dims_block = {{1024, 1024, 64}, 1024, "threads per block"};
-const cli_dims cli_dims_cluster = {{16, 16, 16}, 16, "blocks per cluster (the non-portable "
-                                                     "maximum; 8 is portable)"};
+const cli_dims cli_dims_cluster = {{16, 16, 16},
+                                   16,
+                                   "blocks per cluster (the non-portable "
+                                   "maximum; 8 is portable)"};
 
 /* A whole decimal number, or -1 when the text is not one; -2 when it is past long long. */
 static int read_whole(const char *text, long long *out) {
@@ -51,8 +53,7 @@ int cli_num_real(const char *verb, const char *flag, const char *text, double *o
 static int dims_usage(const char *verb, const char *flag, const char *text, const cli_dims *lim,
                       const char *why) {
   char all[96] = "";
-  if (lim->product)
-    snprintf(all, sizeof all, ", at most %llu %s in all", lim->product, lim->what);
+  if (lim->product) snprintf(all, sizeof all, ", at most %llu %s in all", lim->product, lim->what);
   return cli_usage(verb, "%s `%s`: %s; expected X[,Y[,Z]] with x 1..%u, y 1..%u, z 1..%u%s", flag,
                    text, why, lim->max[0], lim->max[1], lim->max[2], all);
 }
@@ -109,7 +110,8 @@ int cli_num_smem(const char *verb, const char *flag, const char *text, long long
     *out = v;
     return 0;
   }
-  return cli_usage(verb, "%s `%s`: expected bytes from 0 to %lld (%lld KiB: the most dynamic "
-                   "shared memory a block can opt into, on sm_%d)", flag, text, cap, cap / 1024,
-                   arch);
+  return cli_usage(verb,
+                   "%s `%s`: expected bytes from 0 to %lld (%lld KiB: the most dynamic "
+                   "shared memory a block can opt into, on sm_%d)",
+                   flag, text, cap, cap / 1024, arch);
 }

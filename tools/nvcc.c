@@ -50,19 +50,27 @@ int cli_nvcc_available(void) {
 static const struct {
   const char *name, *flag;
 } valued[] = {
-    {"define", "-D"},       {"undefine", "-U"},     {"include-path", "-I"},
-    {"pre-include", "-include"}, {"std", "-std="}, {"maxrregcount", "-maxrregcount="},
+    {"define", "-D"},
+    {"undefine", "-U"},
+    {"include-path", "-I"},
+    {"pre-include", "-include"},
+    {"std", "-std="},
+    {"maxrregcount", "-maxrregcount="},
     {"ptxas-option", "-Xptxas="},
 };
 /* Switches, and nvcc's flag for them. */
 static const struct {
   const char *name, *flag;
 } switches[] = {
-    {"use-fast-math", "-use_fast_math"}, {"lineinfo", "-lineinfo"},
-    {"debug", "-G"},                     {"relocatable-device-code", "-rdc=true"},
+    {"use-fast-math", "-use_fast_math"},
+    {"lineinfo", "-lineinfo"},
+    {"debug", "-G"},
+    {"relocatable-device-code", "-rdc=true"},
     {"extra-device-vectorization", "-extra-device-vectorization"},
-    {"ftz", "-ftz=true"},                {"prec-div", "-prec-div=true"},
-    {"prec-sqrt", "-prec-sqrt=true"},    {"fmad", "-fmad=true"},
+    {"ftz", "-ftz=true"},
+    {"prec-div", "-prec-div=true"},
+    {"prec-sqrt", "-prec-sqrt=true"},
+    {"fmad", "-fmad=true"},
     {"default-device", "-default-device"},
 };
 
@@ -110,8 +118,8 @@ static int translate(char **raw, int count, int i, char **argv, int *argc, char 
     if (strlen(switches[k].name) == nlen && strncmp(name, switches[k].name, nlen) == 0) {
       argv[(*argc)++] = (char *)switches[k].flag;
       /* A switch may carry a value (--fmad=false, or --fmad false): only a true one adds. */
-      if (eq && (strcmp(value, "false") == 0 || strcmp(value, "0") == 0 ||
-                 strcmp(value, "off") == 0))
+      if (eq &&
+          (strcmp(value, "false") == 0 || strcmp(value, "0") == 0 || strcmp(value, "off") == 0))
         (*argc)--;
       return 1;
     }
@@ -176,11 +184,9 @@ static int run_nvcc(cli_source *s, const char *verb, char **argv) {
   char *log = read_messages(fds[0], &dropped);
   close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   cli_log_print(verb, log, s->log_path);
-  if (dropped)
-    fprintf(stderr, "(%zu more bytes of nvcc's messages were not kept)\n", dropped);
+  if (dropped) fprintf(stderr, "(%zu more bytes of nvcc's messages were not kept)\n", dropped);
   free(log);
   return status;
 }
@@ -200,9 +206,11 @@ static int load_output(const char *verb, const char *file, const char *outpath,
     for (int e = 0; e < s->expr_count && rc == 0; e++) {
       const cucore_kernel_info *k = NULL;
       if (cucore_binary_find_kernel(bin, s->exprs[e], &k) != CUCORE_OK) {
-        fprintf(stderr, "cucore %s: %s: nvcc's result has no kernel `%s`: %s (nvcc makes only "
+        fprintf(stderr,
+                "cucore %s: %s: nvcc's result has no kernel `%s`: %s (nvcc makes only "
                 "the template instances the file makes: add `template __global__ void "
-                "NAME<T>(...);` to it)\n", verb, file, s->exprs[e], cucore_last_error());
+                "NAME<T>(...);` to it)\n",
+                verb, file, s->exprs[e], cucore_last_error());
         rc = CLI_EXIT_FAILURE;
       }
     }
@@ -222,8 +230,8 @@ static int arch_flag(const char *verb, char *arch, size_t arch_n, cucore_code_ty
   if (!arch[0]) { /* the current GPU's, as for NVRTC */
     cucore_device_props p;
     if (cucore_device_get_props(0, &p) != CUCORE_OK) {
-      fprintf(stderr, "cucore %s: give --arch sm_XX: there is no GPU to take it from (%s)\n",
-              verb, cucore_last_error());
+      fprintf(stderr, "cucore %s: give --arch sm_XX: there is no GPU to take it from (%s)\n", verb,
+              cucore_last_error());
       return -1;
     }
     snprintf(arch, arch_n, "sm_%d", p.arch);
@@ -242,8 +250,10 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
   *out = NULL;
   char nvcc[4096];
   if (find_nvcc(nvcc, sizeof nvcc) != 0) {
-    fprintf(stderr, "cucore %s: nvcc not found (looked at $CUCORE_NVCC, or in $CUDA_HOME/bin, "
-            "$CUDA_PATH/bin, /usr/local/cuda/bin and PATH)\n", verb);
+    fprintf(stderr,
+            "cucore %s: nvcc not found (looked at $CUCORE_NVCC, or in $CUDA_HOME/bin, "
+            "$CUDA_PATH/bin, /usr/local/cuda/bin and PATH)\n",
+            verb);
     return CLI_EXIT_FAILURE;
   }
   const char *kind = target == CUCORE_CODE_PTX      ? "-ptx"
@@ -251,8 +261,8 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
                      : target == CUCORE_CODE_CUBIN  ? "-cubin"
                                                     : NULL;
   if (!kind) {
-    fprintf(stderr, "cucore %s: with nvcc the target is a cubin, PTX or a fatbin, not %s\n",
-            verb, cucore_code_type_name(target));
+    fprintf(stderr, "cucore %s: with nvcc the target is a cubin, PTX or a fatbin, not %s\n", verb,
+            cucore_code_type_name(target));
     return CLI_EXIT_FAILURE;
   }
   char *argv[256], store[8192], arch[64];
@@ -291,7 +301,8 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
     info->ms = cli_now_ms() - t0;
     info->arch = arch_num;
     info->cache = CUCORE_CACHE_NOT_USED;
-    snprintf(info->cache_reason, sizeof info->cache_reason, "compiled by nvcc, which is not cached");
+    snprintf(info->cache_reason, sizeof info->cache_reason,
+             "compiled by nvcc, which is not cached");
   }
   unlink(outpath);
   rmdir(dir);

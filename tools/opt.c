@@ -35,7 +35,8 @@ static size_t typo_distance(const char *a, size_t la, const char *b) {
       size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
       if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
       if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
         best = d[i - 2][j - 2] + 1;
       d[i][j] = best;
     }
@@ -68,7 +69,8 @@ static int unknown_option(const cli_parse *p, const char *a) {
     consider(&n, "", "--name-expr");
     consider(&n, "", "--nvcc");
     consider(&n, "", "--log");
-    for (int i = 0; i < CUCORE_OPT_COUNT; i++) consider(&n, "--", cucore_option_name((cucore_option)i));
+    for (int i = 0; i < CUCORE_OPT_COUNT; i++)
+      consider(&n, "--", cucore_option_name((cucore_option)i));
   }
   if (n.best <= 3 && n.best * 3 <= n.len)
     return cli_usage(p->verb, "unknown option `%.*s`; did you mean `%s`? (see `cucore help %s`)",
@@ -116,14 +118,17 @@ static int store(cli_parse *p, const cli_opt *o, const char *v) {
   case CLI_OPT_FLAG: *(int *)(void *)field = 1; break;
   case CLI_OPT_TEXT: *(const char **)(void *)field = v; break;
   case CLI_OPT_LIST:
-    if (push_list((cli_list *)(void *)field, v)) return cli_fail(p->verb, o->name, CUCORE_HOST_OUT_OF_MEMORY);
+    if (push_list((cli_list *)(void *)field, v))
+      return cli_fail(p->verb, o->name, CUCORE_HOST_OUT_OF_MEMORY);
     break;
   case CLI_OPT_INT:
     rc = o->hi == CLI_HI_SMEM ? cli_num_smem(p->verb, o->name, v, &x)
                               : cli_num_int(p->verb, o->name, v, o->lo, o->hi, &x);
     if (!rc) store_int(field, o->size, x);
     break;
-  case CLI_OPT_DIMS: rc = cli_num_dims(p->verb, o->name, v, o->dims, (unsigned *)(void *)field); break;
+  case CLI_OPT_DIMS:
+    rc = cli_num_dims(p->verb, o->name, v, o->dims, (unsigned *)(void *)field);
+    break;
   case CLI_OPT_REAL:
     rc = cli_num_real(p->verb, o->name, v, &r);
     if (!rc) memcpy(field, &r, sizeof r);
@@ -175,9 +180,12 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv) {
       const cli_opt *o = find_opt(p->opts, a, len);
       int used = o || !p->src ? 0 : cli_source_option(p->src, p->verb, argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
-      if (o) rc = take_option(p, o, argc, argv, &i);
-      else if (used > 0) rc = (i += used - 1, 0);
-      else rc = unknown_option(p, a);
+      if (o)
+        rc = take_option(p, o, argc, argv, &i);
+      else if (used > 0)
+        rc = (i += used - 1, 0);
+      else
+        rc = unknown_option(p, a);
     }
     if (rc) return rc;
   }
@@ -232,8 +240,10 @@ const char *cli_source_arch(const cli_source *s) {
     const char *r = s->raw[k];
     const char *name = strncmp(r, "--", 2) == 0 ? r + 2 : r + 1;
     if (strncmp(name, "arch", 4) != 0) continue;
-    if (name[4] == '=') arch = name + 5;
-    else if (!name[4] && k + 1 < s->raw_count) arch = s->raw[k + 1];
+    if (name[4] == '=')
+      arch = name + 5;
+    else if (!name[4] && k + 1 < s->raw_count)
+      arch = s->raw[k + 1];
   }
   return arch;
 }

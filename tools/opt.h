@@ -13,13 +13,13 @@
 struct cli_source;
 
 typedef enum cli_opt_kind {
-  CLI_OPT_FLAG,   /* no value: the int at `offset` becomes 1 */
-  CLI_OPT_TEXT,   /* a string: the const char * at `offset` (points into argv) */
-  CLI_OPT_LIST,   /* a string that may be given again: appended to the cli_list at `offset` */
-  CLI_OPT_INT,    /* a whole number lo..hi into the integer of `size` bytes at `offset` */
-  CLI_OPT_DIMS,   /* X[,Y[,Z]] into unsigned[3] at `offset`, each checked (see cli_dims) */
-  CLI_OPT_REAL,   /* a finite real number >= 0 into the double at `offset` */
-  CLI_OPT_CHOICE  /* one of the words of `arg` ("ptx|cubin"): its index, an int at `offset` */
+  CLI_OPT_FLAG,  /* no value: the int at `offset` becomes 1 */
+  CLI_OPT_TEXT,  /* a string: the const char * at `offset` (points into argv) */
+  CLI_OPT_LIST,  /* a string that may be given again: appended to the cli_list at `offset` */
+  CLI_OPT_INT,   /* a whole number lo..hi into the integer of `size` bytes at `offset` */
+  CLI_OPT_DIMS,  /* X[,Y[,Z]] into unsigned[3] at `offset`, each checked (see cli_dims) */
+  CLI_OPT_REAL,  /* a finite real number >= 0 into the double at `offset` */
+  CLI_OPT_CHOICE /* one of the words of `arg` ("ptx|cubin"): its index, an int at `offset` */
 } cli_opt_kind;
 
 /* The limits of a dims value: each of x, y, z and their product (0: no product limit), and
@@ -35,15 +35,15 @@ typedef struct cli_dims {
 extern const cli_dims cli_dims_grid, cli_dims_block, cli_dims_cluster;
 
 typedef struct cli_opt {
-  const char *name;      /* "--block"; NULL ends the table */
-  const char *alias;     /* another spelling ("-o"), or NULL */
+  const char *name;  /* "--block"; NULL ends the table */
+  const char *alias; /* another spelling ("-o"), or NULL */
   cli_opt_kind kind;
-  size_t offset, size;   /* the field in the verb's options struct, and its size */
-  size_t seen;           /* 1 + the offset of an int set to 1 when the option is given; 0: none */
-  long long lo, hi;      /* CLI_OPT_INT: the range */
-  const cli_dims *dims;  /* CLI_OPT_DIMS: the limits */
-  const char *arg;       /* the value's name in help ("N", "FILE"); CLI_OPT_CHOICE: the words */
-  const char *help;      /* one line or more ('\n' starts an indented line) */
+  size_t offset, size;  /* the field in the verb's options struct, and its size */
+  size_t seen;          /* 1 + the offset of an int set to 1 when the option is given; 0: none */
+  long long lo, hi;     /* CLI_OPT_INT: the range */
+  const cli_dims *dims; /* CLI_OPT_DIMS: the limits */
+  const char *arg;      /* the value's name in help ("N", "FILE"); CLI_OPT_CHOICE: the words */
+  const char *help;     /* one line or more ('\n' starts an indented line) */
 } cli_opt;
 
 /* cli_opt.hi of an integer that is a block's dynamic shared memory: the most any known
@@ -55,9 +55,9 @@ typedef struct cli_opt {
 #define CLI_SEEN(T, field) .seen = offsetof(T, field) + 1
 
 /* What --json does, the same in every verb (issue 23 point 7). */
-#define CLI_JSON_HELP                                                                            \
-  "one JSON object on stdout instead of text. Without a result (a usage\n"                      \
-  "error, an unreadable file, no GPU...) stdout stays empty: the reason is on\n"               \
+#define CLI_JSON_HELP                                                            \
+  "one JSON object on stdout instead of text. Without a result (a usage\n"       \
+  "error, an unreadable file, no GPU...) stdout stays empty: the reason is on\n" \
   "stderr and the exit status is the one without --json"
 
 /* The options of a verb whose only option is --json (devices, version, cache). */
@@ -77,11 +77,11 @@ typedef struct cli_list {
 typedef struct cli_parse {
   const char *verb;
   const cli_opt *opts;
-  void *base;               /* the verb's options struct the table's offsets point into */
-  struct cli_source *src;   /* compile options go here; NULL when the verb takes none */
-  const char **pos;         /* the operands (FILE, ACTION), up to max_pos of them */
+  void *base;             /* the verb's options struct the table's offsets point into */
+  struct cli_source *src; /* compile options go here; NULL when the verb takes none */
+  const char **pos;       /* the operands (FILE, ACTION), up to max_pos of them */
   int max_pos, npos;
-  const char *pos_name;     /* "FILE" or "action", for "one FILE only" */
+  const char *pos_name; /* "FILE" or "action", for "one FILE only" */
 } cli_parse;
 
 /* Reads argv[1..argc) as the table says. Returns 0, or an exit code (2) after printing a

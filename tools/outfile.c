@@ -62,9 +62,12 @@ static const char *input_named(const struct stat *st) {
 /* The folder that holds `path` ("." for a bare name), in buf. */
 static void folder_of(const char *path, char *buf, size_t len) {
   const char *slash = strrchr(path, '/');
-  if (!slash) snprintf(buf, len, ".");
-  else if (slash == path) snprintf(buf, len, "/");
-  else snprintf(buf, len, "%.*s", (int)(slash - path), path);
+  if (!slash)
+    snprintf(buf, len, ".");
+  else if (slash == path)
+    snprintf(buf, len, "/");
+  else
+    snprintf(buf, len, "%.*s", (int)(slash - path), path);
 }
 
 /* The folder a new file or the temporary goes to must exist and take new files. */
@@ -80,9 +83,10 @@ static int check_folder(const char *verb, const char *what, const char *path) {
   if (!S_ISDIR(st.st_mode))
     return cli_usage(verb, "%s `%s`: `%s` is not a folder", what, path, folder);
   if (access(folder, W_OK | X_OK) != 0)
-    return cli_usage(verb, "%s `%s`: cannot create files in the folder `%s`: %s (the file is "
-                     "written beside its target and renamed into place)", what, path, folder,
-                     strerror(errno));
+    return cli_usage(verb,
+                     "%s `%s`: cannot create files in the folder `%s`: %s (the file is "
+                     "written beside its target and renamed into place)",
+                     what, path, folder, strerror(errno));
   return 0;
 }
 
@@ -122,8 +126,8 @@ static int output_once(const char *verb, const char *what, const char *path) {
   for (int i = 0; i < noutputs; i++)
     if (strcmp(outputs[i].key, key) == 0) {
       free(key);
-      return cli_usage(verb, "%s `%s` is the same file as %s; each output needs its own file",
-                       what, path, outputs[i].name);
+      return cli_usage(verb, "%s `%s` is the same file as %s; each output needs its own file", what,
+                       path, outputs[i].name);
     }
   output_file *n = cli_grow(outputs, &outputs_cap, (size_t)noutputs + 1, sizeof *n,
                             "the list of output files");
@@ -158,10 +162,11 @@ static int output_check_one(const char *verb, const char *what, const char *path
   }
   const char *in = input_named(&st);
   if (in)
-    return cli_usage(verb, "%s `%s` is the same file as the input `%s`; refusing to overwrite "
-                     "an input (name another output)", what, path, in);
-  if (S_ISDIR(st.st_mode))
-    return cli_usage(verb, "%s `%s` is a folder; name a file", what, path);
+    return cli_usage(verb,
+                     "%s `%s` is the same file as the input `%s`; refusing to overwrite "
+                     "an input (name another output)",
+                     what, path, in);
+  if (S_ISDIR(st.st_mode)) return cli_usage(verb, "%s `%s` is a folder; name a file", what, path);
   if (access(path, W_OK) != 0)
     return cli_usage(verb, "%s `%s` cannot be written: %s", what, path, strerror(errno));
   return S_ISREG(st.st_mode) ? check_folder(verb, what, path) : 0;
@@ -201,8 +206,7 @@ static void unguard_tmp(void) {
 }
 
 static int out_error(cli_outfile *o, const char *doing, int err) {
-  fprintf(stderr, "cucore %s: %s: %s `%s`: %s\n", o->verb, o->what, doing, o->path,
-          strerror(err));
+  fprintf(stderr, "cucore %s: %s: %s `%s`: %s\n", o->verb, o->what, doing, o->path, strerror(err));
   return CLI_EXIT_FAILURE;
 }
 

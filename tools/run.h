@@ -13,7 +13,19 @@
 /* ---- element types and values (run_value.c) ----------------------------------------------- */
 
 typedef enum elem_t {
-  T_I8, T_U8, T_I16, T_U16, T_I32, T_U32, T_I64, T_U64, T_F16, T_BF16, T_F32, T_F64, T_COUNT
+  T_I8,
+  T_U8,
+  T_I16,
+  T_U16,
+  T_I32,
+  T_U32,
+  T_I64,
+  T_U64,
+  T_F16,
+  T_BF16,
+  T_F32,
+  T_F64,
+  T_COUNT
 } elem_t;
 
 extern const char *const elem_names[T_COUNT]; /* "i8" ... "f64" */
@@ -57,25 +69,30 @@ int value_is_nan(const void *buf, elem_t t, size_t i);
 
 /* How a buffer or array starts. */
 typedef enum init_kind {
-  INIT_ZERO, INIT_VALUE, INIT_RANDOM, INIT_IOTA, INIT_LIST, INIT_FILE
+  INIT_ZERO,
+  INIT_VALUE,
+  INIT_RANDOM,
+  INIT_IOTA,
+  INIT_LIST,
+  INIT_FILE
 } init_kind;
 
 /* A device buffer the command allocates and passes by pointer. */
 typedef enum buf_role { ROLE_IN, ROLE_OUT, ROLE_INOUT } buf_role;
 
 typedef struct run_buf {
-  char label[32];         /* "2", "3.1": the argument (and struct field) it was given for */
-  const char *spec;       /* the text that made it (points into argv) */
+  char label[32];   /* "2", "3.1": the argument (and struct field) it was given for */
+  const char *spec; /* the text that made it (points into argv) */
   elem_t type;
   size_t count;
   buf_role role;
-  int ndim;               /* the shape kept for .npy outputs (a 1-D count unless an input file
+  int ndim; /* the shape kept for .npy outputs (a 1-D count unless an input file
                              gave another) */
   uint64_t shape[RUN_MAX_DIMS];
-  unsigned char *host;    /* initial data; after the run, the results */
-  const char *save;       /* ">FILE": where the results go (.npy or raw .bin), or NULL */
-  int save_failed;        /* 1 when writing `save` failed (the report then says null) */
-  cucore_devptr ptr;      /* on the device, 0 before allocation */
+  unsigned char *host; /* initial data; after the run, the results */
+  const char *save;    /* ">FILE": where the results go (.npy or raw .bin), or NULL */
+  int save_failed;     /* 1 when writing `save` failed (the report then says null) */
+  cucore_devptr ptr;   /* on the device, 0 before allocation */
 } run_buf;
 
 /* A pointer to patch into a blob once buffers are allocated. */
@@ -89,15 +106,15 @@ typedef enum arg_kind { A_SCALAR, A_POINTER, A_BLOB } arg_kind;
 /* One value for a kernel parameter or a module variable. */
 typedef struct run_value {
   arg_kind kind;
-  elem_t type;            /* A_SCALAR */
+  elem_t type; /* A_SCALAR */
   unsigned char scalar[8];
-  int buf;                /* A_POINTER: the buffer, or -1 for a raw address */
-  uint64_t address;       /* A_POINTER with buf -1 (null: 0) */
-  unsigned char *bytes;   /* A_BLOB: struct, array or bytes, laid out */
+  int buf;              /* A_POINTER: the buffer, or -1 for a raw address */
+  uint64_t address;     /* A_POINTER with buf -1 (null: 0) */
+  unsigned char *bytes; /* A_BLOB: struct, array or bytes, laid out */
   size_t size, align;
-  run_patch *patches;     /* A_BLOB: buffer pointers inside it */
+  run_patch *patches; /* A_BLOB: buffer pointers inside it */
   int patch_count;
-  char *layout;           /* A_BLOB from a struct: "f32@0 i32@4 pad 4 f64@8" for messages */
+  char *layout; /* A_BLOB from a struct: "f32@0 i32@4 pad 4 f64@8" for messages */
 } run_value;
 
 typedef struct run_arg {
@@ -110,7 +127,7 @@ typedef struct run_global_set {
   const char *text;
   char *name;
   run_value v;
-  cucore_global g;        /* on the device */
+  cucore_global g; /* on the device */
 } run_global_set;
 
 /* --read-global NAME[:TYPE[N][>FILE]] */
@@ -118,11 +135,11 @@ typedef struct run_global_read {
   const char *text;
   char *name;
   elem_t type;
-  size_t count;           /* 0: the whole variable */
+  size_t count; /* 0: the whole variable */
   int has_type;
   const char *save;
-  int save_failed;        /* 1 when writing `save` failed */
-  unsigned char *host;    /* the values read */
+  int save_failed;     /* 1 when writing `save` failed */
+  unsigned char *host; /* the values read */
   cucore_global g;
 } run_global_read;
 
@@ -130,20 +147,20 @@ typedef struct run_global_read {
 #define RUN_EXPECT_SHOWN 10
 typedef struct run_expect {
   const char *text;
-  char *target;           /* a buffer label ("2", "3.1") or a --read-global name */
+  char *target; /* a buffer label ("2", "3.1") or a --read-global name */
   init_kind init;
-  char *value_text;       /* the VALUE as given */
-  unsigned char *values;  /* the values made before the launch (run_prepare_expects), or NULL */
+  char *value_text;      /* the VALUE as given */
+  unsigned char *values; /* the values made before the launch (run_prepare_expects), or NULL */
   size_t values_count;
   /* after the comparison */
-  size_t count;           /* elements compared */
+  size_t count; /* elements compared */
   size_t mismatches;
-  int shown;              /* entries below */
+  int shown; /* entries below */
   size_t bad_index[RUN_EXPECT_SHOWN];
   char got[RUN_EXPECT_SHOWN][48], want[RUN_EXPECT_SHOWN][48];
-  int ndim;               /* the target's shape, for multi-dimensional indices */
+  int ndim; /* the target's shape, for multi-dimensional indices */
   uint64_t shape[RUN_MAX_DIMS];
-  int exact;              /* 1: integers compared exactly (no tolerance given) */
+  int exact;                       /* 1: integers compared exactly (no tolerance given) */
   double max_abs_err, max_rel_err; /* over the mismatches (inf: a NaN or infinity differs) */
 } run_expect;
 
@@ -172,13 +189,13 @@ typedef struct run_opts {
   int nreads;
   run_expect *expects;
   int nexpects;
-  char **exprs;           /* "&NAME" name expressions made for module variables */
+  char **exprs; /* "&NAME" name expressions made for module variables */
   int nexprs;
   size_t exprs_cap;
-  long long graph;        /* --graph N: kernels per graph (0: direct launches only) */
-  int no_pool;            /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
-  int pool;               /* --pool: the stream-ordered pool on the run's stream */
-  int timings;            /* --timings: the phase table on stderr at the end */
+  long long graph; /* --graph N: kernels per graph (0: direct launches only) */
+  int no_pool;     /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
+  int pool;        /* --pool: the stream-ordered pool on the run's stream */
+  int timings;     /* --timings: the phase table on stderr at the end */
 } run_opts;
 
 /* Keeps "&NAME" in o->exprs (the last entry). Returns 0 or -1 (out of memory). */
@@ -200,11 +217,11 @@ void run_opts_free(run_opts *o);
 
 /* A cursor over one spec, for parsing and messages. */
 typedef struct spec_cur {
-  const char *flag;  /* "--arg", "--global" */
-  const char *all;   /* the whole text, quoted in messages */
+  const char *flag; /* "--arg", "--global" */
+  const char *all;  /* the whole text, quoted in messages */
   const char *p, *end;
   run_opts *o;
-  char label[32];    /* the label buffers made here get */
+  char label[32]; /* the label buffers made here get */
   int depth;
 } spec_cur;
 
@@ -223,8 +240,8 @@ int spec_buffer(spec_cur *c, const char *end, run_value *v);
 int spec_bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
                    const char *alternatives);
 /* `TYPE[N]` at *pp: the type and count (0 for `[]` when allow_empty); *pp moves past `]`. */
-int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type,
-                        size_t *count, int allow_empty);
+int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type, size_t *count,
+                        int allow_empty);
 /* Parses `struct[@A]:{...}` or `{...}` (c->p at `{`) into a blob. */
 int spec_struct(spec_cur *c, const char *end, size_t min_align, run_value *v);
 /* Parses `bytes[@A]:HEX` or `bytes[@A]:@FILE` (c->p at `bytes`) into a blob. */
@@ -238,8 +255,8 @@ int spec_fill(spec_cur *c, const char *init, size_t init_len, elem_t type, size_
 int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
                    unsigned char **data, int *ndim, uint64_t *shape);
 /* Writes `count` elements of `type` to PATH (.npy with `shape`, else raw bytes). */
-int data_write_file(const char *what, const char *path, elem_t type, size_t count,
-                    const void *data, int ndim, const uint64_t *shape);
+int data_write_file(const char *what, const char *path, elem_t type, size_t count, const void *data,
+                    int ndim, const uint64_t *shape);
 /* Writes every output that has a `>FILE` (buffers and --read-global); a failure does not stop
  * the others. Returns 0 or the first failure's exit code. */
 int run_save_outputs(run_opts *o);
@@ -271,20 +288,20 @@ typedef struct run_stats {
 run_stats run_stats_of(double *times, long long n);
 
 typedef struct run_timing {
-  int timed;                  /* launches timed */
-  run_stats stats;            /* of the timed launches (of the graph replays with --graph) */
-  long long launches;         /* every launch, warm-ups included */
-  int flushed_l2;             /* a flag: 1 when the L2 cache was flushed (--flush-l2) before
+  int timed;          /* launches timed */
+  run_stats stats;    /* of the timed launches (of the graph replays with --graph) */
+  long long launches; /* every launch, warm-ups included */
+  int flushed_l2;     /* a flag: 1 when the L2 cache was flushed (--flush-l2) before
                                  each timed launch, 0 when not */
   long long l2_bytes;
   char device_name[256];
   int arch;
-  int pool;                   /* 1: buffers came from the stream-ordered pool */
-  double launch_ms;           /* the median time of one kernel (for the bandwidth) */
+  int pool;         /* 1: buffers came from the stream-ordered pool */
+  double launch_ms; /* the median time of one kernel (for the bandwidth) */
   /* --graph N: the timed figures above are per replay of a graph of N launches */
-  long long graph_kernels;    /* N, 0 without --graph */
-  size_t graph_nodes;         /* nodes the captured graph holds */
-  run_stats direct;           /* per kernel, of N direct launches back to back */
+  long long graph_kernels; /* N, 0 without --graph */
+  size_t graph_nodes;      /* nodes the captured graph holds */
+  run_stats direct;        /* per kernel, of N direct launches back to back */
   /* NVML's view around the timed launches (issue 26.2; system_facts.c): the lower SM clock
    * of the samples before and after, and every clock-event reason seen; -1 when unknown */
   int sm_clock_mhz, sm_clock_max_mhz;
@@ -327,8 +344,8 @@ int run_plain_name(const char *name);
 const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, size_t len);
 
 /* The C++ type of parameter `index` of the kernel (for messages), or NULL. */
-const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf,
-                           size_t len, char *sig, size_t siglen);
+const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf, size_t len,
+                           char *sig, size_t siglen);
 
 /* ---- phase timings (run_phases.c) ----------------------------------------------------------- */
 

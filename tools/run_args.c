@@ -24,7 +24,7 @@ int run_parse_global_set(run_opts *o, const char *text, run_global_set *g) {
   const char *eq = strchr(text, '=');
   if (!eq || eq == text)
     return spec_usage(&c, "expected NAME=VALUE (e.g. table=f32[64]=@table.npy, n=i32:5, "
-                      "params=struct:{f32:1,i32:2})");
+                          "params=struct:{f32:1,i32:2})");
   g->name = spec_dup_range(text, eq);
   snprintf(c.label, sizeof c.label, "%.*s", (int)sizeof c.label - 1, g->name);
   c.p = eq + 1;
@@ -82,17 +82,21 @@ int run_parse_expect(const char *text, run_expect *e) {
   const char *eq = strchr(text, '=');
   if (!eq || eq == text || !eq[1])
     return spec_usage(&c, "expected ARG=VALUE: an argument number (or a --read-global name) "
-                      "and a number, iota, {list} or @file.npy");
+                          "and a number, iota, {list} or @file.npy");
   e->target = spec_dup_range(text, eq);
   e->value_text = spec_dup_range(eq + 1, text + strlen(text));
   const char *v = e->value_text;
-  if (v[0] == '@') e->init = INIT_FILE;
-  else if (v[0] == '{') e->init = INIT_LIST;
-  else if (strcmp(v, "iota") == 0) e->init = INIT_IOTA;
+  if (v[0] == '@')
+    e->init = INIT_FILE;
+  else if (v[0] == '{')
+    e->init = INIT_LIST;
+  else if (strcmp(v, "iota") == 0)
+    e->init = INIT_IOTA;
   else if (strcmp(v, "random") == 0)
     return spec_usage(&c, "random values cannot be expected; give a number, iota, {list} or "
-                      "@file");
-  else e->init = INIT_VALUE;
+                          "@file");
+  else
+    e->init = INIT_VALUE;
   return 0;
 }
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf,
-                           size_t len, char *sig, size_t siglen) {
+const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf, size_t len,
+                           char *sig, size_t siglen) {
   const void *code = NULL;
   size_t size = 0;
   cucore_code_type type = CUCORE_CODE_AUTO;
@@ -77,7 +77,8 @@ unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *si
 }
 
 static cucore_status push(const run_opts *o, cucore_args *args, const run_value *v) {
-  if (v->kind == A_POINTER) return cucore_args_push_ptr(args, v->buf >= 0 ? o->bufs[v->buf].ptr : v->address);
+  if (v->kind == A_POINTER)
+    return cucore_args_push_ptr(args, v->buf >= 0 ? o->bufs[v->buf].ptr : v->address);
   if (v->kind == A_BLOB) {
     unsigned char *b = patched(o, v);
     if (!b) return CUCORE_HOST_OUT_OF_MEMORY;

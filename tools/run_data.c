@@ -9,7 +9,7 @@
 
 /* The dtype NumPy writes for each element type ("" for bf16, which NumPy lacks). */
 static const char *const descr_of[T_COUNT] = {"|i1", "|u1", "<i2", "<u2", "<i4", "<u4",
-                                               "<i8", "<u8", "<f2", "",    "<f4", "<f8"};
+                                              "<i8", "<u8", "<f2", "",    "<f4", "<f8"};
 
 static int is_npy(const char *path) {
   size_t n = strlen(path);
@@ -25,11 +25,12 @@ static int same_dtype(const npy_array *a, elem_t t) {
 
 /* The array of a .npy file already read: dtype and count checked against the spec. */
 static int npy_take(const char *what, const char *path, const unsigned char *bytes, size_t len,
-                    elem_t type, size_t *count, unsigned char **data, int *ndim,
-                    uint64_t *shape) {
+                    elem_t type, size_t *count, unsigned char **data, int *ndim, uint64_t *shape) {
   if (type == T_BF16) {
-    fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
-            "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n", what, path);
+    fprintf(stderr,
+            "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
+            "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n",
+            what, path);
     return CLI_EXIT_FAILURE;
   }
   npy_array a;
@@ -39,15 +40,18 @@ static int npy_take(const char *what, const char *path, const unsigned char *byt
     return CLI_EXIT_FAILURE;
   }
   if (!same_dtype(&a, type)) {
-    fprintf(stderr, "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
+    fprintf(stderr,
+            "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
             "(convert it with a.astype('%s'), or change the spec's type)\n",
             what, path, a.descr, elem_names[type], descr_of[type], descr_of[type]);
     npy_free(&a);
     return CLI_EXIT_FAILURE;
   }
   if (*count && a.count != *count) {
-    fprintf(stderr, "cucore run: %s: `%s` holds %llu elements; the spec says [%zu] (write "
-            "[] to take the file's count)\n", what, path, (unsigned long long)a.count, *count);
+    fprintf(stderr,
+            "cucore run: %s: `%s` holds %llu elements; the spec says [%zu] (write "
+            "[] to take the file's count)\n",
+            what, path, (unsigned long long)a.count, *count);
     npy_free(&a);
     return CLI_EXIT_FAILURE;
   }
@@ -70,16 +74,15 @@ static int npy_take(const char *what, const char *path, const unsigned char *byt
 
 /* Raw bytes: a whole number of elements, and [N]'s count when the spec gives one. */
 static int raw_take(const char *what, const char *path, unsigned char *bytes, size_t len,
-                    elem_t type, size_t *count, unsigned char **data, int *ndim,
-                    uint64_t *shape) {
+                    elem_t type, size_t *count, unsigned char **data, int *ndim, uint64_t *shape) {
   size_t esz = (size_t)elem_sizes[type];
   if (len == 0) {
     fprintf(stderr, "cucore run: %s: `%s` is empty\n", what, path);
     return CLI_EXIT_FAILURE;
   }
   if (len % esz || (*count && len != *count * esz)) {
-    fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n",
-            what, path, len, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
+    fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n", what,
+            path, len, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
             elem_names[type], (*count ? *count : 1) * esz);
     return CLI_EXIT_FAILURE;
   }
@@ -93,8 +96,10 @@ static int raw_take(const char *what, const char *path, unsigned char *bytes, si
 /* 1 (after saying why) when bf16 values are to go to a .npy file, which cannot hold them. */
 static int bf16_npy(const char *what, const char *path, elem_t type) {
   if (type != T_BF16 || !is_npy(path)) return 0;
-  fprintf(stderr, "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to a "
-          ".bin file\n", what, path);
+  fprintf(stderr,
+          "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to a "
+          ".bin file\n",
+          what, path);
   return 1;
 }
 
@@ -118,8 +123,8 @@ int data_read_file(const char *what, const char *path, elem_t type, size_t *coun
   return rc;
 }
 
-int data_write_file(const char *what, const char *path, elem_t type, size_t count,
-                    const void *data, int ndim, const uint64_t *shape) {
+int data_write_file(const char *what, const char *path, elem_t type, size_t count, const void *data,
+                    int ndim, const uint64_t *shape) {
   size_t bytes = count * (size_t)elem_sizes[type];
   if (!is_npy(path)) return cli_write_file("run", what, path, data, bytes);
   if (bf16_npy(what, path, type)) return CLI_EXIT_FAILURE;

@@ -30,7 +30,7 @@ typedef struct dev_state {
   cucore_devptr flush;
   size_t flush_bytes;
   cucore_args *args;
-  int pool;         /* 1: device memory from the stream-ordered pool on `stream` */
+  int pool; /* 1: device memory from the stream-ordered pool on `stream` */
   cucore_graph *graph;
   cucore_graph_exec *exec;
   int saved_stdout; /* -1 when stdout was not redirected */
@@ -61,8 +61,9 @@ static int prepare_globals(run_opts *o, dev_state *s, cucore_object *obj) {
   for (int i = 0; i < o->nsets; i++) {
     run_global_set *g = &o->sets[i];
     char sym[512];
-    cucore_status st = cucore_object_get_global(
-        obj, s->dev, run_global_symbol(obj, g->name, sym, sizeof sym), &g->g);
+    cucore_status st = cucore_object_get_global(obj, s->dev,
+                                                run_global_symbol(obj, g->name, sym, sizeof sym),
+                                                &g->g);
     if (st != CUCORE_OK) return cli_fail("run", "--global", st);
     size_t size = 0;
     unsigned char *bytes = run_value_bytes(o, &g->v, &size);
@@ -80,20 +81,25 @@ static int prepare_globals(run_opts *o, dev_state *s, cucore_object *obj) {
   for (int i = 0; i < o->nreads; i++) {
     run_global_read *r = &o->reads[i];
     char sym[512];
-    cucore_status st = cucore_object_get_global(
-        obj, s->dev, run_global_symbol(obj, r->name, sym, sizeof sym), &r->g);
+    cucore_status st = cucore_object_get_global(obj, s->dev,
+                                                run_global_symbol(obj, r->name, sym, sizeof sym),
+                                                &r->g);
     if (st != CUCORE_OK) return cli_fail("run", "--read-global", st);
     size_t esz = (size_t)elem_sizes[r->type];
     if (r->count == 0) {
       if (r->g.size % esz) {
-        fprintf(stderr, "cucore run: --read-global %s: `%s` is %zu bytes, not a whole number of "
-                "%s elements; give TYPE[N]\n", r->text, r->name, r->g.size, elem_names[r->type]);
+        fprintf(stderr,
+                "cucore run: --read-global %s: `%s` is %zu bytes, not a whole number of "
+                "%s elements; give TYPE[N]\n",
+                r->text, r->name, r->g.size, elem_names[r->type]);
         return CLI_EXIT_FAILURE;
       }
       r->count = r->g.size / esz;
     } else if (r->count * esz > r->g.size) {
-      fprintf(stderr, "cucore run: --read-global %s: %zu elements of %s are %zu bytes; `%s` (%s) "
-              "is %zu bytes\n", r->text, r->count, elem_names[r->type], r->count * esz, r->name,
+      fprintf(stderr,
+              "cucore run: --read-global %s: %zu elements of %s are %zu bytes; `%s` (%s) "
+              "is %zu bytes\n",
+              r->text, r->count, elem_names[r->type], r->count * esz, r->name,
               cucore_global_kind_name(r->g.kind), r->g.size);
       return CLI_EXIT_FAILURE;
     }
@@ -122,8 +128,10 @@ static void allow_large_clusters(const run_opts *o, cucore_kernel *k, dev_state 
   if (size <= 8) return;
   if (cucore_kernel_set_attribute(k, s->dev, CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1) !=
       CUCORE_OK)
-    fprintf(stderr, "cucore run: note: a cluster of %llu blocks needs non-portable cluster "
-            "sizes, which the device refused: %s\n", size, cucore_last_error());
+    fprintf(stderr,
+            "cucore run: note: a cluster of %llu blocks needs non-portable cluster "
+            "sizes, which the device refused: %s\n",
+            size, cucore_last_error());
 }
 
 /* What one step of the timing puts on the stream: `n` launches of the kernel back to back,
@@ -147,7 +155,8 @@ static cucore_status submit(const launch_work *w, dev_state *s) {
  * reached. */
 static cucore_status timed_launch(const launch_work *w, dev_state *s, float *ms) {
   cucore_status st = CUCORE_OK;
-  if (s->flush) st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
+  if (s->flush)
+    st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
   if (st == CUCORE_OK && ms) st = cucore_event_record(s->e0, s->stream);
   if (st == CUCORE_OK) st = submit(w, s);
   if (st == CUCORE_OK && ms) st = cucore_event_record(s->e1, s->stream);
@@ -270,8 +279,10 @@ static int open_gpu(const run_opts *o, dev_state *s, run_timing *t, cucore_devic
   int want_pool = o->pool && !o->no_pool;
   s->pool = want_pool && props->memory_pools;
   if (want_pool && !props->memory_pools)
-    fprintf(stderr, "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
-            "cucore_mem_alloc\n", props->name);
+    fprintf(stderr,
+            "cucore run: note: %s has no stream-ordered memory pools; buffers come from "
+            "cucore_mem_alloc\n",
+            props->name);
   t->pool = s->pool;
   return 0;
 }
@@ -331,8 +342,8 @@ static int first_launch(run_opts *o, const launch_work *one, dev_state *s, run_t
   return rc;
 }
 
-static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t,
-                    dev_state *s, double **times_out) {
+static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t, dev_state *s,
+                    double **times_out) {
   cucore_device_props props;
   int rc = open_gpu(o, s, t, &props);
   if (!rc) rc = alloc_and_fill(o, s);

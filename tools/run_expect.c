@@ -51,7 +51,7 @@ static unsigned char *expected(const run_expect *e, elem_t type, size_t *count) 
     return data;
   }
   spec_cur c = {"--expect", e->text, e->value_text, e->value_text + strlen(e->value_text), NULL,
-                "", 0};
+                "",         0};
   if (spec_fill(&c, e->value_text, strlen(e->value_text), type, count, &data, NULL, NULL))
     return NULL;
   return data;
@@ -138,8 +138,8 @@ int run_check_expects(run_opts *o) {
     for (size_t k = 0; k < t.count; k++) {
       int same;
       if (e->exact)
-        same = memcmp(t.data + k * (size_t)elem_sizes[t.type], want + k * (size_t)elem_sizes[t.type],
-                      (size_t)elem_sizes[t.type]) == 0;
+        same = memcmp(t.data + k * (size_t)elem_sizes[t.type],
+                      want + k * (size_t)elem_sizes[t.type], (size_t)elem_sizes[t.type]) == 0;
       else
         same = close_enough(value_get(t.data, t.type, k), value_get(want, t.type, k), rtol, atol);
       if (same) continue;

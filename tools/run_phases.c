@@ -79,8 +79,10 @@ void run_phases_print(FILE *f) {
   int n = phases_ran(r);
   double now = run_phase_begin();
   long hz = sysconf(_SC_CLK_TCK);
-  fprintf(f, "phase timings (wall clock, ms after the process started; the kernel gives the "
-          "start to a clock tick, %.0f ms):\n", hz > 0 ? 1000.0 / (double)hz : 10.0);
+  fprintf(f,
+          "phase timings (wall clock, ms after the process started; the kernel gives the "
+          "start to a clock tick, %.0f ms):\n",
+          hz > 0 ? 1000.0 / (double)hz : 10.0);
   fprintf(f, "  %-16s %10s %10s %6s\n", "phase", "start", "took", "runs");
   int shown[CUCORE_PHASE_COUNT] = {0};
   for (int i = 0; i < n; i++) {

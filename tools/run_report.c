@@ -36,8 +36,7 @@ static inline __attribute__((always_inline)) double element(const unsigned char 
  * constant type for f32 and f64: a run's first result waits for it on outputs of millions of
  * elements (3-4 ms for 1 Mi floats through value_get; issue 25). */
 static inline __attribute__((always_inline)) double
-scan_floats(const unsigned char *data, elem_t t, size_t count, summary *s, long *imin,
-            long *imax) {
+scan_floats(const unsigned char *data, elem_t t, size_t count, summary *s, long *imin, long *imax) {
   double sum = 0, vmin = 0, vmax = 0; /* the values at imin and imax, read once */
   for (size_t i = 0; i < count; i++) {
     double v = element(data, t, i);
@@ -129,7 +128,8 @@ run_stats run_stats_of(double *times, long long n) {
 void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written) {
   *read = *written = 0;
   for (int i = 0; i < o->nbufs; i++) {
-    unsigned long long bytes = (unsigned long long)o->bufs[i].count * (unsigned)elem_sizes[o->bufs[i].type];
+    unsigned long long bytes = (unsigned long long)o->bufs[i].count *
+                               (unsigned)elem_sizes[o->bufs[i].type];
     if (o->bufs[i].role != ROLE_OUT) *read += bytes;
     if (o->bufs[i].role != ROLE_IN) *written += bytes;
   }
@@ -183,19 +183,22 @@ static void clock_text(const run_timing *t) {
          t->sm_clock_mhz, t->sm_clock_max_mhz, reasons);
   if (t->clock_reasons > 0 && (t->clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE))
     printf("  warning: the GPU was throttled during the timing (%s): the times are slower "
-           "than it can run\n", reasons);
+           "than it can run\n",
+           reasons);
 }
 
 static void clock_json(json_out *j, const run_timing *t) {
   int known = t->sm_clock_mhz > 0;
   char reasons[256] = "";
   if (t->clock_reasons >= 0) cucore_system_reasons_text(t->clock_reasons, reasons, sizeof reasons);
-  if (known) json_int(j, "sm_clock_mhz", t->sm_clock_mhz);
-  else json_str(j, "sm_clock_mhz", NULL);
+  if (known)
+    json_int(j, "sm_clock_mhz", t->sm_clock_mhz);
+  else
+    json_str(j, "sm_clock_mhz", NULL);
   json_str(j, "clock_reasons", t->clock_reasons >= 0 ? reasons : NULL);
   if (t->clock_reasons >= 0)
-    json_bool(j, "throttled", t->clock_reasons > 0 &&
-                                  (t->clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE));
+    json_bool(j, "throttled",
+              t->clock_reasons > 0 && (t->clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE));
   else
     json_str(j, "throttled", NULL);
 }
@@ -208,16 +211,17 @@ static void text_report(const run_opts *o, const run_timing *t) {
   if (t->graph_kernels)
     printf("  time: %.4f ms per graph replay of %lld launches (median of %d; min %.4f, max %.4f, "
            "mean %.4f) = %.3f us per launch; direct launches back to back: %.3f us per launch "
-           "(median of %d batches)", t->stats.median_ms, t->graph_kernels, t->timed,
-           t->stats.min_ms, t->stats.max_ms, t->stats.mean_ms,
-           t->stats.median_ms * 1e3 / (double)t->graph_kernels, t->direct.median_ms * 1e3,
-           t->timed);
+           "(median of %d batches)",
+           t->stats.median_ms, t->graph_kernels, t->timed, t->stats.min_ms, t->stats.max_ms,
+           t->stats.mean_ms, t->stats.median_ms * 1e3 / (double)t->graph_kernels,
+           t->direct.median_ms * 1e3, t->timed);
   else if (t->timed == 1)
     printf("  time: %.4f ms per launch (1 launch)", t->stats.median_ms);
   else
     printf("  time: %.4f ms per launch (median of %d; min %.4f, max %.4f, mean %.4f; %lld "
-           "launches in all)", t->stats.median_ms, t->timed, t->stats.min_ms, t->stats.max_ms,
-           t->stats.mean_ms, t->launches);
+           "launches in all)",
+           t->stats.median_ms, t->timed, t->stats.min_ms, t->stats.max_ms, t->stats.mean_ms,
+           t->launches);
   if (t->flushed_l2) printf("; L2 flushed before each");
   printf("\n");
   clock_text(t);
@@ -225,7 +229,8 @@ static void text_report(const run_opts *o, const run_timing *t) {
   run_traffic(o, &rd, &wr);
   if ((rd || wr) && t->launch_ms > 0)
     printf("  bandwidth: %.3g GB/s effective (%llu bytes read + %llu written, at the median "
-           "time)\n", (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9, rd, wr);
+           "time)\n",
+           (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9, rd, wr);
   for (int i = 0; i < o->nbufs; i++) {
     const run_buf *b = &o->bufs[i];
     if (b->role == ROLE_IN) continue;
@@ -417,7 +422,6 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
 }
 
 void run_report(run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
-  if (j)
-    json_report(o, t, symbol, j);
+  if (j) json_report(o, t, symbol, j);
   if (!j || j->f != stdout) text_report(o, t);
 }

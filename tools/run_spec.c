@@ -57,7 +57,7 @@ uint64_t run_random_next(void) {
 /* A value value_parse refused (r: -1 not a number, -2 out of range): the message says which,
  * with the type's range. */
 int spec_bad_value(spec_cur *c, int r, const char *what, const char *text, elem_t t,
-                     const char *alternatives) {
+                   const char *alternatives) {
   if (r == -2)
     return spec_usage(c, "%s`%s` is out of range for %s (%s)", what, text, elem_names[t],
                       value_range(t));
@@ -71,9 +71,10 @@ static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
   if (pages <= 0 || page <= 0) return 0;
   unsigned long long host = (unsigned long long)pages * (unsigned long long)page;
   if (bytes <= host / 2) return 0;
-  fprintf(stderr, "cucore run: %s `%s`: %zu bytes need more host memory than half of this "
-          "machine's %llu bytes (the data is kept on the host too)\n", c->flag, c->all, bytes,
-          host);
+  fprintf(stderr,
+          "cucore run: %s `%s`: %zu bytes need more host memory than half of this "
+          "machine's %llu bytes (the data is kept on the host too)\n",
+          c->flag, c->all, bytes, host);
   return 1;
 }
 
@@ -162,8 +163,8 @@ static int fill_value(spec_cur *c, const char *init, size_t len, elem_t type, si
 }
 
 /* INIT empty (zeroes), `iota`, `random` or one value, for the *count elements declared. */
-static int fill_generated(spec_cur *c, const char *init, size_t len, elem_t type,
-                          size_t *count, unsigned char **data, uint64_t *shape) {
+static int fill_generated(spec_cur *c, const char *init, size_t len, elem_t type, size_t *count,
+                          unsigned char **data, uint64_t *shape) {
   size_t esz = (size_t)elem_sizes[type];
   if (*count == 0)
     return spec_usage(c, "give the element count in [N] (only a list or a file can set it)");
@@ -172,8 +173,8 @@ static int fill_generated(spec_cur *c, const char *init, size_t len, elem_t type
   if (host_bytes_too_many(c, *count * esz)) return CLI_EXIT_FAILURE;
   *data = calloc(*count, esz);
   if (!*data) {
-    fprintf(stderr, "cucore run: %s `%s`: out of host memory for %zu elements\n", c->flag,
-            c->all, *count);
+    fprintf(stderr, "cucore run: %s `%s`: out of host memory for %zu elements\n", c->flag, c->all,
+            *count);
     return CLI_EXIT_FAILURE;
   }
   if (shape) shape[0] = *count;
@@ -209,8 +210,8 @@ int spec_fill(spec_cur *c, const char *init, size_t len, elem_t type, size_t *co
 /* ---- buffers ----------------------------------------------------------------------------- */
 
 /* `TYPE[N]` at p: the type and count (0 for `[]`); p moves past `]`. */
-int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type,
-                          size_t *count, int allow_empty) {
+int spec_type_and_count(spec_cur *c, const char **pp, const char *end, elem_t *type, size_t *count,
+                        int allow_empty) {
   const char *p = *pp, *br = memchr(p, '[', (size_t)(end - p));
   int t = br ? elem_parse(p, (size_t)(br - p)) : -1;
   if (t < 0)
@@ -242,23 +243,24 @@ static int buffer_data(spec_cur *c, const char *p, const char *item_end, run_buf
   if (b->role == ROLE_OUT) {
     if (p != item_end)
       return spec_usage(c, "an out buffer takes no initial value (it starts zeroed); use "
-                        "inout:TYPE[N]=INIT for one that is read and written");
+                           "inout:TYPE[N]=INIT for one that is read and written");
     if (!b->count) return spec_usage(c, "give the element count: out:%s[N]", elem_names[b->type]);
     return spec_fill(c, "", 0, b->type, &b->count, &b->host, &b->ndim, b->shape);
   }
   if (p >= item_end || *p != '=')
     return spec_usage(c, "expected =INIT after [N] (a number, random, iota, {list} or "
-                      "@file.npy / @file.bin)");
+                         "@file.npy / @file.bin)");
   p++;
-  return spec_fill(c, p, (size_t)(item_end - p), b->type, &b->count, &b->host, &b->ndim,
-                   b->shape);
+  return spec_fill(c, p, (size_t)(item_end - p), b->type, &b->count, &b->host, &b->ndim, b->shape);
 }
 
 /* buf:/out:/inout: TYPE[N][=INIT][>FILE] -> a new buffer and a pointer to it. */
 int spec_buffer(spec_cur *c, const char *end, run_value *v) {
   run_opts *o = c->o;
   const char *p = c->p;
-  buf_role role = spec_starts(p, end, "buf:") ? ROLE_IN : spec_starts(p, end, "out:") ? ROLE_OUT : ROLE_INOUT;
+  buf_role role = spec_starts(p, end, "buf:")   ? ROLE_IN
+                  : spec_starts(p, end, "out:") ? ROLE_OUT
+                                                : ROLE_INOUT;
   const char *kw = role == ROLE_IN ? "buf" : role == ROLE_OUT ? "out" : "inout";
   p += strlen(kw) + 1;
   run_buf b;

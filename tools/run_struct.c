@@ -141,12 +141,13 @@ static int struct_head(spec_cur *c, const char *end, const char **body, const ch
     p += 6;
     int rc = parse_align(c, &p, end, explicit_align);
     if (rc) return rc;
-    if (p >= end || *p != ':') return spec_usage(c, "expected struct:{FIELD,...} or struct@ALIGN:{...}");
+    if (p >= end || *p != ':')
+      return spec_usage(c, "expected struct:{FIELD,...} or struct@ALIGN:{...}");
     p++;
   }
   if (p >= end || *p != '{' || end[-1] != '}')
     return spec_usage(c, "a struct is written {FIELD,...} (quote it for the shell: "
-                      "'struct:{f32:1,i32:2}')");
+                         "'struct:{f32:1,i32:2}')");
   if (c->depth >= DEPTH_MAX) return spec_usage(c, "structs nest deeper than %d levels", DEPTH_MAX);
   *body = p + 1;
   *body_end = end - 1;
@@ -208,8 +209,10 @@ static int finish_struct(spec_cur *c, builder *b, size_t explicit_align, run_val
   if (explicit_align) {
     size_t natural = b->align;
     if (explicit_align < natural)
-      return spec_usage(c, "@%zu is below the struct's natural alignment of %zu (alignas cannot "
-                        "lower it)", explicit_align, natural);
+      return spec_usage(c,
+                        "@%zu is below the struct's natural alignment of %zu (alignas cannot "
+                        "lower it)",
+                        explicit_align, natural);
     b->align = explicit_align;
   }
   size_t size = (b->size + b->align - 1) / b->align * b->align;
@@ -258,7 +261,8 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
   size_t align = 0;
   int rc = parse_align(c, &p, end, &align);
   if (rc) return rc;
-  if (p >= end || *p != ':') return spec_usage(c, "expected bytes:HEX, bytes:@FILE or bytes@ALIGN:HEX");
+  if (p >= end || *p != ':')
+    return spec_usage(c, "expected bytes:HEX, bytes:@FILE or bytes@ALIGN:HEX");
   p++;
   v->kind = A_BLOB;
   v->align = align ? align : 1;
@@ -277,8 +281,10 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
     if (rc) return rc;
     if (count > BLOB_MAX) {
       free(data);
-      fprintf(stderr, "cucore run: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
-              "bytes\n", what, path, count, BLOB_MAX);
+      fprintf(stderr,
+              "cucore run: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
+              "bytes\n",
+              what, path, count, BLOB_MAX);
       return CLI_EXIT_FAILURE;
     }
     v->bytes = data;
@@ -289,8 +295,10 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
   for (const char *q = p; q < end; q++) {
     if (*q == '_') continue;
     if (hex_digit(*q) < 0)
-      return spec_usage(c, "`%c` is not a hex digit (bytes are written as pairs of hex digits, "
-                        "e.g. bytes:00ff10a0, `_` may separate them)", *q);
+      return spec_usage(c,
+                        "`%c` is not a hex digit (bytes are written as pairs of hex digits, "
+                        "e.g. bytes:00ff10a0, `_` may separate them)",
+                        *q);
     digits++;
   }
   if (digits == 0 || digits % 2)
@@ -361,11 +369,13 @@ int spec_item(spec_cur *c, const char *end, run_value *v) {
   }
   if (!colon)
     return spec_usage(c, "expected TYPE:VALUE, null, ptr:ADDR, buf:TYPE[N]=INIT, out:TYPE[N], "
-                      "inout:TYPE[N]=INIT, struct:{...} or bytes:HEX");
+                         "inout:TYPE[N]=INIT, struct:{...} or bytes:HEX");
   int t = elem_parse(p, (size_t)(colon - p));
   if (t < 0)
-    return spec_usage(c, "unknown type `%.*s` (expected %s, ptr, null, buf, out, inout, struct "
-                      "or bytes)", (int)(colon - p), p, elem_list());
+    return spec_usage(c,
+                      "unknown type `%.*s` (expected %s, ptr, null, buf, out, inout, struct "
+                      "or bytes)",
+                      (int)(colon - p), p, elem_list());
   char *text = spec_dup_range(colon + 1, end);
   int r = value_parse((elem_t)t, text, v->scalar);
   if (r) {

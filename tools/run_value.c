@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const elem_names[T_COUNT] = {"i8",  "u8",  "i16", "u16", "i32", "u32",
+const char *const elem_names[T_COUNT] = {"i8",  "u8",  "i16", "u16",  "i32", "u32",
                                          "i64", "u64", "f16", "bf16", "f32", "f64"};
 const int elem_sizes[T_COUNT] = {1, 1, 2, 2, 4, 4, 8, 8, 2, 2, 4, 8};
 
@@ -26,7 +26,7 @@ int elem_parse(const char *s, size_t len) {
 
 const char *elem_list(void) { return "i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64"; }
 
-/* ---- half and bfloat16 ------------------------------------------------------------------------ */
+/* ---- half and bfloat16 ----------------------------------------------------------------------- */
 
 /* `x` rounded to nearest-even on a binary format with `mant` fraction bits, smallest normal
  * exponent `emin` and largest finite value `max` (+-inf beyond the rounding threshold). */
@@ -90,7 +90,7 @@ static float bf16_value(uint16_t b) {
   return f;
 }
 
-/* ---- parsing ------------------------------------------------------------------------------------ */
+/* ---- parsing --------------------------------------------------------------------------------- */
 
 /* 1 when the text names an infinity itself ("inf", "-Infinity"), not a number too large. */
 static int written_inf(const char *text) {
@@ -121,8 +121,14 @@ static int float_parse(elem_t t, const char *text, void *dst) {
 
 const char *value_range(elem_t t) {
   static const char *const ranges[T_COUNT] = {
-      "-128..127", "0..255", "-32768..32767", "0..65535", "-2147483648..2147483647",
-      "0..4294967295", "-9223372036854775808..9223372036854775807", "0..18446744073709551615",
+      "-128..127",
+      "0..255",
+      "-32768..32767",
+      "0..65535",
+      "-2147483648..2147483647",
+      "0..4294967295",
+      "-9223372036854775808..9223372036854775807",
+      "0..18446744073709551615",
       "finite values -65504..65504; inf, -inf and nan when written so",
       "finite values -3.3895314e38..3.3895314e38; inf, -inf and nan when written so",
       "finite values -3.4028235e38..3.4028235e38; inf, -inf and nan when written so",
@@ -137,7 +143,7 @@ int value_parse(elem_t t, const char *text, void *dst) {
   if (!*text || *text == ' ') return -1;
   if (elem_is_float(t)) return float_parse(t, text, dst);
   static const int64_t lo[] = {INT8_MIN, 0, INT16_MIN, 0, INT32_MIN, 0, INT64_MIN, 0};
-  static const uint64_t hi[] = {INT8_MAX, UINT8_MAX, INT16_MAX, UINT16_MAX,
+  static const uint64_t hi[] = {INT8_MAX,  UINT8_MAX,  INT16_MAX, UINT16_MAX,
                                 INT32_MAX, UINT32_MAX, INT64_MAX, UINT64_MAX};
   const char *s = text;
   int negative = *s == '-';
@@ -160,19 +166,51 @@ int value_parse(elem_t t, const char *text, void *dst) {
   return 0;
 }
 
-/* ---- reading and writing elements --------------------------------------------------------------- */
+/* ---- reading and writing elements ------------------------------------------------------------ */
 
 int64_t value_get_i64(const void *buf, elem_t t, size_t i) {
   const unsigned char *p = (const unsigned char *)buf + i * (size_t)elem_sizes[t];
   switch (t) {
-  case T_I8: { int8_t x; memcpy(&x, p, 1); return x; }
-  case T_U8: { uint8_t x; memcpy(&x, p, 1); return x; }
-  case T_I16: { int16_t x; memcpy(&x, p, 2); return x; }
-  case T_U16: { uint16_t x; memcpy(&x, p, 2); return x; }
-  case T_I32: { int32_t x; memcpy(&x, p, 4); return x; }
-  case T_U32: { uint32_t x; memcpy(&x, p, 4); return x; }
-  case T_I64: { int64_t x; memcpy(&x, p, 8); return x; }
-  case T_U64: { uint64_t x; memcpy(&x, p, 8); return (int64_t)x; }
+  case T_I8: {
+    int8_t x;
+    memcpy(&x, p, 1);
+    return x;
+  }
+  case T_U8: {
+    uint8_t x;
+    memcpy(&x, p, 1);
+    return x;
+  }
+  case T_I16: {
+    int16_t x;
+    memcpy(&x, p, 2);
+    return x;
+  }
+  case T_U16: {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    return x;
+  }
+  case T_I32: {
+    int32_t x;
+    memcpy(&x, p, 4);
+    return x;
+  }
+  case T_U32: {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    return x;
+  }
+  case T_I64: {
+    int64_t x;
+    memcpy(&x, p, 8);
+    return x;
+  }
+  case T_U64: {
+    uint64_t x;
+    memcpy(&x, p, 8);
+    return (int64_t)x;
+  }
   default: return 0;
   }
 }
@@ -189,10 +227,26 @@ uint64_t value_get_u64(const void *buf, elem_t t, size_t i) {
 double value_get(const void *buf, elem_t t, size_t i) {
   const unsigned char *p = (const unsigned char *)buf + i * (size_t)elem_sizes[t];
   switch (t) {
-  case T_F16: { uint16_t h; memcpy(&h, p, 2); return half_value(h); }
-  case T_BF16: { uint16_t h; memcpy(&h, p, 2); return bf16_value(h); }
-  case T_F32: { float f; memcpy(&f, p, 4); return f; }
-  case T_F64: { double d; memcpy(&d, p, 8); return d; }
+  case T_F16: {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return half_value(h);
+  }
+  case T_BF16: {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return bf16_value(h);
+  }
+  case T_F32: {
+    float f;
+    memcpy(&f, p, 4);
+    return f;
+  }
+  case T_F64: {
+    double d;
+    memcpy(&d, p, 8);
+    return d;
+  }
   case T_U64: return (double)value_get_u64(buf, t, i);
   default: return (double)value_get_i64(buf, t, i);
   }
@@ -205,23 +259,67 @@ int value_is_nan(const void *buf, elem_t t, size_t i) {
 void value_store(void *buf, elem_t t, size_t i, double v) {
   unsigned char *p = (unsigned char *)buf + i * (size_t)elem_sizes[t];
   switch (t) {
-  case T_I8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-  case T_U8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-  case T_I16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
-  case T_U16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-  case T_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-  case T_U32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-  case T_I64: { int64_t x = (int64_t)v; memcpy(p, &x, 8); break; }
-  case T_U64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
-  case T_F16: { uint16_t x = half_from(v); memcpy(p, &x, 2); break; }
-  case T_BF16: { uint16_t x = bf16_from(v); memcpy(p, &x, 2); break; }
-  case T_F32: { float x = (float)v; memcpy(p, &x, 4); break; }
+  case T_I8: {
+    int8_t x = (int8_t)v;
+    memcpy(p, &x, 1);
+    break;
+  }
+  case T_U8: {
+    uint8_t x = (uint8_t)v;
+    memcpy(p, &x, 1);
+    break;
+  }
+  case T_I16: {
+    int16_t x = (int16_t)v;
+    memcpy(p, &x, 2);
+    break;
+  }
+  case T_U16: {
+    uint16_t x = (uint16_t)v;
+    memcpy(p, &x, 2);
+    break;
+  }
+  case T_I32: {
+    int32_t x = (int32_t)v;
+    memcpy(p, &x, 4);
+    break;
+  }
+  case T_U32: {
+    uint32_t x = (uint32_t)v;
+    memcpy(p, &x, 4);
+    break;
+  }
+  case T_I64: {
+    int64_t x = (int64_t)v;
+    memcpy(p, &x, 8);
+    break;
+  }
+  case T_U64: {
+    uint64_t x = (uint64_t)v;
+    memcpy(p, &x, 8);
+    break;
+  }
+  case T_F16: {
+    uint16_t x = half_from(v);
+    memcpy(p, &x, 2);
+    break;
+  }
+  case T_BF16: {
+    uint16_t x = bf16_from(v);
+    memcpy(p, &x, 2);
+    break;
+  }
+  case T_F32: {
+    float x = (float)v;
+    memcpy(p, &x, 4);
+    break;
+  }
   case T_F64: memcpy(p, &v, 8); break;
   default: break;
   }
 }
 
-/* ---- printing ----------------------------------------------------------------------------------- */
+/* ---- printing -------------------------------------------------------------------------------- */
 
 static const char *nonfinite(double v) {
   if (isnan(v)) return "nan";

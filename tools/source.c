@@ -57,7 +57,8 @@ int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, in
     s->nvcc = 1;
     return 1;
   }
-  if (strcmp(a, "--log") == 0 || strncmp(a, "--log=", 6) == 0) return log_option(s, verb, argc, argv, i);
+  if (strcmp(a, "--log") == 0 || strncmp(a, "--log=", 6) == 0)
+    return log_option(s, verb, argc, argv, i);
   if (a[0] != '-' || !a[1]) return 0;
   int used = 0;
   cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
@@ -119,17 +120,20 @@ static int after_nvrtc_failure(cli_source *s, const char *verb, const char *file
   cli_nvrtc_failure kind = cli_nvrtc_classify(st, log, why, sizeof why);
   if (kind == CLI_NVRTC_HOST && type_from_name(file) == CUCORE_CODE_CUDA_CPP &&
       cli_nvcc_available()) {
-    fprintf(stderr, "note: NVRTC cannot compile `%s`: %s; compiling it with nvcc instead "
-            "(--nvcc goes there directly)\n", file, why);
+    fprintf(stderr,
+            "note: NVRTC cannot compile `%s`: %s; compiling it with nvcc instead "
+            "(--nvcc goes there directly)\n",
+            file, why);
     return cli_nvcc_compile(s, verb, file, target, out, info);
   }
   cli_log_print(verb, log, s->log_path);
   if (kind == CLI_NVRTC_OPTION)
     return cli_usage(verb, "a compile option was refused: %s (not tried with nvcc)", why);
   if (kind == CLI_NVRTC_NAME_EXPR)
-    fprintf(stderr, "cucore %s: %s: a name expression (--name-expr, or inspect's --kernel) names "
-            "no __global__ function or variable of the file (%s); not tried with nvcc\n", verb,
-            file, why);
+    fprintf(stderr,
+            "cucore %s: %s: a name expression (--name-expr, or inspect's --kernel) names "
+            "no __global__ function or variable of the file (%s); not tried with nvcc\n",
+            verb, file, why);
   else if (kind == CLI_NVRTC_HOST)
     fprintf(stderr, "note: nvcc could compile `%s` (%s), but none was found\n", file, why);
   return kind == CLI_NVRTC_NAME_EXPR ? CLI_EXIT_FAILURE : cli_fail(verb, file, st);

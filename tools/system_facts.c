@@ -81,7 +81,8 @@ void system_facts_json(json_out *j, int ordinal) {
   char reasons[256] = "";
   if (s.clock_reasons >= 0) cucore_system_reasons_text(s.clock_reasons, reasons, sizeof reasons);
   json_str(j, "clock_reasons_text", s.clock_reasons >= 0 ? reasons : NULL);
-  json_bool(j, "throttled", s.clock_reasons > 0 && (s.clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE));
+  json_bool(j, "throttled",
+            s.clock_reasons > 0 && (s.clock_reasons & CUCORE_CLOCK_REASONS_THROTTLE));
   known(j, "mig_current", s.mig_current);
   known(j, "nvlink_links", s.nvlink_links);
   known(j, "nvlink_active", s.nvlink_active);

@@ -52,15 +52,20 @@ int text_utf8_len(const unsigned char *p, size_t n) {
   int len;
   unsigned lo = 0x80, hi = 0xbf; /* the range of the second byte */
   if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) len = 2;
+  if (c >= 0xc2 && c <= 0xdf)
+    len = 2;
   else if (c >= 0xe0 && c <= 0xef) {
     len = 3;
-    if (c == 0xe0) lo = 0xa0;       /* overlong */
-    else if (c == 0xed) hi = 0x9f;  /* surrogates */
+    if (c == 0xe0)
+      lo = 0xa0; /* overlong */
+    else if (c == 0xed)
+      hi = 0x9f; /* surrogates */
   } else if (c >= 0xf0 && c <= 0xf4) {
     len = 4;
-    if (c == 0xf0) lo = 0x90;       /* overlong */
-    else if (c == 0xf4) hi = 0x8f;  /* beyond U+10FFFF */
+    if (c == 0xf0)
+      lo = 0x90; /* overlong */
+    else if (c == 0xf4)
+      hi = 0x8f; /* beyond U+10FFFF */
   } else
     return 0;
   for (int i = 1; i < len; i++) {

@@ -18,14 +18,15 @@ typedef struct tune_line {
   cli_list args, expects;
   double rtol, atol, max_noise;
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
-  int launch_mode;         /* --launch-mode: CUCORE_TUNE_LAUNCH_* (0 auto) */
-  int cold_mode;           /* --cold: TUNE_COLD_* */
+  int launch_mode; /* --launch-mode: CUCORE_TUNE_LAUNCH_* (0 auto) */
+  int cold_mode;   /* --cold: TUNE_COLD_* */
   long long finalists;
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4, *plot;
-  int model_first;         /* --strategy model-first */
-  double compile_timeout;  /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
-  double top_fraction;     /* --top-fraction F (0: all) */
+  int model_first; /* --strategy model-first */
+  double
+      compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
+  double top_fraction; /* --top-fraction F (0: all) */
 } tune_line;
 
 /* --cold flush|rotate|none (the order of its choices). */
@@ -41,33 +42,33 @@ typedef struct tune_line {
 typedef struct tune_row {
   cucore_tune_config cfg;
   cucore_tune_model model;
-  int compiled;           /* 1 when the model ran on its cubin */
+  int compiled; /* 1 when the model ran on its cubin */
   int registers, static_shared, local_bytes;
   double compile_ms;
   int cache_hit;
-  char error[200];        /* the compile's failure, first line */
+  char error[200]; /* the compile's failure, first line */
   /* measured (or resumed from the store) */
-  char status[24];        /* "ok", "wrong-answer", "launch-error", ...; "" when not measured */
-  char detail[200];       /* what went wrong */
-  int resumed;            /* 1: the result came from the store */
+  char status[24];  /* "ok", "wrong-answer", "launch-error", ...; "" when not measured */
+  char detail[200]; /* what went wrong */
+  int resumed;      /* 1: the result came from the store */
   cucore_tune_stats stats;
   int batch;
-  int mode;               /* the CUCORE_TUNE_LAUNCH_* it was timed with */
-  int sm_clock_mhz;       /* the median SM clock of its samples; -1 not observed */
-  int throttled;          /* samples discarded: the clocks were held down */
-  int has_error;          /* a mismatch: the largest errors below */
+  int mode;         /* the CUCORE_TUNE_LAUNCH_* it was timed with */
+  int sm_clock_mhz; /* the median SM clock of its samples; -1 not observed */
+  int throttled;    /* samples discarded: the clocks were held down */
+  int has_error;    /* a mismatch: the largest errors below */
   double max_abs_err, max_rel_err;
-  int finalist;           /* 1: re-timed interleaved */
+  int finalist; /* 1: re-timed interleaved */
 } tune_row;
 
 /* One distinct compile: the configurations that share it, its cubin and resources. */
 typedef struct tune_group {
   uint64_t hash;
-  uint64_t index;        /* a configuration of the group (its defines and kernel name) */
+  uint64_t index; /* a configuration of the group (its defines and kernel name) */
   int ok, cache_hit;
-  int deferred;          /* 1: every configuration came from the store; not compiled (yet) */
-  cucore_object *obj;    /* kept for measuring (NULL in a dry run or after a failure) */
-  char symbol[512];      /* the kernel's symbol in obj */
+  int deferred;       /* 1: every configuration came from the store; not compiled (yet) */
+  cucore_object *obj; /* kept for measuring (NULL in a dry run or after a failure) */
+  char symbol[512];   /* the kernel's symbol in obj */
   cucore_kernel_resources res;
   int local_bytes;
   double ms;
@@ -83,40 +84,40 @@ typedef struct tune_ctx {
   tune_line *line;
   cli_source *src;
   cucore_tune_space *space;
-  char *source;            /* the kernel's source text */
+  char *source; /* the kernel's source text */
   size_t source_size;
-  int arch;                /* 0 when no arch is known: no compile stage */
+  int arch; /* 0 when no arch is known: no compile stage */
   cucore_arch_limits limits;
   cucore_tune_counts counts;
-  tune_row *rows;          /* the configurations past restrictions */
+  tune_row *rows; /* the configurations past restrictions */
   size_t nrows;
   size_t compiles, compile_failures, cache_hits, model_rejected;
   double compile_wall_ms;
   int jobs;
-  int keep_objects;        /* 1: groups keep their objects for measuring */
+  int keep_objects; /* 1: groups keep their objects for measuring */
   tune_group *groups;
   size_t ngroups;
   tune_pipe *pipe;
   /* measuring */
-  run_opts o;              /* the --arg buffers and --expect checks, as cucore run has them */
+  run_opts o; /* the --arg buffers and --expect checks, as cucore run has them */
   struct tune_dev *dev;
   cucore_tune_store *store;
   char key[65], device_fp[1024];
   char space_digest[65];
-  char store_path[4200];   /* where the results went, and how many it holds */
-  size_t store_records;   /* of the --space file's text ("" without one) */
+  char store_path[4200];             /* where the results went, and how many it holds */
+  size_t store_records;              /* of the --space file's text ("" without one) */
   double gpu_ms, verify_ms, wait_ms; /* the time split */
-  double last_timed_ms;    /* when the last configuration's timing ended (cli_now_ms; 0 none) */
+  double last_timed_ms; /* when the last configuration's timing ended (cli_now_ms; 0 none) */
   size_t measured, resumed, wrong, failed, skipped;
   int have_best;
-  size_t best;             /* the row that won */
-  size_t ties;             /* rows that tie with it */
-  double t_start;          /* when measuring began (the progress line's ETA) */
-  struct tune_rot *rot;    /* --cold rotate: the copies (NULL: none) */
-  int observe_clock;       /* 1: NVML answers, the SM clock is read per sample */
-  unsigned resets;         /* device resets after kernel faults (kernels made again) */
-  size_t faults;           /* rows that faulted */
-  int lost;                /* 1: the device did not come back after a reset */
+  size_t best;          /* the row that won */
+  size_t ties;          /* rows that tie with it */
+  double t_start;       /* when measuring began (the progress line's ETA) */
+  struct tune_rot *rot; /* --cold rotate: the copies (NULL: none) */
+  int observe_clock;    /* 1: NVML answers, the SM clock is read per sample */
+  unsigned resets;      /* device resets after kernel faults (kernels made again) */
+  size_t faults;        /* rows that faulted */
+  int lost;             /* 1: the device did not come back after a reset */
 } tune_ctx;
 
 /* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns

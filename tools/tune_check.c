@@ -162,9 +162,11 @@ static int against_baseline(tune_ctx *c, tune_row *r) {
     }
     if (!bad) continue;
     set_error(r, abs_err, rel_err);
-    snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu differ from configuration "
-             "%llu's, first at [%zu], max abs error %g, max rel error %g", b->label, bad,
-             b->count, (unsigned long long)d->baseline_index, first, abs_err, rel_err);
+    snprintf(r->detail, sizeof r->detail,
+             "argument %s: %zu of %zu differ from configuration "
+             "%llu's, first at [%zu], max abs error %g, max rel error %g",
+             b->label, bad, b->count, (unsigned long long)d->baseline_index, first, abs_err,
+             rel_err);
     return 1;
   }
   return 0;
@@ -181,7 +183,8 @@ static int keep_baseline(tune_ctx *c, tune_row *r) {
   }
   d->have_baseline = 1;
   d->baseline_index = r->cfg.index;
-  snprintf(r->detail, sizeof r->detail, "the baseline: later configurations are compared with "
+  snprintf(r->detail, sizeof r->detail,
+           "the baseline: later configurations are compared with "
            "its outputs (no --expect)");
   return 0;
 }
@@ -195,10 +198,12 @@ static int against_expects(tune_ctx *c, tune_row *r) {
     if (!e->mismatches) continue;
     set_error(r, e->max_abs_err, e->max_rel_err);
     if (said++) continue;
-    snprintf(r->detail, sizeof r->detail, "--expect %s: %zu of %zu differ, first at [%zu]: "
-             "got %s, want %s, max abs error %g, max rel error %g", e->target, e->mismatches,
-             e->count, e->shown ? e->bad_index[0] : 0, e->shown ? e->got[0] : "?",
-             e->shown ? e->want[0] : "?", e->max_abs_err, e->max_rel_err);
+    snprintf(r->detail, sizeof r->detail,
+             "--expect %s: %zu of %zu differ, first at [%zu]: "
+             "got %s, want %s, max abs error %g, max rel error %g",
+             e->target, e->mismatches, e->count, e->shown ? e->bad_index[0] : 0,
+             e->shown ? e->got[0] : "?", e->shown ? e->want[0] : "?", e->max_abs_err,
+             e->max_rel_err);
   }
   return 1;
 }
@@ -215,8 +220,10 @@ static int unwritten(tune_ctx *c, tune_row *r) {
       if (j == es && !bad++) first = k;
     }
     if (!bad) continue;
-    snprintf(r->detail, sizeof r->detail, "argument %s: %zu of %zu elements were never written "
-             "(still poisoned), first at [%zu]", b->label, bad, b->count, first);
+    snprintf(r->detail, sizeof r->detail,
+             "argument %s: %zu of %zu elements were never written "
+             "(still poisoned), first at [%zu]",
+             b->label, bad, b->count, first);
     return 1;
   }
   return 0;

@@ -14,10 +14,10 @@
 
 struct tune_pipe {
   tune_ctx *ctx;
-  atomic_size_t next;     /* the next group a worker takes */
+  atomic_size_t next; /* the next group a worker takes */
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  size_t *ready;          /* finished groups, in the order they finished */
+  size_t *ready; /* finished groups, in the order they finished */
   size_t nready, taken;
   pthread_t th[256];
   int started;
@@ -89,8 +89,10 @@ static void *worker(void *arg) {
     if (i >= p->ctx->ngroups) break;
     tune_group *g = &p->ctx->groups[i];
     if (g->deferred) {
-    } else if (w) compile_group(p->ctx, w, g);
-    else set_error(g, "compile error", "out of host memory for a compile process");
+    } else if (w)
+      compile_group(p->ctx, w, g);
+    else
+      set_error(g, "compile error", "out of host memory for a compile process");
     pthread_mutex_lock(&p->mu);
     p->ready[p->nready++] = i;
     pthread_cond_signal(&p->cv);
@@ -225,8 +227,7 @@ void tune_compile_finish(tune_ctx *c) {
 
 int tune_compile_all(tune_ctx *c) {
   int rc = tune_compile_start(c);
-  while (!rc && tune_compile_next(c)) {
-  }
+  while (!rc && tune_compile_next(c)) {}
   tune_compile_finish(c);
   return rc;
 }

@@ -55,9 +55,13 @@ static int open_store(tune_ctx *c) {
     cucore_tune_space_get_param(c->space, i, &p);
     len += (size_t)snprintf(params + len, sizeof params - len, "%s ", p.name);
   }
-  cucore_tune_key_fields f = {.source = c->source, .source_size = c->source_size,
-                              .options = canon, .kernel = l->kernel, .launch = launch,
-                              .args = arg_specs(c, args, sizeof args), .params = params};
+  cucore_tune_key_fields f = {.source = c->source,
+                              .source_size = c->source_size,
+                              .options = canon,
+                              .kernel = l->kernel,
+                              .launch = launch,
+                              .args = arg_specs(c, args, sizeof args),
+                              .params = params};
   cucore_tune_key(&f, c->key);
   cucore_tune_timing_options o = tune_timing_of(c);
   const char *cold = o.l2_bytes ? "cold" : tune_rotating(c) ? "rotate" : "hot";
@@ -75,8 +79,7 @@ static int open_store(tune_ctx *c) {
 static const char *arg_specs(const tune_ctx *c, char *buf, size_t cap) {
   const tune_line *l = c->line;
   size_t len = (size_t)snprintf(buf, cap, "rtol=%.17g;atol=%.17g;poison=%d\n",
-                                l->has_rtol ? l->rtol : -1, l->has_atol ? l->atol : -1,
-                                l->poison);
+                                l->has_rtol ? l->rtol : -1, l->has_atol ? l->atol : -1, l->poison);
   for (int i = 0; i < l->args.n && len < cap; i++)
     len += (size_t)snprintf(buf + len, cap - len, "arg %s\n", l->args.v[i]);
   for (int i = 0; i < l->expects.n && len < cap; i++)
@@ -99,8 +102,10 @@ static void measure_group(tune_ctx *c, const tune_group *g) {
       k = NULL, a = NULL, resets = c->resets;
       ok = c->lost || tune_kernel_of(c, g, &k, &a) == 0;
     }
-    if (ok) tune_measure_one(c, k, a, r);
-    else tune_row_failed(c, r, "bind-error", cucore_last_error());
+    if (ok)
+      tune_measure_one(c, k, a, r);
+    else
+      tune_row_failed(c, r, "bind-error", cucore_last_error());
     tune_progress(c);
   }
   cucore_args_destroy(a);

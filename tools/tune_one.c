@@ -52,12 +52,13 @@ static void record(tune_ctx *c, const tune_row *r, const char *config) {
     detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
   }
   detail[k] = 0;
-  snprintf(res, sizeof res, "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,"
+  snprintf(res, sizeof res,
+           "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,"
            "\"p80_ms\":%.9g,\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
            "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
-           "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":\"%s\"}", r->status,
-           r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n, r->batch,
-           r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
+           "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":\"%s\"}",
+           r->status, r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n,
+           r->batch, r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
            stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), detail);
   if (cucore_tune_store_append(c->store, config, res) != CUCORE_OK)
     fprintf(stderr, "cucore tune: note: %s\n", cucore_last_error());
@@ -144,7 +145,8 @@ void tune_measure_one(tune_ctx *c, cucore_kernel *k, cucore_args *a, tune_row *r
   cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, config,
                                     sizeof config, NULL);
   if (c->lost) {
-    tune_row_failed(c, r, "device-lost", "not measured: the device did not come back after a fault");
+    tune_row_failed(c, r, "device-lost",
+                    "not measured: the device did not come back after a fault");
   } else {
     measure_row(c, k, a, r);
     tune_after_row(c, r); /* a fault: recorded as such, the device reset */
@@ -170,4 +172,3 @@ void tune_progress(tune_ctx *c) {
   fprintf(stderr, "\r\033[K[%5zu/%zu] %.1f s left", done, total,
           done && total > done ? spent / (double)done * (double)(total - done) : 0.0);
 }
-

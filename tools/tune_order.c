@@ -40,8 +40,7 @@ static void measure_row_of(tune_ctx *c, tune_row *r) {
 }
 
 void tune_measure_model_first(tune_ctx *c) {
-  while (tune_compile_next(c)) {
-  }
+  while (tune_compile_next(c)) {}
   size_t *order = calloc(c->nrows ? c->nrows : 1, sizeof *order), n = 0;
   for (size_t i = 0; order && i < c->nrows; i++)
     if (c->rows[i].compiled && c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;

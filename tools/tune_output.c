@@ -29,7 +29,8 @@ static void csv_header(const tune_ctx *c, FILE *f) {
   }
   fputs(",grid_x,grid_y,grid_z,block_x,block_y,block_z,smem,verdict,registers,local_bytes,"
         "occupancy,waves,score,compile_ms,status,median_ms,p20_ms,p80_ms,rel_stddev,samples,"
-        "detail\n", f);
+        "detail\n",
+        f);
 }
 
 static void csv_row(const tune_ctx *c, FILE *f, const tune_row *r) {
@@ -80,8 +81,10 @@ static void header_block(const tune_ctx *c, FILE *f, const tune_row *b) {
 
 int tune_write_header(const tune_ctx *c, const char *path) {
   if (!c->have_best) {
-    fprintf(stderr, "cucore tune: --emit-header %s: no configuration verified; nothing "
-                    "written\n", path);
+    fprintf(stderr,
+            "cucore tune: --emit-header %s: no configuration verified; nothing "
+            "written\n",
+            path);
     return CLI_EXIT_FAILURE;
   }
   cucore_device_props p;
@@ -94,10 +97,11 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   const tune_row *b = &c->rows[c->best];
   cli_outfile o;
   if (cli_out_open(&o, "tune", "--emit-header", path)) return CLI_EXIT_FAILURE;
-  fprintf(o.f, "/* The best configuration of %s (%s) found by cucore tune: %.4f ms on %s,\n"
+  fprintf(o.f,
+          "/* The best configuration of %s (%s) found by cucore tune: %.4f ms on %s,\n"
           " * grid %u,%u,%u block %u,%u,%u smem %llu. Define TARGET_%s for this GPU. */\n",
-          c->line->kernel, c->line->file, b->stats.median, p.name, b->cfg.grid[0],
-          b->cfg.grid[1], b->cfg.grid[2], b->cfg.block[0], b->cfg.block[1], b->cfg.block[2],
+          c->line->kernel, c->line->file, b->stats.median, p.name, b->cfg.grid[0], b->cfg.grid[1],
+          b->cfg.grid[2], b->cfg.block[0], b->cfg.block[1], b->cfg.block[2],
           (unsigned long long)b->cfg.smem, target);
   fprintf(o.f, "#ifdef TARGET_%s\n", target);
   header_block(c, o.f, b);

@@ -9,7 +9,7 @@
 
 #define PW 320 /* panel width and height, pixels */
 #define PH 220
-#define PM 40  /* margin inside a panel */
+#define PM 40 /* margin inside a panel */
 
 typedef struct panel {
   const char *title;
@@ -44,13 +44,16 @@ static void bounds(panel *p) {
 }
 
 static void draw(FILE *f, const panel *p, int ox, int oy) {
-  fprintf(f, "<g transform=\"translate(%d,%d)\"><rect width=\"%d\" height=\"%d\" fill=\"none\" "
+  fprintf(f,
+          "<g transform=\"translate(%d,%d)\"><rect width=\"%d\" height=\"%d\" fill=\"none\" "
           "stroke=\"#ccc\"/>\n<text x=\"%d\" y=\"16\" font-size=\"12\" text-anchor=\"middle\">"
-          "%s</text>\n", ox, oy, PW, PH, PW / 2, p->title);
-  fprintf(f, "<text x=\"4\" y=\"%d\" font-size=\"9\">%.4g ms</text><text x=\"4\" y=\"%d\" "
+          "%s</text>\n",
+          ox, oy, PW, PH, PW / 2, p->title);
+  fprintf(f,
+          "<text x=\"4\" y=\"%d\" font-size=\"9\">%.4g ms</text><text x=\"4\" y=\"%d\" "
           "font-size=\"9\">%.4g</text>\n<text x=\"%d\" y=\"%d\" font-size=\"9\">%.4g</text>"
-          "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\">%.4g</text>\n", PM - 14,
-          p->y1, PH - PM, p->y0, PM, PH - PM + 12, p->x0, PW - PM, PH - PM + 12, p->x1);
+          "<text x=\"%d\" y=\"%d\" font-size=\"9\" text-anchor=\"end\">%.4g</text>\n",
+          PM - 14, p->y1, PH - PM, p->y0, PM, PH - PM + 12, p->x0, PW - PM, PH - PM + 12, p->x1);
   for (size_t i = 0; i < p->n; i++) {
     double px = PM + (p->x[i] - p->x0) / (p->x1 - p->x0) * (PW - 2 * PM);
     double py = PH - PM - (p->y[i] - p->y0) / (p->y1 - p->y0) * (PH - 2 * PM);
@@ -88,8 +91,10 @@ int tune_write_plot(const tune_ctx *c, const char *path) {
   cli_outfile o;
   int rc = cli_out_open(&o, "tune", "--plot", path);
   if (!rc) {
-    fprintf(o.f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "font-family=\"sans-serif\">\n", (int)(np + 1) * (PW + 10), PH + 10);
+    fprintf(o.f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "font-family=\"sans-serif\">\n",
+            (int)(np + 1) * (PW + 10), PH + 10);
     for (size_t k = 0; k <= np; k++) {
       cucore_tune_param_info info = {"occupancy (model)", 0, 0};
       if (k < np) cucore_tune_space_get_param(c->space, k, &info);

@@ -33,9 +33,9 @@ static void header(const tune_ctx *c) {
          (unsigned long long)k->runnable, (unsigned long long)k->compiles,
          lo[0] ? " (launch-only: " : "", lo, lo[0] ? ")" : "");
   if (!c->arch) return;
-  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n",
-         c->compiles, c->jobs, c->jobs == 1 ? "" : "s", c->compile_wall_ms / 1000,
-         c->cache_hits, c->compile_failures);
+  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n", c->compiles,
+         c->jobs, c->jobs == 1 ? "" : "s", c->compile_wall_ms / 1000, c->cache_hits,
+         c->compile_failures);
   printf("model: %zu rejected by the occupancy model\n", c->model_rejected);
 }
 
@@ -56,8 +56,10 @@ static void measured_text(const tune_row *r) {
 
 static void measured_json(json_out *j, const tune_row *r) {
   json_str(j, "launch_mode", r->mode ? mode_name(r->mode) : NULL);
-  if (r->sm_clock_mhz > 0) json_int(j, "sm_clock_mhz", r->sm_clock_mhz);
-  else json_num(j, "sm_clock_mhz", NAN); /* null: not observed */
+  if (r->sm_clock_mhz > 0)
+    json_int(j, "sm_clock_mhz", r->sm_clock_mhz);
+  else
+    json_num(j, "sm_clock_mhz", NAN); /* null: not observed */
   json_int(j, "throttled_samples", r->throttled);
   if (r->has_error) {
     json_double(j, "max_abs_error", r->max_abs_err);
@@ -71,19 +73,22 @@ static void row_text(const tune_ctx *c, const tune_row *r) {
                                     sizeof params, NULL);
   const cucore_tune_config *g = &r->cfg;
   printf("[%5llu/%llu] %s | grid %u,%u,%u block %u,%u,%u smem %llu", (unsigned long long)g->index,
-         (unsigned long long)c->counts.raw, params, g->grid[0], g->grid[1], g->grid[2],
-         g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
+         (unsigned long long)c->counts.raw, params, g->grid[0], g->grid[1], g->grid[2], g->block[0],
+         g->block[1], g->block[2], (unsigned long long)g->smem);
   if (r->compiled)
     printf(" | regs %d smem %d local %d | occ %.2f (%s) waves %.2f tail %.2f score %.3f | "
-           "cc %.0f ms%s", r->registers, r->static_shared, r->local_bytes, r->model.occupancy,
-           cucore_occupancy_limit_name(r->model.limit), r->model.waves,
-           r->model.tail_efficiency, r->model.score, r->compile_ms,
-           r->cache_hit ? " (cached)" : "");
-  if (r->status[0]) measured_text(r);
-  else if (r->error[0]) printf(" | %s\n", r->error);
+           "cc %.0f ms%s",
+           r->registers, r->static_shared, r->local_bytes, r->model.occupancy,
+           cucore_occupancy_limit_name(r->model.limit), r->model.waves, r->model.tail_efficiency,
+           r->model.score, r->compile_ms, r->cache_hit ? " (cached)" : "");
+  if (r->status[0])
+    measured_text(r);
+  else if (r->error[0])
+    printf(" | %s\n", r->error);
   else if (g->verdict != CUCORE_TUNE_RUNNABLE)
     printf(" | %s: %s\n", cucore_tune_verdict_name(g->verdict), g->reason);
-  else printf(" | %s\n", r->compiled ? "can run" : "not compiled");
+  else
+    printf(" | %s\n", r->compiled ? "can run" : "not compiled");
 }
 
 static const tune_row *g_rows; /* for the qsort below */
@@ -214,7 +219,9 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
 void tune_report(const tune_ctx *c) {
   size_t *order = calloc(c->nrows ? c->nrows : 1, sizeof *order);
   size_t n = order ? ranked(c, order) : 0;
-  if (c->line->json) json_report(c, order, n);
-  else text_report(c, order, n);
+  if (c->line->json)
+    json_report(c, order, n);
+  else
+    text_report(c, order, n);
   free(order);
 }

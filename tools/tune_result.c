@@ -43,9 +43,10 @@ static void run_command(const tune_ctx *c, const tune_row *r, char *buf, size_t 
                                     sizeof defines, NULL);
   size_t len = (size_t)snprintf(buf, cap, "cucore run %s --kernel", c->line->file);
   len = quoted(buf, cap, len, kernel);
-  len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " --grid %u,%u,%u --block "
-                          "%u,%u,%u --smem %llu --arch sm_%d", g->grid[0], g->grid[1],
-                          g->grid[2], g->block[0], g->block[1], g->block[2],
+  len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
+                          " --grid %u,%u,%u --block "
+                          "%u,%u,%u --smem %llu --arch sm_%d",
+                          g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2],
                           (unsigned long long)g->smem, c->arch);
   for (char *d = strtok(defines, "\n"); d; d = strtok(NULL, "\n")) len = quoted(buf, cap, len, d);
   for (int i = 0; i < c->src->raw_count; i++) len = quoted(buf, cap, len, c->src->raw[i]);
@@ -82,20 +83,22 @@ void tune_report_measured(const tune_ctx *c) {
   size_t *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
   size_t n = rows ? measured_order(c, rows) : 0;
   if (n) top_text(c, rows, n);
-  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
-         c->measured, c->resumed, c->wrong, c->failed);
+  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed", c->measured,
+         c->resumed, c->wrong, c->failed);
   if (c->skipped) printf(", %zu skipped (--top-fraction)", c->skipped);
-  if (c->faults) printf(", %zu kernel faults (%u device resets%s)", c->faults, c->resets,
-                        c->lost ? ", then the device was lost" : "");
+  if (c->faults)
+    printf(", %zu kernel faults (%u device resets%s)", c->faults, c->resets,
+           c->lost ? ", then the device was lost" : "");
   printf("\n");
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
-         "compiles %.2f s\n", c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000,
-         c->wait_ms / 1000);
+         "compiles %.2f s\n",
+         c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000, c->wait_ms / 1000);
   size_t agreed = 0;
   double rho = tune_model_agreement(c, &agreed);
   if (agreed >= 3 && isfinite(rho))
     printf("model vs measured: rank correlation %.2f over %zu configurations (1: the model's "
-           "score ordered them as measured)\n", rho, agreed);
+           "score ordered them as measured)\n",
+           rho, agreed);
   printf("store: %s (%zu records of this tune)\n", c->store_path, c->store_records);
   if (c->have_best) {
     const tune_row *b = &c->rows[c->best], *f = first_ok(c);

@@ -11,8 +11,8 @@
 #define TUNE_ROTATE_MAX 64
 
 struct tune_rot {
-  int sets;              /* extra argument sets (copies of every buffer) */
-  cucore_devptr *ptr;    /* sets x nbufs */
+  int sets;           /* extra argument sets (copies of every buffer) */
+  cucore_devptr *ptr; /* sets x nbufs */
 };
 
 static size_t footprint(const tune_ctx *c) {
@@ -44,9 +44,10 @@ void tune_rotate_open(tune_ctx *c) {
   if (want < 2) want = 2;
   struct tune_rot *r = calloc(1, sizeof *r);
   if (!f || want > TUNE_ROTATE_MAX || !r) {
-    fprintf(stderr, "cucore tune: note: --cold rotate: %zu copies of %zu bytes would be "
-            "needed to pass 2 x L2 (at most %d): the L2 is flushed instead\n", want, f,
-            TUNE_ROTATE_MAX);
+    fprintf(stderr,
+            "cucore tune: note: --cold rotate: %zu copies of %zu bytes would be "
+            "needed to pass 2 x L2 (at most %d): the L2 is flushed instead\n",
+            want, f, TUNE_ROTATE_MAX);
     free(r);
     return;
   }
@@ -54,8 +55,10 @@ void tune_rotate_open(tune_ctx *c) {
   r->ptr = calloc((size_t)r->sets * (size_t)c->o.nbufs, sizeof *r->ptr);
   c->rot = r;
   if (!r->ptr || copies(c, r) != CUCORE_OK) {
-    fprintf(stderr, "cucore tune: note: --cold rotate: no room for %zu copies of %zu bytes "
-            "(%s): the L2 is flushed instead\n", want, f, cucore_last_error());
+    fprintf(stderr,
+            "cucore tune: note: --cold rotate: no room for %zu copies of %zu bytes "
+            "(%s): the L2 is flushed instead\n",
+            want, f, cucore_last_error());
     tune_rotate_close(c);
   }
 }

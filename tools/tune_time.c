@@ -21,8 +21,10 @@ void tune_clock_probe(tune_ctx *c) {
   cucore_status st = cucore_system_get_device_info(0, &info);
   c->observe_clock = st == CUCORE_OK;
   if (st != CUCORE_OK)
-    fprintf(stderr, "cucore tune: note: the SM clock is not observed, throttled samples are "
-            "not discarded (%s)\n", cucore_last_error());
+    fprintf(stderr,
+            "cucore tune: note: the SM clock is not observed, throttled samples are "
+            "not discarded (%s)\n",
+            cucore_last_error());
 }
 
 cucore_tune_timing_options tune_timing_of(const tune_ctx *c) {
@@ -31,8 +33,9 @@ cucore_tune_timing_options tune_timing_of(const tune_ctx *c) {
   if (l->max_noise > 0) o.max_noise = l->max_noise;
   int hot = l->cache_hot || l->cold_mode == TUNE_COLD_NONE;
   o.l2_bytes = hot || tune_rotating(c) ? 0 : tune_dev_l2(c);
-  o.mode = l->launch_mode ? l->launch_mode
-                          : l->launch_single ? CUCORE_TUNE_LAUNCH_SINGLE : CUCORE_TUNE_LAUNCH_AUTO;
+  o.mode = l->launch_mode     ? l->launch_mode
+           : l->launch_single ? CUCORE_TUNE_LAUNCH_SINGLE
+                              : CUCORE_TUNE_LAUNCH_AUTO;
   o.observe_clock = c->observe_clock;
   return o;
 }

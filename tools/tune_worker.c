@@ -145,7 +145,8 @@ static int serve_one(int fd, const worker_state *w, const char *kernel, char *li
   if (prog && cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
     h.cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
   if (st == CUCORE_OK) {
-    if (cucore_object_get_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol) symbol = kernel;
+    if (cucore_object_get_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol)
+      symbol = kernel;
     st = cucore_object_get_code(obj, &type, &code, &size);
   }
   h.ok = st == CUCORE_OK;
@@ -224,8 +225,7 @@ static void stop(tune_worker *w, int kill_it) {
   if (w->pid > 0) {
     if (kill_it) kill(w->pid, SIGKILL);
     int status;
-    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
   }
   w->fd = -1;
   w->pid = 0;
@@ -270,8 +270,10 @@ static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
   w->fd = sv[0];
   uint64_t n = c->source_size;
   if (r != 0 || send_all(w->fd, &n, sizeof n) || send_all(w->fd, c->source, c->source_size)) {
-    snprintf(g->error, sizeof g->error, "compile error: the compile process could not start "
-             "(%s)", strerror(r ? r : errno));
+    snprintf(g->error, sizeof g->error,
+             "compile error: the compile process could not start "
+             "(%s)",
+             strerror(r ? r : errno));
     stop(w, 1);
     return -1;
   }
@@ -281,23 +283,28 @@ static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
 /* What became of a worker that answered nothing: g->error says, and the worker is gone. */
 static void lost(tune_worker *w, const tune_ctx *c, tune_group *g, int timed_out) {
   if (timed_out) {
-    snprintf(g->error, sizeof g->error, "compile timeout: stopped after %g s "
-             "(--compile-timeout)", c->line->compile_timeout);
+    snprintf(g->error, sizeof g->error,
+             "compile timeout: stopped after %g s "
+             "(--compile-timeout)",
+             c->line->compile_timeout);
     stop(w, 1);
     return;
   }
   close(w->fd);
   w->fd = -1;
   int status = 0;
-  while (w->pid > 0 && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (w->pid > 0 && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
   w->pid = 0;
   if (WIFSIGNALED(status))
-    snprintf(g->error, sizeof g->error, "compile error: the compiler process ended with "
-             "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    snprintf(g->error, sizeof g->error,
+             "compile error: the compiler process ended with "
+             "signal %d (%s)",
+             WTERMSIG(status), strsignal(WTERMSIG(status)));
   else
-    snprintf(g->error, sizeof g->error, "compile error: the compiler process ended (exit "
-             "status %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    snprintf(g->error, sizeof g->error,
+             "compile error: the compiler process ended (exit "
+             "status %d)",
+             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* The response's texts and cubin into g and *cubin. 0, -1 (worker lost) or -2 (time out). */

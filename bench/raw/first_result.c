@@ -23,24 +23,24 @@ static const char SAXPY[] =
     "  if (i < n) y[i] = a * x[i] + y[i];\n"
     "}\n";
 
-#define CU(call)                                                                              \
-  do {                                                                                        \
-    CUresult r_ = (call);                                                                     \
-    if (r_ != CUDA_SUCCESS) {                                                                 \
-      const char *name_ = "?";                                                                \
-      cuGetErrorName(r_, &name_);                                                             \
-      fprintf(stderr, "%s failed: %s\n", #call, name_);                                       \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define CU(call)                                        \
+  do {                                                  \
+    CUresult r_ = (call);                               \
+    if (r_ != CUDA_SUCCESS) {                           \
+      const char *name_ = "?";                          \
+      cuGetErrorName(r_, &name_);                       \
+      fprintf(stderr, "%s failed: %s\n", #call, name_); \
+      exit(1);                                          \
+    }                                                   \
   } while (0)
 
-#define RTC(call)                                                                             \
-  do {                                                                                        \
-    nvrtcResult r_ = (call);                                                                  \
-    if (r_ != NVRTC_SUCCESS) {                                                                \
-      fprintf(stderr, "%s failed: %s\n", #call, nvrtcGetErrorString(r_));                     \
-      exit(1);                                                                                \
-    }                                                                                         \
+#define RTC(call)                                                         \
+  do {                                                                    \
+    nvrtcResult r_ = (call);                                              \
+    if (r_ != NVRTC_SUCCESS) {                                            \
+      fprintf(stderr, "%s failed: %s\n", #call, nvrtcGetErrorString(r_)); \
+      exit(1);                                                            \
+    }                                                                     \
   } while (0)
 
 static double now_ms(void) {

@@ -47,8 +47,8 @@ static int compile_one(int i) {
   int rc = nvrtcCompileProgram(p, 1, opts) == NVRTC_SUCCESS ? 0 : -1;
   size_t size = 0;
   if (rc == 0)
-    rc = (want_cubin ? nvrtcGetCUBINSize(p, &size) : nvrtcGetPTXSize(p, &size)) ==
-                 NVRTC_SUCCESS && size > 0
+    rc = (want_cubin ? nvrtcGetCUBINSize(p, &size) : nvrtcGetPTXSize(p, &size)) == NVRTC_SUCCESS &&
+                 size > 0
              ? 0
              : -1;
   nvrtcDestroyProgram(&p);
@@ -102,9 +102,10 @@ int main(int argc, char **argv) {
     bad = atomic_load(&failures);
   }
   double wall = now_s() - t0;
-  printf("{\"mode\": \"%s\", \"jobs\": %d, \"count\": %d, \"target\": \"%s\", \"nvrtc\": \"%d.%d\", "
-         "\"wall_s\": %.3f, \"per_s\": %.1f, \"failures\": %d}\n",
-         procs ? "procs" : "threads", jobs, count, want_cubin ? "cubin" : "ptx", major, minor,
-         wall, count / wall, bad);
+  printf(
+      "{\"mode\": \"%s\", \"jobs\": %d, \"count\": %d, \"target\": \"%s\", \"nvrtc\": \"%d.%d\", "
+      "\"wall_s\": %.3f, \"per_s\": %.1f, \"failures\": %d}\n",
+      procs ? "procs" : "threads", jobs, count, want_cubin ? "cubin" : "ptx", major, minor, wall,
+      count / wall, bad);
   return bad ? 1 : 0;
 }

@@ -131,8 +131,8 @@ void cc_asym_resume(cc_asym_owner *o) {
   if (o->resume_at < RESUME_MOST) o->resume_at *= 2;
   if (!atomic_load_explicit(&available, memory_order_relaxed)) return;
   int slow = CC_ASYM_SLOW;
-  if (!atomic_compare_exchange_strong_explicit(&o->fast, &slow, CC_ASYM_FAST,
-                                               memory_order_seq_cst, memory_order_seq_cst))
+  if (!atomic_compare_exchange_strong_explicit(&o->fast, &slow, CC_ASYM_FAST, memory_order_seq_cst,
+                                               memory_order_seq_cst))
     return; /* being revoked right now */
   atomic_thread_fence(memory_order_seq_cst);
   if (atomic_load_explicit(&o->remote, memory_order_seq_cst) != 0) {

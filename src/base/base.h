@@ -34,8 +34,7 @@
 /* Composes a status from a code, the source of a native code and the native code. */
 static inline cucore_status cc_status(int code, cucore_source source, int native) {
   if (code == CUCORE_OK) return CUCORE_OK;
-  return (cucore_status)((uint32_t)code | ((uint32_t)source << 8) |
-                         ((uint32_t)native << 12));
+  return (cucore_status)((uint32_t)code | ((uint32_t)source << 8) | ((uint32_t)native << 12));
 }
 
 /* Marks the start of a public call: the next failure's message is the one kept. */
@@ -60,10 +59,10 @@ cucore_status cc_fail_restate(cucore_status st, const char *msg);
  * that build an expensive message may skip it. */
 int cc_message_kept(void);
 /* Checks a pointer argument; fails with CUCORE_INVALID_ARGUMENT naming `what` in `fn`. */
-#define CC_CHECK_ARG(ptr, fn, what)                                                           \
-  do {                                                                                        \
-    if (CC_UNLIKELY((ptr) == NULL))                                                           \
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", (fn), (what));             \
+#define CC_CHECK_ARG(ptr, fn, what)                                              \
+  do {                                                                           \
+    if (CC_UNLIKELY((ptr) == NULL))                                              \
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", (fn), (what)); \
   } while (0)
 
 /* ---- small utilities (util.c) --------------------------------------------------------------- */

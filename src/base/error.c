@@ -23,25 +23,21 @@ CC_TLS_IE _Thread_local int cc_tls_kept;
 
 const char *cucore_status_name(cucore_status status) {
   switch (CUCORE_CODE(status)) {
-#define CC_XX(name, value, text)                                                              \
-  case value:                                                                                 \
-    return "CUCORE_" #name;
+#define CC_XX(name, value, text) \
+  case value: return "CUCORE_" #name;
     CUCORE_STATUS_MAP(CC_XX)
 #undef CC_XX
-  default:
-    return "CUCORE_UNKNOWN_STATUS";
+  default: return "CUCORE_UNKNOWN_STATUS";
   }
 }
 
 const char *cucore_status_text(cucore_status status) {
   switch (CUCORE_CODE(status)) {
-#define CC_XX(name, value, text)                                                              \
-  case value:                                                                                 \
-    return text;
+#define CC_XX(name, value, text) \
+  case value: return text;
     CUCORE_STATUS_MAP(CC_XX)
 #undef CC_XX
-  default:
-    return "unknown status";
+  default: return "unknown status";
   }
 }
 

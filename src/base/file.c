@@ -35,8 +35,8 @@ static cucore_status append(unsigned char **buf, size_t *room, size_t *len, cons
   if (r != *room) {
     unsigned char *b = cc_raw_realloc(*buf, r);
     if (!b)
-      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory reading `%s` (%zu bytes)",
-                     path, r);
+      return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory reading `%s` (%zu bytes)", path,
+                     r);
     *buf = b;
     *room = r;
   }
@@ -99,8 +99,7 @@ static int open_nonblocking(const char *path) {
 
 /* Checks what fd is: regular files pass (and their size against the cap); standard input may
  * also be a pipe, a terminal or a socket; a directory never. */
-static cucore_status check_kind(int fd, const char *path, int is_stdin, size_t cap,
-                                size_t *hint) {
+static cucore_status check_kind(int fd, const char *path, int is_stdin, size_t cap, size_t *hint) {
   struct stat sb;
   if (fstat(fd, &sb) != 0) return fail_errno(errno, "examine", path);
   *hint = 0;
@@ -126,8 +125,9 @@ static cucore_status read_file_capped(const char *path, uint64_t max_bytes, int 
                                       unsigned char **data, size_t *size) {
   *data = NULL;
   *size = 0;
-  size_t cap = max_bytes == 0 ? CC_READ_DEFAULT_MAX
-               : max_bytes >= SIZE_MAX - 1 ? SIZE_MAX - 2 : (size_t)max_bytes;
+  size_t cap = max_bytes == 0              ? CC_READ_DEFAULT_MAX
+               : max_bytes >= SIZE_MAX - 1 ? SIZE_MAX - 2
+                                           : (size_t)max_bytes;
   int is_stdin = allow_stdin && strcmp(path, "-") == 0;
   const char *name = is_stdin ? "standard input" : path;
   int fd = is_stdin ? 0 : open_nonblocking(path);

@@ -12,9 +12,9 @@
 
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *q_ring[CC_QUARANTINE_SIZE];
-static unsigned q_next;   /* the slot the next shell goes to (the oldest when full) */
-static int q_registered;  /* drain_at_exit is registered with atexit */
-static int q_closed;      /* drained at exit: shells are freed at once from now */
+static unsigned q_next;  /* the slot the next shell goes to (the oldest when full) */
+static int q_registered; /* drain_at_exit is registered with atexit */
+static int q_closed;     /* drained at exit: shells are freed at once from now */
 
 typedef struct kind_name {
   uint32_t magic;
@@ -39,15 +39,18 @@ CC_COLD cucore_status cc_handle_fail(const void *h, cc_kind kind, const char *fn
   uint32_t magic = ((const cc_handle *)h)->magic;
   const char *live = kind_of(magic, 0), *dead = kind_of(magic, 1);
   if (dead && magic == ~(uint32_t)kind)
-    return cc_fail(CUCORE_MISUSE, "%s: `%s` is a destroyed %s (used after destroy, or destroyed "
-                   "twice)", fn, what, want);
+    return cc_fail(CUCORE_MISUSE,
+                   "%s: `%s` is a destroyed %s (used after destroy, or destroyed "
+                   "twice)",
+                   fn, what, want);
   if (dead)
     return cc_fail(CUCORE_MISUSE, "%s: `%s` is a destroyed %s, and a %s was expected", fn, what,
                    dead, want);
-  if (live)
-    return cc_fail(CUCORE_MISUSE, "%s: `%s` is a %s, not a %s", fn, what, live, want);
-  return cc_fail(CUCORE_MISUSE, "%s: `%s` is not a %s (magic 0x%08x): a pointer cucore did not "
-                 "make, or one destroyed long ago", fn, what, want, (unsigned)magic);
+  if (live) return cc_fail(CUCORE_MISUSE, "%s: `%s` is a %s, not a %s", fn, what, live, want);
+  return cc_fail(CUCORE_MISUSE,
+                 "%s: `%s` is not a %s (magic 0x%08x): a pointer cucore did not "
+                 "make, or one destroyed long ago",
+                 fn, what, want, (unsigned)magic);
 }
 
 /* Frees every shell held, at exit (LeakSanitizer and valgrind find nothing left); a handle

@@ -24,7 +24,7 @@ static const char *const phase_names[CUCORE_PHASE_COUNT] = {
     "process_start", "load_libcuda", "load_nvrtc", "load_nvjitlink", "load_nvvm",
     "load_zstd",     "cuinit",       "context",    "cache_lookup",   "compile",
     "cache_store",   "module_load",  "alloc",      "copy_in",        "launch",
-    "copy_out",      "report",       "teardown",     "load_nvml"};
+    "copy_out",      "report",       "teardown",   "load_nvml"};
 
 int64_t cc_phase_clock(void) {
   struct timespec ts;
@@ -119,8 +119,8 @@ cucore_status cucore_phase_add(cucore_phase phase, double start_ms, double end_m
                    (int)phase, CUCORE_PHASE_COUNT - 1);
   if (!(end_ms >= start_ms))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_phase_add: the phase ends (%.3f ms) before it starts (%.3f ms)",
-                   end_ms, start_ms);
+                   "cucore_phase_add: the phase ends (%.3f ms) before it starts (%.3f ms)", end_ms,
+                   start_ms);
   int64_t base = process_start();
   cc_phase_span(phase, base + (int64_t)(start_ms * 1e6), base + (int64_t)(end_ms * 1e6));
   return CUCORE_OK;

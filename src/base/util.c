@@ -49,8 +49,9 @@ char *cc_raw_strdup(const char *s) {
 
 void *cc_malloc(size_t bytes, const char *what) {
   void *p = cc_raw_malloc(bytes ? bytes : 1);
-  if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu bytes for %s",
-                  bytes, what);
+  if (!p)
+    cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu bytes for %s", bytes,
+            what);
   return p;
 }
 
@@ -75,15 +76,17 @@ void *cc_grow(void *items, size_t *cap, size_t need, size_t size, const char *wh
 
 void *cc_calloc(size_t count, size_t size, const char *what) {
   void *p = cc_raw_calloc(count ? count : 1, size ? size : 1);
-  if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu x %zu bytes for %s",
-                  count, size, what);
+  if (!p)
+    cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory allocating %zu x %zu bytes for %s",
+            count, size, what);
   return p;
 }
 
 char *cc_strdup(const char *s, const char *what) {
   char *p = cc_raw_strdup(s);
-  if (!p) cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory copying %zu bytes for %s",
-                  strlen(s) + 1, what);
+  if (!p)
+    cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory copying %zu bytes for %s", strlen(s) + 1,
+            what);
   return p;
 }
 

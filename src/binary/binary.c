@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- merging PTX kinds into cubin kernels ------------------------------------------------------ */
+/* ---- merging PTX kinds into cubin kernels ---------------------------------------------------- */
 
 static const cucore_kernel_info *find_exact(const cc_klist *l, const char *name) {
   for (uint32_t i = 0; i < l->count; i++)
@@ -70,8 +70,7 @@ static const cucore_kernel_info *find_sorted(const name_sorted *ns, const char *
 /* Merges the kinds and alignments of `src`'s kernels (parsed PTX) into `dst`'s of the same
  * name and layout. strict (cc_binary_attach_ptx): a kernel whose layout differs is an error
  * and failures are recorded; otherwise (a fatbin's own PTX, optional) it is skipped. */
-static cucore_status attach(cc_klist *dst, const cc_klist *src, uint32_t *matched,
-                            int strict) {
+static cucore_status attach(cc_klist *dst, const cc_klist *src, uint32_t *matched, int strict) {
   uint32_t n = 0;
   name_sorted ns = {cc_raw_malloc(((size_t)src->count + 1) * sizeof *ns.items), src->count};
   if (!ns.items) {
@@ -92,10 +91,11 @@ static cucore_status attach(cc_klist *dst, const cc_klist *src, uint32_t *matche
                    "come from different code",
                    d->name, s->param_count, d->param_count);
     else
-      st = cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "the PTX declares parameter %u of kernel `%.200s` as %u bytes, the binary's is %u "
-                   "bytes: they come from different code",
-                   bad, d->name, s->params[bad].size, d->params[bad].size);
+      st = cc_fail(
+          CUCORE_INVALID_ARGUMENT,
+          "the PTX declares parameter %u of kernel `%.200s` as %u bytes, the binary's is %u "
+          "bytes: they come from different code",
+          bad, d->name, s->params[bad].size, d->params[bad].size);
     free(ns.items);
     return st;
   }
@@ -111,7 +111,7 @@ static cucore_status attach(cc_klist *dst, const cc_klist *src, uint32_t *matche
   return CUCORE_OK;
 }
 
-/* ---- lookup by name ------------------------------------------------------------------------------ */
+/* ---- lookup by name -------------------------------------------------------------------------- */
 
 /* The demangled name without its parameter list and without a leading "void ". */
 static size_t short_name(const char *dem, const char **start) {
@@ -253,7 +253,7 @@ static cucore_status fail_global_not_found(const cucore_binary *bin, const char 
                  shown < l->count ? ", ..." : "");
 }
 
-/* ---- opening ------------------------------------------------------------------------------------- */
+/* ---- opening --------------------------------------------------------------------------------- */
 
 /* 1 when a cubin for `code` (with suffix) runs on a GPU of compute capability `arch`. */
 static int cubin_runs_on(int code, char suffix, int arch) {
@@ -368,8 +368,7 @@ static cucore_status readable_type(cucore_code_type type) {
                    "it to a cubin first",
                    cucore_code_type_name(type));
   default:
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_binary_open: unknown code type %d",
-                   (int)type);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_binary_open: unknown code type %d", (int)type);
   }
 }
 
@@ -458,7 +457,7 @@ cucore_status cc_binary_attach_ptx(cucore_binary *bin, const char *ptx, size_t l
   return st;
 }
 
-/* ---- the public API ---------------------------------------------------------------------------- */
+/* ---- the public API -------------------------------------------------------------------------- */
 
 cucore_status cucore_code_type_detect(const void *data, size_t size, cucore_code_type *out) {
   cc_begin();
@@ -531,8 +530,8 @@ cucore_status cucore_binary_get_kernel(const cucore_binary *bin, uint32_t index,
   CC_CHECK_HANDLE(bin, BINARY, "cucore_binary_get_kernel", "bin");
   if (index >= bin->kernels.count)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_binary_get_kernel: index %u is out of range: the %s has %u kernels", index,
-                   cucore_code_type_name(bin->info.code_type), bin->kernels.count);
+                   "cucore_binary_get_kernel: index %u is out of range: the %s has %u kernels",
+                   index, cucore_code_type_name(bin->info.code_type), bin->kernels.count);
   *out = &bin->kernels.items[index];
   return CUCORE_OK;
 }

@@ -17,16 +17,16 @@
 #include "binary/ptx.h"
 #include "base/handle.h"
 
-/* ---- cucore_binary (binary.c) ------------------------------------------------------------------------- */
+/* ---- cucore_binary (binary.c) ---------------------------------------------------------------- */
 
 struct cucore_binary {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_binary_info info;
-  uint8_t *data;           /* the caller's bytes, copied */
+  uint8_t *data; /* the caller's bytes, copied */
   size_t size;
-  cc_fatbin fatbin;        /* entries when a fatbin or host object was opened */
-  cc_klist kernels;  /* of the cubin or PTX that was read */
-  cc_glist globals;  /* its module variables */
+  cc_fatbin fatbin; /* entries when a fatbin or host object was opened */
+  cc_klist kernels; /* of the cubin or PTX that was read */
+  cc_glist globals; /* its module variables */
 };
 
 /* cucore_binary_open without cc_begin: the lead's ObjectCode calls this on code it holds. */

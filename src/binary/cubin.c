@@ -64,39 +64,95 @@ enum {
 
 /* Names of attribute codes, for messages. */
 static const char *const attr_names[] = {
-    [0x01] = "PAD", [0x02] = "IMAGE_SLOT", [0x03] = "JUMPTABLE_RELOCS", [0x04] = "CTAIDZ_USED",
-    [0x05] = "MAX_THREADS", [0x06] = "IMAGE_OFFSET", [0x07] = "IMAGE_SIZE",
-    [0x08] = "TEXTURE_NORMALIZED", [0x09] = "SAMPLER_INIT", [0x0a] = "PARAM_CBANK",
-    [0x0b] = "SMEM_PARAM_OFFSETS", [0x0c] = "CBANK_PARAM_OFFSETS", [0x0d] = "SYNC_STACK",
-    [0x0e] = "TEXID_SAMPID_MAP", [0x0f] = "EXTERNS", [0x10] = "REQNTID", [0x11] = "FRAME_SIZE",
-    [0x12] = "MIN_STACK_SIZE", [0x13] = "SAMPLER_FORCE_UNNORMALIZED",
-    [0x14] = "BINDLESS_IMAGE_OFFSETS", [0x15] = "BINDLESS_TEXTURE_BANK",
-    [0x16] = "BINDLESS_SURFACE_BANK", [0x17] = "KPARAM_INFO", [0x18] = "SMEM_PARAM_SIZE",
-    [0x19] = "CBANK_PARAM_SIZE", [0x1a] = "QUERY_NUMATTRIB", [0x1b] = "MAXREG_COUNT",
-    [0x1c] = "EXIT_INSTR_OFFSETS", [0x1d] = "S2RCTAID_INSTR_OFFSETS", [0x1e] = "CRS_STACK_SIZE",
-    [0x1f] = "NEED_CNP_WRAPPER", [0x20] = "NEED_CNP_PATCH", [0x21] = "EXPLICIT_CACHING",
-    [0x22] = "ISTYPEP_USED", [0x23] = "MAX_STACK_SIZE", [0x24] = "SUQ_USED",
-    [0x25] = "LD_CACHEMOD_INSTR_OFFSETS", [0x26] = "LOAD_CACHE_REQUEST",
-    [0x27] = "ATOM_SYS_INSTR_OFFSETS", [0x28] = "COOP_GROUP_INSTR_OFFSETS",
-    [0x29] = "COOP_GROUP_MASK_REGIDS", [0x2a] = "SW1850030_WAR", [0x2b] = "WMMA_USED",
-    [0x2c] = "HAS_PRE_V10_OBJECT", [0x2d] = "ATOMF16_EMUL_INSTR_OFFSETS",
-    [0x2e] = "ATOM16_EMUL_INSTR_REG_MAP", [0x2f] = "REGCOUNT", [0x30] = "SW2393858_WAR",
-    [0x31] = "INT_WARP_WIDE_INSTR_OFFSETS", [0x32] = "SHARED_SCRATCH", [0x33] = "STATISTICS",
-    [0x34] = "INDIRECT_BRANCH_TARGETS", [0x35] = "SW2861232_WAR", [0x36] = "SW_WAR",
-    [0x37] = "CUDA_API_VERSION", [0x38] = "NUM_MBARRIERS", [0x39] = "MBARRIER_INSTR_OFFSETS",
-    [0x3a] = "COROUTINE_RESUME_ID_OFFSETS", [0x3b] = "SAM_REGION_STACK_SIZE",
-    [0x3c] = "PER_REG_TARGET_PERF_STATS", [0x3d] = "CTA_PER_CLUSTER",
-    [0x3e] = "EXPLICIT_CLUSTER", [0x3f] = "MAX_CLUSTER_RANK", [0x40] = "INSTR_REG_MAP",
-    [0x41] = "RESERVED_SMEM_USED", [0x42] = "RESERVED_SMEM_0_SIZE",
-    [0x43] = "UCODE_SECTION_DATA", [0x44] = "UNUSED_LOAD_BYTE_OFFSET",
-    [0x45] = "KPARAM_INFO_V2", [0x46] = "SYSCALL_OFFSETS",
-    [0x47] = "SW_WAR_MEMBAR_SYS_INSTR_OFFSETS", [0x48] = "GRAPHICS_GLOBAL_CBANK",
-    [0x49] = "SHADER_TYPE", [0x4a] = "VRC_CTA_INIT_COUNT", [0x4b] = "TOOLS_PATCH_FUNC",
-    [0x4c] = "NUM_BARRIERS", [0x4d] = "TEXMODE_INDEPENDENT", [0x4e] = "PERF_STATISTICS",
-    [0x4f] = "AT_ENTRY_FRAGMENTS", [0x50] = "SPARSE_MMA_MASK", [0x51] = "TCGEN05_1CTA_USED",
-    [0x52] = "TCGEN05_2CTA_USED", [0x53] = "GEN_ERRBAR_AT_EXIT", [0x54] = "REG_RECONFIG",
-    [0x55] = "ANNOTATIONS", [0x56] = "SANITIZE", [0x57] = "STACK_CANARY_TRAP_OFFSETS",
-    [0x58] = "STUB_FUNCTION_KIND", [0x59] = "LOCAL_CTA_ASYNC_STORE_OFFSETS",
+    [0x01] = "PAD",
+    [0x02] = "IMAGE_SLOT",
+    [0x03] = "JUMPTABLE_RELOCS",
+    [0x04] = "CTAIDZ_USED",
+    [0x05] = "MAX_THREADS",
+    [0x06] = "IMAGE_OFFSET",
+    [0x07] = "IMAGE_SIZE",
+    [0x08] = "TEXTURE_NORMALIZED",
+    [0x09] = "SAMPLER_INIT",
+    [0x0a] = "PARAM_CBANK",
+    [0x0b] = "SMEM_PARAM_OFFSETS",
+    [0x0c] = "CBANK_PARAM_OFFSETS",
+    [0x0d] = "SYNC_STACK",
+    [0x0e] = "TEXID_SAMPID_MAP",
+    [0x0f] = "EXTERNS",
+    [0x10] = "REQNTID",
+    [0x11] = "FRAME_SIZE",
+    [0x12] = "MIN_STACK_SIZE",
+    [0x13] = "SAMPLER_FORCE_UNNORMALIZED",
+    [0x14] = "BINDLESS_IMAGE_OFFSETS",
+    [0x15] = "BINDLESS_TEXTURE_BANK",
+    [0x16] = "BINDLESS_SURFACE_BANK",
+    [0x17] = "KPARAM_INFO",
+    [0x18] = "SMEM_PARAM_SIZE",
+    [0x19] = "CBANK_PARAM_SIZE",
+    [0x1a] = "QUERY_NUMATTRIB",
+    [0x1b] = "MAXREG_COUNT",
+    [0x1c] = "EXIT_INSTR_OFFSETS",
+    [0x1d] = "S2RCTAID_INSTR_OFFSETS",
+    [0x1e] = "CRS_STACK_SIZE",
+    [0x1f] = "NEED_CNP_WRAPPER",
+    [0x20] = "NEED_CNP_PATCH",
+    [0x21] = "EXPLICIT_CACHING",
+    [0x22] = "ISTYPEP_USED",
+    [0x23] = "MAX_STACK_SIZE",
+    [0x24] = "SUQ_USED",
+    [0x25] = "LD_CACHEMOD_INSTR_OFFSETS",
+    [0x26] = "LOAD_CACHE_REQUEST",
+    [0x27] = "ATOM_SYS_INSTR_OFFSETS",
+    [0x28] = "COOP_GROUP_INSTR_OFFSETS",
+    [0x29] = "COOP_GROUP_MASK_REGIDS",
+    [0x2a] = "SW1850030_WAR",
+    [0x2b] = "WMMA_USED",
+    [0x2c] = "HAS_PRE_V10_OBJECT",
+    [0x2d] = "ATOMF16_EMUL_INSTR_OFFSETS",
+    [0x2e] = "ATOM16_EMUL_INSTR_REG_MAP",
+    [0x2f] = "REGCOUNT",
+    [0x30] = "SW2393858_WAR",
+    [0x31] = "INT_WARP_WIDE_INSTR_OFFSETS",
+    [0x32] = "SHARED_SCRATCH",
+    [0x33] = "STATISTICS",
+    [0x34] = "INDIRECT_BRANCH_TARGETS",
+    [0x35] = "SW2861232_WAR",
+    [0x36] = "SW_WAR",
+    [0x37] = "CUDA_API_VERSION",
+    [0x38] = "NUM_MBARRIERS",
+    [0x39] = "MBARRIER_INSTR_OFFSETS",
+    [0x3a] = "COROUTINE_RESUME_ID_OFFSETS",
+    [0x3b] = "SAM_REGION_STACK_SIZE",
+    [0x3c] = "PER_REG_TARGET_PERF_STATS",
+    [0x3d] = "CTA_PER_CLUSTER",
+    [0x3e] = "EXPLICIT_CLUSTER",
+    [0x3f] = "MAX_CLUSTER_RANK",
+    [0x40] = "INSTR_REG_MAP",
+    [0x41] = "RESERVED_SMEM_USED",
+    [0x42] = "RESERVED_SMEM_0_SIZE",
+    [0x43] = "UCODE_SECTION_DATA",
+    [0x44] = "UNUSED_LOAD_BYTE_OFFSET",
+    [0x45] = "KPARAM_INFO_V2",
+    [0x46] = "SYSCALL_OFFSETS",
+    [0x47] = "SW_WAR_MEMBAR_SYS_INSTR_OFFSETS",
+    [0x48] = "GRAPHICS_GLOBAL_CBANK",
+    [0x49] = "SHADER_TYPE",
+    [0x4a] = "VRC_CTA_INIT_COUNT",
+    [0x4b] = "TOOLS_PATCH_FUNC",
+    [0x4c] = "NUM_BARRIERS",
+    [0x4d] = "TEXMODE_INDEPENDENT",
+    [0x4e] = "PERF_STATISTICS",
+    [0x4f] = "AT_ENTRY_FRAGMENTS",
+    [0x50] = "SPARSE_MMA_MASK",
+    [0x51] = "TCGEN05_1CTA_USED",
+    [0x52] = "TCGEN05_2CTA_USED",
+    [0x53] = "GEN_ERRBAR_AT_EXIT",
+    [0x54] = "REG_RECONFIG",
+    [0x55] = "ANNOTATIONS",
+    [0x56] = "SANITIZE",
+    [0x57] = "STACK_CANARY_TRAP_OFFSETS",
+    [0x58] = "STUB_FUNCTION_KIND",
+    [0x59] = "LOCAL_CTA_ASYNC_STORE_OFFSETS",
     [0x5a] = "MERCURY_FINALIZER_OPTIONS",
 };
 
@@ -182,10 +238,10 @@ typedef struct parse_ctx {
   uint64_t const_scanned;    /* bytes of __constant__ data looked at for initial values */
   int32_t *kernel_of_symbol; /* symbol index -> kernel index, -1 when not a kernel */
   uint32_t nsyms;
-  name_index ix;             /* sections by name */
-  kernel_work *work;         /* one per kernel */
+  name_index ix;     /* sections by name */
+  kernel_work *work; /* one per kernel */
   uint32_t nwork;
-  uint64_t walked;           /* bytes of attribute sections read */
+  uint64_t walked; /* bytes of attribute sections read */
 } parse_ctx;
 
 static cucore_status short_payload(const cc_elf *e, uint32_t secidx, uint64_t at, unsigned attr,
@@ -236,7 +292,7 @@ typedef struct attr_record {
   uint32_t value; /* formats 2 (its low byte) and 3 */
   uint32_t plen;  /* format 4: bytes of payload; 0 otherwise */
   const uint8_t *pl;
-  uint64_t at;    /* offset of the record in its section, for messages */
+  uint64_t at; /* offset of the record in its section, for messages */
 } attr_record;
 
 /* CUCORE_OK when record r has at least `need` bytes of payload. */
@@ -333,8 +389,8 @@ static cucore_status kernel_attr(const cc_elf *e, uint32_t secidx, const attr_re
 }
 
 /* Reads the record at `pos` of a section of `len` bytes at p, checking its framing. */
-static cucore_status read_record(const cc_elf *e, uint32_t secidx, const uint8_t *p,
-                                 uint64_t len, uint64_t pos, attr_record *r) {
+static cucore_status read_record(const cc_elf *e, uint32_t secidx, const uint8_t *p, uint64_t len,
+                                 uint64_t pos, attr_record *r) {
   const cc_elf_section *s = &e->sections[secidx];
   char nb[48];
   if (len - pos < 4)
@@ -423,13 +479,14 @@ static cucore_status finish_params(cucore_kernel_info *k, kernel_work *w) {
   for (uint32_t i = 0; i < n; i++) {
     const raw_param *rp = &w->params[i];
     if (rp->ordinal >= n)
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%.200s`: EIATTR_KPARAM_INFO describes parameter ordinal %u, but "
-                     "only %u parameter records are present (ordinals 0 to %u expected)",
-                     k->name, rp->ordinal, n, n ? n - 1 : 0);
+      return cc_fail(
+          CUCORE_INVALID_BINARY,
+          "cubin: kernel `%.200s`: EIATTR_KPARAM_INFO describes parameter ordinal %u, but "
+          "only %u parameter records are present (ordinals 0 to %u expected)",
+          k->name, rp->ordinal, n, n ? n - 1 : 0);
     if (rp->size == 0)
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "cubin: kernel `%.200s`: parameter %u has size 0", k->name, rp->ordinal);
+      return cc_fail(CUCORE_INVALID_BINARY, "cubin: kernel `%.200s`: parameter %u has size 0",
+                     k->name, rp->ordinal);
     uint32_t pend = rp->offset + rp->size; /* both < 2^16: no overflow */
     if (w->have_param_bytes && pend > w->param_bytes)
       return cc_fail(CUCORE_INVALID_BINARY,

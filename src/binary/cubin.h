@@ -10,13 +10,13 @@
 /* ---- cubin ELF (cubin.c) --------------------------------------------------------------------- */
 
 typedef struct cc_cubin {
-  int arch;              /* 90 for sm_90 and sm_90a */
-  char suffix;           /* 'a', 'f' or 0 */
-  int virtual_arch;      /* compute_XX the cubin was compiled from; 0 when not recorded */
-  int abi_version;       /* ELF EI_ABIVERSION: 7 (CUDA <= 12) or 8 (CUDA 13) */
-  int relocatable;       /* ET_REL: needs linking (nvcc -rdc / -dc) */
-  int debug;             /* compiled with -G */
-  int toolkit_version;   /* CUDA version that wrote it, e.g. 130 for 13.0; 0 when unknown */
+  int arch;            /* 90 for sm_90 and sm_90a */
+  char suffix;         /* 'a', 'f' or 0 */
+  int virtual_arch;    /* compute_XX the cubin was compiled from; 0 when not recorded */
+  int abi_version;     /* ELF EI_ABIVERSION: 7 (CUDA <= 12) or 8 (CUDA 13) */
+  int relocatable;     /* ET_REL: needs linking (nvcc -rdc / -dc) */
+  int debug;           /* compiled with -G */
+  int toolkit_version; /* CUDA version that wrote it, e.g. 130 for 13.0; 0 when unknown */
   int32_t user_const_bytes;
   cc_klist kernels;
   cc_glist globals; /* module variables: data symbols of .nv.global, .nv.global.init and

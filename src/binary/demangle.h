@@ -6,7 +6,7 @@
 
 #include "base/base.h"
 
-/* ---- demangling (demangle.c) ------------------------------------------------------------------------- */
+/* ---- demangling (demangle.c) ----------------------------------------------------------------- */
 
 /* The demangled form of an Itanium C++ name (malloc'd), or NULL when `name` is not mangled,
  * cannot be demangled, or libstdc++ could not be loaded (never an error). */

@@ -67,8 +67,8 @@ static int looks_like_llvm_text(const uint8_t *d, size_t n) {
     break;
   }
   if (i >= n) return 0; /* only comments and blanks */
-  static const char *const words[] = {"source_filename", "target", "define", "declare",
-                                      "attributes", "module"};
+  static const char *const words[] = {"source_filename", "target",     "define",
+                                      "declare",         "attributes", "module"};
   for (size_t k = 0; k < CC_ARRAY_LEN(words); k++) {
     size_t len = strlen(words[k]);
     if (starts_with(d + i, n - i, words[k]) && is_word_end(d, n, i + len)) return 1;
@@ -90,15 +90,13 @@ static int is_text(const uint8_t *d, size_t n) {
         if (d[j] != 0) return 0;
       return 1;
     }
-    if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t' && d[i] != '\f' &&
-        d[i] != '\v')
+    if (d[i] < 0x20 && d[i] != '\n' && d[i] != '\r' && d[i] != '\t' && d[i] != '\f' && d[i] != '\v')
       return 0;
   }
   return 1;
 }
 
-cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off,
-                                 uint64_t *len) {
+cucore_status cc_host_elf_fatbin(const uint8_t *data, size_t size, uint64_t *off, uint64_t *len) {
   cc_elf e;
   cucore_status st = cc_elf_open(data, size, "host object", &e);
   if (st != CUCORE_OK) return st;
@@ -132,15 +130,17 @@ static unsigned elf_machine(const uint8_t *d, size_t n) {
 }
 
 cucore_code_type cc_code_type_by_magic(const uint8_t *d, size_t n) {
-  if (starts_with(d, n, "\x7f" "ELF")) {
+  if (starts_with(d, n,
+                  "\x7f"
+                  "ELF")) {
     if (elf_machine(d, n) == EM_CUDA) return CUCORE_CODE_CUBIN;
     return CUCORE_CODE_OBJECT;
   }
   if (n >= 4 && cc_le32(d) == 0xBA55ED50u) return CUCORE_CODE_FATBIN;
   if (starts_with(d, n, "!<arch>\n")) return CUCORE_CODE_LIBRARY;
   if (is_ltoir(d, n)) return CUCORE_CODE_LTOIR;
-  if (n >= 4 && ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) ||
-                 cc_le32(d) == 0x0B17C0DEu))
+  if (n >= 4 &&
+      ((d[0] == 'B' && d[1] == 'C' && d[2] == 0xc0 && d[3] == 0xde) || cc_le32(d) == 0x0B17C0DEu))
     return CUCORE_CODE_NVVM;
   return CUCORE_CODE_AUTO;
 }
@@ -170,8 +170,10 @@ const char *cc_code_describe(const uint8_t *d, size_t n, char *buf, size_t cap) 
   case CUCORE_CODE_CUBIN: return "a cubin (an ELF file for EM_CUDA, 190)";
   case CUCORE_CODE_OBJECT:
     if (n < 20) return "an ELF file cut short (under 20 bytes, no e_machine)";
-    snprintf(buf, cap, "an ELF file for machine %u, not EM_CUDA (190): a host object, or no "
-             "device code at all", elf_machine(d, n));
+    snprintf(buf, cap,
+             "an ELF file for machine %u, not EM_CUDA (190): a host object, or no "
+             "device code at all",
+             elf_machine(d, n));
     return buf;
   case CUCORE_CODE_FATBIN: return "a fatbin (container magic 50 ed 55 ba)";
   case CUCORE_CODE_LIBRARY: return "a static library (!<arch>)";
@@ -184,8 +186,10 @@ const char *cc_code_describe(const uint8_t *d, size_t n, char *buf, size_t cap) 
     if (looks_like_ptx(d, n)) return "ptx (text whose first directive is .version or .target)";
     if (looks_like_llvm_text(d, n)) return "nvvm (NVVM IR as LLVM assembly text)";
     text_excerpt(d, n, ex, sizeof ex);
-    snprintf(buf, cap, "text that is not PTX (no .version or .target directive first; it "
-             "starts \"%s\")", ex);
+    snprintf(buf, cap,
+             "text that is not PTX (no .version or .target directive first; it "
+             "starts \"%s\")",
+             ex);
     return buf;
   }
   hex_excerpt(d, n, ex, sizeof ex);
@@ -239,8 +243,7 @@ int cc_code_type_fits(const uint8_t *d, size_t n, cucore_code_type declared) {
 cucore_status cc_code_type_mismatch(const uint8_t *d, size_t n, cucore_code_type declared,
                                     const char *fn, const char *name) {
   char buf[200];
-  return cc_fail(CUCORE_INVALID_BINARY,
-                 "%s: `%s` was declared %s (%s), but it is %s", fn, name,
+  return cc_fail(CUCORE_INVALID_BINARY, "%s: `%s` was declared %s (%s), but it is %s", fn, name,
                  cucore_code_type_name(declared), expected_bytes(declared),
                  cc_code_describe(d, n, buf, sizeof buf));
 }
@@ -256,7 +259,9 @@ cucore_status cc_code_type_detect(const uint8_t *d, size_t n, cucore_code_type *
   if (n == 0)
     return cc_fail(CUCORE_INVALID_BINARY, "the buffer is empty (0 bytes): expected a cubin, "
                                           "fatbin, PTX, LTO-IR or NVVM IR");
-  if (starts_with(d, n, "\x7f" "ELF")) {
+  if (starts_with(d, n,
+                  "\x7f"
+                  "ELF")) {
     if (n >= 20) {
       if (elf_machine(d, n) == EM_CUDA) {
         *out = CUCORE_CODE_CUBIN;

@@ -18,8 +18,8 @@ typedef struct shdr_table {
 /* The identification bytes: magic, 64-bit, little-endian. */
 static cucore_status check_ident(const uint8_t *d, size_t n, const char *what) {
   if (n < sizeof(Elf64_Ehdr))
-    return cc_fail(CUCORE_INVALID_BINARY,
-                   "%s: %zu bytes is shorter than the 64-byte ELF64 header", what, n);
+    return cc_fail(CUCORE_INVALID_BINARY, "%s: %zu bytes is shorter than the 64-byte ELF64 header",
+                   what, n);
   if (memcmp(d, ELFMAG, SELFMAG) != 0)
     return cc_fail(CUCORE_INVALID_BINARY, "%s: no ELF magic (7f 45 4c 46) at offset 0", what);
   if (d[EI_CLASS] != ELFCLASS64)
@@ -35,8 +35,7 @@ static cucore_status check_ident(const uint8_t *d, size_t n, const char *what) {
 
 /* Finds the section table (e_shoff, e_shentsize, e_shnum, e_shstrndx) and checks that it lies
  * inside the file. */
-static cucore_status find_shdr_table(const uint8_t *d, size_t n, const char *what,
-                                     shdr_table *t) {
+static cucore_status find_shdr_table(const uint8_t *d, size_t n, const char *what, shdr_table *t) {
   t->offset = CC_ELF_GET(d, Elf64_Ehdr, e_shoff);
   t->entsize = (uint32_t)CC_ELF_GET(d, Elf64_Ehdr, e_shentsize);
   uint32_t shnum = (uint32_t)CC_ELF_GET(d, Elf64_Ehdr, e_shnum);
@@ -58,14 +57,13 @@ static cucore_status find_shdr_table(const uint8_t *d, size_t n, const char *wha
   const uint8_t *sh0 = d + t->offset;
   t->count = shnum != 0 ? shnum : CC_ELF_GET(sh0, Elf64_Shdr, sh_size);
   if (t->names == SHN_XINDEX) t->names = (uint32_t)CC_ELF_GET(sh0, Elf64_Shdr, sh_link);
-  if (t->count == 0)
-    return cc_fail(CUCORE_INVALID_BINARY, "%s: the section table is empty", what);
+  if (t->count == 0) return cc_fail(CUCORE_INVALID_BINARY, "%s: the section table is empty", what);
   if (t->count > n / t->entsize || !cc_range_ok(t->offset, t->count * t->entsize, n))
     return cc_fail(CUCORE_INVALID_BINARY,
                    "%s: the section table (%llu sections of %u bytes at offset %llu) extends "
                    "past the end of the file (%zu bytes)",
-                   what, (unsigned long long)t->count, t->entsize,
-                   (unsigned long long)t->offset, n);
+                   what, (unsigned long long)t->count, t->entsize, (unsigned long long)t->offset,
+                   n);
   if (t->names >= t->count)
     return cc_fail(CUCORE_INVALID_BINARY,
                    "%s: the section-name table index %u (e_shstrndx) is out of range: there are "
@@ -171,8 +169,7 @@ static cucore_status check_sections(size_t n, const char *what, const cc_elf_sec
 
 /* The section table once it is known to lie inside the file: read, then checked. */
 static cucore_status read_sections(const uint8_t *d, size_t n, const char *what,
-                                   const shdr_table *t, cc_elf_section *sec,
-                                   uint32_t *name_offs) {
+                                   const shdr_table *t, cc_elf_section *sec, uint32_t *name_offs) {
   read_shdrs(d, t, sec, name_offs);
   cucore_status st = check_segments(d, n, what);
   if (st == CUCORE_OK) st = name_sections(d, n, what, t, sec, name_offs);

@@ -62,16 +62,13 @@ static cucore_status add_entry(cc_fatbin *f, size_t caps[2], const cucore_fatbin
   return CUCORE_OK;
 }
 
-static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end,
-                                 uint32_t index, cucore_fatbin_entry *e, uint64_t *csize_out,
-                                 uint64_t *next) {
-  *csize_out = 0;
+/* The entry header at `pos`: at least 64 bytes, and header and data within the container. */
+static cucore_status check_header(const uint8_t *h, uint64_t pos, uint64_t end, uint32_t index) {
   if (end - pos < 64)
     return cc_fail(CUCORE_INVALID_BINARY,
                    "fatbin: entry %u at offset %llu: only %llu bytes remain in the container; an "
                    "entry header is at least 64 bytes",
                    index, (unsigned long long)pos, (unsigned long long)(end - pos));
-  const uint8_t *h = base + pos;
   uint32_t hsize = cc_le32(h + 4);
   uint64_t stored = cc_le64(h + 8);
   if (hsize < 64 || !cc_range_ok(pos, hsize, end))
@@ -85,6 +82,12 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
                    "at offset %llu + size %llu > %llu",
                    index, (unsigned long long)pos, (unsigned long long)(pos + hsize),
                    (unsigned long long)stored, (unsigned long long)end);
+  return CUCORE_OK;
+}
+
+/* The header's fields: kind, version, arch and its name, flags, where the data is. */
+static void read_fields(const uint8_t *h, uint64_t pos, cucore_fatbin_entry *e) {
+  uint32_t hsize = cc_le32(h + 4);
   memset(e, 0, sizeof *e);
   e->raw_kind = cc_le16(h);
   e->version_minor = cc_le16(h + 24);
@@ -92,8 +95,7 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
   e->arch = (int)(cc_le32(h + 28) > 100000 ? 0 : cc_le32(h + 28));
   e->flags = cc_le64(h + 40);
   e->offset = pos + hsize;
-  e->stored_size = stored;
-  e->size = stored;
+  e->stored_size = e->size = cc_le64(h + 8);
   e->debug = (e->flags & FLAG_DEBUG) != 0;
   e->compression = "none";
   if (e->flags & FLAG_ARCH_SPECIFIC)
@@ -102,43 +104,67 @@ static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end
     e->arch_suffix = 'f';
   const char *prefix = "unknown";
   switch (e->raw_kind) {
-  case 1: e->type = CUCORE_CODE_PTX; prefix = "compute"; break;
-  case 2: e->type = CUCORE_CODE_CUBIN; prefix = "sm"; break;
-  case 8: e->type = CUCORE_CODE_LTOIR; prefix = "lto"; break;
+  case 1:
+    e->type = CUCORE_CODE_PTX;
+    prefix = "compute";
+    break;
+  case 2:
+    e->type = CUCORE_CODE_CUBIN;
+    prefix = "sm";
+    break;
+  case 8:
+    e->type = CUCORE_CODE_LTOIR;
+    prefix = "lto";
+    break;
   default: e->type = CUCORE_CODE_AUTO; break;
   }
   cc_arch_name(e->arch, e->arch_suffix, prefix, e->arch_name, sizeof e->arch_name);
-  if (e->flags & (FLAG_LZ4 | FLAG_ZSTD)) {
-    if ((e->flags & FLAG_LZ4) && (e->flags & FLAG_ZSTD))
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "fatbin: entry %u (%s) at offset %llu is flagged both LZ4- and "
-                     "zstd-compressed (flags 0x%llx)",
-                     index, e->arch_name, (unsigned long long)pos, (unsigned long long)e->flags);
-    uint64_t csize = cc_le32(h + 16), dsize = cc_le64(h + 56);
-    e->compression = (e->flags & FLAG_LZ4) ? "lz4" : "zstd";
-    if (csize == 0 || csize > stored)
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "fatbin: entry %u (%s) at offset %llu: compressed size %llu must be between "
-                     "1 and the %llu bytes stored",
-                     index, e->arch_name, (unsigned long long)pos, (unsigned long long)csize,
-                     (unsigned long long)stored);
-    if (dsize == 0 || dsize > CC_DECOMPRESSED_MAX || dsize / CC_DECOMPRESS_RATIO_MAX > csize)
-      return cc_fail(CUCORE_INVALID_BINARY,
-                     "fatbin: entry %u (%s) at offset %llu: a decompressed size of %llu bytes from "
-                     "%llu compressed bytes is not believable (at most %llu bytes and %u times "
-                     "the compressed size are accepted)",
-                     index, e->arch_name, (unsigned long long)pos, (unsigned long long)dsize,
-                     (unsigned long long)csize, (unsigned long long)CC_DECOMPRESSED_MAX,
-                     CC_DECOMPRESS_RATIO_MAX);
-    e->size = dsize;
-    *csize_out = csize; /* the compressed bytes are the first csize of the stored ones */
-    /* A zstd frame starts with 28 b5 2f fd. Compressed LTO-IR (flag 0x10000 beside 0x8000)
-     * is stored some other way this reader does not know. */
-    if ((e->flags & FLAG_ZSTD) && cc_le32(base + pos + hsize) != 0xFD2FB528u)
-      e->compression = "unknown";
-  }
-  *next = pos + hsize + stored;
+}
+
+/* A compressed entry's sizes checked (one method, a believable ratio); *csize_out the
+ * compressed bytes, the first of the stored ones. */
+static cucore_status read_compression(const uint8_t *h, uint64_t pos, uint32_t index,
+                                      cucore_fatbin_entry *e, uint64_t *csize_out) {
+  if ((e->flags & FLAG_LZ4) && (e->flags & FLAG_ZSTD))
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "fatbin: entry %u (%s) at offset %llu is flagged both LZ4- and "
+                   "zstd-compressed (flags 0x%llx)",
+                   index, e->arch_name, (unsigned long long)pos, (unsigned long long)e->flags);
+  uint64_t csize = cc_le32(h + 16), dsize = cc_le64(h + 56), stored = e->stored_size;
+  e->compression = (e->flags & FLAG_LZ4) ? "lz4" : "zstd";
+  if (csize == 0 || csize > stored)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "fatbin: entry %u (%s) at offset %llu: compressed size %llu must be between "
+                   "1 and the %llu bytes stored",
+                   index, e->arch_name, (unsigned long long)pos, (unsigned long long)csize,
+                   (unsigned long long)stored);
+  if (dsize == 0 || dsize > CC_DECOMPRESSED_MAX || dsize / CC_DECOMPRESS_RATIO_MAX > csize)
+    return cc_fail(CUCORE_INVALID_BINARY,
+                   "fatbin: entry %u (%s) at offset %llu: a decompressed size of %llu bytes from "
+                   "%llu compressed bytes is not believable (at most %llu bytes and %u times "
+                   "the compressed size are accepted)",
+                   index, e->arch_name, (unsigned long long)pos, (unsigned long long)dsize,
+                   (unsigned long long)csize, (unsigned long long)CC_DECOMPRESSED_MAX,
+                   CC_DECOMPRESS_RATIO_MAX);
+  e->size = dsize;
+  *csize_out = csize;
+  /* A zstd frame starts with 28 b5 2f fd. Compressed LTO-IR (flag 0x10000 beside 0x8000)
+   * is stored some other way this reader does not know. */
+  if ((e->flags & FLAG_ZSTD) && (stored < 4 || cc_le32(h + cc_le32(h + 4)) != 0xFD2FB528u))
+    e->compression = "unknown";
   return CUCORE_OK;
+}
+
+static cucore_status parse_entry(const uint8_t *base, uint64_t pos, uint64_t end, uint32_t index,
+                                 cucore_fatbin_entry *e, uint64_t *csize_out, uint64_t *next) {
+  *csize_out = 0;
+  const uint8_t *h = base + pos;
+  cucore_status st = check_header(h, pos, end, index);
+  if (st != CUCORE_OK) return st;
+  read_fields(h, pos, e);
+  if (e->flags & (FLAG_LZ4 | FLAG_ZSTD)) st = read_compression(h, pos, index, e, csize_out);
+  *next = e->offset + e->stored_size;
+  return st;
 }
 
 cucore_status cc_fatbin_parse(const uint8_t *base, size_t size, uint64_t start, uint64_t len,
@@ -210,7 +236,7 @@ cucore_status cc_fatbin_parse(const uint8_t *base, size_t size, uint64_t start, 
   return CUCORE_OK;
 }
 
-/* ---- choosing an entry ------------------------------------------------------------------------ */
+/* ---- choosing an entry ----------------------------------------------------------------------- */
 
 static int better(const cucore_fatbin_entry *cand, const cucore_fatbin_entry *best) {
   if (!best) return 1;
@@ -254,8 +280,7 @@ cucore_status cc_fatbin_select(const cc_fatbin *f, int arch, uint32_t *index) {
   for (uint32_t i = 0; i < f->count && used < sizeof list - 32; i++)
     used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
                              f->entries[i].arch_name);
-  if (f->count == 0)
-    return cc_fail(CUCORE_NOT_FOUND, "the fatbin holds no entries");
+  if (f->count == 0) return cc_fail(CUCORE_NOT_FOUND, "the fatbin holds no entries");
   if (arch == 0)
     return cc_fail(CUCORE_NOT_FOUND,
                    "the fatbin holds no cubin and no PTX, only: %s (LTO-IR must be linked with "
@@ -268,7 +293,7 @@ cucore_status cc_fatbin_select(const cc_fatbin *f, int arch, uint32_t *index) {
                  arch, list);
 }
 
-/* ---- decompression -------------------------------------------------------------------------------- */
+/* ---- decompression --------------------------------------------------------------------------- */
 
 /* Reads an LZ4 length extension: bytes of 255 continue it. */
 static int lz4_length(const uint8_t *src, size_t n, size_t *ip, size_t *len, size_t limit) {
@@ -443,13 +468,15 @@ static int entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out, 
       free(dst);
       *code = CUCORE_INVALID_BINARY;
       if (zstd.is_error(r))
-        snprintf(err, errlen, "fatbin entry %u (%s, zstd-compressed) at offset %llu does not "
-                 "decompress: %s", index, e->arch_name, (unsigned long long)e->offset,
-                 zstd.error_name(r));
+        snprintf(err, errlen,
+                 "fatbin entry %u (%s, zstd-compressed) at offset %llu does not "
+                 "decompress: %s",
+                 index, e->arch_name, (unsigned long long)e->offset, zstd.error_name(r));
       else
-        snprintf(err, errlen, "fatbin entry %u (%s, zstd-compressed) at offset %llu gave %zu "
-                 "bytes; its header says %zu", index, e->arch_name,
-                 (unsigned long long)e->offset, r, dsize);
+        snprintf(err, errlen,
+                 "fatbin entry %u (%s, zstd-compressed) at offset %llu gave %zu "
+                 "bytes; its header says %zu",
+                 index, e->arch_name, (unsigned long long)e->offset, r, dsize);
       return -1;
     }
   }
@@ -468,8 +495,8 @@ cucore_status cc_fatbin_entry_bytes(const cc_fatbin *f, uint32_t index, const ui
   return CUCORE_OK;
 }
 
-cucore_status cc_fatbin_entry_bytes_quiet(const cc_fatbin *f, uint32_t index,
-                                          const uint8_t **out, size_t *size, int *owned) {
+cucore_status cc_fatbin_entry_bytes_quiet(const cc_fatbin *f, uint32_t index, const uint8_t **out,
+                                          size_t *size, int *owned) {
   char err[512];
   int code = CUCORE_INTERNAL;
   if (entry_bytes(f, index, out, size, owned, &code, err, sizeof err)) return code;

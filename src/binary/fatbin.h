@@ -7,7 +7,7 @@
 
 #include "binary/reader.h"
 
-/* ---- fatbin (fatbin.c) --------------------------------------------------------------------------- */
+/* ---- fatbin (fatbin.c) ----------------------------------------------------------------------- */
 
 typedef struct cc_fatbin {
   cucore_fatbin_entry *entries;
@@ -32,8 +32,8 @@ cucore_status cc_fatbin_select(const cc_fatbin *f, int arch, uint32_t *index);
 cucore_status cc_fatbin_entry_bytes(const cc_fatbin *f, uint32_t index, const uint8_t **out,
                                     size_t *size, int *owned);
 /* The same, recording no failure (for optional work). */
-cucore_status cc_fatbin_entry_bytes_quiet(const cc_fatbin *f, uint32_t index,
-                                          const uint8_t **out, size_t *size, int *owned);
+cucore_status cc_fatbin_entry_bytes_quiet(const cc_fatbin *f, uint32_t index, const uint8_t **out,
+                                          size_t *size, int *owned);
 
 /* ---- tests only ---- */
 /* Exported for tests/test_reader_fatbin.c and tests/fuzz/fuzz_reader.c; fatbin.c's entry

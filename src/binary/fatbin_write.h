@@ -5,11 +5,11 @@
 #include "base/base.h"
 
 typedef struct cc_fatbin_part {
-  int is_ptx;              /* 1: PTX text (size without NUL); 0: a cubin */
+  int is_ptx; /* 1: PTX text (size without NUL); 0: a cubin */
   const unsigned char *data;
   size_t size;
-  int arch;                /* 90 */
-  char arch_suffix;        /* 'a', 'f' or 0 */
+  int arch;                         /* 90 */
+  char arch_suffix;                 /* 'a', 'f' or 0 */
   int version_major, version_minor; /* PTX ISA version, or the ELF format (1.8) */
 } cc_fatbin_part;
 

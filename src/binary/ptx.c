@@ -216,8 +216,7 @@ static int skip_body(lexer *L, unsigned line) {
   unsigned depth = 1;
   for (;;) {
     token t = next(L);
-    if (t.kind == TOK_END)
-      return perr(L, line, "the body that starts here has no closing `}`");
+    if (t.kind == TOK_END) return perr(L, line, "the body that starts here has no closing `}`");
     if (t.kind == TOK_PUNCT && t.s[0] == '{') depth++;
     if (t.kind == TOK_PUNCT && t.s[0] == '}' && --depth == 0) return 0;
   }
@@ -232,18 +231,28 @@ typedef struct scalar_type {
 } scalar_type;
 
 static const scalar_type scalar_types[] = {
-    {".b8", 1, CUCORE_PARAM_INT},     {".u8", 1, CUCORE_PARAM_INT},
-    {".s8", 1, CUCORE_PARAM_INT},     {".b16", 2, CUCORE_PARAM_INT},
-    {".u16", 2, CUCORE_PARAM_INT},    {".s16", 2, CUCORE_PARAM_INT},
-    {".b32", 4, CUCORE_PARAM_INT},    {".u32", 4, CUCORE_PARAM_INT},
-    {".s32", 4, CUCORE_PARAM_INT},    {".b64", 8, CUCORE_PARAM_INT},
-    {".u64", 8, CUCORE_PARAM_INT},    {".s64", 8, CUCORE_PARAM_INT},
-    {".b128", 16, CUCORE_PARAM_INT},  {".f16", 2, CUCORE_PARAM_FLOAT},
-    {".bf16", 2, CUCORE_PARAM_FLOAT}, {".f16x2", 4, CUCORE_PARAM_FLOAT},
-    {".bf16x2", 4, CUCORE_PARAM_FLOAT}, {".f32", 4, CUCORE_PARAM_FLOAT},
+    {".b8", 1, CUCORE_PARAM_INT},
+    {".u8", 1, CUCORE_PARAM_INT},
+    {".s8", 1, CUCORE_PARAM_INT},
+    {".b16", 2, CUCORE_PARAM_INT},
+    {".u16", 2, CUCORE_PARAM_INT},
+    {".s16", 2, CUCORE_PARAM_INT},
+    {".b32", 4, CUCORE_PARAM_INT},
+    {".u32", 4, CUCORE_PARAM_INT},
+    {".s32", 4, CUCORE_PARAM_INT},
+    {".b64", 8, CUCORE_PARAM_INT},
+    {".u64", 8, CUCORE_PARAM_INT},
+    {".s64", 8, CUCORE_PARAM_INT},
+    {".b128", 16, CUCORE_PARAM_INT},
+    {".f16", 2, CUCORE_PARAM_FLOAT},
+    {".bf16", 2, CUCORE_PARAM_FLOAT},
+    {".f16x2", 4, CUCORE_PARAM_FLOAT},
+    {".bf16x2", 4, CUCORE_PARAM_FLOAT},
+    {".f32", 4, CUCORE_PARAM_FLOAT},
     {".f64", 8, CUCORE_PARAM_FLOAT},
     /* opaque handles (texture, sampler and surface references): 64-bit values */
-    {".texref", 8, CUCORE_PARAM_UNKNOWN}, {".samplerref", 8, CUCORE_PARAM_UNKNOWN},
+    {".texref", 8, CUCORE_PARAM_UNKNOWN},
+    {".samplerref", 8, CUCORE_PARAM_UNKNOWN},
     {".surfref", 8, CUCORE_PARAM_UNKNOWN},
 };
 
@@ -261,8 +270,7 @@ typedef struct param_decl {
 } param_decl;
 
 /* A ".xxx" word of a parameter declaration: its type, .align, .ptr or a vector width. */
-static int param_attribute(lexer *L, token t, const char *kname, uint32_t ordinal,
-                           param_decl *p) {
+static int param_attribute(lexer *L, token t, const char *kname, uint32_t ordinal, param_decl *p) {
   char b1[64];
   const scalar_type *ty = find_type(t);
   if (ty) {
@@ -297,8 +305,8 @@ static int param_array(lexer *L, const char *kname, uint32_t ordinal, param_decl
   uint64_t n;
   if (!parse_uint(v, CC_PARAM_BYTES_MAX, &n) || n == 0)
     return perr(L, v.line,
-                "parameter %u of .entry `%s`: array size %s must be a number from 1 to %u",
-                ordinal, kname, show(v, b1, sizeof b1), CC_PARAM_BYTES_MAX);
+                "parameter %u of .entry `%s`: array size %s must be a number from 1 to %u", ordinal,
+                kname, show(v, b1, sizeof b1), CC_PARAM_BYTES_MAX);
   token close = next(L);
   if (!(close.kind == TOK_PUNCT && close.s[0] == ']'))
     return perr(L, close.line, "parameter %u of .entry `%s`: expected `]`, found %s", ordinal,
@@ -312,12 +320,11 @@ static int param_array(lexer *L, const char *kname, uint32_t ordinal, param_decl
 }
 
 /* The size, alignment and kind of a complete declaration; `t` is its last token. */
-static int param_finish(lexer *L, token t, const char *kname, uint32_t ordinal,
-                        const param_decl *p, cucore_param_info *out) {
+static int param_finish(lexer *L, token t, const char *kname, uint32_t ordinal, const param_decl *p,
+                        cucore_param_info *out) {
   if (!p->type)
-    return perr(L, t.line,
-                "parameter %u of .entry `%s`: no type (.u32, .f32, .b8, ...) was given", ordinal,
-                kname);
+    return perr(L, t.line, "parameter %u of .entry `%s`: no type (.u32, .f32, .b8, ...) was given",
+                ordinal, kname);
   if (!p->named)
     return perr(L, t.line, "parameter %u of .entry `%s`: no name was given", ordinal, kname);
   uint64_t size = (uint64_t)p->type->size * p->vec * p->count;
@@ -352,8 +359,8 @@ static int parse_param(lexer *L, const char *kname, uint32_t ordinal, cucore_par
       bad = param_attribute(L, t, kname, ordinal, &p);
     } else if (t.kind == TOK_WORD) {
       if (p.named)
-        return perr(L, t.line, "parameter %u of .entry `%s`: unexpected %s after the name",
-                    ordinal, kname, show(t, b1, sizeof b1));
+        return perr(L, t.line, "parameter %u of .entry `%s`: unexpected %s after the name", ordinal,
+                    kname, show(t, b1, sizeof b1));
       p.named = 1;
     } else if (t.kind == TOK_PUNCT && t.s[0] == '[') {
       bad = param_array(L, kname, ordinal, &p);
@@ -444,8 +451,7 @@ static int parse_directive(lexer *L, token t, const char *kname, cucore_kernel_i
     return 0;
   }
   if (is(t, ".pragma")) {
-    while ((t = next(L)).kind != TOK_END && !(t.kind == TOK_PUNCT && t.s[0] == ';')) {
-    }
+    while ((t = next(L)).kind != TOK_END && !(t.kind == TOK_PUNCT && t.s[0] == ';')) {}
     return 0;
   }
   if (t.kind == TOK_WORD && t.s[0] == '.') {
@@ -477,8 +483,8 @@ static int parse_directives(lexer *L, const char *kname, cucore_kernel_info *k) 
 
 /* Lays the parameters out for `arch` and appends the kernel (taking *params) to the list. */
 static int store_kernel(lexer *L, token nt, const char *kname, int arch,
-                        const cucore_kernel_info *k, cucore_param_info **params,
-                        uint32_t nparams, cc_klist *kernels) {
+                        const cucore_kernel_info *k, cucore_param_info **params, uint32_t nparams,
+                        cc_klist *kernels) {
   uint64_t total = layout(*params, nparams, arch);
   if (total > CC_PARAM_BYTES_MAX)
     return perr(L, nt.line,
@@ -667,8 +673,7 @@ static void parse_global(lexer *L, cucore_global_kind kind, int is_extern, cc_gl
     return;
   }
   if (managed && kind == CUCORE_GLOBAL_DEVICE) kind = CUCORE_GLOBAL_MANAGED;
-  while (global_declarator(L, type, vec, kind, out)) {
-  }
+  while (global_declarator(L, type, vec, kind, out)) {}
 }
 
 /* "sm_90a" / "compute_90" -> 90 and 'a'. */
@@ -699,8 +704,8 @@ static int top_statement(lexer *L, token t, int arch, int was_extern, int *seen,
     if (after.kind == TOK_PUNCT && after.s[0] == '[')
       skip_statement(L); /* .const[bank]: an old form this reader does not follow */
     else
-      parse_global(L, is(t, ".global") ? CUCORE_GLOBAL_DEVICE : CUCORE_GLOBAL_CONSTANT,
-                   was_extern, &out->globals);
+      parse_global(L, is(t, ".global") ? CUCORE_GLOBAL_DEVICE : CUCORE_GLOBAL_CONSTANT, was_extern,
+                   &out->globals);
   } else if (is(t, ".version")) {
     *seen |= SEEN_VERSION;
     token v = next(L);

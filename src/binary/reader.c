@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* ---- kernel lists ------------------------------------------------------------------------------ */
+/* ---- kernel lists ---------------------------------------------------------------------------- */
 
 /* A copy of name[0, name_len) with a NUL after it, or NULL (failure recorded). */
 static char *copy_name(const char *name, size_t name_len, const char *what) {

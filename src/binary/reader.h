@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ---- bounds ------------------------------------------------------------------------------------ */
+/* ---- bounds ---------------------------------------------------------------------------------- */
 
 /* 1 when [off, off + len) lies within a buffer of `total` bytes (no overflow possible). */
 static inline int cc_range_ok(uint64_t off, uint64_t len, uint64_t total) {
@@ -35,7 +35,7 @@ static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
 }
 /* The most bytes of names (sections, kernels) read from a file of n bytes: names may share
  * bytes (tail merging), but not without end. */
-#define CC_NAME_BYTES_MAX(n) ((uint64_t)(n) * 4 + 65536)
+#define CC_NAME_BYTES_MAX(n) ((uint64_t)(n)*4 + 65536)
 
 /* The largest parameter buffer a kernel may have (CUDA 12.1+). */
 #define CC_PARAM_BYTES_MAX 32764u
@@ -43,7 +43,7 @@ static inline uint64_t cc_last_nul(const uint8_t *p, uint64_t n) {
 #define CC_DECOMPRESSED_MAX ((uint64_t)1 << 30)
 #define CC_DECOMPRESS_RATIO_MAX 4096u
 
-/* ---- kernels ---------------------------------------------------------------------------------- */
+/* ---- kernels --------------------------------------------------------------------------------- */
 
 /* A growable list of kernels; every string and params array is owned by the list. */
 typedef struct cc_klist {
@@ -75,7 +75,6 @@ cucore_global_info *cc_glist_add(cc_glist *l, const char *name, size_t name_len)
 void cc_glist_free(cc_glist *l);
 /* The variable named `name` (its symbol or demangled name), or NULL. */
 const cucore_global_info *cc_glist_find(const cc_glist *l, const char *name);
-
 
 /* "sm_90a" etc. into buf. */
 const char *cc_arch_name(int arch, char suffix, const char *prefix, char *buf, size_t len);

@@ -86,7 +86,7 @@ typedef struct cc_cache_request {
 /* A key being computed: fields go into a SHA-256 as label + length + bytes. */
 typedef struct cc_cache_key {
   cc_sha256 sha;
-  int uncacheable;         /* 1 when the key cannot see everything the compile reads */
+  int uncacheable; /* 1 when the key cannot see everything the compile reads */
   char why[CC_CACHE_NOTE_MAX];
 } cc_cache_key;
 
@@ -106,9 +106,9 @@ void cc_cache_key_field(cc_sha256 *sha, const char *label, const void *data, siz
 
 /* A file a CUDA C++ text names, as the preprocessor reads it (translation phases 1-3). */
 typedef enum cc_include_kind {
-  CC_INCLUDE_QUOTED,  /* "name": `text` is the name */
-  CC_INCLUDE_ANGLE,   /* <name>: `text` is the name */
-  CC_INCLUDE_UNKNOWN  /* a macro, a computed name, or text the scanner cannot read with
+  CC_INCLUDE_QUOTED, /* "name": `text` is the name */
+  CC_INCLUDE_ANGLE,  /* <name>: `text` is the name */
+  CC_INCLUDE_UNKNOWN /* a macro, a computed name, or text the scanner cannot read with
                          certainty: `text` is what follows `how` (at most 80 bytes) */
 } cc_include_kind;
 
@@ -170,8 +170,8 @@ int cc_cache_parse_size(const char *s, uint64_t *out);
 int cc_cache_config_check(char *msg, size_t cap);
 
 /* The entry path of a key in `dir`. */
-void cc_cache_entry_path(const char *dir, const unsigned char key[CC_CACHE_KEY_BYTES],
-                         char *out, size_t cap);
+void cc_cache_entry_path(const char *dir, const unsigned char key[CC_CACHE_KEY_BYTES], char *out,
+                         size_t cap);
 
 /* Reads an entry. Returns 1 with the record on a hit; 0 on a miss (no entry, or a damaged
  * one, which is removed and noted in `note`). Touches the entry on a hit. */
@@ -198,8 +198,14 @@ int cc_cache_disk_clear(const char *dir, cc_cache_clear_report *r);
 
 /* Counters: this process's, and the directory's (a small file updated under a lock). */
 typedef enum cc_cache_event {
-  CC_EV_HIT, CC_EV_MEMORY_HIT, CC_EV_MISS, CC_EV_STORE, CC_EV_EVICTION, CC_EV_ERROR,
-  CC_EV_UNCACHEABLE, CC_EV_COUNT
+  CC_EV_HIT,
+  CC_EV_MEMORY_HIT,
+  CC_EV_MISS,
+  CC_EV_STORE,
+  CC_EV_EVICTION,
+  CC_EV_ERROR,
+  CC_EV_UNCACHEABLE,
+  CC_EV_COUNT
 } cc_cache_event;
 /* Counts `n` events in the process and, when `dir` is not NULL, in the directory. */
 void cc_cache_count(const char *dir, cc_cache_event ev, uint64_t n);
@@ -243,8 +249,8 @@ typedef enum cc_cache_found {
  * cc_cache_job_add_module before the lookup). The outcome is written to `state`. */
 void cc_cache_job_begin(cc_cache_job *job, cc_cache_state *state, const cc_cache_request *rq,
                         const cc_cache_value_ops *ops);
-void cc_cache_job_add_module(cc_cache_job *job, const char *name, const void *code,
-                             size_t size, int lazy);
+void cc_cache_job_add_module(cc_cache_job *job, const char *name, const void *code, size_t size,
+                             int lazy);
 /* Looks the key up in this process, then on disk. */
 cc_cache_found cc_cache_job_lookup(cc_cache_job *job, void **value, char **log,
                                    cc_cache_record *rec);

@@ -40,20 +40,23 @@ static void check_max_bytes(char *msg, size_t cap) {
     add(msg, cap, "CUCORE_CACHE_MAX_BYTES=%.64s does not fit in 64 bits; the default 1G is used",
         m);
   else if (rc != 0 || n == 0)
-    add(msg, cap, "CUCORE_CACHE_MAX_BYTES=%.64s is not a size; expected bytes, or a number with "
-                  "a K, M or G suffix (e.g. 512M); the default 1G is used",
+    add(msg, cap,
+        "CUCORE_CACHE_MAX_BYTES=%.64s is not a size; expected bytes, or a number with "
+        "a K, M or G suffix (e.g. 512M); the default 1G is used",
         m);
   else if (n < CC_CACHE_MIN_MAX_BYTES)
-    add(msg, cap, "CUCORE_CACHE_MAX_BYTES=%.64s is below the minimum of %llu bytes, which is "
-                  "used instead",
+    add(msg, cap,
+        "CUCORE_CACHE_MAX_BYTES=%.64s is below the minimum of %llu bytes, which is "
+        "used instead",
         m, CC_CACHE_MIN_MAX_BYTES);
 }
 
 static void check_disable(char *msg, size_t cap) {
   const char *off = getenv("CUCORE_CACHE_DISABLE");
   if (off && off[0] && strcmp(off, "0") != 0 && strcmp(off, "1") != 0)
-    add(msg, cap, "CUCORE_CACHE_DISABLE=%.64s is neither 1 (off) nor 0 (on); taken as 1, so the "
-                  "cache is off",
+    add(msg, cap,
+        "CUCORE_CACHE_DISABLE=%.64s is neither 1 (off) nor 0 (on); taken as 1, so the "
+        "cache is off",
         off);
 }
 
@@ -86,9 +89,12 @@ static void dir_unusable(const char *dir, char *why, size_t cap) {
       *slash = '\0';
       slash = strrchr(up, '/');
     }
-    if (!slash) snprintf(up, sizeof up, ".");
-    else if (slash == up) up[1] = '\0';
-    else *slash = '\0';
+    if (!slash)
+      snprintf(up, sizeof up, ".");
+    else if (slash == up)
+      up[1] = '\0';
+    else
+      *slash = '\0';
     if (stat(up, &st) == 0) break;
     if (errno != ENOENT || strcmp(up, "/") == 0 || strcmp(up, ".") == 0) {
       snprintf(why, cap, "it cannot be created: `%s`: %s", up, strerror(errno));
@@ -103,8 +109,9 @@ static void dir_unusable(const char *dir, char *why, size_t cap) {
 
 static void check_dir(const cc_cache_settings *s, char *msg, size_t cap) {
   if (!s->dir[0]) {
-    add(msg, cap, "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor HOME is "
-                  "set; only the in-process layer is used");
+    add(msg, cap,
+        "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor HOME is "
+        "set; only the in-process layer is used");
     return;
   }
   char why[PATH_MAX + 128];
@@ -113,8 +120,8 @@ static void check_dir(const cc_cache_settings *s, char *msg, size_t cap) {
   const char *from = s->dir_from ? s->dir_from : "the defaults";
   const char *val = getenv(from);
   if (strcmp(from, "cucore_cache_set_dir") == 0)
-    add(msg, cap, "cucore_cache_set_dir(\"%s\"): %s; compiles go on without the disk cache",
-        s->dir, why);
+    add(msg, cap, "cucore_cache_set_dir(\"%s\"): %s; compiles go on without the disk cache", s->dir,
+        why);
   else if (strcmp(from, "CUCORE_CACHE_DIR") == 0 || !val)
     add(msg, cap, "%s%s%s: %s; compiles go on without the disk cache",
         val ? from : "the cache directory ", val ? "=" : "", s->dir, why);

@@ -97,9 +97,21 @@ int cc_cache_parse_size(const char *s, uint64_t *out) {
   if (errno == ERANGE) return -2;
   uint64_t mult = 1;
   switch (*end) {
-  case 'k': case 'K': mult = 1024ull; end++; break;
-  case 'm': case 'M': mult = 1024ull * 1024; end++; break;
-  case 'g': case 'G': mult = 1024ull * 1024 * 1024; end++; break;
+  case 'k':
+  case 'K':
+    mult = 1024ull;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    mult = 1024ull * 1024;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    mult = 1024ull * 1024 * 1024;
+    end++;
+    break;
   default: break;
   }
   if (mult > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
@@ -177,8 +189,9 @@ static int make_dirs(const char *path) {
 
 /* ---- counters ------------------------------------------------------------------------------- */
 
-static const char *const event_names[CC_EV_COUNT] = {
-    "hits", "memory_hits", "misses", "stores", "evictions", "errors", "uncacheable"};
+static const char *const event_names[CC_EV_COUNT] = {"hits",       "memory_hits", "misses",
+                                                     "stores",     "evictions",   "errors",
+                                                     "uncacheable"};
 static _Atomic uint64_t process_counts[CC_EV_COUNT];
 
 static void counters_set(cucore_cache_counters *c, const uint64_t v[CC_EV_COUNT]) {
@@ -243,8 +256,7 @@ static int dir_counts(const char *dir, const uint64_t add[CC_EV_COUNT], int rese
       len += snprintf(text + len, sizeof text - (size_t)len, "%s %020llu\n", event_names[i],
                       (unsigned long long)v[i]);
     /* Fixed-width numbers: the file keeps its length, so no truncation on the hit path. */
-    if (pwrite(fd, text, (size_t)len, 0) != len || (n != len && ftruncate(fd, len) != 0))
-      rc = -1;
+    if (pwrite(fd, text, (size_t)len, 0) != len || (n != len && ftruncate(fd, len) != 0)) rc = -1;
   }
   close(fd); /* releases the lock */
   if (out) memcpy(out, v, sizeof v);
@@ -389,8 +401,10 @@ static int walk(const char *dir, scan *out, int all_tmp, uint64_t *tmp_removed) 
       struct stat st;
       if (strncmp(e->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) == 0) {
         if (lstat(path, &st) != 0 || !(all_tmp || now - st.st_mtime > STALE_TMP_SECONDS)) continue;
-        if (unlink(path) == 0 && tmp_removed) ++*tmp_removed;
-        else if (errno != ENOENT && all_tmp) scan_failed(out, path, errno);
+        if (unlink(path) == 0 && tmp_removed)
+          ++*tmp_removed;
+        else if (errno != ENOENT && all_tmp)
+          scan_failed(out, path, errno);
         continue;
       }
       if (strlen(e->d_name) != 2 * CC_CACHE_KEY_BYTES - 2 ||
@@ -444,8 +458,10 @@ static void trim_locked(const char *dir, uint64_t target) {
     qsort(sc.v, sc.n, sizeof *sc.v, by_last_use);
     for (size_t i = 0; i < sc.n && total > target; i++) {
       /* Gone already (another process evicted it): the bytes are gone too. */
-      if (unlink(sc.v[i].path) == 0) evicted++;
-      else if (errno != ENOENT) continue;
+      if (unlink(sc.v[i].path) == 0)
+        evicted++;
+      else if (errno != ENOENT)
+        continue;
       total -= sc.v[i].size;
     }
   }
@@ -557,8 +573,9 @@ static _Atomic unsigned tmp_counter;
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap) {
   if (!s->dir[0]) {
-    snprintf(note, note_cap, "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor "
-                             "a home directory is set; only the in-process layer is used");
+    snprintf(note, note_cap,
+             "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor "
+             "a home directory is set; only the in-process layer is used");
     return 0;
   }
   size_t size = 0;
@@ -569,8 +586,9 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
     return 0;
   }
   if (size > s->max_bytes * 9 / 10) {
-    snprintf(note, note_cap, "the entry (%zu bytes) is larger than 90%% of the cache's size cap "
-                             "(%llu bytes); not stored",
+    snprintf(note, note_cap,
+             "the entry (%zu bytes) is larger than 90%% of the cache's size cap "
+             "(%llu bytes); not stored",
              size, (unsigned long long)s->max_bytes);
     free(buf);
     return 0;
@@ -585,7 +603,8 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld-%u-%lx", shard, (long)getpid(),
-           atomic_fetch_add(&tmp_counter, 1), (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)&ts);
+           atomic_fetch_add(&tmp_counter, 1),
+           (unsigned long)ts.tv_nsec ^ (unsigned long)(uintptr_t)&ts);
   step = "create";
   fd = io_fault(step) ? -1 : open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) goto failed;
@@ -613,13 +632,14 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
   pthread_mutex_unlock(&usage_lock);
   return 1;
 
-failed: {
+failed : {
   int e = errno;
   if (fd >= 0) close(fd);
   const char *target = strcmp(step, "create the directory") == 0 ? shard : tmp;
   if (strcmp(step, "create the directory") != 0) unlink(tmp);
-  snprintf(note, note_cap, "could not %s `%s` for the cache entry: %s; the compile result is "
-                           "fine but was not stored",
+  snprintf(note, note_cap,
+           "could not %s `%s` for the cache entry: %s; the compile result is "
+           "fine but was not stored",
            step, target, strerror(e));
   free(buf);
   cc_cache_count(s->dir, CC_EV_ERROR, 1);

@@ -189,15 +189,17 @@ static int check_header(const unsigned char *data, size_t size,
   if (hsize != CC_CACHE_HEADER_BYTES)
     return fail(why, why_cap, "header size %u, expected %u", hsize, CC_CACHE_HEADER_BYTES);
   if (payload != size - CC_CACHE_HEADER_BYTES)
-    return fail(why, why_cap, "wrong length: the header promises %llu payload bytes, the file "
-                              "holds %zu",
+    return fail(why, why_cap,
+                "wrong length: the header promises %llu payload bytes, the file "
+                "holds %zu",
                 (unsigned long long)payload, size - CC_CACHE_HEADER_BYTES);
   if (memcmp(data + 24, key, CC_CACHE_KEY_BYTES) != 0)
     return fail(why, why_cap, "it holds another key than its file name says");
   reader c = {data + 56, data + 64, 0};
   if (r_le(&c, 8) != cc_cache_checksum(data + CC_CACHE_HEADER_BYTES, (size_t)payload))
-    return fail(why, why_cap, "checksum mismatch: the payload's checksum differs from the one "
-                              "in the header");
+    return fail(why, why_cap,
+                "checksum mismatch: the payload's checksum differs from the one "
+                "in the header");
   return 0;
 }
 
@@ -288,8 +290,9 @@ int cc_cache_entry_decode(const unsigned char *data, size_t size,
   if (oom || r.bad) {
     cc_cache_record_free(out);
     return oom ? fail(why, why_cap, "out of host memory")
-               : fail(why, why_cap, "the name-expression map runs past the payload or leaves "
-                                    "bytes after it");
+               : fail(why, why_cap,
+                      "the name-expression map runs past the payload or leaves "
+                      "bytes after it");
   }
   return 0;
 }

@@ -4,8 +4,8 @@
  * everything the compile reads.
  *
  * The compiler's identity is the file the loader would open (path, device, inode, size,
- * modification time), found without loading it: loading NVRTC costs ~8 ms, more than a whole disk hit,
- * and a patch release changes the file while nvrtcVersion() stays the same.
+ * modification time), found without loading it: loading NVRTC costs ~8 ms, more than a whole disk
+ * hit, and a patch release changes the file while nvrtcVersion() stays the same.
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
@@ -47,7 +47,9 @@ static void field_u64(cc_sha256 *sha, const char *label, uint64_t v) {
 /* The tools' names and override variables (toolkit.c searches with the same ones). */
 static const struct {
   const char *display, *env;
-} tools[] = {{"NVRTC", "CUCORE_NVRTC"}, {"nvJitLink", "CUCORE_NVJITLINK"}, {"libNVVM", "CUCORE_NVVM"}};
+} tools[] = {{"NVRTC", "CUCORE_NVRTC"},
+             {"nvJitLink", "CUCORE_NVJITLINK"},
+             {"libNVVM", "CUCORE_NVVM"}};
 
 /* The file the loader would open for `tool` (toolkit.c's search, without loading). */
 static int find_tool_file(cc_cache_tool tool, char *out, size_t cap) {
@@ -59,9 +61,12 @@ static int find_tool_file(cc_cache_tool tool, char *out, size_t cap) {
 /* The path from loading the library (the fallback: the loader path decides). */
 static int loaded_tool_file(cc_cache_tool tool, char *out, size_t cap) {
   cucore_library_info info;
-  if (tool == CC_CACHE_NVRTC) cc_nvrtc_describe(&info);
-  else if (tool == CC_CACHE_NVJITLINK) cc_nvjitlink_describe(&info);
-  else cc_nvvm_describe(&info);
+  if (tool == CC_CACHE_NVRTC)
+    cc_nvrtc_describe(&info);
+  else if (tool == CC_CACHE_NVJITLINK)
+    cc_nvjitlink_describe(&info);
+  else
+    cc_nvvm_describe(&info);
   if (!info.loaded || !info.path) return -1;
   snprintf(out, cap, "%s", info.path);
   return 0;
@@ -199,10 +204,25 @@ static int is_toolkit_include(const char *dir) {
 
 /* Raw options that read or write files: include paths, pre-includes, PCH, dependency and
  * timing output. */
-static const char *const raw_file_options[] = {
-    "-I", "--include-path", "-include", "--pre-include", "-isystem", "--system-include",
-    "-pch", "--pch", "--create-pch", "--use-pch", "--pch-dir", "-M", "--generate-dependen",
-    "--dependency", "-time", "--time", "--fdevice-time-trace", "-fdevice-time-trace", NULL};
+static const char *const raw_file_options[] = {"-I",
+                                               "--include-path",
+                                               "-include",
+                                               "--pre-include",
+                                               "-isystem",
+                                               "--system-include",
+                                               "-pch",
+                                               "--pch",
+                                               "--create-pch",
+                                               "--use-pch",
+                                               "--pch-dir",
+                                               "-M",
+                                               "--generate-dependen",
+                                               "--dependency",
+                                               "-time",
+                                               "--time",
+                                               "--fdevice-time-trace",
+                                               "-fdevice-time-trace",
+                                               NULL};
 
 static void check_options(cc_cache_key *key, const cucore_options *o) {
   const cc_option_value *inc = &o->v[CUCORE_OPT_INCLUDE_PATH];
@@ -213,15 +233,17 @@ static void check_options(cc_cache_key *key, const cucore_options *o) {
   const cc_option_value *pre = &o->v[CUCORE_OPT_PRE_INCLUDE];
   for (int k = 0; k < pre->count; k++)
     if (!is_memory_header(o, pre->items[k], strlen(pre->items[k])))
-      uncacheable(key, "pre-include `%s` is not an in-memory header: the compiler reads it from "
-                       "disk, where the cache key cannot see it%s",
+      uncacheable(key,
+                  "pre-include `%s` is not an in-memory header: the compiler reads it from "
+                  "disk, where the cache key cannot see it%s",
                   pre->items[k], fix_hint);
   const cc_option_value *raw = &o->v[CUCORE_OPT_RAW];
   for (int k = 0; k < raw->count; k++)
     for (int r = 0; raw_file_options[r]; r++)
       if (strncmp(raw->items[k], raw_file_options[r], strlen(raw_file_options[r])) == 0) {
-        uncacheable(key, "raw option `%s` makes the compiler read or write files the cache key "
-                         "cannot see%s",
+        uncacheable(key,
+                    "raw option `%s` makes the compiler read or write files the cache key "
+                    "cannot see%s",
                     raw->items[k], fix_hint);
         break;
       }
@@ -263,16 +285,19 @@ static int on_include(void *ctx, const cc_include_ref *r) {
   if (r->kind == CC_INCLUDE_QUOTED && !has) {
     check_quoted(c->key, c->o, c->from, r->text, r->len, r->how);
   } else if (r->kind == CC_INCLUDE_QUOTED && !is_memory_header(c->o, r->text, r->len)) {
-    uncacheable(c->key, "%s(\"%.*s\") in `%s` asks about a file on disk, which the cache key "
-                        "cannot see%s",
+    uncacheable(c->key,
+                "%s(\"%.*s\") in `%s` asks about a file on disk, which the cache key "
+                "cannot see%s",
                 r->how, (int)r->len, r->text, c->from, fix_hint);
   } else if (r->kind == CC_INCLUDE_UNKNOWN && r->how[0] != '#' && !has) {
-    uncacheable(c->key, "%s in `%s` makes the includes uncertain (it joins lines only under "
-                        "C++14 and older), so the cache key cannot list them%s",
+    uncacheable(c->key,
+                "%s in `%s` makes the includes uncertain (it joins lines only under "
+                "C++14 and older), so the cache key cannot list them%s",
                 r->how, c->from, fix_hint);
   } else if (r->kind == CC_INCLUDE_UNKNOWN) {
-    uncacheable(c->key, "`%s %.*s` in `%s` names its file through a macro or a computed name, "
-                        "which the cache key cannot resolve%s",
+    uncacheable(c->key,
+                "`%s %.*s` in `%s` names its file through a macro or a computed name, "
+                "which the cache key cannot resolve%s",
                 r->how, (int)r->len, r->text, c->from, fix_hint);
   }
   return c->key->uncacheable;
@@ -409,8 +434,7 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
   if (rq->type == CUCORE_CODE_CUDA_CPP) {
     scan_text(key, o, rq->name, (const char *)rq->code, rq->size);
     for (int h = 0; h < o->header_count && !key->uncacheable; h++)
-      scan_text(key, o, o->headers[h].name, o->headers[h].contents,
-                strlen(o->headers[h].contents));
+      scan_text(key, o, o->headers[h].name, o->headers[h].contents, strlen(o->headers[h].contents));
   }
   return 0;
 }

@@ -60,8 +60,8 @@ static size_t phases_1_2(const char *s, size_t n, char *out, int *trigraph_splic
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static int ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
-         c == '$' || (unsigned char)c >= 0x80;
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '$' ||
+         (unsigned char)c >= 0x80;
 }
 
 /* In the view, a comment that held a newline is this byte: a blank that, like a newline, lets
@@ -89,8 +89,7 @@ static size_t literal_end(const char *b, size_t n, size_t i) {
 static size_t raw_end(const char *b, size_t n, size_t i) {
   size_t d = i + 1;
   while (d < n && d - i - 1 <= 16 && b[d] != '(') {
-    if (b[d] == ')' || b[d] == '\\' || b[d] == '\n' || is_blank(b[d]))
-      return 0;
+    if (b[d] == ')' || b[d] == '\\' || b[d] == '\n' || is_blank(b[d])) return 0;
     d++;
   }
   if (d >= n || b[d] != '(') return 0;
@@ -112,10 +111,14 @@ static int is_raw_prefix(const char *p, size_t len) {
 static size_t ppnumber_end(const char *b, size_t n, size_t i) {
   size_t j = i + 1;
   while (j < n) {
-    if ((b[j] == '+' || b[j] == '-') && b[j - 1] && strchr("eEpP", b[j - 1])) j++;
-    else if (b[j] == '\'' && j + 1 < n && ident_char(b[j + 1])) j += 2;
-    else if (ident_char(b[j]) || b[j] == '.') j++;
-    else break;
+    if ((b[j] == '+' || b[j] == '-') && b[j - 1] && strchr("eEpP", b[j - 1]))
+      j++;
+    else if (b[j] == '\'' && j + 1 < n && ident_char(b[j + 1]))
+      j += 2;
+    else if (ident_char(b[j]) || b[j] == '.')
+      j++;
+    else
+      break;
   }
   return j;
 }
@@ -169,8 +172,7 @@ static int report_name(const char *how, const char *p, const char *eol, char clo
   /* A `#` in a quoted name may be a `??=` that only C++14 and older read as `#`, and a `??` may
    * begin a trigraph: the file's name depends on the dialect. */
   size_t len = close ? (size_t)(close - p - 1) : 0;
-  if (close && *p == '"' && (memchr(p + 1, '#', len) || memmem(p + 1, len, "??", 2)))
-    close = NULL;
+  if (close && *p == '"' && (memchr(p + 1, '#', len) || memmem(p + 1, len, "??", 2))) close = NULL;
   if (close) {
     ref.kind = *p == '"' ? CC_INCLUDE_QUOTED : CC_INCLUDE_ANGLE;
     ref.text = p + 1;
@@ -184,8 +186,7 @@ static int report_name(const char *how, const char *p, const char *eol, char clo
 }
 
 /* 1 when `word` (len bytes at p) is a whole identifier there. */
-static int word_at(const char *p, const char *line, const char *eol, const char *word,
-                   size_t len) {
+static int word_at(const char *p, const char *line, const char *eol, const char *word, size_t len) {
   return (size_t)(eol - p) >= len && memcmp(p, word, len) == 0 &&
          (p == line || !ident_char(p[-1])) && (p + len == eol || !ident_char(p[len]));
 }
@@ -221,9 +222,9 @@ static int directive_at(const char *p, const char *eol, int *in_define, cc_inclu
   size_t word = 0;
   while (q + word < eol && ident_char(q[word])) word++;
   if (word == 6 && memcmp(q, "define", 6) == 0) *in_define = 1;
-  const char *how = word == 7 && memcmp(q, "include", 7) == 0        ? "#include"
+  const char *how = word == 7 && memcmp(q, "include", 7) == 0          ? "#include"
                     : word == 12 && memcmp(q, "include_next", 12) == 0 ? "#include_next"
-                                                                      : NULL;
+                                                                       : NULL;
   return how ? report_name(how, skip_blanks(q + word, eol), eol, 0, fn, ctx) : 0;
 }
 

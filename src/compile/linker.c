@@ -66,8 +66,7 @@ static cucore_status add_input(cucore_linker *lk, cucore_code_type type, const v
   case CUCORE_CODE_LTOIR:
   case CUCORE_CODE_FATBIN:
   case CUCORE_CODE_OBJECT:
-  case CUCORE_CODE_LIBRARY:
-    break;
+  case CUCORE_CODE_LIBRARY: break;
   case CUCORE_CODE_AUTO:
     return cc_fail(CUCORE_INVALID_BINARY,
                    "%s: input `%s` is not cubin, PTX, LTO-IR, fatbin, a host object or a library",

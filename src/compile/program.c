@@ -81,12 +81,14 @@ cucore_status cucore_program_create(cucore_code_type type, const void *code, siz
   p->type = type;
   p->size = size;
   p->code = cc_copy_code(code, size);
-  p->name = cc_strdup(name ? name : (type == CUCORE_CODE_PTX    ? "program.ptx"
-                                     : type == CUCORE_CODE_NVVM ? "program.ll"
-                                                                : "program.cu"),
+  p->name = cc_strdup(name ? name
+                           : (type == CUCORE_CODE_PTX    ? "program.ptx"
+                              : type == CUCORE_CODE_NVVM ? "program.ll"
+                                                         : "program.cu"),
                       "a program name");
   st = (p->code && p->name) ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
-  if (st == CUCORE_OK) st = opts ? cucore_options_copy(opts, &p->opts) : cucore_options_create(&p->opts);
+  if (st == CUCORE_OK)
+    st = opts ? cucore_options_copy(opts, &p->opts) : cucore_options_create(&p->opts);
   if (st != CUCORE_OK) {
     cucore_program_destroy(p);
     return st;
@@ -268,16 +270,15 @@ static cucore_status nvrtc_create(const cucore_program *p, nvrtcProgram *prog) {
     }
   }
   nvrtcProgram made = NULL;
-  nvrtcResult r =
-      NVRTC(nvrtcCreateProgram)(&made, (const char *)p->code, p->name, nh, hsrcs, hnames);
+  nvrtcResult r = NVRTC(nvrtcCreateProgram)(&made, (const char *)p->code, p->name, nh, hsrcs,
+                                            hnames);
   free(hnames);
   free(hsrcs);
   if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, "nvrtcCreateProgram", "`%s`", p->name);
   *prog = made;
   for (int i = 0; i < p->expr_count; i++) {
     r = NVRTC(nvrtcAddNameExpression)(made, p->exprs[i]);
-    if (r != NVRTC_SUCCESS)
-      return cc_fail_nvrtc(r, "nvrtcAddNameExpression", "`%s`", p->exprs[i]);
+    if (r != NVRTC_SUCCESS) return cc_fail_nvrtc(r, "nvrtcAddNameExpression", "`%s`", p->exprs[i]);
   }
   return CUCORE_OK;
 }
@@ -305,8 +306,8 @@ static cucore_status nvrtc_compile_failed(const cucore_program *p, nvrtcResult r
 static cucore_status nvrtc_compile(cucore_program *p, nvrtcProgram prog, cucore_code_type target,
                                    int arch, const char *suffix) {
   cc_argv args = {0};
-  cucore_status st =
-      cc_options_render(p->opts, CC_TOOL_NVRTC, arch, suffix, target != CUCORE_CODE_CUBIN, &args);
+  cucore_status st = cc_options_render(p->opts, CC_TOOL_NVRTC, arch, suffix,
+                                       target != CUCORE_CODE_CUBIN, &args);
   if (st == CUCORE_OK && target == CUCORE_CODE_LTOIR && !cc_options_int(p->opts, CUCORE_OPT_LTO))
     st = cc_argv_push(&args, "-dlto");
   if (st == CUCORE_OK) {
@@ -320,9 +321,8 @@ static cucore_status nvrtc_compile(cucore_program *p, nvrtcProgram prog, cucore_
 
 /* The compiled code: LTO-IR when asked for or when the lto option is on (for anything but
  * PTX), else the cubin or the PTX. *got is the code type it is. */
-static cucore_status nvrtc_code(const cucore_program *p, nvrtcProgram prog,
-                                cucore_code_type target, cucore_code_type *got,
-                                unsigned char **code, size_t *size) {
+static cucore_status nvrtc_code(const cucore_program *p, nvrtcProgram prog, cucore_code_type target,
+                                cucore_code_type *got, unsigned char **code, size_t *size) {
   int want_lto = target == CUCORE_CODE_LTOIR || cc_options_int(p->opts, CUCORE_OPT_LTO);
   *got = target;
   if (target == CUCORE_CODE_LTOIR || (want_lto && target != CUCORE_CODE_PTX)) {
@@ -333,8 +333,8 @@ static cucore_status nvrtc_code(const cucore_program *p, nvrtcProgram prog,
                         code, size);
   }
   if (target == CUCORE_CODE_CUBIN)
-    return nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN",
-                        0, code, size);
+    return nvrtc_output(prog, NVRTC(nvrtcGetCUBINSize), NVRTC(nvrtcGetCUBIN), "nvrtcGetCUBIN", 0,
+                        code, size);
   return nvrtc_output(prog, NVRTC(nvrtcGetPTXSize), NVRTC(nvrtcGetPTX), "nvrtcGetPTX", 1, code,
                       size);
 }
@@ -437,7 +437,7 @@ static cucore_status compile_ptx(cucore_program *p, cucore_code_type target, int
   } else {
     char *log = NULL;
     st = cc_jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, p->code, p->size, p->name, 0, 0,
-                     &code, &size, &log);
+                        &code, &size, &log);
     set_log(p, log);
     if (st != CUCORE_OK && CUCORE_CODE(st) == CUCORE_LINK_ERROR)
       st = cc_status(CUCORE_COMPILE_ERROR, cucore_status_source(st), cucore_status_native(st));
@@ -466,8 +466,8 @@ static cucore_status nvvm_create(const cucore_program *p, nvvmProgram *prog) {
   r = NVVM(nvvmAddModuleToProgram)(made, (const char *)p->code, p->size, p->name);
   for (int i = 0; r == NVVM_SUCCESS && i < p->module_count; i++) {
     const cc_module *m = &p->modules[i];
-    r = (m->lazy ? NVVM(nvvmLazyAddModuleToProgram) : NVVM(nvvmAddModuleToProgram))(
-        made, (const char *)m->code, m->size, m->name);
+    r = (m->lazy ? NVVM(nvvmLazyAddModuleToProgram)
+                 : NVVM(nvvmAddModuleToProgram))(made, (const char *)m->code, m->size, m->name);
   }
   if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmAddModuleToProgram", "`%s`", p->name);
   return CUCORE_OK;
@@ -518,8 +518,7 @@ static cucore_status nvvm_result(const cucore_program *p, nvvmProgram prog, unsi
 
 /* The steps in libNVVM; *prog is the caller's to destroy. */
 static cucore_status nvvm_steps(cucore_program *p, nvvmProgram *prog, cucore_code_type target,
-                                int arch, const char *suffix, unsigned char **code,
-                                size_t *size) {
+                                int arch, const char *suffix, unsigned char **code, size_t *size) {
   cucore_status st = nvvm_create(p, prog);
   if (st != CUCORE_OK) return st;
   st = nvvm_compile(p, *prog, target, arch, suffix);
@@ -534,8 +533,8 @@ static cucore_status nvvm_cubin(const cucore_program *p, int arch, const char *s
   unsigned char *cubin = NULL;
   size_t cubin_size = 0;
   char *jlog = NULL;
-  cucore_status st = cc_jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, ptx, ptx_size,
-                                    p->name, 0, 0, &cubin, &cubin_size, &jlog);
+  cucore_status st = cc_jitlink_one(p->opts, arch, suffix, CUCORE_CODE_PTX, ptx, ptx_size, p->name,
+                                    0, 0, &cubin, &cubin_size, &jlog);
   free(jlog);
   cucore_object *obj = NULL;
   if (st == CUCORE_OK) st = cc_object_new(CUCORE_CODE_CUBIN, cubin, cubin_size, p->name, &obj);
@@ -597,7 +596,8 @@ static cucore_status compile_fatbin(cucore_program *p, cucore_object **out) {
   int n = 0;
   if (gen->count) {
     if (gen->count > 64)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "a fatbin takes at most 64 gencode entries, %d given", gen->count);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "a fatbin takes at most 64 gencode entries, %d given",
+                     gen->count);
     for (int i = 0; i < gen->count; i++) targets[n++] = gen->items[i];
   } else {
     int arch = 0;
@@ -617,7 +617,8 @@ static cucore_status compile_fatbin(cucore_program *p, cucore_object **out) {
     int arch = 0, is_virtual = 0;
     char suffix[4] = "";
     cc_parse_arch(targets[i], &arch, suffix, &is_virtual);
-    st = compile_one(p, is_virtual ? CUCORE_CODE_PTX : CUCORE_CODE_CUBIN, arch, suffix, &parts_obj[i]);
+    st = compile_one(p, is_virtual ? CUCORE_CODE_PTX : CUCORE_CODE_CUBIN, arch, suffix,
+                     &parts_obj[i]);
     if (st != CUCORE_OK) break;
     cucore_object *o = parts_obj[i];
     parts[i].is_ptx = is_virtual;
@@ -641,7 +642,8 @@ static cucore_status compile_fatbin(cucore_program *p, cucore_object **out) {
   if (st == CUCORE_OK) {
     unsigned char *copy = cc_copy_code(fat, fat_size);
     free(fat);
-    st = copy ? cc_object_new(CUCORE_CODE_FATBIN, copy, fat_size, p->name, &obj) : CUCORE_HOST_OUT_OF_MEMORY;
+    st = copy ? cc_object_new(CUCORE_CODE_FATBIN, copy, fat_size, p->name, &obj)
+              : CUCORE_HOST_OUT_OF_MEMORY;
   }
   /* The name expressions' lowered names do not depend on the arch: take the first entry's. */
   if (st == CUCORE_OK && parts_obj[0] && parts_obj[0]->expr_count) {
@@ -687,8 +689,7 @@ static cc_cache_record record_of(const cucore_object *o, const char *log) {
 
 /* An object named `name` made from a decoded record, taking its code, PTX and names (the
  * record keeps its log). */
-static cucore_status object_from_record(cc_cache_record *r, const char *name,
-                                        cucore_object **out) {
+static cucore_status object_from_record(cc_cache_record *r, const char *name, cucore_object **out) {
   cucore_object *o = NULL;
   cucore_status st = cc_object_new(r->type, r->code, r->size, name, &o);
   r->code = NULL; /* taken (freed on failure) */
@@ -733,8 +734,10 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
   int64_t t0 = cc_phase_clock();
   cc_cache_job job;
-  cc_cache_request rq = {p->type, target, arch, suffix, p->name, p->code, p->size, p->opts,
-                         (const char *const *)p->exprs, p->expr_count, NULL};
+  cc_cache_request rq = {p->type,       target,  arch,
+                         suffix,        p->name, p->code,
+                         p->size,       p->opts, (const char *const *)p->exprs,
+                         p->expr_count, NULL};
   cc_cache_job_begin(&job, &p->cache, &rq, &object_ops);
   for (int i = 0; i < p->module_count; i++)
     cc_cache_job_add_module(&job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
@@ -745,9 +748,7 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   cc_cache_found found = cc_cache_job_lookup(&job, &kept, &cached_log, &rec);
   cc_phase_done(CUCORE_PHASE_CACHE_LOOKUP, t0);
   switch (found) {
-  case CC_CACHE_FOUND_MEMORY:
-    *out = kept;
-    return set_log(p, cached_log);
+  case CC_CACHE_FOUND_MEMORY: *out = kept; return set_log(p, cached_log);
   case CC_CACHE_FOUND_DISK:
     if (object_from_record(&rec, p->name, out) == CUCORE_OK) {
       *out = cc_cache_job_keep(&job, *out, (*out)->size, rec.log);
@@ -815,4 +816,3 @@ cucore_status cucore_program_set_cache_digest(cucore_program *prog, const char *
   s->digest = copy;
   return CUCORE_OK;
 }
-

@@ -38,10 +38,10 @@
 #define KB 1024
 
 /* Values shared by every architecture in the table. */
-#define CC_COMMON                                                                             \
-  .warp_size = 32, .max_threads_per_block = 1024, .regs_per_sm = 64 * 1024,                   \
-  .max_regs_per_block = 64 * 1024, .max_regs_per_thread = 255, .reg_alloc_unit = 256,         \
-  .warp_alloc_granularity = 4, .shared_per_block = 48 * KB, .max_barriers_per_block = 16,     \
+#define CC_COMMON                                                                         \
+  .warp_size = 32, .max_threads_per_block = 1024, .regs_per_sm = 64 * 1024,               \
+  .max_regs_per_block = 64 * 1024, .max_regs_per_thread = 255, .reg_alloc_unit = 256,     \
+  .warp_alloc_granularity = 4, .shared_per_block = 48 * KB, .max_barriers_per_block = 16, \
   .sm_count = 0
 
 /* Carveout lists, the count first ([PG13] Table 32, [PG12] for 7.0/7.2). */
@@ -49,42 +49,52 @@
 #define CC_CARVE_TURING 2, 32 * KB, 64 * KB
 #define CC_CARVE_100K 6, 0, 8 * KB, 16 * KB, 32 * KB, 64 * KB, 100 * KB
 #define CC_CARVE_164K 8, 0, 8 * KB, 16 * KB, 32 * KB, 64 * KB, 100 * KB, 132 * KB, 164 * KB
-#define CC_CARVE_228K                                                                         \
+#define CC_CARVE_228K \
   10, 0, 8 * KB, 16 * KB, 32 * KB, 64 * KB, 100 * KB, 132 * KB, 164 * KB, 196 * KB, 228 * KB
 
 /* One row per architecture:
  *   arch, name, family, warps/SM, blocks/SM, shared/SM, opt-in/block, reserved/block,
  *   shared granularity, barriers/SM, barrier limit applied, carveouts. */
-#define CC_ROW(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS,       \
-               BARS_APPLY, CARVE)                                                             \
-  CC_ROW_(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS,            \
-          BARS_APPLY, CARVE)
-#define CC_ROW_(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS,      \
-                BARS_APPLY, NCARVE, ...)                                                      \
-  {CC_COMMON, .arch = ARCH, .name = NAME, .family = FAMILY, .max_warps_per_sm = WARPS,        \
-   .max_threads_per_sm = (WARPS) * 32, .max_blocks_per_sm = BLOCKS,                           \
-   .shared_per_sm = SMEM_SM, .shared_per_block_optin = OPTIN,                                 \
-   .reserved_shared_per_block = RESERVED, .shared_alloc_granularity = GRAN,                   \
-   .barriers_per_sm = BARS, .barrier_limit_applies = BARS_APPLY, .carveout_count = NCARVE,    \
-   .carveout_bytes = {__VA_ARGS__}}
+#define CC_ROW(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS,        \
+               BARS_APPLY, CARVE)                                                              \
+  CC_ROW_(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS, BARS_APPLY, \
+          CARVE)
+#define CC_ROW_(ARCH, NAME, FAMILY, WARPS, BLOCKS, SMEM_SM, OPTIN, RESERVED, GRAN, BARS, \
+                BARS_APPLY, NCARVE, ...)                                                 \
+  {                                                                                      \
+    CC_COMMON, .arch = ARCH, .name = NAME, .family = FAMILY, .max_warps_per_sm = WARPS,  \
+               .max_threads_per_sm = (WARPS)*32, .max_blocks_per_sm = BLOCKS,            \
+               .shared_per_sm = SMEM_SM, .shared_per_block_optin = OPTIN,                \
+               .reserved_shared_per_block = RESERVED, .shared_alloc_granularity = GRAN,  \
+               .barriers_per_sm = BARS, .barrier_limit_applies = BARS_APPLY,             \
+               .carveout_count = NCARVE, .carveout_bytes = {                             \
+                 __VA_ARGS__                                                             \
+               }                                                                         \
+  }
 
 static const cc_arch_limits cc_arch_rows[] = {
-    /*     arch name      family      warps blk shared/SM opt-in/blk reserved gran bars apply carveouts */
-    CC_ROW(70,  "sm_70",  "Volta",     64, 32,  96 * KB,  96 * KB,      0, 256, 64, 0, CC_CARVE_VOLTA),
-    CC_ROW(72,  "sm_72",  "Volta",     64, 32,  96 * KB,  96 * KB,      0, 256, 64, 0, CC_CARVE_VOLTA),
-    CC_ROW(75,  "sm_75",  "Turing",    32, 16,  64 * KB,  64 * KB,      0, 256, 32, 0, CC_CARVE_TURING),
-    CC_ROW(80,  "sm_80",  "Ampere",    64, 32, 164 * KB, 163 * KB, 1 * KB, 128, 64, 0, CC_CARVE_164K),
-    CC_ROW(86,  "sm_86",  "Ampere",    48, 16, 100 * KB,  99 * KB, 1 * KB, 128, 16, 0, CC_CARVE_100K),
-    CC_ROW(87,  "sm_87",  "Ampere",    48, 16, 164 * KB, 163 * KB, 1 * KB, 128, 16, 0, CC_CARVE_164K),
-    CC_ROW(89,  "sm_89",  "Ada",       48, 24, 100 * KB,  99 * KB, 1 * KB, 128, 24, 0, CC_CARVE_100K),
-    CC_ROW(90,  "sm_90",  "Hopper",    64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1, CC_CARVE_228K),
-    CC_ROW(100, "sm_100", "Blackwell", 64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1, CC_CARVE_228K),
+    /* arch name family warps blk shared/SM opt-in/blk reserved gran bars apply carveouts */
+    CC_ROW(70, "sm_70", "Volta", 64, 32, 96 * KB, 96 * KB, 0, 256, 64, 0, CC_CARVE_VOLTA),
+    CC_ROW(72, "sm_72", "Volta", 64, 32, 96 * KB, 96 * KB, 0, 256, 64, 0, CC_CARVE_VOLTA),
+    CC_ROW(75, "sm_75", "Turing", 32, 16, 64 * KB, 64 * KB, 0, 256, 32, 0, CC_CARVE_TURING),
+    CC_ROW(80, "sm_80", "Ampere", 64, 32, 164 * KB, 163 * KB, 1 * KB, 128, 64, 0, CC_CARVE_164K),
+    CC_ROW(86, "sm_86", "Ampere", 48, 16, 100 * KB, 99 * KB, 1 * KB, 128, 16, 0, CC_CARVE_100K),
+    CC_ROW(87, "sm_87", "Ampere", 48, 16, 164 * KB, 163 * KB, 1 * KB, 128, 16, 0, CC_CARVE_164K),
+    CC_ROW(89, "sm_89", "Ada", 48, 24, 100 * KB, 99 * KB, 1 * KB, 128, 24, 0, CC_CARVE_100K),
+    CC_ROW(90, "sm_90", "Hopper", 64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1, CC_CARVE_228K),
+    CC_ROW(100, "sm_100", "Blackwell", 64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1,
+           CC_CARVE_228K),
     /* sm_101: CUDA 12.8/12.9's name for the chip CUDA 13 calls sm_110 ([OCC] case 10.1). */
-    CC_ROW(101, "sm_101", "Blackwell", 48, 24, 228 * KB, 227 * KB, 1 * KB, 128, 24, 1, CC_CARVE_228K),
-    CC_ROW(103, "sm_103", "Blackwell", 64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1, CC_CARVE_228K),
-    CC_ROW(110, "sm_110", "Blackwell", 48, 24, 228 * KB, 227 * KB, 1 * KB, 128, 24, 1, CC_CARVE_228K),
-    CC_ROW(120, "sm_120", "Blackwell", 48, 24, 100 * KB,  99 * KB, 1 * KB, 128, 24, 1, CC_CARVE_100K),
-    CC_ROW(121, "sm_121", "Blackwell", 48, 24, 100 * KB,  99 * KB, 1 * KB, 128, 24, 1, CC_CARVE_100K),
+    CC_ROW(101, "sm_101", "Blackwell", 48, 24, 228 * KB, 227 * KB, 1 * KB, 128, 24, 1,
+           CC_CARVE_228K),
+    CC_ROW(103, "sm_103", "Blackwell", 64, 32, 228 * KB, 227 * KB, 1 * KB, 128, 64, 1,
+           CC_CARVE_228K),
+    CC_ROW(110, "sm_110", "Blackwell", 48, 24, 228 * KB, 227 * KB, 1 * KB, 128, 24, 1,
+           CC_CARVE_228K),
+    CC_ROW(120, "sm_120", "Blackwell", 48, 24, 100 * KB, 99 * KB, 1 * KB, 128, 24, 1,
+           CC_CARVE_100K),
+    CC_ROW(121, "sm_121", "Blackwell", 48, 24, 100 * KB, 99 * KB, 1 * KB, 128, 24, 1,
+           CC_CARVE_100K),
 };
 
 const cc_arch_limits *cc_arch_limits_find(int arch) {

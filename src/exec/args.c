@@ -71,14 +71,33 @@ cucore_status cucore_args_reset(cucore_args *a) {
 }
 
 typedef enum given_type {
-  G_I8, G_U8, G_I16, G_U16, G_I32, G_U32, G_I64, G_U64, G_F16, G_BF16, G_F32, G_F64, G_PTR,
-  G_HOST_PTR, G_BYTES, G_TEX, G_SURF, G_TMAP
+  G_I8,
+  G_U8,
+  G_I16,
+  G_U16,
+  G_I32,
+  G_U32,
+  G_I64,
+  G_U64,
+  G_F16,
+  G_BF16,
+  G_F32,
+  G_F64,
+  G_PTR,
+  G_HOST_PTR,
+  G_BYTES,
+  G_TEX,
+  G_SURF,
+  G_TMAP
 } given_type;
 
 static const char *const given_names[] = {
-    "an int8", "a uint8", "an int16", "a uint16", "an int32", "a uint32", "an int64", "a uint64",
-    "a half", "a bfloat16", "a float", "a double", "a device pointer", "a host pointer",
-    "bytes", "a texture object", "a surface object", "a tensor map (128 bytes, 64-aligned)"};
+    "an int8",          "a uint8",          "an int16",
+    "a uint16",         "an int32",         "a uint32",
+    "an int64",         "a uint64",         "a half",
+    "a bfloat16",       "a float",          "a double",
+    "a device pointer", "a host pointer",   "bytes",
+    "a texture object", "a surface object", "a tensor map (128 bytes, 64-aligned)"};
 
 static const char *kind_text(cucore_param_kind k) {
   switch (k) {
@@ -95,10 +114,10 @@ static int kind_accepts(cucore_param_kind k, given_type g) {
   switch (k) {
   case CUCORE_PARAM_UNKNOWN:
   case CUCORE_PARAM_BYTES: return 1;
-  case CUCORE_PARAM_FLOAT: return g == G_F16 || g == G_BF16 || g == G_F32 || g == G_F64 || g == G_BYTES;
+  case CUCORE_PARAM_FLOAT:
+    return g == G_F16 || g == G_BF16 || g == G_F32 || g == G_F64 || g == G_BYTES;
   case CUCORE_PARAM_INT:
-  case CUCORE_PARAM_POINTER:
-    return !(g == G_F16 || g == G_BF16 || g == G_F32 || g == G_F64);
+  case CUCORE_PARAM_POINTER: return !(g == G_F16 || g == G_BF16 || g == G_F32 || g == G_F64);
   }
   return 1;
 }
@@ -113,8 +132,10 @@ static cucore_status keep(cucore_args *a, cucore_status st) {
 
 static const char *size_hint(const cucore_param_info *p, uint32_t got, given_type g) {
   int fl = p->kind == CUCORE_PARAM_FLOAT, unknown = p->kind == CUCORE_PARAM_UNKNOWN;
-  if (p->size == 4 && got == 8 && g == G_F64 && (fl || unknown)) return " (a double given for a float?)";
-  if (p->size == 8 && got == 4 && g == G_F32 && (fl || unknown)) return " (a float given for a double?)";
+  if (p->size == 4 && got == 8 && g == G_F64 && (fl || unknown))
+    return " (a double given for a float?)";
+  if (p->size == 8 && got == 4 && g == G_F32 && (fl || unknown))
+    return " (a float given for a double?)";
   if (p->size == 8 && got == 4) return " (a 32-bit value given for a 64-bit integer or a pointer?)";
   if (p->size == 4 && got == 8) return " (a 64-bit value or a pointer given for a 32-bit one?)";
   return "";
@@ -128,7 +149,10 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
       return keep(a, cc_fail(CUCORE_ARG_COUNT,
                              "kernel `%s` takes %d parameter%s; a %d%s argument (%s) was given",
                              k->asked, k->param_count, k->param_count == 1 ? "" : "s", index + 1,
-                             index == 0 ? "st" : index == 1 ? "nd" : index == 2 ? "rd" : "th",
+                             index == 0   ? "st"
+                             : index == 1 ? "nd"
+                             : index == 2 ? "rd"
+                                          : "th",
                              given_names[g]));
     return keep(a, cc_fail(CUCORE_ARG_COUNT,
                            "kernel `%s` takes %d parameters; argument index %d is out of range",
@@ -143,21 +167,21 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
                            given_names[g], size_hint(p, size, g)));
   if (CC_UNLIKELY(!kind_accepts(p->kind, g)))
     return keep(a, cc_fail(CUCORE_ARG_TYPE,
-                           "argument %d of `%s` is %s of %u bytes; the value given is %s",
-                           index, k->asked, kind_text(p->kind), p->size, given_names[g]));
+                           "argument %d of `%s` is %s of %u bytes; the value given is %s", index,
+                           k->asked, kind_text(p->kind), p->size, given_names[g]));
   /* The alignment a by-value aggregate was declared with must be the kernel's. Parameters
    * are aligned in constant bank 0, whose parameter base is 16-byte aligned on every arch but
    * not always 32/64-byte aligned, so the offset only tells alignments up to 16. Raw bytes
    * (alignment 1) are not checked. */
   if (CC_UNLIKELY(align > 1 && (p->align ? p->align != align : (align <= 16 && p->offset % align))))
-    return keep(a, cc_fail(CUCORE_ARG_ALIGNMENT,
-                           "argument %d of `%s` is at offset %u%s%u; the value given is aligned "
-                           "to %u bytes: the type's alignment differs from the kernel's "
-                           "(declare both with the same alignas / __align__)",
-                           index, k->asked, p->offset,
-                           p->align ? " with alignment " : ", which allows alignment up to ",
-                           p->align ? p->align : (p->offset ? (p->offset & -p->offset) : 16u),
-                           align));
+    return keep(a,
+                cc_fail(CUCORE_ARG_ALIGNMENT,
+                        "argument %d of `%s` is at offset %u%s%u; the value given is aligned "
+                        "to %u bytes: the type's alignment differs from the kernel's "
+                        "(declare both with the same alignas / __align__)",
+                        index, k->asked, p->offset,
+                        p->align ? " with alignment " : ", which allows alignment up to ",
+                        p->align ? p->align : (p->offset ? (p->offset & -p->offset) : 16u), align));
   /* Strict pointer checks (memory/pointer.c): off by default, a load and a test when off. */
   if (CC_UNLIKELY(a->check_dev != NULL || cc_mem_strict_global()) && size == 8 &&
       (g == G_PTR || g == G_HOST_PTR ||
@@ -175,16 +199,16 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
   return CUCORE_OK;
 }
 
-#define SETTER(suffix, ctype, gtype)                                                          \
-  cucore_status cucore_args_set_##suffix(cucore_args *a, int index, ctype v) {                \
-    cc_begin();                                                                               \
-    CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_" #suffix, "args");                             \
-    return bind(a, index, &v, (uint32_t)sizeof v, 1, gtype);                                  \
-  }                                                                                           \
-  cucore_status cucore_args_push_##suffix(cucore_args *a, ctype v) {                          \
-    cc_begin();                                                                               \
-    CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_" #suffix, "args");                            \
-    return bind(a, a->next++, &v, (uint32_t)sizeof v, 1, gtype);                              \
+#define SETTER(suffix, ctype, gtype)                                           \
+  cucore_status cucore_args_set_##suffix(cucore_args *a, int index, ctype v) { \
+    cc_begin();                                                                \
+    CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_" #suffix, "args");              \
+    return bind(a, index, &v, (uint32_t)sizeof v, 1, gtype);                   \
+  }                                                                            \
+  cucore_status cucore_args_push_##suffix(cucore_args *a, ctype v) {           \
+    cc_begin();                                                                \
+    CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_" #suffix, "args");             \
+    return bind(a, a->next++, &v, (uint32_t)sizeof v, 1, gtype);               \
   }
 
 SETTER(i8, int8_t, G_I8)
@@ -310,7 +334,6 @@ cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_params, void
   if (buffer_size) *buffer_size = a->k->param_bytes;
   return CUCORE_OK;
 }
-
 
 cucore_status cc_args_clone(const cucore_args *a, cucore_args **out) {
   cucore_status st = args_new(a->k, out);

@@ -11,13 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const attr_names[CUCORE_KATTR_COUNT] = {
-    "max_threads_per_block", "shared_size_bytes", "const_size_bytes", "local_size_bytes",
-    "num_regs", "ptx_version", "binary_version", "cache_mode_ca",
-    "max_dynamic_shared_size_bytes", "preferred_shared_memory_carveout",
-    "cluster_size_must_be_set", "required_cluster_width", "required_cluster_height",
-    "required_cluster_depth", "non_portable_cluster_size_allowed",
-    "cluster_scheduling_policy_preference"};
+static const char *const attr_names[CUCORE_KATTR_COUNT] = {"max_threads_per_block",
+                                                           "shared_size_bytes",
+                                                           "const_size_bytes",
+                                                           "local_size_bytes",
+                                                           "num_regs",
+                                                           "ptx_version",
+                                                           "binary_version",
+                                                           "cache_mode_ca",
+                                                           "max_dynamic_shared_size_bytes",
+                                                           "preferred_shared_memory_carveout",
+                                                           "cluster_size_must_be_set",
+                                                           "required_cluster_width",
+                                                           "required_cluster_height",
+                                                           "required_cluster_depth",
+                                                           "non_portable_cluster_size_allowed",
+                                                           "cluster_scheduling_policy_preference"};
 
 const char *cucore_kernel_attr_name(cucore_kernel_attr attr) {
   return ((int)attr >= 0 && attr < CUCORE_KATTR_COUNT) ? attr_names[attr] : "unknown_attribute";
@@ -34,7 +43,8 @@ static int gpu_present(void) {
 static void finish_layout(cucore_kernel *k) {
   uint32_t bytes = 0;
   for (int i = 0; i < k->param_count; i++)
-    if (k->params[i].offset + k->params[i].size > bytes) bytes = k->params[i].offset + k->params[i].size;
+    if (k->params[i].offset + k->params[i].size > bytes)
+      bytes = k->params[i].offset + k->params[i].size;
   k->param_bytes = bytes;
 }
 
@@ -43,7 +53,7 @@ static void finish_layout(cucore_kernel *k) {
 cucore_status cc_kernel_driver_layout(cucore_kernel *k) {
   const char *call = k->ckernel ? "cuKernelGetParamInfo" : "cuFuncGetParamInfo";
   cucore_status st = k->ckernel ? CC_DRV_REQUIRE(cuKernelGetParamInfo)
-                                 : CC_DRV_REQUIRE(cuFuncGetParamInfo);
+                                : CC_DRV_REQUIRE(cuFuncGetParamInfo);
   if (st == CUCORE_OK) st = cc_ensure_context(); /* the driver answers inside a context */
   if (st != CUCORE_OK) return st;
   size_t cap = 0;
@@ -169,7 +179,8 @@ cucore_status cucore_object_get_kernel(cucore_object *obj, const char *name, cuc
         const char *s = symbol_of_demangled(obj, name, resolved, sizeof resolved);
         if (s != name) {
           char *copy = cc_strdup(s, "a kernel name");
-          if (!copy) st = CUCORE_HOST_OUT_OF_MEMORY;
+          if (!copy)
+            st = CUCORE_HOST_OUT_OF_MEMORY;
           else {
             free(k->name);
             k->name = copy;
@@ -239,7 +250,7 @@ cucore_status cucore_kernel_destroy(cucore_kernel *k) {
   if (!k) return CUCORE_OK;
   CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_destroy", "kernel");
   cc_handle_kill(k, CC_KIND_KERNEL); /* dead to the caller at once, whoever else holds it */
-  cc_kernel_release(k); /* graphs that use the kernel keep it until they are done */
+  cc_kernel_release(k);              /* graphs that use the kernel keep it until they are done */
   return CUCORE_OK;
 }
 
@@ -272,9 +283,10 @@ cucore_status cucore_kernel_get_param(const cucore_kernel *k, int index, cucore_
   CC_CHECK_HANDLE(k, KERNEL, "cucore_kernel_get_param", "kernel");
   CC_CHECK_ARG(out, "cucore_kernel_get_param", "out");
   if (index < 0 || index >= k->param_count)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_kernel_get_param: kernel `%s` has %d parameters; index %d is out of range",
-                   k->name, k->param_count, index);
+    return cc_fail(
+        CUCORE_INVALID_ARGUMENT,
+        "cucore_kernel_get_param: kernel `%s` has %d parameters; index %d is out of range", k->name,
+        k->param_count, index);
   *out = k->params[index];
   return CUCORE_OK;
 }
@@ -325,14 +337,12 @@ static cucore_status dev_function(cucore_kernel *k, cucore_device *dev, cc_kerne
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuKernelGetFunction)(&d->fn, k->ckernel);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name,
-                      dev->ordinal);
+    return cc_fail_cu(r, "cuKernelGetFunction", "kernel `%s` on device %d", k->name, dev->ordinal);
   return CUCORE_OK;
 }
 
 /* The kernel's own limits on `dev` (an attribute the driver does not know stays 0). */
-static cucore_status read_function_attrs(cucore_kernel *k, cucore_device *dev,
-                                         cc_kernel_dev *d) {
+static cucore_status read_function_attrs(cucore_kernel *k, cucore_device *dev, cc_kernel_dev *d) {
   const struct {
     int *dst;
     CUfunction_attribute a;
@@ -354,8 +364,8 @@ static cucore_status read_function_attrs(cucore_kernel *k, cucore_device *dev,
     if (dev->green) { /* d->fn is the CUkernel, which cuFuncGetAttribute does not take */
       r = DRV(cuKernelGetAttribute)(fattrs[i].dst, fattrs[i].a, k->ckernel, dev->cudev);
       if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
-        return cc_fail_cu(r, "cuKernelGetAttribute",
-                          "kernel `%s` on a green context, attribute %s", k->name, attr);
+        return cc_fail_cu(r, "cuKernelGetAttribute", "kernel `%s` on a green context, attribute %s",
+                          k->name, attr);
       continue;
     }
     r = DRV(cuFuncGetAttribute)(fattrs[i].dst, fattrs[i].a, d->fn);
@@ -461,8 +471,8 @@ static cucore_status function_of(cucore_kernel *k, cucore_device *dev, CUfunctio
   if (k->foreign_fn) {
     if (dev->ctx != k->foreign_ctx)
       return cc_fail(CUCORE_INVALID_DEVICE,
-                     "kernel `%s` wraps a CUfunction of another context than device %d's",
-                     k->name, dev->ordinal);
+                     "kernel `%s` wraps a CUfunction of another context than device %d's", k->name,
+                     dev->ordinal);
     *out = k->foreign_fn;
     return CUCORE_OK;
   }
@@ -505,8 +515,7 @@ static cucore_status unloaded_function_of(cucore_kernel *k, CUfunction *out) {
       *out = fs[i];
   }
   free(fs);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuModuleEnumerateFunctions", "kernel `%s`", k->name);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuModuleEnumerateFunctions", "kernel `%s`", k->name);
   if (!*out)
     return cc_fail(CUCORE_NOT_FOUND, "kernel `%s` is not among its module's functions", k->name);
   return CUCORE_OK;
@@ -536,8 +545,8 @@ cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
   CUfunction fn = NULL;
   st = k->ckernel ? CC_DRV_REQUIRE(cuKernelGetAttribute) : function_of(k, dev, &fn);
   if (st != CUCORE_OK) return st;
-  CUresult r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr,
-                                                     k->ckernel, dev->cudev)
+  CUresult r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel,
+                                                      dev->cudev)
                           : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
   if (r == CUDA_ERROR_FUNCTION_NOT_LOADED) {
     /* Lazy loading: this attribute needs the function loaded (the driver's rule); load it. */
@@ -546,9 +555,9 @@ cucore_status cucore_kernel_get_attribute(cucore_kernel *k, cucore_device *dev,
     if (st != CUCORE_OK) return st;
     r = DRV(cuFuncLoad)(fn);
     if (r == CUDA_SUCCESS)
-      r = k->ckernel ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel,
-                                                 dev->cudev)
-                     : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
+      r = k->ckernel
+              ? DRV(cuKernelGetAttribute)(value, (CUfunction_attribute)attr, k->ckernel, dev->cudev)
+              : DRV(cuFuncGetAttribute)(value, (CUfunction_attribute)attr, fn);
   }
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, k->ckernel ? "cuKernelGetAttribute" : "cuFuncGetAttribute",
@@ -582,8 +591,7 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
   case CUCORE_KATTR_REQUIRED_CLUSTER_HEIGHT:
   case CUCORE_KATTR_REQUIRED_CLUSTER_DEPTH:
   case CUCORE_KATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-  case CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-    break;
+  case CUCORE_KATTR_CLUSTER_SCHEDULING_POLICY_PREFERENCE: break;
   default:
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_kernel_set_attribute: %s is read-only; the settable attributes are "
@@ -593,8 +601,8 @@ cucore_status cucore_kernel_set_attribute(cucore_kernel *k, cucore_device *dev,
                    cucore_kernel_attr_name(attr));
   }
   if (k->ckernel && (st = CC_DRV_REQUIRE(cuKernelSetAttribute)) != CUCORE_OK) return st;
-  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value,
-                                                     k->ckernel, dev->cudev)
+  CUresult r = k->ckernel ? DRV(cuKernelSetAttribute)((CUfunction_attribute)attr, value, k->ckernel,
+                                                      dev->cudev)
                           : DRV(cuFuncSetAttribute)(d->fn, (CUfunction_attribute)attr, value);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, k->ckernel ? "cuKernelSetAttribute" : "cuFuncSetAttribute",
@@ -624,9 +632,9 @@ cucore_status cucore_kernel_set_cache_config(cucore_kernel *k, cucore_device *de
   CUfunction fn = NULL;
   st = k->ckernel ? CC_DRV_REQUIRE(cuKernelSetCacheConfig) : function_of(k, dev, &fn);
   if (st != CUCORE_OK) return st;
-  CUresult r = k->ckernel ? DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config,
-                                                       dev->cudev)
-                          : DRV(cuFuncSetCacheConfig)(fn, (CUfunc_cache)config);
+  CUresult r = k->ckernel
+                   ? DRV(cuKernelSetCacheConfig)(k->ckernel, (CUfunc_cache)config, dev->cudev)
+                   : DRV(cuFuncSetCacheConfig)(fn, (CUfunc_cache)config);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, k->ckernel ? "cuKernelSetCacheConfig" : "cuFuncSetCacheConfig",
                       "kernel `%s`, device %d", k->name, dev->ordinal);
@@ -689,7 +697,8 @@ cucore_status cucore_kernel_get_module(cucore_kernel *k, cucore_device *dev, voi
   return CUCORE_OK;
 }
 
-cucore_status cucore_kernel_get_function_name(cucore_kernel *k, cucore_device *dev, const char **name) {
+cucore_status cucore_kernel_get_function_name(cucore_kernel *k, cucore_device *dev,
+                                              const char **name) {
   cc_begin();
   CC_CHECK_ARG(name, "cucore_kernel_get_function_name", "name");
   *name = NULL;
@@ -735,14 +744,14 @@ cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *sign
     const char *name;
     cucore_param_kind kind;
     uint32_t size; /* 0: any (bytes) */
-  } types[] = {{"i8", CUCORE_PARAM_INT, 1},    {"u8", CUCORE_PARAM_INT, 1},
-               {"i16", CUCORE_PARAM_INT, 2},   {"u16", CUCORE_PARAM_INT, 2},
-               {"i32", CUCORE_PARAM_INT, 4},   {"u32", CUCORE_PARAM_INT, 4},
-               {"i64", CUCORE_PARAM_INT, 8},   {"u64", CUCORE_PARAM_INT, 8},
-               {"f16", CUCORE_PARAM_FLOAT, 2}, {"bf16", CUCORE_PARAM_FLOAT, 2},
-               {"f32", CUCORE_PARAM_FLOAT, 4}, {"f64", CUCORE_PARAM_FLOAT, 8},
+  } types[] = {{"i8", CUCORE_PARAM_INT, 1},      {"u8", CUCORE_PARAM_INT, 1},
+               {"i16", CUCORE_PARAM_INT, 2},     {"u16", CUCORE_PARAM_INT, 2},
+               {"i32", CUCORE_PARAM_INT, 4},     {"u32", CUCORE_PARAM_INT, 4},
+               {"i64", CUCORE_PARAM_INT, 8},     {"u64", CUCORE_PARAM_INT, 8},
+               {"f16", CUCORE_PARAM_FLOAT, 2},   {"bf16", CUCORE_PARAM_FLOAT, 2},
+               {"f32", CUCORE_PARAM_FLOAT, 4},   {"f64", CUCORE_PARAM_FLOAT, 8},
                {"ptr", CUCORE_PARAM_POINTER, 8}, {"tex", CUCORE_PARAM_INT, 8},
-               {"surf", CUCORE_PARAM_INT, 8},  {"bytes", CUCORE_PARAM_BYTES, 0}};
+               {"surf", CUCORE_PARAM_INT, 8},    {"bytes", CUCORE_PARAM_BYTES, 0}};
   cucore_param_kind kinds[256];
   int n = 0;
   const char *p = signature;
@@ -758,7 +767,8 @@ cucore_status cucore_kernel_declare_signature(cucore_kernel *k, const char *sign
       return cc_fail(CUCORE_PARSE_ERROR, "%s: `%s`: parameter %d is empty", fn, signature, n);
     }
     size_t t = 0;
-    while (t < CC_ARRAY_LEN(types) && (strlen(types[t].name) != len || strncmp(types[t].name, start, len)))
+    while (t < CC_ARRAY_LEN(types) &&
+           (strlen(types[t].name) != len || strncmp(types[t].name, start, len)))
       t++;
     if (t == CC_ARRAY_LEN(types))
       return cc_fail(CUCORE_PARSE_ERROR,

@@ -12,8 +12,8 @@
 
 /* What a launch on one device needs to know, read once per kernel and device. */
 typedef struct cc_kernel_dev {
-  CUcontext ctx; /* the key */
-  int ordinal;   /* the device's, for messages (values: a device handle may be closed and */
+  CUcontext ctx;  /* the key */
+  int ordinal;    /* the device's, for messages (values: a device handle may be closed and */
   CUdevice cudev; /* another opened on the same primary context) */
   CUfunction fn;
   int max_threads, static_smem, max_dyn_smem, regs, local_bytes;
@@ -23,19 +23,19 @@ typedef struct cc_kernel_dev {
 } cc_kernel_dev;
 
 struct cucore_kernel {
-  cc_handle hdr; /* first: the magic word of base/handle.h */
+  cc_handle hdr;           /* first: the magic word of base/handle.h */
   _Atomic uint64_t serial; /* unique in the process (a freed kernel's address may be reused);
                               renewed when a setting changes what a launch may do, which
                               forgets the launch checks remembered under the old one */
-  atomic_int refs;    /* the user's (cucore_kernel_destroy drops it), one per graph using it */
-  cucore_object *obj; /* a reference is held */
-  char *name;         /* symbol */
-  char *asked;        /* what the caller asked for (a name expression, or the symbol) */
+  atomic_int refs;         /* the user's (cucore_kernel_destroy drops it), one per graph using it */
+  cucore_object *obj;      /* a reference is held */
+  char *name;              /* symbol */
+  char *asked;             /* what the caller asked for (a name expression, or the symbol) */
   int param_count;
   cucore_param_info *params;
   uint32_t param_bytes;
   const char *layout_source;
-  CUkernel ckernel; /* NULL until loaded */
+  CUkernel ckernel;      /* NULL until loaded */
   CUfunction foreign_fn; /* a wrapped CUfunction (cucore_kernel_from_cufunction), else NULL */
   CUcontext foreign_ctx; /* its context: the one device it runs on */
   pthread_mutex_t lock;
@@ -64,9 +64,9 @@ void cc_kernel_release(void *k);
 struct cucore_args {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   const cucore_kernel *k;
-  unsigned char *buf;  /* the packed parameter buffer, laid out at the kernel's offsets */
-  void **ptrs;         /* kernelParams: ptrs[i] = buf + offset[i] */
-  unsigned char *set;  /* set[i]: parameter i has a value */
+  unsigned char *buf; /* the packed parameter buffer, laid out at the kernel's offsets */
+  void **ptrs;        /* kernelParams: ptrs[i] = buf + offset[i] */
+  unsigned char *set; /* set[i]: parameter i has a value */
   int set_count;
   int next;            /* the index of the next push */
   cucore_status error; /* the first error, kept until reset */
@@ -119,12 +119,11 @@ enum { CC_LAUNCH_ON_STREAM = 0, CC_LAUNCH_IN_GRAPH = 1 };
  * attribute count, the kernel's facts on the device, block, grid, dynamic shared memory (raised
  * when needed), clusters, attributes, cooperative grids (also when `cooperative_api`). The
  * device's context must be current. Fills *d and *shape. */
-cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
-                              const cucore_launch_config *cfg, int purpose, int cooperative_api,
-                              const char *fn, cc_kernel_dev **d, cc_launch_shape *shape);
+cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev, const cucore_launch_config *cfg,
+                              int purpose, int cooperative_api, const char *fn, cc_kernel_dev **d,
+                              cc_launch_shape *shape);
 /* Explains a launch or kernel node the driver refused (`call` failed with `r`). */
-cucore_status cc_launch_explain(cucore_kernel *k, const cc_kernel_dev *d,
-                                const cc_launch_shape *s, const cucore_launch_config *cfg,
-                                CUresult r, const char *call);
+cucore_status cc_launch_explain(cucore_kernel *k, const cc_kernel_dev *d, const cc_launch_shape *s,
+                                const cucore_launch_config *cfg, CUresult r, const char *call);
 
 #endif

@@ -87,8 +87,8 @@ static unsigned dim1(unsigned v) { return v ? v : 1; }
 
 static cucore_status check_cluster(const cucore_kernel *k, const cc_kernel_dev *d,
                                    const launch_shape *s, const unsigned *dims, const char *what) {
-  return cc_check_cluster(k->asked, s->grid, dims, what, d->cluster_launch,
-                          d->non_portable_cluster, d->ordinal, d->arch);
+  return cc_check_cluster(k->asked, s->grid, dims, what, d->cluster_launch, d->non_portable_cluster,
+                          d->ordinal, d->arch);
 }
 
 static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_launch_config *cfg,
@@ -108,8 +108,8 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
       return cc_fail_dim(k->asked, 1, i, s->grid[i], d->dev_max_grid[i], d->ordinal, d->arch);
   }
   if (CC_UNLIKELY(s->threads > (unsigned long long)d->max_threads))
-    return cc_fail_block_threads(k->asked, s->block, s->threads, d->max_threads,
-                                 d->dev_max_threads, d->ordinal);
+    return cc_fail_block_threads(k->asked, s->block, s->threads, d->max_threads, d->dev_max_threads,
+                                 d->ordinal);
   /* Dynamic shared memory: within the opt-in maximum after static memory; raise the kernel's
    * limit when needed, never lower it. */
   cucore_status st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
@@ -130,12 +130,15 @@ static cucore_status preflight(cucore_kernel *k, cc_kernel_dev *d, const cucore_
     case CUCORE_LAUNCH_PROGRAMMATIC_EVENT:
     case CUCORE_LAUNCH_COMPLETION_EVENT:
       if (!a->u.event.event)
-        return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: launch attribute %d needs an event, "
-                       "and none was given", k->asked, (int)a->id);
+        return cc_fail(CUCORE_LAUNCH_CONFIG,
+                       "kernel `%s`: launch attribute %d needs an event, "
+                       "and none was given",
+                       k->asked, (int)a->id);
       if (a->u.event.event->dev->ctx != d->ctx)
-        return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: the event belongs to device %d, the "
-                       "launch is on device %d", k->asked, a->u.event.event->dev->ordinal,
-                       d->ordinal);
+        return cc_fail(CUCORE_LAUNCH_CONFIG,
+                       "kernel `%s`: the event belongs to device %d, the "
+                       "launch is on device %d",
+                       k->asked, a->u.event.event->dev->ordinal, d->ordinal);
       break;
     case CUCORE_LAUNCH_ACCESS_POLICY_WINDOW:
       if (!(a->u.access_policy.hit_ratio >= 0.0f && a->u.access_policy.hit_ratio <= 1.0f))
@@ -242,13 +245,14 @@ static CUresult driver_launch(const cc_kernel_dev *d, const cucore_launch_config
                                           cfg->shared_bytes, stream, params);
   if (CC_LIKELY(cfg->attr_count == 0))
     return DRV(cuLaunchKernel)(d->fn, shape->grid[0], shape->grid[1], shape->grid[2],
-                               shape->block[0], shape->block[1], shape->block[2],
-                               cfg->shared_bytes, stream, params, NULL);
+                               shape->block[0], shape->block[1], shape->block[2], cfg->shared_bytes,
+                               stream, params, NULL);
   CUlaunchAttribute attrs[CUCORE_MAX_LAUNCH_ATTRS];
   for (int i = 0; i < cfg->attr_count; i++) cc_launch_attr_to_cu(&cfg->attrs[i], &attrs[i]);
-  CUlaunchConfig lc = {shape->grid[0],  shape->grid[1],  shape->grid[2],    shape->block[0],
-                       shape->block[1], shape->block[2], cfg->shared_bytes, stream,
-                       attrs,           (unsigned)cfg->attr_count};
+  CUlaunchConfig lc = {shape->grid[0],           shape->grid[1],  shape->grid[2],
+                       shape->block[0],          shape->block[1], shape->block[2],
+                       cfg->shared_bytes,        stream,          attrs,
+                       (unsigned)cfg->attr_count};
   return DRV(cuLaunchKernelEx)(&lc, d->fn, params, NULL);
 }
 
@@ -280,12 +284,13 @@ _Static_assert(offsetof(cucore_launch_config, block) == offsetof(cucore_launch_c
 
 static inline int memo_matches(uint64_t serial, CUcontext ctx, const cucore_launch_config *cfg) {
   const launch_memo *m = &tls_memo;
-  return m->serial == serial && m->ctx == ctx && memcmp(m->dims, CFG_DIMS(cfg), sizeof m->dims) == 0;
+  return m->serial == serial && m->ctx == ctx &&
+         memcmp(m->dims, CFG_DIMS(cfg), sizeof m->dims) == 0;
 }
 
-cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev,
-                              const cucore_launch_config *cfg, int purpose, int cooperative_api,
-                              const char *fn, cc_kernel_dev **dp, launch_shape *shape) {
+cucore_status cc_launch_check(cucore_kernel *k, cucore_device *dev, const cucore_launch_config *cfg,
+                              int purpose, int cooperative_api, const char *fn, cc_kernel_dev **dp,
+                              launch_shape *shape) {
   if (CC_UNLIKELY(cfg->attr_count < 0 || cfg->attr_count > CUCORE_MAX_LAUNCH_ATTRS))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: cfg->attr_count %d is outside 0..%d", fn,
                    cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
@@ -328,7 +333,8 @@ static cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config
   if (st == CUCORE_OK) st = cc_capture_hold(s, k, cc_kernel_retain, cc_kernel_release);
   for (int i = 0; st == CUCORE_OK && i < cfg->attr_count; i++)
     if ((cfg->attrs[i].id == CUCORE_LAUNCH_PROGRAMMATIC_EVENT ||
-         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) && cfg->attrs[i].u.event.event)
+         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) &&
+        cfg->attrs[i].u.event.event)
       st = cc_capture_hold(s, cfg->attrs[i].u.event.event, cc_event_retain, cc_event_release);
   return st;
 }
@@ -336,9 +342,9 @@ static cucore_status capture_launch(cucore_kernel *k, const cucore_launch_config
 /* The driver refused a launch (`r`): a context reason is checked for real and the launch tried
  * once more; anything else is explained. */
 CC_COLD static cucore_status launch_refused(cucore_kernel *k, const cc_kernel_dev *d,
-                                           const cucore_launch_config *cfg,
-                                           const launch_shape *shape, void **params,
-                                           int cooperative_api, CUresult r) {
+                                            const cucore_launch_config *cfg,
+                                            const launch_shape *shape, void **params,
+                                            int cooperative_api, CUresult r) {
   cucore_stream *s = cfg->stream;
   if (r == CUDA_ERROR_INVALID_CONTEXT || r == CUDA_ERROR_INVALID_HANDLE ||
       r == CUDA_ERROR_CONTEXT_IS_DESTROYED) {
@@ -350,7 +356,7 @@ CC_COLD static cucore_status launch_refused(cucore_kernel *k, const cc_kernel_de
     r = driver_launch(d, cfg, shape, s->handle, params, cooperative_api);
     if (r == CUDA_SUCCESS) return CUCORE_OK;
   }
-  const char *call = cooperative_api ? "cuLaunchCooperativeKernel"
+  const char *call = cooperative_api   ? "cuLaunchCooperativeKernel"
                      : cfg->attr_count ? "cuLaunchKernelEx"
                                        : "cuLaunchKernel";
   cucore_status st = cc_launch_explain(k, d, shape, cfg, r, call);
@@ -362,7 +368,9 @@ static cucore_status launch_common(cucore_kernel *k, const cucore_launch_config 
                                    cucore_args *args, int force_cooperative_api, const char *fn) {
   if (CC_UNLIKELY(!k || !cfg || !args))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", fn,
-                   !k ? "kernel" : !cfg ? "cfg" : "args");
+                   !k     ? "kernel"
+                   : !cfg ? "cfg"
+                          : "args");
   CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_HANDLE(args, ARGS, fn, "args");
   cucore_status st = cc_args_check(args, k);
@@ -411,14 +419,14 @@ cucore_status cucore_launch(cucore_kernel *k, const cucore_launch_config *cfg, c
                 cc_handle_live(cfg->stream, CC_KIND_STREAM) && cfg->attr_count == 0)) {
     cucore_stream *s = cfg->stream;
     if (CC_LIKELY(cc_args_ready(args, k) && cc_device_is_current(s->dev) &&
-                  memo_matches(atomic_load_explicit(&k->serial, memory_order_acquire),
-                               s->dev->ctx, cfg) &&
+                  memo_matches(atomic_load_explicit(&k->serial, memory_order_acquire), s->dev->ctx,
+                               cfg) &&
                   (!cc_captures_active() || cc_capture_launch_ready(s, k)))) {
       const launch_memo *m = &tls_memo;
       CUresult r = DRV(cuLaunchKernel)(m->d->fn, m->shape.grid[0], m->shape.grid[1],
                                        m->shape.grid[2], m->shape.block[0], m->shape.block[1],
-                                       m->shape.block[2], cfg->shared_bytes, s->handle,
-                                       args->ptrs, NULL);
+                                       m->shape.block[2], cfg->shared_bytes, s->handle, args->ptrs,
+                                       NULL);
       if (CC_LIKELY(r == CUDA_SUCCESS)) return CUCORE_OK;
       launch_shape shape = m->shape;
       return launch_refused(k, m->d, cfg, &shape, args->ptrs, 0, r);

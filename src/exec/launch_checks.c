@@ -75,14 +75,14 @@ cucore_status cc_check_cluster(const char *kernel, const unsigned grid[3], const
   unsigned long long size = 1;
   for (int i = 0; i < 3; i++) {
     if (c[i] == 0)
-      return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: %s %ux%ux%u has a zero dimension",
-                     kernel, what, c[0], c[1], c[2]);
+      return cc_fail(CUCORE_LAUNCH_CONFIG, "kernel `%s`: %s %ux%ux%u has a zero dimension", kernel,
+                     what, c[0], c[1], c[2]);
     if (grid[i] % c[i])
       return cc_fail(CUCORE_LAUNCH_CONFIG,
                      "kernel `%s`: grid %ux%ux%u is not a multiple of the %s %ux%ux%u "
                      "(dimension %c: %u %% %u = %u)",
-                     kernel, grid[0], grid[1], grid[2], what, c[0], c[1], c[2], "xyz"[i],
-                     grid[i], c[i], grid[i] % c[i]);
+                     kernel, grid[0], grid[1], grid[2], what, c[0], c[1], c[2], "xyz"[i], grid[i],
+                     c[i], grid[i] % c[i]);
     size *= c[i];
   }
   unsigned long long limit = non_portable ? 16 : 8;

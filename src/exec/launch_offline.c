@@ -37,8 +37,7 @@ static cucore_status check_shape(const char *name, const cucore_kernel_info *inf
                                                                  : info->max_threads_per_block;
   if (kernel_max > lim->max_threads_per_block) kernel_max = lim->max_threads_per_block;
   if (threads > (unsigned long long)kernel_max)
-    return cc_fail_block_threads(name, block, threads, kernel_max, lim->max_threads_per_block,
-                                 -1);
+    return cc_fail_block_threads(name, block, threads, kernel_max, lim->max_threads_per_block, -1);
   if (info->reqntid[0]) {
     unsigned r[3] = {info->reqntid[0], dim1(info->reqntid[1]), dim1(info->reqntid[2])};
     if (block[0] != r[0] || block[1] != r[1] || block[2] != r[2])
@@ -55,9 +54,9 @@ static cucore_status check_shape(const char *name, const cucore_kernel_info *inf
  * the compile-time one; each checked against the grid and the architecture. A preferred
  * cluster dimension is checked too. */
 static cucore_status check_cluster_shape(const char *name, const cucore_kernel_info *info,
-                                         const cc_arch_limits *lim,
-                                         const cucore_launch_config *cfg, unsigned flags,
-                                         const unsigned grid[3], unsigned shape[3]) {
+                                         const cc_arch_limits *lim, const cucore_launch_config *cfg,
+                                         unsigned flags, const unsigned grid[3],
+                                         unsigned shape[3]) {
   const int arch = lim->arch, supported = arch >= 90;
   const int non_portable = (flags & CUCORE_CHECK_NON_PORTABLE_CLUSTER) != 0;
   const unsigned *cluster = NULL;
@@ -73,8 +72,8 @@ static cucore_status check_cluster_shape(const char *name, const cucore_kernel_i
   const int req[3] = {(int)info->cluster_dims[0], (int)info->cluster_dims[1],
                       (int)info->cluster_dims[2]};
   if (cluster) {
-    cucore_status st = cc_check_cluster(name, grid, cluster, "cluster", supported, non_portable,
-                                        -1, arch);
+    cucore_status st = cc_check_cluster(name, grid, cluster, "cluster", supported, non_portable, -1,
+                                        arch);
     if (st != CUCORE_OK) return st;
     for (int i = 0; i < 3; i++) shape[i] = i ? dim1(cluster[i]) : cluster[i];
     if (req[0] && (shape[0] != (unsigned)req[0] || shape[1] != dim1((unsigned)req[1]) ||
@@ -132,8 +131,10 @@ cucore_status cucore_kernel_check_launch_offline(cucore_kernel *k, const cucore_
   CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
   CC_CHECK_ARG(cfg, fn, "cfg");
   if (flags & ~(unsigned)CUCORE_CHECK_NON_PORTABLE_CLUSTER)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (known: "
-                   "CUCORE_CHECK_NON_PORTABLE_CLUSTER = 1)", fn, flags);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: unknown flags 0x%x (known: "
+                   "CUCORE_CHECK_NON_PORTABLE_CLUSTER = 1)",
+                   fn, flags);
   if (arch < 0 || arch > 1000)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: arch %d; expected 0 (the code's) or a compute capability as major*10 + "
@@ -144,8 +145,8 @@ cucore_status cucore_kernel_check_launch_offline(cucore_kernel *k, const cucore_
                    cfg->attr_count, CUCORE_MAX_LAUNCH_ATTRS);
   if (!k->obj)
     return cc_fail(CUCORE_NOT_SUPPORTED,
-                   "%s: kernel `%s` wraps a driver handle; cucore has no code of it to read",
-                   fn, k->asked);
+                   "%s: kernel `%s` wraps a driver handle; cucore has no code of it to read", fn,
+                   k->asked);
   cucore_binary *bin = NULL;
   const cucore_kernel_info *info = NULL;
   cucore_status st = cc_offline_kernel_info(k->obj, k->name, arch, &bin, &info);

@@ -21,7 +21,8 @@ static cucore_status check_flags(unsigned flags, const char *fn) {
 static cucore_status enter(cucore_kernel *k, cucore_device *dev, const char *fn,
                            cc_kernel_dev **d) {
   CC_CHECK_HANDLE(k, KERNEL, fn, "kernel");
-  if (!dev) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: no device (give a stream or a device)", fn);
+  if (!dev)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: no device (give a stream or a device)", fn);
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_status st = cc_device_make_current(dev);
   if (st == CUCORE_OK) st = cc_kernel_dev_get(k, dev, d);
@@ -68,8 +69,9 @@ cucore_status cucore_occupancy_max_active_blocks(cucore_kernel *k, const cucore_
   /* As a launch would: the kernel's dynamic shared memory limit is raised when needed. */
   if (st == CUCORE_OK) st = cc_kernel_fit_dynamic_smem(k, d, cfg->shared_bytes);
   if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(
-      blocks_per_sm, d->fn, (int)block_of(cfg), cfg->shared_bytes, flags);
+  CUresult r = DRV(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags)(blocks_per_sm, d->fn,
+                                                                         (int)block_of(cfg),
+                                                                         cfg->shared_bytes, flags);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
                       "kernel `%s`, block %lld, %u bytes of dynamic shared memory", k->asked,
@@ -81,13 +83,15 @@ cucore_status cucore_occupancy_max_active_blocks(cucore_kernel *k, const cucore_
  * through thread-local slots for the duration of the call. */
 static _Thread_local size_t (*tls_shared_fn)(int, void *);
 static _Thread_local void *tls_shared_user;
-static size_t shared_trampoline(int block_size) { return tls_shared_fn(block_size, tls_shared_user); }
+static size_t shared_trampoline(int block_size) {
+  return tls_shared_fn(block_size, tls_shared_user);
+}
 
 cucore_status cucore_occupancy_best_block_size(cucore_kernel *k, cucore_device *dev,
                                                size_t dynamic_shared_bytes,
                                                size_t (*shared_fn)(int, void *), void *user,
-                                               int block_size_limit, unsigned flags,
-                                               int *min_grid, int *block_size) {
+                                               int block_size_limit, unsigned flags, int *min_grid,
+                                               int *block_size) {
   cc_begin();
   const char *fn = "cucore_occupancy_best_block_size";
   CC_CHECK_ARG(min_grid, fn, "min_grid");
@@ -100,8 +104,8 @@ cucore_status cucore_occupancy_best_block_size(cucore_kernel *k, cucore_device *
   if (st != CUCORE_OK) return st;
   if (block_size_limit < 0 || block_size_limit > d->max_threads)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: block_size_limit %d is outside 0..%d (0 means kernel `%s`'s own limit)",
-                   fn, block_size_limit, d->max_threads, k->asked);
+                   "%s: block_size_limit %d is outside 0..%d (0 means kernel `%s`'s own limit)", fn,
+                   block_size_limit, d->max_threads, k->asked);
   /* As a launch would: allow what the device allows (the limit is raised, never lowered). */
   st = shared_fn ? cc_kernel_fit_dynamic_smem(k, d, (unsigned)(d->smem_optin - d->static_smem))
                  : check_smem(k, d, dynamic_shared_bytes, fn);
@@ -142,7 +146,8 @@ cucore_status cucore_occupancy_available_dynamic_shared(cucore_kernel *k, cucore
   if (blocks_per_sm < 1)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: blocks_per_sm %d must be at least 1", fn,
                    blocks_per_sm);
-  CUresult r = DRV(cuOccupancyAvailableDynamicSMemPerBlock)(bytes, d->fn, blocks_per_sm, block_size);
+  CUresult r = DRV(cuOccupancyAvailableDynamicSMemPerBlock)(bytes, d->fn, blocks_per_sm,
+                                                            block_size);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuOccupancyAvailableDynamicSMemPerBlock",
                       "kernel `%s`, %d blocks of %d threads per SM", k->asked, blocks_per_sm,
@@ -184,8 +189,8 @@ static cucore_status cluster_config(cucore_kernel *k, const cc_kernel_dev *d,
   return CUCORE_OK;
 }
 
-cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k, const cucore_launch_config *cfg,
-                                                   int *clusters) {
+cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
+                                                   const cucore_launch_config *cfg, int *clusters) {
   cc_begin();
   const char *fn = "cucore_occupancy_max_active_clusters";
   CC_CHECK_ARG(clusters, fn, "clusters");
@@ -201,7 +206,8 @@ cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k, const cucor
   st = cluster_config(k, d, cfg, 1, &lc, &attr, fn);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuOccupancyMaxActiveClusters)(clusters, d->fn, &lc);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuOccupancyMaxActiveClusters", "kernel `%s`", k->asked);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuOccupancyMaxActiveClusters", "kernel `%s`", k->asked);
   return CUCORE_OK;
 }
 
@@ -228,8 +234,7 @@ cucore_status cucore_occupancy_max_cluster_size(cucore_kernel *k, const cucore_l
 }
 
 cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
-                                      cucore_arch_limits *limits,
-                                      cucore_kernel_resources *res) {
+                                      cucore_arch_limits *limits, cucore_kernel_resources *res) {
   cc_begin();
   const char *fn = "cucore_occupancy_inputs";
   CC_CHECK_ARG(limits, fn, "limits");
@@ -245,7 +250,8 @@ cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,
   int carveout = -1;
   CUresult cr = DRV(cuFuncGetAttribute)(&carveout,
                                         CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, d->fn);
-  if (cr == CUDA_ERROR_INVALID_VALUE) carveout = -1; /* a driver without it: no preference */
+  if (cr == CUDA_ERROR_INVALID_VALUE)
+    carveout = -1; /* a driver without it: no preference */
   else if (cr != CUDA_SUCCESS)
     return cc_fail_cu(cr, "cuFuncGetAttribute", "%s: kernel `%s`, preferred shared memory carveout",
                       fn, k->asked);

@@ -61,7 +61,7 @@ static inline int log2_pow2(int x) {
  * right; the divisors are warps per block, a warp's registers in allocation units, a block's
  * shared memory in allocation granules and named barriers: below 1024 on every real GPU, a
  * real division otherwise. The table is built by the compiler. */
-#define CC_RCP(d) ((d) ? ((1ull << 32) + (d) - 1) / ((d) ? (d) : 1) : 0)
+#define CC_RCP(d) ((d) ? ((1ull << 32) + (d)-1) / ((d) ? (d) : 1) : 0)
 #define CC_RCP4(d) CC_RCP(d), CC_RCP((d) + 1), CC_RCP((d) + 2), CC_RCP((d) + 3)
 #define CC_RCP16(d) CC_RCP4(d), CC_RCP4((d) + 4), CC_RCP4((d) + 8), CC_RCP4((d) + 12)
 #define CC_RCP64(d) CC_RCP16(d), CC_RCP16((d) + 16), CC_RCP16((d) + 32), CC_RCP16((d) + 48)
@@ -122,17 +122,18 @@ static inline unsigned non_negative_bits(int x) { return (unsigned)x; }
  * them every time): every field in range, the granularities powers of two. One OR over the
  * fields' bits says whether any is out. */
 static inline int limits_plausible(const cc_arch_limits *l) {
-  const unsigned any =
-      positive_bits(l->warp_size) | positive_bits(l->max_threads_per_block) |
-      positive_bits(l->max_warps_per_sm) | positive_bits(l->max_blocks_per_sm) |
-      positive_bits(l->regs_per_sm) | positive_bits(l->max_regs_per_block) |
-      positive_bits(l->max_regs_per_thread) | positive_bits(l->reg_alloc_unit) |
-      positive_bits(l->warp_alloc_granularity) | positive_bits(l->shared_alloc_granularity) |
-      non_negative_bits(l->shared_per_sm) | non_negative_bits(l->shared_per_block) |
-      non_negative_bits(l->shared_per_block_optin) |
-      non_negative_bits(l->reserved_shared_per_block) |
-      non_negative_bits(l->max_barriers_per_block) | non_negative_bits(l->barriers_per_sm) |
-      non_negative_bits(l->sm_count);
+  const unsigned any = positive_bits(l->warp_size) | positive_bits(l->max_threads_per_block) |
+                       positive_bits(l->max_warps_per_sm) | positive_bits(l->max_blocks_per_sm) |
+                       positive_bits(l->regs_per_sm) | positive_bits(l->max_regs_per_block) |
+                       positive_bits(l->max_regs_per_thread) | positive_bits(l->reg_alloc_unit) |
+                       positive_bits(l->warp_alloc_granularity) |
+                       positive_bits(l->shared_alloc_granularity) |
+                       non_negative_bits(l->shared_per_sm) |
+                       non_negative_bits(l->shared_per_block) |
+                       non_negative_bits(l->shared_per_block_optin) |
+                       non_negative_bits(l->reserved_shared_per_block) |
+                       non_negative_bits(l->max_barriers_per_block) |
+                       non_negative_bits(l->barriers_per_sm) | non_negative_bits(l->sm_count);
   const unsigned pow2 = (l->warp_size & (l->warp_size - 1)) |
                         (l->reg_alloc_unit & (l->reg_alloc_unit - 1)) |
                         (l->warp_alloc_granularity & (l->warp_alloc_granularity - 1)) |
@@ -228,31 +229,34 @@ static CC_COLD cucore_status explain_check(const char *fn, const cc_arch_limits 
   if (k->registers < 0 || k->registers > l->max_regs_per_thread)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %d registers per thread is outside 0..%d, the per-thread maximum of "
-                   "%s", fn, k->registers, l->max_regs_per_thread, l->name ? l->name : "this arch");
+                   "%s",
+                   fn, k->registers, l->max_regs_per_thread, l->name ? l->name : "this arch");
   if (k->static_shared_bytes < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: static_shared_bytes is negative (%d)", fn,
                    k->static_shared_bytes);
   if (k->max_threads_per_block < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the kernel's max_threads_per_block is negative (%d); 0 means the "
-                   "architecture's limit", fn, k->max_threads_per_block);
+                   "architecture's limit",
+                   fn, k->max_threads_per_block);
   if (k->barriers < -1 || k->barriers > l->max_barriers_per_block)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %d named barriers is outside 0..%d (a block has at most %d; -1 means "
-                   "unknown)", fn, k->barriers, l->max_barriers_per_block,
-                   l->max_barriers_per_block);
+                   "unknown)",
+                   fn, k->barriers, l->max_barriers_per_block, l->max_barriers_per_block);
   if (k->carveout_percent < -1 || k->carveout_percent > 100)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: carveout_percent %d is outside 0..100 (-1 means no preference)", fn,
                    k->carveout_percent);
   if (k->max_dynamic_shared_bytes < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: max_dynamic_shared_bytes is negative (%d); 0 means raised as needed",
-                   fn, k->max_dynamic_shared_bytes);
+                   "%s: max_dynamic_shared_bytes is negative (%d); 0 means raised as needed", fn,
+                   k->max_dynamic_shared_bytes);
   if (flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (known: CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE "
-                   "= 0x1)", fn, flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
+                   "= 0x1)",
+                   fn, flags & ~(unsigned)CUCORE_OCCUPANCY_DISABLE_CACHING_OVERRIDE);
   return cc_fail(CUCORE_INTERNAL, "%s: an occupancy input check failed without a reason", fn);
 }
 
@@ -287,9 +291,9 @@ static inline void note_why(occ_model *m, cc_occ_why why) {
 }
 
 /* Warp slots: 0 blocks when the block is above the kernel's or the architecture's maximum. */
-static inline __attribute__((always_inline)) void
-limit_warps(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k,
-            int block_size) {
+static inline __attribute__((always_inline)) void limit_warps(occ_model *m, const cc_arch_limits *l,
+                                                              const cucore_kernel_resources *k,
+                                                              int block_size) {
   const int ws = l->warp_size;
   m->warps = (block_size >> log2_pow2(ws)) + ((block_size & (ws - 1)) != 0);
   if (CC_UNLIKELY(block_size > cc_occupancy_max_block(l, k))) {
@@ -307,8 +311,7 @@ limit_registers(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resou
   const int regs_warp = round_up_pow2(k->registers * l->warp_size, l->reg_alloc_unit);
   const long long regs_checked = (long long)regs_warp * round_up_pow2(m->warps, parts);
   m->regs_block = (long long)regs_warp * m->warps;
-  if (CC_UNLIKELY(m->regs_block > l->max_regs_per_block ||
-                  regs_checked > l->max_regs_per_block)) {
+  if (CC_UNLIKELY(m->regs_block > l->max_regs_per_block || regs_checked > l->max_regs_per_block)) {
     m->lim_regs = 0;
     note_why(m, CC_OCC_REGS_PER_BLOCK);
   } else if (regs_warp == 0) {
@@ -323,9 +326,10 @@ limit_registers(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resou
 }
 
 /* Shared memory: one rounded allocation per block, against the carveout. */
-static inline __attribute__((always_inline)) void
-limit_shared(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k,
-             size_t dynamic_shared_bytes) {
+static inline __attribute__((always_inline)) void limit_shared(occ_model *m,
+                                                               const cc_arch_limits *l,
+                                                               const cucore_kernel_resources *k,
+                                                               size_t dynamic_shared_bytes) {
   const int optin = l->shared_per_block_optin;
   if (CC_UNLIKELY(k->max_dynamic_shared_bytes > 0 &&
                   dynamic_shared_bytes > (size_t)k->max_dynamic_shared_bytes)) {
@@ -344,8 +348,7 @@ limit_shared(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resource
                                     l->reserved_shared_per_block,
                                 l->shared_alloc_granularity);
   const int preferred = preferred_carveout(l, k->carveout_percent);
-  const int carveout =
-      preferred >= m->smem_block ? preferred : carveout_at_least(l, m->smem_block);
+  const int carveout = preferred >= m->smem_block ? preferred : carveout_at_least(l, m->smem_block);
   if (CC_UNLIKELY(carveout < 0)) {
     m->lim_shared = 0;
     note_why(m, CC_OCC_SHARED_PER_SM);
@@ -353,16 +356,14 @@ limit_shared(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resource
   }
   m->carveout = carveout;
   const int gran_log2 = log2_pow2(l->shared_alloc_granularity); /* smem_block: granules */
-  m->lim_shared = m->smem_block > 0
-                      ? div_small(carveout >> gran_log2, m->smem_block >> gran_log2)
-                      : INT_MAX;
+  m->lim_shared = m->smem_block > 0 ? div_small(carveout >> gran_log2, m->smem_block >> gran_log2)
+                                    : INT_MAX;
 }
 
 /* Resident blocks, and named barriers (applied by the driver from 9.0 on; an unknown count
  * counts as one). */
 static inline __attribute__((always_inline)) void
-limit_blocks_and_barriers(occ_model *m, const cc_arch_limits *l,
-                          const cucore_kernel_resources *k) {
+limit_blocks_and_barriers(occ_model *m, const cc_arch_limits *l, const cucore_kernel_resources *k) {
   m->lim_blocks = l->max_blocks_per_sm;
   m->lim_barriers = INT_MAX;
   if (l->barrier_limit_applies) {
@@ -389,9 +390,10 @@ static inline __attribute__((always_inline)) int smallest_limit(const occ_model 
   return active;
 }
 
-static inline __attribute__((always_inline)) void
-fill_result(cucore_occupancy_result *r, const occ_model *m, const cc_arch_limits *l,
-            int active, unsigned mask) {
+static inline __attribute__((always_inline)) void fill_result(cucore_occupancy_result *r,
+                                                              const occ_model *m,
+                                                              const cc_arch_limits *l, int active,
+                                                              unsigned mask) {
   r->active_blocks_per_sm = active;
   r->active_warps_per_sm = active * m->warps;
   r->occupancy = (double)(active * m->warps) / (double)l->max_warps_per_sm;
@@ -425,7 +427,7 @@ static inline __attribute__((always_inline)) int
 model_blocks(const cc_arch_limits *l, const cucore_kernel_resources *k, int block_size,
              size_t dynamic_shared_bytes, unsigned flags, cucore_occupancy_result *r,
              cc_occ_why *why) {
-  (void)flags; /* partitioned global caching does not exist on 7.0+ (see the top) */
+  (void)flags;             /* partitioned global caching does not exist on 7.0+ (see the top) */
   memset(r, 0, sizeof *r); /* padding too: callers compare results bytewise */
   if (CC_UNLIKELY(block_size < 1)) return empty_block(l, r, why);
   occ_model m = {.why = CC_OCC_RUNS};
@@ -458,19 +460,17 @@ cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
                                    size_t dynamic_shared_bytes, cc_occ_why why) {
   const char *arch = l->name ? l->name : "this architecture";
   switch (why) {
-  case CC_OCC_RUNS:
-    return CUCORE_OK;
+  case CC_OCC_RUNS: return CUCORE_OK;
   case CC_OCC_BLOCK_SIZE: {
     int m = cc_occupancy_max_block(l, k);
     int kernel_limited = m < l->max_threads_per_block;
     return cc_fail(CUCORE_LAUNCH_CONFIG,
-                   "%s: block size %d is outside 1..%d, the %s maximum of %d threads per block",
-                   fn, block_size, m, kernel_limited ? "kernel's" : arch, m);
+                   "%s: block size %d is outside 1..%d, the %s maximum of %d threads per block", fn,
+                   block_size, m, kernel_limited ? "kernel's" : arch, m);
   }
   case CC_OCC_REGS_PER_BLOCK: {
     const int warps = (block_size + l->warp_size - 1) / l->warp_size;
-    const long long per_warp =
-        round_up((long long)k->registers * l->warp_size, l->reg_alloc_unit);
+    const long long per_warp = round_up((long long)k->registers * l->warp_size, l->reg_alloc_unit);
     const long long counted = round_up(warps, l->warp_alloc_granularity);
     return cc_fail(CUCORE_LAUNCH_OUT_OF_RESOURCES,
                    "%s: a block of %d threads with %d registers per thread needs %lld "
@@ -478,9 +478,9 @@ cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
                    "counted as %lld for the per-block check: %lld x %lld), above the %d "
                    "registers per block of %s; use smaller blocks or fewer registers "
                    "(__launch_bounds__ or -maxrregcount)",
-                   fn, block_size, k->registers, per_warp * counted, k->registers,
-                   l->warp_size, k->registers * l->warp_size, l->reg_alloc_unit, per_warp,
-                   warps, counted, counted, per_warp, l->max_regs_per_block, arch);
+                   fn, block_size, k->registers, per_warp * counted, k->registers, l->warp_size,
+                   k->registers * l->warp_size, l->reg_alloc_unit, per_warp, warps, counted,
+                   counted, per_warp, l->max_regs_per_block, arch);
   }
   case CC_OCC_DYNAMIC_ABOVE_KERNEL_MAX:
     return cc_fail(CUCORE_LAUNCH_CONFIG,
@@ -515,7 +515,7 @@ cucore_status cc_occupancy_explain(const char *fn, const cc_arch_limits *l,
   return cc_fail(CUCORE_INTERNAL, "%s: unknown occupancy failure %d", fn, (int)why);
 }
 
-/* ---- public ----------------------------------------------------------------------------------- */
+/* ---- public ---------------------------------------------------------------------------------- */
 
 const char *cucore_occupancy_limit_name(cucore_occupancy_limit limit) {
   switch (limit) {
@@ -530,9 +530,9 @@ const char *cucore_occupancy_limit_name(cucore_occupancy_limit limit) {
 }
 
 cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
-                                            const cucore_kernel_resources *res,
-                                            int block_size, size_t dynamic_shared_bytes,
-                                            unsigned flags, cucore_occupancy_result *out) {
+                                            const cucore_kernel_resources *res, int block_size,
+                                            size_t dynamic_shared_bytes, unsigned flags,
+                                            cucore_occupancy_result *out) {
   static const char fn[] = "cucore_occupancy_model_blocks";
   cc_begin();
   CC_CHECK_ARG(out, fn, "out");
@@ -542,8 +542,7 @@ cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
     return st;
   }
   cc_occ_why why;
-  if (CC_LIKELY(model_blocks(limits, res, block_size, dynamic_shared_bytes, flags, out, &why) >
-                0))
+  if (CC_LIKELY(model_blocks(limits, res, block_size, dynamic_shared_bytes, flags, out, &why) > 0))
     return CUCORE_OK;
   return cc_occupancy_explain(fn, limits, res, block_size, dynamic_shared_bytes, why);
 }

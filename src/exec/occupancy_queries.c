@@ -41,9 +41,9 @@ static const char *count_text(int blocks, char *buf, size_t len) {
 cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits,
                                                 const cucore_kernel_resources *res,
                                                 size_t dynamic_shared_bytes,
-                                                cucore_block_to_shared_fn shared_fn,
-                                                void *userdata, int block_size_limit,
-                                                unsigned flags, cucore_occupancy_best *out) {
+                                                cucore_block_to_shared_fn shared_fn, void *userdata,
+                                                int block_size_limit, unsigned flags,
+                                                cucore_occupancy_best *out) {
   static const char fn[] = "cucore_occupancy_model_best_block";
   cc_begin();
   CC_CHECK_ARG(out, fn, "out");
@@ -52,8 +52,7 @@ cucore_status cucore_occupancy_model_best_block(const cucore_arch_limits *limits
   if (st != CUCORE_OK) return st;
   if (block_size_limit < 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: block_size_limit is negative (%d); 0 means no limit", fn,
-                   block_size_limit);
+                   "%s: block_size_limit is negative (%d); 0 means no limit", fn, block_size_limit);
 
   int limit = cc_occupancy_max_block(limits, res);
   if (block_size_limit > 0 && block_size_limit < limit) limit = block_size_limit;
@@ -167,9 +166,9 @@ cucore_status cucore_occupancy_model_available_shared(const cucore_arch_limits *
 }
 
 cucore_status cucore_occupancy_model_clusters(const cucore_arch_limits *limits,
-                                              const cucore_kernel_resources *res,
-                                              int block_size, int cluster_size,
-                                              size_t dynamic_shared_bytes, int *max_clusters) {
+                                              const cucore_kernel_resources *res, int block_size,
+                                              int cluster_size, size_t dynamic_shared_bytes,
+                                              int *max_clusters) {
   static const char fn[] = "cucore_occupancy_model_clusters";
   cc_begin();
   CC_CHECK_ARG(max_clusters, fn, "max_clusters");
@@ -184,7 +183,8 @@ cucore_status cucore_occupancy_model_clusters(const cucore_arch_limits *limits,
   if (limits->arch < 90)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: %s has no thread block clusters (they need compute capability 9.0 or "
-                   "later)", fn, limits->name ? limits->name : "this architecture");
+                   "later)",
+                   fn, limits->name ? limits->name : "this architecture");
   return cc_fail(CUCORE_NOT_SUPPORTED,
                  "%s: the host model does not estimate cluster occupancy: the blocks of a "
                  "cluster must be co-resident on the SMs of one GPC, and how many SMs each GPC "

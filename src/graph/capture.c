@@ -15,7 +15,8 @@ static cucore_status capture_checks(cucore_stream *s, int mode, const char *fn) 
   if (mode < CUCORE_CAPTURE_GLOBAL || mode > CUCORE_CAPTURE_RELAXED)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: mode %d is not a capture mode (CUCORE_CAPTURE_GLOBAL, _THREAD_LOCAL or "
-                   "_RELAXED)", fn, mode);
+                   "_RELAXED)",
+                   fn, mode);
   if (s->is_default || s->handle == NULL || s->handle == CU_STREAM_LEGACY ||
       s->handle == CU_STREAM_PER_THREAD)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -26,7 +27,8 @@ static cucore_status capture_checks(cucore_stream *s, int mode, const char *fn) 
   if (cc_capture_of(s))
     return cc_fail(CUCORE_STREAM_CAPTURE,
                    "%s: the stream is capturing already (it began or joined a capture that has "
-                   "not ended); end that capture first", fn);
+                   "not ended); end that capture first",
+                   fn);
   cucore_status st = CC_DRV_REQUIRE(cuStreamBeginCapture);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuStreamEndCapture);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuStreamIsCapturing);
@@ -51,16 +53,18 @@ cucore_status cucore_stream_begin_capture(cucore_stream *s, cucore_capture_mode 
 static void release_into(void *p) { cc_graph_release(((cucore_graph *)p)->root); }
 
 cucore_status cucore_stream_begin_capture_to_graph(cucore_stream *s, cucore_graph *g,
-                                                   cucore_graph_node *const *deps,
-                                                   size_t dep_count, cucore_capture_mode mode) {
+                                                   cucore_graph_node *const *deps, size_t dep_count,
+                                                   cucore_capture_mode mode) {
   cc_begin();
   const char *fn = "cucore_stream_begin_capture_to_graph";
   CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   cucore_status st = capture_checks(s, (int)mode, fn);
   if (st != CUCORE_OK) return st;
   if (g->dev->ctx != s->dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the graph runs on device %d, the stream is of "
-                   "device %d", fn, g->dev->ordinal, s->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the graph runs on device %d, the stream is of "
+                   "device %d",
+                   fn, g->dev->ordinal, s->dev->ordinal);
   st = CC_DRV_REQUIRE(cuStreamBeginCaptureToGraph);
   CUgraphNode buf[16], *hs = NULL;
   if (st == CUCORE_OK) st = cc_graph_deps(g, deps, dep_count, buf, 16, &hs, fn);
@@ -83,9 +87,11 @@ cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out) {
   if (st != CUCORE_OK) return st;
   cc_capture *c = cc_capture_of(s);
   if (c && !cc_capture_owner(c) && !out)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `out` is NULL, and the capture makes a new "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `out` is NULL, and the capture makes a new "
                    "graph (only a capture into an existing graph may end without `out`); the "
-                   "capture goes on", fn);
+                   "capture goes on",
+                   fn);
   CUgraph h = NULL;
   cc_refs *refs = NULL;
   void *owner = NULL;
@@ -117,7 +123,8 @@ cucore_status cucore_stream_get_capture_info(cucore_stream *s, cucore_capture_in
   if (r == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
     return cc_fail(cc_status(CUCORE_STREAM_CAPTURE, CUCORE_SOURCE_DRIVER, (int)r),
                    "%s: this is the legacy default stream, and a stream that synchronises with "
-                   "it is capturing: the driver cannot answer for the legacy stream then", fn);
+                   "it is capturing: the driver cannot answer for the legacy stream then",
+                   fn);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuStreamIsCapturing", "%s", fn);
   out->status = (cucore_capture_status)cs;
   if (cs == CU_STREAM_CAPTURE_STATUS_ACTIVE && DRV(cuStreamGetCaptureInfo)) {

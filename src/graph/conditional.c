@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_value,
-                                            unsigned flags, cucore_graph_condition *out) {
+cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_value, unsigned flags,
+                                            cucore_graph_condition *out) {
   cc_begin();
   const char *fn = "cucore_graph_condition_create";
   CC_CHECK_ARG(out, fn, "out");
@@ -21,14 +21,16 @@ cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_va
   if (flags & ~(unsigned)CUCORE_CONDITION_ASSIGN_DEFAULT)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected CUCORE_CONDITION_DEFAULT or "
-                   "CUCORE_CONDITION_ASSIGN_DEFAULT)", fn, flags);
+                   "CUCORE_CONDITION_ASSIGN_DEFAULT)",
+                   fn, flags);
   cucore_status st = CC_DRV_REQUIRE(cuGraphConditionalHandleCreate);
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
   if (st != CUCORE_OK) return st;
   CUgraphConditionalHandle h = 0;
-  CUresult r = DRV(cuGraphConditionalHandleCreate)(
-      &h, g->h, g->dev->ctx, default_value,
-      (flags & CUCORE_CONDITION_ASSIGN_DEFAULT) ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0);
+  CUresult r = DRV(cuGraphConditionalHandleCreate)(&h, g->h, g->dev->ctx, default_value,
+                                                   (flags & CUCORE_CONDITION_ASSIGN_DEFAULT)
+                                                       ? CU_GRAPH_COND_ASSIGN_DEFAULT
+                                                       : 0);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuGraphConditionalHandleCreate", "%s: device %d", fn, g->dev->ordinal);
   *out = (cucore_graph_condition)h;
@@ -36,16 +38,13 @@ cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_va
 }
 
 static const char *type_name(cucore_conditional_type t) {
-  return t == CUCORE_CONDITIONAL_IF      ? "if"
-         : t == CUCORE_CONDITIONAL_WHILE ? "while"
-                                         : "switch";
+  return t == CUCORE_CONDITIONAL_IF ? "if" : t == CUCORE_CONDITIONAL_WHILE ? "while" : "switch";
 }
 
 cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_node *const *deps,
                                                 size_t dep_count, cucore_graph_condition cond,
-                                                cucore_conditional_type type,
-                                                unsigned body_count, cucore_graph **bodies,
-                                                cucore_graph_node **out) {
+                                                cucore_conditional_type type, unsigned body_count,
+                                                cucore_graph **bodies, cucore_graph_node **out) {
   cc_begin();
   const char *fn = "cucore_graph_add_conditional_node";
   cucore_status st = cc_graph_enter(g, out, fn);
@@ -54,11 +53,14 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
   if ((int)type < CUCORE_CONDITIONAL_IF || type > CUCORE_CONDITIONAL_SWITCH)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: type %d is not a conditional type (CUCORE_CONDITIONAL_IF, _WHILE or "
-                   "_SWITCH)", fn, (int)type);
-  unsigned most = type == CUCORE_CONDITIONAL_IF ? 2 : type == CUCORE_CONDITIONAL_WHILE ? 1 : 1u << 20;
+                   "_SWITCH)",
+                   fn, (int)type);
+  unsigned most = type == CUCORE_CONDITIONAL_IF      ? 2
+                  : type == CUCORE_CONDITIONAL_WHILE ? 1
+                                                     : 1u << 20;
   if (body_count < 1 || body_count > most)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s; %u were asked for", fn,
-                   type == CUCORE_CONDITIONAL_IF      ? "an if node takes 1 body (if) or 2 (if/else)"
+                   type == CUCORE_CONDITIONAL_IF ? "an if node takes 1 body (if) or 2 (if/else)"
                    : type == CUCORE_CONDITIONAL_WHILE ? "a while node takes exactly 1 body"
                                                       : "a switch node takes 1 body or more",
                    body_count);

@@ -77,11 +77,14 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
   if (flags & ~known)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH, _UPLOAD, "
-                   "_DEVICE_LAUNCH, _USE_NODE_PRIORITY are 0x%x)", fn, flags & ~known, known);
+                   "_DEVICE_LAUNCH, _USE_NODE_PRIORITY are 0x%x)",
+                   fn, flags & ~known, known);
   if ((flags & CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH) &&
       (flags & CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: DEVICE_LAUNCH cannot be combined with "
-                   "AUTO_FREE_ON_LAUNCH (the driver's rule)", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: DEVICE_LAUNCH cannot be combined with "
+                   "AUTO_FREE_ON_LAUNCH (the driver's rule)",
+                   fn);
   if (!(flags & CUCORE_GRAPH_INSTANTIATE_UPLOAD) != !upload_stream)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s", fn,
                    upload_stream ? "an upload stream was given without "
@@ -89,11 +92,15 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
                                  : "CUCORE_GRAPH_INSTANTIATE_UPLOAD needs the stream to upload on");
   if (upload_stream) CC_CHECK_HANDLE(upload_stream, STREAM, fn, "upload_stream");
   if (upload_stream && upload_stream->dev->ctx != g->dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the upload stream is of device %d, the graph "
-                   "runs on device %d", fn, upload_stream->dev->ordinal, g->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the upload stream is of device %d, the graph "
+                   "runs on device %d",
+                   fn, upload_stream->dev->ordinal, g->dev->ordinal);
   if (g->is_body)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the graph is the body of a conditional node; "
-                   "instantiate the graph that holds the node", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the graph is the body of a conditional node; "
+                   "instantiate the graph that holds the node",
+                   fn);
   cucore_status st = cc_graph_mem_check_freed(g, fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphInstantiateWithParams);
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
@@ -158,8 +165,10 @@ static cucore_status stream_of(cucore_graph_exec *e, cucore_stream *s, const cha
   CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (CC_UNLIKELY(s->dev->ctx != e->dev->ctx))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the stream is of device %d, the graph runs on "
-                   "device %d", fn, s->dev->ordinal, e->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the stream is of device %d, the graph runs on "
+                   "device %d",
+                   fn, s->dev->ordinal, e->dev->ordinal);
   return CUCORE_OK;
 }
 
@@ -277,8 +286,10 @@ cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from)
   if (from->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `from` is the body of a conditional node", fn);
   if (from->dev->ctx != e->dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `from` runs on device %d, the executable graph "
-                   "on device %d", fn, from->dev->ordinal, e->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `from` runs on device %d, the executable graph "
+                   "on device %d",
+                   fn, from->dev->ordinal, e->dev->ordinal);
   cucore_status st = CC_DRV_REQUIRE(cuGraphExecUpdate);
   if (st == CUCORE_OK) st = cc_device_make_current(e->dev);
   if (st != CUCORE_OK) return st;
@@ -300,11 +311,13 @@ cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from)
     char counts[128] = "";
     if (info.result == CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED) {
       size_t old_n = count_nodes(e->graph->h), new_n = count_nodes(from->h);
-      snprintf(counts, sizeof counts, " (the executable graph's graph has %zu nodes, the new "
-               "one %zu)", old_n, new_n);
+      snprintf(counts, sizeof counts,
+               " (the executable graph's graph has %zu nodes, the new "
+               "one %zu)",
+               old_n, new_n);
     }
-    return cc_fail_cu(r, "cuGraphExecUpdate", "%s: %s%s%s%s; the executable graph is unchanged",
-                      fn, update_reason(info.result), counts, node, edge);
+    return cc_fail_cu(r, "cuGraphExecUpdate", "%s: %s%s%s%s; the executable graph is unchanged", fn,
+                      update_reason(info.result), counts, node, edge);
   }
   if (from != e->graph && from != e->source) {
     cc_graph_retain(from);
@@ -328,25 +341,30 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
     if (node->graph->root != e->graph)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a node of the graph the executable "
-                     "graph was instantiated from", fn, what);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: %s is not a node of the graph the executable "
+                     "graph was instantiated from",
+                     fn, what);
     if (node->index >= e->node_count)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was added to the graph after the "
-                     "executable graph was instantiated (it has %d nodes cucore made)", fn, what,
-                     e->node_count);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: %s was added to the graph after the "
+                     "executable graph was instantiated (it has %d nodes cucore made)",
+                     fn, what, e->node_count);
     if (node->type != CUCORE_GRAPH_NODE_KERNEL)
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a kernel node", fn, what);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s: its values in the executable graph are unknown since it was updated "
                    "from a graph cucore could not match node by node (a captured graph, or one "
-                   "built in another order); update it whole again, or instantiate", fn, what);
+                   "built in another order); update it whole again, or instantiate",
+                   fn, what);
   }
   *out = &e->state[node->index];
   return CUCORE_OK;
 }
 
-static inline CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node, cucore_args *args,
-                           const unsigned *grid, const unsigned *block, unsigned smem) {
+static inline CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node,
+                                  cucore_args *args, const unsigned *grid, const unsigned *block,
+                                  unsigned smem) {
   CUDA_KERNEL_NODE_PARAMS p;
   memset(&p, 0, sizeof p);
   p.func = node->fn;
@@ -364,7 +382,7 @@ static inline CUresult set_params(cucore_graph_exec *e, const cucore_graph_node 
 /* cucore_graph_exec_set_kernel_args with every check and message (the fast path's fallback;
  * a refused update is made again here to explain it, leaving the node as it was). */
 CC_COLD static cucore_status set_kernel_args_checked(cucore_graph_exec *e, cucore_graph_node *node,
-                                                    cucore_args *args) {
+                                                     cucore_args *args) {
   const char *fn = "cucore_graph_exec_set_kernel_args";
   cc_exec_node *x = NULL;
   cucore_status st = kernel_entry(e, node, fn, &x);
@@ -444,13 +462,16 @@ static cucore_status enabled_entry(cucore_graph_exec *e, cucore_graph_node *node
   char what[96];
   cc_graph_node_describe(node, what, sizeof what);
   if (node->graph->root != e->graph || node->index >= e->node_count)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a node of the graph the executable "
-                   "graph was instantiated from%s", fn, what,
-                   node->graph->root == e->graph ? " (it was added afterwards)" : "");
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s is not a node of the graph the executable "
+                   "graph was instantiated from%s",
+                   fn, what, node->graph->root == e->graph ? " (it was added afterwards)" : "");
   if (node->type != CUCORE_GRAPH_NODE_KERNEL && node->type != CUCORE_GRAPH_NODE_MEMCPY &&
       node->type != CUCORE_GRAPH_NODE_MEMSET)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s: only kernel, memcpy and memset nodes can be "
-                   "enabled and disabled (the driver's rule)", fn, what);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s: only kernel, memcpy and memset nodes can be "
+                   "enabled and disabled (the driver's rule)",
+                   fn, what);
   return CUCORE_OK;
 }
 

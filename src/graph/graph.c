@@ -142,7 +142,8 @@ cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, siz
                      "on nodes of its own graph",
                      fn, i, what,
                      deps[i]->graph->root == g->root ? " (a conditional body, or the graph "
-                                                       "around one)" : "");
+                                                       "around one)"
+                                                     : "");
     }
     for (size_t j = 0; j < i; j++)
       if (deps[j] == deps[i])
@@ -267,8 +268,7 @@ cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *fr
   CC_CHECK_HANDLE(g, GRAPH, fn, "graph");
   CC_CHECK_ARG(from, fn, "from");
   CC_CHECK_ARG(to, fn, "to");
-  if (from == to)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a node cannot depend on itself", fn);
+  if (from == to) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a node cannot depend on itself", fn);
   CUgraphNode buf[2], *hs = NULL;
   cucore_graph_node *pair[2] = {from, to};
   cucore_status st = cc_graph_deps(g, pair, 2, buf, 2, &hs, fn);
@@ -293,7 +293,8 @@ static cucore_status dot_checks(cucore_graph *g, unsigned flags, const char *fn)
   if (flags > 0xffffu)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: flags 0x%x go beyond the driver's DOT flags (0..0xffff: "
-                   "CUCORE_GRAPH_DOT_VERBOSE, _KERNEL_PARAMS, _HANDLES, ...)", fn, flags);
+                   "CUCORE_GRAPH_DOT_VERBOSE, _KERNEL_PARAMS, _HANDLES, ...)",
+                   fn, flags);
   cucore_status st = CC_DRV_REQUIRE(cuGraphDebugDotPrint);
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
   return st;

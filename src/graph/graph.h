@@ -22,16 +22,16 @@
 
 struct cucore_graph_node {
   CUgraphNode h;
-  cucore_graph *graph;         /* the graph it is in: a top-level graph or a body */
+  cucore_graph *graph; /* the graph it is in: a top-level graph or a body */
   cucore_graph_node_type type;
-  int index;                   /* its place in its root's list (executable graphs' state) */
+  int index; /* its place in its root's list (executable graphs' state) */
   /* kernel nodes */
-  cucore_kernel *k;            /* a reference */
-  cucore_args *args;           /* the values, owned */
-  CUfunction fn;               /* the kernel's function on the graph's device */
-  cucore_launch_config cfg;    /* grid, block, shared bytes, attributes (stream NULL) */
+  cucore_kernel *k;         /* a reference */
+  cucore_args *args;        /* the values, owned */
+  CUfunction fn;            /* the kernel's function on the graph's device */
+  cucore_launch_config cfg; /* grid, block, shared bytes, attributes (stream NULL) */
   /* memory nodes (mem_nodes.c) */
-  uint64_t mem_ptr, mem_bytes; /* allocation: its memory; free: the address it frees */
+  uint64_t mem_ptr, mem_bytes;        /* allocation: its memory; free: the address it frees */
   struct cucore_graph_node *freed_by; /* allocation: the free node of it, or NULL */
 };
 
@@ -39,39 +39,39 @@ struct cucore_graph {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   CUgraph h;
   cucore_device *dev;
-  cucore_graph *root;          /* the top-level graph: itself unless a conditional body */
-  int is_body;                 /* a conditional node's body: owned by its root */
+  cucore_graph *root; /* the top-level graph: itself unless a conditional body */
+  int is_body;        /* a conditional node's body: owned by its root */
   /* top-level graphs only: */
   atomic_int refs;
-  cc_refs *held;               /* what the nodes use (a reference; the driver holds another) */
-  int attached;                /* `held` is the CUgraph's user object */
-  cucore_graph_node **nodes;   /* every node cucore made, bodies' included */
+  cc_refs *held;             /* what the nodes use (a reference; the driver holds another) */
+  int attached;              /* `held` is the CUgraph's user object */
+  cucore_graph_node **nodes; /* every node cucore made, bodies' included */
   int node_count;
   size_t node_cap;
-  cucore_graph **bodies;       /* the conditional bodies' structures */
+  cucore_graph **bodies; /* the conditional bodies' structures */
   int body_count;
   size_t body_cap;
-  int conditionals;            /* conditional nodes in it or its bodies */
-  int mem_nodes;               /* allocation and free nodes in it (mem_nodes.c) */
-  char *dot;                   /* the last cucore_graph_dot text */
+  int conditionals; /* conditional nodes in it or its bodies */
+  int mem_nodes;    /* allocation and free nodes in it (mem_nodes.c) */
+  char *dot;        /* the last cucore_graph_dot text */
 };
 
 /* Per kernel node of an executable graph: its values there (for updates of half of them). */
 typedef struct cc_exec_node {
-  cucore_args *args;           /* NULL for other nodes */
+  cucore_args *args; /* NULL for other nodes */
   unsigned grid[3], block[3], smem;
-  int known;                   /* 0 after a whole-graph update cucore could not match */
+  int known; /* 0 after a whole-graph update cucore could not match */
 } cc_exec_node;
 
 struct cucore_graph_exec {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   CUgraphExec h;
   cucore_device *dev;
-  cucore_graph *graph;         /* instantiated from (a reference): its nodes name e's nodes */
-  cucore_graph *source;        /* last updated from (a reference), or NULL */
+  cucore_graph *graph;  /* instantiated from (a reference): its nodes name e's nodes */
+  cucore_graph *source; /* last updated from (a reference), or NULL */
   unsigned flags;
-  int node_count;              /* graph->node_count at instantiation */
-  cc_exec_node *state;         /* node_count entries */
+  int node_count;      /* graph->node_count at instantiation */
+  cc_exec_node *state; /* node_count entries */
 };
 
 /* graph.c */

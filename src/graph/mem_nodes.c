@@ -32,9 +32,11 @@ static cucore_status mem_enter(cucore_graph *g, cucore_graph_node *const *deps, 
   cucore_status st = cc_graph_enter(g, out, fn);
   if (st != CUCORE_OK) return st;
   if (g->is_body)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the graph is the body of a conditional node; "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the graph is the body of a conditional node; "
                    "the driver takes no allocation or free nodes there (add them to the graph "
-                   "around it)", fn);
+                   "around it)",
+                   fn);
   st = cc_graph_deps(g, deps, n, buf, DEPS_ON_STACK, hs, fn);
   if (st == CUCORE_OK) st = cc_driver_require(driver_fn, call, cc_driver_symbol_version(call));
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
@@ -55,8 +57,12 @@ static cucore_status keep_node(cucore_graph *g, cucore_graph_node *n, cucore_gra
 
 /* Records the allocation of node `n` as the graph's. */
 static cucore_status record_alloc(cucore_graph *g, const cucore_graph_node *n, const char *fn) {
-  cc_mem_rec rec = {.base = n->mem_ptr, .size = n->mem_bytes, .kind = CUCORE_MEM_GRAPH,
-                    .ordinal = g->dev->ordinal, .ctx = g->dev->ctx, .owner = g->root};
+  cc_mem_rec rec = {.base = n->mem_ptr,
+                    .size = n->mem_bytes,
+                    .kind = CUCORE_MEM_GRAPH,
+                    .ordinal = g->dev->ordinal,
+                    .ctx = g->dev->ctx,
+                    .owner = g->root};
   return cc_mem_record(&rec, fn);
 }
 
@@ -69,8 +75,7 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
   *dptr = 0;
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  if (bytes == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
+  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
   cucore_status st = cc_check_size(bytes, fn, "the size");
   if (st != CUCORE_OK) return st;
   CUgraphNode buf[DEPS_ON_STACK], *hs = NULL;
@@ -92,9 +97,10 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
              ? cc_mem_fail_alloc(r, "cuGraphAddMemAllocNode", fn, g->dev->ordinal, bytes,
                                  "the address range of a graph allocation is reserved when the "
                                  "node is added")
-             : cc_fail_cu(r, "cuGraphAddMemAllocNode", "%s: %zu bytes on device %d (graph "
-                          "memory needs a device with memory pools)", fn, bytes,
-                          g->dev->ordinal);
+             : cc_fail_cu(r, "cuGraphAddMemAllocNode",
+                          "%s: %zu bytes on device %d (graph "
+                          "memory needs a device with memory pools)",
+                          fn, bytes, g->dev->ordinal);
     goto done;
   }
   n->mem_ptr = p.dptr;
@@ -124,26 +130,33 @@ static cucore_status explain_not_own(const cucore_graph *g, uint64_t ptr, const 
   if (a) { /* found, so freed already */
     char by[96];
     cc_graph_node_describe(a->freed_by, by, sizeof by);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is freed already by %s of this graph "
-                   "(an allocation is freed once)", fn, (unsigned long long)ptr, by);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: 0x%llx is freed already by %s of this graph "
+                   "(an allocation is freed once)",
+                   fn, (unsigned long long)ptr, by);
   }
   cc_mem_rec rec;
   if (cc_reg_find(&cc_mem_registry, ptr, &rec)) {
     cc_rec_describe(&rec, what, sizeof what);
     if (rec.kind == CUCORE_MEM_GRAPH && rec.base == ptr)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is %s of another graph; a graph frees "
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: 0x%llx is %s of another graph; a graph frees "
                      "only its own allocations (cucore keeps graph memory inside its graph)",
                      fn, (unsigned long long)ptr, what);
     if (rec.base != ptr)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is %llu bytes inside %s; pass the "
-                     "start of the allocation", fn, (unsigned long long)ptr,
-                     (unsigned long long)(ptr - rec.base), what);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is %s, not memory of an allocation node "
-                   "of this graph; free it with its own call", fn, (unsigned long long)ptr, what);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: 0x%llx is %llu bytes inside %s; pass the "
+                     "start of the allocation",
+                     fn, (unsigned long long)ptr, (unsigned long long)(ptr - rec.base), what);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: 0x%llx is %s, not memory of an allocation node "
+                   "of this graph; free it with its own call",
+                   fn, (unsigned long long)ptr, what);
   }
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is not memory of an allocation node of "
-                 "this graph (cucore_graph_add_mem_alloc_node gives those addresses)", fn,
-                 (unsigned long long)ptr);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: 0x%llx is not memory of an allocation node of "
+                 "this graph (cucore_graph_add_mem_alloc_node gives those addresses)",
+                 fn, (unsigned long long)ptr);
 }
 
 cucore_status cucore_graph_add_mem_free_node(cucore_graph *g, cucore_graph_node *const *deps,
@@ -166,9 +179,11 @@ cucore_status cucore_graph_add_mem_free_node(cucore_graph *g, cucore_graph_node 
   if (r != CUDA_SUCCESS) {
     char what[96];
     cc_graph_node_describe(a, what, sizeof what);
-    st = cc_fail_cu(r, "cuGraphAddMemFreeNode", "%s: 0x%llx of %s (a free node depends, "
+    st = cc_fail_cu(r, "cuGraphAddMemFreeNode",
+                    "%s: 0x%llx of %s (a free node depends, "
                     "directly or not, on its allocation node and on every node that uses the "
-                    "memory)", fn, (unsigned long long)dptr, what);
+                    "memory)",
+                    fn, (unsigned long long)dptr, what);
     goto done;
   }
   n->mem_ptr = dptr;
@@ -189,10 +204,11 @@ cucore_status cc_graph_mem_check_freed(const cucore_graph *g, const char *fn) {
     if (n->type != CUCORE_GRAPH_NODE_MEM_ALLOC || n->freed_by) continue;
     char what[96];
     cc_graph_node_describe(n, what, sizeof what);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %llu bytes at 0x%llx of %s are never freed "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the %llu bytes at 0x%llx of %s are never freed "
                    "in the graph; add a free node for them (cucore_graph_add_mem_free_node), "
-                   "since cucore keeps graph memory inside its graph", fn,
-                   (unsigned long long)n->mem_bytes, (unsigned long long)n->mem_ptr, what);
+                   "since cucore keeps graph memory inside its graph",
+                   fn, (unsigned long long)n->mem_bytes, (unsigned long long)n->mem_ptr, what);
   }
   return CUCORE_OK;
 }

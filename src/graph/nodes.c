@@ -14,7 +14,8 @@
 static cucore_status hold_attr_events(cucore_graph *root, const cucore_launch_config *cfg) {
   for (int i = 0; i < cfg->attr_count; i++)
     if ((cfg->attrs[i].id == CUCORE_LAUNCH_PROGRAMMATIC_EVENT ||
-         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) && cfg->attrs[i].u.event.event) {
+         cfg->attrs[i].id == CUCORE_LAUNCH_COMPLETION_EVENT) &&
+        cfg->attrs[i].u.event.event) {
       cucore_status st = cc_refs_hold(root->held, cfg->attrs[i].u.event.event, cc_event_retain,
                                       cc_event_release);
       if (st != CUCORE_OK) return st;
@@ -269,14 +270,19 @@ cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *c
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: element size %u; expected 1, 2 or 4 bytes", fn,
                    element_size);
   if (element_size < 4 && value >> (8 * element_size))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: value 0x%x does not fit an element of %u "
-                   "byte%s", fn, value, element_size, element_size == 1 ? "" : "s");
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: value 0x%x does not fit an element of %u "
+                   "byte%s",
+                   fn, value, element_size, element_size == 1 ? "" : "s");
   if (!dst || !count)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s", fn,
-                   !dst ? "the destination is 0" : "a fill of 0 elements (a node fills at least 1)");
+                   !dst ? "the destination is 0"
+                        : "a fill of 0 elements (a node fills at least 1)");
   if (dst % element_size)
-    return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: address 0x%llx is not aligned to the %u-byte "
-                   "elements", fn, (unsigned long long)dst, element_size);
+    return cc_fail(CUCORE_ARG_ALIGNMENT,
+                   "%s: address 0x%llx is not aligned to the %u-byte "
+                   "elements",
+                   fn, (unsigned long long)dst, element_size);
   CUDA_MEMSET_NODE_PARAMS p;
   memset(&p, 0, sizeof p);
   p.dst = (CUdeviceptr)dst;
@@ -335,8 +341,10 @@ static cucore_status event_node(cucore_graph *g, cucore_graph_node *const *deps,
   if (st != CUCORE_OK) return st;
   CC_CHECK_HANDLE(ev, EVENT, fn, "event");
   if (ev->dev->ctx != g->dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the event belongs to device %d, the graph to "
-                   "device %d", fn, ev->dev->ordinal, g->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the event belongs to device %d, the graph to "
+                   "device %d",
+                   fn, ev->dev->ordinal, g->dev->ordinal);
   st = cc_refs_hold(g->root->held, ev, cc_event_retain, cc_event_release);
   if (st != CUCORE_OK) return st;
   return add_simple(g, deps, dep_count,
@@ -394,20 +402,27 @@ cucore_status cucore_graph_add_child_graph_node(cucore_graph *g, cucore_graph_no
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph is %s", fn,
                    child == g ? "the graph itself" : "a part of the same graph");
   if (child->is_body)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph is the body of a conditional "
-                   "node (owned by that node); build the child as a graph of its own", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the child graph is the body of a conditional "
+                   "node (owned by that node); build the child as a graph of its own",
+                   fn);
   if (child->dev->ctx != g->dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph runs on device %d, the graph on "
-                   "device %d", fn, child->dev->ordinal, g->dev->ordinal);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the child graph runs on device %d, the graph on "
+                   "device %d",
+                   fn, child->dev->ordinal, g->dev->ordinal);
   if (child->conditionals)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph has %d conditional node%s; the "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the child graph has %d conditional node%s; the "
                    "driver takes no conditional nodes in a child graph (add them to the parent, "
-                   "or nest them in a conditional body)", fn, child->conditionals,
-                   child->conditionals == 1 ? "" : "s");
+                   "or nest them in a conditional body)",
+                   fn, child->conditionals, child->conditionals == 1 ? "" : "s");
   if (child->mem_nodes)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph has allocation or free nodes, "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the child graph has allocation or free nodes, "
                    "whose memory it owns; the driver clones a child graph, which such a graph "
-                   "cannot be (add the memory nodes to the parent)", fn);
+                   "cannot be (add the memory nodes to the parent)",
+                   fn);
   /* The clone runs the child's kernels: the parent keeps what the child's nodes use. */
   st = cc_refs_hold(g->root->held, child->held, cc_refs_retain, cc_refs_release);
   if (st != CUCORE_OK) return st;

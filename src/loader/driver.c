@@ -146,11 +146,9 @@ static void init_driver(void) {
       return;
     }
   } else if (init_result != CUDA_ERROR_NO_DEVICE) {
-    set_load_failure(cc_status(cc_code_for_cu(init_result), CUCORE_SOURCE_DRIVER,
-                               (int)init_result),
-                     "cuInit failed: %s (%d), driver %s version %d.%d",
-                     cc_cu_name(init_result), (int)init_result, lib_path,
-                     cc_drv.version / 1000, cc_drv.version % 1000 / 10);
+    set_load_failure(cc_status(cc_code_for_cu(init_result), CUCORE_SOURCE_DRIVER, (int)init_result),
+                     "cuInit failed: %s (%d), driver %s version %d.%d", cc_cu_name(init_result),
+                     (int)init_result, lib_path, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
     return;
   }
   cc_drv.device_count = count;
@@ -188,8 +186,8 @@ cucore_status cc_driver_need_device(void) {
   if (cc_drv.device_count == 0)
     return cc_fail(cc_status(CUCORE_NO_DEVICE, CUCORE_SOURCE_DRIVER,
                              init_result == CUDA_SUCCESS ? 0 : (int)init_result),
-                   "the CUDA driver (%s, version %d.%d) found no CUDA-capable device%s",
-                   lib_path, cc_drv.version / 1000, cc_drv.version % 1000 / 10,
+                   "the CUDA driver (%s, version %d.%d) found no CUDA-capable device%s", lib_path,
+                   cc_drv.version / 1000, cc_drv.version % 1000 / 10,
                    getenv("CUDA_VISIBLE_DEVICES") ? " (CUDA_VISIBLE_DEVICES is set)" : "");
   return CUCORE_OK;
 }

@@ -52,7 +52,8 @@ const char *cc_cu_name(CUresult r) {
 }
 
 int cc_cu_is_capture_error(CUresult r) {
-  return (r >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && r <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+  return (r >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED &&
+          r <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
 }
 
 /* What a stream-capture failure means and what to do, in cucore's words. */

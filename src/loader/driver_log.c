@@ -31,8 +31,8 @@ static log_entry ring[LOG_KEEP];
 static unsigned long long ring_total; /* messages written; ring[i % LOG_KEEP] */
 static cucore_driver_log_fn forward_fn;
 static void *forward_user;
-static atomic_int registered;      /* 1 once the callback is registered */
-static CUresult register_result;   /* cuLogsRegisterCallback's answer */
+static atomic_int registered;    /* 1 once the callback is registered */
+static CUresult register_result; /* cuLogsRegisterCallback's answer */
 
 typedef struct thread_log {
   char text[LOG_MAX];
@@ -55,8 +55,8 @@ static void CUDA_CB on_driver_log(void *data, CUlogLevel level, char *message, s
   memcpy(tls_log.text, text, sizeof text);
   tls_log.when_ns = now_ns();
   tls_log.fresh = 1;
-  cucore_driver_log_level lv =
-      level == CU_LOG_LEVEL_WARNING ? CUCORE_DRIVER_LOG_WARNING : CUCORE_DRIVER_LOG_ERROR;
+  cucore_driver_log_level lv = level == CU_LOG_LEVEL_WARNING ? CUCORE_DRIVER_LOG_WARNING
+                                                             : CUCORE_DRIVER_LOG_ERROR;
   pthread_mutex_lock(&log_lock);
   log_entry *e = &ring[ring_total % LOG_KEEP];
   e->level = lv;

@@ -30,8 +30,10 @@ cucore_status cucore_driver_log_available(int *available) {
 cucore_status cucore_driver_log_read(char *buf, size_t cap, size_t *needed) {
   cc_begin();
   if (buf == NULL && cap > 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_driver_log_read: `buf` is NULL and `cap` "
-                                            "is %zu (a NULL buf needs cap 0)", cap);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_driver_log_read: `buf` is NULL and `cap` "
+                   "is %zu (a NULL buf needs cap 0)",
+                   cap);
   cucore_status st = need_log();
   if (st != CUCORE_OK) return st;
   size_t all = cc_driver_log_copy(buf, cap);

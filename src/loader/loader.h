@@ -31,8 +31,8 @@ typedef struct cc_driver {
 #define CC_DRV(name, ver, req) PFN_##name##_v##ver fn_##name;
 #include "loader/driver_symbols.h"
 #undef CC_DRV
-  int version;         /* cuDriverGetVersion */
-  int device_count;    /* after cuInit; 0 when CUDA_ERROR_NO_DEVICE */
+  int version;      /* cuDriverGetVersion */
+  int device_count; /* after cuInit; 0 when CUDA_ERROR_NO_DEVICE */
 } cc_driver;
 
 extern cc_driver cc_drv;
@@ -52,9 +52,9 @@ cucore_status cc_driver_require(const void *fn, const char *symbol, int version_
 /* (`name` is pasted, never expanded: cuda.h defines some names to their _v2 forms.) */
 /* The symbol's version is looked up (a scan of the symbol table) only when it is missing:
  * this check sits on hot paths (node updates, launches into captures). */
-#define CC_DRV_REQUIRE(name)                                                                  \
-  (CC_LIKELY(cc_drv.fn_##name != NULL)                                                        \
-       ? CUCORE_OK                                                                            \
+#define CC_DRV_REQUIRE(name)           \
+  (CC_LIKELY(cc_drv.fn_##name != NULL) \
+       ? CUCORE_OK                     \
        : cc_driver_require(NULL, #name, cc_driver_symbol_version(#name)))
 int cc_driver_symbol_version(const char *symbol);
 /* Where the driver was loaded from, and why not (for cucore_versions). */

@@ -58,10 +58,11 @@ static void load_nvml(void) {
     const char *why = dlerror();
     char said[400];
     cc_escape_text(said, sizeof said, why ? why : "unknown reason", why ? strlen(why) : 14);
-    set_failure("NVML (`%s`) could not be loaded: %s. It comes with the NVIDIA driver; %s",
-                name, said, override ? "CUCORE_LIBNVML names it"
-                                     : "set CUCORE_LIBNVML to the full path of "
-                                       "libnvidia-ml.so.1");
+    set_failure("NVML (`%s`) could not be loaded: %s. It comes with the NVIDIA driver; %s", name,
+                said,
+                override ? "CUCORE_LIBNVML names it"
+                         : "set CUCORE_LIBNVML to the full path of "
+                           "libnvidia-ml.so.1");
     return;
   }
   if (!take_symbols(h, name)) return;
@@ -70,8 +71,8 @@ static void load_nvml(void) {
     const char *text = cc_nvml_fn.error_string(r);
     char said[256];
     cc_escape_text(said, sizeof said, text ? text : "", text ? strlen(text) : 0);
-    set_failure("NVML (%s) did not start: nvmlInit_v2 failed with NVML error %d (%s)", name,
-                r, said);
+    set_failure("NVML (%s) did not start: nvmlInit_v2 failed with NVML error %d (%s)", name, r,
+                said);
     return;
   }
   nvml_status = CUCORE_OK;

@@ -8,7 +8,7 @@
 
 #include "base/base.h"
 
-typedef int cc_nvml_return;                      /* nvmlReturn_t */
+typedef int cc_nvml_return;                       /* nvmlReturn_t */
 typedef struct cc_nvml_device_st *cc_nvml_device; /* nvmlDevice_t */
 
 #define CC_NVML_SUCCESS 0
@@ -36,31 +36,27 @@ typedef struct cc_nvml_utilization { /* nvmlUtilization_t */
 
 /* The entry points: X(field, symbol, required, return type, parameters). The clock-event
  * reasons have two names (ThrottleReasons before NVML 12.2); nvml.c tries both. */
-#define CC_NVML_FUNCS(X)                                                                      \
-  X(init, "nvmlInit_v2", 1, cc_nvml_return, (void))                                           \
-  X(error_string, "nvmlErrorString", 1, const char *, (cc_nvml_return))                       \
-  X(by_pci, "nvmlDeviceGetHandleByPciBusId_v2", 1, cc_nvml_return,                            \
-    (const char *, cc_nvml_device *))                                                         \
-  X(by_uuid, "nvmlDeviceGetHandleByUUID", 1, cc_nvml_return, (const char *, cc_nvml_device *)) \
-  X(uuid, "nvmlDeviceGetUUID", 1, cc_nvml_return, (cc_nvml_device, char *, unsigned))         \
-  X(name, "nvmlDeviceGetName", 0, cc_nvml_return, (cc_nvml_device, char *, unsigned))         \
-  X(clock, "nvmlDeviceGetClockInfo", 0, cc_nvml_return, (cc_nvml_device, int, unsigned *))    \
-  X(max_clock, "nvmlDeviceGetMaxClockInfo", 0, cc_nvml_return,                                \
-    (cc_nvml_device, int, unsigned *))                                                        \
-  X(temperature, "nvmlDeviceGetTemperature", 0, cc_nvml_return,                               \
-    (cc_nvml_device, int, unsigned *))                                                        \
-  X(power, "nvmlDeviceGetPowerUsage", 0, cc_nvml_return, (cc_nvml_device, unsigned *))        \
-  X(power_limit, "nvmlDeviceGetEnforcedPowerLimit", 0, cc_nvml_return,                        \
-    (cc_nvml_device, unsigned *))                                                             \
-  X(utilization, "nvmlDeviceGetUtilizationRates", 0, cc_nvml_return,                          \
-    (cc_nvml_device, cc_nvml_utilization *))                                                  \
-  X(reasons, "nvmlDeviceGetCurrentClocksEventReasons", 0, cc_nvml_return,                     \
-    (cc_nvml_device, unsigned long long *))                                                   \
-  X(pci, "nvmlDeviceGetPciInfo_v3", 0, cc_nvml_return, (cc_nvml_device, cc_nvml_pci *))       \
-  X(mig_mode, "nvmlDeviceGetMigMode", 0, cc_nvml_return,                                      \
-    (cc_nvml_device, unsigned *, unsigned *))                                                 \
-  X(nvlink_state, "nvmlDeviceGetNvLinkState", 0, cc_nvml_return,                              \
-    (cc_nvml_device, unsigned, int *))
+#define CC_NVML_FUNCS(X)                                                                           \
+  X(init, "nvmlInit_v2", 1, cc_nvml_return, (void))                                                \
+  X(error_string, "nvmlErrorString", 1, const char *, (cc_nvml_return))                            \
+  X(by_pci, "nvmlDeviceGetHandleByPciBusId_v2", 1, cc_nvml_return,                                 \
+    (const char *, cc_nvml_device *))                                                              \
+  X(by_uuid, "nvmlDeviceGetHandleByUUID", 1, cc_nvml_return, (const char *, cc_nvml_device *))     \
+  X(uuid, "nvmlDeviceGetUUID", 1, cc_nvml_return, (cc_nvml_device, char *, unsigned))              \
+  X(name, "nvmlDeviceGetName", 0, cc_nvml_return, (cc_nvml_device, char *, unsigned))              \
+  X(clock, "nvmlDeviceGetClockInfo", 0, cc_nvml_return, (cc_nvml_device, int, unsigned *))         \
+  X(max_clock, "nvmlDeviceGetMaxClockInfo", 0, cc_nvml_return, (cc_nvml_device, int, unsigned *))  \
+  X(temperature, "nvmlDeviceGetTemperature", 0, cc_nvml_return, (cc_nvml_device, int, unsigned *)) \
+  X(power, "nvmlDeviceGetPowerUsage", 0, cc_nvml_return, (cc_nvml_device, unsigned *))             \
+  X(power_limit, "nvmlDeviceGetEnforcedPowerLimit", 0, cc_nvml_return,                             \
+    (cc_nvml_device, unsigned *))                                                                  \
+  X(utilization, "nvmlDeviceGetUtilizationRates", 0, cc_nvml_return,                               \
+    (cc_nvml_device, cc_nvml_utilization *))                                                       \
+  X(reasons, "nvmlDeviceGetCurrentClocksEventReasons", 0, cc_nvml_return,                          \
+    (cc_nvml_device, unsigned long long *))                                                        \
+  X(pci, "nvmlDeviceGetPciInfo_v3", 0, cc_nvml_return, (cc_nvml_device, cc_nvml_pci *))            \
+  X(mig_mode, "nvmlDeviceGetMigMode", 0, cc_nvml_return, (cc_nvml_device, unsigned *, unsigned *)) \
+  X(nvlink_state, "nvmlDeviceGetNvLinkState", 0, cc_nvml_return, (cc_nvml_device, unsigned, int *))
 
 typedef struct cc_nvml {
 #define CC_NVML_FIELD(field, symbol, required, ret, params) ret(*field) params;

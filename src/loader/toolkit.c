@@ -30,7 +30,7 @@ typedef struct cc_toolkit_lib {
   const char *const *subdirs; /* relative to a toolkit root */
   const char *const *files;   /* file names, preferred first */
   int not_found_code;
-  int min_version;            /* major*1000 + minor*10 */
+  int min_version; /* major*1000 + minor*10 */
   /* state */
   pthread_once_t once;
   cucore_status status;
@@ -45,15 +45,25 @@ static const char *const nvrtc_files[] = {"libnvrtc.so.13", "libnvrtc.so.12", NU
 static const char *const jitlink_files[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", NULL};
 static const char *const nvvm_files[] = {"libnvvm.so.4", "libnvvm.so", NULL};
 
-static cc_toolkit_lib nvrtc_lib = {"NVRTC", "CUCORE_NVRTC", lib_dirs, nvrtc_files,
-                                   CUCORE_NVRTC_NOT_FOUND, 12000, PTHREAD_ONCE_INIT, 0, "", "",
-                                   NULL};
-static cc_toolkit_lib jitlink_lib = {"nvJitLink", "CUCORE_NVJITLINK", lib_dirs, jitlink_files,
-                                     CUCORE_NVJITLINK_NOT_FOUND, 12000, PTHREAD_ONCE_INIT, 0, "",
-                                     "", NULL};
-static cc_toolkit_lib nvvm_lib = {"libNVVM", "CUCORE_NVVM", nvvm_dirs, nvvm_files,
-                                  CUCORE_NVVM_NOT_FOUND, 2000, PTHREAD_ONCE_INIT, 0, "", "",
-                                  NULL};
+static cc_toolkit_lib nvrtc_lib = {
+    "NVRTC", "CUCORE_NVRTC",    lib_dirs, nvrtc_files, CUCORE_NVRTC_NOT_FOUND,
+    12000,   PTHREAD_ONCE_INIT, 0,        "",          "",
+    NULL};
+static cc_toolkit_lib jitlink_lib = {"nvJitLink",
+                                     "CUCORE_NVJITLINK",
+                                     lib_dirs,
+                                     jitlink_files,
+                                     CUCORE_NVJITLINK_NOT_FOUND,
+                                     12000,
+                                     PTHREAD_ONCE_INIT,
+                                     0,
+                                     "",
+                                     "",
+                                     NULL};
+static cc_toolkit_lib nvvm_lib = {
+    "libNVVM", "CUCORE_NVVM",     nvvm_dirs, nvvm_files, CUCORE_NVVM_NOT_FOUND,
+    2000,      PTHREAD_ONCE_INIT, 0,         "",         "",
+    NULL};
 
 static int is_dir(const char *p) {
   struct stat st;
@@ -208,9 +218,8 @@ static const char *jitlink_text(nvJitLinkResult r);
 static void version_failed(cc_toolkit_lib *lib, int code, cucore_source src, int native,
                            const char *call, const char *text) {
   lib->status = cc_status(code, src, native);
-  snprintf(lib->message, sizeof lib->message,
-           "%s failed: %s (%d): %s at %s cannot be used", call, text ? text : "error", native,
-           lib->display, lib->path);
+  snprintf(lib->message, sizeof lib->message, "%s failed: %s (%d): %s at %s cannot be used", call,
+           text ? text : "error", native, lib->display, lib->path);
 }
 
 static void check_min_version(cc_toolkit_lib *lib, int version) {
@@ -351,11 +360,11 @@ static cucore_status fail_native(int code, cucore_source src, int native, const 
 }
 
 static int nvrtc_code(nvrtcResult r) {
-  return r == NVRTC_ERROR_COMPILATION ? CUCORE_COMPILE_ERROR
-         : r == NVRTC_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
-         : r == NVRTC_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
+  return r == NVRTC_ERROR_COMPILATION                 ? CUCORE_COMPILE_ERROR
+         : r == NVRTC_ERROR_OUT_OF_MEMORY             ? CUCORE_HOST_OUT_OF_MEMORY
+         : r == NVRTC_ERROR_INVALID_OPTION            ? CUCORE_INVALID_ARGUMENT
          : r == NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID ? CUCORE_NOT_FOUND
-                                                    : CUCORE_NVRTC_ERROR;
+                                                      : CUCORE_NVRTC_ERROR;
 }
 
 cucore_status cc_fail_nvrtc(nvrtcResult r, const char *call, const char *fmt, ...) {
@@ -393,34 +402,34 @@ static const char *jitlink_text(nvJitLinkResult r) {
 
 static int jitlink_code(nvJitLinkResult r) {
   return (r == NVJITLINK_ERROR_OUTDATED_LIBRARY) ? CUCORE_VERSION_MISMATCH
-             : (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION || r == NVJITLINK_ERROR_MISSING_ARCH ||
-                r == NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS || r == NVJITLINK_ERROR_NULL_INPUT)
-                 ? CUCORE_INVALID_ARGUMENT
-             : (r == NVJITLINK_ERROR_UNRECOGNIZED_INPUT || r == NVJITLINK_ERROR_INVALID_INPUT ||
-                r == NVJITLINK_ERROR_INCORRECT_INPUT_TYPE)
-                 ? CUCORE_INVALID_BINARY
-             : (r == NVJITLINK_ERROR_PTX_COMPILE || r == NVJITLINK_ERROR_NVVM_COMPILE ||
-                r == NVJITLINK_ERROR_FINALIZE || r == NVJITLINK_ERROR_ARCH_MISMATCH)
-                 ? CUCORE_LINK_ERROR
-                 : CUCORE_NVJITLINK_ERROR;
+         : (r == NVJITLINK_ERROR_UNRECOGNIZED_OPTION || r == NVJITLINK_ERROR_MISSING_ARCH ||
+            r == NVJITLINK_ERROR_INCOMPATIBLE_OPTIONS || r == NVJITLINK_ERROR_NULL_INPUT)
+             ? CUCORE_INVALID_ARGUMENT
+         : (r == NVJITLINK_ERROR_UNRECOGNIZED_INPUT || r == NVJITLINK_ERROR_INVALID_INPUT ||
+            r == NVJITLINK_ERROR_INCORRECT_INPUT_TYPE)
+             ? CUCORE_INVALID_BINARY
+         : (r == NVJITLINK_ERROR_PTX_COMPILE || r == NVJITLINK_ERROR_NVVM_COMPILE ||
+            r == NVJITLINK_ERROR_FINALIZE || r == NVJITLINK_ERROR_ARCH_MISMATCH)
+             ? CUCORE_LINK_ERROR
+             : CUCORE_NVJITLINK_ERROR;
 }
 
 cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char *fmt, ...) {
   int code = jitlink_code(r);
   va_list ap;
   va_start(ap, fmt);
-  cucore_status st =
-      fail_native(code, CUCORE_SOURCE_NVJITLINK, (int)r, call, jitlink_text(r), fmt, ap);
+  cucore_status st = fail_native(code, CUCORE_SOURCE_NVJITLINK, (int)r, call, jitlink_text(r), fmt,
+                                 ap);
   va_end(ap);
   return st;
 }
 
 static int nvvm_code(nvvmResult r) {
   return (r == NVVM_ERROR_COMPILATION || r == NVVM_ERROR_INVALID_IR) ? CUCORE_COMPILE_ERROR
-         : r == NVVM_ERROR_OUT_OF_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY
-         : r == NVVM_ERROR_INVALID_OPTION ? CUCORE_INVALID_ARGUMENT
-         : r == NVVM_ERROR_IR_VERSION_MISMATCH ? CUCORE_VERSION_MISMATCH
-                                               : CUCORE_NVVM_ERROR;
+         : r == NVVM_ERROR_OUT_OF_MEMORY                             ? CUCORE_HOST_OUT_OF_MEMORY
+         : r == NVVM_ERROR_INVALID_OPTION                            ? CUCORE_INVALID_ARGUMENT
+         : r == NVVM_ERROR_IR_VERSION_MISMATCH                       ? CUCORE_VERSION_MISMATCH
+                                                                     : CUCORE_NVVM_ERROR;
 }
 
 cucore_status cc_fail_nvvm(nvvmResult r, const char *call, const char *fmt, ...) {

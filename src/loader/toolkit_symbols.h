@@ -9,34 +9,35 @@
 #include <nvrtc.h>
 #include <nvvm.h>
 
-#define CC_NVRTC_SYMBOLS(CC_SYM)                                                               \
-  CC_SYM(const char *, nvrtcGetErrorString, (nvrtcResult), 1)                                 \
-  CC_SYM(nvrtcResult, nvrtcVersion, (int *, int *), 1)                                       \
-  CC_SYM(nvrtcResult, nvrtcGetNumSupportedArchs, (int *), 1)                                 \
-  CC_SYM(nvrtcResult, nvrtcGetSupportedArchs, (int *), 1)                                    \
-  CC_SYM(nvrtcResult, nvrtcCreateProgram,                                                     \
-         (nvrtcProgram *, const char *, const char *, int, const char *const *,               \
-          const char *const *), 1)                                                             \
-  CC_SYM(nvrtcResult, nvrtcDestroyProgram, (nvrtcProgram *), 1)                              \
-  CC_SYM(nvrtcResult, nvrtcCompileProgram, (nvrtcProgram, int, const char *const *), 1)      \
-  CC_SYM(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram, size_t *), 1)                          \
-  CC_SYM(nvrtcResult, nvrtcGetPTX, (nvrtcProgram, char *), 1)                                \
-  CC_SYM(nvrtcResult, nvrtcGetCUBINSize, (nvrtcProgram, size_t *), 1)                        \
-  CC_SYM(nvrtcResult, nvrtcGetCUBIN, (nvrtcProgram, char *), 1)                              \
-  CC_SYM(nvrtcResult, nvrtcGetLTOIRSize, (nvrtcProgram, size_t *), 0)                        \
-  CC_SYM(nvrtcResult, nvrtcGetLTOIR, (nvrtcProgram, char *), 0)                              \
-  CC_SYM(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *), 1)                   \
-  CC_SYM(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram, char *), 1)                         \
-  CC_SYM(nvrtcResult, nvrtcAddNameExpression, (nvrtcProgram, const char *), 1)               \
+#define CC_NVRTC_SYMBOLS(CC_SYM)                                                        \
+  CC_SYM(const char *, nvrtcGetErrorString, (nvrtcResult), 1)                           \
+  CC_SYM(nvrtcResult, nvrtcVersion, (int *, int *), 1)                                  \
+  CC_SYM(nvrtcResult, nvrtcGetNumSupportedArchs, (int *), 1)                            \
+  CC_SYM(nvrtcResult, nvrtcGetSupportedArchs, (int *), 1)                               \
+  CC_SYM(nvrtcResult, nvrtcCreateProgram,                                               \
+         (nvrtcProgram *, const char *, const char *, int, const char *const *,         \
+          const char *const *),                                                         \
+         1)                                                                             \
+  CC_SYM(nvrtcResult, nvrtcDestroyProgram, (nvrtcProgram *), 1)                         \
+  CC_SYM(nvrtcResult, nvrtcCompileProgram, (nvrtcProgram, int, const char *const *), 1) \
+  CC_SYM(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram, size_t *), 1)                     \
+  CC_SYM(nvrtcResult, nvrtcGetPTX, (nvrtcProgram, char *), 1)                           \
+  CC_SYM(nvrtcResult, nvrtcGetCUBINSize, (nvrtcProgram, size_t *), 1)                   \
+  CC_SYM(nvrtcResult, nvrtcGetCUBIN, (nvrtcProgram, char *), 1)                         \
+  CC_SYM(nvrtcResult, nvrtcGetLTOIRSize, (nvrtcProgram, size_t *), 0)                   \
+  CC_SYM(nvrtcResult, nvrtcGetLTOIR, (nvrtcProgram, char *), 0)                         \
+  CC_SYM(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *), 1)              \
+  CC_SYM(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram, char *), 1)                    \
+  CC_SYM(nvrtcResult, nvrtcAddNameExpression, (nvrtcProgram, const char *), 1)          \
   CC_SYM(nvrtcResult, nvrtcGetLoweredName, (nvrtcProgram, const char *, const char **), 1)
 
-#define CC_NVJITLINK_SYMBOLS(CC_SYM)                                                           \
-  CC_SYM(nvJitLinkResult, nvJitLinkVersion, (unsigned *, unsigned *), 1)                     \
-  CC_SYM(nvJitLinkResult, nvJitLinkCreate, (nvJitLinkHandle *, uint32_t, const char **), 1)  \
-  CC_SYM(nvJitLinkResult, nvJitLinkDestroy, (nvJitLinkHandle *), 1)                          \
-  CC_SYM(nvJitLinkResult, nvJitLinkAddData,                                                  \
-         (nvJitLinkHandle, nvJitLinkInputType, const void *, size_t, const char *), 1)        \
-  CC_SYM(nvJitLinkResult, nvJitLinkComplete, (nvJitLinkHandle), 1)                           \
+#define CC_NVJITLINK_SYMBOLS(CC_SYM)                                                        \
+  CC_SYM(nvJitLinkResult, nvJitLinkVersion, (unsigned *, unsigned *), 1)                    \
+  CC_SYM(nvJitLinkResult, nvJitLinkCreate, (nvJitLinkHandle *, uint32_t, const char **), 1) \
+  CC_SYM(nvJitLinkResult, nvJitLinkDestroy, (nvJitLinkHandle *), 1)                         \
+  CC_SYM(nvJitLinkResult, nvJitLinkAddData,                                                 \
+         (nvJitLinkHandle, nvJitLinkInputType, const void *, size_t, const char *), 1)      \
+  CC_SYM(nvJitLinkResult, nvJitLinkComplete, (nvJitLinkHandle), 1)                          \
   CC_SYM(nvJitLinkResult, nvJitLinkGetLinkedCubinSize, (nvJitLinkHandle, size_t *), 1)      \
   CC_SYM(nvJitLinkResult, nvJitLinkGetLinkedCubin, (nvJitLinkHandle, void *), 1)            \
   CC_SYM(nvJitLinkResult, nvJitLinkGetLinkedPtxSize, (nvJitLinkHandle, size_t *), 1)        \
@@ -46,26 +47,33 @@
   CC_SYM(nvJitLinkResult, nvJitLinkGetInfoLogSize, (nvJitLinkHandle, size_t *), 1)          \
   CC_SYM(nvJitLinkResult, nvJitLinkGetInfoLog, (nvJitLinkHandle, char *), 1)
 
-#define CC_NVVM_SYMBOLS(CC_SYM)                                                                \
-  CC_SYM(const char *, nvvmGetErrorString, (nvvmResult), 1)                                   \
-  CC_SYM(nvvmResult, nvvmVersion, (int *, int *), 1)                                         \
-  CC_SYM(nvvmResult, nvvmIRVersion, (int *, int *, int *, int *), 1)                         \
-  CC_SYM(nvvmResult, nvvmCreateProgram, (nvvmProgram *), 1)                                  \
-  CC_SYM(nvvmResult, nvvmDestroyProgram, (nvvmProgram *), 1)                                 \
+#define CC_NVVM_SYMBOLS(CC_SYM)                                                                    \
+  CC_SYM(const char *, nvvmGetErrorString, (nvvmResult), 1)                                        \
+  CC_SYM(nvvmResult, nvvmVersion, (int *, int *), 1)                                               \
+  CC_SYM(nvvmResult, nvvmIRVersion, (int *, int *, int *, int *), 1)                               \
+  CC_SYM(nvvmResult, nvvmCreateProgram, (nvvmProgram *), 1)                                        \
+  CC_SYM(nvvmResult, nvvmDestroyProgram, (nvvmProgram *), 1)                                       \
   CC_SYM(nvvmResult, nvvmAddModuleToProgram, (nvvmProgram, const char *, size_t, const char *), 1) \
-  CC_SYM(nvvmResult, nvvmLazyAddModuleToProgram,                                             \
-         (nvvmProgram, const char *, size_t, const char *), 1)                                \
-  CC_SYM(nvvmResult, nvvmCompileProgram, (nvvmProgram, int, const char **), 1)               \
-  CC_SYM(nvvmResult, nvvmVerifyProgram, (nvvmProgram, int, const char **), 1)                \
-  CC_SYM(nvvmResult, nvvmGetCompiledResultSize, (nvvmProgram, size_t *), 1)                  \
-  CC_SYM(nvvmResult, nvvmGetCompiledResult, (nvvmProgram, char *), 1)                        \
-  CC_SYM(nvvmResult, nvvmGetProgramLogSize, (nvvmProgram, size_t *), 1)                      \
+  CC_SYM(nvvmResult, nvvmLazyAddModuleToProgram,                                                   \
+         (nvvmProgram, const char *, size_t, const char *), 1)                                     \
+  CC_SYM(nvvmResult, nvvmCompileProgram, (nvvmProgram, int, const char **), 1)                     \
+  CC_SYM(nvvmResult, nvvmVerifyProgram, (nvvmProgram, int, const char **), 1)                      \
+  CC_SYM(nvvmResult, nvvmGetCompiledResultSize, (nvvmProgram, size_t *), 1)                        \
+  CC_SYM(nvvmResult, nvvmGetCompiledResult, (nvvmProgram, char *), 1)                              \
+  CC_SYM(nvvmResult, nvvmGetProgramLogSize, (nvvmProgram, size_t *), 1)                            \
   CC_SYM(nvvmResult, nvvmGetProgramLog, (nvvmProgram, char *), 1)
 
 #define CC_SYM_MEMBER(ret, name, params, req) ret(*fn_##name) params;
-typedef struct cc_nvrtc { CC_NVRTC_SYMBOLS(CC_SYM_MEMBER) int version; } cc_nvrtc;
-typedef struct cc_nvjitlink { CC_NVJITLINK_SYMBOLS(CC_SYM_MEMBER) int version; } cc_nvjitlink;
-typedef struct cc_nvvm { CC_NVVM_SYMBOLS(CC_SYM_MEMBER) int version; int ir_version; } cc_nvvm;
+typedef struct cc_nvrtc {
+  CC_NVRTC_SYMBOLS(CC_SYM_MEMBER) int version;
+} cc_nvrtc;
+typedef struct cc_nvjitlink {
+  CC_NVJITLINK_SYMBOLS(CC_SYM_MEMBER) int version;
+} cc_nvjitlink;
+typedef struct cc_nvvm {
+  CC_NVVM_SYMBOLS(CC_SYM_MEMBER) int version;
+  int ir_version;
+} cc_nvvm;
 #undef CC_SYM_MEMBER
 
 extern cc_nvrtc cc_rtc;
@@ -92,8 +100,7 @@ int cc_nvvm_locate(char *out, size_t cap);
 const char *cc_toolkit_root(void);
 
 /* Failures of toolkit calls, keeping the native code. */
-cucore_status cc_fail_nvrtc(nvrtcResult r, const char *call, const char *fmt, ...)
-    CC_PRINTF(3, 4);
+cucore_status cc_fail_nvrtc(nvrtcResult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);
 cucore_status cc_fail_nvjitlink(nvJitLinkResult r, const char *call, const char *fmt, ...)
     CC_PRINTF(3, 4);
 cucore_status cc_fail_nvvm(nvvmResult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);

@@ -49,10 +49,10 @@ static const char *maker(cucore_mem_kind kind) {
 const char *cc_rec_describe(const cc_mem_rec *rec, char *buf, size_t n) {
   char dev[32] = "";
   if (rec->ordinal >= 0) snprintf(dev, sizeof dev, " on device %d", rec->ordinal);
-  snprintf(buf, n, "a %llu-byte %s %s (%s) at 0x%llx%s",
-           (unsigned long long)rec->size, cucore_mem_kind_name(rec->kind),
-           (rec->flags & CC_REC_ALIAS) ? "range (device address)" : "allocation",
-           maker(rec->kind), (unsigned long long)rec->base, dev);
+  snprintf(buf, n, "a %llu-byte %s %s (%s) at 0x%llx%s", (unsigned long long)rec->size,
+           cucore_mem_kind_name(rec->kind),
+           (rec->flags & CC_REC_ALIAS) ? "range (device address)" : "allocation", maker(rec->kind),
+           (unsigned long long)rec->base, dev);
   return buf;
 }
 
@@ -98,8 +98,8 @@ int cc_footprint_3d(uint64_t x, uint64_t y, uint64_t z, uint64_t pitch, uint64_t
          cc_footprint_2d(x, last_row, pitch, width, 1, &t, end);
 }
 
-cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes,
-                              const char *fn, const char *role) {
+cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes, const char *fn,
+                              const char *role) {
   uint64_t off = addr - rec->base;
   if (CC_LIKELY(bytes <= rec->size - off)) return CUCORE_OK;
   char what[256];
@@ -113,8 +113,8 @@ cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t byt
 }
 
 /* A range that starts where cucore knows nothing but reaches into a record. */
-static cucore_status runs_into(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes,
-                               const char *fn, const char *role) {
+static cucore_status runs_into(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes, const char *fn,
+                               const char *role) {
   char what[256];
   cc_rec_describe(rec, what, sizeof what);
   return cc_fail(CUCORE_OUT_OF_BOUNDS,
@@ -177,8 +177,7 @@ static cucore_status check_side(uint64_t addr, uint64_t bytes, int where, const 
   return CUCORE_OK;
 }
 
-cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
-                                 const char *role) {
+cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role) {
   if (bytes == 0) return CUCORE_OK;
   uint64_t end;
   if (CC_UNLIKELY(!cc_add_u64(addr, bytes, &end))) return wraps(addr, bytes, fn, role);
@@ -228,8 +227,7 @@ static void remember_seen(const cc_mem_rec *rec, const cc_reg_seen *seen) {
 }
 
 /* The locked check of both sides, remembering what passed. */
-static cucore_status check_copy_locked(uint64_t dst, uint64_t src, uint64_t bytes,
-                                       const char *fn) {
+static cucore_status check_copy_locked(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn) {
   cc_mem_rec d, s;
   cc_reg_seen sd, ss;
   int ld = 0, ls = 0;

@@ -16,7 +16,7 @@
 /* The checks of a copy before the driver: device and stream, the size, NULL addresses, then
  * both ranges against the record. Returns CUCORE_OK with *skip = 1 for an empty copy. */
 CC_COLD static cucore_status precheck_slow(cucore_device *dev, cucore_stream *s, uint64_t dst,
-                                          uint64_t src, size_t bytes, const char *fn, int *skip) {
+                                           uint64_t src, size_t bytes, const char *fn, int *skip) {
   *skip = 0;
   cucore_status st = cc_mem_pair_check(dev, s, fn);
   if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
@@ -28,8 +28,7 @@ CC_COLD static cucore_status precheck_slow(cucore_device *dev, cucore_stream *s,
   st = cc_check_size(bytes, fn, "the byte count");
   if (st != CUCORE_OK) return st;
   if (!dst || !src)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the %s is NULL/0 for a copy of %zu bytes", fn,
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s is NULL/0 for a copy of %zu bytes", fn,
                    !dst ? "destination" : "source", bytes);
   return cc_mem_check_copy(dst, src, bytes, fn);
 }
@@ -68,8 +67,8 @@ typedef CUresult (*copy_driver_call)(const copy_args *a);
 
 /* *r = the call; refused for a context reason, the device is made current for real (asking
  * the driver) and the call made once more. Fails only when that making current fails. */
-static inline cucore_status copy_call(cucore_device *dev, copy_driver_call call,
-                                      const copy_args *a, CUresult *r) {
+static inline cucore_status copy_call(cucore_device *dev, copy_driver_call call, const copy_args *a,
+                                      CUresult *r) {
   *r = call(a);
   if (CC_LIKELY(*r == CUDA_SUCCESS) || !cc_mem_context_refusal(*r)) return CUCORE_OK;
   cc_device_forget_current();
@@ -99,8 +98,7 @@ static CUresult call_dtod(const copy_args *a) {
 
 /* By address under unified addressing (also between host buffers). */
 static CUresult call_unified(const copy_args *a) {
-  return a->s ? DRV(cuMemcpyAsync)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes,
-                                   a->s->handle)
+  return a->s ? DRV(cuMemcpyAsync)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes, a->s->handle)
               : DRV(cuMemcpy)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes);
 }
 
@@ -131,8 +129,8 @@ cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr sr
   st = copy_call(dev, call_dtoh, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx",
-                      bytes, (unsigned long long)src);
+    return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx", bytes,
+                      (unsigned long long)src);
   return CUCORE_OK;
 }
 
@@ -151,8 +149,8 @@ cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_d
   return s ? CUCORE_OK : cc_mem_finish_sync("device-to-device copy");
 }
 
-cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr src,
-                            size_t bytes, cucore_stream *s) {
+cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr src, size_t bytes,
+                            cucore_stream *s) {
   cc_begin();
   copy_args a = {dst, src, bytes, s};
   int skip;
@@ -162,8 +160,8 @@ cucore_status cucore_memcpy(cucore_device *dev, cucore_devptr dst, cucore_devptr
   st = copy_call(dev, call_unified, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx",
-                      bytes, (unsigned long long)src, (unsigned long long)dst);
+    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes from 0x%llx to 0x%llx", bytes,
+                      (unsigned long long)src, (unsigned long long)dst);
   return s ? CUCORE_OK : cc_mem_finish_sync("copy");
 }
 
@@ -178,8 +176,7 @@ cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src,
   st = copy_call(dev, call_unified, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes between host buffers",
-                      bytes);
+    return cc_fail_cu(r, s ? "cuMemcpyAsync" : "cuMemcpy", "%zu bytes between host buffers", bytes);
   return CUCORE_OK;
 }
 
@@ -235,34 +232,33 @@ static cucore_status fill(cucore_device *dev, cucore_devptr dst, uint32_t value,
   } else {
     call = s ? "cuMemsetD32Async" : "cuMemsetD32";
     what = "words";
-    r = s ? DRV(cuMemsetD32Async)(d, value, count, s->handle)
-          : DRV(cuMemsetD32)(d, value, count);
+    r = s ? DRV(cuMemsetD32Async)(d, value, count, s->handle) : DRV(cuMemsetD32)(d, value, count);
   }
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, call, "%zu %s", count, what);
   return s ? CUCORE_OK : cc_mem_finish_sync("fill");
 }
 
-cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value,
-                               size_t count, cucore_stream *s) {
+cucore_status cucore_memset_d8(cucore_device *dev, cucore_devptr dst, uint8_t value, size_t count,
+                               cucore_stream *s) {
   cc_begin();
   return fill(dev, dst, value, 1, count, s, "cucore_memset_d8");
 }
 
-cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t value,
-                                size_t count, cucore_stream *s) {
+cucore_status cucore_memset_d16(cucore_device *dev, cucore_devptr dst, uint16_t value, size_t count,
+                                cucore_stream *s) {
   cc_begin();
   return fill(dev, dst, value, 2, count, s, "cucore_memset_d16");
 }
 
-cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value,
-                                size_t count, cucore_stream *s) {
+cucore_status cucore_memset_d32(cucore_device *dev, cucore_devptr dst, uint32_t value, size_t count,
+                                cucore_stream *s) {
   cc_begin();
   return fill(dev, dst, value, 4, count, s, "cucore_memset_d32");
 }
 
-cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pitch,
-                               uint32_t value, unsigned element_bytes, size_t width,
-                               size_t height, cucore_stream *s) {
+cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pitch, uint32_t value,
+                               unsigned element_bytes, size_t width, size_t height,
+                               cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memset_2d";
   cucore_status st = cc_mem_pair_check(dev, s, fn);
@@ -280,14 +276,15 @@ cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pit
   if (dst % element_bytes || pitch % element_bytes)
     return cc_fail(CUCORE_ARG_ALIGNMENT,
                    "%s: the address 0x%llx and the pitch %zu must be multiples of the element "
-                   "size %u", fn, (unsigned long long)dst, pitch, element_bytes);
+                   "size %u",
+                   fn, (unsigned long long)dst, pitch, element_bytes);
   uint64_t row_bytes, first, end;
   if (!cc_mul_u64(width, element_bytes, &row_bytes) || (height > 1 && pitch < row_bytes) ||
       !cc_footprint_2d(0, 0, pitch, row_bytes, height, &first, &end))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu rows of %zu elements of %u bytes with pitch %zu: the pitch is below "
-                   "the row's bytes, or the size overflows", fn, height, width, element_bytes,
-                   pitch);
+                   "the row's bytes, or the size overflows",
+                   fn, height, width, element_bytes, pitch);
   char shape[128];
   snprintf(shape, sizeof shape, "%zu rows of %llu bytes, pitch %zu", height,
            (unsigned long long)row_bytes, pitch);
@@ -329,8 +326,8 @@ static cucore_status check_side(const side *sd, uint64_t width, uint64_t height,
   if (sd->arr) {
     const cucore_array_desc *a = &sd->arr->desc;
     if (sd->arr->dev->ctx != dev->ctx)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s array belongs to device %d, not %d",
-                     fn, sd->role, sd->arr->dev->ordinal, dev->ordinal);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s array belongs to device %d, not %d", fn,
+                     sd->role, sd->arr->dev->ordinal, dev->ordinal);
     uint64_t row_bytes = (uint64_t)a->width * sd->arr->elem_bytes;
     uint64_t rows = a->height ? a->height : 1, slices = a->depth ? a->depth : 1;
     uint64_t xe, ye, ze;
@@ -355,22 +352,21 @@ static cucore_status check_side(const side *sd, uint64_t width, uint64_t height,
                    "%s: the %s height %llu (rows per slice) is below the %llu rows copied", fn,
                    sd->role, (unsigned long long)sd->slice_rows, (unsigned long long)height);
   uint64_t first, end;
-  int ok = three_d ? cc_footprint_3d(sd->x, sd->y, sd->z, sd->pitch, sd->slice_rows, width,
-                                     height, depth, &first, &end)
+  int ok = three_d ? cc_footprint_3d(sd->x, sd->y, sd->z, sd->pitch, sd->slice_rows, width, height,
+                                     depth, &first, &end)
                    : cc_footprint_2d(sd->x, sd->y, sd->pitch, width, height, &first, &end);
   if (!ok)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s footprint overflows 64 bits", fn,
-                   sd->role);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s footprint overflows 64 bits", fn, sd->role);
   char shape[160];
   if (three_d)
-    snprintf(shape, sizeof shape, "%llu slices of %llu rows of %llu bytes, pitch %llu, %llu rows "
-             "per slice", (unsigned long long)depth, (unsigned long long)height,
-             (unsigned long long)width, (unsigned long long)sd->pitch,
-             (unsigned long long)sd->slice_rows);
+    snprintf(shape, sizeof shape,
+             "%llu slices of %llu rows of %llu bytes, pitch %llu, %llu rows "
+             "per slice",
+             (unsigned long long)depth, (unsigned long long)height, (unsigned long long)width,
+             (unsigned long long)sd->pitch, (unsigned long long)sd->slice_rows);
   else
-    snprintf(shape, sizeof shape, "%llu rows of %llu bytes, pitch %llu",
-             (unsigned long long)height, (unsigned long long)width,
-             (unsigned long long)sd->pitch);
+    snprintf(shape, sizeof shape, "%llu rows of %llu bytes, pitch %llu", (unsigned long long)height,
+             (unsigned long long)width, (unsigned long long)sd->pitch);
   return cc_mem_check_region(sd->addr, first, end, fn, sd->role, shape);
 }
 
@@ -421,8 +417,8 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
     if (r == CUDA_ERROR_INVALID_VALUE) r = DRV(cuMemcpy2DUnaligned)(&m);
   }
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, s ? "cuMemcpy2DAsync" : "cuMemcpy2D", "%zu rows of %zu bytes",
-                      c->height, c->width_bytes);
+    return cc_fail_cu(r, s ? "cuMemcpy2DAsync" : "cuMemcpy2D", "%zu rows of %zu bytes", c->height,
+                      c->width_bytes);
   return s ? CUCORE_OK : cc_mem_finish_sync("2D copy");
 }
 
@@ -434,10 +430,10 @@ cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cuco
   if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
   if (st != CUCORE_OK) return st;
   if (c->width_bytes == 0 || c->height == 0 || c->depth == 0) return CUCORE_OK;
-  side src = {"source", c->src_array, c->src, c->src_pitch, c->src_height, c->src_x_bytes,
-              c->src_y, c->src_z};
-  side dst = {"destination", c->dst_array, c->dst, c->dst_pitch, c->dst_height, c->dst_x_bytes,
-              c->dst_y, c->dst_z};
+  side src = {"source",      c->src_array,   c->src,   c->src_pitch,
+              c->src_height, c->src_x_bytes, c->src_y, c->src_z};
+  side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
+              c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
   st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
   if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
   if (st != CUCORE_OK) return st;

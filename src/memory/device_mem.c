@@ -25,7 +25,10 @@ cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *
   CUresult r = DRV(cuMemAlloc)(&p, bytes);
   if (r != CUDA_SUCCESS)
     return cc_mem_fail_alloc(r, "cuMemAlloc", "cucore_mem_alloc", dev->ordinal, bytes, NULL);
-  cc_mem_rec rec = {.base = p, .size = bytes, .kind = CUCORE_MEM_DEVICE, .ordinal = dev->ordinal,
+  cc_mem_rec rec = {.base = p,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_DEVICE,
+                    .ordinal = dev->ordinal,
                     .ctx = dev->ctx};
   st = cc_mem_record(&rec, "cucore_mem_alloc");
   if (st != CUCORE_OK) {
@@ -95,8 +98,10 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
   CC_CHECK_ARG(pitch, fn, "pitch");
   *pitch = 0;
   if (width_bytes == 0 || height == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu x %zu bytes is empty (expected width and "
-                   "height > 0)", fn, width_bytes, height);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %zu x %zu bytes is empty (expected width and "
+                   "height > 0)",
+                   fn, width_bytes, height);
   if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: element size %u is not 4, 8 or 16 (the largest access kernels make)", fn,
@@ -114,9 +119,14 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
   CUdeviceptr p = 0;
   size_t pp = 0;
   CUresult r = DRV(cuMemAllocPitch)(&p, &pp, width_bytes, height, element_bytes);
-  if (r != CUDA_SUCCESS) return cc_mem_fail_alloc(r, "cuMemAllocPitch", fn, dev->ordinal, total, NULL);
-  cc_mem_rec rec = {.base = p, .size = (uint64_t)pp * height, .kind = CUCORE_MEM_DEVICE_PITCHED,
-                    .ordinal = dev->ordinal, .ctx = dev->ctx, .aux = pp};
+  if (r != CUDA_SUCCESS)
+    return cc_mem_fail_alloc(r, "cuMemAllocPitch", fn, dev->ordinal, total, NULL);
+  cc_mem_rec rec = {.base = p,
+                    .size = (uint64_t)pp * height,
+                    .kind = CUCORE_MEM_DEVICE_PITCHED,
+                    .ordinal = dev->ordinal,
+                    .ctx = dev->ctx,
+                    .aux = pp};
   st = cc_mem_record(&rec, fn);
   if (st != CUCORE_OK) {
     (void)DRV(cuMemFree)(p);
@@ -139,19 +149,25 @@ cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigne
   if (attach != CUCORE_MANAGED_GLOBAL && attach != CUCORE_MANAGED_HOST)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: attach flags 0x%x are not CUCORE_MANAGED_GLOBAL (1) or CUCORE_MANAGED_HOST "
-                   "(2)", fn, attach);
+                   "(2)",
+                   fn, attach);
   st = cc_mem_capture_check(dev, NULL, 0, fn);
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
   int managed = 0;
   if (DRV(cuDeviceGetAttribute)(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, dev->cudev) ==
-          CUDA_SUCCESS && !managed)
+          CUDA_SUCCESS &&
+      !managed)
     return cc_fail(CUCORE_NOT_SUPPORTED, "%s: device %d does not support managed memory", fn,
                    dev->ordinal);
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAllocManaged)(&p, bytes, attach);
-  if (r != CUDA_SUCCESS) return cc_mem_fail_alloc(r, "cuMemAllocManaged", fn, dev->ordinal, bytes, NULL);
-  cc_mem_rec rec = {.base = p, .size = bytes, .kind = CUCORE_MEM_MANAGED, .ordinal = dev->ordinal,
+  if (r != CUDA_SUCCESS)
+    return cc_mem_fail_alloc(r, "cuMemAllocManaged", fn, dev->ordinal, bytes, NULL);
+  cc_mem_rec rec = {.base = p,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_MANAGED,
+                    .ordinal = dev->ordinal,
                     .ctx = dev->ctx};
   st = cc_mem_record(&rec, fn);
   if (st != CUCORE_OK) {
@@ -190,8 +206,11 @@ cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out) {
                ? cc_status(CUCORE_HOST_OUT_OF_MEMORY, CUCORE_SOURCE_DRIVER, (int)r)
                : st2;
   }
-  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p, .size = bytes, .kind = CUCORE_MEM_PINNED,
-                    .ordinal = -1, .ctx = dev->ctx};
+  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)p,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_PINNED,
+                    .ordinal = -1,
+                    .ctx = dev->ctx};
   st = cc_mem_record(&rec, "cucore_host_alloc");
   if (st != CUCORE_OK) {
     (void)DRV(cuMemFreeHost)(p);

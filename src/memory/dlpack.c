@@ -24,9 +24,8 @@ static cucore_status tensor_extent(const cucore_tensor_desc *t, int64_t *lo, int
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, t->ndim,
                    CUCORE_TENSOR_MAX_DIMS);
   if (t->dtype.bits == 0 || t->dtype.lanes == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: dtype (code %u, %u bits, %u lanes) has no size", fn, t->dtype.code,
-                   t->dtype.bits, t->dtype.lanes);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dtype (code %u, %u bits, %u lanes) has no size",
+                   fn, t->dtype.code, t->dtype.bits, t->dtype.lanes);
   if (t->dtype.code > CUCORE_DTYPE_BOOL)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: dtype code %u is not a DLPack type code (0 int .. 6 bool)", fn,
@@ -99,7 +98,7 @@ typedef struct cc_dl_export {
   DLManagedTensor mt; /* first: the pointer handed out is the block's */
   int64_t shape[CUCORE_TENSOR_MAX_DIMS];
   int64_t strides[CUCORE_TENSOR_MAX_DIMS];
-  uint64_t rec_base;  /* the allocation's start */
+  uint64_t rec_base; /* the allocation's start */
   unsigned flags;
 } cc_dl_export;
 
@@ -203,9 +202,10 @@ static cucore_status export_claim(cucore_devptr ptr, unsigned flags, const char 
     char what[256];
     return cc_fail(CUCORE_IN_USE,
                    "%s: CUCORE_DLPACK_TRANSFER of 0x%llx (%s): %u texture or surface object%s "
-                   "and %u DLPack export%s still use it", fn, (unsigned long long)ptr,
-                   cc_rec_describe(&rec, what, sizeof what), rec.textures,
-                   rec.textures == 1 ? "" : "s", rec.exports, rec.exports == 1 ? "" : "s");
+                   "and %u DLPack export%s still use it",
+                   fn, (unsigned long long)ptr, cc_rec_describe(&rec, what, sizeof what),
+                   rec.textures, rec.textures == 1 ? "" : "s", rec.exports,
+                   rec.exports == 1 ? "" : "s");
   }
   return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
 }
@@ -269,7 +269,8 @@ static cucore_status import_check(const DLTensor *dl, const char *fn) {
   if (dt != kDLCPU && dt != kDLCUDA && dt != kDLCUDAHost && dt != kDLCUDAManaged)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: the tensor lives on %s (DLDeviceType %d); cucore takes CPU, CUDA, CUDA "
-                   "host and CUDA managed tensors", fn, device_type_name(dt), dt);
+                   "host and CUDA managed tensors",
+                   fn, device_type_name(dt), dt);
   if (dl->ndim < 0 || dl->ndim > CUCORE_TENSOR_MAX_DIMS)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ndim %d is outside 0..%d", fn, dl->ndim,
                    CUCORE_TENSOR_MAX_DIMS);
@@ -328,10 +329,13 @@ static cucore_status import_record(uint64_t a, uint64_t b, int ordinal, uint64_t
     char what[256];
     return cc_fail(CUCORE_OUT_OF_BOUNDS,
                    "%s: the tensor (%llu bytes at 0x%llx) starts outside cucore's allocations "
-                   "but runs into %s", fn, (unsigned long long)(b - a), (unsigned long long)a,
+                   "but runs into %s",
+                   fn, (unsigned long long)(b - a), (unsigned long long)a,
                    cc_rec_describe(&rec, what, sizeof what));
   }
-  cc_mem_rec nr = {.base = a, .size = b - a, .kind = CUCORE_MEM_DLPACK_IMPORTED,
+  cc_mem_rec nr = {.base = a,
+                   .size = b - a,
+                   .kind = CUCORE_MEM_DLPACK_IMPORTED,
                    .ordinal = ordinal};
   if (cc_reg_insert(&cc_mem_registry, &nr, 0) != CC_REG_OK)
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: could not record the tensor's range", fn);
@@ -384,7 +388,8 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
   return CUCORE_OK;
 }
 
-cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t, cucore_dlpack_info *out) {
+cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t,
+                                            cucore_dlpack_info *out) {
   cc_begin();
   CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_get_tensor_info", "t");
   CC_CHECK_ARG(out, "cucore_dlpack_get_tensor_info", "out");

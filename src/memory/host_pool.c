@@ -38,9 +38,14 @@ static int drv_alloc(void *ctx, size_t bytes, cc_hpool_block *b) {
   r = DRV(cuMemHostAlloc)(&b->base, bytes, CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP);
   (void)DRV(cuCtxPopCurrent)(&old);
   if (r != CUDA_SUCCESS) return (int)r;
-  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)b->base, .size = bytes,
-                    .kind = CUCORE_MEM_PINNED_POOL, .ordinal = -1, .ctx = hp->dev->ctx,
-                    .owner = hp, .aux = (uint64_t)(uintptr_t)b, .flags = CC_REC_LIVE};
+  cc_mem_rec rec = {.base = (uint64_t)(uintptr_t)b->base,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_PINNED_POOL,
+                    .ordinal = -1,
+                    .ctx = hp->dev->ctx,
+                    .owner = hp,
+                    .aux = (uint64_t)(uintptr_t)b,
+                    .flags = CC_REC_LIVE};
   if (cc_reg_insert(&cc_mem_registry, &rec, 1) != CC_REG_OK) {
     unpin(hp, b->base);
     b->base = NULL;
@@ -111,15 +116,16 @@ static cucore_status alloc_failed(cucore_host_pool *pool, int err, size_t bytes,
   if (err == CC_HPOOL_LIMIT)
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
                    "%s: asked for %s (%zu bytes, a %s block); the pool has %s in use and "
-                   "its max_total_bytes is %s, so %s more fit", fn, want, bytes, cap, used,
+                   "its max_total_bytes is %s, so %s more fit",
+                   fn, want, bytes, cap, used,
                    cc_format_bytes(pool->core.max_total, lim, sizeof lim),
                    cc_format_bytes(pool->core.max_total > s.in_use_capacity
                                        ? pool->core.max_total - (size_t)s.in_use_capacity
                                        : 0,
                                    left, sizeof left));
   if (err == CC_HPOOL_NO_MEMORY)
-    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording a %s block",
-                   fn, cap);
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording a %s block", fn,
+                   cap);
   size_t av = cc_host_mem_available();
   char avail[32];
   cc_format_bytes(av, avail, sizeof avail);
@@ -128,15 +134,15 @@ static cucore_status alloc_failed(cucore_host_pool *pool, int err, size_t bytes,
                    "%s: cuMemHostAlloc failed: CUDA_ERROR_OUT_OF_MEMORY: asked for %s (%zu "
                    "bytes, a %s block) of pinned host memory; the host has %s (%zu bytes) "
                    "available (MemAvailable); the pool has %s in use and gave its cache back "
-                   "first", fn, want, bytes, cap, avail, av, used);
+                   "first",
+                   fn, want, bytes, cap, avail, av, used);
   return cc_fail_cu((CUresult)err, "cuMemHostAlloc",
                     "%s asked for %s (%zu bytes, a %s block) of pinned host memory; the host "
-                    "has %s available; the pool has %s in use", fn, want, bytes, cap, avail,
-                    used);
+                    "has %s available; the pool has %s in use",
+                    fn, want, bytes, cap, avail, used);
 }
 
-CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t bytes,
-                                                 void **out);
+CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t bytes, void **out);
 
 cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void **out) {
   cc_begin();
@@ -152,7 +158,7 @@ cucore_status cucore_host_pool_alloc(cucore_host_pool *pool, size_t bytes, void 
 }
 
 CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t bytes,
-                                                 void **out) {
+                                                  void **out) {
   const char *fn = "cucore_host_pool_alloc";
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
@@ -160,14 +166,13 @@ CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t
   cc_hpool_block *b = NULL;
   int err = cc_hpool_get(&pool->core, bytes, &b, out); /* the size is checked there first */
   if (CC_LIKELY(!err)) return CUCORE_OK;
-  if (bytes == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
+  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
   cucore_status st = cc_check_size(bytes, fn, "the size");
   if (st != CUCORE_OK) return st;
   size_t cb = 0;
   if (err == CC_HPOOL_BAD_SIZE || cc_hpool_class_of(bytes, &cb) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: %zu bytes is above the largest size class (1 TiB)", fn, bytes);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu bytes is above the largest size class (1 TiB)",
+                   fn, bytes);
   return alloc_failed(pool, err, bytes, cb, fn);
 }
 
@@ -209,7 +214,8 @@ CC_COLD static cucore_status host_pool_free_slow(cucore_host_pool *pool, void *p
     if (res == CC_REG_REJECTED && c.wrong_pool)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: %p is a block of another pinned pool (%p), not of %p: free it on the "
-                     "pool it came from", fn, ptr, rec.owner, (void *)pool);
+                     "pool it came from",
+                     fn, ptr, rec.owner, (void *)pool);
     return cc_mem_explain_take(res, &rec, a, fn, "a block of this pinned pool");
   }
   cc_hpool_put(&pool->core, (cc_hpool_block *)(uintptr_t)rec.aux); /* the record freed it */
@@ -251,8 +257,10 @@ cucore_status cucore_host_pool_get_class_size(size_t bytes, size_t *class_bytes)
   CC_CHECK_ARG(class_bytes, "cucore_host_pool_get_class_size", "class_bytes");
   *class_bytes = 0;
   if (cc_hpool_class_of(bytes, class_bytes) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_host_pool_get_class_size: %zu bytes has no size class (expected 1 byte to "
-                   "1 TiB)", bytes);
+    return cc_fail(
+        CUCORE_INVALID_ARGUMENT,
+        "cucore_host_pool_get_class_size: %zu bytes has no size class (expected 1 byte to "
+        "1 TiB)",
+        bytes);
   return CUCORE_OK;
 }

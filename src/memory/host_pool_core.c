@@ -64,7 +64,7 @@ typedef cc_hpool_recent recent_block;
 #define CACHE_PER_CLASS CC_HPOOL_CACHE_PER_CLASS
 #define CACHE_BYTES CC_HPOOL_CACHE_BYTES
 
-static slot *all_slots;     /* under global_lock */
+static slot *all_slots;      /* under global_lock */
 static cc_hpool *live_pools; /* under global_lock */
 static uint64_t next_pool_id = 1;
 
@@ -72,7 +72,6 @@ CC_TLS_IE _Thread_local cc_hpool_slot *cc_tls_hpool_slot;
 #define tls_slot cc_tls_hpool_slot
 static pthread_key_t slot_key;
 static pthread_once_t slot_key_once = PTHREAD_ONCE_INIT;
-
 
 static int pool_is_live(const cc_hpool *p, uint64_t id) { /* under global_lock */
   for (const cc_hpool *q = live_pools; q; q = q->next_live)
@@ -197,8 +196,10 @@ static void link_all(cc_hpool *p, cc_hpool_block *b) { /* under p->lock */
 }
 
 static void unlink_all(cc_hpool *p, cc_hpool_block *b) { /* under p->lock */
-  if (b->prev_all) b->prev_all->next_all = b->next_all;
-  else p->all = b->next_all;
+  if (b->prev_all)
+    b->prev_all->next_all = b->next_all;
+  else
+    p->all = b->next_all;
   if (b->next_all) b->next_all->prev_all = b->prev_all;
   b->prev_all = b->next_all = NULL;
 }
@@ -257,8 +258,7 @@ CC_COLD static int get_slow(cc_hpool *p, size_t bytes, int c, size_t cb, slot *s
       pthread_mutex_unlock(&p->lock);
       return CC_HPOOL_LIMIT;
     }
-    if (p->pinned_now + cb > p->max_total)
-      spill = take_cached(p, p->max_total - cb - in_use);
+    if (p->pinned_now + cb > p->max_total) spill = take_cached(p, p->max_total - cb - in_use);
   }
   p->st.misses++;
   p->pinned_now += cb;

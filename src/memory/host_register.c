@@ -18,21 +18,23 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
   if (flags & ~known)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected CUCORE_HOST_REGISTER_PORTABLE, DEVICEMAP, "
-                   "IOMEMORY, READ_ONLY)", fn, flags & ~known);
+                   "IOMEMORY, READ_ONLY)",
+                   fn, flags & ~known);
   if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
   cucore_status st = cc_check_size(bytes, fn, "the size");
   if (st != CUCORE_OK) return st;
   uint64_t lo = (uint64_t)(uintptr_t)ptr, hi;
   if (!cc_add_u64(lo, bytes, &hi))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu bytes at %p wrap around the address space",
-                   fn, bytes, ptr);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu bytes at %p wrap around the address space", fn,
+                   bytes, ptr);
   cc_mem_rec other;
   if (cc_reg_find_overlap(&cc_mem_registry, lo, hi, &other)) {
     char what[256];
     cc_rec_describe(&other, what, sizeof what);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu bytes at %p overlap %s; a range is registered once, and memory "
-                   "cucore pinned is pinned already", fn, bytes, ptr, what);
+                   "cucore pinned is pinned already",
+                   fn, bytes, ptr, what);
   }
   st = cc_mem_capture_check(dev, NULL, 0, fn);
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
@@ -40,18 +42,22 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
   if (flags & CUCORE_HOST_REGISTER_READ_ONLY) {
     int ro = 0;
     if (DRV(cuDeviceGetAttribute)(&ro, CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED,
-                                  dev->cudev) == CUDA_SUCCESS && !ro)
+                                  dev->cudev) == CUDA_SUCCESS &&
+        !ro)
       return cc_fail(CUCORE_NOT_SUPPORTED,
                      "%s: device %d cannot register host memory read-only "
-                     "(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED is 0)", fn,
-                     dev->ordinal);
+                     "(CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED is 0)",
+                     fn, dev->ordinal);
   }
   CUresult r = DRV(cuMemHostRegister)(ptr, bytes, flags);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuMemHostRegister", "%zu bytes at %p, flags 0x%x", bytes, ptr, flags);
-  cc_mem_rec rec = {.base = lo, .size = bytes, .kind = CUCORE_MEM_REGISTERED,
+  cc_mem_rec rec = {.base = lo,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_REGISTERED,
                     .ordinal = (flags & CUCORE_HOST_REGISTER_PORTABLE) ? -1 : dev->ordinal,
-                    .ctx = dev->ctx, .aux = flags};
+                    .ctx = dev->ctx,
+                    .aux = flags};
   if (flags & CUCORE_HOST_REGISTER_DEVICEMAP) {
     CUdeviceptr dp = 0;
     if (DRV(cuMemHostGetDevicePointer)(&dp, ptr, 0) == CUDA_SUCCESS && dp && dp != lo) {

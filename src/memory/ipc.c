@@ -25,7 +25,8 @@ cucore_status cucore_mem_pool_export_fd(cucore_mem_pool *pool, int *fd) {
   if (!pool->ipc || pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the pool %s; create it with cucore_mem_pool_props.flags = "
-                   "CUCORE_POOL_IPC to share it", fn,
+                   "CUCORE_POOL_IPC to share it",
+                   fn,
                    pool->imported ? "was imported (export it from the process that made it)"
                                   : "was not created for sharing");
   cucore_status st = CC_DRV_REQUIRE(cuMemPoolExportToShareableHandle);
@@ -53,12 +54,13 @@ cucore_status cucore_mem_pool_import_fd(cucore_device *dev, int fd, cucore_mem_p
   if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
   if (st != CUCORE_OK) return st;
   CUmemoryPool h = NULL;
-  CUresult r = DRV(cuMemPoolImportFromShareableHandle)(
-      &h, (void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+  CUresult r = DRV(cuMemPoolImportFromShareableHandle)(&h, (void *)(uintptr_t)fd,
+                                                       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuMemPoolImportFromShareableHandle",
                       "file descriptor %d on device %d (is it a pool exported with "
-                      "cucore_mem_pool_export_fd?)", fd, dev->ordinal);
+                      "cucore_mem_pool_export_fd?)",
+                      fd, dev->ordinal);
   st = cc_pool_new_handle(dev, h, 1, 1, 1, out);
   if (st != CUCORE_OK && DRV(cuMemPoolDestroy)) (void)DRV(cuMemPoolDestroy)(h);
   return st;
@@ -108,12 +110,13 @@ cucore_status cucore_mem_pool_import_pointer(cucore_mem_pool *pool, const cucore
   if (!pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: pointers are imported through a pool imported with "
-                   "cucore_mem_pool_import_fd, not through a pool of this process", fn);
+                   "cucore_mem_pool_import_fd, not through a pool of this process",
+                   fn);
   if (in->magic != IPC_MAGIC || in->version != IPC_VERSION)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the data is not a cucore_ipc_pointer of version %u (magic 0x%x, version "
-                   "%u): was it damaged or truncated in transit?", fn, IPC_VERSION, in->magic,
-                   in->version);
+                   "%u): was it damaged or truncated in transit?",
+                   fn, IPC_VERSION, in->magic, in->version);
   if (in->bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the allocation's size is 0", fn);
   cucore_status st = cc_check_size(in->bytes, fn, "the allocation's size");
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemPoolImportPointer);
@@ -126,10 +129,15 @@ cucore_status cucore_mem_pool_import_pointer(cucore_mem_pool *pool, const cucore
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuMemPoolImportPointer",
                       "a %llu-byte allocation (is the exporter's allocation still live and "
-                      "complete?)", (unsigned long long)in->bytes);
-  cc_mem_rec rec = {.base = p, .size = in->bytes, .kind = CUCORE_MEM_IPC_IMPORTED,
-                    .ordinal = pool->dev->ordinal, .ctx = pool->dev->ctx,
-                    .cupool = pool->handle, .owner = pool};
+                      "complete?)",
+                      (unsigned long long)in->bytes);
+  cc_mem_rec rec = {.base = p,
+                    .size = in->bytes,
+                    .kind = CUCORE_MEM_IPC_IMPORTED,
+                    .ordinal = pool->dev->ordinal,
+                    .ctx = pool->dev->ctx,
+                    .cupool = pool->handle,
+                    .owner = pool};
   st = cc_mem_record(&rec, fn);
   if (st != CUCORE_OK) {
     (void)DRV(cuMemFree)(p);
@@ -224,7 +232,8 @@ cucore_status cucore_ipc_recv_fd(int sock, int *fd, void *data, size_t bytes) {
   if (got < 0)
     return cc_fail(CUCORE_IO_ERROR, "%s: a message came without a file descriptor%s", fn,
                    (msg->msg_flags & MSG_CTRUNC) ? " (its control data was cut: too many "
-                                                  "descriptors sent?)" : "");
+                                                   "descriptors sent?)"
+                                                 : "");
   size_t have = (size_t)n;
   while (bytes && have < bytes) {
     do n = recv(sock, (char *)data + have, bytes - have, 0);

@@ -18,14 +18,18 @@
  * (a system without that folder has node 0 only). */
 static cucore_status check_numa_node(int id, const char *fn) {
   if (id < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d is negative (nodes are 0, 1, "
-                   "...; CUCORE_LOCATION_HOST_NUMA_CURRENT names the calling thread's)", fn, id);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: host NUMA node %d is negative (nodes are 0, 1, "
+                   "...; CUCORE_LOCATION_HOST_NUMA_CURRENT names the calling thread's)",
+                   fn, id);
   char path[64];
   struct stat sb;
   if (stat("/sys/devices/system/node", &sb) != 0) {
     if (id == 0) return CUCORE_OK;
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d does not exist (the system "
-                   "shows no NUMA nodes: only node 0)", fn, id);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: host NUMA node %d does not exist (the system "
+                   "shows no NUMA nodes: only node 0)",
+                   fn, id);
   }
   snprintf(path, sizeof path, "/sys/devices/system/node/node%d", id);
   if (stat(path, &sb) == 0) return CUCORE_OK;
@@ -34,8 +38,10 @@ static cucore_status check_numa_node(int id, const char *fn) {
     snprintf(path, sizeof path, "/sys/devices/system/node/node%d", i);
     if (stat(path, &sb) == 0) count = i + 1;
   }
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: host NUMA node %d does not exist (the highest is "
-                 "node %d, /sys/devices/system/node)", fn, id, count - 1);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: host NUMA node %d does not exist (the highest is "
+                 "node %d, /sys/devices/system/node)",
+                 fn, id, count - 1);
 }
 
 cucore_status cucore_host_get_numa_node(int *node) {
@@ -52,14 +58,13 @@ cucore_status cucore_host_get_numa_node(int *node) {
 
 /* A cucore location as the driver's (devices that exist, host NUMA nodes the system has);
  * CUCORE_INVALID_DEVICE for an ordinal out of range. */
-static cucore_status cc_managed_location(cucore_location in, CUmemLocation *out,
-                                         const char *fn) {
+static cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn) {
   memset(out, 0, sizeof *out);
   switch (in.type) {
   case CUCORE_LOCATION_DEVICE: {
     if (in.id < 0 || in.id >= cc_drv.device_count)
-      return cc_fail(CUCORE_INVALID_DEVICE, "%s: device %d does not exist (%d present)", fn,
-                     in.id, cc_drv.device_count);
+      return cc_fail(CUCORE_INVALID_DEVICE, "%s: device %d does not exist (%d present)", fn, in.id,
+                     cc_drv.device_count);
     CUdevice d = 0;
     CUresult r = DRV(cuDeviceGet)(&d, in.id);
     if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", in.id);
@@ -81,7 +86,8 @@ static cucore_status cc_managed_location(cucore_location in, CUmemLocation *out,
   default:
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: location type %d is not DEVICE (1), HOST (2), HOST_NUMA (3) or "
-                   "HOST_NUMA_CURRENT (4)", fn, (int)in.type);
+                   "HOST_NUMA_CURRENT (4)",
+                   fn, (int)in.type);
   }
 }
 
@@ -101,23 +107,25 @@ cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_me
       cc_rec_describe(rec, what, sizeof what);
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: 0x%llx is in %s; prefetch and advice apply to managed memory "
-                     "(cucore_mem_alloc_managed)", fn, (unsigned long long)ptr, what);
+                     "(cucore_mem_alloc_managed)",
+                     fn, (unsigned long long)ptr, what);
     }
   }
   return CUCORE_OK;
 }
 
-cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
-                                         const char *fn) {
+cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc, const char *fn) {
   cucore_status st = cc_managed_location(to, loc, fn);
   if (st != CUCORE_OK || to.type != CUCORE_LOCATION_DEVICE) return st;
   int cma = 0;
   if (DRV(cuDeviceGetAttribute)(&cma, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
-                                (CUdevice)loc->id) == CUDA_SUCCESS && !cma)
+                                (CUdevice)loc->id) == CUDA_SUCCESS &&
+      !cma)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d lacks concurrent managed access "
                    "(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS is 0): prefetching to it is "
-                   "not possible", fn, to.id);
+                   "not possible",
+                   fn, to.id);
   return CUCORE_OK;
 }
 
@@ -158,8 +166,8 @@ cucore_status cucore_mem_advise(cucore_devptr ptr, size_t bytes, cucore_mem_advi
   cc_begin();
   const char *fn = "cucore_mem_advise";
   if ((int)advice < CUCORE_ADVISE_READ_MOSTLY || (int)advice > CUCORE_ADVISE_UNSET_ACCESSED_BY)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: advice %d is not a cucore_mem_advice (1..6)",
-                   fn, (int)advice);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: advice %d is not a cucore_mem_advice (1..6)", fn,
+                   (int)advice);
   cc_mem_rec rec;
   int known;
   cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
@@ -250,8 +258,8 @@ cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t bytes,
     r = DRV(cuMemRangeGetAttribute)(&last, sizeof last,
                                     CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, ptr, bytes);
   if (r == CUDA_SUCCESS)
-    r = DRV(cuMemRangeGetAttribute)(accessed, sizeof accessed,
-                                    CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, ptr, bytes);
+    r = DRV(cuMemRangeGetAttribute)(accessed, sizeof accessed, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+                                    ptr, bytes);
   out->preferred = from_device_id(preferred);
   out->last_prefetch = from_device_id(last);
   if (r == CUDA_SUCCESS) {

@@ -53,8 +53,10 @@ static cucore_status check_locations(const cucore_location *to, size_t to_count,
                                      const char *fn) {
   if (!to) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `to` is NULL", fn);
   if (to_count != 1 && to_count != count)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu locations for %zu ranges; give 1 (for every "
-                   "range) or one per range", fn, to_count, count);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %zu locations for %zu ranges; give 1 (for every "
+                   "range) or one per range",
+                   fn, to_count, count);
   return CUCORE_OK;
 }
 
@@ -87,8 +89,7 @@ static cucore_status batch_build(const cucore_mem_range *ranges, size_t count,
 static CUresult run_batch(int op, batch *b, size_t count, CUstream h) {
   switch (op) {
   case OP_PREFETCH:
-    return DRV(cuMemPrefetchBatchAsync)(b->ptrs, b->sizes, count, b->locs, b->idxs, b->nlocs, 0,
-                                        h);
+    return DRV(cuMemPrefetchBatchAsync)(b->ptrs, b->sizes, count, b->locs, b->idxs, b->nlocs, 0, h);
   case OP_DISCARD: return DRV(cuMemDiscardBatchAsync)(b->ptrs, b->sizes, count, 0, h);
   default:
     return DRV(cuMemDiscardAndPrefetchBatchAsync)(b->ptrs, b->sizes, count, b->locs, b->idxs,
@@ -113,8 +114,12 @@ static CUresult run_loop(int op, batch *b, size_t count, CUstream h, size_t *fai
 
 static const void *batch_entry(int op, const char **call) {
   switch (op) {
-  case OP_PREFETCH: *call = "cuMemPrefetchBatchAsync"; return (const void *)DRV(cuMemPrefetchBatchAsync);
-  case OP_DISCARD: *call = "cuMemDiscardBatchAsync"; return (const void *)DRV(cuMemDiscardBatchAsync);
+  case OP_PREFETCH:
+    *call = "cuMemPrefetchBatchAsync";
+    return (const void *)DRV(cuMemPrefetchBatchAsync);
+  case OP_DISCARD:
+    *call = "cuMemDiscardBatchAsync";
+    return (const void *)DRV(cuMemDiscardBatchAsync);
   default:
     *call = "cuMemDiscardAndPrefetchBatchAsync";
     return (const void *)DRV(cuMemDiscardAndPrefetchBatchAsync);
@@ -128,8 +133,10 @@ static cucore_status batch_run(int op, batch *b, size_t count, cucore_stream *s,
   cucore_status st = CUCORE_OK;
   if (!entry && op != OP_DISCARD) st = CC_DRV_REQUIRE(cuMemPrefetchAsync);
   if (entry && !s->handle)
-    st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the legacy default stream; %s takes a stream of "
-                 "its own (cucore_stream_create)", fn, call);
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: the legacy default stream; %s takes a stream of "
+                 "its own (cucore_stream_create)",
+                 fn, call);
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
   size_t failed = 0;
@@ -139,9 +146,10 @@ static cucore_status batch_run(int op, batch *b, size_t count, cucore_stream *s,
   if (entry)
     return cc_fail_cu(r, call, "%s: %zu range%s (the first: %zu bytes at 0x%llx)", fn, count,
                       count == 1 ? "" : "s", b->sizes[0], (unsigned long long)b->ptrs[0]);
-  return cc_fail_cu(r, "cuMemPrefetchAsync", "%s: range %zu of %zu, %zu bytes at 0x%llx (the "
-                    "driver has no %s: cucore prefetches range by range)", fn, failed, count,
-                    b->sizes[failed], (unsigned long long)b->ptrs[failed], call);
+  return cc_fail_cu(r, "cuMemPrefetchAsync",
+                    "%s: range %zu of %zu, %zu bytes at 0x%llx (the "
+                    "driver has no %s: cucore prefetches range by range)",
+                    fn, failed, count, b->sizes[failed], (unsigned long long)b->ptrs[failed], call);
 }
 
 static cucore_status managed_op(int op, const cucore_mem_range *ranges, size_t count,

@@ -11,8 +11,7 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 
-cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s,
-                                const char *fn) {
+cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s, const char *fn) {
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   if (s) CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   if (s && s->dev->ctx != dev->ctx)
@@ -134,8 +133,8 @@ cucore_status cc_mem_explain_take(cc_reg_result res, const cc_mem_rec *rec, uint
                    "%s: 0x%llx (%s) is still used by %u texture or surface object%s and %u "
                    "DLPack export%s; destroy those first (or, for an export, wait for its "
                    "consumer to call the deleter)",
-                   fn, (unsigned long long)addr, what, rec->textures,
-                   rec->textures == 1 ? "" : "s", rec->exports, rec->exports == 1 ? "" : "s");
+                   fn, (unsigned long long)addr, what, rec->textures, rec->textures == 1 ? "" : "s",
+                   rec->exports, rec->exports == 1 ? "" : "s");
   default:
     return cc_fail(CUCORE_INTERNAL, "%s: unexpected registry result %d for 0x%llx", fn, (int)res,
                    (unsigned long long)addr);

@@ -47,17 +47,17 @@ enum {
 
 /* One allocation or registered range: [base, base + size). */
 typedef struct cc_mem_rec {
-  uint64_t base, size;   /* size as the caller asked for it */
+  uint64_t base, size; /* size as the caller asked for it */
   cucore_mem_kind kind;
-  int ordinal;           /* the device; -1 for none */
-  CUcontext ctx;         /* the context it was made in (NULL for imports of unknown origin) */
-  void *cupool;          /* the CUmemoryPool it came from, or NULL */
-  void *owner;           /* the cucore pool (device or pinned) that must outlive it, or NULL */
-  uint64_t aux;          /* pinned pool: its cc_hpool_block; pitched: pitch; registered: flags */
-  uint64_t alias;        /* registered memory: the other address of the pair, or 0 */
-  uint32_t textures;     /* texture and surface objects over it */
-  uint32_t exports;      /* live DLPack exports of it */
-  uint32_t flags;        /* CC_REC_* */
+  int ordinal;       /* the device; -1 for none */
+  CUcontext ctx;     /* the context it was made in (NULL for imports of unknown origin) */
+  void *cupool;      /* the CUmemoryPool it came from, or NULL */
+  void *owner;       /* the cucore pool (device or pinned) that must outlive it, or NULL */
+  uint64_t aux;      /* pinned pool: its cc_hpool_block; pitched: pitch; registered: flags */
+  uint64_t alias;    /* registered memory: the other address of the pair, or 0 */
+  uint32_t textures; /* texture and surface objects over it */
+  uint32_t exports;  /* live DLPack exports of it */
+  uint32_t flags;    /* CC_REC_* */
 } cc_mem_rec;
 
 /* The tree and its lock (registry.c; the struct is private to it, which alone needs the
@@ -66,11 +66,11 @@ typedef struct cc_registry cc_registry;
 
 typedef enum cc_reg_result {
   CC_REG_OK = 0,
-  CC_REG_NOT_FOUND,  /* no record contains the address */
-  CC_REG_NOT_BASE,   /* a record contains it, but it is not the record's start */
-  CC_REG_REJECTED,   /* the caller's predicate refused the record */
-  CC_REG_BUSY,       /* textures or exports use it, or a DLPack consumer owns it */
-  CC_REG_OVERLAP,    /* an insert would overlap a record (and eviction was not asked) */
+  CC_REG_NOT_FOUND, /* no record contains the address */
+  CC_REG_NOT_BASE,  /* a record contains it, but it is not the record's start */
+  CC_REG_REJECTED,  /* the caller's predicate refused the record */
+  CC_REG_BUSY,      /* textures or exports use it, or a DLPack consumer owns it */
+  CC_REG_OVERLAP,   /* an insert would overlap a record (and eviction was not asked) */
   CC_REG_NO_MEMORY
 } cc_reg_result;
 
@@ -102,8 +102,8 @@ typedef struct cc_reg_seen {
 extern _Atomic uint64_t cc_mem_reg_gen;
 /* Two ranges of the same length under one lock (the two sides of a copy); `sa`, `sb` (may be
  * NULL) get what was seen of records found in cc_mem_registry. */
-void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
-                    int *la, cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb);
+void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra, int *la,
+                    cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb);
 /* Removes the record starting at `base` when `accept` (may be NULL) says yes, it has no
  * users and (unless `take_owned`) no DLPack owner; *out gets the record whenever one contains
  * `base` (for messages). Removed records go to the freed ring. */
@@ -125,7 +125,7 @@ int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
  * of the tree (for destroy and statistics; the hot paths keep no counts). */
 void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes);
 
-/* ---- this thread's front table of the registry (registry_front.c) ----------------------------- */
+/* ---- this thread's front table of the registry (registry_front.c) ---------------------------- */
 
 /* Records a plain record (no users, no flags) in this thread's table instead of the tree: 1
  * when done, 0 when the caller must use cc_reg_insert (the table's slot is taken, or no
@@ -169,22 +169,20 @@ int cc_footprint_3d(uint64_t x, uint64_t y, uint64_t z, uint64_t pitch, uint64_t
 const char *cc_rec_describe(const cc_mem_rec *rec, char *buf, size_t n);
 /* Checks [addr, addr + bytes) against `rec`, which contains addr: CUCORE_OUT_OF_BOUNDS naming
  * both sizes and the offset when it runs past the end. */
-cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes,
-                              const char *fn, const char *role);
+cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t bytes, const char *fn,
+                              const char *role);
 /* Checks a range against what cucore knows: wrapping, the record containing `addr`, a range
  * that starts in unknown memory but runs into a record, and (with CUCORE_MEM_CHECK_FOREIGN)
  * the driver's range for unknown addresses. bytes 0 checks nothing. `role` names the side
  * ("destination", "source"). */
-cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn,
-                                 const char *role);
+cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
 
 /* ---- shared by the files that allocate ------------------------------------------------------ */
 
 /* A non-NULL device, and a stream (may be NULL) of that device; no driver call. */
-cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s,
-                                const char *fn);
+cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s, const char *fn);
 /* cc_mem_pair_check, then makes the device current. */
 cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn);
 /* Synchronous allocations and frees (`legacy` 0), and copies and fills without a stream
@@ -210,8 +208,8 @@ struct cucore_array {
   CUarray handle;
   cucore_device *dev;
   cucore_array_desc desc;
-  size_t elem_bytes;  /* channels x the format's size */
-  atomic_uint users;  /* textures and surfaces over it */
+  size_t elem_bytes;            /* channels x the format's size */
+  atomic_uint users;            /* textures and surfaces over it */
   struct cucore_mipmap *parent; /* a level of this mipmapped array (owned by it), or NULL */
   unsigned level;
 };
@@ -225,8 +223,8 @@ cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format for
                           CUDA_TEXTURE_DESC *out, const char *fn);
 /* A texture over `res`; `held` (may be NULL) counts it as a user until it is destroyed. */
 cucore_status cc_texture_make(cucore_device *dev, const CUDA_RESOURCE_DESC *res,
-                              const CUDA_TEXTURE_DESC *td, atomic_uint *held,
-                              cucore_texture **out, const char *fn);
+                              const CUDA_TEXTURE_DESC *td, atomic_uint *held, cucore_texture **out,
+                              const char *fn);
 /* A device allocation failure: CUCORE_DEVICE_OUT_OF_MEMORY (or the driver's code) with the
  * bytes asked for and the device's free and total memory. `extra` (may be NULL) is appended. */
 cucore_status cc_mem_fail_alloc(CUresult r, const char *call, const char *fn, int ordinal,
@@ -255,9 +253,9 @@ struct cucore_mem_pool {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   CUmemoryPool handle;
   cucore_device *dev;
-  int owned;     /* cucore created it: cuMemPoolDestroy on destroy */
-  int imported;  /* imported from another process: cannot allocate */
-  int ipc;       /* created with CUCORE_POOL_IPC */
+  int owned;    /* cucore created it: cuMemPoolDestroy on destroy */
+  int imported; /* imported from another process: cannot allocate */
+  int ipc;      /* created with CUCORE_POOL_IPC */
 };
 
 /* A new handle over CUmemoryPool `h`. */
@@ -282,11 +280,11 @@ struct cc_hpool_block {
   /* The thread that handed it out (its owner record), which may free it with plain stores
    * (asym_fence.h): any other update of the state goes through cc_hpool_block_update_remote. */
   _Atomic(cc_asym_owner *) holder;
-  void *base;                 /* set by the allocator */
+  void *base; /* set by the allocator */
   int cls;
   size_t class_bytes;
   struct cc_hpool *pool;
-  cc_hpool_block *next;       /* the pool's free list of its class, or the spare list */
+  cc_hpool_block *next;                /* the pool's free list of its class, or the spare list */
   cc_hpool_block *prev_all, *next_all; /* every block the pool has pinned */
 };
 
@@ -335,25 +333,24 @@ typedef struct cc_hpool {
   atomic_uint epoch;            /* changed by a trim: thread caches give their blocks back */
   cc_hpool_block *free_head[CC_HPOOL_CLASSES];
   uint32_t free_count[CC_HPOOL_CLASSES];
-  uint64_t shared_bytes;        /* bytes on the free lists */
-  cc_hpool_block *all;          /* every pinned block */
-  cucore_host_pool_stats st;    /* plus what thread caches counted (cc_hpool_stats) */
-  uint64_t pinned_now;          /* in use + cached, in class bytes */
+  uint64_t shared_bytes;     /* bytes on the free lists */
+  cc_hpool_block *all;       /* every pinned block */
+  cucore_host_pool_stats st; /* plus what thread caches counted (cc_hpool_stats) */
+  uint64_t pinned_now;       /* in use + cached, in class bytes */
   struct cc_hpool *next_live;
 } cc_hpool;
 
-#define CC_HPOOL_LIMIT (-1) /* cc_hpool_get: max_total would be passed */
+#define CC_HPOOL_LIMIT (-1)     /* cc_hpool_get: max_total would be passed */
 #define CC_HPOOL_NO_MEMORY (-2) /* cc_hpool_get: no host memory for the block's bookkeeping */
 #define CC_HPOOL_BAD_SIZE (-3)  /* cc_hpool_get: 0 bytes, or above the largest class */
 
 /* (The size classes, the thread caches and the inline allocation and free from them:
  * host_pool_core.h.) */
-void cc_hpool_init(cc_hpool *p, const cc_hpool_allocator *ops, size_t max_cached,
-                   size_t max_total);
-/* A block for `bytes`, handed out (*base, when not NULL, gets its address): from this thread's cache, the pool's free lists, or the
- * allocator (the lock is not held while it runs; on its failure the cache is given back and it
- * is tried once more). 0, CC_HPOOL_BAD_SIZE, CC_HPOOL_LIMIT, CC_HPOOL_NO_MEMORY or the
- * allocator's error. */
+void cc_hpool_init(cc_hpool *p, const cc_hpool_allocator *ops, size_t max_cached, size_t max_total);
+/* A block for `bytes`, handed out (*base, when not NULL, gets its address): from this
+ * thread's cache, the pool's free lists, or the allocator (the lock is not held while it runs;
+ * on its failure the cache is given back and it is tried once more). 0, CC_HPOOL_BAD_SIZE,
+ * CC_HPOOL_LIMIT, CC_HPOOL_NO_MEMORY or the allocator's error. */
 int cc_hpool_get(cc_hpool *p, size_t bytes, cc_hpool_block **out, void **base);
 /* Takes back a block the caller has moved from handed out to free (cc_hpool_block_unuse). */
 void cc_hpool_put(cc_hpool *p, cc_hpool_block *b);
@@ -380,12 +377,11 @@ static inline int cc_mem_strict_global(void) {
 cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
                                           const char *who, int index);
 
-/* ---- managed memory (managed.c), for managed_batch.c ------------------------------------------ */
+/* ---- managed memory (managed.c), for managed_batch.c ----------------------------------------- */
 
 /* A cucore location as the driver's (devices that exist, host NUMA nodes the system has); a
  * device target must have concurrent managed access. */
-cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
-                                         const char *fn);
+cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc, const char *fn);
 /* The range is not empty, lies in one allocation, and when cucore recorded it, a managed one
  * (*known 1, *rec the record). */
 cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,

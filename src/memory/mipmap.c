@@ -20,8 +20,8 @@ struct cucore_mipmap {
   cucore_device *dev;
   cucore_array_desc desc; /* level 0 */
   unsigned levels;
-  cucore_array **views;   /* `levels` level arrays, owned */
-  atomic_uint users;      /* textures over the whole chain */
+  cucore_array **views; /* `levels` level arrays, owned */
+  atomic_uint users;    /* textures over the whole chain */
 };
 
 /* 3D without layers or cube faces: depth shrinks with the levels (else it counts layers). */
@@ -54,19 +54,21 @@ static cucore_array_desc level_desc(const cucore_array_desc *d0, unsigned level)
   return d;
 }
 
-static cucore_status mipmap_checks(const cucore_array_desc *desc, unsigned levels,
-                                   const char *fn) {
+static cucore_status mipmap_checks(const cucore_array_desc *desc, unsigned levels, const char *fn) {
   cucore_status st = cc_array_check_desc(desc, fn);
   if (st != CUCORE_OK) return st;
   unsigned most = max_levels(desc);
   if (levels == 0 || levels > most)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %u levels for a %zu x %zu x %zu array, which has 1 to %u (1 + floor(log2) "
-                   "of its largest extent%s)", fn, levels, desc->width, desc->height, desc->depth,
-                   most, is_3d(desc) ? "" : "; depth counts layers or faces and does not shrink");
+                   "of its largest extent%s)",
+                   fn, levels, desc->width, desc->height, desc->depth, most,
+                   is_3d(desc) ? "" : "; depth counts layers or faces and does not shrink");
   if ((desc->flags & CUCORE_ARRAY_TEXTURE_GATHER) && (!desc->height || desc->depth))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: CUCORE_ARRAY_TEXTURE_GATHER needs a 2D "
-                   "mipmapped array (height > 0, depth 0)", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: CUCORE_ARRAY_TEXTURE_GATHER needs a 2D "
+                   "mipmapped array (height > 0, depth 0)",
+                   fn);
   return CUCORE_OK;
 }
 
@@ -116,11 +118,13 @@ cucore_status cucore_mipmap_create(cucore_device *dev, const cucore_array_desc *
   CUresult r = DRV(cuMipmappedArrayCreate)(&m->handle, &d, levels);
   if (r != CUDA_SUCCESS) {
     free(m);
-    return cc_fail_cu(r, "cuMipmappedArrayCreate", "%s: %u levels of %zu x %zu x %zu elements "
+    return cc_fail_cu(r, "cuMipmappedArrayCreate",
+                      "%s: %u levels of %zu x %zu x %zu elements "
                       "of %u channel%s, format 0x%x, flags 0x%x, on device %d (the device's "
-                      "mipmapped texture limits apply)", fn, levels, desc->width, desc->height,
-                      desc->depth, desc->channels, desc->channels == 1 ? "" : "s",
-                      (unsigned)desc->format, desc->flags, dev->ordinal);
+                      "mipmapped texture limits apply)",
+                      fn, levels, desc->width, desc->height, desc->depth, desc->channels,
+                      desc->channels == 1 ? "" : "s", (unsigned)desc->format, desc->flags,
+                      dev->ordinal);
   }
   m->dev = dev;
   m->desc = *desc;
@@ -143,15 +147,17 @@ cucore_status cucore_mipmap_destroy(cucore_mipmap *m) {
   CC_CHECK_HANDLE(m, MIPMAP, "cucore_mipmap_destroy", "mipmap");
   unsigned users = atomic_load(&m->users);
   if (users)
-    return cc_fail(CUCORE_IN_USE, "cucore_mipmap_destroy: %u texture object%s still use%s the "
-                   "mipmapped array; destroy them first", users, users == 1 ? "" : "s",
-                   users == 1 ? "s" : "");
+    return cc_fail(CUCORE_IN_USE,
+                   "cucore_mipmap_destroy: %u texture object%s still use%s the "
+                   "mipmapped array; destroy them first",
+                   users, users == 1 ? "" : "s", users == 1 ? "s" : "");
   for (unsigned i = 0; i < m->levels; i++) {
     users = atomic_load(&m->views[i]->users);
     if (users)
-      return cc_fail(CUCORE_IN_USE, "cucore_mipmap_destroy: %u texture or surface object%s "
-                     "still use%s level %u; destroy them first", users, users == 1 ? "" : "s",
-                     users == 1 ? "s" : "", i);
+      return cc_fail(CUCORE_IN_USE,
+                     "cucore_mipmap_destroy: %u texture or surface object%s "
+                     "still use%s level %u; destroy them first",
+                     users, users == 1 ? "" : "s", users == 1 ? "s" : "", i);
   }
   cucore_status st = cc_device_make_current(m->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuMipmappedArrayDestroy)(m->handle) : CUDA_SUCCESS;
@@ -177,8 +183,10 @@ cucore_status cucore_mipmap_get_level(cucore_mipmap *m, unsigned level, cucore_a
   *out = NULL;
   CC_CHECK_HANDLE(m, MIPMAP, fn, "mipmap");
   if (level >= m->levels)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: level %u of a mipmapped array of %u level%s "
-                   "(0 .. %u)", fn, level, m->levels, m->levels == 1 ? "" : "s", m->levels - 1);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: level %u of a mipmapped array of %u level%s "
+                   "(0 .. %u)",
+                   fn, level, m->levels, m->levels == 1 ? "" : "s", m->levels - 1);
   *out = m->views[level];
   return CUCORE_OK;
 }
@@ -191,15 +199,17 @@ cucore_status cucore_mipmap_get_native(const cucore_mipmap *m, void **cumipmap) 
   return CUCORE_OK;
 }
 
-/* ---- textures over the chain ------------------------------------------------------------------ */
+/* ---- textures over the chain ----------------------------------------------------------------- */
 
 static cucore_status mip_sampling(const cucore_mipmap *m, const cucore_texture_desc *desc,
                                   const cucore_mipmap_sampling *mip, CUDA_TEXTURE_DESC *td,
                                   const char *fn) {
   if (!desc || !(desc->flags & CUCORE_TEXTURE_NORMALIZED_COORDS))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a texture over a mipmapped array needs "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: a texture over a mipmapped array needs "
                    "normalized coordinates (CUCORE_TEXTURE_NORMALIZED_COORDS in desc->flags; the "
-                   "driver's rule: the levels have different extents)", fn);
+                   "driver's rule: the levels have different extents)",
+                   fn);
   cucore_mipmap_sampling def = {CUCORE_FILTER_POINT, 0.0f, 0.0f, (float)(m->levels - 1)};
   const cucore_mipmap_sampling *s = mip ? mip : &def;
   if ((int)s->filter != CUCORE_FILTER_POINT && (int)s->filter != CUCORE_FILTER_LINEAR)
@@ -208,7 +218,8 @@ static cucore_status mip_sampling(const cucore_mipmap *m, const cucore_texture_d
   float top = (float)(m->levels - 1);
   if (!isfinite(s->level_bias) || !(s->min_level >= 0.0f) || !(s->max_level <= top) ||
       !(s->min_level <= s->max_level))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: level bias %g, clamps [%g, %g]: expected a "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: level bias %g, clamps [%g, %g]: expected a "
                    "finite bias and 0 <= min_level <= max_level <= %g (the last of %u levels)",
                    fn, (double)s->level_bias, (double)s->min_level, (double)s->max_level,
                    (double)top, m->levels);
@@ -234,9 +245,11 @@ cucore_status cucore_texture_create_mipmap(cucore_mipmap *m, const cucore_textur
   if (st == CUCORE_OK && mip && mip->filter == CUCORE_FILTER_LINEAR &&
       m->desc.format != CUCORE_FORMAT_HALF && m->desc.format != CUCORE_FORMAT_FLOAT &&
       (desc->flags & CUCORE_TEXTURE_READ_AS_INTEGER))
-    st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a linear mipmap filter returns floating-point "
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: a linear mipmap filter returns floating-point "
                  "values; it cannot read an integer format as integers (drop "
-                 "CUCORE_TEXTURE_READ_AS_INTEGER)", fn);
+                 "CUCORE_TEXTURE_READ_AS_INTEGER)",
+                 fn);
   if (st == CUCORE_OK) st = cc_device_make_current(m->dev);
   if (st != CUCORE_OK) return st;
   CUDA_RESOURCE_DESC res;

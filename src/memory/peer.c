@@ -10,9 +10,7 @@
 /* Pairs (accessing context, owning context) with access enabled through cucore. */
 #define MAX_PAIRS 256
 static pthread_mutex_t pairs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-  CUcontext from, to;
-} pairs[MAX_PAIRS];
+static struct { CUcontext from, to; } pairs[MAX_PAIRS];
 static int pair_count;
 
 static void remember(CUcontext from, CUcontext to, int on) {
@@ -32,8 +30,7 @@ static void remember(CUcontext from, CUcontext to, int on) {
 int cc_peer_enabled(CUcontext from, CUcontext to) {
   pthread_mutex_lock(&pairs_lock);
   int found = 0;
-  for (int i = 0; i < pair_count && !found; i++)
-    found = pairs[i].from == from && pairs[i].to == to;
+  for (int i = 0; i < pair_count && !found; i++) found = pairs[i].from == from && pairs[i].to == to;
   pthread_mutex_unlock(&pairs_lock);
   return found;
 }
@@ -63,7 +60,8 @@ cucore_status cucore_device_enable_peer_access(cucore_device *dev, cucore_device
   if (dev->cudev == peer->cudev)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d and the peer are the same device (it always has access to its "
-                   "own memory)", fn, dev->ordinal);
+                   "own memory)",
+                   fn, dev->ordinal);
   int can = 0;
   CUresult r = DRV(cuDeviceCanAccessPeer)(&can, dev->cudev, peer->cudev);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceCanAccessPeer", NULL);
@@ -71,7 +69,8 @@ cucore_status cucore_device_enable_peer_access(cucore_device *dev, cucore_device
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d cannot access device %d's memory (cuDeviceCanAccessPeer is 0: "
                    "no NVLink or PCIe peer path); copies between them still work through "
-                   "cucore_memcpy_peer", fn, dev->ordinal, peer->ordinal);
+                   "cucore_memcpy_peer",
+                   fn, dev->ordinal, peer->ordinal);
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   r = DRV(cuCtxEnablePeerAccess)(peer->ctx, 0);
@@ -106,13 +105,12 @@ static cucore_status on_device(uint64_t addr, const cucore_device *dev, const ch
   if (rec.kind == CUCORE_MEM_MANAGED || rec.ctx == dev->ctx) return CUCORE_OK;
   char what[256];
   cc_rec_describe(&rec, what, sizeof what);
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s 0x%llx is in %s, not on device %d", fn,
-                 role, (unsigned long long)addr, what, dev->ordinal);
+  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s 0x%llx is in %s, not on device %d", fn, role,
+                 (unsigned long long)addr, what, dev->ordinal);
 }
 
-cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst,
-                                 cucore_device *src_dev, cucore_devptr src, size_t bytes,
-                                 cucore_stream *s) {
+cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst, cucore_device *src_dev,
+                                 cucore_devptr src, size_t bytes, cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_peer";
   CC_CHECK_HANDLE(src_dev, DEVICE, fn, "src_dev");
@@ -133,8 +131,8 @@ cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst,
   if (st != CUCORE_OK) return st;
   CUresult r = s ? DRV(cuMemcpyPeerAsync)((CUdeviceptr)dst, dst_dev->ctx, (CUdeviceptr)src,
                                           src_dev->ctx, bytes, s->handle)
-                 : DRV(cuMemcpyPeer)((CUdeviceptr)dst, dst_dev->ctx, (CUdeviceptr)src,
-                                     src_dev->ctx, bytes);
+                 : DRV(cuMemcpyPeer)((CUdeviceptr)dst, dst_dev->ctx, (CUdeviceptr)src, src_dev->ctx,
+                                     bytes);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyPeerAsync" : "cuMemcpyPeer",
                       "%zu bytes from device %d to device %d", bytes, src_dev->ordinal,

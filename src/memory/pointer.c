@@ -14,8 +14,8 @@
 
 /* The driver's facts of an address, with `ctx` current (NULL: whatever is current). */
 typedef struct drv_facts {
-  int ok;              /* the query ran */
-  unsigned type;       /* CUmemorytype, 0 when unknown */
+  int ok;        /* the query ran */
+  unsigned type; /* CUmemorytype, 0 when unknown */
   unsigned managed;
   int ordinal;
   CUdeviceptr base;
@@ -30,8 +30,7 @@ typedef struct drv_facts {
 static void ask_driver(uint64_t addr, CUcontext ctx, drv_facts *f) {
   memset(f, 0, sizeof *f);
   f->ordinal = -1;
-  if (!cc_driver_ready() || !DRV(cuPointerGetAttributes))
-    return;
+  if (!cc_driver_ready() || !DRV(cuPointerGetAttributes)) return;
   int pushed = 0;
   if (ctx) {
     pushed = DRV(cuCtxPushCurrent)(ctx) == CUDA_SUCCESS;
@@ -95,9 +94,9 @@ cucore_status cucore_pointer_get_facts(cucore_devptr addr, cucore_pointer_facts 
   if (out->freed) return CUCORE_OK;
   ask_driver(addr, known ? rec.ctx : NULL, &f);
   if (f.ok && f.type) {
-    out->type = f.managed ? CUCORE_MEMTYPE_MANAGED
-                          : f.type == CU_MEMORYTYPE_HOST ? CUCORE_MEMTYPE_HOST
-                                                         : CUCORE_MEMTYPE_DEVICE;
+    out->type = f.managed                      ? CUCORE_MEMTYPE_MANAGED
+                : f.type == CU_MEMORYTYPE_HOST ? CUCORE_MEMTYPE_HOST
+                                               : CUCORE_MEMTYPE_DEVICE;
     out->device_pointer = f.devptr;
     out->host_pointer = f.hostptr;
     if (!out->cupool) out->cupool = f.pool;
@@ -111,8 +110,8 @@ cucore_status cucore_pointer_get_facts(cucore_devptr addr, cucore_pointer_facts 
     /* No driver answer (no GPU here): what the record implies. */
     int host = rec.kind == CUCORE_MEM_PINNED || rec.kind == CUCORE_MEM_PINNED_POOL ||
                rec.kind == CUCORE_MEM_REGISTERED;
-    out->type = rec.kind == CUCORE_MEM_MANAGED ? CUCORE_MEMTYPE_MANAGED
-                : host                         ? CUCORE_MEMTYPE_HOST
+    out->type = rec.kind == CUCORE_MEM_MANAGED           ? CUCORE_MEMTYPE_MANAGED
+                : host                                   ? CUCORE_MEMTYPE_HOST
                 : rec.kind == CUCORE_MEM_DLPACK_IMPORTED ? CUCORE_MEMTYPE_UNKNOWN
                                                          : CUCORE_MEMTYPE_DEVICE;
     if (host || rec.kind == CUCORE_MEM_MANAGED) out->host_pointer = (void *)(uintptr_t)addr;
@@ -153,18 +152,20 @@ static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, c
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 0x%llx is not memory a kernel can access: the driver does not know it "
                    "(pageable host memory from malloc or the stack, memory freed already, or not "
-                   "an address)", w, (unsigned long long)addr);
+                   "an address)",
+                   w, (unsigned long long)addr);
   if (f.managed) return CUCORE_OK;
   if (f.type == CU_MEMORYTYPE_HOST) {
     if (f.devptr == addr) return CUCORE_OK;
     if (f.devptr)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: 0x%llx is registered host memory whose device address is 0x%llx; pass "
-                     "that (cucore_host_get_device_pointer)", w, (unsigned long long)addr,
-                     (unsigned long long)f.devptr);
+                     "that (cucore_host_get_device_pointer)",
+                     w, (unsigned long long)addr, (unsigned long long)f.devptr);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 0x%llx is page-locked host memory not mapped for the device (register it "
-                   "with CUCORE_HOST_REGISTER_DEVICEMAP)", w, (unsigned long long)addr);
+                   "with CUCORE_HOST_REGISTER_DEVICEMAP)",
+                   w, (unsigned long long)addr);
   }
   if (ordinal < 0 || f.ordinal == ordinal) return CUCORE_OK;
   if (f.pool) {
@@ -179,14 +180,14 @@ static cucore_status driver_verdict(uint64_t addr, CUcontext ctx, int ordinal, c
       return CUCORE_OK;
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 0x%llx is pool memory of device %d, which device %d has no access to "
-                   "(cucore_mem_pool_set_access)", w, (unsigned long long)addr, f.ordinal,
-                   ordinal);
+                   "(cucore_mem_pool_set_access)",
+                   w, (unsigned long long)addr, f.ordinal, ordinal);
   }
   if ((ctx && f.owner && cc_peer_enabled(ctx, f.owner)) || f.access) return CUCORE_OK;
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "%s: 0x%llx is memory of device %d; device %d has no peer access to it "
-                 "(cucore_device_enable_peer_access)", w, (unsigned long long)addr, f.ordinal,
-                 ordinal);
+                 "(cucore_device_enable_peer_access)",
+                 w, (unsigned long long)addr, f.ordinal, ordinal);
 }
 
 /* 1 when `addr`, in no record, lies past the end of a graph allocation (*out) in the same 64 KiB
@@ -241,8 +242,8 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
       if (rec.alias)
         return cc_fail(CUCORE_INVALID_ARGUMENT,
                        "%s: 0x%llx is registered host memory whose device address is 0x%llx; "
-                       "pass that (cucore_host_get_device_pointer)", who_text(who, index, w, sizeof w),
-                       (unsigned long long)addr,
+                       "pass that (cucore_host_get_device_pointer)",
+                       who_text(who, index, w, sizeof w), (unsigned long long)addr,
                        (unsigned long long)(rec.alias + (addr - rec.base)));
       break;
     default: break;
@@ -254,7 +255,8 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
     cc_rec_describe(&rec, what, sizeof what);
     return cc_fail(CUCORE_OUT_OF_BOUNDS,
                    "%s: %llu bytes at 0x%llx start outside every cucore allocation but run into "
-                   "%s", who_text(who, index, w, sizeof w), (unsigned long long)bytes,
+                   "%s",
+                   who_text(who, index, w, sizeof w), (unsigned long long)bytes,
                    (unsigned long long)addr, what);
   }
   if (past_graph_alloc(addr, &rec)) {

@@ -41,11 +41,13 @@ static const char *rec_pool_what(const cc_mem_rec *rec, char *buf, size_t n) {
 
 static cucore_status pools_supported(cucore_device *dev, int ipc, const char *fn) {
   int v = 0;
-  CUresult r = DRV(cuDeviceGetAttribute)(&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev->cudev);
+  CUresult r = DRV(cuDeviceGetAttribute)(&v, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                                         dev->cudev);
   if (r == CUDA_SUCCESS && !v)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d does not support stream-ordered memory pools "
-                   "(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0)", fn, dev->ordinal);
+                   "(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0)",
+                   fn, dev->ordinal);
   if (ipc) {
     int types = 0;
     r = DRV(cuDeviceGetAttribute)(&types, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
@@ -53,8 +55,8 @@ static cucore_status pools_supported(cucore_device *dev, int ipc, const char *fn
     if (r == CUDA_SUCCESS && !(types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
       return cc_fail(CUCORE_NOT_SUPPORTED,
                      "%s: device %d's pools cannot be shared through POSIX file descriptors "
-                     "(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES is 0x%x)", fn,
-                     dev->ordinal, types);
+                     "(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES is 0x%x)",
+                     fn, dev->ordinal, types);
   }
   return CUCORE_OK;
 }
@@ -84,8 +86,8 @@ cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, 
 static cucore_status set_u64(CUmemoryPool h, CUmemPool_attribute a, uint64_t v, const char *what) {
   cuuint64_t x = v;
   CUresult r = DRV(cuMemPoolSetAttribute)(h, a, &x);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemPoolSetAttribute", "%s = %llu", what,
-                                           (unsigned long long)v);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuMemPoolSetAttribute", "%s = %llu", what, (unsigned long long)v);
   return CUCORE_OK;
 }
 
@@ -105,8 +107,8 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   cucore_mem_pool_props def = {0};
   const cucore_mem_pool_props *p = props ? props : &def;
   if (p->flags & ~(unsigned)CUCORE_POOL_IPC)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected CUCORE_POOL_IPC)",
-                   fn, p->flags & ~(unsigned)CUCORE_POOL_IPC);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected CUCORE_POOL_IPC)", fn,
+                   p->flags & ~(unsigned)CUCORE_POOL_IPC);
   unsigned reuse_known = CUCORE_POOL_NO_REUSE_FOLLOW_EVENTS | CUCORE_POOL_NO_REUSE_OPPORTUNISTIC |
                          CUCORE_POOL_NO_REUSE_INTERNAL_DEPENDENCIES;
   if (p->reuse_off & ~reuse_known)
@@ -120,8 +122,8 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   if (p->max_size && cc_drv.version < 12020)
     return cc_fail(cc_status(CUCORE_DRIVER_TOO_OLD, CUCORE_SOURCE_NONE, 0),
                    "%s: max_size (%zu bytes) needs a driver for CUDA 12.2 or newer "
-                   "(CUmemPoolProps.maxSize); the loaded driver is version %d.%d", fn,
-                   p->max_size, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
+                   "(CUmemPoolProps.maxSize); the loaded driver is version %d.%d",
+                   fn, p->max_size, cc_drv.version / 1000, cc_drv.version % 1000 / 10);
   st = cc_mem_enter(dev, NULL, fn);
   if (st == CUCORE_OK) st = pools_supported(dev, p->flags & CUCORE_POOL_IPC, fn);
   if (st != CUCORE_OK) return st;
@@ -129,7 +131,7 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   memset(&cp, 0, sizeof cp);
   cp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
   cp.handleTypes = (p->flags & CUCORE_POOL_IPC) ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-                                                 : CU_MEM_HANDLE_TYPE_NONE;
+                                                : CU_MEM_HANDLE_TYPE_NONE;
   cp.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
   cp.location.id = (int)dev->cudev;
   cp.maxSize = p->max_size;
@@ -147,7 +149,8 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   if (st == CUCORE_OK && (p->reuse_off & CUCORE_POOL_NO_REUSE_INTERNAL_DEPENDENCIES))
     st = set_int(h, CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, 0,
                  "reuse internal dependencies");
-  if (st == CUCORE_OK) st = cc_pool_new_handle(dev, h, 1, 0, (p->flags & CUCORE_POOL_IPC) != 0, out);
+  if (st == CUCORE_OK)
+    st = cc_pool_new_handle(dev, h, 1, 0, (p->flags & CUCORE_POOL_IPC) != 0, out);
   if (st != CUCORE_OK) (void)DRV(cuMemPoolDestroy)(h);
   return st;
 }
@@ -165,7 +168,8 @@ cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out)
   if (st != CUCORE_OK) return st;
   CUmemoryPool h = NULL;
   CUresult r = DRV(cuDeviceGetDefaultMemPool)(&h, dev->cudev);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGetDefaultMemPool", "device %d", dev->ordinal);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuDeviceGetDefaultMemPool", "device %d", dev->ordinal);
   return cc_pool_new_handle(dev, h, 0, 0, 0, out);
 }
 
@@ -253,12 +257,11 @@ static cucore_status async_prelude(cucore_stream *s, size_t bytes, cucore_devptr
 /* Records a stream-ordered allocation: in this thread's front table (inline), else there or in
  * the tree through the general paths; on failure the allocation is given back. */
 CC_COLD static cucore_status record_async_slow(const cc_mem_rec *rec, cucore_stream *s,
-                                              const char *fn) {
+                                               const char *fn) {
   if (cc_front_insert(rec) || cc_reg_insert(&cc_mem_registry, rec, 1) == CC_REG_OK)
     return CUCORE_OK;
   (void)DRV(cuMemFreeAsync)((CUdeviceptr)rec->base, s->handle);
-  return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation",
-                 fn);
+  return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: out of host memory recording the allocation", fn);
 }
 
 static inline cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_stream *s,
@@ -268,8 +271,13 @@ static inline cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_str
   void *owner = pool && pool->owned ? pool : NULL;
   if (CC_LIKELY(cc_front_put(p, bytes, dev->ctx, cupool, owner, CUCORE_MEM_POOL, dev->ordinal)))
     return CUCORE_OK;
-  cc_mem_rec rec = {.base = p, .size = bytes, .kind = CUCORE_MEM_POOL, .ordinal = dev->ordinal,
-                    .ctx = dev->ctx, .cupool = cupool, .owner = owner};
+  cc_mem_rec rec = {.base = p,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_POOL,
+                    .ordinal = dev->ordinal,
+                    .ctx = dev->ctx,
+                    .cupool = cupool,
+                    .owner = owner};
   return record_async_slow(&rec, s, fn);
 }
 
@@ -304,8 +312,8 @@ cucore_status cucore_mem_pool_alloc_async(cucore_mem_pool *pool, cucore_stream *
     char what[160];
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s cannot allocate: imported pools only hand out the exporter's "
-                   "allocations (cucore_mem_pool_import_pointer)", fn,
-                   pool_what(pool, what, sizeof what));
+                   "allocations (cucore_mem_pool_import_pointer)",
+                   fn, pool_what(pool, what, sizeof what));
   }
   cucore_status st = async_prelude(s, bytes, out, fn);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
@@ -350,7 +358,7 @@ static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
 /* The free of a record that is not this thread's front record, or of the wrong pool: through
  * the registry, which explains any refusal. */
 CC_COLD static cucore_status free_async_registry(cucore_mem_pool *pool, cucore_devptr ptr,
-                                                const char *fn) {
+                                                 const char *fn) {
   pool_free_ctx c = {pool, 0};
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
@@ -358,8 +366,8 @@ CC_COLD static cucore_status free_async_registry(cucore_mem_pool *pool, cucore_d
     if (res == CC_REG_REJECTED && c.wrong_pool) {
       char a[200], b[160];
       return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: 0x%llx came from %s, not from %s: free it on the pool it came from",
-                     fn, (unsigned long long)ptr, rec_pool_what(&rec, a, sizeof a),
+                     "%s: 0x%llx came from %s, not from %s: free it on the pool it came from", fn,
+                     (unsigned long long)ptr, rec_pool_what(&rec, a, sizeof a),
                      pool_what(pool, b, sizeof b));
     }
     return cc_mem_explain_take(res, &rec, ptr, fn,
@@ -376,8 +384,8 @@ CC_COLD static cucore_status free_async_refused(cucore_stream *s, cucore_devptr 
     r = DRV(cuMemFreeAsync)((CUdeviceptr)ptr, s->handle);
     if (r == CUDA_SUCCESS) return CUCORE_OK;
   }
-  return cc_fail_cu(r, "cuMemFreeAsync", "0x%llx on a stream of device %d",
-                    (unsigned long long)ptr, s->dev->ordinal);
+  return cc_fail_cu(r, "cuMemFreeAsync", "0x%llx on a stream of device %d", (unsigned long long)ptr,
+                    s->dev->ordinal);
 }
 
 static inline cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, cucore_devptr ptr,
@@ -423,8 +431,8 @@ static int attr_is_int(cucore_pool_attr a) {
 
 static cucore_status check_attr(cucore_pool_attr a, const char *fn) {
   if ((int)a < CUCORE_POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES || (int)a > CUCORE_POOL_USED_HIGH)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: attribute %d is not a cucore_pool_attr (1..8)", fn, (int)a);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: attribute %d is not a cucore_pool_attr (1..8)", fn,
+                   (int)a);
   return CUCORE_OK;
 }
 
@@ -459,8 +467,8 @@ cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr a
   cucore_status st = check_attr(attr, fn);
   if (st != CUCORE_OK) return st;
   if (attr == CUCORE_POOL_RESERVED_CURRENT || attr == CUCORE_POOL_USED_CURRENT)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: attribute %d (a current counter) is read-only", fn, (int)attr);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: attribute %d (a current counter) is read-only", fn,
+                   (int)attr);
   if ((attr == CUCORE_POOL_RESERVED_HIGH || attr == CUCORE_POOL_USED_HIGH) && value != 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: a high-water mark can only be reset (set to 0), not set to %llu", fn,
@@ -468,7 +476,8 @@ cucore_status cucore_mem_pool_set_attr(cucore_mem_pool *pool, cucore_pool_attr a
   if (attr_is_int(attr) && value > 1)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: a reuse policy is 0 or 1, not %llu", fn,
                    (unsigned long long)value);
-  if (attr_is_int(attr)) return set_int(pool->handle, (CUmemPool_attribute)attr, (int)value, "reuse policy");
+  if (attr_is_int(attr))
+    return set_int(pool->handle, (CUmemPool_attribute)attr, (int)value, "reuse policy");
   return set_u64(pool->handle, (CUmemPool_attribute)attr, value, "pool attribute");
 }
 
@@ -489,7 +498,8 @@ cucore_status cucore_mem_pool_get_stats(cucore_mem_pool *pool, cucore_mem_pool_s
   for (size_t i = 0; i < CC_ARRAY_LEN(rows); i++) {
     cuuint64_t v = 0;
     CUresult r = DRV(cuMemPoolGetAttribute)(pool->handle, rows[i].a, &v);
-    if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemPoolGetAttribute", "attribute %d", (int)rows[i].a);
+    if (r != CUDA_SUCCESS)
+      return cc_fail_cu(r, "cuMemPoolGetAttribute", "attribute %d", (int)rows[i].a);
     *rows[i].dst = v;
   }
   uint64_t live = 0, live_bytes = 0;

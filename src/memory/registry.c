@@ -342,8 +342,7 @@ static void note_seen(const cc_reg_node *n, cc_reg_seen *seen) {
   }
 }
 
-static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out,
-                  cc_reg_seen *seen) {
+static int locate(cc_reg_node *root, uint64_t lo, uint64_t hi, cc_mem_rec *out, cc_reg_seen *seen) {
   if (seen) seen->gen = 0;
   cc_reg_node *n = containing(root, lo);
   if (n) {
@@ -368,8 +367,8 @@ int cc_reg_locate(cc_registry *r, uint64_t lo, uint64_t hi, cc_mem_rec *out) {
   return where;
 }
 
-void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra,
-                    int *la, cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb) {
+void cc_reg_locate2(cc_registry *r, uint64_t a, uint64_t b, uint64_t bytes, cc_mem_rec *ra, int *la,
+                    cc_mem_rec *rb, int *lb, cc_reg_seen *sa, cc_reg_seen *sb) {
   lock_all(r);
   int mine = r == &cc_mem_registry;
   *la = locate(r->root, a, a + bytes, ra, mine ? sa : NULL);
@@ -528,8 +527,7 @@ int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out) {
   return found;
 }
 
-static void owned_walk(const cc_reg_node *n, const void *owner, uint64_t *count,
-                       uint64_t *bytes) {
+static void owned_walk(const cc_reg_node *n, const void *owner, uint64_t *count, uint64_t *bytes) {
   if (!n) return;
   owned_walk(n->left, owner, count, bytes);
   if (n->rec.owner == owner &&

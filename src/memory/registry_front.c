@@ -7,8 +7,9 @@
  * host. Most such allocations are freed by the thread that made them; so the thread records
  * one in a small direct-mapped table of its own with plain stores, and its free takes it back
  * with plain stores too, inside an asymmetric-fence section (base/asym_fence.h), or with one
- * compare-and-swap while a drain by another thread has made the owner slow. Every other use of the registry (a copy's bounds check, a free
- * from another thread, pointer facts, any insert) first drains every table into the tree
+ * compare-and-swap while a drain by another thread has made the owner slow. Every other use of the
+ * registry (a copy's bounds check, a free from another thread, pointer facts, any insert) first
+ * drains every table into the tree
  * under the registry's lock (cc_front_drain), and then sees exactly what it saw before.
  *
  * An entry's state is a generation (in steps of 4) and FREE (taken back by its owner: kept
@@ -18,8 +19,9 @@
  * state it read before copying the record, so it never takes a record the owner was rewriting;
  * the owner's take checks the same state, by compare-and-swap or inside its section (which a
  * drain of another thread's table waits out and keeps closed), so an entry goes either to the
- * tree or back to its owner, once. A thread's table outlives the thread: at exit it is only marked; the next drain moves
- * what is left, and a new thread adopts the table once nothing in it is live. Tables are never
+ * tree or back to its owner, once. A thread's table outlives the thread: at exit it is only marked;
+ * the next drain moves what is left, and a new thread adopts the table once nothing in it is live.
+ * Tables are never
  * freed, so the list may be walked without a lock (cc_front_pending: a copy's check asks
  * whether anything is waiting to be drained before it trusts what it saw earlier).
  */
@@ -76,8 +78,10 @@ static front_table *my_table(void) {
   int fresh = t == NULL;
   if (fresh && !(t = cc_raw_aligned_calloc(64, sizeof *t))) return NULL;
   if (pthread_setspecific(table_key, t) != 0) {
-    if (fresh) free(t);
-    else atomic_store_explicit(&t->orphaned, 1, memory_order_release);
+    if (fresh)
+      free(t);
+    else
+      atomic_store_explicit(&t->orphaned, 1, memory_order_release);
     return NULL;
   }
   if (fresh) {
@@ -151,7 +155,7 @@ cc_reg_result cc_front_take(uint64_t base, cc_reg_accept accept, void *ctx, cc_m
   if (!e) return CC_REG_NOT_FOUND;
   cc_mem_rec mine, *rec = out ? out : &mine;
   rec_of(base, &v, rec);
-  if (accept && !accept(rec, ctx)) return CC_REG_NOT_FOUND; /* the registry explains */
+  if (accept && !accept(rec, ctx)) return CC_REG_NOT_FOUND;    /* the registry explains */
   return cc_front_commit(e, s) ? CC_REG_OK : CC_REG_NOT_FOUND; /* drained: the registry has it */
 }
 

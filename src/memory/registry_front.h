@@ -32,8 +32,8 @@ typedef struct cc_front_table {
     _Atomic uint64_t inserted; /* by the owner */
     _Atomic uint64_t taken;    /* by the owner */
   } __attribute__((aligned(64)));
-  _Atomic uint64_t drained;  /* by drains, under the registry's lock */
-  atomic_int orphaned;       /* the owner thread has exited */
+  _Atomic uint64_t drained; /* by drains, under the registry's lock */
+  atomic_int orphaned;      /* the owner thread has exited */
   struct cc_front_table *next;
 } cc_front_table;
 
@@ -57,8 +57,7 @@ static inline unsigned cc_front_index(uint64_t base) {
 }
 
 static inline void cc_front_count_up(_Atomic uint64_t *c) {
-  atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
-                        memory_order_release);
+  atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_release);
 }
 
 /* Writes a record into `e` (the owner only, the entry not LIVE; `s` its state as read). */

@@ -26,9 +26,9 @@ static unsigned cc_tmap_elem_bits(int dtype) {
   case CUCORE_TMAP_UINT64:
   case CUCORE_TMAP_INT64:
   case CUCORE_TMAP_FLOAT64: return 64;
-  case CUCORE_TMAP_16U4_ALIGN8B: return 4;   /* 16 values in 8 bytes */
-  case CUCORE_TMAP_16U4_ALIGN16B: return 8;  /* 16 values in 8 of every 16 bytes */
-  case CUCORE_TMAP_16U6_ALIGN16B: return 8;  /* 16 values in 12 of every 16 bytes */
+  case CUCORE_TMAP_16U4_ALIGN8B: return 4;  /* 16 values in 8 bytes */
+  case CUCORE_TMAP_16U4_ALIGN16B: return 8; /* 16 values in 8 of every 16 bytes */
+  case CUCORE_TMAP_16U6_ALIGN16B: return 8; /* 16 values in 12 of every 16 bytes */
   default: return 0;
   }
 }
@@ -51,11 +51,11 @@ static int is_packed16(int dtype) {
 }
 
 static const char *dtype_name(int dtype) {
-  static const char *const names[] = {"UINT8",        "UINT16",        "UINT32",
-                                      "INT32",        "UINT64",        "INT64",
-                                      "FLOAT16",      "FLOAT32",       "FLOAT64",
-                                      "BFLOAT16",     "FLOAT32_FTZ",   "TFLOAT32",
-                                      "TFLOAT32_FTZ", "16U4_ALIGN8B",  "16U4_ALIGN16B",
+  static const char *const names[] = {"UINT8",        "UINT16",       "UINT32",
+                                      "INT32",        "UINT64",       "INT64",
+                                      "FLOAT16",      "FLOAT32",      "FLOAT64",
+                                      "BFLOAT16",     "FLOAT32_FTZ",  "TFLOAT32",
+                                      "TFLOAT32_FTZ", "16U4_ALIGN8B", "16U4_ALIGN16B",
                                       "16U6_ALIGN16B"};
   return dtype >= 0 && dtype < 16 ? names[dtype] : "?";
 }
@@ -107,9 +107,9 @@ static cucore_status rules_rank_address(cucore_tensor_map_kind kind,
   int dt = (int)d->dtype;
   unsigned min_rank = im2col || interleaved ? 3 : 1;
   if (d->rank < min_rank || d->rank > 5)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: rank %u is outside %u..5 (%s)", fn, d->rank, min_rank,
-                   im2col ? "im2col maps have 3 to 5 dimensions"
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: rank %u is outside %u..5 (%s)", fn, d->rank,
+                   min_rank,
+                   im2col        ? "im2col maps have 3 to 5 dimensions"
                    : interleaved ? "interleaved layouts need at least 3 dimensions"
                                  : "tensor maps have 1 to 5 dimensions");
   unsigned addr_align = d->interleave == CUCORE_TMAP_INTERLEAVE_32B || is_packed16(dt) ? 32 : 16;
@@ -147,16 +147,15 @@ static cucore_status rules_dims_strides(const cucore_tensor_map_desc *d, const c
                      "%s: strides[%u] (dimension %u) is %llu bytes, not a multiple of %u", fn, i,
                      i + 1, (unsigned long long)d->strides[i], stride_align);
     if (d->strides[i] >= ((uint64_t)1 << 40))
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: strides[%u] is %llu bytes (expected below 2^40)", fn, i,
-                     (unsigned long long)d->strides[i]);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: strides[%u] is %llu bytes (expected below 2^40)",
+                     fn, i, (unsigned long long)d->strides[i]);
   }
   uint64_t row_bytes = (d->dims[0] * bits + 7) / 8;
   if (d->rank > 1 && d->strides[0] < row_bytes)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: strides[0] is %llu bytes, less than one row of dimension 0 (%llu "
-                   "elements of %s = %llu bytes): rows would overlap", fn,
-                   (unsigned long long)d->strides[0], (unsigned long long)d->dims[0],
+                   "elements of %s = %llu bytes): rows would overlap",
+                   fn, (unsigned long long)d->strides[0], (unsigned long long)d->dims[0],
                    dtype_name(dt), (unsigned long long)row_bytes);
   return CUCORE_OK;
 }
@@ -175,8 +174,8 @@ static cucore_status rules_box(const cucore_tensor_map_desc *d, uint64_t *inner_
   if (!interleaved && *inner_bytes % 16)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: box[0] is %u elements of %s = %llu bytes, not a multiple of 16 (the "
-                   "driver's rule without interleave)", fn, d->box[0], dtype_name(dt),
-                   (unsigned long long)*inner_bytes);
+                   "driver's rule without interleave)",
+                   fn, d->box[0], dtype_name(dt), (unsigned long long)*inner_bytes);
   if (is_packed16(dt) && d->box[0] != 128)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: box[0] is %u; with %s it must be 128", fn,
                    d->box[0], dtype_name(dt));
@@ -193,24 +192,21 @@ static cucore_status rules_pixel_box(const cucore_tensor_map_desc *d, uint64_t *
   int lim = range[d->rank];
   for (unsigned j = 0; j + 2 < d->rank; j++) {
     if (d->lower_corner[j] < -lim || d->lower_corner[j] > lim - 1)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: lower_corner[%u] is %d; rank %u allows %d..%d", fn, j,
-                     d->lower_corner[j], d->rank, -lim, lim - 1);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: lower_corner[%u] is %d; rank %u allows %d..%d",
+                     fn, j, d->lower_corner[j], d->rank, -lim, lim - 1);
     if (d->upper_corner[j] < -lim || d->upper_corner[j] > lim - 1)
-      return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: upper_corner[%u] is %d; rank %u allows %d..%d", fn, j,
-                     d->upper_corner[j], d->rank, -lim, lim - 1);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: upper_corner[%u] is %d; rank %u allows %d..%d",
+                     fn, j, d->upper_corner[j], d->rank, -lim, lim - 1);
   }
   if (d->channels_per_pixel == 0 || d->channels_per_pixel > 256)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: channels_per_pixel is %u (expected 1..256)", fn, d->channels_per_pixel);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: channels_per_pixel is %u (expected 1..256)", fn,
+                   d->channels_per_pixel);
   if (is_packed16(dt) && d->channels_per_pixel != 128)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: channels_per_pixel is %u; with %s it must be 128", fn,
-                   d->channels_per_pixel, dtype_name(dt));
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: channels_per_pixel is %u; with %s it must be 128",
+                   fn, d->channels_per_pixel, dtype_name(dt));
   if (d->pixels_per_column == 0 || d->pixels_per_column > 1024)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: pixels_per_column is %u (expected 1..1024)", fn, d->pixels_per_column);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: pixels_per_column is %u (expected 1..1024)", fn,
+                   d->pixels_per_column);
   *inner_bytes = ((uint64_t)d->channels_per_pixel * bits + 7) / 8;
   return CUCORE_OK;
 }
@@ -231,23 +227,25 @@ static cucore_status rules_layout(cucore_tensor_map_kind kind, const cucore_tens
   /* Interleave, swizzle and the packed types. */
   if (!interleaved && d->swizzle != CUCORE_TMAP_SWIZZLE_NONE &&
       inner_bytes > swizzle_span((int)d->swizzle))
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the box's inner dimension is %llu bytes (%s %u x %s), more than the %u-byte "
-                   "span of swizzle %d", fn, (unsigned long long)inner_bytes,
-                   im2col ? "channels_per_pixel" : "box[0]",
-                   im2col ? d->channels_per_pixel : d->box[0], dtype_name(dt),
-                   swizzle_span((int)d->swizzle), (int)d->swizzle);
+    return cc_fail(
+        CUCORE_INVALID_ARGUMENT,
+        "%s: the box's inner dimension is %llu bytes (%s %u x %s), more than the %u-byte "
+        "span of swizzle %d",
+        fn, (unsigned long long)inner_bytes, im2col ? "channels_per_pixel" : "box[0]",
+        im2col ? d->channels_per_pixel : d->box[0], dtype_name(dt), swizzle_span((int)d->swizzle),
+        (int)d->swizzle);
   if (dt == CUCORE_TMAP_16U6_ALIGN16B && interleaved)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 16U6_ALIGN16B needs interleave NONE", fn);
   if (d->interleave == CUCORE_TMAP_INTERLEAVE_32B && d->swizzle != CUCORE_TMAP_SWIZZLE_32B)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: INTERLEAVE_32B needs SWIZZLE_32B (swizzle is %d)", fn, (int)d->swizzle);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: INTERLEAVE_32B needs SWIZZLE_32B (swizzle is %d)",
+                   fn, (int)d->swizzle);
   if (dt == CUCORE_TMAP_16U6_ALIGN16B && d->swizzle != CUCORE_TMAP_SWIZZLE_NONE &&
       d->swizzle != CUCORE_TMAP_SWIZZLE_128B && d->swizzle != CUCORE_TMAP_SWIZZLE_128B_ATOM_32B &&
       d->swizzle != CUCORE_TMAP_SWIZZLE_128B_ATOM_64B)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: 16U6_ALIGN16B takes swizzle NONE, 128B, 128B_ATOM_32B or 128B_ATOM_64B, "
-                   "not %d", fn, (int)d->swizzle);
+                   "not %d",
+                   fn, (int)d->swizzle);
   if (dt == CUCORE_TMAP_16U4_ALIGN16B && d->swizzle != CUCORE_TMAP_SWIZZLE_NONE &&
       d->swizzle != CUCORE_TMAP_SWIZZLE_128B && d->swizzle != CUCORE_TMAP_SWIZZLE_128B_ATOM_32B)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -325,7 +323,8 @@ static cucore_status encode_prelude(cucore_tensor_map_kind kind, const cucore_te
   if ((uintptr_t)out % 64)
     return cc_fail(CUCORE_ARG_ALIGNMENT,
                    "%s: the output %p is not 64-byte aligned (declare a cucore_tensor_map, or "
-                   "allocate it with aligned_alloc(64, ...))", fn, (void *)out);
+                   "allocate it with aligned_alloc(64, ...))",
+                   fn, (void *)out);
   cucore_status st = check_all(kind, d, fn);
   if (st == CUCORE_OK) st = cc_driver_need_device();
   if (st == CUCORE_OK)
@@ -346,17 +345,18 @@ cucore_status cucore_tensor_map_encode_tiled(const cucore_tensor_map_desc *desc,
   if (st != CUCORE_OK) return st;
   cu_arrays a;
   fill_arrays(desc, &a);
-  CUresult r = DRV(cuTensorMapEncodeTiled)(
-      (CUtensorMap *)out, (CUtensorMapDataType)desc->dtype, desc->rank,
-      (void *)(uintptr_t)desc->address, a.dims, a.strides, a.box, a.estrides,
-      (CUtensorMapInterleave)desc->interleave, (CUtensorMapSwizzle)desc->swizzle,
-      (CUtensorMapL2promotion)desc->l2_promotion, (CUtensorMapFloatOOBfill)desc->oob_fill);
+  CUresult r = DRV(cuTensorMapEncodeTiled)((CUtensorMap *)out, (CUtensorMapDataType)desc->dtype,
+                                           desc->rank, (void *)(uintptr_t)desc->address, a.dims,
+                                           a.strides, a.box, a.estrides,
+                                           (CUtensorMapInterleave)desc->interleave,
+                                           (CUtensorMapSwizzle)desc->swizzle,
+                                           (CUtensorMapL2promotion)desc->l2_promotion,
+                                           (CUtensorMapFloatOOBfill)desc->oob_fill);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuTensorMapEncodeTiled",
                       "rank %u %s tensor at 0x%llx (cucore's checks passed: a rule the driver "
                       "does not document, or a newer type or swizzle than this driver knows)",
-                      desc->rank, dtype_name((int)desc->dtype),
-                      (unsigned long long)desc->address);
+                      desc->rank, dtype_name((int)desc->dtype), (unsigned long long)desc->address);
   return CUCORE_OK;
 }
 
@@ -376,17 +376,18 @@ cucore_status cucore_tensor_map_encode_im2col(const cucore_tensor_map_desc *desc
     lower[j] = desc->lower_corner[j];
     upper[j] = desc->upper_corner[j];
   }
-  CUresult r = DRV(cuTensorMapEncodeIm2col)(
-      (CUtensorMap *)out, (CUtensorMapDataType)desc->dtype, desc->rank,
-      (void *)(uintptr_t)desc->address, a.dims, a.strides, lower, upper,
-      desc->channels_per_pixel, desc->pixels_per_column, a.estrides,
-      (CUtensorMapInterleave)desc->interleave, (CUtensorMapSwizzle)desc->swizzle,
-      (CUtensorMapL2promotion)desc->l2_promotion, (CUtensorMapFloatOOBfill)desc->oob_fill);
+  CUresult r = DRV(cuTensorMapEncodeIm2col)((CUtensorMap *)out, (CUtensorMapDataType)desc->dtype,
+                                            desc->rank, (void *)(uintptr_t)desc->address, a.dims,
+                                            a.strides, lower, upper, desc->channels_per_pixel,
+                                            desc->pixels_per_column, a.estrides,
+                                            (CUtensorMapInterleave)desc->interleave,
+                                            (CUtensorMapSwizzle)desc->swizzle,
+                                            (CUtensorMapL2promotion)desc->l2_promotion,
+                                            (CUtensorMapFloatOOBfill)desc->oob_fill);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuTensorMapEncodeIm2col",
                       "rank %u %s tensor at 0x%llx (cucore's checks passed: a rule the driver "
                       "does not document, such as an empty pixel box, or a newer type)",
-                      desc->rank, dtype_name((int)desc->dtype),
-                      (unsigned long long)desc->address);
+                      desc->rank, dtype_name((int)desc->dtype), (unsigned long long)desc->address);
   return CUCORE_OK;
 }

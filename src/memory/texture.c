@@ -17,9 +17,9 @@ struct cucore_texture {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   CUtexObject handle;
   cucore_device *dev;
-  cucore_array *arr;  /* the array it reads, or NULL */
-  atomic_uint *held;  /* another counter of users it counts in (a mipmapped array's), or NULL */
-  uint64_t rec_addr;  /* an address in the recorded memory it reads, or 0 */
+  cucore_array *arr; /* the array it reads, or NULL */
+  atomic_uint *held; /* another counter of users it counts in (a mipmapped array's), or NULL */
+  uint64_t rec_addr; /* an address in the recorded memory it reads, or 0 */
 };
 
 struct cucore_surface {
@@ -49,7 +49,8 @@ static cucore_status cc_array_check_format(cucore_array_format format, unsigned 
   if (!cc_array_format_bytes((int)format))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: format 0x%x is not a cucore_array_format (U8, U16, U32, S8, S16, S32, "
-                   "HALF, FLOAT)", fn, (unsigned)format);
+                   "HALF, FLOAT)",
+                   fn, (unsigned)format);
   if (channels != 1 && channels != 2 && channels != 4)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %u channels (expected 1, 2 or 4)", fn, channels);
   return CUCORE_OK;
@@ -73,10 +74,12 @@ cucore_status cucore_array_create(cucore_device *dev, const cucore_array_desc *d
   CUarray h = NULL;
   CUresult r = DRV(cuArray3DCreate)(&h, &d);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuArray3DCreate", "%zu x %zu x %zu elements of %u channel%s, format "
-                      "0x%x, flags 0x%x, on device %d", desc->width, desc->height, desc->depth,
-                      desc->channels, desc->channels == 1 ? "" : "s", (unsigned)desc->format,
-                      desc->flags, dev->ordinal);
+    return cc_fail_cu(r, "cuArray3DCreate",
+                      "%zu x %zu x %zu elements of %u channel%s, format "
+                      "0x%x, flags 0x%x, on device %d",
+                      desc->width, desc->height, desc->depth, desc->channels,
+                      desc->channels == 1 ? "" : "s", (unsigned)desc->format, desc->flags,
+                      dev->ordinal);
   cucore_array *a = cc_array_wrap(dev, h, desc);
   if (!a) {
     (void)DRV(cuArrayDestroy)(h);
@@ -92,14 +95,15 @@ cucore_status cc_array_check_desc(const cucore_array_desc *desc, const char *fn)
   unsigned known = CUCORE_ARRAY_LAYERED | CUCORE_ARRAY_SURFACE | CUCORE_ARRAY_CUBEMAP |
                    CUCORE_ARRAY_TEXTURE_GATHER;
   if (desc->flags & ~known)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected CUCORE_ARRAY_*)",
-                   fn, desc->flags & ~known);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected CUCORE_ARRAY_*)", fn,
+                   desc->flags & ~known);
   if (desc->width == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: width is 0 (expected > 0 elements)", fn);
   if (desc->depth && !desc->height && !(desc->flags & CUCORE_ARRAY_LAYERED))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: depth %zu without a height: a 3D array needs height > 0 (or "
-                   "CUCORE_ARRAY_LAYERED for layers of 1D arrays)", fn, desc->depth);
+                   "CUCORE_ARRAY_LAYERED for layers of 1D arrays)",
+                   fn, desc->depth);
   return CUCORE_OK;
 }
 
@@ -130,14 +134,16 @@ cucore_status cucore_array_destroy(cucore_array *arr) {
   if (!arr) return CUCORE_OK;
   CC_CHECK_HANDLE(arr, ARRAY, "cucore_array_destroy", "arr");
   if (arr->parent)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_array_destroy: the array is level %u of a "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_array_destroy: the array is level %u of a "
                    "mipmapped array, which owns it (it goes with cucore_mipmap_destroy)",
                    arr->level);
   unsigned users = atomic_load(&arr->users);
   if (users)
     return cc_fail(CUCORE_IN_USE,
                    "cucore_array_destroy: %u texture or surface object%s still use%s the array; "
-                   "destroy them first", users, users == 1 ? "" : "s", users == 1 ? "s" : "");
+                   "destroy them first",
+                   users, users == 1 ? "" : "s", users == 1 ? "s" : "");
   cucore_status st = cc_device_make_current(arr->dev);
   CUresult r = st == CUCORE_OK ? DRV(cuArrayDestroy)(arr->handle) : CUDA_SUCCESS;
   cc_handle_retire(arr, CC_KIND_ARRAY);
@@ -163,8 +169,8 @@ cucore_status cucore_array_get_native(const cucore_array *arr, void **cuarray) {
 }
 
 /* Whole-array copies between the array and host memory (`to_host` picks the direction). */
-static cucore_status array_host_copy(cucore_array *arr, void *host, size_t pitch,
-                                     cucore_stream *s, int to_host, const char *fn) {
+static cucore_status array_host_copy(cucore_array *arr, void *host, size_t pitch, cucore_stream *s,
+                                     int to_host, const char *fn) {
   CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   CC_CHECK_ARG(host, fn, to_host ? "dst" : "src");
   cucore_status st = cc_mem_pair_check(arr->dev, s, fn);
@@ -235,8 +241,8 @@ static int is_integer_format(cucore_array_format f) {
 }
 
 /* `dims`: how many dimensions the resource has (address modes past them are ignored). */
-cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format format,
-                                    int dims, CUDA_TEXTURE_DESC *out, const char *fn) {
+cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format format, int dims,
+                          CUDA_TEXTURE_DESC *out, const char *fn) {
   static const CUaddress_mode modes[4] = {CU_TR_ADDRESS_MODE_CLAMP, CU_TR_ADDRESS_MODE_WRAP,
                                           CU_TR_ADDRESS_MODE_MIRROR, CU_TR_ADDRESS_MODE_BORDER};
   memset(out, 0, sizeof *out);
@@ -262,8 +268,8 @@ cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format for
         !(d->flags & CUCORE_TEXTURE_NORMALIZED_COORDS))
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: address_mode[%d] is %s, which works only with normalized coordinates "
-                     "(CUCORE_TEXTURE_NORMALIZED_COORDS); without them it would clamp", fn, i,
-                     m == CUCORE_ADDRESS_WRAP ? "WRAP" : "MIRROR");
+                     "(CUCORE_TEXTURE_NORMALIZED_COORDS); without them it would clamp",
+                     fn, i, m == CUCORE_ADDRESS_WRAP ? "WRAP" : "MIRROR");
     out->addressMode[i] = modes[m];
   }
   if ((int)d->filter != CUCORE_FILTER_POINT && (int)d->filter != CUCORE_FILTER_LINEAR)
@@ -273,7 +279,8 @@ cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format for
       (d->flags & CUCORE_TEXTURE_READ_AS_INTEGER))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: linear filtering returns floating-point values; it cannot read an integer "
-                   "format as integers (drop CUCORE_TEXTURE_READ_AS_INTEGER)", fn);
+                   "format as integers (drop CUCORE_TEXTURE_READ_AS_INTEGER)",
+                   fn);
   if (d->max_anisotropy > 16)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: max_anisotropy %u is above 16", fn,
                    d->max_anisotropy);
@@ -285,8 +292,8 @@ cucore_status cc_tex_desc(const cucore_texture_desc *in, cucore_array_format for
 }
 
 cucore_status cc_texture_make(cucore_device *dev, const CUDA_RESOURCE_DESC *res,
-                              const CUDA_TEXTURE_DESC *td, atomic_uint *held,
-                              cucore_texture **out, const char *fn) {
+                              const CUDA_TEXTURE_DESC *td, atomic_uint *held, cucore_texture **out,
+                              const char *fn) {
   cucore_texture *t = cc_calloc(1, sizeof *t, "a texture handle");
   if (!t) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(t, CC_KIND_TEXTURE);
@@ -311,7 +318,8 @@ cucore_status cucore_texture_create_array(cucore_array *arr, const cucore_textur
   CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   CUDA_TEXTURE_DESC td;
   int dims = arr->desc.depth && !(arr->desc.flags & CUCORE_ARRAY_LAYERED) ? 3
-             : arr->desc.height ? 2 : 1;
+             : arr->desc.height                                           ? 2
+                                                                          : 1;
   cucore_status st = cc_tex_desc(desc, arr->desc.format, dims, &td, fn);
   if (st == CUCORE_OK) st = cc_device_make_current(arr->dev);
   if (st != CUCORE_OK) return st;
@@ -363,9 +371,8 @@ static cucore_status check_texture_alignment(cucore_device *dev, cucore_devptr p
 /* The tail of a texture over memory at `ptr` (linear or pitched 2D, described by `res`): a use
  * of its record taken (hold_memory), the texture made, the use given back if that fails. */
 static cucore_status texture_over_memory(cucore_device *dev, cucore_devptr ptr,
-                                         const CUDA_RESOURCE_DESC *res,
-                                         const CUDA_TEXTURE_DESC *td, cucore_texture **out,
-                                         const char *fn) {
+                                         const CUDA_RESOURCE_DESC *res, const CUDA_TEXTURE_DESC *td,
+                                         cucore_texture **out, const char *fn) {
   int held;
   cucore_status st = hold_memory(ptr, &held, fn);
   if (st != CUCORE_OK) return st;
@@ -380,8 +387,7 @@ static cucore_status texture_over_memory(cucore_device *dev, cucore_devptr ptr,
 
 cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr, size_t bytes,
                                            cucore_array_format format, unsigned channels,
-                                           const cucore_texture_desc *desc,
-                                           cucore_texture **out) {
+                                           const cucore_texture_desc *desc, cucore_texture **out) {
   cc_begin();
   const char *fn = "cucore_texture_create_linear";
   CC_CHECK_ARG(out, fn, "out");
@@ -421,9 +427,8 @@ cucore_status cucore_texture_create_linear(cucore_device *dev, cucore_devptr ptr
 }
 
 cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr ptr, size_t width,
-                                            size_t height, size_t pitch,
-                                            cucore_array_format format, unsigned channels,
-                                            const cucore_texture_desc *desc,
+                                            size_t height, size_t pitch, cucore_array_format format,
+                                            unsigned channels, const cucore_texture_desc *desc,
                                             cucore_texture **out) {
   cc_begin();
   const char *fn = "cucore_texture_create_pitch2d";
@@ -436,8 +441,8 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   st = cc_tex_desc(desc, format, 2, &td, fn);
   if (st != CUCORE_OK) return st;
   if (!ptr || !width || !height)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the address, width and height must be non-zero", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the address, width and height must be non-zero",
+                   fn);
   size_t elem = (size_t)cc_array_format_bytes((int)format) * channels;
   uint64_t row, first, end;
   if (!cc_mul_u64(width, elem, &row) || pitch < row)
@@ -458,8 +463,8 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
   if (palign > 0 && pitch % (size_t)palign)
     return cc_fail(CUCORE_ARG_ALIGNMENT,
                    "%s: the pitch %zu is not a multiple of device %d's texture pitch alignment "
-                   "(%d bytes; cucore_mem_alloc_pitch gives one that is)", fn, pitch,
-                   dev->ordinal, palign);
+                   "(%d bytes; cucore_mem_alloc_pitch gives one that is)",
+                   fn, pitch, dev->ordinal, palign);
   int max_w = dev_attr(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH);
   int max_h = dev_attr(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT);
   int max_p = dev_attr(dev, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH);
@@ -467,8 +472,8 @@ cucore_status cucore_texture_create_pitch2d(cucore_device *dev, cucore_devptr pt
       (max_p > 0 && pitch > (size_t)max_p))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %zu x %zu elements with pitch %zu passes device %d's 2D linear texture "
-                   "limits (%d x %d, pitch %d)", fn, width, height, pitch, dev->ordinal, max_w,
-                   max_h, max_p);
+                   "limits (%d x %d, pitch %d)",
+                   fn, width, height, pitch, dev->ordinal, max_w, max_h, max_p);
   CUDA_RESOURCE_DESC res;
   memset(&res, 0, sizeof res);
   res.resType = CU_RESOURCE_TYPE_PITCH2D;

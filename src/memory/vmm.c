@@ -13,12 +13,14 @@ cucore_status cc_vmm_check_aligned(uint64_t value, uint64_t granularity, const c
   if (value % granularity == 0) return CUCORE_OK;
   uint64_t up = 0;
   if (!cc_vmm_round_up(value, granularity, &up))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %llu is not a multiple of the granularity "
-                   "%llu (and rounding it up overflows)", fn, what, (unsigned long long)value,
-                   (unsigned long long)granularity);
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %llu is not a multiple of the granularity %llu "
-                 "(expected e.g. %llu, rounded up; cucore_vmm_get_granularity gives it)", fn, what,
-                 (unsigned long long)value, (unsigned long long)granularity,
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s %llu is not a multiple of the granularity "
+                   "%llu (and rounding it up overflows)",
+                   fn, what, (unsigned long long)value, (unsigned long long)granularity);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: %s %llu is not a multiple of the granularity %llu "
+                 "(expected e.g. %llu, rounded up; cucore_vmm_get_granularity gives it)",
+                 fn, what, (unsigned long long)value, (unsigned long long)granularity,
                  (unsigned long long)up);
 }
 
@@ -34,8 +36,10 @@ static void vmm_prop(cucore_device *dev, unsigned flags, CUmemAllocationProp *p)
 
 static cucore_status check_flags(unsigned flags, const char *fn) {
   if (flags & ~(unsigned)CUCORE_VMM_SHAREABLE_FD)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected 0 or "
-                   "CUCORE_VMM_SHAREABLE_FD)", fn, flags);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: unknown flags 0x%x (expected 0 or "
+                   "CUCORE_VMM_SHAREABLE_FD)",
+                   fn, flags);
   return CUCORE_OK;
 }
 
@@ -46,8 +50,9 @@ cucore_status cc_vmm_granularity(cucore_device *dev, unsigned flags, int which, 
   if (st != CUCORE_OK) return st;
   CUmemAllocationProp p;
   vmm_prop(dev, flags, &p);
-  CUresult r = DRV(cuMemGetAllocationGranularity)(
-      out, &p, which ? CU_MEM_ALLOC_GRANULARITY_RECOMMENDED : CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+  CUresult r = DRV(cuMemGetAllocationGranularity)(out, &p,
+                                                  which ? CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
+                                                        : CU_MEM_ALLOC_GRANULARITY_MINIMUM);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuMemGetAllocationGranularity", "%s: device %d", fn, dev->ordinal);
   if (*out == 0)
@@ -90,8 +95,7 @@ cucore_status cucore_vmm_reserve(cucore_device *dev, size_t bytes, size_t alignm
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAddressReserve)(&p, bytes, alignment, (CUdeviceptr)hint, 0);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemAddressReserve", "%s: %zu bytes", fn, bytes);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuMemAddressReserve", "%s: %zu bytes", fn, bytes);
   *out = (cucore_devptr)p;
   return CUCORE_OK;
 }
@@ -116,8 +120,10 @@ cucore_status cucore_vmm_unreserve(cucore_device *dev, cucore_devptr base, size_
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemAddressFree)((CUdeviceptr)base, bytes);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemAddressFree", "%s: 0x%llx, %zu bytes (is it a whole range of "
-                      "cucore_vmm_reserve?)", fn, (unsigned long long)base, bytes);
+    return cc_fail_cu(r, "cuMemAddressFree",
+                      "%s: 0x%llx, %zu bytes (is it a whole range of "
+                      "cucore_vmm_reserve?)",
+                      fn, (unsigned long long)base, bytes);
   return CUCORE_OK;
 }
 
@@ -130,8 +136,7 @@ cucore_status cc_vmm_create_raw(cucore_device *dev, size_t bytes, unsigned flags
   CUmemAllocationProp p;
   vmm_prop(dev, flags, &p);
   CUresult r = DRV(cuMemCreate)(out, bytes, &p, 0);
-  if (r != CUDA_SUCCESS)
-    return cc_mem_fail_alloc(r, "cuMemCreate", fn, dev->ordinal, bytes, NULL);
+  if (r != CUDA_SUCCESS) return cc_mem_fail_alloc(r, "cuMemCreate", fn, dev->ordinal, bytes, NULL);
   return CUCORE_OK;
 }
 
@@ -142,7 +147,10 @@ static cucore_status new_memory(cucore_device *dev, CUmemGenericAllocationHandle
     (void)DRV(cuMemRelease)(h);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
-  *m = (cucore_vmm_memory){.handle = h, .dev = dev, .bytes = bytes, .granularity = g,
+  *m = (cucore_vmm_memory){.handle = h,
+                           .dev = dev,
+                           .bytes = bytes,
+                           .granularity = g,
                            .flags = flags};
   cc_handle_init(m, CC_KIND_VMM_MEMORY);
   *out = m;
@@ -196,8 +204,10 @@ cucore_status cucore_vmm_export_fd(cucore_vmm_memory *mem, int *fd) {
   *fd = -1;
   CC_CHECK_HANDLE(mem, VMM_MEMORY, fn, "mem");
   if (!(mem->flags & CUCORE_VMM_SHAREABLE_FD))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the memory was not created shareable (create it "
-                   "with CUCORE_VMM_SHAREABLE_FD to export it)", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the memory was not created shareable (create it "
+                   "with CUCORE_VMM_SHAREABLE_FD to export it)",
+                   fn);
   cucore_status st = CC_DRV_REQUIRE(cuMemExportToShareableHandle);
   if (st == CUCORE_OK) st = cc_device_make_current(mem->dev);
   if (st != CUCORE_OK) return st;
@@ -229,7 +239,9 @@ cucore_status cucore_vmm_import_fd(cucore_device *dev, int fd, size_t bytes,
   CUresult r = DRV(cuMemImportFromShareableHandle)(&h, (void *)(uintptr_t)fd,
                                                    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemImportFromShareableHandle", "%s: file descriptor %d on device %d "
-                      "(is it from cucore_vmm_export_fd?)", fn, fd, dev->ordinal);
+    return cc_fail_cu(r, "cuMemImportFromShareableHandle",
+                      "%s: file descriptor %d on device %d "
+                      "(is it from cucore_vmm_export_fd?)",
+                      fn, fd, dev->ordinal);
   return new_memory(dev, h, bytes, g, CUCORE_VMM_SHAREABLE_FD, out);
 }

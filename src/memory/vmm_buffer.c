@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct vmm_range { uint64_t base, bytes; } vmm_range;
-typedef struct vmm_chunk { CUmemGenericAllocationHandle handle; uint64_t bytes; } vmm_chunk;
+typedef struct vmm_range {
+  uint64_t base, bytes;
+} vmm_range;
+typedef struct vmm_chunk {
+  CUmemGenericAllocationHandle handle;
+  uint64_t bytes;
+} vmm_chunk;
 
 struct cucore_vmm_buffer {
   cc_handle hdr; /* first: the magic word of base/handle.h */
@@ -39,10 +44,11 @@ static cucore_status reserve_more(cucore_vmm_buffer *b, uint64_t bytes, const ch
                       (unsigned long long)bytes);
   if (want && p != want) {
     (void)DRV(cuMemAddressFree)(p, bytes);
-    return cc_fail(CUCORE_DEVICE_OUT_OF_MEMORY, "%s: the addresses after the buffer's %llu "
+    return cc_fail(CUCORE_DEVICE_OUT_OF_MEMORY,
+                   "%s: the addresses after the buffer's %llu "
                    "reserved bytes are taken, so it cannot grow in place (create it with a "
-                   "larger max_bytes to reserve more up front)", fn,
-                   (unsigned long long)b->reserved);
+                   "larger max_bytes to reserve more up front)",
+                   fn, (unsigned long long)b->reserved);
   }
   b->ranges[b->nranges++] = (vmm_range){p, bytes};
   if (!want) b->base = p;
@@ -96,8 +102,12 @@ static void shrink_to(cucore_vmm_buffer *b, uint64_t mapped, uint64_t reserved) 
 
 /* Records the buffer's [base, base + bytes), replacing its record. */
 static cucore_status record(cucore_vmm_buffer *b, uint64_t bytes, const char *fn) {
-  cc_mem_rec rec = {.base = b->base, .size = bytes, .kind = CUCORE_MEM_VMM,
-                    .ordinal = b->dev->ordinal, .ctx = b->dev->ctx, .owner = b};
+  cc_mem_rec rec = {.base = b->base,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_VMM,
+                    .ordinal = b->dev->ordinal,
+                    .ctx = b->dev->ctx,
+                    .owner = b};
   cc_reg_result res = cc_reg_insert(&cc_mem_registry, &rec, 1);
   if (res == CC_REG_OK) return CUCORE_OK;
   return cc_fail(res == CC_REG_NO_MEMORY ? CUCORE_HOST_OUT_OF_MEMORY : CUCORE_INTERNAL,
@@ -133,8 +143,10 @@ cucore_status cucore_vmm_buffer_create(cucore_device *dev, size_t bytes, size_t 
   *out = NULL;
   if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0)", fn);
   if (max_bytes && max_bytes < bytes)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: max_bytes %zu is below the size %zu (expected "
-                   "0 or at least the size)", fn, max_bytes, bytes);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: max_bytes %zu is below the size %zu (expected "
+                   "0 or at least the size)",
+                   fn, max_bytes, bytes);
   size_t g = 0;
   uint64_t reserve = 0;
   cucore_status st = cc_vmm_granularity(dev, 0, 0, &g, fn);
@@ -189,8 +201,10 @@ cucore_status cucore_vmm_buffer_destroy(cucore_vmm_buffer *buf) {
   cc_reg_result res = cc_reg_take(&cc_mem_registry, buf->base, accept_own, buf, 0, &rec);
   if (res == CC_REG_BUSY) {
     char what[256];
-    return cc_fail(CUCORE_IN_USE, "%s: textures or DLPack exports still use %s (destroy them "
-                   "first)", fn, cc_rec_describe(&rec, what, sizeof what));
+    return cc_fail(CUCORE_IN_USE,
+                   "%s: textures or DLPack exports still use %s (destroy them "
+                   "first)",
+                   fn, cc_rec_describe(&rec, what, sizeof what));
   }
   cucore_status st = cc_device_make_current(buf->dev);
   shrink_to(buf, 0, 0);

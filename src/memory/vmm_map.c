@@ -36,8 +36,10 @@ cucore_status cc_vmm_map_rw(cucore_device *dev, uint64_t addr, size_t bytes,
   r = DRV(cuMemSetAccess)((CUdeviceptr)addr, bytes, &d, 1);
   if (r == CUDA_SUCCESS) return CUCORE_OK;
   (void)DRV(cuMemUnmap)((CUdeviceptr)addr, bytes);
-  return cc_fail_cu(r, "cuMemSetAccess", "%s: read-write access of device %d to %zu bytes at "
-                    "0x%llx", fn, dev->ordinal, bytes, (unsigned long long)addr);
+  return cc_fail_cu(r, "cuMemSetAccess",
+                    "%s: read-write access of device %d to %zu bytes at "
+                    "0x%llx",
+                    fn, dev->ordinal, bytes, (unsigned long long)addr);
 }
 
 /* The checks of cucore_vmm_map before the driver is called. */
@@ -52,8 +54,10 @@ static cucore_status map_checks(cucore_devptr addr, const cucore_vmm_memory *mem
   if (st == CUCORE_OK) st = cc_vmm_check_aligned(bytes, g, fn, "the size");
   if (st != CUCORE_OK) return st;
   if (!cc_add_u64(offset, bytes, &end) || end > mem->bytes)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: offset %zu + %zu bytes runs past the end of the "
-                   "%zu-byte physical memory", fn, offset, bytes, mem->bytes);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: offset %zu + %zu bytes runs past the end of the "
+                   "%zu-byte physical memory",
+                   fn, offset, bytes, mem->bytes);
   if (!cc_add_u64(addr, bytes, &end))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the range wraps around", fn);
   cc_mem_rec rec;
@@ -76,10 +80,15 @@ cucore_status cucore_vmm_map(cucore_devptr addr, cucore_vmm_memory *mem, size_t 
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuMemMap)((CUdeviceptr)addr, bytes, offset, mem->handle, 0);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemMap", "%s: %zu bytes at 0x%llx (inside a range of "
-                      "cucore_vmm_reserve, not mapped yet?)", fn, bytes, (unsigned long long)addr);
-  cc_mem_rec rec = {.base = addr, .size = bytes, .kind = CUCORE_MEM_VMM,
-                    .ordinal = mem->dev->ordinal, .ctx = mem->dev->ctx};
+    return cc_fail_cu(r, "cuMemMap",
+                      "%s: %zu bytes at 0x%llx (inside a range of "
+                      "cucore_vmm_reserve, not mapped yet?)",
+                      fn, bytes, (unsigned long long)addr);
+  cc_mem_rec rec = {.base = addr,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_VMM,
+                    .ordinal = mem->dev->ordinal,
+                    .ctx = mem->dev->ctx};
   st = cc_mem_record(&rec, fn);
   if (st != CUCORE_OK) (void)DRV(cuMemUnmap)((CUdeviceptr)addr, bytes);
   return st;
@@ -93,23 +102,27 @@ static cucore_status unmap_checks(uint64_t lo, uint64_t hi, const char *fn) {
   cc_mem_rec rec;
   char what[256];
   uint64_t at = lo;
-  for (; at < hi && cc_reg_find_overlap(&cc_mem_registry, at, hi, &rec);
-       at = rec.base + rec.size) {
+  for (; at < hi && cc_reg_find_overlap(&cc_mem_registry, at, hi, &rec); at = rec.base + rec.size) {
     if (rec.kind != CUCORE_MEM_VMM || rec.owner)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the range covers %s, which is not unmapped "
-                     "here (%s)", fn, cc_rec_describe(&rec, what, sizeof what),
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: the range covers %s, which is not unmapped "
+                     "here (%s)",
+                     fn, cc_rec_describe(&rec, what, sizeof what),
                      rec.owner ? "cucore_vmm_buffer_destroy unmaps a buffer"
                                : "only ranges of cucore_vmm_map are");
     if (rec.base < lo || rec.base + rec.size > hi)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the range [0x%llx, 0x%llx) cuts %s (unmap "
-                     "whole mapped ranges)", fn, (unsigned long long)lo, (unsigned long long)hi,
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: the range [0x%llx, 0x%llx) cuts %s (unmap "
+                     "whole mapped ranges)",
+                     fn, (unsigned long long)lo, (unsigned long long)hi,
                      cc_rec_describe(&rec, what, sizeof what));
     if (rec.base != at) break;
   }
   if (at < hi)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: nothing mapped by cucore_vmm_map is at 0x%llx, "
-                   "inside [0x%llx, 0x%llx) (unmap exactly what was mapped)", fn,
-                   (unsigned long long)at, (unsigned long long)lo, (unsigned long long)hi);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: nothing mapped by cucore_vmm_map is at 0x%llx, "
+                   "inside [0x%llx, 0x%llx) (unmap exactly what was mapped)",
+                   fn, (unsigned long long)at, (unsigned long long)lo, (unsigned long long)hi);
   return CUCORE_OK;
 }
 
@@ -123,8 +136,10 @@ cucore_status cucore_vmm_unmap(cucore_devptr addr, size_t bytes) {
   const char *fn = "cucore_vmm_unmap";
   uint64_t end;
   if (addr == 0 || bytes == 0 || !cc_add_u64(addr, bytes, &end))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: an empty or wrapping range (address 0x%llx, "
-                   "%zu bytes)", fn, (unsigned long long)addr, bytes);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: an empty or wrapping range (address 0x%llx, "
+                   "%zu bytes)",
+                   fn, (unsigned long long)addr, bytes);
   cucore_status st = unmap_checks(addr, end, fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemUnmap);
   if (st != CUCORE_OK) return st;
@@ -143,20 +158,23 @@ cucore_status cucore_vmm_unmap(cucore_devptr addr, size_t bytes) {
 static cucore_status access_checks(cucore_device *const *devs, size_t count, unsigned access,
                                    const char *fn) {
   if (cc_vmm_access_flags(access) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: access flags 0x%x are not "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: access flags 0x%x are not "
                    "CUCORE_VMM_ACCESS_NONE (0), CUCORE_VMM_ACCESS_READ (1) or "
-                   "CUCORE_VMM_ACCESS_READWRITE (3)", fn, access);
+                   "CUCORE_VMM_ACCESS_READWRITE (3)",
+                   fn, access);
   CC_CHECK_ARG(devs, fn, "devs");
   if (count == 0 || count > VMM_MAX_DEVICES)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu devices (expected 1 to %d)", fn, count,
                    VMM_MAX_DEVICES);
   for (size_t i = 0; i < count; i++) {
-    if (!devs[i])
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: devs[%zu] is NULL", fn, i);
+    if (!devs[i]) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: devs[%zu] is NULL", fn, i);
     for (size_t j = 0; j < i; j++)
       if (devs[j]->cudev == devs[i]->cudev)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: device %d is given twice (devs[%zu] and "
-                       "devs[%zu])", fn, devs[i]->ordinal, j, i);
+        return cc_fail(CUCORE_INVALID_ARGUMENT,
+                       "%s: device %d is given twice (devs[%zu] and "
+                       "devs[%zu])",
+                       fn, devs[i]->ordinal, j, i);
   }
   return CUCORE_OK;
 }
@@ -181,8 +199,9 @@ cucore_status cucore_vmm_set_access(cucore_devptr addr, size_t bytes, cucore_dev
   }
   CUresult r = DRV(cuMemSetAccess)((CUdeviceptr)addr, bytes, d, count);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemSetAccess", "%s: access 0x%x for %zu device(s) to %zu bytes at "
-                      "0x%llx (is the whole range mapped?)", fn, access, count, bytes,
-                      (unsigned long long)addr);
+    return cc_fail_cu(r, "cuMemSetAccess",
+                      "%s: access 0x%x for %zu device(s) to %zu bytes at "
+                      "0x%llx (is the whole range mapped?)",
+                      fn, access, count, bytes, (unsigned long long)addr);
   return CUCORE_OK;
 }

@@ -33,9 +33,8 @@ static const char *intern(cucore_object *o, const char *symbol) {
   for (int i = 0; i < o->global_name_count && !found; i++)
     if (strcmp(o->global_names[i], symbol) == 0) found = o->global_names[i];
   if (!found) {
-    char **names = cc_grow(o->global_names, &o->global_name_cap,
-                           (size_t)o->global_name_count + 1, sizeof *names,
-                           "an object's variable names");
+    char **names = cc_grow(o->global_names, &o->global_name_cap, (size_t)o->global_name_count + 1,
+                           sizeof *names, "an object's variable names");
     char *copy = names ? cc_strdup(symbol, "a variable name") : NULL;
     if (names) o->global_names = names;
     if (copy) found = o->global_names[o->global_name_count++] = copy;
@@ -58,9 +57,11 @@ static cucore_status not_found(cucore_object *obj, const cucore_binary *bin, con
   }
   if (used >= sizeof list) snprintf(list + sizeof list - 5, 5, "...");
   return cc_fail(cc_status(CUCORE_NOT_FOUND, CUCORE_SOURCE_DRIVER, (int)r),
-                 "cucore_object_get_global: no module variable `%s` in `%s`%s%s%s", name,
-                 obj->name, bin ? (bin->globals.count ? "; its variables are: " : "; it has no "
-                                   "__device__, __constant__ or __managed__ variables") : "",
+                 "cucore_object_get_global: no module variable `%s` in `%s`%s%s%s", name, obj->name,
+                 bin ? (bin->globals.count ? "; its variables are: "
+                                           : "; it has no "
+                                             "__device__, __constant__ or __managed__ variables")
+                     : "",
                  list,
                  strcmp(symbol, name) == 0 && (strchr(name, '<') || strstr(name, "::"))
                      ? " (a C++ name needs its name expression registered before compiling)"
@@ -138,8 +139,10 @@ static cucore_status check_copy(const cucore_global *g, size_t offset, const voi
                    "bytes)",
                    fn, bytes, offset, g->name, cucore_global_kind_name(g->kind), g->size);
   if (bytes && !host)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the host buffer is NULL for a copy of %zu "
-                   "bytes of `%s`", fn, bytes, g->name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the host buffer is NULL for a copy of %zu "
+                   "bytes of `%s`",
+                   fn, bytes, g->name);
   if (s && s->dev->ctx != g->device->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the stream belongs to device %d; `%s` was looked up on device %d", fn,

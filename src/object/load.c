@@ -96,8 +96,7 @@ static void add_jit(load_args *a, CUjit_option opt, uintptr_t value) {
   a->jit_values[a->jit_count++] = (void *)value;
 }
 
-static cucore_status load_args_make(const cucore_load_options *o, int from_file,
-                                    load_args *a) {
+static cucore_status load_args_make(const cucore_load_options *o, int from_file, load_args *a) {
   memset(a, 0, sizeof *a);
   if (o->log_bytes) {
     a->info = cc_raw_calloc(1, o->log_bytes);
@@ -142,10 +141,14 @@ static void keep_logs(cucore_object *o, load_args *a) {
   if (!a->info) return;
   size_t cap = o->load_opts.log_bytes;
   a->info[cap - 1] = a->error[cap - 1] = '\0';
-  if (a->info[0]) o->jit_info_log = a->info;
-  else free(a->info);
-  if (a->error[0]) o->jit_error_log = a->error;
-  else free(a->error);
+  if (a->info[0])
+    o->jit_info_log = a->info;
+  else
+    free(a->info);
+  if (a->error[0])
+    o->jit_error_log = a->error;
+  else
+    free(a->error);
   a->info = a->error = NULL;
 }
 
@@ -242,8 +245,7 @@ cucore_status cc_object_load_library(cucore_object *o) {
   const char *call = from_file ? "cuLibraryLoadFromFile" : "cuLibraryLoadData";
   int64_t t0 = cc_phase_clock();
   CUresult r = from_file ? DRV(cuLibraryLoadFromFile)(&o->library, o->path, a.jit, a.jit_values,
-                                                      a.jit_count, a.lib, a.lib_values,
-                                                      a.lib_count)
+                                                      a.jit_count, a.lib, a.lib_values, a.lib_count)
                          : DRV(cuLibraryLoadData)(&o->library, code, a.jit, a.jit_values,
                                                   a.jit_count, a.lib, a.lib_values, a.lib_count);
   cc_phase_done(CUCORE_PHASE_MODULE_LOAD, t0);

@@ -71,12 +71,11 @@ static cucore_status check_loadable_type(cucore_code_type t, const uint8_t *d, s
   case CUCORE_CODE_CUBIN:
   case CUCORE_CODE_PTX:
   case CUCORE_CODE_FATBIN:
-  case CUCORE_CODE_LTOIR:
-    return CUCORE_OK;
+  case CUCORE_CODE_LTOIR: return CUCORE_OK;
   case CUCORE_CODE_AUTO:
     return cc_fail(CUCORE_INVALID_BINARY,
-                   "%s: `%s` is not cubin (ELF), fatbin, PTX text or LTO-IR: its bytes are %s",
-                   fn, name, cc_code_describe(d, n, buf, sizeof buf));
+                   "%s: `%s` is not cubin (ELF), fatbin, PTX text or LTO-IR: its bytes are %s", fn,
+                   name, cc_code_describe(d, n, buf, sizeof buf));
   default:
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: `%s` is %s, which is not loadable code; an object takes cubin, PTX, "
@@ -283,8 +282,10 @@ static cucore_status enumerate_locked(cucore_object *o) {
   for (unsigned i = 0; r == CUDA_SUCCESS && !oom && i < count; i++) {
     const char *n = NULL;
     r = DRV(cuKernelGetName)(&n, ks[i]);
-    if (r != CUDA_SUCCESS) call = "cuKernelGetName";
-    else if (!(names[i] = cc_strdup(n ? n : "", "a kernel name"))) oom = 1;
+    if (r != CUDA_SUCCESS)
+      call = "cuKernelGetName";
+    else if (!(names[i] = cc_strdup(n ? n : "", "a kernel name")))
+      oom = 1;
   }
   free(ks);
   if (r != CUDA_SUCCESS || oom) {
@@ -318,8 +319,8 @@ cucore_status cucore_object_get_kernel_name(cucore_object *obj, int index, const
   cucore_status st = enumerate_locked(obj);
   if (st == CUCORE_OK && (index < 0 || index >= obj->kernel_count))
     st = cc_fail(CUCORE_INVALID_ARGUMENT,
-                 "cucore_object_get_kernel_name: index %d is out of range; `%s` has %d kernels", index,
-                 obj->name, obj->kernel_count);
+                 "cucore_object_get_kernel_name: index %d is out of range; `%s` has %d kernels",
+                 index, obj->name, obj->kernel_count);
   if (st == CUCORE_OK) *name = obj->kernel_names[index];
   pthread_mutex_unlock(&obj->lock);
   return st;

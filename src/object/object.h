@@ -27,7 +27,7 @@ struct cucore_object {
   size_t ptx_size;
   int producer_version; /* NVRTC/libNVVM version that made LTO-IR, 0 when unknown */
   /* loading */
-  cucore_load_options load_opts; /* cucore_object_set_load_options, or the defaults */
+  cucore_load_options load_opts;      /* cucore_object_set_load_options, or the defaults */
   char *jit_info_log, *jit_error_log; /* of the last load (NULL: none) */
   pthread_mutex_t lock;
   int loaded;

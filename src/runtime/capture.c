@@ -46,16 +46,17 @@ cc_capture *cc_capture_of(const cucore_stream *s) {
 
 void *cc_capture_owner(const cc_capture *c) { return c ? c->owner : NULL; }
 
-void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode,
-                         int *is_origin) {
+void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode, int *is_origin) {
   *mode = c ? c->mode : -1;
   *is_origin = c && c->origin == s;
 }
 
 /* Names the capture for messages: "the capture begun on a stream of device 0 (global mode)". */
 static void describe(const cc_capture *c, const cucore_stream *s, char *buf, size_t n) {
-  snprintf(buf, n, "capture %llu, begun by cucore_stream_begin_capture on %s of device %d in %s "
-           "mode", c->id, c->origin == s ? "this stream" : "another stream", c->dev->ordinal,
+  snprintf(buf, n,
+           "capture %llu, begun by cucore_stream_begin_capture on %s of device %d in %s "
+           "mode",
+           c->id, c->origin == s ? "this stream" : "another stream", c->dev->ordinal,
            mode_name(c->mode));
 }
 
@@ -65,8 +66,8 @@ static void describe(const cc_capture *c, const cucore_stream *s, char *buf, siz
 static int stream_blocks(const cucore_stream *s) { return s->blocking; }
 
 static cucore_status add_stream(cc_capture *c, cucore_stream *s) {
-  cucore_stream **ss = cc_grow(c->streams, &c->stream_cap, (size_t)c->stream_count + 1,
-                               sizeof *ss, "a capture's streams");
+  cucore_stream **ss = cc_grow(c->streams, &c->stream_cap, (size_t)c->stream_count + 1, sizeof *ss,
+                               "a capture's streams");
   if (!ss) return CUCORE_HOST_OUT_OF_MEMORY;
   c->streams = ss;
   c->streams[c->stream_count++] = s;
@@ -104,7 +105,7 @@ cucore_status cc_capture_begin(cucore_stream *s, int mode, CUgraph into, const C
   }
   s->capture = NULL; /* set once the driver agrees */
   CUresult r = into ? DRV(cuStreamBeginCaptureToGraph)(s->handle, into, deps, NULL, ndeps,
-                                                         (CUstreamCaptureMode)mode)
+                                                       (CUstreamCaptureMode)mode)
                     : DRV(cuStreamBeginCapture)(s->handle, (CUstreamCaptureMode)mode);
   if (r != CUDA_SUCCESS) {
     free(c->streams);
@@ -161,19 +162,23 @@ cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, v
                      "library began it, or it joined one through an event cucore did not "
                      "record); end it where it began",
                      fn);
-    return cc_fail(CUCORE_STREAM_CAPTURE, "%s: the stream is not capturing (begin with "
-                   "cucore_stream_begin_capture)", fn);
+    return cc_fail(CUCORE_STREAM_CAPTURE,
+                   "%s: the stream is not capturing (begin with "
+                   "cucore_stream_begin_capture)",
+                   fn);
   }
   char what[256];
   describe(c, s, what, sizeof what);
   if (c->origin != s)
     return cc_fail(CUCORE_STREAM_CAPTURE,
                    "%s: the stream joined %s; a capture ends on the stream where it began, "
-                   "after every stream it forked to has joined back", fn, what);
+                   "after every stream it forked to has joined back",
+                   fn, what);
   if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED && !pthread_equal(c->thread, pthread_self()))
     return cc_fail(CUCORE_STREAM_CAPTURE,
                    "%s: %s must be ended by the thread that began it (in relaxed mode any "
-                   "thread may end it); the capture goes on", fn, what);
+                   "thread may end it); the capture goes on",
+                   fn, what);
   CUgraph g = NULL;
   CUresult r = DRV(cuStreamEndCapture)(s->handle, &g);
   /* However it went, the capture is over for every stream that took part. */
@@ -186,14 +191,16 @@ cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, v
     if (c->failure != CUCORE_OK)
       st = cc_fail(cc_status(CUCORE_STREAM_CAPTURE, CUCORE_SOURCE_DRIVER, (int)r),
                    "%s: %s failed and made no graph: it was invalidated by an earlier call: "
-                   "%s. The stream is usable again.", fn, what, c->failure_message);
+                   "%s. The stream is usable again.",
+                   fn, what, c->failure_message);
     else if (r == CUDA_SUCCESS || r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
       st = cc_fail(cc_status(CUCORE_STREAM_CAPTURE, CUCORE_SOURCE_DRIVER,
                              (int)CUDA_ERROR_STREAM_CAPTURE_INVALIDATED),
                    "%s: %s was invalidated by a call that could not be captured (one cucore "
                    "did not make or could not check: a direct driver or runtime call on a "
                    "capturing stream, or a forbidden call of another thread) and made no "
-                   "graph. The stream is usable again.", fn, what);
+                   "graph. The stream is usable again.",
+                   fn, what);
     else
       st = cc_fail_cu(r, "cuStreamEndCapture", "%s: %s made no graph; the stream is usable again",
                       fn, what);
@@ -207,8 +214,8 @@ cucore_status cc_capture_end(cucore_stream *s, CUgraph *graph, cc_refs **refs, v
   *owner = c->owner;
   c->owner = NULL;
   *graph = g;
-  capture_release(c);      /* ours */
-  capture_release(c);      /* the registry's */
+  capture_release(c); /* ours */
+  capture_release(c); /* the registry's */
   return st;
 }
 
@@ -223,7 +230,8 @@ cucore_status cc_capture_check_stream(cucore_stream *s, const char *fn) {
                    "%s: the stream is capturing into a graph (%s): its work has not been "
                    "queued to run, so it cannot be waited for or queried, and the driver "
                    "would invalidate the capture; cucore refused the call and the capture goes "
-                   "on. End the capture first (cucore_stream_end_capture)", fn, what);
+                   "on. End the capture first (cucore_stream_end_capture)",
+                   fn, what);
   }
   /* A capture cucore did not begin (or the legacy stream beside a capturing one): ask. */
   if (!DRV(cuStreamIsCapturing)) return CUCORE_OK;
@@ -238,9 +246,11 @@ cucore_status cc_capture_check_stream(cucore_stream *s, const char *fn) {
   if (r == CUDA_SUCCESS && cs != CU_STREAM_CAPTURE_STATUS_NONE)
     return cc_fail(CUCORE_STREAM_CAPTURE,
                    "%s: the stream is %s (a capture begun outside cucore); end that capture "
-                   "first", fn, cs == CU_STREAM_CAPTURE_STATUS_ACTIVE
-                                   ? "capturing into a graph"
-                                   : "in a capture that was invalidated and not yet ended");
+                   "first",
+                   fn,
+                   cs == CU_STREAM_CAPTURE_STATUS_ACTIVE
+                       ? "capturing into a graph"
+                       : "in a capture that was invalidated and not yet ended");
   return CUCORE_OK;
 }
 
@@ -253,7 +263,8 @@ cucore_status cc_capture_check_event(const cucore_event *ev, const char *fn) {
                  "%s: the event was last recorded inside a capture (%s), where it marks a "
                  "point of the graph being built, not of work that runs; it cannot be waited "
                  "for, queried or timed until it is recorded again outside a capture (the "
-                 "driver would invalidate the capture; cucore refused the call)", fn, what);
+                 "driver would invalidate the capture; cucore refused the call)",
+                 fn, what);
 }
 
 cucore_status cc_capture_check_unsafe(cucore_device *dev, int legacy, int device_sync,
@@ -282,8 +293,8 @@ cucore_status cc_capture_check_unsafe(cucore_device *dev, int legacy, int device
   return cc_fail(CUCORE_STREAM_CAPTURE,
                  "%s: not allowed while %s is under way: %s, and the driver would invalidate "
                  "the capture. cucore refused the call and the capture goes on; make the call "
-                 "before or after the capture%s", fn, what, why,
-                 legacy ? " (or, for a copy or fill, give it a stream)" : "");
+                 "before or after the capture%s",
+                 fn, what, why, legacy ? " (or, for a copy or fill, give it a stream)" : "");
 }
 
 cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn) {
@@ -302,7 +313,8 @@ cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn) {
                  "that synchronises with it, and one of them is capturing (%s); the driver "
                  "would invalidate that capture. cucore refused the launch and the capture goes "
                  "on: launch on a stream of your own, or capture on a stream made with "
-                 "CUCORE_STREAM_NON_BLOCKING", fn, what);
+                 "CUCORE_STREAM_NON_BLOCKING",
+                 fn, what);
 }
 
 /* ---- membership ------------------------------------------------------------------------------ */
@@ -334,7 +346,8 @@ cucore_status cc_capture_event_waited(cucore_stream *s, cucore_event *ev, const 
     return cc_fail(CUCORE_STREAM_CAPTURE,
                    "%s: the stream takes part in %s and the event was recorded in another "
                    "(%s): waiting would merge two captures, which the driver refuses by "
-                   "invalidating them; cucore refused the wait", fn, a, b);
+                   "invalidating them; cucore refused the wait",
+                   fn, a, b);
   }
   return CUCORE_OK;
 }

@@ -37,8 +37,8 @@ static cucore_status fail_call(CUresult r, const char *call, const char *fn, int
   CUprocessState now = CU_PROCESS_STATE_RUNNING;
   if (r == CUDA_ERROR_ILLEGAL_STATE && DRV(cuCheckpointProcessGetState) &&
       DRV(cuCheckpointProcessGetState)(pid, &now) == CUDA_SUCCESS)
-    return cc_fail_cu(r, call, "%s: process %d is %s (expected %s)", fn, pid,
-                      state_name((int)now), need);
+    return cc_fail_cu(r, call, "%s: process %d is %s (expected %s)", fn, pid, state_name((int)now),
+                      need);
   return cc_fail_cu(r, call, "%s: process %d (a CUDA process of this user, %s?)", fn, pid, need);
 }
 
@@ -53,8 +53,10 @@ cucore_status cucore_checkpoint_get_state(int pid, cucore_process_state *out) {
   CUprocessState s = CU_PROCESS_STATE_RUNNING;
   CUresult r = DRV(cuCheckpointProcessGetState)(pid, &s);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuCheckpointProcessGetState", "%s: process %d (is it a CUDA process "
-                      "of this user?)", fn, pid);
+    return cc_fail_cu(r, "cuCheckpointProcessGetState",
+                      "%s: process %d (is it a CUDA process "
+                      "of this user?)",
+                      fn, pid);
   *out = (cucore_process_state)s;
   return CUCORE_OK;
 }
@@ -70,8 +72,10 @@ cucore_status cucore_checkpoint_lock(int pid, unsigned timeout_ms) {
   a.timeoutMs = timeout_ms;
   CUresult r = DRV(cuCheckpointProcessLock)(pid, &a);
   if (r == CUDA_ERROR_NOT_READY || r == CUDA_ERROR_TIMEOUT) {
-    st = cc_fail_cu(r, "cuCheckpointProcessLock", "%s: process %d did not reach a point where "
-                    "it can be locked within %u ms; it is still running", fn, pid, timeout_ms);
+    st = cc_fail_cu(r, "cuCheckpointProcessLock",
+                    "%s: process %d did not reach a point where "
+                    "it can be locked within %u ms; it is still running",
+                    fn, pid, timeout_ms);
     if (r == CUDA_ERROR_NOT_READY) return st;
     /* The timeout passed (CUDA_ERROR_TIMEOUT, 909): NOT_READY's status, the message kept. */
     char msg[2048];
@@ -120,8 +124,10 @@ static int parse_uuid(const char *text, unsigned char out[16]) {
     if (*p == '-' && (p - text == 8 || p - text == 13 || p - text == 18 || p - text == 23))
       continue;
     if (!isxdigit((unsigned char)*p) || n == 32) return 0;
-    if (n % 2 == 0) out[n / 2] = (unsigned char)(hex(*p) << 4);
-    else out[n / 2] |= (unsigned char)hex(*p);
+    if (n % 2 == 0)
+      out[n / 2] = (unsigned char)(hex(*p) << 4);
+    else
+      out[n / 2] |= (unsigned char)hex(*p);
     n++;
   }
   return n == 32;
@@ -133,8 +139,7 @@ static cucore_status make_pairs(const cucore_checkpoint_gpu_pair *pairs, size_t 
   if (count && !pairs)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `pairs` is NULL with count %zu", fn, count);
   if (count > MAX_PAIRS)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu GPU pairs (at most %d)", fn, count,
-                   MAX_PAIRS);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu GPU pairs (at most %d)", fn, count, MAX_PAIRS);
   for (size_t i = 0; i < count; i++) {
     const char *bad = NULL;
     if (!parse_uuid(pairs[i].old_uuid, (unsigned char *)out[i].oldUuid.bytes))
@@ -142,13 +147,17 @@ static cucore_status make_pairs(const cucore_checkpoint_gpu_pair *pairs, size_t 
     else if (!parse_uuid(pairs[i].new_uuid, (unsigned char *)out[i].newUuid.bytes))
       bad = pairs[i].new_uuid;
     if (bad)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: pair %zu: \"%.40s\" is not a GPU UUID "
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: pair %zu: \"%.40s\" is not a GPU UUID "
                      "(expected xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as in "
-                     "cucore_device_props.uuid, optionally prefixed GPU-)", fn, i, bad);
+                     "cucore_device_props.uuid, optionally prefixed GPU-)",
+                     fn, i, bad);
     for (size_t j = 0; j < i; j++)
       if (memcmp(out[j].oldUuid.bytes, out[i].oldUuid.bytes, 16) == 0)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: GPU %s is remapped twice (pairs %zu and "
-                       "%zu)", fn, pairs[i].old_uuid, j, i);
+        return cc_fail(CUCORE_INVALID_ARGUMENT,
+                       "%s: GPU %s is remapped twice (pairs %zu and "
+                       "%zu)",
+                       fn, pairs[i].old_uuid, j, i);
   }
   return CUCORE_OK;
 }

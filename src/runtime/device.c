@@ -38,7 +38,8 @@ typedef struct prop_attr {
   size_t offset;
 } prop_attr;
 
-#define PA(a, field) {a, offsetof(cucore_device_props, field)}
+#define PA(a, field) \
+  { a, offsetof(cucore_device_props, field) }
 static const prop_attr prop_attrs[] = {
     PA(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cc_major),
     PA(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cc_minor),
@@ -175,12 +176,16 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
 }
 
 void cc_device_init_streams(cucore_device *dev) {
-  dev->default_stream =
-      (struct cucore_stream){.hdr = {CC_KIND_STREAM}, .handle = NULL, .dev = dev, .is_default = 1,
-                             .blocking = 1};
-  dev->per_thread_stream =
-      (struct cucore_stream){.hdr = {CC_KIND_STREAM}, .handle = CU_STREAM_PER_THREAD, .dev = dev,
-                             .is_default = 1, .blocking = 1};
+  dev->default_stream = (struct cucore_stream){.hdr = {CC_KIND_STREAM},
+                                               .handle = NULL,
+                                               .dev = dev,
+                                               .is_default = 1,
+                                               .blocking = 1};
+  dev->per_thread_stream = (struct cucore_stream){.hdr = {CC_KIND_STREAM},
+                                                  .handle = CU_STREAM_PER_THREAD,
+                                                  .dev = dev,
+                                                  .is_default = 1,
+                                                  .blocking = 1};
 }
 
 int cc_device_ordinal_of(CUdevice d) {
@@ -203,9 +208,10 @@ cucore_status cucore_device_close(cucore_device *dev) {
   if (!dev) return CUCORE_OK;
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_device_close", "dev");
   if (dev->green) /* the green context owns it (green.c) */
-    return cc_fail(CUCORE_MISUSE, "cucore_device_close: this device handle belongs to a green "
+    return cc_fail(CUCORE_MISUSE,
+                   "cucore_device_close: this device handle belongs to a green "
                    "context (cucore_green_get_device); it goes with cucore_green_destroy");
-  cc_refs_flush(); /* what destroyed graphs held (events of this device among it) goes first */
+  cc_refs_flush();     /* what destroyed graphs held (events of this device among it) goes first */
   if (dev->borrowed) { /* the caller's context: neither released nor unset */
     if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
     device_retire(dev);
@@ -218,8 +224,7 @@ cucore_status cucore_device_close(cucore_device *dev) {
   CUresult r = DRV(cuDevicePrimaryCtxRelease)(dev->cudev);
   int ordinal = dev->ordinal;
   device_retire(dev);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuDevicePrimaryCtxRelease", "device %d", ordinal);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDevicePrimaryCtxRelease", "device %d", ordinal);
   return CUCORE_OK;
 }
 
@@ -287,7 +292,8 @@ static void retain_fallback(void) {
   CUdevice d;
   int64_t t0 = cc_phase_clock();
   fallback_result = DRV(cuDeviceGet)(&d, 0);
-  if (fallback_result == CUDA_SUCCESS) fallback_result = DRV(cuDevicePrimaryCtxRetain)(&fallback_ctx, d);
+  if (fallback_result == CUDA_SUCCESS)
+    fallback_result = DRV(cuDevicePrimaryCtxRetain)(&fallback_ctx, d);
   cc_phase_done(CUCORE_PHASE_CONTEXT, t0);
 }
 
@@ -299,7 +305,8 @@ cucore_status cc_ensure_context(void) {
   if (cur) return CUCORE_OK;
   pthread_once(&fallback_once, retain_fallback);
   if (fallback_result != CUDA_SUCCESS)
-    return cc_fail_cu(fallback_result, "cuDevicePrimaryCtxRetain", "device 0, for a query that needs a context");
+    return cc_fail_cu(fallback_result, "cuDevicePrimaryCtxRetain",
+                      "device 0, for a query that needs a context");
   r = DRV(cuCtxSetCurrent)(fallback_ctx);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxSetCurrent", "device 0's primary context");
   return CUCORE_OK;

@@ -117,9 +117,8 @@ cucore_status cucore_event_elapsed_ms(cucore_event *start, cucore_event *end, fl
   CC_CHECK_ARG(ms, "cucore_event_elapsed_ms", "ms");
   *ms = 0.0f;
   if ((start->flags | end->flags) & CUCORE_EVENT_DISABLE_TIMING)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_event_elapsed_ms: an event was created with "
-                   "CUCORE_EVENT_DISABLE_TIMING and cannot be timed");
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_event_elapsed_ms: an event was created with "
+                                            "CUCORE_EVENT_DISABLE_TIMING and cannot be timed");
   cucore_status st = cc_capture_check_event(start, "cucore_event_elapsed_ms");
   if (st == CUCORE_OK) st = cc_capture_check_event(end, "cucore_event_elapsed_ms");
   if (st == CUCORE_OK) st = cc_device_make_current(start->dev);

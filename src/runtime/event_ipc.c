@@ -32,8 +32,7 @@ cucore_status cucore_event_export_ipc(cucore_event *ev, cucore_ipc_event_handle 
   memset(&h, 0, sizeof h);
   CUresult r = DRV(cuIpcGetEventHandle)(&h, ev->handle);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuIpcGetEventHandle", "%s: an event of device %d", fn,
-                      ev->dev->ordinal);
+    return cc_fail_cu(r, "cuIpcGetEventHandle", "%s: an event of device %d", fn, ev->dev->ordinal);
   memcpy(out->data, h.reserved, sizeof out->data);
   out->magic = IPC_EVENT_MAGIC;
   out->version = IPC_EVENT_VERSION;
@@ -43,13 +42,17 @@ cucore_status cucore_event_export_ipc(cucore_event *ev, cucore_ipc_event_handle 
 
 static cucore_status check_handle(const cucore_ipc_event_handle *in, const char *fn) {
   if (in->magic != IPC_EVENT_MAGIC || in->version != IPC_EVENT_VERSION)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the data is not a cucore_ipc_event_handle of "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the data is not a cucore_ipc_event_handle of "
                    "version %u (magic 0x%x, version %u): was it damaged or truncated in "
-                   "transit?", fn, IPC_EVENT_VERSION, in->magic, in->version);
+                   "transit?",
+                   fn, IPC_EVENT_VERSION, in->magic, in->version);
   if (in->pid == (int32_t)getpid())
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the event was exported by this process (pid "
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the event was exported by this process (pid "
                    "%d); use the event itself here, the driver opens only other processes' "
-                   "events", fn, (int)in->pid);
+                   "events",
+                   fn, (int)in->pid);
   return CUCORE_OK;
 }
 
@@ -73,9 +76,10 @@ cucore_status cucore_event_import_ipc(cucore_device *dev, const cucore_ipc_event
   CUresult r = DRV(cuIpcOpenEventHandle)(&ev->handle, h);
   if (r != CUDA_SUCCESS) {
     free(ev);
-    return cc_fail_cu(r, "cuIpcOpenEventHandle", "%s: an event of process %d on device %d (is "
-                      "the exporter alive, and on the same GPU?)", fn, (int)in->pid,
-                      dev->ordinal);
+    return cc_fail_cu(r, "cuIpcOpenEventHandle",
+                      "%s: an event of process %d on device %d (is "
+                      "the exporter alive, and on the same GPU?)",
+                      fn, (int)in->pid, dev->ordinal);
   }
   ev->dev = dev;
   ev->flags = CUCORE_EVENT_INTERPROCESS | CUCORE_EVENT_DISABLE_TIMING;

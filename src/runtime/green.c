@@ -65,11 +65,13 @@ static cucore_status check_split(const cucore_device *dev, const CUdevResource *
   if (flags & ~GREEN_FLAGS)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown flags 0x%x (expected 0, CUCORE_GREEN_IGNORE_COSCHEDULING, "
-                   "CUCORE_GREEN_MAX_CLUSTER)", fn, flags & ~GREEN_FLAGS);
+                   "CUCORE_GREEN_MAX_CLUSTER)",
+                   fn, flags & ~GREEN_FLAGS);
   if (min_sms == 0 || min_sms > res->sm.smCount)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: a group of %u SMs asked of device %d, which has %u SMs (expected 1 to "
-                   "%u)", fn, min_sms, dev->ordinal, res->sm.smCount, res->sm.smCount);
+                   "%u)",
+                   fn, min_sms, dev->ordinal, res->sm.smCount, res->sm.smCount);
   return CUCORE_OK;
 }
 
@@ -91,8 +93,10 @@ static cucore_status groups_that_fit(const CUdevResource *res, unsigned min_sms,
   *n = 0;
   CUresult r = DRV(cuDevSmResourceSplitByCount)(NULL, n, res, NULL, flags, min_sms);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuDevSmResourceSplitByCount", "counting groups of at least %u SMs "
-                      "out of %u", min_sms, res->sm.smCount);
+    return cc_fail_cu(r, "cuDevSmResourceSplitByCount",
+                      "counting groups of at least %u SMs "
+                      "out of %u",
+                      min_sms, res->sm.smCount);
   return CUCORE_OK;
 }
 
@@ -128,15 +132,16 @@ cucore_status cucore_green_split_query(cucore_device *dev, unsigned min_sms, uns
 
 /* A split that cannot give `count` groups, explained with the driver's rules. */
 static cucore_status split_refused(const cucore_device *dev, const CUdevResource *res,
-                                   unsigned count, unsigned min_sms, unsigned flags,
-                                   unsigned fit) {
+                                   unsigned count, unsigned min_sms, unsigned flags, unsigned fit) {
   unsigned lo = res->sm.minSmPartitionSize, al = res->sm.smCoscheduledAlignment;
   unsigned want = min_sms < lo ? lo : min_sms;
   if (al > 1) want = (want + al - 1) / al * al;
   char rule[160] = "", left[48] = "";
   if (!(flags & CUCORE_GREEN_IGNORE_COSCHEDULING)) {
-    snprintf(rule, sizeof rule, "; a group is at least %u SMs and a multiple of %u, so %u "
-             "rounds up to %u", lo, al, min_sms, want);
+    snprintf(rule, sizeof rule,
+             "; a group is at least %u SMs and a multiple of %u, so %u "
+             "rounds up to %u",
+             lo, al, min_sms, want);
     if ((uint64_t)fit * want <= res->sm.smCount)
       snprintf(left, sizeof left, " (%u here)", res->sm.smCount - fit * want);
   }
@@ -145,8 +150,8 @@ static cucore_status split_refused(const cucore_device *dev, const CUdevResource
                  "has %u SMs%s, and the driver's split makes %u such group%s. The SMs left over "
                  "after the groups%s go to one remainder group, when `remainder` is given. Ask "
                  "for fewer or smaller groups (cucore_green_split_query says what fits)%s",
-                 dev->ordinal, count, count == 1 ? "" : "s", min_sms, res->sm.smCount, rule,
-                 fit, fit == 1 ? "" : "s", left,
+                 dev->ordinal, count, count == 1 ? "" : "s", min_sms, res->sm.smCount, rule, fit,
+                 fit == 1 ? "" : "s", left,
                  (flags & CUCORE_GREEN_IGNORE_COSCHEDULING)
                      ? ""
                      : ", or pass CUCORE_GREEN_IGNORE_COSCHEDULING for finer groups (without "
@@ -204,8 +209,7 @@ static cucore_status make_green(cucore_device *parent, CUdevResource *res, cucor
 /* Makes a green context of each of the n groups (and of `rest` when wanted and not empty);
  * on failure destroys what it made. */
 static cucore_status make_all(cucore_device *parent, CUdevResource *groups, unsigned n,
-                              CUdevResource *rest, cucore_green **out,
-                              cucore_green **remainder) {
+                              CUdevResource *rest, cucore_green **out, cucore_green **remainder) {
   cucore_status st = CUCORE_OK;
   for (unsigned i = 0; i < n && st == CUCORE_OK; i++) st = make_green(parent, &groups[i], &out[i]);
   if (st == CUCORE_OK && remainder && rest->sm.smCount > 0)
@@ -231,8 +235,11 @@ cucore_status cucore_green_split(cucore_device *dev, unsigned count, unsigned mi
   static const char fn[] = "cucore_green_split";
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   CC_CHECK_ARG(out, fn, "out");
-  if (count == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `count` is 0 (expected 1 or "
-                                                          "more groups)", fn);
+  if (count == 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `count` is 0 (expected 1 or "
+                   "more groups)",
+                   fn);
   clear_outputs(count, out, remainder);
   CUdevResource res, rest;
   unsigned fit = 0;
@@ -281,8 +288,10 @@ cucore_status cucore_green_stream_create(cucore_green *g, int priority, cucore_s
   CUresult r = DRV(cuCtxGetStreamPriorityRange)(&least, &greatest);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuCtxGetStreamPriorityRange", "%s", fn);
   if (priority > least || priority < greatest)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: priority %d is outside device %d's range %d "
-                   "(least) to %d (greatest)", fn, priority, g->dev->ordinal, least, greatest);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: priority %d is outside device %d's range %d "
+                   "(least) to %d (greatest)",
+                   fn, priority, g->dev->ordinal, least, greatest);
   cucore_stream *s = cc_calloc(1, sizeof *s, "a stream handle");
   if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_handle_init(s, CC_KIND_STREAM);

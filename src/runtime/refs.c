@@ -75,9 +75,9 @@ cucore_status cc_refs_own(cc_refs *r, void *p, cc_release_fn release) {
 /* ---- what the driver dropped ------------------------------------------------------------ */
 
 static pthread_mutex_t dropped_lock = PTHREAD_MUTEX_INITIALIZER;
-static cc_refs *dropped;            /* sets the driver dropped, to release */
-static atomic_int dropped_count;    /* their number (the cheap check of cc_refs_drain) */
-static atomic_int drops_owed;       /* sets of destroyed graphs the driver has yet to drop */
+static cc_refs *dropped;         /* sets the driver dropped, to release */
+static atomic_int dropped_count; /* their number (the cheap check of cc_refs_drain) */
+static atomic_int drops_owed;    /* sets of destroyed graphs the driver has yet to drop */
 
 /* The user object's destructor: a driver thread, no CUDA calls allowed. */
 static void CUDA_CB dropped_by_driver(void *p) {

@@ -21,9 +21,9 @@ struct cucore_stream {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   CUstream handle;
   cucore_device *dev;
-  int is_default; /* owned by the device (legacy or per-thread stream), not destroyable */
-  int borrowed;   /* wraps the caller's CUstream: destroying the wrapper leaves it alone */
-  int blocking;   /* synchronises with the legacy default stream (known when the handle is
+  int is_default;      /* owned by the device (legacy or per-thread stream), not destroyable */
+  int borrowed;        /* wraps the caller's CUstream: destroying the wrapper leaves it alone */
+  int blocking;        /* synchronises with the legacy default stream (known when the handle is
                      made: asking the driver later, cuStreamGetFlags, would invalidate a
                      capture the stream takes part in) */
   cc_capture *capture; /* the capture cucore began or saw the stream join (a reference), or
@@ -53,8 +53,8 @@ struct cucore_event {
   CUevent handle;
   cucore_device *dev;
   unsigned flags;
-  int borrowed; /* wraps the caller's CUevent: destroying the wrapper leaves it alone */
-  atomic_int refs; /* the user's, plus one per graph that references the event */
+  int borrowed;        /* wraps the caller's CUevent: destroying the wrapper leaves it alone */
+  atomic_int refs;     /* the user's, plus one per graph that references the event */
   cc_capture *capture; /* the capture it was last recorded in (a reference), or NULL */
 };
 
@@ -135,23 +135,23 @@ void cc_refs_flush(void);
 /* What cucore knows of a capture it began (capture.c owns it; defined here so the launch path
  * reads it without a call). */
 struct cc_capture {
-  atomic_int refs;        /* the registry's while active, one per stream and event naming it */
+  atomic_int refs; /* the registry's while active, one per stream and event naming it */
   cucore_device *dev;
-  cucore_stream *origin;  /* where it began (and must end) */
-  int mode;               /* CUstreamCaptureMode */
-  pthread_t thread;       /* the thread that began it */
-  unsigned long long id;  /* the driver's id of the capture sequence */
-  int active;             /* 1 until it ended */
-  int blocking;           /* a stream taking part synchronises with the legacy default stream */
-  cc_refs *refs_held;     /* what the captured work references */
-  void *owner;            /* given at the start, handed back at the end */
+  cucore_stream *origin; /* where it began (and must end) */
+  int mode;              /* CUstreamCaptureMode */
+  pthread_t thread;      /* the thread that began it */
+  unsigned long long id; /* the driver's id of the capture sequence */
+  int active;            /* 1 until it ended */
+  int blocking;          /* a stream taking part synchronises with the legacy default stream */
+  cc_refs *refs_held;    /* what the captured work references */
+  void *owner;           /* given at the start, handed back at the end */
   cc_release_fn owner_release; /* releases `owner` when the capture dies without an end */
-  cucore_stream **streams; /* every stream taking part (origin first) */
+  cucore_stream **streams;     /* every stream taking part (origin first) */
   int stream_count;
   size_t stream_cap;
-  cucore_status failure;  /* the first failure the driver gave for work in the capture */
+  cucore_status failure; /* the first failure the driver gave for work in the capture */
   char failure_message[640];
-  cc_capture *next;       /* in the list of active captures */
+  cc_capture *next; /* in the list of active captures */
 };
 
 /* How many captures cucore began are active (any thread): the launch path's one check. */

@@ -48,7 +48,8 @@ cucore_status cucore_stream_set_attribute(cucore_stream *s, const cucore_launch_
   CC_CHECK_ARG(attr, "cucore_stream_set_attribute", "attr");
   cucore_status st = enter(s, "cucore_stream_set_attribute");
   if (st != CUCORE_OK) return st;
-  if (!stream_attr((int)attr->id)) return not_a_stream_attr("cucore_stream_set_attribute", (int)attr->id);
+  if (!stream_attr((int)attr->id))
+    return not_a_stream_attr("cucore_stream_set_attribute", (int)attr->id);
   if (attr->id == CUCORE_LAUNCH_ACCESS_POLICY_WINDOW) {
     float h = attr->u.access_policy.hit_ratio;
     if (!(h >= 0.0f && h <= 1.0f))
@@ -92,8 +93,8 @@ cucore_status cucore_stream_get_attribute(cucore_stream *s, cucore_launch_attr_i
   memset(&v, 0, sizeof v);
   CUresult r = DRV(cuStreamGetAttribute)(s->handle, (CUstreamAttrID)id, &v);
   if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuStreamGetAttribute", "attribute %d of a stream of device %d",
-                      (int)id, s->dev->ordinal);
+    return cc_fail_cu(r, "cuStreamGetAttribute", "attribute %d of a stream of device %d", (int)id,
+                      s->dev->ordinal);
   cc_launch_attr_from_cu((CUlaunchAttributeID)id, &v, out);
   return CUCORE_OK;
 }

@@ -13,9 +13,8 @@
 /* "GPU-" and the UUID's 16 bytes in NVML's 8-4-4-4-12 form. */
 static void uuid_text(const CUuuid *u, char *out, size_t cap) {
   const unsigned char *b = (const unsigned char *)u->bytes;
-  snprintf(out, cap,
-           "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-           b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+  snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+           b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
            b[14], b[15]);
 }
 
@@ -32,8 +31,8 @@ static cucore_status nvml_of_cudev(CUdevice d, int ordinal, cc_nvml_device *h) {
   }
   if (r == CC_NVML_SUCCESS) return CUCORE_OK;
   return cc_fail_nvml(r, "nvmlDeviceGetHandleByPciBusId_v2/ByUUID",
-                      "NVML does not list cucore device %d (PCI bus id `%s`, UUID `%s`)",
-                      ordinal, bus, uuid[0] ? uuid : "not asked");
+                      "NVML does not list cucore device %d (PCI bus id `%s`, UUID `%s`)", ordinal,
+                      bus, uuid[0] ? uuid : "not asked");
 }
 
 /* Reads a clock into *mhz (left -1 when not offered). */
@@ -115,10 +114,11 @@ static void clear_info(cucore_system_info *out) {
   memset(out, 0, sizeof *out);
   out->ordinal = -1;
   out->pci_device_id = out->clock_reasons = -1;
-  int *nums[] = {&out->sm_clock_mhz,  &out->sm_clock_max_mhz, &out->mem_clock_mhz,
+  int *nums[] = {&out->sm_clock_mhz,      &out->sm_clock_max_mhz,   &out->mem_clock_mhz,
                  &out->mem_clock_max_mhz, &out->graphics_clock_mhz, &out->temperature_c,
-                 &out->power_mw, &out->power_limit_mw, &out->gpu_util_pct, &out->mem_util_pct,
-                 &out->mig_current, &out->mig_pending, &out->nvlink_links, &out->nvlink_active};
+                 &out->power_mw,          &out->power_limit_mw,     &out->gpu_util_pct,
+                 &out->mem_util_pct,      &out->mig_current,        &out->mig_pending,
+                 &out->nvlink_links,      &out->nvlink_active};
   for (size_t i = 0; i < CC_ARRAY_LEN(nums); i++) *nums[i] = -1;
 }
 
@@ -129,8 +129,10 @@ cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out
   cucore_status st = cc_driver_need_device();
   if (st != CUCORE_OK) return st;
   if (ordinal < 0 || ordinal >= cc_drv.device_count)
-    return cc_fail(CUCORE_INVALID_DEVICE, "cucore_system_get_device_info: device %d does not "
-                   "exist (expected 0 to %d)", ordinal, cc_drv.device_count - 1);
+    return cc_fail(CUCORE_INVALID_DEVICE,
+                   "cucore_system_get_device_info: device %d does not "
+                   "exist (expected 0 to %d)",
+                   ordinal, cc_drv.device_count - 1);
   CUdevice d;
   CUresult r = DRV(cuDeviceGet)(&d, ordinal);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", ordinal);
@@ -166,8 +168,8 @@ cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore_system_inf
   clear_info(out);
   CC_CHECK_ARG(uuid, "cucore_system_get_info_by_uuid", "uuid");
   char full[64];
-  snprintf(full, sizeof full, "%s%s", strncmp(uuid, "GPU-", 4) && strncmp(uuid, "MIG-", 4)
-                                          ? "GPU-" : "", uuid);
+  snprintf(full, sizeof full, "%s%s",
+           strncmp(uuid, "GPU-", 4) && strncmp(uuid, "MIG-", 4) ? "GPU-" : "", uuid);
   cucore_status st = cc_nvml_load();
   if (st != CUCORE_OK) return st;
   cc_nvml_device h = NULL;
@@ -203,8 +205,7 @@ cucore_status cucore_system_load(void) { return cc_nvml_load(); }
 cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t cap) {
   cc_begin();
   CC_CHECK_ARG(buf, "cucore_system_reasons_text", "buf");
-  if (cap == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_system_reasons_text: `cap` is 0");
+  if (cap == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_system_reasons_text: `cap` is 0");
   size_t o = 0;
   buf[0] = '\0';
   long long rest = reasons;
@@ -213,8 +214,8 @@ cucore_status cucore_system_reasons_text(long long reasons, char *buf, size_t ca
       o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? ", " : "", reason_names[i].name);
       rest &= ~reason_names[i].bit;
     }
-  if (rest && o < cap) o += (size_t)snprintf(buf + o, cap - o, "%s0x%llx", o ? ", " : "",
-                                             (unsigned long long)rest);
+  if (rest && o < cap)
+    o += (size_t)snprintf(buf + o, cap - o, "%s0x%llx", o ? ", " : "", (unsigned long long)rest);
   if (!reasons) snprintf(buf, cap, "none");
   return CUCORE_OK;
 }

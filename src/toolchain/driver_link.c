@@ -131,8 +131,8 @@ cucore_status cc_driver_link(const cucore_options *opts, int arch, const char *s
   }
   ilog[LOG_BYTES - 1] = elog[LOG_BYTES - 1] = '\0';
   if (st == CUCORE_OK && r != CUDA_SUCCESS) {
-    st = cc_fail_cu(r, call, "the driver's linker (nvJitLink is not usable: %s)%s%s%s: %.*s",
-                    why, failed_input ? ", input `" : "", failed_input ? failed_input : "",
+    st = cc_fail_cu(r, call, "the driver's linker (nvJitLink is not usable: %s)%s%s%s: %.*s", why,
+                    failed_input ? ", input `" : "", failed_input ? failed_input : "",
                     failed_input ? "`" : "", (int)strcspn(elog, "\n"), elog);
   } else if (st == CUCORE_OK) {
     /* The cubin belongs to the link state: copy it before destroying that. */
@@ -141,7 +141,13 @@ cucore_status cc_driver_link(const cucore_options *opts, int arch, const char *s
     if (!*out) st = CUCORE_HOST_OUT_OF_MEMORY;
   }
   if (link) (void)DRV(cuLinkDestroy)(link);
-  if (info_log && ilog[0]) *info_log = ilog; else free(ilog);
-  if (error_log && elog[0]) *error_log = elog; else free(elog);
+  if (info_log && ilog[0])
+    *info_log = ilog;
+  else
+    free(ilog);
+  if (error_log && elog[0])
+    *error_log = elog;
+  else
+    free(elog);
   return st;
 }

@@ -36,9 +36,8 @@ static char *take_log(nvJitLinkHandle h, int error) {
 }
 
 cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
-                         const cc_link_input *inputs, int count, int want_ptx,
-                         unsigned char **out, size_t *out_size, char **info_log,
-                         char **error_log) {
+                         const cc_link_input *inputs, int count, int want_ptx, unsigned char **out,
+                         size_t *out_size, char **info_log, char **error_log) {
   *out = NULL;
   *out_size = 0;
   if (info_log) *info_log = NULL;
@@ -50,12 +49,13 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
     char why[1024];
     snprintf(why, sizeof why, "%s", cucore_last_error());
     cc_begin(); /* the fallback's own outcome is the one to report */
-    return cc_driver_link(opts, arch, suffix, lto, inputs, count, want_ptx, out, out_size,
-                          info_log, error_log, why);
+    return cc_driver_link(opts, arch, suffix, lto, inputs, count, want_ptx, out, out_size, info_log,
+                          error_log, why);
   }
   cc_argv args = {0};
   st = cc_options_render(opts, CC_TOOL_NVJITLINK, arch, suffix, 0, &args);
-  if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO)) st = cc_argv_push(&args, "-lto");
+  if (st == CUCORE_OK && lto && !cc_options_int(opts, CUCORE_OPT_LTO))
+    st = cc_argv_push(&args, "-lto");
   if (st != CUCORE_OK) {
     cc_argv_free(&args);
     return st;
@@ -63,7 +63,8 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
   nvJitLinkHandle h = NULL;
   nvJitLinkResult r = JITLINK(nvJitLinkCreate)(&h, (uint32_t)args.n, (const char **)args.v);
   cc_argv_free(&args);
-  if (r != NVJITLINK_SUCCESS) return cc_fail_nvjitlink(r, "nvJitLinkCreate", "for sm_%d%s", arch, suffix);
+  if (r != NVJITLINK_SUCCESS)
+    return cc_fail_nvjitlink(r, "nvJitLinkCreate", "for sm_%d%s", arch, suffix);
   const char *failed_input = NULL;
   for (int i = 0; r == NVJITLINK_SUCCESS && i < count; i++) {
     const cc_link_input *in = &inputs[i];
@@ -83,7 +84,8 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
                                  count, count == 1 ? "" : "s", arch, suffix, first);
   } else {
     size_t n = 0;
-    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n) : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
+    r = want_ptx ? JITLINK(nvJitLinkGetLinkedPtxSize)(h, &n)
+                 : JITLINK(nvJitLinkGetLinkedCubinSize)(h, &n);
     const char *call = want_ptx ? "nvJitLinkGetLinkedPtxSize" : "nvJitLinkGetLinkedCubinSize";
     unsigned char *buf = r == NVJITLINK_SUCCESS ? cc_malloc(n + 1, "linked code") : NULL;
     if (buf) {
@@ -105,8 +107,14 @@ cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffi
     }
   }
   JITLINK(nvJitLinkDestroy)(&h);
-  if (info_log) *info_log = ilog; else free(ilog);
-  if (error_log) *error_log = elog; else free(elog);
+  if (info_log)
+    *info_log = ilog;
+  else
+    free(ilog);
+  if (error_log)
+    *error_log = elog;
+  else
+    free(elog);
   return st;
 }
 
@@ -118,8 +126,7 @@ cucore_status cc_jitlink_one(const cucore_options *opts, int arch, const char *s
   return cc_jitlink(opts, arch, suffix, lto, &in, 1, want_ptx, out, out_size, NULL, log_out);
 }
 
-cucore_status cc_jitlink_check_producer(int producer_version, const char *name,
-                                        const char *fn) {
+cucore_status cc_jitlink_check_producer(int producer_version, const char *name, const char *fn) {
   if (!producer_version || cc_nvjitlink_load() != CUCORE_OK ||
       producer_version / 1000 <= cc_jl.version / 1000)
     return CUCORE_OK;

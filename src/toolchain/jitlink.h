@@ -18,9 +18,8 @@ typedef struct cc_link_input {
  * -lto), giving a cubin (or PTX with want_ptx) and the logs (malloc'd, NULL when empty;
  * either may be NULL). */
 cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
-                         const cc_link_input *inputs, int count, int want_ptx,
-                         unsigned char **out, size_t *out_size, char **info_log,
-                         char **error_log);
+                         const cc_link_input *inputs, int count, int want_ptx, unsigned char **out,
+                         size_t *out_size, char **info_log, char **error_log);
 /* The same for one input; the error log goes to *log_out (may be NULL). */
 cucore_status cc_jitlink_one(const cucore_options *opts, int arch, const char *suffix,
                              cucore_code_type in_type, const unsigned char *data, size_t size,

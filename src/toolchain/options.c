@@ -36,34 +36,35 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
      "undefine a macro"},
     {CUCORE_OPT_INCLUDE_PATH, "include-path", "-I", T_LIST, 0, 0, 0, "-I%s", NULL, NULL,
      "add a directory to the include search path"},
-    {CUCORE_OPT_PRE_INCLUDE, "pre-include", "-include", T_LIST, 0, 0, 0, "--pre-include=%s",
-     NULL, NULL, "include a header before the source"},
+    {CUCORE_OPT_PRE_INCLUDE, "pre-include", "-include", T_LIST, 0, 0, 0, "--pre-include=%s", NULL,
+     NULL, "include a header before the source"},
     {CUCORE_OPT_TOOLKIT_INCLUDES, "toolkit-includes", NULL, T_BOOL, 1, 0, 1, NULL, NULL, NULL,
      "add the toolkit's include and include/cccl directories (default on)"},
     {CUCORE_OPT_DEBUG, "debug", "-G", T_BOOL, 0, 0, 1, "-G", "-g", "-g",
      "generate device debug information"},
     {CUCORE_OPT_LINEINFO, "lineinfo", "-lineinfo", T_BOOL, 0, 0, 1, "-lineinfo", "-lineinfo",
      "-generate-line-info", "generate line information for profilers"},
-    {CUCORE_OPT_FAST_MATH, "use-fast-math", NULL, T_BOOL, 0, 0, 1, "--use_fast_math", NULL,
-     NULL, "fast math: flush denormals, approximate division and square root, fmad"},
+    {CUCORE_OPT_FAST_MATH, "use-fast-math", NULL, T_BOOL, 0, 0, 1, "--use_fast_math", NULL, NULL,
+     "fast math: flush denormals, approximate division and square root, fmad"},
     {CUCORE_OPT_FTZ, "ftz", NULL, T_BOOL, 0, 0, 1, "--ftz=%s", "-ftz=%s", "-ftz=%d",
      "flush single-precision denormals to zero"},
     {CUCORE_OPT_PREC_DIV, "prec-div", NULL, T_BOOL, 1, 0, 1, "--prec-div=%s", "-prec-div=%s",
      "-prec-div=%d", "IEEE-rounded single-precision division"},
-    {CUCORE_OPT_PREC_SQRT, "prec-sqrt", NULL, T_BOOL, 1, 0, 1, "--prec-sqrt=%s",
-     "-prec-sqrt=%s", "-prec-sqrt=%d", "IEEE-rounded single-precision square root"},
+    {CUCORE_OPT_PREC_SQRT, "prec-sqrt", NULL, T_BOOL, 1, 0, 1, "--prec-sqrt=%s", "-prec-sqrt=%s",
+     "-prec-sqrt=%d", "IEEE-rounded single-precision square root"},
     {CUCORE_OPT_FMAD, "fmad", NULL, T_BOOL, 1, 0, 1, "--fmad=%s", "-fma=%s", "-fma=%d",
      "contract multiplies and adds into fused multiply-add"},
     {CUCORE_OPT_MAX_REGISTERS, "maxrregcount", NULL, T_INT, 0, 16, 255, "--maxrregcount=%d",
      "-maxrregcount=%d", NULL, "cap registers per thread (16..255)"},
-    {CUCORE_OPT_RDC, "relocatable-device-code", "-rdc", T_BOOL, 0, 0, 1, "-rdc=true", NULL,
-     NULL, "relocatable device code (for linking with extern device functions)"},
+    {CUCORE_OPT_RDC, "relocatable-device-code", "-rdc", T_BOOL, 0, 0, 1, "-rdc=true", NULL, NULL,
+     "relocatable device code (for linking with extern device functions)"},
     {CUCORE_OPT_LTO, "lto", "-dlto", T_BOOL, 0, 0, 1, "-dlto", "-lto", "-gen-lto",
      "link-time optimisation (LTO-IR)"},
     {CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, "extra-device-vectorization", NULL, T_BOOL, 0, 0, 1,
      "--extra-device-vectorization", NULL, NULL, "more aggressive vectorisation"},
-    {CUCORE_OPT_DEFAULT_DEVICE, "default-device", NULL, T_BOOL, 0, 0, 1, "--device-as-default-execution-space",
-     NULL, NULL, "functions without an execution space are __device__"},
+    {CUCORE_OPT_DEFAULT_DEVICE, "default-device", NULL, T_BOOL, 0, 0, 1,
+     "--device-as-default-execution-space", NULL, NULL,
+     "functions without an execution space are __device__"},
     {CUCORE_OPT_DEVICE_INT128, "device-int128", NULL, T_BOOL, 0, 0, 1, "--device-int128", NULL,
      NULL, "allow __int128 in device code"},
     {CUCORE_OPT_OPT_LEVEL, "opt-level", "-O", T_INT, 3, 0, 3, NULL, "-O%d", "-opt=%d",
@@ -178,8 +179,10 @@ cucore_status cucore_options_copy(const cucore_options *src, cucore_options **ou
   }
   if (!failed && src->header_count) {
     o->headers = cc_calloc((size_t)src->header_count, sizeof *o->headers, "headers");
-    if (!o->headers) failed = 1;
-    else o->header_cap = (size_t)src->header_count;
+    if (!o->headers)
+      failed = 1;
+    else
+      o->header_cap = (size_t)src->header_count;
     for (int h = 0; !failed && h < src->header_count; h++) {
       o->headers[h].name = dup_or_null(src->headers[h].name, &failed);
       o->headers[h].contents = dup_or_null(src->headers[h].contents, &failed);
@@ -207,8 +210,10 @@ static const option_def *def_of(cucore_option opt, const char *fn) {
 }
 
 static const char *type_name(opt_type t) {
-  return t == T_BOOL ? "a bool (0/1)" : t == T_INT ? "an int" : t == T_STRING ? "a string"
-                                                                              : "a list of strings";
+  return t == T_BOOL     ? "a bool (0/1)"
+         : t == T_INT    ? "an int"
+         : t == T_STRING ? "a string"
+                         : "a list of strings";
 }
 
 int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual) {
@@ -263,8 +268,7 @@ static cucore_status validate_macro(const option_def *d, const char *value, cons
 
 static cucore_status validate_string(const option_def *d, const char *value, const char *fn) {
   if (!value)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a value, got NULL", fn,
-                   d->name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: option `%s` needs a value, got NULL", fn, d->name);
   if (d->id == CUCORE_OPT_ARCH) {
     int arch;
     char suf[4];
@@ -279,12 +283,13 @@ static cucore_status validate_string(const option_def *d, const char *value, con
     for (size_t i = 0; i < CC_ARRAY_LEN(stds); i++) ok |= strcmp(value, stds[i]) == 0;
     if (!ok)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "%s: std `%s` is not valid; expected c++03, c++11, c++14, c++17 or c++20",
-                     fn, value);
+                     "%s: std `%s` is not valid; expected c++03, c++11, c++14, c++17 or c++20", fn,
+                     value);
   } else if (d->id == CUCORE_OPT_GENCODE) {
     int arch, virt;
     char suf[4];
-    if (!cc_parse_arch(value, &arch, suf, &virt) || (strncmp(value, "sm_", 3) && strncmp(value, "compute_", 8)))
+    if (!cc_parse_arch(value, &arch, suf, &virt) ||
+        (strncmp(value, "sm_", 3) && strncmp(value, "compute_", 8)))
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: gencode `%s` is not valid; expected sm_XX[a|f] (a cubin) or compute_XX "
                      "(PTX), e.g. sm_80, sm_90a, compute_90",
@@ -429,8 +434,8 @@ static cucore_status apply(cucore_options *o, const option_def *d, const char *v
       char *end = NULL;
       n = strtol(value, &end, 10);
       if (!*value || *end || n < INT_MIN || n > INT_MAX)
-        return cc_fail(CUCORE_INVALID_ARGUMENT,
-                       "option `%s`: `%s` is not %s", arg, value, type_name(d->type));
+        return cc_fail(CUCORE_INVALID_ARGUMENT, "option `%s`: `%s` is not %s", arg, value,
+                       type_name(d->type));
     }
   }
   if (n < d->min || n > d->max)
@@ -560,8 +565,8 @@ cucore_status cc_options_arch(const cucore_options *o, int *arch, char suffix[4]
                  "(e.g. --arch sm_90)");
 }
 
-static cucore_status render_value(const option_def *d, const char *tmpl,
-                                  const cc_option_value *v, cc_argv *out) {
+static cucore_status render_value(const option_def *d, const char *tmpl, const cc_option_value *v,
+                                  cc_argv *out) {
   cucore_status st = CUCORE_OK;
   switch (d->type) {
   case T_BOOL: {
@@ -620,8 +625,9 @@ cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
       for (int k = 0; st == CUCORE_OK && flags[k]; k++) st = cc_argv_push(out, "%s", flags[k]);
       continue;
     }
-    const char *tmpl = tool == CC_TOOL_NVRTC ? d->nvrtc : tool == CC_TOOL_NVJITLINK ? d->nvjitlink
-                                                                                     : d->nvvm;
+    const char *tmpl = tool == CC_TOOL_NVRTC       ? d->nvrtc
+                       : tool == CC_TOOL_NVJITLINK ? d->nvjitlink
+                                                   : d->nvvm;
     int given = v->is_set || v->count > 0 || v->sval;
     /* An option this tool has no flag for is left out (fast math, which changes the code,
      * was spelled out above). */

@@ -36,7 +36,7 @@ struct cucore_options {
   cc_header *headers;
   int header_count;
   size_t header_cap; /* cc_grow's capacity of headers */
-  char *canonical; /* cache of cucore_options_canonical */
+  char *canonical;   /* cache of cucore_options_canonical */
 };
 
 /* Renders the options for `tool`. `arch` is the resolved arch number (e.g. 90) with its

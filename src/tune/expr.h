@@ -39,9 +39,9 @@ typedef struct cc_expr_node {
   uint8_t kind; /* cc_expr_kind (expr.c) */
   uint8_t op;   /* the operator or function */
   int32_t a, b, c;
-  int32_t var;  /* a parameter's index (kind VAR) */
-  int32_t col;  /* 1-based column, for evaluation errors */
-  cc_tval num;  /* kind NUM */
+  int32_t var; /* a parameter's index (kind VAR) */
+  int32_t col; /* 1-based column, for evaluation errors */
+  cc_tval num; /* kind NUM */
 } cc_expr_node;
 
 /* A parsed expression. Owned: cc_expr_free. */
@@ -60,13 +60,12 @@ typedef int (*cc_expr_lookup_fn)(void *ctx, const char *name, size_t len);
 
 /* Parses `text`. Returns 0, or -1 with `why` naming the column and what was expected (an
  * unknown name, a bad token, a missing parenthesis, nesting deeper than 64, out of memory). */
-int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out,
-                  char *why, size_t why_cap);
+int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char *why,
+                  size_t why_cap);
 /* Evaluates with the variables' values `vars` (indexed as the lookup answered). Returns 0, or
  * -1 with `why` (division by zero, integer overflow, a function's domain, a text value used in
  * arithmetic: vars[i] with is_int < 0). */
-int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why,
-                 size_t why_cap);
+int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why, size_t why_cap);
 /* 1 when the expression reads variable `var`. */
 int cc_expr_uses(const cc_expr *e, int var);
 void cc_expr_free(cc_expr *e);

@@ -16,8 +16,7 @@ static const struct {
 
 int cc_expr_func(const char *name, size_t len) {
   for (size_t i = 0; i < CC_ARRAY_LEN(FUNCS); i++)
-    if (strlen(FUNCS[i].name) == len && memcmp(FUNCS[i].name, name, len) == 0)
-      return FUNCS[i].fn;
+    if (strlen(FUNCS[i].name) == len && memcmp(FUNCS[i].name, name, len) == 0) return FUNCS[i].fn;
   return -1;
 }
 
@@ -116,8 +115,10 @@ static int real_arith(ev *x, const cc_expr_node *n, double a, double b, cc_tval 
 
 static int compare(const cc_expr_node *n, cc_tval a, cc_tval b) {
   int c;
-  if (a.is_int && b.is_int) c = a.i < b.i ? -1 : a.i > b.i;
-  else c = cc_tval_num(a) < cc_tval_num(b) ? -1 : cc_tval_num(a) > cc_tval_num(b);
+  if (a.is_int && b.is_int)
+    c = a.i < b.i ? -1 : a.i > b.i;
+  else
+    c = cc_tval_num(a) < cc_tval_num(b) ? -1 : cc_tval_num(a) > cc_tval_num(b);
   switch (n->op) {
   case CC_OP_LT: return c < 0;
   case CC_OP_LE: return c <= 0;
@@ -203,8 +204,7 @@ static int eval_node(ev *x, int idx, cc_tval *out) {
   }
 }
 
-int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why,
-                 size_t why_cap) {
+int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why, size_t why_cap) {
   ev x = {e, vars, why, why_cap};
   return eval_node(&x, e->root, out);
 }

@@ -170,10 +170,8 @@ static int parse_call(parser *ps, const tok *name) {
   } while (is_op(&ps->t, ","));
   if (expect(ps, ")") < 0) return -1;
   if (cc_expr_func_variadic(fn) ? argc < 2 : argc != 1)
-    return fail(ps, name->col, "%s takes a wrong number of arguments",
-                cc_expr_func_name(fn));
-  return cc_expr_func_variadic(fn) ? acc : add_node(ps, CC_EX_UN, fn, args[0], -1, -1,
-                                                    name->col);
+    return fail(ps, name->col, "%s takes a wrong number of arguments", cc_expr_func_name(fn));
+  return cc_expr_func_variadic(fn) ? acc : add_node(ps, CC_EX_UN, fn, args[0], -1, -1, name->col);
 }
 
 static int parse_name(parser *ps) {
@@ -227,8 +225,10 @@ static int parse_power(parser *ps) {
 }
 
 static int parse_unary(parser *ps) {
-  int op = is_op(&ps->t, "-") ? CC_OP_NEG : is_op(&ps->t, "!") ? CC_OP_NOT
-         : is_op(&ps->t, "+") ? CC_OP_POS : -1;
+  int op = is_op(&ps->t, "-")   ? CC_OP_NEG
+           : is_op(&ps->t, "!") ? CC_OP_NOT
+           : is_op(&ps->t, "+") ? CC_OP_POS
+                                : -1;
   if (op < 0) return parse_power(ps);
   int col = ps->t.col;
   if (++ps->depth > CC_EXPR_DEPTH_MAX) return fail(ps, col, "nested too deeply%s", "");
@@ -239,8 +239,8 @@ static int parse_unary(parser *ps) {
 }
 
 /* One binary level: operands parsed by `sub`, operators from `ops` (CC_OP_* in `codes`). */
-static int parse_level(parser *ps, int (*sub)(parser *), const char *const *ops,
-                       const int *codes, int n_ops) {
+static int parse_level(parser *ps, int (*sub)(parser *), const char *const *ops, const int *codes,
+                       int n_ops) {
   int a = sub(ps);
   for (;;) {
     if (a < 0) return -1;
@@ -330,16 +330,23 @@ static int parse_cond(parser *ps) {
   return c;
 }
 
-int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out,
-                  char *why, size_t why_cap) {
+int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char *why,
+                  size_t why_cap) {
   memset(out, 0, sizeof *out);
-  parser ps = {.text = text, .p = text, .e = out, .lookup = lookup, .ctx = ctx,
-               .why = why, .why_cap = why_cap};
+  parser ps = {.text = text,
+               .p = text,
+               .e = out,
+               .lookup = lookup,
+               .ctx = ctx,
+               .why = why,
+               .why_cap = why_cap};
   char buf[64];
   int root = -1;
   if (next(&ps) == 0) {
-    if (ps.t.kind == T_END) fail(&ps, 1, "an empty expression%s", "");
-    else root = parse_cond(&ps);
+    if (ps.t.kind == T_END)
+      fail(&ps, 1, "an empty expression%s", "");
+    else
+      root = parse_cond(&ps);
   }
   if (root >= 0 && ps.t.kind != T_END)
     root = fail(&ps, ps.t.col, "unexpected %s after a complete expression",

@@ -22,16 +22,17 @@ static int jfail(jp *j, const char *what) {
   if (j->failed++) return -1;
   int line = 1, col = 1;
   for (const char *q = j->s; q < j->p; q++) {
-    if (*q == '\n') line++, col = 1;
-    else col++;
+    if (*q == '\n')
+      line++, col = 1;
+    else
+      col++;
   }
   snprintf(j->why, j->cap, "line %d, column %d: %s", line, col, what);
   return -1;
 }
 
 static void ws(jp *j) {
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
-    j->p++;
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
 }
 
 static int lit(jp *j, const char *word) {
@@ -97,8 +98,10 @@ static int string(jp *j, char **out) {
     if (c == '"') break;
     if (c < 0x20) return free(o), jfail(j, "a control character inside a string");
     int k = 1;
-    if (c == '\\') j->p++, k = escape(j, o + n);
-    else o[n] = *j->p++;
+    if (c == '\\')
+      j->p++, k = escape(j, o + n);
+    else
+      o[n] = *j->p++;
     if (k < 0) return free(o), -1;
     n += (size_t)k;
   }
@@ -172,8 +175,8 @@ static int members(jp *j, cc_json *v, int keys, char close) {
     if (value(j, &v->items[v->n - 1]) < 0) return -1;
     ws(j);
     if (j->p < j->end && *j->p == close) return j->p++, 0;
-    if (j->p >= j->end || *j->p++ != ',') return jfail(j, keys ? "expected `,` or `}`"
-                                                               : "expected `,` or `]`");
+    if (j->p >= j->end || *j->p++ != ',')
+      return jfail(j, keys ? "expected `,` or `}`" : "expected `,` or `]`");
   }
 }
 
@@ -236,7 +239,7 @@ const cc_json *cc_json_get(const cc_json *obj, const char *key) {
 }
 
 const char *cc_json_type_name(cc_json_type t) {
-  static const char *const names[] = {"null", "a boolean", "a number", "a string", "an array",
-                                      "an object"};
+  static const char *const names[] = {"null",     "a boolean", "a number",
+                                      "a string", "an array",  "an object"};
   return (unsigned)t < CC_ARRAY_LEN(names) ? names[t] : "?";
 }

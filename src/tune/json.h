@@ -13,7 +13,12 @@
 #define CC_JSON_DEPTH_MAX 32
 
 typedef enum cc_json_type {
-  CC_JSON_NULL, CC_JSON_BOOL, CC_JSON_NUMBER, CC_JSON_STRING, CC_JSON_ARRAY, CC_JSON_OBJECT
+  CC_JSON_NULL,
+  CC_JSON_BOOL,
+  CC_JSON_NUMBER,
+  CC_JSON_STRING,
+  CC_JSON_ARRAY,
+  CC_JSON_OBJECT
 } cc_json_type;
 
 typedef struct cc_json {

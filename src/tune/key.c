@@ -29,8 +29,8 @@ cucore_status cucore_tune_key(const cucore_tune_key_fields *f, char out[65]) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *timing,
-                                      char *out, size_t cap) {
+cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *timing, char *out,
+                                      size_t cap) {
   cc_begin();
   CC_CHECK_ARG(p, "cucore_tune_fingerprint", "props");
   CC_CHECK_ARG(out, "cucore_tune_fingerprint", "out");
@@ -38,9 +38,10 @@ cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *
   cucore_versions_info v;
   memset(&v, 0, sizeof v);
   cucore_versions(&v);
-  snprintf(out, cap, "uuid=%s;name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;"
-           "timing=%s", p->uuid, p->name, p->cc_major, p->cc_minor, p->sm_count,
-           p->l2_cache_bytes, v.driver.version, v.nvrtc.version, CUCORE_VERSION_STRING,
-           timing ? timing : "");
+  snprintf(out, cap,
+           "uuid=%s;name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;"
+           "timing=%s",
+           p->uuid, p->name, p->cc_major, p->cc_minor, p->sm_count, p->l2_cache_bytes,
+           v.driver.version, v.nvrtc.version, CUCORE_VERSION_STRING, timing ? timing : "");
   return CUCORE_OK;
 }

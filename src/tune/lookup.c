@@ -48,20 +48,23 @@ static cucore_tune_match choose(const cc_trecs *rs, const char *key, const char 
     const cc_trec *r = &rs->r[i];
     if (strcmp(r->key, key) != 0) continue;
     int same_dev = strcmp(r->device, device) == 0, same_pb = strcmp(r->problem, problem) == 0;
-    if (same_dev && same_pb) consider(&exact, r, 0);
-    else if (same_dev) consider(&near, r, fabs(problem_volume(r->problem) - want));
-    else consider(&other, r, same_pb ? 0 : 1 + fabs(problem_volume(r->problem) - want));
+    if (same_dev && same_pb)
+      consider(&exact, r, 0);
+    else if (same_dev)
+      consider(&near, r, fabs(problem_volume(r->problem) - want));
+    else
+      consider(&other, r, same_pb ? 0 : 1 + fabs(problem_volume(r->problem) - want));
   }
   *best = exact.best ? exact.best : near.best ? near.best : other.best;
-  return exact.best  ? CUCORE_TUNE_MATCH_EXACT
-         : near.best ? CUCORE_TUNE_MATCH_NEAREST_SIZE
+  return exact.best   ? CUCORE_TUNE_MATCH_EXACT
+         : near.best  ? CUCORE_TUNE_MATCH_NEAREST_SIZE
          : other.best ? CUCORE_TUNE_MATCH_OTHER_DEVICE
                       : CUCORE_TUNE_MATCH_DEFAULT;
 }
 
 cucore_status cucore_tune_lookup(const char *path, const char *key, const char *problem,
-                                 const char *device, char *config, size_t cap,
-                                 double *median_ms, cucore_tune_match *how) {
+                                 const char *device, char *config, size_t cap, double *median_ms,
+                                 cucore_tune_match *how) {
   cc_begin();
   const char *fn = "cucore_tune_lookup";
   CC_CHECK_ARG(how, fn, "how");
@@ -81,7 +84,7 @@ cucore_status cucore_tune_lookup(const char *path, const char *key, const char *
   if (best && median_ms) *median_ms = best->median;
   cc_tune_records_free(&rs);
   if (!best)
-    return cc_fail(CUCORE_NOT_FOUND, "%s: `%s` records no successful result for key %.12s...",
-                   fn, path, key);
+    return cc_fail(CUCORE_NOT_FOUND, "%s: `%s` records no successful result for key %.12s...", fn,
+                   path, key);
   return CUCORE_OK;
 }

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define CC_TUNE_SHORT_MS 0.020  /* launches under 20 us are batched */
-#define CC_TUNE_BATCH_MS 0.050  /* to about 50 us per sample */
+#define CC_TUNE_SHORT_MS 0.020 /* launches under 20 us are batched */
+#define CC_TUNE_BATCH_MS 0.050 /* to about 50 us per sample */
 #define CC_TUNE_BATCH_MAX 1000
-#define CC_TUNE_CLOCK_MS 10.0   /* the SM clock read at most this often */
+#define CC_TUNE_CLOCK_MS 10.0 /* the SM clock read at most this often */
 
 static double now_ms(void) {
   struct timespec t;
@@ -27,28 +27,34 @@ static double now_ms(void) {
 
 static cucore_status check_options(const cucore_tune_timing_options *o) {
   if (o->min_samples < 1 || o->max_samples < o->min_samples || o->max_samples > 1000000)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_time_launch: min_samples %d and "
-                   "max_samples %d: expected 1 <= min <= max <= 1000000", o->min_samples,
-                   o->max_samples);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_time_launch: min_samples %d and "
+                   "max_samples %d: expected 1 <= min <= max <= 1000000",
+                   o->min_samples, o->max_samples);
   if (!(o->warmup_ms >= 0 && o->screen_ms >= 0 && o->max_noise >= 0 && o->max_time_ms >= 0) ||
       o->batch < 0 || o->batch > CC_TUNE_BATCH_MAX)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_time_launch: times and noise must be "
-                   ">= 0 and batch 0..%d", CC_TUNE_BATCH_MAX);
-  if (o->mode < CUCORE_TUNE_LAUNCH_AUTO || o->mode > CUCORE_TUNE_LAUNCH_GRAPH ||
-      o->nrotate < 0 || o->nrotate > CC_TUNE_BATCH_MAX || (o->nrotate && !o->rotate))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_time_launch: mode %d and nrotate %d: "
-                   "expected a CUCORE_TUNE_LAUNCH_* and 0..%d sets in rotate", o->mode,
-                   o->nrotate, CC_TUNE_BATCH_MAX);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_time_launch: times and noise must be "
+                   ">= 0 and batch 0..%d",
+                   CC_TUNE_BATCH_MAX);
+  if (o->mode < CUCORE_TUNE_LAUNCH_AUTO || o->mode > CUCORE_TUNE_LAUNCH_GRAPH || o->nrotate < 0 ||
+      o->nrotate > CC_TUNE_BATCH_MAX || (o->nrotate && !o->rotate))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_time_launch: mode %d and nrotate %d: "
+                   "expected a CUCORE_TUNE_LAUNCH_* and 0..%d sets in rotate",
+                   o->mode, o->nrotate, CC_TUNE_BATCH_MAX);
   return CUCORE_OK;
 }
 
 /* The mode and the launches per sample, from the untimed launch's estimate `one` (ms). */
 static void choose_mode(const cucore_tune_timing_options *o, double one, cucore_tune_timing *out) {
   int sets = o->rotate ? o->nrotate + 1 : 1;
-  out->mode = o->mode ? o->mode : one < CC_TUNE_SHORT_MS ? CUCORE_TUNE_LAUNCH_GRAPH
-                                                          : CUCORE_TUNE_LAUNCH_SINGLE;
+  out->mode = o->mode                  ? o->mode
+              : one < CC_TUNE_SHORT_MS ? CUCORE_TUNE_LAUNCH_GRAPH
+                                       : CUCORE_TUNE_LAUNCH_SINGLE;
   out->batch = o->batch ? o->batch : 1;
-  if (out->mode == CUCORE_TUNE_LAUNCH_SINGLE) out->batch = 1;
+  if (out->mode == CUCORE_TUNE_LAUNCH_SINGLE)
+    out->batch = 1;
   else if (!o->batch) {
     double n = CC_TUNE_BATCH_MS / (one > 1e-4 ? one : 1e-4);
     out->batch = n > CC_TUNE_BATCH_MAX ? CC_TUNE_BATCH_MAX : (int)n + 1;
@@ -70,7 +76,8 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   choose_mode(o, one, out);
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
     st = cc_meas_capture(m, out->batch);
-    if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT && !o->mode) { /* auto: a batch then */
+    if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT &&
+        !o->mode) { /* auto: a batch then */
       out->mode = CUCORE_TUNE_LAUNCH_BATCH;
       st = cucore_stream_synchronize(m->cfg->stream);
     }

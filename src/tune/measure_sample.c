@@ -27,7 +27,8 @@ cucore_status cc_meas_capture(cc_meas *m, int n) {
   st = cc_meas_launches(m, n);
   cucore_status end = cucore_stream_end_capture(s, &g);
   if (st == CUCORE_OK) st = end;
-  if (st == CUCORE_OK) st = cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s, &m->exec);
+  if (st == CUCORE_OK)
+    st = cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s, &m->exec);
   cucore_graph_destroy(g); /* the executable graph keeps what it needs */
   if (st == CUCORE_OK) st = cucore_stream_synchronize(s);
   return st;

@@ -26,8 +26,10 @@ static void filter(const cucore_tune_filter *f, const cucore_tune_model *m,
   if (!f) return;
   if (f->no_spills && m->local_bytes > 0) {
     cfg->verdict = CUCORE_TUNE_MODEL_REJECTED;
-    snprintf(cfg->reason, sizeof cfg->reason, "%d bytes of local memory per thread (spills "
-             "or stack), and spills were refused", m->local_bytes);
+    snprintf(cfg->reason, sizeof cfg->reason,
+             "%d bytes of local memory per thread (spills "
+             "or stack), and spills were refused",
+             m->local_bytes);
   } else if (f->min_occupancy > 0 && m->occupancy < f->min_occupancy) {
     cfg->verdict = CUCORE_TUNE_MODEL_REJECTED;
     snprintf(cfg->reason, sizeof cfg->reason, "occupancy %.3f (%s) is below the minimum %.3f",

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 cucore_status cucore_tune_space_create(cucore_tune_space **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_tune_space_create", "out");
@@ -70,15 +69,15 @@ static cc_tval parse_value(const char *t) {
 }
 
 static cucore_status check_param(const cucore_tune_space *s, const char *name,
-                                 const char *const *values, size_t n,
-                                 cucore_tune_param_kind kind) {
+                                 const char *const *values, size_t n, cucore_tune_param_kind kind) {
   const char *fn = "cucore_tune_space_add_param";
   if (!is_ident(name))
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is not a parameter name (a C identifier "
-                   "is expected)", fn, name ? name : "(null)");
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `%s` is not a parameter name (a C identifier "
+                   "is expected)",
+                   fn, name ? name : "(null)");
   if (cc_tune_find_param((void *)s, name, strlen(name)) >= 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` is in the space already", fn,
-                   name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` is in the space already", fn, name);
   if (n == 0 || !values)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` has no values", fn, name);
   if ((unsigned)kind > CUCORE_TUNE_PARAM_LAUNCH_ONLY)
@@ -152,15 +151,16 @@ static cucore_status set_name(char **slot, const char *value, const char *what) 
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_set_block_names(cucore_tune_space *s,
-                                                const char *const names[3]) {
+cucore_status cucore_tune_space_set_block_names(cucore_tune_space *s, const char *const names[3]) {
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_block_names", "space");
   CC_CHECK_ARG(names, "cucore_tune_space_set_block_names", "names");
   for (int d = 0; d < 3; d++)
     if (names[d] && !is_ident(names[d]))
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_set_block_names: `%s` is not "
-                     "a parameter name (a C identifier is expected)", names[d]);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "cucore_tune_space_set_block_names: `%s` is not "
+                     "a parameter name (a C identifier is expected)",
+                     names[d]);
   for (int d = 0; d < 3; d++) {
     cucore_status st = set_name(&s->block_names[d], names[d], "a block-size name");
     if (st != CUCORE_OK) return st;
@@ -187,8 +187,7 @@ cucore_status cucore_tune_space_set_kernel(cucore_tune_space *s, const char *nam
   return st;
 }
 
-cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *text,
-                                           size_t size) {
+cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *text, size_t size) {
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_source", "space");
   CC_CHECK_ARG(text, "cucore_tune_space_set_source", "text");
@@ -203,8 +202,7 @@ cucore_status cucore_tune_space_set_source(cucore_tune_space *s, const char *tex
   return CUCORE_OK;
 }
 
-cucore_status cucore_tune_space_set_limits(cucore_tune_space *s,
-                                           const cucore_arch_limits *limits) {
+cucore_status cucore_tune_space_set_limits(cucore_tune_space *s, const cucore_arch_limits *limits) {
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_limits", "space");
   s->has_limits = limits != NULL;
@@ -226,8 +224,8 @@ cucore_status cucore_tune_space_get_param(const cucore_tune_space *s, size_t i,
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_param", "space");
   CC_CHECK_ARG(out, "cucore_tune_space_get_param", "out");
   if (i >= s->nparams)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_get_param: parameter %zu of %zu",
-                   i, s->nparams);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_get_param: parameter %zu of %zu", i,
+                   s->nparams);
   out->name = s->params[i].name;
   out->kind = s->params[i].resolved;
   out->value_count = s->params[i].n;

@@ -31,17 +31,20 @@ static cucore_status strings(const cc_json *root, const char *key, char ***out, 
   const cc_json *v = cc_json_get(root, key);
   if (!v) return CUCORE_OK;
   if (v->type != CC_JSON_ARRAY)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s` must be an array of strings, "
-                   "found %s", key, cc_json_type_name(v->type));
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "space JSON: `%s` must be an array of strings, "
+                   "found %s",
+                   key, cc_json_type_name(v->type));
   *out = cc_calloc(v->n ? v->n : 1, sizeof **out, key);
   if (!*out) return CUCORE_HOST_OUT_OF_MEMORY;
   for (size_t i = 0; i < v->n; i++) {
     const cc_json *e = &v->items[i];
     if (e->type != CC_JSON_STRING || !e->text[0])
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s[%zu]` must be a non-empty "
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "space JSON: `%s[%zu]` must be a non-empty "
                      "string (a cucore run spec such as \"buf:f32[1024]=random\"), found %s",
-                     key, i, e->type == CC_JSON_STRING ? "an empty string"
-                                                       : cc_json_type_name(e->type));
+                     key, i,
+                     e->type == CC_JSON_STRING ? "an empty string" : cc_json_type_name(e->type));
     if (!((*out)[i] = cc_strdup(e->text, key))) return CUCORE_HOST_OUT_OF_MEMORY;
     (*n)++;
   }
@@ -53,8 +56,8 @@ static cucore_status tolerance(const cc_json *root, const char *key, double *out
   const cc_json *v = cc_json_get(root, key);
   if (!v) return CUCORE_OK;
   if (v->type != CC_JSON_NUMBER || !(v->number >= 0) || v->number > 1e300)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s` must be a number >= 0, found %s",
-                   key, v->type == CC_JSON_NUMBER ? v->text : cc_json_type_name(v->type));
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s` must be a number >= 0, found %s", key,
+                   v->type == CC_JSON_NUMBER ? v->text : cc_json_type_name(v->type));
   *out = v->number;
   *has = 1;
   return CUCORE_OK;

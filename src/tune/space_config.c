@@ -183,8 +183,8 @@ static int launch(const cucore_tune_space *s, const cc_tval *vals, cucore_tune_c
 }
 
 /* The whole check of one configuration; vals and digits have nparams entries. */
-static void config_eval(const cucore_tune_space *s, uint64_t index, cc_tval *vals,
-                        size_t *digits, cucore_tune_config *c) {
+static void config_eval(const cucore_tune_space *s, uint64_t index, cc_tval *vals, size_t *digits,
+                        cucore_tune_config *c) {
   memset(c, 0, sizeof *c);
   c->index = index;
   cc_tune_values(s, index, vals, digits);
@@ -235,8 +235,10 @@ cucore_status cucore_tune_space_get_size(const cucore_tune_space *s, uint64_t *r
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_size", "space");
   CC_CHECK_ARG(raw, "cucore_tune_space_get_size", "raw");
   if (cc_tune_raw(s, raw) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_get_size: the product of %zu "
-                   "parameters' value counts does not fit 64 bits", s->nparams);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_space_get_size: the product of %zu "
+                   "parameters' value counts does not fit 64 bits",
+                   s->nparams);
   return CUCORE_OK;
 }
 
@@ -249,13 +251,15 @@ static int hash_add(uint64_t *set, uint64_t cap, uint64_t h) {
   }
 }
 
-static void tally(cucore_tune_counts *o, const cucore_tune_config *c, uint64_t *set,
-                  uint64_t cap) {
+static void tally(cucore_tune_counts *o, const cucore_tune_config *c, uint64_t *set, uint64_t cap) {
   switch (c->verdict) {
   case CUCORE_TUNE_RESTRICTED: o->restricted++; break;
   case CUCORE_TUNE_BAD_LAUNCH: o->bad_launch++; break;
   case CUCORE_TUNE_ARCH_LIMIT: o->arch_limit++; break;
-  default: o->runnable++; o->compiles += (uint64_t)hash_add(set, cap, c->compile_hash); break;
+  default:
+    o->runnable++;
+    o->compiles += (uint64_t)hash_add(set, cap, c->compile_hash);
+    break;
   }
 }
 
@@ -266,8 +270,10 @@ cucore_status cucore_tune_space_count(const cucore_tune_space *s, cucore_tune_co
   memset(out, 0, sizeof *out);
   cucore_status st = cucore_tune_space_get_size(s, &out->raw);
   if (st == CUCORE_OK && out->raw > CC_TUNE_COUNT_MAX)
-    st = cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_count: %llu configurations, more "
-                 "than the 2^32 a count walks", (unsigned long long)out->raw);
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "cucore_tune_space_count: %llu configurations, more "
+                 "than the 2^32 a count walks",
+                 (unsigned long long)out->raw);
   uint64_t cap = 16;
   while (st == CUCORE_OK && cap < 2 * out->raw) cap *= 2;
   cc_tval *vals = NULL;

@@ -32,8 +32,8 @@ static cucore_status add_params(cucore_tune_space *s, const cc_json *tp) {
     if (!vals) return CUCORE_HOST_OUT_OF_MEMORY;
     cucore_status st = CUCORE_OK;
     for (size_t k = 0; k < list->n && st == CUCORE_OK; k++) {
-      if (!scalar(&list->items[k])) st = wrong(key, "an array of numbers or strings",
-                                               &list->items[k]);
+      if (!scalar(&list->items[k]))
+        st = wrong(key, "an array of numbers or strings", &list->items[k]);
       vals[k] = list->items[k].text;
     }
     if (st == CUCORE_OK)
@@ -46,8 +46,10 @@ static cucore_status add_params(cucore_tune_space *s, const cc_json *tp) {
 
 /* A scalar or an array of scalars joined with ", " (one slot's text). */
 static cucore_status join(const char *key, const cc_json *v, char *buf, size_t cap) {
-  if (scalar(v)) return snprintf(buf, cap, "%s", v->text) < (int)cap ? CUCORE_OK :
-         cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s` is too long", key);
+  if (scalar(v))
+    return snprintf(buf, cap, "%s", v->text) < (int)cap
+               ? CUCORE_OK
+               : cc_fail(CUCORE_INVALID_ARGUMENT, "space JSON: `%s` is too long", key);
   if (v->type != CC_JSON_ARRAY) return wrong(key, "a number, a string or an array of them", v);
   size_t len = 0;
   buf[0] = 0;
@@ -75,8 +77,8 @@ static cucore_status add_restrictions(cucore_tune_space *s, const cc_json *r) {
 
 static cucore_status block_names(cucore_tune_space *s, const cc_json *v) {
   const char *names[3] = {NULL, NULL, NULL};
-  if (v->type != CC_JSON_ARRAY || v->n > 3) return wrong("block_size_names",
-                                                         "an array of up to 3 strings", v);
+  if (v->type != CC_JSON_ARRAY || v->n > 3)
+    return wrong("block_size_names", "an array of up to 3 strings", v);
   for (size_t i = 0; i < v->n; i++) {
     if (v->items[i].type != CC_JSON_STRING)
       return wrong("block_size_names", "an array of strings", &v->items[i]);
@@ -88,9 +90,12 @@ static cucore_status block_names(cucore_tune_space *s, const cc_json *v) {
 static const struct {
   const char *key;
   cucore_tune_slot slot;
-} SLOTS[] = {{"problem_size", CUCORE_TUNE_PROBLEM_SIZE}, {"grid_div_x", CUCORE_TUNE_GRID_DIV_X},
-             {"grid_div_y", CUCORE_TUNE_GRID_DIV_Y},     {"grid_div_z", CUCORE_TUNE_GRID_DIV_Z},
-             {"grid", CUCORE_TUNE_GRID},                 {"block", CUCORE_TUNE_BLOCK},
+} SLOTS[] = {{"problem_size", CUCORE_TUNE_PROBLEM_SIZE},
+             {"grid_div_x", CUCORE_TUNE_GRID_DIV_X},
+             {"grid_div_y", CUCORE_TUNE_GRID_DIV_Y},
+             {"grid_div_z", CUCORE_TUNE_GRID_DIV_Z},
+             {"grid", CUCORE_TUNE_GRID},
+             {"block", CUCORE_TUNE_BLOCK},
              {"smem", CUCORE_TUNE_SMEM}};
 
 static cucore_status build(cucore_tune_space *s, const cc_json *root) {
@@ -114,8 +119,7 @@ static cucore_status build(cucore_tune_space *s, const cc_json *root) {
   return st;
 }
 
-cucore_status cucore_tune_space_from_json(const char *json, size_t size,
-                                          cucore_tune_space **out) {
+cucore_status cucore_tune_space_from_json(const char *json, size_t size, cucore_tune_space **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_tune_space_from_json", "out");
   *out = NULL;

@@ -6,8 +6,7 @@
 #include <ctype.h>
 #include <string.h>
 
-static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y",
-                                                   "block_size_z"};
+static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y", "block_size_z"};
 
 int cc_tune_find_param(void *space, const char *name, size_t len) {
   const cucore_tune_space *s = space;
@@ -57,9 +56,11 @@ void cc_tune_resolve_kinds(cucore_tune_space *s) {
     cc_tparam *p = &s->params[i];
     p->resolved = p->kind;
     if (p->kind != CUCORE_TUNE_PARAM_AUTO) continue;
-    if (in_template(s->kernel, p->name)) p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
+    if (in_template(s->kernel, p->name))
+      p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
     else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
       p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
-    else p->resolved = CUCORE_TUNE_PARAM_DEFINE;
+    else
+      p->resolved = CUCORE_TUNE_PARAM_DEFINE;
   }
 }

@@ -10,11 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define CC_TUNE_RANGE_MAX 65536 /* values one range may make */
 
-static const int SLOT_MAX[CC_TUNE_SLOTS] = {3, 3, 1, 3, CC_TUNE_MAX_DIV, CC_TUNE_MAX_DIV,
-                                            CC_TUNE_MAX_DIV};
+static const int SLOT_MAX[CC_TUNE_SLOTS] = {
+    3, 3, 1, 3, CC_TUNE_MAX_DIV, CC_TUNE_MAX_DIV, CC_TUNE_MAX_DIV};
 
 /* Splits `text` at commas outside parentheses: starts and lengths of at most `max` parts.
  * Returns the number of parts, or -1 when there are more. */
@@ -38,13 +37,13 @@ static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, con
                                 const char *part, size_t len, cc_expr *out) {
   char buf[1024], why[CC_EXPR_WHY_MAX];
   if (len >= sizeof buf)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "expression `%.40s...` is longer than %zu bytes",
-                   part, sizeof buf - 1);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "expression `%.40s...` is longer than %zu bytes", part,
+                   sizeof buf - 1);
   memcpy(buf, part, len);
   buf[len] = 0;
   if (cc_expr_parse(buf, cc_tune_find_param, s, out, why, sizeof why) == 0) return CUCORE_OK;
-  static const char *const names[] = {"grid", "block", "smem", "problem_size", "grid_div_x",
-                                      "grid_div_y", "grid_div_z"};
+  static const char *const names[] = {"grid",       "block",      "smem",      "problem_size",
+                                      "grid_div_x", "grid_div_y", "grid_div_z"};
   return cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text, buf, why);
 }
 
@@ -53,8 +52,10 @@ cucore_status cucore_tune_space_set_expr(cucore_tune_space *s, cucore_tune_slot 
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_set_expr", "space");
   if ((unsigned)slot >= CC_TUNE_SLOTS)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_space_set_expr: slot %d is not a "
-                   "cucore_tune_slot", (int)slot);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_space_set_expr: slot %d is not a "
+                   "cucore_tune_slot",
+                   (int)slot);
   cc_texprs x = {0};
   if (text) {
     const char *start[CC_TUNE_MAX_DIV];
@@ -117,7 +118,8 @@ static int expand_range(const char *t, size_t len, vlist *l) {
   if (ok && !pow2 && *e == ':') ok = read_ll(e + 1, &e, &step);
   ok = ok && (size_t)(e - t) == len && step > 0 && lo <= hi && (!pow2 || (lo >= 0 && hi < 63));
   if (!ok || (hi - lo) / step >= CC_TUNE_RANGE_MAX) {
-    cc_fail(CUCORE_INVALID_ARGUMENT, "`%.*s` is not a range LO..HI[:STEP] with LO <= HI, "
+    cc_fail(CUCORE_INVALID_ARGUMENT,
+            "`%.*s` is not a range LO..HI[:STEP] with LO <= HI, "
             "STEP > 0 and at most %d values, nor pow2:LO..HI with 0 <= LO <= HI <= 62",
             (int)len, t, CC_TUNE_RANGE_MAX);
     return -1;
@@ -151,8 +153,10 @@ cucore_status cucore_tune_space_parse_param(cucore_tune_space *s, const char *te
   CC_CHECK_ARG(text, "cucore_tune_space_parse_param", "text");
   const char *eq = strchr(text, '=');
   if (!eq || eq == text)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "parameter `%s`: expected NAME=V1,V2,... (values "
-                   "may be ranges LO..HI[:STEP] or pow2:LO..HI)", text);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "parameter `%s`: expected NAME=V1,V2,... (values "
+                   "may be ranges LO..HI[:STEP] or pow2:LO..HI)",
+                   text);
   char name[128];
   snprintf(name, sizeof name, "%.*s", (int)(eq - text), text);
   vlist l = {0};

@@ -25,15 +25,16 @@ static cucore_status t1_wrong(const char *what) {
 static int python_values(const char *t, char *buf, size_t cap) {
   long a = 0, b = 0, s = 1;
   int pow2 = 0, n = 0;
-  if (sscanf(t, "[2**i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n]) pow2 = 1;
-  else if (sscanf(t, "[2 ** i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n]) pow2 = 1;
+  if (sscanf(t, "[2**i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n])
+    pow2 = 1;
+  else if (sscanf(t, "[2 ** i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n])
+    pow2 = 1;
   else if (!(sscanf(t, "range(%ld, %ld, %ld)%n", &a, &b, &s, &n) == 3 && !t[n]) &&
            !(sscanf(t, "list(range(%ld, %ld, %ld))%n", &a, &b, &s, &n) == 3 && !t[n]) &&
            !(sscanf(t, "range(%ld, %ld)%n", &a, &b, &n) == 2 && !t[n]) &&
            !(sscanf(t, "list(range(%ld, %ld))%n", &a, &b, &n) == 2 && !t[n]))
     return -1;
-  if (s <= 0 || b <= a || (b - a) / s > CC_T1_VALUES_MAX || (pow2 && (a < 0 || b > 63)))
-    return -1;
+  if (s <= 0 || b <= a || (b - a) / s > CC_T1_VALUES_MAX || (pow2 && (a < 0 || b > 63))) return -1;
   size_t len = 0;
   buf[0] = 0;
   for (long v = a; v < b && len < cap; v += s)
@@ -59,14 +60,17 @@ static cucore_status add_values(cucore_tune_space *s, const char *name, const cc
     ok = l->type == CC_JSON_ARRAY && l->n > 0;
     for (size_t i = 0; ok && i < l->n; i++) {
       ok = l->items[i].type == CC_JSON_NUMBER || l->items[i].type == CC_JSON_STRING;
-      if (ok) len += (size_t)snprintf(text + len, (1 << 20) - len, "%s%s", i ? "," : "",
-                                      l->items[i].text);
+      if (ok)
+        len += (size_t)snprintf(text + len, (1 << 20) - len, "%s%s", i ? "," : "",
+                                l->items[i].text);
     }
   }
   if (parsed) cc_json_free(&list);
   cucore_status st = ok ? cucore_tune_space_parse_param(s, text, CUCORE_TUNE_PARAM_AUTO)
-                        : cc_fail(CUCORE_INVALID_ARGUMENT, "T1 space: the Values of `%s` are "
-                                  "not a list, a range() or [2**i for i in range()]", name);
+                        : cc_fail(CUCORE_INVALID_ARGUMENT,
+                                  "T1 space: the Values of `%s` are "
+                                  "not a list, a range() or [2**i for i in range()]",
+                                  name);
   free(text);
   return st;
 }

@@ -28,9 +28,12 @@ static void put(sbuf *b, const char *fmt, ...) {
 static void put_json_string(sbuf *b, const char *t) {
   put(b, "\"");
   for (; *t; t++) {
-    if (*t == '"' || *t == '\\') put(b, "\\%c", *t);
-    else if ((unsigned char)*t < 0x20) put(b, "\\u%04x", (unsigned char)*t);
-    else put(b, "%c", *t);
+    if (*t == '"' || *t == '\\')
+      put(b, "\\%c", *t);
+    else if ((unsigned char)*t < 0x20)
+      put(b, "\\u%04x", (unsigned char)*t);
+    else
+      put(b, "%c", *t);
   }
   put(b, "\"");
 }
@@ -46,8 +49,10 @@ static void text_params(const cucore_tune_space *s, const size_t *dg, sbuf *b, i
     put(b, "%s", i ? "," : "");
     put_json_string(b, p->name);
     put(b, ":");
-    if (p->val[dg[i]].is_int >= 0) put(b, "%s", p->text[dg[i]]);
-    else put_json_string(b, p->text[dg[i]]);
+    if (p->val[dg[i]].is_int >= 0)
+      put(b, "%s", p->text[dg[i]]);
+    else
+      put_json_string(b, p->text[dg[i]]);
   }
   if (json) put(b, "}");
 }
@@ -72,8 +77,10 @@ static cucore_status text_kernel(const cucore_tune_space *s, const size_t *dg, s
     size_t n = strcspn(p + 1, "}");
     int i = cc_tune_find_param((void *)s, p + 1, n);
     if (i < 0)
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "kernel `%s`: `{%.*s}` names no parameter of the "
-                     "space", k, (int)n, p + 1);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "kernel `%s`: `{%.*s}` names no parameter of the "
+                     "space",
+                     k, (int)n, p + 1);
     put(b, "%s", s->params[i].text[dg[i]]);
     p += n + 2;
   }
@@ -99,9 +106,12 @@ cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *s, uint
   sbuf b = {buf, cap, 0};
   if (st == CUCORE_OK) {
     cc_tune_values(s, index, vals, dg);
-    if (what == CUCORE_TUNE_TEXT_KERNEL) st = text_kernel(s, dg, &b);
-    else if (what == CUCORE_TUNE_TEXT_DEFINES) text_defines(s, dg, &b);
-    else text_params(s, dg, &b, what == CUCORE_TUNE_TEXT_JSON);
+    if (what == CUCORE_TUNE_TEXT_KERNEL)
+      st = text_kernel(s, dg, &b);
+    else if (what == CUCORE_TUNE_TEXT_DEFINES)
+      text_defines(s, dg, &b);
+    else
+      text_params(s, dg, &b, what == CUCORE_TUNE_TEXT_JSON);
   }
   if (cap > 0) buf[b.len < cap ? b.len : cap - 1] = 0;
   if (needed) *needed = b.len;

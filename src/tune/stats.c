@@ -23,8 +23,7 @@ static double percentile(const double *sorted, size_t n, double q) {
   return sorted[lo] + (pos - (double)lo) * (sorted[lo + 1] - sorted[lo]);
 }
 
-cucore_status cucore_tune_stats_compute(const double *samples, size_t n,
-                                        cucore_tune_stats *out) {
+cucore_status cucore_tune_stats_compute(const double *samples, size_t n, cucore_tune_stats *out) {
   cc_begin();
   const char *fn = "cucore_tune_stats_compute";
   CC_CHECK_ARG(samples, fn, "samples");
@@ -36,8 +35,8 @@ cucore_status cucore_tune_stats_compute(const double *samples, size_t n,
   for (size_t i = 0; i < n; i++) {
     if (!(s[i] >= 0 && isfinite(s[i]))) {
       free(s);
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: sample %zu is %g (a time >= 0 is expected)",
-                     fn, i, samples[i]);
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: sample %zu is %g (a time >= 0 is expected)", fn,
+                     i, samples[i]);
     }
     sum += s[i];
   }

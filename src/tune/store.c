@@ -111,17 +111,20 @@ static void put_str(char *buf, size_t *len, const char *t) {
   buf[(*len)++] = '"';
   for (; *t; t++) {
     unsigned char c = (unsigned char)*t;
-    if (c == '"' || c == '\\') buf[(*len)++] = '\\', buf[(*len)++] = (char)c;
-    else if (c < 0x20) *len += (size_t)sprintf(buf + *len, "\\u%04x", c);
-    else buf[(*len)++] = (char)c;
+    if (c == '"' || c == '\\')
+      buf[(*len)++] = '\\', buf[(*len)++] = (char)c;
+    else if (c < 0x20)
+      *len += (size_t)sprintf(buf + *len, "\\u%04x", c);
+    else
+      buf[(*len)++] = (char)c;
   }
   buf[(*len)++] = '"';
 }
 
 static char *make_line(const cucore_tune_store *s, const char *config, const char *result,
                        size_t *len) {
-  size_t cap = 64 + 6 * (strlen(s->key) + strlen(s->problem) + strlen(s->device)) +
-               strlen(config) + strlen(result);
+  size_t cap = 64 + 6 * (strlen(s->key) + strlen(s->problem) + strlen(s->device)) + strlen(config) +
+               strlen(result);
   char *b = cc_malloc(cap, "a tune store line");
   if (!b) return NULL;
   *len = (size_t)sprintf(b, "%s{\"v\":1,\"key\":", s->recs.torn ? "\n" : "");
@@ -141,8 +144,11 @@ static cucore_status check_object(const char *what, const char *text) {
     return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_store_append: %s: %s", what, why);
   int obj = v.type == CC_JSON_OBJECT && !strchr(text, '\n');
   cc_json_free(&v);
-  return obj ? CUCORE_OK : cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_store_append: %s "
-                                   "must be one JSON object on one line", what);
+  return obj ? CUCORE_OK
+             : cc_fail(CUCORE_INVALID_ARGUMENT,
+                       "cucore_tune_store_append: %s "
+                       "must be one JSON object on one line",
+                       what);
 }
 
 static cucore_status write_all(cucore_tune_store *s, const char *b, size_t len) {
@@ -173,8 +179,8 @@ cucore_status cucore_tune_store_append(cucore_tune_store *s, const char *config,
   free(line);
   if (st != CUCORE_OK) return st;
   s->recs.torn = 0;
-  if (cc_tune_records_add(&s->recs, s->key, s->problem, s->device, config, strlen(config),
-                          result, strlen(result)) < 0)
+  if (cc_tune_records_add(&s->recs, s->key, s->problem, s->device, config, strlen(config), result,
+                          strlen(result)) < 0)
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory keeping a tune record");
   return CUCORE_OK;
 }

@@ -20,8 +20,10 @@ cucore_status cc_tune_check_key(const char *fn, const char *key) {
   size_t n = 0;
   while (n < 64 && isxdigit((unsigned char)key[n])) n++;
   if (n != 64 || key[64])
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: key `%.80s` is not 64 hexadecimal digits "
-                   "(cucore_tune_key)", fn, key);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: key `%.80s` is not 64 hexadecimal digits "
+                   "(cucore_tune_key)",
+                   fn, key);
   return CUCORE_OK;
 }
 
@@ -30,7 +32,7 @@ cucore_status cc_tune_store_default_path(const char *key, char *out, size_t cap)
   cc_cache_settings_get(&s);
   if (!s.dir[0])
     return cc_fail(CUCORE_IO_ERROR, "the tune store: no cache folder (set CUCORE_CACHE_DIR or "
-                   "HOME), and no path was given");
+                                    "HOME), and no path was given");
   if ((size_t)snprintf(out, cap, "%s/tune/%s.jsonl", s.dir, key) >= cap)
     return cc_fail(CUCORE_IO_ERROR, "the tune store: the path under `%s` is too long", s.dir);
   return CUCORE_OK;
@@ -42,8 +44,13 @@ int cc_tune_records_add(cc_trecs *rs, const char *key, const char *problem, cons
   cc_trec *r = cc_grow(rs->r, &rs->cap, rs->n + 1, sizeof *r, "a tune store's records");
   if (!r) return -1;
   rs->r = r;
-  cc_trec t = {cc_raw_strdup(key), cc_raw_strdup(problem), cc_raw_strdup(device),
-               cc_raw_malloc(config_len + 1), cc_raw_malloc(result_len + 1), -1, 0};
+  cc_trec t = {cc_raw_strdup(key),
+               cc_raw_strdup(problem),
+               cc_raw_strdup(device),
+               cc_raw_malloc(config_len + 1),
+               cc_raw_malloc(result_len + 1),
+               -1,
+               0};
   if (!t.key || !t.problem || !t.device || !t.config || !t.result) {
     free(t.key), free(t.problem), free(t.device), free(t.config), free(t.result);
     return -1;
@@ -81,14 +88,13 @@ static int read_line(cc_trecs *rs, const char *line, size_t len) {
   int r = 1;
   if (v && v->type == CC_JSON_NUMBER && v->number == 1 && key && problem && device && cfg &&
       cfg->type == CC_JSON_OBJECT && res && res->type == CC_JSON_OBJECT)
-    r = cc_tune_records_add(rs, key, problem, device, line + cfg->at, cfg->len,
-                            line + res->at, res->len);
+    r = cc_tune_records_add(rs, key, problem, device, line + cfg->at, cfg->len, line + res->at,
+                            res->len);
   cc_json_free(&o);
   return r;
 }
 
-static cucore_status read_lines(cc_trecs *rs, const char *path, const char *data,
-                                size_t size) {
+static cucore_status read_lines(cc_trecs *rs, const char *path, const char *data, size_t size) {
   for (size_t at = 0; at < size;) {
     const char *nl = memchr(data + at, '\n', size - at);
     size_t len = nl ? (size_t)(nl - data) - at : size - at;

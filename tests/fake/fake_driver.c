@@ -38,8 +38,8 @@ static CUresult fail_code = CUDA_ERROR_OUT_OF_MEMORY;
 static char failed_name[128];
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;
 
-static long fault_block = -1;  /* CUCORE_FAKE_FAULT_BLOCK */
-static _Atomic int faulted;    /* 1: the primary context has a sticky error */
+static long fault_block = -1; /* CUCORE_FAKE_FAULT_BLOCK */
+static _Atomic int faulted;   /* 1: the primary context has a sticky error */
 
 static void read_control(void) {
   const char *n = getenv("CUCORE_FAKE_FAIL_AT");
@@ -52,8 +52,8 @@ static void read_control(void) {
 
 /* After a fault: the calls that need a working context fail. */
 static int sticky(const char *name) {
-  static const char *const prefixes[] = {"cuStream", "cuEvent", "cuMem", "cuLaunch", "cuGraph",
-                                         "cuCtxSynchronize"};
+  static const char *const prefixes[] = {"cuStream", "cuEvent", "cuMem",
+                                         "cuLaunch", "cuGraph", "cuCtxSynchronize"};
   if (!atomic_load(&faulted)) return 0;
   for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
     if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0) return 1;
@@ -87,15 +87,18 @@ static int should_fail(const char *name) {
   return 1;
 }
 
-#define CALL(name)                                                                               \
-  do {                                                                                         \
-    if (should_fail(#name)) return fail_code;                                                  \
-    if (sticky(#name)) return CUDA_ERROR_ILLEGAL_ADDRESS;                                      \
+#define CALL(name)                                        \
+  do {                                                    \
+    if (should_fail(#name)) return fail_code;             \
+    if (sticky(#name)) return CUDA_ERROR_ILLEGAL_ADDRESS; \
   } while (0)
 
 /* ---- objects ------------------------------------------------------------------------------ */
 
-typedef struct fake_ctx { int device; _Atomic int refs; } fake_ctx;
+typedef struct fake_ctx {
+  int device;
+  _Atomic int refs;
+} fake_ctx;
 static fake_ctx primary = {0, 0};
 static __thread CUcontext current;
 static __thread CUcontext stack[16];
@@ -108,9 +111,18 @@ typedef struct fake_stream {
   struct fake_graph *capturing; /* the graph a capture on it is building, or NULL */
   unsigned long long capture_id;
 } fake_stream;
-typedef struct fake_event { unsigned flags; int recorded; } fake_event;
-typedef struct fake_lib { unsigned char *code; size_t size; } fake_lib;
-typedef struct fake_kernel { fake_lib *lib; char name[256]; } fake_kernel;
+typedef struct fake_event {
+  unsigned flags;
+  int recorded;
+} fake_event;
+typedef struct fake_lib {
+  unsigned char *code;
+  size_t size;
+} fake_lib;
+typedef struct fake_kernel {
+  fake_lib *lib;
+  char name[256];
+} fake_kernel;
 
 typedef struct fake_user_object {
   void *ptr;
@@ -125,7 +137,9 @@ typedef struct fake_graph {
   int nobjs;
 } fake_graph;
 
-typedef struct fake_exec { fake_graph *graph; } fake_exec;
+typedef struct fake_exec {
+  fake_graph *graph;
+} fake_exec;
 
 static void user_object_release(fake_user_object *o, unsigned count) {
   if (atomic_fetch_sub(&o->refs, (int)count) == (int)count) {
@@ -147,7 +161,10 @@ static CUresult fake_cuDriverGetVersion(int *v) {
   return CUDA_SUCCESS;
 }
 
-static const struct { CUresult r; const char *name, *text; } errors[] = {
+static const struct {
+  CUresult r;
+  const char *name, *text;
+} errors[] = {
     {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
     {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
@@ -155,13 +172,15 @@ static const struct { CUresult r; const char *name, *text; } errors[] = {
     {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
     {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
-    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
     {CUDA_ERROR_LAUNCH_FAILED, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
     {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
-    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE", "the operation cannot be performed in "
-                                                           "the present state"},
+    {CUDA_ERROR_ILLEGAL_STATE, "CUDA_ERROR_ILLEGAL_STATE",
+     "the operation cannot be performed in "
+     "the present state"},
     {CUDA_ERROR_TIMEOUT, "CUDA_ERROR_TIMEOUT", "wait operation timed out"},
 };
 
@@ -222,10 +241,12 @@ static int attribute(CUdevice_attribute a) {
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
   case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 132;
   case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
-  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X: case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return 1024;
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
+  case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y: return 1024;
   case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z: return 64;
   case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X: return 2147483647;
-  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y: case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y:
+  case CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z: return 65535;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: return 49152;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return 232448;
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR: return 233472;
@@ -420,7 +441,8 @@ static CUresult fake_cuEventQuery(CUevent e) {
 }
 static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   CALL(cuEventElapsedTime);
-  if (!((fake_event *)a)->recorded || !((fake_event *)b)->recorded) return CUDA_ERROR_INVALID_HANDLE;
+  if (!((fake_event *)a)->recorded || !((fake_event *)b)->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
   *ms = 0.001f;
   return CUDA_SUCCESS;
 }
@@ -475,11 +497,11 @@ static CUresult fake_cuMemGetInfo(size_t *free_bytes, size_t *total) {
   *total = (size_t)80 << 30;
   return CUDA_SUCCESS;
 }
-#define COPY(name, dst_t, src_t, ...)                                                           \
-  static CUresult fake_##name(dst_t dst, src_t src, size_t n __VA_ARGS__) {                    \
-    CALL(name);                                                                                \
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);                          \
-    return CUDA_SUCCESS;                                                                       \
+#define COPY(name, dst_t, src_t, ...)                                       \
+  static CUresult fake_##name(dst_t dst, src_t src, size_t n __VA_ARGS__) { \
+    CALL(name);                                                             \
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);       \
+    return CUDA_SUCCESS;                                                    \
   }
 COPY(cuMemcpyHtoD, CUdeviceptr, const void *, )
 COPY(cuMemcpyDtoH, void *, CUdeviceptr, )
@@ -489,12 +511,12 @@ COPY(cuMemcpyHtoDAsync, CUdeviceptr, const void *, , __attribute__((unused)) CUs
 COPY(cuMemcpyDtoHAsync, void *, CUdeviceptr, , __attribute__((unused)) CUstream s)
 COPY(cuMemcpyDtoDAsync, CUdeviceptr, CUdeviceptr, , __attribute__((unused)) CUstream s)
 COPY(cuMemcpyAsync, CUdeviceptr, CUdeviceptr, , __attribute__((unused)) CUstream s)
-#define FILL(name, type, ...)                                                                   \
-  static CUresult fake_##name(CUdeviceptr dst, type v, size_t n __VA_ARGS__) {                 \
-    CALL(name);                                                                                \
-    type *d = (type *)(uintptr_t)dst;                                                          \
-    for (size_t i = 0; i < n; i++) d[i] = v;                                                   \
-    return CUDA_SUCCESS;                                                                       \
+#define FILL(name, type, ...)                                                  \
+  static CUresult fake_##name(CUdeviceptr dst, type v, size_t n __VA_ARGS__) { \
+    CALL(name);                                                                \
+    type *d = (type *)(uintptr_t)dst;                                          \
+    for (size_t i = 0; i < n; i++) d[i] = v;                                   \
+    return CUDA_SUCCESS;                                                       \
   }
 FILL(cuMemsetD8, unsigned char, )
 FILL(cuMemsetD16, unsigned short, )
@@ -601,7 +623,8 @@ static int function_attribute(CUfunction_attribute a) {
   switch (a) {
   case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: return 1024;
   case CU_FUNC_ATTRIBUTE_NUM_REGS: return 16;
-  case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: return 90;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION: return 90;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: return 48128;
   case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: return -1;
   default: return 0;
@@ -666,7 +689,8 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
                                     CUstream s, void **params, void **extra) {
   (void)f, (void)shared;
   CALL(cuLaunchKernel);
-  if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024) return CUDA_ERROR_INVALID_VALUE;
+  if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024)
+    return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
   if (is_named_stream(s) && ((fake_stream *)s)->capturing) {
     atomic_fetch_add(&((fake_stream *)s)->capturing->nodes, 1);
@@ -694,8 +718,8 @@ static CUresult fake_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data) {
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, CUfunction f,
-                                                                         int block, size_t dyn,
-                                                                         unsigned flags) {
+                                                                          int block, size_t dyn,
+                                                                          unsigned flags) {
   (void)f, (void)flags;
   CALL(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags);
   if (block <= 0) return CUDA_ERROR_INVALID_VALUE;
@@ -713,8 +737,8 @@ static CUresult fake_cuOccupancyMaxPotentialBlockSizeWithFlags(int *grid, int *b
   *block = 1024;
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f, int blocks,
-                                                             int block) {
+static CUresult fake_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfunction f,
+                                                             int blocks, int block) {
   (void)f, (void)block;
   CALL(cuOccupancyAvailableDynamicSMemPerBlock);
   *bytes = blocks > 0 ? 233472 / (size_t)blocks - 1024 : 0;
@@ -755,8 +779,8 @@ static CUresult fake_cuGraphDestroyNode(CUgraphNode n) {
   CALL(cuGraphDestroyNode);
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy,
-                                        unsigned refs, unsigned flags) {
+static CUresult fake_cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy, unsigned refs,
+                                        unsigned flags) {
   (void)flags;
   CALL(cuUserObjectCreate);
   fake_user_object *u = calloc(1, sizeof *u);
@@ -795,7 +819,8 @@ static CUresult fake_cuGraphInstantiateWithParams(CUgraphExec *e, CUgraph g,
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   *copy = *src; /* the executable graph holds what the graph held */
-  for (int i = 0; i < copy->nobjs; i++) atomic_fetch_add(&copy->objs[i]->refs, (int)copy->counts[i]);
+  for (int i = 0; i < copy->nobjs; i++)
+    atomic_fetch_add(&copy->objs[i]->refs, (int)copy->counts[i]);
   x->graph = copy;
   if (p) p->result_out = CUDA_GRAPH_INSTANTIATE_SUCCESS;
   *e = (CUgraphExec)x;
@@ -844,9 +869,8 @@ static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
   f->capturing = NULL;
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st,
-                                            cuuint64_t *id, CUgraph *g,
-                                            const CUgraphNode **deps, size_t *ndeps) {
+static CUresult fake_cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id,
+                                            CUgraph *g, const CUgraphNode **deps, size_t *ndeps) {
   CALL(cuStreamGetCaptureInfo);
   fake_stream *f = is_named_stream(s) ? (fake_stream *)s : NULL;
   if (st) *st = f && f->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
@@ -868,43 +892,117 @@ static CUresult fake_cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n) {
   fake_graph *f = (fake_graph *)g;
   size_t count = (size_t)atomic_load(&f->nodes);
   if (nodes)
-    for (size_t i = 0; i < *n && i < count; i++) nodes[i] = (CUgraphNode)(uintptr_t)(0x1000 + i + 1);
+    for (size_t i = 0; i < *n && i < count; i++)
+      nodes[i] = (CUgraphNode)(uintptr_t)(0x1000 + i + 1);
   *n = count;
   return CUDA_SUCCESS;
 }
 
 /* ---- cuGetProcAddress ----------------------------------------------------------------------- */
 
-typedef struct entry { const char *name; void *fn; } entry;
-#define E(name) {#name, (void *)fake_##name}
+typedef struct entry {
+  const char *name;
+  void *fn;
+} entry;
+#define E(name) \
+  { #name, (void *)fake_##name }
 static const entry implemented[] = {
-    E(cuInit), E(cuDriverGetVersion), E(cuGetErrorName), E(cuGetErrorString),
-    E(cuDeviceGetCount), E(cuDeviceGet), E(cuDeviceGetName), E(cuDeviceTotalMem),
-    E(cuDeviceGetUuid), E(cuDeviceGetAttribute), E(cuDevicePrimaryCtxRetain),
-    E(cuDevicePrimaryCtxRelease), E(cuDevicePrimaryCtxGetState), E(cuCtxSetCurrent),
-    E(cuCtxGetCurrent), E(cuCtxPushCurrent), E(cuCtxPopCurrent), E(cuCtxSynchronize),
-    E(cuCtxGetDevice), E(cuCtxGetStreamPriorityRange), E(cuStreamCreateWithPriority),
-    E(cuStreamDestroy), E(cuStreamSynchronize), E(cuStreamQuery), E(cuStreamWaitEvent),
-    E(cuStreamGetPriority), E(cuStreamGetFlags), E(cuStreamIsCapturing), E(cuStreamGetCtx),
-    E(cuEventCreate), E(cuEventDestroy), E(cuEventRecord), E(cuEventRecordWithFlags),
-    E(cuEventSynchronize), E(cuEventQuery), E(cuEventElapsedTime), E(cuMemAlloc), E(cuMemFree),
-    E(cuMemAllocAsync), E(cuMemFreeAsync), E(cuMemAllocHost), E(cuMemHostAlloc),
-    E(cuMemFreeHost), E(cuMemGetInfo), E(cuMemcpyHtoD), E(cuMemcpyDtoH), E(cuMemcpyDtoD),
-    E(cuMemcpy), E(cuMemcpyHtoDAsync), E(cuMemcpyDtoHAsync), E(cuMemcpyDtoDAsync),
-    E(cuMemcpyAsync), E(cuMemsetD8), E(cuMemsetD16), E(cuMemsetD32), E(cuMemsetD8Async),
-    E(cuMemsetD16Async), E(cuMemsetD32Async), E(cuPointerGetAttribute),
-    E(cuModuleGetLoadingMode), E(cuLibraryLoadData), E(cuLibraryUnload), E(cuLibraryGetKernel),
-    E(cuLibraryGetGlobal), E(cuKernelGetFunction), E(cuKernelGetAttribute),
-    E(cuKernelSetAttribute), E(cuFuncGetAttribute), E(cuFuncSetAttribute),
-    E(cuFuncSetCacheConfig), E(cuKernelGetName), E(cuFuncGetName), E(cuFuncIsLoaded),
-    E(cuFuncLoad), E(cuLaunchKernel), E(cuLaunchKernelEx), E(cuLaunchHostFunc),
+    E(cuInit),
+    E(cuDriverGetVersion),
+    E(cuGetErrorName),
+    E(cuGetErrorString),
+    E(cuDeviceGetCount),
+    E(cuDeviceGet),
+    E(cuDeviceGetName),
+    E(cuDeviceTotalMem),
+    E(cuDeviceGetUuid),
+    E(cuDeviceGetAttribute),
+    E(cuDevicePrimaryCtxRetain),
+    E(cuDevicePrimaryCtxRelease),
+    E(cuDevicePrimaryCtxGetState),
+    E(cuCtxSetCurrent),
+    E(cuCtxGetCurrent),
+    E(cuCtxPushCurrent),
+    E(cuCtxPopCurrent),
+    E(cuCtxSynchronize),
+    E(cuCtxGetDevice),
+    E(cuCtxGetStreamPriorityRange),
+    E(cuStreamCreateWithPriority),
+    E(cuStreamDestroy),
+    E(cuStreamSynchronize),
+    E(cuStreamQuery),
+    E(cuStreamWaitEvent),
+    E(cuStreamGetPriority),
+    E(cuStreamGetFlags),
+    E(cuStreamIsCapturing),
+    E(cuStreamGetCtx),
+    E(cuEventCreate),
+    E(cuEventDestroy),
+    E(cuEventRecord),
+    E(cuEventRecordWithFlags),
+    E(cuEventSynchronize),
+    E(cuEventQuery),
+    E(cuEventElapsedTime),
+    E(cuMemAlloc),
+    E(cuMemFree),
+    E(cuMemAllocAsync),
+    E(cuMemFreeAsync),
+    E(cuMemAllocHost),
+    E(cuMemHostAlloc),
+    E(cuMemFreeHost),
+    E(cuMemGetInfo),
+    E(cuMemcpyHtoD),
+    E(cuMemcpyDtoH),
+    E(cuMemcpyDtoD),
+    E(cuMemcpy),
+    E(cuMemcpyHtoDAsync),
+    E(cuMemcpyDtoHAsync),
+    E(cuMemcpyDtoDAsync),
+    E(cuMemcpyAsync),
+    E(cuMemsetD8),
+    E(cuMemsetD16),
+    E(cuMemsetD32),
+    E(cuMemsetD8Async),
+    E(cuMemsetD16Async),
+    E(cuMemsetD32Async),
+    E(cuPointerGetAttribute),
+    E(cuModuleGetLoadingMode),
+    E(cuLibraryLoadData),
+    E(cuLibraryUnload),
+    E(cuLibraryGetKernel),
+    E(cuLibraryGetGlobal),
+    E(cuKernelGetFunction),
+    E(cuKernelGetAttribute),
+    E(cuKernelSetAttribute),
+    E(cuFuncGetAttribute),
+    E(cuFuncSetAttribute),
+    E(cuFuncSetCacheConfig),
+    E(cuKernelGetName),
+    E(cuFuncGetName),
+    E(cuFuncIsLoaded),
+    E(cuFuncLoad),
+    E(cuLaunchKernel),
+    E(cuLaunchKernelEx),
+    E(cuLaunchHostFunc),
     E(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags),
-    E(cuOccupancyMaxPotentialBlockSizeWithFlags), E(cuOccupancyAvailableDynamicSMemPerBlock),
-    E(cuGraphCreate), E(cuGraphDestroy), E(cuGraphAddKernelNode), E(cuGraphDestroyNode),
-    E(cuUserObjectCreate), E(cuUserObjectRelease), E(cuGraphRetainUserObject),
-    E(cuGraphInstantiateWithParams), E(cuGraphExecDestroy), E(cuGraphUpload), E(cuGraphLaunch),
-    E(cuStreamBeginCapture), E(cuStreamEndCapture), E(cuStreamGetCaptureInfo),
-    E(cuThreadExchangeStreamCaptureMode), E(cuGraphGetNodes),
+    E(cuOccupancyMaxPotentialBlockSizeWithFlags),
+    E(cuOccupancyAvailableDynamicSMemPerBlock),
+    E(cuGraphCreate),
+    E(cuGraphDestroy),
+    E(cuGraphAddKernelNode),
+    E(cuGraphDestroyNode),
+    E(cuUserObjectCreate),
+    E(cuUserObjectRelease),
+    E(cuGraphRetainUserObject),
+    E(cuGraphInstantiateWithParams),
+    E(cuGraphExecDestroy),
+    E(cuGraphUpload),
+    E(cuGraphLaunch),
+    E(cuStreamBeginCapture),
+    E(cuStreamEndCapture),
+    E(cuStreamGetCaptureInfo),
+    E(cuThreadExchangeStreamCaptureMode),
+    E(cuGraphGetNodes),
 };
 
 /* Entry points cucore requires that this fake does not implement: each answers
@@ -917,7 +1015,11 @@ static CUresult unimplemented(const char *name) {
   static CUresult stub_##name(void) { return unimplemented(#name); }
 #include "loader/driver_symbols.h"
 #undef CC_DRV
-static const struct { const char *name; void *fn; int required; } stubs[] = {
+static const struct {
+  const char *name;
+  void *fn;
+  int required;
+} stubs[] = {
 #define CC_DRV(name, ver, req) {#name, (void *)stub_##name, req},
 #include "loader/driver_symbols.h"
 #undef CC_DRV
@@ -1051,7 +1153,7 @@ static CUresult fake_cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAcc
     int p = d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE ? PROT_READ | PROT_WRITE
             : d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READ    ? PROT_READ
             : d[i].flags == CU_MEM_ACCESS_FLAGS_PROT_NONE    ? PROT_NONE
-                                                              : -1;
+                                                             : -1;
     if (p < 0) return CUDA_ERROR_INVALID_VALUE;
     if (d[i].location.id == 0) prot = p;
   }
@@ -1098,10 +1200,18 @@ static CUresult fake_cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
   return CUDA_SUCCESS;
 }
 static const entry implemented_issue26_g2[] = {
-    E(cuMemGetAllocationGranularity), E(cuMemAddressReserve), E(cuMemAddressFree),
-    E(cuMemCreate), E(cuMemRelease), E(cuMemMap), E(cuMemUnmap), E(cuMemSetAccess),
-    E(cuMemExportToShareableHandle), E(cuMemImportFromShareableHandle),
-    E(cuIpcGetEventHandle), E(cuIpcOpenEventHandle),
+    E(cuMemGetAllocationGranularity),
+    E(cuMemAddressReserve),
+    E(cuMemAddressFree),
+    E(cuMemCreate),
+    E(cuMemRelease),
+    E(cuMemMap),
+    E(cuMemUnmap),
+    E(cuMemSetAccess),
+    E(cuMemExportToShareableHandle),
+    E(cuMemImportFromShareableHandle),
+    E(cuIpcGetEventHandle),
+    E(cuIpcOpenEventHandle),
 };
 /* CUCORE_FAKE_HIDE="cuMemCreate,cuMemMap" hides these entry points (an older driver). */
 static int fake_hidden(const char *symbol) {
@@ -1124,7 +1234,8 @@ static void *fake_issue26_g2_symbol(const char *symbol) {
  * entry points (a driver older than CUDA 12.9). */
 static CUlogsCallback log_fn;
 static void *log_user;
-static CUresult fake_cuLogsRegisterCallback(CUlogsCallback fn, void *user, CUlogsCallbackHandle *out) {
+static CUresult fake_cuLogsRegisterCallback(CUlogsCallback fn, void *user,
+                                            CUlogsCallbackHandle *out) {
   if (!fn) return CUDA_ERROR_INVALID_VALUE;
   log_fn = fn;
   log_user = user;
@@ -1153,7 +1264,10 @@ EXPORT int fake_log_emit(int level, const char *text, size_t length) {
  * streams are fake streams. Not counted as calls. CUCORE_FAKE_NO_GREEN=1 hides these entry
  * points (a driver older than CUDA 12.4). fake_green_live() (dlsym) counts green contexts not
  * yet destroyed. */
-typedef struct fake_green { fake_ctx ctx; unsigned sms; } fake_green;
+typedef struct fake_green {
+  fake_ctx ctx;
+  unsigned sms;
+} fake_green;
 static _Atomic int green_live;
 EXPORT int fake_green_live(void);
 EXPORT int fake_green_live(void) { return atomic_load(&green_live); }
@@ -1213,7 +1327,7 @@ static CUresult fake_cuGreenCtxDestroy(CUgreenCtx g) {
 }
 static CUresult fake_cuCtxFromGreenCtx(CUcontext *c, CUgreenCtx g) {
   if (!g || !c) return CUDA_ERROR_INVALID_VALUE;
-  *c = (CUcontext)&((fake_green *)g)->ctx;
+  *c = (CUcontext) & ((fake_green *)g)->ctx;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned flags, int prio) {
@@ -1247,9 +1361,10 @@ static void *extra_lookup(const entry *table, size_t n, const char *off, const c
 
 static void *fake_extra_symbol(const char *symbol) {
   static const entry logs[] = {E(cuLogsRegisterCallback), E(cuLogsUnregisterCallback)};
-  static const entry green[] = {
-      E(cuDeviceGetDevResource), E(cuDevSmResourceSplitByCount), E(cuDevResourceGenerateDesc),
-      E(cuGreenCtxCreate), E(cuGreenCtxDestroy), E(cuCtxFromGreenCtx), E(cuGreenCtxStreamCreate)};
+  static const entry green[] = {E(cuDeviceGetDevResource),    E(cuDevSmResourceSplitByCount),
+                                E(cuDevResourceGenerateDesc), E(cuGreenCtxCreate),
+                                E(cuGreenCtxDestroy),         E(cuCtxFromGreenCtx),
+                                E(cuGreenCtxStreamCreate)};
   void *fn = extra_lookup(logs, sizeof logs / sizeof logs[0], "CUCORE_FAKE_NO_LOGS", symbol);
   if (!fn) fn = extra_lookup(green, sizeof green / sizeof green[0], "CUCORE_FAKE_NO_GREEN", symbol);
   static const entry pci[] = {E(cuDeviceGetPCIBusId)};
@@ -1275,7 +1390,7 @@ static CUresult ckpt_move(int pid, const void *args, int from, int to) {
   if (pid <= 0 || !args) return CUDA_ERROR_INVALID_VALUE;
   int want = from;
   return atomic_compare_exchange_strong(&ckpt_state, &want, to) ? CUDA_SUCCESS
-                                                                  : CUDA_ERROR_ILLEGAL_STATE;
+                                                                : CUDA_ERROR_ILLEGAL_STATE;
 }
 static CUresult fake_cuCheckpointProcessGetState(int pid, CUprocessState *state) {
   if (pid <= 0 || !state) return CUDA_ERROR_INVALID_VALUE;
@@ -1299,9 +1414,8 @@ static CUresult fake_cuCheckpointProcessUnlock(int pid, CUcheckpointUnlockArgs *
   return ckpt_move(pid, args, CU_PROCESS_STATE_LOCKED, CU_PROCESS_STATE_RUNNING);
 }
 static void *fake_checkpoint_symbol(const char *symbol) {
-  static const entry ckpt[] = {
-      E(cuCheckpointProcessGetState), E(cuCheckpointProcessLock),
-      E(cuCheckpointProcessCheckpoint), E(cuCheckpointProcessRestore),
-      E(cuCheckpointProcessUnlock)};
+  static const entry ckpt[] = {E(cuCheckpointProcessGetState), E(cuCheckpointProcessLock),
+                               E(cuCheckpointProcessCheckpoint), E(cuCheckpointProcessRestore),
+                               E(cuCheckpointProcessUnlock)};
   return extra_lookup(ckpt, sizeof ckpt / sizeof ckpt[0], "CUCORE_FAKE_NO_CHECKPOINT", symbol);
 }

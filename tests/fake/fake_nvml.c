@@ -12,13 +12,17 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int nvmlReturn_t;
-typedef struct fake_nvml_device { int id; } *nvmlDevice_t;
+typedef struct fake_nvml_device {
+  int id;
+} * nvmlDevice_t;
 typedef struct nvmlPciInfo_st {
   char busIdLegacy[16];
   unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
   char busId[32];
 } nvmlPciInfo_t;
-typedef struct nvmlUtilization_st { unsigned gpu, memory; } nvmlUtilization_t;
+typedef struct nvmlUtilization_st {
+  unsigned gpu, memory;
+} nvmlUtilization_t;
 
 static struct fake_nvml_device the_gpu = {0};
 static const char uuid[] = "GPU-5a5a5a5a-5a5a-5a5a-5a5a-5a5a5a5a5a5a";

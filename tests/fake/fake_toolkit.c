@@ -6,8 +6,9 @@
  * without calling the real one. fake_tk_calls() and fake_tk_failed_call() (dlsym) report.
  *
  * The entry points are those of cucore's symbol lists (src/loader/toolkit_symbols.h); nvrtc.h
- * and nvJitLink.h are not included, their prototypes would clash. Every parameter of these functions is a pointer or an integer, so on x86-64 the shim forwards
- * the six integer argument registers as they came: a test-only device, not portable C. */
+ * and nvJitLink.h are not included, their prototypes would clash. Every parameter of these
+ * functions is a pointer or an integer, so on x86-64 the shim forwards the six integer argument
+ * registers as they came: a test-only device, not portable C. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -56,20 +57,20 @@ static int should_fail(const char *name) {
 }
 
 /* An error string query is never counted (messages use it); everything else is. */
-#define FORWARD(ret, name, failure)                                                              \
-  EXPORT uintptr_t name(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t);    \
-  EXPORT uintptr_t name(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e,       \
-                        uintptr_t f) {                                                         \
-    static fwd_fn fn;                                                                          \
-    if (!fn) fn = real(#name);                                                                 \
-    if (!fn) return (uintptr_t)(failure);                                                      \
-    if ((failure) != 0 && should_fail(#name)) return (uintptr_t)(failure);                     \
-    return fn(a, b, c, d, e, f);                                                               \
+#define FORWARD(ret, name, failure)                                                        \
+  EXPORT uintptr_t name(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t); \
+  EXPORT uintptr_t name(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e,   \
+                        uintptr_t f) {                                                     \
+    static fwd_fn fn;                                                                      \
+    if (!fn) fn = real(#name);                                                             \
+    if (!fn) return (uintptr_t)(failure);                                                  \
+    if ((failure) != 0 && should_fail(#name)) return (uintptr_t)(failure);                 \
+    return fn(a, b, c, d, e, f);                                                           \
   }
 
-#define NVRTC_FAIL 1    /* NVRTC_ERROR_OUT_OF_MEMORY */
-#define JITLINK_FAIL 6  /* NVJITLINK_ERROR_INTERNAL */
-#define ERRSTR_FAIL 0   /* never fails: the error texts */
+#define NVRTC_FAIL 1   /* NVRTC_ERROR_OUT_OF_MEMORY */
+#define JITLINK_FAIL 6 /* NVJITLINK_ERROR_INTERNAL */
+#define ERRSTR_FAIL 0  /* never fails: the error texts */
 
 FORWARD(const char *, nvrtcGetErrorString, ERRSTR_FAIL)
 FORWARD(int, nvrtcVersion, NVRTC_FAIL)

@@ -60,7 +60,8 @@ static void exercise(const cucore_binary *bin, const uint8_t *data, size_t size)
   cucore_binary_info info;
   uint32_t count;
   if (cucore_binary_get_info(bin, &info) != CUCORE_OK) abort();
-  if (cucore_binary_get_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count) abort();
+  if (cucore_binary_get_kernel_count(bin, &count) != CUCORE_OK || count != info.kernel_count)
+    abort();
   for (uint32_t i = 0; i < info.kernel_count; i++) {
     const cucore_kernel_info *k, *f;
     if (cucore_binary_get_kernel(bin, i, &k) != CUCORE_OK) abort();
@@ -109,9 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
 
-  static const cucore_code_type types[] = {CUCORE_CODE_AUTO, CUCORE_CODE_CUBIN,
-                                           CUCORE_CODE_FATBIN, CUCORE_CODE_PTX,
-                                           CUCORE_CODE_OBJECT};
+  static const cucore_code_type types[] = {CUCORE_CODE_AUTO, CUCORE_CODE_CUBIN, CUCORE_CODE_FATBIN,
+                                           CUCORE_CODE_PTX, CUCORE_CODE_OBJECT};
   static const int arches[] = {0, 80, 90, 120};
   int arch = arches[size ? data[size - 1] % 4 : 0];
   for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
