@@ -161,9 +161,8 @@ static cucore_status io_fail(const char *fn, const char *what) {
 typedef struct fd_message {
   char dummy;
   struct iovec iov;
-  union {
-    struct cmsghdr align;
-    char buf[CMSG_SPACE(sizeof(int))];
+  struct {
+    _Alignas(struct cmsghdr) char buf[CMSG_SPACE(sizeof(int))];
   } ctl;
   struct msghdr msg;
 } fd_message;
