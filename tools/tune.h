@@ -120,8 +120,8 @@ typedef struct tune_ctx {
   int lost;             /* 1: the device did not come back after a reset */
 } tune_ctx;
 
-/* Starts ctx->jobs compile threads over the distinct compiles of the runnable rows. Returns
- * 0 or an exit code. */
+/* Starts ctx->jobs compile threads (each driving a compile process, tune_worker.c) over the
+ * distinct compiles of the runnable rows. Returns 0 or an exit code. */
 int tune_compile_start(tune_ctx *ctx);
 /* The next finished group (blocking until one is), its rows judged by the occupancy model;
  * NULL when every group was handed out. */
