@@ -18,21 +18,26 @@ for t in "$build"/bin/test_cache* "$build"/bin/test_memory_*; do
 done
 # Tests shorten their thread-stress loops under valgrind, which runs threads one at a time.
 export CUCORE_UNDER_VALGRIND=1
-fails=0 passes=0
-for t in "${tests[@]}"; do
-  exe="$build/bin/$t"
-  [ -x "$exe" ] || { echo "missing $exe (build first)"; fails=$((fails + 1)); continue; }
+# One test under valgrind: its verdict line, and its log's tail on failure.
+run_one() {
+  local t=$1 exe="$build/bin/$1" log
+  [ -x "$exe" ] || { echo "missing $exe (build first)"; return 1; }
   log=$(mktemp)
   if valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
        --suppressions=tests/valgrind.supp --quiet "$exe" >"$log" 2>&1; then
     echo "valgrind $t: clean"
-    passes=$((passes + 1))
   else
     echo "valgrind $t: FAILED"
     tail -40 "$log"
-    fails=$((fails + 1))
   fi
   rm -f "$log"
-done
+}
+export -f run_one
+export build
+# The tests run side by side, one per core (valgrind runs each test's threads on one core).
+out=$(printf '%s\n' "${tests[@]}" | xargs -P "$(nproc)" -I{} bash -c 'run_one "$1"' _ {})
+echo "$out"
+passes=$(grep -c ': clean$' <<<"$out")
+fails=$((${#tests[@]} - passes))
 echo "valgrind: $passes passed, $fails failed"
 [ $fails -eq 0 ]
