@@ -394,6 +394,7 @@ static int list_take(cli_list *l, const char *const *v, size_t n) {
   if (!l->v) return cli_fail("tune", "the space's checks", CUCORE_HOST_OUT_OF_MEMORY);
   for (size_t i = 0; i < n; i++) l->v[i] = v[i];
   l->n = (int)n;
+  l->cap = n;
   return 0;
 }
 

@@ -88,11 +88,8 @@ static void *worker(void *arg) {
     size_t i = atomic_fetch_add(&p->next, 1);
     if (i >= p->ctx->ngroups) break;
     tune_group *g = &p->ctx->groups[i];
-    if (g->deferred) {
-    } else if (w)
-      compile_group(p->ctx, w, g);
-    else
-      set_error(g, "compile error", "out of host memory for a compile process");
+    if (w && !g->deferred) compile_group(p->ctx, w, g);
+    if (!w) set_error(g, "compile error", "out of host memory for a compile process");
     pthread_mutex_lock(&p->mu);
     p->ready[p->nready++] = i;
     pthread_cond_signal(&p->cv);
@@ -180,6 +177,13 @@ int tune_compile_start(tune_ctx *c) {
   return 0;
 }
 
+/* A compiled group counted: compiles, failures, cache hits. */
+static void count_compile(tune_ctx *c, const tune_group *g) {
+  c->compiles++;
+  c->compile_failures += !g->ok;
+  c->cache_hits += (size_t)g->cache_hit;
+}
+
 tune_group *tune_compile_next(tune_ctx *c) {
   tune_pipe *p = c->pipe;
   pthread_mutex_lock(&p->mu);
@@ -190,9 +194,7 @@ tune_group *tune_compile_next(tune_ctx *c) {
   if (i == (size_t)-1) return NULL;
   tune_group *g = &c->groups[i];
   if (!g->deferred) {
-    c->compiles++;
-    c->compile_failures += !g->ok;
-    c->cache_hits += (size_t)g->cache_hit;
+    count_compile(c, g);
     apply_model(c, g);
   }
   return g;
@@ -204,9 +206,7 @@ int tune_compile_now(tune_ctx *c, tune_group *g) {
   if (w) compile_group(c, w, g);
   tune_worker_free(w);
   g->deferred = 0;
-  c->compiles++;
-  c->compile_failures += !g->ok;
-  c->cache_hits += (size_t)g->cache_hit;
+  count_compile(c, g); /* its rows came from the store: their verdicts stand */
   return g->ok ? 0 : -1;
 }
 

@@ -268,11 +268,10 @@ static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
   free(argv);
   close(sv[1]);
   w->fd = sv[0];
+  if (r != 0) w->pid = 0; /* unspecified after a failed spawn: never waited for or killed */
   uint64_t n = c->source_size;
   if (r != 0 || send_all(w->fd, &n, sizeof n) || send_all(w->fd, c->source, c->source_size)) {
-    snprintf(g->error, sizeof g->error,
-             "compile error: the compile process could not start "
-             "(%s)",
+    snprintf(g->error, sizeof g->error, "compile error: the compile process could not start (%s)",
              strerror(r ? r : errno));
     stop(w, 1);
     return -1;
