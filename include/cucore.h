@@ -4700,8 +4700,11 @@ typedef struct cucore_tune_checks {
   int has_rtol;               /**< 1: the file gives "rtol" */
   int has_atol;               /**< 1: the file gives "atol" */
 } cucore_tune_checks;
-/** The checks the space's file gave ("cucore_args", "cucore_expect", "rtol", "atol"); all
- * empty for a space built by calls or from a file without them. */
+/** The checks the space's file gave ("cucore_args", "cucore_expect", "rtol", "atol") into
+ * `*out`; all empty for a space built by calls or from a file without them. The strings stay
+ * the space's (valid until cucore_tune_space_destroy()). A reading call: it may run beside
+ * other reading calls on a space nobody changes.
+ * @retval CUCORE_INVALID_ARGUMENT `space` or `out` NULL. */
 CUCORE_API cucore_status cucore_tune_space_get_checks(const cucore_tune_space *space,
                                                       cucore_tune_checks *out);
 
