@@ -125,6 +125,12 @@ def run(a, cucore, raw, work):
         "cold": cold,
         "warm": lambda: wall([cucore, "run", cu] + args, warm_env),
         "cubin": lambda: wall([cucore, "run", cubin] + args, warm_env),
+        # Diagnostics of the .cubin run (no target): without NVML (the SM clock is not
+        # recorded), and with the context made after the code is read (CUCORE_RUN_SERIAL).
+        "cubin_no_nvml": lambda: wall([cucore, "run", cubin] + args,
+                                      dict(warm_env, CUCORE_LIBNVML="/nonexistent/libnvidia-ml")),
+        "cubin_serial": lambda: wall([cucore, "run", cubin] + args,
+                                     dict(warm_env, CUCORE_RUN_SERIAL="1")),
         "devices": lambda: wall([cucore, "devices"]),
         "version": lambda: wall([cucore, "version"]),
     }
@@ -144,6 +150,7 @@ def run(a, cucore, raw, work):
     ratios = {k: [] for k in variants}
     raw_init = []
     phases = {}
+    outside = {}  # wall time outside main (exec, the loader, the exit), per variant
     for _ in range(a.rounds):
         order = list(variants)
         random.shuffle(order)
@@ -156,17 +163,22 @@ def run(a, cucore, raw, work):
             if name == "raw":
                 f = p.stdout.split()
                 raw_init.append(float(f[f.index("cuinit_context_ms") + 1]) / 1e3)
-            elif name in ("cold", "warm", "cubin"):
-                for ph, v in json.loads(p.stdout).get("phases", {}).items():
+                outside.setdefault(name, []).append(t * 1e3 - float(f[f.index("total_ms") + 1]))
+            elif name in ("cold", "warm", "cubin", "cubin_no_nvml", "cubin_serial"):
+                ph_all = json.loads(p.stdout).get("phases", {})
+                for ph, v in ph_all.items():
                     phases.setdefault((name, ph), []).append(v["ms"])
+                main_start = ph_all.get("process_start", {}).get("ms", 0)
+                main_end = max((v["start_ms"] + v["ms"] for v in ph_all.values()), default=0)
+                outside.setdefault(name, []).append(t * 1e3 - (main_end - main_start))
         for name, t in got.items():
             times[name].append(t)
             ratios[name].append(t / got["raw"])
-    report(a, times, ratios, raw_init, phases)
+    report(a, times, ratios, raw_init, phases, outside)
     return 0
 
 
-def report(a, times, ratios, raw_init, phases):
+def report(a, times, ratios, raw_init, phases, outside):
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     init = statistics.median(raw_init) * 1e3
     print(f"time to first result, {a.rounds} interleaved rounds, whole processes (medians):")
@@ -186,6 +198,12 @@ def report(a, times, ratios, raw_init, phases):
         if k in med:
             print(f"{k:<30}: {med[k]:8.1f} ms, {statistics.median(ratios[k]):.3f}x raw, "
                   f"cucore cold is {med['cold'] / med[k]:.3f}x {k}")
+    for k in ("cubin_no_nvml", "cubin_serial"):
+        print(f"diagnostic {k:<19}: {med[k]:8.1f} ms, {statistics.median(ratios[k]):.3f}x raw")
+    print("outside main (exec, the loader, the exit: wall minus the in-process time; the")
+    print("process start is known to a 10 ms clock tick), median ms:")
+    for k, xs in outside.items():
+        print(f"  {k:<16}{statistics.median(xs):9.1f}")
     print("cucore's phases (run --json, median ms; cold / warm / cubin):")
     names = sorted({ph for (_, ph) in phases},
                    key=lambda ph: statistics.median(phases.get(("cold", ph)) or [0]))

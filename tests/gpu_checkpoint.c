@@ -5,13 +5,19 @@
  * memory moves to the host), restores it, unlocks it, checking the state after each step; a
  * second round restores with a GPU UUID remap onto the same GPU. Then the child reads its
  * memory back: every word must be intact. A driver or system that cannot checkpoint (older
- * than 12.8, or refused: containers, no persistence) skips with the reason. */
+ * than 12.8, or refused: containers, no persistence) skips with the reason.
+ *
+ * The lock's time-out: a second child launches a kernel that spins for SPIN_NS on the GPU and
+ * waits for it. A lock with a 200 ms time-out cannot take a process whose work runs that long:
+ * CUCORE_NOT_READY, naming the time-out, and the process still runs; a lock without a short
+ * time-out then waits for the kernel, takes it, and the unlocked child finishes. */
 #include "gpu_child.h"
 #include "gpu_support.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -57,6 +63,43 @@ static int child_main(int sock) {
   cucore_mem_free(d, p);
   cucore_device_close(d);
   free(buf);
+  (void)!write(sock, msg, sizeof msg);
+  return msg[0] != '\0';
+}
+
+#define SPIN_NS 3000000000ull /* 3 s */
+static const char spin_src[] =
+    "extern \"C\" __global__ void spin(unsigned long long ns) {\n"
+    "  unsigned long long t0, t;\n"
+    "  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t0));\n"
+    "  do { asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); } while (t - t0 < ns);\n"
+    "}\n";
+
+/* The spinning child: launches spin(SPIN_NS), says 'r', waits for it, then answers. */
+static int spin_child_main(int sock) {
+  char msg[512] = "";
+  cucore_device *d = NULL;
+  cucore_stream *s = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  cucore_object *obj = gpu_compile(spin_src, CUCORE_CODE_CUBIN, NULL, NULL);
+  cucore_status st = cucore_device_open(0, &d);
+  if (st == CUCORE_OK) st = cucore_stream_create(d, CUCORE_STREAM_NON_BLOCKING, 0, &s);
+  if (st == CUCORE_OK) st = cucore_object_get_kernel(obj, "spin", &k);
+  if (st == CUCORE_OK) st = cucore_args_create(k, &a);
+  if (st == CUCORE_OK) st = cucore_args_set_u64(a, 0, SPIN_NS);
+  cucore_launch_config c = {{1, 1, 1}, {1, 1, 1}, 0, s, 0, {{0}}};
+  if (st == CUCORE_OK) st = cucore_launch(k, &c, a);
+  if (st != CUCORE_OK) snprintf(msg, sizeof msg, "child: launching: %s", cucore_last_error());
+  char r = msg[0] ? 'E' : 'r';
+  (void)!write(sock, &r, 1);
+  if (!msg[0] && cucore_stream_synchronize(s) != CUCORE_OK)
+    snprintf(msg, sizeof msg, "child: waiting: %s", cucore_last_error());
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_stream_destroy(s);
+  cucore_device_close(d);
   (void)!write(sock, msg, sizeof msg);
   return msg[0] != '\0';
 }
@@ -134,9 +177,48 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
                 props.uuid);
 }
 
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void a_lock_times_out_while_a_kernel_runs(void **state) {
+  (void)state;
+  cucore_process_state s;
+  if (CUCORE_CODE(cucore_checkpoint_get_state(getpid(), &s)) == CUCORE_DRIVER_TOO_OLD) {
+    print_message("skipped: %s\n", cucore_last_error());
+    skip();
+  }
+  int sock = -1;
+  pid_t pid = gpu_child_start("gpu_checkpoint_spin", &sock);
+  char c = 0, msg[512];
+  if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
+  if (sanitizer_refuses(pid)) {
+    gpu_child_finish(pid, sock, msg, sizeof msg);
+    skip();
+  }
+  double t0 = now_ms();
+  cucore_status st = cucore_checkpoint_lock(pid, 200);
+  double waited = now_ms() - t0;
+  print_message("lock(200 ms) while a 3 s kernel runs: %s after %.0f ms: %s\n",
+                cucore_status_name(st), waited, cucore_last_error());
+  assert_int_equal(CUCORE_CODE(st), CUCORE_NOT_READY);
+  assert_contains(cucore_last_error(), "200");
+  expect_state(pid, CUCORE_PROCESS_RUNNING);
+  assert_ok(cucore_checkpoint_lock(pid, 20000)); /* waits for the kernel */
+  print_message("lock(20 s) taken after %.0f ms in all\n", now_ms() - t0);
+  expect_state(pid, CUCORE_PROCESS_LOCKED);
+  assert_ok(cucore_checkpoint_unlock(pid));
+  expect_state(pid, CUCORE_PROCESS_RUNNING);
+  gpu_child_finish(pid, sock, msg, sizeof msg);
+}
+
 int main(int argc, char **argv) {
-  if (argc == 3 && strcmp(argv[1], "--child") == 0) return child_main(atoi(argv[2]));
+  if (argc == 3 && strcmp(argv[1], "--child") == 0)
+    return strstr(argv[0], "spin") ? spin_child_main(atoi(argv[2])) : child_main(atoi(argv[2]));
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(a_child_survives_checkpoint_and_restore)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(a_child_survives_checkpoint_and_restore),
+                                     cmocka_unit_test(a_lock_times_out_while_a_kernel_runs)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -175,12 +175,70 @@ static void kernel_node_pointer_past_the_end_refused(void **state) {
   assert_ok(cucore_mem_set_checks(0));
 }
 
+/* Two allocations of one graph whose lifetimes do not overlap (the second made after the first
+ * is freed), and a third in another graph: the driver may give them the same addresses (it
+ * reuses the range of a freed graph allocation); every node is accepted, each kernel node's
+ * argument is checked against the allocation live at that point, and both launches write
+ * what they should. */
+static void allocations_after_a_free_may_share_an_address(void **state) {
+  (void)state;
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  cucore_kernel *k = gpu_kernel(obj, "iota_plus");
+  cucore_args *a1 = NULL, *a2 = NULL;
+  assert_ok(cucore_args_create(k, &a1));
+  assert_ok(cucore_args_create(k, &a2));
+  int *host = NULL;
+  assert_ok(cucore_host_alloc(dev, 2 * N * sizeof(int), (void **)&host));
+  memset(host, 0xff, 2 * N * sizeof(int));
+  cucore_graph *g = NULL, *other = NULL;
+  cucore_graph_node *al1 = NULL, *k1 = NULL, *c1 = NULL, *f1 = NULL;
+  cucore_graph_node *al2 = NULL, *k2 = NULL, *c2 = NULL, *f2 = NULL, *al3 = NULL;
+  cucore_devptr p1 = 0, p2 = 0, p3 = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_create(dev, &other));
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = N / 256;
+  c.block[0] = 256;
+  int n = N, v1 = 1, v2 = 2;
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, N * sizeof(int), &p1, &al1));
+  assert_ok(CUCORE_ARGS(a1, p1, v1, n));
+  assert_ok(cucore_graph_add_kernel_node(g, &al1, 1, k, &c, a1, &k1));
+  assert_ok(cucore_graph_add_memcpy_dtoh_node(g, &k1, 1, host, p1, N * sizeof(int), &c1));
+  assert_ok(cucore_graph_add_mem_free_node(g, &c1, 1, p1, &f1));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, &f1, 1, N * sizeof(int), &p2, &al2));
+  assert_ok(cucore_graph_add_mem_alloc_node(other, NULL, 0, N * sizeof(int), &p3, &al3));
+  print_message("graph allocations: 0x%llx, after its free 0x%llx (%s), another graph's 0x%llx "
+                "(%s)\n",
+                (unsigned long long)p1, (unsigned long long)p2,
+                p2 == p1 ? "the same address" : "a new address", (unsigned long long)p3,
+                p3 == p1 || p3 == p2 ? "an address in use by the first graph" : "its own");
+  assert_ok(CUCORE_ARGS(a2, p2, v2, n));
+  assert_ok(cucore_graph_add_kernel_node(g, &al2, 1, k, &c, a2, &k2));
+  assert_ok(cucore_graph_add_memcpy_dtoh_node(g, &k2, 1, host + N, p2, N * sizeof(int), &c2));
+  assert_ok(cucore_graph_add_mem_free_node(g, &c2, 1, p2, &f2));
+  cucore_graph_exec *x = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &x));
+  assert_ok(cucore_graph_launch(x, s));
+  assert_ok(cucore_stream_synchronize(s));
+  check_host(host, 1, "the first allocation");
+  check_host(host + N, 2, "the allocation after its free");
+  assert_ok(cucore_graph_exec_destroy(x));
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_graph_destroy(other));
+  assert_ok(cucore_args_destroy(a1));
+  assert_ok(cucore_args_destroy(a2));
+  assert_ok(cucore_host_free(dev, host));
+  assert_ok(cucore_mem_set_checks(0));
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(alloc_kernel_copy_free),
       cmocka_unit_test(kernel_node_checked_against_allocation),
       cmocka_unit_test(kernel_node_pointer_past_the_end_refused),
+      cmocka_unit_test(allocations_after_a_free_may_share_an_address),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,9 @@
  * Growing past the reservation (a range reserved right after it) is tried too: in place, or
  * refused saying so. Wrong access flags are refused with a message. Physical memory exported
  * as a file descriptor is imported by a child process (fork + exec: a fresh process), which
- * reads what the parent wrote. */
+ * reads what the parent wrote. With two GPUs, memory of device 0 mapped for both is written by a
+ * kernel on device 1 (strict pointer checks on) and read back on device 0, then made read-only
+ * for device 1, which still reads it. */
 #include "gpu_child.h"
 #include "gpu_support.h"
 
@@ -202,6 +204,83 @@ static void exported_to_another_process(void **state) {
   assert_ok(cucore_vmm_release(m));
 }
 
+static const char fill_src[] =
+    "extern \"C\" __global__ void fill(unsigned *p, unsigned seed, unsigned long long n) {\n"
+    "  unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;\n"
+    "  if (i < n) p[i] = (unsigned)(i * 2654435761u) ^ seed; }\n";
+
+/* Device 1's kernel writes device 0's memory (READWRITE for both), device 0 reads it back. */
+static void written_by_a_second_gpu(cucore_device *d1, cucore_devptr p, size_t bytes) {
+  cucore_stream *s1 = NULL;
+  cucore_args *a = NULL;
+  cucore_object *obj = gpu_compile(fill_src, CUCORE_CODE_CUBIN, NULL, NULL);
+  cucore_kernel *k = gpu_kernel(obj, "fill");
+  assert_ok(cucore_stream_create(d1, CUCORE_STREAM_NON_BLOCKING, 0, &s1));
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_mem_set_checks(CUCORE_MEM_CHECK_KERNEL_POINTERS));
+  unsigned long long n = bytes / 4;
+  assert_ok(cucore_args_set_ptr(a, 0, p));
+  assert_ok(cucore_args_set_u32(a, 1, 1234));
+  assert_ok(cucore_args_set_u64(a, 2, n));
+  cucore_launch_config c = {{(unsigned)((n + 255) / 256), 1, 1}, {256, 1, 1}, 0, s1, 0, {{0}}};
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_stream_synchronize(s1));
+  assert_ok(cucore_mem_set_checks(0));
+  uint32_t *got = malloc(bytes), *want = malloc(bytes);
+  assert_non_null(got);
+  assert_non_null(want);
+  pattern(want, n, 1234);
+  assert_ok(cucore_memcpy_dtoh(dev, got, p, bytes, NULL));
+  assert_memory_equal(got, want, bytes);
+  memset(got, 0, bytes);
+  assert_ok(cucore_memcpy_dtoh(d1, got, p, bytes, NULL));
+  assert_memory_equal(got, want, bytes);
+  free(got);
+  free(want);
+  assert_ok(cucore_args_destroy(a));
+  assert_ok(cucore_kernel_destroy(k));
+  assert_ok(cucore_object_destroy(obj));
+  assert_ok(cucore_stream_destroy(s1));
+}
+
+static void mapped_for_two_gpus(void **state) {
+  (void)state;
+  int count = 0;
+  assert_ok(cucore_device_get_count(&count));
+  if (count < 2) {
+    print_message("skipped: %d GPU (two are needed)\n", count);
+    skip();
+  }
+  cucore_device *d1 = NULL;
+  assert_ok(cucore_device_open(1, &d1));
+  size_t g = 0, bytes = 0;
+  assert_ok(cucore_vmm_get_granularity(dev, 0, &g, NULL));
+  bytes = ((size_t)64 << 20) / g * g + g;
+  cucore_vmm_memory *m = NULL;
+  cucore_devptr p = 0;
+  assert_ok(cucore_vmm_create(dev, bytes, 0, &m));
+  assert_ok(cucore_vmm_reserve(dev, bytes, 0, 0, &p));
+  assert_ok(cucore_vmm_map(p, m, 0, bytes));
+  cucore_device *both[2] = {dev, d1};
+  cucore_status st = cucore_vmm_set_access(p, bytes, both, 2, CUCORE_VMM_ACCESS_READWRITE);
+  print_message("access for devices 0 and 1: %s %s\n", cucore_status_name(st),
+                st == CUCORE_OK ? "" : cucore_last_error());
+  assert_ok(st);
+  written_by_a_second_gpu(d1, p, bytes);
+  assert_ok(cucore_vmm_set_access(p, bytes, &d1, 1, CUCORE_VMM_ACCESS_READ));
+  uint32_t first = 0, want = 0;
+  pattern(&want, 1, 1234);
+  assert_ok(cucore_memcpy_dtoh(d1, &first, p, sizeof first, NULL));
+  assert_int_equal(first, want);
+  print_message("%zu MiB of device 0 written by a kernel on device 1 and read back on both; "
+                "read-only for device 1 then, still read there\n",
+                bytes >> 20);
+  assert_ok(cucore_vmm_unmap(p, bytes));
+  assert_ok(cucore_vmm_unreserve(dev, p, bytes));
+  assert_ok(cucore_vmm_release(m));
+  assert_ok(cucore_device_close(d1));
+}
+
 static int setup(void **state) {
   (void)state;
   return cucore_device_open(0, &dev) == CUCORE_OK ? 0 : -1;
@@ -217,6 +296,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(grows_1_to_4_gib_in_place),
                                      cmocka_unit_test(grows_past_its_reservation),
                                      cmocka_unit_test(wrong_access_flags_are_refused),
+                                     cmocka_unit_test(mapped_for_two_gpus),
                                      cmocka_unit_test(exported_to_another_process)};
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,22 @@
+/* compare.h -- two device buffers compared on the device (the tune's verification): a kernel
+ * compiled once per tune (NVRTC through the compile cache), run on the tune's stream; only the
+ * offset of the first differing byte comes back (8 bytes instead of the whole output).
+ * Private to src/tune. */
+#ifndef CUCORE_TUNE_COMPARE_H
+#define CUCORE_TUNE_COMPARE_H
+
+#include "tune/space.h"
+
+typedef struct cc_tune_cmp cc_tune_cmp;
+
+/* The comparison kernel for `dev`, compiled (or found in the compile cache) and loaded. */
+cucore_status cc_tune_cmp_create(cucore_device *dev, cc_tune_cmp **out);
+/* NULL is a no-op. */
+void cc_tune_cmp_destroy(cc_tune_cmp *c);
+/* *first = the offset of the first byte where [a, a + bytes) and [b, b + bytes) differ, or
+ * `bytes` when they are equal; waits for `s`. CUCORE_NOT_SUPPORTED when the kernel did not run
+ * (a driver that runs no kernels, as the tests' fake): compare on the host then. */
+cucore_status cc_tune_cmp_run(cc_tune_cmp *c, cucore_stream *s, cucore_devptr a, cucore_devptr b,
+                              size_t bytes, size_t *first);
+
+#endif
