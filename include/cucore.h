@@ -4479,7 +4479,9 @@ CUCORE_API cucore_status cucore_checkpoint_lock(int pid, unsigned timeout_ms);
 /** Checkpoints locked process `pid`: its GPU memory to the host, its GPU resources released. */
 CUCORE_API cucore_status cucore_checkpoint_process(int pid);
 /** Restores checkpointed process `pid` (it is then locked). `count` pairs (0: none, the same
- * GPUs) remap GPUs; when given, they must name every GPU it used.
+ * GPUs) remap GPUs; when given, they must name every GPU checkpointed with it, which is every
+ * GPU visible to it, not only those it used (two H200s: a pair for device 0 alone is refused
+ * with CUDA_ERROR_INVALID_VALUE for a process that used device 0 only).
  * @retval CUCORE_INVALID_ARGUMENT a UUID that is not one, an old GPU named twice, `pairs`
  *         NULL with `count` > 0, more than 64 pairs. */
 CUCORE_API cucore_status cucore_checkpoint_restore(int pid, const cucore_checkpoint_gpu_pair *pairs,

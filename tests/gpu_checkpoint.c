@@ -3,9 +3,12 @@
  * A child process (fork + exec: a fresh process) fills 256 MiB of device memory with a
  * pattern, says so, and blocks on its socket. The parent locks it, checkpoints it (its GPU
  * memory moves to the host), restores it, unlocks it, checking the state after each step; a
- * second round restores with a GPU UUID remap onto the same GPU. Then the child reads its
- * memory back: every word must be intact. A driver or system that cannot checkpoint (older
- * than 12.8, or refused: containers, no persistence) skips with the reason.
+ * second round restores with a GPU UUID remap of every GPU onto itself (the pairs must list
+ * every checkpointed GPU: on a 2-GPU machine the driver refuses a list of device 0 alone with
+ * CUDA_ERROR_INVALID_VALUE, measured on two H200s, though the child used only device 0).
+ * Then the child reads its memory back: every word must be intact. A driver or system that
+ * cannot checkpoint (older than 12.8, or refused: containers, no persistence) skips with the
+ * reason.
  *
  * The lock's time-out: a second child launches a kernel that spins for SPIN_NS on the GPU and
  * waits for it. A lock with a 200 ms time-out cannot take a process whose work runs that long:
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +108,20 @@ static int spin_child_main(int sock) {
   return msg[0] != '\0';
 }
 
+/* The child of the running test: killed by the teardown when an assertion left it waiting
+ * (locked or checkpointed, it would wait for ever and hold the test's output open). */
+static pid_t child_pid = -1;
+
+static int kill_child(void **state) {
+  (void)state;
+  if (child_pid > 0) {
+    kill(child_pid, SIGKILL);
+    waitpid(child_pid, NULL, 0);
+  }
+  child_pid = -1;
+  return 0;
+}
+
 static void expect_state(int pid, cucore_process_state want) {
   cucore_process_state s = CUCORE_PROCESS_FAILED;
   assert_ok(cucore_checkpoint_get_state(pid, &s));
@@ -159,22 +177,32 @@ static void a_child_survives_checkpoint_and_restore(void **state) {
     skip();
   }
   int sock = -1;
-  pid_t pid = gpu_child_start("gpu_checkpoint", &sock);
+  pid_t pid = child_pid = gpu_child_start("gpu_checkpoint", &sock);
   char c = 0, msg[512];
-  if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
-  cucore_device_props props;
-  assert_ok(cucore_device_get_props(0, &props));
-  cucore_checkpoint_gpu_pair same;
-  snprintf(same.old_uuid, sizeof same.old_uuid, "%s", props.uuid);
-  snprintf(same.new_uuid, sizeof same.new_uuid, "GPU-%s", props.uuid);
-  int done = !sanitizer_refuses(pid) && round_trip(pid, NULL, 0) && round_trip(pid, &same, 1);
+  if (read(sock, &c, 1) != 1 || c != 'r') {
+    child_pid = -1; /* gpu_child_finish waits for it */
+    gpu_child_finish(pid, sock, msg, sizeof msg);
+  }
+  int count = 0;
+  assert_ok(cucore_device_get_count(&count));
+  cucore_checkpoint_gpu_pair same[16];
+  if (count > 16) count = 16;
+  for (int i = 0; i < count; i++) { /* every GPU onto itself, one spelt with "GPU-" */
+    cucore_device_props props;
+    assert_ok(cucore_device_get_props(i, &props));
+    snprintf(same[i].old_uuid, sizeof same[i].old_uuid, "%s", props.uuid);
+    snprintf(same[i].new_uuid, sizeof same[i].new_uuid, "GPU-%s", props.uuid);
+  }
+  int done = !sanitizer_refuses(pid) && round_trip(pid, NULL, 0) &&
+             round_trip(pid, same, (size_t)count);
   c = 'g';
   assert_int_equal(write(sock, &c, 1), 1);
+  child_pid = -1;
   gpu_child_finish(pid, sock, msg, sizeof msg);
   if (!done) skip();
   print_message("256 MiB of the child's device memory intact after 2 checkpoint/restore rounds "
-                "(the second remapped %s onto itself)\n",
-                props.uuid);
+                "(the second remapped each of the %d GPUs onto itself)\n",
+                count);
 }
 
 static double now_ms(void) {
@@ -191,10 +219,14 @@ static void a_lock_times_out_while_a_kernel_runs(void **state) {
     skip();
   }
   int sock = -1;
-  pid_t pid = gpu_child_start("gpu_checkpoint_spin", &sock);
+  pid_t pid = child_pid = gpu_child_start("gpu_checkpoint_spin", &sock);
   char c = 0, msg[512];
-  if (read(sock, &c, 1) != 1 || c != 'r') gpu_child_finish(pid, sock, msg, sizeof msg);
+  if (read(sock, &c, 1) != 1 || c != 'r') {
+    child_pid = -1; /* gpu_child_finish waits for it */
+    gpu_child_finish(pid, sock, msg, sizeof msg);
+  }
   if (sanitizer_refuses(pid)) {
+    child_pid = -1;
     gpu_child_finish(pid, sock, msg, sizeof msg);
     skip();
   }
@@ -211,6 +243,7 @@ static void a_lock_times_out_while_a_kernel_runs(void **state) {
   expect_state(pid, CUCORE_PROCESS_LOCKED);
   assert_ok(cucore_checkpoint_unlock(pid));
   expect_state(pid, CUCORE_PROCESS_RUNNING);
+  child_pid = -1;
   gpu_child_finish(pid, sock, msg, sizeof msg);
 }
 
@@ -218,7 +251,8 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--child") == 0)
     return strstr(argv[0], "spin") ? spin_child_main(atoi(argv[2])) : child_main(atoi(argv[2]));
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(a_child_survives_checkpoint_and_restore),
-                                     cmocka_unit_test(a_lock_times_out_while_a_kernel_runs)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_teardown(a_child_survives_checkpoint_and_restore, kill_child),
+      cmocka_unit_test_teardown(a_lock_times_out_while_a_kernel_runs, kill_child)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,13 +14,19 @@
 
 #define DEPS_ON_STACK 16
 
-/* The allocation node of `root` (bodies included) whose memory starts at `ptr`, or NULL. */
+/* The allocation node of `root` (bodies included) whose memory starts at `ptr` and is not
+ * freed yet; else the last one freed (the driver gives an address again to an allocation
+ * made after the free of the one that had it: measured on the H200, two nodes of one graph
+ * may share an address); NULL when none. */
 static cucore_graph_node *alloc_node_of(const cucore_graph *root, uint64_t ptr) {
+  cucore_graph_node *freed = NULL;
   for (int i = 0; i < root->node_count; i++) {
     cucore_graph_node *n = root->nodes[i];
-    if (n->type == CUCORE_GRAPH_NODE_MEM_ALLOC && n->mem_ptr == ptr) return n;
+    if (n->type != CUCORE_GRAPH_NODE_MEM_ALLOC || n->mem_ptr != ptr) continue;
+    if (!n->freed_by) return n;
+    freed = n;
   }
-  return NULL;
+  return freed;
 }
 
 /* Entry checks shared by both kinds of node: `out`, the graph, not a conditional body, the
