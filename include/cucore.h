@@ -5132,7 +5132,8 @@ typedef struct cucore_tune_summary {
  * launched once, verified (options->check, else against the first that ran) and timed,
  * its result appended to the store; kernel faults reset the device and the tune goes on; the
  * finalists re-timed interleaved. Failures of configurations are data in `*out` (destroy it
- * with cucore_tune_report_destroy()).
+ * with cucore_tune_report_destroy()). Callbacks run on the calling thread, but `compile`,
+ * which runs in the compile threads. Nobody else may use `space` during the call.
  * @retval CUCORE_INVALID_ARGUMENT a NULL pointer, a buffer or option out of range (named),
  *         buffers without a bind callback, a measured run without a kernel source.
  * @retval CUCORE_NO_DEVICE a measured run without a GPU.

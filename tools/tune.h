@@ -15,12 +15,12 @@ typedef struct tune_line {
   int dry_run, json, no_spills;
   double min_occupancy;
   long long jobs, sm_count;
-  /* measuring (tune_gpu.c, tune_check.c) */
+  /* measuring (the library's tune, tune_run.c) */
   cli_list args, expects;
   double rtol, atol, max_noise;
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
   int launch_mode; /* --launch-mode: CUCORE_TUNE_LAUNCH_* (0 auto) */
-  int cold_mode;   /* --cold: TUNE_COLD_* */
+  int cold_mode;   /* --cold: a cucore_tune_cold (its choices in the enum's order) */
   long long finalists;
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4, *plot;
@@ -29,11 +29,6 @@ typedef struct tune_line {
       compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
   double top_fraction; /* --top-fraction F (0: all) */
 } tune_line;
-
-/* --cold flush|rotate|none (the order of its choices). */
-#define TUNE_COLD_FLUSH 0
-#define TUNE_COLD_ROTATE 1
-#define TUNE_COLD_NONE 2
 
 /* How many of the best configurations the reports list: by the model's score in a dry run
  * (tune_report.c), by median once measured (tune_result.c). */

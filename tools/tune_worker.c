@@ -116,6 +116,7 @@ static int serve_one(int fd, const worker_state *w, const char *kernel, const ch
   crash_if_asked(kernel, lines);
   cucore_tune_compile_request q = {.kernel = kernel, .options = lines};
   cucore_tune_compile_result r;
+  memset(&r, 0, sizeof r);
   cucore_object *obj = NULL;
   if (cucore_tune_compile(w->source, w->source_size, w->file, w->base, &q, &r, &obj) != CUCORE_OK)
     snprintf(r.error, sizeof r.error, "compile error: %.150s", cucore_last_error());
