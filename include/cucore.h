@@ -4908,6 +4908,254 @@ typedef enum cucore_tune_match {
 CUCORE_API cucore_status cucore_tune_lookup(const char *path, const char *key, const char *problem,
                                             const char *device, char *config, size_t cap,
                                             double *median_ms, cucore_tune_match *how);
+/** Roles of a buffer of cucore_tune_run(). */
+typedef enum cucore_tune_role {
+  CUCORE_TUNE_IN = 0,   /**< read by the kernel: restored before every checked launch */
+  CUCORE_TUNE_OUT = 1,  /**< written by the kernel: zeroed (or poisoned) before, checked after */
+  CUCORE_TUNE_INOUT = 2 /**< both: restored before, checked after (an in-place kernel) */
+} cucore_tune_role;
+
+/** What a buffer's elements are, for the tolerance compares of cucore_tune_run(). */
+typedef enum cucore_tune_elem {
+  CUCORE_TUNE_ELEM_INT = 0,     /**< signed integers of 1, 2, 4 or 8 bytes */
+  CUCORE_TUNE_ELEM_UINT = 1,    /**< unsigned integers of 1, 2, 4 or 8 bytes */
+  CUCORE_TUNE_ELEM_FLOAT = 2,   /**< IEEE binary16, binary32 or binary64 (by the size) */
+  CUCORE_TUNE_ELEM_BFLOAT16 = 3 /**< bfloat16 (2 bytes) */
+} cucore_tune_elem;
+
+/** A device buffer that cucore_tune_run() makes, fills, restores and checks. */
+typedef struct cucore_tune_buffer {
+  const char *label;     /**< its name in messages ("2", "out"); NULL: its index */
+  cucore_tune_role role; /**< in, out or in-place */
+  cucore_tune_elem elem; /**< what its elements are */
+  size_t elem_size;      /**< bytes per element: 1, 2, 4 or 8 */
+  size_t count;          /**< elements */
+  const void *host;      /**< the initial contents (count x elem_size bytes, copied at the
+                              call); NULL for outputs (and zeros for inputs) */
+} cucore_tune_buffer;
+
+/** Cold-cache modes of cucore_tune_run_options::cold. */
+typedef enum cucore_tune_cold {
+  CUCORE_TUNE_COLD_FLUSH = 0,  /**< 2 x L2 written before each sample */
+  CUCORE_TUNE_COLD_ROTATE = 1, /**< the arguments cycled through copies of every buffer past
+                                    2 x L2 (the flush when that is not possible) */
+  CUCORE_TUNE_COLD_NONE = 2    /**< a hot cache: samples back to back */
+} cucore_tune_cold;
+
+/** What became of one configuration of cucore_tune_run() (cucore_tune_row::status). */
+typedef enum cucore_tune_result {
+  CUCORE_TUNE_NOT_MEASURED = 0, /**< not measured (a dry run, or it cannot run) */
+  CUCORE_TUNE_OK,               /**< verified and timed */
+  CUCORE_TUNE_WRONG_ANSWER,     /**< its outputs were wrong: never timed */
+  CUCORE_TUNE_LAUNCH_ERROR,     /**< a launch or its timing failed */
+  CUCORE_TUNE_VERIFY_ERROR,     /**< its outputs could not be read or compared */
+  CUCORE_TUNE_BIND_ERROR,       /**< its kernel or arguments could not be made */
+  CUCORE_TUNE_FAULT,            /**< the kernel faulted: the device was reset */
+  CUCORE_TUNE_DEVICE_LOST,      /**< not measured: the device did not come back after a fault */
+  CUCORE_TUNE_SKIPPED           /**< outside top_fraction of the model's order */
+} cucore_tune_result;
+
+/** The name of a result as the store keeps it ("ok", "wrong-answer", "launch-error",
+ * "verify-error", "bind-error", "fault", "device-lost", "skipped"; "" not measured; "?" for
+ * an unknown value). Never NULL. */
+CUCORE_API const char *cucore_tune_result_name(cucore_tune_result result);
+
+/** Where a cucore_tune_run() is (cucore_tune_run_options::progress). */
+typedef struct cucore_tune_progress {
+  size_t done;               /**< configurations finished (measured, stored, failed) */
+  size_t total;              /**< configurations to measure (shrinks as the model rejects) */
+  double elapsed_s;          /**< since measuring began */
+  double eta_s;              /**< an estimate of the time left (0 when done) */
+  uint64_t config;           /**< the configuration just finished (its index in the space) */
+  cucore_tune_result status; /**< and its result */
+  int finished;              /**< 1 on the last call: screening is over (finalists follow) */
+} cucore_tune_progress;
+
+/** One compile that cucore_tune_run_options::compile makes. */
+typedef struct cucore_tune_compile_request {
+  int slot;            /**< 0..jobs-1: the compile thread; jobs: the calling thread */
+  int arch;            /**< the SM architecture (90 for sm_90) */
+  const char *kernel;  /**< the kernel's name expression ("gemm<64, 32>") */
+  const char *options; /**< the configuration's compile options, one per line (-DNAME=V) */
+  double timeout_s;    /**< stop the compile after this (0: no limit) */
+} cucore_tune_compile_request;
+
+/** What one compile gave (filled by the compile callback or cucore_tune_compile()). */
+typedef struct cucore_tune_compile_result {
+  int ok;            /**< 1: compiled; cubin and symbol set */
+  const void *cubin; /**< the cubin; owned by the compiler, valid until its next call with
+                           the same slot (or the end of the run) */
+  size_t cubin_size; /**< its bytes */
+  char symbol[512];  /**< the kernel's lowered name in the cubin */
+  double ms;         /**< how long the compile took */
+  int cache_hit;     /**< 1: from the compile cache */
+  char error[200];   /**< ok 0: why ("compile error: ...", "compile timeout: ...") */
+} cucore_tune_compile_result;
+
+/** The compile of one configuration as cucore_tune_run() makes it by default: `source` (named
+ * `name` in messages) compiled with `base` (may be NULL), the arch and the request's option
+ * lines, to a cubin through the compile cache (CUCORE_OPT_* of `base` apply). A failed compile
+ * is data: out->ok 0 and out->error its first line (the call still returns CUCORE_OK).
+ * out->cubin points into `*obj` (set when ok; destroy it with cucore_object_destroy()). The
+ * timeout cannot stop a compile in this process: one that ran past it is recorded as a
+ * compile timeout. Thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL pointer, or an option line the parser refuses. */
+CUCORE_API cucore_status cucore_tune_compile(const char *source, size_t size, const char *name,
+                                             const cucore_options *base,
+                                             const cucore_tune_compile_request *request,
+                                             cucore_tune_compile_result *out, cucore_object **obj);
+
+/** The callbacks and knobs of cucore_tune_run(). Start from CUCORE_TUNE_RUN_DEFAULTS. */
+typedef struct cucore_tune_run_options {
+  int device;               /**< the device ordinal that measures (and whose arch compiles) */
+  int dry_run;              /**< 1: compile and judge only, no GPU (arch below, or the device's
+                             when there is one; without an arch nothing compiles) */
+  int arch;                 /**< the SM architecture; 0: the device's */
+  int sm_count;             /**< SMs for the model's waves; 0: the device's */
+  int jobs;                 /**< compile threads; 0: cores - 1, at least 1 (at most 256) */
+  double compile_timeout_s; /**< a compile past this is stopped / recorded (0: no limit) */
+  const char *store_path;   /**< the result store; NULL: the compile cache's tune/KEY.jsonl */
+  int fresh;                /**< 1: measure everything again (results still appended) */
+  double max_noise;         /**< sample until rel_stddev <= this (0: 0.02) */
+  int launch_mode;          /**< CUCORE_TUNE_LAUNCH_* */
+  cucore_tune_cold cold;    /**< how samples find the cache */
+  int finalists;            /**< the best N (and ties) re-timed interleaved (0: none) */
+  int model_first;          /**< 1: compile all, then measure by the model's score */
+  double top_fraction;      /**< 0..1: measure only the best-scored fraction (0: all) */
+  double min_occupancy;     /**< the model rejects below this (0..1; 0: off) */
+  int no_spills;            /**< 1: the model rejects local memory */
+  int poison;               /**< 1: outputs filled with 0xff bytes before a check, not 0 */
+  double rtol;              /**< relative tolerance of the checks; < 0: 1e-5 */
+  double atol;              /**< absolute tolerance; < 0: 1e-8 (integers compare exactly
+                                   when neither is given) */
+  const char *identity;     /**< text naming what the buffers and checks mean beyond their
+                                   contents (the store's key includes it); NULL: "" */
+  const char *source_name;  /**< the source's name in compile messages; NULL: "tune.cu" */
+  void *user;               /**< passed to every callback */
+  /** Binds one configuration's arguments: `ptrs` are the buffers' device pointers (in the
+   * order given; called again with the copies' pointers for rotated sets, and after a device
+   * reset). Required when there are buffers or without a dry run. Returns CUCORE_OK or a
+   * failure (recorded as the configuration's bind-error with cucore_last_error()). */
+  cucore_status (*bind)(void *user, cucore_object *obj, const char *symbol,
+                        const cucore_devptr *ptrs, cucore_args *args);
+  /** Optional: checks a configuration's results instead of the comparison with the first
+   * configuration that ran. `host[i]` holds buffer i after the launch (inputs as given).
+   * Returns 0 right, 1 wrong (`detail` (cap bytes) says why, *max_abs and *max_rel the largest
+   * errors), -1 when it could not check. */
+  int (*check)(void *user, const void *const *host, char *detail, size_t cap, double *max_abs,
+               double *max_rel);
+  /** Optional: after each measured configuration, on the calling thread. */
+  void (*progress)(void *user, const cucore_tune_progress *progress);
+  /** Optional: compiles one configuration (called from `jobs` threads at once, each with its
+   * own slot). Returns 0 compiled, -1 not (out->error says why). Called once more per thread
+   * with request->kernel NULL when its slot is done (let go of what it holds; `out` unused).
+   * NULL: cucore_tune_compile() in library threads. */
+  int (*compile)(void *user, const cucore_tune_compile_request *request,
+                 cucore_tune_compile_result *out);
+  /** Optional: a note worth telling (no NVML, rotation not possible, a device reset). */
+  void (*note)(void *user, const char *text);
+} cucore_tune_run_options;
+
+/** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the flush, the
+ * automatic launch mode, default tolerances, no callbacks. */
+#define CUCORE_TUNE_RUN_DEFAULTS                                                                   \
+  {                                                                                                \
+    0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_FLUSH, 5, 0, 0.0, \
+        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL                      \
+  }
+
+/** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
+ * thread at a time. */
+typedef struct cucore_tune_report cucore_tune_report;
+
+/** One configuration past the restrictions, as cucore_tune_run() left it. */
+typedef struct cucore_tune_row {
+  cucore_tune_config config; /**< the configuration, its launch and verdict */
+  cucore_tune_model model;   /**< the occupancy model's numbers (compiled ones) */
+  int compiled;              /**< 1: the model ran on its cubin */
+  int registers;             /**< per thread */
+  int static_shared;         /**< bytes per block */
+  int local_bytes;           /**< per thread */
+  double compile_ms;         /**< its compile's time */
+  int cache_hit;             /**< 1: its compile came from the cache */
+  char error[200];           /**< its compile's failure, first line ("": none) */
+  cucore_tune_result status; /**< what the measuring made of it */
+  char detail[200];          /**< why (a mismatch, an error, "from the store") */
+  int resumed;               /**< 1: the result came from the store */
+  cucore_tune_stats stats;   /**< its times (a finalist's: of its round medians) */
+  int batch;                 /**< launches per sample */
+  int mode;                  /**< the CUCORE_TUNE_LAUNCH_* it was timed with */
+  int sm_clock_mhz;          /**< the median SM clock of its samples; -1 not observed */
+  int throttled;             /**< samples discarded: the clocks were held down */
+  int has_error;             /**< 1: a mismatch, with the largest errors below */
+  double max_abs_err;        /**< the largest absolute error */
+  double max_rel_err;        /**< the largest relative error */
+  int finalist;              /**< 1: re-timed interleaved */
+} cucore_tune_row;
+
+/** Everything a report holds besides its rows. */
+typedef struct cucore_tune_summary {
+  cucore_tune_counts counts; /**< raw -> restrictions -> valid launches -> distinct compiles */
+  cucore_arch_limits limits; /**< the arch compiled for (arch 0: none, nothing compiled) */
+  int jobs;                  /**< compile threads */
+  size_t rows;               /**< configurations past the restrictions */
+  size_t compiles;           /**< compiles made (not the ones all from the store) */
+  size_t compile_failures;   /**< of them, failed */
+  size_t cache_hits;         /**< of them, from the compile cache */
+  size_t model_rejected;     /**< configurations the model rejected */
+  size_t measured;           /**< verified and timed in this run */
+  size_t resumed;            /**< taken from the store */
+  size_t wrong;              /**< wrong answers */
+  size_t failed;             /**< launch, verify, bind errors, faults, device lost */
+  size_t skipped;            /**< outside top_fraction */
+  size_t faults;             /**< rows that faulted */
+  unsigned resets;           /**< device resets after faults */
+  int lost;                  /**< 1: the device did not come back after a reset */
+  int have_best;             /**< 1: a configuration ran and verified */
+  size_t best;               /**< the row that won (have_best) */
+  size_t ties;               /**< rows that tie with it within noise */
+  double compile_wall_ms;    /**< from the first compile to the last */
+  double gpu_ms;             /**< timing on the GPU */
+  double verify_ms;          /**< resets, checked launches, verification */
+  double wait_ms;            /**< the GPU thread waiting for compiles */
+  double model_agreement;    /**< Spearman's rank correlation of the model's score and the
+                                   measured median (1: as measured); NaN under 3 rows */
+  size_t model_agreement_n;  /**< the verified, compiled rows it is over */
+  const char *store_path;    /**< the store ("" in a dry run); the report's */
+  size_t store_records;      /**< records of this tune in it */
+  const char *key;           /**< the tune's key (64 hex digits; "" in a dry run) */
+} cucore_tune_summary;
+
+/** Runs a tune: every configuration of `space` past the restrictions checked against the
+ * arch's limits (the space's limits are set), each distinct compile made (in `jobs` threads,
+ * or by options->compile) with `compile_options` (may be NULL; copied) and judged by the
+ * occupancy model; then, unless a dry run, on the device: `buffers` (copied) made once,
+ * each runnable configuration taken from the store when measured before, else reset,
+ * launched once, verified (options->check, else against the first that ran) and timed,
+ * its result appended to the store; kernel faults reset the device and the tune goes on; the
+ * finalists re-timed interleaved. Failures of configurations are data in `*out` (destroy it
+ * with cucore_tune_report_destroy()). Callbacks run on the calling thread, but `compile`,
+ * which runs in the compile threads. Nobody else may use `space` during the call.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL pointer, a buffer or option out of range (named),
+ *         buffers without a bind callback, a measured run without a kernel source.
+ * @retval CUCORE_NO_DEVICE a measured run without a GPU.
+ * @retval CUCORE_IO_ERROR the store cannot be opened. */
+CUCORE_API cucore_status cucore_tune_run(cucore_tune_space *space,
+                                         const cucore_options *compile_options,
+                                         const cucore_tune_buffer *buffers, size_t nbuffers,
+                                         const cucore_tune_run_options *options,
+                                         cucore_tune_report **out);
+/** Frees a report; NULL is a no-op.
+ * @retval CUCORE_MISUSE `report` was destroyed already. */
+CUCORE_API cucore_status cucore_tune_report_destroy(cucore_tune_report *report);
+/** Everything but the rows into `*out`; its strings stay the report's.
+ * @retval CUCORE_INVALID_ARGUMENT `report` or `out` NULL. */
+CUCORE_API cucore_status cucore_tune_report_get_summary(const cucore_tune_report *report,
+                                                        cucore_tune_summary *out);
+/** Row `i` (0..summary.rows-1, in configuration order) into `*out`.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` past the rows (named with the count). */
+CUCORE_API cucore_status cucore_tune_report_get_row(const cucore_tune_report *report, size_t i,
+                                                    cucore_tune_row *out);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
 

@@ -1,8 +1,9 @@
 /* cmd_tune.c -- `cucore tune`: the search space from --param/--restrict or a Kernel Tuner
  * JSON file, checked before the GPU (restrictions, launch expressions, the arch's limits),
  * every distinct compile made in parallel and judged by the occupancy model; then (without
- * --dry-run) each configuration verified and timed on the GPU (tune_gpu.c), the results kept
- * in a crash-safe store, the finalists re-timed interleaved (tune_final.c). */
+ * --dry-run) each configuration verified and timed on the GPU, the results kept in a
+ * crash-safe store, the finalists re-timed interleaved: all of it the library's tune
+ * (cucore_tune_run), with the command's callbacks (tune_run.c). */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,8 +297,6 @@ static int build_space(tune_ctx *c) {
     size_t size = 0;
     int rc = cli_read_file("tune", l->space, &json, &size);
     if (rc) return rc;
-    cucore_tune_key_fields digest = {.source = json, .source_size = size};
-    cucore_tune_key(&digest, c->space_digest);
     st = cucore_tune_space_from_json(json, size, &c->space);
     free(json);
     if (st != CUCORE_OK) return space_fail(l->space, st);
@@ -316,43 +315,6 @@ static int build_space(tune_ctx *c) {
     return cli_usage("tune", "--kernel: %s", cucore_last_error());
   st = cucore_tune_space_set_source(c->space, c->source, c->source_size);
   return st == CUCORE_OK ? 0 : space_fail(l->file, st);
-}
-
-/* The arch and its limits: --arch, else device 0's (with its SM count). */
-static int find_arch(tune_ctx *c) {
-  const char *text = cli_source_arch(c->src);
-  int ndev = 0;
-  cucore_device_props props;
-  int gpu = cucore_device_get_count(&ndev) == CUCORE_OK && ndev > 0 &&
-            cucore_device_get_props(0, &props) == CUCORE_OK;
-  if (text)
-    c->arch = atoi(strchr(text, '_') ? strchr(text, '_') + 1 : text);
-  else if (gpu)
-    c->arch = props.arch;
-  if (!c->arch) return 0;
-  cucore_status st = gpu && props.arch == c->arch
-                         ? cucore_arch_limits_from_device(&props, &c->limits)
-                         : cucore_arch_get_limits(c->arch, &c->limits);
-  if (st != CUCORE_OK) return cli_fail("tune", text ? text : "the GPU's arch", st);
-  if (c->line->sm_count) c->limits.sm_count = (int)c->line->sm_count;
-  cucore_tune_space_set_limits(c->space, &c->limits);
-  return 0;
-}
-
-/* Every configuration past the restrictions, checked. */
-static int collect_rows(tune_ctx *c) {
-  cucore_status st = cucore_tune_space_count(c->space, &c->counts);
-  if (st != CUCORE_OK) return space_fail("the space", st);
-  uint64_t keep = c->counts.raw - c->counts.restricted;
-  c->rows = calloc(keep ? keep : 1, sizeof *c->rows);
-  if (!c->rows) return space_fail("the space", CUCORE_HOST_OUT_OF_MEMORY);
-  for (uint64_t i = 0; i < c->counts.raw; i++) {
-    tune_row r;
-    memset(&r, 0, sizeof r);
-    cucore_tune_space_get_config(c->space, i, &r.cfg);
-    if (r.cfg.verdict != CUCORE_TUNE_RESTRICTED && c->nrows < keep) c->rows[c->nrows++] = r;
-  }
-  return 0;
 }
 
 static int check_line(const tune_line *l) {
@@ -422,22 +384,17 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc) rc = build_space(c);
   if (!rc) rc = take_space_checks(c);
   if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
-  if (!rc) rc = find_arch(c);
-  if (!rc) rc = collect_rows(c);
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  c->jobs = c->line->jobs ? (int)c->line->jobs : cores > 2 ? (int)cores - 1 : 1;
-  if (!rc && c->arch && c->line->dry_run) rc = tune_compile_all(c);
-  if (!rc && !c->line->dry_run) rc = tune_measure_all(c);
+  if (!rc) rc = tune_run(c);
   if (rc) return rc;
   tune_report(c);
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
   if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
   if (c->line->plot && (rc = tune_write_plot(c, c->line->plot))) return rc;
-  if (!c->line->dry_run) return c->have_best ? 0 : CLI_EXIT_FAILURE;
+  if (!c->line->dry_run) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE;
   size_t ok = 0;
   for (size_t i = 0; i < c->nrows; i++)
-    ok += c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
+    ok += c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
   return ok ? 0 : CLI_EXIT_FAILURE;
 }
 
@@ -455,6 +412,7 @@ int cmd_tune(int argc, char **argv) {
   int rc = tune_body(&c, argc, argv);
   rc = cli_close_stdout("tune", rc);
   cucore_tune_space_destroy(c.space);
+  cucore_tune_report_destroy(c.report);
   free(c.rows);
   free(c.source);
   free(line.params.v);

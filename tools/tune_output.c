@@ -1,7 +1,7 @@
 /* tune_output.c -- what `cucore tune` writes besides its report: --csv (one row per
  * configuration past the restrictions), --emit-header (the best configuration as #defines,
  * Kernel Tuner's create_device_targets layout: a block for this GPU and the same as the
- * default), and the rank correlation between the model's score and the measured time. */
+ * default), and --t4 (TuningSchema T4 JSON). */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -33,9 +33,9 @@ static void csv_header(const tune_ctx *c, FILE *f) {
         f);
 }
 
-static void csv_row(const tune_ctx *c, FILE *f, const tune_row *r) {
+static void csv_row(const tune_ctx *c, FILE *f, const cucore_tune_row *r) {
   char params[1024];
-  const cucore_tune_config *g = &r->cfg;
+  const cucore_tune_config *g = &r->config;
   cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_PARAMS, params,
                                     sizeof params, NULL);
   fprintf(f, "%llu", (unsigned long long)g->index);
@@ -49,12 +49,12 @@ static void csv_row(const tune_ctx *c, FILE *f, const tune_row *r) {
             r->model.waves, r->model.score, r->compile_ms);
   else
     fputs(",,,,,", f);
-  if (r->status[0])
-    fprintf(f, ",%s,%.6g,%.6g,%.6g,%.4g,%zu,", r->status, r->stats.median, r->stats.p20,
-            r->stats.p80, r->stats.rel_stddev, r->stats.n);
+  if (r->status != CUCORE_TUNE_NOT_MEASURED)
+    fprintf(f, ",%s,%.6g,%.6g,%.6g,%.4g,%zu,", cucore_tune_result_name(r->status), r->stats.median,
+            r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n);
   else
     fputs(",,,,,,,", f);
-  csv_text(f, r->error[0] ? r->error : r->detail[0] ? r->detail : r->cfg.reason);
+  csv_text(f, r->error[0] ? r->error : r->detail[0] ? r->detail : r->config.reason);
   fputc('\n', f);
 }
 
@@ -66,11 +66,11 @@ int tune_write_csv(const tune_ctx *c, const char *path) {
   return cli_out_close(&o, 1);
 }
 
-static void header_block(const tune_ctx *c, FILE *f, const tune_row *b) {
+static void header_block(const tune_ctx *c, FILE *f, const cucore_tune_row *b) {
   size_t n = 0;
   cucore_tune_space_get_param_count(c->space, &n);
   char params[1024];
-  cucore_tune_space_get_config_text(c->space, b->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+  cucore_tune_space_get_config_text(c->space, b->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
                                     sizeof params, NULL);
   for (char *p = strtok(params, " "); p; p = strtok(NULL, " ")) {
     char *eq = strchr(p, '=');
@@ -80,7 +80,7 @@ static void header_block(const tune_ctx *c, FILE *f, const tune_row *b) {
 }
 
 int tune_write_header(const tune_ctx *c, const char *path) {
-  if (!c->have_best) {
+  if (!c->sum.have_best) {
     fprintf(stderr,
             "cucore tune: --emit-header %s: no configuration verified; nothing "
             "written\n",
@@ -94,15 +94,15 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   for (const char *s = p.name; *s && k + 1 < sizeof target; s++)
     target[k++] = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
   target[k] = 0;
-  const tune_row *b = &c->rows[c->best];
+  const cucore_tune_row *b = &c->rows[c->sum.best];
   cli_outfile o;
   if (cli_out_open(&o, "tune", "--emit-header", path)) return CLI_EXIT_FAILURE;
   fprintf(o.f,
           "/* The best configuration of %s (%s) found by cucore tune: %.4f ms on %s,\n"
           " * grid %u,%u,%u block %u,%u,%u smem %llu. Define TARGET_%s for this GPU. */\n",
-          c->line->kernel, c->line->file, b->stats.median, p.name, b->cfg.grid[0], b->cfg.grid[1],
-          b->cfg.grid[2], b->cfg.block[0], b->cfg.block[1], b->cfg.block[2],
-          (unsigned long long)b->cfg.smem, target);
+          c->line->kernel, c->line->file, b->stats.median, p.name, b->config.grid[0],
+          b->config.grid[1], b->config.grid[2], b->config.block[0], b->config.block[1],
+          b->config.block[2], (unsigned long long)b->config.smem, target);
   fprintf(o.f, "#ifdef TARGET_%s\n", target);
   header_block(c, o.f, b);
   fprintf(o.f, "#else /* default: the same */\n");
@@ -111,71 +111,19 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   return cli_out_close(&o, 1);
 }
 
-static const double *g_key; /* for by_key (qsort has no context in C11) */
-
-static int by_key(const void *a, const void *b) {
-  double x = g_key[*(const size_t *)a], y = g_key[*(const size_t *)b];
-  return x < y ? -1 : x > y;
-}
-
-/* Ranks of v[0..n) (average ranks for ties) into rank. */
-static void ranks(const double *v, size_t n, size_t *idx, double *rank) {
-  for (size_t i = 0; i < n; i++) idx[i] = i;
-  g_key = v;
-  qsort(idx, n, sizeof *idx, by_key);
-  for (size_t i = 0; i < n;) {
-    size_t j = i;
-    while (j + 1 < n && v[idx[j + 1]] == v[idx[i]]) j++;
-    for (size_t k = i; k <= j; k++) rank[idx[k]] = (double)(i + j) / 2;
-    i = j + 1;
-  }
-}
-
-static double pearson(const double *a, const double *b, size_t n) {
-  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; i++) ma += a[i] / (double)n, mb += b[i] / (double)n;
-  for (size_t i = 0; i < n; i++) {
-    sab += (a[i] - ma) * (b[i] - mb);
-    saa += (a[i] - ma) * (a[i] - ma);
-    sbb += (b[i] - mb) * (b[i] - mb);
-  }
-  return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
-}
-
-double tune_model_agreement(const tune_ctx *c, size_t *count) {
-  size_t n = 0, m = c->nrows ? c->nrows : 1;
-  double *score = calloc(m, sizeof *score), *time = calloc(m, sizeof *time);
-  double *rs = calloc(m, sizeof *rs), *rt = calloc(m, sizeof *rt);
-  size_t *idx = calloc(m, sizeof *idx);
-  double r = NAN;
-  for (size_t i = 0; score && time && i < c->nrows; i++)
-    if (c->rows[i].compiled && strcmp(c->rows[i].status, "ok") == 0) {
-      score[n] = -c->rows[i].model.score; /* a high score should mean a short time */
-      time[n++] = c->rows[i].stats.median;
-    }
-  if (n >= 3 && rs && rt && idx) {
-    ranks(score, n, idx, rs);
-    ranks(time, n, idx, rt);
-    r = pearson(rs, rt, n);
-  }
-  free(score), free(time), free(rs), free(rt), free(idx);
-  *count = n;
-  return r;
-}
-
 /* TuningSchema's T4 "invalidity" of a row. */
-static const char *t4_invalidity(const tune_row *r) {
+static const char *t4_invalidity(const cucore_tune_row *r) {
   if (r->error[0]) return "compile";
-  if (r->cfg.verdict != CUCORE_TUNE_RUNNABLE) return "constraints";
-  if (!r->status[0] || strcmp(r->status, "ok") == 0) return "correct";
-  return strcmp(r->status, "wrong-answer") == 0 ? "correctness" : "runtime";
+  if (r->config.verdict != CUCORE_TUNE_RUNNABLE) return "constraints";
+  if (r->status == CUCORE_TUNE_NOT_MEASURED || r->status == CUCORE_TUNE_OK) return "correct";
+  return r->status == CUCORE_TUNE_WRONG_ANSWER ? "correctness" : "runtime";
 }
 
-static void t4_row(const tune_ctx *c, json_out *j, const tune_row *r) {
+static void t4_row(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
   char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, params,
                                     sizeof params, NULL);
-  int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status[0];
+  int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status != CUCORE_TUNE_NOT_MEASURED;
   json_begin_object(j, NULL);
   json_number_text(j, "configuration", params);
   json_begin_array(j, "objectives");

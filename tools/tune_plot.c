@@ -19,9 +19,9 @@ typedef struct panel {
 } panel;
 
 /* Value `i` of parameter `p` of row r as a number; NAN for text. */
-static double param_value(const tune_ctx *c, const tune_row *r, size_t p) {
+static double param_value(const tune_ctx *c, const cucore_tune_row *r, size_t p) {
   char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
                                     sizeof params, NULL);
   char *tok = params, *save = NULL;
   for (size_t i = 0; (tok = strtok_r(i ? NULL : params, " ", &save)) != NULL; i++)
@@ -69,10 +69,10 @@ static void fill(const tune_ctx *c, const size_t *rows, size_t n, size_t k, size
   p->n = 0;
   p->hi = (size_t)-1;
   for (size_t i = 0; i < n; i++) {
-    const tune_row *r = &c->rows[rows[i]];
+    const cucore_tune_row *r = &c->rows[rows[i]];
     double x = k < nparams ? param_value(c, r, k) : r->model.occupancy;
     if (isnan(x)) continue;
-    if (c->have_best && rows[i] == c->best) p->hi = p->n;
+    if (c->sum.have_best && rows[i] == c->sum.best) p->hi = p->n;
     p->x[p->n] = x;
     p->y[p->n++] = r->stats.median;
   }
@@ -87,7 +87,7 @@ int tune_write_plot(const tune_ctx *c, const char *path) {
   p.x = calloc(c->nrows + 1, sizeof *p.x), p.y = calloc(c->nrows + 1, sizeof *p.y);
   if (!rows || !p.x || !p.y) return free(rows), free(p.x), free(p.y), CLI_EXIT_FAILURE;
   for (size_t i = 0; i < c->nrows; i++)
-    if (strcmp(c->rows[i].status, "ok") == 0) rows[n++] = i;
+    if (c->rows[i].status == CUCORE_TUNE_OK) rows[n++] = i;
   cli_outfile o;
   int rc = cli_out_open(&o, "tune", "--plot", path);
   if (!rc) {

@@ -21,22 +21,22 @@ static void launch_only_names(const tune_ctx *c, char *buf, size_t cap) {
 }
 
 static void header(const tune_ctx *c) {
-  const cucore_tune_counts *k = &c->counts;
+  const cucore_tune_counts *k = &c->sum.counts;
   char lo[256];
   launch_only_names(c, lo, sizeof lo);
   printf("cucore tune: %s, kernel %s, %s", c->line->file, c->line->kernel,
-         c->arch ? c->limits.name : "no arch (give --arch sm_XX to compile)");
-  if (c->arch && c->limits.sm_count) printf(" with %d SMs", c->limits.sm_count);
+         c->sum.limits.arch ? c->sum.limits.name : "no arch (give --arch sm_XX to compile)");
+  if (c->sum.limits.arch && c->sum.limits.sm_count) printf(" with %d SMs", c->sum.limits.sm_count);
   printf("\nspace: %llu raw -> %llu after restrictions -> %llu with a valid launch within the "
          "limits -> %llu distinct compiles%s%s%s\n",
          (unsigned long long)k->raw, (unsigned long long)k->after_restrictions,
          (unsigned long long)k->runnable, (unsigned long long)k->compiles,
          lo[0] ? " (launch-only: " : "", lo, lo[0] ? ")" : "");
-  if (!c->arch) return;
-  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n", c->compiles,
-         c->jobs, c->jobs == 1 ? "" : "s", c->compile_wall_ms / 1000, c->cache_hits,
-         c->compile_failures);
-  printf("model: %zu rejected by the occupancy model\n", c->model_rejected);
+  if (!c->sum.limits.arch) return;
+  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n",
+         c->sum.compiles, c->sum.jobs, c->sum.jobs == 1 ? "" : "s", c->sum.compile_wall_ms / 1000,
+         c->sum.cache_hits, c->sum.compile_failures);
+  printf("model: %zu rejected by the occupancy model\n", c->sum.model_rejected);
 }
 
 static const char *const mode_names[] = {"auto", "single", "batch", "graph"};
@@ -44,17 +44,18 @@ static const char *const mode_names[] = {"auto", "single", "batch", "graph"};
 static const char *mode_name(int mode) { return mode >= 1 && mode <= 3 ? mode_names[mode] : "-"; }
 
 /* "| 0.0123 ms +-1.0% n=20 graph x50 @1755 MHz (2 throttled) | ok": a row's measurement. */
-static void measured_text(const tune_row *r) {
+static void measured_text(const cucore_tune_row *r) {
   printf(" | %.4f ms +-%.1f%% n=%zu", r->stats.median, 100 * r->stats.rel_stddev, r->stats.n);
   if (r->mode) printf(" %s x%d", mode_name(r->mode), r->batch);
   if (r->sm_clock_mhz > 0) printf(" @%d MHz", r->sm_clock_mhz);
   if (r->throttled) printf(" (%d throttled dropped)", r->throttled);
-  printf("%s%s | %s", r->finalist ? " (finalist)" : "", r->resumed ? " (stored)" : "", r->status);
+  printf("%s%s | %s", r->finalist ? " (finalist)" : "", r->resumed ? " (stored)" : "",
+         cucore_tune_result_name(r->status));
   if (r->has_error) printf(" (max abs error %g, max rel error %g)", r->max_abs_err, r->max_rel_err);
   printf("%s%s\n", r->detail[0] ? ": " : "", r->detail);
 }
 
-static void measured_json(json_out *j, const tune_row *r) {
+static void measured_json(json_out *j, const cucore_tune_row *r) {
   json_str(j, "launch_mode", r->mode ? mode_name(r->mode) : NULL);
   if (r->sm_clock_mhz > 0)
     json_int(j, "sm_clock_mhz", r->sm_clock_mhz);
@@ -67,21 +68,21 @@ static void measured_json(json_out *j, const tune_row *r) {
   }
 }
 
-static void row_text(const tune_ctx *c, const tune_row *r) {
+static void row_text(const tune_ctx *c, const cucore_tune_row *r) {
   char params[512];
-  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
                                     sizeof params, NULL);
-  const cucore_tune_config *g = &r->cfg;
+  const cucore_tune_config *g = &r->config;
   printf("[%5llu/%llu] %s | grid %u,%u,%u block %u,%u,%u smem %llu", (unsigned long long)g->index,
-         (unsigned long long)c->counts.raw, params, g->grid[0], g->grid[1], g->grid[2], g->block[0],
-         g->block[1], g->block[2], (unsigned long long)g->smem);
+         (unsigned long long)c->sum.counts.raw, params, g->grid[0], g->grid[1], g->grid[2],
+         g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
   if (r->compiled)
     printf(" | regs %d smem %d local %d | occ %.2f (%s) waves %.2f tail %.2f score %.3f | "
            "cc %.0f ms%s",
            r->registers, r->static_shared, r->local_bytes, r->model.occupancy,
            cucore_occupancy_limit_name(r->model.limit), r->model.waves, r->model.tail_efficiency,
            r->model.score, r->compile_ms, r->cache_hit ? " (cached)" : "");
-  if (r->status[0])
+  if (r->status != CUCORE_TUNE_NOT_MEASURED)
     measured_text(r);
   else if (r->error[0])
     printf(" | %s\n", r->error);
@@ -91,19 +92,19 @@ static void row_text(const tune_ctx *c, const tune_row *r) {
     printf(" | %s\n", r->compiled ? "can run" : "not compiled");
 }
 
-static const tune_row *g_rows; /* for the qsort below */
+static const cucore_tune_row *g_rows; /* for the qsort below */
 
 static int by_score(const void *a, const void *b) {
-  const tune_row *x = &g_rows[*(const size_t *)a], *y = &g_rows[*(const size_t *)b];
+  const cucore_tune_row *x = &g_rows[*(const size_t *)a], *y = &g_rows[*(const size_t *)b];
   if (x->model.score != y->model.score) return x->model.score < y->model.score ? 1 : -1;
-  return x->cfg.index < y->cfg.index ? -1 : 1;
+  return x->config.index < y->config.index ? -1 : 1;
 }
 
 /* Indices of the compiled rows that can run, best model score first; returns their number. */
 static size_t ranked(const tune_ctx *c, size_t *order) {
   size_t n = 0;
   for (size_t i = 0; i < c->nrows; i++)
-    if (c->rows[i].compiled && c->rows[i].cfg.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
+    if (c->rows[i].compiled && c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
   g_rows = c->rows;
   qsort(order, n, sizeof *order, by_score);
   return n;
@@ -120,11 +121,11 @@ static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   printf("best by the model's score (to be confirmed by measuring):\n");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
     char params[512];
-    const tune_row *r = &c->rows[order[i]];
-    cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+    const cucore_tune_row *r = &c->rows[order[i]];
+    cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
                                       sizeof params, NULL);
     printf("  %2zu. [%llu] %s  score %.3f occ %.2f waves %.2f\n", i + 1,
-           (unsigned long long)r->cfg.index, params, r->model.score, r->model.occupancy,
+           (unsigned long long)r->config.index, params, r->model.score, r->model.occupancy,
            r->model.waves);
   }
 }
@@ -135,18 +136,19 @@ static void dims_json(json_out *j, const char *key, const uint32_t d[3]) {
   json_end_array(j);
 }
 
-static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
+static void row_json(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
   char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_JSON, params,
+  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, params,
                                     sizeof params, NULL);
   json_begin_object(j, NULL);
-  json_uint(j, "index", r->cfg.index);
+  json_uint(j, "index", r->config.index);
   json_number_text(j, "params", params);
-  dims_json(j, "grid", r->cfg.grid);
-  dims_json(j, "block", r->cfg.block);
-  json_uint(j, "smem", r->cfg.smem);
-  json_str(j, "verdict", r->error[0] ? "compile-error" : cucore_tune_verdict_name(r->cfg.verdict));
-  json_str(j, "reason", r->error[0] ? r->error : r->cfg.reason[0] ? r->cfg.reason : NULL);
+  dims_json(j, "grid", r->config.grid);
+  dims_json(j, "block", r->config.block);
+  json_uint(j, "smem", r->config.smem);
+  json_str(j, "verdict",
+           r->error[0] ? "compile-error" : cucore_tune_verdict_name(r->config.verdict));
+  json_str(j, "reason", r->error[0] ? r->error : r->config.reason[0] ? r->config.reason : NULL);
   if (r->compiled) {
     json_int(j, "registers", r->registers);
     json_int(j, "static_shared", r->static_shared);
@@ -159,8 +161,8 @@ static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
     json_num(j, "score", r->model.score);
     json_num(j, "compile_ms", r->compile_ms);
   }
-  if (r->status[0]) {
-    json_str(j, "status", r->status);
+  if (r->status != CUCORE_TUNE_NOT_MEASURED) {
+    json_str(j, "status", cucore_tune_result_name(r->status));
     json_str(j, "detail", r->detail[0] ? r->detail : NULL);
     json_num(j, "median_ms", r->stats.median);
     json_num(j, "p20_ms", r->stats.p20);
@@ -176,7 +178,7 @@ static void row_json(const tune_ctx *c, json_out *j, const tune_row *r) {
 }
 
 static void counts_json(const tune_ctx *c, json_out *j) {
-  const cucore_tune_counts *k = &c->counts;
+  const cucore_tune_counts *k = &c->sum.counts;
   json_begin_object(j, "counts");
   json_uint(j, "raw", k->raw);
   json_uint(j, "after_restrictions", k->after_restrictions);
@@ -185,10 +187,10 @@ static void counts_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "restricted", k->restricted);
   json_uint(j, "bad_launch", k->bad_launch);
   json_uint(j, "arch_limit", k->arch_limit);
-  json_uint(j, "model_rejected", c->model_rejected);
-  json_uint(j, "compile_failed", c->compile_failures);
-  json_uint(j, "compiled", c->compiles); /* made in this run (0 when all came from the store) */
-  json_uint(j, "compile_cache_hits", c->cache_hits);
+  json_uint(j, "model_rejected", c->sum.model_rejected);
+  json_uint(j, "compile_failed", c->sum.compile_failures);
+  json_uint(j, "compiled", c->sum.compiles); /* made in this run (0 when all came from the store) */
+  json_uint(j, "compile_cache_hits", c->sum.cache_hits);
   json_end_object(j);
 }
 
@@ -200,16 +202,17 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
   json_begin_object(&j, NULL);
   json_str(&j, "file", c->line->file);
   json_str(&j, "kernel", c->line->kernel);
-  json_str(&j, "arch", c->arch ? c->limits.name : NULL);
-  json_int(&j, "sm_count", c->arch ? c->limits.sm_count : 0);
+  json_str(&j, "arch", c->sum.limits.arch ? c->sum.limits.name : NULL);
+  json_int(&j, "sm_count", c->sum.limits.arch ? c->sum.limits.sm_count : 0);
   counts_json(c, &j);
-  json_num(&j, "compile_wall_ms", c->compile_wall_ms);
-  json_int(&j, "jobs", c->jobs);
+  json_num(&j, "compile_wall_ms", c->sum.compile_wall_ms);
+  json_int(&j, "jobs", c->sum.jobs);
   json_begin_array(&j, "configs");
   for (size_t i = 0; i < c->nrows; i++) row_json(c, &j, &c->rows[i]);
   json_end_array(&j);
   json_begin_array(&j, "best_by_model");
-  for (size_t i = 0; i < n && i < TUNE_TOP; i++) json_uint(&j, NULL, c->rows[order[i]].cfg.index);
+  for (size_t i = 0; i < n && i < TUNE_TOP; i++)
+    json_uint(&j, NULL, c->rows[order[i]].config.index);
   json_end_array(&j);
   if (!c->line->dry_run) tune_report_measured_json(c, &j);
   json_end_object(&j);

@@ -15,12 +15,12 @@ static size_t measured_order(const tune_ctx *c, size_t *rows) {
   size_t m = c->nrows ? c->nrows : 1;
   size_t *idx = calloc(m, sizeof *idx), *order = calloc(m, sizeof *order);
   for (size_t i = 0; s && idx && order && i < c->nrows; i++)
-    if (strcmp(c->rows[i].status, "ok") == 0) s[n] = c->rows[i].stats, idx[n++] = i;
+    if (c->rows[i].status == CUCORE_TUNE_OK) s[n] = c->rows[i].stats, idx[n++] = i;
   if (n) cucore_tune_rank(s, n, order, NULL);
   for (size_t i = 0; i < n; i++) rows[i] = idx[order[i]];
-  if (n && c->have_best) { /* the finalists' verdict comes first */
+  if (n && c->sum.have_best) { /* the finalists' verdict comes first */
     for (size_t i = 0; i < n; i++)
-      if (rows[i] == c->best) memmove(rows + 1, rows, i * sizeof *rows), rows[0] = c->best;
+      if (rows[i] == c->sum.best) memmove(rows + 1, rows, i * sizeof *rows), rows[0] = c->sum.best;
   }
   free(s), free(idx), free(order);
   return n;
@@ -34,9 +34,9 @@ static size_t quoted(char *buf, size_t cap, size_t len, const char *text) {
 }
 
 /* `cucore run` with this configuration's kernel, launch, defines, options and arguments. */
-static void run_command(const tune_ctx *c, const tune_row *r, char *buf, size_t cap) {
+static void run_command(const tune_ctx *c, const cucore_tune_row *r, char *buf, size_t cap) {
   char kernel[1024], defines[2048];
-  const cucore_tune_config *g = &r->cfg;
+  const cucore_tune_config *g = &r->config;
   cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL, kernel,
                                     sizeof kernel, NULL);
   cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
@@ -47,7 +47,7 @@ static void run_command(const tune_ctx *c, const tune_row *r, char *buf, size_t 
                           " --grid %u,%u,%u --block "
                           "%u,%u,%u --smem %llu --arch sm_%d",
                           g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2],
-                          (unsigned long long)g->smem, c->arch);
+                          (unsigned long long)g->smem, c->sum.limits.arch);
   for (char *d = strtok(defines, "\n"); d; d = strtok(NULL, "\n")) len = quoted(buf, cap, len, d);
   for (int i = 0; i < c->src->raw_count; i++) len = quoted(buf, cap, len, c->src->raw[i]);
   for (int i = 0; i < c->line->args.n; i++) {
@@ -61,20 +61,20 @@ static void run_command(const tune_ctx *c, const tune_row *r, char *buf, size_t 
 }
 
 /* The first verified configuration by number: the speed-up is over it. */
-static const tune_row *first_ok(const tune_ctx *c) {
+static const cucore_tune_row *first_ok(const tune_ctx *c) {
   for (size_t i = 0; i < c->nrows; i++)
-    if (strcmp(c->rows[i].status, "ok") == 0) return &c->rows[i];
+    if (c->rows[i].status == CUCORE_TUNE_OK) return &c->rows[i];
   return NULL;
 }
 
 static void top_text(const tune_ctx *c, const size_t *rows, size_t n) {
   printf("fastest verified configurations:\n");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
-    const tune_row *r = &c->rows[rows[i]];
+    const cucore_tune_row *r = &c->rows[rows[i]];
     char params[512];
-    cucore_tune_space_get_config_text(c->space, r->cfg.index, CUCORE_TUNE_TEXT_PARAMS, params,
+    cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
                                       sizeof params, NULL);
-    printf("  %2zu. [%llu] %s  %.4f ms +-%.1f%%%s\n", i + 1, (unsigned long long)r->cfg.index,
+    printf("  %2zu. [%llu] %s  %.4f ms +-%.1f%%%s\n", i + 1, (unsigned long long)r->config.index,
            params, r->stats.median, 100 * r->stats.rel_stddev, r->finalist ? " (finalist)" : "");
   }
 }
@@ -83,32 +83,33 @@ void tune_report_measured(const tune_ctx *c) {
   size_t *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
   size_t n = rows ? measured_order(c, rows) : 0;
   if (n) top_text(c, rows, n);
-  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed", c->measured,
-         c->resumed, c->wrong, c->failed);
-  if (c->skipped) printf(", %zu skipped (--top-fraction)", c->skipped);
-  if (c->faults)
-    printf(", %zu kernel faults (%u device resets%s)", c->faults, c->resets,
-           c->lost ? ", then the device was lost" : "");
+  printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
+         c->sum.measured, c->sum.resumed, c->sum.wrong, c->sum.failed);
+  if (c->sum.skipped) printf(", %zu skipped (--top-fraction)", c->sum.skipped);
+  if (c->sum.faults)
+    printf(", %zu kernel faults (%u device resets%s)", c->sum.faults, c->sum.resets,
+           c->sum.lost ? ", then the device was lost" : "");
   printf("\n");
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n",
-         c->compile_wall_ms / 1000, c->gpu_ms / 1000, c->verify_ms / 1000, c->wait_ms / 1000);
-  size_t agreed = 0;
-  double rho = tune_model_agreement(c, &agreed);
+         c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000, c->sum.verify_ms / 1000,
+         c->sum.wait_ms / 1000);
+  size_t agreed = c->sum.model_agreement_n;
+  double rho = c->sum.model_agreement;
   if (agreed >= 3 && isfinite(rho))
     printf("model vs measured: rank correlation %.2f over %zu configurations (1: the model's "
            "score ordered them as measured)\n",
            rho, agreed);
-  printf("store: %s (%zu records of this tune)\n", c->store_path, c->store_records);
-  if (c->have_best) {
-    const tune_row *b = &c->rows[c->best], *f = first_ok(c);
+  printf("store: %s (%zu records of this tune)\n", c->sum.store_path, c->sum.store_records);
+  if (c->sum.have_best) {
+    const cucore_tune_row *b = &c->rows[c->sum.best], *f = first_ok(c);
     char cmd[8192];
     run_command(c, b, cmd, sizeof cmd);
     printf("best: [%llu] %.4f ms, %.2fx the first configuration [%llu]%s\n",
-           (unsigned long long)b->cfg.index, b->stats.median,
+           (unsigned long long)b->config.index, b->stats.median,
            f && b->stats.median > 0 ? f->stats.median / b->stats.median : 0,
-           f ? (unsigned long long)f->cfg.index : 0ULL,
-           c->ties ? " (a tie within noise, chosen by the lower number)" : "");
+           f ? (unsigned long long)f->config.index : 0ULL,
+           c->sum.ties ? " (a tie within noise, chosen by the lower number)" : "");
     printf("reproduce: %s\n", cmd);
   } else {
     printf("best: none (no configuration ran and verified)\n");
@@ -117,35 +118,34 @@ void tune_report_measured(const tune_ctx *c) {
 }
 
 void tune_report_measured_json(const tune_ctx *c, json_out *j) {
-  json_uint(j, "measured", c->measured);
-  json_uint(j, "from_store", c->resumed);
-  json_uint(j, "wrong_answers", c->wrong);
-  json_uint(j, "failed", c->failed);
-  json_uint(j, "faults", c->faults);
-  json_uint(j, "device_resets", c->resets);
-  json_bool(j, "device_lost", c->lost);
-  json_uint(j, "skipped", c->skipped);
+  json_uint(j, "measured", c->sum.measured);
+  json_uint(j, "from_store", c->sum.resumed);
+  json_uint(j, "wrong_answers", c->sum.wrong);
+  json_uint(j, "failed", c->sum.failed);
+  json_uint(j, "faults", c->sum.faults);
+  json_uint(j, "device_resets", c->sum.resets);
+  json_bool(j, "device_lost", c->sum.lost);
+  json_uint(j, "skipped", c->sum.skipped);
   json_begin_object(j, "time_s");
-  json_num(j, "compile_wall", c->compile_wall_ms / 1000);
-  json_num(j, "gpu_busy", c->gpu_ms / 1000);
-  json_num(j, "verification", c->verify_ms / 1000);
-  json_num(j, "waiting", c->wait_ms / 1000);
+  json_num(j, "compile_wall", c->sum.compile_wall_ms / 1000);
+  json_num(j, "gpu_busy", c->sum.gpu_ms / 1000);
+  json_num(j, "verification", c->sum.verify_ms / 1000);
+  json_num(j, "waiting", c->sum.wait_ms / 1000);
   json_end_object(j);
-  json_str(j, "key", c->key);
-  size_t agreed = 0;
-  json_num(j, "model_rank_correlation", tune_model_agreement(c, &agreed));
-  json_str(j, "store", c->store_path);
-  if (!c->have_best) {
+  json_str(j, "key", c->sum.key);
+  json_num(j, "model_rank_correlation", c->sum.model_agreement);
+  json_str(j, "store", c->sum.store_path);
+  if (!c->sum.have_best) {
     json_str(j, "best", NULL);
     return;
   }
-  const tune_row *b = &c->rows[c->best];
+  const cucore_tune_row *b = &c->rows[c->sum.best];
   char cmd[8192];
   run_command(c, b, cmd, sizeof cmd);
   json_begin_object(j, "best");
-  json_uint(j, "index", b->cfg.index);
+  json_uint(j, "index", b->config.index);
   json_num(j, "median_ms", b->stats.median);
-  json_uint(j, "ties", c->ties);
+  json_uint(j, "ties", c->sum.ties);
   json_str(j, "run_command", cmd);
   json_end_object(j);
 }

@@ -11,7 +11,10 @@
  * The conversation, over a socketpair (send with MSG_NOSIGNAL: a dead worker is an error,
  * never a SIGPIPE): first the source (u64 size, bytes); then per compile a request (u32 size
  * and the kernel's name expression, u32 size and the configuration's options, one per line)
- * and a response (resp_head, then the lowered symbol, the error text and the cubin). */
+ * and a response (resp_head, then the lowered symbol, the error text and the cubin). The
+ * compile itself is the library's (cucore_tune_compile), as the tune makes it without
+ * processes. The tune's side is its compile callback (cucore_tune_run_options::compile): one
+ * process per compile slot. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -98,20 +101,6 @@ typedef struct worker_state {
   cucore_options *base; /* the command's compile options and the arch */
 } worker_state;
 
-/* The options of one request: the base ones and the configuration's, one per line. */
-static cucore_status request_options(const worker_state *w, char *lines, cucore_options **out) {
-  cucore_status st = cucore_options_copy(w->base, out);
-  for (char *d = lines; st == CUCORE_OK && *d;) {
-    size_t n = strcspn(d, "\n");
-    char end = d[n];
-    d[n] = 0;
-    int used = 0;
-    st = cucore_options_parse(*out, d, NULL, &used);
-    d += n + (end != 0);
-  }
-  return st;
-}
-
 /* Tests only (tests/cli/test_tune.sh): CUCORE_TEST_TUNE_WORKER_CRASH=TEXT makes the worker die
  * of SIGSEGV, as a crashing compiler would, on a request whose kernel or options contain TEXT. */
 static void crash_if_asked(const char *kernel, const char *lines) {
@@ -121,46 +110,28 @@ static void crash_if_asked(const char *kernel, const char *lines) {
   raise(SIGSEGV);
 }
 
-/* Compiles one request and sends the response. -1 only when the socket failed. */
-static int serve_one(int fd, const worker_state *w, const char *kernel, char *lines) {
-  resp_head h = {0};
-  cucore_options *opts = NULL;
-  cucore_program *prog = NULL;
-  cucore_object *obj = NULL;
-  const char *symbol = kernel, *log = "", *error = "";
-  const void *code = NULL;
-  size_t size = 0;
-  cucore_code_type type;
+/* Compiles one request (cucore_tune_compile) and sends the response. -1 only when the socket
+ * failed. */
+static int serve_one(int fd, const worker_state *w, const char *kernel, const char *lines) {
   crash_if_asked(kernel, lines);
-  cucore_status st = request_options(w, lines, &opts);
-  if (st == CUCORE_OK)
-    st = cucore_program_create(CUCORE_CODE_CUDA_CPP, w->source, w->source_size, w->file, opts,
-                               &prog);
-  if (st == CUCORE_OK) st = cucore_program_add_name_expression(prog, kernel);
-  double t0 = cli_now_ms();
-  if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, &obj);
-  h.ms = cli_now_ms() - t0;
-  if (prog) cucore_program_get_log(prog, &log);
-  cucore_cache_info info;
-  if (prog && cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
-    h.cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
-  if (st == CUCORE_OK) {
-    if (cucore_object_get_lowered_name(obj, kernel, &symbol) != CUCORE_OK || !symbol)
-      symbol = kernel;
-    st = cucore_object_get_code(obj, &type, &code, &size);
-  }
-  h.ok = st == CUCORE_OK;
-  if (!h.ok) error = *log ? log : cucore_last_error();
-  h.symbol_len = h.ok ? (uint32_t)strlen(symbol) : 0;
-  h.error_len = h.ok ? 0 : (uint32_t)strnlen(error, 4096);
-  h.cubin_len = h.ok ? size : 0;
-  int rc = send_all(fd, &h, sizeof h) || send_all(fd, symbol, h.symbol_len) ||
-                   send_all(fd, error, h.error_len) || send_all(fd, code, h.cubin_len)
+  cucore_tune_compile_request q = {.kernel = kernel, .options = lines};
+  cucore_tune_compile_result r;
+  memset(&r, 0, sizeof r);
+  cucore_object *obj = NULL;
+  if (cucore_tune_compile(w->source, w->source_size, w->file, w->base, &q, &r, &obj) != CUCORE_OK)
+    snprintf(r.error, sizeof r.error, "compile error: %.150s", cucore_last_error());
+  resp_head h = {0};
+  h.ok = r.ok;
+  h.cache_hit = r.cache_hit;
+  h.ms = r.ms;
+  h.symbol_len = h.ok ? (uint32_t)strlen(r.symbol) : 0;
+  h.error_len = h.ok ? 0 : (uint32_t)strlen(r.error);
+  h.cubin_len = h.ok ? r.cubin_size : 0;
+  int rc = send_all(fd, &h, sizeof h) || send_all(fd, r.symbol, h.symbol_len) ||
+                   send_all(fd, r.error, h.error_len) || send_all(fd, r.cubin, h.cubin_len)
                ? -1
                : 0;
   cucore_object_destroy(obj);
-  cucore_program_destroy(prog);
-  cucore_options_destroy(opts);
   return rc;
 }
 
@@ -206,17 +177,28 @@ int tune_worker_main(int argc, char **argv) {
   return rc;
 }
 
-/* ---- the tune's side ---------------------------------------------------------------------- */
+/* ---- the tune's side: the compile callback ------------------------------------------------- */
 
-struct tune_worker {
+/* One compile slot's process and its last cubin. */
+typedef struct tune_worker {
   pid_t pid;
   int fd;
+  unsigned char *cubin; /* the last response's, until the slot's next call */
+} tune_worker;
+
+struct tune_workers {
+  const tune_ctx *c;
+  int n;
+  tune_worker w[];
 };
 
-tune_worker *tune_worker_new(void) {
-  tune_worker *w = calloc(1, sizeof *w);
-  if (w) w->fd = -1;
-  return w;
+tune_workers *tune_workers_new(const tune_ctx *c, int slots) {
+  tune_workers *ws = calloc(1, sizeof *ws + (size_t)slots * sizeof ws->w[0]);
+  if (!ws) return NULL;
+  ws->c = c;
+  ws->n = slots;
+  for (int i = 0; i < slots; i++) ws->w[i].fd = -1;
+  return ws;
 }
 
 /* Stops the process: the socket closed (it exits), killed if it was busy. */
@@ -231,10 +213,12 @@ static void stop(tune_worker *w, int kill_it) {
   w->pid = 0;
 }
 
-void tune_worker_free(tune_worker *w) {
-  if (!w) return;
-  stop(w, 0);
-  free(w);
+void tune_workers_free(tune_workers *ws) {
+  for (int i = 0; ws && i < ws->n; i++) {
+    stop(&ws->w[i], 0);
+    free(ws->w[i].cubin);
+  }
+  free(ws);
 }
 
 /* The worker's command line: this program, the verb, the file, the arch, the options. */
@@ -249,15 +233,16 @@ static char **worker_argv(const tune_ctx *c, char *arch) {
   return a;
 }
 
-/* A new process with the source sent. 0, or -1 with g->error saying why. */
-static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
+/* A new process with the source sent. 0, or -1 with out->error saying why. */
+static int start(tune_worker *w, const tune_ctx *c, int arch_num, cucore_tune_compile_result *out) {
   int sv[2];
   char arch[16];
-  snprintf(arch, sizeof arch, "sm_%d", c->arch);
+  snprintf(arch, sizeof arch, "sm_%d", arch_num);
   char **argv = worker_argv(c, arch);
   if (!argv || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     free(argv);
-    snprintf(g->error, sizeof g->error, "compile error: no compile process (%s)", strerror(errno));
+    snprintf(out->error, sizeof out->error, "compile error: no compile process (%s)",
+             strerror(errno));
     return -1;
   }
   posix_spawn_file_actions_t fa;
@@ -271,21 +256,21 @@ static int start(tune_worker *w, const tune_ctx *c, tune_group *g) {
   if (r != 0) w->pid = 0; /* unspecified after a failed spawn: never waited for or killed */
   uint64_t n = c->source_size;
   if (r != 0 || send_all(w->fd, &n, sizeof n) || send_all(w->fd, c->source, c->source_size)) {
-    snprintf(g->error, sizeof g->error, "compile error: the compile process could not start (%s)",
-             strerror(r ? r : errno));
+    snprintf(out->error, sizeof out->error,
+             "compile error: the compile process could not start (%s)", strerror(r ? r : errno));
     stop(w, 1);
     return -1;
   }
   return 0;
 }
 
-/* What became of a worker that answered nothing: g->error says, and the worker is gone. */
-static void lost(tune_worker *w, const tune_ctx *c, tune_group *g, int timed_out) {
+/* What became of a worker that answered nothing: out->error says, and the worker is gone. */
+static void lost(tune_worker *w, double timeout_s, cucore_tune_compile_result *out, int timed_out) {
   if (timed_out) {
-    snprintf(g->error, sizeof g->error,
+    snprintf(out->error, sizeof out->error,
              "compile timeout: stopped after %g s "
              "(--compile-timeout)",
-             c->line->compile_timeout);
+             timeout_s);
     stop(w, 1);
     return;
   }
@@ -295,57 +280,67 @@ static void lost(tune_worker *w, const tune_ctx *c, tune_group *g, int timed_out
   while (w->pid > 0 && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
   w->pid = 0;
   if (WIFSIGNALED(status))
-    snprintf(g->error, sizeof g->error,
+    snprintf(out->error, sizeof out->error,
              "compile error: the compiler process ended with "
              "signal %d (%s)",
              WTERMSIG(status), strsignal(WTERMSIG(status)));
   else
-    snprintf(g->error, sizeof g->error,
+    snprintf(out->error, sizeof out->error,
              "compile error: the compiler process ended (exit "
              "status %d)",
              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-/* The response's texts and cubin into g and *cubin. 0, -1 (worker lost) or -2 (time out). */
-static int read_response(tune_worker *w, tune_group *g, const resp_head *h, double deadline,
-                         unsigned char **cubin) {
-  char text[4097];
-  if (h->symbol_len >= sizeof g->symbol || h->error_len >= sizeof text) return -1;
-  int r = recv_all(w->fd, g->symbol, h->symbol_len, deadline);
-  g->symbol[h->symbol_len] = 0;
-  if (!r) r = recv_all(w->fd, text, h->error_len, deadline);
-  text[r ? 0 : h->error_len] = 0;
-  if (!r && !h->ok) {
-    size_t n = strcspn(text, "\n");
-    snprintf(g->error, sizeof g->error, "compile error: %.*s", (int)(n > 150 ? 150 : n), text);
-  }
+/* The response's texts and cubin into out and w->cubin. 0, -1 (worker lost) or -2 (time
+ * out). */
+static int read_response(tune_worker *w, const resp_head *h, double deadline,
+                         cucore_tune_compile_result *out) {
+  if (h->symbol_len >= sizeof out->symbol || h->error_len >= sizeof out->error) return -1;
+  int r = recv_all(w->fd, out->symbol, h->symbol_len, deadline);
+  out->symbol[r ? 0 : h->symbol_len] = 0;
+  if (!r) r = recv_all(w->fd, out->error, h->error_len, deadline);
+  out->error[r ? 0 : h->error_len] = 0;
   if (!r && h->cubin_len) {
-    *cubin = malloc(h->cubin_len);
-    r = *cubin ? recv_all(w->fd, *cubin, h->cubin_len, deadline) : -1;
+    w->cubin = malloc(h->cubin_len);
+    r = w->cubin ? recv_all(w->fd, w->cubin, h->cubin_len, deadline) : -1;
   }
   return r;
 }
 
-int tune_worker_compile(tune_worker *w, const tune_ctx *c, tune_group *g, const char *kernel,
-                        const char *options, unsigned char **cubin, size_t *size) {
-  *cubin = NULL;
-  *size = 0;
-  if (w->fd < 0 && start(w, c, g)) return -1;
-  double t0 = cli_now_ms();
-  double deadline = c->line->compile_timeout > 0 ? t0 + c->line->compile_timeout * 1000 : 0;
-  resp_head h;
-  int r = send_text(w->fd, kernel, strlen(kernel)) || send_text(w->fd, options, strlen(options))
-              ? -1
-              : recv_all(w->fd, &h, sizeof h, deadline);
-  if (!r) r = read_response(w, g, &h, deadline, cubin);
-  g->ms = r ? cli_now_ms() - t0 : h.ms;
-  if (r) {
-    free(*cubin);
-    *cubin = NULL;
-    lost(w, c, g, r == -2);
+int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
+                        cucore_tune_compile_result *out) {
+  tune_workers *ws = ((const tune_ctx *)user)->workers;
+  if (!ws || q->slot < 0 || q->slot >= ws->n) {
+    snprintf(out->error, sizeof out->error, "compile error: no compile process for slot %d",
+             q->slot);
     return -1;
   }
-  g->cache_hit = h.cache_hit;
-  *size = h.cubin_len;
+  tune_worker *w = &ws->w[q->slot];
+  free(w->cubin);
+  w->cubin = NULL;
+  if (!q->kernel) { /* the slot is done */
+    stop(w, 0);
+    return 0;
+  }
+  if (w->fd < 0 && start(w, ws->c, q->arch, out)) return -1;
+  double t0 = cli_now_ms();
+  double deadline = q->timeout_s > 0 ? t0 + q->timeout_s * 1000 : 0;
+  resp_head h;
+  int r = send_text(w->fd, q->kernel, strlen(q->kernel)) ||
+                  send_text(w->fd, q->options, strlen(q->options))
+              ? -1
+              : recv_all(w->fd, &h, sizeof h, deadline);
+  if (!r) r = read_response(w, &h, deadline, out);
+  out->ms = r ? cli_now_ms() - t0 : h.ms;
+  if (r) {
+    free(w->cubin);
+    w->cubin = NULL;
+    lost(w, q->timeout_s, out, r == -2);
+    return -1;
+  }
+  out->ok = h.ok;
+  out->cache_hit = h.cache_hit;
+  out->cubin = w->cubin;
+  out->cubin_size = h.cubin_len;
   return h.ok ? 0 : -1;
 }

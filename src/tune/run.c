@@ -1,0 +1,197 @@
+/* run.c -- cucore_tune_run(): the inputs checked (each refusal names the field and what was
+ * expected) and copied, the arch and its limits (the options', else the device's), every
+ * configuration past the restrictions made a row; then the dry run's compiles, or the
+ * measured tune (run_gpu.c); the report made from what is left. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
+#include "tune/run.h"
+#include "tune/space.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FN "cucore_tune_run"
+
+static cucore_status bad(const char *what, const char *expected) {
+  return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": %s: expected %s", what, expected);
+}
+
+static cucore_status check_options(const cucore_tune_run_options *o, size_t nbuffers) {
+  if (o->device < 0) return bad("options->device", "a device ordinal >= 0");
+  if (o->arch < 0 || o->sm_count < 0) return bad("options->arch and sm_count", "0 or more");
+  if (o->jobs < 0 || o->jobs > 256) return bad("options->jobs", "0 (automatic) to 256");
+  if (!(o->compile_timeout_s >= 0) || !(o->max_noise >= 0))
+    return bad("options->compile_timeout_s and max_noise", "0 or more");
+  if (o->launch_mode < CUCORE_TUNE_LAUNCH_AUTO || o->launch_mode > CUCORE_TUNE_LAUNCH_GRAPH)
+    return bad("options->launch_mode", "a CUCORE_TUNE_LAUNCH_* (0..3)");
+  if ((unsigned)o->cold > CUCORE_TUNE_COLD_NONE) return bad("options->cold", "a cucore_tune_cold");
+  if (o->finalists < 0) return bad("options->finalists", "0 or more");
+  if (!(o->top_fraction >= 0 && o->top_fraction <= 1))
+    return bad("options->top_fraction", "0..1 (0: all)");
+  if (!(o->min_occupancy >= 0 && o->min_occupancy <= 1))
+    return bad("options->min_occupancy", "0..1 (0: off)");
+  if (!o->bind && (nbuffers || !o->dry_run))
+    return bad("options->bind is NULL",
+               "a bind callback: a measured tune (or one with buffers) binds every "
+               "configuration's arguments through it");
+  return CUCORE_OK;
+}
+
+static cucore_status check_buffer(const cucore_tune_buffer *b, size_t i) {
+  size_t es = b->elem_size;
+  if ((unsigned)b->role > CUCORE_TUNE_INOUT || (unsigned)b->elem > CUCORE_TUNE_ELEM_BFLOAT16)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   FN ": buffer %zu: role %d or elem %d: expected a cucore_tune_role and a "
+                      "cucore_tune_elem",
+                   i, (int)b->role, (int)b->elem);
+  int ok = b->elem == CUCORE_TUNE_ELEM_BFLOAT16 ? es == 2
+           : b->elem == CUCORE_TUNE_ELEM_FLOAT  ? es == 2 || es == 4 || es == 8
+                                                : es == 1 || es == 2 || es == 4 || es == 8;
+  if (!ok)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   FN ": buffer %zu: elem_size %zu: expected 1, 2, 4 or 8 bytes (floats 2, 4 "
+                      "or 8, bfloat16 2)",
+                   i, es);
+  if (b->count > SIZE_MAX / es)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": buffer %zu: %zu elements of %zu bytes overflow",
+                   i, b->count, es);
+  return CUCORE_OK;
+}
+
+/* Buffer i copied into c->bufs[i]: its label (or its index) and its initial contents. */
+static cucore_status copy_buffer(cc_trun *c, const cucore_tune_buffer *b, size_t i) {
+  cucore_tune_buffer *d = &c->bufs[i];
+  char index[32];
+  snprintf(index, sizeof index, "%zu", i);
+  *d = *b;
+  d->label = cc_strdup(b->label ? b->label : index, FN ": a buffer's label");
+  size_t bytes = cc_tdata_bytes(b);
+  void *host = cc_calloc(bytes ? bytes : 1, 1, FN ": a buffer's contents");
+  d->host = host;
+  if (!d->label || !host) return cucore_last_status();
+  if (b->host && bytes) memcpy(host, b->host, bytes);
+  return CUCORE_OK;
+}
+
+/* The options, the compile options and the buffers copied into c. */
+static cucore_status copy_inputs(cc_trun *c, const cucore_options *copts,
+                                 const cucore_tune_buffer *buffers, size_t n,
+                                 const cucore_tune_run_options *o) {
+  c->o = *o;
+  c->o.identity = c->o.source_name = NULL;
+  if (o->identity && !(c->o.identity = cc_strdup(o->identity, FN ": options->identity")))
+    return cucore_last_status();
+  if (o->source_name && !(c->o.source_name = cc_strdup(o->source_name, FN ": source_name")))
+    return cucore_last_status();
+  if (c->o.max_noise <= 0) c->o.max_noise = 0.02;
+  c->rtol = o->rtol >= 0 ? o->rtol : 1e-5;
+  c->atol = o->atol >= 0 ? o->atol : 1e-8;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  c->s.jobs = o->jobs ? o->jobs : cores > 2 ? (int)cores - 1 : 1;
+  if (copts) {
+    cucore_status st = cucore_options_copy(copts, &c->copts);
+    if (st != CUCORE_OK) return st;
+  }
+  c->bufs = cc_calloc(n ? n : 1, sizeof *c->bufs, FN ": the buffers");
+  if (!c->bufs) return cucore_last_status();
+  for (; c->nbufs < n; c->nbufs++) {
+    cucore_status st = check_buffer(&buffers[c->nbufs], c->nbufs);
+    if (st == CUCORE_OK) st = copy_buffer(c, &buffers[c->nbufs], c->nbufs);
+    if (st != CUCORE_OK) return c->nbufs++, st; /* counted: its copies are freed */
+  }
+  return CUCORE_OK;
+}
+
+/* The arch and its limits: the options', else the device's (with its SM count), else the
+ * space's own limits; none: nothing compiles. The space's limits are set. */
+static cucore_status find_arch(cc_trun *c) {
+  int ndev = 0, arch = c->o.arch;
+  cucore_device_props props;
+  int gpu = cucore_device_get_count(&ndev) == CUCORE_OK && ndev > c->o.device &&
+            cucore_device_get_props(c->o.device, &props) == CUCORE_OK;
+  if (!c->o.dry_run && !gpu)
+    return cc_fail(CUCORE_NO_DEVICE, FN ": no GPU %d to measure on (a dry run needs none)",
+                   c->o.device);
+  if (!arch && gpu) arch = props.arch;
+  cucore_arch_limits lim;
+  cucore_status st = CUCORE_OK;
+  if (!arch && c->space->has_limits)
+    lim = c->space->limits;
+  else if (!arch)
+    return CUCORE_OK; /* no arch: no compile stage */
+  else
+    st = gpu && props.arch == arch ? cucore_arch_limits_from_device(&props, &lim)
+                                   : cucore_arch_get_limits(arch, &lim);
+  if (st != CUCORE_OK) return st;
+  if (c->o.sm_count) lim.sm_count = c->o.sm_count;
+  c->s.limits = lim;
+  return cucore_tune_space_set_limits(c->space, &lim);
+}
+
+/* Every configuration past the restrictions, checked, as a row. */
+static cucore_status collect_rows(cc_trun *c) {
+  cucore_status st = cucore_tune_space_count(c->space, &c->s.counts);
+  if (st != CUCORE_OK) return st;
+  uint64_t keep = c->s.counts.raw - c->s.counts.restricted;
+  if (keep > SIZE_MAX / sizeof *c->rows)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": %llu configurations: too many rows to keep",
+                   (unsigned long long)keep);
+  c->rows = cc_calloc(keep ? (size_t)keep : 1, sizeof *c->rows, FN ": the rows");
+  if (!c->rows) return cucore_last_status();
+  for (uint64_t i = 0; i < c->s.counts.raw; i++) {
+    cucore_tune_row r;
+    memset(&r, 0, sizeof r);
+    cucore_tune_space_get_config(c->space, i, &r.config);
+    if (r.config.verdict != CUCORE_TUNE_RESTRICTED && c->s.rows < keep) c->rows[c->s.rows++] = r;
+  }
+  return CUCORE_OK;
+}
+
+static void free_run(cc_trun *c) {
+  for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
+    free((char *)c->bufs[i].label);
+    free((void *)c->bufs[i].host);
+  }
+  free(c->bufs);
+  free(c->rows);
+  free((char *)c->o.identity);
+  free((char *)c->o.source_name);
+  cucore_options_destroy(c->copts);
+}
+
+static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_tune_buffer *b,
+                         size_t nb, const cucore_tune_run_options *o, cucore_tune_report **out) {
+  cucore_status st = copy_inputs(c, copts, b, nb, o);
+  if (st == CUCORE_OK && !c->o.dry_run && (!c->space->kernel || !c->space->source))
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 FN ": the space has no %s: expected one set (cucore_tune_space_set_%s) before a "
+                    "measured tune",
+                 c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
+  if (st == CUCORE_OK) st = find_arch(c);
+  if (st == CUCORE_OK) st = collect_rows(c);
+  if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tgpu_compile_all(c);
+  if (st == CUCORE_OK && !c->o.dry_run) st = cc_tgpu_measure_all(c);
+  if (st == CUCORE_OK) st = cc_treport_make(c, out);
+  return st;
+}
+
+cucore_status cucore_tune_run(cucore_tune_space *space, const cucore_options *compile_options,
+                              const cucore_tune_buffer *buffers, size_t nbuffers,
+                              const cucore_tune_run_options *options, cucore_tune_report **out) {
+  cc_begin();
+  CC_CHECK_HANDLE(space, TUNE_SPACE, FN, "space");
+  CC_CHECK_ARG(options, FN, "options");
+  CC_CHECK_ARG(out, FN, "out");
+  *out = NULL;
+  if (nbuffers && !buffers)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": `buffers` is NULL with nbuffers %zu", nbuffers);
+  cucore_status st = check_options(options, nbuffers);
+  if (st != CUCORE_OK) return st;
+  cc_trun c;
+  memset(&c, 0, sizeof c);
+  c.space = space;
+  st = run(&c, compile_options, buffers, nbuffers, options, out);
+  free_run(&c);
+  return st;
+}

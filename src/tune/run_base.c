@@ -1,0 +1,56 @@
+/* run_base.c -- what every part of cucore_tune_run() uses: a monotonic clock, the notes for
+ * the caller, a failed row counted, the group of a row. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "tune/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double cc_trun_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+void cc_trun_note(const cc_trun *c, const char *fmt, ...) {
+  if (!c->o.note) return;
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  c->o.note(c->o.user, text);
+}
+
+void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, const char *detail) {
+  r->status = status;
+  snprintf(r->detail, sizeof r->detail, "%s", detail);
+  c->s.failed++;
+}
+
+int cc_tgroup_by_hash(const void *a, const void *b) {
+  uint64_t x = ((const cc_tgroup *)a)->hash, y = ((const cc_tgroup *)b)->hash;
+  return x < y ? -1 : x > y;
+}
+
+cc_tgroup *cc_trun_group_of(const cc_trun *c, const cucore_tune_row *r) {
+  cc_tgroup key = {.hash = r->config.compile_hash};
+  return c->groups ? bsearch(&key, c->groups, c->ngroups, sizeof key, cc_tgroup_by_hash) : NULL;
+}
+
+static const char *const result_names[] = {
+    "",           "ok",    "wrong-answer", "launch-error", "verify-error",
+    "bind-error", "fault", "device-lost",  "skipped"};
+
+const char *cucore_tune_result_name(cucore_tune_result result) {
+  return (unsigned)result < CC_ARRAY_LEN(result_names) ? result_names[result] : "?";
+}
+
+cucore_tune_result cc_tune_result_parse(const char *name, size_t len) {
+  for (size_t i = 1; i < CC_ARRAY_LEN(result_names); i++)
+    if (strlen(result_names[i]) == len && strncmp(result_names[i], name, len) == 0)
+      return (cucore_tune_result)i;
+  return CUCORE_TUNE_LAUNCH_ERROR; /* a status this version does not know: a failure */
+}

@@ -1,0 +1,337 @@
+/* run_compile.c -- the compile stage of cucore_tune_run(): each distinct compile among the
+ * runnable configurations (launch-only parameters never make one) is compiled once, to a cubin
+ * for the exact arch, by `jobs` threads (the compile callback, or cucore_tune_compile through
+ * the compile cache); its registers, shared and local memory are read from the cubin, and the
+ * host occupancy model gives every configuration its verdict and score. Finished compiles are
+ * handed to the GPU thread (or the dry run) in the order they finish. A compile that fails is
+ * recorded with its first line, never the end of the tune. */
+#include "tune/run.h"
+#include "tune/space.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CC_TCOMP_MAX_JOBS 256
+
+struct cc_tpipe {
+  cc_trun *ctx;
+  atomic_size_t next; /* the next group a thread takes */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t *ready; /* finished groups, in the order they finished */
+  size_t nready, taken;
+  pthread_t th[CC_TCOMP_MAX_JOBS];
+  atomic_int slots; /* the slot the next thread takes */
+  int started;
+  double t0;
+};
+
+/* "what: " and the first line of msg (at most 150 characters) into dst. */
+static void first_line(char *dst, size_t cap, const char *what, const char *msg) {
+  size_t n = strcspn(msg, "\n");
+  snprintf(dst, cap, "%s: %.*s", what, (int)(n > 150 ? 150 : n), msg);
+}
+
+/* The request's options: `base` (or none), the arch and the option lines. */
+static cucore_status request_options(const cucore_options *base,
+                                     const cucore_tune_compile_request *q, cucore_options **out) {
+  char arch[16], *lines = cc_strdup(q->options ? q->options : "", "cucore_tune_compile");
+  if (!lines) return cucore_last_status();
+  snprintf(arch, sizeof arch, "sm_%d", q->arch);
+  cucore_status st = base ? cucore_options_copy(base, out) : cucore_options_create(out);
+  if (st == CUCORE_OK && q->arch) st = cucore_options_set_string(*out, CUCORE_OPT_ARCH, arch);
+  for (char *d = lines; st == CUCORE_OK && *d;) {
+    size_t n = strcspn(d, "\n");
+    char end = d[n];
+    d[n] = 0;
+    int used = 0;
+    if (n) st = cucore_options_parse(*out, d, NULL, &used);
+    d += n + (end != 0);
+  }
+  free(lines);
+  return st;
+}
+
+/* The compile itself: out filled, the object kept in *obj when it compiled. */
+static void compile_one(cucore_program *prog, const cucore_tune_compile_request *q,
+                        cucore_tune_compile_result *out, cucore_object **obj) {
+  const char *log = "", *symbol = q->kernel;
+  cucore_code_type type;
+  cucore_status st = cucore_program_add_name_expression(prog, q->kernel);
+  double t0 = cc_trun_now_ms();
+  if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, obj);
+  out->ms = cc_trun_now_ms() - t0;
+  cucore_program_get_log(prog, &log);
+  cucore_cache_info info;
+  if (cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
+    out->cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
+  if (st == CUCORE_OK) {
+    if (cucore_object_get_lowered_name(*obj, q->kernel, &symbol) != CUCORE_OK || !symbol)
+      symbol = q->kernel;
+    snprintf(out->symbol, sizeof out->symbol, "%s", symbol);
+    st = cucore_object_get_code(*obj, &type, &out->cubin, &out->cubin_size);
+  }
+  out->ok = st == CUCORE_OK;
+  if (!out->ok)
+    first_line(out->error, sizeof out->error, "compile error",
+               log && *log ? log : cucore_last_error());
+}
+
+cucore_status cucore_tune_compile(const char *source, size_t size, const char *name,
+                                  const cucore_options *base,
+                                  const cucore_tune_compile_request *request,
+                                  cucore_tune_compile_result *out, cucore_object **obj) {
+  cc_begin();
+  CC_CHECK_ARG(source, "cucore_tune_compile", "source");
+  CC_CHECK_ARG(request, "cucore_tune_compile", "request");
+  CC_CHECK_ARG(request->kernel, "cucore_tune_compile", "request->kernel");
+  CC_CHECK_ARG(out, "cucore_tune_compile", "out");
+  CC_CHECK_ARG(obj, "cucore_tune_compile", "obj");
+  memset(out, 0, sizeof *out);
+  *obj = NULL;
+  cucore_options *opts = NULL;
+  cucore_program *prog = NULL;
+  cucore_status st = request_options(base, request, &opts);
+  if (st != CUCORE_OK) goto done;
+  if (cucore_program_create(CUCORE_CODE_CUDA_CPP, source, size, name ? name : "tune.cu", opts,
+                            &prog) == CUCORE_OK)
+    compile_one(prog, request, out, obj);
+  else
+    first_line(out->error, sizeof out->error, "compile error", cucore_last_error());
+  if (out->ok && request->timeout_s > 0 && out->ms > request->timeout_s * 1000) {
+    out->ok = 0;
+    snprintf(out->error, sizeof out->error, "compile timeout: took %.1f s, past the limit of %g s",
+             out->ms / 1000, request->timeout_s);
+  }
+  if (!out->ok) cucore_object_destroy(*obj), *obj = NULL;
+done:
+  cucore_program_destroy(prog);
+  cucore_options_destroy(opts);
+  return st;
+}
+
+/* Registers, shared and local memory of the group's kernel (g->symbol) in its cubin. */
+static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g) {
+  cucore_binary *bin = NULL;
+  const cucore_kernel_info *k = NULL;
+  cucore_status st = cucore_binary_open(cubin, size, CUCORE_CODE_CUBIN, arch, &bin);
+  if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, g->symbol, &k);
+  if (st != CUCORE_OK) {
+    first_line(g->error, sizeof g->error, "reading the cubin", cucore_last_error());
+    cucore_binary_destroy(bin);
+    return -1;
+  }
+  cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
+  r.registers = k->registers;
+  r.static_shared_bytes = k->static_shared_bytes;
+  r.max_threads_per_block = k->max_threads_per_block > 0 ? k->max_threads_per_block : 0;
+  r.barriers = k->barriers > 0 ? k->barriers : -1;
+  g->res = r;
+  g->local_bytes = k->local_bytes > 0 ? k->local_bytes : 0;
+  cucore_binary_destroy(bin);
+  return 0;
+}
+
+/* One compile by the callback or cucore_tune_compile: 1 compiled (out set, *obj the default
+ * compiler's object), 0 not (g->error says why). */
+static int compile_with(cc_trun *c, const cucore_tune_compile_request *q,
+                        cucore_tune_compile_result *out, cucore_object **obj, cc_tgroup *g) {
+  int ok;
+  if (c->o.compile) {
+    ok = c->o.compile(c->o.user, q, out) == 0 && out->ok && out->cubin;
+  } else {
+    const char *src = c->space->source ? c->space->source : "";
+    cucore_status st = cucore_tune_compile(src, strlen(src), c->o.source_name, c->copts, q, out,
+                                           obj);
+    if (st != CUCORE_OK)
+      first_line(out->error, sizeof out->error, "compile error", cucore_last_error());
+    ok = st == CUCORE_OK && out->ok;
+  }
+  g->ms = out->ms;
+  g->cache_hit = out->cache_hit;
+  if (!ok)
+    snprintf(g->error, sizeof g->error, "%s",
+             out->error[0] ? out->error : "compile error: the compiler gave no cubin");
+  return ok;
+}
+
+/* Group g compiled (in compile slot `slot`); its resources read, its object kept for
+ * measuring. */
+static void compile_group(cc_trun *c, int slot, cc_tgroup *g) {
+  char kernel[1024], defines[4096];
+  cucore_object *obj = NULL;
+  cucore_status st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
+                                                       kernel, sizeof kernel, NULL);
+  if (st == CUCORE_OK)
+    st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
+                                           sizeof defines, NULL);
+  if (st != CUCORE_OK) {
+    first_line(g->error, sizeof g->error, "compile error", cucore_last_error());
+    return;
+  }
+  cucore_tune_compile_request q = {slot, c->s.limits.arch, kernel, defines, c->o.compile_timeout_s};
+  cucore_tune_compile_result res;
+  memset(&res, 0, sizeof res);
+  if (!compile_with(c, &q, &res, &obj, g)) goto done;
+  snprintf(g->symbol, sizeof g->symbol, "%s", res.symbol);
+  g->ok = read_resources(res.cubin, res.cubin_size, c->s.limits.arch, g) == 0;
+  if (g->ok && c->keep_objects && !obj &&
+      cucore_object_from_memory(res.cubin, res.cubin_size, CUCORE_CODE_CUBIN, kernel, &obj) !=
+          CUCORE_OK) {
+    first_line(g->error, sizeof g->error, "keeping the cubin", cucore_last_error());
+    g->ok = 0;
+  }
+  if (g->ok && c->keep_objects) g->obj = obj, obj = NULL;
+done:
+  cucore_object_destroy(obj);
+}
+
+static void *worker(void *arg) {
+  cc_tpipe *p = arg;
+  int slot = atomic_fetch_add(&p->slots, 1);
+  for (;;) {
+    size_t i = atomic_fetch_add(&p->next, 1);
+    if (i >= p->ctx->ngroups) break;
+    cc_tgroup *g = &p->ctx->groups[i];
+    if (!g->deferred) compile_group(p->ctx, slot, g);
+    pthread_mutex_lock(&p->mu);
+    p->ready[p->nready++] = i;
+    pthread_cond_signal(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
+  if (p->ctx->o.compile) { /* the slot is done: the compiler may let go of what it holds */
+    cucore_tune_compile_request q = {.slot = slot, .arch = p->ctx->s.limits.arch};
+    cucore_tune_compile_result r;
+    p->ctx->o.compile(p->ctx->o.user, &q, &r);
+  }
+  return NULL;
+}
+
+/* A group whose every configuration came from the store is not compiled (a resumed tune
+ * compiles nothing) unless a finalist needs it (cc_tcomp_now). Model-first orders by the
+ * model's verdicts, so it compiles everything. */
+static void mark_deferred(cc_trun *c, cc_tgroup *g, size_t n) {
+  int order_by_model = c->o.model_first || c->o.top_fraction > 0;
+  for (size_t i = 0; i < n; i++) g[i].deferred = !order_by_model;
+  for (size_t i = 0; i < c->s.rows && !order_by_model; i++) {
+    const cucore_tune_row *r = &c->rows[i];
+    if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->resumed) continue;
+    cc_tgroup key = {.hash = r->config.compile_hash};
+    cc_tgroup *x = bsearch(&key, g, n, sizeof key, cc_tgroup_by_hash);
+    if (x) x->deferred = 0;
+  }
+}
+
+/* The distinct compiles of the runnable rows, sorted by hash (c->groups, c->ngroups). */
+static cucore_status collect(cc_trun *c) {
+  cc_tgroup *g = cc_calloc(c->s.rows ? c->s.rows : 1, sizeof *g, "cucore_tune_run: compiles");
+  if (!g) return cucore_last_status();
+  size_t n = 0;
+  for (size_t i = 0; i < c->s.rows; i++)
+    if (c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) {
+      g[n].hash = c->rows[i].config.compile_hash;
+      g[n++].index = c->rows[i].config.index;
+    }
+  qsort(g, n, sizeof *g, cc_tgroup_by_hash);
+  size_t u = 0;
+  for (size_t i = 0; i < n; i++)
+    if (u == 0 || g[u - 1].hash != g[i].hash) g[u++] = g[i];
+  mark_deferred(c, g, u);
+  c->groups = g;
+  c->ngroups = u;
+  return CUCORE_OK;
+}
+
+/* The occupancy model on every runnable row of group `g`. */
+static void apply_model(cc_trun *c, const cc_tgroup *g) {
+  cucore_tune_filter f = {c->o.min_occupancy, c->o.no_spills};
+  for (size_t i = 0; i < c->s.rows; i++) {
+    cucore_tune_row *r = &c->rows[i];
+    if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->config.compile_hash != g->hash) continue;
+    r->compile_ms = g->ms;
+    r->cache_hit = g->cache_hit;
+    if (!g->ok) {
+      snprintf(r->error, sizeof r->error, "%s", g->error);
+      continue;
+    }
+    r->compiled = 1;
+    r->registers = g->res.registers;
+    r->static_shared = g->res.static_shared_bytes;
+    r->local_bytes = g->local_bytes;
+    cucore_tune_model_check(&c->s.limits, &g->res, g->local_bytes, &f, &r->config, &r->model);
+    c->s.model_rejected += r->config.verdict == CUCORE_TUNE_MODEL_REJECTED;
+  }
+}
+
+cucore_status cc_tcomp_start(cc_trun *c) {
+  cucore_status st = collect(c);
+  if (st != CUCORE_OK) return st;
+  cc_tpipe *p = cc_calloc(1, sizeof *p, "cucore_tune_run: the compile pipeline");
+  size_t *ready = cc_calloc(c->ngroups ? c->ngroups : 1, sizeof *ready,
+                            "cucore_tune_run: compiles");
+  if (!p || !ready) {
+    free(p), free(ready);
+    return cucore_last_status();
+  }
+  p->ctx = c;
+  p->ready = ready;
+  atomic_init(&p->next, 0);
+  atomic_init(&p->slots, 0);
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  p->t0 = cc_trun_now_ms();
+  c->pipe = p;
+  for (int i = 0; i < c->s.jobs && i < CC_TCOMP_MAX_JOBS; i++)
+    if (pthread_create(&p->th[p->started], NULL, worker, p) == 0) p->started++;
+  if (!p->started) worker(p); /* no thread could start: compile here */
+  return CUCORE_OK;
+}
+
+/* A compiled group counted: compiles, failures, cache hits. */
+static void count_compile(cc_trun *c, const cc_tgroup *g) {
+  c->s.compiles++;
+  c->s.compile_failures += !g->ok;
+  c->s.cache_hits += (size_t)g->cache_hit;
+}
+
+cc_tgroup *cc_tcomp_next(cc_trun *c) {
+  cc_tpipe *p = c->pipe;
+  pthread_mutex_lock(&p->mu);
+  while (p->taken < c->ngroups && p->taken == p->nready) pthread_cond_wait(&p->cv, &p->mu);
+  size_t i = p->taken < c->ngroups ? p->ready[p->taken++] : (size_t)-1;
+  if (p->taken == c->ngroups && i != (size_t)-1) c->s.compile_wall_ms = cc_trun_now_ms() - p->t0;
+  pthread_mutex_unlock(&p->mu);
+  if (i == (size_t)-1) return NULL;
+  cc_tgroup *g = &c->groups[i];
+  if (!g->deferred) {
+    count_compile(c, g);
+    apply_model(c, g);
+  }
+  return g;
+}
+
+int cc_tcomp_now(cc_trun *c, cc_tgroup *g) {
+  if (!g->deferred) return g->ok ? 0 : -1;
+  compile_group(c, c->s.jobs, g); /* the calling thread's slot */
+  g->deferred = 0;
+  count_compile(c, g); /* its rows came from the store: their verdicts stand */
+  return g->ok ? 0 : -1;
+}
+
+void cc_tcomp_finish(cc_trun *c) {
+  cc_tpipe *p = c->pipe;
+  if (p) {
+    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p->ready);
+    free(p);
+  }
+  c->pipe = NULL;
+  for (size_t i = 0; c->groups && i < c->ngroups; i++) cucore_object_destroy(c->groups[i].obj);
+  free(c->groups);
+  c->groups = NULL;
+}

@@ -1,0 +1,291 @@
+/* run_data.c -- the data of a measured tune: the buffers on the device, a pristine copy of
+ * every input kept there, so that before each configuration's checked launch inputs and
+ * in-place buffers are restored and outputs zeroed (or poisoned: nothing a previous
+ * configuration wrote can make a broken one pass), and the check of the outputs: the check
+ * callback, or the comparison with the first configuration that ran. */
+#include "tune/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cc_tdev {
+  cucore_device *dev;
+  cucore_stream *stream;
+  cucore_device_props props;
+  cucore_devptr *ptr;       /* per buffer: on the device */
+  cucore_devptr *pristine;  /* per buffer: the initial contents of inputs and in-place ones */
+  unsigned char **host;     /* per buffer: its contents after a launch (inputs as given) */
+  unsigned char **baseline; /* per buffer: the first configuration's outputs */
+  int have_baseline;
+  uint64_t baseline_index;
+};
+
+size_t cc_tdata_bytes(const cucore_tune_buffer *b) { return b->count * b->elem_size; }
+
+cucore_stream *cc_tdata_stream(const cc_trun *c) { return c->dev->stream; }
+size_t cc_tdata_l2(const cc_trun *c) { return (size_t)c->dev->props.l2_cache_bytes; }
+cucore_device *cc_tdata_device(const cc_trun *c) { return c->dev ? c->dev->dev : NULL; }
+const cucore_devptr *cc_tdata_ptrs(const cc_trun *c) { return c->dev->ptr; }
+
+static cucore_status fill(cc_tdev *d, const cucore_tune_buffer *b, cucore_devptr *ptr,
+                          cucore_devptr *pristine) {
+  size_t bytes = cc_tdata_bytes(b);
+  cucore_status st = cucore_mem_alloc(d->dev, bytes ? bytes : 1, ptr);
+  if (st != CUCORE_OK || b->role == CUCORE_TUNE_OUT) return st;
+  st = cucore_mem_alloc(d->dev, bytes ? bytes : 1, pristine);
+  if (st == CUCORE_OK && bytes) st = cucore_memcpy_htod(d->dev, *pristine, b->host, bytes, NULL);
+  return st;
+}
+
+/* The device opened, a stream, every buffer made and filled from its initial contents. */
+static cucore_status open_device(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  cucore_status st = cucore_device_get_props(c->o.device, &d->props);
+  if (st == CUCORE_OK) st = cucore_device_open(c->o.device, &d->dev);
+  if (st == CUCORE_OK) st = cucore_stream_create(d->dev, CUCORE_STREAM_NON_BLOCKING, 0, &d->stream);
+  for (size_t i = 0; i < c->nbufs && st == CUCORE_OK; i++) {
+    st = fill(d, &c->bufs[i], &d->ptr[i], &d->pristine[i]);
+    if (st == CUCORE_OK) st = cucore_stream_synchronize(d->stream);
+  }
+  return st;
+}
+
+cucore_status cc_tdata_open(cc_trun *c) {
+  cc_tdev *d = cc_calloc(1, sizeof *d, "cucore_tune_run: the device's state");
+  if (!d) return cucore_last_status();
+  c->dev = d;
+  size_t n = c->nbufs ? c->nbufs : 1;
+  d->ptr = cc_calloc(n, sizeof *d->ptr, "cucore_tune_run: the buffers");
+  d->pristine = cc_calloc(n, sizeof *d->pristine, "cucore_tune_run: the buffers");
+  d->host = cc_calloc(n, sizeof *d->host, "cucore_tune_run: the buffers");
+  d->baseline = cc_calloc(n, sizeof *d->baseline, "cucore_tune_run: the buffers");
+  if (!d->ptr || !d->pristine || !d->host || !d->baseline) return cucore_last_status();
+  for (size_t i = 0; i < c->nbufs; i++) {
+    size_t bytes = cc_tdata_bytes(&c->bufs[i]);
+    d->host[i] = cc_malloc(bytes ? bytes : 1, "cucore_tune_run: a buffer's host copy");
+    if (!d->host[i]) return cucore_last_status();
+    memcpy(d->host[i], c->bufs[i].host, bytes);
+  }
+  return open_device(c);
+}
+
+/* Every buffer, the stream and the device let go (the host data and the baseline kept). */
+static void close_device(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  for (size_t i = 0; i < c->nbufs; i++) {
+    if (d->ptr && d->ptr[i]) cucore_mem_free(d->dev, d->ptr[i]);
+    if (d->pristine && d->pristine[i]) cucore_mem_free(d->dev, d->pristine[i]);
+    if (d->ptr) d->ptr[i] = 0;
+    if (d->pristine) d->pristine[i] = 0;
+  }
+  cucore_stream_destroy(d->stream);
+  cucore_device_close(d->dev);
+  d->stream = NULL;
+  d->dev = NULL;
+}
+
+cucore_status cc_tdata_reopen(cc_trun *c) {
+  close_device(c);
+  return open_device(c);
+}
+
+cucore_status cc_tdata_reset(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  cucore_status st = CUCORE_OK;
+  for (size_t i = 0; i < c->nbufs && st == CUCORE_OK; i++) {
+    const cucore_tune_buffer *b = &c->bufs[i];
+    size_t bytes = cc_tdata_bytes(b);
+    if (!bytes) continue;
+    if (b->role == CUCORE_TUNE_OUT)
+      st = cucore_memset_d8(d->dev, d->ptr[i], c->o.poison ? 0xff : 0, bytes, d->stream);
+    else
+      st = cucore_memcpy_dtod(d->dev, d->ptr[i], d->pristine[i], bytes, d->stream);
+  }
+  return st == CUCORE_OK ? cucore_stream_synchronize(d->stream) : st;
+}
+
+static int download(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  for (size_t i = 0; i < c->nbufs; i++) {
+    const cucore_tune_buffer *b = &c->bufs[i];
+    if (b->role == CUCORE_TUNE_IN || !cc_tdata_bytes(b)) continue;
+    if (cucore_memcpy_dtoh(d->dev, d->host[i], d->ptr[i], cc_tdata_bytes(b), d->stream) !=
+        CUCORE_OK)
+      return -1;
+  }
+  return cucore_stream_synchronize(d->stream) == CUCORE_OK ? 0 : -1;
+}
+
+/* A half (binary16) or bfloat16 as a double. */
+static double half_value(uint16_t h, int bf16) {
+  if (bf16) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+  }
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+/* Element k of buffer b's bytes as a double. */
+static double value_of(const cucore_tune_buffer *b, const unsigned char *p, size_t k) {
+  p += k * b->elem_size;
+  union {
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint8_t u8;
+    uint16_t u16;
+    uint32_t u32;
+    uint64_t u64;
+    float f;
+    double d;
+  } v;
+  memcpy(&v, p, b->elem_size);
+  int s = b->elem == CUCORE_TUNE_ELEM_INT, u = b->elem == CUCORE_TUNE_ELEM_UINT;
+  switch (b->elem_size) {
+  case 1: return s ? v.i8 : v.u8;
+  case 2: return s ? v.i16 : u ? v.u16 : half_value(v.u16, b->elem != CUCORE_TUNE_ELEM_FLOAT);
+  case 4: return b->elem == CUCORE_TUNE_ELEM_FLOAT ? v.f : s ? (double)v.i32 : (double)v.u32;
+  default: return b->elem == CUCORE_TUNE_ELEM_FLOAT ? v.d : s ? (double)v.i64 : (double)v.u64;
+  }
+}
+
+static int is_float(const cucore_tune_buffer *b) {
+  return b->elem == CUCORE_TUNE_ELEM_FLOAT || b->elem == CUCORE_TUNE_ELEM_BFLOAT16;
+}
+
+static int same(const cc_trun *c, const cucore_tune_buffer *b, const unsigned char *got,
+                const unsigned char *want, size_t k) {
+  size_t es = b->elem_size;
+  if (!is_float(b) && c->o.rtol < 0 && c->o.atol < 0)
+    return memcmp(got + k * es, want + k * es, es) == 0;
+  double g = value_of(b, got, k), w = value_of(b, want, k);
+  if (isnan(g) || isnan(w)) return isnan(g) && isnan(w);
+  if (isinf(g) || isinf(w)) return g == w;
+  return fabs(g - w) <= c->atol + c->rtol * fabs(w);
+}
+
+/* The largest errors so far of `got` against `want`: |got - want| and that over |want| (inf
+ * when want is 0, or a NaN or infinity differs). */
+static void track_error(double got, double want, double *max_abs, double *max_rel) {
+  double e = fabs(got - want);
+  if (isnan(e) || isinf(e)) e = INFINITY;
+  double rel = want != 0 && !isinf(e) ? e / fabs(want) : INFINITY;
+  if (e > *max_abs) *max_abs = e;
+  if (rel > *max_rel) *max_rel = rel;
+}
+
+static void set_error(cucore_tune_row *r, double abs_err, double rel_err) {
+  if (!r->has_error || abs_err > r->max_abs_err) r->max_abs_err = abs_err;
+  if (!r->has_error || rel_err > r->max_rel_err) r->max_rel_err = rel_err;
+  r->has_error = 1;
+}
+
+/* The outputs against the baseline's; 1 and r->detail when one differs. */
+static int against_baseline(cc_trun *c, cucore_tune_row *r) {
+  cc_tdev *d = c->dev;
+  for (size_t i = 0; i < c->nbufs; i++) {
+    const cucore_tune_buffer *b = &c->bufs[i];
+    if (!d->baseline[i]) continue;
+    /* The same bytes are the same values (NaN = NaN, exact = within any tolerance): one
+     * memcmp instead of a comparison per element, the common case of a correct config. */
+    if (memcmp(d->host[i], d->baseline[i], cc_tdata_bytes(b)) == 0) continue;
+    size_t bad = 0, first = 0;
+    double abs_err = 0, rel_err = 0;
+    for (size_t k = 0; k < b->count; k++) {
+      if (same(c, b, d->host[i], d->baseline[i], k)) continue;
+      if (!bad++) first = k;
+      track_error(value_of(b, d->host[i], k), value_of(b, d->baseline[i], k), &abs_err, &rel_err);
+    }
+    if (!bad) continue;
+    set_error(r, abs_err, rel_err);
+    snprintf(r->detail, sizeof r->detail,
+             "argument %s: %zu of %zu differ from configuration "
+             "%llu's, first at [%zu], max abs error %g, max rel error %g",
+             b->label, bad, b->count, (unsigned long long)d->baseline_index, first, abs_err,
+             rel_err);
+    return 1;
+  }
+  return 0;
+}
+
+static int keep_baseline(cc_trun *c, cucore_tune_row *r) {
+  cc_tdev *d = c->dev;
+  for (size_t i = 0; i < c->nbufs; i++) {
+    const cucore_tune_buffer *b = &c->bufs[i];
+    if (b->role == CUCORE_TUNE_IN) continue;
+    size_t bytes = cc_tdata_bytes(b);
+    d->baseline[i] = cc_malloc(bytes ? bytes : 1, "cucore_tune_run: the baseline's outputs");
+    if (!d->baseline[i]) return -1;
+    memcpy(d->baseline[i], d->host[i], bytes);
+  }
+  d->have_baseline = 1;
+  d->baseline_index = r->config.index;
+  snprintf(r->detail, sizeof r->detail,
+           "the baseline: later configurations are compared with "
+           "its outputs (no --expect)");
+  return 0;
+}
+
+/* The check callback on the outputs. */
+static int against_check(cc_trun *c, cucore_tune_row *r) {
+  double max_abs = 0, max_rel = 0;
+  char detail[sizeof r->detail] = "";
+  int v = c->o.check(c->o.user, (const void *const *)c->dev->host, detail, sizeof detail, &max_abs,
+                     &max_rel);
+  if (v <= 0) return v < 0 ? -1 : 0;
+  set_error(r, max_abs, max_rel);
+  snprintf(r->detail, sizeof r->detail, "%s", detail);
+  return 1;
+}
+
+/* With poison: outputs with elements still all 0xff bytes were never written. */
+static int unwritten(cc_trun *c, cucore_tune_row *r) {
+  for (size_t i = 0; i < c->nbufs; i++) {
+    const cucore_tune_buffer *b = &c->bufs[i];
+    if (b->role != CUCORE_TUNE_OUT) continue;
+    size_t es = b->elem_size, bad = 0, first = 0;
+    for (size_t k = 0; k < b->count; k++) {
+      size_t j = 0;
+      while (j < es && c->dev->host[i][k * es + j] == 0xff) j++;
+      if (j == es && !bad++) first = k;
+    }
+    if (!bad) continue;
+    snprintf(r->detail, sizeof r->detail,
+             "argument %s: %zu of %zu elements were never written "
+             "(still poisoned), first at [%zu]",
+             b->label, bad, b->count, first);
+    return 1;
+  }
+  return 0;
+}
+
+int cc_tdata_verify(cc_trun *c, cucore_tune_row *r) {
+  if (download(c) < 0) return -1;
+  if (c->o.poison && unwritten(c, r)) return 1;
+  if (c->o.check) return against_check(c, r);
+  if (!c->dev->have_baseline) return keep_baseline(c, r);
+  return against_baseline(c, r);
+}
+
+void cc_tdata_close(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  if (!d) return;
+  close_device(c);
+  for (size_t i = 0; i < c->nbufs; i++) {
+    if (d->baseline) free(d->baseline[i]);
+    if (d->host) free(d->host[i]);
+  }
+  free(d->ptr);
+  free(d->pristine);
+  free(d->host);
+  free(d->baseline);
+  free(d);
+  c->dev = NULL;
+}

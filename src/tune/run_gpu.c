@@ -1,0 +1,119 @@
+/* run_gpu.c -- a measured tune on the GPU: while the compile threads work, the calling thread
+ * takes each finished compile, and for each of its configurations that the model lets run:
+ * takes it from the store (a resumed tune measures nothing twice), else resets the data,
+ * launches once and checks the outputs (a wrong answer is recorded, never timed), then times
+ * it and appends the result to the store. Failures are data: the tune goes on. With
+ * model_first (or a top_fraction), every compile is made first and the configurations are
+ * measured best model score first; beyond the top fraction they are recorded as skipped. */
+#include "tune/run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void measure_group(cc_trun *c, const cc_tgroup *g) {
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  int ok = g->ok && cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK;
+  unsigned resets = c->s.resets;
+  for (size_t i = 0; i < c->s.rows; i++) {
+    cucore_tune_row *r = &c->rows[i];
+    if (r->config.compile_hash != g->hash || r->config.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
+      continue;
+    if (resets != c->s.resets) { /* the device was reset: the kernel and its arguments anew */
+      cucore_args_destroy(a);
+      cucore_kernel_destroy(k);
+      k = NULL, a = NULL, resets = c->s.resets;
+      ok = c->s.lost || cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK;
+    }
+    if (ok)
+      cc_tone_measure(c, k, a, r);
+    else
+      cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
+    cc_tone_progress(c, r, 0);
+  }
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+}
+
+static _Thread_local const cucore_tune_row *tls_rows; /* for by_score (no qsort_r in C11) */
+
+static int by_score(const void *a, const void *b) {
+  const cucore_tune_row *x = &tls_rows[*(const size_t *)a], *y = &tls_rows[*(const size_t *)b];
+  if (x->model.score != y->model.score) return x->model.score > y->model.score ? -1 : 1;
+  return x->config.index < y->config.index ? -1 : 1;
+}
+
+static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
+  const cc_tgroup *g = cc_trun_group_of(c, r);
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  if (g && g->obj && cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK)
+    cc_tone_measure(c, k, a, r);
+  else
+    cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cc_tone_progress(c, r, 0);
+}
+
+/* Every compile first, then the rows best model score first (the top fraction of them). */
+static void measure_model_first(cc_trun *c) {
+  while (cc_tcomp_next(c)) {}
+  size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order), n = 0;
+  for (size_t i = 0; order && i < c->s.rows; i++)
+    if (c->rows[i].compiled && c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
+  tls_rows = c->rows;
+  qsort(order, n, sizeof *order, by_score);
+  double f = c->o.top_fraction;
+  size_t take = f > 0 ? (size_t)ceil(f * (double)n) : n;
+  for (size_t i = 0; i < n; i++) {
+    cucore_tune_row *r = &c->rows[order[i]];
+    if (i < take) {
+      measure_row_of(c, r);
+      continue;
+    }
+    r->status = CUCORE_TUNE_SKIPPED;
+    snprintf(r->detail, sizeof r->detail, "model score %.3f is outside --top-fraction %g",
+             r->model.score, f);
+    c->s.skipped++;
+  }
+  free(order);
+}
+
+/* The device, the clock probe, the rotation copies, the store and the rows it has. */
+static cucore_status prepare(cc_trun *c) {
+  cucore_status st = cc_tdata_open(c);
+  if (st == CUCORE_OK) cc_ttime_probe(c), cc_trot_open(c);
+  if (st == CUCORE_OK) st = cc_tstore_open(c);
+  if (st == CUCORE_OK) cc_tstore_resume(c);
+  return st;
+}
+
+cucore_status cc_tgpu_measure_all(cc_trun *c) {
+  cucore_status st = prepare(c);
+  c->keep_objects = 1;
+  c->t_start = cc_trun_now_ms();
+  if (st == CUCORE_OK) st = cc_tcomp_start(c);
+  if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
+  for (cc_tgroup *g; st == CUCORE_OK;) {
+    double t0 = cc_trun_now_ms();
+    if (!(g = cc_tcomp_next(c))) break;
+    c->s.wait_ms += cc_trun_now_ms() - t0;
+    measure_group(c, g);
+  }
+  if (st == CUCORE_OK) cc_tone_progress(c, NULL, 1);
+  if (st == CUCORE_OK) cc_tfinal(c); /* before the store closes: finalists are recorded again */
+  cc_tcomp_finish(c);
+  cc_trot_close(c);
+  cc_tdata_close(c);
+  cc_tstore_close(c);
+  return st;
+}
+
+cucore_status cc_tgpu_compile_all(cc_trun *c) {
+  cucore_status st = cc_tcomp_start(c);
+  while (st == CUCORE_OK && cc_tcomp_next(c)) {}
+  cc_tcomp_finish(c);
+  return st;
+}

@@ -1,0 +1,81 @@
+/* run_one.c -- one configuration of a measured tune: taken from the store when it was
+ * measured before, else reset, launched (checked), verified and timed; its result recorded in
+ * the store; the progress callback after it. */
+#include "tune/run.h"
+
+#include <stdio.h>
+
+/* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
+ * configuration and after the GPU was idle for 100 ms or more; while the previous
+ * configuration's launches have just kept the GPU busy and its clocks up, 1 ms of warm-up and
+ * >= 2 ms of samples (still >= 10 samples and the noise stop). The finalists are re-timed
+ * interleaved with their own warm-up (run_final.c). */
+static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
+  if (c->last_timed_ms <= 0 || cc_trun_now_ms() - c->last_timed_ms >= 100) return;
+  if (o->warmup_ms > 1) o->warmup_ms = 1;
+  if (o->screen_ms > 2) o->screen_ms = 2;
+}
+
+/* One configuration: reset, checked launch, verification, timing. */
+static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
+  cucore_launch_config cfg = cc_ttime_launch_of(c, r);
+  double t0 = cc_trun_now_ms();
+  cucore_status st = cc_tdata_reset(c);
+  if (st == CUCORE_OK) st = cucore_launch(k, &cfg, a);
+  if (st == CUCORE_OK) st = cucore_stream_synchronize(cfg.stream);
+  if (st != CUCORE_OK) {
+    cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
+    return;
+  }
+  int v = cc_tdata_verify(c, r);
+  c->s.verify_ms += cc_trun_now_ms() - t0;
+  if (v < 0) {
+    cc_trun_failed(c, r, CUCORE_TUNE_VERIFY_ERROR, cucore_last_error());
+    return;
+  }
+  if (v > 0) {
+    r->status = CUCORE_TUNE_WRONG_ANSWER;
+    c->s.wrong++;
+    return;
+  }
+  cucore_tune_timing_options o = cc_ttime_options(c);
+  screen_options(c, &o);
+  cucore_tune_timing t;
+  st = cc_ttime(c, k, a, r, &o, &t);
+  c->last_timed_ms = cc_trun_now_ms();
+  if (st != CUCORE_OK) {
+    cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
+    return;
+  }
+  r->stats = t.stats;
+  r->batch = t.batch;
+  r->mode = t.mode, r->sm_clock_mhz = t.sm_clock_mhz, r->throttled = t.throttled;
+  r->status = CUCORE_TUNE_OK;
+  c->s.measured++;
+}
+
+void cc_tone_measure(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
+  if (r->resumed) return; /* from the store (cc_tstore_resume) */
+  if (c->s.lost) {
+    cc_trun_failed(c, r, CUCORE_TUNE_DEVICE_LOST,
+                   "not measured: the device did not come back after a fault");
+  } else {
+    measure_row(c, k, a, r);
+    cc_trec_after_row(c, r); /* a fault: recorded as such, the device reset */
+  }
+  cc_tstore_record(c, r);
+}
+
+void cc_tone_progress(cc_trun *c, const cucore_tune_row *r, int finished) {
+  if (!c->o.progress) return;
+  cucore_tune_progress p = {0};
+  p.done = c->s.measured + c->s.resumed + c->s.wrong + c->s.failed;
+  p.total = (size_t)c->s.counts.runnable - c->s.model_rejected;
+  p.elapsed_s = (cc_trun_now_ms() - c->t_start) / 1000;
+  p.eta_s = p.done && p.total > p.done ? p.elapsed_s / (double)p.done * (double)(p.total - p.done)
+                                       : 0.0;
+  p.config = r ? r->config.index : 0;
+  p.status = r ? r->status : CUCORE_TUNE_NOT_MEASURED;
+  p.finished = finished;
+  c->o.progress(c->o.user, &p);
+}

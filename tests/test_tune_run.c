@@ -1,0 +1,286 @@
+/* test_tune_run.c -- cucore_tune_run(), the tune as a library call, on the fake driver of
+ * tests/fake (launches are recorded, nothing runs; copies and fills move real bytes) and the
+ * real NVRTC: argument errors named, a dry run's counts per stage, a measured run with a
+ * progress callback (done reaches total) and a compile callback (every slot let go), a
+ * resumed run measuring nothing (the store), a check callback failing one configuration, the
+ * report's getters refusing a row past the end, and a destroyed report refused as misuse. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef CUCORE_FAKE_DRIVER_PATH
+#error "CUCORE_FAKE_DRIVER_PATH is set by tests/CMakeLists.txt"
+#endif
+
+static const char src[] = "extern \"C\" __global__ void work(float *y, int n) {\n"
+                          "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                          "  if (i < n) y[i] = REPS;\n"
+                          "}\n";
+
+static char dir[64];
+
+/* REPS=1,2,3,4 (REPS != 3), block_size_x=64,128: 8 raw, 6 after the restriction, 3 compiles. */
+static cucore_tune_space *space_of(void) {
+  cucore_tune_space *s = NULL;
+  assert_ok(cucore_tune_space_create(&s));
+  assert_ok(cucore_tune_space_parse_param(s, "REPS=1,2,3,4", CUCORE_TUNE_PARAM_AUTO));
+  assert_ok(cucore_tune_space_parse_param(s, "block_size_x=64,128", CUCORE_TUNE_PARAM_AUTO));
+  assert_ok(cucore_tune_space_restrict(s, "REPS != 3"));
+  assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_PROBLEM_SIZE, "1024"));
+  assert_ok(cucore_tune_space_set_kernel(s, "work"));
+  assert_ok(cucore_tune_space_set_source(s, src, strlen(src)));
+  return s;
+}
+
+typedef struct calls {
+  int bind, check, progress, finished, compile, done_slots;
+  size_t last_done, last_total;
+  int check_wrong_reps; /* the check fails this REPS (0: none) */
+} calls;
+
+static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
+                          const cucore_devptr *ptrs, cucore_args *args) {
+  (void)obj, (void)symbol;
+  ((calls *)user)->bind++;
+  cucore_status st = cucore_args_set_ptr(args, 0, ptrs[0]);
+  return st == CUCORE_OK ? cucore_args_set_i32(args, 1, 1024) : st;
+}
+
+static void progress(void *user, const cucore_tune_progress *p) {
+  calls *c = user;
+  c->last_done = p->done, c->last_total = p->total;
+  if (p->finished)
+    c->finished++;
+  else
+    c->progress++;
+}
+
+static int compile(void *user, const cucore_tune_compile_request *q,
+                   cucore_tune_compile_result *out) {
+  static _Thread_local cucore_object *kept; /* one slot per thread: the last cubin's owner */
+  calls *c = user;
+  cucore_object_destroy(kept);
+  kept = NULL;
+  if (!q->kernel) {
+    __atomic_add_fetch(&c->done_slots, 1, __ATOMIC_SEQ_CST);
+    return 0;
+  }
+  __atomic_add_fetch(&c->compile, 1, __ATOMIC_SEQ_CST);
+  if (cucore_tune_compile(src, strlen(src), "w.cu", NULL, q, out, &kept) != CUCORE_OK) return -1;
+  return out->ok ? 0 : -1;
+}
+
+static cucore_tune_run_options options_of(calls *c, const char *db) {
+  cucore_tune_run_options o = CUCORE_TUNE_RUN_DEFAULTS;
+  o.jobs = 2;
+  o.store_path = db;
+  o.cold = CUCORE_TUNE_COLD_NONE;
+  o.user = c;
+  o.bind = bind;
+  o.progress = progress;
+  return o;
+}
+
+static cucore_tune_buffer out_buffer(void) {
+  cucore_tune_buffer b = {"y", CUCORE_TUNE_OUT, CUCORE_TUNE_ELEM_FLOAT, 4, 1024, NULL};
+  return b;
+}
+
+static void argument_errors(void **state) {
+  (void)state;
+  cucore_tune_space *s = space_of();
+  calls c = {0};
+  cucore_tune_run_options o = options_of(&c, NULL);
+  cucore_tune_report *r = (cucore_tune_report *)&c; /* set to NULL by a refusal */
+  cucore_tune_buffer b = out_buffer();
+  assert_status(cucore_tune_run(NULL, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "space");
+  assert_status(cucore_tune_run(s, NULL, &b, 1, NULL, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "`options` is NULL");
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_run(s, NULL, NULL, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "`buffers` is NULL with nbuffers 1");
+  assert_null(r);
+  o.bind = NULL;
+  o.dry_run = 1;
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "options->bind is NULL");
+  o = options_of(&c, NULL);
+  o.top_fraction = 2;
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "options->top_fraction: expected 0..1");
+  o = options_of(&c, NULL);
+  o.launch_mode = 7;
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "options->launch_mode");
+  o = options_of(&c, NULL);
+  b.elem_size = 3;
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "buffer 0: elem_size 3: expected 1, 2, 4 or 8 bytes");
+  b = out_buffer();
+  b.elem = CUCORE_TUNE_ELEM_BFLOAT16; /* 4 bytes: not a bfloat16 */
+  assert_status(cucore_tune_run(s, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  cucore_tune_space *bare = NULL;
+  assert_ok(cucore_tune_space_create(&bare));
+  b = out_buffer();
+  assert_status(cucore_tune_run(bare, NULL, &b, 1, &o, &r), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "the space has no kernel");
+  assert_null(r);
+  assert_int_equal(c.bind + c.progress, 0);
+  cucore_tune_space_destroy(bare);
+  cucore_tune_space_destroy(s);
+}
+
+static void dry_run_counts(void **state) {
+  (void)state;
+  cucore_tune_space *s = space_of();
+  cucore_tune_run_options o = CUCORE_TUNE_RUN_DEFAULTS;
+  o.dry_run = 1;
+  o.arch = 90;
+  o.sm_count = 132;
+  o.jobs = 1;
+  cucore_tune_report *r = NULL;
+  assert_ok(cucore_tune_run(s, NULL, NULL, 0, &o, &r));
+  cucore_tune_summary sum;
+  assert_ok(cucore_tune_report_get_summary(r, &sum));
+  assert_int_equal(sum.counts.raw, 8);
+  assert_int_equal(sum.counts.after_restrictions, 6);
+  assert_int_equal(sum.counts.runnable, 6);
+  assert_int_equal(sum.counts.compiles, 3);
+  assert_int_equal(sum.rows, 6);
+  assert_int_equal(sum.compiles, 3);
+  assert_int_equal(sum.compile_failures, 0);
+  assert_int_equal(sum.limits.arch, 90);
+  assert_int_equal(sum.limits.sm_count, 132);
+  assert_int_equal(sum.measured + sum.have_best, 0);
+  assert_string_equal(sum.key, "");
+  for (size_t i = 0; i < sum.rows; i++) {
+    cucore_tune_row row;
+    assert_ok(cucore_tune_report_get_row(r, i, &row));
+    assert_int_equal(row.compiled, 1);
+    assert_int_equal(row.status, CUCORE_TUNE_NOT_MEASURED);
+    assert_true(row.registers > 0 && row.model.score > 0);
+  }
+  cucore_tune_row row;
+  assert_status(cucore_tune_report_get_row(r, 6, &row), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "row 6 is past the report's 6 rows");
+  assert_status(cucore_tune_report_get_row(r, 0, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_report_get_summary(r, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_tune_report_destroy(r));
+  assert_status(cucore_tune_report_get_summary(r, &sum), CUCORE_MISUSE);
+  assert_status(cucore_tune_report_destroy(r), CUCORE_MISUSE);
+  assert_ok(cucore_tune_report_destroy(NULL));
+  cucore_tune_space_destroy(s);
+}
+
+/* A measured run into `db`; its summary in *sum. */
+static void measured(const char *db, calls *c, int with_compile, cucore_tune_summary *sum) {
+  cucore_tune_space *s = space_of();
+  cucore_tune_run_options o = options_of(c, db);
+  if (with_compile) o.compile = compile;
+  cucore_tune_buffer b = out_buffer();
+  cucore_tune_report *r = NULL;
+  assert_ok(cucore_tune_run(s, NULL, &b, 1, &o, &r));
+  assert_ok(cucore_tune_report_get_summary(r, sum));
+  assert_int_equal(sum->rows, 6);
+  assert_string_equal(sum->store_path, db);
+  assert_int_equal(strlen(sum->key), 64);
+  assert_true(sum->have_best);
+  cucore_tune_row best;
+  assert_ok(cucore_tune_report_get_row(r, sum->best, &best));
+  assert_int_equal(best.status, CUCORE_TUNE_OK);
+  assert_ok(cucore_tune_report_destroy(r));
+  cucore_tune_space_destroy(s);
+}
+
+static void measured_and_resumed(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/db.jsonl", dir);
+  calls c = {0};
+  cucore_tune_summary sum;
+  measured(db, &c, 1, &sum);
+  assert_int_equal(sum.measured, 6);
+  assert_int_equal(sum.resumed + sum.wrong + sum.failed, 0);
+  assert_int_equal(c.progress, 6);
+  assert_int_equal(c.finished, 1);
+  assert_int_equal(c.last_done, c.last_total);
+  assert_int_equal(c.last_total, 6);
+  assert_int_equal(c.compile, 3);
+  assert_int_equal(c.done_slots, 2); /* both compile threads let their slot go */
+  assert_true(c.bind >= 3);
+  assert_true(sum.store_records >= 6 + 5); /* the finalists (5, and ties) recorded again */
+  calls again = {0};
+  measured(db, &again, 1, &sum);
+  assert_int_equal(sum.measured, 0);
+  assert_int_equal(sum.resumed, 6);
+  assert_int_equal(again.compile, 0);   /* nothing to measure needs a cubin */
+  assert_int_equal(again.last_done, 6); /* said on the last call: the resumed need no steps */
+  assert_int_equal(again.finished, 1);
+}
+
+static int check(void *user, const void *const *host, char *detail, size_t cap, double *max_abs,
+                 double *max_rel) {
+  calls *c = user;
+  (void)host;
+  if (c->check++ != 1) return 0; /* the second configuration checked is wrong */
+  snprintf(detail, cap, "the second is wrong");
+  *max_abs = 2, *max_rel = 0.5;
+  return 1;
+}
+
+static void check_callback(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/check.jsonl", dir);
+  cucore_tune_space *s = space_of();
+  calls c = {0};
+  cucore_tune_run_options o = options_of(&c, db);
+  o.check = check;
+  o.finalists = 0;
+  cucore_tune_buffer b = out_buffer();
+  cucore_tune_report *r = NULL;
+  assert_ok(cucore_tune_run(s, NULL, &b, 1, &o, &r));
+  cucore_tune_summary sum;
+  assert_ok(cucore_tune_report_get_summary(r, &sum));
+  assert_int_equal(sum.wrong, 1);
+  assert_int_equal(sum.measured, 5);
+  assert_int_equal(c.check, 6);
+  size_t wrong = 0;
+  for (size_t i = 0; i < sum.rows; i++) {
+    cucore_tune_row row;
+    assert_ok(cucore_tune_report_get_row(r, i, &row));
+    if (row.status != CUCORE_TUNE_WRONG_ANSWER) continue;
+    wrong++;
+    assert_string_equal(row.detail, "the second is wrong");
+    assert_true(row.has_error && row.max_abs_err == 2 && row.max_rel_err == 0.5);
+  }
+  assert_int_equal(wrong, 1);
+  assert_string_equal(cucore_tune_result_name(CUCORE_TUNE_WRONG_ANSWER), "wrong-answer");
+  assert_string_equal(cucore_tune_result_name((cucore_tune_result)99), "?");
+  assert_ok(cucore_tune_report_destroy(r));
+  cucore_tune_space_destroy(s);
+}
+
+int main(void) {
+  setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
+  snprintf(dir, sizeof dir, "/tmp/cucore-tune-run-XXXXXX");
+  if (!mkdtemp(dir)) return 1;
+  char cache[128];
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  setenv("CUCORE_CACHE_DIR", cache, 1);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(argument_errors),
+      cmocka_unit_test(dry_run_counts),
+      cmocka_unit_test(measured_and_resumed),
+      cmocka_unit_test(check_callback),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) rc = rc ? rc : 1;
+  return rc;
+}

@@ -1,0 +1,173 @@
+/* tune_run.c -- `cucore tune` as a client of the library's tune (cucore_tune_run): the --arg
+ * specs become the tune's buffers and a bind callback (run_bind_args with the pointers the
+ * library gives), the --expect specs its check callback, the progress line and the notes go
+ * to stderr, the compiles to the worker processes (tune_worker.c); the report's summary and
+ * rows are read into the command's state for every output format. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tune.h"
+
+int tune_parse_specs(tune_ctx *c) {
+  run_opts *o = &c->o;
+  const tune_line *l = c->line;
+  o->file = l->file, o->kernel = l->kernel;
+  o->rtol = l->rtol, o->atol = l->atol, o->has_rtol = l->has_rtol, o->has_atol = l->has_atol;
+  run_random_seed(l->seed);
+  o->args = calloc((size_t)(l->args.n ? l->args.n : 1), sizeof *o->args);
+  o->expects = calloc((size_t)(l->expects.n ? l->expects.n : 1), sizeof *o->expects);
+  if (!o->args || !o->expects) return cli_fail("tune", "options", CUCORE_HOST_OUT_OF_MEMORY);
+  for (int i = 0; i < l->args.n; i++) {
+    int rc = run_parse_arg(o, l->args.v[i], i, &o->args[i]);
+    o->nargs = i + 1;
+    if (rc) return rc;
+  }
+  for (int i = 0; i < l->expects.n; i++) {
+    int rc = run_parse_expect(l->expects.v[i], &o->expects[i]);
+    o->nexpects = i + 1;
+    if (rc) return rc;
+    if (!run_expect_target_known(o, o->expects[i].target))
+      return cli_usage("tune", "--expect %s: no buffer argument is `%s`", l->expects.v[i],
+                       o->expects[i].target);
+  }
+  return run_prepare_expects(o);
+}
+
+/* The bind callback: the buffers at the library's pointers, every --arg bound. */
+static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
+                          const cucore_devptr *ptrs, cucore_args *args) {
+  run_opts *o = &((tune_ctx *)user)->o;
+  for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = ptrs[i];
+  return run_bind_args(o, args, obj, symbol) ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
+}
+
+/* The check callback: the outputs against every --expect. */
+static int check(void *user, const void *const *host, char *detail, size_t cap, double *max_abs,
+                 double *max_rel) {
+  run_opts *o = &((tune_ctx *)user)->o;
+  for (int i = 0; i < o->nbufs; i++)
+    if (o->bufs[i].role != ROLE_IN)
+      memcpy(o->bufs[i].host, host[i], o->bufs[i].count * (size_t)elem_sizes[o->bufs[i].type]);
+  int failed = run_check_expects(o);
+  if (failed <= 0) return failed;
+  int said = 0;
+  for (int i = 0; i < o->nexpects; i++) {
+    const run_expect *e = &o->expects[i];
+    if (!e->mismatches) continue;
+    if (e->max_abs_err > *max_abs) *max_abs = e->max_abs_err;
+    if (e->max_rel_err > *max_rel) *max_rel = e->max_rel_err;
+    if (said++) continue;
+    snprintf(detail, cap,
+             "--expect %s: %zu of %zu differ, first at [%zu]: "
+             "got %s, want %s, max abs error %g, max rel error %g",
+             e->target, e->mismatches, e->count, e->shown ? e->bad_index[0] : 0,
+             e->shown ? e->got[0] : "?", e->shown ? e->want[0] : "?", e->max_abs_err,
+             e->max_rel_err);
+  }
+  return 1;
+}
+
+/* "[ 12/120] 3.1 s left" on a terminal, rewritten in place; cleared when screening ends. */
+static void progress(void *user, const cucore_tune_progress *p) {
+  const tune_ctx *c = user;
+  if (c->line->json || !isatty(2)) return;
+  if (p->finished) {
+    text_terminal_control("\r\033[K");
+    return;
+  }
+  fprintf(stderr, "\r\033[K[%5zu/%zu] %.1f s left", p->done, p->total, p->eta_s);
+}
+
+static void note(void *user, const char *text) {
+  (void)user;
+  fprintf(stderr, "cucore tune: note: %s\n", text);
+}
+
+/* The --arg buffers as the library's. */
+static cucore_tune_buffer *buffers_of(const run_opts *o) {
+  cucore_tune_buffer *b = calloc((size_t)(o->nbufs ? o->nbufs : 1), sizeof *b);
+  for (int i = 0; b && i < o->nbufs; i++) {
+    const run_buf *r = &o->bufs[i];
+    b[i].label = r->label;
+    b[i].role = r->role == ROLE_IN    ? CUCORE_TUNE_IN
+                : r->role == ROLE_OUT ? CUCORE_TUNE_OUT
+                                      : CUCORE_TUNE_INOUT;
+    b[i].elem = r->type == T_BF16         ? CUCORE_TUNE_ELEM_BFLOAT16
+                : elem_is_float(r->type)  ? CUCORE_TUNE_ELEM_FLOAT
+                : elem_is_signed(r->type) ? CUCORE_TUNE_ELEM_INT
+                                          : CUCORE_TUNE_ELEM_UINT;
+    b[i].elem_size = (size_t)elem_sizes[r->type];
+    b[i].count = r->count;
+    b[i].host = r->host;
+  }
+  return b;
+}
+
+/* What the buffers mean beyond their contents: the --arg and --expect specs (a stored "ok"
+ * is only reused under the same checks). */
+static const char *identity(const tune_line *l, char *buf, size_t cap) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < l->args.n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "arg %s\n", l->args.v[i]);
+  for (int i = 0; i < l->expects.n && len < cap; i++)
+    len += (size_t)snprintf(buf + len, cap - len, "expect %s\n", l->expects.v[i]);
+  return buf;
+}
+
+/* The command line as the library's options. */
+static cucore_tune_run_options options_of(tune_ctx *c, char *ident, size_t cap) {
+  const tune_line *l = c->line;
+  const char *arch = cli_source_arch(c->src);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  cucore_tune_run_options o = CUCORE_TUNE_RUN_DEFAULTS;
+  o.dry_run = l->dry_run;
+  o.arch = arch ? atoi(strchr(arch, '_') ? strchr(arch, '_') + 1 : arch) : 0;
+  o.sm_count = (int)l->sm_count;
+  o.jobs = l->jobs ? (int)l->jobs : cores > 2 ? (int)cores - 1 : 1;
+  o.compile_timeout_s = l->compile_timeout, o.store_path = l->db, o.fresh = l->fresh;
+  o.max_noise = l->max_noise;
+  o.launch_mode = l->launch_mode     ? l->launch_mode
+                  : l->launch_single ? CUCORE_TUNE_LAUNCH_SINGLE
+                                     : CUCORE_TUNE_LAUNCH_AUTO;
+  o.cold = l->cache_hot ? CUCORE_TUNE_COLD_NONE : (cucore_tune_cold)l->cold_mode;
+  o.finalists = (int)l->finalists, o.model_first = l->model_first;
+  o.top_fraction = l->top_fraction, o.min_occupancy = l->min_occupancy;
+  o.no_spills = l->no_spills, o.poison = l->poison;
+  o.rtol = l->has_rtol ? l->rtol : -1, o.atol = l->has_atol ? l->atol : -1;
+  o.identity = identity(l, ident, cap);
+  o.source_name = l->file;
+  o.user = c;
+  o.bind = bind, o.check = c->o.nexpects ? check : NULL;
+  o.progress = progress, o.note = note, o.compile = tune_worker_compile;
+  return o;
+}
+
+/* The report's summary and rows into c. */
+static int read_report(tune_ctx *c) {
+  if (cucore_tune_report_get_summary(c->report, &c->sum) != CUCORE_OK)
+    return cli_fail("tune", "the report", cucore_last_status());
+  c->rows = calloc(c->sum.rows ? c->sum.rows : 1, sizeof *c->rows);
+  if (!c->rows) return cli_fail("tune", "the report", CUCORE_HOST_OUT_OF_MEMORY);
+  for (c->nrows = 0; c->nrows < c->sum.rows; c->nrows++)
+    cucore_tune_report_get_row(c->report, c->nrows, &c->rows[c->nrows]);
+  return 0;
+}
+
+int tune_run(tune_ctx *c) {
+  char ident[8192];
+  cucore_tune_run_options o = options_of(c, ident, sizeof ident);
+  cucore_tune_buffer *b = buffers_of(&c->o);
+  c->workers = tune_workers_new(c, o.jobs + 1);
+  if (!b || !c->workers) {
+    free(b);
+    return cli_fail("tune", "the tune", CUCORE_HOST_OUT_OF_MEMORY);
+  }
+  cucore_status st = cucore_tune_run(c->space, c->src->opts, b, (size_t)c->o.nbufs, &o, &c->report);
+  free(b);
+  tune_workers_free(c->workers);
+  c->workers = NULL;
+  if (st != CUCORE_OK) return cli_fail("tune", o.dry_run ? "the space" : "the tune", st);
+  return read_report(c);
+}
