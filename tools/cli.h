@@ -163,7 +163,7 @@ int cmd_cache(int argc, char **argv);
 extern const char cmd_cache_help[];
 /* Each verb's option table (opt.h), for its help. */
 extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[];
-/* `cucore tune` (cmd_tune.c, tune_compile.c, tune_report.c; issue 24). */
+/* `cucore tune` (cmd_tune.c, tune_run.c over cucore_tune_run, tune_report.c; issue 24). */
 int cmd_tune(int argc, char **argv);
 /* `cucore __tune-worker`: a compile process of `cucore tune` (tune_worker.c), not a user verb. */
 int tune_worker_main(int argc, char **argv);

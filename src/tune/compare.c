@@ -111,7 +111,7 @@ cucore_status cc_tune_cmp_run(cc_tune_cmp *c, cucore_stream *s, cucore_devptr a,
   if (st != CUCORE_OK) return st;
   if (c->pinned[1] != 1)
     return cc_fail(CUCORE_NOT_SUPPORTED,
-                   "the device comparison kernel did not run (the driver runs no kernels?)");
+                   "the comparison kernel wrote nothing back (a driver that runs no kernels?)");
   *first = c->pinned[0] < bytes ? (size_t)c->pinned[0] : bytes;
   return CUCORE_OK;
 }

@@ -3,7 +3,8 @@
  * job each (lowest first: a file calls only the ones above it in this list):
  *   run_base.c     the clock, notes, a failed row, a row's group
  *   run_data.c     the buffers on the device: made, restored before a checked launch, the
- *                  outputs read back and verified (the check callback or the first result)
+ *                  outputs verified (the check callback, or the first result: compared on
+ *                  the device first by compare.c, read back only when a byte differs)
  *   run_rotate.c   the copies of every buffer for cold-cache rotation, their argument sets
  *   run_bind.c     a configuration's kernel with its arguments bound (the bind callback)
  *   run_time.c     timing one configuration (the launch mode, the cold cache, the clock)

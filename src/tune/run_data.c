@@ -2,7 +2,11 @@
  * every input kept there, so that before each configuration's checked launch inputs and
  * in-place buffers are restored and outputs zeroed (or poisoned: nothing a previous
  * configuration wrote can make a broken one pass), and the check of the outputs: the check
- * callback, or the comparison with the first configuration that ran. */
+ * callback, or the comparison with the first configuration that ran. That comparison runs on
+ * the device first (tune/compare.c, against a device copy of the baseline's outputs): only
+ * when some byte differs are the outputs downloaded and compared element by element on the
+ * host (tolerances, the error sizes, the first bad index). */
+#include "tune/compare.h"
 #include "tune/run.h"
 
 #include <math.h>
@@ -18,6 +22,9 @@ struct cc_tdev {
   cucore_devptr *pristine;  /* per buffer: the initial contents of inputs and in-place ones */
   unsigned char **host;     /* per buffer: its contents after a launch (inputs as given) */
   unsigned char **baseline; /* per buffer: the first configuration's outputs */
+  cucore_devptr *base_dev;  /* per buffer: the same on the device (with cmp) */
+  cc_tune_cmp *cmp;         /* the device comparison (NULL: compare on the host) */
+  int cmp_failed;           /* 1: it could not be made or run once; the host compares */
   int have_baseline;
   uint64_t baseline_index;
 };
@@ -39,6 +46,55 @@ static cucore_status fill(cc_tdev *d, const cucore_tune_buffer *b, cucore_devptr
   return st;
 }
 
+/* The device comparison stops: a note says why, the host compares from now on. */
+static void compare_off(cc_trun *c, const char *why) {
+  cc_tdev *d = c->dev;
+  if (!d->cmp_failed)
+    cc_trun_note(c, "outputs are compared on the host (the device comparison %s: %s)", why,
+                 cucore_last_error());
+  d->cmp_failed = 1;
+  cc_tune_cmp_destroy(d->cmp);
+  d->cmp = NULL;
+}
+
+/* A device copy of the baseline's output `i` (from its host copy). */
+static cucore_status upload_baseline(cc_tdev *d, const cucore_tune_buffer *b, size_t i) {
+  size_t bytes = cc_tdata_bytes(b);
+  cucore_status st = cucore_mem_alloc(d->dev, bytes ? bytes : 1, &d->base_dev[i]);
+  if (st == CUCORE_OK && bytes)
+    st = cucore_memcpy_htod(d->dev, d->base_dev[i], d->baseline[i], bytes, NULL);
+  return st;
+}
+
+/* The comparison kernel, and the baseline's device copies when there is a baseline already
+ * (the device opened again after a fault). A failure leaves the host comparing. */
+static void open_compare(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  if (d->cmp_failed || c->o.check) return; /* the check callback reads host copies */
+  cucore_status st = cc_tune_cmp_create(d->dev, &d->cmp);
+  for (size_t i = 0; i < c->nbufs && st == CUCORE_OK && d->have_baseline; i++)
+    if (d->baseline[i]) st = upload_baseline(d, &c->bufs[i], i);
+  if (st != CUCORE_OK) compare_off(c, "could not be set up");
+}
+
+/* 1 when every output equals the baseline's, byte for byte, compared on the device; 0 when
+ * one differs or the device cannot tell (the host compares then). */
+static int same_on_device(cc_trun *c) {
+  cc_tdev *d = c->dev;
+  if (!d->cmp || !d->have_baseline) return 0;
+  for (size_t i = 0; i < c->nbufs; i++) {
+    if (!d->baseline[i] || !d->base_dev[i]) continue;
+    size_t bytes = cc_tdata_bytes(&c->bufs[i]), first = 0;
+    cucore_status st = cc_tune_cmp_run(d->cmp, d->stream, d->ptr[i], d->base_dev[i], bytes, &first);
+    if (st != CUCORE_OK) {
+      compare_off(c, CUCORE_CODE(st) == CUCORE_NOT_SUPPORTED ? "did not run" : "failed");
+      return 0;
+    }
+    if (first < bytes) return 0;
+  }
+  return 1;
+}
+
 /* The device opened, a stream, every buffer made and filled from its initial contents. */
 static cucore_status open_device(cc_trun *c) {
   cc_tdev *d = c->dev;
@@ -49,6 +105,7 @@ static cucore_status open_device(cc_trun *c) {
     st = fill(d, &c->bufs[i], &d->ptr[i], &d->pristine[i]);
     if (st == CUCORE_OK) st = cucore_stream_synchronize(d->stream);
   }
+  if (st == CUCORE_OK) open_compare(c);
   return st;
 }
 
@@ -61,7 +118,9 @@ cucore_status cc_tdata_open(cc_trun *c) {
   d->pristine = cc_calloc(n, sizeof *d->pristine, "cucore_tune_run: the buffers");
   d->host = cc_calloc(n, sizeof *d->host, "cucore_tune_run: the buffers");
   d->baseline = cc_calloc(n, sizeof *d->baseline, "cucore_tune_run: the buffers");
-  if (!d->ptr || !d->pristine || !d->host || !d->baseline) return cucore_last_status();
+  d->base_dev = cc_calloc(n, sizeof *d->base_dev, "cucore_tune_run: the buffers");
+  if (!d->ptr || !d->pristine || !d->host || !d->baseline || !d->base_dev)
+    return cucore_last_status();
   for (size_t i = 0; i < c->nbufs; i++) {
     size_t bytes = cc_tdata_bytes(&c->bufs[i]);
     d->host[i] = cc_malloc(bytes ? bytes : 1, "cucore_tune_run: a buffer's host copy");
@@ -77,9 +136,13 @@ static void close_device(cc_trun *c) {
   for (size_t i = 0; i < c->nbufs; i++) {
     if (d->ptr && d->ptr[i]) cucore_mem_free(d->dev, d->ptr[i]);
     if (d->pristine && d->pristine[i]) cucore_mem_free(d->dev, d->pristine[i]);
+    if (d->base_dev && d->base_dev[i]) cucore_mem_free(d->dev, d->base_dev[i]);
     if (d->ptr) d->ptr[i] = 0;
     if (d->pristine) d->pristine[i] = 0;
+    if (d->base_dev) d->base_dev[i] = 0;
   }
+  cc_tune_cmp_destroy(d->cmp);
+  d->cmp = NULL;
   cucore_stream_destroy(d->stream);
   cucore_device_close(d->dev);
   d->stream = NULL;
@@ -224,6 +287,8 @@ static int keep_baseline(cc_trun *c, cucore_tune_row *r) {
     d->baseline[i] = cc_malloc(bytes ? bytes : 1, "cucore_tune_run: the baseline's outputs");
     if (!d->baseline[i]) return -1;
     memcpy(d->baseline[i], d->host[i], bytes);
+    if (d->cmp && upload_baseline(d, b, i) != CUCORE_OK)
+      compare_off(c, "could not keep the baseline");
   }
   d->have_baseline = 1;
   d->baseline_index = r->config.index;
@@ -267,6 +332,8 @@ static int unwritten(cc_trun *c, cucore_tune_row *r) {
 }
 
 int cc_tdata_verify(cc_trun *c, cucore_tune_row *r) {
+  /* Equal bytes: equal values, and no element left poisoned that the baseline wrote. */
+  if (!c->o.check && same_on_device(c)) return 0;
   if (download(c) < 0) return -1;
   if (c->o.poison && unwritten(c, r)) return 1;
   if (c->o.check) return against_check(c, r);
@@ -286,6 +353,7 @@ void cc_tdata_close(cc_trun *c) {
   free(d->pristine);
   free(d->host);
   free(d->baseline);
+  free(d->base_dev);
   free(d);
   c->dev = NULL;
 }
