@@ -443,7 +443,7 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   free(l.expects.v);
   if (!rc) rc = check_before_work(o);
   if (rc) return rc;
-  run_early_start(o->device); /* the context and NVML, beside the compile */
+  run_early_start(o->device, run_is_timed(o)); /* the context (NVML), beside the compile */
 
   /* 1. The code and the kernel -- offline when there is no GPU. */
   cucore_object *obj = NULL;

@@ -355,7 +355,7 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   launch_work one = {k, &cfg, 1, NULL};
   rc = prepare_flush(o, &props, s, t);
   if (rc) return rc;
-  int separate = o->warmup > 0 || o->repeat > 1 || o->graph > 0;
+  int separate = run_is_timed(o);
   long long timed = separate ? o->repeat : 1;
   double *times = calloc((size_t)timed * 2, sizeof *times);
   if (!times) return cli_fail("run", o->kernel, CUCORE_HOST_OUT_OF_MEMORY);
@@ -368,7 +368,8 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   if (separate && !o->graph) rc = direct_timing(o, &one, s, t, times, timed);
   if (!rc && o->graph) rc = graph_timing(o, &one, s, t, times, times + timed);
   if (rc) return rc;
-  system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
+  if (separate) /* a single launch reads no clock (run_is_timed) */
+    system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
   cucore_status st = cucore_device_synchronize(s->dev); /* device printf output is flushed here */
   if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
   t->timed = (int)timed;

@@ -7,7 +7,10 @@
  * (the driver makes a caller wait for a creation under way). The thread is joined before the
  * GPU part and before the command returns, so no exit races the driver; its handle is kept
  * until the process exits, which releases the context anyway (see run_device.c).
- * NVML (system_facts.c) starts loading on its own thread at the same time. */
+ * NVML (system_facts.c) starts loading on its own thread at the same time when the run is
+ * timed (run_is_timed); a run of one launch records no SM clock and loads no NVML: NVML's
+ * start beside cuInit made a first result ~14 ms slower on two H200s (592 -> 578 ms for
+ * `cucore run saxpy.cubin` without it, bench/first_result.py's diagnostic). */
 #include "run.h"
 #include "system_facts.h"
 
@@ -27,8 +30,10 @@ static void *open_early(void *unused) {
   return NULL;
 }
 
-void run_early_start(int ordinal) {
-  system_facts_start(); /* NVML for the SM clock recorded beside the timing */
+int run_is_timed(const run_opts *o) { return o->warmup > 0 || o->repeat > 1 || o->graph > 0; }
+
+void run_early_start(int ordinal, int nvml) {
+  if (nvml) system_facts_start(); /* NVML for the SM clock recorded beside the timing */
   if (early_started || getenv("CUCORE_RUN_SERIAL")) return;
   early_ordinal = ordinal;
   early_started = pthread_create(&early, NULL, open_early, NULL) == 0;

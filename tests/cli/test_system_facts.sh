@@ -49,6 +49,13 @@ run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" CUCORE_FAKE_NVML_REASONS=0
   timeout 20 "$CUCORE" "${kargs[@]}" --json
 j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], d["clock_reasons"], d["throttled"])' <<<"$out")
 check "run --json: clock and throttle recorded ($j)" [ "$j" = "1755 hw_slowdown True" ]
+# A run of one launch (no --repeat, --warmup or --graph) reads no clock and loads no NVML.
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" "${kargs[@]:0:12}" --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], "load_nvml" in d["phases"])' <<<"$out")
+check "run of one launch: no SM clock, NVML not loaded (rc $rc, $j)" [ "$rc" -eq 0 -a "$j" = "None False" ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" "${kargs[@]}" --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print("load_nvml" in d["phases"])' <<<"$out")
+check "run with --repeat 3: NVML loaded ($j)" [ "$j" = "True" ]
 run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" "${kargs[@]}" --json
 j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], d["clock_reasons"], d["throttled"])' <<<"$out")
 check "run --json without NVML: nulls, and the run still works (rc $rc, $j)" [ "$rc" -eq 0 -a "$j" = "None None None" ]
