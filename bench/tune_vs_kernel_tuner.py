@@ -142,7 +142,8 @@ def main():
     best = by_index[doc["best"]["index"]]
     out["cucore"] = {"wall_s": wall, "configs_per_s": out["configs"] / wall,
                      "best": best["params"], "best_ms": best.get("median_ms"),
-                     "time_s": doc["time_s"], "ties": doc["best"]["ties"]}
+                     "time_s": doc["time_s"], "ties": doc["best"]["ties"],
+                     "gpu_busy_fraction": doc.get("gpu_busy_fraction")}
     kt = kernel_tuner_loop()  # the driver's JIT cache fresh (set in main): a first tune
     out["kernel_tuner_loop"] = kt
     out["kernel_tuner_loop_jit_cached"] = kernel_tuner_loop()  # the same PTX again: its JIT cached

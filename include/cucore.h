@@ -5118,6 +5118,11 @@ typedef struct cucore_tune_summary {
   double gpu_ms;             /**< timing on the GPU */
   double verify_ms;          /**< resets, checked launches, verification */
   double wait_ms;            /**< the GPU thread waiting for compiles */
+  double first_ready_ms;     /**< measuring: from its start to the first compile ready */
+  double measure_wall_ms;    /**< measuring: from its start to the last configuration done
+                                   (the finalists' re-timing included); GPU busy once code is
+                                   ready = (gpu_ms + verify_ms) / (measure_wall_ms -
+                                   first_ready_ms) */
   double model_agreement;    /**< Spearman's rank correlation of the model's score and the
                                    measured median (1: as measured); NaN under 3 rows */
   size_t model_agreement_n;  /**< the verified, compiled rows it is over */

@@ -1,7 +1,10 @@
 /* gpu_fault.c -- a kernel that faults is reported as CUCORE_KERNEL_FAULT, the message says
  * the context is now unusable, every later call on that device that reaches the GPU fails with
- * the same clear message (never a crash, never a wrong answer), and another device, where
- * there is one, keeps working. Its own process: the context does not recover. */
+ * the same clear message (never a crash, never a wrong answer). Another device, where there
+ * is one, either works or is refused with the same clear status: CUDA says the process must
+ * end after such a fault, and on two H200s (driver 580) retaining device 1's context after
+ * device 0 faulted returned CUDA_ERROR_ILLEGAL_ADDRESS. Its own process: the context does not
+ * recover. */
 #include "gpu_support.h"
 
 #include <string.h>
@@ -156,6 +159,16 @@ static void illegal_address_is_reported(void **state) {
     print_message("one device only: the second-device part was not run\n");
     return;
   }
+  cucore_device *d1 = NULL;
+  st = cucore_device_open(1, &d1);
+  if (st != CUCORE_OK) {
+    assert_int_equal(CUCORE_CODE(st), CUCORE_KERNEL_FAULT);
+    assert_contains(cucore_last_error(), "other devices of the process");
+    print_message("device 1 after device 0 faulted: refused with the fault too: %s\n",
+                  cucore_last_error());
+    return;
+  }
+  cucore_device_close(d1);
   store_works_on(1);
 }
 

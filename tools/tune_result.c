@@ -94,6 +94,11 @@ void tune_report_measured(const tune_ctx *c) {
          "compiles %.2f s\n",
          c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000, c->sum.verify_ms / 1000,
          c->sum.wait_ms / 1000);
+  double span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
+  if (span > 0)
+    printf("GPU thread busy %.0f %% of the %.2f s after the first code was ready (%.2f s)\n",
+           100 * (c->sum.gpu_ms + c->sum.verify_ms) / span, span / 1000,
+           c->sum.first_ready_ms / 1000);
   size_t agreed = c->sum.model_agreement_n;
   double rho = c->sum.model_agreement;
   if (agreed >= 3 && isfinite(rho))
@@ -131,7 +136,12 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_num(j, "gpu_busy", c->sum.gpu_ms / 1000);
   json_num(j, "verification", c->sum.verify_ms / 1000);
   json_num(j, "waiting", c->sum.wait_ms / 1000);
+  json_num(j, "first_ready", c->sum.first_ready_ms / 1000);
+  json_num(j, "measuring", c->sum.measure_wall_ms / 1000);
   json_end_object(j);
+  double busy_span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
+  json_num(j, "gpu_busy_fraction",
+           busy_span > 0 ? (c->sum.gpu_ms + c->sum.verify_ms) / busy_span : 0);
   json_str(j, "key", c->sum.key);
   json_num(j, "model_rank_correlation", c->sum.model_agreement);
   json_str(j, "store", c->sum.store_path);

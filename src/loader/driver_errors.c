@@ -116,7 +116,8 @@ cucore_status cc_fail_cu(CUresult r, const char *call, const char *fmt, ...) {
   const char *extra = capture_advice(r);
   if (code == CUCORE_KERNEL_FAULT)
     extra = " A kernel faulted: this context is now unusable; every later call on this device "
-            "fails, so the process must exit (or reset the device) to use the GPU again.";
+            "fails (and the driver may refuse other devices of the process too), so the "
+            "process must exit (or reset the device) to use the GPU again.";
   return cc_fail(st, "%s failed: %s (%d): %s%s%s%s%s.%s", call, cc_cu_name(r), (int)r, text,
                  context[0] ? "; " : "", context, has_said ? "; the driver says: " : "",
                  has_said ? said : "", extra);

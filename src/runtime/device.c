@@ -122,23 +122,6 @@ cucore_status cucore_device_get_props(int ordinal, cucore_device_props *out) {
   return CUCORE_OK;
 }
 
-
-/* Device `d`'s primary context retained. A context that faulted and is still current on this
- * thread answers the retain of another device's context with its own fault (measured on two
- * H200s: CUDA_ERROR_ILLEGAL_ADDRESS from cuDevicePrimaryCtxRetain of device 1 after device 0
- * faulted): the thread then leaves that context and the retain is tried once more. */
-static CUresult retain_primary(CUdevice d, CUcontext *ctx) {
-  CUresult r = DRV(cuDevicePrimaryCtxRetain)(ctx, d);
-  if (r == CUDA_SUCCESS || cc_code_for_cu(r) != CUCORE_KERNEL_FAULT) return r;
-  CUcontext cur = NULL;
-  CUdevice cur_dev = 0;
-  if (DRV(cuCtxGetCurrent)(&cur) != CUDA_SUCCESS || !cur) return r;
-  if (DRV(cuCtxGetDevice)(&cur_dev) == CUDA_SUCCESS && cur_dev == d) return r; /* its own */
-  if (DRV(cuCtxSetCurrent)(NULL) != CUDA_SUCCESS) return r;
-  cc_tls_current = NULL;
-  return DRV(cuDevicePrimaryCtxRetain)(ctx, d);
-}
-
 /* The context cucore last saw or made current on this thread: the launch path trusts it
  * instead of asking the driver each time (a launch refused for a context mismatch is retried
  * after a real check, see launch.c). */
@@ -175,7 +158,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   dev->ordinal = ordinal;
   dev->cudev = d;
   int64_t t0 = cc_phase_clock();
-  CUresult r = retain_primary(d, &dev->ctx);
+  CUresult r = DRV(cuDevicePrimaryCtxRetain)(&dev->ctx, d);
   if (r != CUDA_SUCCESS) {
     free(dev);
     return cc_fail_cu(r, "cuDevicePrimaryCtxRetain", "device %d", ordinal);

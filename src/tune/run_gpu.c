@@ -100,10 +100,12 @@ cucore_status cc_tgpu_measure_all(cc_trun *c) {
     double t0 = cc_trun_now_ms();
     if (!(g = cc_tcomp_next(c))) break;
     c->s.wait_ms += cc_trun_now_ms() - t0;
+    if (!c->s.first_ready_ms) c->s.first_ready_ms = cc_trun_now_ms() - c->t_start;
     measure_group(c, g);
   }
   if (st == CUCORE_OK) cc_tone_progress(c, NULL, 1);
   if (st == CUCORE_OK) cc_tfinal(c); /* before the store closes: finalists are recorded again */
+  c->s.measure_wall_ms = cc_trun_now_ms() - c->t_start;
   cc_tcomp_finish(c);
   cc_trot_close(c);
   cc_tdata_close(c);
