@@ -115,6 +115,24 @@ def fresh_env(d, name):
     return env
 
 
+def repeat_verdicts(picks, runs):
+    """The most chosen configuration (`top`); each repeat chose it, or one that ties with it in
+    that repeat's own measurements (top's median within the larger noise of the two, the rule of
+    cucore_tune_rank), or neither."""
+    top = max(set(picks), key=picks.count)
+    same = tie = 0
+    for pick, run in zip(picks, runs):
+        if pick == top:
+            same += 1
+            continue
+        mp, np_ = run.get(pick, (None, None))
+        mt, nt = run.get(top, (None, None))
+        if mp and mt and mt - mp <= max((np_ or 0) * mp, (nt or 0) * mt):
+            tie += 1
+    return {"picks": picks, "top": top, "same": same, "tie_with_top": tie,
+            "same_or_tie": same + tie, "of": len(picks)}
+
+
 def options(argv):
     cucore, repeats, jobs = "build/bin/cucore", 10, (1, 4, 8)
     i = 1
@@ -161,13 +179,19 @@ def main():
     out["compile_wall_ms"] = scaling
     if jobs_list[0] == 1:
         out["compile_speedup_per_job"] = {j: scaling[1] / scaling[j] / j for j in jobs_list[1:]}
-    picks = []
+    picks, runs = [], []
     for _ in range(repeats):
         doc_r, _ = cucore_tune(cucore, d, ["--fresh", "--db", os.path.join(d, "rep.jsonl")],
                                fresh_env(d, "c0"))
-        picks.append((doc_r["best"]["index"], doc_r["best"]["ties"]))
-    top = max(set(p[0] for p in picks), key=lambda i: sum(1 for p in picks if p[0] == i))
-    out["repeats"] = {"picks": picks, "same_or_tie": sum(1 for p in picks if p[0] == top or p[1])}
+        picks.append(doc_r["best"]["index"])
+        runs.append({c["index"]: (c.get("median_ms"), c.get("rel_stddev"))
+                     for c in doc_r["configs"] if c.get("status") == "ok"})
+    out["repeats"] = repeat_verdicts(picks, runs)
+    samples = [c.get("samples") for c in doc["configs"] if c.get("samples")]
+    if samples:
+        samples.sort()
+        out["cucore"]["samples_per_config"] = {"median": samples[len(samples) // 2],
+                                               "max": samples[-1]}
     print(json.dumps(out, indent=2))
     shutil.rmtree(d, ignore_errors=True)
 

@@ -5,6 +5,7 @@
  * crash-safe store, the finalists re-timed interleaved: all of it the library's tune
  * (cucore_tune_run), with the command's callbacks (tune_run.c). */
 #include <limits.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -375,6 +376,45 @@ static int take_space_checks(tune_ctx *c) {
   return rc;
 }
 
+/* After a kernel fault the device does not come back in this process (CUDA: the process must
+ * end; two H200s: the context retained again fails with the fault): the tune goes on in a fresh
+ * process, the same command line without --fresh, which resumes from the store (the fault is
+ * recorded there, the configurations not measured are not), at most TUNE_RESTARTS times in a
+ * row. Returns only when no fresh process was started. */
+#define TUNE_RESTARTS 16
+static void restart_after_loss(const tune_ctx *c, int argc, char **argv) {
+  if (!c->sum.lost || c->line->dry_run) return;
+  const char *e = getenv("CUCORE_TUNE_RESTART");
+  int n = e ? atoi(e) : 0;
+  if (n >= TUNE_RESTARTS) {
+    fprintf(stderr,
+            "cucore tune: note: the device was lost %d times in a row; the "
+            "configurations left are reported as not measured\n",
+            n);
+    return;
+  }
+  char **v = calloc((size_t)argc + 2, sizeof *v);
+  if (!v) return;
+  int k = 0;
+  v[k++] = "cucore";
+  for (int i = 0; i < argc; i++)
+    if (strcmp(argv[i], "--fresh") != 0) v[k++] = argv[i];
+  char num[16];
+  snprintf(num, sizeof num, "%d", n + 1);
+  setenv("CUCORE_TUNE_RESTART", num, 1);
+  fprintf(stderr,
+          "cucore tune: note: the device was lost after a kernel fault; the tune goes "
+          "on in a fresh process (restart %d of at most %d), resuming from the store\n",
+          n + 1, TUNE_RESTARTS);
+  fflush(NULL);
+  execv("/proc/self/exe", v);
+  fprintf(stderr,
+          "cucore tune: note: no fresh process could be started (%s); the "
+          "configurations left are reported as not measured\n",
+          strerror(errno));
+  free(v);
+}
+
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
@@ -386,6 +426,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
   if (!rc) rc = tune_run(c);
   if (rc) return rc;
+  restart_after_loss(c, argc, argv);
   tune_report(c);
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;

@@ -60,6 +60,12 @@ static void run_command(const tune_ctx *c, const cucore_tune_row *r, char *buf, 
   }
 }
 
+/* How many fresh processes the tune went on in after device losses (cmd_tune.c). */
+static int tune_restarts(void) {
+  const char *e = getenv("CUCORE_TUNE_RESTART");
+  return e ? atoi(e) : 0;
+}
+
 /* The first verified configuration by number: the speed-up is over it. */
 static const cucore_tune_row *first_ok(const tune_ctx *c) {
   for (size_t i = 0; i < c->nrows; i++)
@@ -90,6 +96,10 @@ void tune_report_measured(const tune_ctx *c) {
     printf(", %zu kernel faults (%u device resets%s)", c->sum.faults, c->sum.resets,
            c->sum.lost ? ", then the device was lost" : "");
   printf("\n");
+  if (tune_restarts())
+    printf("the tune went on in a fresh process %d times after the device was lost to a kernel "
+           "fault (earlier results from the store)\n",
+           tune_restarts());
   printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
          "compiles %.2f s\n",
          c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000, c->sum.verify_ms / 1000,
@@ -130,6 +140,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "faults", c->sum.faults);
   json_uint(j, "device_resets", c->sum.resets);
   json_bool(j, "device_lost", c->sum.lost);
+  json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
   json_begin_object(j, "time_s");
   json_num(j, "compile_wall", c->sum.compile_wall_ms / 1000);

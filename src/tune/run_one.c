@@ -8,14 +8,15 @@
 /* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
  * configuration and after the GPU was idle for 100 ms or more; while the previous
  * configuration's launches have just kept the GPU busy and its clocks up, 1 ms of warm-up and
- * >= 2 ms of samples (still >= 10 samples and the noise stop), a noisy one stopped at 20 ms
- * rather than 200 (its noise is recorded). The finalists are re-timed interleaved with their
+ * >= 2 ms of samples (still >= 10 samples and the noise stop), a noisy one stopped at 6 ms
+ * rather than 200 (its noise is recorded, and a noisy result ties more easily with the best,
+ * which makes it a finalist). The finalists are re-timed interleaved with their
  * own warm-up and the library's limits (run_final.c), so screening only has to find them. */
 static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
   if (c->last_timed_ms <= 0 || cc_trun_now_ms() - c->last_timed_ms >= 100) return;
   if (o->warmup_ms > 1) o->warmup_ms = 1;
   if (o->screen_ms > 2) o->screen_ms = 2;
-  if (o->max_time_ms > 20) o->max_time_ms = 20;
+  if (o->max_time_ms > 6) o->max_time_ms = 6;
 }
 
 /* One configuration: reset, checked launch, verification, timing. */
@@ -65,7 +66,8 @@ void cc_tone_measure(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_r
     measure_row(c, k, a, r);
     cc_trec_after_row(c, r); /* a fault: recorded as such, the device reset */
   }
-  cc_tstore_record(c, r);
+  /* Not measured is not a result: a later run (a fresh process) measures it. */
+  if (r->status != CUCORE_TUNE_DEVICE_LOST) cc_tstore_record(c, r);
 }
 
 void cc_tone_progress(cc_trun *c, const cucore_tune_row *r, int finished) {

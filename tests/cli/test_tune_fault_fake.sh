@@ -5,6 +5,8 @@
 # configurations are recorded as "fault", the device is closed and opened again, the buffers
 # made again (an in-place buffer holds its initial values again), the other configurations
 # are measured and verified, the store keeps the faults (a second run measures nothing).
+# With CUCORE_FAKE_FAULT_STICKY=1 the device does not come back in the process (as a real
+# driver's): the tune goes on in a fresh process, resuming from the store, once per fault.
 source "$(dirname "$0")/lib.sh"
 fake="$(cd "$(dirname "$CUCORE")/.." && pwd)/lib/libcucore_fake_driver.so"
 [ -f "$fake" ] || { echo "skipped: no fake driver at $fake"; exit 77; }
@@ -42,4 +44,22 @@ run timeout 120 env CUCORE_FAKE_FAULT_BLOCK=128 "$CUCORE" tune "$dir/w.cu" --ker
   --param REPS=1 --param block_size_x=128,64 --db "$dir/db.jsonl" --fresh
 check "text: the fault in the configuration's line and the results" \
   has "$out" "| fault: the kernel faulted" && has "$out" "1 kernel faults (1 device resets)"
+
+restarts() { python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = sorted((r["status"], r["block"][0]) for r in d["configs"] if r.get("status"))
+print(d["process_restarts"], d["device_lost"], d["measured"] + d["from_store"], st)'; }
+run timeout 120 env CUCORE_FAKE_FAULT_BLOCK=128 CUCORE_FAKE_FAULT_STICKY=1 "$CUCORE" tune \
+  "$dir/w.cu" --kernel work --problem-size 64 --arg 'inout:f32[64]=iota' --arg i32:64 \
+  --expect 0=iota --cold none --param REPS=1,2 --param block_size_x=64,128,256 \
+  --db "$dir/sticky.jsonl" --fresh --json
+want="2 False 6 [('fault', 128), ('fault', 128), ('ok', 64), ('ok', 64), ('ok', 256), ('ok', 256)]"
+check "device lost: exit 0 ($rc)" [ "$rc" -eq 0 ]
+check "device lost: 2 fresh processes, every configuration measured or a fault ($(restarts <<<"$out"))" \
+  [ "$(restarts <<<"$out")" = "$want" ]
+check "device lost: each restart said on stderr" \
+  [ "$(grep -c 'goes on in a fresh process' <<<"$err")" -eq 2 ]
+check "device lost: the store has no device-lost record" \
+  bash -c '! grep -q "device-lost" "$1"' _ "$dir/sticky.jsonl"
 finish

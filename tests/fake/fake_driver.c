@@ -7,7 +7,10 @@
  * CUCORE_FAKE_FAULT_BLOCK=N: a launch (not captured) with blockDim.x N "faults" as a real
  * kernel does: it returns success, and from then on every stream, event, memory, launch,
  * graph and context-synchronize call fails with CUDA_ERROR_ILLEGAL_ADDRESS (a sticky error)
- * until the primary context's last reference is released (which resets it).
+ * until the primary context's last reference is released (which resets it). With
+ * CUCORE_FAKE_FAULT_STICKY=1 as well, the fault stays for the life of the process, as the real
+ * driver's does (two H200s, driver 580: a context retained again after the release fails
+ * with CUDA_ERROR_ILLEGAL_ADDRESS): retains fail from then on.
  *
  * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
  * context, make streams and events, allocate "device" memory (host memory underneath, so copies
@@ -39,6 +42,7 @@ static char failed_name[128];
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;
 
 static long fault_block = -1; /* CUCORE_FAKE_FAULT_BLOCK */
+static int fault_sticky;      /* CUCORE_FAKE_FAULT_STICKY */
 static _Atomic int faulted;   /* 1: the primary context has a sticky error */
 
 static void read_control(void) {
@@ -48,6 +52,8 @@ static void read_control(void) {
   if (n && *n) fail_at = atol(n);
   if (c && *c) fail_code = (CUresult)atoi(c);
   if (f && *f) fault_block = atol(f);
+  const char *k = getenv("CUCORE_FAKE_FAULT_STICKY");
+  fault_sticky = k && *k == '1';
 }
 
 /* After a fault: the calls that need a working context fail. */
@@ -287,6 +293,7 @@ static CUresult fake_cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) {
     *c = (CUcontext)&second;
     return CUDA_SUCCESS;
   }
+  if (fault_sticky && atomic_load(&faulted)) return CUDA_ERROR_ILLEGAL_ADDRESS;
   primary.refs++;
   *c = (CUcontext)&primary;
   return CUDA_SUCCESS;
@@ -297,7 +304,8 @@ static CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
     second.refs--;
     return CUDA_SUCCESS;
   }
-  if (atomic_fetch_sub(&primary.refs, 1) == 1) atomic_store(&faulted, 0); /* reset */
+  if (atomic_fetch_sub(&primary.refs, 1) == 1 && !fault_sticky)
+    atomic_store(&faulted, 0); /* reset */
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDevicePrimaryCtxGetState(CUdevice d, unsigned *flags, int *active) {
