@@ -6,7 +6,8 @@
 # - The context is made on a thread started when the command line is read (beside the
 #   compile): the phase "context" runs twice, that thread's and the main thread's retain;
 #   CUCORE_RUN_SERIAL=1 makes it once, after the code, as before.
-# - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit.
+# - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit,
+#   in a timed run (--repeat 3 here); a run of one launch loads no NVML (test_system_facts.sh).
 # - `cucore devices` opens no context by default: the default pool's state is read only with
 #   --pools ("default_pool" is null without it, and the text has no pool line).
 # - A compile cache entry is written without waiting on fsync (its checksum finds one a crash
@@ -31,6 +32,7 @@ run timeout 20 "$CUCORE" "${kargs[@]}"
 check "run: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
 a=$(field 'd["allocator"]' <<<"$out")
 check "run: cuMemAlloc by default ($a)" [ "$a" = "cuMemAlloc" ]
+run timeout 20 "$CUCORE" "${kargs[@]}" --repeat 3
 n=$(field 'd["phases"].get("load_nvml", {}).get("count")' <<<"$out")
 check "run: NVML's load is the phase load_nvml, run once ($n)" [ "$n" = "1" ]
 ok=$(field 'd["phases"]["load_nvml"]["start_ms"] <= d["phases"]["report"]["start_ms"] if "report" in d["phases"] else d["phases"]["load_nvml"]["start_ms"] <= d["phases"]["launch"]["start_ms"] + d["phases"]["launch"]["ms"] + 1000' <<<"$out")
