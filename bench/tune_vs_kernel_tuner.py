@@ -171,6 +171,23 @@ def main():
     if kt_cfg and best.get("median_ms"):
         out["kt_best_under_cucore_ms"] = kt_cfg[0].get("median_ms")
         out["kt_best_vs_cucore_best"] = kt_cfg[0].get("median_ms", 0) / best["median_ms"]
+    # The same comparison in the loop's own regime (a hot L2, as Kernel Tuner times): cucore
+    # tune with --cold none, its best against the loop's best under that timing.
+    doc_h, _ = cucore_tune(cucore, d, ["--cold", "none", "--db", os.path.join(d, "hot.jsonl")],
+                           fresh_env(d, "hot"))
+    hot = {c["index"]: c for c in doc_h["configs"]}
+    hb = hot[doc_h["best"]["index"]]
+    kt_h = [c for c in doc_h["configs"]
+            if (c["params"]["block_size_x"], c["params"]["UNROLL"]) == kt["best"]]
+    if kt_h and hb.get("median_ms") and kt_h[0].get("median_ms"):
+        k0 = kt_h[0]
+        noise = max(hb.get("rel_stddev") or 0, k0.get("rel_stddev") or 0)
+        out["hot_l2"] = {"cucore_best": hb["params"], "cucore_best_ms": hb["median_ms"],
+                         "kt_best_ms": k0["median_ms"],
+                         "kt_best_vs_cucore_best": k0["median_ms"] / hb["median_ms"],
+                         "same": k0["index"] == hb["index"],
+                         "tie_within_noise": k0["median_ms"] - hb["median_ms"]
+                         <= noise * max(k0["median_ms"], hb["median_ms"])}
     scaling = {}
     for jobs in jobs_list:
         doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
