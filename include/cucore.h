@@ -4782,6 +4782,9 @@ typedef struct cucore_tune_timing_options {
                          after a sample, at most every 10 ms; when the clocks are held down
                          (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
                          reading are discarded */
+  cucore_devptr flush_buffer; /**< device memory of at least 2 x l2_bytes, the caller's, kept
+                         across calls for the flush (0: each call allocates and frees its
+                         own, ~0.5 ms of a tune's configuration) */
 } cucore_tune_timing_options;
 
 /** Launch modes of cucore_tune_timing_options::mode. */

@@ -3,7 +3,9 @@
  * real NVRTC: argument errors named, a dry run's counts per stage, a measured run with a
  * progress callback (done reaches total) and a compile callback (every slot let go), a
  * resumed run measuring nothing (the store), a check callback failing one configuration, the
- * report's getters refusing a row past the end, and a destroyed report refused as misuse. */
+ * report's getters refusing a row past the end, and a destroyed report refused as misuse.
+ * cucore_tune_time_launch with the caller's flush buffer: used and left to the caller, and one
+ * smaller than 2 x l2_bytes refused by the fill's bounds check. */
 #include "support.h"
 
 #include <stdio.h>
@@ -265,6 +267,49 @@ static void check_callback(void **state) {
   cucore_tune_space_destroy(s);
 }
 
+static void callers_flush_buffer(void **state) {
+  (void)state;
+  cucore_device *dev = NULL;
+  cucore_stream *st = NULL;
+  cucore_program *p = NULL;
+  cucore_object *obj = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  cucore_devptr y = 0, flush = 0, small = 0;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
+  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
+  assert_ok(cucore_object_get_kernel(obj, "work", &k));
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_mem_alloc(dev, 4096, &y));
+  assert_ok(cucore_args_set_ptr(a, 0, y));
+  assert_ok(cucore_args_set_i32(a, 1, 1024));
+  assert_ok(cucore_mem_alloc(dev, 8192, &flush));
+  assert_ok(cucore_mem_alloc(dev, 4096, &small));
+  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
+  o.warmup_ms = 0, o.screen_ms = 0, o.min_samples = 3, o.max_samples = 3;
+  o.l2_bytes = 4096;
+  o.flush_buffer = flush;
+  cucore_tune_timing t;
+  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_int_equal(t.stats.n, 3);
+  o.flush_buffer = small;
+  assert_status(cucore_tune_time_launch(k, &cfg, a, &o, &t), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "4096-byte");
+  assert_ok(cucore_mem_free(dev, flush)); /* still the caller's */
+  assert_ok(cucore_mem_free(dev, small));
+  assert_ok(cucore_mem_free(dev, y));
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  cucore_stream_destroy(st);
+  cucore_device_close(dev);
+}
+
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   snprintf(dir, sizeof dir, "/tmp/cucore-tune-run-XXXXXX");
@@ -273,10 +318,9 @@ int main(void) {
   snprintf(cache, sizeof cache, "%s/cache", dir);
   setenv("CUCORE_CACHE_DIR", cache, 1);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(argument_errors),
-      cmocka_unit_test(dry_run_counts),
-      cmocka_unit_test(measured_and_resumed),
-      cmocka_unit_test(check_callback),
+      cmocka_unit_test(argument_errors),      cmocka_unit_test(dry_run_counts),
+      cmocka_unit_test(measured_and_resumed), cmocka_unit_test(check_callback),
+      cmocka_unit_test(callers_flush_buffer),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[160];

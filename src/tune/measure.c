@@ -142,8 +142,12 @@ static cucore_status setup(cc_meas *m, const cucore_tune_timing_options *o) {
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e0);
   if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e1);
   m->flush_words = o->l2_bytes * 2 / 4;
-  if (st == CUCORE_OK && m->flush_words)
+  if (m->flush_words && o->flush_buffer) {
+    m->flush = o->flush_buffer; /* the caller's, checked by the fill's bounds check */
+  } else if (st == CUCORE_OK && m->flush_words) {
     st = cucore_mem_alloc(m->dev, m->flush_words * 4, &m->flush);
+    m->own_flush = st == CUCORE_OK;
+  }
   return st;
 }
 
@@ -168,7 +172,7 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   if (st == CUCORE_OK) st = first_and_warmup(&m, o, out);
   if (st == CUCORE_OK) st = screen(&m, o, out);
   cucore_graph_exec_destroy(m.exec);
-  if (m.flush) cucore_mem_free(m.dev, m.flush);
+  if (m.own_flush) cucore_mem_free(m.dev, m.flush);
   cucore_event_destroy(m.e0);
   cucore_event_destroy(m.e1);
   return st;

@@ -17,6 +17,7 @@ typedef struct cc_meas {
   cucore_event *e0, *e1;
   cucore_devptr flush;
   size_t flush_words;
+  int own_flush;           /* 1: allocated here (freed at the end), 0: the caller's flush_buffer */
   int next;                /* the argument set of the next launch (0: args, i: rotate[i-1]) */
   cucore_graph_exec *exec; /* CUCORE_TUNE_LAUNCH_GRAPH: `batch` launches captured once */
 } cc_meas;

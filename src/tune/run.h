@@ -95,6 +95,9 @@ size_t cc_tdata_l2(const cc_trun *c);
 cucore_device *cc_tdata_device(const cc_trun *c);
 /* The device pointers of the buffers (nbufs of them). */
 const cucore_devptr *cc_tdata_ptrs(const cc_trun *c);
+/* The timing's L2 flush buffer of `bytes` (made at the first call, kept until the device
+ * closes; 0 when it cannot be made: the timing then makes its own). */
+cucore_devptr cc_tdata_flush(cc_trun *c, size_t bytes);
 /* The bytes of buffer i. */
 size_t cc_tdata_bytes(const cucore_tune_buffer *b);
 

@@ -24,6 +24,7 @@ struct cc_tdev {
   unsigned char **baseline; /* per buffer: the first configuration's outputs */
   cucore_devptr *base_dev;  /* per buffer: the same on the device (with cmp) */
   cc_tune_cmp *cmp;         /* the device comparison (NULL: compare on the host) */
+  cucore_devptr flush;      /* the timing's L2 flush buffer, made at its first use */
   int cmp_failed;           /* 1: it could not be made or run once; the host compares */
   int have_baseline;
   uint64_t baseline_index;
@@ -35,6 +36,12 @@ cucore_stream *cc_tdata_stream(const cc_trun *c) { return c->dev->stream; }
 size_t cc_tdata_l2(const cc_trun *c) { return (size_t)c->dev->props.l2_cache_bytes; }
 cucore_device *cc_tdata_device(const cc_trun *c) { return c->dev ? c->dev->dev : NULL; }
 const cucore_devptr *cc_tdata_ptrs(const cc_trun *c) { return c->dev->ptr; }
+
+cucore_devptr cc_tdata_flush(cc_trun *c, size_t bytes) {
+  cc_tdev *d = c->dev;
+  if (!d->flush && cucore_mem_alloc(d->dev, bytes, &d->flush) != CUCORE_OK) d->flush = 0;
+  return d->flush;
+}
 
 static cucore_status fill(cc_tdev *d, const cucore_tune_buffer *b, cucore_devptr *ptr,
                           cucore_devptr *pristine) {
@@ -143,6 +150,8 @@ static void close_device(cc_trun *c) {
   }
   cc_tune_cmp_destroy(d->cmp);
   d->cmp = NULL;
+  if (d->flush) cucore_mem_free(d->dev, d->flush);
+  d->flush = 0;
   cucore_stream_destroy(d->stream);
   cucore_device_close(d->dev);
   d->stream = NULL;

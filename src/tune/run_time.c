@@ -54,6 +54,7 @@ cucore_status cc_ttime(cc_trun *c, cucore_kernel *k, cucore_args *a, const cucor
     o->rotate = sets;
     o->nrotate = n;
   }
+  if (o->l2_bytes) o->flush_buffer = cc_tdata_flush(c, o->l2_bytes * 2);
   double t0 = cc_trun_now_ms();
   cucore_status st = cucore_tune_time_launch(k, &cfg, a, o, t);
   c->s.gpu_ms += cc_trun_now_ms() - t0;
