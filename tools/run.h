@@ -313,12 +313,12 @@ typedef struct run_timing {
 int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t);
 /* cuInit and device `ordinal`'s primary context on a thread of its own, beside the compile
  * (run_early.c; CUCORE_RUN_SERIAL=1 in the environment turns it off, for comparisons), and
- * with `nvml`, NVML's load on another. run_early_join waits for the context's thread (before the GPU
- * part), run_early_end for both (before the command returns); a second start or a join
- * without a start does nothing. */
+ * with `nvml`, NVML's load on another. run_early_join waits for the context's thread (before
+ * the GPU part), run_early_end for both (before the command returns); a second start or a
+ * join without a start does nothing. */
 void run_early_start(int ordinal, int nvml);
-/* 1 when the run times launches apart from the first (--warmup, --repeat > 1, --graph): only
- * then is the SM clock read (NVML's start cost a first result ~14 ms on two H200s). */
+/* 1 when the run times launches apart from the first (--warmup, --repeat > 1, --graph):
+ * only then is the SM clock read (NVML's start cost a first result ~14 ms on two H200s). */
 int run_is_timed(const run_opts *o);
 void run_early_join(void);
 void run_early_end(void);
