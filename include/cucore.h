@@ -4046,6 +4046,16 @@ typedef struct cucore_system_info {
  * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why).
  * @retval CUCORE_NOT_FOUND NVML does not list the device (by PCI bus id or UUID). */
 CUCORE_API cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out);
+/** The SM clock now (MHz) and the clock event reasons (CUCORE_CLOCK_REASON_* bits) of cucore
+ * device `ordinal`, read alone: two NVML queries on the device's NVML handle, kept after the
+ * first call (cucore_system_get_device_info reads every fact, NVLink and PCI included, which
+ * costs more than a short timing sample). For sampling beside a timing. Either pointer may be
+ * NULL; a value NVML does not give is -1. Thread-safe.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why).
+ * @retval CUCORE_NOT_FOUND NVML does not list the device (by PCI bus id or UUID). */
+CUCORE_API cucore_status cucore_system_get_clock(int ordinal, int *sm_clock_mhz,
+                                                 long long *clock_reasons);
 /** The same for the GPU whose UUID is `uuid` ("GPU-..." as NVML writes it, or the
  * 36-character form cucore_device_props::uuid holds).
  * @retval CUCORE_NOT_FOUND no GPU has that UUID.

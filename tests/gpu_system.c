@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static void print_info(const cucore_system_info *s) {
   char reasons[256];
@@ -64,6 +65,33 @@ static void facts_agree_with_the_driver(void **state) {
                 CUCORE_NOT_FOUND);
 }
 
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* The clock alone (cucore_system_get_clock) against every fact: a plausible SM clock, within the
+ * device's maximum, and what each costs per call (printed, not asserted). */
+static void clock_alone_is_cheap(void **state) {
+  (void)state;
+  cucore_system_info s;
+  assert_ok(cucore_system_get_device_info(0, &s));
+  int mhz = 0;
+  long long reasons = 0;
+  assert_ok(cucore_system_get_clock(0, &mhz, &reasons));
+  assert_true(mhz > 0 && (s.sm_clock_max_mhz <= 0 || mhz <= s.sm_clock_max_mhz));
+  assert_true(reasons >= 0);
+  double t0 = now_us();
+  for (int i = 0; i < 50; i++) assert_ok(cucore_system_get_clock(0, &mhz, &reasons));
+  double t1 = now_us();
+  for (int i = 0; i < 50; i++) assert_ok(cucore_system_get_device_info(0, &s));
+  double t2 = now_us();
+  print_message("SM clock %d MHz (max %d); cucore_system_get_clock %.1f us per call, "
+                "cucore_system_get_device_info %.1f us\n",
+                mhz, s.sm_clock_max_mhz, (t1 - t0) / 50, (t2 - t1) / 50);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   cucore_system_info s;
@@ -72,6 +100,7 @@ int main(void) {
     printf("NVML not usable: %s\n", cucore_last_error());
     return CUCORE_TEST_SKIP;
   }
-  const struct CMUnitTest tests[] = {cmocka_unit_test(facts_agree_with_the_driver)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(facts_agree_with_the_driver),
+                                     cmocka_unit_test(clock_alone_is_cheap)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,28 @@ static void facts_of_a_device(void **state) {
   assert_status(cucore_system_get_device_info(0, NULL), CUCORE_INVALID_ARGUMENT);
 }
 
+/* The clock alone: the same SM clock and reasons as the whole facts, either pointer NULL. */
+static void clock_alone(void **state) {
+  (void)state;
+  cucore_system_info s;
+  assert_ok(cucore_system_get_device_info(0, &s));
+  int mhz = 0;
+  long long reasons = 0;
+  for (int i = 0; i < 2; i++) { /* the second call on the kept handle */
+    assert_ok(cucore_system_get_clock(0, &mhz, &reasons));
+    assert_int_equal(mhz, s.sm_clock_mhz);
+    assert_int_equal(reasons, s.clock_reasons);
+  }
+  assert_ok(cucore_system_get_clock(0, NULL, &reasons));
+  assert_ok(cucore_system_get_clock(0, &mhz, NULL));
+  assert_int_equal(mhz, 1755);
+  assert_status(cucore_system_get_clock(1, &mhz, &reasons), CUCORE_INVALID_DEVICE);
+  assert_contains(cucore_last_error(), "cucore_system_get_clock: device 1 does not exist");
+  assert_int_equal(mhz, -1);
+  assert_int_equal(reasons, -1);
+  assert_status(cucore_system_get_clock(-1, NULL, NULL), CUCORE_INVALID_DEVICE);
+}
+
 static void facts_by_uuid(void **state) {
   (void)state;
   cucore_system_info s;
@@ -89,10 +111,12 @@ static void reason_names(void **state) {
  * `want` in the message. */
 static int unusable_child(const char *var, const char *value, const char *want) {
   setenv(var, value, 1);
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 3; i++) {
     cucore_system_info s;
-    cucore_status st = i ? cucore_system_get_info_by_uuid(fake_uuid, &s)
-                         : cucore_system_get_device_info(0, &s);
+    int mhz = 0;
+    cucore_status st = i == 2   ? cucore_system_get_clock(0, &mhz, NULL)
+                       : i == 1 ? cucore_system_get_info_by_uuid(fake_uuid, &s)
+                                : cucore_system_get_device_info(0, &s);
     if (st != CUCORE_NOT_SUPPORTED || !strstr(cucore_last_error(), want)) {
       fprintf(stderr, "call %d: %s: %s\n", i, cucore_status_name(st), cucore_last_error());
       return 1 + i;
@@ -135,6 +159,7 @@ int main(void) {
       cmocka_unit_test(nvml_absent_is_not_supported),
       cmocka_unit_test(nvml_that_does_not_start_is_not_supported),
       cmocka_unit_test(facts_of_a_device),
+      cmocka_unit_test(clock_alone),
       cmocka_unit_test(facts_by_uuid),
       cmocka_unit_test(reason_names),
   };

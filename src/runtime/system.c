@@ -7,6 +7,7 @@
 #include "loader/nvml.h"
 #include "runtime/runtime.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -142,6 +143,49 @@ cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out
   if (st != CUCORE_OK) return st;
   read_all(h, out);
   out->ordinal = ordinal;
+  return CUCORE_OK;
+}
+
+/* NVML's handle of each cucore device, found once (cucore_system_get_clock). */
+#define CLOCK_HANDLES 64
+static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
+static cc_nvml_device handles[CLOCK_HANDLES];
+
+/* Device `ordinal`'s NVML handle: the kept one, else found and kept. */
+static cucore_status clock_handle(int ordinal, cc_nvml_device *h) {
+  pthread_mutex_lock(&handles_lock);
+  *h = ordinal < CLOCK_HANDLES ? handles[ordinal] : NULL;
+  pthread_mutex_unlock(&handles_lock);
+  if (*h) return CUCORE_OK;
+  CUdevice d;
+  CUresult r = DRV(cuDeviceGet)(&d, ordinal);
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", ordinal);
+  cucore_status st = cc_nvml_load();
+  if (st == CUCORE_OK) st = nvml_of_cudev(d, ordinal, h);
+  if (st != CUCORE_OK || ordinal >= CLOCK_HANDLES) return st;
+  pthread_mutex_lock(&handles_lock);
+  handles[ordinal] = *h;
+  pthread_mutex_unlock(&handles_lock);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_system_get_clock(int ordinal, int *sm_clock_mhz, long long *clock_reasons) {
+  cc_begin();
+  if (sm_clock_mhz) *sm_clock_mhz = -1;
+  if (clock_reasons) *clock_reasons = -1;
+  cucore_status st = cc_driver_need_device();
+  if (st != CUCORE_OK) return st;
+  if (ordinal < 0 || ordinal >= cc_drv.device_count)
+    return cc_fail(CUCORE_INVALID_DEVICE,
+                   "cucore_system_get_clock: device %d does not exist (expected 0 to %d)", ordinal,
+                   cc_drv.device_count - 1);
+  cc_nvml_device h = NULL;
+  st = clock_handle(ordinal, &h);
+  if (st != CUCORE_OK) return st;
+  if (sm_clock_mhz) read_clock(h, CC_NVML_CLOCK_SM, 0, sm_clock_mhz);
+  unsigned long long reasons = 0;
+  if (clock_reasons && cc_nvml_fn.reasons && cc_nvml_fn.reasons(h, &reasons) == CC_NVML_SUCCESS)
+    *clock_reasons = (long long)reasons;
   return CUCORE_OK;
 }
 

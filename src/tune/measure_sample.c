@@ -2,7 +2,8 @@
  * measure_sample.c -- the samples of cucore_tune_time_launch: launches with the argument sets
  * rotated (inputs past L2 without a flush), a graph of launches captured once per
  * configuration and replayed (launch overhead is not what is ranked), the L2 flush outside
- * the events, and the SM clock read through NVML after each sample.
+ * the events, and the SM clock read through NVML after each sample (cucore_system_get_clock:
+ * the clock and the reasons alone).
  */
 #include "tune/measure.h"
 
@@ -51,14 +52,13 @@ cucore_status cc_meas_sample(cc_meas *m, int batch, double *ms) {
 int cc_meas_throttled(cc_meas *m, cucore_tune_timing *out, int *mhz) {
   *mhz = -1;
   if (!m->o->observe_clock || out->clock_status != CUCORE_OK) return 0;
-  cucore_system_info info;
-  cucore_status st = cucore_system_get_device_info(m->ordinal, &info);
+  long long reasons = -1;
+  cucore_status st = cucore_system_get_clock(m->ordinal, mhz, &reasons); /* two NVML queries */
   if (st != CUCORE_OK) {
     out->clock_status = st;
     return 0;
   }
-  *mhz = info.sm_clock_mhz;
-  return info.clock_reasons > 0 && (info.clock_reasons & (long long)CUCORE_CLOCK_REASONS_THROTTLE);
+  return reasons > 0 && (reasons & (long long)CUCORE_CLOCK_REASONS_THROTTLE);
 }
 
 static int by_value(const void *a, const void *b) {
