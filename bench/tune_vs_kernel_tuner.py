@@ -26,6 +26,7 @@ import tempfile
 import time
 
 N = 1 << 22
+TIE_FLOOR = 0.01  # CUCORE_TUNE_TIE_FLOOR
 SRC = r'''
 extern "C" __global__ void axpy_u(const float *x, float *y, int n) {
   int base = (blockIdx.x * block_size_x + threadIdx.x) * UNROLL;
@@ -117,8 +118,8 @@ def fresh_env(d, name):
 
 def repeat_verdicts(picks, runs):
     """The most chosen configuration (`top`); each repeat chose it, or one that ties with it in
-    that repeat's own measurements (top's median within the larger noise of the two, the rule of
-    cucore_tune_rank), or neither."""
+    that repeat's own measurements (top's median within the larger noise of the two or 1 % of
+    the pick's, the rule of cucore_tune_rank), or neither."""
     top = max(set(picks), key=picks.count)
     same = tie = 0
     for pick, run in zip(picks, runs):
@@ -127,7 +128,7 @@ def repeat_verdicts(picks, runs):
             continue
         mp, np_ = run.get(pick, (None, None))
         mt, nt = run.get(top, (None, None))
-        if mp and mt and mt - mp <= max((np_ or 0) * mp, (nt or 0) * mt):
+        if mp and mt and mt - mp <= max((np_ or 0) * mp, (nt or 0) * mt, TIE_FLOOR * mp):
             tie += 1
     return {"picks": picks, "top": top, "same": same, "tie_with_top": tie,
             "same_or_tie": same + tie, "of": len(picks)}

@@ -4838,10 +4838,16 @@ CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_
                                                  const cucore_tune_timing_options *opt,
                                                  cucore_tune_timing *out);
 
-/** Ranks configurations by median time: order[0..n) receives indices, fastest first. Two
- * configurations whose medians differ by less than the larger of their noises (rel_stddev x
- * median) are a tie, resolved by the lower index so that repeated tunes choose the same one;
- * *ties (may be NULL) receives how many configurations tie with the best (0: a clear best). */
+/** Medians within this share of the best's (1 %) always tie in cucore_tune_rank(), whatever
+ * the noise within one run: GPU timings of one kernel move about that much from one run to
+ * the next (clocks, placement), so a narrower winner would not be the same the next time. */
+#define CUCORE_TUNE_TIE_FLOOR 0.01
+
+/** Ranks configurations by median time: order[0..n) receives indices, fastest first. A
+ * configuration whose median exceeds the best's by at most the larger of their noises
+ * (rel_stddev x median) or CUCORE_TUNE_TIE_FLOOR x the best's median ties with the best; the
+ * tie is resolved by the lower index so that repeated tunes choose the same one; *ties (may be
+ * NULL) receives how many configurations tie with the best (0: a clear best). */
 CUCORE_API cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n, size_t *order,
                                           size_t *ties);
 /** What a tune's results depend on, for cucore_tune_key(). Every field is text (NULL: ""). */

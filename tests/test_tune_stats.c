@@ -87,6 +87,16 @@ static void ranking_and_ties(void **state) {
   s[4].rel_stddev = 0.001;
   assert_ok(cucore_tune_rank(s, 5, order, &ties));
   assert_int_equal(order[0], 4); /* no tie any more: the faster one */
+  /* Noiseless medians 0.6 % apart still tie (CUCORE_TUNE_TIE_FLOOR): the lower index. */
+  s[3].median = 0.503, s[4].median = 0.500;
+  s[3].rel_stddev = s[4].rel_stddev = 0;
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(ties, 1);
+  assert_int_equal(order[0], 3);
+  s[3].median = 0.506; /* 1.2 % apart: the faster one */
+  assert_ok(cucore_tune_rank(s, 5, order, &ties));
+  assert_int_equal(ties, 0);
+  assert_int_equal(order[0], 4);
 }
 
 int main(void) {

@@ -124,7 +124,7 @@ void tune_report_measured(const tune_ctx *c) {
            (unsigned long long)b->config.index, b->stats.median,
            f && b->stats.median > 0 ? f->stats.median / b->stats.median : 0,
            f ? (unsigned long long)f->config.index : 0ULL,
-           c->sum.ties ? " (a tie within noise, chosen by the lower number)" : "");
+           c->sum.ties ? " (a tie within noise or 1 %, chosen by the lower number)" : "");
     printf("reproduce: %s\n", cmd);
   } else {
     printf("best: none (no configuration ran and verified)\n");

@@ -81,7 +81,8 @@ static int by_median(const void *a, const void *b) {
 
 static int ties_best(const cucore_tune_stats *s, size_t best, size_t j) {
   double nb = s[best].rel_stddev * s[best].median, nj = s[j].rel_stddev * s[j].median;
-  return s[j].median - s[best].median <= (nb > nj ? nb : nj);
+  double window = nb > nj ? nb : nj, floor = CUCORE_TUNE_TIE_FLOOR * s[best].median;
+  return s[j].median - s[best].median <= (window > floor ? window : floor);
 }
 
 cucore_status cucore_tune_rank(const cucore_tune_stats *stats, size_t n, size_t *order,
