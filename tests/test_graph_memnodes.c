@@ -4,7 +4,9 @@
  * graph's (pointer checks know it), frees outside the graph are refused with a message, a free
  * node takes only an allocation of its own graph once, instantiation needs every allocation
  * freed in the graph, and the record goes with the graph; with strict pointer checks, a kernel
- * node's pointer past the end of a graph allocation, or into freed graph memory, is refused. */
+ * node's pointer past the end of a graph allocation, or into freed graph memory, is refused.
+ * An address given again to an allocation made after the free of the one that had it (the
+ * driver does so: two H200s) is freed by its own free node. */
 #include "support.h"
 
 #include "loader/loader.h"
@@ -19,6 +21,7 @@
 /* ---- stand-ins for the driver's memory nodes ------------------------------------------------- */
 
 static int alloc_calls, free_calls;
+static CUdeviceptr give_again; /* when set: the next allocation's address (then cleared) */
 static CUdeviceptr last_freed;
 static size_t last_bytes;
 static int last_loc_type;
@@ -31,6 +34,7 @@ static CUresult stand_in_alloc(CUgraphNode *n, CUgraph g, const CUgraphNode *dep
   last_loc_type = (int)p->poolProps.location.type;
   /* Addresses far from what the fake's own allocations use, 1 MiB apart. */
   p->dptr = (CUdeviceptr)0x7e0000000000ull + (CUdeviceptr)alloc_calls * (1u << 20);
+  if (give_again) p->dptr = give_again, give_again = 0;
   *n = (CUgraphNode)(uintptr_t)(0x900000 + alloc_calls);
   return CUDA_SUCCESS;
 }
@@ -179,6 +183,28 @@ static void free_nodes_and_instantiation(void **state) {
   assert_true(facts.freed);
 }
 
+static void an_address_given_again_after_its_free(void **state) {
+  (void)state;
+  use_stand_ins(1);
+  cucore_graph *g = NULL;
+  cucore_graph_node *a1 = NULL, *f1 = NULL, *a2 = NULL, *f2 = NULL, *e = NULL;
+  cucore_devptr p1 = 0, p2 = 0;
+  assert_ok(cucore_graph_create(dev, &g));
+  assert_ok(cucore_graph_add_mem_alloc_node(g, NULL, 0, 4096, &p1, &a1));
+  assert_ok(cucore_graph_add_mem_free_node(g, &a1, 1, p1, &f1));
+  give_again = p1;
+  assert_ok(cucore_graph_add_mem_alloc_node(g, &f1, 1, 8192, &p2, &a2));
+  assert_int_equal(p2, p1);
+  assert_ok(cucore_pointer_check_access(dev, p2, 8192)); /* the record is the new one's */
+  assert_ok(cucore_graph_add_mem_free_node(g, &a2, 1, p2, &f2));
+  assert_status(cucore_graph_add_mem_free_node(g, &f2, 1, p2, &e), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "freed already");
+  cucore_graph_exec *x = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &x));
+  assert_ok(cucore_graph_exec_destroy(x));
+  assert_ok(cucore_graph_destroy(g));
+}
+
 /* Strict pointer checks on a kernel node's arguments: the graph allocation itself passes; an
  * address past its end (in the addresses the driver keeps for graph memory) and an address of a
  * graph gone are refused when bound, and the kernel node with that list is refused too. */
@@ -241,6 +267,7 @@ int main(void) {
       cmocka_unit_test(argument_checks),
       cmocka_unit_test(allocation_owned_by_graph),
       cmocka_unit_test(free_nodes_and_instantiation),
+      cmocka_unit_test(an_address_given_again_after_its_free),
       cmocka_unit_test(kernel_node_pointer_past_the_end_refused),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
