@@ -5180,6 +5180,13 @@ CUCORE_API cucore_status cucore_tune_report_get_summary(const cucore_tune_report
  * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` past the rows (named with the count). */
 CUCORE_API cucore_status cucore_tune_report_get_row(const cucore_tune_report *report, size_t i,
                                                     cucore_tune_row *out);
+/** The rows that compiled and can run, best model score first (a tie: the lower configuration
+ * index): the order --strategy model-first measures in and a dry run ranks by. order[0..*n)
+ * receives row indices (for cucore_tune_report_get_row); `order` is the caller's and holds at
+ * least the summary's `rows` entries. Thread-safe for different reports.
+ * @retval CUCORE_INVALID_ARGUMENT `report` is not a live report, `order` or `n` is NULL. */
+CUCORE_API cucore_status cucore_tune_report_get_model_order(const cucore_tune_report *report,
+                                                            size_t *order, size_t *n);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
 

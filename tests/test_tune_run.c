@@ -166,6 +166,21 @@ static void dry_run_counts(void **state) {
     assert_int_equal(row.status, CUCORE_TUNE_NOT_MEASURED);
     assert_true(row.registers > 0 && row.model.score > 0);
   }
+  /* The model's order: every compiled runnable row, score never rising, equal scores by
+   * configuration index. */
+  size_t order[6], n = 99;
+  assert_ok(cucore_tune_report_get_model_order(r, order, &n));
+  assert_int_equal(n, 6);
+  for (size_t i = 1; i < n; i++) {
+    cucore_tune_row a, b;
+    assert_ok(cucore_tune_report_get_row(r, order[i - 1], &a));
+    assert_ok(cucore_tune_report_get_row(r, order[i], &b));
+    assert_true(a.model.score > b.model.score ||
+                (a.model.score == b.model.score && a.config.index < b.config.index));
+  }
+  assert_status(cucore_tune_report_get_model_order(r, NULL, &n), CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(n, 0);
+  assert_status(cucore_tune_report_get_model_order(r, order, NULL), CUCORE_INVALID_ARGUMENT);
   cucore_tune_row row;
   assert_status(cucore_tune_report_get_row(r, 6, &row), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "row 6 is past the report's 6 rows");

@@ -384,8 +384,7 @@ static int take_space_checks(tune_ctx *c) {
 #define TUNE_RESTARTS 16
 static void restart_after_loss(const tune_ctx *c, int argc, char **argv) {
   if (!c->sum.lost || c->line->dry_run) return;
-  const char *e = getenv("CUCORE_TUNE_RESTART");
-  int n = e ? atoi(e) : 0;
+  int n = tune_restarts();
   if (n >= TUNE_RESTARTS) {
     fprintf(stderr,
             "cucore tune: note: the device was lost %d times in a row; the "

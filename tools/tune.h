@@ -87,4 +87,8 @@ int tune_write_t4(const tune_ctx *ctx, const char *path);
 /* Prints the report (text or JSON) on stdout (tune_report.c). */
 void tune_report(const tune_ctx *ctx);
 
+/* How many fresh processes this tune went on in after device losses (tune_result.c: the
+ * environment's CUCORE_TUNE_RESTART, which cmd_tune.c sets when it starts one). */
+int tune_restarts(void);
+
 #endif

@@ -92,22 +92,10 @@ static void row_text(const tune_ctx *c, const cucore_tune_row *r) {
     printf(" | %s\n", r->compiled ? "can run" : "not compiled");
 }
 
-static const cucore_tune_row *g_rows; /* for the qsort below */
-
-static int by_score(const void *a, const void *b) {
-  const cucore_tune_row *x = &g_rows[*(const size_t *)a], *y = &g_rows[*(const size_t *)b];
-  if (x->model.score != y->model.score) return x->model.score < y->model.score ? 1 : -1;
-  return x->config.index < y->config.index ? -1 : 1;
-}
-
 /* Indices of the compiled rows that can run, best model score first; returns their number. */
 static size_t ranked(const tune_ctx *c, size_t *order) {
   size_t n = 0;
-  for (size_t i = 0; i < c->nrows; i++)
-    if (c->rows[i].compiled && c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
-  g_rows = c->rows;
-  qsort(order, n, sizeof *order, by_score);
-  return n;
+  return cucore_tune_report_get_model_order(c->report, order, &n) == CUCORE_OK ? n : 0;
 }
 
 static void text_report(const tune_ctx *c, size_t *order, size_t n) {

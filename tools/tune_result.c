@@ -60,8 +60,7 @@ static void run_command(const tune_ctx *c, const cucore_tune_row *r, char *buf, 
   }
 }
 
-/* How many fresh processes the tune went on in after device losses (cmd_tune.c). */
-static int tune_restarts(void) {
+int tune_restarts(void) {
   const char *e = getenv("CUCORE_TUNE_RESTART");
   return e ? atoi(e) : 0;
 }

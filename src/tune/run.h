@@ -78,6 +78,9 @@ cucore_tune_result cc_tune_result_parse(const char *name, size_t len);
 int cc_tgroup_by_hash(const void *a, const void *b);
 /* The group of row r (groups sorted by hash), or NULL. */
 cc_tgroup *cc_trun_group_of(const cc_trun *c, const cucore_tune_row *r);
+/* order[0..n) = the rows that compiled and can run, best model score first (a tie: the lower
+ * configuration index); returns n. `order` holds nrows. */
+size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *order);
 
 /* ---- run_data.c ---- */
 /* Opens the device, allocates and fills every buffer and keeps pristine copies of inputs. */

@@ -54,3 +54,20 @@ cucore_tune_result cc_tune_result_parse(const char *name, size_t len) {
       return (cucore_tune_result)i;
   return CUCORE_TUNE_LAUNCH_ERROR; /* a status this version does not know: a failure */
 }
+
+static _Thread_local const cucore_tune_row *tls_rows; /* for by_score (no qsort_r in C11) */
+
+static int by_score(const void *a, const void *b) {
+  const cucore_tune_row *x = &tls_rows[*(const size_t *)a], *y = &tls_rows[*(const size_t *)b];
+  if (x->model.score != y->model.score) return x->model.score > y->model.score ? -1 : 1;
+  return x->config.index < y->config.index ? -1 : 1;
+}
+
+size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *order) {
+  size_t n = 0;
+  for (size_t i = 0; i < nrows; i++)
+    if (rows[i].compiled && rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
+  tls_rows = rows;
+  qsort(order, n, sizeof *order, by_score);
+  return n;
+}

@@ -36,14 +36,6 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
   cucore_kernel_destroy(k);
 }
 
-static _Thread_local const cucore_tune_row *tls_rows; /* for by_score (no qsort_r in C11) */
-
-static int by_score(const void *a, const void *b) {
-  const cucore_tune_row *x = &tls_rows[*(const size_t *)a], *y = &tls_rows[*(const size_t *)b];
-  if (x->model.score != y->model.score) return x->model.score > y->model.score ? -1 : 1;
-  return x->config.index < y->config.index ? -1 : 1;
-}
-
 static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
   const cc_tgroup *g = cc_trun_group_of(c, r);
   cucore_kernel *k = NULL;
@@ -60,11 +52,8 @@ static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
 /* Every compile first, then the rows best model score first (the top fraction of them). */
 static void measure_model_first(cc_trun *c) {
   while (cc_tcomp_next(c)) {}
-  size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order), n = 0;
-  for (size_t i = 0; order && i < c->s.rows; i++)
-    if (c->rows[i].compiled && c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) order[n++] = i;
-  tls_rows = c->rows;
-  qsort(order, n, sizeof *order, by_score);
+  size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order);
+  size_t n = order ? cc_trun_model_order(c->rows, c->s.rows, order) : 0;
   double f = c->o.top_fraction;
   size_t take = f > 0 ? (size_t)ceil(f * (double)n) : n;
   for (size_t i = 0; i < n; i++) {

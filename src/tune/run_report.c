@@ -115,3 +115,14 @@ cucore_status cucore_tune_report_get_row(const cucore_tune_report *report, size_
   *out = report->rows[i];
   return CUCORE_OK;
 }
+
+cucore_status cucore_tune_report_get_model_order(const cucore_tune_report *report, size_t *order,
+                                                 size_t *n) {
+  cc_begin();
+  CC_CHECK_HANDLE(report, TUNE_REPORT, "cucore_tune_report_get_model_order", "report");
+  CC_CHECK_ARG(n, "cucore_tune_report_get_model_order", "n");
+  *n = 0;
+  CC_CHECK_ARG(order, "cucore_tune_report_get_model_order", "order");
+  *n = cc_trun_model_order(report->rows, report->s.rows, order);
+  return CUCORE_OK;
+}
