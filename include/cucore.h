@@ -5133,10 +5133,13 @@ typedef struct cucore_tune_summary {
   int have_best;             /**< 1: a configuration ran and verified */
   size_t best;               /**< the row that won (have_best) */
   size_t ties;               /**< rows that tie with it within noise */
-  double compile_wall_ms;    /**< from the first compile to the last */
+  double compile_wall_ms;    /**< from the first compile's start to the last one's end */
+  double setup_ms;           /**< before measuring: the device, buffers, clock probe, store */
   double gpu_ms;             /**< timing on the GPU */
   double verify_ms;          /**< resets, checked launches, verification */
-  double wait_ms;            /**< the GPU thread waiting for compiles */
+  double load_ms;            /**< kernels taken from their code and arguments bound */
+  double record_ms;          /**< results appended to the store */
+  double wait_ms;            /**< the GPU thread waiting for compiles after the first */
   double first_ready_ms;     /**< measuring: from its start to the first compile ready */
   double measure_wall_ms;    /**< measuring: from its start to the last configuration done
                                    (the finalists' re-timing included); GPU busy once code is

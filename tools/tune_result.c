@@ -99,9 +99,10 @@ void tune_report_measured(const tune_ctx *c) {
     printf("the tune went on in a fresh process %d times after the device was lost to a kernel "
            "fault (earlier results from the store)\n",
            tune_restarts());
-  printf("time: compile wall %.2f s, GPU busy %.2f s, verification %.2f s, waiting for "
-         "compiles %.2f s\n",
-         c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000, c->sum.verify_ms / 1000,
+  printf("time: setup %.2f s, compile wall %.2f s; on the GPU thread: timing %.2f s, "
+         "verification %.2f s, loading %.2f s, store %.2f s, waiting for compiles %.2f s\n",
+         c->sum.setup_ms / 1000, c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000,
+         c->sum.verify_ms / 1000, c->sum.load_ms / 1000, c->sum.record_ms / 1000,
          c->sum.wait_ms / 1000);
   double span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   if (span > 0)
@@ -142,9 +143,12 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
   json_begin_object(j, "time_s");
+  json_num(j, "setup", c->sum.setup_ms / 1000);
   json_num(j, "compile_wall", c->sum.compile_wall_ms / 1000);
   json_num(j, "gpu_busy", c->sum.gpu_ms / 1000);
   json_num(j, "verification", c->sum.verify_ms / 1000);
+  json_num(j, "loading", c->sum.load_ms / 1000);
+  json_num(j, "store", c->sum.record_ms / 1000);
   json_num(j, "waiting", c->sum.wait_ms / 1000);
   json_num(j, "first_ready", c->sum.first_ready_ms / 1000);
   json_num(j, "measuring", c->sum.measure_wall_ms / 1000);

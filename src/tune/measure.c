@@ -62,6 +62,15 @@ static void choose_mode(const cucore_tune_timing_options *o, double one, cucore_
   if (out->mode != CUCORE_TUNE_LAUNCH_SINGLE && out->batch < sets) out->batch = sets;
 }
 
+/* How many samples to enqueue next: enough for `left_ms` at `per_ms` a sample (4 when no
+ * time is left: the noise decides), 1..CC_MEAS_QUEUE and at most `cap`. */
+static int chunk_for(double left_ms, double per_ms, int cap) {
+  double want = left_ms <= 0 ? 4 : per_ms > 0 ? left_ms / per_ms + 1 : 1;
+  int k = want > CC_MEAS_QUEUE ? CC_MEAS_QUEUE : (int)want;
+  if (k > cap) k = cap;
+  return k < 1 ? 1 : k;
+}
+
 /* The untimed launch, the mode (a graph captured once), and the warm-up by time. */
 static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_options *o,
                                       cucore_tune_timing *out) {
@@ -70,8 +79,8 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   if (st == CUCORE_OK) st = cucore_stream_synchronize(m->cfg->stream);
   out->first_ms = now_ms() - t0;
   out->launches = 1;
-  double one = 0;
-  if (st == CUCORE_OK) st = cc_meas_sample(m, 1, &one); /* an estimate, not a sample */
+  double one = 0, per = 0, dropped[CC_MEAS_QUEUE];
+  if (st == CUCORE_OK) st = cc_meas_samples(m, 1, 1, &one); /* an estimate, not a sample */
   out->launches++;
   choose_mode(o, one, out);
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
@@ -83,8 +92,11 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
     }
   }
   for (t0 = now_ms(); st == CUCORE_OK && now_ms() - t0 < o->warmup_ms;) {
-    st = cc_meas_sample(m, out->batch, &one);
-    out->launches += out->batch;
+    int k = chunk_for(o->warmup_ms - (now_ms() - t0), per, CC_MEAS_QUEUE);
+    double c0 = now_ms();
+    st = cc_meas_samples(m, out->batch, k, dropped);
+    per = (now_ms() - c0) / k;
+    out->launches += out->batch * k;
   }
   return st;
 }
@@ -115,17 +127,25 @@ static void clock_check(cc_meas *m, samples *s, double t0, cucore_tune_timing *o
   s->since = s->n;
 }
 
+/* The first chunk is min_samples (up to the queue), then enough for screen_ms, then a few at a
+ * time while the noise is above max_noise. */
 static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
                             cucore_tune_timing *out) {
   samples s = {cc_malloc((size_t)o->max_samples * sizeof *s.t, "timing samples"),
                cc_malloc((size_t)o->max_samples * sizeof *s.mhz, "clock samples"), 0, 0, 0};
   cucore_status st = s.t && s.mhz ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
-  double t0 = now_ms();
+  double t0 = now_ms(), per = 0;
   for (int done = 0; st == CUCORE_OK && !done;) {
-    st = cc_meas_sample(m, out->batch, &s.t[s.n]);
-    out->launches += out->batch;
+    int cap = o->max_samples - (int)s.n;
+    int first = o->min_samples < cap ? o->min_samples : cap;
+    int k = s.n ? chunk_for(o->screen_ms - (now_ms() - t0), per, cap)
+                : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
+    double c0 = now_ms();
+    st = cc_meas_samples(m, out->batch, k, &s.t[s.n]);
+    per = (now_ms() - c0) / k;
+    out->launches += out->batch * k;
     if (st != CUCORE_OK) break;
-    s.mhz[s.n++] = -1;
+    for (int i = 0; i < k; i++) s.mhz[s.n++] = -1;
     clock_check(m, &s, t0, out);
     if (s.n) st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
     if (st == CUCORE_OK && s.n) cucore_tune_screen_done(&out->stats, now_ms() - t0, o, &done);
@@ -139,8 +159,8 @@ static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
 static cucore_status setup(cc_meas *m, const cucore_tune_timing_options *o) {
   cucore_status st = cucore_stream_get_device(m->cfg->stream, &m->dev);
   if (st == CUCORE_OK) st = cucore_device_get_ordinal(m->dev, &m->ordinal);
-  if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e0);
-  if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->e1);
+  for (int i = 0; i < 2 * CC_MEAS_QUEUE && st == CUCORE_OK; i++)
+    st = cucore_event_create(m->dev, 0, &m->ev[i]);
   m->flush_words = o->l2_bytes * 2 / 4;
   if (m->flush_words && o->flush_buffer) {
     m->flush = o->flush_buffer; /* the caller's, checked by the fill's bounds check */
@@ -173,7 +193,6 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   if (st == CUCORE_OK) st = screen(&m, o, out);
   cucore_graph_exec_destroy(m.exec);
   if (m.own_flush) cucore_mem_free(m.dev, m.flush);
-  cucore_event_destroy(m.e0);
-  cucore_event_destroy(m.e1);
+  for (int i = 0; i < 2 * CC_MEAS_QUEUE; i++) cucore_event_destroy(m.ev[i]);
   return st;
 }

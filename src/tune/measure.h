@@ -7,6 +7,12 @@
 
 #include "tune/space.h"
 
+/* Samples enqueued before the host waits for them: the GPU goes from one sample's flush and
+ * launches to the next without waiting for the host, so neither the host's turnaround nor a
+ * launch call delayed on the host (another thread in the driver) lands between a pair of
+ * events while the queue is ahead. */
+#define CC_MEAS_QUEUE 16
+
 typedef struct cc_meas {
   cucore_kernel *k;
   const cucore_launch_config *cfg;
@@ -14,7 +20,7 @@ typedef struct cc_meas {
   const cucore_tune_timing_options *o;
   cucore_device *dev;
   int ordinal; /* the device's, for the SM clock */
-  cucore_event *e0, *e1;
+  cucore_event *ev[2 * CC_MEAS_QUEUE]; /* a pair around each queued sample */
   cucore_devptr flush;
   size_t flush_words;
   int own_flush;           /* 1: allocated here (freed at the end), 0: the caller's flush_buffer */
@@ -26,9 +32,10 @@ typedef struct cc_meas {
 cucore_status cc_meas_launches(cc_meas *m, int n);
 /* Captures n launches (the sets cycled) into m->exec. */
 cucore_status cc_meas_capture(cc_meas *m, int n);
-/* One sample: the flush, then `batch` launches (or one replay of m->exec) between the events;
- * the time per launch in *ms. */
-cucore_status cc_meas_sample(cc_meas *m, int batch, double *ms);
+/* n (1..CC_MEAS_QUEUE) samples enqueued, then waited for: each the flush, then `batch`
+ * launches (or one replay of m->exec) between a pair of events; the times per launch in
+ * ms[0..n). */
+cucore_status cc_meas_samples(cc_meas *m, int batch, int n, double *ms);
 /* After a sample: the SM clock in *mhz (-1 unknown) and 1 when the clocks were held down.
  * A failed read stops observing (out->clock_status says why). */
 int cc_meas_throttled(cc_meas *m, cucore_tune_timing *out, int *mhz);

@@ -2,8 +2,8 @@
  * measure_sample.c -- the samples of cucore_tune_time_launch: launches with the argument sets
  * rotated (inputs past L2 without a flush), a graph of launches captured once per
  * configuration and replayed (launch overhead is not what is ranked), the L2 flush outside
- * the events, and the SM clock read through NVML after each sample (cucore_system_get_clock:
- * the clock and the reasons alone).
+ * the events, samples enqueued ahead of the host (CC_MEAS_QUEUE), and the SM clock read through
+ * NVML between them (cucore_system_get_clock: the clock and the reasons alone).
  */
 #include "tune/measure.h"
 
@@ -35,17 +35,22 @@ cucore_status cc_meas_capture(cc_meas *m, int n) {
   return st;
 }
 
-cucore_status cc_meas_sample(cc_meas *m, int batch, double *ms) {
+cucore_status cc_meas_samples(cc_meas *m, int batch, int n, double *ms) {
   cucore_stream *s = m->cfg->stream;
   cucore_status st = CUCORE_OK;
-  if (m->flush) st = cucore_memset_d32(m->dev, m->flush, 0x5a5a5a5au, m->flush_words, s);
-  if (st == CUCORE_OK) st = cucore_event_record(m->e0, s);
-  if (st == CUCORE_OK) st = m->exec ? cucore_graph_launch(m->exec, s) : cc_meas_launches(m, batch);
-  if (st == CUCORE_OK) st = cucore_event_record(m->e1, s);
-  if (st == CUCORE_OK) st = cucore_event_synchronize(m->e1);
-  float f = 0;
-  if (st == CUCORE_OK) st = cucore_event_elapsed_ms(m->e0, m->e1, &f);
-  *ms = (double)f / batch;
+  for (int i = 0; i < n && st == CUCORE_OK; i++) {
+    if (m->flush) st = cucore_memset_d32(m->dev, m->flush, 0x5a5a5a5au, m->flush_words, s);
+    if (st == CUCORE_OK) st = cucore_event_record(m->ev[2 * i], s);
+    if (st == CUCORE_OK)
+      st = m->exec ? cucore_graph_launch(m->exec, s) : cc_meas_launches(m, batch);
+    if (st == CUCORE_OK) st = cucore_event_record(m->ev[2 * i + 1], s);
+  }
+  if (st == CUCORE_OK) st = cucore_event_synchronize(m->ev[2 * n - 1]);
+  for (int i = 0; i < n && st == CUCORE_OK; i++) {
+    float f = 0;
+    st = cucore_event_elapsed_ms(m->ev[2 * i], m->ev[2 * i + 1], &f);
+    ms[i] = (double)f / batch;
+  }
   return st;
 }
 

@@ -114,6 +114,7 @@ static cucore_status find_arch(cc_trun *c) {
     return cc_fail(CUCORE_NO_DEVICE, FN ": no GPU %d to measure on (a dry run needs none)",
                    c->o.device);
   if (!arch && gpu) arch = props.arch;
+  if (gpu) c->l2_bytes = (size_t)props.l2_cache_bytes;
   cucore_arch_limits lim;
   cucore_status st = CUCORE_OK;
   if (!arch && c->space->has_limits)

@@ -60,6 +60,7 @@ typedef struct cc_trun {
   cucore_tune_store *store;
   char key[65];
   char store_path[4200];
+  size_t l2_bytes;      /* the device's L2 (0: no device) */
   double last_timed_ms; /* when the last configuration's timing ended (0 none) */
   double t_start;       /* when measuring began (the progress's ETA) */
   int observe_clock;    /* 1: NVML answers, the SM clock is read per sample */
@@ -105,8 +106,13 @@ cucore_devptr cc_tdata_flush(cc_trun *c, size_t bytes);
 size_t cc_tdata_bytes(const cucore_tune_buffer *b);
 
 /* ---- run_rotate.c ---- */
-/* With cold rotate: the copies past 2 x L2 (else a note, and the flush). */
-void cc_trot_open(cc_trun *c);
+/* With cold rotate: how many copies pass 2 x L2 (too many: a note, and the flush); no device
+ * needed. */
+void cc_trot_plan(cc_trun *c);
+/* The planned copies made on the device (no room: an error naming --cold flush). */
+cucore_status cc_trot_open(cc_trun *c);
+/* The copies let go, the plan kept (a device reset, then cc_trot_open again). */
+void cc_trot_release(cc_trun *c);
 void cc_trot_close(cc_trun *c);
 int cc_trot_sets(const cc_trun *c);
 /* The device pointers of rotated set s (nbufs of them). */

@@ -27,6 +27,7 @@ struct cc_tpipe {
   atomic_int slots; /* the slot the next thread takes */
   int started;
   double t0;
+  double last_done_ms; /* when the latest compile ended (from t0) */
 };
 
 /* "what: " and the first line of msg (at most 150 characters) into dst. */
@@ -198,6 +199,7 @@ static void *worker(void *arg) {
     cc_tgroup *g = &p->ctx->groups[i];
     if (!g->deferred) compile_group(p->ctx, slot, g);
     pthread_mutex_lock(&p->mu);
+    p->last_done_ms = cc_trun_now_ms() - p->t0;
     p->ready[p->nready++] = i;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
@@ -302,7 +304,7 @@ cc_tgroup *cc_tcomp_next(cc_trun *c) {
   pthread_mutex_lock(&p->mu);
   while (p->taken < c->ngroups && p->taken == p->nready) pthread_cond_wait(&p->cv, &p->mu);
   size_t i = p->taken < c->ngroups ? p->ready[p->taken++] : (size_t)-1;
-  if (p->taken == c->ngroups && i != (size_t)-1) c->s.compile_wall_ms = cc_trun_now_ms() - p->t0;
+  if (p->taken == c->ngroups && i != (size_t)-1) c->s.compile_wall_ms = p->last_done_ms;
   pthread_mutex_unlock(&p->mu);
   if (i == (size_t)-1) return NULL;
   cc_tgroup *g = &c->groups[i];
@@ -324,6 +326,7 @@ int cc_tcomp_now(cc_trun *c, cc_tgroup *g) {
 void cc_tcomp_finish(cc_trun *c) {
   cc_tpipe *p = c->pipe;
   if (p) {
+    atomic_store(&p->next, c->ngroups); /* a tune that stopped early compiles no more */
     for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);

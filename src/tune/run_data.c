@@ -33,7 +33,7 @@ struct cc_tdev {
 size_t cc_tdata_bytes(const cucore_tune_buffer *b) { return b->count * b->elem_size; }
 
 cucore_stream *cc_tdata_stream(const cc_trun *c) { return c->dev->stream; }
-size_t cc_tdata_l2(const cc_trun *c) { return (size_t)c->dev->props.l2_cache_bytes; }
+size_t cc_tdata_l2(const cc_trun *c) { return c->l2_bytes; }
 cucore_device *cc_tdata_device(const cc_trun *c) { return c->dev ? c->dev->dev : NULL; }
 const cucore_devptr *cc_tdata_ptrs(const cc_trun *c) { return c->dev->ptr; }
 

@@ -11,10 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* cc_tbind_kernel, its time counted as loading. */
+static cucore_status cc_tgpu_bind(cc_trun *c, const cc_tgroup *g, cucore_kernel **k,
+                                  cucore_args **a) {
+  double t0 = cc_trun_now_ms();
+  cucore_status st = cc_tbind_kernel(c, g, k, a);
+  c->s.load_ms += cc_trun_now_ms() - t0;
+  return st;
+}
+
 static void measure_group(cc_trun *c, const cc_tgroup *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
-  int ok = g->ok && cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK;
+  int ok = g->ok && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK;
   unsigned resets = c->s.resets;
   for (size_t i = 0; i < c->s.rows; i++) {
     cucore_tune_row *r = &c->rows[i];
@@ -24,7 +33,7 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
       cucore_args_destroy(a);
       cucore_kernel_destroy(k);
       k = NULL, a = NULL, resets = c->s.resets;
-      ok = c->s.lost || cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK;
+      ok = c->s.lost || cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK;
     }
     if (ok)
       cc_tone_measure(c, k, a, r);
@@ -40,7 +49,7 @@ static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
   const cc_tgroup *g = cc_trun_group_of(c, r);
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
-  if (g && g->obj && cc_tbind_kernel(c, g, &k, &a) == CUCORE_OK)
+  if (g && g->obj && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK)
     cc_tone_measure(c, k, a, r);
   else
     cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
@@ -70,26 +79,34 @@ static void measure_model_first(cc_trun *c) {
   free(order);
 }
 
-/* The device, the clock probe, the rotation copies, the store and the rows it has. */
+/* The rotation's plan and the store (the key names the timing) with the rows it has (a
+ * resumed group is not compiled); the compiles started (they run while the driver makes the
+ * context); then the device, the clock probe and the rotation's copies. */
 static cucore_status prepare(cc_trun *c) {
-  cucore_status st = cc_tdata_open(c);
-  if (st == CUCORE_OK) cc_ttime_probe(c), cc_trot_open(c);
-  if (st == CUCORE_OK) st = cc_tstore_open(c);
+  cc_trot_plan(c);
+  cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
+  c->keep_objects = 1;
+  if (st == CUCORE_OK) st = cc_tcomp_start(c);
+  if (st == CUCORE_OK) st = cc_tdata_open(c);
+  if (st == CUCORE_OK) cc_ttime_probe(c);
+  if (st == CUCORE_OK) st = cc_trot_open(c);
   return st;
 }
 
 cucore_status cc_tgpu_measure_all(cc_trun *c) {
+  double t_setup = cc_trun_now_ms();
   cucore_status st = prepare(c);
-  c->keep_objects = 1;
   c->t_start = cc_trun_now_ms();
-  if (st == CUCORE_OK) st = cc_tcomp_start(c);
+  c->s.setup_ms = c->t_start - t_setup;
   if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
   for (cc_tgroup *g; st == CUCORE_OK;) {
     double t0 = cc_trun_now_ms();
     if (!(g = cc_tcomp_next(c))) break;
-    c->s.wait_ms += cc_trun_now_ms() - t0;
-    if (!c->s.first_ready_ms) c->s.first_ready_ms = cc_trun_now_ms() - c->t_start;
+    if (c->s.first_ready_ms) /* the first wait is first_ready_ms */
+      c->s.wait_ms += cc_trun_now_ms() - t0;
+    else
+      c->s.first_ready_ms = cc_trun_now_ms() - c->t_start;
     measure_group(c, g);
   }
   if (st == CUCORE_OK) cc_tone_progress(c, NULL, 1);

@@ -7,8 +7,8 @@
 
 /* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
  * configuration and after the GPU was idle for 100 ms or more; while the previous
- * configuration's launches have just kept the GPU busy and its clocks up, 0.5 ms of warm-up
- * and >= 1 ms of samples (still >= min_samples and the noise stop), a noisy one stopped at twice
+ * configuration's launches have just kept the GPU busy and its clocks up, 0.25 ms of warm-up
+ * and >= 0.5 ms of samples (still >= min_samples and the noise stop), a noisy one stopped at twice
  * min_samples rather than 200 samples (its noise is recorded, and a noisy result ties more
  * easily with the best, which makes it a finalist; a long kernel keeps its min_samples: a cap
  * by time cut a 3 ms kernel to 2 samples on an H100). The finalists are re-timed interleaved
@@ -16,8 +16,8 @@
  * find them. */
 static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
   if (c->last_timed_ms <= 0 || cc_trun_now_ms() - c->last_timed_ms >= 100) return;
-  if (o->warmup_ms > 0.5) o->warmup_ms = 0.5;
-  if (o->screen_ms > 1) o->screen_ms = 1;
+  if (o->warmup_ms > 0.25) o->warmup_ms = 0.25;
+  if (o->screen_ms > 0.5) o->screen_ms = 0.5;
   if (o->max_samples > 2 * o->min_samples) o->max_samples = 2 * o->min_samples;
 }
 
@@ -69,7 +69,9 @@ void cc_tone_measure(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_r
     cc_trec_after_row(c, r); /* a fault: recorded as such, the device reset */
   }
   /* Not measured is not a result: a later run (a fresh process) measures it. */
+  double t0 = cc_trun_now_ms();
   if (r->status != CUCORE_TUNE_DEVICE_LOST) cc_tstore_record(c, r);
+  c->s.record_ms += cc_trun_now_ms() - t0;
 }
 
 void cc_tone_progress(cc_trun *c, const cucore_tune_row *r, int finished) {

@@ -26,10 +26,10 @@ void cc_trec_mark(cc_trun *c, cucore_tune_row *r) {
 }
 
 cucore_status cc_trec_recover(cc_trun *c, const cucore_tune_row *r) {
-  cc_trot_close(c);
+  cc_trot_release(c);
   cucore_status st = cc_tdata_reopen(c);
   c->s.resets++;
-  if (st == CUCORE_OK) cc_trot_open(c);
+  if (st == CUCORE_OK) st = cc_trot_open(c);
   if (st != CUCORE_OK) c->s.lost = 1;
   cc_trun_note(c, "configuration %llu faulted: the device was %s",
                (unsigned long long)r->config.index,

@@ -1,9 +1,10 @@
 /* run_rotate.c -- cold rotation (CUCORE_TUNE_COLD_ROTATE): copies of every buffer, enough that
  * the copies' footprint is past 2 x the device's L2, each bound to its own argument set
  * (run_time.c) and cycled launch by launch while a configuration is timed
- * (cucore_tune_timing_options::rotate), so samples read cold data without an L2 flush. Too
- * many copies (a footprint under L2 / 32) or no memory for them: the flush instead, said once
- * in a note. */
+ * (cucore_tune_timing_options::rotate), so samples read cold data without an L2 flush. The
+ * plan is made before the device opens (the store's key names the timing): too many copies (a
+ * footprint under L2 / 32) means the flush instead, said once in a note; no room on the device
+ * for the copies is an error naming --cold flush. */
 #include "tune/run.h"
 
 #include <stdlib.h>
@@ -35,13 +36,17 @@ static cucore_status copies(cc_trun *c, cc_trot *r) {
   return st;
 }
 
-void cc_trot_open(cc_trun *c) {
+void cc_trot_plan(cc_trun *c) {
   size_t f = footprint(c), l2 = cc_tdata_l2(c);
   if (c->o.cold != CUCORE_TUNE_COLD_ROTATE || !l2) return;
   size_t want = f ? (2 * l2 + f - 1) / f : 0; /* copies in all, the buffers themselves one */
   if (want < 2) want = 2;
   cc_trot *r = cc_raw_calloc(1, sizeof *r);
-  if (!f || want > CC_TROT_MAX || !r) {
+  if (r && f && want <= CC_TROT_MAX) {
+    r->sets = (int)want - 1;
+    r->ptr = cc_raw_calloc((size_t)r->sets * (c->nbufs ? c->nbufs : 1), sizeof *r->ptr);
+  }
+  if (!r || !r->ptr) {
     cc_trun_note(c,
                  "--cold rotate: %zu copies of %zu bytes would be needed to pass 2 x L2 (at "
                  "most %d): the L2 is flushed instead",
@@ -49,16 +54,19 @@ void cc_trot_open(cc_trun *c) {
     free(r);
     return;
   }
-  r->sets = (int)want - 1;
-  r->ptr = cc_raw_calloc((size_t)r->sets * (c->nbufs ? c->nbufs : 1), sizeof *r->ptr);
   c->rot = r;
-  if (!r->ptr || copies(c, r) != CUCORE_OK) {
-    cc_trun_note(c,
-                 "--cold rotate: no room for %zu copies of %zu bytes (%s): the L2 is flushed "
-                 "instead",
-                 want, f, r->ptr ? cucore_last_error() : "out of host memory");
-    cc_trot_close(c);
-  }
+}
+
+cucore_status cc_trot_open(cc_trun *c) {
+  cc_trot *r = c->rot;
+  if (!r) return CUCORE_OK;
+  cucore_status st = copies(c, r);
+  if (st != CUCORE_OK)
+    st = cc_fail(st,
+                 "cucore_tune_run: --cold rotate: no room on the device for %d copies of every "
+                 "buffer (%s); expected room for them, or --cold flush",
+                 r->sets, cucore_last_error());
+  return st;
 }
 
 int cc_trot_sets(const cc_trun *c) { return c->rot ? c->rot->sets : 0; }
@@ -67,11 +75,18 @@ const cucore_devptr *cc_trot_ptrs(const cc_trun *c, int s) {
   return c->rot->ptr + (size_t)s * c->nbufs;
 }
 
+void cc_trot_release(cc_trun *c) {
+  cc_trot *r = c->rot;
+  for (size_t i = 0; r && i < (size_t)r->sets * c->nbufs; i++) {
+    if (r->ptr[i]) cucore_mem_free(cc_tdata_device(c), r->ptr[i]);
+    r->ptr[i] = 0;
+  }
+}
+
 void cc_trot_close(cc_trun *c) {
   cc_trot *r = c->rot;
   if (!r) return;
-  for (size_t i = 0; r->ptr && i < (size_t)r->sets * c->nbufs; i++)
-    if (r->ptr[i]) cucore_mem_free(cc_tdata_device(c), r->ptr[i]);
+  cc_trot_release(c);
   free(r->ptr);
   free(r);
   c->rot = NULL;

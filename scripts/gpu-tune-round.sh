@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
+# the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
+# compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 8,15)
+set -u
+OUT=${OUT:-$PWD/gpu-tune-out}
+mkdir -p "$OUT"
+repeats=${1:-10}
+sweep=${2:-8,15}
+summary="$OUT/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+cmake_extra=()
+if ! [ -f /usr/include/cmocka.h ] && ls .deps/*.deb >/dev/null 2>&1; then
+  rm -rf /tmp/cucore-deps && mkdir -p /tmp/cucore-deps
+  for f in .deps/*.deb; do dpkg -x "$f" /tmp/cucore-deps; done
+  cmake_extra+=(-DCUCORE_DEPS_PREFIX=/tmp/cucore-deps)
+fi
+note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_extra[@]}" &&
+       cmake --build build-gpu -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
+  note "BUILD FAILED"; tail -30 "$OUT/build.log" | tee -a "$summary"; exit 1
+fi
+(cd build-gpu && ctest -L gpu -R tune --output-on-failure --timeout 600) >"$OUT/ctest.log" 2>&1
+grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tee -a "$summary"
+python3 bench/tune_vs_kernel_tuner.py build-gpu/bin/cucore --repeats "$repeats" \
+  >"$OUT/tune_bench.json" 2>"$OUT/tune_bench.err"
+note "tune bench: exit $?"
+python3 - "$OUT/tune_bench.json" <<'PY' | tee -a "$summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, k = d["cucore"], d["kernel_tuner_loop"]
+print(f"cucore {c['configs_per_s']:.1f}/s ({c['wall_s']:.2f} s), loop {k['configs_per_s']:.1f}/s,"
+      f" speedup {d['speedup']:.2f}x, busy {c.get('gpu_busy_fraction')}")
+print("time_s", json.dumps(c["time_s"]))
+print("best", c["best"], c["best_ms"], "ties", c["ties"], "loop best", k["best"],
+      "kt/cucore", d.get("kt_best_vs_cucore_best"))
+print("hot_l2", json.dumps(d.get("hot_l2")))
+print("compile_wall_ms", d["compile_wall_ms"], "per job", d.get("compile_speedup_per_job"))
+print("repeats", json.dumps(d["repeats"]), "samples", c.get("samples_per_config"))
+PY
+# Whole tunes at other job counts: where the GPU thread's time goes.
+N=$((1 << 22)); d=$(mktemp -d)
+python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
+for j in ${sweep//,/ }; do
+  t0=$(date +%s.%N)
+  CUCORE_CACHE_DIR="$d/c$j" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
+    --param block_size_x=32..1024:32 --param UNROLL=1..16 \
+    --grid "ceil($N / (block_size_x * UNROLL))" --arg "buf:f32[$N]=random" \
+    --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs "$j" --db "$d/db$j.jsonl" >"$OUT/tune_j$j.txt" 2>&1
+  t1=$(date +%s.%N)
+  note "jobs $j: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
+done
+rm -rf "$d"
