@@ -69,7 +69,7 @@ def kernel_tuner_loop():
     arch = "compute_" + "".join(str(v) for v in dev.compute_capability)
     x = cp.random.rand(N, dtype=cp.float32)
     y = cp.ones(N, dtype=cp.float32)
-    results = {}
+    results, noise = {}, {}
     t0 = time.perf_counter()
     for bs in BS:
         for u in UNROLL:
@@ -88,11 +88,13 @@ def kernel_tuner_loop():
                 s.record(e1)
                 e1.sync()
                 times.append(e1 - e0)
-            results[(bs, u)] = sum(times) / len(times)
+            mean = sum(times) / len(times)
+            results[(bs, u)] = mean
+            noise[(bs, u)] = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5 / mean
     wall = time.perf_counter() - t0
     best = min(results, key=results.get)
     return {"wall_s": wall, "configs_per_s": len(results) / wall, "best": best,
-            "best_ms": results[best]}
+            "best_ms": results[best], "best_rel_stddev": noise[best], "_times": results}
 
 
 def cucore_tune(cucore, d, extra, env):
@@ -164,8 +166,9 @@ def main():
                      "time_s": doc["time_s"], "ties": doc["best"]["ties"],
                      "gpu_busy_fraction": doc.get("gpu_busy_fraction")}
     kt = kernel_tuner_loop()  # the driver's JIT cache fresh (set in main): a first tune
-    out["kernel_tuner_loop"] = kt
-    out["kernel_tuner_loop_jit_cached"] = kernel_tuner_loop()  # the same PTX again: its JIT cached
+    out["kernel_tuner_loop"] = {k: v for k, v in kt.items() if k != "_times"}
+    cached = kernel_tuner_loop()  # the same PTX again: its JIT cached
+    out["kernel_tuner_loop_jit_cached"] = {k: v for k, v in cached.items() if k != "_times"}
     out["speedup"] = out["cucore"]["configs_per_s"] / kt["configs_per_s"]
     kt_cfg = [c for c in doc["configs"]
               if (c["params"]["block_size_x"], c["params"]["UNROLL"]) == kt["best"]]
@@ -189,6 +192,12 @@ def main():
                          "same": k0["index"] == hb["index"],
                          "tie_within_noise": k0["median_ms"] - hb["median_ms"]
                          <= noise * max(k0["median_ms"], hb["median_ms"])}
+        # And the other way round: the loop's own time for cucore's pick, against its pick,
+        # with the loop's noise (the standard deviation of its 7 launches over their mean).
+        mine = kt["_times"].get((hb["params"]["block_size_x"], hb["params"]["UNROLL"]))
+        if mine:
+            out["hot_l2"]["loop_time_of_cucore_best_vs_loop_best"] = mine / kt["best_ms"]
+            out["hot_l2"]["loop_best_rel_stddev"] = kt["best_rel_stddev"]
     scaling = {}
     for jobs in jobs_list:
         doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],

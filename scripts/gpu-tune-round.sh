@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 8,15)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15,8,15)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-8,15}
+sweep=${2:-15,8,15}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -23,6 +23,7 @@ if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_extra[
 fi
 (cd build-gpu && ctest -L gpu -R tune --output-on-failure --timeout 600) >"$OUT/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tee -a "$summary"
+build-gpu/bin/bench_tune_timing 50 2>&1 | tee -a "$summary"
 python3 bench/tune_vs_kernel_tuner.py build-gpu/bin/cucore --repeats "$repeats" \
   >"$OUT/tune_bench.json" 2>"$OUT/tune_bench.err"
 note "tune bench: exit $?"
@@ -47,8 +48,17 @@ for j in ${sweep//,/ }; do
   CUCORE_CACHE_DIR="$d/c$j" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
     --param block_size_x=32..1024:32 --param UNROLL=1..16 \
     --grid "ceil($N / (block_size_x * UNROLL))" --arg "buf:f32[$N]=random" \
-    --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs "$j" --db "$d/db$j.jsonl" >"$OUT/tune_j$j.txt" 2>&1
+    --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs "$j" --db "$d/db$j.jsonl" --timings \
+    >"$OUT/tune_j$j.txt" 2>&1
   t1=$(date +%s.%N)
+  rm -rf "$d/c$j" "$d/db$j.jsonl"
   note "jobs $j: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
+  python3 -c "import re, statistics as s; v = [int(x) for x in re.findall(r'cc (\d+) ms', open('$OUT/tune_j$j.txt').read())]; print('  compile ms per configuration: median', s.median(v) if v else None)" | tee -a "$summary"
+done
+grep -A30 "phase timings" "$OUT/tune_j15.txt" | tee -a "$summary"
+for j in 8 15; do
+  CUCORE_CACHE_DIR="$d/dry$j" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
+    --param block_size_x=32..1024:32 --param UNROLL=1..16 --dry-run --jobs "$j" \
+    | grep -E "^compiles:" | sed "s/^/dry run: /" | tee -a "$summary"
 done
 rm -rf "$d"

@@ -271,6 +271,11 @@ const cli_opt cmd_tune_opts[] = {
      TUNE_AT(emit_header),
      .arg = "FILE",
      .help = "the best configuration as #defines (a TARGET_<GPU> block and the default)"},
+    {.name = "--timings",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(timings),
+     .help = "the phase table on stderr at the end (process start, library loads, cuInit,\n"
+             "context, module loads ...; as `cucore run --timings`), \"phases\" in --json"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -449,6 +454,7 @@ int cmd_tune(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   c.line = &line;
   c.src = &src;
+  run_phase_mark_process_start();
   int rc = tune_body(&c, argc, argv);
   rc = cli_close_stdout("tune", rc);
   cucore_tune_space_destroy(c.space);

@@ -203,6 +203,7 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
     json_uint(&j, NULL, c->rows[order[i]].config.index);
   json_end_array(&j);
   if (!c->line->dry_run) tune_report_measured_json(c, &j);
+  if (c->line->timings) run_phases_json(&j);
   json_end_object(&j);
   fputc('\n', stdout);
 }
@@ -215,4 +216,8 @@ void tune_report(const tune_ctx *c) {
   else
     text_report(c, order, n);
   free(order);
+  if (c->line->timings) {
+    fflush(stdout);
+    run_phases_print(stderr);
+  }
 }

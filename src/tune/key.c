@@ -4,6 +4,7 @@
  * fingerprint (the device, the driver and compiler, cucore, the timing policy).
  */
 #include "compile/cache.h"
+#include "loader/loader.h"
 #include "tune/store.h"
 
 #include <stdio.h>
@@ -35,13 +36,13 @@ cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *
   CC_CHECK_ARG(p, "cucore_tune_fingerprint", "props");
   CC_CHECK_ARG(out, "cucore_tune_fingerprint", "out");
   if (cap == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_tune_fingerprint: cap is 0");
-  cucore_versions_info v;
-  memset(&v, 0, sizeof v);
-  cucore_versions(&v);
+  cucore_library_info driver, nvrtc; /* only these two: nvJitLink and libNVVM stay unloaded */
+  cc_driver_describe(&driver);
+  cc_nvrtc_describe(&nvrtc);
   snprintf(out, cap,
            "uuid=%s;name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;"
            "timing=%s",
            p->uuid, p->name, p->cc_major, p->cc_minor, p->sm_count, p->l2_cache_bytes,
-           v.driver.version, v.nvrtc.version, CUCORE_VERSION_STRING, timing ? timing : "");
+           driver.version, nvrtc.version, CUCORE_VERSION_STRING, timing ? timing : "");
   return CUCORE_OK;
 }

@@ -17,8 +17,8 @@ cucore_launch_config cc_ttime_launch_of(const cc_trun *c, const cucore_tune_row 
 }
 
 void cc_ttime_probe(cc_trun *c) {
-  cucore_system_info info;
-  cucore_status st = cucore_system_get_device_info(c->o.device, &info);
+  int mhz = -1; /* the clock alone: every NVML fact would cost milliseconds */
+  cucore_status st = cucore_system_get_clock(c->o.device, &mhz, NULL);
   c->observe_clock = st == CUCORE_OK;
   if (st != CUCORE_OK)
     cc_trun_note(c, "the SM clock is not observed, throttled samples are not discarded (%s)",
