@@ -164,7 +164,9 @@ def main():
     out["cucore"] = {"wall_s": wall, "configs_per_s": out["configs"] / wall,
                      "best": best["params"], "best_ms": best.get("median_ms"),
                      "time_s": doc["time_s"], "ties": doc["best"]["ties"],
-                     "gpu_busy_fraction": doc.get("gpu_busy_fraction")}
+                     "gpu_busy_fraction": doc.get("gpu_busy_fraction"),
+                     "cold": doc.get("cold"),
+                     "samples_while_compiles_ran": doc.get("samples_while_compiles_ran")}
     kt = kernel_tuner_loop()  # the driver's JIT cache fresh (set in main): a first tune
     out["kernel_tuner_loop"] = {k: v for k, v in kt.items() if k != "_times"}
     cached = kernel_tuner_loop()  # the same PTX again: its JIT cached

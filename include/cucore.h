@@ -4795,6 +4795,12 @@ typedef struct cucore_tune_timing_options {
   cucore_devptr flush_buffer; /**< device memory of at least 2 x l2_bytes, the caller's, kept
                          across calls for the flush (0: each call allocates and frees its
                          own, ~0.5 ms of a tune's configuration) */
+  int (*more)(void *user);    /**< optional: asked whenever sampling could stop (enough quiet
+                         samples, or max_samples); 1 takes 4 more, up to more_max_samples and
+                         max_time_ms (a tuner whose GPU would otherwise wait for a compile
+                         sharpens the result instead) */
+  void *more_user;            /**< more's argument */
+  int more_max_samples;       /**< the most samples `more` may ask for (<= 1000000) */
 } cucore_tune_timing_options;
 
 /** Launch modes of cucore_tune_timing_options::mode. */
@@ -4826,6 +4832,7 @@ typedef struct cucore_tune_timing {
   int throttled;              /**< samples discarded: the clocks were held down */
   cucore_status clock_status; /**< why the clock was not observed (CUCORE_NOT_SUPPORTED
                                  without NVML); CUCORE_OK when it was or was not asked */
+  int more_samples;           /**< samples taken because opt->more asked for them */
 } cucore_tune_timing;
 
 /** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, warm-up
@@ -4957,8 +4964,13 @@ typedef struct cucore_tune_buffer {
 typedef enum cucore_tune_cold {
   CUCORE_TUNE_COLD_FLUSH = 0,  /**< 2 x L2 written before each sample */
   CUCORE_TUNE_COLD_ROTATE = 1, /**< the arguments cycled through copies of every buffer past
-                                    2 x L2 (the flush when that is not possible) */
-  CUCORE_TUNE_COLD_NONE = 2    /**< a hot cache: samples back to back */
+                                    2 x L2 (the flush when that would take more than 64
+                                    copies; no room for the copies: an error) */
+  CUCORE_TUNE_COLD_NONE = 2,   /**< a hot cache: samples back to back */
+  CUCORE_TUNE_COLD_AUTO = 3    /**< rotation when at most 64 copies pass 2 x L2 and they take
+                                    at most 1/8 of the device's memory, else the flush (the
+                                    defaults' choice: the flush costs more GPU time than
+                                    many kernels it precedes) */
 } cucore_tune_cold;
 
 /** What became of one configuration of cucore_tune_run() (cucore_tune_row::status). */
@@ -5075,11 +5087,12 @@ typedef struct cucore_tune_run_options {
   void (*note)(void *user, const char *text);
 } cucore_tune_run_options;
 
-/** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the flush, the
- * automatic launch mode, default tolerances, no callbacks. */
+/** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
+ * cache (rotation, else the flush), the automatic launch mode, default tolerances, no
+ * callbacks. */
 #define CUCORE_TUNE_RUN_DEFAULTS                                                                   \
   {                                                                                                \
-    0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_FLUSH, 5, 0, 0.0, \
+    0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0,  \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL                      \
   }
 
@@ -5133,6 +5146,8 @@ typedef struct cucore_tune_summary {
   int have_best;             /**< 1: a configuration ran and verified */
   size_t best;               /**< the row that won (have_best) */
   size_t ties;               /**< rows that tie with it within noise */
+  cucore_tune_cold cold;     /**< how samples were kept cold (AUTO resolved; ROTATE when
+                                   copies were made) */
   double compile_wall_ms;    /**< from the first compile's start to the last one's end */
   double setup_ms;           /**< before measuring: the device, buffers, clock probe, store */
   double gpu_ms;             /**< timing on the GPU */
@@ -5140,6 +5155,8 @@ typedef struct cucore_tune_summary {
   double load_ms;            /**< kernels taken from their code and arguments bound */
   double record_ms;          /**< results appended to the store */
   double wait_ms;            /**< the GPU thread waiting for compiles after the first */
+  size_t extra_samples;      /**< samples taken (counted in gpu_ms) while the GPU thread would
+                                  otherwise have waited for a compile */
   double first_ready_ms;     /**< measuring: from its start to the first compile ready */
   double measure_wall_ms;    /**< measuring: from its start to the last configuration done
                                    (the finalists' re-timing included); GPU busy once code is

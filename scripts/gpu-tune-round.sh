@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15,8,15)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15,15m,15,15m)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-15,8,15}
+sweep=${2:-15,15m,15,15m}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -32,7 +32,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c, k = d["cucore"], d["kernel_tuner_loop"]
 print(f"cucore {c['configs_per_s']:.1f}/s ({c['wall_s']:.2f} s), loop {k['configs_per_s']:.1f}/s,"
-      f" speedup {d['speedup']:.2f}x, busy {c.get('gpu_busy_fraction')}")
+      f" speedup {d['speedup']:.2f}x, busy {c.get('gpu_busy_fraction')}, cold {c.get('cold')},"
+      f" samples while compiles ran {c.get('samples_while_compiles_ran')}")
 print("time_s", json.dumps(c["time_s"]))
 print("best", c["best"], c["best_ms"], "ties", c["ties"], "loop best", k["best"],
       "kt/cucore", d.get("kt_best_vs_cucore_best"))
@@ -43,16 +44,20 @@ PY
 # Whole tunes at other job counts: where the GPU thread's time goes.
 N=$((1 << 22)); d=$(mktemp -d)
 python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
-for j in ${sweep//,/ }; do
+# A job count ending in m runs with glibc's malloc told to keep freed memory (is a compile
+# process slowed by fresh pages from the VM?).
+for jm in ${sweep//,/ }; do
+  j=${jm%m}; tun=
+  [ "$jm" != "$j" ] && tun=glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432
   t0=$(date +%s.%N)
-  CUCORE_CACHE_DIR="$d/c$j" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
+  GLIBC_TUNABLES=$tun CUCORE_CACHE_DIR="$d/c$j" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
     --param block_size_x=32..1024:32 --param UNROLL=1..16 \
     --grid "ceil($N / (block_size_x * UNROLL))" --arg "buf:f32[$N]=random" \
     --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs "$j" --db "$d/db$j.jsonl" --timings \
     >"$OUT/tune_j$j.txt" 2>&1
   t1=$(date +%s.%N)
   rm -rf "$d/c$j" "$d/db$j.jsonl"
-  note "jobs $j: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
+  note "jobs $jm: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
   python3 -c "import re, statistics as s; v = [int(x) for x in re.findall(r'cc (\d+) ms', open('$OUT/tune_j$j.txt').read())]; print('  compile ms per configuration: median', s.median(v) if v else None)" | tee -a "$summary"
 done
 grep -A30 "phase timings" "$OUT/tune_j15.txt" | tee -a "$summary"

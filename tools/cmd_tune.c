@@ -17,7 +17,7 @@ const char cmd_tune_help[] =
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
     "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
-    "                    [--poison] [--cold flush|rotate|none] [--cache cold|hot]\n"
+    "                    [--poison] [--cold auto|flush|rotate|none] [--cache cold|hot]\n"
     "                    [--launch-mode auto|single|batch|graph] [--launch batch|single]\n"
     "                    [--max-noise F] [--finalists N]\n"
     "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
@@ -54,8 +54,9 @@ const char cmd_tune_help[] =
     "restored from pristine copies and outputs zeroed (--poison: 0xff bytes); the outputs\n"
     "are compared with --expect, else with the first configuration that ran. A wrong answer,\n"
     "a launch error or a compile error is recorded and the tune goes on. Timing: one untimed\n"
-    "launch, warm-up by time, samples between events after writing 2 x L2 (--cold flush)\n"
-    "or with the arguments cycled through copies past 2 x L2 (--cold rotate); kernels under\n"
+    "launch, warm-up by time, samples between events with the arguments cycled through\n"
+    "copies of every buffer past 2 x L2 (--cold rotate; the default where they fit) or\n"
+    "after writing 2 x L2 (--cold flush), 16 samples queued ahead of the host; kernels under\n"
     "20 us as a graph of launches captured once per configuration and replayed (or a batch),\n"
     "until the noise is at most --max-noise. With NVML the SM clock is read after each\n"
     "sample: samples taken while the clocks were held down (power, thermal) are discarded\n"
@@ -192,13 +193,15 @@ const cli_opt cmd_tune_opts[] = {
      .kind = CLI_OPT_CHOICE,
      TUNE_AT(cache_hot),
      .arg = "cold|hot",
-     .help = "cold (default): 2 x L2 written before each sample; hot: back to back"},
+     .help = "older spelling: cold is --cold auto, hot --cold none"},
     {.name = "--cold",
      .kind = CLI_OPT_CHOICE,
      TUNE_AT(cold_mode),
-     .arg = "flush|rotate|none",
-     .help = "flush (default): 2 x L2 written before each sample; rotate: the arguments\n"
-             "cycled through copies of every buffer past 2 x L2 (no flush); none: hot"},
+     .arg = "flush|rotate|none|auto",
+     .help = "auto (default): rotate when <= 64 copies pass 2 x L2 and fit 1/8 of the\n"
+             "device's memory, else flush; flush: 2 x L2 written before each sample;\n"
+             "rotate: the arguments cycled through copies of every buffer past 2 x L2;\n"
+             "none: hot"},
     {.name = "--launch-mode",
      .kind = CLI_OPT_CHOICE,
      TUNE_AT(launch_mode),
@@ -447,6 +450,7 @@ int cmd_tune(int argc, char **argv) {
   tune_line line;
   memset(&line, 0, sizeof line);
   line.finalists = 5;
+  line.cold_mode = CUCORE_TUNE_COLD_AUTO;
   line.max_noise = 0.02;
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;

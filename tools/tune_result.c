@@ -99,6 +99,11 @@ void tune_report_measured(const tune_ctx *c) {
     printf("the tune went on in a fresh process %d times after the device was lost to a kernel "
            "fault (earlier results from the store)\n",
            tune_restarts());
+  printf("cold L2: %s\n", c->sum.cold == CUCORE_TUNE_COLD_ROTATE ? "the arguments rotated "
+                                                                   "through copies past 2 x L2"
+                          : c->sum.cold == CUCORE_TUNE_COLD_NONE
+                              ? "no (a hot cache)"
+                              : "2 x L2 flushed before each sample");
   printf("time: setup %.2f s, compile wall %.2f s; on the GPU thread: timing %.2f s, "
          "verification %.2f s, loading %.2f s, store %.2f s, waiting for compiles %.2f s\n",
          c->sum.setup_ms / 1000, c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000,
@@ -106,9 +111,10 @@ void tune_report_measured(const tune_ctx *c) {
          c->sum.wait_ms / 1000);
   double span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   if (span > 0)
-    printf("GPU thread busy %.0f %% of the %.2f s after the first code was ready (%.2f s)\n",
+    printf("GPU thread busy %.0f %% of the %.2f s after the first code was ready (%.2f s); "
+           "%zu samples taken while compiles ran\n",
            100 * (c->sum.gpu_ms + c->sum.verify_ms) / span, span / 1000,
-           c->sum.first_ready_ms / 1000);
+           c->sum.first_ready_ms / 1000, c->sum.extra_samples);
   size_t agreed = c->sum.model_agreement_n;
   double rho = c->sum.model_agreement;
   if (agreed >= 3 && isfinite(rho))
@@ -142,6 +148,8 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_bool(j, "device_lost", c->sum.lost);
   json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
+  static const char *const cold[] = {"flush", "rotate", "none", "auto"};
+  json_str(j, "cold", cold[c->sum.cold & 3]);
   json_begin_object(j, "time_s");
   json_num(j, "setup", c->sum.setup_ms / 1000);
   json_num(j, "compile_wall", c->sum.compile_wall_ms / 1000);
@@ -153,6 +161,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_num(j, "first_ready", c->sum.first_ready_ms / 1000);
   json_num(j, "measuring", c->sum.measure_wall_ms / 1000);
   json_end_object(j);
+  json_uint(j, "samples_while_compiles_ran", c->sum.extra_samples);
   double busy_span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   json_num(j, "gpu_busy_fraction",
            busy_span > 0 ? (c->sum.gpu_ms + c->sum.verify_ms) / busy_span : 0);

@@ -46,6 +46,11 @@
 
 uint64_t cc_cache_checksum(const void *data, size_t n) { return XXH3_64bits(data, n); }
 
+void cc_content_digest(const void *data, size_t n, char out[33]) {
+  XXH128_hash_t h = XXH3_128bits(data, n);
+  snprintf(out, 33, "%016llx%016llx", (unsigned long long)h.high64, (unsigned long long)h.low64);
+}
+
 /* ---- writing -------------------------------------------------------------------------------- */
 
 typedef struct writer {

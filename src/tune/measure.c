@@ -37,6 +37,10 @@ static cucore_status check_options(const cucore_tune_timing_options *o) {
                    "cucore_tune_time_launch: times and noise must be "
                    ">= 0 and batch 0..%d",
                    CC_TUNE_BATCH_MAX);
+  if (o->more && (o->more_max_samples < 0 || o->more_max_samples > 1000000))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_time_launch: more_max_samples %d: expected 0..1000000",
+                   o->more_max_samples);
   if (o->mode < CUCORE_TUNE_LAUNCH_AUTO || o->mode > CUCORE_TUNE_LAUNCH_GRAPH || o->nrotate < 0 ||
       o->nrotate > CC_TUNE_BATCH_MAX || (o->nrotate && !o->rotate))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -128,15 +132,16 @@ static void clock_check(cc_meas *m, samples *s, double t0, cucore_tune_timing *o
 }
 
 /* The first chunk is min_samples (up to the queue), then enough for screen_ms, then a few at a
- * time while the noise is above max_noise. */
+ * time while the noise is above max_noise, or while the caller's `more` asks for them. */
 static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
                             cucore_tune_timing *out) {
-  samples s = {cc_malloc((size_t)o->max_samples * sizeof *s.t, "timing samples"),
-               cc_malloc((size_t)o->max_samples * sizeof *s.mhz, "clock samples"), 0, 0, 0};
+  int most = o->more && o->more_max_samples > o->max_samples ? o->more_max_samples : o->max_samples;
+  samples s = {cc_malloc((size_t)most * sizeof *s.t, "timing samples"),
+               cc_malloc((size_t)most * sizeof *s.mhz, "clock samples"), 0, 0, 0};
   cucore_status st = s.t && s.mhz ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
   double t0 = now_ms(), per = 0;
-  for (int done = 0; st == CUCORE_OK && !done;) {
-    int cap = o->max_samples - (int)s.n;
+  for (int done = 0, extra = 0; st == CUCORE_OK && !done;) {
+    int cap = (extra ? most : o->max_samples) - (int)s.n;
     int first = o->min_samples < cap ? o->min_samples : cap;
     int k = s.n ? chunk_for(o->screen_ms - (now_ms() - t0), per, cap)
                 : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
@@ -145,10 +150,14 @@ static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
     per = (now_ms() - c0) / k;
     out->launches += out->batch * k;
     if (st != CUCORE_OK) break;
+    out->more_samples += extra ? k : 0;
     for (int i = 0; i < k; i++) s.mhz[s.n++] = -1;
     clock_check(m, &s, t0, out);
     if (s.n) st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
     if (st == CUCORE_OK && s.n) cucore_tune_screen_done(&out->stats, now_ms() - t0, o, &done);
+    if (done && (int)s.n < most && now_ms() - t0 < o->max_time_ms && o->more &&
+        o->more(o->more_user))
+      done = 0, extra = 1; /* more samples while the caller has nothing else to do */
   }
   if (s.mhz) out->sm_clock_mhz = cc_meas_median_clock(s.mhz, s.n);
   free(s.t);

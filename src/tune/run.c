@@ -25,7 +25,8 @@ static cucore_status check_options(const cucore_tune_run_options *o, size_t nbuf
     return bad("options->compile_timeout_s and max_noise", "0 or more");
   if (o->launch_mode < CUCORE_TUNE_LAUNCH_AUTO || o->launch_mode > CUCORE_TUNE_LAUNCH_GRAPH)
     return bad("options->launch_mode", "a CUCORE_TUNE_LAUNCH_* (0..3)");
-  if ((unsigned)o->cold > CUCORE_TUNE_COLD_NONE) return bad("options->cold", "a cucore_tune_cold");
+  if ((unsigned)o->cold > CUCORE_TUNE_COLD_AUTO)
+    return bad("options->cold", "a cucore_tune_cold (0..3)");
   if (o->finalists < 0) return bad("options->finalists", "0 or more");
   if (!(o->top_fraction >= 0 && o->top_fraction <= 1))
     return bad("options->top_fraction", "0..1 (0: all)");
@@ -114,7 +115,7 @@ static cucore_status find_arch(cc_trun *c) {
     return cc_fail(CUCORE_NO_DEVICE, FN ": no GPU %d to measure on (a dry run needs none)",
                    c->o.device);
   if (!arch && gpu) arch = props.arch;
-  if (gpu) c->l2_bytes = (size_t)props.l2_cache_bytes;
+  if (gpu) c->l2_bytes = (size_t)props.l2_cache_bytes, c->mem_bytes = props.total_memory;
   cucore_arch_limits lim;
   cucore_status st = CUCORE_OK;
   if (!arch && c->space->has_limits)

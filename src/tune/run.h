@@ -61,9 +61,12 @@ typedef struct cc_trun {
   char key[65];
   char store_path[4200];
   size_t l2_bytes;      /* the device's L2 (0: no device) */
+  size_t mem_bytes;     /* the device's memory */
   double last_timed_ms; /* when the last configuration's timing ended (0 none) */
   double t_start;       /* when measuring began (the progress's ETA) */
   int observe_clock;    /* 1: NVML answers, the SM clock is read per sample */
+  int last_of_group;    /* 1: the row being timed is its group's last (the GPU thread's next
+                           work is the next compile) */
 } cc_trun;
 
 /* ---- run_base.c ---- */
@@ -162,6 +165,8 @@ cucore_status cc_tcomp_start(cc_trun *c);
 /* The next finished group (blocking), its rows judged by the model; NULL when all were
  * handed out. */
 cc_tgroup *cc_tcomp_next(cc_trun *c);
+/* 1 when cc_tcomp_next would wait: no finished compile is waiting and some are still made. */
+int cc_tcomp_waiting(cc_trun *c);
 /* A deferred group compiled now (for a finalist): 0, or -1 with g->error. */
 int cc_tcomp_now(cc_trun *c, cc_tgroup *g);
 /* Joins the threads, frees the pipeline and the groups' objects. */

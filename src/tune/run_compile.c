@@ -315,6 +315,15 @@ cc_tgroup *cc_tcomp_next(cc_trun *c) {
   return g;
 }
 
+int cc_tcomp_waiting(cc_trun *c) {
+  cc_tpipe *p = c->pipe;
+  if (!p) return 0;
+  pthread_mutex_lock(&p->mu);
+  int waiting = p->taken == p->nready && p->nready < c->ngroups;
+  pthread_mutex_unlock(&p->mu);
+  return waiting;
+}
+
 int cc_tcomp_now(cc_trun *c, cc_tgroup *g) {
   if (!g->deferred) return g->ok ? 0 : -1;
   compile_group(c, c->s.jobs, g); /* the calling thread's slot */

@@ -25,10 +25,14 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
   cucore_args *a = NULL;
   int ok = g->ok && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK;
   unsigned resets = c->s.resets;
+  size_t last = 0;
+  for (size_t i = 0; i < c->s.rows; i++)
+    if (c->rows[i].config.compile_hash == g->hash) last = i;
   for (size_t i = 0; i < c->s.rows; i++) {
     cucore_tune_row *r = &c->rows[i];
     if (r->config.compile_hash != g->hash || r->config.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
+    c->last_of_group = i == last;
     if (resets != c->s.resets) { /* the device was reset: the kernel and its arguments anew */
       cucore_args_destroy(a);
       cucore_kernel_destroy(k);
@@ -41,6 +45,7 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
       cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
     cc_tone_progress(c, r, 0);
   }
+  c->last_of_group = 0;
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
 }

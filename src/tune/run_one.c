@@ -21,6 +21,13 @@ static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
   if (o->max_samples > 2 * o->min_samples) o->max_samples = 2 * o->min_samples;
 }
 
+/* Timing's `more`: while the GPU thread's next work is a compile still being made, the row
+ * being timed takes more samples instead of the GPU waiting. */
+static int more_while_waiting(void *user) {
+  cc_trun *c = user;
+  return c->last_of_group && cc_tcomp_waiting(c);
+}
+
 /* One configuration: reset, checked launch, verification, timing. */
 static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
   cucore_launch_config cfg = cc_ttime_launch_of(c, r);
@@ -45,6 +52,7 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
   }
   cucore_tune_timing_options o = cc_ttime_options(c);
   screen_options(c, &o);
+  o.more = more_while_waiting, o.more_user = c, o.more_max_samples = 200;
   cucore_tune_timing t;
   st = cc_ttime(c, k, a, r, &o, &t);
   c->last_timed_ms = cc_trun_now_ms();
@@ -52,6 +60,7 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
     cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
     return;
   }
+  c->s.extra_samples += (size_t)t.more_samples;
   r->stats = t.stats;
   r->batch = t.batch;
   r->mode = t.mode, r->sm_clock_mhz = t.sm_clock_mhz, r->throttled = t.throttled;

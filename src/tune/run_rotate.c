@@ -1,10 +1,11 @@
-/* run_rotate.c -- cold rotation (CUCORE_TUNE_COLD_ROTATE): copies of every buffer, enough that
+/* run_rotate.c -- cold rotation (CUCORE_TUNE_COLD_ROTATE, or AUTO when it fits): copies of every buffer, enough that
  * the copies' footprint is past 2 x the device's L2, each bound to its own argument set
  * (run_time.c) and cycled launch by launch while a configuration is timed
  * (cucore_tune_timing_options::rotate), so samples read cold data without an L2 flush. The
  * plan is made before the device opens (the store's key names the timing): too many copies (a
- * footprint under L2 / 32) means the flush instead, said once in a note; no room on the device
- * for the copies is an error naming --cold flush. */
+ * footprint under L2 / 32) means the flush instead, said once in a note (AUTO flushes without
+ * a note, also when the copies would take more than 1/8 of the device's memory); no room on
+ * the device for the copies is an error naming --cold flush. */
 #include "tune/run.h"
 
 #include <stdlib.h>
@@ -37,12 +38,16 @@ static cucore_status copies(cc_trun *c, cc_trot *r) {
 }
 
 void cc_trot_plan(cc_trun *c) {
+  int autom = c->o.cold == CUCORE_TUNE_COLD_AUTO;
   size_t f = footprint(c), l2 = cc_tdata_l2(c);
-  if (c->o.cold != CUCORE_TUNE_COLD_ROTATE || !l2) return;
+  c->s.cold = autom ? CUCORE_TUNE_COLD_FLUSH : c->o.cold;
+  if ((c->o.cold != CUCORE_TUNE_COLD_ROTATE && !autom) || !l2) return;
   size_t want = f ? (2 * l2 + f - 1) / f : 0; /* copies in all, the buffers themselves one */
   if (want < 2) want = 2;
+  int fits = f && want <= CC_TROT_MAX;
+  if (autom && (!fits || (want - 1) * f > c->mem_bytes / 8)) return; /* the flush, as said */
   cc_trot *r = cc_raw_calloc(1, sizeof *r);
-  if (r && f && want <= CC_TROT_MAX) {
+  if (r && fits) {
     r->sets = (int)want - 1;
     r->ptr = cc_raw_calloc((size_t)r->sets * (c->nbufs ? c->nbufs : 1), sizeof *r->ptr);
   }
@@ -55,6 +60,7 @@ void cc_trot_plan(cc_trun *c) {
     return;
   }
   c->rot = r;
+  c->s.cold = CUCORE_TUNE_COLD_ROTATE;
 }
 
 cucore_status cc_trot_open(cc_trun *c) {

@@ -2,6 +2,7 @@
  * kernel, the launch expressions, the parameters' names, the buffers and what makes a result
  * right), the device's fingerprint with the timing policy; rows measured before taken from it
  * (a resumed tune measures nothing twice) and every result appended to it. */
+#include "compile/cache.h"
 #include "tune/run.h"
 #include "tune/space.h"
 
@@ -36,9 +37,8 @@ static void args_text(const cc_trun *c, char *buf, size_t cap) {
                                 c->o.identity ? c->o.identity : "");
   for (size_t i = 0; i < c->nbufs && len < cap; i++) {
     const cucore_tune_buffer *b = &c->bufs[i];
-    char digest[65];
-    cucore_tune_key_fields f = {.source = b->host, .source_size = cc_tdata_bytes(b)};
-    cucore_tune_key(&f, digest);
+    char digest[33];
+    cc_content_digest(b->host, cc_tdata_bytes(b), digest);
     len += (size_t)snprintf(buf + len, cap - len, "buf %d %d %zu %zu %s\n", (int)b->role,
                             (int)b->elem, b->elem_size, b->count, digest);
   }

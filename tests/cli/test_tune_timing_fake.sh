@@ -66,6 +66,17 @@ import json, sys
 r = json.load(sys.stdin)["configs"][0]
 assert r["status"] == "ok" and r["batch"] >= 50, r' <<<"$out" && grep -q 'timing=rotate;' "$dir/rot.jsonl"
 
+# --cold auto (the default): the same 2 MiB rotate without a word; 256 B of buffers would need
+# too many copies, so they are flushed, also without a note; the JSON says which was used.
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 524288 \
+  --arg 'out:f32[524288]' --arg i32:524288 --param REPS=1 --finalists 0 --json \
+  --db "$dir/auto.jsonl"
+check "auto, 2 MiB: rotated, keyed so, no note" [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
+  has "$out" '"cold": "rotate"' && grep -q 'timing=rotate;' "$dir/auto.jsonl"
+run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --arg 'out:f32[64]' \
+  --arg i32:64 --param REPS=1 --finalists 0 --json --db "$dir/auto_tiny.jsonl"
+check "auto, 256 B: flushed, keyed so, no note" [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
+  has "$out" '"cold": "flush"' && grep -q 'timing=cold;' "$dir/auto_tiny.jsonl"
 # A wrong answer records its largest errors: iota wanted, zeros got (the fake runs nothing).
 tune --cold none --expect 0=iota
 check "wrong answer: exit 1" [ "$rc" -eq 1 ]
