@@ -18,11 +18,10 @@
 #define N (1 << 22)
 #define MAX_REPS 200
 
-static const char *src =
-    "extern \"C\" __global__ void axpy(const float *x, float *y, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) y[i] = 2.0f * x[i] + y[i];\n"
-    "}\n";
+static const char *src = "extern \"C\" __global__ void axpy(const float *x, float *y, int n) {\n"
+                         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                         "  if (i < n) y[i] = 2.0f * x[i] + y[i];\n"
+                         "}\n";
 
 typedef struct fixture {
   cucore_device *dev;

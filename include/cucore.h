@@ -5090,10 +5090,10 @@ typedef struct cucore_tune_run_options {
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
  * cache (rotation, else the flush), the automatic launch mode, default tolerances, no
  * callbacks. */
-#define CUCORE_TUNE_RUN_DEFAULTS                                                                   \
-  {                                                                                                \
-    0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0,  \
-        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL                      \
+#define CUCORE_TUNE_RUN_DEFAULTS                                                                  \
+  {                                                                                               \
+    0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
+        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL                     \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one

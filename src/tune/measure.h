@@ -19,7 +19,7 @@ typedef struct cc_meas {
   cucore_args *args;
   const cucore_tune_timing_options *o;
   cucore_device *dev;
-  int ordinal; /* the device's, for the SM clock */
+  int ordinal;                         /* the device's, for the SM clock */
   cucore_event *ev[2 * CC_MEAS_QUEUE]; /* a pair around each queued sample */
   cucore_devptr flush;
   size_t flush_words;

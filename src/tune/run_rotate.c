@@ -1,5 +1,6 @@
-/* run_rotate.c -- cold rotation (CUCORE_TUNE_COLD_ROTATE, or AUTO when it fits): copies of every buffer, enough that
- * the copies' footprint is past 2 x the device's L2, each bound to its own argument set
+/* run_rotate.c -- cold rotation (CUCORE_TUNE_COLD_ROTATE, or AUTO when it fits): copies of
+ * every buffer, enough that the copies' footprint is past 2 x the device's L2, each bound to
+ * its own argument set
  * (run_time.c) and cycled launch by launch while a configuration is timed
  * (cucore_tune_timing_options::rotate), so samples read cold data without an L2 flush. The
  * plan is made before the device opens (the store's key names the timing): too many copies (a
