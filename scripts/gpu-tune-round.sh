@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15,15m,15,15m)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15m,15,sleep20,15,sleep20,15m)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-15,15m,15,15m}
+sweep=${2:-15m,15,sleep20,15,sleep20,15m}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -16,6 +16,7 @@ if ! [ -f /usr/include/cmocka.h ] && ls .deps/*.deb >/dev/null 2>&1; then
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/cucore-deps; done
   cmake_extra+=(-DCUCORE_DEPS_PREFIX=/tmp/cucore-deps)
 fi
+(vmstat -t 1 >"$OUT/vmstat.txt" 2>&1 &) # CPU steal and free memory beside the timings
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_extra[@]}" &&
        cmake --build build-gpu -j"$(nproc)"; } >"$OUT/build.log" 2>&1; then
@@ -47,6 +48,7 @@ python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner
 # A job count ending in m runs with glibc's malloc told to keep freed memory (is a compile
 # process slowed by fresh pages from the VM?).
 for jm in ${sweep//,/ }; do
+  case $jm in sleep*) sleep "${jm#sleep}"; note "slept ${jm#sleep} s"; continue ;; esac
   j=${jm%m}; tun=
   [ "$jm" != "$j" ] && tun=glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432
   t0=$(date +%s.%N)
@@ -57,7 +59,7 @@ for jm in ${sweep//,/ }; do
     >"$OUT/tune_j$j.txt" 2>&1
   t1=$(date +%s.%N)
   rm -rf "$d/c$j" "$d/db$j.jsonl"
-  note "jobs $jm: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
+  note "$(date +%T) jobs $jm: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"
   python3 -c "import re, statistics as s; v = [int(x) for x in re.findall(r'cc (\d+) ms', open('$OUT/tune_j$j.txt').read())]; print('  compile ms per configuration: median', s.median(v) if v else None)" | tee -a "$summary"
 done
 grep -A30 "phase timings" "$OUT/tune_j15.txt" | tee -a "$summary"
@@ -67,3 +69,4 @@ for j in 8 15; do
     | grep -E "^compiles:" | sed "s/^/dry run: /" | tee -a "$summary"
 done
 rm -rf "$d"
+pkill vmstat
