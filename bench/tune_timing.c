@@ -5,7 +5,9 @@
  *   - 32 events made and destroyed (the pairs cucore_tune_time_launch keeps);
  *   - cucore_tune_time_launch at its floor (no warm-up, one sample), with the 2 x L2 flush;
  *   - the same with the tune's busy screening (0.25 ms warm-up, >= 0.5 ms and >= 10 samples);
- *   - the raw floor of those 10 samples: flush, event, launch, event, 10 times queued, one wait.
+ *   - the raw floor of those 10 samples: flush, event, launch, event, 10 times queued, one wait;
+ *   - busy screening with the arguments rotated through 3 more sets (the tune's --cold auto for
+ *     this kernel), one launch a sample and a graph captured per call; binding the 3 sets.
  *   usage: bench_tune_timing [reps]
  */
 #include <stdio.h>
@@ -23,11 +25,14 @@ static const char *src = "extern \"C\" __global__ void axpy(const float *x, floa
                          "  if (i < n) y[i] = 2.0f * x[i] + y[i];\n"
                          "}\n";
 
+#define SETS 3 /* the rotation's extra argument sets for 4 Mi floats x 2 on a 50 MiB L2 */
+
 typedef struct fixture {
   cucore_device *dev;
   cucore_stream *s;
   cucore_kernel *k;
   cucore_args *a;
+  cucore_devptr set_ptr[SETS][2]; /* the rotation's copies of x and y */
   cucore_launch_config cfg;
   cucore_devptr flush;
   size_t l2;
@@ -54,6 +59,11 @@ static void setup(fixture *f) {
   int n = N;
   CHECK(cucore_args_create(f->k, &f->a));
   CHECK(CUCORE_ARGS(f->a, x, y, n));
+  for (int i = 0; i < SETS; i++)
+    for (int b = 0; b < 2; b++) {
+      CHECK(cucore_mem_alloc(f->dev, N * 4, &f->set_ptr[i][b]));
+      CHECK(cucore_memset_d32(f->dev, f->set_ptr[i][b], 0, N, f->s));
+    }
   memset(&f->cfg, 0, sizeof f->cfg);
   f->cfg.grid[0] = N / 256, f->cfg.grid[1] = f->cfg.grid[2] = 1;
   f->cfg.block[0] = 256, f->cfg.block[1] = f->cfg.block[2] = 1;
@@ -74,6 +84,23 @@ static double timed(fixture *f, const cucore_tune_timing_options *o, int *sample
   CHECK(cucore_tune_time_launch(f->k, &f->cfg, f->a, o, &t));
   *samples = (int)t.stats.n;
   return bench_now_us() - t0;
+}
+
+/* The rotation's argument sets bound (as the tune binds them per configuration), then timed. */
+static double rotated(fixture *f, cucore_tune_timing_options *o, int *samples, double *bind_us) {
+  cucore_args *sets[SETS];
+  int n = N;
+  double t0 = bench_now_us();
+  for (int i = 0; i < SETS; i++) {
+    CHECK(cucore_args_create(f->k, &sets[i]));
+    CHECK(CUCORE_ARGS(sets[i], f->set_ptr[i][0], f->set_ptr[i][1], n));
+  }
+  *bind_us = bench_now_us() - t0;
+  o->rotate = sets, o->nrotate = SETS;
+  double us = timed(f, o, samples);
+  o->rotate = NULL, o->nrotate = 0;
+  for (int i = 0; i < SETS; i++) cucore_args_destroy(sets[i]);
+  return us;
 }
 
 /* 10 samples queued with the raw calls cucore makes: flush, event, launch, event; one wait. */
@@ -108,13 +135,18 @@ int main(int argc, char **argv) {
   floor_o.l2_bytes = busy.l2_bytes = f.l2;
   floor_o.flush_buffer = busy.flush_buffer = f.flush;
   busy.warmup_ms = 0.25, busy.screen_ms = 0.5, busy.max_samples = 2 * busy.min_samples;
-  double t[4][MAX_REPS];
-  int samples = 0, busy_samples = 0;
+  cucore_tune_timing_options rot = busy, rot_graph = busy;
+  rot.l2_bytes = rot_graph.l2_bytes = 0, rot.flush_buffer = rot_graph.flush_buffer = 0;
+  rot.mode = CUCORE_TUNE_LAUNCH_SINGLE, rot_graph.mode = CUCORE_TUNE_LAUNCH_GRAPH;
+  double t[7][MAX_REPS];
+  int samples = 0, busy_samples = 0, rot_samples = 0, graph_samples = 0;
   for (int r = 0; r < reps; r++) { /* interleaved */
     t[0][r] = events(&f);
     t[1][r] = timed(&f, &floor_o, &samples);
     t[2][r] = timed(&f, &busy, &busy_samples);
     t[3][r] = raw_floor(&f);
+    t[4][r] = rotated(&f, &rot, &rot_samples, &t[6][r]);
+    t[5][r] = rotated(&f, &rot_graph, &graph_samples, &t[6][r]);
   }
   printf("bench_tune_timing: host wall per call, medians of %d (axpy of %d floats, flush of 2 x "
          "%zu bytes)\n",
@@ -124,5 +156,11 @@ int main(int argc, char **argv) {
   printf("  time_launch, busy screening (%2d samples)   %9.1f us\n", busy_samples,
          bench_median(t[2], reps));
   printf("  raw floor: 10 samples queued, one wait      %9.1f us\n", bench_median(t[3], reps));
+  printf("  %d argument sets bound for rotation           %9.1f us\n", SETS,
+         bench_median(t[6], reps));
+  printf("  busy screening, rotated, single (%2d samples) %9.1f us\n", rot_samples,
+         bench_median(t[4], reps));
+  printf("  busy screening, rotated, graph (%2d samples)  %9.1f us\n", graph_samples,
+         bench_median(t[5], reps));
   return 0;
 }
