@@ -26,7 +26,7 @@ static void first_differences_match_the_host(void **state) {
   cc_tune_cmp *cmp = NULL;
   assert_ok(cucore_device_open(0, &dev));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
-  assert_ok(cc_tune_cmp_create(dev, &cmp));
+  assert_ok(cc_tune_cmp_create(dev, NULL, &cmp));
   unsigned char *a = malloc(BYTES), *b = malloc(BYTES);
   assert_non_null(a);
   assert_non_null(b);

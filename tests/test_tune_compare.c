@@ -19,7 +19,7 @@ static void a_kernel_that_never_ran_is_not_equality(void **state) {
   cc_tune_cmp *cmp = NULL;
   assert_ok(cucore_device_open(0, &dev));
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
-  assert_ok(cc_tune_cmp_create(dev, &cmp));
+  assert_ok(cc_tune_cmp_create(dev, NULL, &cmp));
   cucore_devptr a = 0, b = 0;
   assert_ok(cucore_mem_alloc(dev, 4096, &a));
   assert_ok(cucore_mem_alloc(dev, 4096, &b));

@@ -40,28 +40,32 @@ struct cc_tune_cmp {
   unsigned blocks;
 };
 
-static cucore_status compile_kernel(cc_tune_cmp *c) {
+cucore_status cc_tune_cmp_compile(cucore_object **obj) {
   cucore_program *p = NULL;
+  *obj = NULL;
   cucore_status st = cucore_program_create(CUCORE_CODE_CUDA_CPP, cmp_source, sizeof cmp_source - 1,
                                            "cucore_tune_compare.cu", NULL, &p);
-  if (st == CUCORE_OK) st = cucore_program_compile(p, CUCORE_CODE_CUBIN, &c->obj);
+  if (st == CUCORE_OK) st = cucore_program_compile(p, CUCORE_CODE_CUBIN, obj);
   cucore_program_destroy(p);
-  if (st == CUCORE_OK) st = cucore_object_get_kernel(c->obj, CMP_KERNEL, &c->k);
-  if (st == CUCORE_OK) st = cucore_args_create(c->k, &c->args);
   return st;
 }
 
-cucore_status cc_tune_cmp_create(cucore_device *dev, cc_tune_cmp **out) {
+cucore_status cc_tune_cmp_create(cucore_device *dev, cucore_object *obj, cc_tune_cmp **out) {
   *out = NULL;
   cc_tune_cmp *c = cc_malloc(sizeof *c, "the device comparison");
-  if (!c) return CUCORE_HOST_OUT_OF_MEMORY;
-  *c = (cc_tune_cmp){.dev = dev};
+  if (!c) {
+    cucore_object_destroy(obj);
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  *c = (cc_tune_cmp){.dev = dev, .obj = obj};
   int ordinal = 0;
   cucore_device_props props;
   cucore_status st = cucore_device_get_ordinal(dev, &ordinal);
   if (st == CUCORE_OK) st = cucore_device_get_props(ordinal, &props);
   if (st == CUCORE_OK) c->blocks = (unsigned)(props.sm_count > 0 ? props.sm_count : 1) * 4;
-  if (st == CUCORE_OK) st = compile_kernel(c);
+  if (st == CUCORE_OK && !c->obj) st = cc_tune_cmp_compile(&c->obj);
+  if (st == CUCORE_OK) st = cucore_object_get_kernel(c->obj, CMP_KERNEL, &c->k);
+  if (st == CUCORE_OK) st = cucore_args_create(c->k, &c->args);
   if (st == CUCORE_OK) st = cucore_mem_alloc(dev, 2 * sizeof(unsigned long long), &c->result);
   if (st == CUCORE_OK)
     st = cucore_host_alloc(dev, 2 * sizeof(unsigned long long), (void **)&c->pinned);

@@ -9,8 +9,12 @@
 
 typedef struct cc_tune_cmp cc_tune_cmp;
 
-/* The comparison kernel for `dev`, compiled (or found in the compile cache) and loaded. */
-cucore_status cc_tune_cmp_create(cucore_device *dev, cc_tune_cmp **out);
+/* The comparison kernel's code, compiled (or found in the compile cache); needs no device, so
+ * it is made while the device opens. */
+cucore_status cc_tune_cmp_compile(cucore_object **obj);
+/* The comparison for `dev` with the code `obj` (taken, destroyed on failure; NULL: compiled
+ * here), loaded. */
+cucore_status cc_tune_cmp_create(cucore_device *dev, cucore_object *obj, cc_tune_cmp **out);
 /* NULL is a no-op. */
 void cc_tune_cmp_destroy(cc_tune_cmp *c);
 /* *first = the offset of the first byte where [a, a + bytes) and [b, b + bytes) differ, or

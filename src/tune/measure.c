@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define CC_TUNE_SHORT_MS 0.020 /* launches under 20 us are batched */
+#define CC_TUNE_SHORT_MS 0.020 /* launches under 20 us are batched (the events' resolution) */
+#define CC_TUNE_TINY_MS 0.005  /* under 5 us a graph of them (launch calls would fall behind) */
 #define CC_TUNE_BATCH_MS 0.050 /* to about 50 us per sample */
 #define CC_TUNE_BATCH_MAX 1000
 #define CC_TUNE_CLOCK_MS 10.0 /* the SM clock read at most this often */
@@ -54,7 +55,8 @@ static cucore_status check_options(const cucore_tune_timing_options *o) {
 static void choose_mode(const cucore_tune_timing_options *o, double one, cucore_tune_timing *out) {
   int sets = o->rotate ? o->nrotate + 1 : 1;
   out->mode = o->mode                  ? o->mode
-              : one < CC_TUNE_SHORT_MS ? CUCORE_TUNE_LAUNCH_GRAPH
+              : one < CC_TUNE_TINY_MS  ? CUCORE_TUNE_LAUNCH_GRAPH
+              : one < CC_TUNE_SHORT_MS ? CUCORE_TUNE_LAUNCH_BATCH
                                        : CUCORE_TUNE_LAUNCH_SINGLE;
   out->batch = o->batch ? o->batch : 1;
   if (out->mode == CUCORE_TUNE_LAUNCH_SINGLE)

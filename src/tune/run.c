@@ -151,6 +151,7 @@ static cucore_status collect_rows(cc_trun *c) {
 }
 
 static void free_run(cc_trun *c) {
+  cc_tearly_finish(c);
   for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
     free((char *)c->bufs[i].label);
     free((void *)c->bufs[i].host);
@@ -171,6 +172,7 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
                     "measured tune",
                  c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
   if (st == CUCORE_OK) st = find_arch(c);
+  if (st == CUCORE_OK && !c->o.dry_run) cc_tearly_start(c); /* the context while we prepare */
   if (st == CUCORE_OK) st = collect_rows(c);
   if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tgpu_compile_all(c);
   if (st == CUCORE_OK && !c->o.dry_run) st = cc_tgpu_measure_all(c);

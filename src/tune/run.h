@@ -2,6 +2,7 @@
  * tune/run.h -- cucore_tune_run(), the tune as a library call, and what its files share, one
  * job each (lowest first: a file calls only the ones above it in this list):
  *   run_base.c     the clock, notes, a failed row, a row's group
+ *   run_early.c    the device's context made on a helper thread while the host prepares
  *   run_data.c     the buffers on the device: made, restored before a checked launch, the
  *                  outputs verified (the check callback, or the first result: compared on
  *                  the device first by compare.c, read back only when a byte differs)
@@ -40,6 +41,7 @@ typedef struct cc_tgroup {
 typedef struct cc_tpipe cc_tpipe; /* run_compile.c */
 typedef struct cc_tdev cc_tdev;   /* run_data.c */
 typedef struct cc_trot cc_trot;   /* run_rotate.c */
+typedef struct cc_tearly cc_tearly; /* run_early.c */
 
 /* The state of one tune. */
 typedef struct cc_trun {
@@ -57,6 +59,7 @@ typedef struct cc_trun {
   int keep_objects; /* 1: groups keep their objects for measuring */
   cc_tdev *dev;
   cc_trot *rot;
+  cc_tearly *early; /* the context being made on a helper thread (NULL: none) */
   cucore_tune_store *store;
   char key[65];
   char store_path[4200];
@@ -85,6 +88,15 @@ cc_tgroup *cc_trun_group_of(const cc_trun *c, const cucore_tune_row *r);
 /* order[0..n) = the rows that compiled and can run, best model score first (a tie: the lower
  * configuration index); returns n. `order` holds nrows. */
 size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *order);
+
+/* ---- run_early.c ---- */
+/* Starts making the device's context on a helper thread (none could start: cc_tdata_open
+ * makes it). */
+void cc_tearly_start(cc_trun *c);
+/* Waits for the helper. */
+void cc_tearly_wait(cc_trun *c);
+/* Waits for it and lets its handle go (the context stays while another handle holds it). */
+void cc_tearly_finish(cc_trun *c);
 
 /* ---- run_data.c ---- */
 /* Opens the device, allocates and fills every buffer and keeps pristine copies of inputs. */

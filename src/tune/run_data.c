@@ -24,6 +24,7 @@ struct cc_tdev {
   unsigned char **baseline; /* per buffer: the first configuration's outputs */
   cucore_devptr *base_dev;  /* per buffer: the same on the device (with cmp) */
   cc_tune_cmp *cmp;         /* the device comparison (NULL: compare on the host) */
+  cucore_object *cmp_obj;   /* its code, compiled while the device opens (taken by cmp) */
   cucore_devptr flush;      /* the timing's L2 flush buffer, made at its first use */
   int cmp_failed;           /* 1: it could not be made or run once; the host compares */
   int have_baseline;
@@ -78,7 +79,8 @@ static cucore_status upload_baseline(cc_tdev *d, const cucore_tune_buffer *b, si
 static void open_compare(cc_trun *c) {
   cc_tdev *d = c->dev;
   if (d->cmp_failed || c->o.check) return; /* the check callback reads host copies */
-  cucore_status st = cc_tune_cmp_create(d->dev, &d->cmp);
+  cucore_status st = cc_tune_cmp_create(d->dev, d->cmp_obj, &d->cmp);
+  d->cmp_obj = NULL; /* taken */
   for (size_t i = 0; i < c->nbufs && st == CUCORE_OK && d->have_baseline; i++)
     if (d->baseline[i]) st = upload_baseline(d, &c->bufs[i], i);
   if (st != CUCORE_OK) compare_off(c, "could not be set up");
@@ -134,7 +136,11 @@ cucore_status cc_tdata_open(cc_trun *c) {
     if (!d->host[i]) return cucore_last_status();
     memcpy(d->host[i], c->bufs[i].host, bytes);
   }
-  return open_device(c);
+  if (!c->o.check && cc_tune_cmp_compile(&d->cmp_obj) != CUCORE_OK) d->cmp_obj = NULL;
+  cc_tearly_wait(c); /* the context made by then */
+  cucore_status st = open_device(c);
+  cc_tearly_finish(c);
+  return st;
 }
 
 /* Every buffer, the stream and the device let go (the host data and the baseline kept). */
@@ -354,6 +360,7 @@ void cc_tdata_close(cc_trun *c) {
   cc_tdev *d = c->dev;
   if (!d) return;
   close_device(c);
+  cucore_object_destroy(d->cmp_obj);
   for (size_t i = 0; i < c->nbufs; i++) {
     if (d->baseline) free(d->baseline[i]);
     if (d->host) free(d->host[i]);

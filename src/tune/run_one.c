@@ -7,7 +7,7 @@
 
 /* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
  * configuration and after the GPU was idle for 100 ms or more; while the previous
- * configuration's launches have just kept the GPU busy and its clocks up, 0.25 ms of warm-up
+ * configuration's launches have just kept the GPU busy and its clocks up, 0.1 ms of warm-up
  * and >= 0.5 ms of samples (still >= min_samples and the noise stop), a noisy one stopped at twice
  * min_samples rather than 200 samples (its noise is recorded, and a noisy result ties more
  * easily with the best, which makes it a finalist; a long kernel keeps its min_samples: a cap
@@ -16,7 +16,7 @@
  * find them. */
 static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
   if (c->last_timed_ms <= 0 || cc_trun_now_ms() - c->last_timed_ms >= 100) return;
-  if (o->warmup_ms > 0.25) o->warmup_ms = 0.25;
+  if (o->warmup_ms > 0.1) o->warmup_ms = 0.1;
   if (o->screen_ms > 0.5) o->screen_ms = 0.5;
   if (o->max_samples > 2 * o->min_samples) o->max_samples = 2 * o->min_samples;
 }
