@@ -4804,7 +4804,8 @@ typedef struct cucore_tune_timing_options {
 } cucore_tune_timing_options;
 
 /** Launch modes of cucore_tune_timing_options::mode. */
-#define CUCORE_TUNE_LAUNCH_AUTO 0 /**< one launch a sample; a batch when one takes < 20 us, a
+#define CUCORE_TUNE_LAUNCH_AUTO \
+  0                                 /**< one launch a sample; a batch when one takes < 20 us, a
                                        graph of them under 5 us (samples are queued ahead of
                                        the host, so only then do launch calls fall behind) */
 #define CUCORE_TUNE_LAUNCH_SINGLE 1 /**< one launch between the events */

@@ -38,9 +38,9 @@ typedef struct cc_tgroup {
   char error[200];
 } cc_tgroup;
 
-typedef struct cc_tpipe cc_tpipe; /* run_compile.c */
-typedef struct cc_tdev cc_tdev;   /* run_data.c */
-typedef struct cc_trot cc_trot;   /* run_rotate.c */
+typedef struct cc_tpipe cc_tpipe;   /* run_compile.c */
+typedef struct cc_tdev cc_tdev;     /* run_data.c */
+typedef struct cc_trot cc_trot;     /* run_rotate.c */
 typedef struct cc_tearly cc_tearly; /* run_early.c */
 
 /* The state of one tune. */
