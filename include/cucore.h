@@ -4803,11 +4803,10 @@ typedef struct cucore_tune_timing_options {
   int more_max_samples;       /**< the most samples `more` may ask for (<= 1000000) */
 } cucore_tune_timing_options;
 
-/** Launch modes of cucore_tune_timing_options::mode. */
-#define CUCORE_TUNE_LAUNCH_AUTO \
-  0                                 /**< one launch a sample; a batch when one takes < 20 us, a
-                                       graph of them under 5 us (samples are queued ahead of
-                                       the host, so only then do launch calls fall behind) */
+/* Launch modes of cucore_tune_timing_options::mode. */
+/** Automatic: one launch a sample; a batch when one takes < 20 us, a graph of them under 10 us
+ * (samples are queued ahead of the host, so only then do launch calls fall behind). */
+#define CUCORE_TUNE_LAUNCH_AUTO 0
 #define CUCORE_TUNE_LAUNCH_SINGLE 1 /**< one launch between the events */
 #define CUCORE_TUNE_LAUNCH_BATCH 2  /**< `batch` launches back to back between the events */
 #define CUCORE_TUNE_LAUNCH_GRAPH \

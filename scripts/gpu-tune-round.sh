@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, 15,15)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, dry,15,15,py,spin,15,py,15)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-15,15}
+sweep=${2:-dry,15,15,py,spin,15,py,15}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -52,8 +52,20 @@ N=$((1 << 22)); d=$(mktemp -d)
 python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
 # A job count ending in m runs with glibc's malloc told to keep freed memory (is a compile
 # process slowed by fresh pages from the VM?).
+n=0
 for jm in ${sweep//,/ }; do
-  case $jm in sleep*) sleep "${jm#sleep}"; note "slept ${jm#sleep} s"; continue ;; esac
+  case $jm in
+    sleep*) sleep "${jm#sleep}"; note "slept ${jm#sleep} s"; continue ;;
+    spin) # every CPU busy for 2 s first (are the host's cores slow to wake?)
+      for i in $(seq "$(nproc)"); do timeout 2 sh -c 'while :; do :; done' & done; wait
+      note "spun every CPU for 2 s"; continue ;;
+    py) python3 -c "import cupy, cuda.core; cupy.ones(1 << 28).sum()"; note "ran cupy"; continue ;;
+    dry) t0=$(date +%s.%N)
+      CUCORE_CACHE_DIR="$d/dry" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
+        --param block_size_x=32..1024:32 --param UNROLL=1..16 --dry-run >"$OUT/dry.txt" 2>&1
+      rm -rf "$d/dry"
+      note "$(date +%T) dry run: $(grep '^compiles:' "$OUT/dry.txt")"; continue ;;
+  esac
   j=${jm%m}; tun=
   [ "$jm" != "$j" ] && tun=glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432
   t0=$(date +%s.%N)
@@ -62,6 +74,7 @@ for jm in ${sweep//,/ }; do
     --grid "ceil($N / (block_size_x * UNROLL))" --arg "buf:f32[$N]=random" \
     --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs "$j" --db "$d/db$j.jsonl" --timings \
     >"$OUT/tune_j$j.txt" 2>&1
+  n=$((n + 1)); cp "$OUT/tune_j$j.txt" "$OUT/tune_run$n.txt"
   t1=$(date +%s.%N)
   rm -rf "$d/c$j" "$d/db$j.jsonl"
   note "$(date +%T) jobs $jm: $(python3 -c "print(round($t1 - $t0, 2))") s; $(grep -E '^time:|GPU thread busy' "$OUT/tune_j$j.txt" | tr '\n' ' ')"

@@ -57,7 +57,7 @@ const char cmd_tune_help[] =
     "launch, warm-up by time, samples between events with the arguments cycled through\n"
     "copies of every buffer past 2 x L2 (--cold rotate; the default where they fit) or\n"
     "after writing 2 x L2 (--cold flush), 16 samples queued ahead of the host; kernels under\n"
-    "20 us as a batch of launches per sample (under 5 us a graph captured once and replayed),\n"
+    "20 us as a batch of launches per sample (under 10 us a graph captured once and replayed),\n"
     "until the noise is at most --max-noise. With NVML the SM clock is read after each\n"
     "sample: samples taken while the clocks were held down (power, thermal) are discarded\n"
     "and the median clock recorded; without NVML the tune says so and goes on. A wrong\n"
@@ -207,7 +207,7 @@ const cli_opt cmd_tune_opts[] = {
      TUNE_AT(launch_mode),
      .arg = "auto|single|batch|graph",
      .help = "auto (default): one launch per sample; a batch when one takes < 20 us, a\n"
-             "graph under 5 us; single: one launch between the events; batch: back-to-back;\n"
+             "graph under 10 us; single: one launch between the events; batch: back-to-back;\n"
              "graph: launches captured once per configuration, one replay per sample"},
     {.name = "--launch",
      .kind = CLI_OPT_CHOICE,

@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define CC_TUNE_SHORT_MS 0.020 /* launches under 20 us are batched (the events' resolution) */
-#define CC_TUNE_TINY_MS 0.005  /* under 5 us a graph of them (launch calls would fall behind) */
+/* Launches under 20 us are batched (the events' resolution); under 10 us (a lone launch's time,
+ * the GPU's own ~3-5 us of start included) a graph of them: back-to-back launch calls (~3 us
+ * each) would fall behind the GPU. */
+#define CC_TUNE_SHORT_MS 0.020
+#define CC_TUNE_TINY_MS 0.010
 #define CC_TUNE_BATCH_MS 0.050 /* to about 50 us per sample */
 #define CC_TUNE_BATCH_MAX 1000
 #define CC_TUNE_CLOCK_MS 10.0 /* the SM clock read at most this often */
