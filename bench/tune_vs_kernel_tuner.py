@@ -236,6 +236,8 @@ def main():
         if mine:
             out["hot_l2"]["loop_time_of_cucore_best_vs_loop_best"] = mine / kt["best_ms"]
             out["hot_l2"]["loop_best_rel_stddev"] = kt["best_rel_stddev"]
+            # A tie in the loop's own measurement: cucore's pick within the loop's noise of its.
+            out["hot_l2"]["tie_within_loop_noise"] = mine / kt["best_ms"] - 1 <= kt["best_rel_stddev"]
     scaling = {}
     for jobs in jobs_list:
         doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
