@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, dry,15,15,py,spin,15,py,15)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, raw,raw,py,raw,dry,cuhits,raw,dry)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-dry,15,15,py,spin,15,py,15}
+sweep=${2:-raw,raw,py,raw,dry,cuhits,raw,dry}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -24,6 +24,7 @@ if ! { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_extra[
 fi
 (cd build-gpu && ctest -L gpu -R tune --output-on-failure --timeout 600) >"$OUT/ctest.log" 2>&1
 grep -E "tests passed|tests failed|\*\*\*Failed" "$OUT/ctest.log" | tee -a "$summary"
+if [ "$repeats" -gt 0 ]; then # 0: the sweep alone
 build-gpu/bin/bench_tune_timing 50 2>&1 | tee -a "$summary"
 python3 bench/tune_vs_kernel_tuner.py build-gpu/bin/cucore --repeats "$repeats" \
   >"$OUT/tune_bench.json" 2>"$OUT/tune_bench.err"
@@ -47,6 +48,7 @@ print("hot_l2", json.dumps(d.get("hot_l2")))
 print("compile_wall_ms", d["compile_wall_ms"], "per job", d.get("compile_speedup_per_job"))
 print("repeats", json.dumps(d["repeats"]), "samples", c.get("samples_per_config"))
 PY
+fi
 # Whole tunes at other job counts: where the GPU thread's time goes.
 N=$((1 << 22)); d=$(mktemp -d)
 python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
@@ -59,6 +61,14 @@ for jm in ${sweep//,/ }; do
     spin) # every CPU busy for 2 s first (are the host's cores slow to wake?)
       for i in $(seq "$(nproc)"); do timeout 2 sh -c 'while :; do :; done' & done; wait
       note "spun every CPU for 2 s"; continue ;;
+    raw) # NVRTC alone (no cucore): 15 processes, 512 programs
+      note "$(date +%T) raw NVRTC: $(build-gpu/bin/bench_raw_nvrtc_scaling procs 15 512 90 cubin)"
+      continue ;;
+    cuhits) # three cucore tunes whose compiles all hit the cache (as the bench's repeats)
+      for i in 1 2 3; do CUCORE_CACHE_DIR="$d/hits" build-gpu/bin/cucore tune "$d/axpy.cu" \
+        --kernel axpy_u --param block_size_x=32..1024:32 --param UNROLL=1..16 --dry-run \
+        >/dev/null 2>&1; done
+      note "$(date +%T) three dry runs, all but the first from the cache"; continue ;;
     py) python3 -c "import cupy, cuda.core; cupy.ones(1 << 28).sum()"; note "ran cupy"; continue ;;
     dry) t0=$(date +%s.%N)
       CUCORE_CACHE_DIR="$d/dry" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
