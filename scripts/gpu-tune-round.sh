@@ -2,12 +2,12 @@
 # A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
-#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, raw,raw,py,raw,dry,cuhits,raw,dry)
+#   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, dryshm,dry,dryshm,dry,raw,dry)
 set -u
 OUT=${OUT:-$PWD/gpu-tune-out}
 mkdir -p "$OUT"
 repeats=${1:-10}
-sweep=${2:-raw,raw,py,raw,dry,cuhits,raw,dry}
+sweep=${2:-dryshm,dry,dryshm,dry,raw,dry}
 summary="$OUT/summary.txt"
 note() { echo "$*" | tee -a "$summary"; }
 cmake_extra=()
@@ -70,11 +70,11 @@ for jm in ${sweep//,/ }; do
         >/dev/null 2>&1; done
       note "$(date +%T) three dry runs, all but the first from the cache"; continue ;;
     py) python3 -c "import cupy, cuda.core; cupy.ones(1 << 28).sum()"; note "ran cupy"; continue ;;
-    dry) t0=$(date +%s.%N)
-      CUCORE_CACHE_DIR="$d/dry" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
+    dry|dryshm) cdir="$d/dry"; [ "$jm" = dryshm ] && cdir=/dev/shm/cucore-dry
+      CUCORE_CACHE_DIR="$cdir" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
         --param block_size_x=32..1024:32 --param UNROLL=1..16 --dry-run >"$OUT/dry.txt" 2>&1
-      rm -rf "$d/dry"
-      note "$(date +%T) dry run: $(grep '^compiles:' "$OUT/dry.txt")"; continue ;;
+      rm -rf "$cdir"
+      note "$(date +%T) $jm: $(grep '^compiles:' "$OUT/dry.txt")"; continue ;;
   esac
   j=${jm%m}; tun=
   [ "$jm" != "$j" ] && tun=glibc.malloc.trim_threshold=4294967295:glibc.malloc.mmap_threshold=33554432
