@@ -406,6 +406,45 @@ CUCORE_API cucore_status cucore_file_free(void *data);
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
+/* Comparing outputs: the one element comparison the library and the command use              */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @defgroup compare Comparing outputs
+ * Two buffers compared element by element within tolerances, as numpy.allclose does: the rule
+ * of cucore_tune_run()'s check against its first configuration and of `cucore run --expect`.
+ * @{
+ */
+
+/** What cucore_compare_elements() found. */
+typedef struct cucore_compare_result {
+  size_t mismatches;  /**< elements outside the tolerance */
+  size_t first;       /**< index of the first mismatch (`count` when none) */
+  double max_abs_err; /**< the largest |got - want| over the mismatches (0 when none; inf when a
+                           NaN or an infinity differs) */
+  double max_rel_err; /**< the largest |got - want| / |want| over the mismatches (0 when none;
+                           inf when want is 0, or a NaN or an infinity differs) */
+} cucore_compare_result;
+
+/** Compares `count` elements of `got` with those of `want`, host memory holding elements of
+ * `elem_size` bytes of kind `code`: CUCORE_DTYPE_INT or CUCORE_DTYPE_UINT (1, 2, 4 or 8 bytes),
+ * CUCORE_DTYPE_FLOAT (2: binary16, 4 or 8) or CUCORE_DTYPE_BFLOAT (2), little-endian. An
+ * element matches when |got - want| <= atol + rtol * |want|; a NaN matches only a NaN, an
+ * infinity only itself. A negative `rtol` or `atol` takes numpy's default (1e-5, 1e-8); when
+ * both are negative, integer elements match only when their bytes are equal. The first
+ * min(mismatches, cap) mismatching indices go to `bad` (NULL when cap is 0), the counts and the
+ * largest errors to *result (unchanged on failure). Pure.
+ * @retval CUCORE_INVALID_ARGUMENT `result` NULL; `got` or `want` NULL with count > 0; `bad`
+ *         NULL with cap > 0; `code` not one of the four; `elem_size` not one of its sizes;
+ *         count x elem_size overflowing; `rtol` or `atol` NaN. The message names the argument. */
+CUCORE_API cucore_status cucore_compare_elements(const void *got, const void *want, size_t count,
+                                                 int code, size_t elem_size, double rtol,
+                                                 double atol, size_t *bad, size_t cap,
+                                                 cucore_compare_result *result);
+
+/** @} */
+
+/* ------------------------------------------------------------------------------------------ */
 /* Devices                                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 

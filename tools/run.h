@@ -32,6 +32,8 @@ extern const char *const elem_names[T_COUNT]; /* "i8" ... "f64" */
 extern const int elem_sizes[T_COUNT];
 int elem_is_float(elem_t t);
 int elem_is_signed(elem_t t);
+/* The CUCORE_DTYPE_* code of `t` for cucore_compare_elements (INT, UINT, FLOAT or BFLOAT). */
+int elem_dtype_code(elem_t t);
 /* The type named by s[0..len), or -1. */
 int elem_parse(const char *s, size_t len);
 /* The list "i8 u8 ... f64", for messages. */
@@ -163,10 +165,6 @@ typedef struct run_expect {
   int exact;                       /* 1: integers compared exactly (no tolerance given) */
   double max_abs_err, max_rel_err; /* over the mismatches (inf: a NaN or infinity differs) */
 } run_expect;
-
-/* Keeps in *max_abs and *max_rel the largest errors of `got` against `want` so far: |got -
- * want| and that over |want| (inf when want is 0, or a NaN or infinity differs). */
-void run_track_error(double got, double want, double *max_abs, double *max_rel);
 
 /* Everything the command line said. */
 typedef struct run_opts {

@@ -5,7 +5,6 @@
  * NaN; integers exactly unless a tolerance is given. */
 #include "run.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,23 +100,33 @@ static unsigned char *wanted(run_expect *e, const target *t) {
   return NULL;
 }
 
-static int close_enough(double got, double want, double rtol, double atol) {
-  if (isnan(got) || isnan(want)) return isnan(got) && isnan(want);
-  if (isinf(got) || isinf(want)) return got == want;
-  return fabs(got - want) <= atol + rtol * fabs(want);
-}
-
-void run_track_error(double got, double want, double *max_abs, double *max_rel) {
-  double e = fabs(got - want);
-  if (isnan(e) || isinf(e)) e = INFINITY;
-  double rel = want != 0 && !isinf(e) ? e / fabs(want) : INFINITY;
-  if (e > *max_abs) *max_abs = e;
-  if (rel > *max_rel) *max_rel = rel;
+/* Compares target `t` with `want` (cucore_compare_elements: integers exactly unless a tolerance
+ * was given) and keeps in `e` the mismatches, the largest errors and the first few shown. */
+static int compare(const run_opts *o, run_expect *e, const target *t, const unsigned char *want) {
+  size_t bad[RUN_EXPECT_SHOWN];
+  cucore_compare_result m;
+  cucore_status st = cucore_compare_elements(t->data, want, t->count, elem_dtype_code(t->type),
+                                             (size_t)elem_sizes[t->type],
+                                             o->has_rtol ? o->rtol : -1, o->has_atol ? o->atol : -1,
+                                             bad, RUN_EXPECT_SHOWN, &m);
+  if (st != CUCORE_OK) {
+    fprintf(stderr, "cucore run: --expect %s: %s\n", e->text, cucore_last_error());
+    return -1;
+  }
+  e->mismatches = m.mismatches;
+  e->max_abs_err = m.max_abs_err;
+  e->max_rel_err = m.max_rel_err;
+  for (e->shown = 0; (size_t)e->shown < m.mismatches && e->shown < RUN_EXPECT_SHOWN; e->shown++) {
+    size_t k = bad[e->shown];
+    e->bad_index[e->shown] = k;
+    value_format(t->data, t->type, k, e->got[e->shown], sizeof e->got[0]);
+    value_format(want, t->type, k, e->want[e->shown], sizeof e->want[0]);
+  }
+  return 0;
 }
 
 int run_check_expects(run_opts *o) {
   int failed = 0;
-  double rtol = o->has_rtol ? o->rtol : 1e-5, atol = o->has_atol ? o->atol : 1e-8;
   for (int i = 0; i < o->nexpects; i++) {
     run_expect *e = &o->expects[i];
     target t;
@@ -135,25 +144,9 @@ int run_check_expects(run_opts *o) {
     e->ndim = t.shape && t.ndim > 1 ? t.ndim : 1;
     if (t.shape && t.ndim > 1) memcpy(e->shape, t.shape, (size_t)t.ndim * sizeof *t.shape);
     e->exact = !elem_is_float(t.type) && !o->has_rtol && !o->has_atol;
-    for (size_t k = 0; k < t.count; k++) {
-      int same;
-      if (e->exact)
-        same = memcmp(t.data + k * (size_t)elem_sizes[t.type],
-                      want + k * (size_t)elem_sizes[t.type], (size_t)elem_sizes[t.type]) == 0;
-      else
-        same = close_enough(value_get(t.data, t.type, k), value_get(want, t.type, k), rtol, atol);
-      if (same) continue;
-      run_track_error(value_get(t.data, t.type, k), value_get(want, t.type, k), &e->max_abs_err,
-                      &e->max_rel_err);
-      if (e->shown < RUN_EXPECT_SHOWN) {
-        e->bad_index[e->shown] = k;
-        value_format(t.data, t.type, k, e->got[e->shown], sizeof e->got[0]);
-        value_format(want, t.type, k, e->want[e->shown], sizeof e->want[0]);
-        e->shown++;
-      }
-      e->mismatches++;
-    }
+    int rc = compare(o, e, &t, want);
     free(want);
+    if (rc) return -1;
     if (e->mismatches) failed++;
   }
   return failed;

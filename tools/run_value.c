@@ -18,6 +18,13 @@ int elem_is_signed(elem_t t) {
   return t == T_I8 || t == T_I16 || t == T_I32 || t == T_I64 || elem_is_float(t);
 }
 
+int elem_dtype_code(elem_t t) {
+  return t == T_BF16         ? CUCORE_DTYPE_BFLOAT
+         : elem_is_float(t)  ? CUCORE_DTYPE_FLOAT
+         : elem_is_signed(t) ? CUCORE_DTYPE_INT
+                             : CUCORE_DTYPE_UINT;
+}
+
 int elem_parse(const char *s, size_t len) {
   for (int i = 0; i < T_COUNT; i++)
     if (strlen(elem_names[i]) == len && strncmp(s, elem_names[i], len) == 0) return i;

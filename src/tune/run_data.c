@@ -196,68 +196,9 @@ static int download(cc_trun *c) {
   return cucore_stream_synchronize(d->stream) == CUCORE_OK ? 0 : -1;
 }
 
-/* A half (binary16) or bfloat16 as a double. */
-static double half_value(uint16_t h, int bf16) {
-  if (bf16) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-  }
-  int e = (h >> 10) & 31, m = h & 1023;
-  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-  return h & 0x8000 ? -v : v;
-}
-
-/* Element k of buffer b's bytes as a double. */
-static double value_of(const cucore_tune_buffer *b, const unsigned char *p, size_t k) {
-  p += k * b->elem_size;
-  union {
-    int8_t i8;
-    int16_t i16;
-    int32_t i32;
-    int64_t i64;
-    uint8_t u8;
-    uint16_t u16;
-    uint32_t u32;
-    uint64_t u64;
-    float f;
-    double d;
-  } v;
-  memcpy(&v, p, b->elem_size);
-  int s = b->elem == CUCORE_TUNE_ELEM_INT, u = b->elem == CUCORE_TUNE_ELEM_UINT;
-  switch (b->elem_size) {
-  case 1: return s ? v.i8 : v.u8;
-  case 2: return s ? v.i16 : u ? v.u16 : half_value(v.u16, b->elem != CUCORE_TUNE_ELEM_FLOAT);
-  case 4: return b->elem == CUCORE_TUNE_ELEM_FLOAT ? v.f : s ? (double)v.i32 : (double)v.u32;
-  default: return b->elem == CUCORE_TUNE_ELEM_FLOAT ? v.d : s ? (double)v.i64 : (double)v.u64;
-  }
-}
-
-static int is_float(const cucore_tune_buffer *b) {
-  return b->elem == CUCORE_TUNE_ELEM_FLOAT || b->elem == CUCORE_TUNE_ELEM_BFLOAT16;
-}
-
-static int same(const cc_trun *c, const cucore_tune_buffer *b, const unsigned char *got,
-                const unsigned char *want, size_t k) {
-  size_t es = b->elem_size;
-  if (!is_float(b) && c->o.rtol < 0 && c->o.atol < 0)
-    return memcmp(got + k * es, want + k * es, es) == 0;
-  double g = value_of(b, got, k), w = value_of(b, want, k);
-  if (isnan(g) || isnan(w)) return isnan(g) && isnan(w);
-  if (isinf(g) || isinf(w)) return g == w;
-  return fabs(g - w) <= c->atol + c->rtol * fabs(w);
-}
-
-/* The largest errors so far of `got` against `want`: |got - want| and that over |want| (inf
- * when want is 0, or a NaN or infinity differs). */
-static void track_error(double got, double want, double *max_abs, double *max_rel) {
-  double e = fabs(got - want);
-  if (isnan(e) || isinf(e)) e = INFINITY;
-  double rel = want != 0 && !isinf(e) ? e / fabs(want) : INFINITY;
-  if (e > *max_abs) *max_abs = e;
-  if (rel > *max_rel) *max_rel = rel;
-}
+/* The dtype code of the public comparison for each cucore_tune_elem. */
+static const int dtype_codes[] = {CUCORE_DTYPE_INT, CUCORE_DTYPE_UINT, CUCORE_DTYPE_FLOAT,
+                                  CUCORE_DTYPE_BFLOAT};
 
 static void set_error(cucore_tune_row *r, double abs_err, double rel_err) {
   if (!r->has_error || abs_err > r->max_abs_err) r->max_abs_err = abs_err;
@@ -265,7 +206,8 @@ static void set_error(cucore_tune_row *r, double abs_err, double rel_err) {
   r->has_error = 1;
 }
 
-/* The outputs against the baseline's; 1 and r->detail when one differs. */
+/* The outputs against the baseline's; 1 and r->detail when one differs (-1: the comparison
+ * failed). */
 static int against_baseline(cc_trun *c, cucore_tune_row *r) {
   cc_tdev *d = c->dev;
   for (size_t i = 0; i < c->nbufs; i++) {
@@ -274,20 +216,19 @@ static int against_baseline(cc_trun *c, cucore_tune_row *r) {
     /* The same bytes are the same values (NaN = NaN, exact = within any tolerance): one
      * memcmp instead of a comparison per element, the common case of a correct config. */
     if (memcmp(d->host[i], d->baseline[i], cc_tdata_bytes(b)) == 0) continue;
-    size_t bad = 0, first = 0;
-    double abs_err = 0, rel_err = 0;
-    for (size_t k = 0; k < b->count; k++) {
-      if (same(c, b, d->host[i], d->baseline[i], k)) continue;
-      if (!bad++) first = k;
-      track_error(value_of(b, d->host[i], k), value_of(b, d->baseline[i], k), &abs_err, &rel_err);
-    }
-    if (!bad) continue;
-    set_error(r, abs_err, rel_err);
+    /* Integers exactly when neither tolerance was given (a negative one: the default). */
+    cucore_compare_result m;
+    if (cucore_compare_elements(d->host[i], d->baseline[i], b->count, dtype_codes[b->elem],
+                                b->elem_size, c->o.rtol < 0 ? -1 : c->rtol,
+                                c->o.atol < 0 ? -1 : c->atol, NULL, 0, &m) != CUCORE_OK)
+      return -1;
+    if (!m.mismatches) continue;
+    set_error(r, m.max_abs_err, m.max_rel_err);
     snprintf(r->detail, sizeof r->detail,
              "argument %s: %zu of %zu differ from configuration "
              "%llu's, first at [%zu], max abs error %g, max rel error %g",
-             b->label, bad, b->count, (unsigned long long)d->baseline_index, first, abs_err,
-             rel_err);
+             b->label, m.mismatches, b->count, (unsigned long long)d->baseline_index, m.first,
+             m.max_abs_err, m.max_rel_err);
     return 1;
   }
   return 0;
