@@ -84,6 +84,7 @@ if [ $quick -eq 0 ]; then
   : >"$OUT/bench.log"
   for b in $build/bin/bench_*; do
     [ -x "$b" ] || continue
+    case $(basename "$b") in bench_raw_*) continue ;; esac # driven by their scripts (below)
     echo "== $(basename "$b")" >>"$OUT/bench.log"
     "$b" >>"$OUT/bench.log" 2>&1 || { note "bench $(basename "$b"): FAILED"; bench_rc=1; }
   done
