@@ -69,6 +69,10 @@ for jm in ${sweep//,/ }; do
         --kernel axpy_u --param block_size_x=32..1024:32 --param UNROLL=1..16 --dry-run \
         >/dev/null 2>&1; done
       note "$(date +%T) three dry runs, all but the first from the cache"; continue ;;
+    touch*) # N GiB of host memory written and freed (is the first burst slow on fresh pages?)
+      t0=$(date +%s.%N); python3 -c "import numpy as np; a = np.ones(${jm#touch} << 27); a[::512] += 1"
+      note "$(date +%T) touched ${jm#touch} GiB in $(python3 -c "print(round($(date +%s.%N) - $t0, 2))") s; $(grep MemTotal /proc/meminfo)"
+      continue ;;
     py) python3 -c "import cupy, cuda.core; cupy.ones(1 << 28).sum()"; note "ran cupy"; continue ;;
     dry|dryshm) cdir="$d/dry"; [ "$jm" = dryshm ] && cdir=/dev/shm/cucore-dry
       CUCORE_CACHE_DIR="$cdir" build-gpu/bin/cucore tune "$d/axpy.cu" --kernel axpy_u \
