@@ -15,9 +15,7 @@ names both). Measured here, in one run:
   4. GPU busy / (wall - time to the first cubin) as cucore reports it (goal >= 80 %);
   5. 10 repeated tunes (--fresh): the same best, or a reported tie, in >= 9.
 usage: bench/tune_vs_kernel_tuner.py [path/to/cucore] [--repeats N] [--jobs J,J,...]
-                                   [--no-warm-up]
-       (prints one JSON object at the end; defaults: 10 repeats, jobs 1,4,8; before anything is
-       timed, a dry run of another kernel warms the machine: machine_warm_up says why)
+       (prints one JSON object at the end; defaults: 10 repeats, jobs 1,4,8)
 """
 import json
 import os
@@ -116,22 +114,6 @@ def loop_process():
     return kt
 
 
-def machine_warm_up(cucore, d):
-    """One dry run of another kernel (its own fresh compile cache: nothing of the measured
-    kernel is cached) before anything is timed. On the GPU machine the first parallel compile
-    burst of a program in a session runs ~2.2x slower, raw NVRTC alone included
-    (bench_raw_nvrtc_scaling procs 15 512: 2.41-2.47 s the first time, 1.10-1.19 s after;
-    docs/BENCHMARKS.md); --no-warm-up measures with it. Returns its wall time (s)."""
-    src = os.path.join(d, "warm.cu")
-    with open(src, "w") as f:
-        f.write(SRC.replace("axpy_u", "warm_up_axpy").replace("2.0f", "3.0f"))
-    t0 = time.perf_counter()
-    subprocess.run([cucore, "tune", src, "--kernel", "warm_up_axpy", "--param",
-                    "block_size_x=32..1024:32", "--param", "UNROLL=1..16", "--dry-run"],
-                   capture_output=True, env=fresh_env(d, "warm"))
-    return time.perf_counter() - t0
-
-
 def cucore_tune(cucore, d, extra, env):
     args = [cucore, "tune", os.path.join(d, "axpy.cu"), "--kernel", "axpy_u",
             "--param", "block_size_x=32..1024:32", "--param", "UNROLL=1..16",
@@ -172,18 +154,16 @@ def repeat_verdicts(picks, runs):
 
 
 def options(argv):
-    cucore, repeats, jobs, warm_up = "build/bin/cucore", 10, (1, 4, 8), True
+    cucore, repeats, jobs = "build/bin/cucore", 10, (1, 4, 8)
     i = 1
     while i < len(argv):
-        if argv[i] == "--no-warm-up":
-            warm_up, i = False, i + 1
-        elif argv[i] == "--repeats":
+        if argv[i] == "--repeats":
             repeats, i = int(argv[i + 1]), i + 2
         elif argv[i] == "--jobs":
             jobs, i = tuple(int(j) for j in argv[i + 1].split(",")), i + 2
         else:
             cucore, i = argv[i], i + 1
-    return cucore, repeats, jobs, warm_up
+    return cucore, repeats, jobs
 
 
 def main():
@@ -192,7 +172,7 @@ def main():
         kt["_times"] = [[list(k), v] for k, v in kt["_times"].items()]
         print(json.dumps(kt))
         return
-    cucore, repeats, jobs_list, warm_up = options(sys.argv)
+    cucore, repeats, jobs_list = options(sys.argv)
     d = tempfile.mkdtemp(prefix="tune-bench-")
     # The driver's JIT cache of the loop's PTX starts empty, as for a kernel being tuned for the
     # first time (runs of this script on one machine otherwise differed 4x: 94 and 25 configs/s).
@@ -200,10 +180,10 @@ def main():
     with open(os.path.join(d, "axpy.cu"), "w") as f:
         f.write(SRC)
     out = {"configs": len(BS) * len(UNROLL)}
-    if warm_up:
-        out["warm_up_s"] = machine_warm_up(cucore, d)
     doc, wall = cucore_tune(cucore, d, ["--db", os.path.join(d, "db.jsonl")], fresh_env(d, "c0"))
-    # A second first-time tune (fresh compile cache and store) right after, for consistency.
+    # A second first-time tune (fresh compile cache and store) right after: on the GPU machine
+    # the first compile-heavy process after other work compiled ~3x slower (measured
+    # 2026-11-26, not explained), so both are reported.
     doc2, wall2 = cucore_tune(cucore, d, ["--db", os.path.join(d, "db2.jsonl")],
                               fresh_env(d, "c0b"))
     by_index = {c["index"]: c for c in doc["configs"]}

@@ -36,8 +36,7 @@ c, k = d["cucore"], d["kernel_tuner_loop"]
 print(f"cucore {c['configs_per_s']:.1f}/s ({c['wall_s']:.2f} s), loop {k['configs_per_s']:.1f}/s,"
       f" speedup {d['speedup']:.2f}x, busy {c.get('gpu_busy_fraction')}, cold {c.get('cold')},"
       f" samples while compiles ran {c.get('samples_while_compiles_ran')}")
-print("time_s", json.dumps(c["time_s"]), "machine warm-up (a dry run of another kernel):",
-      d.get("warm_up_s"))
+print("time_s", json.dumps(c["time_s"]))
 c2 = d["cucore_second"]
 print(f"second tune {c2['configs_per_s']:.1f}/s ({c2['wall_s']:.2f} s), speedup {d['speedup_second']:.2f}x;"
       f" end to end (the loop's whole process {k['configs_per_s_process']:.1f}/s):"
