@@ -182,8 +182,9 @@ def main():
     out = {"configs": len(BS) * len(UNROLL)}
     doc, wall = cucore_tune(cucore, d, ["--db", os.path.join(d, "db.jsonl")], fresh_env(d, "c0"))
     # A second first-time tune (fresh compile cache and store) right after: on the GPU machine
-    # the first compile-heavy process after other work compiled ~3x slower (measured
-    # 2026-11-26, not explained), so both are reported.
+    # a parallel compile burst after other work often runs ~2.2x slower, raw NVRTC alone too
+    # (docs/BENCHMARKS.md, seventh measurement; a dry run of another kernel first did not
+    # prevent it), so both are reported.
     doc2, wall2 = cucore_tune(cucore, d, ["--db", os.path.join(d, "db2.jsonl")],
                               fresh_env(d, "c0b"))
     by_index = {c["index"]: c for c in doc["configs"]}
