@@ -16,6 +16,9 @@
  * processes. The tune's side is its compile callback (cucore_tune_run_options::compile): one
  * process per compile slot. */
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* mallopt */
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -150,9 +153,23 @@ static int worker_options(worker_state *w, const char *arch, int argc, char **ar
   return 0;
 }
 
+/* NVRTC takes and gives back tens of MB per compile. glibc hands blocks over 128 KiB back to
+ * the kernel at each free (mmap) and trims the heap's top, so every compile faulted the same
+ * memory in again: 61 000 page faults for 64 compiles in 2 processes, 12 000 with the memory
+ * kept (sys time 0.19 -> 0.07 s, wall 1.63 -> 1.57 s on the 2-core machine). On the GPU
+ * machine a slow compile burst makes 3.4x the faults of a fast one (docs/BENCHMARKS.md), so
+ * the worker keeps what it was given. */
+static void keep_freed_memory(void) {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20); /* glibc's largest: blocks up to 32 MiB from the heap */
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);  /* the heap's top is not handed back */
+#endif
+}
+
 /* `cucore __tune-worker FILE ARCH [COMPILE OPTIONS...]`, its socket on fd 0: serves requests
  * until the tune closes the socket. Not a user verb: `cucore tune` starts it. */
 int tune_worker_main(int argc, char **argv) {
+  keep_freed_memory();
   worker_state w = {0};
   uint64_t n = 0;
   int rc = argc < 3 ? 2 : 0;
