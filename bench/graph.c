@@ -39,86 +39,92 @@ static void report(const char *title, const char *unit, const char *const *names
   }
 }
 
-int main(int argc, char **argv) {
-  int kernels = argc > 1 ? atoi(argv[1]) : 1000;
-  int rounds = argc > 2 ? atoi(argv[2]) : 31;
-  if (kernels < 1) kernels = 1000;
-  if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 31;
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_graph: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+/* What every part measures with: the kernel `four` (ptr, int, float, ptr) bound once, its
+ * raw driver handle and arguments, and the three executable graphs of `kernels` launches. */
+typedef struct fixture {
+  int kernels, rounds;
   cucore_device *dev;
-  CHECK(cucore_device_open(0, &dev));
   cucore_device_props props;
-  CHECK(cucore_device_get_props(0, &props));
   cucore_stream *s;
-  CHECK(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  CUstream hs;
+  cucore_program *p;
+  cucore_object *obj;
+  cucore_kernel *k;
+  cucore_args *a;
+  cucore_devptr x;
+  int nn;
+  float alpha;
+  void *f4;
+  void *raw4[4];
+  cucore_launch_config cfg;
+  CUgraph raw_graph;
+  CUgraphExec raw_exec;
+  cucore_graph *captured, *built;
+  cucore_graph_exec *cap_exec, *built_exec;
+  cucore_graph_node *first; /* the built graph's first node (the update's target) */
+} fixture;
+
+/* `kernels` raw launches of `four` captured on the raw stream. */
+static void capture_raw(fixture *f, CUgraph *g) {
+  CU(DRV(cuStreamBeginCapture)(f->hs, CU_STREAM_CAPTURE_MODE_GLOBAL));
+  for (int i = 0; i < f->kernels; i++)
+    CU(DRV(cuLaunchKernel)((CUfunction)f->f4, 1, 1, 1, 32, 1, 1, 0, f->hs, f->raw4, NULL));
+  CU(DRV(cuStreamEndCapture)(f->hs, g));
+}
+
+static void setup(fixture *f) {
+  CHECK(cucore_device_open(0, &f->dev));
+  CHECK(cucore_device_get_props(0, &f->props));
+  CHECK(cucore_stream_create(f->dev, CUCORE_STREAM_NON_BLOCKING, 0, &f->s));
   const char *src = "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
                     "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
-  cucore_program *p;
-  CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_graph.cu", NULL, &p));
-  cucore_object *obj;
-  CHECK(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-  cucore_kernel *k;
-  CHECK(cucore_object_get_kernel(obj, "four", &k));
-  cucore_args *a;
-  CHECK(cucore_args_create(k, &a));
-  cucore_devptr x;
-  CHECK(cucore_mem_alloc(dev, 1024, &x));
-  int nn = 1;
-  float alpha = 2.0f;
-  CHECK(CUCORE_ARGS(a, x, nn, alpha, x));
-  void *f4;
-  CHECK(cucore_kernel_get_native(k, dev, NULL, &f4));
-  void *raw4[4] = {&x, &nn, &alpha, &x};
-  CUstream hs;
-  CHECK(cucore_stream_get_native(s, (void **)&hs));
-  cucore_launch_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.grid[0] = 1;
-  cfg.block[0] = 32;
-  cfg.stream = s;
+  CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_graph.cu", NULL, &f->p));
+  CHECK(cucore_program_compile(f->p, CUCORE_CODE_CUBIN, &f->obj));
+  CHECK(cucore_object_get_kernel(f->obj, "four", &f->k));
+  CHECK(cucore_args_create(f->k, &f->a));
+  CHECK(cucore_mem_alloc(f->dev, 1024, &f->x));
+  f->nn = 1;
+  f->alpha = 2.0f;
+  CHECK(CUCORE_ARGS(f->a, f->x, f->nn, f->alpha, f->x));
+  CHECK(cucore_kernel_get_native(f->k, f->dev, NULL, &f->f4));
+  f->raw4[0] = &f->x, f->raw4[1] = &f->nn, f->raw4[2] = &f->alpha, f->raw4[3] = &f->x;
+  CHECK(cucore_stream_get_native(f->s, (void **)&f->hs));
+  memset(&f->cfg, 0, sizeof f->cfg);
+  f->cfg.grid[0] = 1;
+  f->cfg.block[0] = 32;
+  f->cfg.stream = f->s;
+}
 
-  /* The three graphs of `kernels` launches of `four`, each after the one before. */
-  CUgraph raw_graph = NULL;
-  CU(DRV(cuStreamBeginCapture)(hs, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  for (int i = 0; i < kernels; i++)
-    CU(DRV(cuLaunchKernel)((CUfunction)f4, 1, 1, 1, 32, 1, 1, 0, hs, raw4, NULL));
-  CU(DRV(cuStreamEndCapture)(hs, &raw_graph));
-  CUgraphExec raw_exec = NULL;
+/* The three graphs of `kernels` launches of `four`, each after the one before: raw captured,
+ * cucore captured, cucore built from kernel nodes; instantiated and uploaded. */
+static void make_graphs(fixture *f) {
+  capture_raw(f, &f->raw_graph);
   CUDA_GRAPH_INSTANTIATE_PARAMS ip;
   memset(&ip, 0, sizeof ip);
-  CU(DRV(cuGraphInstantiateWithParams)(&raw_exec, raw_graph, &ip));
-  cucore_graph *captured, *built;
-  CHECK(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
-  for (int i = 0; i < kernels; i++) CHECK(cucore_launch(k, &cfg, a));
-  CHECK(cucore_stream_end_capture(s, &captured));
-  CHECK(cucore_graph_create(dev, &built));
-  cucore_launch_config ncfg = cfg;
+  CU(DRV(cuGraphInstantiateWithParams)(&f->raw_exec, f->raw_graph, &ip));
+  CHECK(cucore_stream_begin_capture(f->s, CUCORE_CAPTURE_GLOBAL));
+  for (int i = 0; i < f->kernels; i++) CHECK(cucore_launch(f->k, &f->cfg, f->a));
+  CHECK(cucore_stream_end_capture(f->s, &f->captured));
+  CHECK(cucore_graph_create(f->dev, &f->built));
+  cucore_launch_config ncfg = f->cfg;
   ncfg.stream = NULL;
-  cucore_graph_node *prev = NULL, *first = NULL;
-  for (int i = 0; i < kernels; i++) {
+  cucore_graph_node *prev = NULL;
+  for (int i = 0; i < f->kernels; i++) {
     cucore_graph_node *node = NULL;
-    CHECK(
-        cucore_graph_add_kernel_node(built, prev ? &prev : NULL, prev ? 1 : 0, k, &ncfg, a, &node));
-    if (!first) first = node;
+    CHECK(cucore_graph_add_kernel_node(f->built, prev ? &prev : NULL, prev ? 1 : 0, f->k, &ncfg,
+                                       f->a, &node));
+    if (!f->first) f->first = node;
     prev = node;
   }
-  cucore_graph_exec *cap_exec, *built_exec;
-  CHECK(cucore_graph_instantiate(captured, 0, NULL, &cap_exec));
-  CHECK(cucore_graph_instantiate(built, 0, NULL, &built_exec));
-  CU(DRV(cuGraphUpload)(raw_exec, hs));
-  CHECK(cucore_graph_upload(cap_exec, s));
-  CHECK(cucore_graph_upload(built_exec, s));
+  CHECK(cucore_graph_instantiate(f->captured, 0, NULL, &f->cap_exec));
+  CHECK(cucore_graph_instantiate(f->built, 0, NULL, &f->built_exec));
+  CU(DRV(cuGraphUpload)(f->raw_exec, f->hs));
+  CHECK(cucore_graph_upload(f->cap_exec, f->s));
+  CHECK(cucore_graph_upload(f->built_exec, f->s));
+}
 
-  printf("device: %s (sm_%d), driver %d\n", props.name, props.arch, cc_drv.version);
-  printf("graphs of %d launches of a 4-argument kernel (ptr, int, float, ptr), %d rounds, modes "
-         "interleaved (order rotated each round); medians\n",
-         kernels, rounds);
-
-  /* ---- replay -------------------------------------------------------------------------- */
+/* Replay: 20 replays of each graph per round, per kernel, launch to completion. */
+static void time_replay(fixture *f) {
   enum { RAW_REPLAY, CAP_REPLAY, BUILT_REPLAY, NREPLAY };
   static const char *const replay_names[NREPLAY] = {
       "raw cuGraphLaunch (graph of raw cuLaunchKernel)",
@@ -126,42 +132,45 @@ int main(int argc, char **argv) {
       "cucore_graph_launch (graph of kernel nodes)"};
   double tr[NREPLAY][MAX_ROUNDS];
   const int replays = 20;
-  for (int r = -1; r < rounds; r++) { /* round -1 warms up */
+  for (int r = -1; r < f->rounds; r++) { /* round -1 warms up */
     for (int m0 = 0; m0 < NREPLAY; m0++) {
       int m = (m0 + (r < 0 ? 0 : r)) % NREPLAY;
-      CHECK(cucore_stream_synchronize(s));
+      CHECK(cucore_stream_synchronize(f->s));
       double t0 = bench_now_us();
       for (int i = 0; i < replays; i++) {
         if (m == RAW_REPLAY)
-          CU(DRV(cuGraphLaunch)(raw_exec, hs));
+          CU(DRV(cuGraphLaunch)(f->raw_exec, f->hs));
         else
-          CHECK(cucore_graph_launch(m == CAP_REPLAY ? cap_exec : built_exec, s));
+          CHECK(cucore_graph_launch(m == CAP_REPLAY ? f->cap_exec : f->built_exec, f->s));
       }
-      CHECK(cucore_stream_synchronize(s));
-      if (r >= 0) tr[m][r] = (bench_now_us() - t0) / ((double)replays * kernels);
+      CHECK(cucore_stream_synchronize(f->s));
+      if (r >= 0) tr[m][r] = (bench_now_us() - t0) / ((double)replays * f->kernels);
     }
   }
   report("replay, per kernel (launch to completion)", "us/kernel", replay_names, NREPLAY, tr,
-         rounds, 5.0);
+         f->rounds, 5.0);
+}
 
-  /* ---- node argument update ---------------------------------------------------------------- */
+/* A kernel node's arguments updated in the executable graph: raw, cucore with the arguments
+ * bound once, and rebound with CUCORE_ARGS before each update. */
+static void time_updates(fixture *f) {
   enum { RAW_SET, CUCORE_SET, CUCORE_REBIND_SET, NSET };
   static const char *const set_names[NSET] = {
       "raw cuGraphExecKernelNodeSetParams", "cucore_graph_exec_set_kernel_args (args bound once)",
       "cucore_graph_exec_set_kernel_args + CUCORE_ARGS each"};
   void *hnode = NULL, *hexec = NULL;
-  CHECK(cucore_graph_node_get_native(first, &hnode));
-  CHECK(cucore_graph_exec_get_native(built_exec, &hexec));
+  CHECK(cucore_graph_node_get_native(f->first, &hnode));
+  CHECK(cucore_graph_exec_get_native(f->built_exec, &hexec));
   CUDA_KERNEL_NODE_PARAMS kp;
   memset(&kp, 0, sizeof kp);
-  kp.func = (CUfunction)f4;
+  kp.func = (CUfunction)f->f4;
   kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
   kp.blockDimX = 32;
   kp.blockDimY = kp.blockDimZ = 1;
-  kp.kernelParams = raw4;
+  kp.kernelParams = f->raw4;
   double tu[NSET][MAX_ROUNDS];
   const int updates = 20000;
-  for (int r = -1; r < rounds; r++) {
+  for (int r = -1; r < f->rounds; r++) {
     for (int m0 = 0; m0 < NSET; m0++) {
       int m = (m0 + (r < 0 ? 0 : r)) % NSET;
       double t0 = bench_now_us();
@@ -169,59 +178,86 @@ int main(int argc, char **argv) {
         if (m == RAW_SET) {
           CU(DRV(cuGraphExecKernelNodeSetParams)((CUgraphExec)hexec, (CUgraphNode)hnode, &kp));
         } else {
-          if (m == CUCORE_REBIND_SET && CUCORE_ARGS(a, x, nn, alpha, x) != CUCORE_OK) exit(3);
-          if (cucore_graph_exec_set_kernel_args(built_exec, first, a) != CUCORE_OK) exit(4);
+          if (m == CUCORE_REBIND_SET && CUCORE_ARGS(f->a, f->x, f->nn, f->alpha, f->x) != CUCORE_OK)
+            exit(3);
+          if (cucore_graph_exec_set_kernel_args(f->built_exec, f->first, f->a) != CUCORE_OK)
+            exit(4);
         }
       }
       if (r >= 0) tu[m][r] = (bench_now_us() - t0) / updates;
     }
   }
   report("kernel node argument update in an executable graph, per call", "us/call", set_names, NSET,
-         tu, rounds, 20.0);
+         tu, f->rounds, 20.0);
+}
 
-  /* ---- capture ------------------------------------------------------------------------- */
+/* Capturing `kernels` launches, begin to end of the capture: raw against cucore. */
+static void time_capture(fixture *f) {
   enum { RAW_CAP, CUCORE_CAP, NCAP };
   static const char *const cap_names[NCAP] = {"raw cuLaunchKernel into a capture",
                                               "cucore_launch into a capture"};
   double tc[NCAP][MAX_ROUNDS];
-  for (int r = -1; r < rounds; r++) {
+  for (int r = -1; r < f->rounds; r++) {
     for (int m0 = 0; m0 < NCAP; m0++) {
       int m = (m0 + (r < 0 ? 0 : r)) % NCAP;
       CUgraph rg = NULL;
       cucore_graph *cg = NULL;
       double t0 = bench_now_us();
       if (m == RAW_CAP) {
-        CU(DRV(cuStreamBeginCapture)(hs, CU_STREAM_CAPTURE_MODE_GLOBAL));
-        for (int i = 0; i < kernels; i++)
-          CU(DRV(cuLaunchKernel)((CUfunction)f4, 1, 1, 1, 32, 1, 1, 0, hs, raw4, NULL));
-        CU(DRV(cuStreamEndCapture)(hs, &rg));
+        capture_raw(f, &rg);
       } else {
-        CHECK(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
-        for (int i = 0; i < kernels; i++)
-          if (cucore_launch(k, &cfg, a) != CUCORE_OK) exit(5);
-        CHECK(cucore_stream_end_capture(s, &cg));
+        CHECK(cucore_stream_begin_capture(f->s, CUCORE_CAPTURE_GLOBAL));
+        for (int i = 0; i < f->kernels; i++)
+          if (cucore_launch(f->k, &f->cfg, f->a) != CUCORE_OK) exit(5);
+        CHECK(cucore_stream_end_capture(f->s, &cg));
       }
       double t1 = bench_now_us();
-      if (r >= 0) tc[m][r] = (t1 - t0) / kernels;
+      if (r >= 0) tc[m][r] = (t1 - t0) / f->kernels;
       if (rg) CU(DRV(cuGraphDestroy)(rg));
       cucore_graph_destroy(cg);
     }
   }
-  report("capture, per launch (begin to end of capture)", "us/launch", cap_names, NCAP, tc, rounds,
-         10.0);
+  report("capture, per launch (begin to end of capture)", "us/launch", cap_names, NCAP, tc,
+         f->rounds, 10.0);
+}
 
-  CU(DRV(cuGraphExecDestroy)(raw_exec));
-  CU(DRV(cuGraphDestroy)(raw_graph));
-  cucore_graph_exec_destroy(cap_exec);
-  cucore_graph_exec_destroy(built_exec);
-  cucore_graph_destroy(captured);
-  cucore_graph_destroy(built);
-  cucore_mem_free(dev, x);
-  cucore_args_destroy(a);
-  cucore_kernel_destroy(k);
-  cucore_object_destroy(obj);
-  cucore_program_destroy(p);
-  cucore_stream_destroy(s);
-  cucore_device_close(dev);
+static void teardown(fixture *f) {
+  CU(DRV(cuGraphExecDestroy)(f->raw_exec));
+  CU(DRV(cuGraphDestroy)(f->raw_graph));
+  cucore_graph_exec_destroy(f->cap_exec);
+  cucore_graph_exec_destroy(f->built_exec);
+  cucore_graph_destroy(f->captured);
+  cucore_graph_destroy(f->built);
+  cucore_mem_free(f->dev, f->x);
+  cucore_args_destroy(f->a);
+  cucore_kernel_destroy(f->k);
+  cucore_object_destroy(f->obj);
+  cucore_program_destroy(f->p);
+  cucore_stream_destroy(f->s);
+  cucore_device_close(f->dev);
+}
+
+int main(int argc, char **argv) {
+  fixture f;
+  memset(&f, 0, sizeof f);
+  f.kernels = argc > 1 ? atoi(argv[1]) : 1000;
+  f.rounds = argc > 2 ? atoi(argv[2]) : 31;
+  if (f.kernels < 1) f.kernels = 1000;
+  if (f.rounds < 1 || f.rounds > MAX_ROUNDS) f.rounds = 31;
+  int n = 0;
+  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
+    printf("bench_graph: no GPU (%s); nothing measured\n", cucore_last_error());
+    return 0;
+  }
+  setup(&f);
+  make_graphs(&f);
+  printf("device: %s (sm_%d), driver %d\n", f.props.name, f.props.arch, cc_drv.version);
+  printf("graphs of %d launches of a 4-argument kernel (ptr, int, float, ptr), %d rounds, modes "
+         "interleaved (order rotated each round); medians\n",
+         f.kernels, f.rounds);
+  time_replay(&f);
+  time_updates(&f);
+  time_capture(&f);
+  teardown(&f);
   return 0;
 }

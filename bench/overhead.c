@@ -78,6 +78,12 @@ typedef struct ctx {
   void *host;
   cucore_devptr dev_buf;
   int iters;
+  int nn; /* the kernel's int and float arguments (raw4 points at them) */
+  float alpha;
+  cucore_program *p;
+  cucore_object *obj;
+  cucore_graph *g;     /* the one-node graph behind exec */
+  cucore_devptr spare; /* freed first: the stub allocator's address */
 } ctx;
 
 enum {
@@ -178,6 +184,107 @@ static void run(ctx *c, int first, int last, int rounds, double *med) {
   for (int m = first; m <= last; m++) med[m] = bench_median(t[m], rounds);
 }
 
+/* The device, the kernel `four` with its arguments bound (cucore's and the raw ones). */
+static void setup_kernel(ctx *c) {
+  CHECK(cucore_device_open(0, &c->dev));
+  CHECK(cucore_stream_create(c->dev, CUCORE_STREAM_NON_BLOCKING, 0, &c->s));
+  CHECK(cucore_stream_get_native(c->s, (void **)&c->hs));
+  const char *src = "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
+                    "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
+  CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_overhead.cu", NULL, &c->p));
+  CHECK(cucore_program_compile(c->p, CUCORE_CODE_CUBIN, &c->obj));
+  CHECK(cucore_object_get_kernel(c->obj, "four", &c->k));
+  CHECK(cucore_args_create(c->k, &c->a));
+  CHECK(cucore_mem_alloc(c->dev, 1 << 16, &c->dev_buf));
+  c->nn = 1;
+  c->alpha = 2.0f;
+  CHECK(CUCORE_ARGS(c->a, c->dev_buf, c->nn, c->alpha, c->dev_buf));
+  CHECK(cucore_kernel_get_native(c->k, c->dev, NULL, &c->fn));
+  c->raw4[0] = &c->dev_buf, c->raw4[1] = &c->nn, c->raw4[2] = &c->alpha, c->raw4[3] = &c->dev_buf;
+  c->cfg.grid[0] = 1;
+  c->cfg.block[0] = 32;
+  c->cfg.stream = c->s;
+}
+
+/* A one-node executable graph (and its raw handles for the raw update), a pinned pool block,
+ * and the stub allocator's address (one of cucore's freed first: an address the registry knows
+ * nothing live at). */
+static void setup_graph_and_memory(ctx *c) {
+  CHECK(cucore_graph_create(c->dev, &c->g));
+  cucore_launch_config ncfg = c->cfg;
+  ncfg.stream = NULL;
+  CHECK(cucore_graph_add_kernel_node(c->g, NULL, 0, c->k, &ncfg, c->a, &c->node));
+  CHECK(cucore_graph_instantiate(c->g, 0, NULL, &c->exec));
+  CHECK(cucore_graph_node_get_native(c->node, (void **)&c->hnode));
+  CHECK(cucore_graph_exec_get_native(c->exec, (void **)&c->hexec));
+  c->kp.func = (CUfunction)c->fn;
+  c->kp.gridDimX = c->kp.gridDimY = c->kp.gridDimZ = 1;
+  c->kp.blockDimX = 32;
+  c->kp.blockDimY = c->kp.blockDimZ = 1;
+  c->kp.kernelParams = c->raw4;
+  CHECK(cucore_host_pool_create(c->dev, NULL, &c->hpool));
+  CHECK(cucore_host_pool_alloc(c->hpool, 1 << 16, &c->host));
+  CHECK(cucore_mem_alloc(c->dev, 1 << 16, &c->spare));
+  stub_ptr = (CUdeviceptr)c->spare;
+  CHECK(cucore_stream_synchronize(c->s));
+}
+
+/* Every mode with the driver's entry points replaced by the stubs (restored after). */
+static void run_stubbed(ctx *c, int rounds, double *med) {
+  __typeof__(cc_drv) saved = cc_drv;
+  cc_drv.fn_cuLaunchKernel = stub_launch;
+  cc_drv.fn_cuMemAllocAsync = stub_alloc_async;
+  cc_drv.fn_cuMemFreeAsync = stub_free_async;
+  cc_drv.fn_cuMemcpyDtoHAsync = stub_dtoh_async;
+  cc_drv.fn_cuGraphExecKernelNodeSetParams = stub_set_params;
+  run(c, LAUNCH_RAW, LAUNCH_CUCORE, rounds, med);
+  run(c, SET_RAW, SET_CUCORE, rounds, med);
+  run(c, ASYNC_RAW, PINNED_CUCORE, rounds, med);
+  run(c, DTOH_RAW, DTOH_CUCORE, rounds, med);
+  /* Launches into a capture cucore began (the driver's capture holds no node: the stub). */
+  CHECK(cucore_stream_begin_capture(c->s, CUCORE_CAPTURE_GLOBAL));
+  run(c, CAPTURE_RAW, CAPTURE_CUCORE, rounds, med);
+  cc_drv = saved;
+  cucore_graph *cg = NULL;
+  CHECK(cucore_stream_end_capture(c->s, &cg));
+  cucore_graph_destroy(cg);
+}
+
+static void print_results(const double *med, int iters, int rounds) {
+  printf("cucore's own cost per call, the driver's entry points replaced by stubs; %d calls a "
+         "sample, %d rounds, medians (ns)\n",
+         iters, rounds);
+  for (int m = 0; m < NMODES; m++) {
+    int raw_pair = m == LAUNCH_CUCORE || m == CAPTURE_CUCORE || m == SET_CUCORE ||
+                   m == ASYNC_CUCORE || m == DTOH_CUCORE;
+    if (raw_pair)
+      printf("  %-62s %8.1f ns   cucore's share %6.1f ns\n", names[m], med[m], med[m] - med[m - 1]);
+    else
+      printf("  %-62s %8.1f ns\n", names[m], med[m]);
+  }
+  printf("  asymmetric fences: membarrier(2) %s; this thread %s; %llu revocations\n",
+         cc_asym_available() ? "works" : "is not available",
+         cc_tls_asym && atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST
+             ? "fast (plain-store frees)"
+             : "slow (compare-and-swap frees)",
+         (unsigned long long)cc_asym_revocations());
+}
+
+static void teardown(ctx *c) {
+  CHECK(cucore_host_pool_free(c->hpool, c->host));
+  CHECK(cucore_host_pool_destroy(c->hpool));
+  CHECK(cucore_mem_free(c->dev, c->spare));
+  CHECK(cucore_mem_free(c->dev, c->dev_buf));
+  cucore_graph_exec_destroy(c->exec);
+  cucore_graph_destroy(c->g);
+  cucore_args_destroy(c->a);
+  cucore_kernel_destroy(c->k);
+  cucore_object_destroy(c->obj);
+  cucore_program_destroy(c->p);
+  cucore_stream_destroy(c->s);
+  cucore_device_close(c->dev);
+}
+
 int main(int argc, char **argv) {
   int iters = argc > 1 ? atoi(argv[1]) : 20000;
   int rounds = argc > 2 ? atoi(argv[2]) : 21;
@@ -193,99 +300,11 @@ int main(int argc, char **argv) {
   ctx c;
   memset(&c, 0, sizeof c);
   c.iters = iters;
-  CHECK(cucore_device_open(0, &c.dev));
-  CHECK(cucore_stream_create(c.dev, CUCORE_STREAM_NON_BLOCKING, 0, &c.s));
-  CHECK(cucore_stream_get_native(c.s, (void **)&c.hs));
-  const char *src = "extern \"C\" __global__ void four(float *x, int n, float a, float *y) {\n"
-                    "  if (threadIdx.x == 0 && blockIdx.x == 0 && n < 0) y[0] = a * x[0]; }\n";
-  cucore_program *p;
-  CHECK(cucore_program_create(CUCORE_CODE_CUDA_CPP, src, 0, "bench_overhead.cu", NULL, &p));
-  cucore_object *obj;
-  CHECK(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-  CHECK(cucore_object_get_kernel(obj, "four", &c.k));
-  CHECK(cucore_args_create(c.k, &c.a));
-  CHECK(cucore_mem_alloc(c.dev, 1 << 16, &c.dev_buf));
-  int nn = 1;
-  float alpha = 2.0f;
-  CHECK(CUCORE_ARGS(c.a, c.dev_buf, nn, alpha, c.dev_buf));
-  CHECK(cucore_kernel_get_native(c.k, c.dev, NULL, &c.fn));
-  c.raw4[0] = &c.dev_buf, c.raw4[1] = &nn, c.raw4[2] = &alpha, c.raw4[3] = &c.dev_buf;
-  c.cfg.grid[0] = 1;
-  c.cfg.block[0] = 32;
-  c.cfg.stream = c.s;
-  /* A one-node executable graph. */
-  cucore_graph *g;
-  CHECK(cucore_graph_create(c.dev, &g));
-  cucore_launch_config ncfg = c.cfg;
-  ncfg.stream = NULL;
-  CHECK(cucore_graph_add_kernel_node(g, NULL, 0, c.k, &ncfg, c.a, &c.node));
-  CHECK(cucore_graph_instantiate(g, 0, NULL, &c.exec));
-  CHECK(cucore_graph_node_get_native(c.node, (void **)&c.hnode));
-  CHECK(cucore_graph_exec_get_native(c.exec, (void **)&c.hexec));
-  c.kp.func = (CUfunction)c.fn;
-  c.kp.gridDimX = c.kp.gridDimY = c.kp.gridDimZ = 1;
-  c.kp.blockDimX = 32;
-  c.kp.blockDimY = c.kp.blockDimZ = 1;
-  c.kp.kernelParams = c.raw4;
-  /* A pinned pool block and the stub allocator's address (one of cucore's is freed first:
-   * an address the registry knows nothing live at). */
-  CHECK(cucore_host_pool_create(c.dev, NULL, &c.hpool));
-  CHECK(cucore_host_pool_alloc(c.hpool, 1 << 16, &c.host));
-  cucore_devptr spare;
-  CHECK(cucore_mem_alloc(c.dev, 1 << 16, &spare));
-  stub_ptr = (CUdeviceptr)spare;
-  CHECK(cucore_stream_synchronize(c.s));
-
-  /* The stubs. */
-  __typeof__(cc_drv) saved = cc_drv;
-  cc_drv.fn_cuLaunchKernel = stub_launch;
-  cc_drv.fn_cuMemAllocAsync = stub_alloc_async;
-  cc_drv.fn_cuMemFreeAsync = stub_free_async;
-  cc_drv.fn_cuMemcpyDtoHAsync = stub_dtoh_async;
-  cc_drv.fn_cuGraphExecKernelNodeSetParams = stub_set_params;
-
+  setup_kernel(&c);
+  setup_graph_and_memory(&c);
   double med[NMODES];
-  run(&c, LAUNCH_RAW, LAUNCH_CUCORE, rounds, med);
-  run(&c, SET_RAW, SET_CUCORE, rounds, med);
-  run(&c, ASYNC_RAW, PINNED_CUCORE, rounds, med);
-  run(&c, DTOH_RAW, DTOH_CUCORE, rounds, med);
-  /* Launches into a capture cucore began (the driver's capture holds no node: the stub). */
-  CHECK(cucore_stream_begin_capture(c.s, CUCORE_CAPTURE_GLOBAL));
-  run(&c, CAPTURE_RAW, CAPTURE_CUCORE, rounds, med);
-  cc_drv = saved;
-  cucore_graph *cg = NULL;
-  CHECK(cucore_stream_end_capture(c.s, &cg));
-  cucore_graph_destroy(cg);
-
-  printf("cucore's own cost per call, the driver's entry points replaced by stubs; %d calls a "
-         "sample, %d rounds, medians (ns)\n",
-         iters, rounds);
-  for (int m = 0; m < NMODES; m++) {
-    int raw_pair = m == LAUNCH_CUCORE || m == CAPTURE_CUCORE || m == SET_CUCORE ||
-                   m == ASYNC_CUCORE || m == DTOH_CUCORE;
-    if (raw_pair)
-      printf("  %-62s %8.1f ns   cucore's share %6.1f ns\n", names[m], med[m], med[m] - med[m - 1]);
-    else
-      printf("  %-62s %8.1f ns\n", names[m], med[m]);
-  }
-
-  printf("  asymmetric fences: membarrier(2) %s; this thread %s; %llu revocations\n",
-         cc_asym_available() ? "works" : "is not available",
-         cc_tls_asym && atomic_load(&cc_tls_asym->fast) == CC_ASYM_FAST
-             ? "fast (plain-store frees)"
-             : "slow (compare-and-swap frees)",
-         (unsigned long long)cc_asym_revocations());
-  CHECK(cucore_host_pool_free(c.hpool, c.host));
-  CHECK(cucore_host_pool_destroy(c.hpool));
-  CHECK(cucore_mem_free(c.dev, spare));
-  CHECK(cucore_mem_free(c.dev, c.dev_buf));
-  cucore_graph_exec_destroy(c.exec);
-  cucore_graph_destroy(g);
-  cucore_args_destroy(c.a);
-  cucore_kernel_destroy(c.k);
-  cucore_object_destroy(obj);
-  cucore_program_destroy(p);
-  cucore_stream_destroy(c.s);
-  cucore_device_close(c.dev);
+  run_stubbed(&c, rounds, med);
+  print_results(med, iters, rounds);
+  teardown(&c);
   return 0;
 }
