@@ -3585,6 +3585,13 @@ typedef struct cucore_kernel_info {
   const char *const *param_types;
 } cucore_kernel_info;
 
+/** What the occupancy model needs of a kernel read offline (cucore_binary_find_kernel): its
+ * registers, static shared memory, thread limit (0: the architecture's) and named barriers (-1:
+ * unknown), the rest as CUCORE_KERNEL_RESOURCES_INIT. Reads `info` only; thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT `info` or `out` is NULL. */
+CUCORE_API cucore_status cucore_kernel_info_get_resources(const cucore_kernel_info *info,
+                                                          cucore_kernel_resources *out);
+
 /** One entry of a fatbin. */
 typedef struct cucore_fatbin_entry {
   cucore_code_type type; /**< CUBIN, PTX or LTOIR; AUTO for a kind cucore does not know */

@@ -573,6 +573,36 @@ static void limit_names(void **state) {
   assert_string_equal(cucore_occupancy_limit_name((cucore_occupancy_limit)99), "unknown");
 }
 
+/* A kernel read offline becomes the model's input: unknown limits become "the architecture's"
+ * and "barriers unknown"; NULLs are refused by name. */
+static void resources_from_kernel_info(void **state) {
+  (void)state;
+  cucore_kernel_info k;
+  memset(&k, 0, sizeof k);
+  k.registers = 40;
+  k.static_shared_bytes = 4096;
+  k.max_threads_per_block = CUCORE_UNKNOWN;
+  k.barriers = 0;
+  cucore_kernel_resources r;
+  assert_ok(cucore_kernel_info_get_resources(&k, &r));
+  assert_int_equal(r.registers, 40);
+  assert_int_equal(r.static_shared_bytes, 4096);
+  assert_int_equal(r.max_threads_per_block, 0);
+  assert_int_equal(r.barriers, -1);
+  assert_int_equal(r.carveout_percent, -1);
+  assert_int_equal(r.max_dynamic_shared_bytes, 0);
+  k.max_threads_per_block = 256, k.barriers = 2;
+  assert_ok(cucore_kernel_info_get_resources(&k, &r));
+  assert_int_equal(r.max_threads_per_block, 256);
+  assert_int_equal(r.barriers, 2);
+  assert_int_equal(CUCORE_CODE(cucore_kernel_info_get_resources(NULL, &r)),
+                   CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "info");
+  assert_int_equal(CUCORE_CODE(cucore_kernel_info_get_resources(&k, NULL)),
+                   CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "out");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(register_granularity_at_256_threads),
@@ -592,6 +622,7 @@ int main(void) {
       cmocka_unit_test(limit_fields_are_named_with_their_range),
       cmocka_unit_test(clusters_are_refused_with_the_reason),
       cmocka_unit_test(limit_names),
+      cmocka_unit_test(resources_from_kernel_info),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,12 +128,7 @@ static int model_inputs(cucore_object *obj, const char *name, int arch, occ_ctx 
     cucore_binary_destroy(bin);
     return cli_fail("occupancy", file, st);
   }
-  cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
-  r.registers = k->registers;
-  r.static_shared_bytes = k->static_shared_bytes;
-  r.max_threads_per_block = k->max_threads_per_block > 0 ? k->max_threads_per_block : 0;
-  r.barriers = k->barriers > 0 ? k->barriers : -1;
-  c->res = r;
+  cucore_kernel_info_get_resources(k, &c->res);
   cucore_binary_destroy(bin);
   return 0;
 }

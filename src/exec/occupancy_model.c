@@ -546,3 +546,18 @@ cucore_status cucore_occupancy_model_blocks(const cucore_arch_limits *limits,
     return CUCORE_OK;
   return cc_occupancy_explain(fn, limits, res, block_size, dynamic_shared_bytes, why);
 }
+
+/* The model's inputs from a kernel read offline (binary/'s kernel info). */
+cucore_status cucore_kernel_info_get_resources(const cucore_kernel_info *k,
+                                               cucore_kernel_resources *out) {
+  cc_begin();
+  CC_CHECK_ARG(k, "cucore_kernel_info_get_resources", "info");
+  CC_CHECK_ARG(out, "cucore_kernel_info_get_resources", "out");
+  cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
+  r.registers = k->registers;
+  r.static_shared_bytes = k->static_shared_bytes;
+  r.max_threads_per_block = k->max_threads_per_block > 0 ? k->max_threads_per_block : 0;
+  r.barriers = k->barriers > 0 ? k->barriers : -1;
+  *out = r;
+  return CUCORE_OK;
+}

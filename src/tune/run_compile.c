@@ -125,12 +125,7 @@ static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g
     cucore_binary_destroy(bin);
     return -1;
   }
-  cucore_kernel_resources r = CUCORE_KERNEL_RESOURCES_INIT;
-  r.registers = k->registers;
-  r.static_shared_bytes = k->static_shared_bytes;
-  r.max_threads_per_block = k->max_threads_per_block > 0 ? k->max_threads_per_block : 0;
-  r.barriers = k->barriers > 0 ? k->barriers : -1;
-  g->res = r;
+  cucore_kernel_info_get_resources(k, &g->res);
   g->local_bytes = k->local_bytes > 0 ? k->local_bytes : 0;
   cucore_binary_destroy(bin);
   return 0;
