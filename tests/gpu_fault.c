@@ -72,83 +72,98 @@ static void second_device_after_the_fault(void) {
   store_works_on(1);
 }
 
-static void illegal_address_is_reported(void **state) {
-  (void)state;
-  cucore_device *dev = NULL;
-  assert_ok(cucore_device_open(0, &dev));
-  cucore_stream *s = NULL;
-  assert_ok(cucore_stream_default(dev, &s));
-  cucore_object *obj =
-      gpu_compile("extern \"C\" __global__ void bad(int *p) { p[threadIdx.x] = 1; }\n",
-                  CUCORE_CODE_CUBIN, NULL, NULL);
-  cucore_kernel *k = gpu_kernel(obj, "bad");
+/* What the fault test holds across its steps: the faulted kernel and its arguments, a correct
+ * kernel and memory made before the fault, the launch configuration. */
+typedef struct faulted {
+  cucore_device *dev;
+  cucore_stream *s;
+  cucore_object *obj, *other;
+  cucore_kernel *k, *good;
+  cucore_args *a, *ga;
+  cucore_devptr pre;
+  cucore_launch_config c;
+} faulted;
+
+/* A kernel that stores through address 0x10: the fault reported as such on the next sync. */
+static void make_the_fault(faulted *f) {
+  assert_ok(cucore_device_open(0, &f->dev));
+  assert_ok(cucore_stream_default(f->dev, &f->s));
+  f->obj = gpu_compile("extern \"C\" __global__ void bad(int *p) { p[threadIdx.x] = 1; }\n",
+                       CUCORE_CODE_CUBIN, NULL, NULL);
+  f->k = gpu_kernel(f->obj, "bad");
   /* Made before the fault, used after it. */
-  cucore_object *other = gpu_compile(store_src, CUCORE_CODE_CUBIN, NULL, NULL);
-  cucore_kernel *good = gpu_kernel(other, "store");
-  cucore_devptr pre = 0;
-  assert_ok(cucore_mem_alloc(dev, 64, &pre));
-  cucore_args *a = NULL;
-  assert_ok(cucore_args_create(k, &a));
-  assert_ok(cucore_args_push_u64(a, 0x10)); /* an address nothing is mapped at */
-  cucore_launch_config c = {{1, 1, 1}, {32, 1, 1}, 0, s, 0, {{0}}};
-  assert_ok(cucore_launch(k, &c, a));
-  cucore_status st = cucore_stream_synchronize(s);
+  f->other = gpu_compile(store_src, CUCORE_CODE_CUBIN, NULL, NULL);
+  f->good = gpu_kernel(f->other, "store");
+  assert_ok(cucore_mem_alloc(f->dev, 64, &f->pre));
+  assert_ok(cucore_args_create(f->k, &f->a));
+  assert_ok(cucore_args_push_u64(f->a, 0x10)); /* an address nothing is mapped at */
+  f->c = (cucore_launch_config){{1, 1, 1}, {32, 1, 1}, 0, f->s, 0, {{0}}};
+  assert_ok(cucore_launch(f->k, &f->c, f->a));
+  cucore_status st = cucore_stream_synchronize(f->s);
   assert_int_equal(CUCORE_CODE(st), CUCORE_KERNEL_FAULT);
   assert_int_equal(cucore_status_source(st), CUCORE_SOURCE_DRIVER);
   print_message("fault: %s\n", cucore_last_error());
   assert_contains(cucore_last_error(), "CUDA_ERROR_ILLEGAL_ADDRESS");
   assert_contains(cucore_last_error(), "unusable");
+}
 
-  /* Every later call that reaches the GPU fails cleanly, with the same clear message. */
+/* Memory, streams and launches after the fault fail cleanly, with the same clear message. */
+static void memory_streams_and_launches_fail(faulted *f) {
   cucore_devptr p = 0;
-  later_call_fails("cucore_mem_alloc", cucore_mem_alloc(dev, 16, &p));
+  later_call_fails("cucore_mem_alloc", cucore_mem_alloc(f->dev, 16, &p));
   assert_true(p == 0);
-  later_call_fails("cucore_stream_synchronize (again)", cucore_stream_synchronize(s));
+  later_call_fails("cucore_stream_synchronize (again)", cucore_stream_synchronize(f->s));
   cucore_stream *s2 = NULL;
-  st = cucore_stream_create(dev, 0, 0, &s2);
+  cucore_status st = cucore_stream_create(f->dev, 0, 0, &s2);
   if (st == CUCORE_OK) {
     /* The driver may hand out a stream; work on it fails. */
     later_call_fails("a launch on a stream made after the fault",
-                     cucore_launch(k,
+                     cucore_launch(f->k,
                                    &(cucore_launch_config){{1, 1, 1}, {32, 1, 1}, 0, s2, 0, {{0}}},
-                                   a));
+                                   f->a));
     cucore_stream_destroy(s2);
   } else {
     later_call_fails("cucore_stream_create", st);
   }
-  cucore_args *ga = NULL;
-  assert_ok(cucore_args_create(good, &ga));
-  assert_ok(cucore_args_push_ptr(ga, pre));
-  assert_ok(cucore_args_push_i32(ga, 1));
-  st = cucore_launch(good, &c, ga);
-  if (st == CUCORE_OK) st = cucore_stream_synchronize(s);
+  assert_ok(cucore_args_create(f->good, &f->ga));
+  assert_ok(cucore_args_push_ptr(f->ga, f->pre));
+  assert_ok(cucore_args_push_i32(f->ga, 1));
+  st = cucore_launch(f->good, &f->c, f->ga);
+  if (st == CUCORE_OK) st = cucore_stream_synchronize(f->s);
   later_call_fails("a launch of another, correct kernel", st);
   int host[4] = {0};
   later_call_fails("cucore_memcpy_htod into memory allocated before the fault",
-                   cucore_memcpy_htod(dev, pre, host, sizeof host, NULL));
+                   cucore_memcpy_htod(f->dev, f->pre, host, sizeof host, NULL));
+}
+
+/* Events after the fault fail (or cannot be made). */
+static void events_fail(faulted *f) {
   cucore_event *ev = NULL;
-  st = cucore_event_create(dev, 0, &ev);
+  cucore_status st = cucore_event_create(f->dev, 0, &ev);
   if (st == CUCORE_OK) {
-    st = cucore_event_record(ev, s);
+    st = cucore_event_record(ev, f->s);
     if (st == CUCORE_OK) st = cucore_event_synchronize(ev);
     later_call_fails("an event recorded and waited for", st);
     cucore_event_destroy(ev);
   } else {
     later_call_fails("cucore_event_create", st);
   }
-  /* Code compiled after the fault compiles (NVRTC needs no GPU) but does not load. */
+}
+
+/* Code compiled after the fault compiles (NVRTC needs no GPU) but does not load. */
+static void code_compiled_later_does_not_run(faulted *f) {
   cucore_object *late = gpu_compile(store_src, CUCORE_CODE_CUBIN, NULL, NULL);
   cucore_kernel *late_k = NULL;
-  st = cucore_object_get_kernel(late, "store", &late_k);
+  cucore_status st = cucore_object_get_kernel(late, "store", &late_k);
   if (st == CUCORE_OK) {
     /* A library is not tied to a context (and loads lazily): the handle may come; using it
      * on the device may not. */
     cucore_args *la = NULL;
     assert_ok(cucore_args_create(late_k, &la));
-    assert_ok(cucore_args_push_ptr(la, pre));
+    assert_ok(cucore_args_push_ptr(la, f->pre));
     assert_ok(cucore_args_push_i32(la, 1));
-    st = cucore_launch(late_k, &c, la);
-    if (st == CUCORE_OK) st = cucore_stream_synchronize(s);
+    st = cucore_launch(late_k, &f->c, la);
+    if (st == CUCORE_OK) st = cucore_stream_synchronize(f->s);
     cucore_args_destroy(la);
     later_call_fails("a launch of code loaded after the fault", st);
   } else {
@@ -156,23 +171,41 @@ static void illegal_address_is_reported(void **state) {
   }
   cucore_kernel_destroy(late_k);
   cucore_object_destroy(late);
-  /* A query the driver answers on the host may still answer; the answer must be sound. */
+}
+
+/* A query the driver answers on the host may still answer; the answer must be sound. */
+static void host_queries_stay_sound(faulted *f) {
   int blocks = -1;
-  st = cucore_occupancy_max_active_blocks(good, &c, 0, &blocks);
+  cucore_status st = cucore_occupancy_max_active_blocks(f->good, &f->c, 0, &blocks);
   if (st == CUCORE_OK) {
     print_message("after the fault, occupancy (a host-side query) still answers %d\n", blocks);
     assert_true(blocks >= 1 && blocks <= 64);
   } else {
     later_call_fails("cucore_occupancy_max_active_blocks", st);
   }
-  cucore_mem_free(dev, pre); /* may fail too; the record is released either way */
-  cucore_args_destroy(ga);
-  cucore_args_destroy(a);
-  cucore_kernel_destroy(good);
-  cucore_kernel_destroy(k);
-  cucore_object_destroy(other);
-  cucore_object_destroy(obj);
-  cucore_device_close(dev);
+}
+
+static void release(faulted *f) {
+  cucore_mem_free(f->dev, f->pre); /* may fail too; the record is released either way */
+  cucore_args_destroy(f->ga);
+  cucore_args_destroy(f->a);
+  cucore_kernel_destroy(f->good);
+  cucore_kernel_destroy(f->k);
+  cucore_object_destroy(f->other);
+  cucore_object_destroy(f->obj);
+  cucore_device_close(f->dev);
+}
+
+static void illegal_address_is_reported(void **state) {
+  (void)state;
+  faulted f;
+  memset(&f, 0, sizeof f);
+  make_the_fault(&f);
+  memory_streams_and_launches_fail(&f);
+  events_fail(&f);
+  code_compiled_later_does_not_run(&f);
+  host_queries_stay_sound(&f);
+  release(&f);
   second_device_after_the_fault();
 }
 
