@@ -4834,8 +4834,8 @@ typedef struct cucore_tune_timing_options {
                          of the buffers) cycled launch by launch with `args`, so the data a
                          sample reads is past L2 without a flush; NULL: `args` only */
   int nrotate;                /**< how many sets `rotate` holds (0..1000) */
-  int observe_clock;          /**< 1: the SM clock read through NVML (cucore_system_get_device_info)
-                         after a sample, at most every 10 ms; when the clocks are held down
+  int observe_clock;          /**< 1: the SM clock read through NVML (cucore_system_get_clock)
+                         between samples, at most every 10 ms; when the clocks are held down
                          (CUCORE_CLOCK_REASONS_THROTTLE) the samples since the previous
                          reading are discarded */
   cucore_devptr flush_buffer; /**< device memory of at least 2 x l2_bytes, the caller's, kept
@@ -4883,10 +4883,12 @@ typedef struct cucore_tune_timing {
   int more_samples;           /**< samples taken because opt->more asked for them */
 } cucore_tune_timing;
 
-/** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, warm-up
- * by time, then samples between two events (each after an L2 flush of 2 x opt->l2_bytes when
- * set, outside the events) until cucore_tune_screen_done says so. Needs a GPU. `opt` NULL
- * means the defaults. A failed launch ends the call with its status (the tune records it).
+/** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, the
+ * launch mode from the least of 3 lone launches, warm-up by time, then samples between two
+ * events each (after an L2 flush of 2 x opt->l2_bytes when set, outside the events), up to 16
+ * queued ahead of the host, until cucore_tune_screen_done says so (and opt->more asks no
+ * more). Needs a GPU. `opt` NULL means the defaults. Not for two threads on one stream. A
+ * failed launch ends the call with its status (the tune records it).
  * @retval CUCORE_INVALID_ARGUMENT options out of range (named). */
 CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_config *cfg,
                                                  cucore_args *args,

@@ -92,8 +92,8 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   /* The estimate (not a sample): the least of 3 lone launches, so one slow start does not
    * pick the mode (a 5 us kernel once measured over 10 us alone). */
   if (st == CUCORE_OK) st = cc_meas_samples(m, 1, 3, dropped);
-  one = dropped[0] < dropped[1] ? dropped[0] : dropped[1];
-  one = dropped[2] < one ? dropped[2] : one;
+  one = dropped[0];
+  for (int i = 1; i < 3; i++) one = dropped[i] < one ? dropped[i] : one;
   out->launches += 3;
   choose_mode(o, one, out);
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
