@@ -9,7 +9,6 @@
 #include "tune/compare.h"
 #include "tune/run.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
