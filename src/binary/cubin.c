@@ -651,7 +651,7 @@ static cucore_status add_global(parse_ctx *c, uint32_t i, const uint8_t *sym) {
     initialized = 1;
   else if (strcmp(sec->name, ".nv.global") != 0)
     return CUCORE_OK;
-  const char *name;
+  const char *name = ""; /* set by symbol_name; gcc -O3 cannot tell */
   cucore_status st = symbol_name(c, i, sym, &name);
   if (st != CUCORE_OK) return st;
   if (!name[0]) return CUCORE_OK; /* an anonymous object: nothing to look up by name */
@@ -689,7 +689,7 @@ static cucore_status add_global(parse_ctx *c, uint32_t i, const uint8_t *sym) {
 /* Records kernel entry symbol `i` as the next kernel. */
 static cucore_status add_kernel(parse_ctx *c, uint32_t i, const uint8_t *sym) {
   size_t n = c->elf->size;
-  const char *name;
+  const char *name = ""; /* set by symbol_name */
   cucore_status st = symbol_name(c, i, sym, &name);
   if (st != CUCORE_OK) return st;
   if (!name[0])
