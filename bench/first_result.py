@@ -44,7 +44,13 @@ dev = cc.Device(); dev.set_current(); s = dev.create_stream()
 arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
 k = cc.Program(src, code_type="c++", options=cc.ProgramOptions(arch=arch)).compile("cubin").get_kernel("saxpy")
 x, y = np.ones(n, np.float32), np.full(n, 2, np.float32)
-dx, dy = dev.allocate(4 * n), dev.allocate(4 * n)
+def alloc(size):  # cuda.core 0.3+ asks for the stream the allocation is ordered on
+    try:
+        return dev.allocate(size, stream=s)
+    except TypeError:
+        return dev.allocate(size)
+dx, dy = alloc(4 * n), alloc(4 * n)
+s.sync()
 px, py = int(dx.handle), int(dy.handle)
 drv.cuMemcpyHtoD(px, x.ctypes.data, 4 * n); drv.cuMemcpyHtoD(py, y.ctypes.data, 4 * n)
 cc.launch(s, cc.LaunchConfig(grid=n // 256, block=256), k, np.float32(2), px, py, np.int32(n))
@@ -125,12 +131,21 @@ def run(a, cucore, raw, work):
         "cold": cold,
         "warm": lambda: wall([cucore, "run", cu] + args, warm_env),
         "cubin": lambda: wall([cucore, "run", cubin] + args, warm_env),
-        # A diagnostic of the .cubin run (no target): the context made after the code is read
-        # (CUCORE_RUN_SERIAL). (A run of one launch loads no NVML since the round that measured
-        # it costing ~14 ms on two H200s: 592 -> 578 ms.)
-        "cubin_serial": lambda: wall([cucore, "run", cubin] + args,
-                                     dict(warm_env, CUCORE_RUN_SERIAL="1")),
+        # Diagnostics (no target). The .cubin run with its context made on a thread beside the
+        # code's load (CUCORE_RUN_EARLY; a .cubin run is serial since the fifth round). The
+        # .cubin run with the driver's own number of hardware work queues
+        # (CUCORE_RUN_DRIVER_QUEUES; a run asks for 1 since the fifth round; an explicit
+        # CUDA_DEVICE_MAX_CONNECTIONS=8 measured slower still, 1.15x raw). The raw program
+        # with 1 queue: what it gains from the same setting. `cucore devices` without NVML. (A run of one launch loads no NVML since the round that measured it
+        # costing ~14 ms on two H200s: 592 -> 578 ms.)
+        "cubin_early": lambda: wall([cucore, "run", cubin] + args,
+                                    dict(warm_env, CUCORE_RUN_EARLY="1")),
+        "cubin_driver_queues": lambda: wall([cucore, "run", cubin] + args,
+                                            dict(warm_env, CUCORE_RUN_DRIVER_QUEUES="1")),
+        "raw_1_queue": lambda: wall([raw], dict(base, CUDA_DEVICE_MAX_CONNECTIONS="1")),
         "devices": lambda: wall([cucore, "devices"]),
+        "devices_no_nvml": lambda: wall([cucore, "devices"],
+                                        dict(base, CUCORE_LIBNVML="/nonexistent/libnvidia-ml.so.1")),
         "version": lambda: wall([cucore, "version"]),
     }
     for name, code in (("cuda.core", CUDA_CORE), ("CuPy", CUPY)):
@@ -159,11 +174,16 @@ def run(a, cucore, raw, work):
             if t is None:
                 sys.exit(f"first_result: {name} failed:\n{p.stderr}")
             got[name] = t
-            if name == "raw":
+            if name in ("raw", "raw_1_queue"):
                 f = p.stdout.split()
-                raw_init.append(float(f[f.index("cuinit_context_ms") + 1]) / 1e3)
+                init = float(f[f.index("cuinit_context_ms") + 1])
+                if name == "raw":
+                    raw_init.append(init / 1e3)
+                else:
+                    outside.setdefault("raw_1_queue's in-process cuInit + context", []).append(init)
                 outside.setdefault(name, []).append(t * 1e3 - float(f[f.index("total_ms") + 1]))
-            elif name in ("cold", "warm", "cubin", "cubin_serial"):
+            elif name in ("cold", "warm", "cubin", "cubin_early",
+                          "cubin_driver_queues"):
                 ph_all = json.loads(p.stdout).get("phases", {})
                 for ph, v in ph_all.items():
                     phases.setdefault((name, ph), []).append(v["ms"])
@@ -197,8 +217,11 @@ def report(a, times, ratios, raw_init, phases, outside):
         if k in med:
             print(f"{k:<30}: {med[k]:8.1f} ms, {statistics.median(ratios[k]):.3f}x raw, "
                   f"cucore cold is {med['cold'] / med[k]:.3f}x {k}")
-    for k in ("cubin_serial",):
+    for k in ("cubin_early", "cubin_driver_queues", "raw_1_queue",
+              "devices_no_nvml"):
         print(f"diagnostic {k:<19}: {med[k]:8.1f} ms, {statistics.median(ratios[k]):.3f}x raw")
+    print(f"  (cucore's .cubin run against the raw program given 1 queue as well: "
+          f"{statistics.median(a / b for a, b in zip(times['cubin'], times['raw_1_queue'])):.3f}x)")
     print("outside main (exec, the loader, the exit: wall minus the in-process time; the")
     print("process start is known to a 10 ms clock tick), median ms:")
     for k, xs in outside.items():

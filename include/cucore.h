@@ -4107,6 +4107,17 @@ CUCORE_API cucore_status cucore_system_get_clock(int ordinal, int *sm_clock_mhz,
  * @retval CUCORE_NOT_FOUND no GPU has that UUID.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
 CUCORE_API cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore_system_info *out);
+/** The number of GPUs NVML lists (every GPU of the machine, whatever CUDA_VISIBLE_DEVICES says),
+ * needing no CUDA driver call: with cucore_system_get_info_by_index, a program reads every
+ * GPU's facts on a thread of its own while cuInit runs, and matches them to its devices by
+ * UUID afterwards (`cucore devices` does).
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or cannot count. */
+CUCORE_API cucore_status cucore_system_get_count(int *count);
+/** Every fact of NVML's GPU `index` (0 .. cucore_system_get_count - 1, NVML's order); `ordinal`
+ * is the cucore device at its PCI bus id when the driver is started and lists it, else -1.
+ * @retval CUCORE_INVALID_ARGUMENT no such index.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
+CUCORE_API cucore_status cucore_system_get_info_by_index(int index, cucore_system_info *out);
 /** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
  * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).
  * @retval CUCORE_INVALID_ARGUMENT buf is NULL or cap is 0. */

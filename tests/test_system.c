@@ -89,6 +89,23 @@ static void facts_by_uuid(void **state) {
   assert_status(cucore_system_get_info_by_uuid(NULL, &s), CUCORE_INVALID_ARGUMENT);
 }
 
+/* NVML's own list, read without the driver (cucore devices reads it beside cuInit). */
+static void facts_by_index(void **state) {
+  (void)state;
+  int n = -1;
+  assert_ok(cucore_system_get_count(&n));
+  assert_int_equal(n, 1);
+  cucore_system_info s;
+  assert_ok(cucore_system_get_info_by_index(0, &s));
+  check_fake_gpu(&s); /* the driver is started by the earlier tests: the ordinal is found */
+  assert_status(cucore_system_get_info_by_index(1, &s), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "NVML lists 1 GPU, so index 1 does not exist");
+  assert_int_equal(s.sm_clock_mhz, -1); /* cleared on failure */
+  assert_status(cucore_system_get_info_by_index(-1, &s), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_system_get_info_by_index(0, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_system_get_count(NULL), CUCORE_INVALID_ARGUMENT);
+}
+
 static void reason_names(void **state) {
   (void)state;
   char buf[128];
@@ -111,10 +128,11 @@ static void reason_names(void **state) {
  * `want` in the message. */
 static int unusable_child(const char *var, const char *value, const char *want) {
   setenv(var, value, 1);
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     cucore_system_info s;
     int mhz = 0;
-    cucore_status st = i == 2   ? cucore_system_get_clock(0, &mhz, NULL)
+    cucore_status st = i == 3   ? cucore_system_get_info_by_index(0, &s)
+                       : i == 2 ? cucore_system_get_clock(0, &mhz, NULL)
                        : i == 1 ? cucore_system_get_info_by_uuid(fake_uuid, &s)
                                 : cucore_system_get_device_info(0, &s);
     if (st != CUCORE_NOT_SUPPORTED || !strstr(cucore_last_error(), want)) {
@@ -151,16 +169,44 @@ static void nvml_that_does_not_start_is_not_supported(void **state) {
            "Not Loaded)");
 }
 
+/* A fresh process: NVML's GPU by index loads no driver (its ordinal is -1 until one is). */
+static int by_index_child(void) {
+  cucore_system_info s;
+  if (cucore_system_get_info_by_index(0, &s) != CUCORE_OK || s.ordinal != -1 ||
+      s.sm_clock_mhz != 1755)
+    return 1;
+  cucore_phase_time t[CUCORE_PHASE_COUNT];
+  if (cucore_phase_get_times(t) != CUCORE_OK || t[CUCORE_PHASE_LOAD_LIBCUDA].count != 0) return 2;
+  int n = 0;
+  if (cucore_device_get_count(&n) != CUCORE_OK || n != 1) return 3;
+  if (cucore_system_get_info_by_index(0, &s) != CUCORE_OK || s.ordinal != 0) return 4;
+  return 0;
+}
+
+static void by_index_needs_no_driver(void **state) {
+  (void)state;
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(by_index_child());
+  int ws = 0;
+  assert_int_equal(waitpid(pid, &ws, 0), pid);
+  assert_true(WIFEXITED(ws));
+  assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   setenv("CUCORE_LIBNVML", CUCORE_FAKE_NVML_PATH, 1);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(by_index_needs_no_driver),
       /* the children first: this process has not loaded NVML yet */
       cmocka_unit_test(nvml_absent_is_not_supported),
       cmocka_unit_test(nvml_that_does_not_start_is_not_supported),
       cmocka_unit_test(facts_of_a_device),
       cmocka_unit_test(clock_alone),
       cmocka_unit_test(facts_by_uuid),
+      cmocka_unit_test(facts_by_index),
       cmocka_unit_test(reason_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

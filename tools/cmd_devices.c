@@ -263,7 +263,7 @@ int cmd_devices(int argc, char **argv) {
   cli_parse parse = {"devices", cmd_devices_opts, &line, NULL, NULL, 0, 0, NULL};
   int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
-  system_facts_start(); /* NVML beside cuInit; the queries below wait for it */
+  system_facts_start_all(); /* NVML and its queries beside cuInit; the output waits for it */
   rc = list_devices(line.json, line.pools);
   system_facts_join();
   return rc;
@@ -315,7 +315,7 @@ static int list_devices(int json, int with_pools) {
     for (int i = 0; i < count; i++) {
       device_json(&j, &props[i]);
       pool_json(&j, &props[i], &pools[i]);
-      system_facts_json(&j, i);
+      system_facts_json(&j, i, props[i].uuid);
       json_end_object(&j);
     }
     json_end_array(&j);
@@ -327,7 +327,7 @@ static int list_devices(int json, int with_pools) {
     for (int i = 0; i < count; i++) {
       device_text(&props[i]);
       pool_text(&props[i], &pools[i]);
-      system_facts_text(i);
+      system_facts_text(i, props[i].uuid);
       printf("\n");
     }
     printf("toolkit libraries:\n");

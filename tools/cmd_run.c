@@ -354,6 +354,14 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
   return 0;
 }
 
+/* 1 when `file` is compiled by the run (CUDA C++ or NVVM IR), or JIT-compiled by the driver
+ * as it loads (PTX, and code cucore_object_from_file tells by its bytes); 0 for a cubin or a
+ * fatbin, which load as they are. */
+static int run_compiles(const char *file) {
+  const char *dot = strrchr(file, '.');
+  return !dot || (strcmp(dot, ".cubin") != 0 && strcmp(dot, ".fatbin") != 0);
+}
+
 /* Compiles a .cu (registering the kernel's and the globals' names) or loads the file. */
 static int load_code(cli_source *src, run_opts *o, cucore_object **obj) {
   const char *dot = strrchr(o->file, '.');
@@ -443,7 +451,8 @@ static int run_body(cli_source *src, int argc, char **argv, run_opts *o) {
   free(l.expects.v);
   if (!rc) rc = check_before_work(o);
   if (rc) return rc;
-  run_early_start(o->device, run_is_timed(o)); /* the context (NVML), beside the compile */
+  o->connections = run_limit_connections(); /* one work queue: before cuInit and any thread */
+  run_early_start(o->device, run_is_timed(o), run_compiles(o->file)); /* beside the compile */
 
   /* 1. The code and the kernel -- offline when there is no GPU. */
   cucore_object *obj = NULL;

@@ -194,6 +194,7 @@ typedef struct run_opts {
   int no_pool;     /* --no-pool: cucore_mem_alloc (the default; overrides --pool) */
   int pool;        /* --pool: the stream-ordered pool on the run's stream */
   int timings;     /* --timings: the phase table on stderr at the end */
+  int connections; /* CUDA_DEVICE_MAX_CONNECTIONS in effect (run_limit_connections), -1 other */
 } run_opts;
 
 /* Keeps "&NAME" in o->exprs (the last entry). Returns 0 or -1 (out of memory). */
@@ -309,12 +310,16 @@ typedef struct run_timing {
 /* Runs the kernel on the GPU as the options say and fills the results (buffers' host data,
  * read globals, timing). Returns 0 or an exit code after printing the reason. */
 int run_on_device(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timing *t);
-/* cuInit and device `ordinal`'s primary context on a thread of its own, beside the compile
- * (run_early.c; CUCORE_RUN_SERIAL=1 in the environment turns it off, for comparisons), and
- * with `nvml`, NVML's load on another. run_early_join waits for the context's thread (before
- * the GPU part), run_early_end for both (before the command returns); a second start or a
- * join without a start does nothing. */
-void run_early_start(int ordinal, int nvml);
+/* cuInit and device `ordinal`'s primary context on a thread of its own, beside the compile,
+ * when the run `compiles` (run_early.c; CUCORE_RUN_SERIAL=1 in the environment turns it off,
+ * CUCORE_RUN_EARLY=1 on for code that is not compiled, for comparisons), and with `nvml`,
+ * NVML's load on another. run_early_join waits for the context's thread (before the GPU
+ * part), run_early_end for both (before the command returns); a second start or a join
+ * without a start does nothing. */
+void run_early_start(int ordinal, int nvml, int compiles);
+/* Sets CUDA_DEVICE_MAX_CONNECTIONS=1 unless the environment names it; call before any thread
+ * starts. Returns the number in effect, -1 when the user's value is not one (1..32). */
+int run_limit_connections(void);
 /* 1 when the run times launches apart from the first (--warmup, --repeat > 1, --graph):
  * only then is the SM clock read (NVML's start cost a first result ~14 ms on two H200s). */
 int run_is_timed(const run_opts *o);

@@ -10,7 +10,13 @@
  * NVML (system_facts.c) starts loading on its own thread at the same time when the run is
  * timed (run_is_timed); a run of one launch records no SM clock and loads no NVML: NVML's
  * start beside cuInit made a first result ~14 ms slower on two H200s (592 -> 578 ms for
- * `cucore run saxpy.cubin` without it, bench/first_result.py's diagnostic). */
+ * `cucore run saxpy.cubin` without it, bench/first_result.py's diagnostic).
+ * A cubin or fatbin has nothing to compile beside the context, and the run is serial: in
+ * three H100 rounds the `.cubin` run with the thread was 1, 15 and 11 ms slower than without
+ * (CUCORE_RUN_EARLY=1 starts it anyway, for the bench's comparison).
+ * A run makes the context with one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1, unless
+ * the environment names a number): it launches into one stream, and the driver's default of
+ * 8 queues made the context ~50 ms slower to create and to tear down on an H100. */
 #include "run.h"
 #include "system_facts.h"
 
@@ -30,11 +36,24 @@ static void *open_early(void *unused) {
   return NULL;
 }
 
+int run_limit_connections(void) {
+  const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  if ((!v || !*v) && getenv("CUCORE_RUN_DRIVER_QUEUES")) return -1; /* for comparisons */
+  if (!v || !*v) {
+    (void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1); /* before any thread or driver call */
+    v = "1";
+  }
+  char *end;
+  long n = strtol(v, &end, 10);
+  return *end || n < 1 || n > 32 ? -1 : (int)n;
+}
+
 int run_is_timed(const run_opts *o) { return o->warmup > 0 || o->repeat > 1 || o->graph > 0; }
 
-void run_early_start(int ordinal, int nvml) {
+void run_early_start(int ordinal, int nvml, int compiles) {
   if (nvml) system_facts_start(); /* NVML for the SM clock recorded beside the timing */
   if (early_started || getenv("CUCORE_RUN_SERIAL")) return;
+  if (!compiles && !getenv("CUCORE_RUN_EARLY")) return;
   early_ordinal = ordinal;
   early_started = pthread_create(&early, NULL, open_early, NULL) == 0;
 }

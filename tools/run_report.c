@@ -322,6 +322,10 @@ static void json_launch(const run_opts *o, const run_timing *t, const char *symb
   json_int(j, "timed_launches", t->timed);
   json_double(j, "ms_per_launch", t->launch_ms);
   json_str(j, "allocator", t->pool ? "pool" : "cuMemAlloc");
+  if (o->connections > 0)
+    json_int(j, "max_connections", o->connections);
+  else
+    json_str(j, "max_connections", NULL);
   json_stats(j, "time_ms", &t->stats);
   json_bool(j, "l2_flushed", t->flushed_l2);
   clock_json(j, t);

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 /* "1755 MHz" or "unknown". */
 static const char *mhz(char *buf, size_t n, int v) {
@@ -22,9 +23,25 @@ static const char *watts(char *buf, size_t n, int mw) {
   return buf;
 }
 
-void system_facts_text(int ordinal) {
+#define PREFETCH_MAX 64
+static cucore_system_info prefetched[PREFETCH_MAX]; /* system_facts_start_all's thread */
+static int nprefetched;
+
+/* Device `ordinal`'s facts: the prefetched ones of its UUID, else asked now. */
+static cucore_status facts_of(int ordinal, const char *uuid, cucore_system_info *s) {
+  system_facts_join();
+  for (int i = 0; uuid && uuid[0] && i < nprefetched; i++)
+    if (strncmp(prefetched[i].uuid, "GPU-", 4) == 0 && strcmp(prefetched[i].uuid + 4, uuid) == 0) {
+      *s = prefetched[i];
+      s->ordinal = ordinal;
+      return CUCORE_OK;
+    }
+  return cucore_system_get_device_info(ordinal, s);
+}
+
+void system_facts_text(int ordinal, const char *uuid) {
   cucore_system_info s;
-  if (cucore_system_get_device_info(ordinal, &s) != CUCORE_OK) {
+  if (facts_of(ordinal, uuid, &s) != CUCORE_OK) {
     printf("  live state           unknown: %s\n", cucore_last_error());
     return;
   }
@@ -58,10 +75,10 @@ static void known(json_out *j, const char *key, long long v) {
     json_int(j, key, v);
 }
 
-void system_facts_json(json_out *j, int ordinal) {
+void system_facts_json(json_out *j, int ordinal, const char *uuid) {
   cucore_system_info s;
   json_begin_object(j, "system");
-  if (cucore_system_get_device_info(ordinal, &s) != CUCORE_OK) {
+  if (facts_of(ordinal, uuid, &s) != CUCORE_OK) {
     json_bool(j, "available", 0);
     json_str(j, "error", cucore_last_error());
     json_end_object(j);
@@ -103,15 +120,23 @@ void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reas
 static pthread_t loader;
 static int loader_started;
 
-static void *load_nvml(void *unused) {
-  (void)unused;
-  (void)cucore_system_load(); /* a failure is said by the query that needs NVML */
+static void *load_nvml(void *read_all) {
+  /* A failure is said by the query that needs NVML (facts_of asks again). */
+  if (cucore_system_load() != CUCORE_OK || !read_all) return NULL;
+  int n = 0;
+  if (cucore_system_get_count(&n) != CUCORE_OK) return NULL;
+  for (int i = 0; i < n && nprefetched < PREFETCH_MAX; i++)
+    if (cucore_system_get_info_by_index(i, &prefetched[nprefetched]) == CUCORE_OK) nprefetched++;
   return NULL;
 }
 
-void system_facts_start(void) {
-  if (!loader_started) loader_started = pthread_create(&loader, NULL, load_nvml, NULL) == 0;
+static void start(int read_all) {
+  if (!loader_started)
+    loader_started = pthread_create(&loader, NULL, load_nvml, read_all ? &loader : NULL) == 0;
 }
+
+void system_facts_start(void) { start(0); }
+void system_facts_start_all(void) { start(1); }
 
 void system_facts_join(void) {
   if (loader_started) pthread_join(loader, NULL);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,16 +163,19 @@ static void open_and_init(void) {
   init_driver();
 }
 
+static atomic_int load_done; /* load_driver returned (cc_driver_ready_now) */
+
 /* The library's load, then cuInit, each timed as its phase. */
 static void load_driver(void) {
   int64_t t0 = cc_phase_clock();
   open_and_init();
-  if (!init_t0) {
+  if (!init_t0)
     cc_phase_done(CUCORE_PHASE_LOAD_LIBCUDA, t0);
-    return;
+  else {
+    cc_phase_span(CUCORE_PHASE_LOAD_LIBCUDA, t0, init_t0);
+    cc_phase_done(CUCORE_PHASE_CUINIT, init_t0);
   }
-  cc_phase_span(CUCORE_PHASE_LOAD_LIBCUDA, t0, init_t0);
-  cc_phase_done(CUCORE_PHASE_CUINIT, init_t0);
+  atomic_store_explicit(&load_done, 1, memory_order_release);
 }
 
 cucore_status cc_driver_load(void) {
@@ -195,6 +199,11 @@ cucore_status cc_driver_need_device(void) {
 int cc_driver_ready(void) {
   pthread_once(&load_once, load_driver);
   return load_status == CUCORE_OK && cc_drv.device_count > 0;
+}
+
+int cc_driver_ready_now(void) {
+  return atomic_load_explicit(&load_done, memory_order_acquire) && load_status == CUCORE_OK &&
+         cc_drv.device_count > 0;
 }
 
 int cc_driver_symbol_version(const char *symbol) {

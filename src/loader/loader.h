@@ -46,6 +46,8 @@ cucore_status cc_driver_need_device(void);
 /* 1 when the driver loads and sees a GPU; records no failure (for optional questions, such as
  * asking the driver about a pointer when one can). */
 int cc_driver_ready(void);
+/* The same without loading: 0 while the driver's load (another thread's cuInit) is not over. */
+int cc_driver_ready_now(void);
 /* Fails with CUCORE_DRIVER_TOO_OLD naming `symbol` and the version it needs when an optional
  * driver entry point is missing. */
 cucore_status cc_driver_require(const void *fn, const char *symbol, int version_needed);

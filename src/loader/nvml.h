@@ -42,6 +42,8 @@ typedef struct cc_nvml_utilization { /* nvmlUtilization_t */
   X(by_pci, "nvmlDeviceGetHandleByPciBusId_v2", 1, cc_nvml_return,                                 \
     (const char *, cc_nvml_device *))                                                              \
   X(by_uuid, "nvmlDeviceGetHandleByUUID", 1, cc_nvml_return, (const char *, cc_nvml_device *))     \
+  X(count, "nvmlDeviceGetCount_v2", 0, cc_nvml_return, (unsigned *))                               \
+  X(by_index, "nvmlDeviceGetHandleByIndex_v2", 0, cc_nvml_return, (unsigned, cc_nvml_device *))    \
   X(uuid, "nvmlDeviceGetUUID", 1, cc_nvml_return, (cc_nvml_device, char *, unsigned))              \
   X(name, "nvmlDeviceGetName", 0, cc_nvml_return, (cc_nvml_device, char *, unsigned))              \
   X(clock, "nvmlDeviceGetClockInfo", 0, cc_nvml_return, (cc_nvml_device, int, unsigned *))         \

@@ -7,6 +7,7 @@
 #include "loader/nvml.h"
 #include "runtime/runtime.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -189,10 +190,14 @@ cucore_status cucore_system_get_clock(int ordinal, int *sm_clock_mhz, long long 
   return CUCORE_OK;
 }
 
-/* The cucore ordinal of the GPU at NVML PCI bus id `bus` (-1 when none, or no driver). */
-static int ordinal_of_bus(const char *bus) {
+/* The cucore ordinal of the GPU at NVML PCI bus id `bus` (-1 when none, or no driver). With
+ * `may_load` 0 the driver is asked only when its load is over (no wait for another thread's
+ * cuInit). */
+static int ordinal_of_bus(const char *bus, int may_load) {
   unsigned dom = 0, b = 0, dev = 0;
-  if (!bus[0] || !cc_driver_ready() || sscanf(bus, "%x:%x:%x", &dom, &b, &dev) != 3) return -1;
+  if (!bus[0] || !(may_load ? cc_driver_ready() : cc_driver_ready_now()) ||
+      sscanf(bus, "%x:%x:%x", &dom, &b, &dev) != 3)
+    return -1;
   for (int i = 0; i < cc_drv.device_count; i++) {
     CUdevice d;
     char mine[64];
@@ -225,7 +230,44 @@ cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore_system_inf
                         "nvmlDeviceGetHandleByUUID", "no GPU has the UUID `%s`", shown);
   }
   read_all(h, out);
-  out->ordinal = ordinal_of_bus(out->pci_bus_id);
+  out->ordinal = ordinal_of_bus(out->pci_bus_id, 1);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_system_get_count(int *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_system_get_count", "count");
+  *count = 0;
+  cucore_status st = cc_nvml_load();
+  if (st != CUCORE_OK) return st;
+  if (!cc_nvml_fn.count)
+    return cc_fail(CUCORE_NOT_SUPPORTED,
+                   "cucore_system_get_count: this NVML has no nvmlDeviceGetCount_v2");
+  unsigned n = 0;
+  cc_nvml_return r = cc_nvml_fn.count(&n);
+  if (r != CC_NVML_SUCCESS) return cc_fail_nvml(r, "nvmlDeviceGetCount_v2", "counting GPUs");
+  *count = n > INT_MAX ? INT_MAX : (int)n;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_system_get_info_by_index(int index, cucore_system_info *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_system_get_info_by_index", "out");
+  clear_info(out);
+  int n = 0;
+  cucore_status st = cucore_system_get_count(&n);
+  if (st != CUCORE_OK) return st;
+  if (index < 0 || index >= n || !cc_nvml_fn.by_index)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_system_get_info_by_index: NVML lists %d GPU%s, so index %d does not "
+                   "exist (expected 0 to %d)",
+                   n, n == 1 ? "" : "s", index, n - 1);
+  cc_nvml_device h = NULL;
+  cc_nvml_return r = cc_nvml_fn.by_index((unsigned)index, &h);
+  if (r != CC_NVML_SUCCESS)
+    return cc_fail_nvml(r, "nvmlDeviceGetHandleByIndex_v2", "NVML's GPU %d", index);
+  read_all(h, out);
+  out->ordinal = ordinal_of_bus(out->pci_bus_id, 0);
   return CUCORE_OK;
 }
 

@@ -5,11 +5,16 @@
 #   of a one-launch run); --pool opts in, --no-pool still says cuMemAlloc.
 # - The context is made on a thread started when the command line is read (beside the
 #   compile): the phase "context" runs twice, that thread's and the main thread's retain;
-#   CUCORE_RUN_SERIAL=1 makes it once, after the code, as before.
+#   CUCORE_RUN_SERIAL=1 makes it once, after the code, as before. A .cubin (nothing to
+#   compile) is serial too; CUCORE_RUN_EARLY=1 starts the thread for it anyway.
+# - The context has one hardware work queue: CUDA_DEVICE_MAX_CONNECTIONS=1 unless the
+#   environment names a number ("max_connections" in --json; null for a value that is not).
 # - NVML's load is a phase of its own (load_nvml), run once, on a thread started before cuInit,
 #   in a timed run (--repeat 3 here); a run of one launch loads no NVML (test_system_facts.sh).
 # - `cucore devices` opens no context by default: the default pool's state is read only with
-#   --pools ("default_pool" is null without it, and the text has no pool line).
+#   --pools ("default_pool" is null without it, and the text has no pool line). NVML's facts
+#   are read on NVML's thread, every GPU by index, beside cuInit (the fake NVML's
+#   CUCORE_FAKE_NVML_NO_LOOKUP=1 finds no GPU any other way).
 # - A compile cache entry is written without waiting on fsync (its checksum finds one a crash
 #   cut short): checked with strace where it and NVRTC are present.
 # Before issue 25's second round, the default was the pool, NVML had no phase and `devices`
@@ -42,6 +47,15 @@ check "run: the context opened on the early thread and retained by the main one 
 run env CUCORE_RUN_SERIAL=1 timeout 20 "$CUCORE" "${kargs[@]}"
 n=$(field 'd["phases"]["context"]["count"]' <<<"$out")
 check "run with CUCORE_RUN_SERIAL=1: one context open, after the code (rc $rc, $n)" [ "$rc" -eq 0 -a "$n" = "1" ]
+m=$(field 'd["max_connections"]' <<<"$out")
+check "run: one hardware work queue by default ($m)" [ "$m" = "1" ]
+run env CUDA_DEVICE_MAX_CONNECTIONS=4 timeout 20 "$CUCORE" "${kargs[@]}"
+m=$(field 'd["max_connections"]' <<<"$out")
+check "run: the user's CUDA_DEVICE_MAX_CONNECTIONS kept (rc $rc, $m)" [ "$rc" -eq 0 -a "$m" = "4" ]
+run env CUDA_DEVICE_MAX_CONNECTIONS=lots timeout 20 "$CUCORE" "${kargs[@]}"
+m=$(field 'd["max_connections"]' <<<"$out")
+check "run: a CUDA_DEVICE_MAX_CONNECTIONS that is no number is kept, said null (rc $rc, $m)" \
+  [ "$rc" -eq 0 -a "$m" = "None" ]
 run timeout 20 "$CUCORE" "${kargs[@]}" --pool
 a=$(field 'd["allocator"]' <<<"$out")
 check "run --pool: the stream-ordered pool (rc $rc, $a)" [ "$rc" -eq 0 -a "$a" = "pool" ]
@@ -54,6 +68,9 @@ check "devices: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
 check "devices: the device is listed" has "$out" "device 0: cucore fake H100"
 check "devices: no default pool line without --pools" bash -c '! grep -q "default pool " <<<"$1"' _ "$out"
 check "devices: NVML's facts still shown" has "$out" "clocks now           SM 1755 MHz"
+run env CUCORE_FAKE_NVML_NO_LOOKUP=1 timeout 20 "$CUCORE" devices
+check "devices: NVML's facts read by index on NVML's thread (found by UUID after)" \
+  has "$out" "clocks now           SM 1755 MHz"
 run timeout 20 "$CUCORE" devices --json
 p=$(field '("default_pool" in d["devices"][0], d["devices"][0].get("default_pool"), d["devices"][0]["system"]["available"])' <<<"$out")
 check "devices --json: default_pool null, NVML available (rc $rc, $p)" [ "$rc" -eq 0 -a "$p" = "(True, None, True)" ]
@@ -74,6 +91,13 @@ if command -v strace >/dev/null && timeout 60 "$CUCORE" compile "$dir/k.cu" --ar
   entries=$(find "$CUCORE_CACHE_DIR" -mindepth 2 -type f | wc -l)
   check ".cu run: the entry stored ($entries)" [ "$entries" -ge 1 ]
   check ".cu run: no fsync of a cache file" bash -c '! grep -E "sync\(.*(cache|\.tmp-)" "$1"' _ "$dir/strace.txt"
+  run timeout 20 "$CUCORE" "${kargs[@]/k.ptx/k.cubin}"
+  n=$(field 'd["phases"]["context"]["count"]' <<<"$out")
+  check ".cubin run: serial, one context open (rc $rc, $n)" [ "$rc" -eq 0 -a "$n" = "1" ]
+  run env CUCORE_RUN_EARLY=1 timeout 20 "$CUCORE" "${kargs[@]/k.ptx/k.cubin}"
+  n=$(field 'd["phases"]["context"]["count"]' <<<"$out")
+  check ".cubin run with CUCORE_RUN_EARLY=1: the early thread's and the retain (rc $rc, $n)" \
+    [ "$rc" -eq 0 -a "$n" = "2" ]
 else
   echo "note: no strace or no NVRTC here; the cache store's fsync is not checked"
 fi

@@ -3,7 +3,8 @@
  * driver's (UUID of bytes 0x5a, PCI bus 0x19), with fixed clocks (SM 1755 of 1980 MHz, memory
  * 2619 of 2619), 41 C, 123.456 W of a 700 W limit, utilisation 37 % / 12 %, no MIG, 18 NVLinks
  * of which link 17 is down. CUCORE_FAKE_NVML_REASONS (a number) sets the clock-event reasons
- * (default 0x1, idle); CUCORE_FAKE_NVML_INIT_FAIL=1 makes nvmlInit_v2 fail. Its error text
+ * (default 0x1, idle); CUCORE_FAKE_NVML_INIT_FAIL=1 makes nvmlInit_v2 fail;
+ * CUCORE_FAKE_NVML_NO_LOOKUP=1 finds the GPU only by index. Its error text
  * carries a control character, as a hostile library's might. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@ EXPORT nvmlReturn_t nvmlInit_v2(void);
 EXPORT const char *nvmlErrorString(nvmlReturn_t r);
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *d);
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *u, nvmlDevice_t *d);
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n);
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d);
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *out, unsigned n);
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *out, unsigned n);
 EXPORT nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz);
@@ -51,16 +54,34 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
 EXPORT const char *nvmlErrorString(nvmlReturn_t r) {
   return r == 6 ? "Not Found\a" : r == 9 ? "Driver Not Loaded" : "fake NVML error";
 }
+/* CUCORE_FAKE_NVML_NO_LOOKUP=1: no GPU is found by PCI bus id or UUID (only by index). */
+static int no_lookup(void) {
+  const char *v = getenv("CUCORE_FAKE_NVML_NO_LOOKUP");
+  return v && v[0] == '1';
+}
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *d) {
   unsigned dom = 0, b = 0, dev = 0;
+  if (no_lookup()) return 6;
   if (!bus || sscanf(bus, "%x:%x:%x", &dom, &b, &dev) != 3) return 2;
   if (dom != 0 || b != 0x19 || dev != 0) return 6;
   *d = &the_gpu;
   return 0;
 }
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *u, nvmlDevice_t *d) {
+  if (no_lookup()) return 6;
   if (!u || strncmp(u, "GPU-", 4) != 0) return 2;
   if (strcmp(u, uuid) != 0) return 6;
+  *d = &the_gpu;
+  return 0;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n) {
+  if (!n) return 2;
+  *n = 1;
+  return 0;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d) {
+  if (!d) return 2;
+  if (i != 0) return 2; /* NVML_ERROR_INVALID_ARGUMENT past the count */
   *d = &the_gpu;
   return 0;
 }
