@@ -33,6 +33,7 @@ python3 - "$OUT/tune_bench.json" <<'PY' | tee -a "$summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c, k = d["cucore"], d["kernel_tuner_loop"]
+print("machine warm-up (raw NVRTC, two bursts):", json.dumps(d.get("machine_warm_up")))
 print(f"cucore {c['configs_per_s']:.1f}/s ({c['wall_s']:.2f} s), loop {k['configs_per_s']:.1f}/s,"
       f" speedup {d['speedup']:.2f}x, busy {c.get('gpu_busy_fraction')}, cold {c.get('cold')},"
       f" samples while compiles ran {c.get('samples_while_compiles_ran')}")

@@ -38,8 +38,9 @@ static double now_s(void) {
 /* Compiles program `i`; returns 0 when NVRTC produced the code. */
 static int compile_one(int i) {
   char src[2048], opt_arch[64];
-  snprintf(src, sizeof src, "#define block_size_x %d\n#define UNROLL %d\n%s", 32 * (1 + i % 32),
-           1 + (i / 32) % 16, body);
+  const char *salt = getenv("NVRTC_SCALING_SALT"); /* other programs, the same work */
+  snprintf(src, sizeof src, "#define SALT_%s 1\n#define block_size_x %d\n#define UNROLL %d\n%s",
+           salt ? salt : "none", 32 * (1 + i % 32), 1 + (i / 32) % 16, body);
   snprintf(opt_arch, sizeof opt_arch, "-arch=%s_%d", want_cubin ? "sm" : "compute", arch);
   const char *opts[] = {opt_arch};
   nvrtcProgram p;
