@@ -14,9 +14,9 @@ names both). Measured here, in one run:
      the goal is a speed-up >= 0.75 x J;
   4. GPU busy / (wall - time to the first cubin) as cucore reports it (goal >= 80 %);
   5. 10 repeated tunes (--fresh): the same best, or a reported tie, in >= 9.
-Before anything is timed, two bursts of raw NVRTC warm the machine up (machine_warm_up): the
-first parallel NVRTC burst on the GPU machine runs 2.2-2.5x slower than later ones, whoever
-makes it, so both sides are timed on a warm machine; the bursts' times are in the JSON.
+Before anything is timed, two bursts of raw NVRTC probe the machine (machine_warm_up): the
+first parallel NVRTC burst on the GPU machine runs 2.2-2.5x slower than later ones; the
+bursts' times are in the JSON.
 usage: bench/tune_vs_kernel_tuner.py [path/to/cucore] [--repeats N] [--jobs J,J,...]
        (prints one JSON object at the end; defaults: 10 repeats, jobs 1,4,8)
 """
@@ -119,11 +119,13 @@ def loop_process():
 
 def machine_warm_up(cucore):
     """Two parallel bursts of raw NVRTC (bench_raw_nvrtc_scaling beside cucore: 512 programs
-    unlike the bench's, one process a core), before either side is timed. On the GPU machine
-    (a fresh VM per session) the first parallel NVRTC burst runs 2.2-2.5x slower than every
-    later one, whatever it compiles (docs/BENCHMARKS.md, fifth session): without the warm-up
-    the first side timed pays it. Returns both bursts' wall seconds, or None without the
-    program."""
+    unlike the bench's, one forked process a core), before either side is timed: a probe of
+    the machine. On the GPU machine (a fresh VM each session) the first parallel NVRTC burst
+    runs 2.2-2.5x slower than every later one, whatever it compiles (docs/BENCHMARKS.md, fifth
+    session). The warm-up was meant to spare the first tune that cost; it does not (the first
+    tune's compiles stayed ~2.5x slower than the second's after it), so the bench keeps the
+    two first-time tunes, and the bursts' times show the machine's effect in each round.
+    Returns both bursts' wall seconds, or None without the program."""
     raw = os.path.join(os.path.dirname(cucore), "bench_raw_nvrtc_scaling")
     if not os.access(raw, os.X_OK):
         return None
@@ -208,9 +210,9 @@ def main():
     out = {"configs": len(BS) * len(UNROLL)}
     out["machine_warm_up"] = machine_warm_up(cucore)
     doc, wall = cucore_tune(cucore, d, ["--db", os.path.join(d, "db.jsonl")], fresh_env(d, "c0"))
-    # A second first-time tune (fresh compile cache and store) right after: before the
-    # machine's warm-up above, the first one often ran ~2.2x slower (raw NVRTC alone too), so
-    # both are reported.
+    # A second first-time tune (fresh compile cache and store) right after: the first one's
+    # compiles often run ~2.5x slower (raw NVRTC's first burst too, and the raw bursts above do
+    # not prevent it), so both are reported.
     doc2, wall2 = cucore_tune(cucore, d, ["--db", os.path.join(d, "db2.jsonl")],
                               fresh_env(d, "c0b"))
     by_index = {c["index"]: c for c in doc["configs"]}
