@@ -17,6 +17,11 @@ note() { echo "$*" | tee -a "$summary"; }
   nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv || true
   command -v nvcc && nvcc --version | tail -2
   cmake --version | head -1
+  # The machine under the timings: kernel, boot line, hypervisor (NOTES/BENCHMARKS: the first
+  # parallel compile burst of a fresh VM runs ~2.5x slower).
+  uname -r; cat /proc/cmdline
+  dmesg 2>/dev/null | grep -i -m8 -E "pvm|hypervisor|paravirt|shadow" || true
+  grep -m1 -o -w -E "vmx|svm|hypervisor" /proc/cpuinfo | sort -u | tr '\n' ' '; echo
 } >"$OUT/env.txt" 2>&1
 note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
 
