@@ -143,16 +143,29 @@ static int unusable_child(const char *var, const char *value, const char *want) 
   return 0;
 }
 
-static void in_child(const char *var, const char *value, const char *want) {
+/* The arguments of unusable_child for the child in_child makes. */
+static const char *child_var, *child_value, *child_want;
+
+static int unusable_child_of_args(void) {
+  return unusable_child(child_var, child_value, child_want);
+}
+
+/* Runs body() in a fresh process; fails naming `what` unless it exits 0. */
+static void run_in_child(int (*body)(void), const char *what) {
   fflush(NULL);
   pid_t pid = fork();
   assert_true(pid >= 0);
-  if (pid == 0) _exit(unusable_child(var, value, want));
+  if (pid == 0) _exit(body());
   int ws = 0;
   assert_int_equal(waitpid(pid, &ws, 0), pid);
   if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
-    fail_msg("%s=%s: the child failed (exit %d, signal %d)", var, value,
+    fail_msg("%s: the child failed (exit %d, signal %d)", what,
              WIFEXITED(ws) ? WEXITSTATUS(ws) : -1, WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+
+static void in_child(const char *var, const char *value, const char *want) {
+  child_var = var, child_value = value, child_want = want;
+  run_in_child(unusable_child_of_args, var);
 }
 
 static void nvml_absent_is_not_supported(void **state) {
@@ -185,14 +198,7 @@ static int by_index_child(void) {
 
 static void by_index_needs_no_driver(void **state) {
   (void)state;
-  fflush(NULL);
-  pid_t pid = fork();
-  assert_true(pid >= 0);
-  if (pid == 0) _exit(by_index_child());
-  int ws = 0;
-  assert_int_equal(waitpid(pid, &ws, 0), pid);
-  assert_true(WIFEXITED(ws));
-  assert_int_equal(WEXITSTATUS(ws), 0);
+  run_in_child(by_index_child, "NVML's GPU by index in a fresh process");
 }
 
 int main(void) {
