@@ -67,7 +67,9 @@ const char cmd_tune_help[] =
     "the best --finalists (and ties) are re-timed in interleaved rounds and ranked by median;\n"
     "a tie goes to the lower configuration number. Every result is appended to the store at\n"
     "once, keyed by the source, options, kernel, launch expressions, arguments and the\n"
-    "device: running the same tune again measures only what is not there.\n"
+    "device: running the same tune again measures only what is not there. The context has\n"
+    "one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1 unless the environment names a\n"
+    "number), as in `cucore run`: the tune uses one stream.\n"
     "\n"
     "options (`--flag value` or `--flag=value`):\n"
     "%o"
@@ -447,6 +449,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
 }
 
 int cmd_tune(int argc, char **argv) {
+  (void)run_limit_connections(); /* before any thread: one stream needs one work queue */
   tune_line line;
   memset(&line, 0, sizeof line);
   line.finalists = 5;
