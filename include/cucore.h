@@ -4116,7 +4116,7 @@ CUCORE_API cucore_status cucore_system_get_count(int *count);
 /** Every fact of NVML's GPU `index` (0 .. cucore_system_get_count - 1, NVML's order); `ordinal`
  * is the cucore device at its PCI bus id when the driver is started and lists it, else -1.
  * @retval CUCORE_INVALID_ARGUMENT no such index.
- * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start. */
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or cannot list by index. */
 CUCORE_API cucore_status cucore_system_get_info_by_index(int index, cucore_system_info *out);
 /** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
  * unknown bits as hex), into buf (`cap` bytes with the NUL; cut when it does not fit).

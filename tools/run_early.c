@@ -15,8 +15,9 @@
  * three H100 rounds the `.cubin` run with the thread was 1, 15 and 11 ms slower than without
  * (CUCORE_RUN_EARLY=1 starts it anyway, for the bench's comparison).
  * A run makes the context with one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1, unless
- * the environment names a number): it launches into one stream, and the driver's default of
- * 8 queues made the context ~50 ms slower to create and to tear down on an H100. */
+ * the environment names a number): it launches into one stream, and the driver's default
+ * number of queues made the context ~50 ms slower to create and ~64 ms slower to tear down on
+ * an H100 (bench/first_result.py's cubin_driver_queues). */
 #include "run.h"
 #include "system_facts.h"
 

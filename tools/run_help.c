@@ -67,7 +67,7 @@ const char cmd_run_help[] =
     "CUCORE_RUN_SERIAL=1 in the environment makes the context after the compile instead,\n"
     "CUCORE_RUN_EARLY=1 on its thread for a cubin too (for comparisons). The context has one\n"
     "hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1; the run launches into one stream,\n"
-    "and the driver's default of 8 makes a context ~50 ms slower to create and to tear\n"
+    "and the driver's default number makes a context ~50 ms slower to create and to tear\n"
     "down); a CUDA_DEVICE_MAX_CONNECTIONS in the environment is kept. --json says which\n"
     "(\"max_connections\").\n"
     "\n"

@@ -257,7 +257,10 @@ cucore_status cucore_system_get_info_by_index(int index, cucore_system_info *out
   int n = 0;
   cucore_status st = cucore_system_get_count(&n);
   if (st != CUCORE_OK) return st;
-  if (index < 0 || index >= n || !cc_nvml_fn.by_index)
+  if (!cc_nvml_fn.by_index)
+    return cc_fail(CUCORE_NOT_SUPPORTED, "cucore_system_get_info_by_index: this NVML has no "
+                                         "nvmlDeviceGetHandleByIndex_v2");
+  if (index < 0 || index >= n)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_system_get_info_by_index: NVML lists %d GPU%s, so index %d does not "
                    "exist (expected 0 to %d)",
