@@ -429,6 +429,11 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   int rc = cli_opt_parse(&parse, argc, argv);
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = check_outputs(c->line);
+  /* Device 0's context made on a thread of its own while the space and the arguments are
+   * prepared (run_early.c, as `cucore run` does): the tune's own open then finds it made. The
+   * bind callback lets this handle go (tune_run.c), so a reset after a fault still destroys
+   * the context. */
+  if (!rc && !c->line->dry_run) run_early_start(0, 0, 1);
   if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
   if (!rc) rc = build_space(c);
   if (!rc) rc = take_space_checks(c);
@@ -463,6 +468,7 @@ int cmd_tune(int argc, char **argv) {
   c.src = &src;
   run_phase_mark_process_start();
   int rc = tune_body(&c, argc, argv);
+  run_early_join();
   rc = cli_close_stdout("tune", rc);
   cucore_tune_space_destroy(c.space);
   cucore_tune_report_destroy(c.report);

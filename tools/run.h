@@ -325,6 +325,9 @@ int run_limit_connections(void);
 int run_is_timed(const run_opts *o);
 void run_early_join(void);
 void run_early_end(void);
+/* Joins the context's thread and closes its handle (`cucore tune`, once the tune has the
+ * device open: its reset after a kernel fault must be able to destroy the context). */
+void run_early_release(void);
 
 /* ---- checks and report (run_expect.c, run_report.c) ---------------------------------------- */
 

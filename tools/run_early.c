@@ -68,3 +68,9 @@ void run_early_join(void) {
   if (early_started) pthread_join(early, NULL);
   early_started = 0;
 }
+
+void run_early_release(void) {
+  run_early_join();
+  cucore_device_close(early_dev);
+  early_dev = NULL;
+}

@@ -38,6 +38,7 @@ int tune_parse_specs(tune_ctx *c) {
 static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
                           const cucore_devptr *ptrs, cucore_args *args) {
   run_opts *o = &((tune_ctx *)user)->o;
+  run_early_release(); /* the tune has the device open now (cmd_tune.c made it early) */
   for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = ptrs[i];
   return run_bind_args(o, args, obj, symbol) ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
 }
