@@ -340,6 +340,12 @@ static int check_line(const tune_line *l) {
     return cli_usage("tune", "--top-fraction %g: expected 0..1", l->top_fraction);
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
+  return 0;
+}
+
+/* A GPU to measure on (after everything the host prepares: cuInit runs on the early thread
+ * meanwhile). */
+static int check_gpu(const tune_line *l) {
   int ndev = 0;
   if (!l->dry_run && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0)) {
     fprintf(stderr, "cucore tune: no GPU to measure on; --dry-run checks the space, compiles "
@@ -427,17 +433,18 @@ static void restart_after_loss(const tune_ctx *c, int argc, char **argv) {
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
+  /* cuInit and device 0's context made on a thread of its own while the space and the
+   * arguments are prepared (run_early.c, as `cucore run` does): the tune's own open then
+   * finds them made. The bind callback lets this handle go (tune_run.c), so a reset after a
+   * fault still destroys the context. */
+  if (!rc && !c->line->dry_run) run_early_start(0, 0, 1);
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = check_outputs(c->line);
-  /* Device 0's context made on a thread of its own while the space and the arguments are
-   * prepared (run_early.c, as `cucore run` does): the tune's own open then finds it made. The
-   * bind callback lets this handle go (tune_run.c), so a reset after a fault still destroys
-   * the context. */
-  if (!rc && !c->line->dry_run) run_early_start(0, 0, 1);
   if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
   if (!rc) rc = build_space(c);
   if (!rc) rc = take_space_checks(c);
   if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
+  if (!rc) rc = check_gpu(c->line);
   if (!rc) rc = tune_run(c);
   if (rc) return rc;
   restart_after_loss(c, argc, argv);
