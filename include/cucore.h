@@ -5195,6 +5195,11 @@ typedef struct cucore_tune_summary {
   size_t compiles;           /**< compiles made (not the ones all from the store) */
   size_t compile_failures;   /**< of them, failed */
   size_t cache_hits;         /**< of them, from the compile cache */
+  int nvrtc_minimal;         /**< 1: compiles after the first used NVRTC's -minimal (~20 % less
+                                  compile time), because the first configuration's cubin came
+                                  out byte-identical with and without it; 0: none did (it
+                                  failed or differed, CUCORE_TUNE_MINIMAL=0, or a dry run
+                                  without compiles) */
   size_t model_rejected;     /**< configurations the model rejected */
   size_t measured;           /**< verified and timed in this run */
   size_t resumed;            /**< taken from the store */

@@ -36,6 +36,9 @@ static void header(const tune_ctx *c) {
   printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n",
          c->sum.compiles, c->sum.jobs, c->sum.jobs == 1 ? "" : "s", c->sum.compile_wall_ms / 1000,
          c->sum.cache_hits, c->sum.compile_failures);
+  if (c->sum.nvrtc_minimal)
+    printf("compile mode: NVRTC's -minimal after the first configuration (its cubin came out "
+           "byte-identical with and without it)\n");
   printf("model: %zu rejected by the occupancy model\n", c->sum.model_rejected);
 }
 
@@ -179,6 +182,7 @@ static void counts_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "compile_failed", c->sum.compile_failures);
   json_uint(j, "compiled", c->sum.compiles); /* made in this run (0 when all came from the store) */
   json_uint(j, "compile_cache_hits", c->sum.cache_hits);
+  json_bool(j, "nvrtc_minimal", c->sum.nvrtc_minimal);
   json_end_object(j);
 }
 
