@@ -12,7 +12,7 @@ typedef struct tune_line {
   const char *file, *kernel, *space;
   cli_list params, restricts;
   const char *grid, *block, *smem, *problem_size;
-  int dry_run, json, no_spills, timings;
+  int dry_run, json, no_spills, timings, nvrtc_minimal;
   double min_occupancy;
   long long jobs, sm_count;
   /* measuring (the library's tune, tune_run.c) */

@@ -121,25 +121,25 @@ run timeout 20 "$CUCORE" tune "$dir/k.cu" --kernel k --param LB=128
 check "without --dry-run or arguments: exit 1" [ "$rc" -eq 1 ]
 run "$CUCORE" help tune
 check "help tune: options and examples" has "$out" "--restrict" && has "$out" "examples:"
-# NVRTC's -minimal (a compile ~20 % shorter): used after the first configuration that compiles
-# gives a byte-identical cubin with it; a kernel that needs the runtime's types (a texture
-# object) compiles without it, every configuration; CUCORE_TUNE_MINIMAL=0 turns it off. A
-# group that fails (64 KiB of static shared memory) passes the check to the next one.
+# --nvrtc-minimal (a compile 20-30 % shorter): used after the first configuration that
+# compiles gives a byte-identical cubin with it; a kernel that needs the runtime's types (a
+# texture object) compiles without it, every configuration; not used unless asked for. A group
+# that fails (64 KiB of static shared memory) passes the check to the next one.
 mode() { python3 -c 'import json,sys; c=json.load(sys.stdin)["counts"]; print(c["nvrtc_minimal"], c["compile_failed"], c["compiled"])'; }
-tune --kernel k --param LB=256 --param SMEM_KB=64,1,2,4 --json
+tune --kernel k --param LB=256 --param SMEM_KB=64,1,2,4 --nvrtc-minimal --json
 m=$(mode <<<"$out")
-check "tune: -minimal after a byte-identical first cubin, a failing group passed over (rc $rc, $m)" [ "$rc" -eq 0 -a "$m" = "True 1 4" ]
-run timeout 120 env CUCORE_TUNE_MINIMAL=0 "$CUCORE" tune "$dir/k.cu" --arch sm_90 --jobs 2 --dry-run --kernel k --param LB=256 --param SMEM_KB=1,2 --json
+check "tune --nvrtc-minimal: used after a byte-identical cubin, a failing group passed over (rc $rc, $m)" [ "$rc" -eq 0 -a "$m" = "True 1 4" ]
+check "tune --nvrtc-minimal: said in the text too" bash -c "\"\$@\" | grep -q \"^compile mode: NVRTC's -minimal\"" _ "$CUCORE" tune "$dir/k.cu" --arch sm_90 --jobs 2 --dry-run --kernel k --param LB=256 --param SMEM_KB=1,2 --nvrtc-minimal
+tune --kernel k --param LB=256 --param SMEM_KB=1,2 --json
 m=$(mode <<<"$out")
-check "tune: CUCORE_TUNE_MINIMAL=0 compiles without it ($m)" [ "$m" = "False 0 2" ]
+check "tune: without --nvrtc-minimal, not used ($m)" [ "$m" = "False 0 2" ]
 cat >"$dir/tex.cu" <<'CU'
 extern "C" __global__ void fetch(cudaTextureObject_t t, float *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = tex1Dfetch<float>(t, i) * SCALE;
 }
 CU
-run timeout 120 "$CUCORE" tune "$dir/tex.cu" --arch sm_90 --jobs 2 --dry-run --kernel fetch --param SCALE=1,2,3 --block 128 --json
+run timeout 120 "$CUCORE" tune "$dir/tex.cu" --arch sm_90 --jobs 2 --dry-run --kernel fetch --param SCALE=1,2,3 --block 128 --nvrtc-minimal --json
 m=$(mode <<<"$out")
-check "tune: a kernel -minimal cannot compile compiles without it, every configuration ($m)" [ "$m" = "False 0 3" ]
-
+check "tune --nvrtc-minimal: a kernel it cannot compile compiles without it, every configuration ($m)" [ "$m" = "False 0 3" ]
 finish
