@@ -46,7 +46,8 @@ print("second time_s", json.dumps(c2["time_s"]))
 print("best", c["best"], c["best_ms"], "ties", c["ties"], "loop best", k["best"],
       "kt/cucore", d.get("kt_best_vs_cucore_best"))
 print("hot_l2", json.dumps(d.get("hot_l2")))
-print("compile_wall_ms", d["compile_wall_ms"], "per job", d.get("compile_speedup_per_job"))
+print("compile_wall_ms", d["compile_wall_ms"], "per job", d.get("compile_speedup_per_job"),
+      "runs", d.get("compile_wall_ms_runs"))
 print("repeats", json.dumps(d["repeats"]), "samples", c.get("samples_per_config"))
 PY
 fi
