@@ -10,6 +10,123 @@ static char arch_suffix(const char *arch) {
   return c == 'a' || c == 'f' ? c : 0;
 }
 
+/* Kernel `i` of `bin` (built for `arch`) against readelf, ptxas, c++filt and the kernels'
+ * declarations. */
+static void check_kernel(const char *arch, cucore_binary *bin, uint32_t i, const rs_elf *elf,
+                         const rs_ptxas *px, const unsigned char *data, size_t size,
+                         const cucore_binary_info *info) {
+  const int num = arch_number(arch);
+  const rs_sec *c3 = rs_elf_section(elf, ".nv.constant3");
+  const cucore_kernel_info *k;
+  assert_ok(cucore_binary_get_kernel(bin, i, &k));
+  if (!rs_elf_has_kernel(elf, k->name)) fail_msg("%s: %s is not an entry symbol", arch, k->name);
+  const rs_ptxas_entry *pe = rs_ptxas_find(px, k->name);
+  if (!pe) fail_msg("%s: ptxas did not compile %s", arch, k->name);
+
+  /* Names. */
+  if (strncmp(k->name, "_Z", 2) == 0 && info->demangler) {
+    char *want = rs_cxxfilt(k->name);
+    assert_non_null(k->demangled);
+    assert_string_equal(k->demangled, want);
+    free(want);
+  } else if (strncmp(k->name, "_Z", 2) != 0) {
+    assert_null(k->demangled);
+  }
+
+  /* Resources, as ptxas reported them. */
+  if (k->registers != pe->regs || k->barriers != pe->barriers ||
+      k->static_shared_bytes != pe->smem || k->local_bytes != pe->frame)
+    fail_msg("%s %s: reader regs %d barriers %d smem %d frame %d; ptxas %d %d %d %d", arch, k->name,
+             k->registers, k->barriers, k->static_shared_bytes, k->local_bytes, pe->regs,
+             pe->barriers, pe->smem, pe->frame);
+  assert_int_equal(k->stack_bytes, pe->cumulative > pe->frame ? pe->cumulative : pe->frame);
+  if (pe->cmem0 >= 0) assert_int_equal(k->const_bytes, pe->cmem0);
+  if (px->cmem3 >= 0 && num < 90) assert_int_equal(k->user_const_bytes, px->cmem3);
+  assert_int_equal(k->user_const_bytes, c3 ? (int)c3->size : 0);
+
+  /* Section sizes, as readelf sees them. */
+  char *sname = rs_printf(".nv.constant0.%s", k->name);
+  const rs_sec *s = rs_elf_section(elf, sname);
+  assert_non_null(s);
+  assert_int_equal(k->const_bytes, (int)s->size);
+  free(sname);
+  sname = rs_printf(".nv.shared.%s", k->name);
+  s = rs_elf_section(elf, sname);
+  assert_int_equal(k->static_shared_bytes + k->reserved_shared_bytes, s ? (int)s->size : 0);
+  free(sname);
+
+  /* Parameters: the records read a second way, from the bytes at readelf's offsets. */
+  sname = rs_printf(".nv.info.%s", k->name);
+  rs_kparams kp;
+  rs_kernel_params(data, size, rs_elf_section(elf, sname), &kp);
+  free(sname);
+  assert_int_equal(k->param_count, kp.n);
+  for (uint32_t p = 0; p < k->param_count; p++) {
+    assert_int_equal(k->params[p].offset, kp.offset[p]);
+    assert_int_equal(k->params[p].size, kp.size[p]);
+    assert_int_equal(k->params[p].align, 0);
+  }
+  if (kp.have_cbank) {
+    assert_int_equal(k->param_bytes, kp.cbank_size);
+    assert_int_equal(k->param_base, kp.cbank_offset);
+  }
+
+  /* Declarations: launch bounds, clusters, register caps, grid sync. */
+  const rs_decl *d = rs_decl_of(k->name);
+  rs_assert_declared_bounds(k, d);
+  if (d && d->maxnreg) assert_int_equal(k->max_registers, d->maxnreg);
+  /* With a minimum of blocks per SM, ptxas caps registers so that many blocks fit in the
+   * 64K-register file; a cap of 255 or more is no cap. */
+  if (d && d->nbounds >= 2) {
+    uint32_t fit = 65536u / (d->bounds[0] * d->bounds[1]);
+    if (fit < 255)
+      assert_true(k->max_registers > 0 && k->max_registers <= fit);
+    else
+      assert_int_equal(k->max_registers, 0);
+  }
+  if (k->max_registers) assert_true((uint32_t)k->registers <= k->max_registers);
+  assert_int_equal(k->uses_grid_sync, d ? d->grid_sync : 0);
+  assert_int_equal(k->min_blocks_per_sm, 0); /* a cubin does not keep it */
+  assert_int_equal(k->reqntid[0], 0);        /* CUDA C++ cannot ask for one */
+
+  /* The largest block: 1024, or the declared bound; registers allow it up to 64. */
+  int32_t bound = d && d->nbounds >= 1 ? (int32_t)d->bounds[0] : 1024;
+  assert_true(k->max_threads_per_block > 0 && k->max_threads_per_block <= bound);
+  if (k->registers <= 64) assert_int_equal(k->max_threads_per_block, bound);
+}
+
+/* The parameters of `bin` (built for `arch`) against the C++ compiler's sizes, alignments and
+ * categories. */
+static void check_params_against_cxx(const char *arch, cucore_binary *bin) {
+  const int num = arch_number(arch);
+  const rs_describe *ds = rs_the_describe();
+  for (unsigned i = 0; i < ds->n; i++) {
+    const rs_desc *d = &ds->d[i];
+    if (strncmp(d->key, "cluster_", 8) == 0 && num < 90) continue;
+    const cucore_kernel_info *k = rs_kernel(bin, d->key);
+    assert_int_equal(k->param_count, d->n);
+    uint32_t end = 0;
+    for (uint32_t p = 0; p < d->n; p++) {
+      const cucore_param_info *pi = &k->params[p];
+      if (pi->size != d->size[p])
+        fail_msg("%s %s param %u: size %u, C++ says %u", arch, d->key, p, pi->size, d->size[p]);
+      /* The layout rule: the first offset after the previous parameter whose address in
+       * constant bank 0 is aligned as the type is. */
+      if ((k->param_base + pi->offset) % d->align[p] != 0 || pi->offset < end ||
+          pi->offset - end >= d->align[p])
+        fail_msg("%s %s param %u at %u (after %u, base 0x%x) breaks alignment %u", arch, d->key, p,
+                 pi->offset, end, (unsigned)k->param_base, d->align[p]);
+      end = pi->offset + pi->size;
+      /* Pointers are marked in cubins for sm_100 and newer. */
+      cucore_param_kind want = num >= 100 && d->cat[p] == 'p' ? CUCORE_PARAM_POINTER
+                                                              : CUCORE_PARAM_UNKNOWN;
+      if (pi->kind != want)
+        fail_msg("%s %s param %u: kind %d, expected %d", arch, d->key, p, pi->kind, want);
+    }
+    assert_int_equal(k->param_bytes, end);
+  }
+}
+
 /* Everything about one cubin built for `arch`. */
 static void check_arch(const char *arch) {
   char *path = rs_all_kernels_cubin(arch);
@@ -46,113 +163,9 @@ static void check_arch(const char *arch) {
   assert_int_equal(count, info.kernel_count);
   assert_status(cucore_binary_get_kernel_count(NULL, &count), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(count, 0);
-  const rs_sec *c3 = rs_elf_section(&elf, ".nv.constant3");
-  for (uint32_t i = 0; i < info.kernel_count; i++) {
-    const cucore_kernel_info *k;
-    assert_ok(cucore_binary_get_kernel(bin, i, &k));
-    if (!rs_elf_has_kernel(&elf, k->name)) fail_msg("%s: %s is not an entry symbol", arch, k->name);
-    const rs_ptxas_entry *pe = rs_ptxas_find(&px, k->name);
-    if (!pe) fail_msg("%s: ptxas did not compile %s", arch, k->name);
-
-    /* Names. */
-    if (strncmp(k->name, "_Z", 2) == 0 && info.demangler) {
-      char *want = rs_cxxfilt(k->name);
-      assert_non_null(k->demangled);
-      assert_string_equal(k->demangled, want);
-      free(want);
-    } else if (strncmp(k->name, "_Z", 2) != 0) {
-      assert_null(k->demangled);
-    }
-
-    /* Resources, as ptxas reported them. */
-    if (k->registers != pe->regs || k->barriers != pe->barriers ||
-        k->static_shared_bytes != pe->smem || k->local_bytes != pe->frame)
-      fail_msg("%s %s: reader regs %d barriers %d smem %d frame %d; ptxas %d %d %d %d", arch,
-               k->name, k->registers, k->barriers, k->static_shared_bytes, k->local_bytes, pe->regs,
-               pe->barriers, pe->smem, pe->frame);
-    assert_int_equal(k->stack_bytes, pe->cumulative > pe->frame ? pe->cumulative : pe->frame);
-    if (pe->cmem0 >= 0) assert_int_equal(k->const_bytes, pe->cmem0);
-    if (px.cmem3 >= 0 && num < 90) assert_int_equal(k->user_const_bytes, px.cmem3);
-    assert_int_equal(k->user_const_bytes, c3 ? (int)c3->size : 0);
-
-    /* Section sizes, as readelf sees them. */
-    char *sname = rs_printf(".nv.constant0.%s", k->name);
-    const rs_sec *s = rs_elf_section(&elf, sname);
-    assert_non_null(s);
-    assert_int_equal(k->const_bytes, (int)s->size);
-    free(sname);
-    sname = rs_printf(".nv.shared.%s", k->name);
-    s = rs_elf_section(&elf, sname);
-    assert_int_equal(k->static_shared_bytes + k->reserved_shared_bytes, s ? (int)s->size : 0);
-    free(sname);
-
-    /* Parameters: the records read a second way, from the bytes at readelf's offsets. */
-    sname = rs_printf(".nv.info.%s", k->name);
-    rs_kparams kp;
-    rs_kernel_params(data, size, rs_elf_section(&elf, sname), &kp);
-    free(sname);
-    assert_int_equal(k->param_count, kp.n);
-    for (uint32_t p = 0; p < k->param_count; p++) {
-      assert_int_equal(k->params[p].offset, kp.offset[p]);
-      assert_int_equal(k->params[p].size, kp.size[p]);
-      assert_int_equal(k->params[p].align, 0);
-    }
-    if (kp.have_cbank) {
-      assert_int_equal(k->param_bytes, kp.cbank_size);
-      assert_int_equal(k->param_base, kp.cbank_offset);
-    }
-
-    /* Declarations: launch bounds, clusters, register caps, grid sync. */
-    const rs_decl *d = rs_decl_of(k->name);
-    rs_assert_declared_bounds(k, d);
-    if (d && d->maxnreg) assert_int_equal(k->max_registers, d->maxnreg);
-    /* With a minimum of blocks per SM, ptxas caps registers so that many blocks fit in the
-     * 64K-register file; a cap of 255 or more is no cap. */
-    if (d && d->nbounds >= 2) {
-      uint32_t fit = 65536u / (d->bounds[0] * d->bounds[1]);
-      if (fit < 255)
-        assert_true(k->max_registers > 0 && k->max_registers <= fit);
-      else
-        assert_int_equal(k->max_registers, 0);
-    }
-    if (k->max_registers) assert_true((uint32_t)k->registers <= k->max_registers);
-    assert_int_equal(k->uses_grid_sync, d ? d->grid_sync : 0);
-    assert_int_equal(k->min_blocks_per_sm, 0); /* a cubin does not keep it */
-    assert_int_equal(k->reqntid[0], 0);        /* CUDA C++ cannot ask for one */
-
-    /* The largest block: 1024, or the declared bound; registers allow it up to 64. */
-    int32_t bound = d && d->nbounds >= 1 ? (int32_t)d->bounds[0] : 1024;
-    assert_true(k->max_threads_per_block > 0 && k->max_threads_per_block <= bound);
-    if (k->registers <= 64) assert_int_equal(k->max_threads_per_block, bound);
-  }
-
-  /* The parameters against the C++ compiler's sizes, alignments and categories. */
-  const rs_describe *ds = rs_the_describe();
-  for (unsigned i = 0; i < ds->n; i++) {
-    const rs_desc *d = &ds->d[i];
-    if (strncmp(d->key, "cluster_", 8) == 0 && num < 90) continue;
-    const cucore_kernel_info *k = rs_kernel(bin, d->key);
-    assert_int_equal(k->param_count, d->n);
-    uint32_t end = 0;
-    for (uint32_t p = 0; p < d->n; p++) {
-      const cucore_param_info *pi = &k->params[p];
-      if (pi->size != d->size[p])
-        fail_msg("%s %s param %u: size %u, C++ says %u", arch, d->key, p, pi->size, d->size[p]);
-      /* The layout rule: the first offset after the previous parameter whose address in
-       * constant bank 0 is aligned as the type is. */
-      if ((k->param_base + pi->offset) % d->align[p] != 0 || pi->offset < end ||
-          pi->offset - end >= d->align[p])
-        fail_msg("%s %s param %u at %u (after %u, base 0x%x) breaks alignment %u", arch, d->key, p,
-                 pi->offset, end, (unsigned)k->param_base, d->align[p]);
-      end = pi->offset + pi->size;
-      /* Pointers are marked in cubins for sm_100 and newer. */
-      cucore_param_kind want = num >= 100 && d->cat[p] == 'p' ? CUCORE_PARAM_POINTER
-                                                              : CUCORE_PARAM_UNKNOWN;
-      if (pi->kind != want)
-        fail_msg("%s %s param %u: kind %d, expected %d", arch, d->key, p, pi->kind, want);
-    }
-    assert_int_equal(k->param_bytes, end);
-  }
+  for (uint32_t i = 0; i < info.kernel_count; i++)
+    check_kernel(arch, bin, i, &elf, &px, data, size, &info);
+  check_params_against_cxx(arch, bin);
   assert_ok(cucore_binary_destroy(bin));
   free(log);
   free(data);
