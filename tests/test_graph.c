@@ -287,14 +287,9 @@ static void free_fake_graph(cucore_graph *g) {
   free(g);
 }
 
-static void flags_and_options_are_validated(void **state) {
-  (void)state;
-  cucore_graph *g = fake_graph(&dev0), *other = fake_graph(&dev1);
+/* Instantiation flags and the upload stream. */
+static void instantiate_flags_refused(cucore_graph *g, cucore_stream *s1) {
   cucore_graph_exec *e = NULL;
-  struct cucore_stream s1 = {.hdr = {CC_KIND_STREAM},
-                             .handle = (CUstream)(uintptr_t)0x400,
-                             .dev = &dev1};
-  /* Instantiation flags. */
   assert_status(cucore_graph_instantiate(g, 0x10, NULL, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "unknown flags 0x10");
   assert_status(cucore_graph_instantiate(g,
@@ -306,16 +301,19 @@ static void flags_and_options_are_validated(void **state) {
   assert_status(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, NULL, &e),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "needs the stream to upload on");
-  assert_status(cucore_graph_instantiate(g, 0, &s1, &e), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_instantiate(g, 0, s1, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "without CUCORE_GRAPH_INSTANTIATE_UPLOAD");
-  assert_status(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, &s1, &e),
+  assert_status(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s1, &e),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the upload stream is of device 1, the graph runs on "
                                        "device 0");
   assert_null(e);
-  /* Conditional nodes: types and body counts. */
-  cucore_graph *bodies[3];
+}
+
+/* Conditional nodes: types and body counts; condition flags. */
+static void conditional_nodes_refused(cucore_graph *g) {
   cucore_graph_node *node = NULL;
+  cucore_graph *bodies[3];
   assert_status(cucore_graph_add_conditional_node(g, NULL, 0, 1, (cucore_conditional_type)5, 1,
                                                   bodies, &node),
                 CUCORE_INVALID_ARGUMENT);
@@ -339,7 +337,11 @@ static void flags_and_options_are_validated(void **state) {
   cucore_graph_condition cond = 0;
   assert_status(cucore_graph_condition_create(g, 0, 2, &cond), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "unknown flags 0x2");
-  /* Fills and copies. */
+}
+
+/* Fills and copies: element sizes, values, alignment, empty copies. */
+static void fills_and_copies_refused(cucore_graph *g) {
+  cucore_graph_node *node = NULL;
   assert_status(cucore_graph_add_memset_node(g, NULL, 0, 0x1000, 0, 3, 4, &node),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "element size 3; expected 1, 2 or 4");
@@ -358,7 +360,11 @@ static void flags_and_options_are_validated(void **state) {
   assert_status(cucore_graph_add_memcpy_dtoh_node(g, NULL, 0, NULL, 0x1000, 4, &node),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "NULL/0");
-  /* Dependencies. */
+}
+
+/* Dependencies: NULL, of another graph, repeated, on itself; DOT flags. */
+static void dependencies_refused(cucore_graph *g, cucore_graph *other) {
+  cucore_graph_node *node = NULL;
   cucore_graph_node *a = fake_node(g, CUCORE_GRAPH_NODE_EMPTY);
   cucore_graph_node *b = fake_node(other, CUCORE_GRAPH_NODE_EMPTY);
   cucore_graph_node *deps[3] = {a, NULL, a};
@@ -377,7 +383,12 @@ static void flags_and_options_are_validated(void **state) {
   /* DOT flags. */
   assert_status(cucore_graph_dot_write(g, "/tmp/x.dot", 0x10000), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "flags 0x10000");
-  /* Child graphs. */
+}
+
+/* Child graphs: the graph itself, another device, conditionals, a conditional's body. */
+static void child_graphs_refused(cucore_graph *g, cucore_graph *other) {
+  cucore_graph_node *node = NULL;
+  cucore_graph_exec *e = NULL;
   assert_status(cucore_graph_add_child_graph_node(g, NULL, 0, g, &node), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the graph itself");
   assert_status(cucore_graph_add_child_graph_node(g, NULL, 0, other, &node),
@@ -396,7 +407,12 @@ static void flags_and_options_are_validated(void **state) {
   assert_status(cucore_graph_instantiate(body, 0, NULL, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the body of a conditional node");
   assert_ok(cucore_graph_destroy(body)); /* owned by its node: a no-op */
-  /* Events of another device. */
+  free_fake_graph(child);
+}
+
+/* Events of another device, capture modes and default streams, a launch on another device. */
+static void devices_and_captures_refused(cucore_graph *g, cucore_stream *s1) {
+  cucore_graph_node *node = NULL;
   struct cucore_event ev1 = {.hdr = {CC_KIND_EVENT}, .dev = &dev1};
   assert_status(cucore_graph_add_event_record_node(g, NULL, 0, &ev1, &node),
                 CUCORE_INVALID_ARGUMENT);
@@ -410,7 +426,7 @@ static void flags_and_options_are_validated(void **state) {
                                      .handle = CU_STREAM_PER_THREAD,
                                      .dev = &dev0,
                                      .is_default = 1};
-  assert_status(cucore_stream_begin_capture(&s1, (cucore_capture_mode)7), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_stream_begin_capture(s1, (cucore_capture_mode)7), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "mode 7 is not a capture mode");
   assert_status(cucore_stream_begin_capture(&legacy, CUCORE_CAPTURE_GLOBAL),
                 CUCORE_INVALID_ARGUMENT);
@@ -420,9 +436,22 @@ static void flags_and_options_are_validated(void **state) {
   assert_contains(cucore_last_error(), "per-thread");
   /* Launching on a stream of another device. */
   cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC}, .dev = &dev0, .graph = g};
-  assert_status(cucore_graph_launch(&fe, &s1), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_launch(&fe, s1), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "the stream is of device 1, the graph runs on device 0");
-  free_fake_graph(child);
+}
+
+static void flags_and_options_are_validated(void **state) {
+  (void)state;
+  cucore_graph *g = fake_graph(&dev0), *other = fake_graph(&dev1);
+  struct cucore_stream s1 = {.hdr = {CC_KIND_STREAM},
+                             .handle = (CUstream)(uintptr_t)0x400,
+                             .dev = &dev1};
+  instantiate_flags_refused(g, &s1);
+  conditional_nodes_refused(g);
+  fills_and_copies_refused(g);
+  dependencies_refused(g, other);
+  child_graphs_refused(g, other);
+  devices_and_captures_refused(g, &s1);
   free_fake_graph(other);
   free_fake_graph(g);
 }
