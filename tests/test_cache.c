@@ -708,19 +708,10 @@ static void entry_larger_than_the_cap_is_not_stored(void **state) {
 
 /* ---- what the key cannot see ------------------------------------------------------------- */
 
-static void uncacheable_compiles_say_why(void **state) {
-  fixture *f = *state;
-  char *inc = cache_test_mkdtemp();
-  char path[4096];
-  snprintf(path, sizeof path, "%s/helper.h", inc);
-  FILE *h = fopen(path, "w");
-  assert_non_null(h);
-  fputs("#define HELPER 5\n", h);
-  fclose(h);
-  const char *with_include = "#include \"helper.h\"\n"
-                             "extern \"C\" __global__ void k(int *p) { *p = HELPER; }\n";
-
-  /* -I DIR */
+/* -I DIR: uncacheable, with the reason; with a digest, cached, and another digest is another
+ * key. */
+static void include_path_needs_a_digest(const fixture *f, const char *inc,
+                                        const char *with_include) {
   cucore_options *o = NULL;
   assert_ok(cucore_options_create(&o));
   assert_ok(cucore_options_set_string(o, CUCORE_OPT_INCLUDE_PATH, inc));
@@ -764,7 +755,15 @@ static void uncacheable_compiles_say_why(void **state) {
   assert_string_not_equal(keys[0], keys[1]);
   cucore_options_destroy(o);
 
-  /* A quoted #include that finds a file beside the source (no option at all). */
+  cucore_object_destroy(ref);
+}
+
+/* A quoted #include found beside the source is read from disk (uncacheable); the same include
+ * served from memory is cacheable. */
+static void include_beside_the_source(const char *inc, const char *path, const char *with_include) {
+  cucore_object *obj = NULL;
+  cucore_cache_info info;
+  cucore_options *o = NULL;
   char name[4096];
   snprintf(name, sizeof name, "%s/k.cu", inc);
   assert_ok(cache_test_compile(with_include, name, "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1,
@@ -782,8 +781,13 @@ static void uncacheable_compiles_say_why(void **state) {
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   cucore_object_destroy(obj);
   cucore_options_destroy(o);
+}
 
-  /* Raw options and pre-includes that read files; a macro include. */
+/* Raw options and pre-includes that read files; a macro include. */
+static void raw_options_and_macro_includes(void) {
+  cucore_object *obj = NULL;
+  cucore_cache_info info;
+  cucore_options *o = NULL;
   struct {
     cucore_option opt;
     const char *value, *src, *expect;
@@ -811,8 +815,13 @@ static void uncacheable_compiles_say_why(void **state) {
     cucore_program_destroy(p);
     cucore_options_destroy(o);
   }
+}
 
-  /* The toolkit's own include directory is part of the compiler's identity: cacheable. */
+/* The toolkit's own include directory is part of the compiler's identity: cacheable. */
+static void toolkit_include_is_cacheable(void) {
+  cucore_object *obj = NULL;
+  cucore_cache_info info;
+  cucore_options *o = NULL;
   cucore_versions_info v;
   assert_ok(cucore_versions(&v));
   const char *root = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
@@ -825,7 +834,23 @@ static void uncacheable_compiles_say_why(void **state) {
   assert_int_equal(info.result, CUCORE_CACHE_MISS);
   cucore_object_destroy(obj);
   cucore_options_destroy(o);
-  cucore_object_destroy(ref);
+}
+
+static void uncacheable_compiles_say_why(void **state) {
+  fixture *f = *state;
+  char *inc = cache_test_mkdtemp();
+  char path[4096];
+  snprintf(path, sizeof path, "%s/helper.h", inc);
+  FILE *h = fopen(path, "w");
+  assert_non_null(h);
+  fputs("#define HELPER 5\n", h);
+  fclose(h);
+  const char *with_include = "#include \"helper.h\"\n"
+                             "extern \"C\" __global__ void k(int *p) { *p = HELPER; }\n";
+  include_path_needs_a_digest(f, inc, with_include);
+  include_beside_the_source(inc, path, with_include);
+  raw_options_and_macro_includes();
+  toolkit_include_is_cacheable();
   cache_test_rm_rf(inc);
   free(inc);
 }
