@@ -300,6 +300,33 @@ static const char *bounded_src =
     "  x[threadIdx.x] = 1; cooperative_groups::sync(b); x[threadIdx.x] += 1; }\n"
     "extern \"C\" __global__ void plain(float *x) { x[0] = 1; }\n";
 
+/* PTX: a required block size and clusters on an arch without them. */
+static void ptx_launch_checks(void) {
+  cucore_object *obj = NULL;
+  cucore_launch_config c;
+  const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                    ".visible .entry req(.param .u64 p) .reqntid 64, 2 { ret; }\n"
+                    ".visible .entry clus(.param .u64 p) .reqnctapercluster 2 { ret; }\n";
+  assert_ok(cucore_object_from_memory(ptx, strlen(ptx), CUCORE_CODE_PTX, "hand.ptx", &obj));
+  cucore_kernel *req = NULL, *clus = NULL;
+  assert_ok(cucore_object_get_kernel(obj, "req", &req));
+  assert_ok(cucore_object_get_kernel(obj, "clus", &clus));
+  c = cfg1(1, 64, 0);
+  c.block[1] = 2;
+  assert_ok(cucore_kernel_check_launch_offline(req, &c, 0, 0));
+  c.block[1] = 1;
+  assert_status(cucore_kernel_check_launch_offline(req, &c, 0, 0), CUCORE_LAUNCH_CONFIG);
+  assert_contains(cucore_last_error(), "exactly 64x2x1 threads (.reqntid); the launch asks for "
+                                       "64x1x1");
+  c = cfg1(2, 32, 0);
+  assert_status(cucore_kernel_check_launch_offline(clus, &c, 0, 0), CUCORE_LAUNCH_CONFIG);
+  assert_contains(cucore_last_error(), "which sm_80 does not support (sm_90 or newer)");
+  assert_ok(cucore_kernel_check_launch_offline(clus, &c, 90, 0));
+  cucore_kernel_destroy(req);
+  cucore_kernel_destroy(clus);
+  cucore_object_destroy(obj);
+}
+
 /* The offline check refuses what a GPU would, in the same words. */
 static void offline_launch_checks(void **state) {
   (void)state;
@@ -376,28 +403,7 @@ static void offline_launch_checks(void **state) {
   cucore_kernel_destroy(plain);
   cucore_object_destroy(obj);
 
-  /* PTX: a required block size and clusters on an arch without them. */
-  const char *ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
-                    ".visible .entry req(.param .u64 p) .reqntid 64, 2 { ret; }\n"
-                    ".visible .entry clus(.param .u64 p) .reqnctapercluster 2 { ret; }\n";
-  assert_ok(cucore_object_from_memory(ptx, strlen(ptx), CUCORE_CODE_PTX, "hand.ptx", &obj));
-  cucore_kernel *req = NULL, *clus = NULL;
-  assert_ok(cucore_object_get_kernel(obj, "req", &req));
-  assert_ok(cucore_object_get_kernel(obj, "clus", &clus));
-  c = cfg1(1, 64, 0);
-  c.block[1] = 2;
-  assert_ok(cucore_kernel_check_launch_offline(req, &c, 0, 0));
-  c.block[1] = 1;
-  assert_status(cucore_kernel_check_launch_offline(req, &c, 0, 0), CUCORE_LAUNCH_CONFIG);
-  assert_contains(cucore_last_error(), "exactly 64x2x1 threads (.reqntid); the launch asks for "
-                                       "64x1x1");
-  c = cfg1(2, 32, 0);
-  assert_status(cucore_kernel_check_launch_offline(clus, &c, 0, 0), CUCORE_LAUNCH_CONFIG);
-  assert_contains(cucore_last_error(), "which sm_80 does not support (sm_90 or newer)");
-  assert_ok(cucore_kernel_check_launch_offline(clus, &c, 90, 0));
-  cucore_kernel_destroy(req);
-  cucore_kernel_destroy(clus);
-  cucore_object_destroy(obj);
+  ptx_launch_checks();
 }
 
 /* Copies are checked before any driver call. */
