@@ -165,6 +165,71 @@ static void expect(cucore_status st, const char *needle) {
   assert_contains(cucore_last_error(), needle);
 }
 
+/* Header fields out of range, each alone. */
+static void corrupted_elf_header(const elf_file *f) {
+  unsigned char *c;
+  struct {
+    unsigned at, width;
+    uint64_t value;
+    const char *says;
+  } header_cases[] = {
+      {0x28, 8, (uint64_t)f->n + 100, "starts past the end of the file"},
+      {0x28, 8, 0, "no section table"},
+      {0x3c, 2, 0xffff, "extends past the end of the file"},
+      {0x3e, 2, 0xfff0, "section-name table index"},
+      {0x3a, 2, 32, "smaller than the 64 bytes"},
+      {0x04, 1, 1, "only 64-bit ELF"},
+      {0x05, 1, 2, "only little-endian"},
+      {0x10, 2, 3, "expected ET_EXEC (2) or ET_REL (1)"},
+  };
+  for (size_t i = 0; i < sizeof header_cases / sizeof header_cases[0]; i++) {
+    c = copy_of(f->d, f->n);
+    unsigned char *p = c + header_cases[i].at;
+    if (header_cases[i].width == 8) put64(p, header_cases[i].value);
+    if (header_cases[i].width == 2) put16(p, header_cases[i].value);
+    if (header_cases[i].width == 1) *p = (unsigned char)header_cases[i].value;
+    expect(open_all(c, f->n, CUCORE_CODE_CUBIN, 0), header_cases[i].says);
+    free(c);
+  }
+}
+
+/* The symbol table's entry size and string table, a kernel symbol's name, a section's name. */
+static void corrupted_symbols(elf_file *f, const rs_sec *info) {
+  unsigned char *c = copy_of(f->d, f->n);
+  char *msg;
+  const rs_sec *symtab = rs_elf_section(&f->elf, ".symtab"),
+               *strtab = rs_elf_section(&f->elf, ".strtab");
+  assert_non_null(symtab);
+  assert_non_null(strtab);
+  put64(section_header(f, c, symtab->idx) + 0x38, 23);
+  expect(open_all(c, f->n, CUCORE_CODE_AUTO, 0), "symbol entry size 23");
+  memcpy(c, f->d, f->n);
+  put32(section_header(f, c, symtab->idx) + 0x28, 9999);
+  expect(open_all(c, f->n, CUCORE_CODE_AUTO, 0), "string table");
+  /* a kernel symbol's name outside the string table */
+  memcpy(c, f->d, f->n);
+  int done = 0;
+  for (uint64_t s = 0; s < symtab->size / 24 && !done; s++) {
+    unsigned char *sym = c + symtab->off + s * 24;
+    if ((sym[4] & 0xf) == 2 && (sym[5] & 0x10)) {
+      put32(sym, strtab->size + 5);
+      msg = rs_printf("symbol %llu: its name (offset %llu)", (unsigned long long)s,
+                      strtab->size + 5);
+      expect(open_all(c, f->n, CUCORE_CODE_AUTO, 0), msg);
+      free(msg);
+      done = 1;
+    }
+  }
+  assert_true(done);
+  /* a section name outside the name table */
+  memcpy(c, f->d, f->n);
+  put32(section_header(f, c, info->idx), 0x7ffffff0);
+  msg = rs_printf("section %u: its name (offset %u)", info->idx, 0x7ffffff0);
+  expect(open_all(c, f->n, CUCORE_CODE_AUTO, 0), msg);
+  free(msg);
+  free(c);
+}
+
 static void corrupted_elf_structure(void **state) {
   (void)state;
   elf_file f;
@@ -194,29 +259,7 @@ static void corrupted_elf_structure(void **state) {
   expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), "extends past the end of the file");
   free(c);
 
-  struct {
-    unsigned at, width;
-    uint64_t value;
-    const char *says;
-  } header_cases[] = {
-      {0x28, 8, (uint64_t)f.n + 100, "starts past the end of the file"},
-      {0x28, 8, 0, "no section table"},
-      {0x3c, 2, 0xffff, "extends past the end of the file"},
-      {0x3e, 2, 0xfff0, "section-name table index"},
-      {0x3a, 2, 32, "smaller than the 64 bytes"},
-      {0x04, 1, 1, "only 64-bit ELF"},
-      {0x05, 1, 2, "only little-endian"},
-      {0x10, 2, 3, "expected ET_EXEC (2) or ET_REL (1)"},
-  };
-  for (size_t i = 0; i < sizeof header_cases / sizeof header_cases[0]; i++) {
-    c = copy_of(f.d, f.n);
-    unsigned char *p = c + header_cases[i].at;
-    if (header_cases[i].width == 8) put64(p, header_cases[i].value);
-    if (header_cases[i].width == 2) put16(p, header_cases[i].value);
-    if (header_cases[i].width == 1) *p = (unsigned char)header_cases[i].value;
-    expect(open_all(c, f.n, CUCORE_CODE_CUBIN, 0), header_cases[i].says);
-    free(c);
-  }
+  corrupted_elf_header(&f);
   /* another machine, given as a cubin */
   c = copy_of(f.d, f.n);
   put16(c + 0x12, 62);
@@ -224,39 +267,7 @@ static void corrupted_elf_structure(void **state) {
   expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), "no device code");
   free(c);
 
-  /* the symbol table */
-  const rs_sec *symtab = rs_elf_section(&f.elf, ".symtab"),
-               *strtab = rs_elf_section(&f.elf, ".strtab");
-  assert_non_null(symtab);
-  assert_non_null(strtab);
-  c = copy_of(f.d, f.n);
-  put64(section_header(&f, c, symtab->idx) + 0x38, 23);
-  expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), "symbol entry size 23");
-  memcpy(c, f.d, f.n);
-  put32(section_header(&f, c, symtab->idx) + 0x28, 9999);
-  expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), "string table");
-  /* a kernel symbol's name outside the string table */
-  memcpy(c, f.d, f.n);
-  int done = 0;
-  for (uint64_t s = 0; s < symtab->size / 24 && !done; s++) {
-    unsigned char *sym = c + symtab->off + s * 24;
-    if ((sym[4] & 0xf) == 2 && (sym[5] & 0x10)) {
-      put32(sym, strtab->size + 5);
-      msg = rs_printf("symbol %llu: its name (offset %llu)", (unsigned long long)s,
-                      strtab->size + 5);
-      expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), msg);
-      free(msg);
-      done = 1;
-    }
-  }
-  assert_true(done);
-  /* a section name outside the name table */
-  memcpy(c, f.d, f.n);
-  put32(section_header(&f, c, info->idx), 0x7ffffff0);
-  msg = rs_printf("section %u: its name (offset %u)", info->idx, 0x7ffffff0);
-  expect(open_all(c, f.n, CUCORE_CODE_AUTO, 0), msg);
-  free(msg);
-  free(c);
+  corrupted_symbols(&f, info);
   free(f.d);
 }
 
