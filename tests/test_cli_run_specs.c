@@ -220,6 +220,66 @@ static void floats_parse_and_round_trip(void **state) {
 
 /* ---- structs ------------------------------------------------------------------------------ */
 
+/* Arrays, alignas, padding fields and a 4 KiB parameter block. */
+static void struct_arrays_and_alignment(void) {
+  parsed p;
+  float f;
+  /* An array field: struct { float v[3]; int n; } = 16, align 4; list values in order. */
+  parse(&p, "struct:{f32[3]={1,2,3},i32:7}");
+  assert_int_equal(p.rc, 0);
+  assert_int_equal(p.a.v.size, 16);
+  assert_int_equal(p.a.v.align, 4);
+  for (int k = 0; k < 3; k++) {
+    memcpy(&f, p.a.v.bytes + 4 * k, 4);
+    assert_true(f == (float)(k + 1));
+  }
+  parsed_free(&p);
+  /* alignas(64): size rounds up to 64. */
+  parse(&p, "struct@64:{f32[3]=1}");
+  assert_int_equal(p.rc, 0);
+  assert_int_equal(p.a.v.size, 64);
+  assert_int_equal(p.a.v.align, 64);
+  parsed_free(&p);
+  /* pad:N and a 16-byte complex pair. */
+  parse(&p, "struct:{f64:1,f64:-1,pad:8}");
+  assert_int_equal(p.rc, 0);
+  assert_int_equal(p.a.v.size, 24);
+  parsed_free(&p);
+  /* A 4 KiB parameter block. */
+  parse(&p, "struct:{u32[1024]=iota}");
+  assert_int_equal(p.rc, 0);
+  assert_int_equal(p.a.v.size, 4096);
+  uint32_t u;
+  memcpy(&u, p.a.v.bytes + 4 * 1023, 4);
+  assert_int_equal(u, 1023);
+  parsed_free(&p);
+}
+
+/* Pointers inside a struct: null stays 0, a buffer's address is patched in. */
+static void struct_pointers_patched(void) {
+  parsed p;
+  /* Pointers inside: null at 0, a buffer patched in at offset 8, labelled "0.1". */
+  parse(&p, "struct:{null,buf:f32[4]=iota,i32:4}");
+  assert_int_equal(p.rc, 0);
+  assert_int_equal(p.a.v.size, 24);
+  assert_int_equal(p.a.v.align, 8);
+  assert_int_equal(p.a.v.patch_count, 1);
+  assert_int_equal(p.a.v.patches[0].offset, 8);
+  assert_int_equal(p.o.nbufs, 1);
+  assert_string_equal(p.o.bufs[0].label, "0.1");
+  p.o.bufs[0].ptr = 0x7f0000001000ull;
+  size_t size = 0;
+  unsigned char *bytes = run_value_bytes(&p.o, &p.a.v, &size);
+  assert_int_equal(size, 24);
+  uint64_t addr;
+  memcpy(&addr, bytes + 8, 8);
+  assert_true(addr == 0x7f0000001000ull);
+  memcpy(&addr, bytes, 8);
+  assert_true(addr == 0);
+  free(bytes);
+  parsed_free(&p);
+}
+
 static void struct_layout_by_c_rules(void **state) {
   (void)state;
   parsed p;
@@ -266,55 +326,8 @@ static void struct_layout_by_c_rules(void **state) {
   assert_int_equal(i, 3);
   assert_int_equal(p.a.v.bytes[12], 4);
   parsed_free(&p);
-  /* An array field: struct { float v[3]; int n; } = 16, align 4; list values in order. */
-  parse(&p, "struct:{f32[3]={1,2,3},i32:7}");
-  assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.size, 16);
-  assert_int_equal(p.a.v.align, 4);
-  for (int k = 0; k < 3; k++) {
-    memcpy(&f, p.a.v.bytes + 4 * k, 4);
-    assert_true(f == (float)(k + 1));
-  }
-  parsed_free(&p);
-  /* alignas(64): size rounds up to 64. */
-  parse(&p, "struct@64:{f32[3]=1}");
-  assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.size, 64);
-  assert_int_equal(p.a.v.align, 64);
-  parsed_free(&p);
-  /* pad:N and a 16-byte complex pair. */
-  parse(&p, "struct:{f64:1,f64:-1,pad:8}");
-  assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.size, 24);
-  parsed_free(&p);
-  /* A 4 KiB parameter block. */
-  parse(&p, "struct:{u32[1024]=iota}");
-  assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.size, 4096);
-  uint32_t u;
-  memcpy(&u, p.a.v.bytes + 4 * 1023, 4);
-  assert_int_equal(u, 1023);
-  parsed_free(&p);
-  /* Pointers inside: null at 0, a buffer patched in at offset 8, labelled "0.1". */
-  parse(&p, "struct:{null,buf:f32[4]=iota,i32:4}");
-  assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.size, 24);
-  assert_int_equal(p.a.v.align, 8);
-  assert_int_equal(p.a.v.patch_count, 1);
-  assert_int_equal(p.a.v.patches[0].offset, 8);
-  assert_int_equal(p.o.nbufs, 1);
-  assert_string_equal(p.o.bufs[0].label, "0.1");
-  p.o.bufs[0].ptr = 0x7f0000001000ull;
-  size_t size = 0;
-  unsigned char *bytes = run_value_bytes(&p.o, &p.a.v, &size);
-  assert_int_equal(size, 24);
-  uint64_t addr;
-  memcpy(&addr, bytes + 8, 8);
-  assert_true(addr == 0x7f0000001000ull);
-  memcpy(&addr, bytes, 8);
-  assert_true(addr == 0);
-  free(bytes);
-  parsed_free(&p);
+  struct_arrays_and_alignment();
+  struct_pointers_patched();
 }
 
 static void struct_specs_refused(void **state) {
