@@ -667,6 +667,172 @@ static void three_file_link_runs(void **state) {
   }
 }
 
+/* The kernel, its arguments, its output and an event that every launch attribute case uses. */
+typedef struct attr_ctx {
+  cucore_kernel *k;
+  cucore_args *a;
+  cucore_devptr out;
+  cucore_event *ev;
+} attr_ctx;
+
+/* Accepted: access policy window, memory sync domain and map, carveout, scheduling hint.
+ * Returns the attributes it exercised (4). */
+static int attrs_accepted(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_devptr out = x->out;
+  cucore_launch_config c = config1d(16, 32, 0);
+  cucore_launch_attr at = {.id = CUCORE_LAUNCH_ACCESS_POLICY_WINDOW};
+  at.u.access_policy.base = out;
+  at.u.access_policy.bytes = 64 * 4;
+  at.u.access_policy.hit_ratio = 0.6f;
+  at.u.access_policy.hit_property = 2;  /* persisting */
+  at.u.access_policy.miss_property = 1; /* streaming */
+  assert_ok(cucore_launch_config_set(&c, &at));
+  cucore_launch_attr dm = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP};
+  dm.u.domain_map.default_domain = 0;
+  dm.u.domain_map.remote_domain = 1;
+  assert_ok(cucore_launch_config_set(&c, &dm));
+  cucore_launch_attr d = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN};
+  d.u.value = 1;
+  assert_ok(cucore_launch_config_set(&c, &d));
+  cucore_launch_attr cv = {.id = CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT};
+  cv.u.value = 50;
+  assert_ok(cucore_launch_config_set(&c, &cv));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_stream_synchronize(stream));
+  /* A bad hit ratio is refused before the driver. */
+  at.u.access_policy.hit_ratio = 1.5f;
+  assert_ok(cucore_launch_config_set(&c, &at));
+  assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+  assert_contains(cucore_last_error(), "hit ratio");
+  return 4;
+}
+
+/* Completion event: it completes, and another stream can wait on it.
+ * Returns the attributes it exercised (1). */
+static int attr_completion_event(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_event *ev = x->ev;
+  cucore_launch_config c = config1d(16, 32, 0);
+  cucore_launch_attr e = {.id = CUCORE_LAUNCH_COMPLETION_EVENT};
+  e.u.event.event = ev;
+  assert_ok(cucore_launch_config_set(&c, &e));
+  assert_ok(cucore_launch(k, &c, a));
+  cucore_stream *other = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &other));
+  assert_ok(cucore_stream_wait_event(other, ev));
+  assert_ok(cucore_stream_synchronize(other));
+  assert_ok(cucore_event_query(ev));
+  assert_ok(cucore_stream_destroy(other));
+  e.u.event.event = NULL;
+  assert_ok(cucore_launch_config_set(&c, &e));
+  assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+  return 1;
+}
+
+/* Programmatic event: triggered by the kernel, so it completes.
+ * Returns the attributes it exercised (1). */
+static int attr_programmatic_event(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_event *ev = x->ev;
+  cucore_launch_config c = config1d(16, 32, 0);
+  cucore_launch_attr e = {.id = CUCORE_LAUNCH_PROGRAMMATIC_EVENT};
+  e.u.event.event = ev;
+  e.u.event.trigger_at_block_start = 0;
+  assert_ok(cucore_launch_config_set(&c, &e));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_event_synchronize(ev));
+  assert_ok(cucore_stream_synchronize(stream));
+  return 1;
+}
+
+/* Clusters with a scheduling policy, and a preferred cluster dimension the kernel sees.
+ * Returns the attributes it exercised (2). */
+static int attrs_clusters(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_devptr out = x->out;
+  cucore_launch_config c = config1d(16, 32, 0);
+  assert_ok(cucore_launch_config_cluster(&c, 2, 1, 1));
+  cucore_launch_attr sp = {.id = CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY};
+  sp.u.value = 1; /* spread */
+  assert_ok(cucore_launch_config_set(&c, &sp));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_stream_synchronize(stream));
+  unsigned got[16];
+  assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
+  for (int b = 0; b < 16; b++) assert_int_equal(got[b], 2u);
+  cucore_launch_attr pc = {.id = CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION};
+  pc.u.dim[0] = 4;
+  assert_ok(cucore_launch_config_set(&c, &pc));
+  cucore_status st = cucore_launch(k, &c, a);
+  if (st == CUCORE_OK) {
+    assert_ok(cucore_stream_synchronize(stream));
+    assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
+    int preferred = 0;
+    for (int b = 0; b < 16; b++) {
+      assert_true(got[b] == 2u || got[b] == 4u);
+      preferred += got[b] == 4u;
+    }
+    print_message("preferred cluster 4 (minimum 2): %d of 16 blocks ran in clusters of 4\n",
+                  preferred);
+  } else {
+    print_message("preferred cluster dimension refused by this driver: %s\n", cucore_last_error());
+    assert_int_equal(CUCORE_CODE(st), CUCORE_NOT_SUPPORTED);
+  }
+  return 2;
+}
+
+/* Synchronisation policy is a stream attribute: the driver either takes it or says no.
+ * Returns the attributes it exercised (2). */
+static int attrs_scheduling(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_launch_config c = config1d(16, 32, 0);
+  cucore_launch_attr sp = {.id = CUCORE_LAUNCH_SYNCHRONIZATION_POLICY};
+  sp.u.value = 3; /* yield */
+  assert_ok(cucore_launch_config_set(&c, &sp));
+  cucore_status st = cucore_launch(k, &c, a);
+  if (st != CUCORE_OK) {
+    assert_contains(cucore_last_error(), "cuLaunchKernelEx");
+    print_message("synchronization policy on a launch: %s\n", cucore_last_error());
+  }
+  assert_ok(cucore_stream_synchronize(stream));
+  cucore_launch_attr nv = {.id = CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING};
+  nv.u.value = 1;
+  c = config1d(16, 32, 0);
+  assert_ok(cucore_launch_config_set(&c, &nv));
+  st = cucore_launch(k, &c, a);
+  if (st != CUCORE_OK) print_message("nvlink-centric scheduling: %s\n", cucore_last_error());
+  assert_true(st == CUCORE_OK || cucore_status_source(st) == CUCORE_SOURCE_DRIVER);
+  assert_ok(cucore_stream_synchronize(stream));
+  return 2;
+}
+
+/* Graph-only and unknown attributes are refused.
+ * Returns the attributes it exercised (1). */
+static int attrs_refused(const attr_ctx *x) {
+  cucore_kernel *k = x->k;
+  cucore_args *a = x->a;
+  cucore_launch_config c = config1d(16, 32, 0);
+  cucore_launch_attr du = {.id = CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE};
+  du.u.value = 1;
+  assert_ok(cucore_launch_config_set(&c, &du));
+  assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
+  assert_contains(cucore_last_error(), "graph");
+  /* 15 is no attribute of CUDA 13.0: refused unless the driver is newer (then it is passed
+   * through; gpu_embed tests that). */
+  cucore_versions_info v;
+  assert_ok(cucore_versions(&v));
+  cucore_launch_attr bad = {.id = (cucore_launch_attr_id)15};
+  if (v.driver.version <= v.toolkit_headers)
+    assert_status(cucore_launch_config_set(&c, &bad), CUCORE_INVALID_ARGUMENT);
+  return 1;
+}
+
 /* Every launch attribute: accepted where a stream launch takes it, its effect observed where
  * one is observable, refused with a reason where it does not apply. */
 static void every_launch_attribute(void **state) {
@@ -686,138 +852,14 @@ static void every_launch_attribute(void **state) {
   cucore_event *ev = NULL;
   assert_ok(cucore_event_create(dev, CUCORE_EVENT_DISABLE_TIMING, &ev));
   int tested = 0;
+  attr_ctx x = {k, a, out, ev};
 
-  /* Accepted: access policy window, memory sync domain and map, carveout, scheduling hint. */
-  {
-    cucore_launch_config c = config1d(16, 32, 0);
-    cucore_launch_attr at = {.id = CUCORE_LAUNCH_ACCESS_POLICY_WINDOW};
-    at.u.access_policy.base = out;
-    at.u.access_policy.bytes = 64 * 4;
-    at.u.access_policy.hit_ratio = 0.6f;
-    at.u.access_policy.hit_property = 2;  /* persisting */
-    at.u.access_policy.miss_property = 1; /* streaming */
-    assert_ok(cucore_launch_config_set(&c, &at));
-    cucore_launch_attr dm = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN_MAP};
-    dm.u.domain_map.default_domain = 0;
-    dm.u.domain_map.remote_domain = 1;
-    assert_ok(cucore_launch_config_set(&c, &dm));
-    cucore_launch_attr d = {.id = CUCORE_LAUNCH_MEM_SYNC_DOMAIN};
-    d.u.value = 1;
-    assert_ok(cucore_launch_config_set(&c, &d));
-    cucore_launch_attr cv = {.id = CUCORE_LAUNCH_PREFERRED_SHARED_MEMORY_CARVEOUT};
-    cv.u.value = 50;
-    assert_ok(cucore_launch_config_set(&c, &cv));
-    assert_ok(cucore_launch(k, &c, a));
-    assert_ok(cucore_stream_synchronize(stream));
-    tested += 4;
-    /* A bad hit ratio is refused before the driver. */
-    at.u.access_policy.hit_ratio = 1.5f;
-    assert_ok(cucore_launch_config_set(&c, &at));
-    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
-    assert_contains(cucore_last_error(), "hit ratio");
-  }
-  /* Completion event: it completes, and another stream can wait on it. */
-  {
-    cucore_launch_config c = config1d(16, 32, 0);
-    cucore_launch_attr e = {.id = CUCORE_LAUNCH_COMPLETION_EVENT};
-    e.u.event.event = ev;
-    assert_ok(cucore_launch_config_set(&c, &e));
-    assert_ok(cucore_launch(k, &c, a));
-    cucore_stream *other = NULL;
-    assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &other));
-    assert_ok(cucore_stream_wait_event(other, ev));
-    assert_ok(cucore_stream_synchronize(other));
-    assert_ok(cucore_event_query(ev));
-    assert_ok(cucore_stream_destroy(other));
-    e.u.event.event = NULL;
-    assert_ok(cucore_launch_config_set(&c, &e));
-    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
-    tested++;
-  }
-  /* Programmatic event: triggered by the kernel, so it completes. */
-  if (props.arch >= 90) {
-    cucore_launch_config c = config1d(16, 32, 0);
-    cucore_launch_attr e = {.id = CUCORE_LAUNCH_PROGRAMMATIC_EVENT};
-    e.u.event.event = ev;
-    e.u.event.trigger_at_block_start = 0;
-    assert_ok(cucore_launch_config_set(&c, &e));
-    assert_ok(cucore_launch(k, &c, a));
-    assert_ok(cucore_event_synchronize(ev));
-    assert_ok(cucore_stream_synchronize(stream));
-    tested++;
-  }
-  /* Clusters with a scheduling policy, and a preferred cluster dimension the kernel sees. */
-  if (props.cluster_launch) {
-    cucore_launch_config c = config1d(16, 32, 0);
-    assert_ok(cucore_launch_config_cluster(&c, 2, 1, 1));
-    cucore_launch_attr sp = {.id = CUCORE_LAUNCH_CLUSTER_SCHEDULING_POLICY};
-    sp.u.value = 1; /* spread */
-    assert_ok(cucore_launch_config_set(&c, &sp));
-    assert_ok(cucore_launch(k, &c, a));
-    assert_ok(cucore_stream_synchronize(stream));
-    unsigned got[16];
-    assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
-    for (int b = 0; b < 16; b++) assert_int_equal(got[b], 2u);
-    cucore_launch_attr pc = {.id = CUCORE_LAUNCH_PREFERRED_CLUSTER_DIMENSION};
-    pc.u.dim[0] = 4;
-    assert_ok(cucore_launch_config_set(&c, &pc));
-    cucore_status st = cucore_launch(k, &c, a);
-    if (st == CUCORE_OK) {
-      assert_ok(cucore_stream_synchronize(stream));
-      assert_ok(cucore_memcpy_dtoh(dev, got, out, sizeof got, NULL));
-      int preferred = 0;
-      for (int b = 0; b < 16; b++) {
-        assert_true(got[b] == 2u || got[b] == 4u);
-        preferred += got[b] == 4u;
-      }
-      print_message("preferred cluster 4 (minimum 2): %d of 16 blocks ran in clusters of 4\n",
-                    preferred);
-    } else {
-      print_message("preferred cluster dimension refused by this driver: %s\n",
-                    cucore_last_error());
-      assert_int_equal(CUCORE_CODE(st), CUCORE_NOT_SUPPORTED);
-    }
-    tested += 2;
-  }
-  /* Synchronisation policy is a stream attribute: the driver either takes it or says no. */
-  {
-    cucore_launch_config c = config1d(16, 32, 0);
-    cucore_launch_attr sp = {.id = CUCORE_LAUNCH_SYNCHRONIZATION_POLICY};
-    sp.u.value = 3; /* yield */
-    assert_ok(cucore_launch_config_set(&c, &sp));
-    cucore_status st = cucore_launch(k, &c, a);
-    if (st != CUCORE_OK) {
-      assert_contains(cucore_last_error(), "cuLaunchKernelEx");
-      print_message("synchronization policy on a launch: %s\n", cucore_last_error());
-    }
-    assert_ok(cucore_stream_synchronize(stream));
-    cucore_launch_attr nv = {.id = CUCORE_LAUNCH_NVLINK_UTIL_CENTRIC_SCHEDULING};
-    nv.u.value = 1;
-    c = config1d(16, 32, 0);
-    assert_ok(cucore_launch_config_set(&c, &nv));
-    st = cucore_launch(k, &c, a);
-    if (st != CUCORE_OK) print_message("nvlink-centric scheduling: %s\n", cucore_last_error());
-    assert_true(st == CUCORE_OK || cucore_status_source(st) == CUCORE_SOURCE_DRIVER);
-    assert_ok(cucore_stream_synchronize(stream));
-    tested += 2;
-  }
-  /* Graph-only and unknown attributes are refused. */
-  {
-    cucore_launch_config c = config1d(16, 32, 0);
-    cucore_launch_attr du = {.id = CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE};
-    du.u.value = 1;
-    assert_ok(cucore_launch_config_set(&c, &du));
-    assert_status(cucore_launch(k, &c, a), CUCORE_LAUNCH_CONFIG);
-    assert_contains(cucore_last_error(), "graph");
-    /* 15 is no attribute of CUDA 13.0: refused unless the driver is newer (then it is passed
-     * through; gpu_embed tests that). */
-    cucore_versions_info v;
-    assert_ok(cucore_versions(&v));
-    cucore_launch_attr bad = {.id = (cucore_launch_attr_id)15};
-    if (v.driver.version <= v.toolkit_headers)
-      assert_status(cucore_launch_config_set(&c, &bad), CUCORE_INVALID_ARGUMENT);
-    tested++;
-  }
+  tested += attrs_accepted(&x);
+  tested += attr_completion_event(&x);
+  if (props.arch >= 90) tested += attr_programmatic_event(&x);
+  if (props.cluster_launch) tested += attrs_clusters(&x);
+  tested += attrs_scheduling(&x);
+  tested += attrs_refused(&x);
   print_message(
       "launch attributes exercised: %d (plus cooperative, priority, PDL, cluster elsewhere)\n",
       tested);
