@@ -1,11 +1,13 @@
-/* bench_util.h -- what every benchmark shares: a monotonic clock, the median, and exits on a
- * failed call. */
+/* bench_util.h -- what every benchmark shares: a monotonic clock, the median, its command-line
+ * numbers, the no-GPU exit, and exits on a failed call. */
 #ifndef CUCORE_BENCH_UTIL_H
 #define CUCORE_BENCH_UTIL_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "cucore.h"
 
 /* Nanoseconds on the monotonic clock. */
 static inline double bench_now_ns(void) {
@@ -25,6 +27,20 @@ static inline int bench_cmp_double(const void *a, const void *b) {
 static inline double bench_median(double *v, int n) {
   qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* argv[i] as a number in 1..max (max 0: no upper bound); `def` when it is absent or outside. */
+static inline int bench_arg(int argc, char **argv, int i, int def, int max) {
+  int v = argc > i ? atoi(argv[i]) : def;
+  return v < 1 || (max > 0 && v > max) ? def : v;
+}
+
+/* 1, after saying "NAME: no GPU (why); nothing measured", when the driver lists no device. */
+static inline int bench_no_gpu(const char *name) {
+  int n = 0;
+  if (cucore_device_get_count(&n) == CUCORE_OK && n > 0) return 0;
+  printf("%s: no GPU (%s); nothing measured\n", name, cucore_last_error());
+  return 1;
 }
 
 /* Exits with the call and cucore's message when a cucore call fails. */

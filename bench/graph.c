@@ -240,15 +240,9 @@ static void teardown(fixture *f) {
 int main(int argc, char **argv) {
   fixture f;
   memset(&f, 0, sizeof f);
-  f.kernels = argc > 1 ? atoi(argv[1]) : 1000;
-  f.rounds = argc > 2 ? atoi(argv[2]) : 31;
-  if (f.kernels < 1) f.kernels = 1000;
-  if (f.rounds < 1 || f.rounds > MAX_ROUNDS) f.rounds = 31;
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_graph: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+  f.kernels = bench_arg(argc, argv, 1, 1000, 0);
+  f.rounds = bench_arg(argc, argv, 2, 31, MAX_ROUNDS);
+  if (bench_no_gpu("bench_graph")) return 0;
   setup(&f);
   make_graphs(&f);
   printf("device: %s (sm_%d), driver %d\n", f.props.name, f.props.arch, cc_drv.version);

@@ -129,15 +129,9 @@ static void teardown(fixture *f) {
 int main(int argc, char **argv) {
   fixture f;
   memset(&f, 0, sizeof f);
-  f.per_round = argc > 1 ? atoi(argv[1]) : 20000;
-  f.rounds = argc > 2 ? atoi(argv[2]) : 31;
-  if (f.per_round < 1) f.per_round = 20000;
-  if (f.rounds < 1 || f.rounds > MAX_ROUNDS) f.rounds = 31;
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_launch_overhead: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+  f.per_round = bench_arg(argc, argv, 1, 20000, 0);
+  f.rounds = bench_arg(argc, argv, 2, 31, MAX_ROUNDS);
+  if (bench_no_gpu("bench_launch_overhead")) return 0;
   setup(&f);
   printf("device: %s (sm_%d), driver %d\n", f.props.name, f.props.arch, cc_drv.version);
   printf("%d launches per round, %d rounds, modes interleaved; median us per launch\n", f.per_round,

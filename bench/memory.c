@@ -494,13 +494,8 @@ static void bench_cross_thread(cucore_device *dev) {
 }
 
 int main(int argc, char **argv) {
-  rounds = argc > 1 ? atoi(argv[1]) : 21;
-  if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 21;
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_memory: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+  rounds = bench_arg(argc, argv, 1, 21, MAX_ROUNDS);
+  if (bench_no_gpu("bench_memory")) return 0;
   cucore_device *dev;
   CHECK(cucore_device_open(0, &dev));
   cucore_device_props props;

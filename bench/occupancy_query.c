@@ -13,11 +13,7 @@
 #include "exec/kernel.h"
 
 int main(void) {
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_occupancy_query: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+  if (bench_no_gpu("bench_occupancy_query")) return 0;
   cucore_device *dev;
   CHECK(cucore_device_open(0, &dev));
   cucore_stream *s;

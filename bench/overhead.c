@@ -286,10 +286,8 @@ static void teardown(ctx *c) {
 }
 
 int main(int argc, char **argv) {
-  int iters = argc > 1 ? atoi(argv[1]) : 20000;
-  int rounds = argc > 2 ? atoi(argv[2]) : 21;
-  if (iters < 1) iters = 20000;
-  if (rounds < 1 || rounds > MAX_ROUNDS) rounds = 21;
+  int iters = bench_arg(argc, argv, 1, 20000, 0);
+  int rounds = bench_arg(argc, argv, 2, 21, MAX_ROUNDS);
   int ndev = 0;
   if (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0) {
     printf("bench_overhead: no device (%s); set CUCORE_LIBCUDA to the fake driver "

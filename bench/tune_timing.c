@@ -121,13 +121,8 @@ static double raw_floor(fixture *f) {
 }
 
 int main(int argc, char **argv) {
-  int reps = argc > 1 ? atoi(argv[1]) : 50;
-  if (reps < 1 || reps > MAX_REPS) reps = 50;
-  int n = 0;
-  if (cucore_device_get_count(&n) != CUCORE_OK || n == 0) {
-    printf("bench_tune_timing: no GPU (%s); nothing measured\n", cucore_last_error());
-    return 0;
-  }
+  int reps = bench_arg(argc, argv, 1, 50, MAX_REPS);
+  if (bench_no_gpu("bench_tune_timing")) return 0;
   fixture f;
   setup(&f);
   cucore_tune_timing_options floor_o = CUCORE_TUNE_TIMING_DEFAULTS, busy = floor_o;
