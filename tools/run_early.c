@@ -39,10 +39,10 @@ static void *open_early(void *unused) {
 
 int run_limit_connections(void) {
   const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-  if ((!v || !*v) && getenv("CUCORE_RUN_DRIVER_QUEUES")) return -1; /* for comparisons */
   if (!v || !*v) {
+    if (getenv("CUCORE_RUN_DRIVER_QUEUES")) return -1;   /* the driver's own number: comparisons */
     (void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 1); /* before any thread or driver call */
-    v = "1";
+    return 1;
   }
   char *end;
   long n = strtol(v, &end, 10);

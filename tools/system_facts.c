@@ -120,23 +120,28 @@ void system_facts_sample(int ordinal, int *sm_mhz, int *max_mhz, long long *reas
 static pthread_t loader;
 static int loader_started;
 
-static void *load_nvml(void *read_all) {
-  /* A failure is said by the query that needs NVML (facts_of asks again). */
-  if (cucore_system_load() != CUCORE_OK || !read_all) return NULL;
+/* A failure is said by the query that needs NVML (facts_of asks again). */
+static void *load_nvml(void *unused) {
+  (void)unused;
+  (void)cucore_system_load();
+  return NULL;
+}
+
+static void *load_and_read_all(void *unused) {
+  (void)unused;
   int n = 0;
-  if (cucore_system_get_count(&n) != CUCORE_OK) return NULL;
+  if (cucore_system_get_count(&n) != CUCORE_OK) return NULL; /* loads NVML first */
   for (int i = 0; i < n && nprefetched < PREFETCH_MAX; i++)
     if (cucore_system_get_info_by_index(i, &prefetched[nprefetched]) == CUCORE_OK) nprefetched++;
   return NULL;
 }
 
-static void start(int read_all) {
-  if (!loader_started)
-    loader_started = pthread_create(&loader, NULL, load_nvml, read_all ? &loader : NULL) == 0;
+static void start(void *(*fn)(void *)) {
+  if (!loader_started) loader_started = pthread_create(&loader, NULL, fn, NULL) == 0;
 }
 
-void system_facts_start(void) { start(0); }
-void system_facts_start_all(void) { start(1); }
+void system_facts_start(void) { start(load_nvml); }
+void system_facts_start_all(void) { start(load_and_read_all); }
 
 void system_facts_join(void) {
   if (loader_started) pthread_join(loader, NULL);

@@ -169,9 +169,9 @@ static atomic_int load_done; /* load_driver returned (cc_driver_ready_now) */
 static void load_driver(void) {
   int64_t t0 = cc_phase_clock();
   open_and_init();
-  if (!init_t0)
+  if (!init_t0) {
     cc_phase_done(CUCORE_PHASE_LOAD_LIBCUDA, t0);
-  else {
+  } else {
     cc_phase_span(CUCORE_PHASE_LOAD_LIBCUDA, t0, init_t0);
     cc_phase_done(CUCORE_PHASE_CUINIT, init_t0);
   }
