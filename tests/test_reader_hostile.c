@@ -544,6 +544,24 @@ static void hostile_ptx(void **state) {
   free(t);
 }
 
+/* An sm_90 executable's ELF header: CUDA's ABI, the section table at `off_sh` with `nsec`
+ * entries, the section names in section 1. */
+static void put_elf_header(unsigned char *d, size_t off_sh, unsigned nsec) {
+  memcpy(d,
+         "\x7f"
+         "ELF\x02\x01\x01\x41\x08",
+         9);
+  put16(d + 0x10, 2);
+  put16(d + 0x12, 190);
+  put32(d + 0x14, 1);
+  put32(d + 0x30, 90u << 8);
+  put64(d + 0x28, off_sh);
+  put16(d + 0x34, 64);
+  put16(d + 0x3a, 64);
+  put16(d + 0x3c, nsec);
+  put16(d + 0x3e, 1);
+}
+
 /* A minimal cubin-shaped ELF built here with `nk` kernel symbols. Names: with `overlapping`,
  * the kernel names start at offsets 1, 2, ... of one string of `name_len` 'A's (each a
  * suffix of the one before), else each is its own "kNNNNN"; with `same_names` every symbol
@@ -587,19 +605,7 @@ static unsigned char *build_elf(unsigned nk, int overlapping, unsigned name_len,
   unsigned nsec = 4 + ninfo;
   size_t n = off_sh + (size_t)nsec * 64;
   unsigned char *d = calloc(n, 1);
-  memcpy(d,
-         "\x7f"
-         "ELF\x02\x01\x01\x41\x08",
-         9);
-  put16(d + 0x10, 2);
-  put16(d + 0x12, 190);
-  put32(d + 0x14, 1);
-  put32(d + 0x30, 90u << 8);
-  put64(d + 0x28, off_sh);
-  put16(d + 0x34, 64);
-  put16(d + 0x3a, 64);
-  put16(d + 0x3c, nsec);
-  put16(d + 0x3e, 1);
+  put_elf_header(d, off_sh, nsec);
   memcpy(d + off_shstr, shstr, shlen);
   memcpy(d + off_str, str, strlen_);
   for (unsigned k = 0; k < nk; k++) {
