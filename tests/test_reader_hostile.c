@@ -413,6 +413,45 @@ static void corrupted_attributes(void **state) {
 }
 
 /* Fatbin containers and entries. */
+/* Compressed entries of fatbin `name` (d, n bytes; its container header `hsize` bytes), each
+ * given an unbelievable size, both codecs at once, or broken data; c is a scratch copy. */
+static void corrupted_compressed_entries(const char *name, const unsigned char *d, size_t n,
+                                         unsigned hsize, unsigned char *c) {
+  cc_fatbin fb;
+  cc_begin();
+  assert_ok(cc_fatbin_parse(d, n, 0, n, &fb));
+  for (uint32_t i = 0; i < fb.count; i++) {
+    const cucore_fatbin_entry *e = &fb.entries[i];
+    if (strcmp(e->compression, "none") == 0) continue;
+    uint64_t hdr = hsize; /* its header: after the headers and data of those before it */
+    for (uint32_t j = 0; j < i; j++) {
+      unsigned hs = (unsigned)(d[hdr + 4] | d[hdr + 5] << 8);
+      hdr += hs + get64(d + hdr + 8);
+    }
+    memcpy(c, d, n);
+    put64(c + hdr + 56, (uint64_t)1 << 39);
+    expect(open_all(c, n, CUCORE_CODE_AUTO, 0), "is not believable");
+    memcpy(c, d, n);
+    put64(c + hdr + 40, get64(d + hdr + 40) | 0x2000 | 0x8000);
+    expect(open_all(c, n, CUCORE_CODE_AUTO, 0), "both LZ4- and zstd-compressed");
+    /* broken compressed data: extraction fails with the entry named */
+    memcpy(c, d, n);
+    for (uint64_t b = 0; b < 16 && b < e->stored_size; b++) c[e->offset + b] ^= 0x5a;
+    cucore_binary *bin = NULL;
+    cucore_status st = cucore_binary_open(c, n, CUCORE_CODE_AUTO, 0, &bin);
+    if (st == CUCORE_OK) {
+      size_t sz;
+      void *buf = malloc(e->size);
+      st = cucore_binary_fatbin_extract(bin, i, buf, e->size, &sz);
+      free(buf);
+      cucore_binary_destroy(bin);
+    }
+    if (st == CUCORE_OK) fail_msg("%s entry %u: broken compressed data was accepted", name, i);
+    assert_contains(cucore_last_error(), e->arch_name);
+  }
+  cc_fatbin_free(&fb);
+}
+
 static void corrupted_fatbins(void **state) {
   (void)state;
   const char *modes[] = {"--no-compress", "--compress-mode=speed", "--compress-mode=size"};
@@ -427,8 +466,6 @@ static void corrupted_fatbins(void **state) {
     assert_ok(open_all(d, n, CUCORE_CODE_AUTO, 0));
     unsigned hsize = get16(d + 6);
     uint64_t e0 = hsize; /* the first entry */
-    unsigned esize = (unsigned)(d[e0 + 4] | d[e0 + 5] << 8 | d[e0 + 6] << 16 |
-                                (unsigned)d[e0 + 7] << 24);
     unsigned char *c = copy_of(d, n);
     char *msg;
     /* the container claims more than there is */
@@ -460,43 +497,7 @@ static void corrupted_fatbins(void **state) {
     free(msg);
     free(longer);
     /* compressed entries: an unbelievable size, both codecs at once, broken data */
-    cc_fatbin fb;
-    cc_begin();
-    assert_ok(cc_fatbin_parse(d, n, 0, n, &fb));
-    for (uint32_t i = 0; i < fb.count; i++) {
-      const cucore_fatbin_entry *e = &fb.entries[i];
-      if (strcmp(e->compression, "none") == 0) continue;
-      uint64_t h = e->offset; /* the header is just before the data: find it */
-      uint64_t hdr = hsize;
-      for (uint32_t j = 0; j < i; j++) {
-        unsigned hs = (unsigned)(d[hdr + 4] | d[hdr + 5] << 8);
-        hdr += hs + get64(d + hdr + 8);
-      }
-      (void)h;
-      memcpy(c, d, n);
-      put64(c + hdr + 56, (uint64_t)1 << 39);
-      expect(open_all(c, n, CUCORE_CODE_AUTO, 0), "is not believable");
-      memcpy(c, d, n);
-      put64(c + hdr + 40, get64(d + hdr + 40) | 0x2000 | 0x8000);
-      expect(open_all(c, n, CUCORE_CODE_AUTO, 0), "both LZ4- and zstd-compressed");
-      /* broken compressed data: extraction fails with the entry named */
-      memcpy(c, d, n);
-      for (uint64_t b = 0; b < 16 && b < e->stored_size; b++) c[e->offset + b] ^= 0x5a;
-      cucore_binary *bin = NULL;
-      cucore_status st = cucore_binary_open(c, n, CUCORE_CODE_AUTO, 0, &bin);
-      if (st == CUCORE_OK) {
-        size_t sz;
-        void *buf = malloc(e->size);
-        st = cucore_binary_fatbin_extract(bin, i, buf, e->size, &sz);
-        free(buf);
-        cucore_binary_destroy(bin);
-      }
-      if (st == CUCORE_OK)
-        fail_msg("%s entry %u: broken compressed data was accepted", names[m], i);
-      assert_contains(cucore_last_error(), e->arch_name);
-    }
-    cc_fatbin_free(&fb);
-    (void)esize;
+    corrupted_compressed_entries(names[m], d, n, hsize, c);
     free(c);
     free(d);
     free(path);
