@@ -4110,12 +4110,15 @@ CUCORE_API cucore_status cucore_system_get_info_by_uuid(const char *uuid, cucore
 /** The number of GPUs NVML lists (every GPU of the machine, whatever CUDA_VISIBLE_DEVICES says),
  * needing no CUDA driver call: with cucore_system_get_info_by_index, a program reads every
  * GPU's facts on a thread of its own while cuInit runs, and matches them to its devices by
- * UUID afterwards (`cucore devices` does).
+ * UUID afterwards (`cucore devices` does). Thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT count is NULL.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or cannot count. */
 CUCORE_API cucore_status cucore_system_get_count(int *count);
 /** Every fact of NVML's GPU `index` (0 .. cucore_system_get_count - 1, NVML's order); `ordinal`
- * is the cucore device at its PCI bus id when the driver is started and lists it, else -1.
- * @retval CUCORE_INVALID_ARGUMENT no such index.
+ * is the cucore device at its PCI bus id when the driver is started and lists it, else -1
+ * (the call never waits for another thread's cuInit). `out` is the caller's; on failure its
+ * facts are -1. Thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT no such index, or out is NULL.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or cannot list by index. */
 CUCORE_API cucore_status cucore_system_get_info_by_index(int index, cucore_system_info *out);
 /** The names of the reason bits in `reasons` ("sw_power_cap, hw_thermal"; "none" for 0;
