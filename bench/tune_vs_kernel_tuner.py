@@ -100,12 +100,16 @@ def kernel_tuner_loop():
             "best_ms": results[best], "best_rel_stddev": noise[best], "_times": results}
 
 
-def loop_process():
+def loop_process(jit_cache):
     """The loop in a process of its own (this script with --loop-only), timed from outside as
-    well: its end-to-end rate, as cucore's is measured."""
+    well: its end-to-end rate, as cucore's is measured. The driver's JIT cache of its PTX starts
+    empty in `jit_cache`, as for a kernel being tuned for the first time (runs of this script
+    on one machine otherwise differed 4x: 94 and 25 configs/s)."""
+    shutil.rmtree(jit_cache, ignore_errors=True)
+    env = dict(os.environ, CUDA_CACHE_PATH=jit_cache)
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, os.path.abspath(__file__), "--loop-only"],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"the loop failed ({p.returncode}): {p.stderr[-2000:]}")
@@ -126,20 +130,60 @@ def machine_warm_up(cucore):
     tune's compiles stayed ~2.5x slower than the second's after it), so the bench keeps the
     two first-time tunes, and the bursts' times show the machine's effect in each round.
     Returns both bursts' wall seconds, or None without the program."""
+    jobs = max(1, (os.cpu_count() or 2) - 1)
+    walls = [raw_nvrtc_wall_s(cucore, "procs", jobs, "warm_up") for _ in range(2)]
+    if walls[0] is None:
+        return None
+    return {"first_burst_s": walls[0], "second_burst_s": walls[1], "jobs": jobs}
+
+
+def device_arch(cucore):
+    """Device 0's compute capability as NVRTC's number (90 for sm_90)."""
+    info = json.loads(subprocess.run([cucore, "devices", "--json"], capture_output=True,
+                                     text=True, check=True).stdout)
+    return info["devices"][0]["arch"].split("_")[1]
+
+
+def raw_nvrtc_wall_s(cucore, mode, jobs, salt):
+    """Raw NVRTC (bench_raw_nvrtc_scaling beside cucore, no cucore in it) compiling 512
+    programs of the bench's kernel in `jobs` processes (`procs`: forked, `exec`: each loading
+    NVRTC, as cucore's compile processes do); its wall seconds, or None without the program.
+    `salt` makes other programs of the same work."""
     raw = os.path.join(os.path.dirname(cucore), "bench_raw_nvrtc_scaling")
     if not os.access(raw, os.X_OK):
         return None
-    info = json.loads(subprocess.run([cucore, "devices", "--json"], capture_output=True,
-                                     text=True, check=True).stdout)
-    arch = info["devices"][0]["arch"].split("_")[1]
-    env = dict(os.environ, NVRTC_SCALING_SALT="warm_up")
-    jobs = str(max(1, (os.cpu_count() or 2) - 1))
-    walls = []
-    for _ in range(2):
-        p = subprocess.run([raw, "procs", jobs, "512", arch, "cubin"], capture_output=True,
-                           text=True, env=env, check=True)
-        walls.append(json.loads(p.stdout)["wall_s"])
-    return {"first_burst_s": walls[0], "second_burst_s": walls[1], "jobs": int(jobs)}
+    env = dict(os.environ, NVRTC_SCALING_SALT=salt)
+    p = subprocess.run([raw, mode, str(jobs), "512", device_arch(cucore), "cubin"],
+                       capture_output=True, text=True, env=env, check=True)
+    return json.loads(p.stdout)["wall_s"]
+
+
+def compile_scaling(cucore, d, jobs_list):
+    """cucore's compile wall at each job count (dry runs, fresh caches) and raw NVRTC's in the
+    same rounds (the machine's own ceiling), three rounds interleaved, each count's median: on
+    the GPU machine one run of a count can meet the machine's slow state (a parallel compile
+    burst 2-3x slower, BENCHMARKS), which a single run per count turned into a ratio of
+    0.6-1.0."""
+    walls = {j: [] for j in jobs_list}
+    raw = {j: [] for j in jobs_list}
+    for r in range(3):
+        for jobs in jobs_list:
+            doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
+                                   fresh_env(d, f"j{jobs}"))
+            walls[jobs].append(doc_j["compile_wall_ms"])
+            w = raw_nvrtc_wall_s(cucore, "exec", jobs, f"round{r}")
+            if w is not None:
+                raw[jobs].append(w * 1000)
+    out = {}
+    for key, runs in (("", walls), ("raw_nvrtc_", raw)):
+        if not all(runs.values()):
+            continue
+        med = {j: sorted(w)[len(w) // 2] for j, w in runs.items()}
+        out[key + "compile_wall_ms"] = med
+        out[key + "compile_wall_ms_runs"] = runs
+        if jobs_list[0] == 1:
+            out[key + "compile_speedup_per_job"] = {j: med[1] / med[j] / j for j in jobs_list[1:]}
+    return out
 
 
 def cucore_tune(cucore, d, extra, env):
@@ -202,9 +246,6 @@ def main():
         return
     cucore, repeats, jobs_list = options(sys.argv)
     d = tempfile.mkdtemp(prefix="tune-bench-")
-    # The driver's JIT cache of the loop's PTX starts empty, as for a kernel being tuned for the
-    # first time (runs of this script on one machine otherwise differed 4x: 94 and 25 configs/s).
-    os.environ["CUDA_CACHE_PATH"] = os.path.join(d, "jit-cache")
     with open(os.path.join(d, "axpy.cu"), "w") as f:
         f.write(SRC)
     out = {"configs": len(BS) * len(UNROLL)}
@@ -225,8 +266,14 @@ def main():
                      "samples_while_compiles_ran": doc.get("samples_while_compiles_ran")}
     out["cucore_second"] = {"wall_s": wall2, "configs_per_s": out["configs"] / wall2,
                             "time_s": doc2["time_s"]}
-    kt = loop_process()  # the driver's JIT cache fresh (set in main): a first tune
+    kt = loop_process(os.path.join(d, "jit-cache"))  # a first tune: the JIT cache empty
     out["kernel_tuner_loop"] = {k: v for k, v in kt.items() if k != "_times"}
+    # The loop's second run on this machine, its JIT cache empty again: the first run of a
+    # process kind on the GPU machine can be slower (BENCHMARKS, "What the slow first burst
+    # is"), for the loop too, so both sides' second runs are compared as well.
+    kt2 = loop_process(os.path.join(d, "jit-cache-2"))
+    out["kernel_tuner_loop_second"] = {k: v for k, v in kt2.items() if k != "_times"}
+    os.environ["CUDA_CACHE_PATH"] = os.path.join(d, "jit-cache")
     cached = kernel_tuner_loop()  # the same PTX again: its JIT cached
     out["kernel_tuner_loop_jit_cached"] = {k: v for k, v in cached.items() if k != "_times"}
     # cucore's rate is of its whole process (start, cuInit, context included); the loop's of
@@ -237,6 +284,9 @@ def main():
     out["speedup_second"] = out["cucore_second"]["configs_per_s"] / kt["configs_per_s"]
     out["speedup_second_end_to_end"] = (out["cucore_second"]["configs_per_s"] /
                                         kt["configs_per_s_process"])
+    out["speedup_second_runs"] = out["cucore_second"]["configs_per_s"] / kt2["configs_per_s"]
+    out["speedup_second_runs_end_to_end"] = (out["cucore_second"]["configs_per_s"] /
+                                             kt2["configs_per_s_process"])
     kt_cfg = [c for c in doc["configs"]
               if (c["params"]["block_size_x"], c["params"]["UNROLL"]) == kt["best"]]
     if kt_cfg and best.get("median_ms"):
@@ -267,20 +317,7 @@ def main():
             out["hot_l2"]["loop_best_rel_stddev"] = kt["best_rel_stddev"]
             # A tie in the loop's own measurement: cucore's pick within the loop's noise of its.
             out["hot_l2"]["tie_within_loop_noise"] = mine / kt["best_ms"] - 1 <= kt["best_rel_stddev"]
-    # Three rounds over the job counts, interleaved, and each count's median: on the GPU
-    # machine one run of a count can meet the machine's slow state (a parallel compile burst
-    # 2-3x slower, BENCHMARKS), which a single run per count turned into a ratio of 0.6-1.0.
-    walls = {j: [] for j in jobs_list}
-    for _ in range(3):
-        for jobs in jobs_list:
-            doc_j, _ = cucore_tune(cucore, d, ["--dry-run", "--jobs", str(jobs)],
-                                   fresh_env(d, f"j{jobs}"))
-            walls[jobs].append(doc_j["compile_wall_ms"])
-    scaling = {j: sorted(w)[len(w) // 2] for j, w in walls.items()}
-    out["compile_wall_ms"] = scaling
-    out["compile_wall_ms_runs"] = walls
-    if jobs_list[0] == 1:
-        out["compile_speedup_per_job"] = {j: scaling[1] / scaling[j] / j for j in jobs_list[1:]}
+    out.update(compile_scaling(cucore, d, jobs_list))
     picks, runs = [], []
     for _ in range(repeats):
         doc_r, _ = cucore_tune(cucore, d, ["--fresh", "--db", os.path.join(d, "rep.jsonl")],

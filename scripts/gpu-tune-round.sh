@@ -42,12 +42,20 @@ c2 = d["cucore_second"]
 print(f"second tune {c2['configs_per_s']:.1f}/s ({c2['wall_s']:.2f} s), speedup {d['speedup_second']:.2f}x;"
       f" end to end (the loop's whole process {k['configs_per_s_process']:.1f}/s):"
       f" {d['speedup_end_to_end']:.2f}x and {d['speedup_second_end_to_end']:.2f}x")
+k2 = d.get("kernel_tuner_loop_second")
+if k2:
+    print(f"the loop's second run {k2['configs_per_s']:.1f}/s ({k2['configs_per_s_process']:.1f}/s whole"
+          f" process); second runs against each other: {d['speedup_second_runs']:.2f}x"
+          f" ({d['speedup_second_runs_end_to_end']:.2f}x)")
 print("second time_s", json.dumps(c2["time_s"]))
 print("best", c["best"], c["best_ms"], "ties", c["ties"], "loop best", k["best"],
       "kt/cucore", d.get("kt_best_vs_cucore_best"))
 print("hot_l2", json.dumps(d.get("hot_l2")))
 print("compile_wall_ms", d["compile_wall_ms"], "per job", d.get("compile_speedup_per_job"),
       "runs", d.get("compile_wall_ms_runs"))
+print("raw NVRTC (exec'd processes, the machine's ceiling): compile_wall_ms",
+      d.get("raw_nvrtc_compile_wall_ms"), "per job", d.get("raw_nvrtc_compile_speedup_per_job"),
+      "runs", d.get("raw_nvrtc_compile_wall_ms_runs"))
 print("repeats", json.dumps(d["repeats"]), "samples", c.get("samples_per_config"))
 PY
 fi
