@@ -61,7 +61,8 @@ int main(int argc, char **argv) {
     if (s > longest) longest = s;
   }
   while (wait(NULL) > 0) {}
-  printf("{\"procs\": %d, \"mem_mib\": %d, \"mean_s\": %.3f, \"longest_s\": %.3f, \"wall_s\": %.3f}\n", n,
-         memmb, total / n, longest, now_s() - t0);
+  printf(
+      "{\"procs\": %d, \"mem_mib\": %d, \"mean_s\": %.3f, \"longest_s\": %.3f, \"wall_s\": %.3f}\n",
+      n, memmb, total / n, longest, now_s() - t0);
   return 0;
 }
