@@ -11,6 +11,7 @@
 #   kernels  raw NVRTC on three kernels new to the machine, each twice; forked after one
 #            compile in the parent (zygote) and in threads
 #   loop     Kernel Tuner's loop twice (fresh driver JIT cache each), then two first-time tunes
+#   ptx      raw NVRTC to PTX (no ptxas) on a kernel new to the machine, then to cubin on another
 set -u
 mode=${1:-cpu}
 OUT=${OUT:-$PWD/probe-out}; mkdir -p "$OUT"; s="$OUT/probe.txt"
@@ -65,6 +66,11 @@ kernels)
   export NVRTC_SCALING_KERNEL=1 NVRTC_SCALING_SALT=zygote; t $raw zygote 15 512 $arch cubin; t $raw zygote 15 512 $arch cubin
   export NVRTC_SCALING_KERNEL=2 NVRTC_SCALING_SALT=threads; t $raw threads 15 512 $arch cubin; t $raw threads 15 512 $arch cubin ;;
 loop) loop; loop; tune; tune ;;
+ptx)
+  t $raw procs 15 512 $arch ptx; t $raw procs 15 512 $arch ptx
+  export NVRTC_SCALING_KERNEL=1; t $raw procs 15 512 $arch cubin; t $raw procs 15 512 $arch cubin
+  t $raw procs 15 512 $arch ptx
+  export NVRTC_SCALING_KERNEL=2; t $raw procs 15 512 $arch ptx; t $raw procs 15 512 $arch ptx ;;
 *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 rm -rf "$d" /dev/shm/cucore-probe
