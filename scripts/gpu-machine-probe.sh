@@ -12,6 +12,9 @@
 #            compile in the parent (zygote) and in threads
 #   loop     Kernel Tuner's loop twice (fresh driver JIT cache each), then two first-time tunes
 #   ptx      raw NVRTC to PTX (no ptxas) on a kernel new to the machine, then to cubin on another
+#   minimal1, minimal2
+#            cucore dry runs of two kernels new to the machine, one with --nvrtc-minimal (the
+#            bench's kernel in minimal1, the other in minimal2), then both warm both ways
 set -u
 mode=${1:-cpu}
 OUT=${OUT:-$PWD/probe-out}; mkdir -p "$OUT"; s="$OUT/probe.txt"
@@ -66,6 +69,21 @@ kernels)
   export NVRTC_SCALING_KERNEL=1 NVRTC_SCALING_SALT=zygote; t $raw zygote 15 512 $arch cubin; t $raw zygote 15 512 $arch cubin
   export NVRTC_SCALING_KERNEL=2 NVRTC_SCALING_SALT=threads; t $raw threads 15 512 $arch cubin; t $raw threads 15 512 $arch cubin ;;
 loop) loop; loop; tune; tune ;;
+minimal1|minimal2)
+  cat >"$d/scale.cu" <<'CU'
+extern "C" __global__ void scale_v(float *y, const float *x, float a, int n) {
+  int i = (blockIdx.x * block_size_x + threadIdx.x) * UNROLL;
+  #pragma unroll
+  for (int v = 0; v < UNROLL; v++)
+    if (i + v < n) y[i + v] = a * x[i + v] - y[i + v] * 0.5f;
+}
+CU
+  dk() { local f=$1 k=$2; shift 2; rm -rf "$d/c"; note "cucore dry run of $k $*"
+    CUCORE_CACHE_DIR=$d/c t $b/cucore tune "$d/$f" --kernel "$k" --param block_size_x=32..1024:32 \
+      --param UNROLL=1..16 --dry-run --jobs 15 --arch "sm_$arch" "$@"; }
+  if [ $mode = minimal1 ]; then dk axpy.cu axpy_u --nvrtc-minimal; dk scale.cu scale_v
+  else dk axpy.cu axpy_u; dk scale.cu scale_v --nvrtc-minimal; fi
+  for i in 1 2; do dk axpy.cu axpy_u --nvrtc-minimal; dk axpy.cu axpy_u; dk scale.cu scale_v --nvrtc-minimal; dk scale.cu scale_v; done ;;
 ptx)
   t $raw procs 15 512 $arch ptx; t $raw procs 15 512 $arch ptx
   export NVRTC_SCALING_KERNEL=1; t $raw procs 15 512 $arch cubin; t $raw procs 15 512 $arch cubin
