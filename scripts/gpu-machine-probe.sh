@@ -3,7 +3,7 @@
 # slow first burst is"). Run on a fresh device machine: the effect is on first runs. Logs and a
 # summary under $OUT (default ./probe-out).
 #   usage: scripts/gpu-machine-probe.sh cpu|kinds|kernels|loop
-#   cpu      machine facts, the CPU and memory alone (bench_cpu_spin) in 1/8/15 processes, raw
+#   cpu      machine facts, the CPU and memory alone (bench_raw_cpu_spin) in 1/8/15 processes, raw
 #            NVRTC bursts with their /proc/vmstat deltas
 #   kinds    which runs are slow: raw NVRTC forked and exec'd, with cucore's include paths and
 #            glibc told to keep memory; cucore's dry run (cache on tmpfs, then disk, then a
@@ -31,7 +31,7 @@ if ! [ -f /usr/include/cmocka.h ] && ls .deps/*.deb >/dev/null 2>&1; then
   extra+=(-DCUCORE_DEPS_PREFIX=/tmp/cucore-deps)
 fi
 { cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra[@]}" &&
-  cmake --build build-gpu -j"$(nproc)" --target cucore_cli bench_cpu_spin bench_raw_nvrtc_scaling; } >"$OUT/build.log" 2>&1 ||
+  cmake --build build-gpu -j"$(nproc)" --target cucore_cli bench_raw_cpu_spin bench_raw_nvrtc_scaling; } >"$OUT/build.log" 2>&1 ||
   { note "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
 b=build-gpu/bin; raw="$b/bench_raw_nvrtc_scaling"; arch=90; cu=${CUDA_HOME:-/usr/local/cuda}
 d=$(mktemp -d); python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
@@ -49,8 +49,8 @@ cpu)
     cat /sys/kernel/mm/transparent_hugepage/enabled; grep -E "^Node|managed" /proc/zoneinfo; } >"$OUT/machine.txt" 2>&1
   for r in before after; do
     note "CPU alone, $r the first burst:"
-    for n in 1 8 15; do t $b/bench_cpu_spin $n 300000000; done
-    for n in 1 8; do t $b/bench_cpu_spin $n 20000000 256; done
+    for n in 1 8 15; do t $b/bench_raw_cpu_spin $n 300000000; done
+    for n in 1 8; do t $b/bench_raw_cpu_spin $n 20000000 256; done
     [ $r = before ] && { tv $raw procs 1 48 $arch cubin; tv $raw procs 15 512 $arch cubin; }
   done
   tv $raw procs 15 512 $arch cubin; tv $raw procs 1 48 $arch cubin

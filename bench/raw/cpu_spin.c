@@ -2,7 +2,7 @@
  * N child processes run the same loop: integer arithmetic alone, or with MEMMB > 0 random reads
  * over MEMMB MiB of memory each (cache- and TLB-bound, the memory written first). Prints the
  * children's mean and longest seconds and the wall time. Used by scripts/gpu-machine-probe.sh.
- * usage: bench_cpu_spin N ITERATIONS [MEMMB] */
+ * usage: bench_raw_cpu_spin N ITERATIONS [MEMMB] */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
