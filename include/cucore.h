@@ -5240,6 +5240,9 @@ typedef struct cucore_tune_summary {
   const char *store_path;    /**< the store ("" in a dry run); the report's */
   size_t store_records;      /**< records of this tune in it */
   const char *key;           /**< the tune's key (64 hex digits; "" in a dry run) */
+  double final_ms;           /**< the finalists' interleaved re-timing, at the end (part of
+                                  measure_wall_ms; its timing is in gpu_ms too) */
+  size_t finalists;          /**< configurations re-timed as finalists (0: none) */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -105,10 +105,11 @@ void tune_report_measured(const tune_ctx *c) {
                               ? "no (a hot cache)"
                               : "2 x L2 flushed before each sample");
   printf("time: setup %.2f s, compile wall %.2f s; on the GPU thread: timing %.2f s, "
-         "verification %.2f s, loading %.2f s, store %.2f s, waiting for compiles %.2f s\n",
+         "verification %.2f s, loading %.2f s, store %.2f s, waiting for compiles %.2f s; "
+         "%zu finalists re-timed at the end in %.2f s\n",
          c->sum.setup_ms / 1000, c->sum.compile_wall_ms / 1000, c->sum.gpu_ms / 1000,
          c->sum.verify_ms / 1000, c->sum.load_ms / 1000, c->sum.record_ms / 1000,
-         c->sum.wait_ms / 1000);
+         c->sum.wait_ms / 1000, c->sum.finalists, c->sum.final_ms / 1000);
   double span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   if (span > 0)
     printf("GPU thread busy %.0f %% of the %.2f s after the first code was ready (%.2f s); "
@@ -160,7 +161,9 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_num(j, "waiting", c->sum.wait_ms / 1000);
   json_num(j, "first_ready", c->sum.first_ready_ms / 1000);
   json_num(j, "measuring", c->sum.measure_wall_ms / 1000);
+  json_num(j, "finalists", c->sum.final_ms / 1000);
   json_end_object(j);
+  json_uint(j, "finalists", c->sum.finalists);
   json_uint(j, "samples_while_compiles_ran", c->sum.extra_samples);
   double busy_span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   json_num(j, "gpu_busy_fraction",

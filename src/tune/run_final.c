@@ -48,9 +48,12 @@ static void faulted(cc_trun *c, finalist *f, size_t m, finalist *x) {
   }
 }
 
+/* Each visit of a round: 0.25 ms of warm-up, then >= 5 samples, up to 30 or 1 ms of them (a
+ * kernel of 20 us: ~0.9 ms a visit; 1 ms of warm-up and up to 50 samples in 2 ms took ~2.1 ms,
+ * ~0.2 s for the 19 finalists of the tune bench, at the very end of the tune). */
 static void round_robin(cc_trun *c, finalist *f, size_t m) {
   cucore_tune_timing_options o = cc_ttime_options(c);
-  o.warmup_ms = 1, o.screen_ms = 2, o.min_samples = 5, o.max_samples = 50, o.max_time_ms = 50;
+  o.warmup_ms = 0.25, o.screen_ms = 1, o.min_samples = 5, o.max_samples = 30, o.max_time_ms = 50;
   for (int round = 0; round < CC_TFINAL_ROUNDS; round++)
     for (size_t j = 0; j < m; j++) {
       finalist *x = &f[(j + (size_t)round) % m];
@@ -115,7 +118,10 @@ void cc_tfinal(cc_trun *c) {
     c->s.ties = ties;
     c->s.have_best = 1;
   } else if (n) {
+    double t0 = cc_trun_now_ms();
     final_rank(c, rows, order, m);
+    c->s.final_ms = cc_trun_now_ms() - t0;
+    c->s.finalists = m;
   }
   free(rows), free(order), free(stats);
 }
