@@ -61,38 +61,55 @@ def timing_event(dev):
     return dev.create_event()
 
 
+class LoopGpu:
+    """What the loop (and the referee) launch with: cuda.core on device 0, a stream, the
+    arch for PTX, and the kernel's arguments (x random, y ones)."""
+
+    def __init__(self):
+        import cuda.core as cc
+        if not hasattr(cc, "Program"):
+            import cuda.core.experimental as cc
+        import cupy as cp
+        import numpy as np
+        self.cc = cc
+        self.dev = cc.Device()
+        self.dev.set_current()
+        self.s = self.dev.create_stream()
+        self.arch = "compute_" + "".join(str(v) for v in self.dev.compute_capability)
+        self.x = cp.random.rand(N, dtype=cp.float32)
+        self.y = cp.ones(N, dtype=cp.float32)
+        self.args = (self.x.data.ptr, self.y.data.ptr, np.int32(N))
+
+    def kernel(self, bs, u):
+        """The configuration's #defines prepended, NVRTC to PTX, loaded (the driver JITs the
+        PTX here); its launch configuration and kernel."""
+        src = f"#define block_size_x {bs}\n#define UNROLL {u}\n" + SRC
+        prog = self.cc.Program(src, code_type="c++",
+                               options=self.cc.ProgramOptions(arch=self.arch))
+        k = prog.compile("ptx").get_kernel("axpy_u")
+        return self.cc.LaunchConfig(grid=grid_of(bs, u), block=bs), k
+
+    def timed(self, cfg, k):
+        """One launch between two events; its milliseconds."""
+        e0, e1 = timing_event(self.dev), timing_event(self.dev)
+        self.s.record(e0)
+        self.cc.launch(self.s, cfg, k, *self.args)
+        self.s.record(e1)
+        e1.sync()
+        return e1 - e0
+
+
 def kernel_tuner_loop():
     """Kernel Tuner's default brute force, as its nvcuda back end does it."""
-    import cuda.core as cc
-    if not hasattr(cc, "Program"):
-        import cuda.core.experimental as cc
-    import cupy as cp
-    import numpy as np
-    dev = cc.Device()
-    dev.set_current()
-    s = dev.create_stream()
-    arch = "compute_" + "".join(str(v) for v in dev.compute_capability)
-    x = cp.random.rand(N, dtype=cp.float32)
-    y = cp.ones(N, dtype=cp.float32)
+    g = LoopGpu()
     results, noise = {}, {}
     t0 = time.perf_counter()
     for bs in BS:
         for u in UNROLL:
-            src = f"#define block_size_x {bs}\n#define UNROLL {u}\n" + SRC
-            prog = cc.Program(src, code_type="c++", options=cc.ProgramOptions(arch=arch))
-            k = prog.compile("ptx").get_kernel("axpy_u")  # the driver JITs the PTX here
-            cfg = cc.LaunchConfig(grid=grid_of(bs, u), block=bs)
-            args = (x.data.ptr, y.data.ptr, np.int32(N))
-            cc.launch(s, cfg, k, *args)  # untimed
-            s.sync()
-            times = []
-            for _ in range(7):
-                e0, e1 = timing_event(dev), timing_event(dev)
-                s.record(e0)
-                cc.launch(s, cfg, k, *args)
-                s.record(e1)
-                e1.sync()
-                times.append(e1 - e0)
+            cfg, k = g.kernel(bs, u)
+            g.cc.launch(g.s, cfg, k, *g.args)  # untimed
+            g.s.sync()
+            times = [g.timed(cfg, k) for _ in range(7)]
             mean = sum(times) / len(times)
             results[(bs, u)] = mean
             noise[(bs, u)] = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5 / mean
@@ -109,34 +126,14 @@ def referee(a, b, rounds=200):
     picks judged by a third measurement that no clock drift between them can bias. Returns
     each median (ms), b's median over a's, each relative half interquartile range, and the
     verdict: a tie when the medians are within the larger half-IQR or 1 % (TIE_FLOOR)."""
-    import cuda.core as cc
-    if not hasattr(cc, "Program"):
-        import cuda.core.experimental as cc
-    import cupy as cp
-    import numpy as np
-    dev = cc.Device()
-    dev.set_current()
-    s = dev.create_stream()
-    arch = "compute_" + "".join(str(v) for v in dev.compute_capability)
-    x = cp.random.rand(N, dtype=cp.float32)
-    y = cp.ones(N, dtype=cp.float32)
-    launches = []
-    for bs, u in (a, b):
-        src = f"#define block_size_x {bs}\n#define UNROLL {u}\n" + SRC
-        k = cc.Program(src, code_type="c++", options=cc.ProgramOptions(arch=arch)
-                       ).compile("ptx").get_kernel("axpy_u")
-        launches.append((cc.LaunchConfig(grid=grid_of(bs, u), block=bs), k))
-    args = (x.data.ptr, y.data.ptr, np.int32(N))
+    g = LoopGpu()
+    launches = [g.kernel(bs, u) for bs, u in (a, b)]
     times = [[], []]
     for r in range(rounds + 20):
         for i, (cfg, k) in enumerate(launches):
-            e0, e1 = timing_event(dev), timing_event(dev)
-            s.record(e0)
-            cc.launch(s, cfg, k, *args)
-            s.record(e1)
-            e1.sync()
+            t = g.timed(cfg, k)
             if r >= 20:
-                times[i].append(e1 - e0)
+                times[i].append(t)
     med, half_iqr = [], []
     for t in times:
         t.sort()
