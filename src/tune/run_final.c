@@ -48,9 +48,11 @@ static void faulted(cc_trun *c, finalist *f, size_t m, finalist *x) {
   }
 }
 
-/* Each visit of a round: 0.25 ms of warm-up, then >= 5 samples, up to 30 or 1 ms of them (a
- * kernel of 20 us: ~0.9 ms a visit; 1 ms of warm-up and up to 50 samples in 2 ms took ~2.1 ms,
- * ~0.2 s for the 19 finalists of the tune bench, at the very end of the tune). */
+/* Each visit of a round: 0.25 ms of warm-up, then >= 5 samples, up to 30 or 1 ms of them (was
+ * 1 ms and up to 50 in 2 ms). On the H100 the tune bench's 17 finalists x 5 rounds took
+ * 0.18-0.19 s, ~2.1 ms a visit, most of it the visit's fixed steps (the untimed launch, three
+ * lone launches for the mode, the waits for the batched samples); they come after the last
+ * compile, so a tune's end waits for them. */
 static void round_robin(cc_trun *c, finalist *f, size_t m) {
   cucore_tune_timing_options o = cc_ttime_options(c);
   o.warmup_ms = 0.25, o.screen_ms = 1, o.min_samples = 5, o.max_samples = 30, o.max_time_ms = 50;
