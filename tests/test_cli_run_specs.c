@@ -168,7 +168,14 @@ static void floats_parse_and_round_trip(void **state) {
     assert_int_equal(value_parse(fl[i], "1.5x", b), -1);
     assert_int_equal(value_parse(fl[i], "", b), -1);
   }
-  /* f16: the largest finite value, overflow to inf past the halfway point, subnormals. */
+}
+
+/* f16: the largest finite value, overflow to inf past the halfway point, subnormals; bf16's
+ * ties to even and its largest value. */
+static void half_floats_round_to_nearest_even(void **state) {
+  (void)state;
+  unsigned char b[8];
+  char out[64];
   uint16_t h;
   assert_int_equal(value_parse(T_F16, "65504", b), 0);
   memcpy(&h, b, 2);
@@ -202,7 +209,13 @@ static void floats_parse_and_round_trip(void **state) {
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7f7f);
   assert_int_equal(value_parse(T_BF16, "3.4e38", b), -2); /* past max + half an ulp: inf */
-  /* f32 and f64 overflow: refused; underflow: a subnormal or zero, accepted. */
+}
+
+/* f32 and f64 overflow: refused; underflow: a subnormal or zero, accepted. */
+static void float_overflow_refused_underflow_kept(void **state) {
+  (void)state;
+  unsigned char b[8];
+  float f;
   assert_int_equal(value_parse(T_F32, "1e39", b), -2);
   assert_int_equal(value_parse(T_F32, "-3.5e38", b), -2);
   assert_int_equal(value_parse(T_F32, "3.4028235e38", b), 0);
@@ -812,7 +825,12 @@ static void npy_refusals(void **state) {
     assert_has(msg, bad[k].why);
     assert_has(msg, bad[k].file);
   }
-  /* Every prefix of a good file is refused, never read past. */
+}
+
+/* Every prefix of a good file is refused, never read past; random garbage after a valid
+ * preamble is parsed or refused (under ASan: never read past). */
+static void npy_prefixes_and_garbage_refused(void **state) {
+  (void)state;
   size_t len;
   unsigned char *good = slurp(NPY_DIR "i64_2x3.npy", &len);
   for (size_t n = 0; n < len; n++) {
@@ -837,7 +855,11 @@ static void npy_refusals(void **state) {
     if (npy_parse(buf, sizeof buf, &a, err, sizeof err) == 0) npy_free(&a);
   }
   free(good);
-  /* Raw files: size must be a whole number of elements and match [N]. */
+}
+
+/* Raw files: the size must be a whole number of elements and match [N]. */
+static void raw_files_hold_whole_elements(void **state) {
+  (void)state;
   char raw[] = "/tmp/cucore_raw_XXXXXX";
   int fd = mkstemp(raw);
   assert_int_equal(write(fd, "abcdefg", 7), 7);
@@ -997,6 +1019,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(ints_exact_and_ranged),
       cmocka_unit_test(floats_parse_and_round_trip),
+      cmocka_unit_test(half_floats_round_to_nearest_even),
+      cmocka_unit_test(float_overflow_refused_underflow_kept),
       cmocka_unit_test(struct_layout_by_c_rules),
       cmocka_unit_test(struct_specs_refused),
       cmocka_unit_test(bytes_specs),
@@ -1007,6 +1031,8 @@ int main(void) {
       cmocka_unit_test(expect_comparisons),
       cmocka_unit_test(npy_round_trips),
       cmocka_unit_test(npy_refusals),
+      cmocka_unit_test(npy_prefixes_and_garbage_refused),
+      cmocka_unit_test(raw_files_hold_whole_elements),
       cmocka_unit_test(json_exact),
       cmocka_unit_test(formats_round_trip),
       cmocka_unit_test(growth_step),
