@@ -204,6 +204,13 @@ static void null_handles(void **state) {
                 CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_graph_add_dependency(NULL, NULL, NULL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_graph_kernel_node_set_args(NULL, NULL), CUCORE_INVALID_ARGUMENT);
+}
+
+/* The rest of the graph calls (conditions, DOT, instantiation, launches, updates, captures)
+ * refuse NULL handles and out-parameters too; the names of node types and graph statuses. */
+static void null_handles_past_building(void **state) {
+  (void)state;
+  cucore_graph_node *node = (cucore_graph_node *)0x1;
   cucore_graph *bodies[2];
   assert_status(cucore_graph_add_conditional_node(NULL, NULL, 0, 0, CUCORE_CONDITIONAL_IF, 1,
                                                   bodies, &node),
@@ -233,7 +240,7 @@ static void null_handles(void **state) {
   assert_status(cucore_stream_begin_capture(NULL, CUCORE_CAPTURE_GLOBAL), CUCORE_INVALID_ARGUMENT);
   assert_status(cucore_stream_begin_capture_to_graph(NULL, NULL, NULL, 0, CUCORE_CAPTURE_GLOBAL),
                 CUCORE_INVALID_ARGUMENT);
-  g = (cucore_graph *)0x1;
+  cucore_graph *g = (cucore_graph *)0x1;
   assert_status(cucore_stream_end_capture(NULL, &g), CUCORE_INVALID_ARGUMENT);
   assert_null(g);
   cucore_capture_info info;
@@ -620,6 +627,7 @@ int main(void) {
       cmocka_unit_test(kernel_node_arguments_are_checked_first),
       cmocka_unit_test(device_condition_setter_compiles),
       cmocka_unit_test(null_handles),
+      cmocka_unit_test(null_handles_past_building),
       cmocka_unit_test(flags_and_options_are_validated),
       cmocka_unit_test(node_updates_refuse_and_leave_the_node_unchanged),
       cmocka_unit_test(reference_sets_release_each_member_once),

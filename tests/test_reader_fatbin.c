@@ -110,8 +110,60 @@ static void entries_match_the_gencode_list(void **state) {
   assert_true(compressed_modes >= 3);
 }
 
+/* An extracted cubin equals `nvcc -cubin` for the same target and opens as that arch's. */
+static void check_cubin_entry(const char *mode, const cucore_fatbin_entry *e,
+                              const unsigned char *got, size_t got_size) {
+  const struct spec *s = &specs[find_spec(e->arch_name)];
+  char *name = rs_printf("params_%s.cubin", s->code);
+  char *ref = rs_build(name, "nvcc -cubin -gencode arch=%s,code=%s -o \"$OUT\" params.cu", s->arch,
+                       s->code);
+  size_t rn;
+  unsigned char *rd = rs_read(ref, &rn);
+  if (rn != got_size || memcmp(rd, got, rn) != 0)
+    fail_msg("%s: %s differs from nvcc -cubin's (%zu and %zu bytes)", mode, e->arch_name, got_size,
+             rn);
+  cucore_binary *c;
+  assert_ok(cucore_binary_open(got, got_size, CUCORE_CODE_AUTO, 0, &c));
+  cucore_binary_info ci;
+  assert_ok(cucore_binary_get_info(c, &ci));
+  assert_string_equal(ci.arch_name, e->arch_name);
+  cucore_binary_destroy(c);
+  free(rd);
+  free(ref);
+  free(name);
+}
+
+/* Extracted PTX: the plain fatbin stores the same text, padded with NULs, and it is PTX for
+ * that arch, of the ISA version the entry header gives. */
+static void check_ptx_entry(cucore_binary *plain, const cucore_fatbin_entry *e,
+                            const unsigned char *got, size_t got_size) {
+  uint32_t pi;
+  for (pi = 0; pi < NSPECS; pi++) {
+    cucore_fatbin_entry pe;
+    assert_ok(cucore_binary_get_fatbin_entry(plain, pi, &pe));
+    if (strcmp(pe.arch_name, e->arch_name) == 0) break;
+  }
+  size_t pn = 0;
+  assert_ok(cucore_binary_fatbin_extract(plain, pi, NULL, 0, &pn));
+  unsigned char *pd = malloc(pn);
+  assert_ok(cucore_binary_fatbin_extract(plain, pi, pd, pn, &pn));
+  assert_true(got_size <= pn);
+  assert_memory_equal(got, pd, got_size);
+  for (size_t b = got_size; b < pn; b++) assert_int_equal(pd[b], 0);
+  cucore_binary *p;
+  assert_ok(cucore_binary_open(got, got_size, CUCORE_CODE_AUTO, 0, &p));
+  cucore_binary_info pinfo;
+  assert_ok(cucore_binary_get_info(p, &pinfo));
+  assert_int_equal(pinfo.code_type, CUCORE_CODE_PTX);
+  assert_int_equal(pinfo.arch, e->arch);
+  assert_int_equal(pinfo.ptx_version, (int)(e->version_major * 10 + e->version_minor));
+  cucore_binary_destroy(p);
+  free(pd);
+}
+
 /* Every entry extracted from every fatbin: cubins equal `nvcc -cubin` for the same target;
- * PTX equals the --no-compress fatbin's text. */
+ * PTX equals the --no-compress fatbin's text; too small a buffer is refused, naming both
+ * sizes. */
 static void extracted_entries_equal_the_originals(void **state) {
   (void)state;
   cucore_binary *plain = open_checked("none", 0);
@@ -131,53 +183,10 @@ static void extracted_entries_equal_the_originals(void **state) {
       cucore_status st = cucore_binary_fatbin_extract(bin, i, got, size, &got_size);
       if (st != CUCORE_OK) fail_msg("%s %s: %s", modes[m], e.arch_name, cucore_last_error());
       assert_int_equal(got_size, size);
-      const struct spec *s = &specs[find_spec(e.arch_name)];
-      if (e.type == CUCORE_CODE_CUBIN) {
-        char *name = rs_printf("params_%s.cubin", s->code);
-        char *ref = rs_build(name, "nvcc -cubin -gencode arch=%s,code=%s -o \"$OUT\" params.cu",
-                             s->arch, s->code);
-        size_t rn;
-        unsigned char *rd = rs_read(ref, &rn);
-        if (rn != got_size || memcmp(rd, got, rn) != 0)
-          fail_msg("%s: %s differs from nvcc -cubin's (%zu and %zu bytes)", modes[m], e.arch_name,
-                   got_size, rn);
-        /* and it opens as the cubin for that arch */
-        cucore_binary *c;
-        assert_ok(cucore_binary_open(got, got_size, CUCORE_CODE_AUTO, 0, &c));
-        cucore_binary_info ci;
-        assert_ok(cucore_binary_get_info(c, &ci));
-        assert_string_equal(ci.arch_name, e.arch_name);
-        cucore_binary_destroy(c);
-        free(rd);
-        free(ref);
-        free(name);
-      } else {
-        /* PTX: the plain fatbin stores the same text, padded with NULs. */
-        uint32_t pi;
-        for (pi = 0; pi < NSPECS; pi++) {
-          cucore_fatbin_entry pe;
-          assert_ok(cucore_binary_get_fatbin_entry(plain, pi, &pe));
-          if (strcmp(pe.arch_name, e.arch_name) == 0) break;
-        }
-        size_t pn = 0;
-        assert_ok(cucore_binary_fatbin_extract(plain, pi, NULL, 0, &pn));
-        unsigned char *pd = malloc(pn);
-        assert_ok(cucore_binary_fatbin_extract(plain, pi, pd, pn, &pn));
-        assert_true(got_size <= pn);
-        assert_memory_equal(got, pd, got_size);
-        for (size_t b = got_size; b < pn; b++) assert_int_equal(pd[b], 0);
-        /* it is PTX for that arch, of the ISA version the entry header gives */
-        cucore_binary *p;
-        assert_ok(cucore_binary_open(got, got_size, CUCORE_CODE_AUTO, 0, &p));
-        cucore_binary_info pinfo;
-        assert_ok(cucore_binary_get_info(p, &pinfo));
-        assert_int_equal(pinfo.code_type, CUCORE_CODE_PTX);
-        assert_int_equal(pinfo.arch, e.arch);
-        assert_int_equal(pinfo.ptx_version, (int)(e.version_major * 10 + e.version_minor));
-        cucore_binary_destroy(p);
-        free(pd);
-      }
-      /* too small a buffer */
+      if (e.type == CUCORE_CODE_CUBIN)
+        check_cubin_entry(modes[m], &e, got, got_size);
+      else
+        check_ptx_entry(plain, &e, got, got_size);
       if (size > 1) {
         assert_status(cucore_binary_fatbin_extract(bin, i, got, size - 1, &got_size),
                       CUCORE_INVALID_ARGUMENT);

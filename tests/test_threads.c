@@ -106,84 +106,90 @@ static void bind_saxpy(worker *w, cucore_kernel *k, int salt) {
   cucore_args_destroy(a);
 }
 
+/* 1. The same source as other threads: bytes equal the reference (often a cache hit), and the
+ * same bytes open as an object of their own. */
+static void shared_source(worker *w, int s) {
+  cucore_object *obj = NULL;
+  cucore_status st = compile(sources[s], NULL, &obj);
+  CHECK(w, st == CUCORE_OK, "compile of source %d: %s", s, cucore_last_error());
+  if (!obj) return;
+  const void *code = NULL;
+  size_t size = 0;
+  cucore_object_get_code(obj, NULL, &code, &size);
+  CHECK(w, size == ref_size[s] && memcmp(code, ref_code[s], size) == 0,
+        "thread %d: source %d compiled to %zu bytes that differ from the reference (%zu)", w->id, s,
+        size, ref_size[s]);
+  cucore_kernel *k = NULL;
+  CHECK(w, cucore_object_get_kernel(obj, first_kernel[s], &k) == CUCORE_OK, "kernel %s: %s",
+        first_kernel[s], cucore_last_error());
+  cucore_kernel_destroy(k);
+  cucore_object *copy = NULL;
+  CHECK(w, cucore_object_from_memory(code, size, CUCORE_CODE_AUTO, "copy", &copy) == CUCORE_OK,
+        "object_from_memory: %s", cucore_last_error());
+  int count = 0;
+  CHECK(w, cucore_object_get_kernel_count(copy, &count) == CUCORE_OK && count >= 1,
+        "kernel count of the copy: %s", cucore_last_error());
+  cucore_object_destroy(copy);
+  cucore_object_destroy(obj);
+}
+
+/* 2. A source of this thread's own: a real NVRTC compile (a cache miss the first time), its
+ * saxpy bound. */
+static void own_source(worker *w, int it) {
+  char define[64];
+  snprintf(define, sizeof define, "-DTHREAD_TAG=%d", w->id * 1000 + it);
+  cucore_object *obj = NULL;
+  CHECK(w, compile(sources[0], define, &obj) == CUCORE_OK, "own compile: %s", cucore_last_error());
+  if (!obj) return;
+  cucore_kernel *k = NULL;
+  if (cucore_object_get_kernel(obj, "saxpy", &k) == CUCORE_OK)
+    bind_saxpy(w, k, w->id + it);
+  else
+    CHECK(w, 0, "saxpy of own object: %s", cucore_last_error());
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+}
+
+/* 3.-7. The shared object's lookups and binding, this thread's own error message, the host
+ * occupancy model, the binary reader and the cache statistics, from every thread at once. */
+static void shared_state(worker *w, int it, int s) {
+  cucore_kernel *k = NULL;
+  CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK, "shared saxpy: %s",
+        cucore_last_error());
+  if (k) bind_saxpy(w, k, 1000 + w->id);
+  cucore_kernel_destroy(k);
+  char missing[64];
+  snprintf(missing, sizeof missing, "missing_%d_%d", w->id, it);
+  cucore_kernel *none = NULL;
+  CHECK(w, cucore_object_get_kernel(shared_obj, missing, &none) != CUCORE_OK, "%s found?", missing);
+  CHECK(w, strstr(cucore_last_error(), missing) != NULL,
+        "thread %d read another thread's message: %s", w->id, cucore_last_error());
+  cucore_occupancy_result r;
+  CHECK(w,
+        cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &r) == CUCORE_OK &&
+            r.active_blocks_per_sm == ref_occ.active_blocks_per_sm && r.limit == ref_occ.limit,
+        "occupancy model: %d blocks, reference %d", r.active_blocks_per_sm,
+        ref_occ.active_blocks_per_sm);
+  cucore_binary *bin = NULL;
+  CHECK(w, cucore_binary_open(ref_code[s], ref_size[s], CUCORE_CODE_AUTO, 0, &bin) == CUCORE_OK,
+        "binary_open: %s", cucore_last_error());
+  if (bin) {
+    const cucore_kernel_info *ki = NULL;
+    CHECK(w, cucore_binary_find_kernel(bin, first_kernel[s], &ki) == CUCORE_OK, "reader: %s",
+          cucore_last_error());
+    cucore_binary_destroy(bin);
+  }
+  cucore_cache_stats cs;
+  CHECK(w, cucore_cache_get_stats(&cs) == CUCORE_OK, "cache stats: %s", cucore_last_error());
+}
+
 static void *work(void *arg) {
   worker *w = arg;
   for (int it = 0; it < iterations; it++) {
     int s = (w->id + it) % SOURCES;
-    /* 1. The same source as other threads: bytes equal the reference (often a cache hit). */
-    cucore_object *obj = NULL;
-    cucore_status st = compile(sources[s], NULL, &obj);
-    CHECK(w, st == CUCORE_OK, "compile of source %d: %s", s, cucore_last_error());
-    if (obj) {
-      const void *code = NULL;
-      size_t size = 0;
-      cucore_object_get_code(obj, NULL, &code, &size);
-      CHECK(w, size == ref_size[s] && memcmp(code, ref_code[s], size) == 0,
-            "thread %d: source %d compiled to %zu bytes that differ from the reference (%zu)",
-            w->id, s, size, ref_size[s]);
-      cucore_kernel *k = NULL;
-      CHECK(w, cucore_object_get_kernel(obj, first_kernel[s], &k) == CUCORE_OK, "kernel %s: %s",
-            first_kernel[s], cucore_last_error());
-      cucore_kernel_destroy(k);
-      /* The same bytes as an object of their own. */
-      cucore_object *copy = NULL;
-      CHECK(w, cucore_object_from_memory(code, size, CUCORE_CODE_AUTO, "copy", &copy) == CUCORE_OK,
-            "object_from_memory: %s", cucore_last_error());
-      int count = 0;
-      CHECK(w, cucore_object_get_kernel_count(copy, &count) == CUCORE_OK && count >= 1,
-            "kernel count of the copy: %s", cucore_last_error());
-      cucore_object_destroy(copy);
-      cucore_object_destroy(obj);
-    }
-    /* 2. A source of this thread's own: a real NVRTC compile (a cache miss the first time). */
-    char define[64];
-    snprintf(define, sizeof define, "-DTHREAD_TAG=%d", w->id * 1000 + it);
-    obj = NULL;
-    CHECK(w, compile(sources[0], define, &obj) == CUCORE_OK, "own compile: %s",
-          cucore_last_error());
-    if (obj) {
-      cucore_kernel *k = NULL;
-      if (cucore_object_get_kernel(obj, "saxpy", &k) == CUCORE_OK)
-        bind_saxpy(w, k, w->id + it);
-      else
-        CHECK(w, 0, "saxpy of own object: %s", cucore_last_error());
-      cucore_kernel_destroy(k);
-      cucore_object_destroy(obj);
-    }
-    /* 3. The shared object: lookups and binding from every thread at once. */
-    cucore_kernel *k = NULL;
-    CHECK(w, cucore_object_get_kernel(shared_obj, "saxpy", &k) == CUCORE_OK, "shared saxpy: %s",
-          cucore_last_error());
-    if (k) bind_saxpy(w, k, 1000 + w->id);
-    cucore_kernel_destroy(k);
-    /* 4. The error message is this thread's own. */
-    char missing[64];
-    snprintf(missing, sizeof missing, "missing_%d_%d", w->id, it);
-    cucore_kernel *none = NULL;
-    CHECK(w, cucore_object_get_kernel(shared_obj, missing, &none) != CUCORE_OK, "%s found?",
-          missing);
-    CHECK(w, strstr(cucore_last_error(), missing) != NULL,
-          "thread %d read another thread's message: %s", w->id, cucore_last_error());
-    /* 5. The host occupancy model gives the single-threaded answer. */
-    cucore_occupancy_result r;
-    CHECK(w,
-          cucore_occupancy_model_blocks(&limits, &res, 128, 0, 0, &r) == CUCORE_OK &&
-              r.active_blocks_per_sm == ref_occ.active_blocks_per_sm && r.limit == ref_occ.limit,
-          "occupancy model: %d blocks, reference %d", r.active_blocks_per_sm,
-          ref_occ.active_blocks_per_sm);
-    /* 6. The binary reader on a reference cubin. */
-    cucore_binary *bin = NULL;
-    CHECK(w, cucore_binary_open(ref_code[s], ref_size[s], CUCORE_CODE_AUTO, 0, &bin) == CUCORE_OK,
-          "binary_open: %s", cucore_last_error());
-    if (bin) {
-      const cucore_kernel_info *ki = NULL;
-      CHECK(w, cucore_binary_find_kernel(bin, first_kernel[s], &ki) == CUCORE_OK, "reader: %s",
-            cucore_last_error());
-      cucore_binary_destroy(bin);
-    }
-    /* 7. Cache statistics while others compile. */
-    cucore_cache_stats cs;
-    CHECK(w, cucore_cache_get_stats(&cs) == CUCORE_OK, "cache stats: %s", cucore_last_error());
+    shared_source(w, s);
+    own_source(w, it);
+    shared_state(w, it, s);
     w->operations += 12;
   }
   return NULL;
