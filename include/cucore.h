@@ -5242,7 +5242,8 @@ typedef struct cucore_tune_summary {
   const char *key;           /**< the tune's key (64 hex digits; "" in a dry run) */
   double final_ms;           /**< the finalists' interleaved re-timing, at the end (part of
                                   measure_wall_ms; its timing is in gpu_ms too) */
-  size_t finalists;          /**< configurations re-timed as finalists (0: none) */
+  size_t finalists;          /**< configurations re-timed as finalists (0: none, or none
+                                  could be after a fault) */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -2,7 +2,7 @@
 # Probes of the GPU machine's slow first compile bursts (issue 24; docs/BENCHMARKS.md, "What the
 # slow first burst is"). Run on a fresh device machine: the effect is on first runs. Logs and a
 # summary under $OUT (default ./probe-out).
-#   usage: scripts/gpu-machine-probe.sh cpu|kinds|kernels|loop
+#   usage: scripts/gpu-machine-probe.sh cpu|kinds|kernels|loop|ptx|minimal1|minimal2
 #   cpu      machine facts, the CPU and memory alone (bench_raw_cpu_spin) in 1/8/15 processes, raw
 #            NVRTC bursts with their /proc/vmstat deltas
 #   kinds    which runs are slow: raw NVRTC forked and exec'd, with cucore's include paths and
@@ -20,6 +20,7 @@ mode=${1:-cpu}
 OUT=${OUT:-$PWD/probe-out}; mkdir -p "$OUT"; s="$OUT/probe.txt"
 note() { echo "$*" | tee -a "$s"; }
 # One timed command: its JSON or summary line, wall/user/sys seconds and page faults.
+[ -x /usr/bin/time ] || { echo "no /usr/bin/time on this machine" >&2; exit 1; }
 t() { note "$(date +%T) ${NVRTC_SCALING_KERNEL:+kernel $NVRTC_SCALING_KERNEL }$(/usr/bin/time -f '%e s %U user %S sys %R minflt %F majflt' "$@" 2>&1 |
       grep -E 'wall_s|^compiles:|user|^time:' | tr '\n' ' ')"; }
 # t, with the /proc/vmstat counters that moved by more than 1000

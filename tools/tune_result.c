@@ -163,7 +163,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_num(j, "measuring", c->sum.measure_wall_ms / 1000);
   json_num(j, "finalists", c->sum.final_ms / 1000);
   json_end_object(j);
-  json_uint(j, "finalists", c->sum.finalists);
+  json_uint(j, "finalists_retimed", c->sum.finalists);
   json_uint(j, "samples_while_compiles_ran", c->sum.extra_samples);
   double busy_span = c->sum.measure_wall_ms - c->sum.first_ready_ms;
   json_num(j, "gpu_busy_fraction",

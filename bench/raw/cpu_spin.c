@@ -49,18 +49,24 @@ int main(int argc, char **argv) {
     pid_t pid = fork();
     if (pid < 0) return 1;
     if (pid == 0) {
+      close(fd[0]);
       double s = spin(k, iters, memmb);
-      _exit(write(fd[1], &s, sizeof s) == sizeof s && s >= 0 ? 0 : 1);
+      _exit(s >= 0 && write(fd[1], &s, sizeof s) == sizeof s ? 0 : 1);
     }
   }
+  close(fd[1]); /* a child that ended without writing ends the reads below */
   double longest = 0, total = 0;
-  for (int k = 0; k < n; k++) {
-    double s;
-    if (read(fd[0], &s, sizeof s) != sizeof s) return 1;
+  int got = 0, failed = 0, status;
+  for (double s; got < n && read(fd[0], &s, sizeof s) == sizeof s; got++) {
     total += s;
     if (s > longest) longest = s;
   }
-  while (wait(NULL) > 0) {}
+  while (wait(&status) > 0) failed += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+  if (got < n || failed) {
+    fprintf(stderr, "%s: %d of %d children failed (out of memory for %d MiB?)\n", argv[0],
+            failed ? failed : n - got, n, memmb);
+    return 1;
+  }
   printf(
       "{\"procs\": %d, \"mem_mib\": %d, \"mean_s\": %.3f, \"longest_s\": %.3f, \"wall_s\": %.3f}\n",
       n, memmb, total / n, longest, now_s() - t0);

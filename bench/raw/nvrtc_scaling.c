@@ -131,14 +131,19 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s threads|procs|exec|zygote JOBS COUNT [ARCH] [cubin|ptx]\n", argv[0]);
     return 2;
   }
-  int zygote = strcmp(argv[1], "zygote") == 0;
+  int zygote = strcmp(argv[1], "zygote") == 0, threads = strcmp(argv[1], "threads") == 0;
   int procs = zygote || strcmp(argv[1], "procs") == 0, exec = strcmp(argv[1], "exec") == 0;
   int jobs = atoi(argv[2]);
   count = atoi(argv[3]);
   if (argc > 4) arch = atoi(argv[4]);
   if (argc > 5) want_cubin = strcmp(argv[5], "ptx") != 0;
   if (jobs < 1 || jobs > 256 || count < 1) return 2;
+  /* An exec'd child of `exec` mode: CHILD_NUMBER JOBS COUNT ARCH TARGET child */
   if (argc > 6 && strcmp(argv[6], "child") == 0) return run_share(atoi(argv[1]), jobs);
+  if (!threads && !procs && !exec) {
+    fprintf(stderr, "%s: unknown mode `%s` (threads, procs, exec or zygote)\n", argv[0], argv[1]);
+    return 2;
+  }
   int major, minor;
   nvrtcVersion(&major, &minor); /* loads NVRTC before the clock starts */
   double t0 = now_s();
@@ -146,9 +151,11 @@ int main(int argc, char **argv) {
   char *exec_args[] = {
       argv[0], NULL, argv[2], argv[3], argc > 4 ? argv[4] : "90", argc > 5 ? argv[5] : "cubin",
       "child", NULL};
-  if (zygote && compile_one(count) != 0) bad++; /* one compile before the children fork */
+  /* zygote: one compile before the children fork, inside the timed wall (its cost is the
+   * mode's) */
+  if (zygote && compile_one(count) != 0) bad++;
   if (procs || exec) {
-    bad = run_procs(jobs, exec ? exec_args : NULL);
+    bad += run_procs(jobs, exec ? exec_args : NULL);
   } else {
     pthread_t th[256];
     int started = 0;

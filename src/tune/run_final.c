@@ -66,7 +66,8 @@ static void round_robin(cc_trun *c, finalist *f, size_t m) {
     }
 }
 
-static void retime(cc_trun *c, finalist *f, size_t m) {
+/* Binds and re-times the finalists; returns how many were re-timed (none after a fault). */
+static size_t retime(cc_trun *c, finalist *f, size_t m) {
   for (size_t j = 0; j < m; j++) {
     cucore_tune_row *r = &c->rows[f[j].row];
     cc_tgroup *g = cc_trun_group_of(c, r);
@@ -75,9 +76,11 @@ static void retime(cc_trun *c, finalist *f, size_t m) {
       f[j].k = NULL;
   }
   round_robin(c, f, m);
+  size_t done = 0;
   for (size_t j = 0; j < m; j++) {
     cucore_tune_row *r = &c->rows[f[j].row];
     if (f[j].k) {
+      done++;
       cucore_tune_stats_compute(f[j].med, CC_TFINAL_ROUNDS, &r->stats);
       r->finalist = 1;
       snprintf(r->detail, sizeof r->detail, "finalist: the median of %d interleaved rounds",
@@ -87,23 +90,27 @@ static void retime(cc_trun *c, finalist *f, size_t m) {
     cucore_args_destroy(f[j].a);
     cucore_kernel_destroy(f[j].k);
   }
+  return done;
 }
 
-/* The first `m` ranked rows (the best, its ties, up to `finalists`) re-timed and ranked. */
-static void final_rank(cc_trun *c, const size_t *rows, const size_t *order, size_t m) {
+/* The first `m` ranked rows (the best, its ties, up to `finalists`) re-timed and ranked;
+ * returns how many were re-timed. */
+static size_t final_rank(cc_trun *c, const size_t *rows, const size_t *order, size_t m) {
+  size_t done = 0;
   finalist *f = cc_raw_calloc(m, sizeof *f);
   cucore_tune_stats *s = cc_raw_calloc(m, sizeof *s);
   size_t *o2 = cc_raw_calloc(m, sizeof *o2);
   if (f && s && o2) {
     for (size_t j = 0; j < m; j++) f[j].row = rows[order[j]];
     qsort(f, m, sizeof *f, by_row); /* a tie goes to the lower configuration index */
-    retime(c, f, m);
+    done = retime(c, f, m);
     for (size_t j = 0; j < m; j++) s[j] = c->rows[f[j].row].stats;
     cucore_tune_rank(s, m, o2, &c->s.ties);
     c->s.best = f[o2[0]].row;
     c->s.have_best = 1;
   }
   free(f), free(s), free(o2);
+  return done;
 }
 
 void cc_tfinal(cc_trun *c) {
@@ -121,9 +128,8 @@ void cc_tfinal(cc_trun *c) {
     c->s.have_best = 1;
   } else if (n) {
     double t0 = cc_trun_now_ms();
-    final_rank(c, rows, order, m);
+    c->s.finalists = final_rank(c, rows, order, m);
     c->s.final_ms = cc_trun_now_ms() - t0;
-    c->s.finalists = m;
   }
   free(rows), free(order), free(stats);
 }
