@@ -22,6 +22,7 @@ bursts' times are in the JSON.
 usage: bench/tune_vs_kernel_tuner.py [path/to/cucore] [--repeats N] [--jobs J,J,...]
        (prints one JSON object at the end; defaults: 10 repeats, jobs 1,4,8)
 """
+import functools
 import json
 import os
 import shutil
@@ -184,8 +185,10 @@ def machine_warm_up(cucore):
     return {"first_burst_s": walls[0], "second_burst_s": walls[1], "jobs": jobs}
 
 
+@functools.lru_cache(maxsize=None)
 def device_arch(cucore):
-    """Device 0's compute capability as NVRTC's number (90 for sm_90)."""
+    """Device 0's compute capability as NVRTC's number (90 for sm_90); asked once (a
+    `cucore devices` process), not for each of the raw NVRTC runs."""
     info = json.loads(subprocess.run([cucore, "devices", "--json"], capture_output=True,
                                      text=True, check=True).stdout)
     return info["devices"][0]["arch"].split("_")[1]

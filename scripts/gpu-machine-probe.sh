@@ -36,11 +36,15 @@ fi
   { note "BUILD FAILED"; tail -20 "$OUT/build.log"; exit 1; }
 b=build-gpu/bin; raw="$b/bench_raw_nvrtc_scaling"; arch=90; cu=${CUDA_HOME:-/usr/local/cuda}
 d=$(mktemp -d); python3 -c "import sys; sys.path.insert(0, 'bench'); import tune_vs_kernel_tuner as t; open('$d/axpy.cu','w').write(t.SRC)"
-N=$((1 << 22)); space=(--kernel axpy_u --param block_size_x=32..1024:32 --param UNROLL=1..16)
-dry() { local exe=$1 cache=$2; shift 2; rm -rf "$cache"; note "cucore dry run ($exe, cache $cache) $*"
-  CUCORE_CACHE_DIR=$cache t "$exe" tune "$d/axpy.cu" "${space[@]}" --dry-run --jobs 15 --arch "sm_$arch" "$@"; }
+N=$((1 << 22)); space=(--param block_size_x=32..1024:32 --param UNROLL=1..16)
+# A 15-job dry run of the bench's space: EXE CACHE [options]; src= and kern= name another
+# file (in $d) and kernel.
+dry() { local exe=$1 cache=$2 k=${kern:-axpy_u}; shift 2; rm -rf "$cache"
+  note "cucore dry run of $k ($exe, cache $cache) $*"
+  CUCORE_CACHE_DIR=$cache t "$exe" tune "$d/${src:-axpy.cu}" "${space[@]}" --kernel "$k" \
+    --dry-run --jobs 15 --arch "sm_$arch" "$@"; }
 tune() { rm -rf "$d/c" "$d/db.jsonl"; note "cucore tune, first time (fresh cache and store)"
-  CUCORE_CACHE_DIR=$d/c t $b/cucore tune "$d/axpy.cu" "${space[@]}" --grid "ceil($N / (block_size_x * UNROLL))" \
+  CUCORE_CACHE_DIR=$d/c t $b/cucore tune "$d/axpy.cu" --kernel axpy_u "${space[@]}" --grid "ceil($N / (block_size_x * UNROLL))" \
     --arg "buf:f32[$N]=random" --arg "inout:f32[$N]=1" --arg "i32:$N" --jobs 15 --db "$d/db.jsonl"; }
 loop() { rm -rf "$d/jit"; note "$(date +%T) Kernel Tuner's loop: $(CUDA_CACHE_PATH=$d/jit python3 bench/tune_vs_kernel_tuner.py --loop-only |
   python3 -c "import json, sys; d = json.load(sys.stdin); print(round(d['configs_per_s'], 1), 'configs/s')")"; }
@@ -79,9 +83,7 @@ extern "C" __global__ void scale_v(float *y, const float *x, float a, int n) {
     if (i + v < n) y[i + v] = a * x[i + v] - y[i + v] * 0.5f;
 }
 CU
-  dk() { local f=$1 k=$2; shift 2; rm -rf "$d/c"; note "cucore dry run of $k $*"
-    CUCORE_CACHE_DIR=$d/c t $b/cucore tune "$d/$f" --kernel "$k" --param block_size_x=32..1024:32 \
-      --param UNROLL=1..16 --dry-run --jobs 15 --arch "sm_$arch" "$@"; }
+  dk() { local f=$1 k=$2; shift 2; src=$f kern=$k dry $b/cucore "$d/c" "$@"; }
   if [ $mode = minimal1 ]; then dk axpy.cu axpy_u --nvrtc-minimal; dk scale.cu scale_v
   else dk axpy.cu axpy_u; dk scale.cu scale_v --nvrtc-minimal; fi
   for i in 1 2; do dk axpy.cu axpy_u --nvrtc-minimal; dk axpy.cu axpy_u; dk scale.cu scale_v --nvrtc-minimal; dk scale.cu scale_v; done ;;

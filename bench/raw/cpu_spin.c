@@ -43,7 +43,11 @@ int main(int argc, char **argv) {
   int n = atoi(argv[1]), memmb = argc > 3 ? atoi(argv[3]) : 0;
   long iters = atol(argv[2]);
   int fd[2];
-  if (n < 1 || n > 1024 || iters < 1 || memmb < 0 || pipe(fd) != 0) return 2;
+  if (n < 1 || n > 1024 || iters < 1 || memmb < 0) {
+    fprintf(stderr, "%s: expected N 1..1024, ITERATIONS >= 1 and MEMMB >= 0\n", argv[0]);
+    return 2;
+  }
+  if (pipe(fd) != 0) return 1;
   double t0 = now_s();
   for (int k = 0; k < n; k++) {
     pid_t pid = fork();

@@ -137,7 +137,10 @@ int main(int argc, char **argv) {
   count = atoi(argv[3]);
   if (argc > 4) arch = atoi(argv[4]);
   if (argc > 5) want_cubin = strcmp(argv[5], "ptx") != 0;
-  if (jobs < 1 || jobs > 256 || count < 1) return 2;
+  if (jobs < 1 || jobs > 256 || count < 1) {
+    fprintf(stderr, "%s: expected JOBS 1..256 and COUNT >= 1\n", argv[0]);
+    return 2;
+  }
   /* An exec'd child of `exec` mode: CHILD_NUMBER JOBS COUNT ARCH TARGET child */
   if (argc > 6 && strcmp(argv[6], "child") == 0) return run_share(atoi(argv[1]), jobs);
   if (!threads && !procs && !exec) {
