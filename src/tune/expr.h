@@ -16,23 +16,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A value: an integer (is_int 1, i) or a real (is_int 0, d). */
+/* What a value is. Python's rules: a bool is an integer in arithmetic (True + 1 == 2) and
+ * compares equal to 1; a string compares only with strings (== != < <= > >= and `in`). */
+typedef enum cc_tkind { CC_TV_INT = 0, CC_TV_REAL, CC_TV_STR, CC_TV_BOOL } cc_tkind;
+
+/* A value: an integer (INT: i; d the same as a double), a real (REAL: d), a string (STR: s[0..n),
+ * not owned: a parameter's value text or an expression's literal) or a bool (BOOL: i is 0 or 1,
+ * d the same). */
 typedef struct cc_tval {
-  int is_int;
+  int kind; /* cc_tkind */
   int64_t i;
   double d;
+  const char *s;
+  size_t n;
 } cc_tval;
 
 static inline cc_tval cc_tval_int(int64_t i) {
-  cc_tval v = {1, i, (double)i};
+  cc_tval v = {CC_TV_INT, i, (double)i, NULL, 0};
   return v;
 }
 static inline cc_tval cc_tval_real(double d) {
-  cc_tval v = {0, 0, d};
+  cc_tval v = {CC_TV_REAL, 0, d, NULL, 0};
   return v;
 }
-static inline double cc_tval_num(cc_tval v) { return v.is_int ? (double)v.i : v.d; }
-static inline int cc_tval_truthy(cc_tval v) { return v.is_int ? v.i != 0 : v.d != 0.0; }
+static inline cc_tval cc_tval_bool(int b) {
+  cc_tval v = {CC_TV_BOOL, b != 0, b != 0 ? 1.0 : 0.0, NULL, 0};
+  return v;
+}
+static inline cc_tval cc_tval_str(const char *s, size_t n) {
+  cc_tval v = {CC_TV_STR, 0, 0.0, s, n};
+  return v;
+}
+/* 1 for an integer or a bool (Python's int), which integer arithmetic keeps exact. */
+static inline int cc_tval_is_integral(cc_tval v) {
+  return v.kind == CC_TV_INT || v.kind == CC_TV_BOOL;
+}
+/* 1 for a number (an integer, a real or a bool): anything but a string. */
+static inline int cc_tval_is_num(cc_tval v) { return v.kind != CC_TV_STR; }
+static inline double cc_tval_num(cc_tval v) { return cc_tval_is_integral(v) ? (double)v.i : v.d; }
+static inline int cc_tval_truthy(cc_tval v) {
+  return v.kind == CC_TV_STR ? v.n != 0 : cc_tval_is_integral(v) ? v.i != 0 : v.d != 0.0;
+}
 
 /* One node of a parsed expression (children are indices into the node array). */
 typedef struct cc_expr_node {
@@ -56,16 +80,14 @@ typedef struct cc_expr {
 /* Maps a name to a variable index, or -1 when the name is unknown. */
 typedef int (*cc_expr_lookup_fn)(void *ctx, const char *name, size_t len);
 
-#define CC_EXPR_WHY_MAX 256
-
-/* Parses `text`. Returns 0, or -1 with `why` naming the column and what was expected (an
- * unknown name, a bad token, a missing parenthesis, nesting deeper than 64, out of memory). */
-int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char *why,
-                  size_t why_cap);
+/* Parses `text`. Returns 0, or -1 with *why (malloc'd, the caller frees it; NULL only when out
+ * of memory) naming the column and what was expected (an unknown name, a bad token, a missing
+ * parenthesis, nesting or a text past their limits, out of memory). */
+int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char **why);
 /* Evaluates with the variables' values `vars` (indexed as the lookup answered). Returns 0, or
- * -1 with `why` (division by zero, integer overflow, a function's domain, a text value used in
- * arithmetic: vars[i] with is_int < 0). */
-int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why, size_t why_cap);
+ * -1 with *why (malloc'd as above): division by zero, integer overflow, a function's domain, a
+ * string where a number is needed. Strings in *out point into `vars` or the expression. */
+int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char **why);
 /* 1 when the expression reads variable `var`. */
 int cc_expr_uses(const cc_expr *e, int var);
 void cc_expr_free(cc_expr *e);

@@ -5,7 +5,9 @@
 #include "tune/expr_impl.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -35,15 +37,28 @@ int cc_expr_is_keyword(const char *name, size_t len) {
   return 0;
 }
 
+char *cc_expr_why(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *s = n >= 0 ? cc_raw_malloc((size_t)n + 1) : NULL;
+  if (!s) return NULL;
+  va_start(ap, fmt);
+  vsnprintf(s, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
 typedef struct ev {
   const cc_expr *e;
   const cc_tval *vars;
-  char *why;
-  size_t why_cap;
+  char **why;
 } ev;
 
 static int efail(ev *x, const cc_expr_node *n, const char *what) {
-  snprintf(x->why, x->why_cap, "column %d: %s", n->col, what);
+  free(*x->why);
+  *x->why = cc_expr_why("column %d: %s", n->col, what);
   return -1;
 }
 
@@ -115,7 +130,7 @@ static int real_arith(ev *x, const cc_expr_node *n, double a, double b, cc_tval 
 
 static int compare(const cc_expr_node *n, cc_tval a, cc_tval b) {
   int c;
-  if (a.is_int && b.is_int)
+  if (cc_tval_is_integral(a) && cc_tval_is_integral(b))
     c = a.i < b.i ? -1 : a.i > b.i;
   else
     c = cc_tval_num(a) < cc_tval_num(b) ? -1 : cc_tval_num(a) > cc_tval_num(b);
@@ -144,7 +159,7 @@ static int eval_bin(ev *x, const cc_expr_node *n, cc_tval *out) {
     *out = (n->op == CC_FN_MIN ? b_less : a_less) ? b : a;
     return 0;
   }
-  if (a.is_int && b.is_int) {
+  if (cc_tval_is_integral(a) && cc_tval_is_integral(b)) {
     int r = int_arith(x, n, a.i, b.i, out);
     if (r <= 0) return r;
   }
@@ -165,15 +180,15 @@ static int eval_un(ev *x, const cc_expr_node *n, cc_tval *out) {
   case CC_OP_NOT: *out = cc_tval_int(!cc_tval_truthy(a)); return 0;
   case CC_OP_POS: *out = a; return 0;
   case CC_OP_NEG:
-    if (a.is_int && a.i == INT64_MIN) return efail(x, n, "integer overflow");
-    *out = a.is_int ? cc_tval_int(-a.i) : cc_tval_real(-a.d);
+    if (cc_tval_is_integral(a) && a.i == INT64_MIN) return efail(x, n, "integer overflow");
+    *out = cc_tval_is_integral(a) ? cc_tval_int(-a.i) : cc_tval_real(-a.d);
     return 0;
   case CC_FN_ABS:
-    if (a.is_int && a.i == INT64_MIN) return efail(x, n, "integer overflow");
-    *out = a.is_int ? cc_tval_int(a.i < 0 ? -a.i : a.i) : cc_tval_real(fabs(a.d));
+    if (cc_tval_is_integral(a) && a.i == INT64_MIN) return efail(x, n, "integer overflow");
+    *out = cc_tval_is_integral(a) ? cc_tval_int(a.i < 0 ? -a.i : a.i) : cc_tval_real(fabs(a.d));
     return 0;
-  case CC_FN_CEIL: return a.is_int ? (*out = a, 0) : to_int(x, n, ceil(d), out);
-  case CC_FN_FLOOR: return a.is_int ? (*out = a, 0) : to_int(x, n, floor(d), out);
+  case CC_FN_CEIL: return cc_tval_is_integral(a) ? (*out = a, 0) : to_int(x, n, ceil(d), out);
+  case CC_FN_FLOOR: return cc_tval_is_integral(a) ? (*out = a, 0) : to_int(x, n, floor(d), out);
   default:
     if (d <= 0) return efail(x, n, "log2 of a value that is not positive");
     *out = cc_tval_real(log2(d));
@@ -187,7 +202,7 @@ static int eval_node(ev *x, int idx, cc_tval *out) {
   switch (n->kind) {
   case CC_EX_NUM: *out = n->num; return 0;
   case CC_EX_VAR:
-    if (x->vars[n->var].is_int < 0) return efail(x, n, "a text value used in an expression");
+    if (!cc_tval_is_num(x->vars[n->var])) return efail(x, n, "a text value used in an expression");
     *out = x->vars[n->var];
     return 0;
   case CC_EX_UN: return eval_un(x, n, out);
@@ -204,7 +219,8 @@ static int eval_node(ev *x, int idx, cc_tval *out) {
   }
 }
 
-int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char *why, size_t why_cap) {
-  ev x = {e, vars, why, why_cap};
+int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char **why) {
+  *why = NULL;
+  ev x = {e, vars, why};
   return eval_node(&x, e->root, out);
 }

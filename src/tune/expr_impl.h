@@ -42,6 +42,8 @@ int cc_expr_func(const char *name, size_t len);
 /* 1 for min and max (two or more arguments). */
 int cc_expr_func_variadic(int fn);
 const char *cc_expr_func_name(int fn);
+/* A message made with printf's rules, malloc'd (NULL when out of memory). */
+char *cc_expr_why(const char *fmt, ...) CC_PRINTF(1, 2);
 /* 1 for and, or, not, if, else, lambda (never parameter names). */
 int cc_expr_is_keyword(const char *name, size_t len);
 

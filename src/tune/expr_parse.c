@@ -41,16 +41,15 @@ typedef struct parser {
   cc_expr_lookup_fn lookup;
   void *ctx;
   int depth;
-  char *why;
-  size_t why_cap;
+  char **why;
   int failed;
 } parser;
 
 static int fail(parser *ps, int col, const char *fmt, const char *arg) {
   if (!ps->failed) {
-    char msg[CC_EXPR_WHY_MAX];
-    snprintf(msg, sizeof msg, fmt, arg);
-    snprintf(ps->why, ps->why_cap, "column %d: %s", col, msg);
+    char *msg = cc_expr_why(fmt, arg);
+    *ps->why = msg ? cc_expr_why("column %d: %s", col, msg) : NULL;
+    free(msg);
   }
   ps->failed = 1;
   return -1;
@@ -181,7 +180,7 @@ static int parse_name(parser *ps) {
   if ((name.len == 4 && (!memcmp(name.s, "true", 4) || !memcmp(name.s, "True", 4))) ||
       (name.len == 5 && (!memcmp(name.s, "false", 5) || !memcmp(name.s, "False", 5)))) {
     int n = add_node(ps, CC_EX_NUM, 0, -1, -1, -1, name.col);
-    if (n >= 0) ps->e->nodes[n].num = cc_tval_int(name.s[0] == 't' || name.s[0] == 'T');
+    if (n >= 0) ps->e->nodes[n].num = cc_tval_bool(name.s[0] == 't' || name.s[0] == 'T');
     return n;
   }
   int var = ps->lookup ? ps->lookup(ps->ctx, name.s, name.len) : -1;
@@ -330,16 +329,16 @@ static int parse_cond(parser *ps) {
   return c;
 }
 
-int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char *why,
-                  size_t why_cap) {
+int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out,
+                  char **why) {
   memset(out, 0, sizeof *out);
+  *why = NULL;
   parser ps = {.text = text,
                .p = text,
                .e = out,
                .lookup = lookup,
                .ctx = ctx,
-               .why = why,
-               .why_cap = why_cap};
+               .why = why};
   char buf[64];
   int root = -1;
   if (next(&ps) == 0) {

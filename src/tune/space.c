@@ -64,8 +64,7 @@ static cc_tval parse_value(const char *t) {
   errno = 0;
   double d = strtod(t, &end);
   if (*t && !*end && errno == 0 && !isspace((unsigned char)*t)) return cc_tval_real(d);
-  cc_tval v = {-1, 0, 0};
-  return v;
+  return cc_tval_str(t, strlen(t));
 }
 
 static cucore_status check_param(const cucore_tune_space *s, const char *name,
@@ -116,8 +115,8 @@ cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name
   int ok = p.name && p.text && p.val;
   for (size_t i = 0; ok && i < n; i++) {
     p.text[i] = cc_strdup(values[i], "a parameter value");
-    p.val[i] = parse_value(values[i]);
     ok = p.text[i] != NULL;
+    if (ok) p.val[i] = parse_value(p.text[i]);
   }
   if (!ok) {
     free_param(&p);
@@ -136,9 +135,13 @@ cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr)
                        "a tune space's restrictions");
   if (!r) return CUCORE_HOST_OUT_OF_MEMORY;
   s->restr = r;
-  char why[CC_EXPR_WHY_MAX];
-  if (cc_expr_parse(expr, cc_tune_find_param, s, &s->restr[s->nrestr], why, sizeof why) < 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s", expr, why);
+  char *why = NULL;
+  if (cc_expr_parse(expr, cc_tune_find_param, s, &s->restr[s->nrestr], &why) < 0) {
+    cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s", expr,
+                               why ? why : "out of memory");
+    free(why);
+    return st;
+  }
   s->nrestr++;
   return CUCORE_OK;
 }

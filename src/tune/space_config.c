@@ -58,14 +58,16 @@ static int reject(cucore_tune_config *c, cucore_tune_verdict v, const char *fmt,
 
 static int check_restrictions(const cucore_tune_space *s, const cc_tval *vals,
                               cucore_tune_config *c) {
-  char why[CC_EXPR_WHY_MAX], head[64];
+  char head[64], *why = NULL;
   for (size_t i = 0; i < s->nrestr; i++) {
     cc_tval r;
     snprintf(head, sizeof head, "restriction %zu", i + 1);
-    if (cc_expr_eval(&s->restr[i], vals, &r, why, sizeof why) < 0) {
+    if (cc_expr_eval(&s->restr[i], vals, &r, &why) < 0) {
       char msg[sizeof c->reason];
       snprintf(msg, sizeof msg, "%s `%s`", head, s->restr[i].text);
-      return reject(c, CUCORE_TUNE_RESTRICTED, "%s: %s", msg, why);
+      reject(c, CUCORE_TUNE_RESTRICTED, "%s: %s", msg, why ? why : "out of memory");
+      free(why);
+      return -1;
     }
     if (!cc_tval_truthy(r))
       return reject(c, CUCORE_TUNE_RESTRICTED, "%s `%s` is false", head, s->restr[i].text);
@@ -76,13 +78,17 @@ static int check_restrictions(const cucore_tune_space *s, const cc_tval *vals,
 /* Evaluates an expression that must give a whole number >= lo. */
 static int eval_whole(const cc_expr *e, const cc_tval *vals, int64_t lo, const char *what,
                       int64_t *out, cucore_tune_config *c) {
-  char why[CC_EXPR_WHY_MAX];
+  char *why = NULL;
   cc_tval v;
-  if (cc_expr_eval(e, vals, &v, why, sizeof why) < 0)
-    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s: %s", what, why);
-  if (!v.is_int && (v.d != floor(v.d) || fabs(v.d) > 9e18))
+  if (cc_expr_eval(e, vals, &v, &why) < 0) {
+    reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s: %s", what, why ? why : "out of memory");
+    free(why);
+    return -1;
+  }
+  if (!cc_tval_is_num(v) ||
+      (!cc_tval_is_integral(v) && (v.d != floor(v.d) || fabs(v.d) > 9e18)))
     return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s `%s` is not a whole number", what, e->text);
-  *out = v.is_int ? v.i : (int64_t)v.d;
+  *out = cc_tval_is_integral(v) ? v.i : (int64_t)v.d;
   if (*out < lo)
     return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s `%s` is below its minimum", what, e->text);
   return 0;
@@ -102,7 +108,7 @@ static int block_dims(const cucore_tune_space *s, const cc_tval *vals, int64_t b
     const char *name = cc_tune_block_name(s, d);
     int p = cc_tune_find_param((void *)s, name, strlen(name));
     if (p < 0) continue;
-    if (!vals[p].is_int || vals[p].i < 1)
+    if (!cc_tval_is_integral(vals[p]) || vals[p].i < 1)
       return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s (parameter `%s`) is not a positive integer",
                     what, name);
     b[d] = vals[p].i;

@@ -35,16 +35,19 @@ static int split_top(const char *text, const char **start, size_t *len, int max)
 
 static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, const char *text,
                                 const char *part, size_t len, cc_expr *out) {
-  char buf[1024], why[CC_EXPR_WHY_MAX];
+  char buf[1024], *why = NULL;
   if (len >= sizeof buf)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "expression `%.40s...` is longer than %zu bytes", part,
                    sizeof buf - 1);
   memcpy(buf, part, len);
   buf[len] = 0;
-  if (cc_expr_parse(buf, cc_tune_find_param, s, out, why, sizeof why) == 0) return CUCORE_OK;
+  if (cc_expr_parse(buf, cc_tune_find_param, s, out, &why) == 0) return CUCORE_OK;
   static const char *const names[] = {"grid",       "block",      "smem",      "problem_size",
                                       "grid_div_x", "grid_div_y", "grid_div_z"};
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text, buf, why);
+  cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text,
+                             buf, why ? why : "out of memory");
+  free(why);
+  return st;
 }
 
 cucore_status cucore_tune_space_set_expr(cucore_tune_space *s, cucore_tune_slot slot,

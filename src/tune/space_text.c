@@ -49,7 +49,7 @@ static void text_params(const cucore_tune_space *s, const size_t *dg, sbuf *b, i
     put(b, "%s", i ? "," : "");
     put_json_string(b, p->name);
     put(b, ":");
-    if (p->val[dg[i]].is_int >= 0)
+    if (cc_tval_is_num(p->val[dg[i]]))
       put(b, "%s", p->text[dg[i]]);
     else
       put_json_string(b, p->text[dg[i]]);
