@@ -4628,11 +4628,19 @@ typedef enum cucore_tune_slot {
 CUCORE_API cucore_status cucore_tune_space_create(cucore_tune_space **out);
 /** DESTRUCTOR: frees the space. NULL is a no-op. */
 CUCORE_API cucore_status cucore_tune_space_destroy(cucore_tune_space *space);
-/** Adds a parameter with `n` values written as text ("64", "0.5", "float"); numbers may be
- * used in expressions, other text only in defines and template arguments. Copied. Names are
- * C identifiers, unique in the space; values are unique within the parameter.
- * @retval CUCORE_INVALID_ARGUMENT a bad or repeated name, no values, a repeated or empty
- *         value, or a kind not in the enum. */
+/** Adds a parameter with `n` values written as text, each read once by Python 3's literal
+ * rules (Kernel Tuner's values are Python values): an integer ("64", "-3", "0x40", "0o17",
+ * "0b101"), a real ("0.5", "1e-3"), a bool ("true", "false", "True", "False"), else a string
+ * ("float", "unsigned int", "1.0f"). That reading is the value everywhere: restrictions and
+ * launch expressions use it, a compile sees it as C reads it (-DNAME=VALUE and template
+ * arguments: integers in decimal, reals and strings as written, bools as true/false), JSON
+ * and the store write it. A decimal integer with a leading zero ("010": 10 in Python's int(),
+ * octal 8 in C) and integers beyond 64 bits are refused, as are values that are empty or hold a
+ * control character or bytes that are not UTF-8 (a value is one line of C). Values equal as
+ * values ("16" and "0x10") are one value twice. Copied. Names are C identifiers, unique in the
+ * space, of any length.
+ * @retval CUCORE_INVALID_ARGUMENT a bad or repeated name, no values, a value refused as above or
+ *         repeated (both texts named), or a kind not in the enum. */
 CUCORE_API cucore_status cucore_tune_space_add_param(cucore_tune_space *space, const char *name,
                                                      const char *const *values, size_t n,
                                                      cucore_tune_param_kind kind);
@@ -4677,13 +4685,18 @@ CUCORE_API cucore_status cucore_tune_space_set_limits(cucore_tune_space *space,
 
 /** How far each stage shrank the space. */
 typedef struct cucore_tune_counts {
-  uint64_t raw;                /**< the Cartesian product */
-  uint64_t after_restrictions; /**< restrictions true */
-  uint64_t runnable;           /**< and a valid launch within the architecture's limits */
-  uint64_t compiles;           /**< distinct compiles among the runnable configurations */
-  uint64_t restricted;         /**< configurations a restriction dropped */
-  uint64_t bad_launch;         /**< configurations whose launch expressions failed */
-  uint64_t arch_limit;         /**< configurations beyond the architecture's limits */
+  uint64_t raw;                     /**< the Cartesian product */
+  uint64_t after_restrictions;      /**< restrictions true */
+  uint64_t runnable;                /**< and a valid launch within the architecture's limits */
+  uint64_t compiles;                /**< distinct compiles among the runnable configurations */
+  uint64_t restricted;              /**< configurations a restriction dropped */
+  uint64_t bad_launch;              /**< configurations whose launch expressions failed */
+  uint64_t arch_limit;              /**< configurations beyond the architecture's limits */
+  uint64_t restriction_errors;      /**< configurations whose restriction could not be evaluated
+                                    (division by zero, overflow, a string in arithmetic): not
+                                    run, not counted in `restricted` */
+  uint64_t first_restriction_error; /**< the first of them (valid when restriction_errors > 0):
+                                         cucore_tune_space_get_config() gives its reason */
 } cucore_tune_counts;
 
 /** The raw size of the space (the product of the value counts).
@@ -4698,12 +4711,17 @@ CUCORE_API cucore_status cucore_tune_space_count(const cucore_tune_space *space,
 typedef struct cucore_tune_config {
   uint64_t index;              /**< its number in the raw space */
   cucore_tune_verdict verdict; /**< RUNNABLE, or the first check it failed */
-  char reason[256];            /**< why, when not RUNNABLE ("restriction 2 `a*b<=1024` is
-                                  false", "block of 2048 threads, sm_90 allows 1024") */
+  char reason[256];            /**< why, when not RUNNABLE ("restriction 2 is false",
+                                  "block.x = 2048, sm_90 allows 1024"); made of numbers and
+                                  fixed words only, so it always fits: the restriction's text is
+                                  cucore_tune_space_get_restriction(restriction - 1) */
   uint32_t grid[3];            /**< blocks per dimension (0 when not computed) */
   uint32_t block[3];           /**< threads per dimension */
   uint64_t smem;               /**< dynamic shared memory, bytes */
   uint64_t compile_hash;       /**< equal for configurations that share one compile */
+  uint32_t restriction;        /**< RESTRICTED: the restriction (1-based) that was false or
+                                  could not be evaluated; 0 otherwise */
+  int restriction_failed;      /**< 1: that restriction could not be evaluated (reason says why) */
 } cucore_tune_config;
 
 /** Fills *out for configuration `index` (0..raw-1): its launch and the first check it fails.
@@ -4711,12 +4729,17 @@ typedef struct cucore_tune_config {
 CUCORE_API cucore_status cucore_tune_space_get_config(const cucore_tune_space *space,
                                                       uint64_t index, cucore_tune_config *out);
 
-/** Texts of a configuration (cucore_tune_space_get_config_text). */
+/** Texts of a configuration (cucore_tune_space_get_config_text), each written from the
+ * values (cucore_tune_space_get_value()); a program that writes another format (CSV, a
+ * header, shell words) should read the values, not split these texts. */
 typedef enum cucore_tune_text {
-  CUCORE_TUNE_TEXT_PARAMS = 0, /**< "BM=16 BN=32 block_size_x=128" (every parameter) */
+  CUCORE_TUNE_TEXT_PARAMS = 0, /**< for people: "BM=16 BN=32 VT=\"unsigned int\"" (every
+                                    parameter; a value that would not read back unambiguously
+                                    (a space, a quote, `=`, `,`) is quoted as a JSON string) */
   CUCORE_TUNE_TEXT_KERNEL,     /**< the kernel name with template holes filled: "gemm<16,32>" */
-  CUCORE_TUNE_TEXT_DEFINES,    /**< the compile's defines, one "-DNAME=value" per line */
-  CUCORE_TUNE_TEXT_JSON        /**< {"BM":16,"BN":32,"T":"float"} */
+  CUCORE_TUNE_TEXT_DEFINES,    /**< the compile's defines, one "-DNAME=VALUE" per line, VALUE
+                                    as C reads it (cucore_tune_value::c_text) */
+  CUCORE_TUNE_TEXT_JSON        /**< {"BM":16,"BN":32,"T":"float","F":true} */
 } cucore_tune_text;
 
 /** Writes text `what` of configuration `index` into buf (NUL-terminated, cut to `cap`);
@@ -4733,6 +4756,41 @@ typedef struct cucore_tune_param_info {
   cucore_tune_param_kind kind; /**< resolved: never AUTO */
   size_t value_count;          /**< its values */
 } cucore_tune_param_info;
+
+/** What a parameter's value is (cucore_tune_value::type), as Python reads its text. */
+typedef enum cucore_tune_value_type {
+  CUCORE_TUNE_VALUE_INT = 0, /**< an integer (i) */
+  CUCORE_TUNE_VALUE_REAL,    /**< a real (d) */
+  CUCORE_TUNE_VALUE_STRING,  /**< a string (text) */
+  CUCORE_TUNE_VALUE_BOOL     /**< a bool (i: 0 or 1) */
+} cucore_tune_value_type;
+
+/** One value of a parameter. Strings live as long as the space (unchanged). */
+typedef struct cucore_tune_value {
+  cucore_tune_value_type type; /**< how it reads */
+  int64_t i;                   /**< INT, BOOL */
+  double d;                    /**< REAL (INT and BOOL as a double too) */
+  const char *text;            /**< as written ("0x40", "unsigned int", "True") */
+  const char *c_text;          /**< as a compile sees it ("64", "unsigned int", "true"): the
+                                    VALUE of -DNAME=VALUE, a template argument, a `\#define` */
+} cucore_tune_value;
+
+/** The value parameter `param` has in configuration `index`.
+ * @retval CUCORE_INVALID_ARGUMENT `index` or `param` out of range. */
+CUCORE_API cucore_status cucore_tune_space_get_value(const cucore_tune_space *space, uint64_t index,
+                                                     size_t param, cucore_tune_value *out);
+/** Value `k` (0-based, in the order given) of parameter `param`.
+ * @retval CUCORE_INVALID_ARGUMENT `param` or `k` out of range. */
+CUCORE_API cucore_status cucore_tune_space_get_param_value(const cucore_tune_space *space,
+                                                           size_t param, size_t k,
+                                                           cucore_tune_value *out);
+/** The number of restrictions. */
+CUCORE_API cucore_status cucore_tune_space_get_restriction_count(const cucore_tune_space *space,
+                                                                 size_t *count);
+/** The text of restriction `i` (0-based, in the order added), the space's.
+ * @retval CUCORE_INVALID_ARGUMENT `i` out of range. */
+CUCORE_API cucore_status cucore_tune_space_get_restriction(const cucore_tune_space *space, size_t i,
+                                                           const char **text);
 
 /** The number of parameters. */
 CUCORE_API cucore_status cucore_tune_space_get_param_count(const cucore_tune_space *space,

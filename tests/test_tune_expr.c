@@ -30,8 +30,7 @@ static void setup_vars(void) {
 static cc_tval eval_ok(const char *text) {
   cc_expr e;
   char *why = NULL;
-  if (cc_expr_parse(text, lookup, NULL, &e, &why) < 0)
-    fail_msg("parse `%s`: %s", text, why);
+  if (cc_expr_parse(text, lookup, NULL, &e, &why) < 0) fail_msg("parse `%s`: %s", text, why);
   cc_tval v;
   setup_vars();
   if (cc_expr_eval(&e, VARS, &v, &why) < 0) fail_msg("eval `%s`: %s", text, why);

@@ -75,9 +75,15 @@ static void restrictions_and_counts(void **state) {
   cucore_tune_config cfg;
   assert_ok(cucore_tune_space_get_config(s, 0, &cfg)); /* (16, 1) */
   assert_int_equal(cfg.verdict, CUCORE_TUNE_RESTRICTED);
-  assert_contains(cfg.reason, "restriction 1 `block_size_x*block_size_y >= 64` is false");
+  assert_string_equal(cfg.reason, "restriction 1 is false");
+  assert_int_equal(cfg.restriction, 1);
+  assert_int_equal(cfg.restriction_failed, 0);
+  const char *text = NULL;
+  assert_ok(cucore_tune_space_get_restriction(s, cfg.restriction - 1, &text));
+  assert_string_equal(text, "block_size_x*block_size_y >= 64");
   assert_ok(cucore_tune_space_get_config(s, 17, &cfg)); /* (64, 32) */
   assert_contains(cfg.reason, "restriction 2");
+  assert_int_equal(cfg.restriction, 2);
   assert_string_equal(cucore_tune_verdict_name(cfg.verdict), "restricted");
   assert_status(cucore_tune_space_restrict(s, "block_size_x * bsz > 3"), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "column 16: unknown name `bsz`");
@@ -121,7 +127,7 @@ static void launch_follows_kernel_tuner(void **state) {
   assert_ok(cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, "block_size_x / 3"));
   assert_ok(cucore_tune_space_get_config(s, 0, &c));
   assert_int_equal(c.verdict, CUCORE_TUNE_BAD_LAUNCH);
-  assert_contains(c.reason, "grid.x `block_size_x / 3` is not a whole number");
+  assert_string_equal(c.reason, "grid.x is 10.6667, not a whole number");
   cucore_tune_space_destroy(s);
 }
 

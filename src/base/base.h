@@ -98,6 +98,29 @@ unsigned char *cc_copy_code(const void *data, size_t size);
 /* Bytes as "12.5 MiB" etc. into buf. */
 const char *cc_format_bytes(size_t bytes, char *buf, size_t buflen);
 
+/* ---- text of any length (strbuf.c) -------------------------------------------------------- */
+
+/* A growing text: zero-initialise, append, then cc_sb_take (or cc_sb_free). s is NUL-terminated
+ * whenever len > 0. After a failed allocation `failed` is 1 (CUCORE_HOST_OUT_OF_MEMORY recorded)
+ * and appends do nothing. */
+typedef struct cc_sb {
+  char *s;
+  size_t len, cap;
+  int failed;
+} cc_sb;
+void cc_sb_add(cc_sb *b, const char *s, size_t n);
+void cc_sb_puts(cc_sb *b, const char *s);
+void cc_sb_printf(cc_sb *b, const char *fmt, ...) CC_PRINTF(2, 3);
+/* The library's one JSON string writer: s[0..n) quoted, `"` and `\` escaped, control
+ * characters (and DEL) as \u00XX; other bytes as they are (the caller's text is UTF-8). */
+void cc_sb_json_string(cc_sb *b, const char *s, size_t n);
+/* The text so far ("" when empty or failed); valid until the next append. */
+const char *cc_sb_text(const cc_sb *b);
+/* The text, malloc'd (the caller frees it; "" when empty), or NULL after a failure; b is
+ * empty again. */
+char *cc_sb_take(cc_sb *b);
+void cc_sb_free(cc_sb *b);
+
 /* ---- files (file.c) ------------------------------------------------------------------------- */
 
 /* Reads a whole file into a malloc'd, NUL-terminated buffer; names the path and errno on

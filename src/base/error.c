@@ -4,22 +4,67 @@
  */
 #include "base/base.h"
 
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CC_MESSAGE_MAX 2048
 
+/* A message that fits CC_MESSAGE_MAX stays in the thread's array; a longer one (a restriction
+ * or a value quoted whole) goes to `long_message`, grown as needed and freed when the thread
+ * ends: no message is ever cut. */
 typedef struct cc_error_state {
   cucore_status status;
   char message[CC_MESSAGE_MAX];
+  char *long_message; /* malloc'd; in use when long_used */
+  int long_used;
 } cc_error_state;
 
 static _Thread_local cc_error_state tls_error;
+static pthread_key_t long_key;
+static pthread_once_t long_once = PTHREAD_ONCE_INIT;
+
+static void free_long(void *p) { free(p); }
+static void make_long_key(void) { (void)pthread_key_create(&long_key, free_long); }
+
 /* Set when a message was kept since the last cc_begin. Every public call clears it, so it is
  * kept apart from the message, in the initial-exec TLS model: a plain store, no
  * __tls_get_addr call on the launch path. */
 CC_TLS_IE _Thread_local int cc_tls_kept;
 #define tls_kept cc_tls_kept
+
+/* The message of fmt/ap kept: in the array when it fits, else in a long buffer of its own. It
+ * is formatted into new storage first, so an argument may be the message kept before (as
+ * callers that add context to an earlier failure do). */
+static void keep_message(const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  char buf[CC_MESSAGE_MAX];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  if (n < 0) n = 0, buf[0] = 0;
+  if ((size_t)n < sizeof buf) {
+    memcpy(tls_error.message, buf, (size_t)n + 1);
+    tls_error.long_used = 0;
+  } else {
+    char *p = malloc((size_t)n + 1);
+    if (p) {
+      vsnprintf(p, (size_t)n + 1, fmt, again);
+      pthread_once(&long_once, make_long_key);
+      (void)pthread_setspecific(long_key, p);
+      free(tls_error.long_message);
+      tls_error.long_message = p;
+      tls_error.long_used = 1;
+    } else { /* out of memory: the cut is said, never silent */
+      static const char mark[] = " ... (message cut: no memory for its whole length)";
+      memcpy(buf + sizeof buf - sizeof mark, mark, sizeof mark);
+      memcpy(tls_error.message, buf, sizeof buf);
+      tls_error.long_used = 0;
+    }
+  }
+  va_end(again);
+}
 
 const char *cucore_status_name(cucore_status status) {
   switch (CUCORE_CODE(status)) {
@@ -47,13 +92,16 @@ cucore_source cucore_status_source(cucore_status status) {
 
 int cucore_status_native(cucore_status status) { return (int)((uint32_t)status >> 12); }
 
-const char *cucore_last_error(void) { return tls_error.message; }
+const char *cucore_last_error(void) {
+  return tls_error.long_used ? tls_error.long_message : tls_error.message;
+}
 
 cucore_status cucore_last_status(void) { return tls_error.status; }
 
 cucore_status cucore_clear_error(void) {
   tls_error.status = CUCORE_OK;
   tls_error.message[0] = '\0';
+  tls_error.long_used = 0;
   tls_kept = 0;
   return CUCORE_OK;
 }
@@ -62,7 +110,7 @@ static cucore_status failv(cucore_status st, const char *fmt, va_list ap) {
   if (tls_kept) return st; /* the first error of a failing sequence is the one kept */
   tls_kept = 1;
   tls_error.status = st;
-  vsnprintf(tls_error.message, sizeof tls_error.message, fmt, ap);
+  keep_message(fmt, ap);
   return st;
 }
 
@@ -74,11 +122,19 @@ cucore_status cc_fail(cucore_status st, const char *fmt, ...) {
   return st;
 }
 
+static cucore_status restate(cucore_status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  keep_message(fmt, ap);
+  va_end(ap);
+  return st;
+}
+
 cucore_status cc_fail_restate(cucore_status st, const char *msg) {
   tls_kept = 1;
   tls_error.status = st;
-  snprintf(tls_error.message, sizeof tls_error.message, "%s", msg);
-  return st;
+  if (msg == cucore_last_error()) return st; /* the message kept already */
+  return restate(st, "%s", msg);
 }
 
 int cc_message_kept(void) { return tls_kept; }

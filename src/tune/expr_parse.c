@@ -329,16 +329,10 @@ static int parse_cond(parser *ps) {
   return c;
 }
 
-int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out,
-                  char **why) {
+int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char **why) {
   memset(out, 0, sizeof *out);
   *why = NULL;
-  parser ps = {.text = text,
-               .p = text,
-               .e = out,
-               .lookup = lookup,
-               .ctx = ctx,
-               .why = why};
+  parser ps = {.text = text, .p = text, .e = out, .lookup = lookup, .ctx = ctx, .why = why};
   char buf[64];
   int root = -1;
   if (next(&ps) == 0) {

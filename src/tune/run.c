@@ -135,7 +135,7 @@ static cucore_status find_arch(cc_trun *c) {
 static cucore_status collect_rows(cc_trun *c) {
   cucore_status st = cucore_tune_space_count(c->space, &c->s.counts);
   if (st != CUCORE_OK) return st;
-  uint64_t keep = c->s.counts.raw - c->s.counts.restricted;
+  uint64_t keep = c->s.counts.after_restrictions;
   if (keep > SIZE_MAX / sizeof *c->rows)
     return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": %llu configurations: too many rows to keep",
                    (unsigned long long)keep);

@@ -20,8 +20,10 @@ cucore_status cucore_tune_space_create(cucore_tune_space **out) {
 }
 
 static void free_param(cc_tparam *p) {
-  for (size_t i = 0; i < p->n; i++) free(p->text[i]);
+  for (size_t i = 0; p->text && i < p->n; i++) free(p->text[i]);
+  for (size_t i = 0; p->c_text && i < p->n; i++) free(p->c_text[i]);
   free(p->text);
+  free(p->c_text);
   free(p->val);
   free(p->name);
 }
@@ -40,6 +42,7 @@ cucore_status cucore_tune_space_destroy(cucore_tune_space *s) {
   for (int i = 0; i < CC_TUNE_SLOTS; i++) free_slot(&s->slot[i]);
   for (int i = 0; i < 3; i++) free(s->block_names[i]);
   free(s->params);
+  free(s->names);
   free(s->restr);
   free(s->kernel);
   free(s->source);
@@ -55,41 +58,22 @@ static int is_ident(const char *s) {
   return 1;
 }
 
-/* A value's number: the whole text must be one (an integer, else a real); else text. */
-static cc_tval parse_value(const char *t) {
-  char *end;
-  errno = 0;
-  long long i = strtoll(t, &end, 10);
-  if (*t && !*end && errno == 0) return cc_tval_int(i);
-  errno = 0;
-  double d = strtod(t, &end);
-  if (*t && !*end && errno == 0 && !isspace((unsigned char)*t)) return cc_tval_real(d);
-  return cc_tval_str(t, strlen(t));
-}
-
 static cucore_status check_param(const cucore_tune_space *s, const char *name,
                                  const char *const *values, size_t n, cucore_tune_param_kind kind) {
-  const char *fn = "cucore_tune_space_add_param";
   if (!is_ident(name))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: `%s` is not a parameter name (a C identifier "
-                   "is expected)",
-                   fn, name ? name : "(null)");
+                   "`%s` is not a parameter name (a C identifier is expected)",
+                   name ? name : "(null)");
   if (cc_tune_find_param((void *)s, name, strlen(name)) >= 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` is in the space already", fn, name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "parameter `%s` is in the space already", name);
   if (n == 0 || !values)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter `%s` has no values", fn, name);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "parameter `%s` has no values", name);
   if ((unsigned)kind > CUCORE_TUNE_PARAM_LAUNCH_ONLY)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: kind %d is not a cucore_tune_param_kind", fn,
-                   (int)kind);
-  for (size_t i = 0; i < n; i++) {
-    if (!values[i] || !*values[i])
-      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: value %zu of `%s` is empty", fn, i + 1, name);
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(values[i], values[j]) == 0)
-        return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` has the value `%s` twice", fn, name,
-                       values[i]);
-  }
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "parameter `%s`: kind %d is not a cucore_tune_param_kind", name, (int)kind);
+  for (size_t i = 0; i < n; i++)
+    if (!values[i])
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "parameter `%s`: value %zu is NULL", name, i + 1);
   return CUCORE_OK;
 }
 
@@ -98,7 +82,21 @@ static cucore_status grow_params(cucore_tune_space *s) {
                          "a tune space's parameters");
   if (!p) return CUCORE_HOST_OUT_OF_MEMORY;
   s->params = p;
-  return CUCORE_OK;
+  return cc_tune_names_reserve(s, s->nparams + 1);
+}
+
+/* The values of p read from `values` (copies kept), checked one by one and for repeats. */
+static cucore_status read_values(cc_tparam *p, const char *const *values) {
+  p->text = cc_calloc(p->n, sizeof *p->text, "parameter values");
+  p->c_text = cc_calloc(p->n, sizeof *p->c_text, "parameter values");
+  p->val = cc_calloc(p->n, sizeof *p->val, "parameter values");
+  if (!p->text || !p->c_text || !p->val) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (size_t i = 0; i < p->n; i++) {
+    if (!(p->text[i] = cc_strdup(values[i], "a parameter value"))) return CUCORE_HOST_OUT_OF_MEMORY;
+    cucore_status st = cc_tune_value_read(p->name, i, p->text[i], &p->val[i], &p->c_text[i]);
+    if (st != CUCORE_OK) return st;
+  }
+  return cc_tune_values_unique(p->name, p->val, p->text, p->n);
 }
 
 cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name,
@@ -110,20 +108,14 @@ cucore_status cucore_tune_space_add_param(cucore_tune_space *s, const char *name
   if (st == CUCORE_OK) st = grow_params(s);
   if (st != CUCORE_OK) return st;
   cc_tparam p = {.name = cc_strdup(name, "a parameter name"), .kind = kind, .n = n};
-  p.text = cc_calloc(n, sizeof *p.text, "parameter values");
-  p.val = cc_calloc(n, sizeof *p.val, "parameter values");
-  int ok = p.name && p.text && p.val;
-  for (size_t i = 0; ok && i < n; i++) {
-    p.text[i] = cc_strdup(values[i], "a parameter value");
-    ok = p.text[i] != NULL;
-    if (ok) p.val[i] = parse_value(p.text[i]);
-  }
-  if (!ok) {
+  st = p.name ? read_values(&p, values) : CUCORE_HOST_OUT_OF_MEMORY;
+  if (st != CUCORE_OK) {
     free_param(&p);
-    return CUCORE_HOST_OUT_OF_MEMORY;
+    return st;
   }
   s->params[s->nparams++] = p;
-  cc_tune_resolve_kinds(s);
+  cc_tune_names_add(s, s->nparams - 1);
+  cc_tune_resolve_kind(s, s->nparams - 1);
   return CUCORE_OK;
 }
 
@@ -232,5 +224,25 @@ cucore_status cucore_tune_space_get_param(const cucore_tune_space *s, size_t i,
   out->name = s->params[i].name;
   out->kind = s->params[i].resolved;
   out->value_count = s->params[i].n;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_get_restriction_count(const cucore_tune_space *s, size_t *count) {
+  cc_begin();
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_restriction_count", "space");
+  CC_CHECK_ARG(count, "cucore_tune_space_get_restriction_count", "count");
+  *count = s->nrestr;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_get_restriction(const cucore_tune_space *s, size_t i,
+                                                const char **text) {
+  cc_begin();
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_restriction", "space");
+  CC_CHECK_ARG(text, "cucore_tune_space_get_restriction", "text");
+  if (i >= s->nrestr)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_space_get_restriction: restriction %zu of %zu", i, s->nrestr);
+  *text = s->restr[i].text;
   return CUCORE_OK;
 }

@@ -3,6 +3,8 @@
  * files share, one job each:
  *   space.c         building a space: parameters, restrictions, expressions, kernel, limits
  *   space_parse.c   parameters and expressions written as text ("NAME=V1,V2,LO..HI:STEP")
+ *   space_values.c  one value read once (Python 3's literal rules) and written for C, JSON and
+ *                   people; one value twice refused
  *   space_kinds.c   parameters by name, block-size names, what each parameter is to a compile
  *   space_config.c  one configuration: values, restrictions, launch, limits, compile hash;
  *                   the counts
@@ -25,8 +27,9 @@ typedef struct cc_tparam {
   cucore_tune_param_kind kind;     /* as asked */
   cucore_tune_param_kind resolved; /* never AUTO */
   size_t n;
-  char **text;  /* the values as written */
-  cc_tval *val; /* numbers; is_int -1 for text values */
+  char **text;   /* the values as written */
+  char **c_text; /* the values as a compile sees them (integers in decimal, bools true/false) */
+  cc_tval *val;  /* read by Python's rules; a string's bytes are text[k]'s */
 } cc_tparam;
 
 /* A list of expressions (one slot). */
@@ -41,6 +44,8 @@ struct cucore_tune_space {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   cc_tparam *params;
   size_t nparams, cap;
+  size_t *names;    /* open addressing over parameter names: index + 1 (0: empty) */
+  size_t names_cap; /* a power of two, at least twice nparams */
   cc_expr *restr;
   size_t nrestr, cap_r;
   cc_texprs slot[CC_TUNE_SLOTS]; /* by cucore_tune_slot */
@@ -52,16 +57,45 @@ struct cucore_tune_space {
   struct cc_tune_checks *checks; /* from a space file (space_checks.c); NULL: none */
 };
 
-/* Resolves every parameter's kind (after any change of parameters, expressions, kernel or
- * source). */
+/* Resolves every parameter's kind (after a change of expressions, kernel or source), or
+ * parameter i's (after it was added). */
 void cc_tune_resolve_kinds(cucore_tune_space *s);
+void cc_tune_resolve_kind(cucore_tune_space *s, size_t i);
+/* Room in the name table for n parameters; parameter i entered in it. */
+cucore_status cc_tune_names_reserve(cucore_tune_space *s, size_t n);
+void cc_tune_names_add(cucore_tune_space *s, size_t i);
 /* The parameter named name[0..len), or -1 (a cc_expr_lookup_fn over the space). */
 int cc_tune_find_param(void *space, const char *name, size_t len);
+
+/* Value k of parameter `param` read from `text` (Python 3's literal rules: integers, reals,
+ * bools, else a string; a leading-zero decimal, an out-of-range integer, an empty, control or
+ * non-UTF-8 text refused naming the parameter): *v (a string points into `text`) and its C text
+ * in *c_text (malloc'd). */
+cucore_status cc_tune_value_read(const char *param, size_t k, const char *text, cc_tval *v,
+                                 char **c_text);
+/* CUCORE_INVALID_ARGUMENT naming both texts when two of the n values are one value. */
+cucore_status cc_tune_values_unique(const char *param, const cc_tval *vals, char *const *texts,
+                                    size_t n);
+/* A value as JSON: integers in decimal, reals in their shortest exact form, bools, strings. */
+void cc_tune_value_json(cc_sb *b, const cc_tval *v);
+/* A value's text as shown in "NAME=VALUE ..." lines: as written when that reads unambiguously,
+ * else quoted and escaped as a JSON string. */
+void cc_tune_value_shown(cc_sb *b, const char *text);
 
 /* The name of the parameter that is block dimension d when no block expression is set. */
 const char *cc_tune_block_name(const cucore_tune_space *s, int d);
 /* The values of configuration `index` (vals has nparams entries; digits may be NULL). */
 void cc_tune_values(const cucore_tune_space *s, uint64_t index, cc_tval *vals, size_t *digits);
+/* The value indices of configuration `index` (nparams of them). */
+void cc_tune_digits(const cucore_tune_space *s, uint64_t index, size_t *digits);
+/* Text `what` of the configuration whose value indices are `dg`, appended to b (one writer per
+ * format: space_text.c); cc_tune_index_text by the configuration's index. */
+cucore_status cc_tune_config_text(const cucore_tune_space *s, const size_t *dg,
+                                  cucore_tune_text what, cc_sb *b);
+cucore_status cc_tune_index_text(const cucore_tune_space *s, uint64_t index, cucore_tune_text what,
+                                 cc_sb *b);
+/* Every `{NAME}` hole of the kernel names a parameter (else CUCORE_INVALID_ARGUMENT naming it). */
+cucore_status cc_tune_kernel_holes(const cucore_tune_space *s);
 /* The raw size; -1 when it does not fit 64 bits. */
 int cc_tune_raw(const cucore_tune_space *s, uint64_t *raw);
 /* A space from a TuningSchema T1 document (space_t1.c), called by the JSON reader when the

@@ -26,8 +26,8 @@ static uint64_t compile_hash(const cucore_tune_space *s, const size_t *digits) {
   for (size_t i = 0; i < s->nparams; i++) {
     const cc_tparam *p = &s->params[i];
     if (p->resolved == CUCORE_TUNE_PARAM_LAUNCH_ONLY) continue;
-    h = fnv(h, p->name, strlen(p->name) + 1);
-    h = fnv(h, p->text[digits[i]], strlen(p->text[digits[i]]) + 1);
+    h = fnv(h, (const char *)&i, sizeof i);
+    h = fnv(h, p->c_text[digits[i]], strlen(p->c_text[digits[i]]) + 1);
   }
   return h;
 }
@@ -40,6 +40,13 @@ int cc_tune_raw(const cucore_tune_space *s, uint64_t *raw) {
   return 0;
 }
 
+void cc_tune_digits(const cucore_tune_space *s, uint64_t index, size_t *digits) {
+  for (size_t k = s->nparams; k-- > 0;) {
+    digits[k] = (size_t)(index % s->params[k].n);
+    index /= s->params[k].n;
+  }
+}
+
 void cc_tune_values(const cucore_tune_space *s, uint64_t index, cc_tval *vals, size_t *digits) {
   for (size_t k = s->nparams; k-- > 0;) {
     size_t d = (size_t)(index % s->params[k].n);
@@ -49,6 +56,9 @@ void cc_tune_values(const cucore_tune_space *s, uint64_t index, cc_tval *vals, s
   }
 }
 
+/* A verdict and its reason. Reasons are made of bounded parts only (numbers, a slot's name,
+ * an evaluator's message naming a column, never a name, a value or an expression's text), so
+ * they always fit; what they refer to is found by number (the restriction, the slot). */
 static int reject(cucore_tune_config *c, cucore_tune_verdict v, const char *fmt, const char *a,
                   const char *b) {
   c->verdict = v;
@@ -62,16 +72,17 @@ static int check_restrictions(const cucore_tune_space *s, const cc_tval *vals,
   for (size_t i = 0; i < s->nrestr; i++) {
     cc_tval r;
     snprintf(head, sizeof head, "restriction %zu", i + 1);
+    c->restriction = (uint32_t)(i + 1);
     if (cc_expr_eval(&s->restr[i], vals, &r, &why) < 0) {
-      char msg[sizeof c->reason];
-      snprintf(msg, sizeof msg, "%s `%s`", head, s->restr[i].text);
-      reject(c, CUCORE_TUNE_RESTRICTED, "%s: %s", msg, why ? why : "out of memory");
+      c->restriction_failed = 1;
+      reject(c, CUCORE_TUNE_RESTRICTED, "%s could not be evaluated: %s", head,
+             why ? why : "out of memory");
       free(why);
       return -1;
     }
-    if (!cc_tval_truthy(r))
-      return reject(c, CUCORE_TUNE_RESTRICTED, "%s `%s` is false", head, s->restr[i].text);
+    if (!cc_tval_truthy(r)) return reject(c, CUCORE_TUNE_RESTRICTED, "%s is false%s", head, "");
   }
+  c->restriction = 0;
   return 0;
 }
 
@@ -85,12 +96,19 @@ static int eval_whole(const cc_expr *e, const cc_tval *vals, int64_t lo, const c
     free(why);
     return -1;
   }
-  if (!cc_tval_is_num(v) ||
-      (!cc_tval_is_integral(v) && (v.d != floor(v.d) || fabs(v.d) > 9e18)))
-    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s `%s` is not a whole number", what, e->text);
+  if (!cc_tval_is_num(v))
+    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s is a string, not a whole number%s", what, "");
+  if (!cc_tval_is_integral(v) && (v.d != floor(v.d) || fabs(v.d) > 9e18)) {
+    char num[64];
+    snprintf(num, sizeof num, "%.6g", v.d);
+    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s is %s, not a whole number", what, num);
+  }
   *out = cc_tval_is_integral(v) ? v.i : (int64_t)v.d;
-  if (*out < lo)
-    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s `%s` is below its minimum", what, e->text);
+  if (*out < lo) {
+    char num[64];
+    snprintf(num, sizeof num, "%lld, below %lld", (long long)*out, (long long)lo);
+    return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s is %s", what, num);
+  }
   return 0;
 }
 
@@ -109,8 +127,12 @@ static int block_dims(const cucore_tune_space *s, const cc_tval *vals, int64_t b
     int p = cc_tune_find_param((void *)s, name, strlen(name));
     if (p < 0) continue;
     if (!cc_tval_is_integral(vals[p]) || vals[p].i < 1)
-      return reject(c, CUCORE_TUNE_BAD_LAUNCH, "%s (parameter `%s`) is not a positive integer",
-                    what, name);
+      return reject(c, CUCORE_TUNE_BAD_LAUNCH,
+                    "%s (the block-size parameter of that axis) is %s, not a positive integer",
+                    what,
+                    !cc_tval_is_num(vals[p])       ? "a string"
+                    : cc_tval_is_integral(vals[p]) ? "below 1"
+                                                   : "a real");
     b[d] = vals[p].i;
   }
   return 0;
@@ -258,8 +280,9 @@ static int hash_add(uint64_t *set, uint64_t cap, uint64_t h) {
 }
 
 static void tally(cucore_tune_counts *o, const cucore_tune_config *c, uint64_t *set, uint64_t cap) {
+  if (c->restriction_failed && o->restriction_errors++ == 0) o->first_restriction_error = c->index;
   switch (c->verdict) {
-  case CUCORE_TUNE_RESTRICTED: o->restricted++; break;
+  case CUCORE_TUNE_RESTRICTED: o->restricted += !c->restriction_failed; break;
   case CUCORE_TUNE_BAD_LAUNCH: o->bad_launch++; break;
   case CUCORE_TUNE_ARCH_LIMIT: o->arch_limit++; break;
   default:
@@ -291,7 +314,7 @@ cucore_status cucore_tune_space_count(const cucore_tune_space *s, cucore_tune_co
     config_eval(s, i, vals, digits, &c);
     tally(out, &c, set, cap);
   }
-  out->after_restrictions = out->raw - out->restricted;
+  out->after_restrictions = out->raw - out->restricted - out->restriction_errors;
   free(set);
   free(vals);
   free(digits);

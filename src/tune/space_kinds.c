@@ -4,15 +4,49 @@
 #include "tune/space.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const DEFAULT_BLOCK_NAMES[3] = {"block_size_x", "block_size_y", "block_size_z"};
 
+/* ---- parameters by name: open addressing over their indices --------------------------------- */
+
+static uint64_t name_hash(const char *name, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)name[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static void place(size_t *slots, size_t cap, const cucore_tune_space *s, size_t i) {
+  const char *name = s->params[i].name;
+  size_t at = (size_t)name_hash(name, strlen(name)) & (cap - 1);
+  while (slots[at]) at = (at + 1) & (cap - 1);
+  slots[at] = i + 1;
+}
+
+cucore_status cc_tune_names_reserve(cucore_tune_space *s, size_t n) {
+  if (s->names_cap >= 2 * n && s->names) return CUCORE_OK;
+  size_t cap = s->names_cap ? s->names_cap : 16;
+  while (cap < 2 * n) cap *= 2;
+  size_t *slots = cc_calloc(cap, sizeof *slots, "a tune space's parameter names");
+  if (!slots) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (size_t i = 0; i < s->nparams; i++) place(slots, cap, s, i);
+  free(s->names);
+  s->names = slots;
+  s->names_cap = cap;
+  return CUCORE_OK;
+}
+
+void cc_tune_names_add(cucore_tune_space *s, size_t i) { place(s->names, s->names_cap, s, i); }
+
 int cc_tune_find_param(void *space, const char *name, size_t len) {
   const cucore_tune_space *s = space;
-  for (size_t i = 0; i < s->nparams; i++)
-    if (strlen(s->params[i].name) == len && memcmp(s->params[i].name, name, len) == 0)
-      return (int)i;
+  if (!s->names) return -1;
+  for (size_t at = (size_t)name_hash(name, len) & (s->names_cap - 1); s->names[at];
+       at = (at + 1) & (s->names_cap - 1)) {
+    const char *p = s->params[s->names[at] - 1].name;
+    if (strlen(p) == len && memcmp(p, name, len) == 0) return (int)(s->names[at] - 1);
+  }
   return -1;
 }
 
@@ -51,16 +85,18 @@ static int in_launch(const cucore_tune_space *s, int var) {
   return 0;
 }
 
+void cc_tune_resolve_kind(cucore_tune_space *s, size_t i) {
+  cc_tparam *p = &s->params[i];
+  p->resolved = p->kind;
+  if (p->kind != CUCORE_TUNE_PARAM_AUTO) return;
+  if (in_template(s->kernel, p->name))
+    p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
+  else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
+    p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
+  else
+    p->resolved = CUCORE_TUNE_PARAM_DEFINE;
+}
+
 void cc_tune_resolve_kinds(cucore_tune_space *s) {
-  for (size_t i = 0; i < s->nparams; i++) {
-    cc_tparam *p = &s->params[i];
-    p->resolved = p->kind;
-    if (p->kind != CUCORE_TUNE_PARAM_AUTO) continue;
-    if (in_template(s->kernel, p->name))
-      p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
-    else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
-      p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
-    else
-      p->resolved = CUCORE_TUNE_PARAM_DEFINE;
-  }
+  for (size_t i = 0; i < s->nparams; i++) cc_tune_resolve_kind(s, i);
 }

@@ -1,90 +1,89 @@
 /*
- * space_text.c -- a configuration's texts: its parameters, the kernel name with the template
- * holes filled, the compile's defines, JSON.
+ * space_text.c -- a configuration's texts, each made by one writer from the structured values
+ * (space_values.c): the parameters as people read them ("BM=64 VT=\"unsigned int\""), the
+ * kernel name with its template holes filled, the compile's defines (one -DNAME=VALUE a line,
+ * the value as C reads it) and JSON. Texts of any length: the caller's buffer gets what fits and
+ * *needed says how much the whole text is; the library's own callers build them in a cc_sb.
  */
 #include "tune/space.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A growing output: writes what fits in buf, counts all. */
-typedef struct sbuf {
-  char *buf;
-  size_t cap, len;
-} sbuf;
-
-static void put(sbuf *b, const char *fmt, ...) CC_PRINTF(2, 3);
-static void put(sbuf *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *at = b->len < b->cap ? b->buf + b->len : NULL;
-  int n = vsnprintf(at, at ? b->cap - b->len : 0, fmt, ap);
-  va_end(ap);
-  if (n > 0) b->len += (size_t)n;
-}
-
-static void put_json_string(sbuf *b, const char *t) {
-  put(b, "\"");
-  for (; *t; t++) {
-    if (*t == '"' || *t == '\\')
-      put(b, "\\%c", *t);
-    else if ((unsigned char)*t < 0x20)
-      put(b, "\\u%04x", (unsigned char)*t);
-    else
-      put(b, "%c", *t);
-  }
-  put(b, "\"");
-}
-
-static void text_params(const cucore_tune_space *s, const size_t *dg, sbuf *b, int json) {
-  if (json) put(b, "{");
+static void text_params(const cucore_tune_space *s, const size_t *dg, cc_sb *b, int json) {
+  if (json) cc_sb_puts(b, "{");
   for (size_t i = 0; i < s->nparams; i++) {
     const cc_tparam *p = &s->params[i];
     if (!json) {
-      put(b, "%s%s=%s", i ? " " : "", p->name, p->text[dg[i]]);
+      cc_sb_printf(b, "%s%s=", i ? " " : "", p->name);
+      cc_tune_value_shown(b, p->text[dg[i]]);
       continue;
     }
-    put(b, "%s", i ? "," : "");
-    put_json_string(b, p->name);
-    put(b, ":");
-    if (cc_tval_is_num(p->val[dg[i]]))
-      put(b, "%s", p->text[dg[i]]);
-    else
-      put_json_string(b, p->text[dg[i]]);
+    if (i) cc_sb_puts(b, ",");
+    cc_sb_json_string(b, p->name, strlen(p->name));
+    cc_sb_puts(b, ":");
+    cc_tune_value_json(b, &p->val[dg[i]]);
   }
-  if (json) put(b, "}");
+  if (json) cc_sb_puts(b, "}");
 }
 
-static void text_defines(const cucore_tune_space *s, const size_t *dg, sbuf *b) {
-  int first = 1;
+static void text_defines(const cucore_tune_space *s, const size_t *dg, cc_sb *b) {
   for (size_t i = 0; i < s->nparams; i++) {
     const cc_tparam *p = &s->params[i];
     if (p->resolved != CUCORE_TUNE_PARAM_DEFINE) continue;
-    put(b, "%s-D%s=%s", first ? "" : "\n", p->name, p->text[dg[i]]);
-    first = 0;
+    cc_sb_printf(b, "%s-D%s=%s", b->len ? "\n" : "", p->name, p->c_text[dg[i]]);
   }
 }
 
-static cucore_status text_kernel(const cucore_tune_space *s, const size_t *dg, sbuf *b) {
+cucore_status cc_tune_kernel_holes(const cucore_tune_space *s) {
   const char *k = s->kernel ? s->kernel : "";
-  for (const char *p = k; *p;) {
-    if (*p != '{') {
-      put(b, "%c", *p++);
-      continue;
-    }
+  for (const char *p = strchr(k, '{'); p; p = strchr(p + 1, '{')) {
     size_t n = strcspn(p + 1, "}");
-    int i = cc_tune_find_param((void *)s, p + 1, n);
-    if (i < 0)
+    if (cc_tune_find_param((void *)s, p + 1, n) < 0)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
-                     "kernel `%s`: `{%.*s}` names no parameter of the "
-                     "space",
-                     k, (int)n, p + 1);
-    put(b, "%s", s->params[i].text[dg[i]]);
-    p += n + 2;
+                     "kernel `%s`: the template hole `{%.*s}` names no parameter of the space", k,
+                     (int)n, p + 1);
   }
   return CUCORE_OK;
+}
+
+static cucore_status text_kernel(const cucore_tune_space *s, const size_t *dg, cc_sb *b) {
+  cucore_status st = cc_tune_kernel_holes(s);
+  const char *k = s->kernel ? s->kernel : "";
+  for (const char *p = k; st == CUCORE_OK && *p;) {
+    size_t plain = strcspn(p, "{");
+    cc_sb_add(b, p, plain);
+    p += plain;
+    if (!*p) break;
+    size_t n = strcspn(p + 1, "}");
+    int i = cc_tune_find_param((void *)s, p + 1, n);
+    cc_sb_puts(b, s->params[i].c_text[dg[i]]);
+    p += n + 2;
+  }
+  return st;
+}
+
+cucore_status cc_tune_config_text(const cucore_tune_space *s, const size_t *dg,
+                                  cucore_tune_text what, cc_sb *b) {
+  cucore_status st = CUCORE_OK;
+  if (what == CUCORE_TUNE_TEXT_KERNEL)
+    st = text_kernel(s, dg, b);
+  else if (what == CUCORE_TUNE_TEXT_DEFINES)
+    text_defines(s, dg, b);
+  else
+    text_params(s, dg, b, what == CUCORE_TUNE_TEXT_JSON);
+  return st != CUCORE_OK ? st : b->failed ? CUCORE_HOST_OUT_OF_MEMORY : CUCORE_OK;
+}
+
+cucore_status cc_tune_index_text(const cucore_tune_space *s, uint64_t index, cucore_tune_text what,
+                                 cc_sb *b) {
+  size_t *dg = cc_calloc(s->nparams ? s->nparams : 1, sizeof *dg, "configuration values");
+  if (!dg) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_tune_digits(s, index, dg);
+  cucore_status st = cc_tune_config_text(s, dg, what, b);
+  free(dg);
+  return st;
 }
 
 cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *s, uint64_t index,
@@ -100,24 +99,56 @@ cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *s, uint
                    (unsigned long long)index);
   if ((unsigned)what > CUCORE_TUNE_TEXT_JSON)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %d is not a cucore_tune_text", fn, (int)what);
-  size_t *dg = cc_calloc(s->nparams ? s->nparams : 1, sizeof *dg, "configuration values");
-  cc_tval *vals = cc_calloc(s->nparams ? s->nparams : 1, sizeof *vals, "configuration values");
-  cucore_status st = dg && vals ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
-  sbuf b = {buf, cap, 0};
-  if (st == CUCORE_OK) {
-    cc_tune_values(s, index, vals, dg);
-    if (what == CUCORE_TUNE_TEXT_KERNEL)
-      st = text_kernel(s, dg, &b);
-    else if (what == CUCORE_TUNE_TEXT_DEFINES)
-      text_defines(s, dg, &b);
-    else
-      text_params(s, dg, &b, what == CUCORE_TUNE_TEXT_JSON);
+  cc_sb b = {0};
+  cucore_status st = cc_tune_index_text(s, index, what, &b);
+  if (st == CUCORE_OK && cap > 0) {
+    size_t n = b.len < cap ? b.len : cap - 1;
+    memcpy(buf, cc_sb_text(&b), n);
+    buf[n] = 0;
   }
-  if (cap > 0) buf[b.len < cap ? b.len : cap - 1] = 0;
   if (needed) *needed = b.len;
-  free(dg);
-  free(vals);
+  cc_sb_free(&b);
   return st;
+}
+
+static cucore_status value_of(const cc_tparam *p, size_t k, cucore_tune_value *out) {
+  const cc_tval *v = &p->val[k];
+  out->type = (cucore_tune_value_type)v->kind;
+  out->i = v->i;
+  out->d = v->d;
+  out->text = p->text[k];
+  out->c_text = p->c_text[k];
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_get_param_value(const cucore_tune_space *s, size_t param, size_t k,
+                                                cucore_tune_value *out) {
+  cc_begin();
+  const char *fn = "cucore_tune_space_get_param_value";
+  CC_CHECK_HANDLE(s, TUNE_SPACE, fn, "space");
+  CC_CHECK_ARG(out, fn, "out");
+  if (param >= s->nparams)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter %zu of %zu", fn, param, s->nparams);
+  if (k >= s->params[param].n)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: value %zu of `%s`, which has %zu", fn, k,
+                   s->params[param].name, s->params[param].n);
+  return value_of(&s->params[param], k, out);
+}
+
+cucore_status cucore_tune_space_get_value(const cucore_tune_space *s, uint64_t index, size_t param,
+                                          cucore_tune_value *out) {
+  cc_begin();
+  const char *fn = "cucore_tune_space_get_value";
+  CC_CHECK_HANDLE(s, TUNE_SPACE, fn, "space");
+  CC_CHECK_ARG(out, fn, "out");
+  uint64_t raw;
+  if (cc_tune_raw(s, &raw) < 0 || index >= raw)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: configuration %llu is not in the space", fn,
+                   (unsigned long long)index);
+  if (param >= s->nparams)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: parameter %zu of %zu", fn, param, s->nparams);
+  for (size_t k = s->nparams; k-- > param + 1;) index /= s->params[k].n;
+  return value_of(&s->params[param], (size_t)(index % s->params[param].n), out);
 }
 
 const char *cucore_tune_verdict_name(cucore_tune_verdict v) {
