@@ -4672,6 +4672,10 @@ CUCORE_API cucore_status cucore_tune_space_set_block_names(cucore_tune_space *sp
  * @retval CUCORE_INVALID_ARGUMENT empty, an unclosed `{`, or a hole that names no parameter
  *         (checked when the configuration's text is asked for). */
 CUCORE_API cucore_status cucore_tune_space_set_kernel(cucore_tune_space *space, const char *name);
+/** The kernel name set by cucore_tune_space_set_kernel() or a space file's kernel name (the
+ * space's string), or NULL when none was set. */
+CUCORE_API cucore_status cucore_tune_space_get_kernel(const cucore_tune_space *space,
+                                                      const char **name);
 /** Gives the kernel's source text so that AUTO parameters can be resolved (a parameter that
  * is not a word of the source and is used by a launch expression is LAUNCH_ONLY). `size` 0
  * means NUL-terminated. Copied. */
@@ -4750,11 +4754,19 @@ CUCORE_API cucore_status cucore_tune_space_get_config_text(const cucore_tune_spa
                                                            uint64_t index, cucore_tune_text what,
                                                            char *buf, size_t cap, size_t *needed);
 
+/* Where a parameter is named (cucore_tune_param_info::uses), bits. */
+#define CUCORE_TUNE_USED_SOURCE 1u      /**< a word of the kernel's source */
+#define CUCORE_TUNE_USED_LAUNCH 2u      /**< a launch expression, or the block-size name in use */
+#define CUCORE_TUNE_USED_TEMPLATE 4u    /**< a `{NAME}` hole of the kernel name */
+#define CUCORE_TUNE_USED_RESTRICTION 8u /**< a restriction */
+
 /** One parameter, as the space resolved it. Strings live as long as the space is unchanged. */
 typedef struct cucore_tune_param_info {
   const char *name;            /**< the parameter's name */
   cucore_tune_param_kind kind; /**< resolved: never AUTO */
   size_t value_count;          /**< its values */
+  unsigned uses;               /**< CUCORE_TUNE_USED_* bits: where it is named (0: nowhere, so
+                                    each of its values is a compile of the same code) */
 } cucore_tune_param_info;
 
 /** What a parameter's value is (cucore_tune_value::type), as Python reads its text. */
@@ -5122,6 +5134,8 @@ typedef struct cucore_tune_progress {
   uint64_t config;           /**< the configuration just finished (its index in the space) */
   cucore_tune_result status; /**< and its result */
   int finished;              /**< 1 on the last call: screening is over (finalists follow) */
+  int compiling;             /**< 1: a dry run's compile finished (done and total count
+                                  compiles, config is one of the compile's configurations) */
 } cucore_tune_progress;
 
 /** One compile that cucore_tune_run_options::compile makes. */
@@ -5135,23 +5149,35 @@ typedef struct cucore_tune_compile_request {
 
 /** What one compile gave (filled by the compile callback or cucore_tune_compile()). */
 typedef struct cucore_tune_compile_result {
-  int ok;            /**< 1: compiled; cubin and symbol set */
-  const void *cubin; /**< the cubin; owned by the compiler, valid until its next call with
+  int ok;             /**< 1: compiled; cubin and symbol set */
+  const void *cubin;  /**< the cubin; owned by the compiler, valid until its next call with
                            the same slot (or the end of the run) */
-  size_t cubin_size; /**< its bytes */
-  char symbol[512];  /**< the kernel's lowered name in the cubin */
-  double ms;         /**< how long the compile took */
-  int cache_hit;     /**< 1: from the compile cache */
-  char error[200];   /**< ok 0: why ("compile error: ...", "compile timeout: ...") */
+  size_t cubin_size;  /**< its bytes */
+  const char *symbol; /**< the kernel's lowered name in the cubin (any length); owned like the
+                           cubin */
+  double ms;          /**< how long the compile took */
+  int cache_hit;      /**< 1: from the compile cache */
+  const char *error;  /**< ok 0: why, one line ("compile error: ...", "compile timeout: ...");
+                           owned like the cubin */
+  const char *log;    /**< the compiler's whole log (warnings when it compiled), or NULL */
+  int timed_out;      /**< 1: the compile was stopped at, or ran past, the timeout (a time-out
+                           says nothing of the configuration: it is never kept as its result) */
+  int owns_texts;     /**< 1: error and log were allocated by cucore_tune_compile() and are
+                           freed by cucore_tune_compile_result_release(); a callback sets 0 */
 } cucore_tune_compile_result;
+
+/** Frees what cucore_tune_compile() allocated in `result` (its error and log texts) and sets
+ * them to NULL; a no-op for a result a callback filled (owns_texts 0). */
+CUCORE_API cucore_status cucore_tune_compile_result_release(cucore_tune_compile_result *result);
 
 /** The compile of one configuration as cucore_tune_run() makes it by default: `source` (named
  * `name` in messages) compiled with `base` (may be NULL), the arch and the request's option
  * lines, to a cubin through the compile cache (CUCORE_OPT_* of `base` apply). A failed compile
- * is data: out->ok 0 and out->error its first line (the call still returns CUCORE_OK).
- * out->cubin points into `*obj` (set when ok; destroy it with cucore_object_destroy()). The
- * timeout cannot stop a compile in this process: one that ran past it is recorded as a
- * compile timeout. Thread-safe.
+ * is data: out->ok 0 and out->error its first error line (the call still returns CUCORE_OK);
+ * out->log is the compiler's log either way. out->cubin and out->symbol point into `*obj` (set
+ * when ok; destroy it with cucore_object_destroy()); out->error and out->log are freed by
+ * cucore_tune_compile_result_release(). The timeout cannot stop a compile in this process: one
+ * that ran past it is recorded as a compile timeout. Thread-safe.
  * @retval CUCORE_INVALID_ARGUMENT a NULL pointer, or an option line the parser refuses. */
 CUCORE_API cucore_status cucore_tune_compile(const char *source, size_t size, const char *name,
                                              const cucore_options *base,
@@ -5193,11 +5219,12 @@ typedef struct cucore_tune_run_options {
                         const cucore_devptr *ptrs, cucore_args *args);
   /** Optional: checks a configuration's results instead of the comparison with the first
    * configuration that ran. `host[i]` holds buffer i after the launch (inputs as given).
-   * Returns 0 right, 1 wrong (`detail` (cap bytes) says why, *max_abs and *max_rel the largest
-   * errors), -1 when it could not check. */
-  int (*check)(void *user, const void *const *host, char *detail, size_t cap, double *max_abs,
+   * Returns 0 right, 1 wrong (*detail: a malloc'd text saying why, which the tune frees; *max_abs
+   * and *max_rel the largest errors), -1 when it could not check (*detail may say why). */
+  int (*check)(void *user, const void *const *host, char **detail, double *max_abs,
                double *max_rel);
-  /** Optional: after each measured configuration, on the calling thread. */
+  /** Optional: after each measured configuration (and each compile of a dry run), on the
+   * calling thread. */
   void (*progress)(void *user, const cucore_tune_progress *progress);
   /** Optional: compiles one configuration (called from `jobs` threads at once, each with its
    * own slot). Returns 0 compiled, -1 not (out->error says why). Called once more per thread
@@ -5236,9 +5263,12 @@ typedef struct cucore_tune_row {
   int local_bytes;           /**< per thread */
   double compile_ms;         /**< its compile's time */
   int cache_hit;             /**< 1: its compile came from the cache */
-  char error[200];           /**< its compile's failure, first line ("": none) */
+  const char *error;         /**< its compile's failure, its first error line ("": none); the
+                                  report's */
+  int compile_timed_out;     /**< 1: that failure is a compile time-out */
   cucore_tune_result status; /**< what the measuring made of it */
-  char detail[200];          /**< why (a mismatch, an error, "from the store") */
+  const char *detail;        /**< why (a mismatch, an error, "from the store"; "": nothing to
+                                  say); the report's */
   int resumed;               /**< 1: the result came from the store */
   cucore_tune_stats stats;   /**< its times (a finalist's: of its round medians) */
   int batch;                 /**< launches per sample */
@@ -5302,6 +5332,15 @@ typedef struct cucore_tune_summary {
                                   measure_wall_ms; its timing is in gpu_ms too) */
   size_t finalists;          /**< configurations re-timed as finalists (0: none, or none
                                   could be after a fault) */
+  size_t compile_timeouts;   /**< of the compile failures, time-outs */
+  size_t distinct_cubins;    /**< distinct cubins among the compiles that succeeded: fewer than
+                                  those compiles means some values change nothing in the code */
+  size_t warnings;           /**< distinct compiler warnings (cucore_tune_report_get_warning) */
+  size_t inert_params;       /**< parameters whose values all compile to the same cubins
+                                  (cucore_tune_report_get_inert_param) */
+  int verified;              /**< 1: results were checked (a check callback, or an output or
+                                  in-place buffer compared with the first configuration's); 0:
+                                  nothing was verified, the rows are only timed */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the
@@ -5334,6 +5373,24 @@ CUCORE_API cucore_status cucore_tune_report_get_summary(const cucore_tune_report
  * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` past the rows (named with the count). */
 CUCORE_API cucore_status cucore_tune_report_get_row(const cucore_tune_report *report, size_t i,
                                                     cucore_tune_row *out);
+/** One distinct warning of the compiler in a cucore_tune_run() (each once, however many
+ * compiles gave it). Strings are the report's. */
+typedef struct cucore_tune_warning {
+  const char *text;      /**< the warning's first line, as the compiler wrote it */
+  size_t compiles;       /**< how many compiles gave it */
+  uint64_t first_config; /**< a configuration (index in the space) whose compile gave it */
+} cucore_tune_warning;
+
+/** Warning `i` (0..summary.warnings-1) into `*out`.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` past the warnings (named with the count). */
+CUCORE_API cucore_status cucore_tune_report_get_warning(const cucore_tune_report *report, size_t i,
+                                                        cucore_tune_warning *out);
+/** The `i`th (0..summary.inert_params-1) parameter whose values change nothing in the code:
+ * every pair of compiles that differ only in it gave byte-identical cubins (a parameter the
+ * source defines itself with `\#define`, or one the kernel never reads). `*param` is its index in the space.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` out of range. */
+CUCORE_API cucore_status cucore_tune_report_get_inert_param(const cucore_tune_report *report,
+                                                            size_t i, size_t *param);
 /** The rows that compiled and can run, best model score first (a tie: the lower configuration
  * index): the order --strategy model-first measures in and a dry run ranks by. order[0..*n)
  * receives row indices (for cucore_tune_report_get_row); `order` is the caller's and holds at

@@ -25,6 +25,10 @@ typedef struct cli_verb {
   const cli_opt *opts;               /* the verb's option table (opt.h) */
 } cli_verb;
 
+/* The verb being run ("run", "tune", ...; main.c sets it): messages of parts two verbs share
+ * (the --arg grammar, the checks of --expect) name the verb the user typed. */
+extern const char *cli_verb_name;
+
 /* Prints "cucore VERB: <what>: <cucore_last_error()>" to stderr; returns CLI_EXIT_FAILURE. */
 int cli_fail(const char *verb, const char *what, cucore_status st);
 /* Prints a usage error to stderr and returns CLI_EXIT_USAGE. */
@@ -78,6 +82,14 @@ void json_double(json_out *j, const char *key, double value);
 /* A number already formatted exactly ("2.5", "18446744073709551615", "nan" as a string). */
 void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
+
+/* ---- plain-text formats (formats.c): one writer each ---- */
+/* One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF or begins or ends
+ * with a space; quotes doubled. */
+void csv_field(FILE *f, const char *text);
+/* One POSIX shell word: bare when it is only letters, digits and _@%+=:,./-; else in single
+ * quotes (a quote written '\''). */
+void shell_word(FILE *f, const char *word);
 
 /* Compile options and name expressions given on a verb's command line. */
 typedef struct cli_source {

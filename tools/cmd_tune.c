@@ -331,15 +331,21 @@ static int build_space(tune_ctx *c) {
       return cli_usage("tune", "--restrict: %s", cucore_last_error());
   int rc = add_exprs(c);
   if (rc) return rc;
-  if ((st = cucore_tune_space_set_kernel(c->space, l->kernel)) != CUCORE_OK)
+  if (l->kernel && (st = cucore_tune_space_set_kernel(c->space, l->kernel)) != CUCORE_OK)
     return cli_usage("tune", "--kernel: %s", cucore_last_error());
+  cucore_tune_space_get_kernel(c->space, &c->kernel_name);
+  if (!c->kernel_name)
+    return cli_usage("tune", "no kernel: give --kernel NAME (or \"kernel_name\" in the --space "
+                             "file)");
   st = cucore_tune_space_set_source(c->space, c->source, c->source_size);
   return st == CUCORE_OK ? 0 : space_fail(l->file, st);
 }
 
 static int check_line(const tune_line *l) {
-  if (!l->file || !l->kernel)
-    return cli_usage("tune", "FILE and --kernel are required; see `cucore help tune`");
+  if (!l->file) return cli_usage("tune", "FILE is required; see `cucore help tune`");
+  if (!l->kernel && !l->space)
+    return cli_usage("tune", "--kernel NAME is required (or a --space file with \"kernel_name\"); "
+                             "see `cucore help tune`");
   const char *dot = strrchr(l->file, '.');
   if (!dot || strcmp(dot, ".cu") != 0)
     return cli_usage("tune", "`%s`: tune compiles CUDA C++ sources (.cu)", l->file);

@@ -134,6 +134,7 @@ int main(int argc, char **argv) {
         print_help(&verbs[i]);
         return CLI_EXIT_OK;
       }
+    cli_verb_name = verbs[i].name;
     return cli_close_stdout(verbs[i].name, verbs[i].run(argc - 1, argv + 1)); /* writes checked */
   }
   fprintf(stderr, "cucore: unknown verb `%s`; run `cucore --help` for the list\n", argv[1]);

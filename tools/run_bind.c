@@ -119,7 +119,7 @@ int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, cons
     const run_value *v = &o->args[i].v;
     cucore_status st = push(o, args, v);
     if (st == CUCORE_OK) continue;
-    fprintf(stderr, "cucore run: --arg %s: %s", o->args[i].spec, cucore_last_error());
+    fprintf(stderr, "cucore %s: --arg %s: %s", cli_verb_name, o->args[i].spec, cucore_last_error());
     if (v->kind == A_BLOB && v->layout)
       fprintf(stderr, "; the struct is laid out as %s: %zu bytes, aligned to %zu", v->layout,
               v->size, v->align);
@@ -131,7 +131,7 @@ int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, cons
   }
   cucore_status st = cucore_args_check(args);
   if (st != CUCORE_OK) {
-    fprintf(stderr, "cucore run: %s\n", cucore_last_error());
+    fprintf(stderr, "cucore %s: %s\n", cli_verb_name, cucore_last_error());
     return CLI_EXIT_FAILURE;
   }
   return 0;

@@ -94,8 +94,8 @@ static unsigned char *wanted(run_expect *e, const target *t) {
   unsigned char *want = e->values;
   e->values = NULL;
   if (e->values_count == t->count) return want;
-  fprintf(stderr, "cucore run: --expect %s: %zu values were given; `%s` holds %zu\n", e->text,
-          e->values_count, e->target, t->count);
+  fprintf(stderr, "cucore %s: --expect %s: %zu values were given; `%s` holds %zu\n", cli_verb_name,
+          e->text, e->values_count, e->target, t->count);
   free(want);
   return NULL;
 }
@@ -110,7 +110,7 @@ static int compare(const run_opts *o, run_expect *e, const target *t, const unsi
                                              o->has_rtol ? o->rtol : -1, o->has_atol ? o->atol : -1,
                                              bad, RUN_EXPECT_SHOWN, &m);
   if (st != CUCORE_OK) {
-    fprintf(stderr, "cucore run: --expect %s: %s\n", e->text, cucore_last_error());
+    fprintf(stderr, "cucore %s: --expect %s: %s\n", cli_verb_name, e->text, cucore_last_error());
     return -1;
   }
   e->mismatches = m.mismatches;
@@ -131,8 +131,8 @@ int run_check_expects(run_opts *o) {
     run_expect *e = &o->expects[i];
     target t;
     if (!find_target(o, e->target, &t)) {
-      fprintf(stderr, "cucore run: --expect %s: no buffer argument or --read-global is `%s`\n",
-              e->text, e->target);
+      fprintf(stderr, "cucore %s: --expect %s: no buffer argument or --read-global is `%s`\n",
+              cli_verb_name, e->text, e->target);
       return -1;
     }
     unsigned char *want = wanted(e, &t);

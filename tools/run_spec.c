@@ -14,7 +14,7 @@
 int spec_usage(const spec_cur *c, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "cucore run: %s `%s`: ", c->flag, c->all);
+  fprintf(stderr, "cucore %s: %s `%s`: ", cli_verb_name, c->flag, c->all);
   vfprintf(stderr, fmt, ap);
   fprintf(stderr, "\n");
   va_end(ap);
@@ -31,7 +31,7 @@ char *spec_dup_range(const char *p, const char *end) {
   size_t n = (size_t)(end - p);
   char *s = malloc(n + 1);
   if (!s) {
-    fprintf(stderr, "cucore run: out of memory\n");
+    fprintf(stderr, "cucore %s: out of memory\n", cli_verb_name);
     exit(CLI_EXIT_FAILURE);
   }
   memcpy(s, p, n);
@@ -72,9 +72,9 @@ static int host_bytes_too_many(const spec_cur *c, size_t bytes) {
   unsigned long long host = (unsigned long long)pages * (unsigned long long)page;
   if (bytes <= host / 2) return 0;
   fprintf(stderr,
-          "cucore run: %s `%s`: %zu bytes need more host memory than half of this "
+          "cucore %s: %s `%s`: %zu bytes need more host memory than half of this "
           "machine's %llu bytes (the data is kept on the host too)\n",
-          c->flag, c->all, bytes, host);
+          cli_verb_name, c->flag, c->all, bytes, host);
   return 1;
 }
 
@@ -173,8 +173,8 @@ static int fill_generated(spec_cur *c, const char *init, size_t len, elem_t type
   if (host_bytes_too_many(c, *count * esz)) return CLI_EXIT_FAILURE;
   *data = calloc(*count, esz);
   if (!*data) {
-    fprintf(stderr, "cucore run: %s `%s`: out of host memory for %zu elements\n", c->flag, c->all,
-            *count);
+    fprintf(stderr, "cucore %s: %s `%s`: out of host memory for %zu elements\n", cli_verb_name,
+            c->flag, c->all, *count);
     return CLI_EXIT_FAILURE;
   }
   if (shape) shape[0] = *count;

@@ -282,9 +282,9 @@ int spec_bytes(spec_cur *c, const char *end, run_value *v) {
     if (count > BLOB_MAX) {
       free(data);
       fprintf(stderr,
-              "cucore run: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
+              "cucore %s: %s: `%s` holds %zu bytes; a by-value blob is 1 to %zu "
               "bytes\n",
-              what, path, count, BLOB_MAX);
+              cli_verb_name, what, path, count, BLOB_MAX);
       return CLI_EXIT_FAILURE;
     }
     v->bytes = data;

@@ -16,7 +16,7 @@ typedef struct tune_line {
   double min_occupancy;
   long long jobs, sm_count;
   /* measuring (the library's tune, tune_run.c) */
-  cli_list args, expects;
+  cli_list args, expects, globals;
   double rtol, atol, max_noise;
   int has_rtol, has_atol, poison, cache_hot, fresh, launch_single;
   int launch_mode; /* --launch-mode: CUCORE_TUNE_LAUNCH_* (0 auto) */
@@ -41,6 +41,7 @@ typedef struct tune_workers tune_workers;
 typedef struct tune_ctx {
   tune_line *line;
   cli_source *src;
+  const char *kernel_name; /* --kernel, else the space file's kernel_name */
   cucore_tune_space *space;
   char *source; /* the kernel's source text */
   size_t source_size;
@@ -75,6 +76,10 @@ int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
 void tune_report_measured(const tune_ctx *ctx);
 void tune_report_measured_json(const tune_ctx *ctx, json_out *j);
 
+/* The `cucore run` command line that reproduces row r, as shell words (malloc'd; NULL when out
+ * of memory; tune_result.c). */
+char *tune_run_command(const tune_ctx *c, const cucore_tune_row *r);
+
 /* --csv FILE and --emit-header FILE (tune_output.c). 0 or an exit code. */
 int tune_write_csv(const tune_ctx *ctx, const char *path);
 int tune_write_header(const tune_ctx *ctx, const char *path);
@@ -83,6 +88,30 @@ int tune_write_header(const tune_ctx *ctx, const char *path);
 int tune_write_plot(const tune_ctx *ctx, const char *path);
 /* --t4 FILE: the results as TuningSchema T4 JSON (Kernel Tuner, KTT and BAT read it). */
 int tune_write_t4(const tune_ctx *ctx, const char *path);
+
+/* ---- a configuration's values (tune_values.c) ---- */
+/* Text `what` of configuration `index`, whole (malloc'd; NULL when it could not be made). */
+char *tune_text(const tune_ctx *c, uint64_t index, cucore_tune_text what);
+/* One value as JSON (an integer, a real, a bool or a string: its type, not its text). */
+void tune_json_value(json_out *j, const char *key, const cucore_tune_value *v);
+/* Configuration `index`'s parameters as a JSON object under `key` (NULL in an array). */
+void tune_json_params(const tune_ctx *c, json_out *j, const char *key, uint64_t index);
+
+/* The verdict a row is reported with ("compile-error", "compile-timeout", else the checks'
+ * verdict; tune_output.c). */
+const char *tune_row_verdict(const cucore_tune_row *r);
+/* The status a measured row is reported with: its result's name, or "unverified" for a row
+ * that was only timed because nothing could be checked (tune_result.c). */
+const char *tune_status_name(const tune_ctx *c, const cucore_tune_row *r);
+
+/* ---- what the tune tells besides its rows (tune_notes.c) ---- */
+/* Warnings, values that change nothing, restriction errors, "nothing is verified". */
+void tune_notes_text(const tune_ctx *c);
+void tune_notes_json(const tune_ctx *c, json_out *j);
+/* On stderr: the restrictions that could not be evaluated (the first named). */
+void tune_restriction_errors_warn(const tune_ctx *c);
+/* The configurations that can run in the end (tune_report.c). */
+size_t tune_can_run(const tune_ctx *c);
 
 /* Prints the report (text or JSON) on stdout (tune_report.c). */
 void tune_report(const tune_ctx *ctx);

@@ -9,15 +9,6 @@
 
 #include "tune.h"
 
-static void csv_text(FILE *f, const char *t) {
-  fputc('"', f);
-  for (; *t; t++) {
-    if (*t == '"') fputc('"', f);
-    fputc(*t == '\n' ? ' ' : *t, f);
-  }
-  fputc('"', f);
-}
-
 static void csv_header(const tune_ctx *c, FILE *f) {
   size_t n = 0;
   cucore_tune_space_get_param_count(c->space, &n);
@@ -25,7 +16,8 @@ static void csv_header(const tune_ctx *c, FILE *f) {
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
     cucore_tune_space_get_param(c->space, i, &p);
-    fprintf(f, ",%s", p.name);
+    fputc(',', f);
+    csv_field(f, p.name);
   }
   fputs(",grid_x,grid_y,grid_z,block_x,block_y,block_z,smem,verdict,registers,local_bytes,"
         "occupancy,waves,score,compile_ms,status,median_ms,p20_ms,p80_ms,rel_stddev,samples,"
@@ -33,28 +25,42 @@ static void csv_header(const tune_ctx *c, FILE *f) {
         f);
 }
 
+/* The verdict a row is reported with: a compile's failure first, then the checks'. */
+const char *tune_row_verdict(const cucore_tune_row *r) {
+  if (r->error[0]) return r->compile_timed_out ? "compile-timeout" : "compile-error";
+  return cucore_tune_verdict_name(r->config.verdict);
+}
+
+/* The values of a row, one CSV field each (as C reads them: the value, not a text to split). */
+static void csv_values(const tune_ctx *c, FILE *f, uint64_t index) {
+  size_t n = 0;
+  cucore_tune_space_get_param_count(c->space, &n);
+  for (size_t i = 0; i < n; i++) {
+    cucore_tune_value v;
+    fputc(',', f);
+    if (cucore_tune_space_get_value(c->space, index, i, &v) == CUCORE_OK) csv_field(f, v.c_text);
+  }
+}
+
 static void csv_row(const tune_ctx *c, FILE *f, const cucore_tune_row *r) {
-  char params[1024];
   const cucore_tune_config *g = &r->config;
-  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                    sizeof params, NULL);
   fprintf(f, "%llu", (unsigned long long)g->index);
-  for (char *p = strtok(params, " "); p; p = strtok(NULL, " "))
-    fprintf(f, ",%s", strchr(p, '=') ? strchr(p, '=') + 1 : p);
+  csv_values(c, f, g->index);
   fprintf(f, ",%u,%u,%u,%u,%u,%u,%llu,%s,", g->grid[0], g->grid[1], g->grid[2], g->block[0],
-          g->block[1], g->block[2], (unsigned long long)g->smem,
-          r->error[0] ? "compile-error" : cucore_tune_verdict_name(g->verdict));
-  if (r->compiled)
-    fprintf(f, "%d,%d,%.4f,%.4f,%.4f,%.1f", r->registers, r->local_bytes, r->model.occupancy,
-            r->model.waves, r->model.score, r->compile_ms);
-  else
+          g->block[1], g->block[2], (unsigned long long)g->smem, tune_row_verdict(r));
+  if (r->compiled) {
+    fprintf(f, "%d,%d,%.4f,", r->registers, r->local_bytes, r->model.occupancy);
+    if (c->sum.limits.sm_count > 0) fprintf(f, "%.4f", r->model.waves);
+    fprintf(f, ",%.4f,%.1f", r->model.score, r->compile_ms);
+  } else {
     fputs(",,,,,", f);
+  }
   if (r->status != CUCORE_TUNE_NOT_MEASURED)
-    fprintf(f, ",%s,%.6g,%.6g,%.6g,%.4g,%zu,", cucore_tune_result_name(r->status), r->stats.median,
+    fprintf(f, ",%s,%.6g,%.6g,%.6g,%.4g,%zu,", tune_status_name(c, r), r->stats.median,
             r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n);
   else
     fputs(",,,,,,,", f);
-  csv_text(f, r->error[0] ? r->error : r->detail[0] ? r->detail : r->config.reason);
+  csv_field(f, r->error[0] ? r->error : r->detail[0] ? r->detail : r->config.reason);
   fputc('\n', f);
 }
 
@@ -66,16 +72,24 @@ int tune_write_csv(const tune_ctx *c, const char *path) {
   return cli_out_close(&o, 1);
 }
 
+/* `#define NAME VALUE` for every parameter of the row, VALUE as the compile saw it. */
 static void header_block(const tune_ctx *c, FILE *f, const cucore_tune_row *b) {
   size_t n = 0;
   cucore_tune_space_get_param_count(c->space, &n);
-  char params[1024];
-  cucore_tune_space_get_config_text(c->space, b->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                    sizeof params, NULL);
-  for (char *p = strtok(params, " "); p; p = strtok(NULL, " ")) {
-    char *eq = strchr(p, '=');
-    if (eq) *eq = 0;
-    fprintf(f, "#define %s %s\n", p, eq ? eq + 1 : "");
+  for (size_t i = 0; i < n; i++) {
+    cucore_tune_param_info p;
+    cucore_tune_value v;
+    if (cucore_tune_space_get_param(c->space, i, &p) == CUCORE_OK &&
+        cucore_tune_space_get_value(c->space, b->config.index, i, &v) == CUCORE_OK)
+      fprintf(f, "#define %s %s\n", p.name, v.c_text);
+  }
+}
+
+/* Text inside a C comment: a `*` `/` pair would end it early. */
+static void comment_text(FILE *f, const char *t) {
+  for (; *t; t++) {
+    fputc(*t, f);
+    if (*t == '*' && t[1] == '/') fputc(' ', f);
   }
 }
 
@@ -97,12 +111,16 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   const cucore_tune_row *b = &c->rows[c->sum.best];
   cli_outfile o;
   if (cli_out_open(&o, "tune", "--emit-header", path)) return CLI_EXIT_FAILURE;
+  fputs("/* The best configuration of ", o.f);
+  comment_text(o.f, c->kernel_name);
+  fputs(" (", o.f);
+  comment_text(o.f, c->line->file);
   fprintf(o.f,
-          "/* The best configuration of %s (%s) found by cucore tune: %.4f ms on %s,\n"
+          ") found by cucore tune: %.4f ms on %s,\n"
           " * grid %u,%u,%u block %u,%u,%u smem %llu. Define TARGET_%s for this GPU. */\n",
-          c->line->kernel, c->line->file, b->stats.median, p.name, b->config.grid[0],
-          b->config.grid[1], b->config.grid[2], b->config.block[0], b->config.block[1],
-          b->config.block[2], (unsigned long long)b->config.smem, target);
+          b->stats.median, p.name, b->config.grid[0], b->config.grid[1], b->config.grid[2],
+          b->config.block[0], b->config.block[1], b->config.block[2],
+          (unsigned long long)b->config.smem, target);
   fprintf(o.f, "#ifdef TARGET_%s\n", target);
   header_block(c, o.f, b);
   fprintf(o.f, "#else /* default: the same */\n");
@@ -113,19 +131,16 @@ int tune_write_header(const tune_ctx *c, const char *path) {
 
 /* TuningSchema's T4 "invalidity" of a row. */
 static const char *t4_invalidity(const cucore_tune_row *r) {
-  if (r->error[0]) return "compile";
+  if (r->error[0]) return r->compile_timed_out ? "timeout" : "compile";
   if (r->config.verdict != CUCORE_TUNE_RUNNABLE) return "constraints";
   if (r->status == CUCORE_TUNE_NOT_MEASURED || r->status == CUCORE_TUNE_OK) return "correct";
   return r->status == CUCORE_TUNE_WRONG_ANSWER ? "correctness" : "runtime";
 }
 
 static void t4_row(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
-  char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, params,
-                                    sizeof params, NULL);
   int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status != CUCORE_TUNE_NOT_MEASURED;
   json_begin_object(j, NULL);
-  json_number_text(j, "configuration", params);
+  tune_json_params(c, j, "configuration", r->config.index);
   json_begin_array(j, "objectives");
   json_str(j, NULL, "time");
   json_end_array(j);

@@ -8,38 +8,54 @@
 
 #include "tune.h"
 
-static void launch_only_names(const tune_ctx *c, char *buf, size_t cap) {
-  size_t n = 0, len = 0;
+/* ", launch-only: a, b" for the parameters that never change a compile. */
+static void launch_only_names(const tune_ctx *c) {
+  size_t n = 0, said = 0;
   cucore_tune_space_get_param_count(c->space, &n);
-  buf[0] = 0;
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
     cucore_tune_space_get_param(c->space, i, &p);
-    if (p.kind != CUCORE_TUNE_PARAM_LAUNCH_ONLY || len >= cap) continue;
-    len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", p.name);
+    if (p.kind != CUCORE_TUNE_PARAM_LAUNCH_ONLY) continue;
+    printf("%s%s", said++ ? ", " : " (launch-only: ", p.name);
   }
+  if (said) printf(")");
+}
+
+/* The configurations that can run in the end: a valid launch within the limits, compiled (when
+ * an arch compiled them), not rejected by the model. */
+size_t tune_can_run(const tune_ctx *c) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->nrows; i++)
+    n += c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0] &&
+         (c->rows[i].compiled || !c->sum.limits.arch);
+  return n;
 }
 
 static void header(const tune_ctx *c) {
   const cucore_tune_counts *k = &c->sum.counts;
-  char lo[256];
-  launch_only_names(c, lo, sizeof lo);
-  printf("cucore tune: %s, kernel %s, %s", c->line->file, c->line->kernel,
+  printf("cucore tune: %s, kernel %s, %s", c->line->file, c->kernel_name,
          c->sum.limits.arch ? c->sum.limits.name : "no arch (give --arch sm_XX to compile)");
   if (c->sum.limits.arch && c->sum.limits.sm_count) printf(" with %d SMs", c->sum.limits.sm_count);
   printf("\nspace: %llu raw -> %llu after restrictions -> %llu with a valid launch within the "
-         "limits -> %llu distinct compiles%s%s%s\n",
+         "limits -> %llu distinct compiles",
          (unsigned long long)k->raw, (unsigned long long)k->after_restrictions,
-         (unsigned long long)k->runnable, (unsigned long long)k->compiles,
-         lo[0] ? " (launch-only: " : "", lo, lo[0] ? ")" : "");
+         (unsigned long long)k->runnable, (unsigned long long)k->compiles);
+  launch_only_names(c);
+  printf("\n");
+  if (k->restriction_errors)
+    printf("restrictions: %llu configurations could not be evaluated (not run)\n",
+           (unsigned long long)k->restriction_errors);
   if (!c->sum.limits.arch) return;
-  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed\n",
-         c->sum.compiles, c->sum.jobs, c->sum.jobs == 1 ? "" : "s", c->sum.compile_wall_ms / 1000,
-         c->sum.cache_hits, c->sum.compile_failures);
+  printf("compiles: %zu with %d job%s in %.2f s (%zu from the cache), %zu failed", c->sum.compiles,
+         c->sum.jobs, c->sum.jobs == 1 ? "" : "s", c->sum.compile_wall_ms / 1000, c->sum.cache_hits,
+         c->sum.compile_failures);
+  if (c->sum.compile_timeouts) printf(" (%zu timed out)", c->sum.compile_timeouts);
+  printf("\n");
   if (c->sum.nvrtc_minimal)
     printf("compile mode: NVRTC's -minimal after the first configuration (its cubin came out "
            "byte-identical with and without it)\n");
-  printf("model: %zu rejected by the occupancy model\n", c->sum.model_rejected);
+  printf("model: %zu rejected by the occupancy model; %zu can run\n", c->sum.model_rejected,
+         tune_can_run(c));
 }
 
 static const char *const mode_names[] = {"auto", "single", "batch", "graph"};
@@ -47,13 +63,13 @@ static const char *const mode_names[] = {"auto", "single", "batch", "graph"};
 static const char *mode_name(int mode) { return mode >= 1 && mode <= 3 ? mode_names[mode] : "-"; }
 
 /* "| 0.0123 ms +-1.0% n=20 graph x50 @1755 MHz (2 throttled) | ok": a row's measurement. */
-static void measured_text(const cucore_tune_row *r) {
+static void measured_text(const tune_ctx *c, const cucore_tune_row *r) {
   printf(" | %.4f ms +-%.1f%% n=%zu", r->stats.median, 100 * r->stats.rel_stddev, r->stats.n);
   if (r->mode) printf(" %s x%d", mode_name(r->mode), r->batch);
   if (r->sm_clock_mhz > 0) printf(" @%d MHz", r->sm_clock_mhz);
   if (r->throttled) printf(" (%d throttled dropped)", r->throttled);
   printf("%s%s | %s", r->finalist ? " (finalist)" : "", r->resumed ? " (stored)" : "",
-         cucore_tune_result_name(r->status));
+         tune_status_name(c, r));
   if (r->has_error) printf(" (max abs error %g, max rel error %g)", r->max_abs_err, r->max_rel_err);
   printf("%s%s\n", r->detail[0] ? ": " : "", r->detail);
 }
@@ -71,22 +87,30 @@ static void measured_json(json_out *j, const cucore_tune_row *r) {
   }
 }
 
+/* The model's waves and tail as text: "n/a" without an SM count (the score leaves them out). */
+static void waves_text(const tune_ctx *c, const cucore_tune_row *r) {
+  if (c->sum.limits.sm_count > 0)
+    printf(" waves %.2f tail %.2f", r->model.waves, r->model.tail_efficiency);
+  else
+    printf(" waves n/a tail n/a");
+}
+
 static void row_text(const tune_ctx *c, const cucore_tune_row *r) {
-  char params[512];
-  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                    sizeof params, NULL);
+  char *params = tune_text(c, r->config.index, CUCORE_TUNE_TEXT_PARAMS);
   const cucore_tune_config *g = &r->config;
   printf("[%5llu/%llu] %s | grid %u,%u,%u block %u,%u,%u smem %llu", (unsigned long long)g->index,
-         (unsigned long long)c->sum.counts.raw, params, g->grid[0], g->grid[1], g->grid[2],
-         g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
-  if (r->compiled)
-    printf(" | regs %d smem %d local %d | occ %.2f (%s) waves %.2f tail %.2f score %.3f | "
-           "cc %.0f ms%s",
-           r->registers, r->static_shared, r->local_bytes, r->model.occupancy,
-           cucore_occupancy_limit_name(r->model.limit), r->model.waves, r->model.tail_efficiency,
-           r->model.score, r->compile_ms, r->cache_hit ? " (cached)" : "");
+         (unsigned long long)c->sum.counts.raw, params ? params : "?", g->grid[0], g->grid[1],
+         g->grid[2], g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
+  free(params);
+  if (r->compiled) {
+    printf(" | regs %d smem %d local %d | occ %.2f (%s)", r->registers, r->static_shared,
+           r->local_bytes, r->model.occupancy, cucore_occupancy_limit_name(r->model.limit));
+    waves_text(c, r);
+    printf(" score %.3f | cc %.0f ms%s", r->model.score, r->compile_ms,
+           r->cache_hit ? " (cached)" : "");
+  }
   if (r->status != CUCORE_TUNE_NOT_MEASURED)
-    measured_text(r);
+    measured_text(c, r);
   else if (r->error[0])
     printf(" | %s\n", r->error);
   else if (g->verdict != CUCORE_TUNE_RUNNABLE)
@@ -104,6 +128,7 @@ static size_t ranked(const tune_ctx *c, size_t *order) {
 static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   header(c);
   for (size_t i = 0; i < c->nrows; i++) row_text(c, &c->rows[i]);
+  tune_notes_text(c);
   if (!c->line->dry_run) {
     tune_report_measured(c);
     return;
@@ -111,13 +136,13 @@ static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   if (!n) return;
   printf("best by the model's score (to be confirmed by measuring):\n");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
-    char params[512];
     const cucore_tune_row *r = &c->rows[order[i]];
-    cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                      sizeof params, NULL);
-    printf("  %2zu. [%llu] %s  score %.3f occ %.2f waves %.2f\n", i + 1,
-           (unsigned long long)r->config.index, params, r->model.score, r->model.occupancy,
-           r->model.waves);
+    char *params = tune_text(c, r->config.index, CUCORE_TUNE_TEXT_PARAMS);
+    printf("  %2zu. [%llu] %s  score %.3f occ %.2f", i + 1, (unsigned long long)r->config.index,
+           params ? params : "?", r->model.score, r->model.occupancy);
+    if (c->sum.limits.sm_count > 0) printf(" waves %.2f", r->model.waves);
+    printf("\n");
+    free(params);
   }
 }
 
@@ -128,17 +153,13 @@ static void dims_json(json_out *j, const char *key, const uint32_t d[3]) {
 }
 
 static void row_json(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
-  char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, params,
-                                    sizeof params, NULL);
   json_begin_object(j, NULL);
   json_uint(j, "index", r->config.index);
-  json_number_text(j, "params", params);
+  tune_json_params(c, j, "params", r->config.index);
   dims_json(j, "grid", r->config.grid);
   dims_json(j, "block", r->config.block);
   json_uint(j, "smem", r->config.smem);
-  json_str(j, "verdict",
-           r->error[0] ? "compile-error" : cucore_tune_verdict_name(r->config.verdict));
+  json_str(j, "verdict", tune_row_verdict(r));
   json_str(j, "reason", r->error[0] ? r->error : r->config.reason[0] ? r->config.reason : NULL);
   if (r->compiled) {
     json_int(j, "registers", r->registers);
@@ -147,13 +168,13 @@ static void row_json(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
     json_int(j, "blocks_per_sm", r->model.blocks_per_sm);
     json_num(j, "occupancy", r->model.occupancy);
     json_str(j, "limit", cucore_occupancy_limit_name(r->model.limit));
-    json_num(j, "waves", r->model.waves);
-    json_num(j, "tail_efficiency", r->model.tail_efficiency);
+    json_num(j, "waves", c->sum.limits.sm_count > 0 ? r->model.waves : NAN);
+    json_num(j, "tail_efficiency", c->sum.limits.sm_count > 0 ? r->model.tail_efficiency : NAN);
     json_num(j, "score", r->model.score);
     json_num(j, "compile_ms", r->compile_ms);
   }
   if (r->status != CUCORE_TUNE_NOT_MEASURED) {
-    json_str(j, "status", cucore_tune_result_name(r->status));
+    json_str(j, "status", tune_status_name(c, r));
     json_str(j, "detail", r->detail[0] ? r->detail : NULL);
     json_num(j, "median_ms", r->stats.median);
     json_num(j, "p20_ms", r->stats.p20);
@@ -173,15 +194,20 @@ static void counts_json(const tune_ctx *c, json_out *j) {
   json_begin_object(j, "counts");
   json_uint(j, "raw", k->raw);
   json_uint(j, "after_restrictions", k->after_restrictions);
-  json_uint(j, "runnable", k->runnable);
-  json_uint(j, "compiles", k->compiles);
+  json_uint(j, "valid_launch", k->runnable); /* a valid launch within the arch's limits */
+  json_uint(j, "compiles", k->compiles);     /* distinct compiles among them */
+  json_uint(j, "can_run", tune_can_run(c));  /* and compiled, and the model lets them run */
   json_uint(j, "restricted", k->restricted);
+  json_uint(j, "restriction_errors", k->restriction_errors);
   json_uint(j, "bad_launch", k->bad_launch);
   json_uint(j, "arch_limit", k->arch_limit);
   json_uint(j, "model_rejected", c->sum.model_rejected);
+  json_uint(j, "compiles_made", c->sum.compiles); /* in this run (0 when all came from the store) */
+  json_uint(j, "compiles_ok", c->sum.compiles - c->sum.compile_failures);
   json_uint(j, "compile_failed", c->sum.compile_failures);
-  json_uint(j, "compiled", c->sum.compiles); /* made in this run (0 when all came from the store) */
+  json_uint(j, "compile_timeouts", c->sum.compile_timeouts);
   json_uint(j, "compile_cache_hits", c->sum.cache_hits);
+  json_uint(j, "distinct_cubins", c->sum.distinct_cubins);
   json_bool(j, "nvrtc_minimal", c->sum.nvrtc_minimal);
   json_end_object(j);
 }
@@ -193,7 +219,7 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
   j.pretty = 1;
   json_begin_object(&j, NULL);
   json_str(&j, "file", c->line->file);
-  json_str(&j, "kernel", c->line->kernel);
+  json_str(&j, "kernel", c->kernel_name);
   json_str(&j, "arch", c->sum.limits.arch ? c->sum.limits.name : NULL);
   json_int(&j, "sm_count", c->sum.limits.arch ? c->sum.limits.sm_count : 0);
   counts_json(c, &j);
@@ -202,6 +228,7 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
   json_begin_array(&j, "configs");
   for (size_t i = 0; i < c->nrows; i++) row_json(c, &j, &c->rows[i]);
   json_end_array(&j);
+  tune_notes_json(c, &j);
   json_begin_array(&j, "best_by_model");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++)
     json_uint(&j, NULL, c->rows[order[i]].config.index);

@@ -26,38 +26,70 @@ static size_t measured_order(const tune_ctx *c, size_t *rows) {
   return n;
 }
 
-static size_t quoted(char *buf, size_t cap, size_t len, const char *text) {
-  len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " '");
-  for (const char *p = text; *p; p++)
-    len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, *p == '\'' ? "'\\''" : "%c", *p);
-  return len + (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "'");
+/* " --flag WORD" with WORD as one shell word. */
+static void flag_word(FILE *f, const char *flag, const char *word) {
+  fprintf(f, " %s ", flag);
+  shell_word(f, word);
 }
 
-/* `cucore run` with this configuration's kernel, launch, defines, options and arguments. */
-static void run_command(const tune_ctx *c, const cucore_tune_row *r, char *buf, size_t cap) {
-  char kernel[1024], defines[2048];
+/* The compile's defines of the row, one shell word each (-DNAME=VALUE as the compile saw it). */
+static void define_words(const tune_ctx *c, FILE *f, uint64_t index) {
+  char *defines = tune_text(c, index, CUCORE_TUNE_TEXT_DEFINES);
+  for (char *d = defines; d && *d;) {
+    char *nl = strchr(d, '\n');
+    if (nl) *nl = 0;
+    fputc(' ', f);
+    shell_word(f, d);
+    d = nl ? nl + 1 : d + strlen(d);
+  }
+  free(defines);
+}
+
+/* The checks and data of the tune as `cucore run` takes them. */
+static void check_words(const tune_ctx *c, FILE *f) {
+  const tune_line *l = c->line;
+  char num[64];
+  for (int i = 0; i < l->args.n; i++) flag_word(f, "--arg", l->args.v[i]);
+  for (int i = 0; i < l->globals.n; i++) flag_word(f, "--global", l->globals.v[i]);
+  for (int i = 0; i < l->expects.n; i++) flag_word(f, "--expect", l->expects.v[i]);
+  if (l->has_rtol) snprintf(num, sizeof num, "%.17g", l->rtol), flag_word(f, "--rtol", num);
+  if (l->has_atol) snprintf(num, sizeof num, "%.17g", l->atol), flag_word(f, "--atol", num);
+  if (l->seed) snprintf(num, sizeof num, "%llu", l->seed), flag_word(f, "--seed", num);
+}
+
+/* `cucore run` with this configuration's kernel, launch, defines, options and arguments, as
+ * shell words (malloc'd; NULL when out of memory). */
+char *tune_run_command(const tune_ctx *c, const cucore_tune_row *r) {
+  char *text = NULL, arch[32];
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
   const cucore_tune_config *g = &r->config;
-  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL, kernel,
-                                    sizeof kernel, NULL);
-  cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
-                                    sizeof defines, NULL);
-  size_t len = (size_t)snprintf(buf, cap, "cucore run %s --kernel", c->line->file);
-  len = quoted(buf, cap, len, kernel);
-  len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0,
-                          " --grid %u,%u,%u --block "
-                          "%u,%u,%u --smem %llu --arch sm_%d",
-                          g->grid[0], g->grid[1], g->grid[2], g->block[0], g->block[1], g->block[2],
-                          (unsigned long long)g->smem, c->sum.limits.arch);
-  for (char *d = strtok(defines, "\n"); d; d = strtok(NULL, "\n")) len = quoted(buf, cap, len, d);
-  for (int i = 0; i < c->src->raw_count; i++) len = quoted(buf, cap, len, c->src->raw[i]);
-  for (int i = 0; i < c->line->args.n; i++) {
-    len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " --arg");
-    len = quoted(buf, cap, len, c->line->args.v[i]);
+  char *kernel = tune_text(c, g->index, CUCORE_TUNE_TEXT_KERNEL);
+  fputs("cucore run ", f);
+  shell_word(f, c->line->file);
+  flag_word(f, "--kernel", kernel ? kernel : c->kernel_name);
+  free(kernel);
+  fprintf(f, " --grid %u,%u,%u --block %u,%u,%u --smem %llu", g->grid[0], g->grid[1], g->grid[2],
+          g->block[0], g->block[1], g->block[2], (unsigned long long)g->smem);
+  snprintf(arch, sizeof arch, "sm_%d", c->sum.limits.arch);
+  flag_word(f, "--arch", arch);
+  define_words(c, f, g->index);
+  for (int i = 0; i < c->src->raw_count; i++) {
+    fputc(' ', f);
+    shell_word(f, c->src->raw[i]);
   }
-  for (int i = 0; i < c->line->expects.n; i++) {
-    len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, " --expect");
-    len = quoted(buf, cap, len, c->line->expects.v[i]);
+  check_words(c, f);
+  if (fclose(f) != 0) {
+    free(text);
+    return NULL;
   }
+  return text;
+}
+
+const char *tune_status_name(const tune_ctx *c, const cucore_tune_row *r) {
+  if (r->status == CUCORE_TUNE_OK && !c->sum.verified) return "unverified";
+  return cucore_tune_result_name(r->status);
 }
 
 int tune_restarts(void) {
@@ -76,11 +108,11 @@ static void top_text(const tune_ctx *c, const size_t *rows, size_t n) {
   printf("fastest verified configurations:\n");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++) {
     const cucore_tune_row *r = &c->rows[rows[i]];
-    char params[512];
-    cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                      sizeof params, NULL);
+    char *params = tune_text(c, r->config.index, CUCORE_TUNE_TEXT_PARAMS);
     printf("  %2zu. [%llu] %s  %.4f ms +-%.1f%%%s\n", i + 1, (unsigned long long)r->config.index,
-           params, r->stats.median, 100 * r->stats.rel_stddev, r->finalist ? " (finalist)" : "");
+           params ? params : "?", r->stats.median, 100 * r->stats.rel_stddev,
+           r->finalist ? " (finalist)" : "");
+    free(params);
   }
 }
 
@@ -125,14 +157,14 @@ void tune_report_measured(const tune_ctx *c) {
   printf("store: %s (%zu records of this tune)\n", c->sum.store_path, c->sum.store_records);
   if (c->sum.have_best) {
     const cucore_tune_row *b = &c->rows[c->sum.best], *f = first_ok(c);
-    char cmd[8192];
-    run_command(c, b, cmd, sizeof cmd);
+    char *cmd = tune_run_command(c, b);
     printf("best: [%llu] %.4f ms, %.2fx the first configuration [%llu]%s\n",
            (unsigned long long)b->config.index, b->stats.median,
            f && b->stats.median > 0 ? f->stats.median / b->stats.median : 0,
            f ? (unsigned long long)f->config.index : 0ULL,
            c->sum.ties ? " (a tie within noise or 1 %, chosen by the lower number)" : "");
-    printf("reproduce: %s\n", cmd);
+    printf("reproduce: %s\n", cmd ? cmd : "(out of memory)");
+    free(cmd);
   } else {
     printf("best: none (no configuration ran and verified)\n");
   }
@@ -176,12 +208,12 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
     return;
   }
   const cucore_tune_row *b = &c->rows[c->sum.best];
-  char cmd[8192];
-  run_command(c, b, cmd, sizeof cmd);
+  char *cmd = tune_run_command(c, b);
   json_begin_object(j, "best");
   json_uint(j, "index", b->config.index);
   json_num(j, "median_ms", b->stats.median);
   json_uint(j, "ties", c->sum.ties);
   json_str(j, "run_command", cmd);
   json_end_object(j);
+  free(cmd);
 }

@@ -44,7 +44,7 @@ static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
 }
 
 /* The check callback: the outputs against every --expect. */
-static int check(void *user, const void *const *host, char *detail, size_t cap, double *max_abs,
+static int check(void *user, const void *const *host, char **detail, double *max_abs,
                  double *max_rel) {
   run_opts *o = &((tune_ctx *)user)->o;
   for (int i = 0; i < o->nbufs; i++)
@@ -59,12 +59,13 @@ static int check(void *user, const void *const *host, char *detail, size_t cap, 
     if (e->max_abs_err > *max_abs) *max_abs = e->max_abs_err;
     if (e->max_rel_err > *max_rel) *max_rel = e->max_rel_err;
     if (said++) continue;
-    snprintf(detail, cap,
-             "--expect %s: %zu of %zu differ, first at [%zu]: "
-             "got %s, want %s, max abs error %g, max rel error %g",
-             e->target, e->mismatches, e->count, e->shown ? e->bad_index[0] : 0,
-             e->shown ? e->got[0] : "?", e->shown ? e->want[0] : "?", e->max_abs_err,
-             e->max_rel_err);
+    if (asprintf(detail,
+                 "--expect %s: %zu of %zu differ, first at [%zu]: got %s, want %s, max abs error "
+                 "%g, max rel error %g",
+                 e->target, e->mismatches, e->count, e->shown ? e->bad_index[0] : 0,
+                 e->shown ? e->got[0] : "?", e->shown ? e->want[0] : "?", e->max_abs_err,
+                 e->max_rel_err) < 0)
+      *detail = NULL;
   }
   return 1;
 }

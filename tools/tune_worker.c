@@ -16,6 +16,7 @@
  * processes. The tune's side is its compile callback (cucore_tune_run_options::compile): one
  * process per compile slot. */
 #include <errno.h>
+#include <stdarg.h>
 #ifdef __GLIBC__
 #include <malloc.h> /* mallopt */
 #endif
@@ -34,9 +35,9 @@
 extern char **environ;
 
 typedef struct resp_head {
-  int32_t ok, cache_hit;
+  int32_t ok, cache_hit, timed_out;
   double ms;
-  uint32_t symbol_len, error_len;
+  uint32_t symbol_len, error_len, log_len;
   uint64_t cubin_len;
 } resp_head;
 
@@ -115,25 +116,38 @@ static void crash_if_asked(const char *kernel, const char *lines) {
 
 /* Compiles one request (cucore_tune_compile) and sends the response. -1 only when the socket
  * failed. */
+/* A text's length as the response carries it (u32; longer texts are not sent whole: a log
+ * past 4 GiB is not a log). */
+static uint32_t text_len(const char *t) {
+  size_t n = t ? strlen(t) : 0;
+  return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 static int serve_one(int fd, const worker_state *w, const char *kernel, const char *lines) {
   crash_if_asked(kernel, lines);
   cucore_tune_compile_request q = {.kernel = kernel, .options = lines};
   cucore_tune_compile_result r;
   memset(&r, 0, sizeof r);
   cucore_object *obj = NULL;
+  const char *failed = NULL;
   if (cucore_tune_compile(w->source, w->source_size, w->file, w->base, &q, &r, &obj) != CUCORE_OK)
-    snprintf(r.error, sizeof r.error, "compile error: %.150s", cucore_last_error());
+    failed = cucore_last_error();
   resp_head h = {0};
-  h.ok = r.ok;
+  h.ok = r.ok && !failed;
   h.cache_hit = r.cache_hit;
+  h.timed_out = r.timed_out;
   h.ms = r.ms;
-  h.symbol_len = h.ok ? (uint32_t)strlen(r.symbol) : 0;
-  h.error_len = h.ok ? 0 : (uint32_t)strlen(r.error);
+  const char *error = failed ? failed : r.error;
+  h.symbol_len = h.ok ? text_len(r.symbol) : 0;
+  h.error_len = h.ok ? 0 : text_len(error);
+  h.log_len = text_len(r.log);
   h.cubin_len = h.ok ? r.cubin_size : 0;
   int rc = send_all(fd, &h, sizeof h) || send_all(fd, r.symbol, h.symbol_len) ||
-                   send_all(fd, r.error, h.error_len) || send_all(fd, r.cubin, h.cubin_len)
+                   send_all(fd, error, h.error_len) || send_all(fd, r.log, h.log_len) ||
+                   send_all(fd, r.cubin, h.cubin_len)
                ? -1
                : 0;
+  cucore_tune_compile_result_release(&r);
   cucore_object_destroy(obj);
   return rc;
 }
@@ -196,12 +210,32 @@ int tune_worker_main(int argc, char **argv) {
 
 /* ---- the tune's side: the compile callback ------------------------------------------------- */
 
-/* One compile slot's process and its last cubin. */
+/* One compile slot's process and its last response (until the slot's next call). */
 typedef struct tune_worker {
   pid_t pid;
   int fd;
-  unsigned char *cubin; /* the last response's, until the slot's next call */
+  unsigned char *cubin;
+  char *symbol, *error, *log;
 } tune_worker;
+
+/* The slot's last response let go. */
+static void forget(tune_worker *w) {
+  free(w->cubin), free(w->symbol), free(w->error), free(w->log);
+  w->cubin = NULL;
+  w->symbol = w->error = w->log = NULL;
+}
+
+/* out->error = the slot's own copy of the printf text (kept until its next call). */
+static void say(tune_worker *w, cucore_tune_compile_result *out, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(tune_worker *w, cucore_tune_compile_result *out, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  free(w->error);
+  if (vasprintf(&w->error, fmt, ap) < 0) w->error = NULL;
+  va_end(ap);
+  out->error = w->error ? w->error : "compile error: out of memory";
+}
 
 struct tune_workers {
   const tune_ctx *c;
@@ -233,7 +267,7 @@ static void stop(tune_worker *w, int kill_it) {
 void tune_workers_free(tune_workers *ws) {
   for (int i = 0; ws && i < ws->n; i++) {
     stop(&ws->w[i], 0);
-    free(ws->w[i].cubin);
+    forget(&ws->w[i]);
   }
   free(ws);
 }
@@ -258,8 +292,7 @@ static int start(tune_worker *w, const tune_ctx *c, int arch_num, cucore_tune_co
   char **argv = worker_argv(c, arch);
   if (!argv || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     free(argv);
-    snprintf(out->error, sizeof out->error, "compile error: no compile process (%s)",
-             strerror(errno));
+    say(w, out, "compile error: no compile process (%s)", strerror(errno));
     return -1;
   }
   posix_spawn_file_actions_t fa;
@@ -273,8 +306,7 @@ static int start(tune_worker *w, const tune_ctx *c, int arch_num, cucore_tune_co
   if (r != 0) w->pid = 0; /* unspecified after a failed spawn: never waited for or killed */
   uint64_t n = c->source_size;
   if (r != 0 || send_all(w->fd, &n, sizeof n) || send_all(w->fd, c->source, c->source_size)) {
-    snprintf(out->error, sizeof out->error,
-             "compile error: the compile process could not start (%s)", strerror(r ? r : errno));
+    say(w, out, "compile error: the compile process could not start (%s)", strerror(r ? r : errno));
     stop(w, 1);
     return -1;
   }
@@ -284,10 +316,8 @@ static int start(tune_worker *w, const tune_ctx *c, int arch_num, cucore_tune_co
 /* What became of a worker that answered nothing: out->error says, and the worker is gone. */
 static void lost(tune_worker *w, double timeout_s, cucore_tune_compile_result *out, int timed_out) {
   if (timed_out) {
-    snprintf(out->error, sizeof out->error,
-             "compile timeout: stopped after %g s "
-             "(--compile-timeout)",
-             timeout_s);
+    say(w, out, "compile timeout: stopped after %g s (--compile-timeout)", timeout_s);
+    out->timed_out = 1;
     stop(w, 1);
     return;
   }
@@ -297,29 +327,38 @@ static void lost(tune_worker *w, double timeout_s, cucore_tune_compile_result *o
   while (w->pid > 0 && waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {}
   w->pid = 0;
   if (WIFSIGNALED(status))
-    snprintf(out->error, sizeof out->error,
-             "compile error: the compiler process ended with "
-             "signal %d (%s)",
-             WTERMSIG(status), strsignal(WTERMSIG(status)));
+    say(w, out, "compile error: the compiler process ended with signal %d (%s)", WTERMSIG(status),
+        strsignal(WTERMSIG(status)));
   else
-    snprintf(out->error, sizeof out->error,
-             "compile error: the compiler process ended (exit "
-             "status %d)",
-             WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    say(w, out, "compile error: the compiler process ended (exit status %d)",
+        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
 /* The response's texts and cubin into out and w->cubin. 0, -1 (worker lost) or -2 (time
  * out). */
+/* A text of n bytes from the worker into *out (malloc'd, NUL-terminated). 0, -1 or -2 as
+ * recv_all. */
+static int recv_str(int fd, uint32_t n, double deadline, char **out) {
+  *out = malloc((size_t)n + 1);
+  if (!*out) return -1;
+  int r = recv_all(fd, *out, n, deadline);
+  (*out)[r ? 0 : n] = 0;
+  return r;
+}
+
 static int read_response(tune_worker *w, const resp_head *h, double deadline,
                          cucore_tune_compile_result *out) {
-  if (h->symbol_len >= sizeof out->symbol || h->error_len >= sizeof out->error) return -1;
-  int r = recv_all(w->fd, out->symbol, h->symbol_len, deadline);
-  out->symbol[r ? 0 : h->symbol_len] = 0;
-  if (!r) r = recv_all(w->fd, out->error, h->error_len, deadline);
-  out->error[r ? 0 : h->error_len] = 0;
+  int r = recv_str(w->fd, h->symbol_len, deadline, &w->symbol);
+  if (!r) r = recv_str(w->fd, h->error_len, deadline, &w->error);
+  if (!r) r = recv_str(w->fd, h->log_len, deadline, &w->log);
   if (!r && h->cubin_len) {
     w->cubin = malloc(h->cubin_len);
     r = w->cubin ? recv_all(w->fd, w->cubin, h->cubin_len, deadline) : -1;
+  }
+  if (!r) {
+    out->symbol = w->symbol;
+    out->error = w->error;
+    out->log = w->log;
   }
   return r;
 }
@@ -328,13 +367,11 @@ int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
                         cucore_tune_compile_result *out) {
   tune_workers *ws = ((const tune_ctx *)user)->workers;
   if (!ws || q->slot < 0 || q->slot >= ws->n) {
-    snprintf(out->error, sizeof out->error, "compile error: no compile process for slot %d",
-             q->slot);
+    out->error = "compile error: no compile process for this compile slot";
     return -1;
   }
   tune_worker *w = &ws->w[q->slot];
-  free(w->cubin);
-  w->cubin = NULL;
+  forget(w);
   if (!q->kernel) { /* the slot is done */
     stop(w, 0);
     return 0;
@@ -350,13 +387,14 @@ int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
   if (!r) r = read_response(w, &h, deadline, out);
   out->ms = r ? cli_now_ms() - t0 : h.ms;
   if (r) {
-    free(w->cubin);
-    w->cubin = NULL;
+    forget(w);
+    out->symbol = out->log = NULL;
     lost(w, q->timeout_s, out, r == -2);
     return -1;
   }
   out->ok = h.ok;
   out->cache_hit = h.cache_hit;
+  out->timed_out = h.timed_out;
   out->cubin = w->cubin;
   out->cubin_size = h.cubin_len;
   return h.ok ? 0 : -1;

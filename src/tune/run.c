@@ -144,14 +144,30 @@ static cucore_status collect_rows(cc_trun *c) {
   for (uint64_t i = 0; i < c->s.counts.raw; i++) {
     cucore_tune_row r;
     memset(&r, 0, sizeof r);
+    r.error = r.detail = cc_trun_none;
     cucore_tune_space_get_config(c->space, i, &r.config);
     if (r.config.verdict != CUCORE_TUNE_RESTRICTED && c->s.rows < keep) c->rows[c->s.rows++] = r;
   }
   return CUCORE_OK;
 }
 
+/* Whether the results are checked at all: a check callback, or an output or in-place buffer
+ * compared with the first configuration's. */
+static int verifies(const cc_trun *c) {
+  int out = 0;
+  for (size_t i = 0; i < c->nbufs; i++) out |= c->bufs[i].role != CUCORE_TUNE_IN;
+  return c->o.check != NULL || out;
+}
+
 static void free_run(cc_trun *c) {
   cc_tearly_finish(c);
+  for (size_t i = 0; c->rows && i < c->s.rows; i++) {
+    cc_trun_text_free(&c->rows[i].error);
+    cc_trun_text_free(&c->rows[i].detail);
+  }
+  cc_tnotes_free_warnings(c->warns, c->nwarns);
+  free(c->inert);
+  free(c->kernel_missing);
   for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
     free((char *)c->bufs[i].label);
     free((void *)c->bufs[i].host);
@@ -166,6 +182,8 @@ static void free_run(cc_trun *c) {
 static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_tune_buffer *b,
                          size_t nb, const cucore_tune_run_options *o, cucore_tune_report **out) {
   cucore_status st = copy_inputs(c, copts, b, nb, o);
+  if (st == CUCORE_OK) st = cc_tune_kernel_holes(c->space); /* before any compile: exit 2 */
+  c->s.verified = verifies(c);
   if (st == CUCORE_OK && !c->o.dry_run && (!c->space->kernel || !c->space->source))
     st = cc_fail(CUCORE_INVALID_ARGUMENT,
                  FN ": the space has no %s: expected one set (cucore_tune_space_set_%s) before a "

@@ -11,6 +11,8 @@
  *   run_time.c     timing one configuration (the launch mode, the cold cache, the clock)
  *   run_recover.c  kernel faults: the row recorded, the device reset, the buffers made again
  *   run_store.c    the store: the key, resuming rows measured before, recording results
+ *   run_notes.c    what compiles say beyond cubins: warnings once each, values that change
+ *                  nothing, a kernel name the source does not have
  *   run_compile.c  the compile pipeline: threads over the distinct compiles, the model's
  *                  verdicts, the default compiler (cucore_tune_compile)
  *   run_one.c      one configuration: reset, checked launch, verification, timing, recorded
@@ -30,18 +32,22 @@ typedef struct cc_tgroup {
   uint64_t index; /* a configuration of the group (its defines and kernel name) */
   int ok, cache_hit;
   int deferred;       /* 1: every configuration came from the store; not compiled (yet) */
+  int timed_out;      /* 1: the compile ran past the time-out */
   cucore_object *obj; /* kept for measuring (NULL in a dry run or after a failure) */
-  char symbol[512];   /* the kernel's symbol in obj */
+  char *symbol;       /* the kernel's symbol in obj (malloc'd) */
   cucore_kernel_resources res;
   int local_bytes;
   double ms;
-  char error[200];
+  char *error;     /* why it failed, one line (malloc'd; NULL: none) */
+  char *log;       /* the compiler's log when it has warnings (malloc'd; NULL: none) */
+  char digest[33]; /* of its cubin ("" when none) */
 } cc_tgroup;
 
 typedef struct cc_tpipe cc_tpipe;   /* run_compile.c */
 typedef struct cc_tdev cc_tdev;     /* run_data.c */
 typedef struct cc_trot cc_trot;     /* run_rotate.c */
 typedef struct cc_tearly cc_tearly; /* run_early.c */
+typedef struct cc_twarn cc_twarn;   /* run_notes.c */
 
 /* The state of one tune. */
 typedef struct cc_trun {
@@ -70,9 +76,23 @@ typedef struct cc_trun {
   int observe_clock;    /* 1: NVML answers, the SM clock is read per sample */
   int last_of_group;    /* 1: the row being timed is its group's last (the GPU thread's next
                            work is the next compile) */
+  size_t done;          /* rows finished (the progress callback's count) */
+  cc_twarn *warns;      /* distinct compiler warnings (run_notes.c) */
+  size_t nwarns, cap_warns;
+  size_t *inert;        /* parameters whose values change nothing in the code */
+  char *kernel_missing; /* set by a compile thread: the kernel names nothing in the source */
 } cc_trun;
 
 /* ---- run_base.c ---- */
+/* The text every row's error and detail start as (""). */
+extern const char cc_trun_none[];
+/* *slot (a row's error or detail) set to the printf text, the previous one freed (out of
+ * memory: a fixed note). */
+void cc_trun_text(const char **slot, const char *fmt, ...) CC_PRINTF(2, 3);
+void cc_trun_text_free(const char **slot);
+/* A compiler message's line that says what went wrong: its first line naming an error (else
+ * its first line), malloc'd ("what: LINE"); NULL when out of memory. */
+char *cc_trun_error_line(const char *what, const char *msg);
 /* Milliseconds of a monotonic clock. */
 double cc_trun_now_ms(void);
 /* A note for the caller (options' note callback), printf-style. */
@@ -170,6 +190,20 @@ void cc_tstore_resume(cc_trun *c);
 void cc_tstore_record(cc_trun *c, const cucore_tune_row *r);
 /* The path and the record count kept, the store closed. */
 void cc_tstore_close(cc_trun *c);
+
+/* ---- run_notes.c ---- */
+/* Group g's warnings added to the tune's distinct ones (the calling thread). */
+void cc_tnotes_warnings(cc_trun *c, const cc_tgroup *g);
+void cc_tnotes_free_warnings(cc_twarn *w, size_t n);
+/* Warning i of w[0..n) into *out (CUCORE_INVALID_ARGUMENT past n). */
+cucore_status cc_tnotes_get_warning(const cc_twarn *w, size_t n, size_t i,
+                                    cucore_tune_warning *out);
+/* After the compiles: the distinct cubins and the parameters that change nothing (c->inert). */
+void cc_tnotes_inert(cc_trun *c);
+/* When group g's failed compile says `kernel` names nothing in the source: the message (malloc'd,
+ * naming the kernels the source has, compiled with `defines`); else NULL. */
+char *cc_tnotes_missing_kernel(const cc_trun *c, const cc_tgroup *g, const char *kernel,
+                               const char *defines);
 
 /* ---- run_compile.c ---- */
 /* Starts the compile threads over the distinct compiles of the runnable rows. */

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "tune/run.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,49 @@ void cc_trun_note(const cc_trun *c, const char *fmt, ...) {
   c->o.note(c->o.user, text);
 }
 
+const char cc_trun_none[] = "";
+
+void cc_trun_text(const char **slot, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *t = n >= 0 ? cc_raw_malloc((size_t)n + 1) : NULL;
+  if (t) {
+    va_start(ap, fmt);
+    vsnprintf(t, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  cc_trun_text_free(slot);
+  *slot = t ? t : "(no memory for this text)";
+}
+
+void cc_trun_text_free(const char **slot) {
+  if (*slot && *slot != cc_trun_none && strcmp(*slot, "(no memory for this text)") != 0)
+    free((char *)*slot);
+  *slot = cc_trun_none;
+}
+
+char *cc_trun_error_line(const char *what, const char *msg) {
+  const char *line = msg;
+  for (const char *p = msg; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+    size_t n = strcspn(p, "\n");
+    const char *e = strstr(p, "error");
+    if (e && (size_t)(e - p) < n) {
+      line = p;
+      break;
+    }
+  }
+  size_t n = strcspn(line, "\n");
+  size_t len = strlen(what) + n + 3;
+  char *t = cc_raw_malloc(len);
+  if (t) snprintf(t, len, "%s: %.*s", what, (int)n, line);
+  return t;
+}
+
 void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, const char *detail) {
   r->status = status;
-  snprintf(r->detail, sizeof r->detail, "%s", detail);
+  cc_trun_text(&r->detail, "%s", detail);
   c->s.failed++;
 }
 

@@ -5,6 +5,7 @@
  * host occupancy model gives every configuration its verdict and score. Finished compiles are
  * handed to the GPU thread (or the dry run) in the order they finish. A compile that fails is
  * recorded with its first line, never the end of the tune. */
+#include "compile/cache.h"
 #include "tune/run.h"
 #include "tune/space.h"
 
@@ -33,11 +34,14 @@ struct cc_tpipe {
   double last_done_ms; /* when the latest compile ended (from t0) */
 };
 
-/* "what: " and the first line of msg (at most 150 characters) into dst. */
-static void first_line(char *dst, size_t cap, const char *what, const char *msg) {
-  size_t n = strcspn(msg, "\n");
-  snprintf(dst, cap, "%s: %.*s", what, (int)(n > 150 ? 150 : n), msg);
+/* *dst (malloc'd, its old text freed) = "what: " and the line of msg that names its error. */
+static void error_line(char **dst, const char *what, const char *msg) {
+  free(*dst);
+  *dst = cc_trun_error_line(what, msg ? msg : "");
 }
+
+/* A copy of `text` (NULL for NULL or ""); out of memory: NULL. */
+static char *copy_text(const char *text) { return text && *text ? cc_raw_strdup(text) : NULL; }
 
 /* The request's options: `base` (or none), the arch and the option lines. */
 static cucore_status request_options(const cucore_options *base,
@@ -59,7 +63,8 @@ static cucore_status request_options(const cucore_options *base,
   return st;
 }
 
-/* The compile itself: out filled, the object kept in *obj when it compiled. */
+/* The compile itself: out filled (its log and error texts owned by out), the object kept in
+ * *obj when it compiled. */
 static void compile_one(cucore_program *prog, const cucore_tune_compile_request *q,
                         cucore_tune_compile_result *out, cucore_object **obj) {
   const char *log = "", *symbol = q->kernel;
@@ -69,19 +74,31 @@ static void compile_one(cucore_program *prog, const cucore_tune_compile_request 
   if (st == CUCORE_OK) st = cucore_program_compile(prog, CUCORE_CODE_CUBIN, obj);
   out->ms = cc_trun_now_ms() - t0;
   cucore_program_get_log(prog, &log);
+  out->log = copy_text(log);
   cucore_cache_info info;
   if (cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
     out->cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
   if (st == CUCORE_OK) {
     if (cucore_object_get_lowered_name(*obj, q->kernel, &symbol) != CUCORE_OK || !symbol)
       symbol = q->kernel;
-    snprintf(out->symbol, sizeof out->symbol, "%s", symbol);
+    out->symbol = symbol; /* the object's (or the request's) */
     st = cucore_object_get_code(*obj, &type, &out->cubin, &out->cubin_size);
   }
   out->ok = st == CUCORE_OK;
   if (!out->ok)
-    first_line(out->error, sizeof out->error, "compile error",
-               log && *log ? log : cucore_last_error());
+    out->error = cc_trun_error_line("compile error", log && *log ? log : cucore_last_error());
+}
+
+cucore_status cucore_tune_compile_result_release(cucore_tune_compile_result *r) {
+  cc_begin();
+  CC_CHECK_ARG(r, "cucore_tune_compile_result_release", "result");
+  if (r->owns_texts) {
+    free((char *)r->error);
+    free((char *)r->log);
+    r->error = r->log = NULL;
+    r->owns_texts = 0;
+  }
+  return CUCORE_OK;
 }
 
 cucore_status cucore_tune_compile(const char *source, size_t size, const char *name,
@@ -95,6 +112,7 @@ cucore_status cucore_tune_compile(const char *source, size_t size, const char *n
   CC_CHECK_ARG(out, "cucore_tune_compile", "out");
   CC_CHECK_ARG(obj, "cucore_tune_compile", "obj");
   memset(out, 0, sizeof *out);
+  out->owns_texts = 1;
   *obj = NULL;
   cucore_options *opts = NULL;
   cucore_program *prog = NULL;
@@ -104,13 +122,17 @@ cucore_status cucore_tune_compile(const char *source, size_t size, const char *n
                             &prog) == CUCORE_OK)
     compile_one(prog, request, out, obj);
   else
-    first_line(out->error, sizeof out->error, "compile error", cucore_last_error());
+    out->error = cc_trun_error_line("compile error", cucore_last_error());
   if (out->ok && request->timeout_s > 0 && out->ms > request->timeout_s * 1000) {
     out->ok = 0;
-    snprintf(out->error, sizeof out->error, "compile timeout: took %.1f s, past the limit of %g s",
-             out->ms / 1000, request->timeout_s);
+    out->timed_out = 1;
+    cc_sb t = {0};
+    cc_sb_printf(&t, "compile timeout: took %.1f s, past the limit of %g s", out->ms / 1000,
+                 request->timeout_s);
+    out->error = cc_sb_take(&t);
   }
   if (!out->ok) cucore_object_destroy(*obj), *obj = NULL;
+  if (!out->ok) out->symbol = NULL;
 done:
   cucore_program_destroy(prog);
   cucore_options_destroy(opts);
@@ -124,7 +146,7 @@ static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g
   cucore_status st = cucore_binary_open(cubin, size, CUCORE_CODE_CUBIN, arch, &bin);
   if (st == CUCORE_OK) st = cucore_binary_find_kernel(bin, g->symbol, &k);
   if (st != CUCORE_OK) {
-    first_line(g->error, sizeof g->error, "reading the cubin", cucore_last_error());
+    error_line(&g->error, "reading the cubin", cucore_last_error());
     cucore_binary_destroy(bin);
     return -1;
   }
@@ -134,26 +156,46 @@ static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g
   return 0;
 }
 
+/* A failed compile that says the kernel's own name is undefined: the kernel names nothing in
+ * the source, for every configuration alike, so the tune stops (said once, with the kernels the
+ * source has) instead of recording one compile error per configuration. */
+static void check_kernel(cc_trun *c, const cucore_tune_compile_request *q, const cc_tgroup *g) {
+  cc_tpipe *p = c->pipe;
+  char *msg = p ? cc_tnotes_missing_kernel(c, g, q->kernel, q->options ? q->options : "") : NULL;
+  if (!msg) return;
+  pthread_mutex_lock(&p->mu);
+  if (!c->kernel_missing) {
+    c->kernel_missing = msg, msg = NULL;
+    atomic_store(&p->next, c->ngroups); /* no more compiles */
+    pthread_cond_broadcast(&p->cv);
+  }
+  pthread_mutex_unlock(&p->mu);
+  free(msg);
+}
+
 /* One compile by the callback or cucore_tune_compile: 1 compiled (out set, *obj the default
  * compiler's object), 0 not (g->error says why). */
 static int compile_with(cc_trun *c, const cucore_tune_compile_request *q,
                         cucore_tune_compile_result *out, cucore_object **obj, cc_tgroup *g) {
   int ok;
   if (c->o.compile) {
-    ok = c->o.compile(c->o.user, q, out) == 0 && out->ok && out->cubin;
+    ok = c->o.compile(c->o.user, q, out) == 0 && out->ok && out->cubin && out->symbol;
   } else {
     const char *src = c->space->source ? c->space->source : "";
     cucore_status st = cucore_tune_compile(src, strlen(src), c->o.source_name, c->copts, q, out,
                                            obj);
-    if (st != CUCORE_OK)
-      first_line(out->error, sizeof out->error, "compile error", cucore_last_error());
+    if (st != CUCORE_OK) error_line(&g->error, "compile error", cucore_last_error());
     ok = st == CUCORE_OK && out->ok;
   }
   g->ms = out->ms;
   g->cache_hit = out->cache_hit;
-  if (!ok)
-    snprintf(g->error, sizeof g->error, "%s",
-             out->error[0] ? out->error : "compile error: the compiler gave no cubin");
+  g->timed_out = !ok && out->timed_out;
+  free(g->log);
+  g->log = copy_text(out->log);
+  if (!ok && !g->error)
+    g->error = cc_raw_strdup(
+        out->error && *out->error ? out->error : "compile error: the compiler gave no cubin");
+  if (!ok) check_kernel(c, q, g);
   return ok;
 }
 
@@ -169,12 +211,11 @@ static int compile_with(cc_trun *c, const cucore_tune_compile_request *q,
  * (0.55-0.59 per job at 8 jobs, the single job gaining most), under issue 24's 0.75. */
 #define MINIMAL_LINE "--raw=-minimal" /* passed to NVRTC as it is */
 
-/* The request's option lines with -minimal added (into buf, `cap` bytes); 0 when it does
- * not fit. */
-static int with_minimal(const char *defines, char *buf, size_t cap) {
-  int n = snprintf(buf, cap, "%s%s" MINIMAL_LINE, defines,
-                   defines[0] && defines[strlen(defines) - 1] != '\n' ? "\n" : "");
-  return n > 0 && (size_t)n < cap;
+/* The request's option lines with -minimal added. */
+static void with_minimal(const char *defines, cc_sb *b) {
+  cc_sb_puts(b, defines);
+  if (defines[0] && defines[strlen(defines) - 1] != '\n') cc_sb_puts(b, "\n");
+  cc_sb_puts(b, MINIMAL_LINE);
 }
 
 /* The first group's check: its cubin (`first`, `size` bytes) against the same request with
@@ -182,10 +223,11 @@ static int with_minimal(const char *defines, char *buf, size_t cap) {
 static void check_minimal(cc_trun *c, cc_tpipe *p, const cucore_tune_compile_request *q,
                           const void *first, size_t size) {
   int verdict = -1;
-  char lines[4200];
-  if (first && with_minimal(q->options ? q->options : "", lines, sizeof lines)) {
+  cc_sb lines = {0};
+  with_minimal(q->options ? q->options : "", &lines);
+  if (first && !lines.failed) {
     cucore_tune_compile_request mq = *q;
-    mq.options = lines;
+    mq.options = cc_sb_text(&lines);
     cucore_tune_compile_result mr;
     memset(&mr, 0, sizeof mr);
     cucore_object *obj = NULL;
@@ -194,8 +236,12 @@ static void check_minimal(cc_trun *c, cc_tpipe *p, const cucore_tune_compile_req
     if (compile_with(c, &mq, &mr, &obj, &scratch) && mr.cubin_size == size &&
         memcmp(mr.cubin, first, size) == 0)
       verdict = 1;
+    cucore_tune_compile_result_release(&mr);
     cucore_object_destroy(obj);
+    free(scratch.error);
+    free(scratch.log);
   }
+  cc_sb_free(&lines);
   pthread_mutex_lock(&p->mu);
   atomic_store(&p->minimal, verdict);
   pthread_cond_broadcast(&p->verdict);
@@ -227,52 +273,79 @@ static int wait_verdict(cc_tpipe *p, size_t i) {
   return first;
 }
 
+/* What group g keeps of a compile that succeeded: its symbol, resources, the cubin's digest,
+ * and its object for measuring. 0, or -1 with g->error. */
+static int keep_compiled(cc_trun *c, cc_tgroup *g, const cucore_tune_compile_result *res,
+                         const char *kernel, cucore_object **obj) {
+  if (!(g->symbol = cc_raw_strdup(res->symbol))) {
+    error_line(&g->error, "compile error", "out of host memory");
+    return -1;
+  }
+  cc_content_digest(res->cubin, res->cubin_size, g->digest);
+  if (read_resources(res->cubin, res->cubin_size, c->s.limits.arch, g) < 0) return -1;
+  if (c->keep_objects && !*obj &&
+      cucore_object_from_memory(res->cubin, res->cubin_size, CUCORE_CODE_CUBIN, kernel, obj) !=
+          CUCORE_OK) {
+    error_line(&g->error, "keeping the cubin", cucore_last_error());
+    return -1;
+  }
+  if (c->keep_objects) g->obj = *obj, *obj = NULL;
+  return 0;
+}
+
+/* The kernel name and the option lines of group g's compile (one writer each: space_text.c). */
+static cucore_status request_texts(cc_trun *c, const cc_tgroup *g, cc_sb *kernel, cc_sb *defines) {
+  cucore_status st = cc_tune_index_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL, kernel);
+  if (st == CUCORE_OK)
+    st = cc_tune_index_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines);
+  return st;
+}
+
 /* Group g compiled (in compile slot `slot`); its resources read, its object kept for
  * measuring. */
 static void compile_group(cc_trun *c, cc_tpipe *p, int slot, cc_tgroup *g, int first) {
-  char kernel[1024], defines[4096], lines[4200];
+  cc_sb kernel = {0}, defines = {0}, lines = {0};
   cucore_object *obj = NULL;
   void *copy = NULL;
-  cucore_status st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_KERNEL,
-                                                       kernel, sizeof kernel, NULL);
-  if (st == CUCORE_OK)
-    st = cucore_tune_space_get_config_text(c->space, g->index, CUCORE_TUNE_TEXT_DEFINES, defines,
-                                           sizeof defines, NULL);
-  if (st != CUCORE_OK) {
-    first_line(g->error, sizeof g->error, "compile error", cucore_last_error());
-    return;
-  }
-  cucore_tune_compile_request q = {slot, c->s.limits.arch, kernel, defines, c->o.compile_timeout_s};
-  if (p && atomic_load(&p->minimal) == 1 && with_minimal(defines, lines, sizeof lines))
-    q.options = lines;
+  char *symbol = NULL;
   cucore_tune_compile_result res;
   memset(&res, 0, sizeof res);
+  if (request_texts(c, g, &kernel, &defines) != CUCORE_OK) {
+    error_line(&g->error, "compile error", cucore_last_error());
+    if (first) pass_check(c, p, (size_t)(g - c->groups));
+    goto done;
+  }
+  cucore_tune_compile_request q = {slot, c->s.limits.arch, cc_sb_text(&kernel),
+                                   cc_sb_text(&defines), c->o.compile_timeout_s};
+  if (p && atomic_load(&p->minimal) == 1) {
+    with_minimal(q.options, &lines);
+    if (!lines.failed) q.options = cc_sb_text(&lines);
+  }
   if (!compile_with(c, &q, &res, &obj, g)) {
     if (first) pass_check(c, p, (size_t)(g - c->groups));
     goto done;
   }
-  if (first) { /* copied first: the check's compile may reuse the callback's buffer */
+  if (first) { /* copied first: the check's compile may reuse the callback's buffers */
     copy = malloc(res.cubin_size ? res.cubin_size : 1);
+    symbol = cc_raw_strdup(res.symbol);
     if (copy) memcpy(copy, res.cubin, res.cubin_size);
     check_minimal(c, p, &q, copy, res.cubin_size);
-    if (!copy) {
-      first_line(g->error, sizeof g->error, "compile error", "out of host memory");
+    if (!copy || !symbol) {
+      error_line(&g->error, "compile error", "out of host memory");
       goto done;
     }
     res.cubin = copy;
+    res.symbol = symbol;
   }
-  snprintf(g->symbol, sizeof g->symbol, "%s", res.symbol);
-  g->ok = read_resources(res.cubin, res.cubin_size, c->s.limits.arch, g) == 0;
-  if (g->ok && c->keep_objects && !obj &&
-      cucore_object_from_memory(res.cubin, res.cubin_size, CUCORE_CODE_CUBIN, kernel, &obj) !=
-          CUCORE_OK) {
-    first_line(g->error, sizeof g->error, "keeping the cubin", cucore_last_error());
-    g->ok = 0;
-  }
-  if (g->ok && c->keep_objects) g->obj = obj, obj = NULL;
+  g->ok = keep_compiled(c, g, &res, q.kernel, &obj) == 0;
 done:
+  cucore_tune_compile_result_release(&res);
   cucore_object_destroy(obj);
   free(copy);
+  free(symbol);
+  cc_sb_free(&kernel);
+  cc_sb_free(&defines);
+  cc_sb_free(&lines);
 }
 
 static void *worker(void *arg) {
@@ -341,7 +414,8 @@ static void apply_model(cc_trun *c, const cc_tgroup *g) {
     r->compile_ms = g->ms;
     r->cache_hit = g->cache_hit;
     if (!g->ok) {
-      snprintf(r->error, sizeof r->error, "%s", g->error);
+      cc_trun_text(&r->error, "%s", g->error ? g->error : "compile error");
+      r->compile_timed_out = g->timed_out;
       continue;
     }
     r->compiled = 1;
@@ -380,18 +454,21 @@ cucore_status cc_tcomp_start(cc_trun *c) {
   return CUCORE_OK;
 }
 
-/* A compiled group counted: compiles, failures, cache hits. */
+/* A compiled group counted (compiles, failures, time-outs, cache hits) and its warnings kept. */
 static void count_compile(cc_trun *c, const cc_tgroup *g) {
   c->s.compiles++;
   c->s.compile_failures += !g->ok;
+  c->s.compile_timeouts += (size_t)g->timed_out;
   c->s.cache_hits += (size_t)g->cache_hit;
+  cc_tnotes_warnings(c, g);
 }
 
 cc_tgroup *cc_tcomp_next(cc_trun *c) {
   cc_tpipe *p = c->pipe;
   pthread_mutex_lock(&p->mu);
-  while (p->taken < c->ngroups && p->taken == p->nready) pthread_cond_wait(&p->cv, &p->mu);
-  size_t i = p->taken < c->ngroups ? p->ready[p->taken++] : (size_t)-1;
+  while (p->taken < c->ngroups && p->taken == p->nready && !c->kernel_missing)
+    pthread_cond_wait(&p->cv, &p->mu);
+  size_t i = p->taken < c->ngroups && !c->kernel_missing ? p->ready[p->taken++] : (size_t)-1;
   if (p->taken == c->ngroups && i != (size_t)-1) c->s.compile_wall_ms = p->last_done_ms;
   pthread_mutex_unlock(&p->mu);
   if (i == (size_t)-1) return NULL;
@@ -438,7 +515,13 @@ void cc_tcomp_finish(cc_trun *c) {
     free(p);
   }
   c->pipe = NULL;
-  for (size_t i = 0; c->groups && i < c->ngroups; i++) cucore_object_destroy(c->groups[i].obj);
+  if (c->groups && !c->inert) cc_tnotes_inert(c);
+  for (size_t i = 0; c->groups && i < c->ngroups; i++) {
+    cucore_object_destroy(c->groups[i].obj);
+    free(c->groups[i].symbol);
+    free(c->groups[i].error);
+    free(c->groups[i].log);
+  }
   free(c->groups);
   c->groups = NULL;
 }

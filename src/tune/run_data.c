@@ -223,11 +223,11 @@ static int against_baseline(cc_trun *c, cucore_tune_row *r) {
       return -1;
     if (!m.mismatches) continue;
     set_error(r, m.max_abs_err, m.max_rel_err);
-    snprintf(r->detail, sizeof r->detail,
-             "argument %s: %zu of %zu differ from configuration "
-             "%llu's, first at [%zu], max abs error %g, max rel error %g",
-             b->label, m.mismatches, b->count, (unsigned long long)d->baseline_index, m.first,
-             m.max_abs_err, m.max_rel_err);
+    cc_trun_text(&r->detail,
+                 "argument %s: %zu of %zu differ from configuration "
+                 "%llu's, first at [%zu], max abs error %g, max rel error %g",
+                 b->label, m.mismatches, b->count, (unsigned long long)d->baseline_index, m.first,
+                 m.max_abs_err, m.max_rel_err);
     return 1;
   }
   return 0;
@@ -247,21 +247,20 @@ static int keep_baseline(cc_trun *c, cucore_tune_row *r) {
   }
   d->have_baseline = 1;
   d->baseline_index = r->config.index;
-  snprintf(r->detail, sizeof r->detail,
-           "the baseline: later configurations are compared with "
-           "its outputs (no --expect)");
+  cc_trun_text(&r->detail, "%s",
+               "the baseline: later configurations are compared with its outputs (no --expect)");
   return 0;
 }
 
 /* The check callback on the outputs. */
 static int against_check(cc_trun *c, cucore_tune_row *r) {
   double max_abs = 0, max_rel = 0;
-  char detail[sizeof r->detail] = "";
-  int v = c->o.check(c->o.user, (const void *const *)c->dev->host, detail, sizeof detail, &max_abs,
-                     &max_rel);
+  char *detail = NULL;
+  int v = c->o.check(c->o.user, (const void *const *)c->dev->host, &detail, &max_abs, &max_rel);
+  if (v != 0 && detail) cc_trun_text(&r->detail, "%s", detail);
+  free(detail);
   if (v <= 0) return v < 0 ? -1 : 0;
   set_error(r, max_abs, max_rel);
-  snprintf(r->detail, sizeof r->detail, "%s", detail);
   return 1;
 }
 
@@ -277,10 +276,10 @@ static int unwritten(cc_trun *c, cucore_tune_row *r) {
       if (j == es && !bad++) first = k;
     }
     if (!bad) continue;
-    snprintf(r->detail, sizeof r->detail,
-             "argument %s: %zu of %zu elements were never written "
-             "(still poisoned), first at [%zu]",
-             b->label, bad, b->count, first);
+    cc_trun_text(&r->detail,
+                 "argument %s: %zu of %zu elements were never written "
+                 "(still poisoned), first at [%zu]",
+                 b->label, bad, b->count, first);
     return 1;
   }
   return 0;

@@ -37,7 +37,7 @@ static size_t candidates(const cc_trun *c, size_t *rows, cucore_tune_stats *stat
  * belonged to the lost context): their screening results stand. */
 static void faulted(cc_trun *c, finalist *f, size_t m, finalist *x) {
   cucore_tune_row *r = &c->rows[x->row];
-  snprintf(r->detail, sizeof r->detail, "%s", "while re-timed as a finalist");
+  cc_trun_text(&r->detail, "%s", "while re-timed as a finalist");
   cc_trec_mark(c, r);
   cc_tstore_record(c, r);
   cc_trec_recover(c, r);
@@ -83,8 +83,7 @@ static size_t retime(cc_trun *c, finalist *f, size_t m) {
       done++;
       cucore_tune_stats_compute(f[j].med, CC_TFINAL_ROUNDS, &r->stats);
       r->finalist = 1;
-      snprintf(r->detail, sizeof r->detail, "finalist: the median of %d interleaved rounds",
-               CC_TFINAL_ROUNDS);
+      cc_trun_text(&r->detail, "finalist: the median of %d interleaved rounds", CC_TFINAL_ROUNDS);
       cc_tstore_record(c, r);
     }
     cucore_args_destroy(f[j].a);

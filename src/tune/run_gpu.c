@@ -11,6 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* CUCORE_NOT_FOUND when a compile found that the kernel names nothing in the source. */
+static cucore_status kernel_found(const cc_trun *c) {
+  return c->kernel_missing ? cc_fail(CUCORE_NOT_FOUND, "%s", c->kernel_missing) : CUCORE_OK;
+}
+
 /* cc_tbind_kernel, its time counted as loading. */
 static cucore_status cc_tgpu_bind(cc_trun *c, const cc_tgroup *g, cucore_kernel **k,
                                   cucore_args **a) {
@@ -77,8 +82,7 @@ static void measure_model_first(cc_trun *c) {
       continue;
     }
     r->status = CUCORE_TUNE_SKIPPED;
-    snprintf(r->detail, sizeof r->detail, "model score %.3f is outside --top-fraction %g",
-             r->model.score, f);
+    cc_trun_text(&r->detail, "model score %.3f is outside --top-fraction %g", r->model.score, f);
     c->s.skipped++;
   }
   free(order);
@@ -121,12 +125,32 @@ cucore_status cc_tgpu_measure_all(cc_trun *c) {
   cc_trot_close(c);
   cc_tdata_close(c);
   cc_tstore_close(c);
-  return st;
+  return st == CUCORE_OK ? kernel_found(c) : st;
+}
+
+/* The progress callback after a dry run's compile of group g. */
+static void compile_progress(cc_trun *c, const cc_tgroup *g, size_t done) {
+  if (!c->o.progress) return;
+  cucore_tune_progress p = {0};
+  p.done = done;
+  p.total = c->ngroups;
+  p.elapsed_s = (cc_trun_now_ms() - c->t_start) / 1000;
+  p.eta_s = p.total > done ? p.elapsed_s / (double)done * (double)(p.total - done) : 0.0;
+  p.config = g->index;
+  p.compiling = 1;
+  c->o.progress(c->o.user, &p);
 }
 
 cucore_status cc_tgpu_compile_all(cc_trun *c) {
+  c->t_start = cc_trun_now_ms();
   cucore_status st = cc_tcomp_start(c);
-  while (st == CUCORE_OK && cc_tcomp_next(c)) {}
+  size_t done = 0;
+  for (cc_tgroup *g; st == CUCORE_OK && (g = cc_tcomp_next(c)) != NULL;)
+    compile_progress(c, g, ++done);
+  if (st == CUCORE_OK && c->o.progress) {
+    cucore_tune_progress p = {.done = done, .total = c->ngroups, .compiling = 1, .finished = 1};
+    c->o.progress(c->o.user, &p);
+  }
   cc_tcomp_finish(c);
-  return st;
+  return st == CUCORE_OK ? kernel_found(c) : st;
 }

@@ -84,9 +84,10 @@ void cc_tone_measure(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_r
 }
 
 void cc_tone_progress(cc_trun *c, const cucore_tune_row *r, int finished) {
+  c->done += r && !finished && !r->resumed; /* the resumed were counted as they were found */
   if (!c->o.progress) return;
   cucore_tune_progress p = {0};
-  p.done = c->s.measured + c->s.resumed + c->s.wrong + c->s.failed;
+  p.done = c->done;
   p.total = (size_t)c->s.counts.runnable - c->s.model_rejected;
   p.elapsed_s = (cc_trun_now_ms() - c->t_start) / 1000;
   p.eta_s = p.done && p.total > p.done ? p.elapsed_s / (double)p.done * (double)(p.total - p.done)

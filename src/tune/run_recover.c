@@ -17,9 +17,10 @@ int cc_trec_faulted(const cc_trun *c) {
 
 void cc_trec_mark(cc_trun *c, cucore_tune_row *r) {
   if (r->status != CUCORE_TUNE_FAULT) {
-    char was[sizeof r->detail];
-    snprintf(was, sizeof was, "%s", r->detail);
-    snprintf(r->detail, sizeof r->detail, "the kernel faulted (the context was lost): %s", was);
+    const char *was = r->detail;
+    r->detail = cc_trun_none;
+    cc_trun_text(&r->detail, "the kernel faulted (the context was lost): %s", was);
+    cc_trun_text_free(&was);
   }
   r->status = CUCORE_TUNE_FAULT;
   c->s.faults++;

@@ -10,7 +10,9 @@
 struct cucore_tune_report {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_tune_summary s;
-  cucore_tune_row *rows;
+  cucore_tune_row *rows; /* their error and detail texts are the report's */
+  cc_twarn *warns;
+  size_t *inert;
   char key[65];
   char store_path[4200];
 };
@@ -75,7 +77,11 @@ cucore_status cc_treport_make(cc_trun *c, cucore_tune_report **out) {
   agreement(c);
   r->s = c->s;
   r->rows = c->rows;
+  r->warns = c->warns;
+  r->inert = c->inert;
   c->rows = NULL;
+  c->warns = NULL, c->nwarns = 0;
+  c->inert = NULL;
   memcpy(r->key, c->key, sizeof r->key);
   memcpy(r->store_path, c->store_path, sizeof r->store_path);
   r->s.key = r->key;
@@ -88,8 +94,14 @@ cucore_status cucore_tune_report_destroy(cucore_tune_report *report) {
   cc_begin();
   if (!report) return CUCORE_OK;
   CC_CHECK_HANDLE(report, TUNE_REPORT, "cucore_tune_report_destroy", "report");
+  for (size_t i = 0; report->rows && i < report->s.rows; i++) {
+    cc_trun_text_free(&report->rows[i].error);
+    cc_trun_text_free(&report->rows[i].detail);
+  }
   free(report->rows);
   report->rows = NULL;
+  cc_tnotes_free_warnings(report->warns, report->s.warnings);
+  free(report->inert);
   cc_handle_retire(report, CC_KIND_TUNE_REPORT);
   return CUCORE_OK;
 }
@@ -124,5 +136,26 @@ cucore_status cucore_tune_report_get_model_order(const cucore_tune_report *repor
   *n = 0;
   CC_CHECK_ARG(order, "cucore_tune_report_get_model_order", "order");
   *n = cc_trun_model_order(report->rows, report->s.rows, order);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_report_get_warning(const cucore_tune_report *report, size_t i,
+                                             cucore_tune_warning *out) {
+  cc_begin();
+  CC_CHECK_HANDLE(report, TUNE_REPORT, "cucore_tune_report_get_warning", "report");
+  CC_CHECK_ARG(out, "cucore_tune_report_get_warning", "out");
+  return cc_tnotes_get_warning(report->warns, report->s.warnings, i, out);
+}
+
+cucore_status cucore_tune_report_get_inert_param(const cucore_tune_report *report, size_t i,
+                                                 size_t *param) {
+  cc_begin();
+  CC_CHECK_HANDLE(report, TUNE_REPORT, "cucore_tune_report_get_inert_param", "report");
+  CC_CHECK_ARG(param, "cucore_tune_report_get_inert_param", "param");
+  if (i >= report->s.inert_params)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_report_get_inert_param: %zu of a report with %zu", i,
+                   report->s.inert_params);
+  *param = report->inert[i];
   return CUCORE_OK;
 }

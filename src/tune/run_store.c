@@ -11,76 +11,76 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* `slot`'s expressions as "a,b,c" appended at buf[*len] (cap bytes in all). */
-static void slot_text(const cucore_tune_space *s, int slot, char *buf, size_t cap, size_t *len) {
-  for (int i = 0; i < s->slot[slot].n && *len < cap; i++)
-    *len += (size_t)snprintf(buf + *len, cap - *len, "%s%s", i ? "," : "", s->slot[slot].e[i].text);
+/* `slot`'s expressions as "a,b,c". */
+static void slot_text(const cucore_tune_space *s, int slot, cc_sb *b) {
+  for (int i = 0; i < s->slot[slot].n; i++)
+    cc_sb_printf(b, "%s%s", i ? "," : "", s->slot[slot].e[i].text);
 }
 
 /* "grid=..;block=..;smem=..;problem=..;div=..,..,..": the launch of the key. */
-static void launch_text(const cucore_tune_space *s, char *buf, size_t cap) {
+static void launch_text(const cucore_tune_space *s, cc_sb *b) {
   static const char *const name[CC_TUNE_SLOTS] = {"grid",  "block", "smem", "problem",
                                                   "div_x", "div_y", "div_z"};
-  size_t len = 0;
-  buf[0] = 0;
-  for (int i = 0; i < CC_TUNE_SLOTS && len < cap; i++) {
-    len += (size_t)snprintf(buf + len, cap - len, "%s=", name[i]);
-    slot_text(s, i, buf, cap, &len);
-    if (len < cap) len += (size_t)snprintf(buf + len, cap - len, ";");
+  for (int i = 0; i < CC_TUNE_SLOTS; i++) {
+    cc_sb_printf(b, "%s=", name[i]);
+    slot_text(s, i, b);
+    cc_sb_puts(b, ";");
   }
 }
 
 /* The buffers (role, element, count, a digest of their contents) and the checks. */
-static void args_text(const cc_trun *c, char *buf, size_t cap) {
-  size_t len = (size_t)snprintf(buf, cap, "rtol=%.17g;atol=%.17g;poison=%d;check=%d\n%s\n",
-                                c->o.rtol, c->o.atol, c->o.poison, c->o.check != NULL,
-                                c->o.identity ? c->o.identity : "");
-  for (size_t i = 0; i < c->nbufs && len < cap; i++) {
-    const cucore_tune_buffer *b = &c->bufs[i];
+static void args_text(const cc_trun *c, cc_sb *b) {
+  cc_sb_printf(b, "rtol=%.17g;atol=%.17g;poison=%d;check=%d\n%s\n", c->o.rtol, c->o.atol,
+               c->o.poison, c->o.check != NULL, c->o.identity ? c->o.identity : "");
+  for (size_t i = 0; i < c->nbufs; i++) {
+    const cucore_tune_buffer *b2 = &c->bufs[i];
     char digest[33];
-    cc_content_digest(b->host, cc_tdata_bytes(b), digest);
-    len += (size_t)snprintf(buf + len, cap - len, "buf %d %d %zu %zu %s\n", (int)b->role,
-                            (int)b->elem, b->elem_size, b->count, digest);
+    cc_content_digest(b2->host, cc_tdata_bytes(b2), digest);
+    cc_sb_printf(b, "buf %d %d %zu %zu %s\n", (int)b2->role, (int)b2->elem, b2->elem_size,
+                 b2->count, digest);
   }
 }
 
-static void make_key(cc_trun *c, char *problem, size_t cap) {
+/* The tune's key into c->key; the problem size's text into *problem. */
+static cucore_status make_key(cc_trun *c, cc_sb *problem) {
   const cucore_tune_space *s = c->space;
   const char *canon = "";
-  char launch[4096], args[8192], params[1024] = "";
+  cc_sb launch = {0}, args = {0}, params = {0};
   if (c->copts) cucore_options_canonical(c->copts, &canon);
-  launch_text(s, launch, sizeof launch);
-  args_text(c, args, sizeof args);
-  size_t len = 0, n = 0;
-  cucore_tune_space_get_param_count(s, &n);
-  for (size_t i = 0; i < n && len < sizeof params; i++) {
-    cucore_tune_param_info p;
-    cucore_tune_space_get_param(s, i, &p);
-    len += (size_t)snprintf(params + len, sizeof params - len, "%s ", p.name);
-  }
+  launch_text(s, &launch);
+  args_text(c, &args);
+  for (size_t i = 0; i < s->nparams; i++) cc_sb_printf(&params, "%s ", s->params[i].name);
+  slot_text(s, CUCORE_TUNE_PROBLEM_SIZE, problem);
+  cucore_status st = launch.failed || args.failed || params.failed || problem->failed
+                         ? CUCORE_HOST_OUT_OF_MEMORY
+                         : CUCORE_OK;
   cucore_tune_key_fields f = {.source = s->source,
                               .source_size = s->source ? strlen(s->source) : 0,
                               .options = canon,
                               .kernel = s->kernel,
-                              .launch = launch,
-                              .args = args,
-                              .params = params};
-  cucore_tune_key(&f, c->key);
-  len = 0;
-  problem[0] = 0;
-  slot_text(s, CUCORE_TUNE_PROBLEM_SIZE, problem, cap, &len);
+                              .launch = cc_sb_text(&launch),
+                              .args = cc_sb_text(&args),
+                              .params = cc_sb_text(&params)};
+  if (st == CUCORE_OK) st = cucore_tune_key(&f, c->key);
+  cc_sb_free(&launch);
+  cc_sb_free(&args);
+  cc_sb_free(&params);
+  return st;
 }
 
 cucore_status cc_tstore_open(cc_trun *c) {
-  char problem[512], timing[128], fp[1024];
-  make_key(c, problem, sizeof problem);
+  char timing[128], fp[1024];
+  cc_sb problem = {0};
+  cucore_status st = make_key(c, &problem);
   cucore_tune_timing_options o = cc_ttime_options(c);
   const char *cold = o.l2_bytes ? "cold" : c->rot ? "rotate" : "hot";
   snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, c->o.max_noise);
   cucore_device_props props;
-  cucore_status st = cucore_device_get_props(c->o.device, &props);
+  if (st == CUCORE_OK) st = cucore_device_get_props(c->o.device, &props);
   if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, sizeof fp);
-  if (st == CUCORE_OK) st = cucore_tune_store_open(c->o.store_path, c->key, problem, fp, &c->store);
+  if (st == CUCORE_OK)
+    st = cucore_tune_store_open(c->o.store_path, c->key, cc_sb_text(&problem), fp, &c->store);
+  cc_sb_free(&problem);
   return st;
 }
 
@@ -110,8 +110,15 @@ static void resume_row(cc_trun *c, cucore_tune_row *r, const char *json) {
   r->registers = (int)field(json, "registers");
   r->model.occupancy = field(json, "occupancy");
   r->resumed = 1;
-  snprintf(r->detail, sizeof r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
+  cc_trun_text(&r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
   c->s.resumed++;
+  c->done++;
+  /* A failure counts wherever it was recorded: a fault measured by the process that ended on
+   * it is a failure of this tune too. */
+  c->s.wrong += r->status == CUCORE_TUNE_WRONG_ANSWER;
+  c->s.failed += r->status != CUCORE_TUNE_OK && r->status != CUCORE_TUNE_WRONG_ANSWER &&
+                 r->status != CUCORE_TUNE_SKIPPED;
+  c->s.faults += r->status == CUCORE_TUNE_FAULT;
 }
 
 /* An error as the store's JSON keeps it (infinite: the largest double). */
@@ -120,39 +127,41 @@ static double stored_err(const cucore_tune_row *r, double e) {
 }
 
 void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
-  char config[1024], res[1400], detail[400];
-  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, config,
-                                    sizeof config, NULL);
-  size_t k = 0;
-  for (const char *p = r->detail; *p && k + 2 < sizeof detail; p++) {
-    if (*p == '"' || *p == '\\') detail[k++] = '\\';
-    detail[k++] = (unsigned char)*p < 0x20 ? ' ' : *p;
-  }
-  detail[k] = 0;
-  snprintf(res, sizeof res,
-           "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,"
-           "\"p80_ms\":%.9g,\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
-           "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
-           "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":\"%s\"}",
-           cucore_tune_result_name(r->status), r->stats.median, r->stats.p20, r->stats.p80,
-           r->stats.rel_stddev, r->stats.n, r->batch, r->registers, r->model.occupancy, r->mode,
-           r->sm_clock_mhz, r->throttled, stored_err(r, r->max_abs_err),
-           stored_err(r, r->max_rel_err), detail);
-  if (cucore_tune_store_append(c->store, config, res) != CUCORE_OK)
+  cc_sb config = {0}, res = {0};
+  cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config);
+  cc_sb_printf(&res,
+               "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
+               "\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
+               "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
+               "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":",
+               cucore_tune_result_name(r->status), r->stats.median, r->stats.p20, r->stats.p80,
+               r->stats.rel_stddev, r->stats.n, r->batch, r->registers, r->model.occupancy, r->mode,
+               r->sm_clock_mhz, r->throttled, stored_err(r, r->max_abs_err),
+               stored_err(r, r->max_rel_err));
+  cc_sb_json_string(&res, r->detail, strlen(r->detail));
+  cc_sb_puts(&res, "}");
+  if (config.failed || res.failed)
+    cc_trun_note(c, "the result of configuration %llu was not stored: out of host memory",
+                 (unsigned long long)r->config.index);
+  else if (cucore_tune_store_append(c->store, cc_sb_text(&config), cc_sb_text(&res)) != CUCORE_OK)
     cc_trun_note(c, "%s", cucore_last_error());
+  cc_sb_free(&config);
+  cc_sb_free(&res);
 }
 
 void cc_tstore_resume(cc_trun *c) {
+  cc_sb config = {0};
   for (size_t i = 0; i < c->s.rows && !c->o.fresh; i++) {
     cucore_tune_row *r = &c->rows[i];
-    char config[1024];
     const char *found = NULL;
     if (r->config.verdict != CUCORE_TUNE_RUNNABLE) continue;
-    cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, config,
-                                      sizeof config, NULL);
-    if (cucore_tune_store_find(c->store, config, &found) == CUCORE_OK && found)
+    config.len = 0;
+    if (cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config) != CUCORE_OK)
+      break;
+    if (cucore_tune_store_find(c->store, cc_sb_text(&config), &found) == CUCORE_OK && found)
       resume_row(c, r, found);
   }
+  cc_sb_free(&config);
 }
 
 void cc_tstore_close(cc_trun *c) {

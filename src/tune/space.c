@@ -224,6 +224,15 @@ cucore_status cucore_tune_space_get_param(const cucore_tune_space *s, size_t i,
   out->name = s->params[i].name;
   out->kind = s->params[i].resolved;
   out->value_count = s->params[i].n;
+  out->uses = cc_tune_param_uses(s, i);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_space_get_kernel(const cucore_tune_space *s, const char **name) {
+  cc_begin();
+  CC_CHECK_HANDLE(s, TUNE_SPACE, "cucore_tune_space_get_kernel", "space");
+  CC_CHECK_ARG(name, "cucore_tune_space_get_kernel", "name");
+  *name = s->kernel;
   return CUCORE_OK;
 }
 

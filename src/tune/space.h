@@ -61,6 +61,8 @@ struct cucore_tune_space {
  * parameter i's (after it was added). */
 void cc_tune_resolve_kinds(cucore_tune_space *s);
 void cc_tune_resolve_kind(cucore_tune_space *s, size_t i);
+/* Where parameter i is named: CUCORE_TUNE_USED_* bits. */
+unsigned cc_tune_param_uses(const cucore_tune_space *s, size_t i);
 /* Room in the name table for n parameters; parameter i entered in it. */
 cucore_status cc_tune_names_reserve(cucore_tune_space *s, size_t n);
 void cc_tune_names_add(cucore_tune_space *s, size_t i);

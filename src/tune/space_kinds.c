@@ -85,6 +85,17 @@ static int in_launch(const cucore_tune_space *s, int var) {
   return 0;
 }
 
+unsigned cc_tune_param_uses(const cucore_tune_space *s, size_t i) {
+  const char *name = s->params[i].name;
+  unsigned u = 0;
+  if (s->source && word_in(s->source, name)) u |= CUCORE_TUNE_USED_SOURCE;
+  if (in_launch(s, (int)i)) u |= CUCORE_TUNE_USED_LAUNCH;
+  if (in_template(s->kernel, name)) u |= CUCORE_TUNE_USED_TEMPLATE;
+  for (size_t r = 0; r < s->nrestr && !(u & CUCORE_TUNE_USED_RESTRICTION); r++)
+    if (cc_expr_uses(&s->restr[r], (int)i)) u |= CUCORE_TUNE_USED_RESTRICTION;
+  return u;
+}
+
 void cc_tune_resolve_kind(cucore_tune_space *s, size_t i) {
   cc_tparam *p = &s->params[i];
   p->resolved = p->kind;

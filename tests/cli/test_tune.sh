@@ -56,7 +56,7 @@ check "tune --json: shape" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 c = d["counts"]
-assert (c["raw"], c["runnable"], c["compiles"], c["arch_limit"]) == (3, 2, 2, 1), c
+assert (c["raw"], c["valid_launch"], c["compiles"], c["arch_limit"]) == (3, 2, 2, 1), c
 cfg = {x["index"]: x for x in d["configs"]}
 assert cfg[0]["params"] == {"block_size_x": 32} and cfg[0]["grid"] == [128, 1, 1], cfg[0]
 assert cfg[1]["block"] == [64, 1, 1] and cfg[1]["grid"] == [64, 1, 1], cfg[1]
@@ -125,7 +125,7 @@ check "help tune: options and examples" has "$out" "--restrict" && has "$out" "e
 # compiles gives a byte-identical cubin with it; a kernel that needs the runtime's types (a
 # texture object) compiles without it, every configuration; not used unless asked for. A group
 # that fails (64 KiB of static shared memory) passes the check to the next one.
-mode() { python3 -c 'import json,sys; c=json.load(sys.stdin)["counts"]; print(c["nvrtc_minimal"], c["compile_failed"], c["compiled"])'; }
+mode() { python3 -c 'import json,sys; c=json.load(sys.stdin)["counts"]; print(c["nvrtc_minimal"], c["compile_failed"], c["compiles_made"])'; }
 tune --kernel k --param LB=256 --param SMEM_KB=64,1,2,4 --nvrtc-minimal --json
 m=$(mode <<<"$out")
 check "tune --nvrtc-minimal: used after a byte-identical cubin, a failing group passed over (rc $rc, $m)" [ "$rc" -eq 0 -a "$m" = "True 1 4" ]

@@ -37,7 +37,7 @@ check "same tune again: 0 measured, 6 from the store" [ "$(counts <<<"$out")" = 
 check "same tune again: 0 compiles (nothing to measure needs a cubin)" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["counts"]["compiled"] == 0 and d["counts"]["compiles"] == 3, d["counts"]
+assert d["counts"]["compiles_made"] == 0 and d["counts"]["compiles"] == 3, d["counts"]
 ' <<<"$out"
 tune --param REPS=16,4,1,2 --param block_size_x=128,256 --json
 check "one more value: only its 2 configurations measured" [ "$(counts <<<"$out")" = "2 6 0 0" ]
@@ -45,7 +45,7 @@ check "one more value: its compile, and only finalists' from the store" python3 
 import json, sys
 d = json.load(sys.stdin)
 fin = sum(1 for c in d["configs"] if c.get("finalist") and c.get("from_store"))
-assert 1 <= d["counts"]["compiled"] <= 4, d["counts"]
+assert 1 <= d["counts"]["compiles_made"] <= 4, d["counts"]
 ' <<<"$out"
 tune --param REPS=16,4,1 --param block_size_x=128,256 --json --fresh
 check "--fresh: all measured again" [ "$(counts <<<"$out")" = "6 0 0 0" ]
