@@ -29,7 +29,10 @@ typedef struct cli_verb {
  * (the --arg grammar, the checks of --expect) name the verb the user typed. */
 extern const char *cli_verb_name;
 
-/* Prints "cucore VERB: <what>: <cucore_last_error()>" to stderr; returns CLI_EXIT_FAILURE. */
+/* cucore_last_error() without the C API call's name it may begin with ("cucore_x_y: "): the
+ * command's user typed no C call. */
+const char *cli_message(void);
+/* Prints "cucore VERB: <what>: <cli_message()>" to stderr; returns CLI_EXIT_FAILURE. */
 int cli_fail(const char *verb, const char *what, cucore_status st);
 /* Prints a usage error to stderr and returns CLI_EXIT_USAGE. */
 int cli_usage(const char *verb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -197,6 +200,10 @@ void cli_input_add(const char *path);
  * any spelling (symlink, hard link), not a folder, writable, in a folder that exists and takes
  * new files. Returns 0, or CLI_EXIT_USAGE after printing "cucore VERB: WHAT `PATH` ...". */
 int cli_output_check(const char *verb, const char *what, const char *path);
+/* A file the command reads and appends to (a store): checked as an output, except that it may
+ * exist read-only (it is then read, and the command says it kept nothing); then remembered as
+ * an input so that no other output can be it. */
+int cli_store_check(const char *verb, const char *what, const char *path);
 typedef struct cli_outfile {
   FILE *f;            /* write here */
   char *tmp, *target; /* the temporary and what it replaces; NULL when written in place */

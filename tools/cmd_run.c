@@ -268,30 +268,6 @@ static int parse_specs(run_opts *o, cli_list *args, cli_list *sets, cli_list *re
   return 0;
 }
 
-/* The code of the object read offline, PTX types attached (NULL when it cannot be read). */
-static cucore_binary *read_code(cucore_object *obj) {
-  cucore_code_type type;
-  const void *code = NULL;
-  size_t size = 0;
-  cucore_binary *bin = NULL;
-  if (cucore_object_get_code(obj, &type, &code, &size) != CUCORE_OK ||
-      cucore_binary_open(code, size, type, 0, &bin) != CUCORE_OK)
-    return NULL;
-  return bin;
-}
-
-/* The module variable `name` of the code read offline (a name expression through the object). */
-static const cucore_global_info *find_global(cucore_object *obj, cucore_binary *bin,
-                                             const char *name) {
-  const cucore_global_info *g = NULL;
-  char buf[512];
-  const char *symbol = run_global_symbol(obj, name, buf, sizeof buf);
-  if (cucore_binary_find_global(bin, symbol, &g) == CUCORE_OK) return g;
-  if (cucore_binary_find_global(bin, name, &g) == CUCORE_OK) return g;
-  cucore_binary_find_global(bin, name, &g); /* the message that lists what exists */
-  return NULL;
-}
-
 /* Without a GPU: the launch configuration and the module variables against the code. */
 static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int *arch) {
   cucore_launch_config cfg;
@@ -302,7 +278,7 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
   if (o->cluster[0])
     cucore_launch_config_cluster(&cfg, o->cluster[0], o->cluster[1], o->cluster[2]);
   if (o->cooperative) cucore_launch_config_cooperative(&cfg, 1);
-  cucore_binary *bin = read_code(obj);
+  cucore_binary *bin = run_read_code(obj);
   *arch = 0;
   if (bin) {
     cucore_binary_info info;
@@ -316,42 +292,8 @@ static int check_offline(run_opts *o, cucore_kernel *k, cucore_object *obj, int 
     cucore_binary_destroy(bin);
     return cli_fail("run", o->kernel, st); /* as the GPU path says it */
   }
-  for (int i = 0; bin && i < o->nsets; i++) {
-    const run_global_set *s = &o->sets[i];
-    const cucore_global_info *g = find_global(obj, bin, s->name);
-    if (!g) {
-      cucore_binary_destroy(bin);
-      return cli_fail("run", s->text, CUCORE_NOT_FOUND);
-    }
-    size_t size = 0;
-    unsigned char *bytes = run_value_bytes(o, &s->v, &size);
-    free(bytes);
-    if (size != g->size) {
-      fprintf(stderr, "cucore run: --global %s: the value is %zu bytes; `%s` (%s) is %llu bytes\n",
-              s->text, size, s->name, cucore_global_kind_name(g->kind),
-              (unsigned long long)g->size);
-      cucore_binary_destroy(bin);
-      return CLI_EXIT_FAILURE;
-    }
-  }
-  for (int i = 0; bin && i < o->nreads; i++) {
-    const run_global_read *r = &o->reads[i];
-    const cucore_global_info *g = find_global(obj, bin, r->name);
-    if (!g) {
-      cucore_binary_destroy(bin);
-      return cli_fail("run", r->text, CUCORE_NOT_FOUND);
-    }
-    size_t esz = (size_t)elem_sizes[r->type];
-    if ((r->count && r->count * esz > g->size) || (!r->count && g->size % esz)) {
-      fprintf(stderr, "cucore run: --read-global %s: `%s` (%s) is %llu bytes, which %s\n", r->text,
-              r->name, cucore_global_kind_name(g->kind), (unsigned long long)g->size,
-              r->count ? "is less than the elements asked for" : "is not a whole number of them");
-      cucore_binary_destroy(bin);
-      return CLI_EXIT_FAILURE;
-    }
-  }
   cucore_binary_destroy(bin);
-  return 0;
+  return run_check_globals_offline(o, obj);
 }
 
 /* 1 when `file` is compiled by the run (CUDA C++ or NVVM IR), or JIT-compiled by the driver

@@ -177,6 +177,12 @@ const cli_opt cmd_tune_opts[] = {
      TUNE_AT(args),
      .arg = "SPEC",
      .help = "a kernel argument, as `cucore run --arg` takes it (again for each)"},
+    {.name = "--global",
+     .kind = CLI_OPT_LIST,
+     TUNE_AT(globals),
+     .arg = "NAME=SPEC",
+     .help = "a __constant__/__device__ variable's value, as `cucore run --global` takes it,\n"
+             "written into each configuration's module before its launches (again for each)"},
     {.name = "--expect",
      .kind = CLI_OPT_LIST,
      TUNE_AT(expects),
@@ -290,6 +296,11 @@ const cli_opt cmd_tune_opts[] = {
      TUNE_AT(timings),
      .help = "the phase table on stderr at the end (process start, library loads, cuInit,\n"
              "context, module loads ...; as `cucore run --timings`), \"phases\" in --json"},
+    {.name = "--yes",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(yes),
+     .help = "go on above 10000 distinct compiles without asking (without a terminal and\n"
+             "without --yes such a tune is refused, exit 2)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -370,10 +381,12 @@ static int check_gpu(const tune_line *l) {
   return 0;
 }
 
-/* --csv and --emit-header: writable, and none of the inputs (the source, the space file). */
-static int check_outputs(const tune_line *l) {
-  cli_input_add(l->file);
-  if (l->space) cli_input_add(l->space);
+/* Every output: writable, none an input (the source, the space file, each @FILE of the specs,
+ * the store) and no two the same file. The store is an output first (it must not be an input),
+ * then an input (no other output may be it). */
+static int check_outputs(const tune_line *l, const cli_source *src) {
+  if (l->db && cli_store_check("tune", "--db", l->db)) return CLI_EXIT_USAGE;
+  if (src->log_path && cli_output_check("tune", "--log", src->log_path)) return CLI_EXIT_USAGE;
   if (l->csv && cli_output_check("tune", "--csv", l->csv)) return CLI_EXIT_USAGE;
   if (l->emit_header && cli_output_check("tune", "--emit-header", l->emit_header))
     return CLI_EXIT_USAGE;
@@ -445,6 +458,38 @@ static void restart_after_loss(const tune_ctx *c, int argc, char **argv) {
   free(v);
 }
 
+/* The arch the checks before the tune compile for: --arch, else (a measured tune) the GPU's;
+ * 0 when there is none (a dry run compiles nothing then). */
+static int check_arch(const tune_ctx *c) {
+  const char *arch = cli_source_arch(c->src);
+  if (arch) return atoi(strchr(arch, '_') ? strchr(arch, '_') + 1 : arch);
+  cucore_device_props p;
+  if (!c->line->dry_run && cucore_device_get_props(0, &p) == CUCORE_OK) return p.arch;
+  return 0;
+}
+
+/* Everything before the tune, on any machine: the source, the space, the specs (each @FILE an
+ * input), the outputs against every input, the compile options against the parameters, the
+ * counts and the gate, and the specs against the kernel of the first configuration. */
+static int prepare(tune_ctx *c) {
+  int rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
+  cli_input_add(c->line->file);
+  if (c->line->space) cli_input_add(c->line->space);
+  if (!rc) rc = build_space(c);
+  if (!rc) rc = take_space_checks(c);
+  if (!rc) rc = tune_parse_specs(c);
+  if (!rc) rc = check_outputs(c->line, c->src);
+  if (!rc) rc = tune_check_defines(c);
+  int arch = rc ? 0 : check_arch(c);
+  c->line->dry_run_no_arch = c->line->dry_run && !arch;
+  if (!rc) rc = tune_check_space(c);
+  /* A dry run without --arg judges the space only; with them, or measured, the arguments are
+   * checked against the kernel as `cucore run` checks them. */
+  if (!rc && arch && (c->o.nargs || c->o.nsets || !c->line->dry_run))
+    rc = tune_check_kernel(c, arch);
+  return rc;
+}
+
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
@@ -454,16 +499,14 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
    * fault still destroys the context. */
   if (!rc && !c->line->dry_run) run_early_start(0, 0, 1);
   if (!rc) rc = check_line(c->line);
-  if (!rc) rc = check_outputs(c->line);
-  if (!rc) rc = cli_read_file("tune", c->line->file, &c->source, &c->source_size);
-  if (!rc) rc = build_space(c);
-  if (!rc) rc = take_space_checks(c);
-  if (!rc && !c->line->dry_run) rc = tune_parse_specs(c);
+  if (!rc) rc = prepare(c);
   if (!rc) rc = check_gpu(c->line);
   if (!rc) rc = tune_run(c);
   if (rc) return rc;
   restart_after_loss(c, argc, argv);
+  tune_restriction_errors_warn(c);
   tune_report(c);
+  if (c->src->log_path && (rc = tune_write_log(c, c->src->log_path))) return rc;
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;
   if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
@@ -500,6 +543,7 @@ int cmd_tune(int argc, char **argv) {
   free(line.restricts.v);
   free(line.args.v);
   free(line.expects.v);
+  free(line.globals.v);
   run_opts_free(&c.o);
   cli_source_free(&src);
   return rc;

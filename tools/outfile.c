@@ -145,14 +145,21 @@ static int output_once(const char *verb, const char *what, const char *path) {
   return 0;
 }
 
-static int output_check_one(const char *verb, const char *what, const char *path);
+static int output_check_one(const char *verb, const char *what, const char *path, int writable);
 
 int cli_output_check(const char *verb, const char *what, const char *path) {
-  int rc = output_check_one(verb, what, path);
+  int rc = output_check_one(verb, what, path, 1);
   return rc ? rc : output_once(verb, what, path);
 }
 
-static int output_check_one(const char *verb, const char *what, const char *path) {
+int cli_store_check(const char *verb, const char *what, const char *path) {
+  int rc = output_check_one(verb, what, path, 0);
+  if (!rc) rc = output_once(verb, what, path);
+  if (!rc) cli_input_add(path); /* no other output may be it */
+  return rc;
+}
+
+static int output_check_one(const char *verb, const char *what, const char *path, int writable) {
   struct stat st;
   if (!path[0]) return cli_usage(verb, "%s: the file name is empty", what);
   if (stat(path, &st) != 0) {
@@ -167,6 +174,7 @@ static int output_check_one(const char *verb, const char *what, const char *path
                      "an input (name another output)",
                      what, path, in);
   if (S_ISDIR(st.st_mode)) return cli_usage(verb, "%s `%s` is a folder; name a file", what, path);
+  if (!writable) return 0;
   if (access(path, W_OK) != 0)
     return cli_usage(verb, "%s `%s` cannot be written: %s", what, path, strerror(errno));
   return S_ISREG(st.st_mode) ? check_folder(verb, what, path) : 0;

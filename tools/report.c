@@ -5,9 +5,18 @@
 
 #include "cli.h"
 
+#include <string.h>
+
+const char *cli_message(void) {
+  const char *msg = cucore_last_error(), *p = msg;
+  if (!msg || strncmp(msg, "cucore_", 7) != 0) return msg ? msg : "";
+  p += strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+  return p[0] == ':' && p[1] == ' ' ? p + 2 : msg;
+}
+
 int cli_fail(const char *verb, const char *what, cucore_status st) {
-  const char *msg = cucore_last_error();
-  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg && msg[0] ? msg : cucore_status_text(st));
+  const char *msg = cli_message();
+  fprintf(stderr, "cucore %s: %s: %s\n", verb, what, msg[0] ? msg : cucore_status_text(st));
   return CLI_EXIT_FAILURE;
 }
 

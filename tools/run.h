@@ -274,6 +274,14 @@ void run_random_seed(unsigned long long seed);
 /* Binds every --arg to `args` (buffers at their current device address, 0 before they are
  * allocated). Returns 0, or 1 after printing which argument the kernel refused and why. */
 int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, const char *symbol);
+/* Writes every --global value into the module variable of `obj` on `dev` (sizes must match:
+ * else the message names both). 0 or an exit code after printing why. */
+int run_write_globals(run_opts *o, cucore_device *dev, cucore_object *obj);
+/* The code of the object read offline, PTX types attached (NULL when it cannot be read). */
+cucore_binary *run_read_code(cucore_object *obj);
+/* Without a GPU: every --global and --read-global against the module variables of the code
+ * read offline (each exists; sizes fit). 0 or an exit code after printing why. */
+int run_check_globals_offline(run_opts *o, cucore_object *obj);
 /* A value's bytes as they go to the device (buffers' addresses patched in); malloc'd. */
 unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *size);
 

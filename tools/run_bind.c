@@ -113,6 +113,29 @@ static cucore_status push(const run_opts *o, cucore_args *args, const run_value 
   }
 }
 
+int run_write_globals(run_opts *o, cucore_device *dev, cucore_object *obj) {
+  for (int i = 0; i < o->nsets; i++) {
+    run_global_set *g = &o->sets[i];
+    char sym[512];
+    cucore_status st =
+        cucore_object_get_global(obj, dev, run_global_symbol(obj, g->name, sym, sizeof sym), &g->g);
+    if (st != CUCORE_OK) return cli_fail(cli_verb_name, "--global", st);
+    size_t size = 0;
+    unsigned char *bytes = run_value_bytes(o, &g->v, &size);
+    if (!bytes) return cli_fail(cli_verb_name, "--global", CUCORE_HOST_OUT_OF_MEMORY);
+    if (size != g->g.size) {
+      free(bytes);
+      fprintf(stderr, "cucore %s: --global %s: the value is %zu bytes; `%s` (%s) is %zu bytes\n",
+              cli_verb_name, g->text, size, g->name, cucore_global_kind_name(g->g.kind), g->g.size);
+      return CLI_EXIT_FAILURE;
+    }
+    st = cucore_global_write(&g->g, 0, bytes, size, NULL);
+    free(bytes);
+    if (st != CUCORE_OK) return cli_fail(cli_verb_name, g->text, st);
+  }
+  return 0;
+}
+
 int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, const char *symbol) {
   cucore_args_reset(args);
   for (int i = 0; i < o->nargs; i++) {
@@ -134,5 +157,70 @@ int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, cons
     fprintf(stderr, "cucore %s: %s\n", cli_verb_name, cucore_last_error());
     return CLI_EXIT_FAILURE;
   }
+  return 0;
+}
+
+/* The code of the object read offline, PTX types attached (NULL when it cannot be read). */
+cucore_binary *run_read_code(cucore_object *obj) {
+  cucore_code_type type;
+  const void *code = NULL;
+  size_t size = 0;
+  cucore_binary *bin = NULL;
+  if (cucore_object_get_code(obj, &type, &code, &size) != CUCORE_OK ||
+      cucore_binary_open(code, size, type, 0, &bin) != CUCORE_OK)
+    return NULL;
+  return bin;
+}
+
+/* The module variable `name` of the code read offline (a name expression through the object). */
+static const cucore_global_info *find_global(cucore_object *obj, cucore_binary *bin,
+                                             const char *name) {
+  const cucore_global_info *g = NULL;
+  char buf[512];
+  const char *symbol = run_global_symbol(obj, name, buf, sizeof buf);
+  if (cucore_binary_find_global(bin, symbol, &g) == CUCORE_OK) return g;
+  if (cucore_binary_find_global(bin, name, &g) == CUCORE_OK) return g;
+  cucore_binary_find_global(bin, name, &g); /* the message that lists what exists */
+  return NULL;
+}
+
+int run_check_globals_offline(run_opts *o, cucore_object *obj) {
+  cucore_binary *bin = run_read_code(obj);
+  for (int i = 0; bin && i < o->nsets; i++) {
+    const run_global_set *s = &o->sets[i];
+    const cucore_global_info *g = find_global(obj, bin, s->name);
+    if (!g) {
+      cucore_binary_destroy(bin);
+      return cli_fail(cli_verb_name, s->text, CUCORE_NOT_FOUND);
+    }
+    size_t size = 0;
+    unsigned char *bytes = run_value_bytes(o, &s->v, &size);
+    free(bytes);
+    if (size != g->size) {
+      fprintf(stderr, "cucore %s: --global %s: the value is %zu bytes; `%s` (%s) is %llu bytes\n",
+              cli_verb_name, s->text, size, s->name, cucore_global_kind_name(g->kind),
+              (unsigned long long)g->size);
+      cucore_binary_destroy(bin);
+      return CLI_EXIT_FAILURE;
+    }
+  }
+  for (int i = 0; bin && i < o->nreads; i++) {
+    const run_global_read *r = &o->reads[i];
+    const cucore_global_info *g = find_global(obj, bin, r->name);
+    if (!g) {
+      cucore_binary_destroy(bin);
+      return cli_fail(cli_verb_name, r->text, CUCORE_NOT_FOUND);
+    }
+    size_t esz = (size_t)elem_sizes[r->type];
+    if ((r->count && r->count * esz > g->size) || (!r->count && g->size % esz)) {
+      fprintf(stderr, "cucore %s: --read-global %s: `%s` (%s) is %llu bytes, which %s\n",
+              cli_verb_name, r->text, r->name, cucore_global_kind_name(g->kind),
+              (unsigned long long)g->size,
+              r->count ? "is less than the elements asked for" : "is not a whole number of them");
+      cucore_binary_destroy(bin);
+      return CLI_EXIT_FAILURE;
+    }
+  }
+  cucore_binary_destroy(bin);
   return 0;
 }

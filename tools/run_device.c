@@ -58,26 +58,8 @@ static void redirect_stdout(dev_state *s, int on) {
 
 /* Module variables: written before the run (sizes must match), found for reading after. */
 static int prepare_globals(run_opts *o, dev_state *s, cucore_object *obj) {
-  for (int i = 0; i < o->nsets; i++) {
-    run_global_set *g = &o->sets[i];
-    char sym[512];
-    cucore_status st = cucore_object_get_global(obj, s->dev,
-                                                run_global_symbol(obj, g->name, sym, sizeof sym),
-                                                &g->g);
-    if (st != CUCORE_OK) return cli_fail("run", "--global", st);
-    size_t size = 0;
-    unsigned char *bytes = run_value_bytes(o, &g->v, &size);
-    if (!bytes) return cli_fail("run", "--global", CUCORE_HOST_OUT_OF_MEMORY);
-    if (size != g->g.size) {
-      free(bytes);
-      fprintf(stderr, "cucore run: --global %s: the value is %zu bytes; `%s` (%s) is %zu bytes\n",
-              g->text, size, g->name, cucore_global_kind_name(g->g.kind), g->g.size);
-      return CLI_EXIT_FAILURE;
-    }
-    st = cucore_global_write(&g->g, 0, bytes, size, NULL);
-    free(bytes);
-    if (st != CUCORE_OK) return cli_fail("run", g->text, st);
-  }
+  int rc = run_write_globals(o, s->dev, obj);
+  if (rc) return rc;
   for (int i = 0; i < o->nreads; i++) {
     run_global_read *r = &o->reads[i];
     char sym[512];

@@ -12,7 +12,8 @@ typedef struct tune_line {
   const char *file, *kernel, *space;
   cli_list params, restricts;
   const char *grid, *block, *smem, *problem_size;
-  int dry_run, json, no_spills, timings, nvrtc_minimal;
+  int dry_run, json, no_spills, timings, nvrtc_minimal, yes;
+  int dry_run_no_arch; /* a dry run with no arch: nothing is compiled */
   double min_occupancy;
   long long jobs, sm_count;
   /* measuring (the library's tune, tune_run.c) */
@@ -29,6 +30,9 @@ typedef struct tune_line {
       compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
   double top_fraction; /* --top-fraction F (0: all) */
 } tune_line;
+
+/* Above this many distinct compiles a tune asks first (--yes, or a yes on a terminal). */
+#define TUNE_COMPILES_ASK 10000
 
 /* How many of the best configurations the reports list: by the model's score in a dry run
  * (tune_report.c), by median once measured (tune_result.c). */
@@ -53,6 +57,15 @@ typedef struct tune_ctx {
   size_t nrows;
   cucore_tune_report *report; /* owns sum's strings */
 } tune_ctx;
+
+/* ---- before any compile (tune_check.c) ---- */
+/* A -DNAME compile option naming a parameter: exit 2. */
+int tune_check_defines(const tune_ctx *c);
+/* The stage counts said, parameters nothing names warned of, the compile gate. */
+int tune_check_space(tune_ctx *c);
+/* The --arg and --global specs against the kernel of the first configuration (compiled for
+ * `arch`, 0: the compiler's default), as `cucore run` checks them. 0 or an exit code. */
+int tune_check_kernel(tune_ctx *c, int arch);
 
 /* Runs the tune through the library (tune_run.c): the --arg buffers and their binding, the
  * --expect checks, the progress line, the notes and the compile processes as its callbacks;
@@ -88,6 +101,8 @@ int tune_write_header(const tune_ctx *ctx, const char *path);
 int tune_write_plot(const tune_ctx *ctx, const char *path);
 /* --t4 FILE: the results as TuningSchema T4 JSON (Kernel Tuner, KTT and BAT read it). */
 int tune_write_t4(const tune_ctx *ctx, const char *path);
+/* --log FILE: the compiles' errors per configuration and the distinct warnings. */
+int tune_write_log(const tune_ctx *c, const char *path);
 
 /* ---- a configuration's values (tune_values.c) ---- */
 /* Text `what` of configuration `index`, whole (malloc'd; NULL when it could not be made). */

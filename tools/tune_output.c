@@ -180,3 +180,35 @@ int tune_write_t4(const tune_ctx *c, const char *path) {
   fputc('\n', o.f);
   return cli_out_close(&o, 1);
 }
+
+/* The compile log of the tune (--log FILE): each configuration whose compile failed with the
+ * compiler's error line, then each distinct warning once with how many compiles gave it. */
+int tune_write_log(const tune_ctx *c, const char *path) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return cli_fail("tune", "--log", CUCORE_HOST_OUT_OF_MEMORY);
+  fprintf(f, "cucore tune: %s, kernel %s: %zu compiles, %zu failed, %zu warnings\n", c->line->file,
+          c->kernel_name, c->sum.compiles, c->sum.compile_failures, c->sum.warnings);
+  for (size_t i = 0; i < c->nrows; i++) {
+    const cucore_tune_row *r = &c->rows[i];
+    if (!r->error[0]) continue;
+    char *params = tune_text(c, r->config.index, CUCORE_TUNE_TEXT_PARAMS);
+    fprintf(f, "[%llu] %s: %s\n", (unsigned long long)r->config.index, params ? params : "?",
+            r->error);
+    free(params);
+  }
+  for (size_t i = 0; i < c->sum.warnings; i++) {
+    cucore_tune_warning w;
+    if (cucore_tune_report_get_warning(c->report, i, &w) == CUCORE_OK)
+      fprintf(f, "warning (%zu compiles, e.g. configuration %llu): %s\n", w.compiles,
+              (unsigned long long)w.first_config, w.text);
+  }
+  if (fclose(f) != 0) {
+    free(text);
+    return cli_fail("tune", "--log", CUCORE_HOST_OUT_OF_MEMORY);
+  }
+  int rc = cli_write_file("tune", "--log", path, text, len);
+  free(text);
+  return rc;
+}

@@ -23,6 +23,13 @@ int tune_parse_specs(tune_ctx *c) {
     o->nargs = i + 1;
     if (rc) return rc;
   }
+  o->sets = calloc((size_t)(l->globals.n ? l->globals.n : 1), sizeof *o->sets);
+  if (!o->sets) return cli_fail("tune", "options", CUCORE_HOST_OUT_OF_MEMORY);
+  for (int i = 0; i < l->globals.n; i++) {
+    int rc = run_parse_global_set(o, l->globals.v[i], &o->sets[i]);
+    o->nsets = i + 1;
+    if (rc) return rc;
+  }
   for (int i = 0; i < l->expects.n; i++) {
     int rc = run_parse_expect(l->expects.v[i], &o->expects[i]);
     o->nexpects = i + 1;
@@ -40,7 +47,13 @@ static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
   run_opts *o = &((tune_ctx *)user)->o;
   run_early_release(); /* the tune has the device open now (cmd_tune.c made it early) */
   for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = ptrs[i];
-  return run_bind_args(o, args, obj, symbol) ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
+  if (run_bind_args(o, args, obj, symbol)) return CUCORE_INVALID_ARGUMENT;
+  if (!o->nsets) return CUCORE_OK;
+  cucore_device *dev = NULL; /* the module variables of this configuration's module */
+  cucore_status st = cucore_device_open(0, &dev);
+  int rc = st == CUCORE_OK ? run_write_globals(o, dev, obj) : 1;
+  cucore_device_close(dev);
+  return rc ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
 }
 
 /* The check callback: the outputs against every --expect. */
