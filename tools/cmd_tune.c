@@ -345,6 +345,12 @@ static int build_space(tune_ctx *c) {
   if (l->kernel && (st = cucore_tune_space_set_kernel(c->space, l->kernel)) != CUCORE_OK)
     return cli_usage("tune", "--kernel: %s", cucore_last_error());
   cucore_tune_space_get_kernel(c->space, &c->kernel_name);
+  size_t need = 0; /* every {NAME} hole names a parameter: exit 2 before any compile */
+  if (c->kernel_name &&
+      cucore_tune_space_get_config_text(c->space, 0, CUCORE_TUNE_TEXT_KERNEL, NULL, 0, &need) !=
+          CUCORE_OK &&
+      CUCORE_CODE(cucore_last_status()) == CUCORE_INVALID_ARGUMENT && strchr(c->kernel_name, '{'))
+    return cli_usage("tune", "--kernel: %s", cli_message());
   if (!c->kernel_name)
     return cli_usage("tune", "no kernel: give --kernel NAME (or \"kernel_name\" in the --space "
                              "file)");

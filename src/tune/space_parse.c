@@ -35,18 +35,18 @@ static int split_top(const char *text, const char **start, size_t *len, int max)
 
 static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, const char *text,
                                 const char *part, size_t len, cc_expr *out) {
-  char buf[1024], *why = NULL;
-  if (len >= sizeof buf)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "expression `%.40s...` is longer than %zu bytes", part,
-                   sizeof buf - 1);
+  char *buf = cc_malloc(len + 1, "an expression"), *why = NULL;
+  if (!buf) return CUCORE_HOST_OUT_OF_MEMORY;
   memcpy(buf, part, len);
   buf[len] = 0;
-  if (cc_expr_parse(buf, cc_tune_find_param, s, out, &why) == 0) return CUCORE_OK;
+  cucore_status st = CUCORE_OK;
   static const char *const names[] = {"grid",       "block",      "smem",      "problem_size",
                                       "grid_div_x", "grid_div_y", "grid_div_z"};
-  cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text,
-                             buf, why ? why : "out of memory");
+  if (cc_expr_parse(buf, cc_tune_find_param, s, out, &why) != 0)
+    st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text, buf,
+                 why ? why : "out of memory");
   free(why);
+  free(buf);
   return st;
 }
 
@@ -160,13 +160,16 @@ cucore_status cucore_tune_space_parse_param(cucore_tune_space *s, const char *te
                    "parameter `%s`: expected NAME=V1,V2,... (values "
                    "may be ranges LO..HI[:STEP] or pow2:LO..HI)",
                    text);
-  char name[128];
-  snprintf(name, sizeof name, "%.*s", (int)(eq - text), text);
+  char *name = cc_malloc((size_t)(eq - text) + 1, "a parameter name");
+  if (!name) return CUCORE_HOST_OUT_OF_MEMORY;
+  memcpy(name, text, (size_t)(eq - text));
+  name[eq - text] = 0;
   vlist l = {0};
   cucore_status st = split_values(eq + 1, &l);
   if (st == CUCORE_OK)
     st = cucore_tune_space_add_param(s, name, (const char *const *)l.v, l.n, kind);
   for (size_t i = 0; i < l.n; i++) free(l.v[i]);
   free(l.v);
+  free(name);
   return st;
 }
