@@ -4812,21 +4812,51 @@ CUCORE_API cucore_status cucore_tune_space_get_param_count(const cucore_tune_spa
 CUCORE_API cucore_status cucore_tune_space_get_param(const cucore_tune_space *space, size_t i,
                                                      cucore_tune_param_info *out);
 
-/** CONSTRUCTOR: a space from a JSON object with Kernel Tuner's tune_kernel() keywords:
- * "tune_params" (name -> list of numbers or strings), "restrictions" (a string or a list of
- * strings), "problem_size" (a number, a string or a list of them), "grid_div_x/y/z" (lists of
- * expressions), "block_size_names", "kernel_name"; cucore's own "grid", "block", "smem" (strings);
- * what a measured tune checks, read by cucore_tune_space_get_checks(): "cucore_args" and
- * "cucore_expect" (lists of `cucore run` --arg and --expect specs), "atol" (Kernel Tuner's keyword)
- * and "rtol" (numbers). Other keys ("kernel_source", "arguments", "answer", ...) are Kernel Tuner's
- * Python objects and ignored here. A document with "ConfigurationSpace" is read as TuningSchema T1
- * (Kernel Tuner, KTT, BAT): TuningParameters (Values a list, or the Python texts "[1, 2]",
- * "range(A, B[, S])", "[2**i for i in range(A, B)]", never evaluated), Conditions' Expressions,
- * KernelSpecification's KernelName, LocalSize (the block), GlobalSize (total threads: the problem
- * size) and SharedMemory. The reader is strict: depth at most 32, no duplicate keys, no trailing
- * commas; errors name the line and column. Destroy `*out` with cucore_tune_space_destroy().
- * @retval CUCORE_INVALID_ARGUMENT malformed JSON, a key of the wrong type, or what the
- *         space's calls refuse. */
+/** CONSTRUCTOR: a space from a JSON object with Kernel Tuner's tune_kernel() keywords, read
+ * as Kernel Tuner 1.4 reads them.
+ *
+ * Read: "tune_params" (name -> list of numbers, strings or booleans; numbers keep their text,
+ * booleans are "true"/"false"), "restrictions" (a string or a list), "kernel_name" (a
+ * parameter's name appearing in it as a word becomes a template hole: "add<float,
+ * block_size_x>"; a name with `{` is cucore's template already), "problem_size" (an integer, a
+ * string or a list of 1-3), "grid_div_x/y/z" (an integer, a string or a list whose factors
+ * multiply; [] divides by 1; without one, the block-size parameter's value, or 1 when there is
+ * no such parameter -- get_grid_dimensions()' rule), "block_size_names", "smem_args"
+ * ({"size": EXPR}), "compiler_options", "defines" and "cmem_args" (kept with the space:
+ * cucore_tune_space_get_compiler_options(), _get_defines(), _get_cmem_args(); a cmem value is
+ * a `cucore run --global` spec or {"type": "f32", "values": [..]}); Kernel Tuner's strings in
+ * problem_size, grid_div and smem_args.size are cut to integers as its int() does (floor()
+ * around anything but a plain integer or name). cucore's own: "grid", "block", "smem", and
+ * what a measured tune checks (cucore_tune_space_get_checks()): "cucore_args", "cucore_expect"
+ * (`cucore run` --arg and --expect specs), "atol" and "rtol".
+ *
+ * Accepted and ignored, each recorded with its reason (cucore_tune_space_get_ignored_keys()):
+ * kernel_source, arguments, answer, verify, strategy, strategy_options, iterations, verbose,
+ * quiet, log, cache, metrics, observers, simulation_mode, parallel, seed, device, platform,
+ * compiler, lang "CUDA"/"CuPy"/"NVCUDA"/"PyCUDA", objective "time",
+ * objective_higher_is_better false, objectives {"time": false}; texmem_args {} and a null
+ * value (Kernel Tuner's None) of an optional keyword mean nothing. Refused with the reason:
+ * another lang, objective or objectives, objective_higher_is_better true, non-empty
+ * texmem_args, smem_args.size beside "smem", and any other key, named with its line and
+ * column and the nearest known key ("did you mean `tune_params`?").
+ *
+ * A document with "ConfigurationSpace" or "KernelSpecification" is TuningSchema T1 (Kernel
+ * Tuner, KTT, BAT), its keys checked the same way against the schema and what Kernel Tuner's
+ * tune_kernel_T1() reads: TuningParameters' Values a JSON list or the Python texts "[1, 'a',
+ * True]", "range(A[, B[, C]])", "list(range(..))", "[EXPR for N in range(..) if COND]" (at
+ * most 16384 values; never evaluated as Python: EXPR and COND are cucore expressions),
+ * Conditions' Expressions, KernelSpecification's Language, KernelName, CompilerOptions,
+ * SharedMemory and the launch: with ProblemSize, Kernel Tuner's (ProblemSize, GridDivX/Y/Z --
+ * empty means the default -- and the block from block_size_x/y/z); without, LocalSize is the
+ * block and GlobalSize the total threads (GlobalSizeType "OpenCL", the default) or the grid
+ * in blocks ("CUDA"). General, Search, Budget, KernelFile, Arguments, ReferenceArguments,
+ * Device and the like are recorded as ignored.
+ *
+ * The reader is strict: depth at most 32, no duplicate keys, no trailing commas; every error
+ * names the key, its line and column and what was expected. Destroy `*out` with
+ * cucore_tune_space_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT malformed JSON, an unknown key, a key of the wrong type or
+ *         value, a key cucore cannot honour, or what the space's calls refuse. */
 CUCORE_API cucore_status cucore_tune_space_from_json(const char *json, size_t size,
                                                      cucore_tune_space **out);
 
@@ -4849,6 +4879,54 @@ typedef struct cucore_tune_checks {
  * @retval CUCORE_INVALID_ARGUMENT `space` or `out` NULL. */
 CUCORE_API cucore_status cucore_tune_space_get_checks(const cucore_tune_space *space,
                                                       cucore_tune_checks *out);
+
+/** A key of a space file that cucore accepted but does not use (cucore_tune_space_from_json),
+ * and why it changes nothing in cucore's result. */
+typedef struct cucore_tune_ignored_key {
+  const char *key;    /**< as written; a nested key with its path ("KernelSpecification.Device") */
+  const char *reason; /**< why ("a Python function: give cucore_expect specs") */
+} cucore_tune_ignored_key;
+/** The keys the space's file gave that were accepted but ignored, each once, in the order
+ * read, with the reason (for a "note: ignored ..." line). `*keys` and its strings belong to the
+ * space (valid until cucore_tune_space_destroy()); `*count` 0 for a space built by calls. A
+ * reading call.
+ * @retval CUCORE_INVALID_ARGUMENT `space`, `keys` or `count` NULL. */
+CUCORE_API cucore_status cucore_tune_space_get_ignored_keys(const cucore_tune_space *space,
+                                                            const cucore_tune_ignored_key **keys,
+                                                            size_t *count);
+/** The compiler options of the space's file (Kernel Tuner's "compiler_options", T1's
+ * KernelSpecification.CompilerOptions), in order, each one option as written ("-std=c++17",
+ * "--use_fast_math"): the tune adds them to every compile. The strings belong to the space
+ * (valid until cucore_tune_space_destroy()); `*count` 0 when there are none. A reading call.
+ * @retval CUCORE_INVALID_ARGUMENT `space`, `options` or `count` NULL. */
+CUCORE_API cucore_status cucore_tune_space_get_compiler_options(const cucore_tune_space *space,
+                                                                const char *const **options,
+                                                                size_t *count);
+/** One define of a space file's "defines" (Kernel Tuner's keyword). */
+typedef struct cucore_tune_define {
+  const char *name; /**< a C identifier: `#define name value` (or `-Dname=value`) */
+  const char *text; /**< the value; unless `literal`, each run of [A-Za-z0-9_] that is a
+                         parameter's name is replaced by the configuration's value as written
+                         (a JSON boolean as true/false, C++'s words, not Python's True) */
+  int literal;      /**< 1: a number or boolean in the file, used as it is */
+} cucore_tune_define;
+/** The defines of the space's file. With `*given` 1 the file has "defines" and a compile
+ * defines exactly these names (none when `*count` is 0) instead of one per parameter: Kernel
+ * Tuner's rule. `*given` 0: no "defines" (each parameter is defined as usual). The array
+ * belongs to the space (valid until cucore_tune_space_destroy()). A reading call.
+ * @retval CUCORE_INVALID_ARGUMENT `space`, `defines`, `count` or `given` NULL. */
+CUCORE_API cucore_status cucore_tune_space_get_defines(const cucore_tune_space *space,
+                                                       const cucore_tune_define **defines,
+                                                       size_t *count, int *given);
+/** The constant-memory variables the space's file sets (Kernel Tuner's "cmem_args"), each as
+ * the text of a `cucore run --global` option, NAME=SPEC ("coef=f32[3]={1,2,0.5}",
+ * "table=f32[]=@table.npy"): written before each configuration runs. The strings belong to the
+ * space (valid until cucore_tune_space_destroy()); `*count` 0 when there are none. A reading
+ * call.
+ * @retval CUCORE_INVALID_ARGUMENT `space`, `globals` or `count` NULL. */
+CUCORE_API cucore_status cucore_tune_space_get_cmem_args(const cucore_tune_space *space,
+                                                         const char *const **globals,
+                                                         size_t *count);
 
 /** What the occupancy model says of one compiled configuration. */
 typedef struct cucore_tune_model {

@@ -47,6 +47,7 @@ cucore_status cucore_tune_space_destroy(cucore_tune_space *s) {
   free(s->kernel);
   free(s->source);
   cc_tune_checks_free(s->checks);
+  cc_tune_extras_free(s->extras);
   cc_handle_retire(s, CC_KIND_TUNE_SPACE);
   return CUCORE_OK;
 }

@@ -55,6 +55,7 @@ struct cucore_tune_space {
   cucore_arch_limits limits;
   int has_limits;
   struct cc_tune_checks *checks; /* from a space file (space_checks.c); NULL: none */
+  struct cc_tune_extras *extras; /* from a space file (space_extras.c); NULL: none */
 };
 
 /* Resolves every parameter's kind (after a change of expressions, kernel or source), or
@@ -108,5 +109,7 @@ cucore_status cc_tune_space_t1(cucore_tune_space *s, const struct cc_json *root)
  * read from the document's root into s; frees them. */
 cucore_status cc_tune_checks_read(cucore_tune_space *s, const struct cc_json *root);
 void cc_tune_checks_free(struct cc_tune_checks *c);
+/* Frees what a space file gave beyond the space (space_extras.c, tune/space_file.h). */
+void cc_tune_extras_free(struct cc_tune_extras *x);
 
 #endif /* CUCORE_TUNE_SPACE_H */

@@ -1,131 +1,312 @@
 /*
  * space_t1.c -- a search space from the TuningSchema T1 input that Kernel Tuner, KTT and the
- * BAT suite share: ConfigurationSpace.TuningParameters [{Name, Values}], Conditions
- * [{Expression}], KernelSpecification {KernelName, GlobalSize, LocalSize, SharedMemory}.
- * GlobalSize is the total threads per dimension (OpenCL's global size), so it is the problem
- * size and the grid is ceil(GlobalSize / LocalSize). Values are JSON lists, or the Python
- * texts T1 files use for them: "[1, 2, 4]", "range(A, B[, S])", "list(range(...))" and
- * "[2**i for i in range(A, B)]"; no other Python is read (nothing is ever evaluated).
+ * BAT suite share, its keys checked against the schema's (kernel_tuner/schema/T1/1.0.0) and
+ * what Kernel Tuner's tune_kernel_T1() reads beside them: ConfigurationSpace.TuningParameters
+ * [{Name, Type, Values}] (Values the Python texts of space_pyvals.c, or a JSON list),
+ * Conditions [{Expression}], KernelSpecification {Language, KernelName, CompilerOptions,
+ * SharedMemory, and the launch}. The launch as Kernel Tuner reads it when ProblemSize is given
+ * (problem_size, GridDivX/Y/Z -- an empty one is the default -- and the block from the
+ * block_size_x/y/z parameters; LocalSize and GlobalSize unused); otherwise as KTT does:
+ * LocalSize is the block, GlobalSize the total threads (GlobalSizeType OpenCL, the default),
+ * so the problem size, or the grid in blocks (GlobalSizeType CUDA).
  */
-#include "tune/json.h"
-#include "tune/space.h"
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "tune/space_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CC_T1_VALUES_MAX 65536
-
-static cucore_status t1_wrong(const char *what) {
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "T1 space: %s", what);
+static cucore_status later(cucore_tune_space *s, const char *key, const cc_json *v,
+                           const cc_json *obj) {
+  (void)s, (void)key, (void)v, (void)obj;
+  return CUCORE_OK; /* read by the object's reader */
 }
 
-/* "range(A, B[, S])" (with or without list( ) around), or "[2**i for i in range(A, B)]":
- * the values as "V1,V2,..." into buf. 0, or -1 when the text is neither. */
-static int python_values(const char *t, char *buf, size_t cap) {
-  long a = 0, b = 0, s = 1;
-  int pow2 = 0, n = 0;
-  if (sscanf(t, "[2**i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n])
-    pow2 = 1;
-  else if (sscanf(t, "[2 ** i for i in range(%ld, %ld)]%n", &a, &b, &n) == 2 && !t[n])
-    pow2 = 1;
-  else if (!(sscanf(t, "range(%ld, %ld, %ld)%n", &a, &b, &s, &n) == 3 && !t[n]) &&
-           !(sscanf(t, "list(range(%ld, %ld, %ld))%n", &a, &b, &s, &n) == 3 && !t[n]) &&
-           !(sscanf(t, "range(%ld, %ld)%n", &a, &b, &n) == 2 && !t[n]) &&
-           !(sscanf(t, "list(range(%ld, %ld))%n", &a, &b, &n) == 2 && !t[n]))
-    return -1;
-  if (s <= 0 || b <= a || (b - a) / s > CC_T1_VALUES_MAX || (pow2 && (a < 0 || b > 63))) return -1;
-  size_t len = 0;
-  buf[0] = 0;
-  for (long v = a; v < b && len < cap; v += s)
-    len += (size_t)snprintf(buf + len, cap - len, "%s%ld", len ? "," : "", pow2 ? 1L << v : v);
-  return len < cap ? 0 : -1;
-}
+/* ---- ConfigurationSpace ------------------------------------------------------------------ */
 
-static cucore_status add_values(cucore_tune_space *s, const char *name, const cc_json *v) {
-  char *text = cc_malloc(1 << 20, "T1 values");
-  if (!text) return CUCORE_HOST_OUT_OF_MEMORY;
-  size_t len = (size_t)snprintf(text, 1 << 20, "%s=", name);
-  cc_json list;
-  char why[128];
-  int ok = 0, parsed = 0;
-  if (v->type == CC_JSON_STRING && python_values(v->text, text + len, (1 << 20) - len) == 0)
-    ok = 1;
-  else if (v->type == CC_JSON_STRING)
-    ok = parsed = cc_json_parse(v->text, strlen(v->text), &list, why, sizeof why) == 0;
-  else
-    ok = v->type == CC_JSON_ARRAY;
-  if (ok && (parsed || v->type == CC_JSON_ARRAY)) {
-    const cc_json *l = parsed ? &list : v;
-    ok = l->type == CC_JSON_ARRAY && l->n > 0;
-    for (size_t i = 0; ok && i < l->n; i++) {
-      ok = l->items[i].type == CC_JSON_NUMBER || l->items[i].type == CC_JSON_STRING;
-      if (ok)
-        len += (size_t)snprintf(text + len, (1 << 20) - len, "%s%s", i ? "," : "",
-                                l->items[i].text);
-    }
+/* A JSON list of values: numbers as written, strings, booleans "true"/"false". */
+static cucore_status json_values(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const char **texts) {
+  char k[192];
+  for (size_t i = 0; i < v->n; i++) {
+    const cc_json *e = &v->items[i];
+    snprintf(k, sizeof k, "%s[%zu]", key, i);
+    if (e->type == CC_JSON_BOOL)
+      texts[i] = e->boolean ? "true" : "false";
+    else if (e->type == CC_JSON_NUMBER || e->type == CC_JSON_STRING)
+      texts[i] = e->text;
+    else
+      return cc_sf_wrong(s, k, "a number, a string or a boolean", e);
   }
-  if (parsed) cc_json_free(&list);
-  cucore_status st = ok ? cucore_tune_space_parse_param(s, text, CUCORE_TUNE_PARAM_AUTO)
-                        : cc_fail(CUCORE_INVALID_ARGUMENT,
-                                  "T1 space: the Values of `%s` are "
-                                  "not a list, a range() or [2**i for i in range()]",
-                                  name);
-  free(text);
+  return CUCORE_OK;
+}
+
+/* Values: a JSON list, or a Python text. */
+static cucore_status add_values(cucore_tune_space *s, const char *key, const char *name,
+                                const cc_json *v) {
+  char **py = NULL, why[256], nm[128];
+  size_t n = 0;
+  const char **texts = NULL;
+  cucore_status st = CUCORE_OK;
+  if (v->type == CC_JSON_STRING && cc_py_values(v->text, &py, &n, why, sizeof why) < 0)
+    st = cc_sf_fail(s, v,
+                    "`%s`: the Values of `%s` are not a list, a range() or a "
+                    "comprehension over one: %s",
+                    key, cc_sf_clip(name, nm), why);
+  else if (v->type != CC_JSON_STRING && v->type != CC_JSON_ARRAY)
+    st = cc_sf_wrong(s, key, "a string (Python) or a list", v);
+  if (st == CUCORE_OK && v->type == CC_JSON_ARRAY) {
+    n = v->n;
+    texts = cc_calloc(n ? n : 1, sizeof *texts, "T1 values");
+    st = texts ? json_values(s, key, v, texts) : CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  if (st == CUCORE_OK) {
+    st = cucore_tune_space_add_param(s, name, py ? (const char *const *)py : texts, n,
+                                     CUCORE_TUNE_PARAM_AUTO);
+    if (st != CUCORE_OK) st = cc_sf_restate(s, key, v, st);
+  }
+  if (py) cc_py_values_free(py, n);
+  free(texts);
   return st;
 }
 
-static cucore_status params(cucore_tune_space *s, const cc_json *tp) {
-  if (!tp || tp->type != CC_JSON_ARRAY)
-    return t1_wrong("ConfigurationSpace.TuningParameters must be an array");
-  for (size_t i = 0; i < tp->n; i++) {
-    const cc_json *name = cc_json_get(&tp->items[i], "Name");
-    const cc_json *vals = cc_json_get(&tp->items[i], "Values");
-    if (!name || name->type != CC_JSON_STRING || !vals)
-      return t1_wrong("each TuningParameter needs a Name (string) and Values");
-    cucore_status st = add_values(s, name->text, vals);
+static cucore_status param(cucore_tune_space *s, const char *key, const cc_json *p) {
+  static const cc_sf_key keys[] = {{"Name", later, NULL, 0},
+                                   {"Type", later, NULL, 0},
+                                   {"Values", later, NULL, 0},
+                                   {"Default", NULL,
+                                    "a parameter's default: cucore measures every configuration",
+                                    0}};
+  static const char *const TYPES[] = {"int", "uint", "float", "bool", "string"};
+  if (p->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object {Name, Type, Values}", p);
+  cucore_status st = cc_sf_object(s, p, key, keys, CC_ARRAY_LEN(keys));
+  const cc_json *name = cc_json_get(p, "Name"), *type = cc_json_get(p, "Type");
+  const cc_json *vals = cc_json_get(p, "Values");
+  if (st != CUCORE_OK) return st;
+  if (!name || name->type != CC_JSON_STRING || !vals)
+    return cc_sf_fail(s, p, "`%s` needs a Name (a string) and Values", key);
+  int known = 0;
+  for (size_t i = 0; type && type->type == CC_JSON_STRING && i < CC_ARRAY_LEN(TYPES); i++)
+    known |= strcmp(type->text, TYPES[i]) == 0;
+  if (type && !known)
+    return cc_sf_fail(s, type, "`%s.Type` must be one of int, uint, float, bool, string", key);
+  char k[192];
+  snprintf(k, sizeof k, "%s.Values", key);
+  return add_values(s, k, name->text, vals);
+}
+
+static cucore_status params(cucore_tune_space *s, const char *key, const cc_json *v,
+                            const cc_json *obj) {
+  (void)obj;
+  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of parameters", v);
+  char k[192];
+  for (size_t i = 0; i < v->n; i++) {
+    snprintf(k, sizeof k, "%s[%zu]", key, i);
+    cucore_status st = param(s, k, &v->items[i]);
     if (st != CUCORE_OK) return st;
   }
   return CUCORE_OK;
 }
 
-static cucore_status conditions(cucore_tune_space *s, const cc_json *c) {
-  for (size_t i = 0; c && i < c->n; i++) {
-    const cc_json *e = cc_json_get(&c->items[i], "Expression");
-    if (!e || e->type != CC_JSON_STRING) return t1_wrong("each Condition needs an Expression");
-    cucore_status st = cucore_tune_space_restrict(s, e->text);
+static cucore_status condition(cucore_tune_space *s, const char *key, const cc_json *c) {
+  static const cc_sf_key keys[] = {{"Expression", later, NULL, 0},
+                                   {"Parameters", NULL, "the Expression names its parameters", 0}};
+  if (c->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object {Expression}", c);
+  cucore_status st = cc_sf_object(s, c, key, keys, CC_ARRAY_LEN(keys));
+  const cc_json *e = cc_json_get(c, "Expression");
+  if (st != CUCORE_OK) return st;
+  if (!e || e->type != CC_JSON_STRING)
+    return e ? cc_sf_wrong(s, key, "an object whose Expression is a string", e)
+             : cc_sf_fail(s, c, "`%s` needs an Expression", key);
+  st = cucore_tune_space_restrict(s, e->text);
+  return st == CUCORE_OK ? st : cc_sf_restate(s, key, e, st);
+}
+
+static cucore_status conditions(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *obj) {
+  (void)obj;
+  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of conditions", v);
+  char k[192];
+  for (size_t i = 0; i < v->n; i++) {
+    snprintf(k, sizeof k, "%s[%zu]", key, i);
+    cucore_status st = condition(s, k, &v->items[i]);
     if (st != CUCORE_OK) return st;
   }
   return CUCORE_OK;
 }
 
-/* {"X": .., "Y": .., "Z": ..} (numbers or expressions) as "x, y, z" into a slot. */
-static cucore_status dims(cucore_tune_space *s, const cc_json *d, cucore_tune_slot slot) {
-  if (!d) return CUCORE_OK;
-  static const char *const axes[] = {"X", "Y", "Z"};
-  char text[1024];
+static cucore_status config_space(cucore_tune_space *s, const char *key, const cc_json *v,
+                                  const cc_json *obj) {
+  (void)obj;
+  static const cc_sf_key keys[] = {{"TuningParameters", params, NULL, 0},
+                                   {"Conditions", conditions, NULL, 1}};
+  if (v->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object", v);
+  if (!cc_json_get(v, "TuningParameters"))
+    return cc_sf_fail(s, v, "`%s.TuningParameters` is missing", key);
+  return cc_sf_object(s, v, key, keys, CC_ARRAY_LEN(keys));
+}
+
+/* ---- KernelSpecification ----------------------------------------------------------------- */
+
+/* 1 when the launch is Kernel Tuner's (ProblemSize given). */
+static int kt_launch(const cc_json *ks) {
+  const cc_json *p = cc_json_get(ks, "ProblemSize");
+  return p && p->type != CC_JSON_NULL;
+}
+
+static const char KT_UNUSED[] = "with ProblemSize, Kernel Tuner's launch is used (ProblemSize, "
+                                "GridDivX/Y/Z and the block_size_x/y/z parameters)";
+
+/* {"X": .., "Y": .., "Z": ..} (numbers or expressions, 1 when absent) as "x, y, z". */
+static cucore_status dims_text(cucore_tune_space *s, const char *key, const cc_json *d, FILE *f) {
+  static const cc_sf_key keys[] = {{"X", later, NULL, 0},
+                                   {"Y", later, NULL, 0},
+                                   {"Z", later, NULL, 0}};
+  if (d->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object {X, Y, Z}", d);
+  cucore_status st = cc_sf_object(s, d, key, keys, CC_ARRAY_LEN(keys));
+  char k[192];
+  for (int a = 0; a < 3 && st == CUCORE_OK; a++) {
+    const cc_json *v = cc_json_get(d, keys[a].key);
+    snprintf(k, sizeof k, "%s.%s", key, keys[a].key);
+    if (v && v->type != CC_JSON_NUMBER && v->type != CC_JSON_STRING)
+      return cc_sf_wrong(s, k, "a number or a string (an expression)", v);
+    if (v && !cc_sf_one_expr(v->text)) return cc_sf_fail(s, v, "`%s` must be one expression", k);
+    fprintf(f, "%s%s", a ? ", " : "", v ? v->text : "1");
+  }
+  return st;
+}
+
+static cucore_status dims(cucore_tune_space *s, const char *key, const cc_json *d,
+                          cucore_tune_slot slot) {
+  char *buf = NULL;
   size_t len = 0;
-  for (int a = 0; a < 3; a++) {
-    const cc_json *v = cc_json_get(d, axes[a]);
-    int ok = v && (v->type == CC_JSON_NUMBER || v->type == CC_JSON_STRING);
-    len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", a ? ", " : "",
-                            ok ? v->text : "1");
-  }
-  return len < sizeof text ? cucore_tune_space_set_expr(s, slot, text)
-                           : t1_wrong("a size expression is too long");
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
+  cucore_status st = dims_text(s, key, d, f);
+  if (fclose(f) != 0 || !buf)
+    st = st != CUCORE_OK ? st
+                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
+  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, slot, buf)) != CUCORE_OK)
+    st = cc_sf_restate(s, key, d, st);
+  free(buf);
+  return st;
 }
+
+static cucore_status local_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *ks) {
+  if (kt_launch(ks)) return cc_tune_extras_ignore(s, key, KT_UNUSED);
+  return dims(s, key, v, CUCORE_TUNE_BLOCK);
+}
+
+/* GlobalSizeType: "OpenCL" (the default) or "CUDA"; 0 or 1 into *cuda. */
+static cucore_status size_type(cucore_tune_space *s, const cc_json *ks, int *cuda) {
+  const cc_json *t = cc_json_get(ks, "GlobalSizeType");
+  *cuda = 0;
+  if (!t || t->type == CC_JSON_NULL) return CUCORE_OK;
+  if (t->type == CC_JSON_STRING && strcmp(t->text, "OpenCL") == 0) return CUCORE_OK;
+  if (t->type == CC_JSON_STRING && strcmp(t->text, "CUDA") == 0) return *cuda = 1, CUCORE_OK;
+  return cc_sf_fail(s, t,
+                    "`KernelSpecification.GlobalSizeType` must be \"OpenCL\" (GlobalSize "
+                    "counts threads) or \"CUDA\" (GlobalSize counts blocks)");
+}
+
+static cucore_status global_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *ks) {
+  if (kt_launch(ks)) return cc_tune_extras_ignore(s, key, KT_UNUSED);
+  int cuda;
+  cucore_status st = size_type(s, ks, &cuda);
+  if (st != CUCORE_OK) return st;
+  return dims(s, key, v, cuda ? CUCORE_TUNE_GRID : CUCORE_TUNE_PROBLEM_SIZE);
+}
+
+static cucore_status global_size_type(cucore_tune_space *s, const char *key, const cc_json *v,
+                                      const cc_json *ks) {
+  (void)v;
+  int cuda;
+  cucore_status st = size_type(s, ks, &cuda);
+  if (st == CUCORE_OK && kt_launch(ks)) st = cc_tune_extras_ignore(s, key, KT_UNUSED);
+  return st;
+}
+
+static cucore_status problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                  const cc_json *ks) {
+  (void)ks;
+  return cc_kt_problem_size(s, key, v);
+}
+
+/* GridDivX/Y/Z: the axis is the key's last letter. */
+static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_json *v,
+                              const cc_json *ks) {
+  int cuda = 0;
+  cucore_status st = kt_launch(ks) ? CUCORE_OK : size_type(s, ks, &cuda);
+  if (st != CUCORE_OK) return st;
+  if (cuda) return cc_tune_extras_ignore(s, key, "the grid is GlobalSize (GlobalSizeType CUDA)");
+  return cc_kt_grid_div(s, key, v, key[strlen(key) - 1] - 'X', 1);
+}
+
+static cucore_status shared_memory(cucore_tune_space *s, const char *key, const cc_json *v,
+                                   const cc_json *ks) {
+  (void)ks;
+  char *e;
+  cucore_status st = cc_kt_expr(s, key, v, &e);
+  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, e)) != CUCORE_OK)
+    st = cc_sf_restate(s, key, v, st);
+  free(e);
+  return st;
+}
+
+static cucore_status kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *ks) {
+  (void)ks;
+  return cc_kt_kernel_name(s, key, v);
+}
+
+/* In the order read: the launch's keys need the parameters (read before), GridDiv the block. */
+static const cc_sf_key KERNEL_KEYS[] = {
+    {"Language", cc_kt_lang, NULL, 1},
+    {"KernelName", kernel_name, NULL, 0},
+    {"CompilerOptions", cc_kt_compiler_options, NULL, 1},
+    {"GlobalSizeType", global_size_type, NULL, 1},
+    {"ProblemSize", problem_size, NULL, 1},
+    {"LocalSize", local_size, NULL, 1},
+    {"GlobalSize", global_size, NULL, 1},
+    {"GridDivX", grid_div, NULL, 1},
+    {"GridDivY", grid_div, NULL, 1},
+    {"GridDivZ", grid_div, NULL, 1},
+    {"SharedMemory", shared_memory, NULL, 1},
+    {"KernelFile", NULL, "the kernel's source is the command's FILE", 0},
+    {"Arguments", NULL, "T1 arguments are not read: give the command --arg specs", 0},
+    {"ReferenceArguments", NULL, "T1 reference outputs are not read: give --expect specs", 0},
+    {"Device", NULL, "the GPU is chosen by the command, not the file", 0},
+    {"Profiling", NULL, "profiling counters are not measured", 0},
+    {"SimulationInput", NULL, "Kernel Tuner's simulation cache: cucore measures on the GPU", 0},
+    {"BenchmarkName", NULL, "a label", 0},
+    {"Stream", NULL, "cucore chooses the stream", 0}};
+
+static cucore_status kernel_spec(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *obj) {
+  (void)obj;
+  if (v->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object", v);
+  cucore_status st = cc_sf_object(s, v, key, KERNEL_KEYS, CC_ARRAY_LEN(KERNEL_KEYS));
+  if (st == CUCORE_OK && kt_launch(v)) st = cc_kt_default_div_x(s);
+  return st;
+}
+
+static const cc_sf_key ROOT_KEYS[] = {
+    {"ConfigurationSpace", config_space, NULL, 0},
+    {"KernelSpecification", kernel_spec, NULL, 0},
+    {"General", NULL, "output settings: cucore's are on its command line", 0},
+    {"Search", NULL, "the search strategy: cucore measures every runnable configuration", 0},
+    {"Budget", NULL, "a search budget: cucore measures every runnable configuration", 0},
+    {"$schema", NULL, "a JSON Schema reference", 0}};
 
 cucore_status cc_tune_space_t1(cucore_tune_space *s, const struct cc_json *root) {
-  const cc_json *cs = cc_json_get(root, "ConfigurationSpace");
-  const cc_json *ks = cc_json_get(root, "KernelSpecification");
-  cucore_status st = params(s, cc_json_get(cs, "TuningParameters"));
-  if (st == CUCORE_OK) st = conditions(s, cc_json_get(cs, "Conditions"));
-  const cc_json *name = cc_json_get(ks, "KernelName"), *smem = cc_json_get(ks, "SharedMemory");
-  if (st == CUCORE_OK && name && name->type == CC_JSON_STRING)
-    st = cucore_tune_space_set_kernel(s, name->text);
-  if (st == CUCORE_OK) st = dims(s, cc_json_get(ks, "LocalSize"), CUCORE_TUNE_BLOCK);
-  if (st == CUCORE_OK) st = dims(s, cc_json_get(ks, "GlobalSize"), CUCORE_TUNE_PROBLEM_SIZE);
-  if (st == CUCORE_OK && smem && (smem->type == CC_JSON_NUMBER || smem->type == CC_JSON_STRING))
-    st = cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, smem->text);
-  return st;
+  struct cc_tune_extras *x;
+  cucore_status st = cc_tune_extras_of(s, &x);
+  if (st != CUCORE_OK) return st;
+  x->what = "T1 space";
+  if (!cc_json_get(root, "ConfigurationSpace"))
+    return cc_sf_fail(s, root, "the document has no ConfigurationSpace");
+  return cc_sf_object(s, root, "", ROOT_KEYS, CC_ARRAY_LEN(ROOT_KEYS));
 }
