@@ -5465,7 +5465,8 @@ CUCORE_API cucore_status cucore_tune_report_get_warning(const cucore_tune_report
                                                         cucore_tune_warning *out);
 /** The `i`th (0..summary.inert_params-1) parameter whose values change nothing in the code:
  * every pair of compiles that differ only in it gave byte-identical cubins (a parameter the
- * source defines itself with `\#define`, or one the kernel never reads). `*param` is its index in the space.
+ * source defines itself with `\#define`, or one the kernel never reads). `*param` is its
+ * index in the space.
  * @retval CUCORE_INVALID_ARGUMENT NULL, or `i` out of range. */
 CUCORE_API cucore_status cucore_tune_report_get_inert_param(const cucore_tune_report *report,
                                                             size_t i, size_t *param);

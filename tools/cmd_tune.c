@@ -411,6 +411,41 @@ static int list_take(cli_list *l, const char *const *v, size_t n) {
   return 0;
 }
 
+/* Kernel Tuner's compiler_options of a space file, added to every compile (before the command
+ * line's own, which come later and so win): each read as a compile option of the command line,
+ * and one cucore does not know passed to NVRTC as it is (--raw=OPTION), as Kernel Tuner does. */
+static int take_compiler_options(tune_ctx *c) {
+  const char *const *opts = NULL;
+  size_t n = 0;
+  if (cucore_tune_space_get_compiler_options(c->space, &opts, &n) != CUCORE_OK)
+    return cli_fail("tune", "the space's compiler options", cucore_last_status());
+  for (size_t i = 0; i < n;) {
+    char **argv = (char **)opts; /* the space's strings outlive the compiles */
+    int used = cli_source_option(c->src, "tune", (int)n, argv, (int)i);
+    if (used < 0) return CLI_EXIT_USAGE;
+    if (used == 0) {
+      char *raw = NULL;
+      if (asprintf(&raw, "--raw=%s", opts[i]) < 0 || !cli_list_keep(&c->owned, raw))
+        return cli_fail("tune", "the space's compiler options", CUCORE_HOST_OUT_OF_MEMORY);
+      char *one[] = {raw};
+      if (cli_source_option(c->src, "tune", 1, one, 0) != 1) return CLI_EXIT_USAGE;
+      used = 1;
+    }
+    i += (size_t)used;
+  }
+  return 0;
+}
+
+/* The space file's keys that were read but change nothing here, each said once. */
+static void ignored_notes(const tune_ctx *c) {
+  const cucore_tune_ignored_key *keys = NULL;
+  size_t n = 0;
+  if (cucore_tune_space_get_ignored_keys(c->space, &keys, &n) != CUCORE_OK) return;
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "cucore tune: note: %s: `%s` is not used: %s\n", c->line->space, keys[i].key,
+            keys[i].reason);
+}
+
 /* A space file's checks where the command line gives none: its --arg specs when there is no
  * --arg, its --expect specs when there is no --expect, its tolerances when no --rtol/--atol. */
 static int take_space_checks(tune_ctx *c) {
@@ -423,6 +458,13 @@ static int take_space_checks(tune_ctx *c) {
   if (!rc && !l->expects.n && k.nexpects) rc = list_take(&l->expects, k.expects, k.nexpects);
   if (!l->has_rtol && k.has_rtol) l->rtol = k.rtol, l->has_rtol = 1;
   if (!l->has_atol && k.has_atol) l->atol = k.atol, l->has_atol = 1;
+  const char *const *cmem = NULL;
+  size_t ncmem = 0; /* Kernel Tuner's cmem_args: --global specs where the line gives none */
+  if (!rc && cucore_tune_space_get_cmem_args(c->space, &cmem, &ncmem) == CUCORE_OK && ncmem &&
+      !l->globals.n)
+    rc = list_take(&l->globals, cmem, ncmem);
+  if (!rc) rc = take_compiler_options(c);
+  if (!rc) ignored_notes(c);
   return rc;
 }
 
@@ -550,6 +592,8 @@ int cmd_tune(int argc, char **argv) {
   free(line.args.v);
   free(line.expects.v);
   free(line.globals.v);
+  for (int i = 0; i < c.owned.n; i++) free((char *)c.owned.v[i]);
+  free(c.owned.v);
   run_opts_free(&c.o);
   cli_source_free(&src);
   return rc;

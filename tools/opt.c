@@ -80,13 +80,15 @@ static int unknown_option(const cli_parse *p, const char *a) {
 
 /* ---- values --------------------------------------------------------------------------------- */
 
-static int push_list(cli_list *l, const char *s) {
+int cli_list_keep(cli_list *l, const char *s) {
   const char **v = cli_grow(l->v, &l->cap, (size_t)l->n + 1, sizeof *v, "an option's values");
-  if (!v) return -1;
+  if (!v) return 0;
   l->v = v;
   l->v[l->n++] = s;
-  return 0;
+  return 1;
 }
+
+static int push_list(cli_list *l, const char *s) { return cli_list_keep(l, s) ? 0 : -1; }
 
 static void store_int(void *field, size_t size, long long v) {
   if (size == sizeof(int)) {

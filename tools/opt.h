@@ -72,6 +72,8 @@ typedef struct cli_list {
   int n;
   size_t cap;
 } cli_list;
+/* Appends `text` to the list (the list does not own it); 0 when out of memory. */
+int cli_list_keep(cli_list *l, const char *text);
 
 /* One verb's command line. */
 typedef struct cli_parse {

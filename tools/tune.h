@@ -46,6 +46,7 @@ typedef struct tune_ctx {
   tune_line *line;
   cli_source *src;
   const char *kernel_name; /* --kernel, else the space file's kernel_name */
+  cli_list owned;          /* texts made for the command line (freed at the end) */
   cucore_tune_space *space;
   char *source; /* the kernel's source text */
   size_t source_size;

@@ -111,14 +111,13 @@ static int word_char(char c) {
 
 /* The parameter named t[0..n), or NULL. */
 static const cc_tparam *param_named(const cucore_tune_space *s, const char *t, size_t n) {
-  for (size_t i = 0; i < s->nparams; i++)
-    if (strlen(s->params[i].name) == n && memcmp(s->params[i].name, t, n) == 0)
-      return &s->params[i];
-  return NULL;
+  int i = cc_tune_find_param((void *)s, t, n);
+  return i < 0 ? NULL : &s->params[i];
 }
 
 /* Kernel Tuner's replace_param_occurrences: the text split into runs of [a-zA-Z0-9_] and the
- * rest; a run that is a parameter's name becomes its value. */
+ * rest; a run that is a parameter's name becomes its value (as a compile sees it: an integer
+ * in decimal, a bool true/false). */
 static void substitute(const cucore_tune_space *s, const size_t *digits, const char *t, FILE *f) {
   while (*t) {
     size_t n = 0;
@@ -129,7 +128,7 @@ static void substitute(const cucore_tune_space *s, const size_t *digits, const c
     }
     const cc_tparam *p = param_named(s, t, n);
     if (p)
-      fputs(p->text[digits[p - s->params]], f);
+      fputs(p->c_text[digits[p - s->params]], f); /* the value as C reads it */
     else
       fwrite(t, 1, n, f);
     t += n;

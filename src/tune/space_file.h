@@ -48,9 +48,10 @@ cucore_status cc_tune_extras_add_define(cucore_tune_space *s, const char *name, 
 cucore_status cc_tune_extras_ignore(cucore_tune_space *s, const char *key, const char *reason);
 /* The text of define `i` for the configuration whose value indices are `digits` (one per
  * parameter, as cc_tune_values fills them): Kernel Tuner's replace_param_occurrences, every
- * run of [A-Za-z0-9_] that is a parameter's name replaced by that parameter's value as
- * written; a number or bool define as it is. *out is malloc'd (the caller frees it), *len its
- * length (may be NULL). CUCORE_INVALID_ARGUMENT when `i` is not a define of the space. */
+ * run of [A-Za-z0-9_] that is a parameter's name replaced by that parameter's value as a
+ * compile sees it (c_text); a number or bool define as it is. *out is malloc'd (the caller
+ * frees it), *len its length (may be NULL). CUCORE_INVALID_ARGUMENT when `i` is not a define
+ * of the space. */
 cucore_status cc_tune_define_render(const cucore_tune_space *s, const size_t *digits, size_t i,
                                     char **out, size_t *len);
 

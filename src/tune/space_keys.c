@@ -56,13 +56,22 @@ static void where_text(const cucore_tune_space *s, size_t at, char *buf, size_t 
 }
 
 cucore_status cc_sf_fail(const cucore_tune_space *s, const cc_json *v, const char *fmt, ...) {
-  char msg[1024], at[64];
+  char at[64];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
   va_end(ap);
+  char *msg = n >= 0 ? cc_raw_malloc((size_t)n + 1) : NULL; /* the message whole, any length */
+  if (msg) {
+    va_start(ap, fmt);
+    vsnprintf(msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
   where_text(s, v->at, at, sizeof at);
-  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", what(s), msg, at);
+  cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", what(s),
+                             msg ? msg : "(out of memory for the message)", at);
+  free(msg);
+  return st;
 }
 
 cucore_status cc_sf_wrong(const cucore_tune_space *s, const char *key, const char *want,
@@ -74,11 +83,13 @@ cucore_status cc_sf_wrong(const cucore_tune_space *s, const char *key, const cha
 
 cucore_status cc_sf_restate(const cucore_tune_space *s, const char *key, const cc_json *v,
                             cucore_status st) {
-  char msg[2048], at[64], k[128];
+  char at[64], k[128];
+  cc_sb msg = {0};
   where_text(s, v->at, at, sizeof at);
-  snprintf(msg, sizeof msg, "%s: `%s` %s: %s", what(s), cc_sf_clip(key, k), at,
-           cucore_last_error());
-  return cc_fail_restate(st, msg);
+  cc_sb_printf(&msg, "%s: `%s` %s: %s", what(s), cc_sf_clip(key, k), at, cucore_last_error());
+  st = cc_fail_restate(st, msg.failed ? cucore_last_error() : cc_sb_text(&msg));
+  cc_sb_free(&msg);
+  return st;
 }
 
 /* ---- unknown keys ------------------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 /* space_kinds.c -- parameters by name, the block-size names, and what each parameter is to a
  * compile: a template argument, a -D define, or used only in launch expressions (then a new
  * value needs no compile). */
-#include "tune/space.h"
+#include "tune/space_file.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -85,10 +85,21 @@ static int in_launch(const cucore_tune_space *s, int var) {
   return 0;
 }
 
+/* With a space file's "defines" (Kernel Tuner's), what is defined is exactly those: a parameter
+ * reaches the code only through a define whose text names it (or a template hole). */
+static int has_defines(const cucore_tune_space *s) { return s->extras && s->extras->has_defines; }
+
+static int in_defines(const cucore_tune_space *s, const char *name) {
+  for (size_t d = 0; has_defines(s) && d < s->extras->ndefs; d++)
+    if (!s->extras->defs[d].literal && word_in(s->extras->defs[d].text, name)) return 1;
+  return 0;
+}
+
 unsigned cc_tune_param_uses(const cucore_tune_space *s, size_t i) {
   const char *name = s->params[i].name;
   unsigned u = 0;
-  if (s->source && word_in(s->source, name)) u |= CUCORE_TUNE_USED_SOURCE;
+  if (has_defines(s) ? in_defines(s, name) : s->source && word_in(s->source, name))
+    u |= CUCORE_TUNE_USED_SOURCE;
   if (in_launch(s, (int)i)) u |= CUCORE_TUNE_USED_LAUNCH;
   if (in_template(s->kernel, name)) u |= CUCORE_TUNE_USED_TEMPLATE;
   for (size_t r = 0; r < s->nrestr && !(u & CUCORE_TUNE_USED_RESTRICTION); r++)
@@ -102,6 +113,8 @@ void cc_tune_resolve_kind(cucore_tune_space *s, size_t i) {
   if (p->kind != CUCORE_TUNE_PARAM_AUTO) return;
   if (in_template(s->kernel, p->name))
     p->resolved = CUCORE_TUNE_PARAM_TEMPLATE;
+  else if (has_defines(s)) /* defined only through a define that names it */
+    p->resolved = in_defines(s, p->name) ? CUCORE_TUNE_PARAM_DEFINE : CUCORE_TUNE_PARAM_LAUNCH_ONLY;
   else if (s->source && !word_in(s->source, p->name) && in_launch(s, (int)i))
     p->resolved = CUCORE_TUNE_PARAM_LAUNCH_ONLY;
   else

@@ -5,7 +5,7 @@
  * the value as C reads it) and JSON. Texts of any length: the caller's buffer gets what fits and
  * *needed says how much the whole text is; the library's own callers build them in a cc_sb.
  */
-#include "tune/space.h"
+#include "tune/space_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +26,19 @@ static void text_params(const cucore_tune_space *s, const size_t *dg, cc_sb *b, 
     cc_tune_value_json(b, &p->val[dg[i]]);
   }
   if (json) cc_sb_puts(b, "}");
+}
+
+/* A space file's defines (Kernel Tuner's "defines"): exactly those, each rendered for the
+ * configuration. */
+static cucore_status file_defines(const cucore_tune_space *s, const size_t *dg, cc_sb *b) {
+  for (size_t d = 0; d < s->extras->ndefs; d++) {
+    char *text = NULL;
+    cucore_status st = cc_tune_define_render(s, dg, d, &text, NULL);
+    if (st != CUCORE_OK) return st;
+    cc_sb_printf(b, "%s-D%s=%s", b->len ? "\n" : "", s->extras->defs[d].name, text);
+    free(text);
+  }
+  return CUCORE_OK;
 }
 
 static void text_defines(const cucore_tune_space *s, const size_t *dg, cc_sb *b) {
@@ -69,6 +82,8 @@ cucore_status cc_tune_config_text(const cucore_tune_space *s, const size_t *dg,
   cucore_status st = CUCORE_OK;
   if (what == CUCORE_TUNE_TEXT_KERNEL)
     st = text_kernel(s, dg, b);
+  else if (what == CUCORE_TUNE_TEXT_DEFINES && s->extras && s->extras->has_defines)
+    st = file_defines(s, dg, b);
   else if (what == CUCORE_TUNE_TEXT_DEFINES)
     text_defines(s, dg, b);
   else

@@ -208,7 +208,7 @@ cucore_status cc_tune_values_unique(const char *param, const cc_tval *vals, char
   return st;
 }
 
-/* ---- the writers ------------------------------------------------------------------------------ */
+/* ---- the writers ---------------------------------------------------------------------------- */
 
 /* The shortest text of d that reads back as d (JSON's number grammar: finite values only). */
 static void real_json(cc_sb *b, double d) {
