@@ -20,6 +20,7 @@
 #include "../tools/opt.c"
 #include "../tools/number.c"
 #include "../tools/grow.c"
+#include "../tools/run_phases.c"
 
 typedef struct run_result {
   int rc;

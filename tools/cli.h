@@ -86,6 +86,12 @@ void json_double(json_out *j, const char *key, double value);
 void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
 
+/* ---- phases (run_phases.c) ---- */
+/* Adds process_start: from the process's start to main (cli_mark_main). */
+void run_phase_mark_process_start(void);
+/* --timings of a verb: the phase table on stderr (stdout flushed first); nothing when !asked. */
+void cli_timings_print(int asked);
+
 /* ---- plain-text formats (formats.c): one writer each ---- */
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF or begins or ends
  * with a space; quotes doubled. */

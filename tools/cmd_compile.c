@@ -145,7 +145,10 @@ typedef struct compile_line {
   const char *out;
   int target; /* index into `targets` */
   int json;
+  int timings;
 } compile_line;
+
+static int want_timings; /* --timings: the phase table at the end */
 
 static const cucore_code_type targets[] = {CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR,
                                            CUCORE_CODE_FATBIN};
@@ -168,13 +171,18 @@ const cli_opt cmd_compile_opts[] = {
      .help = "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
              "\"bytes\", \"compile_ms\", \"cache\", \"lowered_names\"}; on failure stdout\n"
              "stays empty and the reason is on stderr"},
+    {.name = "--timings",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(compile_line, timings),
+     .help = CLI_TIMINGS_HELP},
     {0}};
 
 static int compile_body(cli_source *srcp, int argc, char **argv) {
-  compile_line line = {NULL, 1, 0};
+  compile_line line = {NULL, 1, 0, 0};
   const char *file = NULL;
   cli_parse parse = {"compile", cmd_compile_opts, &line, srcp, &file, 1, 0, "input file"};
   int rc = cli_opt_parse(&parse, argc, argv);
+  want_timings = line.timings;
   if (rc) return rc;
   const char *out_path = line.out;
   cucore_code_type target = targets[line.target];
@@ -190,7 +198,9 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
 int cmd_compile(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  run_phase_mark_process_start();
   int rc = compile_body(&src, argc, argv);
   cli_source_free(&src);
+  cli_timings_print(want_timings);
   return rc;
 }

@@ -273,7 +273,10 @@ static int library_variable(const cucore_global_info *g) {
 typedef struct inspect_line {
   const char *arch, *kernel;
   int json;
+  int timings;
 } inspect_line;
+
+static int want_timings; /* --timings: the phase table at the end */
 
 const cli_opt cmd_inspect_opts[] = {
     {.name = "--arch",
@@ -289,6 +292,10 @@ const cli_opt cmd_inspect_opts[] = {
      .arg = "NAME",
      .help = "only this kernel (symbol, demangled name, or name without parameters)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(inspect_line, json), .help = CLI_JSON_HELP},
+    {.name = "--timings",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(inspect_line, timings),
+     .help = CLI_TIMINGS_HELP},
     {0}};
 
 /* --arch: the arch number, also set as the compile option for a .cu file. */
@@ -488,10 +495,11 @@ static void inspect_text(const inspect_job *job, const cucore_binary_info *info)
 /* Reads the command line, opens the binary, finds --kernel and prints; what it opened is in
  * *job for the caller to free. */
 static int inspect_body(cli_source *srcp, int argc, char **argv, inspect_job *job) {
-  inspect_line line = {NULL, NULL, 0};
+  inspect_line line = {NULL, NULL, 0, 0};
   int arch = 0, usage = read_line(srcp, argc, argv, &line, &job->file, &arch);
   if (usage) return usage;
   job->json = line.json;
+  want_timings = line.timings;
   const char *kernel = line.kernel;
   if (!job->file)
     return cli_usage("inspect", "no FILE given; usage: cucore inspect FILE [--arch sm_XX] "
@@ -518,9 +526,11 @@ int cmd_inspect(int argc, char **argv) {
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   inspect_job job;
   memset(&job, 0, sizeof job);
+  run_phase_mark_process_start();
   int rc = inspect_body(&src, argc, argv, &job);
   free(job.lowered);
   if (job.bin) cucore_binary_destroy(job.bin);
   cli_source_free(&src);
+  cli_timings_print(want_timings);
   return rc;
 }

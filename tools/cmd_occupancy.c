@@ -139,7 +139,10 @@ typedef struct occ_line {
   long long block, smem;
   unsigned cluster[3];
   int json;
+  int timings;
 } occ_line;
+
+static int want_timings; /* --timings: the phase table at the end */
 
 const cli_opt cmd_occupancy_opts[] = {
     {.name = "--kernel",
@@ -168,6 +171,10 @@ const cli_opt cmd_occupancy_opts[] = {
      .arg = "X[,Y,Z]",
      .help = "how many clusters of this shape fit (needs a GPU)"},
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(occ_line, json), .help = CLI_JSON_HELP},
+    {.name = "--timings",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(occ_line, timings),
+     .help = CLI_TIMINGS_HELP},
     {0}};
 
 /* What the verb asked and opened; the handles are freed once by cmd_occupancy. */
@@ -183,9 +190,10 @@ typedef struct occ_job {
 
 /* Reads the command line into *job. */
 static int occ_read_line(cli_source *srcp, int argc, char **argv, occ_job *job) {
-  occ_line line = {NULL, 0, 0, {0, 0, 0}, 0};
+  occ_line line = {NULL, 0, 0, {0, 0, 0}, 0, 0};
   cli_parse parse = {"occupancy", cmd_occupancy_opts, &line, srcp, &job->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
+  want_timings = line.timings;
   if (rc) return rc;
   const char *arch_text = cli_source_arch(srcp);
   job->kernel = line.kernel;
@@ -374,10 +382,12 @@ int cmd_occupancy(int argc, char **argv) {
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   occ_job job;
   memset(&job, 0, sizeof job);
+  run_phase_mark_process_start();
   int rc = occupancy_body(&src, argc, argv, &job);
   cucore_kernel_destroy(job.c.kernel);
   cucore_object_destroy(job.obj);
   cucore_device_close(job.c.dev);
   cli_source_free(&src);
+  cli_timings_print(want_timings);
   return rc;
 }

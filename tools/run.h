@@ -370,8 +370,6 @@ const char *run_param_type(cucore_object *obj, const char *symbol, int index, ch
 double run_phase_begin(void);
 /* Adds the command's phase `phase`, from `start_ms` (run_phase_begin) to now. */
 void run_phase_end(cucore_phase phase, double start_ms);
-/* Adds process_start: from the process's start to main (cli_mark_main). */
-void run_phase_mark_process_start(void);
 /* The "phases" object of the JSON report: every phase that ran so far, by its start. */
 void run_phases_json(json_out *j);
 /* The --timings table, and the phases that did not run, on `f`. */

@@ -74,6 +74,12 @@ void run_phases_json(json_out *j) {
   json_end_object(j);
 }
 
+void cli_timings_print(int asked) {
+  if (!asked) return;
+  fflush(stdout);
+  run_phases_print(stderr);
+}
+
 void run_phases_print(FILE *f) {
   ran r[CUCORE_PHASE_COUNT];
   int n = phases_ran(r);

@@ -72,4 +72,18 @@ if timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev
   check ".cu, cached: a cache hit loads no compiler library" \
     check_phases "$dir/warm.json" "${base[@]}" cache_lookup -- "${compilers[@]}" compile cache_store
 fi
+
+# --timings on every verb that compiles: the table on stderr, the compile in it (issue 35).
+printf 'extern "C" __global__ void k(float *y) { y[threadIdx.x] = 1; }\n' >"$dir/t.cu"
+rm -rf "$CUCORE_CACHE_DIR"
+run timeout 60 "$CUCORE" compile "$dir/t.cu" --arch sm_90 -o "$dir/t.cubin" --timings
+check "compile --timings: the table with the compile" \
+  bash -c '[ "$1" -eq 0 ] && grep -q "^phase timings" <<<"$2" && grep -q "^  compile " <<<"$2"' _ "$rc" "$err"
+run timeout 60 "$CUCORE" inspect "$dir/t.cu" --arch sm_90 --timings
+check "inspect --timings: the table, the cached compile looked up" \
+  bash -c '[ "$1" -eq 0 ] && grep -q "^  cache_lookup " <<<"$2"' _ "$rc" "$err"
+run timeout 60 env CUCORE_LIBCUDA=/nonexistent "$CUCORE" occupancy "$dir/t.cu" --kernel k \
+  --arch sm_90 --block 128 --timings
+check "occupancy --timings: the table" \
+  bash -c '[ "$1" -eq 0 ] && grep -q "^phase timings" <<<"$2"' _ "$rc" "$err"
 finish
