@@ -161,4 +161,49 @@ assert all(s == "ok" for b, s in st if b == 0), st
 assert not d["device_lost"], d
 print("fresh processes: %d, resets in the last: %d; %s" % (d["process_restarts"], d["device_resets"], st))
 ' <<<"$out"
+# Values and names as users bring them (issue 35): a string value with a space, a 200-byte
+# parameter name, an expression value; measured, the winner emitted as a header, a program
+# compiled against that header prints the winner's values, the same as the tune's JSON.
+long=$(printf 'L%.0s' $(seq 200))
+cat >"$dir/v.cu" <<CU
+extern "C" __global__ void fill(VT *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = (VT)(SCALE + $long);
+}
+CU
+run timeout 300 "$CUCORE" tune "$dir/v.cu" --kernel fill --param 'VT=unsigned int' \
+  --param 'SCALE=2 * 3' --param "$long=1,2" --param block_size_x=64,128 --problem-size 4096 \
+  --arg out:u32[4096] --arg i32:4096 --expect 0=7 --emit-header "$dir/best.h" --json
+check "strings and long names: exit 0, every configuration measured" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+st = [(c["params"], c["status"]) for c in d["configs"]]
+ok = [p for p, s in st if s == "ok"]
+assert len(ok) == 2 and all(p["VT"] == "unsigned int" and p["SCALE"] == "2 * 3" for p in ok), st
+assert d["wrong_answers"] == 2, d["wrong_answers"]  # LONG=2 gives 8, not 7
+' <<<"$out"
+cat >"$dir/use.c" <<C
+#include "best.h"
+#include <stdio.h>
+int main(void) { printf("%zu %d %d\\n", sizeof(VT), (int)(SCALE), (int)$long); return 0; }
+C
+check "the emitted header compiles into a program that prints the winner's values" \
+  bash -c 'cc -I"$1" -o "$1/use" "$1/use.c" && [ "$("$1/use")" = "4 6 1" ]' _ "$dir"
+
+# The README's worked example, measured as written, from examples/tune/.
+top="$(cd "$(dirname "$0")/../.." && pwd)"
+readme=$(python3 - "$top/README.md" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+t = t[t.index("### A worked example: `cucore tune`"):].replace("\\\n", " ")
+print(next(re.sub(r"\s+", " ", l.strip()) for l in t.splitlines() if l.strip().startswith("cucore tune ")))
+PY
+)
+abs="$(cd "$(dirname "$CUCORE")" && pwd)/$(basename "$CUCORE")"
+(cd "$top/examples/tune" && eval "timeout 300 \"$abs\" ${readme#cucore } --db \"$dir/readme.jsonl\"") \
+  >"$dir/readme.out" 2>"$dir/readme.err"
+rc=$?
+err=$(cat "$dir/readme.err")
+check "the README's worked example runs as written on the GPU, a best found" \
+  bash -c '[ "$1" -eq 0 ] && grep -q "^best: \[" "$2"' _ "$rc" "$dir/readme.out"
 finish
