@@ -4791,6 +4791,13 @@ typedef struct cucore_tune_value {
  * @retval CUCORE_INVALID_ARGUMENT `index` or `param` out of range. */
 CUCORE_API cucore_status cucore_tune_space_get_value(const cucore_tune_space *space, uint64_t index,
                                                      size_t param, cucore_tune_value *out);
+/** The values of the first `n` parameters (n at most the parameter count) in configuration
+ * `index`, into out[0..n): one call for a whole configuration (cucore_tune_space_get_value
+ * walks the configuration's number for each).
+ * @retval CUCORE_INVALID_ARGUMENT `index` out of range, `n` past the parameters, `out` NULL. */
+CUCORE_API cucore_status cucore_tune_space_get_values(const cucore_tune_space *space,
+                                                      uint64_t index, cucore_tune_value *out,
+                                                      size_t n);
 /** Value `k` (0-based, in the order given) of parameter `param`.
  * @retval CUCORE_INVALID_ARGUMENT `param` or `k` out of range. */
 CUCORE_API cucore_status cucore_tune_space_get_param_value(const cucore_tune_space *space,

@@ -108,6 +108,9 @@ int tune_write_log(const tune_ctx *c, const char *path);
 /* ---- a configuration's values (tune_values.c) ---- */
 /* Text `what` of configuration `index`, whole (malloc'd; NULL when it could not be made). */
 char *tune_text(const tune_ctx *c, uint64_t index, cucore_tune_text what);
+/* The values of configuration `index` (malloc'd, *n of them; NULL, *n 0 when they could not be
+ * read). */
+cucore_tune_value *tune_values(const tune_ctx *c, uint64_t index, size_t *n);
 /* One value as JSON (an integer, a real, a bool or a string: its type, not its text). */
 void tune_json_value(json_out *j, const char *key, const cucore_tune_value *v);
 /* Configuration `index`'s parameters as a JSON object under `key` (NULL in an array). */

@@ -33,13 +33,14 @@ const char *tune_row_verdict(const cucore_tune_row *r) {
 
 /* The values of a row, one CSV field each (as C reads them: the value, not a text to split). */
 static void csv_values(const tune_ctx *c, FILE *f, uint64_t index) {
-  size_t n = 0;
-  cucore_tune_space_get_param_count(c->space, &n);
-  for (size_t i = 0; i < n; i++) {
-    cucore_tune_value v;
+  size_t n = 0, np = 0;
+  cucore_tune_space_get_param_count(c->space, &np);
+  cucore_tune_value *v = tune_values(c, index, &n);
+  for (size_t i = 0; i < np; i++) {
     fputc(',', f);
-    if (cucore_tune_space_get_value(c->space, index, i, &v) == CUCORE_OK) csv_field(f, v.c_text);
+    if (i < n) csv_field(f, v[i].c_text);
   }
+  free(v);
 }
 
 static void csv_row(const tune_ctx *c, FILE *f, const cucore_tune_row *r) {
@@ -75,14 +76,13 @@ int tune_write_csv(const tune_ctx *c, const char *path) {
 /* `#define NAME VALUE` for every parameter of the row, VALUE as the compile saw it. */
 static void header_block(const tune_ctx *c, FILE *f, const cucore_tune_row *b) {
   size_t n = 0;
-  cucore_tune_space_get_param_count(c->space, &n);
+  cucore_tune_value *v = tune_values(c, b->config.index, &n);
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
-    cucore_tune_value v;
-    if (cucore_tune_space_get_param(c->space, i, &p) == CUCORE_OK &&
-        cucore_tune_space_get_value(c->space, b->config.index, i, &v) == CUCORE_OK)
-      fprintf(f, "#define %s %s\n", p.name, v.c_text);
+    if (cucore_tune_space_get_param(c->space, i, &p) == CUCORE_OK)
+      fprintf(f, "#define %s %s\n", p.name, v[i].c_text);
   }
+  free(v);
 }
 
 /* Text inside a C comment: a `*` `/` pair would end it early. */

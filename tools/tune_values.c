@@ -25,17 +25,25 @@ void tune_json_value(json_out *j, const char *key, const cucore_tune_value *v) {
   }
 }
 
+cucore_tune_value *tune_values(const tune_ctx *c, uint64_t index, size_t *n) {
+  *n = 0;
+  cucore_tune_space_get_param_count(c->space, n);
+  cucore_tune_value *v = calloc(*n ? *n : 1, sizeof *v);
+  if (v && cucore_tune_space_get_values(c->space, index, v, *n) == CUCORE_OK) return v;
+  free(v);
+  *n = 0;
+  return NULL;
+}
+
 void tune_json_params(const tune_ctx *c, json_out *j, const char *key, uint64_t index) {
   size_t n = 0;
-  cucore_tune_space_get_param_count(c->space, &n);
+  cucore_tune_value *v = tune_values(c, index, &n);
   json_begin_object(j, key);
   for (size_t i = 0; i < n; i++) {
     cucore_tune_param_info p;
-    cucore_tune_value v;
-    if (cucore_tune_space_get_param(c->space, i, &p) != CUCORE_OK ||
-        cucore_tune_space_get_value(c->space, index, i, &v) != CUCORE_OK)
-      continue;
-    tune_json_value(j, p.name, &v);
+    if (cucore_tune_space_get_param(c->space, i, &p) == CUCORE_OK)
+      tune_json_value(j, p.name, &v[i]);
   }
   json_end_object(j);
+  free(v);
 }

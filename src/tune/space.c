@@ -135,7 +135,9 @@ cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr)
     free(why);
     return st;
   }
-  s->nrestr++;
+  const cc_expr *e = &s->restr[s->nrestr++];
+  for (size_t i = 0; i < s->nparams; i++) /* uses: kept current without a walk per query */
+    if (cc_expr_uses(e, (int)i)) s->params[i].uses |= CUCORE_TUNE_USED_RESTRICTION;
   return CUCORE_OK;
 }
 
@@ -225,7 +227,7 @@ cucore_status cucore_tune_space_get_param(const cucore_tune_space *s, size_t i,
   out->name = s->params[i].name;
   out->kind = s->params[i].resolved;
   out->value_count = s->params[i].n;
-  out->uses = cc_tune_param_uses(s, i);
+  out->uses = s->params[i].uses;
   return CUCORE_OK;
 }
 

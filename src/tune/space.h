@@ -30,6 +30,7 @@ typedef struct cc_tparam {
   char **text;   /* the values as written */
   char **c_text; /* the values as a compile sees them (integers in decimal, bools true/false) */
   cc_tval *val;  /* read by Python's rules; a string's bytes are text[k]'s */
+  unsigned uses; /* CUCORE_TUNE_USED_* (kept by cc_tune_resolve_kind and the restrictions) */
 } cc_tparam;
 
 /* A list of expressions (one slot). */

@@ -109,6 +109,7 @@ unsigned cc_tune_param_uses(const cucore_tune_space *s, size_t i) {
 
 void cc_tune_resolve_kind(cucore_tune_space *s, size_t i) {
   cc_tparam *p = &s->params[i];
+  p->uses = cc_tune_param_uses(s, i);
   p->resolved = p->kind;
   if (p->kind != CUCORE_TUNE_PARAM_AUTO) return;
   if (in_template(s->kernel, p->name))

@@ -166,6 +166,27 @@ cucore_status cucore_tune_space_get_value(const cucore_tune_space *s, uint64_t i
   return value_of(&s->params[param], (size_t)(index % s->params[param].n), out);
 }
 
+cucore_status cucore_tune_space_get_values(const cucore_tune_space *s, uint64_t index,
+                                           cucore_tune_value *out, size_t n) {
+  cc_begin();
+  const char *fn = "cucore_tune_space_get_values";
+  CC_CHECK_HANDLE(s, TUNE_SPACE, fn, "space");
+  if (n) CC_CHECK_ARG(out, fn, "out");
+  uint64_t raw;
+  if (cc_tune_raw(s, &raw) < 0 || index >= raw)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: configuration %llu is not in the space", fn,
+                   (unsigned long long)index);
+  if (n > s->nparams)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu values asked of a space of %zu parameters", fn,
+                   n, s->nparams);
+  for (size_t k = s->nparams; k-- > 0;) {
+    size_t d = (size_t)(index % s->params[k].n);
+    index /= s->params[k].n;
+    if (k < n) value_of(&s->params[k], d, &out[k]);
+  }
+  return CUCORE_OK;
+}
+
 const char *cucore_tune_verdict_name(cucore_tune_verdict v) {
   static const char *const names[] = {"runnable", "restricted", "bad-launch", "arch-limit",
                                       "model-rejected"};
