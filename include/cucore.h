@@ -5095,23 +5095,34 @@ CUCORE_API cucore_status cucore_tune_key(const cucore_tune_key_fields *fields, c
 
 /** The environment a result was measured in, as one line ("uuid=...;name=...;cc=9.0;
  * sms=132;l2=52428800;driver=13000;nvrtc=13000;cucore=X.Y.Z;timing=...") into out; `timing`
- * names the measurement policy (cache and launch modes). Cut to `cap` with a NUL. */
+ * names the measurement policy (cache and launch modes). Never cut: a line that would not fit
+ * in `cap` with its NUL is refused.
+ * @retval CUCORE_INVALID_ARGUMENT `cap` is 0, or too small (named with the bytes needed). */
 CUCORE_API cucore_status cucore_tune_fingerprint(const cucore_device_props *props,
                                                  const char *timing, char *out, size_t cap);
 
 /** A crash-safe store of tune results: one JSON line per measured configuration
- * {"v":1,"key":K,"problem":P,"device":D,"config":{...},"result":{...}}, appended with one
- * write(2) each, so a killed tune loses at most the configuration in flight; a torn last line
- * is skipped (and counted) when the store is opened again. Open with cucore_tune_store_open(),
- * close with cucore_tune_store_close(). One thread at a time. */
+ * {"v":1,"key":K,"problem":P,"device":D,"source":S,"kernel":N,"config":{...},"result":{...}}
+ * ("source" and "kernel" optional: cucore_tune_store_set_names()), appended with one write(2)
+ * each, so a killed tune loses at most the configuration in flight; a torn last line is
+ * skipped (and counted) when the store is opened again. Several processes may append to one
+ * store (cucore_tune_store_refresh() reads what the others wrote; cucore_tune_store_lock()
+ * shares the work). Open with cucore_tune_store_open(), close with cucore_tune_store_close().
+ * One thread at a time. */
 typedef struct cucore_tune_store cucore_tune_store;
 
 /** CONSTRUCTOR: opens (creating it and its folder when missing) the store at `path`, or with
  * path NULL at `<compile cache folder>/tune/<key>.jsonl`, and reads the records of `key`
  * for `problem` (the problem size as text, e.g.\ "4096,4096"; "" when none) on `device` (a
- * cucore_tune_fingerprint()). Close `*out` with cucore_tune_store_close().
- * @retval CUCORE_INVALID_ARGUMENT key is not 64 hexadecimal digits.
- * @retval CUCORE_IO_ERROR the file or folder cannot be read or made (named). */
+ * cucore_tune_fingerprint()). An existing file that is not empty must be a store: its first
+ * line a store record as the strict reader reads it (or the start of one, torn by a kill), so
+ * that a source or a space file named by mistake is never appended to. Close `*out` with
+ * cucore_tune_store_close().
+ * @retval CUCORE_INVALID_ARGUMENT key is not 64 hexadecimal digits, or the file is not a
+ *         store ("`PATH` is not a tune store (its first line is not a store record); refusing
+ *         to append to it").
+ * @retval CUCORE_IO_ERROR the file or folder cannot be read or made, or the file cannot be
+ *         opened for appending (named; cucore_tune_store_open_read_only() may still read it). */
 CUCORE_API cucore_status cucore_tune_store_open(const char *path, const char *key,
                                                 const char *problem, const char *device,
                                                 cucore_tune_store **out);
@@ -5209,6 +5220,104 @@ typedef enum cucore_tune_result {
  * "verify-error", "bind-error", "fault", "device-lost", "skipped"; "" not measured; "?" for
  * an unknown value). Never NULL. */
 CUCORE_API const char *cucore_tune_result_name(cucore_tune_result result);
+
+/** One record of a tune store as the store's one reader reads it (the strict JSON reader;
+ * cucore_tune_store_get_record(), cucore_tune_store_find_record()): the line's texts and the
+ * fields of its result. Strings are the store's, valid until it is closed; a field the
+ * record lacks reads as said. */
+typedef struct cucore_tune_record {
+  const char *key;           /**< the tune's key (64 hexadecimal digits) */
+  const char *problem;       /**< the problem size as text ("" none) */
+  const char *device;        /**< the device's fingerprint (cucore_tune_fingerprint()) */
+  const char *source;        /**< the source's name ("": a record written before cucore kept
+                                  it, or none was set: cucore_tune_store_set_names()) */
+  const char *kernel;        /**< the kernel's name or template ("" likewise) */
+  const char *config;        /**< the configuration: a JSON object's text, as written */
+  const char *result;        /**< the result: a JSON object's text, as written */
+  cucore_tune_result status; /**< its "status" (a name this version does not know, or none:
+                                  CUCORE_TUNE_LAUNCH_ERROR, a failure) */
+  double median_ms;          /**< "median_ms" (-1: none) */
+  double p20_ms;             /**< "p20_ms" (0: none) */
+  double p80_ms;             /**< "p80_ms" (0: none) */
+  double rel_stddev;         /**< "rel_stddev" (0: none) */
+  size_t samples;            /**< "samples" (0: none) */
+  int batch;                 /**< "batch": launches per sample (0: none) */
+  int mode;                  /**< "mode": the CUCORE_TUNE_LAUNCH_* it was timed with (0: none) */
+  int sm_clock_mhz;          /**< "sm_clock_mhz" (-1: not observed, or none) */
+  int throttled;             /**< "throttled": samples discarded (0: none) */
+  int has_error;             /**< 1: a wrong answer that records its largest errors */
+  double max_abs_err;        /**< "max_abs_err" (0: none) */
+  double max_rel_err;        /**< "max_rel_err" (0: none) */
+  int registers;             /**< "registers" per thread (0: none) */
+  double occupancy;          /**< "occupancy" of the model, 0..1 (0: none) */
+  double compile_ms;         /**< "compile_ms": its compile's time (0: none) */
+  const char *detail;        /**< "detail" ("" none) */
+  int finalist;              /**< 1: re-timed as a finalist ("finalist": true, or a detail that
+                                  begins with "finalist" in older records) */
+} cucore_tune_record;
+
+/** CONSTRUCTOR: the store at `path` (NULL: the default path of `key`) opened for reading only:
+ * nothing is created or appended (cucore_tune_store_append() on it fails with
+ * CUCORE_IO_ERROR), a missing file holds no records. What a tune does with a store it cannot
+ * append to (a read-only file or folder): it still resumes what is there. `key` may be NULL
+ * with a `path`: every record of the file is read (cucore_tune_store_get_record()) and none is
+ * the store's own. Close `*out` with cucore_tune_store_close().
+ * @retval CUCORE_INVALID_ARGUMENT key is not 64 hexadecimal digits (or NULL without a path),
+ *         or the file is not a store (as cucore_tune_store_open() says).
+ * @retval CUCORE_IO_ERROR the file exists and cannot be read (named). */
+CUCORE_API cucore_status cucore_tune_store_open_read_only(const char *path, const char *key,
+                                                          const char *problem, const char *device,
+                                                          cucore_tune_store **out);
+/** Names written into every record appended from now on: `source` (the source file's name) and
+ * `kernel` (the kernel's name or template), so that a store says what it was tuned from
+ * (`cucore cache tune list`); NULL or "" leaves the field out. Copied.
+ * @retval CUCORE_INVALID_ARGUMENT `store` is not a live store. */
+CUCORE_API cucore_status cucore_tune_store_set_names(cucore_tune_store *store, const char *source,
+                                                     const char *kernel);
+/** How many records the store's file held when it was read (every key, problem and device;
+ * cucore_tune_store_get_info() counts the store's own), with those appended or refreshed
+ * since. */
+CUCORE_API cucore_status cucore_tune_store_get_record_count(const cucore_tune_store *store,
+                                                            size_t *count);
+/** Record `i` (0..count-1, in the file's order) into `*out`; its strings are the store's.
+ * @retval CUCORE_INVALID_ARGUMENT `i` past the records (named with the count). */
+CUCORE_API cucore_status cucore_tune_store_get_record(const cucore_tune_store *store, size_t i,
+                                                      cucore_tune_record *out);
+/** The latest record of configuration `config` (its CUCORE_TUNE_TEXT_JSON text) under the
+ * store's key, problem and device into `*out`; *found is 1, or 0 (and `*out` zeroed) when it
+ * was never measured there. */
+CUCORE_API cucore_status cucore_tune_store_find_record(const cucore_tune_store *store,
+                                                       const char *config, cucore_tune_record *out,
+                                                       int *found);
+/** Appends a record read elsewhere (another store's cucore_tune_store_get_record()) as it is:
+ * its own key, problem, device, names, configuration and result. *appended (may be NULL) is 0
+ * when the store holds that record already (the same key, problem, device, configuration and
+ * result texts): nothing is written. What `cucore cache tune import` merges with.
+ * @retval CUCORE_INVALID_ARGUMENT the record's key is not 64 hexadecimal digits, or its config
+ *         or result is not one JSON object on one line.
+ * @retval CUCORE_IO_ERROR the store is read-only, or the write failed (named). */
+CUCORE_API cucore_status cucore_tune_store_append_record(cucore_tune_store *store,
+                                                         const cucore_tune_record *record,
+                                                         int *appended);
+/** Reads the records other processes appended to the file since it was read (lines still
+ * being written are left for the next call); *added (may be NULL) receives how many (of any
+ * key). Records got before stay valid.
+ * @retval CUCORE_IO_ERROR the file cannot be read (named). */
+CUCORE_API cucore_status cucore_tune_store_refresh(cucore_tune_store *store, size_t *added);
+/** The advisory lock of configuration group `group` (any 64-bit number: a tune passes the
+ * compile hash of the configurations that share one compile) between processes on this store:
+ * one byte of the file `PATH.lock` beside it, at an offset from `group` and the store's key,
+ * problem and device, locked with fcntl(2) (an open file description's lock where the kernel
+ * has them, so threads with their own stores exclude each other too). The lock dies with its
+ * holder (a kill -9 frees it) and with cucore_tune_store_close(). With `wait` 0 it is taken
+ * only when free (*locked 0: another holds it); with 1 the call waits for it (*locked 1).
+ * Locking a group held already is a no-op.
+ * @retval CUCORE_IO_ERROR `PATH.lock` cannot be made or locked (named: a read-only folder);
+ *         the caller may go on without locks. */
+CUCORE_API cucore_status cucore_tune_store_lock(cucore_tune_store *store, uint64_t group, int wait,
+                                                int *locked);
+/** Lets group `group`'s lock go (a no-op when not held). */
+CUCORE_API cucore_status cucore_tune_store_unlock(cucore_tune_store *store, uint64_t group);
 
 /** Where a cucore_tune_run() is (cucore_tune_run_options::progress). */
 typedef struct cucore_tune_progress {
@@ -5366,6 +5475,17 @@ typedef struct cucore_tune_row {
   int finalist;              /**< 1: re-timed interleaved */
 } cucore_tune_row;
 
+/** What a cucore_tune_run() made of its store (cucore_tune_summary::store_use). */
+typedef enum cucore_tune_store_use {
+  CUCORE_TUNE_STORE_UNUSED = 0, /**< no store: a dry run */
+  CUCORE_TUNE_STORE_KEPT,       /**< read (results resumed) and every result appended */
+  CUCORE_TUNE_STORE_READ_ONLY,  /**< read (results resumed), but it could not be appended to
+                                       (a read-only file or folder): this run's results were
+                                       not kept */
+  CUCORE_TUNE_STORE_UNREADABLE  /**< it could not even be read: everything was measured and
+                                       nothing kept */
+} cucore_tune_store_use;
+
 /** Everything a report holds besides its rows. */
 typedef struct cucore_tune_summary {
   cucore_tune_counts counts; /**< raw -> restrictions -> valid launches -> distinct compiles */
@@ -5426,6 +5546,8 @@ typedef struct cucore_tune_summary {
   int verified;              /**< 1: results were checked (a check callback, or an output or
                                   in-place buffer compared with the first configuration's); 0:
                                   nothing was verified, the rows are only timed */
+  cucore_tune_store_use store_use; /**< what became of the store: whether this run's results
+                                        were kept (the note callback said why not) */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -6,7 +6,8 @@
 
 const char cmd_cache_help[] =
     "usage: cucore cache [stats|path|clear] [--json]\n"
-    "       cucore cache tune [list|show KEY|clear [KEY]] [--json]\n"
+    "       cucore cache tune [list|show KEY|clear [KEY]|import FILE] [--json]\n"
+    "       cucore cache tune export KEY [--t4 FILE]\n"
     "\n"
     "Program compiles are cached on disk (and within a process), keyed by a SHA-256 of\n"
     "everything that decides the output: source, in-memory headers, options, arch, target,\n"
@@ -19,8 +20,20 @@ const char cmd_cache_help[] =
     "           was last cleared: hits, misses, stores, evictions, errors, uncacheable\n"
     "  path     print the cache directory\n"
     "  clear    remove every entry and reset the counters\n"
-    "  tune     the result stores of `cucore tune` (tune/KEY.jsonl): list them with their\n"
-    "           record counts and best results, show one, or clear one or all\n"
+    "  tune     the result stores of `cucore tune` (tune/KEY.jsonl, its default --db):\n"
+    "             list         each store: its key, source file, kernel, problem size,\n"
+    "                          records, verified ones and best (\"no tune stores in\n"
+    "                          DIR\" when there are none)\n"
+    "             show KEY     one line per record: configuration, status, median\n"
+    "                          (--json: the whole records)\n"
+    "             clear [KEY]  remove one store, or all of them\n"
+    "             export KEY   the store's lines on stdout, for `import` on another\n"
+    "                          machine; --t4 FILE: its results as TuningSchema T4 JSON\n"
+    "                          (the shape `tune --t4` writes)\n"
+    "             import FILE  a store's lines merged into the store of their key,\n"
+    "                          records already there skipped\n"
+    "           KEY: a key or, as git takes a commit, a unique prefix of at least 4 of its\n"
+    "           hexadecimal digits (a prefix that fits several stores lists them)\n"
     "\n"
     "options:\n"
     "%o"
@@ -39,12 +52,17 @@ const char cmd_cache_help[] =
     "\n"
     "exit status: 0 done; 1 the cache cannot be used as configured, there is no directory,\n"
     "it cannot be read, `clear` could not remove everything (it says how many files and the\n"
-    "first with the reason), or the output cannot be written; 2 usage.\n"
+    "first with the reason) or removed nothing, no tune store matches a KEY, an import file\n"
+    "is not a store, or the output cannot be written; 2 usage (an ambiguous or malformed\n"
+    "KEY too).\n"
     "\n"
     "examples:\n"
     "  cucore cache\n"
     "  cucore cache stats --json | jq .hits\n"
-    "  CUCORE_CACHE_DIR=/tmp/cc cucore cache clear\n";
+    "  CUCORE_CACHE_DIR=/tmp/cc cucore cache clear\n"
+    "  cucore cache tune show 3fa9\n"
+    "  cucore cache tune export 3fa9 > gemm.jsonl   # then, elsewhere:\n"
+    "  cucore cache tune import gemm.jsonl\n";
 
 static void print_size(uint64_t bytes) {
   static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};

@@ -32,9 +32,9 @@ typedef struct pick {
 
 /* Keeps r when it is closer (then faster) than the pick so far. */
 static void consider(pick *p, const cc_trec *r, double distance) {
-  if (!r->ok || r->median < 0) return;
+  if (r->status != CUCORE_TUNE_OK || r->median_ms < 0) return;
   if (!p->best || distance < p->distance ||
-      (distance == p->distance && r->median < p->best->median)) {
+      (distance == p->distance && r->median_ms < p->best->median_ms)) {
     p->best = r;
     p->distance = distance;
   }
@@ -72,19 +72,19 @@ cucore_status cucore_tune_lookup(const char *path, const char *key, const char *
   if (cap > 0) CC_CHECK_ARG(config, fn, "config");
   if (cap > 0) config[0] = 0;
   cucore_status st = cc_tune_check_key(fn, key);
-  char def[4200];
-  if (st == CUCORE_OK && !path && (st = cc_tune_store_default_path(key, def, sizeof def)) == 0)
+  char *def = NULL;
+  if (st == CUCORE_OK && !path && (st = cc_tune_store_default_path(key, &def)) == CUCORE_OK)
     path = def;
-  cc_trecs rs;
+  cc_trecs rs = {0};
   if (st == CUCORE_OK) st = cc_tune_records_read(path, &rs);
-  if (st != CUCORE_OK) return st;
   const cc_trec *best = NULL;
-  *how = choose(&rs, key, problem ? problem : "", device ? device : "", &best);
+  if (st == CUCORE_OK) *how = choose(&rs, key, problem ? problem : "", device ? device : "", &best);
   if (best && cap > 0) snprintf(config, cap, "%s", best->config);
-  if (best && median_ms) *median_ms = best->median;
+  if (best && median_ms) *median_ms = best->median_ms;
+  if (st == CUCORE_OK && !best)
+    st = cc_fail(CUCORE_NOT_FOUND, "%s: `%s` records no successful result for key %.12s...", fn,
+                 path, key);
   cc_tune_records_free(&rs);
-  if (!best)
-    return cc_fail(CUCORE_NOT_FOUND, "%s: `%s` records no successful result for key %.12s...", fn,
-                   path, key);
-  return CUCORE_OK;
+  free(def);
+  return st;
 }

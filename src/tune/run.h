@@ -10,7 +10,8 @@
  *   run_bind.c     a configuration's kernel with its arguments bound (the bind callback)
  *   run_time.c     timing one configuration (the launch mode, the cold cache, the clock)
  *   run_recover.c  kernel faults: the row recorded, the device reset, the buffers made again
- *   run_store.c    the store: the key, resuming rows measured before, recording results
+ *   run_store.c    the store: the key, resuming rows measured before, recording results,
+ *                  claiming a group (its lock) so that tunes on one store share the work
  *   run_notes.c    what compiles say beyond cubins: warnings once each, values that change
  *                  nothing, a kernel name the source does not have
  *   run_compile.c  the compile pipeline: threads over the distinct compiles, the model's
@@ -81,6 +82,7 @@ typedef struct cc_trun {
   size_t nwarns, cap_warns;
   size_t *inert;        /* parameters whose values change nothing in the code */
   char *kernel_missing; /* set by a compile thread: the kernel names nothing in the source */
+  int no_locks;         /* 1: the store's locks cannot be had (said once): no work shared */
 } cc_trun;
 
 /* ---- run_base.c ---- */
@@ -186,8 +188,16 @@ void cc_trec_after_row(cc_trun *c, cucore_tune_row *r);
 cucore_status cc_tstore_open(cc_trun *c);
 /* Every runnable row the store has a result for marked resumed (unless fresh). */
 void cc_tstore_resume(cc_trun *c);
-/* Appends row r's result to the store (a later record of a configuration wins). */
+/* Appends row r's result to the store (a later record of a configuration wins); nothing when
+ * the store cannot be appended to (said once). */
 void cc_tstore_record(cc_trun *c, const cucore_tune_row *r);
+/* Claims configuration group `hash` for measuring here: its lock taken (waiting for it when
+ * `wait`), then what other processes appended read and the group's rows they measured marked
+ * resumed; returns 1 (also when nothing is shared: no store to append to, --fresh, no locks),
+ * or 0 when another process holds it (not waiting). */
+int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait);
+/* Lets group `hash`'s claim go (its results are in the store for the others). */
+void cc_tstore_release(cc_trun *c, uint64_t hash);
 /* The path and the record count kept, the store closed. */
 void cc_tstore_close(cc_trun *c);
 

@@ -4,7 +4,20 @@
  * launches once and checks the outputs (a wrong answer is recorded, never timed), then times
  * it and appends the result to the store. Failures are data: the tune goes on. With
  * model_first (or a top_fraction), every compile is made first and the configurations are
- * measured best model score first; beyond the top fraction they are recorded as skipped. */
+ * measured best model score first; beyond the top fraction they are recorded as skipped.
+ *
+ * Two tunes on one store share the work. Each group of configurations that share one compile
+ * has an advisory lock (cucore_tune_store_lock: a byte of STORE.lock at an offset from the
+ * group's compile hash and the tune's key, problem and device; an fcntl lock, which dies with
+ * its process, kill -9 included). Before measuring a group the tune claims it without waiting
+ * (cc_tstore_claim): with the lock taken it reads what other processes appended to the store
+ * since (cucore_tune_store_refresh), takes the group's results found there as resumed rows and
+ * measures only the rest, then lets the lock go. A group another process holds is put off to
+ * the end; there the tune waits for each group it put off in turn (holding no other lock, so
+ * two tunes never wait for each other) and does the same. So each configuration is measured
+ * once, by whichever tune claims its group first; the other's report shows it as resumed. A
+ * tune whose store is read-only, a --fresh one, and one that cannot make the lock file (said
+ * once) measure without locks. Model-first measures row by row, claiming each row's group. */
 #include "tune/run.h"
 
 #include <math.h>
@@ -25,10 +38,21 @@ static cucore_status cc_tgpu_bind(cc_trun *c, const cc_tgroup *g, cucore_kernel 
   return st;
 }
 
+/* 1 when group g has a configuration still to measure. */
+static int has_work(const cc_trun *c, const cc_tgroup *g) {
+  for (size_t i = 0; i < c->s.rows; i++) {
+    const cucore_tune_row *r = &c->rows[i];
+    if (r->config.compile_hash == g->hash && r->config.verdict == CUCORE_TUNE_RUNNABLE &&
+        !r->resumed && r->status == CUCORE_TUNE_NOT_MEASURED)
+      return 1;
+  }
+  return 0;
+}
+
 static void measure_group(cc_trun *c, const cc_tgroup *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
-  int ok = g->ok && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK;
+  int ok = g->ok && (!has_work(c, g) || cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK);
   unsigned resets = c->s.resets;
   size_t last = 0;
   for (size_t i = 0; i < c->s.rows; i++)
@@ -59,13 +83,55 @@ static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
   const cc_tgroup *g = cc_trun_group_of(c, r);
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
-  if (g && g->obj && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK)
-    cc_tone_measure(c, k, a, r);
-  else
-    cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
+  if (!r->resumed) { /* else from the store, or measured by another tune meanwhile */
+    if (g && g->obj && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK)
+      cc_tone_measure(c, k, a, r);
+    else
+      cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
+  }
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
   cc_tone_progress(c, r, 0);
+}
+
+/* What was put off: groups (or rows, model-first) another tune held. v NULL: none could be
+ * kept, so every claim waits. */
+typedef struct later {
+  size_t *v;
+  size_t n;
+} later;
+
+/* Group g measured when claimed; put off when another tune holds it. */
+static void take_group(cc_trun *c, cc_tgroup *g, later *l) {
+  int work = g->ok && has_work(c, g);
+  if (work && !cc_tstore_claim(c, g->hash, !l->v)) {
+    l->v[l->n++] = (size_t)(g - c->groups);
+    return;
+  }
+  measure_group(c, g);
+  if (work) cc_tstore_release(c, g->hash);
+}
+
+/* The groups put off, each waited for in turn. */
+static void take_later_groups(cc_trun *c, const later *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    cc_tgroup *g = &c->groups[l->v[i]];
+    cc_tstore_claim(c, g->hash, 1);
+    measure_group(c, g);
+    cc_tstore_release(c, g->hash);
+  }
+}
+
+/* Row `row` measured when its group is claimed (waiting for it when `wait`), else put off. */
+static void take_row(cc_trun *c, size_t row, later *l, int wait) {
+  cucore_tune_row *r = &c->rows[row];
+  int claimed = !r->resumed;
+  if (claimed && !cc_tstore_claim(c, r->config.compile_hash, wait || !l->v)) {
+    l->v[l->n++] = row;
+    return;
+  }
+  measure_row_of(c, r);
+  if (claimed) cc_tstore_release(c, r->config.compile_hash);
 }
 
 /* Every compile first, then the rows best model score first (the top fraction of them). */
@@ -73,19 +139,22 @@ static void measure_model_first(cc_trun *c) {
   while (cc_tcomp_next(c)) {}
   size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order);
   size_t n = order ? cc_trun_model_order(c->rows, c->s.rows, order) : 0;
+  later l = {cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *l.v), 0};
   double f = c->o.top_fraction;
   size_t take = f > 0 ? (size_t)ceil(f * (double)n) : n;
   for (size_t i = 0; i < n; i++) {
     cucore_tune_row *r = &c->rows[order[i]];
     if (i < take) {
-      measure_row_of(c, r);
+      take_row(c, order[i], &l, 0);
       continue;
     }
     r->status = CUCORE_TUNE_SKIPPED;
     cc_trun_text(&r->detail, "model score %.3f is outside --top-fraction %g", r->model.score, f);
     c->s.skipped++;
   }
+  for (size_t i = 0; i < l.n; i++) take_row(c, l.v[i], &l, 1);
   free(order);
+  free(l.v);
 }
 
 /* The rotation's plan and the store (the key names the timing) with the rows it has (a
@@ -109,6 +178,7 @@ cucore_status cc_tgpu_measure_all(cc_trun *c) {
   c->t_start = cc_trun_now_ms();
   c->s.setup_ms = c->t_start - t_setup;
   if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
+  later l = {st == CUCORE_OK ? cc_raw_calloc(c->ngroups ? c->ngroups : 1, sizeof *l.v) : NULL, 0};
   for (cc_tgroup *g; st == CUCORE_OK;) {
     double t0 = cc_trun_now_ms();
     if (!(g = cc_tcomp_next(c))) break;
@@ -116,8 +186,10 @@ cucore_status cc_tgpu_measure_all(cc_trun *c) {
       c->s.wait_ms += cc_trun_now_ms() - t0;
     else
       c->s.first_ready_ms = cc_trun_now_ms() - c->t_start;
-    measure_group(c, g);
+    take_group(c, g, &l);
   }
+  take_later_groups(c, &l);
+  free(l.v);
   if (st == CUCORE_OK) cc_tone_progress(c, NULL, 1);
   if (st == CUCORE_OK) cc_tfinal(c); /* before the store closes: finalists are recorded again */
   c->s.measure_wall_ms = cc_trun_now_ms() - c->t_start;

@@ -1,10 +1,15 @@
 /* run_store.c -- the store of a measured tune: its key (the source, the compile options, the
  * kernel, the launch expressions, the parameters' names, the buffers and what makes a result
  * right), the device's fingerprint with the timing policy; rows measured before taken from it
- * (a resumed tune measures nothing twice) and every result appended to it. */
+ * (a resumed tune measures nothing twice; the store's one reader gives their fields) and every
+ * result appended to it with the source's and the kernel's names. A store that cannot be
+ * appended to is still read (its results resumed) and the tune goes on keeping nothing, as one
+ * that cannot be read at all; the note callback says so once. The claims of configuration
+ * groups (run_gpu.c shares the work of tunes on one store with them) are the store's locks. */
 #include "compile/cache.h"
 #include "tune/run.h"
 #include "tune/space.h"
+#include "tune/store.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -68,8 +73,63 @@ static cucore_status make_key(cc_trun *c, cc_sb *problem) {
   return st;
 }
 
+/* The store's path as given or by default (malloc'd; NULL when there is none). */
+static char *wanted_path(const cc_trun *c) {
+  char *p = NULL;
+  if (c->o.store_path) return cc_raw_strdup(c->o.store_path);
+  return cc_tune_store_default_path(c->key, &p) == CUCORE_OK ? p : NULL;
+}
+
+/* The store could not be opened for appending (`why`): read only, or not at all. */
+static cucore_status open_read_only(cc_trun *c, const char *problem, const char *fp,
+                                    const char *why) {
+  cucore_status st = cucore_tune_store_open_read_only(c->o.store_path, c->key, problem, fp,
+                                                      &c->store);
+  if (st == CUCORE_OK) {
+    c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
+    cc_trun_note(c,
+                 "the results of this tune are not kept: %s (what the store holds is "
+                 "resumed)",
+                 why);
+    return CUCORE_OK;
+  }
+  if (CUCORE_CODE(st) != CUCORE_IO_ERROR) return st; /* not a store: never written or read */
+  c->s.store_use = CUCORE_TUNE_STORE_UNREADABLE;
+  cc_trun_note(c,
+               "the results of this tune are not kept and none is resumed (every "
+               "configuration is measured): %s",
+               cucore_last_error()); /* why it cannot be read says why it cannot be written */
+  char *p = wanted_path(c);
+  if (p && strlen(p) < sizeof c->store_path) snprintf(c->store_path, sizeof c->store_path, "%s", p);
+  free(p);
+  return CUCORE_OK;
+}
+
+/* The store opened for appending, else read only, else none; its names set. */
+static cucore_status open_store(cc_trun *c, const char *problem, const char *fp) {
+  cucore_status st = cucore_tune_store_open(c->o.store_path, c->key, problem, fp, &c->store);
+  if (CUCORE_CODE(st) == CUCORE_IO_ERROR) {
+    char *why = cc_raw_strdup(cucore_last_error());
+    st = open_read_only(c, problem, fp, why ? why : "out of host memory");
+    free(why);
+  } else if (st == CUCORE_OK) {
+    c->s.store_use = CUCORE_TUNE_STORE_KEPT;
+  }
+  const char *path = "";
+  if (st == CUCORE_OK && c->store) st = cucore_tune_store_get_info(c->store, &path, NULL, NULL);
+  if (st == CUCORE_OK && strlen(path) >= sizeof c->store_path)
+    st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "cucore_tune_run: the store's path is %zu bytes long; at most %zu are kept",
+                 strlen(path), sizeof c->store_path - 1);
+  if (st == CUCORE_OK && c->store)
+    st = cucore_tune_store_set_names(c->store, c->o.source_name ? c->o.source_name : "tune.cu",
+                                     c->space->kernel);
+  return st;
+}
+
 cucore_status cc_tstore_open(cc_trun *c) {
-  char timing[128], fp[1024];
+  char timing[128], fp[1024]; /* bounded: the timing's words and numbers; the fingerprint
+                                 refuses to be cut */
   cc_sb problem = {0};
   cucore_status st = make_key(c, &problem);
   cucore_tune_timing_options o = cc_ttime_options(c);
@@ -78,37 +138,25 @@ cucore_status cc_tstore_open(cc_trun *c) {
   cucore_device_props props;
   if (st == CUCORE_OK) st = cucore_device_get_props(c->o.device, &props);
   if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, sizeof fp);
-  if (st == CUCORE_OK)
-    st = cucore_tune_store_open(c->o.store_path, c->key, cc_sb_text(&problem), fp, &c->store);
+  if (st == CUCORE_OK) st = open_store(c, cc_sb_text(&problem), fp);
   cc_sb_free(&problem);
   return st;
 }
 
-static double field(const char *json, const char *name) {
-  char key[64];
-  snprintf(key, sizeof key, "\"%s\":", name);
-  const char *p = strstr(json, key);
-  return p ? strtod(p + strlen(key), NULL) : 0;
-}
-
 /* A result the store kept: the row as it was measured. */
-static void resume_row(cc_trun *c, cucore_tune_row *r, const char *json) {
-  r->finalist = strstr(json, "\"detail\":\"finalist") != NULL;
-  const char *st = strstr(json, "\"status\":\"");
-  r->status = st ? cc_tune_result_parse(st + 10, strcspn(st + 10, "\"")) : CUCORE_TUNE_LAUNCH_ERROR;
-  r->stats.median = field(json, "median_ms");
-  r->stats.p20 = field(json, "p20_ms");
-  r->stats.p80 = field(json, "p80_ms");
-  r->stats.rel_stddev = field(json, "rel_stddev");
-  r->stats.n = (size_t)field(json, "samples");
-  r->batch = (int)field(json, "batch");
-  r->mode = (int)field(json, "mode");
-  r->sm_clock_mhz = strstr(json, "\"sm_clock_mhz\":") ? (int)field(json, "sm_clock_mhz") : -1;
-  r->throttled = (int)field(json, "throttled");
-  r->max_abs_err = field(json, "max_abs_err"), r->max_rel_err = field(json, "max_rel_err");
-  r->has_error = r->status == CUCORE_TUNE_WRONG_ANSWER && strstr(json, "\"max_abs_err\":");
-  r->registers = (int)field(json, "registers");
-  r->model.occupancy = field(json, "occupancy");
+static void resume_row(cc_trun *c, cucore_tune_row *r, const cucore_tune_record *x) {
+  r->finalist = x->finalist;
+  r->status = x->status;
+  r->stats.median = x->median_ms < 0 ? 0 : x->median_ms;
+  r->stats.p20 = x->p20_ms, r->stats.p80 = x->p80_ms;
+  r->stats.rel_stddev = x->rel_stddev;
+  r->stats.n = x->samples;
+  r->batch = x->batch, r->mode = x->mode;
+  r->sm_clock_mhz = x->sm_clock_mhz, r->throttled = x->throttled;
+  r->max_abs_err = x->max_abs_err, r->max_rel_err = x->max_rel_err;
+  r->has_error = x->has_error;
+  r->registers = x->registers;
+  r->model.occupancy = x->occupancy;
   r->resumed = 1;
   cc_trun_text(&r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
   c->s.resumed++;
@@ -126,49 +174,90 @@ static double stored_err(const cucore_tune_row *r, double e) {
   return !r->has_error ? 0 : e < DBL_MAX ? e : DBL_MAX;
 }
 
-void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
-  cc_sb config = {0}, res = {0};
-  cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config);
-  cc_sb_printf(&res,
+/* Row r's result as the store's JSON. */
+static void result_text(const cucore_tune_row *r, cc_sb *res) {
+  cc_sb_printf(res,
                "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
                "\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
                "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
-               "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"detail\":",
+               "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"compile_ms\":%.6g,\"finalist\":%s,"
+               "\"detail\":",
                cucore_tune_result_name(r->status), r->stats.median, r->stats.p20, r->stats.p80,
                r->stats.rel_stddev, r->stats.n, r->batch, r->registers, r->model.occupancy, r->mode,
                r->sm_clock_mhz, r->throttled, stored_err(r, r->max_abs_err),
-               stored_err(r, r->max_rel_err));
-  cc_sb_json_string(&res, r->detail, strlen(r->detail));
-  cc_sb_puts(&res, "}");
-  if (config.failed || res.failed)
+               stored_err(r, r->max_rel_err), r->compile_ms, r->finalist ? "true" : "false");
+  cc_sb_json_string(res, r->detail, strlen(r->detail));
+  cc_sb_puts(res, "}");
+}
+
+void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
+  if (!c->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT) return; /* said at the open */
+  cc_sb config = {0}, res = {0};
+  cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config);
+  result_text(r, &res);
+  if (config.failed || res.failed) {
     cc_trun_note(c, "the result of configuration %llu was not stored: out of host memory",
                  (unsigned long long)r->config.index);
-  else if (cucore_tune_store_append(c->store, cc_sb_text(&config), cc_sb_text(&res)) != CUCORE_OK)
-    cc_trun_note(c, "%s", cucore_last_error());
+  } else if (cucore_tune_store_append(c->store, cc_sb_text(&config), cc_sb_text(&res)) !=
+             CUCORE_OK) {
+    cc_trun_note(c, "%s; the results of this tune are not kept from here on", cucore_last_error());
+    c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
+  }
   cc_sb_free(&config);
   cc_sb_free(&res);
 }
 
-void cc_tstore_resume(cc_trun *c) {
+/* The runnable rows not measured yet (of group `hash` only, unless `all`) that the store has a
+ * result for, marked resumed. */
+static void resume_rows(cc_trun *c, uint64_t hash, int all) {
   cc_sb config = {0};
-  for (size_t i = 0; i < c->s.rows && !c->o.fresh; i++) {
+  for (size_t i = 0; c->store && i < c->s.rows && !c->o.fresh; i++) {
     cucore_tune_row *r = &c->rows[i];
-    const char *found = NULL;
-    if (r->config.verdict != CUCORE_TUNE_RUNNABLE) continue;
+    cucore_tune_record x;
+    int found = 0;
+    if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->resumed ||
+        r->status != CUCORE_TUNE_NOT_MEASURED || (!all && r->config.compile_hash != hash))
+      continue;
     config.len = 0;
     if (cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config) != CUCORE_OK)
       break;
-    if (cucore_tune_store_find(c->store, cc_sb_text(&config), &found) == CUCORE_OK && found)
-      resume_row(c, r, found);
+    if (cucore_tune_store_find_record(c->store, cc_sb_text(&config), &x, &found) == CUCORE_OK &&
+        found)
+      resume_row(c, r, &x);
   }
   cc_sb_free(&config);
+}
+
+void cc_tstore_resume(cc_trun *c) { resume_rows(c, 0, 1); }
+
+int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait) {
+  if (!c->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT || c->o.fresh || c->no_locks)
+    return 1; /* nothing shared: measured here */
+  int locked = 0;
+  if (cucore_tune_store_lock(c->store, hash, wait, &locked) != CUCORE_OK) {
+    c->no_locks = 1;
+    cc_trun_note(c,
+                 "%s; measuring without locks (another tune on this store may measure the "
+                 "same configurations)",
+                 cucore_last_error());
+    return 1;
+  }
+  if (!locked) return 0;
+  if (cucore_tune_store_refresh(c->store, NULL) != CUCORE_OK) /* what others measured */
+    cc_trun_note(c, "%s", cucore_last_error());
+  resume_rows(c, hash, 0);
+  return 1;
+}
+
+void cc_tstore_release(cc_trun *c, uint64_t hash) {
+  if (c->store && !c->no_locks) cucore_tune_store_unlock(c->store, hash);
 }
 
 void cc_tstore_close(cc_trun *c) {
   const char *path = "";
   if (c->store &&
       cucore_tune_store_get_info(c->store, &path, &c->s.store_records, NULL) == CUCORE_OK)
-    snprintf(c->store_path, sizeof c->store_path, "%s", path);
+    snprintf(c->store_path, sizeof c->store_path, "%s", path); /* fits: checked at the open */
   cucore_tune_store_close(c->store);
   c->store = NULL;
 }

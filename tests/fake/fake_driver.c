@@ -11,6 +11,8 @@
  * CUCORE_FAKE_FAULT_STICKY=1 as well, the fault stays for the life of the process, as the real
  * driver's does (two H200s, driver 580: a context retained again after the release fails
  * with CUDA_ERROR_ILLEGAL_ADDRESS): retains fail from then on.
+ * CUCORE_FAKE_LAUNCH_US=N: every kernel launch (not captured) takes N microseconds of the
+ * calling thread, so that a tune's configurations take time (two tunes sharing one store).
  *
  * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
  * context, make streams and events, allocate "device" memory (host memory underneath, so copies
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -42,6 +45,7 @@ static char failed_name[128];
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;
 
 static long fault_block = -1; /* CUCORE_FAKE_FAULT_BLOCK */
+static long launch_us;        /* CUCORE_FAKE_LAUNCH_US */
 static int fault_sticky;      /* CUCORE_FAKE_FAULT_STICKY */
 static _Atomic int faulted;   /* 1: the primary context has a sticky error */
 
@@ -54,6 +58,8 @@ static void read_control(void) {
   if (f && *f) fault_block = atol(f);
   const char *k = getenv("CUCORE_FAKE_FAULT_STICKY");
   fault_sticky = k && *k == '1';
+  const char *u = getenv("CUCORE_FAKE_LAUNCH_US");
+  if (u && *u) launch_us = atol(u);
 }
 
 /* After a fault: the calls that need a working context fail. */
@@ -66,10 +72,15 @@ static int sticky(const char *name) {
   return 0;
 }
 
-/* A launch with the faulting block size: the context is lost (the launch itself succeeds). */
-static void maybe_fault(unsigned block_x) {
+/* After a launch: with the faulting block size the context is lost (the launch itself
+ * succeeds); with CUCORE_FAKE_LAUNCH_US it took that long. */
+static void after_launch(unsigned block_x) {
   pthread_once(&control_once, read_control);
   if (fault_block >= 0 && (long)block_x == fault_block) atomic_store(&faulted, 1);
+  if (launch_us > 0) { /* CUCORE_FAKE_LAUNCH_US: the launch takes time */
+    struct timespec t = {launch_us / 1000000, (launch_us % 1000000) * 1000};
+    while (nanosleep(&t, &t) != 0) {}
+  }
 }
 
 EXPORT long fake_calls(void);
@@ -704,7 +715,7 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
     atomic_fetch_add(&((fake_stream *)s)->capturing->nodes, 1);
   } else {
     atomic_fetch_add(&launches, 1);
-    maybe_fault(bx);
+    after_launch(bx);
   }
   return CUDA_SUCCESS;
 }
@@ -716,7 +727,7 @@ static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, voi
     return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
   atomic_fetch_add(&launches, 1);
-  maybe_fault(c->blockDimX);
+  after_launch(c->blockDimX);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data) {
