@@ -27,9 +27,14 @@ notes() { grep -v 'SM clock\|compared on the host' <<<"$err"; }
 # 1. --db naming a source or a space file: refused, the file untouched.
 cp "$dir/w.cu" "$dir/w.orig"
 tune --param REPS=1,2 --db "$dir/w.cu"
-check "--db kernel.cu: refused, exit 1" [ "$rc" -eq 1 ]
-check "--db kernel.cu: says it is not a store" has "$err" "is not a tune store (its first line is not a store record); refusing to append to it"
+check "--db kernel.cu: refused before any work (an input), exit 2" [ "$rc" -eq 2 ]
 check "--db kernel.cu: the source is untouched" cmp -s "$dir/w.cu" "$dir/w.orig"
+# A file that is no input of the tune and no store: the library refuses to append to it.
+cp "$dir/w.cu" "$dir/notes.txt"
+tune --param REPS=1,2 --db "$dir/notes.txt"
+check "--db a text file: refused, exit 1" [ "$rc" -eq 1 ]
+check "--db a text file: says it is not a store" has "$err" "is not a tune store (its first line is not a store record); refusing to append to it"
+check "--db a text file: untouched" cmp -s "$dir/notes.txt" "$dir/w.orig"
 printf '{"tune_params": {"REPS": [1, 2]}}\n' >"$dir/space.json"
 cp "$dir/space.json" "$dir/space.orig"
 tune --param REPS=1,2 --db "$dir/space.json"
