@@ -4574,13 +4574,23 @@ CUCORE_API cucore_status cucore_checkpoint_unlock(int pid);
  * `-DNAME=value` or template arguments of the kernel name (`gemm<{BM},{BN}>`); one used only
  * by launch expressions never changes the compile.
  *
- * Expressions (restrictions and launch): integers and reals with Python's rules (`/` is true
- * division, `//` floors), `+ - * / // % **`, comparisons (chained as in Python), `and or
- * not` and `&& || !`, `c ? a : b`, `min max ceil floor abs log2`, true/false, and the
- * space's parameters by name. They are parsed, never run as code; a parse error names the
- * column. Configurations are numbered 0..raw-1 as itertools.product numbers them (the last
- * parameter varies fastest). A space is used by one thread at a time; reading calls
- * (count, config, text) on a space nobody changes may run concurrently.
+ * Expressions (restrictions and launch): the Python boolean expressions Kernel Tuner's
+ * restrictions are written in, over the space's parameters by name. Values are 64-bit
+ * integers, reals, strings ('...' or "...", Python's escapes) and bools (True False true
+ * false), with Python's rules: `/` is true division, `//` floors, `%` takes the divisor's
+ * sign, a bool is 0/1 in arithmetic; `+ - * / // % **`; `& | ^ << >> ~` on integers;
+ * comparisons chained as in Python (`1 < a <= b`) with `in`, `not in`, `is`, `is not`;
+ * `and or not` and `&& || !`; `a if c else b` and `c ? a : b`; lists, tuples, sets and
+ * `range(...)` after `in` or as the one argument of any all len min max (`x in [1, 4]`,
+ * `x in range(32, 1025, 32)`); strings compare with `==` and by bytes, `in` a string is a
+ * substring test; the functions abs all any ceil float floor int len log2 max min range
+ * round. They are parsed, never run as code: a lambda or def is refused (write the
+ * expression itself); a parse error names the column. Integer overflow (past 64 bits),
+ * division by zero and a string where a number is needed are errors of the configuration,
+ * never a silent wrap or 0. Limits: 64 KiB of text, 1000 levels of nesting. Configurations
+ * are numbered 0..raw-1 as itertools.product numbers them (the last parameter varies
+ * fastest). A space is used by one thread at a time; reading calls (count, config, text) on a
+ * space nobody changes may run concurrently.
  * @{
  */
 

@@ -8,21 +8,9 @@
 set -euo pipefail
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${CUCORE_FUZZ_BUILD:-$root/build-fuzz}
 jobs=${CUCORE_FUZZ_JOBS:-1}
-if ! command -v clang >/dev/null && [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-  echo "fuzz-reader: installing clang (Debian's package)" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null ||
-    { apt-get update -qq || true; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends clang >/dev/null; }
-fi
-if ! command -v clang >/dev/null; then
-  echo "fuzz-reader: clang is needed (apt-get install clang)" >&2
-  exit 1
-fi
-CC=clang cmake -S "$root" -B "$build" -DCUCORE_FUZZ=ON -DCUCORE_BUILD_EXAMPLES=OFF \
-  -DCUCORE_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" --target fuzz_reader -j"$(nproc)" >/dev/null
+. "$root/scripts/fuzz-common.sh"
+fuzz_build fuzz-reader fuzz_reader
 seeds=$build/fuzz-seeds
 corpus=$build/fuzz-corpus
 artifacts=$build/fuzz-artifacts

@@ -1,12 +1,21 @@
 /*
  * tune/expr.h -- the expression language of `cucore tune`: restrictions, launch dimensions,
- * shared memory, problem sizes. A small parser builds a tree of nodes; nothing is ever run as
- * code. Values are 64-bit integers or doubles, with Python's rules (Kernel Tuner writes its
- * restrictions in Python): int op int stays int for + - * // % and ** with a non-negative
- * exponent, `/` is true division, `//` floors, `%` takes the divisor's sign; comparisons,
- * `and or not`, `&& || !` give 0 or 1; `a < b < c` chains; `c ? a : b`; min max (2 or more
- * arguments), ceil floor (to integers), abs, log2; names are the space's parameters, bound
- * when the expression is parsed. Integer overflow and division by zero are evaluation errors.
+ * shared memory, problem sizes. Kernel Tuner writes its restrictions as Python boolean
+ * expressions over the parameters, and this is that subset of Python (plus C's `&& || ! ?:`);
+ * a small parser builds a tree of nodes and nothing is ever run as code.
+ *
+ * Values are 64-bit integers, doubles, strings and bools, with Python's rules: int op int stays
+ * int for + - * // % and ** with a non-negative exponent, `/` is true division, `//` floors,
+ * `%` takes the divisor's sign, a bool is the integer 0/1 in arithmetic (True + 1 == 2);
+ * `& | ^ << >> ~` on integers; comparisons chain (`a < b <= c`) and include `in`, `not in`,
+ * `is`, `is not`; `and`/`or` return an operand, `not` a bool; `a if c else b` and `c ? a : b`;
+ * lists, tuples and sets of values (`[1, 2]`, `(1, 2)`, `{1, 2}`) and `range(...)` after `in`
+ * or as the argument of any all len min max; strings in quotes (`dtype == "float"`, substring
+ * `in`, ordering by bytes); the functions abs all any ceil float floor int len log2 max min
+ * range round. Names are the space's parameters, bound when the expression is parsed. Integer
+ * overflow (results must fit 64 bits), division by zero, a string where a number is needed and
+ * a function's domain are evaluation errors, never a silent wrap or 0. The grammar is at the
+ * top of expr_parse.c.
  */
 #ifndef CUCORE_TUNE_EXPR_H
 #define CUCORE_TUNE_EXPR_H
@@ -15,6 +24,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The limits: an expression's text is at most CC_EXPR_TEXT_MAX bytes, and its nesting (of any
+ * kind: parentheses, unary chains, `**` chains, left-deep `+`/`*` chains, conditionals, calls,
+ * lists) at most CC_EXPR_DEPTH_MAX levels, so that neither the parser nor the evaluator ever
+ * recurses deeper than that: at the limit they need about 0.5 MiB of stack (under 1 MiB with
+ * ASan and UBSan). Beyond them cc_expr_parse refuses the text, naming the limit. */
+#define CC_EXPR_TEXT_MAX 65536
+#define CC_EXPR_DEPTH_MAX 1000
 
 /* What a value is. Python's rules: a bool is an integer in arithmetic (True + 1 == 2) and
  * compares equal to 1; a string compares only with strings (== != < <= > >= and `in`). */
@@ -58,14 +75,14 @@ static inline int cc_tval_truthy(cc_tval v) {
   return v.kind == CC_TV_STR ? v.n != 0 : cc_tval_is_integral(v) ? v.i != 0 : v.d != 0.0;
 }
 
-/* One node of a parsed expression (children are indices into the node array). */
+/* One node of a parsed expression, 20 bytes. Children are indices into the node array; what
+ * a, b and c hold depends on the kind (expr_impl.h). */
 typedef struct cc_expr_node {
-  uint8_t kind; /* cc_expr_kind (expr.c) */
-  uint8_t op;   /* the operator or function */
+  uint8_t kind;   /* cc_expr_kind (expr_impl.h) */
+  uint8_t op;     /* the operator or function */
+  uint16_t depth; /* levels of the subtree, 1 for a leaf; at most CC_EXPR_DEPTH_MAX */
   int32_t a, b, c;
-  int32_t var; /* a parameter's index (kind VAR) */
   int32_t col; /* 1-based column, for evaluation errors */
-  cc_tval num; /* kind NUM */
 } cc_expr_node;
 
 /* A parsed expression. Owned: cc_expr_free. */
@@ -74,6 +91,13 @@ typedef struct cc_expr {
   int count;
   size_t cap;
   int root;
+  int32_t *kids; /* the children of lists, calls and comparison chains, each run contiguous */
+  int nkids;
+  size_t cap_kids;
+  cc_tval *consts; /* the literals (kind NUM: a indexes them) */
+  int nconsts;
+  size_t cap_consts;
+  char *lits; /* the bytes of string literals, escapes decoded; consts of kind STR point here */
   char *text; /* a copy of the source text */
 } cc_expr;
 
@@ -82,11 +106,14 @@ typedef int (*cc_expr_lookup_fn)(void *ctx, const char *name, size_t len);
 
 /* Parses `text`. Returns 0, or -1 with *why (malloc'd, the caller frees it; NULL only when out
  * of memory) naming the column and what was expected (an unknown name, a bad token, a missing
- * parenthesis, nesting or a text past their limits, out of memory). */
+ * parenthesis, nesting or a text past their limits, a Python function or lambda, out of
+ * memory). A quoted token is cut at 40 characters with "...". */
 int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char **why);
-/* Evaluates with the variables' values `vars` (indexed as the lookup answered). Returns 0, or
- * -1 with *why (malloc'd as above): division by zero, integer overflow, a function's domain, a
- * string where a number is needed. Strings in *out point into `vars` or the expression. */
+/* Evaluates with the variables' values `vars` (indexed as the lookup answered; any kind).
+ * Returns 0, or -1 with *why (malloc'd as above; the column and what went wrong, never a name
+ * or a string's value): division by zero, integer overflow, a function's domain, a string where
+ * a number is needed. Allocates nothing when it succeeds. Strings in *out point into `vars` or
+ * the expression. */
 int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char **why);
 /* 1 when the expression reads variable `var`. */
 int cc_expr_uses(const cc_expr *e, int var);
