@@ -130,8 +130,9 @@ cucore_status cucore_tune_space_restrict(cucore_tune_space *s, const char *expr)
   s->restr = r;
   char *why = NULL;
   if (cc_expr_parse(expr, cc_tune_find_param, s, &s->restr[s->nrestr], &why) < 0) {
-    cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s", expr,
-                               why ? why : "out of memory");
+    char q[CC_TUNE_QUOTE_MAX];
+    cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT, "restriction `%s`: %s",
+                               cc_tune_quote(expr, q), why ? why : "out of memory");
     free(why);
     return st;
   }

@@ -90,6 +90,11 @@ void cc_tune_value_shown(cc_sb *b, const char *text);
 const char *cc_tune_block_name(const cucore_tune_space *s, int d);
 /* The values of configuration `index` (vals has nparams entries; digits may be NULL). */
 void cc_tune_values(const cucore_tune_space *s, uint64_t index, cc_tval *vals, size_t *digits);
+/* An expression or value quoted in a message: whole up to 160 bytes, else its first 120 and
+ * "... (N bytes)" (a cut that says so: the message's reason still follows it). */
+#define CC_TUNE_QUOTE_MAX 200
+const char *cc_tune_quote(const char *text, char buf[CC_TUNE_QUOTE_MAX]);
+
 /* The value indices of configuration `index` (nparams of them). */
 void cc_tune_digits(const cucore_tune_space *s, uint64_t index, size_t *digits);
 /* Text `what` of the configuration whose value indices are `dg`, appended to b (one writer per

@@ -42,9 +42,10 @@ static cucore_status parse_part(cucore_tune_space *s, cucore_tune_slot slot, con
   cucore_status st = CUCORE_OK;
   static const char *const names[] = {"grid",       "block",      "smem",      "problem_size",
                                       "grid_div_x", "grid_div_y", "grid_div_z"};
+  char q1[CC_TUNE_QUOTE_MAX], q2[CC_TUNE_QUOTE_MAX];
   if (cc_expr_parse(buf, cc_tune_find_param, s, out, &why) != 0)
-    st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot], text, buf,
-                 why ? why : "out of memory");
+    st = cc_fail(CUCORE_INVALID_ARGUMENT, "%s `%s`: in `%s`, %s", names[slot],
+                 cc_tune_quote(text, q1), cc_tune_quote(buf, q2), why ? why : "out of memory");
   free(why);
   free(buf);
   return st;

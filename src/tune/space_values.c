@@ -245,3 +245,10 @@ void cc_tune_value_shown(cc_sb *b, const char *text) {
   }
   cc_sb_json_string(b, text, strlen(text)); /* a quoted, escaped string: "unsigned int" */
 }
+
+const char *cc_tune_quote(const char *text, char buf[CC_TUNE_QUOTE_MAX]) {
+  size_t n = strlen(text);
+  if (n <= 160) return text;
+  snprintf(buf, CC_TUNE_QUOTE_MAX, "%.120s... (%zu bytes)", text, n);
+  return buf;
+}
