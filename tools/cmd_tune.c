@@ -264,7 +264,9 @@ const cli_opt cmd_tune_opts[] = {
      .kind = CLI_OPT_TEXT,
      TUNE_AT(db),
      .arg = "FILE",
-     .help = "the result store (default: the cache folder's tune/KEY.jsonl)"},
+     .help = "the result store (default: the cache folder's tune/KEY.jsonl); never a file\n"
+             "that is not a store, never an input; a read-only store is read and the run\n"
+             "keeps nothing; two tunes on one store share its groups (each measured once)"},
     {.name = "--fresh",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(fresh),

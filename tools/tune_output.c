@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "t4.h"
 #include "tune.h"
 
 static void csv_header(const tune_ctx *c, FILE *f) {
@@ -129,56 +130,19 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   return cli_out_close(&o, 1);
 }
 
-/* TuningSchema's T4 "invalidity" of a row. */
-static const char *t4_invalidity(const cucore_tune_row *r) {
-  if (r->error[0]) return r->compile_timed_out ? "timeout" : "compile";
-  if (r->config.verdict != CUCORE_TUNE_RUNNABLE) return "constraints";
-  if (r->status == CUCORE_TUNE_NOT_MEASURED || r->status == CUCORE_TUNE_OK) return "correct";
-  return r->status == CUCORE_TUNE_WRONG_ANSWER ? "correctness" : "runtime";
+/* --t4: the rows through the one T4 writer (t4.c; `cache tune export --t4` uses it too). */
+static void t4_result_of(const void *user, size_t i, t4_result *out) {
+  t4_row_result(&((const tune_ctx *)user)->rows[i], out);
 }
 
-static void t4_row(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
-  int ok = strcmp(t4_invalidity(r), "correct") == 0 && r->status != CUCORE_TUNE_NOT_MEASURED;
-  json_begin_object(j, NULL);
-  tune_json_params(c, j, "configuration", r->config.index);
-  json_begin_array(j, "objectives");
-  json_str(j, NULL, "time");
-  json_end_array(j);
-  json_begin_object(j, "times");
-  json_num(j, "compilation_time", r->compile_ms / 1000);
-  json_begin_array(j, "runtimes");
-  if (ok) json_num(j, NULL, r->stats.median / 1000);
-  json_end_array(j);
-  json_end_object(j);
-  json_str(j, "invalidity", t4_invalidity(r));
-  json_int(j, "correctness", ok);
-  json_begin_array(j, "measurements");
-  if (ok) {
-    json_begin_object(j, NULL);
-    json_str(j, "name", "time");
-    json_num(j, "value", r->stats.median);
-    json_str(j, "unit", "ms");
-    json_end_object(j);
-  }
-  json_end_array(j);
-  json_end_object(j);
+static void t4_config_of(const void *user, size_t i, json_out *j, const char *key) {
+  const tune_ctx *c = user;
+  tune_json_params(c, j, key, c->rows[i].config.index);
 }
 
 int tune_write_t4(const tune_ctx *c, const char *path) {
-  cli_outfile o;
-  if (cli_out_open(&o, "tune", "--t4", path)) return CLI_EXIT_FAILURE;
-  json_out j;
-  memset(&j, 0, sizeof j);
-  j.f = o.f;
-  j.pretty = 1;
-  json_begin_object(&j, NULL);
-  json_str(&j, "schema_version", "1.0.0");
-  json_begin_array(&j, "results");
-  for (size_t i = 0; i < c->nrows; i++) t4_row(c, &j, &c->rows[i]);
-  json_end_array(&j);
-  json_end_object(&j);
-  fputc('\n', o.f);
-  return cli_out_close(&o, 1);
+  t4_source src = {c->nrows, c, t4_result_of, t4_config_of};
+  return t4_write("tune", "--t4", path, &src);
 }
 
 /* The compile log of the tune (--log FILE): each configuration whose compile failed with the

@@ -18,19 +18,13 @@ typedef struct panel {
   double x0, x1, y0, y1;
 } panel;
 
-/* Value `i` of parameter `p` of row r as a number; NAN for text. */
+/* Parameter `p` of row r as a number (a bool as 0/1); NAN for a string. */
 static double param_value(const tune_ctx *c, const cucore_tune_row *r, size_t p) {
-  char params[1024];
-  cucore_tune_space_get_config_text(c->space, r->config.index, CUCORE_TUNE_TEXT_PARAMS, params,
-                                    sizeof params, NULL);
-  char *tok = params, *save = NULL;
-  for (size_t i = 0; (tok = strtok_r(i ? NULL : params, " ", &save)) != NULL; i++)
-    if (i == p) {
-      char *eq = strchr(tok, '='), *end;
-      double v = eq ? strtod(eq + 1, &end) : NAN;
-      return eq && *end == 0 ? v : NAN;
-    }
-  return NAN;
+  cucore_tune_value v;
+  if (cucore_tune_space_get_value(c->space, r->config.index, p, &v) != CUCORE_OK) return NAN;
+  return v.type == CUCORE_TUNE_VALUE_STRING ? NAN
+         : v.type == CUCORE_TUNE_VALUE_REAL ? v.d
+                                            : (double)v.i;
 }
 
 static void bounds(panel *p) {

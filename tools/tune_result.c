@@ -154,7 +154,10 @@ void tune_report_measured(const tune_ctx *c) {
     printf("model vs measured: rank correlation %.2f over %zu configurations (1: the model's "
            "score ordered them as measured)\n",
            rho, agreed);
-  printf("store: %s (%zu records of this tune)\n", c->sum.store_path, c->sum.store_records);
+  static const char *const use[] = {"", "", " (read only: this run's results were not kept)",
+                                    " (unreadable: nothing resumed, nothing kept)"};
+  printf("store: %s (%zu records of this tune)%s\n", c->sum.store_path, c->sum.store_records,
+         use[(unsigned)c->sum.store_use < 4 ? c->sum.store_use : 0]);
   if (c->sum.have_best) {
     const cucore_tune_row *b = &c->rows[c->sum.best], *f = first_ok(c);
     char *cmd = tune_run_command(c, b);
@@ -203,6 +206,8 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_str(j, "key", c->sum.key);
   json_num(j, "model_rank_correlation", c->sum.model_agreement);
   json_str(j, "store", c->sum.store_path);
+  static const char *const use[] = {"none", "kept", "read-only", "unreadable"};
+  json_str(j, "store_use", use[(unsigned)c->sum.store_use < 4 ? c->sum.store_use : 0]);
   if (!c->sum.have_best) {
     json_str(j, "best", NULL);
     return;

@@ -121,18 +121,21 @@ static cucore_tune_buffer *buffers_of(const run_opts *o) {
 
 /* What the buffers mean beyond their contents: the --arg and --expect specs (a stored "ok"
  * is only reused under the same checks). */
-static const char *identity(const tune_line *l, char *buf, size_t cap) {
+static char *identity(const tune_line *l) {
+  char *text = NULL;
   size_t len = 0;
-  buf[0] = 0;
-  for (int i = 0; i < l->args.n && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "arg %s\n", l->args.v[i]);
-  for (int i = 0; i < l->expects.n && len < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len, "expect %s\n", l->expects.v[i]);
-  return buf;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return NULL;
+  for (int i = 0; i < l->args.n; i++) fprintf(f, "arg %s\n", l->args.v[i]);
+  for (int i = 0; i < l->globals.n; i++) fprintf(f, "global %s\n", l->globals.v[i]);
+  for (int i = 0; i < l->expects.n; i++) fprintf(f, "expect %s\n", l->expects.v[i]);
+  if (fclose(f) == 0) return text;
+  free(text);
+  return NULL;
 }
 
 /* The command line as the library's options. */
-static cucore_tune_run_options options_of(tune_ctx *c, char *ident, size_t cap) {
+static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   const tune_line *l = c->line;
   const char *arch = cli_source_arch(c->src);
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -151,7 +154,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, char *ident, size_t cap) 
   o.top_fraction = l->top_fraction, o.min_occupancy = l->min_occupancy;
   o.no_spills = l->no_spills, o.poison = l->poison, o.nvrtc_minimal = l->nvrtc_minimal;
   o.rtol = l->has_rtol ? l->rtol : -1, o.atol = l->has_atol ? l->atol : -1;
-  o.identity = identity(l, ident, cap);
+  o.identity = ident;
   o.source_name = l->file;
   o.user = c;
   o.bind = bind, o.check = c->o.nexpects ? check : NULL;
@@ -171,16 +174,18 @@ static int read_report(tune_ctx *c) {
 }
 
 int tune_run(tune_ctx *c) {
-  char ident[8192];
-  cucore_tune_run_options o = options_of(c, ident, sizeof ident);
+  char *ident = identity(c->line); /* whole: the store's key depends on every spec */
+  cucore_tune_run_options o = options_of(c, ident);
   cucore_tune_buffer *b = buffers_of(&c->o);
   c->workers = tune_workers_new(c, o.jobs + 1);
-  if (!b || !c->workers) {
+  if (!b || !c->workers || !ident) {
     free(b);
+    free(ident);
     return cli_fail("tune", "the tune", CUCORE_HOST_OUT_OF_MEMORY);
   }
   cucore_status st = cucore_tune_run(c->space, c->src->opts, b, (size_t)c->o.nbufs, &o, &c->report);
   free(b);
+  free(ident);
   tune_workers_free(c->workers);
   c->workers = NULL;
   if (st != CUCORE_OK) return cli_fail("tune", o.dry_run ? "the space" : "the tune", st);

@@ -168,6 +168,7 @@ static void free_run(cc_trun *c) {
   cc_tnotes_free_warnings(c->warns, c->nwarns);
   free(c->inert);
   free(c->kernel_missing);
+  free(c->store_path);
   for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
     free((char *)c->bufs[i].label);
     free((void *)c->bufs[i].host);

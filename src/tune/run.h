@@ -69,7 +69,7 @@ typedef struct cc_trun {
   cc_tearly *early; /* the context being made on a helper thread (NULL: none) */
   cucore_tune_store *store;
   char key[65];
-  char store_path[4200];
+  char *store_path;     /* malloc'd; NULL: none */
   size_t l2_bytes;      /* the device's L2 (0: no device) */
   size_t mem_bytes;     /* the device's memory */
   double last_timed_ms; /* when the last configuration's timing ended (0 none) */

@@ -17,12 +17,17 @@ double cc_trun_now_ms(void) {
 
 void cc_trun_note(const cc_trun *c, const char *fmt, ...) {
   if (!c->o.note) return;
-  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  char *text = n >= 0 ? cc_raw_malloc((size_t)n + 1) : NULL; /* a note of any length, whole */
+  if (!text) return;
+  va_start(ap, fmt);
+  vsnprintf(text, (size_t)n + 1, fmt, ap);
   va_end(ap);
   c->o.note(c->o.user, text);
+  free(text);
 }
 
 const char cc_trun_none[] = "";

@@ -14,7 +14,7 @@ struct cucore_tune_report {
   cc_twarn *warns;
   size_t *inert;
   char key[65];
-  char store_path[4200];
+  char *store_path; /* malloc'd (NULL: none, said as "") */
 };
 
 static _Thread_local const double *tls_key; /* for by_key (no qsort_r in C11) */
@@ -83,9 +83,10 @@ cucore_status cc_treport_make(cc_trun *c, cucore_tune_report **out) {
   c->warns = NULL, c->nwarns = 0;
   c->inert = NULL;
   memcpy(r->key, c->key, sizeof r->key);
-  memcpy(r->store_path, c->store_path, sizeof r->store_path);
+  r->store_path = c->store_path;
+  c->store_path = NULL;
   r->s.key = r->key;
-  r->s.store_path = r->store_path;
+  r->s.store_path = r->store_path ? r->store_path : "";
   *out = r;
   return CUCORE_OK;
 }
@@ -101,6 +102,7 @@ cucore_status cucore_tune_report_destroy(cucore_tune_report *report) {
   free(report->rows);
   report->rows = NULL;
   cc_tnotes_free_warnings(report->warns, report->s.warnings);
+  free(report->store_path);
   free(report->inert);
   cc_handle_retire(report, CC_KIND_TUNE_REPORT);
   return CUCORE_OK;

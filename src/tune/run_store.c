@@ -99,9 +99,8 @@ static cucore_status open_read_only(cc_trun *c, const char *problem, const char 
                "the results of this tune are not kept and none is resumed (every "
                "configuration is measured): %s",
                cucore_last_error()); /* why it cannot be read says why it cannot be written */
-  char *p = wanted_path(c);
-  if (p && strlen(p) < sizeof c->store_path) snprintf(c->store_path, sizeof c->store_path, "%s", p);
-  free(p);
+  free(c->store_path);
+  c->store_path = wanted_path(c);
   return CUCORE_OK;
 }
 
@@ -115,12 +114,6 @@ static cucore_status open_store(cc_trun *c, const char *problem, const char *fp)
   } else if (st == CUCORE_OK) {
     c->s.store_use = CUCORE_TUNE_STORE_KEPT;
   }
-  const char *path = "";
-  if (st == CUCORE_OK && c->store) st = cucore_tune_store_get_info(c->store, &path, NULL, NULL);
-  if (st == CUCORE_OK && strlen(path) >= sizeof c->store_path)
-    st = cc_fail(CUCORE_INVALID_ARGUMENT,
-                 "cucore_tune_run: the store's path is %zu bytes long; at most %zu are kept",
-                 strlen(path), sizeof c->store_path - 1);
   if (st == CUCORE_OK && c->store)
     st = cucore_tune_store_set_names(c->store, c->o.source_name ? c->o.source_name : "tune.cu",
                                      c->space->kernel);
@@ -256,8 +249,10 @@ void cc_tstore_release(cc_trun *c, uint64_t hash) {
 void cc_tstore_close(cc_trun *c) {
   const char *path = "";
   if (c->store &&
-      cucore_tune_store_get_info(c->store, &path, &c->s.store_records, NULL) == CUCORE_OK)
-    snprintf(c->store_path, sizeof c->store_path, "%s", path); /* fits: checked at the open */
+      cucore_tune_store_get_info(c->store, &path, &c->s.store_records, NULL) == CUCORE_OK) {
+    free(c->store_path);
+    c->store_path = cc_raw_strdup(path); /* NULL when out of memory: the report says "" */
+  }
   cucore_tune_store_close(c->store);
   c->store = NULL;
 }
