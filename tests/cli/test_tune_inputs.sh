@@ -200,8 +200,9 @@ check "restriction errors: named on stderr with the first configuration" \
 dry "$dir/p.cu" --kernel k --param block_size_x=32 --param REPS=1,2 -DREPS=9
 check "-DREPS=9 with --param REPS: refused (exit 2)" \
   bash -c '[ "$1" -eq 2 ] && grep -q "defines .REPS., which is a parameter" <<<"$2"' _ "$rc" "$err"
-dry "$dir/def.cu" --kernel k --param REPS=1,2 --param block_size_x=32 --problem-size 32 \
-  --log "$dir/tune.log"
+# sm_80: a table's limits, no SM count (an sm_90 GPU here would give its own)
+run timeout 120 "$CUCORE" tune "$dir/def.cu" --kernel k --param REPS=1,2 --param block_size_x=32 \
+  --problem-size 32 --arch sm_80 --dry-run --log "$dir/tune.log"
 check "waves without an SM count: n/a" has "$out" "waves n/a tail n/a"
 check "--log: written, with the warnings" grep -q "warning (2 compiles" "$dir/tune.log"
 finish
