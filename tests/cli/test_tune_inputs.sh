@@ -205,4 +205,59 @@ run timeout 120 "$CUCORE" tune "$dir/def.cu" --kernel k --param REPS=1,2 --param
   --problem-size 32 --arch sm_80 --dry-run --log "$dir/tune.log"
 check "waves without an SM count: n/a" has "$out" "waves n/a tail n/a"
 check "--log: written, with the warnings" grep -q "warning (2 compiles" "$dir/tune.log"
+# 3. Texts past the old buffers, measured (fake driver): every result stored whole and resumed.
+if [ -f "$fake" ]; then
+  cat >"$dir/lm.cu" <<CU
+extern "C" __global__ void k(float *y, int n) { if (threadIdx.x < n) y[threadIdx.x] = REPS + $long; }
+CU
+  lm() { fake_tune "$dir/lm.cu" --kernel k --param REPS=1,2 --param "$long=7" "${pad[@]}" \
+    --param block_size_x=32 --problem-size 32 --arg 'out:f32[32]' --arg i32:32 \
+    --db "$dir/lm.jsonl" --json; }
+  lm
+  check "long texts measured: both configurations measured and stored" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["measured"] == 2 and d["failed"] == 0, (d["measured"], d["failed"])
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len([l for l in lines if len(json.dumps(l["config"])) > 4096]) >= 2
+' "$dir/lm.jsonl" <<<"$out"
+  lm
+  check "long texts measured: a rerun resumes both, measures nothing" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["measured"] == 0 and d["from_store"] == 2, (d["measured"], d["from_store"])' <<<"$out"
+
+# 17. The reproduce line keeps every check of the tune: --expect, --rtol, --atol, --seed.
+  fake_tune "$dir/p.cu" --kernel k --param block_size_x=32,64 --problem-size 64 \
+    --arg 'out:f32[64]' --arg i32:64 --expect 0=0 --rtol 0.001 --atol 0.5 --seed 7 \
+    --db "$dir/r.jsonl" --finalists 0
+  check "reproduce: --expect, --rtol, --atol and --seed kept" bash -c '
+    l=$(grep "^reproduce: " <<<"$1")
+    grep -q -- "--expect 0=0" <<<"$l" && grep -q -- "--rtol 0.001" <<<"$l" &&
+    grep -q -- "--atol 0.5" <<<"$l" && grep -q -- "--seed 7" <<<"$l"' _ "$out"
+fi
+
+# 17. A compile time-out is named as one (not a compile error), in the text and in JSON.
+printf 'extern "C" __global__ void k(float *y) { y[0] = REPS; } /* %s */\n' "$RANDOM$$" \
+  >"$dir/to.cu" # a source no earlier run compiled: no cache hit beats the limit
+dry "$dir/to.cu" --kernel k --param REPS=1,2 --param block_size_x=32 --problem-size 32 \
+  --compile-timeout 0.001 --json
+check "compile time-out: its own verdict" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+v = {c["verdict"] for c in d["configs"]}
+assert v == {"compile-timeout"}, v
+assert d["counts"]["compile_timeouts"] == 2 and d["counts"]["compiles_ok"] == 0, d["counts"]' <<<"$out"
+
+# 10. A space file of 100 000 parameters and one of 200 000 values: read, counted and reported
+# in seconds (the repeat checks are hashed or sorted, never quadratic).
+python3 -c '
+import json, sys
+json.dump({"tune_params": {"p%d" % i: [1] for i in range(100000)}}, open(sys.argv[1], "w"))
+json.dump({"tune_params": {"v": list(range(200000))}}, open(sys.argv[2], "w"))' \
+  "$dir/many.json" "$dir/big.json"
+run timeout 60 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/many.json" --dry-run --json
+check "100 000 parameters: done within a minute" [ "$rc" -eq 0 ]
+run timeout 60 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/big.json" --dry-run --json
+check "200 000 values: done within a minute" [ "$rc" -eq 0 ]
 finish
