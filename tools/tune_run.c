@@ -83,7 +83,8 @@ static int check(void *user, const void *const *host, char **detail, double *max
   return 1;
 }
 
-/* "[ 12/120] 3.1 s left" on a terminal, rewritten in place; cleared when screening ends. */
+/* "[ 12/120] 3.1 s left" on a terminal ("compiles [...]" while a dry run compiles), rewritten in
+ * place; cleared when screening (or the compiles) end. */
 static void progress(void *user, const cucore_tune_progress *p) {
   const tune_ctx *c = user;
   if (c->line->json || !isatty(2)) return;
@@ -91,7 +92,8 @@ static void progress(void *user, const cucore_tune_progress *p) {
     text_terminal_control("\r\033[K");
     return;
   }
-  fprintf(stderr, "\r\033[K[%5zu/%zu] %.1f s left", p->done, p->total, p->eta_s);
+  fprintf(stderr, "\r\033[K%s[%5zu/%zu] %.1f s left", p->compiling ? "compiles " : "",
+          p->done, p->total, p->eta_s);
 }
 
 static void note(void *user, const char *text) {
