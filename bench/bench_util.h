@@ -30,6 +30,10 @@ static inline double bench_median(double *v, int n) {
 }
 
 /* argv[i] as a number in 1..max (max 0: no upper bound); `def` when it is absent or outside. */
+/* Every benchmark target ends its line the same way, so scripts/gpu-check.sh counts them all
+ * (`: PASS` / `: MISS`): "within 20 %: PASS" for an overhead, ">= 100x: MISS" for a ratio. */
+static inline const char *bench_verdict(int met) { return met ? "PASS" : "MISS"; }
+
 static inline int bench_arg(int argc, char **argv, int i, int def, int max) {
   int v = argc > i ? atoi(argv[i]) : def;
   return v < 1 || (max > 0 && v > max) ? def : v;

@@ -34,8 +34,8 @@ static void report(const char *title, const char *unit, const char *const *names
     if (m == 0)
       printf("  %-52s %8.4f %s\n", names[m], med, unit);
     else
-      printf("  %-52s %8.4f %s  (paired: %+.1f %% vs raw; target within %.0f %%: %s)\n", names[m],
-             med, unit, paired, target, paired <= target ? "met" : "NOT MET");
+      printf("  %-52s %8.4f %s  paired %+.1f %% vs raw, within %.0f %%: %s\n", names[m], med, unit,
+             paired, target, bench_verdict(paired <= target));
   }
 }
 

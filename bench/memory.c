@@ -139,7 +139,7 @@ static void bench_async(cucore_device *dev, cucore_stream *s, CUstream hs) {
     for (int r = 0; r < rounds; r++) rel[r] = t[m][r] / t[m - 1][r] - 1.0;
     double paired = 100.0 * bench_median(rel, rounds);
     printf("  %-52s %7.3f us %+8.1f %%  within 5 %%: %s\n", names[m], med, paired,
-           paired <= 5.0 ? "PASS" : "MISS");
+           bench_verdict(paired <= 5.0));
   }
   cucore_mem_pool_stats st;
   CHECK(cucore_mem_pool_get_stats(c.pool, &st));
@@ -214,7 +214,7 @@ static void bench_pinned(cucore_device *dev, size_t bytes) {
   x = 1.0 / paired_ratio(t, CUCORE_HOST_POOL);
   printf("  %-52s %9.3f us %8.0fx   at least 100x: %s\n",
          "cucore_host_pool_alloc + cucore_host_pool_free", median_of(t[CUCORE_HOST_POOL]) / 1e3, x,
-         x >= 100.0 ? "PASS" : "MISS");
+         bench_verdict(x >= 100.0));
   printf("  (pool: %llu hits, %llu misses)\n", (unsigned long long)st.hits,
          (unsigned long long)st.misses);
   CHECK(cucore_host_pool_destroy(c.pool));
@@ -297,7 +297,7 @@ static void bench_copies(cucore_device *dev, cucore_stream *s, CUstream hs) {
         snprintf(size, sizeof size, "%zu KiB", b >> 10);
       printf("  %-4s %9s %10.2f %12.2f %12.2f %+8.1f %% %+8.1f %%  within 3 %%: %s\n",
              c.to_device ? "H2D" : "D2H", size, median_of(t[RAW_COPY]), median_of(t[RAW_FROM_POOL]),
-             median_of(t[CUCORE_FROM_POOL]), pool_mem, paired, paired >= -3.0 ? "PASS" : "MISS");
+             median_of(t[CUCORE_FROM_POOL]), pool_mem, paired, bench_verdict(paired >= -3.0));
       if (b <= (64u << 10))
         printf("  %-4s %9s host time per call until queued: raw %.0f ns, raw from the pool block "
                "%.0f ns, cucore %.0f ns (per copy at the raw bandwidth: %.0f ns)\n",

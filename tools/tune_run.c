@@ -92,8 +92,8 @@ static void progress(void *user, const cucore_tune_progress *p) {
     text_terminal_control("\r\033[K");
     return;
   }
-  fprintf(stderr, "\r\033[K%s[%5zu/%zu] %.1f s left", p->compiling ? "compiles " : "",
-          p->done, p->total, p->eta_s);
+  fprintf(stderr, "\r\033[K%s[%5zu/%zu] %.1f s left", p->compiling ? "compiles " : "", p->done,
+          p->total, p->eta_s);
 }
 
 static void note(void *user, const char *text) {

@@ -14,6 +14,7 @@ static void args_free_parts(cucore_args *a) {
   free(a->buf);
   free(a->ptrs);
   free(a->set);
+  free(a->accept);
 }
 
 static void args_free(cucore_args *a) {
@@ -21,6 +22,8 @@ static void args_free(cucore_args *a) {
   args_free_parts(a);
   free(a);
 }
+
+static uint32_t accepted(const cucore_param_info *p);
 
 static cucore_status args_new(const cucore_kernel *k, cucore_args **out) {
   cucore_args *a = cc_calloc(1, sizeof *a, "an argument list");
@@ -31,11 +34,15 @@ static cucore_status args_new(const cucore_kernel *k, cucore_args **out) {
   a->buf = cc_calloc(k->param_bytes ? k->param_bytes : 1, 1, "the parameter buffer");
   a->ptrs = cc_calloc(n ? n : 1, sizeof *a->ptrs, "the parameter pointers");
   a->set = cc_calloc(n ? n : 1, 1, "argument flags");
-  if (!a->buf || !a->ptrs || !a->set) {
+  a->accept = cc_calloc(n ? n : 1, sizeof *a->accept, "argument checks");
+  if (!a->buf || !a->ptrs || !a->set || !a->accept) {
     args_free(a);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
-  for (size_t i = 0; i < n; i++) a->ptrs[i] = a->buf + k->params[i].offset;
+  for (size_t i = 0; i < n; i++) {
+    a->ptrs[i] = a->buf + k->params[i].offset;
+    a->accept[i] = accepted(&k->params[i]);
+  }
   *out = a;
   return CUCORE_OK;
 }
@@ -59,14 +66,18 @@ cucore_status cucore_args_destroy(cucore_args *a) {
 
 void cc_args_free(cucore_args *a) { args_free(a); }
 
-cucore_status cucore_args_reset(cucore_args *a) {
-  cc_begin();
-  CC_CHECK_HANDLE(a, ARGS, "cucore_args_reset", "args");
-  memset(a->set, 0, (size_t)(a->k->param_count ? a->k->param_count : 1));
+static void reset(cucore_args *a) {
+  if (a->set_count) memset(a->set, 0, (size_t)(a->k->param_count ? a->k->param_count : 1));
   a->set_count = 0;
   a->next = 0;
   a->error = CUCORE_OK;
   a->error_message[0] = '\0';
+}
+
+cucore_status cucore_args_reset(cucore_args *a) {
+  cc_begin();
+  CC_CHECK_HANDLE(a, ARGS, "cucore_args_reset", "args");
+  reset(a);
   return CUCORE_OK;
 }
 
@@ -120,6 +131,20 @@ static int kind_accepts(cucore_param_kind k, given_type g) {
   case CUCORE_PARAM_POINTER: return !(g == G_F16 || g == G_BF16 || g == G_F32 || g == G_F64);
   }
   return 1;
+}
+
+/* The byte size of each value type of the setters (0: sized by the caller). */
+static const uint8_t given_size[] = {1, 1, 2, 2, 4, 4, 8, 8, 2, 2, 4, 8, 8, sizeof(void *),
+                                     0, 8, 8, 0};
+
+/* The types of value a parameter takes without a message: its size and kind, alignment 1 (the
+ * by-value bytes and tensor maps, which carry an alignment, take the checked path). */
+static uint32_t accepted(const cucore_param_info *p) {
+  uint32_t m = 0;
+  for (int g = G_I8; g <= G_SURF; g++)
+    if (given_size[g] && given_size[g] == p->size && kind_accepts(p->kind, (given_type)g))
+      m |= 1u << g;
+  return m;
 }
 
 static cucore_status keep(cucore_args *a, cucore_status st) {
@@ -199,16 +224,34 @@ static cucore_status bind(cucore_args *a, int index, const void *value, uint32_t
   return CUCORE_OK;
 }
 
+/* The setters' hot path: a value that fits (accept[]) stored with a copy of its own size;
+ * everything else (a wrong index, size, kind, strict pointer checks on) takes bind(), which
+ * checks again and says what is wrong. */
+static inline cucore_status bind_fast(cucore_args *a, int index, const void *value, uint32_t size,
+                                      given_type g) {
+  const cucore_kernel *k = a->k;
+  if (CC_LIKELY((unsigned)index < (unsigned)k->param_count && (a->accept[index] >> g & 1u) &&
+                a->check_dev == NULL && !cc_mem_strict_global())) {
+    memcpy(a->buf + k->params[index].offset, value, size);
+    if (!a->set[index]) {
+      a->set[index] = 1;
+      a->set_count++;
+    }
+    return CUCORE_OK;
+  }
+  return bind(a, index, value, size, 1, g);
+}
+
 #define SETTER(suffix, ctype, gtype)                                           \
   cucore_status cucore_args_set_##suffix(cucore_args *a, int index, ctype v) { \
     cc_begin();                                                                \
     CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_" #suffix, "args");              \
-    return bind(a, index, &v, (uint32_t)sizeof v, 1, gtype);                   \
+    return bind_fast(a, index, &v, (uint32_t)sizeof v, gtype);                 \
   }                                                                            \
   cucore_status cucore_args_push_##suffix(cucore_args *a, ctype v) {           \
     cc_begin();                                                                \
     CC_CHECK_HANDLE(a, ARGS, "cucore_args_push_" #suffix, "args");             \
-    return bind(a, a->next++, &v, (uint32_t)sizeof v, 1, gtype);               \
+    return bind_fast(a, a->next++, &v, (uint32_t)sizeof v, gtype);             \
   }
 
 SETTER(i8, int8_t, G_I8)

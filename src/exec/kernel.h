@@ -67,6 +67,8 @@ struct cucore_args {
   unsigned char *buf; /* the packed parameter buffer, laid out at the kernel's offsets */
   void **ptrs;        /* kernelParams: ptrs[i] = buf + offset[i] */
   unsigned char *set; /* set[i]: parameter i has a value */
+  uint32_t *accept;   /* accept[i] bit g: a value of the setters' type g (args.c) fits
+                         parameter i with no message to make (size, kind; alignment 1) */
   int set_count;
   int next;            /* the index of the next push */
   cucore_status error; /* the first error, kept until reset */
