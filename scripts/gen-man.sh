@@ -25,20 +25,20 @@ for verb in $("$CUCORE" --help | awk '/^verbs:/{f=1; next} f && NF==0 {exit} f {
 done
 cat <<'TAIL'
 .SH ENVIRONMENT
-.TP
-.B CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM
-Full path of the driver or of a toolkit library to load instead of searching for it.
-.TP
-.B CUCORE_LIBNVML
-Full path of NVML (libnvidia-ml.so.1), whose live clocks, temperature, power and throttle
-reasons `cucore devices` shows and `cucore run` records.
-.TP
-.B CUDA_HOME, CUDA_PATH
-The CUDA toolkit to search first (then /usr/local/cuda, then the loader path).
-.TP
-.B CUCORE_CACHE_DIR, CUCORE_CACHE_DISABLE, CUCORE_CACHE_MAX_BYTES
-Where the compile cache lives (else $XDG_CACHE_HOME/cucore, else ~/.cache/cucore), turning it
-off (=1), and its size cap (bytes, or with a K, M or G suffix; default 1G).
+TAIL
+# The environment: README.md's table, the one list of every variable cucore reads.
+python3 - "$(dirname "$0")/../README.md" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read().split("## Environment variables", 1)[1].split("\n## ", 1)[0]
+for row in t.splitlines():
+    if not row.startswith("| `"):
+        continue
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    names = ", ".join(re.findall(r"`([A-Z][A-Z0-9_]+)`", cells[0]))
+    what = re.sub(r"`([^`]*)`", r"\1", cells[2]).replace("\\", "\\e")
+    print(".TP\n.B " + names + "\n" + cells[1].capitalize() + ": " + what + ".")
+PY
+cat <<'TAIL'
 .SH EXIT STATUS
 0 success; 1 the work failed (the reason is on standard error); 2 the command line was wrong.
 .SH SEE ALSO
