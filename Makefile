@@ -42,8 +42,8 @@ tsan: deps
 valgrind: build
 	@./scripts/valgrind.sh $(BUILD)
 
-# The API reference, generated from include/cucore.h by doxygen (docs/Doxyfile), into
-# $(BUILD)/docs/html. Fails on any undocumented public declaration.
+# The API reference, generated from include/cucore.h and its parts (include/cucore/*.h) by
+# doxygen (docs/Doxyfile), into $(BUILD)/docs/html. Fails on any undocumented public declaration.
 docs: deps
 	@./scripts/api-docs.sh $(BUILD)/docs
 

@@ -42,5 +42,6 @@ cat <<'TAIL'
 .SH EXIT STATUS
 0 success; 1 the work failed (the reason is on standard error); 2 the command line was wrong.
 .SH SEE ALSO
-The library's header, cucore.h, documents every function.
+The library's header, cucore.h (with the parts it includes, cucore/*.h), documents every
+function.
 TAIL

@@ -1,11 +1,25 @@
-# Installs the built project into a scratch prefix, then builds a tiny consumer against it
-# twice: with pkg-config and with find_package(cucore). Both must build and run.
+# Installs the built project into a scratch prefix, checks that cucore.h and its parts
+# (cucore/*.h) are there, then builds a tiny consumer against it twice: with pkg-config and with
+# find_package(cucore). Both must build and run.
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD} --prefix ${OUT}/prefix
                 RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "install failed: ${err}")
+endif()
+# 0. the header and every part of it are installed, and a part compiles alone from there.
+file(GLOB parts RELATIVE ${SRC}/include ${SRC}/include/cucore/*.h)
+foreach(h cucore.h ${parts})
+  if(NOT EXISTS ${OUT}/prefix/include/${h})
+    message(FATAL_ERROR "install did not put include/${h} into ${OUT}/prefix/include")
+  endif()
+endforeach()
+file(WRITE ${OUT}/part.c "#include <cucore/kernels.h>\nint main(void) { return CUCORE_OK; }\n")
+execute_process(COMMAND cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I${OUT}/prefix/include
+                        ${OUT}/part.c RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "an installed part (cucore/kernels.h) does not compile alone: ${err}")
 endif()
 # 1. pkg-config
 set(ENV{PKG_CONFIG_PATH} "${OUT}/prefix/lib/pkgconfig")

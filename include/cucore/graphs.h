@@ -1,0 +1,496 @@
+/**
+ * @file
+ * @brief CUDA graphs: capture, nodes, executable graphs and their updates, graph memory nodes.
+ *
+ * Graphs made by stream capture or node by node (kernel nodes checked as launches are),
+ * executable graphs with whole-graph and per-node updates, and the allocation and free
+ * nodes whose memory the graph owns.
+ *
+ * A part of cucore's public header: a program includes `<cucore.h>`, which includes every
+ * part in the order of the data path; this part also compiles alone.
+ */
+#ifndef CUCORE_PART_GRAPHS_H
+#define CUCORE_PART_GRAPHS_H
+
+#include "base.h"
+#include "devices.h"
+#include "memory.h"
+#include "kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== SECTION: CUDA graphs ==== */
+/**
+ * @defgroup graph CUDA graphs
+ *
+ * Work recorded once and replayed many times for a fraction of the launch cost: a graph
+ * (cucore_graph) is a set of nodes -- kernels, copies, fills, host functions, event records and
+ * waits, child graphs, conditional nodes -- and the dependencies between them; an executable
+ * graph (cucore_graph_exec) is a graph instantiated for launching.
+ *
+ * A graph is made either by **capturing** what cucore does on a stream
+ * (cucore_stream_begin_capture ... cucore_stream_end_capture: launches with every attribute,
+ * copies and fills given a stream, host functions, and the event records and waits that fork
+ * work to other streams and join it back), or **node by node** (cucore_graph_add_kernel_node
+ * and the other cucore_graph_add_ functions). A kernel node is checked exactly as
+ * cucore_launch checks a launch (the same code: the arguments first, then block, grid, shared
+ * memory, clusters, attributes, cooperative grids), and its argument values are copied into the
+ * node. An executable graph's kernel nodes can be given new arguments (checked the same way; a
+ * wrong list leaves the node as it was) or new dimensions, and be disabled, without
+ * instantiating again; cucore_graph_exec_update takes every node's parameters from another
+ * graph of the same shape, and explains a refusal (which node, why).
+ *
+ * **Lifetimes.** What a graph uses stays alive as long as a graph or an executable graph made
+ * from it needs it: kernels (and so their objects), events, child graphs, host data given a
+ * destructor, argument values. Handles may be destroyed in any order: an executable graph keeps
+ * its graph, a graph keeps what its nodes use, and what a graph used is released once the
+ * driver reports that no graph or executable graph needs it any more (launches still running
+ * included) -- by cucore, at its next graph call or when a device closes (cucore_device_close
+ * waits up to a second for launches still running).
+ *
+ * **Captures cucore knows.** cucore follows the streams of a capture it began: the origin, and
+ * each stream that waited (cucore_stream_wait_event) on an event recorded in the capture.
+ * Calls that would invalidate such a capture are refused first, naming the call and the
+ * capture, and the capture goes on (CUCORE_STREAM_CAPTURE): synchronising with or querying a
+ * capturing stream or an event recorded in a capture, device synchronisation, allocations,
+ * frees and synchronous copies or fills where the capture's mode forbids them (global mode:
+ * every thread; thread-local: the thread that began it), and launches or copies on the legacy
+ * default stream while a stream that synchronises with it captures. A capture the driver
+ * invalidated anyway (a direct driver call, another library) is reported by the calls that
+ * meet it and by cucore_stream_end_capture, which ends it so that the stream is usable again.
+ * A capture begun outside cucore is not followed: the driver still refuses what it forbids and
+ * cucore explains its answer, but kernels launched into it are not kept alive by cucore.
+ *
+ * **Thread safety.** Building a graph (adding nodes, dependencies, conditions) is not
+ * synchronised: one thread at a time per graph. Launching, uploading and updating an executable
+ * graph must not race with each other on the same executable graph. Destroying is safe from
+ * any thread once nothing else uses that handle; the references between graphs, executable
+ * graphs and kernels are counted atomically.
+ *
+ * Needs a driver for CUDA 12.0 or newer (12.3 for conditional nodes and capturing into an
+ * existing graph, 12.8 for if/else and switch nodes); an older one gives CUCORE_DRIVER_TOO_OLD
+ * naming the function.
+ * @{
+ */
+
+/** A graph being built (a CUgraph and what its nodes use): made by cucore_graph_create() or
+ * cucore_stream_end_capture(), destroyed with cucore_graph_destroy(). The body graphs of a
+ * conditional node are graphs too, owned by that node. */
+typedef struct cucore_graph cucore_graph;
+/** A node of a graph, made by a cucore_graph_add_ function. Owned by its graph: valid while the
+ * graph (or an executable graph made from it) lives; never destroyed by the caller. */
+typedef struct cucore_graph_node cucore_graph_node;
+/** An executable graph (CUgraphExec): made by cucore_graph_instantiate(), launched with
+ * cucore_graph_launch(), destroyed with cucore_graph_exec_destroy(). */
+typedef struct cucore_graph_exec cucore_graph_exec;
+
+/** How a capture limits other calls (the values of CUstreamCaptureMode). */
+typedef enum cucore_capture_mode {
+  CUCORE_CAPTURE_GLOBAL = 0,       /**< potentially unsafe calls are refused on every thread
+                                        (the driver's default) */
+  CUCORE_CAPTURE_THREAD_LOCAL = 1, /**< ... on the thread that began the capture only */
+  CUCORE_CAPTURE_RELAXED = 2       /**< not refused (calls that conflict with any capture still
+                                        are); any thread may end the capture */
+} cucore_capture_mode;
+
+/** Begins capturing the work queued on `s` into a new graph (cuStreamBeginCapture). The work
+ * does not run; cucore_stream_end_capture() gives the graph. Other streams join the capture by
+ * waiting on an event recorded in it (fork) and must be joined back (the origin waits on an
+ * event recorded on each) before it ends. A capture begun in global or thread-local mode is
+ * ended by the thread that began it.
+ * @retval CUCORE_INVALID_ARGUMENT `s` is a default stream (legacy or per-thread: capture on a
+ *         stream of your own), or `mode` is not a cucore_capture_mode.
+ * @retval CUCORE_STREAM_CAPTURE the stream is capturing already.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no stream capture. */
+CUCORE_API cucore_status cucore_stream_begin_capture(cucore_stream *s, cucore_capture_mode mode);
+/** Begins capturing the work queued on `s` into the existing graph `g` (for instance the body
+ * of a conditional node), the first captured work depending on `deps` (`dep_count` nodes of
+ * `g`; NULL when 0). cucore_stream_end_capture() ends it; `g` then holds the captured nodes.
+ * As cucore_stream_begin_capture() otherwise.
+ * @retval CUCORE_INVALID_ARGUMENT a dependency is not a node of `g`, or `g` is of another device.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3. */
+CUCORE_API cucore_status cucore_stream_begin_capture_to_graph(cucore_stream *s, cucore_graph *g,
+                                                              cucore_graph_node *const *deps,
+                                                              size_t dep_count,
+                                                              cucore_capture_mode mode);
+/** Ends the capture begun on `s` and gives the captured graph in `*out` (a new graph to destroy
+ * with cucore_graph_destroy()). For a capture into an existing graph, `*out` is that graph
+ * again (no new reference: destroy it once), and `out` may be NULL. Whatever the outcome, the
+ * capture is over and every stream that took part is usable again.
+ * @retval CUCORE_STREAM_CAPTURE the stream is not capturing, joined the capture elsewhere
+ *         (end it on its origin), is ended by another thread than the one that began it (the
+ *         capture goes on), or the driver invalidated the capture (the message names the first
+ *         failing call cucore saw) or could not end it (a forked stream not joined back). */
+CUCORE_API cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out);
+
+/** The capture state of a stream. */
+typedef enum cucore_capture_status {
+  CUCORE_CAPTURE_NONE = 0,       /**< not capturing */
+  CUCORE_CAPTURE_ACTIVE = 1,     /**< capturing */
+  CUCORE_CAPTURE_INVALIDATED = 2 /**< capturing, but the capture failed: end it to go on */
+} cucore_capture_status;
+
+/** What cucore_stream_get_capture_info() tells. */
+typedef struct cucore_capture_info {
+  cucore_capture_status status; /**< the driver's answer (cuStreamIsCapturing) */
+  uint64_t id;       /**< the driver's id of the capture sequence, unique in the process (0
+                           when none, or when the driver cannot tell: before CUDA 11.3) */
+  size_t node_count; /**< nodes the graph being captured has so far (0 when none or unknown) */
+  int by_cucore;     /**< 1 when cucore began the capture and follows this stream in it */
+  int mode;          /**< the capture's cucore_capture_mode when by_cucore, else -1 */
+  int is_origin;     /**< 1 when the capture began on this stream (and must end here) */
+} cucore_capture_info;
+
+/** Whether `s` is capturing, and what cucore knows of the capture.
+ * @retval CUCORE_STREAM_CAPTURE `s` is the legacy default stream and a stream that
+ *         synchronises with it is capturing (the driver cannot answer for it then). */
+CUCORE_API cucore_status cucore_stream_get_capture_info(cucore_stream *s, cucore_capture_info *out);
+
+/** Captures `count` (1..1000000) launches of `k` with `cfg` and `args` on cfg->stream into a
+ * new graph (thread-local mode), checked as cucore_launch() checks them: what `cucore run
+ * --graph N` replays. Each launch is checked; on a failure the capture is ended and the
+ * launch's error returned. Destroy `*out` with cucore_graph_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT `count` out of range, or the errors of cucore_launch(). */
+CUCORE_API cucore_status cucore_graph_capture_launches(cucore_kernel *k,
+                                                       const cucore_launch_config *cfg,
+                                                       cucore_args *args, int count,
+                                                       cucore_graph **out);
+
+/** CONSTRUCTOR: an empty graph on `dev` (cuGraphCreate); every node added to it runs there.
+ * Destroy with cucore_graph_destroy(). */
+CUCORE_API cucore_status cucore_graph_create(cucore_device *dev, cucore_graph **out);
+/** DESTRUCTOR: drops the caller's graph. Executable graphs made from it keep it (and what its
+ * nodes use) until they are destroyed. NULL, and the body graph of a conditional node (owned
+ * by its node), are no-ops. */
+CUCORE_API cucore_status cucore_graph_destroy(cucore_graph *g);
+/** The number of nodes directly in `g` (cuGraphGetNodes: captured nodes included, the nodes of
+ * child graphs and conditional bodies not). */
+CUCORE_API cucore_status cucore_graph_get_node_count(cucore_graph *g, size_t *count);
+/** The device a graph runs on (borrowed). */
+CUCORE_API cucore_status cucore_graph_get_device(const cucore_graph *g, cucore_device **dev);
+/** The native CUgraph, owned by `g`: do not destroy it. */
+CUCORE_API cucore_status cucore_graph_get_native(cucore_graph *g, void **cugraph);
+
+/** Kinds of nodes (the values of CUgraphNodeType). */
+typedef enum cucore_graph_node_type {
+  CUCORE_GRAPH_NODE_KERNEL = 0,       /**< a kernel launch */
+  CUCORE_GRAPH_NODE_MEMCPY = 1,       /**< a copy */
+  CUCORE_GRAPH_NODE_MEMSET = 2,       /**< a fill */
+  CUCORE_GRAPH_NODE_HOST = 3,         /**< a host function */
+  CUCORE_GRAPH_NODE_GRAPH = 4,        /**< a child graph */
+  CUCORE_GRAPH_NODE_EMPTY = 5,        /**< nothing (a point to depend on) */
+  CUCORE_GRAPH_NODE_WAIT_EVENT = 6,   /**< waits for an event */
+  CUCORE_GRAPH_NODE_EVENT_RECORD = 7, /**< records an event */
+  CUCORE_GRAPH_NODE_MEM_ALLOC = 10, /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
+  CUCORE_GRAPH_NODE_MEM_FREE = 11,  /**< frees it (cucore_graph_add_mem_free_node) */
+  CUCORE_GRAPH_NODE_CONDITIONAL = 13 /**< if, if/else, switch or while over body graphs */
+} cucore_graph_node_type;
+
+/** "kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
+ * "conditional", "mem_alloc", "mem_free"; "unknown" otherwise. Never NULL; static storage. */
+CUCORE_API const char *cucore_graph_node_type_name(cucore_graph_node_type type);
+/** The kind of a node. */
+CUCORE_API cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
+                                                    cucore_graph_node_type *type);
+/** The native CUgraphNode, owned by the node's graph. */
+CUCORE_API cucore_status cucore_graph_node_get_native(const cucore_graph_node *node, void **cunode);
+
+/**
+ * Adds a kernel node: `k` launched with `cfg` (grid, block, dynamic shared memory and
+ * attributes; cfg->stream is not used and may be NULL, else it must be of the graph's device)
+ * and the values of `args` (copied into the node: `args` may change or go afterwards). The
+ * node runs after the `dep_count` nodes of `deps` (NULL when 0), all of `g`.
+ * Checked as cucore_launch() checks a launch, in the same order: the errors of
+ * cucore_args_check() (CUCORE_ARG_*) come first, before `g` is looked at (so they can be had
+ * without a GPU), then the dependencies, then the configuration against the kernel on the
+ * graph's device. The attribute CUCORE_LAUNCH_DEVICE_UPDATABLE_KERNEL_NODE is accepted here
+ * (a launch refuses it). The graph keeps `k` alive.
+ * @retval CUCORE_INVALID_ARGUMENT `args` was made for another kernel; a dependency is NULL,
+ *         repeated or of another graph; cfg->stream is of another device.
+ * @retval CUCORE_LAUNCH_CONFIG a pre-flight check failed; the message has the arithmetic.
+ * @retval CUCORE_NO_DEVICE the kernel was looked up without a GPU.
+ */
+CUCORE_API cucore_status cucore_graph_add_kernel_node(cucore_graph *g,
+                                                      cucore_graph_node *const *deps,
+                                                      size_t dep_count, cucore_kernel *k,
+                                                      const cucore_launch_config *cfg,
+                                                      cucore_args *args, cucore_graph_node **out);
+/** Adds a copy of `bytes` (> 0) from host `src` to device `dst`. `src` is read when the node
+ * runs (it must stay valid while the graph may run; pinned memory from cucore_host_alloc()
+ * gives asynchronous copies). Dependencies as cucore_graph_add_kernel_node().
+ * @retval CUCORE_INVALID_ARGUMENT a NULL or 0 address, or 0 bytes. */
+CUCORE_API cucore_status cucore_graph_add_memcpy_htod_node(cucore_graph *g,
+                                                           cucore_graph_node *const *deps,
+                                                           size_t dep_count, cucore_devptr dst,
+                                                           const void *src, size_t bytes,
+                                                           cucore_graph_node **out);
+/** Adds a copy of `bytes` from device `src` to host `dst` (written when the node runs), as
+ * cucore_graph_add_memcpy_htod_node(). */
+CUCORE_API cucore_status cucore_graph_add_memcpy_dtoh_node(cucore_graph *g,
+                                                           cucore_graph_node *const *deps,
+                                                           size_t dep_count, void *dst,
+                                                           cucore_devptr src, size_t bytes,
+                                                           cucore_graph_node **out);
+/** Adds a copy of `bytes` from device `src` to device `dst`, as
+ * cucore_graph_add_memcpy_htod_node(). */
+CUCORE_API cucore_status cucore_graph_add_memcpy_dtod_node(cucore_graph *g,
+                                                           cucore_graph_node *const *deps,
+                                                           size_t dep_count, cucore_devptr dst,
+                                                           cucore_devptr src, size_t bytes,
+                                                           cucore_graph_node **out);
+/** Adds a fill of `count` (> 0) elements of `element_size` bytes (1, 2 or 4) at device `dst`
+ * with `value` (its low `element_size` bytes), as cucore_graph_add_memcpy_htod_node().
+ * @retval CUCORE_INVALID_ARGUMENT another element size, a value that does not fit it, a 0
+ *         address or count.
+ * @retval CUCORE_ARG_ALIGNMENT `dst` is not aligned to the element size. */
+CUCORE_API cucore_status cucore_graph_add_memset_node(cucore_graph *g,
+                                                      cucore_graph_node *const *deps,
+                                                      size_t dep_count, cucore_devptr dst,
+                                                      uint32_t value, unsigned element_size,
+                                                      size_t count, cucore_graph_node **out);
+/** Adds a host function node: `fn(user)` runs on a driver thread when the node runs (it must
+ * not call CUDA). When `destroy` is not NULL, the graph owns `user`: destroy(user) is called
+ * (by cucore, from a later cucore call or when a device closes) once no graph or executable
+ * graph can run the node any more -- also when adding the node fails. */
+CUCORE_API cucore_status cucore_graph_add_host_node(cucore_graph *g, cucore_graph_node *const *deps,
+                                                    size_t dep_count, void (*fn)(void *user),
+                                                    void *user, void (*destroy)(void *user),
+                                                    cucore_graph_node **out);
+/** Adds a node that records `ev` (of the graph's device) when it runs. The graph keeps `ev`
+ * alive. */
+CUCORE_API cucore_status cucore_graph_add_event_record_node(cucore_graph *g,
+                                                            cucore_graph_node *const *deps,
+                                                            size_t dep_count, cucore_event *ev,
+                                                            cucore_graph_node **out);
+/** Adds a node that waits for `ev` (recorded by a stream or another graph) before the nodes
+ * that depend on it run. The graph keeps `ev` alive. */
+CUCORE_API cucore_status cucore_graph_add_event_wait_node(cucore_graph *g,
+                                                          cucore_graph_node *const *deps,
+                                                          size_t dep_count, cucore_event *ev,
+                                                          cucore_graph_node **out);
+/** Adds an empty node: a point other nodes can depend on (joining many into one). */
+CUCORE_API cucore_status cucore_graph_add_empty_node(cucore_graph *g,
+                                                     cucore_graph_node *const *deps,
+                                                     size_t dep_count, cucore_graph_node **out);
+/** Adds a node that runs a copy of `child` (cloned now: later changes to `child` do not reach
+ * it, and `child` may be destroyed). The graph keeps what `child`'s nodes use.
+ * @retval CUCORE_INVALID_ARGUMENT `child` is `g`, of another device, or has conditional nodes
+ *         (the driver does not take those in a child graph). */
+CUCORE_API cucore_status cucore_graph_add_child_graph_node(cucore_graph *g,
+                                                           cucore_graph_node *const *deps,
+                                                           size_t dep_count, cucore_graph *child,
+                                                           cucore_graph_node **out);
+/** Makes `to` depend on `from` (both nodes of `g`).
+ * @retval CUCORE_INVALID_ARGUMENT a node of another graph, or `from` == `to`. */
+CUCORE_API cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *from,
+                                                     cucore_graph_node *to);
+/** Gives a kernel node of a graph (not of an executable graph: see
+ * cucore_graph_exec_set_kernel_args()) new argument values, checked as cucore_launch() checks
+ * them; executable graphs made before are not changed. A wrong list leaves the node as it was.
+ * @retval CUCORE_INVALID_ARGUMENT `node` is not a kernel node, or `args` was made for another
+ *         kernel. */
+CUCORE_API cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node,
+                                                           cucore_args *args);
+
+/** A condition of a conditional node (the value of a CUgraphConditionalHandle): passed to a
+ * kernel as a 64-bit integer (cucore_args_set_u64, or CUCORE_ARG of this type), which sets it
+ * from the device with cudaGraphSetConditional (see CUCORE_GRAPH_SET_CONDITIONAL_DECL). */
+typedef uint64_t cucore_graph_condition;
+
+/** Flags of cucore_graph_condition_create(). */
+enum {
+  CUCORE_CONDITION_DEFAULT = 0,       /**< the value stays as the last kernel set it */
+  CUCORE_CONDITION_ASSIGN_DEFAULT = 1 /**< the default value is assigned at each launch */
+};
+
+/** Kinds of conditional nodes (the values of CUgraphConditionalNodeType). */
+typedef enum cucore_conditional_type {
+  CUCORE_CONDITIONAL_IF = 0,    /**< body 0 runs when the condition is not 0; with 2 bodies,
+                                     body 1 runs when it is 0 (if/else, CUDA 12.8+) */
+  CUCORE_CONDITIONAL_WHILE = 1, /**< body 0 runs again and again while the condition is not 0
+                                     (tested before each run) */
+  CUCORE_CONDITIONAL_SWITCH = 2 /**< body n runs when the condition is n; none when it is not
+                                     below the number of bodies (CUDA 12.8+) */
+} cucore_conditional_type;
+
+/** The declaration a kernel needs to set a condition from the device: put this text before
+ * the kernel's source (C string concatenation: CUCORE_GRAPH_SET_CONDITIONAL_DECL "extern
+ * \"C\" __global__ ..."). NVRTC knows the type cudaGraphConditionalHandle but not the function
+ * without a header; this declares it as the toolkit's cuda_device_runtime_api.h does, which
+ * NVRTC compiles without -rdc and without linking libcudadevrt: the driver resolves the call
+ * when it loads the code (CUDA 12.3+; checked with NVRTC 13.0 for cubin and PTX targets).
+ * Including <cuda_device_runtime_api.h> instead works too, with a warning about an internal
+ * header. */
+#define CUCORE_GRAPH_SET_CONDITIONAL_DECL                                              \
+  "extern \"C\" __device__ __cudart_builtin__ void CUDARTAPI cudaGraphSetConditional(" \
+  "cudaGraphConditionalHandle handle, unsigned int value);\n"
+
+/** Creates a condition for conditional nodes of `g` (cuGraphConditionalHandleCreate): its
+ * value at each launch is `default_value` with CUCORE_CONDITION_ASSIGN_DEFAULT, else what a
+ * kernel last set. Every condition made must be used by a conditional node of `g` before the
+ * graph is instantiated (the driver refuses unused ones).
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3. */
+CUCORE_API cucore_status cucore_graph_condition_create(cucore_graph *g, unsigned default_value,
+                                                       unsigned flags, cucore_graph_condition *out);
+/** Adds a conditional node over condition `cond` (made for `g` by
+ * cucore_graph_condition_create()) with `body_count` body graphs: 1 for WHILE; 1 or 2 for IF
+ * (2: if/else); 1 or more for SWITCH. `bodies` (an array of `body_count`) receives the body
+ * graphs, empty, owned by the node: fill them with cucore_graph_add_ functions or by
+ * capturing into them (cucore_stream_begin_capture_to_graph()). The driver allows in bodies
+ * kernel, empty, child-graph, memcpy, memset and conditional nodes, all on one device.
+ * @retval CUCORE_INVALID_ARGUMENT an unknown type, or a body count the type does not take.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3, or 12.8 for if/else and switch. */
+CUCORE_API cucore_status cucore_graph_add_conditional_node(
+    cucore_graph *g, cucore_graph_node *const *deps, size_t dep_count, cucore_graph_condition cond,
+    cucore_conditional_type type, unsigned body_count, cucore_graph **bodies,
+    cucore_graph_node **out);
+
+/** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
+ * given). */
+enum {
+  CUCORE_GRAPH_DOT_DEFAULT = 0,            /**< the nodes, their kinds and the edges */
+  CUCORE_GRAPH_DOT_VERBOSE = 1,            /**< everything the driver can print */
+  CUCORE_GRAPH_DOT_KERNEL_PARAMS = 1 << 2, /**< kernel nodes' parameters */
+  CUCORE_GRAPH_DOT_HANDLES = 1 << 10       /**< node and function handles */
+};
+/** Writes the graph in Graphviz DOT form to `path` (cuGraphDebugDotPrint), for debugging.
+ * @retval CUCORE_INVALID_ARGUMENT `flags` beyond the driver's bits (0..0xffff).
+ * @retval CUCORE_IO_ERROR the driver could not write `path`. */
+CUCORE_API cucore_status cucore_graph_dot_write(cucore_graph *g, const char *path, unsigned flags);
+/** The graph in DOT form as text, owned by `g` until its next cucore_graph_dot() or its
+ * destruction (written to a temporary file and read back).
+ * @retval CUCORE_IO_ERROR no temporary file could be written ($TMPDIR, else /tmp). */
+CUCORE_API cucore_status cucore_graph_dot(cucore_graph *g, unsigned flags, const char **dot);
+
+/** Flags of cucore_graph_instantiate() (the values of CUgraphInstantiate_flags). */
+enum {
+  CUCORE_GRAPH_INSTANTIATE_DEFAULT = 0,             /**< nothing special */
+  CUCORE_GRAPH_INSTANTIATE_AUTO_FREE_ON_LAUNCH = 1, /**< memory a graph allocated and did not
+                                                          free is freed before it runs again */
+  CUCORE_GRAPH_INSTANTIATE_UPLOAD = 2,              /**< upload at once on the stream given */
+  CUCORE_GRAPH_INSTANTIATE_DEVICE_LAUNCH = 4,       /**< launchable from the device (the
+                                                          driver checks the graph can be) */
+  CUCORE_GRAPH_INSTANTIATE_USE_NODE_PRIORITY = 8    /**< nodes run at their priority
+                                                          attribute, not the stream's */
+};
+
+/** CONSTRUCTOR: instantiates `g` (cuGraphInstantiateWithParams). With
+ * CUCORE_GRAPH_INSTANTIATE_UPLOAD, `upload_stream` (of the graph's device) uploads it at once;
+ * it is NULL otherwise. The executable graph keeps `g` (and what its nodes use): `g` may be
+ * destroyed afterwards. Later changes to `g` do not reach it (see
+ * cucore_graph_exec_update()). Destroy with cucore_graph_exec_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags, DEVICE_LAUNCH with AUTO_FREE_ON_LAUNCH, UPLOAD
+ *         without a stream (or a stream without UPLOAD), `g` a conditional node's body.
+ * @retval CUCORE_DRIVER_ERROR the driver refused the graph; the message gives its reason (a
+ *         cycle, an operation device launch cannot do, an unused condition) and the node. */
+CUCORE_API cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
+                                                  cucore_stream *upload_stream,
+                                                  cucore_graph_exec **out);
+/** DESTRUCTOR: destroys the executable graph (launches still running complete; the driver
+ * frees it then) and drops its graph. NULL is a no-op. */
+CUCORE_API cucore_status cucore_graph_exec_destroy(cucore_graph_exec *e);
+/** Uploads the executable graph to the device on stream `s` ahead of its first launch, so
+ * that launch does not pay for it.
+ * @retval CUCORE_INVALID_ARGUMENT `s` is of another device. */
+CUCORE_API cucore_status cucore_graph_upload(cucore_graph_exec *e, cucore_stream *s);
+/** Launches the executable graph on stream `s` (cuGraphLaunch): it runs after the work queued
+ * on `s` before it, and the work queued after it waits for the whole graph. One launch of an
+ * executable graph runs at a time; launches on different streams are ordered by the driver.
+ * @retval CUCORE_INVALID_ARGUMENT `s` is of another device. */
+CUCORE_API cucore_status cucore_graph_launch(cucore_graph_exec *e, cucore_stream *s);
+/** Gives every node of `e` the parameters of the matching node of `from`, a graph of the same
+ * shape (cuGraphExecUpdate): the usual way to change a captured graph's arguments is to
+ * capture again and update. Nodes are matched by the order they were added and their
+ * dependencies, as the driver does. Kernel nodes made node by node in the same order as `e`'s
+ * are matched by cucore too, so that per-node updates (cucore_graph_exec_set_kernel_args())
+ * go on working; otherwise those refuse until the next instantiation. `e` keeps `from` (and
+ * what its nodes use) alive from now on. Nothing changes when the update is refused.
+ * @retval CUCORE_GRAPH_UPDATE the driver refused: the message says why (another shape: the node
+ *         counts; a changed node type, kernel context, or parameters an update cannot change)
+ *         and names the node (its kind, kernel and position among `from`'s nodes).
+ * @retval CUCORE_INVALID_ARGUMENT `from` is of another device, or a conditional body. */
+CUCORE_API cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from);
+/** Gives kernel node `node` (a node of the graph `e` was instantiated from) new argument values
+ * in `e` alone (cuGraphExecKernelNodeSetParams), checked as cucore_launch() checks them:
+ * count, sizes, types where known, alignment (the checks made when `args` was filled, kept in
+ * it) and every parameter set. A wrong list leaves the node as it was and returns the usual
+ * CUCORE_ARG_* error. Takes effect at the next launch; allocates nothing. `args` may change or
+ * go afterwards.
+ * @retval CUCORE_INVALID_ARGUMENT `node` is not a kernel node of `e`'s graph, was added after
+ *         `e` was instantiated, or its values are unknown since a whole-graph update from a
+ *         graph cucore could not match node by node; `args` made for another kernel. */
+CUCORE_API cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e,
+                                                           cucore_graph_node *node,
+                                                           cucore_args *args);
+/** Gives kernel node `node` of `e` new launch dimensions: `grid` and `block` (3 values each;
+ * unused dimensions 0 or 1) and `shared_bytes` of dynamic shared memory, checked against the
+ * kernel as a launch is (with the node's attributes). A refusal leaves the node as it was.
+ * @retval CUCORE_LAUNCH_CONFIG a pre-flight check failed.
+ * @retval CUCORE_INVALID_ARGUMENT as cucore_graph_exec_set_kernel_args(). */
+CUCORE_API cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e,
+                                                           cucore_graph_node *node,
+                                                           const unsigned grid[3],
+                                                           const unsigned block[3],
+                                                           unsigned shared_bytes);
+/** Turns node `node` of `e` off (`enabled` 0: it does nothing when the graph runs, its
+ * dependencies still hold) or on again (cuGraphNodeSetEnabled). Kernel, memcpy and memset
+ * nodes only.
+ * @retval CUCORE_INVALID_ARGUMENT `node` is of another kind, or not of `e`'s graph.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 11.6. */
+CUCORE_API cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e,
+                                                            cucore_graph_node *node, int enabled);
+/** Whether node `node` of `e` is enabled (1) or not (0). */
+CUCORE_API cucore_status cucore_graph_exec_get_node_enabled(cucore_graph_exec *e,
+                                                            cucore_graph_node *node, int *enabled);
+/** The native CUgraphExec, owned by `e`: do not destroy it. */
+CUCORE_API cucore_status cucore_graph_exec_get_native(cucore_graph_exec *e, void **cugraphexec);
+
+/** @} */
+/* ==== END SECTION: CUDA graphs ==== */
+
+/* ==== SECTION: graph memory nodes ==== */
+/**
+ * @defgroup graph_mem Graph memory nodes
+ *
+ * Allocation and free nodes of an explicit graph (cuGraphAddMemAllocNode,
+ * cuGraphAddMemFreeNode, CUDA 11.4+). The allocation's address is fixed when its node is
+ * added, so later nodes of the graph take it as an ordinary pointer: cucore records it (kind
+ * CUCORE_MEM_GRAPH) and kernel nodes' pointer checks and copies' bounds checks know it. The
+ * graph owns the memory: cucore_mem_free() and the other frees refuse it with a message, and
+ * the graph frees it itself -- every allocation node needs a free node for its memory in the
+ * same graph (checked by cucore_graph_instantiate()). The memory exists only while a launch
+ * runs between the two nodes; the record goes when the graph is destroyed. The driver allows
+ * one executable graph at a time of a graph with memory nodes, no memory nodes in conditional
+ * bodies, and no such graph as a child graph (refused by cucore).
+ * @{
+ */
+
+/** Adds a node that allocates `bytes` (> 0) of device memory on the graph's device when it
+ * runs, after `deps` (`dep_count` nodes of `g`). *dptr gets the address (fixed for the graph's
+ * life), *out the node.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemAllocNode (CUDA 11.4).
+ * @retval CUCORE_INVALID_ARGUMENT a size of 0, a conditional body, a wrong dependency. */
+CUCORE_API cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count, size_t bytes,
+                                                         cucore_devptr *dptr,
+                                                         cucore_graph_node **out);
+/** Adds a node that frees `dptr`, the address an allocation node of the same graph gave, after
+ * `deps` (which must order it after the allocation node and every node using the memory).
+ * @retval CUCORE_INVALID_ARGUMENT `dptr` is not the start of an allocation of this graph, or
+ *         is freed already by another free node (the message says which).
+ * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemFreeNode (CUDA 11.4). */
+CUCORE_API cucore_status cucore_graph_add_mem_free_node(cucore_graph *g,
+                                                        cucore_graph_node *const *deps,
+                                                        size_t dep_count, cucore_devptr dptr,
+                                                        cucore_graph_node **out);
+/** @} */
+/* ==== END SECTION: graph memory nodes ==== */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CUCORE_PART_GRAPHS_H */
