@@ -62,6 +62,7 @@ int text_utf8_len(const unsigned char *p, size_t n);
 size_t text_escape(const unsigned char *p, size_t n, char *dst, size_t *used,
                    unsigned long long *escaped, int final);
 
+/* ---- the JSON writer (json_write.c): one for every verb ---- */
 /* Minimal JSON writer on a FILE. */
 typedef struct json_out {
   FILE *f;
@@ -86,11 +87,38 @@ void json_double(json_out *j, const char *key, double value);
 void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
 
-/* ---- phases (run_phases.c) ---- */
-/* Adds process_start: from the process's start to main (cli_mark_main). */
-void run_phase_mark_process_start(void);
+/* ---- phases (phases.c): the library's phase table with the command's own phases ---------- */
+/* Stamps the clock at main, for the process_start phase (main calls it first). */
+void phases_mark_main(void);
+/* Adds process_start: from the process's start to main (phases_mark_main). */
+void phases_mark_process_start(void);
+/* Now, for phases_add (ms after the process started). */
+double phases_now(void);
+/* Adds the command's phase `phase`, from `start_ms` (phases_now) to now. */
+void phases_add(cucore_phase phase, double start_ms);
+/* The "phases" object of a JSON report: every phase that ran so far, by its start. */
+void phases_json(json_out *j);
+/* The --timings table, and the phases that did not run, on `f`. */
+void phases_print(FILE *f);
 /* --timings of a verb: the phase table on stderr (stdout flushed first); nothing when !asked. */
-void cli_timings_print(int asked);
+void phases_print_timings(int asked);
+
+/* ---- the GPU made ready early (early_gpu.c): `cucore run` and `cucore tune` ---------------
+ * cuInit and device `ordinal`'s primary context on a thread of its own, beside the host's work
+ * (the compile, the space), when the verb `compiles` (CUCORE_RUN_SERIAL=1 in the environment
+ * turns it off, CUCORE_RUN_EARLY=1 on for code that is not compiled, for comparisons), and
+ * with `nvml`, NVML's load on another. early_gpu_join waits for the context's thread (before
+ * the GPU part), early_gpu_end for both (before the command returns); a second start or a join
+ * without a start does nothing. */
+void early_gpu_start(int ordinal, int nvml, int compiles);
+void early_gpu_join(void);
+void early_gpu_end(void);
+/* Joins the context's thread and closes its handle (`cucore tune`, once the tune has the
+ * device open: its reset after a kernel fault must be able to destroy the context). */
+void early_gpu_release(void);
+/* Sets CUDA_DEVICE_MAX_CONNECTIONS=1 unless the environment names it; call before any thread
+ * starts. Returns the number in effect, -1 when the user's value is not one (1..32). */
+int early_gpu_limit_connections(void);
 
 /* ---- plain-text formats (formats.c): one writer each ---- */
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF or begins or ends
@@ -230,8 +258,6 @@ int cli_write_file(const char *verb, const char *what, const char *path, const v
  * "cucore VERB: writing standard output: REASON". Called once, when the verb returns; other
  * exits (--version, --help) are checked at exit. */
 int cli_close_stdout(const char *verb, int rc);
-/* run_phases.c: stamps the clock at main, for the process_start phase of `run --timings`. */
-void cli_mark_main(void);
 
 /* ---- the compile cache's configuration (cache_warn.c) --------------------------------------
  * Prints what is wrong with the cache's configuration (an unusable CUCORE_CACHE_DIR, a

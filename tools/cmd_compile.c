@@ -198,9 +198,9 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
 int cmd_compile(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = compile_body(&src, argc, argv);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }

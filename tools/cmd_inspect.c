@@ -526,11 +526,11 @@ int cmd_inspect(int argc, char **argv) {
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   inspect_job job;
   memset(&job, 0, sizeof job);
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = inspect_body(&src, argc, argv, &job);
   free(job.lowered);
   if (job.bin) cucore_binary_destroy(job.bin);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }

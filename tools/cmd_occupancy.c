@@ -382,12 +382,12 @@ int cmd_occupancy(int argc, char **argv) {
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   occ_job job;
   memset(&job, 0, sizeof job);
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = occupancy_body(&src, argc, argv, &job);
   cucore_kernel_destroy(job.c.kernel);
   cucore_object_destroy(job.obj);
   cucore_device_close(job.c.dev);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }

@@ -116,7 +116,7 @@ static int cmd_help(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  cli_mark_main();      /* one clock read: where main began, for `run --timings` */
+  phases_mark_main();   /* one clock read: where main began, for `run --timings` */
   text_guard_streams(); /* names from binaries never reach the terminal raw (text.c) */
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     print_overview(argc < 2 ? stderr : stdout);

@@ -55,7 +55,7 @@ typedef struct cli_opt {
 #define CLI_SEEN(T, field) .seen = offsetof(T, field) + 1
 
 /* What --json does, the same in every verb (issue 23 point 7). */
-/* The help of every verb's --timings (the table is run_phases_print's). */
+/* The help of every verb's --timings (the table is phases_print's). */
 #define CLI_TIMINGS_HELP                                                                      \
   "prints on stderr, at the end, the wall time of each phase of the process (process start\n" \
   "to main, each library loaded, the compile cache, the compile, ...; ms after the process\n" \

@@ -5,7 +5,7 @@
 #ifndef CUCORE_CLI_TUNE_H
 #define CUCORE_CLI_TUNE_H
 
-#include "run.h"
+#include "args_spec.h"
 
 /* The verb's command line (its table in cmd_tune.c). */
 typedef struct tune_line {
@@ -50,7 +50,7 @@ typedef struct tune_ctx {
   cucore_tune_space *space;
   char *source; /* the kernel's source text */
   size_t source_size;
-  run_opts o;            /* the --arg buffers and --expect checks, as cucore run has them */
+  args_set specs;        /* the --arg buffers and --expect checks, as cucore run has them */
   tune_workers *workers; /* the compile callback's processes */
   /* read from the report (cucore_tune_run) */
   cucore_tune_summary sum;
