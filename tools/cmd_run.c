@@ -10,6 +10,107 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The text of `cucore help run` (and of the man page's run section). */
+static const char cmd_run_help[] =
+    "usage: cucore run FILE --kernel NAME --grid X[,Y,Z] --block X[,Y,Z] --arg SPEC ...\n"
+    "                  [--smem BYTES] [--cluster X[,Y,Z]] [--cooperative] [--priority N] [--pdl]\n"
+    "                  [--global NAME=SPEC] [--read-global NAME[:TYPE[N]][>FILE]]\n"
+    "                  [--expect ARG=VALUE] [--rtol R] [--atol A]\n"
+    "                  [--repeat N] [--warmup N] [--graph N] [--flush-l2] [--pool]\n"
+    "                  [--device N] [--seed N]\n"
+    "                  [--show N] [--json | --json-out FILE] [compile options for .cu files]\n"
+    "\n"
+    "Launches kernel NAME of FILE (.cu, .ptx, .cubin, .fatbin; for .cu files NAME may be a C++\n"
+    "name expression such as 'scale<float>') with the arguments given by --arg, in the\n"
+    "kernel's order. The arguments (count, sizes, types where known, struct alignment), the\n"
+    "launch configuration (block against __launch_bounds__ and .reqntid, grid against the\n"
+    "compile-time cluster shape, static + dynamic shared memory against the arch's limit)\n"
+    "and the module variables named by --global / --read-global (their sizes) are checked\n"
+    "before any GPU is opened, so a wrong command is reported on any machine.\n"
+    "\n"
+    "argument specs (--arg; quote specs with braces for the shell):\n"
+    "  TYPE:VALUE            a scalar; TYPE is i8 u8 i16 u16 i32 u32 i64 u64 f16 bf16 f32 f64\n"
+    "                        (f32:2.5, i32:-7, u64:0xffffffffffffffff, f64:nan, f16:inf).\n"
+    "                        A value must fit its type: integers their range, f16 +-65504,\n"
+    "                        bf16 +-3.3895314e38, f32 +-3.4028235e38, f64 +-1.7976931e308\n"
+    "                        (a value that would round to infinity is refused; write inf,\n"
+    "                        -inf or nan for those); tiny values round to subnormals or 0\n"
+    "  null, ptr:ADDR        a pointer parameter given as an address (null is 0)\n"
+    "  buf:TYPE[N]=INIT      a device buffer of N elements, passed as a pointer. INIT is a\n"
+    "                        number (every element), iota (0, 1, 2, ...), random (seeded by\n"
+    "                        --seed: floats in [0,1), integers 0..99), {v0,v1,...} (N values),\n"
+    "                        @FILE.npy (NumPy: dtype and size must match the spec) or @FILE\n"
+    "                        (raw little-endian bytes). With @FILE, [] takes N from the file.\n"
+    "  out:TYPE[N]           a zeroed device buffer, printed after the run\n"
+    "  inout:TYPE[N]=INIT    an initialised buffer, printed after the run (in-place kernels)\n"
+    "  ...>FILE              after any buffer: its contents after the run are written to FILE\n"
+    "                        (.npy with the input file's shape, or raw bytes), e.g.\n"
+    "                        out:f32[1024]>y.npy, inout:f32[]=@x.npy>x_after.npy\n"
+    "  struct:{FIELD,...}    a struct by value, laid out by C rules: each field at the next\n"
+    "                        multiple of its alignment (a scalar's size; 8 for pointers; an\n"
+    "                        array's element; a nested struct's largest), the size rounded up\n"
+    "                        to the largest alignment. A FIELD is any spec above or below (a\n"
+    "                        buffer field passes its pointer), TYPE[N]=INIT for an array,\n"
+    "                        {FIELD,...} for a nested struct, or pad:N for N zero bytes.\n"
+    "  struct@A:{FIELD,...}  the same with alignas(A) (A a power of two up to 4096)\n"
+    "  bytes:HEX, bytes:@FILE   any by-value blob, given as hex pairs (00ff_10a0) or read from\n"
+    "  bytes@A:HEX              a file; alignment 1 unless @A gives one\n"
+    "The size and alignment of a struct or blob are checked against the parameter's; a\n"
+    "mismatch shows the layout that was built (f32@0 i32@4 pad 4 f64@8).\n"
+    "Buffers are numbered by the argument that made them: \"2\" for --arg number 2 (from 0),\n"
+    "\"3.1\" for field 1 of the struct given as argument 3.\n"
+    "\n"
+    "options (`--flag value` or `--flag=value`):\n"
+    "%o"
+    "\n"
+    "timing (device events): the outputs, --read-global and --expect always see exactly one\n"
+    "launch on the inputs as given. With --repeat N or --warmup W that launch is followed by\n"
+    "W untimed and N timed launches, and min / median / max / mean are reported; otherwise\n"
+    "the one launch is timed. The kernel is loaded before any launch, so lazy loading is not\n"
+    "timed. The effective bandwidth is the bytes of every buffer read (buf, inout) and\n"
+    "written (out, inout) once, over the median time.\n"
+    "\n"
+    "startup: cuInit and the device's context are made on a second thread as soon as the\n"
+    "command line is read, beside the compile (which needs no context; a .cubin or .fatbin\n"
+    "has none, and its run is serial), and NVML's load on a third; buffers come from\n"
+    "cuMemAlloc unless --pool. --timings shows each phase and when it ran.\n"
+    "CUCORE_RUN_SERIAL=1 in the environment makes the context after the compile instead,\n"
+    "CUCORE_RUN_EARLY=1 on its thread for a cubin too (for comparisons). The context has one\n"
+    "hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1; the run launches into one stream,\n"
+    "and the driver's default number makes a context ~50 ms slower to create and to tear\n"
+    "down); a CUDA_DEVICE_MAX_CONNECTIONS in the environment is kept. --json says which\n"
+    "(\"max_connections\").\n"
+    "\n"
+    "Exit status: 0 ran (and every --expect matched); 1 wrong arguments, a launch that cannot\n"
+    "run, an input file that cannot be used, a failed launch, a failed write, an --expect\n"
+    "that differs, or no GPU (after every check that needs none); 2 a malformed command line\n"
+    "or spec, an --expect whose file, value or count is wrong, or an output file (--json-out,\n"
+    ">FILE) that cannot be written or is an input -- all found before the launch.\n"
+    "\n"
+    "compile options:\n"
+    "%s"
+    "\n"
+    "examples:\n"
+    "  cucore run saxpy.cu --kernel saxpy --grid 4096 --block 256 \\\n"
+    "      --arg f32:2.5 --arg buf:f32[1048576]=random --arg out:f32[1048576] \\\n"
+    "      --arg i32:1048576 --repeat 100 --flush-l2\n"
+    "  # a struct by value, a __constant__ table and .npy files, checked against a reference\n"
+    "  # (examples/fir: fir.cu, and make_data.py, which writes x.npy, taps.npy, y_ref.npy):\n"
+    "  #   struct FirParams { float gain; int n; double bias; };\n"
+    "  #   __constant__ float taps[16];\n"
+    "  #   extern \"C\" __global__ void fir(FirParams p, const float *x, float *y);\n"
+    "  cucore run fir.cu --kernel fir --grid 4 --block 256 \\\n"
+    "      --arg 'struct:{f32:0.5,i32:1024,f64:0.25}' \\\n"
+    "      --arg 'buf:f32[]=@x.npy' --arg 'out:f32[1024]>y.npy' \\\n"
+    "      --global 'taps=f32[]=@taps.npy' \\\n"
+    "      --expect '2=@y_ref.npy' --rtol 1e-5 --atol 1e-6\n"
+    "  # the same launch replayed from a CUDA graph of 100 launches, 20 timed replays:\n"
+    "  cucore run fir.cu --kernel fir --grid 4 --block 256 ... --graph 100 --repeat 20\n"
+    "  cucore run k.cubin --kernel 'scale<float>' --grid 1 --block 64 \\\n"
+    "      --arg 'inout:f32[64]=iota' --arg f32:3 --arg i32:64 --expect 0=@scaled.npy\n"
+    "  cucore run k.cu --kernel count --grid 1 --block 32 --arg i32:32 \\\n"
+    "      --read-global hits:u64 --expect hits=32 --json\n";
+
 /* The verb's command line: the options and the raw texts of the specs given several times,
  * parsed once every option is known. */
 typedef struct run_line {
@@ -20,7 +121,7 @@ typedef struct run_line {
 
 #define RUN_AT(field) CLI_AT(run_line, field)
 
-const cli_opt cmd_run_opts[] = {
+static const cli_opt cmd_run_opts[] = {
     {.name = "--kernel",
      .kind = CLI_OPT_TEXT,
      RUN_AT(o.kernel),
@@ -449,7 +550,7 @@ done:
 }
 
 /* Every exit path frees the verb's options and specs, early usage errors included. */
-int cmd_run(int argc, char **argv) {
+static int cmd_run(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   run_opts o;
@@ -466,3 +567,9 @@ int cmd_run(int argc, char **argv) {
   }
   return rc;
 }
+
+/* `cucore run`'s one help source: the summary and text here (cmd_run_help), each option's help
+ * in its row of cmd_run_opts. */
+const cli_verb cmd_run_verb = {
+    "run", cmd_run, "launch a kernel with checked arguments, time it, summarise its outputs",
+    cmd_run_help, cmd_run_opts};

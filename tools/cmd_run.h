@@ -1,7 +1,7 @@
 /* cmd_run.h -- what the files of `cucore run` share (the run verb only): its options, the GPU
  * part (run_device.c), the output files (run_outputs.c) and the report (run_result.c). The
  * value specs it shares with `cucore tune` are the args module's (args_spec.h); the verb
- * itself is cmd_run.c, its help run_help.c. Built only on the public API. */
+ * itself, its option table and its help are cmd_run.c. Built only on the public API. */
 #ifndef CUCORE_CLI_CMD_RUN_H
 #define CUCORE_CLI_CMD_RUN_H
 

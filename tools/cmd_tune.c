@@ -12,7 +12,7 @@
 
 #include "tune.h"
 
-const char cmd_tune_help[] =
+static const char cmd_tune_help[] =
     "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE\n"
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
@@ -99,7 +99,7 @@ const char cmd_tune_help[] =
 
 #define TUNE_AT(field) CLI_AT(tune_line, field)
 
-const cli_opt cmd_tune_opts[] = {
+static const cli_opt cmd_tune_opts[] = {
     {.name = "--kernel",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(kernel),
@@ -575,7 +575,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   return ok ? 0 : CLI_EXIT_FAILURE;
 }
 
-int cmd_tune(int argc, char **argv) {
+static int cmd_tune(int argc, char **argv) {
   (void)early_gpu_limit_connections(); /* before any thread: one stream needs one work queue */
   tune_line line;
   memset(&line, 0, sizeof line);
@@ -607,3 +607,9 @@ int cmd_tune(int argc, char **argv) {
   cli_source_free(&src);
   return rc;
 }
+
+/* `cucore tune`'s one help source: the summary and text here, each option's help in its row of
+ * cmd_tune_opts. */
+const cli_verb cmd_tune_verb = {
+    "tune", cmd_tune, "search a kernel's parameters: space, pruning, compiles, model (--dry-run)",
+    cmd_tune_help, cmd_tune_opts};
