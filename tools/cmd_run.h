@@ -74,7 +74,8 @@ int run_outputs_save(run_opts *o);
 void run_result_print(run_opts *o, const run_timing *t, const char *kernel_symbol, json_out *j);
 /* Effective bandwidth numbers: bytes read and written by the buffers. */
 void run_result_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written);
-/* The statistics of times[0..n) (n >= 1; the times are sorted in place). */
-run_stats run_result_stats(double *times, long long n);
+/* The statistics of times[0..n) (n >= 1), as the tune computes them (cucore_tune_stats_compute);
+ * zeros after saying why when they cannot be made (out of memory). */
+run_stats run_result_stats(const double *times, long long n);
 
 #endif

@@ -110,20 +110,20 @@ static void summarize(const unsigned char *data, args_elem t, size_t count, summ
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-run_stats run_result_stats(double *times, long long n) {
-  double sum = 0;
-  for (long long r = 0; r < n; r++) sum += times[r];
-  qsort(times, (size_t)n, sizeof *times, cmp_double);
-  run_stats s;
-  s.min_ms = times[0];
-  s.max_ms = times[n - 1];
-  s.median_ms = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  s.mean_ms = sum / (double)n;
+/* The tune's statistics (cucore_tune_stats_compute: the median as numpy takes it, the middle
+ * two averaged for an even count; the mean in the samples' order), so that `cucore run` and
+ * `cucore tune` report one kind of median (issue 36 point 5). */
+run_stats run_result_stats(const double *times, long long n) {
+  run_stats s = {0, 0, 0, 0};
+  cucore_tune_stats t;
+  if (cucore_tune_stats_compute(times, (size_t)n, &t) != CUCORE_OK) {
+    fprintf(stderr, "cucore run: the timing's statistics: %s\n", cli_message());
+    return s;
+  }
+  s.min_ms = t.min;
+  s.median_ms = t.median;
+  s.max_ms = t.max;
+  s.mean_ms = t.mean;
   return s;
 }
 
