@@ -1,7 +1,8 @@
 /* tune.h -- what the parts of `cucore tune` share: the command line (cmd_tune.c), the tune
  * run through the library with the command's callbacks (tune_run.c), the compile processes
  * (tune_worker.c), and the reports and files made from the library's report (tune_report.c,
- * tune_result.c, tune_output.c, tune_plot.c). Public API only. */
+ * tune_result.c, tune_output.c, tune_plot.c). The --arg, --global and --expect specs are the
+ * args module's (args_spec.h), as `cucore run` reads them. Public API only. */
 #ifndef CUCORE_CLI_TUNE_H
 #define CUCORE_CLI_TUNE_H
 
