@@ -1,7 +1,7 @@
-/* test_cli_run_specs.c -- the parsers of `cucore run` tested directly (tools/args_*.c, npy.c and
- * run_result.c through the cucore_cli_parts library): element values (every type's range, float parsing
- * with nan/inf/hex, shortest round-trip printing), struct layout by C rules (sizes,
- * alignment, padding, nesting, arrays, alignas, pointers patched in), bytes:HEX and
+/* test_cli_run_specs.c -- the parsers of `cucore run` tested directly (tools/args_*.c, npy.c
+ * and run_result.c through the cucore_cli_parts library): element values (every type's range,
+ * float parsing with nan/inf/hex, shortest round-trip printing), struct layout by C rules
+ * (sizes, alignment, padding, nesting, arrays, alignas, pointers patched in), bytes:HEX and
  * bytes:@FILE, buffers, null, hostile specs (exit 2 with the spec quoted, never a crash),
  * .npy files read and written byte for byte against the references in tests/data/npy
  * (made by make_refs.py, which spells numpy's header out by hand), dtype/shape/endianness/
