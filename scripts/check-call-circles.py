@@ -18,7 +18,7 @@ Usage:  check-call-circles.py [--self-test] [--nm NM] [--cc CC] OBJECTS...
         CMake's $<TARGET_OBJECTS:...> gives). An object's file is named from its path: under
         CMake's 'CMakeFiles/TARGET.dir/' the rest of the path is the source file's
         ('src/memory/copy.c.o'), beside the target's own folder ('tools/CMakeFiles/
-        cucore_cli.dir/json.c.o' is tools/json.c); elsewhere its last folder and name.
+        cucore_cli.dir/json_write.c.o' is tools/json_write.c); elsewhere its last folder and name.
         --self-test compiles two small files that call each other (with CC, default cc) and
         proves the circle is reported, then checks OBJECTS.
 Exit status: 0 when no folder has a circle and no call runs upward, 1 otherwise, 2 for a wrong

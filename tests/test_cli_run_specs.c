@@ -1,12 +1,12 @@
-/* test_cli_run_specs.c -- the parsers of `cucore run` tested directly (tools/run_*.c, npy.c
- * through the cucore_cli_parts library): element values (every type's range, float parsing
- * with nan/inf/hex, shortest round-trip printing), struct layout by C rules (sizes,
- * alignment, padding, nesting, arrays, alignas, pointers patched in), bytes:HEX and
+/* test_cli_run_specs.c -- the parsers of `cucore run` tested directly (tools/args_*.c, npy.c
+ * and run_result.c through the cucore_cli_parts library): element values (every type's range,
+ * float parsing with nan/inf/hex, shortest round-trip printing), struct layout by C rules
+ * (sizes, alignment, padding, nesting, arrays, alignas, pointers patched in), bytes:HEX and
  * bytes:@FILE, buffers, null, hostile specs (exit 2 with the spec quoted, never a crash),
  * .npy files read and written byte for byte against the references in tests/data/npy
  * (made by make_refs.py, which spells numpy's header out by hand), dtype/shape/endianness/
  * order mismatches, and --expect comparisons. No GPU needed. */
-#include "run.h"
+#include "cmd_run.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -53,8 +53,8 @@ static void assert_has(const char *text, const char *needle) {
 
 /* One --arg through the parser; the message (if any) in `msg`. */
 typedef struct parsed {
-  run_opts o;
-  run_arg a;
+  args_set o;
+  args_arg a;
   int rc;
   const char *msg;
 } parsed;
@@ -62,16 +62,16 @@ typedef struct parsed {
 static void parse(parsed *p, const char *spec) {
   memset(p, 0, sizeof *p);
   capture_begin();
-  p->rc = run_parse_arg(&p->o, spec, 0, &p->a);
+  p->rc = args_set_parse_arg(&p->o, spec, 0, &p->a);
   p->msg = capture_end();
   p->o.args = &p->a;
 }
 
 static void parsed_free(parsed *p) {
-  run_value_free(&p->a.v);
+  args_item_free(&p->a.v);
   p->o.args = NULL;
   p->o.nargs = 0;
-  run_opts_free(&p->o);
+  args_set_free(&p->o);
 }
 
 /* A spec that must be refused as a usage error (2), naming the spec. */
@@ -90,40 +90,40 @@ static void ints_exact_and_ranged(void **state) {
   (void)state;
   unsigned char b[8];
   struct {
-    elem_t t;
+    args_elem t;
     const char *lo, *hi, *below, *above;
   } r[] = {
-      {T_I8, "-128", "127", "-129", "128"},
-      {T_U8, "0", "255", "-1", "256"},
-      {T_I16, "-32768", "32767", "-32769", "32768"},
-      {T_U16, "0", "65535", "-1", "65536"},
-      {T_I32, "-2147483648", "2147483647", "-2147483649", "2147483648"},
-      {T_U32, "0", "4294967295", "-1", "4294967296"},
-      {T_I64, "-9223372036854775808", "9223372036854775807", "-9223372036854775809",
+      {ARGS_I8, "-128", "127", "-129", "128"},
+      {ARGS_U8, "0", "255", "-1", "256"},
+      {ARGS_I16, "-32768", "32767", "-32769", "32768"},
+      {ARGS_U16, "0", "65535", "-1", "65536"},
+      {ARGS_I32, "-2147483648", "2147483647", "-2147483649", "2147483648"},
+      {ARGS_U32, "0", "4294967295", "-1", "4294967296"},
+      {ARGS_I64, "-9223372036854775808", "9223372036854775807", "-9223372036854775809",
        "9223372036854775808"},
-      {T_U64, "0", "18446744073709551615", "-1", "18446744073709551616"},
+      {ARGS_U64, "0", "18446744073709551615", "-1", "18446744073709551616"},
   };
   for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
     char back[64];
-    assert_int_equal(value_parse(r[i].t, r[i].lo, b), 0);
-    assert_string_equal(value_format(b, r[i].t, 0, back, sizeof back), r[i].lo);
-    assert_int_equal(value_parse(r[i].t, r[i].hi, b), 0);
-    assert_string_equal(value_format(b, r[i].t, 0, back, sizeof back), r[i].hi);
-    assert_int_equal(value_parse(r[i].t, r[i].below, b), -2);
-    assert_int_equal(value_parse(r[i].t, r[i].above, b), -2);
+    assert_int_equal(args_value_parse(r[i].t, r[i].lo, b), 0);
+    assert_string_equal(args_value_format(b, r[i].t, 0, back, sizeof back), r[i].lo);
+    assert_int_equal(args_value_parse(r[i].t, r[i].hi, b), 0);
+    assert_string_equal(args_value_format(b, r[i].t, 0, back, sizeof back), r[i].hi);
+    assert_int_equal(args_value_parse(r[i].t, r[i].below, b), -2);
+    assert_int_equal(args_value_parse(r[i].t, r[i].above, b), -2);
   }
   /* Hex, +, garbage. */
-  assert_int_equal(value_parse(T_U32, "0xffffffff", b), 0);
-  assert_int_equal(value_get_u64(b, T_U32, 0), 0xffffffffu);
-  assert_int_equal(value_parse(T_I32, "+7", b), 0);
-  assert_int_equal(value_get_i64(b, T_I32, 0), 7);
-  assert_int_equal(value_parse(T_I32, "-0x10", b), 0);
-  assert_int_equal(value_get_i64(b, T_I32, 0), -16);
+  assert_int_equal(args_value_parse(ARGS_U32, "0xffffffff", b), 0);
+  assert_int_equal(args_value_get_u64(b, ARGS_U32, 0), 0xffffffffu);
+  assert_int_equal(args_value_parse(ARGS_I32, "+7", b), 0);
+  assert_int_equal(args_value_get_i64(b, ARGS_I32, 0), 7);
+  assert_int_equal(args_value_parse(ARGS_I32, "-0x10", b), 0);
+  assert_int_equal(args_value_get_i64(b, ARGS_I32, 0), -16);
   const char *junk[] = {"", " 1", "1 ", "abc", "1.5", "1e3", "0x", "--1", "nan", "inf", "12a"};
   for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++)
-    if (value_parse(T_I32, junk[i], b) != -1) fail_msg("i32 `%s` was accepted", junk[i]);
-  assert_int_equal(value_parse(T_U64, "99999999999999999999999", b), -2);
-  assert_int_equal(value_parse(T_U8, "-0", b), 0); /* -0 is 0 */
+    if (args_value_parse(ARGS_I32, junk[i], b) != -1) fail_msg("i32 `%s` was accepted", junk[i]);
+  assert_int_equal(args_value_parse(ARGS_U64, "99999999999999999999999", b), -2);
+  assert_int_equal(args_value_parse(ARGS_U8, "-0", b), 0); /* -0 is 0 */
 }
 
 static void floats_parse_and_round_trip(void **state) {
@@ -131,42 +131,42 @@ static void floats_parse_and_round_trip(void **state) {
   unsigned char b[8];
   char out[64];
   /* f32 rounding: 0.1 prints as 0.1 and reads back to the same bits. */
-  assert_int_equal(value_parse(T_F32, "0.1", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F32, "0.1", b), 0);
   float f;
   memcpy(&f, b, 4);
   assert_true(f == 0.1f);
-  assert_string_equal(value_format(b, T_F32, 0, out, sizeof out), "0.1");
+  assert_string_equal(args_value_format(b, ARGS_F32, 0, out, sizeof out), "0.1");
   /* f64: the shortest text that reads back. */
-  assert_int_equal(value_parse(T_F64, "0.1", b), 0);
-  assert_string_equal(value_format(b, T_F64, 0, out, sizeof out), "0.1");
-  assert_int_equal(value_parse(T_F64, "549755289600", b), 0);
-  assert_string_equal(value_format(b, T_F64, 0, out, sizeof out), "549755289600");
-  assert_int_equal(value_parse(T_F64, "2.2250738585072014e-308", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F64, "0.1", b), 0);
+  assert_string_equal(args_value_format(b, ARGS_F64, 0, out, sizeof out), "0.1");
+  assert_int_equal(args_value_parse(ARGS_F64, "549755289600", b), 0);
+  assert_string_equal(args_value_format(b, ARGS_F64, 0, out, sizeof out), "549755289600");
+  assert_int_equal(args_value_parse(ARGS_F64, "2.2250738585072014e-308", b), 0);
   double d;
   memcpy(&d, b, 8);
   assert_true(d == 2.2250738585072014e-308);
-  value_format(b, T_F64, 0, out, sizeof out);
+  args_value_format(b, ARGS_F64, 0, out, sizeof out);
   assert_true(strtod(out, NULL) == d);
   /* Hex floats, nan, inf. */
-  assert_int_equal(value_parse(T_F64, "0x1.8p1", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F64, "0x1.8p1", b), 0);
   memcpy(&d, b, 8);
   assert_true(d == 3.0);
-  assert_int_equal(value_parse(T_F32, "-0x1p-3", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F32, "-0x1p-3", b), 0);
   memcpy(&f, b, 4);
   assert_true(f == -0.125f);
-  const elem_t fl[] = {T_F16, T_BF16, T_F32, T_F64};
+  const args_elem fl[] = {ARGS_F16, ARGS_BF16, ARGS_F32, ARGS_F64};
   for (size_t i = 0; i < 4; i++) {
-    assert_int_equal(value_parse(fl[i], "nan", b), 0);
-    assert_true(value_is_nan(b, fl[i], 0));
-    assert_string_equal(value_format(b, fl[i], 0, out, sizeof out), "nan");
-    assert_int_equal(value_parse(fl[i], "inf", b), 0);
-    assert_string_equal(value_format(b, fl[i], 0, out, sizeof out), "inf");
-    assert_int_equal(value_parse(fl[i], "-inf", b), 0);
-    assert_string_equal(value_format(b, fl[i], 0, out, sizeof out), "-inf");
-    assert_int_equal(value_parse(fl[i], "1.5", b), 0);
-    assert_string_equal(value_format(b, fl[i], 0, out, sizeof out), "1.5");
-    assert_int_equal(value_parse(fl[i], "1.5x", b), -1);
-    assert_int_equal(value_parse(fl[i], "", b), -1);
+    assert_int_equal(args_value_parse(fl[i], "nan", b), 0);
+    assert_true(args_value_is_nan(b, fl[i], 0));
+    assert_string_equal(args_value_format(b, fl[i], 0, out, sizeof out), "nan");
+    assert_int_equal(args_value_parse(fl[i], "inf", b), 0);
+    assert_string_equal(args_value_format(b, fl[i], 0, out, sizeof out), "inf");
+    assert_int_equal(args_value_parse(fl[i], "-inf", b), 0);
+    assert_string_equal(args_value_format(b, fl[i], 0, out, sizeof out), "-inf");
+    assert_int_equal(args_value_parse(fl[i], "1.5", b), 0);
+    assert_string_equal(args_value_format(b, fl[i], 0, out, sizeof out), "1.5");
+    assert_int_equal(args_value_parse(fl[i], "1.5x", b), -1);
+    assert_int_equal(args_value_parse(fl[i], "", b), -1);
   }
 }
 
@@ -177,38 +177,39 @@ static void half_floats_round_to_nearest_even(void **state) {
   unsigned char b[8];
   char out[64];
   uint16_t h;
-  assert_int_equal(value_parse(T_F16, "65504", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F16, "65504", b), 0);
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7bff);
-  assert_int_equal(value_parse(T_F16, "65519", b), 0); /* below halfway to 65536: rounds down */
+  assert_int_equal(args_value_parse(ARGS_F16, "65519", b),
+                   0); /* below halfway to 65536: rounds down */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7bff);
   /* Halfway to 65536 rounds (ties to even) to inf: out of range unless written inf (issue 23
    * point 5: values are what was typed). */
-  assert_int_equal(value_parse(T_F16, "65520", b), -2);
-  assert_int_equal(value_parse(T_F16, "70000", b), -2);
-  assert_int_equal(value_parse(T_F16, "-70000", b), -2);
-  assert_int_equal(value_parse(T_F16, "1e-9", b), 0); /* below the smallest subnormal: 0 */
+  assert_int_equal(args_value_parse(ARGS_F16, "65520", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F16, "70000", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F16, "-70000", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F16, "1e-9", b), 0); /* below the smallest subnormal: 0 */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x0000);
-  assert_int_equal(value_parse(T_F16, "5.960464477539063e-08", b), 0); /* 2^-24 */
+  assert_int_equal(args_value_parse(ARGS_F16, "5.960464477539063e-08", b), 0); /* 2^-24 */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x0001);
-  assert_int_equal(value_parse(T_F16, "-2", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F16, "-2", b), 0);
   memcpy(&h, b, 2);
   assert_int_equal(h, 0xc000);
-  assert_int_equal(value_parse(T_F16, "0.1", b), 0); /* 0.1 in half: 0x2e66 */
+  assert_int_equal(args_value_parse(ARGS_F16, "0.1", b), 0); /* 0.1 in half: 0x2e66 */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x2e66);
-  assert_string_equal(value_format(b, T_F16, 0, out, sizeof out), "0.1");
+  assert_string_equal(args_value_format(b, ARGS_F16, 0, out, sizeof out), "0.1");
   /* bf16: 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even gives 1. */
-  assert_int_equal(value_parse(T_BF16, "1.00390625", b), 0);
+  assert_int_equal(args_value_parse(ARGS_BF16, "1.00390625", b), 0);
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x3f80);
-  assert_int_equal(value_parse(T_BF16, "3.3895313892515355e38", b), 0); /* the largest */
+  assert_int_equal(args_value_parse(ARGS_BF16, "3.3895313892515355e38", b), 0); /* the largest */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7f7f);
-  assert_int_equal(value_parse(T_BF16, "3.4e38", b), -2); /* past max + half an ulp: inf */
+  assert_int_equal(args_value_parse(ARGS_BF16, "3.4e38", b), -2); /* past max + half an ulp: inf */
 }
 
 /* f32 and f64 overflow: refused; underflow: a subnormal or zero, accepted. */
@@ -216,17 +217,17 @@ static void float_overflow_refused_underflow_kept(void **state) {
   (void)state;
   unsigned char b[8];
   float f;
-  assert_int_equal(value_parse(T_F32, "1e39", b), -2);
-  assert_int_equal(value_parse(T_F32, "-3.5e38", b), -2);
-  assert_int_equal(value_parse(T_F32, "3.4028235e38", b), 0);
-  assert_int_equal(value_parse(T_F64, "1e309", b), -2);
-  assert_int_equal(value_parse(T_F32, "1e-45", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F32, "1e39", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F32, "-3.5e38", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F32, "3.4028235e38", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F64, "1e309", b), -2);
+  assert_int_equal(args_value_parse(ARGS_F32, "1e-45", b), 0);
   memcpy(&f, b, 4);
   assert_true(f > 0 && f < 1e-44f);
-  assert_int_equal(value_parse(T_F32, "1e-50", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F32, "1e-50", b), 0);
   memcpy(&f, b, 4);
   assert_true(f == 0);
-  assert_int_equal(value_parse(T_F32, "-Infinity", b), 0);
+  assert_int_equal(args_value_parse(ARGS_F32, "-Infinity", b), 0);
   memcpy(&f, b, 4);
   assert_true(isinf(f) && f < 0);
 }
@@ -282,7 +283,7 @@ static void struct_pointers_patched(void) {
   assert_string_equal(p.o.bufs[0].label, "0.1");
   p.o.bufs[0].ptr = 0x7f0000001000ull;
   size_t size = 0;
-  unsigned char *bytes = run_value_bytes(&p.o, &p.a.v, &size);
+  unsigned char *bytes = args_bind_item_bytes(&p.o, &p.a.v, &size);
   assert_int_equal(size, 24);
   uint64_t addr;
   memcpy(&addr, bytes + 8, 8);
@@ -299,7 +300,7 @@ static void struct_layout_by_c_rules(void **state) {
   /* struct { float a; int n; double b; }: 4 + 4 + 8 = 16, align 8. */
   parse(&p, "struct:{f32:1.5,i32:2,f64:3}");
   assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.kind, A_BLOB);
+  assert_int_equal(p.a.v.kind, ARGS_BLOB);
   assert_int_equal(p.a.v.size, 16);
   assert_int_equal(p.a.v.align, 8);
   float f;
@@ -423,7 +424,7 @@ static void scalars_pointers_buffers(void **state) {
   parsed p;
   parse(&p, "null");
   assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.kind, A_POINTER);
+  assert_int_equal(p.a.v.kind, ARGS_POINTER);
   assert_int_equal(p.a.v.buf, -1);
   assert_true(p.a.v.address == 0);
   parsed_free(&p);
@@ -433,38 +434,38 @@ static void scalars_pointers_buffers(void **state) {
   parsed_free(&p);
   parse(&p, "u64:18446744073709551615");
   assert_int_equal(p.rc, 0);
-  assert_int_equal(p.a.v.kind, A_SCALAR);
+  assert_int_equal(p.a.v.kind, ARGS_SCALAR);
   assert_int_equal(p.a.v.size, 8);
-  assert_true(value_get_u64(p.a.v.scalar, T_U64, 0) == UINT64_MAX);
+  assert_true(args_value_get_u64(p.a.v.scalar, ARGS_U64, 0) == UINT64_MAX);
   parsed_free(&p);
   parse(&p, "buf:i32[5]=iota");
   assert_int_equal(p.rc, 0);
   assert_int_equal(p.o.nbufs, 1);
-  assert_int_equal(p.o.bufs[0].role, ROLE_IN);
+  assert_int_equal(p.o.bufs[0].role, ARGS_IN);
   assert_int_equal(p.o.bufs[0].count, 5);
   for (int k = 0; k < 5; k++)
-    assert_int_equal(value_get_i64(p.o.bufs[0].host, T_I32, (size_t)k), k);
+    assert_int_equal(args_value_get_i64(p.o.bufs[0].host, ARGS_I32, (size_t)k), k);
   parsed_free(&p);
   parse(&p, "inout:f64[3]={1,nan,-inf}>after.npy");
   assert_int_equal(p.rc, 0);
-  assert_int_equal(p.o.bufs[0].role, ROLE_INOUT);
+  assert_int_equal(p.o.bufs[0].role, ARGS_INOUT);
   assert_string_equal(p.o.bufs[0].save, "after.npy");
-  assert_true(value_is_nan(p.o.bufs[0].host, T_F64, 1));
-  assert_true(isinf(value_get(p.o.bufs[0].host, T_F64, 2)));
+  assert_true(args_value_is_nan(p.o.bufs[0].host, ARGS_F64, 1));
+  assert_true(isinf(args_value_get(p.o.bufs[0].host, ARGS_F64, 2)));
   parsed_free(&p);
   parse(&p, "out:u8[7]");
   assert_int_equal(p.rc, 0);
-  assert_int_equal(p.o.bufs[0].role, ROLE_OUT);
+  assert_int_equal(p.o.bufs[0].role, ARGS_OUT);
   for (int k = 0; k < 7; k++) assert_int_equal(p.o.bufs[0].host[k], 0);
   parsed_free(&p);
   /* random is deterministic for a seed. */
-  run_random_seed(42);
+  args_fill_random_seed(42);
   parse(&p, "buf:f32[4]=random");
-  float first = (float)value_get(p.o.bufs[0].host, T_F32, 0);
+  float first = (float)args_value_get(p.o.bufs[0].host, ARGS_F32, 0);
   parsed_free(&p);
-  run_random_seed(42);
+  args_fill_random_seed(42);
   parse(&p, "buf:f32[4]=random");
-  assert_true(first == (float)value_get(p.o.bufs[0].host, T_F32, 0));
+  assert_true(first == (float)args_value_get(p.o.bufs[0].host, ARGS_F32, 0));
   assert_true(first >= 0 && first < 1);
   parsed_free(&p);
 }
@@ -524,7 +525,7 @@ static void random_specs(void **state) {
                                  "null",        "ptr", "pad", ">",   "@",    "x.npy", "{1,2}",
                                  "99999999999", "e",   "_"};
   const size_t np = sizeof pieces / sizeof pieces[0];
-  run_random_seed(1234);
+  args_fill_random_seed(1234);
   fflush(stderr);
   int null_fd = open("/dev/null", O_WRONLY), saved = dup(2);
   dup2(null_fd, 2);
@@ -544,18 +545,18 @@ static void random_specs(void **state) {
   for (int round = 0; round < 60000; round++) {
     char spec[256] = "";
     if (round % 2) { /* pieces strung together */
-      size_t n = 1 + run_random_next() % 12;
+      size_t n = 1 + args_fill_random_next() % 12;
       for (size_t k = 0; k < n; k++) {
-        const char *piece = pieces[run_random_next() % np];
+        const char *piece = pieces[args_fill_random_next() % np];
         if (strlen(spec) + strlen(piece) + 1 < sizeof spec) strcat(spec, piece);
       }
     } else { /* a valid spec with a few characters deleted, replaced or inserted */
-      snprintf(spec, sizeof spec, "%s", valid[run_random_next() % nv]);
-      for (size_t edits = 1 + run_random_next() % 3; edits; edits--) {
-        size_t len = strlen(spec), at = len ? run_random_next() % len : 0;
+      snprintf(spec, sizeof spec, "%s", valid[args_fill_random_next() % nv]);
+      for (size_t edits = 1 + args_fill_random_next() % 3; edits; edits--) {
+        size_t len = strlen(spec), at = len ? args_fill_random_next() % len : 0;
         const char alphabet[] = "{}[],:=@>-._0123456789abcfinx";
-        char ch = alphabet[run_random_next() % (sizeof alphabet - 1)];
-        switch (run_random_next() % 3) {
+        char ch = alphabet[args_fill_random_next() % (sizeof alphabet - 1)];
+        switch (args_fill_random_next() % 3) {
         case 0: memmove(spec + at, spec + at + 1, len - at); break;
         case 1:
           if (len) spec[at] = ch;
@@ -568,17 +569,17 @@ static void random_specs(void **state) {
         }
       }
     }
-    run_opts o;
+    args_set o;
     memset(&o, 0, sizeof o);
-    run_arg a;
-    int rc = run_parse_arg(&o, spec, 0, &a);
+    args_arg a;
+    int rc = args_set_parse_arg(&o, spec, 0, &a);
     if (rc < 0 || rc > 2) {
       dup2(saved, 2);
       fail_msg("spec `%s`: rc %d", spec, rc);
     }
     counts[rc]++;
-    run_value_free(&a.v);
-    run_opts_free(&o);
+    args_item_free(&a.v);
+    args_set_free(&o);
   }
   fflush(stderr);
   dup2(saved, 2);
@@ -593,55 +594,55 @@ static void random_specs(void **state) {
 
 static void global_and_expect_specs(void **state) {
   (void)state;
-  run_opts o;
+  args_set o;
   memset(&o, 0, sizeof o);
-  run_global_set g;
-  assert_int_equal(run_parse_global_set(&o, "ns::coef<float>=f32[4]={1,2,3,4}", &g), 0);
+  args_global_set g;
+  assert_int_equal(args_set_parse_global(&o, "ns::coef<float>=f32[4]={1,2,3,4}", &g), 0);
   assert_string_equal(g.name, "ns::coef<float>");
   assert_int_equal(g.v.size, 16);
   free(g.name);
-  run_value_free(&g.v);
+  args_item_free(&g.v);
   capture_begin();
-  int rc = run_parse_global_set(&o, "=f32:1", &g);
+  int rc = args_set_parse_global(&o, "=f32:1", &g);
   assert_has(capture_end(), "NAME=VALUE");
   assert_int_equal(rc, CLI_EXIT_USAGE);
   free(g.name);
-  run_global_read r;
-  assert_int_equal(run_parse_global_read("ns::hits<int>:u64[2]>h.npy", &r), 0);
+  args_global_read r;
+  assert_int_equal(args_set_parse_read("ns::hits<int>:u64[2]>h.npy", &r), 0);
   assert_string_equal(r.name, "ns::hits<int>");
-  assert_int_equal(r.type, T_U64);
+  assert_int_equal(r.type, ARGS_U64);
   assert_int_equal(r.count, 2);
   assert_string_equal(r.save, "h.npy");
   free(r.name);
-  assert_int_equal(run_parse_global_read("blob", &r), 0);
-  assert_int_equal(r.type, T_U8);
+  assert_int_equal(args_set_parse_read("blob", &r), 0);
+  assert_int_equal(r.type, ARGS_U8);
   assert_int_equal(r.has_type, 0);
   free(r.name);
   capture_begin();
-  rc = run_parse_global_read("x:f32[0]", &r);
+  rc = args_set_parse_read("x:f32[0]", &r);
   capture_end();
   assert_int_equal(rc, CLI_EXIT_USAGE);
   free(r.name);
-  run_expect e;
-  assert_int_equal(run_parse_expect("2=@y.npy", &e), 0);
-  assert_int_equal(e.init, INIT_FILE);
+  args_expect e;
+  assert_int_equal(args_set_parse_expect("2=@y.npy", &e), 0);
+  assert_int_equal(e.init, ARGS_INIT_FILE);
   assert_string_equal(e.target, "2");
   free(e.target);
   free(e.value_text);
   capture_begin();
-  rc = run_parse_expect("2=random", &e);
+  rc = args_set_parse_expect("2=random", &e);
   assert_has(capture_end(), "random values cannot be expected");
   assert_int_equal(rc, CLI_EXIT_USAGE);
   free(e.target);
   free(e.value_text);
   capture_begin();
-  rc = run_parse_expect("=1", &e);
+  rc = args_set_parse_expect("=1", &e);
   capture_end();
   assert_int_equal(rc, CLI_EXIT_USAGE);
-  assert_int_equal(run_plain_name("taps"), 1);
-  assert_int_equal(run_plain_name("ns::taps"), 0);
-  assert_int_equal(run_plain_name("coef<float>"), 0);
-  assert_int_equal(run_plain_name("9x"), 0);
+  assert_int_equal(args_bind_plain_name("taps"), 1);
+  assert_int_equal(args_bind_plain_name("ns::taps"), 0);
+  assert_int_equal(args_bind_plain_name("coef<float>"), 0);
+  assert_int_equal(args_bind_plain_name("9x"), 0);
 }
 
 /* An output buffer compared with --expect after a (simulated) run. */
@@ -651,13 +652,13 @@ static void expect_comparisons(void **state) {
   parse(&p, "inout:f32[6]={0,1,2,3,4,5}");
   assert_int_equal(p.rc, 0);
   p.o.nargs = 1;
-  run_expect e[3];
-  assert_int_equal(run_parse_expect("0=iota", &e[0]), 0);
-  assert_int_equal(run_parse_expect("0={0,1,2,3,4,5.0001}", &e[1]), 0);
-  assert_int_equal(run_parse_expect("0=1", &e[2]), 0);
+  args_expect e[3];
+  assert_int_equal(args_set_parse_expect("0=iota", &e[0]), 0);
+  assert_int_equal(args_set_parse_expect("0={0,1,2,3,4,5.0001}", &e[1]), 0);
+  assert_int_equal(args_set_parse_expect("0=1", &e[2]), 0);
   p.o.expects = e;
   p.o.nexpects = 3;
-  assert_int_equal(run_check_expects(&p.o), 2);
+  assert_int_equal(args_expect_check(&p.o), 2);
   assert_int_equal(e[0].mismatches, 0);
   assert_int_equal(e[1].mismatches, 1); /* 5.0001 vs 5: 1e-4 > 1e-8 + 1e-5 * 5 */
   assert_int_equal(e[1].bad_index[0], 5);
@@ -668,7 +669,7 @@ static void expect_comparisons(void **state) {
   /* A looser rtol accepts it. */
   p.o.has_rtol = 1;
   p.o.rtol = 1e-4;
-  assert_int_equal(run_check_expects(&p.o), 1);
+  assert_int_equal(args_expect_check(&p.o), 1);
   for (int k = 0; k < 3; k++) {
     free(e[k].target);
     free(e[k].value_text);
@@ -678,11 +679,11 @@ static void expect_comparisons(void **state) {
   parsed_free(&p);
   /* Integers exactly: 2^64-1 against 2^64-2 differs (doubles would call them equal). */
   parse(&p, "inout:u64[1]={18446744073709551615}");
-  run_expect x;
-  assert_int_equal(run_parse_expect("0=18446744073709551614", &x), 0);
+  args_expect x;
+  assert_int_equal(args_set_parse_expect("0=18446744073709551614", &x), 0);
   p.o.expects = &x;
   p.o.nexpects = 1;
-  assert_int_equal(run_check_expects(&p.o), 1);
+  assert_int_equal(args_expect_check(&p.o), 1);
   assert_int_equal(x.exact, 1);
   assert_string_equal(x.got[0], "18446744073709551615");
   assert_string_equal(x.want[0], "18446744073709551614");
@@ -710,16 +711,16 @@ static unsigned char *slurp(const char *path, size_t *len) {
 }
 
 /* Reads a reference file as TYPE, writes it back, and compares the bytes with the file. */
-static void round_trip(const char *name, elem_t type, size_t want_count, int want_ndim,
+static void round_trip(const char *name, args_elem type, size_t want_count, int want_ndim,
                        int same_bytes) {
   char path[512], out[] = "/tmp/cucore_npy_XXXXXX.npy";
   snprintf(path, sizeof path, NPY_DIR "%s", name);
   size_t count = 0;
   unsigned char *data = NULL;
   int ndim = 0;
-  uint64_t shape[RUN_MAX_DIMS];
+  uint64_t shape[ARGS_MAX_DIMS];
   capture_begin();
-  int rc = data_read_file("test", path, type, &count, &data, &ndim, shape);
+  int rc = args_data_read("test", path, type, &count, &data, &ndim, shape);
   const char *msg = capture_end();
   if (rc) fail_msg("%s: %s", name, msg);
   assert_int_equal(count, want_count);
@@ -727,7 +728,7 @@ static void round_trip(const char *name, elem_t type, size_t want_count, int wan
   int fd = mkstemps(out, 4);
   assert_true(fd >= 0);
   close(fd);
-  assert_int_equal(data_write_file("test", out, type, count, data, ndim, shape), 0);
+  assert_int_equal(args_data_write("test", out, type, count, data, ndim, shape), 0);
   size_t a_len, b_len;
   unsigned char *a = slurp(path, &a_len), *b = slurp(out, &b_len);
   if (same_bytes) {
@@ -737,7 +738,7 @@ static void round_trip(const char *name, elem_t type, size_t want_count, int wan
   npy_array arr;
   char err[256];
   assert_int_equal(npy_parse(b, b_len, &arr, err, sizeof err), 0);
-  assert_memory_equal(arr.data, data, count * (size_t)elem_sizes[type]);
+  assert_memory_equal(arr.data, data, count * (size_t)args_elem_sizes[type]);
   npy_free(&arr);
   free(a);
   free(b);
@@ -747,30 +748,31 @@ static void round_trip(const char *name, elem_t type, size_t want_count, int wan
 
 static void npy_round_trips(void **state) {
   (void)state;
-  round_trip("f32_3.npy", T_F32, 3, 1, 1);
-  round_trip("i64_2x3.npy", T_I64, 6, 2, 1);
-  round_trip("u64_2.npy", T_U64, 2, 1, 1);
-  round_trip("u8_4.npy", T_U8, 4, 1, 1);
-  round_trip("f16_2.npy", T_F16, 2, 1, 1);
+  round_trip("f32_3.npy", ARGS_F32, 3, 1, 1);
+  round_trip("i64_2x3.npy", ARGS_I64, 6, 2, 1);
+  round_trip("u64_2.npy", ARGS_U64, 2, 1, 1);
+  round_trip("u8_4.npy", ARGS_U8, 4, 1, 1);
+  round_trip("f16_2.npy", ARGS_F16, 2, 1, 1);
   /* A 0-d array is read as one element and written back 1-d, shape (1,): the data only. */
-  round_trip("f64_0d.npy", T_F64, 1, 1, 0);
+  round_trip("f64_0d.npy", ARGS_F64, 1, 1, 0);
   /* Values as written by make_refs.py. */
   size_t count = 0;
   unsigned char *data = NULL;
   int ndim;
-  uint64_t shape[RUN_MAX_DIMS];
-  assert_int_equal(data_read_file("t", NPY_DIR "i64_2x3.npy", T_I64, &count, &data, &ndim, shape),
+  uint64_t shape[ARGS_MAX_DIMS];
+  assert_int_equal(args_data_read("t", NPY_DIR "i64_2x3.npy", ARGS_I64, &count, &data, &ndim,
+                                  shape),
                    0);
   assert_true(shape[0] == 2 && shape[1] == 3);
-  assert_true(value_get_i64(data, T_I64, 2) == INT64_MAX);
-  assert_true(value_get_i64(data, T_I64, 3) == INT64_MIN);
-  assert_true(value_get_i64(data, T_I64, 5) == 549755289600LL);
+  assert_true(args_value_get_i64(data, ARGS_I64, 2) == INT64_MAX);
+  assert_true(args_value_get_i64(data, ARGS_I64, 3) == INT64_MIN);
+  assert_true(args_value_get_i64(data, ARGS_I64, 5) == 549755289600LL);
   free(data);
   count = 0;
-  assert_int_equal(data_read_file("t", NPY_DIR "f64_v2.npy", T_F64, &count, &data, &ndim, shape),
+  assert_int_equal(args_data_read("t", NPY_DIR "f64_v2.npy", ARGS_F64, &count, &data, &ndim, shape),
                    0);
-  assert_true(value_get(data, T_F64, 0) == 1e300);
-  assert_true(signbit(value_get(data, T_F64, 1)));
+  assert_true(args_value_get(data, ARGS_F64, 0) == 1e300);
+  assert_true(signbit(args_value_get(data, ARGS_F64, 1)));
   free(data);
   /* The header numpy writes for a large first axis and many dimensions stays 64-aligned. */
   uint64_t big[3] = {123456789012ull, 3, 1};
@@ -787,27 +789,27 @@ static void npy_refusals(void **state) {
   (void)state;
   struct {
     const char *file;
-    elem_t type;
+    args_elem type;
     size_t count;
     const char *why;
   } bad[] = {
-      {"bad_big_endian.npy", T_F32, 0, "big-endian"},
-      {"bad_fortran.npy", T_F32, 0, "Fortran order"},
-      {"bad_truncated.npy", T_F32, 0, "truncated"},
-      {"bad_extra.npy", T_F32, 0, "extra bytes"},
-      {"bad_huge_shape.npy", T_F32, 0, "overflows"},
-      {"bad_overflow_shape.npy", T_F64, 0, "overflows"},
-      {"bad_structured.npy", T_F32, 0, "structured"},
-      {"bad_header_len.npy", T_F32, 0, "truncated"},
-      {"bad_magic.npy", T_F32, 0, "not a .npy file"},
-      {"bad_short.npy", T_F32, 0, "not a .npy file"},
-      {"bad_dict.npy", T_F32, 0, "fortran_order"},
-      {"f32_3.npy", T_F64, 0, "holds dtype '<f4'; the spec says f64"},
-      {"f32_3.npy", T_I32, 0, "holds dtype '<f4'; the spec says i32"},
-      {"f32_3.npy", T_F32, 4, "holds 3 elements; the spec says [4]"},
-      {"u8_4.npy", T_I8, 0, "holds dtype '|u1'"},
-      {"f16_2.npy", T_BF16, 0, "bfloat16"},
-      {"missing.npy", T_F32, 0, "cannot open"},
+      {"bad_big_endian.npy", ARGS_F32, 0, "big-endian"},
+      {"bad_fortran.npy", ARGS_F32, 0, "Fortran order"},
+      {"bad_truncated.npy", ARGS_F32, 0, "truncated"},
+      {"bad_extra.npy", ARGS_F32, 0, "extra bytes"},
+      {"bad_huge_shape.npy", ARGS_F32, 0, "overflows"},
+      {"bad_overflow_shape.npy", ARGS_F64, 0, "overflows"},
+      {"bad_structured.npy", ARGS_F32, 0, "structured"},
+      {"bad_header_len.npy", ARGS_F32, 0, "truncated"},
+      {"bad_magic.npy", ARGS_F32, 0, "not a .npy file"},
+      {"bad_short.npy", ARGS_F32, 0, "not a .npy file"},
+      {"bad_dict.npy", ARGS_F32, 0, "fortran_order"},
+      {"f32_3.npy", ARGS_F64, 0, "holds dtype '<f4'; the spec says f64"},
+      {"f32_3.npy", ARGS_I32, 0, "holds dtype '<f4'; the spec says i32"},
+      {"f32_3.npy", ARGS_F32, 4, "holds 3 elements; the spec says [4]"},
+      {"u8_4.npy", ARGS_I8, 0, "holds dtype '|u1'"},
+      {"f16_2.npy", ARGS_BF16, 0, "bfloat16"},
+      {"missing.npy", ARGS_F32, 0, "cannot open"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     char path[512];
@@ -815,12 +817,12 @@ static void npy_refusals(void **state) {
     size_t count = bad[k].count;
     unsigned char *data = NULL;
     int ndim;
-    uint64_t shape[RUN_MAX_DIMS];
+    uint64_t shape[ARGS_MAX_DIMS];
     capture_begin();
-    int rc = data_read_file("test", path, bad[k].type, &count, &data, &ndim, shape);
+    int rc = args_data_read("test", path, bad[k].type, &count, &data, &ndim, shape);
     const char *msg = capture_end();
     if (rc != CLI_EXIT_FAILURE)
-      fail_msg("%s as %s: rc %d", bad[k].file, elem_names[bad[k].type], rc);
+      fail_msg("%s as %s: rc %d", bad[k].file, args_elem_names[bad[k].type], rc);
     assert_null(data);
     assert_has(msg, bad[k].why);
     assert_has(msg, bad[k].file);
@@ -843,13 +845,13 @@ static void npy_prefixes_and_garbage_refused(void **state) {
     free(copy);
   }
   /* Random garbage after a valid preamble. */
-  run_random_seed(7);
+  args_fill_random_seed(7);
   for (int round = 0; round < 2000; round++) {
     unsigned char buf[200];
     memcpy(buf, good, sizeof buf < len ? sizeof buf : len);
-    size_t flips = 1 + run_random_next() % 8;
+    size_t flips = 1 + args_fill_random_next() % 8;
     for (size_t f = 0; f < flips; f++)
-      buf[6 + run_random_next() % (sizeof buf - 6)] = (unsigned char)run_random_next();
+      buf[6 + args_fill_random_next() % (sizeof buf - 6)] = (unsigned char)args_fill_random_next();
     npy_array a;
     char err[256];
     if (npy_parse(buf, sizeof buf, &a, err, sizeof err) == 0) npy_free(&a);
@@ -867,13 +869,13 @@ static void raw_files_hold_whole_elements(void **state) {
   size_t count = 0;
   unsigned char *data = NULL;
   int ndim;
-  uint64_t shape[RUN_MAX_DIMS];
+  uint64_t shape[ARGS_MAX_DIMS];
   capture_begin();
-  int rc = data_read_file("test", raw, T_F32, &count, &data, &ndim, shape);
+  int rc = args_data_read("test", raw, ARGS_F32, &count, &data, &ndim, shape);
   assert_has(capture_end(), "is 7 bytes");
   assert_int_equal(rc, CLI_EXIT_FAILURE);
   count = 0;
-  assert_int_equal(data_read_file("test", raw, T_U8, &count, &data, &ndim, shape), 0);
+  assert_int_equal(args_data_read("test", raw, ARGS_U8, &count, &data, &ndim, shape), 0);
   assert_int_equal(count, 7);
   free(data);
   unlink(raw);
@@ -890,13 +892,13 @@ static void json_exact(void **state) {
   o.show = 8;
   o.grid[0] = o.grid[1] = o.grid[2] = 1;
   o.block[0] = 32, o.block[1] = o.block[2] = 1;
-  run_arg a[3];
+  args_arg a[3];
   const char *specs[] = {"inout:u64[3]={18446744073709551615,0,549755289600}",
                          "inout:f64[5]={549755289600,0.1,1e-300,-2.5e+300,0.30000000000000004}",
                          "inout:f32[3]={0.1,nan,-inf}"};
-  for (int k = 0; k < 3; k++) assert_int_equal(run_parse_arg(&o, specs[k], k, &a[k]), 0);
-  o.args = a;
-  o.nargs = 3;
+  for (int k = 0; k < 3; k++) assert_int_equal(args_set_parse_arg(&o.specs, specs[k], k, &a[k]), 0);
+  o.specs.args = a;
+  o.specs.nargs = 3;
   run_timing t;
   memset(&t, 0, sizeof t);
   t.timed = 1;
@@ -911,7 +913,7 @@ static void json_exact(void **state) {
   assert_true(fd >= 0);
   FILE *f = fdopen(fd, "w");
   json_out j = {f, 0, {0}, 1};
-  run_report(&o, &t, "k", &j);
+  run_result_print(&o, &t, "k", &j);
   fclose(f);
   char cmd[1024];
   snprintf(cmd, sizeof cmd,
@@ -931,24 +933,24 @@ static void json_exact(void **state) {
            path);
   int rc = system(cmd);
   unlink(path);
-  for (int k = 0; k < 3; k++) run_value_free(&a[k].v);
-  o.args = NULL;
-  o.nargs = 0;
-  run_opts_free(&o);
+  for (int k = 0; k < 3; k++) args_item_free(&a[k].v);
+  o.specs.args = NULL;
+  o.specs.nargs = 0;
+  args_set_free(&o.specs);
   assert_int_equal(rc, 0);
 }
 
 /* Shortest round-trip printing of many doubles and floats. */
 static void formats_round_trip(void **state) {
   (void)state;
-  run_random_seed(99);
+  args_fill_random_seed(99);
   char out[64];
   for (int k = 0; k < 100000; k++) {
-    uint64_t bits = run_random_next();
+    uint64_t bits = args_fill_random_next();
     double d;
     memcpy(&d, &bits, 8);
     if (!isfinite(d)) continue;
-    double_format(d, out, sizeof out);
+    args_value_format_double(d, out, sizeof out);
     if (strtod(out, NULL) != d) fail_msg("%s does not read back to %a", out, d);
     uint32_t fb = (uint32_t)bits;
     unsigned char b[4], back[4];
@@ -956,20 +958,20 @@ static void formats_round_trip(void **state) {
     float f;
     memcpy(&f, b, 4);
     if (!isfinite(f)) continue;
-    value_format(b, T_F32, 0, out, sizeof out);
-    assert_int_equal(value_parse(T_F32, out, back), 0);
+    args_value_format(b, ARGS_F32, 0, out, sizeof out);
+    assert_int_equal(args_value_parse(ARGS_F32, out, back), 0);
     assert_memory_equal(b, back, 4);
   }
   for (uint32_t h = 0; h < 0x10000; h++) { /* every half and bfloat16 value */
     unsigned char b[2] = {(unsigned char)h, (unsigned char)(h >> 8)}, back[2];
-    const elem_t ts[] = {T_F16, T_BF16};
+    const args_elem ts[] = {ARGS_F16, ARGS_BF16};
     for (int i = 0; i < 2; i++) {
-      if (value_is_nan(b, ts[i], 0)) continue;
-      value_format(b, ts[i], 0, out, sizeof out);
-      assert_int_equal(value_parse(ts[i], out, back), 0);
+      if (args_value_is_nan(b, ts[i], 0)) continue;
+      args_value_format(b, ts[i], 0, out, sizeof out);
+      assert_int_equal(args_value_parse(ts[i], out, back), 0);
       if (memcmp(b, back, 2))
-        fail_msg("%s %04x prints as %s, reads back as %02x%02x", elem_names[ts[i]], h, out, back[1],
-                 back[0]);
+        fail_msg("%s %04x prints as %s, reads back as %02x%02x", args_elem_names[ts[i]], h, out,
+                 back[1], back[0]);
     }
   }
 }
@@ -1002,16 +1004,16 @@ static void growth_step(void **state) {
   free(v);
 }
 
-/* run_stats_of (tools/run_report.c): min, median (the middle two averaged for an even
+/* run_result_stats (tools/run_result.c): min, median (the middle two averaged for an even
  * count), max and mean of unsorted times. */
 static void timing_statistics(void **state) {
   (void)state;
   double odd[] = {3, 1, 2}, even[] = {4, 1, 3, 2}, one[] = {0.5};
-  run_stats s = run_stats_of(odd, 3);
+  run_stats s = run_result_stats(odd, 3);
   assert_true(s.min_ms == 1 && s.median_ms == 2 && s.max_ms == 3 && s.mean_ms == 2);
-  s = run_stats_of(even, 4);
+  s = run_result_stats(even, 4);
   assert_true(s.min_ms == 1 && s.median_ms == 2.5 && s.max_ms == 4 && s.mean_ms == 2.5);
-  s = run_stats_of(one, 1);
+  s = run_result_stats(one, 1);
   assert_true(s.min_ms == 0.5 && s.median_ms == 0.5 && s.max_ms == 0.5 && s.mean_ms == 0.5);
 }
 

@@ -8,19 +8,19 @@
 
 /* The verb and the JSON writer, compiled in. */
 #include "../tools/cmd_inspect.c"
-#include "../tools/json.c"
+#include "../tools/json_write.c"
 #include "../tools/files.c"
 #include "../tools/source.c"
 #include "../tools/compile_log.c"
 #include "../tools/outfile.c"
 #include "../tools/cache_warn.c"
 #include "../tools/nvcc.c"
-#include "../tools/report.c"
+#include "../tools/messages.c"
 #include "../tools/text.c"
 #include "../tools/opt.c"
 #include "../tools/number.c"
 #include "../tools/grow.c"
-#include "../tools/run_phases.c"
+#include "../tools/phases.c"
 
 typedef struct run_result {
   int rc;

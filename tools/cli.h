@@ -16,12 +16,16 @@ enum {
   CLI_EXIT_USAGE = 2    /* the command line was wrong */
 };
 
+/* A verb, and its one help source: each verb's record is defined in its own file
+ * (cmd_VERB.c) beside its option table, whose rows hold each option's help; main.c only lists
+ * the records. */
 typedef struct cli_verb {
   const char *name;
   int (*run)(int argc, char **argv); /* argv[0] is the verb */
   const char *summary;               /* one line for `cucore --help` */
   const char *help;                  /* the man-page-like text for `cucore help VERB`: "%o" stands
-                                        for the option table, "%s" for the compile options */
+                                        for the option table, "%s" for the compile options
+                                        (cli_opt_help_compile) */
   const cli_opt *opts;               /* the verb's option table (opt.h) */
 } cli_verb;
 
@@ -62,6 +66,7 @@ int text_utf8_len(const unsigned char *p, size_t n);
 size_t text_escape(const unsigned char *p, size_t n, char *dst, size_t *used,
                    unsigned long long *escaped, int final);
 
+/* ---- the JSON writer (json_write.c): one for every verb ---- */
 /* Minimal JSON writer on a FILE. */
 typedef struct json_out {
   FILE *f;
@@ -86,11 +91,38 @@ void json_double(json_out *j, const char *key, double value);
 void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
 
-/* ---- phases (run_phases.c) ---- */
-/* Adds process_start: from the process's start to main (cli_mark_main). */
-void run_phase_mark_process_start(void);
+/* ---- phases (phases.c): the library's phase table with the command's own phases ---------- */
+/* Stamps the clock at main, for the process_start phase (main calls it first). */
+void phases_mark_main(void);
+/* Adds process_start: from the process's start to main (phases_mark_main). */
+void phases_mark_process_start(void);
+/* Now, for phases_add (ms after the process started). */
+double phases_now(void);
+/* Adds the command's phase `phase`, from `start_ms` (phases_now) to now. */
+void phases_add(cucore_phase phase, double start_ms);
+/* The "phases" object of a JSON report: every phase that ran so far, by its start. */
+void phases_json(json_out *j);
+/* The --timings table, and the phases that did not run, on `f`. */
+void phases_print(FILE *f);
 /* --timings of a verb: the phase table on stderr (stdout flushed first); nothing when !asked. */
-void cli_timings_print(int asked);
+void phases_print_timings(int asked);
+
+/* ---- the GPU made ready early (early_gpu.c): `cucore run` and `cucore tune` ---------------
+ * cuInit and device `ordinal`'s primary context on a thread of its own, beside the host's work
+ * (the compile, the space), when the verb `compiles` (CUCORE_RUN_SERIAL=1 in the environment
+ * turns it off, CUCORE_RUN_EARLY=1 on for code that is not compiled, for comparisons), and
+ * with `nvml`, NVML's load on another. early_gpu_join waits for the context's thread (before
+ * the GPU part), early_gpu_end for both (before the command returns); a second start or a join
+ * without a start does nothing. */
+void early_gpu_start(int ordinal, int nvml, int compiles);
+void early_gpu_join(void);
+void early_gpu_end(void);
+/* Joins the context's thread and closes its handle (`cucore tune`, once the tune has the
+ * device open: its reset after a kernel fault must be able to destroy the context). */
+void early_gpu_release(void);
+/* Sets CUDA_DEVICE_MAX_CONNECTIONS=1 unless the environment names it; call before any thread
+ * starts. Returns the number in effect, -1 when the user's value is not one (1..32). */
+int early_gpu_limit_connections(void);
 
 /* ---- plain-text formats (formats.c): one writer each ---- */
 /* One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF or begins or ends
@@ -100,13 +132,14 @@ void csv_field(FILE *f, const char *text);
  * quotes (a quote written '\''). */
 void shell_word(FILE *f, const char *word);
 
-/* Compile options and name expressions given on a verb's command line. */
+/* Compile options and name expressions given on a verb's command line: the library's compile
+ * options (read by cucore_options_parse into `opts`) and the compile's own flags, the rows of
+ * cli_source_opts (source.c) read by the one option reader (opt.c). */
 typedef struct cli_source {
   cucore_options *opts;
-  const char **exprs; /* point into argv */
-  int expr_count;
-  size_t expr_cap;
-  char **raw; /* the compile options as given (point into argv), for nvcc */
+  cli_list exprs; /* --name-expr EXPR, and the names a verb registers (point into argv or into
+                     the verb's own strings) */
+  char **raw;     /* the compile options as given (point into argv), for cli_source_arch */
   int raw_count;
   size_t raw_cap;
   int nvcc;             /* --nvcc: compile .cu files with nvcc, not NVRTC */
@@ -114,12 +147,13 @@ typedef struct cli_source {
   const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets
                            CLI_LOG_LINES lines of it) */
 } cli_source;
+/* The compile's own flags, --name-expr, --nvcc and --log: an option table (opt.h) whose
+ * offsets are into a cli_source. Every verb that compiles takes them beside the library's
+ * compile options. */
+extern const cli_opt cli_source_opts[];
 int cli_source_init(cli_source *s);
 void cli_source_free(cli_source *s);
 int cli_source_add_expr(cli_source *s, const char *expr);
-/* Consumes argv[i] (and maybe argv[i+1]) when it is a compile option or --name-expr: returns
- * the number used, 0 when it is not one, -1 after printing a usage error. */
-int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i);
 /* What a compile cost and where the result came from (may be ignored). */
 typedef struct cli_compile_info {
   double ms; /* wall time of cucore_program_compile */
@@ -168,28 +202,18 @@ int cli_read_file(const char *verb, const char *path, char **data, size_t *size)
  * at most a tenth of it bytes that are not UTF-8 or are control characters. Returns 0, or
  * CLI_EXIT_FAILURE after printing "cucore VERB: `PATH` is not text: ... at offset N". */
 int cli_check_text(const char *verb, const char *path, const char *data, size_t size);
-/* One line per compile option, for help texts. */
-void cli_print_option_help(FILE *f);
 
-int cmd_devices(int argc, char **argv);
-extern const cli_opt cmd_devices_opts[]; /* --json, --pools (cmd_devices.c) */
-int cmd_version(int argc, char **argv);
-int cmd_compile(int argc, char **argv);
-extern const char cmd_compile_help[];
-int cmd_occupancy(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-extern const char cmd_run_help[];
-extern const char cmd_occupancy_help[];
-int cmd_cache(int argc, char **argv);
-extern const char cmd_cache_help[];
-/* Each verb's option table (opt.h), for its help. */
-extern const cli_opt cmd_compile_opts[], cmd_inspect_opts[], cmd_occupancy_opts[], cmd_run_opts[];
-/* `cucore tune` (cmd_tune.c, tune_run.c over cucore_tune_run, tune_report.c; issue 24). */
-int cmd_tune(int argc, char **argv);
+/* The verbs, in the order `cucore --help` lists them: each record (name, run, summary, help
+ * text, option table) is the verb's one help source, in its file. */
+extern const cli_verb cmd_devices_verb, cmd_version_verb; /* cmd_devices.c */
+extern const cli_verb cmd_compile_verb;                   /* cmd_compile.c */
+extern const cli_verb cmd_inspect_verb;                   /* cmd_inspect.c */
+extern const cli_verb cmd_occupancy_verb;                 /* cmd_occupancy.c */
+extern const cli_verb cmd_run_verb;                       /* cmd_run.c */
+extern const cli_verb cmd_tune_verb;  /* cmd_tune.c (tune_run.c over cucore_tune_run) */
+extern const cli_verb cmd_cache_verb; /* cmd_cache.c (cache_tune.c) */
 /* `cucore __tune-worker`: a compile process of `cucore tune` (tune_worker.c), not a user verb. */
 int tune_worker_main(int argc, char **argv);
-extern const char cmd_tune_help[];
-extern const cli_opt cmd_tune_opts[];
 /* `cucore cache tune list|show KEY|clear [KEY]` (cache_tune.c); argv[0] is "tune". */
 int cmd_cache_tune(int argc, char **argv);
 
@@ -230,8 +254,6 @@ int cli_write_file(const char *verb, const char *what, const char *path, const v
  * "cucore VERB: writing standard output: REASON". Called once, when the verb returns; other
  * exits (--version, --help) are checked at exit. */
 int cli_close_stdout(const char *verb, int rc);
-/* run_phases.c: stamps the clock at main, for the process_start phase of `run --timings`. */
-void cli_mark_main(void);
 
 /* ---- the compile cache's configuration (cache_warn.c) --------------------------------------
  * Prints what is wrong with the cache's configuration (an unusable CUCORE_CACHE_DIR, a

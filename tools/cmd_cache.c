@@ -4,7 +4,7 @@
 
 #include "cli.h"
 
-const char cmd_cache_help[] =
+static const char cmd_cache_help[] =
     "usage: cucore cache [stats|path|clear] [--json]\n"
     "       cucore cache tune [list|show KEY|clear [KEY]|import FILE] [--json]\n"
     "       cucore cache tune export KEY [--t4 FILE]\n"
@@ -177,7 +177,7 @@ static int cache_clear(int json) {
   return output_done();
 }
 
-int cmd_cache(int argc, char **argv) {
+static int cmd_cache(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "tune") == 0) return cmd_cache_tune(argc - 1, argv + 1);
   const char *action = NULL;
   cli_json_only line = {0};
@@ -190,3 +190,8 @@ int cmd_cache(int argc, char **argv) {
   if (strcmp(action, "clear") == 0) return cache_clear(json);
   return cli_usage("cache", "unknown action `%s`; expected stats, path or clear", action);
 }
+
+/* `cucore cache`'s one help source: the summary and text here, each option's help in its row of
+ * cli_json_opts. */
+const cli_verb cmd_cache_verb = {"cache", cmd_cache, "show, locate or clear the compile cache",
+                                 cmd_cache_help, cli_json_opts};

@@ -4,7 +4,7 @@
 
 #include "cli.h"
 
-const char cmd_compile_help[] =
+static const char cmd_compile_help[] =
     "usage: cucore compile FILE [-o OUT] [--arch sm_XX] [--target ptx|cubin|ltoir|fatbin]\n"
     "                      [-D NAME[=VALUE]] [-I DIR] [--std c++17] [--name-expr EXPR]...\n"
     "                      [--json] [any compile option]\n"
@@ -81,10 +81,10 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   json_str(&j, "cache", cucore_cache_result_name(c->ci.cache));
   if (c->ci.cache_reason[0]) json_str(&j, "cache_reason", c->ci.cache_reason);
   json_begin_object(&j, "lowered_names");
-  for (int e = 0; e < srcp->expr_count; e++) {
+  for (int e = 0; e < srcp->exprs.n; e++) {
     const char *low = NULL;
-    if (cucore_object_get_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
-      json_str(&j, srcp->exprs[e], low);
+    if (cucore_object_get_lowered_name(c->obj, srcp->exprs.v[e], &low) == CUCORE_OK)
+      json_str(&j, srcp->exprs.v[e], low);
   }
   json_end_object(&j);
   json_end_object(&j);
@@ -98,10 +98,10 @@ static void report_text(const cli_source *srcp, const compiled *c) {
     printf("  note: %s was asked for; the lto option makes %s, which is linked for the GPU "
            "when loaded (or with cucore_linker_* / nvJitLink)\n",
            cucore_code_type_name(c->target), cucore_code_type_name(c->made));
-  for (int e = 0; e < srcp->expr_count; e++) {
+  for (int e = 0; e < srcp->exprs.n; e++) {
     const char *low = NULL;
-    if (cucore_object_get_lowered_name(c->obj, srcp->exprs[e], &low) == CUCORE_OK)
-      printf("  %s = %s\n", srcp->exprs[e], low);
+    if (cucore_object_get_lowered_name(c->obj, srcp->exprs.v[e], &low) == CUCORE_OK)
+      printf("  %s = %s\n", srcp->exprs.v[e], low);
   }
 }
 
@@ -153,7 +153,7 @@ static int want_timings; /* --timings: the phase table at the end */
 static const cucore_code_type targets[] = {CUCORE_CODE_PTX, CUCORE_CODE_CUBIN, CUCORE_CODE_LTOIR,
                                            CUCORE_CODE_FATBIN};
 
-const cli_opt cmd_compile_opts[] = {
+static const cli_opt cmd_compile_opts[] = {
     {.name = "--output",
      .alias = "-o",
      .kind = CLI_OPT_TEXT,
@@ -195,12 +195,18 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
 }
 
 /* Every exit path frees the verb's options, early usage errors included. */
-int cmd_compile(int argc, char **argv) {
+static int cmd_compile(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = compile_body(&src, argc, argv);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }
+
+/* `cucore compile`'s one help source: the summary and text here, each option's help in its row of
+ * cmd_compile_opts. */
+const cli_verb cmd_compile_verb = {"compile", cmd_compile,
+                                   "compile CUDA C++, PTX or NVVM IR to PTX, cubin or LTO-IR",
+                                   cmd_compile_help, cmd_compile_opts};

@@ -46,7 +46,7 @@ typedef struct devices_line {
   int pools;
 } devices_line;
 
-const cli_opt cmd_devices_opts[] = {
+static const cli_opt cmd_devices_opts[] = {
     {.name = "--json", .kind = CLI_OPT_FLAG, CLI_AT(devices_line, json), .help = CLI_JSON_HELP},
     {.name = "--pools",
      .kind = CLI_OPT_FLAG,
@@ -56,7 +56,7 @@ const cli_opt cmd_devices_opts[] = {
              "each; without it \"default_pool\" is null in the JSON"},
     {0}};
 
-int cmd_version(int argc, char **argv) {
+static int cmd_version(int argc, char **argv) {
   int json;
   int rc = parse_json_flag("version", argc, argv, &json);
   if (rc) return rc;
@@ -258,7 +258,7 @@ static void device_json(json_out *j, const cucore_device_props *p) {
   json_int(j, "async_engines", p->async_engines);
 }
 
-int cmd_devices(int argc, char **argv) {
+static int cmd_devices(int argc, char **argv) {
   devices_line line = {0};
   cli_parse parse = {"devices", cmd_devices_opts, &line, NULL, NULL, 0, 0, NULL};
   int rc = cli_opt_parse(&parse, argc, argv);
@@ -339,3 +339,50 @@ static int list_devices(int json, int with_pools) {
   free(pools);
   return CLI_EXIT_OK;
 }
+
+/* `cucore devices` and `cucore version`: their summaries and texts (the options' help is in
+ * cmd_devices_opts and cli_json_opts). */
+const cli_verb cmd_devices_verb = {
+    "devices", cmd_devices, "list GPUs, their properties, the driver and toolkit libraries",
+    "usage: cucore devices [--json] [--pools]\n"
+    "\n"
+    "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
+    "and register limits, cluster and cooperative-launch support, managed and pageable\n"
+    "memory access, stream-ordered memory pools (and whether they can be shared between\n"
+    "processes), then the driver and the toolkit libraries (NVRTC,\n"
+    "nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
+    "Each device's live state comes from NVML (libnvidia-ml.so.1; CUCORE_LIBNVML names\n"
+    "another): SM and memory clocks now and at most, temperature, power and its limit,\n"
+    "utilisation, clock-event reasons (throttling flagged), MIG mode, NVLinks; without\n"
+    "NVML one line says why.\n"
+    "With --json: one object {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]};\n"
+    "each device has \"system\": {\"available\": ..., the facts, or \"error\"}.\n"
+    "The listing needs no context on any device (cuInit alone), so it costs about what\n"
+    "cuInit does. With --pools the default pool's state is read too: its release\n"
+    "threshold, the bytes it holds reserved and in use and their high-water marks (pools\n"
+    "belong to a process: a fresh process shows what it starts with); that opens a context\n"
+    "on every device. Without --pools, \"default_pool\" is null in the JSON.\n"
+    "\n"
+    "options:\n"
+    "%o"
+    "\n"
+    "Exit status: 0 when at least one device is listed; 1 with a one-line reason when there\n"
+    "is no driver, only the toolkit's stub driver, or no GPU; 2 usage error.\n"
+    "\n"
+    "examples:\n"
+    "  cucore devices\n"
+    "  cucore devices --json | jq '.devices[0].sm_count'\n"
+    "  cucore devices --json --pools | jq '.devices[0].default_pool.release_threshold'\n",
+    cmd_devices_opts};
+const cli_verb cmd_version_verb = {
+    "version", cmd_version, "print cucore's version and the libraries it loaded",
+    "usage: cucore version [--json]\n"
+    "\n"
+    "Prints cucore's version, the CUDA headers it was built with, and for the driver,\n"
+    "NVRTC, nvJitLink and libNVVM: whether each was found, where, and its version.\n"
+    "Environment: CUCORE_LIBCUDA, CUCORE_NVRTC, CUCORE_NVJITLINK, CUCORE_NVVM name a\n"
+    "library's full path; CUDA_HOME and CUDA_PATH name the toolkit.\n"
+    "\n"
+    "options:\n"
+    "%o",
+    cli_json_opts};

@@ -1,16 +1,14 @@
 /* cmd_inspect.c -- `cucore inspect FILE`: kernels, parameter layouts, resources and launch
  * attributes of a cubin, fatbin, PTX file or host object, read offline (no GPU needed). */
-#include "cmd_inspect.h"
-
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char cmd_inspect_summary[] =
+static const char cmd_inspect_summary[] =
     "show the kernels of a cubin, fatbin, PTX file or object: parameters, resources";
 
-const char cmd_inspect_help[] =
+static const char cmd_inspect_help[] =
     "usage: cucore inspect FILE [--arch sm_XX] [--kernel NAME] [--json]\n"
     "\n"
     "Reads FILE without a GPU and shows its module variables (__device__, __constant__ and\n"
@@ -278,7 +276,7 @@ typedef struct inspect_line {
 
 static int want_timings; /* --timings: the phase table at the end */
 
-const cli_opt cmd_inspect_opts[] = {
+static const cli_opt cmd_inspect_opts[] = {
     {.name = "--arch",
      .kind = CLI_OPT_TEXT,
      CLI_AT(inspect_line, arch),
@@ -521,16 +519,21 @@ static int inspect_body(cli_source *srcp, int argc, char **argv, inspect_job *jo
 }
 
 /* Every exit path frees the verb's options, early usage errors included. */
-int cmd_inspect(int argc, char **argv) {
+static int cmd_inspect(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   inspect_job job;
   memset(&job, 0, sizeof job);
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = inspect_body(&src, argc, argv, &job);
   free(job.lowered);
   if (job.bin) cucore_binary_destroy(job.bin);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }
+
+/* `cucore inspect`'s one help source: the summary and text here, each option's help in its row of
+ * cmd_inspect_opts. */
+const cli_verb cmd_inspect_verb = {"inspect", cmd_inspect, cmd_inspect_summary, cmd_inspect_help,
+                                   cmd_inspect_opts};

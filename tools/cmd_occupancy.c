@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-const char cmd_occupancy_help[] =
+static const char cmd_occupancy_help[] =
     "usage: cucore occupancy FILE --kernel NAME [--arch sm_XX] [--block N] [--smem BYTES]\n"
     "                        [--cluster X,Y,Z] [--json] [compile options for .cu files]\n"
     "\n"
@@ -144,7 +144,7 @@ typedef struct occ_line {
 
 static int want_timings; /* --timings: the phase table at the end */
 
-const cli_opt cmd_occupancy_opts[] = {
+static const cli_opt cmd_occupancy_opts[] = {
     {.name = "--kernel",
      .kind = CLI_OPT_TEXT,
      CLI_AT(occ_line, kernel),
@@ -377,17 +377,23 @@ static int occupancy_body(cli_source *srcp, int argc, char **argv, occ_job *job)
 }
 
 /* Every exit path frees the verb's options, early usage errors included. */
-int cmd_occupancy(int argc, char **argv) {
+static int cmd_occupancy(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
   occ_job job;
   memset(&job, 0, sizeof job);
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = occupancy_body(&src, argc, argv, &job);
   cucore_kernel_destroy(job.c.kernel);
   cucore_object_destroy(job.obj);
   cucore_device_close(job.c.dev);
   cli_source_free(&src);
-  cli_timings_print(want_timings);
+  phases_print_timings(want_timings);
   return rc;
 }
+
+/* `cucore occupancy`'s one help source: the summary and text here, each option's help in its row of
+ * cmd_occupancy_opts. */
+const cli_verb cmd_occupancy_verb = {"occupancy", cmd_occupancy,
+                                     "blocks per SM, occupancy and the binding limit of a kernel",
+                                     cmd_occupancy_help, cmd_occupancy_opts};

@@ -12,7 +12,7 @@
 
 #include "tune.h"
 
-const char cmd_tune_help[] =
+static const char cmd_tune_help[] =
     "usage: cucore tune FILE.cu --kernel NAME_OR_TEMPLATE\n"
     "                   (--param NAME=V1,V2,... [--restrict EXPR]... | --space SPACE.json)\n"
     "                   [--grid EXPRS] [--block EXPRS] [--smem EXPR] [--problem-size EXPRS]\n"
@@ -99,7 +99,7 @@ const char cmd_tune_help[] =
 
 #define TUNE_AT(field) CLI_AT(tune_line, field)
 
-const cli_opt cmd_tune_opts[] = {
+static const cli_opt cmd_tune_opts[] = {
     {.name = "--kernel",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(kernel),
@@ -540,7 +540,7 @@ static int prepare(tune_ctx *c) {
   if (!rc) rc = tune_check_space(c);
   /* A dry run without --arg judges the space only; with them, or measured, the arguments are
    * checked against the kernel as `cucore run` checks them. */
-  if (!rc && arch && (c->o.nargs || c->o.nsets || !c->line->dry_run))
+  if (!rc && arch && (c->specs.nargs || c->specs.nsets || !c->line->dry_run))
     rc = tune_check_kernel(c, arch);
   return rc;
 }
@@ -549,10 +549,12 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
   /* cuInit and device 0's context made on a thread of its own while the space and the
-   * arguments are prepared (run_early.c, as `cucore run` does): the tune's own open then
+   * arguments are prepared (early_gpu.c, as `cucore run` does): the tune's own open then
    * finds them made. The bind callback lets this handle go (tune_run.c), so a reset after a
-   * fault still destroys the context. */
-  if (!rc && !c->line->dry_run) run_early_start(0, 0, 1);
+   * fault still destroys the context. This is the thread the command relies on: the
+   * library's own early thread (cucore_tune_run) starts only after this preparation and finds
+   * the context made (early_gpu.c says what the library should do about it). */
+  if (!rc && !c->line->dry_run) early_gpu_start(0, 0, 1);
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = prepare(c);
   if (!rc) rc = check_gpu(c->line);
@@ -573,8 +575,8 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   return ok ? 0 : CLI_EXIT_FAILURE;
 }
 
-int cmd_tune(int argc, char **argv) {
-  (void)run_limit_connections(); /* before any thread: one stream needs one work queue */
+static int cmd_tune(int argc, char **argv) {
+  (void)early_gpu_limit_connections(); /* before any thread: one stream needs one work queue */
   tune_line line;
   memset(&line, 0, sizeof line);
   line.finalists = 5;
@@ -586,9 +588,9 @@ int cmd_tune(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   c.line = &line;
   c.src = &src;
-  run_phase_mark_process_start();
+  phases_mark_process_start();
   int rc = tune_body(&c, argc, argv);
-  run_early_join();
+  early_gpu_join();
   rc = cli_close_stdout("tune", rc);
   cucore_tune_space_destroy(c.space);
   cucore_tune_report_destroy(c.report);
@@ -601,7 +603,13 @@ int cmd_tune(int argc, char **argv) {
   free(line.globals.v);
   for (int i = 0; i < c.owned.n; i++) free((char *)c.owned.v[i]);
   free(c.owned.v);
-  run_opts_free(&c.o);
+  args_set_free(&c.specs);
   cli_source_free(&src);
   return rc;
 }
+
+/* `cucore tune`'s one help source: the summary and text here, each option's help in its row of
+ * cmd_tune_opts. */
+const cli_verb cmd_tune_verb = {
+    "tune", cmd_tune, "search a kernel's parameters: space, pruning, compiles, model (--dry-run)",
+    cmd_tune_help, cmd_tune_opts};

@@ -1,7 +1,7 @@
 /* files.c -- reading the files the command is given (sources, binaries, data) through the
  * library's one careful reader (cucore_file_read: regular files only, never waiting on a FIFO
  * or reading an endless device, a size cap, "-" for standard input), and the check that a
- * source meant to be text is text. Below source.c, nvcc.c and run_data.c, which use it. */
+ * source meant to be text is text. Below source.c, nvcc.c and args_data.c, which use it. */
 #include "cli.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* formats.c -- the command's one writer for each plain-text format it produces besides JSON
- * (json.c): CSV fields (RFC 4180) and POSIX shell words (commands printed to be pasted). */
+ * (json_write.c): CSV fields (RFC 4180) and POSIX shell words (commands printed to be pasted). */
 #include "cli.h"
 
 #include <string.h>

@@ -46,84 +46,114 @@ int cli_nvcc_available(void) {
   return find_nvcc(path, sizeof path) == 0;
 }
 
-/* Options that take a value, in cucore's spelling, and nvcc's flag for them. */
-static const struct {
-  const char *name, *flag;
-} valued[] = {
-    {"define", "-D"},
-    {"undefine", "-U"},
-    {"include-path", "-I"},
-    {"pre-include", "-include"},
-    {"std", "-std="},
-    {"maxrregcount", "-maxrregcount="},
-    {"ptxas-option", "-Xptxas="},
-};
-/* Switches, and nvcc's flag for them. */
-static const struct {
-  const char *name, *flag;
-} switches[] = {
-    {"use-fast-math", "-use_fast_math"},
-    {"lineinfo", "-lineinfo"},
-    {"debug", "-G"},
-    {"relocatable-device-code", "-rdc=true"},
-    {"extra-device-vectorization", "-extra-device-vectorization"},
-    {"ftz", "-ftz=true"},
-    {"prec-div", "-prec-div=true"},
-    {"prec-sqrt", "-prec-sqrt=true"},
-    {"fmad", "-fmad=true"},
-    {"default-device", "-default-device"},
-};
+/* nvcc's command line, built in place: the words and the text they point into. */
+typedef struct nvcc_line {
+  char *argv[256];
+  int argc;
+  char store[8192];
+  size_t used;
+  char arch[64]; /* the arch given (--arch, or the verb's own), "" for the GPU's */
+} nvcc_line;
 
-/* Adds flag + value to argv through the string store. */
-static void add_joined(const char *flag, const char *value, char **argv, int *argc, char *store,
-                       size_t *store_used, size_t store_n) {
-  int n = snprintf(store + *store_used, store_n - *store_used, "%s%s", flag, value);
-  if (n < 0 || (size_t)n >= store_n - *store_used) return;
-  argv[(*argc)++] = store + *store_used;
-  *store_used += (size_t)n + 1;
+/* Adds `fmt` with its "%s" (if any) replaced by value[0..len) as one word; a word that does not
+ * fit is left out. */
+static void add_word(nvcc_line *l, const char *fmt, const char *value, size_t len) {
+  const char *pct = strstr(fmt, "%s");
+  size_t pre = pct ? (size_t)(pct - fmt) : strlen(fmt), post = pct ? strlen(pct + 2) : 0;
+  if (!pct) len = 0;
+  if (l->argc >= 240 || pre + len + post + 1 > sizeof l->store - l->used) return;
+  char *w = l->store + l->used;
+  memcpy(w, fmt, pre);
+  memcpy(w + pre, value, len);
+  memcpy(w + pre + len, pct ? pct + 2 : "", post + 1);
+  l->argv[l->argc++] = w;
+  l->used += pre + len + post + 1;
 }
 
-/* Adds nvcc's spelling of the compile option in raw[i] (and raw[i+1]) to argv; returns the
- * number of raw tokens used. Sets *arch from
- * --arch. Options nvcc has no use for (the toolkit-include switch, NVRTC-only settings) are
- * dropped. */
-static int translate(char **raw, int count, int i, char **argv, int *argc, char *arch,
-                     size_t arch_n, char *store, size_t *store_used, size_t store_n) {
-  const char *a = raw[i];
-  if (strcmp(a, "-G") == 0) return argv[(*argc)++] = raw[i], 1;
-  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U' || a[1] == 'I') && (!a[2] || a[2] == '=')) {
-    const char *v = a[2] ? a + 3 : (i + 1 < count ? raw[i + 1] : NULL);
-    char flag[3] = {'-', a[1], 0};
-    if (v) add_joined(flag, v, argv, argc, store, store_used, store_n);
-    return a[2] ? 1 : 2;
+/* nvcc's spelling of the library's compile options (issue 36 point 3), one row per option
+ * nvcc needs, by its cucore_option: the values are the library's own reading of the command
+ * line (cucore_options_canonical: "name=value" for each option that differs from its default,
+ * in the library's table order, the order NVRTC gets them in). NVCC_VALUE: "%s" takes the
+ * value; NVCC_BOOL: "%s" takes true or false; NVCC_SWITCH: the flag when the bool is on. The
+ * arch is taken apart (-arch comes last, the GPU's when none was given); the options nvcc has
+ * no use for (toolkit includes, the settings of nvJitLink and libNVVM, NVRTC's raw options, a
+ * fatbin's gencodes) have no row. */
+enum { NVCC_VALUE, NVCC_BOOL, NVCC_SWITCH };
+/* clang-format off */
+static const struct {
+  cucore_option opt;
+  int kind;
+  const char *flag;
+} nvcc_flags[] = {
+    {CUCORE_OPT_STD,                        NVCC_VALUE,  "-std=%s"},
+    {CUCORE_OPT_DEFINE,                     NVCC_VALUE,  "-D%s"},
+    {CUCORE_OPT_UNDEFINE,                   NVCC_VALUE,  "-U%s"},
+    {CUCORE_OPT_INCLUDE_PATH,               NVCC_VALUE,  "-I%s"},
+    {CUCORE_OPT_PRE_INCLUDE,                NVCC_VALUE,  "--pre-include=%s"},
+    {CUCORE_OPT_MAX_REGISTERS,              NVCC_VALUE,  "-maxrregcount=%s"},
+    {CUCORE_OPT_PTXAS_OPTION,               NVCC_VALUE,  "-Xptxas=%s"},
+    {CUCORE_OPT_FTZ,                        NVCC_BOOL,   "-ftz=%s"},
+    {CUCORE_OPT_PREC_DIV,                   NVCC_BOOL,   "-prec-div=%s"},
+    {CUCORE_OPT_PREC_SQRT,                  NVCC_BOOL,   "-prec-sqrt=%s"},
+    {CUCORE_OPT_FMAD,                       NVCC_BOOL,   "-fmad=%s"},
+    {CUCORE_OPT_RDC,                        NVCC_BOOL,   "-rdc=%s"},
+    {CUCORE_OPT_DEBUG,                      NVCC_SWITCH, "-G"},
+    {CUCORE_OPT_LINEINFO,                   NVCC_SWITCH, "-lineinfo"},
+    {CUCORE_OPT_FAST_MATH,                  NVCC_SWITCH, "-use_fast_math"},
+    {CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, NVCC_SWITCH, "-extra-device-vectorization"},
+    {CUCORE_OPT_DEFAULT_DEVICE,             NVCC_SWITCH, "-default-device"},
+};
+/* clang-format on */
+
+/* Option `opt` with value[0..len) (a bool's "0" or "1") in nvcc's spelling. */
+static void add_option(nvcc_line *l, int opt, const char *value, size_t len) {
+  if (opt == CUCORE_OPT_ARCH) {
+    snprintf(l->arch, sizeof l->arch, "%.*s", (int)len, value);
+    return;
   }
-  if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U' || a[1] == 'I'))
-    return argv[(*argc)++] = raw[i], 1;
-  const char *name = a;
-  while (*name == '-') name++;
-  const char *eq = strchr(name, '=');
-  size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-  const char *value = eq ? eq + 1 : (i + 1 < count ? raw[i + 1] : NULL);
-  int used_value = eq ? 0 : 1;
-  if (nlen == 4 && strncmp(name, "arch", 4) == 0 && value) {
-    snprintf(arch, arch_n, "%s", value);
-    return 1 + used_value;
+  int on = len == 1 && value[0] == '1';
+  for (size_t k = 0; k < sizeof nvcc_flags / sizeof nvcc_flags[0]; k++) {
+    if ((int)nvcc_flags[k].opt != opt) continue;
+    if (nvcc_flags[k].kind == NVCC_VALUE) add_word(l, nvcc_flags[k].flag, value, len);
+    if (nvcc_flags[k].kind == NVCC_BOOL)
+      add_word(l, nvcc_flags[k].flag, on ? "true" : "false", on ? 4 : 5);
+    if (nvcc_flags[k].kind == NVCC_SWITCH && on) add_word(l, nvcc_flags[k].flag, "", 0);
   }
-  for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-    if (strlen(valued[k].name) == nlen && strncmp(name, valued[k].name, nlen) == 0 && value) {
-      add_joined(valued[k].flag, value, argv, argc, store, store_used, store_n);
-      return 1 + used_value;
-    }
-  for (size_t k = 0; k < sizeof switches / sizeof switches[0]; k++)
-    if (strlen(switches[k].name) == nlen && strncmp(name, switches[k].name, nlen) == 0) {
-      argv[(*argc)++] = (char *)switches[k].flag;
-      /* A switch may carry a value (--fmad=false, or --fmad false): only a true one adds. */
-      if (eq &&
-          (strcmp(value, "false") == 0 || strcmp(value, "0") == 0 || strcmp(value, "off") == 0))
-        (*argc)--;
-      return 1;
-    }
-  return 1; /* an option nvcc does not need */
+}
+
+/* The option of the library's table that line[0..len) names, or -1. */
+static int option_named(const char *name, size_t len) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    const char *n = cucore_option_name((cucore_option)i);
+    if (strlen(n) == len && strncmp(n, name, len) == 0) return i;
+  }
+  return -1;
+}
+
+/* 1 when a line of the canonical text starts an entry ("name=", "header="), 0 when it goes on
+ * with the value before it (a value that holds a newline). */
+static int starts_entry(const char *line) {
+  size_t n = strcspn(line, "=\n");
+  return line[n] == '=' && (option_named(line, n) >= 0 || (n == 6 && !strncmp(line, "header", 6)));
+}
+
+/* The compile options of `s` in nvcc's spelling (nvcc_flags), the arch given into l->arch.
+ * Returns 0, or -1 after saying why. */
+static int translate(const cli_source *s, const char *verb, nvcc_line *l) {
+  const char *text = NULL;
+  if (cucore_options_canonical(s->opts, &text) != CUCORE_OK) {
+    fprintf(stderr, "cucore %s: the compile options for nvcc: %s\n", verb, cli_message());
+    return -1;
+  }
+  for (const char *p = text; *p;) {
+    size_t n = strcspn(p, "=\n");
+    const char *v = p[n] == '=' ? p + n + 1 : p + n, *end = v + strcspn(v, "\n");
+    while (*end == '\n' && end[1] && !starts_entry(end + 1)) end += 1 + strcspn(end + 1, "\n");
+    if (p[n] == '=' && option_named(p, n) >= 0)
+      add_option(l, option_named(p, n), v, (size_t)(end - v));
+    p = *end ? end + 1 : end;
+  }
+  return 0;
 }
 
 /* The most of nvcc's messages kept in memory; the rest is counted, not kept. */
@@ -203,14 +233,14 @@ static int load_output(const char *verb, const char *file, const char *outpath,
   if (cucore_binary_open(data, size, target, 0, &bin) == CUCORE_OK) {
     cucore_binary_info bi;
     if (cucore_binary_get_info(bin, &bi) == CUCORE_OK && bi.arch) *arch = bi.arch;
-    for (int e = 0; e < s->expr_count && rc == 0; e++) {
+    for (int e = 0; e < s->exprs.n && rc == 0; e++) {
       const cucore_kernel_info *k = NULL;
-      if (cucore_binary_find_kernel(bin, s->exprs[e], &k) != CUCORE_OK) {
+      if (cucore_binary_find_kernel(bin, s->exprs.v[e], &k) != CUCORE_OK) {
         fprintf(stderr,
                 "cucore %s: %s: nvcc's result has no kernel `%s`: %s (nvcc makes only "
                 "the template instances the file makes: add `template __global__ void "
                 "NAME<T>(...);` to it)\n",
-                verb, file, s->exprs[e], cucore_last_error());
+                verb, file, s->exprs.v[e], cucore_last_error());
         rc = CLI_EXIT_FAILURE;
       }
     }
@@ -265,18 +295,17 @@ int cli_nvcc_compile(cli_source *s, const char *verb, const char *file, cucore_c
             cucore_code_type_name(target));
     return CLI_EXIT_FAILURE;
   }
-  char *argv[256], store[8192], arch[64];
-  snprintf(arch, sizeof arch, "%s", s->arch);
-  size_t store_used = 0;
-  int argc = 0;
-  argv[argc++] = nvcc;
-  argv[argc++] = (char *)kind;
-  for (int i = 0; i < s->raw_count && argc < 240;)
-    i += translate(s->raw, s->raw_count, i, argv, &argc, arch, sizeof arch, store, &store_used,
-                   sizeof store);
+  nvcc_line line, *l = &line;
+  memset(l, 0, sizeof *l);
+  snprintf(l->arch, sizeof l->arch, "%s", s->arch);
+  l->argv[l->argc++] = nvcc;
+  l->argv[l->argc++] = (char *)kind;
+  if (translate(s, verb, l)) return CLI_EXIT_FAILURE;
   char archflag[96];
-  int arch_num = arch_flag(verb, arch, sizeof arch, target, archflag, sizeof archflag);
+  int arch_num = arch_flag(verb, l->arch, sizeof l->arch, target, archflag, sizeof archflag);
   if (arch_num < 0) return CLI_EXIT_FAILURE;
+  char **argv = l->argv;
+  int argc = l->argc;
   argv[argc++] = archflag;
   char dir[] = "/tmp/cucore-nvcc-XXXXXX";
   if (!mkdtemp(dir)) {

@@ -1,7 +1,8 @@
 /* opt.c -- the command's one option reader (model: curl's tool_getparam.c table): every verb
- * reads its argv from its table of cli_opt (opt.h); what the table does not know goes to the
- * library's compile options when the verb takes them; an unknown option gets the nearest
- * known one. The same table renders the verb's option list for its help and the man page. */
+ * reads its argv from its table of cli_opt (opt.h); what the table does not know goes, when
+ * the verb compiles, to the compile's own table (cli_source_opts: --name-expr, --nvcc, --log)
+ * and then to the library's compile options; an unknown option gets the nearest known one.
+ * The same tables render the verb's option list for its help and the man page. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,9 +67,7 @@ static int unknown_option(const cli_parse *p, const char *a) {
     if (t->alias) consider(&n, "", t->alias);
   }
   if (p->src) {
-    consider(&n, "", "--name-expr");
-    consider(&n, "", "--nvcc");
-    consider(&n, "", "--log");
+    for (const cli_opt *t = cli_source_opts; t->name; t++) consider(&n, "", t->name);
     for (int i = 0; i < CUCORE_OPT_COUNT; i++)
       consider(&n, "--", cucore_option_name((cucore_option)i));
   }
@@ -111,8 +110,9 @@ static int choice_index(const char *words, const char *v) {
   return -1;
 }
 
-static int store(cli_parse *p, const cli_opt *o, const char *v) {
-  char *field = (char *)p->base + o->offset;
+/* Stores value `v` of option `o` into the options struct at `base`. */
+static int store(const char *verb, const cli_opt *o, void *base, const char *v) {
+  char *field = (char *)base + o->offset;
   long long x = 0;
   double r = 0;
   int rc = 0, k;
@@ -121,41 +121,75 @@ static int store(cli_parse *p, const cli_opt *o, const char *v) {
   case CLI_OPT_TEXT: *(const char **)(void *)field = v; break;
   case CLI_OPT_LIST:
     if (push_list((cli_list *)(void *)field, v))
-      return cli_fail(p->verb, o->name, CUCORE_HOST_OUT_OF_MEMORY);
+      return cli_fail(verb, o->name, CUCORE_HOST_OUT_OF_MEMORY);
     break;
   case CLI_OPT_INT:
-    rc = o->hi == CLI_HI_SMEM ? cli_num_smem(p->verb, o->name, v, &x)
-                              : cli_num_int(p->verb, o->name, v, o->lo, o->hi, &x);
+    rc = o->hi == CLI_HI_SMEM ? cli_num_smem(verb, o->name, v, &x)
+                              : cli_num_int(verb, o->name, v, o->lo, o->hi, &x);
     if (!rc) store_int(field, o->size, x);
     break;
-  case CLI_OPT_DIMS:
-    rc = cli_num_dims(p->verb, o->name, v, o->dims, (unsigned *)(void *)field);
-    break;
+  case CLI_OPT_DIMS: rc = cli_num_dims(verb, o->name, v, o->dims, (unsigned *)(void *)field); break;
   case CLI_OPT_REAL:
-    rc = cli_num_real(p->verb, o->name, v, &r);
+    rc = cli_num_real(verb, o->name, v, &r);
     if (!rc) memcpy(field, &r, sizeof r);
     break;
   case CLI_OPT_CHOICE:
     k = choice_index(o->arg, v);
-    if (k < 0) return cli_usage(p->verb, "%s `%s`: expected one of %s", o->name, v, o->arg);
+    if (k < 0) return cli_usage(verb, "%s `%s`: expected one of %s", o->name, v, o->arg);
     *(int *)(void *)field = k;
     break;
   }
-  if (!rc && o->seen) *(int *)(void *)((char *)p->base + o->seen - 1) = 1;
+  if (!rc && o->seen) *(int *)(void *)((char *)base + o->seen - 1) = 1;
   return rc;
 }
 
-/* One option at argv[*i] the table knows; *i moves past its value. */
-static int take_option(cli_parse *p, const cli_opt *o, int argc, char **argv, int *i) {
+/* One option at argv[*i] that table row `o` knows, stored at `base`; *i moves past its value. */
+static int take_option(const char *verb, const cli_opt *o, void *base, int argc, char **argv,
+                       int *i) {
   const char *a = argv[*i], *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
   if (o->kind == CLI_OPT_FLAG) {
-    if (eq) return cli_usage(p->verb, "%.*s takes no value (got `%s`)", (int)(eq - a), a, a);
-    return store(p, o, NULL);
+    if (eq) return cli_usage(verb, "%.*s takes no value (got `%s`)", (int)(eq - a), a, a);
+    return store(verb, o, base, NULL);
   }
   const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
-  if (!v)
-    return cli_usage(p->verb, "%s needs a value (%s); see `cucore help %s`", a, o->arg, p->verb);
-  return store(p, o, v);
+  if ((!v || (o->nonempty && !v[0])) && o->need)
+    return cli_usage(verb, "%s needs %s", o->name, o->need);
+  if (!v) return cli_usage(verb, "%s needs a value (%s); see `cucore help %s`", a, o->arg, verb);
+  return store(verb, o, base, v);
+}
+
+/* The length of option `a`'s name: up to '=' for a long option, all of it for a short one. */
+static size_t name_length(const char *a) {
+  return strncmp(a, "--", 2) == 0 ? strcspn(a, "=") : strlen(a);
+}
+
+/* One of the library's compile options at argv[i], through its own parser; its words are kept
+ * in s->raw (cli_source_arch). */
+static int library_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
+  const char *a = argv[i];
+  if (a[0] != '-' || !a[1]) return 0;
+  int used = 0;
+  cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
+  if (st == CUCORE_OK) {
+    char **r = cli_grow(s->raw, &s->raw_cap, (size_t)s->raw_count + (size_t)used, sizeof *r,
+                        "the list of compile options");
+    if (!r) return -1;
+    s->raw = r;
+    for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];
+    return used;
+  }
+  /* Not a compile option (CUCORE_UNKNOWN_OPTION): the verb says so, with the nearest of its
+   * own and the compile options. */
+  if (CUCORE_CODE(st) == CUCORE_UNKNOWN_OPTION) return 0;
+  cli_usage(verb, "%s", cucore_last_error());
+  return -1;
+}
+
+int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
+  const cli_opt *o = find_opt(cli_source_opts, argv[i], name_length(argv[i]));
+  if (!o) return library_option(s, verb, argc, argv, i);
+  int next = i;
+  return take_option(verb, o, s, argc, argv, &next) ? -1 : next - i + 1;
 }
 
 static int operand(cli_parse *p, const char *a) {
@@ -178,12 +212,11 @@ int cli_opt_parse(cli_parse *p, int argc, char **argv) {
       options_end = 1;
       rc = 0;
     } else {
-      size_t len = strncmp(a, "--", 2) == 0 ? strcspn(a, "=") : strlen(a);
-      const cli_opt *o = find_opt(p->opts, a, len);
+      const cli_opt *o = find_opt(p->opts, a, name_length(a));
       int used = o || !p->src ? 0 : cli_source_option(p->src, p->verb, argc, argv, i);
       if (used < 0) return CLI_EXIT_USAGE;
       if (o)
-        rc = take_option(p, o, argc, argv, &i);
+        rc = take_option(p->verb, o, p->base, argc, argv, &i);
       else if (used > 0)
         rc = (i += used - 1, 0);
       else
@@ -248,4 +281,19 @@ const char *cli_source_arch(const cli_source *s) {
       arch = s->raw[k + 1];
   }
   return arch;
+}
+
+void cli_opt_help_compile(FILE *f) {
+  /* The library's options as rows of a table: their names and one-line help come from it. */
+  static char names[CUCORE_OPT_COUNT][64];
+  cli_opt rows[CUCORE_OPT_COUNT + 1];
+  memset(rows, 0, sizeof rows);
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
+    snprintf(names[i], sizeof names[i], "--%s", cucore_option_name((cucore_option)i));
+    rows[i] = (cli_opt){.name = names[i],
+                        .kind = CLI_OPT_FLAG,
+                        .help = cucore_option_help((cucore_option)i)};
+  }
+  cli_opt_help(f, rows);
+  cli_opt_help(f, cli_source_opts);
 }

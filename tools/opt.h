@@ -44,6 +44,9 @@ typedef struct cli_opt {
   const cli_dims *dims; /* CLI_OPT_DIMS: the limits */
   const char *arg;      /* the value's name in help ("N", "FILE"); CLI_OPT_CHOICE: the words */
   const char *help;     /* one line or more ('\n' starts an indented line) */
+  const char *need;     /* a missing value's message, "FLAG needs NEED" ("a file name for the
+                           whole compile log"); NULL: "FLAG needs a value (ARG); see ..." */
+  int nonempty;         /* 1: an empty value (`--log=`) is refused as a missing one */
 } cli_opt;
 
 /* cli_opt.hi of an integer that is a block's dynamic shared memory: the most any known
@@ -55,7 +58,7 @@ typedef struct cli_opt {
 #define CLI_SEEN(T, field) .seen = offsetof(T, field) + 1
 
 /* What --json does, the same in every verb (issue 23 point 7). */
-/* The help of every verb's --timings (the table is run_phases_print's). */
+/* The help of every verb's --timings (the table is phases_print's). */
 #define CLI_TIMINGS_HELP                                                                      \
   "prints on stderr, at the end, the wall time of each phase of the process (process start\n" \
   "to main, each library loaded, the compile cache, the compile, ...; ms after the process\n" \
@@ -98,6 +101,14 @@ typedef struct cli_parse {
 int cli_opt_parse(cli_parse *p, int argc, char **argv);
 /* Prints the table as help lines ("  --block N        help"). */
 void cli_opt_help(FILE *f, const cli_opt *opts);
+/* The compile options as help lines, in the same layout: the library's (cucore_option_name,
+ * cucore_option_help), then the compile's own flags (cli_source_opts). */
+void cli_opt_help_compile(FILE *f);
+/* Consumes argv[i] (and maybe argv[i+1]) when it is a compile option: a row of
+ * cli_source_opts (--name-expr, --nvcc, --log) or one of the library's compile options. Returns
+ * the number used, 0 when it is not one, -1 after printing a usage error. cli_opt_parse calls
+ * it for a verb that compiles; `cucore tune` for a space file's compiler options. */
+int cli_source_option(struct cli_source *s, const char *verb, int argc, char **argv, int i);
 /* The value of the last --arch / -arch compile option given, or NULL. */
 const char *cli_source_arch(const struct cli_source *s);
 

@@ -1,12 +1,35 @@
-/* source.c -- what every verb that takes a source file shares: the compile options (from the
- * library's option table), name expressions, reading the file, compiling with the log on
- * stderr. */
+/* source.c -- what every verb that takes a source file shares: the compile's own flags (the
+ * table cli_source_opts, beside the library's compile options; both read by opt.c), name
+ * expressions, reading the file, compiling with the log on stderr. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+const cli_opt cli_source_opts[] = {
+    {.name = "--name-expr",
+     .kind = CLI_OPT_LIST,
+     CLI_AT(cli_source, exprs),
+     .arg = "EXPR",
+     .need = "a C++ name expression such as 'scale<float>'",
+     .help = "registers a C++ name expression ('scale<float>', '&ns::table') with NVRTC,\n"
+             "so that its lowered name can be looked up; repeatable"},
+    {.name = "--nvcc",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(cli_source, nvcc),
+     .help = "compile .cu files with the toolkit's nvcc, not NVRTC: whole programs with\n"
+             "host code (CUDA samples, llm.c); also tried, with a note, when NVRTC\n"
+             "cannot compile a file because of host code or a host header"},
+    {.name = "--log",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(cli_source, log_path),
+     .arg = "FILE",
+     .need = "a file name for the whole compile log",
+     .nonempty = 1,
+     .help = "write the whole compile log to FILE (the terminal shows its first 50 lines)"},
+    {0}};
 
 int cli_source_init(cli_source *s) {
   memset(s, 0, sizeof *s);
@@ -19,62 +42,13 @@ int cli_source_init(cli_source *s) {
 
 void cli_source_free(cli_source *s) {
   cucore_options_destroy(s->opts);
-  free(s->exprs);
+  free(s->exprs.v);
   free(s->raw);
   memset(s, 0, sizeof *s);
 }
 
 int cli_source_add_expr(cli_source *s, const char *expr) {
-  const char **e = cli_grow(s->exprs, &s->expr_cap, (size_t)s->expr_count + 1, sizeof *e,
-                            "the list of name expressions");
-  if (!e) return -1;
-  s->exprs = e;
-  s->exprs[s->expr_count++] = expr;
-  return 0;
-}
-
-/* --log FILE / --log=FILE: where the whole compile log goes (the terminal shows its head). */
-static int log_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
-  const char *a = argv[i];
-  const char *v = a[5] == '=' ? a + 6 : (i + 1 < argc ? argv[i + 1] : NULL);
-  if (!v || !v[0]) return cli_usage(verb, "--log needs a file name for the whole compile log"), -1;
-  s->log_path = v;
-  return a[5] == '=' ? 1 : 2;
-}
-
-int cli_source_option(cli_source *s, const char *verb, int argc, char **argv, int i) {
-  const char *a = argv[i];
-  if (strcmp(a, "--name-expr") == 0 || strncmp(a, "--name-expr=", 12) == 0) {
-    const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[i + 1] : NULL);
-    if (!v) {
-      cli_usage(verb, "--name-expr needs a C++ name expression such as 'scale<float>'");
-      return -1;
-    }
-    if (cli_source_add_expr(s, v)) return -1;
-    return a[11] == '=' ? 1 : 2;
-  }
-  if (strcmp(a, "--nvcc") == 0) {
-    s->nvcc = 1;
-    return 1;
-  }
-  if (strcmp(a, "--log") == 0 || strncmp(a, "--log=", 6) == 0)
-    return log_option(s, verb, argc, argv, i);
-  if (a[0] != '-' || !a[1]) return 0;
-  int used = 0;
-  cucore_status st = cucore_options_parse(s->opts, a, i + 1 < argc ? argv[i + 1] : NULL, &used);
-  if (st == CUCORE_OK) {
-    char **r = cli_grow(s->raw, &s->raw_cap, (size_t)s->raw_count + (size_t)used, sizeof *r,
-                        "the list of compile options");
-    if (!r) return -1;
-    s->raw = r;
-    for (int k = 0; k < used; k++) s->raw[s->raw_count++] = argv[i + k];
-    return used;
-  }
-  /* Not a compile option (CUCORE_UNKNOWN_OPTION): the verb says so, with the nearest of its
-   * own and the compile options. */
-  if (CUCORE_CODE(st) == CUCORE_UNKNOWN_OPTION) return 0;
-  cli_usage(verb, "%s", cucore_last_error());
-  return -1;
+  return cli_list_keep(&s->exprs, expr) ? 0 : -1;
 }
 
 static cucore_code_type type_from_name(const char *file) {
@@ -172,8 +146,8 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
   cucore_status st = cucore_program_create(type_from_name(file), code, size, file, s->opts, &prog);
   free(code);
   if (st != CUCORE_OK) return cli_fail(verb, file, st);
-  for (int e = 0; e < s->expr_count && st == CUCORE_OK; e++)
-    st = cucore_program_add_name_expression(prog, s->exprs[e]);
+  for (int e = 0; e < s->exprs.n && st == CUCORE_OK; e++)
+    st = cucore_program_add_name_expression(prog, s->exprs.v[e]);
   /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
   int tty = isatty(2);
   if (tty) fprintf(stderr, "compiling %s ...", file);
@@ -189,16 +163,4 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
     cli_log_print(verb, log, s->log_path);
   cucore_program_destroy(prog);
   return rc;
-}
-
-void cli_print_option_help(FILE *f) {
-  for (int i = 0; i < CUCORE_OPT_COUNT; i++)
-    fprintf(f, "  --%-28s %s\n", cucore_option_name((cucore_option)i),
-            cucore_option_help((cucore_option)i));
-  fprintf(f, "  --%-28s %s\n", "nvcc",
-          "compile .cu files with the toolkit's nvcc, not NVRTC: whole programs with host code "
-          "(CUDA samples, llm.c); also tried, with a note, when NVRTC cannot compile a file "
-          "because of host code or a host header");
-  fprintf(f, "  --%-28s %s\n", "log FILE",
-          "write the whole compile log to FILE (the terminal shows its first 50 lines)");
 }

@@ -6,8 +6,8 @@
  * command is what must not hand a terminal raw escape sequences. So stdout and stderr are
  * filtered once, here, at the stream: valid UTF-8 text, newlines and tabs pass unchanged; every
  * other control character (C0, DEL, and C1 as U+0080..U+009F) and every byte that is not part of
- * valid UTF-8 is written as `\xHH`. The JSON writer escapes and replaces on its own (json.c), so
- * JSON passes the filter untouched. */
+ * valid UTF-8 is written as `\xHH`. The JSON writer escapes and replaces on its own
+ * (json_write.c), so JSON passes the filter untouched. */
 #include "cli.h"
 
 #include <fcntl.h>

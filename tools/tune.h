@@ -1,11 +1,12 @@
 /* tune.h -- what the parts of `cucore tune` share: the command line (cmd_tune.c), the tune
  * run through the library with the command's callbacks (tune_run.c), the compile processes
  * (tune_worker.c), and the reports and files made from the library's report (tune_report.c,
- * tune_result.c, tune_output.c, tune_plot.c). Public API only. */
+ * tune_result.c, tune_output.c, tune_plot.c). The --arg, --global and --expect specs are the
+ * args module's (args_spec.h), as `cucore run` reads them. Public API only. */
 #ifndef CUCORE_CLI_TUNE_H
 #define CUCORE_CLI_TUNE_H
 
-#include "run.h"
+#include "args_spec.h"
 
 /* The verb's command line (its table in cmd_tune.c). */
 typedef struct tune_line {
@@ -50,7 +51,7 @@ typedef struct tune_ctx {
   cucore_tune_space *space;
   char *source; /* the kernel's source text */
   size_t source_size;
-  run_opts o;            /* the --arg buffers and --expect checks, as cucore run has them */
+  args_set specs;        /* the --arg buffers and --expect checks, as cucore run has them */
   tune_workers *workers; /* the compile callback's processes */
   /* read from the report (cucore_tune_run) */
   cucore_tune_summary sum;

@@ -123,9 +123,9 @@ static int check_binding(tune_ctx *c, cucore_object *obj, const char *symbol) {
   cucore_status st = cucore_object_get_kernel(obj, symbol, &k);
   if (st == CUCORE_OK) st = cucore_args_create(k, &args);
   int rc = st == CUCORE_OK ? 0 : cli_fail("tune", c->kernel_name, st);
-  for (int i = 0; !rc && i < c->o.nbufs; i++) c->o.bufs[i].ptr = 0;
-  if (!rc) rc = run_bind_args(&c->o, args, obj, symbol);
-  if (!rc) rc = run_check_globals_offline(&c->o, obj);
+  for (int i = 0; !rc && i < c->specs.nbufs; i++) c->specs.bufs[i].ptr = 0;
+  if (!rc) rc = args_bind_all(&c->specs, args, obj, symbol);
+  if (!rc) rc = args_bind_check_globals(&c->specs, obj);
   cucore_args_destroy(args);
   cucore_kernel_destroy(k);
   return rc;

@@ -234,7 +234,7 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
     json_uint(&j, NULL, c->rows[order[i]].config.index);
   json_end_array(&j);
   if (!c->line->dry_run) tune_report_measured_json(c, &j);
-  if (c->line->timings) run_phases_json(&j);
+  if (c->line->timings) phases_json(&j);
   json_end_object(&j);
   fputc('\n', stdout);
 }
@@ -249,6 +249,6 @@ void tune_report(const tune_ctx *c) {
   free(order);
   if (c->line->timings) {
     fflush(stdout);
-    run_phases_print(stderr);
+    phases_print(stderr);
   }
 }

@@ -1,5 +1,5 @@
 /* tune_run.c -- `cucore tune` as a client of the library's tune (cucore_tune_run): the --arg
- * specs become the tune's buffers and a bind callback (run_bind_args with the pointers the
+ * specs become the tune's buffers and a bind callback (args_bind_all with the pointers the
  * library gives), the --expect specs its check callback, the progress line and the notes go
  * to stderr, the compiles to the worker processes (tune_worker.c); the report's summary and
  * rows are read into the command's state for every output format. */
@@ -10,48 +10,47 @@
 #include "tune.h"
 
 int tune_parse_specs(tune_ctx *c) {
-  run_opts *o = &c->o;
+  args_set *o = &c->specs;
   const tune_line *l = c->line;
-  o->file = l->file, o->kernel = l->kernel;
   o->rtol = l->rtol, o->atol = l->atol, o->has_rtol = l->has_rtol, o->has_atol = l->has_atol;
-  run_random_seed(l->seed);
+  args_fill_random_seed(l->seed);
   o->args = calloc((size_t)(l->args.n ? l->args.n : 1), sizeof *o->args);
   o->expects = calloc((size_t)(l->expects.n ? l->expects.n : 1), sizeof *o->expects);
   if (!o->args || !o->expects) return cli_fail("tune", "options", CUCORE_HOST_OUT_OF_MEMORY);
   for (int i = 0; i < l->args.n; i++) {
-    int rc = run_parse_arg(o, l->args.v[i], i, &o->args[i]);
+    int rc = args_set_parse_arg(o, l->args.v[i], i, &o->args[i]);
     o->nargs = i + 1;
     if (rc) return rc;
   }
   o->sets = calloc((size_t)(l->globals.n ? l->globals.n : 1), sizeof *o->sets);
   if (!o->sets) return cli_fail("tune", "options", CUCORE_HOST_OUT_OF_MEMORY);
   for (int i = 0; i < l->globals.n; i++) {
-    int rc = run_parse_global_set(o, l->globals.v[i], &o->sets[i]);
+    int rc = args_set_parse_global(o, l->globals.v[i], &o->sets[i]);
     o->nsets = i + 1;
     if (rc) return rc;
   }
   for (int i = 0; i < l->expects.n; i++) {
-    int rc = run_parse_expect(l->expects.v[i], &o->expects[i]);
+    int rc = args_set_parse_expect(l->expects.v[i], &o->expects[i]);
     o->nexpects = i + 1;
     if (rc) return rc;
-    if (!run_expect_target_known(o, o->expects[i].target))
+    if (!args_expect_target_known(o, o->expects[i].target))
       return cli_usage("tune", "--expect %s: no buffer argument is `%s`", l->expects.v[i],
                        o->expects[i].target);
   }
-  return run_prepare_expects(o);
+  return args_expect_prepare(o);
 }
 
 /* The bind callback: the buffers at the library's pointers, every --arg bound. */
 static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
                           const cucore_devptr *ptrs, cucore_args *args) {
-  run_opts *o = &((tune_ctx *)user)->o;
-  run_early_release(); /* the tune has the device open now (cmd_tune.c made it early) */
+  args_set *o = &((tune_ctx *)user)->specs;
+  early_gpu_release(); /* the tune has the device open now (cmd_tune.c made it early) */
   for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = ptrs[i];
-  if (run_bind_args(o, args, obj, symbol)) return CUCORE_INVALID_ARGUMENT;
+  if (args_bind_all(o, args, obj, symbol)) return CUCORE_INVALID_ARGUMENT;
   if (!o->nsets) return CUCORE_OK;
   cucore_device *dev = NULL; /* the module variables of this configuration's module */
   cucore_status st = cucore_device_open(0, &dev);
-  int rc = st == CUCORE_OK ? run_write_globals(o, dev, obj) : 1;
+  int rc = st == CUCORE_OK ? args_bind_write_globals(o, dev, obj) : 1;
   cucore_device_close(dev);
   return rc ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
 }
@@ -59,15 +58,15 @@ static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
 /* The check callback: the outputs against every --expect. */
 static int check(void *user, const void *const *host, char **detail, double *max_abs,
                  double *max_rel) {
-  run_opts *o = &((tune_ctx *)user)->o;
+  args_set *o = &((tune_ctx *)user)->specs;
   for (int i = 0; i < o->nbufs; i++)
-    if (o->bufs[i].role != ROLE_IN)
-      memcpy(o->bufs[i].host, host[i], o->bufs[i].count * (size_t)elem_sizes[o->bufs[i].type]);
-  int failed = run_check_expects(o);
+    if (o->bufs[i].role != ARGS_IN)
+      memcpy(o->bufs[i].host, host[i], o->bufs[i].count * (size_t)args_elem_sizes[o->bufs[i].type]);
+  int failed = args_expect_check(o);
   if (failed <= 0) return failed;
   int said = 0;
   for (int i = 0; i < o->nexpects; i++) {
-    const run_expect *e = &o->expects[i];
+    const args_expect *e = &o->expects[i];
     if (!e->mismatches) continue;
     if (e->max_abs_err > *max_abs) *max_abs = e->max_abs_err;
     if (e->max_rel_err > *max_rel) *max_rel = e->max_rel_err;
@@ -102,19 +101,19 @@ static void note(void *user, const char *text) {
 }
 
 /* The --arg buffers as the library's. */
-static cucore_tune_buffer *buffers_of(const run_opts *o) {
+static cucore_tune_buffer *buffers_of(const args_set *o) {
   cucore_tune_buffer *b = calloc((size_t)(o->nbufs ? o->nbufs : 1), sizeof *b);
   for (int i = 0; b && i < o->nbufs; i++) {
-    const run_buf *r = &o->bufs[i];
+    const args_buf *r = &o->bufs[i];
     b[i].label = r->label;
-    b[i].role = r->role == ROLE_IN    ? CUCORE_TUNE_IN
-                : r->role == ROLE_OUT ? CUCORE_TUNE_OUT
+    b[i].role = r->role == ARGS_IN    ? CUCORE_TUNE_IN
+                : r->role == ARGS_OUT ? CUCORE_TUNE_OUT
                                       : CUCORE_TUNE_INOUT;
-    b[i].elem = r->type == T_BF16         ? CUCORE_TUNE_ELEM_BFLOAT16
-                : elem_is_float(r->type)  ? CUCORE_TUNE_ELEM_FLOAT
-                : elem_is_signed(r->type) ? CUCORE_TUNE_ELEM_INT
-                                          : CUCORE_TUNE_ELEM_UINT;
-    b[i].elem_size = (size_t)elem_sizes[r->type];
+    b[i].elem = r->type == ARGS_BF16           ? CUCORE_TUNE_ELEM_BFLOAT16
+                : args_elem_is_float(r->type)  ? CUCORE_TUNE_ELEM_FLOAT
+                : args_elem_is_signed(r->type) ? CUCORE_TUNE_ELEM_INT
+                                               : CUCORE_TUNE_ELEM_UINT;
+    b[i].elem_size = (size_t)args_elem_sizes[r->type];
     b[i].count = r->count;
     b[i].host = r->host;
   }
@@ -159,7 +158,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.identity = ident;
   o.source_name = l->file;
   o.user = c;
-  o.bind = bind, o.check = c->o.nexpects ? check : NULL;
+  o.bind = bind, o.check = c->specs.nexpects ? check : NULL;
   o.progress = progress, o.note = note, o.compile = tune_worker_compile;
   return o;
 }
@@ -178,14 +177,15 @@ static int read_report(tune_ctx *c) {
 int tune_run(tune_ctx *c) {
   char *ident = identity(c->line); /* whole: the store's key depends on every spec */
   cucore_tune_run_options o = options_of(c, ident);
-  cucore_tune_buffer *b = buffers_of(&c->o);
+  cucore_tune_buffer *b = buffers_of(&c->specs);
   c->workers = tune_workers_new(c, o.jobs + 1);
   if (!b || !c->workers || !ident) {
     free(b);
     free(ident);
     return cli_fail("tune", "the tune", CUCORE_HOST_OUT_OF_MEMORY);
   }
-  cucore_status st = cucore_tune_run(c->space, c->src->opts, b, (size_t)c->o.nbufs, &o, &c->report);
+  cucore_status st = cucore_tune_run(c->space, c->src->opts, b, (size_t)c->specs.nbufs, &o,
+                                     &c->report);
   free(b);
   free(ident);
   tune_workers_free(c->workers);

@@ -120,6 +120,17 @@ check "nvcc: a name expression naming no kernel fails" eval '[ "$rc" -eq 1 ] && 
   [ ! -e "$dir/h2.cubin" ]'
 unset FAKE_CUBIN
 
+# nvcc gets the compile options in its own spelling, from the library's reading of them
+# (issue 36.3): bools that are off and aliases included, in the order NVRTC gets them.
+reset_calls
+run $T "$CUCORE" compile "$dir/k.cu" --nvcc --arch sm_80 -DA=1 -UB -I "$dir" --std c++17 \
+  --fmad=false --prec-div=false -rdc --pre-include cstdint --use-fast-math -G --maxrregcount 64 \
+  --ptxas-option -v -o "$dir/n.cubin"
+words=$(cat "$NVCC_CALLS")
+check "nvcc's spelling of the compile options" eval 'has "$words" "-cubin -std=c++17 -DA=1 -UB -I$dir \
+--pre-include=cstdint -G -use_fast_math -prec-div=false -fmad=false -maxrregcount=64 -rdc=true \
+-Xptxas=-v -arch=sm_80 -o "'
+
 # ---- NVRTC's own log is cut too ----
 { for i in $(seq 1 40); do echo "__global__ void k$i(int *p) { *p = undefined_$i; }"; done; } >"$dir/many.cu"
 run $T "$CUCORE" compile "$dir/many.cu" --arch sm_90 --log "$dir/many.log"

@@ -3,8 +3,9 @@
  * cucore_binary_open with every code type and a few arches, every accessor on what opened
  * (kernels, lookups by name, fatbin entries, extraction with decompression, attaching the
  * input as PTX), and the LZ4 decoder on its own. Every name the reader hands out is also put
- * through the command's terminal filter and JSON writer (tools/text.c, tools/json.c), which must
- * give text without control characters and valid UTF-8 whatever the bytes (issue 14 part 5).
+ * through the command's terminal filter and JSON writer (tools/text.c, tools/json_write.c),
+ * which must give text without control characters and valid UTF-8 whatever the bytes (issue 14
+ * part 5).
  *
  * Built with -DCUCORE_FUZZ=ON and clang (tests/fuzz/CMakeLists.txt); run by
  * scripts/fuzz-reader.sh.
@@ -16,7 +17,7 @@
 #include "binary/binary.h"
 #include "cucore.h"
 
-#include "../../tools/json.c"
+#include "../../tools/json_write.c"
 #include "../../tools/text.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

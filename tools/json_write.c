@@ -1,4 +1,4 @@
-/* json.c -- a small JSON writer for the command's --json output. */
+/* json_write.c -- the JSON writer (json_out) for the command's --json output. */
 #include "cli.h"
 
 #include <math.h>

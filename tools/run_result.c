@@ -1,9 +1,9 @@
-/* run_report.c -- what `cucore run` prints: the launch, its time (one launch, or min / median
+/* run_result.c -- what `cucore run` prints: the launch, its time (one launch, or min / median
  * / max / mean of the timed ones), the effective bandwidth, a summary of each output buffer
  * and module variable read (sum, min, max, first values; integers exact, floating point as
  * the shortest text that reads back to the same bits) and the --expect results. Text for
  * people, or one JSON object. */
-#include "run.h"
+#include "cmd_run.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,27 +16,29 @@ typedef struct summary {
 } summary;
 
 /* One element as a double; with `t` a constant (the calls below), the switch folds away. */
-static inline __attribute__((always_inline)) double element(const unsigned char *data, elem_t t,
+static inline __attribute__((always_inline)) double element(const unsigned char *data, args_elem t,
                                                             size_t i) {
-  if (t == T_F32) {
+  if (t == ARGS_F32) {
     float f;
     memcpy(&f, data + i * 4, 4);
     return f;
   }
-  if (t == T_F64) {
+  if (t == ARGS_F64) {
     double d;
     memcpy(&d, data + i * 8, 8);
     return d;
   }
-  return value_get(data, t, i);
+  return args_value_get(data, t, i);
 }
 
 /* The sum of the floating-point values (in index order, as a double), the first index of the
  * lowest and of the highest (-1 when every value is NaN) and the NaN count. Inlined with a
  * constant type for f32 and f64: a run's first result waits for it on outputs of millions of
- * elements (3-4 ms for 1 Mi floats through value_get; issue 25). */
-static inline __attribute__((always_inline)) double
-scan_floats(const unsigned char *data, elem_t t, size_t count, summary *s, long *imin, long *imax) {
+ * elements (3-4 ms for 1 Mi floats through args_value_get; issue 25). */
+static inline __attribute__((always_inline)) double scan_floats(const unsigned char *data,
+                                                                args_elem t, size_t count,
+                                                                summary *s, long *imin,
+                                                                long *imax) {
   double sum = 0, vmin = 0, vmax = 0; /* the values at imin and imax, read once */
   for (size_t i = 0; i < count; i++) {
     double v = element(data, t, i);
@@ -57,32 +59,32 @@ scan_floats(const unsigned char *data, elem_t t, size_t count, summary *s, long 
   return sum;
 }
 
-static void summarize(const unsigned char *data, elem_t t, size_t count, summary *s) {
+static void summarize(const unsigned char *data, args_elem t, size_t count, summary *s) {
   memset(s, 0, sizeof *s);
   if (count == 0) return;
-  if (!elem_is_float(t)) {
+  if (!args_elem_is_float(t)) {
     size_t imin = 0, imax = 0;
-    int is_unsigned = !elem_is_signed(t), overflow = 0;
+    int is_unsigned = !args_elem_is_signed(t), overflow = 0;
     uint64_t usum = 0;
     int64_t isum = 0;
     long double approx = 0;
     for (size_t i = 0; i < count; i++) {
       if (is_unsigned) {
-        uint64_t v = value_get_u64(data, t, i);
-        if (v < value_get_u64(data, t, imin)) imin = i;
-        if (v > value_get_u64(data, t, imax)) imax = i;
+        uint64_t v = args_value_get_u64(data, t, i);
+        if (v < args_value_get_u64(data, t, imin)) imin = i;
+        if (v > args_value_get_u64(data, t, imax)) imax = i;
         if (!overflow && __builtin_add_overflow(usum, v, &usum)) overflow = 1;
         approx += (long double)v;
       } else {
-        int64_t v = value_get_i64(data, t, i);
-        if (v < value_get_i64(data, t, imin)) imin = i;
-        if (v > value_get_i64(data, t, imax)) imax = i;
+        int64_t v = args_value_get_i64(data, t, i);
+        if (v < args_value_get_i64(data, t, imin)) imin = i;
+        if (v > args_value_get_i64(data, t, imax)) imax = i;
         if (!overflow && __builtin_add_overflow(isum, v, &isum)) overflow = 1;
         approx += (long double)v;
       }
     }
-    value_format(data, t, imin, s->min, sizeof s->min);
-    value_format(data, t, imax, s->max, sizeof s->max);
+    args_value_format(data, t, imin, s->min, sizeof s->min);
+    args_value_format(data, t, imax, s->max, sizeof s->max);
     if (!overflow) {
       s->sum_exact = 1;
       if (is_unsigned)
@@ -90,48 +92,48 @@ static void summarize(const unsigned char *data, elem_t t, size_t count, summary
       else
         snprintf(s->sum, sizeof s->sum, "%lld", (long long)isum);
     } else {
-      double_format((double)approx, s->sum, sizeof s->sum);
+      args_value_format_double((double)approx, s->sum, sizeof s->sum);
     }
     return;
   }
   long imin = -1, imax = -1;
-  double sum = t == T_F32   ? scan_floats(data, T_F32, count, s, &imin, &imax)
-               : t == T_F64 ? scan_floats(data, T_F64, count, s, &imin, &imax)
-                            : scan_floats(data, t, count, s, &imin, &imax);
-  double_format(sum, s->sum, sizeof s->sum);
+  double sum = t == ARGS_F32   ? scan_floats(data, ARGS_F32, count, s, &imin, &imax)
+               : t == ARGS_F64 ? scan_floats(data, ARGS_F64, count, s, &imin, &imax)
+                               : scan_floats(data, t, count, s, &imin, &imax);
+  args_value_format_double(sum, s->sum, sizeof s->sum);
   if (imin >= 0) {
-    value_format(data, t, (size_t)imin, s->min, sizeof s->min);
-    value_format(data, t, (size_t)imax, s->max, sizeof s->max);
+    args_value_format(data, t, (size_t)imin, s->min, sizeof s->min);
+    args_value_format(data, t, (size_t)imax, s->max, sizeof s->max);
   } else {
     snprintf(s->min, sizeof s->min, "nan");
     snprintf(s->max, sizeof s->max, "nan");
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-run_stats run_stats_of(double *times, long long n) {
-  double sum = 0;
-  for (long long r = 0; r < n; r++) sum += times[r];
-  qsort(times, (size_t)n, sizeof *times, cmp_double);
-  run_stats s;
-  s.min_ms = times[0];
-  s.max_ms = times[n - 1];
-  s.median_ms = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
-  s.mean_ms = sum / (double)n;
+/* The tune's statistics (cucore_tune_stats_compute: the median as numpy takes it, the middle
+ * two averaged for an even count; the mean in the samples' order), so that `cucore run` and
+ * `cucore tune` report one kind of median (issue 36 point 5). */
+run_stats run_result_stats(const double *times, long long n) {
+  run_stats s = {0, 0, 0, 0};
+  cucore_tune_stats t;
+  if (cucore_tune_stats_compute(times, (size_t)n, &t) != CUCORE_OK) {
+    fprintf(stderr, "cucore run: the timing's statistics: %s\n", cli_message());
+    return s;
+  }
+  s.min_ms = t.min;
+  s.median_ms = t.median;
+  s.max_ms = t.max;
+  s.mean_ms = t.mean;
   return s;
 }
 
-void run_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written) {
+void run_result_traffic(const run_opts *o, unsigned long long *read, unsigned long long *written) {
   *read = *written = 0;
-  for (int i = 0; i < o->nbufs; i++) {
-    unsigned long long bytes = (unsigned long long)o->bufs[i].count *
-                               (unsigned)elem_sizes[o->bufs[i].type];
-    if (o->bufs[i].role != ROLE_OUT) *read += bytes;
-    if (o->bufs[i].role != ROLE_IN) *written += bytes;
+  for (int i = 0; i < o->specs.nbufs; i++) {
+    unsigned long long bytes = (unsigned long long)o->specs.bufs[i].count *
+                               (unsigned)args_elem_sizes[o->specs.bufs[i].type];
+    if (o->specs.bufs[i].role != ARGS_OUT) *read += bytes;
+    if (o->specs.bufs[i].role != ARGS_IN) *written += bytes;
   }
 }
 
@@ -140,12 +142,12 @@ static size_t shown(const run_opts *o, size_t count) {
 }
 
 /* "[17]" or "[1,7]" for a multi-dimensional target. */
-static void index_text(const run_expect *e, size_t k, char *buf, size_t len) {
+static void index_text(const args_expect *e, size_t k, char *buf, size_t len) {
   if (e->ndim <= 1) {
     snprintf(buf, len, "[%zu]", k);
     return;
   }
-  uint64_t idx[RUN_MAX_DIMS];
+  uint64_t idx[ARGS_MAX_DIMS];
   for (int d = e->ndim - 1; d >= 0; d--) {
     idx[d] = e->shape[d] ? k % e->shape[d] : 0;
     k = e->shape[d] ? k / e->shape[d] : 0;
@@ -158,7 +160,7 @@ static void index_text(const run_expect *e, size_t k, char *buf, size_t len) {
 
 /* ---- text ------------------------------------------------------------------------------------ */
 
-static void text_values(const run_opts *o, const char *what, const char *spec, elem_t t,
+static void text_values(const run_opts *o, const char *what, const char *spec, args_elem t,
                         const unsigned char *data, size_t count) {
   summary s;
   summarize(data, t, count, &s);
@@ -168,7 +170,7 @@ static void text_values(const run_opts *o, const char *what, const char *spec, e
   if (n) {
     printf("; first:");
     char v[48];
-    for (size_t i = 0; i < n; i++) printf(" %s", value_format(data, t, i, v, sizeof v));
+    for (size_t i = 0; i < n; i++) printf(" %s", args_value_format(data, t, i, v, sizeof v));
     if (count > n) printf(" ...");
   }
   printf("\n");
@@ -226,28 +228,28 @@ static void text_report(const run_opts *o, const run_timing *t) {
   printf("\n");
   clock_text(t);
   unsigned long long rd, wr;
-  run_traffic(o, &rd, &wr);
+  run_result_traffic(o, &rd, &wr);
   if ((rd || wr) && t->launch_ms > 0)
     printf("  bandwidth: %.3g GB/s effective (%llu bytes read + %llu written, at the median "
            "time)\n",
            (double)(rd + wr) / (t->launch_ms * 1e-3) / 1e9, rd, wr);
-  for (int i = 0; i < o->nbufs; i++) {
-    const run_buf *b = &o->bufs[i];
-    if (b->role == ROLE_IN) continue;
+  for (int i = 0; i < o->specs.nbufs; i++) {
+    const args_buf *b = &o->specs.bufs[i];
+    if (b->role == ARGS_IN) continue;
     char what[48];
     snprintf(what, sizeof what, "argument %s", b->label);
     text_values(o, what, b->spec, b->type, b->host, b->count);
   }
-  for (int i = 0; i < o->nreads; i++) {
-    const run_global_read *r = &o->reads[i];
+  for (int i = 0; i < o->specs.nreads; i++) {
+    const args_global_read *r = &o->specs.reads[i];
     char what[300], spec[64];
     snprintf(what, sizeof what, "global %s", r->name);
-    snprintf(spec, sizeof spec, "%s[%zu], %s", elem_names[r->type], r->count,
+    snprintf(spec, sizeof spec, "%s[%zu], %s", args_elem_names[r->type], r->count,
              cucore_global_kind_name(r->g.kind));
     text_values(o, what, spec, r->type, r->host, r->count);
   }
-  for (int i = 0; i < o->nexpects; i++) {
-    const run_expect *e = &o->expects[i];
+  for (int i = 0; i < o->specs.nexpects; i++) {
+    const args_expect *e = &o->specs.expects[i];
     if (!e->mismatches) {
       printf("  expect %s: all %zu elements match\n", e->target, e->count);
       continue;
@@ -256,7 +258,8 @@ static void text_report(const run_opts *o, const run_timing *t) {
     if (e->exact)
       printf(" (integers, compared exactly)");
     else
-      printf(" (rtol %g, atol %g)", o->has_rtol ? o->rtol : 1e-5, o->has_atol ? o->atol : 1e-8);
+      printf(" (rtol %g, atol %g)", o->specs.has_rtol ? o->specs.rtol : 1e-5,
+             o->specs.has_atol ? o->specs.atol : 1e-8);
     printf("; first:");
     for (int k = 0; k < e->shown; k++) {
       char idx[128];
@@ -275,20 +278,20 @@ static void json_dims(json_out *j, const char *key, const unsigned d[3]) {
   json_end_array(j);
 }
 
-static void json_values(const run_opts *o, json_out *j, elem_t t, const unsigned char *data,
+static void json_values(const run_opts *o, json_out *j, args_elem t, const unsigned char *data,
                         size_t count) {
   summary s;
   summarize(data, t, count, &s);
-  json_str(j, "type", elem_names[t]);
+  json_str(j, "type", args_elem_names[t]);
   json_uint(j, "count", count);
   json_number_text(j, "sum", s.sum);
   json_number_text(j, "min", s.min);
   json_number_text(j, "max", s.max);
-  if (elem_is_float(t)) json_uint(j, "nan_count", s.nan);
+  if (args_elem_is_float(t)) json_uint(j, "nan_count", s.nan);
   json_begin_array(j, "first");
   char v[48];
   for (size_t i = 0; i < shown(o, count); i++)
-    json_number_text(j, NULL, value_format(data, t, i, v, sizeof v));
+    json_number_text(j, NULL, args_value_format(data, t, i, v, sizeof v));
   json_end_array(j);
 }
 
@@ -345,7 +348,7 @@ static void json_launch(const run_opts *o, const run_timing *t, const char *symb
 /* The bytes moved and the bandwidth they make at the median time. */
 static void json_traffic(const run_opts *o, const run_timing *t, json_out *j) {
   unsigned long long rd, wr;
-  run_traffic(o, &rd, &wr);
+  run_result_traffic(o, &rd, &wr);
   json_uint(j, "bytes_read", rd);
   json_uint(j, "bytes_written", wr);
   if ((rd || wr) && t->launch_ms > 0)
@@ -357,9 +360,9 @@ static void json_traffic(const run_opts *o, const run_timing *t, json_out *j) {
 /* "outputs": the buffers the kernel may have written; "globals": the variables read. */
 static void json_results(const run_opts *o, json_out *j) {
   json_begin_array(j, "outputs");
-  for (int i = 0; i < o->nbufs; i++) {
-    const run_buf *b = &o->bufs[i];
-    if (b->role == ROLE_IN) continue;
+  for (int i = 0; i < o->specs.nbufs; i++) {
+    const args_buf *b = &o->specs.bufs[i];
+    if (b->role == ARGS_IN) continue;
     json_begin_object(j, NULL);
     json_str(j, "argument", b->label);
     json_str(j, "spec", b->spec);
@@ -369,8 +372,8 @@ static void json_results(const run_opts *o, json_out *j) {
   }
   json_end_array(j);
   json_begin_array(j, "globals");
-  for (int i = 0; i < o->nreads; i++) {
-    const run_global_read *r = &o->reads[i];
+  for (int i = 0; i < o->specs.nreads; i++) {
+    const args_global_read *r = &o->specs.reads[i];
     json_begin_object(j, NULL);
     json_str(j, "name", r->name);
     json_str(j, "symbol", r->g.name);
@@ -384,7 +387,7 @@ static void json_results(const run_opts *o, json_out *j) {
 }
 
 /* One --expect's result. */
-static void json_expect(const run_opts *o, const run_expect *e, json_out *j) {
+static void json_expect(const run_opts *o, const args_expect *e, json_out *j) {
   json_begin_object(j, NULL);
   json_str(j, "target", e->target);
   json_str(j, "value", e->value_text);
@@ -393,8 +396,8 @@ static void json_expect(const run_opts *o, const run_expect *e, json_out *j) {
   json_bool(j, "ok", e->mismatches == 0);
   json_bool(j, "exact", e->exact);
   if (!e->exact) {
-    json_double(j, "rtol", o->has_rtol ? o->rtol : 1e-5);
-    json_double(j, "atol", o->has_atol ? o->atol : 1e-8);
+    json_double(j, "rtol", o->specs.has_rtol ? o->specs.rtol : 1e-5);
+    json_double(j, "atol", o->specs.has_atol ? o->specs.atol : 1e-8);
   }
   json_begin_array(j, "first_mismatches");
   for (int k = 0; k < e->shown; k++) {
@@ -415,17 +418,17 @@ static void json_report(const run_opts *o, const run_timing *t, const char *symb
   json_results(o, j);
   int ok = 1;
   json_begin_array(j, "expect");
-  for (int i = 0; i < o->nexpects; i++) {
-    json_expect(o, &o->expects[i], j);
-    if (o->expects[i].mismatches) ok = 0;
+  for (int i = 0; i < o->specs.nexpects; i++) {
+    json_expect(o, &o->specs.expects[i], j);
+    if (o->specs.expects[i].mismatches) ok = 0;
   }
   json_end_array(j);
   json_bool(j, "ok", ok);
-  run_phases_json(j);
+  phases_json(j);
   json_end_object(j);
 }
 
-void run_report(run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
+void run_result_print(run_opts *o, const run_timing *t, const char *symbol, json_out *j) {
   if (j) json_report(o, t, symbol, j);
   if (!j || j->f != stdout) text_report(o, t);
 }

@@ -1,15 +1,16 @@
-/* run_data.c -- data files of `cucore run`: inputs read from .npy (checked against the spec's
- * type and count, naming both on a mismatch) or raw .bin files, results written as .npy
- * (with the input's shape when the buffer came from one) or raw bytes. */
-#include "run.h"
+/* args_data.c -- the data files of the value specs: inputs read from .npy (over npy.c; checked
+ * against the spec's type and count, naming both on a mismatch) or raw .bin files, results
+ * written as .npy (with the input's shape when the buffer came from one) or raw bytes. Its
+ * messages say "cucore run" as they always did, whichever verb reads the file. */
+#include "args_spec.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The dtype NumPy writes for each element type ("" for bf16, which NumPy lacks). */
-static const char *const descr_of[T_COUNT] = {"|i1", "|u1", "<i2", "<u2", "<i4", "<u4",
-                                              "<i8", "<u8", "<f2", "",    "<f4", "<f8"};
+static const char *const descr_of[ARGS_ELEM_COUNT] = {"|i1", "|u1", "<i2", "<u2", "<i4", "<u4",
+                                                      "<i8", "<u8", "<f2", "",    "<f4", "<f8"};
 
 static int is_npy(const char *path) {
   size_t n = strlen(path);
@@ -18,15 +19,16 @@ static int is_npy(const char *path) {
 
 /* 1 when a file's dtype is the spec's type: same kind and size ('<', '|' and '=' are all
  * little-endian here). */
-static int same_dtype(const npy_array *a, elem_t t) {
+static int same_dtype(const npy_array *a, args_elem t) {
   const char *d = descr_of[t];
-  return d[0] && a->kind == d[1] && a->itemsize == (size_t)elem_sizes[t];
+  return d[0] && a->kind == d[1] && a->itemsize == (size_t)args_elem_sizes[t];
 }
 
 /* The array of a .npy file already read: dtype and count checked against the spec. */
 static int npy_take(const char *what, const char *path, const unsigned char *bytes, size_t len,
-                    elem_t type, size_t *count, unsigned char **data, int *ndim, uint64_t *shape) {
-  if (type == T_BF16) {
+                    args_elem type, size_t *count, unsigned char **data, int *ndim,
+                    uint64_t *shape) {
+  if (type == ARGS_BF16) {
     fprintf(stderr,
             "cucore run: %s: `%s`: NumPy has no bfloat16 dtype, so a .npy file cannot "
             "hold bf16 values; give raw little-endian bf16 bytes in a .bin file\n",
@@ -43,7 +45,7 @@ static int npy_take(const char *what, const char *path, const unsigned char *byt
     fprintf(stderr,
             "cucore run: %s: `%s` holds dtype '%s'; the spec says %s, which is '%s' "
             "(convert it with a.astype('%s'), or change the spec's type)\n",
-            what, path, a.descr, elem_names[type], descr_of[type], descr_of[type]);
+            what, path, a.descr, args_elem_names[type], descr_of[type], descr_of[type]);
     npy_free(&a);
     return CLI_EXIT_FAILURE;
   }
@@ -62,7 +64,7 @@ static int npy_take(const char *what, const char *path, const unsigned char *byt
   }
   *count = (size_t)a.count;
   *data = a.data;
-  if (a.ndim >= 1 && a.ndim <= RUN_MAX_DIMS) {
+  if (a.ndim >= 1 && a.ndim <= ARGS_MAX_DIMS) {
     *ndim = a.ndim;
     memcpy(shape, a.shape, (size_t)a.ndim * sizeof *shape);
   } else {
@@ -74,8 +76,9 @@ static int npy_take(const char *what, const char *path, const unsigned char *byt
 
 /* Raw bytes: a whole number of elements, and [N]'s count when the spec gives one. */
 static int raw_take(const char *what, const char *path, unsigned char *bytes, size_t len,
-                    elem_t type, size_t *count, unsigned char **data, int *ndim, uint64_t *shape) {
-  size_t esz = (size_t)elem_sizes[type];
+                    args_elem type, size_t *count, unsigned char **data, int *ndim,
+                    uint64_t *shape) {
+  size_t esz = (size_t)args_elem_sizes[type];
   if (len == 0) {
     fprintf(stderr, "cucore run: %s: `%s` is empty\n", what, path);
     return CLI_EXIT_FAILURE;
@@ -83,7 +86,7 @@ static int raw_take(const char *what, const char *path, unsigned char *bytes, si
   if (len % esz || (*count && len != *count * esz)) {
     fprintf(stderr, "cucore run: %s: `%s` is %zu bytes; %s%zu elements of %s are %zu bytes\n", what,
             path, len, *count ? "" : "a whole number of ", *count ? *count : (size_t)1,
-            elem_names[type], (*count ? *count : 1) * esz);
+            args_elem_names[type], (*count ? *count : 1) * esz);
     return CLI_EXIT_FAILURE;
   }
   *data = bytes;
@@ -94,8 +97,8 @@ static int raw_take(const char *what, const char *path, unsigned char *bytes, si
 }
 
 /* 1 (after saying why) when bf16 values are to go to a .npy file, which cannot hold them. */
-static int bf16_npy(const char *what, const char *path, elem_t type) {
-  if (type != T_BF16 || !is_npy(path)) return 0;
+static int bf16_npy(const char *what, const char *path, args_elem type) {
+  if (type != ARGS_BF16 || !is_npy(path)) return 0;
   fprintf(stderr,
           "cucore run: %s: `%s`: NumPy has no bfloat16 dtype; write bf16 results to a "
           ".bin file\n",
@@ -103,12 +106,12 @@ static int bf16_npy(const char *what, const char *path, elem_t type) {
   return 1;
 }
 
-int data_check_output(const char *what, const char *path, elem_t type) {
+int args_data_check_output(const char *what, const char *path, args_elem type) {
   if (bf16_npy(what, path, type)) return CLI_EXIT_USAGE;
   return cli_output_check("run", what, path);
 }
 
-int data_read_file(const char *what, const char *path, elem_t type, size_t *count,
+int args_data_read(const char *what, const char *path, args_elem type, size_t *count,
                    unsigned char **data, int *ndim, uint64_t *shape) {
   *data = NULL;
   char verb[256];
@@ -123,9 +126,9 @@ int data_read_file(const char *what, const char *path, elem_t type, size_t *coun
   return rc;
 }
 
-int data_write_file(const char *what, const char *path, elem_t type, size_t count, const void *data,
-                    int ndim, const uint64_t *shape) {
-  size_t bytes = count * (size_t)elem_sizes[type];
+int args_data_write(const char *what, const char *path, args_elem type, size_t count,
+                    const void *data, int ndim, const uint64_t *shape) {
+  size_t bytes = count * (size_t)args_elem_sizes[type];
   if (!is_npy(path)) return cli_write_file("run", what, path, data, bytes);
   if (bf16_npy(what, path, type)) return CLI_EXIT_FAILURE;
   uint64_t one[1] = {count};
@@ -144,62 +147,4 @@ int data_write_file(const char *what, const char *path, elem_t type, size_t coun
     return cli_out_close(&out, 0);
   }
   return cli_out_close(&out, 1);
-}
-
-/* What output i is called in messages: "argument 2 (out:f32[4]>y.npy)", "--read-global NAME". */
-static const char *output_what(const run_opts *o, int i, char *buf, size_t len) {
-  if (i < o->nbufs)
-    snprintf(buf, len, "argument %s (%s)", o->bufs[i].label, o->bufs[i].spec);
-  else
-    snprintf(buf, len, "--read-global %s", o->reads[i - o->nbufs].text);
-  return buf;
-}
-
-/* Output i's file (NULL when it has none) and element type. */
-static const char *output_file(const run_opts *o, int i, elem_t *type) {
-  if (i < o->nbufs) {
-    *type = o->bufs[i].type;
-    return o->bufs[i].save;
-  }
-  *type = o->reads[i - o->nbufs].type;
-  return o->reads[i - o->nbufs].save;
-}
-
-int run_check_outputs(const run_opts *o) {
-  if (o->json_out) {
-    int rc = cli_output_check("run", "--json-out", o->json_out);
-    if (rc) return rc;
-  }
-  for (int i = 0; i < o->nbufs + o->nreads; i++) {
-    elem_t type;
-    const char *path = output_file(o, i, &type);
-    char what[300];
-    int rc = path ? data_check_output(output_what(o, i, what, sizeof what), path, type) : 0;
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-int run_save_outputs(run_opts *o) {
-  int failed = 0;
-  for (int i = 0; i < o->nbufs + o->nreads; i++) {
-    elem_t type;
-    const char *path = output_file(o, i, &type);
-    if (!path) continue;
-    char what[300];
-    output_what(o, i, what, sizeof what);
-    int rc;
-    if (i < o->nbufs) {
-      run_buf *b = &o->bufs[i];
-      rc = data_write_file(what, path, type, b->count, b->host, b->ndim, b->shape);
-      b->save_failed = rc != 0;
-    } else {
-      run_global_read *r = &o->reads[i - o->nbufs];
-      uint64_t shape[1] = {r->count};
-      rc = data_write_file(what, path, type, r->count, r->host, 1, shape);
-      r->save_failed = rc != 0;
-    }
-    if (rc && !failed) failed = rc; /* the others are still written */
-  }
-  return failed;
 }

@@ -1,4 +1,5 @@
-/* run_early.c -- `cucore run`'s GPU made ready on a thread of its own (issue 25): cuInit and
+/* early_gpu.c -- the GPU made ready on a thread of its own for `cucore run` (issue 25) and
+ * `cucore tune` (below): cuInit and
  * the device's primary context (together ~195 ms on an H200) start as soon as the command line
  * is read, while the main thread reads the code: the compile cache, NVRTC's load and compile
  * (~27 ms cold) and the module load need cuInit (for the arch) but no context, so on a cold
@@ -17,8 +18,20 @@
  * A run makes the context with one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1, unless
  * the environment names a number): it launches into one stream, and the driver's default
  * number of queues made the context ~50 ms slower to create and ~64 ms slower to tear down on
- * an H100 (bench/first_result.py's cubin_driver_queues). */
-#include "run.h"
+ * an H100 (bench/first_result.py's cubin_driver_queues).
+ * `cucore tune` (cmd_tune.c) starts this thread as soon as its command line is read, so that
+ * the context is made while the command builds the space, parses the specs and compiles the
+ * first configuration to check the arguments (tune_check_kernel), and lets its handle go in
+ * the tune's bind callback (early_gpu_release, tune_run.c), once the library holds the device.
+ * The library's tune starts a helper thread of its own for the same context when
+ * cucore_tune_run begins (src/tune, cc_tearly_start): for the command that one comes later and
+ * finds the context made (or being made, which the driver makes it wait for), so it only
+ * retains it. The command relies on this thread, not on the library's: the library's starts
+ * after the command's own preparation, which it cannot cover. What the library side should do
+ * (issue 36 point 4): keep its thread for callers that made no context, but not start it when
+ * the device's primary context is already active (cuDevicePrimaryCtxGetState), and never make
+ * a second context or close one it did not make. */
+#include "cli.h"
 #include "system_facts.h"
 
 #include <pthread.h>
@@ -37,7 +50,7 @@ static void *open_early(void *unused) {
   return NULL;
 }
 
-int run_limit_connections(void) {
+int early_gpu_limit_connections(void) {
   const char *v = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
   if (!v || !*v) {
     if (getenv("CUCORE_RUN_DRIVER_QUEUES")) return -1;   /* the driver's own number: comparisons */
@@ -49,9 +62,7 @@ int run_limit_connections(void) {
   return *end || n < 1 || n > 32 ? -1 : (int)n;
 }
 
-int run_is_timed(const run_opts *o) { return o->warmup > 0 || o->repeat > 1 || o->graph > 0; }
-
-void run_early_start(int ordinal, int nvml, int compiles) {
+void early_gpu_start(int ordinal, int nvml, int compiles) {
   if (nvml) system_facts_start(); /* NVML for the SM clock recorded beside the timing */
   if (early_started || getenv("CUCORE_RUN_SERIAL")) return;
   if (!compiles && !getenv("CUCORE_RUN_EARLY")) return;
@@ -59,18 +70,18 @@ void run_early_start(int ordinal, int nvml, int compiles) {
   early_started = pthread_create(&early, NULL, open_early, NULL) == 0;
 }
 
-void run_early_end(void) {
-  run_early_join();
+void early_gpu_end(void) {
+  early_gpu_join();
   system_facts_join();
 }
 
-void run_early_join(void) {
+void early_gpu_join(void) {
   if (early_started) pthread_join(early, NULL);
   early_started = 0;
 }
 
-void run_early_release(void) {
-  run_early_join();
+void early_gpu_release(void) {
+  early_gpu_join();
   cucore_device_close(early_dev);
   early_dev = NULL;
 }

@@ -1,15 +1,16 @@
-/* run_bind.c -- binding `cucore run`'s argument values to a kernel: scalars through the typed
- * setters (so a float given for a double is caught), pointers (buffers by their device
- * address, 0 before allocation), structs and bytes through cucore_args_push_bytes with their
- * alignment. A refused argument is reported with its spec, the struct layout when there is
- * one, and the parameter's C++ type when the kernel has a signature. */
-#include "run.h"
+/* args_bind.c -- binding the argument values (`cucore run`, `cucore tune`) to a kernel: scalars
+ * through the typed setters (so a float given for a double is caught), pointers (buffers by
+ * their device address, 0 before allocation), structs and bytes through cucore_args_push_bytes
+ * with their alignment; module variables written (--global) or checked offline against the
+ * code. A refused argument is reported with its spec, the struct layout when there is one, and
+ * the parameter's C++ type when the kernel has a signature. */
+#include "args_spec.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-const char *run_param_type(cucore_object *obj, const char *symbol, int index, char *buf, size_t len,
-                           char *sig, size_t siglen) {
+const char *args_bind_param_type(cucore_object *obj, const char *symbol, int index, char *buf,
+                                 size_t len, char *sig, size_t siglen) {
   const void *code = NULL;
   size_t size = 0;
   cucore_code_type type = CUCORE_CODE_AUTO;
@@ -33,7 +34,7 @@ const char *run_param_type(cucore_object *obj, const char *symbol, int index, ch
   return found;
 }
 
-int run_plain_name(const char *name) {
+int args_bind_plain_name(const char *name) {
   if (!*name || (*name >= '0' && *name <= '9')) return 0;
   for (const char *p = name; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
@@ -42,16 +43,16 @@ int run_plain_name(const char *name) {
   return 1;
 }
 
-const char *run_global_symbol(cucore_object *obj, const char *name, char *buf, size_t len) {
+const char *args_bind_global_symbol(cucore_object *obj, const char *name, char *buf, size_t len) {
   const char *lowered = NULL;
-  if (run_plain_name(name)) return name;
+  if (args_bind_plain_name(name)) return name;
   snprintf(buf, len, "&%s", name);
   if (cucore_object_get_lowered_name(obj, buf, &lowered) == CUCORE_OK && lowered) return lowered;
   return name;
 }
 
 /* The blob with every buffer's device address patched in (a copy of v->bytes). */
-static unsigned char *patched(const run_opts *o, const run_value *v) {
+static unsigned char *patched(const args_set *o, const args_item *v) {
   unsigned char *b = malloc(v->size ? v->size : 1);
   if (!b) return NULL;
   if (v->size) memcpy(b, v->bytes, v->size);
@@ -62,12 +63,12 @@ static unsigned char *patched(const run_opts *o, const run_value *v) {
   return b;
 }
 
-unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *size) {
+unsigned char *args_bind_item_bytes(const args_set *o, const args_item *v, size_t *size) {
   *size = v->size;
-  if (v->kind == A_BLOB) return patched(o, v);
+  if (v->kind == ARGS_BLOB) return patched(o, v);
   unsigned char *b = calloc(1, 8);
   if (!b) return NULL;
-  if (v->kind == A_SCALAR) {
+  if (v->kind == ARGS_SCALAR) {
     memcpy(b, v->scalar, v->size);
   } else {
     uint64_t addr = v->buf >= 0 ? o->bufs[v->buf].ptr : v->address;
@@ -76,10 +77,10 @@ unsigned char *run_value_bytes(const run_opts *o, const run_value *v, size_t *si
   return b;
 }
 
-static cucore_status push(const run_opts *o, cucore_args *args, const run_value *v) {
-  if (v->kind == A_POINTER)
+static cucore_status push(const args_set *o, cucore_args *args, const args_item *v) {
+  if (v->kind == ARGS_POINTER)
     return cucore_args_push_ptr(args, v->buf >= 0 ? o->bufs[v->buf].ptr : v->address);
-  if (v->kind == A_BLOB) {
+  if (v->kind == ARGS_BLOB) {
     unsigned char *b = patched(o, v);
     if (!b) return CUCORE_HOST_OUT_OF_MEMORY;
     cucore_status st = cucore_args_push_bytes(args, b, v->size, v->align);
@@ -89,22 +90,22 @@ static cucore_status push(const run_opts *o, cucore_args *args, const run_value 
   uint64_t x = 0;
   memcpy(&x, v->scalar, 8);
   switch (v->type) {
-  case T_I8: return cucore_args_push_i8(args, (int8_t)x);
-  case T_U8: return cucore_args_push_u8(args, (uint8_t)x);
-  case T_I16: return cucore_args_push_i16(args, (int16_t)x);
-  case T_U16: return cucore_args_push_u16(args, (uint16_t)x);
-  case T_I32: return cucore_args_push_i32(args, (int32_t)x);
-  case T_U32: return cucore_args_push_u32(args, (uint32_t)x);
-  case T_I64: return cucore_args_push_i64(args, (int64_t)x);
-  case T_U64: return cucore_args_push_u64(args, x);
-  case T_F16: return cucore_args_push_f16(args, (uint16_t)x);
-  case T_BF16: return cucore_args_push_bf16(args, (uint16_t)x);
-  case T_F32: {
+  case ARGS_I8: return cucore_args_push_i8(args, (int8_t)x);
+  case ARGS_U8: return cucore_args_push_u8(args, (uint8_t)x);
+  case ARGS_I16: return cucore_args_push_i16(args, (int16_t)x);
+  case ARGS_U16: return cucore_args_push_u16(args, (uint16_t)x);
+  case ARGS_I32: return cucore_args_push_i32(args, (int32_t)x);
+  case ARGS_U32: return cucore_args_push_u32(args, (uint32_t)x);
+  case ARGS_I64: return cucore_args_push_i64(args, (int64_t)x);
+  case ARGS_U64: return cucore_args_push_u64(args, x);
+  case ARGS_F16: return cucore_args_push_f16(args, (uint16_t)x);
+  case ARGS_BF16: return cucore_args_push_bf16(args, (uint16_t)x);
+  case ARGS_F32: {
     float f;
     memcpy(&f, v->scalar, 4);
     return cucore_args_push_f32(args, f);
   }
-  case T_F64: {
+  case ARGS_F64: {
     double d;
     memcpy(&d, v->scalar, 8);
     return cucore_args_push_f64(args, d);
@@ -113,15 +114,16 @@ static cucore_status push(const run_opts *o, cucore_args *args, const run_value 
   }
 }
 
-int run_write_globals(run_opts *o, cucore_device *dev, cucore_object *obj) {
+int args_bind_write_globals(args_set *o, cucore_device *dev, cucore_object *obj) {
   for (int i = 0; i < o->nsets; i++) {
-    run_global_set *g = &o->sets[i];
+    args_global_set *g = &o->sets[i];
     char sym[512];
     cucore_status st =
-        cucore_object_get_global(obj, dev, run_global_symbol(obj, g->name, sym, sizeof sym), &g->g);
+        cucore_object_get_global(obj, dev, args_bind_global_symbol(obj, g->name, sym, sizeof sym),
+                                 &g->g);
     if (st != CUCORE_OK) return cli_fail(cli_verb_name, "--global", st);
     size_t size = 0;
-    unsigned char *bytes = run_value_bytes(o, &g->v, &size);
+    unsigned char *bytes = args_bind_item_bytes(o, &g->v, &size);
     if (!bytes) return cli_fail(cli_verb_name, "--global", CUCORE_HOST_OUT_OF_MEMORY);
     if (size != g->g.size) {
       free(bytes);
@@ -136,18 +138,18 @@ int run_write_globals(run_opts *o, cucore_device *dev, cucore_object *obj) {
   return 0;
 }
 
-int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, const char *symbol) {
+int args_bind_all(const args_set *o, cucore_args *args, cucore_object *obj, const char *symbol) {
   cucore_args_reset(args);
   for (int i = 0; i < o->nargs; i++) {
-    const run_value *v = &o->args[i].v;
+    const args_item *v = &o->args[i].v;
     cucore_status st = push(o, args, v);
     if (st == CUCORE_OK) continue;
     fprintf(stderr, "cucore %s: --arg %s: %s", cli_verb_name, o->args[i].spec, cucore_last_error());
-    if (v->kind == A_BLOB && v->layout)
+    if (v->kind == ARGS_BLOB && v->layout)
       fprintf(stderr, "; the struct is laid out as %s: %zu bytes, aligned to %zu", v->layout,
               v->size, v->align);
     char type[256], sig[1024];
-    if (run_param_type(obj, symbol, i, type, sizeof type, sig, sizeof sig))
+    if (args_bind_param_type(obj, symbol, i, type, sizeof type, sig, sizeof sig))
       fprintf(stderr, "; parameter %d is `%s` in `%s`", i, type, sig);
     fprintf(stderr, "\n");
     return CLI_EXIT_FAILURE;
@@ -161,7 +163,7 @@ int run_bind_args(const run_opts *o, cucore_args *args, cucore_object *obj, cons
 }
 
 /* The code of the object read offline, PTX types attached (NULL when it cannot be read). */
-cucore_binary *run_read_code(cucore_object *obj) {
+cucore_binary *args_bind_read_code(cucore_object *obj) {
   cucore_code_type type;
   const void *code = NULL;
   size_t size = 0;
@@ -177,24 +179,24 @@ static const cucore_global_info *find_global(cucore_object *obj, cucore_binary *
                                              const char *name) {
   const cucore_global_info *g = NULL;
   char buf[512];
-  const char *symbol = run_global_symbol(obj, name, buf, sizeof buf);
+  const char *symbol = args_bind_global_symbol(obj, name, buf, sizeof buf);
   if (cucore_binary_find_global(bin, symbol, &g) == CUCORE_OK) return g;
   if (cucore_binary_find_global(bin, name, &g) == CUCORE_OK) return g;
   cucore_binary_find_global(bin, name, &g); /* the message that lists what exists */
   return NULL;
 }
 
-int run_check_globals_offline(run_opts *o, cucore_object *obj) {
-  cucore_binary *bin = run_read_code(obj);
+int args_bind_check_globals(args_set *o, cucore_object *obj) {
+  cucore_binary *bin = args_bind_read_code(obj);
   for (int i = 0; bin && i < o->nsets; i++) {
-    const run_global_set *s = &o->sets[i];
+    const args_global_set *s = &o->sets[i];
     const cucore_global_info *g = find_global(obj, bin, s->name);
     if (!g) {
       cucore_binary_destroy(bin);
       return cli_fail(cli_verb_name, s->text, CUCORE_NOT_FOUND);
     }
     size_t size = 0;
-    unsigned char *bytes = run_value_bytes(o, &s->v, &size);
+    unsigned char *bytes = args_bind_item_bytes(o, &s->v, &size);
     free(bytes);
     if (size != g->size) {
       fprintf(stderr, "cucore %s: --global %s: the value is %zu bytes; `%s` (%s) is %llu bytes\n",
@@ -205,13 +207,13 @@ int run_check_globals_offline(run_opts *o, cucore_object *obj) {
     }
   }
   for (int i = 0; bin && i < o->nreads; i++) {
-    const run_global_read *r = &o->reads[i];
+    const args_global_read *r = &o->reads[i];
     const cucore_global_info *g = find_global(obj, bin, r->name);
     if (!g) {
       cucore_binary_destroy(bin);
       return cli_fail(cli_verb_name, r->text, CUCORE_NOT_FOUND);
     }
-    size_t esz = (size_t)elem_sizes[r->type];
+    size_t esz = (size_t)args_elem_sizes[r->type];
     if ((r->count && r->count * esz > g->size) || (!r->count && g->size % esz)) {
       fprintf(stderr, "cucore %s: --read-global %s: `%s` (%s) is %llu bytes, which %s\n",
               cli_verb_name, r->text, r->name, cucore_global_kind_name(g->kind),

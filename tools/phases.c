@@ -1,7 +1,8 @@
-/* run_phases.c -- `cucore run --timings` and the "phases" object of `run --json`: the library's
- * phase table (cucore_phase_get_times) with the command's own phases added (allocations, copies,
- * the launch, the report, teardown), in the order they began. */
-#include "run.h"
+/* phases.c -- every verb's --timings and the "phases" object of `run --json` and `tune --json`:
+ * the library's phase table (cucore_phase_get_times) with the command's own phases added
+ * (process start to main, allocations, copies, the launch, the report, teardown), in the
+ * order they began. */
+#include "cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,31 +10,31 @@
 #include <time.h>
 #include <unistd.h>
 
-long long cli_main_boot_ns;
+long long main_boot_ns;
 
-void cli_mark_main(void) {
+void phases_mark_main(void) {
   struct timespec ts;
   clock_gettime(CLOCK_BOOTTIME, &ts);
-  cli_main_boot_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  main_boot_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-double run_phase_begin(void) {
+double phases_now(void) {
   double ms = 0;
   cucore_phase_now(&ms);
   return ms;
 }
 
-void run_phase_end(cucore_phase phase, double start_ms) {
-  cucore_phase_add(phase, start_ms, run_phase_begin());
+void phases_add(cucore_phase phase, double start_ms) {
+  cucore_phase_add(phase, start_ms, phases_now());
 }
 
-/* Process start to main: the clock at main (cli_mark_main) on the library's time line. */
-void run_phase_mark_process_start(void) {
-  if (!cli_main_boot_ns) return;
+/* Process start to main: the clock at main (phases_mark_main) on the library's time line. */
+void phases_mark_process_start(void) {
+  if (!main_boot_ns) return;
   struct timespec ts;
   clock_gettime(CLOCK_BOOTTIME, &ts);
-  double now = run_phase_begin();
-  long long ago = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec - cli_main_boot_ns;
+  double now = phases_now();
+  long long ago = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec - main_boot_ns;
   double at_main = now - (double)ago / 1e6;
   cucore_phase_add(CUCORE_PHASE_PROCESS_START, 0, at_main > 0 ? at_main : 0);
 }
@@ -60,7 +61,7 @@ static int phases_ran(ran out[CUCORE_PHASE_COUNT]) {
   return n;
 }
 
-void run_phases_json(json_out *j) {
+void phases_json(json_out *j) {
   ran r[CUCORE_PHASE_COUNT];
   int n = phases_ran(r);
   json_begin_object(j, "phases");
@@ -74,16 +75,16 @@ void run_phases_json(json_out *j) {
   json_end_object(j);
 }
 
-void cli_timings_print(int asked) {
+void phases_print_timings(int asked) {
   if (!asked) return;
   fflush(stdout);
-  run_phases_print(stderr);
+  phases_print(stderr);
 }
 
-void run_phases_print(FILE *f) {
+void phases_print(FILE *f) {
   ran r[CUCORE_PHASE_COUNT];
   int n = phases_ran(r);
-  double now = run_phase_begin();
+  double now = phases_now();
   long hz = sysconf(_SC_CLK_TCK);
   fprintf(f,
           "phase timings (wall clock, ms after the process started; the kernel gives the "

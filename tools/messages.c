@@ -1,4 +1,4 @@
-/* report.c -- how every verb reports a failure or a usage error on stderr, and the clock
+/* messages.c -- how every verb reports a failure or a usage error on stderr, and the clock
  * the verbs time their steps with. */
 #include <stdarg.h>
 #include <time.h>

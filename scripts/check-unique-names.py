@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""check-unique-names.py -- no two C files of src/ and tools/ share a file name.
+
+A name means one thing (issue 36): `json.c` cannot be the library's strict JSON reader in
+src/tune/ and the command's JSON writer in tools/, nor `run.h` the header of the library's
+tune and of `cucore run`. Messages, the call_circles check, the funclen allow-list, debuggers
+and people name a file by its basename, so every C source and header (.c, .h) under src/
+(every folder, at any depth) and tools/ has a basename no other one has. `x.c` and `x.h` are
+two names (a unit and its header). A name that must stay twice for now is listed in
+scripts/unique-names-allow.txt, one `NAME  # why` a line; a listed name that is no longer
+found twice is reported, so the list only shrinks.
+
+Usage:  check-unique-names.py [--self-test] [ROOT]
+        ROOT: the repository (default: the folder above this script); src/ and tools/ are read
+Exit status: 0 when every name is unique or listed, 1 when one is not or an allow-list line is
+wrong (each printed with every path that has the name, and how to fix it), 2 for a wrong
+command line.
+"""
+import os
+import re
+import sys
+import tempfile
+
+FOLDERS = ("src", "tools")
+EXTENSIONS = (".c", ".h")
+ALLOW = os.path.join("scripts", "unique-names-allow.txt")
+
+
+def source_files(root):
+    """Every C source and header of FOLDERS, relative to root, in a stable order."""
+    for folder in FOLDERS:
+        for here, dirs, names in os.walk(os.path.join(root, folder)):
+            dirs.sort()
+            for name in sorted(names):
+                if name.endswith(EXTENSIONS):
+                    yield os.path.relpath(os.path.join(here, name), root).replace(os.sep, "/")
+
+
+def read_allow(path):
+    """{name: line number}, and the problems of the list itself."""
+    allowed, problems = {}, []
+    if not os.path.exists(path):
+        return allowed, problems
+    with open(path, encoding="utf-8") as f:
+        for number, text in enumerate(f, 1):
+            entry, _, reason = text.partition("#")
+            entry = entry.strip()
+            if not entry:
+                continue
+            where = f"{ALLOW}:{number}"
+            if not re.fullmatch(r"[^\s/]+\.[ch]", entry):
+                problems.append(f"{where}: '{entry}' is not a file name such as json.c")
+                continue
+            if not reason.strip():
+                problems.append(f"{where}: {entry} gives no reason; say after '#' why the name "
+                                f"stays twice and what would end it")
+            allowed[entry] = number
+    return allowed, problems
+
+
+def check(root):
+    """The problems, the number of files read and the names found twice but allowed."""
+    allowed, problems = read_allow(os.path.join(root, ALLOW))
+    paths = {}
+    count = 0
+    for rel in source_files(root):
+        count += 1
+        paths.setdefault(os.path.basename(rel), []).append(rel)
+    twice = {name: where for name, where in paths.items() if len(where) > 1}
+    for name in sorted(twice):
+        if name not in allowed:
+            problems.append(f"{name}: {len(twice[name])} files have this name: "
+                            f"{', '.join(twice[name])}; rename all but one so that the name says "
+                            f"what each file is (it means one thing across src/ and tools/)")
+    for name, number in sorted(allowed.items(), key=lambda kv: kv[1]):
+        if name not in twice:
+            problems.append(f"{ALLOW}:{number}: {name} is no longer found twice in "
+                            f"{'/ and '.join(FOLDERS)}/; remove the line")
+    listed = sorted((name, twice[name]) for name in twice if name in allowed)
+    return problems, count, listed
+
+
+def write_tree(root, files):
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def self_test():
+    """Trees with names twice (across the two folders, within src/, deep), listed or not."""
+    cases = [
+        ("a name in src/ and in tools/", {"src/tune/json.c": "", "tools/json.c": ""}, "",
+         ["json.c: 2 files have this name: src/tune/json.c, tools/json.c"]),
+        ("a name in two folders of src/", {"src/runtime/x.c": "", "src/graph/x.c": ""}, "",
+         ["x.c: 2 files have this name: src/graph/x.c, src/runtime/x.c"]),
+        ("a header deep in src/ and in tools/", {"src/a/b/run.h": "", "tools/run.h": ""}, "",
+         ["run.h: 2 files have this name: src/a/b/run.h, tools/run.h"]),
+        ("an allow-list line without a reason", {"src/a/x.c": "", "tools/x.c": ""}, "x.c\n",
+         ["x.c gives no reason"]),
+        ("an allow-list line for a name found once", {"src/a/x.c": ""}, "x.c  # pending\n",
+         ["x.c is no longer found twice"]),
+        ("an allow-list line that is no file name", {"src/a/x.c": ""}, "src/a/x.c  # path\n",
+         ["'src/a/x.c' is not a file name"]),
+    ]
+    failed = 0
+    for what, tree, allow, expected in cases:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_tree(tmp, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}))
+            text = "\n".join(check(tmp)[0])
+        missing = [e for e in expected if e not in text]
+        if missing:
+            failed += 1
+            print(f"self-test: {what} was not reported as expected (missing {missing}); "
+                  f"the check said: {text or 'nothing'}")
+    good = {"src/tune/json.c": "", "src/tune/json.h": "", "tools/json_write.c": "",
+            "src/runtime/capture.c": "", "src/graph/capture.c": "", "tools/CMakeLists.txt": "",
+            "src/base/CMakeLists.txt": "", "tools/README": "", "src/README": "",
+            ALLOW: "# names twice\ncapture.c  # a test entry\n"}
+    with tempfile.TemporaryDirectory() as tmp:
+        write_tree(tmp, good)
+        problems, count, listed = check(tmp)
+    if problems or count != 5 or [n for n, _ in listed] != ["capture.c"]:
+        failed += 1
+        print(f"self-test: a tree that keeps the rule was refused or misread ({count} files "
+              f"found, 5 expected; allowed {listed}): {problems}")
+    if failed:
+        return 1
+    print(f"self-test: {len(cases) + 1} cases behave")
+    return 0
+
+
+def main(argv):
+    args = argv[1:]
+    if args and args[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0
+    if args and args[0] == "--self-test":
+        if self_test() != 0:
+            return 1
+        args = args[1:]
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print("usage: check-unique-names.py [--self-test] [ROOT]", file=sys.stderr)
+        return 2
+    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not all(os.path.isdir(os.path.join(root, f)) for f in FOLDERS):
+        print(f"check-unique-names: {root} has no {' and '.join(FOLDERS)} folders",
+              file=sys.stderr)
+        return 2
+    problems, count, listed = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check-unique-names: {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+              f"({count} files in {', '.join(FOLDERS)})")
+        return 1
+    twice = "; ".join(f"{name} ({', '.join(where)})" for name, where in listed) or "none"
+    print(f"check-unique-names: {count} files in {', '.join(FOLDERS)}, every name once but "
+          f"those of {ALLOW}: {twice}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
