@@ -22,6 +22,7 @@ CC_DRV(cuDeviceGetPCIBusId, 4010, 0)
 /* contexts */
 CC_DRV(cuDevicePrimaryCtxRetain, 7000, 1)
 CC_DRV(cuDevicePrimaryCtxRelease, 11000, 1)
+CC_DRV(cuDevicePrimaryCtxGetState, 7000, 0)
 CC_DRV(cuCtxSetCurrent, 4000, 1)
 CC_DRV(cuCtxGetCurrent, 4000, 1)
 CC_DRV(cuCtxSynchronize, 2000, 1)

@@ -4,7 +4,7 @@
  * prepares on the host (rows, the store's key, the compiles started, the comparison kernel
  * compiled), since making a context takes ~250 ms on an H100, most of a tune's start; the
  * device is then opened (the driver's primary context, made by then) and the helper's handle
- * let go.
+ * let go. One early thread per context, never two (the rule at cc_tdev_early_start).
  *
  * The buffers: made on the device with a pristine copy of every input kept there, so that
  * before each configuration's checked launch inputs and in-place buffers are restored and
@@ -31,6 +31,7 @@
  * their initial contents, and the tune goes on with the next configuration: callers make
  * their kernels and argument sets again when c->s.resets changes. A device that does not come
  * back is lost: the configurations left are recorded as such. */
+#include "runtime/runtime.h"
 #include "tune/devdata.h"
 
 #include <stdio.h>
@@ -50,8 +51,20 @@ static void *open_early(void *arg) {
   return NULL;
 }
 
+/* One early thread. A primary context is made once, and a thread that asks for it while
+ * another makes it waits in the driver; so a second helper would only wait beside the first,
+ * then retain a context made already and let it go. The helper starts only when the device's
+ * primary context is neither made nor being made (cc_device_primary_started: a cucore handle
+ * of it open, or opening on another thread, read from a counter without waiting; else the
+ * driver's word, for a context the caller made through the driver or the CUDA runtime). A
+ * library user that calls cucore_tune_run cold gets the helper; `cucore tune`, whose own
+ * early thread starts opening device 0 as the command line is read (run_early_start in tools/),
+ * long before the space is built and this is asked, gets none: its tunes make the context on
+ * one thread. When the answer is wrong the cost is time only: a helper too many waits beside the
+ * other one, and a helper missing leaves the context to cc_tdev_open. */
 void cc_tdev_early_start(cc_trun *c) {
   cc_tdev *d = c->dev;
+  if (cc_device_primary_started(c->o.device)) return; /* cc_tdev_open retains it */
   d->early_running = pthread_create(&d->early, NULL, open_early, c) == 0;
 }
 
