@@ -190,18 +190,21 @@ static double stored_err(const cucore_tune_row *r, double e) {
   return !r->has_error ? 0 : e < DBL_MAX ? e : DBL_MAX;
 }
 
-/* Row r's result as the store's JSON. */
+/* Row r's result as the store's JSON (its strings written by the one JSON string writer). */
 static void result_text(const cucore_tune_row *r, cc_sb *res) {
+  const char *status = cucore_tune_result_name(r->status);
+  cc_sb_puts(res, "{\"status\":");
+  cc_sb_json_string(res, status, strlen(status));
   cc_sb_printf(res,
-               "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
+               ",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
                "\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
                "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
                "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"compile_ms\":%.6g,\"finalist\":%s,"
                "\"detail\":",
-               cucore_tune_result_name(r->status), r->stats.median, r->stats.p20, r->stats.p80,
-               r->stats.rel_stddev, r->stats.n, r->batch, r->registers, r->model.occupancy, r->mode,
-               r->sm_clock_mhz, r->throttled, stored_err(r, r->max_abs_err),
-               stored_err(r, r->max_rel_err), r->compile_ms, r->finalist ? "true" : "false");
+               r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n,
+               r->batch, r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
+               stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), r->compile_ms,
+               r->finalist ? "true" : "false");
   cc_sb_json_string(res, r->detail, strlen(r->detail));
   cc_sb_puts(res, "}");
 }

@@ -85,13 +85,6 @@ const char *cucore_tune_result_name(cucore_tune_result result) {
   return (unsigned)result < CC_ARRAY_LEN(result_names) ? result_names[result] : "?";
 }
 
-cucore_tune_result cc_tune_result_parse(const char *name, size_t len) {
-  for (size_t i = 1; i < CC_ARRAY_LEN(result_names); i++)
-    if (strlen(result_names[i]) == len && strncmp(result_names[i], name, len) == 0)
-      return (cucore_tune_result)i;
-  return CUCORE_TUNE_LAUNCH_ERROR; /* a status this version does not know: a failure */
-}
-
 static _Thread_local const cucore_tune_row *tls_rows; /* for by_score (no qsort_r in C11) */
 
 static int by_score(const void *a, const void *b) {

@@ -105,8 +105,6 @@ void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, c
 size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *order);
 /* The bytes of a buffer. */
 size_t cc_trun_bytes(const cucore_tune_buffer *b);
-/* The result named name[0..len) ("ok", ...; unknown: a launch error). */
-cucore_tune_result cc_tune_result_parse(const char *name, size_t len);
 
 /* ---- compiles (compile_notes.c, compile_group.c, compile_pipe.c) ---- */
 cucore_status cc_tcomp_init(cc_trun *c);
