@@ -47,7 +47,9 @@ cucore_status cc_tdev_init(cc_trun *c) {
 
 static void *open_early(void *arg) {
   cc_trun *c = arg; /* the ordinal read, the handle written: joined before either changes */
-  if (cucore_device_open(c->o.device, &c->dev->early_dev) != CUCORE_OK) c->dev->early_dev = NULL;
+  cc_tdev *d = c->dev;
+  if (cc_device_primary_started(c->o.device)) return NULL; /* being made by now: not twice */
+  if (cucore_device_open(c->o.device, &d->early_dev) != CUCORE_OK) d->early_dev = NULL;
   return NULL;
 }
 
@@ -56,12 +58,15 @@ static void *open_early(void *arg) {
  * then retain a context made already and let it go. The helper starts only when the device's
  * primary context is neither made nor being made (cc_device_primary_started: a cucore handle
  * of it open, or opening on another thread, read from a counter without waiting; else the
- * driver's word, for a context the caller made through the driver or the CUDA runtime). A
- * library user that calls cucore_tune_run cold gets the helper; `cucore tune`, whose own
- * early thread starts opening device 0 as the command line is read (run_early_start in tools/),
- * long before the space is built and this is asked, gets none: its tunes make the context on
- * one thread. When the answer is wrong the cost is time only: a helper too many waits beside the
- * other one, and a helper missing leaves the context to cc_tdev_open. */
+ * driver's word, for a context the caller made through the driver or the CUDA runtime), and
+ * asks again when it runs, before it opens the device. A library user that calls
+ * cucore_tune_run cold gets the helper. `cucore tune` starts its own early thread as the
+ * command line is read (run_early_start in tools/), and gets no second one once that thread
+ * is in cucore_device_open, which on an idle machine it is long before the space is built and
+ * this is asked. A thread that has not run yet cannot be seen (a starved machine: a loaded
+ * 2-core box under `ctest -j2` saw it); then both open the device, and the cost is time only,
+ * a retain that waits beside the other's; a helper missing leaves the context to
+ * cc_tdev_open. */
 void cc_tdev_early_start(cc_trun *c) {
   cc_tdev *d = c->dev;
   if (cc_device_primary_started(c->o.device)) return; /* cc_tdev_open retains it */
