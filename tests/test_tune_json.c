@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tune/json.h"
+#include "tune/strict_json.h"
 #include "tune/space_file.h"
 
 /* Kernel Tuner's matmul example (examples/cuda/matmul.py), as JSON: 3*6*3*3 = 162 raw.

@@ -3,9 +3,11 @@
  * real NVRTC: argument errors named, a dry run's counts per stage, a measured run with a
  * progress callback (done reaches total) and a compile callback (every slot let go), a
  * resumed run measuring nothing (the store), a check callback failing one configuration, the
- * report's getters refusing a row past the end, and a destroyed report refused as misuse.
+ * report's getters refusing a row past the end, and a destroyed report refused as misuse; the
+ * context made early on the library's helper thread only when nothing makes it already.
  * cucore_tune_time_launch with the caller's flush buffer: used and left to the caller, and one
  * smaller than 2 x l2_bytes refused by the fill's bounds check. */
+#include "runtime/runtime.h" /* cc_device_primary_started */
 #include "support.h"
 
 #include <stdio.h>
@@ -242,6 +244,38 @@ static void measured_and_resumed(void **state) {
   assert_int_equal(again.finished, 1);
 }
 
+/* How many times a context was retained and made current (the phase table's count). */
+static int context_opens(void) {
+  cucore_phase_time t[CUCORE_PHASE_COUNT];
+  assert_ok(cucore_phase_get_times(t));
+  return t[CUCORE_PHASE_CONTEXT].count;
+}
+
+/* One early thread: a tune called cold makes the device's context on its helper thread while
+ * it prepares (two opens: the helper's and its own); with the context made already (the
+ * caller's handle open, as `cucore tune`'s own early thread holds one) it starts none (one
+ * open: its own). */
+static void one_early_thread(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/early.jsonl", dir);
+  calls c = {0};
+  cucore_tune_summary sum;
+  assert_false(cc_device_primary_started(0)); /* the tunes before let their contexts go */
+  int n0 = context_opens();
+  measured(db, &c, 0, &sum);
+  assert_int_equal(context_opens() - n0, 2);
+  cucore_device *dev = NULL;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_true(cc_device_primary_started(0));
+  n0 = context_opens();
+  calls again = {0};
+  measured(db, &again, 0, &sum); /* resumed, and the device opened all the same */
+  assert_int_equal(context_opens() - n0, 1);
+  assert_ok(cucore_device_close(dev));
+  assert_false(cc_device_primary_started(0));
+}
+
 static int check(void *user, const void *const *host, char **detail, double *max_abs,
                  double *max_rel) {
   calls *c = user;
@@ -337,8 +371,8 @@ int main(void) {
   setenv("CUCORE_CACHE_DIR", cache, 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(argument_errors),      cmocka_unit_test(dry_run_counts),
-      cmocka_unit_test(measured_and_resumed), cmocka_unit_test(check_callback),
-      cmocka_unit_test(callers_flush_buffer),
+      cmocka_unit_test(measured_and_resumed), cmocka_unit_test(one_early_thread),
+      cmocka_unit_test(check_callback),       cmocka_unit_test(callers_flush_buffer),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[160];

@@ -22,6 +22,7 @@ CC_DRV(cuDeviceGetPCIBusId, 4010, 0)
 /* contexts */
 CC_DRV(cuDevicePrimaryCtxRetain, 7000, 1)
 CC_DRV(cuDevicePrimaryCtxRelease, 11000, 1)
+CC_DRV(cuDevicePrimaryCtxGetState, 7000, 0) /* is a context made already (device.c) */
 CC_DRV(cuCtxSetCurrent, 4000, 1)
 CC_DRV(cuCtxGetCurrent, 4000, 1)
 CC_DRV(cuCtxSynchronize, 2000, 1)
@@ -204,18 +205,18 @@ CC_DRV(cuGraphNodeGetEnabled, 11060, 0)
 CC_DRV(cuUserObjectCreate, 11030, 0)
 CC_DRV(cuUserObjectRelease, 11030, 0)
 CC_DRV(cuGraphRetainUserObject, 11030, 0)
-/* graph memory nodes (issue 26.8) */
+/* graph memory nodes (graph/mem_nodes.c) */
 CC_DRV(cuGraphAddMemAllocNode, 11040, 0)
 CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
-/* managed memory: discard and batched prefetch (issue 26.6) */
+/* managed memory: discard and batched prefetch (memory/managed_batch.c) */
 CC_DRV(cuMemPrefetchBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardAndPrefetchBatchAsync, 13000, 0)
-/* mipmapped arrays (issue 26.7) */
+/* mipmapped arrays (memory/mipmap.c) */
 CC_DRV(cuMipmappedArrayCreate, 5000, 0)
 CC_DRV(cuMipmappedArrayGetLevel, 5000, 0)
 CC_DRV(cuMipmappedArrayDestroy, 5000, 0)
-/* virtual memory (issue 26.3) */
+/* virtual memory (memory/vmm.c, vmm_map.c, vmm_buffer.c) */
 CC_DRV(cuMemGetAllocationGranularity, 10020, 0)
 CC_DRV(cuMemAddressReserve, 10020, 0)
 CC_DRV(cuMemAddressFree, 10020, 0)
@@ -226,19 +227,19 @@ CC_DRV(cuMemUnmap, 10020, 0)
 CC_DRV(cuMemSetAccess, 10020, 0)
 CC_DRV(cuMemExportToShareableHandle, 10020, 0)
 CC_DRV(cuMemImportFromShareableHandle, 10020, 0)
-/* IPC events (issue 26.4) */
+/* IPC events (runtime/event_ipc.c) */
 CC_DRV(cuIpcGetEventHandle, 4010, 0)
 CC_DRV(cuIpcOpenEventHandle, 4010, 0)
-/* checkpoint (issue 26.5) */
+/* checkpointing another process (runtime/checkpoint.c) */
 CC_DRV(cuCheckpointProcessGetState, 12080, 0)
 CC_DRV(cuCheckpointProcessLock, 12080, 0)
 CC_DRV(cuCheckpointProcessCheckpoint, 12080, 0)
 CC_DRV(cuCheckpointProcessRestore, 12080, 0)
 CC_DRV(cuCheckpointProcessUnlock, 12080, 0)
-/* the driver's own log (issue 26.9) */
+/* the driver's own log (loader/driver_log.c) */
 CC_DRV(cuLogsRegisterCallback, 12090, 0)
 CC_DRV(cuLogsUnregisterCallback, 12090, 0)
-/* green contexts (issue 26.1) */
+/* green contexts (runtime/green.c) */
 CC_DRV(cuDeviceGetDevResource, 12040, 0)
 CC_DRV(cuDevSmResourceSplitByCount, 12040, 0)
 CC_DRV(cuDevResourceGenerateDesc, 12040, 0)

@@ -145,6 +145,34 @@ cucore_status cc_device_make_current(cucore_device *dev) {
 
 void cc_device_forget_current(void) { cc_tls_current = NULL; }
 
+/* The primary contexts retained through cucore, per device: open handles (and the fallback of
+ * cc_ensure_context) and retains under way, counted from the moment cucore_device_open knows
+ * the device, before the driver makes the context: another thread can tell without waiting
+ * that the context is made or being made (cc_device_primary_started). Ordinals past the table
+ * are not counted; the driver is asked about them. */
+#define CC_COUNTED_DEVICES 64
+static atomic_int primary_holds[CC_COUNTED_DEVICES];
+
+static void count_hold(int ordinal, int delta) {
+  if (ordinal >= 0 && ordinal < CC_COUNTED_DEVICES)
+    atomic_fetch_add(&primary_holds[ordinal], delta);
+}
+
+int cc_device_primary_started(int ordinal) {
+  if (ordinal >= 0 && ordinal < CC_COUNTED_DEVICES && atomic_load(&primary_holds[ordinal]) > 0)
+    return 1;
+  /* Made by the caller through the driver or the CUDA runtime: the driver knows (asked only
+   * once it is loaded, so that no cuInit under way on another thread is waited for). */
+  if (!cc_driver_ready_now() || ordinal < 0 || ordinal >= cc_drv.device_count ||
+      !DRV(cuDevicePrimaryCtxGetState))
+    return 0;
+  CUdevice d;
+  unsigned flags = 0;
+  int active = 0;
+  return DRV(cuDeviceGet)(&d, ordinal) == CUDA_SUCCESS &&
+         DRV(cuDevicePrimaryCtxGetState)(d, &flags, &active) == CUDA_SUCCESS && active;
+}
+
 cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_device_open", "out");
@@ -157,9 +185,11 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   cc_handle_init(dev, CC_KIND_DEVICE);
   dev->ordinal = ordinal;
   dev->cudev = d;
+  count_hold(ordinal, 1); /* being made, from now on */
   int64_t t0 = cc_phase_clock();
   CUresult r = DRV(cuDevicePrimaryCtxRetain)(&dev->ctx, d);
   if (r != CUDA_SUCCESS) {
+    count_hold(ordinal, -1);
     free(dev);
     return cc_fail_cu(r, "cuDevicePrimaryCtxRetain", "device %d", ordinal);
   }
@@ -168,6 +198,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   cc_phase_done(CUCORE_PHASE_CONTEXT, t0);
   if (st != CUCORE_OK) {
     (void)DRV(cuDevicePrimaryCtxRelease)(d);
+    count_hold(ordinal, -1);
     free(dev);
     return st;
   }
@@ -223,6 +254,7 @@ cucore_status cucore_device_close(cucore_device *dev) {
   if (cc_tls_current == dev->ctx) cc_tls_current = NULL;
   CUresult r = DRV(cuDevicePrimaryCtxRelease)(dev->cudev);
   int ordinal = dev->ordinal;
+  count_hold(ordinal, -1);
   device_retire(dev);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDevicePrimaryCtxRelease", "device %d", ordinal);
   return CUCORE_OK;
@@ -294,6 +326,7 @@ static void retain_fallback(void) {
   fallback_result = DRV(cuDeviceGet)(&d, 0);
   if (fallback_result == CUDA_SUCCESS)
     fallback_result = DRV(cuDevicePrimaryCtxRetain)(&fallback_ctx, d);
+  if (fallback_result == CUDA_SUCCESS) count_hold(0, 1); /* held for the life of the process */
   cc_phase_done(CUCORE_PHASE_CONTEXT, t0);
 }
 

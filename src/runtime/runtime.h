@@ -75,6 +75,11 @@ void cc_device_forget_current(void);
 void cc_device_init_streams(cucore_device *dev);
 /* The ordinal of a CUdevice (-1 when the driver lists no such device). */
 int cc_device_ordinal_of(CUdevice d);
+/* 1 when device `ordinal`'s primary context is made or being made: a cucore handle of it is
+ * open or opening on any thread (a counter, read without waiting for the driver), or the
+ * driver says it is active (made by the caller through the driver or the CUDA runtime; asked
+ * only once the driver is loaded); 0 when a first open would make it. */
+int cc_device_primary_started(int ordinal);
 
 /* ---- attributes shared by launches and streams (attrs.c) ------------------------------------ */
 

@@ -9,7 +9,8 @@
  *   space_config.c  one configuration: values, restrictions, launch, limits, compile hash;
  *                   the counts
  *   space_text.c    a configuration's texts (parameters, kernel name, defines, JSON)
- *   space_json.c    a space from Kernel Tuner's tune_kernel() keywords as JSON (json.c reads)
+ *   space_json.c    a space from Kernel Tuner's tune_kernel() keywords as JSON (read by
+ *                   strict_json.c)
  *   space_t1.c      a space from the TuningSchema T1 input (Kernel Tuner, KTT, BAT)
  *   space_checks.c  what a space file says a measured tune checks (args, expects, tolerances)
  * tune/ is the floor above exec/ and compile/: the command's tuner is built on these.

@@ -17,7 +17,7 @@
 #ifndef CUCORE_TUNE_SPACE_FILE_H
 #define CUCORE_TUNE_SPACE_FILE_H
 
-#include "tune/json.h"
+#include "tune/strict_json.h"
 #include "tune/space.h"
 
 /* ---- the extras (space_extras.c) --------------------------------------------------------- */

@@ -9,7 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* open, pread, mkdir */
 #include "base/handle.h"
-#include "tune/json.h"
+#include "tune/strict_json.h"
 #include "tune/store.h"
 #include "tune/store_lock.h"
 

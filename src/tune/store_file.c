@@ -7,7 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* pread, stat */
 #include "compile/cache.h"
-#include "tune/json.h"
+#include "tune/strict_json.h"
 #include "tune/store.h"
 
 #include <ctype.h>

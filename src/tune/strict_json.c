@@ -1,8 +1,8 @@
 /*
- * json.c -- the strict JSON reader of tune/json.h: recursive descent over the text, bounded
- * depth, every failure with its line and column.
+ * strict_json.c -- the strict JSON reader of tune/strict_json.h: recursive descent over the
+ * text, bounded depth, every failure with its line and column.
  */
-#include "tune/json.h"
+#include "tune/strict_json.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,11 @@
-/* run.c -- cucore_tune_run(): the inputs checked (each refusal names the field and what was
- * expected) and copied, the arch and its limits (the options', else the device's), every
- * configuration past the restrictions made a row; then the dry run's compiles, or the
- * measured tune (run_gpu.c); the report made from what is left. */
+/* entry.c -- cucore_tune_run(), the entry of the tune's rooms (tuner.h): the inputs checked
+ * (each refusal names the field and what was expected) and copied, the arch and its limits
+ * (the options', else the device's), every configuration past the restrictions made a row;
+ * the rooms' states made; then the dry run's compiles (compile_pipe.c), or the measured tune
+ * (gpu_loop.c); the report made from what is left; the rooms let go. */
 #define _POSIX_C_SOURCE 200809L /* sysconf */
-#include "tune/run.h"
 #include "tune/space.h"
+#include "tune/tuner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static cucore_status copy_buffer(cc_trun *c, const cucore_tune_buffer *b, size_t
   snprintf(index, sizeof index, "%zu", i);
   *d = *b;
   d->label = cc_strdup(b->label ? b->label : index, FN ": a buffer's label");
-  size_t bytes = cc_tdata_bytes(b);
+  size_t bytes = cc_trun_bytes(b);
   void *host = cc_calloc(bytes ? bytes : 1, 1, FN ": a buffer's contents");
   d->host = host;
   if (!d->label || !host) return cucore_last_status();
@@ -86,8 +87,6 @@ static cucore_status copy_inputs(cc_trun *c, const cucore_options *copts,
   if (o->source_name && !(c->o.source_name = cc_strdup(o->source_name, FN ": source_name")))
     return cucore_last_status();
   if (c->o.max_noise <= 0) c->o.max_noise = 0.02;
-  c->rtol = o->rtol >= 0 ? o->rtol : 1e-5;
-  c->atol = o->atol >= 0 ? o->atol : 1e-8;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   c->s.jobs = o->jobs ? o->jobs : cores > 2 ? (int)cores - 1 : 1;
   if (copts) {
@@ -159,16 +158,24 @@ static int verifies(const cc_trun *c) {
   return c->o.check != NULL || out;
 }
 
+/* Each room's state made (the rooms let go of what they hold in free_run). */
+static cucore_status make_rooms(cc_trun *c) {
+  cucore_status st = cc_tcomp_init(c);
+  if (st == CUCORE_OK) st = cc_tdev_init(c);
+  if (st == CUCORE_OK) st = cc_tstore_init(c);
+  if (st == CUCORE_OK) st = cc_tmeas_init(c);
+  return st;
+}
+
 static void free_run(cc_trun *c) {
-  cc_tearly_finish(c);
+  cc_tmeas_free(c);
+  cc_tstore_free(c);
+  cc_tdev_free(c); /* the helper thread joined */
+  cc_tcomp_free(c);
   for (size_t i = 0; c->rows && i < c->s.rows; i++) {
     cc_trun_text_free(&c->rows[i].error);
     cc_trun_text_free(&c->rows[i].detail);
   }
-  cc_tnotes_free_warnings(c->warns, c->nwarns);
-  free(c->inert);
-  free(c->kernel_missing);
-  free(c->store_path);
   for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
     free((char *)c->bufs[i].label);
     free((void *)c->bufs[i].host);
@@ -182,7 +189,8 @@ static void free_run(cc_trun *c) {
 
 static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_tune_buffer *b,
                          size_t nb, const cucore_tune_run_options *o, cucore_tune_report **out) {
-  cucore_status st = copy_inputs(c, copts, b, nb, o);
+  cucore_status st = make_rooms(c);
+  if (st == CUCORE_OK) st = copy_inputs(c, copts, b, nb, o);
   if (st == CUCORE_OK) st = cc_tune_kernel_holes(c->space); /* before any compile: exit 2 */
   c->s.verified = verifies(c);
   if (st == CUCORE_OK && !c->o.dry_run && (!c->space->kernel || !c->space->source))
@@ -191,10 +199,10 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
                     "measured tune",
                  c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
   if (st == CUCORE_OK) st = find_arch(c);
-  if (st == CUCORE_OK && !c->o.dry_run) cc_tearly_start(c); /* the context while we prepare */
+  if (st == CUCORE_OK && !c->o.dry_run) cc_tdev_early_start(c); /* the context while we prepare */
   if (st == CUCORE_OK) st = collect_rows(c);
-  if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tgpu_compile_all(c);
-  if (st == CUCORE_OK && !c->o.dry_run) st = cc_tgpu_measure_all(c);
+  if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tcomp_dry_run(c);
+  if (st == CUCORE_OK && !c->o.dry_run) st = cc_tmeas_all(c);
   if (st == CUCORE_OK) st = cc_treport_make(c, out);
   return st;
 }

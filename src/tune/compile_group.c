@@ -1,47 +1,24 @@
-/* run_compile.c -- the compile stage of cucore_tune_run(): each distinct compile among the
- * runnable configurations (launch-only parameters never make one) is compiled once, to a cubin
- * for the exact arch, by `jobs` threads (the compile callback, or cucore_tune_compile through
- * the compile cache); its registers, shared and local memory are read from the cubin, and the
- * host occupancy model gives every configuration its verdict and score. Finished compiles are
- * handed to the GPU thread (or the dry run) in the order they finish. A compile that fails is
- * recorded with its first line, never the end of the tune. */
+/* compile_group.c -- one group of a tune compiled: its request (the kernel name and option
+ * lines of a configuration of the group, one writer each: space_text.c) handed to the compile
+ * callback, or to the default compiler (cucore_tune_compile: NVRTC to a cubin through the
+ * compile cache, its log kept, a failure said in one line, a compile past the time-out
+ * refused); its registers, shared and local memory read from the cubin, the cubin's digest
+ * kept (the notes compare them) and its object kept for measuring. A failure is the group's
+ * error line, never the end of the tune, except a kernel name that names nothing in the
+ * source: said once, and no more compiles. The threads share one question, whether NVRTC's
+ * -minimal changes nothing (below). */
 #include "compile/cache.h"
-#include "tune/run.h"
+#include "tune/compiles.h"
 #include "tune/space.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CC_TCOMP_MAX_JOBS 256
-
-struct cc_tpipe {
-  cc_trun *ctx;
-  atomic_size_t next;     /* the next group a thread takes */
-  atomic_int minimal;     /* NVRTC's -minimal: 0 not known yet, 1 in use, -1 not used */
-  size_t check_index;     /* the group that checks it (under mu) */
-  pthread_cond_t verdict; /* minimal known, or check_index moved */
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
-  size_t *ready; /* finished groups, in the order they finished */
-  size_t nready, taken;
-  pthread_t th[CC_TCOMP_MAX_JOBS];
-  atomic_int slots; /* the slot the next thread takes */
-  int started;
-  double t0;
-  double last_done_ms; /* when the latest compile ended (from t0) */
-};
-
-/* *dst (malloc'd, its old text freed) = "what: " and the line of msg that names its error. */
-static void error_line(char **dst, const char *what, const char *msg) {
-  free(*dst);
-  *dst = cc_trun_error_line(what, msg ? msg : "");
-}
-
 /* A copy of `text` (NULL for NULL or ""); out of memory: NULL. */
 static char *copy_text(const char *text) { return text && *text ? cc_raw_strdup(text) : NULL; }
+
+/* ---- the default compiler ------------------------------------------------------------------ */
 
 /* The request's options: `base` (or none), the arch and the option lines. */
 static cucore_status request_options(const cucore_options *base,
@@ -139,6 +116,14 @@ done:
   return st;
 }
 
+/* ---- one group ---------------------------------------------------------------------------- */
+
+/* *dst (malloc'd, its old text freed) = "what: " and the line of msg that names its error. */
+static void error_line(char **dst, const char *what, const char *msg) {
+  free(*dst);
+  *dst = cc_trun_error_line(what, msg ? msg : "");
+}
+
 /* Registers, shared and local memory of the group's kernel (g->symbol) in its cubin. */
 static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g) {
   cucore_binary *bin = NULL;
@@ -160,13 +145,13 @@ static int read_resources(const void *cubin, size_t size, int arch, cc_tgroup *g
  * the source, for every configuration alike, so the tune stops (said once, with the kernels the
  * source has) instead of recording one compile error per configuration. */
 static void check_kernel(cc_trun *c, const cucore_tune_compile_request *q, const cc_tgroup *g) {
-  cc_tpipe *p = c->pipe;
-  char *msg = p ? cc_tnotes_missing_kernel(c, g, q->kernel, q->options ? q->options : "") : NULL;
+  cc_tcomp_pipe *p = c->comp->pipe;
+  char *msg = p ? cc_tcomp_missing_kernel(c, g, q->kernel, q->options ? q->options : "") : NULL;
   if (!msg) return;
   pthread_mutex_lock(&p->mu);
-  if (!c->kernel_missing) {
-    c->kernel_missing = msg, msg = NULL;
-    atomic_store(&p->next, c->ngroups); /* no more compiles */
+  if (!c->comp->kernel_missing) {
+    c->comp->kernel_missing = msg, msg = NULL;
+    atomic_store(&p->next, c->comp->ngroups); /* no more compiles */
     pthread_cond_broadcast(&p->cv);
   }
   pthread_mutex_unlock(&p->mu);
@@ -208,7 +193,8 @@ static int compile_with(cc_trun *c, const cucore_tune_compile_request *q,
  * so that which options a group is compiled with, and so its compile cache key, never depends
  * on timing. Asked for by cucore_tune_run_options::nvrtc_minimal (`--nvrtc-minimal`), not the
  * default: on the H100 it made compiles 20-30 % shorter but parallel compiles scale less
- * (0.55-0.59 per job at 8 jobs, the single job gaining most), under issue 24's 0.75. */
+ * (0.55-0.59 per job at 8 jobs, the single job gaining most), under the 0.75 per job that
+ * parallel compiles are held to (bench/compile_scaling.sh). */
 #define MINIMAL_LINE "--raw=-minimal" /* passed to NVRTC as it is */
 
 /* The request's option lines with -minimal added. */
@@ -220,7 +206,7 @@ static void with_minimal(const char *defines, cc_sb *b) {
 
 /* The first group's check: its cubin (`first`, `size` bytes) against the same request with
  * -minimal; the verdict stored in p->minimal. */
-static void check_minimal(cc_trun *c, cc_tpipe *p, const cucore_tune_compile_request *q,
+static void check_minimal(cc_trun *c, cc_tcomp_pipe *p, const cucore_tune_compile_request *q,
                           const void *first, size_t size) {
   int verdict = -1;
   cc_sb lines = {0};
@@ -248,23 +234,21 @@ static void check_minimal(cc_trun *c, cc_tpipe *p, const cucore_tune_compile_req
   pthread_mutex_unlock(&p->mu);
 }
 
-/* The first non-deferred group after `i` (c->ngroups when none). */
-static size_t next_compiled(const cc_trun *c, size_t i) {
-  while (i < c->ngroups && c->groups[i].deferred) i++;
+size_t cc_tcomp_next_compiled(const cc_trun *c, size_t i) {
+  while (i < c->comp->ngroups && c->comp->groups[i].deferred) i++;
   return i;
 }
 
 /* The checking group did not compile: the next one checks (none left: no -minimal). */
-static void pass_check(cc_trun *c, cc_tpipe *p, size_t i) {
+static void pass_check(cc_trun *c, cc_tcomp_pipe *p, size_t i) {
   pthread_mutex_lock(&p->mu);
-  p->check_index = next_compiled(c, i + 1);
-  if (p->check_index >= c->ngroups) atomic_store(&p->minimal, -1);
+  p->check_index = cc_tcomp_next_compiled(c, i + 1);
+  if (p->check_index >= c->comp->ngroups) atomic_store(&p->minimal, -1);
   pthread_cond_broadcast(&p->verdict);
   pthread_mutex_unlock(&p->mu);
 }
 
-/* 1 when group `i` is the one to check -minimal; otherwise waits for the verdict. */
-static int wait_verdict(cc_tpipe *p, size_t i) {
+int cc_tcomp_wait_verdict(cc_tcomp_pipe *p, size_t i) {
   pthread_mutex_lock(&p->mu);
   while (atomic_load(&p->minimal) == 0 && p->check_index != i)
     pthread_cond_wait(&p->verdict, &p->mu);
@@ -283,13 +267,13 @@ static int keep_compiled(cc_trun *c, cc_tgroup *g, const cucore_tune_compile_res
   }
   cc_content_digest(res->cubin, res->cubin_size, g->digest);
   if (read_resources(res->cubin, res->cubin_size, c->s.limits.arch, g) < 0) return -1;
-  if (c->keep_objects && !*obj &&
+  if (c->comp->keep_objects && !*obj &&
       cucore_object_from_memory(res->cubin, res->cubin_size, CUCORE_CODE_CUBIN, kernel, obj) !=
           CUCORE_OK) {
     error_line(&g->error, "keeping the cubin", cucore_last_error());
     return -1;
   }
-  if (c->keep_objects) g->obj = *obj, *obj = NULL;
+  if (c->comp->keep_objects) g->obj = *obj, *obj = NULL;
   return 0;
 }
 
@@ -301,9 +285,8 @@ static cucore_status request_texts(cc_trun *c, const cc_tgroup *g, cc_sb *kernel
   return st;
 }
 
-/* Group g compiled (in compile slot `slot`); its resources read, its object kept for
- * measuring. */
-static void compile_group(cc_trun *c, cc_tpipe *p, int slot, cc_tgroup *g, int first) {
+void cc_tcomp_compile_group(cc_trun *c, int slot, cc_tgroup *g, int first) {
+  cc_tcomp_pipe *p = c->comp->pipe;
   cc_sb kernel = {0}, defines = {0}, lines = {0};
   cucore_object *obj = NULL;
   void *copy = NULL;
@@ -312,7 +295,7 @@ static void compile_group(cc_trun *c, cc_tpipe *p, int slot, cc_tgroup *g, int f
   memset(&res, 0, sizeof res);
   if (request_texts(c, g, &kernel, &defines) != CUCORE_OK) {
     error_line(&g->error, "compile error", cucore_last_error());
-    if (first) pass_check(c, p, (size_t)(g - c->groups));
+    if (first) pass_check(c, p, (size_t)(g - c->comp->groups));
     goto done;
   }
   cucore_tune_compile_request q = {slot, c->s.limits.arch, cc_sb_text(&kernel),
@@ -322,7 +305,7 @@ static void compile_group(cc_trun *c, cc_tpipe *p, int slot, cc_tgroup *g, int f
     if (!lines.failed) q.options = cc_sb_text(&lines);
   }
   if (!compile_with(c, &q, &res, &obj, g)) {
-    if (first) pass_check(c, p, (size_t)(g - c->groups));
+    if (first) pass_check(c, p, (size_t)(g - c->comp->groups));
     goto done;
   }
   if (first) { /* copied first: the check's compile may reuse the callback's buffers */
@@ -346,182 +329,4 @@ done:
   cc_sb_free(&kernel);
   cc_sb_free(&defines);
   cc_sb_free(&lines);
-}
-
-static void *worker(void *arg) {
-  cc_tpipe *p = arg;
-  int slot = atomic_fetch_add(&p->slots, 1);
-  for (;;) {
-    size_t i = atomic_fetch_add(&p->next, 1);
-    if (i >= p->ctx->ngroups) break;
-    cc_tgroup *g = &p->ctx->groups[i];
-    if (!g->deferred) compile_group(p->ctx, p, slot, g, wait_verdict(p, i));
-    pthread_mutex_lock(&p->mu);
-    p->last_done_ms = cc_trun_now_ms() - p->t0;
-    p->ready[p->nready++] = i;
-    pthread_cond_signal(&p->cv);
-    pthread_mutex_unlock(&p->mu);
-  }
-  if (p->ctx->o.compile) { /* the slot is done: the compiler may let go of what it holds */
-    cucore_tune_compile_request q = {.slot = slot, .arch = p->ctx->s.limits.arch};
-    cucore_tune_compile_result r;
-    p->ctx->o.compile(p->ctx->o.user, &q, &r);
-  }
-  return NULL;
-}
-
-/* A group whose every configuration came from the store is not compiled (a resumed tune
- * compiles nothing) unless a finalist needs it (cc_tcomp_now). Model-first orders by the
- * model's verdicts, so it compiles everything. */
-static void mark_deferred(cc_trun *c, cc_tgroup *g, size_t n) {
-  int order_by_model = c->o.model_first || c->o.top_fraction > 0;
-  for (size_t i = 0; i < n; i++) g[i].deferred = !order_by_model;
-  for (size_t i = 0; i < c->s.rows && !order_by_model; i++) {
-    const cucore_tune_row *r = &c->rows[i];
-    if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->resumed) continue;
-    cc_tgroup key = {.hash = r->config.compile_hash};
-    cc_tgroup *x = bsearch(&key, g, n, sizeof key, cc_tgroup_by_hash);
-    if (x) x->deferred = 0;
-  }
-}
-
-/* The distinct compiles of the runnable rows, sorted by hash (c->groups, c->ngroups). */
-static cucore_status collect(cc_trun *c) {
-  cc_tgroup *g = cc_calloc(c->s.rows ? c->s.rows : 1, sizeof *g, "cucore_tune_run: compiles");
-  if (!g) return cucore_last_status();
-  size_t n = 0;
-  for (size_t i = 0; i < c->s.rows; i++)
-    if (c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE) {
-      g[n].hash = c->rows[i].config.compile_hash;
-      g[n++].index = c->rows[i].config.index;
-    }
-  qsort(g, n, sizeof *g, cc_tgroup_by_hash);
-  size_t u = 0;
-  for (size_t i = 0; i < n; i++)
-    if (u == 0 || g[u - 1].hash != g[i].hash) g[u++] = g[i];
-  mark_deferred(c, g, u);
-  c->groups = g;
-  c->ngroups = u;
-  return CUCORE_OK;
-}
-
-/* The occupancy model on every runnable row of group `g`. */
-static void apply_model(cc_trun *c, const cc_tgroup *g) {
-  cucore_tune_filter f = {c->o.min_occupancy, c->o.no_spills};
-  for (size_t i = 0; i < c->s.rows; i++) {
-    cucore_tune_row *r = &c->rows[i];
-    if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->config.compile_hash != g->hash) continue;
-    r->compile_ms = g->ms;
-    r->cache_hit = g->cache_hit;
-    if (!g->ok) {
-      cc_trun_text(&r->error, "%s", g->error ? g->error : "compile error");
-      r->compile_timed_out = g->timed_out;
-      continue;
-    }
-    r->compiled = 1;
-    r->registers = g->res.registers;
-    r->static_shared = g->res.static_shared_bytes;
-    r->local_bytes = g->local_bytes;
-    cucore_tune_model_check(&c->s.limits, &g->res, g->local_bytes, &f, &r->config, &r->model);
-    c->s.model_rejected += r->config.verdict == CUCORE_TUNE_MODEL_REJECTED;
-  }
-}
-
-cucore_status cc_tcomp_start(cc_trun *c) {
-  cucore_status st = collect(c);
-  if (st != CUCORE_OK) return st;
-  cc_tpipe *p = cc_calloc(1, sizeof *p, "cucore_tune_run: the compile pipeline");
-  size_t *ready = cc_calloc(c->ngroups ? c->ngroups : 1, sizeof *ready,
-                            "cucore_tune_run: compiles");
-  if (!p || !ready) {
-    free(p), free(ready);
-    return cucore_last_status();
-  }
-  p->ctx = c;
-  p->ready = ready;
-  atomic_init(&p->next, 0);
-  atomic_init(&p->slots, 0);
-  p->check_index = next_compiled(c, 0);
-  atomic_init(&p->minimal, c->o.nvrtc_minimal && p->check_index < c->ngroups ? 0 : -1);
-  pthread_cond_init(&p->verdict, NULL);
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cv, NULL);
-  p->t0 = cc_trun_now_ms();
-  c->pipe = p;
-  for (int i = 0; i < c->s.jobs && i < CC_TCOMP_MAX_JOBS; i++)
-    if (pthread_create(&p->th[p->started], NULL, worker, p) == 0) p->started++;
-  if (!p->started) worker(p); /* no thread could start: compile here */
-  return CUCORE_OK;
-}
-
-/* A compiled group counted (compiles, failures, time-outs, cache hits) and its warnings kept. */
-static void count_compile(cc_trun *c, const cc_tgroup *g) {
-  c->s.compiles++;
-  c->s.compile_failures += !g->ok;
-  c->s.compile_timeouts += (size_t)g->timed_out;
-  c->s.cache_hits += (size_t)g->cache_hit;
-  cc_tnotes_warnings(c, g);
-}
-
-cc_tgroup *cc_tcomp_next(cc_trun *c) {
-  cc_tpipe *p = c->pipe;
-  pthread_mutex_lock(&p->mu);
-  while (p->taken < c->ngroups && p->taken == p->nready && !c->kernel_missing)
-    pthread_cond_wait(&p->cv, &p->mu);
-  size_t i = p->taken < c->ngroups && !c->kernel_missing ? p->ready[p->taken++] : (size_t)-1;
-  if (p->taken == c->ngroups && i != (size_t)-1) c->s.compile_wall_ms = p->last_done_ms;
-  pthread_mutex_unlock(&p->mu);
-  if (i == (size_t)-1) return NULL;
-  cc_tgroup *g = &c->groups[i];
-  if (!g->deferred) {
-    count_compile(c, g);
-    apply_model(c, g);
-  }
-  return g;
-}
-
-int cc_tcomp_waiting(cc_trun *c) {
-  cc_tpipe *p = c->pipe;
-  if (!p) return 0;
-  pthread_mutex_lock(&p->mu);
-  int waiting = p->taken == p->nready && p->nready < c->ngroups;
-  pthread_mutex_unlock(&p->mu);
-  return waiting;
-}
-
-int cc_tcomp_now(cc_trun *c, cc_tgroup *g) {
-  if (!g->deferred) return g->ok ? 0 : -1;
-  compile_group(c, c->pipe, c->s.jobs, g, 0); /* the calling thread's slot */
-  g->deferred = 0;
-  count_compile(c, g); /* its rows came from the store: their verdicts stand */
-  return g->ok ? 0 : -1;
-}
-
-void cc_tcomp_finish(cc_trun *c) {
-  cc_tpipe *p = c->pipe;
-  if (p) {
-    atomic_store(&p->next, c->ngroups); /* a tune that stopped early compiles no more */
-    pthread_mutex_lock(&p->mu);
-    int expected = 0; /* no verdict coming: the waiting threads go on */
-    atomic_compare_exchange_strong(&p->minimal, &expected, -1);
-    pthread_cond_broadcast(&p->verdict);
-    pthread_mutex_unlock(&p->mu);
-    for (int i = 0; i < p->started; i++) pthread_join(p->th[i], NULL);
-    c->s.nvrtc_minimal = atomic_load(&p->minimal) == 1;
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    pthread_cond_destroy(&p->verdict);
-    free(p->ready);
-    free(p);
-  }
-  c->pipe = NULL;
-  if (c->groups && !c->inert) cc_tnotes_inert(c);
-  for (size_t i = 0; c->groups && i < c->ngroups; i++) {
-    cucore_object_destroy(c->groups[i].obj);
-    free(c->groups[i].symbol);
-    free(c->groups[i].error);
-    free(c->groups[i].log);
-  }
-  free(c->groups);
-  c->groups = NULL;
 }

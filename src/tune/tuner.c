@@ -1,7 +1,8 @@
-/* run_base.c -- what every part of cucore_tune_run() uses: a monotonic clock, the notes for
- * the caller, a failed row counted, the group of a row. */
+/* tuner.c -- the core of cucore_tune_run(), what every room uses: a monotonic clock, the
+ * notes for the caller, a row's texts, a failed row counted, the model's order of the rows,
+ * the results' names and a buffer's bytes. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
-#include "tune/run.h"
+#include "tune/tuner.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -76,29 +77,12 @@ void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, c
   c->s.failed++;
 }
 
-int cc_tgroup_by_hash(const void *a, const void *b) {
-  uint64_t x = ((const cc_tgroup *)a)->hash, y = ((const cc_tgroup *)b)->hash;
-  return x < y ? -1 : x > y;
-}
-
-cc_tgroup *cc_trun_group_of(const cc_trun *c, const cucore_tune_row *r) {
-  cc_tgroup key = {.hash = r->config.compile_hash};
-  return c->groups ? bsearch(&key, c->groups, c->ngroups, sizeof key, cc_tgroup_by_hash) : NULL;
-}
-
 static const char *const result_names[] = {
     "",           "ok",    "wrong-answer", "launch-error", "verify-error",
     "bind-error", "fault", "device-lost",  "skipped"};
 
 const char *cucore_tune_result_name(cucore_tune_result result) {
   return (unsigned)result < CC_ARRAY_LEN(result_names) ? result_names[result] : "?";
-}
-
-cucore_tune_result cc_tune_result_parse(const char *name, size_t len) {
-  for (size_t i = 1; i < CC_ARRAY_LEN(result_names); i++)
-    if (strlen(result_names[i]) == len && strncmp(result_names[i], name, len) == 0)
-      return (cucore_tune_result)i;
-  return CUCORE_TUNE_LAUNCH_ERROR; /* a status this version does not know: a failure */
 }
 
 static _Thread_local const cucore_tune_row *tls_rows; /* for by_score (no qsort_r in C11) */
@@ -117,3 +101,5 @@ size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *or
   qsort(order, n, sizeof *order, by_score);
   return n;
 }
+
+size_t cc_trun_bytes(const cucore_tune_buffer *b) { return b->count * b->elem_size; }

@@ -1,4 +1,4 @@
-/* run_gpu.c -- a measured tune on the GPU: while the compile threads work, the calling thread
+/* gpu_loop.c -- a measured tune on the GPU: while the compile threads work, the calling thread
  * takes each finished compile, and for each of its configurations that the model lets run:
  * takes it from the store (a resumed tune measures nothing twice), else resets the data,
  * launches once and checks the outputs (a wrong answer is recorded, never timed), then times
@@ -18,22 +18,17 @@
  * once, by whichever tune claims its group first; the other's report shows it as resumed. A
  * tune whose store is read-only, a --fresh one, and one that cannot make the lock file (said
  * once) measure without locks. Model-first measures row by row, claiming each row's group. */
-#include "tune/run.h"
+#include "tune/measuring.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* CUCORE_NOT_FOUND when a compile found that the kernel names nothing in the source. */
-static cucore_status kernel_found(const cc_trun *c) {
-  return c->kernel_missing ? cc_fail(CUCORE_NOT_FOUND, "%s", c->kernel_missing) : CUCORE_OK;
-}
-
-/* cc_tbind_kernel, its time counted as loading. */
-static cucore_status cc_tgpu_bind(cc_trun *c, const cc_tgroup *g, cucore_kernel **k,
-                                  cucore_args **a) {
+/* cc_tmeas_bind_kernel, its time counted as loading. */
+static cucore_status bind_timed(cc_trun *c, const cc_tgroup *g, cucore_kernel **k,
+                                cucore_args **a) {
   double t0 = cc_trun_now_ms();
-  cucore_status st = cc_tbind_kernel(c, g, k, a);
+  cucore_status st = cc_tmeas_bind_kernel(c, g, k, a);
   c->s.load_ms += cc_trun_now_ms() - t0;
   return st;
 }
@@ -52,7 +47,7 @@ static int has_work(const cc_trun *c, const cc_tgroup *g) {
 static void measure_group(cc_trun *c, const cc_tgroup *g) {
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
-  int ok = g->ok && (!has_work(c, g) || cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK);
+  int ok = g->ok && (!has_work(c, g) || bind_timed(c, g, &k, &a) == CUCORE_OK);
   unsigned resets = c->s.resets;
   size_t last = 0;
   for (size_t i = 0; i < c->s.rows; i++)
@@ -61,51 +56,57 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
     cucore_tune_row *r = &c->rows[i];
     if (r->config.compile_hash != g->hash || r->config.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
-    c->last_of_group = i == last;
+    c->meas->last_of_group = i == last;
     if (resets != c->s.resets) { /* the device was reset: the kernel and its arguments anew */
       cucore_args_destroy(a);
       cucore_kernel_destroy(k);
       k = NULL, a = NULL, resets = c->s.resets;
-      ok = c->s.lost || cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK;
+      ok = c->s.lost || bind_timed(c, g, &k, &a) == CUCORE_OK;
     }
     if (ok)
-      cc_tone_measure(c, k, a, r);
+      cc_tmeas_one(c, k, a, r);
     else
       cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
-    cc_tone_progress(c, r, 0);
+    cc_tmeas_progress(c, r, 0);
   }
-  c->last_of_group = 0;
+  c->meas->last_of_group = 0;
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
 }
 
 static void measure_row_of(cc_trun *c, cucore_tune_row *r) {
-  const cc_tgroup *g = cc_trun_group_of(c, r);
+  const cc_tgroup *g = cc_tcomp_group_of(c, r);
   cucore_kernel *k = NULL;
   cucore_args *a = NULL;
   if (!r->resumed) { /* else from the store, or measured by another tune meanwhile */
-    if (g && g->obj && cc_tgpu_bind(c, g, &k, &a) == CUCORE_OK)
-      cc_tone_measure(c, k, a, r);
+    if (g && g->obj && bind_timed(c, g, &k, &a) == CUCORE_OK)
+      cc_tmeas_one(c, k, a, r);
     else
       cc_trun_failed(c, r, CUCORE_TUNE_BIND_ERROR, cucore_last_error());
   }
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
-  cc_tone_progress(c, r, 0);
+  cc_tmeas_progress(c, r, 0);
 }
 
-/* What was put off: groups (or rows, model-first) another tune held. v NULL: none could be
- * kept, so every claim waits. */
-typedef struct later {
+/* What was put off: the groups another tune held. v NULL: none could be kept, so every claim
+ * waits. */
+typedef struct later_groups {
+  cc_tgroup **v;
+  size_t n;
+} later_groups;
+
+/* The same of rows, model-first (their indices). */
+typedef struct later_rows {
   size_t *v;
   size_t n;
-} later;
+} later_rows;
 
 /* Group g measured when claimed; put off when another tune holds it. */
-static void take_group(cc_trun *c, cc_tgroup *g, later *l) {
+static void take_group(cc_trun *c, cc_tgroup *g, later_groups *l) {
   int work = g->ok && has_work(c, g);
   if (work && !cc_tstore_claim(c, g->hash, !l->v)) {
-    l->v[l->n++] = (size_t)(g - c->groups);
+    l->v[l->n++] = g;
     return;
   }
   measure_group(c, g);
@@ -113,9 +114,9 @@ static void take_group(cc_trun *c, cc_tgroup *g, later *l) {
 }
 
 /* The groups put off, each waited for in turn. */
-static void take_later_groups(cc_trun *c, const later *l) {
+static void take_later_groups(cc_trun *c, const later_groups *l) {
   for (size_t i = 0; i < l->n; i++) {
-    cc_tgroup *g = &c->groups[l->v[i]];
+    cc_tgroup *g = l->v[i];
     cc_tstore_claim(c, g->hash, 1);
     measure_group(c, g);
     cc_tstore_release(c, g->hash);
@@ -123,7 +124,7 @@ static void take_later_groups(cc_trun *c, const later *l) {
 }
 
 /* Row `row` measured when its group is claimed (waiting for it when `wait`), else put off. */
-static void take_row(cc_trun *c, size_t row, later *l, int wait) {
+static void take_row(cc_trun *c, size_t row, later_rows *l, int wait) {
   cucore_tune_row *r = &c->rows[row];
   int claimed = !r->resumed;
   if (claimed && !cc_tstore_claim(c, r->config.compile_hash, wait || !l->v)) {
@@ -139,7 +140,7 @@ static void measure_model_first(cc_trun *c) {
   while (cc_tcomp_next(c)) {}
   size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order);
   size_t n = order ? cc_trun_model_order(c->rows, c->s.rows, order) : 0;
-  later l = {cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *l.v), 0};
+  later_rows l = {cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *l.v), 0};
   double f = c->o.top_fraction;
   size_t take = f > 0 ? (size_t)ceil(f * (double)n) : n;
   for (size_t i = 0; i < n; i++) {
@@ -161,68 +162,43 @@ static void measure_model_first(cc_trun *c) {
  * resumed group is not compiled); the compiles started (they run while the driver makes the
  * context); then the device, the clock probe and the rotation's copies. */
 static cucore_status prepare(cc_trun *c) {
-  cc_trot_plan(c);
+  cc_tdev_rot_plan(c);
   cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
-  c->keep_objects = 1;
-  if (st == CUCORE_OK) st = cc_tcomp_start(c);
-  if (st == CUCORE_OK) st = cc_tdata_open(c);
-  if (st == CUCORE_OK) cc_ttime_probe(c);
-  if (st == CUCORE_OK) st = cc_trot_open(c);
+  if (st == CUCORE_OK) st = cc_tcomp_start(c, 1); /* the groups keep their objects */
+  if (st == CUCORE_OK) st = cc_tdev_open(c);
+  if (st == CUCORE_OK) cc_tdev_probe_clock(c);
+  if (st == CUCORE_OK) st = cc_tdev_rot_open(c);
   return st;
 }
 
-cucore_status cc_tgpu_measure_all(cc_trun *c) {
+cucore_status cc_tmeas_all(cc_trun *c) {
+  cc_tmeas *m = c->meas;
   double t_setup = cc_trun_now_ms();
   cucore_status st = prepare(c);
-  c->t_start = cc_trun_now_ms();
-  c->s.setup_ms = c->t_start - t_setup;
+  m->t_start = cc_trun_now_ms();
+  c->s.setup_ms = m->t_start - t_setup;
   if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
-  later l = {st == CUCORE_OK ? cc_raw_calloc(c->ngroups ? c->ngroups : 1, sizeof *l.v) : NULL, 0};
+  size_t ng = cc_tcomp_count(c);
+  later_groups l = {st == CUCORE_OK ? cc_raw_calloc(ng ? ng : 1, sizeof *l.v) : NULL, 0};
   for (cc_tgroup *g; st == CUCORE_OK;) {
     double t0 = cc_trun_now_ms();
     if (!(g = cc_tcomp_next(c))) break;
     if (c->s.first_ready_ms) /* the first wait is first_ready_ms */
       c->s.wait_ms += cc_trun_now_ms() - t0;
     else
-      c->s.first_ready_ms = cc_trun_now_ms() - c->t_start;
+      c->s.first_ready_ms = cc_trun_now_ms() - m->t_start;
     take_group(c, g, &l);
   }
   take_later_groups(c, &l);
   free(l.v);
-  if (st == CUCORE_OK) cc_tone_progress(c, NULL, 1);
-  if (st == CUCORE_OK) cc_tfinal(c); /* before the store closes: finalists are recorded again */
-  c->s.measure_wall_ms = cc_trun_now_ms() - c->t_start;
+  if (st == CUCORE_OK) cc_tmeas_progress(c, NULL, 1);
+  if (st == CUCORE_OK)
+    cc_tmeas_final(c); /* before the store closes: finalists are recorded again */
+  c->s.measure_wall_ms = cc_trun_now_ms() - m->t_start;
   cc_tcomp_finish(c);
-  cc_trot_close(c);
-  cc_tdata_close(c);
+  cc_tdev_rot_close(c);
+  cc_tdev_close(c);
   cc_tstore_close(c);
-  return st == CUCORE_OK ? kernel_found(c) : st;
-}
-
-/* The progress callback after a dry run's compile of group g. */
-static void compile_progress(cc_trun *c, const cc_tgroup *g, size_t done) {
-  if (!c->o.progress) return;
-  cucore_tune_progress p = {0};
-  p.done = done;
-  p.total = c->ngroups;
-  p.elapsed_s = (cc_trun_now_ms() - c->t_start) / 1000;
-  p.eta_s = p.total > done ? p.elapsed_s / (double)done * (double)(p.total - done) : 0.0;
-  p.config = g->index;
-  p.compiling = 1;
-  c->o.progress(c->o.user, &p);
-}
-
-cucore_status cc_tgpu_compile_all(cc_trun *c) {
-  c->t_start = cc_trun_now_ms();
-  cucore_status st = cc_tcomp_start(c);
-  size_t done = 0;
-  for (cc_tgroup *g; st == CUCORE_OK && (g = cc_tcomp_next(c)) != NULL;)
-    compile_progress(c, g, ++done);
-  if (st == CUCORE_OK && c->o.progress) {
-    cucore_tune_progress p = {.done = done, .total = c->ngroups, .compiling = 1, .finished = 1};
-    c->o.progress(c->o.user, &p);
-  }
-  cc_tcomp_finish(c);
-  return st == CUCORE_OK ? kernel_found(c) : st;
+  return st == CUCORE_OK ? cc_tcomp_kernel_found(c) : st;
 }

@@ -1,12 +1,12 @@
 /*
- * tune/json.h -- a small strict JSON reader (RFC 8259) for search-space files: a tree of
- * values; numbers keep their text (a parameter value "64" or "0.5" stays exactly as
- * written). Strict: nesting at most CC_JSON_DEPTH_MAX, no duplicate keys, no trailing commas,
- * no comments, no control characters in strings, nothing after the value. Errors name the
- * line and column.
+ * tune/strict_json.h -- a small strict JSON reader (RFC 8259) for search-space files and the
+ * store's lines: a tree of values; numbers keep their text (a parameter value "64" or "0.5"
+ * stays exactly as written). Strict: nesting at most CC_JSON_DEPTH_MAX, no duplicate keys, no
+ * trailing commas, no comments, no control characters in strings, nothing after the value.
+ * Errors name the line and column.
  */
-#ifndef CUCORE_TUNE_JSON_H
-#define CUCORE_TUNE_JSON_H
+#ifndef CUCORE_TUNE_STRICT_JSON_H
+#define CUCORE_TUNE_STRICT_JSON_H
 
 #include "base/base.h"
 
@@ -40,4 +40,4 @@ const cc_json *cc_json_get(const cc_json *obj, const char *key);
 /* "null", "a boolean", "a number", "a string", "an array", "an object". */
 const char *cc_json_type_name(cc_json_type t);
 
-#endif /* CUCORE_TUNE_JSON_H */
+#endif /* CUCORE_TUNE_STRICT_JSON_H */

@@ -1,17 +1,17 @@
-/* run_report.c -- the report of cucore_tune_run(): an opaque handle holding the rows and the
+/* report_handle.c -- the report of cucore_tune_run(): an opaque handle holding the rows and the
  * summary (counts, results, the time split, the winner, the store), and the model's agreement
  * with the measurements (Spearman's rank correlation of score and median). */
-#include "tune/run.h"
+#include "tune/tuner.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 struct cucore_tune_report {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_tune_summary s;
   cucore_tune_row *rows; /* their error and detail texts are the report's */
-  cc_twarn *warns;
+  cc_tcomp_warn *warns;
   size_t *inert;
   char key[65];
   char *store_path; /* malloc'd (NULL: none, said as "") */
@@ -77,14 +77,10 @@ cucore_status cc_treport_make(cc_trun *c, cucore_tune_report **out) {
   agreement(c);
   r->s = c->s;
   r->rows = c->rows;
-  r->warns = c->warns;
-  r->inert = c->inert;
   c->rows = NULL;
-  c->warns = NULL, c->nwarns = 0;
-  c->inert = NULL;
-  memcpy(r->key, c->key, sizeof r->key);
-  r->store_path = c->store_path;
-  c->store_path = NULL;
+  cc_tcomp_take_notes(c, &r->warns, &r->inert);
+  snprintf(r->key, sizeof r->key, "%s", cc_tstore_key(c));
+  r->store_path = cc_tstore_take_path(c);
   r->s.key = r->key;
   r->s.store_path = r->store_path ? r->store_path : "";
   *out = r;
@@ -101,7 +97,7 @@ cucore_status cucore_tune_report_destroy(cucore_tune_report *report) {
   }
   free(report->rows);
   report->rows = NULL;
-  cc_tnotes_free_warnings(report->warns, report->s.warnings);
+  cc_tcomp_free_warnings(report->warns, report->s.warnings);
   free(report->store_path);
   free(report->inert);
   cc_handle_retire(report, CC_KIND_TUNE_REPORT);
@@ -146,7 +142,7 @@ cucore_status cucore_tune_report_get_warning(const cucore_tune_report *report, s
   cc_begin();
   CC_CHECK_HANDLE(report, TUNE_REPORT, "cucore_tune_report_get_warning", "report");
   CC_CHECK_ARG(out, "cucore_tune_report_get_warning", "out");
-  return cc_tnotes_get_warning(report->warns, report->s.warnings, i, out);
+  return cc_tcomp_get_warning(report->warns, report->s.warnings, i, out);
 }
 
 cucore_status cucore_tune_report_get_inert_param(const cucore_tune_report *report, size_t i,

@@ -1,20 +1,42 @@
-/* run_store.c -- the store of a measured tune: its key (the source, the compile options, the
+/* store_results.c -- the store of a measured tune: its key (the source, the compile options, the
  * kernel, the launch expressions, the parameters' names, the buffers and what makes a result
  * right), the device's fingerprint with the timing policy; rows measured before taken from it
  * (a resumed tune measures nothing twice; the store's one reader gives their fields) and every
  * result appended to it with the source's and the kernel's names. A store that cannot be
  * appended to is still read (its results resumed) and the tune goes on keeping nothing, as one
  * that cannot be read at all; the note callback says so once. The claims of configuration
- * groups (run_gpu.c shares the work of tunes on one store with them) are the store's locks. */
+ * groups (gpu_loop.c shares the work of tunes on one store with them) are the store's locks.
+ * The room's state (cc_tstore) is this file's alone. */
 #include "compile/cache.h"
-#include "tune/run.h"
 #include "tune/space.h"
 #include "tune/store.h"
+#include "tune/tuner.h"
 
 #include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The room's state. */
+struct cc_tstore {
+  cucore_tune_store *store; /* NULL: none (not opened, or unreadable) */
+  char key[65];             /* the tune's key ("" before the open) */
+  char *path;               /* the store's path (malloc'd; NULL: none) */
+  int no_locks;             /* 1: the store's locks cannot be had (said once): no work shared */
+};
+
+cucore_status cc_tstore_init(cc_trun *c) {
+  c->store = cc_calloc(1, sizeof *c->store, "cucore_tune_run: the store's state");
+  return c->store ? CUCORE_OK : cucore_last_status();
+}
+
+const char *cc_tstore_key(const cc_trun *c) { return c->store->key; }
+
+char *cc_tstore_take_path(cc_trun *c) {
+  char *p = c->store->path;
+  c->store->path = NULL;
+  return p;
+}
 
 /* `slot`'s expressions as "a,b,c". */
 static void slot_text(const cucore_tune_space *s, int slot, cc_sb *b) {
@@ -40,13 +62,13 @@ static void args_text(const cc_trun *c, cc_sb *b) {
   for (size_t i = 0; i < c->nbufs; i++) {
     const cucore_tune_buffer *b2 = &c->bufs[i];
     char digest[33];
-    cc_content_digest(b2->host, cc_tdata_bytes(b2), digest);
+    cc_content_digest(b2->host, cc_trun_bytes(b2), digest);
     cc_sb_printf(b, "buf %d %d %zu %zu %s\n", (int)b2->role, (int)b2->elem, b2->elem_size,
                  b2->count, digest);
   }
 }
 
-/* The tune's key into c->key; the problem size's text into *problem. */
+/* The tune's key into the room's; the problem size's text into *problem. */
 static cucore_status make_key(cc_trun *c, cc_sb *problem) {
   const cucore_tune_space *s = c->space;
   const char *canon = "";
@@ -66,7 +88,7 @@ static cucore_status make_key(cc_trun *c, cc_sb *problem) {
                               .launch = cc_sb_text(&launch),
                               .args = cc_sb_text(&args),
                               .params = cc_sb_text(&params)};
-  if (st == CUCORE_OK) st = cucore_tune_key(&f, c->key);
+  if (st == CUCORE_OK) st = cucore_tune_key(&f, c->store->key);
   cc_sb_free(&launch);
   cc_sb_free(&args);
   cc_sb_free(&params);
@@ -77,14 +99,15 @@ static cucore_status make_key(cc_trun *c, cc_sb *problem) {
 static char *wanted_path(const cc_trun *c) {
   char *p = NULL;
   if (c->o.store_path) return cc_raw_strdup(c->o.store_path);
-  return cc_tune_store_default_path(c->key, &p) == CUCORE_OK ? p : NULL;
+  return cc_tune_store_default_path(c->store->key, &p) == CUCORE_OK ? p : NULL;
 }
 
 /* The store could not be opened for appending (`why`): read only, or not at all. */
 static cucore_status open_read_only(cc_trun *c, const char *problem, const char *fp,
                                     const char *why) {
-  cucore_status st = cucore_tune_store_open_read_only(c->o.store_path, c->key, problem, fp,
-                                                      &c->store);
+  cc_tstore *t = c->store;
+  cucore_status st = cucore_tune_store_open_read_only(c->o.store_path, t->key, problem, fp,
+                                                      &t->store);
   if (st == CUCORE_OK) {
     c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
     cc_trun_note(c,
@@ -99,14 +122,15 @@ static cucore_status open_read_only(cc_trun *c, const char *problem, const char 
                "the results of this tune are not kept and none is resumed (every "
                "configuration is measured): %s",
                cucore_last_error()); /* why it cannot be read says why it cannot be written */
-  free(c->store_path);
-  c->store_path = wanted_path(c);
+  free(t->path);
+  t->path = wanted_path(c);
   return CUCORE_OK;
 }
 
 /* The store opened for appending, else read only, else none; its names set. */
 static cucore_status open_store(cc_trun *c, const char *problem, const char *fp) {
-  cucore_status st = cucore_tune_store_open(c->o.store_path, c->key, problem, fp, &c->store);
+  cc_tstore *t = c->store;
+  cucore_status st = cucore_tune_store_open(c->o.store_path, t->key, problem, fp, &t->store);
   if (CUCORE_CODE(st) == CUCORE_IO_ERROR) {
     char *why = cc_raw_strdup(cucore_last_error());
     st = open_read_only(c, problem, fp, why ? why : "out of host memory");
@@ -114,8 +138,8 @@ static cucore_status open_store(cc_trun *c, const char *problem, const char *fp)
   } else if (st == CUCORE_OK) {
     c->s.store_use = CUCORE_TUNE_STORE_KEPT;
   }
-  if (st == CUCORE_OK && c->store)
-    st = cucore_tune_store_set_names(c->store, c->o.source_name ? c->o.source_name : "tune.cu",
+  if (st == CUCORE_OK && t->store)
+    st = cucore_tune_store_set_names(t->store, c->o.source_name ? c->o.source_name : "tune.cu",
                                      c->space->kernel);
   return st;
 }
@@ -125,8 +149,8 @@ cucore_status cc_tstore_open(cc_trun *c) {
                                  refuses to be cut */
   cc_sb problem = {0};
   cucore_status st = make_key(c, &problem);
-  cucore_tune_timing_options o = cc_ttime_options(c);
-  const char *cold = o.l2_bytes ? "cold" : c->rot ? "rotate" : "hot";
+  cucore_tune_timing_options o = cc_tdev_timing(c);
+  const char *cold = o.l2_bytes ? "cold" : cc_tdev_rot_sets(c) ? "rotate" : "hot";
   snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, c->o.max_noise);
   cucore_device_props props;
   if (st == CUCORE_OK) st = cucore_device_get_props(c->o.device, &props);
@@ -152,8 +176,7 @@ static void resume_row(cc_trun *c, cucore_tune_row *r, const cucore_tune_record 
   r->model.occupancy = x->occupancy;
   r->resumed = 1;
   cc_trun_text(&r->detail, "from the store%s", r->finalist ? " (a finalist)" : "");
-  c->s.resumed++;
-  c->done++;
+  c->s.resumed++; /* the progress counts it done */
   /* A failure counts wherever it was recorded: a fault measured by the process that ended on
    * it is a failure of this tune too. */
   c->s.wrong += r->status == CUCORE_TUNE_WRONG_ANSWER;
@@ -167,31 +190,34 @@ static double stored_err(const cucore_tune_row *r, double e) {
   return !r->has_error ? 0 : e < DBL_MAX ? e : DBL_MAX;
 }
 
-/* Row r's result as the store's JSON. */
+/* Row r's result as the store's JSON (its strings written by the one JSON string writer). */
 static void result_text(const cucore_tune_row *r, cc_sb *res) {
+  const char *status = cucore_tune_result_name(r->status);
+  cc_sb_puts(res, "{\"status\":");
+  cc_sb_json_string(res, status, strlen(status));
   cc_sb_printf(res,
-               "{\"status\":\"%s\",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
+               ",\"median_ms\":%.9g,\"p20_ms\":%.9g,\"p80_ms\":%.9g,"
                "\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
                "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
                "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"compile_ms\":%.6g,\"finalist\":%s,"
                "\"detail\":",
-               cucore_tune_result_name(r->status), r->stats.median, r->stats.p20, r->stats.p80,
-               r->stats.rel_stddev, r->stats.n, r->batch, r->registers, r->model.occupancy, r->mode,
-               r->sm_clock_mhz, r->throttled, stored_err(r, r->max_abs_err),
-               stored_err(r, r->max_rel_err), r->compile_ms, r->finalist ? "true" : "false");
+               r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n,
+               r->batch, r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
+               stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), r->compile_ms,
+               r->finalist ? "true" : "false");
   cc_sb_json_string(res, r->detail, strlen(r->detail));
   cc_sb_puts(res, "}");
 }
 
 void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
-  if (!c->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT) return; /* said at the open */
+  if (!c->store->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT) return; /* said at the open */
   cc_sb config = {0}, res = {0};
   cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config);
   result_text(r, &res);
   if (config.failed || res.failed) {
     cc_trun_note(c, "the result of configuration %llu was not stored: out of host memory",
                  (unsigned long long)r->config.index);
-  } else if (cucore_tune_store_append(c->store, cc_sb_text(&config), cc_sb_text(&res)) !=
+  } else if (cucore_tune_store_append(c->store->store, cc_sb_text(&config), cc_sb_text(&res)) !=
              CUCORE_OK) {
     cc_trun_note(c, "%s; the results of this tune are not kept from here on", cucore_last_error());
     c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
@@ -204,7 +230,8 @@ void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
  * result for, marked resumed. */
 static void resume_rows(cc_trun *c, uint64_t hash, int all) {
   cc_sb config = {0};
-  for (size_t i = 0; c->store && i < c->s.rows && !c->o.fresh; i++) {
+  cucore_tune_store *store = c->store->store;
+  for (size_t i = 0; store && i < c->s.rows && !c->o.fresh; i++) {
     cucore_tune_row *r = &c->rows[i];
     cucore_tune_record x;
     int found = 0;
@@ -214,8 +241,7 @@ static void resume_rows(cc_trun *c, uint64_t hash, int all) {
     config.len = 0;
     if (cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config) != CUCORE_OK)
       break;
-    if (cucore_tune_store_find_record(c->store, cc_sb_text(&config), &x, &found) == CUCORE_OK &&
-        found)
+    if (cucore_tune_store_find_record(store, cc_sb_text(&config), &x, &found) == CUCORE_OK && found)
       resume_row(c, r, &x);
   }
   cc_sb_free(&config);
@@ -224,11 +250,12 @@ static void resume_rows(cc_trun *c, uint64_t hash, int all) {
 void cc_tstore_resume(cc_trun *c) { resume_rows(c, 0, 1); }
 
 int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait) {
-  if (!c->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT || c->o.fresh || c->no_locks)
+  cc_tstore *t = c->store;
+  if (!t->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT || c->o.fresh || t->no_locks)
     return 1; /* nothing shared: measured here */
   int locked = 0;
-  if (cucore_tune_store_lock(c->store, hash, wait, &locked) != CUCORE_OK) {
-    c->no_locks = 1;
+  if (cucore_tune_store_lock(t->store, hash, wait, &locked) != CUCORE_OK) {
+    t->no_locks = 1;
     cc_trun_note(c,
                  "%s; measuring without locks (another tune on this store may measure the "
                  "same configurations)",
@@ -236,23 +263,33 @@ int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait) {
     return 1;
   }
   if (!locked) return 0;
-  if (cucore_tune_store_refresh(c->store, NULL) != CUCORE_OK) /* what others measured */
+  if (cucore_tune_store_refresh(t->store, NULL) != CUCORE_OK) /* what others measured */
     cc_trun_note(c, "%s", cucore_last_error());
   resume_rows(c, hash, 0);
   return 1;
 }
 
 void cc_tstore_release(cc_trun *c, uint64_t hash) {
-  if (c->store && !c->no_locks) cucore_tune_store_unlock(c->store, hash);
+  cc_tstore *t = c->store;
+  if (t->store && !t->no_locks) cucore_tune_store_unlock(t->store, hash);
 }
 
 void cc_tstore_close(cc_trun *c) {
+  cc_tstore *t = c->store;
   const char *path = "";
-  if (c->store &&
-      cucore_tune_store_get_info(c->store, &path, &c->s.store_records, NULL) == CUCORE_OK) {
-    free(c->store_path);
-    c->store_path = cc_raw_strdup(path); /* NULL when out of memory: the report says "" */
+  if (t->store &&
+      cucore_tune_store_get_info(t->store, &path, &c->s.store_records, NULL) == CUCORE_OK) {
+    free(t->path);
+    t->path = cc_raw_strdup(path); /* NULL when out of memory: the report says "" */
   }
-  cucore_tune_store_close(c->store);
+  cucore_tune_store_close(t->store);
+  t->store = NULL;
+}
+
+void cc_tstore_free(cc_trun *c) {
+  if (!c->store) return;
+  if (c->store->store) cc_tstore_close(c);
+  free(c->store->path);
+  free(c->store);
   c->store = NULL;
 }

@@ -1,17 +1,17 @@
-/* run_notes.c -- what a tune's compiles say beyond their cubins: the compiler's warnings (each
+/* compile_notes.c -- what a tune's compiles say beyond their cubins: the compiler's warnings (each
  * distinct one once, with how many compiles gave it), the parameters whose values change
  * nothing in the code (every pair of compiles differing only in one of them gave byte-identical
  * cubins: a parameter the source #defines itself, or one the kernel never reads), and a kernel
  * name that names nothing in the source (said once, with the kernels the source has, instead of
  * one compile error per configuration). */
-#include "tune/run.h"
+#include "tune/compiles.h"
 #include "tune/space.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct cc_twarn {
+struct cc_tcomp_warn {
   char *text;
   size_t compiles;
   uint64_t first;
@@ -25,41 +25,42 @@ static int is_warning_line(const char *line, size_t n) {
   return 0;
 }
 
-static void add_warning(cc_trun *c, const char *line, size_t n, uint64_t config) {
-  for (size_t i = 0; i < c->nwarns; i++)
-    if (strlen(c->warns[i].text) == n && memcmp(c->warns[i].text, line, n) == 0) {
-      c->warns[i].compiles++;
+static void add_warning(cc_tcomp *t, const char *line, size_t n, uint64_t config) {
+  for (size_t i = 0; i < t->nwarns; i++)
+    if (strlen(t->warns[i].text) == n && memcmp(t->warns[i].text, line, n) == 0) {
+      t->warns[i].compiles++;
       return;
     }
-  cc_twarn *w = cc_grow(c->warns, &c->cap_warns, c->nwarns + 1, sizeof *w, "the compile warnings");
+  cc_tcomp_warn *w = cc_grow(t->warns, &t->cap_warns, t->nwarns + 1, sizeof *w,
+                             "the compile warnings");
   char *text = cc_raw_malloc(n + 1);
   if (!w || !text) { /* a note lost to out of memory: the tune goes on */
     free(text);
-    if (w) c->warns = w;
+    if (w) t->warns = w;
     return;
   }
   memcpy(text, line, n);
   text[n] = 0;
-  c->warns = w;
-  c->warns[c->nwarns++] = (cc_twarn){text, 1, config};
+  t->warns = w;
+  t->warns[t->nwarns++] = (cc_tcomp_warn){text, 1, config};
 }
 
-void cc_tnotes_warnings(cc_trun *c, const cc_tgroup *g) {
+void cc_tcomp_warnings(cc_trun *c, const cc_tgroup *g) {
   for (const char *p = g->log; p && *p;) {
     size_t n = strcspn(p, "\n");
-    if (is_warning_line(p, n)) add_warning(c, p, n, g->index);
+    if (is_warning_line(p, n)) add_warning(c->comp, p, n, g->index);
     p += n + (p[n] != 0);
   }
-  c->s.warnings = c->nwarns;
+  c->s.warnings = c->comp->nwarns;
 }
 
-void cc_tnotes_free_warnings(cc_twarn *w, size_t n) {
+void cc_tcomp_free_warnings(cc_tcomp_warn *w, size_t n) {
   for (size_t i = 0; i < n; i++) free(w[i].text);
   free(w);
 }
 
-cucore_status cc_tnotes_get_warning(const cc_twarn *w, size_t n, size_t i,
-                                    cucore_tune_warning *out) {
+cucore_status cc_tcomp_get_warning(const cc_tcomp_warn *w, size_t n, size_t i,
+                                   cucore_tune_warning *out) {
   if (i >= n)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_tune_report_get_warning: warning %zu of a report with %zu", i, n);
@@ -97,8 +98,8 @@ static int by_key(const void *a, const void *b) {
  * to the same bytes. */
 static int inert(const cc_trun *c, size_t p, keyed_group *k, size_t *dg) {
   size_t n = 0;
-  for (size_t i = 0; i < c->ngroups; i++) {
-    const cc_tgroup *g = &c->groups[i];
+  for (size_t i = 0; i < c->comp->ngroups; i++) {
+    const cc_tgroup *g = &c->comp->groups[i];
     if (!g->ok || !g->digest[0]) continue;
     cc_tune_digits(c->space, g->index, dg);
     k[n++] = (keyed_group){key_without(c->space, dg, p), g};
@@ -117,27 +118,28 @@ static int by_digest(const void *a, const void *b) {
   return strcmp(((const keyed_group *)a)->g->digest, ((const keyed_group *)b)->g->digest);
 }
 
-static size_t distinct_cubins(const cc_trun *c, keyed_group *k) {
+static size_t distinct_cubins(const cc_tcomp *t, keyed_group *k) {
   size_t n = 0, d = 0;
-  for (size_t i = 0; i < c->ngroups; i++)
-    if (c->groups[i].ok && c->groups[i].digest[0]) k[n++].g = &c->groups[i];
+  for (size_t i = 0; i < t->ngroups; i++)
+    if (t->groups[i].ok && t->groups[i].digest[0]) k[n++].g = &t->groups[i];
   qsort(k, n, sizeof *k, by_digest);
   for (size_t i = 0; i < n; i++) d += i == 0 || strcmp(k[i].g->digest, k[i - 1].g->digest) != 0;
   return d;
 }
 
-void cc_tnotes_inert(cc_trun *c) {
+void cc_tcomp_inert(cc_trun *c) {
   const cucore_tune_space *s = c->space;
-  keyed_group *k = cc_raw_calloc(c->ngroups ? c->ngroups : 1, sizeof *k);
+  cc_tcomp *t = c->comp;
+  keyed_group *k = cc_raw_calloc(t->ngroups ? t->ngroups : 1, sizeof *k);
   size_t *dg = cc_raw_calloc(s->nparams ? s->nparams : 1, sizeof *dg);
-  c->inert = cc_raw_calloc(s->nparams ? s->nparams : 1, sizeof *c->inert);
-  if (k && dg && c->inert) {
-    c->s.distinct_cubins = distinct_cubins(c, k);
+  t->inert = cc_raw_calloc(s->nparams ? s->nparams : 1, sizeof *t->inert);
+  if (k && dg && t->inert) {
+    c->s.distinct_cubins = distinct_cubins(t, k);
     for (size_t p = 0;
          c->s.distinct_cubins < c->s.compiles - c->s.compile_failures && p < s->nparams; p++)
       if (s->params[p].resolved != CUCORE_TUNE_PARAM_LAUNCH_ONLY && s->params[p].n > 1 &&
           inert(c, p, k, dg))
-        c->inert[c->s.inert_params++] = p;
+        t->inert[c->s.inert_params++] = p;
   }
   free(k);
   free(dg);
@@ -202,8 +204,8 @@ static void kernels_of(const cc_trun *c, const char *defines, cc_sb *out) {
   cucore_options_destroy(o);
 }
 
-char *cc_tnotes_missing_kernel(const cc_trun *c, const cc_tgroup *g, const char *kernel,
-                               const char *defines) {
+char *cc_tcomp_missing_kernel(const cc_trun *c, const cc_tgroup *g, const char *kernel,
+                              const char *defines) {
   if (!names_nothing(g->log ? g->log : g->error, kernel)) return NULL;
   cc_sb list = {0}, msg = {0};
   kernels_of(c, defines, &list);

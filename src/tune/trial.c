@@ -1,0 +1,318 @@
+/* trial.c -- timing the configurations of a measured tune.
+ *
+ * One configuration: its kernel bound to the buffers (the caller's bind callback, given the
+ * buffers' device pointers, or a rotated set's copies), taken from the store when it was
+ * measured before, else reset, launched (checked), verified and timed with what the options
+ * ask (the launch mode, the cold cache, the SM clock); its result recorded in the store; the
+ * progress callback after it.
+ *
+ * Choosing the winner: every configuration that ran and verified is ranked by its screening
+ * median; the best and any that tie with it (at most `finalists`) are re-timed in interleaved
+ * rounds (A B C, B C A, C A B, ...), so slow clock drift hits them all alike, and ranked again
+ * by the median of their round medians; a tie goes to the lower configuration index, so
+ * repeated tunes choose the same one (cucore_tune_rank).
+ *
+ * Also the room's state, made and let go. */
+#include "tune/measuring.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+cucore_status cc_tmeas_init(cc_trun *c) {
+  c->meas = cc_calloc(1, sizeof *c->meas, "cucore_tune_run: the measuring's state");
+  return c->meas ? CUCORE_OK : cucore_last_status();
+}
+
+void cc_tmeas_free(cc_trun *c) {
+  free(c->meas);
+  c->meas = NULL;
+}
+
+/* Group g's kernel with `ptrs` bound to a new argument set (the bind callback). */
+static cucore_status bind(cc_trun *c, const cc_tgroup *g, cucore_kernel *k,
+                          const cucore_devptr *ptrs, cucore_args **a) {
+  cucore_status st = cucore_args_create(k, a);
+  if (st != CUCORE_OK) return st;
+  cc_begin(); /* the callback's own calls begin again: its failure is the one kept */
+  st = c->o.bind(c->o.user, g->obj, g->symbol, ptrs, *a);
+  if (st != CUCORE_OK && !cc_message_kept())
+    st = cc_fail(st, "cucore_tune_run: the bind callback failed for kernel %s", g->symbol);
+  return st;
+}
+
+cucore_status cc_tmeas_bind_kernel(cc_trun *c, const cc_tgroup *g, cucore_kernel **k,
+                                   cucore_args **a) {
+  cucore_status st = cucore_object_get_kernel(g->obj, g->symbol, k);
+  if (st == CUCORE_OK) st = bind(c, g, *k, cc_tdev_ptrs(c), a);
+  if (st != CUCORE_OK) { /* nothing half made is kept */
+    cucore_args_destroy(*a);
+    cucore_kernel_destroy(*k);
+    *a = NULL, *k = NULL;
+  }
+  return st;
+}
+
+/* The launch of row r on the tune's stream. */
+static cucore_launch_config launch_of(const cc_trun *c, const cucore_tune_row *r) {
+  cucore_launch_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  memcpy(cfg.grid, r->config.grid, sizeof cfg.grid);
+  memcpy(cfg.block, r->config.block, sizeof cfg.block);
+  cfg.shared_bytes = (unsigned)r->config.smem;
+  cfg.stream = cc_tdev_stream(c);
+  return cfg;
+}
+
+/* The rotated argument sets of group g's kernel k, each bound to its copies. */
+static cucore_status rotate_bind(cc_trun *c, const cc_tgroup *g, cucore_kernel *k,
+                                 cucore_args **sets) {
+  cucore_status st = CUCORE_OK;
+  for (int s = 0; s < cc_tdev_rot_sets(c) && st == CUCORE_OK; s++)
+    st = bind(c, g, k, cc_tdev_rot_ptrs(c, s), &sets[s]);
+  return st;
+}
+
+/* Times row r (o from cc_tdev_timing) with the rotated argument sets when there are any. */
+static cucore_status time_row(cc_trun *c, cucore_kernel *k, cucore_args *a,
+                              const cucore_tune_row *r, cucore_tune_timing_options *o,
+                              cucore_tune_timing *t) {
+  cucore_launch_config cfg = launch_of(c, r);
+  int n = cc_tdev_rot_sets(c);
+  const cc_tgroup *g = n ? cc_tcomp_group_of(c, r) : NULL;
+  cucore_args **sets = g && g->obj ? cc_raw_calloc((size_t)n, sizeof *sets) : NULL;
+  if (sets && rotate_bind(c, g, k, sets) == CUCORE_OK) {
+    o->rotate = sets;
+    o->nrotate = n;
+  }
+  if (o->l2_bytes) o->flush_buffer = cc_tdev_flush(c, o->l2_bytes * 2);
+  double t0 = cc_trun_now_ms();
+  cucore_status st = cucore_tune_time_launch(k, &cfg, a, o, t);
+  c->s.gpu_ms += cc_trun_now_ms() - t0;
+  for (int s = 0; sets && s < n; s++) cucore_args_destroy(sets[s]);
+  free(sets);
+  o->rotate = NULL, o->nrotate = 0;
+  return st;
+}
+
+/* Screening's warm-up: the library's (10 ms, then >= 5 ms and >= 10 samples) for the first
+ * configuration and after the GPU was idle for 100 ms or more; while the previous
+ * configuration's launches have just kept the GPU busy and its clocks up, 0.1 ms of warm-up
+ * and >= 0.5 ms of samples (still >= min_samples and the noise stop), a noisy one stopped at twice
+ * min_samples rather than 200 samples (its noise is recorded, and a noisy result ties more
+ * easily with the best, which makes it a finalist; a long kernel keeps its min_samples: a cap
+ * by time cut a 3 ms kernel to 2 samples on an H100). The finalists are re-timed interleaved
+ * with their own warm-up and the library's limits (below), so screening only has to
+ * find them. */
+static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
+  double last = c->meas->last_timed_ms;
+  if (last <= 0 || cc_trun_now_ms() - last >= 100) return;
+  if (o->warmup_ms > 0.1) o->warmup_ms = 0.1;
+  if (o->screen_ms > 0.5) o->screen_ms = 0.5;
+  if (o->max_samples > 2 * o->min_samples) o->max_samples = 2 * o->min_samples;
+}
+
+/* Timing's `more`: while the GPU thread's next work is a compile still being made, the row
+ * being timed takes more samples instead of the GPU waiting. */
+static int more_while_waiting(void *user) {
+  cc_trun *c = user;
+  return c->meas->last_of_group && cc_tcomp_waiting(c);
+}
+
+/* One configuration: reset, checked launch, verification, timing. */
+static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
+  cucore_launch_config cfg = launch_of(c, r);
+  double t0 = cc_trun_now_ms();
+  cucore_status st = cc_tdev_reset(c);
+  if (st == CUCORE_OK) st = cucore_launch(k, &cfg, a);
+  if (st == CUCORE_OK) st = cucore_stream_synchronize(cfg.stream);
+  if (st != CUCORE_OK) {
+    cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
+    return;
+  }
+  int v = cc_tdev_verify(c, r);
+  c->s.verify_ms += cc_trun_now_ms() - t0;
+  if (v < 0) {
+    cc_trun_failed(c, r, CUCORE_TUNE_VERIFY_ERROR, cucore_last_error());
+    return;
+  }
+  if (v > 0) {
+    r->status = CUCORE_TUNE_WRONG_ANSWER;
+    c->s.wrong++;
+    return;
+  }
+  cucore_tune_timing_options o = cc_tdev_timing(c);
+  screen_options(c, &o);
+  o.more = more_while_waiting, o.more_user = c, o.more_max_samples = 200;
+  cucore_tune_timing t;
+  st = time_row(c, k, a, r, &o, &t);
+  c->meas->last_timed_ms = cc_trun_now_ms();
+  if (st != CUCORE_OK) {
+    cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
+    return;
+  }
+  c->s.extra_samples += (size_t)t.more_samples;
+  r->stats = t.stats;
+  r->batch = t.batch;
+  r->mode = t.mode, r->sm_clock_mhz = t.sm_clock_mhz, r->throttled = t.throttled;
+  r->status = CUCORE_TUNE_OK;
+  c->s.measured++;
+}
+
+void cc_tmeas_one(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
+  if (r->resumed) return; /* from the store (cc_tstore_resume) */
+  if (c->s.lost) {
+    cc_trun_failed(c, r, CUCORE_TUNE_DEVICE_LOST,
+                   "not measured: the device did not come back after a fault");
+  } else {
+    measure_row(c, k, a, r);
+    cc_tdev_fault_after_row(c, r); /* a fault: recorded as such, the device reset */
+  }
+  /* Not measured is not a result: a later run (a fresh process) measures it. */
+  double t0 = cc_trun_now_ms();
+  if (r->status != CUCORE_TUNE_DEVICE_LOST) cc_tstore_record(c, r);
+  c->s.record_ms += cc_trun_now_ms() - t0;
+}
+
+void cc_tmeas_progress(cc_trun *c, const cucore_tune_row *r, int finished) {
+  cc_tmeas *m = c->meas;
+  m->finished += r && !finished && !r->resumed; /* the resumed were counted as they were found */
+  if (!c->o.progress) return;
+  cucore_tune_progress p = {0};
+  p.done = c->s.resumed + m->finished;
+  p.total = (size_t)c->s.counts.runnable - c->s.model_rejected;
+  p.elapsed_s = (cc_trun_now_ms() - m->t_start) / 1000;
+  p.eta_s = p.done && p.total > p.done ? p.elapsed_s / (double)p.done * (double)(p.total - p.done)
+                                       : 0.0;
+  p.config = r ? r->config.index : 0;
+  p.status = r ? r->status : CUCORE_TUNE_NOT_MEASURED;
+  p.finished = finished;
+  c->o.progress(c->o.user, &p);
+}
+
+/* ---- the finalists ------------------------------------------------------------------------- */
+
+#define CC_TFINAL_ROUNDS 5
+
+typedef struct finalist {
+  size_t row;
+  cucore_kernel *k;
+  cucore_args *a;
+  double med[CC_TFINAL_ROUNDS];
+} finalist;
+
+static int by_row(const void *a, const void *b) {
+  size_t x = ((const finalist *)a)->row, y = ((const finalist *)b)->row;
+  return x < y ? -1 : x > y;
+}
+
+/* The rows that ran and verified, and their screening statistics. */
+static size_t candidates(const cc_trun *c, size_t *rows, cucore_tune_stats *stats) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->s.rows; i++)
+    if (c->rows[i].status == CUCORE_TUNE_OK) {
+      rows[n] = i;
+      stats[n++] = c->rows[i].stats;
+    }
+  return n;
+}
+
+/* A finalist faulted: recorded so, the device reset, and no finalist re-timed (their kernels
+ * belonged to the lost context): their screening results stand. */
+static void faulted(cc_trun *c, finalist *f, size_t m, finalist *x) {
+  cucore_tune_row *r = &c->rows[x->row];
+  cc_trun_text(&r->detail, "%s", "while re-timed as a finalist");
+  cc_tdev_fault_mark(c, r);
+  cc_tstore_record(c, r);
+  cc_tdev_fault_recover(c, r);
+  for (size_t j = 0; j < m; j++) {
+    cucore_args_destroy(f[j].a);
+    cucore_kernel_destroy(f[j].k);
+    f[j].a = NULL, f[j].k = NULL;
+  }
+}
+
+/* Each visit of a round: 0.25 ms of warm-up, then >= 5 samples, up to 30 or 1 ms of them (was
+ * 1 ms and up to 50 in 2 ms). On the H100 the tune bench's 17 finalists x 5 rounds took
+ * 0.18-0.19 s, ~2.1 ms a visit, most of it the visit's fixed steps (the untimed launch, three
+ * lone launches for the mode, the waits for the batched samples); they come after the last
+ * compile, so a tune's end waits for them. */
+static void round_robin(cc_trun *c, finalist *f, size_t m) {
+  cucore_tune_timing_options o = cc_tdev_timing(c);
+  o.warmup_ms = 0.25, o.screen_ms = 1, o.min_samples = 5, o.max_samples = 30, o.max_time_ms = 50;
+  for (int round = 0; round < CC_TFINAL_ROUNDS; round++)
+    for (size_t j = 0; j < m; j++) {
+      finalist *x = &f[(j + (size_t)round) % m];
+      cucore_tune_timing t;
+      cucore_status st = x->k ? time_row(c, x->k, x->a, &c->rows[x->row], &o, &t) : CUCORE_OK;
+      if (x->k && st != CUCORE_OK && cc_tdev_fault_check(c)) faulted(c, f, m, x);
+      x->med[round] = x->k && st == CUCORE_OK ? t.stats.median : c->rows[x->row].stats.median;
+    }
+}
+
+/* Binds and re-times the finalists; returns how many were re-timed (none after a fault). */
+static size_t retime(cc_trun *c, finalist *f, size_t m) {
+  for (size_t j = 0; j < m; j++) {
+    cucore_tune_row *r = &c->rows[f[j].row];
+    cc_tgroup *g = cc_tcomp_group_of(c, r);
+    if (g && !c->s.lost && g->deferred) cc_tcomp_now(c, g); /* a finalist from the store */
+    if (c->s.lost || !g || !g->obj || cc_tmeas_bind_kernel(c, g, &f[j].k, &f[j].a) != CUCORE_OK)
+      f[j].k = NULL;
+  }
+  round_robin(c, f, m);
+  size_t done = 0;
+  for (size_t j = 0; j < m; j++) {
+    cucore_tune_row *r = &c->rows[f[j].row];
+    if (f[j].k) {
+      done++;
+      cucore_tune_stats_compute(f[j].med, CC_TFINAL_ROUNDS, &r->stats);
+      r->finalist = 1;
+      cc_trun_text(&r->detail, "finalist: the median of %d interleaved rounds", CC_TFINAL_ROUNDS);
+      cc_tstore_record(c, r);
+    }
+    cucore_args_destroy(f[j].a);
+    cucore_kernel_destroy(f[j].k);
+  }
+  return done;
+}
+
+/* The first `m` ranked rows (the best, its ties, up to `finalists`) re-timed and ranked;
+ * returns how many were re-timed. */
+static size_t final_rank(cc_trun *c, const size_t *rows, const size_t *order, size_t m) {
+  size_t done = 0;
+  finalist *f = cc_raw_calloc(m, sizeof *f);
+  cucore_tune_stats *s = cc_raw_calloc(m, sizeof *s);
+  size_t *o2 = cc_raw_calloc(m, sizeof *o2);
+  if (f && s && o2) {
+    for (size_t j = 0; j < m; j++) f[j].row = rows[order[j]];
+    qsort(f, m, sizeof *f, by_row); /* a tie goes to the lower configuration index */
+    done = retime(c, f, m);
+    for (size_t j = 0; j < m; j++) s[j] = c->rows[f[j].row].stats;
+    cucore_tune_rank(s, m, o2, &c->s.ties);
+    c->s.best = f[o2[0]].row;
+    c->s.have_best = 1;
+  }
+  free(f), free(s), free(o2);
+  return done;
+}
+
+void cc_tmeas_final(cc_trun *c) {
+  size_t n0 = c->s.rows ? c->s.rows : 1;
+  size_t *rows = cc_raw_calloc(n0, sizeof *rows), *order = cc_raw_calloc(n0, sizeof *order);
+  cucore_tune_stats *stats = cc_raw_calloc(n0, sizeof *stats);
+  size_t n = rows && order && stats ? candidates(c, rows, stats) : 0, ties = 0;
+  if (n) cucore_tune_rank(stats, n, order, &ties);
+  size_t want = (size_t)c->o.finalists;
+  size_t m = ties + 1 > want ? ties + 1 : want;
+  if (m > n) m = n;
+  if (n && (m < 2 || c->o.finalists == 0 || c->s.measured == 0)) {
+    c->s.best = rows[order[0]];
+    c->s.ties = ties;
+    c->s.have_best = 1;
+  } else if (n) {
+    double t0 = cc_trun_now_ms();
+    c->s.finalists = final_rank(c, rows, order, m);
+    c->s.final_ms = cc_trun_now_ms() - t0;
+  }
+  free(rows), free(order), free(stats);
+}
