@@ -2,7 +2,7 @@
  * capture.c -- the public stream-capture calls: begin (into a new graph or an existing one),
  * end (the captured CUgraph becomes a cucore_graph holding what the captured work uses), the
  * capture state of a stream, and capturing N launches of a kernel. What cucore knows of
- * captures, and the calls they forbid, is in runtime/capture.c.
+ * captures, and the calls they forbid, is in runtime/capture_state.c.
  */
 #include "graph/graph.h"
 

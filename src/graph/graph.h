@@ -4,7 +4,7 @@
  *
  * Files: graph.c (graphs: create, destroy, references, dependencies, DOT), nodes.c (the nodes
  * other than conditional ones), conditional.c (conditions and conditional nodes), capture.c
- * (the public stream-capture calls, over runtime/capture.c), mem_nodes.c (allocation and free
+ * (the public stream-capture calls, over runtime/capture_state.c), mem_nodes.c (allocation and free
  * nodes, their memory recorded as the graph's), exec.c (executable graphs:
  * instantiate, launch, upload, whole-graph and per-node updates).
  *

@@ -4,7 +4,7 @@
  *
  * Files: device.c (devices, properties, primary contexts, the context made current on each
  * thread), stream.c, event.c, refs.c (sets of references that graphs hold, released when the
- * driver is done with them), capture.c (what cucore knows of stream captures, and the calls a
+ * driver is done with them), capture_state.c (what cucore knows of stream captures, and the calls a
  * capture forbids).
  */
 #ifndef CUCORE_RUNTIME_H

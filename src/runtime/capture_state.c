@@ -1,5 +1,5 @@
 /*
- * capture.c -- what cucore knows of stream captures: which streams take part in a capture it
+ * capture_state.c -- what cucore knows of stream captures: which streams take part in a capture it
  * began (the origin, and every stream that waited on an event recorded in the capture), what
  * the captured work references, and the calls a capture forbids, refused before the driver
  * would invalidate the capture. The public begin/end functions are in graph/capture.c: they
