@@ -187,8 +187,8 @@ cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s
 cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn);
 /* Synchronous allocations and frees (`legacy` 0), and copies and fills without a stream
  * (`legacy` 1: they run on the legacy default stream), are refused while a capture forbids
- * them (runtime/capture_state.c), before the driver would invalidate the capture. Nothing to do with
- * a stream, or when no capture is active (one atomic load). */
+ * them (runtime/capture_state.c), before the driver would invalidate the capture. Nothing
+ * to do with a stream, or when no capture is active (one atomic load). */
 static inline cucore_status cc_mem_capture_check(cucore_device *dev, const cucore_stream *s,
                                                  int legacy, const char *fn) {
   /* (A NULL `dev` passes here: the caller's own check names it.) */

@@ -1,9 +1,9 @@
 /*
  * runtime/current.h -- the context cucore last saw current on this thread, checked inline by
  * the hot paths (launches, node updates, copies, stream-ordered allocations); otherwise they
- * ask the driver through cc_device_make_current (device.c). Apart from runtime.h so that the files
- * which never switch contexts (capture_state.c and the like) do not reach device.c through the folder's
- * header.
+ * ask the driver through cc_device_make_current (device.c). Apart from runtime.h so that the
+ * files which never switch contexts (capture_state.c and the like) do not reach device.c
+ * through the folder's header.
  */
 #ifndef CUCORE_RUNTIME_CURRENT_H
 #define CUCORE_RUNTIME_CURRENT_H
