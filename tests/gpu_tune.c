@@ -1,7 +1,10 @@
 /* gpu_tune.c -- tune timing on the GPU (label gpu): a kernel whose best configuration is known
  * by construction (REPS dependent multiply-adds per thread: REPS=1 does a 16th of REPS=16's
  * work, and the rest is equal), ranked first by cucore_tune_rank in repeated tunes; a
- * kernel of a few microseconds is batched; the L2 flush of 2 x L2 runs outside the events. */
+ * kernel of a few microseconds is batched; the L2 flush of 2 x L2 runs outside the events.
+ * cucore_tune_time_samples (`cucore run`'s engine): exactly the samples asked, past the 16
+ * queued at once, with the flush, ordering the same two kernels; graph replays timed per
+ * kernel at launch-free speed. */
 #include "gpu_support.h"
 
 #include <string.h>
@@ -108,11 +111,80 @@ static void short_kernels_are_batched(void **state) {
   cucore_mem_free(dev, y);
 }
 
+static double median_of(double *ms, size_t n) {
+  cucore_tune_stats st;
+  assert_ok(cucore_tune_stats_compute(ms, n, &st));
+  assert_int_equal(st.n, n);
+  return st.median;
+}
+
+static void exact_samples(void **state) {
+  (void)state;
+  cucore_device_props p;
+  assert_ok(cucore_device_get_props(0, &p));
+  int n = p.sm_count * 2048;
+  cucore_devptr y;
+  assert_ok(cucore_mem_alloc(dev, (size_t)n * 4, &y));
+  cucore_launch_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.grid[0] = (unsigned)(n / 256), cfg.grid[1] = cfg.grid[2] = 1;
+  cfg.block[0] = 256, cfg.block[1] = cfg.block[2] = 1;
+  cfg.stream = stream;
+  double ms[2][40], med[2];
+  for (int c = 0; c < 2; c++) { /* REPS=16, then REPS=1 */
+    cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL,
+                                     (const char *const[]){reps_values[2 * c], NULL});
+    cucore_kernel *k = gpu_kernel(obj, "work");
+    cucore_args *a = NULL;
+    assert_ok(cucore_args_create(k, &a));
+    assert_ok(cucore_args_set_ptr(a, 0, y));
+    assert_ok(cucore_args_set_i32(a, 1, n));
+    cucore_tune_sample_options o;
+    memset(&o, 0, sizeof o);
+    o.warmup = 3, o.samples = 37, o.l2_bytes = (size_t)p.l2_cache_bytes;
+    for (int i = 0; i < 40; i++) ms[c][i] = -1;
+    assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, ms[c]));
+    for (int i = 0; i < 37; i++) assert_true(ms[c][i] > 0);
+    assert_true(ms[c][37] == -1); /* nothing written past the samples asked */
+    med[c] = median_of(ms[c], 37);
+    cucore_args_destroy(a);
+    cucore_kernel_destroy(k);
+    cucore_object_destroy(obj);
+  }
+  assert_true(med[0] > med[1] * 4); /* 16x the work: far slower */
+  /* Graph replays of 100 short launches: the time per kernel, launch overhead amortised. */
+  cucore_object *obj = gpu_compile(src, CUCORE_CODE_CUBIN, NULL,
+                                   (const char *const[]){"-DREPS=1", NULL});
+  cucore_kernel *k = gpu_kernel(obj, "tiny");
+  cucore_args *a = NULL;
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_args_set_ptr(a, 0, y));
+  cfg.grid[0] = 1;
+  cucore_graph *g = NULL;
+  cucore_graph_exec *exec = NULL;
+  assert_ok(cucore_graph_capture_launches(k, &cfg, a, 100, &g));
+  assert_ok(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, stream, &exec));
+  cucore_tune_sample_options o;
+  memset(&o, 0, sizeof o);
+  o.warmup = 2, o.samples = 20, o.batch = 100, o.exec = exec;
+  assert_ok(cucore_tune_time_samples(NULL, &cfg, NULL, &o, ms[0]));
+  double per_kernel = median_of(ms[0], 20);
+  assert_true(per_kernel > 0);
+  if (!getenv("CUCORE_UNDER_SANITIZER")) assert_true(per_kernel < 0.020);
+  cucore_graph_exec_destroy(exec);
+  cucore_graph_destroy(g);
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_mem_free(dev, y);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(best_config_known_by_construction),
       cmocka_unit_test(short_kernels_are_batched),
+      cmocka_unit_test(exact_samples),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,10 +6,15 @@
  * report's getters refusing a row past the end, and a destroyed report refused as misuse; the
  * context made early on the library's helper thread only when nothing makes it already.
  * cucore_tune_time_launch with the caller's flush buffer: used and left to the caller, and one
- * smaller than 2 x l2_bytes refused by the fill's bounds check. */
+ * smaller than 2 x l2_bytes refused by the fill's bounds check. cucore_tune_time_samples (the
+ * engine `cucore run` times with): exactly the launches the counts ask for (the fake driver
+ * counts them), past the 16 queued samples, in batches and as graph replays, each sample's
+ * time per launch, and each wrong option named. */
 #include "runtime/runtime.h" /* cc_device_primary_started */
 #include "support.h"
 
+#include <dlfcn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +367,92 @@ static void callers_flush_buffer(void **state) {
   cucore_device_close(dev);
 }
 
+/* The launches the fake driver has seen (kernels of replayed graphs included). */
+static long launches_seen(void) {
+  void *lib = dlopen(CUCORE_FAKE_DRIVER_PATH, RTLD_NOW | RTLD_NOLOAD);
+  assert_non_null(lib);
+  long (*count)(void) = (long (*)(void))(uintptr_t)dlsym(lib, "fake_launches");
+  assert_non_null(count);
+  long n = count();
+  dlclose(lib);
+  return n;
+}
+
+static void exact_samples(void **state) {
+  (void)state;
+  cucore_device *dev = NULL;
+  cucore_stream *st = NULL;
+  cucore_program *p = NULL;
+  cucore_object *obj = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  cucore_graph *g = NULL;
+  cucore_graph_exec *exec = NULL;
+  cucore_devptr y = 0, small = 0;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
+  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
+  assert_ok(cucore_object_get_kernel(obj, "work", &k));
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_mem_alloc(dev, 4096, &y));
+  assert_ok(cucore_args_set_ptr(a, 0, y));
+  assert_ok(cucore_args_set_i32(a, 1, 1024));
+  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  double ms[40];
+  cucore_tune_sample_options o;
+  memset(&o, 0, sizeof o);
+  o.warmup = 3, o.samples = 37; /* more than the 16 samples queued at once */
+  long before = launches_seen();
+  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, ms));
+  assert_int_equal(launches_seen() - before, 40);
+  for (int i = 0; i < 37; i++) assert_true(ms[i] > 0);
+  double one = ms[0];
+  o.warmup = 0, o.samples = 5, o.batch = 4; /* each sample 4 launches: the time per launch */
+  before = launches_seen();
+  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, ms));
+  assert_int_equal(launches_seen() - before, 20);
+  assert_true(ms[0] < one);
+  o.warmup = 2, o.samples = 0, o.batch = 0; /* the warm-up alone: nothing to write */
+  before = launches_seen();
+  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, NULL));
+  assert_int_equal(launches_seen() - before, 2);
+  assert_ok(cucore_graph_capture_launches(k, &cfg, a, 3, &g));
+  assert_ok(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, st, &exec));
+  o.warmup = 2, o.samples = 5, o.exec = exec; /* replays: 3 kernels each, no kernel needed */
+  before = launches_seen();
+  assert_ok(cucore_tune_time_samples(NULL, &cfg, NULL, &o, ms));
+  assert_int_equal(launches_seen() - before, 21);
+  assert_ok(cucore_graph_launch(exec, st)); /* still the caller's */
+  /* Each mistake named. */
+  o.exec = NULL;
+  assert_status(cucore_tune_time_samples(NULL, &cfg, a, &o, ms), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "no kernel `k` and no graph");
+  o.samples = -1;
+  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, ms), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "samples -1");
+  o.samples = 2;
+  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "no `ms`");
+  assert_status(cucore_tune_time_samples(k, &cfg, a, NULL, ms), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "opt");
+  assert_ok(cucore_mem_alloc(dev, 4096, &small)); /* a flush buffer under 2 x l2_bytes */
+  o.l2_bytes = 4096, o.flush_buffer = small;
+  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, ms), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "4096-byte");
+  assert_ok(cucore_mem_free(dev, small));
+  assert_ok(cucore_mem_free(dev, y));
+  cucore_graph_exec_destroy(exec);
+  cucore_graph_destroy(g);
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  cucore_stream_destroy(st);
+  cucore_device_close(dev);
+}
+
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   snprintf(dir, sizeof dir, "/tmp/cucore-tune-run-XXXXXX");
@@ -373,6 +464,7 @@ int main(void) {
       cmocka_unit_test(argument_errors),      cmocka_unit_test(dry_run_counts),
       cmocka_unit_test(measured_and_resumed), cmocka_unit_test(one_early_thread),
       cmocka_unit_test(check_callback),       cmocka_unit_test(callers_flush_buffer),
+      cmocka_unit_test(exact_samples),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[160];

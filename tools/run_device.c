@@ -16,15 +16,10 @@
  * the primary context (cucore_device_close) is synchronous and costs tens of ms. The handles
  * stay reachable (left_for_exit), so leak checkers do not count them. Each step is timed as
  * its phase (cucore_phase_add: alloc, copy_in, launch, copy_out, teardown).
- * The timed launches are made here rather than by the library's cucore_tune_time_launch
- * (issue 36 point 5), whose engine cannot keep this verb's documented counts: it always adds
- * an untimed launch and three lone launches for its estimate, warms up by time where --warmup
- * counts launches (`--warmup 3 --repeat 20` is 24 launches in all, gpu_run.sh), takes at most
- * 1000 launches per sample where --graph takes 100000, and keeps its graph to itself (no
- * warm-up replays, no node count). The flush is the tune's (2 x L2, the word 0x5a5a5a5a,
- * outside the events) and so are the statistics (run_result_stats over
- * cucore_tune_stats_compute); one engine for both needs a public call that takes exactly N
- * samples, which the library does not have yet. */
+ * Every timed launch goes through the library's timing engine, cucore_tune_time_samples (the
+ * tune's, with the counts given: --warmup W untimed launches, --repeat R samples), so the
+ * flush (2 x L2, the word 0x5a5a5a5a, outside the events), the events and the statistics
+ * (run_result_stats over cucore_tune_stats_compute) are the tune's. */
 #include "cmd_run.h"
 #include "system_facts.h"
 
@@ -37,7 +32,6 @@ int run_is_timed(const run_opts *o) { return o->warmup > 0 || o->repeat > 1 || o
 typedef struct dev_state {
   cucore_device *dev;
   cucore_stream *stream;
-  cucore_event *e0, *e1;
   cucore_devptr flush;
   size_t flush_bytes;
   cucore_args *args;
@@ -127,90 +121,58 @@ static void allow_large_clusters(const run_opts *o, cucore_kernel *k, dev_state 
             size, cucore_last_error());
 }
 
-/* What one step of the timing puts on the stream: `n` launches of the kernel back to back,
- * or one replay of the graph `exec`. */
-typedef struct launch_work {
-  cucore_kernel *k;
-  const cucore_launch_config *cfg;
-  int n;
-  cucore_graph_exec *exec; /* NULL: direct launches */
-} launch_work;
-
-static cucore_status submit(const launch_work *w, dev_state *s) {
-  if (w->exec) return cucore_graph_launch(w->exec, s->stream);
-  cucore_status st = CUCORE_OK;
-  for (int i = 0; st == CUCORE_OK && i < w->n; i++) st = cucore_launch(w->k, w->cfg, s->args);
-  return st;
-}
-
-/* The one timed-launch sequence: the L2 flushed (--flush-l2), then the work; with `ms` not
- * NULL the work sits between two events, and *ms is their distance once the second is
- * reached. */
-static cucore_status timed_launch(const launch_work *w, dev_state *s, float *ms) {
-  cucore_status st = CUCORE_OK;
-  if (s->flush)
-    st = cucore_memset_d32(s->dev, s->flush, 0x5a5a5a5au, s->flush_bytes / 4, s->stream);
-  if (st == CUCORE_OK && ms) st = cucore_event_record(s->e0, s->stream);
-  if (st == CUCORE_OK) st = submit(w, s);
-  if (st == CUCORE_OK && ms) st = cucore_event_record(s->e1, s->stream);
-  if (st == CUCORE_OK && ms) st = cucore_event_synchronize(s->e1);
-  if (st == CUCORE_OK && ms) st = cucore_event_elapsed_ms(s->e0, s->e1, ms);
-  return st;
+/* The timing engine's options for this run: the flush of --flush-l2 (2 x L2, the caller's
+ * buffer) before each sample. */
+static cucore_tune_sample_options engine(const dev_state *s, long long warmup, long long samples) {
+  cucore_tune_sample_options e;
+  memset(&e, 0, sizeof e);
+  e.warmup = warmup;
+  e.samples = samples;
+  e.l2_bytes = s->flush_bytes / 2;
+  e.flush_buffer = s->flush;
+  return e;
 }
 
 /* --graph N: N launches captured once into a graph (each checked as cucore_launch checks it),
  * instantiated and uploaded; W untimed and R timed replays (`replay` gets the time of each),
  * and R batches of N direct launches back to back (`direct` gets the time per kernel). */
-static int graph_timing(const run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
-                        double *replay, double *direct) {
+static int graph_timing(const run_opts *o, cucore_kernel *k, const cucore_launch_config *cfg,
+                        dev_state *s, run_timing *t, double *replay, double *direct) {
   int n = (int)o->graph;
-  cucore_status st = cucore_graph_capture_launches(one->k, one->cfg, s->args, n, &s->graph);
+  cucore_status st = cucore_graph_capture_launches(k, cfg, s->args, n, &s->graph);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: capturing the launches", st);
   st = cucore_graph_get_node_count(s->graph, &t->graph_nodes);
   if (st == CUCORE_OK)
     st = cucore_graph_instantiate(s->graph, CUCORE_GRAPH_INSTANTIATE_UPLOAD, s->stream, &s->exec);
   if (st != CUCORE_OK) return cli_fail("run", "--graph: instantiating the graph", st);
   t->graph_kernels = n;
-  launch_work graph = {one->k, one->cfg, n, s->exec}, batch = {one->k, one->cfg, n, NULL};
-  float ms = 0;
-  for (long long w = 0; w < o->warmup; w++) { /* no flush before a warm-up replay */
-    st = submit(&graph, s);
-    if (st != CUCORE_OK) return cli_fail("run", "--graph: a replay", st);
-    t->launches += n;
-  }
-  for (long long r = 0; r < o->repeat; r++) {
-    st = timed_launch(&graph, s, &ms);
-    if (st != CUCORE_OK) return cli_fail("run", "--graph: a timed replay", st);
-    replay[r] = ms;
-    t->launches += n;
-  }
+  cucore_tune_sample_options e = engine(s, o->warmup, o->repeat);
+  e.exec = s->exec;
+  st = cucore_tune_time_samples(k, cfg, s->args, &e, replay);
+  if (st != CUCORE_OK) return cli_fail("run", "--graph: the replays", st);
+  t->launches += (o->warmup + o->repeat) * n;
   /* The same launches made directly, back to back, for comparison. */
-  for (long long r = 0; r < o->repeat; r++) {
-    st = timed_launch(&batch, s, &ms);
-    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
-    direct[r] = ms / n;
-    t->launches += n;
-  }
+  e = engine(s, 0, o->repeat);
+  e.batch = n;
+  st = cucore_tune_time_samples(k, cfg, s->args, &e, direct);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  t->launches += o->repeat * n;
   t->direct = run_result_stats(direct, o->repeat);
   return 0;
 }
 
 /* Without --graph: W warm-up launches, the clock sampled, R timed launches into `times`. */
-static int direct_timing(const run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
-                         double *times, long long timed) {
-  float ms = 0;
-  for (long long w = 0; w < o->warmup; w++) {
-    cucore_status st = timed_launch(one, s, NULL);
-    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
-    t->launches++;
-  }
+static int direct_timing(const run_opts *o, cucore_kernel *k, const cucore_launch_config *cfg,
+                         dev_state *s, run_timing *t, double *times, long long timed) {
+  cucore_tune_sample_options e = engine(s, o->warmup, 0);
+  cucore_status st = cucore_tune_time_samples(k, cfg, s->args, &e, NULL);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  t->launches += o->warmup;
   system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);
-  for (long long r = 0; r < timed; r++) {
-    cucore_status st = timed_launch(one, s, &ms);
-    if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
-    times[r] = ms;
-    t->launches++;
-  }
+  e = engine(s, 0, timed);
+  st = cucore_tune_time_samples(k, cfg, s->args, &e, times);
+  if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
+  t->launches += timed;
   return 0;
 }
 
@@ -263,8 +225,6 @@ static int open_gpu(const run_opts *o, dev_state *s, run_timing *t, cucore_devic
   cucore_status st = cucore_device_get_props(o->device, props);
   if (st == CUCORE_OK) st = cucore_device_open(o->device, &s->dev);
   if (st == CUCORE_OK) st = cucore_stream_create(s->dev, CUCORE_STREAM_NON_BLOCKING, 0, &s->stream);
-  if (st == CUCORE_OK) st = cucore_event_create(s->dev, 0, &s->e0);
-  if (st == CUCORE_OK) st = cucore_event_create(s->dev, 0, &s->e1);
   if (st != CUCORE_OK) return cli_fail("run", "opening the GPU", st);
   snprintf(t->device_name, sizeof t->device_name, "%s", props->name);
   t->arch = props->arch;
@@ -320,12 +280,13 @@ static int prepare_flush(const run_opts *o, const cucore_device_props *props, de
   return 0;
 }
 
-/* The launch whose results are reported: one launch on the inputs as given (timed when it is
- * the only one, into *ms), then the results copied back. */
-static int first_launch(run_opts *o, const launch_work *one, dev_state *s, run_timing *t,
-                        float *ms) {
+/* The launch whose results are reported: one launch on the inputs as given (timed, after the
+ * flush, when it is the only one: into *ms), then the results copied back. */
+static int first_launch(run_opts *o, cucore_kernel *k, const cucore_launch_config *cfg,
+                        dev_state *s, run_timing *t, double *ms) {
   double t0 = phases_now();
-  cucore_status st = timed_launch(one, s, ms);
+  cucore_tune_sample_options e = engine(s, ms ? 0 : 1, ms ? 1 : 0);
+  cucore_status st = cucore_tune_time_samples(k, cfg, s->args, &e, ms);
   if (st == CUCORE_OK) st = cucore_stream_synchronize(s->stream);
   phases_add(CUCORE_PHASE_LAUNCH, t0);
   if (st != CUCORE_OK) return cli_fail("run", o->kernel, st);
@@ -346,7 +307,6 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   if (rc) return rc;
   cucore_launch_config cfg;
   launch_config(o, s, &cfg);
-  launch_work one = {k, &cfg, 1, NULL};
   rc = prepare_flush(o, &props, s, t);
   if (rc) return rc;
   int separate = run_is_timed(o);
@@ -355,12 +315,10 @@ static int run_body(run_opts *o, cucore_kernel *k, cucore_object *obj, run_timin
   if (!times) return cli_fail("run", o->kernel, CUCORE_HOST_OUT_OF_MEMORY);
   *times_out = times;
   redirect_stdout(s, o->json && !o->json_out);
-  float ms = 0;
-  rc = first_launch(o, &one, s, t, separate ? NULL : &ms);
+  rc = first_launch(o, k, &cfg, s, t, separate ? NULL : &times[0]);
   if (rc) return rc;
-  if (!separate) times[0] = ms;
-  if (separate && !o->graph) rc = direct_timing(o, &one, s, t, times, timed);
-  if (!rc && o->graph) rc = graph_timing(o, &one, s, t, times, times + timed);
+  if (separate && !o->graph) rc = direct_timing(o, k, &cfg, s, t, times, timed);
+  if (!rc && o->graph) rc = graph_timing(o, k, &cfg, s, t, times, times + timed);
   if (rc) return rc;
   if (separate) /* a single launch reads no clock (run_is_timed) */
     system_facts_sample(o->device, &t->sm_clock_mhz, &t->sm_clock_max_mhz, &t->clock_reasons);

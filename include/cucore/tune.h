@@ -17,6 +17,7 @@
 #include "memory.h"
 #include "code.h"
 #include "kernels.h"
+#include "graphs.h" /* cucore_graph_exec: the replays cucore_tune_time_samples times */
 
 #ifdef __cplusplus
 extern "C" {
@@ -534,6 +535,34 @@ CUCORE_API cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_
                                                  cucore_args *args,
                                                  const cucore_tune_timing_options *opt,
                                                  cucore_tune_timing *out);
+
+/** How cucore_tune_time_samples times: exactly `samples` samples. Zero-initialise, then set. */
+typedef struct cucore_tune_sample_options {
+  long long warmup;        /**< untimed launches first (replays with `exec`, batches with
+                              `batch`), without a flush and without events; >= 0 */
+  long long samples;       /**< timed samples, exactly (>= 0; 0: the warm-up alone) */
+  int batch;               /**< launches back to back in each sample (0 or 1: one); with `exec`,
+                              the kernels one replay holds (0 or 1: the replay's time) */
+  cucore_graph_exec *exec; /**< not NULL: each warm-up and sample is one replay of this graph on
+                              cfg->stream (k and args are not used; the caller keeps it) */
+  size_t l2_bytes; /**< as in cucore_tune_timing_options: 2 x this written before each sample,
+                      outside the events (the word 0x5a5a5a5a); 0: no flush */
+  cucore_devptr flush_buffer; /**< the caller's memory for the flush (>= 2 x l2_bytes); 0: each
+                                 call allocates its own */
+} cucore_tune_sample_options;
+
+/** The timing engine of cucore_tune_time_launch with the counts given instead of chosen (what
+ * `cucore run --warmup W --repeat R [--graph N] [--flush-l2]` times with): opt->warmup untimed
+ * launches, then opt->samples samples, each the flush (when set) then the work between two
+ * events, up to 16 queued ahead of the host; ms[i] is sample i's time divided by batch. Returns
+ * once the last sample is reached (with no samples, once the warm-up is queued). k NULL only
+ * with opt->exec. Needs a GPU. Not for two threads on one stream.
+ * @retval CUCORE_INVALID_ARGUMENT a negative count, no kernel and no graph, or samples asked
+ *         and `ms` NULL (each named). */
+CUCORE_API cucore_status cucore_tune_time_samples(cucore_kernel *k, const cucore_launch_config *cfg,
+                                                  cucore_args *args,
+                                                  const cucore_tune_sample_options *opt,
+                                                  double *ms);
 
 /** Medians within this share of the best's (1 %) always tie in cucore_tune_rank(), whatever
  * the noise within one run: GPU timings of one kernel move about that much from one run to

@@ -174,21 +174,6 @@ static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
   return st;
 }
 
-static cucore_status setup(cc_meas *m, const cucore_tune_timing_options *o) {
-  cucore_status st = cucore_stream_get_device(m->cfg->stream, &m->dev);
-  if (st == CUCORE_OK) st = cucore_device_get_ordinal(m->dev, &m->ordinal);
-  for (int i = 0; i < 2 * CC_MEAS_QUEUE && st == CUCORE_OK; i++)
-    st = cucore_event_create(m->dev, 0, &m->ev[i]);
-  m->flush_words = o->l2_bytes * 2 / 4;
-  if (m->flush_words && o->flush_buffer) {
-    m->flush = o->flush_buffer; /* the caller's, checked by the fill's bounds check */
-  } else if (st == CUCORE_OK && m->flush_words) {
-    st = cucore_mem_alloc(m->dev, m->flush_words * 4, &m->flush);
-    m->own_flush = st == CUCORE_OK;
-  }
-  return st;
-}
-
 cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_config *cfg,
                                       cucore_args *args, const cucore_tune_timing_options *opt,
                                       cucore_tune_timing *out) {
@@ -206,11 +191,9 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   if (st != CUCORE_OK) return st;
   out->sm_clock_mhz = -1;
   cc_meas m = {.k = k, .cfg = cfg, .args = args, .o = o};
-  st = setup(&m, o);
+  st = cc_meas_open(&m, o->l2_bytes, o->flush_buffer, CC_MEAS_QUEUE);
   if (st == CUCORE_OK) st = first_and_warmup(&m, o, out);
   if (st == CUCORE_OK) st = screen(&m, o, out);
-  cucore_graph_exec_destroy(m.exec);
-  if (m.own_flush) cucore_mem_free(m.dev, m.flush);
-  for (int i = 0; i < 2 * CC_MEAS_QUEUE; i++) cucore_event_destroy(m.ev[i]);
+  cc_meas_close(&m);
   return st;
 }

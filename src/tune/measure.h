@@ -24,15 +24,21 @@ typedef struct cc_meas {
   cucore_devptr flush;
   size_t flush_words;
   int own_flush;           /* 1: allocated here (freed at the end), 0: the caller's flush_buffer */
+  int pairs;               /* event pairs created (samples that may be queued at once) */
   int next;                /* the argument set of the next launch (0: args, i: rotate[i-1]) */
   cucore_graph_exec *exec; /* CUCORE_TUNE_LAUNCH_GRAPH: `batch` launches captured once */
 } cc_meas;
 
+/* The device of cfg->stream, `pairs` (1..CC_MEAS_QUEUE) event pairs, and the flush: 2 x
+ * l2_bytes, `flush_buffer` when not 0, else allocated here (0 bytes: none). */
+cucore_status cc_meas_open(cc_meas *m, size_t l2_bytes, cucore_devptr flush_buffer, int pairs);
+/* Everything cc_meas_open and cc_meas_capture made, released. */
+void cc_meas_close(cc_meas *m);
 /* n launches, the argument sets cycled. */
 cucore_status cc_meas_launches(cc_meas *m, int n);
 /* Captures n launches (the sets cycled) into m->exec. */
 cucore_status cc_meas_capture(cc_meas *m, int n);
-/* n (1..CC_MEAS_QUEUE) samples enqueued, then waited for: each the flush, then `batch`
+/* n (1..m->pairs) samples enqueued, then waited for: each the flush, then `batch`
  * launches (or one replay of m->exec) between a pair of events; the times per launch in
  * ms[0..n). */
 cucore_status cc_meas_samples(cc_meas *m, int batch, int n, double *ms);

@@ -1,5 +1,6 @@
 /*
- * measure_sample.c -- the samples of cucore_tune_time_launch: launches with the argument sets
+ * measure_sample.c -- the samples of cucore_tune_time_launch, and cucore_tune_time_samples
+ * (exactly N of them, what `cucore run` times with): launches with the argument sets
  * rotated (inputs past L2 without a flush), a graph of launches captured once per
  * configuration and replayed (launch overhead is not what is ranked), the L2 flush outside
  * the events, samples enqueued ahead of the host (CC_MEAS_QUEUE), and the SM clock read through
@@ -8,6 +9,29 @@
 #include "tune/measure.h"
 
 #include <stdlib.h>
+
+cucore_status cc_meas_open(cc_meas *m, size_t l2_bytes, cucore_devptr flush_buffer, int pairs) {
+  cucore_status st = cucore_stream_get_device(m->cfg->stream, &m->dev);
+  if (st == CUCORE_OK) st = cucore_device_get_ordinal(m->dev, &m->ordinal);
+  for (; m->pairs < pairs && st == CUCORE_OK; m->pairs++) {
+    st = cucore_event_create(m->dev, 0, &m->ev[2 * m->pairs]);
+    if (st == CUCORE_OK) st = cucore_event_create(m->dev, 0, &m->ev[2 * m->pairs + 1]);
+  }
+  m->flush_words = l2_bytes * 2 / 4;
+  if (m->flush_words && flush_buffer) {
+    m->flush = flush_buffer; /* the caller's, checked by the fill's bounds check */
+  } else if (st == CUCORE_OK && m->flush_words) {
+    st = cucore_mem_alloc(m->dev, m->flush_words * 4, &m->flush);
+    m->own_flush = st == CUCORE_OK;
+  }
+  return st;
+}
+
+void cc_meas_close(cc_meas *m) {
+  cucore_graph_exec_destroy(m->exec);
+  if (m->own_flush) cucore_mem_free(m->dev, m->flush);
+  for (int i = 0; i < 2 * CC_MEAS_QUEUE; i++) cucore_event_destroy(m->ev[i]);
+}
 
 cucore_status cc_meas_launches(cc_meas *m, int n) {
   cucore_status st = CUCORE_OK;
@@ -76,4 +100,47 @@ int cc_meas_median_clock(int *mhz, size_t n) {
   size_t first = 0;
   while (first < n && mhz[first] < 0) first++;
   return first < n ? mhz[first + (n - first) / 2] : -1;
+}
+
+static cucore_status check_exact(cucore_kernel *k, const cucore_launch_config *cfg,
+                                 const cucore_tune_sample_options *o, double *ms) {
+  const char *fn = "cucore_tune_time_samples";
+  CC_CHECK_ARG(cfg, fn, "cfg");
+  CC_CHECK_ARG(cfg->stream, fn, "cfg->stream");
+  CC_CHECK_ARG(o, fn, "opt");
+  if (!k && !o->exec)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: no kernel `k` and no graph `opt->exec` to time",
+                   fn);
+  if (o->warmup < 0 || o->samples < 0 || o->batch < 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: warmup %lld, samples %lld and batch %d: expected each >= 0", fn, o->warmup,
+                   o->samples, o->batch);
+  if (o->samples && !ms)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %lld samples asked and no `ms` to hold them", fn,
+                   o->samples);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tune_time_samples(cucore_kernel *k, const cucore_launch_config *cfg,
+                                       cucore_args *args, const cucore_tune_sample_options *opt,
+                                       double *ms) {
+  cc_begin();
+  cucore_status st = check_exact(k, cfg, opt, ms);
+  if (st != CUCORE_OK) return st;
+  static const cucore_tune_timing_options none = {0}; /* no rotation, no clock */
+  int batch = opt->batch > 1 ? opt->batch : 1;
+  long long pairs = opt->samples < CC_MEAS_QUEUE ? opt->samples : CC_MEAS_QUEUE;
+  cc_meas m = {.k = k, .cfg = cfg, .args = args, .o = &none};
+  st = cc_meas_open(&m, opt->samples ? opt->l2_bytes : 0, opt->flush_buffer, (int)pairs);
+  m.exec = NULL; /* the caller's graph is replayed below, never destroyed here */
+  for (long long w = 0; w < opt->warmup && st == CUCORE_OK; w++) /* no flush, no events */
+    st = opt->exec ? cucore_graph_launch(opt->exec, cfg->stream) : cc_meas_launches(&m, batch);
+  for (long long i = 0; i < opt->samples && st == CUCORE_OK; i += pairs) {
+    long long n = opt->samples - i < pairs ? opt->samples - i : pairs;
+    m.exec = opt->exec;
+    st = cc_meas_samples(&m, batch, (int)n, &ms[i]);
+    m.exec = NULL;
+  }
+  cc_meas_close(&m);
+  return st;
 }
