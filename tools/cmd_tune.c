@@ -308,6 +308,13 @@ static const cli_opt cmd_tune_opts[] = {
      TUNE_AT(yes),
      .help = "go on above 10000 distinct compiles without asking (without a terminal and\n"
              "without --yes such a tune is refused, exit 2)"},
+    {.name = "--rows",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(rows),
+     .arg = "N|all",
+     .help = "list configurations one by one in the reports only up to N of them (default\n"
+             "10000); above, the counts and the best stand for them (a dry run without an\n"
+             "arch then never lists the space); all: always list them"},
     {.name = "--json", .kind = CLI_OPT_FLAG, TUNE_AT(json), .help = CLI_JSON_HELP},
     {0}};
 
@@ -365,8 +372,20 @@ static int build_space(tune_ctx *c) {
   return st == CUCORE_OK ? 0 : space_fail(l->file, st);
 }
 
-static int check_line(const tune_line *l) {
+static int check_line(tune_line *l) {
   if (!l->file) return cli_usage("tune", "FILE is required; see `cucore help tune`");
+  l->max_rows = TUNE_ROWS_LISTED;
+  if (l->rows && strcmp(l->rows, "all") == 0) {
+    l->max_rows = 0;
+  } else if (l->rows) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long n = l->rows[0] >= '0' && l->rows[0] <= '9' ? strtoull(l->rows, &end, 10) : 0;
+    if (!end || *end || errno || n == 0)
+      return cli_usage("tune", "--rows `%s`: expected a whole number of rows (1 or more) or `all`",
+                       l->rows);
+    l->max_rows = n;
+  }
   if (!l->kernel && !l->space)
     return cli_usage("tune", "--kernel NAME is required (or a --space file with \"kernel_name\"); "
                              "see `cucore help tune`");
@@ -569,7 +588,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (c->line->t4 && (rc = tune_write_t4(c, c->line->t4))) return rc;
   if (c->line->plot && (rc = tune_write_plot(c, c->line->plot))) return rc;
   if (!c->line->dry_run) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE;
-  size_t ok = 0;
+  size_t ok = c->sum.rows_omitted ? (size_t)(c->sum.counts.runnable > 0) : 0;
   for (size_t i = 0; i < c->nrows; i++)
     ok += c->rows[i].config.verdict == CUCORE_TUNE_RUNNABLE && !c->rows[i].error[0];
   return ok ? 0 : CLI_EXIT_FAILURE;

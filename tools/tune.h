@@ -30,7 +30,14 @@ typedef struct tune_line {
   double
       compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
   double top_fraction; /* --top-fraction F (0: all) */
+  const char *rows;    /* --rows N|all */
+  unsigned long long max_rows; /* the reports list configurations one by one up to this many
+                                  (0: all); a dry run without an arch keeps no more */
 } tune_line;
+
+/* The reports' default for --rows. */
+#define TUNE_ROWS_LISTED 10000
+
 
 /* Above this many distinct compiles a tune asks first (--yes, or a yes on a terminal). */
 #define TUNE_COMPILES_ASK 10000
@@ -135,6 +142,8 @@ size_t tune_can_run(const tune_ctx *c);
 
 /* Prints the report (text or JSON) on stdout (tune_report.c). */
 void tune_report(const tune_ctx *ctx);
+/* 1 when the reports list the configurations one by one (not more than --rows). */
+int tune_rows_listed(const tune_ctx *ctx);
 
 /* How many fresh processes this tune went on in after device losses (tune_result.c: the
  * environment's CUCORE_TUNE_RESTART, which cmd_tune.c sets when it starts one). */

@@ -98,21 +98,22 @@ int tune_check_space(tune_ctx *c) {
     tune_restriction_errors_warn(c);
     return CLI_EXIT_FAILURE;
   }
+  const tune_line *l = c->line;
+  if (l->dry_run_no_arch && l->csv && l->max_rows && k.after_restrictions > l->max_rows) {
+    fprintf(stderr,
+            "cucore tune: --csv %s would list %llu configurations, more than --rows %llu; give "
+            "--rows all (or a larger --rows) to write them\n",
+            l->csv, (unsigned long long)k.after_restrictions, l->max_rows);
+    return CLI_EXIT_USAGE;
+  }
   return gate(c, (unsigned long long)k.compiles);
 }
 
 /* The first configuration with a valid launch (its kernel name and defines are a compile the
  * tune makes); -1 when there is none. */
 static long long first_runnable(const tune_ctx *c) {
-  uint64_t raw = 0;
-  if (cucore_tune_space_get_size(c->space, &raw) != CUCORE_OK) return -1;
-  for (uint64_t i = 0; i < raw; i++) {
-    cucore_tune_config cfg;
-    if (cucore_tune_space_get_config(c->space, i, &cfg) == CUCORE_OK &&
-        cfg.verdict == CUCORE_TUNE_RUNNABLE)
-      return (long long)i;
-  }
-  return -1;
+  uint64_t index = 0;
+  return cucore_tune_space_next_runnable(c->space, 0, &index) == CUCORE_OK ? (long long)index : -1;
 }
 
 /* The arguments bound to the kernel of `obj` (every check of `cucore run`), and the module

@@ -125,9 +125,22 @@ static size_t ranked(const tune_ctx *c, size_t *order) {
   return cucore_tune_report_get_model_order(c->report, order, &n) == CUCORE_OK ? n : 0;
 }
 
+int tune_rows_listed(const tune_ctx *c) {
+  return !c->sum.rows_omitted && (!c->line->max_rows || c->nrows <= c->line->max_rows);
+}
+
+/* How many configurations past the restrictions are not listed one by one. */
+static unsigned long long not_listed(const tune_ctx *c) {
+  return tune_rows_listed(c) ? 0 : c->sum.rows_omitted ? c->sum.rows_omitted : c->nrows;
+}
+
 static void text_report(const tune_ctx *c, size_t *order, size_t n) {
   header(c);
-  for (size_t i = 0; i < c->nrows; i++) row_text(c, &c->rows[i]);
+  for (size_t i = 0; tune_rows_listed(c) && i < c->nrows; i++) row_text(c, &c->rows[i]);
+  if (!tune_rows_listed(c))
+    printf("%llu configurations past the restrictions: more than --rows %llu, so not listed "
+           "one by one (the counts above stand for them; --rows all lists them)\n",
+           not_listed(c), c->line->max_rows);
   tune_notes_text(c);
   if (!c->line->dry_run) {
     tune_report_measured(c);
@@ -226,8 +239,9 @@ static void json_report(const tune_ctx *c, size_t *order, size_t n) {
   json_num(&j, "compile_wall_ms", c->sum.compile_wall_ms);
   json_int(&j, "jobs", c->sum.jobs);
   json_begin_array(&j, "configs");
-  for (size_t i = 0; i < c->nrows; i++) row_json(c, &j, &c->rows[i]);
+  for (size_t i = 0; tune_rows_listed(c) && i < c->nrows; i++) row_json(c, &j, &c->rows[i]);
   json_end_array(&j);
+  json_uint(&j, "configs_not_listed", not_listed(c)); /* more than --rows: the counts stand */
   tune_notes_json(c, &j);
   json_begin_array(&j, "best_by_model");
   for (size_t i = 0; i < n && i < TUNE_TOP; i++)

@@ -157,6 +157,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.rtol = l->has_rtol ? l->rtol : -1, o.atol = l->has_atol ? l->atol : -1;
   o.identity = ident;
   o.source_name = l->file;
+  o.max_rows = l->max_rows;
   o.user = c;
   o.bind = bind, o.check = c->specs.nexpects ? check : NULL;
   o.progress = progress, o.note = note, o.compile = tune_worker_compile;

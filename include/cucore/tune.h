@@ -178,10 +178,20 @@ typedef struct cucore_tune_counts {
 /** The raw size of the space (the product of the value counts).
  * @retval CUCORE_INVALID_ARGUMENT the product does not fit in 64 bits. */
 CUCORE_API cucore_status cucore_tune_space_get_size(const cucore_tune_space *space, uint64_t *raw);
-/** Checks every configuration before compiling and counts what each stage keeps.
- * @retval CUCORE_INVALID_ARGUMENT the space holds more than 2^32 configurations. */
+/** Counts what each stage keeps without listing the space: each restriction and the launch
+ * are checked where the parameters they read are bound, so a failing check skips every
+ * configuration under it, and configurations no check can tell apart are counted by
+ * multiplication (Kernel Tuner's 3 145 728-configuration convolution space in well under a
+ * second, in kilobytes). The same counts as checking each configuration.
+ * @retval CUCORE_INVALID_ARGUMENT the space's size does not fit 64 bits. */
 CUCORE_API cucore_status cucore_tune_space_count(const cucore_tune_space *space,
                                                  cucore_tune_counts *out);
+/** The first runnable configuration (every restriction true, a valid launch within the
+ * limits) whose index is `from` or more, in *index, found without listing the space: walking
+ * from 0 with index + 1 meets the runnable configurations in index order.
+ * @retval CUCORE_NOT_FOUND none from `from` on (also when `from` is past the space). */
+CUCORE_API cucore_status cucore_tune_space_next_runnable(const cucore_tune_space *space,
+                                                         uint64_t from, uint64_t *index);
 
 /** One configuration as the checks before compiling see it. */
 typedef struct cucore_tune_config {
@@ -932,6 +942,10 @@ typedef struct cucore_tune_run_options {
                           NVRTC's -minimal, and when both cubins are the same bytes every
                           other compile uses it (~20-30 % less compile time on a small
                           kernel; a kernel that needs the runtime's types compiles without) */
+  uint64_t max_rows; /**< a dry run without an arch (nothing compiled) keeps one row per
+                          configuration past the restrictions only when there are at most
+                          this many; more: the counts alone (cucore_tune_summary::
+                          rows_omitted), found without listing the space. 0: no limit */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -940,7 +954,7 @@ typedef struct cucore_tune_run_options {
 #define CUCORE_TUNE_RUN_DEFAULTS                                                                  \
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
-        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0                  \
+        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0               \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1048,6 +1062,9 @@ typedef struct cucore_tune_summary {
                                   nothing was verified, the rows are only timed */
   cucore_tune_store_use store_use; /**< what became of the store: whether this run's results
                                         were kept (the note callback said why not) */
+  uint64_t rows_omitted;           /**< configurations past the restrictions that have no row
+                                        (a dry run over cucore_tune_run_options::max_rows):
+                                        the counts stand for them */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -135,6 +135,10 @@ static cucore_status collect_rows(cc_trun *c) {
   cucore_status st = cucore_tune_space_count(c->space, &c->s.counts);
   if (st != CUCORE_OK) return st;
   uint64_t keep = c->s.counts.after_restrictions;
+  if (c->o.dry_run && !c->s.limits.arch && c->o.max_rows && keep > c->o.max_rows) {
+    c->s.rows_omitted = keep; /* nothing compiled: the counts say all there is */
+    return CUCORE_OK;
+  }
   if (keep > SIZE_MAX / sizeof *c->rows)
     return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": %llu configurations: too many rows to keep",
                    (unsigned long long)keep);

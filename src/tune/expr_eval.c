@@ -86,6 +86,7 @@ typedef struct ev {
 
 static CC_COLD int efail(ev *x, int col, const char *fmt, ...) CC_PRINTF(3, 4);
 static CC_COLD int efail(ev *x, int col, const char *fmt, ...) {
+  if (!x->why) return -1; /* no reason wanted (a count) */
   char msg[160];
   va_list ap;
   va_start(ap, fmt);
@@ -719,7 +720,7 @@ static int eval_node(ev *x, int idx, cc_tval *out) {
 }
 
 int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char **why) {
-  *why = NULL;
+  if (why) *why = NULL;
   ev x = {e, vars, why};
   if (!e->nodes || e->root < 0 || e->root >= e->count)
     return efail(&x, 1, "an expression that was not parsed");

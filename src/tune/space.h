@@ -108,6 +108,30 @@ cucore_status cc_tune_index_text(const cucore_tune_space *s, uint64_t index, cuc
 cucore_status cc_tune_kernel_holes(const cucore_tune_space *s);
 /* The raw size; -1 when it does not fit 64 bits. */
 int cc_tune_raw(const cucore_tune_space *s, uint64_t *raw);
+/* The checks of one configuration before compiling, in their order (restriction 0, 1, ...,
+ * then the launch); `vals` needs only the parameters the check reads. With c NULL nothing but
+ * the answer is made (a walk's count); else c gets the verdict, the reason, and the launch.
+ * A restriction: 0 true, 1 false, 2 could not be evaluated. The launch (block, grid, shared
+ * memory, within the limits): 0 valid, 1 a bad launch, 2 beyond the architecture's limits. */
+int cc_tune_check_restriction(const cucore_tune_space *s, size_t i, const cc_tval *vals,
+                              cucore_tune_config *c);
+int cc_tune_check_launch(const cucore_tune_space *s, const cc_tval *vals, cucore_tune_config *c);
+/* 1 when the launch check reads parameter p. */
+int cc_tune_launch_uses(const cucore_tune_space *s, size_t p);
+
+/* A walk of a space without listing it (space_walk.c): each check at the depth where its
+ * parameters are bound, settled subtrees counted by multiplication. `compile_first`: the
+ * compiled parameters bound first (the counts); else the space's order (index order). */
+typedef struct cc_twalk cc_twalk;
+cucore_status cc_twalk_open(const cucore_tune_space *s, int compile_first, cc_twalk **out);
+void cc_twalk_close(cc_twalk *w);
+/* In the space's order: every interval [first, last) of runnable configurations from index
+ * `from` on, in order, to interval(first, last, user) until it returns nonzero (returned). */
+int cc_twalk_intervals(cc_twalk *w, uint64_t from, int (*interval)(uint64_t, uint64_t, void *),
+                       void *user);
+/* 1 when configuration `index` is runnable (every check passes). */
+int cc_twalk_check(cc_twalk *w, uint64_t index);
+
 /* A space from a TuningSchema T1 document (space_t1.c), called by the JSON reader when the
  * document has "ConfigurationSpace". */
 struct cc_json;

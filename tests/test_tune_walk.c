@@ -1,0 +1,204 @@
+/* test_tune_walk.c -- a space walked without listing it (space_walk.c) gives what checking
+ * every configuration gives: on hundreds of generated spaces (integer and string values,
+ * compiled and launch-only parameters, restrictions that are false or cannot be evaluated,
+ * launch expressions that fail, block and shared-memory sizes beyond an architecture's limits)
+ * the counts of every stage, the first configuration whose restriction failed, the distinct
+ * compiles, and the runnable configurations in index order (cucore_tune_space_next_runnable)
+ * are those of the configuration-by-configuration check (cucore_tune_space_get_config). */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state;
+
+static unsigned rnd(unsigned n) {
+  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (unsigned)((rng_state >> 33) % n);
+}
+
+static const char *const INTS[] = {"0", "1", "2", "3", "4", "8", "16", "32", "64", "1024", "2048"};
+static const char *const STRS[] = {"'a'", "'bb'", "'float'", "'x'"};
+static const char *const RESTR[] = {
+    "P0 %% P1 == 0",       "P0 + P1 <= 16",     "P0 != P1", "P0 * 2 > P1 or P2 == 1",
+    "P0 // P1 < 3",        "P1 in [0, 2, 8]",   "P2 >= P0", "len(P0) > 1 if P1 else True",
+    "P0 == 'a' or P1 > 1", "P2 - P1 * P0 != 4", "P0 <= 32",
+};
+
+/* A generated space: up to 6 parameters (a string parameter now and then), each compiled or
+ * launch-only, up to 3 restrictions over them, a block size parameter, a grid and shared
+ * memory from expressions, and (half the time) sm_90's limits. */
+static cucore_tune_space *generate(void) {
+  cucore_tune_space *s = NULL;
+  assert_ok(cucore_tune_space_create(&s));
+  int np = 1 + (int)rnd(6);
+  char name[32];
+  for (int p = 0; p < np; p++) {
+    const char *v[5];
+    int nv = 1 + (int)rnd(5), strings = p > 0 && rnd(5) == 0;
+    if (strings && nv > 4) nv = 4;
+    int start = (int)rnd(strings ? 1 : 11 - (unsigned)nv + 1); /* distinct values: a run */
+    for (int i = 0; i < nv; i++) v[i] = strings ? STRS[i] : INTS[start + i];
+    snprintf(name, sizeof name, p == 0 && rnd(2) ? "block_size_x" : "P%d", p);
+    cucore_tune_param_kind kind = rnd(3) == 0 ? CUCORE_TUNE_PARAM_LAUNCH_ONLY
+                                              : CUCORE_TUNE_PARAM_DEFINE;
+    assert_ok(cucore_tune_space_add_param(s, name, v, (size_t)nv, kind));
+  }
+  /* The names the templates use: P0..P2, each an existing parameter. */
+  size_t count = 0;
+  assert_ok(cucore_tune_space_get_param_count(s, &count));
+  const char *names[3];
+  for (int i = 0; i < 3; i++) {
+    cucore_tune_param_info info;
+    assert_ok(cucore_tune_space_get_param(s, rnd((unsigned)count), &info));
+    names[i] = info.name;
+  }
+  int nr = (int)rnd(4);
+  for (int r = 0; r < nr; r++) {
+    char text[256], out[512];
+    size_t len = 0;
+    snprintf(text, sizeof text, RESTR[rnd(sizeof RESTR / sizeof *RESTR)], 0);
+    for (const char *c = text; *c; c++) { /* P0..P2 replaced by the parameters' names */
+      if (c[0] == 'P' && c[1] >= '0' && c[1] <= '2') {
+        len += (size_t)snprintf(out + len, sizeof out - len, "%s", names[c[1] - '0']);
+        c++;
+      } else {
+        out[len++] = *c;
+      }
+    }
+    out[len] = '\0';
+    cucore_status st = cucore_tune_space_restrict(s, out);
+    (void)st; /* a template may not fit the values' kinds: then it is refused, fine */
+  }
+  char expr[256];
+  if (rnd(2)) { /* grid from an expression that can be 0 (a bad launch) or fail */
+    snprintf(expr, sizeof expr, "%s * 2, 1", names[1]);
+    cucore_tune_space_set_expr(s, CUCORE_TUNE_GRID, expr);
+  }
+  if (rnd(2)) {
+    snprintf(expr, sizeof expr, "%s * 100", names[2]);
+    cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, expr);
+  }
+  if (rnd(2)) {
+    cucore_arch_limits lim;
+    assert_ok(cucore_arch_get_limits(90, &lim));
+    lim.shared_per_block_optin = 3000;
+    assert_ok(cucore_tune_space_set_limits(s, &lim));
+  }
+  return s;
+}
+
+/* Counts of every configuration checked one by one, as the walk must count them. */
+static void brute_counts(const cucore_tune_space *s, cucore_tune_counts *k) {
+  memset(k, 0, sizeof *k);
+  assert_ok(cucore_tune_space_get_size(s, &k->raw));
+  uint64_t *hashes = calloc(k->raw + 1, sizeof *hashes);
+  assert_non_null(hashes);
+  for (uint64_t i = 0; i < k->raw; i++) {
+    cucore_tune_config c;
+    assert_ok(cucore_tune_space_get_config(s, i, &c));
+    if (c.restriction_failed && k->restriction_errors++ == 0) k->first_restriction_error = i;
+    if (c.verdict == CUCORE_TUNE_RESTRICTED) k->restricted += !c.restriction_failed;
+    if (c.verdict == CUCORE_TUNE_BAD_LAUNCH) k->bad_launch++;
+    if (c.verdict == CUCORE_TUNE_ARCH_LIMIT) k->arch_limit++;
+    if (c.verdict != CUCORE_TUNE_RUNNABLE) continue;
+    int seen = 0;
+    for (uint64_t j = 0; j < k->compiles && !seen; j++) seen = hashes[j] == c.compile_hash;
+    if (!seen) hashes[k->compiles++] = c.compile_hash;
+    k->runnable++;
+  }
+  k->after_restrictions = k->raw - k->restricted - k->restriction_errors;
+  free(hashes);
+}
+
+static void same_counts(const cucore_tune_counts *a, const cucore_tune_counts *b) {
+  assert_int_equal(a->raw, b->raw);
+  assert_int_equal(a->after_restrictions, b->after_restrictions);
+  assert_int_equal(a->runnable, b->runnable);
+  assert_int_equal(a->compiles, b->compiles);
+  assert_int_equal(a->restricted, b->restricted);
+  assert_int_equal(a->bad_launch, b->bad_launch);
+  assert_int_equal(a->arch_limit, b->arch_limit);
+  assert_int_equal(a->restriction_errors, b->restriction_errors);
+  if (a->restriction_errors)
+    assert_int_equal(a->first_restriction_error, b->first_restriction_error);
+}
+
+/* The runnable configurations from next_runnable, in order, are those get_config passes. */
+static void same_order(const cucore_tune_space *s, uint64_t raw) {
+  uint64_t at = 0, next = 0;
+  for (uint64_t i = 0; i < raw; i++) {
+    cucore_tune_config c;
+    assert_ok(cucore_tune_space_get_config(s, i, &c));
+    if (c.verdict != CUCORE_TUNE_RUNNABLE) continue;
+    assert_ok(cucore_tune_space_next_runnable(s, at, &next));
+    assert_int_equal(next, i);
+    /* and from any index between the previous one and this one */
+    uint64_t mid = at + (i - at) / 2;
+    assert_ok(cucore_tune_space_next_runnable(s, mid, &next));
+    assert_int_equal(next, i);
+    at = i + 1;
+  }
+  assert_status(cucore_tune_space_next_runnable(s, at, &next), CUCORE_NOT_FOUND);
+  assert_status(cucore_tune_space_next_runnable(s, raw + 5, &next), CUCORE_NOT_FOUND);
+}
+
+static void walk_matches_checking_each(void **state) {
+  (void)state;
+  int with_errors = 0, with_limits = 0, with_launch_only = 0;
+  for (int t = 0; t < 400; t++) {
+    rng_state = (uint64_t)t * 7919u + 17u;
+    cucore_tune_space *s = generate();
+    cucore_tune_counts walked, each;
+    assert_ok(cucore_tune_space_count(s, &walked));
+    brute_counts(s, &each);
+    same_counts(&walked, &each);
+    same_order(s, each.raw);
+    with_errors += each.restriction_errors > 0;
+    with_limits += each.arch_limit > 0;
+    with_launch_only += each.compiles < each.runnable;
+    cucore_tune_space_destroy(s);
+  }
+  /* the generator reached every case it is there for */
+  assert_true(with_errors > 5);
+  assert_true(with_limits > 5);
+  assert_true(with_launch_only > 5);
+}
+
+/* Kernel Tuner's convolution example: 3 145 728 raw configurations counted without listing
+ * them: the counts Kernel Tuner reports (1 867 776 valid). */
+static void convolution_space_counted(void **state) {
+  (void)state;
+  static const char json[] =
+      "{\"kernel_name\": \"convolution_kernel\", \"tune_params\": {"
+      "\"filter_height\": [3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33],"
+      "\"filter_width\": [3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33],"
+      "\"block_size_x\": [16,32,48,64,80,96,112,128], \"block_size_y\": [1,2,4,8,16,32],"
+      "\"tile_size_x\": [1,2,3,4,5,6,7,8], \"tile_size_y\": [1,2,3,4,5,6,7,8],"
+      "\"use_padding\": [0,1], \"read_only\": [0,1]},"
+      "\"restrictions\": [\"use_padding==0 or (block_size_x % 32 != 0)\"],"
+      "\"problem_size\": [4096, 4096],"
+      "\"grid_div_x\": [\"block_size_x\", \"tile_size_x\"],"
+      "\"grid_div_y\": [\"block_size_y\", \"tile_size_y\"]}";
+  cucore_tune_space *s = NULL;
+  assert_ok(cucore_tune_space_from_json(json, sizeof json - 1, &s));
+  cucore_tune_counts k;
+  assert_ok(cucore_tune_space_count(s, &k));
+  assert_int_equal(k.raw, 3145728);
+  assert_int_equal(k.after_restrictions, 2359296);
+  assert_int_equal(k.runnable, 1867776);
+  assert_int_equal(k.compiles, 1867776);
+  uint64_t first = 0;
+  assert_ok(cucore_tune_space_next_runnable(s, 0, &first));
+  assert_int_equal(first, 0);
+  cucore_tune_space_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(walk_matches_checking_each),
+      cmocka_unit_test(convolution_space_counted),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
