@@ -38,7 +38,6 @@ typedef struct tune_line {
 /* The reports' default for --rows. */
 #define TUNE_ROWS_LISTED 10000
 
-
 /* Above this many distinct compiles a tune asks first (--yes, or a yes on a terminal). */
 #define TUNE_COMPILES_ASK 10000
 

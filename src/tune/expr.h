@@ -110,9 +110,10 @@ typedef int (*cc_expr_lookup_fn)(void *ctx, const char *name, size_t len);
  * memory). A quoted token is cut at 40 characters with "...". */
 int cc_expr_parse(const char *text, cc_expr_lookup_fn lookup, void *ctx, cc_expr *out, char **why);
 /* Evaluates with the variables' values `vars` (indexed as the lookup answered; any kind).
- * Returns 0, or -1 with *why (`why` NULL: no reason wanted, nothing made; malloc'd as above; the column and what went wrong, never a name
+ * Returns 0, or -1 with *why (malloc'd as above; the column and what went wrong, never a name
  * or a string's value): division by zero, integer overflow, a function's domain, a string where
- * a number is needed. Allocates nothing when it succeeds. Strings in *out point into `vars` or
+ * a number is needed; `why` NULL: no reason wanted, none made. Allocates nothing when it
+ * succeeds. Strings in *out point into `vars` or
  * the expression. */
 int cc_expr_eval(const cc_expr *e, const cc_tval *vars, cc_tval *out, char **why);
 /* 1 when the expression reads variable `var`. */
