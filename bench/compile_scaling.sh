@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # compile_scaling.sh BUILD [COUNT] -- parallel compile scaling, NVRTC's own and cucore tune's
-# (issue 24: compile wall must scale >= 0.75 x jobs at 4 and 8 jobs). Prints JSON lines:
+# (the target: compile wall must scale >= 0.75 x jobs at 4 and 8 jobs). Prints JSON lines:
 #   raw NVRTC, COUNT distinct programs to a cubin, by J threads of one process and by J processes;
 #   `cucore tune --dry-run --jobs J` on the 512-configuration bench space, fresh cache each time.
 set -euo pipefail

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Time to first result, whole processes (issue 25): the raw C program (bench_raw_first_result:
+"""Time to first result, whole processes: the raw C program (bench_raw_first_result:
 cuInit, context, NVRTC compile of saxpy, load, 1 Mi floats of x and y in, one launch, y back)
 against `cucore run` on the same work -- the .cu with an empty compile cache, the .cu with its
 entry cached, the .cubin -- and `cucore devices` / `cucore version`, plus cuda.core and CuPy
 doing the same work when they import. Every round runs each once, in a shuffled order (paired,
 interleaved); a ratio is taken within each round, and the median over the rounds is printed.
 
-One summary line per comparison, ending in PASS or MISS where the issue sets a target
+One summary line per comparison, ending in PASS or MISS where the comparison has a target
 (scripts/gpu-check.sh counts those), then the medians of cucore's own phases (run --json).
 
 Usage (one command, from the repository root after `make build`):

@@ -1,5 +1,5 @@
 /*
- * tune_timing.c -- what timing one configuration costs the tune's GPU thread (issue 24), part
+ * tune_timing.c -- what timing one configuration costs the tune's GPU thread, part
  * by part, on the tune bench's kernel (axpy of 4 Mi floats, block 256): host wall time per call,
  * medians over `reps` calls.
  *   - 32 events made and destroyed (the pairs cucore_tune_time_launch keeps);

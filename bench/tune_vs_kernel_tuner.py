@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cucore tune against Kernel Tuner's default loop, side by side on one GPU (issue 24).
+"""cucore tune against Kernel Tuner's default loop, side by side on one GPU.
 
 Kernel Tuner cannot be installed on the GPU machine, so its brute-force loop (nvcuda back end,
 kernel_tuner/core.py benchmark_default) is reproduced with cuda.core: per configuration the

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check-unique-names.py -- no two C files of src/ and tools/ share a file name.
 
-A name means one thing (issue 36): `json.c` cannot be the library's strict JSON reader in
+A name means one thing: `json.c` cannot be the library's strict JSON reader in
 src/tune/ and the command's JSON writer in tools/, nor `run.h` the header of the library's
 tune and of `cucore run`. Messages, the call_circles check, the funclen allow-list, debuggers
 and people name a file by its basename, so every C source and header (.c, .h) under src/
@@ -20,6 +20,8 @@ import os
 import re
 import sys
 import tempfile
+
+import checklib
 
 FOLDERS = ("src", "tools")
 EXTENSIONS = (".c", ".h")
@@ -80,14 +82,6 @@ def check(root):
     return problems, count, listed
 
 
-def write_tree(root, files):
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-
-
 def self_test():
     """Trees with names twice (across the two folders, within src/, deep), listed or not."""
     cases = [
@@ -104,22 +98,15 @@ def self_test():
         ("an allow-list line that is no file name", {"src/a/x.c": ""}, "src/a/x.c  # path\n",
          ["'src/a/x.c' is not a file name"]),
     ]
-    failed = 0
-    for what, tree, allow, expected in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            write_tree(tmp, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}))
-            text = "\n".join(check(tmp)[0])
-        missing = [e for e in expected if e not in text]
-        if missing:
-            failed += 1
-            print(f"self-test: {what} was not reported as expected (missing {missing}); "
-                  f"the check said: {text or 'nothing'}")
+    trees = [(what, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}), expected)
+             for what, tree, allow, expected in cases]
+    failed = checklib.failed_cases(trees, lambda tmp: "\n".join(check(tmp)[0]))
     good = {"src/tune/json.c": "", "src/tune/json.h": "", "tools/json_write.c": "",
             "src/runtime/capture.c": "", "src/graph/capture.c": "", "tools/CMakeLists.txt": "",
             "src/base/CMakeLists.txt": "", "tools/README": "", "src/README": "",
             ALLOW: "# names twice\ncapture.c  # a test entry\n"}
     with tempfile.TemporaryDirectory() as tmp:
-        write_tree(tmp, good)
+        checklib.write_tree(tmp, good)
         problems, count, listed = check(tmp)
     if problems or count != 5 or [n for n, _ in listed] != ["capture.c"]:
         failed += 1
@@ -132,22 +119,9 @@ def self_test():
 
 
 def main(argv):
-    args = argv[1:]
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if args and args[0] == "--self-test":
-        if self_test() != 0:
-            return 1
-        args = args[1:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: check-unique-names.py [--self-test] [ROOT]", file=sys.stderr)
-        return 2
-    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if not all(os.path.isdir(os.path.join(root, f)) for f in FOLDERS):
-        print(f"check-unique-names: {root} has no {' and '.join(FOLDERS)} folders",
-              file=sys.stderr)
-        return 2
+    root, status = checklib.repo_root(argv, __doc__, self_test, FOLDERS)
+    if root is None:
+        return status
     problems, count, listed = check(root)
     for p in problems:
         print(p)

@@ -94,7 +94,7 @@ if [ $quick -eq 0 ]; then
     "$b" >>"$OUT/bench.log" 2>&1 || { note "bench $(basename "$b"): FAILED"; bench_rc=1; }
   done
   [ -f bench/peers.py ] && python3 bench/peers.py >>"$OUT/bench.log" 2>&1
-  # Time to first result, whole processes against the raw C program (issue 25; ~1 min).
+  # Time to first result, whole processes against the raw C program (~1 min).
   [ -f bench/first_result.py ] && python3 bench/first_result.py --build $build >>"$OUT/bench.log" 2>&1
   # Targets printed as PASS/MISS at the end of a line (bench_memory): the count, and each miss.
   note "bench targets: $(grep -cE ': PASS$' "$OUT/bench.log") PASS, $(grep -cE ': MISS$' "$OUT/bench.log") MISS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Probes of the GPU machine's slow first compile bursts (issue 24; docs/BENCHMARKS.md, "What the
-# slow first burst is"). Run on a fresh device machine: the effect is on first runs. Logs and a
+# Probes of the GPU machine's slow first compile bursts (docs/BENCHMARKS.md, "What the slow
+# first burst is"). Run on a fresh device machine: the effect is on first runs. Logs and a
 # summary under $OUT (default ./probe-out).
 #   usage: scripts/gpu-machine-probe.sh cpu|kinds|kernels|loop|ptx|minimal1|minimal2
 #   cpu      machine facts, the CPU and memory alone (bench_raw_cpu_spin) in 1/8/15 processes, raw

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A GPU round for `cucore tune` alone (issue 24), shorter than scripts/gpu-check.sh: the build,
+# A GPU round for `cucore tune` alone, shorter than scripts/gpu-check.sh: the build,
 # the gpu-labelled tune tests, bench/tune_vs_kernel_tuner.py, and whole tunes at several
 # compile job counts with their time split. Logs under $OUT (default: ./gpu-tune-out).
 #   usage: scripts/gpu-tune-round.sh [REPEATS] [JOBS,JOBS,...]   (defaults: 10, dryshm,dry,dryshm,dry,raw,dry)

@@ -1,4 +1,4 @@
-/* gpu_checkpoint.c -- checkpoint and restore another process (issue 26.5, label gpu).
+/* gpu_checkpoint.c -- checkpoint and restore another process (label gpu).
  *
  * A child process (fork + exec: a fresh process) fills 256 MiB of device memory with a
  * pattern, says so, and blocks on its socket. The parent locks it, checkpoints it (its GPU

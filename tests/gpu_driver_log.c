@@ -1,4 +1,4 @@
-/* gpu_driver_log.c -- the driver's own log on a real GPU (issue 26.9, label gpu). Calls the
+/* gpu_driver_log.c -- the driver's own log on a real GPU (label gpu). Calls the
  * driver refuses are made through cucore; for each, what the driver logged on this thread
  * during the call (seen through cucore_driver_log_forward) must end up in the failure's
  * message as "the driver says: ...". At least one of the calls must be logged by the driver

@@ -1,4 +1,4 @@
-/* gpu_event_ipc.c -- an event orders work across processes (issue 26.4, label gpu).
+/* gpu_event_ipc.c -- an event orders work across processes (label gpu).
  *
  * The parent maps shareable device memory (cucore_vmm_*), zeroes it, queues a kernel that
  * waits for a gate word in that memory and then writes x[i] = 7i + 3, records an interprocess

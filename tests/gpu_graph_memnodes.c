@@ -1,10 +1,10 @@
-/* gpu_graph_memnodes.c -- graph allocation and free nodes on a real GPU (label gpu; issue 26
- * item 8): alloc node -> kernel node writing the memory (strict pointer checks on, so the
- * kernel node's argument is checked against cucore's record of the graph allocation) -> copy
- * node out -> free node; instantiated and launched twice, the host data checked; the memory is
- * refused by cucore_mem_free while the graph owns it; a range running past its end is refused by
- * cucore_pointer_check_access, and a kernel argument past its end is refused when bound (strict
- * checks) and so is the kernel node given that argument list. */
+/* gpu_graph_memnodes.c -- graph allocation and free nodes on a real GPU (label gpu): alloc node ->
+ * kernel node writing the memory (strict pointer checks on, so the kernel node's argument is
+ * checked against cucore's record of the graph allocation) -> copy node out -> free node;
+ * instantiated and launched twice, the host data checked; the memory is refused by cucore_mem_free
+ * while the graph owns it; a range running past its end is refused by cucore_pointer_check_access,
+ * and a kernel argument past its end is refused when bound (strict checks) and so is the kernel
+ * node given that argument list. */
 #include "gpu_support.h"
 
 #include <stdio.h>

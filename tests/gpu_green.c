@@ -1,4 +1,4 @@
-/* gpu_green.c -- green contexts on a real GPU (issue 26.1, label gpu): a kernel launched on a
+/* gpu_green.c -- green contexts on a real GPU (label gpu): a kernel launched on a
  * green context of K SMs runs on at most K distinct SMs (read from %smid) while the same launch
  * on the whole device uses more; two partitions run at the same time (their busy intervals,
  * read from %globaltimer, overlap for at least half of the shorter one) on disjoint SMs; a

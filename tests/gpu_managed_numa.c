@@ -1,5 +1,5 @@
 /* gpu_managed_numa.c -- managed memory with host NUMA locations, discard and batches on a real
- * GPU (label gpu; issue 26 item 6): prefetch to host NUMA node 0 and back to the device with a
+ * GPU (label gpu): prefetch to host NUMA node 0 and back to the device with a
  * kernel between (data intact, the range's last prefetch location reported as that node);
  * the calling thread's node; preferred locations read back; discard, prefetch, then the memory
  * is valid again (written and read back);

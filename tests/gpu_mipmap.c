@@ -1,4 +1,4 @@
-/* gpu_mipmap.c -- mipmapped arrays on a real GPU (label gpu; issue 26 item 7): 3 levels of a
+/* gpu_mipmap.c -- mipmapped arrays on a real GPU (label gpu): 3 levels of a
  * 64 x 64 float array, each level filled with its own value through its level array; a
  * texture over the chain sampled with tex2DLod at each level (and between two levels with a
  * linear mipmap filter) in a kernel; a texture over one level sampled with tex2D; the level

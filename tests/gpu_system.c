@@ -1,4 +1,4 @@
-/* gpu_system.c -- NVML's facts on a real GPU (issue 26.2, label gpu), checked against what
+/* gpu_system.c -- NVML's facts on a real GPU (label gpu), checked against what
  * the driver says: the UUID equals cuDeviceGetUuid's, the PCI bus matches, the SM clock's
  * maximum is the driver's clock rate (within 10 %), clocks, power, temperature and
  * utilisation are in range, and the lookup by UUID finds the same device. Every fact is

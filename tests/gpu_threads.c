@@ -1,4 +1,4 @@
-/* gpu_threads.c -- the thread stress of test_threads.c with the real driver (issue 14 part 4):
+/* gpu_threads.c -- the thread stress of test_threads.c with the real driver:
  * 16 threads at once compile code of their own, load it, bind and launch on streams of their
  * own, launch one shared kernel on one shared stream, allocate from the pool, copy, and ask the
  * driver for occupancy; every result is checked (each thread's kernel writes values only it

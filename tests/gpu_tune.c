@@ -84,7 +84,7 @@ static void best_config_known_by_construction(void **state) {
     wins += order[0] == 2;                      /* REPS=1 */
     assert_true(s[0].median > s[2].median * 4); /* 16x the work: far slower */
   }
-  assert_true(wins >= 9); /* the reproducibility goal: >= 9 of 10 */
+  assert_true(wins >= 9); /* reproducible: the known best ranked first in >= 9 of 10 */
   for (int c = 0; c < 3; c++) cucore_object_destroy(obj[c]);
   cucore_mem_free(dev, y);
 }

@@ -1,4 +1,4 @@
-/* gpu_vmm.c -- virtual memory on the GPU (issue 26.3, label gpu).
+/* gpu_vmm.c -- virtual memory on the GPU (label gpu).
  *
  * A buffer of 1 GiB in a 4 GiB reservation grows to 4 GiB: same address, every word of the old
  * part intact (read back whole: the memset's value, and the pattern written at its start,

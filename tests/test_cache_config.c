@@ -1,8 +1,8 @@
-/* test_cache_config.c -- the compile cache's configuration is never ignored without a word
- * (issue 23, point 4): an unusable directory (a regular file, one that cannot be created, a
- * read-only one), a malformed CUCORE_CACHE_MAX_BYTES and an odd CUCORE_CACHE_DISABLE are
- * reported by cucore_cache_config_problem naming the variable and the reason, and the compile
- * still works without the cache. */
+/* test_cache_config.c -- the compile cache's configuration is never ignored without a word: an
+ * unusable directory (a regular file, one that cannot be created, a read-only one), a malformed
+ * CUCORE_CACHE_MAX_BYTES and an odd CUCORE_CACHE_DISABLE are reported by
+ * cucore_cache_config_problem naming the variable and the reason, and the compile still works
+ * without the cache. */
 #include "cache_support.h"
 
 #include <errno.h>

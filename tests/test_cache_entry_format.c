@@ -1,5 +1,5 @@
 /* test_cache_entry_format.c -- the cache entry's reference checksum and format version, and the
- * one little-endian helper (base/le.h) every binary reader and writer uses (issue 25.4).
+ * one little-endian helper (base/le.h) every binary reader and writer uses.
  *
  * The checksum is XXH3_64bits with seed 0: its answers must be the published ones of xxHash's
  * own sanity check (cli/xsum_sanity_check.c, XSUM_XXH3_testdata, seed 0, over the buffer that

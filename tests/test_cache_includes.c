@@ -1,10 +1,10 @@
-/* test_cache_includes.c -- the cache key sees every include the preprocessor sees (issue 28,
- * point 1). For each spelling of an include of a header beside the source (comments around
- * the directive or holding a newline before it, `%:`, `?\?=`, line splices in the directive and
- * in the name), a compile
- * through the cache, an edit of the header and a second compile must give the new value,
- * never a stale hit. The scanner itself is checked on texts, and what it must not take for
- * an include (comments, raw strings, digit separators) stays cacheable. */
+/* test_cache_includes.c -- the cache key sees every include the preprocessor sees (a header the
+ * include scanner missed once gave stale code from the cache after an edit). For each spelling of
+ * an include of a header beside the source (comments around the directive or holding a newline
+ * before it, `%:`, `?\?=`, line splices in the directive and in the name), a compile through the
+ * cache, an edit of the header and a second compile must give the new value, never a stale hit. The
+ * scanner itself is checked on texts, and what it must not take for an include (comments, raw
+ * strings, digit separators) stays cacheable. */
 #include "cache_support.h"
 
 typedef struct fixture {

@@ -1,4 +1,4 @@
-/* test_checkpoint.c -- checkpointing (issue 26.5) on the fake driver (tests/fake/). First, in a
+/* test_checkpoint.c -- checkpointing on the fake driver (tests/fake/). First, in a
  * child whose fake has no checkpoint entry points (CUCORE_FAKE_NO_CHECKPOINT=1): arguments are
  * checked first (pids, GPU UUIDs, pairs), then every call says the driver is too old, naming
  * the entry point and CUDA 12.8. Then with the fake's entry points: the states a process goes

@@ -184,8 +184,8 @@ static void half_floats_round_to_nearest_even(void **state) {
                    0); /* below halfway to 65536: rounds down */
   memcpy(&h, b, 2);
   assert_int_equal(h, 0x7bff);
-  /* Halfway to 65536 rounds (ties to even) to inf: out of range unless written inf (issue 23
-   * point 5: values are what was typed). */
+  /* Halfway to 65536 rounds (ties to even) to inf: out of range unless written inf (values
+   * are what was typed). */
   assert_int_equal(args_value_parse(ARGS_F16, "65520", b), -2);
   assert_int_equal(args_value_parse(ARGS_F16, "70000", b), -2);
   assert_int_equal(args_value_parse(ARGS_F16, "-70000", b), -2);

@@ -1,4 +1,4 @@
-/* test_contracts.c -- the header's promises kept (issue 28 point 6): a declared code type is
+/* test_contracts.c -- the header's promises kept: a declared code type is
  * checked against the bytes, PTX that is not PTX is a parse error, sizes near SIZE_MAX are
  * refused, cucore_last_error() follows its documented errno-like rule, and an optional driver
  * entry point the driver lacks (cuLibraryLoadFromFile, absent from the fake driver) is never

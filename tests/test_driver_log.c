@@ -1,4 +1,4 @@
-/* test_driver_log.c -- the driver's own log (issue 26.9), through the fake driver of
+/* test_driver_log.c -- the driver's own log, through the fake driver of
  * tests/fake/: its cuLogsRegisterCallback keeps cucore's callback, and fake_log_emit (dlsym)
  * calls it as the driver does while a call fails. Checked: the message of the next failed
  * driver call ends in "the driver says: ..." (filtered: control characters as \xHH; bounded),

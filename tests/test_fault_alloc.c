@@ -1,4 +1,4 @@
-/* test_fault_alloc.c -- allocation failure at every point (issue 14 part 2). Each public
+/* test_fault_alloc.c -- allocation failure at every point. Each public
  * sequence that needs no GPU (compile C++ to cubin, PTX and a fatbin; link PTX with
  * nvJitLink; objects from bytes; offline kernel lookup and argument binding; the host
  * occupancy model; the binary reader; the compile cache storing and hitting) runs once clean to

@@ -1,4 +1,4 @@
-/* test_fault_cache.c -- file-system faults under the compile cache (issue 14 part 3). A full
+/* test_fault_cache.c -- file-system faults under the compile cache. A full
  * disk, a read-only directory, failures of every step of a store (create the directory,
  * create, write, flush, close, rename) and of a load (open, read) with ENOSPC, EROFS, EIO and
  * EACCES, the directory or a shard replaced by a file, and entries truncated at every byte and
@@ -6,7 +6,7 @@
  * cache steps aside counting an error (cucore_cache_stats: process.errors), no temporary file
  * is left behind, and a damaged entry is never handed out. Steps fail through the test hook
  * in src/compile/cache_disk.c (so this works as root too, where chmod stops nothing). A clear
- * that cannot remove an entry is an IO_ERROR naming it (issue 28 point 4); one out of memory
+ * that cannot remove an entry is an IO_ERROR naming it; one out of memory
  * is HOST_OUT_OF_MEMORY.
  * CUCORE_FAULT_LONG=1 flips every bit of every byte; the default one bit per byte. */
 #include "support.h"
@@ -204,7 +204,7 @@ static void a_read_only_or_missing_directory(void **state) {
   unlink(shard);
 }
 
-/* A clear that cannot remove an entry says so (issue 28, point 4): IO_ERROR with the count,
+/* A clear that cannot remove an entry says so: IO_ERROR with the count,
  * the first path and the reason, never "removed 0 entries" as if all went. */
 static void clear_reports_what_it_could_not_remove(void **state) {
   (void)state;

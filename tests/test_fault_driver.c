@@ -1,5 +1,5 @@
 /* test_fault_driver.c -- every driver and toolkit call of the public operation sequences fails
- * in turn (issue 14 part 1). The driver is the scripted fake of tests/fake/fake_driver.c,
+ * in turn. The driver is the scripted fake of tests/fake/fake_driver.c,
  * NVRTC and nvJitLink the real ones behind the counting shim of tests/fake/fake_toolkit.c.
  * Each sequence runs once clean in a child process to count its calls K; then, for each N in
  * 1..K, a fresh child runs it with call N failing (out of memory, not supported, illegal

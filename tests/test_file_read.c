@@ -1,7 +1,7 @@
 /* test_file_read.c -- the one careful reader (cucore_file_read; cc_read_file and every library
  * reader on it): regular files only, by kind and without waiting (a FIFO with no writer,
  * /dev/zero, a directory), the size cap, /proc files that report size 0, "-" as standard
- * input, and cucore_object_from_file's directory (issues 23.2 and 28.6). */
+ * input, and cucore_object_from_file's directory. */
 #include "support.h"
 
 #include <fcntl.h>

@@ -1,12 +1,12 @@
-/* test_graph_memnodes.c -- graph allocation and free nodes through the fake driver (issue 26
- * item 8): absent entry points give CUCORE_DRIVER_TOO_OLD naming them; with stand-ins for the
- * two entry points (set into the loaded driver table), the allocation is recorded as the
- * graph's (pointer checks know it), frees outside the graph are refused with a message, a free
- * node takes only an allocation of its own graph once, instantiation needs every allocation
- * freed in the graph, and the record goes with the graph; with strict pointer checks, a kernel
- * node's pointer past the end of a graph allocation, or into freed graph memory, is refused.
- * An address given again to an allocation made after the free of the one that had it (the
- * driver does so: two H200s) is freed by its own free node. */
+/* test_graph_memnodes.c -- graph allocation and free nodes through the fake driver: absent entry
+ * points give CUCORE_DRIVER_TOO_OLD naming them; with stand-ins for the two entry points (set into
+ * the loaded driver table), the allocation is recorded as the graph's (pointer checks know it),
+ * frees outside the graph are refused with a message, a free node takes only an allocation of its
+ * own graph once, instantiation needs every allocation freed in the graph, and the record goes with
+ * the graph; with strict pointer checks, a kernel node's pointer past the end of a graph
+ * allocation, or into freed graph memory, is refused. An address given again to an allocation made
+ * after the free of the one that had it (the driver does so: two H200s) is freed by its own free
+ * node. */
 #include "support.h"
 
 #include "loader/loader.h"

@@ -1,4 +1,4 @@
-/* test_green.c -- green contexts (issue 26.1) through the fake driver of tests/fake/ (an H100's
+/* test_green.c -- green contexts through the fake driver of tests/fake/ (an H100's
  * 132 SMs, groups of at least 8 and a multiple of 8): the SM facts, what a split gives, splits
  * made and refused (the message names the SMs, the rules and what fits), arguments refused,
  * a launch on a green context's stream through the checked path (it runs in the green

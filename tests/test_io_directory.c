@@ -1,5 +1,5 @@
 /* test_io_directory.c -- a directory is CUCORE_IO_ERROR on every library path that reads a
- * file (issue 28 point 6): cucore_object_from_file, cucore_binary_open_file and
+ * file: cucore_object_from_file, cucore_binary_open_file and
  * cucore_linker_add_file all read through the one careful reader (src/base/file.c), which
  * refuses what is not a regular file instead of reporting a bogus size. */
 #include "support.h"

@@ -1,4 +1,4 @@
-/* test_ipc_event.c -- events shared between processes (issue 26.4) on the fake driver
+/* test_ipc_event.c -- events shared between processes on the fake driver
  * (tests/fake/): the interprocess flag and its rule, export refused for other events, handles
  * checked on import (damaged, from this very process), import and wait in a forked child, and
  * a driver without the entry points. */

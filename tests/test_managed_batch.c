@@ -1,5 +1,5 @@
 /* test_managed_batch.c -- managed memory's host NUMA locations, discard, discard-and-prefetch
- * and batched prefetch through the fake driver (issue 26 item 6): argument checks (empty
+ * and batched prefetch through the fake driver: argument checks (empty
  * lists, location counts, NUMA nodes the system lacks, devices that do not exist, ranges that
  * are not managed memory, named by their index); absent entry points (DRIVER_TOO_OLD naming
  * cuMemPrefetchAsync; a discard without the CUDA 13 entry point does nothing); and the

@@ -94,7 +94,7 @@ static void sizes_that_wrap_or_are_negative(void **state) {
   assert_int_equal(p, 0);
   assert_status(cucore_mem_alloc_async(&stream0, 0, &p), CUCORE_INVALID_ARGUMENT);
   void *h = (void *)1;
-  /* Not a pool: refused before its size is looked at (issue 28 point 7). */
+  /* Not a pool: refused before its size is looked at. */
   assert_status(cucore_host_pool_alloc((cucore_host_pool *)&h, (size_t)-8, &h), CUCORE_MISUSE);
   assert_null(h);
   assert_status(cucore_memcpy_htod(&dev0, 0, buf, 4, NULL), CUCORE_INVALID_ARGUMENT);

@@ -1,4 +1,4 @@
-/* test_mipmap.c -- mipmapped arrays through the fake driver (issue 26 item 7): absent entry
+/* test_mipmap.c -- mipmapped arrays through the fake driver: absent entry
  * points (DRIVER_TOO_OLD naming cuMipmappedArrayCreate); the level count against the extents
  * (layers and cube faces do not shrink), formats, flags; with stand-ins set into the loaded
  * driver table: the levels' extents, level views owned by the mipmapped array, copies into a

@@ -1,4 +1,4 @@
-/* test_misuse.c -- issue 28 point 7: misuse is detected, not a crash (like SQLITE_MISUSE). A
+/* test_misuse.c -- misuse is detected, not a crash (like SQLITE_MISUSE). A
  * second destroy, a call after destroy, a handle of another kind or a pointer cucore did not
  * make returns CUCORE_MISUSE with a message naming the call and what was found; the shells of
  * destroyed handles sit in a quarantine, so nothing here reads freed memory (ASan, valgrind).

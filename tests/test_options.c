@@ -137,7 +137,7 @@ static void header_digests_enter_the_canonical_text(void **state) {
 }
 
 /* An option no compiler knows has its own status, whatever its spelling, so a caller tells it
- * from a bad value without reading the message (issue 23, point 6). */
+ * from a bad value without reading the message. */
 /* Lists, headers and rendered flags grow past any first capacity (cc_grow), in order, and a
  * copy keeps growing from where its source was; the canonical text is exactly the lines. */
 static void long_lists_grow_and_keep_their_order(void **state) {
@@ -207,7 +207,7 @@ static void unknown_options_have_their_own_status(void **state) {
 }
 
 /* What NVRTC refuses ("invalid macro definition") is refused while parsing, naming the
- * option and what it expects (issue 28, point 2). The forms NVRTC 13 takes stay. */
+ * option and what it expects. The forms NVRTC 13 takes stay. */
 static void macro_names_and_empty_values_are_checked(void **state) {
   (void)state;
   cucore_options *o = NULL;

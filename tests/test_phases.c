@@ -1,4 +1,4 @@
-/* test_phases.c -- the phase table (cucore_phase_get_times, issue 25 point 1): its contracts, and
+/* test_phases.c -- the phase table (cucore_phase_get_times): its contracts, and
  * what a process that loads PTX on a device stamps (on the project's fake driver): the
  * driver's load, cuInit, the context and the module load, each once, in order; and no
  * compiler library (NVRTC, nvJitLink, libNVVM), since nothing is compiled. */

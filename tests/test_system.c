@@ -1,4 +1,4 @@
-/* test_system.c -- system facts through NVML (issue 26.2), with the fake driver and the fake
+/* test_system.c -- system facts through NVML, with the fake driver and the fake
  * NVML of tests/fake/: every fact read and mapped (by cucore ordinal through the PCI bus id,
  * and by UUID in both forms), an unknown UUID refused with NVML's text filtered, the reason
  * names, a wrong ordinal; and, in child processes, NVML absent (CUCORE_LIBNVML names nothing)

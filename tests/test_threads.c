@@ -1,8 +1,8 @@
-/* test_threads.c -- 16 threads at once on everything cucore does without a GPU (issue 14
- * part 4): compiling with NVRTC (the same sources in several threads, and sources of their own),
- * the compile cache (in-process and on disk), objects from bytes, kernel lookups shared and
- * private, argument binding, the host occupancy model, the binary reader, cache statistics, and
- * the per-thread error message. Every result is compared with a single-threaded reference.
+/* test_threads.c -- 16 threads at once on everything cucore does without a GPU: compiling with
+ * NVRTC (the same sources in several threads, and sources of their own), the compile cache
+ * (in-process and on disk), objects from bytes, kernel lookups shared and private, argument
+ * binding, the host occupancy model, the binary reader, cache statistics, and the per-thread error
+ * message. Every result is compared with a single-threaded reference.
  * A second test runs 16 threads through the device path (device handles, streams, events,
  * memory and copies, loading, launches, driver occupancy) on the fake driver of tests/fake/,
  * which keeps the real driver out of this CPU test on every machine.

@@ -1,4 +1,4 @@
-/* test_vmm.c -- virtual memory (issue 26.3) on the fake driver (tests/fake/), whose VMM is the
+/* test_vmm.c -- virtual memory on the fake driver (tests/fake/), whose VMM is the
  * host's own (a memfd mapped into a PROT_NONE reservation), so bytes really move: entry points
  * a driver lacks, argument checks, the granularity arithmetic, the registry records of mapped
  * ranges and of a growing buffer, copies past the mapped end, export and import, and access for

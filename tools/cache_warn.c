@@ -1,5 +1,5 @@
 /* cache_warn.c -- what is wrong with the compile cache's configuration, said once per run on
- * stderr and never ignored without a word (issue 23, point 4). The library only reports it
+ * stderr and never ignored without a word. The library only reports it
  * (cucore_cache_config_problem); the command prints it. */
 #include "cli.h"
 

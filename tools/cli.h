@@ -217,7 +217,7 @@ int tune_worker_main(int argc, char **argv);
 /* `cucore cache tune list|show KEY|clear [KEY]` (cache_tune.c); argv[0] is "tune". */
 int cmd_cache_tune(int argc, char **argv);
 
-/* ---- outputs (outfile.c; issue 23 point 1, issue 28 point 4) ------------------------------
+/* ---- outputs (outfile.c) ---------------------------------------------------------------
  * No output may be an input, and no failure leaves a half-written file: a regular file is
  * written to a temporary beside it and renamed into place only when every write succeeded
  * (its mode: the replaced file's, or what a new file gets under the umask); a non-regular

@@ -3,7 +3,7 @@
  * The listing needs only cuInit: every property is a device attribute. The default pool's
  * figures need a context on each device (tens of ms each, about half of the command's time on
  * an H200), so they are read only with --pools; NVML loads on a thread of its own beside
- * cuInit (issue 25). */
+ * cuInit. */
 #include "cli.h"
 #include "system_facts.h"
 

@@ -46,7 +46,7 @@ typedef struct run_timing {
   long long graph_kernels; /* N, 0 without --graph */
   size_t graph_nodes;      /* nodes the captured graph holds */
   run_stats direct;        /* per kernel, of N direct launches back to back */
-  /* NVML's view around the timed launches (issue 26.2; system_facts.c): the lower SM clock
+  /* NVML's view around the timed launches (system_facts.c): the lower SM clock
    * of the samples before and after, and every clock-event reason seen; -1 when unknown */
   int sm_clock_mhz, sm_clock_max_mhz;
   long long clock_reasons;

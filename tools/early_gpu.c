@@ -1,9 +1,9 @@
-/* early_gpu.c -- the GPU made ready on a thread of its own for `cucore run` (issue 25) and
- * `cucore tune` (below): cuInit and
- * the device's primary context (together ~195 ms on an H200) start as soon as the command line
- * is read, while the main thread reads the code: the compile cache, NVRTC's load and compile
- * (~27 ms cold) and the module load need cuInit (for the arch) but no context, so on a cold
- * run the compile hides behind the context's creation instead of coming before it.
+/* early_gpu.c -- the GPU made ready on a thread of its own for `cucore run` and `cucore tune`
+ * (below), to shorten the time to a first result: cuInit and the device's primary context
+ * (together ~195 ms on an H200) start as soon as the command line is read, while the main
+ * thread reads the code: the compile cache, NVRTC's load and compile (~27 ms cold) and the
+ * module load need cuInit (for the arch) but no context, so on a cold run the compile hides
+ * behind the context's creation instead of coming before it.
  * The main thread's own cucore_device_open then only retains the context this thread made
  * (the driver makes a caller wait for a creation under way). The thread is joined before the
  * GPU part and before the command returns, so no exit races the driver; its handle is kept
@@ -28,9 +28,10 @@
  * finds the context made (or being made, which the driver makes it wait for), so it only
  * retains it. The command relies on this thread, not on the library's: the library's starts
  * after the command's own preparation, which it cannot cover. What the library side should do
- * (issue 36 point 4): keep its thread for callers that made no context, but not start it when
- * the device's primary context is already active (cuDevicePrimaryCtxGetState), and never make
- * a second context or close one it did not make. */
+ * so that a tune starts one such thread, not two: keep its thread for callers that made no
+ * context, but not start it when the device's primary context is already active
+ * (cuDevicePrimaryCtxGetState), and never make a second context or close one it did not
+ * make. */
 #include "cli.h"
 #include "system_facts.h"
 

@@ -70,7 +70,7 @@ static void add_word(nvcc_line *l, const char *fmt, const char *value, size_t le
   l->used += pre + len + post + 1;
 }
 
-/* nvcc's spelling of the library's compile options (issue 36 point 3), one row per option
+/* nvcc's spelling of the library's compile options, one row per option
  * nvcc needs, by its cucore_option: the values are the library's own reading of the command
  * line (cucore_options_canonical: "name=value" for each option that differs from its default,
  * in the library's table order, the order NVRTC gets them in). NVCC_VALUE: "%s" takes the

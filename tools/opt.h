@@ -57,12 +57,12 @@ typedef struct cli_opt {
 #define CLI_AT(T, field) .offset = offsetof(T, field), .size = sizeof(((T *)0)->field)
 #define CLI_SEEN(T, field) .seen = offsetof(T, field) + 1
 
-/* What --json does, the same in every verb (issue 23 point 7). */
 /* The help of every verb's --timings (the table is phases_print's). */
 #define CLI_TIMINGS_HELP                                                                      \
   "prints on stderr, at the end, the wall time of each phase of the process (process start\n" \
   "to main, each library loaded, the compile cache, the compile, ...; ms after the process\n" \
   "started) and the phases that were not needed, as `cucore run --timings` does"
+/* What --json does, the same in every verb. */
 #define CLI_JSON_HELP                                                            \
   "one JSON object on stdout instead of text. Without a result (a usage\n"       \
   "error, an unreadable file, no GPU...) stdout stays empty: the reason is on\n" \

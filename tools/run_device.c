@@ -5,7 +5,7 @@
  * stream-ordered pool on the run's stream (cuMemAllocAsync; cucore_mem_alloc with a note where
  * the device has no pools). Plain cuMemAlloc is the default because the pool's first use in a
  * process (the default pool made ready) cost 14-16 ms of a one-launch run on an H200, against
- * well under a millisecond for the raw driver's cuMemAlloc (issue 25).
+ * well under a millisecond for the raw driver's cuMemAlloc.
  * With --graph N the N launches are captured once into a CUDA graph (checked as direct
  * launches are), instantiated and uploaded; the timed launches are then replays of it, and N
  * direct launches back to back are timed beside them for comparison.

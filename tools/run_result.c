@@ -34,7 +34,7 @@ static inline __attribute__((always_inline)) double element(const unsigned char 
 /* The sum of the floating-point values (in index order, as a double), the first index of the
  * lowest and of the highest (-1 when every value is NaN) and the NaN count. Inlined with a
  * constant type for f32 and f64: a run's first result waits for it on outputs of millions of
- * elements (3-4 ms for 1 Mi floats through args_value_get; issue 25). */
+ * elements (3-4 ms for 1 Mi floats through args_value_get). */
 static inline __attribute__((always_inline)) double scan_floats(const unsigned char *data,
                                                                 args_elem t, size_t count,
                                                                 summary *s, long *imin,
@@ -112,7 +112,7 @@ static void summarize(const unsigned char *data, args_elem t, size_t count, summ
 
 /* The tune's statistics (cucore_tune_stats_compute: the median as numpy takes it, the middle
  * two averaged for an even count; the mean in the samples' order), so that `cucore run` and
- * `cucore tune` report one kind of median (issue 36 point 5). */
+ * `cucore tune` report one kind of median. */
 run_stats run_result_stats(const double *times, long long n) {
   run_stats s = {0, 0, 0, 0};
   cucore_tune_stats t;

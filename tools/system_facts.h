@@ -1,5 +1,5 @@
 /* system_facts.h -- what NVML says of a GPU now (cucore_system_*), as `cucore devices` shows
- * it and as `cucore run` records it beside a timing (issue 26.2). */
+ * it and as `cucore run` records it beside a timing. */
 #ifndef CUCORE_TOOLS_SYSTEM_FACTS_H
 #define CUCORE_TOOLS_SYSTEM_FACTS_H
 

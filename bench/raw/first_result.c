@@ -1,4 +1,4 @@
-/* first_result.c -- the bar for `cucore run`'s time to first result (issue 25): what a C
+/* first_result.c -- the bar for `cucore run`'s time to first result: what a C
  * programmer writes without cucore, linked against libcuda and NVRTC as usual. cuInit,
  * device 0's primary context, NVRTC compiles saxpy for the device's arch to a cubin, the
  * driver loads it, 1 Mi floats of x and y are copied in, one launch, y is copied back and

@@ -1,8 +1,8 @@
-/* nvrtc_scaling.c -- how NVRTC itself scales with parallel compiles (issue 24's floor), linked
- * as a C programmer links it, not through cucore. COUNT distinct small programs (the bench's
- * unrolled axpy with a different UNROLL/block per program) are compiled by JOBS threads of one
- * process, or by JOBS child processes, to a cubin for sm_ARCH (or PTX), and the wall time is
- * printed as one JSON line. Nothing here needs a GPU.
+/* nvrtc_scaling.c -- how NVRTC itself scales with parallel compiles (the floor for `cucore tune`'s
+ * parallel compiles), linked as a C programmer links it, not through cucore. COUNT distinct small
+ * programs (the bench's unrolled axpy with a different UNROLL/block per program) are compiled by
+ * JOBS threads of one process, or by JOBS child processes, to a cubin for sm_ARCH (or PTX), and the
+ * wall time is printed as one JSON line. Nothing here needs a GPU.
  * With `exec`, each child process is a fresh exec of this program (NVRTC loaded by each, as
  * `cucore tune`'s compile processes load it) instead of a fork of a parent that loaded it.
  * With `zygote`, the parent compiles one program first and forks the children after.

@@ -58,7 +58,7 @@ CUCORE_API cucore_status cucore_versions(cucore_versions_info *out);
 
 /** @} */
 
-/* ==== SECTION: the driver's own log (issue 26.9) ==== */
+/* ==== SECTION: the driver's own log ==== */
 /**
  * @defgroup driver_log The driver's own log
  *
@@ -229,7 +229,7 @@ CUCORE_API cucore_status cucore_device_from_context(void *cucontext, cucore_devi
 
 /** @} */
 
-/* ==== SECTION: system facts through NVML (issue 26.2) ==== */
+/* ==== SECTION: system facts through NVML ==== */
 /**
  * @defgroup system System facts (NVML)
  *
@@ -438,7 +438,7 @@ CUCORE_API cucore_status cucore_event_wrap(cucore_device *dev, void *cuevent, cu
 
 /** @} */
 
-/* ==== SECTION: IPC events (issue 26.4) ==== */
+/* ==== SECTION: IPC events ==== */
 /**
  * @defgroup ipc_events Events shared between processes
  *
@@ -477,7 +477,7 @@ CUCORE_API cucore_status cucore_event_import_ipc(cucore_device *dev,
 /** @} */
 /* ==== END SECTION: IPC events ==== */
 
-/* ==== SECTION: green contexts (issue 26.1) ==== */
+/* ==== SECTION: green contexts ==== */
 /**
  * @defgroup green Green contexts
  *
@@ -562,7 +562,7 @@ CUCORE_API cucore_status cucore_green_destroy(cucore_green *g);
 /** @} */
 /* ==== END SECTION: green contexts ==== */
 
-/* ==== SECTION: checkpoint (issue 26.5) ==== */
+/* ==== SECTION: checkpoint ==== */
 /**
  * @defgroup checkpoint Checkpointing another process
  *

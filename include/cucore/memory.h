@@ -835,7 +835,7 @@ CUCORE_API cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst,
 
 /** @} */
 
-/* ==== SECTION: virtual memory (issue 26.3) ==== */
+/* ==== SECTION: virtual memory ==== */
 /**
  * @defgroup vmm Virtual memory
  *

@@ -544,7 +544,7 @@ static int io_fault(const char *step) {
   return e != 0;
 }
 
-/* The entry's pages handed to the disk without waiting for them (issue 25: fsync here was
+/* The entry's pages handed to the disk without waiting for them (fsync here was
  * 1.3 ms of a cold `cucore run` on an H200 host, and tens of ms on a busy or network disk).
  * No fsync is needed for correctness: a reader checks every entry's checksum, so one cut
  * short by a crash before the disk had it is found damaged, removed and compiled again.

@@ -1,6 +1,6 @@
 /*
  * mem_nodes.c -- allocation and free nodes of explicit graphs (cuGraphAddMemAllocNode,
- * cuGraphAddMemFreeNode; issue 26 item 8). An allocation's address is fixed when the node is
+ * cuGraphAddMemFreeNode). An allocation's address is fixed when the node is
  * added; cucore records it (kind CUCORE_MEM_GRAPH, owner the graph) so later kernel nodes'
  * pointer checks and copies' bounds checks know it, and frees outside the graph are refused
  * while the graph owns it. The graph frees each of its allocations itself (a free node in the

@@ -1,7 +1,7 @@
 /*
  * managed_batch.c -- managed memory's discard, discard-and-prefetch and the batched prefetch
  * (cuMemDiscardBatchAsync, cuMemDiscardAndPrefetchBatchAsync, cuMemPrefetchBatchAsync, CUDA
- * 13.0; issue 26 item 6). Every range is checked as cucore_mem_prefetch checks one, and the
+ * 13.0). Every range is checked as cucore_mem_prefetch checks one, and the
  * locations are given one for all ranges or one per range (runs of equal ones become the
  * driver's location list). On a driver without the batched entry points the same work is done
  * by a loop of cuMemPrefetchAsync; a discard there does nothing, which a discard allows (the

@@ -1,5 +1,5 @@
 /*
- * mipmap.c -- mipmapped arrays (cuMipmappedArrayCreate; issue 26 item 7): a chain of levels,
+ * mipmap.c -- mipmapped arrays (cuMipmappedArrayCreate): a chain of levels,
  * each half the extent of the one before; every level is a cucore array owned by the
  * mipmapped array (cuMipmappedArrayGetLevel), so copies into a level, textures and surfaces
  * over one are the array calls, bounds-checked by the level's own extents; texture objects

@@ -1,5 +1,5 @@
 /*
- * vmm.c -- virtual memory (issue 26.3): granularity, address reservations, physical memory,
+ * vmm.c -- virtual memory: granularity, address reservations, physical memory,
  * mapping and access, POSIX-fd export and import. Mapped ranges are recorded in the registry
  * (kind CUCORE_MEM_VMM) so copies into them are bounds-checked.
  */

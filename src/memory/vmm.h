@@ -1,5 +1,5 @@
 /*
- * memory/vmm.h -- virtual memory (issue 26.3), private to memory/: the physical memory handle,
+ * memory/vmm.h -- virtual memory, private to memory/: the physical memory handle,
  * the granularity arithmetic, and the raw steps vmm.c and vmm_buffer.c share.
  */
 #ifndef CUCORE_MEMORY_VMM_H

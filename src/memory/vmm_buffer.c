@@ -1,5 +1,5 @@
 /*
- * vmm_buffer.c -- a growable device buffer on virtual memory (issue 26.3): an address range
+ * vmm_buffer.c -- a growable device buffer on virtual memory: an address range
  * reserved up front (and, past it, ranges reserved right after it), physical chunks mapped one
  * after another, one registry record for the whole buffer that grows with it. Growing never
  * moves the address nor copies the contents.

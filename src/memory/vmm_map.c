@@ -1,6 +1,6 @@
 /*
- * vmm_map.c -- mapping physical memory into reserved ranges, unmapping, and access per device
- * (issue 26.3). Each range cucore_vmm_map maps is one registry record of kind CUCORE_MEM_VMM.
+ * vmm_map.c -- mapping physical memory into reserved ranges, unmapping, and access per device.
+ * Each range cucore_vmm_map maps is one registry record of kind CUCORE_MEM_VMM.
  */
 #include "memory/vmm.h"
 

@@ -1,5 +1,5 @@
 /*
- * checkpoint.c -- checkpointing another CUDA process by pid (issue 26.5, CUDA 12.8+ drivers):
+ * checkpoint.c -- checkpointing another CUDA process by pid (CUDA 12.8+ drivers):
  * its state, lock (with a timeout), checkpoint (its GPU memory moved to the host), restore
  * (optionally onto other GPUs, by UUID), unlock. Lives beside the devices: it needs only the
  * driver, not a device of this process. A driver without the entry points gives

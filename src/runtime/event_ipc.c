@@ -1,4 +1,4 @@
-/* event_ipc.c -- events shared between processes (issue 26.4): an interprocess event exported
+/* event_ipc.c -- events shared between processes: an interprocess event exported
  * as bytes (cuIpcGetEventHandle) and opened in another process (cuIpcOpenEventHandle), where
  * streams wait on it like on any event. */
 #include "runtime/runtime.h"

@@ -2,7 +2,7 @@
 # cucore devices on a GPU: memory pools and the default pool's state, in text and JSON, agree
 # with each other and with the driver's rules (label gpu). The default pool's state is read only
 # with --pools (it needs a context); without it the text has no pool line and the JSON a null.
-# NVML's live state (issue 26.2) against the real NVML: the clocks, temperature, power and clock
+# NVML's live state against the real NVML: the clocks, temperature, power and clock
 # event (throttle) reasons lines, and the same facts in --json; skipped with a note only where
 # NVML (libnvidia-ml.so.1) cannot be loaded.
 source "$(dirname "$0")/lib.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cucore run on a GPU (label gpu): third-party-style kernels driven through the command, every
 # result compared (--expect against values computed here, or python3 on the JSON), never
-# against the tool's own earlier output. The timing's SM clock from the real NVML (issue 26.2):
+# against the tool's own earlier output. The timing's SM clock from the real NVML:
 # the "SM clock" line and the JSON fields, skipped with a note only where NVML cannot be loaded.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }

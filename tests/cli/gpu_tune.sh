@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cucore tune on a GPU (label gpu; issue 24): a kernel whose best configuration is known by
+# cucore tune on a GPU (label gpu): a kernel whose best configuration is known by
 # construction, verification against --expect and against the first configuration, an
 # in-place kernel whose data is restored before every check, two configurations that each
 # write only half of the output (both must fail), the store resumed with nothing measured
@@ -161,7 +161,7 @@ assert all(s == "ok" for b, s in st if b == 0), st
 assert not d["device_lost"], d
 print("fresh processes: %d, resets in the last: %d; %s" % (d["process_restarts"], d["device_resets"], st))
 ' <<<"$out"
-# Values and names as users bring them (issue 35): a string value with a space, a 200-byte
+# Values and names as users bring them: a string value with a space, a 200-byte
 # parameter name, an expression value; measured, the winner emitted as a header, a program
 # compiled against that header prints the winner's values, the same as the tune's JSON.
 long=$(printf 'L%.0s' $(seq 200))

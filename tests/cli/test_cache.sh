@@ -81,8 +81,7 @@ check "clear: counters reset" [ "$(json "['hits']")" = "0" ]
 run "$CUCORE" cache clear --json
 check "clear --json of an empty cache" [ "$(json "['removed_entries']")" = "0" ]
 
-# An unusable configuration is named on stderr; stats and path exit 1 and print nothing
-# (issue 23, point 4).
+# An unusable configuration is named on stderr; stats and path exit 1 and print nothing.
 touch "$work/file"
 for bad in "CUCORE_CACHE_DIR=$work/file:CUCORE_CACHE_DIR=$work/file: it is not a directory" \
            "CUCORE_CACHE_DIR=$work/file/sub:cannot be created" \
@@ -116,7 +115,7 @@ run env CUCORE_CACHE_MAX_BYTES=abc "$CUCORE" compile "$work/k.cu" --arch sm_90 -
 check "a malformed variable: the compile still works" [ "$rc" -eq 0 ]
 check "a malformed variable: the compile still works, same bytes" cmp -s "$work/ref.cubin" "$work/c3.cubin"
 
-# A clear that cannot remove an entry says what and exits 1 (issue 28, point 4).
+# A clear that cannot remove an entry says what and exits 1.
 run "$CUCORE" compile "$work/k.cu" --arch sm_90 --name-expr 'scale<float>' -o "$work/c4.cubin"
 shard=$(find "$work/cache" -mindepth 1 -maxdepth 1 -type d -name '??' | head -1)
 if [ -n "$shard" ] && unwritable "$shard"; then

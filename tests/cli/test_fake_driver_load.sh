@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `run` on a driver that lacks the optional cuLibraryLoadFromFile (the project's fake driver):
 # the code is loaded from the bytes read instead (cuLibraryLoadData), never through a NULL
-# pointer (issue 28 point 6: it segfaulted).
+# pointer (it once segfaulted here).
 source "$(dirname "$0")/lib.sh"
 
 fake="$(dirname "$CUCORE")/../lib/libcucore_fake_driver.so"

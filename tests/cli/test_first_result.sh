@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Time to first result (issue 25), on the project's fake driver and fake NVML: what the floor
-# needs from the command, checked on any machine.
+# Time to first result, on the project's fake driver and fake NVML: what the floor needs from the
+# command, checked on any machine.
 # - `cucore run` allocates with plain cuMemAlloc by default (the pool's first use cost 14-16 ms
 #   of a one-launch run); --pool opts in, --no-pool still says cuMemAlloc.
 # - The context is made on a thread started when the command line is read (beside the
@@ -17,7 +17,7 @@
 #   CUCORE_FAKE_NVML_NO_LOOKUP=1 finds no GPU any other way).
 # - A compile cache entry is written without waiting on fsync (its checksum finds one a crash
 #   cut short): checked with strace where it and NVRTC are present.
-# Before issue 25's second round, the default was the pool, NVML had no phase and `devices`
+# In the code before these checks, the default was the pool, NVML had no phase and `devices`
 # read the pool (a context on every device) unasked: the first checks of each part fail there.
 source "$(dirname "$0")/lib.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile text in binaries (issue 14 part 5): names and strings read from a cubin, fatbin or
+# Hostile text in binaries: names and strings read from a cubin, fatbin or
 # PTX file never reach the terminal as raw control characters, and `--json` output is always
 # valid UTF-8 JSON. Crafted names (ESC, BEL, CR, C1 controls, invalid and overlong UTF-8) and a
 # bounded property fuzz (bit flips and truncations of real binaries at many offsets) through

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command's inputs (issues 23.2, 23.3, 28.2): special files refused quickly and by kind, the
+# The command's inputs: special files refused quickly and by kind, the
 # size cap, text sources that are not text refused before any compiler runs, the nvcc fallback
 # only for host code or a host header (recorded by a fake nvcc), an option NVRTC refuses is
 # exit 2, compile logs cut at 50 lines with --log FILE, nvcc's JSON with the real arch and time.
@@ -120,8 +120,8 @@ check "nvcc: a name expression naming no kernel fails" eval '[ "$rc" -eq 1 ] && 
   [ ! -e "$dir/h2.cubin" ]'
 unset FAKE_CUBIN
 
-# nvcc gets the compile options in its own spelling, from the library's reading of them
-# (issue 36.3): bools that are off and aliases included, in the order NVRTC gets them.
+# nvcc gets the compile options in its own spelling, from the library's reading of them (not from a
+# table of its own): bools that are off and aliases included, in the order NVRTC gets them.
 reset_calls
 run $T "$CUCORE" compile "$dir/k.cu" --nvcc --arch sm_80 -DA=1 -UB -I "$dir" --std c++17 \
   --fmad=false --prec-div=false -rdc --pre-include cstdint --use-fast-math -G --maxrregcount 64 \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 point 7: --json on failure. The rule, in every verb's help: stdout holds one JSON
+# --json on failure. The rule, in every verb's help: stdout holds one JSON
 # object when the verb has a result, and nothing otherwise; the reason is on stderr and the
 # exit status is the one without --json.
 source "$(dirname "$0")/kernels_lib.sh" "$1"

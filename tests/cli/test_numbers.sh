@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 28 point 3 and issue 23 point 5: every number on the command line is read into its real
-# type with a range check (no (int)strtol truncation), and the refusal (exit 2) names the real
-# limit; --arg values must fit their type (f32, f16, bf16, f64 included: a value that would
-# round to infinity is refused with the range unless written inf; subnormals and 0 are values).
+# Every number on the command line is read into its real type with a range check (no (int)strtol
+# truncation), and the refusal (exit 2) names the real limit; --arg values must fit their type (f32,
+# f16, bf16, f64 included: a value that would round to infinity is refused with the range unless
+# written inf; subnormals and 0 are values).
 source "$(dirname "$0")/kernels_lib.sh" "$1"
 occ=("$CUCORE" occupancy "$dir/k.cubin" --kernel saxpy --arch sm_90)
 launch=("$CUCORE" run "$dir/k.cubin" --kernel saxpy)

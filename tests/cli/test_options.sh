@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 23 point 6: one option table for the command. `--flag=value` and `--flag value` mean
+# One option table for the command. `--flag=value` and `--flag value` mean
 # the same in every verb, an unknown option names the nearest known one (exit 2), a flag
 # without a value refuses `=value`, compile options still come after the verb's own table,
 # and `cucore help VERB` lists the table.

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The command's outputs (issue 23 point 1, issue 28 points 4 and 5): no output is ever an input
-# (through any spelling), a failed write never destroys the previous output or leaves a
-# temporary, every write to stdout is checked, and `run` refuses a bad --expect or output path
-# before the launch on any machine.
+# The command's outputs: no output is ever an input (through any spelling), a failed write never
+# destroys the previous output or leaves a temporary, every write to stdout is checked, and `run`
+# refuses a bad --expect or output path before the launch on any machine.
 source "$(dirname "$0")/lib.sh"
 CUCORE=$(realpath "$CUCORE") # the relative spellings below run from other folders
 dir=$(mktemp -d)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `run --timings` and the "phases" object of `run --json` (issue 25 point 1), on the project's
+# `run --timings` and the "phases" object of `run --json`, on the project's
 # fake driver: the phases are there, in the order they began, with times that only go forward;
 # a PTX or cubin input loads no compiler library (NVRTC, nvJitLink, libNVVM); a .cu input
 # loads NVRTC when it compiles and not when the compile cache has the entry.
@@ -73,7 +73,7 @@ if timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev
     check_phases "$dir/warm.json" "${base[@]}" cache_lookup -- "${compilers[@]}" compile cache_store
 fi
 
-# --timings on every verb that compiles: the table on stderr, the compile in it (issue 35).
+# --timings on every verb that compiles: the table on stderr, the compile in it.
 printf 'extern "C" __global__ void k(float *y) { y[threadIdx.x] = 1; }\n' >"$dir/t.cu"
 rm -rf "$CUCORE_CACHE_DIR"
 run timeout 60 "$CUCORE" compile "$dir/t.cu" --arch sm_90 -o "$dir/t.cubin" --timings

@@ -37,7 +37,7 @@ run "$CUCORE" run "$dir/k.cubin" --kernel nosuch "${common[@]}" --arg f32:1
 check "unknown kernel: exit 1, lists saxpy" [ "$rc" -eq 1 ]
 check "unknown kernel: exit 1, lists saxpy (2)" has "$err" "saxpy"
 
-# ---- issue 13: structs, bytes, globals, offline launch checks, files, hostile input ---------
+# ---- real kernels: structs, bytes, globals, offline launch checks, files, hostile input ---------
 cat >"$dir/t.cu" <<'CU'
 struct Params { float scale; int n; double bias; };             // 16 bytes, align 8
 struct __align__(64) Desc { float v[3]; };                      // 64 bytes, align 64

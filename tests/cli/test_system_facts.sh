@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NVML's facts in the command (issue 26.2), with the project's fake driver and fake NVML:
+# NVML's facts in the command, with the project's fake driver and fake NVML:
 # `cucore devices` shows clocks, temperature, power and clock-event reasons and `--json`
 # carries them; without NVML it says why and still lists the device; `cucore run` records the
 # SM clock around its timing and warns when the GPU was throttled (JSON: sm_clock_mhz,

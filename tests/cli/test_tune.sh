@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cucore tune --dry-run (issue 24): counts per stage, distinct compiles (launch-only parameters
+# cucore tune --dry-run: counts per stage, distinct compiles (launch-only parameters
 # make none), template kernels, Kernel Tuner JSON spaces, compile failures and model rejections
 # recorded as data, the compile cache on a second run, usage errors. Needs NVRTC, no GPU.
 source "$(dirname "$0")/lib.sh"

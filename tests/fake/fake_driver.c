@@ -1,9 +1,8 @@
-/* fake_driver.c -- a scripted fake of the CUDA driver, for fault injection only (issue 14
- * part 1). Use: build the CMake target `cucore_fake_driver` (libcucore_fake_driver.so) and
- * set CUCORE_LIBCUDA to its path; cucore then loads it as libcuda.so.1 through
- * cuGetProcAddress_v2. CUCORE_FAKE_FAIL_AT=N makes the Nth counted call fail with
- * CUCORE_FAKE_FAIL_CODE (a CUresult, default 2 = out of memory); fake_calls() and
- * fake_failed_call() (dlsym) say how many calls were counted and which one failed.
+/* fake_driver.c -- a scripted fake of the CUDA driver, for fault injection only. Use: build the
+ * CMake target `cucore_fake_driver` (libcucore_fake_driver.so) and set CUCORE_LIBCUDA to its path;
+ * cucore then loads it as libcuda.so.1 through cuGetProcAddress_v2. CUCORE_FAKE_FAIL_AT=N makes the
+ * Nth counted call fail with CUCORE_FAKE_FAIL_CODE (a CUresult, default 2 = out of memory);
+ * fake_calls() and fake_failed_call() (dlsym) say how many calls were counted and which one failed.
  * CUCORE_FAKE_FAULT_BLOCK=N: a launch (not captured) with blockDim.x N "faults" as a real
  * kernel does: it returns success, and from then on every stream, event, memory, launch,
  * graph and context-synchronize call fails with CUDA_ERROR_ILLEGAL_ADDRESS (a sticky error)
@@ -1045,13 +1044,13 @@ static const struct {
 };
 
 /* Entry points added by later blocks at the end of this file (NULL: not one of them). */
-static void *fake_issue26_g2_symbol(const char *symbol);
+static void *fake_vmm_ipc_symbol(const char *symbol);
 static void *fake_extra_symbol(const char *symbol);
 
 EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, cuuint64_t flags,
                                     CUdriverProcAddressQueryResult *found) {
   (void)version, (void)flags;
-  if ((*fn = fake_issue26_g2_symbol(symbol)) != NULL || (*fn = fake_extra_symbol(symbol)) != NULL) {
+  if ((*fn = fake_vmm_ipc_symbol(symbol)) != NULL || (*fn = fake_extra_symbol(symbol)) != NULL) {
     if (found) *found = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
   }
@@ -1072,7 +1071,7 @@ EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **fn, int version, 
   return CUDA_ERROR_NOT_FOUND;
 }
 
-/* ---- virtual memory, IPC events (issue 26.3, 26.4) ------------------------------------------
+/* ---- virtual memory, IPC events -----------------------------------------------------------
  * Virtual memory over the host's: a reservation is a PROT_NONE mapping aligned to the 2 MiB
  * granularity, physical memory a memfd, cuMemMap maps it there without access, cuMemSetAccess
  * gives access with mprotect, so copies into mapped memory really move bytes, memory outlives
@@ -1218,7 +1217,7 @@ static CUresult fake_cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
   *e = (CUevent)f;
   return CUDA_SUCCESS;
 }
-static const entry implemented_issue26_g2[] = {
+static const entry implemented_vmm_ipc[] = {
     E(cuMemGetAllocationGranularity),
     E(cuMemAddressReserve),
     E(cuMemAddressFree),
@@ -1240,13 +1239,13 @@ static int fake_hidden(const char *symbol) {
     if ((p == h || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 1;
   return 0;
 }
-static void *fake_issue26_g2_symbol(const char *symbol) {
+static void *fake_vmm_ipc_symbol(const char *symbol) {
   if (fake_hidden(symbol)) return NULL;
-  for (size_t i = 0; i < sizeof implemented_issue26_g2 / sizeof implemented_issue26_g2[0]; i++)
-    if (strcmp(implemented_issue26_g2[i].name, symbol) == 0) return implemented_issue26_g2[i].fn;
+  for (size_t i = 0; i < sizeof implemented_vmm_ipc / sizeof implemented_vmm_ipc[0]; i++)
+    if (strcmp(implemented_vmm_ipc[i].name, symbol) == 0) return implemented_vmm_ipc[i].fn;
   return NULL;
 }
-/* ---- the driver's own log (issue 26.9) -------------------------------------------------------
+/* ---- the driver's own log -------------------------------------------------------------------
  * cuLogsRegisterCallback/UnregisterCallback keep one callback (not counted as calls, so fault
  * sequences keep their numbering). fake_log_emit(level, text, length) (dlsym) calls it on the
  * calling thread as the driver does for the call it logs. CUCORE_FAKE_NO_LOGS=1 hides both
@@ -1277,7 +1276,7 @@ EXPORT int fake_log_emit(int level, const char *text, size_t length) {
   return 1;
 }
 
-/* ---- green contexts (issue 26.1) ------------------------------------------------------------
+/* ---- green contexts ------------------------------------------------------------------------
  * The device's 132 SMs split as on an H100: a group is at least 8 SMs and a multiple of 8 (with
  * IGNORE_SM_COSCHEDULING, 2 and 2). A green context's CUcontext is its own fake_ctx; its
  * streams are fake streams. Not counted as calls. CUCORE_FAKE_NO_GREEN=1 hides these entry
@@ -1359,7 +1358,7 @@ static CUresult fake_cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx g, unsigned 
   return CUDA_SUCCESS;
 }
 
-/* ---- system facts (issue 26.2): the PCI bus id NVML is matched by ------------------------- */
+/* ---- system facts: the PCI bus id NVML is matched by ------------------------------------- */
 static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
   if (d != 0 || !bus || len < 13) return CUDA_ERROR_INVALID_VALUE;
   snprintf(bus, (size_t)len, "0000:19:00.0");
@@ -1392,7 +1391,7 @@ static void *fake_extra_symbol(const char *symbol) {
   return fn;
 }
 
-/* ---- checkpoint (issue 26.5) ------------------------------------------------------------------
+/* ---- checkpoint --------------------------------------------------------------------------------
  * One CUDA process as the driver sees it, whatever the pid (> 0): running, locked,
  * checkpointed or failed, moved between them as the driver does (lock: running -> locked;
  * checkpoint: locked -> checkpointed; restore: checkpointed -> locked; unlock: locked ->

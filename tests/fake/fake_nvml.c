@@ -1,5 +1,5 @@
 /* fake_nvml.c -- a fake NVML (libnvidia-ml.so.1) for CPU tests of cucore_system_* and the
- * command's use of it (issue 26.2). Load it with CUCORE_LIBNVML. It knows one GPU, the fake
+ * command's use of it. Load it with CUCORE_LIBNVML. It knows one GPU, the fake
  * driver's (UUID of bytes 0x5a, PCI bus 0x19), with fixed clocks (SM 1755 of 1980 MHz, memory
  * 2619 of 2619), 41 C, 123.456 W of a 700 W limit, utilisation 37 % / 12 %, no MIG, 18 NVLinks
  * of which link 17 is down. CUCORE_FAKE_NVML_REASONS (a number) sets the clock-event reasons

@@ -1,9 +1,9 @@
-/* fake_toolkit.c -- a fault-injecting shim in front of the real NVRTC and nvJitLink (issue 14
- * part 1). Use: build the CMake target `cucore_fake_toolkit` and set CUCORE_NVRTC and
- * CUCORE_NVJITLINK to its path, and CUCORE_FAKE_REAL_NVRTC / CUCORE_FAKE_REAL_NVJITLINK to the
- * real libraries. Every call is forwarded, and counted; CUCORE_FAKE_TK_FAIL_AT=N makes the Nth
- * counted call return an error instead (NVRTC_ERROR_OUT_OF_MEMORY, or NVJITLINK_ERROR_INTERNAL)
- * without calling the real one. fake_tk_calls() and fake_tk_failed_call() (dlsym) report.
+/* fake_toolkit.c -- a fault-injecting shim in front of the real NVRTC and nvJitLink. Use: build the
+ * CMake target `cucore_fake_toolkit` and set CUCORE_NVRTC and CUCORE_NVJITLINK to its path, and
+ * CUCORE_FAKE_REAL_NVRTC / CUCORE_FAKE_REAL_NVJITLINK to the real libraries. Every call is
+ * forwarded, and counted; CUCORE_FAKE_TK_FAIL_AT=N makes the Nth counted call return an error
+ * instead (NVRTC_ERROR_OUT_OF_MEMORY, or NVJITLINK_ERROR_INTERNAL) without calling the real one.
+ * fake_tk_calls() and fake_tk_failed_call() (dlsym) report.
  *
  * The entry points are those of cucore's symbol lists (src/loader/toolkit_symbols.h); nvrtc.h
  * and nvJitLink.h are not included, their prototypes would clash. Every parameter of these

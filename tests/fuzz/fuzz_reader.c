@@ -4,8 +4,7 @@
  * (kernels, lookups by name, fatbin entries, extraction with decompression, attaching the
  * input as PTX), and the LZ4 decoder on its own. Every name the reader hands out is also put
  * through the command's terminal filter and JSON writer (tools/text.c, tools/json_write.c),
- * which must give text without control characters and valid UTF-8 whatever the bytes (issue 14
- * part 5).
+ * which must give text without control characters and valid UTF-8 whatever the bytes.
  *
  * Built with -DCUCORE_FUZZ=ON and clang (tests/fuzz/CMakeLists.txt); run by
  * scripts/fuzz-reader.sh.
