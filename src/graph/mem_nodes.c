@@ -81,8 +81,7 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
   *dptr = 0;
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
+  cucore_status st = cc_mem_check_alloc_size(bytes, fn);
   if (st != CUCORE_OK) return st;
   CUgraphNode buf[DEPS_ON_STACK], *hs = NULL;
   st = mem_enter(g, deps, dep_count, out, buf, &hs, (const void *)DRV(cuGraphAddMemAllocNode),
