@@ -6,7 +6,6 @@
  * expressions and the checks (space_checks.c). A document with ConfigurationSpace or
  * KernelSpecification is TuningSchema T1 (space_t1.c).
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tune/space_file.h"
 
 #include <stdio.h>
@@ -96,7 +95,9 @@ static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_js
 
 /* cucore's grid, block and smem: a text of expressions separated by commas, or a list of
  * them (one per dimension). */
-static cucore_status slot_text(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f) {
+static cucore_status slot_text(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
+                               void *ctx) {
+  (void)ctx;
   int scalar = v->type == CC_JSON_NUMBER || v->type == CC_JSON_STRING;
   if (!scalar && v->type != CC_JSON_ARRAY)
     return cc_sf_wrong(s, key, "a number, a string or an array of them", v);
@@ -118,17 +119,10 @@ static cucore_status cucore_slot(cucore_tune_space *s, const char *key, const cc
   cucore_tune_slot slot = strcmp(key, "grid") == 0    ? CUCORE_TUNE_GRID
                           : strcmp(key, "block") == 0 ? CUCORE_TUNE_BLOCK
                                                       : CUCORE_TUNE_SMEM;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  cucore_status st = slot_text(s, key, v, f);
-  if (fclose(f) != 0 || !buf)
-    st = st != CUCORE_OK ? st
-                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, slot, buf)) != CUCORE_OK)
-    st = cc_sf_restate(s, key, v, st);
-  free(buf);
+  char *text;
+  cucore_status st = cc_sf_text(s, key, v, slot_text, NULL, &text);
+  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, v, slot, text);
+  free(text);
   return st;
 }
 
