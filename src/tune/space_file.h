@@ -96,9 +96,10 @@ cucore_status cc_sf_text(cucore_tune_space *s, const char *key, const cc_json *v
 typedef cucore_status (*cc_sf_item)(cucore_tune_space *s, const char *key, const cc_json *v,
                                     void *ctx);
 /* `item` on each item of the JSON list `v` of `key`, each named "key[i]"; the first failure
- * stops it. */
-cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, cc_sf_item item,
-                         void *ctx);
+ * stops it. With `want` ("a list of strings"), a `v` that is not a list is refused with it
+ * (cc_sf_wrong); without, the caller has checked. */
+cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, const char *want,
+                         cc_sf_item item, void *ctx);
 /* The keys of object `obj` (called `path` in messages, "" for the document) against the table
  * keys[0..n): an unknown key is refused naming the nearest known one, ignored keys are
  * recorded with their reasons, then the readers run in the table's order. */
@@ -113,8 +114,10 @@ int cc_sf_has_control(const char *t);
 
 /* ---- Kernel Tuner's launch keys (space_kt.c) --------------------------------------------- */
 
-/* problem_size: an integer, a string, or a list of them (expressions of the parameters). */
-cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v);
+/* problem_size: an integer, a string, or a list of them (expressions of the parameters). A
+ * reader of the key tables, as cc_kt_kernel_name (`obj` unused). */
+cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *obj);
 /* grid_div_x/y/z (d 0..2): an integer, a string, or a list of them (nested lists multiply;
  * [] divides by 1). `none_is_default` (T1's GridDivX): an empty list means the default. */
 cucore_status cc_kt_grid_div(cucore_tune_space *s, const char *key, const cc_json *v, int d,
@@ -124,13 +127,17 @@ cucore_status cc_kt_grid_div(cucore_tune_space *s, const char *key, const cc_jso
 cucore_status cc_kt_default_div_x(cucore_tune_space *s);
 /* A kernel name in which parameters appear as whole words ("add<float, block_size_x>") made
  * cucore's template ("add<float, {block_size_x}>"); a name with `{` is cucore's already. */
-cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v);
+cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *obj);
 /* An integer or a string of a launch key as the text of one cucore expression (through
  * cc_kt_int_expr), malloc'd into *out; anything else refused naming `key`. */
 cucore_status cc_kt_expr(cucore_tune_space *s, const char *key, const cc_json *v, char **out);
 /* Sets slot `slot` of s to `text`, the value `v` of `key`; a refusal restated (cc_sf_restate). */
 cucore_status cc_kt_set_expr(cucore_tune_space *s, const char *key, const cc_json *v,
                              cucore_tune_slot slot, const char *text);
+/* Sets slot `slot` of s to the text `write` makes of `v` (cc_sf_text, then cc_kt_set_expr). */
+cucore_status cc_kt_set_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, cc_sf_writer write);
 /* A Kernel Tuner expression text (grid_div, problem_size, smem_args.size) as cucore reads it:
  * Kernel Tuner truncates with int(), so anything but a plain integer or name goes inside
  * floor(). malloc'd (failure recorded). */

@@ -74,18 +74,6 @@ static cucore_status block_names(cucore_tune_space *s, const char *key, const cc
   return st == CUCORE_OK ? st : cc_sf_restate(s, key, v, st);
 }
 
-static cucore_status kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
-                                 const cc_json *root) {
-  (void)root;
-  return cc_kt_kernel_name(s, key, v);
-}
-
-static cucore_status problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
-                                  const cc_json *root) {
-  (void)root;
-  return cc_kt_problem_size(s, key, v);
-}
-
 /* grid_div_x/y/z: the axis is the key's last letter. */
 static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_json *v,
                               const cc_json *root) {
@@ -119,11 +107,7 @@ static cucore_status cucore_slot(cucore_tune_space *s, const char *key, const cc
   cucore_tune_slot slot = strcmp(key, "grid") == 0    ? CUCORE_TUNE_GRID
                           : strcmp(key, "block") == 0 ? CUCORE_TUNE_BLOCK
                                                       : CUCORE_TUNE_SMEM;
-  char *text;
-  cucore_status st = cc_sf_text(s, key, v, slot_text, NULL, &text);
-  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, v, slot, text);
-  free(text);
-  return st;
+  return cc_kt_set_text(s, key, v, slot, slot_text);
 }
 
 static cucore_status later(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -137,17 +121,17 @@ static cucore_status later(cucore_tune_space *s, const char *key, const cc_json 
  * launch. */
 /* clang-format off */
 static const cc_sf_key KEYS[] = {
-  {"tune_params",       params,       NULL, 0},
-  {"block_size_names",  block_names,  NULL, 1},
-  {"kernel_name",       kernel_name,  NULL, 0},
-  {"restrictions",      restrictions, NULL, 1},
-  {"problem_size",      problem_size, NULL, 0},
-  {"grid_div_x",        grid_div,     NULL, 1},
-  {"grid_div_y",        grid_div,     NULL, 1},
-  {"grid_div_z",        grid_div,     NULL, 1},
-  {"grid",              cucore_slot,  NULL, 0},
-  {"block",             cucore_slot,  NULL, 0},
-  {"smem",              cucore_slot,  NULL, 0},
+  {"tune_params",       params,             NULL, 0},
+  {"block_size_names",  block_names,        NULL, 1},
+  {"kernel_name",       cc_kt_kernel_name,  NULL, 0},
+  {"restrictions",      restrictions,       NULL, 1},
+  {"problem_size",      cc_kt_problem_size, NULL, 0},
+  {"grid_div_x",        grid_div,           NULL, 1},
+  {"grid_div_y",        grid_div,           NULL, 1},
+  {"grid_div_z",        grid_div,           NULL, 1},
+  {"grid",              cucore_slot,        NULL, 0},
+  {"block",             cucore_slot,        NULL, 0},
+  {"smem",              cucore_slot,        NULL, 0},
   {"smem_args",         cc_kt_smem_args,        NULL, 1},
   {"compiler_options",  cc_kt_compiler_options, NULL, 1},
   {"defines",           cc_kt_defines,          NULL, 1},

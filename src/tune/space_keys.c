@@ -112,8 +112,9 @@ cucore_status cc_sf_text(cucore_tune_space *s, const char *key, const cc_json *v
   return st;
 }
 
-cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, cc_sf_item item,
-                         void *ctx) {
+cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, const char *want,
+                         cc_sf_item item, void *ctx) {
+  if (want && v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, want, v);
   char k[192];
   for (size_t i = 0; i < v->n; i++) {
     snprintf(k, sizeof k, "%s[%zu]", key, i);

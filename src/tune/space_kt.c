@@ -77,6 +77,15 @@ cucore_status cc_kt_set_expr(cucore_tune_space *s, const char *key, const cc_jso
   return st == CUCORE_OK ? st : cc_sf_restate(s, key, v, st);
 }
 
+cucore_status cc_kt_set_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, cc_sf_writer write) {
+  char *text;
+  cucore_status st = cc_sf_text(s, key, v, write, NULL, &text);
+  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, v, slot, text);
+  free(text);
+  return st;
+}
+
 /* Where the items of a launch key go: into f, joined with ", ", counted; `items` reads them. */
 typedef struct slot_out {
   FILE *f;
@@ -100,7 +109,7 @@ static cucore_status problem_items(cucore_tune_space *s, const char *key, const 
   if (v->type != CC_JSON_ARRAY) return item(s, key, v, ctx);
   if (v->n == 0 || v->n > 3)
     return cc_sf_fail(s, v, "`%s` must have 1 to 3 dimensions, found %zu", key, v->n);
-  return cc_sf_each(s, key, v, item, ctx);
+  return cc_sf_each(s, key, v, NULL, item, ctx);
 }
 
 /* The factors of a grid_div: one, or a list whose items (lists too) multiply; a null item
@@ -109,7 +118,7 @@ static cucore_status div_items(cucore_tune_space *s, const char *key, const cc_j
   slot_out *o = ctx;
   if (v->type == CC_JSON_NULL) return fprintf(o->f, "%s1", o->count++ ? ", " : ""), CUCORE_OK;
   if (v->type != CC_JSON_ARRAY) return item(s, key, v, ctx);
-  return cc_sf_each(s, key, v, div_items, ctx);
+  return cc_sf_each(s, key, v, NULL, div_items, ctx);
 }
 
 /* The items of the slot_out `ctx` into f; none: "1". */
@@ -135,7 +144,9 @@ static cucore_status to_slot(cucore_tune_space *s, const char *key, const cc_jso
   return st;
 }
 
-cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v) {
+cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *obj) {
+  (void)obj;
   return to_slot(s, key, v, CUCORE_TUNE_PROBLEM_SIZE, problem_items, 0);
 }
 
@@ -183,7 +194,9 @@ static cucore_status name_text(cucore_tune_space *s, const char *key, const cc_j
   return CUCORE_OK;
 }
 
-cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v) {
+cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *obj) {
+  (void)obj;
   if (v->type != CC_JSON_STRING) return cc_sf_wrong(s, key, "a string", v);
   char *name;
   cucore_status st = cc_sf_text(s, key, v, name_text, NULL, &name);

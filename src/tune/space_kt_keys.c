@@ -36,8 +36,7 @@ static cucore_status option(cucore_tune_space *s, const char *k, const cc_json *
 cucore_status cc_kt_compiler_options(cucore_tune_space *s, const char *key, const cc_json *v,
                                      const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of strings", v);
-  return cc_sf_each(s, key, v, option, NULL);
+  return cc_sf_each(s, key, v, "a list of strings", option, NULL);
 }
 
 /* ---- defines ----------------------------------------------------------------------------- */

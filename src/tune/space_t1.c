@@ -99,8 +99,7 @@ static cucore_status param(cucore_tune_space *s, const char *key, const cc_json 
 static cucore_status params(cucore_tune_space *s, const char *key, const cc_json *v,
                             const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of parameters", v);
-  return cc_sf_each(s, key, v, param, NULL);
+  return cc_sf_each(s, key, v, "a list of parameters", param, NULL);
 }
 
 static cucore_status condition(cucore_tune_space *s, const char *key, const cc_json *c, void *ctx) {
@@ -121,8 +120,7 @@ static cucore_status condition(cucore_tune_space *s, const char *key, const cc_j
 static cucore_status conditions(cucore_tune_space *s, const char *key, const cc_json *v,
                                 const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of conditions", v);
-  return cc_sf_each(s, key, v, condition, NULL);
+  return cc_sf_each(s, key, v, "a list of conditions", condition, NULL);
 }
 
 static cucore_status config_space(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -168,19 +166,10 @@ static cucore_status dims_text(cucore_tune_space *s, const char *key, const cc_j
   return st;
 }
 
-static cucore_status dims(cucore_tune_space *s, const char *key, const cc_json *d,
-                          cucore_tune_slot slot) {
-  char *text;
-  cucore_status st = cc_sf_text(s, key, d, dims_text, NULL, &text);
-  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, d, slot, text);
-  free(text);
-  return st;
-}
-
 static cucore_status local_size(cucore_tune_space *s, const char *key, const cc_json *v,
                                 const cc_json *ks) {
   if (kt_launch(ks)) return cc_tune_extras_ignore(s, key, KT_UNUSED);
-  return dims(s, key, v, CUCORE_TUNE_BLOCK);
+  return cc_kt_set_text(s, key, v, CUCORE_TUNE_BLOCK, dims_text);
 }
 
 /* GlobalSizeType: "OpenCL" (the default) or "CUDA"; 0 or 1 into *cuda. */
@@ -201,7 +190,7 @@ static cucore_status global_size(cucore_tune_space *s, const char *key, const cc
   int cuda;
   cucore_status st = size_type(s, ks, &cuda);
   if (st != CUCORE_OK) return st;
-  return dims(s, key, v, cuda ? CUCORE_TUNE_GRID : CUCORE_TUNE_PROBLEM_SIZE);
+  return cc_kt_set_text(s, key, v, cuda ? CUCORE_TUNE_GRID : CUCORE_TUNE_PROBLEM_SIZE, dims_text);
 }
 
 static cucore_status global_size_type(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -211,12 +200,6 @@ static cucore_status global_size_type(cucore_tune_space *s, const char *key, con
   cucore_status st = size_type(s, ks, &cuda);
   if (st == CUCORE_OK && kt_launch(ks)) st = cc_tune_extras_ignore(s, key, KT_UNUSED);
   return st;
-}
-
-static cucore_status problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
-                                  const cc_json *ks) {
-  (void)ks;
-  return cc_kt_problem_size(s, key, v);
 }
 
 /* GridDivX/Y/Z: the axis is the key's last letter. */
@@ -229,19 +212,13 @@ static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_js
   return cc_kt_grid_div(s, key, v, key[strlen(key) - 1] - 'X', 1);
 }
 
-static cucore_status kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
-                                 const cc_json *ks) {
-  (void)ks;
-  return cc_kt_kernel_name(s, key, v);
-}
-
 /* In the order read: the launch's keys need the parameters (read before), GridDiv the block. */
 static const cc_sf_key KERNEL_KEYS[] = {
     {"Language", cc_kt_lang, NULL, 1},
-    {"KernelName", kernel_name, NULL, 0},
+    {"KernelName", cc_kt_kernel_name, NULL, 0},
     {"CompilerOptions", cc_kt_compiler_options, NULL, 1},
     {"GlobalSizeType", global_size_type, NULL, 1},
-    {"ProblemSize", problem_size, NULL, 1},
+    {"ProblemSize", cc_kt_problem_size, NULL, 1},
     {"LocalSize", local_size, NULL, 1},
     {"GlobalSize", global_size, NULL, 1},
     {"GridDivX", grid_div, NULL, 1},
