@@ -51,11 +51,8 @@ static cucore_status mem_enter(cucore_graph *g, cucore_graph_node *const *deps, 
 
 /* Keeps the node made by the driver (`h`) in the graph; on failure the driver's node goes. */
 static cucore_status keep_node(cucore_graph *g, cucore_graph_node *n, cucore_graph_node **out) {
-  cucore_status st = cc_graph_add_node(g, n);
-  if (st != CUCORE_OK) {
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
-    return st;
-  }
+  cucore_status st = cc_graph_keep_node(g, n);
+  if (st != CUCORE_OK) return st;
   g->root->mem_nodes++;
   *out = n;
   return CUCORE_OK;
@@ -112,7 +109,7 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
   n->mem_bytes = bytes;
   st = record_alloc(g, n, fn);
   if (st != CUCORE_OK) {
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+    cc_graph_node_undo(n);
     goto done;
   }
   st = keep_node(g, n, out);
