@@ -17,45 +17,21 @@ wrong (each printed with every path that has the name, and how to fix it), 2 for
 command line.
 """
 import os
-import re
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import check_common  # noqa: E402 (after the line above)
 
 FOLDERS = ("src", "tools")
 EXTENSIONS = (".c", ".h")
 ALLOW = os.path.join("scripts", "unique-names-allow.txt")
 
 
-def source_files(root):
-    """Every C source and header of FOLDERS, relative to root, in a stable order."""
-    for folder in FOLDERS:
-        for here, dirs, names in os.walk(os.path.join(root, folder)):
-            dirs.sort()
-            for name in sorted(names):
-                if name.endswith(EXTENSIONS):
-                    yield os.path.relpath(os.path.join(here, name), root).replace(os.sep, "/")
-
-
 def read_allow(path):
     """{name: line number}, and the problems of the list itself."""
-    allowed, problems = {}, []
-    if not os.path.exists(path):
-        return allowed, problems
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            entry, _, reason = text.partition("#")
-            entry = entry.strip()
-            if not entry:
-                continue
-            where = f"{ALLOW}:{number}"
-            if not re.fullmatch(r"[^\s/]+\.[ch]", entry):
-                problems.append(f"{where}: '{entry}' is not a file name such as json.c")
-                continue
-            if not reason.strip():
-                problems.append(f"{where}: {entry} gives no reason; say after '#' why the name "
-                                f"stays twice and what would end it")
-            allowed[entry] = number
-    return allowed, problems
+    return check_common.read_allow(path, ALLOW, r"[^\s/]+\.[ch]", "not a file name such as json.c",
+                                   "why the name stays twice and what would end it")
 
 
 def check(root):
@@ -63,7 +39,7 @@ def check(root):
     allowed, problems = read_allow(os.path.join(root, ALLOW))
     paths = {}
     count = 0
-    for rel in source_files(root):
+    for rel in check_common.source_files(root, FOLDERS, EXTENSIONS):
         count += 1
         paths.setdefault(os.path.basename(rel), []).append(rel)
     twice = {name: where for name, where in paths.items() if len(where) > 1}
@@ -80,12 +56,11 @@ def check(root):
     return problems, count, listed
 
 
-def write_tree(root, files):
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+def said(tree, allow):
+    """What the check says of `tree` (and a tools/ file) with the allow-list `allow`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        check_common.write_tree(tmp, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}))
+        return "\n".join(check(tmp)[0])
 
 
 def self_test():
@@ -104,46 +79,30 @@ def self_test():
         ("an allow-list line that is no file name", {"src/a/x.c": ""}, "src/a/x.c  # path\n",
          ["'src/a/x.c' is not a file name"]),
     ]
-    failed = 0
-    for what, tree, allow, expected in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            write_tree(tmp, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}))
-            text = "\n".join(check(tmp)[0])
-        missing = [e for e in expected if e not in text]
-        if missing:
-            failed += 1
-            print(f"self-test: {what} was not reported as expected (missing {missing}); "
-                  f"the check said: {text or 'nothing'}")
+    failed = check_common.failed_cases(cases, said)
     good = {"src/tune/json.c": "", "src/tune/json.h": "", "tools/json_write.c": "",
             "src/runtime/capture.c": "", "src/graph/capture.c": "", "tools/CMakeLists.txt": "",
             "src/base/CMakeLists.txt": "", "tools/README": "", "src/README": "",
             ALLOW: "# names twice\ncapture.c  # a test entry\n"}
     with tempfile.TemporaryDirectory() as tmp:
-        write_tree(tmp, good)
+        check_common.write_tree(tmp, good)
         problems, count, listed = check(tmp)
     if problems or count != 5 or [n for n, _ in listed] != ["capture.c"]:
         failed += 1
         print(f"self-test: a tree that keeps the rule was refused or misread ({count} files "
               f"found, 5 expected; allowed {listed}): {problems}")
-    if failed:
-        return 1
-    print(f"self-test: {len(cases) + 1} cases behave")
-    return 0
+    return check_common.self_test_status(failed, len(cases) + 1)
 
 
 def main(argv):
-    args = argv[1:]
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if args and args[0] == "--self-test":
-        if self_test() != 0:
-            return 1
-        args = args[1:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: check-unique-names.py [--self-test] [ROOT]", file=sys.stderr)
-        return 2
-    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    status, args = check_common.take_front(argv[1:], __doc__, self_test)
+    if status is not None:
+        return status
+    usage = "usage: check-unique-names.py [--self-test] [ROOT]"
+    status, root = check_common.one_path(args, usage)
+    if status is not None:
+        return status
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not all(os.path.isdir(os.path.join(root, f)) for f in FOLDERS):
         print(f"check-unique-names: {root} has no {' and '.join(FOLDERS)} folders",
               file=sys.stderr)
