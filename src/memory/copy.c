@@ -363,58 +363,59 @@ static cucore_status check_side(const side *sd, uint64_t width, uint64_t height,
   return cc_mem_check_region(sd->addr, first, end, fn, sd->role, shape);
 }
 
-/* The checks of a 2D/3D copy after the device and stream: none for an empty copy (*skip = 1),
- * else the destination, then the source. */
-static cucore_status check_sides(const side *dst, const side *src, uint64_t width, uint64_t height,
-                                 uint64_t depth, int three_d, cucore_device *dev, const char *fn,
-                                 int *skip) {
-  *skip = width == 0 || height == 0 || depth == 0;
-  if (*skip) return CUCORE_OK;
-  cucore_status st = check_side(dst, width, height, depth, three_d, dev, fn);
+/* The checks of a 2D/3D copy: device and stream (cc_mem_work_check), none for an empty copy
+ * (*skip = 1), else the destination, then the source. */
+static cucore_status check_copy(cucore_device *dev, cucore_stream *s, const side *dst,
+                                const side *src, uint64_t width, uint64_t height, uint64_t depth,
+                                int three_d, const char *fn, int *skip) {
+  cucore_status st = cc_mem_work_check(dev, s, fn);
+  *skip = st == CUCORE_OK && (width == 0 || height == 0 || depth == 0);
+  if (st != CUCORE_OK || *skip) return st;
+  st = check_side(dst, width, height, depth, three_d, dev, fn);
   if (st == CUCORE_OK) st = check_side(src, width, height, depth, three_d, dev, fn);
   return st;
 }
 
-/* One side as the driver's copy descriptors take it: an array, or unified memory with its
- * pitch and rows per slice (the other fields 0). */
-typedef struct drv_side {
-  CUmemorytype type;
-  CUarray array;
-  CUdeviceptr ptr;
-  size_t pitch, height;
-} drv_side;
+/* Where one side goes in a driver's copy descriptor (CUDA_MEMCPY2D has no z and no rows per
+ * slice: NULL there). */
+typedef struct side_fields {
+  size_t *x, *y, *z, *pitch, *height;
+  CUmemorytype *type;
+  CUdeviceptr *ptr;
+  CUarray *array;
+} side_fields;
 
-static drv_side drv_side_of(const side *sd) {
-  if (sd->arr) return (drv_side){CU_MEMORYTYPE_ARRAY, sd->arr->handle, 0, 0, 0};
-  return (drv_side){CU_MEMORYTYPE_UNIFIED, NULL, (CUdeviceptr)sd->addr, sd->pitch, sd->slice_rows};
+/* Puts one side into a zeroed descriptor: an array, or unified memory with its pitch (and rows
+ * per slice). */
+static void put_side(const side *sd, side_fields f) {
+  *f.x = sd->x;
+  *f.y = sd->y;
+  if (f.z) *f.z = sd->z;
+  if (sd->arr) {
+    *f.type = CU_MEMORYTYPE_ARRAY;
+    *f.array = sd->arr->handle;
+    return;
+  }
+  *f.type = CU_MEMORYTYPE_UNIFIED;
+  *f.ptr = (CUdeviceptr)sd->addr;
+  *f.pitch = sd->pitch;
+  if (f.height) *f.height = sd->slice_rows;
 }
 
 cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_2d";
   CC_CHECK_ARG(c, fn, "copy");
-  cucore_status st = cc_mem_work_check(dev, s, fn);
-  if (st != CUCORE_OK) return st;
   side src = {"source", c->src_array, c->src, c->src_pitch, 0, c->src_x_bytes, c->src_y, 0};
   side dst = {"destination", c->dst_array, c->dst, c->dst_pitch, 0, c->dst_x_bytes, c->dst_y, 0};
   int skip;
-  st = check_sides(&dst, &src, c->width_bytes, c->height, 1, 0, dev, fn, &skip);
+  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, 1, 0, fn, &skip);
   if (st != CUCORE_OK || skip) return st;
-  drv_side a = drv_side_of(&src), b = drv_side_of(&dst);
-  CUDA_MEMCPY2D m = {.srcXInBytes = c->src_x_bytes,
-                     .srcY = c->src_y,
-                     .srcMemoryType = a.type,
-                     .srcDevice = a.ptr,
-                     .srcArray = a.array,
-                     .srcPitch = a.pitch,
-                     .dstXInBytes = c->dst_x_bytes,
-                     .dstY = c->dst_y,
-                     .dstMemoryType = b.type,
-                     .dstDevice = b.ptr,
-                     .dstArray = b.array,
-                     .dstPitch = b.pitch,
-                     .WidthInBytes = c->width_bytes,
-                     .Height = c->height};
+  CUDA_MEMCPY2D m = {.WidthInBytes = c->width_bytes, .Height = c->height};
+  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, NULL, &m.srcPitch, NULL, &m.srcMemoryType,
+                               &m.srcDevice, &m.srcArray});
+  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, NULL, &m.dstPitch, NULL, &m.dstMemoryType,
+                               &m.dstDevice, &m.dstArray});
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r;
@@ -435,35 +436,19 @@ cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cuco
   cc_begin();
   const char *fn = "cucore_memcpy_3d";
   CC_CHECK_ARG(c, fn, "copy");
-  cucore_status st = cc_mem_work_check(dev, s, fn);
-  if (st != CUCORE_OK) return st;
   side src = {"source",      c->src_array,   c->src,   c->src_pitch,
               c->src_height, c->src_x_bytes, c->src_y, c->src_z};
   side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
               c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
   int skip;
-  st = check_sides(&dst, &src, c->width_bytes, c->height, c->depth, 1, dev, fn, &skip);
+  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn,
+                                &skip);
   if (st != CUCORE_OK || skip) return st;
-  drv_side a = drv_side_of(&src), b = drv_side_of(&dst);
-  CUDA_MEMCPY3D m = {.srcXInBytes = c->src_x_bytes,
-                     .srcY = c->src_y,
-                     .srcZ = c->src_z,
-                     .srcMemoryType = a.type,
-                     .srcDevice = a.ptr,
-                     .srcArray = a.array,
-                     .srcPitch = a.pitch,
-                     .srcHeight = a.height,
-                     .dstXInBytes = c->dst_x_bytes,
-                     .dstY = c->dst_y,
-                     .dstZ = c->dst_z,
-                     .dstMemoryType = b.type,
-                     .dstDevice = b.ptr,
-                     .dstArray = b.array,
-                     .dstPitch = b.pitch,
-                     .dstHeight = b.height,
-                     .WidthInBytes = c->width_bytes,
-                     .Height = c->height,
-                     .Depth = c->depth};
+  CUDA_MEMCPY3D m = {.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
+  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, &m.srcZ, &m.srcPitch, &m.srcHeight,
+                               &m.srcMemoryType, &m.srcDevice, &m.srcArray});
+  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, &m.dstZ, &m.dstPitch, &m.dstHeight,
+                               &m.dstMemoryType, &m.dstDevice, &m.dstArray});
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = s ? DRV(cuMemcpy3DAsync)(&m, s->handle) : DRV(cuMemcpy3D)(&m);
