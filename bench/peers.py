@@ -31,21 +31,36 @@ def timed(fn, sync):
     return statistics.median(out)
 
 
-def bench_cuda_core():
+def cuda_core_device():
+    """(cuda.core, its current Device, None): the module (its `experimental` part where the top
+    level has no Program yet) and device 0 made current; or (None, None, why it cannot be
+    imported)."""
     try:
         import cuda.core as cc
         if not hasattr(cc, "Program"):
             import cuda.core.experimental as cc
     except Exception as e:  # noqa: BLE001
-        return f"cuda.core not importable: {e}"
-    import numpy as np
-    import cupy as cp
+        return None, None, f"cuda.core not importable: {e}"
     dev = cc.Device()
     dev.set_current()
-    s = dev.create_stream()
+    return cc, dev, None
+
+
+def cuda_core_module(cc, dev):
+    """SRC compiled by cuda.core for the device's architecture: the cubin's module."""
     arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
     prog = cc.Program(SRC, code_type="c++", options=cc.ProgramOptions(arch=arch))
-    mod = prog.compile("cubin")
+    return prog.compile("cubin")
+
+
+def bench_cuda_core():
+    cc, dev, why = cuda_core_device()
+    if why:
+        return why
+    import numpy as np
+    import cupy as cp
+    s = dev.create_stream()
+    mod = cuda_core_module(cc, dev)
     ke, k4 = mod.get_kernel("empty"), mod.get_kernel("four")
     cfg = cc.LaunchConfig(grid=1, block=32)
     x = cp.zeros(256, dtype=cp.float32)
@@ -65,14 +80,9 @@ def bench_cuda_core_memory():
     close pair from DeviceMemoryResource (the device's stream-ordered pool) on a stream, and from
     its pinned resource (PinnedMemoryResource where this cuda.core has one, else
     LegacyPinnedMemoryResource, i.e. cuMemAllocHost); us per pair, medians."""
-    try:
-        import cuda.core as cc
-        if not hasattr(cc, "Program"):
-            import cuda.core.experimental as cc
-    except Exception as e:  # noqa: BLE001
-        return f"cuda.core not importable: {e}"
-    dev = cc.Device()
-    dev.set_current()
+    cc, dev, why = cuda_core_device()
+    if why:
+        return why
     s = dev.create_stream()
 
     def pairs(mr, n):
@@ -103,22 +113,15 @@ def bench_cuda_core_memory():
 def bench_cuda_core_graph():
     """cuda.core's GraphBuilder: capture GRAPH_KERNELS launches of `four` (us per launch, begin
     to end of building), then replay the completed graph (us per kernel, launch to sync)."""
-    try:
-        import cuda.core as cc
-        if not hasattr(cc, "Program"):
-            import cuda.core.experimental as cc
-    except Exception as e:  # noqa: BLE001
-        return f"cuda.core not importable: {e}"
+    cc, dev, why = cuda_core_device()
+    if why:
+        return why
     import numpy as np
     import cupy as cp
-    dev = cc.Device()
-    dev.set_current()
     if not hasattr(dev, "create_graph_builder"):
         return "this cuda.core has no graphs (Device.create_graph_builder)"
     s = dev.create_stream()
-    arch = "sm_" + "".join(str(v) for v in dev.compute_capability)
-    prog = cc.Program(SRC, code_type="c++", options=cc.ProgramOptions(arch=arch))
-    k4 = prog.compile("cubin").get_kernel("four")
+    k4 = cuda_core_module(cc, dev).get_kernel("four")
     cfg = cc.LaunchConfig(grid=1, block=32)
     x = cp.zeros(256, dtype=cp.float32)
     args4 = (x.data.ptr, np.int32(1), np.float32(2.0), x.data.ptr)
@@ -201,31 +204,30 @@ def wrong_count(name):
     return f"exception: {last[:120]}"
 
 
+def attempt(fn):
+    """fn()'s result, or "failed: TYPE: message" when it raises."""
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001
+        return f"failed: {type(e).__name__}: {e}"
+
+
 def main():
     print(f"peers: {PER_ROUND} launches per round, {ROUNDS} rounds, median us per launch")
     for name, fn in (("cuda.core", bench_cuda_core), ("CuPy", bench_cupy)):
-        try:
-            r = fn()
-        except Exception as e:  # noqa: BLE001
-            r = f"failed: {type(e).__name__}: {e}"
+        r = attempt(fn)
         if isinstance(r, str):
             print(f"  {name:10s} {r}")
         else:
             print(f"  {name:10s} {r[2]}: empty {r[0]:.3f} us, 4-arg {r[1]:.3f} us")
-    try:
-        r = bench_cuda_core_graph()
-    except Exception as e:  # noqa: BLE001
-        r = f"failed: {type(e).__name__}: {e}"
+    r = attempt(bench_cuda_core_graph)
     if isinstance(r, str):
         print(f"  {'cuda.core':10s} graphs: {r}")
     else:
         print(f"  {'cuda.core':10s} graph of {GRAPH_KERNELS} launches (GraphBuilder): capture "
               f"{r[0]:.3f} us/launch, replay {r[1]:.4f} us/kernel (bench_graph has cucore's and "
               f"the raw driver's)")
-    try:
-        r = bench_cuda_core_memory()
-    except Exception as e:  # noqa: BLE001
-        r = f"failed: {type(e).__name__}: {e}"
+    r = attempt(bench_cuda_core_memory)
     if isinstance(r, str):
         print(f"  {'cuda.core':10s} memory: {r}")
     else:

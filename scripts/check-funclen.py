@@ -20,6 +20,9 @@ import re
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import check_common  # noqa: E402 (after the line above)
+
 LIMIT = 80
 FOLDERS = ("src", "tools")
 EXTENSIONS = (".c", ".h")
@@ -143,44 +146,17 @@ def functions(text):
                 head = []
 
 
-def source_files(root):
-    for folder in FOLDERS:
-        base = os.path.join(root, folder)
-        for here, dirs, names in os.walk(base):
-            dirs.sort()
-            for name in sorted(names):
-                if name.endswith(EXTENSIONS):
-                    path = os.path.join(here, name)
-                    yield os.path.relpath(path, root).replace(os.sep, "/")
-
-
 def read_allow(path):
     """{(file, function): line number}, and the problems of the list itself."""
-    allowed, problems = {}, []
-    if not os.path.exists(path):
-        return allowed, problems
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            entry, _, reason = text.partition("#")
-            entry = entry.strip()
-            if not entry:
-                continue
-            where = f"{ALLOW}:{number}"
-            m = re.fullmatch(r"([^\s:]+):([A-Za-z_]\w*)", entry)
-            if not m:
-                problems.append(f"{where}: '{entry}' is not FILE:FUNCTION")
-                continue
-            if not reason.strip():
-                problems.append(f"{where}: {entry} gives no reason; say after '#' why it is a "
-                                f"table (a flat list of independent checks, a switch over records)")
-            allowed[(m.group(1), m.group(2))] = number
-    return allowed, problems
+    return check_common.read_allow(
+        path, ALLOW, r"([^\s:]+):([A-Za-z_]\w*)", "not FILE:FUNCTION",
+        "why it is a table (a flat list of independent checks, a switch over records)")
 
 
 def check(root, limit):
     allowed, problems = read_allow(os.path.join(root, ALLOW))
     seen, long_ones, count = {}, [], 0
-    for rel in source_files(root):
+    for rel in check_common.source_files(root, FOLDERS, EXTENSIONS):
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             text = f.read()
         for name, first, length in functions(text):
@@ -206,16 +182,15 @@ def check(root, limit):
     return problems, count, listed
 
 
-def write_tree(root, files):
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-
-
 def body(lines):
     return "".join(f"  x += {i};\n" for i in range(lines))
+
+
+def said(tree, allow):
+    """What the check says of `tree` with the allow-list `allow`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        check_common.write_tree(tmp, dict(tree, **{ALLOW: allow}))
+        return "\n".join(check(tmp, LIMIT)[0])
 
 
 def self_test():
@@ -237,48 +212,32 @@ def self_test():
         ("an allow-list line for a short function", {"tools/t.c": "int f(void) { return 0; }\n"},
          "tools/t.c:f  # a table\n", ["is 1 lines, within the limit"]),
     ]
-    failed = 0
-    for what, tree, allow, expected in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            write_tree(tmp, dict(tree, **{ALLOW: allow}))
-            text = "\n".join(check(tmp, LIMIT)[0])
-        missing = [e for e in expected if e not in text]
-        if missing:
-            failed += 1
-            print(f"self-test: {what} was not reported as expected (missing {missing}); "
-                  f"the check said: {text or 'nothing'}")
+    failed = check_common.failed_cases(cases, said)
     good = {"src/base/a.c": long_fn, "tools/x.c": tricky, ALLOW: "# tables\n"
             "src/base/a.c:phases  # a test table\n"}
     with tempfile.TemporaryDirectory() as tmp:
-        write_tree(tmp, good)
+        check_common.write_tree(tmp, good)
         problems, count, _listed = check(tmp, LIMIT)
     if problems or count != 2:
         failed += 1
         print(f"self-test: a tree that keeps the rule was refused or misread ({count} functions "
               f"found, 2 expected): {problems}")
-    if failed:
-        return 1
-    print(f"self-test: {len(cases) + 1} cases behave")
-    return 0
+    return check_common.self_test_status(failed, len(cases) + 1)
 
 
 def main(argv):
-    args = argv[1:]
+    status, args = check_common.take_front(argv[1:], __doc__, self_test)
+    if status is not None:
+        return status
     limit = LIMIT
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if args and args[0] == "--self-test":
-        if self_test() != 0:
-            return 1
-        args = args[1:]
     if len(args) >= 2 and args[0] == "--limit" and args[1].isdigit():
         limit = int(args[1])
         args = args[2:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: check-funclen.py [--self-test] [--limit N] [ROOT]", file=sys.stderr)
-        return 2
-    root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    usage = "usage: check-funclen.py [--self-test] [--limit N] [ROOT]"
+    status, root = check_common.one_path(args, usage)
+    if status is not None:
+        return status
+    root = root or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     if not all(os.path.isdir(os.path.join(root, f)) for f in FOLDERS):
         print(f"check-funclen: {root} has no {' and '.join(FOLDERS)} folders", file=sys.stderr)
         return 2

@@ -26,7 +26,8 @@ import re
 import sys
 import tempfile
 
-import checklib
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import check_common  # noqa: E402 (after the line above)
 
 FOLDERS = ("src", "tools", "bench", "tests", "scripts", "include", "examples", "cmake", ".ci")
 TOP_FILES = ("CMakeLists.txt", "Makefile")
@@ -99,6 +100,13 @@ def check(root):
     return problems, count
 
 
+def said(tree):
+    """What the check says of `tree` ({path: text}), written to a fresh folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        check_common.write_tree(tmp, tree)
+        return "\n".join(check(tmp)[0])
+
+
 def self_test():
     """Trees with an issue number in each kind of file, and one with only ordinary words."""
     # SELF-TEST DATA (not read by the check of the repository)
@@ -121,22 +129,19 @@ def self_test():
             "docs/STATUS.md": "issue 25 resolved\n", "README.md": "(issue 3)\n",
             "src/a/blob.bin": "issue 1\0\n"}
     # SELF-TEST DATA (end)
-    failed = checklib.failed_cases(cases, lambda tmp: "\n".join(check(tmp)[0]))
+    failed = check_common.failed_cases(cases, said)
     with tempfile.TemporaryDirectory() as tmp:
-        checklib.write_tree(tmp, good)
+        check_common.write_tree(tmp, good)
         problems, count = check(tmp)
     if problems or count != 2:
         failed += 1
         print(f"self-test: a tree of ordinary words was refused or misread ({count} files read, "
               f"2 expected): {problems}")
-    if failed:
-        return 1
-    print(f"self-test: {len(cases) + 1} cases behave")
-    return 0
+    return check_common.self_test_status(failed, len(cases) + 1)
 
 
 def main(argv):
-    root, status = checklib.repo_root(argv, __doc__, self_test, ("src", "tools"))
+    root, status = check_common.repo_root(argv, __doc__, self_test, ("src", "tools"))
     if root is None:
         return status
     problems, count = check(root)

@@ -19,6 +19,9 @@ import re
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import check_common  # noqa: E402 (after the line above)
+
 # The floors, lowest first. A new folder must be added here, at its place in the data path.
 LAYERS = ["base", "loader", "runtime", "memory", "binary", "toolchain", "object", "compile", "exec",
           "graph", "tune"]
@@ -124,12 +127,11 @@ def find_cycles(graph):
     return problems
 
 
-def write_tree(root, files):
-    for rel, text in files.items():
-        path = os.path.join(root, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+def said(tree):
+    """What the check says of the src/ tree `tree`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        check_common.write_tree(tmp, tree)
+        return "\n".join(check(tmp))
 
 
 def self_test():
@@ -149,43 +151,27 @@ def self_test():
         ("a source beside the folders",
          {"stray.c": "\n"}, ["src/stray.c", "outside every folder"]),
     ]
-    failed = 0
-    for what, tree, expected in cases:
-        with tempfile.TemporaryDirectory() as tmp:
-            write_tree(tmp, tree)
-            text = "\n".join(check(tmp))
-        missing = [e for e in expected if e not in text]
-        if missing:
-            failed += 1
-            print(f"self-test: {what} was not reported as expected (missing {missing}); "
-                  f"the check said: {text or 'nothing'}")
+    failed = check_common.failed_cases(cases, said)
     with tempfile.TemporaryDirectory() as tmp:
-        write_tree(tmp, {"base/b.h": "\n", "exec/k.c": '#include "base/b.h"\n#include "cucore.h"\n'})
+        check_common.write_tree(
+            tmp, {"base/b.h": "\n", "exec/k.c": '#include "base/b.h"\n#include "cucore.h"\n'})
         ok = check(tmp)
     if ok:
         failed += 1
         print(f"self-test: a tree that keeps the rules was refused: {ok}")
-    if failed:
-        return 1
-    print(f"self-test: {len(cases) + 1} cases behave")
-    return 0
+    return check_common.self_test_status(failed, len(cases) + 1)
 
 
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     default_src = os.path.join(os.path.dirname(here), "src")
-    args = argv[1:]
-    if args and args[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0
-    if args and args[0] == "--self-test":
-        if self_test() != 0:
-            return 1
-        args = args[1:]
-    if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: check-layers.py [--self-test] [SRC_DIR]", file=sys.stderr)
-        return 2
-    src = args[0] if args else default_src
+    status, args = check_common.take_front(argv[1:], __doc__, self_test)
+    if status is not None:
+        return status
+    status, src = check_common.one_path(args, "usage: check-layers.py [--self-test] [SRC_DIR]")
+    if status is not None:
+        return status
+    src = src or default_src
     if not os.path.isdir(src):
         print(f"check-layers: {src} is not a directory", file=sys.stderr)
         return 2

@@ -17,47 +17,21 @@ wrong (each printed with every path that has the name, and how to fix it), 2 for
 command line.
 """
 import os
-import re
 import sys
 import tempfile
 
-import checklib
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
+import check_common  # noqa: E402 (after the line above)
 
 FOLDERS = ("src", "tools")
 EXTENSIONS = (".c", ".h")
 ALLOW = os.path.join("scripts", "unique-names-allow.txt")
 
 
-def source_files(root):
-    """Every C source and header of FOLDERS, relative to root, in a stable order."""
-    for folder in FOLDERS:
-        for here, dirs, names in os.walk(os.path.join(root, folder)):
-            dirs.sort()
-            for name in sorted(names):
-                if name.endswith(EXTENSIONS):
-                    yield os.path.relpath(os.path.join(here, name), root).replace(os.sep, "/")
-
-
 def read_allow(path):
     """{name: line number}, and the problems of the list itself."""
-    allowed, problems = {}, []
-    if not os.path.exists(path):
-        return allowed, problems
-    with open(path, encoding="utf-8") as f:
-        for number, text in enumerate(f, 1):
-            entry, _, reason = text.partition("#")
-            entry = entry.strip()
-            if not entry:
-                continue
-            where = f"{ALLOW}:{number}"
-            if not re.fullmatch(r"[^\s/]+\.[ch]", entry):
-                problems.append(f"{where}: '{entry}' is not a file name such as json.c")
-                continue
-            if not reason.strip():
-                problems.append(f"{where}: {entry} gives no reason; say after '#' why the name "
-                                f"stays twice and what would end it")
-            allowed[entry] = number
-    return allowed, problems
+    return check_common.read_allow(path, ALLOW, r"[^\s/]+\.[ch]", "not a file name such as json.c",
+                                   "why the name stays twice and what would end it")
 
 
 def check(root):
@@ -65,7 +39,7 @@ def check(root):
     allowed, problems = read_allow(os.path.join(root, ALLOW))
     paths = {}
     count = 0
-    for rel in source_files(root):
+    for rel in check_common.source_files(root, FOLDERS, EXTENSIONS):
         count += 1
         paths.setdefault(os.path.basename(rel), []).append(rel)
     twice = {name: where for name, where in paths.items() if len(where) > 1}
@@ -80,6 +54,13 @@ def check(root):
                             f"{'/ and '.join(FOLDERS)}/; remove the line")
     listed = sorted((name, twice[name]) for name in twice if name in allowed)
     return problems, count, listed
+
+
+def said(tree, allow):
+    """What the check says of `tree` (and a tools/ file) with the allow-list `allow`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        check_common.write_tree(tmp, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}))
+        return "\n".join(check(tmp)[0])
 
 
 def self_test():
@@ -98,28 +79,23 @@ def self_test():
         ("an allow-list line that is no file name", {"src/a/x.c": ""}, "src/a/x.c  # path\n",
          ["'src/a/x.c' is not a file name"]),
     ]
-    trees = [(what, dict(tree, **{ALLOW: allow, "tools/keep.c": ""}), expected)
-             for what, tree, allow, expected in cases]
-    failed = checklib.failed_cases(trees, lambda tmp: "\n".join(check(tmp)[0]))
+    failed = check_common.failed_cases(cases, said)
     good = {"src/tune/json.c": "", "src/tune/json.h": "", "tools/json_write.c": "",
             "src/runtime/capture.c": "", "src/graph/capture.c": "", "tools/CMakeLists.txt": "",
             "src/base/CMakeLists.txt": "", "tools/README": "", "src/README": "",
             ALLOW: "# names twice\ncapture.c  # a test entry\n"}
     with tempfile.TemporaryDirectory() as tmp:
-        checklib.write_tree(tmp, good)
+        check_common.write_tree(tmp, good)
         problems, count, listed = check(tmp)
     if problems or count != 5 or [n for n, _ in listed] != ["capture.c"]:
         failed += 1
         print(f"self-test: a tree that keeps the rule was refused or misread ({count} files "
               f"found, 5 expected; allowed {listed}): {problems}")
-    if failed:
-        return 1
-    print(f"self-test: {len(cases) + 1} cases behave")
-    return 0
+    return check_common.self_test_status(failed, len(cases) + 1)
 
 
 def main(argv):
-    root, status = checklib.repo_root(argv, __doc__, self_test, FOLDERS)
+    root, status = check_common.repo_root(argv, __doc__, self_test, FOLDERS)
     if root is None:
         return status
     problems, count, listed = check(root)

@@ -8,20 +8,11 @@
 set -euo pipefail
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
-jobs=${CUCORE_FUZZ_JOBS:-1}
 . "$root/scripts/fuzz-common.sh"
 fuzz_build fuzz-reader fuzz_reader
 seeds=$build/fuzz-seeds
-corpus=$build/fuzz-corpus
-artifacts=$build/fuzz-artifacts
 if [ ! -d "$seeds" ] || [ -z "$(ls -A "$seeds")" ]; then
   "$root/tests/fuzz/make_seeds.sh" "$seeds"
 fi
-mkdir -p "$corpus" "$artifacts"
-echo "fuzz-reader: running for ${secs}s ($(ls "$seeds" | wc -l) seeds, $(ls "$corpus" | wc -l) corpus files)"
-parallel=()
-[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-cd "$build"
-exec "$build/bin/fuzz_reader" -max_total_time="$secs" -max_len=131072 -timeout=10 \
-  -rss_limit_mb=2048 -dict="$root/tests/fuzz/reader.dict" -artifact_prefix="$artifacts/" \
-  -print_final_stats=1 "${parallel[@]}" "$corpus" "$seeds"
+fuzz_run fuzz-reader fuzz_reader fuzz "$seeds" "$(ls "$seeds" | wc -l)" 131072 10 \
+  "$root/tests/fuzz/reader.dict"

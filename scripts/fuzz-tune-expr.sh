@@ -10,22 +10,14 @@
 set -euo pipefail
 secs=${1:-30}
 root=$(cd "$(dirname "$0")/.." && pwd)
-jobs=${CUCORE_FUZZ_JOBS:-1}
 . "$root/scripts/fuzz-common.sh"
 fuzz_build fuzz-tune-expr fuzz_tune_expr
 seeds=$build/tune-expr-seeds
-corpus=$build/tune-expr-corpus
-artifacts=$build/tune-expr-artifacts
-mkdir -p "$seeds" "$corpus" "$artifacts"
+mkdir -p "$seeds"
 n=0
 while IFS= read -r line; do
   n=$((n + 1))
   printf '%s' "$line" > "$seeds/seed_$n"
 done < "$root/tests/fuzz/tune_expr_seeds.txt"
-echo "fuzz-tune-expr: running for ${secs}s ($n seeds, $(ls "$corpus" | wc -l) corpus files)"
-parallel=()
-[ "$jobs" -gt 1 ] && parallel=(-jobs="$jobs" -workers="$jobs")
-cd "$build"
-exec "$build/bin/fuzz_tune_expr" -max_total_time="$secs" -max_len=8192 -timeout=10 \
-  -rss_limit_mb=2048 -dict="$root/tests/fuzz/tune_expr.dict" -artifact_prefix="$artifacts/" \
-  -print_final_stats=1 "${parallel[@]}" "$corpus" "$seeds"
+fuzz_run fuzz-tune-expr fuzz_tune_expr tune-expr "$seeds" "$n" 8192 10 \
+  "$root/tests/fuzz/tune_expr.dict"

@@ -186,15 +186,21 @@ static const cucore_global_info *find_global(cucore_object *obj, cucore_binary *
   return NULL;
 }
 
-int args_bind_check_globals(args_set *o, cucore_object *obj) {
-  cucore_binary *bin = args_bind_read_code(obj);
-  for (int i = 0; bin && i < o->nsets; i++) {
+/* The variable `name` of the code in *g (find_global); else an exit code after saying it is
+ * missing (`text`: the option as given). */
+static int need_global(cucore_object *obj, cucore_binary *bin, const char *name, const char *text,
+                       const cucore_global_info **g) {
+  *g = find_global(obj, bin, name);
+  return *g ? 0 : cli_fail(cli_verb_name, text, CUCORE_NOT_FOUND);
+}
+
+/* Each --global's value is as large as its variable. */
+static int check_sets(args_set *o, cucore_object *obj, cucore_binary *bin) {
+  for (int i = 0; i < o->nsets; i++) {
     const args_global_set *s = &o->sets[i];
-    const cucore_global_info *g = find_global(obj, bin, s->name);
-    if (!g) {
-      cucore_binary_destroy(bin);
-      return cli_fail(cli_verb_name, s->text, CUCORE_NOT_FOUND);
-    }
+    const cucore_global_info *g;
+    int rc = need_global(obj, bin, s->name, s->text, &g);
+    if (rc) return rc;
     size_t size = 0;
     unsigned char *bytes = args_bind_item_bytes(o, &s->v, &size);
     free(bytes);
@@ -202,27 +208,35 @@ int args_bind_check_globals(args_set *o, cucore_object *obj) {
       fprintf(stderr, "cucore %s: --global %s: the value is %zu bytes; `%s` (%s) is %llu bytes\n",
               cli_verb_name, s->text, size, s->name, cucore_global_kind_name(g->kind),
               (unsigned long long)g->size);
-      cucore_binary_destroy(bin);
       return CLI_EXIT_FAILURE;
     }
   }
-  for (int i = 0; bin && i < o->nreads; i++) {
+  return 0;
+}
+
+/* Each --read-global's elements fit its variable (all of it: a whole number of them). */
+static int check_reads(args_set *o, cucore_object *obj, cucore_binary *bin) {
+  for (int i = 0; i < o->nreads; i++) {
     const args_global_read *r = &o->reads[i];
-    const cucore_global_info *g = find_global(obj, bin, r->name);
-    if (!g) {
-      cucore_binary_destroy(bin);
-      return cli_fail(cli_verb_name, r->text, CUCORE_NOT_FOUND);
-    }
+    const cucore_global_info *g;
+    int rc = need_global(obj, bin, r->name, r->text, &g);
+    if (rc) return rc;
     size_t esz = (size_t)args_elem_sizes[r->type];
     if ((r->count && r->count * esz > g->size) || (!r->count && g->size % esz)) {
       fprintf(stderr, "cucore %s: --read-global %s: `%s` (%s) is %llu bytes, which %s\n",
               cli_verb_name, r->text, r->name, cucore_global_kind_name(g->kind),
               (unsigned long long)g->size,
               r->count ? "is less than the elements asked for" : "is not a whole number of them");
-      cucore_binary_destroy(bin);
       return CLI_EXIT_FAILURE;
     }
   }
-  cucore_binary_destroy(bin);
   return 0;
+}
+
+int args_bind_check_globals(args_set *o, cucore_object *obj) {
+  cucore_binary *bin = args_bind_read_code(obj);
+  int rc = bin ? check_sets(o, obj, bin) : 0;
+  if (!rc && bin) rc = check_reads(o, obj, bin);
+  cucore_binary_destroy(bin);
+  return rc;
 }

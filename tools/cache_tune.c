@@ -33,14 +33,9 @@ static const cli_opt ct_opts[] = {
  * saying why. */
 static int tune_dir(char **out) {
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_get_stats(&s);
   *out = NULL;
-  if (st != CUCORE_OK) return cli_fail("cache", "tune", st);
-  if (!s.dir[0]) {
-    fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME or "
-                    "HOME\n");
-    return CLI_EXIT_FAILURE;
-  }
+  int rc = cli_cache_dir("tune", &s);
+  if (rc) return rc;
   if (asprintf(out, "%s/tune", s.dir) < 0) {
     *out = NULL;
     fprintf(stderr, "cucore cache: out of host memory\n");

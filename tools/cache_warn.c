@@ -27,3 +27,12 @@ int cli_cache_check(const char *verb) {
   warned = 1;
   return 1;
 }
+
+int cli_cache_dir(const char *what, cucore_cache_stats *s) {
+  cucore_status st = cucore_cache_get_stats(s);
+  if (st != CUCORE_OK) return cli_fail("cache", what, st);
+  if (s->dir[0]) return 0;
+  fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME or "
+                  "HOME\n");
+  return CLI_EXIT_FAILURE;
+}

@@ -263,5 +263,9 @@ void cli_cache_warn_once(void);
 /* For verbs about the cache itself: prints the problem (once) as an error and returns 1, or
  * returns 0 when the configuration is usable. */
 int cli_cache_check(const char *verb);
+/* The cache's stats (cucore_cache_get_stats) into *s when they name a directory; else an exit
+ * code after saying why on stderr: the call's failure (as `cucore cache: WHAT: ...`) or that
+ * there is no cache directory. */
+int cli_cache_dir(const char *what, cucore_cache_stats *s);
 
 #endif

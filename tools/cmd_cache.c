@@ -137,13 +137,8 @@ static int cache_stats(int json) {
 static int cache_path(int json) {
   if (cli_cache_check("cache")) return CLI_EXIT_FAILURE;
   cucore_cache_stats s;
-  cucore_status st = cucore_cache_get_stats(&s);
-  if (st != CUCORE_OK) return cli_fail("cache", "path", st);
-  if (!s.dir[0]) {
-    fprintf(stderr, "cucore cache: no cache directory: set CUCORE_CACHE_DIR, XDG_CACHE_HOME "
-                    "or HOME\n");
-    return CLI_EXIT_FAILURE;
-  }
+  int rc = cli_cache_dir("path", &s);
+  if (rc) return rc;
   if (json) {
     json_out j = {stdout, 0, {0}, 1};
     json_begin_object(&j, NULL);

@@ -65,6 +65,13 @@ int cc_message_kept(void);
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", (fn), (what)); \
   } while (0)
 
+/* ---- comparing outputs (compare_elements.c) --------------------------------------------- */
+
+/* 1 when an element of kind `code` (CUCORE_DTYPE_INT, _UINT, _FLOAT or _BFLOAT) may be `size`
+ * bytes wide: integers 1, 2, 4 or 8, floats 2, 4 or 8, bfloat16 2 (cucore_compare_elements'
+ * rule, which the tune's buffers follow too). */
+int cc_dtype_size_ok(int code, size_t size);
+
 /* ---- small utilities (util.c) --------------------------------------------------------------- */
 
 /* malloc that records CUCORE_HOST_OUT_OF_MEMORY with `what` on failure. */

@@ -65,6 +65,12 @@ static void track_error(double got, double want, double *max_abs, double *max_re
   if (rel > *max_rel) *max_rel = rel;
 }
 
+int cc_dtype_size_ok(int code, size_t size) {
+  return code == CUCORE_DTYPE_BFLOAT  ? size == 2
+         : code == CUCORE_DTYPE_FLOAT ? size == 2 || size == 4 || size == 8
+                                      : size == 1 || size == 2 || size == 4 || size == 8;
+}
+
 static cucore_status check_args(const void *got, const void *want, size_t count, int code,
                                 size_t size, double rtol, double atol, const size_t *bad,
                                 size_t cap, const cucore_compare_result *result) {
@@ -79,10 +85,7 @@ static cucore_status check_args(const void *got, const void *want, size_t count,
                    FN ": code %d: expected CUCORE_DTYPE_INT, CUCORE_DTYPE_UINT, CUCORE_DTYPE_FLOAT "
                       "or CUCORE_DTYPE_BFLOAT",
                    code);
-  int ok = code == CUCORE_DTYPE_BFLOAT  ? size == 2
-           : code == CUCORE_DTYPE_FLOAT ? size == 2 || size == 4 || size == 8
-                                        : size == 1 || size == 2 || size == 4 || size == 8;
-  if (!ok)
+  if (!cc_dtype_size_ok(code, size))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    FN ": elem_size %zu for code %d: expected 1, 2, 4 or 8 bytes (floats 2, 4 or "
                       "8, bfloat16 2)",

@@ -16,16 +16,28 @@ static char *copy_name(const char *name, size_t name_len, const char *what) {
   return copy;
 }
 
+/* Appends a zeroed item of `size` bytes to the array *items (count and cap beside it, grown
+ * with cc_grow, `list` naming it) and copies name[0, name_len) into *copy (`what` naming it);
+ * returns the item, or NULL (failure recorded; the array may have grown, the count not). */
+static void *add_named(void **items, uint32_t *count, size_t *cap, size_t size, const char *list,
+                       const char *name, size_t name_len, const char *what, char **copy) {
+  char *grown = cc_grow(*items, cap, (size_t)*count + 1, size, list);
+  if (!grown) return NULL;
+  *items = grown;
+  *copy = copy_name(name, name_len, what);
+  if (!*copy) return NULL;
+  void *item = grown + (size_t)(*count)++ * size;
+  memset(item, 0, size);
+  return item;
+}
+
 cucore_kernel_info *cc_klist_add(cc_klist *l, const char *name, size_t name_len) {
-  cucore_kernel_info *n = cc_grow(l->items, &l->cap, (size_t)l->count + 1, sizeof *n,
-                                  "the list of kernels");
-  if (!n) return NULL;
-  l->items = n;
-  char *copy = copy_name(name, name_len, "a kernel name");
-  if (!copy) return NULL;
-  cucore_kernel_info *k = &l->items[l->count++];
-  memset(k, 0, sizeof *k);
-  k->name = copy;
+  void *items = l->items;
+  char *copy = NULL;
+  cucore_kernel_info *k = add_named(&items, &l->count, &l->cap, sizeof *k, "the list of kernels",
+                                    name, name_len, "a kernel name", &copy);
+  l->items = items;
+  if (k) k->name = copy;
   return k;
 }
 
@@ -43,16 +55,16 @@ void cc_klist_free(cc_klist *l) {
 /* ---- module variables ------------------------------------------------------------------------ */
 
 cucore_global_info *cc_glist_add(cc_glist *l, const char *name, size_t name_len) {
-  cucore_global_info *n = cc_grow(l->items, &l->cap, (size_t)l->count + 1, sizeof *n,
-                                  "the list of module variables");
-  if (!n) return NULL;
-  l->items = n;
-  char *copy = copy_name(name, name_len, "a variable name");
-  if (!copy) return NULL;
-  cucore_global_info *g = &l->items[l->count++];
-  memset(g, 0, sizeof *g);
-  g->name = copy;
-  g->demangled = cc_demangle(copy);
+  void *items = l->items;
+  char *copy = NULL;
+  cucore_global_info *g = add_named(&items, &l->count, &l->cap, sizeof *g,
+                                    "the list of module variables", name, name_len,
+                                    "a variable name", &copy);
+  l->items = items;
+  if (g) {
+    g->name = copy;
+    g->demangled = cc_demangle(copy);
+  }
   return g;
 }
 

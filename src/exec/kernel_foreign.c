@@ -17,6 +17,13 @@ static const char *name_of(const char *driver_name, const void *handle, char *bu
   return buf;
 }
 
+/* A kernel named by the driver (`driver_name`, may be NULL) or after `handle`; in *k. */
+static cucore_status new_named(const char *driver_name, const void *handle, cucore_kernel **k) {
+  char buf[64];
+  const char *name = name_of(driver_name, handle, buf, sizeof buf);
+  return cc_kernel_new(name, name, k);
+}
+
 static cucore_status finish(cucore_kernel *k, cucore_kernel **out) {
   cucore_status st = cc_kernel_driver_layout(k);
   if (st != CUCORE_OK) {
@@ -37,10 +44,8 @@ cucore_status cucore_kernel_from_cukernel(void *cukernel, cucore_kernel **out) {
   if (st != CUCORE_OK) return st;
   const char *driver_name = NULL;
   if (DRV(cuKernelGetName)) (void)DRV(cuKernelGetName)(&driver_name, (CUkernel)cukernel);
-  char buf[64];
-  const char *name = name_of(driver_name, cukernel, buf, sizeof buf);
   cucore_kernel *k = NULL;
-  st = cc_kernel_new(name, name, &k);
+  st = new_named(driver_name, cukernel, &k);
   if (st != CUCORE_OK) return st;
   k->ckernel = (CUkernel)cukernel;
   return finish(k, out);
@@ -66,10 +71,8 @@ cucore_status cucore_kernel_from_cufunction(cucore_device *dev, void *cufunction
                       cufunction, dev->ordinal);
   const char *driver_name = NULL;
   if (DRV(cuFuncGetName)) (void)DRV(cuFuncGetName)(&driver_name, (CUfunction)cufunction);
-  char buf[64];
-  const char *name = name_of(driver_name, cufunction, buf, sizeof buf);
   cucore_kernel *k = NULL;
-  st = cc_kernel_new(name, name, &k);
+  st = new_named(driver_name, cufunction, &k);
   if (st != CUCORE_OK) return st;
   k->foreign_fn = (CUfunction)cufunction;
   k->foreign_ctx = dev->ctx;

@@ -189,48 +189,41 @@ static cucore_status cluster_config(cucore_kernel *k, const cc_kernel_dev *d,
   return CUCORE_OK;
 }
 
-cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
-                                                   const cucore_launch_config *cfg, int *clusters) {
-  cc_begin();
-  const char *fn = "cucore_occupancy_max_active_clusters";
-  CC_CHECK_ARG(clusters, fn, "clusters");
-  *clusters = 0;
+/* The cluster queries (`active`: the count of active clusters, which needs a cluster size;
+ * else the largest cluster size) into *out: cfg, the kernel on cfg's stream's device, the
+ * block, the launch configuration with its cluster attribute, then the driver's answer. */
+static cucore_status cluster_query(cucore_kernel *k, const cucore_launch_config *cfg, int active,
+                                   int *out, const char *fn) {
+  CC_CHECK_ARG(out, fn, active ? "clusters" : "cluster_size");
+  *out = 0;
   CC_CHECK_ARG(cfg, fn, "cfg");
   cc_kernel_dev *d = NULL;
   cucore_status st = enter(k, cfg->stream ? cfg->stream->dev : NULL, fn, &d);
   if (st == CUCORE_OK) st = check_block(k, d, block_of(cfg), fn);
-  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuOccupancyMaxActiveClusters);
-  if (st != CUCORE_OK) return st;
+  if (st == CUCORE_OK)
+    st = active ? CC_DRV_REQUIRE(cuOccupancyMaxActiveClusters)
+                : CC_DRV_REQUIRE(cuOccupancyMaxPotentialClusterSize);
   CUlaunchConfig lc;
   CUlaunchAttribute attr;
-  st = cluster_config(k, d, cfg, 1, &lc, &attr, fn);
+  if (st == CUCORE_OK) st = cluster_config(k, d, cfg, active, &lc, &attr, fn);
   if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuOccupancyMaxActiveClusters)(clusters, d->fn, &lc);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuOccupancyMaxActiveClusters", "kernel `%s`", k->asked);
+  CUresult r = active ? DRV(cuOccupancyMaxActiveClusters)(out, d->fn, &lc)
+                      : DRV(cuOccupancyMaxPotentialClusterSize)(out, d->fn, &lc);
+  const char *call = active ? "cuOccupancyMaxActiveClusters" : "cuOccupancyMaxPotentialClusterSize";
+  if (r != CUDA_SUCCESS) return cc_fail_cu(r, call, "kernel `%s`", k->asked);
   return CUCORE_OK;
+}
+
+cucore_status cucore_occupancy_max_active_clusters(cucore_kernel *k,
+                                                   const cucore_launch_config *cfg, int *clusters) {
+  cc_begin();
+  return cluster_query(k, cfg, 1, clusters, "cucore_occupancy_max_active_clusters");
 }
 
 cucore_status cucore_occupancy_max_cluster_size(cucore_kernel *k, const cucore_launch_config *cfg,
                                                 int *cluster_size) {
   cc_begin();
-  const char *fn = "cucore_occupancy_max_cluster_size";
-  CC_CHECK_ARG(cluster_size, fn, "cluster_size");
-  *cluster_size = 0;
-  CC_CHECK_ARG(cfg, fn, "cfg");
-  cc_kernel_dev *d = NULL;
-  cucore_status st = enter(k, cfg->stream ? cfg->stream->dev : NULL, fn, &d);
-  if (st == CUCORE_OK) st = check_block(k, d, block_of(cfg), fn);
-  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuOccupancyMaxPotentialClusterSize);
-  if (st != CUCORE_OK) return st;
-  CUlaunchConfig lc;
-  CUlaunchAttribute attr;
-  st = cluster_config(k, d, cfg, 0, &lc, &attr, fn);
-  if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuOccupancyMaxPotentialClusterSize)(cluster_size, d->fn, &lc);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuOccupancyMaxPotentialClusterSize", "kernel `%s`", k->asked);
-  return CUCORE_OK;
+  return cluster_query(k, cfg, 0, cluster_size, "cucore_occupancy_max_cluster_size");
 }
 
 cucore_status cucore_occupancy_inputs(cucore_kernel *k, cucore_device *dev,

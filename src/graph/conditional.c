@@ -106,7 +106,7 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
   if (st != CUCORE_OK) {
     /* The body structures stay with the root (freed with it); the caller gets none. */
     for (unsigned i = 0; i < body_count; i++) bodies[i] = NULL;
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+    cc_graph_node_undo(n);
     goto done;
   }
   g->root->conditionals++;

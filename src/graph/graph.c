@@ -180,6 +180,16 @@ cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n) {
   return CUCORE_OK;
 }
 
+void cc_graph_node_undo(cucore_graph_node *n) {
+  if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+}
+
+cucore_status cc_graph_keep_node(cucore_graph *g, cucore_graph_node *n) {
+  cucore_status st = cc_graph_add_node(g, n);
+  if (st != CUCORE_OK) cc_graph_node_undo(n);
+  return st;
+}
+
 cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h) {
   if (!h) return NULL;
   for (int i = 0; i < root->node_count; i++)

@@ -91,6 +91,11 @@ cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, siz
 cucore_status cc_graph_node_new(cucore_graph *g, cucore_graph_node_type type,
                                 cucore_graph_node **out);
 cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n);
+/* Destroys the driver's node n->h, added to its CUgraph but not kept by cucore (a failure
+ * after cuGraphAdd*Node), when the driver has cuGraphDestroyNode. */
+void cc_graph_node_undo(cucore_graph_node *n);
+/* cc_graph_add_node; on failure the driver's node is destroyed too (cc_graph_node_undo). */
+cucore_status cc_graph_keep_node(cucore_graph *g, cucore_graph_node *n);
 void cc_graph_node_free(cucore_graph_node *n);
 /* The node of `root` (bodies included) whose handle is `h`, or NULL. */
 cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h);

@@ -51,11 +51,8 @@ static cucore_status mem_enter(cucore_graph *g, cucore_graph_node *const *deps, 
 
 /* Keeps the node made by the driver (`h`) in the graph; on failure the driver's node goes. */
 static cucore_status keep_node(cucore_graph *g, cucore_graph_node *n, cucore_graph_node **out) {
-  cucore_status st = cc_graph_add_node(g, n);
-  if (st != CUCORE_OK) {
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
-    return st;
-  }
+  cucore_status st = cc_graph_keep_node(g, n);
+  if (st != CUCORE_OK) return st;
   g->root->mem_nodes++;
   *out = n;
   return CUCORE_OK;
@@ -81,8 +78,7 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
   *dptr = 0;
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
+  cucore_status st = cc_mem_check_alloc_size(bytes, fn);
   if (st != CUCORE_OK) return st;
   CUgraphNode buf[DEPS_ON_STACK], *hs = NULL;
   st = mem_enter(g, deps, dep_count, out, buf, &hs, (const void *)DRV(cuGraphAddMemAllocNode),
@@ -113,7 +109,7 @@ cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g, cucore_graph_node
   n->mem_bytes = bytes;
   st = record_alloc(g, n, fn);
   if (st != CUCORE_OK) {
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+    cc_graph_node_undo(n);
     goto done;
   }
   st = keep_node(g, n, out);

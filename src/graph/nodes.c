@@ -104,15 +104,12 @@ cucore_status cucore_graph_add_kernel_node(cucore_graph *g, cucore_graph_node *c
                       "cooperative, cluster dimension and scheduling, priority, memory sync "
                       "domain and map, preferred cluster, device-updatable, carveout)",
                       fn, k->asked, (int)cfg->attrs[i].id);
-      if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+      cc_graph_node_undo(n);
       goto done;
     }
   }
-  st = cc_graph_add_node(g, n);
-  if (st != CUCORE_OK) {
-    if (DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
-    goto done;
-  }
+  st = cc_graph_keep_node(g, n);
+  if (st != CUCORE_OK) goto done;
   *out = n;
   n = NULL;
 done:
@@ -175,8 +172,7 @@ static cucore_status add_simple(cucore_graph *g, cucore_graph_node *const *deps,
                             "memcpy, memset and conditional nodes only)"
                           : "");
     } else {
-      st = cc_graph_add_node(g, n);
-      if (st != CUCORE_OK && DRV(cuGraphDestroyNode)) (void)DRV(cuGraphDestroyNode)(n->h);
+      st = cc_graph_keep_node(g, n);
     }
   }
   if (st == CUCORE_OK) {

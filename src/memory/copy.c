@@ -13,20 +13,22 @@
 
 #include <stdio.h>
 
+/* The checks every copy and fill of `n` bytes or elements starts with: device and stream
+ * (cc_mem_work_check), then *skip = 1 for an empty one, else `n` checked as a size (`what`). */
+static cucore_status first_checks(cucore_device *dev, cucore_stream *s, size_t n, const char *what,
+                                  const char *fn, int *skip) {
+  cucore_status st = cc_mem_work_check(dev, s, fn);
+  *skip = st == CUCORE_OK && n == 0;
+  if (st != CUCORE_OK || *skip) return st;
+  return cc_check_size(n, fn, what);
+}
+
 /* The checks of a copy before the driver: device and stream, the size, NULL addresses, then
  * both ranges against the record. Returns CUCORE_OK with *skip = 1 for an empty copy. */
 CC_COLD static cucore_status precheck_slow(cucore_device *dev, cucore_stream *s, uint64_t dst,
                                            uint64_t src, size_t bytes, const char *fn, int *skip) {
-  *skip = 0;
-  cucore_status st = cc_mem_pair_check(dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
-  if (st != CUCORE_OK) return st;
-  if (bytes == 0) {
-    *skip = 1;
-    return CUCORE_OK;
-  }
-  st = cc_check_size(bytes, fn, "the byte count");
-  if (st != CUCORE_OK) return st;
+  cucore_status st = first_checks(dev, s, bytes, "the byte count", fn, skip);
+  if (st != CUCORE_OK || *skip) return st;
   if (!dst || !src)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s is NULL/0 for a copy of %zu bytes", fn,
                    !dst ? "destination" : "source", bytes);
@@ -185,16 +187,8 @@ cucore_status cucore_memcpy_htoh(cucore_device *dev, void *dst, const void *src,
 /* The checks of a fill of `count` elements of `size` bytes. */
 static cucore_status fill_precheck(cucore_device *dev, cucore_stream *s, cucore_devptr dst,
                                    size_t count, unsigned size, const char *fn, int *skip) {
-  *skip = 0;
-  cucore_status st = cc_mem_pair_check(dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
-  if (st != CUCORE_OK) return st;
-  if (count == 0) {
-    *skip = 1;
-    return CUCORE_OK;
-  }
-  st = cc_check_size(count, fn, "the element count");
-  if (st != CUCORE_OK) return st;
+  cucore_status st = first_checks(dev, s, count, "the element count", fn, skip);
+  if (st != CUCORE_OK || *skip) return st;
   if (!dst)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the destination is 0 for a fill of %zu elements",
                    fn, count);
@@ -261,8 +255,7 @@ cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst, size_t pit
                                cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memset_2d";
-  cucore_status st = cc_mem_pair_check(dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
+  cucore_status st = cc_mem_work_check(dev, s, fn);
   if (st != CUCORE_OK) return st;
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: element size %u is not 1, 2 or 4 bytes", fn,
@@ -370,42 +363,59 @@ static cucore_status check_side(const side *sd, uint64_t width, uint64_t height,
   return cc_mem_check_region(sd->addr, first, end, fn, sd->role, shape);
 }
 
+/* The checks of a 2D/3D copy: device and stream (cc_mem_work_check), none for an empty copy
+ * (*skip = 1), else the destination, then the source. */
+static cucore_status check_copy(cucore_device *dev, cucore_stream *s, const side *dst,
+                                const side *src, uint64_t width, uint64_t height, uint64_t depth,
+                                int three_d, const char *fn, int *skip) {
+  cucore_status st = cc_mem_work_check(dev, s, fn);
+  *skip = st == CUCORE_OK && (width == 0 || height == 0 || depth == 0);
+  if (st != CUCORE_OK || *skip) return st;
+  st = check_side(dst, width, height, depth, three_d, dev, fn);
+  if (st == CUCORE_OK) st = check_side(src, width, height, depth, three_d, dev, fn);
+  return st;
+}
+
+/* Where one side goes in a driver's copy descriptor (CUDA_MEMCPY2D has no z and no rows per
+ * slice: NULL there). */
+typedef struct side_fields {
+  size_t *x, *y, *z, *pitch, *height;
+  CUmemorytype *type;
+  CUdeviceptr *ptr;
+  CUarray *array;
+} side_fields;
+
+/* Puts one side into a zeroed descriptor: an array, or unified memory with its pitch (and rows
+ * per slice). */
+static void put_side(const side *sd, side_fields f) {
+  *f.x = sd->x;
+  *f.y = sd->y;
+  if (f.z) *f.z = sd->z;
+  if (sd->arr) {
+    *f.type = CU_MEMORYTYPE_ARRAY;
+    *f.array = sd->arr->handle;
+    return;
+  }
+  *f.type = CU_MEMORYTYPE_UNIFIED;
+  *f.ptr = (CUdeviceptr)sd->addr;
+  *f.pitch = sd->pitch;
+  if (f.height) *f.height = sd->slice_rows;
+}
+
 cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_2d";
   CC_CHECK_ARG(c, fn, "copy");
-  cucore_status st = cc_mem_pair_check(dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
-  if (st != CUCORE_OK) return st;
-  if (c->width_bytes == 0 || c->height == 0) return CUCORE_OK;
   side src = {"source", c->src_array, c->src, c->src_pitch, 0, c->src_x_bytes, c->src_y, 0};
   side dst = {"destination", c->dst_array, c->dst, c->dst_pitch, 0, c->dst_x_bytes, c->dst_y, 0};
-  st = check_side(&dst, c->width_bytes, c->height, 1, 0, dev, fn);
-  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, 1, 0, dev, fn);
-  if (st != CUCORE_OK) return st;
-  CUDA_MEMCPY2D m = {0};
-  m.srcXInBytes = c->src_x_bytes;
-  m.srcY = c->src_y;
-  if (c->src_array) {
-    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    m.srcArray = c->src_array->handle;
-  } else {
-    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
-    m.srcDevice = (CUdeviceptr)c->src;
-    m.srcPitch = c->src_pitch;
-  }
-  m.dstXInBytes = c->dst_x_bytes;
-  m.dstY = c->dst_y;
-  if (c->dst_array) {
-    m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    m.dstArray = c->dst_array->handle;
-  } else {
-    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
-    m.dstDevice = (CUdeviceptr)c->dst;
-    m.dstPitch = c->dst_pitch;
-  }
-  m.WidthInBytes = c->width_bytes;
-  m.Height = c->height;
+  int skip;
+  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, 1, 0, fn, &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUDA_MEMCPY2D m = {.WidthInBytes = c->width_bytes, .Height = c->height};
+  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, NULL, &m.srcPitch, NULL, &m.srcMemoryType,
+                               &m.srcDevice, &m.srcArray});
+  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, NULL, &m.dstPitch, NULL, &m.dstMemoryType,
+                               &m.dstDevice, &m.dstArray});
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r;
@@ -426,45 +436,19 @@ cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cuco
   cc_begin();
   const char *fn = "cucore_memcpy_3d";
   CC_CHECK_ARG(c, fn, "copy");
-  cucore_status st = cc_mem_pair_check(dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dev, s, 1, fn);
-  if (st != CUCORE_OK) return st;
-  if (c->width_bytes == 0 || c->height == 0 || c->depth == 0) return CUCORE_OK;
   side src = {"source",      c->src_array,   c->src,   c->src_pitch,
               c->src_height, c->src_x_bytes, c->src_y, c->src_z};
   side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
               c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
-  st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
-  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
-  if (st != CUCORE_OK) return st;
-  CUDA_MEMCPY3D m = {0};
-  m.srcXInBytes = c->src_x_bytes;
-  m.srcY = c->src_y;
-  m.srcZ = c->src_z;
-  if (c->src_array) {
-    m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-    m.srcArray = c->src_array->handle;
-  } else {
-    m.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
-    m.srcDevice = (CUdeviceptr)c->src;
-    m.srcPitch = c->src_pitch;
-    m.srcHeight = c->src_height;
-  }
-  m.dstXInBytes = c->dst_x_bytes;
-  m.dstY = c->dst_y;
-  m.dstZ = c->dst_z;
-  if (c->dst_array) {
-    m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
-    m.dstArray = c->dst_array->handle;
-  } else {
-    m.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
-    m.dstDevice = (CUdeviceptr)c->dst;
-    m.dstPitch = c->dst_pitch;
-    m.dstHeight = c->dst_height;
-  }
-  m.WidthInBytes = c->width_bytes;
-  m.Height = c->height;
-  m.Depth = c->depth;
+  int skip;
+  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn,
+                                &skip);
+  if (st != CUCORE_OK || skip) return st;
+  CUDA_MEMCPY3D m = {.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
+  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, &m.srcZ, &m.srcPitch, &m.srcHeight,
+                               &m.srcMemoryType, &m.srcDevice, &m.srcArray});
+  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, &m.dstZ, &m.dstPitch, &m.dstHeight,
+                               &m.dstMemoryType, &m.dstDevice, &m.dstArray});
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = s ? DRV(cuMemcpy3DAsync)(&m, s->handle) : DRV(cuMemcpy3D)(&m);

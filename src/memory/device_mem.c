@@ -10,16 +10,20 @@
 
 /* ---- device memory ------------------------------------------------------------------------ */
 
+/* Before a synchronous allocation: refused while a capture forbids it, then the device entered
+ * (cc_mem_enter). */
+static cucore_status alloc_enter(cucore_device *dev, const char *fn) {
+  cucore_status st = cc_mem_capture_check(dev, NULL, 0, fn);
+  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
+  return st;
+}
+
 cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_mem_alloc", "out");
   *out = 0;
-  if (bytes == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_mem_alloc: size is 0 (expected > 0 bytes)");
-  cucore_status st = cc_check_size(bytes, "cucore_mem_alloc", "the size");
-  if (st != CUCORE_OK) return st;
-  st = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_alloc");
-  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, "cucore_mem_alloc");
+  cucore_status st = cc_mem_check_alloc_size(bytes, "cucore_mem_alloc");
+  if (st == CUCORE_OK) st = alloc_enter(dev, "cucore_mem_alloc");
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAlloc)(&p, bytes);
@@ -30,11 +34,8 @@ cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *
                     .kind = CUCORE_MEM_DEVICE,
                     .ordinal = dev->ordinal,
                     .ctx = dev->ctx};
-  st = cc_mem_record(&rec, "cucore_mem_alloc");
-  if (st != CUCORE_OK) {
-    (void)DRV(cuMemFree)(p);
-    return st;
-  }
+  st = cc_mem_record_or_free(&rec, "cucore_mem_alloc");
+  if (st != CUCORE_OK) return st;
   *out = (cucore_devptr)p;
   return CUCORE_OK;
 }
@@ -113,8 +114,7 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
   if (!cc_mul_u64(width_bytes, height, &total) || total >> 63)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu x %zu bytes overflows", fn, width_bytes,
                    height);
-  st = cc_mem_capture_check(dev, NULL, 0, fn);
-  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
+  st = alloc_enter(dev, fn);
   if (st != CUCORE_OK) return st;
   CUdeviceptr p = 0;
   size_t pp = 0;
@@ -127,11 +127,8 @@ cucore_status cucore_mem_alloc_pitch(cucore_device *dev, size_t width_bytes, siz
                     .ordinal = dev->ordinal,
                     .ctx = dev->ctx,
                     .aux = pp};
-  st = cc_mem_record(&rec, fn);
-  if (st != CUCORE_OK) {
-    (void)DRV(cuMemFree)(p);
-    return st;
-  }
+  st = cc_mem_record_or_free(&rec, fn);
+  if (st != CUCORE_OK) return st;
   *out = p;
   *pitch = pp;
   return CUCORE_OK;
@@ -143,16 +140,14 @@ cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigne
   const char *fn = "cucore_mem_alloc_managed";
   CC_CHECK_ARG(out, fn, "out");
   *out = 0;
-  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
+  cucore_status st = cc_mem_check_alloc_size(bytes, fn);
   if (st != CUCORE_OK) return st;
   if (attach != CUCORE_MANAGED_GLOBAL && attach != CUCORE_MANAGED_HOST)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: attach flags 0x%x are not CUCORE_MANAGED_GLOBAL (1) or CUCORE_MANAGED_HOST "
                    "(2)",
                    fn, attach);
-  st = cc_mem_capture_check(dev, NULL, 0, fn);
-  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, fn);
+  st = alloc_enter(dev, fn);
   if (st != CUCORE_OK) return st;
   int managed = 0;
   if (DRV(cuDeviceGetAttribute)(&managed, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, dev->cudev) ==
@@ -169,11 +164,8 @@ cucore_status cucore_mem_alloc_managed(cucore_device *dev, size_t bytes, unsigne
                     .kind = CUCORE_MEM_MANAGED,
                     .ordinal = dev->ordinal,
                     .ctx = dev->ctx};
-  st = cc_mem_record(&rec, fn);
-  if (st != CUCORE_OK) {
-    (void)DRV(cuMemFree)(p);
-    return st;
-  }
+  st = cc_mem_record_or_free(&rec, fn);
+  if (st != CUCORE_OK) return st;
   *out = p;
   return CUCORE_OK;
 }
@@ -184,12 +176,8 @@ cucore_status cucore_host_alloc(cucore_device *dev, size_t bytes, void **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_host_alloc", "out");
   *out = NULL;
-  if (bytes == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_host_alloc: size is 0 (expected > 0 bytes)");
-  cucore_status st = cc_check_size(bytes, "cucore_host_alloc", "the size");
-  if (st != CUCORE_OK) return st;
-  st = cc_mem_capture_check(dev, NULL, 0, "cucore_host_alloc");
-  if (st == CUCORE_OK) st = cc_mem_enter(dev, NULL, "cucore_host_alloc");
+  cucore_status st = cc_mem_check_alloc_size(bytes, "cucore_host_alloc");
+  if (st == CUCORE_OK) st = alloc_enter(dev, "cucore_host_alloc");
   if (st != CUCORE_OK) return st;
   void *p = NULL;
   CUresult r = DRV(cuMemHostAlloc)(&p, bytes, CU_MEMHOSTALLOC_PORTABLE);

@@ -166,8 +166,7 @@ CC_COLD static cucore_status host_pool_alloc_slow(cucore_host_pool *pool, size_t
   cc_hpool_block *b = NULL;
   int err = cc_hpool_get(&pool->core, bytes, &b, out); /* the size is checked there first */
   if (CC_LIKELY(!err)) return CUCORE_OK;
-  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
+  cucore_status st = cc_mem_check_alloc_size(bytes, fn);
   if (st != CUCORE_OK) return st;
   size_t cb = 0;
   if (err == CC_HPOOL_BAD_SIZE || cc_hpool_class_of(bytes, &cb) < 0)

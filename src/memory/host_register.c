@@ -20,8 +20,7 @@ cucore_status cucore_host_register(cucore_device *dev, void *ptr, size_t bytes, 
                    "%s: unknown flags 0x%x (expected CUCORE_HOST_REGISTER_PORTABLE, DEVICEMAP, "
                    "IOMEMORY, READ_ONLY)",
                    fn, flags & ~known);
-  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
-  cucore_status st = cc_check_size(bytes, fn, "the size");
+  cucore_status st = cc_mem_check_alloc_size(bytes, fn);
   if (st != CUCORE_OK) return st;
   uint64_t lo = (uint64_t)(uintptr_t)ptr, hi;
   if (!cc_add_u64(lo, bytes, &hi))

@@ -138,11 +138,8 @@ cucore_status cucore_mem_pool_import_pointer(cucore_mem_pool *pool, const cucore
                     .ctx = pool->dev->ctx,
                     .cupool = pool->handle,
                     .owner = pool};
-  st = cc_mem_record(&rec, fn);
-  if (st != CUCORE_OK) {
-    (void)DRV(cuMemFree)(p);
-    return st;
-  }
+  st = cc_mem_record_or_free(&rec, fn);
+  if (st != CUCORE_OK) return st;
   *out = p;
   return CUCORE_OK;
 }

@@ -129,6 +129,14 @@ cucore_status cc_managed_prefetch_target(cucore_location to, CUmemLocation *loc,
   return CUCORE_OK;
 }
 
+/* The checks of a range call: the range (cc_managed_range), then a driver with a device. */
+static cucore_status range_enter(uint64_t ptr, size_t bytes, const char *fn, cc_mem_rec *rec,
+                                 int *known) {
+  cucore_status st = cc_managed_range(ptr, bytes, fn, rec, known);
+  if (st == CUCORE_OK) st = cc_driver_need_device();
+  return st;
+}
+
 cucore_status cucore_mem_prefetch(cucore_devptr ptr, size_t bytes, cucore_location to,
                                   cucore_stream *s) {
   cc_begin();
@@ -136,8 +144,7 @@ cucore_status cucore_mem_prefetch(cucore_devptr ptr, size_t bytes, cucore_locati
   CC_CHECK_HANDLE(s, STREAM, fn, "stream");
   cc_mem_rec rec;
   int known;
-  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
-  if (st == CUCORE_OK) st = cc_driver_need_device();
+  cucore_status st = range_enter(ptr, bytes, fn, &rec, &known);
   if (st != CUCORE_OK) return st;
   CUmemLocation loc;
   st = cc_managed_prefetch_target(to, &loc, fn);
@@ -170,8 +177,7 @@ cucore_status cucore_mem_advise(cucore_devptr ptr, size_t bytes, cucore_mem_advi
                    (int)advice);
   cc_mem_rec rec;
   int known;
-  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
-  if (st == CUCORE_OK) st = cc_driver_need_device();
+  cucore_status st = range_enter(ptr, bytes, fn, &rec, &known);
   if (st != CUCORE_OK) return st;
   CUmemLocation loc;
   memset(&loc, 0, sizeof loc);
@@ -241,8 +247,7 @@ cucore_status cucore_mem_range_get_info(cucore_devptr ptr, size_t bytes,
   memset(out, 0, sizeof *out);
   cc_mem_rec rec;
   int known;
-  cucore_status st = cc_managed_range(ptr, bytes, fn, &rec, &known);
-  if (st == CUCORE_OK) st = cc_driver_need_device();
+  cucore_status st = range_enter(ptr, bytes, fn, &rec, &known);
   if (st != CUCORE_OK) return st;
   int pushed = enter_rec_context(&rec, known, &st);
   if (st != CUCORE_OK) return st;

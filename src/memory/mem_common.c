@@ -20,6 +20,17 @@ cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s
   return CUCORE_OK;
 }
 
+cucore_status cc_mem_check_alloc_size(size_t bytes, const char *fn) {
+  if (bytes == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: size is 0 (expected > 0 bytes)", fn);
+  return cc_check_size(bytes, fn, "the size");
+}
+
+cucore_status cc_mem_work_check(cucore_device *dev, cucore_stream *s, const char *fn) {
+  cucore_status st = cc_mem_pair_check(dev, s, fn);
+  if (st != CUCORE_OK) return st;
+  return cc_mem_capture_check(dev, s, 1, fn);
+}
+
 cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn) {
   cucore_status st = cc_mem_pair_check(dev, s, fn);
   if (st != CUCORE_OK) return st;
@@ -69,6 +80,12 @@ cucore_status cc_mem_record(const cc_mem_rec *rec, const char *fn) {
   return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
                  "%s: out of host memory recording a %llu-byte allocation at 0x%llx", fn,
                  (unsigned long long)rec->size, (unsigned long long)rec->base);
+}
+
+cucore_status cc_mem_record_or_free(const cc_mem_rec *rec, const char *fn) {
+  cucore_status st = cc_mem_record(rec, fn);
+  if (st != CUCORE_OK) (void)DRV(cuMemFree)((CUdeviceptr)rec->base);
+  return st;
 }
 
 /* The call that frees memory of a kind. */

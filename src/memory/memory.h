@@ -183,6 +183,8 @@ cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, cons
 
 /* A non-NULL device, and a stream (may be NULL) of that device; no driver call. */
 cucore_status cc_mem_pair_check(const cucore_device *dev, const cucore_stream *s, const char *fn);
+/* The size of an allocation: above 0 ("size is 0"), and within cc_check_size's limit. */
+cucore_status cc_mem_check_alloc_size(size_t bytes, const char *fn);
 /* cc_mem_pair_check, then makes the device current. */
 cucore_status cc_mem_enter(cucore_device *dev, cucore_stream *s, const char *fn);
 /* Synchronous allocations and frees (`legacy` 0), and copies and fills without a stream
@@ -195,6 +197,9 @@ static inline cucore_status cc_mem_capture_check(cucore_device *dev, const cucor
   if (s || !dev || CC_LIKELY(!cc_captures_active())) return CUCORE_OK;
   return cc_capture_check_unsafe(dev, legacy, 0, fn);
 }
+/* The first checks of a copy or fill: cc_mem_pair_check, then cc_mem_capture_check for work
+ * on `s` (without one, on the legacy stream). */
+cucore_status cc_mem_work_check(cucore_device *dev, cucore_stream *s, const char *fn);
 /* Checks a region given by its start address and its footprint [first, end) relative to it
  * (2D/3D copies and fills, textures): against the record containing `addr` when there is
  * one, else as the range [addr + first, addr + end). `shape` describes the region for
@@ -239,6 +244,9 @@ cucore_status cc_mem_finish_sync(const char *call);
 size_t cc_host_mem_available(void);
 /* Records an allocation just made; on failure (out of host memory) the caller frees it. */
 cucore_status cc_mem_record(const cc_mem_rec *rec, const char *fn);
+/* cc_mem_record for device memory the driver gave with cuMemAlloc* or an IPC import: on
+ * failure the memory is given back (cuMemFree) before the status is returned. */
+cucore_status cc_mem_record_or_free(const cc_mem_rec *rec, const char *fn);
 /* Explains why cc_reg_take refused `addr` (not found / freed / inside / wrong kind / busy).
  * `expected` says what the function frees ("device memory from cucore_mem_alloc"). */
 cucore_status cc_mem_explain_take(cc_reg_result res, const cc_mem_rec *rec, uint64_t addr,

@@ -114,8 +114,7 @@ cucore_status cucore_memcpy_peer(cucore_device *dst_dev, cucore_devptr dst, cuco
   cc_begin();
   const char *fn = "cucore_memcpy_peer";
   CC_CHECK_HANDLE(src_dev, DEVICE, fn, "src_dev");
-  cucore_status st = cc_mem_pair_check(dst_dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(dst_dev, s, 1, fn);
+  cucore_status st = cc_mem_work_check(dst_dev, s, fn);
   if (st != CUCORE_OK) return st;
   if (bytes == 0) return CUCORE_OK;
   st = cc_check_size(bytes, fn, "the byte count");

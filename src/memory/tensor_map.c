@@ -318,8 +318,13 @@ static void fill_arrays(const cucore_tensor_map_desc *d, cu_arrays *a) {
   }
 }
 
+/* The steps before either encode: the arguments, *out zeroed, the checks of `kind`, the driver
+ * call and a context; then the driver's arrays in *a. */
 static cucore_status encode_prelude(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
-                                    cucore_tensor_map *out, const char *fn) {
+                                    cucore_tensor_map *out, cu_arrays *a, const char *fn) {
+  CC_CHECK_ARG(d, fn, "desc");
+  CC_CHECK_ARG(out, fn, "out");
+  memset(out, 0, sizeof *out);
   if ((uintptr_t)out % 64)
     return cc_fail(CUCORE_ARG_ALIGNMENT,
                    "%s: the output %p is not 64-byte aligned (declare a cucore_tensor_map, or "
@@ -331,6 +336,7 @@ static cucore_status encode_prelude(cucore_tensor_map_kind kind, const cucore_te
     st = kind == CUCORE_TMAP_TILED ? CC_DRV_REQUIRE(cuTensorMapEncodeTiled)
                                    : CC_DRV_REQUIRE(cuTensorMapEncodeIm2col);
   if (st == CUCORE_OK) st = cc_ensure_context();
+  if (st == CUCORE_OK) fill_arrays(d, a);
   return st;
 }
 
@@ -338,13 +344,9 @@ cucore_status cucore_tensor_map_encode_tiled(const cucore_tensor_map_desc *desc,
                                              cucore_tensor_map *out) {
   cc_begin();
   const char *fn = "cucore_tensor_map_encode_tiled";
-  CC_CHECK_ARG(desc, fn, "desc");
-  CC_CHECK_ARG(out, fn, "out");
-  memset(out, 0, sizeof *out);
-  cucore_status st = encode_prelude(CUCORE_TMAP_TILED, desc, out, fn);
-  if (st != CUCORE_OK) return st;
   cu_arrays a;
-  fill_arrays(desc, &a);
+  cucore_status st = encode_prelude(CUCORE_TMAP_TILED, desc, out, &a, fn);
+  if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuTensorMapEncodeTiled)((CUtensorMap *)out, (CUtensorMapDataType)desc->dtype,
                                            desc->rank, (void *)(uintptr_t)desc->address, a.dims,
                                            a.strides, a.box, a.estrides,
@@ -364,13 +366,9 @@ cucore_status cucore_tensor_map_encode_im2col(const cucore_tensor_map_desc *desc
                                               cucore_tensor_map *out) {
   cc_begin();
   const char *fn = "cucore_tensor_map_encode_im2col";
-  CC_CHECK_ARG(desc, fn, "desc");
-  CC_CHECK_ARG(out, fn, "out");
-  memset(out, 0, sizeof *out);
-  cucore_status st = encode_prelude(CUCORE_TMAP_IM2COL, desc, out, fn);
-  if (st != CUCORE_OK) return st;
   cu_arrays a;
-  fill_arrays(desc, &a);
+  cucore_status st = encode_prelude(CUCORE_TMAP_IM2COL, desc, out, &a, fn);
+  if (st != CUCORE_OK) return st;
   int lower[3] = {0}, upper[3] = {0};
   for (unsigned j = 0; j + 2 < desc->rank; j++) {
     lower[j] = desc->lower_corner[j];

@@ -173,8 +173,7 @@ static cucore_status array_host_copy(cucore_array *arr, void *host, size_t pitch
                                      int to_host, const char *fn) {
   CC_CHECK_HANDLE(arr, ARRAY, fn, "arr");
   CC_CHECK_ARG(host, fn, to_host ? "dst" : "src");
-  cucore_status st = cc_mem_pair_check(arr->dev, s, fn);
-  if (st == CUCORE_OK) st = cc_mem_capture_check(arr->dev, s, 1, fn);
+  cucore_status st = cc_mem_work_check(arr->dev, s, fn);
   if (st != CUCORE_OK) return st;
   uint64_t row = (uint64_t)arr->desc.width * arr->elem_bytes;
   uint64_t rows = arr->desc.height ? arr->desc.height : 1;

@@ -70,10 +70,6 @@ static int download(cc_trun *c) {
   return cucore_stream_synchronize(d->stream) == CUCORE_OK ? 0 : -1;
 }
 
-/* The dtype code of the public comparison for each cucore_tune_elem. */
-static const int dtype_codes[] = {CUCORE_DTYPE_INT, CUCORE_DTYPE_UINT, CUCORE_DTYPE_FLOAT,
-                                  CUCORE_DTYPE_BFLOAT};
-
 static void set_error(cucore_tune_row *r, double abs_err, double rel_err) {
   if (!r->has_error || abs_err > r->max_abs_err) r->max_abs_err = abs_err;
   if (!r->has_error || rel_err > r->max_rel_err) r->max_rel_err = rel_err;
@@ -92,7 +88,7 @@ static int against_baseline(cc_trun *c, cucore_tune_row *r) {
     if (memcmp(d->host[i], d->baseline[i], cc_trun_bytes(b)) == 0) continue;
     /* Integers exactly when neither tolerance was given (a negative one: the default). */
     cucore_compare_result m;
-    if (cucore_compare_elements(d->host[i], d->baseline[i], b->count, dtype_codes[b->elem],
+    if (cucore_compare_elements(d->host[i], d->baseline[i], b->count, cc_trun_dtype(b->elem),
                                 b->elem_size, c->o.rtol < 0 ? -1 : c->o.rtol,
                                 c->o.atol < 0 ? -1 : c->o.atol, NULL, 0, &m) != CUCORE_OK)
       return -1;

@@ -47,10 +47,7 @@ static cucore_status check_buffer(const cucore_tune_buffer *b, size_t i) {
                    FN ": buffer %zu: role %d or elem %d: expected a cucore_tune_role and a "
                       "cucore_tune_elem",
                    i, (int)b->role, (int)b->elem);
-  int ok = b->elem == CUCORE_TUNE_ELEM_BFLOAT16 ? es == 2
-           : b->elem == CUCORE_TUNE_ELEM_FLOAT  ? es == 2 || es == 4 || es == 8
-                                                : es == 1 || es == 2 || es == 4 || es == 8;
-  if (!ok)
+  if (!cc_dtype_size_ok(cc_trun_dtype(b->elem), es))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    FN ": buffer %zu: elem_size %zu: expected 1, 2, 4 or 8 bytes (floats 2, 4 "
                       "or 8, bfloat16 2)",

@@ -3,8 +3,9 @@
  *   space_extras.c  what a file gives beyond the space (compiler options, defines, constant
  *                   memory, the keys read but ignored), their public getters and the rendering
  *                   of one define for a configuration; the document while it is read
- *   space_keys.c    where a value or a key is (line, column), failures that say so, and the
- *                   key tables: an unknown key is refused naming the nearest known one
+ *   space_keys.c    where a value or a key is (line, column), failures that say so, the key
+ *                   tables (an unknown key is refused naming the nearest known one), a list
+ *                   read item by item and a value's text written into memory
  *   space_kt.c      Kernel Tuner's launch keys (problem_size, grid_div_x/y/z with
  *                   get_grid_dimensions()' rule) and kernel names with parameters in them
  *   space_kt_keys.c Kernel Tuner's keys that reach the compile and the run (compiler_options,
@@ -19,6 +20,8 @@
 
 #include "tune/strict_json.h"
 #include "tune/space.h"
+
+#include <stdio.h>
 
 /* ---- the extras (space_extras.c) --------------------------------------------------------- */
 
@@ -82,6 +85,21 @@ cucore_status cc_sf_wrong(const cucore_tune_space *s, const char *key, const cha
  * column C): ". Returns st. */
 cucore_status cc_sf_restate(const cucore_tune_space *s, const char *key, const cc_json *v,
                             cucore_status st);
+/* Writes the text of value `v` of `key` into f; `ctx` is the caller's. */
+typedef cucore_status (*cc_sf_writer)(cucore_tune_space *s, const char *key, const cc_json *v,
+                                      FILE *f, void *ctx);
+/* The text `write` makes of `v`, in *text (malloc'd, the caller frees it; NULL on failure):
+ * the writer's failure, or "out of memory reading `key`". */
+cucore_status cc_sf_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                         cc_sf_writer write, void *ctx, char **text);
+/* Reads one item `v` of a list, named `key` ("list[3]"); `ctx` is the caller's. */
+typedef cucore_status (*cc_sf_item)(cucore_tune_space *s, const char *key, const cc_json *v,
+                                    void *ctx);
+/* `item` on each item of the JSON list `v` of `key`, each named "key[i]"; the first failure
+ * stops it. With `want` ("a list of strings"), a `v` that is not a list is refused with it
+ * (cc_sf_wrong); without, the caller has checked. */
+cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, const char *want,
+                         cc_sf_item item, void *ctx);
 /* The keys of object `obj` (called `path` in messages, "" for the document) against the table
  * keys[0..n): an unknown key is refused naming the nearest known one, ignored keys are
  * recorded with their reasons, then the readers run in the table's order. */
@@ -96,8 +114,10 @@ int cc_sf_has_control(const char *t);
 
 /* ---- Kernel Tuner's launch keys (space_kt.c) --------------------------------------------- */
 
-/* problem_size: an integer, a string, or a list of them (expressions of the parameters). */
-cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v);
+/* problem_size: an integer, a string, or a list of them (expressions of the parameters). A
+ * reader of the key tables, as cc_kt_kernel_name (`obj` unused). */
+cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *obj);
 /* grid_div_x/y/z (d 0..2): an integer, a string, or a list of them (nested lists multiply;
  * [] divides by 1). `none_is_default` (T1's GridDivX): an empty list means the default. */
 cucore_status cc_kt_grid_div(cucore_tune_space *s, const char *key, const cc_json *v, int d,
@@ -107,10 +127,17 @@ cucore_status cc_kt_grid_div(cucore_tune_space *s, const char *key, const cc_jso
 cucore_status cc_kt_default_div_x(cucore_tune_space *s);
 /* A kernel name in which parameters appear as whole words ("add<float, block_size_x>") made
  * cucore's template ("add<float, {block_size_x}>"); a name with `{` is cucore's already. */
-cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v);
+cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *obj);
 /* An integer or a string of a launch key as the text of one cucore expression (through
  * cc_kt_int_expr), malloc'd into *out; anything else refused naming `key`. */
 cucore_status cc_kt_expr(cucore_tune_space *s, const char *key, const cc_json *v, char **out);
+/* Sets slot `slot` of s to `text`, the value `v` of `key`; a refusal restated (cc_sf_restate). */
+cucore_status cc_kt_set_expr(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, const char *text);
+/* Sets slot `slot` of s to the text `write` makes of `v` (cc_sf_text, then cc_kt_set_expr). */
+cucore_status cc_kt_set_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, cc_sf_writer write);
 /* A Kernel Tuner expression text (grid_div, problem_size, smem_args.size) as cucore reads it:
  * Kernel Tuner truncates with int(), so anything but a plain integer or name goes inside
  * floor(). malloc'd (failure recorded). */
@@ -129,6 +156,9 @@ cucore_status cc_kt_cmem_args(cucore_tune_space *s, const char *key, const cc_js
                               const cc_json *obj);
 /* smem_args: {"size": EXPR}, the dynamic shared memory; refused beside cucore's "smem" in obj. */
 cucore_status cc_kt_smem_args(cucore_tune_space *s, const char *key, const cc_json *v,
+                              const cc_json *obj);
+/* smem_args.size (and T1's SharedMemory): the dynamic shared memory, one expression. */
+cucore_status cc_kt_smem_size(cucore_tune_space *s, const char *key, const cc_json *v,
                               const cc_json *obj);
 /* lang (and T1's Language): CUDA, CuPy, NVCUDA or PyCUDA recorded as ignored, others refused. */
 cucore_status cc_kt_lang(cucore_tune_space *s, const char *key, const cc_json *v,

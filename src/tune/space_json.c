@@ -6,7 +6,6 @@
  * expressions and the checks (space_checks.c). A document with ConfigurationSpace or
  * KernelSpecification is TuningSchema T1 (space_t1.c).
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tune/space_file.h"
 
 #include <stdio.h>
@@ -75,18 +74,6 @@ static cucore_status block_names(cucore_tune_space *s, const char *key, const cc
   return st == CUCORE_OK ? st : cc_sf_restate(s, key, v, st);
 }
 
-static cucore_status kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
-                                 const cc_json *root) {
-  (void)root;
-  return cc_kt_kernel_name(s, key, v);
-}
-
-static cucore_status problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
-                                  const cc_json *root) {
-  (void)root;
-  return cc_kt_problem_size(s, key, v);
-}
-
 /* grid_div_x/y/z: the axis is the key's last letter. */
 static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_json *v,
                               const cc_json *root) {
@@ -96,7 +83,9 @@ static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_js
 
 /* cucore's grid, block and smem: a text of expressions separated by commas, or a list of
  * them (one per dimension). */
-static cucore_status slot_text(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f) {
+static cucore_status slot_text(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
+                               void *ctx) {
+  (void)ctx;
   int scalar = v->type == CC_JSON_NUMBER || v->type == CC_JSON_STRING;
   if (!scalar && v->type != CC_JSON_ARRAY)
     return cc_sf_wrong(s, key, "a number, a string or an array of them", v);
@@ -118,18 +107,7 @@ static cucore_status cucore_slot(cucore_tune_space *s, const char *key, const cc
   cucore_tune_slot slot = strcmp(key, "grid") == 0    ? CUCORE_TUNE_GRID
                           : strcmp(key, "block") == 0 ? CUCORE_TUNE_BLOCK
                                                       : CUCORE_TUNE_SMEM;
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  cucore_status st = slot_text(s, key, v, f);
-  if (fclose(f) != 0 || !buf)
-    st = st != CUCORE_OK ? st
-                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, slot, buf)) != CUCORE_OK)
-    st = cc_sf_restate(s, key, v, st);
-  free(buf);
-  return st;
+  return cc_kt_set_text(s, key, v, slot, slot_text);
 }
 
 static cucore_status later(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -143,17 +121,17 @@ static cucore_status later(cucore_tune_space *s, const char *key, const cc_json 
  * launch. */
 /* clang-format off */
 static const cc_sf_key KEYS[] = {
-  {"tune_params",       params,       NULL, 0},
-  {"block_size_names",  block_names,  NULL, 1},
-  {"kernel_name",       kernel_name,  NULL, 0},
-  {"restrictions",      restrictions, NULL, 1},
-  {"problem_size",      problem_size, NULL, 0},
-  {"grid_div_x",        grid_div,     NULL, 1},
-  {"grid_div_y",        grid_div,     NULL, 1},
-  {"grid_div_z",        grid_div,     NULL, 1},
-  {"grid",              cucore_slot,  NULL, 0},
-  {"block",             cucore_slot,  NULL, 0},
-  {"smem",              cucore_slot,  NULL, 0},
+  {"tune_params",       params,             NULL, 0},
+  {"block_size_names",  block_names,        NULL, 1},
+  {"kernel_name",       cc_kt_kernel_name,  NULL, 0},
+  {"restrictions",      restrictions,       NULL, 1},
+  {"problem_size",      cc_kt_problem_size, NULL, 0},
+  {"grid_div_x",        grid_div,           NULL, 1},
+  {"grid_div_y",        grid_div,           NULL, 1},
+  {"grid_div_z",        grid_div,           NULL, 1},
+  {"grid",              cucore_slot,        NULL, 0},
+  {"block",             cucore_slot,        NULL, 0},
+  {"smem",              cucore_slot,        NULL, 0},
   {"smem_args",         cc_kt_smem_args,        NULL, 1},
   {"compiler_options",  cc_kt_compiler_options, NULL, 1},
   {"defines",           cc_kt_defines,          NULL, 1},

@@ -2,8 +2,10 @@
  * space_keys.c -- the readers' common ground: where a value or a key of the document is
  * (line and column), failures that say so, and the tables of known keys: a key not in its
  * object's table is refused naming the nearest known one ("did you mean `tune_params`?"), an
- * ignored one recorded with its reason, and the readers run in the table's order.
+ * ignored one recorded with its reason, and the readers run in the table's order; a list read
+ * item by item ("key[i]"), and the text a writer makes of a value, in memory.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tune/space_file.h"
 
 #include <stdarg.h>
@@ -90,6 +92,36 @@ cucore_status cc_sf_restate(const cucore_tune_space *s, const char *key, const c
   st = cc_fail_restate(st, msg.failed ? cucore_last_error() : cc_sb_text(&msg));
   cc_sb_free(&msg);
   return st;
+}
+
+cucore_status cc_sf_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                         cc_sf_writer write, void *ctx, char **text) {
+  char *buf = NULL;
+  size_t len = 0;
+  *text = NULL;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
+  cucore_status st = write(s, key, v, f, ctx);
+  if (fclose(f) != 0 || !buf)
+    st = st != CUCORE_OK ? st
+                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
+  if (st == CUCORE_OK)
+    *text = buf;
+  else
+    free(buf);
+  return st;
+}
+
+cucore_status cc_sf_each(cucore_tune_space *s, const char *key, const cc_json *v, const char *want,
+                         cc_sf_item item, void *ctx) {
+  if (want && v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, want, v);
+  char k[192];
+  for (size_t i = 0; i < v->n; i++) {
+    snprintf(k, sizeof k, "%s[%zu]", key, i);
+    cucore_status st = item(s, k, &v->items[i], ctx);
+    if (st != CUCORE_OK) return st;
+  }
+  return CUCORE_OK;
 }
 
 /* ---- unknown keys ------------------------------------------------------------------------ */

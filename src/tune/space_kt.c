@@ -7,7 +7,6 @@
  * int(eval(...)): the expressions here are put inside floor() unless they are a plain integer
  * or name, so that a fraction is cut as Kernel Tuner cuts it.
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tune/space_file.h"
 
 #include <ctype.h>
@@ -72,72 +71,82 @@ cucore_status cc_kt_expr(cucore_tune_space *s, const char *key, const cc_json *v
   return *out ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
 }
 
-/* One item of a launch key, written after ", " unless it is the first. */
-static cucore_status item(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
-                          int *count) {
+cucore_status cc_kt_set_expr(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, const char *text) {
+  cucore_status st = cucore_tune_space_set_expr(s, slot, text);
+  return st == CUCORE_OK ? st : cc_sf_restate(s, key, v, st);
+}
+
+cucore_status cc_kt_set_text(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, cc_sf_writer write) {
+  char *text;
+  cucore_status st = cc_sf_text(s, key, v, write, NULL, &text);
+  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, v, slot, text);
+  free(text);
+  return st;
+}
+
+/* Where the items of a launch key go: into f, joined with ", ", counted; `items` reads them. */
+typedef struct slot_out {
+  FILE *f;
+  int count;
+  cc_sf_item items;
+} slot_out;
+
+/* One item of a launch key, written after ", " unless it is the first (ctx: the slot_out). */
+static cucore_status item(cucore_tune_space *s, const char *key, const cc_json *v, void *ctx) {
+  slot_out *o = ctx;
   char *e;
   cucore_status st = cc_kt_expr(s, key, v, &e);
-  if (st == CUCORE_OK) fprintf(f, "%s%s", (*count)++ ? ", " : "", e);
+  if (st == CUCORE_OK) fprintf(o->f, "%s%s", o->count++ ? ", " : "", e);
   free(e);
   return st;
 }
 
 /* The items of problem_size: one, or a list of 1 to 3. */
-static cucore_status problem_items(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
-                                   int *count) {
-  if (v->type != CC_JSON_ARRAY) return item(s, key, v, f, count);
+static cucore_status problem_items(cucore_tune_space *s, const char *key, const cc_json *v,
+                                   void *ctx) {
+  if (v->type != CC_JSON_ARRAY) return item(s, key, v, ctx);
   if (v->n == 0 || v->n > 3)
     return cc_sf_fail(s, v, "`%s` must have 1 to 3 dimensions, found %zu", key, v->n);
-  char k[160];
-  for (size_t i = 0; i < v->n; i++) {
-    snprintf(k, sizeof k, "%s[%zu]", key, i);
-    cucore_status st = item(s, k, &v->items[i], f, count);
-    if (st != CUCORE_OK) return st;
-  }
-  return CUCORE_OK;
+  return cc_sf_each(s, key, v, NULL, item, ctx);
 }
 
 /* The factors of a grid_div: one, or a list whose items (lists too) multiply; a null item
  * is 1 (Kernel Tuner's get_dimension_divisor(None, 1, params)). */
-static cucore_status div_items(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
-                               int *count) {
-  if (v->type == CC_JSON_NULL) return fprintf(f, "%s1", (*count)++ ? ", " : ""), CUCORE_OK;
-  if (v->type != CC_JSON_ARRAY) return item(s, key, v, f, count);
-  char k[160];
-  for (size_t i = 0; i < v->n; i++) {
-    snprintf(k, sizeof k, "%s[%zu]", key, i);
-    cucore_status st = div_items(s, k, &v->items[i], f, count);
-    if (st != CUCORE_OK) return st;
-  }
-  return CUCORE_OK;
+static cucore_status div_items(cucore_tune_space *s, const char *key, const cc_json *v, void *ctx) {
+  slot_out *o = ctx;
+  if (v->type == CC_JSON_NULL) return fprintf(o->f, "%s1", o->count++ ? ", " : ""), CUCORE_OK;
+  if (v->type != CC_JSON_ARRAY) return item(s, key, v, ctx);
+  return cc_sf_each(s, key, v, NULL, div_items, ctx);
 }
 
-typedef cucore_status (*items_fn)(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
-                                  int *count);
-
-/* The items `fn` writes, joined with ", ", set as slot `slot`; none: "1", or nothing when
- * `none_is_default`. */
-static cucore_status to_slot(cucore_tune_space *s, const char *key, const cc_json *v,
-                             cucore_tune_slot slot, items_fn fn, int none_is_default) {
-  char *buf = NULL;
-  size_t len = 0;
-  int count = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  cucore_status st = fn(s, key, v, f, &count);
-  if (st == CUCORE_OK && count == 0) fputs("1", f);
-  if (fclose(f) != 0 || !buf)
-    st = st != CUCORE_OK ? st
-                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  if (st == CUCORE_OK && !(count == 0 && none_is_default)) {
-    st = cucore_tune_space_set_expr(s, slot, buf);
-    if (st != CUCORE_OK) st = cc_sf_restate(s, key, v, st);
-  }
-  free(buf);
+/* The items of the slot_out `ctx` into f; none: "1". */
+static cucore_status write_items(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
+                                 void *ctx) {
+  slot_out *o = ctx;
+  o->f = f;
+  cucore_status st = o->items(s, key, v, o);
+  if (st == CUCORE_OK && o->count == 0) fputs("1", f);
   return st;
 }
 
-cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v) {
+/* The items `items` reads, joined with ", ", set as slot `slot`; none: "1", or nothing when
+ * `none_is_default`. */
+static cucore_status to_slot(cucore_tune_space *s, const char *key, const cc_json *v,
+                             cucore_tune_slot slot, cc_sf_item items, int none_is_default) {
+  slot_out o = {NULL, 0, items};
+  char *text;
+  cucore_status st = cc_sf_text(s, key, v, write_items, &o, &text);
+  if (st == CUCORE_OK && !(o.count == 0 && none_is_default))
+    st = cc_kt_set_expr(s, key, v, slot, text);
+  free(text);
+  return st;
+}
+
+cucore_status cc_kt_problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                                 const cc_json *obj) {
+  (void)obj;
   return to_slot(s, key, v, CUCORE_TUNE_PROBLEM_SIZE, problem_items, 0);
 }
 
@@ -174,21 +183,25 @@ static void holes(cucore_tune_space *s, const char *name, FILE *f) {
   }
 }
 
-cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v) {
-  if (v->type != CC_JSON_STRING) return cc_sf_wrong(s, key, "a string", v);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
+/* The kernel name `v` as cucore's template: as it is with a `{`, else with holes(). */
+static cucore_status name_text(cucore_tune_space *s, const char *key, const cc_json *v, FILE *f,
+                               void *ctx) {
+  (void)key, (void)ctx;
   if (strchr(v->text, '{'))
     fputs(v->text, f);
   else
     holes(s, v->text, f);
-  cucore_status st = CUCORE_OK;
-  if (fclose(f) != 0 || !buf)
-    st = cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_kernel(s, buf)) != CUCORE_OK)
+  return CUCORE_OK;
+}
+
+cucore_status cc_kt_kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
+                                const cc_json *obj) {
+  (void)obj;
+  if (v->type != CC_JSON_STRING) return cc_sf_wrong(s, key, "a string", v);
+  char *name;
+  cucore_status st = cc_sf_text(s, key, v, name_text, NULL, &name);
+  if (st == CUCORE_OK && (st = cucore_tune_space_set_kernel(s, name)) != CUCORE_OK)
     st = cc_sf_restate(s, key, v, st);
-  free(buf);
+  free(name);
   return st;
 }

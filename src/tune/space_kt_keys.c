@@ -7,7 +7,7 @@
  * accepted when they change nothing (recorded as ignored) and refused when cucore cannot
  * give the result they ask for.
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream, strncasecmp */
+#define _POSIX_C_SOURCE 200809L /* strncasecmp */
 #include "tune/space_file.h"
 
 #include <ctype.h>
@@ -23,28 +23,20 @@ static int is_ident(const char *t) {
   return 1;
 }
 
-/* "`key[i]`" into buf. */
-static const char *at_index(const char *key, size_t i, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s[%zu]", key, i);
-  return buf;
+/* One compiler option, `k` its place ("compiler_options[2]"). */
+static cucore_status option(cucore_tune_space *s, const char *k, const cc_json *o, void *ctx) {
+  (void)ctx;
+  if (o->type != CC_JSON_STRING) return cc_sf_wrong(s, k, "a string (one option)", o);
+  if (!*o->text || cc_sf_has_control(o->text))
+    return cc_sf_fail(s, o, "`%s` must be one compiler option such as \"-std=c++17\", found %s", k,
+                      *o->text ? "a control character" : "an empty string");
+  return cc_tune_extras_add_option(s, o->text);
 }
 
 cucore_status cc_kt_compiler_options(cucore_tune_space *s, const char *key, const cc_json *v,
                                      const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of strings", v);
-  char k[160];
-  for (size_t i = 0; i < v->n; i++) {
-    const cc_json *o = &v->items[i];
-    at_index(key, i, k, sizeof k);
-    if (o->type != CC_JSON_STRING) return cc_sf_wrong(s, k, "a string (one option)", o);
-    if (!*o->text || cc_sf_has_control(o->text))
-      return cc_sf_fail(s, o, "`%s` must be one compiler option such as \"-std=c++17\", found %s",
-                        k, *o->text ? "a control character" : "an empty string");
-    cucore_status st = cc_tune_extras_add_option(s, o->text);
-    if (st != CUCORE_OK) return st;
-  }
-  return CUCORE_OK;
+  return cc_sf_each(s, key, v, "a list of strings", option, NULL);
 }
 
 /* ---- defines ----------------------------------------------------------------------------- */
@@ -147,7 +139,9 @@ static cucore_status typed_values(cucore_tune_space *s, const char *k, const cc_
 }
 
 /* The spec of one constant-memory variable into f. */
-static cucore_status cmem_spec(cucore_tune_space *s, const char *k, const cc_json *v, FILE *f) {
+static cucore_status cmem_spec(cucore_tune_space *s, const char *k, const cc_json *v, FILE *f,
+                               void *ctx) {
+  (void)ctx;
   if (v->type == CC_JSON_OBJECT) return typed_values(s, k, v, f);
   if (v->type == CC_JSON_ARRAY)
     return cc_sf_fail(s, v,
@@ -178,15 +172,10 @@ static cucore_status cmem_one(cucore_tune_space *s, const char *key, const char 
                       "`%s`: a constant-memory variable's name must be non-empty, without "
                       "`=` or control characters",
                       k);
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", k);
-  cucore_status st = cmem_spec(s, k, v, f);
-  if (fclose(f) != 0 || !buf)
-    st = st != CUCORE_OK ? st : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", k);
-  if (st == CUCORE_OK) st = cc_tune_extras_add_cmem(s, name, buf);
-  free(buf);
+  char *spec;
+  cucore_status st = cc_sf_text(s, k, v, cmem_spec, NULL, &spec);
+  if (st == CUCORE_OK) st = cc_tune_extras_add_cmem(s, name, spec);
+  free(spec);
   return st;
 }
 
@@ -202,20 +191,19 @@ cucore_status cc_kt_cmem_args(cucore_tune_space *s, const char *key, const cc_js
 
 /* ---- smem_args --------------------------------------------------------------------------- */
 
-static cucore_status smem_size(cucore_tune_space *s, const char *key, const cc_json *v,
-                               const cc_json *obj) {
+cucore_status cc_kt_smem_size(cucore_tune_space *s, const char *key, const cc_json *v,
+                              const cc_json *obj) {
   (void)obj;
   char *e;
   cucore_status st = cc_kt_expr(s, key, v, &e);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, e)) != CUCORE_OK)
-    st = cc_sf_restate(s, key, v, st);
+  if (st == CUCORE_OK) st = cc_kt_set_expr(s, key, v, CUCORE_TUNE_SMEM, e);
   free(e);
   return st;
 }
 
 cucore_status cc_kt_smem_args(cucore_tune_space *s, const char *key, const cc_json *v,
                               const cc_json *obj) {
-  static const cc_sf_key keys[] = {{"size", smem_size, NULL, 1}};
+  static const cc_sf_key keys[] = {{"size", cc_kt_smem_size, NULL, 1}};
   if (v->type != CC_JSON_OBJECT)
     return cc_sf_wrong(s, key, "an object such as {\"size\": 4096}", v);
   const cc_json *smem = cc_json_get(obj, "smem");

@@ -10,7 +10,6 @@
  * LocalSize is the block, GlobalSize the total threads (GlobalSizeType OpenCL, the default),
  * so the problem size, or the grid in blocks (GlobalSizeType CUDA).
  */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "tune/space_file.h"
 
 #include <stdio.h>
@@ -71,7 +70,8 @@ static cucore_status add_values(cucore_tune_space *s, const char *key, const cha
   return st;
 }
 
-static cucore_status param(cucore_tune_space *s, const char *key, const cc_json *p) {
+static cucore_status param(cucore_tune_space *s, const char *key, const cc_json *p, void *ctx) {
+  (void)ctx;
   static const cc_sf_key keys[] = {{"Name", later, NULL, 0},
                                    {"Type", later, NULL, 0},
                                    {"Values", later, NULL, 0},
@@ -99,17 +99,11 @@ static cucore_status param(cucore_tune_space *s, const char *key, const cc_json 
 static cucore_status params(cucore_tune_space *s, const char *key, const cc_json *v,
                             const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of parameters", v);
-  char k[192];
-  for (size_t i = 0; i < v->n; i++) {
-    snprintf(k, sizeof k, "%s[%zu]", key, i);
-    cucore_status st = param(s, k, &v->items[i]);
-    if (st != CUCORE_OK) return st;
-  }
-  return CUCORE_OK;
+  return cc_sf_each(s, key, v, "a list of parameters", param, NULL);
 }
 
-static cucore_status condition(cucore_tune_space *s, const char *key, const cc_json *c) {
+static cucore_status condition(cucore_tune_space *s, const char *key, const cc_json *c, void *ctx) {
+  (void)ctx;
   static const cc_sf_key keys[] = {{"Expression", later, NULL, 0},
                                    {"Parameters", NULL, "the Expression names its parameters", 0}};
   if (c->type != CC_JSON_OBJECT) return cc_sf_wrong(s, key, "an object {Expression}", c);
@@ -126,14 +120,7 @@ static cucore_status condition(cucore_tune_space *s, const char *key, const cc_j
 static cucore_status conditions(cucore_tune_space *s, const char *key, const cc_json *v,
                                 const cc_json *obj) {
   (void)obj;
-  if (v->type != CC_JSON_ARRAY) return cc_sf_wrong(s, key, "a list of conditions", v);
-  char k[192];
-  for (size_t i = 0; i < v->n; i++) {
-    snprintf(k, sizeof k, "%s[%zu]", key, i);
-    cucore_status st = condition(s, k, &v->items[i]);
-    if (st != CUCORE_OK) return st;
-  }
-  return CUCORE_OK;
+  return cc_sf_each(s, key, v, "a list of conditions", condition, NULL);
 }
 
 static cucore_status config_space(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -159,7 +146,9 @@ static const char KT_UNUSED[] = "with ProblemSize, Kernel Tuner's launch is used
                                 "GridDivX/Y/Z and the block_size_x/y/z parameters)";
 
 /* {"X": .., "Y": .., "Z": ..} (numbers or expressions, 1 when absent) as "x, y, z". */
-static cucore_status dims_text(cucore_tune_space *s, const char *key, const cc_json *d, FILE *f) {
+static cucore_status dims_text(cucore_tune_space *s, const char *key, const cc_json *d, FILE *f,
+                               void *ctx) {
+  (void)ctx;
   static const cc_sf_key keys[] = {{"X", later, NULL, 0},
                                    {"Y", later, NULL, 0},
                                    {"Z", later, NULL, 0}};
@@ -177,26 +166,10 @@ static cucore_status dims_text(cucore_tune_space *s, const char *key, const cc_j
   return st;
 }
 
-static cucore_status dims(cucore_tune_space *s, const char *key, const cc_json *d,
-                          cucore_tune_slot slot) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  cucore_status st = dims_text(s, key, d, f);
-  if (fclose(f) != 0 || !buf)
-    st = st != CUCORE_OK ? st
-                         : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of memory reading `%s`", key);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, slot, buf)) != CUCORE_OK)
-    st = cc_sf_restate(s, key, d, st);
-  free(buf);
-  return st;
-}
-
 static cucore_status local_size(cucore_tune_space *s, const char *key, const cc_json *v,
                                 const cc_json *ks) {
   if (kt_launch(ks)) return cc_tune_extras_ignore(s, key, KT_UNUSED);
-  return dims(s, key, v, CUCORE_TUNE_BLOCK);
+  return cc_kt_set_text(s, key, v, CUCORE_TUNE_BLOCK, dims_text);
 }
 
 /* GlobalSizeType: "OpenCL" (the default) or "CUDA"; 0 or 1 into *cuda. */
@@ -217,7 +190,7 @@ static cucore_status global_size(cucore_tune_space *s, const char *key, const cc
   int cuda;
   cucore_status st = size_type(s, ks, &cuda);
   if (st != CUCORE_OK) return st;
-  return dims(s, key, v, cuda ? CUCORE_TUNE_GRID : CUCORE_TUNE_PROBLEM_SIZE);
+  return cc_kt_set_text(s, key, v, cuda ? CUCORE_TUNE_GRID : CUCORE_TUNE_PROBLEM_SIZE, dims_text);
 }
 
 static cucore_status global_size_type(cucore_tune_space *s, const char *key, const cc_json *v,
@@ -227,12 +200,6 @@ static cucore_status global_size_type(cucore_tune_space *s, const char *key, con
   cucore_status st = size_type(s, ks, &cuda);
   if (st == CUCORE_OK && kt_launch(ks)) st = cc_tune_extras_ignore(s, key, KT_UNUSED);
   return st;
-}
-
-static cucore_status problem_size(cucore_tune_space *s, const char *key, const cc_json *v,
-                                  const cc_json *ks) {
-  (void)ks;
-  return cc_kt_problem_size(s, key, v);
 }
 
 /* GridDivX/Y/Z: the axis is the key's last letter. */
@@ -245,36 +212,19 @@ static cucore_status grid_div(cucore_tune_space *s, const char *key, const cc_js
   return cc_kt_grid_div(s, key, v, key[strlen(key) - 1] - 'X', 1);
 }
 
-static cucore_status shared_memory(cucore_tune_space *s, const char *key, const cc_json *v,
-                                   const cc_json *ks) {
-  (void)ks;
-  char *e;
-  cucore_status st = cc_kt_expr(s, key, v, &e);
-  if (st == CUCORE_OK && (st = cucore_tune_space_set_expr(s, CUCORE_TUNE_SMEM, e)) != CUCORE_OK)
-    st = cc_sf_restate(s, key, v, st);
-  free(e);
-  return st;
-}
-
-static cucore_status kernel_name(cucore_tune_space *s, const char *key, const cc_json *v,
-                                 const cc_json *ks) {
-  (void)ks;
-  return cc_kt_kernel_name(s, key, v);
-}
-
 /* In the order read: the launch's keys need the parameters (read before), GridDiv the block. */
 static const cc_sf_key KERNEL_KEYS[] = {
     {"Language", cc_kt_lang, NULL, 1},
-    {"KernelName", kernel_name, NULL, 0},
+    {"KernelName", cc_kt_kernel_name, NULL, 0},
     {"CompilerOptions", cc_kt_compiler_options, NULL, 1},
     {"GlobalSizeType", global_size_type, NULL, 1},
-    {"ProblemSize", problem_size, NULL, 1},
+    {"ProblemSize", cc_kt_problem_size, NULL, 1},
     {"LocalSize", local_size, NULL, 1},
     {"GlobalSize", global_size, NULL, 1},
     {"GridDivX", grid_div, NULL, 1},
     {"GridDivY", grid_div, NULL, 1},
     {"GridDivZ", grid_div, NULL, 1},
-    {"SharedMemory", shared_memory, NULL, 1},
+    {"SharedMemory", cc_kt_smem_size, NULL, 1},
     {"KernelFile", NULL, "the kernel's source is the command's FILE", 0},
     {"Arguments", NULL, "T1 arguments are not read: give the command --arg specs", 0},
     {"ReferenceArguments", NULL, "T1 reference outputs are not read: give --expect specs", 0},

@@ -103,3 +103,9 @@ size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *or
 }
 
 size_t cc_trun_bytes(const cucore_tune_buffer *b) { return b->count * b->elem_size; }
+
+int cc_trun_dtype(cucore_tune_elem elem) {
+  static const int codes[] = {CUCORE_DTYPE_INT, CUCORE_DTYPE_UINT, CUCORE_DTYPE_FLOAT,
+                              CUCORE_DTYPE_BFLOAT};
+  return codes[elem];
+}

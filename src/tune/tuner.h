@@ -105,6 +105,8 @@ void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, c
 size_t cc_trun_model_order(const cucore_tune_row *rows, size_t nrows, size_t *order);
 /* The bytes of a buffer. */
 size_t cc_trun_bytes(const cucore_tune_buffer *b);
+/* The public comparison's dtype code (CUCORE_DTYPE_*) of a cucore_tune_elem. */
+int cc_trun_dtype(cucore_tune_elem elem);
 
 /* ---- compiles (compile_notes.c, compile_group.c, compile_pipe.c) ---- */
 cucore_status cc_tcomp_init(cc_trun *c);
