@@ -532,13 +532,14 @@ static void restart_after_loss(const tune_ctx *c, int argc, char **argv) {
   free(v);
 }
 
-/* The arch the checks before the tune compile for: --arch, else (a measured tune) the GPU's;
+/* The arch the checks before the tune compile for: --arch, else the GPU's (a dry run too: the
+ * library compiles a dry run for the device it finds, so the gate must count those compiles);
  * 0 when there is none (a dry run compiles nothing then). */
 static int check_arch(const tune_ctx *c) {
   const char *arch = cli_source_arch(c->src);
   if (arch) return atoi(strchr(arch, '_') ? strchr(arch, '_') + 1 : arch);
   cucore_device_props p;
-  if (!c->line->dry_run && cucore_device_get_props(0, &p) == CUCORE_OK) return p.arch;
+  if (cucore_device_get_props(0, &p) == CUCORE_OK) return p.arch;
   return 0;
 }
 

@@ -78,6 +78,12 @@ static int recv_all(int fd, void *p, size_t n, double deadline_ms) {
   return 0;
 }
 
+/* The most one request carries: a kernel name (NVRTC's lowered names run to a few KiB) and
+ * the configuration's options, one line each (100 000 parameters make ~1.2 MB). The tune
+ * refuses a longer one with the limit named before sending it. */
+#define WORKER_KERNEL_MAX (1u << 16)
+#define WORKER_OPTIONS_MAX (1u << 30)
+
 static int send_text(int fd, const char *s, size_t n) {
   uint32_t len = (uint32_t)n;
   return send_all(fd, &len, sizeof len) || send_all(fd, s, n) ? -1 : 0;
@@ -194,7 +200,8 @@ int tune_worker_main(int argc, char **argv) {
   if (!rc && recv_all(0, w.source, n, 0)) rc = 1;
   if (!rc) w.source_size = n;
   while (!rc) {
-    char *kernel = recv_text(0, 1 << 16), *lines = kernel ? recv_text(0, 1 << 20) : NULL;
+    char *kernel = recv_text(0, WORKER_KERNEL_MAX),
+         *lines = kernel ? recv_text(0, WORKER_OPTIONS_MAX) : NULL;
     if (!kernel || !lines) {
       free(kernel);
       break; /* the tune is done with this worker */
@@ -376,12 +383,19 @@ int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
     stop(w, 0);
     return 0;
   }
+  size_t kernel_len = strlen(q->kernel), options_len = strlen(q->options);
+  if (kernel_len > WORKER_KERNEL_MAX || options_len > WORKER_OPTIONS_MAX) {
+    say(w, out, "compile error: the %s is %zu bytes, more than a compile process takes (%u)",
+        kernel_len > WORKER_KERNEL_MAX ? "kernel name" : "configuration's option text",
+        kernel_len > WORKER_KERNEL_MAX ? kernel_len : options_len,
+        kernel_len > WORKER_KERNEL_MAX ? WORKER_KERNEL_MAX : WORKER_OPTIONS_MAX);
+    return -1;
+  }
   if (w->fd < 0 && start(w, ws->c, q->arch, out)) return -1;
   double t0 = cli_now_ms();
   double deadline = q->timeout_s > 0 ? t0 + q->timeout_s * 1000 : 0;
   resp_head h;
-  int r = send_text(w->fd, q->kernel, strlen(q->kernel)) ||
-                  send_text(w->fd, q->options, strlen(q->options))
+  int r = send_text(w->fd, q->kernel, kernel_len) || send_text(w->fd, q->options, options_len)
               ? -1
               : recv_all(w->fd, &h, sizeof h, deadline);
   if (!r) r = read_response(w, &h, deadline, out);

@@ -256,8 +256,21 @@ import json, sys
 json.dump({"tune_params": {"p%d" % i: [1] for i in range(100000)}}, open(sys.argv[1], "w"))
 json.dump({"tune_params": {"v": list(range(200000))}}, open(sys.argv[2], "w"))' \
   "$dir/many.json" "$dir/big.json"
-run timeout 60 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/many.json" --dry-run --json
+# A dry run without an arch (the GPU hidden where there is one): counted, nothing compiled.
+run timeout 60 env CUDA_VISIBLE_DEVICES= "$CUCORE" tune "$dir/p.cu" --kernel k \
+  --space "$dir/many.json" --dry-run --json
 check "100 000 parameters: done within a minute" [ "$rc" -eq 0 ]
-run timeout 60 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/big.json" --dry-run --json
+run timeout 60 env CUDA_VISIBLE_DEVICES= "$CUCORE" tune "$dir/p.cu" --kernel k \
+  --space "$dir/big.json" --dry-run --json
 check "200 000 values: done within a minute" [ "$rc" -eq 0 ]
+# With an arch the one configuration of 100 000 -D options (1.2 MB of option text) compiles:
+# the compile process takes the whole text.
+run timeout 120 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/many.json" --dry-run --json \
+  --arch sm_90
+check "100 000 parameters with an arch: exit 0" [ "$rc" -eq 0 ]
+check "100 000 parameters with an arch: compiled, runnable" has "$out" '"verdict": "runnable"'
+# With an arch, 200 000 distinct compiles wait for --yes, as a measured tune does.
+run timeout 60 "$CUCORE" tune "$dir/p.cu" --kernel k --space "$dir/big.json" --dry-run --arch sm_90
+check "200 000 values with an arch: the gate asks for --yes" \
+  bash -c '[ "$1" -eq 2 ] && grep -q "pass --yes" <<<"$2"' _ "$rc" "$err"
 finish
