@@ -107,6 +107,73 @@ static void every_scalar_width_by_static_type(void **state) {
   cucore_kernel_destroy(k);
 }
 
+/* cucore_args_set_values (what CUCORE_ARGS calls) packs the bytes the setters pack, names the
+ * same mistakes, and refuses a list it cannot read. */
+static void a_list_at_once_packs_as_the_setters(void **state) {
+  (void)state;
+  cucore_kernel *k = kernel("scalars");
+  cucore_args *one = NULL, *all = NULL;
+  assert_ok(cucore_args_create(k, &one));
+  assert_ok(cucore_args_create(k, &all));
+  int x = 0;
+  assert_ok(cucore_args_push_i8(one, -1));
+  assert_ok(cucore_args_push_i16(one, -2));
+  assert_ok(cucore_args_push_i32(one, -3));
+  assert_ok(cucore_args_push_i64(one, -4));
+  assert_ok(cucore_args_push_f32(one, 5.5f));
+  assert_ok(cucore_args_push_f64(one, 6.25));
+  assert_ok(cucore_args_push_u8(one, 7));
+  assert_ok(cucore_args_push_u16(one, 8));
+  assert_ok(cucore_args_push_u32(one, 9));
+  assert_ok(cucore_args_push_u64(one, 10));
+  assert_ok(cucore_args_push_host_ptr(one, &x));
+  cucore_value v[11];
+  memset(v, 0xab, sizeof v); /* every byte not written by a member must not matter */
+  v[0].type = CUCORE_VALUE_I8, v[0].v.i8 = -1;
+  v[1].type = CUCORE_VALUE_I16, v[1].v.i16 = -2;
+  v[2].type = CUCORE_VALUE_I32, v[2].v.i32 = -3;
+  v[3].type = CUCORE_VALUE_I64, v[3].v.i64 = -4;
+  v[4].type = CUCORE_VALUE_F32, v[4].v.f32 = 5.5f;
+  v[5].type = CUCORE_VALUE_F64, v[5].v.f64 = 6.25;
+  v[6].type = CUCORE_VALUE_U8, v[6].v.u8 = 7;
+  v[7].type = CUCORE_VALUE_U16, v[7].v.u16 = 8;
+  v[8].type = CUCORE_VALUE_U32, v[8].v.u32 = 9;
+  v[9].type = CUCORE_VALUE_U64, v[9].v.u64 = 10;
+  v[10].type = CUCORE_VALUE_HOST_PTR, v[10].v.p = &x;
+  assert_ok(cucore_args_set_values(all, v, 11));
+  void *b1 = NULL, *b2 = NULL;
+  size_t n1 = 0, n2 = 0;
+  assert_ok(cucore_args_get_native(one, NULL, &b1, &n1));
+  assert_ok(cucore_args_get_native(all, NULL, &b2, &n2));
+  assert_int_equal(n1, n2);
+  assert_memory_equal(b1, b2, n1);
+  /* A short list, a long one, a wrong size: the setters' messages. */
+  assert_status(cucore_args_set_values(all, v, 10), CUCORE_ARG_COUNT);
+  assert_contains(cucore_last_error(), "takes 11 parameters, 10 were given");
+  cucore_value more[12];
+  memcpy(more, v, sizeof v);
+  more[11] = v[2];
+  assert_status(cucore_args_set_values(all, more, 12), CUCORE_ARG_COUNT);
+  assert_contains(cucore_last_error(), "a 12th argument (an int32) was given");
+  v[2].type = CUCORE_VALUE_I64;
+  assert_status(cucore_args_set_values(all, v, 11), CUCORE_ARG_SIZE);
+  assert_contains(cucore_last_error(), "argument 2 of `scalars` is 4 bytes");
+  /* The list itself. */
+  v[2].type = (cucore_value_type)99;
+  assert_status(cucore_args_set_values(all, v, 11), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "values[2].type is 99");
+  assert_status(cucore_args_set_values(all, NULL, 3), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "values NULL");
+  assert_status(cucore_args_set_values(all, v, -1), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_args_set_values(NULL, v, 1), CUCORE_INVALID_ARGUMENT);
+  /* An empty list: a reset and the count check. */
+  assert_status(cucore_args_set_values(all, NULL, 0), CUCORE_ARG_COUNT);
+  assert_contains(cucore_last_error(), "takes 11 parameters, 0 were given");
+  cucore_args_destroy(one);
+  cucore_args_destroy(all);
+  cucore_kernel_destroy(k);
+}
+
 static void counts_are_checked_both_ways(void **state) {
   (void)state;
   cucore_kernel *k = kernel("padded");
@@ -303,6 +370,7 @@ static void a_list_belongs_to_its_kernel(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_scalar_width_by_static_type),
+      cmocka_unit_test(a_list_at_once_packs_as_the_setters),
       cmocka_unit_test(counts_are_checked_both_ways),
       cmocka_unit_test(structs_sizes_and_alignment),
       cmocka_unit_test(large_by_value_parameters),

@@ -277,6 +277,51 @@ CUCORE_API cucore_status cucore_args_push_texture(cucore_args *a, uint64_t tex);
 /** cucore_args_set_surface() at the next index. */
 CUCORE_API cucore_status cucore_args_push_surface(cucore_args *a, uint64_t surf);
 
+/** The type of a value in a list given at once (cucore_args_set_values): the setters' types,
+ * in their order. */
+typedef enum cucore_value_type {
+  CUCORE_VALUE_I8,       /**< int8_t (v.i8) */
+  CUCORE_VALUE_U8,       /**< uint8_t (v.u8) */
+  CUCORE_VALUE_I16,      /**< int16_t (v.i16) */
+  CUCORE_VALUE_U16,      /**< uint16_t (v.u16) */
+  CUCORE_VALUE_I32,      /**< int32_t (v.i32) */
+  CUCORE_VALUE_U32,      /**< uint32_t (v.u32) */
+  CUCORE_VALUE_I64,      /**< int64_t (v.i64) */
+  CUCORE_VALUE_U64,      /**< uint64_t or a cucore_devptr (v.u64) */
+  CUCORE_VALUE_F16,      /**< a half's bits (v.u16) */
+  CUCORE_VALUE_BF16,     /**< a bfloat16's bits (v.u16) */
+  CUCORE_VALUE_F32,      /**< float (v.f32) */
+  CUCORE_VALUE_F64,      /**< double (v.f64) */
+  CUCORE_VALUE_PTR,      /**< a device pointer (v.u64) */
+  CUCORE_VALUE_HOST_PTR, /**< a host pointer (v.p), as cucore_args_set_host_ptr takes it */
+} cucore_value_type;
+
+/** One kernel argument of a list given at once: its type and the member of `v` it names. */
+typedef struct cucore_value {
+  cucore_value_type type; /**< which member of v holds the value */
+  union {
+    int8_t i8;     /**< CUCORE_VALUE_I8 */
+    uint8_t u8;    /**< CUCORE_VALUE_U8 */
+    int16_t i16;   /**< CUCORE_VALUE_I16 */
+    uint16_t u16;  /**< CUCORE_VALUE_U16, _F16 and _BF16 (the bits) */
+    int32_t i32;   /**< CUCORE_VALUE_I32 */
+    uint32_t u32;  /**< CUCORE_VALUE_U32 */
+    int64_t i64;   /**< CUCORE_VALUE_I64 */
+    uint64_t u64;  /**< CUCORE_VALUE_U64 and _PTR */
+    float f32;     /**< CUCORE_VALUE_F32 */
+    double f64;    /**< CUCORE_VALUE_F64 */
+    const void *p; /**< CUCORE_VALUE_HOST_PTR */
+  } v;             /**< the value */
+} cucore_value;
+
+/** Resets `a`, gives values[i] to parameter i for i < count (each checked as its setter
+ * checks it), and returns cucore_args_check(a): one call for a whole list, which CUCORE_ARGS
+ * makes. The first mistake is kept and returned, as the setters keep it.
+ * @retval CUCORE_INVALID_ARGUMENT count below 0, values NULL with a count, or a type that is
+ *         no cucore_value_type. */
+CUCORE_API cucore_status cucore_args_set_values(cucore_args *a, const cucore_value *values,
+                                                int count);
+
 /** CUCORE_OK when every parameter has a value; otherwise the first error kept, or
  * CUCORE_ARG_COUNT ("kernel `k` takes 4 parameters, 3 were given") / CUCORE_ARG_UNSET.
  * @retval CUCORE_ARG_COUNT the last parameters have no value.
@@ -309,8 +354,45 @@ CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_p
            : cucore_args_push_f64, default            \
            : cucore_args_push_host_ptr)((a), (x))
 /** @cond CUCORE_INTERNAL */
-/* Helpers of CUCORE_ARGS (counting and pasting its arguments): not API, left out of the
- * reference. */
+/* Helpers of CUCORE_ARGS (one cucore_value per static type, counting and pasting its
+ * arguments): not API, left out of the reference. */
+#define CUCORE_VALUE_FN_(name, ctype, T, member)               \
+  static inline cucore_value cucore_value_##name##_(ctype x) { \
+    cucore_value r;                                            \
+    r.type = T;                                                \
+    r.v.u64 = 0;                                               \
+    r.v.member = x;                                            \
+    return r;                                                  \
+  }
+CUCORE_VALUE_FN_(i8, int8_t, CUCORE_VALUE_I8, i8)
+CUCORE_VALUE_FN_(u8, uint8_t, CUCORE_VALUE_U8, u8)
+CUCORE_VALUE_FN_(i16, int16_t, CUCORE_VALUE_I16, i16)
+CUCORE_VALUE_FN_(u16, uint16_t, CUCORE_VALUE_U16, u16)
+CUCORE_VALUE_FN_(i32, int32_t, CUCORE_VALUE_I32, i32)
+CUCORE_VALUE_FN_(u32, uint32_t, CUCORE_VALUE_U32, u32)
+CUCORE_VALUE_FN_(i64, int64_t, CUCORE_VALUE_I64, i64)
+CUCORE_VALUE_FN_(u64, uint64_t, CUCORE_VALUE_U64, u64)
+CUCORE_VALUE_FN_(f32, float, CUCORE_VALUE_F32, f32)
+CUCORE_VALUE_FN_(f64, double, CUCORE_VALUE_F64, f64)
+CUCORE_VALUE_FN_(host_ptr, const void *, CUCORE_VALUE_HOST_PTR, p)
+#undef CUCORE_VALUE_FN_
+#define CUCORE_VALUE_OF_(x)                        \
+  _Generic((x), _Bool                              \
+           : cucore_value_u8_, char                \
+           : cucore_value_i8_, signed char         \
+           : cucore_value_i8_, unsigned char       \
+           : cucore_value_u8_, short               \
+           : cucore_value_i16_, unsigned short     \
+           : cucore_value_u16_, int                \
+           : cucore_value_i32_, unsigned int       \
+           : cucore_value_u32_, long               \
+           : cucore_value_i64_, unsigned long      \
+           : cucore_value_u64_, long long          \
+           : cucore_value_i64_, unsigned long long \
+           : cucore_value_u64_, float              \
+           : cucore_value_f32_, double             \
+           : cucore_value_f64_, default            \
+           : cucore_value_host_ptr_)(x)
 #define CUCORE_ARGS_N_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, \
                        ...)                                                                      \
   N
@@ -318,30 +400,33 @@ CUCORE_API cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_p
   CUCORE_ARGS_N_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define CUCORE_ARGS_CAT_(a, b) a##b
 #define CUCORE_ARGS_CAT(a, b) CUCORE_ARGS_CAT_(a, b)
-#define CUCORE_ARGS_1(a, x) CUCORE_ARG(a, x)
-#define CUCORE_ARGS_2(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_1(a, __VA_ARGS__)
-#define CUCORE_ARGS_3(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_2(a, __VA_ARGS__)
-#define CUCORE_ARGS_4(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_3(a, __VA_ARGS__)
-#define CUCORE_ARGS_5(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_4(a, __VA_ARGS__)
-#define CUCORE_ARGS_6(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_5(a, __VA_ARGS__)
-#define CUCORE_ARGS_7(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_6(a, __VA_ARGS__)
-#define CUCORE_ARGS_8(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_7(a, __VA_ARGS__)
-#define CUCORE_ARGS_9(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_8(a, __VA_ARGS__)
-#define CUCORE_ARGS_10(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_9(a, __VA_ARGS__)
-#define CUCORE_ARGS_11(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_10(a, __VA_ARGS__)
-#define CUCORE_ARGS_12(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_11(a, __VA_ARGS__)
-#define CUCORE_ARGS_13(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_12(a, __VA_ARGS__)
-#define CUCORE_ARGS_14(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_13(a, __VA_ARGS__)
-#define CUCORE_ARGS_15(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_14(a, __VA_ARGS__)
-#define CUCORE_ARGS_16(a, x, ...) CUCORE_ARG(a, x), CUCORE_ARGS_15(a, __VA_ARGS__)
+#define CUCORE_ARGS_1(x) CUCORE_VALUE_OF_(x)
+#define CUCORE_ARGS_2(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_1(__VA_ARGS__)
+#define CUCORE_ARGS_3(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_2(__VA_ARGS__)
+#define CUCORE_ARGS_4(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_3(__VA_ARGS__)
+#define CUCORE_ARGS_5(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_4(__VA_ARGS__)
+#define CUCORE_ARGS_6(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_5(__VA_ARGS__)
+#define CUCORE_ARGS_7(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_6(__VA_ARGS__)
+#define CUCORE_ARGS_8(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_7(__VA_ARGS__)
+#define CUCORE_ARGS_9(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_8(__VA_ARGS__)
+#define CUCORE_ARGS_10(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_9(__VA_ARGS__)
+#define CUCORE_ARGS_11(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_10(__VA_ARGS__)
+#define CUCORE_ARGS_12(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_11(__VA_ARGS__)
+#define CUCORE_ARGS_13(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_12(__VA_ARGS__)
+#define CUCORE_ARGS_14(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_13(__VA_ARGS__)
+#define CUCORE_ARGS_15(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_14(__VA_ARGS__)
+#define CUCORE_ARGS_16(x, ...) CUCORE_VALUE_OF_(x), CUCORE_ARGS_15(__VA_ARGS__)
 /** @endcond */
-/** CUCORE_ARGS(args, x, y, ...): resets `args`, pushes up to 16 values by static type, and
- * evaluates to cucore_args_check(args): the first mistake, or a count that is off. Takes 1 to
- * 16 values; C11 only. */
-#define CUCORE_ARGS(a, ...)                                                   \
-  (cucore_args_reset(a),                                                      \
-   CUCORE_ARGS_CAT(CUCORE_ARGS_, CUCORE_ARGS_N(__VA_ARGS__))(a, __VA_ARGS__), \
-   cucore_args_check(a))
+/** CUCORE_ARGS(args, x, y, ...): the values by static type, given in one call
+ * (cucore_args_set_values): resets `args`, sets up to 16 values and evaluates to
+ * cucore_args_check(args): the first mistake, or a count that is off. Each value is evaluated
+ * once. Takes 1 to 16 values; C11 only. */
+#define CUCORE_ARGS(a, ...)                                                             \
+  cucore_args_set_values((a),                                                           \
+                         (const cucore_value[]){                                        \
+                             CUCORE_ARGS_CAT(CUCORE_ARGS_,                              \
+                                             CUCORE_ARGS_N(__VA_ARGS__))(__VA_ARGS__)}, \
+                         CUCORE_ARGS_N(__VA_ARGS__))
 #endif
 
 /** @} */
