@@ -27,10 +27,10 @@ note "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 # cmocka, DLPack's and xxHash's headers: the system's, else unpack the Debian packages carried
 # in .deps/ (the device machine reaches no package registry: apt-get download libcmocka0
-# libcmocka-dev libdlpack-dev libxxhash-dev into .deps/ before the round).
+# libcmocka-dev libdlpack-dev libxxhash-dev zlib1g-dev into .deps/ before the round).
 cmake_extra=()
 if { ! [ -f /usr/include/cmocka.h ] || ! [ -f /usr/include/dlpack/dlpack.h ] ||
-     ! [ -f /usr/include/xxhash.h ]; } &&
+     ! [ -f /usr/include/xxhash.h ] || ! [ -f /usr/include/zlib.h ]; } &&
    ls .deps/*.deb >/dev/null 2>&1; then
   rm -rf /tmp/cucore-deps && mkdir -p /tmp/cucore-deps
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/cucore-deps; done
@@ -94,6 +94,9 @@ if [ $quick -eq 0 ]; then
     "$b" >>"$OUT/bench.log" 2>&1 || { note "bench $(basename "$b"): FAILED"; bench_rc=1; }
   done
   [ -f bench/peers.py ] && python3 bench/peers.py >>"$OUT/bench.log" 2>&1
+  # Search strategies replayed on the recorded spaces (CPU only; every core).
+  python3 bench/strategies.py --cucore $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
+    { note "bench strategies.py: FAILED"; bench_rc=1; }
   # Time to first result, whole processes against the raw C program (~1 min).
   [ -f bench/first_result.py ] && python3 bench/first_result.py --build $build >>"$OUT/bench.log" 2>&1
   # Targets printed as PASS/MISS at the end of a line (bench_memory): the count, and each miss.

@@ -4,7 +4,7 @@
 # The CUDA toolkit itself (/usr/local/cuda or CUDA_HOME) is expected to be installed already.
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libcmocka-dev libdlpack-dev libxxhash-dev python3 doxygen)
+packages=(cmake make gcc pkg-config libcmocka-dev libdlpack-dev libxxhash-dev zlib1g-dev python3 doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

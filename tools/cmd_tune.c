@@ -238,10 +238,55 @@ static const cli_opt cmd_tune_opts[] = {
      .help = "older spelling: batch is --launch-mode auto, single --launch-mode single"},
     {.name = "--strategy",
      .kind = CLI_OPT_CHOICE,
-     TUNE_AT(model_first),
-     .arg = "exhaustive|model-first",
+     TUNE_AT(strategy),
+     CLI_SEEN(tune_line, strategy_given),
+     .arg = TUNE_STRATEGY_WORDS,
      .help = "exhaustive (default): measure as compiles finish; model-first: compile all,\n"
-             "then measure in order of the occupancy model's score"},
+             "then measure in order of the occupancy model's score; random, ils,\n"
+             "anneal, genetic, forest (default: forest): a search under --max-evals\n"
+             "(with --simulate)"},
+    {.name = "--simulate",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(simulate),
+     .arg = "FILE",
+     .help = "replay a search over a recorded space (a Kernel Tuner cache file, JSON,\n"
+             "plain or gzip): no FILE, GPU or compiler; each evaluation answers with the\n"
+             "recorded time or failure and adds its recorded cost to a simulated clock"},
+    {.name = "--max-evals",
+     .kind = CLI_OPT_INT,
+     TUNE_AT(max_evals),
+     .lo = 1,
+     .hi = LLONG_MAX,
+     .arg = "N",
+     .help = "the search's budget: configurations evaluated, failed ones included\n"
+             "(Kernel Tuner's max_fevals; --simulate default 100)"},
+    {.name = "--compare",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(compare),
+     .arg = "S1,S2|all",
+     .help = "with --simulate: each strategy at each --budgets, over --repeats seeds: the\n"
+             "median and 10th percentile of optimum / best found, the share of runs\n"
+             "reaching 0.95 and 0.99 of the optimum"},
+    {.name = "--budgets",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(budgets),
+     .arg = "B1,B2",
+     .help = "--compare's budgets (default 100,200)"},
+    {.name = "--repeats",
+     .kind = CLI_OPT_INT,
+     TUNE_AT(repeats),
+     .lo = 1,
+     .hi = 100000,
+     .arg = "R",
+     .help = "--compare's runs per strategy and budget, seeds --seed .. --seed + R - 1\n"
+             "(default 20)"},
+    {.name = "--batch",
+     .kind = CLI_OPT_INT,
+     TUNE_AT(batch),
+     .lo = 1,
+     .hi = 4096,
+     .arg = "N",
+     .help = "configurations a search proposes at a time (default 1)"},
     {.name = "--top-fraction",
      .kind = CLI_OPT_REAL,
      TUNE_AT(top_fraction),
@@ -274,10 +319,12 @@ static const cli_opt cmd_tune_opts[] = {
     {.name = "--seed",
      .kind = CLI_OPT_INT,
      TUNE_AT(seed),
+     CLI_SEEN(tune_line, seed_given),
      .lo = 0,
      .hi = LLONG_MAX,
      .arg = "N",
-     .help = "seed of `random` argument fills"},
+     .help = "seed of `random` argument fills and of a search (the same seed, the same\n"
+             "sequence)"},
     {.name = "--csv",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(csv),
@@ -374,6 +421,14 @@ static int build_space(tune_ctx *c) {
 
 static int check_line(tune_line *l) {
   if (!l->file) return cli_usage("tune", "FILE is required; see `cucore help tune`");
+  l->model_first = l->strategy == 1;
+  if (l->strategy >= TUNE_STRATEGY_SEARCH || l->max_evals || l->compare || l->budgets ||
+      l->repeats || l->batch)
+    return cli_usage("tune", "a search (--strategy random, ils, anneal, genetic, forest or "
+                             "default, --max-evals, --compare, --budgets, --repeats, --batch) "
+                             "replays over a recording with --simulate FILE; a measured tune "
+                             "measures every configuration (--strategy exhaustive or "
+                             "model-first)");
   l->max_rows = TUNE_ROWS_LISTED;
   if (l->rows && strcmp(l->rows, "all") == 0) {
     l->max_rows = 0;
@@ -574,6 +629,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
    * fault still destroys the context. This is the thread the command relies on: the
    * library's own early thread (cucore_tune_run) starts only after this preparation and finds
    * the context made (early_gpu.c says what the library should do about it). */
+  if (!rc && c->line->simulate) return tune_simulate(c);
   if (!rc && !c->line->dry_run) early_gpu_start(0, 0, 1);
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = prepare(c);

@@ -27,6 +27,12 @@ typedef struct tune_line {
   unsigned long long seed;
   const char *db, *csv, *emit_header, *t4, *plot;
   int model_first; /* --strategy model-first */
+  int strategy;    /* --strategy: the index of its word in TUNE_STRATEGY_WORDS */
+  int strategy_given;
+  /* --simulate (tune_simulate.c): a recording replayed, no source, GPU or compiler */
+  const char *simulate, *compare, *budgets;
+  long long max_evals, repeats, batch;
+  int seed_given;
   double
       compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */
   double top_fraction; /* --top-fraction F (0: all) */
@@ -34,6 +40,11 @@ typedef struct tune_line {
   unsigned long long max_rows; /* the reports list configurations one by one up to this many
                                   (0: all); a dry run without an arch keeps no more */
 } tune_line;
+
+/* --strategy's words: the measured tune's two orders, then the search strategies
+ * (cucore_tune_strategy_from_name's names) that --simulate replays. */
+#define TUNE_STRATEGY_WORDS "exhaustive|model-first|random|ils|anneal|genetic|forest|default"
+#define TUNE_STRATEGY_SEARCH 2 /* the index of the first search strategy's word */
 
 /* The reports' default for --rows. */
 #define TUNE_ROWS_LISTED 10000
@@ -65,6 +76,10 @@ typedef struct tune_ctx {
   size_t nrows;
   cucore_tune_report *report; /* owns sum's strings */
 } tune_ctx;
+
+/* `cucore tune --simulate FILE` (tune_simulate.c): one strategy replayed over a recording, or
+ * --compare's table. Returns 0 or an exit code. */
+int tune_simulate(tune_ctx *c);
 
 /* ---- before any compile (tune_check.c) ---- */
 /* A -DNAME compile option naming a parameter: exit 2. */

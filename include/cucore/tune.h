@@ -1123,6 +1123,85 @@ CUCORE_API cucore_status cucore_tune_report_get_inert_param(const cucore_tune_re
  * @retval CUCORE_INVALID_ARGUMENT `report` is not a live report, `order` or `n` is NULL. */
 CUCORE_API cucore_status cucore_tune_report_get_model_order(const cucore_tune_report *report,
                                                             size_t *order, size_t *n);
+/* ---- search strategies and recorded spaces -------------------------------------------------- */
+
+/** A search strategy: what proposes the configurations to measure under a budget. */
+typedef enum cucore_tune_strategy {
+  CUCORE_TUNE_STRATEGY_RANDOM = 0, /**< uniform sampling without repeats */
+  CUCORE_TUNE_STRATEGY_ILS,        /**< greedy iterated local search (restarts, perturbations) */
+  CUCORE_TUNE_STRATEGY_ANNEAL,     /**< simulated annealing over neighbours */
+  CUCORE_TUNE_STRATEGY_GENETIC,    /**< a genetic algorithm (a generation is one batch) */
+  CUCORE_TUNE_STRATEGY_FOREST,     /**< model-based: a random forest's expected improvement */
+  CUCORE_TUNE_STRATEGY_COUNT       /**< how many there are */
+} cucore_tune_strategy;
+
+/** The strategy a name gives ("random", "ils", "anneal", "genetic", "forest"; "default":
+ * the default, CUCORE_TUNE_STRATEGY_FOREST).
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or a name that is none of those (the message lists
+ *         them). */
+CUCORE_API cucore_status cucore_tune_strategy_from_name(const char *name,
+                                                        cucore_tune_strategy *out);
+/** The name of `strategy` into `*name` (static text).
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or a value that is no strategy. */
+CUCORE_API cucore_status cucore_tune_strategy_get_name(cucore_tune_strategy strategy,
+                                                       const char **name);
+
+/** A recorded space: the results of a tune (each configuration's time or failure, and what
+ * measuring it cost), on which strategies are replayed with no GPU and no compiler. */
+typedef struct cucore_tune_recording cucore_tune_recording;
+
+/** Reads a recording from a Kernel Tuner cache file's bytes, its JSON plain or gzip-compressed
+ * (zlib, libz.so.1, is loaded to inflate it). `name` names the file in errors (NULL: "the
+ * recording"). The data is copied; `*out` is destroyed with cucore_tune_recording_destroy.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, not JSON, damaged gzip, or a cache without what a
+ *         recording needs (each named: the parameters, the configurations, an entry whose
+ *         values its parameters do not list, one recorded twice, none with a time).
+ * @retval CUCORE_NOT_SUPPORTED gzip data and no zlib to inflate it. */
+CUCORE_API cucore_status cucore_tune_recording_read(const void *data, size_t size, const char *name,
+                                                    cucore_tune_recording **out);
+/** Destroys a recording; NULL is a no-op. */
+CUCORE_API cucore_status cucore_tune_recording_destroy(cucore_tune_recording *recording);
+
+/** What a recording holds. Strings are the recording's. */
+typedef struct cucore_tune_recording_info {
+  const char *kernel;   /**< the kernel's name as recorded ("" when not) */
+  const char *device;   /**< the device's name as recorded ("" when not) */
+  size_t params;        /**< parameters */
+  size_t configs;       /**< recorded configurations */
+  size_t valid;         /**< of those, the ones with a time */
+  double optimum_ms;    /**< the best recorded time */
+  double total_cost_ms; /**< what measuring every recorded configuration cost, as recorded */
+  size_t near_optimum;  /**< configurations within 5 % of the optimum (time <= 1.05 x) */
+} cucore_tune_recording_info;
+
+/** What `recording` holds into `*out`.
+ * @retval CUCORE_INVALID_ARGUMENT NULL. */
+CUCORE_API cucore_status cucore_tune_recording_get_info(const cucore_tune_recording *recording,
+                                                        cucore_tune_recording_info *out);
+
+/** One simulated search's outcome. */
+typedef struct cucore_tune_simulation {
+  double best_ms;     /**< the best time found (INFINITY: none) */
+  double ratio;       /**< optimum / best_ms (0: none found) */
+  uint64_t evals;     /**< configurations evaluated, failed ones included (Kernel Tuner's
+                         max_fevals counts them so) */
+  double clock_ms;    /**< the simulated tuning time: the recorded costs of those evaluated */
+  double strategy_ms; /**< the strategy's own time (wall, this process) */
+} cucore_tune_simulation;
+
+/** Replays `strategy` over `recording` with `max_evals` evaluations (all recorded
+ * configurations when it is 0 or more than there are), `batch` configurations proposed at a
+ * time (0: 1), from `seed` (the same seed and inputs give the same sequence). Each evaluation
+ * answers with the recorded time or failure and adds the recorded cost to the simulated clock.
+ * `curve` and `clock` (either may be NULL) receive, for evaluation i, the best time so far
+ * (INFINITY before any) and the simulated clock in ms; each holds `max_evals` entries (the
+ * recording's configuration count when max_evals is 0). Thread-safe: a recording may serve
+ * several simulations at once.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or a strategy that is none. */
+CUCORE_API cucore_status cucore_tune_simulate(const cucore_tune_recording *recording,
+                                              cucore_tune_strategy strategy, uint64_t max_evals,
+                                              uint64_t seed, size_t batch, double *curve,
+                                              double *clock, cucore_tune_simulation *out);
 /** @} */
 /* ==== END SECTION: autotuning ==== */
 

@@ -91,6 +91,16 @@ void cc_driver_log_last_text(char *buf, size_t cap);
 void cc_driver_log_set_forward(cucore_driver_log_fn fn, void *user);
 void cc_driver_log_reset(void);
 
+/* ---- gzip (zlib.c): libz.so.1 loaded on first use (CUCORE_LIBZ overrides the name) ------------ */
+
+/* 1 when `data` starts with gzip's magic bytes. */
+int cc_is_gzip(const void *data, size_t size);
+/* Inflates gzip `data` into *out (malloc'd, NUL-terminated, *out_size bytes without the NUL);
+ * `what` names the data in errors; more than `limit` bytes inflated is refused. A missing
+ * zlib is CUCORE_NOT_SUPPORTED saying so; damaged or cut data CUCORE_INVALID_ARGUMENT. */
+cucore_status cc_gunzip(const void *data, size_t size, const char *what, size_t limit, char **out,
+                        size_t *out_size);
+
 /* ---- toolkit libraries (toolkit.c) --------------------------------------------------------- */
 
 /* The loaded toolkit library tables (filled by cc_nvrtc_load etc.). */

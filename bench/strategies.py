@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""strategies.py -- cucore's search strategies replayed on the recorded spaces of bench/spaces/
+(`cucore tune --simulate FILE --compare all`), against the targets of the default strategy and
+Kernel Tuner 1.4.0's best strategy per space (its own simulation mode on the same recordings,
+20 seeds; ../shared/research/tune-strategies-anchor.md, docs/BENCHMARKS.md).
+
+usage: bench/strategies.py [--cucore PATH] [--repeats R] [--budgets 100,200] [FILE...]
+Prints each comparison table, then one line per target ending in PASS or MISS (the GPU check
+counts them): the default strategy's median and 10th percentile of optimum / best found at
+100 evaluations (>= 0.98 and >= 0.95) and at 200 (>= 0.99 and >= 0.97), on every recording;
+and its time per proposal (<= 1 ms on these spaces). Exit 1 when a run fails, 0 otherwise.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Kernel Tuner 1.4.0's best strategy per space, median / p10 (the anchor, 20 seeds).
+KT_BEST = {
+    ("gemm", 100): ("adaptive_tabu_greywolf", 0.982, 0.939),
+    ("convolution", 100): ("adaptive_tabu_greywolf", 0.990, 0.929),
+    ("pnpoly", 100): ("firefly_algorithm", 0.999, 0.954),
+    ("gemm", 200): ("adaptive_tabu_greywolf", None, None),
+    ("convolution", 200): ("adaptive_tabu_greywolf", 1.000, 0.989),
+    ("pnpoly", 200): ("pso", 1.000, 1.000),
+}
+TARGETS = {100: (0.98, 0.95), 200: (0.99, 0.97)}
+DEFAULT = "forest"
+
+
+def find_cucore(given):
+    for path in [given] if given else [os.path.join(HERE, "..", b, "bin", "cucore")
+                                       for b in ("build", "build-gpu")]:
+        if path and os.access(path, os.X_OK):
+            return path
+    sys.exit("strategies.py: no cucore binary (build first, or --cucore PATH)")
+
+
+def space_of(path):
+    for name in ("gemm", "convolution", "pnpoly"):
+        if name in os.path.basename(path):
+            return name
+    return os.path.basename(path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cucore")
+    ap.add_argument("--repeats", type=int, default=50)
+    ap.add_argument("--budgets", default="100,200")
+    ap.add_argument("files", nargs="*")
+    a = ap.parse_args()
+    cucore = find_cucore(a.cucore)
+    files = a.files or sorted(glob.glob(os.path.join(HERE, "spaces", "*.json.gz")))
+    lines, failed = [], 0
+    for f in files:
+        cmd = [cucore, "tune", "--simulate", f, "--compare", "all", "--budgets", a.budgets,
+               "--repeats", str(a.repeats)]
+        text = subprocess.run(cmd, capture_output=True, text=True)
+        js = subprocess.run(cmd + ["--json"], capture_output=True, text=True)
+        if text.returncode or js.returncode:
+            print(f"{f}: {text.stderr or js.stderr}")
+            failed = 1
+            continue
+        print(text.stdout)
+        r = json.loads(js.stdout)
+        space = space_of(f)
+        for x in r["results"]:
+            if x["strategy"] != DEFAULT:
+                continue
+            b = x["budget"]
+            kt = KT_BEST.get((space, b))
+            ktt = f"; Kernel Tuner's best ({kt[0]}) {kt[1]:.3f} / {kt[2]:.3f}" if kt and kt[1] else ""
+            if b in TARGETS:
+                med, p10 = TARGETS[b]
+                ok = x["median"] >= med and x["p10"] >= p10
+                lines.append(f"  {space} {b} evaluations, {DEFAULT}: median {x['median']:.3f} "
+                             f"p10 {x['p10']:.3f} over {a.repeats} seeds{ktt}; target >= {med} / "
+                             f">= {p10}: {'PASS' if ok else 'MISS'}")
+            lines.append(f"  {space} {b} evaluations, {DEFAULT}: {x['strategy_ms_per_eval']:.2f} "
+                         f"ms per proposal, target <= 1 ms: "
+                         f"{'PASS' if x['strategy_ms_per_eval'] <= 1 else 'MISS'}")
+    print("search strategy targets (default strategy):")
+    print("\n".join(lines))
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

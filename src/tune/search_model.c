@@ -1,0 +1,419 @@
+/*
+ * search_model.c -- the model-based search ("forest"): after a few random samples, a random
+ * forest (search_forest.c) learns log(time) from the value indices of every measured
+ * configuration, and a second forest learns which configurations fail (a failure is
+ * information about its region, never a time); each proposal is the candidate with the largest
+ * expected improvement over the best time, times its chance not to fail. Candidates are every
+ * fresh Hamming neighbour of the best few configurations and a pool of random fresh ones, so a
+ * proposal costs the same on a space of a thousand configurations or of millions. A batch takes
+ * the next best candidates, halving the improvement expected of a neighbour of one already
+ * taken, so a batch spreads out instead of crowding one spot.
+ */
+#include "tune/search_forest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL 1024 /* random candidates per proposal */
+#define TOP 4     /* neighbours of the best this many join the candidates */
+#ifndef INIT_DIV
+#define INIT_DIV 10
+#endif
+#ifndef INIT_MIN
+#define INIT_MIN 8
+#endif
+#ifndef INIT_MAX
+#define INIT_MAX 20
+#endif
+#ifndef NTREES
+#define NTREES 32
+#endif
+#ifndef MTRY
+#define MTRY 0
+#endif
+#ifndef MIN_LEAF
+#define MIN_LEAF 1
+#endif
+#ifndef KAPPA
+#define KAPPA 0
+#endif
+#ifndef UCB_EVERY
+#define UCB_EVERY 0
+#endif
+#ifndef KAPPA_DECAY
+#define KAPPA_DECAY 0
+#endif
+#ifndef KAPPA_END
+#define KAPPA_END 0.8
+#endif
+#ifndef PAIR_WEIGHT
+#define PAIR_WEIGHT 0
+#endif
+#ifndef EXPLORE_EVERY
+#define EXPLORE_EVERY 0
+#endif
+#ifndef GA_EVERY
+#define GA_EVERY 0
+#endif
+#ifndef RANDOM_EVERY
+#define RANDOM_EVERY 0
+#endif
+#ifndef FAIL_MODEL
+#define FAIL_MODEL 1
+#endif
+#ifndef LHS
+#define LHS 1
+#endif
+#ifndef NOVEL_WEIGHT
+#define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
+#endif
+
+typedef struct cand {
+  uint64_t index;
+  double score;
+} cand;
+
+typedef struct model {
+  size_t init; /* random samples before the model */
+  double *x, *y;
+  size_t cap_x, cap_y;
+  cand *c; /* the candidates of one proposal */
+  size_t nc, cap_c;
+  uint64_t *set; /* their indices + 1, open addressing */
+  size_t set_cap;
+  double *row;  /* one candidate's features */
+  size_t *seen; /* measured configurations with each value (by the domain's offsets) */
+  size_t *perm; /* the start's strata: init per parameter */
+  size_t *
+      pair_base; /* nparams x nparams: where the cells of the pair (p < q) start; SIZE_MAX: not kept */
+  unsigned *pair_seen; /* measured configurations with each pair of values */
+  size_t npair_cells;
+} model;
+
+/* The pair counts: a cell per pair of values of two parameters, up to 2^22 cells in all (a
+ * pair past that is not tracked). */
+static cucore_status pairs_open(cc_tsearch *s, model *m) {
+  const cc_tdom *d = s->dom;
+  size_t np = d->nparams, cells = 0;
+  m->pair_base = cc_calloc(np * np + 1, sizeof *m->pair_base, "a model-based search");
+  if (!m->pair_base) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (size_t p = 0; p < np; p++)
+    for (size_t q = 0; q < np; q++) {
+      size_t c = d->sizes[p] * d->sizes[q];
+      int keep = p < q && d->sizes[p] > 1 && d->sizes[q] > 1 && cells + c <= (1u << 22);
+      m->pair_base[p * np + q] = keep ? cells : SIZE_MAX;
+      cells += keep ? c : 0;
+    }
+  m->npair_cells = cells;
+  m->pair_seen = cc_calloc(cells + 1, sizeof *m->pair_seen, "a model-based search");
+  return m->pair_seen ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
+}
+
+static cucore_status model_open(cc_tsearch *s) {
+  model *m = cc_calloc(1, sizeof *m, "a model-based search");
+  if (!m) return CUCORE_HOST_OUT_OF_MEMORY;
+  s->state = m;
+  uint64_t init = s->budget / INIT_DIV;
+  m->init = init < INIT_MIN ? INIT_MIN : init > INIT_MAX ? INIT_MAX : (size_t)init;
+  const cc_tdom *d = s->dom;
+  size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
+  m->row = cc_calloc(d->nparams + 1, sizeof *m->row, "a model-based search");
+  m->seen = cc_calloc(total + 1, sizeof *m->seen, "a model-based search");
+  m->perm = cc_calloc(d->nparams * m->init + 1, sizeof *m->perm, "a model-based search");
+  if (!m->row || !m->seen || !m->perm) return CUCORE_HOST_OUT_OF_MEMORY;
+  for (size_t p = 0; p < d->nparams; p++) { /* the Latin hypercube's strata, shuffled */
+    size_t *v = &m->perm[p * m->init];
+    for (size_t i = 0; i < m->init; i++) v[i] = i;
+    for (size_t i = m->init; i > 1; i--) {
+      size_t j = (size_t)cc_rng_below(&s->rng, i), t = v[i - 1];
+      v[i - 1] = v[j], v[j] = t;
+    }
+  }
+  return pairs_open(s, m);
+}
+
+static void model_close(cc_tsearch *s) {
+  model *m = s->state;
+  free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen), free(m->perm);
+  free(m->pair_base), free(m->pair_seen);
+  free(m);
+  s->state = NULL;
+}
+
+static void features(const cc_tsearch *s, uint64_t index, double *row) {
+  cc_tdom_digits(s->dom, index, s->scratch2);
+  for (size_t p = 0; p < s->dom->nparams; p++) row[p] = (double)s->scratch2[p];
+}
+
+/* The training rows: every measured configuration (`fail` 0: log of its time) or every
+ * observed one (`fail` 1: 1 when it failed). Returns the row count (0: out of memory). */
+static size_t training(cc_tsearch *s, model *m, int fail) {
+  size_t p = s->dom->nparams, n = 0;
+  for (size_t i = 0; i < s->nobs; i++) {
+    const cc_tobs *o = &s->obs[i];
+    if (o->state == 0 || (!fail && o->state != 1)) continue;
+    double *x = cc_grow(m->x, &m->cap_x, (n + 1) * p, sizeof *x, "a model's rows");
+    double *y = x ? cc_grow(m->y, &m->cap_y, n + 1, sizeof *y, "a model's rows") : NULL;
+    if (x) m->x = x;
+    if (!y) return 0;
+    m->y = y;
+    features(s, o->index, &m->x[n * p]);
+    m->y[n++] = fail ? (o->state == 2) : log(o->value);
+  }
+  return n;
+}
+
+/* Adds a fresh configuration to the candidates (once). */
+static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
+  if (!cc_tsearch_fresh(s, digits)) return;
+  uint64_t index = cc_tdom_index(s->dom, digits);
+  if ((m->nc + 1) * 2 > m->set_cap) {
+    size_t cap = m->set_cap ? m->set_cap * 2 : 4096;
+    uint64_t *set = cc_calloc(cap, sizeof *set, "a model's candidates");
+    if (!set) return;
+    for (size_t i = 0; i < m->nc; i++) {
+      uint64_t h = (m->c[i].index + 1) * 0x9e3779b97f4a7c15ull;
+      size_t j = (size_t)(h >> 17) & (cap - 1);
+      while (set[j]) j = (j + 1) & (cap - 1);
+      set[j] = m->c[i].index + 1;
+    }
+    free(m->set);
+    m->set = set, m->set_cap = cap;
+  }
+  uint64_t h = (index + 1) * 0x9e3779b97f4a7c15ull;
+  size_t j = (size_t)(h >> 17) & (m->set_cap - 1);
+  while (m->set[j] && m->set[j] != index + 1) j = (j + 1) & (m->set_cap - 1);
+  if (m->set[j]) return;
+  cand *c = cc_grow(m->c, &m->cap_c, m->nc + 1, sizeof *c, "a model's candidates");
+  if (!c) return;
+  m->c = c;
+  m->set[j] = index + 1;
+  m->c[m->nc++] = (cand){index, 0};
+}
+
+/* The measured observations' places, fastest first, at most k of them. */
+static size_t best_few(const cc_tsearch *s, size_t *top, size_t k) {
+  size_t n = 0;
+  for (size_t i = 0; i < s->nobs; i++) {
+    if (s->obs[i].state != 1) continue;
+    size_t at = n < k ? n++ : k;
+    if (at == k && s->obs[i].value >= s->obs[top[k - 1]].value) continue;
+    if (at == k) at = k - 1;
+    while (at > 0 && s->obs[top[at - 1]].value > s->obs[i].value) top[at] = top[at - 1], at--;
+    top[at] = i;
+  }
+  return n;
+}
+
+static void candidates(cc_tsearch *s, model *m) {
+  const cc_tdom *d = s->dom;
+  size_t top[TOP], ntop = best_few(s, top, TOP);
+  m->nc = 0;
+  if (m->set) memset(m->set, 0, m->set_cap * sizeof *m->set);
+  for (size_t t = 0; t < ntop; t++) {
+    cc_tdom_digits(d, s->obs[top[t]].index, s->scratch);
+    for (size_t p = 0; p < d->nparams; p++) {
+      size_t keep = s->scratch[p];
+      for (size_t v = 0; v < d->sizes[p]; v++) {
+        s->scratch[p] = v;
+        if (v != keep) add_cand(s, m, s->scratch);
+      }
+      s->scratch[p] = keep;
+    }
+  }
+  for (size_t k = 0; k < POOL && m->nc < d->count; k++) {
+    d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
+    add_cand(s, m, s->scratch);
+  }
+}
+
+static double expected_improvement(double best, double mu, double sd) {
+  if (sd <= 1e-12) return best > mu ? best - mu : 0;
+  double z = (best - mu) / sd;
+  return (best - mu) * 0.5 * erfc(-z / sqrt(2.0)) +
+         sd * exp(-0.5 * z * z) * 0.3989422804014327; /* 1 / sqrt(2 pi) */
+}
+
+/* Scores every candidate: the expected improvement of log(time) over the best, times the
+ * chance not to fail (when anything failed); ties broken by the lower predicted time. */
+/* The values of each parameter among the measured configurations (m->seen), and the
+ * standard deviation of the log-times of the n training rows. */
+static double novelty_scale(model *m, size_t n) {
+  double mean = 0, var = 0;
+  for (size_t i = 0; i < n; i++) mean += m->y[i];
+  mean /= (double)n;
+  for (size_t i = 0; i < n; i++) var += (m->y[i] - mean) * (m->y[i] - mean);
+  return n > 1 ? NOVEL_WEIGHT * sqrt(var / (double)(n - 1)) : 0;
+}
+
+static void count_values(cc_tsearch *s, model *m) {
+  const cc_tdom *d = s->dom;
+  size_t total = d->offset[d->nparams - 1] + d->sizes[d->nparams - 1], np = d->nparams;
+  memset(m->seen, 0, total * sizeof *m->seen);
+  if (m->pair_seen) memset(m->pair_seen, 0, m->npair_cells * sizeof *m->pair_seen);
+  for (size_t i = 0; i < s->nobs; i++) {
+    if (s->obs[i].state != 1) continue;
+    cc_tdom_digits(d, s->obs[i].index, s->scratch2);
+    for (size_t q = 0; q < np; q++) m->seen[d->offset[q] + s->scratch2[q]]++;
+    for (size_t p = 0; m->pair_seen && p < np; p++)
+      for (size_t q = p + 1; q < np; q++)
+        if (m->pair_base[p * np + q] != SIZE_MAX)
+          m->pair_seen[m->pair_base[p * np + q] + s->scratch2[p] * d->sizes[q] + s->scratch2[q]]++;
+  }
+}
+
+/* The share of the important pairs of values in `row` that no measured configuration has:
+ * each pair of parameters weighs the product of their importances. */
+static double pair_novelty(const cc_tsearch *s, const model *m, const double *row,
+                           const double *imp) {
+  const cc_tdom *d = s->dom;
+  size_t np = d->nparams;
+  double novel = 0, total = 0;
+  for (size_t p = 0; m->pair_seen && p < np; p++)
+    for (size_t q = p + 1; q < np; q++) {
+      if (m->pair_base[p * np + q] == SIZE_MAX) continue;
+      double w = imp[p] * imp[q];
+      total += w;
+      size_t cell = m->pair_base[p * np + q] + (size_t)row[p] * d->sizes[q] + (size_t)row[q];
+      if (!m->pair_seen[cell]) novel += w;
+    }
+  return total > 0 ? novel / total : 0;
+}
+
+static cucore_status score(cc_tsearch *s, model *m) {
+  size_t p = s->dom->nparams;
+  cc_tforest_options fo = {NTREES, MTRY ? MTRY : p > 3 ? (p + 1) / 2 : p, MIN_LEAF, 1};
+  cc_tforest *f = NULL, *fails = NULL;
+  size_t n = training(s, m, 0);
+  if (!n) return CUCORE_HOST_OUT_OF_MEMORY;
+  count_values(s, m);
+  cucore_status st = cc_tforest_fit(m->x, m->y, n, p, s->dom->sizes, &fo, &s->rng, &f);
+  if (st == CUCORE_OK && s->failed && FAIL_MODEL) {
+    cc_tforest_options fc = {16, fo.mtry, 2, 1};
+    size_t nf = training(s, m, 1);
+    st = nf ? cc_tforest_fit(m->x, m->y, nf, p, s->dom->sizes, &fc, &s->rng, &fails)
+            : CUCORE_HOST_OUT_OF_MEMORY;
+  }
+  double best = log(s->best), spread = novelty_scale(m, n);
+  const cc_tdom *d = s->dom;
+  for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
+    double mu, sd, pf = 0, sdf;
+    features(s, m->c[i].index, m->row);
+    cc_tforest_predict(f, m->row, &mu, &sd);
+    /* A value no measured configuration has: the forest cannot tell it from its neighbour
+     * values (its trees agree, so it looks certain); its uncertainty is the spread of the
+     * times seen instead. */
+    size_t novel = 0;
+    for (size_t q = 0; q < d->nparams; q++) novel += m->seen[d->offset[q] + (size_t)m->row[q]] == 0;
+    double pn = PAIR_WEIGHT > 0 && !(EXPLORE_EVERY && s->nobs % EXPLORE_EVERY == 0)
+                    ? pair_novelty(s, m, m->row, cc_tforest_importance(f))
+                    : 0;
+    if (novel || pn)
+      sd = sqrt(sd * sd + spread * spread * (double)novel +
+                PAIR_WEIGHT * PAIR_WEIGHT * spread * spread / (NOVEL_WEIGHT * NOVEL_WEIGHT) * pn);
+    if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
+    double frac = s->budget ? (double)s->nobs / (double)s->budget : 1;
+    double kappa = KAPPA * (KAPPA_DECAY ? (frac < KAPPA_END ? 1 - frac / KAPPA_END : 0) : 1);
+    int ucb = kappa > 0 && (!UCB_EVERY || s->nobs % UCB_EVERY == 0);
+    m->c[i].score = ucb ? -(mu - kappa * sd)
+                        : expected_improvement(best, mu, sd) * (1 - pf) - 1e-9 * mu;
+    if (EXPLORE_EVERY && s->nobs % EXPLORE_EVERY == 0)
+      m->c[i].score = pair_novelty(s, m, m->row, cc_tforest_importance(f)) -
+                      1e-3 * (mu - best) / (spread + 1e-9);
+  }
+  cc_tforest_free(f);
+  cc_tforest_free(fails);
+  return st;
+}
+
+/* 1 when two configurations differ in exactly one parameter. */
+static int neighbours(const cc_tsearch *s, uint64_t a, uint64_t b) {
+  size_t diff = 0;
+  for (size_t p = s->dom->nparams; p-- > 0 && diff < 2;) {
+    diff += a % s->dom->sizes[p] != b % s->dom->sizes[p];
+    a /= s->dom->sizes[p], b /= s->dom->sizes[p];
+  }
+  return diff == 1;
+}
+
+/* Sample i of the start into s->scratch: a Latin hypercube over the value indices (each
+ * parameter's values spread evenly over the start's samples, in a random order per
+ * parameter), so the model sees every value of a parameter with few values; one that is
+ * invalid or proposed already has parameters redrawn, else a random one is taken. */
+static int first_design(cc_tsearch *s, model *m, size_t i) {
+  const cc_tdom *d = s->dom;
+  if (!LHS || i >= m->init) return cc_tsearch_random_fresh(s, s->scratch);
+  for (size_t p = 0; p < d->nparams; p++) {
+    double u = ((double)m->perm[p * m->init + i] + cc_rng_unit(&s->rng)) / (double)m->init;
+    size_t v = (size_t)(u * (double)d->sizes[p]);
+    s->scratch[p] = v < d->sizes[p] ? v : d->sizes[p] - 1;
+  }
+  for (int tries = 0; tries < 32 && !cc_tsearch_fresh(s, s->scratch); tries++) {
+    size_t p = (size_t)cc_rng_below(&s->rng, d->nparams);
+    s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
+  }
+  return cc_tsearch_fresh(s, s->scratch) || cc_tsearch_random_fresh(s, s->scratch);
+}
+
+/* A child of two of the fastest 16 (tournaments of 2): uniform crossover, each parameter
+ * redrawn with probability 1 / parameters, repaired by redrawing. */
+static int ga_child(cc_tsearch *s) {
+  const cc_tdom *d = s->dom;
+  size_t top[16], n = best_few(s, top, 16);
+  if (n < 2) return cc_tsearch_random_fresh(s, s->scratch);
+  for (int tries = 0; tries < 32; tries++) {
+    size_t a = top[(size_t)cc_rng_below(&s->rng, n)], b = top[(size_t)cc_rng_below(&s->rng, n)];
+    size_t a2 = top[(size_t)cc_rng_below(&s->rng, n)], b2 = top[(size_t)cc_rng_below(&s->rng, n)];
+    a = s->obs[a].value < s->obs[a2].value ? a : a2;
+    b = s->obs[b].value < s->obs[b2].value ? b : b2;
+    cc_tdom_digits(d, s->obs[a].index, s->scratch);
+    cc_tdom_digits(d, s->obs[b].index, s->scratch2);
+    for (size_t p = 0; p < d->nparams; p++) {
+      if (cc_rng_below(&s->rng, 2)) s->scratch[p] = s->scratch2[p];
+      if (cc_rng_below(&s->rng, d->nparams) == 0)
+        s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
+    }
+    if (cc_tsearch_fresh(s, s->scratch)) return 1;
+  }
+  return cc_tsearch_random_fresh(s, s->scratch);
+}
+
+static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
+  model *m = s->state;
+  size_t n = 0;
+  while (n < want && (s->nobs < m->init || !s->measured)) { /* a spread-out start first */
+    if (!first_design(s, m, s->nobs) || !cc_tsearch_take(s, s->scratch, &out[n])) break;
+    n++;
+  }
+  if (n == want || !s->measured) return n;
+  if (GA_EVERY && s->nobs % GA_EVERY == 0) {
+    if (ga_child(s) && cc_tsearch_take(s, s->scratch, &out[n])) n++;
+    if (n == want) return n;
+  }
+  if (RANDOM_EVERY && s->nobs % RANDOM_EVERY == 0) {
+    if (cc_tsearch_random_fresh(s, s->scratch) && cc_tsearch_take(s, s->scratch, &out[n])) n++;
+    if (n == want) return n;
+  }
+  candidates(s, m);
+  if (!m->nc || score(s, m) != CUCORE_OK) return n;
+  while (n < want) {
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < m->nc; i++)
+      if (m->c[i].score > -INFINITY && (best == SIZE_MAX || m->c[i].score > m->c[best].score))
+        best = i;
+    if (best == SIZE_MAX) break;
+    uint64_t index = m->c[best].index;
+    m->c[best].score = -INFINITY;
+    cc_tdom_digits(s->dom, index, s->scratch);
+    if (!cc_tsearch_take(s, s->scratch, &out[n])) continue;
+    n++;
+    for (size_t i = 0; i < m->nc; i++) /* a batch spreads out */
+      if (m->c[i].score > -INFINITY && neighbours(s, m->c[i].index, index)) m->c[i].score *= 0.5;
+  }
+  return n;
+}
+
+static void model_observe(cc_tsearch *s, size_t i) { (void)s, (void)i; }
+
+const cc_tstrat_ops cc_ts_forest_ops = {model_open, model_propose, model_observe, model_close};

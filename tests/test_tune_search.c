@@ -1,0 +1,296 @@
+/* test_tune_search.c -- the search strategies under a budget (src/tune/search*.c) and the
+ * recorded spaces they are proven on (recording.c, simulate.c), without a GPU: every strategy
+ * proposes only valid configurations, never one twice, never more than its budget, the same
+ * sequence for the same seed; with the whole space as its budget it finds the optimum; batches
+ * of proposals keep those rules; a Kernel Tuner cache file is read with its failures and
+ * costs, and a malformed one is refused with what was wrong named. The recordings are
+ * generated here (a smooth bowl with a narrow best, failures in one region), not bundled. */
+#include "support.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tune/recording.h"
+
+/* A strict JSON text that grows (the recordings are built as text, as Kernel Tuner writes
+ * them). */
+typedef struct text {
+  char *s;
+  size_t n, cap;
+} text;
+
+static void put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (t->n + (size_t)need + 1 > t->cap) {
+    t->cap = (t->n + (size_t)need + 1) * 2;
+    t->s = realloc(t->s, t->cap);
+    assert_non_null(t->s);
+  }
+  va_start(ap, fmt);
+  vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+  va_end(ap);
+  t->n += (size_t)need;
+}
+
+/* A recording of three parameters (x 0..nx-1, y 0..ny-1, a string parameter "mode" of two
+ * values): time = a bowl around (cx, cy) plus 0.5 ms for mode "b", with a narrow best at
+ * (cx, cy, "a"); configurations with x + y > limit failed to compile; `holes` leaves every
+ * 7th configuration out of the cache (a space pruned by restrictions). */
+static char *make_recording(int nx, int ny, int cx, int cy, int limit, int holes) {
+  text t = {0};
+  put(&t, "{\"device_name\": \"Fake GPU\", \"kernel_name\": \"bowl\",\n"
+          " \"tune_params_keys\": [\"x\", \"y\", \"mode\"],\n \"tune_params\": {\"x\": [");
+  for (int x = 0; x < nx; x++) put(&t, "%s%d", x ? ", " : "", x * 16);
+  put(&t, "], \"y\": [");
+  for (int y = 0; y < ny; y++) put(&t, "%s%d", y ? ", " : "", y);
+  put(&t, "], \"mode\": [\"a\", \"b\"]},\n \"cache\": {");
+  int first = 1, k = 0;
+  for (int x = 0; x < nx; x++)
+    for (int y = 0; y < ny; y++)
+      for (int m = 0; m < 2; m++, k++) {
+        if (holes && k % 7 == 3) continue;
+        put(&t, "%s\n  \"%d,%d,%s\": {\"x\": %d, \"y\": %d, \"mode\": \"%s\", ", first ? "" : ",",
+            x * 16, y, m ? "b" : "a", x * 16, y, m ? "b" : "a");
+        first = 0;
+        if (x + y > limit) {
+          put(&t, "\"time\": \"CompilationFailedConfig\", \"compile_time\": 40}");
+          continue;
+        }
+        double dx = x - cx, dy = y - cy;
+        double ms = 1.0 + 0.05 * (dx * dx + dy * dy) + 0.5 * m;
+        if (x == cx && y == cy && m == 0) ms = 0.6; /* the narrow best */
+        put(&t,
+            "\"time\": %.6f, \"compile_time\": 30, \"verification_time\": 2, "
+            "\"benchmark_time\": %.6f}",
+            ms, 7 * ms);
+      }
+  put(&t, "\n }\n}\n");
+  return t.s;
+}
+
+static cc_trecording *read_recording(const char *json) {
+  cc_trecording *r = NULL;
+  if (cc_trecording_read(json, strlen(json), "bowl.json", &r) != CUCORE_OK)
+    fail_msg("bowl.json: %s", cucore_last_error());
+  return r;
+}
+
+static void a_cache_file_is_read_with_failures_and_costs(void **state) {
+  (void)state;
+  char *json = make_recording(6, 5, 2, 3, 7, 0);
+  cc_trecording *r = read_recording(json);
+  assert_string_equal(r->kernel, "bowl");
+  assert_string_equal(r->device, "Fake GPU");
+  assert_int_equal(r->nparams, 3);
+  assert_int_equal(r->n, 6 * 5 * 2);
+  /* x + y > 7 failed: x = 5 with y 3, 4; x = 4 with y 4 (times two modes). */
+  assert_int_equal(r->nvalid, r->n - 6);
+  assert_true(fabs(r->optimum - 0.6) < 1e-9);
+  /* The best configuration, found by its values' indices, and a failed one. */
+  size_t best[3] = {2, 3, 0}, failed[3] = {5, 4, 1};
+  long e = cc_trecording_find(r, cc_tdom_index(&r->dom, best));
+  assert_true(e >= 0);
+  assert_true(fabs(r->time[e] - 0.6) < 1e-9);
+  assert_true(fabs(r->cost[e] - (30 + 2 + 4.2)) < 1e-9);
+  e = cc_trecording_find(r, cc_tdom_index(&r->dom, failed));
+  assert_true(e >= 0);
+  assert_true(isnan(r->time[e]));
+  assert_true(fabs(r->cost[e] - 40) < 1e-9);
+  cc_trecording_free(r);
+  free(json);
+}
+
+/* What each malformed file is refused for. */
+static void a_malformed_cache_file_is_refused(void **state) {
+  (void)state;
+  static const struct {
+    const char *json, *said;
+  } cases[] = {
+      {"[1, 2]", "not a JSON object"},
+      {"{\"cache\": {}}", "tune_params_keys"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}}", "no \"cache\" object"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": []}, \"cache\": {\"1\": {}}}",
+       "tune_params_keys[0]"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, \"cache\": {\"1\": 5}}",
+       "cache entry \"1\" is"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, "
+       "\"cache\": {\"2\": {\"x\": 2, \"time\": 1}}}",
+       "has a value its tune_params do not list"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, "
+       "\"cache\": {\"1\": {\"time\": 1}}}",
+       "`x` is missing"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, "
+       "\"cache\": {\"1\": {\"x\": 1, \"time\": \"RuntimeFailedConfig\"}}}",
+       "no configuration with a time"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1, 2]}, \"cache\": {\"1\": "
+       "{\"x\": 1, \"time\": 1}, \"1 \": {\"x\": 1, \"time\": 2}}}",
+       "recorded twice"},
+      {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, \"cache\": {\"1\": "
+       "{\"x\": 1, \"time\": 1}",
+       "bowl.json"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cc_trecording *r = NULL;
+    cc_begin(); /* a public call's start: the message of this case, not the first kept */
+    cucore_status st = cc_trecording_read(cases[i].json, strlen(cases[i].json), "bowl.json", &r);
+    if (st == CUCORE_OK) fail_msg("case %zu was read: %s", i, cases[i].json);
+    assert_null(r);
+    assert_contains(cucore_last_error(), "bowl.json");
+    assert_contains(cucore_last_error(), cases[i].said);
+  }
+}
+
+/* Runs `kind` over r with `budget` and `batch`, checking every proposal as it comes; fills
+ * order (budget entries) with the indices proposed; returns how many. */
+static size_t replay(const cc_trecording *r, cc_tstrategy kind, uint64_t seed, uint64_t budget,
+                     size_t batch, uint64_t *order, double *best) {
+  cc_tsearch *s = NULL;
+  assert_ok(cc_tsearch_open(&r->dom, kind, seed, budget, &s));
+  uint64_t ask[8];
+  size_t n = 0, got;
+  *best = INFINITY;
+  size_t *digits = calloc(r->nparams, sizeof *digits);
+  while ((got = cc_tsearch_propose(s, ask, batch)) > 0) {
+    assert_true(got <= batch);
+    for (size_t i = 0; i < got; i++) {
+      if (n >= budget)
+        fail_msg("%s proposed more than its budget of %llu", cc_tstrategy_names[kind],
+                 (unsigned long long)budget);
+      long e = cc_trecording_find(r, ask[i]);
+      if (e < 0) /* the domain is exactly the recorded configurations */
+        fail_msg("%s proposed configuration %llu, which is not in the space",
+                 cc_tstrategy_names[kind], (unsigned long long)ask[i]);
+      for (size_t j = 0; j < n; j++)
+        if (order[j] == ask[i])
+          fail_msg("%s proposed configuration %llu twice (proposals %zu and %zu)",
+                   cc_tstrategy_names[kind], (unsigned long long)ask[i], j, n);
+      order[n++] = ask[i];
+      if (!isnan(r->time[e]) && r->time[e] < *best) *best = r->time[e];
+    }
+    for (size_t i = 0; i < got; i++) {
+      long e = cc_trecording_find(r, ask[i]);
+      assert_ok(cc_tsearch_observe(s, ask[i], r->time[e]));
+    }
+  }
+  /* An index never proposed is refused, and so is one observed twice. */
+  assert_int_not_equal(cc_tsearch_observe(s, UINT64_MAX, 1.0), CUCORE_OK);
+  if (n) assert_int_not_equal(cc_tsearch_observe(s, order[0], 1.0), CUCORE_OK);
+  free(digits);
+  cc_tsearch_close(s);
+  return n;
+}
+
+static void every_strategy_keeps_the_rules(void **state) {
+  (void)state;
+  char *json = make_recording(8, 9, 5, 2, 12, 1);
+  cc_trecording *r = read_recording(json);
+  uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
+  for (int k = 0; k < CC_TS_COUNT; k++) {
+    cc_tstrategy kind = (cc_tstrategy)k;
+    for (size_t batch = 1; batch <= 8; batch += 7) {
+      double best1, best2;
+      /* A budget below the space: exactly that many, the same sequence for the same seed. */
+      size_t n1 = replay(r, kind, 42, 30, batch, a, &best1);
+      size_t n2 = replay(r, kind, 42, 30, batch, b, &best2);
+      if (n1 != 30)
+        fail_msg("%s (batch %zu) made %zu of 30 proposals", cc_tstrategy_names[k], batch, n1);
+      assert_int_equal(n1, n2);
+      assert_memory_equal(a, b, n1 * sizeof *a);
+      /* Another seed: another sequence (the first 30 of 132 alike would be chance). */
+      replay(r, kind, 43, 30, batch, b, &best2);
+      assert_memory_not_equal(a, b, n1 * sizeof *a);
+      /* The whole space as the budget: every configuration once, the optimum found. */
+      size_t all = replay(r, kind, 7, r->n, batch, a, &best1);
+      if (all != r->n)
+        fail_msg("%s (batch %zu) proposed %zu of the space's %zu configurations",
+                 cc_tstrategy_names[k], batch, all, r->n);
+      assert_true(best1 == r->optimum);
+      print_message("%s, batch %zu: 30 proposals repeatable by seed, the whole space of %zu "
+                    "covered once\n",
+                    cc_tstrategy_names[k], batch, r->n);
+    }
+  }
+  free(a);
+  free(b);
+  cc_trecording_free(r);
+  free(json);
+}
+
+/* A simulation (the public cucore_tune_simulate over a recording read from its bytes) counts
+ * failures against the budget, adds the recorded costs to its clock and reports the best so
+ * far after each evaluation. */
+static void a_simulation_counts_and_clocks(void **state) {
+  (void)state;
+  char *json = make_recording(6, 5, 2, 3, 7, 0);
+  cucore_tune_recording *rec = NULL;
+  assert_ok(cucore_tune_recording_read(json, strlen(json), "bowl.json", &rec));
+  cucore_tune_recording_info info;
+  assert_ok(cucore_tune_recording_get_info(rec, &info));
+  assert_int_equal(info.configs, 60);
+  assert_int_equal(info.valid, 54);
+  assert_int_equal(info.near_optimum, 1); /* the narrow best alone */
+  assert_string_equal(info.kernel, "bowl");
+  double curve[60], clock[60];
+  for (int k = 0; k < CUCORE_TUNE_STRATEGY_COUNT; k++) {
+    cucore_tune_simulation sim;
+    assert_ok(cucore_tune_simulate(rec, (cucore_tune_strategy)k, 20, 3, 4, curve, clock, &sim));
+    assert_int_equal(sim.evals, 20);
+    double at = 0, best = INFINITY;
+    for (uint64_t i = 0; i < sim.evals; i++) {
+      assert_true(clock[i] > at); /* every evaluation costs its recorded time */
+      assert_true(curve[i] <= best);
+      at = clock[i], best = curve[i];
+    }
+    assert_true(sim.clock_ms == at);
+    assert_true(sim.best_ms == best);
+    assert_true(sim.ratio > 0 && sim.ratio <= 1);
+    /* A budget past the space (or 0) is the space: the optimum, the brute-force clock. */
+    assert_ok(cucore_tune_simulate(rec, (cucore_tune_strategy)k, 0, 3, 1, NULL, NULL, &sim));
+    assert_int_equal(sim.evals, info.configs);
+    assert_true(sim.ratio == 1);
+    assert_true(fabs(sim.clock_ms - info.total_cost_ms) < 1e-6 * info.total_cost_ms);
+  }
+  /* What is refused. */
+  cucore_tune_simulation sim;
+  assert_status(cucore_tune_simulate(rec, CUCORE_TUNE_STRATEGY_COUNT, 5, 0, 1, NULL, NULL, &sim),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "no cucore_tune_strategy");
+  assert_status(cucore_tune_simulate(NULL, CUCORE_TUNE_STRATEGY_RANDOM, 5, 0, 1, NULL, NULL, &sim),
+                CUCORE_INVALID_ARGUMENT);
+  cucore_tune_strategy k;
+  assert_ok(cucore_tune_strategy_from_name("default", &k));
+  assert_status(cucore_tune_strategy_from_name("pso", &k), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "`pso` is no strategy");
+  const char *name = NULL;
+  assert_ok(cucore_tune_strategy_get_name(CUCORE_TUNE_STRATEGY_GENETIC, &name));
+  assert_string_equal(name, "genetic");
+  assert_ok(cucore_tune_recording_destroy(rec));
+  assert_ok(cucore_tune_recording_destroy(NULL));
+  /* Gzip data that is cut, and bytes that start like gzip but are not. */
+  static const unsigned char cut[] = {0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03};
+  cucore_status st = cucore_tune_recording_read(cut, sizeof cut, "cut.json.gz", &rec);
+  assert_int_not_equal(st, CUCORE_OK);
+  assert_null(rec);
+  assert_contains(cucore_last_error(), "cut.json.gz");
+  static const unsigned char junk[] = {0x1f, 0x8b, 'n', 'o', 't', ' ', 'g', 'z', 'i', 'p'};
+  assert_int_not_equal(cucore_tune_recording_read(junk, sizeof junk, "junk.gz", &rec), CUCORE_OK);
+  assert_contains(cucore_last_error(), "junk.gz");
+  free(json);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
+      cmocka_unit_test(a_malformed_cache_file_is_refused),
+      cmocka_unit_test(every_strategy_keeps_the_rules),
+      cmocka_unit_test(a_simulation_counts_and_clocks),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
