@@ -359,9 +359,30 @@ _Static_assert(CUCORE_VALUE_I8 == (int)G_I8 && CUCORE_VALUE_F16 == (int)G_F16 &&
                    CUCORE_VALUE_HOST_PTR == (int)G_HOST_PTR,
                "cucore_value_type follows given_type");
 
+/* The whole list on the fast path: a value for every parameter, each of a type its parameter
+ * takes as is (accept[]; host pointers take bind), no strict pointer checks. 1 when stored and
+ * the list is complete; 0 when a value needs the checked path (which starts over). */
+static inline int set_values_fast(cucore_args *a, const cucore_value *v, int count) {
+  const cucore_kernel *k = a->k;
+  if (count != k->param_count || a->check_dev != NULL || cc_mem_strict_global()) return 0;
+  for (int i = 0; i < count; i++) {
+    unsigned g = (unsigned)v[i].type;
+    if (CC_UNLIKELY(g >= (unsigned)G_HOST_PTR || !(a->accept[i] >> g & 1u))) return 0;
+    copy_value(a->buf + k->params[i].offset, &v[i].v, given_size[g]);
+  }
+  if (a->set_count != count)
+    for (int i = 0; i < count; i++) a->set[i] = 1;
+  a->set_count = count;
+  a->next = count;
+  a->error = CUCORE_OK;
+  a->error_message[0] = '\0';
+  return 1;
+}
+
 cucore_status cucore_args_set_values(cucore_args *a, const cucore_value *values, int count) {
   cc_begin();
   CC_CHECK_HANDLE(a, ARGS, "cucore_args_set_values", "args");
+  if (CC_LIKELY(values != NULL) && set_values_fast(a, values, count)) return CUCORE_OK;
   if (CC_UNLIKELY(count < 0 || (count && !values)))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_args_set_values: count %d with values %s: expected a count of 0 or "
