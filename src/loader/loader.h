@@ -91,7 +91,7 @@ void cc_driver_log_last_text(char *buf, size_t cap);
 void cc_driver_log_set_forward(cucore_driver_log_fn fn, void *user);
 void cc_driver_log_reset(void);
 
-/* ---- gzip (zlib.c): libz.so.1 loaded on first use (CUCORE_LIBZ overrides the name) ------------ */
+/* ---- gzip (zlib.c): libz.so.1 loaded on first use (CUCORE_LIBZ overrides the name) ------ */
 
 /* 1 when `data` starts with gzip's magic bytes. */
 int cc_is_gzip(const void *data, size_t size);
