@@ -135,6 +135,19 @@ static void a_malformed_cache_file_is_refused(void **state) {
       {"{\"tune_params_keys\": [\"x\"], \"tune_params\": {\"x\": [1]}, \"cache\": {\"1\": "
        "{\"x\": 1, \"time\": 1}",
        "bowl.json"},
+      /* TuningSchema T4 */
+      {"{\"results\": []}", "no \"results\" list"},
+      {"{\"results\": [5]}", "results[0]: expected an object"},
+      {"{\"results\": [{\"configuration\": {\"x\": 1}, \"invalidity\": \"constraints\"}]}",
+       "no result inside the space"},
+      {"{\"results\": [{\"configuration\": {\"x\": [1]}, \"invalidity\": \"correct\"}]}",
+       "`x` is a list or an object"},
+      {"{\"results\": [{\"configuration\": {\"x\": 1}, \"invalidity\": \"compile\"}]}",
+       "TuningSchema T4 file): no configuration with a time"},
+      {"{\"results\": [{\"configuration\": {\"x\": 1}, \"invalidity\": \"correct\", "
+       "\"measurements\": [{\"name\": \"time\", \"value\": 2, \"unit\": \"s\"}]}, "
+       "{\"configuration\": {\"x\": 1}, \"invalidity\": \"correct\"}]}",
+       "recorded twice"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cc_trecording *r = NULL;

@@ -249,9 +249,10 @@ static const cli_opt cmd_tune_opts[] = {
      .kind = CLI_OPT_TEXT,
      TUNE_AT(simulate),
      .arg = "FILE",
-     .help = "replay a search over a recorded space (a Kernel Tuner cache file, JSON,\n"
-             "plain or gzip): no FILE, GPU or compiler; each evaluation answers with the\n"
-             "recorded time or failure and adds its recorded cost to a simulated clock"},
+     .help = "replay a search over a recorded space (a Kernel Tuner cache file or a\n"
+             "TuningSchema T4 file such as --t4 and `cucore cache tune export --t4` write;\n"
+             "JSON, plain or gzip): no FILE, GPU or compiler; each evaluation answers with\n"
+             "the recorded time or failure and adds its recorded cost to a simulated clock"},
     {.name = "--max-evals",
      .kind = CLI_OPT_INT,
      TUNE_AT(max_evals),

@@ -28,11 +28,27 @@ typedef struct cc_trecording {
   cc_tdom dom;     /* exactly the recorded configurations */
 } cc_trecording;
 
-/* Reads a Kernel Tuner cache file's JSON text; `name` names it in errors. */
+/* Reads a Kernel Tuner cache file's or a TuningSchema T4 file's JSON text; `name` names it
+ * in errors. */
 cucore_status cc_trecording_read(const char *text, size_t len, const char *name,
                                  cc_trecording **out);
 void cc_trecording_free(cc_trecording *r);
 /* The entry of a configuration index, or -1 when it is not recorded. */
 long cc_trecording_find(const cc_trecording *r, uint64_t index);
 
+/* For the readers (recording.c, recording_t4.c). */
+typedef struct cc_json cc_json;
+/* The value index of JSON value `v` among parameter p's values (numbers by value, strings by
+ * text), or -1. */
+long cc_trecording_value_of(const cc_trecording *r, size_t p, const cc_json *v);
+/* A value's text as a recording keeps it (malloc'd; NULL when out of memory). */
+char *cc_trecording_text_of(const cc_json *v);
+/* Once index, time and cost are filled for the n entries: sorted (a configuration twice is
+ * refused), the optimum and the count with a time (none is refused), the domain made.
+ * `format` names the file's kind in errors. */
+cucore_status cc_trecording_finish(cc_trecording *r, const char *name, const char *format);
+/* The readers, root the file's parsed JSON: a Kernel Tuner cache file (recording_kt.c), a
+ * TuningSchema T4 file (recording_t4.c). */
+cucore_status cc_trecording_read_kt(cc_trecording *r, const cc_json *root, const char *name);
+cucore_status cc_trecording_read_t4(cc_trecording *r, const cc_json *root, const char *name);
 #endif /* CUCORE_TUNE_RECORDING_H */

@@ -33,6 +33,24 @@ open(d + "/rec.json", "w").write(text)
 open(d + "/rec.json.gz", "wb").write(gzip.compress(text.encode()))
 open(d + "/cut.json.gz", "wb").write(gzip.compress(text.encode())[:200])
 open(d + "/bad.json", "w").write('{"tune_params_keys": ["x"], "tune_params": {"x": [1]}}')
+# The same results as TuningSchema T4 (as cucore tune --t4 writes them): seconds in "times",
+# the time measurement in ms, failures by "invalidity", and two results outside the space
+# ("constraints") that the recording leaves out.
+results = []
+for e in cache.values():
+    ok = not isinstance(e["time"], str)
+    results.append({"configuration": {"x": e["x"], "y": e["y"], "mode": e["mode"]},
+                    "objectives": ["time"],
+                    "times": {"compilation_time": e["compile_time"] / 1e3,
+                              "runtimes": [e["benchmark_time"] / 1e3] if ok else []},
+                    "invalidity": "correct" if ok else "compile", "correctness": int(ok),
+                    "measurements": [{"name": "time", "value": e["time"], "unit": "ms"}] if ok else []})
+for x in (96, 104):
+    results.insert(3, {"configuration": {"x": x, "y": 0, "mode": "c"}, "invalidity": "constraints",
+                       "times": {"compilation_time": 0, "runtimes": []}, "measurements": []})
+open(d + "/rec.t4.json", "w").write(json.dumps({"schema_version": "1.0.0", "results": results}))
+open(d + "/bad.t4.json", "w").write(json.dumps({"schema_version": "1.0.0", "results": [
+    {"configuration": {"x": 1}, "invalidity": "correct"}, {"configuration": {"y": 2}}]}))
 PY
 
 # 1. One strategy, text: the recording, the evaluations, the ratio, the simulated time.
@@ -73,6 +91,25 @@ import json, sys
 a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 assert (a["curve_best_ms"], a["curve_clock_ms"]) != (b["curve_best_ms"], b["curve_clock_ms"])' \
   "$a" "$out"
+# A T4 file of the same results is the same recording: the same search, the same curve.
+for s in forest genetic; do
+  run "$CUCORE" tune --simulate "$dir/rec.json" --strategy $s --max-evals 30 --seed 2 --json
+  a=$out
+  run "$CUCORE" tune --simulate "$dir/rec.t4.json" --strategy $s --max-evals 30 --seed 2 --json
+  check "$s: T4 and Kernel Tuner cache: the same recording, the same search" python3 -c '
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for r in (a, b):
+    del r["strategy_ms"], r["recording"]["file"]
+    r["recording"]["kernel"] = r["recording"]["device"] = ""
+    r["curve_clock_ms"] = [round(t, 6) for t in r["curve_clock_ms"]]
+    r["simulated_ms"] = round(r["simulated_ms"], 6)
+    r["recording"]["brute_force_ms"] = round(r["recording"]["brute_force_ms"], 3)
+assert a == b, (a, b)' "$a" "$out"
+done
+run "$CUCORE" tune --simulate "$dir/bad.t4.json"
+check "a T4 file whose results name other parameters: exit 1, named" bash -c '[ "$1" -eq 1 ] && grep -q "results\[1\]" <<<"$2"' _ "$rc" "$err"
+
 # The whole space as the budget finds the optimum.
 run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 1000 --json
 check "a budget past the space: every configuration, the optimum" python3 -c '
