@@ -1154,7 +1154,8 @@ typedef struct cucore_tune_recording cucore_tune_recording;
  * results `cucore tune --t4` writes: a result whose invalidity is "constraints" is outside the
  * space and left out; the parameters' values are those the results use), its JSON plain or
  * gzip-compressed (zlib, libz.so.1, is loaded to inflate it). `name` names the file in errors
- * (NULL: "the recording"). The data is copied; `*out` is destroyed with cucore_tune_recording_destroy.
+ * (NULL: "the recording"). The data is copied; `*out` is destroyed with
+ * cucore_tune_recording_destroy.
  * @retval CUCORE_INVALID_ARGUMENT NULL, not JSON, damaged gzip, or a cache without what a
  *         recording needs (each named: the parameters, the configurations, an entry whose
  *         values its parameters do not list, one recorded twice, none with a time).
