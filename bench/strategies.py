@@ -40,10 +40,12 @@ def find_cucore(given):
 
 
 def space_of(path):
+    """The Kernel Tuner anchor's name of a kt_ recording; else the file's name."""
+    base = os.path.basename(path).split(".")[0]
     for name in ("gemm", "convolution", "pnpoly"):
-        if name in os.path.basename(path):
+        if base.startswith("kt_") and name in base:
             return name
-    return os.path.basename(path)
+    return base
 
 
 def main():
@@ -54,7 +56,7 @@ def main():
     ap.add_argument("files", nargs="*")
     a = ap.parse_args()
     cucore = find_cucore(a.cucore)
-    files = a.files or sorted(glob.glob(os.path.join(HERE, "spaces", "*.json.gz")))
+    files = a.files or sorted(glob.glob(os.path.join(HERE, "spaces", "*.json.gz")))  # KT and T4
     lines, failed = [], 0
     for f in files:
         cmd = [cucore, "tune", "--simulate", f, "--compare", "all", "--budgets", a.budgets,
