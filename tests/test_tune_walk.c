@@ -4,8 +4,13 @@
  * launch expressions that fail, block and shared-memory sizes beyond an architecture's limits)
  * the counts of every stage, the first configuration whose restriction failed, the distinct
  * compiles, and the runnable configurations in index order (cucore_tune_space_next_runnable)
- * are those of the configuration-by-configuration check (cucore_tune_space_get_config). */
+ * are those of the configuration-by-configuration check (cucore_tune_space_get_config); so are
+ * the neighbours (cucore_tune_space_get_neighbours, Hamming and adjacent) and the samples
+ * (cucore_tune_space_sample: runnable only, repeatable by seed, uniform); a search over the
+ * live space (search_space.c) proposes runnable configurations only, each once. */
 #include "support.h"
+
+#include "tune/search_space.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +149,72 @@ static void same_order(const cucore_tune_space *s, uint64_t raw) {
   assert_status(cucore_tune_space_next_runnable(s, raw + 5, &next), CUCORE_NOT_FOUND);
 }
 
+static int runnable(const cucore_tune_space *s, uint64_t i) {
+  cucore_tune_config c;
+  assert_ok(cucore_tune_space_get_config(s, i, &c));
+  return c.verdict == CUCORE_TUNE_RUNNABLE;
+}
+
+/* The neighbours of a few configurations, both kinds, against checking every configuration:
+ * the same ones in the same order (parameter order, then value order). */
+static void same_neighbours(const cucore_tune_space *s, uint64_t raw) {
+  size_t np = 0;
+  assert_ok(cucore_tune_space_get_param_count(s, &np));
+  uint64_t got[64], want[64];
+  for (uint64_t i = 0; i < raw; i += 1 + raw / 7) {
+    for (int kind = 0; kind < 2; kind++) {
+      size_t n = 0, nw = 0;
+      assert_ok(cucore_tune_space_get_neighbours(s, i, (cucore_tune_neighbours)kind, got, 64, &n));
+      uint64_t stride = raw;
+      for (size_t p = 0; p < np; p++) {
+        cucore_tune_param_info info;
+        assert_ok(cucore_tune_space_get_param(s, p, &info));
+        stride /= info.value_count;
+        uint64_t at = i / stride % info.value_count;
+        for (uint64_t v = 0; v < info.value_count; v++) {
+          uint64_t j = i - at * stride + v * stride;
+          if (v == at || (kind == 1 && v + 1 != at && v != at + 1) || !runnable(s, j)) continue;
+          if (nw < 64) want[nw] = j;
+          nw++;
+        }
+      }
+      assert_int_equal(n, nw);
+      assert_memory_equal(got, want, (n < 64 ? n : 64) * sizeof *got);
+    }
+  }
+}
+
+/* Samples are runnable and repeatable by seed; a search over the live domain proposes only
+ * runnable configurations, each once. */
+static void samples_and_search(const cucore_tune_space *s, uint64_t runnable_count) {
+  uint64_t a[40], b[40];
+  if (runnable_count == 0) {
+    assert_status(cucore_tune_space_sample(s, 1, 40, a), CUCORE_INVALID_ARGUMENT);
+    return;
+  }
+  assert_ok(cucore_tune_space_sample(s, 9, 40, a));
+  assert_ok(cucore_tune_space_sample(s, 9, 40, b));
+  assert_memory_equal(a, b, sizeof a);
+  for (int i = 0; i < 40; i++) assert_true(runnable(s, a[i]));
+  cc_tlive *l = NULL;
+  assert_ok(cc_tlive_open(s, &l));
+  assert_int_equal(cc_tlive_domain(l)->count, runnable_count);
+  cc_tsearch *search = NULL;
+  uint64_t budget = runnable_count < 25 ? runnable_count : 25, ask[4], seen[25];
+  assert_ok(cc_tsearch_open(cc_tlive_domain(l), CC_TS_FOREST, 3, budget, &search));
+  size_t n = 0, got;
+  while ((got = cc_tsearch_propose(search, ask, 4)) > 0)
+    for (size_t k = 0; k < got; k++) {
+      assert_true(runnable(s, ask[k]));
+      for (size_t j = 0; j < n; j++) assert_true(seen[j] != ask[k]);
+      seen[n++] = ask[k];
+      assert_ok(cc_tsearch_observe(search, ask[k], 1.0 + (double)(ask[k] % 17)));
+    }
+  assert_int_equal(n, budget);
+  cc_tsearch_close(search);
+  cc_tlive_close(l);
+}
+
 static void walk_matches_checking_each(void **state) {
   (void)state;
   int with_errors = 0, with_limits = 0, with_launch_only = 0;
@@ -155,6 +226,8 @@ static void walk_matches_checking_each(void **state) {
     brute_counts(s, &each);
     same_counts(&walked, &each);
     same_order(s, each.raw);
+    same_neighbours(s, each.raw);
+    samples_and_search(s, each.runnable);
     with_errors += each.restriction_errors > 0;
     with_limits += each.arch_limit > 0;
     with_launch_only += each.compiles < each.runnable;
@@ -192,12 +265,71 @@ static void convolution_space_counted(void **state) {
   uint64_t first = 0;
   assert_ok(cucore_tune_space_next_runnable(s, 0, &first));
   assert_int_equal(first, 0);
+  /* Sampled through the rank index, never listed: every draw runnable, ranks in order. */
+  cc_tlive *l = NULL;
+  assert_ok(cc_tlive_open(s, &l));
+  assert_true(cc_tlive_indexed(l));
+  assert_int_equal(cc_tlive_domain(l)->count, 1867776);
+  assert_int_equal(cc_tlive_at_rank(l, 0), 0);
+  uint64_t want = 0; /* rank r is the r-th from next_runnable, for the first 2 000 */
+  for (uint64_t r = 0; r < 2000; r++) {
+    assert_ok(cucore_tune_space_next_runnable(s, r ? want + 1 : 0, &want));
+    assert_int_equal(cc_tlive_at_rank(l, r), want);
+  }
+  cc_tlive_close(l);
+  uint64_t d[1000];
+  assert_ok(cucore_tune_space_sample(s, 11, 1000, d));
+  for (int i = 0; i < 1000; i++) assert_true(runnable(s, d[i]));
+  cucore_tune_space_destroy(s);
+}
+
+/* Samples are uniform over the runnable configurations: a space of 6 x 6 with a restriction
+ * (21 runnable), 42 000 draws, each configuration within 12 % of 2 000; and the refusals. */
+static void samples_are_uniform(void **state) {
+  (void)state;
+  cucore_tune_space *s = NULL;
+  static const char *const v[] = {"1", "2", "3", "4", "5", "6"};
+  assert_ok(cucore_tune_space_create(&s));
+  assert_ok(cucore_tune_space_add_param(s, "a", v, 6, CUCORE_TUNE_PARAM_DEFINE));
+  assert_ok(cucore_tune_space_add_param(s, "b", v, 6, CUCORE_TUNE_PARAM_DEFINE));
+  assert_ok(cucore_tune_space_restrict(s, "a <= b"));
+  enum { DRAWS = 42000 };
+  uint64_t *d = calloc(DRAWS, sizeof *d);
+  unsigned counts[36] = {0};
+  assert_ok(cucore_tune_space_sample(s, 5, DRAWS, d));
+  for (int i = 0; i < DRAWS; i++) counts[d[i]]++;
+  for (uint64_t i = 0; i < 36; i++) {
+    if (!runnable(s, i)) {
+      assert_int_equal(counts[i], 0);
+      continue;
+    }
+    if (counts[i] < 1760 || counts[i] > 2240)
+      fail_msg("configuration %llu drawn %u times of %d (expected ~2000)", (unsigned long long)i,
+               counts[i], DRAWS);
+  }
+  free(d);
+  uint64_t out[4];
+  size_t n = 0;
+  assert_status(cucore_tune_space_get_neighbours(s, 36, CUCORE_TUNE_NEIGHBOURS_HAMMING, out, 4, &n),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "index 36 is past the space's 36");
+  assert_status(cucore_tune_space_get_neighbours(s, 0, (cucore_tune_neighbours)7, out, 4, &n),
+                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_space_get_neighbours(s, 0, CUCORE_TUNE_NEIGHBOURS_HAMMING, NULL, 4, &n),
+                CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_tune_space_get_neighbours(s, 0, CUCORE_TUNE_NEIGHBOURS_HAMMING, NULL, 0, &n));
+  assert_int_equal(n, 5); /* a = 1: b = 2..6 (a = 2..6 with b = 1 break a <= b) */
+  assert_status(cucore_tune_space_sample(s, 1, 3, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_tune_space_restrict(s, "a > b"));
+  assert_status(cucore_tune_space_sample(s, 1, 3, out), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "no runnable configuration");
   cucore_tune_space_destroy(s);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(walk_matches_checking_each),
+      cmocka_unit_test(samples_are_uniform),
       cmocka_unit_test(convolution_space_counted),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

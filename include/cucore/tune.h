@@ -192,6 +192,29 @@ CUCORE_API cucore_status cucore_tune_space_count(const cucore_tune_space *space,
  * @retval CUCORE_NOT_FOUND none from `from` on (also when `from` is past the space). */
 CUCORE_API cucore_status cucore_tune_space_next_runnable(const cucore_tune_space *space,
                                                          uint64_t from, uint64_t *index);
+/** `n` runnable configurations drawn uniformly at random (with repeats) into indices[0..n),
+ * the same `seed` giving the same draws, without listing the space: a rank index over the
+ * runs of runnable configurations the walk finds (a space cut into more than 4M runs is drawn
+ * by rejection over its raw indices instead).
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or no runnable configuration (named). */
+CUCORE_API cucore_status cucore_tune_space_sample(const cucore_tune_space *space, uint64_t seed,
+                                                  size_t n, uint64_t *indices);
+
+/** Which configurations are a configuration's neighbours. */
+typedef enum cucore_tune_neighbours {
+  CUCORE_TUNE_NEIGHBOURS_HAMMING = 0, /**< one parameter different, any other value */
+  CUCORE_TUNE_NEIGHBOURS_ADJACENT = 1 /**< one parameter moved to the value next to it */
+} cucore_tune_neighbours;
+
+/** The runnable neighbours of configuration `index` (which need not be runnable itself), in
+ * parameter order and, within one, value order: the first `cap` into out[], their number in
+ * `*n` (which may exceed cap: call again with a larger out). Kernel Tuner's strategies use
+ * both kinds.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, `index` past the space, or an unknown kind. */
+CUCORE_API cucore_status cucore_tune_space_get_neighbours(const cucore_tune_space *space,
+                                                          uint64_t index,
+                                                          cucore_tune_neighbours kind,
+                                                          uint64_t *out, size_t cap, size_t *n);
 
 /** One configuration as the checks before compiling see it. */
 typedef struct cucore_tune_config {

@@ -301,11 +301,13 @@ int cc_twalk_intervals(cc_twalk *w, uint64_t from, int (*interval)(uint64_t, uin
 
 int cc_twalk_check(cc_twalk *w, uint64_t index) {
   check_depth(w, 0);
-  for (size_t d = 0; d < w->n && w->fail[d] == NONE; d++) {
+  size_t d = 0;
+  for (; d < w->n && w->fail[d] == NONE; d++) {
     w->digit[d] = (size_t)(index / w->stride[w->order[d]] % size_at(w, d));
     bind(w, d);
   }
-  return w->fail[w->n] == NONE;
+  /* a check that failed above the bottom ends the walk there: fail[n] is the last call's */
+  return w->fail[d] == NONE;
 }
 
 static int first_interval(uint64_t first, uint64_t last, void *user) {
