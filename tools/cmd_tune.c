@@ -259,8 +259,15 @@ static const cli_opt cmd_tune_opts[] = {
      .lo = 1,
      .hi = LLONG_MAX,
      .arg = "N",
-     .help = "the search's budget: configurations evaluated, failed ones included\n"
-             "(Kernel Tuner's max_fevals; --simulate default 100)"},
+     .help = "a search's budget: configurations evaluated, failed ones included\n"
+             "(Kernel Tuner's max_fevals): with it a tune measures what --strategy\n"
+             "(default forest) proposes, in batches, instead of every configuration\n"
+             "(--simulate default 100)"},
+    {.name = "--time-limit",
+     .kind = CLI_OPT_REAL,
+     TUNE_AT(time_limit),
+     .arg = "S",
+     .help = "a search proposes no batch after S seconds (the batch under way finishes)"},
     {.name = "--compare",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(compare),
@@ -423,13 +430,17 @@ static int build_space(tune_ctx *c) {
 static int check_line(tune_line *l) {
   if (!l->file) return cli_usage("tune", "FILE is required; see `cucore help tune`");
   l->model_first = l->strategy == 1;
-  if (l->strategy >= TUNE_STRATEGY_SEARCH || l->max_evals || l->compare || l->budgets ||
-      l->repeats || l->batch)
+  if (l->compare || l->budgets || l->repeats)
+    return cli_usage("tune", "--compare, --budgets and --repeats compare strategies over a "
+                             "recording: --simulate FILE");
+  if ((l->strategy >= TUNE_STRATEGY_SEARCH || l->batch || l->time_limit > 0) && !l->max_evals)
     return cli_usage("tune", "a search (--strategy random, ils, anneal, genetic, forest or "
-                             "default, --max-evals, --compare, --budgets, --repeats, --batch) "
-                             "replays over a recording with --simulate FILE; a measured tune "
-                             "measures every configuration (--strategy exhaustive or "
-                             "model-first)");
+                             "default, --batch, --time-limit) needs its budget: --max-evals N");
+  if (l->max_evals && (l->dry_run || (l->strategy_given && l->strategy < TUNE_STRATEGY_SEARCH) ||
+                       l->top_fraction > 0))
+    return cli_usage("tune", "--max-evals searches and measures what the strategy proposes: "
+                             "not with --dry-run, --strategy exhaustive or model-first, or "
+                             "--top-fraction");
   l->max_rows = TUNE_ROWS_LISTED;
   if (l->rows && strcmp(l->rows, "all") == 0) {
     l->max_rows = 0;

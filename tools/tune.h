@@ -32,6 +32,7 @@ typedef struct tune_line {
   /* --simulate (tune_simulate.c): a recording replayed, no source, GPU or compiler */
   const char *simulate, *compare, *budgets;
   long long max_evals, repeats, batch;
+  double time_limit; /* --time-limit S: a search proposes no batch after S seconds */
   int seed_given;
   double
       compile_timeout; /* --compile-timeout S: a compile process is stopped after S (0: no limit) */

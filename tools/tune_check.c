@@ -106,7 +106,10 @@ int tune_check_space(tune_ctx *c) {
             l->csv, (unsigned long long)k.after_restrictions, l->max_rows);
     return CLI_EXIT_USAGE;
   }
-  return gate(c, (unsigned long long)k.compiles);
+  unsigned long long compiles = k.compiles; /* a search compiles at most its budget */
+  if (l->max_evals && (unsigned long long)l->max_evals < compiles)
+    compiles = (unsigned long long)l->max_evals;
+  return gate(c, compiles);
 }
 
 /* The first configuration with a valid launch (its kernel name and defines are a compile the

@@ -120,6 +120,21 @@ void tune_report_measured(const tune_ctx *c) {
   size_t *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
   size_t n = rows ? measured_order(c, rows) : 0;
   if (n) top_text(c, rows, n);
+  if (c->sum.searched) {
+    const char *name = "?";
+    cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
+    if (c->line->strategy_given && c->line->strategy >= TUNE_STRATEGY_SEARCH) {
+      static const char *const words[] = {"random", "ils", "anneal", "genetic", "forest", "forest"};
+      name = words[c->line->strategy - TUNE_STRATEGY_SEARCH];
+    } else {
+      cucore_tune_strategy_get_name(k, &name);
+    }
+    printf("search: %s (seed %llu), %llu of %llu runnable configurations evaluated (budget "
+           "%lld)%s\n",
+           name, c->line->seed, (unsigned long long)c->sum.evals,
+           (unsigned long long)c->sum.counts.runnable, c->line->max_evals,
+           c->sum.stopped_by_time ? "; stopped at --time-limit" : "");
+  }
   printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
          c->sum.measured, c->sum.resumed, c->sum.wrong, c->sum.failed);
   if (c->sum.skipped) printf(", %zu skipped (--top-fraction)", c->sum.skipped);
@@ -184,6 +199,14 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_bool(j, "device_lost", c->sum.lost);
   json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
+  if (c->sum.searched) {
+    json_begin_object(j, "search");
+    json_uint(j, "evals", c->sum.evals);
+    json_int(j, "budget", c->line->max_evals);
+    json_uint(j, "seed", c->line->seed);
+    json_bool(j, "stopped_by_time", c->sum.stopped_by_time);
+    json_end_object(j);
+  }
   static const char *const cold[] = {"flush", "rotate", "none", "auto"};
   json_str(j, "cold", cold[c->sum.cold & 3]);
   json_begin_object(j, "time_s");

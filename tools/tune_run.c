@@ -158,6 +158,14 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.identity = ident;
   o.source_name = l->file;
   o.max_rows = l->max_rows;
+  if (l->max_evals) { /* a search (check_line refused the rest) */
+    static const char *const words[] = {"exhaustive", "model-first", "random", "ils",
+                                        "anneal",     "genetic",     "forest", "default"};
+    cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
+    if (l->strategy_given) cucore_tune_strategy_from_name(words[l->strategy], &k);
+    o.max_evals = (uint64_t)l->max_evals, o.strategy = k, o.seed = l->seed;
+    o.batch = (size_t)l->batch, o.time_limit_s = l->time_limit;
+  }
   o.user = c;
   o.bind = bind, o.check = c->specs.nexpects ? check : NULL;
   o.progress = progress, o.note = note, o.compile = tune_worker_compile;

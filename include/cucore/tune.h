@@ -911,6 +911,16 @@ CUCORE_API cucore_status cucore_tune_compile(const char *source, size_t size, co
                                              const cucore_tune_compile_request *request,
                                              cucore_tune_compile_result *out, cucore_object **obj);
 
+/** A search strategy: what proposes the configurations to measure under a budget. */
+typedef enum cucore_tune_strategy {
+  CUCORE_TUNE_STRATEGY_RANDOM = 0, /**< uniform sampling without repeats */
+  CUCORE_TUNE_STRATEGY_ILS,        /**< greedy iterated local search (restarts, perturbations) */
+  CUCORE_TUNE_STRATEGY_ANNEAL,     /**< simulated annealing over neighbours */
+  CUCORE_TUNE_STRATEGY_GENETIC,    /**< a genetic algorithm (a generation is one batch) */
+  CUCORE_TUNE_STRATEGY_FOREST,     /**< model-based: a random forest's expected improvement */
+  CUCORE_TUNE_STRATEGY_COUNT       /**< how many there are */
+} cucore_tune_strategy;
+
 /** The callbacks and knobs of cucore_tune_run(). Start from CUCORE_TUNE_RUN_DEFAULTS. */
 typedef struct cucore_tune_run_options {
   int device;               /**< the device ordinal that measures (and whose arch compiles) */
@@ -961,14 +971,23 @@ typedef struct cucore_tune_run_options {
                  cucore_tune_compile_result *out);
   /** Optional: a note worth telling (no NVML, rotation not possible, a device reset). */
   void (*note)(void *user, const char *text);
-  int nvrtc_minimal; /**< 1: the first configuration that compiles is compiled again with
+  int nvrtc_minimal;  /**< 1: the first configuration that compiles is compiled again with
                           NVRTC's -minimal, and when both cubins are the same bytes every
                           other compile uses it (~20-30 % less compile time on a small
                           kernel; a kernel that needs the runtime's types compiles without) */
-  uint64_t max_rows; /**< a dry run without an arch (nothing compiled) keeps one row per
+  uint64_t max_rows;  /**< a dry run without an arch (nothing compiled) keeps one row per
                           configuration past the restrictions only when there are at most
                           this many; more: the counts alone (cucore_tune_summary::
                           rows_omitted), found without listing the space. 0: no limit */
+  uint64_t max_evals; /**< > 0: a search: `strategy` proposes this many configurations in
+                           all (failed ones count; fewer when the space has fewer runnable),
+                           in batches, each batch compiled and measured before the next is
+                           proposed; the rows are those evaluated. 0: every configuration */
+  cucore_tune_strategy strategy; /**< the search's strategy (max_evals > 0) */
+  uint64_t seed;       /**< the search's seed: the same seed and results, the same search */
+  size_t batch;        /**< configurations per batch (0: twice the compile threads, >= 4) */
+  double time_limit_s; /**< > 0: no batch is proposed after this much wall time of the
+                            search (the batch under way finishes); 0: none */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -977,7 +996,8 @@ typedef struct cucore_tune_run_options {
 #define CUCORE_TUNE_RUN_DEFAULTS                                                                  \
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
-        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0               \
+        0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
+        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0                                                    \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1088,6 +1108,10 @@ typedef struct cucore_tune_summary {
   uint64_t rows_omitted;           /**< configurations past the restrictions that have no row
                                         (a dry run over cucore_tune_run_options::max_rows):
                                         the counts stand for them */
+  int searched;                    /**< 1: a search (run options' max_evals): the rows are the
+                            configurations it evaluated */
+  uint64_t evals;                  /**< a search's configurations evaluated (its rows) */
+  int stopped_by_time;             /**< 1: the search stopped at time_limit_s before its budget */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the
@@ -1147,16 +1171,6 @@ CUCORE_API cucore_status cucore_tune_report_get_inert_param(const cucore_tune_re
 CUCORE_API cucore_status cucore_tune_report_get_model_order(const cucore_tune_report *report,
                                                             size_t *order, size_t *n);
 /* ---- search strategies and recorded spaces -------------------------------------------------- */
-
-/** A search strategy: what proposes the configurations to measure under a budget. */
-typedef enum cucore_tune_strategy {
-  CUCORE_TUNE_STRATEGY_RANDOM = 0, /**< uniform sampling without repeats */
-  CUCORE_TUNE_STRATEGY_ILS,        /**< greedy iterated local search (restarts, perturbations) */
-  CUCORE_TUNE_STRATEGY_ANNEAL,     /**< simulated annealing over neighbours */
-  CUCORE_TUNE_STRATEGY_GENETIC,    /**< a genetic algorithm (a generation is one batch) */
-  CUCORE_TUNE_STRATEGY_FOREST,     /**< model-based: a random forest's expected improvement */
-  CUCORE_TUNE_STRATEGY_COUNT       /**< how many there are */
-} cucore_tune_strategy;
 
 /** The strategy a name gives ("random", "ils", "anneal", "genetic", "forest"; "default":
  * the default, CUCORE_TUNE_STRATEGY_FOREST).

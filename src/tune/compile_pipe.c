@@ -63,7 +63,7 @@ static void *worker(void *arg) {
 static void mark_deferred(cc_trun *c, cc_tgroup *g, size_t n) {
   int order_by_model = c->o.model_first || c->o.top_fraction > 0;
   for (size_t i = 0; i < n; i++) g[i].deferred = !order_by_model;
-  for (size_t i = 0; i < c->s.rows && !order_by_model; i++) {
+  for (size_t i = c->round_first; i < c->s.rows && !order_by_model; i++) {
     const cucore_tune_row *r = &c->rows[i];
     if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->resumed) continue;
     cc_tgroup key = {.hash = r->config.compile_hash};
@@ -95,7 +95,7 @@ static cucore_status collect(cc_trun *c) {
 /* The occupancy model on every runnable row of group `g`. */
 static void apply_model(cc_trun *c, const cc_tgroup *g) {
   cucore_tune_filter f = {c->o.min_occupancy, c->o.no_spills};
-  for (size_t i = 0; i < c->s.rows; i++) {
+  for (size_t i = c->round_first; i < c->s.rows; i++) {
     cucore_tune_row *r = &c->rows[i];
     if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->config.compile_hash != g->hash) continue;
     r->compile_ms = g->ms;
@@ -205,11 +205,7 @@ static void stop_pipe(cc_trun *c, cc_tcomp_pipe *p) {
   free(p);
 }
 
-void cc_tcomp_finish(cc_trun *c) {
-  cc_tcomp *t = c->comp;
-  if (t->pipe) stop_pipe(c, t->pipe);
-  t->pipe = NULL;
-  if (t->groups && !t->inert) cc_tcomp_inert(c);
+static void free_groups(cc_tcomp *t) {
   for (size_t i = 0; t->groups && i < t->ngroups; i++) {
     cucore_object_destroy(t->groups[i].obj);
     free(t->groups[i].symbol);
@@ -218,6 +214,23 @@ void cc_tcomp_finish(cc_trun *c) {
   }
   free(t->groups);
   t->groups = NULL;
+  t->ngroups = 0;
+}
+
+cucore_status cc_tcomp_restart(cc_trun *c) {
+  cc_tcomp *t = c->comp;
+  if (t->pipe) stop_pipe(c, t->pipe);
+  t->pipe = NULL;
+  free_groups(t);
+  return cc_tcomp_start(c, t->keep_objects);
+}
+
+void cc_tcomp_finish(cc_trun *c) {
+  cc_tcomp *t = c->comp;
+  if (t->pipe) stop_pipe(c, t->pipe);
+  t->pipe = NULL;
+  if (t->groups && !t->inert && !c->s.searched) cc_tcomp_inert(c);
+  free_groups(t);
 }
 
 void cc_tcomp_take_notes(cc_trun *c, cc_tcomp_warn **warns, size_t **inert) {

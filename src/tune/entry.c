@@ -33,6 +33,13 @@ static cucore_status check_options(const cucore_tune_run_options *o, size_t nbuf
     return bad("options->top_fraction", "0..1 (0: all)");
   if (!(o->min_occupancy >= 0 && o->min_occupancy <= 1))
     return bad("options->min_occupancy", "0..1 (0: off)");
+  if (o->max_evals && (o->dry_run || o->model_first || o->top_fraction > 0))
+    return bad("options->max_evals with dry_run, model_first or top_fraction",
+               "a search measures what it proposes: max_evals 0, or a measured tune without "
+               "model_first and top_fraction");
+  if ((unsigned)o->strategy >= (unsigned)CUCORE_TUNE_STRATEGY_COUNT)
+    return bad("options->strategy", "a cucore_tune_strategy (0..4)");
+  if (!(o->time_limit_s >= 0)) return bad("options->time_limit_s", "0 (none) or more seconds");
   if (!o->bind && (nbuffers || !o->dry_run))
     return bad("options->bind is NULL",
                "a bind callback: a measured tune (or one with buffers) binds every "
@@ -201,9 +208,13 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
                  c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
   if (st == CUCORE_OK) st = find_arch(c);
   if (st == CUCORE_OK && !c->o.dry_run) cc_tdev_early_start(c); /* the context while we prepare */
-  if (st == CUCORE_OK) st = collect_rows(c);
-  if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tcomp_dry_run(c);
-  if (st == CUCORE_OK && !c->o.dry_run) st = cc_tmeas_all(c);
+  if (st == CUCORE_OK && c->o.max_evals) {
+    st = cc_tmeas_search(c);
+  } else {
+    if (st == CUCORE_OK) st = collect_rows(c);
+    if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tcomp_dry_run(c);
+    if (st == CUCORE_OK && !c->o.dry_run) st = cc_tmeas_all(c);
+  }
   if (st == CUCORE_OK) st = cc_treport_make(c, out);
   return st;
 }

@@ -35,7 +35,7 @@ static cucore_status bind_timed(cc_trun *c, const cc_tgroup *g, cucore_kernel **
 
 /* 1 when group g has a configuration still to measure. */
 static int has_work(const cc_trun *c, const cc_tgroup *g) {
-  for (size_t i = 0; i < c->s.rows; i++) {
+  for (size_t i = c->round_first; i < c->s.rows; i++) {
     const cucore_tune_row *r = &c->rows[i];
     if (r->config.compile_hash == g->hash && r->config.verdict == CUCORE_TUNE_RUNNABLE &&
         !r->resumed && r->status == CUCORE_TUNE_NOT_MEASURED)
@@ -50,9 +50,9 @@ static void measure_group(cc_trun *c, const cc_tgroup *g) {
   int ok = g->ok && (!has_work(c, g) || bind_timed(c, g, &k, &a) == CUCORE_OK);
   unsigned resets = c->s.resets;
   size_t last = 0;
-  for (size_t i = 0; i < c->s.rows; i++)
+  for (size_t i = c->round_first; i < c->s.rows; i++)
     if (c->rows[i].config.compile_hash == g->hash) last = i;
-  for (size_t i = 0; i < c->s.rows; i++) {
+  for (size_t i = c->round_first; i < c->s.rows; i++) {
     cucore_tune_row *r = &c->rows[i];
     if (r->config.compile_hash != g->hash || r->config.verdict != CUCORE_TUNE_RUNNABLE || !g->ok)
       continue;
@@ -172,33 +172,46 @@ static cucore_status prepare(cc_trun *c) {
   return st;
 }
 
-cucore_status cc_tmeas_all(cc_trun *c) {
+cucore_status cc_tmeas_begin(cc_trun *c) {
   cc_tmeas *m = c->meas;
   double t_setup = cc_trun_now_ms();
   cucore_status st = prepare(c);
   m->t_start = cc_trun_now_ms();
   c->s.setup_ms = m->t_start - t_setup;
-  if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
+  return st;
+}
+
+void cc_tmeas_groups(cc_trun *c) {
   size_t ng = cc_tcomp_count(c);
-  later_groups l = {st == CUCORE_OK ? cc_raw_calloc(ng ? ng : 1, sizeof *l.v) : NULL, 0};
-  for (cc_tgroup *g; st == CUCORE_OK;) {
+  later_groups l = {cc_raw_calloc(ng ? ng : 1, sizeof *l.v), 0};
+  for (cc_tgroup *g;;) {
     double t0 = cc_trun_now_ms();
     if (!(g = cc_tcomp_next(c))) break;
     if (c->s.first_ready_ms) /* the first wait is first_ready_ms */
       c->s.wait_ms += cc_trun_now_ms() - t0;
     else
-      c->s.first_ready_ms = cc_trun_now_ms() - m->t_start;
+      c->s.first_ready_ms = cc_trun_now_ms() - c->meas->t_start;
     take_group(c, g, &l);
   }
   take_later_groups(c, &l);
   free(l.v);
+}
+
+cucore_status cc_tmeas_end(cc_trun *c, cucore_status st) {
   if (st == CUCORE_OK) cc_tmeas_progress(c, NULL, 1);
   if (st == CUCORE_OK)
     cc_tmeas_final(c); /* before the store closes: finalists are recorded again */
-  c->s.measure_wall_ms = cc_trun_now_ms() - m->t_start;
+  c->s.measure_wall_ms = cc_trun_now_ms() - c->meas->t_start;
   cc_tcomp_finish(c);
   cc_tdev_rot_close(c);
   cc_tdev_close(c);
   cc_tstore_close(c);
   return st == CUCORE_OK ? cc_tcomp_kernel_found(c) : st;
+}
+
+cucore_status cc_tmeas_all(cc_trun *c) {
+  cucore_status st = cc_tmeas_begin(c);
+  if (st == CUCORE_OK && (c->o.model_first || c->o.top_fraction > 0)) measure_model_first(c);
+  if (st == CUCORE_OK) cc_tmeas_groups(c);
+  return cc_tmeas_end(c, st);
 }

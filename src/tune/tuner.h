@@ -76,7 +76,10 @@ typedef struct cc_trun {
   size_t mem_bytes; /* the device's memory */
   /* The results: every room adds to them; the report takes them. */
   cucore_tune_summary s; /* counts, times, results (key and store_path: the report's) */
-  cucore_tune_row *rows; /* the configurations past restrictions */
+  cucore_tune_row *rows; /* the configurations past restrictions (a search: those evaluated) */
+  size_t round_first;    /* a search: the first row of the batch under way (the compiles and
+                            the GPU loop take rows from here on; earlier ones are done). 0:
+                            every row, as a tune without a search takes them */
   /* Each room's own state: made by the entry with the room's _init, let go with its _free. */
   cc_tcomp *comp;
   cc_tdev *dev;
@@ -123,8 +126,11 @@ int cc_tcomp_waiting(cc_trun *c);
 /* A deferred group compiled now (for a finalist): 0, or -1 with g->error. */
 int cc_tcomp_now(cc_trun *c, cc_tgroup *g);
 /* Joins the threads, frees the pipeline and the groups' objects (the parameters that change
- * nothing found first). */
+ * nothing found first, except after a search, whose compiles are a sample). */
 void cc_tcomp_finish(cc_trun *c);
+/* A search's next batch: the threads joined, the groups let go, and the compiles started again
+ * over every row (the earlier batches' groups deferred: compiled again only for a finalist). */
+cucore_status cc_tcomp_restart(cc_trun *c);
 /* The group of row r, or NULL (none started, or finished). */
 cc_tgroup *cc_tcomp_group_of(const cc_trun *c, const cucore_tune_row *r);
 /* How many groups there are. */
@@ -219,6 +225,16 @@ cucore_status cc_tmeas_init(cc_trun *c);
 void cc_tmeas_free(cc_trun *c);
 /* Measures every runnable configuration, pipelined with the compiles. */
 cucore_status cc_tmeas_all(cc_trun *c);
+/* Its parts (gpu_loop.c): the store, the compiles started, the device; every finished group's
+ * rows from round_first on measured as its compile comes; the finalists and the closing
+ * (returns st, or the kernel's absence). */
+cucore_status cc_tmeas_begin(cc_trun *c);
+void cc_tmeas_groups(cc_trun *c);
+cucore_status cc_tmeas_end(cc_trun *c, cucore_status st);
+/* A measured tune that searches (search_tune.c, run options' max_evals): the strategy proposes
+ * batches over the live space; each batch is made rows, compiled and measured, and its times
+ * (failures as failures) observed before the next. */
+cucore_status cc_tmeas_search(cc_trun *c);
 
 /* ---- the report (report_handle.c) ---- */
 /* The report made from c (its rows and texts moved out of c). */

@@ -149,7 +149,9 @@ check "--budgets not numbers: exit 2" [ "$rc" -eq 2 ]
 run "$CUCORE" tune --simulate "$dir/rec.json" --repeats 3
 check "--repeats without --compare: exit 2" [ "$rc" -eq 2 ]
 run "$CUCORE" tune "$dir/k.cu" --kernel k --param x=1,2 --max-evals 5 --dry-run
-check "--max-evals on a measured tune: exit 2, says where it belongs" bash -c '[ "$1" -eq 2 ] && grep -q -- "--simulate" <<<"$2"' _ "$rc" "$err"
+check "--max-evals on a dry run: exit 2, says why" bash -c '[ "$1" -eq 2 ] && grep -q -- "--dry-run" <<<"$2"' _ "$rc" "$err"
+run "$CUCORE" tune "$dir/k.cu" --kernel k --param x=1,2 --compare all
+check "--compare without --simulate: exit 2, says where it belongs" bash -c '[ "$1" -eq 2 ] && grep -q -- "--simulate" <<<"$2"' _ "$rc" "$err"
 run "$CUCORE" tune --simulate "$dir/missing.json"
 check "a missing recording: exit 1" [ "$rc" -eq 1 ]
 run "$CUCORE" tune --simulate "$dir/bad.json"
