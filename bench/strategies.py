@@ -7,8 +7,9 @@ Kernel Tuner 1.4.0's best strategy per space (its own simulation mode on the sam
 usage: bench/strategies.py [--cucore PATH] [--repeats R] [--budgets 100,200] [FILE...]
 Prints each comparison table, then one line per target ending in PASS or MISS (the GPU check
 counts them): the default strategy's median and 10th percentile of optimum / best found at
-100 evaluations (>= 0.98 and >= 0.95) and at 200 (>= 0.99 and >= 0.97), on every recording;
-and its time per proposal (<= 1 ms on these spaces). Exit 1 when a run fails, 0 otherwise.
+100 evaluations (>= 0.98 and >= 0.95) and at 200 (>= 0.99 and >= 0.97), on every recording,
+proposing one at a time; and its time per proposal (<= 1 ms) in batches of 8, as a measured
+tune proposes (twice its compile workers). Exit 1 when a run fails, 0 otherwise.
 """
 import argparse
 import glob
@@ -82,9 +83,22 @@ def main():
                 lines.append(f"  {space} {b} evaluations, {DEFAULT}: median {x['median']:.3f} "
                              f"p10 {x['p10']:.3f} over {a.repeats} seeds{ktt}; target >= {med} / "
                              f">= {p10}: {'PASS' if ok else 'MISS'}")
-            lines.append(f"  {space} {b} evaluations, {DEFAULT}: {x['strategy_ms_per_eval']:.2f} "
-                         f"ms per proposal, target <= 1 ms: "
-                         f"{'PASS' if x['strategy_ms_per_eval'] <= 1 else 'MISS'}")
+            lines.append(f"  {space} {b} evaluations, {DEFAULT}, one proposal at a time: "
+                         f"{x['strategy_ms_per_eval']:.2f} ms per proposal")
+        # The cost target at a tune's batch (twice its compile workers; 8 for 4 workers): the
+        # forest is fitted once per batch, as a measured tune proposes.
+        cost = subprocess.run([cucore, "tune", "--simulate", f, "--compare", DEFAULT,
+                               "--budgets", a.budgets, "--repeats", str(a.repeats),
+                               "--batch", "8", "--json"], capture_output=True, text=True)
+        if cost.returncode:
+            print(f"{f}: {cost.stderr}")
+            failed = 1
+            continue
+        for x in json.loads(cost.stdout)["results"]:
+            ms = x["strategy_ms_per_eval"]
+            lines.append(f"  {space} {x['budget']} evaluations, {DEFAULT}, batches of 8: median "
+                         f"{x['median']:.3f} p10 {x['p10']:.3f}; {ms:.2f} ms per proposal, "
+                         f"target <= 1 ms: {'PASS' if ms <= 1 else 'MISS'}")
     print("search strategy targets (default strategy):")
     print("\n".join(lines))
     return failed
