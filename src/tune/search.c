@@ -203,3 +203,12 @@ cucore_status cc_tsearch_observe(cc_tsearch *s, uint64_t index, double ms) {
   s->ops->observe(s, (size_t)i);
   return CUCORE_OK;
 }
+
+int cc_tsearch_repair(cc_tsearch *s, size_t *digits, int tries) {
+  const cc_tdom *d = s->dom;
+  for (int t = 0; t < tries && !cc_tsearch_fresh(s, digits); t++) {
+    size_t p = (size_t)cc_rng_below(&s->rng, d->nparams);
+    digits[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
+  }
+  return cc_tsearch_fresh(s, digits) || cc_tsearch_random_fresh(s, digits);
+}

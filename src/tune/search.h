@@ -137,6 +137,10 @@ int cc_tsearch_fresh(cc_tsearch *s, const size_t *digits);
 /* A uniformly random valid configuration never proposed into digits; 0 when none was found
  * (tries many draws, then walks the ranks from a random start). */
 int cc_tsearch_random_fresh(cc_tsearch *s, size_t *digits);
+/* `digits` made proposable: while it is invalid or proposed already, one random parameter is
+ * redrawn (at most `tries` times); then, failing that, a random fresh configuration. 1 when
+ * digits holds one, else 0. */
+int cc_tsearch_repair(cc_tsearch *s, size_t *digits, int tries);
 /* Proposals left in the budget. */
 uint64_t cc_tsearch_left(const cc_tsearch *s);
 

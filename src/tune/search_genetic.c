@@ -77,11 +77,7 @@ static int child(cc_tsearch *s, genetic *g) {
   for (size_t p = 0; p < d->nparams; p++)
     if (cc_rng_below(&s->rng, d->nparams) == 0)
       s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
-  for (int tries = 0; tries < 16 && !cc_tsearch_fresh(s, s->scratch); tries++) {
-    size_t p = (size_t)cc_rng_below(&s->rng, d->nparams);
-    s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
-  }
-  return cc_tsearch_fresh(s, s->scratch) || cc_tsearch_random_fresh(s, s->scratch);
+  return cc_tsearch_repair(s, s->scratch, 16);
 }
 
 static size_t genetic_propose(cc_tsearch *s, uint64_t *out, size_t want) {

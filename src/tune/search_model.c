@@ -308,11 +308,7 @@ static int first_design(cc_tsearch *s, model *m, size_t i) {
     size_t v = (size_t)(u * (double)d->sizes[p]);
     s->scratch[p] = v < d->sizes[p] ? v : d->sizes[p] - 1;
   }
-  for (int tries = 0; tries < 32 && !cc_tsearch_fresh(s, s->scratch); tries++) {
-    size_t p = (size_t)cc_rng_below(&s->rng, d->nparams);
-    s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
-  }
-  return cc_tsearch_fresh(s, s->scratch) || cc_tsearch_random_fresh(s, s->scratch);
+  return cc_tsearch_repair(s, s->scratch, 32);
 }
 
 static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
