@@ -151,22 +151,23 @@ static double measured_ms(const cc_json *res) {
 static void time_and_cost(const cc_json *res, double *time, double *cost) {
   const cc_json *inv = cc_json_get(res, "invalidity"), *times = cc_json_get(res, "times");
   const cc_json *rt = times ? cc_json_get(times, "runtimes") : NULL;
-  double runs[64], total = 0;
-  size_t n = 0;
-  for (size_t k = 0; rt && rt->type == CC_JSON_ARRAY && k < rt->n; k++)
+  size_t cap = rt && rt->type == CC_JSON_ARRAY ? rt->n : 0, n = 0;
+  double *runs = cap ? malloc(cap * sizeof *runs) : NULL, total = 0;
+  for (size_t k = 0; k < cap; k++)
     if (rt->items[k].type == CC_JSON_NUMBER && rt->items[k].number >= 0) {
       total += rt->items[k].number;
-      if (n < 64) runs[n++] = rt->items[k].number;
+      if (runs) runs[n++] = rt->items[k].number; /* out of memory: no median from them */
     }
   *cost = 1e3 *
           (seconds_of(times, "compilation_time") + seconds_of(times, "verification_time") + total);
   *time = NAN;
-  if (inv && (inv->type != CC_JSON_STRING || strcmp(inv->text, "correct") != 0)) return;
-  *time = measured_ms(res);
-  if (isnan(*time) && n) {
+  int correct = !inv || (inv->type == CC_JSON_STRING && strcmp(inv->text, "correct") == 0);
+  if (correct) *time = measured_ms(res);
+  if (correct && isnan(*time) && n) {
     qsort(runs, n, sizeof *runs, by_double);
     *time = 1e3 * (n % 2 ? runs[n / 2] : 0.5 * (runs[n / 2 - 1] + runs[n / 2]));
   }
+  free(runs);
   if (!(*time >= 0 && *time < 1e20)) *time = NAN;
 }
 
