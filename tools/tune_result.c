@@ -122,13 +122,7 @@ void tune_report_measured(const tune_ctx *c) {
   if (n) top_text(c, rows, n);
   if (c->sum.searched) {
     const char *name = "?";
-    cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
-    if (c->line->strategy_given && c->line->strategy >= TUNE_STRATEGY_SEARCH) {
-      static const char *const words[] = {"random", "ils", "anneal", "genetic", "forest", "forest"};
-      name = words[c->line->strategy - TUNE_STRATEGY_SEARCH];
-    } else {
-      cucore_tune_strategy_get_name(k, &name);
-    }
+    cucore_tune_strategy_get_name(tune_search_strategy(c->line), &name);
     printf("search: %s (seed %llu), %llu of %llu runnable configurations evaluated (budget "
            "%lld)%s\n",
            name, c->line->seed, (unsigned long long)c->sum.evals,

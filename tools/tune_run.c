@@ -135,6 +135,12 @@ static char *identity(const tune_line *l) {
   return NULL;
 }
 
+cucore_tune_strategy tune_search_strategy(const tune_line *l) {
+  int k = l->strategy_given ? l->strategy - TUNE_STRATEGY_SEARCH : -1;
+  return k >= 0 && k < CUCORE_TUNE_STRATEGY_COUNT ? (cucore_tune_strategy)k
+                                                  : CUCORE_TUNE_STRATEGY_FOREST;
+}
+
 /* The command line as the library's options. */
 static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   const tune_line *l = c->line;
@@ -159,11 +165,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.source_name = l->file;
   o.max_rows = l->max_rows;
   if (l->max_evals) { /* a search (check_line refused the rest) */
-    static const char *const words[] = {"exhaustive", "model-first", "random", "ils",
-                                        "anneal",     "genetic",     "forest", "default"};
-    cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
-    if (l->strategy_given) cucore_tune_strategy_from_name(words[l->strategy], &k);
-    o.max_evals = (uint64_t)l->max_evals, o.strategy = k, o.seed = l->seed;
+    o.max_evals = (uint64_t)l->max_evals, o.strategy = tune_search_strategy(l), o.seed = l->seed;
     o.batch = (size_t)l->batch, o.time_limit_s = l->time_limit;
   }
   o.user = c;

@@ -23,15 +23,13 @@
 
 /* The search strategy --strategy names (a default when it names none). */
 static int chosen_strategy(const tune_line *l, cucore_tune_strategy *out) {
-  static const char *const words[] = {"exhaustive", "model-first", "random", "ils",
-                                      "anneal",     "genetic",     "forest", "default"};
   if (l->strategy_given && l->strategy < TUNE_STRATEGY_SEARCH)
     return cli_usage("tune",
                      "--simulate replays a search: --strategy random, ils, anneal, "
                      "genetic, forest or default (not %s)",
-                     words[l->strategy]);
-  const char *name = l->strategy_given ? words[l->strategy] : "default";
-  return cucore_tune_strategy_from_name(name, out) == CUCORE_OK ? 0 : CLI_EXIT_USAGE;
+                     l->strategy ? "model-first" : "exhaustive");
+  *out = tune_search_strategy(l);
+  return 0;
 }
 
 /* A comma list of numbers (1 or more each) into v; n = how many. */
@@ -341,7 +339,7 @@ static void one_report(const tune_ctx *c, const cucore_tune_simulation *s, const
 static int one(const tune_ctx *c, const cucore_tune_recording *rec,
                const cucore_tune_recording_info *info) {
   const tune_line *l = c->line;
-  cucore_tune_strategy k;
+  cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
   int rc = chosen_strategy(l, &k);
   if (rc) return rc;
   uint64_t evals = l->max_evals ? (uint64_t)l->max_evals : DEFAULT_EVALS;

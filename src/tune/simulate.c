@@ -5,15 +5,14 @@
  * after every evaluation. The budget is counted as Kernel Tuner counts max_fevals:
  * configurations evaluated, failed ones included. Also the strategies' names.
  */
-#define _GNU_SOURCE
 #include "tune/recording.h"
 #include "base/handle.h"
 #include "loader/loader.h"
+#include "tune/tuner.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct cucore_tune_recording {
   cc_handle h;
@@ -117,21 +116,15 @@ cucore_status cucore_tune_recording_get_info(const cucore_tune_recording *record
   return CUCORE_OK;
 }
 
-static double wall_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 /* The replay: proposals answered from the recording until the budget is spent. */
 static cucore_status replay(const cc_trecording *r, cc_tsearch *s, uint64_t budget, size_t batch,
                             double *curve, double *clock, cucore_tune_simulation *out,
                             uint64_t *ask) {
   cucore_status st = CUCORE_OK;
   while (st == CUCORE_OK && out->evals < budget) {
-    double t0 = wall_ms();
+    double t0 = cc_trun_now_ms();
     size_t n = cc_tsearch_propose(s, ask, batch);
-    out->strategy_ms += wall_ms() - t0;
+    out->strategy_ms += cc_trun_now_ms() - t0;
     if (n == 0) break; /* nothing waits in a simulation: the strategy is done */
     for (size_t i = 0; i < n && st == CUCORE_OK; i++) {
       long e = cc_trecording_find(r, ask[i]);
@@ -141,9 +134,9 @@ static cucore_status replay(const cc_trecording *r, cc_tsearch *s, uint64_t budg
       if (curve) curve[out->evals] = out->best_ms;
       if (clock) clock[out->evals] = out->clock_ms;
       out->evals++;
-      t0 = wall_ms();
+      t0 = cc_trun_now_ms();
       st = cc_tsearch_observe(s, ask[i], t);
-      out->strategy_ms += wall_ms() - t0;
+      out->strategy_ms += cc_trun_now_ms() - t0;
     }
   }
   return st;
@@ -170,9 +163,9 @@ cucore_status cucore_tune_simulate(const cucore_tune_recording *recording,
   uint64_t *ask = cc_calloc(batch, sizeof *ask, "a simulation's proposals");
   if (!ask) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_tsearch *s = NULL;
-  double t0 = wall_ms();
+  double t0 = cc_trun_now_ms();
   cucore_status st = cc_tsearch_open(&r->dom, (cc_tstrategy)strategy, seed, budget, &s);
-  out->strategy_ms = wall_ms() - t0;
+  out->strategy_ms = cc_trun_now_ms() - t0;
   if (st == CUCORE_OK) st = replay(r, s, budget, batch, curve, clock, out, ask);
   out->ratio = isfinite(out->best_ms) ? r->optimum / out->best_ms : 0;
   cc_tsearch_close(s);
