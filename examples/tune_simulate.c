@@ -50,7 +50,7 @@ static void replay(const char *path) {
     const char *name = NULL;
     cucore_tune_simulation sim;
     CHECK(cucore_tune_strategy_get_name((cucore_tune_strategy)k, &name));
-    CHECK(cucore_tune_simulate(rec, (cucore_tune_strategy)k, 100, 1, 1, curve, NULL, &sim));
+    CHECK(cucore_tune_simulate(rec, (cucore_tune_strategy)k, NULL, 100, 1, 1, curve, NULL, &sim));
     int at = 0; /* the evaluation that found the best */
     while (at < (int)sim.evals && curve[at] != sim.best_ms) at++;
     printf("  %-8s %3llu evaluations: best %.5f ms = %.3f of the optimum, found at %d, "

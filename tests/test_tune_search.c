@@ -162,10 +162,11 @@ static void a_malformed_cache_file_is_refused(void **state) {
 
 /* Runs `kind` over r with `budget` and `batch`, checking every proposal as it comes; fills
  * order (budget entries) with the indices proposed; returns how many. */
-static size_t replay(const cc_trecording *r, cc_tstrategy kind, uint64_t seed, uint64_t budget,
-                     size_t batch, uint64_t *order, double *best) {
+static size_t replay_with(const cc_trecording *r, cc_tstrategy kind, const char *options,
+                          uint64_t seed, uint64_t budget, size_t batch, uint64_t *order,
+                          double *best) {
   cc_tsearch *s = NULL;
-  assert_ok(cc_tsearch_open(&r->dom, kind, seed, budget, &s));
+  assert_ok(cc_tsearch_open(&r->dom, kind, options, seed, budget, &s));
   uint64_t ask[8];
   size_t n = 0, got;
   *best = INFINITY;
@@ -198,6 +199,11 @@ static size_t replay(const cc_trecording *r, cc_tstrategy kind, uint64_t seed, u
   free(digits);
   cc_tsearch_close(s);
   return n;
+}
+
+static size_t replay(const cc_trecording *r, cc_tstrategy kind, uint64_t seed, uint64_t budget,
+                     size_t batch, uint64_t *order, double *best) {
+  return replay_with(r, kind, NULL, seed, budget, batch, order, best);
 }
 
 static void every_strategy_keeps_the_rules(void **state) {
@@ -253,7 +259,8 @@ static void a_simulation_counts_and_clocks(void **state) {
   double curve[60], clock[60];
   for (int k = 0; k < CUCORE_TUNE_STRATEGY_COUNT; k++) {
     cucore_tune_simulation sim;
-    assert_ok(cucore_tune_simulate(rec, (cucore_tune_strategy)k, 20, 3, 4, curve, clock, &sim));
+    assert_ok(
+        cucore_tune_simulate(rec, (cucore_tune_strategy)k, NULL, 20, 3, 4, curve, clock, &sim));
     assert_int_equal(sim.evals, 20);
     double at = 0, best = INFINITY;
     for (uint64_t i = 0; i < sim.evals; i++) {
@@ -265,17 +272,19 @@ static void a_simulation_counts_and_clocks(void **state) {
     assert_true(sim.best_ms == best);
     assert_true(sim.ratio > 0 && sim.ratio <= 1);
     /* A budget past the space (or 0) is the space: the optimum, the brute-force clock. */
-    assert_ok(cucore_tune_simulate(rec, (cucore_tune_strategy)k, 0, 3, 1, NULL, NULL, &sim));
+    assert_ok(cucore_tune_simulate(rec, (cucore_tune_strategy)k, NULL, 0, 3, 1, NULL, NULL, &sim));
     assert_int_equal(sim.evals, info.configs);
     assert_true(sim.ratio == 1);
     assert_true(fabs(sim.clock_ms - info.total_cost_ms) < 1e-6 * info.total_cost_ms);
   }
   /* What is refused. */
   cucore_tune_simulation sim;
-  assert_status(cucore_tune_simulate(rec, CUCORE_TUNE_STRATEGY_COUNT, 5, 0, 1, NULL, NULL, &sim),
+  assert_status(cucore_tune_simulate(rec, CUCORE_TUNE_STRATEGY_COUNT, NULL, 5, 0, 1, NULL, NULL,
+                                     &sim),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "no cucore_tune_strategy");
-  assert_status(cucore_tune_simulate(NULL, CUCORE_TUNE_STRATEGY_RANDOM, 5, 0, 1, NULL, NULL, &sim),
+  assert_status(cucore_tune_simulate(NULL, CUCORE_TUNE_STRATEGY_RANDOM, NULL, 5, 0, 1, NULL, NULL,
+                                     &sim),
                 CUCORE_INVALID_ARGUMENT);
   cucore_tune_strategy k;
   assert_ok(cucore_tune_strategy_from_name("default", &k));
@@ -298,12 +307,133 @@ static void a_simulation_counts_and_clocks(void **state) {
   free(json);
 }
 
+/* Each strategy's options as the public getter lists them, read from key=value text and from
+ * JSON; every mistake refused with what was expected. */
+static void strategy_options_are_read_and_checked(void **state) {
+  (void)state;
+  size_t counts[CC_TS_COUNT] = {0};
+  for (int k = 0; k < CC_TS_COUNT; k++) {
+    cucore_tune_strategy_option o;
+    while (cucore_tune_strategy_get_option((cucore_tune_strategy)k, counts[k], &o) == CUCORE_OK) {
+      assert_non_null(o.name);
+      assert_true(o.min <= o.max);
+      assert_true(strlen(o.help) > 10);
+      counts[k]++;
+    }
+    assert_int_equal(cucore_last_status(), CUCORE_NOT_FOUND);
+    assert_contains(cucore_last_error(), "past the last");
+  }
+  assert_int_equal(counts[CC_TS_RANDOM], 0);
+  assert_int_equal(counts[CC_TS_FOREST], 6);
+  assert_int_equal(counts[CC_TS_GENETIC], 3);
+  cucore_tune_strategy_option o;
+  assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
+                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_FOREST, 0, NULL),
+                CUCORE_INVALID_ARGUMENT);
+
+  cc_tstrat_values v;
+  assert_ok(cc_tstrat_values_read(CC_TS_FOREST, "trees=8, pool=64 explore_every=0", &v));
+  assert_int_equal(v.set, 1u << 0 | 1u << 1 | 1u << 3);
+  assert_true(v.value[0] == 8 && v.value[1] == 64 && v.value[3] == 0);
+  assert_ok(cc_tstrat_values_read(CC_TS_GENETIC, " {\"mutation\": 0.25, \"population\": 10}", &v));
+  assert_true(v.value[1] == 0.25 && v.value[0] == 10);
+  assert_ok(cc_tstrat_values_read(CC_TS_RANDOM, NULL, &v));
+  assert_ok(cc_tstrat_values_read(CC_TS_RANDOM, "  ", &v));
+  assert_int_equal(v.set, 0);
+  static const struct {
+    cc_tstrategy kind;
+    const char *text, *said;
+  } bad[] = {
+      {CC_TS_FOREST, "tres=8", "`tres` is no option of forest: expected trees, pool, init"},
+      {CC_TS_FOREST, "trees=0", "forest `trees` is 0: expected a whole number from 1 to 1024"},
+      {CC_TS_FOREST, "trees=2.5", "expected a whole number"},
+      {CC_TS_FOREST, "trees=many", "`trees` has value `many`: expected a number"},
+      {CC_TS_FOREST, "trees=1e999", "expected a number"},
+      {CC_TS_FOREST, "trees", "`trees` is no key=value item"},
+      {CC_TS_FOREST, "=3", "no key=value item"},
+      {CC_TS_FOREST, "trees=2,trees=3", "`trees` is given twice"},
+      {CC_TS_FOREST, "max_fevals=100", "`max_fevals` is the search's budget"},
+      {CC_TS_ANNEAL, "time_limit=5", "time_limit_s (--time-limit)"},
+      {CC_TS_RANDOM, "init=3", "`init` is no option of random: it has none"},
+      {CC_TS_GENETIC, "mutation=1.5", "genetic `mutation` is 1.5: expected a number from 0 to 1"},
+      {CC_TS_GENETIC, "{\"population\": \"ten\"}", "`population` is a string: expected a number"},
+      {CC_TS_GENETIC, "[3]", "the JSON is an array: expected an object"},
+      {CC_TS_GENETIC, "{\"population\": 10,}", "not JSON"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cc_begin();
+    if (cc_tstrat_values_read(bad[i].kind, bad[i].text, &v) == CUCORE_OK)
+      fail_msg("`%s` was read for %s", bad[i].text, cc_tstrategy_names[bad[i].kind]);
+    assert_contains(cucore_last_error(), bad[i].said);
+  }
+  /* A rule between two options, checked when the search opens. */
+  char *json = make_recording(4, 5, 3, 0, 6, 0);
+  cc_trecording *r = read_recording(json);
+  cc_tsearch *s = NULL;
+  cc_begin();
+  assert_status(cc_tsearch_open(&r->dom, CC_TS_ANNEAL, "t_start=0.1,t_end=0.2", 1, 10, &s),
+                CUCORE_INVALID_ARGUMENT);
+  assert_null(s);
+  assert_contains(cucore_last_error(), "`t_end` 0.2 is above `t_start` 0.1");
+  cc_trecording_free(r);
+  free(json);
+}
+
+/* Options change what a strategy proposes, never the rules: the budget, no repeats, only
+ * configurations of the space, the same sequence for the same seed; extreme settings too. */
+static void options_keep_the_rules(void **state) {
+  (void)state;
+  char *json = make_recording(8, 9, 5, 2, 12, 1);
+  cc_trecording *r = read_recording(json);
+  uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
+  static const struct {
+    cc_tstrategy kind;
+    const char *options;
+  } cases[] = {
+      {CC_TS_FOREST, "trees=4,pool=16,init=3"},
+      {CC_TS_FOREST, "explore_every=0,additive_every=0,neighbours_of=0"},
+      {CC_TS_FOREST, "explore_every=1,additive_every=1,neighbours_of=64"},
+      {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
+      {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
+      {CC_TS_ILS, "init=1,perturb=64"},
+      {CC_TS_ANNEAL, "init=50,t_start=2,t_end=2"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t batch = 1; batch <= 8; batch += 7) {
+      double best1, best2;
+      size_t n1 = replay_with(r, cases[i].kind, cases[i].options, 5, 30, batch, a, &best1);
+      size_t n2 = replay_with(r, cases[i].kind, cases[i].options, 5, 30, batch, b, &best2);
+      if (n1 != 30)
+        fail_msg("%s with %s made %zu of 30 proposals", cc_tstrategy_names[cases[i].kind],
+                 cases[i].options, n1);
+      assert_int_equal(n2, n1);
+      assert_memory_equal(a, b, n1 * sizeof *a);
+      size_t all = replay_with(r, cases[i].kind, cases[i].options, 5, r->n, batch, a, &best1);
+      if (all != r->n)
+        fail_msg("%s with %s (batch %zu) proposed %zu of the space's %zu",
+                 cc_tstrategy_names[cases[i].kind], cases[i].options, batch, all, r->n);
+      assert_true(best1 == r->optimum);
+    }
+  /* The options are heard: a forest of 1 tree over a pool of 1 searches otherwise. */
+  double best;
+  replay_with(r, CC_TS_FOREST, NULL, 9, 40, 1, a, &best);
+  replay_with(r, CC_TS_FOREST, "trees=1,pool=1,neighbours_of=0", 9, 40, 1, b, &best);
+  assert_memory_not_equal(a, b, 40 * sizeof *a);
+  free(a);
+  free(b);
+  cc_trecording_free(r);
+  free(json);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
       cmocka_unit_test(a_malformed_cache_file_is_refused),
       cmocka_unit_test(every_strategy_keeps_the_rules),
       cmocka_unit_test(a_simulation_counts_and_clocks),
+      cmocka_unit_test(strategy_options_are_read_and_checked),
+      cmocka_unit_test(options_keep_the_rules),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,7 +201,7 @@ static void samples_and_search(const cucore_tune_space *s, uint64_t runnable_cou
   assert_int_equal(cc_tlive_domain(l)->count, runnable_count);
   cc_tsearch *search = NULL;
   uint64_t budget = runnable_count < 25 ? runnable_count : 25, ask[4], seen[25];
-  assert_ok(cc_tsearch_open(cc_tlive_domain(l), CC_TS_FOREST, 3, budget, &search));
+  assert_ok(cc_tsearch_open(cc_tlive_domain(l), CC_TS_FOREST, NULL, 3, budget, &search));
   size_t n = 0, got;
   while ((got = cc_tsearch_propose(search, ask, 4)) > 0)
     for (size_t k = 0; k < got; k++) {

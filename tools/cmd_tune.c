@@ -245,6 +245,14 @@ static const cli_opt cmd_tune_opts[] = {
              "then measure in order of the occupancy model's score; random, ils,\n"
              "anneal, genetic, forest (default: forest): a search under --max-evals\n"
              "(with --simulate)"},
+    {.name = "--strategy-options",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(strategy_options),
+     .arg = "K=V,..|JSON",
+     .help = "the search strategy's options, key=value items or a JSON object of numbers:\n"
+             "forest trees, pool, init, explore_every, additive_every, neighbours_of;\n"
+             "genetic population, mutation, tournament; ils init, perturb; anneal init,\n"
+             "t_start, t_end (ranges and defaults: README, or a wrong name's message)"},
     {.name = "--simulate",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(simulate),
@@ -433,9 +441,12 @@ static int check_line(tune_line *l) {
   if (l->compare || l->budgets || l->repeats)
     return cli_usage("tune", "--compare, --budgets and --repeats compare strategies over a "
                              "recording: --simulate FILE");
-  if ((l->strategy >= TUNE_STRATEGY_SEARCH || l->batch || l->time_limit > 0) && !l->max_evals)
+  if ((l->strategy >= TUNE_STRATEGY_SEARCH || l->batch || l->time_limit > 0 ||
+       l->strategy_options) &&
+      !l->max_evals)
     return cli_usage("tune", "a search (--strategy random, ils, anneal, genetic, forest or "
-                             "default, --batch, --time-limit) needs its budget: --max-evals N");
+                             "default, --strategy-options, --batch, --time-limit) needs its "
+                             "budget: --max-evals N");
   if (l->max_evals && (l->dry_run || (l->strategy_given && l->strategy < TUNE_STRATEGY_SEARCH) ||
                        l->top_fraction > 0))
     return cli_usage("tune", "--max-evals searches and measures what the strategy proposes: "

@@ -31,6 +31,7 @@ typedef struct tune_line {
   int strategy_given;
   /* --simulate (tune_simulate.c): a recording replayed, no source, GPU or compiler */
   const char *simulate, *compare, *budgets;
+  const char *strategy_options; /* --strategy-options: the search strategy's, as text */
   long long max_evals, repeats, batch;
   double time_limit; /* --time-limit S: a search proposes no batch after S seconds */
   int seed_given;

@@ -120,7 +120,11 @@ void tune_report_measured(const tune_ctx *c) {
   size_t *rows = calloc(c->nrows ? c->nrows : 1, sizeof *rows);
   size_t n = rows ? measured_order(c, rows) : 0;
   if (n) top_text(c, rows, n);
-  if (c->sum.searched) {
+  if (c->sum.searched && c->sum.exhaustive) {
+    printf("search: the budget (%lld) covers all %llu runnable configurations: each measured "
+           "once, in one pass (exhaustive, no strategy)\n",
+           c->line->max_evals, (unsigned long long)c->sum.counts.runnable);
+  } else if (c->sum.searched) {
     const char *name = "?";
     cucore_tune_strategy_get_name(tune_search_strategy(c->line), &name);
     printf("search: %s (seed %llu), %llu of %llu runnable configurations evaluated (budget "
@@ -194,11 +198,25 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
   if (c->sum.searched) {
+    const char *name = "?";
+    cucore_tune_strategy_get_name(tune_search_strategy(c->line), &name);
     json_begin_object(j, "search");
+    json_str(j, "strategy", c->sum.exhaustive ? "exhaustive" : name);
+    json_str(j, "strategy_options", c->line->strategy_options);
     json_uint(j, "evals", c->sum.evals);
     json_int(j, "budget", c->line->max_evals);
     json_uint(j, "seed", c->line->seed);
     json_bool(j, "stopped_by_time", c->sum.stopped_by_time);
+    /* the best time after each evaluation, in the order the search evaluated them (null
+     * before the first time), as --simulate's curve_best_ms */
+    json_begin_array(j, "curve_best_ms");
+    double best = INFINITY;
+    for (size_t i = 0; i < c->nrows; i++) {
+      const cucore_tune_row *r = &c->rows[i];
+      if (r->status == CUCORE_TUNE_OK && r->stats.median < best) best = r->stats.median;
+      json_num(j, NULL, best);
+    }
+    json_end_array(j);
     json_end_object(j);
   }
   static const char *const cold[] = {"flush", "rotate", "none", "auto"};

@@ -167,6 +167,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   if (l->max_evals) { /* a search (check_line refused the rest) */
     o.max_evals = (uint64_t)l->max_evals, o.strategy = tune_search_strategy(l), o.seed = l->seed;
     o.batch = (size_t)l->batch, o.time_limit_s = l->time_limit;
+    o.strategy_options = l->strategy_options;
   }
   o.user = c;
   o.bind = bind, o.check = c->specs.nexpects ? check : NULL;

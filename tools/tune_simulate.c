@@ -82,6 +82,7 @@ typedef struct cmp_job {
   long long repeats;
   unsigned long long seed;
   size_t batch;
+  const char *options;        /* --strategy-options: every strategy compared takes them */
   double *ratio, *evals, *ms; /* [cell * repeats + r], cell = s * nbudget + b */
   atomic_size_t next;
   atomic_int failed;
@@ -93,7 +94,7 @@ static void *cmp_worker(void *arg) {
   for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < total && !atomic_load(&j->failed);) {
     size_t cell = i / (size_t)j->repeats, r = i % (size_t)j->repeats;
     cucore_tune_simulation sim;
-    if (cucore_tune_simulate(j->rec, j->strategies[cell / (size_t)j->nbudget],
+    if (cucore_tune_simulate(j->rec, j->strategies[cell / (size_t)j->nbudget], j->options,
                              j->budgets[cell % (size_t)j->nbudget], j->seed + r, j->batch, NULL,
                              NULL, &sim) != CUCORE_OK) {
       atomic_store(&j->failed, 1);
@@ -209,6 +210,12 @@ static int compare(const tune_ctx *c, const cucore_tune_recording *rec,
   int ns = 0, nb = 0;
   int rc = strategy_list(l->compare, strategies, &ns);
   if (!rc) rc = budget_list(l->budgets ? l->budgets : "100,200", budgets, &nb);
+  for (int s = 0; !rc && l->strategy_options && s < ns; s++) { /* each refusal named here */
+    cucore_tune_simulation probe;
+    if (cucore_tune_simulate(rec, strategies[s], l->strategy_options, 1, l->seed, 1, NULL, NULL,
+                             &probe) != CUCORE_OK)
+      rc = cli_fail("tune", "--strategy-options", CUCORE_INVALID_ARGUMENT);
+  }
   if (rc) return rc;
   cmp_job j = {.rec = rec,
                .strategies = strategies,
@@ -217,7 +224,8 @@ static int compare(const tune_ctx *c, const cucore_tune_recording *rec,
                .nbudget = nb,
                .repeats = l->repeats ? l->repeats : DEFAULT_REPEATS,
                .seed = l->seed,
-               .batch = l->batch ? (size_t)l->batch : 1};
+               .batch = l->batch ? (size_t)l->batch : 1,
+               .options = l->strategy_options};
   size_t total = (size_t)ns * (size_t)nb * (size_t)j.repeats, cells_n = (size_t)ns * (size_t)nb;
   j.ratio = calloc(total, sizeof *j.ratio);
   j.evals = calloc(total, sizeof *j.evals);
@@ -349,8 +357,8 @@ static int one(const tune_ctx *c, const cucore_tune_recording *rec,
   cucore_tune_simulation s;
   if (!curve || !clock)
     rc = cli_usage("tune", "out of memory for a curve of %llu points", (unsigned long long)evals);
-  else if (cucore_tune_simulate(rec, k, evals, l->seed, l->batch ? (size_t)l->batch : 1, curve,
-                                clock, &s) != CUCORE_OK)
+  else if (cucore_tune_simulate(rec, k, l->strategy_options, evals, l->seed,
+                                l->batch ? (size_t)l->batch : 1, curve, clock, &s) != CUCORE_OK)
     rc = cli_fail("tune", "the simulation", CUCORE_INVALID_ARGUMENT);
   const char *name = NULL;
   cucore_tune_strategy_get_name(k, &name);

@@ -988,6 +988,10 @@ typedef struct cucore_tune_run_options {
   size_t batch;        /**< configurations per batch (0: twice the compile threads, >= 4) */
   double time_limit_s; /**< > 0: no batch is proposed after this much wall time of the
                             search (the batch under way finishes); 0: none */
+  const char *strategy_options; /**< the strategy's options (copied; NULL: its defaults):
+                                     `key=value` items separated by commas or spaces, or a
+                                     JSON object of numbers; names and ranges from
+                                     cucore_tune_strategy_get_option() */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -997,7 +1001,7 @@ typedef struct cucore_tune_run_options {
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
-        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0                                                    \
+        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL                                              \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1112,6 +1116,9 @@ typedef struct cucore_tune_summary {
                             configurations it evaluated */
   uint64_t evals;                  /**< a search's configurations evaluated (its rows) */
   int stopped_by_time;             /**< 1: the search stopped at time_limit_s before its budget */
+  int exhaustive;                  /**< 1: a search whose budget covers every runnable
+                                        configuration (and no time_limit_s): all measured in
+                                        one pass, as a tune without max_evals, no strategy */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the
@@ -1183,6 +1190,22 @@ CUCORE_API cucore_status cucore_tune_strategy_from_name(const char *name,
 CUCORE_API cucore_status cucore_tune_strategy_get_name(cucore_tune_strategy strategy,
                                                        const char **name);
 
+/** One option of a strategy (static text). */
+typedef struct cucore_tune_strategy_option {
+  const char *name; /**< as strategy_options names it ("trees") */
+  double min, max;  /**< its range, both included */
+  int integer;      /**< 1: a whole number */
+  const char *help; /**< what it sets, with its default */
+} cucore_tune_strategy_option;
+
+/** Option `index` (0, 1, ...) of `strategy` into `*out`: the options strategy_options may
+ * set (cucore_tune_run_options, cucore_tune_simulate()).
+ * @retval CUCORE_NOT_FOUND `index` is past the strategy's last option (random has none).
+ * @retval CUCORE_INVALID_ARGUMENT NULL, or a value that is no strategy. */
+CUCORE_API cucore_status cucore_tune_strategy_get_option(cucore_tune_strategy strategy,
+                                                         size_t index,
+                                                         cucore_tune_strategy_option *out);
+
 /** A recorded space: the results of a tune (each configuration's time or failure, and what
  * measuring it cost), on which strategies are replayed with no GPU and no compiler. */
 typedef struct cucore_tune_recording cucore_tune_recording;
@@ -1237,9 +1260,12 @@ typedef struct cucore_tune_simulation {
  * (INFINITY before any) and the simulated clock in ms; each holds `max_evals` entries (the
  * recording's configuration count when max_evals is 0). Thread-safe: a recording may serve
  * several simulations at once.
- * @retval CUCORE_INVALID_ARGUMENT NULL, or a strategy that is none. */
+ * `strategy_options` (NULL: the defaults) as cucore_tune_run_options reads it.
+ * @retval CUCORE_INVALID_ARGUMENT NULL, a strategy that is none, or options it refuses (the
+ *         message names the option and what was expected). */
 CUCORE_API cucore_status cucore_tune_simulate(const cucore_tune_recording *recording,
-                                              cucore_tune_strategy strategy, uint64_t max_evals,
+                                              cucore_tune_strategy strategy,
+                                              const char *strategy_options, uint64_t max_evals,
                                               uint64_t seed, size_t batch, double *curve,
                                               double *clock, cucore_tune_simulation *out);
 /** @} */

@@ -4,6 +4,7 @@
  * the rooms' states made; then the dry run's compiles (compile_pipe.c), or the measured tune
  * (gpu_loop.c); the report made from what is left; the rooms let go. */
 #define _POSIX_C_SOURCE 200809L /* sysconf */
+#include "tune/search.h"
 #include "tune/space.h"
 #include "tune/tuner.h"
 
@@ -40,6 +41,13 @@ static cucore_status check_options(const cucore_tune_run_options *o, size_t nbuf
   if ((unsigned)o->strategy >= (unsigned)CUCORE_TUNE_STRATEGY_COUNT)
     return bad("options->strategy", "a cucore_tune_strategy (0..4)");
   if (!(o->time_limit_s >= 0)) return bad("options->time_limit_s", "0 (none) or more seconds");
+  if (o->strategy_options && !o->max_evals)
+    return bad("options->strategy_options without max_evals",
+               "a search (max_evals > 0): the options are its strategy's");
+  cc_tstrat_values given; /* read now: a mistake is found before any compile */
+  cucore_status read = cc_tstrat_values_read((cc_tstrategy)o->strategy, o->strategy_options,
+                                             &given);
+  if (read != CUCORE_OK) return read;
   if (!o->bind && (nbuffers || !o->dry_run))
     return bad("options->bind is NULL",
                "a bind callback: a measured tune (or one with buffers) binds every "
@@ -85,10 +93,13 @@ static cucore_status copy_inputs(cc_trun *c, const cucore_options *copts,
                                  const cucore_tune_buffer *buffers, size_t n,
                                  const cucore_tune_run_options *o) {
   c->o = *o;
-  c->o.identity = c->o.source_name = NULL;
+  c->o.identity = c->o.source_name = c->o.strategy_options = NULL;
   if (o->identity && !(c->o.identity = cc_strdup(o->identity, FN ": options->identity")))
     return cucore_last_status();
   if (o->source_name && !(c->o.source_name = cc_strdup(o->source_name, FN ": source_name")))
+    return cucore_last_status();
+  if (o->strategy_options &&
+      !(c->o.strategy_options = cc_strdup(o->strategy_options, FN ": strategy_options")))
     return cucore_last_status();
   if (c->o.max_noise <= 0) c->o.max_noise = 0.02;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -192,6 +203,7 @@ static void free_run(cc_trun *c) {
   free(c->rows);
   free((char *)c->o.identity);
   free((char *)c->o.source_name);
+  free((char *)c->o.strategy_options);
   cucore_options_destroy(c->copts);
 }
 
@@ -208,12 +220,12 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
                  c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
   if (st == CUCORE_OK) st = find_arch(c);
   if (st == CUCORE_OK && !c->o.dry_run) cc_tdev_early_start(c); /* the context while we prepare */
-  if (st == CUCORE_OK && c->o.max_evals) {
-    st = cc_tmeas_search(c);
-  } else {
-    if (st == CUCORE_OK) st = collect_rows(c);
+  if (st == CUCORE_OK && c->o.max_evals) st = cc_tmeas_search(c);
+  if (st == CUCORE_OK && (!c->o.max_evals || c->s.exhaustive)) {
+    st = collect_rows(c);
     if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tcomp_dry_run(c);
     if (st == CUCORE_OK && !c->o.dry_run) st = cc_tmeas_all(c);
+    if (c->s.exhaustive) c->s.evals = c->s.rows;
   }
   if (st == CUCORE_OK) st = cc_treport_make(c, out);
   return st;

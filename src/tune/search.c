@@ -142,16 +142,24 @@ int cc_tsearch_random_fresh(cc_tsearch *s, size_t *digits) {
 
 /* ---- the search ---- */
 
-cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, uint64_t seed, uint64_t budget,
-                              cc_tsearch **out) {
+const cc_tstrat_option *cc_tstrategy_options(cc_tstrategy kind) {
+  return (unsigned)kind < CC_TS_COUNT ? OPS[kind]->options : NULL;
+}
+
+cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, const char *options,
+                              uint64_t seed, uint64_t budget, cc_tsearch **out) {
   *out = NULL;
   if ((unsigned)kind >= CC_TS_COUNT || dom->count == 0)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "a search: strategy %d over %llu configurations: expected a strategy of "
                    "the list and a space with a valid configuration",
                    (int)kind, (unsigned long long)dom->count);
+  cc_tstrat_values opts;
+  cucore_status read = cc_tstrat_values_read(kind, options, &opts);
+  if (read != CUCORE_OK) return read;
   cc_tsearch *s = cc_calloc(1, sizeof *s, "a search");
   if (!s) return CUCORE_HOST_OUT_OF_MEMORY;
+  s->opts = opts;
   s->dom = dom, s->kind = kind, s->ops = OPS[kind], s->budget = budget;
   s->best = INFINITY;
   cc_rng_seed(&s->rng, seed);

@@ -17,6 +17,7 @@
  * against the budget and is never proposed again.
  *
  *   search.c          the search: budget, proposals, observations, the generator
+ *   search_options.c  a strategy's options, read from key=value text or a JSON object
  *   search_space.c    a live space as a domain (valid by the walk, sampled by rank)
  *   search_random.c   uniform random sampling without repeats
  *   search_local.c    greedy iterated local search; simulated annealing
@@ -77,6 +78,30 @@ typedef enum cc_tstrategy {
 /* The strategies' names, by cc_tstrategy ("random", "ils", "anneal", "genetic", "forest"). */
 extern const char *const cc_tstrategy_names[CC_TS_COUNT];
 
+/* ---- a strategy's options ---- */
+/* One option of a strategy; a strategy's table ends with a NULL name. */
+typedef struct cc_tstrat_option {
+  const char *name;
+  double min, max;
+  int integer;      /* 1: a whole number */
+  const char *help; /* what it sets, with its default */
+} cc_tstrat_option;
+
+#define CC_TS_OPTIONS_MAX 16 /* options of one strategy at most */
+
+/* The options given (bit k of `set`: option k of the table). */
+typedef struct cc_tstrat_values {
+  double value[CC_TS_OPTIONS_MAX];
+  unsigned set;
+} cc_tstrat_values;
+
+/* The options table of a strategy (NULL when it has none). */
+const cc_tstrat_option *cc_tstrategy_options(cc_tstrategy kind);
+/* Reads `text` (NULL or blank: none; `key=value` items separated by commas or spaces, or a
+ * JSON object of numbers) against the strategy's table (search_options.c): unknown names,
+ * values out of range and repeats are refused with what was expected. */
+cucore_status cc_tstrat_values_read(cc_tstrategy kind, const char *text, cc_tstrat_values *out);
+
 /* What was observed of a proposed configuration. */
 typedef struct cc_tobs {
   uint64_t index;
@@ -95,6 +120,7 @@ typedef struct cc_tstrat_ops {
   /* Observation i of the search (s->obs[i]) has its result. */
   void (*observe)(cc_tsearch *s, size_t i);
   void (*close)(cc_tsearch *s);
+  const cc_tstrat_option *options; /* its options (NULL: none) */
 } cc_tstrat_ops;
 
 struct cc_tsearch {
@@ -110,15 +136,19 @@ struct cc_tsearch {
   size_t *seen_at;
   size_t seen_cap;
   size_t measured, failed;
-  double best;      /* the best time observed (INFINITY: none) */
-  size_t best_obs;  /* its observation */
-  size_t *scratch;  /* nparams value indices, for the strategies */
-  size_t *scratch2; /* and another */
+  double best;           /* the best time observed (INFINITY: none) */
+  size_t best_obs;       /* its observation */
+  size_t *scratch;       /* nparams value indices, for the strategies */
+  size_t *scratch2;      /* and another */
+  cc_tstrat_values opts; /* the options given */
 };
 
-/* A search over `dom` (kept; it must outlive the search) with `budget` proposals in all. */
-cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, uint64_t seed, uint64_t budget,
-                              cc_tsearch **out);
+/* A search over `dom` (kept; it must outlive the search) with `budget` proposals in all, the
+ * strategy's `options` text read as cc_tstrat_values_read reads it (NULL: the defaults). */
+cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, const char *options,
+                              uint64_t seed, uint64_t budget, cc_tsearch **out);
+/* Option k of the strategy's table as given, else `fallback`. */
+double cc_tsearch_option(const cc_tsearch *s, size_t k, double fallback);
 void cc_tsearch_close(cc_tsearch *s);
 /* Up to `want` configurations to evaluate next (their indices into out); 0 when the budget is
  * spent or the strategy has nothing more to propose. */

@@ -16,15 +16,20 @@ typedef struct genetic {
   size_t pop;      /* a generation's size */
   size_t *parents; /* observations of the fastest measured, best first */
   size_t nparents;
-  size_t *a, *b; /* two parents' value indices */
+  size_t *a, *b;  /* two parents' value indices */
+  int tournament; /* its size */
 } genetic;
+
+enum { OPT_POPULATION, OPT_MUTATION, OPT_TOURNAMENT }; /* OPTIONS below */
 
 static cucore_status genetic_open(cc_tsearch *s) {
   genetic *g = cc_calloc(1, sizeof *g, "a genetic search");
   if (!g) return CUCORE_HOST_OUT_OF_MEMORY;
   s->state = g;
   uint64_t pop = s->budget / 6;
-  g->pop = pop < 8 ? 8 : pop > 24 ? 24 : (size_t)pop;
+  pop = pop < 8 ? 8 : pop > 24 ? 24 : pop;
+  g->pop = (size_t)cc_tsearch_option(s, OPT_POPULATION, (double)pop);
+  g->tournament = (int)cc_tsearch_option(s, OPT_TOURNAMENT, 3);
   size_t n = s->dom->nparams + 1;
   g->parents = cc_calloc(g->pop, sizeof *g->parents, "a genetic search");
   g->a = cc_calloc(n, sizeof *g->a, "a genetic search");
@@ -57,10 +62,11 @@ static void elite(cc_tsearch *s, genetic *g) {
   }
 }
 
-/* A parent by a tournament of 3 among the elite (the fastest of three drawn). */
+/* A parent by a tournament among the elite (the fastest of `tournament` drawn, 3 unless
+ * told). */
 static size_t tournament(cc_tsearch *s, const genetic *g) {
   size_t best = (size_t)cc_rng_below(&s->rng, g->nparents);
-  for (int t = 1; t < 3; t++) {
+  for (int t = 1; t < g->tournament; t++) {
     size_t c = (size_t)cc_rng_below(&s->rng, g->nparents);
     if (c < best) best = c; /* the list is sorted: a lower place is faster */
   }
@@ -74,8 +80,10 @@ static int child(cc_tsearch *s, genetic *g) {
   cc_tdom_digits(d, s->obs[tournament(s, g)].index, g->b);
   for (size_t p = 0; p < d->nparams; p++)
     s->scratch[p] = cc_rng_below(&s->rng, 2) ? g->a[p] : g->b[p];
+  int told = (s->opts.set >> OPT_MUTATION) & 1; /* else 1 / parameters */
   for (size_t p = 0; p < d->nparams; p++)
-    if (cc_rng_below(&s->rng, d->nparams) == 0)
+    if (told ? cc_rng_unit(&s->rng) < s->opts.value[OPT_MUTATION]
+             : cc_rng_below(&s->rng, d->nparams) == 0)
       s->scratch[p] = (size_t)cc_rng_below(&s->rng, d->sizes[p]);
   return cc_tsearch_repair(s, s->scratch, 16);
 }
@@ -95,5 +103,12 @@ static size_t genetic_propose(cc_tsearch *s, uint64_t *out, size_t want) {
 
 static void genetic_observe(cc_tsearch *s, size_t i) { (void)s, (void)i; }
 
+static const cc_tstrat_option OPTIONS[] = {
+    {"population", 2, 1e5, 1, "a generation's size and the elite's; default budget / 6, 8 to 24"},
+    {"mutation", 0, 1, 0,
+     "the chance each parameter of a child is redrawn; default 1 / parameters"},
+    {"tournament", 1, 64, 1, "parents drawn per tournament, the fastest wins; default 3"},
+    {NULL, 0, 0, 0, NULL}};
+
 const cc_tstrat_ops cc_ts_genetic_ops = {genetic_open, genetic_propose, genetic_observe,
-                                         genetic_close};
+                                         genetic_close, OPTIONS};

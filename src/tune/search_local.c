@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The options (ILS_OPTIONS and ANNEAL_OPTIONS below: `init` first in both). */
+enum { OPT_INIT = 0, OPT_PERTURB = 1, OPT_T_START = 1, OPT_T_END = 2 };
+
 typedef struct local {
   size_t *cur;    /* the current configuration */
   double cur_val; /* its time (INFINITY: none yet) */
@@ -61,7 +64,15 @@ static cucore_status local_open(cc_tsearch *s) {
   l->moves = cc_calloc(total + 1, sizeof *l->moves, "a local search");
   if (!l->cur || !l->moves) return CUCORE_HOST_OUT_OF_MEMORY;
   l->cur_val = INFINITY;
-  l->init = s->budget / 20 < 3 ? 3 : s->budget / 20 > 10 ? 10 : (size_t)(s->budget / 20);
+  size_t init = s->budget / 20 < 3 ? 3 : s->budget / 20 > 10 ? 10 : (size_t)(s->budget / 20);
+  l->init = (size_t)cc_tsearch_option(s, OPT_INIT, (double)init);
+  double hot = cc_tsearch_option(s, OPT_T_START, 0.5),
+         cold = cc_tsearch_option(s, OPT_T_END, 0.005);
+  if (s->kind == CC_TS_ANNEAL && cold > hot)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "strategy options: anneal `t_end` %g is above `t_start` %g: expected the "
+                   "temperature to fall (t_end <= t_start)",
+                   cold, hot);
   return CUCORE_OK;
 }
 
@@ -115,7 +126,9 @@ static size_t ils_propose(cc_tsearch *s, uint64_t *out, size_t want) {
       /* A local optimum: the descent's last results must be in before the next one starts
        * from a perturbation of the best so far. */
       if (pending(s) || l->restart) break;
-      perturb(s, 2 + (size_t)cc_rng_below(&s->rng, 2));
+      size_t k = s->opts.set & (1u << OPT_PERTURB) ? (size_t)s->opts.value[OPT_PERTURB]
+                                                   : 2 + (size_t)cc_rng_below(&s->rng, 2);
+      perturb(s, k);
       if (cc_tsearch_take(s, s->scratch, &out[n])) l->restart = out[n++] + 1;
       break;
     }
@@ -144,7 +157,9 @@ static void ils_observe(cc_tsearch *s, size_t i) {
 
 static double temperature(const cc_tsearch *s) {
   double f = s->budget > 1 ? (double)s->nobs / (double)(s->budget - 1) : 1;
-  return 0.5 * pow(0.01, f > 1 ? 1 : f);
+  double hot = cc_tsearch_option(s, OPT_T_START, 0.5),
+         cold = cc_tsearch_option(s, OPT_T_END, 0.005);
+  return hot * pow(cold / hot, f > 1 ? 1 : f);
 }
 
 static size_t anneal_propose(cc_tsearch *s, uint64_t *out, size_t want) {
@@ -176,5 +191,17 @@ static void anneal_observe(cc_tsearch *s, size_t i) {
   if (cc_rng_unit(&s->rng) < exp(-worse / temperature(s))) move_to(s, l, i);
 }
 
-const cc_tstrat_ops cc_ts_ils_ops = {local_open, ils_propose, ils_observe, local_close};
-const cc_tstrat_ops cc_ts_anneal_ops = {local_open, anneal_propose, anneal_observe, local_close};
+static const cc_tstrat_option ILS_OPTIONS[] = {
+    {"init", 1, 1e6, 1, "random samples before the first descent; default budget / 20, 3 to 10"},
+    {"perturb", 1, 64, 1, "parameters redrawn to start the next descent; default 2 or 3"},
+    {NULL, 0, 0, 0, NULL}};
+static const cc_tstrat_option ANNEAL_OPTIONS[] = {
+    {"init", 1, 1e6, 1, "random samples before the walk; default budget / 20, 3 to 10"},
+    {"t_start", 1e-6, 100, 0, "the first temperature, in log time; default 0.5"},
+    {"t_end", 1e-9, 100, 0, "the last temperature (geometric cooling); default 0.005"},
+    {NULL, 0, 0, 0, NULL}};
+
+const cc_tstrat_ops cc_ts_ils_ops = {local_open, ils_propose, ils_observe, local_close,
+                                     ILS_OPTIONS};
+const cc_tstrat_ops cc_ts_anneal_ops = {local_open, anneal_propose, anneal_observe, local_close,
+                                        ANNEAL_OPTIONS};

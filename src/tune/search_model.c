@@ -7,7 +7,11 @@
  * fresh Hamming neighbour of the best few configurations and a pool of random fresh ones, so a
  * proposal costs the same on a space of a thousand configurations or of millions. A batch takes
  * the next best candidates, halving the improvement expected of a neighbour of one already
- * taken, so a batch spreads out instead of crowding one spot.
+ * taken, so a batch spreads out instead of crowding one spot. Two kinds of turn break the
+ * forest's habit of polishing one basin: every 4th proposal explores (value pairs never
+ * measured), every 8th takes the best of an additive model (one effect per value, which
+ * carries a good value of one parameter over to configurations the forest has not linked it
+ * with).
  */
 #include "tune/search_forest.h"
 
@@ -35,23 +39,41 @@
 #ifndef EXPLORE_EVERY
 #define EXPLORE_EVERY 4
 #endif
+/* Every ADD_EVERY-th proposal (offset ADD_PHASE, never an exploring one) takes the candidate
+ * the additive model finds fastest. 200 seeds, 100 evaluations: the share of runs within 0.95 of
+ * the optimum went from 0.82 to 0.94 on pnpoly and from 0.90 to 0.91 on the H100 conv2d (10th
+ * percentile 0.949 -> 0.994, 0.944 -> 0.959), GEMM 0.85 -> 0.83 (within its noise); every
+ * 4th or 6th did less. */
+#define ADD_EVERY 8
+#define ADD_PHASE 2
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
 
 typedef struct cand {
   uint64_t index;
-  double score;   /* expected improvement times the chance not to fail (-INFINITY: taken) */
-  double explore; /* the share of important value pairs never measured, for exploring turns */
+  double score;    /* expected improvement times the chance not to fail (-INFINITY: taken) */
+  double explore;  /* the share of important value pairs never measured, for exploring turns */
+  double additive; /* the additive model's log time, the chance of failing as a cost */
 } cand;
 
+/* The options (OPTIONS below), their defaults the macros above. */
+enum { OPT_TREES, OPT_POOL, OPT_INIT, OPT_EXPLORE_EVERY, OPT_ADDITIVE_EVERY, OPT_NEIGHBOURS_OF };
+#define TOP_MAX 64 /* neighbours_of at most */
+
 typedef struct model {
-  size_t init; /* random samples before the model */
+  size_t init;                                /* random samples before the model */
+  size_t pool, top, explore_every, add_every; /* the options */
+  int trees;
   double *x, *y;
   size_t cap_x, cap_y;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
   uint64_t *set; /* their indices + 1, open addressing */
   size_t set_cap;
-  double *row;  /* one candidate's features */
+  double *row; /* one candidate's features */
+  double *eff; /* the additive model: each value's effect on log time (by the domain's offsets) */
+  double eff_mean;
+  double *eff_sum; /* its scratch */
+  size_t *eff_cnt;
   size_t *seen; /* measured configurations with each value (by the domain's offsets) */
   size_t *perm; /* the start's strata: init per parameter */
   /* nparams x nparams: where the cells of the pair (p < q) start; SIZE_MAX: not kept */
@@ -84,13 +106,23 @@ static cucore_status model_open(cc_tsearch *s) {
   if (!m) return CUCORE_HOST_OUT_OF_MEMORY;
   s->state = m;
   uint64_t init = s->budget / INIT_DIV;
-  m->init = init < INIT_MIN ? INIT_MIN : init > INIT_MAX ? INIT_MAX : (size_t)init;
+  init = init < INIT_MIN ? INIT_MIN : init > INIT_MAX ? INIT_MAX : init;
+  m->init = (size_t)cc_tsearch_option(s, OPT_INIT, (double)init);
+  m->pool = (size_t)cc_tsearch_option(s, OPT_POOL, POOL);
+  m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
+  m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
+  m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
+  m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
   const cc_tdom *d = s->dom;
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   m->row = cc_calloc(d->nparams + 1, sizeof *m->row, "a model-based search");
   m->seen = cc_calloc(total + 1, sizeof *m->seen, "a model-based search");
   m->perm = cc_calloc(d->nparams * m->init + 1, sizeof *m->perm, "a model-based search");
-  if (!m->row || !m->seen || !m->perm) return CUCORE_HOST_OUT_OF_MEMORY;
+  m->eff = cc_calloc(total + 1, sizeof *m->eff, "a model-based search");
+  m->eff_sum = cc_calloc(total + 1, sizeof *m->eff_sum, "a model-based search");
+  m->eff_cnt = cc_calloc(total + 1, sizeof *m->eff_cnt, "a model-based search");
+  if (!m->row || !m->seen || !m->perm || !m->eff || !m->eff_sum || !m->eff_cnt)
+    return CUCORE_HOST_OUT_OF_MEMORY;
   for (size_t p = 0; p < d->nparams; p++) { /* the Latin hypercube's strata, shuffled */
     size_t *v = &m->perm[p * m->init];
     for (size_t i = 0; i < m->init; i++) v[i] = i;
@@ -105,6 +137,7 @@ static cucore_status model_open(cc_tsearch *s) {
 static void model_close(cc_tsearch *s) {
   model *m = s->state;
   free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen), free(m->perm);
+  free(m->eff), free(m->eff_sum), free(m->eff_cnt);
   free(m->pair_base), free(m->pair_seen);
   free(m);
   s->state = NULL;
@@ -158,12 +191,13 @@ static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
   if (!c) return;
   m->c = c;
   m->set[j] = index + 1;
-  m->c[m->nc++] = (cand){index, 0, 0};
+  m->c[m->nc++] = (cand){index, 0, 0, 0};
 }
 
 /* The measured observations' places, fastest first, at most k of them. */
 static size_t best_few(const cc_tsearch *s, size_t *top, size_t k) {
   size_t n = 0;
+  if (!k) return 0;
   for (size_t i = 0; i < s->nobs; i++) {
     if (s->obs[i].state != 1) continue;
     size_t at = n < k ? n++ : k;
@@ -175,9 +209,57 @@ static size_t best_few(const cc_tsearch *s, size_t *top, size_t k) {
   return n;
 }
 
+/* The additive model of log time over the n training rows: their mean plus one effect per
+ * value, fitted by backfitting (8 sweeps) with shrinkage (a value measured c times keeps
+ * c / (c + 1) of its mean residual; one never measured has no effect). */
+static void additive_fit(cc_tsearch *s, model *m, size_t n) {
+  const cc_tdom *d = s->dom;
+  size_t np = d->nparams, total = d->offset[np - 1] + d->sizes[np - 1];
+  memset(m->eff, 0, total * sizeof *m->eff);
+  m->eff_mean = 0;
+  for (size_t i = 0; i < n; i++) m->eff_mean += m->y[i] / (double)n;
+  for (int sweep = 0; sweep < 8; sweep++)
+    for (size_t q = 0; q < np; q++) {
+      double *sum = m->eff_sum + d->offset[q], *eff = m->eff + d->offset[q];
+      size_t *cnt = m->eff_cnt + d->offset[q];
+      memset(sum, 0, d->sizes[q] * sizeof *sum);
+      memset(cnt, 0, d->sizes[q] * sizeof *cnt);
+      for (size_t i = 0; i < n; i++) {
+        double r = m->y[i] - m->eff_mean;
+        for (size_t j = 0; j < np; j++)
+          if (j != q) r -= m->eff[d->offset[j] + (size_t)m->x[i * np + j]];
+        size_t v = (size_t)m->x[i * np + q];
+        sum[v] += r, cnt[v]++;
+      }
+      for (size_t v = 0; v < d->sizes[q]; v++) eff[v] = sum[v] / ((double)cnt[v] + 1);
+    }
+}
+
+static double additive_predict(const cc_tdom *d, const model *m, const double *row) {
+  double y = m->eff_mean;
+  for (size_t q = 0; q < d->nparams; q++) y += m->eff[d->offset[q] + (size_t)row[q]];
+  return y;
+}
+
+/* The additive model's fastest configuration (the best effect of each parameter) joins the
+ * candidates, fitted on the measured rows. */
+static void additive_best(cc_tsearch *s, model *m) {
+  const cc_tdom *d = s->dom;
+  size_t n = training(s, m, 0);
+  if (!n) return;
+  additive_fit(s, m, n);
+  for (size_t q = 0; q < d->nparams; q++) {
+    const double *eff = m->eff + d->offset[q];
+    size_t b = 0;
+    for (size_t v = 1; v < d->sizes[q]; v++) b = eff[v] < eff[b] ? v : b;
+    s->scratch[q] = b;
+  }
+  add_cand(s, m, s->scratch);
+}
+
 static void candidates(cc_tsearch *s, model *m) {
   const cc_tdom *d = s->dom;
-  size_t top[TOP], ntop = best_few(s, top, TOP);
+  size_t top[TOP_MAX], ntop = best_few(s, top, m->top);
   m->nc = 0;
   if (m->set) memset(m->set, 0, m->set_cap * sizeof *m->set);
   for (size_t t = 0; t < ntop; t++) {
@@ -191,10 +273,11 @@ static void candidates(cc_tsearch *s, model *m) {
       s->scratch[p] = keep;
     }
   }
-  for (size_t k = 0; k < POOL && m->nc < d->count; k++) {
+  for (size_t k = 0; k < m->pool && m->nc < d->count; k++) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
     add_cand(s, m, s->scratch);
   }
+  additive_best(s, m);
 }
 
 static double expected_improvement(double best, double mu, double sd) {
@@ -252,7 +335,7 @@ static double pair_novelty(const cc_tsearch *s, const model *m, const double *ro
 
 static cucore_status score(cc_tsearch *s, model *m) {
   size_t p = s->dom->nparams;
-  cc_tforest_options fo = {NTREES, p > 3 ? (p + 1) / 2 : p, 1, 1};
+  cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
   size_t n = training(s, m, 0);
   if (!n) return CUCORE_HOST_OUT_OF_MEMORY;
@@ -280,6 +363,7 @@ static cucore_status score(cc_tsearch *s, model *m) {
     if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
     m->c[i].score = expected_improvement(best, mu, sd) * (1 - pf) - 1e-9 * mu;
     m->c[i].explore = pair_novelty(s, m, m->row, imp) - 1e-3 * (mu - best) / (spread + 1e-9);
+    m->c[i].additive = -additive_predict(d, m, m->row) + log(1 - pf + 1e-9) - 1e-3 * mu;
   }
   cc_tforest_free(f);
   cc_tforest_free(fails);
@@ -320,16 +404,24 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   }
   if (n == want || !s->measured) return n;
   candidates(s, m);
-  if (!m->nc || score(s, m) != CUCORE_OK) return n;
+  if (m->nc && score(s, m) != CUCORE_OK) return n;
   while (n < want) {
-    int explore = EXPLORE_EVERY && s->nobs % EXPLORE_EVERY == 0; /* this proposal's turn */
+    /* this proposal's turn: explore, additive or expected improvement */
+    size_t ex = m->explore_every, add = m->add_every;
+    int turn = ex && s->nobs % ex == 0 ? 1 : add && s->nobs % add == ADD_PHASE % add ? 2 : 0;
     size_t best = SIZE_MAX;
+    double top = -INFINITY;
     for (size_t i = 0; i < m->nc; i++) {
       if (m->c[i].score == -INFINITY) continue;
-      double v = explore ? m->c[i].explore : m->c[i].score;
-      if (best == SIZE_MAX || v > (explore ? m->c[best].explore : m->c[best].score)) best = i;
+      double v = turn == 1 ? m->c[i].explore : turn == 2 ? m->c[i].additive : m->c[i].score;
+      if (best == SIZE_MAX || v > top) best = i, top = v;
     }
-    if (best == SIZE_MAX) break;
+    if (best == SIZE_MAX) { /* the candidates are spent: random fresh ones fill the batch */
+      while (n < want && cc_tsearch_random_fresh(s, s->scratch) &&
+             cc_tsearch_take(s, s->scratch, &out[n]))
+        n++;
+      break;
+    }
     uint64_t index = m->c[best].index;
     m->c[best].score = -INFINITY;
     cc_tdom_digits(s->dom, index, s->scratch);
@@ -343,4 +435,20 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
 
 static void model_observe(cc_tsearch *s, size_t i) { (void)s, (void)i; }
 
-const cc_tstrat_ops cc_ts_forest_ops = {model_open, model_propose, model_observe, model_close};
+static const cc_tstrat_option OPTIONS[] = {
+    {"trees", 1, 1024, 1, "trees of the time forest; default 32"},
+    {"pool", 1, 1 << 24, 1, "random candidates scored per proposal; default 1024"},
+    {"init", 1, 1e6, 1, "the first design's samples; default budget / 10, 8 to 20"},
+    {"explore_every", 0, 1e6, 1,
+     "every n-th proposal explores value pairs never measured (0: "
+     "never); default 4"},
+    {"additive_every", 0, 1e6, 1,
+     "every n-th proposal takes the additive model's best (0: "
+     "never); default 8"},
+    {"neighbours_of", 0, TOP_MAX, 1,
+     "the best this many configurations' neighbours join the "
+     "candidates; default 4"},
+    {NULL, 0, 0, 0, NULL}};
+
+const cc_tstrat_ops cc_ts_forest_ops = {model_open, model_propose, model_observe, model_close,
+                                        OPTIONS};

@@ -97,6 +97,11 @@ cucore_status cc_tmeas_search(cc_trun *c) {
   if (st != CUCORE_OK) return st;
   uint64_t count = cc_tlive_domain(l)->count;
   uint64_t budget = c->o.max_evals < count ? c->o.max_evals : count;
+  if (count && budget == count && !(c->o.time_limit_s > 0)) { /* the budget covers the space */
+    c->s.exhaustive = 1; /* the caller measures every configuration in one pass */
+    cc_tlive_close(l);
+    return CUCORE_OK;
+  }
   if (budget == 0) {
     cc_tlive_close(l);
     return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": the space has no runnable configuration to "
@@ -106,7 +111,8 @@ cucore_status cc_tmeas_search(cc_trun *c) {
   cc_tsearch *s = NULL;
   if (!c->rows) st = cucore_last_status();
   if (st == CUCORE_OK)
-    st = cc_tsearch_open(cc_tlive_domain(l), (cc_tstrategy)c->o.strategy, c->o.seed, budget, &s);
+    st = cc_tsearch_open(cc_tlive_domain(l), (cc_tstrategy)c->o.strategy, c->o.strategy_options,
+                         c->o.seed, budget, &s);
   if (st == CUCORE_OK) st = search(c, s, budget);
   cc_tsearch_close(s);
   cc_tlive_close(l);

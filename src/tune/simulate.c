@@ -54,6 +54,25 @@ cucore_status cucore_tune_strategy_get_name(cucore_tune_strategy strategy, const
   return CUCORE_OK;
 }
 
+cucore_status cucore_tune_strategy_get_option(cucore_tune_strategy strategy, size_t index,
+                                              cucore_tune_strategy_option *out) {
+  cc_begin();
+  const char *fn = "cucore_tune_strategy_get_option";
+  CC_CHECK_ARG(out, fn, "out");
+  if ((unsigned)strategy >= (unsigned)CC_TS_COUNT)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %d is no cucore_tune_strategy (0 to %d)", fn,
+                   (int)strategy, CC_TS_COUNT - 1);
+  const cc_tstrat_option *t = cc_tstrategy_options((cc_tstrategy)strategy);
+  size_t n = 0;
+  while (t && t[n].name) n++;
+  if (index >= n)
+    return cc_fail(CUCORE_NOT_FOUND, "%s: %s has %zu option%s: index %zu is past the last", fn,
+                   cc_tstrategy_names[strategy], n, n == 1 ? "" : "s", index);
+  *out = (cucore_tune_strategy_option){t[index].name, t[index].min, t[index].max, t[index].integer,
+                                       t[index].help};
+  return CUCORE_OK;
+}
+
 static void fill_info(cucore_tune_recording *rec) {
   const cc_trecording *r = rec->r;
   cucore_tune_recording_info *i = &rec->info;
@@ -143,9 +162,9 @@ static cucore_status replay(const cc_trecording *r, cc_tsearch *s, uint64_t budg
 }
 
 cucore_status cucore_tune_simulate(const cucore_tune_recording *recording,
-                                   cucore_tune_strategy strategy, uint64_t max_evals, uint64_t seed,
-                                   size_t batch, double *curve, double *clock,
-                                   cucore_tune_simulation *out) {
+                                   cucore_tune_strategy strategy, const char *strategy_options,
+                                   uint64_t max_evals, uint64_t seed, size_t batch, double *curve,
+                                   double *clock, cucore_tune_simulation *out) {
   cc_begin();
   const char *fn = "cucore_tune_simulate";
   CC_CHECK_ARG(out, fn, "out");
@@ -164,7 +183,8 @@ cucore_status cucore_tune_simulate(const cucore_tune_recording *recording,
   if (!ask) return CUCORE_HOST_OUT_OF_MEMORY;
   cc_tsearch *s = NULL;
   double t0 = cc_trun_now_ms();
-  cucore_status st = cc_tsearch_open(&r->dom, (cc_tstrategy)strategy, seed, budget, &s);
+  cucore_status st = cc_tsearch_open(&r->dom, (cc_tstrategy)strategy, strategy_options, seed,
+                                     budget, &s);
   out->strategy_ms = cc_trun_now_ms() - t0;
   if (st == CUCORE_OK) st = replay(r, s, budget, batch, curve, clock, out, ask);
   out->ratio = isfinite(out->best_ms) ? r->optimum / out->best_ms : 0;

@@ -233,7 +233,9 @@ void cc_tmeas_groups(cc_trun *c);
 cucore_status cc_tmeas_end(cc_trun *c, cucore_status st);
 /* A measured tune that searches (search_tune.c, run options' max_evals): the strategy proposes
  * batches over the live space; each batch is made rows, compiled and measured, and its times
- * (failures as failures) observed before the next. */
+ * (failures as failures) observed before the next. When the budget covers every runnable
+ * configuration (and there is no time limit) it measures nothing and sets c->s.exhaustive:
+ * the caller measures them all in one pass, as a tune without a budget. */
 cucore_status cc_tmeas_search(cc_trun *c);
 
 /* ---- the report (report_handle.c) ---- */

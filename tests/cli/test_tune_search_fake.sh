@@ -63,11 +63,24 @@ d = json.loads(sys.argv[1]); s = d["search"]
 assert s["evals"] == 4 and s["stopped_by_time"], s' "$out"
 run timeout 300 "$CUCORE" tune "$dir/s.cu" "${small[@]}" --finalists 2 --json --jobs 2 \
   --db "$dir/f.jsonl" --max-evals 500 --strategy random --batch 5
-check "a budget past the space: every runnable configuration once, finalists re-timed" python3 -c '
+check "a budget past the space: every runnable configuration once, in one pass, finalists re-timed" python3 -c '
 import json, sys
-d = json.loads(sys.argv[1]); rows = d["configs"]
+d = json.loads(sys.argv[1]); rows = d["configs"]; s = d["search"]
 assert len(rows) == 20 and len({r["index"] for r in rows}) == 20, len(rows)
-assert d["search"]["evals"] == 20 and d["best"]["index"] in {r["index"] for r in rows}, d["best"]
+assert s["evals"] == 20 and d["best"]["index"] in {r["index"] for r in rows}, d["best"]
+assert s["strategy"] == "exhaustive", s
+c = s["curve_best_ms"]
+assert len(c) == 20 and all(b <= a for a, b in zip(c, c[1:]) if a is not None), c
+' "$out"
+run timeout 300 "$CUCORE" tune "$dir/s.cu" "${small[@]}" --finalists 0 --jobs 2 \
+  --db "$dir/f2.jsonl" --max-evals 20
+check "text: a budget that covers the space says so" has "$out" "search: the budget (20) covers all 20 runnable configurations: each measured once, in one pass (exhaustive, no strategy)"
+search h --max-evals 12 --batch 4 --strategy-options 'trees=4,pool=64,explore_every=0'
+check "--strategy-options: the search takes them, the JSON names them and its curve" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); s = d["search"]
+assert s["strategy"] == "forest" and s["strategy_options"] == "trees=4,pool=64,explore_every=0", s
+assert s["evals"] == 12 and len(s["curve_best_ms"]) == 12, s
 ' "$out"
 
 # A search reports and stores like any tune: --csv lists its rows.
@@ -82,6 +95,10 @@ run "$CUCORE" tune "$dir/s.cu" "${space[@]}" --max-evals 10 --dry-run --arch sm_
 check "--max-evals with --dry-run: exit 2" [ "$rc" -eq 2 ]
 run "$CUCORE" tune "$dir/s.cu" "${space[@]}" --max-evals 10 --strategy model-first
 check "--max-evals with model-first: exit 2" [ "$rc" -eq 2 ]
+run "$CUCORE" tune "$dir/s.cu" "${space[@]}" --max-evals 10 --strategy genetic --strategy-options trees=3
+check "--strategy-options the strategy lacks: exit 1 before any compile, named" bash -c '[ "$1" -eq 1 ] && grep -q "`trees` is no option of genetic: expected population, mutation or tournament" <<<"$2"' _ "$rc" "$err"
+run "$CUCORE" tune "$dir/s.cu" "${space[@]}" --strategy-options trees=3
+check "--strategy-options without --max-evals: exit 2" [ "$rc" -eq 2 ]
 run "$CUCORE" tune "$dir/s.cu" "${space[@]}" --compare all
 check "--compare without --simulate: exit 2" [ "$rc" -eq 2 ]
 finish

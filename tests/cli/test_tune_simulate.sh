@@ -124,6 +124,16 @@ check "--plot onto the recording: refused" [ "$rc" -eq 2 ]
 check "--plot onto the recording: the recording intact" python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/rec.json"
 
 # 4. The comparison: every strategy at every budget over the repeats.
+run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 30 --seed 4 --json
+plain="$out"
+run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 30 --seed 4 --json --strategy-options '{"trees": 2, "pool": 8}'
+check "--strategy-options (JSON): exit 0, heard (another search than the defaults)" bash -c '[ "$1" -eq 0 ] && [ "$2" != "$3" ]' _ "$rc" "$out" "$plain"
+run "$CUCORE" tune --simulate "$dir/rec.json" --strategy anneal --strategy-options t_start=1,t_end=0.01 --max-evals 30
+check "--strategy-options (key=value): exit 0" [ "$rc" -eq 0 ]
+run "$CUCORE" tune --simulate "$dir/rec.json" --strategy-options trees=0
+check "--strategy-options out of range: exit 1, the range named" bash -c '[ "$1" -eq 1 ] && grep -q "expected a whole number from 1 to 1024" <<<"$2"' _ "$rc" "$err"
+run "$CUCORE" tune --simulate "$dir/rec.json" --compare forest,genetic --repeats 2 --strategy-options trees=4
+check "--compare with an option one strategy lacks: exit 1, named" bash -c '[ "$1" -eq 1 ] && grep -q "no option of genetic" <<<"$2"' _ "$rc" "$err"
 run "$CUCORE" tune --simulate "$dir/rec.json.gz" --compare all --budgets 10,30 --repeats 6 --json
 check "--compare: exit 0" [ "$rc" -eq 0 ]
 check "--compare: 5 strategies x 2 budgets, each summarised" python3 -c '
