@@ -64,11 +64,28 @@ static void allocation_failure_keeps_the_array(void **state) {
   free(v);
 }
 
+/* A fixed field of a public struct: a text that fits is kept whole; a longer one is cut with
+ * the cut said, never silently, and the field stays terminated. */
+static void a_fixed_field_says_when_it_cuts(void **state) {
+  (void)state;
+  char field[64];
+  cc_format_field(field, sizeof field, "restriction %d is false", 2);
+  assert_string_equal(field, "restriction 2 is false");
+  char long_text[300];
+  memset(long_text, 'x', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = 0;
+  cc_format_field(field, sizeof field, "why: %s", long_text);
+  assert_int_equal(strlen(field), sizeof field - 1);
+  assert_non_null(strstr(field, "(cut: 304 bytes, the field holds 63)"));
+  assert_memory_equal(field, "why: xxx", 8);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(grows_and_keeps_contents),
       cmocka_unit_test(overflow_is_refused_and_named),
       cmocka_unit_test(allocation_failure_keeps_the_array),
+      cmocka_unit_test(a_fixed_field_says_when_it_cuts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -158,8 +158,9 @@ int cli_source_add_expr(cli_source *s, const char *expr);
 typedef struct cli_compile_info {
   double ms; /* wall time of cucore_program_compile */
   cucore_cache_result cache;
-  char cache_reason[256]; /* why it was not cached, when it was not */
-  int arch;               /* the arch compiled for when the object does not say (nvcc's) */
+  char cache_reason[1024]; /* why it was not cached, when it was not (the library keeps at most
+                           1023 bytes of it, CC_CACHE_NOTE_MAX) */
+  int arch;                /* the arch compiled for when the object does not say (nvcc's) */
 } cli_compile_info;
 /* A monotonic clock in milliseconds, for compile times. */
 double cli_now_ms(void);

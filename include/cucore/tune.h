@@ -221,9 +221,11 @@ typedef struct cucore_tune_config {
   uint64_t index;              /**< its number in the raw space */
   cucore_tune_verdict verdict; /**< RUNNABLE, or the first check it failed */
   char reason[256];            /**< why, when not RUNNABLE ("restriction 2 is false",
-                                  "block.x = 2048, sm_90 allows 1024"); made of numbers and
-                                  fixed words only, so it always fits: the restriction's text is
-                                  cucore_tune_space_get_restriction(restriction - 1) */
+                                  "block.x = 2048, sm_90 allows 1024"); the restriction's text
+                                  is cucore_tune_space_get_restriction(restriction - 1); a
+                                  reason longer than 255 bytes (an occupancy model's
+                                  explanation) ends with " ... (cut: N bytes, the field holds
+                                  255)", never cut silently */
   uint32_t grid[3];            /**< blocks per dimension (0 when not computed) */
   uint32_t block[3];           /**< threads per dimension */
   uint64_t smem;               /**< dynamic shared memory, bytes */
@@ -1193,7 +1195,8 @@ CUCORE_API cucore_status cucore_tune_strategy_get_name(cucore_tune_strategy stra
 /** One option of a strategy (static text). */
 typedef struct cucore_tune_strategy_option {
   const char *name; /**< as strategy_options names it ("trees") */
-  double min, max;  /**< its range, both included */
+  double min;       /**< the least value it takes */
+  double max;       /**< the largest value it takes */
   int integer;      /**< 1: a whole number */
   const char *help; /**< what it sets, with its default */
 } cucore_tune_strategy_option;

@@ -89,6 +89,9 @@ void *cc_raw_realloc(void *p, size_t bytes);
  *   T *n = cc_grow(a->v, &a->cap, a->count + 1, sizeof *n, "the list of X");
  *   if (!n) return cucore_last_status(); a->v = n; */
 void *cc_grow(void *items, size_t *cap, size_t need, size_t size, const char *what);
+/* Formats into the fixed field buf[cap] (a public struct's text, cap >= 64); a text longer than
+ * the field is never cut silently: its end becomes " ... (cut: N bytes, the field holds M)". */
+void cc_format_field(char *buf, size_t cap, const char *fmt, ...) CC_PRINTF(3, 4);
 /* Zeroed memory aligned to `align` (a power of two), freed with free(). */
 void *cc_raw_aligned_calloc(size_t align, size_t bytes);
 char *cc_raw_strdup(const char *s);

@@ -137,3 +137,14 @@ const char *cucore_global_kind_name(cucore_global_kind kind) {
   }
   return "unknown";
 }
+
+void cc_format_field(char *buf, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(buf, cap, fmt, ap);
+  va_end(ap);
+  if (n < 0 || (size_t)n < cap) return;
+  char tail[80];
+  int t = snprintf(tail, sizeof tail, " ... (cut: %d bytes, the field holds %zu)", n, cap - 1);
+  if (t > 0 && (size_t)t < cap) memcpy(buf + cap - 1 - (size_t)t, tail, (size_t)t + 1);
+}

@@ -150,7 +150,7 @@ void cc_cache_job_begin(cc_cache_job *job, cc_cache_state *state, const cc_cache
   cc_cache_settings_get(&job->settings);
   if (!job->settings.enabled) {
     state->result = CUCORE_CACHE_DISABLED;
-    snprintf(state->reason, sizeof state->reason, "%s", job->settings.disabled_by);
+    cc_format_field(state->reason, sizeof state->reason, "%s", job->settings.disabled_by);
     return;
   }
   if (rq->type == CUCORE_CODE_PTX && rq->target == CUCORE_CODE_PTX) {
@@ -180,7 +180,7 @@ cc_cache_found cc_cache_job_lookup(cc_cache_job *job, void **value, char **log,
   const char *dir = job->settings.dir;
   if (job->key.uncacheable) {
     st->result = CUCORE_CACHE_UNCACHEABLE;
-    snprintf(st->reason, sizeof st->reason, "%s", job->key.why);
+    cc_format_field(st->reason, sizeof st->reason, "%s", job->key.why);
     cc_cache_count(dir, CC_EV_UNCACHEABLE, 1);
     job->active = 0;
     cc_begin(); /* nothing the cache met is the compile's failure */

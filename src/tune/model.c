@@ -26,14 +26,15 @@ static void filter(const cucore_tune_filter *f, const cucore_tune_model *m,
   if (!f) return;
   if (f->no_spills && m->local_bytes > 0) {
     cfg->verdict = CUCORE_TUNE_MODEL_REJECTED;
-    snprintf(cfg->reason, sizeof cfg->reason,
-             "%d bytes of local memory per thread (spills "
-             "or stack), and spills were refused",
-             m->local_bytes);
+    cc_format_field(cfg->reason, sizeof cfg->reason,
+                    "%d bytes of local memory per thread (spills "
+                    "or stack), and spills were refused",
+                    m->local_bytes);
   } else if (f->min_occupancy > 0 && m->occupancy < f->min_occupancy) {
     cfg->verdict = CUCORE_TUNE_MODEL_REJECTED;
-    snprintf(cfg->reason, sizeof cfg->reason, "occupancy %.3f (%s) is below the minimum %.3f",
-             m->occupancy, cucore_occupancy_limit_name(m->limit), f->min_occupancy);
+    cc_format_field(cfg->reason, sizeof cfg->reason,
+                    "occupancy %.3f (%s) is below the minimum %.3f", m->occupancy,
+                    cucore_occupancy_limit_name(m->limit), f->min_occupancy);
   }
 }
 
@@ -63,7 +64,7 @@ cucore_status cucore_tune_model_check(const cucore_arch_limits *l,
     /* the explanation is the model's own: record it, then take it back from this thread */
     cc_occupancy_explain(fn, l, res, block, (size_t)cfg->smem, why);
     cfg->verdict = CUCORE_TUNE_MODEL_REJECTED;
-    snprintf(cfg->reason, sizeof cfg->reason, "%s", cucore_last_error());
+    cc_format_field(cfg->reason, sizeof cfg->reason, "%s", cucore_last_error());
     cc_begin();
     return CUCORE_OK;
   }

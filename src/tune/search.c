@@ -146,6 +146,13 @@ const cc_tstrat_option *cc_tstrategy_options(cc_tstrategy kind) {
   return (unsigned)kind < CC_TS_COUNT ? OPS[kind]->options : NULL;
 }
 
+cucore_status cc_tstrat_values_read(cc_tstrategy kind, const char *text, cc_tstrat_values *out) {
+  memset(out, 0, sizeof *out);
+  if ((unsigned)kind >= CC_TS_COUNT)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "strategy options: strategy %d is none", (int)kind);
+  return cc_tstrat_values_parse(OPS[kind]->options, cc_tstrategy_names[kind], text, out);
+}
+
 cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, const char *options,
                               uint64_t seed, uint64_t budget, cc_tsearch **out) {
   *out = NULL;

@@ -98,9 +98,14 @@ typedef struct cc_tstrat_values {
 /* The options table of a strategy (NULL when it has none). */
 const cc_tstrat_option *cc_tstrategy_options(cc_tstrategy kind);
 /* Reads `text` (NULL or blank: none; `key=value` items separated by commas or spaces, or a
- * JSON object of numbers) against the strategy's table (search_options.c): unknown names,
- * values out of range and repeats are refused with what was expected. */
+ * JSON object of numbers) against the strategy's table (search.c, through
+ * cc_tstrat_values_parse): unknown names, values out of range and repeats are refused with
+ * what was expected. */
 cucore_status cc_tstrat_values_read(cc_tstrategy kind, const char *text, cc_tstrat_values *out);
+/* The same against `table` (NULL: no options), `who` naming the strategy in errors
+ * (search_options.c). */
+cucore_status cc_tstrat_values_parse(const cc_tstrat_option *table, const char *who,
+                                     const char *text, cc_tstrat_values *out);
 
 /* What was observed of a proposed configuration. */
 typedef struct cc_tobs {

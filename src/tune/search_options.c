@@ -20,9 +20,8 @@ static size_t count_options(const cc_tstrat_option *t) {
   return n;
 }
 
-/* "a, b or c": the strategy's option names, for errors (malloc'ed; NULL: out of memory). */
-static char *option_names(cc_tstrategy kind) {
-  const cc_tstrat_option *t = cc_tstrategy_options(kind);
+/* "a, b or c": the table's option names, for errors (malloc'ed; NULL: out of memory). */
+static char *option_names(const cc_tstrat_option *t) {
   size_t n = count_options(t), cap = 1;
   for (size_t i = 0; i < n; i++) cap += strlen(t[i].name) + 4;
   char *buf = malloc(cap);
@@ -36,9 +35,8 @@ static char *option_names(cc_tstrategy kind) {
 }
 
 /* Sets option `key` (len bytes) to `value` (the number's text, for errors). */
-static cucore_status set_one(cc_tstrategy kind, const char *key, size_t len, double value,
-                             const char *text, cc_tstrat_values *out) {
-  const char *who = cc_tstrategy_names[kind];
+static cucore_status set_one(const cc_tstrat_option *t, const char *who, const char *key,
+                             size_t len, double value, const char *text, cc_tstrat_values *out) {
   static const char *const budget_names[][2] = {{"max_fevals", "max_evals (--max-evals)"},
                                                 {"time_limit", "time_limit_s (--time-limit)"}};
   for (size_t b = 0; b < 2; b++)
@@ -47,7 +45,6 @@ static cucore_status set_one(cc_tstrategy kind, const char *key, size_t len, dou
                      "strategy options: `%s` is the search's budget, not an option of %s: give "
                      "it as the run's %s",
                      budget_names[b][0], who, budget_names[b][1]);
-  const cc_tstrat_option *t = cc_tstrategy_options(kind);
   size_t n = count_options(t);
   for (size_t i = 0; i < n; i++) {
     if (strlen(t[i].name) != len || strncmp(key, t[i].name, len)) continue;
@@ -64,7 +61,7 @@ static cucore_status set_one(cc_tstrategy kind, const char *key, size_t len, dou
   if (!n)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "strategy options: `%.*s` is no option of %s: it has none", (int)len, key, who);
-  char *names = option_names(kind);
+  char *names = option_names(t);
   cucore_status st = cc_fail(CUCORE_INVALID_ARGUMENT,
                              "strategy options: `%.*s` is no option of %s: expected %s", (int)len,
                              key, who, names ? names : "one of its options");
@@ -72,7 +69,8 @@ static cucore_status set_one(cc_tstrategy kind, const char *key, size_t len, dou
   return st;
 }
 
-static cucore_status read_json(cc_tstrategy kind, const char *text, cc_tstrat_values *out) {
+static cucore_status read_json(const cc_tstrat_option *t, const char *who, const char *text,
+                               cc_tstrat_values *out) {
   cc_json v;
   char why[256];
   if (cc_json_parse(text, strlen(text), &v, why, sizeof why) != 0)
@@ -85,7 +83,7 @@ static cucore_status read_json(cc_tstrategy kind, const char *text, cc_tstrat_va
   for (size_t i = 0; st == CUCORE_OK && i < v.n; i++) {
     const cc_json *x = &v.items[i];
     if (x->type == CC_JSON_NUMBER || x->type == CC_JSON_BOOL)
-      st = set_one(kind, v.keys[i], strlen(v.keys[i]),
+      st = set_one(t, who, v.keys[i], strlen(v.keys[i]),
                    x->type == CC_JSON_BOOL ? (double)x->boolean : x->number,
                    x->type == CC_JSON_BOOL ? (x->boolean ? "true" : "false") : x->text, out);
     else
@@ -97,7 +95,8 @@ static cucore_status read_json(cc_tstrategy kind, const char *text, cc_tstrat_va
 }
 
 /* key=value items separated by commas or white space. */
-static cucore_status read_pairs(cc_tstrategy kind, const char *text, cc_tstrat_values *out) {
+static cucore_status read_pairs(const cc_tstrat_option *t, const char *who, const char *text,
+                                cc_tstrat_values *out) {
   const char *p = text;
   for (;;) {
     while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n') p++;
@@ -127,20 +126,20 @@ static cucore_status read_pairs(cc_tstrategy kind, const char *text, cc_tstrat_v
                      "strategy options: `%.*s` has value `%.*s`: "
                      "expected a number (at most 63 characters)",
                      (int)(eq - key), key, (int)vlen, val);
-    cucore_status st = set_one(kind, key, (size_t)(eq - key), x, num, out);
+    cucore_status st = set_one(t, who, key, (size_t)(eq - key), x, num, out);
     if (st != CUCORE_OK) return st;
     p = end;
   }
 }
 
-cucore_status cc_tstrat_values_read(cc_tstrategy kind, const char *text, cc_tstrat_values *out) {
+cucore_status cc_tstrat_values_parse(const cc_tstrat_option *table, const char *who,
+                                     const char *text, cc_tstrat_values *out) {
   memset(out, 0, sizeof *out);
-  if ((unsigned)kind >= CC_TS_COUNT)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "strategy options: strategy %d is none", (int)kind);
   if (!text) return CUCORE_OK;
   const char *p = text;
   while (*p == ' ' || *p == '\t' || *p == '\n') p++;
-  return *p == '{' || *p == '[' ? read_json(kind, text, out) : read_pairs(kind, text, out);
+  return *p == '{' || *p == '[' ? read_json(table, who, text, out)
+                                : read_pairs(table, who, text, out);
 }
 
 double cc_tsearch_option(const cc_tsearch *s, size_t k, double fallback) {

@@ -62,7 +62,7 @@ static int reject(cucore_tune_config *c, cucore_tune_verdict v, const char *fmt,
                   const char *b) {
   if (!c) return -1;
   c->verdict = v;
-  snprintf(c->reason, sizeof c->reason, fmt, a, b);
+  cc_format_field(c->reason, sizeof c->reason, fmt, a, b);
   return -1;
 }
 
