@@ -89,7 +89,12 @@ static int escape(jp *j, char *o) {
 
 static int string(jp *j, char **out) {
   j->p++; /* the quote */
-  char *o = cc_raw_malloc((size_t)(j->end - j->p) + 1);
+  /* The raw length to the closing quote bounds the decoded one (an escape never grows): the
+   * string's own size, not the rest of the text's (that was a page per string, 2 GB for a
+   * 16 MB Kernel Tuner cache). */
+  const char *q = j->p;
+  while (q < j->end && *q != '"') q += *q == '\\' && q + 1 < j->end ? 2 : 1;
+  char *o = cc_raw_malloc((size_t)(q - j->p) + 1);
   if (!o) return jfail(j, "out of memory");
   size_t n = 0;
   for (;;) {
