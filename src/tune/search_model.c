@@ -166,10 +166,12 @@ static size_t training(cc_tsearch *s, model *m, int fail) {
   return n;
 }
 
-/* Adds a fresh configuration to the candidates (once). */
-static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
-  if (!cc_tsearch_fresh(s, digits)) return;
+/* Adds a fresh configuration to the candidates (once); `valid` 1: known valid (drawn by rank),
+ * so only "never proposed" is checked (a live space's validity is its walk's checks, the
+ * larger part of a proposal's cost on a space of millions). */
+static void add_cand_known(cc_tsearch *s, model *m, const size_t *digits, int valid) {
   uint64_t index = cc_tdom_index(s->dom, digits);
+  if (valid ? cc_tsearch_find(s, index) >= 0 : !cc_tsearch_fresh(s, digits)) return;
   if ((m->nc + 1) * 2 > m->set_cap) {
     size_t cap = m->set_cap ? m->set_cap * 2 : 4096;
     uint64_t *set = cc_calloc(cap, sizeof *set, "a model's candidates");
@@ -192,6 +194,10 @@ static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
   m->c = c;
   m->set[j] = index + 1;
   m->c[m->nc++] = (cand){index, 0, 0, 0};
+}
+
+static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
+  add_cand_known(s, m, digits, 0);
 }
 
 /* The measured observations' places, fastest first, at most k of them. */
@@ -275,7 +281,7 @@ static void candidates(cc_tsearch *s, model *m) {
   }
   for (size_t k = 0; k < m->pool && m->nc < d->count; k++) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
-    add_cand(s, m, s->scratch);
+    add_cand_known(s, m, s->scratch, 1);
   }
   additive_best(s, m);
 }
