@@ -107,7 +107,7 @@ static cucore_status read_pairs(const cc_tstrat_option *t, const char *who, cons
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "strategy options: `%.*s` is no key=value item: expected items such as "
                      "trees=64,pool=2048 or a JSON object",
-                     (int)(eq - key ? eq - key : 1), key);
+                     (int)(eq > key ? (eq - key) : 1), key);
     const char *val = eq + 1, *end = val;
     while (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n') end++;
     size_t vlen = (size_t)(end - val);
