@@ -360,6 +360,10 @@ static void strategy_options_are_read_and_checked(void **state) {
       {CC_TS_GENETIC, "{\"population\": \"ten\"}", "`population` is a string: expected a number"},
       {CC_TS_GENETIC, "[3]", "the JSON is an array: expected an object"},
       {CC_TS_GENETIC, "{\"population\": 10,}", "not JSON"},
+      {CC_TS_FOREST, "{\"trees\": true}", "`trees` is a boolean: expected a number"},
+      {CC_TS_FOREST, "trees=0x10", "`trees` has value `0x10`: expected a number"},
+      {CC_TS_ANNEAL, "t_end=1", "`t_end` 1 is above `t_start` 0.5 (its default)"},
+      {CC_TS_ANNEAL, "init=3", "`init` is no option of anneal: expected t_start or t_end"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cc_begin();
@@ -397,7 +401,11 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
-      {CC_TS_ANNEAL, "init=50,t_start=2,t_end=2"},
+      {CC_TS_ANNEAL, "t_start=2,t_end=2"},
+      {CC_TS_ANNEAL, "t_start=0.001"},
+      {CC_TS_FOREST, "init=100000,pool=100000"},
+      {CC_TS_GENETIC, "population=100000"},
+      {CC_TS_ILS, "init=100000"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t batch = 1; batch <= 8; batch += 7) {

@@ -251,8 +251,8 @@ static const cli_opt cmd_tune_opts[] = {
      .arg = "K=V,..|JSON",
      .help = "the search strategy's options, key=value items or a JSON object of numbers:\n"
              "forest trees, pool, init, explore_every, additive_every, neighbours_of;\n"
-             "genetic population, mutation, tournament; ils init, perturb; anneal init,\n"
-             "t_start, t_end (ranges and defaults: README, or a wrong name's message)"},
+             "genetic population, mutation, tournament; ils init, perturb; anneal t_start,\n"
+             "t_end (ranges and defaults: README, or a wrong name's message)"},
     {.name = "--simulate",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(simulate),

@@ -213,6 +213,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
     double best = INFINITY;
     for (size_t i = 0; i < c->nrows; i++) {
       const cucore_tune_row *r = &c->rows[i];
+      if (r->config.verdict != CUCORE_TUNE_RUNNABLE) continue; /* never evaluated */
       if (r->status == CUCORE_TUNE_OK && r->stats.median < best) best = r->stats.median;
       json_num(j, NULL, best);
     }

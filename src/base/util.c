@@ -143,6 +143,7 @@ void cc_format_field(char *buf, size_t cap, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(buf, cap, fmt, ap);
   va_end(ap);
+  if (n < 0) buf[0] = '\0'; /* an encoding error: nothing is kept */
   if (n < 0 || (size_t)n < cap) return;
   char tail[80];
   int t = snprintf(tail, sizeof tail, " ... (cut: %d bytes, the field holds %zu)", n, cap - 1);

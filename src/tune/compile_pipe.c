@@ -229,7 +229,7 @@ void cc_tcomp_finish(cc_trun *c) {
   cc_tcomp *t = c->comp;
   if (t->pipe) stop_pipe(c, t->pipe);
   t->pipe = NULL;
-  if (t->groups && !t->inert && !c->s.searched) cc_tcomp_inert(c);
+  if (t->groups && !t->inert && (!c->s.searched || c->s.exhaustive)) cc_tcomp_inert(c);
   free_groups(t);
 }
 

@@ -225,7 +225,7 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
     st = collect_rows(c);
     if (st == CUCORE_OK && c->o.dry_run && c->s.limits.arch) st = cc_tcomp_dry_run(c);
     if (st == CUCORE_OK && !c->o.dry_run) st = cc_tmeas_all(c);
-    if (c->s.exhaustive) c->s.evals = c->s.rows;
+    if (c->s.exhaustive) c->s.evals = c->s.counts.runnable; /* the rows the limits let run */
   }
   if (st == CUCORE_OK) st = cc_treport_make(c, out);
   return st;

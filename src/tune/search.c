@@ -150,7 +150,9 @@ cucore_status cc_tstrat_values_read(cc_tstrategy kind, const char *text, cc_tstr
   memset(out, 0, sizeof *out);
   if ((unsigned)kind >= CC_TS_COUNT)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "strategy options: strategy %d is none", (int)kind);
-  return cc_tstrat_values_parse(OPS[kind]->options, cc_tstrategy_names[kind], text, out);
+  cucore_status st = cc_tstrat_values_parse(OPS[kind]->options, cc_tstrategy_names[kind], text,
+                                            out);
+  return st == CUCORE_OK && OPS[kind]->check ? OPS[kind]->check(out) : st;
 }
 
 cucore_status cc_tsearch_open(const cc_tdom *dom, cc_tstrategy kind, const char *options,

@@ -126,6 +126,8 @@ typedef struct cc_tstrat_ops {
   void (*observe)(cc_tsearch *s, size_t i);
   void (*close)(cc_tsearch *s);
   const cc_tstrat_option *options; /* its options (NULL: none) */
+  /* Rules between its options, once they are read (NULL: none). */
+  cucore_status (*check)(const cc_tstrat_values *v);
 } cc_tstrat_ops;
 
 struct cc_tsearch {

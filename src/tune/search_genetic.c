@@ -29,6 +29,7 @@ static cucore_status genetic_open(cc_tsearch *s) {
   uint64_t pop = s->budget / 6;
   pop = pop < 8 ? 8 : pop > 24 ? 24 : pop;
   g->pop = (size_t)cc_tsearch_option(s, OPT_POPULATION, (double)pop);
+  if (g->pop > s->budget && s->budget >= 2) g->pop = (size_t)s->budget; /* never past it */
   g->tournament = (int)cc_tsearch_option(s, OPT_TOURNAMENT, 3);
   size_t n = s->dom->nparams + 1;
   g->parents = cc_calloc(g->pop, sizeof *g->parents, "a genetic search");
@@ -110,5 +111,5 @@ static const cc_tstrat_option OPTIONS[] = {
     {"tournament", 1, 64, 1, "parents drawn per tournament, the fastest wins; default 3"},
     {NULL, 0, 0, 0, NULL}};
 
-const cc_tstrat_ops cc_ts_genetic_ops = {genetic_open, genetic_propose, genetic_observe,
-                                         genetic_close, OPTIONS};
+const cc_tstrat_ops cc_ts_genetic_ops = {genetic_open,  genetic_propose, genetic_observe,
+                                         genetic_close, OPTIONS,         NULL};

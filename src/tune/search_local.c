@@ -19,7 +19,8 @@
 #include <string.h>
 
 /* The options (ILS_OPTIONS and ANNEAL_OPTIONS below: `init` first in both). */
-enum { OPT_INIT = 0, OPT_PERTURB = 1, OPT_T_START = 1, OPT_T_END = 2 };
+enum { OPT_INIT = 0, OPT_PERTURB = 1 };  /* ILS_OPTIONS */
+enum { OPT_T_START = 0, OPT_T_END = 1 }; /* ANNEAL_OPTIONS */
 
 typedef struct local {
   size_t *cur;    /* the current configuration */
@@ -65,14 +66,8 @@ static cucore_status local_open(cc_tsearch *s) {
   if (!l->cur || !l->moves) return CUCORE_HOST_OUT_OF_MEMORY;
   l->cur_val = INFINITY;
   size_t init = s->budget / 20 < 3 ? 3 : s->budget / 20 > 10 ? 10 : (size_t)(s->budget / 20);
-  l->init = (size_t)cc_tsearch_option(s, OPT_INIT, (double)init);
-  double hot = cc_tsearch_option(s, OPT_T_START, 0.5),
-         cold = cc_tsearch_option(s, OPT_T_END, 0.005);
-  if (s->kind == CC_TS_ANNEAL && cold > hot)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "strategy options: anneal `t_end` %g is above `t_start` %g: expected the "
-                   "temperature to fall (t_end <= t_start)",
-                   cold, hot);
+  if (s->kind == CC_TS_ILS) init = (size_t)cc_tsearch_option(s, OPT_INIT, (double)init);
+  l->init = init < s->budget ? init : (size_t)s->budget;
   return CUCORE_OK;
 }
 
@@ -157,8 +152,8 @@ static void ils_observe(cc_tsearch *s, size_t i) {
 
 static double temperature(const cc_tsearch *s) {
   double f = s->budget > 1 ? (double)s->nobs / (double)(s->budget - 1) : 1;
-  double hot = cc_tsearch_option(s, OPT_T_START, 0.5),
-         cold = cc_tsearch_option(s, OPT_T_END, 0.005);
+  double hot = cc_tsearch_option(s, OPT_T_START, 0.5);
+  double cold = cc_tsearch_option(s, OPT_T_END, hot < 0.005 ? hot : 0.005);
   return hot * pow(cold / hot, f > 1 ? 1 : f);
 }
 
@@ -196,12 +191,23 @@ static const cc_tstrat_option ILS_OPTIONS[] = {
     {"perturb", 1, 64, 1, "parameters redrawn to start the next descent; default 2 or 3"},
     {NULL, 0, 0, 0, NULL}};
 static const cc_tstrat_option ANNEAL_OPTIONS[] = {
-    {"init", 1, 1e6, 1, "random samples before the walk; default budget / 20, 3 to 10"},
     {"t_start", 1e-6, 100, 0, "the first temperature, in log time; default 0.5"},
-    {"t_end", 1e-9, 100, 0, "the last temperature (geometric cooling); default 0.005"},
+    {"t_end", 1e-9, 100, 0,
+     "the last temperature (geometric cooling), at most t_start; "
+     "default 0.005 (t_start when that is lower)"},
     {NULL, 0, 0, 0, NULL}};
 
-const cc_tstrat_ops cc_ts_ils_ops = {local_open, ils_propose, ils_observe, local_close,
-                                     ILS_OPTIONS};
-const cc_tstrat_ops cc_ts_anneal_ops = {local_open, anneal_propose, anneal_observe, local_close,
-                                        ANNEAL_OPTIONS};
+/* The temperature must fall: t_end above t_start (given, or its default) is refused. */
+static cucore_status anneal_check(const cc_tstrat_values *v) {
+  double hot = v->set & (1u << OPT_T_START) ? v->value[OPT_T_START] : 0.5;
+  if (!(v->set & (1u << OPT_T_END)) || v->value[OPT_T_END] <= hot) return CUCORE_OK;
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "strategy options: anneal `t_end` %g is above `t_start` %g%s: expected the "
+                 "temperature to fall (t_end <= t_start)",
+                 v->value[OPT_T_END], hot, v->set & (1u << OPT_T_START) ? "" : " (its default)");
+}
+
+const cc_tstrat_ops cc_ts_ils_ops = {local_open,  ils_propose, ils_observe,
+                                     local_close, ILS_OPTIONS, NULL};
+const cc_tstrat_ops cc_ts_anneal_ops = {local_open,  anneal_propose, anneal_observe,
+                                        local_close, ANNEAL_OPTIONS, anneal_check};

@@ -107,7 +107,8 @@ static cucore_status model_open(cc_tsearch *s) {
   s->state = m;
   uint64_t init = s->budget / INIT_DIV;
   init = init < INIT_MIN ? INIT_MIN : init > INIT_MAX ? INIT_MAX : init;
-  m->init = (size_t)cc_tsearch_option(s, OPT_INIT, (double)init);
+  init = (uint64_t)cc_tsearch_option(s, OPT_INIT, (double)init);
+  m->init = (size_t)(init < s->budget ? init : s->budget); /* never past the budget */
   m->pool = (size_t)cc_tsearch_option(s, OPT_POOL, POOL);
   m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
@@ -279,7 +280,7 @@ static void candidates(cc_tsearch *s, model *m) {
       s->scratch[p] = keep;
     }
   }
-  for (size_t k = 0; k < m->pool && m->nc < d->count; k++) {
+  for (size_t k = 0; k < m->pool && m->nc + s->nobs < d->count; k++) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
     add_cand_known(s, m, s->scratch, 1);
   }
@@ -456,5 +457,5 @@ static const cc_tstrat_option OPTIONS[] = {
      "candidates; default 4"},
     {NULL, 0, 0, 0, NULL}};
 
-const cc_tstrat_ops cc_ts_forest_ops = {model_open, model_propose, model_observe, model_close,
-                                        OPTIONS};
+const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
+                                        model_close, OPTIONS,       NULL};

@@ -82,10 +82,9 @@ static cucore_status read_json(const cc_tstrat_option *t, const char *who, const
                  cc_json_type_name(v.type));
   for (size_t i = 0; st == CUCORE_OK && i < v.n; i++) {
     const cc_json *x = &v.items[i];
-    if (x->type == CC_JSON_NUMBER || x->type == CC_JSON_BOOL)
-      st = set_one(t, who, v.keys[i], strlen(v.keys[i]),
-                   x->type == CC_JSON_BOOL ? (double)x->boolean : x->number,
-                   x->type == CC_JSON_BOOL ? (x->boolean ? "true" : "false") : x->text, out);
+    if (x->type == CC_JSON_NUMBER)
+      st = set_one(t, who, v.keys[i], strlen(v.keys[i]), x->number, x->text, out);
+
     else
       st = cc_fail(CUCORE_INVALID_ARGUMENT, "strategy options: `%s` is %s: expected a number",
                    v.keys[i], cc_json_type_name(x->type));
@@ -99,17 +98,17 @@ static cucore_status read_pairs(const cc_tstrat_option *t, const char *who, cons
                                 cc_tstrat_values *out) {
   const char *p = text;
   for (;;) {
-    while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n') p++;
+    while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
     if (!*p) return CUCORE_OK;
     const char *key = p, *eq = p;
-    while (*eq && *eq != '=' && *eq != ',' && *eq != ' ' && *eq != '\t' && *eq != '\n') eq++;
+    while (*eq && *eq != '=' && !strchr(", \t\n\r", *eq)) eq++;
     if (*eq != '=' || eq == key)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "strategy options: `%.*s` is no key=value item: expected items such as "
                      "trees=64,pool=2048 or a JSON object",
                      (int)(eq > key ? (eq - key) : 1), key);
     const char *val = eq + 1, *end = val;
-    while (*end && *end != ',' && *end != ' ' && *end != '\t' && *end != '\n') end++;
+    while (*end && !strchr(", \t\n\r", *end)) end++;
     size_t vlen = (size_t)(end - val);
     char num[64];
     double x = NAN;
@@ -118,8 +117,8 @@ static cucore_status read_pairs(const cc_tstrat_option *t, const char *who, cons
       num[vlen] = 0;
       char *stop = NULL;
       errno = 0;
-      x = strtod(num, &stop);
-      if (*stop || errno || !isfinite(x)) x = NAN;
+      x = strspn(num, "0123456789+-.eE") == vlen ? strtod(num, &stop) : NAN; /* decimal only */
+      if (isnan(x) || *stop || errno || !isfinite(x)) x = NAN;
     }
     if (isnan(x))
       return cc_fail(CUCORE_INVALID_ARGUMENT,

@@ -17,5 +17,5 @@ static size_t random_propose(cc_tsearch *s, uint64_t *out, size_t want) {
 static void random_observe(cc_tsearch *s, size_t i) { (void)s, (void)i; }
 static void random_close(cc_tsearch *s) { s->state = NULL; }
 
-const cc_tstrat_ops cc_ts_random_ops = {random_open, random_propose, random_observe, random_close,
-                                        NULL};
+const cc_tstrat_ops cc_ts_random_ops = {random_open,  random_propose, random_observe,
+                                        random_close, NULL,           NULL};

@@ -72,6 +72,15 @@ assert s["strategy"] == "exhaustive", s
 c = s["curve_best_ms"]
 assert len(c) == 20 and all(b <= a for a, b in zip(c, c[1:]) if a is not None), c
 ' "$out"
+run timeout 300 "$CUCORE" tune "$dir/s.cu" --kernel scale --problem-size 256 --arg 'out:f32[256]' \
+  --arg i32:256 --param A=1,2 --param block_size_x=32,64,2048 --finalists 0 --json --jobs 2 \
+  --db "$dir/f3.jsonl" --max-evals 50
+check "a covering budget over a space with configurations past the limits: evals and the curve count the runnable ones" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); s = d["search"]
+assert d["counts"]["valid_launch"] == 4 and d["counts"]["arch_limit"] == 2, d["counts"]
+assert s["strategy"] == "exhaustive" and s["evals"] == 4 and len(s["curve_best_ms"]) == 4, s
+' "$out"
 run timeout 300 "$CUCORE" tune "$dir/s.cu" "${small[@]}" --finalists 0 --jobs 2 \
   --db "$dir/f2.jsonl" --max-evals 20
 check "text: a budget that covers the space says so" has "$out" "search: the budget (20) covers all 20 runnable configurations: each measured once, in one pass (exhaustive, no strategy)"
