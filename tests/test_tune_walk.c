@@ -276,6 +276,15 @@ static void convolution_space_counted(void **state) {
     assert_ok(cucore_tune_space_next_runnable(s, r ? want + 1 : 0, &want));
     assert_int_equal(cc_tlive_at_rank(l, r), want);
   }
+  /* Across the whole index (the guide's every region): rank r + 1 is the runnable
+   * configuration right after rank r, and the last rank is the last runnable one. */
+  for (uint64_t r = 0; r + 1 < 1867776; r += 1867776 / 997) {
+    uint64_t at = cc_tlive_at_rank(l, r), next = 0;
+    assert_ok(cucore_tune_space_next_runnable(s, at + 1, &next));
+    assert_int_equal(cc_tlive_at_rank(l, r + 1), next);
+  }
+  uint64_t last = cc_tlive_at_rank(l, 1867775), after = 0;
+  assert_int_not_equal(cucore_tune_space_next_runnable(s, last + 1, &after), CUCORE_OK);
   cc_tlive_close(l);
   uint64_t d[1000];
   assert_ok(cucore_tune_space_sample(s, 11, 1000, d));

@@ -17,6 +17,9 @@
 #define RANK_MAX_INTERVALS ((size_t)1 << 22) /* 4M intervals: 64 MB of index */
 #define REJECTION_TRIES 1000000              /* raw draws before a sample is given up */
 
+#define GUIDE_MIN 64    /* intervals: fewer are searched whole */
+#define GUIDE_MAX 65536 /* guide entries at most (512 KB) */
+
 struct cc_tlive {
   const cucore_tune_space *space;
   cc_twalk *walk;
@@ -24,6 +27,12 @@ struct cc_tlive {
   uint64_t *first, *cum; /* interval k: [first[k], first[k] + cum[k+1] - cum[k]) */
   size_t n, cap_first, cap_cum;
   int indexed; /* 0: too many intervals, sampled by rejection */
+  /* A guide to the rank index: guide[b] is the last interval whose running count is at most
+   * b * step (nguide + 1 entries; NULL for a short index), so a rank is found by a binary
+   * search over a few intervals instead of all of them (a space of millions: one cache miss
+   * instead of twenty). */
+  size_t *guide, nguide;
+  uint64_t step;
   size_t *sizes, *offset, *digits;
   double *num;
   cc_tdom dom;
@@ -60,6 +69,18 @@ static cucore_status build_index(cc_tlive *l) {
   if (c.st != CUCORE_OK) return c.st;
   l->indexed = !stopped;
   if (l->indexed) l->runnable = l->n ? l->cum[l->n] : 0;
+  if (!l->indexed || l->n < GUIDE_MIN || !l->runnable) return CUCORE_OK;
+  size_t ng = l->n < GUIDE_MAX ? l->n : GUIDE_MAX;
+  l->step = (l->runnable + ng - 1) / ng;
+  l->nguide = (size_t)((l->runnable + l->step - 1) / l->step);
+  l->guide = cc_calloc(l->nguide + 1, sizeof *l->guide, "a space's rank guide");
+  if (!l->guide) return CUCORE_HOST_OUT_OF_MEMORY;
+  size_t i = 0;
+  for (size_t b = 0; b <= l->nguide; b++) {
+    uint64_t r = (uint64_t)b * l->step;
+    while (i + 1 < l->n && l->cum[i + 1] <= r) i++;
+    l->guide[b] = i;
+  }
   return CUCORE_OK;
 }
 
@@ -92,6 +113,10 @@ static int live_valid(void *ctx, const size_t *digits) {
 
 uint64_t cc_tlive_at_rank(cc_tlive *l, uint64_t r) {
   size_t lo = 0, hi = l->n; /* the last interval whose running count is <= r */
+  if (l->guide && r / l->step < l->nguide) {
+    size_t b = (size_t)(r / l->step);
+    lo = l->guide[b], hi = l->guide[b + 1] + 1 < l->n ? l->guide[b + 1] + 1 : l->n;
+  }
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
     if (l->cum[mid] <= r)
@@ -123,6 +148,7 @@ void cc_tlive_close(cc_tlive *l) {
   if (!l) return;
   cc_twalk_close(l->walk);
   free(l->first), free(l->cum), free(l->sizes), free(l->offset), free(l->digits), free(l->num);
+  free(l->guide);
   free(l);
 }
 
