@@ -302,7 +302,8 @@ static const cli_opt cmd_tune_opts[] = {
      .lo = 1,
      .hi = 4096,
      .arg = "N",
-     .help = "configurations a search proposes at a time (default 1)"},
+     .help = "configurations a search proposes at a time (--simulate default 1; a\n"
+             "measured search: one per compile worker, 4 to 16)"},
     {.name = "--top-fraction",
      .kind = CLI_OPT_REAL,
      TUNE_AT(top_fraction),

@@ -987,7 +987,7 @@ typedef struct cucore_tune_run_options {
                            proposed; the rows are those evaluated. 0: every configuration */
   cucore_tune_strategy strategy; /**< the search's strategy (max_evals > 0) */
   uint64_t seed;       /**< the search's seed: the same seed and results, the same search */
-  size_t batch;        /**< configurations per batch (0: twice the compile threads, >= 4) */
+  size_t batch;        /**< configurations per batch (0: one per compile thread, 4 to 16) */
   double time_limit_s; /**< > 0: no batch is proposed after this much wall time of the
                             search (the batch under way finishes); 0: none */
   const char *strategy_options; /**< the strategy's options (copied; NULL: its defaults):
