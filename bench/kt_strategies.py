@@ -58,6 +58,8 @@ import tempfile
 import time
 import warnings
 
+from strategies import space_of  # one naming of the recordings for both sides (bench/)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_STRATEGIES = ("adaptive_tabu_greywolf,firefly_algorithm,pso,diff_evo,genetic_algorithm,"
                       "simulated_annealing,hybrid_vndx,random_sample")
@@ -134,15 +136,6 @@ def versions(kt_src):
     v["constraint"] = "python-constraint2 %s, %s (%s)" % (
         cv, "compiled" if compiled else "pure Python", os.path.dirname(constraint.__file__))
     return v
-
-
-def space_of(path):
-    """The anchor's name of a kt_ recording (gemm, convolution, pnpoly); else the file's name."""
-    base = os.path.basename(path).split(".")[0]
-    for name in ("gemm", "convolution", "pnpoly"):
-        if base.startswith("kt_") and name in base:
-            return name
-    return base
 
 
 def read_json(path):

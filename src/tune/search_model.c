@@ -249,11 +249,9 @@ static double additive_predict(const cc_tdom *d, const model *m, const double *r
 }
 
 /* The additive model's fastest configuration (the best effect of each parameter) joins the
- * candidates, fitted on the measured rows. */
-static void additive_best(cc_tsearch *s, model *m) {
+ * candidates, fitted on the n measured rows (training's, in m->x and m->y). */
+static void additive_best(cc_tsearch *s, model *m, size_t n) {
   const cc_tdom *d = s->dom;
-  size_t n = training(s, m, 0);
-  if (!n) return;
   additive_fit(s, m, n);
   for (size_t q = 0; q < d->nparams; q++) {
     const double *eff = m->eff + d->offset[q];
@@ -264,7 +262,8 @@ static void additive_best(cc_tsearch *s, model *m) {
   add_cand(s, m, s->scratch);
 }
 
-static void candidates(cc_tsearch *s, model *m) {
+/* The candidates of one proposal; n: the measured rows training() left in m->x and m->y. */
+static void candidates(cc_tsearch *s, model *m, size_t n) {
   const cc_tdom *d = s->dom;
   size_t top[TOP_MAX], ntop = best_few(s, top, m->top);
   m->nc = 0;
@@ -284,7 +283,7 @@ static void candidates(cc_tsearch *s, model *m) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
     add_cand_known(s, m, s->scratch, 1);
   }
-  additive_best(s, m);
+  additive_best(s, m, n);
 }
 
 static double expected_improvement(double best, double mu, double sd) {
@@ -340,12 +339,11 @@ static double pair_novelty(const cc_tsearch *s, const model *m, const double *ro
   return total > 0 ? novel / total : 0;
 }
 
-static cucore_status score(cc_tsearch *s, model *m) {
+/* n: the measured rows training() left in m->x and m->y (the time forest's). */
+static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   size_t p = s->dom->nparams;
   cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
-  size_t n = training(s, m, 0);
-  if (!n) return CUCORE_HOST_OUT_OF_MEMORY;
   count_values(s, m);
   cucore_status st = cc_tforest_fit(m->x, m->y, n, p, s->dom->sizes, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
@@ -410,8 +408,10 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
     n++;
   }
   if (n == want || !s->measured) return n;
-  candidates(s, m);
-  if (m->nc && score(s, m) != CUCORE_OK) return n;
+  size_t rows = training(s, m, 0); /* once: the additive model and the time forest's rows */
+  if (!rows) return n;
+  candidates(s, m, rows);
+  if (m->nc && score(s, m, rows) != CUCORE_OK) return n;
   while (n < want) {
     /* this proposal's turn: explore, additive or expected improvement */
     size_t ex = m->explore_every, add = m->add_every;
