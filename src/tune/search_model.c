@@ -345,6 +345,7 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
   count_values(s, m);
+  double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
   cucore_status st = cc_tforest_fit(m->x, m->y, n, p, s->dom->sizes, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
@@ -352,7 +353,6 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
     st = nf ? cc_tforest_fit(m->x, m->y, nf, p, s->dom->sizes, &fc, &s->rng, &fails)
             : CUCORE_HOST_OUT_OF_MEMORY;
   }
-  double best = log(s->best), spread = novelty_scale(m, n);
   const cc_tdom *d = s->dom;
   const double *imp = st == CUCORE_OK ? cc_tforest_importance(f) : NULL;
   for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
