@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "tune/recording.h"
+#include "tune/search_features.h"
 
 /* A strict JSON text that grows (the recordings are built as text, as Kernel Tuner writes
  * them). */
@@ -324,7 +325,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 6);
+  assert_int_equal(counts[CC_TS_FOREST], 7);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -396,6 +397,7 @@ static void options_keep_the_rules(void **state) {
     const char *options;
   } cases[] = {
       {CC_TS_FOREST, "trees=4,pool=16,init=3"},
+      {CC_TS_FOREST, "pairs=66"},
       {CC_TS_FOREST, "explore_every=0,additive_every=0,neighbours_of=0"},
       {CC_TS_FOREST, "explore_every=1,additive_every=1,neighbours_of=64"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
@@ -434,6 +436,41 @@ static void options_keep_the_rules(void **state) {
   free(json);
 }
 
+/* The forest's pair features: the ratio and product of two positive numeric parameters as
+ * ranks, no pair for a parameter with a zero, a text value or one value, none past the limit;
+ * a pair's importance split between its parameters. */
+static void pair_features_rank_ratios_and_products(void **state) {
+  (void)state;
+  /* a: 16 32 64; b: 8 16; c: 0 1 (a zero); d: one text value; e: 2 4 */
+  static const size_t sizes[] = {3, 2, 2, 1, 2}, offset[] = {0, 3, 5, 7, 8};
+  const double num[] = {16, 32, 64, 8, 16, 0, 1, NAN, 2, 4};
+  cc_tdom d = {5, sizes, num, offset, 3 * 2 * 2 * 2, NULL, NULL, NULL};
+  cc_tfeat f;
+  assert_int_equal(cc_tfeat_open(&d, 3, &f), CUCORE_OK);
+  assert_int_equal(f.nraw, 5);
+  assert_int_equal(f.n, 5 + 2 * 3); /* pairs (a, b), (a, e), (b, e) */
+  double row[11];
+  /* a = 32, b = 16, c = 1, d, e = 2: a / b = 2 (log2 1: rank 1 of 0..3), a * b = 512 (log2 9:
+   * rank 2 of 7..10); a / e = 16 (log2 4: rank 2 of 2..5), a * e = 64 (log2 6: rank 1 of
+   * 5..8); b / e = 8 (log2 3: of 1, 2, 3: rank 2), b * e = 32 (log2 5: of 4, 5, 6: rank 1) */
+  const size_t digits[] = {1, 1, 1, 0, 0};
+  cc_tfeat_row(&f, &d, digits, row);
+  const double want[] = {1, 1, 1, 0, 0, 1, 2, 2, 1, 2, 1};
+  for (size_t k = 0; k < 11; k++)
+    if (row[k] != want[k]) fail_msg("feature %zu: %g, expected %g", k, row[k], want[k]);
+  const size_t levels[] = {3, 2, 2, 1, 2, 4, 4, 4, 4, 3, 3};
+  for (size_t k = 0; k < 11; k++) assert_int_equal(f.levels[k], levels[k]);
+  double imp[11] = {0.1, 0, 0, 0, 0, 0.4, 0, 0, 0, 0, 0.5}, per[5];
+  cc_tfeat_fold(&f, imp, per);
+  assert_true(fabs(per[0] - 0.3) < 1e-12 && fabs(per[1] - 0.45) < 1e-12);
+  assert_true(per[2] == 0 && per[3] == 0 && fabs(per[4] - 0.25) < 1e-12);
+  cc_tfeat_close(&f);
+  assert_int_equal(cc_tfeat_open(&d, 2, &f), CUCORE_OK); /* 3 pairs past a limit of 2 */
+  assert_int_equal(f.n, 5);
+  cc_tfeat_close(&f);
+  cc_tfeat_close(&f); /* twice is fine */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
@@ -442,6 +479,7 @@ int main(void) {
       cmocka_unit_test(a_simulation_counts_and_clocks),
       cmocka_unit_test(strategy_options_are_read_and_checked),
       cmocka_unit_test(options_keep_the_rules),
+      cmocka_unit_test(pair_features_rank_ratios_and_products),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -250,7 +250,7 @@ static const cli_opt cmd_tune_opts[] = {
      TUNE_AT(strategy_options),
      .arg = "K=V,..|JSON",
      .help = "the search strategy's options, key=value items or a JSON object of numbers:\n"
-             "forest trees, pool, init, explore_every, additive_every, neighbours_of;\n"
+             "forest trees, pool, init, explore_every, additive_every, neighbours_of, pairs;\n"
              "genetic population, mutation, tournament; ils init, perturb; anneal t_start,\n"
              "t_end (ranges and defaults: README, or a wrong name's message)"},
     {.name = "--simulate",

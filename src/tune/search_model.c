@@ -1,7 +1,8 @@
 /*
  * search_model.c -- the model-based search ("forest"): after a few random samples, a random
  * forest (search_forest.c) learns log(time) from the value indices of every measured
- * configuration, and a second forest learns which configurations fail (a failure is
+ * configuration (with the `pairs` option, also the ratios and products of numeric parameters:
+ * search_features.c), and a second forest learns which configurations fail (a failure is
  * information about its region, never a time); each proposal is the candidate with the largest
  * expected improvement over the best time, times its chance not to fail. Candidates are every
  * fresh Hamming neighbour of the best few configurations and a pool of random fresh ones, so a
@@ -13,6 +14,7 @@
  * carries a good value of one parameter over to configurations the forest has not linked it
  * with).
  */
+#include "tune/search_features.h"
 #include "tune/search_forest.h"
 
 #include <math.h>
@@ -56,14 +58,24 @@ typedef struct cand {
 } cand;
 
 /* The options (OPTIONS below), their defaults the macros above. */
-enum { OPT_TREES, OPT_POOL, OPT_INIT, OPT_EXPLORE_EVERY, OPT_ADDITIVE_EVERY, OPT_NEIGHBOURS_OF };
+enum {
+  OPT_TREES,
+  OPT_POOL,
+  OPT_INIT,
+  OPT_EXPLORE_EVERY,
+  OPT_ADDITIVE_EVERY,
+  OPT_NEIGHBOURS_OF,
+  OPT_PAIRS
+};
 #define TOP_MAX 64 /* neighbours_of at most */
 
 typedef struct model {
   size_t init;                                /* random samples before the model */
   size_t pool, top, explore_every, add_every; /* the options */
   int trees;
-  double *x, *y;
+  cc_tfeat feat; /* what the forests see of a configuration */
+  double *imp;   /* the time forest's importances per parameter (nparams) */
+  double *x, *y; /* the training rows (feat.n features each) and targets */
   size_t cap_x, cap_y;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
@@ -116,13 +128,16 @@ static cucore_status model_open(cc_tsearch *s) {
   m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
   const cc_tdom *d = s->dom;
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
-  m->row = cc_calloc(d->nparams + 1, sizeof *m->row, "a model-based search");
+  cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
+  if (st != CUCORE_OK) return st;
+  m->row = cc_calloc(m->feat.n + 1, sizeof *m->row, "a model-based search");
+  m->imp = cc_calloc(d->nparams + 1, sizeof *m->imp, "a model-based search");
   m->seen = cc_calloc(total + 1, sizeof *m->seen, "a model-based search");
   m->perm = cc_calloc(d->nparams * m->init + 1, sizeof *m->perm, "a model-based search");
   m->eff = cc_calloc(total + 1, sizeof *m->eff, "a model-based search");
   m->eff_sum = cc_calloc(total + 1, sizeof *m->eff_sum, "a model-based search");
   m->eff_cnt = cc_calloc(total + 1, sizeof *m->eff_cnt, "a model-based search");
-  if (!m->row || !m->seen || !m->perm || !m->eff || !m->eff_sum || !m->eff_cnt)
+  if (!m->row || !m->imp || !m->seen || !m->perm || !m->eff || !m->eff_sum || !m->eff_cnt)
     return CUCORE_HOST_OUT_OF_MEMORY;
   for (size_t p = 0; p < d->nparams; p++) { /* the Latin hypercube's strata, shuffled */
     size_t *v = &m->perm[p * m->init];
@@ -137,22 +152,24 @@ static cucore_status model_open(cc_tsearch *s) {
 
 static void model_close(cc_tsearch *s) {
   model *m = s->state;
-  free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen), free(m->perm);
+  cc_tfeat_close(&m->feat);
+  free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
+      free(m->perm);
   free(m->eff), free(m->eff_sum), free(m->eff_cnt);
   free(m->pair_base), free(m->pair_seen);
   free(m);
   s->state = NULL;
 }
 
-static void features(const cc_tsearch *s, uint64_t index, double *row) {
+static void features(const cc_tsearch *s, const model *m, uint64_t index, double *row) {
   cc_tdom_digits(s->dom, index, s->scratch2);
-  for (size_t p = 0; p < s->dom->nparams; p++) row[p] = (double)s->scratch2[p];
+  cc_tfeat_row(&m->feat, s->dom, s->scratch2, row);
 }
 
 /* The training rows: every measured configuration (`fail` 0: log of its time) or every
  * observed one (`fail` 1: 1 when it failed). Returns the row count (0: out of memory). */
 static size_t training(cc_tsearch *s, model *m, int fail) {
-  size_t p = s->dom->nparams, n = 0;
+  size_t p = m->feat.n, n = 0;
   for (size_t i = 0; i < s->nobs; i++) {
     const cc_tobs *o = &s->obs[i];
     if (o->state == 0 || (!fail && o->state != 1)) continue;
@@ -161,7 +178,7 @@ static size_t training(cc_tsearch *s, model *m, int fail) {
     if (x) m->x = x;
     if (!y) return 0;
     m->y = y;
-    features(s, o->index, &m->x[n * p]);
+    features(s, m, o->index, &m->x[n * p]);
     m->y[n++] = fail ? (o->state == 2) : log(o->value);
   }
   return n;
@@ -221,7 +238,7 @@ static size_t best_few(const cc_tsearch *s, size_t *top, size_t k) {
  * c / (c + 1) of its mean residual; one never measured has no effect). */
 static void additive_fit(cc_tsearch *s, model *m, size_t n) {
   const cc_tdom *d = s->dom;
-  size_t np = d->nparams, total = d->offset[np - 1] + d->sizes[np - 1];
+  size_t np = d->nparams, nf = m->feat.n, total = d->offset[np - 1] + d->sizes[np - 1];
   memset(m->eff, 0, total * sizeof *m->eff);
   m->eff_mean = 0;
   for (size_t i = 0; i < n; i++) m->eff_mean += m->y[i] / (double)n;
@@ -234,8 +251,8 @@ static void additive_fit(cc_tsearch *s, model *m, size_t n) {
       for (size_t i = 0; i < n; i++) {
         double r = m->y[i] - m->eff_mean;
         for (size_t j = 0; j < np; j++)
-          if (j != q) r -= m->eff[d->offset[j] + (size_t)m->x[i * np + j]];
-        size_t v = (size_t)m->x[i * np + q];
+          if (j != q) r -= m->eff[d->offset[j] + (size_t)m->x[i * nf + j]];
+        size_t v = (size_t)m->x[i * nf + q];
         sum[v] += r, cnt[v]++;
       }
       for (size_t v = 0; v < d->sizes[q]; v++) eff[v] = sum[v] / ((double)cnt[v] + 1);
@@ -341,23 +358,24 @@ static double pair_novelty(const cc_tsearch *s, const model *m, const double *ro
 
 /* n: the measured rows training() left in m->x and m->y (the time forest's). */
 static cucore_status score(cc_tsearch *s, model *m, size_t n) {
-  size_t p = s->dom->nparams;
+  size_t p = m->feat.n;
   cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
   count_values(s, m);
   double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
-  cucore_status st = cc_tforest_fit(m->x, m->y, n, p, s->dom->sizes, &fo, &s->rng, &f);
+  cucore_status st = cc_tforest_fit(m->x, m->y, n, p, m->feat.levels, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
     size_t nf = training(s, m, 1);
-    st = nf ? cc_tforest_fit(m->x, m->y, nf, p, s->dom->sizes, &fc, &s->rng, &fails)
+    st = nf ? cc_tforest_fit(m->x, m->y, nf, p, m->feat.levels, &fc, &s->rng, &fails)
             : CUCORE_HOST_OUT_OF_MEMORY;
   }
   const cc_tdom *d = s->dom;
-  const double *imp = st == CUCORE_OK ? cc_tforest_importance(f) : NULL;
+  const double *imp = m->imp;
+  if (st == CUCORE_OK) cc_tfeat_fold(&m->feat, cc_tforest_importance(f), m->imp);
   for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
     double mu, sd, pf = 0, sdf;
-    features(s, m->c[i].index, m->row);
+    features(s, m, m->c[i].index, m->row);
     cc_tforest_predict(f, m->row, &mu, &sd);
     /* A value no measured configuration has: the forest cannot tell it from its neighbour
      * values (its trees agree, so it looks certain); its uncertainty is the spread of the
@@ -455,6 +473,9 @@ static const cc_tstrat_option OPTIONS[] = {
     {"neighbours_of", 0, TOP_MAX, 1,
      "the best this many configurations' neighbours join the "
      "candidates; default 4"},
+    {"pairs", 0, 1e6, 1,
+     "the ratio and product of each pair of numeric parameters join the forests' features "
+     "when there are at most this many pairs (0: never); default 0"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
