@@ -249,6 +249,101 @@ static void measured_and_resumed(void **state) {
   assert_int_equal(again.finished, 1);
 }
 
+/* REPS=4 does not compile; REPS=2's compiler "crashes" while crash is set (a failure that
+ * says nothing of the configuration). */
+static const char bad_src[] = "extern \"C\" __global__ void work(float *y, int n) {\n"
+                              "#if REPS == 4\n"
+                              "  this_does_not_compile;\n"
+                              "#endif\n"
+                              "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                              "  if (i < n) y[i] = REPS;\n"
+                              "}\n";
+
+typedef struct bad_calls {
+  calls c; /* first: bind and progress take it as their user */
+  int crash;
+  int four; /* compiles of REPS=4 */
+} bad_calls;
+
+static int compile_bad(void *user, const cucore_tune_compile_request *q,
+                       cucore_tune_compile_result *out) {
+  static _Thread_local cucore_object *kept;
+  bad_calls *b = user;
+  cucore_object_destroy(kept);
+  kept = NULL;
+  if (!q->kernel) return 0;
+  __atomic_add_fetch(&b->c.compile, 1, __ATOMIC_SEQ_CST);
+  if (strstr(q->options, "REPS=4")) __atomic_add_fetch(&b->four, 1, __ATOMIC_SEQ_CST);
+  if (b->crash && strstr(q->options, "REPS=2")) {
+    out->ok = 0, out->definite = 0;
+    out->error = "compile error: the compiler process ended with signal 9 (Killed)";
+    return -1;
+  }
+  if (cucore_tune_compile(bad_src, strlen(bad_src), "bad.cu", NULL, q, out, &kept) != CUCORE_OK)
+    return -1;
+  return out->ok ? 0 : -1;
+}
+
+/* A tune of bad_src into db: its summary, and how many rows failed to compile. */
+static size_t tune_bad(const char *db, bad_calls *b, cucore_tune_summary *sum) {
+  cucore_tune_space *s = space_of();
+  assert_ok(cucore_tune_space_set_source(s, bad_src, strlen(bad_src)));
+  cucore_tune_run_options o = options_of(&b->c, db);
+  o.compile = compile_bad;
+  o.user = b;
+  cucore_tune_buffer buf = out_buffer();
+  cucore_tune_report *r = NULL;
+  assert_ok(cucore_tune_run(s, NULL, &buf, 1, &o, &r));
+  assert_ok(cucore_tune_report_get_summary(r, sum));
+  size_t failed = 0;
+  for (size_t i = 0; i < sum->rows; i++) {
+    cucore_tune_row row;
+    assert_ok(cucore_tune_report_get_row(r, i, &row));
+    if (!row.error[0]) continue;
+    failed++;
+    assert_int_equal(row.status, CUCORE_TUNE_NOT_MEASURED); /* as a compile failure leaves it */
+    assert_contains(row.error, "compile error");
+  }
+  assert_ok(cucore_tune_report_destroy(r));
+  cucore_tune_space_destroy(s);
+  return failed;
+}
+
+/* Nothing compiled twice: a configuration the compiler refused is kept in the store, and a
+ * rerun does not compile it again; a crashed compiler's failure is not kept (the rerun
+ * compiles it, and then measures it). */
+static void compile_errors_are_kept(void **state) {
+  (void)state;
+  char db[128];
+  snprintf(db, sizeof db, "%s/bad.jsonl", dir);
+  cucore_tune_summary sum;
+  bad_calls b = {{0}, 1, 0};
+  assert_int_equal(tune_bad(db, &b, &sum), 4); /* REPS=4 and REPS=2, two block sizes each */
+  assert_int_equal(b.c.compile, 3);
+  assert_int_equal(b.four, 1);
+  assert_int_equal(sum.compile_failures, 2);
+  assert_int_equal(sum.measured, 2);
+  assert_int_equal(sum.compile_errors_stored, 0);
+  bad_calls again = {{0}, 1, 0};
+  assert_int_equal(tune_bad(db, &again, &sum), 4);
+  assert_int_equal(again.c.compile, 1); /* REPS=2 only: the crash was not kept */
+  assert_int_equal(again.four, 0);
+  assert_int_equal(sum.compiles, 1);
+  assert_int_equal(sum.compile_errors_stored, 2);
+  assert_int_equal(sum.resumed, 4); /* REPS=1 measured, REPS=4 refused */
+  assert_int_equal(sum.measured, 0);
+  bad_calls healed = {{0}, 0, 0};
+  assert_int_equal(tune_bad(db, &healed, &sum), 2);
+  assert_int_equal(healed.four, 0); /* (REPS=1 may be compiled again: a finalist from the store) */
+  assert_int_equal(sum.measured, 2);
+  bad_calls done = {{0}, 0, 0};
+  assert_int_equal(tune_bad(db, &done, &sum), 2);
+  assert_int_equal(done.c.compile, 0); /* a rerun of a finished tune compiles nothing */
+  assert_int_equal(sum.compiles + sum.measured, 0);
+  assert_int_equal(sum.resumed, 6);
+  assert_int_equal(sum.compile_errors_stored, 2);
+}
+
 /* How many times a context was retained and made current (the phase table's count). */
 static int context_opens(void) {
   cucore_phase_time t[CUCORE_PHASE_COUNT];
@@ -462,7 +557,8 @@ int main(void) {
   setenv("CUCORE_CACHE_DIR", cache, 1);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(argument_errors),      cmocka_unit_test(dry_run_counts),
-      cmocka_unit_test(measured_and_resumed), cmocka_unit_test(one_early_thread),
+      cmocka_unit_test(measured_and_resumed), cmocka_unit_test(compile_errors_are_kept),
+      cmocka_unit_test(one_early_thread),
       cmocka_unit_test(check_callback),       cmocka_unit_test(callers_flush_buffer),
       cmocka_unit_test(exact_samples),
   };

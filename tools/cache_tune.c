@@ -372,8 +372,10 @@ static void t4_record(const void *user, size_t i, t4_result *out) {
   cucore_tune_row row;
   memset(&row, 0, sizeof row);
   row.error = "";
-  row.config.verdict = CUCORE_TUNE_RUNNABLE; /* a stored result was measured */
+  row.config.verdict = CUCORE_TUNE_RUNNABLE; /* a stored result was measured or compiled */
   row.status = r.status;
+  if (r.status == CUCORE_TUNE_COMPILE_ERROR) /* as the tune's own row of it */
+    row.error = r.detail[0] ? r.detail : "compile error", row.status = CUCORE_TUNE_NOT_MEASURED;
   row.stats.median = r.median_ms;
   row.compile_ms = r.compile_ms;
   t4_row_result(&row, out);

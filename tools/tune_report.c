@@ -50,6 +50,9 @@ static void header(const tune_ctx *c) {
          c->sum.jobs, c->sum.jobs == 1 ? "" : "s", c->sum.compile_wall_ms / 1000, c->sum.cache_hits,
          c->sum.compile_failures);
   if (c->sum.compile_timeouts) printf(" (%zu timed out)", c->sum.compile_timeouts);
+  if (c->sum.compile_errors_stored)
+    printf("; %zu configurations not compiled again (the store keeps their compile errors)",
+           c->sum.compile_errors_stored);
   printf("\n");
   if (c->sum.nvrtc_minimal)
     printf("compile mode: NVRTC's -minimal after the first configuration (its cubin came out "

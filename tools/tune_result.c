@@ -190,6 +190,7 @@ void tune_report_measured(const tune_ctx *c) {
 void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "measured", c->sum.measured);
   json_uint(j, "from_store", c->sum.resumed);
+  json_uint(j, "compile_errors_from_store", c->sum.compile_errors_stored);
   json_uint(j, "wrong_answers", c->sum.wrong);
   json_uint(j, "failed", c->sum.failed);
   json_uint(j, "faults", c->sum.faults);

@@ -35,7 +35,7 @@
 extern char **environ;
 
 typedef struct resp_head {
-  int32_t ok, cache_hit, timed_out;
+  int32_t ok, cache_hit, timed_out, definite;
   double ms;
   uint32_t symbol_len, error_len, log_len;
   uint64_t cubin_len;
@@ -142,6 +142,7 @@ static int serve_one(int fd, const worker_state *w, const char *kernel, const ch
   h.ok = r.ok && !failed;
   h.cache_hit = r.cache_hit;
   h.timed_out = r.timed_out;
+  h.definite = !failed && r.definite;
   h.ms = r.ms;
   const char *error = failed ? failed : r.error;
   h.symbol_len = h.ok ? text_len(r.symbol) : 0;
@@ -409,6 +410,7 @@ int tune_worker_compile(void *user, const cucore_tune_compile_request *q,
   out->ok = h.ok;
   out->cache_hit = h.cache_hit;
   out->timed_out = h.timed_out;
+  out->definite = !h.ok && h.definite;
   out->cubin = w->cubin;
   out->cubin_size = h.cubin_len;
   return h.ok ? 0 : -1;

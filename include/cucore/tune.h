@@ -748,12 +748,16 @@ typedef enum cucore_tune_result {
   CUCORE_TUNE_BIND_ERROR,       /**< its kernel or arguments could not be made */
   CUCORE_TUNE_FAULT,            /**< the kernel faulted: the device was reset */
   CUCORE_TUNE_DEVICE_LOST,      /**< not measured: the device did not come back after a fault */
-  CUCORE_TUNE_SKIPPED           /**< outside top_fraction of the model's order */
+  CUCORE_TUNE_SKIPPED,          /**< outside top_fraction of the model's order */
+  CUCORE_TUNE_COMPILE_ERROR     /**< the store's record of a configuration the compiler refused
+                                     (its error the record's detail), kept so that a rerun does
+                                     not compile it again; a row that did not compile stays
+                                     NOT_MEASURED with the error in cucore_tune_row::error */
 } cucore_tune_result;
 
 /** The name of a result as the store keeps it ("ok", "wrong-answer", "launch-error",
- * "verify-error", "bind-error", "fault", "device-lost", "skipped"; "" not measured; "?" for
- * an unknown value). Never NULL. */
+ * "verify-error", "bind-error", "fault", "device-lost", "skipped", "compile-error"; "" not
+ * measured; "?" for an unknown value). Never NULL. */
 CUCORE_API const char *cucore_tune_result_name(cucore_tune_result result);
 
 /** One record of a tune store as the store's one reader reads it (the strict JSON reader;
@@ -893,6 +897,11 @@ typedef struct cucore_tune_compile_result {
                            says nothing of the configuration: it is never kept as its result) */
   int owns_texts;     /**< 1: error and log were allocated by cucore_tune_compile() and are
                            freed by cucore_tune_compile_result_release(); a callback sets 0 */
+  int definite;       /**< ok 0: 1 when the compiler refused the configuration itself (its
+                           source or options): the failure is kept in the store as the
+                           configuration's result and a rerun does not compile it again; 0 (a
+                           callback's default): a failure that says nothing of it (a crashed or
+                           killed compiler, out of memory, a time-out) is not kept */
 } cucore_tune_compile_result;
 
 /** Frees what cucore_tune_compile() allocated in `result` (its error and log texts) and sets
@@ -1121,6 +1130,9 @@ typedef struct cucore_tune_summary {
   int exhaustive;                  /**< 1: a search whose budget covers every runnable
                                         configuration (and no time_limit_s): all measured in
                                         one pass, as a tune without max_evals, no strategy */
+  size_t compile_errors_stored;    /**< of `resumed`, configurations whose compile failed in an
+                                        earlier tune (the store keeps the compiler's refusal):
+                                        not compiled again */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -62,6 +62,7 @@ static void compile_one(cucore_program *prog, const cucore_tune_compile_request 
     st = cucore_object_get_code(*obj, &type, &out->cubin, &out->cubin_size);
   }
   out->ok = st == CUCORE_OK;
+  out->definite = CUCORE_CODE(st) == CUCORE_COMPILE_ERROR; /* the compiler's own verdict */
   if (!out->ok)
     out->error = cc_trun_error_line("compile error", log && *log ? log : cucore_last_error());
 }
@@ -103,6 +104,7 @@ cucore_status cucore_tune_compile(const char *source, size_t size, const char *n
   if (out->ok && request->timeout_s > 0 && out->ms > request->timeout_s * 1000) {
     out->ok = 0;
     out->timed_out = 1;
+    out->definite = 0;
     cc_sb t = {0};
     cc_sb_printf(&t, "compile timeout: took %.1f s, past the limit of %g s", out->ms / 1000,
                  request->timeout_s);
@@ -175,6 +177,7 @@ static int compile_with(cc_trun *c, const cucore_tune_compile_request *q,
   g->ms = out->ms;
   g->cache_hit = out->cache_hit;
   g->timed_out = !ok && out->timed_out;
+  g->definite = !ok && !g->timed_out && out->definite;
   free(g->log);
   g->log = copy_text(out->log);
   if (!ok && !g->error)

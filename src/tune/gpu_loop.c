@@ -33,6 +33,14 @@ static cucore_status bind_timed(cc_trun *c, const cc_tgroup *g, cucore_kernel **
   return st;
 }
 
+/* The next compiled group; a compile the compiler refused is recorded in the store as each of
+ * its configurations' result (a rerun does not compile it again). */
+static cc_tgroup *next_group(cc_trun *c) {
+  cc_tgroup *g = cc_tcomp_next(c);
+  if (g && !g->deferred && !g->ok && g->definite) cc_tstore_record_compile_error(c, g);
+  return g;
+}
+
 /* 1 when group g has a configuration still to measure. */
 static int has_work(const cc_trun *c, const cc_tgroup *g) {
   for (size_t i = c->round_first; i < c->s.rows; i++) {
@@ -137,7 +145,7 @@ static void take_row(cc_trun *c, size_t row, later_rows *l, int wait) {
 
 /* Every compile first, then the rows best model score first (the top fraction of them). */
 static void measure_model_first(cc_trun *c) {
-  while (cc_tcomp_next(c)) {}
+  while (next_group(c)) {}
   size_t *order = cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *order);
   size_t n = order ? cc_trun_model_order(c->rows, c->s.rows, order) : 0;
   later_rows l = {cc_raw_calloc(c->s.rows ? c->s.rows : 1, sizeof *l.v), 0};
@@ -186,7 +194,7 @@ void cc_tmeas_groups(cc_trun *c) {
   later_groups l = {cc_raw_calloc(ng ? ng : 1, sizeof *l.v), 0};
   for (cc_tgroup *g;;) {
     double t0 = cc_trun_now_ms();
-    if (!(g = cc_tcomp_next(c))) break;
+    if (!(g = next_group(c))) break;
     if (c->s.first_ready_ms) /* the first wait is first_ready_ms */
       c->s.wait_ms += cc_trun_now_ms() - t0;
     else

@@ -63,7 +63,7 @@ static double num(const cc_json *o, const char *key, double none) {
 
 /* The result named `name` (NULL or unknown: a launch error, a failure). */
 static cucore_tune_result status_of(const char *name) {
-  for (int i = CUCORE_TUNE_OK; name && i <= CUCORE_TUNE_SKIPPED; i++)
+  for (int i = CUCORE_TUNE_OK; name && i <= CUCORE_TUNE_COMPILE_ERROR; i++)
     if (strcmp(cucore_tune_result_name((cucore_tune_result)i), name) == 0)
       return (cucore_tune_result)i;
   return CUCORE_TUNE_LAUNCH_ERROR;

@@ -160,8 +160,23 @@ cucore_status cc_tstore_open(cc_trun *c) {
   return st;
 }
 
+/* A compile failure the store kept: the row as the failed compile left it (not measured, the
+ * compiler's error), from the store. */
+static void resume_compile_error(cc_trun *c, cucore_tune_row *r, const cucore_tune_record *x) {
+  cc_trun_text(&r->error, "%s", x->detail[0] ? x->detail : "compile error");
+  r->compile_ms = x->compile_ms;
+  r->resumed = 1;
+  cc_trun_text(&r->detail, "%s", "from the store");
+  c->s.resumed++;
+  c->s.compile_errors_stored++;
+}
+
 /* A result the store kept: the row as it was measured. */
 static void resume_row(cc_trun *c, cucore_tune_row *r, const cucore_tune_record *x) {
+  if (x->status == CUCORE_TUNE_COMPILE_ERROR) {
+    resume_compile_error(c, r, x);
+    return;
+  }
   r->finalist = x->finalist;
   r->status = x->status;
   r->stats.median = x->median_ms < 0 ? 0 : x->median_ms;
@@ -224,6 +239,19 @@ void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
   }
   cc_sb_free(&config);
   cc_sb_free(&res);
+}
+
+void cc_tstore_record_compile_error(cc_trun *c, const cc_tgroup *g) {
+  for (size_t i = c->round_first; i < c->s.rows; i++) {
+    const cucore_tune_row *r = &c->rows[i];
+    if (r->config.compile_hash != g->hash || r->config.verdict != CUCORE_TUNE_RUNNABLE ||
+        r->resumed || !r->error || !r->error[0])
+      continue;
+    cucore_tune_row x = *r; /* its texts borrowed */
+    x.status = CUCORE_TUNE_COMPILE_ERROR;
+    x.detail = r->error;
+    cc_tstore_record(c, &x);
+  }
 }
 
 /* The runnable rows not measured yet (of group `hash` only, unless `all`) that the store has a

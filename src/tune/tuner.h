@@ -48,6 +48,7 @@ typedef struct cc_tgroup {
   int ok, cache_hit;
   int deferred;       /* 1: every configuration came from the store; not compiled (yet) */
   int timed_out;      /* 1: the compile ran past the time-out */
+  int definite;       /* ok 0: 1 when the compiler refused the configuration (kept in the store) */
   cucore_object *obj; /* kept for measuring (NULL in a dry run or after a failure) */
   char *symbol;       /* the kernel's symbol in obj (malloc'd) */
   cucore_kernel_resources res;
@@ -206,6 +207,10 @@ void cc_tstore_resume(cc_trun *c);
 /* Appends row r's result to the store (a later record of a configuration wins); nothing when
  * the store cannot be appended to (said once). */
 void cc_tstore_record(cc_trun *c, const cucore_tune_row *r);
+/* Appends each configuration of failed group g (not from the store) as a compile error, so
+ * that a rerun does not compile it again (the caller keeps time-outs and crashed compilers
+ * out: g->definite). */
+void cc_tstore_record_compile_error(cc_trun *c, const cc_tgroup *g);
 /* Claims configuration group `hash` for measuring here: its lock taken (waiting for it when
  * `wait`), then what other processes appended read and the group's rows they measured marked
  * resumed; returns 1 (also when nothing is shared: no store to append to, --fresh, no locks),

@@ -53,6 +53,50 @@ sed -i 's/y\[i\] = REPS;/y[i] = REPS; \/\/ edited/' "$dir/w.cu"
 tune --param REPS=16,4,1 --param block_size_x=128,256 --json
 check "an edited kernel is a new key: all measured" [ "$(counts <<<"$out")" = "6 0 0 0" ]
 
+# Nothing compiled twice: a configuration the compiler refused is kept in the store as a
+# compile error, and a rerun of the finished tune compiles nothing and measures nothing.
+cat >"$dir/bad.cu" <<'CU'
+extern "C" __global__ void work(float *y, int n) {
+#if REPS == 4
+  this_does_not_compile;
+#endif
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = REPS;
+}
+CU
+bad() { run timeout 120 "$CUCORE" tune "$dir/bad.cu" --kernel work --problem-size 4096 \
+  --arg 'out:f32[4096]' --arg i32:4096 --cache hot --db "$dir/bad.jsonl" \
+  --param REPS=16,4,1 --param block_size_x=128,256 "$@"; }
+bad --json
+check "a compile error: exit 0, 4 measured, 1 compile failed" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["measured"] == 4 and d["counts"]["compiles_made"] == 3, d["counts"]
+assert d["compile_errors_from_store"] == 0
+bad = [c for c in d["configs"] if c.get("verdict") == "compile-error"]
+assert len(bad) == 2 and all("this_does_not_compile" in c["reason"] for c in bad), bad
+' <<<"$out"
+bad --json
+check "its rerun: 0 compiles, 0 measured, the compile errors from the store" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["measured"] == 0 and d["from_store"] == 6, d
+assert d["counts"]["compiles_made"] == 0, d["counts"]
+assert d["compile_errors_from_store"] == 2
+bad = [c for c in d["configs"] if c.get("verdict") == "compile-error"]
+assert len(bad) == 2 and all("this_does_not_compile" in c["reason"] for c in bad), bad
+' <<<"$out"
+bad
+check "its rerun's report says the store kept the compile errors" \
+  grep -q "2 configurations not compiled again (the store keeps their compile errors)" <<<"$out"
+bad --t4 "$dir/bad.t4.json"
+check "its rerun's T4 gives them as compile failures" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+inv = sorted(r["invalidity"] for r in d["results"])
+assert inv == ["compile"] * 2 + ["correct"] * 4, inv
+' "$dir/bad.t4.json"
+
 # A space file that carries cucore's argument specs and checks: no --arg needed; the command
 # line's own --arg wins over the file's.
 cat >"$dir/space.json" <<'JSON'
