@@ -97,6 +97,9 @@ if [ $quick -eq 0 ]; then
   # A measured tune that searches a 101 376-configuration space (--max-evals 200).
   bench/search_h100.sh $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
     { note "bench search_h100.sh: FAILED"; bench_rc=1; }
+  # Racing and a finished tune's rerun on a space of heavy kernels (~1-2 min).
+  bench/tune_heavy.sh $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
+    { note "bench tune_heavy.sh: FAILED"; bench_rc=1; }
   # Search strategies replayed on the recorded spaces (CPU only; every core).
   python3 bench/strategies.py --cucore $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
     { note "bench strategies.py: FAILED"; bench_rc=1; }

@@ -2,6 +2,7 @@
  * screening stops, and ranking with ties resolved by the lower index whatever the order of
  * the measurements. Expected values are computed by hand in the comments. */
 #include "support.h"
+#include "tune/measure.h" /* cc_tune_race_stop */
 
 #include <math.h>
 
@@ -99,11 +100,39 @@ static void ranking_and_ties(void **state) {
   assert_int_equal(order[0], 4);
 }
 
+/* Racing's decisions on synthetic timings: it never stops the best (nor one within the margin
+ * of it, nor one whose fastest launch is), it stops what is clearly slower, its margin is at
+ * least CUCORE_TUNE_RACE_MARGIN and grows with the best's noise; no best, no racing. */
+static void racing_decisions(void **state) {
+  (void)state;
+  const double best = 4.0; /* ms */
+  const double same[] = {4.0, 4.1, 3.99}, near[] = {4.35, 4.39, 4.38};
+  const double one_fast[] = {9.0, 4.3, 9.1}, slow[] = {4.5, 4.7, 5.0}, far[] = {8.0, 8.1, 8.0};
+  assert_false(cc_tune_race_stop(same, 3, best, 0));
+  assert_false(cc_tune_race_stop(near, 3, best, 0)); /* within 10 % */
+  assert_false(cc_tune_race_stop(one_fast, 3, best, 0));
+  assert_true(cc_tune_race_stop(slow, 3, best, 0));
+  assert_true(cc_tune_race_stop(far, 3, best, 0));
+  /* never below the least margin (5 % is taken as 10 %: 4.35 stays), ... */
+  assert_false(cc_tune_race_stop(near, 3, best, 0.05));
+  assert_false(cc_tune_race_stop(slow, 3, best, 3 * 0.05)); /* ...3 x a noisy best's 5 % */
+  assert_true(cc_tune_race_stop(far, 3, best, 3 * 0.05));
+  assert_false(cc_tune_race_stop(far, 3, 0, 0)); /* no best yet */
+  assert_false(cc_tune_race_stop(far, 0, best, 0));
+  /* The best itself, timed again with noise up to +9 %, is never stopped. */
+  for (int i = 0; i < 100; i++) {
+    double t[3];
+    for (int j = 0; j < 3; j++) t[j] = best * (1 + 0.0009 * ((i * 7 + j * 13) % 100));
+    assert_false(cc_tune_race_stop(t, 3, best, 0));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(statistics),
       cmocka_unit_test(screening_stops),
       cmocka_unit_test(ranking_and_ties),
+      cmocka_unit_test(racing_decisions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@ static const char cmd_tune_help[] =
     "                   (--arg SPEC... [--expect ARG=VALUE]... [--rtol R] [--atol A]\n"
     "                    [--poison] [--cold auto|flush|rotate|none] [--cache cold|hot]\n"
     "                    [--launch-mode auto|single|batch|graph] [--launch batch|single]\n"
-    "                    [--max-noise F] [--finalists N]\n"
+    "                    [--max-noise F] [--finalists N] [--no-racing]\n"
     "                    [--strategy exhaustive|model-first] [--top-fraction F]\n"
     "                    [--db FILE] [--fresh] | --dry-run [--arch sm_XX] [--sm-count N])\n"
     "                   [--jobs N] [--compile-timeout S] [--nvrtc-minimal] [--no-spills]\n"
@@ -173,6 +173,11 @@ static const cli_opt cmd_tune_opts[] = {
      .kind = CLI_OPT_FLAG,
      TUNE_AT(no_spills),
      .help = "reject configurations that use local memory"},
+    {.name = "--no-racing",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(no_racing),
+     .help = "time every configuration in full (default: one whose 3 lone launches are all\n"
+             "clearly slower than the best so far, by 10 % or 3 x the best's noise, stops there)"},
     {.name = "--nvrtc-minimal",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(nvrtc_minimal),

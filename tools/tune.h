@@ -13,7 +13,7 @@ typedef struct tune_line {
   const char *file, *kernel, *space;
   cli_list params, restricts;
   const char *grid, *block, *smem, *problem_size;
-  int dry_run, json, no_spills, timings, nvrtc_minimal, yes;
+  int dry_run, json, no_spills, timings, nvrtc_minimal, yes, no_racing;
   int dry_run_no_arch; /* a dry run with no arch: nothing is compiled */
   double min_occupancy;
   long long jobs, sm_count;

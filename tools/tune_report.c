@@ -71,8 +71,8 @@ static void measured_text(const tune_ctx *c, const cucore_tune_row *r) {
   if (r->mode) printf(" %s x%d", mode_name(r->mode), r->batch);
   if (r->sm_clock_mhz > 0) printf(" @%d MHz", r->sm_clock_mhz);
   if (r->throttled) printf(" (%d throttled dropped)", r->throttled);
-  printf("%s%s | %s", r->finalist ? " (finalist)" : "", r->resumed ? " (stored)" : "",
-         tune_status_name(c, r));
+  printf("%s%s%s | %s", r->finalist ? " (finalist)" : "", r->screened ? " (screened)" : "",
+         r->resumed ? " (stored)" : "", tune_status_name(c, r));
   if (r->has_error) printf(" (max abs error %g, max rel error %g)", r->max_abs_err, r->max_rel_err);
   printf("%s%s\n", r->detail[0] ? ": " : "", r->detail);
 }
@@ -200,6 +200,7 @@ static void row_json(const tune_ctx *c, json_out *j, const cucore_tune_row *r) {
     json_int(j, "batch", r->batch);
     json_bool(j, "stored", r->resumed);
     json_bool(j, "finalist", r->finalist);
+    json_bool(j, "screened", r->screened);
     measured_json(j, r);
   }
   json_end_object(j);

@@ -136,6 +136,10 @@ void tune_report_measured(const tune_ctx *c) {
   printf("results: %zu measured, %zu from the store, %zu wrong answers, %zu failed",
          c->sum.measured, c->sum.resumed, c->sum.wrong, c->sum.failed);
   if (c->sum.skipped) printf(", %zu skipped (--top-fraction)", c->sum.skipped);
+  if (c->sum.screened)
+    printf(", %zu screened by racing (clearly slower than the best so far after 3 lone "
+           "launches: about %zu launches saved)",
+           c->sum.screened, c->sum.race_saved_launches);
   if (c->sum.faults)
     printf(", %zu kernel faults (%u device resets%s)", c->sum.faults, c->sum.resets,
            c->sum.lost ? ", then the device was lost" : "");
@@ -191,6 +195,8 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_uint(j, "measured", c->sum.measured);
   json_uint(j, "from_store", c->sum.resumed);
   json_uint(j, "compile_errors_from_store", c->sum.compile_errors_stored);
+  json_uint(j, "screened", c->sum.screened);
+  json_uint(j, "racing_saved_launches", c->sum.race_saved_launches);
   json_uint(j, "wrong_answers", c->sum.wrong);
   json_uint(j, "failed", c->sum.failed);
   json_uint(j, "faults", c->sum.faults);

@@ -160,6 +160,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.finalists = (int)l->finalists, o.model_first = l->model_first;
   o.top_fraction = l->top_fraction, o.min_occupancy = l->min_occupancy;
   o.no_spills = l->no_spills, o.poison = l->poison, o.nvrtc_minimal = l->nvrtc_minimal;
+  o.no_racing = l->no_racing;
   o.rtol = l->has_rtol ? l->rtol : -1, o.atol = l->has_atol ? l->atol : -1;
   o.identity = ident;
   o.source_name = l->file;

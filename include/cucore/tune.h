@@ -523,7 +523,19 @@ typedef struct cucore_tune_timing_options {
                          sharpens the result instead) */
   void *more_user;            /**< more's argument */
   int more_max_samples;       /**< the most samples `more` may ask for (<= 1000000) */
+  double race_best_ms;        /**< racing: the best median per launch so far (ms; 0: no racing).
+                         When the launches are single (kernels of 20 us or more), timing stops
+                         after the 3 lone launches that choose the mode, with them as its
+                         samples, when the fastest is above race_best_ms x (1 + race_margin):
+                         no warm-up, no screening (cucore_tune_timing::screened) */
+  double race_margin;         /**< racing's margin (>= 0; 0: CUCORE_TUNE_RACE_MARGIN) */
+  int skip_first;             /**< 1: the caller has just launched k with these arguments (the
+                         tune's checked launch) and it finished: no untimed first launch */
 } cucore_tune_timing_options;
+
+/** Racing's least margin: a configuration is stopped early only when its fastest sample is
+ * more than 10 % above the best median (or 3 x the best's relative noise, when larger). */
+#define CUCORE_TUNE_RACE_MARGIN 0.10
 
 /* Launch modes of cucore_tune_timing_options::mode. */
 /** Automatic: one launch a sample; a batch when one takes < 20 us, a graph of them under 10 us
@@ -557,6 +569,10 @@ typedef struct cucore_tune_timing {
   cucore_status clock_status; /**< why the clock was not observed (CUCORE_NOT_SUPPORTED
                                  without NVML); CUCORE_OK when it was or was not asked */
   int more_samples;           /**< samples taken because opt->more asked for them */
+  int screened;               /**< 1: stopped by racing (opt->race_best_ms) after its 3 lone
+                                 launches, clearly slower than the best so far */
+  int saved_launches;         /**< screened: about how many launches the warm-up and the
+                                 screening would have made (by the lone launches' time) */
 } cucore_tune_timing;
 
 /** Times kernel `k` launched with `cfg` (its stream) and `args`: one untimed launch, the
@@ -793,6 +809,7 @@ typedef struct cucore_tune_record {
   const char *detail;        /**< "detail" ("" none) */
   int finalist;              /**< 1: re-timed as a finalist ("finalist": true, or a detail that
                                   begins with "finalist" in older records) */
+  int screened;              /**< 1: stopped early by racing ("screened": true) */
 } cucore_tune_record;
 
 /** CONSTRUCTOR: the store at `path` (NULL: the default path of `key`) opened for reading only:
@@ -1003,6 +1020,11 @@ typedef struct cucore_tune_run_options {
                                      `key=value` items separated by commas or spaces, or a
                                      JSON object of numbers; names and ranges from
                                      cucore_tune_strategy_get_option() */
+  int no_racing; /**< 1: every configuration gets the full timing. 0 (the default): one whose
+                      3 lone launches are all clearly slower than the best so far (by
+                      CUCORE_TUNE_RACE_MARGIN or 3 x the best's noise, whichever is larger) is
+                      stopped there (cucore_tune_row::screened); the winner, its ties and the
+                      finalists are timed in full as before */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -1012,7 +1034,7 @@ typedef struct cucore_tune_run_options {
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
-        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL                                              \
+        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0                                           \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1045,6 +1067,8 @@ typedef struct cucore_tune_row {
   double max_abs_err;        /**< the largest absolute error */
   double max_rel_err;        /**< the largest relative error */
   int finalist;              /**< 1: re-timed interleaved */
+  int screened;              /**< 1: timed by racing's 3 lone launches only (clearly slower than
+                                  the best so far; cucore_tune_timing::screened) */
 } cucore_tune_row;
 
 /** What a cucore_tune_run() made of its store (cucore_tune_summary::store_use). */
@@ -1130,6 +1154,8 @@ typedef struct cucore_tune_summary {
   int exhaustive;                  /**< 1: a search whose budget covers every runnable
                                         configuration (and no time_limit_s): all measured in
                                         one pass, as a tune without max_evals, no strategy */
+  size_t screened;                 /**< configurations racing stopped after 3 lone launches */
+  size_t race_saved_launches;      /**< about how many launches that saved */
   size_t compile_errors_stored;    /**< of `resumed`, configurations whose compile failed in an
                                         earlier tune (the store keeps the compiler's refusal):
                                         not compiled again */

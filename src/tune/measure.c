@@ -41,6 +41,10 @@ static cucore_status check_options(const cucore_tune_timing_options *o) {
                    "cucore_tune_time_launch: times and noise must be "
                    ">= 0 and batch 0..%d",
                    CC_TUNE_BATCH_MAX);
+  if (!(o->race_best_ms >= 0 && o->race_margin >= 0))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_tune_time_launch: race_best_ms %g and race_margin %g: expected >= 0",
+                   o->race_best_ms, o->race_margin);
   if (o->more && (o->more_max_samples < 0 || o->more_max_samples > 1000000))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "cucore_tune_time_launch: more_max_samples %d: expected 0..1000000",
@@ -80,14 +84,44 @@ static int chunk_for(double left_ms, double per_ms, int cap) {
   return k < 1 ? 1 : k;
 }
 
-/* The untimed launch, the mode (a graph captured once), and the warm-up by time. */
+int cc_tune_race_stop(const double *t, size_t n, double best_ms, double margin) {
+  if (!n || !(best_ms > 0)) return 0;
+  double fastest = t[0];
+  for (size_t i = 1; i < n; i++) fastest = t[i] < fastest ? t[i] : fastest;
+  if (margin < CUCORE_TUNE_RACE_MARGIN) margin = CUCORE_TUNE_RACE_MARGIN;
+  return fastest > best_ms * (1 + margin);
+}
+
+/* Racing: lone launches `t` (n of them) that are all clearly slower than the best so far
+ * become the result (out->screened), with the launches the warm-up and screening would have
+ * made estimated from their time. 1 when it stopped. */
+static int race(const cucore_tune_timing_options *o, const double *t, int n,
+                cucore_tune_timing *out) {
+  if (o->race_best_ms <= 0 || out->mode != CUCORE_TUNE_LAUNCH_SINGLE ||
+      !cc_tune_race_stop(t, (size_t)n, o->race_best_ms, o->race_margin))
+    return 0;
+  if (cucore_tune_stats_compute(t, (size_t)n, &out->stats) != CUCORE_OK) return 0;
+  double one = out->stats.median > 1e-6 ? out->stats.median : 1e-6;
+  double would = o->warmup_ms / one +
+                 (o->screen_ms / one > o->min_samples ? o->screen_ms / one : o->min_samples);
+  if (would > o->max_samples + o->warmup_ms / one) would = o->max_samples + o->warmup_ms / one;
+  out->saved_launches = (int)(would > 1e6 ? 1e6 : would);
+  out->screened = 1;
+  return 1;
+}
+
+/* The untimed launch (none when the caller has just made it), the mode (a graph captured
+ * once), racing, and the warm-up by time. */
 static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_options *o,
                                       cucore_tune_timing *out) {
   double t0 = now_ms();
-  cucore_status st = cc_meas_launches(m, 1);
-  if (st == CUCORE_OK) st = cucore_stream_synchronize(m->cfg->stream);
-  out->first_ms = now_ms() - t0;
-  out->launches = 1;
+  cucore_status st = CUCORE_OK;
+  if (!o->skip_first) {
+    st = cc_meas_launches(m, 1);
+    if (st == CUCORE_OK) st = cucore_stream_synchronize(m->cfg->stream);
+    out->first_ms = now_ms() - t0;
+    out->launches = 1;
+  }
   double one = 0, per = 0, dropped[CC_MEAS_QUEUE] = {0};
   /* The estimate (not a sample): the least of 3 lone launches, so one slow start does not
    * pick the mode (a 5 us kernel once measured over 10 us alone). */
@@ -96,6 +130,7 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   for (int i = 1; i < 3; i++) one = dropped[i] < one ? dropped[i] : one;
   out->launches += 3;
   choose_mode(o, one, out);
+  if (st == CUCORE_OK && race(o, dropped, 3, out)) return st;
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
     st = cc_meas_capture(m, out->batch);
     if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT &&
@@ -193,7 +228,7 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   cc_meas m = {.k = k, .cfg = cfg, .args = args, .o = o};
   st = cc_meas_open(&m, o->l2_bytes, o->flush_buffer, CC_MEAS_QUEUE);
   if (st == CUCORE_OK) st = first_and_warmup(&m, o, out);
-  if (st == CUCORE_OK) st = screen(&m, o, out);
+  if (st == CUCORE_OK && !out->screened) st = screen(&m, o, out);
   cc_meas_close(&m);
   return st;
 }

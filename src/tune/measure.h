@@ -13,6 +13,13 @@
  * events while the queue is ahead. */
 #define CC_MEAS_QUEUE 16
 
+/* Racing's verdict on lone launches t[0..n) against the best median so far (both ms per
+ * launch): 1 when even the fastest is above best_ms x (1 + margin), the margin at least
+ * CUCORE_TUNE_RACE_MARGIN (`margin` 0: that). A launch can be slowed by the host or the clocks
+ * but not sped up past the kernel's time, so the fastest is the lower bound; a configuration
+ * that could still be the winner is never stopped. */
+int cc_tune_race_stop(const double *t, size_t n, double best_ms, double margin);
+
 typedef struct cc_meas {
   cucore_kernel *k;
   const cucore_launch_config *cfg;

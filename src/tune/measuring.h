@@ -21,6 +21,8 @@ struct cc_tmeas {
                            work is the next compile) */
   size_t finished;      /* rows measured here and said to the progress (the rows resumed from
                            the store are c->s.resumed) */
+  double best_ms;       /* racing: the best median of a configuration timed in full (0: none) */
+  double best_noise;    /* its relative noise */
 };
 
 /* ---- trial.c ---- */

@@ -89,6 +89,8 @@ static int read_result(const cc_json *res, cc_trec *t) {
   const cc_json *fin = cc_json_get(res, "finalist");
   t->finalist = fin ? fin->type == CC_JSON_BOOL && fin->boolean
                     : detail && strncmp(detail, "finalist", 8) == 0;
+  const cc_json *scr = cc_json_get(res, "screened");
+  t->screened = scr && scr->type == CC_JSON_BOOL && scr->boolean;
   t->detail = cc_raw_strdup(detail ? detail : "");
   return t->detail ? 0 : -1;
 }

@@ -178,6 +178,7 @@ static void resume_row(cc_trun *c, cucore_tune_row *r, const cucore_tune_record 
     return;
   }
   r->finalist = x->finalist;
+  r->screened = x->screened;
   r->status = x->status;
   r->stats.median = x->median_ms < 0 ? 0 : x->median_ms;
   r->stats.p20 = x->p20_ms, r->stats.p80 = x->p80_ms;
@@ -215,11 +216,11 @@ static void result_text(const cucore_tune_row *r, cc_sb *res) {
                "\"rel_stddev\":%.6g,\"samples\":%zu,\"batch\":%d,\"registers\":%d,"
                "\"occupancy\":%.6g,\"mode\":%d,\"sm_clock_mhz\":%d,\"throttled\":%d,"
                "\"max_abs_err\":%.9g,\"max_rel_err\":%.9g,\"compile_ms\":%.6g,\"finalist\":%s,"
-               "\"detail\":",
+               "\"screened\":%s,\"detail\":",
                r->stats.median, r->stats.p20, r->stats.p80, r->stats.rel_stddev, r->stats.n,
                r->batch, r->registers, r->model.occupancy, r->mode, r->sm_clock_mhz, r->throttled,
                stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), r->compile_ms,
-               r->finalist ? "true" : "false");
+               r->finalist ? "true" : "false", r->screened ? "true" : "false");
   cc_sb_json_string(res, r->detail, strlen(r->detail));
   cc_sb_puts(res, "}");
 }

@@ -112,6 +112,13 @@ static void screen_options(const cc_trun *c, cucore_tune_timing_options *o) {
   if (o->max_samples > 2 * o->min_samples) o->max_samples = 2 * o->min_samples;
 }
 
+/* 1 when the GPU has just been busy with the previous configuration (its clocks up): racing
+ * judges lone launches only then, never on a GPU that was idle. */
+static int last_busy(const cc_trun *c) {
+  double last = c->meas->last_timed_ms;
+  return last > 0 && cc_trun_now_ms() - last < 100;
+}
+
 /* Timing's `more`: while the GPU thread's next work is a compile still being made, the row
  * being timed takes more samples instead of the GPU waiting. */
 static int more_while_waiting(void *user) {
@@ -144,6 +151,11 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
   cucore_tune_timing_options o = cc_tdev_timing(c);
   screen_options(c, &o);
   o.more = more_while_waiting, o.more_user = c, o.more_max_samples = 200;
+  o.skip_first = 1; /* the checked launch above was the first: module loaded, lazy loading done */
+  if (!c->o.no_racing && c->meas->best_ms > 0 && last_busy(c)) {
+    o.race_best_ms = c->meas->best_ms;
+    o.race_margin = 3 * c->meas->best_noise;
+  }
   cucore_tune_timing t;
   st = time_row(c, k, a, r, &o, &t);
   c->meas->last_timed_ms = cc_trun_now_ms();
@@ -152,6 +164,15 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
     return;
   }
   c->s.extra_samples += (size_t)t.more_samples;
+  if (t.screened) {
+    r->screened = 1;
+    c->s.screened++;
+    c->s.race_saved_launches += (size_t)t.saved_launches;
+    cc_trun_text(&r->detail,
+                 "screened: its 3 lone launches (fastest %.4g ms) were clearly slower than the "
+                 "best so far (%.4g ms)",
+                 t.stats.min, c->meas->best_ms);
+  }
   r->stats = t.stats;
   r->batch = t.batch;
   r->mode = t.mode, r->sm_clock_mhz = t.sm_clock_mhz, r->throttled = t.throttled;
@@ -159,8 +180,19 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
   c->s.measured++;
 }
 
+/* Row r's result as racing's best so far (a configuration timed in full). */
+static void race_best(cc_trun *c, const cucore_tune_row *r) {
+  cc_tmeas *m = c->meas;
+  if (r->status != CUCORE_TUNE_OK || r->screened || !(r->stats.median > 0)) return;
+  if (m->best_ms <= 0 || r->stats.median < m->best_ms)
+    m->best_ms = r->stats.median, m->best_noise = r->stats.rel_stddev;
+}
+
 void cc_tmeas_one(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
-  if (r->resumed) return; /* from the store (cc_tstore_resume) */
+  if (r->resumed) { /* from the store (cc_tstore_resume) */
+    race_best(c, r);
+    return;
+  }
   if (c->s.lost) {
     cc_trun_failed(c, r, CUCORE_TUNE_DEVICE_LOST,
                    "not measured: the device did not come back after a fault");
@@ -168,6 +200,7 @@ void cc_tmeas_one(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row 
     measure_row(c, k, a, r);
     cc_tdev_fault_after_row(c, r); /* a fault: recorded as such, the device reset */
   }
+  race_best(c, r);
   /* Not measured is not a result: a later run (a fresh process) measures it. */
   double t0 = cc_trun_now_ms();
   if (r->status != CUCORE_TUNE_DEVICE_LOST) cc_tstore_record(c, r);
@@ -267,6 +300,7 @@ static size_t retime(cc_trun *c, finalist *f, size_t m) {
       done++;
       cucore_tune_stats_compute(f[j].med, CC_TFINAL_ROUNDS, &r->stats);
       r->finalist = 1;
+      r->screened = 0; /* timed in full now */
       cc_trun_text(&r->detail, "finalist: the median of %d interleaved rounds", CC_TFINAL_ROUNDS);
       cc_tstore_record(c, r);
     }
