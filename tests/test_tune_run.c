@@ -558,9 +558,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(argument_errors),      cmocka_unit_test(dry_run_counts),
       cmocka_unit_test(measured_and_resumed), cmocka_unit_test(compile_errors_are_kept),
-      cmocka_unit_test(one_early_thread),
-      cmocka_unit_test(check_callback),       cmocka_unit_test(callers_flush_buffer),
-      cmocka_unit_test(exact_samples),
+      cmocka_unit_test(one_early_thread),     cmocka_unit_test(check_callback),
+      cmocka_unit_test(callers_flush_buffer), cmocka_unit_test(exact_samples),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[160];

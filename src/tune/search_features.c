@@ -45,8 +45,10 @@ static size_t fill_table(const cc_tdom *d, size_t a, size_t b, double sign, size
     size_t lo = 0, hi = levels - 1;
     while (lo < hi) { /* the first level not below the value, less the rounding */
       size_t mid = (lo + hi) / 2;
-      if (sorted[mid] < scratch[k] - 1e-9) lo = mid + 1;
-      else hi = mid;
+      if (sorted[mid] < scratch[k] - 1e-9)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     table[k] = lo;
   }
@@ -84,8 +86,8 @@ cucore_status cc_tfeat_open(const cc_tdom *d, size_t max_pairs, cc_tfeat *f) {
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   for (k = np; k < f->n; k++)
-    f->levels[k] = fill_table(d, f->pa[k], f->pb[k], (k - np) % 2 ? 1.0 : -1.0,
-                              f->table + f->at[k], scratch);
+    f->levels[k] = fill_table(d, f->pa[k], f->pb[k], (k - np) % 2 ? 1.0 : -1.0, f->table + f->at[k],
+                              scratch);
   free(scratch);
   return CUCORE_OK;
 }

@@ -9,9 +9,9 @@
 #include "tune/search.h"
 
 typedef struct cc_tfeat {
-  size_t nraw;    /* the parameters: features 0 .. nraw - 1 are their value indices */
-  size_t n;       /* features in all */
-  size_t *levels; /* feature k takes the values 0 .. levels[k] - 1 */
+  size_t nraw;     /* the parameters: features 0 .. nraw - 1 are their value indices */
+  size_t n;        /* features in all */
+  size_t *levels;  /* feature k takes the values 0 .. levels[k] - 1 */
   size_t *pa, *pb; /* a derived feature's two parameters */
   size_t *at;      /* where its level table starts in `table` */
   size_t *table;   /* level of (value index of pa) * sizes[pb] + (value index of pb) */

@@ -79,7 +79,7 @@ void cc_trun_failed(cc_trun *c, cucore_tune_row *r, cucore_tune_result status, c
 
 static const char *const result_names[] = {
     "",           "ok",    "wrong-answer", "launch-error", "verify-error",
-    "bind-error", "fault", "device-lost",  "skipped", "compile-error"};
+    "bind-error", "fault", "device-lost",  "skipped",      "compile-error"};
 
 const char *cucore_tune_result_name(cucore_tune_result result) {
   return (unsigned)result < CC_ARRAY_LEN(result_names) ? result_names[result] : "?";
