@@ -354,7 +354,7 @@ static int context_opens(void) {
 /* One early thread: a tune called cold makes the device's context on its helper thread while
  * it prepares (two opens: the helper's and its own); with the context made already (the
  * caller's handle open, as `cucore tune`'s own early thread holds one) it starts none (one
- * open: its own). */
+ * open: its own); a finished tune opens only the helper's. */
 static void one_early_thread(void **state) {
   (void)state;
   char db[128];
@@ -370,9 +370,20 @@ static void one_early_thread(void **state) {
   assert_true(cc_device_primary_started(0));
   n0 = context_opens();
   calls again = {0};
-  measured(db, &again, 0, &sum); /* resumed, and the device opened all the same */
+  char db2[160];
+  snprintf(db2, sizeof db2, "%s/early2.jsonl", dir);
+  measured(db2, &again, 0, &sum);
+  assert_int_equal(sum.measured, 6);
   assert_int_equal(context_opens() - n0, 1);
   assert_ok(cucore_device_close(dev));
+  assert_false(cc_device_primary_started(0));
+  /* A finished tune (the store has every configuration) opens no device of its own (no
+   * buffers, no copies); only the early helper's context, made while it prepared. */
+  n0 = context_opens();
+  calls done = {0};
+  measured(db2, &done, 0, &sum);
+  assert_int_equal(sum.resumed, 6);
+  assert_int_equal(context_opens() - n0, 1);
   assert_false(cc_device_primary_started(0));
 }
 

@@ -154,7 +154,7 @@ const cucore_devptr *cc_tdev_rot_ptrs(const cc_trun *c, int s) {
 /* The rotated copies let go, the plan kept (a device reset, then cc_tdev_rot_open again). */
 static void rot_release(cc_trun *c) {
   cc_tdev *d = c->dev;
-  for (size_t i = 0; i < (size_t)d->rot_sets * c->nbufs; i++) {
+  for (size_t i = 0; d->rot && i < (size_t)d->rot_sets * c->nbufs; i++) {
     if (d->rot[i]) cucore_mem_free(d->dev, d->rot[i]);
     d->rot[i] = 0;
   }

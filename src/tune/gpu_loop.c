@@ -166,14 +166,27 @@ static void measure_model_first(cc_trun *c) {
   free(l.v);
 }
 
+/* 1 when the store had every runnable row of a plain tune (not model-first, not a search):
+ * a finished tune, which needs no device at all. */
+static int finished_before(const cc_trun *c) {
+  if (c->o.model_first || c->o.top_fraction > 0 || c->o.max_evals) return 0;
+  for (size_t i = 0; i < c->s.rows; i++) {
+    const cucore_tune_row *r = &c->rows[i];
+    if (r->config.verdict == CUCORE_TUNE_RUNNABLE && !r->resumed) return 0;
+  }
+  return 1;
+}
+
 /* The rotation's plan and the store (the key names the timing) with the rows it has (a
  * resumed group is not compiled); the compiles started (they run while the driver makes the
- * context); then the device, the clock probe and the rotation's copies. */
+ * context); then, unless the store had everything, the device, the clock probe and the
+ * rotation's copies. */
 static cucore_status prepare(cc_trun *c) {
   cc_tdev_rot_plan(c);
   cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
   if (st == CUCORE_OK) st = cc_tcomp_start(c, 1); /* the groups keep their objects */
+  if (st == CUCORE_OK && finished_before(c)) return st; /* nothing to launch */
   if (st == CUCORE_OK) st = cc_tdev_open(c);
   if (st == CUCORE_OK) cc_tdev_probe_clock(c);
   if (st == CUCORE_OK) st = cc_tdev_rot_open(c);
