@@ -185,7 +185,7 @@ static cucore_status prepare(cc_trun *c) {
   cc_tdev_rot_plan(c);
   cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
-  if (st == CUCORE_OK) st = cc_tcomp_start(c, 1); /* the groups keep their objects */
+  if (st == CUCORE_OK) st = cc_tcomp_start(c, 1);       /* the groups keep their objects */
   if (st == CUCORE_OK && finished_before(c)) return st; /* nothing to launch */
   if (st == CUCORE_OK) st = cc_tdev_open(c);
   if (st == CUCORE_OK) cc_tdev_probe_clock(c);
