@@ -115,6 +115,9 @@ void phases_print_timings(int asked);
  * the GPU part), early_gpu_end for both (before the command returns); a second start or a join
  * without a start does nothing. */
 void early_gpu_start(int ordinal, int nvml, int compiles);
+/* `cucore tune`'s: cuInit alone on that thread (the store may say the tune is finished, which
+ * needs no context; the library makes the context when there is something to measure). */
+void early_gpu_start_init(void);
 void early_gpu_join(void);
 void early_gpu_end(void);
 /* Joins the context's thread and closes its handle (`cucore tune`, once the tune has the

@@ -652,14 +652,11 @@ static int prepare(tune_ctx *c) {
 static int tune_body(tune_ctx *c, int argc, char **argv) {
   cli_parse parse = {"tune", cmd_tune_opts, c->line, c->src, &c->line->file, 1, 0, "FILE"};
   int rc = cli_opt_parse(&parse, argc, argv);
-  /* cuInit and device 0's context made on a thread of its own while the space and the
-   * arguments are prepared (early_gpu.c, as `cucore run` does): the tune's own open then
-   * finds them made. The bind callback lets this handle go (tune_run.c), so a reset after a
-   * fault still destroys the context. This is the thread the command relies on: the
-   * library's own early thread (cucore_tune_run) starts only after this preparation and finds
-   * the context made (early_gpu.c says what the library should do about it). */
+  /* cuInit on a thread of its own while the space and the arguments are prepared
+   * (early_gpu.c); the context is the library's to make, once the store says something is
+   * left to measure (a finished tune needs none). */
   if (!rc && c->line->simulate) return tune_simulate(c);
-  if (!rc && !c->line->dry_run) early_gpu_start(0, 0, 1);
+  if (!rc && !c->line->dry_run) early_gpu_start_init();
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = prepare(c);
   if (!rc) rc = check_gpu(c->line);

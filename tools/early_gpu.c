@@ -19,19 +19,12 @@
  * the environment names a number): it launches into one stream, and the driver's default
  * number of queues made the context ~50 ms slower to create and ~64 ms slower to tear down on
  * an H100 (bench/first_result.py's cubin_driver_queues).
- * `cucore tune` (cmd_tune.c) starts this thread as soon as its command line is read, so that
- * the context is made while the command builds the space, parses the specs and compiles the
- * first configuration to check the arguments (tune_check_kernel), and lets its handle go in
- * the tune's bind callback (early_gpu_release, tune_run.c), once the library holds the device.
- * The library's tune starts a helper thread of its own for the same context when
- * cucore_tune_run begins (src/tune, cc_tearly_start): for the command that one comes later and
- * finds the context made (or being made, which the driver makes it wait for), so it only
- * retains it. The command relies on this thread, not on the library's: the library's starts
- * after the command's own preparation, which it cannot cover. What the library side should do
- * so that a tune starts one such thread, not two: keep its thread for callers that made no
- * context, but not start it when the device's primary context is already active
- * (cuDevicePrimaryCtxGetState), and never make a second context or close one it did not
- * make. */
+ * `cucore tune` (cmd_tune.c) starts this thread as soon as its command line is read with cuInit
+ * alone (early_gpu_start_init): the context is the library's to make, on its own helper thread
+ * once the tune's store says something is left to measure (src/tune, cc_tdev_early_start),
+ * while the compiles run; a finished tune (its store has every configuration) then makes no
+ * context at all: on an H200 its rerun took 0.52 s with the context made early. The bind
+ * callback's early_gpu_release closes no handle then. */
 #include "cli.h"
 #include "system_facts.h"
 
@@ -39,14 +32,14 @@
 #include <stdlib.h>
 
 static pthread_t early;
-static int early_started, early_ordinal;
+static int early_started, early_ordinal, early_init_only;
 static cucore_device *early_dev; /* reachable until exit, like run_device.c's handles */
 
 static void *open_early(void *unused) {
   (void)unused;
   int n = 0;
   /* Failures are said by the main thread's own calls, which meet the same driver state. */
-  if (cucore_device_get_count(&n) == CUCORE_OK && early_ordinal < n)
+  if (cucore_device_get_count(&n) == CUCORE_OK && early_ordinal < n && !early_init_only)
     (void)cucore_device_open(early_ordinal, &early_dev);
   return NULL;
 }
@@ -68,6 +61,12 @@ void early_gpu_start(int ordinal, int nvml, int compiles) {
   if (early_started || getenv("CUCORE_RUN_SERIAL")) return;
   if (!compiles && !getenv("CUCORE_RUN_EARLY")) return;
   early_ordinal = ordinal;
+  early_started = pthread_create(&early, NULL, open_early, NULL) == 0;
+}
+
+void early_gpu_start_init(void) {
+  if (early_started || getenv("CUCORE_RUN_SERIAL")) return;
+  early_init_only = 1;
   early_started = pthread_create(&early, NULL, open_early, NULL) == 0;
 }
 

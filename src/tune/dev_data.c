@@ -69,6 +69,7 @@ static void *open_early(void *arg) {
  * cc_tdev_open. */
 void cc_tdev_early_start(cc_trun *c) {
   cc_tdev *d = c->dev;
+  if (d->early_running || d->early_dev) return;       /* one helper a tune */
   if (cc_device_primary_started(c->o.device)) return; /* cc_tdev_open retains it */
   d->early_running = pthread_create(&d->early, NULL, open_early, c) == 0;
 }

@@ -219,7 +219,6 @@ static cucore_status run(cc_trun *c, const cucore_options *copts, const cucore_t
                     "measured tune",
                  c->space->kernel ? "source" : "kernel", c->space->kernel ? "source" : "kernel");
   if (st == CUCORE_OK) st = find_arch(c);
-  if (st == CUCORE_OK && !c->o.dry_run) cc_tdev_early_start(c); /* the context while we prepare */
   if (st == CUCORE_OK && c->o.max_evals) st = cc_tmeas_search(c);
   if (st == CUCORE_OK && (!c->o.max_evals || c->s.exhaustive)) {
     st = collect_rows(c);

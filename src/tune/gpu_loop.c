@@ -178,16 +178,19 @@ static int finished_before(const cc_trun *c) {
 }
 
 /* The rotation's plan and the store (the key names the timing) with the rows it has (a
- * resumed group is not compiled); the compiles started (they run while the driver makes the
- * context); then, unless the store had everything, the device, the clock probe and the
- * rotation's copies. */
+ * resumed group is not compiled); the compiles started; then, unless the store had everything,
+ * the device's context started on a helper thread (made while the compiles run), the device,
+ * the clock probe and the rotation's copies. A finished tune makes no context at all
+ * (`cucore tune`'s own early thread only initialises the driver). */
 static cucore_status prepare(cc_trun *c) {
   cc_tdev_rot_plan(c);
   cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
-  if (st == CUCORE_OK) st = cc_tcomp_start(c, 1);       /* the groups keep their objects */
-  if (st == CUCORE_OK && finished_before(c)) return st; /* nothing to launch */
-  if (st == CUCORE_OK) st = cc_tdev_open(c);
+  int finished = st == CUCORE_OK && finished_before(c);
+  if (st == CUCORE_OK && !finished) cc_tdev_early_start(c);
+  if (st == CUCORE_OK) st = cc_tcomp_start(c, 1); /* the groups keep their objects */
+  if (st != CUCORE_OK || finished) return st;     /* finished: nothing to launch */
+  st = cc_tdev_open(c);
   if (st == CUCORE_OK) cc_tdev_probe_clock(c);
   if (st == CUCORE_OK) st = cc_tdev_rot_open(c);
   return st;
