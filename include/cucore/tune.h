@@ -737,8 +737,9 @@ typedef struct cucore_tune_buffer {
   cucore_tune_elem elem; /**< what its elements are */
   size_t elem_size;      /**< bytes per element: 1, 2, 4 or 8 */
   size_t count;          /**< elements */
-  const void *host;      /**< the initial contents (count x elem_size bytes, copied at the
-                              call); NULL for outputs (and zeros for inputs) */
+  const void *host;      /**< the initial contents (count x elem_size bytes, read during the
+                              call: keep them unchanged until cucore_tune_run returns); NULL
+                              for outputs (and zeros for inputs) */
 } cucore_tune_buffer;
 
 /** Cold-cache modes of cucore_tune_run_options::cold. */

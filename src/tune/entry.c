@@ -73,19 +73,21 @@ static cucore_status check_buffer(const cucore_tune_buffer *b, size_t i) {
   return CUCORE_OK;
 }
 
-/* Buffer i copied into c->bufs[i]: its label (or its index) and its initial contents. */
+/* Buffer i into c->bufs[i]: its label (or its index) copied, its initial contents read from
+ * the caller's memory during the call (a tune's inputs are often hundreds of MB, and a
+ * finished tune's rerun never reads them but for the key's digest), or zeros allocated here. */
 static cucore_status copy_buffer(cc_trun *c, const cucore_tune_buffer *b, size_t i) {
   cucore_tune_buffer *d = &c->bufs[i];
   char index[32];
   snprintf(index, sizeof index, "%zu", i);
   *d = *b;
   d->label = cc_strdup(b->label ? b->label : index, FN ": a buffer's label");
+  if (!d->label) return cucore_last_status();
+  if (b->host) return CUCORE_OK;
   size_t bytes = cc_trun_bytes(b);
-  void *host = cc_calloc(bytes ? bytes : 1, 1, FN ": a buffer's contents");
-  d->host = host;
-  if (!d->label || !host) return cucore_last_status();
-  if (b->host && bytes) memcpy(host, b->host, bytes);
-  return CUCORE_OK;
+  d->host = cc_calloc(bytes ? bytes : 1, 1, FN ": a buffer's contents");
+  c->host_owned[i] = 1;
+  return d->host ? CUCORE_OK : cucore_last_status();
 }
 
 /* The options, the compile options and the buffers copied into c. */
@@ -109,7 +111,8 @@ static cucore_status copy_inputs(cc_trun *c, const cucore_options *copts,
     if (st != CUCORE_OK) return st;
   }
   c->bufs = cc_calloc(n ? n : 1, sizeof *c->bufs, FN ": the buffers");
-  if (!c->bufs) return cucore_last_status();
+  c->host_owned = cc_calloc(n ? n : 1, 1, FN ": the buffers");
+  if (!c->bufs || !c->host_owned) return cucore_last_status();
   for (; c->nbufs < n; c->nbufs++) {
     cucore_status st = check_buffer(&buffers[c->nbufs], c->nbufs);
     if (st == CUCORE_OK) st = copy_buffer(c, &buffers[c->nbufs], c->nbufs);
@@ -197,9 +200,10 @@ static void free_run(cc_trun *c) {
   }
   for (size_t i = 0; c->bufs && i < c->nbufs; i++) {
     free((char *)c->bufs[i].label);
-    free((void *)c->bufs[i].host);
+    if (c->host_owned && c->host_owned[i]) free((void *)c->bufs[i].host);
   }
   free(c->bufs);
+  free(c->host_owned);
   free(c->rows);
   free((char *)c->o.identity);
   free((char *)c->o.source_name);

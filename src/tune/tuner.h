@@ -71,7 +71,10 @@ typedef struct cc_trun {
   cucore_tune_space *space;
   cucore_tune_run_options o; /* identity and source_name copied */
   cucore_options *copts;     /* the compile options (a copy; NULL: none) */
-  cucore_tune_buffer *bufs;  /* copies (host contents and labels owned) */
+  cucore_tune_buffer *bufs;  /* copies: labels owned; host contents the caller's, read during
+                                the call (cucore_tune_run returns before it may change), or
+                                zeros allocated here (host_owned) */
+  unsigned char *host_owned; /* 1: bufs[i].host was allocated here */
   size_t nbufs;
   size_t l2_bytes;  /* the device's L2, found with the arch (0: no device) */
   size_t mem_bytes; /* the device's memory */
