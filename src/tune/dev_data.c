@@ -204,6 +204,7 @@ cucore_tune_timing_options cc_tdev_timing(const cc_trun *c) {
 /* ---- the device and the buffers ----------------------------------------------------------- */
 
 cucore_stream *cc_tdev_stream(const cc_trun *c) { return c->dev->stream; }
+cucore_device *cc_tdev_device(const cc_trun *c) { return c->dev->dev; }
 const cucore_devptr *cc_tdev_ptrs(const cc_trun *c) { return c->dev->ptr; }
 
 static cucore_status fill(cc_tdev *d, const cucore_tune_buffer *b, cucore_devptr *ptr,

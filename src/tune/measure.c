@@ -101,13 +101,17 @@ static int race(const cucore_tune_timing_options *o, const double *t, int n,
       !cc_tune_race_stop(t, (size_t)n, o->race_best_ms, o->race_margin))
     return 0;
   if (cucore_tune_stats_compute(t, (size_t)n, &out->stats) != CUCORE_OK) return 0;
-  double one = out->stats.median > 1e-6 ? out->stats.median : 1e-6;
-  double would = o->warmup_ms / one +
-                 (o->screen_ms / one > o->min_samples ? o->screen_ms / one : o->min_samples);
-  if (would > o->max_samples + o->warmup_ms / one) would = o->max_samples + o->warmup_ms / one;
-  out->saved_launches = (int)(would > 1e6 ? 1e6 : would);
+  out->saved_launches = cc_tune_race_saved(o, out->stats.median);
   out->screened = 1;
   return 1;
+}
+
+int cc_tune_race_saved(const cucore_tune_timing_options *o, double one_ms) {
+  double one = one_ms > 1e-6 ? one_ms : 1e-6;
+  double samples = o->screen_ms / one > o->min_samples ? o->screen_ms / one : o->min_samples;
+  if (samples > o->max_samples) samples = o->max_samples;
+  double would = o->warmup_ms / one + samples;
+  return (int)(would > 1e6 ? 1e6 : would);
 }
 
 /* The untimed launch (none when the caller has just made it), the mode (a graph captured

@@ -19,6 +19,9 @@
  * but not sped up past the kernel's time, so the fastest is the lower bound; a configuration
  * that could still be the winner is never stopped. */
 int cc_tune_race_stop(const double *t, size_t n, double best_ms, double margin);
+/* About how many launches a screened configuration spares: the warm-up and the screening
+ * cucore_tune_time_launch would have made with options o for a kernel of one_ms. */
+int cc_tune_race_saved(const cucore_tune_timing_options *o, double one_ms);
 
 typedef struct cc_meas {
   cucore_kernel *k;

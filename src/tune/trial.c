@@ -13,6 +13,7 @@
  * repeated tunes choose the same one (cucore_tune_rank).
  *
  * Also the room's state, made and let go. */
+#include "tune/measure.h" /* racing's verdict */
 #include "tune/measuring.h"
 
 #include <stdio.h>
@@ -126,19 +127,98 @@ static int more_while_waiting(void *user) {
   return c->meas->last_of_group && cc_tcomp_waiting(c);
 }
 
-/* One configuration: reset, checked launch, verification, timing. */
+/* Racing on the checked launch: a kernel of RACE_CHECKED_MS or more (a few microseconds of
+ * host time between an event and the launch are then under 1 %) whose checked launch, timed
+ * between two events after its function was loaded explicitly, and one more lone launch are
+ * both clearly slower than the best so far is screened on those two launches: no lone
+ * launches for the mode, no warm-up, no screening. The checked launch runs right after the
+ * data's reset (its inputs partly in L2), so it errs fast: it can spare a contender, never
+ * screen one. */
+#define RACE_CHECKED_MS 0.5
+
+typedef struct race_timer {
+  cucore_event *e0, *e1;
+} race_timer;
+
+/* The events, and the kernel's function loaded (no lazy loading inside the first timed
+ * launch): 1 when racing can time the checked launch. */
+static int race_timer_open(cc_trun *c, cucore_kernel *k, race_timer *t) {
+  cucore_device *dev = cc_tdev_device(c);
+  return dev && cucore_kernel_load(k, dev) == CUCORE_OK &&
+         cucore_event_create(dev, 0, &t->e0) == CUCORE_OK &&
+         cucore_event_create(dev, 0, &t->e1) == CUCORE_OK;
+}
+
+static void race_timer_close(race_timer *t) {
+  cucore_event_destroy(t->e0);
+  cucore_event_destroy(t->e1);
+  t->e0 = t->e1 = NULL;
+}
+
+/* The milliseconds between the timer's events (-1: none). */
+static double race_timer_ms(race_timer *t) {
+  float ms = -1;
+  if (cucore_event_elapsed_ms(t->e0, t->e1, &ms) != CUCORE_OK) return -1;
+  return ms;
+}
+
+/* One more lone launch of k, timed (-1: it failed; the full timing meets the failure). */
+static double race_lone(cc_trun *c, cucore_kernel *k, cucore_args *a,
+                        const cucore_launch_config *cfg, race_timer *t) {
+  cucore_status st = cucore_event_record(t->e0, cfg->stream);
+  if (st == CUCORE_OK) st = cucore_launch(k, cfg, a);
+  if (st == CUCORE_OK) st = cucore_event_record(t->e1, cfg->stream);
+  if (st == CUCORE_OK) st = cucore_event_synchronize(t->e1);
+  (void)c;
+  return st == CUCORE_OK ? race_timer_ms(t) : -1;
+}
+
+/* Row r screened on its checked launch (timed by t) and one more: 1 when it was. */
+static int race_checked(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r,
+                        const cucore_launch_config *cfg, race_timer *t) {
+  double best = c->meas->best_ms, margin = 3 * c->meas->best_noise, ms[2];
+  ms[0] = race_timer_ms(t);
+  if (ms[0] < RACE_CHECKED_MS || !cc_tune_race_stop(ms, 1, best, margin)) return 0;
+  double t0 = cc_trun_now_ms();
+  ms[1] = race_lone(c, k, a, cfg, t);
+  c->s.gpu_ms += cc_trun_now_ms() - t0;
+  c->meas->last_timed_ms = cc_trun_now_ms();
+  if (ms[1] < 0 || !cc_tune_race_stop(ms, 2, best, margin) ||
+      cucore_tune_stats_compute(ms, 2, &r->stats) != CUCORE_OK)
+    return 0;
+  cucore_tune_timing_options o = cc_tdev_timing(c);
+  screen_options(c, &o);
+  r->screened = 1, r->batch = 1, r->mode = CUCORE_TUNE_LAUNCH_SINGLE, r->sm_clock_mhz = -1;
+  r->status = CUCORE_TUNE_OK;
+  c->s.measured++, c->s.screened++;
+  c->s.race_saved_launches += 3 + (size_t)cc_tune_race_saved(&o, r->stats.median);
+  cc_trun_text(&r->detail,
+               "screened: its checked launch and one more (fastest %.4g ms) were clearly slower "
+               "than the best so far (%.4g ms)",
+               r->stats.min, best);
+  return 1;
+}
+
+/* One configuration: reset, checked launch (timed for racing), verification, timing. */
 static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r) {
   cucore_launch_config cfg = launch_of(c, r);
   double t0 = cc_trun_now_ms();
+  race_timer rt = {NULL, NULL};
+  int racing = !c->o.no_racing && c->meas->best_ms > 0 && last_busy(c) &&
+               race_timer_open(c, k, &rt);
   cucore_status st = cc_tdev_reset(c);
+  if (st == CUCORE_OK && racing) st = cucore_event_record(rt.e0, cfg.stream);
   if (st == CUCORE_OK) st = cucore_launch(k, &cfg, a);
+  if (st == CUCORE_OK && racing) st = cucore_event_record(rt.e1, cfg.stream);
   if (st == CUCORE_OK) st = cucore_stream_synchronize(cfg.stream);
+  if (st != CUCORE_OK) race_timer_close(&rt);
   if (st != CUCORE_OK) {
     cc_trun_failed(c, r, CUCORE_TUNE_LAUNCH_ERROR, cucore_last_error());
     return;
   }
   int v = cc_tdev_verify(c, r);
   c->s.verify_ms += cc_trun_now_ms() - t0;
+  if (v != 0) race_timer_close(&rt);
   if (v < 0) {
     cc_trun_failed(c, r, CUCORE_TUNE_VERIFY_ERROR, cucore_last_error());
     return;
@@ -148,6 +228,9 @@ static void measure_row(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tun
     c->s.wrong++;
     return;
   }
+  int screened = racing && race_checked(c, k, a, r, &cfg, &rt);
+  race_timer_close(&rt);
+  if (screened) return;
   cucore_tune_timing_options o = cc_tdev_timing(c);
   screen_options(c, &o);
   o.more = more_while_waiting, o.more_user = c, o.more_max_samples = 200;

@@ -169,6 +169,8 @@ int cc_tdev_verify(cc_trun *c, cucore_tune_row *r);
  * it was not opened). */
 void cc_tdev_close(cc_trun *c);
 cucore_stream *cc_tdev_stream(const cc_trun *c);
+/* The device the tune measures on (NULL before it is open). */
+cucore_device *cc_tdev_device(const cc_trun *c);
 /* The device pointers of the buffers (nbufs of them). */
 const cucore_devptr *cc_tdev_ptrs(const cc_trun *c);
 /* With cold rotate: how many copies pass 2 x L2 (too many: a note, and the flush); no device
