@@ -137,7 +137,7 @@ void tune_report_measured(const tune_ctx *c) {
          c->sum.measured, c->sum.resumed, c->sum.wrong, c->sum.failed);
   if (c->sum.skipped) printf(", %zu skipped (--top-fraction)", c->sum.skipped);
   if (c->sum.screened)
-    printf(", %zu screened by racing (clearly slower than the best so far after 3 lone "
+    printf(", %zu screened by racing (clearly slower than the best so far after 2 or 3 "
            "launches: about %zu launches saved)",
            c->sum.screened, c->sum.race_saved_launches);
   if (c->sum.faults)

@@ -1022,10 +1022,12 @@ typedef struct cucore_tune_run_options {
                                      JSON object of numbers; names and ranges from
                                      cucore_tune_strategy_get_option() */
   int no_racing; /**< 1: every configuration gets the full timing. 0 (the default): one whose
-                      3 lone launches are all clearly slower than the best so far (by
+                      launches are all clearly slower than the best so far (by
                       CUCORE_TUNE_RACE_MARGIN or 3 x the best's noise, whichever is larger) is
-                      stopped there (cucore_tune_row::screened); the winner, its ties and the
-                      finalists are timed in full as before */
+                      stopped early (cucore_tune_row::screened): a kernel of 0.5 ms or more
+                      after its checked launch (timed) and one more, a kernel of 20 us or more
+                      after the 3 lone launches that choose the launch mode; the winner, its
+                      ties and the finalists are timed in full as before */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -1068,8 +1070,8 @@ typedef struct cucore_tune_row {
   double max_abs_err;        /**< the largest absolute error */
   double max_rel_err;        /**< the largest relative error */
   int finalist;              /**< 1: re-timed interleaved */
-  int screened;              /**< 1: timed by racing's 3 lone launches only (clearly slower than
-                                  the best so far; cucore_tune_timing::screened) */
+  int screened;              /**< 1: timed by racing's early launches only (clearly slower than
+                                  the best so far: cucore_tune_run_options::no_racing) */
 } cucore_tune_row;
 
 /** What a cucore_tune_run() made of its store (cucore_tune_summary::store_use). */
@@ -1155,7 +1157,7 @@ typedef struct cucore_tune_summary {
   int exhaustive;                  /**< 1: a search whose budget covers every runnable
                                         configuration (and no time_limit_s): all measured in
                                         one pass, as a tune without max_evals, no strategy */
-  size_t screened;                 /**< configurations racing stopped after 3 lone launches */
+  size_t screened;                 /**< configurations racing stopped early (2 or 3 launches) */
   size_t race_saved_launches;      /**< about how many launches that saved */
   size_t compile_errors_stored;    /**< of `resumed`, configurations whose compile failed in an
                                         earlier tune (the store keeps the compiler's refusal):
