@@ -4,10 +4,12 @@
  * whole --arg, --global, --read-global and --expect options by args_set.c. A malformed spec is
  * a usage error (exit 2) that quotes it and says what was expected; a file that cannot be used
  * is a failure (exit 1) naming the file. */
+#define _DEFAULT_SOURCE /* madvise */
 #include "args_spec.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* ---- random numbers ------------------------------------------------------------------------- */
@@ -161,6 +163,18 @@ static void fill_random(unsigned char *data, args_elem type, size_t n) {
   }
 }
 
+/* `bytes` for values (zeroed when `zero`, else every byte is written next). From 16 MiB on, 2
+ * MiB-aligned and marked for transparent huge pages: a tune's 2 x 64 MB of random inputs took
+ * 32 768 page faults (~0.1 s of an H200 host's rerun of a finished tune) on 4 KiB pages. */
+static unsigned char *alloc_values(size_t bytes, int zero) {
+  if (bytes < ((size_t)16 << 20)) return calloc(bytes ? bytes : 1, 1);
+  void *p = NULL;
+  if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0) return NULL;
+  (void)madvise(p, bytes, MADV_HUGEPAGE); /* a hint: without THP, 4 KiB pages as before */
+  if (zero) memset(p, 0, bytes);
+  return p;
+}
+
 /* INIT empty (zeroes), `iota`, `random` or one value, for the *count elements declared. */
 static int fill_generated(args_cursor *c, const char *init, size_t len, args_elem type,
                           size_t *count, unsigned char **data, uint64_t *shape) {
@@ -171,7 +185,7 @@ static int fill_generated(args_cursor *c, const char *init, size_t len, args_ele
     return args_cursor_usage(c, "%zu elements of %s are more than 1 TiB", *count,
                              args_elem_names[type]);
   if (host_bytes_too_many(c, *count * esz)) return CLI_EXIT_FAILURE;
-  *data = calloc(*count, esz);
+  *data = alloc_values(*count * esz, len == 0);
   if (!*data) {
     fprintf(stderr, "cucore %s: %s `%s`: out of host memory for %zu elements\n", cli_verb_name,
             c->flag, c->all, *count);
