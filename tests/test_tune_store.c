@@ -68,8 +68,13 @@ static void keys_see_every_input(void **state) {
   p.cc_major = 9, p.sm_count = 132, p.l2_cache_bytes = 52428800;
   char fp[512];
   assert_ok(cucore_tune_fingerprint(&p, "cold,single", fp, sizeof fp));
-  assert_contains(fp, "uuid=GPU-1234;name=NVIDIA H100;cc=9.0;sms=132;l2=52428800;driver=");
+  assert_contains(fp, "name=NVIDIA H100;cc=9.0;sms=132;l2=52428800;driver=");
   assert_contains(fp, "timing=cold,single");
+  assert_null(strstr(fp, "GPU-1234")); /* the model, not the board: two boards share results */
+  char fp2[512];
+  strcpy(p.uuid, "GPU-5678");
+  assert_ok(cucore_tune_fingerprint(&p, "cold,single", fp2, sizeof fp2));
+  assert_string_equal(fp, fp2);
 }
 
 static cucore_tune_store *open_store(const char *key, const char *problem, const char *dev) {

@@ -335,10 +335,58 @@ static const cli_opt cmd_tune_opts[] = {
      .help = "the result store (default: the cache folder's tune/KEY.jsonl); never a file\n"
              "that is not a store, never an input; a read-only store is read and the run\n"
              "keeps nothing; two tunes on one store share its groups (each measured once)"},
+    {.name = "--db-dir",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(db_dir),
+     .arg = "DIR",
+     .help = "the result store is DIR/KEY.jsonl (a folder every shard sees, on a shared\n"
+             "file system; made when missing)",
+     .nonempty = 1},
     {.name = "--fresh",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(fresh),
      .help = "measure everything again (results are still appended)"},
+    {.name = "--device",
+     .kind = CLI_OPT_INT,
+     TUNE_AT(device),
+     CLI_SEEN(tune_line, device_given),
+     .lo = 0,
+     .hi = 4096,
+     .arg = "N",
+     .help = "the GPU that measures (default 0; a shard started by a launcher: its local\n"
+             "rank modulo the GPUs it sees)"},
+    {.name = "--devices",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(devices),
+     .arg = "all|LIST",
+     .help = "measure on several GPUs of this host (all, or numbers: 0,1): one process per\n"
+             "GPU, each with its share and --jobs / N compile workers, sharing the store;\n"
+             "the finalists are re-timed on the first; one model unless --mixed-devices",
+     .nonempty = 1},
+    {.name = "--mixed-devices",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(mixed_devices),
+     .help = "--devices with GPUs of different models: each model tunes the whole space\n"
+             "(the store keys results by model); the report is the first GPU's"},
+    {.name = "--shard",
+     .kind = CLI_OPT_TEXT,
+     TUNE_AT(shard),
+     .arg = "I/N|none",
+     .help = "this process is shard I of N (from 0) sharing one store (--db-dir on a\n"
+             "shared file system): its share of the compiles first, then what the others\n"
+             "left; default: the launcher's variables (Open MPI's OMPI_COMM_WORLD_RANK/SIZE,\n"
+             "MPICH's PMI_RANK/SIZE, Slurm's SLURM_PROCID/NTASKS), none: not a shard",
+     .nonempty = 1},
+    {.name = "--retime-finalists",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(retime_finalists),
+     .help = "re-time the finalists on this GPU even when the store had every result (the\n"
+             "closing step after shards: one ranking on one device)"},
+    {.name = "--report-only",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(report_only),
+     .help = "report what the store holds (every shard's results), compile and measure\n"
+             "nothing; configurations not there are reported as not measured"},
     {.name = "--seed",
      .kind = CLI_OPT_INT,
      TUNE_AT(seed),
@@ -483,7 +531,13 @@ static int check_line(tune_line *l) {
     return cli_usage("tune", "--top-fraction %g: expected 0..1", l->top_fraction);
   if (l->min_occupancy > 1)
     return cli_usage("tune", "--min-occupancy %g: expected 0..1", l->min_occupancy);
-  return 0;
+  if (l->report_only && (l->max_evals || l->dry_run))
+    return cli_usage("tune", "--report-only reports the store of a plain tune: not with "
+                             "--max-evals or --dry-run (a search's results are reported by "
+                             "the same command without --max-evals)");
+  if (l->db && l->db_dir)
+    return cli_usage("tune", "--db and --db-dir both name the store: give one");
+  return tune_shard_resolve(l);
 }
 
 /* A GPU to measure on (after everything the host prepares: cuInit runs on the early thread
@@ -495,6 +549,10 @@ static int check_gpu(const tune_line *l) {
                     "and the model's verdicts without one\n");
     return CLI_EXIT_FAILURE;
   }
+  if (!l->dry_run && l->device >= ndev)
+    return cli_usage("tune", "--device %lld: there %s %d GPU%s (0..%d)%s", l->device,
+                     ndev == 1 ? "is" : "are", ndev, ndev == 1 ? "" : "s", ndev - 1,
+                     l->device_from ? " (the device came from the launcher's local rank)" : "");
   return 0;
 }
 
@@ -624,7 +682,7 @@ static int check_arch(const tune_ctx *c) {
   const char *arch = cli_source_arch(c->src);
   if (arch) return atoi(strchr(arch, '_') ? strchr(arch, '_') + 1 : arch);
   cucore_device_props p;
-  if (cucore_device_get_props(0, &p) == CUCORE_OK) return p.arch;
+  if (cucore_device_get_props((int)c->line->device, &p) == CUCORE_OK) return p.arch;
   return 0;
 }
 
@@ -661,8 +719,10 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc) rc = check_line(c->line);
   if (!rc) rc = prepare(c);
   if (!rc) rc = check_gpu(c->line);
+  if (!rc) rc = tune_devices_run(c, argc, argv);
   if (!rc) rc = tune_run(c);
   if (rc) return rc;
+  if (c->line->device_child) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
   restart_after_loss(c, argc, argv);
   tune_restriction_errors_warn(c);
   tune_report(c);

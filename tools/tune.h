@@ -41,6 +41,22 @@ typedef struct tune_line {
   const char *rows;    /* --rows N|all */
   unsigned long long max_rows; /* the reports list configurations one by one up to this many
                                   (0: all); a dry run without an arch keeps no more */
+  /* sharing the work (tune_shard.c) */
+  long long device;  /* --device N: the GPU that measures (default 0, or the launcher's local
+                        rank modulo the GPUs) */
+  int device_given;  /* 1: --device was given */
+  const char *shard; /* --shard I/N (NULL: from the launcher's variables, else none) */
+  const char *devices; /* --devices all|LIST: one process per GPU */
+  int mixed_devices;   /* --mixed-devices: GPUs of different models allowed (each its own tune) */
+  int report_only;     /* --report-only: the store's results, nothing measured */
+  const char *db_dir;  /* --db-dir DIR: the store is DIR/KEY.jsonl */
+  unsigned shard_index, shard_count; /* resolved (count 0: no shards) */
+  const char *shard_from; /* where they came from ("--shard", "Slurm (SLURM_PROCID ...)") */
+  const char *device_from; /* where the device came from (NULL: --device or the default) */
+  int device_child;        /* 1: one GPU's process of a --devices tune (its parent reports) */
+  int retime_finalists;    /* 1: the --devices parent: the finalists re-timed on its device */
+  int children;            /* the --devices parent: the GPUs that measured (0: none) */
+  int child_devices[64];   /* their ordinals (--devices takes at most 64) */
 } tune_line;
 
 /* --strategy's words: the measured tune's two orders, then the search strategies
@@ -164,6 +180,20 @@ size_t tune_can_run(const tune_ctx *c);
 void tune_report(const tune_ctx *ctx);
 /* 1 when the reports list the configurations one by one (not more than --rows). */
 int tune_rows_listed(const tune_ctx *ctx);
+
+/* ---- sharing the work (tune_shard.c) ---- */
+/* --shard, else the launcher's variables (Open MPI, MPICH/Hydra, Slurm), into the line's
+ * shard; --device, else the launcher's local rank modulo the GPUs; a --devices process's own
+ * share from its parent. 0 or an exit code (a malformed value, --fresh with shards). */
+int tune_shard_resolve(tune_line *l);
+/* --devices: the GPUs checked (one model unless --mixed-devices), one process per GPU started
+ * with its share (the same command line; their reports unprinted), waited for; then the
+ * calling process re-times the finalists on the first GPU and reports. 0 (go on) or an exit
+ * code. */
+int tune_devices_run(tune_ctx *c, int argc, char **argv);
+/* The report's lines and JSON members of shards and devices. */
+void tune_shard_text(const tune_ctx *c);
+void tune_shard_json(const tune_ctx *c, json_out *j);
 
 /* How many fresh processes this tune went on in after device losses (tune_result.c: the
  * environment's CUCORE_TUNE_RESTART, which cmd_tune.c sets when it starts one). */

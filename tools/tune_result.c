@@ -144,6 +144,7 @@ void tune_report_measured(const tune_ctx *c) {
     printf(", %zu kernel faults (%u device resets%s)", c->sum.faults, c->sum.resets,
            c->sum.lost ? ", then the device was lost" : "");
   printf("\n");
+  tune_shard_text(c);
   if (tune_restarts())
     printf("the tune went on in a fresh process %d times after the device was lost to a kernel "
            "fault (earlier results from the store)\n",
@@ -204,6 +205,7 @@ void tune_report_measured_json(const tune_ctx *c, json_out *j) {
   json_bool(j, "device_lost", c->sum.lost);
   json_uint(j, "process_restarts", (size_t)tune_restarts());
   json_uint(j, "skipped", c->sum.skipped);
+  tune_shard_json(c, j);
   if (c->sum.searched) {
     const char *name = "?";
     cucore_tune_strategy_get_name(tune_search_strategy(c->line), &name);

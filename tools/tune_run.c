@@ -43,13 +43,14 @@ int tune_parse_specs(tune_ctx *c) {
 /* The bind callback: the buffers at the library's pointers, every --arg bound. */
 static cucore_status bind(void *user, cucore_object *obj, const char *symbol,
                           const cucore_devptr *ptrs, cucore_args *args) {
-  args_set *o = &((tune_ctx *)user)->specs;
+  tune_ctx *c = user;
+  args_set *o = &c->specs;
   early_gpu_release(); /* the tune has the device open now (cmd_tune.c made it early) */
   for (int i = 0; i < o->nbufs; i++) o->bufs[i].ptr = ptrs[i];
   if (args_bind_all(o, args, obj, symbol)) return CUCORE_INVALID_ARGUMENT;
   if (!o->nsets) return CUCORE_OK;
   cucore_device *dev = NULL; /* the module variables of this configuration's module */
-  cucore_status st = cucore_device_open(0, &dev);
+  cucore_status st = cucore_device_open((int)c->line->device, &dev);
   int rc = st == CUCORE_OK ? args_bind_write_globals(o, dev, obj) : 1;
   cucore_device_close(dev);
   return rc ? CUCORE_INVALID_ARGUMENT : CUCORE_OK;
@@ -86,7 +87,7 @@ static int check(void *user, const void *const *host, char **detail, double *max
  * place; cleared when screening (or the compiles) end. */
 static void progress(void *user, const cucore_tune_progress *p) {
   const tune_ctx *c = user;
-  if (c->line->json || !isatty(2)) return;
+  if (c->line->json || c->line->device_child || !isatty(2)) return;
   if (p->finished) {
     text_terminal_control("\r\033[K");
     return;
@@ -96,8 +97,11 @@ static void progress(void *user, const cucore_tune_progress *p) {
 }
 
 static void note(void *user, const char *text) {
-  (void)user;
-  fprintf(stderr, "cucore tune: note: %s\n", text);
+  const tune_line *l = ((const tune_ctx *)user)->line;
+  if (l->device_child)
+    fprintf(stderr, "cucore tune (device %lld): note: %s\n", l->device, text);
+  else
+    fprintf(stderr, "cucore tune: note: %s\n", text);
 }
 
 /* The --arg buffers as the library's. */
@@ -152,6 +156,9 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.sm_count = (int)l->sm_count;
   o.jobs = l->jobs ? (int)l->jobs : cores > 2 ? (int)cores - 1 : 1;
   o.compile_timeout_s = l->compile_timeout, o.store_path = l->db, o.fresh = l->fresh;
+  o.store_dir = l->db_dir, o.device = (int)l->device, o.report_only = l->report_only;
+  o.shard_index = l->shard_index, o.shard_count = l->shard_count;
+  o.retime_finalists = l->retime_finalists;
   o.max_noise = l->max_noise;
   o.launch_mode = l->launch_mode     ? l->launch_mode
                   : l->launch_single ? CUCORE_TUNE_LAUNCH_SINGLE

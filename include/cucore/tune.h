@@ -644,10 +644,12 @@ typedef struct cucore_tune_key_fields {
  * launch expressions or the arguments' shapes gives another key (results are never stale). */
 CUCORE_API cucore_status cucore_tune_key(const cucore_tune_key_fields *fields, char out[65]);
 
-/** The environment a result was measured in, as one line ("uuid=...;name=...;cc=9.0;
- * sms=132;l2=52428800;driver=13000;nvrtc=13000;cucore=X.Y.Z;timing=...") into out; `timing`
- * names the measurement policy (cache and launch modes). Never cut: a line that would not fit
- * in `cap` with its NUL is refused.
+/** The environment a result was measured in, as one line ("name=...;cc=9.0;sms=132;
+ * l2=52428800;driver=13000;nvrtc=13000;cucore=X.Y.Z;timing=...") into out; `timing` names the
+ * measurement policy (cache and launch modes). The model, not the board: two GPUs of one model
+ * on one driver have the same fingerprint, so their tunes share one store's results (each
+ * record names the UUID of the GPU that measured it). Never cut: a line that would not fit in
+ * `cap` with its NUL is refused.
  * @retval CUCORE_INVALID_ARGUMENT `cap` is 0, or too small (named with the bytes needed). */
 CUCORE_API cucore_status cucore_tune_fingerprint(const cucore_device_props *props,
                                                  const char *timing, char *out, size_t cap);
@@ -811,6 +813,7 @@ typedef struct cucore_tune_record {
   int finalist;              /**< 1: re-timed as a finalist ("finalist": true, or a detail that
                                   begins with "finalist" in older records) */
   int screened;              /**< 1: stopped early by racing ("screened": true) */
+  const char *uuid;          /**< "uuid": the UUID of the GPU that measured it ("" none) */
 } cucore_tune_record;
 
 /** CONSTRUCTOR: the store at `path` (NULL: the default path of `key`) opened for reading only:
@@ -1028,6 +1031,25 @@ typedef struct cucore_tune_run_options {
                       after its checked launch (timed) and one more, a kernel of 20 us or more
                       after the 3 lone launches that choose the launch mode; the winner, its
                       ties and the finalists are timed in full as before */
+  /** Sharing one store's work between tunes (processes on one host or across hosts with a
+   * shared folder): with shard_count > 1 this tune compiles and measures its share first (the
+   * distinct compiles, ordered by their hash, whose position modulo shard_count is
+   * shard_index), then takes what the others have not claimed (the store's group locks:
+   * cucore_tune_store_lock()), so a fast shard takes more and a shard that died leaves only
+   * the configuration it was measuring. Every shard must be given the same inputs. A search
+   * (max_evals) shares the budget: shard i proposes its share of it, seeded with seed + i. */
+  unsigned shard_index;
+  /** The shards sharing the store (0 or 1: none). */
+  unsigned shard_count;
+  int report_only;      /**< 1: nothing compiled or launched, no device needed: the rows the
+                             store holds are reported (the best among them; finalists as
+                             stored), the others as not measured */
+  int retime_finalists; /**< 1: the finalists are re-timed on this device even when every
+                             configuration came from the store (the closing round of a tune
+                             whose shards measured on other devices of one model) */
+  const char *store_dir; /**< with store_path NULL: the folder whose KEY.jsonl is the store
+                              (a folder on a shared file system for shards); NULL: the compile
+                              cache's tune/ */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -1037,7 +1059,7 @@ typedef struct cucore_tune_run_options {
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
-        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0                                           \
+        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL                         \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1162,6 +1184,14 @@ typedef struct cucore_tune_summary {
   size_t compile_errors_stored;    /**< of `resumed`, configurations whose compile failed in an
                                         earlier tune (the store keeps the compiler's refusal):
                                         not compiled again */
+  size_t taken_over;               /**< shards: distinct compiles of another shard's share
+                                        that this tune compiled and measured (its shard was
+                                        slower, or gone) */
+  unsigned shard_index;            /**< the run options' shard_index (0: not sharded) */
+  unsigned shard_count;            /**< and shard_count (0: not sharded) */
+  int report_only;                 /**< 1: a report of the store only: nothing measured */
+  char uuid[37];                   /**< the UUID of the tune's GPU (the run options' device;
+                                        "" in a dry run) */
 } cucore_tune_summary;
 
 /** Runs a tune: every configuration of `space` past the restrictions checked against the

@@ -59,16 +59,22 @@ static void *worker(void *arg) {
 
 /* A group whose every configuration came from the store is not compiled (a resumed tune
  * compiles nothing) unless a finalist needs it (cc_tcomp_now). Model-first orders by the
- * model's verdicts, so it compiles everything. */
+ * model's verdicts, so it compiles everything. A shard (shard_count > 1, a plain tune) leaves
+ * the other shards' groups (by position in hash order, modulo the count) deferred too: they
+ * are compiled here only when taken over. A report-only tune compiles nothing. */
 static void mark_deferred(cc_trun *c, cc_tgroup *g, size_t n) {
   int order_by_model = c->o.model_first || c->o.top_fraction > 0;
-  for (size_t i = 0; i < n; i++) g[i].deferred = !order_by_model;
-  for (size_t i = c->round_first; i < c->s.rows && !order_by_model; i++) {
+  int shards = c->o.shard_count > 1 && !order_by_model && !c->o.max_evals;
+  for (size_t i = 0; i < n; i++) {
+    g[i].deferred = !order_by_model || c->o.report_only;
+    g[i].foreign = shards && i % c->o.shard_count != c->o.shard_index;
+  }
+  for (size_t i = c->round_first; i < c->s.rows && !order_by_model && !c->o.report_only; i++) {
     const cucore_tune_row *r = &c->rows[i];
     if (r->config.verdict != CUCORE_TUNE_RUNNABLE || r->resumed) continue;
     cc_tgroup key = {.hash = r->config.compile_hash};
     cc_tgroup *x = bsearch(&key, g, n, sizeof key, by_hash);
-    if (x) x->deferred = 0;
+    if (x && !x->foreign) x->deferred = 0;
   }
 }
 
@@ -179,13 +185,20 @@ int cc_tcomp_waiting(cc_trun *c) {
   return waiting;
 }
 
-int cc_tcomp_now(cc_trun *c, cc_tgroup *g) {
+/* A deferred group compiled on the calling thread's slot; its rows judged when `judge`. */
+static int compile_now(cc_trun *c, cc_tgroup *g, int judge) {
   if (!g->deferred) return g->ok ? 0 : -1;
-  cc_tcomp_compile_group(c, c->s.jobs, g, 0); /* the calling thread's slot */
+  cc_tcomp_compile_group(c, c->s.jobs, g, 0);
   g->deferred = 0;
-  count_compile(c, g); /* its rows came from the store: their verdicts stand */
+  count_compile(c, g);
+  if (judge) apply_model(c, g);
   return g->ok ? 0 : -1;
 }
+
+/* A finalist's rows came from the store: their verdicts stand. */
+int cc_tcomp_now(cc_trun *c, cc_tgroup *g) { return compile_now(c, g, 0); }
+
+int cc_tcomp_take_over(cc_trun *c, cc_tgroup *g) { return compile_now(c, g, 1); }
 
 /* The threads joined (a tune that stopped early compiles no more), whether -minimal was used
  * kept, the pipeline freed. */

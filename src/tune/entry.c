@@ -44,6 +44,14 @@ static cucore_status check_options(const cucore_tune_run_options *o, size_t nbuf
   if (o->strategy_options && !o->max_evals)
     return bad("options->strategy_options without max_evals",
                "a search (max_evals > 0): the options are its strategy's");
+  if (o->shard_count > 1 && o->shard_index >= o->shard_count)
+    return bad("options->shard_index", "0 to shard_count - 1");
+  if (o->report_only && (o->dry_run || o->max_evals || o->retime_finalists))
+    return bad("options->report_only with dry_run, max_evals or retime_finalists",
+               "report_only alone: it reports what the store holds and launches nothing (a "
+               "search's results are reported by a report_only tune without max_evals)");
+  if (o->retime_finalists && o->dry_run)
+    return bad("options->retime_finalists with dry_run", "a measured tune");
   cc_tstrat_values given; /* read now: a mistake is found before any compile */
   cucore_status read = cc_tstrat_values_read((cc_tstrategy)o->strategy, o->strategy_options,
                                              &given);
@@ -106,6 +114,9 @@ static cucore_status copy_inputs(cc_trun *c, const cucore_options *copts,
   if (c->o.max_noise <= 0) c->o.max_noise = 0.02;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   c->s.jobs = o->jobs ? o->jobs : cores > 2 ? (int)cores - 1 : 1;
+  c->s.shard_index = o->shard_count > 1 ? o->shard_index : 0;
+  c->s.shard_count = o->shard_count > 1 ? o->shard_count : 0;
+  c->s.report_only = o->report_only;
   if (copts) {
     cucore_status st = cucore_options_copy(copts, &c->copts);
     if (st != CUCORE_OK) return st;

@@ -110,8 +110,29 @@ typedef struct later_rows {
   size_t n;
 } later_rows;
 
-/* Group g measured when claimed; put off when another tune holds it. */
-static void take_group(cc_trun *c, cc_tgroup *g, later_groups *l) {
+/* Another shard's group g, claimed (the store refreshed): compiled here and measured when
+ * the other shards left configurations of it (a compile the compiler refused kept). */
+static void take_over_claimed(cc_trun *c, cc_tgroup *g) {
+  if (has_work(c, g)) {
+    c->s.taken_over++;
+    if (cc_tcomp_take_over(c, g) != 0 && g->definite) cc_tstore_record_compile_error(c, g);
+    measure_group(c, g);
+  }
+  cc_tstore_release(c, g->hash);
+}
+
+/* Group g measured when claimed; put off when another tune holds it; another shard's group
+ * kept for the end (`foreign`). */
+static void take_group(cc_trun *c, cc_tgroup *g, later_groups *l, later_groups *foreign) {
+  if (g->foreign && g->deferred) {
+    if (foreign->v) {
+      foreign->v[foreign->n++] = g;
+    } else if (has_work(c, g)) { /* none could be kept: taken over now, waiting for it */
+      cc_tstore_claim(c, g->hash, 1);
+      take_over_claimed(c, g);
+    }
+    return;
+  }
   int work = g->ok && has_work(c, g);
   if (work && !cc_tstore_claim(c, g->hash, !l->v)) {
     l->v[l->n++] = g;
@@ -129,6 +150,27 @@ static void take_later_groups(cc_trun *c, const later_groups *l) {
     measure_group(c, g);
     cc_tstore_release(c, g->hash);
   }
+}
+
+/* The other shards' groups, once this shard's share is done: each one that nobody holds is
+ * claimed and, when some of it is left, taken over; last first (each shard works through its
+ * share first to last, so the two meet late); the held ones are waited for in turn, which
+ * finds them measured unless their shard died. */
+static void take_over(cc_trun *c, const later_groups *foreign) {
+  later_groups held = {cc_raw_calloc(foreign->n ? foreign->n : 1, sizeof *held.v), 0};
+  for (size_t j = foreign->n; j-- > 0;) {
+    cc_tgroup *g = foreign->v[j];
+    if (!has_work(c, g)) continue;
+    if (cc_tstore_claim(c, g->hash, !held.v))
+      take_over_claimed(c, g);
+    else
+      held.v[held.n++] = g;
+  }
+  for (size_t j = 0; j < held.n; j++) {
+    cc_tstore_claim(c, held.v[j]->hash, 1);
+    take_over_claimed(c, held.v[j]);
+  }
+  free(held.v);
 }
 
 /* Row `row` measured when its group is claimed (waiting for it when `wait`), else put off. */
@@ -177,6 +219,15 @@ static int finished_before(const cc_trun *c) {
   return 1;
 }
 
+/* A report-only tune: the rows the store does not have say so (they stay not measured). */
+static void not_in_store(cc_trun *c) {
+  for (size_t i = 0; i < c->s.rows; i++) {
+    cucore_tune_row *r = &c->rows[i];
+    if (r->config.verdict == CUCORE_TUNE_RUNNABLE && !r->resumed)
+      cc_trun_text(&r->detail, "%s", "not in the store (a report of the store only)");
+  }
+}
+
 /* The rotation's plan and the store (the key names the timing) with the rows it has (a
  * resumed group is not compiled); the compiles started; then, unless the store had everything,
  * the device's context started on a helper thread (made while the compiles run), the device,
@@ -186,7 +237,9 @@ static cucore_status prepare(cc_trun *c) {
   cc_tdev_rot_plan(c);
   cucore_status st = cc_tstore_open(c);
   if (st == CUCORE_OK) cc_tstore_resume(c);
-  int finished = st == CUCORE_OK && finished_before(c);
+  if (st == CUCORE_OK && c->o.report_only) not_in_store(c);
+  int finished = st == CUCORE_OK && (c->o.report_only || finished_before(c)) &&
+                 !c->o.retime_finalists;
   if (st == CUCORE_OK && !finished) cc_tdev_early_start(c);
   if (st == CUCORE_OK) st = cc_tcomp_start(c, 1); /* the groups keep their objects */
   if (st != CUCORE_OK || finished) return st;     /* finished: nothing to launch */
@@ -208,6 +261,7 @@ cucore_status cc_tmeas_begin(cc_trun *c) {
 void cc_tmeas_groups(cc_trun *c) {
   size_t ng = cc_tcomp_count(c);
   later_groups l = {cc_raw_calloc(ng ? ng : 1, sizeof *l.v), 0};
+  later_groups foreign = {cc_raw_calloc(ng ? ng : 1, sizeof *foreign.v), 0};
   for (cc_tgroup *g;;) {
     double t0 = cc_trun_now_ms();
     if (!(g = next_group(c))) break;
@@ -215,10 +269,12 @@ void cc_tmeas_groups(cc_trun *c) {
       c->s.wait_ms += cc_trun_now_ms() - t0;
     else
       c->s.first_ready_ms = cc_trun_now_ms() - c->meas->t_start;
-    take_group(c, g, &l);
+    take_group(c, g, &l, &foreign);
   }
   take_later_groups(c, &l);
+  take_over(c, &foreign);
   free(l.v);
+  free(foreign.v);
 }
 
 cucore_status cc_tmeas_end(cc_trun *c, cucore_status st) {

@@ -40,9 +40,8 @@ cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *
   cc_driver_describe(&driver);
   cc_nvrtc_describe(&nvrtc);
   int n = snprintf(out, cap,
-                   "uuid=%s;name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;"
-                   "timing=%s",
-                   p->uuid, p->name, p->cc_major, p->cc_minor, p->sm_count, p->l2_cache_bytes,
+                   "name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;timing=%s",
+                   p->name, p->cc_major, p->cc_minor, p->sm_count, p->l2_cache_bytes,
                    driver.version, nvrtc.version, CUCORE_VERSION_STRING, timing ? timing : "");
   if (n >= 0 && (size_t)n < cap) return CUCORE_OK;
   out[0] = 0;

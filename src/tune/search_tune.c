@@ -100,6 +100,7 @@ cucore_status cc_tmeas_search(cc_trun *c) {
   if (st != CUCORE_OK) return st;
   uint64_t count = cc_tlive_domain(l)->count;
   uint64_t budget = c->o.max_evals < count ? c->o.max_evals : count;
+  unsigned n = c->o.shard_count > 1 ? c->o.shard_count : 1, i = n > 1 ? c->o.shard_index : 0;
   if (count && budget == count && !(c->o.time_limit_s > 0)) { /* the budget covers the space */
     c->s.exhaustive = 1; /* the caller measures every configuration in one pass */
     cc_tlive_close(l);
@@ -110,12 +111,19 @@ cucore_status cc_tmeas_search(cc_trun *c) {
     return cc_fail(CUCORE_INVALID_ARGUMENT, FN ": the space has no runnable configuration to "
                                                "search");
   }
+  budget = budget / n + (i < budget % n); /* a shard's share; the store shares the results */
+  if (budget == 0) {
+    cc_tlive_close(l);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   FN ": shard %u of %u has no share of a budget of %llu evaluations", i, n,
+                   (unsigned long long)c->o.max_evals);
+  }
   c->rows = cc_calloc((size_t)budget, sizeof *c->rows, FN ": the rows");
   cc_tsearch *s = NULL;
   if (!c->rows) st = cucore_last_status();
   if (st == CUCORE_OK)
     st = cc_tsearch_open(cc_tlive_domain(l), (cc_tstrategy)c->o.strategy, c->o.strategy_options,
-                         c->o.seed, budget, &s);
+                         c->o.seed + i, budget, &s);
   if (st == CUCORE_OK) st = search(c, s, budget);
   cc_tsearch_close(s);
   cc_tlive_close(l);

@@ -92,7 +92,9 @@ static int read_result(const cc_json *res, cc_trec *t) {
   const cc_json *scr = cc_json_get(res, "screened");
   t->screened = scr && scr->type == CC_JSON_BOOL && scr->boolean;
   t->detail = cc_raw_strdup(detail ? detail : "");
-  return t->detail ? 0 : -1;
+  const char *uuid = str_member(res, "uuid");
+  t->uuid = cc_raw_strdup(uuid ? uuid : "");
+  return t->detail && t->uuid ? 0 : -1;
 }
 
 static char *copy_n(const char *s, size_t n) {
@@ -104,7 +106,7 @@ static char *copy_n(const char *s, size_t n) {
 static void free_rec(cc_trec *t) {
   free((char *)t->key), free((char *)t->problem), free((char *)t->device);
   free((char *)t->source), free((char *)t->kernel), free((char *)t->config);
-  free((char *)t->result), free((char *)t->detail);
+  free((char *)t->result), free((char *)t->detail), free((char *)t->uuid);
 }
 
 /* Adds a record whose result `res` (its text result[0..result_len)) is parsed already. */

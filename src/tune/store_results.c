@@ -23,6 +23,9 @@ struct cc_tstore {
   char key[65];             /* the tune's key ("" before the open) */
   char *path;               /* the store's path (malloc'd; NULL: none) */
   int no_locks;             /* 1: the store's locks cannot be had (said once): no work shared */
+  char uuid[37];            /* the measuring GPU's UUID, written in each record ("" unknown) */
+  char *given;              /* the path asked for: store_path, or store_dir's KEY.jsonl
+                               (malloc'd; NULL: the default path) */
 };
 
 cucore_status cc_tstore_init(cc_trun *c) {
@@ -98,7 +101,7 @@ static cucore_status make_key(cc_trun *c, cc_sb *problem) {
 /* The store's path as given or by default (malloc'd; NULL when there is none). */
 static char *wanted_path(const cc_trun *c) {
   char *p = NULL;
-  if (c->o.store_path) return cc_raw_strdup(c->o.store_path);
+  if (c->store->given) return cc_raw_strdup(c->store->given);
   return cc_tune_store_default_path(c->store->key, &p) == CUCORE_OK ? p : NULL;
 }
 
@@ -106,7 +109,7 @@ static char *wanted_path(const cc_trun *c) {
 static cucore_status open_read_only(cc_trun *c, const char *problem, const char *fp,
                                     const char *why) {
   cc_tstore *t = c->store;
-  cucore_status st = cucore_tune_store_open_read_only(c->o.store_path, t->key, problem, fp,
+  cucore_status st = cucore_tune_store_open_read_only(t->given, t->key, problem, fp,
                                                       &t->store);
   if (st == CUCORE_OK) {
     c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
@@ -130,7 +133,7 @@ static cucore_status open_read_only(cc_trun *c, const char *problem, const char 
 /* The store opened for appending, else read only, else none; its names set. */
 static cucore_status open_store(cc_trun *c, const char *problem, const char *fp) {
   cc_tstore *t = c->store;
-  cucore_status st = cucore_tune_store_open(c->o.store_path, t->key, problem, fp, &t->store);
+  cucore_status st = cucore_tune_store_open(t->given, t->key, problem, fp, &t->store);
   if (CUCORE_CODE(st) == CUCORE_IO_ERROR) {
     char *why = cc_raw_strdup(cucore_last_error());
     st = open_read_only(c, problem, fp, why ? why : "out of host memory");
@@ -144,6 +147,21 @@ static cucore_status open_store(cc_trun *c, const char *problem, const char *fp)
   return st;
 }
 
+/* The path asked for (the key known): store_path as given, else store_dir's KEY.jsonl. */
+static cucore_status given_path(cc_trun *c) {
+  cc_tstore *t = c->store;
+  free(t->given);
+  t->given = NULL;
+  if (!c->o.store_path && !c->o.store_dir) return CUCORE_OK;
+  cc_sb b = {0};
+  if (c->o.store_path)
+    cc_sb_puts(&b, c->o.store_path);
+  else
+    cc_sb_printf(&b, "%s/%s.jsonl", c->o.store_dir, t->key);
+  t->given = cc_sb_take(&b);
+  return t->given ? CUCORE_OK : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "the tune store's path");
+}
+
 cucore_status cc_tstore_open(cc_trun *c) {
   char timing[128], fp[1024]; /* bounded: the timing's words and numbers; the fingerprint
                                  refuses to be cut */
@@ -155,6 +173,9 @@ cucore_status cc_tstore_open(cc_trun *c) {
   cucore_device_props props;
   if (st == CUCORE_OK) st = cucore_device_get_props(c->o.device, &props);
   if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, sizeof fp);
+  if (st == CUCORE_OK) snprintf(c->store->uuid, sizeof c->store->uuid, "%s", props.uuid);
+  if (st == CUCORE_OK) snprintf(c->s.uuid, sizeof c->s.uuid, "%s", props.uuid);
+  if (st == CUCORE_OK) st = given_path(c);
   if (st == CUCORE_OK) st = open_store(c, cc_sb_text(&problem), fp);
   cc_sb_free(&problem);
   return st;
@@ -207,7 +228,7 @@ static double stored_err(const cucore_tune_row *r, double e) {
 }
 
 /* Row r's result as the store's JSON (its strings written by the one JSON string writer). */
-static void result_text(const cucore_tune_row *r, cc_sb *res) {
+static void result_text(const cucore_tune_row *r, const char *uuid, cc_sb *res) {
   const char *status = cucore_tune_result_name(r->status);
   cc_sb_puts(res, "{\"status\":");
   cc_sb_json_string(res, status, strlen(status));
@@ -222,6 +243,8 @@ static void result_text(const cucore_tune_row *r, cc_sb *res) {
                stored_err(r, r->max_abs_err), stored_err(r, r->max_rel_err), r->compile_ms,
                r->finalist ? "true" : "false", r->screened ? "true" : "false");
   cc_sb_json_string(res, r->detail, strlen(r->detail));
+  cc_sb_puts(res, ",\"uuid\":");
+  cc_sb_json_string(res, uuid, strlen(uuid));
   cc_sb_puts(res, "}");
 }
 
@@ -229,7 +252,7 @@ void cc_tstore_record(cc_trun *c, const cucore_tune_row *r) {
   if (!c->store->store || c->s.store_use != CUCORE_TUNE_STORE_KEPT) return; /* said at the open */
   cc_sb config = {0}, res = {0};
   cc_tune_index_text(c->space, r->config.index, CUCORE_TUNE_TEXT_JSON, &config);
-  result_text(r, &res);
+  result_text(r, c->store->uuid, &res);
   if (config.failed || res.failed) {
     cc_trun_note(c, "the result of configuration %llu was not stored: out of host memory",
                  (unsigned long long)r->config.index);
@@ -319,6 +342,7 @@ void cc_tstore_free(cc_trun *c) {
   if (!c->store) return;
   if (c->store->store) cc_tstore_close(c);
   free(c->store->path);
+  free(c->store->given);
   free(c->store);
   c->store = NULL;
 }

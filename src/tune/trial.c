@@ -322,15 +322,25 @@ static int by_row(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* The rows that ran and verified, and their screening statistics. */
-static size_t candidates(const cc_trun *c, size_t *rows, cucore_tune_stats *stats) {
+/* The rows that ran and verified (only those measured here when `own`), and their screening
+ * statistics. A shard ranks only what it
+ * measured itself: the others' finalists are re-timed where they were measured, and the whole
+ * store is ranked by a report-only tune or re-timed on one device by a tune with
+ * retime_finalists (`cucore tune --devices` does that). */
+static size_t candidates_of(const cc_trun *c, int own, size_t *rows, cucore_tune_stats *stats) {
   size_t n = 0;
   for (size_t i = 0; i < c->s.rows; i++)
-    if (c->rows[i].status == CUCORE_TUNE_OK) {
+    if (c->rows[i].status == CUCORE_TUNE_OK && !(own && c->rows[i].resumed)) {
       rows[n] = i;
       stats[n++] = c->rows[i].stats;
     }
   return n;
+}
+
+/* A shard that measured nothing itself ranks what the store gave it (nothing re-timed). */
+static size_t candidates(const cc_trun *c, size_t *rows, cucore_tune_stats *stats) {
+  size_t n = c->o.shard_count > 1 ? candidates_of(c, 1, rows, stats) : 0;
+  return n ? n : candidates_of(c, 0, rows, stats);
 }
 
 /* A finalist faulted: recorded so, the device reset, and no finalist re-timed (their kernels
@@ -422,7 +432,8 @@ void cc_tmeas_final(cc_trun *c) {
   size_t want = (size_t)c->o.finalists;
   size_t m = ties + 1 > want ? ties + 1 : want;
   if (m > n) m = n;
-  if (n && (m < 2 || c->o.finalists == 0 || c->s.measured == 0)) {
+  int retime = c->s.measured > 0 || (c->o.retime_finalists && !c->o.report_only);
+  if (n && (m < 2 || c->o.finalists == 0 || !retime)) {
     c->s.best = rows[order[0]];
     c->s.ties = ties;
     c->s.have_best = 1;

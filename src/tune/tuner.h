@@ -49,6 +49,7 @@ typedef struct cc_tgroup {
   int deferred;       /* 1: every configuration came from the store; not compiled (yet) */
   int timed_out;      /* 1: the compile ran past the time-out */
   int definite;       /* ok 0: 1 when the compiler refused the configuration (kept in the store) */
+  int foreign;        /* 1: another shard's share (deferred: compiled here when taken over) */
   cucore_object *obj; /* kept for measuring (NULL in a dry run or after a failure) */
   char *symbol;       /* the kernel's symbol in obj (malloc'd) */
   cucore_kernel_resources res;
@@ -129,6 +130,9 @@ cc_tgroup *cc_tcomp_next(cc_trun *c);
 int cc_tcomp_waiting(cc_trun *c);
 /* A deferred group compiled now (for a finalist): 0, or -1 with g->error. */
 int cc_tcomp_now(cc_trun *c, cc_tgroup *g);
+/* Another shard's group taken over: compiled now on the calling thread and its rows judged
+ * by the model, as a group from the compile threads is; 0, or -1 with g->error. */
+int cc_tcomp_take_over(cc_trun *c, cc_tgroup *g);
 /* Joins the threads, frees the pipeline and the groups' objects (the parameters that change
  * nothing found first, except after a search, whose compiles are a sample). */
 void cc_tcomp_finish(cc_trun *c);

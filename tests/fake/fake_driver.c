@@ -12,6 +12,8 @@
  * with CUDA_ERROR_ILLEGAL_ADDRESS): retains fail from then on.
  * CUCORE_FAKE_LAUNCH_US=N: every kernel launch (not captured) takes N microseconds of the
  * calling thread, so that a tune's configurations take time (two tunes sharing one store).
+ * CUCORE_FAKE_DEVICES=2 adds a second device (its UUID ends in 01); CUCORE_FAKE_DEVICE1_NAME
+ * gives it another name (another model).
  *
  * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
  * context, make streams and events, allocate "device" memory (host memory underneath, so copies
@@ -232,10 +234,11 @@ static CUresult fake_cuDeviceGet(CUdevice *d, int ordinal) {
   *d = ordinal;
   return CUDA_SUCCESS;
 }
+/* CUCORE_FAKE_DEVICE1_NAME names device 1 otherwise (two models on one host). */
 static CUresult fake_cuDeviceGetName(char *name, int len, CUdevice d) {
-  (void)d;
   CALL(cuDeviceGetName);
-  snprintf(name, (size_t)len, "cucore fake H100");
+  const char *other = getenv("CUCORE_FAKE_DEVICE1_NAME");
+  snprintf(name, (size_t)len, "%s", d == 1 && other ? other : "cucore fake H100");
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuDeviceTotalMem(size_t *bytes, CUdevice d) {
@@ -244,10 +247,11 @@ static CUresult fake_cuDeviceTotalMem(size_t *bytes, CUdevice d) {
   *bytes = (size_t)80 << 30;
   return CUDA_SUCCESS;
 }
+/* Device 0's UUID is 0x5a bytes; device 1's ends in 0x01 (two boards of one model). */
 static CUresult fake_cuDeviceGetUuid(CUuuid *u, CUdevice d) {
-  (void)d;
   CALL(cuDeviceGetUuid);
   memset(u, 0x5a, sizeof *u);
+  if (d > 0) u->bytes[sizeof u->bytes - 1] = (char)d;
   return CUDA_SUCCESS;
 }
 
