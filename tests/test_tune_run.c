@@ -559,6 +559,61 @@ static void exact_samples(void **state) {
   cucore_device_close(dev);
 }
 
+/* A long kernel (its lone launches read 2 ms on the fake's events) keeps its 3 lone launches as
+ * samples, gets no warm-up and needs long_min_samples; off (0), min_samples as for any. */
+static void long_kernels(void **state) {
+  (void)state;
+  cucore_device *dev = NULL;
+  cucore_stream *st = NULL;
+  cucore_program *p = NULL;
+  cucore_object *obj = NULL;
+  cucore_kernel *k = NULL;
+  cucore_args *a = NULL;
+  cucore_devptr y = 0;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
+  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
+  assert_ok(cucore_object_get_kernel(obj, "work", &k));
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_mem_alloc(dev, 4096, &y));
+  assert_ok(cucore_args_set_ptr(a, 0, y));
+  assert_ok(cucore_args_set_i32(a, 1, 1024));
+  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
+  o.screen_ms = 0, o.long_min_samples = 5; /* the warm-up by time stays 10 ms */
+  setenv("CUCORE_FAKE_EVENT_MS", "2", 1);
+  cucore_tune_timing t;
+  long before = launches_seen();
+  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_int_equal(t.mode, CUCORE_TUNE_LAUNCH_SINGLE);
+  assert_int_equal(t.stats.n, 5);                    /* 3 lone launches kept + 2 */
+  assert_int_equal(launches_seen() - before, 1 + 5); /* the untimed one, no warm-up */
+  assert_true(t.stats.median > 1.9 && t.stats.median < 2.1);
+  o.skip_first = 1;
+  before = launches_seen();
+  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_int_equal(launches_seen() - before, 5);
+  o.long_min_samples = 0, o.warmup_ms = 0; /* off: min_samples (10) after the 3 lone launches */
+  before = launches_seen();
+  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_int_equal(t.stats.n, 10);
+  assert_int_equal(launches_seen() - before, 3 + 10);
+  setenv("CUCORE_FAKE_EVENT_MS", "0.5", 1); /* under CUCORE_TUNE_LONG_MS: not a long kernel */
+  o.long_min_samples = 5;
+  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_int_equal(t.stats.n, 10);
+  unsetenv("CUCORE_FAKE_EVENT_MS");
+  assert_ok(cucore_mem_free(dev, y));
+  cucore_args_destroy(a);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  cucore_stream_destroy(st);
+  cucore_device_close(dev);
+}
+
 int main(void) {
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
   snprintf(dir, sizeof dir, "/tmp/cucore-tune-run-XXXXXX");
@@ -571,6 +626,7 @@ int main(void) {
       cmocka_unit_test(measured_and_resumed), cmocka_unit_test(compile_errors_are_kept),
       cmocka_unit_test(one_early_thread),     cmocka_unit_test(check_callback),
       cmocka_unit_test(callers_flush_buffer), cmocka_unit_test(exact_samples),
+      cmocka_unit_test(long_kernels),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   char cmd[160];

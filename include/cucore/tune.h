@@ -531,7 +531,17 @@ typedef struct cucore_tune_timing_options {
   double race_margin;         /**< racing's margin (>= 0; 0: CUCORE_TUNE_RACE_MARGIN) */
   int skip_first;             /**< 1: the caller has just launched k with these arguments (the
                          tune's checked launch) and it finished: no untimed first launch */
+  int long_min_samples;       /**< > 0: a kernel whose 3 lone launches (the ones that choose the
+                         mode) took 1 ms or more (CUCORE_TUNE_LONG_MS) keeps them as its first
+                         samples, gets no warm-up, and needs only this many samples (at most
+                         min_samples) before the noise and screen_ms decide; such a kernel's
+                         clocks are up after its first launch, and each sample costs a launch
+                         of its length. 0: every kernel as min_samples says (cucore tune: 5) */
 } cucore_tune_timing_options;
+
+/** A kernel at least this long (a lone launch, ms) is timed as a long one
+ * (cucore_tune_timing_options::long_min_samples; cucore tune's finalists: 3 rounds, not 5). */
+#define CUCORE_TUNE_LONG_MS 1.0
 
 /** Racing's least margin: a configuration is stopped early only when its fastest sample is
  * more than 10 % above the best median (or 3 x the best's relative noise, when larger). */

@@ -191,6 +191,11 @@ void cc_tdev_probe_clock(cc_trun *c) {
                  cucore_last_error());
 }
 
+/* A kernel of CUCORE_TUNE_LONG_MS or more: its 3 lone launches and 2 more samples, unless the
+ * noise (max_noise) asks for more: each sample is a launch of a millisecond or more, and the
+ * finalists' interleaved rounds decide between close ones. */
+#define CC_TDEV_LONG_SAMPLES 5
+
 cucore_tune_timing_options cc_tdev_timing(const cc_trun *c) {
   cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
   if (c->o.max_noise > 0) o.max_noise = c->o.max_noise;
@@ -198,6 +203,7 @@ cucore_tune_timing_options cc_tdev_timing(const cc_trun *c) {
   o.l2_bytes = hot || c->dev->rot_sets ? 0 : c->l2_bytes;
   o.mode = c->o.launch_mode;
   o.observe_clock = c->dev->observe_clock;
+  o.long_min_samples = CC_TDEV_LONG_SAMPLES;
   return o;
 }
 

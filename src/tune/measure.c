@@ -114,10 +114,24 @@ int cc_tune_race_saved(const cucore_tune_timing_options *o, double one_ms) {
   return (int)(would > 1e6 ? 1e6 : would);
 }
 
+/* The lone launches a long kernel keeps as its first samples (n 0: none kept). */
+typedef struct lone {
+  double t[3];
+  int n;
+} lone;
+
+/* 1 when the kernel is timed as a long one: single launches of CUCORE_TUNE_LONG_MS or more and
+ * the caller asked for it. */
+static int is_long(const cucore_tune_timing_options *o, double one, const cucore_tune_timing *out) {
+  return o->long_min_samples > 0 && out->mode == CUCORE_TUNE_LAUNCH_SINGLE &&
+         one >= CUCORE_TUNE_LONG_MS;
+}
+
 /* The untimed launch (none when the caller has just made it), the mode (a graph captured
- * once), racing, and the warm-up by time. */
+ * once), racing, and the warm-up by time (none for a long kernel: its 3 lone launches are
+ * kept in `kept` as samples). */
 static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_options *o,
-                                      cucore_tune_timing *out) {
+                                      cucore_tune_timing *out, lone *kept) {
   double t0 = now_ms();
   cucore_status st = CUCORE_OK;
   if (!o->skip_first) {
@@ -135,6 +149,11 @@ static cucore_status first_and_warmup(cc_meas *m, const cucore_tune_timing_optio
   out->launches += 3;
   choose_mode(o, one, out);
   if (st == CUCORE_OK && race(o, dropped, 3, out)) return st;
+  if (st == CUCORE_OK && is_long(o, one, out)) {
+    for (int i = 0; i < 3; i++) kept->t[i] = dropped[i];
+    kept->n = 3;
+    return st;
+  }
   if (st == CUCORE_OK && out->mode == CUCORE_TUNE_LAUNCH_GRAPH) {
     st = cc_meas_capture(m, out->batch);
     if (st != CUCORE_OK && CUCORE_CODE(st) != CUCORE_KERNEL_FAULT &&
@@ -179,20 +198,31 @@ static void clock_check(cc_meas *m, samples *s, double t0, cucore_tune_timing *o
   s->since = s->n;
 }
 
-/* The first chunk is min_samples (up to the queue), then enough for screen_ms, then a few at a
- * time while the noise is above max_noise, or while the caller's `more` asks for them. */
-static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *o,
-                            cucore_tune_timing *out) {
+/* The first chunk is min_samples (up to the queue; a long kernel's kept lone launches count,
+ * and its least is long_min_samples), then enough for screen_ms, then a few at a time while
+ * the noise is above max_noise, or while the caller's `more` asks for them. */
+static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *opt,
+                            cucore_tune_timing *out, const lone *kept) {
+  cucore_tune_timing_options lo = *opt; /* a long kernel: its own least number of samples */
+  if (kept->n && lo.long_min_samples < lo.min_samples) lo.min_samples = lo.long_min_samples;
+  const cucore_tune_timing_options *o = &lo;
   int most = o->more && o->more_max_samples > o->max_samples ? o->more_max_samples : o->max_samples;
   samples s = {cc_malloc((size_t)most * sizeof *s.t, "timing samples"),
                cc_malloc((size_t)most * sizeof *s.mhz, "clock samples"), 0, 0, 0};
   cucore_status st = s.t && s.mhz ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
   double t0 = now_ms(), per = 0;
+  for (int i = 0; st == CUCORE_OK && i < kept->n && (int)s.n < most; i++)
+    s.t[s.n] = kept->t[i], s.mhz[s.n++] = -1;
   for (int done = 0, extra = 0; st == CUCORE_OK && !done;) {
     int cap = (extra ? most : o->max_samples) - (int)s.n;
-    int first = o->min_samples < cap ? o->min_samples : cap;
-    int k = s.n ? chunk_for(o->screen_ms - (now_ms() - t0), per, cap)
-                : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
+    if (cap <= 0) { /* the kept lone launches reached max_samples already */
+      st = cucore_tune_stats_compute(s.t, s.n, &out->stats);
+      break;
+    }
+    int need = o->min_samples - (int)s.n > 1 ? o->min_samples - (int)s.n : 1;
+    int first = need < cap ? need : cap;
+    int k = s.n > (size_t)kept->n ? chunk_for(o->screen_ms - (now_ms() - t0), per, cap)
+                                   : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
     double c0 = now_ms();
     st = cc_meas_samples(m, out->batch, k, &s.t[s.n]);
     per = (now_ms() - c0) / k;
@@ -231,8 +261,9 @@ cucore_status cucore_tune_time_launch(cucore_kernel *k, const cucore_launch_conf
   out->sm_clock_mhz = -1;
   cc_meas m = {.k = k, .cfg = cfg, .args = args, .o = o};
   st = cc_meas_open(&m, o->l2_bytes, o->flush_buffer, CC_MEAS_QUEUE);
-  if (st == CUCORE_OK) st = first_and_warmup(&m, o, out);
-  if (st == CUCORE_OK && !out->screened) st = screen(&m, o, out);
+  lone kept = {{0}, 0};
+  if (st == CUCORE_OK) st = first_and_warmup(&m, o, out, &kept);
+  if (st == CUCORE_OK && !out->screened) st = screen(&m, o, out, &kept);
   cc_meas_close(&m);
   return st;
 }

@@ -12,6 +12,7 @@
  * with CUDA_ERROR_ILLEGAL_ADDRESS): retains fail from then on.
  * CUCORE_FAKE_LAUNCH_US=N: every kernel launch (not captured) takes N microseconds of the
  * calling thread, so that a tune's configurations take time (two tunes sharing one store).
+ * CUCORE_FAKE_EVENT_MS=X: every event interval reads X ms (default 0.001).
  * CUCORE_FAKE_DEVICES=2 adds a second device (its UUID ends in 01); CUCORE_FAKE_DEVICE1_NAME
  * gives it another name (another model).
  *
@@ -465,7 +466,8 @@ static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   CALL(cuEventElapsedTime);
   if (!((fake_event *)a)->recorded || !((fake_event *)b)->recorded)
     return CUDA_ERROR_INVALID_HANDLE;
-  *ms = 0.001f;
+  const char *v = getenv("CUCORE_FAKE_EVENT_MS"); /* every interval this long (default 1 us) */
+  *ms = v && *v ? (float)atof(v) : 0.001f;
   return CUDA_SUCCESS;
 }
 
