@@ -100,6 +100,9 @@ if [ $quick -eq 0 ]; then
   # Racing and a finished tune's rerun on a space of heavy kernels (~1-2 min).
   bench/tune_heavy.sh $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
     { note "bench tune_heavy.sh: FAILED"; bench_rc=1; }
+  # Every GPU of the host and srun-like shards (skips with one GPU; ~2 min with two).
+  bench/tune_devices.sh $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
+    { note "bench tune_devices.sh: FAILED"; bench_rc=1; }
   # Search strategies replayed on the recorded spaces (CPU only; every core).
   python3 bench/strategies.py --cucore $build/bin/cucore >>"$OUT/bench.log" 2>&1 ||
     { note "bench strategies.py: FAILED"; bench_rc=1; }

@@ -5,7 +5,8 @@
 # write only half of the output (both must fail), the store resumed with nothing measured
 # twice, and the winner reproduced with the printed `cucore run` command; kernels of a few us
 # timed as a graph (auto) faster per launch than single launches, --cold rotate, the SM clock
-# from NVML, and configurations that fault recorded as faults with the tune going on.
+# from NVML, and configurations that fault recorded as faults with the tune going on; two
+# shards on one store and --devices all.
 source "$(dirname "$0")/lib.sh"
 "$CUCORE" devices >/dev/null 2>&1 || { echo "skipped: no GPU"; exit 77; }
 dir=$(mktemp -d)
@@ -189,6 +190,45 @@ int main(void) { printf("%zu %d %d\\n", sizeof(VT), (int)(SCALE), (int)$long); r
 C
 check "the emitted header compiles into a program that prints the winner's values" \
   bash -c 'cc -I"$1" -o "$1/use" "$1/use.c" && [ "$("$1/use")" = "4 6 1" ]' _ "$dir"
+
+# Two shards on one store, as a launcher starts them (both on this GPU: the local rank modulo
+# the GPUs): each configuration measured once between them, the winner REPS=1, the same
+# winner from --report-only; --devices all (one GPU here: no processes of its own, or one per
+# GPU) finds it too.
+shard() { SLURM_PROCID=$1 SLURM_NTASKS=2 SLURM_LOCALID=$1 timeout 300 "$CUCORE" tune "$dir/k.cu" \
+  --kernel work --param REPS=1,4,16 --param block_size_x=128,256 --problem-size 65536 \
+  --arg 'out:f32[65536]' --arg i32:65536 --db-dir "$dir/shards" --json "${@:2}"; }
+shard 0 >"$dir/shard0.json" 2>"$dir/shard0.err" &
+spid=$!
+shard 1 >"$dir/shard1.json" 2>"$dir/shard1.err"
+wait $spid
+check "two Slurm shards on the GPU: each configuration measured once, REPS=1 found" python3 -c '
+import glob, json, sys, collections
+seen = collections.Counter()
+for line in open(glob.glob(sys.argv[1] + "/shards/*.jsonl")[0]):
+    r = json.loads(line)
+    if not r["result"]["finalist"]:
+        seen[json.dumps(r["config"], sort_keys=True)] += 1
+assert len(seen) == 6 and max(seen.values()) == 1, seen
+for f in ("shard0", "shard1"):
+    d = json.load(open(f"{sys.argv[1]}/{f}.json"))
+    assert d["shard"]["count"] == 2 and d["shard"]["from"] == "Slurm", d.get("shard")
+' "$dir"
+run shard 0 --report-only --shard none
+check "--report-only over the shards' store: REPS=1, nothing measured" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = next(c for c in d["configs"] if c["index"] == d["best"]["index"])
+assert d["measured"] == 0 and d["from_store"] == 6 and b["params"]["REPS"] == 1, d["best"]
+' <<<"$out"
+run timeout 300 "$CUCORE" tune "$dir/k.cu" --kernel work --param REPS=1,4,16 --problem-size 65536 \
+  --arg 'out:f32[65536]' --arg i32:65536 --db-dir "$dir/devices" --devices all --json
+check "--devices all on this host: REPS=1, the finalists on device 0" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+b = next(c for c in d["configs"] if c["index"] == d["best"]["index"])
+assert b["params"]["REPS"] == 1 and d["device"] == 0 and len(d["device_uuid"]) == 36, d
+' <<<"$out"
 
 # The README's worked example, measured as written, from examples/tune/.
 top="$(cd "$(dirname "$0")/../.." && pwd)"
