@@ -721,6 +721,7 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc) rc = check_gpu(c->line);
   if (!rc) rc = tune_devices_run(c, argc, argv);
   if (!rc) rc = tune_run(c);
+  tune_devices_wait(c);
   if (rc) return rc;
   if (c->line->device_child) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
   restart_after_loss(c, argc, argv);

@@ -186,11 +186,13 @@ int tune_rows_listed(const tune_ctx *ctx);
  * shard; --device, else the launcher's local rank modulo the GPUs; a --devices process's own
  * share from its parent. 0 or an exit code (a malformed value, --fresh with shards). */
 int tune_shard_resolve(tune_line *l);
-/* --devices: the GPUs checked (one model unless --mixed-devices), one process per GPU started
- * with its share (the same command line; their reports unprinted), waited for; then the
- * calling process re-times the finalists on the first GPU and reports. 0 (go on) or an exit
- * code. */
+/* --devices: the GPUs checked (one model unless --mixed-devices), one process started for each
+ * GPU but the first, with its share (the same command line; their reports unprinted); the
+ * calling process becomes shard 0 on the first GPU and re-times the finalists of the whole
+ * store. 0 (go on) or an exit code. */
 int tune_devices_run(tune_ctx *c, int argc, char **argv);
+/* After the tune: the --devices processes waited for (a note for each that did not end well). */
+void tune_devices_wait(tune_ctx *c);
 /* The report's lines and JSON members of shards and devices. */
 void tune_shard_text(const tune_ctx *c);
 void tune_shard_json(const tune_ctx *c, json_out *j);

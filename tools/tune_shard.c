@@ -17,16 +17,18 @@
  * CUDA_VISIBLE_DEVICES leaves device 0) unless --device names one.
  *
  * --devices all|LIST. The calling process checks the GPUs (one model, unless
- * --mixed-devices), then starts one process per GPU: the same command line, with its share
- * (shard i of N on GPU i) and its compile workers (--jobs / N) in CUCORE_TUNE_DEVICE_CHILD,
- * its report not printed. Processes, not threads: a kernel fault ends a process's context (the
- * tune goes on in a fresh one, cmd_tune.c), and the store's locks then exclude GPUs exactly as
- * they exclude shards on other hosts, so `--devices all` and srun's tasks give the same
- * results. When they are done, the calling process resumes everything from the store (any
- * configuration a process left is measured here) and re-times the finalists on the first GPU
- * of the list, which the report names. With --mixed-devices each GPU's process tunes the
- * whole space for its own model (the store keys results by model), and the report is the
- * first GPU's. */
+ * --mixed-devices), then starts one process for each GPU but the first: the same command line,
+ * with its share (shard i of N on GPU i) and its compile workers (--jobs / N) in
+ * CUCORE_TUNE_DEVICE_CHILD, its report not printed, its finalists left to the first GPU. The
+ * calling process is shard 0 on the first GPU: its share, then whatever the others have not
+ * claimed, waiting for the groups they hold, so when its loop ends every configuration is in
+ * the store (a process that died leaves its share to it); then it re-times the finalists of
+ * the whole store on its GPU, in the context it measured with, and reports. Processes, not
+ * threads: a kernel fault ends a process's context (the tune goes on in a fresh one,
+ * cmd_tune.c), and the store's locks then exclude GPUs exactly as they exclude shards on other
+ * hosts, so `--devices all` and srun's tasks give the same results. With --mixed-devices each
+ * GPU's process tunes the whole space for its own model (the store keys results by model),
+ * and the report is the first GPU's. */
 #include "tune.h"
 
 #include <errno.h>
@@ -255,6 +257,8 @@ static char **child_argv(int argc, char **argv) {
   return v;
 }
 
+static pid_t child_pids[DEVICES_MAX]; /* the --devices processes (0: none) */
+
 int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   tune_line *l = c->line;
   int ndev = 0;
@@ -270,21 +274,27 @@ int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   long long jobs = l->jobs ? l->jobs : cores > 2 ? cores - 1 : 1;
   int per = jobs / l->children > 1 ? (int)(jobs / l->children) : 1;
   char **v = child_argv(argc, argv);
-  pid_t pids[DEVICES_MAX];
   fflush(NULL);
-  for (int k = 0; k < l->children; k++) {
-    pids[k] = v ? start_child(l, k, per, v) : -1;
-    if (pids[k] < 0)
+  for (int k = 1; k < l->children; k++) {
+    child_pids[k] = v ? start_child(l, k, per, v) : -1;
+    if (child_pids[k] < 0)
       fprintf(stderr, "cucore tune: note: no process could be started for device %d (%s); its "
                       "share is measured by the others\n",
               l->child_devices[k], strerror(errno));
   }
-  for (int k = 0; k < l->children; k++)
-    if (pids[k] > 0) wait_child(l, k, pids[k]);
   free(v);
+  /* This process is the first GPU's: its share, then the finalists of the whole store. */
   l->device = l->child_devices[0];
+  l->jobs = per;
+  l->shard_index = 0, l->shard_count = l->mixed_devices ? 0 : (unsigned)l->children;
+  l->shard_from = "--devices";
   l->retime_finalists = 1;
   return 0;
+}
+
+void tune_devices_wait(tune_ctx *c) {
+  for (int k = 1; k < c->line->children; k++)
+    if (child_pids[k] > 0) wait_child(c->line, k, child_pids[k]), child_pids[k] = 0;
 }
 
 void tune_shard_text(const tune_ctx *c) {

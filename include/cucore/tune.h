@@ -1056,7 +1056,8 @@ typedef struct cucore_tune_run_options {
                              stored), the others as not measured */
   int retime_finalists; /**< 1: the finalists are re-timed on this device even when every
                              configuration came from the store (the closing round of a tune
-                             whose shards measured on other devices of one model) */
+                             whose shards measured on other devices of one model); a shard
+                             with it ranks the whole store, not only what it measured */
   const char *store_dir; /**< with store_path NULL: the folder whose KEY.jsonl is the store
                               (a folder on a shared file system for shards); NULL: the compile
                               cache's tune/ */

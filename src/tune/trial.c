@@ -327,7 +327,7 @@ static int by_row(const void *a, const void *b) {
  * statistics. A shard ranks only what it
  * measured itself: the others' finalists are re-timed where they were measured, and the whole
  * store is ranked by a report-only tune or re-timed on one device by a tune with
- * retime_finalists (`cucore tune --devices` does that). */
+ * retime_finalists (`cucore tune --devices`'s first GPU is such a shard). */
 static size_t candidates_of(const cc_trun *c, int own, size_t *rows, cucore_tune_stats *stats) {
   size_t n = 0;
   for (size_t i = 0; i < c->s.rows; i++)
@@ -340,7 +340,8 @@ static size_t candidates_of(const cc_trun *c, int own, size_t *rows, cucore_tune
 
 /* A shard that measured nothing itself ranks what the store gave it (nothing re-timed). */
 static size_t candidates(const cc_trun *c, size_t *rows, cucore_tune_stats *stats) {
-  size_t n = c->o.shard_count > 1 ? candidates_of(c, 1, rows, stats) : 0;
+  int own = c->o.shard_count > 1 && !c->o.retime_finalists;
+  size_t n = own ? candidates_of(c, 1, rows, stats) : 0;
   return n ? n : candidates_of(c, 0, rows, stats);
 }
 

@@ -135,7 +135,9 @@ run tune --db-dir "$dir/dev" --devices all --json
 check "--devices all: exit 0, both GPUs measured, the report from device 0" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["devices"] == [0, 1] and d["device"] == 0 and d["from_store"] == 16, d
+assert d["devices"] == [0, 1] and d["device"] == 0 and d["measured"] > 0, d
+assert d["measured"] + d["from_store"] == 16 and d["shard"]["from"] == "--devices", d
+assert d["finalists_retimed"] >= 2, d["finalists_retimed"]  # the whole store: re-timed on device 0
 ' <<<"$out"
 check "--devices all: 16 configurations measured, none twice, by 2 GPUs (their UUIDs kept)" \
   [ "$(python3 -c "$once" "$dir"/dev/*.jsonl)" = "16 0 2" ]
