@@ -437,6 +437,21 @@ static size_t final_rank(cc_trun *c, const size_t *rows, const size_t *order, si
   return done;
 }
 
+/* Of the first m ranked, how many to re-time: a long kernel's (CUCORE_TUNE_LONG_MS) finalists
+ * end at the first one slower than the best by more than CC_TFINAL_LONG_WINDOW or 3 x the
+ * best's noise (its ties always stay): interleaved rounds of launches of milliseconds move a
+ * median by the noise, not by such a gap, and each visit costs five of them. */
+#define CC_TFINAL_LONG_WINDOW 0.05
+static size_t close_ones(const cucore_tune_stats *stats, const size_t *order, size_t m,
+                         size_t ties) {
+  const cucore_tune_stats *b = &stats[order[0]];
+  if (!(b->median >= CUCORE_TUNE_LONG_MS)) return m;
+  double w = 3 * b->rel_stddev > CC_TFINAL_LONG_WINDOW ? 3 * b->rel_stddev : CC_TFINAL_LONG_WINDOW;
+  size_t k = 1;
+  while (k < m && (k <= ties || stats[order[k]].median <= b->median * (1 + w))) k++;
+  return k;
+}
+
 void cc_tmeas_final(cc_trun *c) {
   size_t n0 = c->s.rows ? c->s.rows : 1;
   size_t *rows = cc_raw_calloc(n0, sizeof *rows), *order = cc_raw_calloc(n0, sizeof *order);
@@ -446,6 +461,7 @@ void cc_tmeas_final(cc_trun *c) {
   size_t want = (size_t)c->o.finalists;
   size_t m = ties + 1 > want ? ties + 1 : want;
   if (m > n) m = n;
+  if (n) m = close_ones(stats, order, m, ties);
   int retime = c->s.measured > 0 || (c->o.retime_finalists && !c->o.report_only);
   if (n && (m < 2 || c->o.finalists == 0 || !retime)) {
     c->s.best = rows[order[0]];

@@ -104,4 +104,26 @@ d = json.load(sys.stdin)
 assert d["finalists_retimed"] == 0 and d["time_s"]["finalists"] == 0, d["time_s"]' <<<"$out"
 finals --finalists 2
 check "the time line names the finalists' re-timing" grep -qE "[23] finalists re-timed at the end in [0-9.]+ s" <<<"$out"
+
+# Long kernels (CUCORE_TUNE_LONG_MS): each launch takes 2 ms of the host, and the fake's events
+# read 2 ms for a block of 128 threads and 4 ms for 256. A configuration is timed with its 3 lone launches and 2 more samples (5),
+# and the finalists are only those within 5 % of the best: the four of 128 threads (ties), not
+# the 256-thread ones at twice their time; 3 interleaved rounds each. (Run twice: the second
+# finds every compile in the cache, so no sample is taken while a compile is awaited.)
+long() { run env CUCORE_FAKE_EVENT_MS=2 CUCORE_FAKE_EVENT_PER_BLOCK=1 CUCORE_FAKE_LAUNCH_US=2000 timeout 120 "$CUCORE" tune \
+  "$dir/w.cu" --kernel work --problem-size 4096 --arg 'out:f32[4096]' --arg i32:4096 \
+  --param REPS=1,2,3,4 --param block_size_x=128,256 --cache hot --launch-mode single \
+  --finalists 8 --no-racing --db "$dir/long.jsonl" --fresh --json; }
+long
+long
+check "long kernels: 5 samples each; the finalists those within 5 % of the best, 3 rounds" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["finalists_retimed"] == 4, d["finalists_retimed"]
+for c in d["configs"]:
+    fast = c["params"]["block_size_x"] == 128
+    assert c["finalist"] == fast, c
+    assert c["samples"] == (3 if fast else 5), c  # a finalist: the median of 3 rounds
+    assert abs(c["median_ms"] - (2 if fast else 4)) < 1e-3, c
+' <<<"$out"
 finish

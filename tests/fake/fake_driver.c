@@ -12,7 +12,8 @@
  * with CUDA_ERROR_ILLEGAL_ADDRESS): retains fail from then on.
  * CUCORE_FAKE_LAUNCH_US=N: every kernel launch (not captured) takes N microseconds of the
  * calling thread, so that a tune's configurations take time (two tunes sharing one store).
- * CUCORE_FAKE_EVENT_MS=X: every event interval reads X ms (default 0.001).
+ * CUCORE_FAKE_EVENT_MS=X: every event interval reads X ms (default 0.001); with
+ * CUCORE_FAKE_EVENT_PER_BLOCK=1 as well, X x blockDim.x / 128 of the last launch.
  * CUCORE_FAKE_DEVICES=2 adds a second device (its UUID ends in 01); CUCORE_FAKE_DEVICE1_NAME
  * gives it another name (another model).
  *
@@ -76,8 +77,10 @@ static int sticky(const char *name) {
 
 /* After a launch: with the faulting block size the context is lost (the launch itself
  * succeeds); with CUCORE_FAKE_LAUNCH_US it took that long. */
+static _Atomic unsigned last_block_x = 128; /* the last launch's blockDim.x */
 static void after_launch(unsigned block_x) {
   pthread_once(&control_once, read_control);
+  atomic_store(&last_block_x, block_x);
   if (fault_block >= 0 && (long)block_x == fault_block) atomic_store(&faulted, 1);
   if (launch_us > 0) { /* CUCORE_FAKE_LAUNCH_US: the launch takes time */
     struct timespec t = {launch_us / 1000000, (launch_us % 1000000) * 1000};
@@ -468,6 +471,8 @@ static CUresult fake_cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
     return CUDA_ERROR_INVALID_HANDLE;
   const char *v = getenv("CUCORE_FAKE_EVENT_MS"); /* every interval this long (default 1 us) */
   *ms = v && *v ? (float)atof(v) : 0.001f;
+  if (getenv("CUCORE_FAKE_EVENT_PER_BLOCK")) /* x blockDim.x / 128 of the last launch */
+    *ms *= (float)atomic_load(&last_block_x) / 128.0f;
   return CUDA_SUCCESS;
 }
 
