@@ -717,11 +717,12 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc && c->line->simulate) return tune_simulate(c);
   if (!rc && !c->line->dry_run) early_gpu_start_init();
   if (!rc) rc = check_line(c->line);
+  /* --devices: the other GPUs' processes start now, preparing while this one does */
+  if (!rc) rc = tune_devices_run(c, argc, argv);
   if (!rc) rc = prepare(c);
   if (!rc) rc = check_gpu(c->line);
-  if (!rc) rc = tune_devices_run(c, argc, argv);
   if (!rc) rc = tune_run(c);
-  tune_devices_wait(c);
+  tune_devices_wait(c, rc);
   if (rc) return rc;
   if (c->line->device_child) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
   restart_after_loss(c, argc, argv);

@@ -191,8 +191,9 @@ int tune_shard_resolve(tune_line *l);
  * calling process becomes shard 0 on the first GPU and re-times the finalists of the whole
  * store. 0 (go on) or an exit code. */
 int tune_devices_run(tune_ctx *c, int argc, char **argv);
-/* After the tune: the --devices processes waited for (a note for each that did not end well). */
-void tune_devices_wait(tune_ctx *c);
+/* After the tune: the --devices processes waited for (a note for each that did not end well);
+ * when this process failed (`rc` not 0: it said why, and so would they), stopped first. */
+void tune_devices_wait(tune_ctx *c, int rc);
 /* The report's lines and JSON members of shards and devices. */
 void tune_shard_text(const tune_ctx *c);
 void tune_shard_json(const tune_ctx *c, json_out *j);

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -292,9 +293,17 @@ int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   return 0;
 }
 
-void tune_devices_wait(tune_ctx *c) {
-  for (int k = 1; k < c->line->children; k++)
-    if (child_pids[k] > 0) wait_child(c->line, k, child_pids[k]), child_pids[k] = 0;
+void tune_devices_wait(tune_ctx *c, int rc) {
+  for (int k = 1; k < c->line->children; k++) {
+    if (child_pids[k] <= 0) continue;
+    if (rc) { /* this process failed before or in its tune: theirs would fail alike */
+      kill(child_pids[k], SIGTERM);
+      while (waitpid(child_pids[k], NULL, 0) < 0 && errno == EINTR) {}
+    } else {
+      wait_child(c->line, k, child_pids[k]);
+    }
+    child_pids[k] = 0;
+  }
 }
 
 void tune_shard_text(const tune_ctx *c) {

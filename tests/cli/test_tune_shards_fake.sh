@@ -149,6 +149,10 @@ check "--devices all: the text names the GPUs and where the finalists were re-ti
 
 # Mistakes, named.
 unset CUCORE_FAKE_LAUNCH_US
+run tune --devices all --db-dir "$dir/bad" --arg 'nonsense:f32[8]'
+sleep 0.3
+check "--devices with a bad --arg: exit 2, the other GPU's process stopped too" \
+  [ "$rc" -eq 2 ] && ! pgrep -f -- "--db-dir $dir/bad" >/dev/null
 run tune --shard 2/2
 check "--shard 2/2: exit 2, the range named" [ "$rc" -eq 2 ] && has "$err" "expected I/N"
 run tune --shard 0/2 --fresh
