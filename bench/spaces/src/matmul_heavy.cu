@@ -1,9 +1,11 @@
-// C = A * B, 4096 x 4096 single precision, shared-memory tiled (own kernel, for
+// C = A * B, N x N (4096 unless -DN) single precision, shared-memory tiled (own kernel, for
 // bench/tune_heavy.sh: a space of heavy kernels, 4 ms and more on an H100): a block of
 // TS x TS / WPT threads computes a TS x TS tile of C, each thread WPT outputs a column apart
 // TS / WPT rows; the tiles of A and B staged in shared memory, padded by PAD floats a row;
 // the inner loop unrolled when UNROLL.
+#ifndef N /* bench/spaces/src/matmul_heavy_6144.json: -DN=6144 */
 #define N 4096
+#endif
 
 extern "C" __global__ void matmul(float *C, const float *A, const float *B) {
   __shared__ float As[TS][TS + PAD];
