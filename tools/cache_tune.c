@@ -1,5 +1,5 @@
 /* cache_tune.c -- `cucore cache tune list|show KEY|clear [KEY]|export KEY [--t4 FILE]|import
- * FILE`: the tune stores under the cache folder (tune/KEY.jsonl, one line per measured
+ * FILE|merge DIR [--into DIR]`: the tune stores under the cache folder (tune/KEY.jsonl, one line per measured
  * configuration, cucore tune's default --db): which tunes are kept (the source, the kernel and
  * the problem size each was tuned for, its record count and best result), one store's records,
  * removing them, and moving them between machines (a store's lines out, merged into the store
@@ -17,7 +17,7 @@
 
 typedef struct ct_line {
   int json;
-  const char *t4;
+  const char *t4, *into;
 } ct_line;
 
 static const cli_opt ct_opts[] = {
@@ -27,6 +27,13 @@ static const cli_opt ct_opts[] = {
      CLI_AT(ct_line, t4),
      .arg = "FILE",
      .help = "export: the results as TuningSchema T4 JSON into FILE"},
+    {.name = "--into",
+     .kind = CLI_OPT_TEXT,
+     CLI_AT(ct_line, into),
+     .arg = "DIR",
+     .help = "merge: into the stores of DIR (DIR/KEY.jsonl, as `cucore tune --db-dir DIR`\n"
+             "reads them), not the cache folder's",
+     .nonempty = 1},
     {0}};
 
 /* The stores' folder, `<cache folder>/tune`, malloc'd into *out; else an exit code after
@@ -430,7 +437,7 @@ static int export_store(const char *dir, const char *key, const char *t4) {
 
 /* The stores records are merged into, one per key. */
 typedef struct dest {
-  const char *key; /* the source store's string */
+  char *key; /* copied */
   cucore_tune_store *s;
   const char *path;
   size_t added, had;
@@ -439,6 +446,7 @@ typedef struct dest {
 typedef struct dests {
   dest *v;
   size_t n, cap;
+  const char *into; /* merge --into DIR: the stores are DIR/KEY.jsonl (NULL: the cache's) */
 } dests;
 
 /* The store of `key` under the cache folder (opened at its first record). NULL after saying
@@ -449,11 +457,20 @@ static dest *dest_of(dests *d, const char *key) {
   dest *v = cli_grow(d->v, &d->cap, d->n + 1, sizeof *v, "the stores of an import");
   if (!v) return NULL;
   d->v = v;
-  dest x = {key, NULL, "", 0, 0};
-  cucore_status st = cucore_tune_store_open(NULL, key, NULL, NULL, &x.s);
+  dest x = {strdup(key), NULL, "", 0, 0};
+  if (!x.key) {
+    cli_fail("cache", "tune import", CUCORE_HOST_OUT_OF_MEMORY);
+    return NULL;
+  }
+  char *path = NULL;
+  if (d->into && asprintf(&path, "%s/%s.jsonl", d->into, key) < 0) path = NULL;
+  cucore_status st = d->into && !path ? CUCORE_HOST_OUT_OF_MEMORY
+                                      : cucore_tune_store_open(path, key, NULL, NULL, &x.s);
+  free(path);
   if (st == CUCORE_OK) st = cucore_tune_store_get_info(x.s, &x.path, NULL, NULL);
   if (st != CUCORE_OK) {
     cucore_tune_store_close(x.s);
+    free(x.key);
     cli_fail("cache", "tune import", st);
     return NULL;
   }
@@ -501,15 +518,31 @@ static void import_report(const char *file, const dests *d, size_t damaged, json
             damaged, damaged == 1 ? "" : "s", file, damaged == 1 ? "was" : "were");
 }
 
+/* The records of the store file `file` merged into d (*n of them read, *damaged lines). */
+static int merge_file(const char *file, dests *d, size_t *n, size_t *damaged) {
+  cucore_tune_store *in = NULL;
+  *n = 0;
+  cucore_status st = cucore_tune_store_open_read_only(file, NULL, NULL, NULL, &in);
+  if (st == CUCORE_OK) st = cucore_tune_store_get_record_count(in, n);
+  size_t bad = 0;
+  if (st == CUCORE_OK) st = cucore_tune_store_get_info(in, NULL, NULL, &bad);
+  *damaged += bad;
+  int rc = st == CUCORE_OK ? merge(in, *n, d) : cli_fail("cache", "tune import", st);
+  cucore_tune_store_close(in);
+  return rc;
+}
+
+static void dests_close(dests *d) {
+  for (size_t i = 0; i < d->n; i++) cucore_tune_store_close(d->v[i].s), free(d->v[i].key);
+  free(d->v);
+}
+
 /* `import FILE`: a store's lines (another machine's `export`) merged into the stores of their
  * keys, records there already skipped. */
 static int import_file(const char *file, json_out *j) {
-  cucore_tune_store *in = NULL;
   size_t n = 0, damaged = 0;
-  cucore_status st = cucore_tune_store_open_read_only(file, NULL, NULL, NULL, &in);
-  if (st == CUCORE_OK) st = cucore_tune_store_get_record_count(in, &n);
-  if (st == CUCORE_OK) st = cucore_tune_store_get_info(in, NULL, NULL, &damaged);
-  int rc = st == CUCORE_OK ? 0 : cli_fail("cache", "tune import", st);
+  dests d = {0};
+  int rc = merge_file(file, &d, &n, &damaged);
   if (!rc && n == 0) {
     fprintf(stderr,
             "cucore cache: tune import: `%s` holds no store records (expected the lines "
@@ -517,12 +550,37 @@ static int import_file(const char *file, json_out *j) {
             file);
     rc = CLI_EXIT_FAILURE;
   }
-  dests d = {0};
-  if (!rc) rc = merge(in, n, &d);
   if (!rc) import_report(file, &d, damaged, j);
-  for (size_t i = 0; i < d.n; i++) cucore_tune_store_close(d.v[i].s);
-  free(d.v);
-  cucore_tune_store_close(in);
+  dests_close(&d);
+  return rc;
+}
+
+/* `merge DIR [--into DIR2]`: every store of DIR (each shard's --db-dir, gathered from hosts
+ * without a shared file system) merged into the store of its key in the cache folder, or in
+ * DIR2; records there already skipped. Then one report: `cucore tune ... --report-only` (with
+ * --db-dir DIR2). */
+static int merge_dir(const char *dir, const char *into, json_out *j) {
+  keys k = {0};
+  int missing = 0, rc = list_keys(dir, &k, &missing);
+  if (!rc && (missing || k.n == 0)) {
+    fprintf(stderr,
+            "cucore cache: tune merge: `%s` holds no tune store (expected a folder of "
+            "KEY.jsonl files, as `cucore tune --db-dir` makes)\n",
+            dir);
+    rc = CLI_EXIT_FAILURE;
+  }
+  dests d = {.into = into};
+  size_t n = 0, damaged = 0;
+  for (size_t i = 0; !rc && i < k.n; i++) {
+    char *path = NULL;
+    if (asprintf(&path, "%s/%s.jsonl", dir, k.v[i]) < 0)
+      rc = cli_fail("cache", "tune merge", CUCORE_HOST_OUT_OF_MEMORY);
+    if (!rc) rc = merge_file(path, &d, &n, &damaged);
+    free(path);
+  }
+  if (!rc) import_report(dir, &d, damaged, j);
+  dests_close(&d);
+  keys_free(&k);
   return rc;
 }
 
@@ -530,9 +588,10 @@ static int import_file(const char *file, json_out *j) {
 
 /* The action and its operand checked: 0, or a usage error's exit code. */
 static int check_line(const char *action, const char *arg, const ct_line *line) {
-  static const char *const needs[] = {"show", "KEY", "export", "KEY", "import", "FILE"};
+  static const char *const needs[] = {"show", "KEY", "export", "KEY", "import", "FILE",
+                                      "merge", "DIR"};
   int known = 0;
-  for (size_t i = 0; i < 6; i += 2)
+  for (size_t i = 0; i < 8; i += 2)
     if (strcmp(action, needs[i]) == 0) {
       known = 1;
       if (!arg)
@@ -542,10 +601,13 @@ static int check_line(const char *action, const char *arg, const ct_line *line) 
   if (!known && strcmp(action, "list") != 0 && strcmp(action, "clear") != 0)
     return cli_usage("cache",
                      "unknown action `tune %s`; expected tune list, tune show KEY, tune clear "
-                     "[KEY], tune export KEY [--t4 FILE] or tune import FILE",
+                     "[KEY], tune export KEY [--t4 FILE], tune import FILE or tune merge DIR "
+                     "[--into DIR]",
                      action);
   if (strcmp(action, "list") == 0 && arg)
     return cli_usage("cache", "tune list takes no operand (`%s`); expected tune show KEY", arg);
+  if (line->into && strcmp(action, "merge") != 0)
+    return cli_usage("cache", "--into DIR belongs to tune merge DIR, not tune %s", action);
   if (line->t4 && strcmp(action, "export") != 0)
     return cli_usage("cache", "--t4 FILE belongs to tune export KEY, not tune %s", action);
   if (line->json && strcmp(action, "export") == 0)
@@ -586,6 +648,8 @@ int cmd_cache_tune(int argc, char **argv) {
   if (j.f) json_begin_object(&j, NULL);
   if (strcmp(action, "import") == 0)
     rc = import_file(pos[1], j.f ? &j : NULL);
+  else if (strcmp(action, "merge") == 0)
+    rc = merge_dir(pos[1], line.into, j.f ? &j : NULL);
   else
     rc = on_stores(action, pos[1], &line, j.f ? &j : NULL);
   if (j.f) json_end_object(&j), fclose(j.f); /* the top level ends with its newline */

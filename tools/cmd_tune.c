@@ -382,6 +382,12 @@ static const cli_opt cmd_tune_opts[] = {
      TUNE_AT(retime_finalists),
      .help = "re-time the finalists on this GPU even when the store had every result (the\n"
              "closing step after shards: one ranking on one device)"},
+    {.name = "--shard-own-only",
+     .kind = CLI_OPT_FLAG,
+     TUNE_AT(shard_own_only),
+     .help = "a shard measures its share only, not what the others left (hosts without a\n"
+             "shared file system: each its own --db-dir, gathered after with `cucore cache\n"
+             "tune merge DIR`)"},
     {.name = "--report-only",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(report_only),

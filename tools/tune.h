@@ -49,6 +49,7 @@ typedef struct tune_line {
   const char *devices; /* --devices all|LIST: one process per GPU */
   int mixed_devices;   /* --mixed-devices: GPUs of different models allowed (each its own tune) */
   int report_only;     /* --report-only: the store's results, nothing measured */
+  int shard_own_only;  /* --shard-own-only: this shard's share only */
   const char *db_dir;  /* --db-dir DIR: the store is DIR/KEY.jsonl */
   unsigned shard_index, shard_count; /* resolved (count 0: no shards) */
   const char *shard_from; /* where they came from ("--shard", "Slurm (SLURM_PROCID ...)") */

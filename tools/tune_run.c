@@ -158,6 +158,7 @@ static cucore_tune_run_options options_of(tune_ctx *c, const char *ident) {
   o.compile_timeout_s = l->compile_timeout, o.store_path = l->db, o.fresh = l->fresh;
   o.store_dir = l->db_dir, o.device = (int)l->device, o.report_only = l->report_only;
   o.shard_index = l->shard_index, o.shard_count = l->shard_count;
+  o.shard_own_only = l->shard_own_only;
   o.retime_finalists = l->retime_finalists;
   if (l->device_child && l->shard_count > 1) o.finalists = 0; /* the parent re-times them all */
   o.max_noise = l->max_noise;

@@ -1061,6 +1061,9 @@ typedef struct cucore_tune_run_options {
   const char *store_dir; /**< with store_path NULL: the folder whose KEY.jsonl is the store
                               (a folder on a shared file system for shards); NULL: the compile
                               cache's tune/ */
+  int shard_own_only;    /**< 1: a shard measures its share only, nothing of the others' (each
+                              host keeps its own store, gathered after by `cucore cache tune
+                              merge`); 0: it takes over what the others left */
 } cucore_tune_run_options;
 
 /** Defaults: device 0, measured, the device's arch, 5 finalists, noise 2 %, the automatic cold
@@ -1070,7 +1073,7 @@ typedef struct cucore_tune_run_options {
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
-        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL                         \
+        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0                      \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one

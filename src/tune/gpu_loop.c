@@ -127,7 +127,7 @@ static void take_group(cc_trun *c, cc_tgroup *g, later_groups *l, later_groups *
   if (g->foreign && g->deferred) {
     if (foreign->v) {
       foreign->v[foreign->n++] = g;
-    } else if (has_work(c, g)) { /* none could be kept: taken over now, waiting for it */
+    } else if (has_work(c, g) && !c->o.shard_own_only) { /* none could be kept: taken over now, waiting for it */
       cc_tstore_claim(c, g->hash, 1);
       take_over_claimed(c, g);
     }
@@ -157,6 +157,7 @@ static void take_later_groups(cc_trun *c, const later_groups *l) {
  * share first to last, so the two meet late); the held ones are waited for in turn, which
  * finds them measured unless their shard died. */
 static void take_over(cc_trun *c, const later_groups *foreign) {
+  if (c->o.shard_own_only) return; /* the others' share is theirs: their rows not measured */
   later_groups held = {cc_raw_calloc(foreign->n ? foreign->n : 1, sizeof *held.v), 0};
   for (size_t j = foreign->n; j-- > 0;) {
     cc_tgroup *g = foreign->v[j];

@@ -4,6 +4,7 @@
 # measure each configuration once between them; the shard and the GPU come from Open MPI's,
 # MPICH's and Slurm's variables; a shard killed mid-tune loses only what it was measuring
 # (the other takes over its share); --report-only reports the whole store and measures nothing;
+# shards on hosts without a shared file system (--shard-own-only) merged by `cache tune merge`;
 # --devices all runs one process per GPU and re-times the finalists on the first, with the
 # same best as the shards; the mistakes are named.
 source "$(dirname "$0")/lib.sh"
@@ -146,6 +147,37 @@ check "--devices all: the same best as the two shards" [ "$best_devices" = "$bes
 run tune --db-dir "$dir/dev" --devices all
 check "--devices all: the text names the GPUs and where the finalists were re-timed" \
   has "$out" "devices: 2 GPUs measured, one process each (0, 1); the finalists re-timed on device 0"
+
+# Hosts without a shared file system: each shard its own store and its share only
+# (--shard-own-only), gathered with `cucore cache tune merge` into one folder, reported once.
+tune --db-dir "$dir/h0" --shard 0/2 --shard-own-only --json >"$dir/h0.json" 2>/dev/null
+tune --db-dir "$dir/h1" --shard 1/2 --shard-own-only --json >"$dir/h1.json" 2>/dev/null
+check "own share only: 8 + 8 measured, nothing taken over" python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["measured"] == 8 and b["measured"] == 8, (a["measured"], b["measured"])
+assert a["shard"]["taken_over"] == 0 and b["shard"]["taken_over"] == 0
+' "$dir/h0.json" "$dir/h1.json"
+run "$CUCORE" cache tune merge "$dir/h0" --into "$dir/merged"
+check "cache tune merge: the first host's records" [ "$rc" -eq 0 ] && has "$out" "into 1 tune store (0 already there)"
+run "$CUCORE" cache tune merge "$dir/h1" --into "$dir/merged" --json
+check "cache tune merge --json: the second host's, one store" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d["stores"]) == 1 and len(d["stores"][0]["key"]) == 64 and d["imported"] > 0, d
+' <<<"$out"
+run "$CUCORE" cache tune merge "$dir/h1" --into "$dir/merged"
+check "cache tune merge again: every record already there" has "$out" "imported 0 records"
+run tune --db-dir "$dir/merged" --report-only --json
+check "the merged folder reported as one tune: 16 from the store" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["from_store"] == 16 and d["measured"] == 0 and d["best"], d
+' <<<"$out"
+run "$CUCORE" cache tune merge "$dir/nothing"
+check "cache tune merge of a folder without stores: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "holds no tune store"
+run "$CUCORE" cache tune list --into "$dir/x"
+check "--into outside merge: exit 2" [ "$rc" -eq 2 ] && has "$err" "--into DIR belongs to tune merge"
 
 # Mistakes, named.
 unset CUCORE_FAKE_LAUNCH_US
