@@ -137,9 +137,15 @@ int tune_shard_resolve(tune_line *l) {
     return cli_usage("tune", "--fresh with %s: shards share what the store holds; start them "
                              "on a new --db-dir (or `cucore cache tune clear KEY` first)",
                      l->devices ? "--devices" : "shards");
-  if ((l->shard_count > 1 || l->devices) && (l->dry_run || l->report_only))
-    return cli_usage("tune", "%s with --dry-run or --report-only: those measure nothing to share",
+  if ((l->shard_count > 1 || l->devices) && l->report_only)
+    return cli_usage("tune", "%s with --report-only: a report measures nothing to share; run "
+                             "it once, not per shard (--shard none)",
                      l->devices ? "--devices" : "shards");
+  if ((l->shard_count > 1 || l->devices) && l->dry_run) { /* compiles and judges only */
+    l->shard_count = 0, l->shard_from = NULL, l->devices = NULL;
+    fprintf(stderr, "cucore tune: note: a dry run measures nothing: it is not shared between "
+                    "GPUs or shards\n");
+  }
   if (l->devices && l->shard_count > 1)
     return cli_usage("tune", "--devices with shards (%s): each shard measures on one GPU; "
                              "start one shard per GPU instead",
