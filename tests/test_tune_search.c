@@ -243,6 +243,43 @@ static void every_strategy_keeps_the_rules(void **state) {
   free(json);
 }
 
+/* Results learned from another tune (a shard's): observed, never proposed, not of the budget;
+ * every strategy still makes its whole budget of its own proposals. */
+static void learned_results_are_not_proposed(void **state) {
+  (void)state;
+  char *json = make_recording(8, 9, 5, 2, 12, 1);
+  cc_trecording *r = read_recording(json);
+  for (int k = 0; k < CC_TS_COUNT; k++) {
+    cc_tsearch *s = NULL;
+    assert_ok(cc_tsearch_open(&r->dom, (cc_tstrategy)k, NULL, 5, 20, &s));
+    uint64_t learned[10], ask[4];
+    size_t nl = 0;
+    for (size_t e = 0; e < r->n && nl < 10; e += 7) { /* every 7th recorded configuration */
+      learned[nl] = r->index[e];
+      assert_int_equal(cc_tsearch_learn(s, learned[nl], r->time[e]), 1);
+      assert_int_equal(cc_tsearch_learn(s, learned[nl], r->time[e]), 0); /* known now */
+      nl++;
+    }
+    size_t own = 0, got;
+    while ((got = cc_tsearch_propose(s, ask, 4)) > 0) {
+      for (size_t i = 0; i < got; i++) {
+        for (size_t j = 0; j < nl; j++)
+          if (ask[i] == learned[j])
+            fail_msg("%s proposed configuration %llu, learned from another tune",
+                     cc_tstrategy_names[k], (unsigned long long)ask[i]);
+        assert_ok(cc_tsearch_observe(s, ask[i], r->time[cc_trecording_find(r, ask[i])]));
+      }
+      own += got;
+    }
+    if (own != 20)
+      fail_msg("%s made %zu of its 20 own proposals beside %zu learned", cc_tstrategy_names[k], own,
+               nl);
+    cc_tsearch_close(s);
+  }
+  cc_trecording_free(r);
+  free(json);
+}
+
 /* A simulation (the public cucore_tune_simulate over a recording read from its bytes) counts
  * failures against the budget, adds the recorded costs to its clock and reports the best so
  * far after each evaluation. */
@@ -476,6 +513,7 @@ int main(void) {
       cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
       cmocka_unit_test(a_malformed_cache_file_is_refused),
       cmocka_unit_test(every_strategy_keeps_the_rules),
+      cmocka_unit_test(learned_results_are_not_proposed),
       cmocka_unit_test(a_simulation_counts_and_clocks),
       cmocka_unit_test(strategy_options_are_read_and_checked),
       cmocka_unit_test(options_keep_the_rules),

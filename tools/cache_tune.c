@@ -588,8 +588,8 @@ static int merge_dir(const char *dir, const char *into, json_out *j) {
 
 /* The action and its operand checked: 0, or a usage error's exit code. */
 static int check_line(const char *action, const char *arg, const ct_line *line) {
-  static const char *const needs[] = {"show", "KEY", "export", "KEY", "import", "FILE",
-                                      "merge", "DIR"};
+  static const char *const needs[] = {"show",   "KEY",  "export", "KEY",
+                                      "import", "FILE", "merge",  "DIR"};
   int known = 0;
   for (size_t i = 0; i < 8; i += 2)
     if (strcmp(action, needs[i]) == 0) {

@@ -730,7 +730,8 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc) rc = tune_run(c);
   tune_devices_wait(c, rc);
   if (rc) return rc;
-  if (c->line->device_child) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
+  if (c->line->device_child)
+    return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
   restart_after_loss(c, argc, argv);
   tune_restriction_errors_warn(c);
   tune_report(c);

@@ -42,17 +42,17 @@ typedef struct tune_line {
   unsigned long long max_rows; /* the reports list configurations one by one up to this many
                                   (0: all); a dry run without an arch keeps no more */
   /* sharing the work (tune_shard.c) */
-  long long device;  /* --device N: the GPU that measures (default 0, or the launcher's local
+  long long device;    /* --device N: the GPU that measures (default 0, or the launcher's local
                         rank modulo the GPUs) */
-  int device_given;  /* 1: --device was given */
-  const char *shard; /* --shard I/N (NULL: from the launcher's variables, else none) */
+  int device_given;    /* 1: --device was given */
+  const char *shard;   /* --shard I/N (NULL: from the launcher's variables, else none) */
   const char *devices; /* --devices all|LIST: one process per GPU */
   int mixed_devices;   /* --mixed-devices: GPUs of different models allowed (each its own tune) */
   int report_only;     /* --report-only: the store's results, nothing measured */
   int shard_own_only;  /* --shard-own-only: this shard's share only */
   const char *db_dir;  /* --db-dir DIR: the store is DIR/KEY.jsonl */
   unsigned shard_index, shard_count; /* resolved (count 0: no shards) */
-  const char *shard_from; /* where they came from ("--shard", "Slurm (SLURM_PROCID ...)") */
+  const char *shard_from;  /* where they came from ("--shard", "Slurm (SLURM_PROCID ...)") */
   const char *device_from; /* where the device came from (NULL: --device or the default) */
   int device_child;        /* 1: one GPU's process of a --devices tune (its parent reports) */
   int retime_finalists;    /* 1: the --devices parent: the finalists re-timed on its device */

@@ -105,7 +105,8 @@ int tune_write_header(const tune_ctx *c, const char *path) {
   cucore_device_props p;
   char target[300];
   size_t k = 0;
-  if (cucore_device_get_props((int)c->line->device, &p) != CUCORE_OK) snprintf(p.name, sizeof p.name, "gpu");
+  if (cucore_device_get_props((int)c->line->device, &p) != CUCORE_OK)
+    snprintf(p.name, sizeof p.name, "gpu");
   for (const char *s = p.name; *s && k + 1 < sizeof target; s++)
     target[k++] = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
   target[k] = 0;

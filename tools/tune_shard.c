@@ -108,8 +108,9 @@ static void shard_from_launcher(tune_line *l) {
 static int child_share(tune_line *l, const char *v) {
   unsigned i, n, d, j;
   if (sscanf(v, "%u/%u/%u/%u", &i, &n, &d, &j) != 4 || (n > 1 && i >= n))
-    return cli_usage("tune", "CUCORE_TUNE_DEVICE_CHILD `%s`: expected I/N/DEVICE/JOBS (set "
-                             "by `cucore tune --devices` for its own processes)",
+    return cli_usage("tune",
+                     "CUCORE_TUNE_DEVICE_CHILD `%s`: expected I/N/DEVICE/JOBS (set "
+                     "by `cucore tune --devices` for its own processes)",
                      v);
   l->device_child = 1;
   l->shard_index = n > 1 ? i : 0, l->shard_count = n > 1 ? n : 0;
@@ -125,8 +126,9 @@ int tune_shard_resolve(tune_line *l) {
   if (child) return child_share(l, child);
   if (l->shard && strcmp(l->shard, "none") != 0) {
     if (parse_share(l->shard, &l->shard_index, &l->shard_count))
-      return cli_usage("tune", "--shard `%s`: expected I/N, this shard's number I from 0 and "
-                               "the count N (at most 65536): 0/4 .. 3/4; or `none`",
+      return cli_usage("tune",
+                       "--shard `%s`: expected I/N, this shard's number I from 0 and "
+                       "the count N (at most 65536): 0/4 .. 3/4; or `none`",
                        l->shard);
     if (l->shard_count == 1) l->shard_count = 0;
     l->shard_from = "--shard";
@@ -134,12 +136,14 @@ int tune_shard_resolve(tune_line *l) {
     shard_from_launcher(l);
   }
   if ((l->shard_count > 1 || l->devices) && l->fresh)
-    return cli_usage("tune", "--fresh with %s: shards share what the store holds; start them "
-                             "on a new --db-dir (or `cucore cache tune clear KEY` first)",
+    return cli_usage("tune",
+                     "--fresh with %s: shards share what the store holds; start them "
+                     "on a new --db-dir (or `cucore cache tune clear KEY` first)",
                      l->devices ? "--devices" : "shards");
   if ((l->shard_count > 1 || l->devices) && l->report_only)
-    return cli_usage("tune", "%s with --report-only: a report measures nothing to share; run "
-                             "it once, not per shard (--shard none)",
+    return cli_usage("tune",
+                     "%s with --report-only: a report measures nothing to share; run "
+                     "it once, not per shard (--shard none)",
                      l->devices ? "--devices" : "shards");
   if ((l->shard_count > 1 || l->devices) && l->dry_run) { /* compiles and judges only */
     l->shard_count = 0, l->shard_from = NULL, l->devices = NULL;
@@ -147,8 +151,9 @@ int tune_shard_resolve(tune_line *l) {
                     "GPUs or shards\n");
   }
   if (l->devices && l->shard_count > 1)
-    return cli_usage("tune", "--devices with shards (%s): each shard measures on one GPU; "
-                             "start one shard per GPU instead",
+    return cli_usage("tune",
+                     "--devices with shards (%s): each shard measures on one GPU; "
+                     "start one shard per GPU instead",
                      l->shard_from);
   return 0;
 }
@@ -164,8 +169,9 @@ static int device_list(tune_line *l, int ndev) {
     char *end = NULL;
     long d = *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
     if (d < 0 || (*end && *end != ','))
-      return cli_usage("tune", "--devices `%s`: expected `all` or device numbers separated by "
-                               "commas (0,1)",
+      return cli_usage("tune",
+                       "--devices `%s`: expected `all` or device numbers separated by "
+                       "commas (0,1)",
                        l->devices);
     if (d >= ndev)
       return cli_usage("tune", "--devices: device %ld: there are %d GPUs (0..%d)", d, ndev,
@@ -192,9 +198,10 @@ static int same_model(const tune_line *l) {
     int same = strcmp(p.name, first.name) == 0 && p.arch == first.arch &&
                p.sm_count == first.sm_count;
     if (!same && !l->mixed_devices)
-      return cli_usage("tune", "--devices: device %d is a %s (sm_%d, %d SMs) and device %d a %s "
-                               "(sm_%d, %d SMs): one model shares one tune; --mixed-devices "
-                               "tunes each model on its own",
+      return cli_usage("tune",
+                       "--devices: device %d is a %s (sm_%d, %d SMs) and device %d a %s "
+                       "(sm_%d, %d SMs): one model shares one tune; --mixed-devices "
+                       "tunes each model on its own",
                        l->child_devices[0], first.name, first.arch, first.sm_count,
                        l->child_devices[k], p.name, p.arch, p.sm_count);
   }
@@ -251,8 +258,7 @@ static void wait_child(const tune_line *l, int k, pid_t pid) {
     fprintf(stderr,
             "cucore tune: note: the process of device %d ended by signal %d; what it left is "
             "measured on device %d\n",
-            l->child_devices[k], WIFSIGNALED(status) ? WTERMSIG(status) : 0,
-            l->child_devices[0]);
+            l->child_devices[k], WIFSIGNALED(status) ? WTERMSIG(status) : 0, l->child_devices[0]);
 }
 
 /* argv as the processes get it: "cucore" and the verb's words (NULL-terminated, malloc'd). */
@@ -285,8 +291,9 @@ int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   for (int k = 1; k < l->children; k++) {
     child_pids[k] = v ? start_child(l, k, per, v) : -1;
     if (child_pids[k] < 0)
-      fprintf(stderr, "cucore tune: note: no process could be started for device %d (%s); its "
-                      "share is measured by the others\n",
+      fprintf(stderr,
+              "cucore tune: note: no process could be started for device %d (%s); its "
+              "share is measured by the others\n",
               l->child_devices[k], strerror(errno));
   }
   free(v);
@@ -315,21 +322,25 @@ void tune_devices_wait(tune_ctx *c, int rc) {
 void tune_shard_text(const tune_ctx *c) {
   const tune_line *l = c->line;
   const cucore_tune_summary *s = &c->sum;
-  if (s->shard_count > 1)
+  if (s->shard_count > 1 && s->searched)
+    printf("shard %u of %u (%s%s): its share of the budget searched, seed + %u; %llu results "
+           "of the other shards learned from the store\n",
+           s->shard_index, s->shard_count, l->shard_from ? l->shard_from : "--shard",
+           l->device_from ? "; its GPU from the local rank" : "", s->shard_index,
+           (unsigned long long)s->learned);
+  else if (s->shard_count > 1)
     printf("shard %u of %u (%s%s): %zu distinct compiles of the other shards' share taken "
            "over\n",
            s->shard_index, s->shard_count, l->shard_from ? l->shard_from : "--shard",
            l->device_from ? "; its GPU from the local rank" : "", s->taken_over);
   if (l->children > 1) {
     printf("devices: %d GPUs measured, one process each (", l->children);
-    for (int k = 0; k < l->children; k++)
-      printf("%s%d", k ? ", " : "", l->child_devices[k]);
+    for (int k = 0; k < l->children; k++) printf("%s%d", k ? ", " : "", l->child_devices[k]);
     printf(")%s; the finalists re-timed on device %lld (%s)\n",
            l->mixed_devices ? ", each model its own tune" : "", l->device,
            s->uuid[0] ? s->uuid : "?");
   }
-  if (s->report_only)
-    printf("report only: the store's results; nothing compiled or measured\n");
+  if (s->report_only) printf("report only: the store's results; nothing compiled or measured\n");
 }
 
 void tune_shard_json(const tune_ctx *c, json_out *j) {
@@ -344,6 +355,7 @@ void tune_shard_json(const tune_ctx *c, json_out *j) {
     json_uint(j, "count", s->shard_count);
     json_str(j, "from", l->shard_from ? l->shard_from : "--shard");
     json_uint(j, "taken_over", s->taken_over);
+    if (s->searched) json_uint(j, "learned", s->learned);
     json_end_object(j);
   }
   if (l->children > 1) {

@@ -1047,14 +1047,16 @@ typedef struct cucore_tune_run_options {
    * shard_index), then takes what the others have not claimed (the store's group locks:
    * cucore_tune_store_lock()), so a fast shard takes more and a shard that died leaves only
    * the configuration it was measuring. Every shard must be given the same inputs. A search
-   * (max_evals) shares the budget: shard i proposes its share of it, seeded with seed + i. */
+   * (max_evals) shares the budget: shard i proposes its share of it, seeded with seed + i, and
+   * before each batch learns the results the others have stored (the strategy observes them
+   * and never proposes them again). */
   unsigned shard_index;
   /** The shards sharing the store (0 or 1: none). */
   unsigned shard_count;
-  int report_only;      /**< 1: nothing compiled or launched, no device needed: the rows the
+  int report_only;       /**< 1: nothing compiled or launched, no device needed: the rows the
                              store holds are reported (the best among them; finalists as
                              stored), the others as not measured */
-  int retime_finalists; /**< 1: the finalists are re-timed on this device even when every
+  int retime_finalists;  /**< 1: the finalists are re-timed on this device even when every
                              configuration came from the store (the closing round of a tune
                              whose shards measured on other devices of one model); a shard
                              with it ranks the whole store, not only what it measured */
@@ -1204,6 +1206,8 @@ typedef struct cucore_tune_summary {
   unsigned shard_index;            /**< the run options' shard_index (0: not sharded) */
   unsigned shard_count;            /**< and shard_count (0: not sharded) */
   int report_only;                 /**< 1: a report of the store only: nothing measured */
+  uint64_t learned;                /**< a sharded search: the other shards' results it
+                                        learned from the shared store before proposing */
   char uuid[37];                   /**< the UUID of the tune's GPU (the run options' device;
                                         "" in a dry run) */
 } cucore_tune_summary;

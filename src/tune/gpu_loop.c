@@ -127,7 +127,8 @@ static void take_group(cc_trun *c, cc_tgroup *g, later_groups *l, later_groups *
   if (g->foreign && g->deferred) {
     if (foreign->v) {
       foreign->v[foreign->n++] = g;
-    } else if (has_work(c, g) && !c->o.shard_own_only) { /* none could be kept: taken over now, waiting for it */
+    } else if (has_work(c, g) &&
+               !c->o.shard_own_only) { /* none could be kept: taken over now, waiting for it */
       cc_tstore_claim(c, g->hash, 1);
       take_over_claimed(c, g);
     }

@@ -39,8 +39,7 @@ cucore_status cucore_tune_fingerprint(const cucore_device_props *p, const char *
   cucore_library_info driver, nvrtc; /* only these two: nvJitLink and libNVVM stay unloaded */
   cc_driver_describe(&driver);
   cc_nvrtc_describe(&nvrtc);
-  int n = snprintf(out, cap,
-                   "name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;timing=%s",
+  int n = snprintf(out, cap, "name=%s;cc=%d.%d;sms=%d;l2=%d;driver=%d;nvrtc=%d;cucore=%s;timing=%s",
                    p->name, p->cc_major, p->cc_minor, p->sm_count, p->l2_cache_bytes,
                    driver.version, nvrtc.version, CUCORE_VERSION_STRING, timing ? timing : "");
   if (n >= 0 && (size_t)n < cap) return CUCORE_OK;

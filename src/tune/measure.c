@@ -222,7 +222,7 @@ static cucore_status screen(cc_meas *m, const cucore_tune_timing_options *opt,
     int need = o->min_samples - (int)s.n > 1 ? o->min_samples - (int)s.n : 1;
     int first = need < cap ? need : cap;
     int k = s.n > (size_t)kept->n ? chunk_for(o->screen_ms - (now_ms() - t0), per, cap)
-                                   : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
+                                  : (first < CC_MEAS_QUEUE ? first : CC_MEAS_QUEUE);
     double c0 = now_ms();
     st = cc_meas_samples(m, out->batch, k, &s.t[s.n]);
     per = (now_ms() - c0) / k;

@@ -106,23 +106,45 @@ int cc_tsearch_fresh(cc_tsearch *s, const size_t *digits) {
          s->dom->valid(s->dom->ctx, digits);
 }
 
+/* The proposals left: the budget less this search's own proposals (learned results are not
+ * its), and no more than the configurations nobody has evaluated. */
 uint64_t cc_tsearch_left(const cc_tsearch *s) {
-  uint64_t cap = s->budget < s->dom->count ? s->budget : s->dom->count;
-  return s->nobs < cap ? cap - s->nobs : 0;
+  uint64_t own = s->nobs - s->learned;
+  uint64_t budget = s->budget > own ? s->budget - own : 0;
+  uint64_t unseen = s->dom->count > s->nobs ? s->dom->count - s->nobs : 0;
+  return budget < unseen ? budget : unseen;
 }
 
-int cc_tsearch_take(cc_tsearch *s, const size_t *digits, uint64_t *index) {
-  if (!cc_tsearch_left(s) || !cc_tsearch_fresh(s, digits)) return 0;
+/* Configuration i recorded as waiting for its result; 0 when out of memory. */
+static int add_obs(cc_tsearch *s, uint64_t i) {
   if ((s->nobs + 1) * 2 > s->seen_cap && seen_grow(s) != CUCORE_OK) return 0;
   cc_tobs *o = cc_grow(s->obs, &s->cap, s->nobs + 1, sizeof *o, "a search's observations");
   if (!o) return 0;
   s->obs = o;
-  uint64_t i = cc_tdom_index(s->dom, digits);
   size_t slot = slot_of(s, i);
   s->seen[slot] = i + 1, s->seen_at[slot] = s->nobs;
   s->obs[s->nobs++] = (cc_tobs){i, NAN, 0};
+  return 1;
+}
+
+int cc_tsearch_take(cc_tsearch *s, const size_t *digits, uint64_t *index) {
+  if (!cc_tsearch_left(s) || !cc_tsearch_fresh(s, digits)) return 0;
+  uint64_t i = cc_tdom_index(s->dom, digits);
+  if (!add_obs(s, i)) return 0;
   *index = i;
   return 1;
+}
+
+int cc_tsearch_learn(cc_tsearch *s, uint64_t index, double ms) {
+  if (cc_tsearch_find(s, index) >= 0) return 0;
+  cc_tdom_digits(s->dom, index, s->scratch2);
+  for (size_t p = 0; p < s->dom->nparams; p++)
+    if (s->scratch2[p] >= s->dom->sizes[p]) return 0;
+  if (cc_tdom_index(s->dom, s->scratch2) != index || !s->dom->valid(s->dom->ctx, s->scratch2) ||
+      !add_obs(s, index))
+    return 0;
+  s->learned++;
+  return cc_tsearch_observe(s, index, ms) == CUCORE_OK;
 }
 
 int cc_tsearch_random_fresh(cc_tsearch *s, size_t *digits) {

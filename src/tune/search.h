@@ -143,6 +143,7 @@ struct cc_tsearch {
   size_t *seen_at;
   size_t seen_cap;
   size_t measured, failed;
+  size_t learned;        /* of nobs, the other tunes' results (cc_tsearch_learn): no budget */
   double best;           /* the best time observed (INFINITY: none) */
   size_t best_obs;       /* its observation */
   size_t *scratch;       /* nparams value indices, for the strategies */
@@ -163,6 +164,10 @@ size_t cc_tsearch_propose(cc_tsearch *s, uint64_t *out, size_t want);
 /* The result of a proposed configuration: its time in ms, or NAN when it failed (a compile
  * error, a resource limit, a wrong answer, a launch error). */
 cucore_status cc_tsearch_observe(cc_tsearch *s, uint64_t index, double ms);
+/* A result another tune evaluated (a shard's, read from the shared store): kept as if proposed
+ * here and observed, so the strategy learns from it and never proposes it; not counted against
+ * the budget. 1 when it was new, 0 when known already (or out of memory). */
+int cc_tsearch_learn(cc_tsearch *s, uint64_t index, double ms);
 
 /* For the strategies. Proposes the configuration `digits` when it is valid, never proposed
  * and the budget has room: recorded as waiting, its index in *index; 1 when taken, else 0. */

@@ -65,6 +65,16 @@ static size_t next_batch(cc_trun *c, cc_tsearch *s, uint64_t *ask, size_t batch)
   return n;
 }
 
+static int learn(void *user, uint64_t index, double ms) {
+  return cc_tsearch_learn(user, index, isfinite(ms) ? as_observed(ms) : NAN);
+}
+
+/* Shards cooperate: what the others measured (the shared store) joins this search's
+ * observations before it proposes again (never proposed here, not of its budget). */
+static void learn_from_others(cc_trun *c, cc_tsearch *s) {
+  if (c->o.shard_count > 1) c->s.learned += cc_tstore_others(c, learn, s);
+}
+
 static cucore_status search(cc_trun *c, cc_tsearch *s, uint64_t budget) {
   size_t batch = batch_of(c);
   uint64_t *ask = cc_calloc(batch, sizeof *ask, FN ": a search's batch");
@@ -82,6 +92,7 @@ static cucore_status search(cc_trun *c, cc_tsearch *s, uint64_t budget) {
       c->s.stopped_by_time = 1;
       break;
     }
+    learn_from_others(c, s);
     if (!next_batch(c, s, ask, batch)) break;
     cc_tstore_resume(c); /* the new rows the store has */
     st = cc_tcomp_restart(c);

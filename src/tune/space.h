@@ -104,6 +104,9 @@ cucore_status cc_tune_config_text(const cucore_tune_space *s, const size_t *dg,
                                   cucore_tune_text what, cc_sb *b);
 cucore_status cc_tune_index_text(const cucore_tune_space *s, uint64_t index, cucore_tune_text what,
                                  cc_sb *b);
+/* The configuration whose JSON text (as cc_tune_index_text writes it: a store record's
+ * "config") is `text`, into *index: 1; 0 when it is none of this space's. */
+int cc_tune_index_of_json(const cucore_tune_space *s, const char *text, uint64_t *index);
 /* Every `{NAME}` hole of the kernel names a parameter (else CUCORE_INVALID_ARGUMENT naming it). */
 cucore_status cc_tune_kernel_holes(const cucore_tune_space *s);
 /* The raw size; -1 when it does not fit 64 bits. */

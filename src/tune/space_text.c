@@ -101,6 +101,39 @@ cucore_status cc_tune_index_text(const cucore_tune_space *s, uint64_t index, cuc
   return st;
 }
 
+/* The length of value k of p's JSON text when `t` starts with it, followed by ',' or '}'. */
+static size_t value_at(const cc_tparam *p, size_t k, const char *t, cc_sb *b) {
+  b->len = 0;
+  cc_tune_value_json(b, &p->val[k]);
+  if (b->failed || strncmp(t, cc_sb_text(b), b->len) != 0) return 0;
+  return t[b->len] == ',' || t[b->len] == '}' ? b->len : 0;
+}
+
+int cc_tune_index_of_json(const cucore_tune_space *s, const char *text, uint64_t *index) {
+  cc_sb b = {0};
+  const char *t = text;
+  uint64_t ix = 0;
+  int ok = *t++ == '{';
+  for (size_t i = 0; ok && i < s->nparams; i++) {
+    const cc_tparam *p = &s->params[i];
+    b.len = 0;
+    if (i) cc_sb_puts(&b, ",");
+    cc_sb_json_string(&b, p->name, strlen(p->name));
+    cc_sb_puts(&b, ":");
+    ok = !b.failed && strncmp(t, cc_sb_text(&b), b.len) == 0;
+    t += ok ? b.len : 0;
+    size_t k = 0, n = 0;
+    while (ok && k < p->n && !(n = value_at(p, k, t, &b))) k++;
+    ok = ok && k < p->n;
+    t += n;
+    ix = ix * p->n + k;
+  }
+  cc_sb_free(&b);
+  if (!ok || strcmp(t, "}") != 0) return 0;
+  *index = ix;
+  return 1;
+}
+
 cucore_status cucore_tune_space_get_config_text(const cucore_tune_space *s, uint64_t index,
                                                 cucore_tune_text what, char *buf, size_t cap,
                                                 size_t *needed) {

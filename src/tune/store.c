@@ -124,10 +124,12 @@ cucore_status cucore_tune_store_close(cucore_tune_store *s) {
   return CUCORE_OK;
 }
 
-static int mine(const cucore_tune_store *s, const cc_trec *r) {
+int cc_tune_store_mine(const cucore_tune_store *s, const cc_trec *r) {
   return s->key && strcmp(r->key, s->key) == 0 && strcmp(r->problem, s->problem) == 0 &&
          strcmp(r->device, s->device) == 0;
 }
+
+static int mine(const cucore_tune_store *s, const cc_trec *r) { return cc_tune_store_mine(s, r); }
 
 /* The latest record of `config` under the store's key, problem and device, or NULL. */
 static const cc_trec *latest(const cucore_tune_store *s, const char *config) {

@@ -45,6 +45,8 @@ void cc_tune_records_free(cc_trecs *rs);
 /* `<compile cache folder>/tune/<key>.jsonl`, malloc'd, into *out; CUCORE_IO_ERROR when there
  * is no cache folder. */
 cucore_status cc_tune_store_default_path(const char *key, char **out);
+/* 1 when record r is of the store's own key, problem and device. */
+int cc_tune_store_mine(const cucore_tune_store *s, const cc_trec *r);
 /* Checks that `key` is 64 hexadecimal digits (CUCORE_INVALID_ARGUMENT naming `fn`). */
 cucore_status cc_tune_check_key(const char *fn, const char *key);
 

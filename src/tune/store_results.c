@@ -13,6 +13,7 @@
 #include "tune/tuner.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct cc_tstore {
   char uuid[37];            /* the measuring GPU's UUID, written in each record ("" unknown) */
   char *given;              /* the path asked for: store_path, or store_dir's KEY.jsonl
                                (malloc'd; NULL: the default path) */
+  size_t others_from;       /* cc_tstore_others: the records read so far */
 };
 
 cucore_status cc_tstore_init(cc_trun *c) {
@@ -109,8 +111,7 @@ static char *wanted_path(const cc_trun *c) {
 static cucore_status open_read_only(cc_trun *c, const char *problem, const char *fp,
                                     const char *why) {
   cc_tstore *t = c->store;
-  cucore_status st = cucore_tune_store_open_read_only(t->given, t->key, problem, fp,
-                                                      &t->store);
+  cucore_status st = cucore_tune_store_open_read_only(t->given, t->key, problem, fp, &t->store);
   if (st == CUCORE_OK) {
     c->s.store_use = CUCORE_TUNE_STORE_READ_ONLY;
     cc_trun_note(c,
@@ -324,6 +325,25 @@ int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait) {
 void cc_tstore_release(cc_trun *c, uint64_t hash) {
   cc_tstore *t = c->store;
   if (t->store && !t->no_locks) cucore_tune_store_unlock(t->store, hash);
+}
+
+size_t cc_tstore_others(cc_trun *c, cc_tstore_seen fn, void *user) {
+  cc_tstore *t = c->store;
+  size_t n = 0, told = 0;
+  if (!t->store || cucore_tune_store_refresh(t->store, NULL) != CUCORE_OK ||
+      cucore_tune_store_get_record_count(t->store, &n) != CUCORE_OK)
+    return 0;
+  for (; t->others_from < n; t->others_from++) {
+    cucore_tune_record r;
+    uint64_t index = 0;
+    if (cucore_tune_store_get_record(t->store, t->others_from, &r) != CUCORE_OK ||
+        !cc_tune_store_mine(t->store, &r) || r.status == CUCORE_TUNE_SKIPPED ||
+        !cc_tune_index_of_json(c->space, r.config, &index))
+      continue;
+    int ok = r.status == CUCORE_TUNE_OK && r.median_ms > 0;
+    told += (size_t)fn(user, index, ok ? r.median_ms : NAN);
+  }
+  return told;
 }
 
 void cc_tstore_close(cc_trun *c) {

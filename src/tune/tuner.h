@@ -227,6 +227,13 @@ void cc_tstore_record_compile_error(cc_trun *c, const cc_tgroup *g);
 int cc_tstore_claim(cc_trun *c, uint64_t hash, int wait);
 /* Lets group `hash`'s claim go (its results are in the store for the others). */
 void cc_tstore_release(cc_trun *c, uint64_t hash);
+/* What cc_tstore_others hands over: configuration `index`'s time in ms (NAN: it failed);
+ * returns 1 when it was news to the caller. */
+typedef int (*cc_tstore_seen)(void *user, uint64_t index, double ms);
+/* The records of this tune's key, problem and device appended since the last call (other
+ * processes' too: the store refreshed first), each handed to fn in the store's order (a later
+ * record of a configuration after an earlier one); returns how many fn took as news. */
+size_t cc_tstore_others(cc_trun *c, cc_tstore_seen fn, void *user);
 /* The path and the record count kept, the store closed. */
 void cc_tstore_close(cc_trun *c);
 /* The tune's key, 64 hexadecimal digits ("" before the store opened: a dry run). */

@@ -179,6 +179,21 @@ check "cache tune merge of a folder without stores: exit 1, named" [ "$rc" -eq 1
 run "$CUCORE" cache tune list --into "$dir/x"
 check "--into outside merge: exit 2" [ "$rc" -eq 2 ] && has "$err" "--into DIR belongs to tune merge"
 
+# A search split between shards: each proposes its share of the budget (seed + its number)
+# and, before each batch, learns what the others stored; nothing is measured twice.
+search=("$dir/w.cu" --kernel work --problem-size 4096 --arg 'out:f32[4096]' --arg i32:4096
+  --cache hot --launch-mode single --param REPS=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16
+  --param block_size_x=128,256 --max-evals 12 --batch 2 --db-dir "$dir/search" --json)
+"$CUCORE" tune "${search[@]}" --shard 0/2 >"$dir/q0.json" 2>/dev/null
+"$CUCORE" tune "${search[@]}" --shard 1/2 >"$dir/q1.json" 2>/dev/null
+check "a sharded search: 6 + 6 evaluations, the second learned the first's results" python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["search"]["evals"] == 6 and b["search"]["evals"] == 6, (a["search"], b["search"])
+assert a["shard"]["learned"] == 0 and b["shard"]["learned"] >= 4, (a["shard"], b["shard"])
+' "$dir/q0.json" "$dir/q1.json"
+check "a sharded search: nothing measured twice" [ "$(python3 -c "$once" "$dir"/search/*.jsonl | cut -d' ' -f2)" = "0" ]
+
 # Mistakes, named.
 unset CUCORE_FAKE_LAUNCH_US
 run tune --devices all --db-dir "$dir/bad" --arg 'nonsense:f32[8]'
