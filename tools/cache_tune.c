@@ -1,7 +1,8 @@
 /* cache_tune.c -- `cucore cache tune list|show KEY|clear [KEY]|export KEY [--t4 FILE]|import
  * FILE|merge DIR [--into DIR]`: the tune stores under the cache folder (tune/KEY.jsonl, one
- * line per measured configuration, cucore tune's default --db): which tunes are kept (the source, the kernel and
- * the problem size each was tuned for, its record count and best result), one store's records,
+ * line per measured configuration, cucore tune's default --db): which tunes are kept (the
+ * source, the kernel and the problem size each was tuned for, its record count and best
+ * result), one store's records,
  * removing them, and moving them between machines (a store's lines out, merged into the store
  * of their key on the way in, duplicates skipped; or the results as TuningSchema T4). A KEY is
  * a key or, as git takes a commit, a unique prefix of at least 4 of its hexadecimal digits.
