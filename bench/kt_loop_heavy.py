@@ -19,6 +19,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tune_vs_kernel_tuner import loop_script, timing_event  # noqa: E402 (the loop's helpers)
 SRC = os.path.join(HERE, "spaces", "src", "matmul_heavy.cu")
 SPACE = os.path.join(HERE, "spaces", "src", "matmul_heavy.json")
 N = 4096
@@ -44,15 +46,6 @@ def loop():
     b = cp.random.rand(N * N, dtype=cp.float32)
     args = (c.data.ptr, a.data.ptr, b.data.ptr)
     body = open(SRC).read()
-
-    def event():  # timing on, in the installed cuda.core's spelling (1.x: timing_enabled)
-        for opts in ({"timing_enabled": True}, {"enable_timing": True}):
-            try:
-                return dev.create_event(opts)
-            except TypeError:
-                continue
-        return dev.create_event()
-
     results = {}
     t0 = time.perf_counter()
     for ts, wpt, pad, un in configs():
@@ -64,7 +57,7 @@ def loop():
         s.sync()
         times = []
         for _ in range(7):
-            e0, e1 = event(), event()
+            e0, e1 = timing_event(dev), timing_event(dev)
             s.record(e0)
             cc.launch(s, cfg, k, *args)
             s.record(e1)
@@ -77,16 +70,7 @@ def loop():
 
 
 def loop_process(jit_cache, fresh):
-    if fresh:
-        shutil.rmtree(jit_cache, ignore_errors=True)
-    env = dict(os.environ, CUDA_CACHE_PATH=jit_cache)
-    t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--loop-only"],
-                       capture_output=True, text=True, env=env)
-    wall = time.perf_counter() - t0
-    if p.returncode != 0:
-        sys.exit(f"the loop failed ({p.returncode}): {p.stderr[-2000:]}")
-    r = json.loads(p.stdout)
+    r, wall = loop_script(os.path.abspath(__file__), jit_cache, fresh)
     r["process_wall_s"] = wall
     return r
 

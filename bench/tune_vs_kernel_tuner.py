@@ -148,20 +148,26 @@ def referee(a, b, rounds=200):
                                                                  else "a faster")}
 
 
-def loop_process(jit_cache):
-    """The loop in a process of its own (this script with --loop-only), timed from outside as
-    well: its end-to-end rate, as cucore's is measured. The driver's JIT cache of its PTX starts
-    empty in `jit_cache`, as for a kernel being tuned for the first time (runs of this script
-    on one machine otherwise differed 4x: 94 and 25 configs/s)."""
-    shutil.rmtree(jit_cache, ignore_errors=True)
+def loop_script(script, jit_cache, fresh=True):
+    """`script --loop-only` (a loop that prints its JSON) in a process of its own, timed from
+    outside as well: (its JSON, the process's wall seconds). With `fresh` the driver's JIT cache
+    of its PTX starts empty in `jit_cache`, as for a kernel being tuned for the first time (runs
+    on one machine otherwise differed 4x: 94 and 25 configs/s); else it is kept."""
+    if fresh:
+        shutil.rmtree(jit_cache, ignore_errors=True)
     env = dict(os.environ, CUDA_CACHE_PATH=jit_cache)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, os.path.abspath(__file__), "--loop-only"],
-                       capture_output=True, text=True, env=env)
+    p = subprocess.run([sys.executable, script, "--loop-only"], capture_output=True, text=True,
+                       env=env)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"the loop failed ({p.returncode}): {p.stderr[-2000:]}")
-    kt = json.loads(p.stdout)
+    return json.loads(p.stdout), wall
+
+
+def loop_process(jit_cache):
+    """The loop in a process of its own: its end-to-end rate, as cucore's is measured."""
+    kt, wall = loop_script(os.path.abspath(__file__), jit_cache)
     kt["best"] = tuple(kt["best"])
     kt["_times"] = {tuple(k): v for k, v in kt["_times"]}
     kt["process_wall_s"] = wall
