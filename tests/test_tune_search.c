@@ -362,7 +362,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 7);
+  assert_int_equal(counts[CC_TS_FOREST], 9);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -437,6 +437,8 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "pairs=66"},
       {CC_TS_FOREST, "explore_every=0,additive_every=0,neighbours_of=0"},
       {CC_TS_FOREST, "explore_every=1,additive_every=1,neighbours_of=64"},
+      {CC_TS_FOREST, "tree_doubt=0,pair_doubt=100"},
+      {CC_TS_FOREST, "tree_doubt=0.5,pair_doubt=1"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
@@ -469,6 +471,50 @@ static void options_keep_the_rules(void **state) {
   assert_memory_not_equal(a, b, 40 * sizeof *a);
   free(a);
   free(b);
+  cc_trecording_free(r);
+  free(json);
+}
+
+/* The distinct pairs of values (of any two parameters) among the first n configurations. */
+static size_t pairs_covered(const cc_trecording *r, const uint64_t *order, size_t n) {
+  size_t np = r->dom.nparams, count = 0, *a = calloc(np, sizeof *a), *b = calloc(np, sizeof *b);
+  for (size_t i = 0; i < n; i++) {
+    cc_tdom_digits(&r->dom, order[i], a);
+    for (size_t p = 0; p < np; p++)
+      for (size_t q = p + 1; q < np; q++) {
+        size_t before = 0;
+        for (size_t j = 0; j < i && !before; j++) {
+          cc_tdom_digits(&r->dom, order[j], b);
+          before = a[p] == b[p] && a[q] == b[q];
+        }
+        count += !before;
+      }
+  }
+  free(a);
+  free(b);
+  return count;
+}
+
+/* pair_doubt: a candidate whose value pairs were never measured is less certain, so a
+ * forest that trusts its trees alone (tree_doubt=0, no exploring or additive turns) spreads
+ * over more pairs of values with it than without it. */
+static void pair_doubt_spreads_the_search(void **state) {
+  (void)state;
+  char *json = make_recording(12, 12, 7, 4, 100, 0);
+  cc_trecording *r = read_recording(json);
+  uint64_t *a = calloc(r->n, sizeof *a);
+  size_t plain = 0, doubt = 0;
+  double best;
+  for (uint64_t seed = 1; seed <= 5; seed++) {
+    replay_with(r, CC_TS_FOREST, "tree_doubt=0,explore_every=0,additive_every=0", seed, 40, 1, a,
+                &best);
+    plain += pairs_covered(r, a, 40);
+    replay_with(r, CC_TS_FOREST, "tree_doubt=0,explore_every=0,additive_every=0,pair_doubt=4", seed,
+                40, 1, a, &best);
+    doubt += pairs_covered(r, a, 40);
+  }
+  if (doubt <= plain) fail_msg("pairs covered: %zu with pair_doubt, %zu without", doubt, plain);
+  free(a);
   cc_trecording_free(r);
   free(json);
 }
@@ -517,6 +563,7 @@ int main(void) {
       cmocka_unit_test(a_simulation_counts_and_clocks),
       cmocka_unit_test(strategy_options_are_read_and_checked),
       cmocka_unit_test(options_keep_the_rules),
+      cmocka_unit_test(pair_doubt_spreads_the_search),
       cmocka_unit_test(pair_features_rank_ratios_and_products),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,8 @@
  * forest's habit of polishing one basin: every 4th proposal explores (value pairs never
  * measured), every 8th takes the best of an additive model (one effect per value, which
  * carries a good value of one parameter over to configurations the forest has not linked it
- * with).
+ * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and, off by
+ * default, its value pairs never measured (pair_doubt).
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
@@ -65,7 +66,9 @@ enum {
   OPT_EXPLORE_EVERY,
   OPT_ADDITIVE_EVERY,
   OPT_NEIGHBOURS_OF,
-  OPT_PAIRS
+  OPT_PAIRS,
+  OPT_TREE_DOUBT,
+  OPT_PAIR_DOUBT
 };
 #define TOP_MAX 64 /* neighbours_of at most */
 
@@ -73,9 +76,10 @@ typedef struct model {
   size_t init;                                /* random samples before the model */
   size_t pool, top, explore_every, add_every; /* the options */
   int trees;
-  cc_tfeat feat; /* what the forests see of a configuration */
-  double *imp;   /* the time forest's importances per parameter (nparams) */
-  double *x, *y; /* the training rows (feat.n features each) and targets */
+  double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
+  cc_tfeat feat;                 /* what the forests see of a configuration */
+  double *imp;                   /* the time forest's importances per parameter (nparams) */
+  double *x, *y;                 /* the training rows (feat.n features each) and targets */
   size_t cap_x, cap_y;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
@@ -124,6 +128,8 @@ static cucore_status model_open(cc_tsearch *s) {
   m->pool = (size_t)cc_tsearch_option(s, OPT_POOL, POOL);
   m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
+  m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
+  m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
   m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
   const cc_tdom *d = s->dom;
@@ -356,6 +362,22 @@ static double pair_novelty(const cc_tsearch *s, const model *m, const double *ro
   return total > 0 ? novel / total : 0;
 }
 
+/* A candidate's uncertainty in log time: the trees' spread sd (times the `tree_doubt`
+ * option); a value no measured configuration has adds the spread of the times seen (the
+ * forest cannot tell it from its neighbour values: its trees agree, so it looks certain); with
+ * the `pair_doubt` option, the share pn of its important value pairs never measured adds that
+ * many standard deviations of the log times, scaled by sqrt(pn) (a value seen only with bad
+ * partners is not known to be bad with these). */
+static double doubt(const cc_tsearch *s, const model *m, double sd, double spread, double pn) {
+  const cc_tdom *d = s->dom;
+  size_t novel = 0;
+  for (size_t q = 0; q < d->nparams; q++) novel += m->seen[d->offset[q] + (size_t)m->row[q]] == 0;
+  double pair = m->pair_doubt * spread / NOVEL_WEIGHT;
+  sd *= m->tree_doubt;
+  if (!novel && pair * pn == 0) return sd;
+  return sqrt(sd * sd + spread * spread * (double)novel + pair * pair * pn);
+}
+
 /* n: the measured rows training() left in m->x and m->y (the time forest's). */
 static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   size_t p = m->feat.n;
@@ -377,15 +399,11 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
     double mu, sd, pf = 0, sdf;
     features(s, m, m->c[i].index, m->row);
     cc_tforest_predict(f, m->row, &mu, &sd);
-    /* A value no measured configuration has: the forest cannot tell it from its neighbour
-     * values (its trees agree, so it looks certain); its uncertainty is the spread of the
-     * times seen instead. */
-    size_t novel = 0;
-    for (size_t q = 0; q < d->nparams; q++) novel += m->seen[d->offset[q] + (size_t)m->row[q]] == 0;
-    if (novel) sd = sqrt(sd * sd + spread * spread * (double)novel);
+    double pn = pair_novelty(s, m, m->row, imp);
+    sd = doubt(s, m, sd, spread, pn);
     if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
     m->c[i].score = expected_improvement(best, mu, sd) * (1 - pf) - 1e-9 * mu;
-    m->c[i].explore = pair_novelty(s, m, m->row, imp) - 1e-3 * (mu - best) / (spread + 1e-9);
+    m->c[i].explore = pn - 1e-3 * (mu - best) / (spread + 1e-9);
     m->c[i].additive = -additive_predict(d, m, m->row) + log(1 - pf + 1e-9) - 1e-3 * mu;
   }
   cc_tforest_free(f);
@@ -476,6 +494,13 @@ static const cc_tstrat_option OPTIONS[] = {
     {"pairs", 0, 1e6, 1,
      "the ratio and product of each pair of numeric parameters join the forests' features "
      "when there are at most this many pairs (0: never); default 0"},
+    {"tree_doubt", 0, 100, 0,
+     "the trees' spread, the uncertainty of a candidate's predicted time, times this; "
+     "default 1"},
+    {"pair_doubt", 0, 100, 0,
+     "a candidate's uncertainty gains this many standard deviations of the measured log "
+     "times, times the square root of its share of important value pairs never measured "
+     "(0: none); default 0"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
