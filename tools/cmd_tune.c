@@ -393,7 +393,8 @@ static const cli_opt cmd_tune_opts[] = {
      .kind = CLI_OPT_FLAG,
      TUNE_AT(report_only),
      .help = "report what the store holds (every shard's results), compile and measure\n"
-             "nothing; configurations not there are reported as not measured"},
+             "nothing; configurations not there are reported as not measured; needs no GPU\n"
+             "(then the store's one device model is reported)"},
     {.name = "--seed",
      .kind = CLI_OPT_INT,
      TUNE_AT(seed),
@@ -551,6 +552,8 @@ static int check_line(tune_line *l) {
  * meanwhile). */
 static int check_gpu(const tune_line *l) {
   int ndev = 0;
+  if (l->report_only && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0))
+    return 0; /* a report needs no GPU: the store's records name their device */
   if (!l->dry_run && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev == 0)) {
     fprintf(stderr, "cucore tune: no GPU to measure on; --dry-run checks the space, compiles "
                     "and the model's verdicts without one\n");

@@ -1055,7 +1055,9 @@ typedef struct cucore_tune_run_options {
   unsigned shard_count;
   int report_only;       /**< 1: nothing compiled or launched, no device needed: the rows the
                              store holds are reported (the best among them; finalists as
-                             stored), the others as not measured */
+                             stored), the others as not measured. Without a GPU (a login
+                             node) the results are those of the store's one device model for
+                             this key and problem (several: refused, naming them) */
   int retime_finalists;  /**< 1: the finalists are re-timed on this device even when every
                              configuration came from the store (the closing round of a tune
                              whose shards measured on other devices of one model); a shard

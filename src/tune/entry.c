@@ -139,8 +139,10 @@ static cucore_status find_arch(cc_trun *c) {
   cucore_device_props props;
   int gpu = cucore_device_get_count(&ndev) == CUCORE_OK && ndev > c->o.device &&
             cucore_device_get_props(c->o.device, &props) == CUCORE_OK;
-  if (!c->o.dry_run && !gpu)
-    return cc_fail(CUCORE_NO_DEVICE, FN ": no GPU %d to measure on (a dry run needs none)",
+  if (!c->o.dry_run && !c->o.report_only && !gpu)
+    return cc_fail(CUCORE_NO_DEVICE,
+                   FN ": no GPU %d to measure on (a dry run, or a report of the store, needs "
+                      "none)",
                    c->o.device);
   if (!arch && gpu) arch = props.arch;
   if (gpu) c->l2_bytes = (size_t)props.l2_cache_bytes, c->mem_bytes = props.total_memory;

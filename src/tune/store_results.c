@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define FN_STORE "cucore_tune_run"
+
 /* The room's state. */
 struct cc_tstore {
   cucore_tune_store *store; /* NULL: none (not opened, or unreadable) */
@@ -163,20 +165,57 @@ static cucore_status given_path(cc_trun *c) {
   return t->given ? CUCORE_OK : cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "the tune store's path");
 }
 
-cucore_status cc_tstore_open(cc_trun *c) {
-  char timing[128], fp[1024]; /* bounded: the timing's words and numbers; the fingerprint
-                                 refuses to be cut */
-  cc_sb problem = {0};
-  cucore_status st = make_key(c, &problem);
+/* A report without a GPU (a login node): the one device fingerprint the store's records of
+ * this key and problem have, into fp; several are refused, naming them. */
+static cucore_status fingerprint_from_store(cc_trun *c, const char *problem, char *fp, size_t cap) {
+  cucore_tune_store *in = NULL;
+  size_t n = 0, found = 0;
+  cucore_status st = cucore_tune_store_open_read_only(c->store->given, c->store->key, problem, "",
+                                                      &in);
+  if (st == CUCORE_OK) st = cucore_tune_store_get_record_count(in, &n);
+  fp[0] = 0;
+  for (size_t i = 0; st == CUCORE_OK && i < n; i++) {
+    cucore_tune_record r;
+    if (cucore_tune_store_get_record(in, i, &r) != CUCORE_OK || strcmp(r.key, c->store->key) != 0 ||
+        strcmp(r.problem, problem) != 0 || strcmp(r.device, fp) == 0)
+      continue;
+    if (found++)
+      st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                   FN_STORE ": a report without a GPU: the store has results of more than one "
+                            "device (`%s` and `%s`): report on a GPU of the model wanted",
+                   fp, r.device);
+    else if (snprintf(fp, cap, "%s", r.device) >= (int)cap)
+      st = cc_fail(CUCORE_INVALID_ARGUMENT, FN_STORE ": a device fingerprint of %zu bytes",
+                   strlen(r.device));
+  }
+  cucore_tune_store_close(in);
+  return st;
+}
+
+/* The fingerprint of the tune's device (its model, driver, compiler, cucore and the timing
+ * policy) into fp, its UUID kept; a report-only tune without a GPU takes the store's. */
+static cucore_status fingerprint(cc_trun *c, const char *problem, char *fp, size_t cap) {
+  char timing[128]; /* bounded: the timing's words and numbers */
   cucore_tune_timing_options o = cc_tdev_timing(c);
   const char *cold = o.l2_bytes ? "cold" : cc_tdev_rot_sets(c) ? "rotate" : "hot";
   snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, c->o.max_noise);
+  int ndev = 0;
   cucore_device_props props;
-  if (st == CUCORE_OK) st = cucore_device_get_props(c->o.device, &props);
-  if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, sizeof fp);
+  if (c->o.report_only && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev <= c->o.device))
+    return fingerprint_from_store(c, problem, fp, cap);
+  cucore_status st = cucore_device_get_props(c->o.device, &props);
+  if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, cap);
   if (st == CUCORE_OK) snprintf(c->store->uuid, sizeof c->store->uuid, "%s", props.uuid);
   if (st == CUCORE_OK) snprintf(c->s.uuid, sizeof c->s.uuid, "%s", props.uuid);
+  return st;
+}
+
+cucore_status cc_tstore_open(cc_trun *c) {
+  char fp[1024]; /* bounded: the fingerprint refuses to be cut */
+  cc_sb problem = {0};
+  cucore_status st = make_key(c, &problem);
   if (st == CUCORE_OK) st = given_path(c);
+  if (st == CUCORE_OK) st = fingerprint(c, cc_sb_text(&problem), fp, sizeof fp);
   if (st == CUCORE_OK) st = open_store(c, cc_sb_text(&problem), fp);
   cc_sb_free(&problem);
   return st;

@@ -76,6 +76,19 @@ assert d["counts"]["compiles_made"] == 0 and "best" in d, d["counts"]
 best_shards=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["best"]["index"])' <<<"$out")
 run tune --db-dir "$db" --report-only
 check "report only: the text says so" has "$out" "report only: the store's results; nothing compiled or measured"
+CUCORE_LIBCUDA=/nonexistent/libcuda.so.1 run tune --db-dir "$db" --report-only --json
+check "report only without a driver (a login node): the store's model, the same best" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["from_store"] == 16 and d["measured"] == 0 and d["device_uuid"] == "", d
+assert d["best"]["index"] == int(sys.argv[1]), (d["best"], sys.argv[1])
+' "$best_shards" <<<"$out"
+cp -r "$db" "$dir/two_models"
+CUCORE_FAKE_DEVICES=2 CUCORE_FAKE_DEVICE1_NAME="cucore fake L4" run tune --device 1 \
+  --db-dir "$dir/two_models" --finalists 0
+CUCORE_LIBCUDA=/nonexistent/libcuda.so.1 run tune --db-dir "$dir/two_models" --report-only
+check "report only without a GPU over two models' results: refused, both named" \
+  [ "$rc" -ne 0 ] && has "$err" "more than one device" && has "$err" "cucore fake L4"
 run tune --db-dir "$dir/empty" --report-only --json
 check "report only on an empty store: exit 1, nothing measured, no best" python3 -c '
 import json, sys
