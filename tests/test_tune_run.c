@@ -430,47 +430,65 @@ static void check_callback(void **state) {
   cucore_tune_space_destroy(s);
 }
 
+/* What the timing tests launch: a kernel `work(float *y, int n)` that does nothing, compiled,
+ * bound to a 4096-byte y and n 1024, on device 0 with a stream of its own. */
+typedef struct work_kernel {
+  cucore_device *dev;
+  cucore_stream *st;
+  cucore_program *p;
+  cucore_object *obj;
+  cucore_kernel *k;
+  cucore_args *a;
+  cucore_devptr y;
+  cucore_launch_config cfg;
+} work_kernel;
+
+static void work_open(work_kernel *w) {
+  memset(w, 0, sizeof *w);
+  assert_ok(cucore_device_open(0, &w->dev));
+  assert_ok(cucore_stream_create(w->dev, CUCORE_STREAM_NON_BLOCKING, 0, &w->st));
+  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &w->p));
+  assert_ok(cucore_program_compile(w->p, CUCORE_CODE_CUBIN, &w->obj));
+  assert_ok(cucore_object_get_kernel(w->obj, "work", &w->k));
+  assert_ok(cucore_args_create(w->k, &w->a));
+  assert_ok(cucore_mem_alloc(w->dev, 4096, &w->y));
+  assert_ok(cucore_args_set_ptr(w->a, 0, w->y));
+  assert_ok(cucore_args_set_i32(w->a, 1, 1024));
+  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, w->st, 0, {{0}}};
+  w->cfg = cfg;
+}
+
+static void work_close(work_kernel *w) {
+  assert_ok(cucore_mem_free(w->dev, w->y));
+  cucore_args_destroy(w->a);
+  cucore_kernel_destroy(w->k);
+  cucore_object_destroy(w->obj);
+  cucore_program_destroy(w->p);
+  cucore_stream_destroy(w->st);
+  cucore_device_close(w->dev);
+}
+
 static void callers_flush_buffer(void **state) {
   (void)state;
-  cucore_device *dev = NULL;
-  cucore_stream *st = NULL;
-  cucore_program *p = NULL;
-  cucore_object *obj = NULL;
-  cucore_kernel *k = NULL;
-  cucore_args *a = NULL;
-  cucore_devptr y = 0, flush = 0, small = 0;
-  assert_ok(cucore_device_open(0, &dev));
-  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
-  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
-  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-  assert_ok(cucore_object_get_kernel(obj, "work", &k));
-  assert_ok(cucore_args_create(k, &a));
-  assert_ok(cucore_mem_alloc(dev, 4096, &y));
-  assert_ok(cucore_args_set_ptr(a, 0, y));
-  assert_ok(cucore_args_set_i32(a, 1, 1024));
-  assert_ok(cucore_mem_alloc(dev, 8192, &flush));
-  assert_ok(cucore_mem_alloc(dev, 4096, &small));
-  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  cucore_devptr flush = 0, small = 0;
+  work_kernel w;
+  work_open(&w);
+  assert_ok(cucore_mem_alloc(w.dev, 8192, &flush));
+  assert_ok(cucore_mem_alloc(w.dev, 4096, &small));
   cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
   o.warmup_ms = 0, o.screen_ms = 0, o.min_samples = 3, o.max_samples = 3;
   o.l2_bytes = 4096;
   o.flush_buffer = flush;
   cucore_tune_timing t;
-  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_ok(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t));
   assert_int_equal(t.stats.n, 3);
   o.flush_buffer = small;
-  assert_status(cucore_tune_time_launch(k, &cfg, a, &o, &t), CUCORE_OUT_OF_BOUNDS);
+  assert_status(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t), CUCORE_OUT_OF_BOUNDS);
   assert_contains(cucore_last_error(), "4096-byte");
-  assert_ok(cucore_mem_free(dev, flush)); /* still the caller's */
-  assert_ok(cucore_mem_free(dev, small));
-  assert_ok(cucore_mem_free(dev, y));
-  cucore_args_destroy(a);
-  cucore_kernel_destroy(k);
-  cucore_object_destroy(obj);
-  cucore_program_destroy(p);
-  cucore_stream_destroy(st);
-  cucore_device_close(dev);
+  assert_ok(cucore_mem_free(w.dev, flush)); /* still the caller's */
+  assert_ok(cucore_mem_free(w.dev, small));
+  work_close(&w);
 }
 
 /* The launches the fake driver has seen (kernels of replayed graphs included). */
@@ -486,132 +504,89 @@ static long launches_seen(void) {
 
 static void exact_samples(void **state) {
   (void)state;
-  cucore_device *dev = NULL;
-  cucore_stream *st = NULL;
-  cucore_program *p = NULL;
-  cucore_object *obj = NULL;
-  cucore_kernel *k = NULL;
-  cucore_args *a = NULL;
   cucore_graph *g = NULL;
   cucore_graph_exec *exec = NULL;
-  cucore_devptr y = 0, small = 0;
-  assert_ok(cucore_device_open(0, &dev));
-  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
-  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
-  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-  assert_ok(cucore_object_get_kernel(obj, "work", &k));
-  assert_ok(cucore_args_create(k, &a));
-  assert_ok(cucore_mem_alloc(dev, 4096, &y));
-  assert_ok(cucore_args_set_ptr(a, 0, y));
-  assert_ok(cucore_args_set_i32(a, 1, 1024));
-  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  cucore_devptr small = 0;
+  work_kernel w;
+  work_open(&w);
   double ms[40];
   cucore_tune_sample_options o;
   memset(&o, 0, sizeof o);
   o.warmup = 3, o.samples = 37; /* more than the 16 samples queued at once */
   long before = launches_seen();
-  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, ms));
+  assert_ok(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, ms));
   assert_int_equal(launches_seen() - before, 40);
   for (int i = 0; i < 37; i++) assert_true(ms[i] > 0);
   double one = ms[0];
   o.warmup = 0, o.samples = 5, o.batch = 4; /* each sample 4 launches: the time per launch */
   before = launches_seen();
-  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, ms));
+  assert_ok(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, ms));
   assert_int_equal(launches_seen() - before, 20);
   assert_true(ms[0] < one);
   o.warmup = 2, o.samples = 0, o.batch = 0; /* the warm-up alone: nothing to write */
   before = launches_seen();
-  assert_ok(cucore_tune_time_samples(k, &cfg, a, &o, NULL));
+  assert_ok(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, NULL));
   assert_int_equal(launches_seen() - before, 2);
-  assert_ok(cucore_graph_capture_launches(k, &cfg, a, 3, &g));
-  assert_ok(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, st, &exec));
+  assert_ok(cucore_graph_capture_launches(w.k, &w.cfg, w.a, 3, &g));
+  assert_ok(cucore_graph_instantiate(g, CUCORE_GRAPH_INSTANTIATE_UPLOAD, w.st, &exec));
   o.warmup = 2, o.samples = 5, o.exec = exec; /* replays: 3 kernels each, no kernel needed */
   before = launches_seen();
-  assert_ok(cucore_tune_time_samples(NULL, &cfg, NULL, &o, ms));
+  assert_ok(cucore_tune_time_samples(NULL, &w.cfg, NULL, &o, ms));
   assert_int_equal(launches_seen() - before, 21);
-  assert_ok(cucore_graph_launch(exec, st)); /* still the caller's */
+  assert_ok(cucore_graph_launch(exec, w.st)); /* still the caller's */
   /* Each mistake named. */
   o.exec = NULL;
-  assert_status(cucore_tune_time_samples(NULL, &cfg, a, &o, ms), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_time_samples(NULL, &w.cfg, w.a, &o, ms), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "no kernel `k` and no graph");
   o.samples = -1;
-  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, ms), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, ms), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "samples -1");
   o.samples = 2;
-  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, NULL), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, NULL), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "no `ms`");
-  assert_status(cucore_tune_time_samples(k, &cfg, a, NULL, ms), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tune_time_samples(w.k, &w.cfg, w.a, NULL, ms), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "opt");
-  assert_ok(cucore_mem_alloc(dev, 4096, &small)); /* a flush buffer under 2 x l2_bytes */
+  assert_ok(cucore_mem_alloc(w.dev, 4096, &small)); /* a flush buffer under 2 x l2_bytes */
   o.l2_bytes = 4096, o.flush_buffer = small;
-  assert_status(cucore_tune_time_samples(k, &cfg, a, &o, ms), CUCORE_OUT_OF_BOUNDS);
+  assert_status(cucore_tune_time_samples(w.k, &w.cfg, w.a, &o, ms), CUCORE_OUT_OF_BOUNDS);
   assert_contains(cucore_last_error(), "4096-byte");
-  assert_ok(cucore_mem_free(dev, small));
-  assert_ok(cucore_mem_free(dev, y));
+  assert_ok(cucore_mem_free(w.dev, small));
   cucore_graph_exec_destroy(exec);
   cucore_graph_destroy(g);
-  cucore_args_destroy(a);
-  cucore_kernel_destroy(k);
-  cucore_object_destroy(obj);
-  cucore_program_destroy(p);
-  cucore_stream_destroy(st);
-  cucore_device_close(dev);
+  work_close(&w);
 }
 
 /* A long kernel (its lone launches read 2 ms on the fake's events) keeps its 3 lone launches as
  * samples, gets no warm-up and needs long_min_samples; off (0), min_samples as for any. */
 static void long_kernels(void **state) {
   (void)state;
-  cucore_device *dev = NULL;
-  cucore_stream *st = NULL;
-  cucore_program *p = NULL;
-  cucore_object *obj = NULL;
-  cucore_kernel *k = NULL;
-  cucore_args *a = NULL;
-  cucore_devptr y = 0;
-  assert_ok(cucore_device_open(0, &dev));
-  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &st));
-  const char *code = "extern \"C\" __global__ void work(float *y, int n) {}\n";
-  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, code, 0, "w.cu", NULL, &p));
-  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
-  assert_ok(cucore_object_get_kernel(obj, "work", &k));
-  assert_ok(cucore_args_create(k, &a));
-  assert_ok(cucore_mem_alloc(dev, 4096, &y));
-  assert_ok(cucore_args_set_ptr(a, 0, y));
-  assert_ok(cucore_args_set_i32(a, 1, 1024));
-  cucore_launch_config cfg = {{4, 1, 1}, {256, 1, 1}, 0, st, 0, {{0}}};
+  work_kernel w;
+  work_open(&w);
   cucore_tune_timing_options o = CUCORE_TUNE_TIMING_DEFAULTS;
   o.screen_ms = 0, o.long_min_samples = 5; /* the warm-up by time stays 10 ms */
   setenv("CUCORE_FAKE_EVENT_MS", "2", 1);
   cucore_tune_timing t;
   long before = launches_seen();
-  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_ok(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t));
   assert_int_equal(t.mode, CUCORE_TUNE_LAUNCH_SINGLE);
   assert_int_equal(t.stats.n, 5);                    /* 3 lone launches kept + 2 */
   assert_int_equal(launches_seen() - before, 1 + 5); /* the untimed one, no warm-up */
   assert_true(t.stats.median > 1.9 && t.stats.median < 2.1);
   o.skip_first = 1;
   before = launches_seen();
-  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_ok(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t));
   assert_int_equal(launches_seen() - before, 5);
   o.long_min_samples = 0, o.warmup_ms = 0; /* off: min_samples (10) after the 3 lone launches */
   before = launches_seen();
-  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_ok(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t));
   assert_int_equal(t.stats.n, 10);
   assert_int_equal(launches_seen() - before, 3 + 10);
   setenv("CUCORE_FAKE_EVENT_MS", "0.5", 1); /* under CUCORE_TUNE_LONG_MS: not a long kernel */
   o.long_min_samples = 5;
-  assert_ok(cucore_tune_time_launch(k, &cfg, a, &o, &t));
+  assert_ok(cucore_tune_time_launch(w.k, &w.cfg, w.a, &o, &t));
   assert_int_equal(t.stats.n, 10);
   unsetenv("CUCORE_FAKE_EVENT_MS");
-  assert_ok(cucore_mem_free(dev, y));
-  cucore_args_destroy(a);
-  cucore_kernel_destroy(k);
-  cucore_object_destroy(obj);
-  cucore_program_destroy(p);
-  cucore_stream_destroy(st);
-  cucore_device_close(dev);
+  work_close(&w);
 }
 
 int main(void) {

@@ -8,6 +8,9 @@
 
 #include "args_spec.h"
 
+/* The most GPUs --devices takes (a host with more is refused, the limit named). */
+#define TUNE_DEVICES_MAX 64
+
 /* The verb's command line (its table in cmd_tune.c). */
 typedef struct tune_line {
   const char *file, *kernel, *space;
@@ -57,7 +60,7 @@ typedef struct tune_line {
   int device_child;        /* 1: one GPU's process of a --devices tune (its parent reports) */
   int retime_finalists;    /* 1: the --devices parent: the finalists re-timed on its device */
   int children;            /* the --devices parent: the GPUs that measured (0: none) */
-  int child_devices[64];   /* their ordinals (--devices takes at most 64) */
+  int child_devices[TUNE_DEVICES_MAX]; /* their ordinals */
 } tune_line;
 
 /* --strategy's words: the measured tune's two orders, then the search strategies

@@ -42,8 +42,6 @@
 
 extern char **environ;
 
-#define DEVICES_MAX 64 /* the size of tune_line::child_devices */
-
 /* A whole number from the environment variable `name` into *v; 0 when it is not set or not a
  * number. */
 static int env_num(const char *name, long long *v) {
@@ -162,7 +160,10 @@ int tune_shard_resolve(tune_line *l) {
 static int device_list(tune_line *l, int ndev) {
   l->children = 0;
   if (strcmp(l->devices, "all") == 0) {
-    for (int d = 0; d < ndev && d < DEVICES_MAX; d++) l->child_devices[l->children++] = d;
+    if (ndev > TUNE_DEVICES_MAX)
+      return cli_usage("tune", "--devices all: %d GPUs; at most %d (name them: --devices 0,1,...)",
+                       ndev, TUNE_DEVICES_MAX);
+    for (int d = 0; d < ndev; d++) l->child_devices[l->children++] = d;
     return 0;
   }
   for (const char *s = l->devices; *s;) {
@@ -179,8 +180,8 @@ static int device_list(tune_line *l, int ndev) {
     for (int k = 0; k < l->children; k++)
       if (l->child_devices[k] == (int)d)
         return cli_usage("tune", "--devices: device %ld is named twice", d);
-    if (l->children == DEVICES_MAX)
-      return cli_usage("tune", "--devices: more than %d GPUs", DEVICES_MAX);
+    if (l->children == TUNE_DEVICES_MAX)
+      return cli_usage("tune", "--devices: more than %d GPUs", TUNE_DEVICES_MAX);
     l->child_devices[l->children++] = (int)d;
     s = *end ? end + 1 : end;
   }
@@ -270,7 +271,7 @@ static char **child_argv(int argc, char **argv) {
   return v;
 }
 
-static pid_t child_pids[DEVICES_MAX]; /* the --devices processes (0: none) */
+static pid_t child_pids[TUNE_DEVICES_MAX]; /* the --devices processes (0: none) */
 
 int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   tune_line *l = c->line;

@@ -129,12 +129,11 @@ int cc_tune_store_mine(const cucore_tune_store *s, const cc_trec *r) {
          strcmp(r->device, s->device) == 0;
 }
 
-static int mine(const cucore_tune_store *s, const cc_trec *r) { return cc_tune_store_mine(s, r); }
-
 /* The latest record of `config` under the store's key, problem and device, or NULL. */
 static const cc_trec *latest(const cucore_tune_store *s, const char *config) {
   for (size_t i = s->recs.n; i-- > 0;) /* the latest record of a configuration wins */
-    if (mine(s, &s->recs.r[i]) && strcmp(s->recs.r[i].config, config) == 0) return &s->recs.r[i];
+    if (cc_tune_store_mine(s, &s->recs.r[i]) && strcmp(s->recs.r[i].config, config) == 0)
+      return &s->recs.r[i];
   return NULL;
 }
 
@@ -313,7 +312,7 @@ cucore_status cucore_tune_store_get_info(const cucore_tune_store *s, const char 
   cc_begin();
   CC_CHECK_HANDLE(s, TUNE_STORE, "cucore_tune_store_get_info", "store");
   size_t n = 0;
-  for (size_t i = 0; i < s->recs.n; i++) n += (size_t)mine(s, &s->recs.r[i]);
+  for (size_t i = 0; i < s->recs.n; i++) n += (size_t)cc_tune_store_mine(s, &s->recs.r[i]);
   if (path) *path = s->path;
   if (records) *records = n;
   if (damaged) *damaged = s->recs.damaged;

@@ -185,8 +185,9 @@ static cucore_status fingerprint_from_store(cc_trun *c, const char *problem, cha
                             "device (`%s` and `%s`): report on a GPU of the model wanted",
                    fp, r.device);
     else if (snprintf(fp, cap, "%s", r.device) >= (int)cap)
-      st = cc_fail(CUCORE_INVALID_ARGUMENT, FN_STORE ": a device fingerprint of %zu bytes",
-                   strlen(r.device));
+      st = cc_fail(CUCORE_INVALID_ARGUMENT,
+                   FN_STORE ": a device fingerprint of %zu bytes in the store; at most %zu",
+                   strlen(r.device), cap - 1);
   }
   cucore_tune_store_close(in);
   return st;
@@ -195,14 +196,14 @@ static cucore_status fingerprint_from_store(cc_trun *c, const char *problem, cha
 /* The fingerprint of the tune's device (its model, driver, compiler, cucore and the timing
  * policy) into fp, its UUID kept; a report-only tune without a GPU takes the store's. */
 static cucore_status fingerprint(cc_trun *c, const char *problem, char *fp, size_t cap) {
-  char timing[128]; /* bounded: the timing's words and numbers */
+  int ndev = 0;
+  if (c->o.report_only && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev <= c->o.device))
+    return fingerprint_from_store(c, problem, fp, cap);
+  char timing[128]; /* bounded: a word, an int and a %g: never cut */
   cucore_tune_timing_options o = cc_tdev_timing(c);
   const char *cold = o.l2_bytes ? "cold" : cc_tdev_rot_sets(c) ? "rotate" : "hot";
   snprintf(timing, sizeof timing, "%s;launch=%d;noise=%g", cold, o.mode, c->o.max_noise);
-  int ndev = 0;
   cucore_device_props props;
-  if (c->o.report_only && (cucore_device_get_count(&ndev) != CUCORE_OK || ndev <= c->o.device))
-    return fingerprint_from_store(c, problem, fp, cap);
   cucore_status st = cucore_device_get_props(c->o.device, &props);
   if (st == CUCORE_OK) st = cucore_tune_fingerprint(&props, timing, fp, cap);
   if (st == CUCORE_OK) snprintf(c->store->uuid, sizeof c->store->uuid, "%s", props.uuid);
