@@ -491,6 +491,7 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
   cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC},
                           .dev = &dev0,
                           .graph = g,
+                          .seq = 2, /* the two nodes above were in the graph then */
                           .node_count = 2,
                           .state = st};
   void *buf = NULL;

@@ -175,21 +175,27 @@ CUCORE_API cucore_status cucore_graph_get_native(cucore_graph *g, void **cugraph
 
 /** Kinds of nodes (the values of CUgraphNodeType). */
 typedef enum cucore_graph_node_type {
-  CUCORE_GRAPH_NODE_KERNEL = 0,       /**< a kernel launch */
-  CUCORE_GRAPH_NODE_MEMCPY = 1,       /**< a copy */
-  CUCORE_GRAPH_NODE_MEMSET = 2,       /**< a fill */
-  CUCORE_GRAPH_NODE_HOST = 3,         /**< a host function */
-  CUCORE_GRAPH_NODE_GRAPH = 4,        /**< a child graph */
-  CUCORE_GRAPH_NODE_EMPTY = 5,        /**< nothing (a point to depend on) */
-  CUCORE_GRAPH_NODE_WAIT_EVENT = 6,   /**< waits for an event */
-  CUCORE_GRAPH_NODE_EVENT_RECORD = 7, /**< records an event */
+  CUCORE_GRAPH_NODE_KERNEL = 0,           /**< a kernel launch */
+  CUCORE_GRAPH_NODE_MEMCPY = 1,           /**< a copy */
+  CUCORE_GRAPH_NODE_MEMSET = 2,           /**< a fill */
+  CUCORE_GRAPH_NODE_HOST = 3,             /**< a host function */
+  CUCORE_GRAPH_NODE_GRAPH = 4,            /**< a child graph */
+  CUCORE_GRAPH_NODE_EMPTY = 5,            /**< nothing (a point to depend on) */
+  CUCORE_GRAPH_NODE_WAIT_EVENT = 6,       /**< waits for an event */
+  CUCORE_GRAPH_NODE_EVENT_RECORD = 7,     /**< records an event */
+  CUCORE_GRAPH_NODE_EXT_SEMAS_SIGNAL = 8, /**< signals external semaphores (found in graphs
+                                               made elsewhere; cucore adds none) */
+  CUCORE_GRAPH_NODE_EXT_SEMAS_WAIT = 9,   /**< waits on external semaphores (likewise) */
   CUCORE_GRAPH_NODE_MEM_ALLOC = 10, /**< allocates graph memory (cucore_graph_add_mem_alloc_node) */
   CUCORE_GRAPH_NODE_MEM_FREE = 11,  /**< frees it (cucore_graph_add_mem_free_node) */
-  CUCORE_GRAPH_NODE_CONDITIONAL = 13 /**< if, if/else, switch or while over body graphs */
+  CUCORE_GRAPH_NODE_BATCH_MEM_OP = 12, /**< stream memory operations (found in graphs made
+                                            elsewhere) */
+  CUCORE_GRAPH_NODE_CONDITIONAL = 13   /**< if, if/else, switch or while over body graphs */
 } cucore_graph_node_type;
 
 /** "kernel", "memcpy", "memset", "host", "graph", "empty", "wait_event", "event_record",
- * "conditional", "mem_alloc", "mem_free"; "unknown" otherwise. Never NULL; static storage. */
+ * "ext_semas_signal", "ext_semas_wait", "conditional", "mem_alloc", "mem_free",
+ * "batch_mem_op"; "unknown" otherwise. Never NULL; static storage. */
 CUCORE_API const char *cucore_graph_node_type_name(cucore_graph_node_type type);
 /** The kind of a node. */
 CUCORE_API cucore_status cucore_graph_node_get_type(const cucore_graph_node *node,
@@ -347,6 +353,151 @@ CUCORE_API cucore_status cucore_graph_add_conditional_node(
     cucore_graph *g, cucore_graph_node *const *deps, size_t dep_count, cucore_graph_condition cond,
     cucore_conditional_type type, unsigned body_count, cucore_graph **bodies,
     cucore_graph_node **out);
+
+/* ---- inspecting and editing a graph ---- */
+
+/** Lists: each call below copies up to `capacity` entries into its array (which may be NULL
+ * when `capacity` is 0) and sets *count to how many there are, so one call with 0 sizes the
+ * array and a second fills it. Nodes the driver made -- captured work, nodes added through the
+ * native handles, the nodes of a child graph -- are taken in on first sight: each gets a
+ * cucore_graph_node, owned by the graph as the others are, the same handle every time. */
+
+/** The nodes directly in `g` in the driver's order (cuGraphGetNodes), captured ones included;
+ * not the nodes of child graphs or conditional bodies (list those graphs' own). */
+CUCORE_API cucore_status cucore_graph_get_nodes(cucore_graph *g, cucore_graph_node **nodes,
+                                                size_t capacity, size_t *count);
+/** The nodes of `g` that depend on no other (cuGraphGetRootNodes), as cucore_graph_get_nodes(). */
+CUCORE_API cucore_status cucore_graph_get_root_nodes(cucore_graph *g, cucore_graph_node **nodes,
+                                                     size_t capacity, size_t *count);
+
+/** Kinds of edges (the values of CUgraphDependencyType). */
+typedef enum cucore_edge_type {
+  CUCORE_EDGE_DEFAULT = 0,     /**< the downstream node waits for the upstream one to finish */
+  CUCORE_EDGE_PROGRAMMATIC = 1 /**< programmatic dependent launch between two kernel nodes */
+} cucore_edge_type;
+
+/** One edge of a graph: `to` depends on `from`. The ports are the driver's (0: the whole
+ * node; kernel nodes define others, CU_GRAPH_KERNEL_NODE_PORT_*). */
+typedef struct cucore_graph_edge {
+  cucore_graph_node *from; /**< the upstream node */
+  cucore_graph_node *to;   /**< the node that depends on it */
+  cucore_edge_type type;   /**< default or programmatic */
+  unsigned from_port;      /**< when the dependency is triggered from `from` */
+  unsigned to_port;        /**< what part of `to` depends */
+} cucore_graph_edge;
+
+/** The edges of `g` (cuGraphGetEdges), as cucore_graph_get_nodes() lists.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3 (edges with data). */
+CUCORE_API cucore_status cucore_graph_get_edges(cucore_graph *g, cucore_graph_edge *edges,
+                                                size_t capacity, size_t *count);
+/** The edges into `node`: what it depends on (each edge's `from`; its `to` is `node`). */
+CUCORE_API cucore_status cucore_graph_node_get_dependencies(cucore_graph_node *node,
+                                                            cucore_graph_edge *edges,
+                                                            size_t capacity, size_t *count);
+/** The edges out of `node`: what depends on it (each edge's `to`). */
+CUCORE_API cucore_status cucore_graph_node_get_dependents(cucore_graph_node *node,
+                                                          cucore_graph_edge *edges, size_t capacity,
+                                                          size_t *count);
+/** Removes the edge from `from` to `to` of `g` (cuGraphRemoveDependencies), whatever its type
+ * and ports. Executable graphs made before are not changed.
+ * @retval CUCORE_INVALID_ARGUMENT a node of another graph, or no such edge (the message lists
+ *         what `to` depends on). */
+CUCORE_API cucore_status cucore_graph_remove_dependency(cucore_graph *g, cucore_graph_node *from,
+                                                        cucore_graph_node *to);
+/** Destroys `node` and its edges (cuGraphDestroyNode). Its cucore_graph_node stays valid but
+ * refused by every call (naming it as destroyed) until the graph goes; executable graphs made
+ * before keep the node. Allocation and free nodes cannot be destroyed (the graph's memory
+ * record needs both); a conditional node goes with its bodies.
+ * @retval CUCORE_INVALID_ARGUMENT a memory node, or a node destroyed already. */
+CUCORE_API cucore_status cucore_graph_node_destroy(cucore_graph_node *node);
+/** The graph `node` is directly in (borrowed): its top-level graph, a conditional body or a
+ * child graph's embedded graph. */
+CUCORE_API cucore_status cucore_graph_node_get_graph(const cucore_graph_node *node,
+                                                     cucore_graph **g);
+/** The driver's id of `g` (cuGraphGetId), as cuGraphDebugDotPrint prints it.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 13.1. */
+CUCORE_API cucore_status cucore_graph_get_id(cucore_graph *g, unsigned *id);
+/** The driver's id of executable graph `e` (cuGraphExecGetId).
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 13.1. */
+CUCORE_API cucore_status cucore_graph_exec_get_id(cucore_graph_exec *e, unsigned *id);
+/** The node's id within its graph (cuGraphNodeGetLocalId): with the graph's id it names the
+ * node uniquely, as in the DOT output.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 13.1. */
+CUCORE_API cucore_status cucore_graph_node_get_id(cucore_graph_node *node, unsigned *id);
+/** The id profilers and other tools use for the node (cuGraphNodeGetToolsId).
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 13.1. */
+CUCORE_API cucore_status cucore_graph_node_get_tools_id(cucore_graph_node *node, uint64_t *id);
+
+/** Where one end of a copy node is (the values of CUmemorytype). */
+typedef enum cucore_copy_end {
+  CUCORE_COPY_END_HOST = 1,   /**< host memory: the address is a host pointer */
+  CUCORE_COPY_END_DEVICE = 2, /**< a device address */
+  CUCORE_COPY_END_ARRAY = 3,  /**< a CUDA array (its native handle below) */
+  CUCORE_COPY_END_UNIFIED = 4 /**< any address of the unified space */
+} cucore_copy_end;
+
+/** What a node does, read back from the driver (cucore_graph_node_get_params()); only the part
+ * of its `type` is filled, the rest is zero. Pointers are borrowed: valid while the node is
+ * and until its parameters change. */
+typedef struct cucore_graph_node_params {
+  cucore_graph_node_type type; /**< the node's kind */
+  struct {
+    cucore_kernel *kernel; /**< the kernel: the one given to cucore, or for a node cucore did
+                                 not add, one made over the driver's function (its types not
+                                 known), owned by the node */
+    const char *name;      /**< its name */
+    unsigned grid[3];      /**< blocks */
+    unsigned block[3];     /**< threads per block */
+    unsigned shared_bytes; /**< dynamic shared memory */
+    unsigned cluster[3];   /**< cluster dimension (0 when none was set) */
+    cucore_args *args;     /**< the argument values as bound: read them with
+                                 cucore_args_get_native() and the kernel's parameter layout */
+  } kernel;                /**< CUCORE_GRAPH_NODE_KERNEL */
+  struct {
+    cucore_devptr dst;     /**< the first element */
+    size_t pitch;          /**< bytes between rows (2D fills) */
+    uint32_t value;        /**< the value (its low 8 or 16 bits for the smaller elements) */
+    unsigned element_size; /**< 1, 2 or 4 bytes */
+    size_t width;          /**< elements per row */
+    size_t height;         /**< rows */
+  } memset;                /**< CUCORE_GRAPH_NODE_MEMSET */
+  struct {
+    cucore_copy_end src_end; /**< where the source is */
+    cucore_copy_end dst_end; /**< where the destination is */
+    cucore_copy_3d copy;     /**< the region (addresses: host ones through CUCORE_HOST_ADDR; the
+                                 array fields are NULL: see the native arrays) */
+    void *src_cuarray;       /**< the source's CUarray when it is an array */
+    void *dst_cuarray;       /**< the destination's CUarray when it is an array */
+  } memcpy;                  /**< CUCORE_GRAPH_NODE_MEMCPY */
+  struct {
+    void (*fn)(void *user); /**< the host function */
+    void *user;             /**< its argument */
+  } host;                   /**< CUCORE_GRAPH_NODE_HOST */
+  cucore_graph *child;      /**< CUCORE_GRAPH_NODE_GRAPH: the embedded graph (the driver's
+                                 clone, owned by the node: edit and list it as a graph) */
+  struct {
+    cucore_event *event; /**< the event given to cucore, NULL for a node cucore did not add */
+    void *cuevent;       /**< the driver's event */
+  } event;               /**< CUCORE_GRAPH_NODE_EVENT_RECORD and _WAIT_EVENT */
+  struct {
+    cucore_graph_condition cond;  /**< the condition */
+    cucore_conditional_type type; /**< if, while or switch */
+    unsigned body_count;          /**< bodies */
+    cucore_graph *const *bodies;  /**< the body graphs, owned by the node */
+  } conditional;                  /**< CUCORE_GRAPH_NODE_CONDITIONAL */
+  struct {
+    cucore_devptr dptr; /**< the memory's address (allocation) or the address freed */
+    size_t bytes;       /**< the allocation's size (0 for a free node) */
+  } mem;                /**< CUCORE_GRAPH_NODE_MEM_ALLOC and _MEM_FREE */
+} cucore_graph_node_params;
+
+/** What `node` does, from the driver: every kind of node, of built and captured graphs alike.
+ * @retval CUCORE_DRIVER_TOO_OLD a conditional node cucore did not add, before CUDA 13.1
+ *         (cuGraphNodeGetParams).
+ * @retval CUCORE_NOT_SUPPORTED external semaphore and memory-operation nodes (their kind only).
+ * @retval CUCORE_INVALID_ARGUMENT the node was destroyed. */
+CUCORE_API cucore_status cucore_graph_node_get_params(cucore_graph_node *node,
+                                                      cucore_graph_node_params *out);
 
 /** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
  * given). */

@@ -446,6 +446,25 @@ cucore_status cucore_args_get_native(cucore_args *a, void ***kernel_params, void
   return CUCORE_OK;
 }
 
+cucore_status cc_args_from_driver(const cucore_kernel *k, void *const *params,
+                                  const unsigned char *buffer, size_t buffer_size,
+                                  cucore_args **out) {
+  cucore_status st = args_new(k, out);
+  if (st != CUCORE_OK) return st;
+  cucore_args *a = *out;
+  for (int i = 0; i < k->param_count; i++) {
+    const cucore_param_info *p = &k->params[i];
+    const void *src = params ? params[i] : NULL;
+    if (!params && buffer && (size_t)p->offset + p->size <= buffer_size) src = buffer + p->offset;
+    if (!src) continue;
+    memcpy(a->buf + p->offset, src, p->size);
+    a->set[i] = 1;
+    a->set_count++;
+  }
+  a->next = k->param_count;
+  return CUCORE_OK;
+}
+
 cucore_status cc_args_clone(const cucore_args *a, cucore_args **out) {
   cucore_status st = args_new(a->k, out);
   if (st != CUCORE_OK) return st;

@@ -85,6 +85,12 @@ static inline int cc_args_ready(const cucore_args *a, const cucore_kernel *k) {
 cucore_status cc_args_check(const cucore_args *a, const cucore_kernel *k);
 /* The kernelParams array (one pointer per parameter into the packed buffer). */
 static inline void **cc_args_params(cucore_args *a) { return a->ptrs; }
+/* An argument list of `k` holding the values a driver gave back for a kernel node: one
+ * pointer per parameter (`params`), or else the packed `buffer` of `buffer_size` bytes (a
+ * parameter past its end stays unset). */
+cucore_status cc_args_from_driver(const cucore_kernel *k, void *const *params,
+                                  const unsigned char *buffer, size_t buffer_size,
+                                  cucore_args **out);
 /* A copy of `a` (values, which are set, the kept error), for the same kernel. */
 cucore_status cc_args_clone(const cucore_args *a, cucore_args **out);
 /* Frees an argument list without touching the thread's error state (cucore_args_destroy). */

@@ -41,6 +41,24 @@ static const char *type_name(cucore_conditional_type t) {
   return t == CUCORE_CONDITIONAL_IF ? "if" : t == CUCORE_CONDITIONAL_WHILE ? "while" : "switch";
 }
 
+/* The bodies the driver made for node `n` (it owns them: phGraph_out points into the node),
+ * each wrapped, given in `bodies` and kept in the node with its condition; then the node kept. */
+static cucore_status keep_conditional(cucore_graph *g, cucore_graph_node *n,
+                                      const CUgraphNodeParams *p, cucore_graph **bodies) {
+  unsigned count = p->conditional.size;
+  cucore_status st = CUCORE_OK;
+  for (unsigned i = 0; st == CUCORE_OK && i < count; i++)
+    st = cc_graph_new_body(g->root, p->conditional.phGraph_out[i], &bodies[i]);
+  if (st != CUCORE_OK) return st;
+  n->bodies = cc_calloc(count, sizeof *n->bodies, "a conditional node's bodies");
+  if (!n->bodies) return CUCORE_HOST_OUT_OF_MEMORY;
+  memcpy(n->bodies, bodies, count * sizeof *bodies);
+  n->body_count = count;
+  n->cond = (cucore_graph_condition)p->conditional.handle;
+  n->cond_type = (cucore_conditional_type)p->conditional.type;
+  return cc_graph_add_node(g, n);
+}
+
 cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_node *const *deps,
                                                 size_t dep_count, cucore_graph_condition cond,
                                                 cucore_conditional_type type, unsigned body_count,
@@ -99,10 +117,7 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
                     g->dev->ordinal);
     goto done;
   }
-  /* The driver owns the bodies (phGraph_out points into the node); cucore wraps each. */
-  for (unsigned i = 0; st == CUCORE_OK && i < body_count; i++)
-    st = cc_graph_new_body(g->root, p.conditional.phGraph_out[i], &bodies[i]);
-  if (st == CUCORE_OK) st = cc_graph_add_node(g, n);
+  st = keep_conditional(g, n, &p, bodies);
   if (st != CUCORE_OK) {
     /* The body structures stay with the root (freed with it); the caller gets none. */
     for (unsigned i = 0; i < body_count; i++) bodies[i] = NULL;

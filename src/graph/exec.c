@@ -34,12 +34,13 @@ static void state_from_node(cc_exec_node *x, const cucore_graph_node *node) {
 static cucore_status state_new(cucore_graph_exec *e) {
   const cucore_graph *g = e->graph;
   e->node_count = g->node_count;
+  e->seq = g->seq;
   e->state = cc_calloc(g->node_count ? (size_t)g->node_count : 1, sizeof *e->state,
                        "an executable graph's node values");
   if (!e->state) return CUCORE_HOST_OUT_OF_MEMORY;
   for (int i = 0; i < g->node_count; i++) {
     const cucore_graph_node *n = g->nodes[i];
-    if (n->type != CUCORE_GRAPH_NODE_KERNEL) continue;
+    if (n->type != CUCORE_GRAPH_NODE_KERNEL || !n->args || n->removed) continue;
     cucore_status st = cc_args_clone(n->args, &e->state[i].args);
     if (st != CUCORE_OK) return st;
     state_from_node(&e->state[i], n);
@@ -98,9 +99,9 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
                    fn, upload_stream->dev->ordinal, g->dev->ordinal);
   if (g->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the graph is the body of a conditional node; "
-                   "instantiate the graph that holds the node",
-                   fn);
+                   "%s: the graph is %s; instantiate the graph that holds the node", fn,
+                   g->is_child ? "the embedded graph of a child-graph node"
+                               : "the body of a conditional node");
   cucore_status st = cc_graph_mem_check_freed(g, fn);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphInstantiateWithParams);
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
@@ -284,7 +285,9 @@ cucore_status cucore_graph_exec_update(cucore_graph_exec *e, cucore_graph *from)
   CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   CC_CHECK_HANDLE(from, GRAPH, fn, "from");
   if (from->is_body)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `from` is the body of a conditional node", fn);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `from` is %s", fn,
+                   from->is_child ? "the embedded graph of a child-graph node"
+                                  : "the body of a conditional node");
   if (from->dev->ctx != e->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: `from` runs on device %d, the executable graph "
@@ -340,6 +343,12 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
                   node->type != CUCORE_GRAPH_NODE_KERNEL || !e->state[node->index].known)) {
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
+    if (node->removed || (node->adopted && node->type == CUCORE_GRAPH_NODE_KERNEL))
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", fn, what,
+                     node->removed ? "was destroyed (cucore_graph_node_destroy)"
+                                   : "was not added by cucore (a captured node): its values "
+                                     "are the driver's; change them in a graph and update the "
+                                     "executable graph whole (cucore_graph_exec_update)");
     if (node->graph->root != e->graph)
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: %s is not a node of the graph the executable "
@@ -461,11 +470,14 @@ static cucore_status enabled_entry(cucore_graph_exec *e, cucore_graph_node *node
   CC_CHECK_ARG(node, fn, "node");
   char what[96];
   cc_graph_node_describe(node, what, sizeof what);
-  if (node->graph->root != e->graph || node->index >= e->node_count)
+  if (!cc_graph_node_in_exec(node, e))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s is not a node of the graph the executable "
                    "graph was instantiated from%s",
-                   fn, what, node->graph->root == e->graph ? " (it was added afterwards)" : "");
+                   fn, what,
+                   node->graph->root != e->graph ? ""
+                   : node->removed               ? " (it was destroyed)"
+                                                 : " (it was added afterwards)");
   if (node->type != CUCORE_GRAPH_NODE_KERNEL && node->type != CUCORE_GRAPH_NODE_MEMCPY &&
       node->type != CUCORE_GRAPH_NODE_MEMSET)
     return cc_fail(CUCORE_INVALID_ARGUMENT,

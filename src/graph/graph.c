@@ -78,6 +78,8 @@ void cc_graph_node_free(cucore_graph_node *n) {
   if (!n) return;
   cc_kernel_release(n->k);
   cc_args_free(n->args);
+  free(n->bodies);
+  free(n->name);
   free(n);
 }
 
@@ -99,6 +101,7 @@ void cc_graph_release(void *p) {
   for (int i = 0; i < g->body_count; i++) cc_handle_retire(g->bodies[i], CC_KIND_GRAPH);
   free(g->bodies);
   free(g->dot);
+  free(g->map);
   /* The driver drops the CUgraph's set once no executable graph made from it runs. */
   if (g->attached) cc_refs_expect_drop();
   if (cc_device_make_current(g->dev) == CUCORE_OK) (void)DRV(cuGraphDestroy)(g->h);
@@ -134,6 +137,13 @@ cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, siz
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `deps` is NULL with a count of %zu", fn, n);
   for (size_t i = 0; i < n; i++) {
     if (!deps[i]) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dependency %zu is NULL", fn, i);
+    if (deps[i]->removed) {
+      char what[96];
+      cc_graph_node_describe(deps[i], what, sizeof what);
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: dependency %zu, %s, was destroyed (cucore_graph_node_destroy)", fn, i,
+                     what);
+    }
     if (deps[i]->graph != g) {
       char what[96];
       cc_graph_node_describe(deps[i], what, sizeof what);
@@ -169,15 +179,69 @@ cucore_status cc_graph_node_new(cucore_graph *g, cucore_graph_node_type type,
   return CUCORE_OK;
 }
 
+/* ---- the nodes by driver handle --------------------------------------------------------- */
+
+static size_t slot_of(CUgraphNode h, size_t cap) {
+  uint64_t x = (uint64_t)(uintptr_t)h;
+  x ^= x >> 29;
+  x *= 0x9e3779b97f4a7c15ull;
+  return (size_t)(x >> 32) & (cap - 1);
+}
+
+static void map_put(cucore_graph *root, const cucore_graph_node *n) {
+  size_t i = slot_of(n->h, root->map_cap);
+  while (root->map[i] > 0) i = (i + 1) & (root->map_cap - 1);
+  if (root->map[i] == 0) root->map_used++;
+  root->map[i] = n->index + 1;
+}
+
+/* Room for one more handle: the map at most 3/4 full (destroyed slots count), rebuilt twice
+ * as large (or as large, to drop them) when not. */
+static cucore_status map_reserve(cucore_graph *root) {
+  if (root->map && (root->map_used + 1) * 4 <= root->map_cap * 3) return CUCORE_OK;
+  size_t cap = root->map_cap ? root->map_cap : 16;
+  while ((size_t)(root->node_count + 1) * 2 > cap) cap *= 2;
+  int *map = cc_calloc(cap, sizeof *map, "a graph's map of node handles");
+  if (!map) return CUCORE_HOST_OUT_OF_MEMORY;
+  free(root->map);
+  root->map = map;
+  root->map_cap = cap;
+  root->map_used = 0;
+  for (int i = 0; i < root->node_count; i++)
+    if (!root->nodes[i]->removed && root->nodes[i]->h) map_put(root, root->nodes[i]);
+  return CUCORE_OK;
+}
+
 cucore_status cc_graph_add_node(cucore_graph *g, cucore_graph_node *n) {
   cucore_graph *root = g->root;
   cucore_graph_node **ns = cc_grow(root->nodes, &root->node_cap, (size_t)root->node_count + 1,
                                    sizeof *ns, "a graph's nodes");
   if (!ns) return CUCORE_HOST_OUT_OF_MEMORY;
   root->nodes = ns;
+  cucore_status st = map_reserve(root);
+  if (st != CUCORE_OK) return st;
   n->index = root->node_count;
+  n->seq = n->adopted ? 0 : ++root->seq;
   root->nodes[root->node_count++] = n;
+  map_put(root, n);
   return CUCORE_OK;
+}
+
+void cc_graph_forget_node(cucore_graph_node *n) {
+  cucore_graph *root = n->graph->root;
+  if (!root->map_cap) return;
+  size_t i = slot_of(n->h, root->map_cap);
+  while (root->map[i] != 0) {
+    if (root->map[i] == n->index + 1) {
+      root->map[i] = -1;
+      return;
+    }
+    i = (i + 1) & (root->map_cap - 1);
+  }
+}
+
+int cc_graph_node_in_exec(const cucore_graph_node *n, const cucore_graph_exec *e) {
+  return n->graph->root == e->graph && !n->removed && n->seq <= e->seq;
 }
 
 void cc_graph_node_undo(cucore_graph_node *n) {
@@ -191,9 +255,13 @@ cucore_status cc_graph_keep_node(cucore_graph *g, cucore_graph_node *n) {
 }
 
 cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h) {
-  if (!h) return NULL;
-  for (int i = 0; i < root->node_count; i++)
-    if (root->nodes[i]->h == h) return root->nodes[i];
+  if (!h || !root->map_cap) return NULL;
+  size_t i = slot_of(h, root->map_cap);
+  while (root->map[i] != 0) {
+    int k = root->map[i];
+    if (k > 0 && root->nodes[k - 1]->h == h) return root->nodes[k - 1];
+    i = (i + 1) & (root->map_cap - 1);
+  }
   return NULL;
 }
 
@@ -215,6 +283,9 @@ const char *cucore_graph_node_type_name(cucore_graph_node_type type) {
   case CUCORE_GRAPH_NODE_EMPTY: return "empty";
   case CUCORE_GRAPH_NODE_WAIT_EVENT: return "wait_event";
   case CUCORE_GRAPH_NODE_EVENT_RECORD: return "event_record";
+  case CUCORE_GRAPH_NODE_EXT_SEMAS_SIGNAL: return "ext_semas_signal";
+  case CUCORE_GRAPH_NODE_EXT_SEMAS_WAIT: return "ext_semas_wait";
+  case CUCORE_GRAPH_NODE_BATCH_MEM_OP: return "batch_mem_op";
   case CUCORE_GRAPH_NODE_CONDITIONAL: return "conditional";
   case CUCORE_GRAPH_NODE_MEM_ALLOC: return "mem_alloc";
   case CUCORE_GRAPH_NODE_MEM_FREE: return "mem_free";

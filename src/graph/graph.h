@@ -2,11 +2,13 @@
  * graph/graph.h -- CUDA graphs: the graph, node and executable-graph structures shared by the
  * files of this floor.
  *
- * Files: graph.c (graphs: create, destroy, references, dependencies, DOT), nodes.c (the nodes
- * other than conditional ones), conditional.c (conditions and conditional nodes), capture.c
- * (the public stream-capture calls, over runtime/capture_state.c), mem_nodes.c (allocation and free
- * nodes, their memory recorded as the graph's), exec.c (executable graphs:
- * instantiate, launch, upload, whole-graph and per-node updates).
+ * Files: graph.c (graphs: create, destroy, references, dependencies, DOT, the nodes by
+ * handle), inspect.c (the nodes and edges the driver has, nodes it made adopted, edges removed,
+ * nodes destroyed, ids), node_params.c (every kind of node's parameters read back), nodes.c
+ * (the nodes other than conditional ones), conditional.c (conditions and conditional nodes),
+ * capture.c (the public stream-capture calls, over runtime/capture_state.c), mem_nodes.c
+ * (allocation and free nodes, their memory recorded as the graph's), exec.c (executable
+ * graphs: instantiate, launch, upload, whole-graph and per-node updates).
  *
  * Ownership: a top-level graph is counted (the user's reference, one per executable graph
  * made from it or updated from it, one per capture into it). It owns its node structures, the
@@ -33,6 +35,20 @@ struct cucore_graph_node {
   /* memory nodes (mem_nodes.c) */
   uint64_t mem_ptr, mem_bytes;        /* allocation: its memory; free: the address it frees */
   struct cucore_graph_node *freed_by; /* allocation: the free node of it, or NULL */
+  /* event nodes: the event (borrowed: the graph holds it), NULL for a node cucore did not add */
+  cucore_event *ev;
+  /* conditional nodes (conditional.c) */
+  cucore_graph_condition cond;
+  cucore_conditional_type cond_type;
+  unsigned body_count;
+  cucore_graph **bodies; /* owned array of the root's body structures */
+  /* child-graph nodes: the driver's embedded graph as a structure of the root, once asked */
+  cucore_graph *child;
+  /* inspection (inspect.c) */
+  int adopted;            /* made by the driver (a capture, a native call); found by cucore */
+  int removed;            /* destroyed by cucore_graph_node_destroy (the structure stays) */
+  unsigned long long seq; /* when it was added: the root's count of additions (0: adopted) */
+  char *name;             /* node_params.c: the kernel's name of an adopted kernel node */
 };
 
 struct cucore_graph {
@@ -54,6 +70,12 @@ struct cucore_graph {
   int conditionals; /* conditional nodes in it or its bodies */
   int mem_nodes;    /* allocation and free nodes in it (mem_nodes.c) */
   char *dot;        /* the last cucore_graph_dot text */
+  /* the nodes by driver handle: open addressing, a slot holds a node's index + 1, 0 when
+   * empty, -1 when its node was destroyed (graph.c) */
+  int *map;
+  size_t map_cap, map_used;
+  unsigned long long seq; /* nodes added by cucore so far (cucore_graph_node::seq) */
+  int is_child;           /* a child-graph node's embedded graph (a body structure) */
 };
 
 /* Per kernel node of an executable graph: its values there (for updates of half of them). */
@@ -70,8 +92,9 @@ struct cucore_graph_exec {
   cucore_graph *graph;  /* instantiated from (a reference): its nodes name e's nodes */
   cucore_graph *source; /* last updated from (a reference), or NULL */
   unsigned flags;
-  int node_count;      /* graph->node_count at instantiation */
-  cc_exec_node *state; /* node_count entries */
+  unsigned long long seq; /* graph->seq at instantiation: nodes added later are not in it */
+  int node_count;         /* graph->node_count at instantiation */
+  cc_exec_node *state;    /* node_count entries */
 };
 
 /* graph.c */
@@ -99,12 +122,22 @@ cucore_status cc_graph_keep_node(cucore_graph *g, cucore_graph_node *n);
 void cc_graph_node_free(cucore_graph_node *n);
 /* The node of `root` (bodies included) whose handle is `h`, or NULL. */
 cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h);
+/* Takes node `n` out of its root's map of handles (cucore_graph_node_destroy). */
+void cc_graph_forget_node(cucore_graph_node *n);
+/* 1 when node `n` was in the graph when `e` was made from it (and so is in `e`). */
+int cc_graph_node_in_exec(const cucore_graph_node *n, const cucore_graph_exec *e);
 /* "node 3 (kernel `saxpy`)" for messages. */
 void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
 /* Common entry checks of the add-node functions: `out` (set to NULL) and `g` not NULL. The
  * add functions check their inputs next, then the driver symbols, and only then make the
  * device's context current and call the driver (so a check fails the same way without one). */
 cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn);
+
+/* node_params.c */
+/* What node `n` does, from the driver (cucore_graph_node_get_params without the entry
+ * checks; the device's context current). An adopted kernel node gets its kernel and values. */
+cucore_status cc_graph_node_read(cucore_graph_node *n, cucore_graph_node_params *out,
+                                 const char *fn);
 
 /* mem_nodes.c */
 /* Every allocation node of `g` has a free node in it (graph memory stays inside its graph):

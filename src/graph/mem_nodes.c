@@ -39,10 +39,11 @@ static cucore_status mem_enter(cucore_graph *g, cucore_graph_node *const *deps, 
   if (st != CUCORE_OK) return st;
   if (g->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the graph is the body of a conditional node; "
-                   "the driver takes no allocation or free nodes there (add them to the graph "
-                   "around it)",
-                   fn);
+                   "%s: the graph is %s; the driver takes no allocation or free nodes there (add "
+                   "them to the graph around it)",
+                   fn,
+                   g->is_child ? "the embedded graph of a child-graph node"
+                               : "the body of a conditional node");
   st = cc_graph_deps(g, deps, n, buf, DEPS_ON_STACK, hs, fn);
   if (st == CUCORE_OK) st = cc_driver_require(driver_fn, call, cc_driver_symbol_version(call));
   if (st == CUCORE_OK) st = cc_device_make_current(g->dev);

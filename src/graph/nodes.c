@@ -123,12 +123,29 @@ cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node, cucore_
   const char *fn = "cucore_graph_kernel_node_set_args";
   CC_CHECK_ARG(node, fn, "node");
   CC_CHECK_HANDLE(args, ARGS, fn, "args");
-  if (node->type != CUCORE_GRAPH_NODE_KERNEL) {
+  if (node->type != CUCORE_GRAPH_NODE_KERNEL || node->removed) {
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a kernel node", fn, what);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", fn, what,
+                   node->removed ? "was destroyed" : "is not a kernel node");
   }
-  cucore_status st = cc_args_check(args, node->k);
+  cucore_status st = CUCORE_OK;
+  if (!node->k) { /* a captured node: its kernel and values from the driver first */
+    cucore_graph_node_params p;
+    st = cc_device_make_current(node->graph->dev);
+    if (st == CUCORE_OK) st = cc_graph_node_read(node, &p, fn);
+    if (st != CUCORE_OK) return st;
+  }
+  if (node->adopted && args->k != node->k) {
+    char what[96];
+    cc_graph_node_describe(node, what, sizeof what);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s was not added by cucore (a captured node): make its argument list "
+                   "for the kernel its parameters name (cucore_graph_node_get_params(), "
+                   "kernel.kernel), whose layout the driver gave",
+                   fn, what);
+  }
+  st = cc_args_check(args, node->k);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphKernelNodeSetParams);
   if (st == CUCORE_OK) st = cc_device_make_current(node->graph->dev);
   if (st != CUCORE_OK) return st;
@@ -165,9 +182,10 @@ static cucore_status add_simple(cucore_graph *g, cucore_graph_node *const *deps,
     CUresult r = add(&n->h, g, hs, dep_count, ctx);
     if (r != CUDA_SUCCESS) {
       st = cc_fail_cu(r, call, "%s on device %d%s", fn, g->dev->ordinal,
-                      g->is_body && (type == CUCORE_GRAPH_NODE_HOST ||
-                                     type == CUCORE_GRAPH_NODE_EVENT_RECORD ||
-                                     type == CUCORE_GRAPH_NODE_WAIT_EVENT)
+                      g->is_body && !g->is_child &&
+                              (type == CUCORE_GRAPH_NODE_HOST ||
+                               type == CUCORE_GRAPH_NODE_EVENT_RECORD ||
+                               type == CUCORE_GRAPH_NODE_WAIT_EVENT)
                           ? " (a conditional node's body takes kernel, empty, child-graph, "
                             "memcpy, memset and conditional nodes only)"
                           : "");
@@ -343,12 +361,14 @@ static cucore_status event_node(cucore_graph *g, cucore_graph_node *const *deps,
                    fn, ev->dev->ordinal, g->dev->ordinal);
   st = cc_refs_hold(g->root->held, ev, cc_event_retain, cc_event_release);
   if (st != CUCORE_OK) return st;
-  return add_simple(g, deps, dep_count,
-                    record ? CUCORE_GRAPH_NODE_EVENT_RECORD : CUCORE_GRAPH_NODE_WAIT_EVENT,
-                    record ? add_record : add_wait, ev,
-                    record ? (const void *)DRV(cuGraphAddEventRecordNode)
-                           : (const void *)DRV(cuGraphAddEventWaitNode),
-                    record ? "cuGraphAddEventRecordNode" : "cuGraphAddEventWaitNode", out, fn);
+  st = add_simple(g, deps, dep_count,
+                  record ? CUCORE_GRAPH_NODE_EVENT_RECORD : CUCORE_GRAPH_NODE_WAIT_EVENT,
+                  record ? add_record : add_wait, ev,
+                  record ? (const void *)DRV(cuGraphAddEventRecordNode)
+                         : (const void *)DRV(cuGraphAddEventWaitNode),
+                  record ? "cuGraphAddEventRecordNode" : "cuGraphAddEventWaitNode", out, fn);
+  if (st == CUCORE_OK) (*out)->ev = ev;
+  return st;
 }
 
 cucore_status cucore_graph_add_event_record_node(cucore_graph *g, cucore_graph_node *const *deps,
@@ -399,9 +419,11 @@ cucore_status cucore_graph_add_child_graph_node(cucore_graph *g, cucore_graph_no
                    child == g ? "the graph itself" : "a part of the same graph");
   if (child->is_body)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: the child graph is the body of a conditional "
-                   "node (owned by that node); build the child as a graph of its own",
-                   fn);
+                   "%s: the child graph is %s (owned by that node); build the child as a graph "
+                   "of its own",
+                   fn,
+                   child->is_child ? "the embedded graph of a child-graph node"
+                                   : "the body of a conditional node");
   if (child->dev->ctx != g->dev->ctx)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the child graph runs on device %d, the graph on "

@@ -27,6 +27,22 @@ typedef struct cc_symbol_slot {
 
 /* ---- the driver (driver.c) ----------------------------------------------------------------- */
 
+/* Entry points of drivers newer than the toolkit headers cucore is built with: their types as
+ * the CUDA 13.1 headers declare them, so that the table holds them either way. */
+#if CUDA_VERSION < 13010
+typedef CUresult(CUDAAPI *PFN_cuGraphGetId_v13010)(CUgraph hGraph, unsigned int *graphId);
+typedef CUresult(CUDAAPI *PFN_cuGraphExecGetId_v13010)(CUgraphExec hGraphExec,
+                                                       unsigned int *graphId);
+typedef CUresult(CUDAAPI *PFN_cuGraphNodeGetLocalId_v13010)(CUgraphNode hNode,
+                                                            unsigned int *nodeId);
+typedef CUresult(CUDAAPI *PFN_cuGraphNodeGetToolsId_v13010)(CUgraphNode hNode,
+                                                            unsigned long long *toolsNodeId);
+typedef CUresult(CUDAAPI *PFN_cuGraphNodeGetContainingGraph_v13010)(CUgraphNode hNode,
+                                                                    CUgraph *phGraph);
+typedef CUresult(CUDAAPI *PFN_cuGraphNodeGetParams_v13010)(CUgraphNode hNode,
+                                                           CUgraphNodeParams *nodeParams);
+#endif
+
 typedef struct cc_driver {
 #define CC_DRV(name, ver, req) PFN_##name##_v##ver fn_##name;
 #include "loader/driver_symbols.h"

@@ -37,6 +37,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "fake_graph.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
 /* ---- fault control ------------------------------------------------------------------------ */
@@ -126,7 +128,6 @@ static __thread CUcontext current;
 static __thread CUcontext stack[16];
 static __thread int depth;
 
-struct fake_graph;
 typedef struct fake_stream {
   unsigned flags;
   int priority;
@@ -146,18 +147,12 @@ typedef struct fake_kernel {
   char name[256];
 } fake_kernel;
 
-typedef struct fake_user_object {
+struct fake_user_object {
   void *ptr;
   CUhostFn destroy;
   _Atomic int refs;
-} fake_user_object;
-
-typedef struct fake_graph {
-  _Atomic int nodes;
-  fake_user_object *objs[64];
-  unsigned counts[64];
-  int nobjs;
-} fake_graph;
+};
+typedef struct fake_user_object fake_user_object;
 
 typedef struct fake_exec {
   fake_graph *graph;
@@ -384,7 +379,10 @@ static CUresult fake_cuStreamCreateWithPriority(CUstream *s, unsigned flags, int
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamDestroy(CUstream s) {
-  if (s) free(((fake_stream *)s)->capturing);
+  if (s && ((fake_stream *)s)->capturing) {
+    fake_graph_free_nodes(((fake_stream *)s)->capturing);
+    free(((fake_stream *)s)->capturing);
+  }
   free(s);
   CALL(cuStreamDestroy);
   return CUDA_SUCCESS;
@@ -696,6 +694,42 @@ static CUresult fake_cuFuncGetName(const char **name, CUfunction f) {
   *name = ((fake_kernel *)f)->name;
   return CUDA_SUCCESS;
 }
+/* The parameters of the kernel's `.entry` in its PTX text: `.param .<type> name` (8 bytes for
+ * 64-bit types, 4, 2, 1 for the others) or `.param .align A .b8 name[N]`, laid out in order. */
+static CUresult fake_cuFuncGetParamInfo(CUfunction f, size_t index, size_t *offset, size_t *size) {
+  CALL(cuFuncGetParamInfo);
+  const fake_kernel *k = (const fake_kernel *)f;
+  char entry[300];
+  snprintf(entry, sizeof entry, ".entry %s(", k->name);
+  const char *code = (const char *)k->lib->code;
+  const char *at = memmem(code, k->lib->size, entry, strlen(entry));
+  if (!at) return CUDA_ERROR_INVALID_VALUE;
+  const char *end = strchr(at, ')');
+  size_t off = 0;
+  for (size_t i = 0; (at = strstr(at + 1, ".param")) != NULL && at < end; i++) {
+    size_t sz = 4, align = 4;
+    const char *t = at + 7;
+    if (strncmp(t, ".align", 6) == 0) {
+      align = strtoul(t + 7, NULL, 10);
+      const char *br = strchr(t, '[');
+      sz = br ? strtoul(br + 1, NULL, 10) : 1;
+    } else if (strstr(t, "64") == t + 2) {
+      sz = align = 8;
+    } else if (strstr(t, "16") == t + 2) {
+      sz = align = 2;
+    } else if (t[2] == '8') {
+      sz = align = 1;
+    }
+    off = (off + align - 1) / align * align;
+    if (i == index) {
+      *offset = off;
+      *size = sz;
+      return CUDA_SUCCESS;
+    }
+    off += sz;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
 static CUresult fake_cuFuncIsLoaded(CUfunctionLoadingState *s, CUfunction f) {
   (void)f;
   CALL(cuFuncIsLoaded);
@@ -713,16 +747,30 @@ static CUresult fake_cuFuncLoad(CUfunction f) {
 static _Atomic long launches;
 EXPORT long fake_launches(void) { return atomic_load(&launches); }
 
+/* A launch into a capture: a kernel node of the capture's graph after its last node. */
+static int capture_kernel(fake_graph *g, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
+                          unsigned bx, unsigned by, unsigned bz, unsigned shared, void **params,
+                          void **extra) {
+  CUgraphNode last = NULL;
+  for (int i = g->count - 1; i >= 0 && !last; i--)
+    if (g->list[i]->alive) last = (CUgraphNode)g->list[i];
+  fake_gnode *n = fake_graph_node_new(g, CU_GRAPH_NODE_TYPE_KERNEL, &last, last ? 1 : 0);
+  if (!n) return 0;
+  CUDA_KERNEL_NODE_PARAMS p = {f, gx, gy, gz, bx, by, bz, shared, params, extra, NULL, NULL};
+  n->kernel = p;
+  return 1;
+}
 static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                                     unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                     CUstream s, void **params, void **extra) {
-  (void)f, (void)shared;
   CALL(cuLaunchKernel);
   if (!gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
   if (is_named_stream(s) && ((fake_stream *)s)->capturing) {
-    atomic_fetch_add(&((fake_stream *)s)->capturing->nodes, 1);
+    if (!capture_kernel(((fake_stream *)s)->capturing, f, gx, gy, gz, bx, by, bz, shared, params,
+                        extra))
+      return CUDA_ERROR_OUT_OF_MEMORY;
   } else {
     atomic_fetch_add(&launches, 1);
     after_launch(bx);
@@ -732,10 +780,15 @@ static CUresult fake_cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsi
 static CUresult fake_cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params,
                                       void **extra) {
   CALL(cuLaunchKernelEx);
-  (void)f;
   if (!c || !c->blockDimX || c->blockDimX * c->blockDimY * c->blockDimZ > 1024)
     return CUDA_ERROR_INVALID_VALUE;
   if (!params && !extra) return CUDA_ERROR_INVALID_VALUE;
+  if (is_named_stream(c->hStream) && ((fake_stream *)c->hStream)->capturing)
+    return capture_kernel(((fake_stream *)c->hStream)->capturing, f, c->gridDimX, c->gridDimY,
+                          c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->sharedMemBytes,
+                          params, extra)
+               ? CUDA_SUCCESS
+               : CUDA_ERROR_OUT_OF_MEMORY;
   atomic_fetch_add(&launches, 1);
   after_launch(c->blockDimX);
   return CUDA_SUCCESS;
@@ -779,33 +832,19 @@ static CUresult fake_cuOccupancyAvailableDynamicSMemPerBlock(size_t *bytes, CUfu
 static CUresult fake_cuGraphCreate(CUgraph *g, unsigned flags) {
   (void)flags;
   CALL(cuGraphCreate);
-  fake_graph *f = calloc(1, sizeof *f);
+  fake_graph *f = fake_graph_new();
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
   *g = (CUgraph)f;
   return CUDA_SUCCESS;
 }
 static void graph_free(fake_graph *f) {
   for (int i = 0; i < f->nobjs; i++) user_object_release(f->objs[i], f->counts[i]);
+  fake_graph_free_nodes(f);
   free(f);
 }
 static CUresult fake_cuGraphDestroy(CUgraph g) {
   graph_free((fake_graph *)g);
   CALL(cuGraphDestroy);
-  return CUDA_SUCCESS;
-}
-static CUresult fake_cuGraphAddKernelNode(CUgraphNode *n, CUgraph g, const CUgraphNode *deps,
-                                          size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p) {
-  (void)deps, (void)ndeps;
-  CALL(cuGraphAddKernelNode);
-  if (!p || !p->blockDimX || (!p->kernelParams && !p->extra)) return CUDA_ERROR_INVALID_VALUE;
-  fake_graph *f = (fake_graph *)g;
-  f->nodes++;
-  *n = (CUgraphNode)(uintptr_t)(0x1000 + f->nodes);
-  return CUDA_SUCCESS;
-}
-static CUresult fake_cuGraphDestroyNode(CUgraphNode n) {
-  (void)n;
-  CALL(cuGraphDestroyNode);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuUserObjectCreate(CUuserObject *o, void *ptr, CUhostFn destroy, unsigned refs,
@@ -848,6 +887,8 @@ static CUresult fake_cuGraphInstantiateWithParams(CUgraphExec *e, CUgraph g,
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   *copy = *src; /* the executable graph holds what the graph held */
+  copy->is_copy = 1;
+  copy->id = fake_graph_next_id();
   for (int i = 0; i < copy->nobjs; i++)
     atomic_fetch_add(&copy->objs[i]->refs, (int)copy->counts[i]);
   x->graph = copy;
@@ -885,7 +926,7 @@ static CUresult fake_cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) 
   if (!is_named_stream(s)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   fake_stream *f = (fake_stream *)s;
   if (f->capturing) return CUDA_ERROR_ILLEGAL_STATE;
-  f->capturing = calloc(1, sizeof *f->capturing);
+  f->capturing = fake_graph_new();
   if (!f->capturing) return CUDA_ERROR_OUT_OF_MEMORY;
   f->capture_id = atomic_fetch_add(&next_capture, 1);
   return CUDA_SUCCESS;
@@ -916,17 +957,6 @@ static CUresult fake_cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode
   *mode = old;
   return CUDA_SUCCESS;
 }
-static CUresult fake_cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *n) {
-  CALL(cuGraphGetNodes);
-  fake_graph *f = (fake_graph *)g;
-  size_t count = (size_t)atomic_load(&f->nodes);
-  if (nodes)
-    for (size_t i = 0; i < *n && i < count; i++)
-      nodes[i] = (CUgraphNode)(uintptr_t)(0x1000 + i + 1);
-  *n = count;
-  return CUDA_SUCCESS;
-}
-
 /* ---- cuGetProcAddress ----------------------------------------------------------------------- */
 
 typedef struct entry {
@@ -1008,6 +1038,7 @@ static const entry implemented[] = {
     E(cuFuncSetCacheConfig),
     E(cuKernelGetName),
     E(cuFuncGetName),
+    E(cuFuncGetParamInfo),
     E(cuFuncIsLoaded),
     E(cuFuncLoad),
     E(cuLaunchKernel),
@@ -1018,8 +1049,6 @@ static const entry implemented[] = {
     E(cuOccupancyAvailableDynamicSMemPerBlock),
     E(cuGraphCreate),
     E(cuGraphDestroy),
-    E(cuGraphAddKernelNode),
-    E(cuGraphDestroyNode),
     E(cuUserObjectCreate),
     E(cuUserObjectRelease),
     E(cuGraphRetainUserObject),
@@ -1031,7 +1060,6 @@ static const entry implemented[] = {
     E(cuStreamEndCapture),
     E(cuStreamGetCaptureInfo),
     E(cuThreadExchangeStreamCaptureMode),
-    E(cuGraphGetNodes),
 };
 
 /* Entry points cucore requires that this fake does not implement: each answers
@@ -1399,6 +1427,7 @@ static void *fake_extra_symbol(const char *symbol) {
   static const entry pci[] = {E(cuDeviceGetPCIBusId)};
   if (!fn) fn = extra_lookup(pci, 1, "CUCORE_FAKE_NO_PCI", symbol);
   if (!fn) fn = fake_checkpoint_symbol(symbol);
+  if (!fn) fn = fake_graph_symbol(symbol);
   return fn;
 }
 
