@@ -271,8 +271,8 @@ static void conditional_read_back(void **state) {
   assert_ok(cucore_graph_condition_create(g, 1, CUCORE_CONDITION_ASSIGN_DEFAULT, &cond));
   cucore_graph *bodies[2] = {NULL, NULL};
   cucore_graph_node *cn = NULL, *b0 = NULL;
-  assert_ok(cucore_graph_add_conditional_node(g, NULL, 0, cond, CUCORE_CONDITIONAL_IF, 2, bodies,
-                                              &cn));
+  assert_ok(
+      cucore_graph_add_conditional_node(g, NULL, 0, cond, CUCORE_CONDITIONAL_IF, 2, bodies, &cn));
   assert_ok(cucore_graph_add_empty_node(bodies[0], NULL, 0, &b0));
   cucore_graph_node_params p;
   assert_ok(cucore_graph_node_get_params(cn, &p));

@@ -487,6 +487,7 @@ static void node_updates_refuse_and_leave_the_node_unchanged(void **state) {
   cc_exec_node st[2];
   memset(st, 0, sizeof st);
   assert_ok(cc_args_clone(a, &st[0].args));
+  st[0].k = k;
   st[0].known = 1;
   cucore_graph_exec fe = {.hdr = {CC_KIND_GRAPH_EXEC},
                           .dev = &dev0,

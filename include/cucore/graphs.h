@@ -498,6 +498,38 @@ typedef struct cucore_graph_node_params {
  * @retval CUCORE_INVALID_ARGUMENT the node was destroyed. */
 CUCORE_API cucore_status cucore_graph_node_get_params(cucore_graph_node *node,
                                                       cucore_graph_node_params *out);
+/** Gives `node` new parameters in its graph (executable graphs made before are not
+ * changed): read them with cucore_graph_node_get_params(), change what is to change, set them.
+ * `params->type` is the node's. Kernel nodes: `kernel.kernel` may be another kernel (its
+ * argument list `kernel.args`, grid, block and shared bytes checked as cucore_launch() checks
+ * a launch, with the node's attributes; the graph keeps the kernel alive); `kernel.name` and
+ * `kernel.cluster` are not read. Memset nodes: one row or a 2D fill (`pitch` at least the row),
+ * memcpy nodes: any region, each checked against the memory cucore recorded. Host nodes: a new
+ * function and argument. Event nodes: another event of the graph's device (held). Empty nodes:
+ * nothing to change. A refusal leaves the node as it was.
+ * @retval CUCORE_INVALID_ARGUMENT another kind in `params`, a value out of range, a destroyed
+ *         node.
+ * @retval CUCORE_OUT_OF_BOUNDS a fill or copy runs past its allocation.
+ * @retval CUCORE_LAUNCH_CONFIG the kernel's shape fails a pre-flight check.
+ * @retval CUCORE_NOT_SUPPORTED child-graph, conditional and memory nodes (the driver changes
+ *         none of them in a graph: the message says what to do instead). */
+CUCORE_API cucore_status cucore_graph_node_set_params(cucore_graph_node *node,
+                                                      const cucore_graph_node_params *params);
+/** Gives `node`, a node of the graph `e` was instantiated from, new parameters in `e` alone
+ * (its next launch runs them; the graph is not changed), checked as
+ * cucore_graph_node_set_params() checks them, and against the driver's rules for executable
+ * graphs first: a kernel node may run another kernel of the same context (its values in `e`
+ * follow, so cucore_graph_exec_set_kernel_args() goes on working); a fill stays one row, in
+ * memory of the same context; a copy keeps the kind of memory at each end and its contexts; a
+ * child-graph node takes a graph of the same shape as its embedded graph (the message gives
+ * both node counts); host and event nodes take any function or event of the device.
+ * @retval CUCORE_GRAPH_UPDATE a rule of the driver's for executable graphs is broken (named).
+ * @retval CUCORE_INVALID_ARGUMENT `node` is not in `e` (of another graph, added after `e` was
+ *         made, or destroyed), or as cucore_graph_node_set_params().
+ * @retval CUCORE_NOT_SUPPORTED conditional and memory nodes. */
+CUCORE_API cucore_status cucore_graph_exec_set_node_params(cucore_graph_exec *e,
+                                                           cucore_graph_node *node,
+                                                           const cucore_graph_node_params *params);
 
 /** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
  * given). */

@@ -22,8 +22,18 @@ static void state_free(cucore_graph_exec *e) {
   e->state = NULL;
 }
 
-/* The values of `node` in a graph, as the executable graph's own. */
-static void state_from_node(cc_exec_node *x, const cucore_graph_node *node) {
+void cc_exec_state_from_node(cc_exec_node *x, const cucore_graph_node *node) {
+  if (x->k != node->k) { /* another kernel: a list of its own */
+    cucore_args *a = NULL;
+    if (cc_args_clone(node->args, &a) != CUCORE_OK) {
+      x->known = 0;
+      return;
+    }
+    cc_args_free(x->args);
+    x->args = a;
+    x->k = node->k;
+    x->fn = node->fn;
+  }
   cc_args_copy_values(x->args, node->args);
   memcpy(x->grid, node->cfg.grid, sizeof x->grid);
   memcpy(x->block, node->cfg.block, sizeof x->block);
@@ -43,7 +53,9 @@ static cucore_status state_new(cucore_graph_exec *e) {
     if (n->type != CUCORE_GRAPH_NODE_KERNEL || !n->args || n->removed) continue;
     cucore_status st = cc_args_clone(n->args, &e->state[i].args);
     if (st != CUCORE_OK) return st;
-    state_from_node(&e->state[i], n);
+    e->state[i].k = n->k;
+    e->state[i].fn = n->fn;
+    cc_exec_state_from_node(&e->state[i], n);
   }
   return CUCORE_OK;
 }
@@ -273,7 +285,7 @@ static void state_after_update(cucore_graph_exec *e, const cucore_graph *from) {
     cc_exec_node *x = &e->state[i];
     if (!x->args) continue;
     if (match)
-      state_from_node(x, from->nodes[i]);
+      cc_exec_state_from_node(x, from->nodes[i]);
     else
       x->known = 0;
   }
@@ -372,11 +384,11 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
 }
 
 static inline CUresult set_params(cucore_graph_exec *e, const cucore_graph_node *node,
-                                  cucore_args *args, const unsigned *grid, const unsigned *block,
-                                  unsigned smem) {
+                                  const cc_exec_node *x, cucore_args *args, const unsigned *grid,
+                                  const unsigned *block, unsigned smem) {
   CUDA_KERNEL_NODE_PARAMS p;
   memset(&p, 0, sizeof p);
-  p.func = node->fn;
+  p.func = x->fn;
   p.gridDimX = grid[0];
   p.gridDimY = grid[1];
   p.gridDimZ = grid[2];
@@ -397,12 +409,12 @@ CC_COLD static cucore_status set_kernel_args_checked(cucore_graph_exec *e, cucor
   cucore_status st = kernel_entry(e, node, fn, &x);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CC_CHECK_HANDLE(args, ARGS, fn, "args");
-  st = cc_args_check(args, node->k);
+  st = cc_args_check(args, x->k);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
   if (CC_LIKELY(st == CUCORE_OK)) st = cc_device_make_current(e->dev);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  CUresult r = set_params(e, node, args, x->grid, x->block, x->smem);
+  CUresult r = set_params(e, node, x, args, x->grid, x->block, x->smem);
   if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
@@ -423,9 +435,9 @@ cucore_status cucore_graph_exec_set_kernel_args(cucore_graph_exec *e, cucore_gra
                 cc_handle_live(args, CC_KIND_ARGS) && node->graph->root == e->graph &&
                 node->index < e->node_count && node->type == CUCORE_GRAPH_NODE_KERNEL)) {
     cc_exec_node *x = &e->state[node->index];
-    if (CC_LIKELY(x->known && cc_args_ready(args, node->k) && cc_device_is_current(e->dev) &&
+    if (CC_LIKELY(x->known && cc_args_ready(args, x->k) && cc_device_is_current(e->dev) &&
                   DRV(cuGraphExecKernelNodeSetParams))) {
-      if (CC_LIKELY(set_params(e, node, args, x->grid, x->block, x->smem) == CUDA_SUCCESS)) {
+      if (CC_LIKELY(set_params(e, node, x, args, x->grid, x->block, x->smem) == CUDA_SUCCESS)) {
         cc_args_copy_ready_values(x->args, args);
         return CUCORE_OK;
       }
@@ -454,11 +466,11 @@ cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e, cucore_gra
   cfg.shared_bytes = shared_bytes;
   cc_kernel_dev *d = NULL;
   cc_launch_shape shape;
-  st = cc_launch_check(node->k, e->dev, &cfg, CC_LAUNCH_IN_GRAPH, 0, fn, &d, &shape);
+  st = cc_launch_check(x->k, e->dev, &cfg, CC_LAUNCH_IN_GRAPH, 0, fn, &d, &shape);
   if (st != CUCORE_OK) return st;
-  CUresult r = set_params(e, node, x->args, shape.grid, shape.block, shared_bytes);
+  CUresult r = set_params(e, node, x, x->args, shape.grid, shape.block, shared_bytes);
   if (r != CUDA_SUCCESS)
-    return cc_launch_explain(node->k, d, &shape, &cfg, r, "cuGraphExecKernelNodeSetParams");
+    return cc_launch_explain(x->k, d, &shape, &cfg, r, "cuGraphExecKernelNodeSetParams");
   memcpy(x->grid, shape.grid, sizeof x->grid);
   memcpy(x->block, shape.block, sizeof x->block);
   x->smem = shared_bytes;

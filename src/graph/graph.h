@@ -81,6 +81,8 @@ struct cucore_graph {
 /* Per kernel node of an executable graph: its values there (for updates of half of them). */
 typedef struct cc_exec_node {
   cucore_args *args; /* NULL for other nodes */
+  cucore_kernel *k;  /* the kernel the node runs there (borrowed: the graph holds it) */
+  CUfunction fn;     /* its function on the graph's device */
   unsigned grid[3], block[3], smem;
   int known; /* 0 after a whole-graph update cucore could not match */
 } cc_exec_node;
@@ -132,6 +134,40 @@ void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
  * add functions check their inputs next, then the driver symbols, and only then make the
  * device's context current and call the driver (so a check fails the same way without one). */
 cucore_status cc_graph_enter(cucore_graph *g, cucore_graph_node **out, const char *fn);
+
+/* exec.c */
+/* The executable graph's values of node `n` from now on: `n`'s (its kernel, function,
+ * arguments and shape); an argument list for another kernel is made anew (known 0 when that
+ * fails). */
+void cc_exec_state_from_node(cc_exec_node *x, const cucore_graph_node *n);
+
+/* node_checks.c: new parameters for a node, checked and made the driver's. */
+typedef struct cc_kernel_update {
+  cucore_kernel *k;
+  cucore_args *args;
+  cc_kernel_dev *d;
+  cc_launch_shape shape;
+  cucore_launch_config cfg; /* the node's attributes with the new shape */
+  CUDA_KERNEL_NODE_PARAMS p;
+} cc_kernel_update;
+/* The common checks of a node update: `node` and `p` given, the node not destroyed, the kind
+ * unchanged; a captured kernel node's kernel and values read first. */
+cucore_status cc_node_update_enter(cucore_graph_node *node, const cucore_graph_node_params *p,
+                                   const char *fn);
+/* A kernel, its arguments and its shape, checked as a launch in a graph (with the node's
+ * attributes; the device's context made current). */
+cucore_status cc_node_check_kernel(const cucore_graph_node *n, const cucore_graph_node_params *p,
+                                   cc_kernel_update *u, const char *fn);
+cucore_status cc_node_check_memset(const cucore_graph_node_params *p, CUDA_MEMSET_NODE_PARAMS *m,
+                                   const char *fn);
+cucore_status cc_node_check_memcpy(const cucore_graph_node_params *p, CUDA_MEMCPY3D *m,
+                                   const char *fn);
+/* An event of the graph's device, then held by the graph. */
+cucore_status cc_node_check_event(const cucore_graph_node *n, const cucore_graph_node_params *p,
+                                  const char *fn);
+/* A graph a child-graph node can take, then what its nodes use held by n's graph. */
+cucore_status cc_node_check_child(const cucore_graph_node *n, const cucore_graph_node_params *p,
+                                  const char *fn);
 
 /* node_params.c */
 /* What node `n` does, from the driver (cucore_graph_node_get_params without the entry

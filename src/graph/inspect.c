@@ -30,8 +30,7 @@ static cucore_status adopt(cucore_graph *g, CUgraphNode h, cucore_graph_node **o
 }
 
 /* Common entry of the list calls: `count` set to 0, `capacity` entries given where asked. */
-static cucore_status list_enter(const void *array, size_t capacity, size_t *count,
-                                const char *fn) {
+static cucore_status list_enter(const void *array, size_t capacity, size_t *count, const char *fn) {
   if (!count) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `count` is NULL", fn);
   *count = 0;
   if (capacity && !array)
@@ -45,8 +44,8 @@ static cucore_status node_alive(const cucore_graph_node *n, const char *fn, cons
   if (n->removed) {
     char d[96];
     cc_graph_node_describe(n, d, sizeof d);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)",
-                   fn, d);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,
+                   d);
   }
   return CUCORE_OK;
 }
@@ -121,9 +120,8 @@ static cucore_status edges_require(edge_set set) {
 }
 
 /* One edge from the driver's answer, its nodes taken in. */
-static cucore_status edge_out(cucore_graph *g, edge_set set, cucore_graph_node *node,
-                              CUgraphNode a, CUgraphNode b, const CUgraphEdgeData *d,
-                              cucore_graph_edge *e) {
+static cucore_status edge_out(cucore_graph *g, edge_set set, cucore_graph_node *node, CUgraphNode a,
+                              CUgraphNode b, const CUgraphEdgeData *d, cucore_graph_edge *e) {
   memset(e, 0, sizeof *e);
   cucore_graph_node *other = NULL;
   cucore_status st = adopt(g, a, &other);
@@ -194,15 +192,13 @@ static cucore_status node_edges(cucore_graph_node *node, edge_set set, cucore_gr
 cucore_status cucore_graph_node_get_dependencies(cucore_graph_node *node, cucore_graph_edge *edges,
                                                  size_t capacity, size_t *count) {
   cc_begin();
-  return node_edges(node, EDGES_INTO, edges, capacity, count,
-                    "cucore_graph_node_get_dependencies");
+  return node_edges(node, EDGES_INTO, edges, capacity, count, "cucore_graph_node_get_dependencies");
 }
 
 cucore_status cucore_graph_node_get_dependents(cucore_graph_node *node, cucore_graph_edge *edges,
                                                size_t capacity, size_t *count) {
   cc_begin();
-  return node_edges(node, EDGES_OUT_OF, edges, capacity, count,
-                    "cucore_graph_node_get_dependents");
+  return node_edges(node, EDGES_OUT_OF, edges, capacity, count, "cucore_graph_node_get_dependents");
 }
 
 /* The refusal of a missing edge: what `to` depends on, named. */

@@ -267,8 +267,7 @@ cucore_status cc_graph_node_read(cucore_graph_node *n, cucore_graph_node_params 
                  fn, d);
 }
 
-cucore_status cucore_graph_node_get_params(cucore_graph_node *node,
-                                           cucore_graph_node_params *out) {
+cucore_status cucore_graph_node_get_params(cucore_graph_node *node, cucore_graph_node_params *out) {
   cc_begin();
   const char *fn = "cucore_graph_node_get_params";
   CC_CHECK_ARG(out, fn, "out");
@@ -278,8 +277,8 @@ cucore_status cucore_graph_node_get_params(cucore_graph_node *node,
   if (node->removed) {
     char d[96];
     cc_graph_node_describe(node, d, sizeof d);
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)",
-                   fn, d);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,
+                   d);
   }
   cucore_status st = cc_device_make_current(node->graph->dev);
   if (st == CUCORE_OK) st = cc_graph_node_read(node, out, fn);

@@ -80,8 +80,8 @@ void fake_graph_free_nodes(fake_graph *g) {
 
 /* ---- nodes of each kind ------------------------------------------------------------------- */
 
-#define NODE_OR_FAIL(var, g, type, deps, n)                                    \
-  fake_gnode *var = fake_graph_node_new((fake_graph *)(g), type, deps, n);     \
+#define NODE_OR_FAIL(var, g, type, deps, n)                                \
+  fake_gnode *var = fake_graph_node_new((fake_graph *)(g), type, deps, n); \
   if (!var) return CUDA_ERROR_OUT_OF_MEMORY
 
 static CUresult fake_cuGraphAddKernelNode(CUgraphNode *h, CUgraph g, const CUgraphNode *deps,
@@ -178,8 +178,8 @@ static CUresult fake_cuGraphAddEmptyNode(CUgraphNode *h, CUgraph g, const CUgrap
   *h = (CUgraphNode)node;
   return CUDA_SUCCESS;
 }
-static CUresult event_node(CUgraphNode *h, CUgraph g, const CUgraphNode *deps, size_t n,
-                           CUevent ev, CUgraphNodeType type) {
+static CUresult event_node(CUgraphNode *h, CUgraph g, const CUgraphNode *deps, size_t n, CUevent ev,
+                           CUgraphNodeType type) {
   if (!ev) return CUDA_ERROR_INVALID_VALUE;
   NODE_OR_FAIL(node, g, type, deps, n);
   node->event = ev;
@@ -267,8 +267,7 @@ static CUresult fake_cuGraphAddNode(CUgraphNode *h, CUgraph g, const CUgraphNode
 }
 static _Atomic unsigned long long next_cond = 1;
 static CUresult fake_cuGraphConditionalHandleCreate(CUgraphConditionalHandle *out, CUgraph g,
-                                                    CUcontext ctx, unsigned value,
-                                                    unsigned flags) {
+                                                    CUcontext ctx, unsigned value, unsigned flags) {
   (void)g, (void)ctx, (void)value, (void)flags;
   *out = atomic_fetch_add(&next_cond, 1);
   return CUDA_SUCCESS;
@@ -330,7 +329,8 @@ static CUresult list_edges(fake_graph *f, const fake_gnode *node, int into, CUgr
   for (int i = 0; i < f->ecount; i++) {
     const fake_edge *e = &f->edges[i];
     if (node && (into ? e->to : e->from) != node) continue;
-    if (!data && (e->data.from_port || e->data.to_port || e->data.type)) return CUDA_ERROR_LOSSY_QUERY;
+    if (!data && (e->data.from_port || e->data.to_port || e->data.type))
+      return CUDA_ERROR_LOSSY_QUERY;
     if (a && k < *n) {
       a[k] = (CUgraphNode)(node ? (into ? e->from : e->to) : e->from);
       if (b) b[k] = (CUgraphNode)e->to;
@@ -428,27 +428,44 @@ typedef struct gentry {
   const char *name;
   void *fn;
 } gentry;
-#define G(name) {#name, (void *)fake_##name}
+#define G(name) \
+  { #name, (void *)fake_##name }
 
 void *fake_graph_symbol(const char *symbol) {
-  static const gentry all[] = {
-      G(cuGraphAddKernelNode),       G(cuGraphKernelNodeSetParams),
-      G(cuGraphKernelNodeGetParams), G(cuGraphKernelNodeSetAttribute),
-      G(cuGraphKernelNodeGetAttribute), G(cuGraphAddMemsetNode),
-      G(cuGraphMemsetNodeGetParams), G(cuGraphAddMemcpyNode),
-      G(cuGraphMemcpyNodeGetParams), G(cuGraphAddHostNode),
-      G(cuGraphHostNodeGetParams),   G(cuGraphAddEmptyNode),
-      G(cuGraphAddEventRecordNode),  G(cuGraphAddEventWaitNode),
-      G(cuGraphEventRecordNodeGetEvent), G(cuGraphEventWaitNodeGetEvent),
-      G(cuGraphAddChildGraphNode),   G(cuGraphChildGraphNodeGetGraph),
-      G(cuGraphAddNode),             G(cuGraphConditionalHandleCreate),
-      G(cuGraphNodeGetType),         G(cuGraphGetNodes),
-      G(cuGraphGetRootNodes),        G(cuGraphGetEdges),
-      G(cuGraphNodeGetDependencies), G(cuGraphNodeGetDependentNodes),
-      G(cuGraphAddDependencies),     G(cuGraphRemoveDependencies),
-      G(cuGraphDestroyNode)};
-  static const gentry v13_1[] = {G(cuGraphGetId), G(cuGraphExecGetId), G(cuGraphNodeGetLocalId),
-                                 G(cuGraphNodeGetToolsId), G(cuGraphNodeGetContainingGraph),
+  static const gentry all[] = {G(cuGraphAddKernelNode),
+                               G(cuGraphKernelNodeSetParams),
+                               G(cuGraphKernelNodeGetParams),
+                               G(cuGraphKernelNodeSetAttribute),
+                               G(cuGraphKernelNodeGetAttribute),
+                               G(cuGraphAddMemsetNode),
+                               G(cuGraphMemsetNodeGetParams),
+                               G(cuGraphAddMemcpyNode),
+                               G(cuGraphMemcpyNodeGetParams),
+                               G(cuGraphAddHostNode),
+                               G(cuGraphHostNodeGetParams),
+                               G(cuGraphAddEmptyNode),
+                               G(cuGraphAddEventRecordNode),
+                               G(cuGraphAddEventWaitNode),
+                               G(cuGraphEventRecordNodeGetEvent),
+                               G(cuGraphEventWaitNodeGetEvent),
+                               G(cuGraphAddChildGraphNode),
+                               G(cuGraphChildGraphNodeGetGraph),
+                               G(cuGraphAddNode),
+                               G(cuGraphConditionalHandleCreate),
+                               G(cuGraphNodeGetType),
+                               G(cuGraphGetNodes),
+                               G(cuGraphGetRootNodes),
+                               G(cuGraphGetEdges),
+                               G(cuGraphNodeGetDependencies),
+                               G(cuGraphNodeGetDependentNodes),
+                               G(cuGraphAddDependencies),
+                               G(cuGraphRemoveDependencies),
+                               G(cuGraphDestroyNode)};
+  static const gentry v13_1[] = {G(cuGraphGetId),
+                                 G(cuGraphExecGetId),
+                                 G(cuGraphNodeGetLocalId),
+                                 G(cuGraphNodeGetToolsId),
+                                 G(cuGraphNodeGetContainingGraph),
                                  G(cuGraphNodeGetParams)};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(all[i].name, symbol) == 0) return all[i].fn;

@@ -22,7 +22,7 @@ typedef struct fake_gnode {
   CUDA_MEMCPY3D memcpy;
   CUDA_HOST_NODE_PARAMS host;
   CUevent event;
-  struct fake_graph *child; /* child-graph node: its clone, owned */
+  struct fake_graph *child;      /* child-graph node: its clone, owned */
   CUgraphConditionalHandle cond; /* conditional node */
   CUgraphConditionalNodeType cond_type;
   unsigned body_count;
