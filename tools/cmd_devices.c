@@ -59,8 +59,8 @@ static const cli_opt cmd_devices_opts[] = {
     {.name = "--all-attributes",
      .kind = CLI_OPT_FLAG,
      CLI_AT(devices_line, all_attributes),
-     .help = "also list every device attribute cucore knows (all of CUDA 13.0's\n"
-             "CU_DEVICE_ATTRIBUTE_* and later ones), name = value, as\n"
+     .help = "also list every device attribute cucore knows (every CU_DEVICE_ATTRIBUTE_*\n"
+             "of CUDA 13.0 and 13.1's atomic_reduction_supported), name = value, as\n"
              "cucore_device_get_attribute reads them; in the JSON \"attributes\""},
     {0}};
 
