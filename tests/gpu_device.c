@@ -1,5 +1,8 @@
-/* gpu_device.c -- devices, streams, events and memory on a real GPU (label gpu). */
-#include "support.h"
+/* gpu_device.c -- devices, streams, events and memory on a real GPU (label gpu): every device
+ * attribute against the driver's own answer, and streams waiting on streams (on one device,
+ * and across two where there are two). */
+#include "gpu_support.h"
+#include "loader/loader.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -235,6 +238,187 @@ static void out_of_memory_is_reported_with_sizes(void **state) {
   assert_ok(cucore_device_synchronize(dev));
 }
 
+/* Every attribute of cucore's table, on every device, against cuDeviceGetAttribute called
+ * directly through the loaded driver: the same value, or a refusal where the driver refuses
+ * (DRIVER_TOO_OLD for an id newer than the driver). */
+static void every_attribute_matches_the_driver(void **state) {
+  (void)state;
+  int n = 0, read = 0, refused = 0;
+  assert_ok(cucore_device_get_count(&n));
+  for (int d = 0; d < n; d++) {
+    CUdevice cu;
+    assert_int_equal(DRV(cuDeviceGet)(&cu, d), CUDA_SUCCESS);
+    for (int id = CUCORE_DEVICE_ATTRIBUTE_FIRST; id <= CUCORE_DEVICE_ATTRIBUTE_LAST; id++) {
+      cucore_device_attribute_info info;
+      assert_ok(cucore_device_attribute_get_info(id, &info));
+      int want = -1, got = -2;
+      CUresult r = DRV(cuDeviceGetAttribute)(&want, (CUdevice_attribute)id, cu);
+      cucore_status st = cucore_device_get_attribute(d, id, &got);
+      if (r == CUDA_SUCCESS) {
+        if (st != CUCORE_OK)
+          fail_msg("device %d, %s: the driver answers %d, cucore says %s", d, info.name, want,
+                   cucore_last_error());
+        if (got != want) fail_msg("device %d, %s: %d, the driver %d", d, info.name, got, want);
+        read++;
+      } else {
+        if (st == CUCORE_OK) fail_msg("device %d, %s: the driver refuses (%d)", d, info.name, r);
+        print_message("device %d: %s refused: %s\n", d, info.name, cucore_last_error());
+        refused++;
+      }
+    }
+    cucore_device_props p;
+    assert_ok(cucore_device_get_props(d, &p));
+    int v = 0;
+    assert_ok(cucore_device_get_attribute(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &v));
+    assert_int_equal(v, p.sm_count);
+  }
+  print_message("%d attributes read as the driver answers them, %d refused as it refuses them "
+                "(%d device%s)\n",
+                read, refused, n, n == 1 ? "" : "s");
+}
+
+static const char wait_src[] =
+    "extern \"C\" __global__ void slow_set(int *p, long long cycles, int v) {\n"
+    "  long long t0 = clock64(); while (clock64() - t0 < cycles) {}\n"
+    "  __threadfence_system(); *(volatile int *)p = v; }\n"
+    "extern \"C\" __global__ void copy_first(int *p) {\n"
+    "  p[1] = *(volatile int *)p; __threadfence_system(); }\n";
+
+/* The kernels for the arch of each of the first `n` devices (one fatbin when several). */
+static cucore_object *wait_object(int n) {
+  cucore_options *o = NULL;
+  assert_ok(cucore_options_create(&o));
+  for (int d = 0; d < n; d++) {
+    cucore_device_props p;
+    assert_ok(cucore_device_get_props(d, &p));
+    char gen[32];
+    snprintf(gen, sizeof gen, "sm_%d", p.arch);
+    assert_ok(cucore_options_set_string(o, CUCORE_OPT_GENCODE, gen));
+  }
+  cucore_program *prog = NULL;
+  assert_ok(cucore_program_create(CUCORE_CODE_CUDA_CPP, wait_src, 0, "wait.cu", o, &prog));
+  cucore_object *obj = NULL;
+  assert_ok(cucore_program_compile(prog, n > 1 ? CUCORE_CODE_FATBIN : CUCORE_CODE_CUBIN, &obj));
+  cucore_program_destroy(prog);
+  cucore_options_destroy(o);
+  return obj;
+}
+
+/* On `slow`, a kernel spins ~50 ms then writes 42 into p[0]; `waiter` waits for `slow`'s work,
+ * then copies p[0] to p[1]: 42 there shows the order held. */
+static void slow_then_copy(cucore_object *obj, cucore_stream *slow, cucore_stream *waiter,
+                           cucore_devptr p) {
+  cucore_kernel *ks = gpu_kernel(obj, "slow_set"), *kc = gpu_kernel(obj, "copy_first");
+  cucore_args *as = NULL, *ac = NULL;
+  assert_ok(cucore_args_create(ks, &as));
+  assert_ok(cucore_args_create(kc, &ac));
+  assert_ok(CUCORE_ARGS(as, p, (long long)100000000, 42));
+  assert_ok(CUCORE_ARGS(ac, p));
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = c.block[0] = 1;
+  c.stream = slow;
+  assert_ok(cucore_launch(ks, &c, as));
+  assert_ok(cucore_stream_wait_stream(waiter, slow));
+  c.stream = waiter;
+  assert_ok(cucore_launch(kc, &c, ac));
+  assert_ok(cucore_stream_synchronize(waiter));
+  cucore_args_destroy(as);
+  cucore_args_destroy(ac);
+  cucore_kernel_destroy(ks);
+  cucore_kernel_destroy(kc);
+}
+
+static void stream_waits_on_stream(void **state) {
+  (void)state;
+  int n = 0;
+  assert_ok(cucore_device_get_count(&n));
+  cucore_object *obj = wait_object(n >= 2 ? 2 : 1);
+  cucore_stream *a = NULL, *b = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &a));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &b));
+  cucore_devptr p = 0;
+  assert_ok(cucore_mem_alloc(dev, 2 * sizeof(int), &p));
+  assert_ok(cucore_memset_d32(dev, p, 0, 2, NULL));
+  slow_then_copy(obj, a, b, p);
+  int h[2] = {0, 0};
+  assert_ok(cucore_memcpy_dtoh(dev, h, p, sizeof h, NULL));
+  assert_int_equal(h[0], 42);
+  assert_int_equal(h[1], 42);
+  assert_ok(cucore_mem_free(dev, p));
+  if (n >= 2) { /* device 1's stream waited on by device 0's: pinned memory both see */
+    cucore_device *d1 = NULL;
+    cucore_stream *c = NULL;
+    int *pin = NULL;
+    assert_ok(cucore_device_open(1, &d1));
+    assert_ok(cucore_stream_create(d1, CUCORE_STREAM_NON_BLOCKING, 0, &c));
+    assert_ok(cucore_host_alloc(dev, 2 * sizeof(int), (void **)&pin));
+    pin[0] = pin[1] = 0;
+    slow_then_copy(obj, c, a, (cucore_devptr)(uintptr_t)pin);
+    assert_int_equal(pin[1], 42);
+    assert_ok(cucore_host_free(dev, pin));
+    assert_ok(cucore_stream_destroy(c));
+    assert_ok(cucore_device_close(d1));
+    print_message("a stream of device 0 waited on a stream of device 1\n");
+  } else {
+    print_message("one GPU: the wait across two devices is not tried\n");
+  }
+  assert_ok(cucore_stream_destroy(a));
+  assert_ok(cucore_stream_destroy(b));
+  cucore_object_destroy(obj);
+}
+
+/* In a capture (global mode, the strictest): a fork onto a helper stream and the join back,
+ * each through cucore_stream_wait_stream; the graph, launched, runs the two kernels in order. */
+static void stream_waits_on_stream_in_a_capture(void **state) {
+  (void)state;
+  cucore_object *obj = wait_object(1);
+  cucore_kernel *ks = gpu_kernel(obj, "slow_set"), *kc = gpu_kernel(obj, "copy_first");
+  cucore_args *as = NULL, *ac = NULL;
+  assert_ok(cucore_args_create(ks, &as));
+  assert_ok(cucore_args_create(kc, &ac));
+  cucore_stream *a = NULL, *b = NULL, *run = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &a));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &b));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &run));
+  cucore_devptr p = 0;
+  assert_ok(cucore_mem_alloc(dev, 2 * sizeof(int), &p));
+  assert_ok(cucore_memset_d32(dev, p, 0, 2, NULL));
+  assert_ok(CUCORE_ARGS(as, p, (long long)20000000, 7));
+  assert_ok(CUCORE_ARGS(ac, p));
+  cucore_launch_config c;
+  memset(&c, 0, sizeof c);
+  c.grid[0] = c.block[0] = 1;
+  assert_ok(cucore_stream_begin_capture(a, CUCORE_CAPTURE_GLOBAL));
+  c.stream = a;
+  assert_ok(cucore_launch(ks, &c, as));
+  assert_ok(cucore_stream_wait_stream(b, a)); /* fork */
+  c.stream = b;
+  assert_ok(cucore_launch(kc, &c, ac));
+  assert_ok(cucore_stream_wait_stream(a, b)); /* join */
+  cucore_graph *g = NULL;
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_stream_end_capture(a, &g));
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, run));
+  assert_ok(cucore_stream_synchronize(run));
+  int h[2] = {0, 0};
+  assert_ok(cucore_memcpy_dtoh(dev, h, p, sizeof h, NULL));
+  assert_int_equal(h[0], 7);
+  assert_int_equal(h[1], 7);
+  assert_ok(cucore_graph_exec_destroy(e));
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_mem_free(dev, p));
+  assert_ok(cucore_stream_destroy(a));
+  assert_ok(cucore_stream_destroy(b));
+  assert_ok(cucore_stream_destroy(run));
+  cucore_args_destroy(as);
+  cucore_args_destroy(ac);
+  cucore_kernel_destroy(ks);
+  cucore_kernel_destroy(kc);
+  cucore_object_destroy(obj);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
@@ -245,6 +429,9 @@ int main(void) {
       cmocka_unit_test(events_time_a_copy),
       cmocka_unit_test(stream_priorities),
       cmocka_unit_test(out_of_memory_is_reported_with_sizes),
+      cmocka_unit_test(every_attribute_matches_the_driver),
+      cmocka_unit_test(stream_waits_on_stream),
+      cmocka_unit_test(stream_waits_on_stream_in_a_capture),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

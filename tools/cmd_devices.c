@@ -5,6 +5,7 @@
  * an H200), so they are read only with --pools; NVML loads on a thread of its own beside
  * cuInit. */
 #include "cli.h"
+#include "devices_attrs.h"
 #include "system_facts.h"
 
 #include <stdlib.h>
@@ -44,6 +45,7 @@ static int parse_json_flag(const char *verb, int argc, char **argv, int *json) {
 typedef struct devices_line {
   int json;
   int pools;
+  int all_attributes;
 } devices_line;
 
 static const cli_opt cmd_devices_opts[] = {
@@ -54,6 +56,12 @@ static const cli_opt cmd_devices_opts[] = {
      .help = "also read each device's default memory pool (release threshold, reserved and\n"
              "used bytes): this opens a context on every device, which costs tens of ms\n"
              "each; without it \"default_pool\" is null in the JSON"},
+    {.name = "--all-attributes",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(devices_line, all_attributes),
+     .help = "also list every device attribute cucore knows (every CU_DEVICE_ATTRIBUTE_*\n"
+             "of CUDA 13.0 and 13.1's atomic_reduction_supported), name = value, as\n"
+             "cucore_device_get_attribute reads them; in the JSON \"attributes\""},
     {0}};
 
 static int cmd_version(int argc, char **argv) {
@@ -89,7 +97,7 @@ static int cmd_version(int argc, char **argv) {
   return CLI_EXIT_OK;
 }
 
-static int list_devices(int json, int with_pools);
+static int list_devices(const devices_line *line);
 
 static void mib(char *buf, size_t n, size_t bytes) {
   snprintf(buf, n, "%.0f MiB", (double)bytes / (1024.0 * 1024.0));
@@ -264,12 +272,13 @@ static int cmd_devices(int argc, char **argv) {
   int rc = cli_opt_parse(&parse, argc, argv);
   if (rc) return rc;
   system_facts_start_all(); /* NVML and its queries beside cuInit; the output waits for it */
-  rc = list_devices(line.json, line.pools);
+  rc = list_devices(&line);
   system_facts_join();
   return rc;
 }
 
-static int list_devices(int json, int with_pools) {
+static int list_devices(const devices_line *line) {
+  int json = line->json, with_pools = line->pools;
   cucore_versions_info v;
   (void)cucore_versions(&v);
   int count = 0;
@@ -316,6 +325,7 @@ static int list_devices(int json, int with_pools) {
       device_json(&j, &props[i]);
       pool_json(&j, &props[i], &pools[i]);
       system_facts_json(&j, i, props[i].uuid);
+      if (line->all_attributes) devices_attrs_json(&j, i);
       json_end_object(&j);
     }
     json_end_array(&j);
@@ -328,6 +338,7 @@ static int list_devices(int json, int with_pools) {
       device_text(&props[i]);
       pool_text(&props[i], &pools[i]);
       system_facts_text(i, props[i].uuid);
+      if (line->all_attributes) devices_attrs_text(i);
       printf("\n");
     }
     printf("toolkit libraries:\n");
@@ -344,7 +355,7 @@ static int list_devices(int json, int with_pools) {
  * cmd_devices_opts and cli_json_opts). */
 const cli_verb cmd_devices_verb = {
     "devices", cmd_devices, "list GPUs, their properties, the driver and toolkit libraries",
-    "usage: cucore devices [--json] [--pools]\n"
+    "usage: cucore devices [--json] [--pools] [--all-attributes]\n"
     "\n"
     "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
     "and register limits, cluster and cooperative-launch support, managed and pageable\n"
@@ -362,6 +373,10 @@ const cli_verb cmd_devices_verb = {
     "threshold, the bytes it holds reserved and in use and their high-water marks (pools\n"
     "belong to a process: a fresh process shows what it starts with); that opens a context\n"
     "on every device. Without --pools, \"default_pool\" is null in the JSON.\n"
+    "With --all-attributes every device attribute cucore knows is listed too, by cucore's\n"
+    "name (the driver's CU_DEVICE_ATTRIBUTE_* name in lower case, without the prefix):\n"
+    "name = value, deprecated ones marked, one the driver does not answer with the reason;\n"
+    "in the JSON \"attributes\": {name: value or null} and \"attribute_errors\".\n"
     "\n"
     "options:\n"
     "%o"
@@ -372,7 +387,8 @@ const cli_verb cmd_devices_verb = {
     "examples:\n"
     "  cucore devices\n"
     "  cucore devices --json | jq '.devices[0].sm_count'\n"
-    "  cucore devices --json --pools | jq '.devices[0].default_pool.release_threshold'\n",
+    "  cucore devices --json --pools | jq '.devices[0].default_pool.release_threshold'\n"
+    "  cucore devices --all-attributes --json | jq '.devices[0].attributes.warp_size'\n",
     cmd_devices_opts};
 const cli_verb cmd_version_verb = {
     "version", cmd_version, "print cucore's version and the libraries it loaded",

@@ -130,8 +130,10 @@ CUCORE_API cucore_status cucore_driver_log_clear(void);
  * driver with no GPU gives *count = 0 and CUCORE_OK. */
 CUCORE_API cucore_status cucore_device_get_count(int *count);
 
-/** Properties of one device, read without creating a context. An attribute the driver does
- * not know reads 0. */
+/** Properties of one device, read without creating a context. Each int field below read from
+ * a device attribute is that attribute under a name of its own (the same value
+ * cucore_device_get_attribute() reads; cucore_device_attribute_info::props_field names the
+ * field, mempool_ipc_fd keeps one bit of the mask); a failed read fails the call. */
 typedef struct cucore_device_props {
   int ordinal;         /**< 0-based device ordinal */
   char name[256];      /**< the device's name, e.g.\ "NVIDIA H100 80GB HBM3" */
@@ -184,6 +186,55 @@ typedef struct cucore_device_props {
  * @retval CUCORE_INVALID_DEVICE `ordinal` is out of range.
  * @retval CUCORE_NO_DEVICE the driver sees no GPU. */
 CUCORE_API cucore_status cucore_device_get_props(int ordinal, cucore_device_props *out);
+
+/** The range of device attribute ids cucore knows: every CU_DEVICE_ATTRIBUTE_* of CUDA 13.0's
+ * headers (1..147, with no gap) and CUDA 13.1's ATOMIC_REDUCTION_SUPPORTED (148). */
+enum {
+  /** the smallest id (CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK) */
+  CUCORE_DEVICE_ATTRIBUTE_FIRST = 1,
+  /** the largest id cucore knows (CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED) */
+  CUCORE_DEVICE_ATTRIBUTE_LAST = 148
+};
+
+/** What cucore knows of one device attribute (cucore_device_attribute_get_info()). The texts
+ * are static: they live as long as the library. */
+typedef struct cucore_device_attribute_info {
+  int id;                  /**< the CU_DEVICE_ATTRIBUTE_* value */
+  const char *name;        /**< cucore's name: the driver's, lower case, without the prefix,
+                                e.g.\ "max_threads_per_block" */
+  const char *driver_name; /**< "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK" */
+  int since;               /**< the CUDA version that brought it (13010 = 13.1); 12000 for the
+                                ids every driver cucore loads knows */
+  int deprecated;          /**< 1: deprecated in the driver's headers, kept for old code */
+  const char *meaning;     /**< what it says, in a few words */
+  const char *props_field; /**< the cucore_device_props field that holds this attribute's
+                                value (e.g.\ "sm_count"; mempool_ipc_fd keeps one bit of the
+                                mask), or NULL when none does */
+} cucore_device_attribute_info;
+
+/** Reads device attribute `id` (a CU_DEVICE_ATTRIBUTE_* value) of device `ordinal` into
+ * *value, as cuDeviceGetAttribute does; like cucore_device_get_props() it needs no context.
+ * cucore_device_props holds some of them under its own field names (the info's props_field);
+ * this call is the one getter of every other.
+ * @retval CUCORE_INVALID_ARGUMENT `id` is not a device attribute: the message names the valid
+ *         range (CUCORE_DEVICE_ATTRIBUTE_FIRST..CUCORE_DEVICE_ATTRIBUTE_LAST).
+ * @retval CUCORE_DRIVER_TOO_OLD the attribute is newer than the loaded driver: the message
+ *         names it, the CUDA version it needs and the driver's.
+ * @retval CUCORE_INVALID_DEVICE `ordinal` is out of range.
+ * @retval CUCORE_NO_DEVICE the driver sees no GPU. */
+CUCORE_API cucore_status cucore_device_get_attribute(int ordinal, int id, int *value);
+/** The id of the attribute named `name`: cucore's name ("max_threads_per_block") or the
+ * driver's ("CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK", older spellings of the same id too),
+ * in any case.
+ * @retval CUCORE_NOT_FOUND no attribute has that name (*id is 0). */
+CUCORE_API cucore_status cucore_device_attribute_from_name(const char *name, int *id);
+/** cucore's name of attribute `id` (static text).
+ * @retval CUCORE_INVALID_ARGUMENT `id` is not a device attribute (the range is named). */
+CUCORE_API cucore_status cucore_device_attribute_get_name(int id, const char **name);
+/** Everything cucore knows of attribute `id`; asks no driver.
+ * @retval CUCORE_INVALID_ARGUMENT `id` is not a device attribute (the range is named). */
+CUCORE_API cucore_status cucore_device_attribute_get_info(int id,
+                                                          cucore_device_attribute_info *out);
 
 /** A device in use: holds the device's primary context, so users never handle contexts.
  * Open with cucore_device_open(), close with cucore_device_close(). */
@@ -374,6 +425,15 @@ CUCORE_API cucore_status cucore_stream_synchronize(cucore_stream *s);
 CUCORE_API cucore_status cucore_stream_query(cucore_stream *s);
 /** Makes future work on `s` wait for `ev`. */
 CUCORE_API cucore_status cucore_stream_wait_event(cucore_stream *s, cucore_event *ev);
+/** Makes future work on `waiter` wait for the work queued on `waited` so far, without a host
+ * round trip: an event is made and recorded in `waited`'s context (another device's, or
+ * another context's, works), `waiter` waits on it, and the event is let go (the wait holds
+ * what it needs). In a capture the capture's rules hold: a `waited` stream in a capture makes
+ * `waiter` join it (as cucore_stream_wait_event() does); a capturing `waiter` may only wait
+ * on a stream of its own capture.
+ * @retval CUCORE_INVALID_ARGUMENT a stream is NULL, or both are the same stream.
+ * @retval CUCORE_STREAM_CAPTURE the wait would cross a capture's boundary (named). */
+CUCORE_API cucore_status cucore_stream_wait_stream(cucore_stream *waiter, cucore_stream *waited);
 /** The stream's priority. */
 CUCORE_API cucore_status cucore_stream_get_priority(cucore_stream *s, int *priority);
 /** The device a stream belongs to (borrowed). */

@@ -297,17 +297,24 @@ cucore_status cc_capture_check_unsafe(cucore_device *dev, int legacy, int device
                  fn, what, why, legacy ? " (or, for a copy or fill, give it a stream)" : "");
 }
 
-cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn) {
-  if (s->handle != NULL && s->handle != CU_STREAM_LEGACY) return CUCORE_OK;
+/* 1 when `s` is the legacy default stream and a stream of its context that synchronises
+ * with it is capturing (`what` then names that capture). */
+static int legacy_beside_capture(const cucore_stream *s, char *what, size_t n) {
+  if (s->handle != NULL && s->handle != CU_STREAM_LEGACY) return 0;
   pthread_mutex_lock(&registry_lock);
-  char what[256] = "";
+  what[0] = '\0';
   for (cc_capture *c = active_list; c; c = c->next)
     if (c->dev->ctx == s->dev->ctx && c->blocking) {
-      describe(c, NULL, what, sizeof what);
+      describe(c, NULL, what, n);
       break;
     }
   pthread_mutex_unlock(&registry_lock);
-  if (!what[0]) return CUCORE_OK;
+  return what[0] != '\0';
+}
+
+cucore_status cc_capture_check_launch(cucore_stream *s, const char *fn) {
+  char what[256];
+  if (!legacy_beside_capture(s, what, sizeof what)) return CUCORE_OK;
   return cc_fail(CUCORE_STREAM_CAPTURE,
                  "%s: the launch is on the legacy default stream, which waits for every stream "
                  "that synchronises with it, and one of them is capturing (%s); the driver "
@@ -352,8 +359,36 @@ cucore_status cc_capture_event_waited(cucore_stream *s, cucore_event *ev, const 
   return CUCORE_OK;
 }
 
-void cc_capture_joined(cucore_stream *s, cucore_event *ev) {
-  cc_capture *from = ev->capture && ev->capture->active ? ev->capture : NULL;
+cucore_status cc_capture_check_wait_stream(cucore_stream *waiter, cucore_stream *waited,
+                                           const char *fn) {
+  char a[256], b[256];
+  cc_capture *mine = cc_capture_of(waiter), *theirs = cc_capture_of(waited);
+  if (mine && theirs != mine) {
+    describe(mine, waiter, a, sizeof a);
+    if (theirs) describe(theirs, waited, b, sizeof b);
+    return cc_fail(CUCORE_STREAM_CAPTURE,
+                   "%s: `waiter` takes part in %s and `waited` %s%s: the wait would %s, which "
+                   "the driver refuses by invalidating the capture; cucore refused the wait "
+                   "and the capture goes on",
+                   fn, a, theirs ? "in another, " : "in none", theirs ? b : "",
+                   theirs ? "merge two captures"
+                          : "cross the capture's boundary (CUDA_ERROR_STREAM_CAPTURE_ISOLATION)");
+  }
+  const cucore_stream *legacy[2] = {waiter, waited};
+  for (int i = 0; i < 2; i++)
+    if (legacy_beside_capture(legacy[i], a, sizeof a))
+      return cc_fail(CUCORE_STREAM_CAPTURE,
+                     "%s: `%s` is the legacy default stream, which waits for every stream that "
+                     "synchronises with it, and one of them is capturing (%s); the driver would "
+                     "invalidate that capture. cucore refused the wait and the capture goes on",
+                     fn, i == 0 ? "waiter" : "waited", a);
+  return CUCORE_OK;
+}
+
+void cc_capture_joined(cucore_stream *s, cucore_event *ev) { cc_capture_join(s, ev->capture); }
+
+void cc_capture_join(cucore_stream *s, cc_capture *from) {
+  from = from && from->active ? from : NULL;
   if (!from || cc_capture_of(s) == from) return;
   pthread_mutex_lock(&registry_lock);
   if (s->capture) remove_stream(s->capture, s); /* an ended capture's leftover */

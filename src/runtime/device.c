@@ -20,7 +20,7 @@ cucore_status cucore_device_get_count(int *count) {
   return CUCORE_OK;
 }
 
-static cucore_status get_cudev(int ordinal, CUdevice *out, const char *fn) {
+cucore_status cc_device_cudev(int ordinal, CUdevice *out, const char *fn) {
   cucore_status st = cc_driver_need_device();
   if (st != CUCORE_OK) return st;
   if (ordinal < 0 || ordinal >= cc_drv.device_count)
@@ -33,73 +33,35 @@ static cucore_status get_cudev(int ordinal, CUdevice *out, const char *fn) {
   return CUCORE_OK;
 }
 
-typedef struct prop_attr {
-  CUdevice_attribute attr;
-  size_t offset;
-} prop_attr;
-
-#define PA(a, field) \
-  { a, offsetof(cucore_device_props, field) }
-static const prop_attr prop_attrs[] = {
-    PA(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cc_major),
-    PA(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cc_minor),
-    PA(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, sm_count),
-    PA(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, clock_khz),
-    PA(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, memory_clock_khz),
-    PA(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, memory_bus_width_bits),
-    PA(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, l2_cache_bytes),
-    PA(CU_DEVICE_ATTRIBUTE_WARP_SIZE, warp_size),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, max_threads_per_block),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, max_block_dim[0]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, max_block_dim[1]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, max_block_dim[2]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, max_grid_dim[0]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, max_grid_dim[1]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, max_grid_dim[2]),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, max_threads_per_sm),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, max_blocks_per_sm),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, regs_per_block),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, regs_per_sm),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, shared_per_block),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, shared_per_block_optin),
-    PA(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, shared_per_sm),
-    PA(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, reserved_shared_per_block),
-    PA(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, const_memory_bytes),
-    PA(CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, cooperative_launch),
-    PA(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, cluster_launch),
-    PA(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, managed_memory),
-    PA(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, unified_addressing),
-    PA(CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, async_engines),
-    PA(CU_DEVICE_ATTRIBUTE_ECC_ENABLED, ecc_enabled),
-    PA(CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, compute_mode),
-    PA(CU_DEVICE_ATTRIBUTE_INTEGRATED, integrated),
-    PA(CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, memory_pools),
-    PA(CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, mempool_ipc_fd),
-    PA(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, pageable_memory_access),
-    PA(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, concurrent_managed_access),
-};
-#undef PA
+/* Fills the fields of `out` that device_attr_table.c reads from an attribute. Every one of them
+ * is older than CUDA 12.0, the oldest driver cucore loads: a failure is a failure, never a zero
+ * that would pass for a limit (fault injection found a block y-dimension limit of 0 taken from
+ * a failed query). */
+static cucore_status read_prop_attrs(CUdevice d, int ordinal, cucore_device_props *out) {
+  for (int id = CUCORE_DEVICE_ATTRIBUTE_FIRST; id <= CUCORE_DEVICE_ATTRIBUTE_LAST; id++) {
+    const cc_devattr *a = cc_devattr_find(id);
+    if (a->props_offset < 0) continue;
+    int *field = (int *)((char *)out + a->props_offset);
+    CUresult r = DRV(cuDeviceGetAttribute)(field, (CUdevice_attribute)id, d);
+    if (r != CUDA_SUCCESS)
+      return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d (%s)", ordinal, id,
+                        a->name);
+  }
+  return CUCORE_OK;
+}
 
 cucore_status cucore_device_get_props(int ordinal, cucore_device_props *out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_device_get_props", "out");
   memset(out, 0, sizeof *out);
   CUdevice d;
-  cucore_status st = get_cudev(ordinal, &d, "cucore_device_get_props");
+  cucore_status st = cc_device_cudev(ordinal, &d, "cucore_device_get_props");
   if (st != CUCORE_OK) return st;
   out->ordinal = ordinal;
   CUresult r = DRV(cuDeviceGetName)(out->name, (int)sizeof out->name, d);
   if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGetName", "device %d", ordinal);
-  for (size_t i = 0; i < CC_ARRAY_LEN(prop_attrs); i++) {
-    int *field = (int *)((char *)out + prop_attrs[i].offset);
-    /* Every attribute here is older than CUDA 12.0, the oldest driver cucore loads: a failure
-     * is a failure, never a zero that would pass for a limit (fault injection found a block
-     * y-dimension limit of 0 taken from a failed query). */
-    r = DRV(cuDeviceGetAttribute)(field, prop_attrs[i].attr, d);
-    if (r != CUDA_SUCCESS)
-      return cc_fail_cu(r, "cuDeviceGetAttribute", "device %d, attribute %d", ordinal,
-                        (int)prop_attrs[i].attr);
-  }
+  st = read_prop_attrs(d, ordinal, out);
+  if (st != CUCORE_OK) return st;
   out->arch = out->cc_major * 10 + out->cc_minor;
   /* The attribute is a mask of CUmemAllocationHandleType; the field says yes or no for one. */
   out->mempool_ipc_fd = (out->mempool_ipc_fd & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) != 0;
@@ -178,7 +140,7 @@ cucore_status cucore_device_open(int ordinal, cucore_device **out) {
   CC_CHECK_ARG(out, "cucore_device_open", "out");
   *out = NULL;
   CUdevice d;
-  cucore_status st = get_cudev(ordinal, &d, "cucore_device_open");
+  cucore_status st = cc_device_cudev(ordinal, &d, "cucore_device_open");
   if (st != CUCORE_OK) return st;
   cucore_device *dev = cc_calloc(1, sizeof *dev, "a device handle");
   if (!dev) return CUCORE_HOST_OUT_OF_MEMORY;

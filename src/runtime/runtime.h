@@ -5,7 +5,8 @@
  * Files: device.c (devices, properties, primary contexts, the context made current on each
  * thread), stream.c, event.c, refs.c (sets of references that graphs hold, released when the
  * driver is done with them), capture_state.c (what cucore knows of stream captures, and the calls a
- * capture forbids).
+ * capture forbids), device_attr_table.c (every device attribute, one row each) and device_attr.c
+ * (reading them, by id or name).
  */
 #ifndef CUCORE_RUNTIME_H
 #define CUCORE_RUNTIME_H
@@ -73,6 +74,9 @@ cucore_status cc_device_make_current(cucore_device *dev);
 void cc_device_forget_current(void);
 /* Sets up the streams a device owns (legacy default, per-thread). */
 void cc_device_init_streams(cucore_device *dev);
+/* The CUdevice of ordinal `ordinal`: CUCORE_INVALID_DEVICE naming the range when there is none
+ * (`fn` names the public call). */
+cucore_status cc_device_cudev(int ordinal, CUdevice *out, const char *fn);
 /* The ordinal of a CUdevice (-1 when the driver lists no such device). */
 int cc_device_ordinal_of(CUdevice d);
 /* 1 when device `ordinal`'s primary context is made or being made: a cucore handle of it is
@@ -80,6 +84,26 @@ int cc_device_ordinal_of(CUdevice d);
  * driver says it is active (made by the caller through the driver or the CUDA runtime; asked
  * only once the driver is loaded); 0 when a first open would make it. */
 int cc_device_primary_started(int ordinal);
+
+/* ---- device attributes (device_attr_table.c, device_attr.c) --------------------------------- */
+
+/* One device attribute: a row of device_attr_table.c. */
+typedef struct cc_devattr {
+  int id;                  /* the CU_DEVICE_ATTRIBUTE_* value */
+  const char *name;        /* cucore's name: the driver's, lower case, without the prefix */
+  const char *driver_name; /* "CU_DEVICE_ATTRIBUTE_..." */
+  int since;               /* the CUDA version that brought it (12000: every driver cucore loads) */
+  int deprecated;          /* 1: the driver keeps it for old code */
+  const char *meaning;     /* what it says, in a few words */
+  const char *props_field; /* the cucore_device_props field read from it, or NULL */
+  int props_offset;        /* that field's offset, or -1 */
+} cc_devattr;
+
+/* The row of attribute `id` (NULL when cucore knows no such id). */
+const cc_devattr *cc_devattr_find(int id);
+/* The driver's older names of known ids: how many, and the i-th with its id (NULL past them). */
+int cc_devattr_alias_count(void);
+const char *cc_devattr_alias(int i, int *id);
 
 /* ---- attributes shared by launches and streams (attrs.c) ------------------------------------ */
 
@@ -218,6 +242,13 @@ void cc_capture_event_recorded(cucore_event *ev, cucore_stream *s);
 cucore_status cc_capture_event_waited(cucore_stream *s, cucore_event *ev, const char *fn);
 /* After the driver accepted the wait: `s` takes part in the capture `ev` was recorded in. */
 void cc_capture_joined(cucore_stream *s, cucore_event *ev);
+/* The same for a capture known by its record (`from` NULL or ended: nothing happens). */
+void cc_capture_join(cucore_stream *s, cc_capture *from);
+/* Before `waiter` waits on the work of `waited` (cucore_stream_wait_stream): refuses a wait
+ * that would cross a capture's boundary or merge two captures, and one that involves the
+ * legacy default stream beside a capturing stream that synchronises with it. */
+cucore_status cc_capture_check_wait_stream(cucore_stream *waiter, cucore_stream *waited,
+                                           const char *fn);
 /* Drops a stream's or an event's reference to its capture (destroying them). */
 void cc_capture_forget_stream(cucore_stream *s);
 void cc_capture_forget_event(cucore_event *ev);

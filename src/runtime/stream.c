@@ -147,3 +147,63 @@ cucore_status cucore_stream_get_native(cucore_stream *s, void **custream) {
   *custream = s->handle;
   return CUCORE_OK;
 }
+
+/* Records an event of `waited`'s context in `waited` and makes `waiter` wait on it; the event
+ * is created into *ev for the caller to destroy. */
+static cucore_status wait_through_event(cucore_stream *waiter, cucore_stream *waited, CUevent *ev,
+                                        const char *fn) {
+  cucore_status st = cc_device_make_current(waited->dev);
+  if (st != CUCORE_OK) return st;
+  int relaxed = cc_capture_relax(); /* cucore's own event, not work of a capture under way */
+  CUresult r = DRV(cuEventCreate)(ev, CU_EVENT_DISABLE_TIMING);
+  cc_capture_unrelax(relaxed);
+  if (r != CUDA_SUCCESS) {
+    *ev = NULL;
+    return cc_fail_cu(r, "cuEventCreate", "%s: device %d", fn, waited->dev->ordinal);
+  }
+  r = DRV(cuEventRecord)(*ev, waited->handle);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuEventRecord", "%s: on `waited`, a stream of device %d", fn,
+                    waited->dev->ordinal);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(waited);
+    return st;
+  }
+  st = cc_device_make_current(waiter->dev);
+  if (st != CUCORE_OK) return st;
+  r = DRV(cuStreamWaitEvent)(waiter->handle, *ev, 0);
+  if (r != CUDA_SUCCESS) {
+    st = cc_fail_cu(r, "cuStreamWaitEvent", "%s: `waiter`, a stream of device %d", fn,
+                    waiter->dev->ordinal);
+    if (cc_cu_is_capture_error(r)) cc_capture_note_failure(waiter);
+  }
+  return st;
+}
+
+cucore_status cucore_stream_wait_stream(cucore_stream *waiter, cucore_stream *waited) {
+  static const char fn[] = "cucore_stream_wait_stream";
+  cc_begin();
+  CC_CHECK_HANDLE(waiter, STREAM, fn, "waiter");
+  CC_CHECK_HANDLE(waited, STREAM, fn, "waited");
+  if (waiter == waited ||
+      (waiter->handle == waited->handle && waiter->dev->ctx == waited->dev->ctx))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: `waiter` and `waited` are the same stream (of device %d): work on one "
+                   "stream is in order already, and a stream cannot wait for itself",
+                   fn, waiter->dev->ordinal);
+  cucore_status st = cc_capture_check_wait_stream(waiter, waited, fn);
+  if (st != CUCORE_OK) return st;
+  CUevent ev = NULL;
+  st = wait_through_event(waiter, waited, &ev, fn);
+  if (st == CUCORE_OK) cc_capture_join(waiter, cc_capture_of(waited)); /* a fork, in a capture */
+  /* The wait keeps what it needs of the event: destroying it now is the driver's rule. */
+  if (ev && waiter->dev->ctx != waited->dev->ctx) {
+    cucore_status cur = cc_device_make_current(waited->dev);
+    if (st == CUCORE_OK) st = cur;
+  }
+  int relaxed = cc_capture_relax();
+  CUresult r = ev ? DRV(cuEventDestroy)(ev) : CUDA_SUCCESS;
+  cc_capture_unrelax(relaxed);
+  if (r != CUDA_SUCCESS && st == CUCORE_OK)
+    st = cc_fail_cu(r, "cuEventDestroy", "%s: the event on device %d", fn, waited->dev->ordinal);
+  return st;
+}

@@ -87,4 +87,21 @@ for dev in json.load(sys.stdin)["devices"]:
   check "text: clock event reasons line" grep -qE "^  clock event reasons  [^ ]" <<<"$out"
   echo "$out" | grep -E "clocks now|temperature|power  |clock event reasons"
 fi
+# --all-attributes: every attribute of cucore's table, each an integer or null with a reason,
+# the properties' fields equal to their attributes.
+run "$CUCORE" devices --all-attributes --json
+check "devices --all-attributes --json ran" [ "$rc" -eq 0 ]
+check "json: every attribute, an integer or a reason" python3 -c '
+import json, sys
+for dev in json.load(sys.stdin)["devices"]:
+    a, why = dev["attributes"], dev.get("attribute_errors", {})
+    assert len(a) == 148, len(a)
+    for name, v in a.items():
+        assert isinstance(v, int) or (v is None and why.get(name)), (name, v)
+    assert a["multiprocessor_count"] == dev["sm_count"], dev
+    assert a["warp_size"] == dev["warp_size"] == 32, dev
+    assert a["max_threads_per_block"] == dev["max_threads_per_block"], dev
+    print("device %d: %d attributes read, %d refused: %s" % (dev["ordinal"],
+          sum(v is not None for v in a.values()), len(why), ", ".join(sorted(why))))
+' <<<"$out"
 finish

@@ -3,7 +3,7 @@
 # `cucore devices` shows clocks, temperature, power and clock-event reasons and `--json`
 # carries them; without NVML it says why and still lists the device; `cucore run` records the
 # SM clock around its timing and warns when the GPU was throttled (JSON: sm_clock_mhz,
-# clock_reasons, throttled; null without NVML).
+# clock_reasons, throttled; null without NVML); `--all-attributes` lists every device attribute.
 source "$(dirname "$0")/lib.sh"
 
 libdir="$(dirname "$CUCORE")/../lib"
@@ -35,6 +35,24 @@ check "devices without NVML: says why" has "$out" "live state           unknown:
 run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" devices --json
 avail=$(python3 -c 'import json,sys; s=json.load(sys.stdin)["devices"][0]["system"]; print(s["available"], "CUCORE_LIBNVML" in s["error"])' <<<"$out")
 check "devices --json without NVML: available false, error given ($avail)" [ "$avail" = "False True" ]
+
+# --all-attributes: every attribute of the library's table, name = value; 13.1's id refused by
+# the 13.0 fake with the versions named; the JSON carries the same (null and a reason for it).
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" devices --all-attributes
+check "devices --all-attributes: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "--all-attributes: heading" has "$out" "  all attributes (cucore_device_get_attribute):"
+check "--all-attributes: a value" has "$out" "    multiprocessor_count = 132"
+check "--all-attributes: a deprecated one" has "$out" "    gpu_overlap = 0 (deprecated)"
+check "--all-attributes: newer than the driver" has "$out" \
+  "    atomic_reduction_supported: not read: cucore_device_get_attribute: atomic_reduction_supported (CU_DEVICE_ATTRIBUTE_ATOMIC_REDUCTION_SUPPORTED, id 148) came with CUDA 13.1; the loaded driver is version 13.0"
+n=$(grep -cE "^    [a-z0-9_]+( = -?[0-9]+|: not read)" <<<"$out")
+check "--all-attributes: 148 lines ($n)" [ "$n" = 148 ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" devices --all-attributes --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"][0]; a=d["attributes"]; print(len(a), a["multiprocessor_count"] == d["sm_count"], a["warp_size"], a["atomic_reduction_supported"], "13.1" in d["attribute_errors"]["atomic_reduction_supported"])' <<<"$out")
+check "devices --all-attributes --json ($j)" [ "$j" = "148 True 32 None True" ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" timeout 20 "$CUCORE" devices --json
+j=$(python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"][0]; print("attributes" in d)' <<<"$out")
+check "devices --json without --all-attributes: no attributes ($j)" [ "$j" = "False" ]
 
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n)\n{\n  ret;\n}\n' >"$dir/k.ptx"
 kargs=(run "$dir/k.ptx" --kernel k --grid 1 --block 32 --arg 'buf:f32[32]=0' --arg i32:32 --repeat 3)

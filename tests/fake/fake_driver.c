@@ -15,7 +15,9 @@
  * CUCORE_FAKE_EVENT_MS=X: every event interval reads X ms (default 0.001); with
  * CUCORE_FAKE_EVENT_PER_BLOCK=1 as well, X x blockDim.x / 128 of the last launch.
  * CUCORE_FAKE_DEVICES=2 adds a second device (its UUID ends in 01); CUCORE_FAKE_DEVICE1_NAME
- * gives it another name (another model).
+ * gives it another name (another model). CUCORE_FAKE_DRIVER_VERSION=N: the version it reports
+ * (and the device attributes it answers); CUCORE_FAKE_ATTR_IDS=1: attributes without a value
+ * of their own read 1000 + their id.
  *
  * It is enough of a driver to open one H100-like device (sm_90, 132 SMs), retain its primary
  * context, make streams and events, allocate "device" memory (host memory underneath, so copies
@@ -137,6 +139,8 @@ typedef struct fake_stream {
 typedef struct fake_event {
   unsigned flags;
   int recorded;
+  CUcontext ctx;   /* current when it was made */
+  CUstream stream; /* where it was last recorded */
 } fake_event;
 typedef struct fake_lib {
   unsigned char *code;
@@ -172,9 +176,15 @@ static CUresult fake_cuInit(unsigned flags) {
   CALL(cuInit);
   return CUDA_SUCCESS;
 }
+/* CUCORE_FAKE_DRIVER_VERSION=N: the driver says it is version N (default 13000), and answers
+ * only the device attributes that version has (below). */
+static int fake_version(void) {
+  const char *v = getenv("CUCORE_FAKE_DRIVER_VERSION");
+  return v && *v ? atoi(v) : 13000;
+}
 static CUresult fake_cuDriverGetVersion(int *v) {
   CALL(cuDriverGetVersion);
-  *v = 13000;
+  *v = fake_version();
   return CUDA_SUCCESS;
 }
 
@@ -292,10 +302,19 @@ static int attribute(CUdevice_attribute a) {
   }
 }
 
+/* The ids the fake's version has, as cucore's table says the real driver's do: 1..141 before
+ * 12.9, 1..143 in 12.9, 1..147 in 13.0, 148 from 13.1 on; others are
+ * CUDA_ERROR_INVALID_VALUE. An attribute the fake gives no value reads 0, or 1000 + its id
+ * with CUCORE_FAKE_ATTR_IDS=1 (each id told apart). */
 static CUresult fake_cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
   (void)d;
   CALL(cuDeviceGetAttribute);
+  int version = fake_version();
+  int last = version >= 13010 ? 148 : version >= 13000 ? 147 : version >= 12090 ? 143 : 141;
+  if ((int)a < 1 || (int)a > last) return CUDA_ERROR_INVALID_VALUE;
   *v = attribute(a);
+  const char *ids = getenv("CUCORE_FAKE_ATTR_IDS");
+  if (*v == 0 && ids && *ids == '1') *v = 1000 + (int)a;
   return CUDA_SUCCESS;
 }
 
@@ -397,9 +416,28 @@ static CUresult fake_cuStreamQuery(CUstream s) {
   CALL(cuStreamQuery);
   return CUDA_SUCCESS;
 }
+/* The last wait, for tests of cucore_stream_wait_stream (dlsym fake_last_wait): the waiting
+ * stream, the stream and context of the event waited on; and how many events are alive. */
+static struct {
+  CUstream waiter, recorded_on;
+  CUcontext event_ctx;
+} last_wait;
+static _Atomic long events_live;
+EXPORT void fake_last_wait(CUstream *waiter, CUstream *recorded_on, CUcontext *event_ctx,
+                           long *live);
+EXPORT void fake_last_wait(CUstream *waiter, CUstream *recorded_on, CUcontext *event_ctx,
+                           long *live) {
+  *waiter = last_wait.waiter;
+  *recorded_on = last_wait.recorded_on;
+  *event_ctx = last_wait.event_ctx;
+  *live = atomic_load(&events_live);
+}
 static CUresult fake_cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags) {
-  (void)s, (void)e, (void)flags;
+  (void)flags;
   CALL(cuStreamWaitEvent);
+  last_wait.waiter = s;
+  last_wait.recorded_on = ((fake_event *)e)->stream;
+  last_wait.event_ctx = ((fake_event *)e)->ctx;
   return CUDA_SUCCESS;
 }
 static int is_named_stream(CUstream s) {
@@ -433,18 +471,21 @@ static CUresult fake_cuEventCreate(CUevent *e, unsigned flags) {
   fake_event *f = calloc(1, sizeof *f);
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
   f->flags = flags;
+  f->ctx = current;
+  atomic_fetch_add(&events_live, 1);
   *e = (CUevent)f;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuEventDestroy(CUevent e) {
+  if (e) atomic_fetch_sub(&events_live, 1);
   free(e);
   CALL(cuEventDestroy);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuEventRecord(CUevent e, CUstream s) {
-  (void)s;
   CALL(cuEventRecord);
   ((fake_event *)e)->recorded = 1;
+  ((fake_event *)e)->stream = s;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuEventRecordWithFlags(CUevent e, CUstream s, unsigned flags) {
@@ -1253,6 +1294,7 @@ static CUresult fake_cuIpcOpenEventHandle(CUevent *e, CUipcEventHandle h) {
   memcpy(&src, h.reserved, sizeof src);
   if (!src || !(f = calloc(1, sizeof *f))) return CUDA_ERROR_INVALID_VALUE;
   f->flags = src->flags;
+  atomic_fetch_add(&events_live, 1);
   *e = (CUevent)f;
   return CUDA_SUCCESS;
 }
