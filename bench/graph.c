@@ -8,7 +8,10 @@
  *     cuGraphExecKernelNodeSetParams against the checked cucore_graph_exec_set_kernel_args
  *     (target: within 20 %);
  *   - capturing launches: raw cuLaunchKernel against cucore_launch, begin to end of capture
- *     (target: within 10 %).
+ *     (target: within 10 %);
+ *   - non-kernel nodes updated in an executable graph: a fill's value and a host function's
+ *     argument, raw cuGraphExecMemsetNodeSetParams / cuGraphExecHostNodeSetParams against the
+ *     checked cucore_graph_exec_set_node_params (target: within 10 %).
  *   usage: bench_graph [kernels_per_graph] [rounds]
  */
 #include <stdio.h>
@@ -221,6 +224,70 @@ static void time_capture(fixture *f) {
          f->rounds, 10.0);
 }
 
+static void count_call(void *user) { (*(int *)user)++; }
+
+/* A fill and a host node updated in an executable graph: raw against cucore, the value (and
+ * the host function's argument) changed at each call. */
+static void time_node_updates(fixture *f) {
+  enum { RAW_FILL, CUCORE_FILL, RAW_HOST, CUCORE_HOST, NUPD };
+  static const char *const names[NUPD] = {"raw cuGraphExecMemsetNodeSetParams",
+                                          "cucore_graph_exec_set_node_params (fill)",
+                                          "raw cuGraphExecHostNodeSetParams",
+                                          "cucore_graph_exec_set_node_params (host)"};
+  cucore_graph *g = NULL;
+  cucore_graph_exec *e = NULL;
+  cucore_graph_node *fill = NULL, *host = NULL;
+  static int calls[2];
+  CHECK(cucore_graph_create(f->dev, &g));
+  CHECK(cucore_graph_add_memset_node(g, NULL, 0, f->x, 0, 4, 256, &fill));
+  CHECK(cucore_graph_add_host_node(g, &fill, 1, count_call, &calls[0], NULL, &host));
+  CHECK(cucore_graph_instantiate(g, 0, NULL, &e));
+  void *hfill = NULL, *hhost = NULL, *hexec = NULL;
+  CHECK(cucore_graph_node_get_native(fill, &hfill));
+  CHECK(cucore_graph_node_get_native(host, &hhost));
+  CHECK(cucore_graph_exec_get_native(e, &hexec));
+  cucore_graph_node_params pf, ph;
+  CHECK(cucore_graph_node_get_params(fill, &pf));
+  CHECK(cucore_graph_node_get_params(host, &ph));
+  CUDA_MEMSET_NODE_PARAMS mp = {(CUdeviceptr)f->x, 0, 0, 4, 256, 1};
+  CUDA_HOST_NODE_PARAMS hp = {count_call, &calls[0]};
+  void *ctx = NULL;
+  CHECK(cucore_device_get_native(f->dev, &ctx, NULL));
+  double t[2][MAX_ROUNDS], th[2][MAX_ROUNDS];
+  const int updates = 20000;
+  for (int r = -1; r < f->rounds; r++) {
+    for (int m0 = 0; m0 < NUPD; m0++) {
+      int m = (m0 + (r < 0 ? 0 : r)) % NUPD;
+      double t0 = bench_now_us();
+      for (int i = 0; i < updates; i++) {
+        if (m == RAW_FILL) {
+          mp.value = (unsigned)i;
+          CU(DRV(cuGraphExecMemsetNodeSetParams)((CUgraphExec)hexec, (CUgraphNode)hfill, &mp,
+                                                 (CUcontext)ctx));
+        } else if (m == CUCORE_FILL) {
+          pf.memset.value = (uint32_t)i;
+          if (cucore_graph_exec_set_node_params(e, fill, &pf) != CUCORE_OK) exit(6);
+        } else if (m == RAW_HOST) {
+          hp.userData = &calls[i & 1];
+          CU(DRV(cuGraphExecHostNodeSetParams)((CUgraphExec)hexec, (CUgraphNode)hhost, &hp));
+        } else {
+          ph.host.user = &calls[i & 1];
+          if (cucore_graph_exec_set_node_params(e, host, &ph) != CUCORE_OK) exit(7);
+        }
+      }
+      double us = (bench_now_us() - t0) / updates;
+      if (r >= 0 && m < RAW_HOST) t[m][r] = us;
+      if (r >= 0 && m >= RAW_HOST) th[m - RAW_HOST][r] = us;
+    }
+  }
+  report("fill node updated in an executable graph, per call", "us/call", names, 2, t, f->rounds,
+         10.0);
+  report("host node updated in an executable graph, per call", "us/call", names + 2, 2, th,
+         f->rounds, 10.0);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+}
+
 static void teardown(fixture *f) {
   CU(DRV(cuGraphExecDestroy)(f->raw_exec));
   CU(DRV(cuGraphDestroy)(f->raw_graph));
@@ -252,6 +319,7 @@ int main(int argc, char **argv) {
   time_replay(&f);
   time_updates(&f);
   time_capture(&f);
+  time_node_updates(&f);
   teardown(&f);
   return 0;
 }

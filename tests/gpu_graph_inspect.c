@@ -4,7 +4,9 @@
  * new values through cucore and the graph's output following them; a built graph of every kind
  * of node (kernel, fill, copy, host, event record and wait, child graph, conditional) read back;
  * an edge removed and a node destroyed, the graph's output showing both; the CUDA 13.1 ids, or
- * CUCORE_DRIVER_TOO_OLD before that driver. */
+ * CUCORE_DRIVER_TOO_OLD before that driver; nodes given new parameters in a graph and in an
+ * executable graph (a fill's value, a kernel swapped for another, a copy's destination, a host
+ * function), the outputs following each, and a 2D fill refused in an executable graph. */
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -19,6 +21,8 @@ static int driver_version;
 static const char *source = CUCORE_GRAPH_SET_CONDITIONAL_DECL
     "extern \"C\" __global__ void axpb(float *x, float a, float b, int n) {\n"
     "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = a * x[i] + b; }\n"
+    "extern \"C\" __global__ void axmb(float *x, float a, float b, int n) {\n"
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = a * x[i] - b; }\n"
     "extern \"C\" __global__ void mark(int *p, int v) {\n"
     "  if (threadIdx.x == 0 && blockIdx.x == 0) p[0] = v; }\n";
 
@@ -289,12 +293,111 @@ static void conditional_read_back(void **state) {
   cucore_graph_destroy(g);
 }
 
+static void count_into(void *user) { (*(int *)user)++; }
+
+static uint32_t bits_of(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+static void expect_all(const float *h, float want, const char *what) {
+  for (int i = 0; i < N; i++)
+    if (h[i] != want) fail_msg("%s: out[%d] = %g, expected %g", what, i, h[i], want);
+  print_message("%s: %d elements are %g\n", what, N, want);
+}
+
+/* fill x with 1.0 -> x = a x + b -> copy out -> host function: changed in the graph and in an
+ * executable graph, the outputs following each change. */
+static void nodes_updated(void **state) {
+  (void)state;
+  cucore_kernel *k = gpu_kernel(obj, "axpb"), *k2 = gpu_kernel(obj, "axmb");
+  cucore_args *a = NULL, *b = NULL;
+  assert_ok(cucore_args_create(k, &a));
+  assert_ok(cucore_args_create(k2, &b));
+  cucore_devptr x;
+  assert_ok(cucore_mem_alloc(dev, N * sizeof(float), &x));
+  float *h1 = NULL, *h2 = NULL;
+  assert_ok(cucore_host_alloc(dev, N * sizeof(float), (void **)&h1));
+  assert_ok(cucore_host_alloc(dev, N * sizeof(float), (void **)&h2));
+  int n = N, c1 = 0, c2 = 0;
+  assert_ok(CUCORE_ARGS(a, x, 2.0f, 1.0f, n));
+  assert_ok(CUCORE_ARGS(b, x, 3.0f, 1.0f, n));
+  cucore_graph *g = NULL;
+  assert_ok(cucore_graph_create(dev, &g));
+  cucore_graph_node *fill, *kn, *copy, *host;
+  cucore_launch_config c = cfg1d(N / 128, 128, NULL);
+  assert_ok(cucore_graph_add_memset_node(g, NULL, 0, x, bits_of(1.0f), 4, N, &fill));
+  assert_ok(cucore_graph_add_kernel_node(g, &fill, 1, k, &c, a, &kn));
+  assert_ok(cucore_graph_add_memcpy_dtoh_node(g, &kn, 1, h1, x, N * sizeof(float), &copy));
+  assert_ok(cucore_graph_add_host_node(g, &copy, 1, count_into, &c1, NULL, &host));
+  cucore_graph_exec *e = NULL, *e2 = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  expect_all(h1, 3.0f, "as built (2 x 1 + 1)");
+
+  /* In the executable graph: the fill 2.0, the kernel swapped (3 x - 1), the copy into h2, the
+   * host function's argument. */
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(fill, &p));
+  p.memset.value = bits_of(2.0f);
+  assert_ok(cucore_graph_exec_set_node_params(e, fill, &p));
+  p.memset.height = 2;
+  p.memset.width = N / 2;
+  p.memset.pitch = N / 2 * sizeof(float);
+  assert_int_equal(cucore_graph_exec_set_node_params(e, fill, &p), CUCORE_GRAPH_UPDATE);
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  p.kernel.kernel = k2;
+  p.kernel.args = b;
+  assert_ok(cucore_graph_exec_set_node_params(e, kn, &p));
+  assert_ok(cucore_graph_node_get_params(copy, &p));
+  p.memcpy.copy.dst = CUCORE_HOST_ADDR(h2);
+  assert_ok(cucore_graph_exec_set_node_params(e, copy, &p));
+  assert_ok(cucore_graph_node_get_params(host, &p));
+  p.host.user = &c2;
+  assert_ok(cucore_graph_exec_set_node_params(e, host, &p));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  expect_all(h2, 5.0f, "executable graph changed (3 x 2 - 1, into h2)");
+  assert_int_equal(c1, 1);
+  assert_int_equal(c2, 1);
+  /* The swapped kernel's values, per node, as usual. */
+  assert_ok(cucore_args_set_f32(b, 1, 4.0f));
+  assert_ok(cucore_graph_exec_set_kernel_args(e, kn, b));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  expect_all(h2, 7.0f, "then its arguments (4 x 2 - 1)");
+
+  /* In the graph: the kernel's a = 4; a new executable graph runs it, the old one does not. */
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  assert_ok(cucore_args_set_f32(a, 1, 4.0f));
+  p.kernel.args = a;
+  assert_ok(cucore_graph_node_set_params(kn, &p));
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e2));
+  assert_ok(cucore_graph_launch(e2, s));
+  assert_ok(cucore_stream_synchronize(s));
+  expect_all(h1, 5.0f, "graph changed, instantiated again (4 x 1 + 1)");
+  assert_int_equal(c1, 2);
+  cucore_graph_exec_destroy(e2);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  cucore_args_destroy(a);
+  cucore_args_destroy(b);
+  cucore_kernel_destroy(k);
+  cucore_kernel_destroy(k2);
+  cucore_mem_free(dev, x);
+  cucore_host_free(dev, h1);
+  cucore_host_free(dev, h2);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(captured_graph_read_and_changed),
       cmocka_unit_test(built_graph_read_and_edited),
       cmocka_unit_test(conditional_read_back),
+      cmocka_unit_test(nodes_updated),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

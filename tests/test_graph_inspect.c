@@ -27,6 +27,7 @@ static const char ptx_text[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
 static int open_fake(void **state) {
   (void)state;
   setenv("CUCORE_LIBCUDA", CUCORE_FAKE_DRIVER_PATH, 1);
+  setenv("CUCORE_FAKE_DRIVER_VERSION", "13010", 1); /* the ids of CUDA 13.1 */
   if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
   if (cucore_object_from_memory(ptx_text, sizeof ptx_text, CUCORE_CODE_PTX, "k.ptx", &obj))
     return -1;

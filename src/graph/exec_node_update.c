@@ -7,6 +7,7 @@
  */
 #include "graph/graph.h"
 #include "memory/memory.h"
+#include "runtime/current.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +30,7 @@ static cucore_status exec_kernel(cucore_graph_exec *e, cucore_graph_node *n,
   cc_kernel_update u;
   cucore_status st = CC_DRV_REQUIRE(cuGraphExecKernelNodeSetParams);
   if (st == CUCORE_OK) st = cc_node_check_kernel(n, p, &u, fn);
-  if (st == CUCORE_OK)
-    st = cc_refs_hold(e->graph->held, u.k, cc_kernel_retain, cc_kernel_release);
+  if (st == CUCORE_OK) st = cc_refs_hold(e->graph->held, u.k, cc_kernel_retain, cc_kernel_release);
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphExecKernelNodeSetParams)(e->h, n->h, &u.p);
   if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_NOT_SUPPORTED)
@@ -72,28 +72,25 @@ static int other_context(uint64_t was, uint64_t now) {
 
 static cucore_status exec_memset(cucore_graph_exec *e, cucore_graph_node *n,
                                  const cucore_graph_node_params *p, const char *fn) {
-  CUDA_MEMSET_NODE_PARAMS m, was;
-  memset(&was, 0, sizeof was);
+  CUDA_MEMSET_NODE_PARAMS m;
   cucore_status st = CC_DRV_REQUIRE(cuGraphExecMemsetNodeSetParams);
-  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuGraphMemsetNodeGetParams);
   if (st == CUCORE_OK) st = cc_node_check_memset(p, &m, fn);
+  if (st == CUCORE_OK && !n->fill_rows) { /* a captured fill: its rows from the driver */
+    cucore_graph_node_params now;
+    st = cc_graph_node_read(n, &now, fn);
+  }
   if (st != CUCORE_OK) return st;
-  CUresult r = DRV(cuGraphMemsetNodeGetParams)(n->h, &was);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuGraphMemsetNodeGetParams", "%s", fn);
-  if (m.height > 1 || was.height > 1)
-    return rule_broken(n, "an executable graph's fill can only become another fill of one row "
-                          "(the driver's rule: the fill at instantiation and the new one both "
-                          "1D); set a 2D fill in the graph and instantiate again",
+  if (m.height > 1 || n->fill_rows > 1)
+    return rule_broken(n,
+                       "an executable graph's fill can only become another fill of one row "
+                       "(the driver's rule: the fill at instantiation and the new one both "
+                       "1D); set a 2D fill in the graph and instantiate again",
                        fn);
-  if (other_context(was.dst, m.dst))
-    return rule_broken(n, "the new destination is memory of another context than the old one "
-                          "(the driver's rule: the same context)",
-                       fn);
-  r = DRV(cuGraphExecMemsetNodeSetParams)(e->h, n->h, &m, e->dev->ctx);
+  CUresult r = DRV(cuGraphExecMemsetNodeSetParams)(e->h, n->h, &m, e->dev->ctx);
   return r == CUDA_SUCCESS ? CUCORE_OK
                            : refused(r, "cuGraphExecMemsetNodeSetParams", n,
                                      "The driver's rules for a fill of an executable graph: one "
-                                     "row, in memory of the same context, not empty",
+                                     "row, in memory of the context the fill had, not empty",
                                      fn);
 }
 
@@ -124,8 +121,9 @@ static cucore_status exec_memcpy(cucore_graph_exec *e, cucore_graph_node *n,
                    fn, end_name(was.srcMemoryType), end_name(was.dstMemoryType),
                    end_name(m.srcMemoryType), end_name(m.dstMemoryType));
   if (other_context(was.srcDevice, m.srcDevice) || other_context(was.dstDevice, m.dstDevice))
-    return rule_broken(n, "an end is now memory of another context than before (the driver's "
-                          "rule: the same contexts)",
+    return rule_broken(n,
+                       "an end is now memory of another context than before (the driver's "
+                       "rule: the same contexts)",
                        fn);
   r = DRV(cuGraphExecMemcpyNodeSetParams)(e->h, n->h, &m, e->dev->ctx);
   return r == CUDA_SUCCESS ? CUCORE_OK
@@ -192,16 +190,61 @@ static cucore_status in_exec(const cucore_graph_exec *e, const cucore_graph_node
   if (cc_graph_node_in_exec(n, e)) return CUCORE_OK;
   char what[96];
   cc_graph_node_describe(n, what, sizeof what);
-  return cc_fail(CUCORE_INVALID_ARGUMENT,
-                 "%s: %s is not a node of the executable graph: %s", fn, what,
+  return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a node of the executable graph: %s", fn,
+                 what,
                  n->graph->root != e->graph ? "it is of another graph"
                                             : "it was added to the graph after the executable "
                                               "graph was instantiated");
 }
 
+/* The update a loop makes to a host node: the driver's call, or 0 to take the checked path. */
+static inline int host_fast(cucore_graph_exec *e, const cucore_graph_node *n,
+                            const cucore_graph_node_params *p) {
+  if (CC_UNLIKELY(!p->host.fn || !DRV(cuGraphExecHostNodeSetParams))) return 0;
+  CUDA_HOST_NODE_PARAMS h = {p->host.fn, p->host.user};
+  return DRV(cuGraphExecHostNodeSetParams)(e->h, n->h, &h) == CUDA_SUCCESS;
+}
+
+/* The same for a fill of one row, its range checked against the memory as a copy's is (the
+ * records this thread saw, or the registry); a range out of bounds fails here, named. */
+static inline int fill_fast(cucore_graph_exec *e, const cucore_graph_node *n,
+                            const cucore_graph_node_params *p, cucore_status *st) {
+  unsigned es = p->memset.element_size;
+  uint64_t bytes = 0;
+  if (CC_UNLIKELY(n->fill_rows != 1 || p->memset.height != 1 || !p->memset.width ||
+                  !p->memset.dst ||
+                  !(es == 4 || (es == 2 && p->memset.value < 0x10000u) ||
+                    (es == 1 && p->memset.value < 0x100u)) ||
+                  p->memset.dst % es || !cc_mul_u64(p->memset.width, es, &bytes) ||
+                  !DRV(cuGraphExecMemsetNodeSetParams)))
+    return 0;
+  *st = cc_mem_check_copy(p->memset.dst, p->memset.dst, bytes, "cucore_graph_exec_set_node_params");
+  if (CC_UNLIKELY(*st != CUCORE_OK)) return 1;
+  CUDA_MEMSET_NODE_PARAMS m = {
+      (CUdeviceptr)p->memset.dst, 0, p->memset.value, es, p->memset.width, 1};
+  return DRV(cuGraphExecMemsetNodeSetParams)(e->h, n->h, &m, e->dev->ctx) == CUDA_SUCCESS;
+}
+
+static cucore_status set_node_params_checked(cucore_graph_exec *e, cucore_graph_node *node,
+                                             const cucore_graph_node_params *params);
+
 cucore_status cucore_graph_exec_set_node_params(cucore_graph_exec *e, cucore_graph_node *node,
                                                 const cucore_graph_node_params *params) {
   cc_begin();
+  /* Host functions and fills of one row, checked inline (the loops that update them); every
+   * other case, and every refusal, takes the checked path, which says what is wrong. */
+  if (CC_LIKELY(cc_handle_live(e, CC_KIND_GRAPH_EXEC) && node && params &&
+                params->type == node->type && !node->removed && node->graph->root == e->graph &&
+                node->seq <= e->seq && cc_device_is_current(e->dev))) {
+    if (node->type == CUCORE_GRAPH_NODE_HOST && host_fast(e, node, params)) return CUCORE_OK;
+    cucore_status st = CUCORE_OK;
+    if (node->type == CUCORE_GRAPH_NODE_MEMSET && fill_fast(e, node, params, &st)) return st;
+  }
+  return set_node_params_checked(e, node, params);
+}
+
+CC_COLD static cucore_status set_node_params_checked(cucore_graph_exec *e, cucore_graph_node *node,
+                                                     const cucore_graph_node_params *params) {
   const char *fn = "cucore_graph_exec_set_node_params";
   CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   cucore_status st = cc_node_update_enter(node, params, fn);

@@ -49,6 +49,7 @@ struct cucore_graph_node {
   int removed;            /* destroyed by cucore_graph_node_destroy (the structure stays) */
   unsigned long long seq; /* when it was added: the root's count of additions (0: adopted) */
   char *name;             /* node_params.c: the kernel's name of an adopted kernel node */
+  size_t fill_rows;       /* memset nodes: rows of the fill as last set (0: not known) */
 };
 
 struct cucore_graph {

@@ -19,8 +19,8 @@ cucore_status cc_node_update_enter(cucore_graph_node *node, const cucore_graph_n
   char what[96];
   cc_graph_node_describe(node, what, sizeof what);
   if (node->removed)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)",
-                   fn, what);
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,
+                   what);
   if (p->type != node->type)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s is a %s node; the parameters are for a %s node (a node's kind never "
@@ -53,8 +53,7 @@ cucore_status cc_node_check_kernel(const cucore_graph_node *n, const cucore_grap
   u->cfg.shared_bytes = p->kernel.shared_bytes;
   st = cc_device_make_current(n->graph->dev);
   if (st == CUCORE_OK)
-    st = cc_launch_check(u->k, n->graph->dev, &u->cfg, CC_LAUNCH_IN_GRAPH, 0, fn, &u->d,
-                         &u->shape);
+    st = cc_launch_check(u->k, n->graph->dev, &u->cfg, CC_LAUNCH_IN_GRAPH, 0, fn, &u->d, &u->shape);
   if (st != CUCORE_OK) return st;
   CUDA_KERNEL_NODE_PARAMS *kp = &u->p;
   kp->func = u->d->fn;
@@ -92,8 +91,9 @@ cucore_status cc_node_check_memset(const cucore_graph_node_params *p, CUDA_MEMSE
                    !p->memset.dst ? "the destination is 0"
                                   : "a fill of 0 elements (width and height are at least 1)");
   if (p->memset.dst % es)
-    return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: address 0x%llx is not aligned to the %u-byte elements",
-                   fn, (unsigned long long)p->memset.dst, es);
+    return cc_fail(CUCORE_ARG_ALIGNMENT,
+                   "%s: address 0x%llx is not aligned to the %u-byte elements", fn,
+                   (unsigned long long)p->memset.dst, es);
   uint64_t row = 0, first = 0, end = 0;
   size_t pitch = height > 1 ? p->memset.pitch : 0;
   if (!cc_mul_u64(width, es, &row) || (height > 1 && pitch < row))
@@ -128,8 +128,9 @@ static cucore_status copy_end(cucore_copy_end end, cucore_devptr addr, void *cua
                    fn, role, (int)end);
   if (end == CUCORE_COPY_END_ARRAY)
     return cuarray ? CUCORE_OK
-                   : cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s is an array, and its CUarray "
-                                                      "is NULL",
+                   : cc_fail(CUCORE_INVALID_ARGUMENT,
+                             "%s: the %s is an array, and its CUarray "
+                             "is NULL",
                              fn, role);
   if (!addr) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s's address is 0", fn, role);
   int flat = c->height <= 1 && c->depth <= 1;
@@ -191,8 +192,9 @@ cucore_status cc_node_check_event(const cucore_graph_node *n, const cucore_graph
   CC_CHECK_HANDLE(p->event.event, EVENT, fn, "params->event.event");
   const cucore_device *dev = n->graph->dev;
   if (p->event.event->dev->ctx != dev->ctx)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the event belongs to device %d, the graph to "
-                                            "device %d",
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the event belongs to device %d, the graph to "
+                   "device %d",
                    fn, p->event.event->dev->ordinal, dev->ordinal);
   return cc_refs_hold(n->graph->root->held, p->event.event, cc_event_retain, cc_event_release);
 }
@@ -208,8 +210,9 @@ cucore_status cc_node_check_child(const cucore_graph_node *n, const cucore_graph
                     : c->mem_nodes                      ? "a graph with memory nodes"
                                                         : NULL;
   if (why)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the new child graph is %s, which a child-graph "
-                                            "node cannot take",
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the new child graph is %s, which a child-graph "
+                   "node cannot take",
                    fn, why);
   return cc_refs_hold(n->graph->root->held, c->held, cc_refs_retain, cc_refs_release);
 }

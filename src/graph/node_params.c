@@ -93,6 +93,7 @@ static cucore_status memset_params(cucore_graph_node *n, cucore_graph_node_param
   out->memset.element_size = p.elementSize;
   out->memset.width = p.width;
   out->memset.height = p.height;
+  n->fill_rows = p.height;
   return CUCORE_OK;
 }
 

@@ -72,6 +72,7 @@ static cucore_status graph_other(cucore_graph_node *n, const cucore_graph_node_p
     st = CC_DRV_REQUIRE(cuGraphMemsetNodeSetParams);
     if (st == CUCORE_OK) st = cc_node_check_memset(p, &m, fn);
     if (st == CUCORE_OK) r = DRV(cuGraphMemsetNodeSetParams)(n->h, &m);
+    if (st == CUCORE_OK && r == CUDA_SUCCESS) n->fill_rows = m.height;
   } else if (n->type == CUCORE_GRAPH_NODE_MEMCPY) {
     CUDA_MEMCPY3D m;
     call = "cuGraphMemcpyNodeSetParams";

@@ -304,8 +304,10 @@ cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *c
   p.elementSize = element_size;
   p.width = count;
   p.height = 1;
-  return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMSET, add_memset, &p,
-                    (const void *)DRV(cuGraphAddMemsetNode), "cuGraphAddMemsetNode", out, fn);
+  st = add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMSET, add_memset, &p,
+                  (const void *)DRV(cuGraphAddMemsetNode), "cuGraphAddMemsetNode", out, fn);
+  if (st == CUCORE_OK) (*out)->fill_rows = 1;
+  return st;
 }
 
 /* ---- host functions, events, empty nodes, child graphs ------------------------------------- */

@@ -284,6 +284,93 @@ static CUresult fake_cuGraphNodeGetParams(CUgraphNode h, CUgraphNodeParams *p) {
   return CUDA_SUCCESS;
 }
 
+/* ---- updates --------------------------------------------------------------------------------
+ * In a graph: the node's parameters replaced. In an executable graph (whose copy shares the
+ * graph's nodes): the same checks, counted by fake_graph_exec_sets(), the node unchanged; a
+ * fill of more than one row and a child graph of another node count are refused as the driver
+ * refuses them. */
+
+static _Atomic int exec_sets;
+__attribute__((visibility("default"))) int fake_graph_exec_sets(void);
+__attribute__((visibility("default"))) int fake_graph_exec_sets(void) {
+  return atomic_load(&exec_sets);
+}
+
+static fake_gnode *typed(CUgraphNode h, CUgraphNodeType t) {
+  fake_gnode *n = (fake_gnode *)h;
+  return n && n->alive && n->type == t ? n : NULL;
+}
+static CUresult fake_cuGraphMemsetNodeSetParams(CUgraphNode h, const CUDA_MEMSET_NODE_PARAMS *p) {
+  fake_gnode *n = typed(h, CU_GRAPH_NODE_TYPE_MEMSET);
+  if (!n || !p->width) return CUDA_ERROR_INVALID_VALUE;
+  n->memset = *p;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphMemcpyNodeSetParams(CUgraphNode h, const CUDA_MEMCPY3D *p) {
+  fake_gnode *n = typed(h, CU_GRAPH_NODE_TYPE_MEMCPY);
+  if (!n || !p->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
+  n->memcpy = *p;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphHostNodeSetParams(CUgraphNode h, const CUDA_HOST_NODE_PARAMS *p) {
+  fake_gnode *n = typed(h, CU_GRAPH_NODE_TYPE_HOST);
+  if (!n || !p->fn) return CUDA_ERROR_INVALID_VALUE;
+  n->host = *p;
+  return CUDA_SUCCESS;
+}
+static CUresult set_event(CUgraphNode h, CUevent ev, CUgraphNodeType t) {
+  fake_gnode *n = typed(h, t);
+  if (!n || !ev) return CUDA_ERROR_INVALID_VALUE;
+  n->event = ev;
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphEventRecordNodeSetEvent(CUgraphNode h, CUevent ev) {
+  return set_event(h, ev, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+}
+static CUresult fake_cuGraphEventWaitNodeSetEvent(CUgraphNode h, CUevent ev) {
+  return set_event(h, ev, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+}
+static CUresult exec_set(CUgraphExec e, CUgraphNode h, CUgraphNodeType t) {
+  if (!e || !typed(h, t)) return CUDA_ERROR_INVALID_VALUE;
+  atomic_fetch_add(&exec_sets, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuGraphExecKernelNodeSetParams(CUgraphExec e, CUgraphNode h,
+                                                    const CUDA_KERNEL_NODE_PARAMS *p) {
+  if (!p || !p->func) return CUDA_ERROR_INVALID_VALUE;
+  return exec_set(e, h, CU_GRAPH_NODE_TYPE_KERNEL);
+}
+static CUresult fake_cuGraphExecMemsetNodeSetParams(CUgraphExec e, CUgraphNode h,
+                                                    const CUDA_MEMSET_NODE_PARAMS *p, CUcontext c) {
+  (void)c;
+  if (!p || p->height > 1) return CUDA_ERROR_INVALID_VALUE;
+  return exec_set(e, h, CU_GRAPH_NODE_TYPE_MEMSET);
+}
+static CUresult fake_cuGraphExecMemcpyNodeSetParams(CUgraphExec e, CUgraphNode h,
+                                                    const CUDA_MEMCPY3D *p, CUcontext c) {
+  (void)c;
+  fake_gnode *n = typed(h, CU_GRAPH_NODE_TYPE_MEMCPY);
+  if (!p || !n || p->srcMemoryType != n->memcpy.srcMemoryType) return CUDA_ERROR_INVALID_VALUE;
+  return exec_set(e, h, CU_GRAPH_NODE_TYPE_MEMCPY);
+}
+static CUresult fake_cuGraphExecHostNodeSetParams(CUgraphExec e, CUgraphNode h,
+                                                  const CUDA_HOST_NODE_PARAMS *p) {
+  if (!p || !p->fn) return CUDA_ERROR_INVALID_VALUE;
+  return exec_set(e, h, CU_GRAPH_NODE_TYPE_HOST);
+}
+static CUresult fake_cuGraphExecEventRecordNodeSetEvent(CUgraphExec e, CUgraphNode h, CUevent ev) {
+  return ev ? exec_set(e, h, CU_GRAPH_NODE_TYPE_EVENT_RECORD) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuGraphExecEventWaitNodeSetEvent(CUgraphExec e, CUgraphNode h, CUevent ev) {
+  return ev ? exec_set(e, h, CU_GRAPH_NODE_TYPE_WAIT_EVENT) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult fake_cuGraphExecChildGraphNodeSetParams(CUgraphExec e, CUgraphNode h, CUgraph g) {
+  fake_gnode *n = typed(h, CU_GRAPH_NODE_TYPE_GRAPH);
+  if (!n || !g || atomic_load(&((fake_graph *)g)->nodes) != atomic_load(&n->child->nodes))
+    return CUDA_ERROR_INVALID_VALUE;
+  return exec_set(e, h, CU_GRAPH_NODE_TYPE_GRAPH);
+}
+
 /* ---- structure ---------------------------------------------------------------------------- */
 
 static CUresult fake_cuGraphNodeGetType(CUgraphNode h, CUgraphNodeType *t) {
@@ -460,7 +547,19 @@ void *fake_graph_symbol(const char *symbol) {
                                G(cuGraphNodeGetDependentNodes),
                                G(cuGraphAddDependencies),
                                G(cuGraphRemoveDependencies),
-                               G(cuGraphDestroyNode)};
+                               G(cuGraphDestroyNode),
+                               G(cuGraphMemsetNodeSetParams),
+                               G(cuGraphMemcpyNodeSetParams),
+                               G(cuGraphHostNodeSetParams),
+                               G(cuGraphEventRecordNodeSetEvent),
+                               G(cuGraphEventWaitNodeSetEvent),
+                               G(cuGraphExecKernelNodeSetParams),
+                               G(cuGraphExecMemsetNodeSetParams),
+                               G(cuGraphExecMemcpyNodeSetParams),
+                               G(cuGraphExecHostNodeSetParams),
+                               G(cuGraphExecEventRecordNodeSetEvent),
+                               G(cuGraphExecEventWaitNodeSetEvent),
+                               G(cuGraphExecChildGraphNodeSetParams)};
   static const gentry v13_1[] = {G(cuGraphGetId),
                                  G(cuGraphExecGetId),
                                  G(cuGraphNodeGetLocalId),
@@ -469,8 +568,8 @@ void *fake_graph_symbol(const char *symbol) {
                                  G(cuGraphNodeGetParams)};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (strcmp(all[i].name, symbol) == 0) return all[i].fn;
-  const char *old = getenv("CUCORE_FAKE_NO_13_1");
-  if (old && *old == '1') return NULL;
+  const char *v = getenv("CUCORE_FAKE_DRIVER_VERSION"); /* as fake_driver.c reads it */
+  if (!v || atoi(v) < 13010) return NULL;
   for (size_t i = 0; i < sizeof v13_1 / sizeof v13_1[0]; i++)
     if (strcmp(v13_1[i].name, symbol) == 0) return v13_1[i].fn;
   return NULL;

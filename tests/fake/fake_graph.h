@@ -58,8 +58,8 @@ fake_gnode *fake_graph_node_new(fake_graph *g, CUgraphNodeType type, const CUgra
 void fake_graph_free_nodes(fake_graph *g);
 /* An exec id for a new executable graph. */
 unsigned fake_graph_next_id(void);
-/* The graph entry points fake_graph.c adds (NULL: not one of them). CUCORE_FAKE_NO_13_1=1 hides
- * those of CUDA 13.1 (ids, containing graph) as an older driver lacks them. */
+/* The graph entry points fake_graph.c adds (NULL: not one of them). Those of CUDA 13.1 (ids,
+ * containing graph, cuGraphNodeGetParams) only with CUCORE_FAKE_DRIVER_VERSION=13010 or more. */
 void *fake_graph_symbol(const char *symbol);
 
 #endif
