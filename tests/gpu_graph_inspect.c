@@ -6,7 +6,8 @@
  * an edge removed and a node destroyed, the graph's output showing both; the CUDA 13.1 ids, or
  * CUCORE_DRIVER_TOO_OLD before that driver; nodes given new parameters in a graph and in an
  * executable graph (a fill's value, a kernel swapped for another, a copy's destination, a host
- * function), the outputs following each, and a 2D fill refused in an executable graph. */
+ * function), the outputs following each, and a 2D fill refused in an executable graph; a 2D
+ * fill of pitched memory copied into an array and out to the host by 2D/3D copy nodes. */
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -391,6 +392,66 @@ static void nodes_updated(void **state) {
   cucore_host_free(dev, h2);
 }
 
+/* A 2D fill of pitched memory, copied into a 2D array and from it to the host, as nodes. */
+static void pitched_and_array_nodes(void **state) {
+  (void)state;
+  enum { W = 64, H = 32 };
+  cucore_devptr d = 0;
+  size_t pitch = 0;
+  assert_ok(cucore_mem_alloc_pitch(dev, W * sizeof(float), H, 4, &d, &pitch));
+  cucore_array_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.width = W;
+  desc.height = H;
+  desc.format = CUCORE_FORMAT_FLOAT;
+  desc.channels = 1;
+  cucore_array *arr = NULL;
+  assert_ok(cucore_array_create(dev, &desc, &arr));
+  float *h = NULL;
+  assert_ok(cucore_host_alloc(dev, W * H * sizeof(float), (void **)&h));
+  memset(h, 0, W * H * sizeof(float));
+  cucore_graph *g = NULL;
+  assert_ok(cucore_graph_create(dev, &g));
+  cucore_graph_node *fill, *to_arr, *to_host;
+  assert_ok(cucore_graph_add_memset_2d_node(g, NULL, 0, d, pitch, bits_of(3.0f), 4, W, H, &fill));
+  cucore_copy_3d c;
+  memset(&c, 0, sizeof c);
+  c.src = d;
+  c.src_pitch = pitch;
+  c.dst_array = arr;
+  c.width_bytes = W * sizeof(float);
+  c.height = H;
+  c.depth = 1;
+  assert_ok(cucore_graph_add_memcpy_3d_node(g, &fill, 1, &c, &to_arr));
+  memset(&c, 0, sizeof c);
+  c.src_array = arr;
+  c.dst = CUCORE_HOST_ADDR(h);
+  c.dst_pitch = W * sizeof(float);
+  c.width_bytes = W * sizeof(float);
+  c.height = H;
+  c.depth = 1;
+  assert_ok(cucore_graph_add_memcpy_3d_node(g, &to_arr, 1, &c, &to_host));
+  c.height = H + 1; /* past the array's rows */
+  cucore_graph_node *bad = NULL;
+  assert_int_equal(cucore_graph_add_memcpy_3d_node(g, NULL, 0, &c, &bad), CUCORE_OUT_OF_BOUNDS);
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(to_arr, &p));
+  assert_int_equal(p.memcpy.dst_end, CUCORE_COPY_END_ARRAY);
+  assert_non_null(p.memcpy.dst_cuarray);
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  for (int i = 0; i < W * H; i++)
+    if (h[i] != 3.0f) fail_msg("element %d is %g, the 2D fill wrote 3", i, h[i]);
+  print_message("2D fill -> array -> host as graph nodes: %d elements are 3\n", W * H);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  cucore_array_destroy(arr);
+  cucore_host_free(dev, h);
+  cucore_mem_free(dev, d);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
@@ -398,6 +459,7 @@ int main(void) {
       cmocka_unit_test(built_graph_read_and_edited),
       cmocka_unit_test(conditional_read_back),
       cmocka_unit_test(nodes_updated),
+      cmocka_unit_test(pitched_and_array_nodes),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -225,8 +225,10 @@ CUCORE_API cucore_status cucore_graph_add_kernel_node(cucore_graph *g,
                                                       cucore_args *args, cucore_graph_node **out);
 /** Adds a copy of `bytes` (> 0) from host `src` to device `dst`. `src` is read when the node
  * runs (it must stay valid while the graph may run; pinned memory from cucore_host_alloc()
- * gives asynchronous copies). Dependencies as cucore_graph_add_kernel_node().
- * @retval CUCORE_INVALID_ARGUMENT a NULL or 0 address, or 0 bytes. */
+ * gives asynchronous copies). Dependencies as cucore_graph_add_kernel_node(). Both ranges
+ * are checked against the memory cucore recorded, as cucore_memcpy() checks them.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL or 0 address, or 0 bytes.
+ * @retval CUCORE_OUT_OF_BOUNDS a range runs past its allocation. */
 CUCORE_API cucore_status cucore_graph_add_memcpy_htod_node(cucore_graph *g,
                                                            cucore_graph_node *const *deps,
                                                            size_t dep_count, cucore_devptr dst,
@@ -247,7 +249,8 @@ CUCORE_API cucore_status cucore_graph_add_memcpy_dtod_node(cucore_graph *g,
                                                            cucore_devptr src, size_t bytes,
                                                            cucore_graph_node **out);
 /** Adds a fill of `count` (> 0) elements of `element_size` bytes (1, 2 or 4) at device `dst`
- * with `value` (its low `element_size` bytes), as cucore_graph_add_memcpy_htod_node().
+ * with `value` (its low `element_size` bytes), as cucore_graph_add_memcpy_htod_node(); the
+ * range is checked against the allocation `dst` is in (CUCORE_OUT_OF_BOUNDS).
  * @retval CUCORE_INVALID_ARGUMENT another element size, a value that does not fit it, a 0
  *         address or count.
  * @retval CUCORE_ARG_ALIGNMENT `dst` is not aligned to the element size. */
@@ -256,6 +259,33 @@ CUCORE_API cucore_status cucore_graph_add_memset_node(cucore_graph *g,
                                                       size_t dep_count, cucore_devptr dst,
                                                       uint32_t value, unsigned element_size,
                                                       size_t count, cucore_graph_node **out);
+/** Adds a 2D fill: `height` rows of `width` elements of `element_size` bytes (1, 2 or 4), rows
+ * `pitch` bytes apart (at least a row; ignored for one row), from device `dst`, with `value`.
+ * The footprint is checked against the allocation `dst` is in (as cucore_memset_2d() checks
+ * it). Dependencies as cucore_graph_add_memcpy_htod_node().
+ * @retval CUCORE_INVALID_ARGUMENT another element size, a value that does not fit it, a 0
+ *         address, width or height, a pitch below the row.
+ * @retval CUCORE_ARG_ALIGNMENT `dst` is not aligned to the element size.
+ * @retval CUCORE_OUT_OF_BOUNDS the fill runs past its allocation. */
+CUCORE_API cucore_status cucore_graph_add_memset_2d_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count, cucore_devptr dst,
+                                                         size_t pitch, uint32_t value,
+                                                         unsigned element_size, size_t width,
+                                                         size_t height, cucore_graph_node **out);
+/** Adds a 2D or 3D copy between pitched memory (host addresses through CUCORE_HOST_ADDR) and
+ * arrays of the graph's device, as cucore_memcpy_3d() describes it (`copy->depth` 1 for 2D):
+ * each side's footprint is checked against its allocation or its array's extent when the node
+ * is added. The memory must stay valid while the graph may run. Dependencies as
+ * cucore_graph_add_memcpy_htod_node().
+ * @retval CUCORE_INVALID_ARGUMENT a 0 address, a size of 0, a pitch below the row or rows per
+ *         slice below the rows, an array of another device.
+ * @retval CUCORE_OUT_OF_BOUNDS a side runs past its allocation or array. */
+CUCORE_API cucore_status cucore_graph_add_memcpy_3d_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count,
+                                                         const cucore_copy_3d *copy,
+                                                         cucore_graph_node **out);
 /** Adds a host function node: `fn(user)` runs on a driver thread when the node runs (it must
  * not call CUDA). When `destroy` is not NULL, the graph owns `user`: destroy(user) is called
  * (by cucore, from a later cucore call or when a device closes) once no graph or executable

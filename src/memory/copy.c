@@ -12,6 +12,7 @@
 #include "runtime/current.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The checks every copy and fill of `n` bytes or elements starts with: device and stream
  * (cc_mem_work_check), then *skip = 1 for an empty one, else `n` checked as a size (`what`). */
@@ -430,6 +431,30 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
     return cc_fail_cu(r, s ? "cuMemcpy2DAsync" : "cuMemcpy2D", "%zu rows of %zu bytes", c->height,
                       c->width_bytes);
   return s ? CUCORE_OK : cc_mem_finish_sync("2D copy");
+}
+
+cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
+                                  const char *fn) {
+  side src = {"source",      c->src_array,   c->src,   c->src_pitch,
+              c->src_height, c->src_x_bytes, c->src_y, c->src_z};
+  side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
+              c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
+  if (!c->width_bytes || !c->height || !c->depth)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: a copy of %zu bytes x %zu rows x %zu slices (each at least 1)", fn,
+                   c->width_bytes, c->height, c->depth);
+  cucore_status st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st != CUCORE_OK) return st;
+  memset(m, 0, sizeof *m);
+  m->WidthInBytes = c->width_bytes;
+  m->Height = c->height;
+  m->Depth = c->depth;
+  put_side(&src, (side_fields){&m->srcXInBytes, &m->srcY, &m->srcZ, &m->srcPitch, &m->srcHeight,
+                               &m->srcMemoryType, &m->srcDevice, &m->srcArray});
+  put_side(&dst, (side_fields){&m->dstXInBytes, &m->dstY, &m->dstZ, &m->dstPitch, &m->dstHeight,
+                               &m->dstMemoryType, &m->dstDevice, &m->dstArray});
+  return CUCORE_OK;
 }
 
 cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {

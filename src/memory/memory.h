@@ -207,6 +207,13 @@ cucore_status cc_mem_work_check(cucore_device *dev, cucore_stream *s, const char
 cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, const char *fn,
                                   const char *role, const char *shape);
 
+/* A 3D copy (cucore_copy_3d: arrays or addresses with pitches) checked as cucore_memcpy_3d
+ * checks it -- each side's footprint against its allocation or array, an array of `dev` -- and
+ * made the driver's descriptor (unified addressing for addresses); a copy of nothing refused
+ * (copy.c: graph copy nodes). */
+cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
+                                  const char *fn);
+
 /* A CUDA array (texture.c). */
 struct cucore_array {
   cc_handle hdr; /* first: the magic word of base/handle.h */
