@@ -7,7 +7,8 @@
  * CUCORE_DRIVER_TOO_OLD before that driver; nodes given new parameters in a graph and in an
  * executable graph (a fill's value, a kernel swapped for another, a copy's destination, a host
  * function), the outputs following each, and a 2D fill refused in an executable graph; a 2D
- * fill of pitched memory copied into an array and out to the host by 2D/3D copy nodes. */
+ * fill of pitched memory copied into an array and out to the host by 2D/3D copy nodes; a
+ * capture forked and joined, given a child graph and an if node with a captured body. */
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -452,6 +453,81 @@ static void pitched_and_array_nodes(void **state) {
   cucore_mem_free(dev, d);
 }
 
+/* A capture forked onto two helpers and joined, a child graph embedded and an if node whose
+ * body is captured from a third stream, all without leaving the capture; the graph it gives
+ * computes what the CPU says. */
+static void capture_with_forks_children_and_conditionals(void **state) {
+  (void)state;
+  if (driver_version < 12040) skip();
+  cucore_kernel *k = gpu_kernel(obj, "axpb");
+  cucore_stream *h1 = NULL, *h2 = NULL, *b = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h1));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h2));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &b));
+  cucore_devptr x, y;
+  assert_ok(cucore_mem_alloc(dev, N * sizeof(float), &x));
+  assert_ok(cucore_mem_alloc(dev, N * sizeof(float), &y));
+  assert_ok(cucore_memset_d32(dev, x, bits_of(1.0f), N, NULL));
+  assert_ok(cucore_memset_d32(dev, y, bits_of(1.0f), N, NULL));
+  int n = N;
+  cucore_args *ax[4], *ay = NULL;
+  float as[4] = {2.0f, 1.0f, 1.0f, 1.0f}, bs[4] = {1.0f, 1.0f, 10.0f, 0.5f};
+  for (int i = 0; i < 4; i++) {
+    assert_ok(cucore_args_create(k, &ax[i]));
+    assert_ok(CUCORE_ARGS(ax[i], x, as[i], bs[i], n));
+  }
+  assert_ok(cucore_args_create(k, &ay));
+  assert_ok(CUCORE_ARGS(ay, y, 3.0f, 0.0f, n));
+  cucore_graph *child = NULL;
+  cucore_graph_node *cn = NULL;
+  cucore_launch_config c = cfg1d(N / 128, 128, NULL);
+  assert_ok(cucore_graph_create(dev, &child));
+  assert_ok(cucore_graph_add_kernel_node(child, NULL, 0, k, &c, ax[1], &cn)); /* x + 1 */
+  cucore_stream *helpers[2] = {h1, h2};
+  c.stream = s;
+  cucore_launch_config ch = cfg1d(N / 128, 128, h1), cb = cfg1d(N / 128, 128, b);
+  assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
+  assert_ok(cucore_launch(k, &c, ax[0])); /* x = 2x + 1 */
+  assert_ok(cucore_stream_capture_fork(s, helpers, 2));
+  assert_ok(cucore_launch(k, &ch, ay)); /* y = 3y, on a helper */
+  assert_ok(cucore_stream_capture_join(s, helpers, 2));
+  assert_ok(cucore_stream_capture_add_graph(s, child)); /* x = x + 1 */
+  cucore_graph_condition cond = 0;
+  assert_ok(cucore_stream_capture_condition_create(s, 1, CUCORE_CONDITION_ASSIGN_DEFAULT, &cond));
+  cucore_graph *bodies[1] = {NULL};
+  assert_ok(cucore_stream_capture_add_conditional(s, cond, CUCORE_CONDITIONAL_IF, 1, bodies));
+  assert_ok(cucore_stream_begin_capture_to_graph(b, bodies[0], NULL, 0, CUCORE_CAPTURE_RELAXED));
+  assert_ok(cucore_launch(k, &cb, ax[2])); /* x = x + 10, in the body */
+  assert_ok(cucore_stream_end_capture(b, NULL));
+  assert_ok(cucore_launch(k, &c, ax[3])); /* x = x + 0.5 */
+  cucore_graph *g = NULL;
+  assert_ok(cucore_stream_end_capture(s, &g));
+  size_t count = 0;
+  assert_ok(cucore_graph_get_nodes(g, NULL, 0, &count));
+  print_message("captured graph with fork/join, child graph and if node: %zu nodes\n", count);
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  float *h = malloc(N * sizeof(float));
+  assert_ok(cucore_memcpy_dtoh(dev, h, x, N * sizeof(float), NULL));
+  expect_all(h, 2.0f * 1.0f + 1.0f + 1.0f + 10.0f + 0.5f, "x through the captured graph");
+  assert_ok(cucore_memcpy_dtoh(dev, h, y, N * sizeof(float), NULL));
+  expect_all(h, 3.0f, "y through the forked branch");
+  free(h);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  cucore_graph_destroy(child);
+  for (int i = 0; i < 4; i++) cucore_args_destroy(ax[i]);
+  cucore_args_destroy(ay);
+  cucore_kernel_destroy(k);
+  cucore_mem_free(dev, x);
+  cucore_mem_free(dev, y);
+  cucore_stream_destroy(h1);
+  cucore_stream_destroy(h2);
+  cucore_stream_destroy(b);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
@@ -460,6 +536,7 @@ int main(void) {
       cmocka_unit_test(conditional_read_back),
       cmocka_unit_test(nodes_updated),
       cmocka_unit_test(pitched_and_array_nodes),
+      cmocka_unit_test(capture_with_forks_children_and_conditionals),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

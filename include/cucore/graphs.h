@@ -125,6 +125,28 @@ CUCORE_API cucore_status cucore_stream_begin_capture_to_graph(cucore_stream *s, 
  *         failing call cucore saw) or could not end it (a forked stream not joined back). */
 CUCORE_API cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out);
 
+/** In the capture `origin` takes part in (one cucore began), forks the capture onto `count`
+ * helper streams: each waits on the work captured on `origin` so far (an event made, recorded
+ * and destroyed by cucore) and joins the capture; work queued on them is captured in parallel
+ * branches. Join them back with cucore_stream_capture_join() before the capture ends.
+ * @retval CUCORE_STREAM_CAPTURE `origin` is in no capture cucore began, or a helper is in
+ *         another capture (the message names the helper's index).
+ * @retval CUCORE_INVALID_ARGUMENT `helpers` NULL with a count, a helper NULL or `origin`. */
+CUCORE_API cucore_status cucore_stream_capture_fork(cucore_stream *origin,
+                                                    cucore_stream *const *helpers, size_t count);
+/** Joins `count` helper streams back into `origin`: the work captured on `origin` from now on
+ * runs after the work captured on each helper, and the helpers leave the capture. As
+ * cucore_stream_capture_fork(). */
+CUCORE_API cucore_status cucore_stream_capture_join(cucore_stream *origin,
+                                                    cucore_stream *const *helpers, size_t count);
+/** Embeds graph `child` in the capture `s` takes part in, after the work captured on `s` so far
+ * (a child-graph node: the driver clones `child`); the work captured on `s` afterwards runs
+ * after it (cuStreamUpdateCaptureDependencies). The capture keeps what `child`'s nodes use.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began, or it was invalidated.
+ * @retval CUCORE_INVALID_ARGUMENT `child` is a body, of another device, or has conditional or
+ *         memory nodes (which a child-graph node cannot take). */
+CUCORE_API cucore_status cucore_stream_capture_add_graph(cucore_stream *s, cucore_graph *child);
+
 /** The capture state of a stream. */
 typedef enum cucore_capture_status {
   CUCORE_CAPTURE_NONE = 0,       /**< not capturing */
@@ -560,6 +582,31 @@ CUCORE_API cucore_status cucore_graph_node_set_params(cucore_graph_node *node,
 CUCORE_API cucore_status cucore_graph_exec_set_node_params(cucore_graph_exec *e,
                                                            cucore_graph_node *node,
                                                            const cucore_graph_node_params *params);
+
+/** A condition for a conditional node of the capture `s` takes part in (its graph's, as
+ * cucore_graph_condition_create() makes one for a graph): pass it to the kernel, captured
+ * before the node, that sets it.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began.
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3. */
+CUCORE_API cucore_status cucore_stream_capture_condition_create(cucore_stream *s,
+                                                                unsigned default_value,
+                                                                unsigned flags,
+                                                                cucore_graph_condition *out);
+/** Adds a conditional node over `cond` (from cucore_stream_capture_condition_create() for this
+ * capture) to the capture `s` takes part in, after the work captured on `s` so far; the work
+ * captured afterwards runs after it. `bodies` receives its body graphs as
+ * cucore_graph_add_conditional_node() gives them: fill them while the capture runs, by
+ * capturing into them from another stream (cucore_stream_begin_capture_to_graph()) or node by
+ * node. They belong to the graph cucore_stream_end_capture() gives.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began, or it was invalidated.
+ * @retval CUCORE_INVALID_ARGUMENT as cucore_graph_add_conditional_node().
+ * @retval CUCORE_DRIVER_TOO_OLD as cucore_graph_add_conditional_node(). */
+CUCORE_API cucore_status cucore_stream_capture_add_conditional(cucore_stream *s,
+                                                               cucore_graph_condition cond,
+                                                               cucore_conditional_type type,
+                                                               unsigned body_count,
+                                                               cucore_graph **bodies);
 
 /** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
  * given). */
