@@ -1272,7 +1272,12 @@ typedef struct cucore_tensor_map_desc {
   int lower_corner[3];
   int upper_corner[3];         /**< im2col maps: the upper corner offsets, same ranges */
   uint32_t channels_per_pixel; /**< im2col maps: elements along C (1..256) */
-  uint32_t pixels_per_column;  /**< im2col maps: elements along N, D, H, W (1..1024) */
+  uint32_t pixels_per_column;  /**< im2col maps: elements along N, D, H, W (1..1024; ignored by
+                                    wide maps in W128 mode) */
+  /** Wide im2col maps: how elements are loaded along W (0: W, `pixels_per_column` of them;
+   * 1: W128). Their box's W offsets are lower_corner[0] and upper_corner[0], each in
+   * [-32768, 32767] (the box is one deep along D and H). */
+  int wide_mode;
 } cucore_tensor_map_desc;
 
 /** @cond CUCORE_INTERNAL */
@@ -1291,8 +1296,10 @@ typedef struct cucore_tensor_map {
 
 /** The two kinds of tensor map. */
 typedef enum cucore_tensor_map_kind {
-  CUCORE_TMAP_TILED = 0, /**< cuTensorMapEncodeTiled: a box of the tensor */
-  CUCORE_TMAP_IM2COL = 1 /**< cuTensorMapEncodeIm2col: im2col patches for convolutions */
+  CUCORE_TMAP_TILED = 0,      /**< cuTensorMapEncodeTiled: a box of the tensor */
+  CUCORE_TMAP_IM2COL = 1,     /**< cuTensorMapEncodeIm2col: im2col patches for convolutions */
+  CUCORE_TMAP_IM2COL_WIDE = 2 /**< cuTensorMapEncodeIm2colWide: im2col rows loaded along W
+                                   only (CUDA 12.8, devices of compute capability 10.0+) */
 } cucore_tensor_map_kind;
 
 /** Checks a description against the driver's documented rules without encoding it (no GPU
@@ -1309,6 +1316,26 @@ CUCORE_API cucore_status cucore_tensor_map_encode_tiled(const cucore_tensor_map_
 /** Encodes an im2col tensor map (cuTensorMapEncodeIm2col) after cucore_tensor_map_check(). */
 CUCORE_API cucore_status cucore_tensor_map_encode_im2col(const cucore_tensor_map_desc *desc,
                                                          cucore_tensor_map *out);
+
+/** Encodes a wide im2col tensor map (cuTensorMapEncodeIm2colWide: NWC, NHWC or NDHWC tensors
+ * whose rows are loaded along W) after cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE): rank
+ * 3..5, the W offsets in lower_corner[0] and upper_corner[0] within [-32768, 32767] and a box of
+ * non-zero width, `wide_mode` W or W128, swizzle 64B, 128B or 128B_ATOM_32B, with the other
+ * im2col rules.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.8.
+ * @retval CUCORE_NOT_SUPPORTED the current device's compute capability is below 10.0 (named). */
+CUCORE_API cucore_status cucore_tensor_map_encode_im2col_wide(const cucore_tensor_map_desc *desc,
+                                                              cucore_tensor_map *out);
+/** Points an encoded map at another tensor of the same shape (cuTensorMapReplaceAddress):
+ * `desc` is the description `map` was encoded from, as `kind`; `address` is checked as its
+ * address would be (alignment for its type and interleave, and the tensor's extent against
+ * the allocation there), and only then written into `map`. A refusal leaves `map` as it was.
+ * @retval CUCORE_ARG_ALIGNMENT `address` breaks the alignment rule.
+ * @retval CUCORE_OUT_OF_BOUNDS the tensor at `address` runs past its allocation. */
+CUCORE_API cucore_status cucore_tensor_map_replace_address(cucore_tensor_map *map,
+                                                           cucore_tensor_map_kind kind,
+                                                           const cucore_tensor_map_desc *desc,
+                                                           cucore_devptr address);
 
 /** Binds a tensor map to kernel parameter `index` by value (128 bytes): the parameter must be
  * 128 bytes, and 64-byte aligned where the kernel's alignment is known (PTX), as

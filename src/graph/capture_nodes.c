@@ -136,15 +136,16 @@ cucore_status cucore_stream_capture_add_graph(cucore_stream *s, cucore_graph *ch
   size_t n = 0;
   cucore_status st = capture_point(s, &c, &g, &deps, &n, fn);
   if (st != CUCORE_OK) return st;
-  const char *why = child->is_body                       ? "owned by a node"
-                    : child->pending                     ? "a capture still running"
-                    : child->dev->ctx != s->dev->ctx     ? "a graph of another device"
-                    : child->conditionals                ? "a graph with conditional nodes"
-                    : child->mem_nodes                   ? "a graph with memory nodes"
-                                                         : NULL;
+  const char *why = child->is_body                   ? "owned by a node"
+                    : child->pending                 ? "a capture still running"
+                    : child->dev->ctx != s->dev->ctx ? "a graph of another device"
+                    : child->conditionals            ? "a graph with conditional nodes"
+                    : child->mem_nodes               ? "a graph with memory nodes"
+                                                     : NULL;
   if (why)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the child graph is %s, which a child-graph node "
-                                            "cannot take",
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the child graph is %s, which a child-graph node "
+                   "cannot take",
                    fn, why);
   st = CC_DRV_REQUIRE(cuGraphAddChildGraphNode);
   if (st == CUCORE_OK) st = cc_capture_hold(s, child->held, cc_refs_retain, cc_refs_release);

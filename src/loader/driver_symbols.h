@@ -123,6 +123,8 @@ CC_DRV(cuMemAdvise, 12020, 0)
 /* tensor maps (CUDA 12.0) */
 CC_DRV(cuTensorMapEncodeTiled, 12000, 0)
 CC_DRV(cuTensorMapEncodeIm2col, 12000, 0)
+CC_DRV(cuTensorMapEncodeIm2colWide, 12080, 0)
+CC_DRV(cuTensorMapReplaceAddress, 12000, 0)
 /* libraries and kernels (context-independent loading, CUDA 12.0+) */
 CC_DRV(cuLibraryLoadData, 12000, 0)
 CC_DRV(cuLibraryLoadFromFile, 12000, 0)
