@@ -298,6 +298,9 @@ static void versioned_exports_carry_version_and_flags(void **state) {
   assert_status(cucore_dlpack_export(DBASE, &t, CUCORE_DLPACK_READ_ONLY, &p),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "CUCORE_DLPACK_READ_ONLY needs a DLManagedTensorVersioned");
+  assert_contains(cucore_last_error(), "use cucore_dlpack_export_versioned");
+  assert_status(cucore_dlpack_export(DBASE, &t, CUCORE_DLPACK_COPIED, &p), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "CUCORE_DLPACK_COPIED needs");
   assert_true(cc_reg_find(&cc_mem_registry, DBASE, &r));
   assert_int_equal(r.exports, 0);
   (void)cc_reg_take(&cc_mem_registry, DBASE, NULL, NULL, 1, NULL);
@@ -320,7 +323,10 @@ static void negotiation_follows_the_consumers_version(void **state) {
   mt->deleter(mt);
   assert_status(cucore_dlpack_export_max_version(DBASE, &t, CUCORE_DLPACK_READ_ONLY, v08, &p, NULL),
                 CUCORE_INVALID_ARGUMENT);
-  assert_contains(cucore_last_error(), "reads DLPack 0.8 at most");
+  assert_contains(cucore_last_error(), "the consumer reads DLPack 0.8 at most");
+  assert_status(cucore_dlpack_export_max_version(DBASE, &t, 0x10, v08, &p, NULL),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "unknown flags 0x10");
   /* 1.0 gets version 1.0; 1.5 and 2.0 get cucore's 1.1. */
   cucore_dlpack_version asks[3] = {{1, 0}, {1, 5}, {2, 0}};
   uint32_t minors[3] = {0, 1, 1};

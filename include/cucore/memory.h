@@ -1372,7 +1372,11 @@ CUCORE_API cucore_status cucore_args_push_tensor_map(struct cucore_args *args,
  *   to "used_dltensor_versioned" (or "used_dltensor") with `PyCapsule_SetName`, so its
  *   destructor leaves the tensor to cucore_dlpack_release(). On failure leave the name: the
  *   capsule's destructor calls the producer's deleter.
- * `tests/dlpack_peers.py` does this with ctypes against PyTorch and CuPy.
+ * `tests/dlpack_peers.py` does this with ctypes against PyTorch and CuPy. libcucore keeps its
+ * thread-local state in initial-exec TLS, which glibc may refuse to a library dlopened into a
+ * running process ("cannot allocate memory in static TLS block": seen with Python 3.11 on
+ * glibc 2.36): load it at start (LD_PRELOAD) or raise glibc.rtld.optional_static_tls
+ * (GLIBC_TUNABLES) for an extension or ctypes.
  * @{
  */
 

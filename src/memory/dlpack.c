@@ -238,33 +238,42 @@ static cucore_status export_claim(cucore_devptr ptr, unsigned flags, const char 
 }
 
 /* The flags an export of version `v` takes: TRANSFER always, READ_ONLY and COPIED only in the
- * versioned struct (the legacy one has no flags word to carry them). */
-static cucore_status export_flags_check(unsigned flags, cucore_dlpack_version v, const char *fn) {
+ * versioned struct (the legacy one has no flags word to carry them). `asked` is the consumer's
+ * newest version when it was given (cucore_dlpack_export_max_version), else NULL. */
+static cucore_status export_flags_check(unsigned flags, cucore_dlpack_version v,
+                                        const cucore_dlpack_version *asked, const char *fn) {
   unsigned all = CUCORE_DLPACK_TRANSFER | CUCORE_DLPACK_READ_ONLY | CUCORE_DLPACK_COPIED;
   if (flags & ~all)
     return cc_fail(
         CUCORE_INVALID_ARGUMENT,
         "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER, CUCORE_DLPACK_READ_ONLY, "
         "CUCORE_DLPACK_COPIED or 0)",
-        fn, flags);
-  if (!v.major && (flags & (CUCORE_DLPACK_READ_ONLY | CUCORE_DLPACK_COPIED)))
-    return cc_fail(
-        CUCORE_INVALID_ARGUMENT,
-        "%s: %s needs a DLManagedTensorVersioned (DLPack 1.0 or later), but the consumer "
-        "reads DLPack %u.%u at most, whose DLManagedTensor has no flags: export for a "
-        "1.x consumer, or without the flag",
-        fn, (flags & CUCORE_DLPACK_READ_ONLY) ? "CUCORE_DLPACK_READ_ONLY" : "CUCORE_DLPACK_COPIED",
-        v.major, v.minor);
-  return CUCORE_OK;
+        fn, flags & ~all);
+  unsigned versioned_only = flags & (CUCORE_DLPACK_READ_ONLY | CUCORE_DLPACK_COPIED);
+  if (v.major || !versioned_only) return CUCORE_OK;
+  const char *flag = (flags & CUCORE_DLPACK_READ_ONLY) ? "CUCORE_DLPACK_READ_ONLY"
+                                                       : "CUCORE_DLPACK_COPIED";
+  if (asked)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s needs a DLManagedTensorVersioned (DLPack 1.0 or later), but the "
+                   "consumer reads DLPack %u.%u at most, whose DLManagedTensor has no flags: "
+                   "export for a 1.x consumer, or without the flag",
+                   fn, flag, asked->major, asked->minor);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: %s needs a DLManagedTensorVersioned (DLPack 1.0 or later); the legacy "
+                 "DLManagedTensor this call makes has no flags: use "
+                 "cucore_dlpack_export_versioned",
+                 fn, flag);
 }
 
 /* One export of either struct (`v.major` 0: legacy), as the public calls describe. */
 static cucore_status export_as(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
-                               cucore_dlpack_version v, void **managed_tensor, const char *fn) {
+                               cucore_dlpack_version v, const cucore_dlpack_version *asked,
+                               void **managed_tensor, const char *fn) {
   CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
   *managed_tensor = NULL;
   CC_CHECK_ARG(t, fn, "t");
-  cucore_status st = export_flags_check(flags, v, fn);
+  cucore_status st = export_flags_check(flags, v, asked, fn);
   if (st != CUCORE_OK) return st;
   int64_t lo, hi;
   cc_mem_rec rec;
@@ -287,14 +296,14 @@ cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *
                                    void **managed_tensor) {
   cc_begin();
   cucore_dlpack_version legacy = {0, 0};
-  return export_as(ptr, t, flags, legacy, managed_tensor, "cucore_dlpack_export");
+  return export_as(ptr, t, flags, legacy, NULL, managed_tensor, "cucore_dlpack_export");
 }
 
 cucore_status cucore_dlpack_export_versioned(cucore_devptr ptr, const cucore_tensor_desc *t,
                                              unsigned flags, void **managed_tensor) {
   cc_begin();
   cucore_dlpack_version v = {CC_DLPACK_MAJOR, CC_DLPACK_MINOR};
-  return export_as(ptr, t, flags, v, managed_tensor, "cucore_dlpack_export_versioned");
+  return export_as(ptr, t, flags, v, NULL, managed_tensor, "cucore_dlpack_export_versioned");
 }
 
 cucore_status cucore_dlpack_export_max_version(cucore_devptr ptr, const cucore_tensor_desc *t,
@@ -311,7 +320,7 @@ cucore_status cucore_dlpack_export_max_version(cucore_devptr ptr, const cucore_t
     v.minor = (max_version.major == 1 && max_version.minor < CC_DLPACK_MINOR) ? max_version.minor
                                                                               : CC_DLPACK_MINOR;
   }
-  cucore_status st = export_as(ptr, t, flags, v.major ? v : max_version, managed_tensor,
+  cucore_status st = export_as(ptr, t, flags, v, &max_version, managed_tensor,
                                "cucore_dlpack_export_max_version");
   if (st == CUCORE_OK && made) *made = v;
   return st;
