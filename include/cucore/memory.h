@@ -1503,8 +1503,9 @@ CUCORE_API cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpac
 /** CONSTRUCTOR: takes a `DLManagedTensorVersioned *` (DLPack 1.x) and holds it, with the checks
  * of cucore_dlpack_import(). Any 1.x version is read; the flags are kept
  * (cucore_dlpack_get_flags()). A read-only tensor whose range lies outside cucore's
- * allocations is recorded read-only: cucore's copies and fills into it are refused
- * (CUCORE_INVALID_ARGUMENT naming the flag); one inside a cucore allocation is reported by
+ * allocations is recorded read-only: cucore's copies (1D, 2D, 3D, peer), fills and graph copy
+ * and fill nodes with a destination in it are refused (CUCORE_INVALID_ARGUMENT naming the flag);
+ * kernels are not checked, and one inside a cucore allocation is reported by
  * cucore_dlpack_is_read_only() only. cucore_dlpack_release() calls its deleter once (a NULL
  * deleter, which DLPack allows, is skipped). If the import fails, the tensor stays the caller's.
  * @retval CUCORE_VERSION_MISMATCH a major version other than 1 (a newer one, named with 1.1,
