@@ -39,10 +39,12 @@ enum {
   CC_REC_DLPACK_OWNED = 1, /* handed to a DLPack consumer: its deleter frees it */
   CC_REC_ALIAS = 2,        /* the device address of registered memory (the host range is the
                               main record; `alias` points at it) */
-  CC_REC_LIVE = 4          /* a pinned-pool block: the record stays while the block is pinned;
+  CC_REC_LIVE = 4,         /* a pinned-pool block: the record stays while the block is pinned;
                               `aux` is its cc_hpool_block, whose state says whether it is
                               handed out (only then is the record seen) and how many bytes
                               were asked for */
+  CC_REC_READ_ONLY = 8     /* a DLPack tensor imported read-only: cucore's copies and fills
+                              refuse to write into it (bounds.c) */
 };
 
 /* One allocation or registered range: [base, base + size). */
@@ -174,7 +176,8 @@ cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t byt
 /* Checks a range against what cucore knows: wrapping, the record containing `addr`, a range
  * that starts in unknown memory but runs into a record, and (with CUCORE_MEM_CHECK_FOREIGN)
  * the driver's range for unknown addresses. bytes 0 checks nothing. `role` names the side
- * ("destination", "source"). */
+ * ("destination", "source"); a "destination" is written, so a record imported read-only
+ * (CC_REC_READ_ONLY) refuses it. The same holds for cc_mem_check_copy and cc_mem_check_region. */
 cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
