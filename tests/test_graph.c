@@ -288,6 +288,7 @@ static cucore_graph_node *fake_node(cucore_graph *g, cucore_graph_node_type type
 static void free_fake_graph(cucore_graph *g) {
   for (int i = 0; i < g->node_count; i++) cc_graph_node_free(g->nodes[i]);
   free(g->nodes);
+  free(g->map);
   for (int i = 0; i < g->body_count; i++) free(g->bodies[i]);
   free(g->bodies);
   cc_refs_release(g->held);
