@@ -70,11 +70,11 @@ static void permute_and_flip_16_byte_elements(void **state) {
   assert_ok(cucore_mem_alloc(dev, sizeof(quad) * NE, &a));
   assert_ok(cucore_mem_alloc(dev, sizeof(quad) * NE, &b));
   assert_ok(cucore_memcpy_htod(dev, a, in, sizeof(quad) * NE, NULL));
-  uint64_t shape[3] = {X, Y, Z};       /* source is [x][y][z], dense */
+  uint64_t shape[3] = {X, Y, Z}; /* source is [x][y][z], dense */
   int64_t src[3] = {Y * Z, Z, 1};
-  int64_t dst[3] = {-1, Z * X, X};     /* dest is [y][z][x], x reversed */
-  assert_ok(cucore_memcpy_strided(dev, b + (X - 1) * sizeof(quad), dst, a, src, shape, 3, 16,
-                                  NULL));
+  int64_t dst[3] = {-1, Z * X, X}; /* dest is [y][z][x], x reversed */
+  assert_ok(
+      cucore_memcpy_strided(dev, b + (X - 1) * sizeof(quad), dst, a, src, shape, 3, 16, NULL));
   assert_ok(cucore_memcpy_dtoh(dev, out, b, sizeof(quad) * NE, NULL));
   for (int x = 0; x < X; x++)
     for (int y = 0; y < Y; y++)
@@ -85,8 +85,7 @@ static void permute_and_flip_16_byte_elements(void **state) {
           fail_msg("permute: element (%d, %d, %d) is %d, the CPU says %d", x, y, z, got->v[0],
                    want->v[0]);
       }
-  print_message("%d x %d x %d 16-byte elements permuted with a flipped axis: all match\n", X, Y,
-                Z);
+  print_message("%d x %d x %d 16-byte elements permuted with a flipped axis: all match\n", X, Y, Z);
   free(in);
   free(out);
   cucore_mem_free(dev, a);

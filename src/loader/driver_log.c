@@ -39,7 +39,22 @@ typedef struct thread_log {
   long long when_ns;
   int fresh; /* not yet taken for a failure */
 } thread_log;
-static _Thread_local thread_log tls_log;
+/* On the heap, made at the thread's first driver message and freed when it ends: the
+ * library's thread-local block stays small enough for programs that load it late (Python). */
+static _Thread_local thread_log *tls_log;
+static pthread_key_t log_key;
+static pthread_once_t log_key_once = PTHREAD_ONCE_INIT;
+static void make_log_key(void) { (void)pthread_key_create(&log_key, free); }
+
+static thread_log *thread_log_get(void) {
+  if (tls_log) return tls_log;
+  thread_log *t = calloc(1, sizeof *t);
+  if (!t) return NULL; /* the message still reaches the ring and the forward */
+  pthread_once(&log_key_once, make_log_key);
+  (void)pthread_setspecific(log_key, t);
+  tls_log = t;
+  return t;
+}
 
 static long long now_ns(void) {
   struct timespec ts;
@@ -52,9 +67,12 @@ static void CUDA_CB on_driver_log(void *data, CUlogLevel level, char *message, s
   char text[LOG_MAX];
   size_t n = message ? strnlen(message, length) : 0;
   cc_escape_text(text, sizeof text, message ? message : "", n);
-  memcpy(tls_log.text, text, sizeof text);
-  tls_log.when_ns = now_ns();
-  tls_log.fresh = 1;
+  thread_log *t = thread_log_get();
+  if (t) {
+    memcpy(t->text, text, sizeof text);
+    t->when_ns = now_ns();
+    t->fresh = 1;
+  }
   cucore_driver_log_level lv = level == CU_LOG_LEVEL_WARNING ? CUCORE_DRIVER_LOG_WARNING
                                                              : CUCORE_DRIVER_LOG_ERROR;
   pthread_mutex_lock(&log_lock);
@@ -78,10 +96,10 @@ void cc_driver_log_register(void) {
 size_t cc_driver_log_take(char *buf, size_t cap) {
   if (cap == 0) return 0;
   buf[0] = '\0';
-  if (!tls_log.fresh) return 0;
-  tls_log.fresh = 0;
-  if (now_ns() - tls_log.when_ns > FRESH_NS) return 0;
-  snprintf(buf, cap, "%s", tls_log.text);
+  if (!tls_log || !tls_log->fresh) return 0;
+  tls_log->fresh = 0;
+  if (now_ns() - tls_log->when_ns > FRESH_NS) return 0;
+  snprintf(buf, cap, "%s", tls_log->text);
   return strlen(buf);
 }
 
@@ -119,7 +137,9 @@ size_t cc_driver_log_copy(char *buf, size_t cap) {
   return all;
 }
 
-void cc_driver_log_last_text(char *buf, size_t cap) { snprintf(buf, cap, "%s", tls_log.text); }
+void cc_driver_log_last_text(char *buf, size_t cap) {
+  snprintf(buf, cap, "%s", tls_log ? tls_log->text : "");
+}
 
 void cc_driver_log_set_forward(cucore_driver_log_fn fn, void *user) {
   pthread_mutex_lock(&log_lock);
@@ -132,5 +152,5 @@ void cc_driver_log_reset(void) {
   pthread_mutex_lock(&log_lock);
   ring_total = 0;
   pthread_mutex_unlock(&log_lock);
-  memset(&tls_log, 0, sizeof tls_log);
+  if (tls_log) memset(tls_log, 0, sizeof *tls_log);
 }

@@ -115,8 +115,9 @@ static cucore_status check_side(cucore_devptr base, const uint64_t *shape, const
   if (!base) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s address is 0", fn, role);
   if (!strides) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s strides are NULL", fn, role);
   if (base % elem)
-    return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: the %s address 0x%llx is not aligned to its %u-byte "
-                                         "elements",
+    return cc_fail(CUCORE_ARG_ALIGNMENT,
+                   "%s: the %s address 0x%llx is not aligned to its %u-byte "
+                   "elements",
                    fn, role, (unsigned long long)base, elem);
   int64_t lo = 0, hi = 0;
   if (!footprint(shape, strides, ndim, elem, &lo, &hi) || lo < -(int64_t)base)
@@ -168,9 +169,9 @@ static cucore_status launch(cucore_devptr dst, cucore_devptr src, const strided_
   void *params[] = {(void *)&dst, (void *)&src, (void *)p, (void *)&total};
   CUresult r = DRV(cuLaunchKernel)((CUfunction)kernel, grid, 1, 1, block, 1, 1, 0,
                                    s ? s->handle : NULL, params, NULL);
-  return r == CUDA_SUCCESS ? CUCORE_OK
-                           : cc_fail_cu(r, "cuLaunchKernel", "%s: %llu elements", fn,
-                                        (unsigned long long)total);
+  return r == CUDA_SUCCESS
+             ? CUCORE_OK
+             : cc_fail_cu(r, "cuLaunchKernel", "%s: %llu elements", fn, (unsigned long long)total);
 }
 
 cucore_status cucore_memcpy_strided(cucore_device *dev, cucore_devptr dst,
