@@ -432,23 +432,40 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
   return s ? CUCORE_OK : cc_mem_finish_sync("2D copy");
 }
 
+/* The two sides of a 3D copy. */
+static void sides_3d(const cucore_copy_3d *c, side *src, side *dst) {
+  *src = (side){"source",      c->src_array,   c->src,   c->src_pitch,
+                c->src_height, c->src_x_bytes, c->src_y, c->src_z};
+  *dst = (side){"destination", c->dst_array,   c->dst,   c->dst_pitch,
+                c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
+}
+
+cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,
+                                   const char *fn, int *skip) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  return check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn, skip);
+}
+
+void cc_mem_copy_3d_desc(const cucore_copy_3d *c, CUDA_MEMCPY3D *m) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  *m = (CUDA_MEMCPY3D){.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
+  put_side(&src, (side_fields){&m->srcXInBytes, &m->srcY, &m->srcZ, &m->srcPitch, &m->srcHeight,
+                               &m->srcMemoryType, &m->srcDevice, &m->srcArray});
+  put_side(&dst, (side_fields){&m->dstXInBytes, &m->dstY, &m->dstZ, &m->dstPitch, &m->dstHeight,
+                               &m->dstMemoryType, &m->dstDevice, &m->dstArray});
+}
+
 cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_3d";
   CC_CHECK_ARG(c, fn, "copy");
-  side src = {"source",      c->src_array,   c->src,   c->src_pitch,
-              c->src_height, c->src_x_bytes, c->src_y, c->src_z};
-  side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
-              c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
   int skip;
-  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn,
-                                &skip);
+  cucore_status st = cc_mem_check_copy_3d(dev, s, c, fn, &skip);
   if (st != CUCORE_OK || skip) return st;
-  CUDA_MEMCPY3D m = {.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
-  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, &m.srcZ, &m.srcPitch, &m.srcHeight,
-                               &m.srcMemoryType, &m.srcDevice, &m.srcArray});
-  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, &m.dstZ, &m.dstPitch, &m.dstHeight,
-                               &m.dstMemoryType, &m.dstDevice, &m.dstArray});
+  CUDA_MEMCPY3D m;
+  cc_mem_copy_3d_desc(c, &m);
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = s ? DRV(cuMemcpy3DAsync)(&m, s->handle) : DRV(cuMemcpy3D)(&m);
