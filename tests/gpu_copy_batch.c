@@ -264,7 +264,8 @@ static void regions_and_arrays_in_3d(void **state) {
     r[0].src_y = 0, r[0].dst = CUCORE_HOST_ADDR(back), r[0].dst_pitch = W, r[0].dst_height = H;
     r[0].dst_x_bytes = 8, r[0].dst_y = 2;
     r[1].src = 0, r[1].src_pitch = 0, r[1].src_height = 0, r[1].src_array = arr;
-    r[1].src_x_bytes = 8, r[1].src_y = 1, r[1].dst_array = NULL;
+    r[1].src_x_bytes = 8, r[1].src_y = 1, r[1].dst_array = NULL, r[1].dst_x_bytes = 0;
+    r[1].dst_y = 0;
     r[1].dst = CUCORE_HOST_ADDR(back + W * H * D), r[1].dst_pitch = W, r[1].dst_height = H;
     assert_ok(cucore_memcpy_3d_batch(dev, r, 2, NULL, NULL, 0, s, NULL));
     assert_ok(cucore_stream_synchronize(s));

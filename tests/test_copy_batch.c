@@ -135,12 +135,33 @@ static void refusals_name_the_copy(void **state) {
   assert_status(cucore_memcpy_batch(dev, c, 3, NULL, NULL, 0, s, &failed), CUCORE_OUT_OF_BOUNDS);
   assert_int_equal(failed, 2);
   assert_contains(cucore_last_error(), "(copy 2 of 3): the source runs past");
+  /* Copies inside the records a full check passed pass without one; one past the end after
+   * them is still checked and refused. */
+  cucore_copy_desc run[9];
+  for (int i = 0; i < 8; i++) run[i] = (cucore_copy_desc){m.b + 16 * (size_t)i, m.a + 32, 16};
+  run[8] = (cucore_copy_desc){m.b + 250, m.a, 16};
+  assert_status(cucore_memcpy_batch(dev, run, 9, NULL, NULL, 0, s, &failed), CUCORE_OUT_OF_BOUNDS);
+  assert_int_equal(failed, 8);
+  assert_contains(cucore_last_error(), "(copy 8 of 9): the destination runs past");
+  run[8] = (cucore_copy_desc){m.b, m.a + 250, 16};
+  assert_status(cucore_memcpy_batch(dev, run, 9, NULL, NULL, 0, s, &failed), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "(copy 8 of 9): the source runs past");
+  run[8] = (cucore_copy_desc){m.b + 8, m.a, (size_t)-8};
+  assert_status(cucore_memcpy_batch(dev, run, 9, NULL, NULL, 0, s, &failed),
+                CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(failed, 8);
   /* Not a copy's fault: no index. */
   assert_status(cucore_memcpy_batch(dev, c, 0, NULL, NULL, 0, s, &failed), CUCORE_INVALID_ARGUMENT);
   assert_int_equal(failed, CUCORE_COPY_NO_INDEX);
   assert_status(cucore_memcpy_batch(dev, c, 3, NULL, NULL, 0, NULL, &failed),
                 CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "queued on a stream");
+  /* The legacy default stream: refused on every driver (the driver's rule for batches). */
+  cucore_stream *legacy = NULL;
+  assert_ok(cucore_stream_default(dev, &legacy));
+  assert_status(cucore_memcpy_batch(dev, c, 3, NULL, NULL, 0, legacy, &failed),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "the legacy default stream");
   /* A destroyed stream is misuse, named, not a crash. */
   cucore_stream *gone = NULL;
   assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &gone));

@@ -107,22 +107,34 @@ static cucore_status check_attr_index(const size_t *index, size_t attr_count, si
 
 /* ---- the copies ---------------------------------------------------------------------------- */
 
+/* 1 when the copy lies inside the records the last full check passed (span, as
+ * cc_mem_check_copy_spans gives it): it passes as that check would. */
+static inline int within_spans(const cucore_copy_desc *c, const uint64_t span[4]) {
+  uint64_t dend, send;
+  return c->dst >= span[0] && c->src >= span[2] && cc_add_u64(c->dst, c->bytes, &dend) &&
+         dend <= span[1] && cc_add_u64(c->src, c->bytes, &send) && send <= span[3] &&
+         !(c->bytes >> 63);
+}
+
 /* One copy checked as cucore_memcpy checks it (0 bytes pass: skipped later). */
-static cucore_status check_one(const cucore_copy_desc *c, const char *fn) {
+static cucore_status check_one(const cucore_copy_desc *c, const char *fn, uint64_t span[4]) {
   if (c->bytes == 0) return CUCORE_OK;
+  if (CC_LIKELY(span[1] && within_spans(c, span))) return CUCORE_OK;
   cucore_status st = cc_check_size(c->bytes, fn, "the byte count");
   if (st != CUCORE_OK) return st;
   if (!c->dst || !c->src)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s is NULL/0 for a copy of %zu bytes", fn,
                    !c->dst ? "destination" : "source", c->bytes);
-  return cc_mem_check_copy(c->dst, c->src, c->bytes, fn);
+  return cc_mem_check_copy_spans(c->dst, c->src, c->bytes, fn, span);
 }
 
-/* Every copy checked before any is issued; a refusal names its index (*failed). */
+/* Every copy checked before any is issued; a refusal names its index (*failed). Copies inside
+ * the records of the last full check pass without another (one call: the records stay). */
 static cucore_status check_copies(const cucore_copy_desc *copies, size_t count, int name_index,
                                   const char *fn, size_t *failed) {
+  uint64_t span[4] = {0, 0, 0, 0};
   for (size_t i = 0; i < count; i++) {
-    cucore_status st = check_one(&copies[i], fn);
+    cucore_status st = check_one(&copies[i], fn, span);
     if (CC_LIKELY(st == CUCORE_OK)) continue;
     *failed = i;
     return name_index ? cc_cbatch_name_copy(st, fn, i, count) : st;
@@ -131,7 +143,7 @@ static cucore_status check_copies(const cucore_copy_desc *copies, size_t count, 
 }
 
 /* The arrays of a batch of `count` copies with `nsets` attribute sets: room for as many runs
- * and, after them, the converted sets (plan_sets). */
+ * and, after them, the converted sets. */
 static cucore_status plan_alloc(plan *p, size_t count, size_t nsets, const char *fn) {
   if (count > SIZE_MAX / 64)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %zu copies do not fit in memory", fn, count);

@@ -178,6 +178,12 @@ cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t byt
 cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
+/* The same; when both sides passed inside records cucore keeps, span[0..1] and span[2..3] are
+ * the destination's and the source's record as [base, end), else all 0: a batch trusts a later
+ * copy inside both within the same call (copy_batch.c), as this thread's seen records are
+ * trusted between calls. */
+cucore_status cc_mem_check_copy_spans(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn,
+                                      uint64_t span[4]);
 
 /* ---- shared by the files that allocate ------------------------------------------------------ */
 
