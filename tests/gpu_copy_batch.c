@@ -3,7 +3,8 @@
  * batch with three attribute sets; the same batch made by the loop cucore uses on a driver
  * before CUDA 12.8 (the entry point taken away), with the same bytes; a source read during the
  * call (a stack buffer overwritten after the call returns, the device holding the old bytes);
- * the attributed single copy; a batch captured into a graph and replayed; a copy past the end
+ * the attributed single copy; a batch captured into a graph (copy by copy: the driver does not
+ * capture the batch) and replayed; a copy past the end
  * refused by index with nothing issued; 3D batches of pitched regions and of a 2D array (the
  * loop too) and the attributed 3D copy. */
 #include "gpu_support.h"

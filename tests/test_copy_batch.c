@@ -4,8 +4,9 @@
  * the driver's runs (copies of 0 bytes skipped); the driver's failed index mapped back to the
  * caller's copy; the loop of cuMemcpyAsync when the batched entry point is missing (the same
  * bytes, a wait for the stream when a source is read during the call); the attributed single
- * copy through CUDA 13.2's entry point, else a batch of one, else the loop; a source read during
- * the call refused on a capturing stream; 3D batches and the attributed 3D copy the same way
+ * copy through CUDA 13.2's entry point, else a batch of one, else the loop; in a capture the
+ * copies made one by one (the driver does not capture the batch), a source read during the call
+ * refused there; 3D batches and the attributed 3D copy the same way
  * (footprints checked as cucore_memcpy_3d checks them, each path giving the same bytes). */
 #include "support.h"
 
@@ -340,6 +341,10 @@ static void attributed_single_copy(void **state) {
   bufs_free(&m);
 }
 
+static void drivers_3d(int batch, int attr);
+static PFN_cuMemcpy3DAsync_v3020 real_3d;
+static long loop_3d;
+
 static void during_call_in_capture(void **state) {
   (void)state;
   drivers(1, 1);
@@ -355,17 +360,29 @@ static void during_call_in_capture(void **state) {
   assert_contains(cucore_last_error(), "a captured copy reads its source when the graph runs");
   assert_status(cucore_memcpy_with_attributes(dev, m.a, CUCORE_HOST_ADDR(m.in), 64, &during, s),
                 CUCORE_INVALID_ARGUMENT);
-  /* Stream order is captured as any copy. */
-  assert_ok(cucore_memcpy_batch(dev, &c, 1, &plain, NULL, 1, s, NULL));
+  /* Stream order is captured copy by copy (the driver does not capture the batch). */
+  long batches = stats->batch_calls, attrs_before = stats->attr_calls;
+  cucore_copy_desc two[2] = {c, {m.b, CUCORE_HOST_ADDR(m.in), 64}};
+  assert_ok(cucore_memcpy_batch(dev, two, 2, &plain, NULL, 1, s, NULL));
+  assert_ok(cucore_memcpy_with_attributes(dev, m.a, CUCORE_HOST_ADDR(m.in), 64, &plain, s));
+  assert_int_equal(loop_copies, 3);
+  assert_int_equal(syncs, 0);
+  assert_int_equal(stats->batch_calls, batches);
+  assert_int_equal(stats->attr_calls, attrs_before);
+  drivers_3d(1, 1);
+  cucore_copy_3d c3 = {0};
+  c3.src = m.a, c3.dst = m.b, c3.width_bytes = 64, c3.height = 1, c3.depth = 1;
+  assert_ok(cucore_memcpy_3d_batch(dev, &c3, 1, NULL, NULL, 0, s, NULL));
+  assert_ok(cucore_memcpy_3d_with_attributes(dev, &c3, &plain, s));
+  assert_int_equal(loop_3d, 2);
+  assert_int_equal(stats->batch_calls, batches);
+  cc_drv.fn_cuMemcpy3DAsync = real_3d;
   cc_drv.fn_cuStreamIsCapturing = real_is;
   assert_ok(cucore_stream_synchronize(s));
   bufs_free(&m);
 }
 
 /* ---- 3D ------------------------------------------------------------------------------------ */
-
-static PFN_cuMemcpy3DAsync_v3020 real_3d;
-static long loop_3d;
 
 /* cuMemcpy3DAsync for unified addresses (the fake has none): what the loop calls. */
 static CUresult stand_in_3d(const CUDA_MEMCPY3D *m, CUstream h) {

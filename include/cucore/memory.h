@@ -855,8 +855,11 @@ CUCORE_API cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst,
  * driver) are then ignored; a source to be read during the call is honoured by waiting for the
  * stream before the call returns. The stream must be one of the device's own or a wrapped one,
  * not the legacy default stream (the driver's rule for batches, kept on every driver). Inside a
- * stream capture the copies are captured as other copies on the stream are; a source read
- * during the call is refused there (a captured copy reads its source when the graph runs).
+ * stream capture the copies are captured one by one, as cuMemcpyAsync / cuMemcpy3DAsync nodes
+ * (the driver does not capture its batched entry point: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+ * reported with CUDA 13, where the capture goes on without the copies);
+ * a source read during the call is refused there (a captured copy reads its source when the
+ * graph runs).
  * @{
  */
 

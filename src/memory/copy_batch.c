@@ -3,9 +3,10 @@
  * attributes (cuMemcpyWithAttributesAsync, CUDA 13.2). Every copy is checked as cucore_memcpy
  * checks one (copy.c, bounds.c) before any is issued; a refusal names the copy's index. The
  * attributes are checked and turned into the driver's runs (an entry per run of copies with one
- * set). On a driver without the batched entry point the copies are made one by one with
- * cuMemcpyAsync; a source to be read during the call is then honoured by a wait for the stream
- * (the loop reads sources in stream order only), and the hints, which are hints, are dropped.
+ * set). On a driver without the batched entry point, and in a stream capture (the driver does
+ * not capture the batch), the copies are made one by one with cuMemcpyAsync; a source to be
+ * read during the call is then honoured by a wait for the stream (the loop reads sources in
+ * stream order only; in a capture it is refused), and the hints, which are hints, are dropped.
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "memory/memory.h"
@@ -201,13 +202,19 @@ cucore_status cc_cbatch_stream_checks(cucore_device *dev, cucore_stream *s, cons
   return CUCORE_OK;
 }
 
-/* A source read during the call cannot be captured: the graph reads it when it runs. */
-cucore_status cc_cbatch_capture_check(int during_call, cucore_stream *s, const char *fn) {
-  if (!during_call || !DRV(cuStreamIsCapturing)) return CUCORE_OK;
+/* Whether `s` is capturing (*capturing): the driver does not capture its batched entry point
+ * (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, reported with CUDA 13, where the capture goes on and
+ * the graph lacks the copies), so a capture takes the copies one by one. A source read during
+ * the call is refused there: a captured copy reads its source when the graph runs. */
+cucore_status cc_cbatch_capture(int during_call, cucore_stream *s, const char *fn, int *capturing) {
+  *capturing = 0;
+  if (!DRV(cuStreamIsCapturing)) return CUCORE_OK;
   CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
   if (DRV(cuStreamIsCapturing)(s->handle, &cs) != CUDA_SUCCESS ||
       cs == CU_STREAM_CAPTURE_STATUS_NONE)
     return CUCORE_OK;
+  *capturing = 1;
+  if (!during_call) return CUCORE_OK;
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "%s: CUCORE_COPY_SRC_DURING_CALL on a stream that is capturing: a captured copy "
                  "reads its source when the graph runs, after the call; use "
@@ -232,10 +239,13 @@ static CUresult run_loop(const plan *p, CUstream h, size_t *failed, const char *
   return p->during_call ? DRV(cuStreamSynchronize)(h) : CUDA_SUCCESS;
 }
 
-/* The batch: CUDA 13.2's single attributed copy for one copy when `single`, else the batched
- * call, else the loop. *failed: the kept copy the driver names (SIZE_MAX: none). */
-static CUresult run_plan(plan *p, int single, CUstream h, size_t *failed, const char **call) {
+/* The batch: the loop in a capture, else CUDA 13.2's single attributed copy for one copy when
+ * `single`, else the batched call, else the loop. *failed: the kept copy the driver names
+ * (SIZE_MAX: none). */
+static CUresult run_plan(plan *p, int single, int capturing, CUstream h, size_t *failed,
+                         const char **call) {
   *failed = SIZE_MAX;
+  if (capturing) return run_loop(p, h, failed, call);
   if (single && p->n == 1 && DRV(cuMemcpyWithAttributesAsync)) {
     *call = "cuMemcpyWithAttributesAsync";
     return DRV(cuMemcpyWithAttributesAsync)(p->dsts[0], p->srcs[0], p->sizes[0], &p->attrs[0], h);
@@ -250,12 +260,13 @@ static CUresult run_plan(plan *p, int single, CUstream h, size_t *failed, const 
 static cucore_status issue(cucore_device *dev, plan *p, int single, cucore_stream *s,
                            const char *fn, size_t *failed) {
   if (p->n == 0) return CUCORE_OK;
-  cucore_status st = cc_cbatch_capture_check(p->during_call, s, fn);
-  if (st == CUCORE_OK) st = cc_device_make_current(dev);
+  int capturing = 0;
+  cucore_status st = cc_device_make_current(dev);
+  if (st == CUCORE_OK) st = cc_cbatch_capture(p->during_call, s, fn, &capturing);
   if (st != CUCORE_OK) return st;
   size_t bad;
   const char *call = NULL;
-  CUresult r = run_plan(p, single, s->handle, &bad, &call);
+  CUresult r = run_plan(p, single, capturing, s->handle, &bad, &call);
   if (r == CUDA_SUCCESS) return CUCORE_OK;
   if (bad >= p->n)
     return cc_fail_cu(r, call, "%s: %zu cop%s issued; the driver names no copy", fn, p->n,

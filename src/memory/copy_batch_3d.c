@@ -140,9 +140,11 @@ static CUresult run_loop(const plan3 *p, const cucore_copy_3d *copies, CUstream 
   return p->during_call ? DRV(cuStreamSynchronize)(h) : CUDA_SUCCESS;
 }
 
-static CUresult run_plan(plan3 *p, const cucore_copy_3d *copies, int single, CUstream h,
-                         size_t *bad, const char **call) {
+/* The loop in a capture (copy_batch.c says why), else as copy_batch.c's run_plan. */
+static CUresult run_plan(plan3 *p, const cucore_copy_3d *copies, int single, int capturing,
+                         CUstream h, size_t *bad, const char **call) {
   *bad = SIZE_MAX;
+  if (capturing) return run_loop(p, copies, h, bad, call);
   if (single && DRV(cuMemcpy3DWithAttributesAsync)) {
     *call = "cuMemcpy3DWithAttributesAsync";
     return DRV(cuMemcpy3DWithAttributesAsync)(&p->ops[0], 0, h);
@@ -156,12 +158,13 @@ static CUresult run_plan(plan3 *p, const cucore_copy_3d *copies, int single, CUs
 static cucore_status issue(cucore_device *dev, plan3 *p, const cucore_copy_3d *copies, int single,
                            cucore_stream *s, const char *fn, size_t *failed) {
   if (p->n == 0) return CUCORE_OK;
-  cucore_status st = cc_cbatch_capture_check(p->during_call, s, fn);
-  if (st == CUCORE_OK) st = cc_device_make_current(dev);
+  int capturing = 0;
+  cucore_status st = cc_device_make_current(dev);
+  if (st == CUCORE_OK) st = cc_cbatch_capture(p->during_call, s, fn, &capturing);
   if (st != CUCORE_OK) return st;
   size_t bad;
   const char *call = NULL;
-  CUresult r = run_plan(p, copies, single, s->handle, &bad, &call);
+  CUresult r = run_plan(p, copies, single, capturing, s->handle, &bad, &call);
   if (r == CUDA_SUCCESS) return CUCORE_OK;
   if (bad >= p->n)
     return cc_fail_cu(r, call, "%s: %zu 3D cop%s issued; the driver names no copy", fn, p->n,

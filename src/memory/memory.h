@@ -235,8 +235,9 @@ cucore_status cc_cbatch_attrs(const cucore_copy_attrs *attrs, const size_t *attr
                               const char *fn);
 /* A stream of the device that is not the legacy default one. */
 cucore_status cc_cbatch_stream_checks(cucore_device *dev, cucore_stream *s, const char *fn);
-/* A source read during the call (`during_call`) refused on a capturing stream. */
-cucore_status cc_cbatch_capture_check(int during_call, cucore_stream *s, const char *fn);
+/* *capturing: `s` is capturing (then the copies are made one by one: the driver cannot capture
+ * the batched entry points); a source read during the call (`during_call`) refused there. */
+cucore_status cc_cbatch_capture(int during_call, cucore_stream *s, const char *fn, int *capturing);
 
 /* A CUDA array (texture.c). */
 struct cucore_array {
