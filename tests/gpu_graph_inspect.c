@@ -6,7 +6,9 @@
  * an edge removed and a node destroyed, the graph's output showing both; the CUDA 13.1 ids, or
  * CUCORE_DRIVER_TOO_OLD before that driver; nodes given new parameters in a graph and in an
  * executable graph (a fill's value, a kernel swapped for another, a copy's destination, a host
- * function), the outputs following each, and a 2D fill refused in an executable graph. */
+ * function), the outputs following each, and a 2D fill refused in an executable graph; a 2D
+ * fill of pitched memory copied into an array and out to the host by 2D/3D copy nodes; a
+ * capture forked and joined, given a child graph and an if node with a captured body. */
 #include "gpu_support.h"
 
 #include <stdio.h>
@@ -391,6 +393,141 @@ static void nodes_updated(void **state) {
   cucore_host_free(dev, h2);
 }
 
+/* A 2D fill of pitched memory, copied into a 2D array and from it to the host, as nodes. */
+static void pitched_and_array_nodes(void **state) {
+  (void)state;
+  enum { W = 64, H = 32 };
+  cucore_devptr d = 0;
+  size_t pitch = 0;
+  assert_ok(cucore_mem_alloc_pitch(dev, W * sizeof(float), H, 4, &d, &pitch));
+  cucore_array_desc desc;
+  memset(&desc, 0, sizeof desc);
+  desc.width = W;
+  desc.height = H;
+  desc.format = CUCORE_FORMAT_FLOAT;
+  desc.channels = 1;
+  cucore_array *arr = NULL;
+  assert_ok(cucore_array_create(dev, &desc, &arr));
+  float *h = NULL;
+  assert_ok(cucore_host_alloc(dev, W * H * sizeof(float), (void **)&h));
+  memset(h, 0, W * H * sizeof(float));
+  cucore_graph *g = NULL;
+  assert_ok(cucore_graph_create(dev, &g));
+  cucore_graph_node *fill, *to_arr, *to_host;
+  assert_ok(cucore_graph_add_memset_2d_node(g, NULL, 0, d, pitch, bits_of(3.0f), 4, W, H, &fill));
+  cucore_copy_3d c;
+  memset(&c, 0, sizeof c);
+  c.src = d;
+  c.src_pitch = pitch;
+  c.dst_array = arr;
+  c.width_bytes = W * sizeof(float);
+  c.height = H;
+  c.depth = 1;
+  assert_ok(cucore_graph_add_memcpy_3d_node(g, &fill, 1, &c, &to_arr));
+  memset(&c, 0, sizeof c);
+  c.src_array = arr;
+  c.dst = CUCORE_HOST_ADDR(h);
+  c.dst_pitch = W * sizeof(float);
+  c.width_bytes = W * sizeof(float);
+  c.height = H;
+  c.depth = 1;
+  assert_ok(cucore_graph_add_memcpy_3d_node(g, &to_arr, 1, &c, &to_host));
+  c.height = H + 1; /* past the array's rows */
+  cucore_graph_node *bad = NULL;
+  assert_int_equal(cucore_graph_add_memcpy_3d_node(g, NULL, 0, &c, &bad), CUCORE_OUT_OF_BOUNDS);
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(to_arr, &p));
+  assert_int_equal(p.memcpy.dst_end, CUCORE_COPY_END_ARRAY);
+  assert_non_null(p.memcpy.dst_cuarray);
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  for (int i = 0; i < W * H; i++)
+    if (h[i] != 3.0f) fail_msg("element %d is %g, the 2D fill wrote 3", i, h[i]);
+  print_message("2D fill -> array -> host as graph nodes: %d elements are 3\n", W * H);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  cucore_array_destroy(arr);
+  cucore_host_free(dev, h);
+  cucore_mem_free(dev, d);
+}
+
+/* A capture forked onto two helpers and joined, a child graph embedded and an if node whose
+ * body is captured from a third stream, all without leaving the capture; the graph it gives
+ * computes what the CPU says. */
+static void capture_with_forks_children_and_conditionals(void **state) {
+  (void)state;
+  if (driver_version < 12040) skip();
+  cucore_kernel *k = gpu_kernel(obj, "axpb");
+  cucore_stream *h1 = NULL, *h2 = NULL, *b = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h1));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h2));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &b));
+  cucore_devptr x, y;
+  assert_ok(cucore_mem_alloc(dev, N * sizeof(float), &x));
+  assert_ok(cucore_mem_alloc(dev, N * sizeof(float), &y));
+  assert_ok(cucore_memset_d32(dev, x, bits_of(1.0f), N, NULL));
+  assert_ok(cucore_memset_d32(dev, y, bits_of(1.0f), N, NULL));
+  int n = N;
+  cucore_args *ax[4], *ay = NULL;
+  float as[4] = {2.0f, 1.0f, 1.0f, 1.0f}, bs[4] = {1.0f, 1.0f, 10.0f, 0.5f};
+  for (int i = 0; i < 4; i++) {
+    assert_ok(cucore_args_create(k, &ax[i]));
+    assert_ok(CUCORE_ARGS(ax[i], x, as[i], bs[i], n));
+  }
+  assert_ok(cucore_args_create(k, &ay));
+  assert_ok(CUCORE_ARGS(ay, y, 3.0f, 0.0f, n));
+  cucore_graph *child = NULL;
+  cucore_graph_node *cn = NULL;
+  cucore_launch_config c = cfg1d(N / 128, 128, NULL);
+  assert_ok(cucore_graph_create(dev, &child));
+  assert_ok(cucore_graph_add_kernel_node(child, NULL, 0, k, &c, ax[1], &cn)); /* x + 1 */
+  cucore_stream *helpers[2] = {h1, h2};
+  c.stream = s;
+  cucore_launch_config ch = cfg1d(N / 128, 128, h1), cb = cfg1d(N / 128, 128, b);
+  assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
+  assert_ok(cucore_launch(k, &c, ax[0])); /* x = 2x + 1 */
+  assert_ok(cucore_stream_capture_fork(s, helpers, 2));
+  assert_ok(cucore_launch(k, &ch, ay)); /* y = 3y, on a helper */
+  assert_ok(cucore_stream_capture_join(s, helpers, 2));
+  assert_ok(cucore_stream_capture_add_graph(s, child)); /* x = x + 1 */
+  cucore_graph_condition cond = 0;
+  assert_ok(cucore_stream_capture_condition_create(s, 1, CUCORE_CONDITION_ASSIGN_DEFAULT, &cond));
+  cucore_graph *bodies[1] = {NULL};
+  assert_ok(cucore_stream_capture_add_conditional(s, cond, CUCORE_CONDITIONAL_IF, 1, bodies));
+  assert_ok(cucore_stream_begin_capture_to_graph(b, bodies[0], NULL, 0, CUCORE_CAPTURE_RELAXED));
+  assert_ok(cucore_launch(k, &cb, ax[2])); /* x = x + 10, in the body */
+  assert_ok(cucore_stream_end_capture(b, NULL));
+  assert_ok(cucore_launch(k, &c, ax[3])); /* x = x + 0.5 */
+  cucore_graph *g = NULL;
+  assert_ok(cucore_stream_end_capture(s, &g));
+  size_t count = 0;
+  assert_ok(cucore_graph_get_nodes(g, NULL, 0, &count));
+  print_message("captured graph with fork/join, child graph and if node: %zu nodes\n", count);
+  cucore_graph_exec *e = NULL;
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
+  assert_ok(cucore_graph_launch(e, s));
+  assert_ok(cucore_stream_synchronize(s));
+  float *h = malloc(N * sizeof(float));
+  assert_ok(cucore_memcpy_dtoh(dev, h, x, N * sizeof(float), NULL));
+  expect_all(h, 2.0f * 1.0f + 1.0f + 1.0f + 10.0f + 0.5f, "x through the captured graph");
+  assert_ok(cucore_memcpy_dtoh(dev, h, y, N * sizeof(float), NULL));
+  expect_all(h, 3.0f, "y through the forked branch");
+  free(h);
+  cucore_graph_exec_destroy(e);
+  cucore_graph_destroy(g);
+  cucore_graph_destroy(child);
+  for (int i = 0; i < 4; i++) cucore_args_destroy(ax[i]);
+  cucore_args_destroy(ay);
+  cucore_kernel_destroy(k);
+  cucore_mem_free(dev, x);
+  cucore_mem_free(dev, y);
+  cucore_stream_destroy(h1);
+  cucore_stream_destroy(h2);
+  cucore_stream_destroy(b);
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
@@ -398,6 +535,8 @@ int main(void) {
       cmocka_unit_test(built_graph_read_and_edited),
       cmocka_unit_test(conditional_read_back),
       cmocka_unit_test(nodes_updated),
+      cmocka_unit_test(pitched_and_array_nodes),
+      cmocka_unit_test(capture_with_forks_children_and_conditionals),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -135,6 +135,53 @@ static void tma_copy_through_a_tensor_map(void **state) {
                 "mismatches\n",
                 W, H, BOX_W, BOX_H, OW, OH, bad_count);
   assert_int_equal(bad_count, 0);
+  /* The same map pointed at another tensor of the shape (cuTensorMapReplaceAddress): the copy
+   * reads it; an address past what the allocation holds, or misaligned, is refused first. */
+  cucore_devptr din2 = 0;
+  assert_ok(cucore_mem_alloc(dev, sizeof(float) * W * H, &din2));
+  for (int i = 0; i < W * H; i++) in[i] = (float)(i % 89) - 7.0f;
+  assert_ok(cucore_memcpy_htod(dev, din2, in, sizeof(float) * W * H, NULL));
+  assert_int_equal(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2 + 16),
+                   CUCORE_OUT_OF_BOUNDS);
+  assert_int_equal(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2 + 4),
+                   CUCORE_ARG_ALIGNMENT);
+  assert_ok(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2));
+  assert_ok(cucore_args_reset(a));
+  assert_ok(cucore_args_push_tensor_map(a, &map));
+  assert_ok(cucore_args_push_ptr(a, dout));
+  assert_ok(cucore_args_push_i32(a, OW));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_ok(cucore_stream_synchronize(s));
+  assert_ok(cucore_memcpy_dtoh(dev, out, dout, sizeof(float) * OW * OH, NULL));
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      if (out[y * OW + x] != in[y * W + x] && bad_count++ < 5)
+        print_message("after the new address: out[%d][%d] = %g, expected %g\n", y, x,
+                      out[y * OW + x], in[y * W + x]);
+  print_message("the map given another tensor's address: %d mismatches\n", bad_count);
+  assert_int_equal(bad_count, 0);
+  /* Wide im2col maps: encoded on compute capability 10.0+, refused by name below it. */
+  cucore_tensor_map_desc w;
+  memset(&w, 0, sizeof w);
+  w.dtype = CUCORE_TMAP_FLOAT16;
+  w.rank = 3; /* C, W, N */
+  w.address = din2;
+  w.dims[0] = 64;
+  w.dims[1] = 8;
+  w.dims[2] = 1;
+  w.strides[0] = 128;
+  w.strides[1] = 128 * 8;
+  w.channels_per_pixel = 64;
+  w.pixels_per_column = 8;
+  w.swizzle = CUCORE_TMAP_SWIZZLE_128B;
+  cucore_tensor_map wm;
+  cucore_status wst = cucore_tensor_map_encode_im2col_wide(&w, &wm);
+  if (props.arch >= 100)
+    assert_ok(wst);
+  else
+    assert_true(wst == CUCORE_NOT_SUPPORTED || wst == CUCORE_DRIVER_TOO_OLD);
+  print_message("wide im2col map on sm_%d: %s\n", props.arch, cucore_status_name(wst));
+  assert_ok(cucore_mem_free(dev, din2));
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);
   assert_ok(cucore_mem_free(dev, din));

@@ -2,11 +2,14 @@
  * by a consumer through the DLTensor fields alone (as another library would), the use an export
  * holds, transfers of device, pool and pinned-pool memory freed by the deleter, a tensor of
  * another library (made with the raw driver) imported, copied with bounds checks and released,
- * and a round trip. */
+ * and a round trip; DLPack 1.x: a versioned export read the same way (version, flags, the use
+ * held until its deleter), negotiation by the consumer's version, versioned imports (a writable
+ * one written and read back, a read-only one refusing cucore's writes), each deleter once. */
 #include "gpu_support.h"
 #include "runtime/runtime.h" /* DRV(): the other library's driver calls */
 
-#include <dlpack/dlpack.h>
+#include "memory/dlpack_v1.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,11 +185,136 @@ static void imports_of_another_librarys_tensor(void **state) {
                 "released once\n");
 }
 
+static void versioned_exports_read_by_a_consumer(void **state) {
+  (void)state;
+  const int R = 32, C = 48;
+  size_t bytes = sizeof(float) * R * C;
+  float *h = malloc(bytes), *got = malloc(bytes);
+  for (int i = 0; i < R * C; i++) h[i] = (float)i * 0.25f - 7.0f;
+  cucore_devptr d = 0;
+  assert_ok(cucore_mem_alloc(dev, bytes, &d));
+  assert_ok(cucore_memcpy_htod(dev, d, h, bytes, NULL));
+  cucore_tensor_desc t = floats2d(R, C);
+  void *p = NULL;
+  assert_ok(cucore_dlpack_export_versioned(d, &t, CUCORE_DLPACK_READ_ONLY, &p));
+  DLManagedTensorVersioned *v = p;
+  assert_int_equal(v->version.major, 1);
+  assert_int_equal(v->flags, DLPACK_FLAG_BITMASK_READ_ONLY);
+  assert_int_equal(v->dl_tensor.device.device_type, kDLCUDA);
+  assert_int_equal(v->dl_tensor.device.device_id, 0);
+  /* The consumer reads through the DLTensor, which is laid out as the legacy one's. */
+  DLManagedTensor view = {.dl_tensor = v->dl_tensor};
+  consume(&view, got);
+  assert_memory_equal(h, got, bytes);
+  assert_status(cucore_mem_free(dev, d), CUCORE_IN_USE);
+  v->deleter(v);
+  assert_false(memory_is_gone(d)); /* not a transfer: the memory stays the caller's */
+  /* Negotiation: a 0.x consumer gets the legacy struct, a 1.0 one version 1.0. */
+  cucore_dlpack_version ask0 = {0, 8}, ask1 = {1, 0}, made;
+  assert_ok(cucore_dlpack_export_max_version(d, &t, 0, ask0, &p, &made));
+  assert_int_equal(made.major, 0);
+  consume(p, got);
+  assert_memory_equal(h, got, bytes);
+  ((DLManagedTensor *)p)->deleter(p);
+  assert_ok(cucore_dlpack_export_max_version(d, &t, CUCORE_DLPACK_TRANSFER, ask1, &p, &made));
+  assert_int_equal(made.minor, 0);
+  assert_int_equal(((DLManagedTensorVersioned *)p)->version.minor, 0);
+  ((DLManagedTensorVersioned *)p)->deleter(p); /* a transfer: the deleter frees it */
+  assert_true(memory_is_gone(d));
+  print_message("DLPack 1.x exports: a consumer reads %d floats that match; the versioned "
+                "deleter ends the use, a transfer's frees the memory\n",
+                R * C);
+  free(h);
+  free(got);
+}
+
+/* The other library's versioned tensor: memory from the raw driver, freed by its deleter. */
+typedef struct other_v {
+  DLManagedTensorVersioned mt;
+  int64_t shape[1];
+  CUdeviceptr mem;
+  int *deleted;
+} other_v;
+
+static void other_v_deleter(DLManagedTensorVersioned *self) {
+  other_v *o = self->manager_ctx;
+  (void)DRV(cuMemFree)(o->mem);
+  (*o->deleted)++;
+  free(o);
+}
+
+static other_v *make_other_v(int n, uint64_t flags, int *deleted) {
+  other_v *o = calloc(1, sizeof *o);
+  assert_int_equal(DRV(cuMemAlloc)(&o->mem, (size_t)n * 4), CUDA_SUCCESS);
+  o->shape[0] = n;
+  o->mt.version.major = 1;
+  o->mt.version.minor = 0;
+  o->mt.flags = flags;
+  o->mt.dl_tensor.data = (void *)(uintptr_t)o->mem;
+  o->mt.dl_tensor.device.device_type = kDLCUDA;
+  o->mt.dl_tensor.ndim = 1;
+  o->mt.dl_tensor.dtype.code = kDLInt;
+  o->mt.dl_tensor.dtype.bits = 32;
+  o->mt.dl_tensor.dtype.lanes = 1;
+  o->mt.dl_tensor.shape = o->shape;
+  o->mt.manager_ctx = o;
+  o->mt.deleter = other_v_deleter;
+  o->deleted = deleted;
+  return o;
+}
+
+static void versioned_imports_of_another_librarys_tensor(void **state) {
+  (void)state;
+  int deleted = 0, ro = -1;
+  int h[256], back[256];
+  for (int i = 0; i < 256; i++) h[i] = i * 3 - 200;
+  /* Writable: cucore writes it, reads it back. */
+  other_v *o = make_other_v(256, 0, &deleted);
+  cucore_dlpack_tensor *t = NULL;
+  assert_ok(cucore_dlpack_import_versioned(&o->mt, &t));
+  cucore_dlpack_info info;
+  assert_ok(cucore_dlpack_get_tensor_info(t, &info));
+  assert_ok(cucore_dlpack_is_read_only(t, &ro));
+  assert_int_equal(ro, 0);
+  assert_ok(cucore_memcpy_htod(dev, info.data, h, sizeof h, NULL));
+  assert_ok(cucore_memcpy_dtoh(dev, back, info.data, sizeof back, NULL));
+  assert_memory_equal(h, back, sizeof h);
+  assert_ok(cucore_dlpack_release(t));
+  assert_int_equal(deleted, 1);
+  /* Read-only: the producer's values are read; cucore's copies and fills into it refused. */
+  o = make_other_v(256, DLPACK_FLAG_BITMASK_READ_ONLY, &deleted);
+  assert_int_equal(DRV(cuMemcpyHtoD)(o->mem, h, sizeof h), CUDA_SUCCESS);
+  assert_ok(cucore_dlpack_import_versioned(&o->mt, &t));
+  assert_ok(cucore_dlpack_get_tensor_info(t, &info));
+  assert_ok(cucore_dlpack_is_read_only(t, &ro));
+  assert_int_equal(ro, 1);
+  memset(back, 0, sizeof back);
+  assert_ok(cucore_memcpy_dtoh(dev, back, info.data, sizeof back, NULL));
+  assert_memory_equal(h, back, sizeof h);
+  assert_status(cucore_memcpy_htod(dev, info.data, back, sizeof back, NULL),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "read-only");
+  assert_status(cucore_memset_d32(dev, info.data, 0, 256, s), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "read-only");
+  assert_ok(cucore_dlpack_release(t));
+  assert_int_equal(deleted, 2);
+  /* A newer major version is refused and stays the caller's. */
+  o = make_other_v(4, 0, &deleted);
+  o->mt.version.major = 2;
+  assert_status(cucore_dlpack_import_versioned(&o->mt, &t), CUCORE_VERSION_MISMATCH);
+  o->mt.deleter(&o->mt);
+  assert_int_equal(deleted, 3);
+  print_message("DLPack 1.x imports: 256 int32 written and read back; a read-only tensor read, "
+                "cucore's writes refused; each deleter once\n");
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(exports_read_by_a_consumer),
       cmocka_unit_test(imports_of_another_librarys_tensor),
+      cmocka_unit_test(versioned_exports_read_by_a_consumer),
+      cmocka_unit_test(versioned_imports_of_another_librarys_tensor),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,7 @@
 #include "support.h"
 
 #include "loader/loader.h"
+#include "memory/memory.h" /* a record marked read-only, as a DLPack import makes it */
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -526,13 +527,40 @@ static void attributed_3d_copy(void **state) {
   assert_ok(cucore_mem_free(dev, dst));
 }
 
+/* A destination imported read-only (DLPack) is refused in a batch, also after copies from it
+ * (a read-only record is never trusted from an earlier check), naming the copy. */
+static void read_only_destination(void **state) {
+  (void)state;
+  drivers(1, 1);
+  static unsigned char ro[256], other[256];
+  cc_mem_rec rec = {0};
+  rec.base = CUCORE_HOST_ADDR(ro), rec.size = sizeof ro, rec.kind = CUCORE_MEM_DLPACK_IMPORTED;
+  rec.ordinal = -1, rec.flags = CC_REC_READ_ONLY;
+  cc_begin();
+  assert_ok(cc_mem_record(&rec, "test"));
+  cucore_copy_desc c[4] = {{CUCORE_HOST_ADDR(other), CUCORE_HOST_ADDR(ro), 16},
+                           {CUCORE_HOST_ADDR(other) + 16, CUCORE_HOST_ADDR(ro) + 16, 16},
+                           {CUCORE_HOST_ADDR(ro) + 32, CUCORE_HOST_ADDR(other), 16},
+                           {CUCORE_HOST_ADDR(other) + 48, CUCORE_HOST_ADDR(ro), 16}};
+  size_t failed = 0;
+  long before = stats->batch_calls;
+  assert_status(cucore_memcpy_batch(dev, c, 4, NULL, NULL, 0, s, &failed), CUCORE_INVALID_ARGUMENT);
+  assert_int_equal(failed, 2);
+  assert_contains(cucore_last_error(), "(copy 2 of 4): the destination");
+  assert_contains(cucore_last_error(), "read-only");
+  c[2] = c[3];
+  assert_ok(cucore_memcpy_batch(dev, c, 4, NULL, NULL, 0, s, &failed));
+  assert_int_equal(stats->batch_calls, before + 1);
+  assert_int_equal(cc_reg_take(&cc_mem_registry, rec.base, NULL, NULL, 1, NULL), CC_REG_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(refusals_name_the_copy), cmocka_unit_test(attributes_checked),
       cmocka_unit_test(batch_runs_and_bytes),   cmocka_unit_test(driver_fail_index),
       cmocka_unit_test(loop_without_batch),     cmocka_unit_test(attributed_single_copy),
       cmocka_unit_test(during_call_in_capture), cmocka_unit_test(batch_3d),
-      cmocka_unit_test(attributed_3d_copy),
+      cmocka_unit_test(attributed_3d_copy),     cmocka_unit_test(read_only_destination),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
 }

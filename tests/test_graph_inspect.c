@@ -4,7 +4,8 @@
  * node's parameters read back; an edge removed (and a missing one named); a node destroyed with
  * its edges, then refused by name; a captured graph's kernel nodes taken in, their kernel and
  * argument values read from the driver and changed; the CUDA 13.1 ids, and their absence named;
- * a graph of thousands of nodes listed through the map of handles, destroyed nodes and all. */
+ * a graph of thousands of nodes listed through the map of handles, destroyed nodes and all;
+ * forks, joins, a child graph and a conditional node added to a running capture. */
 #include "support.h"
 
 #include "graph/graph.h"
@@ -401,6 +402,88 @@ static void many_nodes(void **state) {
   assert_ok(cucore_graph_destroy(g));
 }
 
+/* Work added to a running capture: forks and joins, a child graph, a conditional node whose
+ * body is captured from another stream; the graph the capture gives holds them. */
+static void capture_gets_children_and_conditionals(void **state) {
+  (void)state;
+  cucore_stream *s = NULL, *h1 = NULL, *h2 = NULL, *b = NULL;
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h1));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &h2));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &b));
+  cucore_graph *child = NULL;
+  cucore_graph_node *c0 = NULL;
+  assert_ok(cucore_graph_create(dev, &child));
+  assert_ok(cucore_graph_add_empty_node(child, NULL, 0, &c0));
+  cucore_args *a = args_of(0x1000, 1);
+  cucore_launch_config c = config(1, 32);
+  c.stream = s;
+  /* Not capturing: each call says so. */
+  assert_status(cucore_stream_capture_add_graph(s, child), CUCORE_STREAM_CAPTURE);
+  assert_contains(cucore_last_error(), "takes part in no capture cucore began");
+  cucore_stream *helpers[2] = {h1, h2};
+  assert_status(cucore_stream_capture_fork(s, helpers, 2), CUCORE_STREAM_CAPTURE);
+
+  assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_status(cucore_stream_capture_fork(s, NULL, 2), CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_stream_capture_fork(s, helpers, 2));
+  assert_ok(cucore_stream_capture_join(s, helpers, 2));
+  assert_ok(cucore_stream_capture_add_graph(s, child));
+  cucore_graph_condition cond = 0;
+  assert_ok(cucore_stream_capture_condition_create(s, 1, CUCORE_CONDITION_ASSIGN_DEFAULT, &cond));
+  assert_true(cond != 0);
+  cucore_graph *bodies[1] = {NULL};
+  assert_status(cucore_stream_capture_add_conditional(s, cond, CUCORE_CONDITIONAL_WHILE, 2, bodies),
+                CUCORE_INVALID_ARGUMENT);
+  assert_ok(cucore_stream_capture_add_conditional(s, cond, CUCORE_CONDITIONAL_IF, 1, bodies));
+  assert_non_null(bodies[0]);
+  /* The body filled by a capture of its own, from another stream. */
+  cucore_launch_config cb = c;
+  cb.stream = b;
+  assert_ok(cucore_stream_begin_capture_to_graph(b, bodies[0], NULL, 0, CUCORE_CAPTURE_RELAXED));
+  assert_ok(cucore_launch(k, &cb, a));
+  assert_ok(cucore_stream_end_capture(b, NULL));
+  assert_ok(cucore_launch(k, &c, a));
+  assert_status(cucore_stream_end_capture(s, NULL), CUCORE_INVALID_ARGUMENT);
+  cucore_graph *g = NULL;
+  assert_ok(cucore_stream_end_capture(s, &g));
+
+  /* kernel, child graph, conditional, kernel: the conditional the very node cucore made. */
+  cucore_graph_node *nodes[8];
+  size_t count = 0;
+  assert_ok(cucore_graph_get_nodes(g, nodes, 8, &count));
+  assert_int_equal(count, 4);
+  cucore_graph_node_type want[4] = {CUCORE_GRAPH_NODE_KERNEL, CUCORE_GRAPH_NODE_GRAPH,
+                                    CUCORE_GRAPH_NODE_CONDITIONAL, CUCORE_GRAPH_NODE_KERNEL};
+  for (int i = 0; i < 4; i++) {
+    cucore_graph_node_type t;
+    assert_ok(cucore_graph_node_get_type(nodes[i], &t));
+    assert_int_equal(t, want[i]);
+  }
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(nodes[2], &p));
+  assert_ptr_equal(p.conditional.bodies[0], bodies[0]);
+  assert_int_equal(p.conditional.cond, cond);
+  assert_ok(cucore_graph_get_nodes(bodies[0], nodes, 8, &count));
+  assert_int_equal(count, 1);
+  cucore_graph *in = NULL;
+  assert_ok(cucore_graph_node_get_graph(nodes[0], &in));
+  assert_ptr_equal(in, bodies[0]);
+  assert_ok(cucore_graph_destroy(g));
+  assert_ok(cucore_graph_destroy(child));
+  assert_ok(cucore_args_destroy(a));
+
+  /* A capture with a conditional node that dies with its stream: nothing leaks. */
+  assert_ok(cucore_stream_begin_capture(s, CUCORE_CAPTURE_GLOBAL));
+  assert_ok(cucore_stream_capture_condition_create(s, 0, 0, &cond));
+  assert_ok(cucore_stream_capture_add_conditional(s, cond, CUCORE_CONDITIONAL_IF, 1, bodies));
+  assert_ok(cucore_stream_destroy(s));
+  assert_ok(cucore_stream_destroy(h1));
+  assert_ok(cucore_stream_destroy(h2));
+  assert_ok(cucore_stream_destroy(b));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(built_graph_lists),
@@ -409,6 +492,7 @@ int main(void) {
       cmocka_unit_test(captured_nodes_are_taken_in),
       cmocka_unit_test(ids_and_their_version_gate),
       cmocka_unit_test(many_nodes),
+      cmocka_unit_test(capture_gets_children_and_conditionals),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
 }

@@ -5,7 +5,8 @@
  * nodes refused with what to do instead; in an executable graph, the kernel swap followed by
  * the per-node argument updates, and each of the driver's rules for executable graphs named
  * when broken (a 2D fill, a copy between other kinds of memory, a child graph of another shape,
- * a node added after instantiation or of another graph). */
+ * a node added after instantiation or of another graph); 2D fills and 2D/3D copies added as
+ * nodes with their footprints checked. */
 #include "support.h"
 
 #include "graph/graph.h"
@@ -35,8 +36,7 @@ static int open_fake(void **state) {
   if (cucore_device_open(0, &dev) != CUCORE_OK) return -1;
   if (cucore_object_from_memory(ptx_text, sizeof ptx_text, CUCORE_CODE_PTX, "k.ptx", &obj))
     return -1;
-  if (cucore_object_get_kernel(obj, "k", &k) || cucore_object_get_kernel(obj, "k2", &k2))
-    return -1;
+  if (cucore_object_get_kernel(obj, "k", &k) || cucore_object_get_kernel(obj, "k2", &k2)) return -1;
   return cucore_mem_alloc(dev, 4096, &buf) == CUCORE_OK ? 0 : -1;
 }
 
@@ -258,11 +258,60 @@ static void executable_graph_rules(void **state) {
   assert_ok(cucore_graph_destroy(g));
 }
 
+/* 2D fills and 2D/3D copies added as nodes: their footprints checked when added. */
+static void pitched_fills_and_copies(void **state) {
+  (void)state;
+  cucore_graph *g = NULL;
+  assert_ok(cucore_graph_create(dev, &g));
+  cucore_graph_node *f2 = NULL, *c3 = NULL, *bad = NULL;
+  /* 16 rows of 32 floats, 256 bytes apart: 3968 bytes of the 4096. */
+  assert_ok(cucore_graph_add_memset_2d_node(g, NULL, 0, buf, 256, 7, 4, 32, 16, &f2));
+  assert_status(cucore_graph_add_memset_2d_node(g, NULL, 0, buf, 256, 7, 4, 32, 17, &bad),
+                CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "17 rows of 128 bytes, pitch 256");
+  assert_status(cucore_graph_add_memset_2d_node(g, NULL, 0, buf, 64, 7, 4, 32, 2, &bad),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "pitch of 64 bytes");
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(f2, &p));
+  assert_int_equal(p.memset.height, 16);
+  assert_int_equal(p.memset.pitch, 256);
+  static char host[2048];
+  cucore_copy_3d c;
+  memset(&c, 0, sizeof c);
+  c.src = CUCORE_HOST_ADDR(host);
+  c.src_pitch = 128;
+  c.src_height = 4;
+  c.dst = buf;
+  c.dst_pitch = 256;
+  c.dst_height = 4;
+  c.width_bytes = 100;
+  c.height = 4;
+  c.depth = 4; /* destination: 3 slices of 1024 + 3 rows of 256 + 100 = 3940 bytes */
+  assert_ok(cucore_graph_add_memcpy_3d_node(g, &f2, 1, &c, &c3));
+  assert_ok(cucore_graph_node_get_params(c3, &p));
+  assert_int_equal(p.memcpy.copy.depth, 4);
+  assert_int_equal(p.memcpy.copy.dst_pitch, 256);
+  assert_int_equal(p.memcpy.dst_end, CUCORE_COPY_END_UNIFIED);
+  c.dst = buf + 200;
+  assert_status(cucore_graph_add_memcpy_3d_node(g, NULL, 0, &c, &bad), CUCORE_OUT_OF_BOUNDS);
+  assert_contains(cucore_last_error(), "destination");
+  c.dst = buf;
+  c.depth = 0;
+  assert_status(cucore_graph_add_memcpy_3d_node(g, NULL, 0, &c, &bad), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_graph_add_memcpy_dtod_node(g, NULL, 0, buf + 4000, buf, 200, &bad),
+                CUCORE_OUT_OF_BOUNDS);
+  assert_status(cucore_graph_add_memset_node(g, NULL, 0, buf + 4000, 0, 4, 25, &bad),
+                CUCORE_OUT_OF_BOUNDS);
+  assert_ok(cucore_graph_destroy(g));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(kernel_node_swapped),
       cmocka_unit_test(other_nodes_changed),
       cmocka_unit_test(executable_graph_rules),
+      cmocka_unit_test(pitched_fills_and_copies),
   };
   return cmocka_run_group_tests(tests, open_fake, close_fake);
 }

@@ -217,7 +217,65 @@ static void im2col_rules(void **state) {
   e.swizzle = CUCORE_TMAP_SWIZZLE_32B; /* 64 halves = 128 bytes > 32 */
   assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL, &e), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "channels_per_pixel 64 x FLOAT16");
-  assert_status(cucore_tensor_map_check((cucore_tensor_map_kind)2, &d), CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tensor_map_check((cucore_tensor_map_kind)3, &d), CUCORE_INVALID_ARGUMENT);
+}
+
+/* Wide im2col maps: the W box, the mode, the swizzles they take; a new address checked as the
+ * map's own would be. */
+static void im2col_wide_rules_and_new_addresses(void **state) {
+  (void)state;
+  cucore_tensor_map_desc d;
+  memset(&d, 0, sizeof d);
+  d.dtype = CUCORE_TMAP_FLOAT16;
+  d.rank = 3; /* C, W, N */
+  d.address = DBASE;
+  d.dims[0] = 64;
+  d.dims[1] = 16;
+  d.dims[2] = 2;
+  d.strides[0] = 128;
+  d.strides[1] = 128 * 16;
+  d.lower_corner[0] = -1;
+  d.upper_corner[0] = 1;
+  d.channels_per_pixel = 64;
+  d.pixels_per_column = 16;
+  d.swizzle = CUCORE_TMAP_SWIZZLE_128B;
+  assert_ok(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &d));
+  cucore_tensor_map_desc e = d;
+  e.lower_corner[0] = -40000;
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "lower_corner[0] (the W offset) is -40000");
+  e = d;
+  e.lower_corner[0] = 20;
+  e.upper_corner[0] = 0;
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "the box along W is empty");
+  e = d;
+  e.wide_mode = 2;
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "wide_mode 2 is not W (0) or W128 (1)");
+  e = d;
+  e.swizzle = CUCORE_TMAP_SWIZZLE_NONE;
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "take swizzle 64B, 128B or 128B_ATOM_32B");
+  e = d;
+  e.swizzle = CUCORE_TMAP_SWIZZLE_64B; /* 128 bytes of channels > 64 */
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  e = d;
+  e.wide_mode = 1;
+  e.pixels_per_column = 0; /* ignored in W128 */
+  assert_ok(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e));
+  e.rank = 2;
+  assert_status(cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE, &e), CUCORE_INVALID_ARGUMENT);
+  /* A new address: checked before anything (no driver needed for the refusals). */
+  cucore_tensor_map map;
+  memset(&map, 0, sizeof map);
+  assert_status(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_IM2COL_WIDE, &d, DBASE + 8),
+                CUCORE_ARG_ALIGNMENT);
+  assert_contains(cucore_last_error(), "not 16-byte aligned");
+  assert_status(cucore_tensor_map_replace_address(NULL, CUCORE_TMAP_TILED, &d, DBASE),
+                CUCORE_INVALID_ARGUMENT);
+  assert_status(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_IM2COL_WIDE, NULL, DBASE),
+                CUCORE_INVALID_ARGUMENT);
 }
 
 static void the_extent_must_fit_its_allocation(void **state) {
@@ -369,6 +427,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tiled_rules_one_at_a_time),
       cmocka_unit_test(im2col_rules),
+      cmocka_unit_test(im2col_wide_rules_and_new_addresses),
       cmocka_unit_test(the_extent_must_fit_its_allocation),
       cmocka_unit_test(tensor_maps_bind_to_64_aligned_128_byte_parameters),
       cmocka_unit_test(strict_pointer_checks_of_an_argument_list),

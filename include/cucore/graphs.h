@@ -125,6 +125,28 @@ CUCORE_API cucore_status cucore_stream_begin_capture_to_graph(cucore_stream *s, 
  *         failing call cucore saw) or could not end it (a forked stream not joined back). */
 CUCORE_API cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out);
 
+/** In the capture `origin` takes part in (one cucore began), forks the capture onto `count`
+ * helper streams: each waits on the work captured on `origin` so far (an event made, recorded
+ * and destroyed by cucore) and joins the capture; work queued on them is captured in parallel
+ * branches. Join them back with cucore_stream_capture_join() before the capture ends.
+ * @retval CUCORE_STREAM_CAPTURE `origin` is in no capture cucore began, or a helper is in
+ *         another capture (the message names the helper's index).
+ * @retval CUCORE_INVALID_ARGUMENT `helpers` NULL with a count, a helper NULL or `origin`. */
+CUCORE_API cucore_status cucore_stream_capture_fork(cucore_stream *origin,
+                                                    cucore_stream *const *helpers, size_t count);
+/** Joins `count` helper streams back into `origin`: the work captured on `origin` from now on
+ * runs after the work captured on each helper, and the helpers leave the capture. As
+ * cucore_stream_capture_fork(). */
+CUCORE_API cucore_status cucore_stream_capture_join(cucore_stream *origin,
+                                                    cucore_stream *const *helpers, size_t count);
+/** Embeds graph `child` in the capture `s` takes part in, after the work captured on `s` so far
+ * (a child-graph node: the driver clones `child`); the work captured on `s` afterwards runs
+ * after it (cuStreamUpdateCaptureDependencies). The capture keeps what `child`'s nodes use.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began, or it was invalidated.
+ * @retval CUCORE_INVALID_ARGUMENT `child` is a body, of another device, or has conditional or
+ *         memory nodes (which a child-graph node cannot take). */
+CUCORE_API cucore_status cucore_stream_capture_add_graph(cucore_stream *s, cucore_graph *child);
+
 /** The capture state of a stream. */
 typedef enum cucore_capture_status {
   CUCORE_CAPTURE_NONE = 0,       /**< not capturing */
@@ -225,8 +247,10 @@ CUCORE_API cucore_status cucore_graph_add_kernel_node(cucore_graph *g,
                                                       cucore_args *args, cucore_graph_node **out);
 /** Adds a copy of `bytes` (> 0) from host `src` to device `dst`. `src` is read when the node
  * runs (it must stay valid while the graph may run; pinned memory from cucore_host_alloc()
- * gives asynchronous copies). Dependencies as cucore_graph_add_kernel_node().
- * @retval CUCORE_INVALID_ARGUMENT a NULL or 0 address, or 0 bytes. */
+ * gives asynchronous copies). Dependencies as cucore_graph_add_kernel_node(). Both ranges
+ * are checked against the memory cucore recorded, as cucore_memcpy() checks them.
+ * @retval CUCORE_INVALID_ARGUMENT a NULL or 0 address, or 0 bytes.
+ * @retval CUCORE_OUT_OF_BOUNDS a range runs past its allocation. */
 CUCORE_API cucore_status cucore_graph_add_memcpy_htod_node(cucore_graph *g,
                                                            cucore_graph_node *const *deps,
                                                            size_t dep_count, cucore_devptr dst,
@@ -247,7 +271,8 @@ CUCORE_API cucore_status cucore_graph_add_memcpy_dtod_node(cucore_graph *g,
                                                            cucore_devptr src, size_t bytes,
                                                            cucore_graph_node **out);
 /** Adds a fill of `count` (> 0) elements of `element_size` bytes (1, 2 or 4) at device `dst`
- * with `value` (its low `element_size` bytes), as cucore_graph_add_memcpy_htod_node().
+ * with `value` (its low `element_size` bytes), as cucore_graph_add_memcpy_htod_node(); the
+ * range is checked against the allocation `dst` is in (CUCORE_OUT_OF_BOUNDS).
  * @retval CUCORE_INVALID_ARGUMENT another element size, a value that does not fit it, a 0
  *         address or count.
  * @retval CUCORE_ARG_ALIGNMENT `dst` is not aligned to the element size. */
@@ -256,6 +281,33 @@ CUCORE_API cucore_status cucore_graph_add_memset_node(cucore_graph *g,
                                                       size_t dep_count, cucore_devptr dst,
                                                       uint32_t value, unsigned element_size,
                                                       size_t count, cucore_graph_node **out);
+/** Adds a 2D fill: `height` rows of `width` elements of `element_size` bytes (1, 2 or 4), rows
+ * `pitch` bytes apart (at least a row; ignored for one row), from device `dst`, with `value`.
+ * The footprint is checked against the allocation `dst` is in (as cucore_memset_2d() checks
+ * it). Dependencies as cucore_graph_add_memcpy_htod_node().
+ * @retval CUCORE_INVALID_ARGUMENT another element size, a value that does not fit it, a 0
+ *         address, width or height, a pitch below the row.
+ * @retval CUCORE_ARG_ALIGNMENT `dst` is not aligned to the element size.
+ * @retval CUCORE_OUT_OF_BOUNDS the fill runs past its allocation. */
+CUCORE_API cucore_status cucore_graph_add_memset_2d_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count, cucore_devptr dst,
+                                                         size_t pitch, uint32_t value,
+                                                         unsigned element_size, size_t width,
+                                                         size_t height, cucore_graph_node **out);
+/** Adds a 2D or 3D copy between pitched memory (host addresses through CUCORE_HOST_ADDR) and
+ * arrays of the graph's device, as cucore_memcpy_3d() describes it (`copy->depth` 1 for 2D):
+ * each side's footprint is checked against its allocation or its array's extent when the node
+ * is added. The memory must stay valid while the graph may run. Dependencies as
+ * cucore_graph_add_memcpy_htod_node().
+ * @retval CUCORE_INVALID_ARGUMENT a 0 address, a size of 0, a pitch below the row or rows per
+ *         slice below the rows, an array of another device.
+ * @retval CUCORE_OUT_OF_BOUNDS a side runs past its allocation or array. */
+CUCORE_API cucore_status cucore_graph_add_memcpy_3d_node(cucore_graph *g,
+                                                         cucore_graph_node *const *deps,
+                                                         size_t dep_count,
+                                                         const cucore_copy_3d *copy,
+                                                         cucore_graph_node **out);
 /** Adds a host function node: `fn(user)` runs on a driver thread when the node runs (it must
  * not call CUDA). When `destroy` is not NULL, the graph owns `user`: destroy(user) is called
  * (by cucore, from a later cucore call or when a device closes) once no graph or executable
@@ -530,6 +582,31 @@ CUCORE_API cucore_status cucore_graph_node_set_params(cucore_graph_node *node,
 CUCORE_API cucore_status cucore_graph_exec_set_node_params(cucore_graph_exec *e,
                                                            cucore_graph_node *node,
                                                            const cucore_graph_node_params *params);
+
+/** A condition for a conditional node of the capture `s` takes part in (its graph's, as
+ * cucore_graph_condition_create() makes one for a graph): pass it to the kernel, captured
+ * before the node, that sets it.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began.
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.3. */
+CUCORE_API cucore_status cucore_stream_capture_condition_create(cucore_stream *s,
+                                                                unsigned default_value,
+                                                                unsigned flags,
+                                                                cucore_graph_condition *out);
+/** Adds a conditional node over `cond` (from cucore_stream_capture_condition_create() for this
+ * capture) to the capture `s` takes part in, after the work captured on `s` so far; the work
+ * captured afterwards runs after it. `bodies` receives its body graphs as
+ * cucore_graph_add_conditional_node() gives them: fill them while the capture runs, by
+ * capturing into them from another stream (cucore_stream_begin_capture_to_graph()) or node by
+ * node. They belong to the graph cucore_stream_end_capture() gives.
+ * @retval CUCORE_STREAM_CAPTURE `s` is in no capture cucore began, or it was invalidated.
+ * @retval CUCORE_INVALID_ARGUMENT as cucore_graph_add_conditional_node().
+ * @retval CUCORE_DRIVER_TOO_OLD as cucore_graph_add_conditional_node(). */
+CUCORE_API cucore_status cucore_stream_capture_add_conditional(cucore_stream *s,
+                                                               cucore_graph_condition cond,
+                                                               cucore_conditional_type type,
+                                                               unsigned body_count,
+                                                               cucore_graph **bodies);
 
 /** Flags of the DOT output (the values of CUgraphDebugDot_flags; any of its bits may be
  * given). */

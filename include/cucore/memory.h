@@ -1386,7 +1386,12 @@ typedef struct cucore_tensor_map_desc {
   int lower_corner[3];
   int upper_corner[3];         /**< im2col maps: the upper corner offsets, same ranges */
   uint32_t channels_per_pixel; /**< im2col maps: elements along C (1..256) */
-  uint32_t pixels_per_column;  /**< im2col maps: elements along N, D, H, W (1..1024) */
+  uint32_t pixels_per_column;  /**< im2col maps: elements along N, D, H, W (1..1024; ignored by
+                                    wide maps in W128 mode) */
+  /** Wide im2col maps: how elements are loaded along W (0: W, `pixels_per_column` of them;
+   * 1: W128). Their box's W offsets are lower_corner[0] and upper_corner[0], each in
+   * [-32768, 32767] (the box is one deep along D and H). */
+  int wide_mode;
 } cucore_tensor_map_desc;
 
 /** @cond CUCORE_INTERNAL */
@@ -1405,8 +1410,10 @@ typedef struct cucore_tensor_map {
 
 /** The two kinds of tensor map. */
 typedef enum cucore_tensor_map_kind {
-  CUCORE_TMAP_TILED = 0, /**< cuTensorMapEncodeTiled: a box of the tensor */
-  CUCORE_TMAP_IM2COL = 1 /**< cuTensorMapEncodeIm2col: im2col patches for convolutions */
+  CUCORE_TMAP_TILED = 0,      /**< cuTensorMapEncodeTiled: a box of the tensor */
+  CUCORE_TMAP_IM2COL = 1,     /**< cuTensorMapEncodeIm2col: im2col patches for convolutions */
+  CUCORE_TMAP_IM2COL_WIDE = 2 /**< cuTensorMapEncodeIm2colWide: im2col rows loaded along W
+                                   only (CUDA 12.8, devices of compute capability 10.0+) */
 } cucore_tensor_map_kind;
 
 /** Checks a description against the driver's documented rules without encoding it (no GPU
@@ -1423,6 +1430,26 @@ CUCORE_API cucore_status cucore_tensor_map_encode_tiled(const cucore_tensor_map_
 /** Encodes an im2col tensor map (cuTensorMapEncodeIm2col) after cucore_tensor_map_check(). */
 CUCORE_API cucore_status cucore_tensor_map_encode_im2col(const cucore_tensor_map_desc *desc,
                                                          cucore_tensor_map *out);
+
+/** Encodes a wide im2col tensor map (cuTensorMapEncodeIm2colWide: NWC, NHWC or NDHWC tensors
+ * whose rows are loaded along W) after cucore_tensor_map_check(CUCORE_TMAP_IM2COL_WIDE): rank
+ * 3..5, the W offsets in lower_corner[0] and upper_corner[0] within [-32768, 32767] and a box of
+ * non-zero width, `wide_mode` W or W128, swizzle 64B, 128B or 128B_ATOM_32B, with the other
+ * im2col rules.
+ * @retval CUCORE_DRIVER_TOO_OLD before CUDA 12.8.
+ * @retval CUCORE_NOT_SUPPORTED the current device's compute capability is below 10.0 (named). */
+CUCORE_API cucore_status cucore_tensor_map_encode_im2col_wide(const cucore_tensor_map_desc *desc,
+                                                              cucore_tensor_map *out);
+/** Points an encoded map at another tensor of the same shape (cuTensorMapReplaceAddress):
+ * `desc` is the description `map` was encoded from, as `kind`; `address` is checked as its
+ * address would be (alignment for its type and interleave, and the tensor's extent against
+ * the allocation there), and only then written into `map`. A refusal leaves `map` as it was.
+ * @retval CUCORE_ARG_ALIGNMENT `address` breaks the alignment rule.
+ * @retval CUCORE_OUT_OF_BOUNDS the tensor at `address` runs past its allocation. */
+CUCORE_API cucore_status cucore_tensor_map_replace_address(cucore_tensor_map *map,
+                                                           cucore_tensor_map_kind kind,
+                                                           const cucore_tensor_map_desc *desc,
+                                                           cucore_devptr address);
 
 /** Binds a tensor map to kernel parameter `index` by value (128 bytes): the parameter must be
  * 128 bytes, and 64-byte aligned where the kernel's alignment is known (PTX), as
@@ -1443,9 +1470,10 @@ CUCORE_API cucore_status cucore_args_push_tensor_map(struct cucore_args *args,
 
 /**
  * @defgroup dlpack DLPack
- * Export a cucore allocation as a DLManagedTensor (DLPack 0.6, `dlpack/dlpack.h`) for another
- * library (PyTorch, CuPy, JAX...), and import one made by another library. This header does not
- * include dlpack.h: tensors are passed as `void *` pointing to a DLManagedTensor.
+ * Export a cucore allocation as a DLManagedTensor (DLPack 0.6, `dlpack/dlpack.h`) or a
+ * DLManagedTensorVersioned (DLPack 1.x) for another library (PyTorch, CuPy, JAX...), and import
+ * one made by another library. This header does not include dlpack.h: tensors are passed as
+ * `void *` pointing to a DLManagedTensor or DLManagedTensorVersioned, as each call says.
  *
  * Ownership, export: the DLManagedTensor and its shape and strides belong to cucore until the
  * consumer calls its deleter (exactly once), which frees them. Without flags the allocation
@@ -1460,6 +1488,36 @@ CUCORE_API cucore_status cucore_args_push_tensor_map(struct cucore_args *args,
  * it alive, its range is recorded (so copies are bounds-checked) unless it lies in memory
  * cucore already recorded, and cucore_dlpack_release() calls its deleter (once; NULL deleters
  * are skipped). If the import fails, the tensor stays the caller's.
+ *
+ * DLPack 1.x: cucore_dlpack_export_versioned() and cucore_dlpack_import_versioned() do the same
+ * with a DLManagedTensorVersioned (DLPack 1.0's struct: a version, the owner, the deleter, a
+ * flags word, then the same DLTensor). cucore writes version 1.1 (it uses nothing newer than
+ * 1.0) and reads any 1.x; a higher major version is refused, naming both. Its flags carry
+ * read-only (CUCORE_DLPACK_READ_ONLY on export; on import reported by
+ * cucore_dlpack_is_read_only(), and an imported read-only range outside cucore's allocations
+ * refuses cucore's copies and fills into it) and "is a copy" (CUCORE_DLPACK_COPIED).
+ * cucore_dlpack_export_max_version() chooses for a consumer that says the newest version it
+ * reads: major 0 gets the legacy DLManagedTensor, major 1 or above a versioned one. The 0.x
+ * calls are unchanged for old consumers; the legacy struct has no flags, so a read-only export
+ * for a 0.x consumer is refused rather than made writable.
+ *
+ * Python (the array API's `__dlpack__` protocol) passes these in capsules; a C extension wraps
+ * them so:
+ * - export, versioned (the consumer called `__dlpack__(max_version=(1, 0))` or newer):
+ *   `PyCapsule_New(tensor, "dltensor_versioned", destructor)`, where the destructor calls the
+ *   tensor's deleter only if the capsule is still named "dltensor_versioned" (a consumer that
+ *   took the tensor renamed it "used_dltensor_versioned" and calls the deleter itself);
+ * - export, legacy (no max_version, or major 0): the same with "dltensor" and "used_dltensor";
+ * - import: `PyCapsule_GetPointer(capsule, "dltensor_versioned")` (or "dltensor") to
+ *   cucore_dlpack_import_versioned() (or cucore_dlpack_import()); on success rename the capsule
+ *   to "used_dltensor_versioned" (or "used_dltensor") with `PyCapsule_SetName`, so its
+ *   destructor leaves the tensor to cucore_dlpack_release(). On failure leave the name: the
+ *   capsule's destructor calls the producer's deleter.
+ * `tests/dlpack_peers.py` does this with ctypes against PyTorch and CuPy. libcucore keeps its
+ * thread-local state in initial-exec TLS, which glibc may refuse to a library dlopened into a
+ * running process ("cannot allocate memory in static TLS block": seen with Python 3.11 on
+ * glibc 2.36): load it at start (LD_PRELOAD) or raise glibc.rtld.optional_static_tls
+ * (GLIBC_TUNABLES) for an extension or ctypes.
  * @{
  */
 
@@ -1504,11 +1562,31 @@ typedef struct cucore_tensor_desc {
 CUCORE_API cucore_status cucore_tensor_extent(const cucore_tensor_desc *t, int64_t *lo,
                                               int64_t *hi);
 
-/** Flags of cucore_dlpack_export(). */
+/** Flags of cucore_dlpack_export() and the versioned exports. */
 enum {
   /** The tensor takes over the allocation: its deleter frees it, cucore's frees refuse it. */
-  CUCORE_DLPACK_TRANSFER = 1
+  CUCORE_DLPACK_TRANSFER = 1,
+  /** Versioned exports only: the consumer must not write the data (DLPack's
+   * DLPACK_FLAG_BITMASK_READ_ONLY). */
+  CUCORE_DLPACK_READ_ONLY = 2,
+  /** Versioned exports only: the data is a copy made for this consumer (DLPack's
+   * DLPACK_FLAG_BITMASK_IS_COPIED), as Python's `__dlpack__(copy=True)` asks. */
+  CUCORE_DLPACK_COPIED = 4
 };
+
+/** The bits of a versioned tensor's flags word (DLPACK_FLAG_BITMASK_*; cucore_dlpack_get_flags()):
+ * read-only data. */
+#define CUCORE_DLPACK_FLAG_READ_ONLY (1ull << 0)
+/** A flags bit: the producer copied the data for the consumer. */
+#define CUCORE_DLPACK_FLAG_IS_COPIED (1ull << 1)
+/** A flags bit (DLPack 1.1): sub-byte elements are padded to a byte each. */
+#define CUCORE_DLPACK_FLAG_IS_SUBBYTE_TYPE_PADDED (1ull << 2)
+
+/** A DLPack ABI version, laid out as DLPackVersion. */
+typedef struct cucore_dlpack_version {
+  uint32_t major; /**< incompatible changes: a reader refuses a major version it does not know */
+  uint32_t minor; /**< additions only (flags, codes) */
+} cucore_dlpack_version;
 
 /** Exports `t` over the cucore allocation containing `ptr` as a new DLManagedTensor (written to
  * *managed_tensor as a `DLManagedTensor *`). The tensor's extent must lie within the
@@ -1520,6 +1598,27 @@ enum {
  * @retval CUCORE_IN_USE TRANSFER of an allocation that textures or other exports use. */
 CUCORE_API cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t,
                                               unsigned flags, void **managed_tensor);
+
+/** The same export as a DLManagedTensorVersioned (written to *managed_tensor as a
+ * `DLManagedTensorVersioned *`): version 1.1, flags READ_ONLY and IS_COPIED as `flags` asks,
+ * the same device, checks, ownership and deleter rules as cucore_dlpack_export().
+ * @retval CUCORE_INVALID_ARGUMENT as cucore_dlpack_export(), or unknown flags.
+ * @retval CUCORE_OUT_OF_BOUNDS the tensor runs past the end of the allocation.
+ * @retval CUCORE_IN_USE TRANSFER of an allocation that textures or other exports use. */
+CUCORE_API cucore_status cucore_dlpack_export_versioned(cucore_devptr ptr,
+                                                        const cucore_tensor_desc *t, unsigned flags,
+                                                        void **managed_tensor);
+
+/** Version negotiation: exports for a consumer whose newest readable DLPack version is
+ * `max_version`. Major 0: a legacy DLManagedTensor (as cucore_dlpack_export()); major 1 or more:
+ * a DLManagedTensorVersioned (as cucore_dlpack_export_versioned(), its version 1.1, or 1.0
+ * when the consumer reads 1.0 only). *made (may be NULL) gets the version made: {0, 0} for the
+ * legacy struct, whose DLPack version the struct does not carry.
+ * @retval CUCORE_INVALID_ARGUMENT as the export made, or READ_ONLY or COPIED for a major-0
+ *         consumer (the legacy struct cannot carry them), naming the version asked for. */
+CUCORE_API cucore_status cucore_dlpack_export_max_version(
+    cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
+    cucore_dlpack_version max_version, void **managed_tensor, cucore_dlpack_version *made);
 
 /** A DLPack tensor of another library, held by cucore (cucore_dlpack_import()). */
 typedef struct cucore_dlpack_tensor cucore_dlpack_tensor;
@@ -1542,9 +1641,33 @@ typedef struct cucore_dlpack_info {
  * @retval CUCORE_NOT_SUPPORTED a device type cucore cannot use (OpenCL, ROCm, ...).
  * @retval CUCORE_OUT_OF_BOUNDS the tensor lies partly in a cucore allocation and runs past it. */
 CUCORE_API cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out);
+/** CONSTRUCTOR: takes a `DLManagedTensorVersioned *` (DLPack 1.x) and holds it, with the checks
+ * of cucore_dlpack_import(). Any 1.x version is read; the flags are kept
+ * (cucore_dlpack_get_flags()). A read-only tensor whose range lies outside cucore's
+ * allocations is recorded read-only: cucore's copies (1D, 2D, 3D, peer), fills and graph copy
+ * and fill nodes with a destination in it are refused (CUCORE_INVALID_ARGUMENT naming the flag);
+ * kernels are not checked, and one inside a cucore allocation is reported by
+ * cucore_dlpack_is_read_only() only. cucore_dlpack_release() calls its deleter once (a NULL
+ * deleter, which DLPack allows, is skipped). If the import fails, the tensor stays the caller's.
+ * @retval CUCORE_VERSION_MISMATCH a major version other than 1 (a newer one, named with 1.1,
+ *         the newest cucore reads; or 0, which no versioned tensor has).
+ * @retval CUCORE_NOT_SUPPORTED a device type cucore cannot use.
+ * @retval CUCORE_OUT_OF_BOUNDS the tensor lies partly in a cucore allocation and runs past it. */
+CUCORE_API cucore_status cucore_dlpack_import_versioned(void *managed_tensor,
+                                                        cucore_dlpack_tensor **out);
 /** Describes an imported tensor. */
 CUCORE_API cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t,
                                                        cucore_dlpack_info *out);
+/** The DLPack version of an imported tensor: the versioned tensor's own, {0, 0} for a legacy
+ * DLManagedTensor (cucore_dlpack_import()). */
+CUCORE_API cucore_status cucore_dlpack_get_version(const cucore_dlpack_tensor *t,
+                                                   cucore_dlpack_version *out);
+/** The flags word of an imported versioned tensor (CUCORE_DLPACK_FLAG_* bits, unknown bits
+ * kept as given); 0 for a legacy DLManagedTensor. */
+CUCORE_API cucore_status cucore_dlpack_get_flags(const cucore_dlpack_tensor *t, uint64_t *out);
+/** *out = 1 when an imported tensor is read-only (the versioned tensor's READ_ONLY flag), else
+ * 0. */
+CUCORE_API cucore_status cucore_dlpack_is_read_only(const cucore_dlpack_tensor *t, int *out);
 /** DESTRUCTOR: forgets the recorded range and calls the tensor's deleter. NULL is a no-op.
  * @retval CUCORE_IN_USE a texture still uses the range; the tensor is kept. */
 CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);

@@ -86,7 +86,8 @@ cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out) {
   if (st == CUCORE_OK) st = cc_device_make_current(s->dev);
   if (st != CUCORE_OK) return st;
   cc_capture *c = cc_capture_of(s);
-  if (c && !cc_capture_owner(c) && !out)
+  const cucore_graph *owner_graph = c ? cc_capture_owner(c) : NULL;
+  if (c && (!owner_graph || owner_graph->pending) && !out)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: `out` is NULL, and the capture makes a new "
                    "graph (only a capture into an existing graph may end without `out`); the "
@@ -96,7 +97,10 @@ cucore_status cucore_stream_end_capture(cucore_stream *s, cucore_graph **out) {
   cc_refs *refs = NULL;
   void *owner = NULL;
   st = cc_capture_end(s, &h, &refs, &owner, fn);
-  if (owner) { /* captured into an existing graph: `h` is that graph */
+  if (owner && ((cucore_graph *)owner)->pending) { /* the structure made while it ran */
+    cucore_status taken = cc_graph_take_capture(owner, st == CUCORE_OK ? h : NULL, refs, out);
+    if (st == CUCORE_OK) st = taken;
+  } else if (owner) { /* captured into an existing graph: `h` is that graph */
     cucore_graph *g = owner;
     if (st == CUCORE_OK && out) *out = g;
     cc_refs_release(refs);

@@ -59,14 +59,8 @@ static cucore_status keep_conditional(cucore_graph *g, cucore_graph_node *n,
   return cc_graph_add_node(g, n);
 }
 
-cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_node *const *deps,
-                                                size_t dep_count, cucore_graph_condition cond,
-                                                cucore_conditional_type type, unsigned body_count,
-                                                cucore_graph **bodies, cucore_graph_node **out) {
-  cc_begin();
-  const char *fn = "cucore_graph_add_conditional_node";
-  cucore_status st = cc_graph_enter(g, out, fn);
-  if (st != CUCORE_OK) return st;
+cucore_status cc_graph_conditional_checks(cucore_conditional_type type, unsigned body_count,
+                                          cucore_graph **bodies, const char *fn) {
   CC_CHECK_ARG(bodies, fn, "bodies");
   if ((int)type < CUCORE_CONDITIONAL_IF || type > CUCORE_CONDITIONAL_SWITCH)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -85,7 +79,7 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
   for (unsigned i = 0; i < body_count; i++) bodies[i] = NULL;
   /* The driver's versions: cuGraphAddNode and if/while came with CUDA 12.3, if/else and
    * switch with 12.8 (an older driver refuses them with a bare invalid-value). */
-  st = CC_DRV_REQUIRE(cuGraphAddNode);
+  cucore_status st = CC_DRV_REQUIRE(cuGraphAddNode);
   if (st != CUCORE_OK) return st;
   int needs_12_8 = type == CUCORE_CONDITIONAL_SWITCH || body_count == 2;
   if (needs_12_8 && cc_drv.version < 12080)
@@ -94,12 +88,17 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
                    "version %d.%d (if with one body and while work from 12.3)",
                    fn, type == CUCORE_CONDITIONAL_SWITCH ? "switch" : "if/else",
                    cc_drv.version / 1000, cc_drv.version % 1000 / 10);
-  CUgraphNode buf[16], *hs = NULL;
-  st = cc_graph_deps(g, deps, dep_count, buf, 16, &hs, fn);
+  return CUCORE_OK;
+}
+
+cucore_status cc_graph_add_conditional_in(cucore_graph *g, CUgraph into, const CUgraphNode *hs,
+                                          size_t dep_count, cucore_graph_condition cond,
+                                          cucore_conditional_type type, unsigned body_count,
+                                          cucore_graph **bodies, cucore_graph_node **out,
+                                          const char *fn) {
   cucore_graph_node *n = NULL;
-  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
-  if (st == CUCORE_OK) st = cc_graph_node_new(g, CUCORE_GRAPH_NODE_CONDITIONAL, &n);
-  if (st != CUCORE_OK) goto done;
+  cucore_status st = cc_graph_node_new(g, CUCORE_GRAPH_NODE_CONDITIONAL, &n);
+  if (st != CUCORE_OK) return st;
   CUgraphNodeParams p;
   memset(&p, 0, sizeof p);
   p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
@@ -107,28 +106,43 @@ cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_no
   p.conditional.type = (CUgraphConditionalNodeType)type;
   p.conditional.size = body_count;
   p.conditional.ctx = g->dev->ctx;
-  CUresult r = DRV(cuGraphAddNode)(&n->h, g->h, hs, NULL, dep_count, &p);
+  CUresult r = DRV(cuGraphAddNode)(&n->h, into, hs, NULL, dep_count, &p);
   if (r != CUDA_SUCCESS) {
-    st = cc_fail_cu(r, "cuGraphAddNode",
-                    "%s: a %s node with %u bod%s on device %d (is the condition one made for "
-                    "this graph by cucore_graph_condition_create, and not used by another "
-                    "node?)",
-                    fn, type_name(type), body_count, body_count == 1 ? "y" : "ies",
-                    g->dev->ordinal);
-    goto done;
+    cc_graph_node_free(n);
+    return cc_fail_cu(r, "cuGraphAddNode",
+                      "%s: a %s node with %u bod%s on device %d (is the condition one made for "
+                      "this graph, and not used by another node?)",
+                      fn, type_name(type), body_count, body_count == 1 ? "y" : "ies",
+                      g->dev->ordinal);
   }
   st = keep_conditional(g, n, &p, bodies);
   if (st != CUCORE_OK) {
     /* The body structures stay with the root (freed with it); the caller gets none. */
     for (unsigned i = 0; i < body_count; i++) bodies[i] = NULL;
     cc_graph_node_undo(n);
-    goto done;
+    cc_graph_node_free(n);
+    return st;
   }
   g->root->conditionals++;
   *out = n;
-  n = NULL;
-done:
-  cc_graph_node_free(n);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_graph_add_conditional_node(cucore_graph *g, cucore_graph_node *const *deps,
+                                                size_t dep_count, cucore_graph_condition cond,
+                                                cucore_conditional_type type, unsigned body_count,
+                                                cucore_graph **bodies, cucore_graph_node **out) {
+  cc_begin();
+  const char *fn = "cucore_graph_add_conditional_node";
+  cucore_status st = cc_graph_enter(g, out, fn);
+  if (st == CUCORE_OK) st = cc_graph_conditional_checks(type, body_count, bodies, fn);
+  if (st != CUCORE_OK) return st;
+  CUgraphNode buf[16], *hs = NULL;
+  st = cc_graph_deps(g, deps, dep_count, buf, 16, &hs, fn);
+  if (st == CUCORE_OK) st = cc_device_make_current(g->dev);
+  if (st == CUCORE_OK)
+    st = cc_graph_add_conditional_in(g, g->h, hs, dep_count, cond, type, body_count, bodies, out,
+                                     fn);
   if (hs != buf) free(hs);
   return st;
 }

@@ -352,7 +352,8 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
   CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   if (CC_UNLIKELY(!node)) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `node` is NULL", fn);
   if (CC_UNLIKELY(node->graph->root != e->graph || node->index >= e->node_count ||
-                  node->type != CUCORE_GRAPH_NODE_KERNEL || !e->state[node->index].known)) {
+                  node->type != CUCORE_GRAPH_NODE_KERNEL || node->removed ||
+                  !e->state[node->index].known)) {
     char what[96];
     cc_graph_node_describe(node, what, sizeof what);
     if (node->removed || (node->adopted && node->type == CUCORE_GRAPH_NODE_KERNEL))

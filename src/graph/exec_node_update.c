@@ -234,11 +234,14 @@ cucore_status cucore_graph_exec_set_node_params(cucore_graph_exec *e, cucore_gra
   /* Host functions and fills of one row, checked inline (the loops that update them); every
    * other case, and every refusal, takes the checked path, which says what is wrong. */
   if (CC_LIKELY(cc_handle_live(e, CC_KIND_GRAPH_EXEC) && node && params &&
-                params->type == node->type && !node->removed && node->graph->root == e->graph &&
-                node->seq <= e->seq && cc_device_is_current(e->dev))) {
+                params->type == node->type && node->seq <= e->seq &&
+                node->graph->root == e->graph)) { /* (a destroyed node's seq is past any) */
+    /* A host node's update needs no context: the executable graph names its own. */
     if (node->type == CUCORE_GRAPH_NODE_HOST && host_fast(e, node, params)) return CUCORE_OK;
     cucore_status st = CUCORE_OK;
-    if (node->type == CUCORE_GRAPH_NODE_MEMSET && fill_fast(e, node, params, &st)) return st;
+    if (node->type == CUCORE_GRAPH_NODE_MEMSET && cc_device_is_current(e->dev) &&
+        fill_fast(e, node, params, &st))
+      return st;
   }
   return set_node_params_checked(e, node, params);
 }

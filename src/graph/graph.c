@@ -104,7 +104,7 @@ void cc_graph_release(void *p) {
   free(g->map);
   /* The driver drops the CUgraph's set once no executable graph made from it runs. */
   if (g->attached) cc_refs_expect_drop();
-  if (cc_device_make_current(g->dev) == CUCORE_OK) (void)DRV(cuGraphDestroy)(g->h);
+  if (g->h && cc_device_make_current(g->dev) == CUCORE_OK) (void)DRV(cuGraphDestroy)(g->h);
   cc_refs_release(g->held);
   cc_handle_retire(g, CC_KIND_GRAPH);
 }

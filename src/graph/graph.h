@@ -77,6 +77,8 @@ struct cucore_graph {
   size_t map_cap, map_used;
   unsigned long long seq; /* nodes added by cucore so far (cucore_graph_node::seq) */
   int is_child;           /* a child-graph node's embedded graph (a body structure) */
+  int pending;            /* the structure of a capture still running (capture_nodes.c): `h`
+                             is NULL until the capture ends and gives its graph */
 };
 
 /* Per kernel node of an executable graph: its values there (for updates of half of them). */
@@ -175,6 +177,23 @@ cucore_status cc_node_check_child(const cucore_graph_node *n, const cucore_graph
  * checks; the device's context current). An adopted kernel node gets its kernel and values. */
 cucore_status cc_graph_node_read(cucore_graph_node *n, cucore_graph_node_params *out,
                                  const char *fn);
+
+/* conditional.c */
+/* The type, the body count (the driver's version for it) and `bodies` (set to NULL). */
+cucore_status cc_graph_conditional_checks(cucore_conditional_type type, unsigned body_count,
+                                          cucore_graph **bodies, const char *fn);
+/* Adds a conditional node to CUgraph `into` (g's, or the graph of a capture g stands for)
+ * after `hs`, its structure kept in `g` with its bodies wrapped. */
+cucore_status cc_graph_add_conditional_in(cucore_graph *g, CUgraph into, const CUgraphNode *hs,
+                                          size_t dep_count, cucore_graph_condition cond,
+                                          cucore_conditional_type type, unsigned body_count,
+                                          cucore_graph **bodies, cucore_graph_node **out,
+                                          const char *fn);
+
+/* capture_nodes.c */
+/* Ends the pending structure of a capture: it takes the captured graph `h`, or goes when `h`
+ * is NULL (the capture failed). `refs` is released. */
+cucore_status cc_graph_take_capture(cucore_graph *g, CUgraph h, cc_refs *refs, cucore_graph **out);
 
 /* mem_nodes.c */
 /* Every allocation node of `g` has a free node in it (graph memory stays inside its graph):

@@ -269,6 +269,7 @@ static void mark_graph_removed(const cucore_graph *inner) {
 static void mark_removed(cucore_graph_node *n) {
   cc_graph_forget_node(n);
   n->removed = 1;
+  n->seq = ~0ull; /* in no executable graph's range (cc_graph_node_in_exec, fast paths) */
   n->h = NULL;
   for (unsigned i = 0; i < n->body_count; i++) mark_graph_removed(n->bodies[i]);
   if (n->child) mark_graph_removed(n->child);

@@ -4,6 +4,7 @@
  * child graphs; new argument values for a kernel node of a graph.
  */
 #include "graph/graph.h"
+#include "memory/memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,12 @@ static cucore_status copy_node(cucore_graph *g, cucore_graph_node *const *deps, 
   c->WidthInBytes = bytes;
   c->Height = 1;
   c->Depth = 1;
+  uint64_t dst = c->dstMemoryType == CU_MEMORYTYPE_HOST ? CUCORE_HOST_ADDR(c->dstHost)
+                                                        : (uint64_t)c->dstDevice;
+  uint64_t src = c->srcMemoryType == CU_MEMORYTYPE_HOST ? CUCORE_HOST_ADDR(c->srcHost)
+                                                        : (uint64_t)c->srcDevice;
+  st = cc_mem_check_copy(dst, src, bytes, fn);
+  if (st != CUCORE_OK) return st;
   return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMCPY, add_copy, c,
                     (const void *)DRV(cuGraphAddMemcpyNode), "cuGraphAddMemcpyNode", out, fn);
 }
@@ -272,6 +279,23 @@ static CUresult add_memset(CUgraphNode *h, cucore_graph *g, const CUgraphNode *d
   return DRV(cuGraphAddMemsetNode)(h, g->h, deps, n, ctx, g->dev->ctx);
 }
 
+/* A fill's parameters checked (values, alignment, pitch, the footprint against the memory) and
+ * made the driver's. */
+static cucore_status fill_params(cucore_devptr dst, size_t pitch, uint32_t value, unsigned size,
+                                 size_t width, size_t height, CUDA_MEMSET_NODE_PARAMS *out,
+                                 const char *fn) {
+  cucore_graph_node_params p;
+  memset(&p, 0, sizeof p);
+  p.type = CUCORE_GRAPH_NODE_MEMSET;
+  p.memset.dst = dst;
+  p.memset.pitch = pitch;
+  p.memset.value = value;
+  p.memset.element_size = size;
+  p.memset.width = width;
+  p.memset.height = height;
+  return cc_node_check_memset(&p, out, fn);
+}
+
 cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *const *deps,
                                            size_t dep_count, cucore_devptr dst, uint32_t value,
                                            unsigned element_size, size_t count,
@@ -298,16 +322,44 @@ cucore_status cucore_graph_add_memset_node(cucore_graph *g, cucore_graph_node *c
                    "elements",
                    fn, (unsigned long long)dst, element_size);
   CUDA_MEMSET_NODE_PARAMS p;
-  memset(&p, 0, sizeof p);
-  p.dst = (CUdeviceptr)dst;
-  p.value = value;
-  p.elementSize = element_size;
-  p.width = count;
-  p.height = 1;
+  st = fill_params(dst, 0, value, element_size, count, 1, &p, fn);
+  if (st != CUCORE_OK) return st;
   st = add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMSET, add_memset, &p,
                   (const void *)DRV(cuGraphAddMemsetNode), "cuGraphAddMemsetNode", out, fn);
   if (st == CUCORE_OK) (*out)->fill_rows = 1;
   return st;
+}
+
+cucore_status cucore_graph_add_memset_2d_node(cucore_graph *g, cucore_graph_node *const *deps,
+                                              size_t dep_count, cucore_devptr dst, size_t pitch,
+                                              uint32_t value, unsigned element_size, size_t width,
+                                              size_t height, cucore_graph_node **out) {
+  cc_begin();
+  const char *fn = "cucore_graph_add_memset_2d_node";
+  cucore_status st = cc_graph_enter(g, out, fn);
+  if (st != CUCORE_OK) return st;
+  CUDA_MEMSET_NODE_PARAMS p;
+  st = fill_params(dst, pitch, value, element_size, width, height, &p, fn);
+  if (st != CUCORE_OK) return st;
+  st = add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMSET, add_memset, &p,
+                  (const void *)DRV(cuGraphAddMemsetNode), "cuGraphAddMemsetNode", out, fn);
+  if (st == CUCORE_OK) (*out)->fill_rows = height;
+  return st;
+}
+
+cucore_status cucore_graph_add_memcpy_3d_node(cucore_graph *g, cucore_graph_node *const *deps,
+                                              size_t dep_count, const cucore_copy_3d *copy,
+                                              cucore_graph_node **out) {
+  cc_begin();
+  const char *fn = "cucore_graph_add_memcpy_3d_node";
+  cucore_status st = cc_graph_enter(g, out, fn);
+  if (st != CUCORE_OK) return st;
+  CC_CHECK_ARG(copy, fn, "copy");
+  CUDA_MEMCPY3D m;
+  st = cc_copy3d_to_driver(g->dev, copy, &m, fn);
+  if (st != CUCORE_OK) return st;
+  return add_simple(g, deps, dep_count, CUCORE_GRAPH_NODE_MEMCPY, add_copy, &m,
+                    (const void *)DRV(cuGraphAddMemcpyNode), "cuGraphAddMemcpyNode", out, fn);
 }
 
 /* ---- host functions, events, empty nodes, child graphs ------------------------------------- */

@@ -153,10 +153,27 @@ static int cc_mem_driver_range(uint64_t addr, cc_mem_rec *out) {
   return 1;
 }
 
+/* A write into a record imported read-only (CC_REC_READ_ONLY), refused; CUCORE_OK for any
+ * other record or a side that is read. Every side cucore writes is named "destination". */
+static cucore_status check_writable(const cc_mem_rec *rec, uint64_t addr, const char *fn,
+                                    const char *role) {
+  if (CC_LIKELY(!(rec->flags & CC_REC_READ_ONLY)) || strcmp(role, "destination") != 0)
+    return CUCORE_OK;
+  char what[256];
+  cc_rec_describe(rec, what, sizeof what);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: the destination 0x%llx lies in %s, which its producer marked read-only "
+                 "(DLPack's READ_ONLY flag): cucore does not write into it",
+                 fn, (unsigned long long)addr, what);
+}
+
 /* The check of one side, given where the lookup found it. */
 static cucore_status check_side(uint64_t addr, uint64_t bytes, int where, const cc_mem_rec *rec,
                                 const char *fn, const char *role) {
-  if (CC_LIKELY(where == CC_LOC_IN)) return cc_range_vs_rec(rec, addr, bytes, fn, role);
+  if (CC_LIKELY(where == CC_LOC_IN)) {
+    cucore_status st = check_writable(rec, addr, fn, role);
+    return st != CUCORE_OK ? st : cc_range_vs_rec(rec, addr, bytes, fn, role);
+  }
   if (where == CC_LOC_INTO) return runs_into(rec, addr, bytes, fn, role);
   /* Unknown to cucore: when asked, it must fit the driver's idea of its allocation. */
   if (CC_UNLIKELY(atomic_load_explicit(&cc_mem_check_flags, memory_order_relaxed) &
@@ -222,7 +239,8 @@ static inline int seen_covers(uint64_t addr, uint64_t end, uint64_t gen) {
 }
 
 static void remember_seen(const cc_mem_rec *rec, const cc_reg_seen *seen) {
-  if (!seen->gen) return;
+  /* (A read-only record is never trusted unlocked: the fast path does not know the side.) */
+  if (!seen->gen || (rec->flags & CC_REC_READ_ONLY)) return;
   unsigned slot = tls_seen_next;
   for (unsigned i = 0; i < SEEN_SLOTS; i++)
     if (tls_seen[i].base == rec->base) slot = i; /* renewed in place */
@@ -308,6 +326,8 @@ cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, c
                    shape, (unsigned long long)addr);
   cc_mem_rec rec;
   if (cc_reg_find(&cc_mem_registry, addr, &rec)) {
+    cucore_status st = check_writable(&rec, addr, fn, role);
+    if (st != CUCORE_OK) return st;
     uint64_t off = addr - rec.base;
     if (end <= rec.size - off) return CUCORE_OK;
     char what[256];

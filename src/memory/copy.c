@@ -12,6 +12,7 @@
 #include "runtime/current.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The checks every copy and fill of `n` bytes or elements starts with: device and stream
  * (cc_mem_work_check), then *skip = 1 for an empty one, else `n` checked as a size (`what`). */
@@ -440,13 +441,6 @@ static void sides_3d(const cucore_copy_3d *c, side *src, side *dst) {
                 c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
 }
 
-cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,
-                                   const char *fn, int *skip) {
-  side src, dst;
-  sides_3d(c, &src, &dst);
-  return check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn, skip);
-}
-
 void cc_mem_copy_3d_desc(const cucore_copy_3d *c, CUDA_MEMCPY3D *m) {
   side src, dst;
   sides_3d(c, &src, &dst);
@@ -455,6 +449,28 @@ void cc_mem_copy_3d_desc(const cucore_copy_3d *c, CUDA_MEMCPY3D *m) {
                                &m->srcMemoryType, &m->srcDevice, &m->srcArray});
   put_side(&dst, (side_fields){&m->dstXInBytes, &m->dstY, &m->dstZ, &m->dstPitch, &m->dstHeight,
                                &m->dstMemoryType, &m->dstDevice, &m->dstArray});
+}
+
+cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
+                                  const char *fn) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  if (!c->width_bytes || !c->height || !c->depth)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: a copy of %zu bytes x %zu rows x %zu slices (each at least 1)", fn,
+                   c->width_bytes, c->height, c->depth);
+  cucore_status st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
+  if (st != CUCORE_OK) return st;
+  cc_mem_copy_3d_desc(c, m);
+  return CUCORE_OK;
+}
+
+cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,
+                                   const char *fn, int *skip) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  return check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn, skip);
 }
 
 cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {

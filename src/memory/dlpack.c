@@ -8,10 +8,15 @@
  * free is refused while it lives); CUCORE_DLPACK_TRANSFER marks the allocation as the
  * consumer's, and the deleter frees it. Import: the range is recorded (for bounds checks) unless
  * it lies in memory cucore knows, and release calls the producer's deleter.
+ *
+ * DLPack 1.x (memory/dlpack_v1.h declares its struct when the installed header is 0.x): the
+ * export block holds either struct (both start at the block), the deleter of each ends the
+ * export the same way; an import remembers which struct it holds, its version and flags, and
+ * records a read-only tensor's range read-only (bounds.c refuses writes into it).
  */
 #include "memory/memory.h"
 
-#include <dlpack/dlpack.h>
+#include "memory/dlpack_v1.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +100,19 @@ static void compact_strides(int ndim, const int64_t *shape, int64_t *strides) {
 /* ---- export ---------------------------------------------------------------------------- */
 
 typedef struct cc_dl_export {
-  DLManagedTensor mt; /* first: the pointer handed out is the block's */
+  union { /* first: the pointer handed out is the block's */
+    DLManagedTensor mt;
+    DLManagedTensorVersioned mtv;
+  } u;
   int64_t shape[CUCORE_TENSOR_MAX_DIMS];
   int64_t strides[CUCORE_TENSOR_MAX_DIMS];
   uint64_t rec_base; /* the allocation's start */
   unsigned flags;
 } cc_dl_export;
 
-static void export_deleter(DLManagedTensor *self) {
-  if (!self) return;
-  cc_dl_export *e = (cc_dl_export *)self;
+/* The end of an export, whichever struct it was: the use it held ends, or with
+ * CUCORE_DLPACK_TRANSFER the allocation is freed. */
+static void export_end(cc_dl_export *e) {
   if (e->flags & CUCORE_DLPACK_TRANSFER) {
     cc_mem_rec rec;
     if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
@@ -117,6 +125,14 @@ static void export_deleter(DLManagedTensor *self) {
     (void)cc_reg_use(&cc_mem_registry, e->rec_base, 1, -1, NULL);
   }
   free(e);
+}
+
+static void export_deleter(DLManagedTensor *self) {
+  if (self) export_end(self->manager_ctx);
+}
+
+static void export_deleter_versioned(DLManagedTensorVersioned *self) {
+  if (self) export_end(self->manager_ctx);
 }
 
 static int dl_device_type(cucore_mem_kind kind) {
@@ -161,10 +177,12 @@ static cucore_status export_target(cucore_devptr ptr, int64_t lo, int64_t hi, cc
   return CUCORE_OK;
 }
 
-/* The export's block: the DLManagedTensor of `t` at `ptr` in `rec`, with its shape and
- * strides; NULL when out of host memory. */
+/* The export's block: the DLManagedTensor of `t` at `ptr` in `rec` (a DLManagedTensorVersioned
+ * of version `v` when `v.major` is above 0), with its shape and strides; NULL when out of host
+ * memory. */
 static cc_dl_export *export_block(cucore_devptr ptr, const cucore_tensor_desc *t,
-                                  const cc_mem_rec *rec, int dev_type, unsigned flags) {
+                                  const cc_mem_rec *rec, int dev_type, unsigned flags,
+                                  cucore_dlpack_version v) {
   cc_dl_export *e = cc_calloc(1, sizeof *e, "a DLPack export");
   if (!e) return NULL;
   memcpy(e->shape, t->shape, sizeof(int64_t) * (size_t)t->ndim);
@@ -174,7 +192,7 @@ static cc_dl_export *export_block(cucore_devptr ptr, const cucore_tensor_desc *t
     memcpy(e->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
   e->rec_base = rec->base;
   e->flags = flags;
-  DLTensor *dl = &e->mt.dl_tensor;
+  DLTensor *dl = v.major ? &e->u.mtv.dl_tensor : &e->u.mt.dl_tensor;
   dl->data = (void *)(uintptr_t)ptr;
   dl->device.device_type = (DLDeviceType)dev_type;
   dl->device.device_id = rec->ordinal >= 0 ? rec->ordinal : 0;
@@ -185,8 +203,17 @@ static cc_dl_export *export_block(cucore_devptr ptr, const cucore_tensor_desc *t
   dl->shape = t->ndim ? e->shape : NULL;
   dl->strides = t->ndim ? e->strides : NULL;
   dl->byte_offset = t->byte_offset;
-  e->mt.manager_ctx = e;
-  e->mt.deleter = export_deleter;
+  if (v.major) {
+    e->u.mtv.version.major = v.major;
+    e->u.mtv.version.minor = v.minor;
+    e->u.mtv.manager_ctx = e;
+    e->u.mtv.deleter = export_deleter_versioned;
+    e->u.mtv.flags = ((flags & CUCORE_DLPACK_READ_ONLY) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0) |
+                     ((flags & CUCORE_DLPACK_COPIED) ? DLPACK_FLAG_BITMASK_IS_COPIED : 0);
+  } else {
+    e->u.mt.manager_ctx = e;
+    e->u.mt.deleter = export_deleter;
+  }
   return e;
 }
 
@@ -210,40 +237,105 @@ static cucore_status export_claim(cucore_devptr ptr, unsigned flags, const char 
   return cc_mem_explain_take(res, &rec, ptr, fn, "in a live cucore allocation");
 }
 
-cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
-                                   void **managed_tensor) {
-  cc_begin();
-  const char *fn = "cucore_dlpack_export";
+/* The flags an export of version `v` takes: TRANSFER always, READ_ONLY and COPIED only in the
+ * versioned struct (the legacy one has no flags word to carry them). `asked` is the consumer's
+ * newest version when it was given (cucore_dlpack_export_max_version), else NULL. */
+static cucore_status export_flags_check(unsigned flags, cucore_dlpack_version v,
+                                        const cucore_dlpack_version *asked, const char *fn) {
+  unsigned all = CUCORE_DLPACK_TRANSFER | CUCORE_DLPACK_READ_ONLY | CUCORE_DLPACK_COPIED;
+  if (flags & ~all)
+    return cc_fail(
+        CUCORE_INVALID_ARGUMENT,
+        "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER, CUCORE_DLPACK_READ_ONLY, "
+        "CUCORE_DLPACK_COPIED or 0)",
+        fn, flags & ~all);
+  unsigned versioned_only = flags & (CUCORE_DLPACK_READ_ONLY | CUCORE_DLPACK_COPIED);
+  if (v.major || !versioned_only) return CUCORE_OK;
+  const char *flag = (flags & CUCORE_DLPACK_READ_ONLY) ? "CUCORE_DLPACK_READ_ONLY"
+                                                       : "CUCORE_DLPACK_COPIED";
+  if (asked)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: %s needs a DLManagedTensorVersioned (DLPack 1.0 or later), but the "
+                   "consumer reads DLPack %u.%u at most, whose DLManagedTensor has no flags: "
+                   "export for a 1.x consumer, or without the flag",
+                   fn, flag, asked->major, asked->minor);
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: %s needs a DLManagedTensorVersioned (DLPack 1.0 or later); the legacy "
+                 "DLManagedTensor this call makes has no flags: use "
+                 "cucore_dlpack_export_versioned",
+                 fn, flag);
+}
+
+/* One export of either struct (`v.major` 0: legacy), as the public calls describe. */
+static cucore_status export_as(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
+                               cucore_dlpack_version v, const cucore_dlpack_version *asked,
+                               void **managed_tensor, const char *fn) {
   CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
   *managed_tensor = NULL;
   CC_CHECK_ARG(t, fn, "t");
-  if (flags & ~(unsigned)CUCORE_DLPACK_TRANSFER)
-    return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "%s: unknown flags 0x%x (expected CUCORE_DLPACK_TRANSFER or 0)", fn, flags);
+  cucore_status st = export_flags_check(flags, v, asked, fn);
+  if (st != CUCORE_OK) return st;
   int64_t lo, hi;
   cc_mem_rec rec;
   int dev_type = 0;
-  cucore_status st = tensor_extent(t, &lo, &hi, fn);
+  st = tensor_extent(t, &lo, &hi, fn);
   if (st == CUCORE_OK) st = export_target(ptr, lo, hi, &rec, &dev_type, fn);
   if (st != CUCORE_OK) return st;
-  cc_dl_export *e = export_block(ptr, t, &rec, dev_type, flags);
+  cc_dl_export *e = export_block(ptr, t, &rec, dev_type, flags, v);
   if (!e) return CUCORE_HOST_OUT_OF_MEMORY;
   st = export_claim(ptr, flags, fn);
   if (st != CUCORE_OK) {
     free(e);
     return st;
   }
-  *managed_tensor = &e->mt;
+  *managed_tensor = &e->u;
   return CUCORE_OK;
+}
+
+cucore_status cucore_dlpack_export(cucore_devptr ptr, const cucore_tensor_desc *t, unsigned flags,
+                                   void **managed_tensor) {
+  cc_begin();
+  cucore_dlpack_version legacy = {0, 0};
+  return export_as(ptr, t, flags, legacy, NULL, managed_tensor, "cucore_dlpack_export");
+}
+
+cucore_status cucore_dlpack_export_versioned(cucore_devptr ptr, const cucore_tensor_desc *t,
+                                             unsigned flags, void **managed_tensor) {
+  cc_begin();
+  cucore_dlpack_version v = {CC_DLPACK_MAJOR, CC_DLPACK_MINOR};
+  return export_as(ptr, t, flags, v, NULL, managed_tensor, "cucore_dlpack_export_versioned");
+}
+
+cucore_status cucore_dlpack_export_max_version(cucore_devptr ptr, const cucore_tensor_desc *t,
+                                               unsigned flags, cucore_dlpack_version max_version,
+                                               void **managed_tensor, cucore_dlpack_version *made) {
+  cc_begin();
+  if (made) made->major = made->minor = 0;
+  /* Major 0 reads the legacy struct; 1 reads 1.x up to its minor (cucore uses nothing past
+   * 1.0, so it claims no more than asked); a newer major reads 1.x too, by the array API's rule
+   * that a producer gives its newest version at or below the consumer's. */
+  cucore_dlpack_version v = {0, 0};
+  if (max_version.major >= 1) {
+    v.major = CC_DLPACK_MAJOR;
+    v.minor = (max_version.major == 1 && max_version.minor < CC_DLPACK_MINOR) ? max_version.minor
+                                                                              : CC_DLPACK_MINOR;
+  }
+  cucore_status st = export_as(ptr, t, flags, v, &max_version, managed_tensor,
+                               "cucore_dlpack_export_max_version");
+  if (st == CUCORE_OK && made) *made = v;
+  return st;
 }
 
 /* ---- import ---------------------------------------------------------------------------- */
 
 struct cucore_dlpack_tensor {
-  cc_handle hdr; /* first: the magic word of base/handle.h */
-  DLManagedTensor *mt;
+  cc_handle hdr;               /* first: the magic word of base/handle.h */
+  DLManagedTensor *mt;         /* the legacy tensor held, or NULL */
+  DLManagedTensorVersioned *v; /* the versioned tensor held, or NULL */
   cucore_dlpack_info info;
-  uint64_t reg_base; /* the recorded range's start; 0 when nothing was recorded */
+  cucore_dlpack_version version; /* {0, 0} for a legacy tensor */
+  uint64_t flags;                /* the versioned tensor's flags word */
+  uint64_t reg_base;             /* the recorded range's start; 0 when nothing was recorded */
 };
 
 static const char *device_type_name(int t) {
@@ -319,9 +411,10 @@ static int touched_bytes(uint64_t data, int64_t lo, int64_t hi, uint64_t *a, uin
 }
 
 /* The touched bytes [a, b) against cucore's record: in an allocation they must fit it; outside
- * every allocation they are recorded as an imported tensor (*reg_base = a). */
-static cucore_status import_record(uint64_t a, uint64_t b, int ordinal, uint64_t *reg_base,
-                                   const char *fn) {
+ * every allocation they are recorded as an imported tensor (*reg_base = a), read-only when
+ * `read_only`. */
+static cucore_status import_record(uint64_t a, uint64_t b, int ordinal, int read_only,
+                                   uint64_t *reg_base, const char *fn) {
   cc_mem_rec rec;
   int where = cc_reg_locate(&cc_mem_registry, a, b, &rec);
   if (where == CC_LOC_IN) return cc_range_vs_rec(&rec, a, b - a, fn, "tensor");
@@ -336,7 +429,8 @@ static cucore_status import_record(uint64_t a, uint64_t b, int ordinal, uint64_t
   cc_mem_rec nr = {.base = a,
                    .size = b - a,
                    .kind = CUCORE_MEM_DLPACK_IMPORTED,
-                   .ordinal = ordinal};
+                   .ordinal = ordinal,
+                   .flags = read_only ? CC_REC_READ_ONLY : 0};
   if (cc_reg_insert(&cc_mem_registry, &nr, 0) != CC_REG_OK)
     return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "%s: could not record the tensor's range", fn);
   *reg_base = a;
@@ -363,7 +457,28 @@ static cucore_status import_fill(cucore_dlpack_tensor *h, const DLTensor *dl, co
                    "%s: the tensor at %p (bytes %lld to %lld from it) is not a valid range", fn,
                    dl->data, (long long)lo, (long long)hi);
   int ordinal = (dt == kDLCUDA || dt == kDLCUDAManaged) ? dl->device.device_id : -1;
-  return import_record(a, b, ordinal, &h->reg_base, fn);
+  int read_only = (h->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+  return import_record(a, b, ordinal, read_only, &h->reg_base, fn);
+}
+
+/* The handle of an import of `dl` (checked, its range recorded), with the version and flags of
+ * the struct that holds it; the caller sets which struct. */
+static cucore_status import_handle(const DLTensor *dl, cucore_dlpack_version version,
+                                   uint64_t flags, cucore_dlpack_tensor **out, const char *fn) {
+  cucore_status st = import_check(dl, fn);
+  if (st != CUCORE_OK) return st;
+  cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
+  if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
+  cc_handle_init(h, CC_KIND_DLPACK);
+  h->version = version;
+  h->flags = flags;
+  st = import_fill(h, dl, fn);
+  if (st != CUCORE_OK) {
+    free(h);
+    return st;
+  }
+  *out = h;
+  return CUCORE_OK;
 }
 
 cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **out) {
@@ -373,19 +488,41 @@ cucore_status cucore_dlpack_import(void *managed_tensor, cucore_dlpack_tensor **
   *out = NULL;
   CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
   DLManagedTensor *mt = managed_tensor;
-  cucore_status st = import_check(&mt->dl_tensor, fn);
+  cucore_dlpack_version legacy = {0, 0};
+  cucore_status st = import_handle(&mt->dl_tensor, legacy, 0, out, fn);
+  if (st == CUCORE_OK) (*out)->mt = mt;
+  return st;
+}
+
+/* A versioned tensor's version is one cucore reads: major 1, any minor. */
+static cucore_status import_version_check(const DLPackVersion *v, const char *fn) {
+  if (v->major == CC_DLPACK_MAJOR) return CUCORE_OK;
+  if (v->major > CC_DLPACK_MAJOR)
+    return cc_fail(CUCORE_VERSION_MISMATCH,
+                   "%s: the tensor is DLPack %u.%u; cucore reads DLPack %u.%u at most (major "
+                   "version %u): ask the producer for a version %u tensor",
+                   fn, v->major, v->minor, CC_DLPACK_MAJOR, CC_DLPACK_MINOR, CC_DLPACK_MAJOR,
+                   CC_DLPACK_MAJOR);
+  return cc_fail(CUCORE_VERSION_MISMATCH,
+                 "%s: the tensor says DLPack %u.%u, but a DLManagedTensorVersioned is DLPack 1.0 "
+                 "or later (cucore reads 1.x up to %u.%u): a legacy DLManagedTensor passed as a "
+                 "versioned one? (cucore_dlpack_import takes those)",
+                 fn, v->major, v->minor, CC_DLPACK_MAJOR, CC_DLPACK_MINOR);
+}
+
+cucore_status cucore_dlpack_import_versioned(void *managed_tensor, cucore_dlpack_tensor **out) {
+  cc_begin();
+  const char *fn = "cucore_dlpack_import_versioned";
+  CC_CHECK_ARG(out, fn, "out");
+  *out = NULL;
+  CC_CHECK_ARG(managed_tensor, fn, "managed_tensor");
+  DLManagedTensorVersioned *v = managed_tensor;
+  cucore_status st = import_version_check(&v->version, fn);
   if (st != CUCORE_OK) return st;
-  cucore_dlpack_tensor *h = cc_calloc(1, sizeof *h, "a DLPack import");
-  if (!h) return CUCORE_HOST_OUT_OF_MEMORY;
-  cc_handle_init(h, CC_KIND_DLPACK);
-  st = import_fill(h, &mt->dl_tensor, fn);
-  if (st != CUCORE_OK) {
-    free(h);
-    return st;
-  }
-  h->mt = mt;
-  *out = h;
-  return CUCORE_OK;
+  cucore_dlpack_version version = {v->version.major, v->version.minor};
+  st = import_handle(&v->dl_tensor, version, v->flags, out, fn);
+  if (st == CUCORE_OK) (*out)->v = v;
+  return st;
 }
 
 cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t,
@@ -394,6 +531,30 @@ cucore_status cucore_dlpack_get_tensor_info(const cucore_dlpack_tensor *t,
   CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_get_tensor_info", "t");
   CC_CHECK_ARG(out, "cucore_dlpack_get_tensor_info", "out");
   *out = t->info;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_dlpack_get_version(const cucore_dlpack_tensor *t, cucore_dlpack_version *out) {
+  cc_begin();
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_get_version", "t");
+  CC_CHECK_ARG(out, "cucore_dlpack_get_version", "out");
+  *out = t->version;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_dlpack_get_flags(const cucore_dlpack_tensor *t, uint64_t *out) {
+  cc_begin();
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_get_flags", "t");
+  CC_CHECK_ARG(out, "cucore_dlpack_get_flags", "out");
+  *out = t->flags;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_dlpack_is_read_only(const cucore_dlpack_tensor *t, int *out) {
+  cc_begin();
+  CC_CHECK_HANDLE(t, DLPACK, "cucore_dlpack_is_read_only", "t");
+  CC_CHECK_ARG(out, "cucore_dlpack_is_read_only", "out");
+  *out = (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
   return CUCORE_OK;
 }
 
@@ -413,7 +574,8 @@ cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t) {
       return cc_mem_explain_take(res, &rec, t->reg_base, "cucore_dlpack_release",
                                  "an imported tensor");
   }
-  if (t->mt->deleter) t->mt->deleter(t->mt);
+  if (t->mt && t->mt->deleter) t->mt->deleter(t->mt);
+  if (t->v && t->v->deleter) t->v->deleter(t->v);
   cc_handle_retire(t, CC_KIND_DLPACK);
   return CUCORE_OK;
 }

@@ -39,10 +39,12 @@ enum {
   CC_REC_DLPACK_OWNED = 1, /* handed to a DLPack consumer: its deleter frees it */
   CC_REC_ALIAS = 2,        /* the device address of registered memory (the host range is the
                               main record; `alias` points at it) */
-  CC_REC_LIVE = 4          /* a pinned-pool block: the record stays while the block is pinned;
+  CC_REC_LIVE = 4,         /* a pinned-pool block: the record stays while the block is pinned;
                               `aux` is its cc_hpool_block, whose state says whether it is
                               handed out (only then is the record seen) and how many bytes
                               were asked for */
+  CC_REC_READ_ONLY = 8     /* a DLPack tensor imported read-only: cucore's copies and fills
+                              refuse to write into it (bounds.c) */
 };
 
 /* One allocation or registered range: [base, base + size). */
@@ -174,7 +176,8 @@ cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t byt
 /* Checks a range against what cucore knows: wrapping, the record containing `addr`, a range
  * that starts in unknown memory but runs into a record, and (with CUCORE_MEM_CHECK_FOREIGN)
  * the driver's range for unknown addresses. bytes 0 checks nothing. `role` names the side
- * ("destination", "source"). */
+ * ("destination", "source"); a "destination" is written, so a record imported read-only
+ * (CC_REC_READ_ONLY) refuses it. The same holds for cc_mem_check_copy and cc_mem_check_region. */
 cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
@@ -213,6 +216,12 @@ cucore_status cc_mem_work_check(cucore_device *dev, cucore_stream *s, const char
 cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, const char *fn,
                                   const char *role, const char *shape);
 
+/* A 3D copy (cucore_copy_3d: arrays or addresses with pitches) checked as cucore_memcpy_3d
+ * checks it -- each side's footprint against its allocation or array, an array of `dev` -- and
+ * made the driver's descriptor (unified addressing for addresses); a copy of nothing refused
+ * (copy.c: graph copy nodes). */
+cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
+                                  const char *fn);
 /* The checks of cucore_memcpy_3d (copy.c): device and stream, then each side's footprint
  * against its allocation or array; *skip = 1 for an empty copy. */
 cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,

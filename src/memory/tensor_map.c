@@ -76,9 +76,9 @@ static unsigned swizzle_span(int swizzle) {
 /* The enumerations: kind, data type, interleave, swizzle, L2 promotion, OOB fill. */
 static cucore_status rules_enums(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
                                  const char *fn) {
-  if (kind != CUCORE_TMAP_TILED && kind != CUCORE_TMAP_IM2COL)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: kind %d is not TILED (0) or IM2COL (1)", fn,
-                   (int)kind);
+  if (kind != CUCORE_TMAP_TILED && kind != CUCORE_TMAP_IM2COL && kind != CUCORE_TMAP_IM2COL_WIDE)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: kind %d is not TILED (0), IM2COL (1) or IM2COL_WIDE (2)", fn, (int)kind);
   int dt = (int)d->dtype;
   if (!cc_tmap_elem_bits(dt))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -102,7 +102,7 @@ static cucore_status rules_enums(cucore_tensor_map_kind kind, const cucore_tenso
 /* The rank (im2col and interleaved layouts need 3 or more) and the global address. */
 static cucore_status rules_rank_address(cucore_tensor_map_kind kind,
                                         const cucore_tensor_map_desc *d, const char *fn) {
-  const int im2col = kind == CUCORE_TMAP_IM2COL;
+  const int im2col = kind != CUCORE_TMAP_TILED;
   const int interleaved = d->interleave != CUCORE_TMAP_INTERLEAVE_NONE;
   int dt = (int)d->dtype;
   unsigned min_rank = im2col || interleaved ? 3 : 1;
@@ -211,11 +211,50 @@ static cucore_status rules_pixel_box(const cucore_tensor_map_desc *d, uint64_t *
   return CUCORE_OK;
 }
 
+/* The W box and mode of a wide im2col map, and the swizzles it takes; *inner_bytes gets the
+ * channels of a pixel in bytes. */
+static cucore_status rules_wide_box(const cucore_tensor_map_desc *d, uint64_t *inner_bytes,
+                                    const char *fn) {
+  int dt = (int)d->dtype;
+  for (int j = 0; j < 2; j++) {
+    int v = j ? d->upper_corner[0] : d->lower_corner[0];
+    if (v < -32768 || v > 32767)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: %s_corner[0] (the W offset) is %d; wide maps allow -32768..32767", fn,
+                     j ? "upper" : "lower", v);
+  }
+  if ((int64_t)d->dims[1] + d->upper_corner[0] - d->lower_corner[0] <= 0)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: the box along W is empty (W %llu, lower offset %d, upper offset %d): the "
+                   "driver needs a box of non-zero area",
+                   fn, (unsigned long long)d->dims[1], d->lower_corner[0], d->upper_corner[0]);
+  if (d->wide_mode != 0 && d->wide_mode != 1)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: wide_mode %d is not W (0) or W128 (1)", fn,
+                   d->wide_mode);
+  if (d->swizzle != CUCORE_TMAP_SWIZZLE_64B && d->swizzle != CUCORE_TMAP_SWIZZLE_128B &&
+      d->swizzle != CUCORE_TMAP_SWIZZLE_128B_ATOM_32B)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: wide im2col maps take swizzle 64B, 128B or 128B_ATOM_32B, not %d", fn,
+                   (int)d->swizzle);
+  if (d->channels_per_pixel == 0 || d->channels_per_pixel > 256)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: channels_per_pixel is %u (expected 1..256)", fn,
+                   d->channels_per_pixel);
+  if (is_packed16(dt) && d->channels_per_pixel != 128)
+    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: channels_per_pixel is %u; with %s it must be 128",
+                   fn, d->channels_per_pixel, dtype_name(dt));
+  if (d->wide_mode == 0 && (d->pixels_per_column == 0 || d->pixels_per_column > 1024))
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: pixels_per_column is %u (expected 1..1024 in mode W)", fn,
+                   d->pixels_per_column);
+  *inner_bytes = ((uint64_t)d->channels_per_pixel * cc_tmap_elem_bits(dt) + 7) / 8;
+  return CUCORE_OK;
+}
+
 /* Element strides, then interleave, swizzle and the packed types together (the swizzle's span
  * against the box's inner dimension, `inner_bytes`). */
 static cucore_status rules_layout(cucore_tensor_map_kind kind, const cucore_tensor_map_desc *d,
                                   uint64_t inner_bytes, const char *fn) {
-  const int im2col = kind == CUCORE_TMAP_IM2COL;
+  const int im2col = kind != CUCORE_TMAP_TILED;
   const int interleaved = d->interleave != CUCORE_TMAP_INTERLEAVE_NONE;
   int dt = (int)d->dtype;
   /* Element strides. */
@@ -266,8 +305,9 @@ static cucore_status cc_tmap_rules(cucore_tensor_map_kind kind, const cucore_ten
   if (st == CUCORE_OK) st = rules_dims_strides(d, fn);
   if (st != CUCORE_OK) return st;
   uint64_t inner_bytes = 0;
-  st = kind == CUCORE_TMAP_IM2COL ? rules_pixel_box(d, &inner_bytes, fn)
-                                  : rules_box(d, &inner_bytes, fn);
+  st = kind == CUCORE_TMAP_IM2COL        ? rules_pixel_box(d, &inner_bytes, fn)
+       : kind == CUCORE_TMAP_IM2COL_WIDE ? rules_wide_box(d, &inner_bytes, fn)
+                                         : rules_box(d, &inner_bytes, fn);
   if (st != CUCORE_OK) return st;
   return rules_layout(kind, d, inner_bytes, fn);
 }
@@ -333,8 +373,9 @@ static cucore_status encode_prelude(cucore_tensor_map_kind kind, const cucore_te
   cucore_status st = check_all(kind, d, fn);
   if (st == CUCORE_OK) st = cc_driver_need_device();
   if (st == CUCORE_OK)
-    st = kind == CUCORE_TMAP_TILED ? CC_DRV_REQUIRE(cuTensorMapEncodeTiled)
-                                   : CC_DRV_REQUIRE(cuTensorMapEncodeIm2col);
+    st = kind == CUCORE_TMAP_TILED    ? CC_DRV_REQUIRE(cuTensorMapEncodeTiled)
+         : kind == CUCORE_TMAP_IM2COL ? CC_DRV_REQUIRE(cuTensorMapEncodeIm2col)
+                                      : CC_DRV_REQUIRE(cuTensorMapEncodeIm2colWide);
   if (st == CUCORE_OK) st = cc_ensure_context();
   if (st == CUCORE_OK) fill_arrays(d, a);
   return st;
@@ -387,5 +428,68 @@ cucore_status cucore_tensor_map_encode_im2col(const cucore_tensor_map_desc *desc
                       "rank %u %s tensor at 0x%llx (cucore's checks passed: a rule the driver "
                       "does not document, such as an empty pixel box, or a newer type)",
                       desc->rank, dtype_name((int)desc->dtype), (unsigned long long)desc->address);
+  return CUCORE_OK;
+}
+
+/* Wide im2col maps need a device of compute capability 10.0 or higher: the current one's. */
+static cucore_status wide_device(const char *fn) {
+  CUdevice dev = 0;
+  int major = 0, minor = 0;
+  if (DRV(cuCtxGetDevice)(&dev) != CUDA_SUCCESS ||
+      DRV(cuDeviceGetAttribute)(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) !=
+          CUDA_SUCCESS ||
+      DRV(cuDeviceGetAttribute)(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) !=
+          CUDA_SUCCESS)
+    return CUCORE_OK; /* the driver's answer will say */
+  if (major >= 10) return CUCORE_OK;
+  return cc_fail(CUCORE_NOT_SUPPORTED,
+                 "%s: wide im2col maps need a device of compute capability 10.0 or higher; the "
+                 "current device (%d) is %d.%d",
+                 fn, (int)dev, major, minor);
+}
+
+cucore_status cucore_tensor_map_encode_im2col_wide(const cucore_tensor_map_desc *desc,
+                                                   cucore_tensor_map *out) {
+  cc_begin();
+  const char *fn = "cucore_tensor_map_encode_im2col_wide";
+  cu_arrays a;
+  cucore_status st = encode_prelude(CUCORE_TMAP_IM2COL_WIDE, desc, out, &a, fn);
+  if (st == CUCORE_OK) st = wide_device(fn);
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuTensorMapEncodeIm2colWide)(
+      (CUtensorMap *)out, (CUtensorMapDataType)desc->dtype, desc->rank,
+      (void *)(uintptr_t)desc->address, a.dims, a.strides, desc->lower_corner[0],
+      desc->upper_corner[0], desc->channels_per_pixel, desc->pixels_per_column, a.estrides,
+      (CUtensorMapInterleave)desc->interleave, (CUtensorMapIm2ColWideMode)desc->wide_mode,
+      (CUtensorMapSwizzle)desc->swizzle, (CUtensorMapL2promotion)desc->l2_promotion,
+      (CUtensorMapFloatOOBfill)desc->oob_fill);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuTensorMapEncodeIm2colWide",
+                      "rank %u %s tensor at 0x%llx (cucore's checks passed: a rule the driver "
+                      "does not document)",
+                      desc->rank, dtype_name((int)desc->dtype), (unsigned long long)desc->address);
+  return CUCORE_OK;
+}
+
+cucore_status cucore_tensor_map_replace_address(cucore_tensor_map *map, cucore_tensor_map_kind kind,
+                                                const cucore_tensor_map_desc *desc,
+                                                cucore_devptr address) {
+  cc_begin();
+  const char *fn = "cucore_tensor_map_replace_address";
+  CC_CHECK_ARG(map, fn, "map");
+  CC_CHECK_ARG(desc, fn, "desc");
+  if ((uintptr_t)map % 64)
+    return cc_fail(CUCORE_ARG_ALIGNMENT, "%s: the map %p is not 64-byte aligned", fn, (void *)map);
+  cucore_tensor_map_desc moved = *desc;
+  moved.address = address;
+  cucore_status st = check_all(kind, &moved, fn);
+  if (st == CUCORE_OK) st = cc_driver_need_device();
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuTensorMapReplaceAddress);
+  if (st == CUCORE_OK) st = cc_ensure_context();
+  if (st != CUCORE_OK) return st;
+  CUresult r = DRV(cuTensorMapReplaceAddress)((CUtensorMap *)map, (void *)(uintptr_t)address);
+  if (r != CUDA_SUCCESS)
+    return cc_fail_cu(r, "cuTensorMapReplaceAddress", "%s: address 0x%llx", fn,
+                      (unsigned long long)address);
   return CUCORE_OK;
 }

@@ -46,6 +46,13 @@ cc_capture *cc_capture_of(const cucore_stream *s) {
 
 void *cc_capture_owner(const cc_capture *c) { return c ? c->owner : NULL; }
 
+int cc_capture_set_owner(cc_capture *c, void *owner, cc_release_fn owner_release) {
+  if (c->owner) return 0;
+  c->owner = owner;
+  c->owner_release = owner_release;
+  return 1;
+}
+
 void cc_capture_describe(const cc_capture *c, const cucore_stream *s, int *mode, int *is_origin) {
   *mode = c ? c->mode : -1;
   *is_origin = c && c->origin == s;

@@ -196,6 +196,9 @@ static inline int cc_captures_active(void) {
 cucore_status cc_capture_begin(cucore_stream *s, int mode, CUgraph into, const CUgraphNode *deps,
                                size_t ndeps, cc_refs *refs, void *owner,
                                cc_release_fn owner_release, const char *fn);
+/* Gives the capture an owner once it has none (a plain capture that needs a graph structure
+ * before it ends: graph/capture_nodes.c); 0 when it has one already. */
+int cc_capture_set_owner(cc_capture *c, void *owner, cc_release_fn owner_release);
 /* Ends the capture begun on `s`: the graph (NULL when the capture failed: the status says why),
  * the set and the owner given at the start (references handed over). The streams that took
  * part are free of the capture afterwards, whatever the outcome. */

@@ -135,6 +135,7 @@ typedef struct fake_stream {
   int priority;
   struct fake_graph *capturing; /* the graph a capture on it is building, or NULL */
   unsigned long long capture_id;
+  int capturing_into; /* the capture is into the caller's graph: not freed with the stream */
 } fake_stream;
 typedef struct fake_event {
   unsigned flags;
@@ -398,7 +399,7 @@ static CUresult fake_cuStreamCreateWithPriority(CUstream *s, unsigned flags, int
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamDestroy(CUstream s) {
-  if (s && ((fake_stream *)s)->capturing) {
+  if (s && ((fake_stream *)s)->capturing && !((fake_stream *)s)->capturing_into) {
     fake_graph_free_nodes(((fake_stream *)s)->capturing);
     free(((fake_stream *)s)->capturing);
   }
@@ -972,12 +973,33 @@ static CUresult fake_cuStreamBeginCapture(CUstream s, CUstreamCaptureMode mode) 
   f->capture_id = atomic_fetch_add(&next_capture, 1);
   return CUDA_SUCCESS;
 }
+static CUresult fake_cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps,
+                                                 const CUgraphEdgeData *data, size_t n,
+                                                 CUstreamCaptureMode mode) {
+  (void)deps, (void)data, (void)n, (void)mode;
+  CALL(cuStreamBeginCaptureToGraph);
+  if (!is_named_stream(s) || !g) return CUDA_ERROR_INVALID_VALUE;
+  fake_stream *f = (fake_stream *)s;
+  if (f->capturing) return CUDA_ERROR_ILLEGAL_STATE;
+  f->capturing = (fake_graph *)g;
+  f->capturing_into = 1;
+  f->capture_id = atomic_fetch_add(&next_capture, 1);
+  return CUDA_SUCCESS;
+}
+static CUresult fake_cuStreamUpdateCaptureDependencies(CUstream s, CUgraphNode *deps, size_t n,
+                                                       unsigned flags) {
+  (void)deps, (void)n, (void)flags; /* the next captured node follows the last one anyway */
+  CALL(cuStreamUpdateCaptureDependencies);
+  return is_named_stream(s) && ((fake_stream *)s)->capturing ? CUDA_SUCCESS
+                                                             : CUDA_ERROR_ILLEGAL_STATE;
+}
 static CUresult fake_cuStreamEndCapture(CUstream s, CUgraph *g) {
   CALL(cuStreamEndCapture);
   if (!is_named_stream(s) || !((fake_stream *)s)->capturing) return CUDA_ERROR_ILLEGAL_STATE;
   fake_stream *f = (fake_stream *)s;
   *g = (CUgraph)f->capturing;
   f->capturing = NULL;
+  f->capturing_into = 0;
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuStreamGetCaptureInfo(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id,
@@ -1099,6 +1121,8 @@ static const entry implemented[] = {
     E(cuGraphLaunch),
     E(cuStreamBeginCapture),
     E(cuStreamEndCapture),
+    E(cuStreamBeginCaptureToGraph),
+    E(cuStreamUpdateCaptureDependencies),
     E(cuStreamGetCaptureInfo),
     E(cuThreadExchangeStreamCaptureMode),
 };
