@@ -820,6 +820,24 @@ typedef struct cucore_copy_3d {
 CUCORE_API cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *copy,
                                           cucore_stream *s);
 
+/** Copies a tensor between two layouts on the device (a layout conversion): the `ndim`
+ * (1..8) dimensions of `shape` (outermost first), each element `elem_bytes` (1, 2, 4, 8 or 16)
+ * from `src` + src_strides . index to `dst` + dst_strides . index, strides in elements (as
+ * DLPack gives them; negative ones allowed). Each side's footprint, from its lowest to its
+ * highest element, is checked against its allocation first; two sides that overlap are
+ * refused. The same dense layout on both sides is one plain copy; any other runs a small
+ * kernel compiled once with NVRTC (the first call pays for it; without NVRTC it is refused,
+ * naming why). Asynchronous on `s`; with `s` NULL it returns when the copy is done.
+ * @retval CUCORE_INVALID_ARGUMENT a count, size or shape out of range, NULL strides or
+ *         shape, overlapping sides.
+ * @retval CUCORE_ARG_ALIGNMENT a side's address not aligned to the element.
+ * @retval CUCORE_OUT_OF_BOUNDS a side's footprint runs past its allocation. */
+CUCORE_API cucore_status cucore_memcpy_strided(cucore_device *dev, cucore_devptr dst,
+                                               const int64_t *dst_strides, cucore_devptr src,
+                                               const int64_t *src_strides, const uint64_t *shape,
+                                               unsigned ndim, unsigned elem_bytes,
+                                               cucore_stream *s);
+
 /** Sets `count` 16-bit values at `dst` (2-byte aligned) to `value` (stream may be NULL).
  * @retval CUCORE_ARG_ALIGNMENT `dst` is not 2-byte aligned.
  * @retval CUCORE_OUT_OF_BOUNDS the range runs past its allocation. */
