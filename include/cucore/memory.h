@@ -853,6 +853,120 @@ CUCORE_API cucore_status cucore_memset_2d(cucore_device *dev, cucore_devptr dst,
 
 /** @} */
 
+/* ==== SECTION: batched and attributed copies ==== */
+/**
+ * @defgroup copy_batch Batched and attributed copies
+ *
+ * Many copies in one call (cuMemcpyBatchAsync and, for 2D/3D regions and arrays,
+ * cuMemcpy3DBatchAsync, CUDA 12.8), and copies that carry attributes:
+ * when the source may be read (in stream order, during the call, or at any time), where the
+ * operands are expected to be (location hints, used by the driver for managed and pageable
+ * memory only) and whether the copy should rather overlap with kernels
+ * (CUCORE_COPY_PREFER_OVERLAP). Every copy is checked exactly as cucore_memcpy() checks one
+ * (NULL addresses, sizes that are negative numbers, ranges against their allocations) before
+ * any is issued, and a refusal names the copy's index. Copies of 0 bytes are skipped. The
+ * copies of one batch run in no set order among themselves (the batch as a whole is in stream
+ * order): copies that depend on each other belong in different batches.
+ *
+ * On a driver without the batched entry point (before CUDA 12.8) the same copies are made one
+ * by one with cuMemcpyAsync on the stream: location hints and the overlap flag (hints to the
+ * driver) are then ignored; a source to be read during the call is honoured by waiting for the
+ * stream before the call returns. The stream must be one of the device's own or a wrapped one,
+ * not the legacy default stream (the driver's rule for batches, kept on every driver). Inside a
+ * stream capture the copies are captured one by one, as cuMemcpyAsync / cuMemcpy3DAsync nodes
+ * (the driver does not capture its batched entry point: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+ * reported with CUDA 13, where the capture goes on without the copies);
+ * a source read during the call is refused there (a captured copy reads its source when the
+ * graph runs).
+ * @{
+ */
+
+/** When a copy's source may be read (equal to CUmemcpySrcAccessOrder's values). */
+typedef enum cucore_copy_src_order {
+  CUCORE_COPY_SRC_STREAM = 1,      /**< in stream order, after the work queued before the copy */
+  CUCORE_COPY_SRC_DURING_CALL = 2, /**< before the call returns, out of stream order: for
+                                        short-lived sources (stack variables) that no earlier
+                                        work on the stream touches */
+  CUCORE_COPY_SRC_ANY = 3          /**< out of stream order, also after the call returns: for
+                                        host memory no earlier work on the stream touches */
+} cucore_copy_src_order;
+
+/** Flags of cucore_copy_attrs (equal to CUmemcpyFlags'). */
+enum {
+  CUCORE_COPY_PREFER_OVERLAP = 1 /**< rather overlap with kernels (a hint the driver may ignore) */
+};
+
+/** The attributes of copies: the order its source is read in, location hints (type
+ * CUCORE_LOCATION_NONE: no hint) and flags. A zeroed struct is invalid (no order): set
+ * `src_order`. */
+typedef struct cucore_copy_attrs {
+  cucore_copy_src_order src_order; /**< when the source may be read */
+  cucore_location src_hint;        /**< where the source is expected (managed or pageable
+                                        memory only; else ignored by the driver) */
+  cucore_location dst_hint;        /**< where the destination is expected (as `src_hint`) */
+  unsigned flags;                  /**< 0 or CUCORE_COPY_PREFER_OVERLAP */
+} cucore_copy_attrs;
+
+/** One copy of a batch: `bytes` from `src` to `dst`, in the direction their addresses tell
+ * (host addresses through CUCORE_HOST_ADDR()). */
+typedef struct cucore_copy_desc {
+  cucore_devptr dst; /**< destination address */
+  cucore_devptr src; /**< source address */
+  size_t bytes;      /**< bytes to copy (0: skipped) */
+} cucore_copy_desc;
+
+/** The value of a failed index that names no copy (the failure is the batch's). */
+#define CUCORE_COPY_NO_INDEX ((size_t)-1)
+
+/** Queues `count` copies on `s` in one call (cuMemcpyBatchAsync; one by one on a driver before
+ * CUDA 12.8, see above). Attributes: `attrs` NULL and `attr_count` 0 give every copy
+ * CUCORE_COPY_SRC_STREAM without hints; else `attrs[k]` applies from copy `attr_index[k]` up to
+ * the next entry's first copy (the driver's rule: `attr_index[0]` is 0, the entries increase,
+ * each is below `count`, and `attr_count` <= `count`); `attr_index` may be NULL when
+ * `attr_count` is 1 (one set for every copy). `failed_index` (may be NULL) receives the index
+ * of the copy refused by cucore's checks or named by the driver's failure (the loop's copy on an
+ * older driver), else CUCORE_COPY_NO_INDEX.
+ * @retval CUCORE_INVALID_ARGUMENT no copies, a NULL address, a negative size, attributes that
+ *         break the rules above (the entry named), the legacy default stream, a source read
+ *         during the call inside a capture.
+ * @retval CUCORE_OUT_OF_BOUNDS a copy runs past its allocation (the message names the copy). */
+CUCORE_API cucore_status cucore_memcpy_batch(cucore_device *dev, const cucore_copy_desc *copies,
+                                             size_t count, const cucore_copy_attrs *attrs,
+                                             const size_t *attr_index, size_t attr_count,
+                                             cucore_stream *s, size_t *failed_index);
+
+/** Queues one copy of `bytes` from `src` to `dst` on `s` with the attributes `attr`
+ * (cuMemcpyWithAttributesAsync, CUDA 13.2; before it, a batch of one copy with
+ * cuMemcpyBatchAsync, CUDA 12.8; before that, cuMemcpyAsync as for a batch). Checked as
+ * cucore_memcpy() and cucore_memcpy_batch() check a copy. */
+CUCORE_API cucore_status cucore_memcpy_with_attributes(cucore_device *dev, cucore_devptr dst,
+                                                       cucore_devptr src, size_t bytes,
+                                                       const cucore_copy_attrs *attr,
+                                                       cucore_stream *s);
+/** Queues `count` 3D copies (cucore_copy_3d: pitched memory or arrays on either side) on `s` in
+ * one call (cuMemcpy3DBatchAsync, CUDA 12.8; one by one with cuMemcpy3DAsync before it, as a
+ * batch of cucore_memcpy_batch()). Each footprint is checked as cucore_memcpy_3d() checks it,
+ * a refusal naming the copy; attributes and `failed_index` as in cucore_memcpy_batch() (a
+ * location hint applies to a side that is an address, not an array). Copies with an extent of
+ * 0 are skipped. With an array on a side, widths and x offsets are in bytes as in
+ * cucore_copy_3d and must be whole elements of the array; two arrays must have one element
+ * size.
+ * @retval CUCORE_INVALID_ARGUMENT as cucore_memcpy_batch(), or a width or x offset that is not
+ *         a whole number of the array's elements.
+ * @retval CUCORE_OUT_OF_BOUNDS a footprint runs past its allocation or array. */
+CUCORE_API cucore_status cucore_memcpy_3d_batch(cucore_device *dev, const cucore_copy_3d *copies,
+                                                size_t count, const cucore_copy_attrs *attrs,
+                                                const size_t *attr_index, size_t attr_count,
+                                                cucore_stream *s, size_t *failed_index);
+/** Queues one 3D copy on `s` with the attributes `attr` (cuMemcpy3DWithAttributesAsync, CUDA
+ * 13.2; before it a batch of one, then cuMemcpy3DAsync), checked as cucore_memcpy_3d(). */
+CUCORE_API cucore_status cucore_memcpy_3d_with_attributes(cucore_device *dev,
+                                                          const cucore_copy_3d *copy,
+                                                          const cucore_copy_attrs *attr,
+                                                          cucore_stream *s);
+/** @} */
+/* ==== END SECTION: batched and attributed copies ==== */
+
 /* ==== SECTION: virtual memory ==== */
 /**
  * @defgroup vmm Virtual memory

@@ -249,6 +249,15 @@ CC_DRV(cuGraphAddMemFreeNode, 11040, 0)
 CC_DRV(cuMemPrefetchBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardBatchAsync, 13000, 0)
 CC_DRV(cuMemDiscardAndPrefetchBatchAsync, 13000, 0)
+/* batched and attributed copies (memory/copy_batch.c). The batch is taken at the ABI of CUDA
+ * 12.8, whose last-but-one parameter is the failed copy's index (CUDA 13.0's
+ * cuMemcpyBatchAsync_v2 dropped it; every driver from 12.8 on, 13.x included, still serves the
+ * 12.8 ABI to programs built for it); the same for the 3D batch. The attributed single copies
+ * are CUDA 13.2's. */
+CC_DRV(cuMemcpyBatchAsync, 12080, 0)
+CC_DRV(cuMemcpy3DBatchAsync, 12080, 0)
+CC_DRV(cuMemcpyWithAttributesAsync, 13020, 0)
+CC_DRV(cuMemcpy3DWithAttributesAsync, 13020, 0)
 /* mipmapped arrays (memory/mipmap.c) */
 CC_DRV(cuMipmappedArrayCreate, 5000, 0)
 CC_DRV(cuMipmappedArrayGetLevel, 5000, 0)

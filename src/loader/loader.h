@@ -43,6 +43,17 @@ typedef CUresult(CUDAAPI *PFN_cuGraphNodeGetParams_v13010)(CUgraphNode hNode,
                                                            CUgraphNodeParams *nodeParams);
 #endif
 
+#if CUDA_VERSION < 13020
+/* CUDA 13.2's attributed copies (memory/copy_batch.c), for headers older than 13.2. */
+typedef CUresult(CUDAAPI *PFN_cuMemcpyWithAttributesAsync_v13020)(CUdeviceptr dst, CUdeviceptr src,
+                                                                  size_t size,
+                                                                  CUmemcpyAttributes *attr,
+                                                                  CUstream hStream);
+typedef CUresult(CUDAAPI *PFN_cuMemcpy3DWithAttributesAsync_v13020)(CUDA_MEMCPY3D_BATCH_OP *op,
+                                                                    unsigned long long flags,
+                                                                    CUstream hStream);
+#endif
+
 typedef struct cc_driver {
 #define CC_DRV(name, ver, req) PFN_##name##_v##ver fn_##name;
 #include "loader/driver_symbols.h"

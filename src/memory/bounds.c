@@ -222,15 +222,20 @@ typedef struct seen_range {
 static CC_TLS_IE _Thread_local seen_range tls_seen[SEEN_SLOTS];
 static CC_TLS_IE _Thread_local unsigned tls_seen_next;
 
-static inline int seen_covers(uint64_t addr, uint64_t end, uint64_t gen) {
+/* The slot whose record holds [addr, end) and is still valid (NULL: none). */
+static inline const seen_range *seen_slot(uint64_t addr, uint64_t end, uint64_t gen) {
   for (int i = 0; i < SEEN_SLOTS; i++) {
     const seen_range *r = &tls_seen[i];
     if (r->gen == gen && addr >= r->base && end <= r->end &&
         (!r->block ||
          atomic_load_explicit(&r->block->state, memory_order_acquire) == r->block_state))
-      return 1;
+      return r;
   }
-  return 0;
+  return NULL;
+}
+
+static inline int seen_covers(uint64_t addr, uint64_t end, uint64_t gen) {
+  return seen_slot(addr, end, gen) != NULL;
 }
 
 static void remember_seen(const cc_mem_rec *rec, const cc_reg_seen *seen) {
@@ -268,6 +273,28 @@ cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, cons
   if (CC_LIKELY(seen_covers(dst, dend, gen) && seen_covers(src, send, gen) && !cc_front_pending()))
     return CUCORE_OK;
   return check_copy_locked(dst, src, bytes, fn);
+}
+
+cucore_status cc_mem_check_copy_spans(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn,
+                                      uint64_t span[4]) {
+  span[0] = span[1] = span[2] = span[3] = 0;
+  if (bytes == 0) return CUCORE_OK;
+  uint64_t dend, send;
+  if (CC_UNLIKELY(!cc_add_u64(dst, bytes, &dend))) return wraps(dst, bytes, fn, "destination");
+  if (CC_UNLIKELY(!cc_add_u64(src, bytes, &send))) return wraps(src, bytes, fn, "source");
+  uint64_t gen = atomic_load_explicit(&cc_mem_reg_gen, memory_order_acquire);
+  const seen_range *d = seen_slot(dst, dend, gen), *s = d ? seen_slot(src, send, gen) : NULL;
+  if (CC_LIKELY(d && s && !cc_front_pending())) {
+    span[0] = d->base, span[1] = d->end, span[2] = s->base, span[3] = s->end;
+    return CUCORE_OK;
+  }
+  cucore_status st = check_copy_locked(dst, src, bytes, fn);
+  if (st != CUCORE_OK) return st;
+  /* Both records passed and were remembered when both sides lie in one: take their spans. */
+  d = seen_slot(dst, dend, gen);
+  s = d ? seen_slot(src, send, gen) : NULL;
+  if (d && s) span[0] = d->base, span[1] = d->end, span[2] = s->base, span[3] = s->end;
+  return CUCORE_OK;
 }
 
 cucore_status cucore_mem_set_checks(unsigned flags) {

@@ -433,12 +433,28 @@ cucore_status cucore_memcpy_2d(cucore_device *dev, const cucore_copy_2d *c, cuco
   return s ? CUCORE_OK : cc_mem_finish_sync("2D copy");
 }
 
+/* The two sides of a 3D copy. */
+static void sides_3d(const cucore_copy_3d *c, side *src, side *dst) {
+  *src = (side){"source",      c->src_array,   c->src,   c->src_pitch,
+                c->src_height, c->src_x_bytes, c->src_y, c->src_z};
+  *dst = (side){"destination", c->dst_array,   c->dst,   c->dst_pitch,
+                c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
+}
+
+void cc_mem_copy_3d_desc(const cucore_copy_3d *c, CUDA_MEMCPY3D *m) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  *m = (CUDA_MEMCPY3D){.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
+  put_side(&src, (side_fields){&m->srcXInBytes, &m->srcY, &m->srcZ, &m->srcPitch, &m->srcHeight,
+                               &m->srcMemoryType, &m->srcDevice, &m->srcArray});
+  put_side(&dst, (side_fields){&m->dstXInBytes, &m->dstY, &m->dstZ, &m->dstPitch, &m->dstHeight,
+                               &m->dstMemoryType, &m->dstDevice, &m->dstArray});
+}
+
 cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
                                   const char *fn) {
-  side src = {"source",      c->src_array,   c->src,   c->src_pitch,
-              c->src_height, c->src_x_bytes, c->src_y, c->src_z};
-  side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
-              c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
+  side src, dst;
+  sides_3d(c, &src, &dst);
   if (!c->width_bytes || !c->height || !c->depth)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: a copy of %zu bytes x %zu rows x %zu slices (each at least 1)", fn,
@@ -446,34 +462,26 @@ cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, C
   cucore_status st = check_side(&dst, c->width_bytes, c->height, c->depth, 1, dev, fn);
   if (st == CUCORE_OK) st = check_side(&src, c->width_bytes, c->height, c->depth, 1, dev, fn);
   if (st != CUCORE_OK) return st;
-  memset(m, 0, sizeof *m);
-  m->WidthInBytes = c->width_bytes;
-  m->Height = c->height;
-  m->Depth = c->depth;
-  put_side(&src, (side_fields){&m->srcXInBytes, &m->srcY, &m->srcZ, &m->srcPitch, &m->srcHeight,
-                               &m->srcMemoryType, &m->srcDevice, &m->srcArray});
-  put_side(&dst, (side_fields){&m->dstXInBytes, &m->dstY, &m->dstZ, &m->dstPitch, &m->dstHeight,
-                               &m->dstMemoryType, &m->dstDevice, &m->dstArray});
+  cc_mem_copy_3d_desc(c, m);
   return CUCORE_OK;
+}
+
+cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,
+                                   const char *fn, int *skip) {
+  side src, dst;
+  sides_3d(c, &src, &dst);
+  return check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn, skip);
 }
 
 cucore_status cucore_memcpy_3d(cucore_device *dev, const cucore_copy_3d *c, cucore_stream *s) {
   cc_begin();
   const char *fn = "cucore_memcpy_3d";
   CC_CHECK_ARG(c, fn, "copy");
-  side src = {"source",      c->src_array,   c->src,   c->src_pitch,
-              c->src_height, c->src_x_bytes, c->src_y, c->src_z};
-  side dst = {"destination", c->dst_array,   c->dst,   c->dst_pitch,
-              c->dst_height, c->dst_x_bytes, c->dst_y, c->dst_z};
   int skip;
-  cucore_status st = check_copy(dev, s, &dst, &src, c->width_bytes, c->height, c->depth, 1, fn,
-                                &skip);
+  cucore_status st = cc_mem_check_copy_3d(dev, s, c, fn, &skip);
   if (st != CUCORE_OK || skip) return st;
-  CUDA_MEMCPY3D m = {.WidthInBytes = c->width_bytes, .Height = c->height, .Depth = c->depth};
-  put_side(&src, (side_fields){&m.srcXInBytes, &m.srcY, &m.srcZ, &m.srcPitch, &m.srcHeight,
-                               &m.srcMemoryType, &m.srcDevice, &m.srcArray});
-  put_side(&dst, (side_fields){&m.dstXInBytes, &m.dstY, &m.dstZ, &m.dstPitch, &m.dstHeight,
-                               &m.dstMemoryType, &m.dstDevice, &m.dstArray});
+  CUDA_MEMCPY3D m;
+  cc_mem_copy_3d_desc(c, &m);
   st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
   CUresult r = s ? DRV(cuMemcpy3DAsync)(&m, s->handle) : DRV(cuMemcpy3D)(&m);

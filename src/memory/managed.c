@@ -58,7 +58,7 @@ cucore_status cucore_host_get_numa_node(int *node) {
 
 /* A cucore location as the driver's (devices that exist, host NUMA nodes the system has);
  * CUCORE_INVALID_DEVICE for an ordinal out of range. */
-static cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn) {
+cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn) {
   memset(out, 0, sizeof *out);
   switch (in.type) {
   case CUCORE_LOCATION_DEVICE: {

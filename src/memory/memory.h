@@ -181,6 +181,12 @@ cucore_status cc_range_vs_rec(const cc_mem_rec *rec, uint64_t addr, uint64_t byt
 cucore_status cc_mem_check_range(uint64_t addr, uint64_t bytes, const char *fn, const char *role);
 /* Both sides of a copy under one lookup. */
 cucore_status cc_mem_check_copy(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn);
+/* The same; when both sides passed inside records cucore keeps, span[0..1] and span[2..3] are
+ * the destination's and the source's record as [base, end), else all 0: a batch trusts a later
+ * copy inside both within the same call (copy_batch.c), as this thread's seen records are
+ * trusted between calls. */
+cucore_status cc_mem_check_copy_spans(uint64_t dst, uint64_t src, uint64_t bytes, const char *fn,
+                                      uint64_t span[4]);
 
 /* ---- shared by the files that allocate ------------------------------------------------------ */
 
@@ -216,6 +222,31 @@ cucore_status cc_mem_check_region(uint64_t addr, uint64_t first, uint64_t end, c
  * (copy.c: graph copy nodes). */
 cucore_status cc_copy3d_to_driver(cucore_device *dev, const cucore_copy_3d *c, CUDA_MEMCPY3D *m,
                                   const char *fn);
+/* The checks of cucore_memcpy_3d (copy.c): device and stream, then each side's footprint
+ * against its allocation or array; *skip = 1 for an empty copy. */
+cucore_status cc_mem_check_copy_3d(cucore_device *dev, cucore_stream *s, const cucore_copy_3d *c,
+                                   const char *fn, int *skip);
+/* The driver's descriptor of a checked 3D copy (unified addresses or arrays). */
+void cc_mem_copy_3d_desc(const cucore_copy_3d *c, CUDA_MEMCPY3D *m);
+
+/* ---- batched and attributed copies (copy_batch.c), for copy_batch_3d.c ---------------------- */
+
+/* Restates the kept message of a refused copy with its index: "fn (copy i of n): ...". */
+cucore_status cc_cbatch_name_copy(cucore_status st, const char *fn, size_t i, size_t count);
+/* One set of attributes into the driver's form; `k` names it in messages. */
+cucore_status cc_cbatch_convert(const cucore_copy_attrs *a, size_t k, CUmemcpyAttributes *out,
+                                const char *fn);
+/* The attribute sets of a batch of `count` copies checked (the driver's index rules) and
+ * converted into `conv` (attr_count of them; `attrs` NULL and attr_count 0: one set, stream
+ * order). */
+cucore_status cc_cbatch_attrs(const cucore_copy_attrs *attrs, const size_t *attr_index,
+                              size_t attr_count, size_t count, CUmemcpyAttributes *conv,
+                              const char *fn);
+/* A stream of the device that is not the legacy default one. */
+cucore_status cc_cbatch_stream_checks(cucore_device *dev, cucore_stream *s, const char *fn);
+/* *capturing: `s` is capturing (then the copies are made one by one: the driver cannot capture
+ * the batched entry points); a source read during the call (`during_call`) refused there. */
+cucore_status cc_cbatch_capture(int during_call, cucore_stream *s, const char *fn, int *capturing);
 
 /* A CUDA array (texture.c). */
 struct cucore_array {
@@ -395,7 +426,11 @@ static inline int cc_mem_strict_global(void) {
 cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uint64_t bytes,
                                           const char *who, int index);
 
-/* ---- managed memory (managed.c), for managed_batch.c ----------------------------------------- */
+/* ---- managed memory (managed.c), for managed_batch.c and copy_batch.c ----------------------- */
+
+/* A cucore location as the driver's (devices that exist, host NUMA nodes the system has);
+ * CUCORE_INVALID_DEVICE for an ordinal out of range (copy_batch.c: location hints). */
+cucore_status cc_managed_location(cucore_location in, CUmemLocation *out, const char *fn);
 
 /* A cucore location as the driver's (devices that exist, host NUMA nodes the system has); a
  * device target must have concurrent managed access. */

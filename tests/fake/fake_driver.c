@@ -1471,6 +1471,7 @@ static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
 }
 
 static void *fake_checkpoint_symbol(const char *symbol);
+void *fake_copy_batch_symbol(const char *symbol);
 
 /* An entry point of `table` named `symbol`, unless the environment variable `off` is 1 or
  * CUCORE_FAKE_HIDE names it. */
@@ -1494,6 +1495,7 @@ static void *fake_extra_symbol(const char *symbol) {
   if (!fn) fn = extra_lookup(pci, 1, "CUCORE_FAKE_NO_PCI", symbol);
   if (!fn) fn = fake_checkpoint_symbol(symbol);
   if (!fn) fn = fake_graph_symbol(symbol);
+  if (!fn && !fake_hidden(symbol)) fn = fake_copy_batch_symbol(symbol); /* fake_copy_batch.c */
   return fn;
 }
 
