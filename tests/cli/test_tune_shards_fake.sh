@@ -153,8 +153,12 @@ assert d["devices"] == [0, 1] and d["device"] == 0 and d["measured"] > 0, d
 assert d["measured"] + d["from_store"] == 16 and d["shard"]["from"] == "--devices", d
 assert d["finalists_retimed"] >= 2, d["finalists_retimed"]  # the whole store: re-timed on device 0
 ' <<<"$out"
-check "--devices all: 16 configurations measured, none twice, by 2 GPUs (their UUIDs kept)" \
-  [ "$(python3 -c "$once" "$dir"/dev/*.jsonl)" = "16 0 2" ]
+# (Each process measures its share first, then takes over what nobody holds: on a loaded
+# machine -- sanitizers, two cores -- the first GPU can finish both shares before the second
+# process claims one, so one UUID or two are both right; every record names one.)
+devs=$(python3 -c "$once" "$dir"/dev/*.jsonl)
+check "--devices all: 16 configurations measured, none twice, by 1 or 2 GPUs (UUIDs kept)" \
+  [ "$devs" = "16 0 2" -o "$devs" = "16 0 1" ]
 best_devices=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["best"]["index"])' <<<"$out")
 check "--devices all: the same best as the two shards" [ "$best_devices" = "$best_shards" ]
 run tune --db-dir "$dir/dev" --devices all
