@@ -412,7 +412,9 @@ CUCORE_API cucore_status cucore_graph_add_conditional_node(
  * when `capacity` is 0) and sets *count to how many there are, so one call with 0 sizes the
  * array and a second fills it. Nodes the driver made -- captured work, nodes added through the
  * native handles, the nodes of a child graph -- are taken in on first sight: each gets a
- * cucore_graph_node, owned by the graph as the others are, the same handle every time. */
+ * cucore_graph_node, owned by the graph as the others are, the same handle every time. Taking
+ * nodes in changes the graph's structure: list a graph from one thread at a time, as it is
+ * built. */
 
 /** The nodes directly in `g` in the driver's order (cuGraphGetNodes), captured ones included;
  * not the nodes of child graphs or conditional bodies (list those graphs' own). */
