@@ -169,6 +169,55 @@ static void captured_graph_read_and_changed(void **state) {
 
 static void count_call(void *user) { (*(int *)user)++; }
 
+/* The CUDA 13.1 ids of a graph, an executable graph and a node, or CUCORE_DRIVER_TOO_OLD before
+ * that driver. */
+static void check_ids(cucore_graph *g, cucore_graph_exec *e, cucore_graph_node *kn) {
+  unsigned gid = 0, xid = 0, nid = 0;
+  cucore_status st = cucore_graph_get_id(g, &gid);
+  if (driver_version >= 13010) {
+    assert_ok(st);
+    assert_ok(cucore_graph_exec_get_id(e, &xid));
+    assert_ok(cucore_graph_node_get_id(kn, &nid));
+    print_message("ids: graph %u, executable graph %u, node %u\n", gid, xid, nid);
+  } else {
+    assert_int_equal(st, CUCORE_DRIVER_TOO_OLD);
+    assert_contains(cucore_last_error(), "CUDA 13.1");
+    assert_int_equal(cucore_graph_node_get_id(kn, &nid), CUCORE_DRIVER_TOO_OLD);
+    print_message("ids: the driver (%d) is older than CUDA 13.1: CUCORE_DRIVER_TOO_OLD\n",
+                  driver_version);
+  }
+}
+
+/* The parameters of built_graph_read_and_edited's nodes (kernel, fill, host, child graph in
+ * `n`; record, wait, copy), each as it was added. */
+static void read_back_built(cucore_graph_node *const n[4], cucore_kernel *k, cucore_event *ev,
+                            int *calls, cucore_graph_node *rec, cucore_graph_node *wait,
+                            cucore_graph_node *tail, cucore_devptr buf) {
+  cucore_graph_node *kn = n[0], *fill = n[1], *host = n[2], *ch = n[3];
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  assert_ptr_equal(p.kernel.kernel, k);
+  assert_ok(cucore_graph_node_get_params(fill, &p));
+  assert_int_equal(p.memset.element_size, 4);
+  assert_int_equal(p.memset.width, 256);
+  assert_int_equal(p.memset.value, 7);
+  assert_ok(cucore_graph_node_get_params(host, &p));
+  assert_ptr_equal(p.host.user, calls);
+  assert_ok(cucore_graph_node_get_params(rec, &p));
+  assert_ptr_equal(p.event.event, ev);
+  assert_ok(cucore_graph_node_get_params(wait, &p));
+  assert_ptr_equal(p.event.event, ev);
+  assert_ok(cucore_graph_node_get_params(ch, &p));
+  size_t count = 0;
+  cucore_graph_node *inner[2];
+  assert_ok(cucore_graph_get_nodes(p.child, inner, 2, &count));
+  assert_int_equal(count, 1);
+  assert_ok(cucore_graph_node_get_params(tail, &p));
+  assert_int_equal(p.memcpy.src_end, CUCORE_COPY_END_DEVICE);
+  assert_int_equal(p.memcpy.copy.src, buf);
+  assert_int_equal(p.memcpy.copy.dst, buf + 512);
+}
+
 /* Every kind of node read back; an edge removed and a node destroyed, and the graph runs. */
 static void built_graph_read_and_edited(void **state) {
   (void)state;
@@ -197,28 +246,10 @@ static void built_graph_read_and_edited(void **state) {
   assert_ok(cucore_graph_add_event_wait_node(g, &rec, 1, ev, &wait));
   assert_ok(cucore_graph_add_child_graph_node(g, &wait, 1, child, &ch));
   assert_ok(cucore_graph_add_memcpy_dtod_node(g, &ch, 1, buf + 512, buf, 512, &tail));
-  cucore_graph_node_params p;
-  assert_ok(cucore_graph_node_get_params(kn, &p));
-  assert_ptr_equal(p.kernel.kernel, k);
-  assert_ok(cucore_graph_node_get_params(fill, &p));
-  assert_int_equal(p.memset.element_size, 4);
-  assert_int_equal(p.memset.width, 256);
-  assert_int_equal(p.memset.value, 7);
-  assert_ok(cucore_graph_node_get_params(host, &p));
-  assert_ptr_equal(p.host.user, &calls);
-  assert_ok(cucore_graph_node_get_params(rec, &p));
-  assert_ptr_equal(p.event.event, ev);
-  assert_ok(cucore_graph_node_get_params(wait, &p));
-  assert_ptr_equal(p.event.event, ev);
-  assert_ok(cucore_graph_node_get_params(ch, &p));
-  size_t count = 0;
   cucore_graph_node *inner[2];
-  assert_ok(cucore_graph_get_nodes(p.child, inner, 2, &count));
-  assert_int_equal(count, 1);
-  assert_ok(cucore_graph_node_get_params(tail, &p));
-  assert_int_equal(p.memcpy.src_end, CUCORE_COPY_END_DEVICE);
-  assert_int_equal(p.memcpy.copy.src, buf);
-  assert_int_equal(p.memcpy.copy.dst, buf + 512);
+  size_t count = 0;
+  cucore_graph_node *nodes[4] = {kn, fill, host, ch};
+  read_back_built(nodes, k, ev, &calls, rec, wait, tail, buf);
   assert_ok(cucore_graph_get_root_nodes(g, inner, 2, &count));
   assert_int_equal(count, 1);
 
@@ -243,20 +274,7 @@ static void built_graph_read_and_edited(void **state) {
   print_message("built graph: 7 kinds read back; after a node destroyed and an edge removed it "
                 "runs the rest\n");
 
-  unsigned gid = 0, xid = 0, nid = 0;
-  cucore_status st = cucore_graph_get_id(g, &gid);
-  if (driver_version >= 13010) {
-    assert_ok(st);
-    assert_ok(cucore_graph_exec_get_id(e, &xid));
-    assert_ok(cucore_graph_node_get_id(kn, &nid));
-    print_message("ids: graph %u, executable graph %u, node %u\n", gid, xid, nid);
-  } else {
-    assert_int_equal(st, CUCORE_DRIVER_TOO_OLD);
-    assert_contains(cucore_last_error(), "CUDA 13.1");
-    assert_int_equal(cucore_graph_node_get_id(kn, &nid), CUCORE_DRIVER_TOO_OLD);
-    print_message("ids: the driver (%d) is older than CUDA 13.1: CUCORE_DRIVER_TOO_OLD\n",
-                  driver_version);
-  }
+  check_ids(g, e, kn);
   cucore_graph_exec_destroy(e);
   cucore_graph_destroy(child);
   cucore_graph_destroy(g);
@@ -309,6 +327,24 @@ static void expect_all(const float *h, float want, const char *what) {
   print_message("%s: %d elements are %g\n", what, N, want);
 }
 
+/* In the graph: the kernel node's a = 4; a new executable graph runs it (the host function
+ * called a second time), the old one is not changed. */
+static void graph_changed_and_instantiated_again(cucore_graph *g, cucore_graph_node *kn,
+                                                 cucore_args *a, float *h1, int *c1) {
+  cucore_graph_node_params p;
+  cucore_graph_exec *e2 = NULL;
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  assert_ok(cucore_args_set_f32(a, 1, 4.0f));
+  p.kernel.args = a;
+  assert_ok(cucore_graph_node_set_params(kn, &p));
+  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e2));
+  assert_ok(cucore_graph_launch(e2, s));
+  assert_ok(cucore_stream_synchronize(s));
+  expect_all(h1, 5.0f, "graph changed, instantiated again (4 x 1 + 1)");
+  assert_int_equal(*c1, 2);
+  cucore_graph_exec_destroy(e2);
+}
+
 /* fill x with 1.0 -> x = a x + b -> copy out -> host function: changed in the graph and in an
  * executable graph, the outputs following each change. */
 static void nodes_updated(void **state) {
@@ -333,7 +369,7 @@ static void nodes_updated(void **state) {
   assert_ok(cucore_graph_add_kernel_node(g, &fill, 1, k, &c, a, &kn));
   assert_ok(cucore_graph_add_memcpy_dtoh_node(g, &kn, 1, h1, x, N * sizeof(float), &copy));
   assert_ok(cucore_graph_add_host_node(g, &copy, 1, count_into, &c1, NULL, &host));
-  cucore_graph_exec *e = NULL, *e2 = NULL;
+  cucore_graph_exec *e = NULL;
   assert_ok(cucore_graph_instantiate(g, 0, NULL, &e));
   assert_ok(cucore_graph_launch(e, s));
   assert_ok(cucore_stream_synchronize(s));
@@ -371,17 +407,7 @@ static void nodes_updated(void **state) {
   assert_ok(cucore_stream_synchronize(s));
   expect_all(h2, 7.0f, "then its arguments (4 x 2 - 1)");
 
-  /* In the graph: the kernel's a = 4; a new executable graph runs it, the old one does not. */
-  assert_ok(cucore_graph_node_get_params(kn, &p));
-  assert_ok(cucore_args_set_f32(a, 1, 4.0f));
-  p.kernel.args = a;
-  assert_ok(cucore_graph_node_set_params(kn, &p));
-  assert_ok(cucore_graph_instantiate(g, 0, NULL, &e2));
-  assert_ok(cucore_graph_launch(e2, s));
-  assert_ok(cucore_stream_synchronize(s));
-  expect_all(h1, 5.0f, "graph changed, instantiated again (4 x 1 + 1)");
-  assert_int_equal(c1, 2);
-  cucore_graph_exec_destroy(e2);
+  graph_changed_and_instantiated_again(g, kn, a, h1, &c1);
   cucore_graph_exec_destroy(e);
   cucore_graph_destroy(g);
   cucore_args_destroy(a);

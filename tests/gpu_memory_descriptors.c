@@ -77,6 +77,68 @@ static const char *tma_src =
     "    out[(size_t)(ty + i / BOX_W) * out_w + tx + i % BOX_W] = tile[i];\n"
     "}\n";
 
+/* The map of tma_copy_through_a_tensor_map pointed at another tensor of its shape
+ * (cuTensorMapReplaceAddress) and the copy made again through it; the new tensor's address is
+ * given back (the caller frees it). */
+static cucore_devptr replace_address_then_copy(cucore_tensor_map *map,
+                                               const cucore_tensor_map_desc *d, cucore_kernel *k,
+                                               cucore_args *a, const cucore_launch_config *c,
+                                               cucore_devptr dout, float *in, float *out, int W,
+                                               int H, int OW, int OH) {
+  /* The same map pointed at another tensor of the shape (cuTensorMapReplaceAddress): the copy
+   * reads it; an address past what the allocation holds, or misaligned, is refused first. */
+  cucore_devptr din2 = 0;
+  int bad_count = 0;
+  assert_ok(cucore_mem_alloc(dev, sizeof(float) * W * H, &din2));
+  for (int i = 0; i < W * H; i++) in[i] = (float)(i % 89) - 7.0f;
+  assert_ok(cucore_memcpy_htod(dev, din2, in, sizeof(float) * W * H, NULL));
+  assert_int_equal(cucore_tensor_map_replace_address(map, CUCORE_TMAP_TILED, d, din2 + 16),
+                   CUCORE_OUT_OF_BOUNDS);
+  assert_int_equal(cucore_tensor_map_replace_address(map, CUCORE_TMAP_TILED, d, din2 + 4),
+                   CUCORE_ARG_ALIGNMENT);
+  assert_ok(cucore_tensor_map_replace_address(map, CUCORE_TMAP_TILED, d, din2));
+  assert_ok(cucore_args_reset(a));
+  assert_ok(cucore_args_push_tensor_map(a, map));
+  assert_ok(cucore_args_push_ptr(a, dout));
+  assert_ok(cucore_args_push_i32(a, OW));
+  assert_ok(cucore_launch(k, c, a));
+  assert_ok(cucore_stream_synchronize(s));
+  assert_ok(cucore_memcpy_dtoh(dev, out, dout, sizeof(float) * OW * OH, NULL));
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      if (out[y * OW + x] != in[y * W + x] && bad_count++ < 5)
+        print_message("after the new address: out[%d][%d] = %g, expected %g\n", y, x,
+                      out[y * OW + x], in[y * W + x]);
+  print_message("the map given another tensor's address: %d mismatches\n", bad_count);
+  assert_int_equal(bad_count, 0);
+  return din2;
+}
+
+/* Wide im2col maps over `addr`: encoded on compute capability 10.0+, refused by name below. */
+static void wide_im2col_on_this_device(cucore_devptr addr) {
+  /* Wide im2col maps: encoded on compute capability 10.0+, refused by name below it. */
+  cucore_tensor_map_desc w;
+  memset(&w, 0, sizeof w);
+  w.dtype = CUCORE_TMAP_FLOAT16;
+  w.rank = 3; /* C, W, N */
+  w.address = addr;
+  w.dims[0] = 64;
+  w.dims[1] = 8;
+  w.dims[2] = 1;
+  w.strides[0] = 128;
+  w.strides[1] = 128 * 8;
+  w.channels_per_pixel = 64;
+  w.pixels_per_column = 8;
+  w.swizzle = CUCORE_TMAP_SWIZZLE_128B;
+  cucore_tensor_map wm;
+  cucore_status wst = cucore_tensor_map_encode_im2col_wide(&w, &wm);
+  if (props.arch >= 100)
+    assert_ok(wst);
+  else
+    assert_true(wst == CUCORE_NOT_SUPPORTED || wst == CUCORE_DRIVER_TOO_OLD);
+  print_message("wide im2col map on sm_%d: %s\n", props.arch, cucore_status_name(wst));
+}
+
 static void tma_copy_through_a_tensor_map(void **state) {
   (void)state;
   if (props.arch < 90) {
@@ -135,52 +197,8 @@ static void tma_copy_through_a_tensor_map(void **state) {
                 "mismatches\n",
                 W, H, BOX_W, BOX_H, OW, OH, bad_count);
   assert_int_equal(bad_count, 0);
-  /* The same map pointed at another tensor of the shape (cuTensorMapReplaceAddress): the copy
-   * reads it; an address past what the allocation holds, or misaligned, is refused first. */
-  cucore_devptr din2 = 0;
-  assert_ok(cucore_mem_alloc(dev, sizeof(float) * W * H, &din2));
-  for (int i = 0; i < W * H; i++) in[i] = (float)(i % 89) - 7.0f;
-  assert_ok(cucore_memcpy_htod(dev, din2, in, sizeof(float) * W * H, NULL));
-  assert_int_equal(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2 + 16),
-                   CUCORE_OUT_OF_BOUNDS);
-  assert_int_equal(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2 + 4),
-                   CUCORE_ARG_ALIGNMENT);
-  assert_ok(cucore_tensor_map_replace_address(&map, CUCORE_TMAP_TILED, &d, din2));
-  assert_ok(cucore_args_reset(a));
-  assert_ok(cucore_args_push_tensor_map(a, &map));
-  assert_ok(cucore_args_push_ptr(a, dout));
-  assert_ok(cucore_args_push_i32(a, OW));
-  assert_ok(cucore_launch(k, &c, a));
-  assert_ok(cucore_stream_synchronize(s));
-  assert_ok(cucore_memcpy_dtoh(dev, out, dout, sizeof(float) * OW * OH, NULL));
-  for (int y = 0; y < H; y++)
-    for (int x = 0; x < W; x++)
-      if (out[y * OW + x] != in[y * W + x] && bad_count++ < 5)
-        print_message("after the new address: out[%d][%d] = %g, expected %g\n", y, x,
-                      out[y * OW + x], in[y * W + x]);
-  print_message("the map given another tensor's address: %d mismatches\n", bad_count);
-  assert_int_equal(bad_count, 0);
-  /* Wide im2col maps: encoded on compute capability 10.0+, refused by name below it. */
-  cucore_tensor_map_desc w;
-  memset(&w, 0, sizeof w);
-  w.dtype = CUCORE_TMAP_FLOAT16;
-  w.rank = 3; /* C, W, N */
-  w.address = din2;
-  w.dims[0] = 64;
-  w.dims[1] = 8;
-  w.dims[2] = 1;
-  w.strides[0] = 128;
-  w.strides[1] = 128 * 8;
-  w.channels_per_pixel = 64;
-  w.pixels_per_column = 8;
-  w.swizzle = CUCORE_TMAP_SWIZZLE_128B;
-  cucore_tensor_map wm;
-  cucore_status wst = cucore_tensor_map_encode_im2col_wide(&w, &wm);
-  if (props.arch >= 100)
-    assert_ok(wst);
-  else
-    assert_true(wst == CUCORE_NOT_SUPPORTED || wst == CUCORE_DRIVER_TOO_OLD);
-  print_message("wide im2col map on sm_%d: %s\n", props.arch, cucore_status_name(wst));
+  cucore_devptr din2 = replace_address_then_copy(&map, &d, k, a, &c, dout, in, out, W, H, OW, OH);
+  wide_im2col_on_this_device(din2);
   assert_ok(cucore_mem_free(dev, din2));
   cucore_args_destroy(a);
   cucore_kernel_destroy(k);

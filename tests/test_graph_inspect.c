@@ -79,6 +79,45 @@ static int has_edge(const cucore_graph_edge *e, size_t n, const cucore_graph_nod
   return 0;
 }
 
+/* Each kind's parameters of the graph built_graph_lists makes, and a kernel node's values
+ * read back after they changed. */
+static void read_back_each_kind(cucore_graph_node *kn, cucore_graph_node *m, cucore_graph_node *h,
+                                cucore_graph_node *e, cucore_graph_node *a, cucore_event *ev,
+                                cucore_devptr buf, const cucore_launch_config *c) {
+  /* Each kind's parameters. */
+  cucore_graph_node_params p;
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  assert_int_equal(p.type, CUCORE_GRAPH_NODE_KERNEL);
+  assert_ptr_equal(p.kernel.kernel, k);
+  assert_string_equal(p.kernel.name, "k");
+  assert_int_equal(p.kernel.grid[0], 4);
+  assert_int_equal(p.kernel.block[0], 64);
+  assert_values(p.kernel.args, 0x1000, 7);
+  assert_ok(cucore_graph_node_get_params(m, &p));
+  assert_int_equal(p.type, CUCORE_GRAPH_NODE_MEMSET);
+  assert_int_equal(p.memset.dst, buf);
+  assert_int_equal(p.memset.value, 0xab);
+  assert_int_equal(p.memset.element_size, 1);
+  assert_int_equal(p.memset.width, 4096);
+  assert_int_equal(p.memset.height, 1);
+  assert_ok(cucore_graph_node_get_params(h, &p));
+  assert_ptr_equal(p.host.fn, host_fn);
+  assert_ptr_equal(p.host.user, c);
+  assert_ok(cucore_graph_node_get_params(e, &p));
+  assert_int_equal(p.type, CUCORE_GRAPH_NODE_EVENT_RECORD);
+  assert_ptr_equal(p.event.event, ev);
+  assert_non_null(p.event.cuevent);
+  assert_ok(cucore_graph_node_get_params(a, &p));
+  assert_int_equal(p.type, CUCORE_GRAPH_NODE_EMPTY);
+
+  /* The node values changed in the graph are read back. */
+  cucore_args *other = args_of(0x2000, 9);
+  assert_ok(cucore_graph_kernel_node_set_args(kn, other));
+  assert_ok(cucore_graph_node_get_params(kn, &p));
+  assert_values(p.kernel.args, 0x2000, 9);
+  assert_ok(cucore_args_destroy(other));
+}
+
 /* A -> K, A -> M, K -> H, M -> H, H -> E: nodes, roots, edges, dependencies, dependents. */
 static void built_graph_lists(void **state) {
   (void)state;
@@ -133,38 +172,7 @@ static void built_graph_lists(void **state) {
   assert_ok(cucore_graph_node_get_graph(h, &in));
   assert_ptr_equal(in, g);
 
-  /* Each kind's parameters. */
-  cucore_graph_node_params p;
-  assert_ok(cucore_graph_node_get_params(kn, &p));
-  assert_int_equal(p.type, CUCORE_GRAPH_NODE_KERNEL);
-  assert_ptr_equal(p.kernel.kernel, k);
-  assert_string_equal(p.kernel.name, "k");
-  assert_int_equal(p.kernel.grid[0], 4);
-  assert_int_equal(p.kernel.block[0], 64);
-  assert_values(p.kernel.args, 0x1000, 7);
-  assert_ok(cucore_graph_node_get_params(m, &p));
-  assert_int_equal(p.type, CUCORE_GRAPH_NODE_MEMSET);
-  assert_int_equal(p.memset.dst, buf);
-  assert_int_equal(p.memset.value, 0xab);
-  assert_int_equal(p.memset.element_size, 1);
-  assert_int_equal(p.memset.width, 4096);
-  assert_int_equal(p.memset.height, 1);
-  assert_ok(cucore_graph_node_get_params(h, &p));
-  assert_ptr_equal(p.host.fn, host_fn);
-  assert_ptr_equal(p.host.user, &c);
-  assert_ok(cucore_graph_node_get_params(e, &p));
-  assert_int_equal(p.type, CUCORE_GRAPH_NODE_EVENT_RECORD);
-  assert_ptr_equal(p.event.event, ev);
-  assert_non_null(p.event.cuevent);
-  assert_ok(cucore_graph_node_get_params(a, &p));
-  assert_int_equal(p.type, CUCORE_GRAPH_NODE_EMPTY);
-
-  /* The node values changed in the graph are read back. */
-  cucore_args *other = args_of(0x2000, 9);
-  assert_ok(cucore_graph_kernel_node_set_args(kn, other));
-  assert_ok(cucore_graph_node_get_params(kn, &p));
-  assert_values(p.kernel.args, 0x2000, 9);
-  assert_ok(cucore_args_destroy(other));
+  read_back_each_kind(kn, m, h, e, a, ev, buf, &c);
   assert_ok(cucore_args_destroy(args));
   assert_ok(cucore_graph_destroy(g));
   assert_ok(cucore_event_destroy(ev));

@@ -137,7 +137,7 @@ cucore_status cucore_graph_instantiate(cucore_graph *g, unsigned flags,
     char node[128] = "";
     const cucore_graph_node *n = cc_graph_find_node(g, p.hErrNode_out);
     if (n) {
-      char what[96];
+      char what[CC_NODE_WHAT];
       cc_graph_node_describe(n, what, sizeof what);
       snprintf(node, sizeof node, "; at %s", what);
     } else if (p.hErrNode_out) {
@@ -256,7 +256,7 @@ static const char *update_reason(CUgraphExecUpdateResult r) {
 static void name_node(const cucore_graph *g, CUgraphNode h, const char *which, char *buf,
                       size_t len) {
   const cucore_graph_node *n = cc_graph_find_node(g, h);
-  char what[96];
+  char what[CC_NODE_WHAT];
   if (n) {
     cc_graph_node_describe(n, what, sizeof what);
     snprintf(buf, len, "%s of the %s graph", what, which);
@@ -354,7 +354,7 @@ static cucore_status kernel_entry(cucore_graph_exec *e, cucore_graph_node *node,
   if (CC_UNLIKELY(node->graph->root != e->graph || node->index >= e->node_count ||
                   node->type != CUCORE_GRAPH_NODE_KERNEL || node->removed ||
                   !e->state[node->index].known)) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     if (node->removed || (node->adopted && node->type == CUCORE_GRAPH_NODE_KERNEL))
       return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", fn, what,
@@ -417,7 +417,7 @@ CC_COLD static cucore_status set_kernel_args_checked(cucore_graph_exec *e, cucor
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   CUresult r = set_params(e, node, x, args, x->grid, x->block, x->smem);
   if (CC_UNLIKELY(r != CUDA_SUCCESS)) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     return cc_fail_cu(r, "cuGraphExecKernelNodeSetParams", "%s: %s; the node is unchanged", fn,
                       what);
@@ -481,7 +481,7 @@ cucore_status cucore_graph_exec_set_kernel_dims(cucore_graph_exec *e, cucore_gra
 static cucore_status enabled_entry(cucore_graph_exec *e, cucore_graph_node *node, const char *fn) {
   CC_CHECK_HANDLE(e, GRAPH_EXEC, fn, "exec");
   CC_CHECK_ARG(node, fn, "node");
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(node, what, sizeof what);
   if (!cc_graph_node_in_exec(node, e))
     return cc_fail(CUCORE_INVALID_ARGUMENT,
@@ -510,7 +510,7 @@ cucore_status cucore_graph_exec_set_node_enabled(cucore_graph_exec *e, cucore_gr
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphNodeSetEnabled)(e->h, node->h, enabled ? 1u : 0u);
   if (r != CUDA_SUCCESS) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     return cc_fail_cu(r, "cuGraphNodeSetEnabled", "%s: %s", fn, what);
   }

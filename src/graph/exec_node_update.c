@@ -14,13 +14,13 @@
 
 static cucore_status refused(CUresult r, const char *call, const cucore_graph_node *n,
                              const char *rule, const char *fn) {
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   return cc_fail_cu(r, call, "%s: %s; the executable graph is unchanged. %s", fn, what, rule);
 }
 
 static cucore_status rule_broken(const cucore_graph_node *n, const char *rule, const char *fn) {
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   return cc_fail(CUCORE_GRAPH_UPDATE, "%s: %s: %s", fn, what, rule);
 }
@@ -174,7 +174,7 @@ static cucore_status exec_child(cucore_graph_exec *e, cucore_graph_node *n,
   if (r == CUDA_SUCCESS) return CUCORE_OK;
   CUgraph embedded = NULL;
   if (DRV(cuGraphChildGraphNodeGetGraph)) (void)DRV(cuGraphChildGraphNodeGetGraph)(n->h, &embedded);
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   return cc_fail_cu(r, "cuGraphExecChildGraphNodeSetParams",
                     "%s: %s; the executable graph is unchanged. The driver's rule: the new "
@@ -188,7 +188,7 @@ static cucore_status exec_child(cucore_graph_exec *e, cucore_graph_node *n,
 static cucore_status in_exec(const cucore_graph_exec *e, const cucore_graph_node *n,
                              const char *fn) {
   if (cc_graph_node_in_exec(n, e)) return CUCORE_OK;
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s is not a node of the executable graph: %s", fn,
                  what,
@@ -265,7 +265,7 @@ CC_COLD static cucore_status set_node_params_checked(cucore_graph_exec *e, cucor
   case CUCORE_GRAPH_NODE_EMPTY: return CUCORE_OK;
   default: break;
   }
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(node, what, sizeof what);
   return cc_fail(CUCORE_NOT_SUPPORTED,
                  "%s: %s of the executable graph: the driver's update rules change kernel, "

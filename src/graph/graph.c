@@ -138,14 +138,14 @@ cucore_status cc_graph_deps(cucore_graph *g, cucore_graph_node *const *deps, siz
   for (size_t i = 0; i < n; i++) {
     if (!deps[i]) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: dependency %zu is NULL", fn, i);
     if (deps[i]->removed) {
-      char what[96];
+      char what[CC_NODE_WHAT];
       cc_graph_node_describe(deps[i], what, sizeof what);
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: dependency %zu, %s, was destroyed (cucore_graph_node_destroy)", fn, i,
                      what);
     }
     if (deps[i]->graph != g) {
-      char what[96];
+      char what[CC_NODE_WHAT];
       cc_graph_node_describe(deps[i], what, sizeof what);
       return cc_fail(CUCORE_INVALID_ARGUMENT,
                      "%s: dependency %zu, %s, is a node of another graph%s; a node depends only "
@@ -268,9 +268,9 @@ cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h) {
 void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len) {
   const char *type = cucore_graph_node_type_name(n->type);
   if (n->k)
-    snprintf(buf, len, "node %d (%s `%s`)", n->index, type, n->k->asked);
+    cc_format_field(buf, len, "node %d (%s `%s`)", n->index, type, n->k->asked);
   else
-    snprintf(buf, len, "node %d (%s)", n->index, type);
+    cc_format_field(buf, len, "node %d (%s)", n->index, type);
 }
 
 const char *cucore_graph_node_type_name(cucore_graph_node_type type) {
@@ -358,7 +358,7 @@ cucore_status cucore_graph_add_dependency(cucore_graph *g, cucore_graph_node *fr
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphAddDependencies)(g->h, &hs[0], &hs[1], 1);
   if (r != CUDA_SUCCESS) {
-    char a[96], b[96];
+    char a[CC_NODE_WHAT], b[CC_NODE_WHAT];
     cc_graph_node_describe(from, a, sizeof a);
     cc_graph_node_describe(to, b, sizeof b);
     return cc_fail_cu(r, "cuGraphAddDependencies", "%s: %s -> %s (an edge that exists already?)",

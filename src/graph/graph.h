@@ -131,7 +131,9 @@ cucore_graph_node *cc_graph_find_node(const cucore_graph *root, CUgraphNode h);
 void cc_graph_forget_node(cucore_graph_node *n);
 /* 1 when node `n` was in the graph when `e` was made from it (and so is in `e`). */
 int cc_graph_node_in_exec(const cucore_graph_node *n, const cucore_graph_exec *e);
-/* "node 3 (kernel `saxpy`)" for messages. */
+/* "node 3 (kernel `saxpy`)" for messages, into a buffer of CC_NODE_WHAT bytes (a kernel name
+ * too long for it is cut with the cut said: cc_format_field). */
+enum { CC_NODE_WHAT = 320 };
 void cc_graph_node_describe(const cucore_graph_node *n, char *buf, size_t len);
 /* Common entry checks of the add-node functions: `out` (set to NULL) and `g` not NULL. The
  * add functions check their inputs next, then the driver symbols, and only then make the

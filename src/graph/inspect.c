@@ -42,7 +42,7 @@ static cucore_status list_enter(const void *array, size_t capacity, size_t *coun
 static cucore_status node_alive(const cucore_graph_node *n, const char *fn, const char *what) {
   if (!n) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: `%s` is NULL", fn, what);
   if (n->removed) {
-    char d[96];
+    char d[CC_NODE_WHAT];
     cc_graph_node_describe(n, d, sizeof d);
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,
                    d);
@@ -204,12 +204,12 @@ cucore_status cucore_graph_node_get_dependents(cucore_graph_node *node, cucore_g
 /* The refusal of a missing edge: what `to` depends on, named. */
 static cucore_status no_such_edge(const cucore_graph_node *from, const cucore_graph_node *to,
                                   const cucore_graph_edge *deps, size_t n, const char *fn) {
-  char a[96], b[96];
+  char a[CC_NODE_WHAT], b[CC_NODE_WHAT];
   cc_graph_node_describe(from, a, sizeof a);
   cc_graph_node_describe(to, b, sizeof b);
   cc_sb list = {0};
   for (size_t i = 0; i < n && i < 16; i++) {
-    char d[96];
+    char d[CC_NODE_WHAT];
     cc_graph_node_describe(deps[i].from, d, sizeof d);
     cc_sb_printf(&list, "%s%s", i ? ", " : "", d);
   }
@@ -282,7 +282,7 @@ cucore_status cucore_graph_node_destroy(cucore_graph_node *node) {
   cucore_status st = node_alive(node, fn, "node");
   if (st != CUCORE_OK) return st;
   if (node->type == CUCORE_GRAPH_NODE_MEM_ALLOC || node->type == CUCORE_GRAPH_NODE_MEM_FREE) {
-    char d[96];
+    char d[CC_NODE_WHAT];
     cc_graph_node_describe(node, d, sizeof d);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s is a memory node; the graph's allocation and free nodes stay "
@@ -294,7 +294,7 @@ cucore_status cucore_graph_node_destroy(cucore_graph_node *node) {
   if (st != CUCORE_OK) return st;
   CUresult r = DRV(cuGraphDestroyNode)(node->h);
   if (r != CUDA_SUCCESS) {
-    char d[96];
+    char d[CC_NODE_WHAT];
     cc_graph_node_describe(node, d, sizeof d);
     return cc_fail_cu(r, "cuGraphDestroyNode", "%s: %s", fn, d);
   }

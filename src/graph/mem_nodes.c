@@ -180,7 +180,7 @@ cucore_status cucore_graph_add_mem_free_node(cucore_graph *g, cucore_graph_node 
   if (st != CUCORE_OK) goto done;
   CUresult r = DRV(cuGraphAddMemFreeNode)(&n->h, g->h, hs, dep_count, (CUdeviceptr)dptr);
   if (r != CUDA_SUCCESS) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(a, what, sizeof what);
     st = cc_fail_cu(r, "cuGraphAddMemFreeNode",
                     "%s: 0x%llx of %s (a free node depends, "
@@ -205,7 +205,7 @@ cucore_status cc_graph_mem_check_freed(const cucore_graph *g, const char *fn) {
   for (int i = 0; g->mem_nodes && i < g->node_count; i++) {
     const cucore_graph_node *n = g->nodes[i];
     if (n->type != CUCORE_GRAPH_NODE_MEM_ALLOC || n->freed_by) continue;
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(n, what, sizeof what);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the %llu bytes at 0x%llx of %s are never freed "

@@ -16,7 +16,7 @@ cucore_status cc_node_update_enter(cucore_graph_node *node, const cucore_graph_n
                                    const char *fn) {
   CC_CHECK_ARG(node, fn, "node");
   CC_CHECK_ARG(p, fn, "params");
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(node, what, sizeof what);
   if (node->removed)
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,

@@ -260,7 +260,7 @@ cucore_status cc_graph_node_read(cucore_graph_node *n, cucore_graph_node_params 
   case CUCORE_GRAPH_NODE_EMPTY: return CUCORE_OK;
   default: break;
   }
-  char d[96];
+  char d[CC_NODE_WHAT];
   cc_graph_node_describe(n, d, sizeof d);
   return cc_fail(CUCORE_NOT_SUPPORTED,
                  "%s: %s: cucore reads the parameters of kernel, memcpy, memset, host, child "
@@ -276,7 +276,7 @@ cucore_status cucore_graph_node_get_params(cucore_graph_node *node, cucore_graph
   CC_CHECK_ARG(node, fn, "node");
   out->type = node->type;
   if (node->removed) {
-    char d[96];
+    char d[CC_NODE_WHAT];
     cc_graph_node_describe(node, d, sizeof d);
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s was destroyed (cucore_graph_node_destroy)", fn,
                    d);

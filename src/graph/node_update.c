@@ -39,7 +39,7 @@ static cucore_status keep_kernel(cucore_graph_node *n, const cc_kernel_update *u
 
 static cucore_status driver_refused(CUresult r, const char *call, const cucore_graph_node *n,
                                     const char *rule, const char *fn) {
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   return cc_fail_cu(r, call, "%s: %s; the node is unchanged%s%s", fn, what, rule ? ". " : "",
                     rule ? rule : "");
@@ -103,7 +103,7 @@ static cucore_status graph_other(cucore_graph_node *n, const cucore_graph_node_p
 
 /* What no update can change, named. */
 static cucore_status not_updatable(const cucore_graph_node *n, int in_exec, const char *fn) {
-  char what[96];
+  char what[CC_NODE_WHAT];
   cc_graph_node_describe(n, what, sizeof what);
   const char *how =
       n->type == CUCORE_GRAPH_NODE_GRAPH

@@ -125,7 +125,7 @@ cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node, cucore_
   CC_CHECK_ARG(node, fn, "node");
   CC_CHECK_HANDLE(args, ARGS, fn, "args");
   if (node->type != CUCORE_GRAPH_NODE_KERNEL || node->removed) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: %s %s", fn, what,
                    node->removed ? "was destroyed" : "is not a kernel node");
@@ -138,7 +138,7 @@ cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node, cucore_
     if (st != CUCORE_OK) return st;
   }
   if (node->adopted && args->k != node->k) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: %s was not added by cucore (a captured node): make its argument list "
@@ -154,7 +154,7 @@ cucore_status cucore_graph_kernel_node_set_args(cucore_graph_node *node, cucore_
   kernel_params(node, args, node->cfg.grid, node->cfg.block, node->cfg.shared_bytes, &p);
   CUresult r = DRV(cuGraphKernelNodeSetParams)(node->h, &p);
   if (r != CUDA_SUCCESS) {
-    char what[96];
+    char what[CC_NODE_WHAT];
     cc_graph_node_describe(node, what, sizeof what);
     return cc_fail_cu(r, "cuGraphKernelNodeSetParams", "%s: %s", fn, what);
   }
