@@ -347,6 +347,9 @@ static void launch_attributes_newer_than_cucore(void **state) {
 }
 
 int main(void) {
+  /* The JIT log test needs the driver to compile: a run after another would otherwise load the
+   * PTX from the driver's compute cache and log nothing. Read by the driver at its start. */
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(foreign_stream_and_event),
