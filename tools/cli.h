@@ -90,6 +90,9 @@ void json_double(json_out *j, const char *key, double value);
 /* A number already formatted exactly ("2.5", "18446744073709551615", "nan" as a string). */
 void json_number_text(json_out *j, const char *key, const char *text);
 void json_bool(json_out *j, const char *key, int value);
+/* A value written as given: `text` must be one whole JSON value (another JSON writer's
+ * object, read back from where it was written). */
+void json_raw(json_out *j, const char *key, const char *text);
 
 /* ---- phases (phases.c): the library's phase table with the command's own phases ---------- */
 /* Stamps the clock at main, for the process_start phase (main calls it first). */

@@ -367,8 +367,10 @@ static const cli_opt cmd_tune_opts[] = {
     {.name = "--mixed-devices",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(mixed_devices),
-     .help = "--devices with GPUs of different models: each model tunes the whole space\n"
-             "(the store keys results by model); the report is the first GPU's"},
+     .help = "--devices with GPUs of different models: each GPU tunes the whole space for\n"
+             "its model (the store keys results by model; GPUs of one model share it) and\n"
+             "re-times its own finalists; every GPU's report is printed, the first's first\n"
+             "(JSON: the others' in \"device_reports\"); --csv, --log etc. are the first's"},
     {.name = "--shard",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(shard),
@@ -734,11 +736,15 @@ static int tune_body(tune_ctx *c, int argc, char **argv) {
   if (!rc) rc = tune_run(c);
   tune_devices_wait(c, rc);
   if (rc) return rc;
-  if (c->line->device_child)
+  if (c->line->device_child == 1)
     return c->sum.have_best ? 0 : CLI_EXIT_FAILURE; /* the parent reports */
   restart_after_loss(c, argc, argv);
   tune_restriction_errors_warn(c);
   tune_report(c);
+  /* --mixed-devices: a GPU's own tune reports to its parent and writes no files (they are the
+   * parent's: its model's results are in the store, `--report-only` on that GPU writes them) */
+  if (c->line->device_child == 2) return c->sum.have_best ? 0 : CLI_EXIT_FAILURE;
+  if (!c->line->json) tune_devices_print_reports(c);
   if (c->src->log_path && (rc = tune_write_log(c, c->src->log_path))) return rc;
   if (c->line->csv && (rc = tune_write_csv(c, c->line->csv))) return rc;
   if (c->line->emit_header && (rc = tune_write_header(c, c->line->emit_header))) return rc;

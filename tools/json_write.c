@@ -155,6 +155,11 @@ void json_number_text(json_out *j, const char *key, const char *text) {
     fputs(text, j->f);
 }
 
+void json_raw(json_out *j, const char *key, const char *text) {
+  item(j, key);
+  fputs(text, j->f);
+}
+
 void json_bool(json_out *j, const char *key, int value) {
   item(j, key);
   fputs(value ? "true" : "false", j->f);

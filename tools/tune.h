@@ -57,7 +57,10 @@ typedef struct tune_line {
   unsigned shard_index, shard_count; /* resolved (count 0: no shards) */
   const char *shard_from;  /* where they came from ("--shard", "Slurm (SLURM_PROCID ...)") */
   const char *device_from; /* where the device came from (NULL: --device or the default) */
-  int device_child;        /* 1: one GPU's process of a --devices tune (its parent reports) */
+  /* 1: one GPU's process of a --devices tune (its parent reports); 2: one GPU's process of a
+   * --mixed-devices tune, which tunes its own model and prints its report for the parent to
+   * pass on (no files written) */
+  int device_child;
   int retime_finalists;    /* 1: the --devices parent: the finalists re-timed on its device */
   int children;            /* the --devices parent: the GPUs that measured (0: none) */
   int child_devices[TUNE_DEVICES_MAX]; /* their ordinals */
@@ -201,6 +204,8 @@ void tune_devices_wait(tune_ctx *c, int rc);
 /* The report's lines and JSON members of shards and devices. */
 void tune_shard_text(const tune_ctx *c);
 void tune_shard_json(const tune_ctx *c, json_out *j);
+/* --mixed-devices, text output: the other GPUs' own reports, after this process's report. */
+void tune_devices_print_reports(const tune_ctx *c);
 
 /* How many fresh processes this tune went on in after device losses (tune_result.c: the
  * environment's CUCORE_TUNE_RESTART, which cmd_tune.c sets when it starts one). */

@@ -27,8 +27,10 @@
  * threads: a kernel fault ends a process's context (the tune goes on in a fresh one,
  * cmd_tune.c), and the store's locks then exclude GPUs exactly as they exclude shards on other
  * hosts, so `--devices all` and srun's tasks give the same results. With --mixed-devices each
- * GPU's process tunes the whole space for its own model (the store keys results by model),
- * and the report is the first GPU's. */
+ * GPU's process tunes the whole space for its own model (the store keys results by model) and
+ * re-times its own finalists; its report (text or JSON, as asked) goes to a temporary file
+ * the calling process reads when the process ends and prints after its own report (in JSON,
+ * the array "device_reports" holds them). */
 #include "tune.h"
 
 #include <errno.h>
@@ -110,7 +112,7 @@ static int child_share(tune_line *l, const char *v) {
                      "CUCORE_TUNE_DEVICE_CHILD `%s`: expected I/N/DEVICE/JOBS (set "
                      "by `cucore tune --devices` for its own processes)",
                      v);
-  l->device_child = 1;
+  l->device_child = n > 1 ? 1 : 2; /* one share of the whole: --mixed-devices, its own tune */
   l->shard_index = n > 1 ? i : 0, l->shard_count = n > 1 ? n : 0;
   l->shard_from = "--devices";
   l->device = d, l->device_given = 1;
@@ -228,38 +230,74 @@ static char **child_env(const tune_line *l, int k, int n, int jobs, char **var) 
   return env;
 }
 
-/* Starts process k (its stdout to /dev/null: the caller reports); its pid, or -1. */
+static pid_t child_pids[TUNE_DEVICES_MAX];   /* the --devices processes (0: none) */
+static FILE *child_out[TUNE_DEVICES_MAX];    /* --mixed-devices: where process k reports */
+static char *child_report[TUNE_DEVICES_MAX]; /* what it reported (malloc'd), once it ended */
+static int child_exit[TUNE_DEVICES_MAX];     /* its exit status (128 + a signal's number) */
+
+/* Starts process k, its stdout to /dev/null (the caller reports) or, with --mixed-devices, to
+ * a temporary file for its own report; its pid, or -1. */
 static pid_t start_child(const tune_line *l, int k, int jobs, char **argv) {
   char *var = NULL;
   char **env = child_env(l, k, l->children, jobs, &var);
-  int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-  pid_t pid = env && null >= 0 ? fork() : -1;
+  if (l->mixed_devices) child_out[k] = tmpfile();
+  int out = l->mixed_devices ? (child_out[k] ? fileno(child_out[k]) : -1)
+                             : open("/dev/null", O_WRONLY | O_CLOEXEC);
+  pid_t pid = env && out >= 0 ? fork() : -1;
   if (pid == 0) {
-    dup2(null, 1);
+    dup2(out, 1);
     execve("/proc/self/exe", argv, env);
     _exit(127);
   }
-  if (null >= 0) close(null);
+  if (out >= 0 && !l->mixed_devices) close(out);
   free(env);
   free(var);
   return pid;
 }
 
-/* Waits for process k; a note when it did not end well (what it left is measured here). */
+/* Reads back the report process k wrote (--mixed-devices) into child_report[k]. */
+static void read_child_report(int k) {
+  FILE *f = child_out[k];
+  child_out[k] = NULL;
+  if (!f) return;
+  size_t n = 0, cap = 0;
+  char *text = NULL;
+  rewind(f);
+  for (int ch; (ch = getc(f)) != EOF;) {
+    if (n + 2 > cap) {
+      char *grown = realloc(text, cap = cap ? 2 * cap : 4096);
+      if (!grown) break;
+      text = grown;
+    }
+    text[n++] = (char)ch;
+  }
+  fclose(f);
+  while (n && (text[n - 1] == '\n' || text[n - 1] == ' ')) n--;
+  if (text) text[n] = '\0';
+  child_report[k] = text;
+}
+
+/* Waits for process k; a note when it did not end well (what it left is measured here, or,
+ * with --mixed-devices, by the next run: its model is measured on its GPU only). */
 static void wait_child(const tune_line *l, int k, pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  /* the shell's convention: 128 + the signal for a process a signal ended */
+  child_exit[k] = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  read_child_report(k);
   if (WIFEXITED(status) && WEXITSTATUS(status) <= CLI_EXIT_FAILURE) return; /* 1: none verified */
-  if (WIFEXITED(status))
+  const char *how = WIFEXITED(status) ? "with exit" : "by signal";
+  int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  if (l->mixed_devices)
     fprintf(stderr,
-            "cucore tune: note: the process of device %d ended with exit %d; what it left is "
-            "measured on device %d\n",
-            l->child_devices[k], WEXITSTATUS(status), l->child_devices[0]);
+            "cucore tune: note: the process of device %d ended %s %d; its model's results so "
+            "far are in the store: run the tune again to finish it\n",
+            l->child_devices[k], how, code);
   else
     fprintf(stderr,
-            "cucore tune: note: the process of device %d ended by signal %d; what it left is "
-            "measured on device %d\n",
-            l->child_devices[k], WIFSIGNALED(status) ? WTERMSIG(status) : 0, l->child_devices[0]);
+            "cucore tune: note: the process of device %d ended %s %d; what it left is measured "
+            "on device %d\n",
+            l->child_devices[k], how, code, l->child_devices[0]);
 }
 
 /* argv as the processes get it: "cucore" and the verb's words (NULL-terminated, malloc'd). */
@@ -270,8 +308,6 @@ static char **child_argv(int argc, char **argv) {
   for (int i = 0; i < argc; i++) v[i + 1] = argv[i];
   return v;
 }
-
-static pid_t child_pids[TUNE_DEVICES_MAX]; /* the --devices processes (0: none) */
 
 int tune_devices_run(tune_ctx *c, int argc, char **argv) {
   tune_line *l = c->line;
@@ -313,6 +349,7 @@ void tune_devices_wait(tune_ctx *c, int rc) {
     if (rc) { /* this process failed before or in its tune: theirs would fail alike */
       kill(child_pids[k], SIGTERM);
       while (waitpid(child_pids[k], NULL, 0) < 0 && errno == EINTR) {}
+      if (child_out[k]) fclose(child_out[k]), child_out[k] = NULL;
     } else {
       wait_child(c->line, k, child_pids[k]);
     }
@@ -337,11 +374,36 @@ void tune_shard_text(const tune_ctx *c) {
   if (l->children > 1) {
     printf("devices: %d GPUs measured, one process each (", l->children);
     for (int k = 0; k < l->children; k++) printf("%s%d", k ? ", " : "", l->child_devices[k]);
-    printf(")%s; the finalists re-timed on device %lld (%s)\n",
-           l->mixed_devices ? ", each model its own tune" : "", l->device,
-           s->uuid[0] ? s->uuid : "?");
+    if (l->mixed_devices)
+      printf("); each model its own tune and finalists, the other GPUs' reports below\n");
+    else
+      printf("); the finalists re-timed on device %lld (%s)\n", l->device,
+             s->uuid[0] ? s->uuid : "?");
   }
   if (s->report_only) printf("report only: the store's results; nothing compiled or measured\n");
+}
+
+/* A report read back is one JSON object when the process printed one (it ends with '}'). */
+static int is_json_object(const char *text) {
+  size_t n = text ? strlen(text) : 0;
+  return n >= 2 && text[0] == '{' && text[n - 1] == '}';
+}
+
+/* --mixed-devices: "device_reports", each other GPU's own JSON report, or what became of it. */
+static void child_reports_json(const tune_line *l, json_out *j) {
+  json_begin_array(j, "device_reports");
+  for (int k = 1; k < l->children; k++) {
+    if (is_json_object(child_report[k])) {
+      json_raw(j, NULL, child_report[k]);
+      continue;
+    }
+    json_begin_object(j, NULL);
+    json_int(j, "device", l->child_devices[k]);
+    json_int(j, "exit", child_exit[k]);
+    json_str(j, "error", "its process printed no report (see the messages on stderr)");
+    json_end_object(j);
+  }
+  json_end_array(j);
 }
 
 void tune_shard_json(const tune_ctx *c, json_out *j) {
@@ -363,5 +425,19 @@ void tune_shard_json(const tune_ctx *c, json_out *j) {
     json_begin_array(j, "devices");
     for (int k = 0; k < l->children; k++) json_int(j, NULL, l->child_devices[k]);
     json_end_array(j);
+  }
+  if (l->children > 1 && l->mixed_devices) child_reports_json(l, j);
+}
+
+void tune_devices_print_reports(const tune_ctx *c) {
+  const tune_line *l = c->line;
+  if (l->children < 2 || !l->mixed_devices) return;
+  for (int k = 1; k < l->children; k++) {
+    printf("\n== device %d: its own tune ==\n", l->child_devices[k]);
+    if (child_report[k] && child_report[k][0])
+      printf("%s\n", child_report[k]);
+    else
+      printf("no report: its process ended with exit %d (its messages are on stderr)\n",
+             child_exit[k]);
   }
 }

@@ -13,6 +13,12 @@ check() { # check DESCRIPTION CONDITION...
   [ -n "${err:-}" ] && printf '%s\n' "$err" | tail -n 8 | sed 's/^/  stderr: /'
   return 0
 }
+checked() { # checked DESCRIPTION STATUS: a condition of several commands run just before, as
+  # `{ A && B; }; checked "what" $?` (check's arguments are one command, so a `&& B` after
+  # them would be outside the check)
+  local what="$1"
+  check "$what" [ "$2" -eq 0 ]
+}
 run() { # run CMD... -> sets $out, $err, $rc
   local o e
   o=$(mktemp); e=$(mktemp)

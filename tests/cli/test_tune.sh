@@ -89,7 +89,7 @@ assert d["counts"]["compile_failed"] == 0 and all(c["registers"] > 0 for c in d[
 ' <<<"$out"
 run timeout 120 "$CUCORE" tune "$dir/t.cu" --arch sm_90 --dry-run --kernel 't<{block_size_x}>' \
     --param block_size_x=96,160 --problem-size 4096 --compile-timeout 0.001
-check "a compile past --compile-timeout is stopped and recorded" [ "$rc" -eq 1 ] && has "$out" "compile timeout: stopped after 0.001 s" && has "$out" "2 failed"
+{ [ "$rc" -eq 1 ] && has "$out" "compile timeout: stopped after 0.001 s" && has "$out" "2 failed"; }; checked "a compile past --compile-timeout is stopped and recorded" $?
 # A compiler that crashes takes only its process: that configuration is recorded with the
 # signal, a new process compiles the rest.
 run env 'CUCORE_TEST_TUNE_WORKER_CRASH=t<64>' timeout 120 "$CUCORE" tune "$dir/t.cu" \
@@ -107,20 +107,20 @@ check "no temporary folder of a killed compile is left" bash -c '! ls /tmp | gre
 
 # Usage errors name what is wrong; measuring is not in this build.
 tune --kernel k --param LB=1 --restrict 'LB >'
-check "bad restriction: exit 2 with the column" [ "$rc" -eq 2 ] && has "$err" "column 5"
+{ [ "$rc" -eq 2 ] && has "$err" "column 5"; }; checked "bad restriction: exit 2 with the column" $?
 tune --kernel k --param LB=1 --grid 'LB, foo'
-check "unknown name in --grid: exit 2" [ "$rc" -eq 2 ] && has "$err" "unknown name \`foo\`"
+{ [ "$rc" -eq 2 ] && has "$err" "unknown name \`foo\`"; }; checked "unknown name in --grid: exit 2" $?
 tune --param LB=1
 check "no --kernel: exit 2" [ "$rc" -eq 2 ]
 tune --kernel k --param 'LB'
-check "a --param without values: exit 2" [ "$rc" -eq 2 ] && has "$err" "NAME=V1,V2"
+{ [ "$rc" -eq 2 ] && has "$err" "NAME=V1,V2"; }; checked "a --param without values: exit 2" $?
 printf '{"tune_params": {"a": [1, 2,]}}' >"$dir/bad.json"
 tune --kernel k --space "$dir/bad.json"
-check "malformed space JSON: exit 1 with line and column" [ "$rc" -eq 1 ] && has "$err" "line 1, column 29"
+{ [ "$rc" -eq 1 ] && has "$err" "line 1, column 29"; }; checked "malformed space JSON: exit 1 with line and column" $?
 run timeout 20 "$CUCORE" tune "$dir/k.cu" --kernel k --param LB=128
 check "without --dry-run or arguments: exit 1" [ "$rc" -eq 1 ]
 run "$CUCORE" help tune
-check "help tune: options and examples" has "$out" "--restrict" && has "$out" "examples:"
+{ has "$out" "--restrict" && has "$out" "examples:"; }; checked "help tune: options and examples" $?
 # --nvrtc-minimal (a compile 20-30 % shorter): used after the first configuration that
 # compiles gives a byte-identical cubin with it; a kernel that needs the runtime's types (a
 # texture object) compiles without it, every configuration; not used unless asked for. A group

@@ -105,20 +105,20 @@ cat >"$dir/space.json" <<'JSON'
 JSON
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/space.json" --cache hot \
   --db "$dir/db-space.jsonl" --json
-check "space file with cucore_args: exit 0, both measured and checked" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "2 0 0 0" ]
+{ [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "2 0 0 0" ]; }; checked "space file with cucore_args: exit 0, both measured and checked" $?
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/space.json" --cache hot \
   --db "$dir/db-space.jsonl" --arg 'out:f32[8]' --arg i32:4096 --json
 check "the command line's --arg wins over the file's" has "$out" "--arg 'out:f32[8]'"
 printf '{"tune_params": {"REPS": [3]}, "cucore_args": "out:f32[4]"}' >"$dir/bad.json"
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --space "$dir/bad.json" --dry-run
-check "a malformed cucore_args is named" [ "$rc" -eq 1 ] && has "$err" "\`cucore_args\` must be an array of strings"
+{ [ "$rc" -eq 1 ] && has "$err" "\`cucore_args\` must be an array of strings"; }; checked "a malformed cucore_args is named" $?
 
 # --csv: a header and one row per configuration; --emit-header: the best as #defines.
 tune --param REPS=16,4 --csv "$dir/t.csv" --emit-header "$dir/best.h"
 check "csv and header: exit 0" [ "$rc" -eq 0 ]
-check "csv: a header and 2 rows" [ "$(wc -l <"$dir/t.csv")" -eq 3 ] && grep -q '^index,REPS,grid_x' "$dir/t.csv"
+{ [ "$(wc -l <"$dir/t.csv")" -eq 3 ] && grep -q '^index,REPS,grid_x' "$dir/t.csv"; }; checked "csv: a header and 2 rows" $?
 check "csv: the rows are verified results" [ "$(grep -c ',ok,' "$dir/t.csv")" -eq 2 ]
-check "header: a target block and the default" grep -q '^#ifdef TARGET_' "$dir/best.h" && [ "$(grep -c '^#define REPS ' "$dir/best.h")" -eq 2 ]
+{ grep -q '^#ifdef TARGET_' "$dir/best.h" && [ "$(grep -c '^#define REPS ' "$dir/best.h")" -eq 2 ]; }; checked "header: a target block and the default" $?
 tune --param REPS=16,4 --t4 "$dir/t4.json"
 check "t4: TuningSchema results, correct and timed" python3 -c '
 import json, sys
@@ -137,7 +137,7 @@ assert "REPS" in texts and "occupancy (model)" in texts, texts
 assert len(list(root.iter("{http://www.w3.org/2000/svg}circle"))) == 4
 ' "$dir/t.svg"
 tune --param REPS=1 --csv "$dir/w.cu"
-check "--csv may not overwrite the source: exit 2" [ "$rc" -eq 2 ] && has "$err" "input"
+{ [ "$rc" -eq 2 ] && has "$err" "input"; }; checked "--csv may not overwrite the source: exit 2" $?
 
 # Outputs are reset before each check: zeros match 0 (the fake runs nothing) ...
 tune --param REPS=1,2 --expect 0=0 --json
@@ -150,9 +150,9 @@ check "poison: both recorded as wrong answers" has "$out" "results: 0 measured, 
 # In place: restored from a pristine copy before each check.
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --param REPS=1,2 \
   --arg 'inout:f32[64]=iota' --arg i32:64 --expect 0=iota --cache hot --db "$dir/db2.jsonl"
-check "in-place: restored inputs verify" [ "$rc" -eq 0 ] && has "$out" "2 measured"
+{ [ "$rc" -eq 0 ] && has "$out" "2 measured"; }; checked "in-place: restored inputs verify" $?
 tune --param REPS=1 --expect 0=3 --json
-check "a wrong --expect: recorded, exit 1" [ "$rc" -eq 1 ] && [ "$(counts <<<"$out")" = "0 0 1 0" ]
+{ [ "$rc" -eq 1 ] && [ "$(counts <<<"$out")" = "0 0 1 0" ]; }; checked "a wrong --expect: recorded, exit 1" $?
 
 # --strategy model-first --top-fraction: on the fake H100 (132 SMs) a block of 256 threads
 # fits 8 times per SM, 1056 blocks a wave: G=1056 scores 1 (a full wave), G=2000 0.95, G=100
@@ -173,11 +173,11 @@ run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --par
   --arg 'out:f32[64]' --arg i32:64 --cache hot
 run "$CUCORE" cache tune list
 key=$(awk '{print $1}' <<<"$out" | head -1)
-check "cache tune list: the store, its records and best" [ "$rc" -eq 0 ] && [ ${#key} -eq 64 ] && has "$out" "verified, best {\"REPS\":"
+{ [ "$rc" -eq 0 ] && [ ${#key} -eq 64 ] && has "$out" "verified, best {\"REPS\":"; }; checked "cache tune list: the store, its records and best" $?
 run "$CUCORE" cache tune show "$key" --json
 check "cache tune show --json" python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["stores"][0]["verified"] >= 2' <<<"$out"
 run "$CUCORE" cache tune clear
-check "cache tune clear: removed" [ "$rc" -eq 0 ] && has "$out" "removed 1 tune store"
+{ [ "$rc" -eq 0 ] && has "$out" "removed 1 tune store"; }; checked "cache tune clear: removed" $?
 run "$CUCORE" cache tune show "$key"
 check "cache tune show after clear: exit 1" [ "$rc" -eq 1 ]
 

@@ -44,8 +44,8 @@ check "again: nothing measured, the faults come from the store and count as fail
 run timeout 120 env CUCORE_FAKE_FAULT_BLOCK=128 "$CUCORE" tune "$dir/w.cu" --kernel work \
   --problem-size 64 --arg 'inout:f32[64]=iota' --arg i32:64 --expect 0=iota --cold none \
   --param REPS=1 --param block_size_x=128,64 --db "$dir/db.jsonl" --fresh
-check "text: the fault in the configuration's line and the results" \
-  has "$out" "| fault: the kernel faulted" && has "$out" "1 kernel faults (1 device resets)"
+{ \
+  has "$out" "| fault: the kernel faulted" && has "$out" "1 kernel faults (1 device resets)"; }; checked "text: the fault in the configuration's line and the results" $?
 
 restarts() { python3 -c '
 import json, sys

@@ -52,7 +52,7 @@ rc1=$?
 wait "${pids[0]}"
 rc0=$?
 pids=()
-check "two Slurm shards: both exit 0" [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]
+{ [ "$rc0" -eq 0 ] && [ "$rc1" -eq 0 ]; }; checked "two Slurm shards: both exit 0" $?
 check "two Slurm shards: each says its shard and where it came from" python3 -c '
 import json, sys
 for i, f in enumerate(sys.argv[1:]):
@@ -87,15 +87,15 @@ cp -r "$db" "$dir/two_models"
 CUCORE_FAKE_DEVICES=2 CUCORE_FAKE_DEVICE1_NAME="cucore fake L4" run tune --device 1 \
   --db-dir "$dir/two_models" --finalists 0
 CUCORE_LIBCUDA=/nonexistent/libcuda.so.1 run tune --db-dir "$dir/two_models" --report-only
-check "report only without a GPU over two models' results: refused, both named" \
-  [ "$rc" -ne 0 ] && has "$err" "more than one device" && has "$err" "cucore fake L4"
+{ \
+  [ "$rc" -ne 0 ] && has "$err" "more than one device" && has "$err" "cucore fake L4"; }; checked "report only without a GPU over two models' results: refused, both named" $?
 run tune --db-dir "$dir/empty" --report-only --json
-check "report only on an empty store: exit 1, nothing measured, no best" python3 -c '
+{ python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert d["measured"] == 0 and d["from_store"] == 0 and not d.get("best"), d
 assert not any(c.get("status") == "ok" for c in d["configs"]), d["configs"][0]
-' <<<"$out" && [ "$rc" -eq 1 ]
+' <<<"$out" && [ "$rc" -eq 1 ]; }; checked "report only on an empty store: exit 1, nothing measured, no best" $?
 
 # The launchers' variables: Open MPI's win over Slurm's; the local rank picks the GPU.
 export CUCORE_FAKE_DEVICES=2
@@ -176,7 +176,7 @@ assert a["measured"] == 8 and b["measured"] == 8, (a["measured"], b["measured"])
 assert a["shard"]["taken_over"] == 0 and b["shard"]["taken_over"] == 0
 ' "$dir/h0.json" "$dir/h1.json"
 run "$CUCORE" cache tune merge "$dir/h0" --into "$dir/merged"
-check "cache tune merge: the first host's records" [ "$rc" -eq 0 ] && has "$out" "into 1 tune store (0 already there)"
+{ [ "$rc" -eq 0 ] && has "$out" "into 1 tune store (0 already there)"; }; checked "cache tune merge: the first host's records" $?
 run "$CUCORE" cache tune merge "$dir/h1" --into "$dir/merged" --json
 check "cache tune merge --json: the second host's, one store" python3 -c '
 import json, sys
@@ -192,9 +192,9 @@ d = json.load(sys.stdin)
 assert d["from_store"] == 16 and d["measured"] == 0 and d["best"], d
 ' <<<"$out"
 run "$CUCORE" cache tune merge "$dir/nothing"
-check "cache tune merge of a folder without stores: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "holds no tune store"
+{ [ "$rc" -eq 1 ] && has "$err" "holds no tune store"; }; checked "cache tune merge of a folder without stores: exit 1, named" $?
 run "$CUCORE" cache tune list --into "$dir/x"
-check "--into outside merge: exit 2" [ "$rc" -eq 2 ] && has "$err" "--into DIR belongs to tune merge"
+{ [ "$rc" -eq 2 ] && has "$err" "--into DIR belongs to tune merge"; }; checked "--into outside merge: exit 2" $?
 
 # A search split between shards: each proposes its share of the budget (seed + its number)
 # and, before each batch, learns what the others stored; nothing is measured twice.
@@ -215,23 +215,43 @@ check "a sharded search: nothing measured twice" [ "$(python3 -c "$once" "$dir"/
 unset CUCORE_FAKE_LAUNCH_US
 run tune --devices all --db-dir "$dir/bad" --arg 'nonsense:f32[8]'
 sleep 0.3
-check "--devices with a bad --arg: exit 2, the other GPU's process stopped too" \
-  [ "$rc" -eq 2 ] && ! pgrep -f -- "--db-dir $dir/bad" >/dev/null
+{ \
+  [ "$rc" -eq 2 ] && ! pgrep -f -- "--db-dir $dir/bad" >/dev/null; }; checked "--devices with a bad --arg: exit 2, the other GPU's process stopped too" $?
 run tune --shard 2/2
-check "--shard 2/2: exit 2, the range named" [ "$rc" -eq 2 ] && has "$err" "expected I/N"
+{ [ "$rc" -eq 2 ] && has "$err" "expected I/N"; }; checked "--shard 2/2: exit 2, the range named" $?
 run tune --shard 0/2 --fresh
-check "--fresh with a shard: exit 2" [ "$rc" -eq 2 ] && has "$err" "--fresh with shards"
+{ [ "$rc" -eq 2 ] && has "$err" "--fresh with shards"; }; checked "--fresh with a shard: exit 2" $?
 run tune --devices 0,0
-check "--devices 0,0: exit 2" [ "$rc" -eq 2 ] && has "$err" "device 0 is named twice"
+{ [ "$rc" -eq 2 ] && has "$err" "device 0 is named twice"; }; checked "--devices 0,0: exit 2" $?
 run tune --devices 0,5
-check "--devices 0,5: exit 2, the GPUs counted" [ "$rc" -eq 2 ] && has "$err" "there are 2 GPUs"
+{ [ "$rc" -eq 2 ] && has "$err" "there are 2 GPUs"; }; checked "--devices 0,5: exit 2, the GPUs counted" $?
 run tune --device 7
-check "--device 7: exit 2" [ "$rc" -eq 2 ] && has "$err" "--device 7: there are 2 GPUs (0..1)"
+{ [ "$rc" -eq 2 ] && has "$err" "--device 7: there are 2 GPUs (0..1)"; }; checked "--device 7: exit 2" $?
 run env CUCORE_FAKE_DEVICE1_NAME="cucore fake L4" "$CUCORE" tune "$dir/w.cu" --kernel work \
   --problem-size 4096 --arg 'out:f32[4096]' --arg i32:4096 "${space[@]}" --devices all
-check "--devices over two models: exit 2, both named" [ "$rc" -eq 2 ] && has "$err" "cucore fake L4" && has "$err" "--mixed-devices"
+{ [ "$rc" -eq 2 ] && has "$err" "cucore fake L4" && has "$err" "--mixed-devices"; }; checked "--devices over two models: exit 2, both named" $?
+# --mixed-devices: each model its own tune on its GPU, both reports in one output.
+mixed=(env CUCORE_FAKE_DEVICE1_NAME="cucore fake L4" "$CUCORE" tune "$dir/w.cu" --kernel work
+  --problem-size 4096 --arg 'out:f32[4096]' --arg i32:4096 "${space[@]}" --devices all
+  --mixed-devices --cache hot --launch-mode single --finalists 2)
+"${mixed[@]}" --db-dir "$dir/mixed" --json >"$dir/mixed.json" 2>"$dir/mixed.err"
+check "--mixed-devices --json: exit 0, the other GPU's own report in device_reports" \
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["device_reports"]
+assert len(r) == 1 and r[0]["device"] == 1, r
+assert r[0]["device_uuid"] != d["device_uuid"], (r[0]["device_uuid"], d["device_uuid"])
+assert r[0]["best"]["index"] == d["best"]["index"] and r[0]["measured"] == 16, r[0]
+assert d["measured"] == 16, d["measured"]
+' "$dir/mixed.json"
+out=$("${mixed[@]}" --db-dir "$dir/mixed" 2>/dev/null)
+{ \
+  has "$out" "== device 1: its own tune ==" && has "$out" "other GPUs' reports below" &&
+  [ "$(printf '%s\n' "$out" | grep -c '^best: ')" -eq 2 ] &&
+  [ "$(printf '%s\n' "$out" | grep -c '16 from the store')" -eq 2 ]; }; checked "--mixed-devices, text: the second GPU's report after the first's, from the store" $?
 run tune --report-only --max-evals 4
-check "--report-only with --max-evals: exit 2" [ "$rc" -eq 2 ] && has "$err" "--report-only"
+{ [ "$rc" -eq 2 ] && has "$err" "--report-only"; }; checked "--report-only with --max-evals: exit 2" $?
 run tune --db "$dir/x.jsonl" --db-dir "$dir/x"
-check "--db with --db-dir: exit 2" [ "$rc" -eq 2 ] && has "$err" "give one"
+{ [ "$rc" -eq 2 ] && has "$err" "give one"; }; checked "--db with --db-dir: exit 2" $?
 finish

@@ -38,7 +38,7 @@ check "--db a text file: untouched" cmp -s "$dir/notes.txt" "$dir/w.orig"
 printf '{"tune_params": {"REPS": [1, 2]}}\n' >"$dir/space.json"
 cp "$dir/space.json" "$dir/space.orig"
 tune --param REPS=1,2 --db "$dir/space.json"
-check "--db space.json: refused, untouched" [ "$rc" -eq 1 ] && cmp -s "$dir/space.json" "$dir/space.orig"
+{ [ "$rc" -eq 1 ] && cmp -s "$dir/space.json" "$dir/space.orig"; }; checked "--db space.json: refused, untouched" $?
 
 # 2. A read-only store: resumed, the rest measured, nothing kept, said once. chmod does not
 # deny root: as root the tunes run as nobody (setpriv), else the checks are skipped.
@@ -52,7 +52,7 @@ if [ "$(id -u)" = 0 ]; then
 fi
 mkdir "$dir/ro"
 tune --param REPS=1,2 --db "$dir/ro/db.jsonl"
-check "read-only: the store made first" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "2 0" ]
+{ [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "2 0" ]; }; checked "read-only: the store made first" $?
 if [ "${as_user[0]:-}" = skip ]; then
   echo "note: running as root without setpriv: the read-only checks are skipped"
 else
@@ -61,7 +61,7 @@ else
   run timeout 120 "${as_user[@]}" "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 \
     --arg 'out:f32[64]' --arg i32:64 --cache hot --finalists 0 --json --param REPS=1,2,3 \
     --db "$dir/ro/db.jsonl"
-  check "read-only store: exit 0, 2 resumed and the new one measured" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "1 2" ]
+  { [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "1 2" ]; }; checked "read-only store: exit 0, 2 resumed and the new one measured" $?
   check "read-only store: said once that the results are not kept, and why" \
     [ "$(grep -c 'the results of this tune are not kept: .*Permission denied (what the store holds is resumed)' <<<"$err")" -eq 1 ]
   check "read-only store: nothing appended" [ "$(cat "$dir/ro/db.jsonl")" = "$before" ]
@@ -69,13 +69,13 @@ else
   run timeout 120 "${as_user[@]}" "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 \
     --arg 'out:f32[64]' --arg i32:64 --cache hot --finalists 0 --json --param REPS=1,2,3 \
     --db "$dir/ro/db.jsonl"
-  check "unreadable store: exit 0, everything measured" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "3 0" ]
+  { [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "3 0" ]; }; checked "unreadable store: exit 0, everything measured" $?
   check "unreadable store: said so" has "$err" "not kept and none is resumed (every configuration is measured)"
   chmod 666 "$dir/ro/db.jsonl" && rm -f "$dir/ro/db.jsonl.lock"
   run timeout 120 "${as_user[@]}" "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 \
     --arg 'out:f32[64]' --arg i32:64 --cache hot --finalists 0 --json --param REPS=1,2,3 \
     --db "$dir/ro/db.jsonl"
-  check "no lock file in a read-only folder: measured without locks, kept" [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "1 2" ]
+  { [ "$rc" -eq 0 ] && [ "$(counts <<<"$out")" = "1 2" ]; }; checked "no lock file in a read-only folder: measured without locks, kept" $?
   check "no lock file: said so" has "$err" "measuring without locks"
   chmod 755 "$dir/ro"
 fi
@@ -90,7 +90,7 @@ one() { CUCORE_FAKE_LAUNCH_US=20000 timeout 120 "$CUCORE" tune "$dir/w.cu" --ker
 one "$dir/a.json" & pa=$!
 one "$dir/b.json" & pb=$!
 wait $pa; ra=$?; wait $pb; rb=$?
-check "shared store: both tunes exit 0" [ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]
+{ [ "$ra" -eq 0 ] && [ "$rb" -eq 0 ]; }; checked "shared store: both tunes exit 0" $?
 check "shared store: each configuration measured once, the rest resumed" python3 -c '
 import json, sys, collections
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
@@ -103,15 +103,15 @@ assert len(n) == 8 and set(n.values()) == {1}, n
 
 # 4. cucore cache tune over the cache folder (the default --db).
 run "$CUCORE" cache tune list
-check "cache tune list, no folder yet: exit 0, says so" [ "$rc" -eq 0 ] && has "$out" "no tune stores in $dir/cache/tune"
+{ [ "$rc" -eq 0 ] && has "$out" "no tune stores in $dir/cache/tune"; }; checked "cache tune list, no folder yet: exit 0, says so" $?
 run "$CUCORE" cache tune clear
-check "cache tune clear, nothing to remove: exit 1, says so" [ "$rc" -eq 1 ] && has "$err" "nothing removed"
+{ [ "$rc" -eq 1 ] && has "$err" "nothing removed"; }; checked "cache tune clear, nothing to remove: exit 1, says so" $?
 tune --param REPS=1,2
 run "$CUCORE" cache tune list
 key=$(awk '{print $1}' <<<"$out" | head -1)
-check "cache tune list: the source, the kernel, the problem size" [ "$rc" -eq 0 ] && [ ${#key} -eq 64 ] && has "$out" "$key  $dir/w.cu  work  problem 64  2 records, 2 verified, best {\"REPS\":"
+{ [ "$rc" -eq 0 ] && [ ${#key} -eq 64 ] && has "$out" "$key  $dir/w.cu  work  problem 64  2 records, 2 verified, best {\"REPS\":"; }; checked "cache tune list: the source, the kernel, the problem size" $?
 run "$CUCORE" cache tune show "${key:0:5}"
-check "cache tune show PREFIX: a line per record" [ "$rc" -eq 0 ] && [ "$(lines "$out")" -eq 2 ] && has "$out" '{"REPS":1}  ok  '
+{ [ "$rc" -eq 0 ] && [ "$(lines "$out")" -eq 2 ] && has "$out" '{"REPS":1}  ok  '; }; checked "cache tune show PREFIX: a line per record" $?
 run "$CUCORE" cache tune show "${key:0:5}" --json
 check "cache tune show --json: whole records" python3 -c '
 import json, sys
@@ -121,25 +121,25 @@ e = d["entries"][0]
 assert e["result"]["status"] == "ok" and "median_ms" in e["result"] and e["config"]["REPS"] in (1, 2), e
 ' <<<"$out"
 run "$CUCORE" cache tune show abc
-check "cache tune show: 3 digits are not a key: exit 2" [ "$rc" -eq 2 ] && has "$err" "at least 4"
+{ [ "$rc" -eq 2 ] && has "$err" "at least 4"; }; checked "cache tune show: 3 digits are not a key: exit 2" $?
 run "$CUCORE" cache tune show zzzz1234
 check "cache tune show: not hexadecimal: exit 2" [ "$rc" -eq 2 ]
 twin="${key:0:6}$(printf '%058d' 0)"
 [ "$twin" = "$key" ] && twin="${key:0:6}$(printf '%058d' 1)"
 cp "$dir/cache/tune/$key.jsonl" "$dir/cache/tune/$twin.jsonl"
 run "$CUCORE" cache tune show "${key:0:6}"
-check "ambiguous prefix: exit 2, both candidates named" [ "$rc" -eq 2 ] && has "$err" "$key" && has "$err" "$twin"
+{ [ "$rc" -eq 2 ] && has "$err" "$key" && has "$err" "$twin"; }; checked "ambiguous prefix: exit 2, both candidates named" $?
 run "$CUCORE" cache tune clear "${key:0:7}"
-check "clear PREFIX: the one store removed" [ "$rc" -eq 0 ] && has "$out" "removed 1 tune store" && [ ! -f "$dir/cache/tune/$key.jsonl" ] && [ -f "$dir/cache/tune/$twin.jsonl" ]
+{ [ "$rc" -eq 0 ] && has "$out" "removed 1 tune store" && [ ! -f "$dir/cache/tune/$key.jsonl" ] && [ -f "$dir/cache/tune/$twin.jsonl" ]; }; checked "clear PREFIX: the one store removed" $?
 run "$CUCORE" cache tune clear "${key:0:7}"
-check "clear PREFIX again: none matches, exit 1" [ "$rc" -eq 1 ] && has "$err" "no tune store matching"
+{ [ "$rc" -eq 1 ] && has "$err" "no tune store matching"; }; checked "clear PREFIX again: none matches, exit 1" $?
 rm -f "$dir/cache/tune/$twin.jsonl"
 
 # export and import: the lines out, merged back, duplicates skipped; T4.
 tune --param REPS=1,2
 run "$CUCORE" cache tune export "${key:0:8}"
 printf '%s\n' "$out" >"$dir/export.jsonl"
-check "export: the store's lines" [ "$rc" -eq 0 ] && [ "$(lines "$out")" -eq 2 ]
+{ [ "$rc" -eq 0 ] && [ "$(lines "$out")" -eq 2 ]; }; checked "export: the store's lines" $?
 run "$CUCORE" cache tune export "${key:0:8}" --t4 "$dir/t4.json"
 check "export --t4: TuningSchema T4, one result per configuration" python3 -c '
 import json, sys
@@ -150,15 +150,15 @@ assert r["configuration"] in ({"REPS": 1}, {"REPS": 2}) and r["invalidity"] == "
 assert r["measurements"][0]["unit"] == "ms" and len(r["times"]["runtimes"]) == 1
 ' "$dir/t4.json"
 run "$CUCORE" cache tune export "${key:0:8}" --t4 "$dir/cache/tune/$key.jsonl"
-check "export --t4 may not overwrite the store: exit 2" [ "$rc" -eq 2 ] && has "$err" "input"
+{ [ "$rc" -eq 2 ] && has "$err" "input"; }; checked "export --t4 may not overwrite the store: exit 2" $?
 run "$CUCORE" cache tune clear
 run "$CUCORE" cache tune import "$dir/export.jsonl"
-check "import: the records back in the store of their key" [ "$rc" -eq 0 ] && has "$out" "imported 2 records" && [ "$(wc -l <"$dir/cache/tune/$key.jsonl")" -eq 2 ]
+{ [ "$rc" -eq 0 ] && has "$out" "imported 2 records" && [ "$(wc -l <"$dir/cache/tune/$key.jsonl")" -eq 2 ]; }; checked "import: the records back in the store of their key" $?
 run "$CUCORE" cache tune import "$dir/export.jsonl" --json
-check "import again: duplicates skipped" [ "$rc" -eq 0 ] && python3 -c '
-import json, sys; d = json.load(sys.stdin); assert d["imported"] == 0 and d["duplicates"] == 2, d' <<<"$out"
+{ [ "$rc" -eq 0 ] && python3 -c '
+import json, sys; d = json.load(sys.stdin); assert d["imported"] == 0 and d["duplicates"] == 2, d' <<<"$out"; }; checked "import again: duplicates skipped" $?
 run "$CUCORE" cache tune import "$dir/w.cu"
-check "import of a source: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "is not a tune store"
+{ [ "$rc" -eq 1 ] && has "$err" "is not a tune store"; }; checked "import of a source: exit 1, named" $?
 tune --param REPS=1,2
 check "the imported store resumes the tune" [ "$(counts <<<"$out")" = "0 2" ]
 
@@ -172,7 +172,7 @@ check "old records: the tune resumes them" [ "$(counts <<<"$out")" = "0 2" ]
 # An unusable cache folder: named, exit 1.
 printf 'x' >"$dir/afile"
 CUCORE_CACHE_DIR="$dir/afile" run "$CUCORE" cache tune list
-check "cache tune list on a cache folder that is a file: exit 1, named" [ "$rc" -eq 1 ] && has "$err" "$dir/afile"
+{ [ "$rc" -eq 1 ] && has "$err" "$dir/afile"; }; checked "cache tune list on a cache folder that is a file: exit 1, named" $?
 run "$CUCORE" cache tune frobnicate
-check "unknown action: exit 2, the actions named" [ "$rc" -eq 2 ] && has "$err" "tune import FILE"
+{ [ "$rc" -eq 2 ] && has "$err" "tune import FILE"; }; checked "unknown action: exit 2, the actions named" $?
 finish

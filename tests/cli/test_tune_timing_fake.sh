@@ -51,7 +51,7 @@ for r in json.load(sys.stdin)["configs"]:
     assert r["status"] == "ok" and r["throttled_samples"] > 0 and r["samples"] >= 10, r' <<<"$out"
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --arg 'out:f32[64]' \
   --arg i32:64 --param REPS=1 --launch-mode fast
-check "--launch-mode fast: exit 2 naming the choices" [ "$rc" -eq 2 ] && has "$err" "auto|single|batch|graph"
+{ [ "$rc" -eq 2 ] && has "$err" "auto|single|batch|graph"; }; checked "--launch-mode fast: exit 2 naming the choices" $?
 
 # --cold rotate: small buffers need too many copies (the flush then, said once); 2 MiB of
 # output against the fake's 50 MiB L2 makes 50 sets cycled through a graph of >= 50 launches.
@@ -60,23 +60,23 @@ check "rotate with tiny buffers: the flush instead, said" has "$err" "the L2 is 
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 524288 \
   --arg 'out:f32[524288]' --arg i32:524288 --param REPS=1 --finalists 0 --json \
   --db "$dir/rot.jsonl" --cold rotate --launch-mode graph
-check "rotate: exit 0, no flush note" [ "$rc" -eq 0 ] && ! has "$err" "flushed instead"
-check "rotate: a graph of at least the 50 sets, keyed as rotate" python3 -c '
+{ [ "$rc" -eq 0 ] && ! has "$err" "flushed instead"; }; checked "rotate: exit 0, no flush note" $?
+{ python3 -c '
 import json, sys
 r = json.load(sys.stdin)["configs"][0]
-assert r["status"] == "ok" and r["batch"] >= 50, r' <<<"$out" && grep -q 'timing=rotate;' "$dir/rot.jsonl"
+assert r["status"] == "ok" and r["batch"] >= 50, r' <<<"$out" && grep -q 'timing=rotate;' "$dir/rot.jsonl"; }; checked "rotate: a graph of at least the 50 sets, keyed as rotate" $?
 
 # --cold auto (the default): the same 2 MiB rotate without a word; 256 B of buffers would need
 # too many copies, so they are flushed, also without a note; the JSON says which was used.
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 524288 \
   --arg 'out:f32[524288]' --arg i32:524288 --param REPS=1 --finalists 0 --json \
   --db "$dir/auto.jsonl"
-check "auto, 2 MiB: rotated, keyed so, no note" [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
-  has "$out" '"cold": "rotate"' && grep -q 'timing=rotate;' "$dir/auto.jsonl"
+{ [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
+  has "$out" '"cold": "rotate"' && grep -q 'timing=rotate;' "$dir/auto.jsonl"; }; checked "auto, 2 MiB: rotated, keyed so, no note" $?
 run timeout 120 "$CUCORE" tune "$dir/w.cu" --kernel work --problem-size 64 --arg 'out:f32[64]' \
   --arg i32:64 --param REPS=1 --finalists 0 --json --db "$dir/auto_tiny.jsonl"
-check "auto, 256 B: flushed, keyed so, no note" [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
-  has "$out" '"cold": "flush"' && grep -q 'timing=cold;' "$dir/auto_tiny.jsonl"
+{ [ "$rc" -eq 0 ] && ! has "$err" "flushed" &&
+  has "$out" '"cold": "flush"' && grep -q 'timing=cold;' "$dir/auto_tiny.jsonl"; }; checked "auto, 256 B: flushed, keyed so, no note" $?
 # A wrong answer records its largest errors: iota wanted, zeros got (the fake runs nothing).
 tune --cold none --expect 0=iota
 check "wrong answer: exit 1" [ "$rc" -eq 1 ]
