@@ -61,8 +61,8 @@ typedef struct tune_line {
    * --mixed-devices tune, which tunes its own model and prints its report for the parent to
    * pass on (no files written) */
   int device_child;
-  int retime_finalists;    /* 1: the --devices parent: the finalists re-timed on its device */
-  int children;            /* the --devices parent: the GPUs that measured (0: none) */
+  int retime_finalists; /* 1: the --devices parent: the finalists re-timed on its device */
+  int children;         /* the --devices parent: the GPUs that measured (0: none) */
   int child_devices[TUNE_DEVICES_MAX]; /* their ordinals */
 } tune_line;
 
