@@ -178,7 +178,8 @@ static const cli_opt cmd_tune_opts[] = {
      TUNE_AT(no_racing),
      .help = "time every configuration in full (default: one whose first launches are all\n"
              "clearly slower than the best so far, by 10 % or 3 x the best's noise, stops there:\n"
-             "after its timed checked launch and one more (0.5 ms and up), else after 3)"},
+             "after its timed checked launch and one more (0.5 ms and up; alone past twice\n"
+             "the best), else after 3)"},
     {.name = "--nvrtc-minimal",
      .kind = CLI_OPT_FLAG,
      TUNE_AT(nvrtc_minimal),

@@ -1038,7 +1038,8 @@ typedef struct cucore_tune_run_options {
                       launches are all clearly slower than the best so far (by
                       CUCORE_TUNE_RACE_MARGIN or 3 x the best's noise, whichever is larger) is
                       stopped early (cucore_tune_row::screened): a kernel of 0.5 ms or more
-                      after its checked launch (timed) and one more, a kernel of 20 us or more
+                      after its checked launch (timed) and one more (or alone, when it took
+                      more than twice the best with the margin), a kernel of 20 us or more
                       after the 3 lone launches that choose the launch mode; the winner, its
                       ties and the finalists are timed in full as before */
   /** Sharing one store's work between tunes (processes on one host or across hosts with a

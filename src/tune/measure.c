@@ -92,6 +92,12 @@ int cc_tune_race_stop(const double *t, size_t n, double best_ms, double margin) 
   return fastest > best_ms * (1 + margin);
 }
 
+int cc_tune_race_far(double t_ms, double best_ms, double margin) {
+  if (!(best_ms > 0)) return 0;
+  if (margin < CUCORE_TUNE_RACE_MARGIN) margin = CUCORE_TUNE_RACE_MARGIN;
+  return t_ms > CC_TUNE_RACE_FAR * best_ms * (1 + margin);
+}
+
 /* Racing: lone launches `t` (n of them) that are all clearly slower than the best so far
  * become the result (out->screened), with the launches the warm-up and screening would have
  * made estimated from their time. 1 when it stopped. */

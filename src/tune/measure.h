@@ -19,6 +19,11 @@
  * but not sped up past the kernel's time, so the fastest is the lower bound; a configuration
  * that could still be the winner is never stopped. */
 int cc_tune_race_stop(const double *t, size_t n, double best_ms, double margin);
+/* A single launch so far above the best (CC_TUNE_RACE_FAR times best_ms x (1 + margin), the
+ * margin as cc_tune_race_stop takes it) that no second launch is needed to screen it: the host
+ * or a clock dip slows one launch by a few percent, not by half. 1 when it is. */
+#define CC_TUNE_RACE_FAR 2.0
+int cc_tune_race_far(double t_ms, double best_ms, double margin);
 /* About how many launches a screened configuration spares: the warm-up and the screening
  * cucore_tune_time_launch would have made with options o for a kernel of one_ms. */
 int cc_tune_race_saved(const cucore_tune_timing_options *o, double one_ms);

@@ -172,29 +172,38 @@ static double race_lone(cucore_kernel *k, cucore_args *a, const cucore_launch_co
   return st == CUCORE_OK ? race_timer_ms(t) : -1;
 }
 
-/* Row r screened on its checked launch (timed by t) and one more: 1 when it was. */
+/* Row r screened on its checked launch (timed by t) alone when that is far above the best
+ * so far (cc_tune_race_far), else on it and one more: 1 when it was. */
 static int race_checked(cc_trun *c, cucore_kernel *k, cucore_args *a, cucore_tune_row *r,
                         const cucore_launch_config *cfg, race_timer *t) {
   double best = c->meas->best_ms, margin = 3 * c->meas->best_noise, ms[2];
   ms[0] = race_timer_ms(t);
   if (ms[0] < RACE_CHECKED_MS || !cc_tune_race_stop(ms, 1, best, margin)) return 0;
-  double t0 = cc_trun_now_ms();
-  ms[1] = race_lone(k, a, cfg, t);
-  c->s.gpu_ms += cc_trun_now_ms() - t0;
-  c->meas->last_timed_ms = cc_trun_now_ms();
-  if (ms[1] < 0 || !cc_tune_race_stop(ms, 2, best, margin) ||
-      cucore_tune_stats_compute(ms, 2, &r->stats) != CUCORE_OK)
-    return 0;
+  size_t n = cc_tune_race_far(ms[0], best, margin) ? 1 : 2;
+  if (n == 2) {
+    double t0 = cc_trun_now_ms();
+    ms[1] = race_lone(k, a, cfg, t);
+    c->s.gpu_ms += cc_trun_now_ms() - t0;
+    c->meas->last_timed_ms = cc_trun_now_ms();
+    if (ms[1] < 0 || !cc_tune_race_stop(ms, 2, best, margin)) return 0;
+  }
+  if (cucore_tune_stats_compute(ms, n, &r->stats) != CUCORE_OK) return 0;
   cucore_tune_timing_options o = cc_tdev_timing(c);
   screen_options(c, &o);
   r->screened = 1, r->batch = 1, r->mode = CUCORE_TUNE_LAUNCH_SINGLE, r->sm_clock_mhz = -1;
   r->status = CUCORE_TUNE_OK;
   c->s.measured++, c->s.screened++;
-  c->s.race_saved_launches += 3 + (size_t)cc_tune_race_saved(&o, r->stats.median);
-  cc_trun_text(&r->detail,
-               "screened: its checked launch and one more (fastest %.4g ms) were clearly slower "
-               "than the best so far (%.4g ms)",
-               r->stats.min, best);
+  c->s.race_saved_launches += (n == 1 ? 4 : 3) + (size_t)cc_tune_race_saved(&o, r->stats.median);
+  if (n == 1)
+    cc_trun_text(&r->detail,
+                 "screened: its checked launch (%.4g ms) was more than %g times the best so far "
+                 "(%.4g ms)",
+                 ms[0], CC_TUNE_RACE_FAR, best);
+  else
+    cc_trun_text(&r->detail,
+                 "screened: its checked launch and one more (fastest %.4g ms) were clearly "
+                 "slower than the best so far (%.4g ms)",
+                 r->stats.min, best);
   return 1;
 }
 
