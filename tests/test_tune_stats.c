@@ -120,7 +120,7 @@ static void racing_decisions(void **state) {
   assert_false(cc_tune_race_stop(far, 3, 0, 0)); /* no best yet */
   assert_false(cc_tune_race_stop(far, 0, best, 0));
   /* One launch alone screens only past twice the best and the margin. */
-  assert_false(cc_tune_race_far(8.0, best, 0));  /* 2 x 1.1 x 4 = 8.8 */
+  assert_false(cc_tune_race_far(8.0, best, 0)); /* 2 x 1.1 x 4 = 8.8 */
   assert_true(cc_tune_race_far(9.0, best, 0));
   assert_false(cc_tune_race_far(9.0, best, 0.3)); /* a noisy best: 2 x 1.3 x 4 = 10.4 */
   assert_false(cc_tune_race_far(9.0, 0, 0));      /* no best yet */
