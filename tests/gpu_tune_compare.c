@@ -2,7 +2,10 @@
  * buffers of an odd size (a 16-byte-aligned body and a tail), equal, then one byte changed at
  * a time at offsets drawn at random (and the first, the last, the body's last): the offset the
  * device finds must be the one a host comparison finds. Misaligned starts take the byte path.
- * Two changed bytes: the lower offset wins. */
+ * Two changed bytes: the lower offset wins. Then the count of elements outside rtol/atol, for
+ * float, double, half and bfloat16 elements near the tolerance's edge (and NaN, infinities,
+ * signed zeros, denormals): the device's count must be cucore_compare_elements' on the host,
+ * for several tolerances. */
 #include "gpu_support.h"
 
 #include "tune/compare.h"
@@ -66,8 +69,81 @@ static void first_differences_match_the_host(void **state) {
   assert_ok(cucore_device_close(dev));
 }
 
+#define ELEMS 100003
+
+/* want[k] random bits of `size` bytes (NaN and infinity patterns included), got[k] = want[k]
+ * nudged by a few units in the last place, or the same, or other bits entirely. */
+static void edge_pairs(unsigned char *got, unsigned char *want, size_t size) {
+  for (size_t k = 0; k < ELEMS; k++) {
+    uint64_t w = 0, g;
+    for (size_t j = 0; j < size; j++) w |= (uint64_t)(rand() & 0xff) << (8 * j);
+    switch (rand() % 4) {
+    case 0: g = w; break;
+    case 1: g = w + (uint64_t)(rand() % 64) - 32; break;                /* a few ulps apart */
+    case 2: g = w ^ ((uint64_t)1 << (rand() % (int)(8 * size))); break; /* one bit */
+    default:
+      g = 0;
+      for (size_t j = 0; j < size; j++) g |= (uint64_t)(rand() & 0xff) << (8 * j);
+    }
+    memcpy(want + k * size, &w, size); /* little-endian: the low bytes */
+    memcpy(got + k * size, &g, size);
+  }
+}
+
+static void tolerance_counts_match_the_host(void **state) {
+  (void)state;
+  cucore_device *dev = NULL;
+  cucore_stream *s = NULL;
+  cc_tune_cmp *cmp = NULL;
+  assert_ok(cucore_device_open(0, &dev));
+  assert_ok(cucore_stream_create(dev, CUCORE_STREAM_NON_BLOCKING, 0, &s));
+  assert_ok(cc_tune_cmp_create(dev, NULL, &cmp));
+  const struct {
+    int code;
+    size_t size;
+  } kinds[] = {{CUCORE_DTYPE_FLOAT, 4},
+               {CUCORE_DTYPE_FLOAT, 8},
+               {CUCORE_DTYPE_FLOAT, 2},
+               {CUCORE_DTYPE_BFLOAT, 2}};
+  const double tol[][2] = {{1e-5, 1e-8}, {0, 0}, {1e-3, 0}, {0, 1e-30}, {0.5, 1e-3}};
+  unsigned char *got = malloc(ELEMS * 8), *want = malloc(ELEMS * 8);
+  assert_non_null(got);
+  assert_non_null(want);
+  cucore_devptr dg = 0, dw = 0;
+  assert_ok(cucore_mem_alloc(dev, ELEMS * 8, &dg));
+  assert_ok(cucore_mem_alloc(dev, ELEMS * 8, &dw));
+  srand(7);
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    size_t size = kinds[k].size;
+    int kind = cc_tune_cmp_kind(kinds[k].code, size);
+    assert_true(kind >= 0);
+    edge_pairs(got, want, size);
+    assert_ok(cucore_memcpy_htod(dev, dg, got, ELEMS * size, NULL));
+    assert_ok(cucore_memcpy_htod(dev, dw, want, ELEMS * size, NULL));
+    for (size_t t = 0; t < sizeof tol / sizeof *tol; t++) {
+      cucore_compare_result host;
+      size_t outside = 0;
+      assert_ok(cucore_compare_elements(got, want, ELEMS, kinds[k].code, size, tol[t][0], tol[t][1],
+                                        NULL, 0, &host));
+      assert_ok(cc_tune_cmp_within(cmp, s, dg, dw, ELEMS, kind, tol[t][0], tol[t][1], &outside));
+      printf("tolerance count: kind %d (%zu bytes), rtol %g atol %g: device %zu, host %zu of %d\n",
+             kind, size, tol[t][0], tol[t][1], outside, host.mismatches, ELEMS);
+      assert_int_equal(outside, host.mismatches);
+    }
+  }
+  assert_int_equal(cc_tune_cmp_kind(CUCORE_DTYPE_INT, 4), -1);
+  free(got);
+  free(want);
+  assert_ok(cucore_mem_free(dev, dg));
+  assert_ok(cucore_mem_free(dev, dw));
+  cc_tune_cmp_destroy(cmp);
+  assert_ok(cucore_stream_destroy(s));
+  assert_ok(cucore_device_close(dev));
+}
+
 int main(void) {
   if (!cucore_test_have_gpu()) return CUCORE_TEST_SKIP;
-  const struct CMUnitTest tests[] = {cmocka_unit_test(first_differences_match_the_host)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(first_differences_match_the_host),
+                                     cmocka_unit_test(tolerance_counts_match_the_host)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

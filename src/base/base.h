@@ -71,6 +71,9 @@ int cc_message_kept(void);
  * bytes wide: integers 1, 2, 4 or 8, floats 2, 4 or 8, bfloat16 2 (cucore_compare_elements'
  * rule, which the tune's buffers follow too). */
 int cc_dtype_size_ok(int code, size_t size);
+/* The tolerances a negative rtol / atol stands for (numpy.allclose's). */
+#define CC_COMPARE_RTOL 1e-5
+#define CC_COMPARE_ATOL 1e-8
 
 /* ---- small utilities (util.c) --------------------------------------------------------------- */
 

@@ -107,8 +107,8 @@ cucore_status cucore_compare_elements(const void *got, const void *want, size_t 
   if (st != CUCORE_OK) return st;
   cucore_compare_result r = {0, count, 0, 0};
   int exact = code != CUCORE_DTYPE_FLOAT && code != CUCORE_DTYPE_BFLOAT && rtol < 0 && atol < 0;
-  if (rtol < 0) rtol = 1e-5;
-  if (atol < 0) atol = 1e-8;
+  if (rtol < 0) rtol = CC_COMPARE_RTOL;
+  if (atol < 0) atol = CC_COMPARE_ATOL;
   const unsigned char *g = got, *w = want;
   for (size_t k = 0; k < count; k++) {
     if (exact
