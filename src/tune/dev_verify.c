@@ -5,9 +5,9 @@
  * the tolerances (counted on the device by the host's rule); only when some element is outside
  * them (or an integer output differs) are the outputs downloaded and compared element by
  * element on the host (the count, the error sizes, the first bad index, for the report). A
- * heavy kernel's 64 MB output took 24 ms a configuration to download and compare on the host. With poison, an
- * output element still all 0xff bytes was never written: a broken configuration cannot pass
- * on what a previous one left. */
+ * heavy kernel's 64 MB output took 24 ms a configuration to download and compare on the host.
+ * With poison, an output element still all 0xff bytes was never written: a broken
+ * configuration cannot pass on what a previous one left (the host looks at every output). */
 #include "tune/devdata.h"
 
 #include <stdio.h>
