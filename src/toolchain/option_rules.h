@@ -20,10 +20,10 @@ typedef enum cc_val_kind {
 
 typedef struct cc_opt_rule {
   cucore_option id;
-  int nvrtc_since;   /* the NVRTC version that brought it (major*1000 + minor*10); 0: all */
-  int jitlink_since; /* the same for nvJitLink */
-  unsigned flags;    /* CC_RULE_* */
-  cc_val_kind kind;
+  int nvrtc_since;     /* the NVRTC version that brought it (major*1000 + minor*10); 0: all */
+  int jitlink_since;   /* the same for nvJitLink */
+  unsigned flags;      /* CC_RULE_* */
+  int kind;            /* a cc_val_kind */
   const char *choices; /* CC_VAL_CHOICE: "0, min, mid or max" as the message says them */
 } cc_opt_rule;
 
