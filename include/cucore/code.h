@@ -111,7 +111,53 @@ typedef enum cucore_option {
   CUCORE_OPT_RAW,              /**< list: passed verbatim to the compiler (NVRTC/libNVVM) */
   CUCORE_OPT_GENCODE,          /**< list: the entries of a fatbin: sm_XX adds a cubin, compute_XX
                                    PTX (default: the arch, as cubin and as PTX) */
-  CUCORE_OPT_COUNT             /**< the number of options */
+  /* The options below are refused by a compile or link whose tools have no flag for them
+   * (naming the tool), and by a tool older than the version that brought them. */
+  CUCORE_OPT_EXTENSIBLE_WHOLE_PROGRAM, /**< bool: extensible whole-program compile (NVRTC -ewp) */
+  CUCORE_OPT_DOPT,                     /**< bool: --dopt=on, optimise device code (with debug: line
+                                      information only) (NVRTC) */
+  CUCORE_OPT_GEN_OPT_LTO,              /**< bool: run the optimiser before writing LTO-IR (NVRTC) */
+  CUCORE_OPT_NO_SOURCE_INCLUDE,        /**< bool: no include search beside the source (NVRTC) */
+  CUCORE_OPT_BUILTIN_MOVE_FORWARD,     /**< bool, default 1: builtin std::move/forward (NVRTC) */
+  CUCORE_OPT_BUILTIN_INITIALIZER_LIST, /**< bool, default 1: builtin std::initializer_list
+                                           (NVRTC) */
+  CUCORE_OPT_RESTRICT,          /**< bool: every kernel pointer parameter is restrict (NVRTC) */
+  CUCORE_OPT_OPTIMIZATION_INFO, /**< string: "inline", remarks in the log (NVRTC) */
+  CUCORE_OPT_NO_DISPLAY_ERROR_NUMBER, /**< bool: no diagnostic numbers in the log (NVRTC) */
+  CUCORE_OPT_DIAG_ERROR,              /**< list: diagnostic numbers ("177" or "177,550") made
+                                      errors (NVRTC) */
+  CUCORE_OPT_DIAG_SUPPRESS,           /**< list: diagnostic numbers suppressed (NVRTC) */
+  CUCORE_OPT_DIAG_WARN,               /**< list: diagnostic numbers made warnings (NVRTC) */
+  CUCORE_OPT_BRIEF_DIAGNOSTICS,       /**< bool: diagnostics without the source line (NVRTC) */
+  CUCORE_OPT_TIME,                    /**< string: a CSV file NVRTC appends its phase times to ("-":
+                                      the log); such a compile bypasses the compile cache */
+  CUCORE_OPT_FDEVICE_SYNTAX_ONLY, /**< bool: stop after the syntax check, no valid code (NVRTC) */
+  CUCORE_OPT_MINIMAL,             /**< bool: leave out runtime types and functions (NVRTC 12.4+) */
+  CUCORE_OPT_NO_CACHE,            /**< bool: the tool's own internal cache off (NVRTC and
+                                      nvJitLink; not cucore's compile cache) */
+  CUCORE_OPT_FDEVICE_TIME_TRACE,  /**< string: a time-trace JSON file (NVRTC 12.8+); such a
+                                      compile bypasses the compile cache */
+  CUCORE_OPT_DEVICE_FLOAT128,     /**< bool: __float128 in device code (NVRTC 12.8+, sm_100+) */
+  CUCORE_OPT_FRANDOM_SEED,        /**< string: the seed of generated names (NVRTC 12.8+) */
+  CUCORE_OPT_OFAST_COMPILE,       /**< string: "0", "min", "mid" or "max" (NVRTC 12.9+) */
+  CUCORE_OPT_JITLINK_VERBOSE,     /**< bool: verbose messages in the info log (nvJitLink) */
+  CUCORE_OPT_JITLINK_TIME,        /**< bool: timing in the info log (nvJitLink) */
+  CUCORE_OPT_KERNELS_USED,        /**< list: the kernels used; the others may go (nvJitLink) */
+  CUCORE_OPT_VARIABLES_USED,      /**< list: the variables used; the others may go (nvJitLink) */
+  CUCORE_OPT_OPTIMIZE_UNUSED_VARIABLES, /**< bool: variables device code does not use may go
+                                            (nvJitLink) */
+  CUCORE_OPT_SPLIT_COMPILE_EXTENDED,    /**< int 0..256: LTO split compile threads (nvJitLink) */
+  CUCORE_OPT_PCH,                       /**< bool: automatic precompiled headers (NVRTC 12.8+) */
+  CUCORE_OPT_CREATE_PCH,   /**< string: create this PCH file (NVRTC 12.8+); such a compile
+                                      bypasses the compile cache */
+  CUCORE_OPT_USE_PCH,      /**< string: use this PCH file (NVRTC 12.8+) */
+  CUCORE_OPT_PCH_DIR,      /**< string: an existing directory for PCH files (NVRTC 12.8+) */
+  CUCORE_OPT_PCH_VERBOSE,  /**< bool, default 1: why a PCH was not used (NVRTC 12.8+) */
+  CUCORE_OPT_PCH_MESSAGES, /**< bool, default 1: say when a PCH is made or used (NVRTC
+                                      12.8+) */
+  CUCORE_OPT_INSTANTIATE_TEMPLATES_IN_PCH, /**< bool, default 1: instantiate templates before
+                                               the PCH is written (NVRTC 12.8+) */
+  CUCORE_OPT_COUNT                         /**< the number of options */
 } cucore_option;
 
 /** A set of compile options: create with cucore_options_create(), destroy with
@@ -222,6 +268,30 @@ CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_cod
  * Owned by the program, valid until its next compile. */
 CUCORE_API cucore_status cucore_program_get_log(const cucore_program *prog, const char **log);
 
+/** What NVRTC said of a precompiled header (PCH) in a program's last compile. A PCH only makes
+ * compiling faster: NVRTC uses one only in the process that made it (the PCH heap's address is
+ * in the file), and the compile cache keys no PCH option, so a cache hit reports NONE, never
+ * CREATED. */
+typedef enum cucore_pch_status {
+  CUCORE_PCH_NONE = 0,      /**< NVRTC was not asked: no compile yet, a cache hit, no pch or
+                                 create-pch option, not CUDA C++ */
+  CUCORE_PCH_CREATED,       /**< NVRTC created a PCH file */
+  CUCORE_PCH_NOT_ATTEMPTED, /**< NVRTC did not try (it used a PCH, or chose not to make one) */
+  CUCORE_PCH_FAILED,        /**< an error kept NVRTC from creating it (the log says which) */
+  CUCORE_PCH_HEAP_EXHAUSTED /**< the PCH heap was too small even after cucore raised it to the
+                                 size NVRTC asked for and compiled once more */
+} cucore_pch_status;
+
+/** "none", "created", "not_attempted", "failed", "heap_exhausted"; "unknown" otherwise. Never
+ * NULL; static storage. */
+CUCORE_API const char *cucore_pch_status_name(cucore_pch_status status);
+/** The PCH status of `prog`'s last compile (with the pch or create-pch option). When NVRTC
+ * reports its process-wide PCH heap exhausted, cucore raises the heap to the size NVRTC asks
+ * for (nvrtcSetPCHHeapSize, under a lock that waits for other PCH compiles) and compiles once
+ * more, as cuda.core does; the status is that of the second compile. */
+CUCORE_API cucore_status cucore_program_get_pch_status(const cucore_program *prog,
+                                                       cucore_pch_status *out);
+
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -298,7 +368,12 @@ CUCORE_API cucore_status cucore_linker_get_log(const cucore_linker *lk, const ch
  * pre-include that is not an in-memory header, a raw option naming include paths, PCH or
  * output files, a quoted `#include` that finds a file on disk beside the source, an
  * `#include` whose file is a macro or a computed name, a quoted `__has_include` of a file that
- * is not an in-memory header, or a `??/` line splice (its meaning depends on the dialect). The
+ * is not an in-memory header, or a `??/` line splice (its meaning depends on the dialect). A
+ * compile that writes files beside its code (the time, fdevice-time-trace and create-pch
+ * options) is never cached, digest or not: a hit would not write them. The other PCH options
+ * (pch, use-pch, pch-dir, pch-verbose, pch-messages, instantiate-templates-in-pch) are not in
+ * the key: a PCH only makes compiling faster, the code is the same; the PCH lines of the log
+ * are left out of the log an entry keeps. The
  * includes are read as the preprocessor reads them (translation phases 1-3: line splices
  * joined, comments removed, `%:` and `??=` taken as `#`), in the source and in every in-memory
  * header. cucore_program_set_cache_digest makes such a compile cacheable: the caller's digest

@@ -332,7 +332,8 @@ static void tool_field(cc_cache_key *key, cc_cache_tool tool, const char *label)
 static int rendered_field(cc_cache_key *key, const cc_cache_request *rq, cc_tool tool,
                           int virtual_arch) {
   cc_argv args = {0};
-  if (cc_options_render(rq->opts, tool, rq->arch, rq->suffix, virtual_arch, &args) != CUCORE_OK) {
+  if (cc_options_render_key(rq->opts, tool, rq->arch, rq->suffix, virtual_arch, &args) !=
+      CUCORE_OK) {
     cc_argv_free(&args);
     cc_begin();
     uncacheable(key, "out of host memory computing the cache key");
@@ -372,7 +373,7 @@ static int compiler_fields(cc_cache_key *key, const cc_cache_request *rq) {
 /* The options: canonical text, then each value again, length-prefixed. */
 static int option_fields(cc_cache_key *key, const cucore_options *o) {
   const char *canon = NULL;
-  if (cucore_options_canonical(o, &canon) != CUCORE_OK) {
+  if (cc_options_key_canonical(o, &canon) != CUCORE_OK) {
     cc_begin();
     uncacheable(key, "out of host memory computing the cache key");
     return -1;
@@ -382,7 +383,7 @@ static int option_fields(cc_cache_key *key, const cucore_options *o) {
    * the key unambiguous when a value holds one. */
   for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
     const cc_option_value *v = &o->v[i];
-    if (!v->sval && !v->count) continue;
+    if ((!v->sval && !v->count) || !cc_options_in_key((cucore_option)i)) continue;
     field_str(&key->sha, "option", cucore_option_name((cucore_option)i));
     if (v->sval) field_str(&key->sha, "value", v->sval);
     for (int k = 0; k < v->count; k++) field_str(&key->sha, "item", v->items[k]);
@@ -426,6 +427,9 @@ int cc_cache_key_begin(cc_cache_key *key, const cc_cache_request *rq) {
     field_str(sha, "header", o->headers[h].contents);
   }
   if (expression_fields(key, rq) != 0) return -1;
+  /* Files the compiler writes as it runs: a hit would not write them, digest or not. */
+  char side[CC_CACHE_NOTE_MAX];
+  if (cc_options_side_files(o, side, sizeof side)) uncacheable(key, "%s", side);
   if (rq->digest) {
     field_str(sha, "digest", rq->digest);
     return 0;

@@ -154,6 +154,9 @@ cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
   int arch = 0;
   char suffix[4] = "";
   cucore_status st = cc_options_arch(lk->opts, &arch, suffix);
+  if (st == CUCORE_OK)
+    st = cc_options_check_tools(lk->opts, 1u << CC_TOOL_NVJITLINK, "cucore_linker_complete",
+                                "a link");
   if (st != CUCORE_OK) return st;
   free(lk->info_log);
   free(lk->error_log);

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "compile/cache.h"
+#include "compile/pch.h"
 #include "base/phase.h"
 #include "binary/detect.h"
 #include "binary/fatbin_write.h"
@@ -37,7 +38,8 @@ struct cucore_program {
   int module_count;
   size_t module_cap; /* cc_grow's capacity of modules */
   char *log;
-  cc_cache_state cache; /* the compile cache's part (compile/cache.h) */
+  cc_cache_state cache;  /* the compile cache's part (compile/cache.h) */
+  cucore_pch_status pch; /* what NVRTC said of a PCH in the last compile (compile/pch.c) */
 };
 
 static const char *empty_log = "";
@@ -194,6 +196,19 @@ static void first_error_line(const char *log, char *buf, size_t n) {
     line = end + 1;
   }
   snprintf(buf, n, "%.*s", (int)strcspn(log, "\n"), log);
+}
+
+/* The newer options a tool of this compile has no flag for are refused, naming the tools. */
+static cucore_status tools_check(const cucore_program *p, cucore_code_type target) {
+  int link = target == CUCORE_CODE_CUBIN || target == CUCORE_CODE_FATBIN;
+  unsigned tools = p->type == CUCORE_CODE_CUDA_CPP ? 1u << CC_TOOL_NVRTC
+                   : p->type == CUCORE_CODE_PTX
+                       ? 1u << CC_TOOL_NVJITLINK
+                       : (1u << CC_TOOL_NVVM) | (link ? 1u << CC_TOOL_NVJITLINK : 0);
+  char subject[320];
+  snprintf(subject, sizeof subject, "`%.256s` (%s to %s)", p->name, cucore_code_type_name(p->type),
+           cucore_code_type_name(target));
+  return cc_options_check_tools(p->opts, tools, "cucore_program_compile", subject);
 }
 
 static cucore_status target_check(const cucore_program *p, cucore_code_type target) {
@@ -412,13 +427,25 @@ static cucore_status nvrtc_steps(cucore_program *p, nvrtcProgram *prog, cucore_c
   return nvrtc_object(p, *prog, target, arch, suffix, out);
 }
 
+/* With PCH options the compile holds the PCH heap's shared lock and reads the PCH status; when
+ * NVRTC found the heap too small, the heap is raised and a new program compiled once more. */
 static cucore_status compile_nvrtc(cucore_program *p, cucore_code_type target, int arch,
                                    const char *suffix, cucore_object **out) {
   cucore_status st = cc_nvrtc_load();
-  if (st != CUCORE_OK) return st;
-  nvrtcProgram prog = NULL;
-  st = nvrtc_steps(p, &prog, target, arch, suffix, out);
-  if (prog) NVRTC(nvrtcDestroyProgram)(&prog);
+  int pch = cc_pch_uses_heap(p->opts);
+  for (int attempt = 0; st == CUCORE_OK; attempt++) {
+    nvrtcProgram prog = NULL;
+    if (pch) cc_pch_enter();
+    st = nvrtc_steps(p, &prog, target, arch, suffix, out);
+    p->pch = pch && st == CUCORE_OK ? cc_pch_status(prog) : CUCORE_PCH_NONE;
+    if (pch) cc_pch_leave();
+    int again = p->pch == CUCORE_PCH_HEAP_EXHAUSTED && attempt == 0 &&
+                cc_pch_raise_heap(prog) == CUCORE_OK;
+    if (prog) NVRTC(nvrtcDestroyProgram)(&prog);
+    if (!again) break;
+    cc_object_release(*out);
+    *out = NULL;
+  }
   return st;
 }
 
@@ -722,7 +749,9 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   CC_CHECK_ARG(out, "cucore_program_compile", "out");
   *out = NULL;
   CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_compile", "prog");
+  p->pch = CUCORE_PCH_NONE;
   cucore_status st = target_check(p, target);
+  if (st == CUCORE_OK) st = tools_check(p, target);
   if (st != CUCORE_OK) return st;
   int arch = 0;
   char suffix[4] = "";
@@ -767,8 +796,10 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   cc_phase_done(CUCORE_PHASE_COMPILE, t0);
   if (st == CUCORE_OK) {
     t0 = cc_phase_clock();
-    cc_cache_record view = record_of(*out, p->log);
+    char *kept_log = cc_pch_log_for_cache(p->log); /* NULL: the log as it is */
+    cc_cache_record view = record_of(*out, kept_log ? kept_log : p->log);
     *out = cc_cache_job_store(&job, &view, *out);
+    free(kept_log);
     cc_phase_done(CUCORE_PHASE_CACHE_STORE, t0);
   }
   return st;
@@ -789,6 +820,15 @@ cucore_status cucore_program_get_cache_info(const cucore_program *prog, cucore_c
   out->path = s->path ? s->path : "";
   out->reason = s->reason;
   out->note = s->note;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_get_pch_status(const cucore_program *prog, cucore_pch_status *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_program_get_pch_status", "out");
+  *out = CUCORE_PCH_NONE;
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_get_pch_status", "prog");
+  *out = prog->pch;
   return CUCORE_OK;
 }
 

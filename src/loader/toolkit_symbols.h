@@ -29,6 +29,10 @@
   CC_SYM(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram, size_t *), 1)              \
   CC_SYM(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram, char *), 1)                    \
   CC_SYM(nvrtcResult, nvrtcAddNameExpression, (nvrtcProgram, const char *), 1)          \
+  CC_SYM(nvrtcResult, nvrtcGetPCHHeapSize, (size_t *), 0)                               \
+  CC_SYM(nvrtcResult, nvrtcSetPCHHeapSize, (size_t), 0)                                 \
+  CC_SYM(nvrtcResult, nvrtcGetPCHCreateStatus, (nvrtcProgram), 0)                       \
+  CC_SYM(nvrtcResult, nvrtcGetPCHHeapSizeRequired, (nvrtcProgram, size_t *), 0)         \
   CC_SYM(nvrtcResult, nvrtcGetLoweredName, (nvrtcProgram, const char *, const char **), 1)
 
 #define CC_NVJITLINK_SYMBOLS(CC_SYM)                                                        \

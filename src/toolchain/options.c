@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include "toolchain/options.h"
+#include "toolchain/option_rules.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -79,6 +80,80 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
      "pass an option verbatim to NVRTC or libNVVM"},
     {CUCORE_OPT_GENCODE, "gencode", NULL, T_LIST, 0, 0, 0, NULL, NULL, NULL,
      "fatbin entries: sm_XX (a cubin) or compute_XX (PTX), repeatable"},
+    /* The newer options: their versions, key rules and value checks are in option_rules.c. */
+    {CUCORE_OPT_EXTENSIBLE_WHOLE_PROGRAM, "extensible-whole-program", "-ewp", T_BOOL, 0, 0, 1,
+     "--extensible-whole-program", NULL, NULL, "NVRTC: extensible whole-program compile"},
+    {CUCORE_OPT_DOPT, "dopt", NULL, T_BOOL, 0, 0, 1, "--dopt=on", NULL, NULL,
+     "NVRTC: optimise device code (with --debug: line information only)"},
+    {CUCORE_OPT_GEN_OPT_LTO, "gen-opt-lto", NULL, T_BOOL, 0, 0, 1, "--gen-opt-lto", NULL, NULL,
+     "NVRTC: run the optimiser before writing LTO-IR"},
+    {CUCORE_OPT_NO_SOURCE_INCLUDE, "no-source-include", NULL, T_BOOL, 0, 0, 1,
+     "--no-source-include", NULL, NULL,
+     "NVRTC: do not search for includes in the source's directory"},
+    {CUCORE_OPT_BUILTIN_MOVE_FORWARD, "builtin-move-forward", NULL, T_BOOL, 1, 0, 1,
+     "--builtin-move-forward=%s", NULL, NULL,
+     "NVRTC: builtin std::move and std::forward (default on)"},
+    {CUCORE_OPT_BUILTIN_INITIALIZER_LIST, "builtin-initializer-list", NULL, T_BOOL, 1, 0, 1,
+     "--builtin-initializer-list=%s", NULL, NULL,
+     "NVRTC: builtin std::initializer_list (default on)"},
+    {CUCORE_OPT_RESTRICT, "restrict-pointers", "-restrict", T_BOOL, 0, 0, 1, "--restrict", NULL,
+     NULL, "NVRTC: every kernel pointer parameter is restrict"},
+    {CUCORE_OPT_OPTIMIZATION_INFO, "optimization-info", NULL, T_STRING, 0, 0, 0,
+     "--optimization-info=%s", NULL, NULL, "NVRTC: optimisation remarks in the log: inline"},
+    {CUCORE_OPT_NO_DISPLAY_ERROR_NUMBER, "no-display-error-number", NULL, T_BOOL, 0, 0, 1,
+     "--no-display-error-number", NULL, NULL, "NVRTC: no diagnostic numbers in the log"},
+    {CUCORE_OPT_DIAG_ERROR, "diag-error", NULL, T_LIST, 0, 0, 0, "--diag-error=%s", NULL, NULL,
+     "NVRTC: make these diagnostics errors: numbers, e.g. 177 or 177,550"},
+    {CUCORE_OPT_DIAG_SUPPRESS, "diag-suppress", NULL, T_LIST, 0, 0, 0, "--diag-suppress=%s", NULL,
+     NULL, "NVRTC: suppress these diagnostics: numbers, e.g. 177 or 177,550"},
+    {CUCORE_OPT_DIAG_WARN, "diag-warn", NULL, T_LIST, 0, 0, 0, "--diag-warn=%s", NULL, NULL,
+     "NVRTC: make these diagnostics warnings: numbers, e.g. 177 or 177,550"},
+    {CUCORE_OPT_BRIEF_DIAGNOSTICS, "brief-diagnostics", NULL, T_BOOL, 0, 0, 1,
+     "--brief-diagnostics=%s", NULL, NULL, "NVRTC: diagnostics without the source line"},
+    {CUCORE_OPT_TIME, "time", NULL, T_STRING, 0, 0, 0, "--time=%s", NULL, NULL,
+     "NVRTC: append phase times to this CSV file (- for the log); not cached"},
+    {CUCORE_OPT_FDEVICE_SYNTAX_ONLY, "fdevice-syntax-only", NULL, T_BOOL, 0, 0, 1,
+     "--fdevice-syntax-only", NULL, NULL, "NVRTC: stop after the syntax check (no usable code)"},
+    {CUCORE_OPT_MINIMAL, "minimal", NULL, T_BOOL, 0, 0, 1, "--minimal", NULL, NULL,
+     "NVRTC: omit runtime types and functions (faster compiles of small kernels)"},
+    {CUCORE_OPT_NO_CACHE, "no-cache", NULL, T_BOOL, 0, 0, 1, "--no-cache", "-no-cache", NULL,
+     "NVRTC, nvJitLink: their internal cache off (not cucore's compile cache)"},
+    {CUCORE_OPT_FDEVICE_TIME_TRACE, "fdevice-time-trace", NULL, T_STRING, 0, 0, 0,
+     "--fdevice-time-trace=%s", NULL, NULL, "NVRTC: write a time-trace JSON file; not cached"},
+    {CUCORE_OPT_DEVICE_FLOAT128, "device-float128", NULL, T_BOOL, 0, 0, 1, "--device-float128",
+     NULL, NULL, "NVRTC: allow __float128 in device code (sm_100 and newer)"},
+    {CUCORE_OPT_FRANDOM_SEED, "frandom-seed", NULL, T_STRING, 0, 0, 0, "--frandom-seed=%s", NULL,
+     NULL, "NVRTC: the seed of generated names, for identical output"},
+    {CUCORE_OPT_OFAST_COMPILE, "ofast-compile", NULL, T_STRING, 0, 0, 0, "--Ofast-compile=%s", NULL,
+     NULL, "NVRTC: trade code speed for compile speed: 0, min, mid or max"},
+    {CUCORE_OPT_JITLINK_VERBOSE, "jitlink-verbose", NULL, T_BOOL, 0, 0, 1, NULL, "-verbose", NULL,
+     "nvJitLink: verbose messages in the info log"},
+    {CUCORE_OPT_JITLINK_TIME, "jitlink-time", NULL, T_BOOL, 0, 0, 1, NULL, "-time", NULL,
+     "nvJitLink: timing in the info log"},
+    {CUCORE_OPT_KERNELS_USED, "kernels-used", NULL, T_LIST, 0, 0, 0, NULL, "-kernels-used=%s", NULL,
+     "nvJitLink: a kernel that is used (the others may be removed), repeatable"},
+    {CUCORE_OPT_VARIABLES_USED, "variables-used", NULL, T_LIST, 0, 0, 0, NULL, "-variables-used=%s",
+     NULL, "nvJitLink: a variable that is used (the others may be removed), repeatable"},
+    {CUCORE_OPT_OPTIMIZE_UNUSED_VARIABLES, "optimize-unused-variables", NULL, T_BOOL, 0, 0, 1, NULL,
+     "-optimize-unused-variables", NULL,
+     "nvJitLink: variables device code does not use may be removed"},
+    {CUCORE_OPT_SPLIT_COMPILE_EXTENDED, "split-compile-extended", NULL, T_INT, 1, 0, 256, NULL,
+     "-split-compile-extended=%d", NULL, "nvJitLink: LTO split compile threads (0 = all cores)"},
+    {CUCORE_OPT_PCH, "pch", NULL, T_BOOL, 0, 0, 1, "--pch", NULL, NULL,
+     "NVRTC: automatic precompiled headers (made and used in this process)"},
+    {CUCORE_OPT_CREATE_PCH, "create-pch", NULL, T_STRING, 0, 0, 0, "--create-pch=%s", NULL, NULL,
+     "NVRTC: create this precompiled header file; not cached"},
+    {CUCORE_OPT_USE_PCH, "use-pch", NULL, T_STRING, 0, 0, 0, "--use-pch=%s", NULL, NULL,
+     "NVRTC: use this precompiled header file"},
+    {CUCORE_OPT_PCH_DIR, "pch-dir", NULL, T_STRING, 0, 0, 0, "--pch-dir=%s", NULL, NULL,
+     "NVRTC: an existing directory for precompiled header files"},
+    {CUCORE_OPT_PCH_VERBOSE, "pch-verbose", NULL, T_BOOL, 1, 0, 1, "--pch-verbose=%s", NULL, NULL,
+     "NVRTC: say in the log why a PCH was not used (default on)"},
+    {CUCORE_OPT_PCH_MESSAGES, "pch-messages", NULL, T_BOOL, 1, 0, 1, "--pch-messages=%s", NULL,
+     NULL, "NVRTC: say in the log when a PCH is made or used (default on)"},
+    {CUCORE_OPT_INSTANTIATE_TEMPLATES_IN_PCH, "instantiate-templates-in-pch", NULL, T_BOOL, 1, 0, 1,
+     "--instantiate-templates-in-pch=%s", NULL, NULL,
+     "NVRTC: instantiate templates before a PCH is written (default on)"},
 };
 
 /* ---- argv ---------------------------------------------------------------------------------- */
@@ -133,6 +208,7 @@ static void free_contents(cucore_options *o) {
   }
   free(o->headers);
   free(o->canonical);
+  free(o->key_canonical);
 }
 
 cucore_status cucore_options_destroy(cucore_options *o) {
@@ -299,6 +375,8 @@ static cucore_status validate_string(const option_def *d, const char *value, con
                    d->name, d->help);
   } else if (d->id == CUCORE_OPT_DEFINE || d->id == CUCORE_OPT_UNDEFINE) {
     return validate_macro(d, value, fn);
+  } else if (cc_opt_rule_of(d->id)) {
+    return cc_opt_rule_check_value(cc_opt_rule_of(d->id), d->name, value, fn);
   }
   return CUCORE_OK;
 }
@@ -306,6 +384,8 @@ static cucore_status validate_string(const option_def *d, const char *value, con
 static void invalidate(cucore_options *o) {
   free(o->canonical);
   o->canonical = NULL;
+  free(o->key_canonical);
+  o->key_canonical = NULL;
 }
 
 cucore_status cucore_options_set_string(cucore_options *o, cucore_option opt, const char *value) {
@@ -499,6 +579,13 @@ static cucore_status unknown_option(const char *arg, const char *name, size_t le
   return cc_fail(CUCORE_UNKNOWN_OPTION, "unknown option `%s`", arg);
 }
 
+/* The row named name[0..len), or NULL. */
+static const option_def *named(const char *name, size_t len) {
+  for (int i = 0; i < CUCORE_OPT_COUNT; i++)
+    if (strlen(defs[i].name) == len && strncmp(defs[i].name, name, len) == 0) return &defs[i];
+  return NULL;
+}
+
 cucore_status cucore_options_parse(cucore_options *o, const char *arg, const char *next,
                                    int *consumed) {
   cc_begin();
@@ -515,7 +602,8 @@ cucore_status cucore_options_parse(cucore_options *o, const char *arg, const cha
   const char *eq = strchr(name, '=');
   size_t len = eq ? (size_t)(eq - name) : strlen(name);
   int negate = 0;
-  if (!eq && strncmp(name, "no-", 3) == 0) {
+  /* --no-NAME negates NAME, unless the table has that whole name (no-cache). */
+  if (!eq && strncmp(name, "no-", 3) == 0 && !named(name, len)) {
     negate = 1;
     name += 3;
     len -= 3;
@@ -593,8 +681,10 @@ static cucore_status render_value(const option_def *d, const char *tmpl, const c
   return st;
 }
 
-cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
-                                const char *arch_suffix, int virtual_arch, cc_argv *out) {
+/* The flags for `tool`; for the cache key (`for_key`) without the options the key leaves out
+ * and without the version checks (the key is computed before the tool is loaded). */
+static cucore_status render(const cucore_options *o, cc_tool tool, int arch,
+                            const char *arch_suffix, int virtual_arch, int for_key, cc_argv *out) {
   static const cucore_options empty;
   if (!o) o = &empty;
   cucore_status st;
@@ -633,9 +723,77 @@ cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
      * was spelled out above). */
     if (!tmpl) continue;
     if (!given && !(d->type == T_BOOL && d->def && !strchr(tmpl, '%'))) continue;
-    st = render_value(d, tmpl, v, out);
+    const cc_opt_rule *r = cc_opt_rule_of(d->id);
+    if (r && for_key && (r->flags & CC_RULE_NOT_IN_KEY)) continue;
+    if (r && !for_key) st = cc_opt_rule_check_version(r, d->name, tool == CC_TOOL_NVJITLINK);
+    if (st == CUCORE_OK) st = render_value(d, tmpl, v, out);
   }
   return st;
+}
+
+cucore_status cc_options_render(const cucore_options *o, cc_tool tool, int arch,
+                                const char *arch_suffix, int virtual_arch, cc_argv *out) {
+  return render(o, tool, arch, arch_suffix, virtual_arch, 0, out);
+}
+
+cucore_status cc_options_render_key(const cucore_options *o, cc_tool tool, int arch,
+                                    const char *arch_suffix, int virtual_arch, cc_argv *out) {
+  return render(o, tool, arch, arch_suffix, virtual_arch, 1, out);
+}
+
+/* ---- which tools take an option; what the cache must not key or serve ---------------------- */
+
+static int given(const cucore_options *o, int i) {
+  return o->v[i].is_set || o->v[i].count > 0 || o->v[i].sval;
+}
+
+int cc_options_in_key(cucore_option opt) {
+  const cc_opt_rule *r = cc_opt_rule_of(opt);
+  return !r || !(r->flags & CC_RULE_NOT_IN_KEY);
+}
+
+/* "NVRTC", "nvJitLink and libNVVM": the tools of `mask` (bits 1 << cc_tool). */
+static void tool_names(unsigned mask, char *out, size_t cap) {
+  static const char *const names[] = {"NVRTC", "nvJitLink", "libNVVM"};
+  size_t len = 0;
+  out[0] = '\0';
+  for (int t = 0, k = 0; t < 3; t++)
+    if (mask & (1u << t))
+      len += (size_t)snprintf(out + len, cap - len, "%s%s", k++ ? " and " : "", names[t]);
+}
+
+cucore_status cc_options_check_tools(const cucore_options *o, unsigned tools, const char *fn,
+                                     const char *subject) {
+  for (int i = 0; o && i < CUCORE_OPT_COUNT; i++) {
+    const option_def *d = &defs[i];
+    if (!cc_opt_rule_of(d->id) || !given(o, i)) continue;
+    unsigned takes = (d->nvrtc ? 1u << CC_TOOL_NVRTC : 0) |
+                     (d->nvjitlink ? 1u << CC_TOOL_NVJITLINK : 0) |
+                     (d->nvvm ? 1u << CC_TOOL_NVVM : 0);
+    if (takes & tools) continue;
+    char by[64], has[64];
+    tool_names(takes, has, sizeof has);
+    tool_names(tools, by, sizeof by);
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: option `%s` is for %s only; %s goes through %s, which has no such flag "
+                   "(leave the option out)",
+                   fn, d->name, has, subject, by);
+  }
+  return CUCORE_OK;
+}
+
+int cc_options_side_files(const cucore_options *o, char *why, size_t cap) {
+  for (int i = 0; o && i < CUCORE_OPT_COUNT; i++) {
+    const cc_opt_rule *r = cc_opt_rule_of(defs[i].id);
+    if (!r || !(r->flags & CC_RULE_SIDE_FILE) || !given(o, i)) continue;
+    const char *v = o->v[i].sval ? o->v[i].sval : "";
+    snprintf(why, cap,
+             "option `%s` (`%s`) writes %s as the compiler runs, which a cache hit would not "
+             "do, so the compile is not cached",
+             defs[i].name, v, strcmp(v, "-") == 0 ? "timings into the log" : "a file");
+    return 1;
+  }
+  return 0;
 }
 
 /* ---- canonical text ------------------------------------------------------------------------ */
@@ -654,11 +812,12 @@ static inline cucore_status canon_append(FILE *f, const char *fmt, ...) {
 
 /* A "name=value" line per option given, in table order (a bool or int only when it differs
  * from its default; a list once per value), then a "header=name:sha256" line per header. */
-static cucore_status canon_write(const cucore_options *o, FILE *f) {
+static cucore_status canon_write(const cucore_options *o, int for_key, FILE *f) {
   cucore_status st = CUCORE_OK;
   for (int i = 0; i < CUCORE_OPT_COUNT; i++) {
     const option_def *d = &defs[i];
     const cc_option_value *v = &o->v[i];
+    if (for_key && !cc_options_in_key(d->id)) continue;
     switch (d->type) {
     case T_BOOL:
     case T_INT:
@@ -683,20 +842,18 @@ static cucore_status canon_write(const cucore_options *o, FILE *f) {
   return CUCORE_OK;
 }
 
-cucore_status cucore_options_canonical(const cucore_options *co, const char **out) {
-  cc_begin();
-  CC_CHECK_HANDLE(co, OPTIONS, "cucore_options_canonical", "opts");
-  CC_CHECK_ARG(out, "cucore_options_canonical", "out");
-  cucore_options *o = (cucore_options *)co; /* the cache is not part of the value */
-  if (o->canonical) {
-    *out = o->canonical;
+/* The canonical text into *cache (made once), for the key or whole. */
+static cucore_status canonical(const cucore_options *o, int for_key, char **cache,
+                               const char **out) {
+  if (*cache) {
+    *out = *cache;
     return CUCORE_OK;
   }
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
   if (!f) return cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
-  cucore_status st = canon_write(o, f);
+  cucore_status st = canon_write(o, for_key, f);
   /* fclose writes the final NUL (the text is "" when no option is set). */
   if (fclose(f) != 0 && st == CUCORE_OK)
     st = cc_fail(CUCORE_HOST_OUT_OF_MEMORY, "out of host memory");
@@ -704,7 +861,20 @@ cucore_status cucore_options_canonical(const cucore_options *co, const char **ou
     free(buf);
     return st;
   }
-  o->canonical = buf;
+  *cache = buf;
   *out = buf;
   return CUCORE_OK;
+}
+
+cucore_status cucore_options_canonical(const cucore_options *co, const char **out) {
+  cc_begin();
+  CC_CHECK_HANDLE(co, OPTIONS, "cucore_options_canonical", "opts");
+  CC_CHECK_ARG(out, "cucore_options_canonical", "out");
+  cucore_options *o = (cucore_options *)co; /* the cache is not part of the value */
+  return canonical(o, 0, &o->canonical, out);
+}
+
+cucore_status cc_options_key_canonical(const cucore_options *co, const char **out) {
+  cucore_options *o = (cucore_options *)co; /* the cache is not part of the value */
+  return canonical(o, 1, &o->key_canonical, out);
 }

@@ -35,8 +35,9 @@ struct cucore_options {
   cc_option_value v[CUCORE_OPT_COUNT];
   cc_header *headers;
   int header_count;
-  size_t header_cap; /* cc_grow's capacity of headers */
-  char *canonical;   /* cache of cucore_options_canonical */
+  size_t header_cap;   /* cc_grow's capacity of headers */
+  char *canonical;     /* cache of cucore_options_canonical */
+  char *key_canonical; /* cache of cc_options_key_canonical */
 };
 
 /* Renders the options for `tool`. `arch` is the resolved arch number (e.g. 90) with its
@@ -50,5 +51,22 @@ cucore_status cc_options_arch(const cucore_options *o, int *arch, char suffix[4]
 int cc_parse_arch(const char *s, int *arch, char suffix[4], int *is_virtual);
 /* A bool/int option's value (its default when unset). */
 int cc_options_int(const cucore_options *o, cucore_option opt);
+
+/* The flags as the compile cache's key sees them: cc_options_render without the options the key
+ * leaves out (cc_options_in_key) and without checking the tools' versions. */
+cucore_status cc_options_render_key(const cucore_options *o, cc_tool tool, int arch,
+                                    const char *arch_suffix, int virtual_arch, cc_argv *out);
+/* The canonical text of the options the key holds (cucore_options_canonical less the options
+ * the key leaves out); owned by `o` until its next change. */
+cucore_status cc_options_key_canonical(const cucore_options *o, const char **out);
+/* 0 for an option that changes how fast the code is made, not the code (the PCH options). */
+int cc_options_in_key(cucore_option opt);
+/* CUCORE_INVALID_ARGUMENT when a newer option is given that none of `tools` (bits
+ * 1 << cc_tool) has a flag for: `fn` names the call, `subject` what is compiled ("`k.ptx`"). */
+cucore_status cc_options_check_tools(const cucore_options *o, unsigned tools, const char *fn,
+                                     const char *subject);
+/* 1 when an option makes the compiler write a file or log text a cache hit would not (time,
+ * fdevice-time-trace, create-pch), with the reason in `why`; 0 otherwise. */
+int cc_options_side_files(const cucore_options *o, char *why, size_t cap);
 
 #endif

@@ -73,7 +73,7 @@ static int should_fail(const char *name) {
 #define ERRSTR_FAIL 0  /* never fails: the error texts */
 
 FORWARD(const char *, nvrtcGetErrorString, ERRSTR_FAIL)
-FORWARD(int, nvrtcVersion, NVRTC_FAIL)
+/* nvrtcVersion: below, with its version override. */
 FORWARD(int, nvrtcGetNumSupportedArchs, NVRTC_FAIL)
 FORWARD(int, nvrtcGetSupportedArchs, NVRTC_FAIL)
 FORWARD(int, nvrtcCreateProgram, NVRTC_FAIL)
@@ -102,3 +102,81 @@ FORWARD(int, nvJitLinkGetErrorLogSize, JITLINK_FAIL)
 FORWARD(int, nvJitLinkGetErrorLog, JITLINK_FAIL)
 FORWARD(int, nvJitLinkGetInfoLogSize, JITLINK_FAIL)
 FORWARD(int, nvJitLinkGetInfoLog, JITLINK_FAIL)
+
+/* ---- version and PCH heap faults -------------------------------------------------------- */
+
+/* fake_tk_set_nvrtc_version(major, minor): nvrtcVersion reports that version from then on (a
+ * library loaded after the call believes it), 0, 0 the real one again. fake_tk_pch_exhaust(n):
+ * the next n nvrtcGetPCHCreateStatus calls say NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED, and
+ * nvrtcGetPCHHeapSizeRequired then asks for the real heap plus 1 MiB; fake_tk_pch_heap_sets()
+ * counts nvrtcSetPCHHeapSize calls, fake_tk_pch_heap_last() is the size last set. */
+static _Atomic int fake_major, fake_minor, pch_exhaust, pch_asked;
+static _Atomic long heap_sets;
+static _Atomic size_t heap_last;
+
+EXPORT void fake_tk_set_nvrtc_version(int major, int minor);
+EXPORT void fake_tk_pch_exhaust(int n);
+EXPORT long fake_tk_pch_heap_sets(void);
+EXPORT size_t fake_tk_pch_heap_last(void);
+EXPORT void fake_tk_set_nvrtc_version(int major, int minor) {
+  atomic_store(&fake_major, major);
+  atomic_store(&fake_minor, minor);
+}
+EXPORT void fake_tk_pch_exhaust(int n) { atomic_store(&pch_exhaust, n); }
+EXPORT long fake_tk_pch_heap_sets(void) { return atomic_load(&heap_sets); }
+EXPORT size_t fake_tk_pch_heap_last(void) { return atomic_load(&heap_last); }
+
+EXPORT int nvrtcVersion(int *major, int *minor);
+EXPORT int nvrtcVersion(int *major, int *minor) {
+  static fwd_fn fn;
+  if (!fn) fn = real("nvrtcVersion");
+  if (!fn) return NVRTC_FAIL;
+  if (should_fail("nvrtcVersion")) return NVRTC_FAIL;
+  int r = (int)fn((uintptr_t)major, (uintptr_t)minor, 0, 0, 0, 0);
+  if (r == 0 && atomic_load(&fake_major)) {
+    *major = atomic_load(&fake_major);
+    *minor = atomic_load(&fake_minor);
+  }
+  return r;
+}
+
+#define PCH_HEAP_EXHAUSTED 14 /* NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED */
+
+EXPORT int nvrtcGetPCHCreateStatus(uintptr_t prog);
+EXPORT int nvrtcGetPCHCreateStatus(uintptr_t prog) {
+  static fwd_fn fn;
+  if (!fn) fn = real("nvrtcGetPCHCreateStatus");
+  if (!fn) return NVRTC_FAIL;
+  if (atomic_load(&pch_exhaust) > 0) {
+    atomic_fetch_sub(&pch_exhaust, 1);
+    atomic_store(&pch_asked, 1);
+    return PCH_HEAP_EXHAUSTED;
+  }
+  return (int)fn(prog, 0, 0, 0, 0, 0);
+}
+
+EXPORT int nvrtcGetPCHHeapSizeRequired(uintptr_t prog, size_t *size);
+EXPORT int nvrtcGetPCHHeapSizeRequired(uintptr_t prog, size_t *size) {
+  static fwd_fn fn, heap;
+  if (!fn) fn = real("nvrtcGetPCHHeapSizeRequired");
+  if (!heap) heap = real("nvrtcGetPCHHeapSize");
+  if (!fn || !heap) return NVRTC_FAIL;
+  if (atomic_exchange(&pch_asked, 0)) {
+    int r = (int)heap((uintptr_t)size, 0, 0, 0, 0, 0);
+    *size += (size_t)1 << 20;
+    return r;
+  }
+  return (int)fn(prog, (uintptr_t)size, 0, 0, 0, 0);
+}
+
+EXPORT int nvrtcSetPCHHeapSize(size_t size);
+EXPORT int nvrtcSetPCHHeapSize(size_t size) {
+  static fwd_fn fn;
+  if (!fn) fn = real("nvrtcSetPCHHeapSize");
+  if (!fn) return NVRTC_FAIL;
+  atomic_fetch_add(&heap_sets, 1);
+  atomic_store(&heap_last, size);
+  return (int)fn((uintptr_t)size, 0, 0, 0, 0, 0);
+}
+
+FORWARD(int, nvrtcGetPCHHeapSize, NVRTC_FAIL)
