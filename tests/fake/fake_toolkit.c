@@ -161,19 +161,22 @@ static void fake_add_input(fake_link *l, const char *data, size_t size, const ch
   free(carried);
 }
 
-/* The output text for `kind` ("cubin", "ptx", "ltoir"); its size counts the NUL. */
+/* The output for `kind` ("cubin", "ptx", "ltoir"): a header, then the text and its NUL (counted
+ * in *size). A cubin's header is a 64-byte ELF64 header for EM_CUDA (190), as cucore checks. */
 static char *fake_output(const fake_link *l, const char *kind, size_t *size) {
-  const char *magic = strcmp(kind, "cubin") == 0   ? "\x7f"
-                                                     "ELF"
-                      : strcmp(kind, "ltoir") == 0 ? "\xed\x43\x4e\x7f"
-                                                   : "// ";
-  size_t n = strlen(magic) + strlen(l->opts ? l->opts : "") + strlen(l->inputs ? l->inputs : "") +
-             64;
+  static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, [16] = 1, [18] = 190};
+  static const unsigned char ltoir[4] = {0xed, 0x43, 0x4e, 0x7f};
+  const unsigned char *head = strcmp(kind, "cubin") == 0   ? elf
+                              : strcmp(kind, "ltoir") == 0 ? ltoir
+                                                           : (const unsigned char *)"// ";
+  size_t hn = head == elf ? sizeof elf : head == ltoir ? sizeof ltoir : 3;
+  size_t n = hn + strlen(l->opts ? l->opts : "") + strlen(l->inputs ? l->inputs : "") + 64;
   char *out = malloc(n);
   if (!out) abort();
-  snprintf(out, n, "%sFAKELINK out=%s opts=[%s] inputs=[%s]\n", magic, kind, l->opts ? l->opts : "",
-           l->inputs ? l->inputs : "");
-  *size = strlen(out) + 1;
+  memcpy(out, head, hn);
+  snprintf(out + hn, n - hn, "FAKELINK out=%s opts=[%s] inputs=[%s]\n", kind,
+           l->opts ? l->opts : "", l->inputs ? l->inputs : "");
+  *size = hn + strlen(out + hn) + 1;
   return out;
 }
 
