@@ -95,6 +95,30 @@ static void ir_calling_libdevice_compiles(void **state) {
   cucore_program_destroy(p);
 }
 
+/* The GPU test's kernel (tests/kernels/libdevice_math.ll) compiles here too, to a cubin, with
+ * its parameters read from the PTX. */
+static void the_gpu_kernel_compiles(void **state) {
+  (void)state;
+  size_t n = 0;
+  char *ir = cucore_test_read_file(CUCORE_TEST_KERNEL_DIR "/libdevice_math.ll", &n);
+  assert_non_null(ir);
+  cucore_program *p = program(ir, NULL);
+  cucore_object *obj = NULL;
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &obj));
+  cucore_kernel *k = NULL;
+  assert_ok(cucore_object_get_kernel(obj, "math", &k));
+  cucore_param_info pi;
+  assert_ok(cucore_kernel_get_param(k, 0, &pi)); /* .u64: libNVVM writes no .ptr attribute */
+  assert_int_equal(pi.size, 8);
+  assert_ok(cucore_kernel_get_param(k, 3, &pi));
+  assert_int_equal(pi.kind, CUCORE_PARAM_INT);
+  assert_int_equal(pi.size, 4);
+  cucore_kernel_destroy(k);
+  cucore_object_destroy(obj);
+  cucore_program_destroy(p);
+  free(ir);
+}
+
 static void ir_without_calls_never_looks_for_libdevice(void **state) {
   (void)state;
   setenv("CUCORE_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
@@ -238,6 +262,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(scan_finds_libdevice_calls),
       cmocka_unit_test(ir_calling_libdevice_compiles),
+      cmocka_unit_test(the_gpu_kernel_compiles),
       cmocka_unit_test(ir_without_calls_never_looks_for_libdevice),
       cmocka_unit_test(missing_libdevice_is_named),
       cmocka_unit_test(libdevice_that_is_not_bitcode),
