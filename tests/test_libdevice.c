@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "loader/libdevice.h" /* white-box: the scan */
+#include "loader/loader.h" /* white-box: the scan */
 
 #define NVVM_HEAD                                                       \
   "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n" \
@@ -90,6 +90,9 @@ static void ir_calling_libdevice_compiles(void **state) {
   assert_non_null(strstr(d, ".entry kern"));
   /* The cubin needs every function resolved (nvJitLink refuses an unresolved one). */
   assert_ok(cucore_program_compile(p, CUCORE_CODE_CUBIN, &cubin));
+  cucore_object *lto = NULL; /* LTO-IR (-gen-lto) takes libdevice the same way */
+  assert_ok(cucore_program_compile(p, CUCORE_CODE_LTOIR, &lto));
+  cucore_object_destroy(lto);
   cucore_object_destroy(ptx);
   cucore_object_destroy(cubin);
   cucore_program_destroy(p);

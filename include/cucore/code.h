@@ -201,9 +201,10 @@ CUCORE_API cucore_status cucore_program_destroy(cucore_program *prog);
  * name the result will know. CUDA C++ only. Copied; registering one twice is a no-op.
  * @retval CUCORE_INVALID_ARGUMENT the program is not CUDA C++, or `expr` is empty. */
 CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog, const char *expr);
-/** Adds another NVVM IR module (e.g.\ libdevice) to an NVVM program; `lazy` adds it with
- * nvvmLazyAddModuleToProgram (only what is used is linked). `size` 0 means NUL-terminated
- * text; `name` may be NULL ("module"). Copied.
+/** Adds another NVVM IR module to an NVVM program; `lazy` adds it with
+ * nvvmLazyAddModuleToProgram (only what is used is linked). libdevice need not be added: a
+ * compile adds it itself when the IR calls `__nv_*` functions (see cucore_program_compile()).
+ * `size` 0 means NUL-terminated text; `name` may be NULL ("module"). Copied.
  * @retval CUCORE_INVALID_ARGUMENT the program is not NVVM IR. */
 CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
                                                    size_t size, const char *name, int lazy);
@@ -214,11 +215,19 @@ CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const v
  * file:line. CUDA C++ with the lto option gives LTO-IR for a cubin target. `*out` is a new
  * reference (possibly to the object an earlier compile of the same key made; see
  * @ref cache): release it with cucore_object_destroy().
+ * NVVM IR (or an added module) that names a libdevice function (`__nv_sinf`, ...) is compiled
+ * with libdevice added lazily (only what is called is linked): the file the libdevice option
+ * names, else `$CUCORE_LIBDEVICE`, else `<toolkit>/nvvm/libdevice/libdevice.10.bc` under
+ * CUDA_HOME, CUDA_PATH and /usr/local/cuda, else beside the loaded libNVVM. IR that names none
+ * is compiled without it, and libdevice is not looked for.
  * @retval CUCORE_COMPILE_ERROR the source did not compile; see cucore_program_get_log().
  * @retval CUCORE_INVALID_ARGUMENT an unknown target, no arch and no GPU, or a rejected option.
  * @retval CUCORE_NOT_SUPPORTED PTX to LTO-IR.
- * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable.
- * @retval CUCORE_VERSION_MISMATCH NVVM IR of a version this libNVVM does not read. */
+ * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable, or
+ *         NVVM IR calls a libdevice function and libdevice is not found (the message names
+ *         the function and every path tried).
+ * @retval CUCORE_VERSION_MISMATCH NVVM IR of a version this libNVVM does not read.
+ * @retval CUCORE_IO_ERROR the libdevice file exists but cannot be read. */
 CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
                                                 cucore_object **out);
 /** The full log of the last compile (warnings on success, errors on failure); "" when none.

@@ -8,7 +8,6 @@
 #include "base/phase.h"
 #include "binary/detect.h"
 #include "binary/fatbin_write.h"
-#include "loader/libdevice.h"
 #include "object/object.h"
 #include "toolchain/jitlink.h"
 #include "toolchain/options.h"

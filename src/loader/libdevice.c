@@ -4,7 +4,7 @@
  * needs it pays for the read once, a compile that does not never looks for it.
  */
 #define _GNU_SOURCE
-#include "loader/libdevice.h"
+#include "loader/loader.h"
 
 #include <errno.h>
 #include <pthread.h>
