@@ -80,8 +80,7 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
     {CUCORE_OPT_GENCODE, "gencode", NULL, T_LIST, 0, 0, 0, NULL, NULL, NULL,
      "fatbin entries: sm_XX (a cubin) or compute_XX (PTX), repeatable"},
     {CUCORE_OPT_LIBDEVICE, "libdevice", NULL, T_STRING, 0, 0, 0, NULL, NULL, NULL,
-     "libdevice bitcode for NVVM IR calling __nv_* functions (default: the toolkit's "
-     "nvvm/libdevice/libdevice.10.bc)"},
+     "libdevice.10.bc for NVVM IR calling __nv_* functions (default: the toolkit's)"},
 };
 
 /* ---- argv ---------------------------------------------------------------------------------- */
