@@ -157,7 +157,10 @@ typedef enum cucore_option {
                                       12.8+) */
   CUCORE_OPT_INSTANTIATE_TEMPLATES_IN_PCH, /**< bool, default 1: instantiate templates before
                                                the PCH is written (NVRTC 12.8+) */
-  CUCORE_OPT_COUNT                         /**< the number of options */
+  CUCORE_OPT_LIBDEVICE,        /**< string: the libdevice bitcode an NVVM IR program links when
+                                   it calls `__nv_*` functions (default: $CUCORE_LIBDEVICE, else
+                                   the toolkit's nvvm/libdevice/libdevice.10.bc) */
+  CUCORE_OPT_COUNT             /**< the number of options */
 } cucore_option;
 
 /** A set of compile options: create with cucore_options_create(), destroy with
@@ -244,9 +247,10 @@ CUCORE_API cucore_status cucore_program_destroy(cucore_program *prog);
  * name the result will know. CUDA C++ only. Copied; registering one twice is a no-op.
  * @retval CUCORE_INVALID_ARGUMENT the program is not CUDA C++, or `expr` is empty. */
 CUCORE_API cucore_status cucore_program_add_name_expression(cucore_program *prog, const char *expr);
-/** Adds another NVVM IR module (e.g.\ libdevice) to an NVVM program; `lazy` adds it with
- * nvvmLazyAddModuleToProgram (only what is used is linked). `size` 0 means NUL-terminated
- * text; `name` may be NULL ("module"). Copied.
+/** Adds another NVVM IR module to an NVVM program; `lazy` adds it with
+ * nvvmLazyAddModuleToProgram (only what is used is linked). libdevice need not be added: a
+ * compile adds it itself when the IR calls `__nv_*` functions (see cucore_program_compile()).
+ * `size` 0 means NUL-terminated text; `name` may be NULL ("module"). Copied.
  * @retval CUCORE_INVALID_ARGUMENT the program is not NVVM IR. */
 CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const void *code,
                                                    size_t size, const char *name, int lazy);
@@ -257,11 +261,19 @@ CUCORE_API cucore_status cucore_program_add_module(cucore_program *prog, const v
  * file:line. CUDA C++ with the lto option gives LTO-IR for a cubin target. `*out` is a new
  * reference (possibly to the object an earlier compile of the same key made; see
  * @ref cache): release it with cucore_object_destroy().
+ * NVVM IR (or an added module) that names a libdevice function (`__nv_sinf`, ...) is compiled
+ * with libdevice added lazily (only what is called is linked): the file the libdevice option
+ * names, else `$CUCORE_LIBDEVICE`, else `<toolkit>/nvvm/libdevice/libdevice.10.bc` under
+ * CUDA_HOME, CUDA_PATH and /usr/local/cuda, else beside the loaded libNVVM. IR that names none
+ * is compiled without it, and libdevice is not looked for.
  * @retval CUCORE_COMPILE_ERROR the source did not compile; see cucore_program_get_log().
  * @retval CUCORE_INVALID_ARGUMENT an unknown target, no arch and no GPU, or a rejected option.
  * @retval CUCORE_NOT_SUPPORTED PTX to LTO-IR.
- * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable.
- * @retval CUCORE_VERSION_MISMATCH NVVM IR of a version this libNVVM does not read. */
+ * @retval CUCORE_NOT_FOUND a name expression names no `__global__` function or variable, or
+ *         NVVM IR calls a libdevice function and libdevice is not found (the message names
+ *         the function and every path tried).
+ * @retval CUCORE_VERSION_MISMATCH NVVM IR of a version this libNVVM does not read.
+ * @retval CUCORE_IO_ERROR the libdevice file exists but cannot be read. */
 CUCORE_API cucore_status cucore_program_compile(cucore_program *prog, cucore_code_type target,
                                                 cucore_object **out);
 /** The full log of the last compile (warnings on success, errors on failure); "" when none.
@@ -332,19 +344,59 @@ CUCORE_API cucore_status cucore_linker_add_object(cucore_linker *lk, const cucor
  * @retval CUCORE_INVALID_BINARY empty or unrecognised bytes, or another type than `type`. */
 CUCORE_API cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path,
                                                 cucore_code_type type);
-/** Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto). The inputs stay, so it may
- * be called again. Release `*out` with cucore_object_destroy().
+/** Links into CUCORE_CODE_CUBIN or CUCORE_CODE_PTX (PTX needs lto), or CUCORE_CODE_LTOIR
+ * (linked LTO-IR, as cucore_linker_complete_output() with CUCORE_LINK_OUTPUT_LTOIR: nvJitLink
+ * 13.3 or newer). The inputs stay, so it may be called again. Release `*out` with
+ * cucore_object_destroy().
  * @retval CUCORE_INVALID_ARGUMENT another target, no inputs, PTX without lto, or no arch and
  *         no GPU.
  * @retval CUCORE_LINK_ERROR the inputs did not link; see cucore_linker_get_log().
  * @retval CUCORE_INVALID_BINARY nvJitLink refused an input.
- * @retval CUCORE_VERSION_MISMATCH an input is newer than the loaded nvJitLink. */
+ * @retval CUCORE_VERSION_MISMATCH an input is newer than the loaded nvJitLink.
+ * @retval CUCORE_TOOLKIT_TOO_OLD LTO-IR asked of an nvJitLink older than 13.3. */
 CUCORE_API cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
                                                 cucore_object **out);
 /** nvJitLink's info and error logs of the last complete ("" when none); owned by `lk`, valid
  * until its next complete. Either out may be NULL. */
 CUCORE_API cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_log,
                                                const char **error_log);
+
+/** What a link makes (cucore_linker_complete_output()). The first two are final code; the
+ * last two are inputs to a later link (incremental linking): add the object they give to
+ * another linker with cucore_linker_add_object(). */
+typedef enum cucore_link_output {
+  CUCORE_LINK_OUTPUT_CUBIN = 0,       /**< a loadable cubin (what cucore_linker_complete() makes
+                                           for CUCORE_CODE_CUBIN) */
+  CUCORE_LINK_OUTPUT_PTX = 1,         /**< PTX; needs link-time optimisation (the lto option or
+                                           LTO-IR inputs) */
+  CUCORE_LINK_OUTPUT_RELOCATABLE = 2, /**< a relocatable cubin (nvJitLink -r): the inputs linked
+                                           into one, unresolved symbols left for a later link;
+                                           not loadable. Needs nvJitLink 13.2 or newer */
+  CUCORE_LINK_OUTPUT_LTOIR = 3        /**< linked LTO-IR (nvJitLink -lto -r,
+                                           nvJitLinkGetLinkedLTOIR): the inputs, which must all
+                                           be LTO-IR, as one LTO-IR module for a later link.
+                                           Needs nvJitLink 13.3 or newer */
+} cucore_link_output;
+
+/** "cubin", "ptx", "relocatable" or "ltoir"; "unknown" for a value not in the enum. Never
+ * NULL; static storage. */
+CUCORE_API const char *cucore_link_output_name(cucore_link_output kind);
+/** Links the inputs into `kind` of output, as cucore_linker_complete() does for a cubin or
+ * PTX. A relocatable output is a CUCORE_CODE_CUBIN object and linked LTO-IR a
+ * CUCORE_CODE_LTOIR object; both are made to be inputs of another link (the object records the
+ * nvJitLink version that made it, so a later link by an older nvJitLink is refused). The
+ * version needed is checked before anything is linked. The inputs stay, so it may be called
+ * again. Release `*out` with cucore_object_destroy().
+ * @retval CUCORE_TOOLKIT_TOO_OLD the loaded nvJitLink is older than the output needs (13.2
+ *         for a relocatable output, 13.3 for LTO-IR), or lacks the entry point; the message
+ *         names both versions ("needs nvJitLink 13.2, found 13.0").
+ * @retval CUCORE_NVJITLINK_NOT_FOUND a relocatable or LTO-IR output without nvJitLink (the
+ *         driver's linker makes neither).
+ * @retval CUCORE_INVALID_ARGUMENT a value not in the enum, no inputs, PTX without lto, an
+ *         LTO-IR output with an input that is not LTO-IR, or no arch and no GPU.
+ * @retval CUCORE_LINK_ERROR the inputs did not link; see cucore_linker_get_log(). */
+CUCORE_API cucore_status cucore_linker_complete_output(cucore_linker *lk, cucore_link_output kind,
+                                                       cucore_object **out);
 
 /** @} */
 

@@ -133,45 +133,98 @@ cucore_status cucore_linker_add_file(cucore_linker *lk, const char *path, cucore
   return st;
 }
 
+/* The checks of a link for `want`: inputs, lto for PTX, LTO-IR inputs only for LTO-IR, the
+ * nvJitLink version the output needs. *lto is whether the link optimises. */
+static cucore_status complete_checks(const cucore_linker *lk, cucore_link_output want,
+                                     const char *fn, int *lto) {
+  if (lk->count == 0) return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: no inputs were added", fn);
+  *lto = cc_options_int(lk->opts, CUCORE_OPT_LTO);
+  for (int i = 0; i < lk->count; i++) *lto |= lk->inputs[i].type == CUCORE_CODE_LTOIR;
+  if (want == CUCORE_LINK_OUTPUT_PTX && !*lto)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: PTX output needs link-time optimisation: set the lto option or add LTO-IR "
+                   "inputs",
+                   fn);
+  for (int i = 0; want == CUCORE_LINK_OUTPUT_LTOIR && i < lk->count; i++)
+    if (lk->inputs[i].type != CUCORE_CODE_LTOIR)
+      return cc_fail(CUCORE_INVALID_ARGUMENT,
+                     "%s: linked LTO-IR is made of LTO-IR inputs only; input `%s` is %s (link "
+                     "to a relocatable output to keep other code for a later link)",
+                     fn, lk->inputs[i].name, cucore_code_type_name(lk->inputs[i].type));
+  return cc_jitlink_check_output(want, fn);
+}
+
+/* Links the inputs into `want` (checked by the caller's enum test). */
+static cucore_status complete(cucore_linker *lk, cucore_link_output want, const char *fn,
+                              cucore_object **out) {
+  int lto = 0;
+  cucore_status st = complete_checks(lk, want, fn, &lto);
+  if (st != CUCORE_OK) return st;
+  int arch = 0;
+  char suffix[4] = "";
+  st = cc_options_arch(lk->opts, &arch, suffix);
+  if (st == CUCORE_OK)
+    st = cc_options_check_tools(lk->opts, 1u << CC_TOOL_NVJITLINK, fn, "a link");
+  if (st != CUCORE_OK) return st;
+  free(lk->info_log);
+  free(lk->error_log);
+  unsigned char *code = NULL;
+  size_t size = 0;
+  st = cc_jitlink(lk->opts, arch, suffix, lto, lk->inputs, lk->count, (int)want, &code, &size,
+                  &lk->info_log, &lk->error_log);
+  if (st != CUCORE_OK) return st;
+  cucore_code_type type = want == CUCORE_LINK_OUTPUT_PTX     ? CUCORE_CODE_PTX
+                          : want == CUCORE_LINK_OUTPUT_LTOIR ? CUCORE_CODE_LTOIR
+                                                             : CUCORE_CODE_CUBIN;
+  cucore_object *obj = NULL;
+  st = cc_object_new(type, code, size, "linked code", &obj);
+  if (st != CUCORE_OK) return st;
+  obj->arch = want == CUCORE_LINK_OUTPUT_PTX ? 0 : arch;
+  snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
+  /* An output for a later link records the nvJitLink that made it: an older one refuses it. */
+  if (want == CUCORE_LINK_OUTPUT_LTOIR) obj->producer_version = cc_jl.version;
+  *out = obj;
+  return CUCORE_OK;
+}
+
 cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_type target,
                                      cucore_object **out) {
   cc_begin();
   CC_CHECK_ARG(out, "cucore_linker_complete", "out");
   *out = NULL;
   CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_complete", "linker");
-  if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX)
+  if (target != CUCORE_CODE_CUBIN && target != CUCORE_CODE_PTX && target != CUCORE_CODE_LTOIR)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_linker_complete: target %s; the linker produces cubin or ptx",
+                   "cucore_linker_complete: target %s; the linker produces cubin, ptx or ltoir",
                    cucore_code_type_name(target));
-  if (lk->count == 0)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "cucore_linker_complete: no inputs were added");
-  int lto = cc_options_int(lk->opts, CUCORE_OPT_LTO);
-  for (int i = 0; i < lk->count; i++) lto |= lk->inputs[i].type == CUCORE_CODE_LTOIR;
-  if (target == CUCORE_CODE_PTX && !lto)
+  cucore_link_output want = target == CUCORE_CODE_PTX     ? CUCORE_LINK_OUTPUT_PTX
+                            : target == CUCORE_CODE_LTOIR ? CUCORE_LINK_OUTPUT_LTOIR
+                                                          : CUCORE_LINK_OUTPUT_CUBIN;
+  return complete(lk, want, "cucore_linker_complete", out);
+}
+
+const char *cucore_link_output_name(cucore_link_output kind) {
+  switch (kind) {
+  case CUCORE_LINK_OUTPUT_CUBIN: return "cubin";
+  case CUCORE_LINK_OUTPUT_PTX: return "ptx";
+  case CUCORE_LINK_OUTPUT_RELOCATABLE: return "relocatable";
+  case CUCORE_LINK_OUTPUT_LTOIR: return "ltoir";
+  }
+  return "unknown";
+}
+
+cucore_status cucore_linker_complete_output(cucore_linker *lk, cucore_link_output kind,
+                                            cucore_object **out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_linker_complete_output", "out");
+  *out = NULL;
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_complete_output", "linker");
+  if ((int)kind < CUCORE_LINK_OUTPUT_CUBIN || (int)kind > CUCORE_LINK_OUTPUT_LTOIR)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
-                   "cucore_linker_complete: PTX output needs link-time optimisation: set the lto "
-                   "option or add LTO-IR inputs");
-  int arch = 0;
-  char suffix[4] = "";
-  cucore_status st = cc_options_arch(lk->opts, &arch, suffix);
-  if (st == CUCORE_OK)
-    st = cc_options_check_tools(lk->opts, 1u << CC_TOOL_NVJITLINK, "cucore_linker_complete",
-                                "a link");
-  if (st != CUCORE_OK) return st;
-  free(lk->info_log);
-  free(lk->error_log);
-  unsigned char *code = NULL;
-  size_t size = 0;
-  st = cc_jitlink(lk->opts, arch, suffix, lto, lk->inputs, lk->count, target == CUCORE_CODE_PTX,
-                  &code, &size, &lk->info_log, &lk->error_log);
-  if (st != CUCORE_OK) return st;
-  cucore_object *obj = NULL;
-  st = cc_object_new(target, code, size, "linked code", &obj);
-  if (st != CUCORE_OK) return st;
-  obj->arch = target == CUCORE_CODE_PTX ? 0 : arch;
-  snprintf(obj->arch_suffix, sizeof obj->arch_suffix, "%s", suffix);
-  *out = obj;
-  return CUCORE_OK;
+                   "cucore_linker_complete_output: output kind %d is not one of cubin (0), ptx "
+                   "(1), relocatable (2) or ltoir (3)",
+                   (int)kind);
+  return complete(lk, kind, "cucore_linker_complete_output", out);
 }
 
 cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_log,

@@ -38,8 +38,10 @@ struct cucore_program {
   int module_count;
   size_t module_cap; /* cc_grow's capacity of modules */
   char *log;
-  cc_cache_state cache;  /* the compile cache's part (compile/cache.h) */
-  cucore_pch_status pch; /* what NVRTC said of a PCH in the last compile (compile/pch.c) */
+  cc_cache_state cache;   /* the compile cache's part (compile/cache.h) */
+  cucore_pch_status pch;  /* what NVRTC said of a PCH in the last compile (compile/pch.c) */
+  cc_libdevice libdevice; /* what this compile links for __nv_* calls (use_libdevice) */
+  int use_libdevice;
 };
 
 static const char *empty_log = "";
@@ -497,6 +499,12 @@ static cucore_status nvvm_create(const cucore_program *p, nvvmProgram *prog) {
                  : NVVM(nvvmAddModuleToProgram))(made, (const char *)m->code, m->size, m->name);
   }
   if (r != NVVM_SUCCESS) return cc_fail_nvvm(r, "nvvmAddModuleToProgram", "`%s`", p->name);
+  if (p->use_libdevice) {
+    r = NVVM(nvvmLazyAddModuleToProgram)(made, (const char *)p->libdevice.data, p->libdevice.size,
+                                         p->libdevice.path);
+    if (r != NVVM_SUCCESS)
+      return cc_fail_nvvm(r, "nvvmLazyAddModuleToProgram", "libdevice %s", p->libdevice.path);
+  }
   return CUCORE_OK;
 }
 
@@ -521,7 +529,9 @@ static cucore_status nvvm_compile(cucore_program *p, nvvmProgram prog, cucore_co
   if (r == NVVM_SUCCESS) return CUCORE_OK;
   char first[512];
   first_error_line(p->log, first, sizeof first);
-  return cc_fail_nvvm(r, "nvvmCompileProgram", "`%s` for compute_%d: %s", p->name, arch, first);
+  return cc_fail_nvvm(r, "nvvmCompileProgram", "`%s` for compute_%d%s%s: %s", p->name, arch,
+                      p->use_libdevice ? " with libdevice " : "",
+                      p->use_libdevice ? p->libdevice.path : "", first);
 }
 
 /* What `prog` compiled (PTX or LTO-IR), NUL-terminated. */
@@ -596,6 +606,33 @@ static cucore_status compile_nvvm(cucore_program *p, cucore_code_type target, in
   obj->producer_version = cc_vm.version;
   *out = obj;
   return CUCORE_OK;
+}
+
+/* NVVM IR that calls a libdevice function (__nv_sinf, ...) gets libdevice, added lazily so that
+ * only what is called is linked. IR that calls none is compiled without it and pays for a scan
+ * of its bytes only: libdevice is not looked for, so a toolkit without it fails only the IR that
+ * needs it (CUCORE_NOT_FOUND naming the paths tried). Adding libdevice costs libNVVM a few
+ * milliseconds per compile even when nothing is taken from it, which is why it is not always
+ * added. */
+static cucore_status nvvm_libdevice(cucore_program *p) {
+  p->use_libdevice = 0;
+  if (p->type != CUCORE_CODE_NVVM) return CUCORE_OK;
+  size_t len = 0;
+  const char *sym = cc_libdevice_wanted(p->code, p->size, &len), *from = p->name;
+  for (int i = 0; !sym && i < p->module_count; i++) {
+    sym = cc_libdevice_wanted(p->modules[i].code, p->modules[i].size, &len);
+    from = p->modules[i].name;
+  }
+  if (!sym) return CUCORE_OK;
+  cc_sb need = {0};
+  cc_sb_printf(&need, "cucore_program_compile: `%s` calls %.*s (a libdevice function)", from,
+               (int)len, sym);
+  cucore_status st = need.failed ? CUCORE_HOST_OUT_OF_MEMORY
+                                 : cc_libdevice_get(p->opts->v[CUCORE_OPT_LIBDEVICE].sval,
+                                                    cc_sb_text(&need), &p->libdevice);
+  cc_sb_free(&need);
+  p->use_libdevice = st == CUCORE_OK;
+  return st;
 }
 
 /* ---- fatbin: one entry per gencode -------------------------------------------------------- */
@@ -760,6 +797,8 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
     st = cc_options_arch(p->opts, &arch, suffix);
     if (st != CUCORE_OK) return st;
   }
+  st = nvvm_libdevice(p);
+  if (st != CUCORE_OK) return st;
   /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
   int64_t t0 = cc_phase_clock();
   cc_cache_job job;
@@ -771,6 +810,9 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   for (int i = 0; i < p->module_count; i++)
     cc_cache_job_add_module(&job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
                             p->modules[i].lazy);
+  if (p->use_libdevice) /* the file's identity: its bytes are the toolkit's, like the compiler */
+    cc_cache_job_add_module(&job, "libdevice", p->libdevice.identity, strlen(p->libdevice.identity),
+                            1);
   void *kept = NULL;
   char *cached_log = NULL;
   cc_cache_record rec;

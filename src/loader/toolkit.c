@@ -93,6 +93,8 @@ const char *cc_toolkit_root(void) {
   return toolkit_roots(roots) > 0 ? roots[0] : NULL;
 }
 
+int cc_toolkit_roots(const char *roots[3]) { return toolkit_roots(roots); }
+
 static void append(char *buf, size_t cap, const char *fmt, ...) CC_PRINTF(3, 4);
 static void append(char *buf, size_t cap, const char *fmt, ...) {
   size_t len = strlen(buf);

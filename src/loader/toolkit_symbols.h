@@ -49,7 +49,9 @@
   CC_SYM(nvJitLinkResult, nvJitLinkGetErrorLogSize, (nvJitLinkHandle, size_t *), 1)         \
   CC_SYM(nvJitLinkResult, nvJitLinkGetErrorLog, (nvJitLinkHandle, char *), 1)               \
   CC_SYM(nvJitLinkResult, nvJitLinkGetInfoLogSize, (nvJitLinkHandle, size_t *), 1)          \
-  CC_SYM(nvJitLinkResult, nvJitLinkGetInfoLog, (nvJitLinkHandle, char *), 1)
+  CC_SYM(nvJitLinkResult, nvJitLinkGetInfoLog, (nvJitLinkHandle, char *), 1)                \
+  CC_SYM(nvJitLinkResult, nvJitLinkGetLinkedLTOIRSize, (nvJitLinkHandle, size_t *), 0)      \
+  CC_SYM(nvJitLinkResult, nvJitLinkGetLinkedLTOIR, (nvJitLinkHandle, void *), 0)
 
 #define CC_NVVM_SYMBOLS(CC_SYM)                                                                    \
   CC_SYM(const char *, nvvmGetErrorString, (nvvmResult), 1)                                        \
@@ -102,6 +104,8 @@ int cc_nvjitlink_locate(char *out, size_t cap);
 int cc_nvvm_locate(char *out, size_t cap);
 /* The toolkit root cucore found (CUDA_HOME, CUDA_PATH, /usr/local/cuda), or NULL. */
 const char *cc_toolkit_root(void);
+/* Every toolkit root that exists, in search order, without repeats: their number (0..3). */
+int cc_toolkit_roots(const char *roots[3]);
 
 /* Failures of toolkit calls, keeping the native code. */
 cucore_status cc_fail_nvrtc(nvrtcResult r, const char *call, const char *fmt, ...) CC_PRINTF(3, 4);

@@ -15,11 +15,20 @@ typedef struct cc_link_input {
 } cc_link_input;
 
 /* Runs nvJitLink over `inputs` for sm_<arch><suffix> with `opts` (NULL: defaults; lto adds
- * -lto), giving a cubin (or PTX with want_ptx) and the logs (malloc'd, NULL when empty;
- * either may be NULL). */
+ * -lto), giving the output `want` names (a cucore_link_output: 0 a cubin, 1 PTX, 2 a
+ * relocatable cubin with -r, 3 linked LTO-IR with -lto -r) and the logs (malloc'd, NULL when
+ * empty; either may be NULL). The last two are for a caller that checked
+ * cc_jitlink_check_output first. */
 cucore_status cc_jitlink(const cucore_options *opts, int arch, const char *suffix, int lto,
-                         const cc_link_input *inputs, int count, int want_ptx, unsigned char **out,
+                         const cc_link_input *inputs, int count, int want, unsigned char **out,
                          size_t *out_size, char **info_log, char **error_log);
+/* The nvJitLink version an output needs: 13.2 for a relocatable one, 13.3 for LTO-IR, 0 for
+ * cubin and PTX (major*1000 + minor*10, as cc_jl.version). */
+int cc_jitlink_output_version(cucore_link_output want);
+/* Loads nvJitLink and checks it can make `want`: CUCORE_TOOLKIT_TOO_OLD naming both versions
+ * ("needs nvJitLink 13.2, found 13.0") or the missing entry point, CUCORE_NVJITLINK_NOT_FOUND
+ * when there is none (the driver's linker makes neither); `fn` begins the message. */
+cucore_status cc_jitlink_check_output(cucore_link_output want, const char *fn);
 /* The same for one input; the error log goes to *log_out (may be NULL). */
 cucore_status cc_jitlink_one(const cucore_options *opts, int arch, const char *suffix,
                              cucore_code_type in_type, const unsigned char *data, size_t size,

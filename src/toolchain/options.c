@@ -154,6 +154,8 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
     {CUCORE_OPT_INSTANTIATE_TEMPLATES_IN_PCH, "instantiate-templates-in-pch", NULL, T_BOOL, 1, 0, 1,
      "--instantiate-templates-in-pch=%s", NULL, NULL,
      "NVRTC: instantiate templates before a PCH is written (default on)"},
+    {CUCORE_OPT_LIBDEVICE, "libdevice", NULL, T_STRING, 0, 0, 0, NULL, NULL, NULL,
+     "libdevice.10.bc for NVVM IR calling __nv_* functions (default: the toolkit's)"},
 };
 
 /* ---- argv ---------------------------------------------------------------------------------- */

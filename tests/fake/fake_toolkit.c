@@ -1,4 +1,5 @@
-/* fake_toolkit.c -- a fault-injecting shim in front of the real NVRTC and nvJitLink. Use: build the
+/* fake_toolkit.c -- a fault-injecting shim in front of the real NVRTC and nvJitLink (and a fake
+ * nvJitLink of any version: CUCORE_FAKE_TK_JITLINK_VERSION, at the end of the file). Use: build the
  * CMake target `cucore_fake_toolkit` and set CUCORE_NVRTC and CUCORE_NVJITLINK to its path, and
  * CUCORE_FAKE_REAL_NVRTC / CUCORE_FAKE_REAL_NVJITLINK to the real libraries. Every call is
  * forwarded, and counted; CUCORE_FAKE_TK_FAIL_AT=N makes the Nth counted call return an error
@@ -56,12 +57,19 @@ static int should_fail(const char *name) {
   return 1;
 }
 
+/* The fake nvJitLink (below) when CUCORE_FAKE_TK_JITLINK_VERSION is set. */
+static int fake_jl_on(void);
+static uintptr_t fake_jl_call(const char *name, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d,
+                              uintptr_t e, uintptr_t f);
+
 /* An error string query is never counted (messages use it); everything else is. */
 #define FORWARD(ret, name, failure)                                                        \
   EXPORT uintptr_t name(uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t, uintptr_t); \
   EXPORT uintptr_t name(uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d, uintptr_t e,   \
                         uintptr_t f) {                                                     \
     static fwd_fn fn;                                                                      \
+    if (fake_jl_on() && strncmp(#name, "nvJitLink", 9) == 0)                               \
+      return fake_jl_call(#name, a, b, c, d, e, f);                                        \
     if (!fn) fn = real(#name);                                                             \
     if (!fn) return (uintptr_t)(failure);                                                  \
     if ((failure) != 0 && should_fail(#name)) return (uintptr_t)(failure);                 \
@@ -180,3 +188,131 @@ EXPORT int nvrtcSetPCHHeapSize(size_t size) {
 }
 
 FORWARD(int, nvrtcGetPCHHeapSize, NVRTC_FAIL)
+
+FORWARD(int, nvJitLinkGetLinkedLTOIRSize, JITLINK_FAIL)
+FORWARD(int, nvJitLinkGetLinkedLTOIR, JITLINK_FAIL)
+
+/* ---- a fake nvJitLink: CUCORE_FAKE_TK_JITLINK_VERSION=MAJOR.MINOR ---------------------------
+ * With the variable set, nvJitLinkVersion reports that version and every nvJitLink call is
+ * answered here, the real library never called (so a version the machine lacks can be tested,
+ * e.g. 13.3 for incremental linking). A link records its options and its inputs' names; each
+ * output (cubin, PTX, LTO-IR) is one line of text that carries them, behind the magic of the
+ * kind asked for, so that a test can link in stages and check what every stage got:
+ *   <magic>FAKELINK out=ltoir opts=[-arch=sm_90 -lto -r] inputs=[a.ltoir b.ltoir]
+ * An input that is itself such an output is carried with what it holds: `stage1{a.ltoir
+ * b.ltoir}`. CUCORE_FAKE_TK_JITLINK_REFUSE=NAME makes the input called NAME refused
+ * (NVJITLINK_ERROR_INVALID_INPUT). */
+
+typedef struct fake_link {
+  char *opts;   /* the options, joined by spaces */
+  char *inputs; /* the inputs, joined by spaces */
+} fake_link;
+
+static int fake_jl_on(void) {
+  const char *v = getenv("CUCORE_FAKE_TK_JITLINK_VERSION");
+  return v && *v;
+}
+
+/* Appends `n` bytes of `s` to the growing text *t, with a space before when not empty. */
+static void text_add(char **t, const char *s, size_t n) {
+  size_t len = *t ? strlen(*t) : 0;
+  char *grown = realloc(*t, len + n + 2);
+  if (!grown) abort(); /* a test fake: no recovery */
+  if (len) grown[len++] = ' ';
+  memcpy(grown + len, s, n);
+  grown[len + n] = 0;
+  *t = grown;
+}
+
+static void fake_add_input(fake_link *l, const char *data, size_t size, const char *name) {
+  const char *mark = memmem(data, size, "FAKELINK ", 9);
+  const char *in = mark ? memmem(mark, size - (size_t)(mark - data), "inputs=[", 8) : NULL;
+  const char *close = in ? memrchr(in, ']', size - (size_t)(in - data)) : NULL;
+  if (!close) {
+    text_add(&l->inputs, name, strlen(name));
+    return;
+  }
+  size_t nn = strlen(name), inner = (size_t)(close - (in + 8));
+  char *carried = malloc(nn + inner + 3);
+  if (!carried) abort();
+  snprintf(carried, nn + inner + 3, "%s{%.*s}", name, (int)inner, in + 8);
+  text_add(&l->inputs, carried, strlen(carried));
+  free(carried);
+}
+
+/* The output for `kind` ("cubin", "ptx", "ltoir"): a header, then the text and its NUL (counted
+ * in *size). A cubin's header is a 64-byte ELF64 header for EM_CUDA (190), as cucore checks. */
+static char *fake_output(const fake_link *l, const char *kind, size_t *size) {
+  static const unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, [16] = 1, [18] = 190};
+  static const unsigned char ltoir[4] = {0xed, 0x43, 0x4e, 0x7f};
+  const unsigned char *head = strcmp(kind, "cubin") == 0   ? elf
+                              : strcmp(kind, "ltoir") == 0 ? ltoir
+                                                           : (const unsigned char *)"// ";
+  size_t hn = head == elf ? sizeof elf : head == ltoir ? sizeof ltoir : 3;
+  size_t n = hn + strlen(l->opts ? l->opts : "") + strlen(l->inputs ? l->inputs : "") + 64;
+  char *out = malloc(n);
+  if (!out) abort();
+  memcpy(out, head, hn);
+  snprintf(out + hn, n - hn, "FAKELINK out=%s opts=[%s] inputs=[%s]\n", kind,
+           l->opts ? l->opts : "", l->inputs ? l->inputs : "");
+  *size = hn + strlen(out + hn) + 1;
+  return out;
+}
+
+static uintptr_t fake_get(fake_link *l, const char *kind, size_t *size_out, void *buf) {
+  size_t n = 0;
+  char *text = fake_output(l, kind, &n);
+  if (size_out) *size_out = n;
+  if (buf) memcpy(buf, text, n);
+  free(text);
+  return 0;
+}
+
+static uintptr_t fake_jl_call(const char *name, uintptr_t a, uintptr_t b, uintptr_t c, uintptr_t d,
+                              uintptr_t e, uintptr_t f) {
+  (void)f;
+  const char *op = name + 9; /* after "nvJitLink" */
+  fake_link *l = (fake_link *)a;
+  if (strcmp(op, "Version") == 0) {
+    unsigned major = 0, minor = 0;
+    sscanf(getenv("CUCORE_FAKE_TK_JITLINK_VERSION"), "%u.%u", &major, &minor);
+    *(unsigned *)a = major;
+    *(unsigned *)b = minor;
+  } else if (strcmp(op, "Create") == 0) {
+    fake_link *made = calloc(1, sizeof *made);
+    if (!made) abort();
+    const char **opts = (const char **)c;
+    for (uint32_t i = 0; i < (uint32_t)b; i++) text_add(&made->opts, opts[i], strlen(opts[i]));
+    *(fake_link **)a = made;
+  } else if (strcmp(op, "Destroy") == 0) {
+    fake_link *gone = *(fake_link **)a;
+    if (gone) {
+      free(gone->opts);
+      free(gone->inputs);
+      free(gone);
+    }
+    *(fake_link **)a = NULL;
+  } else if (strcmp(op, "AddData") == 0) {
+    const char *refuse = getenv("CUCORE_FAKE_TK_JITLINK_REFUSE");
+    const char *in_name = e ? (const char *)e : "input";
+    if (refuse && strcmp(refuse, in_name) == 0) return 3; /* NVJITLINK_ERROR_INVALID_INPUT */
+    fake_add_input(l, (const char *)c, (size_t)d, in_name);
+  } else if (strcmp(op, "GetLinkedCubinSize") == 0) {
+    return fake_get(l, "cubin", (size_t *)b, NULL);
+  } else if (strcmp(op, "GetLinkedCubin") == 0) {
+    return fake_get(l, "cubin", NULL, (void *)b);
+  } else if (strcmp(op, "GetLinkedPtxSize") == 0) {
+    return fake_get(l, "ptx", (size_t *)b, NULL);
+  } else if (strcmp(op, "GetLinkedPtx") == 0) {
+    return fake_get(l, "ptx", NULL, (void *)b);
+  } else if (strcmp(op, "GetLinkedLTOIRSize") == 0) {
+    return fake_get(l, "ltoir", (size_t *)b, NULL);
+  } else if (strcmp(op, "GetLinkedLTOIR") == 0) {
+    return fake_get(l, "ltoir", NULL, (void *)b);
+  } else if (strcmp(op, "GetErrorLogSize") == 0 || strcmp(op, "GetInfoLogSize") == 0) {
+    *(size_t *)b = 1;
+  } else if (strcmp(op, "GetErrorLog") == 0 || strcmp(op, "GetInfoLog") == 0) {
+    *(char *)b = 0;
+  }
+  return 0; /* Complete, and everything above: NVJITLINK_SUCCESS */
+}
