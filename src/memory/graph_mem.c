@@ -49,8 +49,8 @@ cucore_status cucore_device_get_graph_mem_stats(cucore_device *dev, cucore_graph
     CUresult r = DRV(cuDeviceGetGraphMemAttribute)(dev->cudev, rows[i].a, &v);
     if (r != CUDA_SUCCESS) {
       memset(out, 0, sizeof *out);
-      return cc_fail_cu(r, "cuDeviceGetGraphMemAttribute", "%s of device %d",
-                        attr_name(rows[i].a), dev->ordinal);
+      return cc_fail_cu(r, "cuDeviceGetGraphMemAttribute", "%s of device %d", attr_name(rows[i].a),
+                        dev->ordinal);
     }
     *rows[i].dst = v;
   }

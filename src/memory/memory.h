@@ -305,11 +305,13 @@ struct cucore_mem_pool {
   int owned;    /* cucore created it: cuMemPoolDestroy on destroy */
   int imported; /* imported from another process: cannot allocate */
   int ipc;      /* created with CUCORE_POOL_IPC */
-  cucore_mem_kind kind; /* what its allocations are recorded as: CUCORE_MEM_POOL_PINNED or
-                           CUCORE_MEM_POOL_MANAGED (pool_kinds.c); 0 is CUCORE_MEM_POOL */
-  struct cucore_mem_pool *origin; /* a handle that borrows a pool cucore created
-                                     (cucore_device_get_mem_pool): that pool's own handle, which
-                                     its allocations are counted for; else NULL */
+
+  /* What its allocations are recorded as: CUCORE_MEM_POOL_PINNED or CUCORE_MEM_POOL_MANAGED
+   * (pool_kinds.c); 0 is CUCORE_MEM_POOL. */
+  cucore_mem_kind kind;
+  /* A handle borrowing a pool cucore created (cucore_device_get_mem_pool): that pool's own
+   * handle, which its allocations are counted for; else NULL. */
+  struct cucore_mem_pool *origin;
 };
 
 /* A new handle over CUmemoryPool `h`. */

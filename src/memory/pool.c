@@ -27,8 +27,10 @@ static const char *pool_what(const cucore_mem_pool *p, char *buf, size_t n) {
     snprintf(buf, n, "%s created by cucore_mem_pool_create on device %d (CUmemoryPool %p)", kind,
              p->dev->ordinal, (void *)p->handle);
   else if (p->origin)
-    snprintf(buf, n, "the current pool of device %d (CUmemoryPool %p, created by "
-             "cucore_mem_pool_create)", p->dev->ordinal, (void *)p->handle);
+    snprintf(buf, n,
+             "the current pool of device %d (CUmemoryPool %p, created by "
+             "cucore_mem_pool_create)",
+             p->dev->ordinal, (void *)p->handle);
   else
     snprintf(buf, n, "the default pool of device %d (CUmemoryPool %p)", p->dev->ordinal,
              (void *)p->handle);

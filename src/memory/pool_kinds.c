@@ -134,8 +134,9 @@ cucore_status cc_pool_kind_props(const cucore_device *dev, const cucore_mem_pool
   }
   st = check_location(p, pinned, fn);
   if (st == CUCORE_OK)
-    st = pinned ? need_version(PINNED_POOL_VERSION, "a pinned host pool (CUCORE_POOL_PINNED_HOST, "
-                                                    "cuMemPoolCreate at a host location)",
+    st = pinned ? need_version(PINNED_POOL_VERSION,
+                               "a pinned host pool (CUCORE_POOL_PINNED_HOST, "
+                               "cuMemPoolCreate at a host location)",
                                fn)
                 : need_version(MANAGED_POOL_VERSION,
                                "a managed pool (CUCORE_POOL_MANAGED, "

@@ -25,8 +25,8 @@
 typedef struct fake_pool {
   CUmemPoolProps props;
   cuuint64_t threshold, reserved, reserved_high, used, used_high;
-  int reuse[3];                  /* follow events, opportunistic, internal dependencies */
-  CUmemAccess_flags access[2];   /* devices 0 and 1 */
+  int reuse[3];                /* follow events, opportunistic, internal dependencies */
+  CUmemAccess_flags access[2]; /* devices 0 and 1 */
   int is_default;
 } fake_pool;
 
