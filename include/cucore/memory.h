@@ -334,7 +334,8 @@ CUCORE_API cucore_status cucore_mem_pool_create(cucore_device *dev,
                                                 const cucore_mem_pool_props *props,
                                                 cucore_mem_pool **out);
 /** CONSTRUCTOR: a handle on the device's default pool (cuDeviceGetDefaultMemPool), the pool
- * cucore_mem_alloc_async() uses unless another was made current with cuDeviceSetMemPool.
+ * cucore_mem_alloc_async() uses unless another was made current (cucore_device_set_mem_pool(),
+ * cuDeviceSetMemPool).
  * Destroying the handle leaves the pool alone. Each call gives a new handle. */
 CUCORE_API cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out);
 /** DESTRUCTOR: destroys a pool cucore created (cuMemPoolDestroy) or frees the handle of a

@@ -9,7 +9,9 @@
  * the tree before any other use),
  * bounds.c (range arithmetic, the checks every copy makes, their messages), device_mem.c
  * (device, pitched, managed and pinned allocations), copy.c (copies and fills), peer.c (peer
- * access and peer copies), pool.c (device pools), ipc.c (pools shared between processes),
+ * access and peer copies), pool.c (device pools), pool_kinds.c (pinned host and managed pools),
+ * device_pool.c and pool_current.c (the device's current pool), graph_mem.c (the device's graph
+ * memory), ipc.c (pools shared between processes),
  * host_pool_core.c (size classes, free lists and per-thread caches of the pinned pool, over
  * any allocator),
  * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
