@@ -120,6 +120,7 @@ static void numa_pool_is_shareable_host_pool_is_not(void **state) {
   props.location_id = 3;
   assert_status(cucore_mem_pool_create(dev, &props, &pool), CUCORE_INVALID_ARGUMENT);
   assert_contains(cucore_last_error(), "cuMemPoolCreate");
+  assert_contains(cucore_last_error(), "pinned host memory at CUCORE_POOL_LOC_HOST_NUMA 3");
 }
 
 static void managed_pool_has_a_preferred_location(void **state) {

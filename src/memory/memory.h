@@ -344,6 +344,9 @@ cucore_status cc_pool_kind_props(const cucore_device *dev, const cucore_mem_pool
 /* After cuMemPoolCreate: a pinned pool's device is given read-write access (the driver gives
  * only the host access by default), and the handle's kind is set. */
 cucore_status cc_pool_kind_finish(cucore_mem_pool *pool, const cucore_mem_pool_props *p);
+/* ", pinned host memory at CUCORE_POOL_LOC_HOST_NUMA 1" (the kind and location of `p`, for
+ * messages; "" for a device pool) into buf. */
+const char *cc_pool_kind_text(const cucore_mem_pool_props *p, char *buf, size_t n);
 
 /* ---- the current pool of each device, as cucore set it (pool_current.c) --------------------- */
 

@@ -138,9 +138,12 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   if (st != CUCORE_OK) return st;
   CUmemoryPool h = NULL;
   CUresult r = DRV(cuMemPoolCreate)(&h, &cp);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemPoolCreate", "device %d%s", dev->ordinal,
+  if (r != CUDA_SUCCESS) {
+    char kind[160];
+    return cc_fail_cu(r, "cuMemPoolCreate", "device %d%s%s", dev->ordinal,
+                      cc_pool_kind_text(p, kind, sizeof kind),
                       (p->flags & CUCORE_POOL_IPC) ? ", POSIX file descriptor handles" : "");
+  }
   if (p->release_threshold)
     st = set_u64(h, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, p->release_threshold, "release threshold");
   if (st == CUCORE_OK && (p->reuse_off & CUCORE_POOL_NO_REUSE_FOLLOW_EVENTS))

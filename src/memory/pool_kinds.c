@@ -8,6 +8,7 @@
  */
 #include "memory/memory.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The driver's values, spelled out so that cucore builds with headers older than CUDA 13
@@ -148,6 +149,16 @@ cucore_status cc_pool_kind_props(const cucore_device *dev, const cucore_mem_pool
   return CUCORE_OK;
 }
 
+const char *cc_pool_kind_text(const cucore_mem_pool_props *p, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (!(p->flags & (CUCORE_POOL_PINNED_HOST | CUCORE_POOL_MANAGED))) return buf;
+  snprintf(buf, n, ", %s memory at %s",
+           (p->flags & CUCORE_POOL_MANAGED) ? "managed" : "pinned host", loc_name(p->location));
+  if (p->location == CUCORE_POOL_LOC_HOST_NUMA)
+    snprintf(buf + strlen(buf), n - strlen(buf), " %d", p->location_id);
+  return buf;
+}
+
 cucore_status cc_pool_kind_finish(cucore_mem_pool *pool, const cucore_mem_pool_props *p) {
   if (p->flags & CUCORE_POOL_MANAGED) {
     pool->kind = CUCORE_MEM_POOL_MANAGED;
@@ -155,6 +166,8 @@ cucore_status cc_pool_kind_finish(cucore_mem_pool *pool, const cucore_mem_pool_p
   }
   if (!(p->flags & CUCORE_POOL_PINNED_HOST)) return CUCORE_OK;
   pool->kind = CUCORE_MEM_POOL_PINNED;
+  cucore_status st = CC_DRV_REQUIRE(cuMemPoolSetAccess);
+  if (st != CUCORE_OK) return st;
   CUmemAccessDesc d;
   memset(&d, 0, sizeof d);
   d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
