@@ -123,8 +123,13 @@ typedef enum cucore_mem_kind {
   CUCORE_MEM_DLPACK_IMPORTED = 9, /**< a tensor of another library (cucore_dlpack_import()) */
   CUCORE_MEM_GRAPH = 10,          /**< an allocation node's memory, owned by its graph
                                        (cucore_graph_add_mem_alloc_node()) */
-  CUCORE_MEM_VMM = 11             /**< mapped virtual memory (cucore_vmm_map(), a
+  CUCORE_MEM_VMM = 11,            /**< mapped virtual memory (cucore_vmm_map(), a
                                        cucore_vmm_buffer) */
+  CUCORE_MEM_POOL_PINNED = 12,    /**< stream-ordered, from a pinned host pool
+                                       (cucore_mem_pool_create() with CUCORE_POOL_PINNED_HOST):
+                                       page-locked host memory the host reads directly */
+  CUCORE_MEM_POOL_MANAGED = 13    /**< stream-ordered, from a managed pool
+                                       (cucore_mem_pool_create() with CUCORE_POOL_MANAGED) */
 } cucore_mem_kind;
 
 /** "device", "pinned-pool", ... for a kind ("unknown" for a value not in the enum). Never
@@ -248,8 +253,37 @@ typedef struct cucore_mem_pool cucore_mem_pool;
 enum {
   /** The pool can be shared with other processes through a POSIX file descriptor
    * (CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR): cucore_mem_pool_export_fd(). */
-  CUCORE_POOL_IPC = 1
+  CUCORE_POOL_IPC = 1,
+  /** The pool hands out page-locked host memory (cuMemPoolCreate with location
+   * CU_MEM_LOCATION_TYPE_HOST or HOST_NUMA; a driver for CUDA 12.6 or newer): the host reads and
+   * writes it directly, the pool's device (read-write access is granted at creation) and devices
+   * given access with cucore_mem_pool_set_access() use it in kernels. Its allocations are
+   * CUCORE_MEM_POOL_PINNED. cucore_mem_pool_props::location says where (default: the host). */
+  CUCORE_POOL_PINNED_HOST = 2,
+  /** The pool hands out managed memory (CU_MEM_ALLOCATION_TYPE_MANAGED; a driver for CUDA 13.0
+   * or newer, not on Windows): host and devices use it, pages migrate on demand. Its
+   * allocations are CUCORE_MEM_POOL_MANAGED. cucore_mem_pool_props::location is the preferred
+   * location (default: none). Cannot be combined with CUCORE_POOL_IPC or
+   * CUCORE_POOL_PINNED_HOST. */
+  CUCORE_POOL_MANAGED = 4
 };
+
+/** Where a pinned or managed pool's memory lives (cucore_mem_pool_props::location). Read only
+ * with CUCORE_POOL_PINNED_HOST or CUCORE_POOL_MANAGED (a device pool's memory is its device's).
+ */
+typedef enum cucore_pool_location {
+  /** Pinned: the host (as CUCORE_POOL_LOC_HOST). Managed: no preferred location
+   * (CU_MEM_LOCATION_TYPE_NONE). */
+  CUCORE_POOL_LOC_DEFAULT = 0,
+  /** Managed only: prefer the pool's device (CU_MEM_LOCATION_TYPE_DEVICE). */
+  CUCORE_POOL_LOC_DEVICE = 1,
+  /** The host, any NUMA node (CU_MEM_LOCATION_TYPE_HOST). A pinned pool here cannot be shared
+   * between processes (the driver refuses it): use CUCORE_POOL_LOC_HOST_NUMA with
+   * CUCORE_POOL_IPC. */
+  CUCORE_POOL_LOC_HOST = 2,
+  /** Host NUMA node cucore_mem_pool_props::location_id (CU_MEM_LOCATION_TYPE_HOST_NUMA). */
+  CUCORE_POOL_LOC_HOST_NUMA = 3
+} cucore_pool_location;
 
 /** Reuse policies a pool may be denied (cucore_mem_pool_props::reuse_off). All are on by
  * default. */
@@ -277,18 +311,31 @@ typedef struct cucore_mem_pool_props {
    * needs a driver for CUDA 12.2 or newer (CUCORE_DRIVER_TOO_OLD otherwise). */
   size_t max_size;
   unsigned reuse_off; /**< CUCORE_POOL_NO_REUSE_* bits, or 0 */
+  /** Where the memory of a pinned or managed pool lives; read only when `flags` has
+   * CUCORE_POOL_PINNED_HOST or CUCORE_POOL_MANAGED (so a program built before this field
+   * existed, whose struct ends above, is read as before). 0 is the kind's default. */
+  cucore_pool_location location;
+  /** The host NUMA node with CUCORE_POOL_LOC_HOST_NUMA (>= 0); 0 otherwise. */
+  int location_id;
 } cucore_mem_pool_props;
 
-/** CONSTRUCTOR: a new pool of device memory on `dev` (cuMemPoolCreate). `props` may be NULL
- * for the defaults. Destroy `*out` with cucore_mem_pool_destroy() before closing `dev`.
+/** CONSTRUCTOR: a new pool on `dev` (cuMemPoolCreate): of device memory, or with
+ * CUCORE_POOL_PINNED_HOST of pinned host memory, or with CUCORE_POOL_MANAGED of managed memory.
+ * `props` may be NULL for the defaults (a device pool). Destroy `*out` with
+ * cucore_mem_pool_destroy() before closing `dev`.
+ * @retval CUCORE_INVALID_ARGUMENT unknown flags or reuse bits, or settings that do not go
+ *         together (both kinds, a device location for a pinned pool, IPC for a host or managed
+ *         pool, a location_id without CUCORE_POOL_LOC_HOST_NUMA); the message names them.
  * @retval CUCORE_NOT_SUPPORTED the device has no memory pools, or no POSIX descriptor sharing
  *         for CUCORE_POOL_IPC.
- * @retval CUCORE_DRIVER_TOO_OLD `max_size` is set and the driver predates CUDA 12.2. */
+ * @retval CUCORE_DRIVER_TOO_OLD `max_size` is set and the driver predates CUDA 12.2; a pinned
+ *         pool and a driver before CUDA 12.6; a managed pool and a driver before CUDA 13.0. */
 CUCORE_API cucore_status cucore_mem_pool_create(cucore_device *dev,
                                                 const cucore_mem_pool_props *props,
                                                 cucore_mem_pool **out);
 /** CONSTRUCTOR: a handle on the device's default pool (cuDeviceGetDefaultMemPool), the pool
- * cucore_mem_alloc_async() uses unless another was made current with cuDeviceSetMemPool.
+ * cucore_mem_alloc_async() uses unless another was made current (cucore_device_set_mem_pool(),
+ * cuDeviceSetMemPool).
  * Destroying the handle leaves the pool alone. Each call gives a new handle. */
 CUCORE_API cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out);
 /** DESTRUCTOR: destroys a pool cucore created (cuMemPoolDestroy) or frees the handle of a
@@ -301,6 +348,27 @@ CUCORE_API cucore_status cucore_mem_pool_get_device(const cucore_mem_pool *pool,
                                                     cucore_device **dev);
 /** The native CUmemoryPool, still owned by `pool`. */
 CUCORE_API cucore_status cucore_mem_pool_get_native(const cucore_mem_pool *pool, void **cupool);
+/** The kind of memory `pool` hands out: CUCORE_MEM_POOL (device memory),
+ * CUCORE_MEM_POOL_PINNED or CUCORE_MEM_POOL_MANAGED; CUCORE_MEM_IPC_IMPORTED for an imported
+ * pool. */
+CUCORE_API cucore_status cucore_mem_pool_get_kind(const cucore_mem_pool *pool,
+                                                  cucore_mem_kind *kind);
+
+/** Makes `pool` the current pool of `dev` (cuDeviceSetMemPool): the pool
+ * cucore_mem_alloc_async() allocates from on the device's streams, in this process, until
+ * another is made current. cucore then records those allocations as the pool's (its live count
+ * and cucore_mem_pool_free_async() on it), and cucore_mem_pool_destroy() of a pool cucore made
+ * is refused while it is current. NULL makes the device's default pool current again. Set it
+ * while no other thread allocates on the device.
+ * @retval CUCORE_INVALID_ARGUMENT `pool` belongs to another device, is imported, or is a pinned
+ *         or managed pool (cuMemAllocAsync hands out device memory only: allocate from it with
+ *         cucore_mem_pool_alloc_async()). */
+CUCORE_API cucore_status cucore_device_set_mem_pool(cucore_device *dev, cucore_mem_pool *pool);
+/** CONSTRUCTOR: a new handle on the current pool of `dev` (cuDeviceGetMemPool): the default
+ * pool, or the last one made current. The handle never owns the driver's pool: destroying it
+ * leaves the pool alone (a pool cucore created stays owned by its own handle, and allocations
+ * through this handle count as that pool's). Destroy `*out` with cucore_mem_pool_destroy(). */
+CUCORE_API cucore_status cucore_device_get_mem_pool(cucore_device *dev, cucore_mem_pool **out);
 
 /** Allocates `bytes` (> 0) in stream order on `s` from the current pool of the stream's device
  * (cuMemAllocAsync): work queued on `s` after this call may use it; other streams must wait on
@@ -387,6 +455,42 @@ CUCORE_API cucore_status cucore_mem_pool_set_access(cucore_mem_pool *pool, cucor
 /** The access `dev` has to allocations of `pool` (cuMemPoolGetAccess). */
 CUCORE_API cucore_status cucore_mem_pool_get_access(cucore_mem_pool *pool, cucore_device *dev,
                                                     cucore_access *access);
+
+/** @} */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Graph memory: the device's pool behind graph allocation nodes                              */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @defgroup graphmem Graph memory of a device
+ * Graph allocation nodes (cucore_graph_add_mem_alloc_node()) take their memory from a pool of
+ * the device's own, apart from the stream-ordered pools: its counters are read, its high-water
+ * marks reset and its unused memory given back here. Thread-safe.
+ * @{
+ */
+
+/** The graph memory counters of a device (cuDeviceGetGraphMemAttribute). */
+typedef struct cucore_graph_mem_stats {
+  uint64_t used_current;     /**< bytes graphs' allocations use now
+                                  (CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT) */
+  uint64_t used_high;        /**< the most used since the last reset */
+  uint64_t reserved_current; /**< bytes the graph allocator holds now, used or not
+                                  (CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT) */
+  uint64_t reserved_high;    /**< the most reserved since the last reset */
+} cucore_graph_mem_stats;
+
+/** Reads the graph memory counters of `dev` (four cuDeviceGetGraphMemAttribute calls; a driver
+ * for CUDA 11.4 or newer). */
+CUCORE_API cucore_status cucore_device_get_graph_mem_stats(cucore_device *dev,
+                                                           cucore_graph_mem_stats *out);
+/** Resets both high-water marks of `dev`'s graph memory to the current values
+ * (cuDeviceSetGraphMemAttribute with 0, the only value the driver takes). */
+CUCORE_API cucore_status cucore_device_reset_graph_mem_high_water(cucore_device *dev);
+/** Gives the graph memory `dev` holds but no graph uses back to the system
+ * (cuDeviceGraphMemTrim). Memory of allocations a launched or instantiated graph still holds
+ * stays. */
+CUCORE_API cucore_status cucore_device_graph_mem_trim(cucore_device *dev);
 
 /** @} */
 

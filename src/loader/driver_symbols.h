@@ -117,6 +117,11 @@ CC_DRV(cuMemPoolExportToShareableHandle, 11020, 0)
 CC_DRV(cuMemPoolImportFromShareableHandle, 11020, 0)
 CC_DRV(cuMemPoolExportPointer, 11020, 0)
 CC_DRV(cuMemPoolImportPointer, 11020, 0)
+/* the device's current pool (CUDA 11.2) and its graph memory (CUDA 11.4) */
+CC_DRV(cuDeviceSetMemPool, 11020, 0)
+CC_DRV(cuDeviceGetGraphMemAttribute, 11040, 0)
+CC_DRV(cuDeviceSetGraphMemAttribute, 11040, 0)
+CC_DRV(cuDeviceGraphMemTrim, 11040, 0)
 /* managed memory with CUmemLocation (the CUDA 12.2 ABI; CUDA 13 has only this one) */
 CC_DRV(cuMemPrefetchAsync, 12020, 0)
 CC_DRV(cuMemAdvise, 12020, 0)

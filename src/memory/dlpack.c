@@ -141,7 +141,9 @@ static int dl_device_type(cucore_mem_kind kind) {
   case CUCORE_MEM_DEVICE_PITCHED:
   case CUCORE_MEM_POOL:
   case CUCORE_MEM_IPC_IMPORTED: return kDLCUDA;
-  case CUCORE_MEM_MANAGED: return kDLCUDAManaged;
+  case CUCORE_MEM_MANAGED:
+  case CUCORE_MEM_POOL_MANAGED: return kDLCUDAManaged;
+  case CUCORE_MEM_POOL_PINNED:
   case CUCORE_MEM_PINNED:
   case CUCORE_MEM_PINNED_POOL:
   case CUCORE_MEM_REGISTERED: return kDLCUDAHost;

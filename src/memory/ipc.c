@@ -81,7 +81,7 @@ cucore_status cucore_mem_pool_export_pointer(cucore_mem_pool *pool, cucore_devpt
     return cc_mem_explain_take(CC_REG_NOT_FOUND, &rec, ptr, fn, "a live allocation of the pool");
   if (rec.base != ptr)
     return cc_mem_explain_take(CC_REG_NOT_BASE, &rec, ptr, fn, "a live allocation of the pool");
-  if (rec.kind != CUCORE_MEM_POOL || rec.owner != pool)
+  if (!cc_mem_kind_is_pooled(rec.kind) || rec.owner != pool)
     return cc_mem_explain_take(CC_REG_REJECTED, &rec, ptr, fn,
                                "an allocation of this pool (cucore_mem_pool_alloc_async)");
   cucore_status st = CC_DRV_REQUIRE(cuMemPoolExportPointer);

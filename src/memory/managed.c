@@ -102,7 +102,7 @@ cucore_status cc_managed_range(uint64_t ptr, size_t bytes, const char *fn, cc_me
   if (st != CUCORE_OK) return st;
   if (cc_reg_find(&cc_mem_registry, ptr, rec)) {
     *known = 1;
-    if (rec->kind != CUCORE_MEM_MANAGED) {
+    if (rec->kind != CUCORE_MEM_MANAGED && rec->kind != CUCORE_MEM_POOL_MANAGED) {
       char what[256];
       cc_rec_describe(rec, what, sizeof what);
       return cc_fail(CUCORE_INVALID_ARGUMENT,

@@ -94,7 +94,10 @@ static const char *freer(const cc_mem_rec *rec) {
   case CUCORE_MEM_DEVICE:
   case CUCORE_MEM_DEVICE_PITCHED:
   case CUCORE_MEM_MANAGED: return "cucore_mem_free";
-  case CUCORE_MEM_POOL: return "cucore_mem_free_async or cucore_mem_pool_free_async on a stream";
+  case CUCORE_MEM_POOL:
+  case CUCORE_MEM_POOL_PINNED:
+  case CUCORE_MEM_POOL_MANAGED:
+    return "cucore_mem_free_async or cucore_mem_pool_free_async on a stream";
   case CUCORE_MEM_IPC_IMPORTED: return "cucore_mem_pool_free_async or cucore_mem_free";
   case CUCORE_MEM_PINNED: return "cucore_host_free";
   case CUCORE_MEM_PINNED_POOL: return "cucore_host_pool_free on its pool";
@@ -167,6 +170,8 @@ CUresult cc_mem_free_rec_raw(const cc_mem_rec *rec) {
   case CUCORE_MEM_DEVICE_PITCHED:
   case CUCORE_MEM_MANAGED:
   case CUCORE_MEM_POOL:
+  case CUCORE_MEM_POOL_PINNED:
+  case CUCORE_MEM_POOL_MANAGED:
   case CUCORE_MEM_IPC_IMPORTED: r = DRV(cuMemFree)((CUdeviceptr)rec->base); break;
   case CUCORE_MEM_PINNED: r = DRV(cuMemFreeHost)((void *)(uintptr_t)rec->base); break;
   default: break;

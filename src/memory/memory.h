@@ -9,7 +9,9 @@
  * the tree before any other use),
  * bounds.c (range arithmetic, the checks every copy makes, their messages), device_mem.c
  * (device, pitched, managed and pinned allocations), copy.c (copies and fills), peer.c (peer
- * access and peer copies), pool.c (device pools), ipc.c (pools shared between processes),
+ * access and peer copies), pool.c (device pools), pool_kinds.c (pinned host and managed pools),
+ * device_pool.c and pool_current.c (the device's current pool), graph_mem.c (the device's graph
+ * memory), ipc.c (pools shared between processes),
  * host_pool_core.c (size classes, free lists and per-thread caches of the pinned pool, over
  * any allocator),
  * host_pool.c (the pinned pool's API), host_register.c, managed.c (prefetch, advice, range
@@ -305,11 +307,62 @@ struct cucore_mem_pool {
   int owned;    /* cucore created it: cuMemPoolDestroy on destroy */
   int imported; /* imported from another process: cannot allocate */
   int ipc;      /* created with CUCORE_POOL_IPC */
+
+  /* What its allocations are recorded as: CUCORE_MEM_POOL_PINNED or CUCORE_MEM_POOL_MANAGED
+   * (pool_kinds.c); 0 is CUCORE_MEM_POOL. */
+  cucore_mem_kind kind;
+  /* A handle borrowing a pool cucore created (cucore_device_get_mem_pool): that pool's own
+   * handle, which its allocations are counted for; else NULL. */
+  struct cucore_mem_pool *origin;
 };
 
 /* A new handle over CUmemoryPool `h`. */
 cucore_status cc_pool_new_handle(cucore_device *dev, CUmemoryPool h, int owned, int imported,
                                  int ipc, cucore_mem_pool **out);
+/* The kind a pool's allocations are recorded as. */
+static inline cucore_mem_kind cc_pool_rec_kind(const cucore_mem_pool *p) {
+  return p->kind ? p->kind : CUCORE_MEM_POOL;
+}
+/* The cucore pool a pool's allocations are counted for (its live count, the destroy refusal):
+ * the pool itself when cucore created it, the creating pool's handle for a handle borrowing it,
+ * else NULL. */
+static inline void *cc_pool_rec_owner(const cucore_mem_pool *p) {
+  return p->owned ? (void *)p : (void *)p->origin;
+}
+/* 1 for the kinds a stream-ordered pool hands out (freed with cuMemFreeAsync). */
+static inline int cc_mem_kind_is_pooled(cucore_mem_kind k) {
+  return k == CUCORE_MEM_POOL || k == CUCORE_MEM_POOL_PINNED || k == CUCORE_MEM_POOL_MANAGED;
+}
+
+/* ---- pool kinds (pool_kinds.c): pinned host and managed pools ------------------------------- */
+
+/* Checks the flags and the kind's settings of `p` (refusing unknown flags, settings that do not
+ * go together, a driver too old for the kind) and fills the driver's properties `cp`
+ * (allocation type, handle types, location) for a pool on `dev`. */
+cucore_status cc_pool_kind_props(const cucore_device *dev, const cucore_mem_pool_props *p,
+                                 CUmemPoolProps *cp, const char *fn);
+/* After cuMemPoolCreate: a pinned pool's device is given read-write access (the driver gives
+ * only the host access by default), and the handle's kind is set. */
+cucore_status cc_pool_kind_finish(cucore_mem_pool *pool, const cucore_mem_pool_props *p);
+/* ", pinned host memory at CUCORE_POOL_LOC_HOST_NUMA 1" (the kind and location of `p`, for
+ * messages; "" for a device pool) into buf. */
+const char *cc_pool_kind_text(const cucore_mem_pool_props *p, char *buf, size_t n);
+
+/* ---- the current pool of each device, as cucore set it (pool_current.c) --------------------- */
+
+/* Nonzero once cucore_device_set_mem_pool has been called in this process: until then,
+ * cucore_mem_alloc_async records its allocations as "the device's current pool" without asking
+ * anything (one relaxed load on the hot path). */
+extern atomic_int cc_pool_current_used;
+/* Remembers `pool` (NULL: none) as the handle cucore made current on CUdevice `cudev`.
+ * CUCORE_HOST_OUT_OF_MEMORY (recorded) when the table cannot grow. */
+cucore_status cc_pool_current_remember(CUdevice cudev, cucore_mem_pool *pool);
+/* The handle cucore last made current on `cudev` (NULL: none), if the driver's current pool of
+ * the device is still its CUmemoryPool; *cupool gets the driver's current pool (NULL when the
+ * driver cannot say). */
+cucore_mem_pool *cc_pool_current_find(CUdevice cudev, CUmemoryPool *cupool);
+/* Forgets `pool` wherever it is remembered (its handle is being destroyed). */
+void cc_pool_current_forget(const cucore_mem_pool *pool);
 /* A pinned-pool block goes back to its pool (for DLPack deleters). */
 void cc_hpool_give_back(const cc_mem_rec *rec);
 

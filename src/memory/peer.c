@@ -102,7 +102,9 @@ static cucore_status on_device(uint64_t addr, const cucore_device *dev, const ch
                                const char *role) {
   cc_mem_rec rec;
   if (!cc_reg_find(&cc_mem_registry, addr, &rec) || !rec.ctx || rec.ordinal < 0) return CUCORE_OK;
-  if (rec.kind == CUCORE_MEM_MANAGED || rec.ctx == dev->ctx) return CUCORE_OK;
+  if (rec.kind == CUCORE_MEM_MANAGED || rec.kind == CUCORE_MEM_POOL_MANAGED ||
+      rec.kind == CUCORE_MEM_POOL_PINNED || rec.ctx == dev->ctx)
+    return CUCORE_OK;
   char what[256];
   cc_rec_describe(&rec, what, sizeof what);
   return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: the %s 0x%llx is in %s, not on device %d", fn, role,

@@ -109,12 +109,13 @@ cucore_status cucore_pointer_get_facts(cucore_devptr addr, cucore_pointer_facts 
   } else if (known) {
     /* No driver answer (no GPU here): what the record implies. */
     int host = rec.kind == CUCORE_MEM_PINNED || rec.kind == CUCORE_MEM_PINNED_POOL ||
-               rec.kind == CUCORE_MEM_REGISTERED;
-    out->type = rec.kind == CUCORE_MEM_MANAGED           ? CUCORE_MEMTYPE_MANAGED
+               rec.kind == CUCORE_MEM_REGISTERED || rec.kind == CUCORE_MEM_POOL_PINNED;
+    int managed = rec.kind == CUCORE_MEM_MANAGED || rec.kind == CUCORE_MEM_POOL_MANAGED;
+    out->type = managed                                  ? CUCORE_MEMTYPE_MANAGED
                 : host                                   ? CUCORE_MEMTYPE_HOST
                 : rec.kind == CUCORE_MEM_DLPACK_IMPORTED ? CUCORE_MEMTYPE_UNKNOWN
                                                          : CUCORE_MEMTYPE_DEVICE;
-    if (host || rec.kind == CUCORE_MEM_MANAGED) out->host_pointer = (void *)(uintptr_t)addr;
+    if (host || managed) out->host_pointer = (void *)(uintptr_t)addr;
     if (!host || rec.kind != CUCORE_MEM_REGISTERED) out->device_pointer = addr;
   }
   return CUCORE_OK;
@@ -235,6 +236,8 @@ cucore_status cc_mem_check_kernel_pointer(cucore_device *dev, uint64_t addr, uin
       if (!ctx || rec.ctx == ctx) return CUCORE_OK;
       break;
     case CUCORE_MEM_MANAGED:
+    case CUCORE_MEM_POOL_MANAGED:
+    case CUCORE_MEM_POOL_PINNED:
     case CUCORE_MEM_PINNED:
     case CUCORE_MEM_PINNED_POOL: return CUCORE_OK;
     case CUCORE_MEM_REGISTERED:

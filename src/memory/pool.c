@@ -17,11 +17,19 @@
 #include <string.h>
 
 static const char *pool_what(const cucore_mem_pool *p, char *buf, size_t n) {
+  const char *kind = p->kind == CUCORE_MEM_POOL_PINNED    ? "a pinned host pool"
+                     : p->kind == CUCORE_MEM_POOL_MANAGED ? "a managed pool"
+                                                          : "a pool";
   if (p->imported)
     snprintf(buf, n, "a pool imported on device %d (CUmemoryPool %p)", p->dev->ordinal,
              (void *)p->handle);
   else if (p->owned)
-    snprintf(buf, n, "a pool created by cucore_mem_pool_create on device %d (CUmemoryPool %p)",
+    snprintf(buf, n, "%s created by cucore_mem_pool_create on device %d (CUmemoryPool %p)", kind,
+             p->dev->ordinal, (void *)p->handle);
+  else if (p->origin)
+    snprintf(buf, n,
+             "the current pool of device %d (CUmemoryPool %p, created by "
+             "cucore_mem_pool_create)",
              p->dev->ordinal, (void *)p->handle);
   else
     snprintf(buf, n, "the default pool of device %d (CUmemoryPool %p)", p->dev->ordinal,
@@ -33,7 +41,8 @@ static const char *pool_what(const cucore_mem_pool *p, char *buf, size_t n) {
 static const char *rec_pool_what(const cc_mem_rec *rec, char *buf, size_t n) {
   if (rec->owner) return pool_what((const cucore_mem_pool *)rec->owner, buf, n);
   if (rec->cupool)
-    snprintf(buf, n, "the default pool of device %d (CUmemoryPool %p)", rec->ordinal, rec->cupool);
+    snprintf(buf, n, "a pool of device %d not created by cucore (CUmemoryPool %p)", rec->ordinal,
+             rec->cupool);
   else
     snprintf(buf, n, "the current pool of device %d (cucore_mem_alloc_async)", rec->ordinal);
   return buf;
@@ -106,16 +115,16 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   CC_CHECK_HANDLE(dev, DEVICE, fn, "dev");
   cucore_mem_pool_props def = {0};
   const cucore_mem_pool_props *p = props ? props : &def;
-  if (p->flags & ~(unsigned)CUCORE_POOL_IPC)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: unknown flags 0x%x (expected CUCORE_POOL_IPC)", fn,
-                   p->flags & ~(unsigned)CUCORE_POOL_IPC);
+  CUmemPoolProps cp;
+  cucore_status st = cc_pool_kind_props(dev, p, &cp, fn);
+  if (st != CUCORE_OK) return st;
   unsigned reuse_known = CUCORE_POOL_NO_REUSE_FOLLOW_EVENTS | CUCORE_POOL_NO_REUSE_OPPORTUNISTIC |
                          CUCORE_POOL_NO_REUSE_INTERNAL_DEPENDENCIES;
   if (p->reuse_off & ~reuse_known)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: unknown reuse_off bits 0x%x (expected CUCORE_POOL_NO_REUSE_*)", fn,
                    p->reuse_off & ~reuse_known);
-  cucore_status st = cc_check_size(p->max_size, fn, "max_size");
+  st = cc_check_size(p->max_size, fn, "max_size");
   if (st != CUCORE_OK) return st;
   st = need_pool_api(fn);
   if (st != CUCORE_OK) return st;
@@ -127,19 +136,14 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
   st = cc_mem_enter(dev, NULL, fn);
   if (st == CUCORE_OK) st = pools_supported(dev, p->flags & CUCORE_POOL_IPC, fn);
   if (st != CUCORE_OK) return st;
-  CUmemPoolProps cp;
-  memset(&cp, 0, sizeof cp);
-  cp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  cp.handleTypes = (p->flags & CUCORE_POOL_IPC) ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-                                                : CU_MEM_HANDLE_TYPE_NONE;
-  cp.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  cp.location.id = (int)dev->cudev;
-  cp.maxSize = p->max_size;
   CUmemoryPool h = NULL;
   CUresult r = DRV(cuMemPoolCreate)(&h, &cp);
-  if (r != CUDA_SUCCESS)
-    return cc_fail_cu(r, "cuMemPoolCreate", "device %d%s", dev->ordinal,
+  if (r != CUDA_SUCCESS) {
+    char kind[160];
+    return cc_fail_cu(r, "cuMemPoolCreate", "device %d%s%s", dev->ordinal,
+                      cc_pool_kind_text(p, kind, sizeof kind),
                       (p->flags & CUCORE_POOL_IPC) ? ", POSIX file descriptor handles" : "");
+  }
   if (p->release_threshold)
     st = set_u64(h, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, p->release_threshold, "release threshold");
   if (st == CUCORE_OK && (p->reuse_off & CUCORE_POOL_NO_REUSE_FOLLOW_EVENTS))
@@ -151,6 +155,11 @@ cucore_status cucore_mem_pool_create(cucore_device *dev, const cucore_mem_pool_p
                  "reuse internal dependencies");
   if (st == CUCORE_OK)
     st = cc_pool_new_handle(dev, h, 1, 0, (p->flags & CUCORE_POOL_IPC) != 0, out);
+  if (st == CUCORE_OK) st = cc_pool_kind_finish(*out, p);
+  if (st != CUCORE_OK && *out) {
+    cc_handle_retire(*out, CC_KIND_MEM_POOL);
+    *out = NULL;
+  }
   if (st != CUCORE_OK) (void)DRV(cuMemPoolDestroy)(h);
   return st;
 }
@@ -173,6 +182,21 @@ cucore_status cucore_mem_pool_default(cucore_device *dev, cucore_mem_pool **out)
   return cc_pool_new_handle(dev, h, 0, 0, 0, out);
 }
 
+/* A pool cucore created that is still its device's current pool (the driver's answer) is not
+ * destroyed: cucore_mem_alloc_async would go on allocating from it. */
+static cucore_status refuse_current(const cucore_mem_pool *pool) {
+  CUmemoryPool h = NULL;
+  if (!pool->owned || !DRV(cuDeviceGetMemPool) ||
+      DRV(cuDeviceGetMemPool)(&h, pool->dev->cudev) != CUDA_SUCCESS || h != pool->handle)
+    return CUCORE_OK;
+  char what[160];
+  return cc_fail(CUCORE_IN_USE,
+                 "cucore_mem_pool_destroy: %s is the current pool of device %d "
+                 "(cucore_device_set_mem_pool): make another pool current first "
+                 "(cucore_device_set_mem_pool(dev, NULL) restores the default pool)",
+                 pool_what(pool, what, sizeof what), pool->dev->ordinal);
+}
+
 cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
   cc_begin();
   if (!pool) return CUCORE_OK;
@@ -187,6 +211,9 @@ cucore_status cucore_mem_pool_destroy(cucore_mem_pool *pool) {
                    pool_what(pool, what, sizeof what), (unsigned long long)live,
                    live == 1 ? "" : "s", cc_format_bytes((size_t)live_bytes, b, sizeof b));
   }
+  cucore_status cst = refuse_current(pool);
+  if (cst != CUCORE_OK) return cst;
+  cc_pool_current_forget(pool);
   CUresult r = CUDA_SUCCESS;
   if (pool->owned) {
     cucore_status st = cc_device_make_current(pool->dev);
@@ -268,16 +295,33 @@ static inline cucore_status record_async(CUdeviceptr p, size_t bytes, cucore_str
                                          cucore_mem_pool *pool, const char *fn) {
   cucore_device *dev = pool ? pool->dev : s->dev;
   void *cupool = pool ? (void *)pool->handle : NULL;
-  void *owner = pool && pool->owned ? pool : NULL;
-  if (CC_LIKELY(cc_front_put(p, bytes, dev->ctx, cupool, owner, CUCORE_MEM_POOL, dev->ordinal)))
+  void *owner = pool ? cc_pool_rec_owner(pool) : NULL;
+  cucore_mem_kind kind = pool ? cc_pool_rec_kind(pool) : CUCORE_MEM_POOL;
+  if (CC_LIKELY(cc_front_put(p, bytes, dev->ctx, cupool, owner, kind, dev->ordinal)))
     return CUCORE_OK;
   cc_mem_rec rec = {.base = p,
                     .size = bytes,
-                    .kind = CUCORE_MEM_POOL,
+                    .kind = kind,
                     .ordinal = dev->ordinal,
                     .ctx = dev->ctx,
                     .cupool = cupool,
                     .owner = owner};
+  return record_async_slow(&rec, s, fn);
+}
+
+/* An allocation of cucore_mem_alloc_async once cucore_device_set_mem_pool was used: recorded as
+ * the current pool's when cucore made it current, else with the driver's current pool. */
+CC_COLD static cucore_status record_current(CUdeviceptr p, size_t bytes, cucore_stream *s,
+                                            const char *fn) {
+  CUmemoryPool h = NULL;
+  cucore_mem_pool *cur = cc_pool_current_find(s->dev->cudev, &h);
+  if (cur || !h) return record_async(p, bytes, s, cur, fn);
+  cc_mem_rec rec = {.base = p,
+                    .size = bytes,
+                    .kind = CUCORE_MEM_POOL,
+                    .ordinal = s->dev->ordinal,
+                    .ctx = s->dev->ctx,
+                    .cupool = (void *)h};
   return record_async_slow(&rec, s, fn);
 }
 
@@ -295,7 +339,10 @@ cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes, cucore_devp
   }
   if (CC_UNLIKELY(r != CUDA_SUCCESS))
     return fail_async(r, "cuMemAllocAsync", fn, s->dev, NULL, bytes);
-  st = record_async(p, bytes, s, NULL, fn);
+  if (CC_UNLIKELY(atomic_load_explicit(&cc_pool_current_used, memory_order_relaxed)))
+    st = record_current(p, bytes, s, fn);
+  else
+    st = record_async(p, bytes, s, NULL, fn);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
   *out = p;
   return CUCORE_OK;
@@ -340,14 +387,14 @@ typedef struct pool_free_ctx {
 /* 1 when a stream-ordered record (its owner, CUmemoryPool and context) came from `p`. */
 static inline int from_pool(const cucore_mem_pool *p, const void *owner, const void *cupool,
                             CUcontext ctx) {
-  if (owner) return owner == p;
+  if (owner) return owner == p || owner == p->origin;
   if (cupool) return cupool == (void *)p->handle;
   return !p->owned && !p->imported && ctx == p->dev->ctx; /* the device's default pool */
 }
 
 static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
   pool_free_ctx *c = ctx;
-  if (rec->kind != CUCORE_MEM_POOL && rec->kind != CUCORE_MEM_IPC_IMPORTED) return 0;
+  if (!cc_mem_kind_is_pooled(rec->kind) && rec->kind != CUCORE_MEM_IPC_IMPORTED) return 0;
   const cucore_mem_pool *p = c->pool;
   if (!p) return 1;
   int same = from_pool(p, rec->owner, rec->cupool, rec->ctx);
@@ -545,7 +592,11 @@ cucore_status cucore_mem_pool_set_access(cucore_mem_pool *pool, cucore_device *p
                    peer->ordinal);
   }
   int can = 0;
-  CUresult r = DRV(cuDeviceCanAccessPeer)(&can, peer->cudev, pool->dev->cudev);
+  CUresult r = CUDA_SUCCESS;
+  if (pool->kind == CUCORE_MEM_POOL_PINNED) /* host memory: no peer link needed */
+    can = 1;
+  else
+    r = DRV(cuDeviceCanAccessPeer)(&can, peer->cudev, pool->dev->cudev);
   if (r == CUDA_SUCCESS && !can && access != CUCORE_ACCESS_NONE)
     return cc_fail(CUCORE_NOT_SUPPORTED,
                    "%s: device %d cannot access device %d's memory (cuDeviceCanAccessPeer is 0)",

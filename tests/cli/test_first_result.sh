@@ -74,13 +74,16 @@ check "devices: NVML's facts read by index on NVML's thread (found by UUID after
 run timeout 20 "$CUCORE" devices --json
 p=$(field '("default_pool" in d["devices"][0], d["devices"][0].get("default_pool"), d["devices"][0]["system"]["available"])' <<<"$out")
 check "devices --json: default_pool null, NVML available (rc $rc, $p)" [ "$rc" -eq 0 -a "$p" = "(True, None, True)" ]
-run timeout 20 "$CUCORE" devices --json --pools
-# (The fake driver has no pool functions: the pool is asked for and said unreadable.)
+run env CUCORE_FAKE_NO_POOLS=1 timeout 20 "$CUCORE" devices --json --pools
+# (The fake driver without its pool functions: the pool is asked for and said unreadable.)
 p=$(field 'sorted(d["devices"][0]["default_pool"])[:2]' <<<"$out")
 check "devices --json --pools: the default pool asked for (rc $rc, $p)" \
   [ "$rc" -eq 0 -a "$p" = "['error', 'readable']" ]
 run timeout 20 "$CUCORE" devices --pools
 check "devices --pools: the default pool line" has "$out" "default pool         "
+run timeout 20 "$CUCORE" devices --json --pools
+p=$(field 'd["devices"][0]["default_pool"]["readable"]' <<<"$out")
+check "devices --json --pools: the fake's default pool read (rc $rc, $p)" [ "$rc" -eq 0 -a "$p" = "True" ]
 
 printf 'extern "C" __global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }\n' >"$dir/k.cu"
 if command -v strace >/dev/null && timeout 60 "$CUCORE" compile "$dir/k.cu" --arch sm_90 -o "$dir/k.cubin" >/dev/null 2>&1; then

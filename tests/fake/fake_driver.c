@@ -293,6 +293,7 @@ static int attribute(CUdevice_attribute a) {
   case CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH: return 5120;
   case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: return 1;
   case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 1;
+  case CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES: return 1; /* POSIX descriptors */
   case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 1;
   case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: return 1;
   case CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS: return 1;
@@ -530,16 +531,19 @@ static CUresult fake_cuMemFree(CUdeviceptr p) {
   CALL(cuMemFree);
   return CUDA_SUCCESS;
 }
+void fake_pools_note(CUdeviceptr ptr, size_t bytes, int freed); /* fake_pools.c */
 static CUresult fake_cuMemAllocAsync(CUdeviceptr *p, size_t bytes, CUstream s) {
   (void)s;
   CALL(cuMemAllocAsync);
   void *m = calloc(1, bytes ? bytes : 1);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
   *p = (CUdeviceptr)(uintptr_t)m;
+  fake_pools_note(*p, bytes, 0);
   return CUDA_SUCCESS;
 }
 static CUresult fake_cuMemFreeAsync(CUdeviceptr p, CUstream s) {
   (void)s;
+  fake_pools_note(p, 0, 1);
   free((void *)(uintptr_t)p);
   CALL(cuMemFreeAsync);
   return CUDA_SUCCESS;
@@ -1472,6 +1476,7 @@ static CUresult fake_cuDeviceGetPCIBusId(char *bus, int len, CUdevice d) {
 
 static void *fake_checkpoint_symbol(const char *symbol);
 void *fake_copy_batch_symbol(const char *symbol);
+void *fake_pools_symbol(const char *symbol); /* fake_pools.c */
 
 /* An entry point of `table` named `symbol`, unless the environment variable `off` is 1 or
  * CUCORE_FAKE_HIDE names it. */
@@ -1496,6 +1501,7 @@ static void *fake_extra_symbol(const char *symbol) {
   if (!fn) fn = fake_checkpoint_symbol(symbol);
   if (!fn) fn = fake_graph_symbol(symbol);
   if (!fn && !fake_hidden(symbol)) fn = fake_copy_batch_symbol(symbol); /* fake_copy_batch.c */
+  if (!fn && !fake_hidden(symbol)) fn = fake_pools_symbol(symbol);      /* fake_pools.c */
   return fn;
 }
 
