@@ -22,35 +22,35 @@
   ((uint32_t)(a) | ((uint32_t)(b) << 8) | ((uint32_t)(c) << 16) | ((uint32_t)(d) << 24))
 
 /* Every kind of handle: X(KIND, four characters, public type name). */
-#define CC_HANDLE_KINDS(X)                                        \
-  X(OPTIONS, 'O', 'P', 'T', 'S', "cucore_options")                \
-  X(PROGRAM, 'P', 'R', 'O', 'G', "cucore_program")                \
-  X(LINKER, 'L', 'I', 'N', 'K', "cucore_linker")                  \
-  X(OBJECT, 'O', 'B', 'J', ' ', "cucore_object")                  \
-  X(BINARY, 'B', 'I', 'N', ' ', "cucore_binary")                  \
-  X(KERNEL, 'K', 'E', 'R', 'N', "cucore_kernel")                  \
-  X(ARGS, 'A', 'R', 'G', 'S', "cucore_args")                      \
-  X(STREAM, 'S', 'T', 'R', 'M', "cucore_stream")                  \
-  X(EVENT, 'E', 'V', 'N', 'T', "cucore_event")                    \
-  X(GRAPH, 'G', 'R', 'P', 'H', "cucore_graph")                    \
-  X(GRAPH_EXEC, 'G', 'E', 'X', 'E', "cucore_graph_exec")          \
-  X(MEM_POOL, 'M', 'P', 'O', 'L', "cucore_mem_pool")              \
-  X(HOST_POOL, 'H', 'P', 'O', 'L', "cucore_host_pool")            \
-  X(ARRAY, 'A', 'R', 'R', 'Y', "cucore_array")                    \
-  X(TEXTURE, 'T', 'E', 'X', ' ', "cucore_texture")                \
-  X(SURFACE, 'S', 'U', 'R', 'F', "cucore_surface")                \
-  X(DEVICE, 'D', 'E', 'V', ' ', "cucore_device")                  \
-  X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")           \
-  X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")                  \
-  X(VMM_MEMORY, 'V', 'M', 'E', 'M', "cucore_vmm_memory")          \
-  X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")          \
-  X(TUNE_SPACE, 'T', 'S', 'P', 'C', "cucore_tune_space")          \
-  X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")          \
-  X(TUNE_REPORT, 'T', 'R', 'P', 'T', "cucore_tune_report")        \
-  X(TUNE_RECORDING, 'T', 'R', 'E', 'C', "cucore_tune_recording")  \
-  X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")                    \
-  X(SYS_PROCESSES, 'S', 'P', 'R', 'C', "cucore_system_processes") \
-  X(SYS_SET, 'S', 'S', 'E', 'T', "cucore_system_set")             \
+#define CC_HANDLE_KINDS(X)                                       \
+  X(OPTIONS, 'O', 'P', 'T', 'S', "cucore_options")               \
+  X(PROGRAM, 'P', 'R', 'O', 'G', "cucore_program")               \
+  X(LINKER, 'L', 'I', 'N', 'K', "cucore_linker")                 \
+  X(OBJECT, 'O', 'B', 'J', ' ', "cucore_object")                 \
+  X(BINARY, 'B', 'I', 'N', ' ', "cucore_binary")                 \
+  X(KERNEL, 'K', 'E', 'R', 'N', "cucore_kernel")                 \
+  X(ARGS, 'A', 'R', 'G', 'S', "cucore_args")                     \
+  X(STREAM, 'S', 'T', 'R', 'M', "cucore_stream")                 \
+  X(EVENT, 'E', 'V', 'N', 'T', "cucore_event")                   \
+  X(GRAPH, 'G', 'R', 'P', 'H', "cucore_graph")                   \
+  X(GRAPH_EXEC, 'G', 'E', 'X', 'E', "cucore_graph_exec")         \
+  X(MEM_POOL, 'M', 'P', 'O', 'L', "cucore_mem_pool")             \
+  X(HOST_POOL, 'H', 'P', 'O', 'L', "cucore_host_pool")           \
+  X(ARRAY, 'A', 'R', 'R', 'Y', "cucore_array")                   \
+  X(TEXTURE, 'T', 'E', 'X', ' ', "cucore_texture")               \
+  X(SURFACE, 'S', 'U', 'R', 'F', "cucore_surface")               \
+  X(DEVICE, 'D', 'E', 'V', ' ', "cucore_device")                 \
+  X(DLPACK, 'D', 'L', 'P', 'K', "cucore_dlpack_tensor")          \
+  X(MIPMAP, 'M', 'I', 'P', 'M', "cucore_mipmap")                 \
+  X(VMM_MEMORY, 'V', 'M', 'E', 'M', "cucore_vmm_memory")         \
+  X(VMM_BUFFER, 'V', 'B', 'U', 'F', "cucore_vmm_buffer")         \
+  X(TUNE_SPACE, 'T', 'S', 'P', 'C', "cucore_tune_space")         \
+  X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")         \
+  X(TUNE_REPORT, 'T', 'R', 'P', 'T', "cucore_tune_report")       \
+  X(TUNE_RECORDING, 'T', 'R', 'E', 'C', "cucore_tune_recording") \
+  X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")                   \
+  X(SYS_PROCS, 'S', 'P', 'R', 'C', "cucore_system_processes")    \
+  X(SYS_SET, 'S', 'S', 'E', 'T', "cucore_system_set")            \
   X(SYS_EVENTS, 'S', 'E', 'V', 'S', "cucore_system_event_set")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),

@@ -34,8 +34,9 @@ cucore_status cucore_system_get_driver_version(char *buf, size_t cap, size_t *ne
   cc_begin();
   if (needed) *needed = 0;
   if (buf && cap) buf[0] = '\0';
-  cucore_status st = cc_sys_need(fn, cc_nvml_fn.driver_version != NULL,
-                                 "nvmlSystemGetDriverVersion");
+  cucore_status st = cc_nvml_load();
+  if (st == CUCORE_OK)
+    st = cc_sys_need(fn, cc_nvml_fn.driver_version != NULL, "nvmlSystemGetDriverVersion");
   if (st != CUCORE_OK) return st;
   char raw[RAW_MAX + 1] = "";
   cc_nvml_return r = cc_nvml_fn.driver_version(raw, RAW_MAX);
@@ -49,7 +50,9 @@ cucore_status cucore_system_get_driver_branch(char *buf, size_t cap, size_t *nee
   cc_begin();
   if (needed) *needed = 0;
   if (buf && cap) buf[0] = '\0';
-  cucore_status st = cc_sys_need(fn, cc_nvml_fn.driver_branch != NULL, "nvmlSystemGetDriverBranch");
+  cucore_status st = cc_nvml_load();
+  if (st == CUCORE_OK)
+    st = cc_sys_need(fn, cc_nvml_fn.driver_branch != NULL, "nvmlSystemGetDriverBranch");
   if (st != CUCORE_OK) return st;
   cc_nvml_branch b;
   memset(&b, 0, sizeof b);

@@ -87,7 +87,9 @@ cucore_status cucore_system_event_set_create(cucore_system_event_set **out) {
   cc_begin();
   CC_CHECK_ARG(out, fn, "out");
   *out = NULL;
-  cucore_status st = cc_sys_need(fn, cc_nvml_fn.event_set_create != NULL, "nvmlEventSetCreate");
+  cucore_status st = cc_nvml_load();
+  if (st == CUCORE_OK)
+    st = cc_sys_need(fn, cc_nvml_fn.event_set_create != NULL, "nvmlEventSetCreate");
   if (st == CUCORE_OK)
     st = cc_sys_need(fn, cc_nvml_fn.register_events != NULL, "nvmlDeviceRegisterEvents");
   if (st == CUCORE_OK) st = cc_sys_need(fn, cc_nvml_fn.event_wait != NULL, "nvmlEventSetWait_v2");

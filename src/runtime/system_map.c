@@ -81,7 +81,5 @@ cucore_status cc_sys_pair(const char *fn, int a, int b, cc_nvml_device *ha, cc_n
 }
 
 cucore_status cc_sys_need(const char *fn, int present, const char *symbol) {
-  cucore_status st = cc_nvml_load();
-  if (st != CUCORE_OK) return st;
   return present ? CUCORE_OK : cc_nvml_missing(fn, symbol);
 }

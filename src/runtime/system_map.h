@@ -17,7 +17,8 @@ cucore_status cc_sys_handle(const char *fn, int ordinal, cc_nvml_device *h);
 cucore_status cc_sys_handle_fresh(const char *fn, int ordinal, cc_nvml_device *h);
 /* The NVML handles of two different cucore devices `a` and `b` (INVALID_ARGUMENT when equal). */
 cucore_status cc_sys_pair(const char *fn, int a, int b, cc_nvml_device *ha, cc_nvml_device *hb);
-/* NVML loaded, and optional entry point `symbol` present (`present`: its field is not NULL): else
+/* Optional entry point `symbol` present (`present`: its field is not NULL, read after NVML
+ * loaded): else
  * CUCORE_NOT_SUPPORTED naming `fn` and `symbol`. */
 cucore_status cc_sys_need(const char *fn, int present, const char *symbol);
 

@@ -105,7 +105,7 @@ static void add_entries(cucore_system_processes *list, const cc_nvml_process *v,
 static cucore_status destroy_list(cucore_system_processes *list) {
   for (size_t i = 0; i < list->count; i++) free((char *)list->items[i].name);
   free(list->items);
-  cc_handle_retire(list, CC_KIND_SYS_PROCESSES);
+  cc_handle_retire(list, CC_KIND_SYS_PROCS);
   return CUCORE_OK;
 }
 
@@ -125,7 +125,7 @@ static cucore_status make_list(const char *fn, cc_nvml_device h, cucore_system_p
     st = list && list->items ? CUCORE_OK : CUCORE_HOST_OUT_OF_MEMORY;
   }
   if (st == CUCORE_OK) {
-    cc_handle_init(list, CC_KIND_SYS_PROCESSES);
+    cc_handle_init(list, CC_KIND_SYS_PROCS);
     add_entries(list, comp, nc, CUCORE_SYSTEM_PROCESS_COMPUTE);
     add_entries(list, gfx, ng, CUCORE_SYSTEM_PROCESS_GRAPHICS);
     for (size_t i = 0; i < list->count; i++) list->items[i].name = comm_of(list->items[i].pid);
@@ -159,7 +159,7 @@ cucore_status cucore_system_get_processes(int ordinal, cucore_system_processes *
 cucore_status cucore_system_processes_get_count(const cucore_system_processes *list,
                                                 size_t *count) {
   cc_begin();
-  CC_CHECK_HANDLE(list, SYS_PROCESSES, "cucore_system_processes_get_count", "list");
+  CC_CHECK_HANDLE(list, SYS_PROCS, "cucore_system_processes_get_count", "list");
   CC_CHECK_ARG(count, "cucore_system_processes_get_count", "count");
   *count = list->count;
   return CUCORE_OK;
@@ -169,7 +169,7 @@ cucore_status cucore_system_processes_get_item(const cucore_system_processes *li
                                                cucore_system_process *out) {
   static const char fn[] = "cucore_system_processes_get_item";
   cc_begin();
-  CC_CHECK_HANDLE(list, SYS_PROCESSES, fn, "list");
+  CC_CHECK_HANDLE(list, SYS_PROCS, fn, "list");
   CC_CHECK_ARG(out, fn, "out");
   uint32_t version = out->version;
   if (version < 1 || version > CUCORE_SYSTEM_PROCESS_VERSION)
@@ -188,6 +188,6 @@ cucore_status cucore_system_processes_get_item(const cucore_system_processes *li
 cucore_status cucore_system_processes_destroy(cucore_system_processes *list) {
   cc_begin();
   if (!list) return CUCORE_OK;
-  CC_CHECK_HANDLE(list, SYS_PROCESSES, "cucore_system_processes_destroy", "list");
+  CC_CHECK_HANDLE(list, SYS_PROCS, "cucore_system_processes_destroy", "list");
   return destroy_list(list);
 }
