@@ -287,6 +287,61 @@ static int cmd_devices(int argc, char **argv) {
   return rc;
 }
 
+/* The listing as one JSON object. */
+static void devices_json(const devices_line *line, const cucore_versions_info *v,
+                         const cucore_device_props *props, const pool_state *pools, int count) {
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_str(&j, "cucore", v->cucore);
+  lib_json(&j, "driver", &v->driver);
+  devices_nvml_driver_json(&j);
+  json_begin_object(&j, "libraries");
+  lib_json(&j, "nvrtc", &v->nvrtc);
+  lib_json(&j, "nvjitlink", &v->nvjitlink);
+  lib_json(&j, "nvvm", &v->nvvm);
+  json_end_object(&j);
+  json_begin_array(&j, "devices");
+  for (int i = 0; i < count; i++) {
+    device_json(&j, &props[i]);
+    pool_json(&j, &props[i], &pools[i]);
+    system_facts_json(&j, i, props[i].uuid);
+    devices_nvml_processes_json(&j, i);
+    if (line->topology) devices_nvml_affinity_json(&j, i);
+    if (line->all_attributes) devices_attrs_json(&j, i);
+    json_end_object(&j);
+  }
+  json_end_array(&j);
+  if (line->topology) devices_nvml_topology_json(&j, count);
+  json_end_object(&j);
+}
+
+/* The listing as text. */
+static void devices_text(const devices_line *line, const cucore_versions_info *v,
+                         const cucore_device_props *props, const pool_state *pools, int count) {
+  printf("CUDA driver %d.%d (%s), %d device%s\n", v->driver.version / 1000,
+         v->driver.version % 1000 / 10, v->driver.path ? v->driver.path : "?", count,
+         count == 1 ? "" : "s");
+  devices_nvml_driver_text();
+  printf("\n");
+  for (int i = 0; i < count; i++) {
+    device_text(&props[i]);
+    pool_text(&props[i], &pools[i]);
+    system_facts_text(i, props[i].uuid);
+    devices_nvml_processes_text(i);
+    if (line->topology) devices_nvml_affinity_text(i);
+    if (line->all_attributes) devices_attrs_text(i);
+    printf("\n");
+  }
+  if (line->topology) {
+    devices_nvml_topology_text(count);
+    printf("\n");
+  }
+  printf("toolkit libraries:\n");
+  print_lib_text("NVRTC", &v->nvrtc);
+  print_lib_text("nvJitLink", &v->nvjitlink);
+  print_lib_text("libNVVM", &v->nvvm);
+}
+
 static int list_devices(const devices_line *line) {
   int json = line->json, with_pools = line->pools;
   cucore_versions_info v;
@@ -320,54 +375,10 @@ static int list_devices(const devices_line *line) {
     }
     if (props[i].memory_pools && with_pools) read_pool(i, &pools[i]);
   }
-  if (json) {
-    json_out j = {stdout, 0, {0}, 1};
-    json_begin_object(&j, NULL);
-    json_str(&j, "cucore", v.cucore);
-    lib_json(&j, "driver", &v.driver);
-    devices_nvml_driver_json(&j);
-    json_begin_object(&j, "libraries");
-    lib_json(&j, "nvrtc", &v.nvrtc);
-    lib_json(&j, "nvjitlink", &v.nvjitlink);
-    lib_json(&j, "nvvm", &v.nvvm);
-    json_end_object(&j);
-    json_begin_array(&j, "devices");
-    for (int i = 0; i < count; i++) {
-      device_json(&j, &props[i]);
-      pool_json(&j, &props[i], &pools[i]);
-      system_facts_json(&j, i, props[i].uuid);
-      devices_nvml_processes_json(&j, i);
-      if (line->topology) devices_nvml_affinity_json(&j, i);
-      if (line->all_attributes) devices_attrs_json(&j, i);
-      json_end_object(&j);
-    }
-    json_end_array(&j);
-    if (line->topology) devices_nvml_topology_json(&j, count);
-    json_end_object(&j);
-  } else {
-    printf("CUDA driver %d.%d (%s), %d device%s\n", v.driver.version / 1000,
-           v.driver.version % 1000 / 10, v.driver.path ? v.driver.path : "?", count,
-           count == 1 ? "" : "s");
-    devices_nvml_driver_text();
-    printf("\n");
-    for (int i = 0; i < count; i++) {
-      device_text(&props[i]);
-      pool_text(&props[i], &pools[i]);
-      system_facts_text(i, props[i].uuid);
-      devices_nvml_processes_text(i);
-      if (line->topology) devices_nvml_affinity_text(i);
-      if (line->all_attributes) devices_attrs_text(i);
-      printf("\n");
-    }
-    if (line->topology) {
-      devices_nvml_topology_text(count);
-      printf("\n");
-    }
-    printf("toolkit libraries:\n");
-    print_lib_text("NVRTC", &v.nvrtc);
-    print_lib_text("nvJitLink", &v.nvjitlink);
-    print_lib_text("libNVVM", &v.nvvm);
-  }
+  if (json)
+    devices_json(line, &v, props, pools, count);
+  else
+    devices_text(line, &v, props, pools, count);
   free(props);
   free(pools);
   return CLI_EXIT_OK;
