@@ -144,11 +144,17 @@ static void event_wait_times_out(void **state) {
   }
   cucore_system_event_set *set = NULL;
   assert_ok(cucore_system_event_set_create(&set));
-  assert_ok(cucore_system_event_set_add_device(set, 0, CUCORE_SYSTEM_EVENT_XID));
+  cucore_status st = cucore_system_event_set_add_device(set, 0, CUCORE_SYSTEM_EVENT_XID);
+  if (CUCORE_CODE(st) == CUCORE_NOT_SUPPORTED) { /* NVML refused (a permission, a platform) */
+    print_message("XID events not registered: %s; the wait skipped\n", cucore_last_error());
+    assert_ok(cucore_system_event_set_destroy(set));
+    return;
+  }
+  assert_ok(st);
   cucore_system_event e = {.version = CUCORE_SYSTEM_EVENT_VERSION};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  cucore_status st = cucore_system_event_set_wait(set, 50, &e);
+  st = cucore_system_event_set_wait(set, 50, &e);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
   if (st == CUCORE_OK)

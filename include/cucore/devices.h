@@ -520,11 +520,12 @@ typedef enum cucore_system_scope {
 } cucore_system_scope;
 
 /** CONSTRUCTOR: the CPUs nearest cucore device `ordinal` (nvmlDeviceGetCpuAffinity), however
- * many the machine has: the mask grows while NVML fills its last word. Destroy with
- * cucore_system_set_destroy().
+ * many the machine has: the mask starts at the CPUs the system is configured for (at least
+ * 1024) and doubles while NVML fills its last word. An empty set when NVML names none. Destroy
+ * with cucore_system_set_destroy().
  * @retval CUCORE_INVALID_DEVICE no such ordinal.
  * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, lacks the entry point, or does not
- *         know the GPU's CPUs. */
+ *         answer for this GPU. */
 CUCORE_API cucore_status cucore_system_get_cpu_affinity(int ordinal, cucore_system_set **out);
 /** CONSTRUCTOR: the NUMA nodes nearest cucore device `ordinal` in `scope`
  * (nvmlDeviceGetMemoryAffinity), as for cucore_system_get_cpu_affinity.
