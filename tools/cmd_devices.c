@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "devices_attrs.h"
 #include "system_facts.h"
+#include "devices_nvml.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ typedef struct devices_line {
   int json;
   int pools;
   int all_attributes;
+  int topology;
 } devices_line;
 
 static const cli_opt cmd_devices_opts[] = {
@@ -62,6 +64,14 @@ static const cli_opt cmd_devices_opts[] = {
      .help = "also list every device attribute cucore knows (every CU_DEVICE_ATTRIBUTE_*\n"
              "of CUDA 13.0 and 13.1's atomic_reduction_supported), name = value, as\n"
              "cucore_device_get_attribute reads them; in the JSON \"attributes\""},
+    {.name = "--topology",
+     .kind = CLI_OPT_FLAG,
+     CLI_AT(devices_line, topology),
+     .help = "also show, from NVML, the CPUs and NUMA nodes nearest each device and, for\n"
+             "every pair of devices, how they are connected (internal, single, multiple,\n"
+             "hostbridge, node, system) and their P2P status for reads, writes, NVLink,\n"
+             "atomics and PCIe; in the JSON \"cpu_affinity\", \"numa_affinity\" and\n"
+             "\"topology\""},
     {0}};
 
 static int cmd_version(int argc, char **argv) {
@@ -277,6 +287,61 @@ static int cmd_devices(int argc, char **argv) {
   return rc;
 }
 
+/* The listing as one JSON object. */
+static void devices_json(const devices_line *line, const cucore_versions_info *v,
+                         const cucore_device_props *props, const pool_state *pools, int count) {
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_str(&j, "cucore", v->cucore);
+  lib_json(&j, "driver", &v->driver);
+  devices_nvml_driver_json(&j);
+  json_begin_object(&j, "libraries");
+  lib_json(&j, "nvrtc", &v->nvrtc);
+  lib_json(&j, "nvjitlink", &v->nvjitlink);
+  lib_json(&j, "nvvm", &v->nvvm);
+  json_end_object(&j);
+  json_begin_array(&j, "devices");
+  for (int i = 0; i < count; i++) {
+    device_json(&j, &props[i]);
+    pool_json(&j, &props[i], &pools[i]);
+    system_facts_json(&j, i, props[i].uuid);
+    devices_nvml_processes_json(&j, i);
+    if (line->topology) devices_nvml_affinity_json(&j, i);
+    if (line->all_attributes) devices_attrs_json(&j, i);
+    json_end_object(&j);
+  }
+  json_end_array(&j);
+  if (line->topology) devices_nvml_topology_json(&j, count);
+  json_end_object(&j);
+}
+
+/* The listing as text. */
+static void devices_text(const devices_line *line, const cucore_versions_info *v,
+                         const cucore_device_props *props, const pool_state *pools, int count) {
+  printf("CUDA driver %d.%d (%s), %d device%s\n", v->driver.version / 1000,
+         v->driver.version % 1000 / 10, v->driver.path ? v->driver.path : "?", count,
+         count == 1 ? "" : "s");
+  devices_nvml_driver_text();
+  printf("\n");
+  for (int i = 0; i < count; i++) {
+    device_text(&props[i]);
+    pool_text(&props[i], &pools[i]);
+    system_facts_text(i, props[i].uuid);
+    devices_nvml_processes_text(i);
+    if (line->topology) devices_nvml_affinity_text(i);
+    if (line->all_attributes) devices_attrs_text(i);
+    printf("\n");
+  }
+  if (line->topology) {
+    devices_nvml_topology_text(count);
+    printf("\n");
+  }
+  printf("toolkit libraries:\n");
+  print_lib_text("NVRTC", &v->nvrtc);
+  print_lib_text("nvJitLink", &v->nvjitlink);
+  print_lib_text("libNVVM", &v->nvvm);
+}
+
 static int list_devices(const devices_line *line) {
   int json = line->json, with_pools = line->pools;
   cucore_versions_info v;
@@ -310,42 +375,10 @@ static int list_devices(const devices_line *line) {
     }
     if (props[i].memory_pools && with_pools) read_pool(i, &pools[i]);
   }
-  if (json) {
-    json_out j = {stdout, 0, {0}, 1};
-    json_begin_object(&j, NULL);
-    json_str(&j, "cucore", v.cucore);
-    lib_json(&j, "driver", &v.driver);
-    json_begin_object(&j, "libraries");
-    lib_json(&j, "nvrtc", &v.nvrtc);
-    lib_json(&j, "nvjitlink", &v.nvjitlink);
-    lib_json(&j, "nvvm", &v.nvvm);
-    json_end_object(&j);
-    json_begin_array(&j, "devices");
-    for (int i = 0; i < count; i++) {
-      device_json(&j, &props[i]);
-      pool_json(&j, &props[i], &pools[i]);
-      system_facts_json(&j, i, props[i].uuid);
-      if (line->all_attributes) devices_attrs_json(&j, i);
-      json_end_object(&j);
-    }
-    json_end_array(&j);
-    json_end_object(&j);
-  } else {
-    printf("CUDA driver %d.%d (%s), %d device%s\n\n", v.driver.version / 1000,
-           v.driver.version % 1000 / 10, v.driver.path ? v.driver.path : "?", count,
-           count == 1 ? "" : "s");
-    for (int i = 0; i < count; i++) {
-      device_text(&props[i]);
-      pool_text(&props[i], &pools[i]);
-      system_facts_text(i, props[i].uuid);
-      if (line->all_attributes) devices_attrs_text(i);
-      printf("\n");
-    }
-    printf("toolkit libraries:\n");
-    print_lib_text("NVRTC", &v.nvrtc);
-    print_lib_text("nvJitLink", &v.nvjitlink);
-    print_lib_text("libNVVM", &v.nvvm);
-  }
+  if (json)
+    devices_json(line, &v, props, pools, count);
+  else
+    devices_text(line, &v, props, pools, count);
   free(props);
   free(pools);
   return CLI_EXIT_OK;
@@ -355,7 +388,7 @@ static int list_devices(const devices_line *line) {
  * cmd_devices_opts and cli_json_opts). */
 const cli_verb cmd_devices_verb = {
     "devices", cmd_devices, "list GPUs, their properties, the driver and toolkit libraries",
-    "usage: cucore devices [--json] [--pools] [--all-attributes]\n"
+    "usage: cucore devices [--json] [--pools] [--all-attributes] [--topology]\n"
     "\n"
     "Lists every CUDA device with its compute capability, SM count, memory, shared-memory\n"
     "and register limits, cluster and cooperative-launch support, managed and pageable\n"
@@ -364,10 +397,14 @@ const cli_verb cmd_devices_verb = {
     "nvJitLink, libNVVM) cucore loaded, with paths and versions.\n"
     "Each device's live state comes from NVML (libnvidia-ml.so.1; CUCORE_LIBNVML names\n"
     "another): SM and memory clocks now and at most, temperature, power and its limit,\n"
-    "utilisation, clock-event reasons (throttling flagged), MIG mode, NVLinks; without\n"
-    "NVML one line says why.\n"
+    "utilisation, clock-event reasons (throttling flagged), MIG mode, NVLinks, and the\n"
+    "processes on it (pid, name, memory, compute or graphics); the kernel-mode driver's\n"
+    "version and branch head the list; without NVML one line says why.\n"
     "With --json: one object {\"driver\": {...}, \"libraries\": {...}, \"devices\": [...]};\n"
-    "each device has \"system\": {\"available\": ..., the facts, or \"error\"}.\n"
+    "each device has \"system\": {\"available\": ..., the facts, or \"error\"} and\n"
+    "\"processes\": [...]; the top object \"kernel_driver\": {\"version\", \"branch\"}.\n"
+    "With --topology: the CPUs and NUMA nodes nearest each device and each pair's\n"
+    "topology level and P2P status (NVML).\n"
     "The listing needs no context on any device (cuInit alone), so it costs about what\n"
     "cuInit does. With --pools the default pool's state is read too: its release\n"
     "threshold, the bytes it holds reserved and in use and their high-water marks (pools\n"
@@ -388,7 +425,8 @@ const cli_verb cmd_devices_verb = {
     "  cucore devices\n"
     "  cucore devices --json | jq '.devices[0].sm_count'\n"
     "  cucore devices --json --pools | jq '.devices[0].default_pool.release_threshold'\n"
-    "  cucore devices --all-attributes --json | jq '.devices[0].attributes.warp_size'\n",
+    "  cucore devices --all-attributes --json | jq '.devices[0].attributes.warp_size'\n"
+    "  cucore devices --topology --json | jq '.topology[0].level'\n",
     cmd_devices_opts};
 const cli_verb cmd_version_verb = {
     "version", cmd_version, "print cucore's version and the libraries it loaded",

@@ -286,7 +286,10 @@ CUCORE_API cucore_status cucore_device_from_context(void *cucontext, cucore_devi
  *
  * What NVML (libnvidia-ml.so.1, loaded at run time like the driver; CUCORE_LIBNVML names
  * another file) says of a GPU now: clocks, temperature, power, utilisation, the reasons its
- * clocks are held down, PCI, UUID, MIG mode and NVLink. A device is named by its cucore
+ * clocks are held down, PCI, UUID, MIG mode and NVLink; the kernel-mode driver's version and
+ * branch, the processes on a GPU, the topology and peer-to-peer status between two GPUs, the
+ * CPUs and NUMA nodes nearest a GPU (and binding a thread to them), and NVML's events (XID
+ * errors, clock changes) waited for with a timeout. A device is named by its cucore
  * ordinal (matched to NVML by PCI bus id, else by UUID) or by its UUID. A fact NVML does not
  * offer on this GPU is -1. Where NVML is absent or does not start, every call is
  * CUCORE_NOT_SUPPORTED saying what was tried.
@@ -379,6 +382,259 @@ CUCORE_API cucore_status cucore_system_reasons_text(long long reasons, char *buf
  * ready (its time is the phase CUCORE_PHASE_LOAD_NVML).
  * @retval CUCORE_NOT_SUPPORTED NVML is absent or did not start (the message says why). */
 CUCORE_API cucore_status cucore_system_load(void);
+
+/* ---- the kernel-mode driver ------------------------------------------------------------------ */
+
+/** The kernel-mode driver's version as NVML gives it ("580.95.05"), nvmlSystemGetDriverVersion:
+ * the text into buf (`cap` bytes with the NUL), never cut: when it does not fit the call fails.
+ * *needed (may be NULL) receives the bytes the text needs with its NUL (buf may be NULL with
+ * cap 0 to ask only that). Needs no CUDA driver call. Thread-safe.
+ * @retval CUCORE_INVALID_ARGUMENT buf is NULL with cap > 0, or cap is smaller than *needed.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or lacks the entry point. */
+CUCORE_API cucore_status cucore_system_get_driver_version(char *buf, size_t cap, size_t *needed);
+/** The driver's branch ("r580_00"), nvmlSystemGetDriverBranch, as for
+ * cucore_system_get_driver_version.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or is older than 12.6 and has no
+ *         nvmlSystemGetDriverBranch (the message names it).
+ * @retval CUCORE_INVALID_ARGUMENT as for cucore_system_get_driver_version. */
+CUCORE_API cucore_status cucore_system_get_driver_branch(char *buf, size_t cap, size_t *needed);
+
+/* ---- processes on a GPU ---------------------------------------------------------------------- */
+
+/** What a process does on the GPU: bits of cucore_system_process::kinds. */
+#define CUCORE_SYSTEM_PROCESS_COMPUTE 0x1u  /**< it has a compute (CUDA) context on the GPU */
+#define CUCORE_SYSTEM_PROCESS_GRAPHICS 0x2u /**< it has a graphics context on the GPU */
+
+/** The layout version of cucore_system_process that this header declares. */
+#define CUCORE_SYSTEM_PROCESS_VERSION 1u
+
+/** One process NVML lists on a GPU. The caller sets `version` to
+ * CUCORE_SYSTEM_PROCESS_VERSION before asking (cucore_system_processes_get_item): a later
+ * cucore adds fields after the last one and fills only those a caller's version has. */
+typedef struct cucore_system_process {
+  uint32_t version;           /**< set by the caller: CUCORE_SYSTEM_PROCESS_VERSION */
+  unsigned kinds;             /**< CUCORE_SYSTEM_PROCESS_COMPUTE / _GRAPHICS bits */
+  long long pid;              /**< its process id (as NVML sees it: the host's pid namespace) */
+  long long used_memory;      /**< device memory it uses, bytes; -1 when NVML cannot say */
+  long long gpu_instance;     /**< its MIG GPU instance id, -1 without MIG */
+  long long compute_instance; /**< its MIG compute instance id, -1 without MIG */
+  /** its name, /proc/PID/comm (up to 15 bytes as the kernel keeps it), or NULL when that is
+   * not readable from this process (another pid namespace, gone, no permission); it belongs
+   * to the list and lives as long as it. */
+  const char *name;
+} cucore_system_process;
+
+/** The processes on one GPU, as NVML listed them at one moment. */
+typedef struct cucore_system_processes cucore_system_processes;
+
+/** CONSTRUCTOR: every process on cucore device `ordinal` now: its compute processes
+ * (nvmlDeviceGetComputeRunningProcesses_v3) and graphics processes
+ * (nvmlDeviceGetGraphicsRunningProcesses_v3), one item per pid with both kinds' bits where it
+ * has both (its memory the larger of the two NVML gives), ordered by pid. Any number of
+ * processes: when NVML answers that the list grew past the buffer, the buffer grows and the
+ * query is asked again. NVML may list no process of other users or containers without the
+ * permission. Destroy `*out` with cucore_system_processes_destroy().
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or lacks the entry points.
+ * @retval CUCORE_NOT_FOUND NVML does not list the device. */
+CUCORE_API cucore_status cucore_system_get_processes(int ordinal, cucore_system_processes **out);
+/** The number of processes in `list`.
+ * @retval CUCORE_INVALID_ARGUMENT count is NULL. */
+CUCORE_API cucore_status cucore_system_processes_get_count(const cucore_system_processes *list,
+                                                           size_t *count);
+/** Process `index` (0 .. count - 1) of `list` into *out, whose `version` the caller set.
+ * @retval CUCORE_INVALID_ARGUMENT index out of range, out NULL, or out->version not 1 ..
+ *         CUCORE_SYSTEM_PROCESS_VERSION. */
+CUCORE_API cucore_status cucore_system_processes_get_item(const cucore_system_processes *list,
+                                                          size_t index, cucore_system_process *out);
+/** Frees `list` and the names in it; NULL is a no-op. */
+CUCORE_API cucore_status cucore_system_processes_destroy(cucore_system_processes *list);
+
+/* ---- topology and peer-to-peer between two GPUs ---------------------------------------------- */
+
+/** How close two GPUs sit (nvmlGpuTopologyLevel_t, same values): the nearest thing their
+ * paths share. Smaller is closer. */
+typedef enum cucore_system_topology {
+  CUCORE_TOPOLOGY_INTERNAL = 0,    /**< one board (two GPUs of one package) */
+  CUCORE_TOPOLOGY_SINGLE = 10,     /**< one PCIe switch between them */
+  CUCORE_TOPOLOGY_MULTIPLE = 20,   /**< several PCIe switches, no host bridge */
+  CUCORE_TOPOLOGY_HOSTBRIDGE = 30, /**< one host bridge */
+  CUCORE_TOPOLOGY_NODE = 40,       /**< one NUMA node, possibly several host bridges */
+  CUCORE_TOPOLOGY_SYSTEM = 50      /**< only the system: across NUMA nodes (SMP link) */
+} cucore_system_topology;
+/** "internal", "single", "multiple", "hostbridge", "node", "system"; "unknown" for another
+ * value. */
+CUCORE_API const char *cucore_system_topology_name(cucore_system_topology level);
+/** The topology level between cucore devices `a` and `b` (nvmlDeviceGetTopologyCommonAncestor).
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_INVALID_ARGUMENT `a` equals `b` (two GPUs expected), or out is NULL.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, lacks the entry point, or does
+ *         not know the path on this machine. */
+CUCORE_API cucore_status cucore_system_get_topology(int a, int b, cucore_system_topology *out);
+
+/** What NVML says of one kind of peer access between two GPUs (nvmlGpuP2PStatus_t, same
+ * values). */
+typedef enum cucore_system_p2p_status {
+  CUCORE_P2P_OK = 0,                         /**< supported */
+  CUCORE_P2P_CHIPSET_NOT_SUPPORTED = 1,      /**< the chipset does not support it */
+  CUCORE_P2P_GPU_NOT_SUPPORTED = 2,          /**< a GPU does not support it */
+  CUCORE_P2P_IOH_TOPOLOGY_NOT_SUPPORTED = 3, /**< the IO hub topology does not allow it */
+  CUCORE_P2P_DISABLED_BY_REGKEY = 4,         /**< a driver registry key turned it off */
+  CUCORE_P2P_NOT_SUPPORTED = 5,              /**< not supported, for no reason NVML names */
+  CUCORE_P2P_UNKNOWN = 6                     /**< unknown (also: NVML does not answer this kind) */
+} cucore_system_p2p_status;
+/** "ok", "chipset_not_supported", "gpu_not_supported", "ioh_topology_not_supported",
+ * "disabled_by_regkey", "not_supported", "unknown" ("unknown" for another value too). */
+CUCORE_API const char *cucore_system_p2p_status_name(cucore_system_p2p_status status);
+
+/** The layout version of cucore_system_p2p that this header declares. */
+#define CUCORE_SYSTEM_P2P_VERSION 1u
+/** Peer-to-peer between two GPUs, one status per kind (nvmlDeviceGetP2PStatus). The caller
+ * sets `version` to CUCORE_SYSTEM_P2P_VERSION; later fields are filled only for a caller that
+ * declares them. */
+typedef struct cucore_system_p2p {
+  uint32_t version;                 /**< set by the caller: CUCORE_SYSTEM_P2P_VERSION */
+  cucore_system_p2p_status read;    /**< reads of the peer's memory */
+  cucore_system_p2p_status write;   /**< writes to the peer's memory */
+  cucore_system_p2p_status nvlink;  /**< the access goes over NVLink */
+  cucore_system_p2p_status atomics; /**< atomics on the peer's memory */
+  cucore_system_p2p_status prop;    /**< over PCIe (NVML's PCI index, formerly "prop") */
+} cucore_system_p2p;
+/** The peer-to-peer statuses from cucore device `a` to `b`. A kind NVML does not answer
+ * (NOT_SUPPORTED for that index) is CUCORE_P2P_UNKNOWN; any other NVML failure fails the call.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_INVALID_ARGUMENT `a` equals `b`, out is NULL, or out->version not 1 ..
+ *         CUCORE_SYSTEM_P2P_VERSION.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or lacks the entry point. */
+CUCORE_API cucore_status cucore_system_get_p2p(int a, int b, cucore_system_p2p *out);
+
+/* ---- CPU and memory affinity ----------------------------------------------------------------- */
+
+/** A set of CPU or NUMA-node numbers of any size (as NVML and the kernel number them). */
+typedef struct cucore_system_set cucore_system_set;
+
+/** Where NVML looks for a GPU's nearest memory (nvmlAffinityScope_t). */
+typedef enum cucore_system_scope {
+  CUCORE_SCOPE_NODE = 0,  /**< the NUMA nodes nearest the GPU */
+  CUCORE_SCOPE_SOCKET = 1 /**< every NUMA node of the GPU's processor socket */
+} cucore_system_scope;
+
+/** CONSTRUCTOR: the CPUs nearest cucore device `ordinal` (nvmlDeviceGetCpuAffinity), however
+ * many the machine has: the mask starts at the CPUs the system is configured for (at least
+ * 1024) and doubles while NVML fills its last word. An empty set when NVML names none. Destroy
+ * with cucore_system_set_destroy().
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, lacks the entry point, or does not
+ *         answer for this GPU. */
+CUCORE_API cucore_status cucore_system_get_cpu_affinity(int ordinal, cucore_system_set **out);
+/** CONSTRUCTOR: the NUMA nodes nearest cucore device `ordinal` in `scope`
+ * (nvmlDeviceGetMemoryAffinity), as for cucore_system_get_cpu_affinity.
+ * @retval CUCORE_INVALID_ARGUMENT scope is not a cucore_system_scope.
+ * @retval CUCORE_NOT_SUPPORTED as for cucore_system_get_cpu_affinity. */
+CUCORE_API cucore_status cucore_system_get_memory_affinity(int ordinal, cucore_system_scope scope,
+                                                           cucore_system_set **out);
+/** CONSTRUCTOR: the CPUs the calling thread may run on now (sched_getaffinity), for
+ * cucore_system_set_thread_affinity to put back.
+ * @retval CUCORE_INVALID_ARGUMENT out is NULL. */
+CUCORE_API cucore_status cucore_system_get_thread_affinity(cucore_system_set **out);
+/** Binds the calling thread to cucore device `ordinal`'s CPUs (cucore_system_get_cpu_affinity,
+ * then sched_setaffinity on the thread alone). *previous (may be NULL) receives the thread's
+ * CPUs before, a set to give back to cucore_system_set_thread_affinity and destroy. The kernel
+ * keeps only the CPUs the thread is allowed (cgroup cpusets); none allowed is refused.
+ * @retval CUCORE_NOT_SUPPORTED NVML cannot say the GPU's CPUs, or none of them is allowed to
+ *         this thread (the message lists them); the thread is left as it was.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal. */
+CUCORE_API cucore_status cucore_system_bind_thread(int ordinal, cucore_system_set **previous);
+/** Sets the calling thread's CPUs to `cpus` (a CPU set: from cucore_system_bind_thread,
+ * cucore_system_get_thread_affinity or cucore_system_get_cpu_affinity).
+ * @retval CUCORE_INVALID_ARGUMENT `cpus` is a NUMA-node set, or empty, or none of its CPUs is
+ *         allowed to the thread (the kernel's EINVAL). */
+CUCORE_API cucore_status cucore_system_set_thread_affinity(const cucore_system_set *cpus);
+/** The number of members of `set`.
+ * @retval CUCORE_INVALID_ARGUMENT count is NULL. */
+CUCORE_API cucore_status cucore_system_set_get_count(const cucore_system_set *set, size_t *count);
+/** Member `index` (0 .. count - 1, in increasing order) of `set` into *member.
+ * @retval CUCORE_INVALID_ARGUMENT index out of range or member NULL. */
+CUCORE_API cucore_status cucore_system_set_get_member(const cucore_system_set *set, size_t index,
+                                                      int *member);
+/** *yes = 1 when `member` is in `set`, else 0 (a negative number is in no set).
+ * @retval CUCORE_INVALID_ARGUMENT yes is NULL. */
+CUCORE_API cucore_status cucore_system_set_is_member(const cucore_system_set *set, int member,
+                                                     int *yes);
+/** *is_numa = 1 when `set` holds NUMA nodes, 0 when it holds CPUs.
+ * @retval CUCORE_INVALID_ARGUMENT is_numa is NULL. */
+CUCORE_API cucore_status cucore_system_set_is_numa(const cucore_system_set *set, int *is_numa);
+/** Frees `set`; NULL is a no-op. */
+CUCORE_API cucore_status cucore_system_set_destroy(cucore_system_set *set);
+
+/* ---- NVML events ----------------------------------------------------------------------------- */
+
+/** Event types (nvmlEventType bits, same values): what an event set listens for. */
+#define CUCORE_SYSTEM_EVENT_SINGLE_BIT_ECC 0x1ull    /**< a single-bit ECC error */
+#define CUCORE_SYSTEM_EVENT_DOUBLE_BIT_ECC 0x2ull    /**< a double-bit ECC error */
+#define CUCORE_SYSTEM_EVENT_PSTATE 0x4ull            /**< a performance-state change */
+#define CUCORE_SYSTEM_EVENT_XID 0x8ull               /**< an XID critical error (data: the XID) */
+#define CUCORE_SYSTEM_EVENT_CLOCK 0x10ull            /**< a clock change */
+#define CUCORE_SYSTEM_EVENT_POWER_SOURCE 0x80ull     /**< AC / battery power source change */
+#define CUCORE_SYSTEM_EVENT_MIG_CONFIG 0x100ull      /**< a MIG configuration change */
+#define CUCORE_SYSTEM_EVENT_ECC_STORM 0x200ull       /**< a single-bit ECC error storm */
+#define CUCORE_SYSTEM_EVENT_DRAM_RETIREMENT 0x400ull /**< DRAM page retirement */
+#define CUCORE_SYSTEM_EVENT_DRAM_RETIREMENT_FAIL 0x800ull /**< DRAM page retirement failed */
+#define CUCORE_SYSTEM_EVENT_NON_FATAL_POISON 0x1000ull    /**< a non-fatal poison error */
+#define CUCORE_SYSTEM_EVENT_FATAL_POISON 0x2000ull        /**< a fatal poison error */
+
+/** The name of one event type bit ("xid", "clock", "pstate", "single_bit_ecc",
+ * "double_bit_ecc", "power_source", "mig_config", "ecc_storm", "dram_retirement",
+ * "dram_retirement_fail", "non_fatal_poison", "fatal_poison"); "unknown" for another value. */
+CUCORE_API const char *cucore_system_event_type_name(unsigned long long type);
+
+/** The layout version of cucore_system_event that this header declares. */
+#define CUCORE_SYSTEM_EVENT_VERSION 1u
+/** One NVML event. The caller sets `version` to CUCORE_SYSTEM_EVENT_VERSION before the wait. */
+typedef struct cucore_system_event {
+  uint32_t version;           /**< set by the caller: CUCORE_SYSTEM_EVENT_VERSION */
+  int ordinal;                /**< the cucore device it happened on (as it was added to the set) */
+  unsigned long long type;    /**< one CUCORE_SYSTEM_EVENT_* bit */
+  unsigned long long data;    /**< the XID of an XID event (999: an unknown XID), else 0 */
+  long long gpu_instance;     /**< MIG GPU instance it is attributed to, -1 when none */
+  long long compute_instance; /**< MIG compute instance it is attributed to, -1 when none */
+} cucore_system_event;
+
+/** A set of NVML events to wait on, over one or more GPUs. Use a set from one thread at a
+ * time (NVML's own rule). */
+typedef struct cucore_system_event_set cucore_system_event_set;
+
+/** The event types cucore device `ordinal` can report (nvmlDeviceGetSupportedEventTypes):
+ * CUCORE_SYSTEM_EVENT_* bits.
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, or lacks the entry point. */
+CUCORE_API cucore_status cucore_system_get_event_types(int ordinal, unsigned long long *types);
+/** CONSTRUCTOR: an empty event set (nvmlEventSetCreate). Destroy it with
+ * cucore_system_event_set_destroy().
+ * @retval CUCORE_NOT_SUPPORTED NVML is absent, did not start, lacks the entry points, or
+ *         offers no events on this platform. */
+CUCORE_API cucore_status cucore_system_event_set_create(cucore_system_event_set **out);
+/** Listens for the events `types` (CUCORE_SYSTEM_EVENT_* bits) of cucore device `ordinal`
+ * from now on (nvmlDeviceRegisterEvents); events before the call are not seen.
+ * @retval CUCORE_INVALID_ARGUMENT types is 0 or has a bit the device does not report (the
+ *         message names those bits and the ones it does report).
+ * @retval CUCORE_INVALID_DEVICE no such ordinal.
+ * @retval CUCORE_NOT_SUPPORTED NVML refused the types on this device. */
+CUCORE_API cucore_status cucore_system_event_set_add_device(cucore_system_event_set *set,
+                                                            int ordinal, unsigned long long types);
+/** Waits up to `timeout_ms` milliseconds for the next event of `set` (nvmlEventSetWait_v2) and
+ * returns it in *out (whose `version` the caller set). One event per call, the oldest first.
+ * @retval CUCORE_OK an event is in *out.
+ * @retval CUCORE_NOT_READY no event came within the timeout (NVML may also end the wait early
+ *         on a signal): *out has type 0; no message is kept, as for a stream query.
+ * @retval CUCORE_INVALID_ARGUMENT out is NULL or out->version not 1 ..
+ *         CUCORE_SYSTEM_EVENT_VERSION, or no device was added to the set.
+ * @retval CUCORE_DRIVER_ERROR NVML failed (a GPU fell off the bus: the message says so). */
+CUCORE_API cucore_status cucore_system_event_set_wait(cucore_system_event_set *set,
+                                                      unsigned timeout_ms,
+                                                      cucore_system_event *out);
+/** Frees `set` (nvmlEventSetFree); NULL is a no-op. */
+CUCORE_API cucore_status cucore_system_event_set_destroy(cucore_system_event_set *set);
 /** @} */
 /* ==== END SECTION: system facts ==== */
 

@@ -19,6 +19,7 @@ cc_nvml cc_nvml_fn;
 static pthread_once_t nvml_once = PTHREAD_ONCE_INIT;
 static cucore_status nvml_status;
 static char nvml_message[768];
+static char *nvml_name; /* the file loaded (cc_nvml_missing names it) */
 
 static void set_failure(const char *fmt, ...) CC_PRINTF(1, 2);
 static void set_failure(const char *fmt, ...) {
@@ -66,6 +67,7 @@ static void load_nvml(void) {
     return;
   }
   if (!take_symbols(h, name)) return;
+  nvml_name = cc_raw_strdup(name);
   cc_nvml_return r = cc_nvml_fn.init();
   if (r != CC_NVML_SUCCESS) {
     const char *text = cc_nvml_fn.error_string(r);
@@ -114,4 +116,11 @@ cucore_status cc_fail_nvml(cc_nvml_return r, const char *call, const char *fmt, 
   }
   return cc_fail(st, "%s failed: NVML error %d (%s)%s%s", call, r, said, context[0] ? "; " : "",
                  context);
+}
+
+cucore_status cc_nvml_missing(const char *fn, const char *symbol) {
+  return cc_fail(CUCORE_NOT_SUPPORTED,
+                 "%s: the loaded NVML (%s) has no %s: it is older than the call needs (a newer "
+                 "NVIDIA driver brings it)",
+                 fn, nvml_name ? nvml_name : "libnvidia-ml.so.1", symbol);
 }

@@ -1,41 +1,16 @@
 /*
  * system.c -- cucore_system_*: what NVML (loader/nvml.c) says of a GPU now. A cucore device is
- * found in NVML by its PCI bus id (cuDeviceGetPCIBusId), else by its UUID; a fact NVML does not
- * offer on the GPU is -1, so one missing query never hides the others.
+ * found in NVML by its PCI bus id (cuDeviceGetPCIBusId), else by its UUID (system_map.c); a
+ * fact NVML does not offer on the GPU is -1, so one missing query never hides the others. The
+ * driver, processes, topology, affinity and events have files of their own (system_*.c).
  */
 #define _GNU_SOURCE
-#include "loader/nvml.h"
+#include "runtime/system_map.h"
 #include "runtime/runtime.h"
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
-/* "GPU-" and the UUID's 16 bytes in NVML's 8-4-4-4-12 form. */
-static void uuid_text(const CUuuid *u, char *out, size_t cap) {
-  const unsigned char *b = (const unsigned char *)u->bytes;
-  snprintf(out, cap, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-           b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-           b[14], b[15]);
-}
-
-/* The NVML handle of CUdevice `d` (cucore device `ordinal`). */
-static cucore_status nvml_of_cudev(CUdevice d, int ordinal, cc_nvml_device *h) {
-  char bus[64] = "", uuid[64] = "";
-  cc_nvml_return r = CC_NVML_ERROR_NOT_FOUND;
-  if (DRV(cuDeviceGetPCIBusId) && DRV(cuDeviceGetPCIBusId)(bus, sizeof bus, d) == CUDA_SUCCESS)
-    r = cc_nvml_fn.by_pci(bus, h);
-  CUuuid u;
-  if (r != CC_NVML_SUCCESS && DRV(cuDeviceGetUuid) && DRV(cuDeviceGetUuid)(&u, d) == CUDA_SUCCESS) {
-    uuid_text(&u, uuid, sizeof uuid);
-    r = cc_nvml_fn.by_uuid(uuid, h);
-  }
-  if (r == CC_NVML_SUCCESS) return CUCORE_OK;
-  return cc_fail_nvml(r, "nvmlDeviceGetHandleByPciBusId_v2/ByUUID",
-                      "NVML does not list cucore device %d (PCI bus id `%s`, UUID `%s`)", ordinal,
-                      bus, uuid[0] ? uuid : "not asked");
-}
 
 /* Reads a clock into *mhz (left -1 when not offered). */
 static void read_clock(cc_nvml_device h, int which, int max, int *mhz) {
@@ -128,45 +103,11 @@ cucore_status cucore_system_get_device_info(int ordinal, cucore_system_info *out
   cc_begin();
   CC_CHECK_ARG(out, "cucore_system_get_device_info", "out");
   clear_info(out);
-  cucore_status st = cc_driver_need_device();
-  if (st != CUCORE_OK) return st;
-  if (ordinal < 0 || ordinal >= cc_drv.device_count)
-    return cc_fail(CUCORE_INVALID_DEVICE,
-                   "cucore_system_get_device_info: device %d does not "
-                   "exist (expected 0 to %d)",
-                   ordinal, cc_drv.device_count - 1);
-  CUdevice d;
-  CUresult r = DRV(cuDeviceGet)(&d, ordinal);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", ordinal);
-  st = cc_nvml_load();
   cc_nvml_device h = NULL;
-  if (st == CUCORE_OK) st = nvml_of_cudev(d, ordinal, &h);
+  cucore_status st = cc_sys_handle("cucore_system_get_device_info", ordinal, &h);
   if (st != CUCORE_OK) return st;
   read_all(h, out);
   out->ordinal = ordinal;
-  return CUCORE_OK;
-}
-
-/* NVML's handle of each cucore device, found once (cucore_system_get_clock). */
-#define CLOCK_HANDLES 64
-static pthread_mutex_t handles_lock = PTHREAD_MUTEX_INITIALIZER;
-static cc_nvml_device handles[CLOCK_HANDLES];
-
-/* Device `ordinal`'s NVML handle: the kept one, else found and kept. */
-static cucore_status clock_handle(int ordinal, cc_nvml_device *h) {
-  pthread_mutex_lock(&handles_lock);
-  *h = ordinal < CLOCK_HANDLES ? handles[ordinal] : NULL;
-  pthread_mutex_unlock(&handles_lock);
-  if (*h) return CUCORE_OK;
-  CUdevice d;
-  CUresult r = DRV(cuDeviceGet)(&d, ordinal);
-  if (r != CUDA_SUCCESS) return cc_fail_cu(r, "cuDeviceGet", "device %d", ordinal);
-  cucore_status st = cc_nvml_load();
-  if (st == CUCORE_OK) st = nvml_of_cudev(d, ordinal, h);
-  if (st != CUCORE_OK || ordinal >= CLOCK_HANDLES) return st;
-  pthread_mutex_lock(&handles_lock);
-  handles[ordinal] = *h;
-  pthread_mutex_unlock(&handles_lock);
   return CUCORE_OK;
 }
 
@@ -174,14 +115,8 @@ cucore_status cucore_system_get_clock(int ordinal, int *sm_clock_mhz, long long 
   cc_begin();
   if (sm_clock_mhz) *sm_clock_mhz = -1;
   if (clock_reasons) *clock_reasons = -1;
-  cucore_status st = cc_driver_need_device();
-  if (st != CUCORE_OK) return st;
-  if (ordinal < 0 || ordinal >= cc_drv.device_count)
-    return cc_fail(CUCORE_INVALID_DEVICE,
-                   "cucore_system_get_clock: device %d does not exist (expected 0 to %d)", ordinal,
-                   cc_drv.device_count - 1);
   cc_nvml_device h = NULL;
-  st = clock_handle(ordinal, &h);
+  cucore_status st = cc_sys_handle("cucore_system_get_clock", ordinal, &h);
   if (st != CUCORE_OK) return st;
   if (sm_clock_mhz) read_clock(h, CC_NVML_CLOCK_SM, 0, sm_clock_mhz);
   unsigned long long reasons = 0;

@@ -104,4 +104,32 @@ for dev in json.load(sys.stdin)["devices"]:
     print("device %d: %d attributes read, %d refused: %s" % (dev["ordinal"],
           sum(v is not None for v in a.values()), len(why), ", ".join(sorted(why))))
 ' <<<"$out"
+# NVML's extras: the kernel-mode driver (and branch), each GPU's processes, and --topology's
+# nearest CPUs and NUMA nodes and every pair's level and P2P (no pair on one GPU).
+run "$CUCORE" devices --topology --json
+check "devices --topology --json ran" [ "$rc" -eq 0 ]
+check "json: kernel driver, processes, affinity, topology" python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+k = d["kernel_driver"]
+if k["version"] is None:
+    print("NVML not usable:", k["error"]); sys.exit(0)
+assert k["version"][0].isdigit(), k
+assert k["branch"] or "nvmlSystemGetDriverBranch" in k["branch_error"], k
+n = len(d["devices"])
+for dev in d["devices"]:
+    assert isinstance(dev["processes"], list), dev.get("processes_error")
+    assert dev["cpu_affinity"], dev["cpu_affinity"]
+    print("device %d: %d processes, %d CPUs near, NUMA %s" % (dev["ordinal"],
+          len(dev["processes"]), len(dev["cpu_affinity"]), dev["numa_affinity"]))
+assert len(d["topology"]) == n * (n - 1) // 2, d["topology"]
+levels = {"internal", "single", "multiple", "hostbridge", "node", "system"}
+for t in d["topology"]:
+    assert t["level"] in levels, t
+    print("devices %d-%d: %s, P2P %s" % (t["a"], t["b"], t["level"], t["p2p"]))
+print("kernel-mode driver", k["version"], "branch", k["branch"])
+' <<<"$out"
+run "$CUCORE" devices --topology
+check "devices --topology ran" [ "$rc" -eq 0 ]
+echo "$out" | grep -E "kernel-mode driver|processes  |nearest|device [0-9]+ - device"
 finish

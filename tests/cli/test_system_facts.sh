@@ -77,4 +77,28 @@ check "run with --repeat 3: NVML loaded ($j)" [ "$j" = "True" ]
 run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" "${kargs[@]}" --json
 j=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sm_clock_mhz"], d["clock_reasons"], d["throttled"])' <<<"$out")
 check "run --json without NVML: nulls, and the run still works (rc $rc, $j)" [ "$rc" -eq 0 -a "$j" = "None None None" ]
+# The kernel-mode driver, the processes, and --topology (two fake GPUs): text and JSON; without
+# NVML nothing more than the one line that says why.
+two=(env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$nvml" CUCORE_FAKE_DEVICES=2 CUCORE_FAKE_NVML_GPUS=2 CUCORE_FAKE_NVML_PROCS=3)
+run "${two[@]}" timeout 20 "$CUCORE" devices --topology
+check "devices --topology: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "devices: kernel-mode driver and branch" has "$out" "kernel-mode driver 580.95.05 (branch r580_00)"
+check "devices: processes, merged, named" grep -qE "^  processes            4: [0-9]+ cucore \(512.0 MiB, compute\+graphics\), 4194399 \? \(1.0 MiB, graphics\), 4194401 \? \(compute\)" <<<"$out"
+check "devices: no process on the second GPU" has "$out" "  processes            0"
+check "devices --topology: nearest CPUs" has "$out" "  nearest CPUs         0-1,1023,1100"
+check "devices --topology: nearest NUMA nodes" has "$out" "  nearest NUMA nodes   1,63,70"
+check "devices --topology: the pair" has "$out" "  device 0 - device 1  multiple; P2P read ok, write ok, NVLink ok, atomics gpu_not_supported, PCIe unknown"
+run "${two[@]}" timeout 20 "$CUCORE" devices --topology --json
+j=$(python3 -c '
+import json,sys
+d=json.load(sys.stdin); k=d["kernel_driver"]; t=d["topology"][0]; p=d["devices"][0]["processes"][0]
+print(k["version"], k["branch"], t["level"], t["p2p"]["atomics"], t["p2p"]["pci"], p["name"], p["compute"], p["graphics"], p["used_memory"], d["devices"][1]["cpu_affinity"], d["devices"][1]["numa_affinity"])' <<<"$out")
+check "devices --topology --json ($j)" [ "$j" = "580.95.05 r580_00 multiple gpu_not_supported unknown cucore True True 536870912 [0, 1, 1023, 1100] [1, 63, 70]" ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$libdir/libcucore_fake_nvml_old.so" timeout 20 "$CUCORE" devices --json
+j=$(python3 -c 'import json,sys; k=json.load(sys.stdin)["kernel_driver"]; print(k["version"], k["branch"], "nvmlSystemGetDriverBranch" in k["branch_error"])' <<<"$out")
+check "devices --json, an NVML without the branch: named ($j)" [ "$j" = "580.95.05 None True" ]
+run env CUCORE_LIBCUDA="$fake" CUCORE_LIBNVML="$dir/none.so" timeout 20 "$CUCORE" devices --topology
+check "devices --topology without NVML: exit 0 (rc $rc: $err)" [ "$rc" -eq 0 ]
+check "devices --topology without NVML: no process or affinity lines" bash -c '! grep -qE "processes  |nearest CPUs|kernel-mode" <<<"$1"' _ "$out"
+check "devices --topology without NVML: the topology says why" has "$(grep -A1 "^topology (NVML):" <<<"$out")" "  unknown: NVML (\`$dir/none.so\`) could not be loaded"
 finish
