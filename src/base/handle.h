@@ -48,7 +48,8 @@
   X(TUNE_STORE, 'T', 'S', 'T', 'O', "cucore_tune_store")         \
   X(TUNE_REPORT, 'T', 'R', 'P', 'T', "cucore_tune_report")       \
   X(TUNE_RECORDING, 'T', 'R', 'E', 'C', "cucore_tune_recording") \
-  X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")
+  X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")                   \
+  X(MEM_RESOURCE, 'M', 'R', 'E', 'S', "cucore_mem_resource")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),
 /* A kind is its live magic word. */

@@ -24,6 +24,7 @@ const char *cucore_mem_kind_name(cucore_mem_kind kind) {
   case CUCORE_MEM_DLPACK_IMPORTED: return "DLPack-imported";
   case CUCORE_MEM_GRAPH: return "graph";
   case CUCORE_MEM_VMM: return "virtual-memory";
+  case CUCORE_MEM_RESOURCE: return "memory-resource";
   }
   return "unknown";
 }
@@ -42,6 +43,7 @@ static const char *maker(cucore_mem_kind kind) {
   case CUCORE_MEM_DLPACK_IMPORTED: return "cucore_dlpack_import";
   case CUCORE_MEM_GRAPH: return "an allocation node, cucore_graph_add_mem_alloc_node";
   case CUCORE_MEM_VMM: return "cucore_vmm_map / cucore_vmm_buffer_create";
+  case CUCORE_MEM_RESOURCE: return "a memory resource, cucore_mem_resource_allocate";
   default: return "?";
   }
 }
