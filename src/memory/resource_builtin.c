@@ -50,11 +50,13 @@ cucore_status cucore_mem_resource_from_pool(cucore_mem_pool *pool, cucore_mem_re
   if (pool->imported)
     return cc_fail(CUCORE_INVALID_ARGUMENT,
                    "%s: the pool was imported from another process and cannot allocate", fn);
+  cucore_status st = CC_DRV_REQUIRE(cuMemAllocFromPoolAsync);
+  if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemFreeAsync);
+  if (st != CUCORE_OK) return st;
   char name[96];
   snprintf(name, sizeof name, "stream-ordered pool of device %d", pool->dev->ordinal);
   static const cucore_mem_resource_ops ops = {pool_allocate, pool_deallocate, NULL};
-  cucore_status st =
-      cc_mres_new(&ops, pool, pool->dev->ordinal, CUCORE_MR_DEVICE_ACCESSIBLE, name, out);
+  st = cc_mres_new(&ops, pool, pool->dev->ordinal, CUCORE_MR_DEVICE_ACCESSIBLE, name, out);
   if (st == CUCORE_OK) (*out)->trusted = 1;
   return st;
 }
