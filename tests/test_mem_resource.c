@@ -196,8 +196,7 @@ static void dlpack_exports_resource_memory(void **state) {
 static void the_device_is_asked_once_per_slab(void **state) {
   (void)state;
   char range[64];
-  snprintf(range, sizeof range, "%llx:%llu", (unsigned long long)up.slab,
-           (unsigned long long)SLAB);
+  snprintf(range, sizeof range, "%llx:%llu", (unsigned long long)up.slab, (unsigned long long)SLAB);
   setenv("CUCORE_FAKE_POINTER_DEVICE", "0", 1);
   setenv("CUCORE_FAKE_POINTER_RANGE", range, 1);
   assert_ok(cucore_device_set_mem_resource(dev, res));
@@ -365,8 +364,7 @@ int main(void) {
                                       pool_teardown),
       cmocka_unit_test_setup_teardown(frees_through_the_registry, pool_setup, pool_teardown),
       cmocka_unit_test_setup_teardown(dlpack_exports_resource_memory, pool_setup, pool_teardown),
-      cmocka_unit_test_setup_teardown(the_device_is_asked_once_per_slab, pool_setup,
-                                      pool_teardown),
+      cmocka_unit_test_setup_teardown(the_device_is_asked_once_per_slab, pool_setup, pool_teardown),
       cmocka_unit_test_setup_teardown(what_a_resource_returns_is_checked, pool_setup,
                                       pool_teardown),
       cmocka_unit_test_setup_teardown(lifetimes_and_frees_are_checked, pool_setup, pool_teardown),

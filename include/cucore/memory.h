@@ -1800,8 +1800,7 @@ typedef struct cucore_mem_resource_stats {
  * @retval CUCORE_INVALID_ARGUMENT allocate or deallocate is NULL, the device is below -1,
  *         unknown flags, or a host resource (-1) said to be device-accessible without being
  *         pinned or managed. */
-CUCORE_API cucore_status cucore_mem_resource_create(const cucore_mem_resource_ops *ops,
-                                                    void *user,
+CUCORE_API cucore_status cucore_mem_resource_create(const cucore_mem_resource_ops *ops, void *user,
                                                     const cucore_mem_resource_props *props,
                                                     cucore_mem_resource **out);
 /** CONSTRUCTOR: a resource over a stream-ordered pool (cuMemAllocFromPoolAsync and

@@ -70,7 +70,7 @@ cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_mem_free", "dev");
   cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_free");
   if (cst != CUCORE_OK) return cst;
-  if (cc_mres_free_mine(ptr, dev->ctx, NULL, &cst, "cucore_mem_free")) return cst;
+  if (cc_mres_free_mine(ptr, dev, dev->ctx, NULL, &cst, "cucore_mem_free")) return cst;
   device_free_ctx c = {dev, 0};
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_device_free, &c, 0, &rec);

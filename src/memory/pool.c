@@ -421,10 +421,8 @@ cucore_status cucore_mem_free_async(cucore_stream *s, cucore_devptr ptr) {
   if (ptr == 0) return CUCORE_OK;
   const char *fn = "cucore_mem_free_async";
   CC_CHECK_HANDLE(s, STREAM, fn, "stream");
-  /* This thread's own allocation from a memory resource goes back to it. */
-  cucore_status st = cc_device_make_current_fast(s->dev);
-  if (CC_UNLIKELY(st != CUCORE_OK)) return st;
-  if (cc_mres_free_mine(ptr, NULL, s, &st, fn)) return st;
+  cucore_status st; /* this thread's own allocation from a memory resource goes back to it */
+  if (cc_mres_free_mine(ptr, s->dev, NULL, s, &st, fn)) return st;
   return free_async(NULL, s, ptr, fn);
 }
 

@@ -10,8 +10,8 @@
 
 _Atomic(cucore_mem_resource *) cc_mres_installed[CC_MRES_MAX_DEVICES];
 
-static const unsigned known_flags =
-    CUCORE_MR_DEVICE_ACCESSIBLE | CUCORE_MR_HOST_ACCESSIBLE | CUCORE_MR_PINNED | CUCORE_MR_MANAGED;
+static const unsigned known_flags = CUCORE_MR_DEVICE_ACCESSIBLE | CUCORE_MR_HOST_ACCESSIBLE |
+                                    CUCORE_MR_PINNED | CUCORE_MR_MANAGED;
 
 cucore_status cc_mres_new(const cucore_mem_resource_ops *ops, void *user, int device,
                           unsigned flags, const char *name, cucore_mem_resource **out) {
@@ -61,8 +61,10 @@ cucore_status cucore_mem_resource_create(const cucore_mem_resource_ops *ops, voi
   CC_CHECK_ARG(ops, fn, "ops");
   CC_CHECK_ARG(props, fn, "props");
   if (!ops->allocate || !ops->deallocate)
-    return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: ops->%s is NULL (allocate and deallocate are "
-                   "required)", fn, ops->allocate ? "deallocate" : "allocate");
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "%s: ops->%s is NULL (allocate and deallocate are "
+                   "required)",
+                   fn, ops->allocate ? "deallocate" : "allocate");
   unsigned flags = 0;
   cucore_status st = check_props(props, &flags, fn);
   if (st != CUCORE_OK) return st;

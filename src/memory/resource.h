@@ -20,10 +20,10 @@ struct cucore_mem_resource {
   cc_handle hdr; /* first: the magic word of base/handle.h */
   cucore_mem_resource_ops ops;
   void *user;
-  int device;       /* ordinal, or -1 for host memory */
-  unsigned flags;   /* CUCORE_MR_* */
-  int trusted;      /* cucore's own: the device of what it returns is not asked */
-  int self_records; /* its allocator records its blocks itself (a pinned host pool) */
+  int device;           /* ordinal, or -1 for host memory */
+  unsigned flags;       /* CUCORE_MR_* */
+  int trusted;          /* cucore's own: the device of what it returns is not asked */
+  int self_records;     /* its allocator records its blocks itself (a pinned host pool) */
   atomic_int installed; /* devices it is installed on */
   /* Driver allocations [lo, hi) whose device was verified: addresses inside them are not asked
    * again (a pool's slabs). Each slot is set once: hi claimed first, then lo published. */
@@ -55,10 +55,10 @@ cucore_status cc_mres_give_back(const cc_mem_rec *rec, cucore_stream *s, const c
  * is not reported (the deleter has no caller to tell). */
 void cc_mres_give_back_anywhere(const cc_mem_rec *rec);
 /* A free of `ptr` on `s` (NULL: synchronous) when it is this thread's own front record of a
- * resource allocation made in context `ctx`: takes it and gives it back (*st the result), 1;
- * else 0 and nothing done. */
-int cc_mres_free_mine(uint64_t ptr, CUcontext ctx, cucore_stream *s, cucore_status *st,
-                      const char *fn);
+ * resource allocation (made in context `ctx`, when not NULL): takes it, makes `dev` current and
+ * gives it back (*st the result), 1; else 0 and nothing done. */
+int cc_mres_free_mine(uint64_t ptr, cucore_device *dev, CUcontext ctx, cucore_stream *s,
+                      cucore_status *st, const char *fn);
 /* The CUCORE_MR_* facts of a record's resource (the record of kind CUCORE_MEM_RESOURCE is live,
  * so its resource is: destroy is refused meanwhile). */
 unsigned cc_mres_rec_flags(const cc_mem_rec *rec);

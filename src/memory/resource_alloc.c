@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 
 #include "memory/resource.h"
+#include "runtime/current.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,8 +136,7 @@ cucore_status cc_mres_alloc(cucore_mem_resource *res, cucore_device *dev, cucore
       return st;
     }
   }
-  if (CC_UNLIKELY(!cc_front_put(p, bytes, dev->ctx, NULL, res, CUCORE_MEM_RESOURCE,
-                                res->device))) {
+  if (CC_UNLIKELY(!cc_front_put(p, bytes, dev->ctx, NULL, res, CUCORE_MEM_RESOURCE, res->device))) {
     st = record_slow(res, dev, p, bytes, fn);
     if (st != CUCORE_OK) {
       undo(res, p, bytes, s);
@@ -169,13 +169,15 @@ void cc_mres_give_back_anywhere(const cc_mem_rec *rec) {
   if (pushed) (void)DRV(cuCtxPopCurrent)(&old);
 }
 
-int cc_mres_free_mine(uint64_t ptr, CUcontext ctx, cucore_stream *s, cucore_status *st,
-                      const char *fn) {
+int cc_mres_free_mine(uint64_t ptr, cucore_device *dev, CUcontext ctx, cucore_stream *s,
+                      cucore_status *st, const char *fn) {
   uint64_t state;
   cc_front_view v;
   cc_front_entry *e = cc_front_find(ptr, &state, &v);
-  if (!e || v.kind != CUCORE_MEM_RESOURCE || (ctx && v.ctx != ctx) || !cc_front_commit(e, state))
-    return 0;
+  if (CC_LIKELY(!e) || v.kind != CUCORE_MEM_RESOURCE || (ctx && v.ctx != ctx)) return 0;
+  *st = cc_device_make_current_fast(dev); /* first: on its failure nothing is taken */
+  if (CC_UNLIKELY(*st != CUCORE_OK)) return 1;
+  if (!cc_front_commit(e, state)) return 0; /* drained meanwhile: the registry has it */
   *st = give_back(v.owner, ptr, v.size, s, fn);
   return 1;
 }
@@ -184,8 +186,8 @@ int cc_mres_free_mine(uint64_t ptr, CUcontext ctx, cucore_stream *s, cucore_stat
 
 /* `dev` may allocate from `res` on `s`: the resource's device (any for a host resource), and
  * the stream's. */
-static cucore_status check_use(const cucore_mem_resource *res, cucore_device *dev,
-                               cucore_stream *s, const char *fn) {
+static cucore_status check_use(const cucore_mem_resource *res, cucore_device *dev, cucore_stream *s,
+                               const char *fn) {
   cucore_status st = cc_mem_pair_check(dev, s, fn);
   if (st != CUCORE_OK) return st;
   if (res->device >= 0 && res->device != dev->ordinal)
