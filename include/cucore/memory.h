@@ -1735,8 +1735,10 @@ CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);
  * allocation (a pool's slab) are not asked again.
  *
  * Lifetime: a resource is destroyed with cucore_mem_resource_destroy(), which is refused while
- * it is installed on a device or has live allocations. The objects a built-in resource wraps
- * (the pool, the device) must outlive it. Callbacks may run on any thread at once; they must
+ * it is installed on a device or has live allocations. A call that started before the resource
+ * was uninstalled may still be using it: destroy it only once such calls have returned (as
+ * with any handle another thread uses). The objects a built-in resource wraps (the pool, the
+ * device) must outlive it. Callbacks may run on any thread at once; they must
  * be thread-safe as the allocator they wrap is. Callbacks may call cucore, but not
  * cucore_mem_alloc()/cucore_mem_alloc_async() on a device where the resource is installed (that
  * would call the resource again); a program's own allocator takes its memory from the driver
