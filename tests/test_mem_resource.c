@@ -6,8 +6,8 @@
  * back); the driver asked for the device once per slab; each refusal (a failing resource, one
  * handing out 0, a misaligned or another device's address, destroy while installed or live,
  * resources that cannot be installed, a free on a pool, a double free, another resource's
- * memory); cucore's own resources (virtual memory, a pinned host pool, a pool on a driver
- * without pools). */
+ * memory, a resource allocating from itself); cucore's own resources (virtual memory, a pinned
+ * host pool, a pool on a driver without pools). */
 #include "support.h"
 
 #include <dlfcn.h>
@@ -274,6 +274,28 @@ static void lifetimes_and_frees_are_checked(void **state) {
   assert_int_equal(up.deallocs, 1);
 }
 
+/* An allocate that asks cucore for memory of the device it is installed on. */
+static cucore_status reentrant_allocate(void *user, size_t bytes, size_t alignment,
+                                        cucore_stream *s, cucore_devptr *out) {
+  (void)user, (void)alignment, (void)s;
+  return cucore_mem_alloc(dev, bytes, out);
+}
+
+static void a_resource_calling_itself_is_refused(void **state) {
+  (void)state;
+  cucore_mem_resource_ops ops = {reentrant_allocate, up_deallocate, NULL};
+  cucore_mem_resource_props props = {.device = 0, .name = "loop"};
+  cucore_mem_resource *r = NULL;
+  assert_ok(cucore_mem_resource_create(&ops, &up, &props, &r));
+  assert_ok(cucore_device_set_mem_resource(dev, r));
+  cucore_devptr p = 0;
+  assert_status(cucore_mem_alloc(dev, 64, &p), CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "memory resource 'loop' could not allocate");
+  assert_contains(cucore_last_error(), "inside memory resource 'loop''s own allocate");
+  assert_ok(cucore_device_set_mem_resource(dev, NULL));
+  assert_ok(cucore_mem_resource_destroy(r));
+}
+
 static void resources_are_checked_when_made_and_installed(void **state) {
   (void)state;
   cucore_mem_resource *r = NULL;
@@ -371,6 +393,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(resources_are_checked_when_made_and_installed, pool_setup,
                                       pool_teardown),
       cmocka_unit_test(cucores_own_resources),
+      cmocka_unit_test_setup_teardown(a_resource_calling_itself_is_refused, pool_setup,
+                                      pool_teardown),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1738,12 +1738,12 @@ CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);
  * it is installed on a device or has live allocations. A call that started before the resource
  * was uninstalled may still be using it: destroy it only once such calls have returned (as
  * with any handle another thread uses). The objects a built-in resource wraps (the pool, the
- * device) must outlive it. Callbacks may run on any thread at once; they must
- * be thread-safe as the allocator they wrap is. Callbacks may call cucore, but not
- * cucore_mem_alloc()/cucore_mem_alloc_async() on a device where the resource is installed (that
- * would call the resource again); a program's own allocator takes its memory from the driver
- * or another library, not from cucore's recorded allocations, since cucore records each range
- * it hands out once.
+ * device) must outlive it. Callbacks may run on any thread at once; they must be thread-safe
+ * as the allocator they wrap is. Callbacks may call cucore, but an allocate that asks cucore to
+ * allocate from the same resource again (cucore_mem_alloc() on the device it is installed on)
+ * is refused with CUCORE_INVALID_ARGUMENT; a program's own allocator takes its memory from the
+ * driver or another library, not from cucore's recorded allocations, since cucore records each
+ * range it hands out once.
  * @{
  */
 

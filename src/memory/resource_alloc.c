@@ -120,10 +120,25 @@ CC_COLD static cucore_status record_slow(cucore_mem_resource *res, const cucore_
                  fn, bytes, res->name);
 }
 
+/* The resource whose allocate runs on this thread: one that calls cucore to allocate from
+ * itself again (cucore_mem_alloc on the device it is installed on) is refused, not recursed. */
+static _Thread_local const cucore_mem_resource *tls_allocating;
+
+CC_COLD static cucore_status fail_reentry(const cucore_mem_resource *res, const char *fn) {
+  return cc_fail(CUCORE_INVALID_ARGUMENT,
+                 "%s: called from inside memory resource '%s''s own allocate, which would call "
+                 "it again; a resource takes its memory from the driver or another resource",
+                 fn, res->name);
+}
+
 cucore_status cc_mres_alloc(cucore_mem_resource *res, cucore_device *dev, cucore_stream *s,
                             size_t bytes, cucore_devptr *out, const char *fn) {
+  if (CC_UNLIKELY(tls_allocating == res)) return fail_reentry(res, fn);
+  const cucore_mem_resource *outer = tls_allocating;
+  tls_allocating = res;
   cucore_devptr p = 0;
   cucore_status st = res->ops.allocate(res->user, bytes, ALIGN, s, &p);
+  tls_allocating = outer;
   if (CC_UNLIKELY(st != CUCORE_OK || p == 0)) return fail_alloc(res, dev, bytes, st, fn);
   if (CC_UNLIKELY(res->self_records)) {
     *out = p;
