@@ -732,7 +732,8 @@ CUCORE_API cucore_status cucore_graph_exec_get_native(cucore_graph_exec *e, void
 
 /** Adds a node that allocates `bytes` (> 0) of device memory on the graph's device when it
  * runs, after `deps` (`dep_count` nodes of `g`). *dptr gets the address (fixed for the graph's
- * life), *out the node.
+ * life), *out the node. The driver allocates it from its graph memory pool: a memory resource
+ * installed on the device (cucore_device_set_mem_resource()) is not used.
  * @retval CUCORE_DRIVER_TOO_OLD the driver lacks cuGraphAddMemAllocNode (CUDA 11.4).
  * @retval CUCORE_INVALID_ARGUMENT a size of 0, a conditional body, a wrong dependency. */
 CUCORE_API cucore_status cucore_graph_add_mem_alloc_node(cucore_graph *g,

@@ -128,8 +128,10 @@ typedef enum cucore_mem_kind {
   CUCORE_MEM_POOL_PINNED = 12,    /**< stream-ordered, from a pinned host pool
                                        (cucore_mem_pool_create() with CUCORE_POOL_PINNED_HOST):
                                        page-locked host memory the host reads directly */
-  CUCORE_MEM_POOL_MANAGED = 13    /**< stream-ordered, from a managed pool
+  CUCORE_MEM_POOL_MANAGED = 13,   /**< stream-ordered, from a managed pool
                                        (cucore_mem_pool_create() with CUCORE_POOL_MANAGED) */
+  CUCORE_MEM_RESOURCE = 14        /**< from a memory resource (cucore_mem_resource_allocate(),
+                                       or a device's installed resource) */
 } cucore_mem_kind;
 
 /** "device", "pinned-pool", ... for a kind ("unknown" for a value not in the enum). Never
@@ -1793,6 +1795,184 @@ CUCORE_API cucore_status cucore_dlpack_is_read_only(const cucore_dlpack_tensor *
 /** DESTRUCTOR: forgets the recorded range and calls the tensor's deleter. NULL is a no-op.
  * @retval CUCORE_IN_USE a texture still uses the range; the tensor is kept. */
 CUCORE_API cucore_status cucore_dlpack_release(cucore_dlpack_tensor *t);
+
+/** @} */
+
+/* ------------------------------------------------------------------------------------------ */
+/* Memory resources: allocators a program plugs in                                             */
+/* ------------------------------------------------------------------------------------------ */
+
+/**
+ * @defgroup memres Memory resources
+ * A memory resource is an allocator behind a table of callbacks, the shape of cuda.core's
+ * MemoryResource and RMM's device_memory_resource: allocate(bytes, alignment, stream) and
+ * deallocate(ptr, bytes, alignment, stream), stream-ordered, with facts (the device the memory
+ * belongs to, whether the device and the host can access it, pinned, managed). A program wraps
+ * its own allocator (an RMM-like pool) with cucore_mem_resource_create(); cucore's own
+ * allocators are resources too: a stream-ordered pool (cucore_mem_resource_from_pool()), a
+ * pinned host pool (cucore_mem_resource_from_host_pool()) and virtual memory mapped per
+ * allocation (cucore_mem_resource_vmm()).
+ *
+ * Installed as a device's default (cucore_device_set_mem_resource()), a resource serves every
+ * device allocation cucore makes on that device: cucore_mem_alloc() (stream NULL) and
+ * cucore_mem_alloc_async() (its stream), and through them the tune's buffers. Memory from a
+ * resource is recorded like any other (kind CUCORE_MEM_RESOURCE): copies and fills are
+ * bounds-checked against it, cucore_pointer_get_facts() knows it, DLPack exports it (as
+ * kDLCUDA, kDLCUDAHost or kDLCUDAManaged from the resource's facts), and cucore_mem_free() or
+ * cucore_mem_free_async() gives it back through the resource's deallocate with the size asked
+ * for, the alignment and the stream of the free (NULL for cucore_mem_free()). A DLPack
+ * consumer that took it over (CUCORE_DLPACK_TRANSFER) gives it back the same way, stream NULL.
+ *
+ * Not routed: cucore_mem_alloc_pitch() and cucore_mem_alloc_managed() (their driver calls
+ * shape the memory), pools used explicitly (cucore_mem_pool_alloc_async()), and graph
+ * allocation nodes (cucore_graph_add_mem_alloc_node()): the driver allocates those from its
+ * graph memory pool when the graph is launched, and no callback can run there. A stream
+ * capture that calls cucore_mem_alloc_async() runs the resource's allocate once, at capture
+ * time, as RMM does; the memory is not a graph allocation.
+ *
+ * What cucore checks of what a resource returns: a failure or 0 is
+ * CUCORE_DEVICE_OUT_OF_MEMORY (CUCORE_HOST_OUT_OF_MEMORY for a host resource), or the
+ * resource's own failure status, naming the resource; an address not a multiple of the
+ * alignment asked for, and memory the driver places on another device than the resource's, are
+ * refused by name (the memory is given back first). The device is asked of the driver once per
+ * driver allocation (one cuPointerGetAttribute); later addresses inside the same driver
+ * allocation (a pool's slab) are not asked again.
+ *
+ * Lifetime: a resource is destroyed with cucore_mem_resource_destroy(), which is refused while
+ * it is installed on a device or has live allocations. A call that started before the resource
+ * was uninstalled may still be using it: destroy it only once such calls have returned (as
+ * with any handle another thread uses). The objects a built-in resource wraps (the pool, the
+ * device) must outlive it. Callbacks may run on any thread at once; they must be thread-safe
+ * as the allocator they wrap is. Callbacks may call cucore, but an allocate that asks cucore to
+ * allocate from the same resource again (cucore_mem_alloc() on the device it is installed on)
+ * is refused with CUCORE_INVALID_ARGUMENT; a program's own allocator takes its memory from the
+ * driver or another library, not from cucore's recorded allocations, since cucore records each
+ * range it hands out once.
+ * @{
+ */
+
+/** A memory resource: create with cucore_mem_resource_create() (a program's allocator) or a
+ * cucore_mem_resource_from_* call; destroy with cucore_mem_resource_destroy(). */
+typedef struct cucore_mem_resource cucore_mem_resource;
+
+/** Facts about a resource's memory (cucore_mem_resource_props::flags), combined with `|`. */
+enum {
+  CUCORE_MR_DEVICE_ACCESSIBLE = 1, /**< kernels of its device can access it */
+  CUCORE_MR_HOST_ACCESSIBLE = 2,   /**< the host can read and write it */
+  CUCORE_MR_PINNED = 4,            /**< page-locked host memory */
+  CUCORE_MR_MANAGED = 8            /**< managed (unified) memory */
+};
+
+/** The alignment cucore asks a resource for when the caller names none: 256 bytes, what
+ * cuMemAlloc guarantees (CUDA's allocation alignment, RMM's default). */
+#define CUCORE_MR_DEFAULT_ALIGNMENT 256
+
+/** A resource's callbacks. `user` is the pointer given to cucore_mem_resource_create(). */
+typedef struct cucore_mem_resource_ops {
+  /** Allocates `bytes` (> 0) aligned to `alignment` (a power of two) in stream order on
+   * `stream` (NULL: the legacy default stream; the memory must be usable at once, as
+   * cuMemAlloc's). Sets *out and returns CUCORE_OK, or returns a failure status (or leaves
+   * *out 0), which cucore reports naming the resource. Required. */
+  cucore_status (*allocate)(void *user, size_t bytes, size_t alignment, cucore_stream *stream,
+                            cucore_devptr *out);
+  /** Gives back what allocate returned for `bytes` and `alignment`, in stream order on
+   * `stream` (NULL: the legacy default stream). A failure is reported to the caller of the
+   * free; cucore forgets the allocation either way. Required. */
+  cucore_status (*deallocate)(void *user, cucore_devptr ptr, size_t bytes, size_t alignment,
+                              cucore_stream *stream);
+  /** Called once by cucore_mem_resource_destroy() to free `user`; may be NULL. */
+  void (*destroy)(void *user);
+} cucore_mem_resource_ops;
+
+/** What a resource's memory is. Zero-initialise and set what you need. */
+typedef struct cucore_mem_resource_props {
+  /** The ordinal of the device the memory belongs to; -1 for host memory of no device. */
+  int device;
+  /** CUCORE_MR_* facts; 0 is read as CUCORE_MR_DEVICE_ACCESSIBLE for a device (>= 0) and
+   * CUCORE_MR_HOST_ACCESSIBLE for the host (-1). */
+  unsigned flags;
+  /** A name for messages (copied); NULL is "a memory resource". */
+  const char *name;
+} cucore_mem_resource_props;
+
+/** Allocations and bytes a resource has live through cucore (cucore_mem_resource_get_stats). */
+typedef struct cucore_mem_resource_stats {
+  uint64_t live_allocations; /**< allocations cucore recorded and has not given back yet */
+  uint64_t live_bytes;       /**< their bytes as asked for */
+} cucore_mem_resource_stats;
+
+/** CONSTRUCTOR: a resource over a program's allocator. `ops` and `props` are copied (the name
+ * too); `user` is passed to every callback. Destroy with cucore_mem_resource_destroy().
+ * @retval CUCORE_INVALID_ARGUMENT allocate or deallocate is NULL, the device is below -1,
+ *         unknown flags, or a host resource (-1) said to be device-accessible without being
+ *         pinned or managed. */
+CUCORE_API cucore_status cucore_mem_resource_create(const cucore_mem_resource_ops *ops, void *user,
+                                                    const cucore_mem_resource_props *props,
+                                                    cucore_mem_resource **out);
+/** CONSTRUCTOR: a resource over a stream-ordered pool (cuMemAllocFromPoolAsync and
+ * cuMemFreeAsync; stream NULL allocates on the legacy stream and waits for it). Its facts are
+ * the pool's: device memory of the pool's device. The pool must outlive the resource. An
+ * imported pool cannot allocate and is refused. */
+CUCORE_API cucore_status cucore_mem_resource_from_pool(cucore_mem_pool *pool,
+                                                       cucore_mem_resource **out);
+/** CONSTRUCTOR: a resource over a pinned host pool (cucore_host_pool_alloc and _free; the
+ * stream is not used: pinned blocks are ready at once). Facts: host memory (device -1),
+ * host- and device-accessible, pinned. The pool records its blocks itself (kind
+ * CUCORE_MEM_PINNED_POOL), so they are given back with cucore_mem_resource_deallocate() or
+ * cucore_host_pool_free(), and such a resource cannot be a device's default
+ * (cucore_device_set_mem_resource() refuses it by name). The pool must outlive the resource. */
+CUCORE_API cucore_status cucore_mem_resource_from_host_pool(cucore_host_pool *pool,
+                                                            cucore_mem_resource **out);
+/** CONSTRUCTOR: a resource of virtual memory on `dev`, one mapping per allocation: allocate
+ * reserves an address range, creates physical memory rounded up to the device's granularity,
+ * maps it read-write for `dev`; deallocate unmaps it and gives both back at once (the stream
+ * is waited for first). Each allocation is its own physical memory, so a free returns memory to
+ * the device at once and nothing fragments; a cucore_vmm_buffer (one growable range) is a
+ * buffer, not an allocator. Costs a few driver calls per allocation: for large, long-lived
+ * buffers. `dev` must outlive the resource.
+ * @retval CUCORE_DRIVER_TOO_OLD the driver has no virtual memory calls (CUDA 10.2). */
+CUCORE_API cucore_status cucore_mem_resource_vmm(cucore_device *dev, cucore_mem_resource **out);
+/** DESTRUCTOR: destroys a resource and calls its destroy callback. NULL is a no-op.
+ * @retval CUCORE_IN_USE it is installed on a device, or has live allocations (the message
+ *         counts them); the resource is kept. */
+CUCORE_API cucore_status cucore_mem_resource_destroy(cucore_mem_resource *res);
+
+/** Allocates `bytes` (> 0) from `res` on `stream` (NULL: the legacy default stream) with
+ * alignment CUCORE_MR_DEFAULT_ALIGNMENT, checked and recorded as the installed resource's
+ * allocations are; *out is 0 on failure. `dev` is the device the allocation is for: the
+ * resource's own device (or any device for a host resource), and the stream's device. */
+CUCORE_API cucore_status cucore_mem_resource_allocate(cucore_mem_resource *res, cucore_device *dev,
+                                                      cucore_stream *stream, size_t bytes,
+                                                      cucore_devptr *out);
+/** Gives back an allocation of `res` on `stream` (NULL: the legacy default stream). 0 is a
+ * no-op.
+ * @retval CUCORE_INVALID_ARGUMENT it did not come from `res` (the message says what it is). */
+CUCORE_API cucore_status cucore_mem_resource_deallocate(cucore_mem_resource *res,
+                                                        cucore_stream *stream, cucore_devptr ptr);
+/** The ordinal of the device a resource's memory belongs to; -1 for host memory. */
+CUCORE_API cucore_status cucore_mem_resource_get_device(const cucore_mem_resource *res,
+                                                        int *device);
+/** The resource's CUCORE_MR_* facts. */
+CUCORE_API cucore_status cucore_mem_resource_get_flags(const cucore_mem_resource *res,
+                                                       unsigned *flags);
+/** The resource's name (static while it lives). */
+CUCORE_API cucore_status cucore_mem_resource_get_name(const cucore_mem_resource *res,
+                                                      const char **name);
+/** The live allocations and bytes cucore handed out from `res` (a walk of the record: cold). */
+CUCORE_API cucore_status cucore_mem_resource_get_stats(const cucore_mem_resource *res,
+                                                       cucore_mem_resource_stats *out);
+
+/** Installs `res` as the default resource of `dev`'s device (by ordinal: every handle of the
+ * device sees it), or restores cucore's default (cuMemAlloc and cuMemAllocAsync on the device's
+ * current pool) with NULL. Allocations made before keep the resource they came from and are
+ * given back to it. Takes effect for calls that start afterwards, on every thread.
+ * @retval CUCORE_INVALID_ARGUMENT the resource is of another device, not device-accessible, or
+ *         records its blocks itself (a pinned host pool). */
+CUCORE_API cucore_status cucore_device_set_mem_resource(cucore_device *dev,
+                                                        cucore_mem_resource *res);
+/** The resource installed on `dev`'s device; *res is NULL for cucore's default. */
+CUCORE_API cucore_status cucore_device_get_mem_resource(cucore_device *dev,
+                                                        cucore_mem_resource **res);
 
 /** @} */
 

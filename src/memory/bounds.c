@@ -26,6 +26,7 @@ const char *cucore_mem_kind_name(cucore_mem_kind kind) {
   case CUCORE_MEM_VMM: return "virtual-memory";
   case CUCORE_MEM_POOL_PINNED: return "stream-ordered pinned host pool";
   case CUCORE_MEM_POOL_MANAGED: return "stream-ordered managed pool";
+  case CUCORE_MEM_RESOURCE: return "memory-resource";
   }
   return "unknown";
 }
@@ -46,6 +47,7 @@ static const char *maker(cucore_mem_kind kind) {
   case CUCORE_MEM_VMM: return "cucore_vmm_map / cucore_vmm_buffer_create";
   case CUCORE_MEM_POOL_PINNED:
   case CUCORE_MEM_POOL_MANAGED: return "cucore_mem_pool_alloc_async";
+  case CUCORE_MEM_RESOURCE: return "a memory resource, cucore_mem_resource_allocate";
   default: return "?";
   }
 }

@@ -3,7 +3,7 @@
  * copies are bounds-checked and frees of anything else are refused with a reason (the helpers
  * every allocating file shares are in mem_common.c).
  */
-#include "memory/memory.h"
+#include "memory/resource.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +25,8 @@ cucore_status cucore_mem_alloc(cucore_device *dev, size_t bytes, cucore_devptr *
   cucore_status st = cc_mem_check_alloc_size(bytes, "cucore_mem_alloc");
   if (st == CUCORE_OK) st = alloc_enter(dev, "cucore_mem_alloc");
   if (st != CUCORE_OK) return st;
+  cucore_mem_resource *res = cc_mres_of(dev);
+  if (res) return cc_mres_alloc(res, dev, NULL, bytes, out, "cucore_mem_alloc");
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAlloc)(&p, bytes);
   if (r != CUDA_SUCCESS)
@@ -51,6 +53,7 @@ static int accept_device_free(const cc_mem_rec *rec, void *ctx) {
   case CUCORE_MEM_DEVICE:
   case CUCORE_MEM_DEVICE_PITCHED:
   case CUCORE_MEM_MANAGED:
+  case CUCORE_MEM_RESOURCE:
   case CUCORE_MEM_IPC_IMPORTED: break;
   default: return 0;
   }
@@ -67,6 +70,7 @@ cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
   CC_CHECK_HANDLE(dev, DEVICE, "cucore_mem_free", "dev");
   cucore_status cst = cc_mem_capture_check(dev, NULL, 0, "cucore_mem_free");
   if (cst != CUCORE_OK) return cst;
+  if (cc_mres_free_mine(ptr, dev, dev->ctx, NULL, &cst, "cucore_mem_free")) return cst;
   device_free_ctx c = {dev, 0};
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_device_free, &c, 0, &rec);
@@ -83,6 +87,7 @@ cucore_status cucore_mem_free(cucore_device *dev, cucore_devptr ptr) {
 
   cucore_status st = cc_device_make_current(dev);
   if (st != CUCORE_OK) return st;
+  if (rec.kind == CUCORE_MEM_RESOURCE) return cc_mres_give_back(&rec, NULL, "cucore_mem_free");
   CUresult r = DRV(cuMemFree)((CUdeviceptr)ptr);
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, "cuMemFree", "address 0x%llx on device %d", (unsigned long long)ptr,

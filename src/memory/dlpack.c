@@ -14,7 +14,7 @@
  * export the same way; an import remembers which struct it holds, its version and flags, and
  * records a read-only tensor's range read-only (bounds.c refuses writes into it).
  */
-#include "memory/memory.h"
+#include "memory/resource.h"
 
 #include "memory/dlpack_v1.h"
 #include <stdio.h>
@@ -118,6 +118,8 @@ static void export_end(cc_dl_export *e) {
     if (cc_reg_take(&cc_mem_registry, e->rec_base, NULL, NULL, 1, &rec) == CC_REG_OK) {
       if (rec.kind == CUCORE_MEM_PINNED_POOL)
         cc_hpool_give_back(&rec);
+      else if (rec.kind == CUCORE_MEM_RESOURCE)
+        cc_mres_give_back_anywhere(&rec);
       else
         (void)cc_mem_free_rec_raw(&rec);
     }
@@ -151,6 +153,13 @@ static int dl_device_type(cucore_mem_kind kind) {
   }
 }
 
+/* A resource's memory by its facts: managed, host (pinned, not of a device), else device. */
+static int dl_resource_type(unsigned flags) {
+  if (flags & CUCORE_MR_MANAGED) return kDLCUDAManaged;
+  if (flags & CUCORE_MR_PINNED) return kDLCUDAHost;
+  return (flags & CUCORE_MR_DEVICE_ACCESSIBLE) ? kDLCUDA : 0;
+}
+
 /* The allocation `ptr` lies in (*rec) may be exported as a tensor touching bytes [lo, hi) from
  * ptr: cucore recorded it, exports its kind (*dev_type, the DLPack device type), has not handed
  * it to a consumer, and the bytes lie within it. */
@@ -160,6 +169,7 @@ static cucore_status export_target(cucore_devptr ptr, int64_t lo, int64_t hi, cc
     return cc_mem_explain_take(CC_REG_NOT_FOUND, rec, ptr, fn, "in a live cucore allocation");
   char what[256];
   *dev_type = dl_device_type(rec->kind);
+  if (rec->kind == CUCORE_MEM_RESOURCE) *dev_type = dl_resource_type(cc_mres_rec_flags(rec));
   if (!*dev_type || (rec->flags & CC_REC_ALIAS))
     return cc_fail(CUCORE_INVALID_ARGUMENT, "%s: 0x%llx is in %s, which cucore does not export%s",
                    fn, (unsigned long long)ptr, cc_rec_describe(rec, what, sizeof what),

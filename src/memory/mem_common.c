@@ -107,6 +107,8 @@ static const char *freer(const cc_mem_rec *rec) {
     return "a free node in its graph (cucore_graph_add_mem_free_node): the graph owns it while "
            "the graph lives";
   case CUCORE_MEM_VMM: return "cucore_vmm_unmap or cucore_vmm_buffer_destroy";
+  case CUCORE_MEM_RESOURCE:
+    return "cucore_mem_free, cucore_mem_free_async or cucore_mem_resource_deallocate";
   default: return "nothing in cucore";
   }
 }

@@ -18,7 +18,8 @@
  * attributes; host NUMA nodes), managed_batch.c (discard, discard-and-prefetch, the batched
  * forms and their fallbacks), pointer.c (pointer facts, strict kernel pointer checks), dlpack.c,
  * tensor_map.c, texture.c (arrays, textures, surfaces), mipmap.c (mipmapped arrays, their
- * levels and textures).
+ * levels and textures), resource.c, resource_alloc.c and resource_builtin.c (memory resources:
+ * pluggable allocators, a device's installed one; resource.h).
  */
 #ifndef CUCORE_MEMORY_H
 #define CUCORE_MEMORY_H
@@ -125,8 +126,8 @@ cc_reg_result cc_reg_claim(cc_registry *r, uint64_t addr, cc_mem_rec *out);
 int cc_reg_remove(cc_registry *r, uint64_t base);
 /* The most recently freed record containing `addr`; 0 when none is remembered. */
 int cc_reg_was_freed(cc_registry *r, uint64_t addr, cc_mem_rec *out);
-/* The live allocations a device pool (`owner`) handed out or imported, and their bytes: a walk
- * of the tree (for destroy and statistics; the hot paths keep no counts). */
+/* The live allocations a device pool or a memory resource (`owner`) handed out or imported, and
+ * their bytes: a walk of the tree (for destroy and statistics; the hot paths keep no counts). */
 void cc_reg_pool_live(cc_registry *r, const void *owner, uint64_t *count, uint64_t *bytes);
 
 /* ---- this thread's front table of the registry (registry_front.c) ---------------------------- */

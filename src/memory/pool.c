@@ -9,7 +9,7 @@
  * last made current on the thread (checked again when the driver refuses), records with one
  * exclusive registry lock, and builds messages only on failure.
  */
-#include "memory/registry_front.h"
+#include "memory/resource.h"
 #include "runtime/current.h"
 
 #include <stdio.h>
@@ -330,6 +330,8 @@ cucore_status cucore_mem_alloc_async(cucore_stream *s, size_t bytes, cucore_devp
   const char *fn = "cucore_mem_alloc_async";
   cucore_status st = async_prelude(s, bytes, out, fn);
   if (CC_UNLIKELY(st != CUCORE_OK)) return st;
+  cucore_mem_resource *res = cc_mres_of(s->dev);
+  if (res) return cc_mres_alloc(res, s->dev, s, bytes, out, fn);
   CUdeviceptr p = 0;
   CUresult r = DRV(cuMemAllocAsync)(&p, bytes, s->handle);
   if (CC_UNLIKELY(r != CUDA_SUCCESS) && cc_mem_context_refusal(r)) {
@@ -394,6 +396,7 @@ static inline int from_pool(const cucore_mem_pool *p, const void *owner, const v
 
 static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
   pool_free_ctx *c = ctx;
+  if (rec->kind == CUCORE_MEM_RESOURCE) return !c->pool; /* given back to its resource */
   if (!cc_mem_kind_is_pooled(rec->kind) && rec->kind != CUCORE_MEM_IPC_IMPORTED) return 0;
   const cucore_mem_pool *p = c->pool;
   if (!p) return 1;
@@ -405,10 +408,11 @@ static int accept_pool_free(const cc_mem_rec *rec, void *ctx) {
 /* The free of a record that is not this thread's front record, or of the wrong pool: through
  * the registry, which explains any refusal. */
 CC_COLD static cucore_status free_async_registry(cucore_mem_pool *pool, cucore_devptr ptr,
-                                                 const char *fn) {
+                                                 const char *fn, cc_mem_rec *taken) {
   pool_free_ctx c = {pool, 0};
   cc_mem_rec rec;
   cc_reg_result res = cc_reg_take(&cc_mem_registry, ptr, accept_pool_free, &c, 0, &rec);
+  *taken = rec;
   if (CC_UNLIKELY(res != CC_REG_OK)) {
     if (res == CC_REG_REJECTED && c.wrong_pool) {
       char a[200], b[160];
@@ -444,7 +448,12 @@ static inline cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, 
   cc_front_entry *e = cc_front_find(ptr, &state, &v);
   if (CC_UNLIKELY(!e || (pool && !from_pool(pool, v.owner, v.cupool, v.ctx)) ||
                   !cc_front_commit(e, state))) {
-    cucore_status st = free_async_registry(pool, ptr, fn);
+    cc_mem_rec rec;
+    cucore_status st = free_async_registry(pool, ptr, fn, &rec);
+    if (st == CUCORE_OK && rec.kind == CUCORE_MEM_RESOURCE) {
+      st = cc_device_make_current_fast(s->dev);
+      return st == CUCORE_OK ? cc_mres_give_back(&rec, s, fn) : st;
+    }
     if (st != CUCORE_OK) return st;
   }
   cucore_status st = cc_device_make_current_fast(s->dev);
@@ -457,7 +466,11 @@ static inline cucore_status free_async(cucore_mem_pool *pool, cucore_stream *s, 
 cucore_status cucore_mem_free_async(cucore_stream *s, cucore_devptr ptr) {
   cc_begin();
   if (ptr == 0) return CUCORE_OK;
-  return free_async(NULL, s, ptr, "cucore_mem_free_async");
+  const char *fn = "cucore_mem_free_async";
+  CC_CHECK_HANDLE(s, STREAM, fn, "stream");
+  cucore_status st; /* this thread's own allocation from a memory resource goes back to it */
+  if (cc_mres_free_mine(ptr, s->dev, NULL, s, &st, fn)) return st;
+  return free_async(NULL, s, ptr, fn);
 }
 
 cucore_status cucore_mem_pool_free_async(cucore_mem_pool *pool, cucore_stream *s,

@@ -531,7 +531,8 @@ static void owned_walk(const cc_reg_node *n, const void *owner, uint64_t *count,
   if (!n) return;
   owned_walk(n->left, owner, count, bytes);
   if (n->rec.owner == owner &&
-      (cc_mem_kind_is_pooled(n->rec.kind) || n->rec.kind == CUCORE_MEM_IPC_IMPORTED)) {
+      (cc_mem_kind_is_pooled(n->rec.kind) || n->rec.kind == CUCORE_MEM_IPC_IMPORTED ||
+       n->rec.kind == CUCORE_MEM_RESOURCE)) {
     (*count)++;
     *bytes += n->rec.size;
   }

@@ -598,8 +598,24 @@ FILL(cuMemsetD8Async, unsigned char, , __attribute__((unused)) CUstream s)
 FILL(cuMemsetD16Async, unsigned short, , __attribute__((unused)) CUstream s)
 FILL(cuMemsetD32Async, unsigned int, , __attribute__((unused)) CUstream s)
 static CUresult fake_cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
-  (void)data, (void)a, (void)p;
   CALL(cuPointerGetAttribute);
+  /* With CUCORE_FAKE_POINTER_DEVICE=N every address is memory of device N, lying in the
+   * driver allocation CUCORE_FAKE_POINTER_RANGE=BASE:SIZE names (hex base) when p is in it. */
+  const char *dv = getenv("CUCORE_FAKE_POINTER_DEVICE"), *rv = getenv("CUCORE_FAKE_POINTER_RANGE");
+  unsigned long long base = 0, size = 0;
+  int in_range = rv && sscanf(rv, "%llx:%llu", &base, &size) == 2 && p >= base && p - base < size;
+  if (dv && a == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL) {
+    *(int *)data = atoi(dv);
+    return CUDA_SUCCESS;
+  }
+  if (dv && in_range && a == CU_POINTER_ATTRIBUTE_RANGE_START_ADDR) {
+    *(CUdeviceptr *)data = (CUdeviceptr)base;
+    return CUDA_SUCCESS;
+  }
+  if (dv && in_range && a == CU_POINTER_ATTRIBUTE_RANGE_SIZE) {
+    *(size_t *)data = (size_t)size;
+    return CUDA_SUCCESS;
+  }
   return CUDA_ERROR_INVALID_VALUE; /* "not memory the driver knows" */
 }
 
