@@ -1911,8 +1911,9 @@ CUCORE_API cucore_status cucore_mem_resource_create(const cucore_mem_resource_op
                                                     cucore_mem_resource **out);
 /** CONSTRUCTOR: a resource over a stream-ordered pool (cuMemAllocFromPoolAsync and
  * cuMemFreeAsync; stream NULL allocates on the legacy stream and waits for it). Its facts are
- * the pool's: device memory of the pool's device. The pool must outlive the resource. An
- * imported pool cannot allocate and is refused. */
+ * the pool's: memory of the pool's device, and host-accessible pinned memory for a pool made
+ * with CUCORE_POOL_PINNED_HOST or host-accessible managed memory for CUCORE_POOL_MANAGED. The
+ * pool must outlive the resource. An imported pool cannot allocate and is refused. */
 CUCORE_API cucore_status cucore_mem_resource_from_pool(cucore_mem_pool *pool,
                                                        cucore_mem_resource **out);
 /** CONSTRUCTOR: a resource over a pinned host pool (cucore_host_pool_alloc and _free; the

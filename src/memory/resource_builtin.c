@@ -53,10 +53,21 @@ cucore_status cucore_mem_resource_from_pool(cucore_mem_pool *pool, cucore_mem_re
   cucore_status st = CC_DRV_REQUIRE(cuMemAllocFromPoolAsync);
   if (st == CUCORE_OK) st = CC_DRV_REQUIRE(cuMemFreeAsync);
   if (st != CUCORE_OK) return st;
+  /* The facts follow what the pool hands out: device, pinned host or managed memory. */
+  cucore_mem_kind kind = cc_pool_rec_kind(pool);
+  unsigned flags = CUCORE_MR_DEVICE_ACCESSIBLE;
+  if (kind == CUCORE_MEM_POOL_PINNED)
+    flags |= CUCORE_MR_HOST_ACCESSIBLE | CUCORE_MR_PINNED;
+  else if (kind == CUCORE_MEM_POOL_MANAGED)
+    flags |= CUCORE_MR_HOST_ACCESSIBLE | CUCORE_MR_MANAGED;
   char name[96];
-  snprintf(name, sizeof name, "stream-ordered pool of device %d", pool->dev->ordinal);
+  snprintf(name, sizeof name, "stream-ordered %spool of device %d",
+           kind == CUCORE_MEM_POOL_PINNED    ? "pinned host "
+           : kind == CUCORE_MEM_POOL_MANAGED ? "managed "
+                                             : "",
+           pool->dev->ordinal);
   static const cucore_mem_resource_ops ops = {pool_allocate, pool_deallocate, NULL};
-  st = cc_mres_new(&ops, pool, pool->dev->ordinal, CUCORE_MR_DEVICE_ACCESSIBLE, name, out);
+  st = cc_mres_new(&ops, pool, pool->dev->ordinal, flags, name, out);
   if (st == CUCORE_OK) (*out)->trusted = 1;
   return st;
 }
