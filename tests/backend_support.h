@@ -13,10 +13,10 @@
 
 /* How get() answers. */
 typedef enum memstore_mode {
-  MS_NORMAL,      /* the stored entry, or none */
-  MS_GET_FAILS,   /* -EIO */
-  MS_GET_WEIRD,   /* returns 7 */
-  MS_NULL_DATA,   /* 1 with data NULL and 5 bytes */
+  MS_NORMAL,    /* the stored entry, or none */
+  MS_GET_FAILS, /* -EIO */
+  MS_GET_WEIRD, /* returns 7 */
+  MS_NULL_DATA, /* 1 with data NULL and 5 bytes */
 } memstore_mode;
 
 typedef struct memstore {
@@ -139,7 +139,7 @@ static inline void memstore_free(memstore *m) {
 
 /* The back end over `m`, with every callback. */
 static inline cucore_cache_backend memstore_backend(memstore *m, unsigned flags) {
-  cucore_cache_backend b = {m, memstore_get, memstore_release, memstore_put, memstore_remove,
+  cucore_cache_backend b = {m,    memstore_get, memstore_release, memstore_put, memstore_remove,
                             flags};
   return b;
 }

@@ -39,8 +39,8 @@ static void install(fixture *f, unsigned flags) {
 /* A fresh, uncached compile of `src`: what every cached result must equal. */
 static cucore_object *reference(const char *src) {
   cucore_object *obj = NULL;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 0, &obj,
-                               NULL));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 0, &obj, NULL));
   return obj;
 }
 
@@ -48,8 +48,8 @@ static cucore_object *reference(const char *src) {
 static cucore_cache_info compile_checked(const char *src, const cucore_object *ref) {
   cucore_object *obj = NULL;
   cucore_cache_info info;
-  assert_ok(cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj,
-                               &info));
+  assert_ok(
+      cache_test_compile(src, "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL, NULL, 0, 1, &obj, &info));
   assert_true(cache_test_same_object(obj, ref));
   cucore_object_destroy(obj);
   return info;
@@ -162,11 +162,17 @@ static void plant(fixture *f, damage d, const char *key, const memstore *good_of
   memcpy(copy, good, n);
   f->store.mode = MS_NORMAL;
   switch (d) {
-  case FLIP: copy[n - 3] ^= 0x40; assert_ok(memstore_set(&f->store, key, copy, n)); break;
+  case FLIP:
+    copy[n - 3] ^= 0x40;
+    assert_ok(memstore_set(&f->store, key, copy, n));
+    break;
   case TRUNCATE: assert_ok(memstore_set(&f->store, key, copy, n / 2)); break;
   case FOREIGN: assert_ok(memstore_set(&f->store, key, other, on)); break;
   case EMPTY: assert_ok(memstore_set(&f->store, key, copy, 0)); break;
-  case GARBAGE: memset(copy, 'x', n); assert_ok(memstore_set(&f->store, key, copy, n)); break;
+  case GARBAGE:
+    memset(copy, 'x', n);
+    assert_ok(memstore_set(&f->store, key, copy, n));
+    break;
   case NULL_DATA: f->store.mode = MS_NULL_DATA; break;
   case DAMAGE_KINDS: break;
   }
@@ -386,8 +392,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(backend_only_leaves_the_directory_alone, setup, teardown),
       cmocka_unit_test_setup_teardown(read_only_and_write_only_backends, setup, teardown),
-      cmocka_unit_test_setup_teardown(damaged_entries_are_refused_and_recompiled, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(damaged_entries_are_refused_and_recompiled, setup, teardown),
       cmocka_unit_test_setup_teardown(failing_backend_never_fails_a_compile, setup, teardown),
       cmocka_unit_test_setup_teardown(set_backend_checks_its_argument, setup, teardown),
       cmocka_unit_test_setup_teardown(computed_key_is_the_compiles_key, setup, teardown),

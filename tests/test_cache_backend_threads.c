@@ -30,8 +30,8 @@ static void *compile_main(void *p) {
   for (int round = 0; round < 3 && w->ok; round++)
     for (int s = 0; s < SOURCES && w->ok; s++) {
       cucore_object *obj = NULL;
-      cucore_status st = cache_test_compile(w->sh->src[s], "k.cu", "sm_90", CUCORE_CODE_CUBIN,
-                                            NULL, NULL, 0, 1, &obj, NULL);
+      cucore_status st = cache_test_compile(w->sh->src[s], "k.cu", "sm_90", CUCORE_CODE_CUBIN, NULL,
+                                            NULL, 0, 1, &obj, NULL);
       if (st != CUCORE_OK || !cache_test_same_object(obj, w->sh->ref[s])) {
         w->ok = 0;
         snprintf(w->error, sizeof w->error, "thread %d, source %d: %s", w->id, s,

@@ -145,9 +145,9 @@ typedef struct cli_source {
   char **raw;     /* the compile options as given (point into argv), for cli_source_arch */
   int raw_count;
   size_t raw_cap;
-  int nvcc;             /* --nvcc: compile .cu files with nvcc, not NVRTC */
-  char arch[32];        /* an arch a verb took as its own option (inspect --arch), for nvcc */
-  const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets
+  int nvcc;                /* --nvcc: compile .cu files with nvcc, not NVRTC */
+  char arch[32];           /* an arch a verb took as its own option (inspect --arch), for nvcc */
+  const char *log_path;    /* --log FILE: the whole compile log goes there (the terminal gets
                            CLI_LOG_LINES lines of it) */
   int diagnostics;         /* set by the verb: the log on stderr as records (cli_diag_print),
                               and the program kept in `program` for its report */

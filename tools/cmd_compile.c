@@ -172,10 +172,11 @@ static const cli_opt cmd_compile_opts[] = {
     {.name = "--json",
      .kind = CLI_OPT_FLAG,
      CLI_AT(compile_line, json),
-     .help = "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
-             "\"bytes\", \"compile_ms\", \"cache\", \"cache_key\", \"diagnostics\": [{\"severity\",\n"
-             "\"file\", \"line\", \"column\", \"number\", \"message\"}], \"lowered_names\"};\n"
-             "on failure stdout stays empty and the reason is on stderr"},
+     .help =
+         "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
+         "\"bytes\", \"compile_ms\", \"cache\", \"cache_key\", \"diagnostics\": [{\"severity\",\n"
+         "\"file\", \"line\", \"column\", \"number\", \"message\"}], \"lowered_names\"};\n"
+         "on failure stdout stays empty and the reason is on stderr"},
     {.name = "--timings",
      .kind = CLI_OPT_FLAG,
      CLI_AT(compile_line, timings),

@@ -62,8 +62,7 @@ static void diag_text(FILE *f, const cucore_diagnostic *d) {
   if (d->file[0]) fprintf(f, "%s:", d->file);
   if (d->file[0] && d->line) fprintf(f, "%d:", d->line);
   if (d->file[0] && d->line && d->column) fprintf(f, "%d:", d->column);
-  fprintf(f, "%s%s: %s", d->file[0] ? " " : "", cucore_diag_severity_name(d->severity),
-          d->message);
+  fprintf(f, "%s%s: %s", d->file[0] ? " " : "", cucore_diag_severity_name(d->severity), d->message);
   if (d->number) fprintf(f, " [#%d]", d->number);
   const char *more = strchr(d->text, '\n');
   fprintf(f, "\n%s%s", more ? more + 1 : "", more ? "\n" : "");

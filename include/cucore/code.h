@@ -426,13 +426,13 @@ CUCORE_API cucore_status cucore_program_get_cache_key(cucore_program *prog, cuco
 
 /** Counts of cache events. */
 typedef struct cucore_cache_counters {
-  uint64_t hits;        /**< entries read from disk */
-  uint64_t memory_hits; /**< objects handed out again by the in-process layer (process only) */
-  uint64_t misses;      /**< cacheable compiles that found nothing usable */
-  uint64_t stores;      /**< entries written */
-  uint64_t evictions;   /**< entries removed to keep under the size cap */
-  uint64_t errors;      /**< damaged entries removed, writes that failed */
-  uint64_t uncacheable; /**< compiles that could not use the cache */
+  uint64_t hits;           /**< entries read from disk */
+  uint64_t memory_hits;    /**< objects handed out again by the in-process layer (process only) */
+  uint64_t misses;         /**< cacheable compiles that found nothing usable */
+  uint64_t stores;         /**< entries written */
+  uint64_t evictions;      /**< entries removed to keep under the size cap */
+  uint64_t errors;         /**< damaged entries removed, writes that failed */
+  uint64_t uncacheable;    /**< compiles that could not use the cache */
   uint64_t backend_hits;   /**< entries read from the back end (process only) */
   uint64_t backend_stores; /**< entries the back end's put took (process only) */
   uint64_t backend_errors; /**< back-end calls that failed, damaged entries it gave (process

@@ -187,8 +187,7 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
 /* The same with the entry already encoded (`entry`, `size` bytes; only read). */
 int cc_cache_disk_store_entry(const cc_cache_settings *s,
                               const unsigned char key[CC_CACHE_KEY_BYTES],
-                              const unsigned char *entry, size_t size, char *note,
-                              size_t note_cap);
+                              const unsigned char *entry, size_t size, char *note, size_t note_cap);
 /* Entries and bytes on disk now. */
 void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
 /* What a clear did. */

@@ -75,7 +75,8 @@ static int take_entry(const unsigned char key[CC_CACHE_KEY_BYTES], const char *h
       (void)cc_cache_disk_store_entry(disk, key, data, size, note, note_cap);
     return 1;
   }
-  snprintf(note, note_cap, "the cache back end's entry for %s was refused (%s); %s, and the "
+  snprintf(note, note_cap,
+           "the cache back end's entry for %s was refused (%s); %s, and the "
            "source was compiled",
            hex, why, drop_damaged(hex));
   cc_cache_count(NULL, CC_EV_BACKEND_ERROR, 1);

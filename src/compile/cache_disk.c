@@ -189,9 +189,11 @@ static int make_dirs(const char *path) {
 
 /* ---- counters ------------------------------------------------------------------------------- */
 
-static const char *const event_names[CC_EV_COUNT] = {
-    "hits",   "memory_hits", "misses",       "stores",         "evictions",
-    "errors", "uncacheable", "backend_hits", "backend_stores", "backend_errors"};
+static const char *const event_names[CC_EV_COUNT] = {"hits",           "memory_hits",
+                                                     "misses",         "stores",
+                                                     "evictions",      "errors",
+                                                     "uncacheable",    "backend_hits",
+                                                     "backend_stores", "backend_errors"};
 static _Atomic uint64_t process_counts[CC_EV_COUNT];
 
 static void counters_set(cucore_cache_counters *c, const uint64_t v[CC_EV_COUNT]) {
@@ -589,9 +591,8 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
 }
 
 int cc_cache_disk_store_entry(const cc_cache_settings *s,
-                              const unsigned char key[CC_CACHE_KEY_BYTES],
-                              const unsigned char *buf, size_t size, char *note,
-                              size_t note_cap) {
+                              const unsigned char key[CC_CACHE_KEY_BYTES], const unsigned char *buf,
+                              size_t size, char *note, size_t note_cap) {
   if (!s->dir[0]) {
     snprintf(note, note_cap,
              "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor "

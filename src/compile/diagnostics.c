@@ -48,11 +48,16 @@ static const struct {
   const char *word;
   cucore_diag_severity sev;
 } severities[] = {
-    {"catastrophic error", CUCORE_DIAG_FATAL}, {"fatal error", CUCORE_DIAG_FATAL},
-    {"internal error", CUCORE_DIAG_FATAL},     {"command-line error", CUCORE_DIAG_ERROR},
-    {"error", CUCORE_DIAG_ERROR},              {"warning", CUCORE_DIAG_WARNING},
-    {"remark", CUCORE_DIAG_REMARK},            {"note", CUCORE_DIAG_NOTE},
-    {"info", CUCORE_DIAG_INFO},                {"fatal", CUCORE_DIAG_FATAL},
+    {"catastrophic error", CUCORE_DIAG_FATAL},
+    {"fatal error", CUCORE_DIAG_FATAL},
+    {"internal error", CUCORE_DIAG_FATAL},
+    {"command-line error", CUCORE_DIAG_ERROR},
+    {"error", CUCORE_DIAG_ERROR},
+    {"warning", CUCORE_DIAG_WARNING},
+    {"remark", CUCORE_DIAG_REMARK},
+    {"note", CUCORE_DIAG_NOTE},
+    {"info", CUCORE_DIAG_INFO},
+    {"fatal", CUCORE_DIAG_FATAL},
 };
 
 /* The severity word at s[0..n) (any case); its length, or 0. */
@@ -139,8 +144,7 @@ static int ptxas_header(const char *s, size_t n, header *h) {
   }
   for (size_t at = start; at + 7 < n; at++) {
     i = at;
-    if (!lit(s, n, &i, ", line ") || !digits(s, n, &i, &h->line) || !lit(s, n, &i, "; "))
-      continue;
+    if (!lit(s, n, &i, ", line ") || !digits(s, n, &i, &h->line) || !lit(s, n, &i, "; ")) continue;
     if (!severity_colon(s, n, &i, &h->sev)) continue;
     h->file = (span){s + start, at - start};
     h->msg = rest(s, n, i);
@@ -166,7 +170,7 @@ static int nvvm_header(const char *s, size_t n, header *h) {
 
 /* A tool's name where a file would be (`nvrtc: error: ...`): no file. */
 static int is_tool(span f) {
-  static const char *const tools[] = {"nvrtc", "nvJitLink", "nvjitlink", "nvvm", "libnvvm",
+  static const char *const tools[] = {"nvrtc", "nvJitLink", "nvjitlink", "nvvm",  "libnvvm",
                                       "ptxas", "nvlink",    "cicc",      "cucore"};
   for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
     if (strlen(tools[i]) == f.n && memcmp(tools[i], f.p, f.n) == 0) return 1;
@@ -270,8 +274,8 @@ static int close_rec(open_rec *r, cc_diag_list *out) {
   trim_end(&file);
   trim_end(&msg);
   trim_end(&text);
-  cucore_diagnostic d = {r->h.sev, copy_span(file), r->h.line, r->h.column, r->h.number,
-                         copy_span(msg), copy_span(text)};
+  cucore_diagnostic d = {r->h.sev,    copy_span(file), r->h.line,      r->h.column,
+                         r->h.number, copy_span(msg),  copy_span(text)};
   if (!d.file || !d.message || !d.text) {
     free((char *)d.file);
     free((char *)d.message);
