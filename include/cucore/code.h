@@ -328,7 +328,10 @@ CUCORE_API cucore_status cucore_linker_get_log(const cucore_linker *lk, const ch
  * @defgroup cache Compile cache
  *
  * Program compiles are cached, on by default: on disk (shared by every process of the user)
- * and in the process (the same key compiled twice gives the same object, loaded once).
+ * and in the process (the same key compiled twice gives the same object, loaded once). A
+ * program may plug a store of its own in below the directory or in its place
+ * (cucore_cache_set_backend: a shared or remote store), and compute a compile's key without
+ * compiling (cucore_program_get_cache_key).
  *
  * The key is a SHA-256 over everything that decides the output: cucore's version and the
  * cache format, the compiler's identity (path, inode, size and modification time of the
