@@ -84,8 +84,11 @@ static void nvrtc_odd_names_and_shapes(void **state) {
       "                                                  ^\n"
       "          detected during instantiation of \"void f(T *) [with T=int]\" at line 2\n"
       "nvrtc: error: unrecognized option --bogus found\n"
-      "k.cu(7): internal error: assertion failed");
-  assert_int_equal(l.n, 8);
+      "k.cu(7): internal error: assertion failed\n"
+      "s.cu(2): warning #550-D: variable \"m\" was set but never used\n"
+      "    const char *m = \"x.cu(1): error: not a record\";\n"
+      "                 ^\n");
+  assert_int_equal(l.n, 9);
   check_rec(&l.v[0], CUCORE_DIAG_ERROR, "dir (x)/my(file).cu", 2, 8, 0,
             "identifier \"nope\" is undefined");
   check_rec(&l.v[1], CUCORE_DIAG_WARNING, "dir (x)/my(file).cu", 3, 0, 0,
@@ -100,6 +103,10 @@ static void nvrtc_odd_names_and_shapes(void **state) {
   assert_contains(l.v[5].text, "detected during instantiation");
   check_rec(&l.v[6], CUCORE_DIAG_ERROR, "", 0, 0, 0, "unrecognized option --bogus found");
   check_rec(&l.v[7], CUCORE_DIAG_FATAL, "k.cu", 7, 0, 0, "assertion failed");
+  /* An echoed source line that reads like a header stays the record's. */
+  check_rec(&l.v[8], CUCORE_DIAG_WARNING, "s.cu", 2, 16, 550,
+            "variable \"m\" was set but never used");
+  assert_contains(l.v[8].text, "not a record");
   cc_diag_free(&l);
 }
 

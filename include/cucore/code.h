@@ -533,7 +533,8 @@ typedef struct cucore_cache_backend {
  * back end or NULL is installed) for every later compile of the process; NULL removes it.
  * The call waits for callbacks of the previous back end that are running to return, so its
  * `user` may be freed once this returns. The cache's switches apply to it as to the
- * directory (CUCORE_CACHE_DISABLE turns it off too).
+ * directory (CUCORE_CACHE_DISABLE turns it off too); cucore_cache_clear leaves the back
+ * end's entries alone, and its counters are the process's (cucore_cache_stats.process).
  * @retval CUCORE_INVALID_ARGUMENT neither get nor put, or an unknown flag. */
 CUCORE_API cucore_status cucore_cache_set_backend(const cucore_cache_backend *backend);
 /** @} */

@@ -301,8 +301,11 @@ static int take_line(open_rec *r, const char *line, size_t n, cc_diag_list *out)
   size_t b = 0;
   skip_blanks(line, n, &b);
   if (b == n || (b + 1 == n && line[b] == '\r')) return close_rec(r, out); /* blank */
+  /* NVRTC indents what belongs to a record: an echoed source line that reads like a header
+   * (a string holding "x(1): error: ...") is still the record's. */
+  int indented = line[0] == ' ' || line[0] == '\t';
   header h;
-  int is_header = parse_header(line, n, &h);
+  int is_header = !(r->open && r->h.edg && indented) && parse_header(line, n, &h);
   if (!is_header && r->open && r->h.sev != CUCORE_DIAG_TEXT) {
     continue_rec(r, line, n);
     return 0;
