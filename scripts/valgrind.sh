@@ -13,7 +13,8 @@ fi
 command -v valgrind >/dev/null || { echo "valgrind not installed: apt-get install valgrind"; exit 1; }
 tests=(test_errors test_loader test_options test_sha256 test_args test_program test_graph
        test_occupancy_model test_occupancy_model_table test_asym_fence test_misuse test_link_stages
-       test_link_version)
+       test_link_version
+       test_diagnostics)
 for t in "$build"/bin/test_cache* "$build"/bin/test_memory_*; do
   [ -x "$t" ] && tests+=("$(basename "$t")")
 done

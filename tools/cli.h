@@ -148,10 +148,14 @@ typedef struct cli_source {
   char **raw;     /* the compile options as given (point into argv), for cli_source_arch */
   int raw_count;
   size_t raw_cap;
-  int nvcc;             /* --nvcc: compile .cu files with nvcc, not NVRTC */
-  char arch[32];        /* an arch a verb took as its own option (inspect --arch), for nvcc */
-  const char *log_path; /* --log FILE: the whole compile log goes there (the terminal gets
+  int nvcc;                /* --nvcc: compile .cu files with nvcc, not NVRTC */
+  char arch[32];           /* an arch a verb took as its own option (inspect --arch), for nvcc */
+  const char *log_path;    /* --log FILE: the whole compile log goes there (the terminal gets
                            CLI_LOG_LINES lines of it) */
+  int diagnostics;         /* set by the verb: the log on stderr as records (cli_diag_print),
+                              and the program kept in `program` for its report */
+  cucore_program *program; /* with `diagnostics`: the last program compiled (freed by
+                              cli_source_free) */
 } cli_source;
 /* The compile's own flags, --name-expr, --nvcc and --log: an option table (opt.h) whose
  * offsets are into a cli_source. Every verb that compiles takes them beside the library's
@@ -166,8 +170,12 @@ typedef struct cli_compile_info {
   cucore_cache_result cache;
   char cache_reason[1024]; /* why it was not cached, when it was not (the library keeps at most
                            1023 bytes of it, CC_CACHE_NOTE_MAX) */
+  char cache_key[65];      /* the compile's cache key; "" when none */
   int arch;                /* the arch compiled for when the object does not say (nvcc's) */
 } cli_compile_info;
+/* Reads `file` (type from its extension) and makes its program with the name expressions;
+ * 0, or an exit code after printing why (*prog is then NULL). */
+int cli_source_program(cli_source *s, const char *verb, const char *file, cucore_program **prog);
 /* A monotonic clock in milliseconds, for compile times. */
 double cli_now_ms(void);
 /* Reads and compiles `file` (type from its extension) to `target`; the log goes to stderr.
@@ -181,6 +189,14 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
  * "(N more lines: --log FILE)"; with log_path, writes the whole log there too. Returns 0, or
  * -1 when the log file could not be written (said on stderr). */
 int cli_log_print(const char *verb, const char *log, const char *log_path);
+/* The same for a program's log read into records (cucore_program_get_diagnostic): each as
+ * `file:line:col: severity: message [#N]` and the lines that belong to it (the source line and
+ * caret), a line without structure as it is; the whole raw log goes to `log_path`. */
+int cli_diag_print(const char *verb, const cucore_program *prog, const char *log,
+                   const char *log_path);
+/* Writes the program's records as the JSON array `key` (severity, file, line, column, number,
+ * message); nothing when they cannot be read. */
+void cli_diag_json(json_out *j, const char *key, const cucore_program *prog);
 /* What an NVRTC failure is, for the nvcc fallback. */
 typedef enum cli_nvrtc_failure {
   CLI_NVRTC_OTHER,    /* a syntax or type error, ...: nvcc would fail too; not tried */
@@ -223,6 +239,8 @@ extern const cli_verb cmd_cache_verb; /* cmd_cache.c (cache_tune.c) */
 int tune_worker_main(int argc, char **argv);
 /* `cucore cache tune list|show KEY|clear [KEY]` (cache_tune.c); argv[0] is "tune". */
 int cmd_cache_tune(int argc, char **argv);
+/* `cucore cache key FILE [--target T] [--json] [compile options]` (cache_program_key.c). */
+int cmd_cache_key(int argc, char **argv);
 
 /* ---- outputs (outfile.c) ---------------------------------------------------------------
  * No output may be an input, and no failure leaves a half-written file: a regular file is

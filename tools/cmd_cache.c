@@ -6,6 +6,7 @@
 
 static const char cmd_cache_help[] =
     "usage: cucore cache [stats|path|clear] [--json]\n"
+    "       cucore cache key FILE [--target ptx|cubin|ltoir|fatbin] [--json] [compile options]\n"
     "       cucore cache tune [list|show KEY|clear [KEY]|import FILE] [--json]\n"
     "       cucore cache tune export KEY [--t4 FILE]\n"
     "       cucore cache tune merge DIR [--into DIR] [--json]\n"
@@ -21,6 +22,9 @@ static const char cmd_cache_help[] =
     "           was last cleared: hits, misses, stores, evictions, errors, uncacheable\n"
     "  path     print the cache directory\n"
     "  clear    remove every entry and reset the counters\n"
+    "  key      the key a compile of FILE with these compile options would use, computed\n"
+    "           without compiling (the `cache_key` of `cucore compile --json`); none (exit\n"
+    "           1, the reason on stderr) when the compile cannot be cached\n"
     "  tune     the result stores of `cucore tune` (tune/KEY.jsonl, its default --db):\n"
     "             list         each store: its key, source file, kernel, problem size,\n"
     "                          records, verified ones and best (\"no tune stores in\n"
@@ -57,7 +61,8 @@ static const char cmd_cache_help[] =
     "\n"
     "exit status: 0 done; 1 the cache cannot be used as configured, there is no directory,\n"
     "it cannot be read, `clear` could not remove everything (it says how many files and the\n"
-    "first with the reason) or removed nothing, no tune store matches a KEY, an import file\n"
+    "first with the reason) or removed nothing, `key` found no key or could not read FILE,\n"
+    "no tune store matches a KEY, an import file\n"
     "is not a store, or the output cannot be written; 2 usage (an ambiguous or malformed\n"
     "KEY too).\n"
     "\n"
@@ -65,6 +70,7 @@ static const char cmd_cache_help[] =
     "  cucore cache\n"
     "  cucore cache stats --json | jq .hits\n"
     "  CUCORE_CACHE_DIR=/tmp/cc cucore cache clear\n"
+    "  cucore cache key saxpy.cu --arch sm_90 -DN=256\n"
     "  cucore cache tune show 3fa9\n"
     "  cucore cache tune export 3fa9 > gemm.jsonl   # then, elsewhere:\n"
     "  cucore cache tune import gemm.jsonl\n";
@@ -179,6 +185,7 @@ static int cache_clear(int json) {
 
 static int cmd_cache(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "tune") == 0) return cmd_cache_tune(argc - 1, argv + 1);
+  if (argc > 1 && strcmp(argv[1], "key") == 0) return cmd_cache_key(argc - 1, argv + 1);
   const char *action = NULL;
   cli_json_only line = {0};
   cli_parse parse = {"cache", cli_json_opts, &line, NULL, &action, 1, 0, "action"};

@@ -12,9 +12,11 @@ static const char cmd_compile_help[] =
     "Compiles FILE (.cu: CUDA C++ through NVRTC; .ptx: PTX through nvJitLink; .ll/.bc: NVVM\n"
     "IR through libNVVM) and writes the result to OUT (default: FILE with the target's\n"
     "extension). Without --arch, the current GPU's architecture is used; without a GPU,\n"
-    "--arch is required. The compiler log goes to stderr. Each --name-expr (a C++ name\n"
-    "expression such as 'scale<float>') is registered with NVRTC and its lowered name\n"
-    "printed.\n"
+    "--arch is required. The compiler's messages go to stderr, one per record as\n"
+    "`file:line:col: severity: message [#number]` followed by the source line and caret the\n"
+    "compiler showed (a line of the log it cannot read is shown as it is; --log FILE keeps\n"
+    "the raw log). Each --name-expr (a C++ name expression such as 'scale<float>') is\n"
+    "registered with NVRTC and its lowered name printed.\n"
     "\n"
     "options (`--flag value` or `--flag=value`):\n"
     "%o"
@@ -80,6 +82,8 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   json_num(&j, "compile_ms", c->ci.ms);
   json_str(&j, "cache", cucore_cache_result_name(c->ci.cache));
   if (c->ci.cache_reason[0]) json_str(&j, "cache_reason", c->ci.cache_reason);
+  if (c->ci.cache_key[0]) json_str(&j, "cache_key", c->ci.cache_key);
+  cli_diag_json(&j, "diagnostics", srcp->program);
   json_begin_object(&j, "lowered_names");
   for (int e = 0; e < srcp->exprs.n; e++) {
     const char *low = NULL;
@@ -168,9 +172,11 @@ static const cli_opt cmd_compile_opts[] = {
     {.name = "--json",
      .kind = CLI_OPT_FLAG,
      CLI_AT(compile_line, json),
-     .help = "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
-             "\"bytes\", \"compile_ms\", \"cache\", \"lowered_names\"}; on failure stdout\n"
-             "stays empty and the reason is on stderr"},
+     .help =
+         "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
+         "\"bytes\", \"compile_ms\", \"cache\", \"cache_key\", \"diagnostics\": [{\"severity\",\n"
+         "\"file\", \"line\", \"column\", \"number\", \"message\"}], \"lowered_names\"};\n"
+         "on failure stdout stays empty and the reason is on stderr"},
     {.name = "--timings",
      .kind = CLI_OPT_FLAG,
      CLI_AT(compile_line, timings),
@@ -198,6 +204,7 @@ static int compile_body(cli_source *srcp, int argc, char **argv) {
 static int cmd_compile(int argc, char **argv) {
   cli_source src;
   if (cli_source_init(&src)) return CLI_EXIT_FAILURE;
+  src.diagnostics = 1; /* the log as records, and the program kept for the report */
   phases_mark_process_start();
   int rc = compile_body(&src, argc, argv);
   cli_source_free(&src);

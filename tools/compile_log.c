@@ -4,6 +4,8 @@
  * (which failures nvcc can fix, which are the command line's, which are a name expression's). */
 #include "cli.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -21,10 +23,12 @@ static int write_log(const char *verb, const char *path, const char *log) {
   return cli_write_file(verb, "--log", path, log, strlen(log)) ? -1 : 0;
 }
 
-int cli_log_print(const char *verb, const char *log, const char *log_path) {
-  if (!log || !log[0]) return log_path ? write_log(verb, log_path, "") : 0;
-  size_t total = count_lines(log);
-  const char *p = log;
+/* Prints `shown` (the log, or its records) on stderr, at most CLI_LOG_LINES lines, and writes
+ * the raw `log` to `log_path`. */
+static int print_head(const char *verb, const char *shown, const char *log, const char *log_path) {
+  if (!shown || !shown[0]) return log_path ? write_log(verb, log_path, log ? log : "") : 0;
+  size_t total = count_lines(shown);
+  const char *p = shown;
   for (size_t i = 0; i < CLI_LOG_LINES && *p; i++) {
     size_t len = strcspn(p, "\n");
     fprintf(stderr, "%.*s\n", (int)len, p);
@@ -32,13 +36,73 @@ int cli_log_print(const char *verb, const char *log, const char *log_path) {
   }
   int rc = log_path ? write_log(verb, log_path, log) : 0;
   if (total > CLI_LOG_LINES) {
-    if (log_path && rc == 0)
+    if (log_path && rc == 0 && shown == log)
       fprintf(stderr, "(%zu more lines: all %zu in `%s`)\n", total - CLI_LOG_LINES, total,
+              log_path);
+    else if (log_path && rc == 0)
+      fprintf(stderr, "(%zu more lines: all of the log in `%s`)\n", total - CLI_LOG_LINES,
               log_path);
     else
       fprintf(stderr, "(%zu more lines: --log FILE)\n", total - CLI_LOG_LINES);
   }
   return rc;
+}
+
+int cli_log_print(const char *verb, const char *log, const char *log_path) {
+  return print_head(verb, log, log, log_path);
+}
+
+/* One record as the command shows it: `file:line:col: severity: message [#N]`, then the lines
+ * that belong to it; a line without structure as it is. */
+static void diag_text(FILE *f, const cucore_diagnostic *d) {
+  if (d->severity == CUCORE_DIAG_TEXT) {
+    fprintf(f, "%s\n", d->text);
+    return;
+  }
+  if (d->file[0]) fprintf(f, "%s:", d->file);
+  if (d->file[0] && d->line) fprintf(f, "%d:", d->line);
+  if (d->file[0] && d->line && d->column) fprintf(f, "%d:", d->column);
+  fprintf(f, "%s%s: %s", d->file[0] ? " " : "", cucore_diag_severity_name(d->severity), d->message);
+  if (d->number) fprintf(f, " [#%d]", d->number);
+  const char *more = strchr(d->text, '\n');
+  fprintf(f, "\n%s%s", more ? more + 1 : "", more ? "\n" : "");
+}
+
+int cli_diag_print(const char *verb, const cucore_program *prog, const char *log,
+                   const char *log_path) {
+  int n = 0;
+  char *shown = NULL;
+  size_t len = 0;
+  FILE *f = cucore_program_get_diagnostic_count(prog, &n) == CUCORE_OK && n > 0
+                ? open_memstream(&shown, &len)
+                : NULL;
+  for (int i = 0; f && i < n; i++) {
+    cucore_diagnostic d;
+    if (cucore_program_get_diagnostic(prog, i, &d) == CUCORE_OK) diag_text(f, &d);
+  }
+  int ok = f && fclose(f) == 0;
+  int rc = print_head(verb, ok ? shown : log, log, log_path);
+  free(shown);
+  return rc;
+}
+
+void cli_diag_json(json_out *j, const char *key, const cucore_program *prog) {
+  int n = 0;
+  if (!prog || cucore_program_get_diagnostic_count(prog, &n) != CUCORE_OK) return;
+  json_begin_array(j, key);
+  for (int i = 0; i < n; i++) {
+    cucore_diagnostic d;
+    if (cucore_program_get_diagnostic(prog, i, &d) != CUCORE_OK) continue;
+    json_begin_object(j, NULL);
+    json_str(j, "severity", cucore_diag_severity_name(d.severity));
+    json_str(j, "file", d.file);
+    json_int(j, "line", d.line);
+    json_int(j, "column", d.column);
+    json_int(j, "number", d.number);
+    json_str(j, "message", d.message);
+    json_end_object(j);
+  }
+  json_end_array(j);
 }
 
 /* The first line of the log that reports an error (copied into line), or NULL. */

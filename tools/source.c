@@ -41,6 +41,7 @@ int cli_source_init(cli_source *s) {
 }
 
 void cli_source_free(cli_source *s) {
+  cucore_program_destroy(s->program);
   cucore_options_destroy(s->opts);
   free(s->exprs.v);
   free(s->raw);
@@ -85,11 +86,44 @@ static int read_source(const char *verb, const char *file, char **code, size_t *
   return rc;
 }
 
+/* The program of `code` (`size` bytes of `file`) with the name expressions; 0, or an exit code
+ * after saying why. */
+static int make_program(cli_source *s, const char *verb, const char *file, const char *code,
+                        size_t size, cucore_program **prog) {
+  *prog = NULL;
+  cucore_status st = cucore_program_create(type_from_name(file), code, size, file, s->opts, prog);
+  for (int e = 0; e < s->exprs.n && st == CUCORE_OK; e++)
+    st = cucore_program_add_name_expression(*prog, s->exprs.v[e]);
+  if (st == CUCORE_OK) return 0;
+  cucore_program_destroy(*prog);
+  *prog = NULL;
+  return cli_fail(verb, file, st);
+}
+
+int cli_source_program(cli_source *s, const char *verb, const char *file, cucore_program **prog) {
+  char *code = NULL;
+  size_t size = 0;
+  *prog = NULL;
+  int rc = read_source(verb, file, &code, &size);
+  if (rc == 0) rc = make_program(s, verb, file, code, size, prog);
+  free(code);
+  return rc;
+}
+
+/* The compile's log on stderr (and whole in --log FILE): as records when the verb asked. */
+static void show_log(cli_source *s, const char *verb, const cucore_program *prog, const char *log) {
+  if (s->diagnostics && prog)
+    cli_diag_print(verb, prog, log, s->log_path);
+  else
+    cli_log_print(verb, log, s->log_path);
+}
+
 /* After NVRTC failed: nvcc only for what it can fix (host code, a host header), said in a
  * line; an option NVRTC refused is the command line's error; anything else is the file's. */
 static int after_nvrtc_failure(cli_source *s, const char *verb, const char *file,
-                               cucore_code_type target, cucore_status st, const char *log,
-                               cucore_object **out, cli_compile_info *info) {
+                               cucore_code_type target, cucore_status st,
+                               const cucore_program *prog, const char *log, cucore_object **out,
+                               cli_compile_info *info) {
   char why[1024];
   cli_nvrtc_failure kind = cli_nvrtc_classify(st, log, why, sizeof why);
   if (kind == CLI_NVRTC_HOST && type_from_name(file) == CUCORE_CODE_CUDA_CPP &&
@@ -100,7 +134,7 @@ static int after_nvrtc_failure(cli_source *s, const char *verb, const char *file
             file, why);
     return cli_nvcc_compile(s, verb, file, target, out, info);
   }
-  cli_log_print(verb, log, s->log_path);
+  show_log(s, verb, prog, log);
   if (kind == CLI_NVRTC_OPTION)
     return cli_usage(verb, "a compile option was refused: %s (not tried with nvcc)", why);
   if (kind == CLI_NVRTC_NAME_EXPR)
@@ -121,6 +155,7 @@ static void fill_info(cli_compile_info *info, cucore_program *prog, double t0) {
   if (cucore_program_get_cache_info(prog, &ci) == CUCORE_OK) {
     info->cache = ci.result;
     snprintf(info->cache_reason, sizeof info->cache_reason, "%s", ci.reason);
+    snprintf(info->cache_key, sizeof info->cache_key, "%s", ci.key);
   }
 }
 
@@ -143,24 +178,27 @@ int cli_source_compile(cli_source *s, const char *verb, const char *file, cucore
     return cli_nvcc_compile(s, verb, file, target, out, info);
   }
   cucore_program *prog = NULL;
-  cucore_status st = cucore_program_create(type_from_name(file), code, size, file, s->opts, &prog);
+  rc = make_program(s, verb, file, code, size, &prog);
   free(code);
-  if (st != CUCORE_OK) return cli_fail(verb, file, st);
-  for (int e = 0; e < s->exprs.n && st == CUCORE_OK; e++)
-    st = cucore_program_add_name_expression(prog, s->exprs.v[e]);
+  if (rc) return rc;
   /* Progress for people: compiling can take seconds; say what is happening on a terminal. */
   int tty = isatty(2);
   if (tty) fprintf(stderr, "compiling %s ...", file);
   double t0 = cli_now_ms();
-  if (st == CUCORE_OK) st = cucore_program_compile(prog, target, out);
+  cucore_status st = cucore_program_compile(prog, target, out);
   if (tty) text_terminal_control("\r\033[K");
   fill_info(info, prog, t0);
   const char *log = "";
   cucore_program_get_log(prog, &log);
   if (st != CUCORE_OK)
-    rc = after_nvrtc_failure(s, verb, file, target, st, log, out, info);
+    rc = after_nvrtc_failure(s, verb, file, target, st, prog, log, out, info);
   else
-    cli_log_print(verb, log, s->log_path);
-  cucore_program_destroy(prog);
+    show_log(s, verb, prog, log);
+  if (s->diagnostics) { /* kept for the verb's report */
+    cucore_program_destroy(s->program);
+    s->program = prog;
+  } else {
+    cucore_program_destroy(prog);
+  }
   return rc;
 }

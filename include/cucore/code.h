@@ -304,6 +304,51 @@ CUCORE_API const char *cucore_pch_status_name(cucore_pch_status status);
 CUCORE_API cucore_status cucore_program_get_pch_status(const cucore_program *prog,
                                                        cucore_pch_status *out);
 
+/** How grave a diagnostic is. */
+typedef enum cucore_diag_severity {
+  CUCORE_DIAG_TEXT = 0, /**< a line of the log in no shape the reader knows, kept as written
+                             (no location): "1 error detected in the compilation of ..." */
+  CUCORE_DIAG_NOTE,     /**< a note */
+  CUCORE_DIAG_REMARK,   /**< a remark */
+  CUCORE_DIAG_INFO,     /**< information (ptxas's and nvJitLink's `info`) */
+  CUCORE_DIAG_WARNING,  /**< a warning */
+  CUCORE_DIAG_ERROR,    /**< an error (also a command-line error, libNVVM's parse errors) */
+  CUCORE_DIAG_FATAL     /**< the compile stopped: a catastrophic, fatal or internal error */
+} cucore_diag_severity;
+
+/** "text", "note", "remark", "info", "warning", "error", "fatal"; "unknown" otherwise. Never
+ * NULL; static storage. */
+CUCORE_API const char *cucore_diag_severity_name(cucore_diag_severity severity);
+
+/** One message of a compile log, read from the log's text (never NULL strings; "" and 0 when
+ * a part is absent). The shapes read: NVRTC's `file(LINE): severity #N-D: message` (or without
+ * the number) with the source line and caret it echoes, from which the column comes; ptxas's
+ * `ptxas NAME, line N; severity : message`; nvJitLink's `severity : message` and
+ * `ERROR N: message`; libNVVM's `NAME (LINE, COL): message` (an error); and
+ * `file:line:col: severity: message`. Any other line is a record of its own with severity
+ * CUCORE_DIAG_TEXT and no location; only blank lines are left out. */
+typedef struct cucore_diagnostic {
+  cucore_diag_severity severity; /**< how grave */
+  const char *file;    /**< the file as the log names it (parentheses, spaces, `C:\` kept); "" */
+  int line;            /**< 1-based line; 0 when the log gives none */
+  int column;          /**< 1-based byte column (from NVRTC's caret, or given); 0 when none */
+  int number;          /**< the diagnostic's number (NVRTC's `#177-D` is 177); 0 when none */
+  const char *message; /**< the message, without location, severity or number */
+  const char *text;    /**< the record's lines as the log has them: the header line and those
+                            that belong to it (source line, caret, "detected during ...") */
+} cucore_diagnostic;
+
+/** How many records the last compile's log holds (0 when the log is empty). A hit of the
+ * cache gives the log of the compile that made the entry, so the same records.
+ * @retval CUCORE_HOST_OUT_OF_MEMORY the log could not be read into records. */
+CUCORE_API cucore_status cucore_program_get_diagnostic_count(const cucore_program *prog,
+                                                             int *count);
+/** Record `index` (0 .. count-1) of the last compile's log, in the log's order. The strings are
+ * owned by the program, valid until its next compile or its destruction.
+ * @retval CUCORE_INVALID_ARGUMENT `index` out of range (the message gives the count). */
+CUCORE_API cucore_status cucore_program_get_diagnostic(const cucore_program *prog, int index,
+                                                       cucore_diagnostic *out);
+
 /** @} */
 
 /* ------------------------------------------------------------------------------------------ */
@@ -405,7 +450,10 @@ CUCORE_API cucore_status cucore_linker_complete_output(cucore_linker *lk, cucore
  * @defgroup cache Compile cache
  *
  * Program compiles are cached, on by default: on disk (shared by every process of the user)
- * and in the process (the same key compiled twice gives the same object, loaded once).
+ * and in the process (the same key compiled twice gives the same object, loaded once). A
+ * program may plug a store of its own in below the directory or in its place
+ * (cucore_cache_set_backend: a shared or remote store), and compute a compile's key without
+ * compiling (cucore_program_get_cache_key).
  *
  * The key is a SHA-256 over everything that decides the output: cucore's version and the
  * cache format, the compiler's identity (path, inode, size and modification time of the
@@ -460,11 +508,12 @@ typedef enum cucore_cache_result {
   CUCORE_CACHE_UNCACHEABLE,  /**< compiled; the compile reads what the key cannot see */
   CUCORE_CACHE_MISS,         /**< compiled, then stored (see stored and note) */
   CUCORE_CACHE_HIT_DISK,     /**< read from the cache directory */
-  CUCORE_CACHE_HIT_MEMORY    /**< the object this process already made for the same key */
+  CUCORE_CACHE_HIT_MEMORY,   /**< the object this process already made for the same key */
+  CUCORE_CACHE_HIT_BACKEND   /**< read from the back end (cucore_cache_set_backend) */
 } cucore_cache_result;
 
-/** "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory"; "unknown"
- * otherwise. Never NULL. */
+/** "not_used", "disabled", "uncacheable", "miss", "hit_disk", "hit_memory", "hit_backend";
+ * "unknown" otherwise. Never NULL. */
 CUCORE_API const char *cucore_cache_result_name(cucore_cache_result result);
 
 /** The cache's part in one compile. Strings are owned by the program and stay valid until its
@@ -490,16 +539,34 @@ CUCORE_API cucore_status cucore_program_set_cache(cucore_program *prog, int enab
  * digest changes whenever those files do. NULL removes it. Copied.
  * @retval CUCORE_INVALID_ARGUMENT `digest` is "". */
 CUCORE_API cucore_status cucore_program_set_cache_digest(cucore_program *prog, const char *digest);
+/** The key a compile of `prog` to `target` would use now, computed without compiling (the
+ * same fields, the same arch rule and the same checks as cucore_program_compile, so a compile
+ * that follows with nothing changed uses this key: cucore_cache_info.key). `key` receives 64
+ * hex digits and a NUL; or "" when the compile cannot be cached, and then `*reason` (when
+ * `reason` is not NULL) says why, as cucore_cache_info.reason would (an include path, a file
+ * the key cannot see, PTX compiled to PTX, ...); `*reason` is "" when there is a key. The
+ * reason is owned by `prog`, valid until the next call of this on it or its destruction. The
+ * cache's switches (cucore_cache_set_enabled, cucore_program_set_cache) do not change the key:
+ * it is the compile's. A program that keeps entries in a store of its own can name them by it.
+ * @retval CUCORE_INVALID_ARGUMENT a target a program does not make, `key` NULL, or no arch and
+ *         no GPU (as cucore_program_compile).
+ * @retval CUCORE_NOT_SUPPORTED PTX to LTO-IR. */
+CUCORE_API cucore_status cucore_program_get_cache_key(cucore_program *prog, cucore_code_type target,
+                                                      char key[65], const char **reason);
 
 /** Counts of cache events. */
 typedef struct cucore_cache_counters {
-  uint64_t hits;        /**< entries read from disk */
-  uint64_t memory_hits; /**< objects handed out again by the in-process layer (process only) */
-  uint64_t misses;      /**< cacheable compiles that found nothing usable */
-  uint64_t stores;      /**< entries written */
-  uint64_t evictions;   /**< entries removed to keep under the size cap */
-  uint64_t errors;      /**< damaged entries removed, writes that failed */
-  uint64_t uncacheable; /**< compiles that could not use the cache */
+  uint64_t hits;           /**< entries read from disk */
+  uint64_t memory_hits;    /**< objects handed out again by the in-process layer (process only) */
+  uint64_t misses;         /**< cacheable compiles that found nothing usable */
+  uint64_t stores;         /**< entries written */
+  uint64_t evictions;      /**< entries removed to keep under the size cap */
+  uint64_t errors;         /**< damaged entries removed, writes that failed */
+  uint64_t uncacheable;    /**< compiles that could not use the cache */
+  uint64_t backend_hits;   /**< entries read from the back end (process only) */
+  uint64_t backend_stores; /**< entries the back end's put took (process only) */
+  uint64_t backend_errors; /**< back-end calls that failed, damaged entries it gave (process
+                                only) */
 } cucore_cache_counters;
 
 /** The cache as a whole. */
@@ -549,6 +616,54 @@ CUCORE_API cucore_status cucore_cache_clear(uint64_t *entries, uint64_t *bytes);
  * (any other CUCORE_CACHE_DISABLE value). `msg` may be NULL when `cap` is 0.
  * @retval CUCORE_INVALID_ARGUMENT `problem` is NULL, or `msg` is NULL with `cap` > 0. */
 CUCORE_API cucore_status cucore_cache_config_problem(char *msg, size_t cap, int *problem);
+
+/** cucore_cache_backend.flags: the back end replaces the directory (no entry is read from or
+ * written to disk; the in-process layer stays). Without it the back end sits below the
+ * directory. */
+#define CUCORE_CACHE_BACKEND_ONLY 1u
+
+/**
+ * A store of cache entries a program plugs in below (or in place of) the directory: a
+ * shared or remote store. An entry is opaque bytes in the directory's own format, named by
+ * its key (64 hex digits, the text of cucore_cache_info.key). Every callback may be called
+ * from any thread that compiles, at the same time as others: they must be thread-safe, and
+ * must not call cucore's cache functions. A negative return is a failure; when it is minus an
+ * errno value (-ENOENT, -EIO, ...) the note names that error.
+ *
+ * Order of a compile: the in-process layer, then the directory (unless
+ * CUCORE_CACHE_BACKEND_ONLY), then the back end's get; a back-end hit is checked exactly as a
+ * disk entry is (magic, format version, length, its key, checksum, every field in bounds),
+ * written to the directory (read-through) and kept in the process. A damaged, truncated or
+ * foreign entry is never used: the note says why, the back end's remove (when given) is asked
+ * to drop it, and the source is compiled. After a compile the entry is written to the
+ * directory and handed to put (write-through). A failing back end never fails a compile: the
+ * note of cucore_program_get_cache_info says what it answered and the compile goes on.
+ */
+typedef struct cucore_cache_backend {
+  void *user; /**< passed to every callback as it is */
+  /** Finds `key`'s entry: returns 1 with `*data` and `*size` set (bytes the back end owns
+   * until release() is called with them, or until the next call when release is NULL), 0
+   * when it has none, or a negative failure. NULL: the back end is only written to. */
+  int (*get)(void *user, const char *key, const void **data, size_t *size);
+  /** Gives back what get() handed out, once cucore has read it. May be NULL. */
+  void (*release)(void *user, const void *data, size_t size);
+  /** Stores `size` bytes as `key`'s entry (copy them: they are cucore's), replacing any.
+   * Returns 0, or a negative failure. NULL: the back end is only read from. */
+  int (*put)(void *user, const char *key, const void *data, size_t size);
+  /** Drops `key`'s entry after get() gave one that failed its checks. Returns 0, or a
+   * negative failure. May be NULL. */
+  int (*remove)(void *user, const char *key);
+  unsigned flags; /**< 0, or CUCORE_CACHE_BACKEND_ONLY */
+} cucore_cache_backend;
+
+/** Installs `backend` (copied; its `user` and callbacks must stay usable until another
+ * back end or NULL is installed) for every later compile of the process; NULL removes it.
+ * The call waits for callbacks of the previous back end that are running to return, so its
+ * `user` may be freed once this returns. The cache's switches apply to it as to the
+ * directory (CUCORE_CACHE_DISABLE turns it off too); cucore_cache_clear leaves the back
+ * end's entries alone, and its counters are the process's (cucore_cache_stats.process).
+ * @retval CUCORE_INVALID_ARGUMENT neither get nor put, or an unknown flag. */
+CUCORE_API cucore_status cucore_cache_set_backend(const cucore_cache_backend *backend);
 /** @} */
 /* ==== END SECTION: compile cache ==== */
 

@@ -2,13 +2,15 @@
  * compile/cache.h -- the compile cache. It stores and finds bytes by key: a compile's result
  * goes in as a cc_cache_record (plain bytes and numbers) and comes back as one; it knows
  * nothing of cucore_program or cucore_object. Program (program.c) asks it, never the other way
- * round. Seven files, one job each:
+ * round. Eight files, one job each:
  *   cache_key.c    the key: what a compile depends on, and whether the key can see all of it
  *   cache_scan.c   the include scanner the key uses: which files a CUDA C++ text names
  *   cache_entry.c  the entry file format: encode a record, decode and check an entry
  *   cache_disk.c   the directory: settings, atomic writes, reads, eviction, counters on disk
  *   cache_config.c the configuration checked (cucore_cache_config_problem)
  *   cache_job.c    the in-process layer and the compile hook (a job)
+ *   cache_backend.c the back end a program plugs in (cucore_cache_set_backend): entries got
+ *                  and put through its callbacks, checked as the directory's are
  *   cache_api.c    the public cache API: settings, statistics, clearing
  * The cache never fails a compile and never records a failure with cc_fail: what goes wrong
  * becomes a note in the caller's cc_cache_state (cucore_program_get_cache_info). The one record
@@ -41,6 +43,7 @@ typedef struct cc_cache_state {
   char *path;
   char reason[CC_CACHE_NOTE_MAX];
   char note[CC_CACHE_NOTE_MAX];
+  char *key_reason; /* cucore_program_get_cache_key's reason, when it gave no key */
 } cc_cache_state;
 
 void cc_cache_state_free(cc_cache_state *s);
@@ -181,6 +184,10 @@ int cc_cache_disk_load(const cc_cache_settings *s, const unsigned char key[CC_CA
  * Returns 1 when written, 0 when not (the reason in `note`). */
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap);
+/* The same with the entry already encoded (`entry`, `size` bytes; only read). */
+int cc_cache_disk_store_entry(const cc_cache_settings *s,
+                              const unsigned char key[CC_CACHE_KEY_BYTES],
+                              const unsigned char *entry, size_t size, char *note, size_t note_cap);
 /* Entries and bytes on disk now. */
 void cc_cache_disk_usage(const char *dir, uint64_t *entries, uint64_t *bytes);
 /* What a clear did. */
@@ -205,6 +212,9 @@ typedef enum cc_cache_event {
   CC_EV_EVICTION,
   CC_EV_ERROR,
   CC_EV_UNCACHEABLE,
+  CC_EV_BACKEND_HIT, /* the back end's events: counted in the process only */
+  CC_EV_BACKEND_STORE,
+  CC_EV_BACKEND_ERROR,
   CC_EV_COUNT
 } cc_cache_event;
 /* Counts `n` events in the process and, when `dir` is not NULL, in the directory. */
@@ -213,6 +223,23 @@ void cc_cache_count(const char *dir, cc_cache_event ev, uint64_t n);
 void cc_cache_count_dir(const char *dir, cc_cache_event ev, uint64_t n);
 void cc_cache_counters_process(cucore_cache_counters *out);
 void cc_cache_counters_dir(const char *dir, cucore_cache_counters *out);
+
+/* ---- the back end (cache_backend.c) ------------------------------------------------------ */
+
+/* The installed back end's flags (CUCORE_CACHE_BACKEND_*); returns 1 when one is installed,
+ * 0 when none (*flags 0). */
+int cc_cache_backend_installed(unsigned *flags);
+/* Asks the back end for `key`'s entry and checks it as a disk entry is checked. Returns 1 with
+ * the record on a hit; 0 on a miss, a failure or a damaged entry (the reason in `note`; a
+ * damaged entry is removed through the back end's remove when it has one). When `disk` is not
+ * NULL, a good entry is also written to that directory. */
+int cc_cache_backend_load(const unsigned char key[CC_CACHE_KEY_BYTES],
+                          const cc_cache_settings *disk, cc_cache_record *out, char *note,
+                          size_t note_cap);
+/* Hands an encoded entry to the back end's put. Returns 1 when it took it, 0 when there is no
+ * put or it failed (the reason in `note`). */
+int cc_cache_backend_store(const unsigned char key[CC_CACHE_KEY_BYTES], const unsigned char *entry,
+                           size_t size, char *note, size_t note_cap);
 
 /* ---- the in-process layer (cache_job.c) -------------------------------------------------- */
 
@@ -234,7 +261,9 @@ typedef struct cc_cache_job {
   const cc_cache_value_ops *ops;
   cc_cache_settings settings;
   cc_cache_key key;
-  int active; /* 1 when the result may be looked up and stored */
+  int active;  /* 1 when the result may be looked up and stored */
+  int backend; /* 1 when a back end is installed (cache_backend.c) */
+  int disk;    /* 0 when the back end replaces the directory (settings.dir is then "") */
   unsigned char digest[CC_CACHE_KEY_BYTES];
 } cc_cache_job;
 
@@ -242,7 +271,8 @@ typedef struct cc_cache_job {
 typedef enum cc_cache_found {
   CC_CACHE_FOUND_NONE,   /* compile, then cc_cache_job_store */
   CC_CACHE_FOUND_MEMORY, /* *value is a new reference, *log a malloc'd copy (may be NULL) */
-  CC_CACHE_FOUND_DISK    /* *rec is filled: make the value, then cc_cache_job_keep */
+  CC_CACHE_FOUND_DISK    /* *rec is filled (from the directory or the back end): make the
+                            value, then cc_cache_job_keep */
 } cc_cache_found;
 
 /* Starts the cache's part of a compile: settings, key (add modules with
@@ -251,7 +281,14 @@ void cc_cache_job_begin(cc_cache_job *job, cc_cache_state *state, const cc_cache
                         const cc_cache_value_ops *ops);
 void cc_cache_job_add_module(cc_cache_job *job, const char *name, const void *code, size_t size,
                              int lazy);
-/* Looks the key up in this process, then on disk. */
+/* Starts a job that only computes the key (cucore_program_get_cache_key): no settings, no
+ * lookup; `digest` is the program's (or NULL). Add modules, then cc_cache_job_key. */
+void cc_cache_job_begin_key(cc_cache_job *job, const cc_cache_request *rq, const char *digest);
+/* The key as 64 hex digits and a NUL into `hex`, returning 1; or 0 with `hex` "" and the
+ * reason the compile cannot be cached in `why`. Ends the job. */
+int cc_cache_job_key(cc_cache_job *job, char hex[2 * CC_CACHE_KEY_BYTES + 1], char *why,
+                     size_t why_cap);
+/* Looks the key up in this process, then on disk, then in the back end. */
 cc_cache_found cc_cache_job_lookup(cc_cache_job *job, void **value, char **log,
                                    cc_cache_record *rec);
 /* Keeps `value` (made from a disk hit; `size` bytes of code) in the in-process layer and

@@ -18,6 +18,7 @@ const char *cucore_cache_result_name(cucore_cache_result result) {
   case CUCORE_CACHE_MISS: return "miss";
   case CUCORE_CACHE_HIT_DISK: return "hit_disk";
   case CUCORE_CACHE_HIT_MEMORY: return "hit_memory";
+  case CUCORE_CACHE_HIT_BACKEND: return "hit_backend";
   }
   return "unknown";
 }

@@ -189,9 +189,11 @@ static int make_dirs(const char *path) {
 
 /* ---- counters ------------------------------------------------------------------------------- */
 
-static const char *const event_names[CC_EV_COUNT] = {"hits",       "memory_hits", "misses",
-                                                     "stores",     "evictions",   "errors",
-                                                     "uncacheable"};
+static const char *const event_names[CC_EV_COUNT] = {"hits",           "memory_hits",
+                                                     "misses",         "stores",
+                                                     "evictions",      "errors",
+                                                     "uncacheable",    "backend_hits",
+                                                     "backend_stores", "backend_errors"};
 static _Atomic uint64_t process_counts[CC_EV_COUNT];
 
 static void counters_set(cucore_cache_counters *c, const uint64_t v[CC_EV_COUNT]) {
@@ -202,6 +204,9 @@ static void counters_set(cucore_cache_counters *c, const uint64_t v[CC_EV_COUNT]
   c->evictions = v[CC_EV_EVICTION];
   c->errors = v[CC_EV_ERROR];
   c->uncacheable = v[CC_EV_UNCACHEABLE];
+  c->backend_hits = v[CC_EV_BACKEND_HIT];
+  c->backend_stores = v[CC_EV_BACKEND_STORE];
+  c->backend_errors = v[CC_EV_BACKEND_ERROR];
 }
 
 void cc_cache_counters_process(cucore_cache_counters *out) {
@@ -572,12 +577,7 @@ static _Atomic unsigned tmp_counter;
 
 int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_CACHE_KEY_BYTES],
                         const cc_cache_record *rec, char *note, size_t note_cap) {
-  if (!s->dir[0]) {
-    snprintf(note, note_cap,
-             "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor "
-             "a home directory is set; only the in-process layer is used");
-    return 0;
-  }
+  if (!s->dir[0]) return cc_cache_disk_store_entry(s, key, NULL, 0, note, note_cap);
   size_t size = 0;
   unsigned char *buf = cc_cache_entry_encode(key, rec, &size);
   if (!buf) {
@@ -585,12 +585,25 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
     cc_cache_count(s->dir, CC_EV_ERROR, 1);
     return 0;
   }
+  int stored = cc_cache_disk_store_entry(s, key, buf, size, note, note_cap);
+  free(buf);
+  return stored;
+}
+
+int cc_cache_disk_store_entry(const cc_cache_settings *s,
+                              const unsigned char key[CC_CACHE_KEY_BYTES], const unsigned char *buf,
+                              size_t size, char *note, size_t note_cap) {
+  if (!s->dir[0]) {
+    snprintf(note, note_cap,
+             "no cache directory: neither CUCORE_CACHE_DIR, XDG_CACHE_HOME nor "
+             "a home directory is set; only the in-process layer is used");
+    return 0;
+  }
   if (size > s->max_bytes * 9 / 10) {
     snprintf(note, note_cap,
              "the entry (%zu bytes) is larger than 90%% of the cache's size cap "
              "(%llu bytes); not stored",
              size, (unsigned long long)s->max_bytes);
-    free(buf);
     return 0;
   }
   char path[PATH_MAX], shard[PATH_MAX], tmp[PATH_MAX + 64];
@@ -618,7 +631,6 @@ int cc_cache_disk_store(const cc_cache_settings *s, const unsigned char key[CC_C
   if (rc != 0 || io_fault(step)) goto failed;
   step = "rename";
   if (io_fault(step) || rename(tmp, path) != 0) goto failed;
-  free(buf);
   cc_cache_count(s->dir, CC_EV_STORE, 1);
 
   /* Keep under the cap: walk the directory when this process has not yet, or when what it
@@ -641,7 +653,6 @@ failed : {
            "could not %s `%s` for the cache entry: %s; the compile result is "
            "fine but was not stored",
            step, target, strerror(e));
-  free(buf);
   cc_cache_count(s->dir, CC_EV_ERROR, 1);
   return 0;
 }

@@ -122,7 +122,8 @@ void cc_cache_memory_clear(void) {
 void cc_cache_state_free(cc_cache_state *s) {
   free(s->digest);
   free(s->path);
-  s->digest = s->path = NULL;
+  free(s->key_reason);
+  s->digest = s->path = s->key_reason = NULL;
 }
 
 static void state_reset(cc_cache_state *s) {
@@ -134,6 +135,20 @@ static void state_reset(cc_cache_state *s) {
 }
 
 /* ---- the compile hook ----------------------------------------------------------------------- */
+
+static const char ptx_copy[] =
+    "PTX compiled to PTX is a copy of the source: there is nothing to cache";
+
+static int ptx_to_ptx(const cc_cache_request *rq) {
+  return rq->type == CUCORE_CODE_PTX && rq->target == CUCORE_CODE_PTX;
+}
+
+/* Appends `more` to the state's note ("; " between). */
+static void add_note(cc_cache_state *st, const char *more) {
+  if (!more[0]) return;
+  size_t used = strlen(st->note);
+  snprintf(st->note + used, sizeof st->note - used, "%s%s", used ? "; " : "", more);
+}
 
 void cc_cache_job_begin(cc_cache_job *job, cc_cache_state *state, const cc_cache_request *rq,
                         const cc_cache_value_ops *ops) {
@@ -153,16 +168,46 @@ void cc_cache_job_begin(cc_cache_job *job, cc_cache_state *state, const cc_cache
     cc_format_field(state->reason, sizeof state->reason, "%s", job->settings.disabled_by);
     return;
   }
-  if (rq->type == CUCORE_CODE_PTX && rq->target == CUCORE_CODE_PTX) {
+  if (ptx_to_ptx(rq)) {
     state->result = CUCORE_CACHE_UNCACHEABLE;
-    snprintf(state->reason, sizeof state->reason,
-             "PTX compiled to PTX is a copy of the source: there is nothing to cache");
+    snprintf(state->reason, sizeof state->reason, "%s", ptx_copy);
     return;
   }
+  unsigned flags = 0;
+  job->backend = cc_cache_backend_installed(&flags);
+  job->disk = !(job->backend && (flags & CUCORE_CACHE_BACKEND_ONLY));
+  if (!job->disk) job->settings.dir[0] = '\0';
   cc_cache_request r = *rq;
   r.digest = state->digest;
   cc_cache_key_begin(&job->key, &r);
   job->active = 1;
+}
+
+void cc_cache_job_begin_key(cc_cache_job *job, const cc_cache_request *rq, const char *digest) {
+  memset(job, 0, sizeof *job);
+  job->active = 1;
+  if (ptx_to_ptx(rq)) {
+    job->key.uncacheable = 1;
+    snprintf(job->key.why, sizeof job->key.why, "%s", ptx_copy);
+    return;
+  }
+  cc_cache_request r = *rq;
+  r.digest = digest;
+  cc_cache_key_begin(&job->key, &r);
+}
+
+int cc_cache_job_key(cc_cache_job *job, char hex[2 * CC_CACHE_KEY_BYTES + 1], char *why,
+                     size_t why_cap) {
+  hex[0] = '\0';
+  job->active = 0;
+  if (job->key.uncacheable) {
+    cc_format_field(why, why_cap, "%s", job->key.why);
+    cc_begin(); /* what the key met is no failure of the call */
+    return 0;
+  }
+  cc_cache_key_end(&job->key, job->digest);
+  cc_hex(job->digest, CC_CACHE_KEY_BYTES, hex);
+  return 1;
 }
 
 void cc_cache_job_add_module(cc_cache_job *job, const char *name, const void *code, size_t size,
@@ -199,9 +244,20 @@ cc_cache_found cc_cache_job_lookup(cc_cache_job *job, void **value, char **log,
     job->active = 0;
     return CC_CACHE_FOUND_MEMORY;
   }
-  if (cc_cache_disk_load(&job->settings, job->digest, rec, st->note, sizeof st->note)) {
+  if (job->disk &&
+      cc_cache_disk_load(&job->settings, job->digest, rec, st->note, sizeof st->note)) {
     st->result = CUCORE_CACHE_HIT_DISK;
     return CC_CACHE_FOUND_DISK; /* still active: cc_cache_job_keep follows */
+  }
+  if (job->backend) {
+    char note[CC_CACHE_NOTE_MAX] = "";
+    int hit = cc_cache_backend_load(job->digest, job->disk ? &job->settings : NULL, rec, note,
+                                    sizeof note);
+    add_note(st, note);
+    if (hit) {
+      st->result = CUCORE_CACHE_HIT_BACKEND;
+      return CC_CACHE_FOUND_DISK;
+    }
   }
   st->result = CUCORE_CACHE_MISS;
   cc_cache_count(NULL, CC_EV_MISS, 1); /* the directory counts it at the store */
@@ -219,11 +275,23 @@ void *cc_cache_job_store(cc_cache_job *job, const cc_cache_record *rec, void *va
   if (!job->active || !value) return value;
   cc_cache_state *st = job->state;
   char note[CC_CACHE_NOTE_MAX] = "";
-  st->stored = cc_cache_disk_store(&job->settings, job->digest, rec, note, sizeof note);
-  cc_cache_count_dir(job->settings.dir, CC_EV_MISS, 1);
-  if (note[0]) {
-    size_t used = strlen(st->note);
-    snprintf(st->note + used, sizeof st->note - used, "%s%s", used ? "; " : "", note);
+  int backend = job->backend, disk = job->disk;
+  size_t size = 0;
+  unsigned char *entry = cc_cache_entry_encode(job->digest, rec, &size);
+  if (!entry) {
+    add_note(st, "out of host memory encoding the cache entry; not stored");
+    cc_cache_count(disk ? job->settings.dir : NULL, CC_EV_ERROR, 1);
+  } else {
+    if (disk) {
+      st->stored = cc_cache_disk_store_entry(&job->settings, job->digest, entry, size, note,
+                                             sizeof note);
+      add_note(st, note);
+    }
+    note[0] = '\0';
+    if (backend) cc_cache_backend_store(job->digest, entry, size, note, sizeof note);
+    add_note(st, note);
+    free(entry);
   }
+  if (disk) cc_cache_count_dir(job->settings.dir, CC_EV_MISS, 1);
   return cc_cache_job_keep(job, value, rec->size, rec->log);
 }

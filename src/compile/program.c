@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "compile/cache.h"
 #include "compile/pch.h"
+#include "compile/diag.h"
 #include "base/phase.h"
 #include "binary/detect.h"
 #include "binary/fatbin_write.h"
@@ -13,6 +14,7 @@
 #include "toolchain/jitlink.h"
 #include "toolchain/options.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +44,8 @@ struct cucore_program {
   cucore_pch_status pch;  /* what NVRTC said of a PCH in the last compile (compile/pch.c) */
   cc_libdevice libdevice; /* what this compile links for __nv_* calls (use_libdevice) */
   int use_libdevice;
+  cc_diag_list diags;     /* the log read into records (compile/diag.h) */
+  int diags_failed;       /* 1 when the log could not be read into records */
 };
 
 static const char *empty_log = "";
@@ -49,6 +53,10 @@ static const char *empty_log = "";
 static cucore_status set_log(cucore_program *p, char *log) {
   free(p->log);
   p->log = log;
+  /* The records are read now (a log is short, and often empty); failing to read them fails
+   * only cucore_program_get_diagnostic*, never the compile. */
+  p->diags_failed = cc_diag_parse(log, &p->diags) != 0;
+  if (p->diags_failed) cc_begin();
   return CUCORE_OK;
 }
 
@@ -115,6 +123,7 @@ cucore_status cucore_program_destroy(cucore_program *p) {
   free(p->code);
   free(p->name);
   free(p->log);
+  cc_diag_free(&p->diags);
   cc_cache_state_free(&p->cache);
   cucore_options_destroy(p->opts);
   cc_handle_retire(p, CC_KIND_PROGRAM);
@@ -179,6 +188,36 @@ cucore_status cucore_program_get_log(const cucore_program *p, const char **log) 
   CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_get_log", "prog");
   CC_CHECK_ARG(log, "cucore_program_get_log", "log");
   *log = p->log ? p->log : empty_log;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_get_diagnostic_count(const cucore_program *p, int *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_program_get_diagnostic_count", "count");
+  *count = 0;
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_get_diagnostic_count", "prog");
+  if (p->diags_failed)
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
+                   "cucore_program_get_diagnostic_count: `%s`'s log (%zu bytes) could not be "
+                   "read into records: out of host memory",
+                   p->name, strlen(p->log));
+  *count = p->diags.n > INT_MAX ? INT_MAX : (int)p->diags.n;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_get_diagnostic(const cucore_program *p, int index,
+                                            cucore_diagnostic *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_program_get_diagnostic", "out");
+  memset(out, 0, sizeof *out);
+  out->file = out->message = out->text = "";
+  CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_get_diagnostic", "prog");
+  if (index < 0 || (size_t)index >= p->diags.n)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_program_get_diagnostic: index %d is out of range; `%s`'s last log has "
+                   "%zu record%s (0 .. count-1)",
+                   index, p->name, p->diags.n, p->diags.n == 1 ? "" : "s");
+  *out = p->diags.v[index];
   return CUCORE_OK;
 }
 
@@ -780,6 +819,39 @@ static cucore_status compile_now(cucore_program *p, cucore_code_type target, int
   return compile_one(p, target, arch, suffix, out);
 }
 
+/* The target checked and the arch it compiles for: a fatbin with a gencode list names its
+ * archs there; otherwise the arch decides (the option, or the current GPU's). */
+static cucore_status compile_arch(const cucore_program *p, cucore_code_type target, int *arch,
+                                  char suffix[4]) {
+  cucore_status st = target_check(p, target);
+  if (st != CUCORE_OK) return st;
+  if (target != CUCORE_CODE_FATBIN || !p->opts->v[CUCORE_OPT_GENCODE].count)
+    return cc_options_arch(p->opts, arch, suffix);
+  return CUCORE_OK;
+}
+
+/* What the cache key of a compile is made of: the one list for the compile and for
+ * cucore_program_get_cache_key, so that both give the same key. */
+static cc_cache_request cache_request(const cucore_program *p, cucore_code_type target, int arch,
+                                      const char *suffix) {
+  cc_cache_request rq = {p->type,       target,  arch,
+                         suffix,        p->name, p->code,
+                         p->size,       p->opts, (const char *const *)p->exprs,
+                         p->expr_count, NULL};
+  return rq;
+}
+
+/* The key's fields beyond the request: the extra NVVM modules, and libdevice's identity when
+ * the compile links it (its bytes are the toolkit's, like the compiler's). */
+static void cache_modules(const cucore_program *p, cc_cache_job *job) {
+  for (int i = 0; i < p->module_count; i++)
+    cc_cache_job_add_module(job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
+                            p->modules[i].lazy);
+  if (p->use_libdevice)
+    cc_cache_job_add_module(job, "libdevice", p->libdevice.identity, strlen(p->libdevice.identity),
+                            1);
+}
+
 cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
                                      cucore_object **out) {
   cc_begin();
@@ -787,32 +859,18 @@ cucore_status cucore_program_compile(cucore_program *p, cucore_code_type target,
   *out = NULL;
   CC_CHECK_HANDLE(p, PROGRAM, "cucore_program_compile", "prog");
   p->pch = CUCORE_PCH_NONE;
-  cucore_status st = target_check(p, target);
-  if (st == CUCORE_OK) st = tools_check(p, target);
-  if (st != CUCORE_OK) return st;
   int arch = 0;
   char suffix[4] = "";
-  /* A fatbin with a gencode list names its archs there; otherwise the arch decides. */
-  if (target != CUCORE_CODE_FATBIN || !p->opts->v[CUCORE_OPT_GENCODE].count) {
-    st = cc_options_arch(p->opts, &arch, suffix);
-    if (st != CUCORE_OK) return st;
-  }
-  st = nvvm_libdevice(p);
+  cucore_status st = compile_arch(p, target, &arch, suffix);
+  if (st == CUCORE_OK) st = tools_check(p, target);
+  if (st == CUCORE_OK) st = nvvm_libdevice(p);
   if (st != CUCORE_OK) return st;
   /* The compile cache: a hit skips the compile; a miss compiles, then stores. */
   int64_t t0 = cc_phase_clock();
   cc_cache_job job;
-  cc_cache_request rq = {p->type,       target,  arch,
-                         suffix,        p->name, p->code,
-                         p->size,       p->opts, (const char *const *)p->exprs,
-                         p->expr_count, NULL};
+  cc_cache_request rq = cache_request(p, target, arch, suffix);
   cc_cache_job_begin(&job, &p->cache, &rq, &object_ops);
-  for (int i = 0; i < p->module_count; i++)
-    cc_cache_job_add_module(&job, p->modules[i].name, p->modules[i].code, p->modules[i].size,
-                            p->modules[i].lazy);
-  if (p->use_libdevice) /* the file's identity: its bytes are the toolkit's, like the compiler */
-    cc_cache_job_add_module(&job, "libdevice", p->libdevice.identity, strlen(p->libdevice.identity),
-                            1);
+  cache_modules(p, &job);
   void *kept = NULL;
   char *cached_log = NULL;
   cc_cache_record rec;
@@ -871,6 +929,33 @@ cucore_status cucore_program_get_pch_status(const cucore_program *prog, cucore_p
   *out = CUCORE_PCH_NONE;
   CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_get_pch_status", "prog");
   *out = prog->pch;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_program_get_cache_key(cucore_program *prog, cucore_code_type target,
+                                           char key[65], const char **reason) {
+  cc_begin();
+  if (reason) *reason = "";
+  CC_CHECK_ARG(key, "cucore_program_get_cache_key", "key");
+  key[0] = '\0';
+  CC_CHECK_HANDLE(prog, PROGRAM, "cucore_program_get_cache_key", "prog");
+  int arch = 0;
+  char suffix[4] = "";
+  cucore_status st = compile_arch(prog, target, &arch, suffix);
+  if (st == CUCORE_OK) st = tools_check(prog, target);
+  if (st == CUCORE_OK) st = nvvm_libdevice(prog); /* whether libdevice joins the key */
+  if (st != CUCORE_OK) return st;
+  cc_cache_job job;
+  cc_cache_request rq = cache_request(prog, target, arch, suffix);
+  cc_cache_job_begin_key(&job, &rq, prog->cache.digest);
+  cache_modules(prog, &job);
+  char why[CC_CACHE_NOTE_MAX] = "";
+  free(prog->cache.key_reason);
+  prog->cache.key_reason = NULL;
+  if (cc_cache_job_key(&job, key, why, sizeof why)) return CUCORE_OK;
+  if (!(prog->cache.key_reason = cc_strdup(why, "the cache key's reason")))
+    return CUCORE_HOST_OUT_OF_MEMORY;
+  if (reason) *reason = prog->cache.key_reason;
   return CUCORE_OK;
 }
 

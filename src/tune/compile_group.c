@@ -54,7 +54,9 @@ static void compile_one(cucore_program *prog, const cucore_tune_compile_request 
   out->log = copy_text(log);
   cucore_cache_info info;
   if (cucore_program_get_cache_info(prog, &info) == CUCORE_OK)
-    out->cache_hit = info.result == CUCORE_CACHE_HIT_DISK || info.result == CUCORE_CACHE_HIT_MEMORY;
+    out->cache_hit = info.result == CUCORE_CACHE_HIT_DISK ||
+                     info.result == CUCORE_CACHE_HIT_MEMORY ||
+                     info.result == CUCORE_CACHE_HIT_BACKEND;
   if (st == CUCORE_OK) {
     if (cucore_object_get_lowered_name(*obj, q->kernel, &symbol) != CUCORE_OK || !symbol)
       symbol = q->kernel;

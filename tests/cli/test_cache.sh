@@ -143,6 +143,21 @@ check "unknown action: exit 2" [ "$rc" -eq 2 ]
 check "unknown action: named" has "$err" "frobnicate"
 run "$CUCORE" cache --bogus
 check "unknown option: exit 2" [ "$rc" -eq 2 ]
+# `cache key`: the key a compile would use, computed without compiling, equal to the one the
+# compile then reports; none (exit 1, the reason on stderr) for a compile that cannot be cached.
+run "$CUCORE" cache key "$work/k.cu" --arch sm_90 -DKEYTEST=1
+check "cache key: exit 0, 64 hex digits" eval '[ "$rc" -eq 0 ] && [[ "$out" =~ ^[0-9a-f]{64}$ ]]'
+key=$out
+run "$CUCORE" compile "$work/k.cu" --arch sm_90 -DKEYTEST=1 -o "$work/key.cubin" --json
+check "cache key: the compile's own key" python3 -c '
+import json,sys; d=json.load(sys.stdin); assert d["cache_key"]==sys.argv[1], d' "$key" <<<"$out"
+run "$CUCORE" cache key "$work/k.cu" --arch sm_90 -DKEYTEST=1 --target ptx --json
+check "cache key --json --target ptx: another key" python3 -c '
+import json,sys; d=json.load(sys.stdin); assert d["target"]=="ptx" and len(d["key"])==64 and d["key"]!=sys.argv[1], d' "$key" <<<"$out"
+run "$CUCORE" cache key "$work/k.cu" --arch sm_90 -I "$work"
+check "cache key of an uncacheable compile: exit 1, the reason" eval '[ "$rc" -eq 1 ] && [ -z "$out" ] && has "$err" "cannot be cached" && has "$err" "$work"'
+run "$CUCORE" cache key
+check "cache key without a file: usage" [ "$rc" -eq 2 ]
 run "$CUCORE" help cache
 check "help cache: usage" has "$out" "usage: cucore cache"
 check "help cache: names the variables" has "$out" "CUCORE_CACHE_DISABLE"

@@ -20,7 +20,19 @@ check "compile --target ptx: PTX for sm_80" grep -q ".target sm_80" "$dir/k.ptx"
 printf '__global__ void f(int *p) {\n  *p = nope;\n}\n' >"$dir/bad.cu"
 run "$CUCORE" compile "$dir/bad.cu" --arch sm_90
 check "compile error: exit 1" [ "$rc" -eq 1 ]
-check "compile error: file:line in the log" has "$err" "bad.cu(2): error"
+check "compile error: file:line:col: severity: message" has "$err" "bad.cu:2:8: error: identifier \"nope\" is undefined"
+check "compile error: the source line and caret kept" eval 'has "$err" "  *p = nope;" && has "$err" "       ^"'
+check "compile error: the summary line kept" has "$err" "1 error detected in the compilation of"
+run "$CUCORE" compile "$dir/bad.cu" --arch sm_90 --json
+check "compile error --json: stdout empty" eval '[ "$rc" -eq 1 ] && [ -z "$out" ]'
+printf 'extern "C" __global__ void w(int *p) { int unused = 3; *p = 1; }\n' >"$dir/warn.cu"
+run "$CUCORE" compile "$dir/warn.cu" --arch sm_90 --json -o "$dir/warn.cubin"
+check "compile --json: the warning as a record" python3 -c '
+import json,sys; d=json.load(sys.stdin); w=d["diagnostics"][0]
+assert w["severity"]=="warning" and w["line"]==1 and w["column"]==44 and w["number"]==177, w
+assert w["file"].endswith("warn.cu") and "unused" in w["message"], w' <<<"$out"
+run "$CUCORE" compile "$dir/warn.cu" --arch sm_90 -o "$dir/warn.cubin"
+check "compile: the warning with its number" has "$err" "warn.cu:1:44: warning: variable \"unused\" was declared but never referenced [#177]"
 check "compile error: nothing written" [ ! -e "$dir/bad.cubin" ]
 run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --arhc sm_80
 check "misspelt option: exit 2 with a suggestion" eval '[ "$rc" -eq 2 ] && has "$err" "did you mean"'

@@ -81,7 +81,7 @@ run $T "$CUCORE" compile "$dir/k.cu" --arch sm_90 --name-expr 'nope<int>' -o "$d
 check "compile --name-expr typo: exit 1, no nvcc" eval '[ "$rc" -eq 1 ] && ! nvcc_ran'
 printf '__global__ void k(int *p) { *p = 1 }\n' >"$dir/syntax.cu"
 run $T "$CUCORE" compile "$dir/syntax.cu" --arch sm_90
-check "syntax error: exit 1, no nvcc" eval '[ "$rc" -eq 1 ] && ! nvcc_ran && has "$err" "syntax.cu(1): error"'
+check "syntax error: exit 1, no nvcc" eval '[ "$rc" -eq 1 ] && ! nvcc_ran && has "$err" "syntax.cu:1:"'
 run $T "$CUCORE" compile "$dir/k.cu" --arch sm_90 -D '=1' -o "$dir/x.cubin"
 check "-D '=1': exit 2, no nvcc" eval '[ "$rc" -eq 2 ] && ! nvcc_ran && has "$err" "is not a macro definition"'
 run $T "$CUCORE" compile "$dir/k.cu" --arch sm_90 --nvcc -D '=1' -o "$dir/x.cubin"
