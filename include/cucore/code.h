@@ -157,10 +157,10 @@ typedef enum cucore_option {
                                       12.8+) */
   CUCORE_OPT_INSTANTIATE_TEMPLATES_IN_PCH, /**< bool, default 1: instantiate templates before
                                                the PCH is written (NVRTC 12.8+) */
-  CUCORE_OPT_LIBDEVICE,        /**< string: the libdevice bitcode an NVVM IR program links when
+  CUCORE_OPT_LIBDEVICE, /**< string: the libdevice bitcode an NVVM IR program links when
                                    it calls `__nv_*` functions (default: $CUCORE_LIBDEVICE, else
                                    the toolkit's nvvm/libdevice/libdevice.10.bc) */
-  CUCORE_OPT_COUNT             /**< the number of options */
+  CUCORE_OPT_COUNT      /**< the number of options */
 } cucore_option;
 
 /** A set of compile options: create with cucore_options_create(), destroy with

@@ -51,7 +51,7 @@
   X(GREEN, 'G', 'R', 'E', 'N', "cucore_green")                   \
   X(SYS_PROCS, 'S', 'P', 'R', 'C', "cucore_system_processes")    \
   X(SYS_SET, 'S', 'S', 'E', 'T', "cucore_system_set")            \
-  X(SYS_EVENTS, 'S', 'E', 'V', 'S', "cucore_system_event_set")                                 \
+  X(SYS_EVENTS, 'S', 'E', 'V', 'S', "cucore_system_event_set")   \
   X(MEM_RESOURCE, 'M', 'R', 'E', 'S', "cucore_mem_resource")
 
 #define CC_HANDLE_KIND_ENUM(kind, a, b, c, d, name) CC_KIND_##kind = CC_FOURCC(a, b, c, d),

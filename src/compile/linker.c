@@ -163,8 +163,7 @@ static cucore_status complete(cucore_linker *lk, cucore_link_output want, const 
   int arch = 0;
   char suffix[4] = "";
   st = cc_options_arch(lk->opts, &arch, suffix);
-  if (st == CUCORE_OK)
-    st = cc_options_check_tools(lk->opts, 1u << CC_TOOL_NVJITLINK, fn, "a link");
+  if (st == CUCORE_OK) st = cc_options_check_tools(lk->opts, 1u << CC_TOOL_NVJITLINK, fn, "a link");
   if (st != CUCORE_OK) return st;
   free(lk->info_log);
   free(lk->error_log);

@@ -44,8 +44,8 @@ struct cucore_program {
   cucore_pch_status pch;  /* what NVRTC said of a PCH in the last compile (compile/pch.c) */
   cc_libdevice libdevice; /* what this compile links for __nv_* calls (use_libdevice) */
   int use_libdevice;
-  cc_diag_list diags;     /* the log read into records (compile/diag.h) */
-  int diags_failed;       /* 1 when the log could not be read into records */
+  cc_diag_list diags; /* the log read into records (compile/diag.h) */
+  int diags_failed;   /* 1 when the log could not be read into records */
 };
 
 static const char *empty_log = "";
