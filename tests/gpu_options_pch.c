@@ -70,7 +70,7 @@ static void each_new_option_runs(void **state) {
       {"--ofast-compile=max", NULL, NULL}, {"--dopt", NULL, NULL},
       {"--frandom-seed=7", NULL, NULL},    {"--no-cache", NULL, NULL},
       {"--diag-suppress=177", NULL, NULL}, {"-ewp", NULL, NULL},
-      {"--brief-diagnostics", NULL, NULL}, {"--no-builtin-move-forward", NULL, NULL},
+      {"--brief-diagnostics", NULL, NULL}, {"--no-builtin-initializer-list", NULL, NULL},
   };
   for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
     cucore_object *obj = gpu_compile(saxpy_src, CUCORE_CODE_CUBIN, NULL, sets[i]);

@@ -77,7 +77,8 @@ static void add_word(nvcc_line *l, const char *fmt, const char *value, size_t le
  * value; NVCC_BOOL: "%s" takes true or false; NVCC_SWITCH: the flag when the bool is on. The
  * arch is taken apart (-arch comes last, the GPU's when none was given); the options nvcc has
  * no use for (toolkit includes, the settings of nvJitLink and libNVVM, NVRTC's raw options, a
- * fatbin's gencodes) have no row. */
+ * fatbin's gencodes, NVRTC's own -minimal, builtins, no-cache and precompiled headers) have no
+ * row. */
 enum { NVCC_VALUE, NVCC_BOOL, NVCC_SWITCH };
 /* clang-format off */
 static const struct {
@@ -102,6 +103,21 @@ static const struct {
     {CUCORE_OPT_FAST_MATH,                  NVCC_SWITCH, "-use_fast_math"},
     {CUCORE_OPT_EXTRA_DEVICE_VECTORIZATION, NVCC_SWITCH, "-extra-device-vectorization"},
     {CUCORE_OPT_DEFAULT_DEVICE,             NVCC_SWITCH, "-default-device"},
+    {CUCORE_OPT_EXTENSIBLE_WHOLE_PROGRAM,   NVCC_SWITCH, "--extensible-whole-program"},
+    {CUCORE_OPT_DOPT,                       NVCC_SWITCH, "--dopt=on"},
+    {CUCORE_OPT_GEN_OPT_LTO,                NVCC_SWITCH, "--gen-opt-lto"},
+    {CUCORE_OPT_RESTRICT,                   NVCC_SWITCH, "--restrict"},
+    {CUCORE_OPT_OPTIMIZATION_INFO,          NVCC_VALUE,  "--optimization-info=%s"},
+    {CUCORE_OPT_NO_DISPLAY_ERROR_NUMBER,    NVCC_SWITCH, "--no-display-error-number"},
+    {CUCORE_OPT_DIAG_ERROR,                 NVCC_VALUE,  "--diag-error=%s"},
+    {CUCORE_OPT_DIAG_SUPPRESS,              NVCC_VALUE,  "--diag-suppress=%s"},
+    {CUCORE_OPT_DIAG_WARN,                  NVCC_VALUE,  "--diag-warn=%s"},
+    {CUCORE_OPT_BRIEF_DIAGNOSTICS,          NVCC_BOOL,   "--brief-diagnostics=%s"},
+    {CUCORE_OPT_TIME,                       NVCC_VALUE,  "--time=%s"},
+    {CUCORE_OPT_FDEVICE_SYNTAX_ONLY,        NVCC_SWITCH, "--fdevice-syntax-only"},
+    {CUCORE_OPT_FDEVICE_TIME_TRACE,         NVCC_VALUE,  "--fdevice-time-trace=%s"},
+    {CUCORE_OPT_FRANDOM_SEED,               NVCC_VALUE,  "--frandom-seed=%s"},
+    {CUCORE_OPT_OFAST_COMPILE,              NVCC_VALUE,  "--Ofast-compile=%s"},
 };
 /* clang-format on */
 

@@ -190,7 +190,8 @@ CUCORE_API cucore_status cucore_options_add_header(cucore_options *opts, const c
                                                    const char *contents);
 /** Parses one command-line style option, "--NAME=VALUE", "--NAME VALUE" (value in `next`),
  * "--NAME" for a bool, "-DX", "-IDIR", "-G". *consumed is 1 or 2 (arguments used). A bool also
- * takes "--no-NAME" and the values true/false, on/off, 1/0. `next` may be NULL. Values are
+ * takes "--no-NAME" and the values true/false, on/off, 1/0 ("--no-cache" is the option no-cache
+ * itself: a whole name is found first). `next` may be NULL. Values are
  * checked as cucore_options_set_string() checks them, so what NVRTC would refuse (`-D =1`,
  * `-U ""`) is refused here, before any compiler runs.
  * @retval CUCORE_UNKNOWN_OPTION `arg` is no option of the table (the message names the

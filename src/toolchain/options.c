@@ -92,7 +92,7 @@ static const option_def defs[CUCORE_OPT_COUNT] = {
      "NVRTC: do not search for includes in the source's directory"},
     {CUCORE_OPT_BUILTIN_MOVE_FORWARD, "builtin-move-forward", NULL, T_BOOL, 1, 0, 1,
      "--builtin-move-forward=%s", NULL, NULL,
-     "NVRTC: builtin std::move and std::forward (default on)"},
+     "NVRTC: builtin std::move and std::forward (default on; the toolkit headers need it)"},
     {CUCORE_OPT_BUILTIN_INITIALIZER_LIST, "builtin-initializer-list", NULL, T_BOOL, 1, 0, 1,
      "--builtin-initializer-list=%s", NULL, NULL,
      "NVRTC: builtin std::initializer_list (default on)"},

@@ -32,6 +32,14 @@ run "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target ptx -o "$dir/p.ptx" \
 check "create-pch: compiled" [ "$rc" -eq 0 ]
 check "create-pch: the PCH written" [ -s "$dir/pch/k.pch" ]
 
+# --nvcc: the options nvcc has are passed on in its spelling (its --time writes the CSV too).
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then
+  run "$CUCORE" compile "$dir/k.cu" --nvcc --arch sm_90 -o "$dir/n.cubin" --time "$dir/n.csv" \
+    -restrict --diag-suppress 177 --ofast-compile=mid
+  check "nvcc: compiled with the typed options" [ "$rc" -eq 0 ]
+  check "nvcc: --time passed on" grep -q "phase name" "$dir/n.csv"
+fi
+
 run "$CUCORE" help compile
 for name in extensible-whole-program ofast-compile diag-suppress jitlink-verbose kernels-used \
   split-compile-extended pch create-pch use-pch pch-dir instantiate-templates-in-pch; do
