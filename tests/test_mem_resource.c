@@ -370,13 +370,25 @@ static void cucores_own_resources(void **state) {
   assert_ok(cucore_mem_resource_deallocate(h, NULL, p));
   assert_ok(cucore_mem_resource_destroy(h));
   assert_ok(cucore_host_pool_destroy(hp));
-  /* A pool on a driver without stream-ordered pools (the fake has none). */
-  cucore_mem_pool *pool = NULL;
-  assert_ok(cc_pool_new_handle(dev, NULL, 0, 0, 0, &pool));
-  cucore_mem_resource *r = NULL;
-  assert_status(cucore_mem_resource_from_pool(pool, &r), CUCORE_DRIVER_TOO_OLD);
-  assert_contains(cucore_last_error(), "cuMemAllocFromPoolAsync");
-  assert_ok(cucore_mem_pool_destroy(pool));
+  /* Stream-ordered pools (the fake driver's): a device pool's resource hands out device
+   * memory, a pinned host pool's says host-accessible and pinned. */
+  const unsigned kinds[2] = {0, CUCORE_POOL_PINNED_HOST};
+  const unsigned want[2] = {CUCORE_MR_DEVICE_ACCESSIBLE, CUCORE_MR_DEVICE_ACCESSIBLE |
+                                                             CUCORE_MR_HOST_ACCESSIBLE |
+                                                             CUCORE_MR_PINNED};
+  for (int k = 0; k < 2; k++) {
+    cucore_mem_pool_props props = {.flags = kinds[k]};
+    cucore_mem_pool *pool = NULL;
+    assert_ok(cucore_mem_pool_create(dev, &props, &pool));
+    cucore_mem_resource *r = NULL;
+    assert_ok(cucore_mem_resource_from_pool(pool, &r));
+    assert_ok(cucore_mem_resource_get_flags(r, &flags));
+    assert_int_equal(flags, want[k]);
+    assert_ok(cucore_mem_resource_allocate(r, dev, NULL, 4096, &p));
+    assert_ok(cucore_mem_resource_deallocate(r, NULL, p));
+    assert_ok(cucore_mem_resource_destroy(r));
+    assert_ok(cucore_mem_pool_destroy(pool));
+  }
 }
 
 int main(void) {

@@ -105,6 +105,21 @@ static CUresult call_unified(const copy_args *a) {
               : DRV(cuMemcpy)((CUdeviceptr)a->dst, (CUdeviceptr)a->src, a->bytes);
 }
 
+/* The typed call (host to device, device to host, device to device), and when the driver
+ * refuses its address kinds (CUDA_ERROR_INVALID_VALUE: a "device" address that is host memory,
+ * as a pinned-host pool's, or a host address that is device-mapped), the copy by address,
+ * whose kinds the driver reads from the addresses. Both ends were bounds-checked before. */
+static cucore_status copy_call_typed(cucore_device *dev, copy_driver_call typed, const copy_args *a,
+                                     CUresult *r) {
+  cucore_status st = copy_call(dev, typed, a, r);
+  if (st == CUCORE_OK && *r == CUDA_ERROR_INVALID_VALUE) {
+    CUresult unified;
+    st = copy_call(dev, call_unified, a, &unified);
+    if (st == CUCORE_OK && unified == CUDA_SUCCESS) *r = CUDA_SUCCESS;
+  }
+  return st;
+}
+
 cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const void *src,
                                  size_t bytes, cucore_stream *s) {
   cc_begin();
@@ -113,7 +128,7 @@ cucore_status cucore_memcpy_htod(cucore_device *dev, cucore_devptr dst, const vo
   cucore_status st = copy_begin(dev, s, a.dst, a.src, bytes, "cucore_memcpy_htod", &skip);
   if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  st = copy_call(dev, call_htod, &a, &r);
+  st = copy_call_typed(dev, call_htod, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyHtoDAsync" : "cuMemcpyHtoD", "%zu bytes to 0x%llx", bytes,
@@ -129,7 +144,7 @@ cucore_status cucore_memcpy_dtoh(cucore_device *dev, void *dst, cucore_devptr sr
   cucore_status st = copy_begin(dev, s, a.dst, a.src, bytes, "cucore_memcpy_dtoh", &skip);
   if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  st = copy_call(dev, call_dtoh, &a, &r);
+  st = copy_call_typed(dev, call_dtoh, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoHAsync" : "cuMemcpyDtoH", "%zu bytes from 0x%llx", bytes,
@@ -145,7 +160,7 @@ cucore_status cucore_memcpy_dtod(cucore_device *dev, cucore_devptr dst, cucore_d
   cucore_status st = copy_begin(dev, s, dst, src, bytes, "cucore_memcpy_dtod", &skip);
   if (st != CUCORE_OK || skip) return st;
   CUresult r;
-  st = copy_call(dev, call_dtod, &a, &r);
+  st = copy_call_typed(dev, call_dtod, &a, &r);
   if (st != CUCORE_OK) return st;
   if (r != CUDA_SUCCESS)
     return cc_fail_cu(r, s ? "cuMemcpyDtoDAsync" : "cuMemcpyDtoD", "%zu bytes", bytes);

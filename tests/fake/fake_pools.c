@@ -147,8 +147,10 @@ static CUresult fake_cuMemAllocFromPoolAsync(CUdeviceptr *out, size_t bytes, CUm
   fake_pool *p = (fake_pool *)h;
   if (!out || !p || !bytes) return CUDA_ERROR_INVALID_VALUE;
   if (p->props.maxSize && p->used + bytes > p->props.maxSize) return CUDA_ERROR_OUT_OF_MEMORY;
-  void *m = calloc(1, bytes);
+  size_t whole = (bytes + 255) / 256 * 256; /* the driver's 256-byte alignment */
+  void *m = aligned_alloc(256, whole);
   if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+  memset(m, 0, whole);
   *out = (CUdeviceptr)(uintptr_t)m;
   note_alloc(p, *out, bytes);
   return CUDA_SUCCESS;
