@@ -19,6 +19,7 @@
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
+#include "tune/search_wolf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -64,7 +65,10 @@
 #define MANY_PARAMS 8
 #define POLISH_DIV 10
 
-#define TOP_MAX 64 /* neighbours_of at most */
+#define TOP_MAX 64              /* neighbours_of at most */
+#define WOLF_NEAR (TOP_MAX + 1) /* a candidate's `near`: a child of the pack (search_wolf.c) */
+#define WOLF_PHASE 1            /* wolf_every's turns: proposal n with n % wolf_every == 1 */
+#define WOLF_SHAKE 0.2          /* a child's chance to move one parameter to an adjacent value */
 
 typedef struct cand {
   uint64_t index;
@@ -85,13 +89,20 @@ enum {
   OPT_PAIRS,
   OPT_TREE_DOUBT,
   OPT_PAIR_DOUBT,
-  OPT_POLISH
+  OPT_POLISH,
+  OPT_WOLVES,
+  OPT_WOLF_EVERY,
+  OPT_WOLF_PICK,
+  OPT_PACK,
+  OPT_WOLF_APART
 };
 
 typedef struct model {
   size_t init;                                        /* random samples before the model */
   size_t pool, top, explore_every, add_every, polish; /* the options */
   size_t near; /* the best few's place of the neighbours being added (TOP_MAX: none) */
+  size_t wolves, wolf_every, wolf_pick, pack, wolf_apart; /* the pack's options */
+  size_t *wolf_work;                                      /* its scratch: 4 x nparams */
   int trees;
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
@@ -154,6 +165,11 @@ static cucore_status model_open(cc_tsearch *s) {
   m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, many ? (double)(s->budget / POLISH_DIV) : 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
   m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
+  m->wolves = (size_t)cc_tsearch_option(s, OPT_WOLVES, 0);
+  m->wolf_every = (size_t)cc_tsearch_option(s, OPT_WOLF_EVERY, 0);
+  m->wolf_pick = (size_t)cc_tsearch_option(s, OPT_WOLF_PICK, 1);
+  m->pack = (size_t)cc_tsearch_option(s, OPT_PACK, 8);
+  m->wolf_apart = (size_t)cc_tsearch_option(s, OPT_WOLF_APART, 2);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
   if (st != CUCORE_OK) return st;
@@ -164,7 +180,9 @@ static cucore_status model_open(cc_tsearch *s) {
   m->eff = cc_calloc(total + 1, sizeof *m->eff, "a model-based search");
   m->eff_sum = cc_calloc(total + 1, sizeof *m->eff_sum, "a model-based search");
   m->eff_cnt = cc_calloc(total + 1, sizeof *m->eff_cnt, "a model-based search");
-  if (!m->row || !m->imp || !m->seen || !m->perm || !m->eff || !m->eff_sum || !m->eff_cnt)
+  m->wolf_work = cc_calloc(4 * d->nparams + 1, sizeof *m->wolf_work, "a model-based search");
+  if (!m->wolf_work || !m->row || !m->imp || !m->seen || !m->perm || !m->eff || !m->eff_sum ||
+      !m->eff_cnt)
     return CUCORE_HOST_OUT_OF_MEMORY;
   for (size_t p = 0; p < d->nparams; p++) { /* the Latin hypercube's strata, shuffled */
     size_t *v = &m->perm[p * m->init];
@@ -182,7 +200,7 @@ static void model_close(cc_tsearch *s) {
   cc_tfeat_close(&m->feat);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
-  free(m->eff), free(m->eff_sum), free(m->eff_cnt);
+  free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
   free(m->pair_base), free(m->pair_seen);
   free(m);
   s->state = NULL;
@@ -306,12 +324,18 @@ static void additive_best(cc_tsearch *s, model *m, size_t n) {
   add_cand(s, m, s->scratch);
 }
 
+static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want);
+
 /* The candidates of one proposal; n: the measured rows training() left in m->x and m->y. */
-static void candidates(cc_tsearch *s, model *m, size_t n) {
+static void candidates(cc_tsearch *s, model *m, size_t n, size_t want) {
   const cc_tdom *d = s->dom;
   size_t top[TOP_MAX], ntop = best_few(s, top, m->top);
   m->nc = 0;
   if (m->set) memset(m->set, 0, m->set_cap * sizeof *m->set);
+  m->near = WOLF_NEAR; /* the pack's children first, so none is taken for a neighbour */
+  for (size_t k = 0, nk = wolf_children(s, m, want); k < nk; k++)
+    if (cc_twolf_child(s, m->pack, m->wolf_apart, WOLF_SHAKE, m->wolf_work, s->scratch))
+      add_cand(s, m, s->scratch);
   for (size_t t = 0; t < ntop; t++) {
     m->near = t;
     cc_tdom_digits(d, s->obs[top[t]].index, s->scratch);
@@ -459,23 +483,45 @@ static int first_design(cc_tsearch *s, model *m, size_t i) {
   return cc_tsearch_repair(s, s->scratch, 32);
 }
 
-/* The candidate of this proposal's turn: exploring, additive, polishing (in the budget's last
- * `polish` proposals: a neighbour of the best configuration first, else of the next best, by
- * expected improvement) or expected improvement; SIZE_MAX when none is left. */
-static size_t next_candidate(const cc_tsearch *s, const model *m) {
-  size_t ex = m->explore_every, add = m->add_every;
-  int turn = ex && s->nobs % ex == 0 ? 1 : add && s->nobs % add == ADD_PHASE % add ? 2 : 0;
-  if (cc_tsearch_left(s) <= m->polish) turn = 3;
+/* This proposal's turn: 1 exploring, 2 additive, 3 polishing (the budget's last `polish`
+ * proposals), 4 the pack's (the `wolves` proposals before those, and every `wolf_every`-th),
+ * 0 expected improvement. */
+static int turn_at(const model *m, size_t nobs, uint64_t left) {
+  size_t ex = m->explore_every, add = m->add_every, we = m->wolf_every;
+  if (left <= m->polish) return 3;
+  if (left <= m->polish + m->wolves) return 4;
+  if (ex && nobs % ex == 0) return 1;
+  if (add && nobs % add == ADD_PHASE % add) return 2;
+  return we && nobs % we == WOLF_PHASE % we ? 4 : 0;
+}
+
+static int this_turn(const cc_tsearch *s, const model *m) {
+  return turn_at(m, s->nobs, cc_tsearch_left(s));
+}
+
+/* The pack's children to make for the next `want` proposals: wolf_pick + want - 1 when one of
+ * them is the pack's turn, else none (so a search without such turns is the same). */
+static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want) {
+  uint64_t left = cc_tsearch_left(s);
+  for (size_t j = 0; j < want && j < left; j++)
+    if (turn_at(m, s->nobs + j, left - j) == 4) return m->wolf_pick + want - 1;
+  return 0;
+}
+
+/* The candidate of this proposal's turn (this_turn; polishing: a neighbour of the best
+ * configuration first, else of the next best, by expected improvement; the pack's: its
+ * children by expected improvement, else expected improvement); SIZE_MAX when none is left. */
+static size_t next_candidate(const cc_tsearch *s, const model *m, int turn) {
   size_t best = SIZE_MAX;
   double top = -INFINITY;
   for (size_t i = 0; i < m->nc; i++) {
     const cand *c = &m->c[i];
-    if (c->score == -INFINITY) continue;
+    if (c->score == -INFINITY || (turn == 4 && c->near != WOLF_NEAR)) continue;
     double v = turn == 1 ? c->explore : turn == 2 ? c->additive : c->score;
     int closer = turn == 3 && best != SIZE_MAX && c->near != m->c[best].near;
     if (closer ? c->near < m->c[best].near : best == SIZE_MAX || v > top) best = i, top = v;
   }
-  return best;
+  return best == SIZE_MAX && turn == 4 ? next_candidate(s, m, 0) : best;
 }
 
 static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
@@ -488,10 +534,10 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   if (n == want || !s->measured) return n;
   size_t rows = training(s, m, 0); /* once: the additive model and the time forest's rows */
   if (!rows) return n;
-  candidates(s, m, rows);
+  candidates(s, m, rows, want - n);
   if (m->nc && score(s, m, rows) != CUCORE_OK) return n;
   while (n < want) {
-    size_t best = next_candidate(s, m);
+    size_t best = next_candidate(s, m, this_turn(s, m));
     if (best == SIZE_MAX) { /* the candidates are spent: random fresh ones fill the batch */
       while (n < want && cc_tsearch_random_fresh(s, s->scratch) &&
              cc_tsearch_take(s, s->scratch, &out[n]))
@@ -538,6 +584,19 @@ static const cc_tstrat_option OPTIONS[] = {
      "the budget's last this many proposals polish the best: its Hamming neighbours first, "
      "then the next best's, each by expected improvement (0: never); default budget / 10 on "
      "a space of 8 or more parameters of several values, else 0"},
+    {"wolves", 0, 1e6, 1,
+     "this many proposals before the polish take a grey-wolf pack's children (its leaders "
+     "the best measured configurations of different basins, recombined with one of the pack "
+     "per parameter; 0: never); default 0"},
+    {"wolf_every", 0, 1e6, 1,
+     "every n-th proposal takes a child of the pack as well (0: never); default 0"},
+    {"wolf_pick", 1, 1024, 1,
+     "the pack's children made for a turn, the forest's expected improvement picking one; "
+     "default 1"},
+    {"pack", 4, CC_TWOLF_PACK_MAX, 1, "the pack: the best this many measured; default 8"},
+    {"wolf_apart", 1, 1e6, 1,
+     "the pack's leaders differ from each other in this many parameters at least (the next "
+     "best where none does); default 2"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
