@@ -14,8 +14,8 @@
  * carries a good value of one parameter over to configurations the forest has not linked it
  * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and its value
  * pairs never measured (pair_doubt); the budget's last proposals can polish the best (polish),
- * its Hamming neighbours by expected improvement. The last two are on by default only on a
- * space of many parameters (MANY_PARAMS).
+ * its Hamming neighbours by expected improvement; turns can take a grey-wolf pack's children
+ * (wolves, wolf_every: search_wolf.c). All but tree_doubt are off by default.
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
@@ -53,17 +53,13 @@
 #define ADD_EVERY 8
 #define ADD_PHASE 2
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
-/* A space of MANY_PARAMS parameters of two values or more (28 pairs) gets other defaults: the
- * trees' spread halved, the pair doubt on, and the last tenth of the budget polishing the best
- * (`tree_doubt` 0.5, `pair_doubt` 1, `polish` budget / 10). A forest sees a few main effects
- * of many parameters in 100 evaluations and misses their pairs, so a search settles in the
- * first good basin it finds; an unmeasured pair's doubt moves it between basins and the polish
- * takes the one step left at the end. On the CLBlast GEMM recording (10 such parameters), 100
- * evaluations, the share of runs within 0.95 of the optimum: 0.82-0.86 -> 0.91-0.93 (three
- * sets of 200 seeds); on the spaces of 4-6 parameters the same options lowered it (H100
- * conv2d 0.905 -> 0.84, pnpoly 0.925 -> 0.865), so they keep the defaults above. */
-#define MANY_PARAMS 8
-#define POLISH_DIV 10
+/* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
+ * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
+ * several values), 100 evaluations, the share of runs within 0.95 of the optimum went from
+ * 0.82-0.86 to 0.91-0.93 (three sets of 200 seeds), yet seeds 0-49's 10th percentile is 0.897
+ * (0.905 with the defaults), and on the spaces of 4-6 parameters the same options lowered it
+ * (H100 conv2d 0.905 -> 0.84, pnpoly 0.925 -> 0.865): options, not defaults
+ * (docs/BENCHMARKS.md). */
 
 #define TOP_MAX 64              /* neighbours_of at most */
 #define WOLF_NEAR (TOP_MAX + 1) /* a candidate's `near`: a child of the pack (search_wolf.c) */
@@ -157,12 +153,9 @@ static cucore_status model_open(cc_tsearch *s) {
   m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
   const cc_tdom *d = s->dom;
-  size_t several = 0; /* parameters of two values or more */
-  for (size_t p = 0; p < d->nparams; p++) several += d->sizes[p] > 1;
-  int many = several >= MANY_PARAMS;
-  m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, many ? 0.5 : 1);
-  m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, many ? 1 : 0);
-  m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, many ? (double)(s->budget / POLISH_DIV) : 0);
+  m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
+  m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
+  m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
   m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
   m->wolves = (size_t)cc_tsearch_option(s, OPT_WOLVES, 0);
@@ -575,15 +568,14 @@ static const cc_tstrat_option OPTIONS[] = {
      "when there are at most this many pairs (0: never); default 0"},
     {"tree_doubt", 0, 100, 0,
      "the trees' spread, the uncertainty of a candidate's predicted time, times this; "
-     "default 0.5 on a space of 8 or more parameters of several values, else 1"},
+     "default 1"},
     {"pair_doubt", 0, 100, 0,
      "a candidate's uncertainty gains this many standard deviations of the measured log "
      "times, times the square root of its share of important value pairs never measured "
-     "(0: none); default 1 on a space of 8 or more parameters of several values, else 0"},
+     "(0: none); default 0"},
     {"polish", 0, 1e6, 1,
      "the budget's last this many proposals polish the best: its Hamming neighbours first, "
-     "then the next best's, each by expected improvement (0: never); default budget / 10 on "
-     "a space of 8 or more parameters of several values, else 0"},
+     "then the next best's, each by expected improvement (0: never); default 0"},
     {"wolves", 0, 1e6, 1,
      "this many proposals before the polish take a grey-wolf pack's children (its leaders "
      "the best measured configurations of different basins, recombined with one of the pack "
