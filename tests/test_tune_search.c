@@ -362,7 +362,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 15);
+  assert_int_equal(counts[CC_TS_FOREST], 17);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -445,6 +445,9 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "wolves=1000000,pack=4,wolf_apart=1000000"},
       {CC_TS_FOREST, "wolf_every=2,wolf_pick=16,pack=64,wolf_apart=1"},
       {CC_TS_FOREST, "wolves=10,polish=5,wolf_every=1"},
+      {CC_TS_FOREST, "descend=20"},
+      {CC_TS_FOREST, "descend=1000000,descend_apart=1000000"},
+      {CC_TS_FOREST, "descend=10,descend_apart=1,wolves=10,polish=5"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
@@ -655,24 +658,27 @@ static void defaults_hold_on_many_parameters(void **state) {
   }
 }
 
-/* wolves: the budget's last proposals are the pack's; the ones before them are the same as
- * without the option, and the pack's differ (one proposal at a time, and in batches). */
+/* wolves, descend: the budget's last proposals are the pack's or the descent's; the ones
+ * before them are the same as without the option, and theirs differ (one proposal at a time,
+ * and in batches). */
 static void wolves_take_the_last_proposals(void **state) {
   (void)state;
   char *json = make_recording(10, 10, 6, 7, 100, 1);
   cc_trecording *r = read_recording(json);
   uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
   double best;
-  for (size_t batch = 1; batch <= 8; batch *= 8) {
-    size_t differ = 0;
-    for (uint64_t seed = 1; seed <= 4; seed++) {
-      assert_int_equal(replay_with(r, CC_TS_FOREST, NULL, seed, 48, batch, a, &best), 48);
-      assert_int_equal(replay_with(r, CC_TS_FOREST, "wolves=16", seed, 48, batch, b, &best), 48);
-      assert_memory_equal(a, b, 32 * sizeof *a);
-      differ += memcmp(a + 32, b + 32, 16 * sizeof *a) != 0;
+  static const char *const phases[] = {"wolves=16", "descend=16,descend_apart=1"};
+  for (size_t k = 0; k < 2; k++)
+    for (size_t batch = 1; batch <= 8; batch *= 8) {
+      size_t differ = 0;
+      for (uint64_t seed = 1; seed <= 4; seed++) {
+        assert_int_equal(replay_with(r, CC_TS_FOREST, NULL, seed, 48, batch, a, &best), 48);
+        assert_int_equal(replay_with(r, CC_TS_FOREST, phases[k], seed, 48, batch, b, &best), 48);
+        assert_memory_equal(a, b, 32 * sizeof *a);
+        differ += memcmp(a + 32, b + 32, 16 * sizeof *a) != 0;
+      }
+      if (differ < 3) fail_msg("%s, batch %zu: %zu of 4 seeds differ", phases[k], batch, differ);
     }
-    assert_true(differ >= 3);
-  }
   free(a);
   free(b);
   cc_trecording_free(r);

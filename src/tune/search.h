@@ -87,7 +87,7 @@ typedef struct cc_tstrat_option {
   const char *help; /* what it sets, with its default */
 } cc_tstrat_option;
 
-#define CC_TS_OPTIONS_MAX 16 /* options of one strategy at most */
+#define CC_TS_OPTIONS_MAX 24 /* options of one strategy at most (bits of `set`) */
 
 /* The options given (bit k of `set`: option k of the table). */
 typedef struct cc_tstrat_values {

@@ -63,6 +63,7 @@
 
 #define TOP_MAX 64              /* neighbours_of at most */
 #define WOLF_NEAR (TOP_MAX + 1) /* a candidate's `near`: a child of the pack (search_wolf.c) */
+#define DESC_NEAR (TOP_MAX + 2) /* a candidate's `near`: a neighbour of the descent's anchor */
 #define WOLF_PHASE 1            /* wolf_every's turns: proposal n with n % wolf_every == 1 */
 #define WOLF_SHAKE 0.2          /* a child's chance to move one parameter to an adjacent value */
 
@@ -90,7 +91,9 @@ enum {
   OPT_WOLF_EVERY,
   OPT_WOLF_PICK,
   OPT_PACK,
-  OPT_WOLF_APART
+  OPT_WOLF_APART,
+  OPT_DESCEND,
+  OPT_DESCEND_APART
 };
 
 typedef struct model {
@@ -99,6 +102,8 @@ typedef struct model {
   size_t near; /* the best few's place of the neighbours being added (TOP_MAX: none) */
   size_t wolves, wolf_every, wolf_pick, pack, wolf_apart; /* the pack's options */
   size_t *wolf_work;                                      /* its scratch: 4 x nparams */
+  size_t descend, descend_apart;                          /* the descent's options */
+  long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
@@ -163,6 +168,9 @@ static cucore_status model_open(cc_tsearch *s) {
   m->wolf_pick = (size_t)cc_tsearch_option(s, OPT_WOLF_PICK, 1);
   m->pack = (size_t)cc_tsearch_option(s, OPT_PACK, 8);
   m->wolf_apart = (size_t)cc_tsearch_option(s, OPT_WOLF_APART, 2);
+  m->descend = (size_t)cc_tsearch_option(s, OPT_DESCEND, 0);
+  m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
+  m->anchor = -1;
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
   if (st != CUCORE_OK) return st;
@@ -318,6 +326,22 @@ static void additive_best(cc_tsearch *s, model *m, size_t n) {
 }
 
 static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want);
+static int descending(cc_tsearch *s, model *m, size_t want);
+
+/* The fresh Hamming neighbours of configuration `index` join the candidates, tagged `near`. */
+static void neighbours_of(cc_tsearch *s, model *m, uint64_t index, size_t near) {
+  const cc_tdom *d = s->dom;
+  m->near = near;
+  cc_tdom_digits(d, index, s->scratch);
+  for (size_t p = 0; p < d->nparams; p++) {
+    size_t keep = s->scratch[p];
+    for (size_t v = 0; v < d->sizes[p]; v++) {
+      s->scratch[p] = v;
+      if (v != keep) add_cand(s, m, s->scratch);
+    }
+    s->scratch[p] = keep;
+  }
+}
 
 /* The candidates of one proposal; n: the measured rows training() left in m->x and m->y. */
 static void candidates(cc_tsearch *s, model *m, size_t n, size_t want) {
@@ -329,18 +353,9 @@ static void candidates(cc_tsearch *s, model *m, size_t n, size_t want) {
   for (size_t k = 0, nk = wolf_children(s, m, want); k < nk; k++)
     if (cc_twolf_child(s, m->pack, m->wolf_apart, WOLF_SHAKE, m->wolf_work, s->scratch))
       add_cand(s, m, s->scratch);
-  for (size_t t = 0; t < ntop; t++) {
-    m->near = t;
-    cc_tdom_digits(d, s->obs[top[t]].index, s->scratch);
-    for (size_t p = 0; p < d->nparams; p++) {
-      size_t keep = s->scratch[p];
-      for (size_t v = 0; v < d->sizes[p]; v++) {
-        s->scratch[p] = v;
-        if (v != keep) add_cand(s, m, s->scratch);
-      }
-      s->scratch[p] = keep;
-    }
-  }
+  if (descending(s, m, want)) /* then the anchor's neighbours */
+    neighbours_of(s, m, s->obs[m->anchor].index, DESC_NEAR);
+  for (size_t t = 0; t < ntop; t++) neighbours_of(s, m, s->obs[top[t]].index, t);
   m->near = TOP_MAX;
   for (size_t k = 0; k < m->pool && m->nc + s->nobs < d->count; k++) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
@@ -483,6 +498,7 @@ static int turn_at(const model *m, size_t nobs, uint64_t left) {
   size_t ex = m->explore_every, add = m->add_every, we = m->wolf_every;
   if (left <= m->polish) return 3;
   if (left <= m->polish + m->wolves) return 4;
+  if (left <= m->polish + m->wolves + m->descend) return 5;
   if (ex && nobs % ex == 0) return 1;
   if (add && nobs % add == ADD_PHASE % add) return 2;
   return we && nobs % we == WOLF_PHASE % we ? 4 : 0;
@@ -501,6 +517,81 @@ static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want) {
   return 0;
 }
 
+/* Parameters in which configurations a and b differ. */
+static size_t distance(const cc_tsearch *s, uint64_t a, uint64_t b) {
+  size_t diff = 0;
+  for (size_t p = s->dom->nparams; p-- > 0;) {
+    diff += a % s->dom->sizes[p] != b % s->dom->sizes[p];
+    a /= s->dom->sizes[p], b /= s->dom->sizes[p];
+  }
+  return diff;
+}
+
+/* 1 when configuration `index` has a Hamming neighbour never proposed. */
+static int has_fresh_neighbour(cc_tsearch *s, uint64_t index) {
+  const cc_tdom *d = s->dom;
+  cc_tdom_digits(d, index, s->scratch);
+  for (size_t p = 0; p < d->nparams; p++) {
+    size_t keep = s->scratch[p];
+    for (size_t v = 0; v < d->sizes[p]; v++) {
+      s->scratch[p] = v;
+      if (v != keep && cc_tsearch_fresh(s, s->scratch)) return 1;
+    }
+    s->scratch[p] = keep;
+  }
+  return 0;
+}
+
+/* The descent from observation a: while a measured neighbour is faster, to the fastest. */
+static long descend_from(const cc_tsearch *s, long a) {
+  for (long next = a; next >= 0; a = next < 0 ? a : next) {
+    next = -1;
+    for (size_t i = 0; i < s->nobs; i++) {
+      const cc_tobs *o = &s->obs[i];
+      double top = next < 0 ? s->obs[a].value : s->obs[next].value;
+      if (o->state == 1 && o->value < top && distance(s, o->index, s->obs[a].index) == 1)
+        next = (long)i;
+    }
+  }
+  return a;
+}
+
+/* The descent's anchor brought up to date (descend_from); where it has no fresh neighbour
+ * left, a new one: of the measured configurations at least `descend_apart` parameters from
+ * the best, the fastest whose descent ends where a neighbour is fresh (the best's own where
+ * none is). 1 when one of the next `want` proposals is the descent's and the anchor holds. */
+static int descending(cc_tsearch *s, model *m, size_t want) {
+  uint64_t left = cc_tsearch_left(s);
+  int turn = 0;
+  for (size_t j = 0; j < want && j < left && !turn; j++)
+    turn = turn_at(m, s->nobs + j, left - j) == 5;
+  if (!turn || !s->measured) return 0;
+  if (m->anchor >= 0) m->anchor = descend_from(s, m->anchor);
+  if (m->anchor >= 0 && has_fresh_neighbour(s, s->obs[m->anchor].index)) return 1;
+  m->anchor = -1;
+  uint64_t best = s->obs[s->best_obs].index;
+  for (int near = 0; near < 2 && m->anchor < 0; near++) { /* far from the best, then any */
+    double after = -INFINITY;
+    for (;;) { /* the measured ones in order of time */
+      long pick = -1;
+      for (size_t i = 0; i < s->nobs; i++) {
+        const cc_tobs *o = &s->obs[i];
+        if (o->state != 1 || o->value <= after || (pick >= 0 && o->value >= s->obs[pick].value))
+          continue;
+        if (near || distance(s, o->index, best) >= m->descend_apart) pick = (long)i;
+      }
+      if (pick < 0) break;
+      after = s->obs[pick].value;
+      long a = descend_from(s, pick);
+      if (has_fresh_neighbour(s, s->obs[a].index)) {
+        m->anchor = a;
+        break;
+      }
+    }
+  }
+  return m->anchor >= 0;
+}
+
 /* The candidate of this proposal's turn (this_turn; polishing: a neighbour of the best
  * configuration first, else of the next best, by expected improvement; the pack's: its
  * children by expected improvement, else expected improvement); SIZE_MAX when none is left. */
@@ -509,12 +600,14 @@ static size_t next_candidate(const cc_tsearch *s, const model *m, int turn) {
   double top = -INFINITY;
   for (size_t i = 0; i < m->nc; i++) {
     const cand *c = &m->c[i];
-    if (c->score == -INFINITY || (turn == 4 && c->near != WOLF_NEAR)) continue;
+    if (c->score == -INFINITY || (turn == 4 && c->near != WOLF_NEAR) ||
+        (turn == 5 && c->near != DESC_NEAR))
+      continue;
     double v = turn == 1 ? c->explore : turn == 2 ? c->additive : c->score;
     int closer = turn == 3 && best != SIZE_MAX && c->near != m->c[best].near;
     if (closer ? c->near < m->c[best].near : best == SIZE_MAX || v > top) best = i, top = v;
   }
-  return best == SIZE_MAX && turn == 4 ? next_candidate(s, m, 0) : best;
+  return best == SIZE_MAX && turn >= 4 ? next_candidate(s, m, 0) : best;
 }
 
 static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
@@ -589,6 +682,13 @@ static const cc_tstrat_option OPTIONS[] = {
     {"wolf_apart", 1, 1e6, 1,
      "the pack's leaders differ from each other in this many parameters at least (the next "
      "best where none does); default 2"},
+    {"descend", 0, 1e6, 1,
+     "this many proposals before the pack's and the polish descend from another basin: the "
+     "fastest measured configuration at least descend_apart parameters from the best, moved "
+     "to a faster neighbour as soon as one is measured, its neighbours by expected "
+     "improvement (0: never); default 0"},
+    {"descend_apart", 1, 1e6, 1,
+     "the descent starts this many parameters from the best at least; default 3"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
