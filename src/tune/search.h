@@ -26,6 +26,7 @@
  *   search_model.c    model-based search: the forest's expected improvement over a pool of
  *                     candidates (random, and neighbours of the best), batches by believing
  *                     the forest's own predictions
+ *   search_wolf.c     a grey-wolf pack's children, for the model-based search's turns
  */
 #ifndef CUCORE_TUNE_SEARCH_H
 #define CUCORE_TUNE_SEARCH_H
