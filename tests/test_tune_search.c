@@ -362,7 +362,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 9);
+  assert_int_equal(counts[CC_TS_FOREST], 17);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -439,6 +439,15 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "explore_every=1,additive_every=1,neighbours_of=64"},
       {CC_TS_FOREST, "tree_doubt=0,pair_doubt=100"},
       {CC_TS_FOREST, "tree_doubt=0.5,pair_doubt=1"},
+      {CC_TS_FOREST, "polish=8"},
+      {CC_TS_FOREST, "polish=1000000"},
+      {CC_TS_FOREST, "wolves=20"},
+      {CC_TS_FOREST, "wolves=1000000,pack=4,wolf_apart=1000000"},
+      {CC_TS_FOREST, "wolf_every=2,wolf_pick=16,pack=64,wolf_apart=1"},
+      {CC_TS_FOREST, "wolves=10,polish=5,wolf_every=1"},
+      {CC_TS_FOREST, "descend=20"},
+      {CC_TS_FOREST, "descend=1000000,descend_apart=1000000"},
+      {CC_TS_FOREST, "descend=10,descend_apart=1,wolves=10,polish=5"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
@@ -554,6 +563,128 @@ static void pair_features_rank_ratios_and_products(void **state) {
   cc_tfeat_close(&f); /* twice is fine */
 }
 
+/* 1 when configurations a and b differ in exactly one parameter. */
+static int one_apart(const cc_tdom *d, uint64_t a, uint64_t b) {
+  size_t diff = 0;
+  for (size_t p = d->nparams; p-- > 0;) {
+    diff += a % d->sizes[p] != b % d->sizes[p];
+    a /= d->sizes[p], b /= d->sizes[p];
+  }
+  return diff == 1;
+}
+
+/* polish: each of the budget's last proposals is a Hamming neighbour of the best measured
+ * before it, while the best has a neighbour never proposed (one proposal at a time). */
+static void polish_ends_on_the_best_neighbours(void **state) {
+  (void)state;
+  char *json = make_recording(10, 10, 6, 7, 100, 1);
+  cc_trecording *r = read_recording(json);
+  const cc_tdom *d = &r->dom;
+  uint64_t *a = calloc(r->n, sizeof *a);
+  double best;
+  size_t checked = 0;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    assert_int_equal(replay_with(r, CC_TS_FOREST, "polish=8", seed, 40, 1, a, &best), 40);
+    for (size_t i = 32; i < 40; i++) {
+      uint64_t at = 0; /* the best measured before proposal i */
+      double t = INFINITY;
+      for (size_t j = 0; j < i; j++) {
+        double tj = r->time[cc_trecording_find(r, a[j])];
+        if (tj < t) t = tj, at = a[j];
+      }
+      size_t fresh = 0; /* its neighbours in the space never proposed before i */
+      for (uint64_t x = 0; x < 10 * 10 * 2; x++) {
+        if (cc_trecording_find(r, x) < 0 || !one_apart(d, x, at)) continue;
+        int before = 0;
+        for (size_t j = 0; j < i; j++) before |= a[j] == x;
+        fresh += !before;
+      }
+      if (!fresh) continue;
+      checked++;
+      if (!one_apart(d, a[i], at))
+        fail_msg("seed %llu, proposal %zu: %llu is no neighbour of the best %llu",
+                 (unsigned long long)seed, i, (unsigned long long)a[i], (unsigned long long)at);
+    }
+  }
+  assert_true(checked >= 16);
+  free(a);
+  cc_trecording_free(r);
+  free(json);
+}
+
+/* A domain of `np` parameters of 2 values each: every configuration valid, rank = index. */
+static int all_valid(void *ctx, const size_t *digits) { return (void)ctx, (void)digits, 1; }
+static void rank_is_index(void *ctx, uint64_t r, size_t *digits) {
+  const cc_tdom *d = ctx;
+  cc_tdom_digits(d, r, digits);
+}
+
+/* The forest's search of the domain d, its times a fixed function of the index: the
+ * proposals into order. */
+static void replay_domain(const cc_tdom *d, const char *options, uint64_t budget, uint64_t *order) {
+  cc_tsearch *s = NULL;
+  assert_ok(cc_tsearch_open(d, CC_TS_FOREST, options, 3, budget, &s));
+  size_t n = 0;
+  while (n < budget && cc_tsearch_propose(s, &order[n], 1) == 1) {
+    uint64_t x = order[n++];
+    assert_ok(cc_tsearch_observe(s, x, 1.0 + (double)((x * 2654435761u) % 1000) / 100.0));
+  }
+  assert_int_equal(n, budget);
+  cc_tsearch_close(s);
+}
+
+/* The defaults are the same on a space of 8 parameters of several values and of 7:
+ * tree_doubt 1, pair_doubt 0, polish 0 (the settings for many parameters are options). */
+static void defaults_hold_on_many_parameters(void **state) {
+  (void)state;
+  static const size_t sizes[] = {2, 2, 2, 2, 2, 2, 2, 2, 1};
+  static const size_t offset[] = {0, 2, 4, 6, 8, 10, 12, 14, 16};
+  double num[17];
+  for (size_t i = 0; i < 17; i++) num[i] = (double)(i % 2);
+  uint64_t a[40], b[40];
+  for (size_t np = 9; np >= 8; np--) { /* 8 parameters of 2 values, then 7 (and one of 1) */
+    size_t sz[9];
+    memcpy(sz, sizes, sizeof sz);
+    if (np == 8) sz[7] = 1;
+    cc_tdom d = {9, sz, num, offset, 0, NULL, all_valid, rank_is_index};
+    d.count = 1;
+    for (size_t p = 0; p < 9; p++) d.count *= sz[p];
+    d.ctx = &d;
+    replay_domain(&d, NULL, 40, a);
+    replay_domain(&d, "tree_doubt=1,pair_doubt=0,polish=0,wolves=0,wolf_every=0", 40, b);
+    assert_memory_equal(a, b, sizeof a);
+    replay_domain(&d, "tree_doubt=0.5,pair_doubt=1,polish=4", 40, b);
+    assert_memory_not_equal(a, b, sizeof a);
+  }
+}
+
+/* wolves, descend: the budget's last proposals are the pack's or the descent's; the ones
+ * before them are the same as without the option, and theirs differ (one proposal at a time,
+ * and in batches). */
+static void wolves_take_the_last_proposals(void **state) {
+  (void)state;
+  char *json = make_recording(10, 10, 6, 7, 100, 1);
+  cc_trecording *r = read_recording(json);
+  uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
+  double best;
+  static const char *const phases[] = {"wolves=16", "descend=16,descend_apart=1"};
+  for (size_t k = 0; k < 2; k++)
+    for (size_t batch = 1; batch <= 8; batch *= 8) {
+      size_t differ = 0;
+      for (uint64_t seed = 1; seed <= 4; seed++) {
+        assert_int_equal(replay_with(r, CC_TS_FOREST, NULL, seed, 48, batch, a, &best), 48);
+        assert_int_equal(replay_with(r, CC_TS_FOREST, phases[k], seed, 48, batch, b, &best), 48);
+        assert_memory_equal(a, b, 32 * sizeof *a);
+        differ += memcmp(a + 32, b + 32, 16 * sizeof *a) != 0;
+      }
+      if (differ < 3) fail_msg("%s, batch %zu: %zu of 4 seeds differ", phases[k], batch, differ);
+    }
+  free(a);
+  free(b);
+  cc_trecording_free(r);
+  free(json);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
@@ -565,6 +696,9 @@ int main(void) {
       cmocka_unit_test(options_keep_the_rules),
       cmocka_unit_test(pair_doubt_spreads_the_search),
       cmocka_unit_test(pair_features_rank_ratios_and_products),
+      cmocka_unit_test(polish_ends_on_the_best_neighbours),
+      cmocka_unit_test(defaults_hold_on_many_parameters),
+      cmocka_unit_test(wolves_take_the_last_proposals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,6 +26,7 @@
  *   search_model.c    model-based search: the forest's expected improvement over a pool of
  *                     candidates (random, and neighbours of the best), batches by believing
  *                     the forest's own predictions
+ *   search_wolf.c     a grey-wolf pack's children, for the model-based search's turns
  */
 #ifndef CUCORE_TUNE_SEARCH_H
 #define CUCORE_TUNE_SEARCH_H
@@ -87,7 +88,7 @@ typedef struct cc_tstrat_option {
   const char *help; /* what it sets, with its default */
 } cc_tstrat_option;
 
-#define CC_TS_OPTIONS_MAX 16 /* options of one strategy at most */
+#define CC_TS_OPTIONS_MAX 24 /* options of one strategy at most (bits of `set`) */
 
 /* The options given (bit k of `set`: option k of the table). */
 typedef struct cc_tstrat_values {

@@ -12,11 +12,14 @@
  * forest's habit of polishing one basin: every 4th proposal explores (value pairs never
  * measured), every 8th takes the best of an additive model (one effect per value, which
  * carries a good value of one parameter over to configurations the forest has not linked it
- * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and, off by
- * default, its value pairs never measured (pair_doubt).
+ * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and its value
+ * pairs never measured (pair_doubt); the budget's last proposals can polish the best (polish),
+ * its Hamming neighbours by expected improvement; turns can take a grey-wolf pack's children
+ * (wolves, wolf_every: search_wolf.c). All but tree_doubt are off by default.
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
+#include "tune/search_wolf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,12 +53,26 @@
 #define ADD_EVERY 8
 #define ADD_PHASE 2
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
+/* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
+ * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
+ * several values), 100 evaluations, the share of runs within 0.95 of the optimum went from
+ * 0.82-0.86 to 0.91-0.93 (three sets of 200 seeds), yet seeds 0-49's 10th percentile is 0.897
+ * (0.905 with the defaults), and on the spaces of 4-6 parameters the same options lowered it
+ * (H100 conv2d 0.905 -> 0.84, pnpoly 0.925 -> 0.865): options, not defaults
+ * (docs/BENCHMARKS.md). */
+
+#define TOP_MAX 64              /* neighbours_of at most */
+#define WOLF_NEAR (TOP_MAX + 1) /* a candidate's `near`: a child of the pack (search_wolf.c) */
+#define DESC_NEAR (TOP_MAX + 2) /* a candidate's `near`: a neighbour of the descent's anchor */
+#define WOLF_PHASE 1            /* wolf_every's turns: proposal n with n % wolf_every == 1 */
+#define WOLF_SHAKE 0.2          /* a child's chance to move one parameter to an adjacent value */
 
 typedef struct cand {
   uint64_t index;
   double score;    /* expected improvement times the chance not to fail (-INFINITY: taken) */
   double explore;  /* the share of important value pairs never measured, for exploring turns */
   double additive; /* the additive model's log time, the chance of failing as a cost */
+  size_t near;     /* the first of the best few whose neighbour it is (TOP_MAX: none) */
 } cand;
 
 /* The options (OPTIONS below), their defaults the macros above. */
@@ -68,13 +85,25 @@ enum {
   OPT_NEIGHBOURS_OF,
   OPT_PAIRS,
   OPT_TREE_DOUBT,
-  OPT_PAIR_DOUBT
+  OPT_PAIR_DOUBT,
+  OPT_POLISH,
+  OPT_WOLVES,
+  OPT_WOLF_EVERY,
+  OPT_WOLF_PICK,
+  OPT_PACK,
+  OPT_WOLF_APART,
+  OPT_DESCEND,
+  OPT_DESCEND_APART
 };
-#define TOP_MAX 64 /* neighbours_of at most */
 
 typedef struct model {
-  size_t init;                                /* random samples before the model */
-  size_t pool, top, explore_every, add_every; /* the options */
+  size_t init;                                        /* random samples before the model */
+  size_t pool, top, explore_every, add_every, polish; /* the options */
+  size_t near; /* the best few's place of the neighbours being added (TOP_MAX: none) */
+  size_t wolves, wolf_every, wolf_pick, pack, wolf_apart; /* the pack's options */
+  size_t *wolf_work;                                      /* its scratch: 4 x nparams */
+  size_t descend, descend_apart;                          /* the descent's options */
+  long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
@@ -128,11 +157,20 @@ static cucore_status model_open(cc_tsearch *s) {
   m->pool = (size_t)cc_tsearch_option(s, OPT_POOL, POOL);
   m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
+  const cc_tdom *d = s->dom;
   m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
   m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
+  m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
   m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
-  const cc_tdom *d = s->dom;
+  m->wolves = (size_t)cc_tsearch_option(s, OPT_WOLVES, 0);
+  m->wolf_every = (size_t)cc_tsearch_option(s, OPT_WOLF_EVERY, 0);
+  m->wolf_pick = (size_t)cc_tsearch_option(s, OPT_WOLF_PICK, 1);
+  m->pack = (size_t)cc_tsearch_option(s, OPT_PACK, 8);
+  m->wolf_apart = (size_t)cc_tsearch_option(s, OPT_WOLF_APART, 2);
+  m->descend = (size_t)cc_tsearch_option(s, OPT_DESCEND, 0);
+  m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
+  m->anchor = -1;
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
   if (st != CUCORE_OK) return st;
@@ -143,7 +181,9 @@ static cucore_status model_open(cc_tsearch *s) {
   m->eff = cc_calloc(total + 1, sizeof *m->eff, "a model-based search");
   m->eff_sum = cc_calloc(total + 1, sizeof *m->eff_sum, "a model-based search");
   m->eff_cnt = cc_calloc(total + 1, sizeof *m->eff_cnt, "a model-based search");
-  if (!m->row || !m->imp || !m->seen || !m->perm || !m->eff || !m->eff_sum || !m->eff_cnt)
+  m->wolf_work = cc_calloc(4 * d->nparams + 1, sizeof *m->wolf_work, "a model-based search");
+  if (!m->wolf_work || !m->row || !m->imp || !m->seen || !m->perm || !m->eff || !m->eff_sum ||
+      !m->eff_cnt)
     return CUCORE_HOST_OUT_OF_MEMORY;
   for (size_t p = 0; p < d->nparams; p++) { /* the Latin hypercube's strata, shuffled */
     size_t *v = &m->perm[p * m->init];
@@ -161,7 +201,7 @@ static void model_close(cc_tsearch *s) {
   cc_tfeat_close(&m->feat);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
-  free(m->eff), free(m->eff_sum), free(m->eff_cnt);
+  free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
   free(m->pair_base), free(m->pair_seen);
   free(m);
   s->state = NULL;
@@ -217,7 +257,7 @@ static void add_cand_known(cc_tsearch *s, model *m, const size_t *digits, int va
   if (!c) return;
   m->c = c;
   m->set[j] = index + 1;
-  m->c[m->nc++] = (cand){index, 0, 0, 0};
+  m->c[m->nc++] = (cand){index, 0, 0, 0, m->near};
 }
 
 static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
@@ -285,23 +325,38 @@ static void additive_best(cc_tsearch *s, model *m, size_t n) {
   add_cand(s, m, s->scratch);
 }
 
+static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want);
+static int descending(cc_tsearch *s, model *m, size_t want);
+
+/* The fresh Hamming neighbours of configuration `index` join the candidates, tagged `near`. */
+static void neighbours_of(cc_tsearch *s, model *m, uint64_t index, size_t near) {
+  const cc_tdom *d = s->dom;
+  m->near = near;
+  cc_tdom_digits(d, index, s->scratch);
+  for (size_t p = 0; p < d->nparams; p++) {
+    size_t keep = s->scratch[p];
+    for (size_t v = 0; v < d->sizes[p]; v++) {
+      s->scratch[p] = v;
+      if (v != keep) add_cand(s, m, s->scratch);
+    }
+    s->scratch[p] = keep;
+  }
+}
+
 /* The candidates of one proposal; n: the measured rows training() left in m->x and m->y. */
-static void candidates(cc_tsearch *s, model *m, size_t n) {
+static void candidates(cc_tsearch *s, model *m, size_t n, size_t want) {
   const cc_tdom *d = s->dom;
   size_t top[TOP_MAX], ntop = best_few(s, top, m->top);
   m->nc = 0;
   if (m->set) memset(m->set, 0, m->set_cap * sizeof *m->set);
-  for (size_t t = 0; t < ntop; t++) {
-    cc_tdom_digits(d, s->obs[top[t]].index, s->scratch);
-    for (size_t p = 0; p < d->nparams; p++) {
-      size_t keep = s->scratch[p];
-      for (size_t v = 0; v < d->sizes[p]; v++) {
-        s->scratch[p] = v;
-        if (v != keep) add_cand(s, m, s->scratch);
-      }
-      s->scratch[p] = keep;
-    }
-  }
+  m->near = WOLF_NEAR; /* the pack's children first, so none is taken for a neighbour */
+  for (size_t k = 0, nk = wolf_children(s, m, want); k < nk; k++)
+    if (cc_twolf_child(s, m->pack, m->wolf_apart, WOLF_SHAKE, m->wolf_work, s->scratch))
+      add_cand(s, m, s->scratch);
+  if (descending(s, m, want)) /* then the anchor's neighbours */
+    neighbours_of(s, m, s->obs[m->anchor].index, DESC_NEAR);
+  for (size_t t = 0; t < ntop; t++) neighbours_of(s, m, s->obs[top[t]].index, t);
+  m->near = TOP_MAX;
   for (size_t k = 0; k < m->pool && m->nc + s->nobs < d->count; k++) {
     d->at_rank(d->ctx, cc_rng_below(&s->rng, d->count), s->scratch);
     add_cand_known(s, m, s->scratch, 1);
@@ -436,6 +491,125 @@ static int first_design(cc_tsearch *s, model *m, size_t i) {
   return cc_tsearch_repair(s, s->scratch, 32);
 }
 
+/* This proposal's turn: 1 exploring, 2 additive, 3 polishing (the budget's last `polish`
+ * proposals), 4 the pack's (the `wolves` proposals before those, and every `wolf_every`-th),
+ * 0 expected improvement. */
+static int turn_at(const model *m, size_t nobs, uint64_t left) {
+  size_t ex = m->explore_every, add = m->add_every, we = m->wolf_every;
+  if (left <= m->polish) return 3;
+  if (left <= m->polish + m->wolves) return 4;
+  if (left <= m->polish + m->wolves + m->descend) return 5;
+  if (ex && nobs % ex == 0) return 1;
+  if (add && nobs % add == ADD_PHASE % add) return 2;
+  return we && nobs % we == WOLF_PHASE % we ? 4 : 0;
+}
+
+static int this_turn(const cc_tsearch *s, const model *m) {
+  return turn_at(m, s->nobs, cc_tsearch_left(s));
+}
+
+/* The pack's children to make for the next `want` proposals: wolf_pick + want - 1 when one of
+ * them is the pack's turn, else none (so a search without such turns is the same). */
+static size_t wolf_children(const cc_tsearch *s, const model *m, size_t want) {
+  uint64_t left = cc_tsearch_left(s);
+  for (size_t j = 0; j < want && j < left; j++)
+    if (turn_at(m, s->nobs + j, left - j) == 4) return m->wolf_pick + want - 1;
+  return 0;
+}
+
+/* Parameters in which configurations a and b differ. */
+static size_t distance(const cc_tsearch *s, uint64_t a, uint64_t b) {
+  size_t diff = 0;
+  for (size_t p = s->dom->nparams; p-- > 0;) {
+    diff += a % s->dom->sizes[p] != b % s->dom->sizes[p];
+    a /= s->dom->sizes[p], b /= s->dom->sizes[p];
+  }
+  return diff;
+}
+
+/* 1 when configuration `index` has a Hamming neighbour never proposed. */
+static int has_fresh_neighbour(cc_tsearch *s, uint64_t index) {
+  const cc_tdom *d = s->dom;
+  cc_tdom_digits(d, index, s->scratch);
+  for (size_t p = 0; p < d->nparams; p++) {
+    size_t keep = s->scratch[p];
+    for (size_t v = 0; v < d->sizes[p]; v++) {
+      s->scratch[p] = v;
+      if (v != keep && cc_tsearch_fresh(s, s->scratch)) return 1;
+    }
+    s->scratch[p] = keep;
+  }
+  return 0;
+}
+
+/* The descent from observation a: while a measured neighbour is faster, to the fastest. */
+static long descend_from(const cc_tsearch *s, long a) {
+  for (long next = a; next >= 0; a = next < 0 ? a : next) {
+    next = -1;
+    for (size_t i = 0; i < s->nobs; i++) {
+      const cc_tobs *o = &s->obs[i];
+      double top = next < 0 ? s->obs[a].value : s->obs[next].value;
+      if (o->state == 1 && o->value < top && distance(s, o->index, s->obs[a].index) == 1)
+        next = (long)i;
+    }
+  }
+  return a;
+}
+
+/* The descent's anchor brought up to date (descend_from); where it has no fresh neighbour
+ * left, a new one: of the measured configurations at least `descend_apart` parameters from
+ * the best, the fastest whose descent ends where a neighbour is fresh (the best's own where
+ * none is). 1 when one of the next `want` proposals is the descent's and the anchor holds. */
+static int descending(cc_tsearch *s, model *m, size_t want) {
+  uint64_t left = cc_tsearch_left(s);
+  int turn = 0;
+  for (size_t j = 0; j < want && j < left && !turn; j++)
+    turn = turn_at(m, s->nobs + j, left - j) == 5;
+  if (!turn || !s->measured) return 0;
+  if (m->anchor >= 0) m->anchor = descend_from(s, m->anchor);
+  if (m->anchor >= 0 && has_fresh_neighbour(s, s->obs[m->anchor].index)) return 1;
+  m->anchor = -1;
+  uint64_t best = s->obs[s->best_obs].index;
+  for (int near = 0; near < 2 && m->anchor < 0; near++) { /* far from the best, then any */
+    double after = -INFINITY;
+    for (;;) { /* the measured ones in order of time */
+      long pick = -1;
+      for (size_t i = 0; i < s->nobs; i++) {
+        const cc_tobs *o = &s->obs[i];
+        if (o->state != 1 || o->value <= after || (pick >= 0 && o->value >= s->obs[pick].value))
+          continue;
+        if (near || distance(s, o->index, best) >= m->descend_apart) pick = (long)i;
+      }
+      if (pick < 0) break;
+      after = s->obs[pick].value;
+      long a = descend_from(s, pick);
+      if (has_fresh_neighbour(s, s->obs[a].index)) {
+        m->anchor = a;
+        break;
+      }
+    }
+  }
+  return m->anchor >= 0;
+}
+
+/* The candidate of this proposal's turn (this_turn; polishing: a neighbour of the best
+ * configuration first, else of the next best, by expected improvement; the pack's: its
+ * children by expected improvement, else expected improvement); SIZE_MAX when none is left. */
+static size_t next_candidate(const cc_tsearch *s, const model *m, int turn) {
+  size_t best = SIZE_MAX;
+  double top = -INFINITY;
+  for (size_t i = 0; i < m->nc; i++) {
+    const cand *c = &m->c[i];
+    if (c->score == -INFINITY || (turn == 4 && c->near != WOLF_NEAR) ||
+        (turn == 5 && c->near != DESC_NEAR))
+      continue;
+    double v = turn == 1 ? c->explore : turn == 2 ? c->additive : c->score;
+    int closer = turn == 3 && best != SIZE_MAX && c->near != m->c[best].near;
+    if (closer ? c->near < m->c[best].near : best == SIZE_MAX || v > top) best = i, top = v;
+  }
+  return best == SIZE_MAX && turn >= 4 ? next_candidate(s, m, 0) : best;
+}
+
 static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   model *m = s->state;
   size_t n = 0;
@@ -446,19 +620,10 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   if (n == want || !s->measured) return n;
   size_t rows = training(s, m, 0); /* once: the additive model and the time forest's rows */
   if (!rows) return n;
-  candidates(s, m, rows);
+  candidates(s, m, rows, want - n);
   if (m->nc && score(s, m, rows) != CUCORE_OK) return n;
   while (n < want) {
-    /* this proposal's turn: explore, additive or expected improvement */
-    size_t ex = m->explore_every, add = m->add_every;
-    int turn = ex && s->nobs % ex == 0 ? 1 : add && s->nobs % add == ADD_PHASE % add ? 2 : 0;
-    size_t best = SIZE_MAX;
-    double top = -INFINITY;
-    for (size_t i = 0; i < m->nc; i++) {
-      if (m->c[i].score == -INFINITY) continue;
-      double v = turn == 1 ? m->c[i].explore : turn == 2 ? m->c[i].additive : m->c[i].score;
-      if (best == SIZE_MAX || v > top) best = i, top = v;
-    }
+    size_t best = next_candidate(s, m, this_turn(s, m));
     if (best == SIZE_MAX) { /* the candidates are spent: random fresh ones fill the batch */
       while (n < want && cc_tsearch_random_fresh(s, s->scratch) &&
              cc_tsearch_take(s, s->scratch, &out[n]))
@@ -501,6 +666,29 @@ static const cc_tstrat_option OPTIONS[] = {
      "a candidate's uncertainty gains this many standard deviations of the measured log "
      "times, times the square root of its share of important value pairs never measured "
      "(0: none); default 0"},
+    {"polish", 0, 1e6, 1,
+     "the budget's last this many proposals polish the best: its Hamming neighbours first, "
+     "then the next best's, each by expected improvement (0: never); default 0"},
+    {"wolves", 0, 1e6, 1,
+     "this many proposals before the polish take a grey-wolf pack's children (its leaders "
+     "the best measured configurations of different basins, recombined with one of the pack "
+     "per parameter; 0: never); default 0"},
+    {"wolf_every", 0, 1e6, 1,
+     "every n-th proposal takes a child of the pack as well (0: never); default 0"},
+    {"wolf_pick", 1, 1024, 1,
+     "the pack's children made for a turn, the forest's expected improvement picking one; "
+     "default 1"},
+    {"pack", 4, CC_TWOLF_PACK_MAX, 1, "the pack: the best this many measured; default 8"},
+    {"wolf_apart", 1, 1e6, 1,
+     "the pack's leaders differ from each other in this many parameters at least (the next "
+     "best where none does); default 2"},
+    {"descend", 0, 1e6, 1,
+     "this many proposals before the pack's and the polish descend from another basin: the "
+     "fastest measured configuration at least descend_apart parameters from the best, moved "
+     "to a faster neighbour as soon as one is measured, its neighbours by expected "
+     "improvement (0: never); default 0"},
+    {"descend_apart", 1, 1e6, 1,
+     "the descent starts this many parameters from the best at least; default 3"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
