@@ -251,6 +251,19 @@ static void linker_links_and_names_undefined_symbols(void **state) {
     const char *err = NULL;
     assert_ok(cucore_linker_get_log(lk, NULL, &err));
     assert_true(strstr(err, "f_c") || strstr(cucore_last_error(), "f_c"));
+    /* ... and its logs as records: an error naming the symbol. */
+    int n = 0, named = 0;
+    assert_ok(cucore_linker_get_diagnostic_count(lk, &n));
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++) {
+      cucore_diagnostic d;
+      assert_ok(cucore_linker_get_diagnostic(lk, i, &d));
+      named += d.severity >= CUCORE_DIAG_ERROR && strstr(d.message, "f_c") != NULL;
+    }
+    assert_true(named >= 1);
+    cucore_diagnostic d;
+    assert_status(cucore_linker_get_diagnostic(lk, n, &d), CUCORE_INVALID_ARGUMENT);
+    assert_contains(cucore_last_error(), "out of range");
     cucore_linker_destroy(lk);
     for (int i = 0; i < 3; i++) cucore_object_destroy(objs[i]);
   }

@@ -406,6 +406,16 @@ CUCORE_API cucore_status cucore_linker_complete(cucore_linker *lk, cucore_code_t
  * until its next complete. Either out may be NULL. */
 CUCORE_API cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_log,
                                                const char **error_log);
+/** How many records the last complete's logs hold, read as a program's log is
+ * (cucore_diagnostic): nvJitLink's and ptxas's errors, warnings and info, the error log's
+ * records first; after a failed link too (0 before any complete).
+ * @retval CUCORE_HOST_OUT_OF_MEMORY the logs could not be read into records. */
+CUCORE_API cucore_status cucore_linker_get_diagnostic_count(const cucore_linker *lk, int *count);
+/** Record `index` (0 .. count-1) of the last complete's logs. The strings are owned by `lk`,
+ * valid until its next complete or its destruction.
+ * @retval CUCORE_INVALID_ARGUMENT `index` out of range (the message gives the count). */
+CUCORE_API cucore_status cucore_linker_get_diagnostic(const cucore_linker *lk, int index,
+                                                      cucore_diagnostic *out);
 
 /** What a link makes (cucore_linker_complete_output()). The first two are final code; the
  * last two are inputs to a later link (incremental linking): add the object they give to

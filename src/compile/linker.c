@@ -4,10 +4,12 @@
  * cucore_linker_complete.
  */
 #include "binary/detect.h"
+#include "compile/diag.h"
 #include "object/object.h"
 #include "toolchain/jitlink.h"
 #include "toolchain/options.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,8 @@ struct cucore_linker {
   int count;
   size_t cap; /* cc_grow's capacity of inputs */
   char *info_log, *error_log;
+  cc_diag_list diags; /* the last link's logs read into records, the error log's first */
+  int diags_failed;   /* 1 when they could not be read into records (out of memory) */
 };
 
 cucore_status cucore_linker_create(const cucore_options *opts, cucore_linker **out) {
@@ -49,6 +53,7 @@ cucore_status cucore_linker_destroy(cucore_linker *lk) {
   free(lk->inputs);
   free(lk->info_log);
   free(lk->error_log);
+  cc_diag_free(&lk->diags);
   cucore_options_destroy(lk->opts);
   cc_handle_retire(lk, CC_KIND_LINKER);
   return CUCORE_OK;
@@ -154,6 +159,25 @@ static cucore_status complete_checks(const cucore_linker *lk, cucore_link_output
   return cc_jitlink_check_output(want, fn);
 }
 
+/* The last link's logs into records: the error log's, then the info log's. Out of memory
+ * fails only cucore_linker_get_diagnostic*, never the link (`link_st` its status: a failed
+ * link's message stays the first). */
+static void read_diagnostics(cucore_linker *lk, cucore_status link_st) {
+  const char *e = lk->error_log ? lk->error_log : "", *i = lk->info_log ? lk->info_log : "";
+  size_t ne = strlen(e), ni = strlen(i);
+  char *both = malloc(ne + ni + 2);
+  lk->diags_failed = 1;
+  cc_diag_free(&lk->diags);
+  if (both) {
+    memcpy(both, e, ne);
+    both[ne] = '\n';
+    memcpy(both + ne + 1, i, ni + 1);
+    lk->diags_failed = cc_diag_parse(both, &lk->diags) != 0;
+    free(both);
+  }
+  if (lk->diags_failed && link_st == CUCORE_OK) cc_begin(); /* the link itself succeeded */
+}
+
 /* Links the inputs into `want` (checked by the caller's enum test). */
 static cucore_status complete(cucore_linker *lk, cucore_link_output want, const char *fn,
                               cucore_object **out) {
@@ -167,10 +191,12 @@ static cucore_status complete(cucore_linker *lk, cucore_link_output want, const 
   if (st != CUCORE_OK) return st;
   free(lk->info_log);
   free(lk->error_log);
+  lk->info_log = lk->error_log = NULL;
   unsigned char *code = NULL;
   size_t size = 0;
   st = cc_jitlink(lk->opts, arch, suffix, lto, lk->inputs, lk->count, (int)want, &code, &size,
                   &lk->info_log, &lk->error_log);
+  read_diagnostics(lk, st);
   if (st != CUCORE_OK) return st;
   cucore_code_type type = want == CUCORE_LINK_OUTPUT_PTX     ? CUCORE_CODE_PTX
                           : want == CUCORE_LINK_OUTPUT_LTOIR ? CUCORE_CODE_LTOIR
@@ -232,5 +258,34 @@ cucore_status cucore_linker_get_log(const cucore_linker *lk, const char **info_l
   CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_get_log", "linker");
   if (info_log) *info_log = lk->info_log ? lk->info_log : "";
   if (error_log) *error_log = lk->error_log ? lk->error_log : "";
+  return CUCORE_OK;
+}
+
+cucore_status cucore_linker_get_diagnostic_count(const cucore_linker *lk, int *count) {
+  cc_begin();
+  CC_CHECK_ARG(count, "cucore_linker_get_diagnostic_count", "count");
+  *count = 0;
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_get_diagnostic_count", "linker");
+  if (lk->diags_failed)
+    return cc_fail(CUCORE_HOST_OUT_OF_MEMORY,
+                   "cucore_linker_get_diagnostic_count: the last link's logs could not be read "
+                   "into records: out of host memory");
+  *count = lk->diags.n > INT_MAX ? INT_MAX : (int)lk->diags.n;
+  return CUCORE_OK;
+}
+
+cucore_status cucore_linker_get_diagnostic(const cucore_linker *lk, int index,
+                                           cucore_diagnostic *out) {
+  cc_begin();
+  CC_CHECK_ARG(out, "cucore_linker_get_diagnostic", "out");
+  memset(out, 0, sizeof *out);
+  out->file = out->message = out->text = "";
+  CC_CHECK_HANDLE(lk, LINKER, "cucore_linker_get_diagnostic", "linker");
+  if (index < 0 || (size_t)index >= lk->diags.n)
+    return cc_fail(CUCORE_INVALID_ARGUMENT,
+                   "cucore_linker_get_diagnostic: index %d is out of range; the last link's logs "
+                   "have %zu record%s (0 .. count-1)",
+                   index, lk->diags.n, lk->diags.n == 1 ? "" : "s");
+  *out = lk->diags.v[index];
   return CUCORE_OK;
 }
