@@ -257,7 +257,7 @@ static long caret_offset(const char *s, size_t n) {
 static char *copy_span(span s) {
   char *c = cc_raw_malloc(s.n + 1);
   if (c) {
-    memcpy(c, s.p, s.n);
+    if (s.n) memcpy(c, s.p, s.n); /* an empty span may have no pointer */
     c[s.n] = '\0';
   }
   return c;
