@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
   int runs = bench_arg(argc, argv, 1, 5, 100);
   char dir[] = "/tmp/cucore-bench-pch-XXXXXX";
   if (!mkdtemp(dir)) return 1;
-  char pch_dir[64], create[96], use[96];
+  /* sized from the template, so no text is cut */
+  char pch_dir[sizeof dir + 16], create[sizeof dir + 32], use[sizeof dir + 32];
   snprintf(pch_dir, sizeof pch_dir, "--pch-dir=%s", dir);
   snprintf(create, sizeof create, "--create-pch=%s/shared.pch", dir);
   snprintf(use, sizeof use, "--use-pch=%s/shared.pch", dir);
@@ -103,7 +104,7 @@ int main(int argc, char **argv) {
   double expl = series("--create-pch, --use-pch", 200, runs, made, used);
   printf("PCH: compiles after the first %.2fx faster (automatic), %.2fx (explicit) in CPU time\n",
          plain / autom, plain / expl);
-  char rm[128];
+  char rm[sizeof dir + 16];
   snprintf(rm, sizeof rm, "rm -rf %s", dir);
   return system(rm) == 0 ? 0 : 1;
 }

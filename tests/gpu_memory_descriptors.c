@@ -387,9 +387,9 @@ static float texel(const float *t, int w, int h, int x, int y) {
   return t[y * w + x];
 }
 
-static void textures_sample_like_the_cpu(void **state) {
-  (void)state;
-  compile_tex_kernels();
+/* A texture over an array: point sampling gives the texels, bilinear filtering the CPU's
+ * weights; the array cannot go while textures read it. */
+static void array_textures(void) {
   const int W = 20, H = 12;
   float img[20 * 12], out[20 * 12];
   for (int y = 0; y < H; y++)
@@ -431,7 +431,11 @@ static void textures_sample_like_the_cpu(void **state) {
   assert_ok(cucore_texture_destroy(tp));
   assert_ok(cucore_texture_destroy(tl));
   assert_ok(cucore_array_destroy(arr));
-  /* A linear texture over device memory: tex1Dfetch returns the elements. */
+}
+
+/* A linear texture over device memory: tex1Dfetch returns the elements; the memory cannot be
+ * freed while the texture reads it. Returns the elements checked. */
+static int linear_texture(void) {
   const int n = 1000;
   float lin[1000], got[1000];
   for (int i = 0; i < n; i++) lin[i] = (float)i * 1.5f - 7.0f;
@@ -466,7 +470,11 @@ static void textures_sample_like_the_cpu(void **state) {
   assert_ok(cucore_texture_destroy(t1));
   assert_ok(cucore_mem_free(dev, buf));
   assert_ok(cucore_mem_free(dev, dout));
-  /* A pitched 2D texture over cucore_mem_alloc_pitch memory. */
+  return n;
+}
+
+/* A pitched 2D texture over cucore_mem_alloc_pitch memory. Returns the texels checked. */
+static int pitched_texture(void) {
   const int PW = 50, PH = 20;
   float *p2 = malloc(sizeof(float) * PW * PH), *p2out = malloc(sizeof(float) * PW * PH);
   for (int i = 0; i < PW * PH; i++) p2[i] = (float)(i * 3 % 101);
@@ -492,9 +500,18 @@ static void textures_sample_like_the_cpu(void **state) {
   assert_memory_equal(p2, p2out, sizeof(float) * PW * PH);
   assert_ok(cucore_texture_destroy(t2));
   assert_ok(cucore_mem_free(dev, pd));
-  print_message("textures over linear and pitched memory: %d and %d texels match\n", n, PW * PH);
   free(p2);
   free(p2out);
+  return PW * PH;
+}
+
+static void textures_sample_like_the_cpu(void **state) {
+  (void)state;
+  compile_tex_kernels();
+  array_textures();
+  int n = linear_texture();
+  int texels = pitched_texture();
+  print_message("textures over linear and pitched memory: %d and %d texels match\n", n, texels);
 }
 
 static void a_surface_written_by_a_kernel(void **state) {
