@@ -5,6 +5,8 @@
  * Runs under ThreadSanitizer with `make tsan`. */
 #include "backend_support.h"
 
+#include <stdatomic.h>
+
 #define NTHREADS 4
 #define SOURCES 2
 #define SWAPS 40
@@ -14,6 +16,7 @@ typedef struct shared {
   char *src[SOURCES];
   cucore_object *ref[SOURCES];
   memstore stores[2];
+  atomic_int workers_done; /* the swapper goes on until every worker has finished */
 } shared;
 
 typedef struct worker {
@@ -41,20 +44,25 @@ static void *compile_main(void *p) {
       cucore_object_destroy(obj);
       if ((w->id + round) % 2) cc_cache_memory_clear(); /* reach the back end again */
     }
+  atomic_fetch_add(&w->sh->workers_done, 1);
   return NULL;
 }
 
-/* Installs the two stores in turn, and now and then none. */
+/* Installs the two stores in turn, and now and then none, at least SWAPS times and until every
+ * worker has finished (under valgrind the compiles can outlast any fixed count), ending with a
+ * store installed. */
 static void *swap_main(void *p) {
   shared *sh = p;
   pthread_barrier_wait(&sh->barrier);
-  for (int i = 0; i < SWAPS; i++) {
+  for (int i = 0; i < SWAPS || atomic_load(&sh->workers_done) < NTHREADS; i++) {
     int k = i % 2;
     cucore_cache_backend b = memstore_backend(&sh->stores[k], CUCORE_CACHE_BACKEND_ONLY);
     cucore_cache_set_backend(i % 5 == 4 ? NULL : &b);
     struct timespec ts = {0, 2000000};
     nanosleep(&ts, NULL);
   }
+  cucore_cache_backend last = memstore_backend(&sh->stores[0], CUCORE_CACHE_BACKEND_ONLY);
+  cucore_cache_set_backend(&last);
   return NULL;
 }
 
