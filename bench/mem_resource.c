@@ -7,7 +7,10 @@
  *   (b) synchronous: cucore_mem_alloc + cucore_mem_free against allocate + deallocate with no
  *       stream (no target: cucore_mem_free's record lookup is the general one);
  *   (c) where the driver has stream-ordered pools: cucore_mem_resource_from_pool over a pool
- *       installed, against raw cuMemAllocFromPoolAsync + cuMemFreeAsync (target: at most 1.05x).
+ *       installed, against raw cuMemAllocFromPoolAsync + cuMemFreeAsync (target: at most 1.05x);
+ *   (d) cucore's own cost: a resource that does no work (it hands out the slab's 64 KiB slots in
+ *       turn, no lock, and its deallocate returns), so "through cucore" minus "direct" is what
+ *       cucore adds to a pair, and 20 times that is the cheapest resource 1.05x allows.
  * Modes interleaved, the order rotated each round, one warm-up round; the ratio is the median
  * over rounds of the per-round ratio. Runs on the fake driver too
  * (CUCORE_LIBCUDA=build/tests/libcucore_fake_driver.so): the CPU cost of the wrapper alone.
@@ -29,6 +32,8 @@ typedef struct bench_ctx {
   cucore_device *dev;
   cucore_stream *s; /* NULL for (b) */
   user_pool *up;
+  const cucore_mem_resource_ops *ops; /* the resource called directly: up_ops or null_ops */
+  void *user;
   CUmemoryPool hpool; /* (c): non-NULL */
 } bench_ctx;
 
@@ -49,8 +54,8 @@ static double one_sample(bench_ctx *c, int through) {
       CU(DRV(cuMemAllocFromPoolAsync)(&d, BYTES, c->hpool, hs));
       CU(DRV(cuMemFreeAsync)(d, hs));
     } else {
-      CHECK(up_allocate(c->up, BYTES, CUCORE_MR_DEFAULT_ALIGNMENT, c->s, &p));
-      CHECK(up_deallocate(c->up, p, BYTES, CUCORE_MR_DEFAULT_ALIGNMENT, c->s));
+      CHECK(c->ops->allocate(c->user, BYTES, CUCORE_MR_DEFAULT_ALIGNMENT, c->s, &p));
+      CHECK(c->ops->deallocate(c->user, p, BYTES, CUCORE_MR_DEFAULT_ALIGNMENT, c->s));
     }
   }
   double t = (bench_now_ns() - t0) / PAIRS;
@@ -58,8 +63,32 @@ static double one_sample(bench_ctx *c, int through) {
   return t;
 }
 
-/* Runs both modes `rounds` times and prints the line; `target` 0: none. */
-static void measure(bench_ctx *c, int rounds, const char *what, double target) {
+/* (d)'s resource: the slab's 64 KiB slots in turn, nothing else. */
+typedef struct null_pool {
+  CUdeviceptr slab;
+  unsigned next;
+} null_pool;
+#define NULL_SLOTS 64
+
+static cucore_status null_allocate(void *user, size_t bytes, size_t alignment, cucore_stream *s,
+                                   cucore_devptr *out) {
+  (void)bytes, (void)alignment, (void)s;
+  null_pool *p = user;
+  *out = p->slab + (CUdeviceptr)(p->next++ % NULL_SLOTS) * BYTES;
+  return CUCORE_OK;
+}
+
+static cucore_status null_deallocate(void *user, cucore_devptr ptr, size_t bytes, size_t alignment,
+                                     cucore_stream *s) {
+  (void)user, (void)ptr, (void)bytes, (void)alignment, (void)s;
+  return CUCORE_OK;
+}
+
+static const cucore_mem_resource_ops null_ops = {null_allocate, null_deallocate, NULL};
+
+/* Runs both modes `rounds` times and prints the line (returns the through - direct median);
+ * `target` 0: none. */
+static double measure(bench_ctx *c, int rounds, const char *what, double target) {
   double t[MODES][MAX_ROUNDS], rel[MAX_ROUNDS];
   for (int r = -1; r < rounds; r++)
     for (int k = 0; k < MODES; k++) {
@@ -76,6 +105,7 @@ static void measure(bench_ctx *c, int rounds, const char *what, double target) {
     printf("  (target: at most %.2fx): %s\n", target, bench_verdict(ratio <= target));
   else
     printf("  (no target)\n");
+  return through - direct;
 }
 
 static void pool_section(bench_ctx *c, int rounds) {
@@ -110,6 +140,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   c.up = &up;
+  c.ops = &up_ops, c.user = &up;
   /* The fake driver knows no memory: told that the slab is device 0's (a real driver ignores
    * these), cucore asks it once, as it asks a real driver once per slab. */
   char range[64];
@@ -128,6 +159,19 @@ int main(int argc, char **argv) {
   c.s = NULL;
   measure(&c, rounds, "(b) user pool, synchronous (cucore_mem_alloc)", 0);
   c.s = s;
+  CHECK(cucore_device_set_mem_resource(c.dev, NULL));
+  CHECK(cucore_mem_resource_destroy(res));
+  /* (d): the same slab, slots handed out in turn. */
+  static null_pool np;
+  np.slab = up.slab;
+  cucore_mem_resource_props nprops = {.device = 0, .name = "bench null resource"};
+  CHECK(cucore_mem_resource_create(&null_ops, &np, &nprops, &res));
+  CHECK(cucore_device_set_mem_resource(c.dev, res));
+  c.ops = &null_ops, c.user = &np;
+  double added = measure(&c, rounds, "(d) a resource doing nothing, stream-ordered", 0);
+  printf("  cucore adds %.1f ns a stream-ordered pair; 1.05x needs a resource of %.0f ns a pair "
+         "or more\n",
+         added, added / 0.05);
   CHECK(cucore_device_set_mem_resource(c.dev, NULL));
   CHECK(cucore_mem_resource_destroy(res));
   up_fini(&up);
