@@ -29,8 +29,9 @@ static const char cmd_compile_help[] =
     "\n"
     "exit status: 0 compiled; 1 compile error (log on stderr), unreadable input or a failed\n"
     "write; 2 usage, or an OUT that is an input (under any name) or cannot be written (both\n"
-    "found before compiling). With --json the exit status is the same, and a failure leaves\n"
-    "stdout empty.\n"
+    "found before compiling). With --json the exit status is the same; a compile error prints\n"
+    "{\"input\", \"target\", \"error\", \"diagnostics\"} on stdout, and any other failure\n"
+    "leaves stdout empty.\n"
     "\n"
     "examples:\n"
     "  cucore compile saxpy.cu --arch sm_90 -o saxpy.cubin\n"
@@ -94,6 +95,22 @@ static void report_json(const cli_source *srcp, const compiled *c) {
   json_end_object(&j);
 }
 
+/* A compile that ran and failed, with --json: what it said, as records (the exit status stays
+ * 1); a failure before the compiler ran, or one that left no record, keeps stdout empty. */
+static void report_json_failure(const cli_source *srcp, const compiled *c, const char *error) {
+  int n = 0;
+  if (!srcp->program || cucore_program_get_diagnostic_count(srcp->program, &n) != CUCORE_OK ||
+      n == 0)
+    return;
+  json_out j = {stdout, 0, {0}, 1};
+  json_begin_object(&j, NULL);
+  json_str(&j, "input", c->file);
+  json_str(&j, "target", cucore_code_type_name(c->target));
+  json_str(&j, "error", error);
+  cli_diag_json(&j, "diagnostics", srcp->program);
+  json_end_object(&j);
+}
+
 static void report_text(const cli_source *srcp, const compiled *c) {
   printf("%s -> %s (%s, %zu bytes) in %.1f ms, cache: %s%s%s\n", c->file, c->out,
          cucore_code_type_name(c->made), c->size, c->ci.ms, cucore_cache_result_name(c->ci.cache),
@@ -128,7 +145,10 @@ static int compile_and_write(cli_source *srcp, const char *file, const char *out
   char *owned = NULL;
   cli_input_add(file);
   int rc = output_for(file, out_path, target, &owned, &c.out);
-  if (!rc) rc = cli_source_compile(srcp, "compile", file, target, &c.obj, &c.ci);
+  if (!rc) {
+    rc = cli_source_compile(srcp, "compile", file, target, &c.obj, &c.ci);
+    if (rc && json) report_json_failure(srcp, &c, cucore_last_error());
+  }
   const void *data = NULL;
   if (!rc) cucore_object_get_code(c.obj, &c.made, &data, &c.size);
   if (!rc && c.made != target && !out_path) /* named for what it holds */
@@ -176,7 +196,8 @@ static const cli_opt cmd_compile_opts[] = {
          "one JSON object on stdout: {\"input\", \"output\", \"target\", \"arch\",\n"
          "\"bytes\", \"compile_ms\", \"cache\", \"cache_key\", \"diagnostics\": [{\"severity\",\n"
          "\"file\", \"line\", \"column\", \"number\", \"message\"}], \"lowered_names\"};\n"
-         "on failure stdout stays empty and the reason is on stderr"},
+         "on a compile error {\"input\", \"target\", \"error\", \"diagnostics\"} (exit status\n"
+         "1); on any other failure stdout stays empty and the reason is on stderr"},
     {.name = "--timings",
      .kind = CLI_OPT_FLAG,
      CLI_AT(compile_line, timings),

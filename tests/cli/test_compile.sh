@@ -24,7 +24,13 @@ check "compile error: file:line:col: severity: message" has "$err" "bad.cu:2:8: 
 check "compile error: the source line and caret kept" eval 'has "$err" "  *p = nope;" && has "$err" "       ^"'
 check "compile error: the summary line kept" has "$err" "1 error detected in the compilation of"
 run "$CUCORE" compile "$dir/bad.cu" --arch sm_90 --json
-check "compile error --json: stdout empty" eval '[ "$rc" -eq 1 ] && [ -z "$out" ]'
+check "compile error --json: exit 1" [ "$rc" -eq 1 ]
+check "compile error --json: the error and its records on stdout" python3 -c '
+import json,sys; d=json.load(sys.stdin); e=d["diagnostics"][0]
+assert d["input"].endswith("bad.cu") and d["target"]=="cubin" and "failed" in d["error"], d
+assert e["severity"]=="error" and e["line"]==2 and e["column"]==8 and "nope" in e["message"], e' <<<"$out"
+run "$CUCORE" compile "$dir/missing.cu" --arch sm_90 --json
+check "missing file --json: exit 1, stdout empty" eval '[ "$rc" -eq 1 ] && [ -z "$out" ]'
 printf 'extern "C" __global__ void w(int *p) { int unused = 3; *p = 1; }\n' >"$dir/warn.cu"
 run "$CUCORE" compile "$dir/warn.cu" --arch sm_90 --json -o "$dir/warn.cubin"
 check "compile --json: the warning as a record" python3 -c '
