@@ -237,10 +237,26 @@ static void an_older_tool_is_refused_by_version(void **state) {
   cucore_options_destroy(o);
   assert_ok(cucore_options_create(&o));
   assert_ok(cucore_options_set_int(o, CUCORE_OPT_SPLIT_COMPILE_EXTENDED, 2));
-  cc_jl.version = 12030;
+  cc_jl.version = 12020;
   assert_status(cc_options_render(o, CC_TOOL_NVJITLINK, 90, "", 0, &a), CUCORE_TOOLKIT_TOO_OLD);
-  assert_contains(cucore_last_error(), "needs nvJitLink 12.4 or newer; the loaded nvJitLink is "
-                                       "12.3");
+  assert_contains(cucore_last_error(), "needs nvJitLink 12.3 or newer; the loaded nvJitLink is "
+                                       "12.2");
+  cc_argv_free(&a);
+  cucore_options_destroy(o);
+  /* One option, two tools, two versions: no-cache came to NVRTC in 12.9, to nvJitLink in 12.5. */
+  assert_ok(cucore_options_create(&o));
+  assert_ok(cucore_options_set_int(o, CUCORE_OPT_NO_CACHE, 1));
+  cc_rtc.version = 12080, cc_jl.version = 12080;
+  assert_status(cc_options_render(o, CC_TOOL_NVRTC, 90, "", 0, &a), CUCORE_TOOLKIT_TOO_OLD);
+  assert_contains(cucore_last_error(), "needs NVRTC 12.9 or newer; the loaded NVRTC is 12.8");
+  cc_argv_free(&a);
+  assert_ok(cc_options_render(o, CC_TOOL_NVJITLINK, 90, "", 0, &a));
+  cc_argv_free(&a);
+  cc_jl.version = 12040;
+  cc_begin(); /* a new call: its message is not the NVRTC refusal's, kept as the first */
+  assert_status(cc_options_render(o, CC_TOOL_NVJITLINK, 90, "", 0, &a), CUCORE_TOOLKIT_TOO_OLD);
+  assert_contains(cucore_last_error(), "needs nvJitLink 12.5 or newer; the loaded nvJitLink is "
+                                       "12.4");
   cc_argv_free(&a);
   cc_rtc.version = kept;
   cc_jl.version = kept_jl;

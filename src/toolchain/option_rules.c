@@ -18,7 +18,9 @@ enum { SIDE = CC_RULE_SIDE_FILE, NOKEY = CC_RULE_NOT_IN_KEY };
 enum { TEXT = CC_VAL_TEXT, DIAG = CC_VAL_DIAG, CHOICE = CC_VAL_CHOICE, SYMBOL = CC_VAL_SYMBOL };
 
 /* clang-format off */
-/* option, NVRTC since, nvJitLink since, flags, value kind, choices */
+/* option, NVRTC since, nvJitLink since, flags, value kind, choices. The versions are the first
+ * toolkit whose nvrtc.h / nvJitLink.h documents the option (checked against those headers, the
+ * CUDA features archive and cuda-python's generated option lists; 0: every 12.x). */
 static const cc_opt_rule rules[] = {
     {CUCORE_OPT_EXTENSIBLE_WHOLE_PROGRAM,     0,     0,     0,     TEXT,   NULL},
     {CUCORE_OPT_DOPT,                         0,     0,     0,     TEXT,   NULL},
@@ -32,21 +34,21 @@ static const cc_opt_rule rules[] = {
     {CUCORE_OPT_DIAG_ERROR,                   0,     0,     0,     DIAG,   NULL},
     {CUCORE_OPT_DIAG_SUPPRESS,                0,     0,     0,     DIAG,   NULL},
     {CUCORE_OPT_DIAG_WARN,                    0,     0,     0,     DIAG,   NULL},
-    {CUCORE_OPT_BRIEF_DIAGNOSTICS,            0,     0,     0,     TEXT,   NULL},
+    {CUCORE_OPT_BRIEF_DIAGNOSTICS,            12010, 0,     0,     TEXT,   NULL},
     {CUCORE_OPT_TIME,                         12010, 0,     SIDE,  TEXT,   NULL},
-    {CUCORE_OPT_FDEVICE_SYNTAX_ONLY,          12010, 0,     0,     TEXT,   NULL},
+    {CUCORE_OPT_FDEVICE_SYNTAX_ONLY,          12040, 0,     0,     TEXT,   NULL},
     {CUCORE_OPT_MINIMAL,                      12040, 0,     0,     TEXT,   NULL},
-    {CUCORE_OPT_NO_CACHE,                     0,     0,     0,     TEXT,   NULL},
+    {CUCORE_OPT_NO_CACHE,                     12090, 12050, 0,     TEXT,   NULL},
     {CUCORE_OPT_FDEVICE_TIME_TRACE,           12080, 0,     SIDE,  TEXT,   NULL},
     {CUCORE_OPT_DEVICE_FLOAT128,              12080, 0,     0,     TEXT,   NULL},
-    {CUCORE_OPT_FRANDOM_SEED,                 12080, 0,     0,     TEXT,   NULL},
+    {CUCORE_OPT_FRANDOM_SEED,                 12090, 0,     0,     TEXT,   NULL},
     {CUCORE_OPT_OFAST_COMPILE,                12090, 0,     0,     CHOICE, "0, min, mid or max"},
     {CUCORE_OPT_JITLINK_VERBOSE,              0,     0,     0,     TEXT,   NULL},
     {CUCORE_OPT_JITLINK_TIME,                 0,     0,     0,     TEXT,   NULL},
     {CUCORE_OPT_KERNELS_USED,                 0,     0,     0,     SYMBOL, NULL},
     {CUCORE_OPT_VARIABLES_USED,               0,     0,     0,     SYMBOL, NULL},
     {CUCORE_OPT_OPTIMIZE_UNUSED_VARIABLES,    0,     0,     0,     TEXT,   NULL},
-    {CUCORE_OPT_SPLIT_COMPILE_EXTENDED,       0,     12040, 0,     TEXT,   NULL},
+    {CUCORE_OPT_SPLIT_COMPILE_EXTENDED,       0,     12030, 0,     TEXT,   NULL},
     {CUCORE_OPT_PCH,                          12080, 0,     NOKEY, TEXT,   NULL},
     {CUCORE_OPT_CREATE_PCH,                   12080, 0,     SIDE,  TEXT,   NULL},
     {CUCORE_OPT_USE_PCH,                      12080, 0,     NOKEY, TEXT,   NULL},
