@@ -19,6 +19,7 @@
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
+#include "tune/search_gp.h"
 #include "tune/search_wolf.h"
 
 #include <math.h>
@@ -52,6 +53,7 @@
  * 4th or 6th did less. */
 #define ADD_EVERY 8
 #define ADD_PHASE 2
+#define GP_STEPS 10      /* the Gaussian process's hyperparameter steps per fit (search_gp.c) */
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
 /* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
  * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
@@ -93,7 +95,11 @@ enum {
   OPT_PACK,
   OPT_WOLF_APART,
   OPT_DESCEND,
-  OPT_DESCEND_APART
+  OPT_DESCEND_APART,
+  OPT_SURROGATE,
+  OPT_GP_STEPS,
+  OPT_GP_KERNEL,
+  OPT_GP_CLIP
 };
 
 typedef struct model {
@@ -105,6 +111,8 @@ typedef struct model {
   size_t descend, descend_apart;                          /* the descent's options */
   long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
+  cc_tgp *gp;   /* the surrogate of log time when the `surrogate` option is 1 (else the forest) */
+  int gp_steps; /* its hyperparameters' steps per fit */
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
   double *imp;                   /* the time forest's importances per parameter (nparams) */
@@ -171,8 +179,13 @@ static cucore_status model_open(cc_tsearch *s) {
   m->descend = (size_t)cc_tsearch_option(s, OPT_DESCEND, 0);
   m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
   m->anchor = -1;
+  m->gp_steps = (int)cc_tsearch_option(s, OPT_GP_STEPS, GP_STEPS);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
+  cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0),
+                       cc_tsearch_option(s, OPT_GP_CLIP, 1)};
+  if (st == CUCORE_OK && cc_tsearch_option(s, OPT_SURROGATE, 0) == 1)
+    st = cc_tgp_open(m->feat.n, &go, &m->gp);
   if (st != CUCORE_OK) return st;
   m->row = cc_calloc(m->feat.n + 1, sizeof *m->row, "a model-based search");
   m->imp = cc_calloc(d->nparams + 1, sizeof *m->imp, "a model-based search");
@@ -199,6 +212,7 @@ static cucore_status model_open(cc_tsearch *s) {
 static void model_close(cc_tsearch *s) {
   model *m = s->state;
   cc_tfeat_close(&m->feat);
+  cc_tgp_free(m->gp);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
   free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
@@ -440,7 +454,8 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   cc_tforest *f = NULL, *fails = NULL;
   count_values(s, m);
   double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
-  cucore_status st = cc_tforest_fit(m->x, m->y, n, p, m->feat.levels, &fo, &s->rng, &f);
+  cucore_status st = m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, m->gp_steps)
+                           : cc_tforest_fit(m->x, m->y, n, p, m->feat.levels, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
     size_t nf = training(s, m, 1);
@@ -449,11 +464,15 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   }
   const cc_tdom *d = s->dom;
   const double *imp = m->imp;
-  if (st == CUCORE_OK) cc_tfeat_fold(&m->feat, cc_tforest_importance(f), m->imp);
+  if (st == CUCORE_OK)
+    cc_tfeat_fold(&m->feat, m->gp ? cc_tgp_relevance(m->gp) : cc_tforest_importance(f), m->imp);
   for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
     double mu, sd, pf = 0, sdf;
     features(s, m, m->c[i].index, m->row);
-    cc_tforest_predict(f, m->row, &mu, &sd);
+    if (m->gp)
+      cc_tgp_predict(m->gp, m->row, &mu, &sd);
+    else
+      cc_tforest_predict(f, m->row, &mu, &sd);
     double pn = pair_novelty(s, m, m->row, imp);
     sd = doubt(s, m, sd, spread, pn);
     if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
@@ -689,6 +708,18 @@ static const cc_tstrat_option OPTIONS[] = {
      "improvement (0: never); default 0"},
     {"descend_apart", 1, 1e6, 1,
      "the descent starts this many parameters from the best at least; default 3"},
+    {"surrogate", 0, 1, 1,
+     "the model of log time: 0 a random forest, 1 a Gaussian process over the value indices "
+     "(search_gp.c; tree_doubt scales its standard deviation); default 0"},
+    {"gp_steps", 0, 1000, 1,
+     "the Gaussian process's hyperparameters take this many gradient steps per fit, going on "
+     "from the last fit (4x on the first); default 10"},
+    {"gp_kernel", 0, 2, 1,
+     "the Gaussian process's distance per parameter between scaled value indices: 0 |a - b|, "
+     "1 (a - b)^2, 2 a != b; default 0"},
+    {"gp_clip", 0.05, 1, 0,
+     "the Gaussian process's targets (log times) above this quantile of them count as that "
+     "quantile (1: none); default 1"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
