@@ -45,7 +45,10 @@ struct cc_tgp {
   double *v;     /* n: scratch */
   double *scale; /* p: 1 / (levels - 1), 0 for a feature of one value */
   double *w;     /* p: the weights, exp of their logs (as of the last factorisation) */
-  double *row;   /* p: a prediction's scaled row */
+  size_t *lev;   /* p: the features' levels */
+  size_t *off;   /* p: where each feature's levels start in tab */
+  double *tab;   /* (sum of levels) x n: exp(-w_j dist(value, row i's)) per feature and value */
+  size_t tab_cap;
   double ymean, ysd;
 };
 
@@ -57,7 +60,7 @@ void cc_tgp_free(cc_tgp *g) {
   if (!g) return;
   free(g->h), free(g->am), free(g->av), free(g->grad), free(g->rel), free(g->u), free(g->yt);
   free(g->k), free(g->l), free(g->inv), free(g->alpha), free(g->v), free(g->scale);
-  free(g->w), free(g->row);
+  free(g->w), free(g->lev), free(g->off), free(g->tab);
   free(g);
 }
 
@@ -73,8 +76,10 @@ cucore_status cc_tgp_open(size_t p, const cc_tgp_options *o, cc_tgp **out) {
   g->rel = cc_calloc(p + 1, sizeof *g->rel, "a Gaussian process");
   g->scale = cc_calloc(p + 1, sizeof *g->scale, "a Gaussian process");
   g->w = cc_calloc(p + 1, sizeof *g->w, "a Gaussian process");
-  g->row = cc_calloc(p + 1, sizeof *g->row, "a Gaussian process");
-  if (!g->h || !g->am || !g->av || !g->grad || !g->rel || !g->scale || !g->w || !g->row) {
+  g->lev = cc_calloc(p + 1, sizeof *g->lev, "a Gaussian process");
+  g->off = cc_calloc(p + 1, sizeof *g->off, "a Gaussian process");
+  if (!g->h || !g->am || !g->av || !g->grad || !g->rel || !g->scale || !g->w || !g->lev ||
+      !g->off) {
     cc_tgp_free(g);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
@@ -143,6 +148,17 @@ static size_t keep_rows(const double *y, size_t n, size_t *out) {
   return kept;
 }
 
+/* The sum of a[i] * b[i], i < n, in four chains (a single chain waits on each add). */
+static double dot(const double *a, const double *b, size_t n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    s0 += a[i] * b[i], s1 += a[i + 1] * b[i + 1], s2 += a[i + 2] * b[i + 2],
+        s3 += a[i + 3] * b[i + 3];
+  for (; i < n; i++) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
 /* The kernel between two scaled rows (the signal part, no noise). */
 static double kern(const cc_tgp *g, const double *a, const double *b) {
   double s = 0;
@@ -167,7 +183,7 @@ static double factor(cc_tgp *g) {
     for (size_t i = 0; i < n && ok; i++)
       for (size_t j = 0; j <= i && ok; j++) {
         double s = g->k[i * n + j] + (i == j ? jitter * (s2 + noise) : 0);
-        for (size_t c = 0; c < j; c++) s -= g->l[i * n + c] * g->l[j * n + c];
+        s -= dot(&g->l[i * n], &g->l[j * n], j);
         if (i == j) {
           ok = s > 0;
           g->l[i * n + i] = ok ? sqrt(s) : 0;
@@ -183,11 +199,7 @@ static double factor(cc_tgp *g) {
 
 /* x = L^-1 b (forward) into x; then, with `back`, L^-T of it in place. */
 static void solve(const double *l, size_t n, const double *b, double *x, int back) {
-  for (size_t i = 0; i < n; i++) {
-    double s = b[i];
-    for (size_t c = 0; c < i; c++) s -= l[i * n + c] * x[c];
-    x[i] = s / l[i * n + i];
-  }
+  for (size_t i = 0; i < n; i++) x[i] = (b[i] - dot(&l[i * n], x, i)) / l[i * n + i];
   for (size_t i = n; back && i-- > 0;) {
     double s = x[i];
     for (size_t r = i + 1; r < n; r++) s -= l[r * n + i] * x[r];
@@ -195,24 +207,22 @@ static void solve(const double *l, size_t n, const double *b, double *x, int bac
   }
 }
 
-/* The inverse of the kernel matrix into g->inv, from its factor (g->l becomes L^-1). */
+/* The inverse of the kernel matrix into g->inv, from its factor (g->l is scratch after). */
 static void invert(cc_tgp *g) {
   size_t n = g->n;
-  double *l = g->l;
-  for (size_t i = 0; i < n; i++) { /* L^-1 in place, lower triangle, row by row */
-    l[i * n + i] = 1 / l[i * n + i];
-    for (size_t j = 0; j < i; j++) {
-      double s = 0;
-      for (size_t c = j; c < i; c++) s -= l[i * n + c] * l[c * n + j];
-      l[i * n + j] = s * l[i * n + i];
-    }
+  const double *l = g->l;
+  double *m = g->inv; /* row j: column j of L^-1 (zero above the diagonal) */
+  for (size_t j = 0; j < n; j++) {
+    double *x = &m[j * n];
+    memset(x, 0, j * sizeof *x);
+    x[j] = 1 / l[j * n + j];
+    for (size_t i = j + 1; i < n; i++) x[i] = -dot(&l[i * n + j], &x[j], i - j) / l[i * n + i];
   }
-  for (size_t a = 0; a < n; a++) /* K^-1 = L^-T L^-1 */
-    for (size_t b = 0; b <= a; b++) {
-      double s = 0;
-      for (size_t c = a; c < n; c++) s += l[c * n + a] * l[c * n + b];
-      g->inv[a * n + b] = g->inv[b * n + a] = s;
-    }
+  double *inv = g->l; /* K^-1 = L^-T L^-1: (a, b) the dot of rows a and b of m from max(a, b) */
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = 0; b <= a; b++)
+      inv[a * n + b] = inv[b * n + a] = dot(&m[a * n + a], &m[b * n + a], n - a);
+  g->l = m, g->inv = inv;
 }
 
 /* The gradient of the log marginal likelihood (plus the priors) into g->grad; 0 when the
@@ -270,6 +280,23 @@ static void load(cc_tgp *g, const double *x, const double *y, const size_t *rows
   }
 }
 
+/* The table of each feature's factor of the kernel, per value and training row, so a
+ * prediction multiplies p factors per row instead of taking an exp; 0 when out of memory. */
+static int tabulate(cc_tgp *g, const size_t *levels) {
+  size_t n = g->n, p = g->p, total = 0;
+  for (size_t j = 0; j < p; j++) g->lev[j] = levels[j] ? levels[j] : 1;
+  for (size_t j = 0; j < p; j++) g->off[j] = total, total += g->lev[j];
+  double *t = cc_grow(g->tab, &g->tab_cap, total * n + 1, sizeof *t, "a Gaussian process");
+  if (!t) return 0;
+  g->tab = t;
+  for (size_t j = 0; j < p; j++)
+    for (size_t v = 0; v < g->lev[j]; v++) {
+      double *r = &t[(g->off[j] + v) * n], at = (double)v * g->scale[j];
+      for (size_t i = 0; i < n; i++) r[i] = exp(-g->w[j] * dist(g->kernel, at - g->u[i * p + j]));
+    }
+  return 1;
+}
+
 cucore_status cc_tgp_fit(cc_tgp *g, const double *x, const double *y, size_t n,
                          const size_t *levels, int steps) {
   size_t *rows = cc_calloc(n ? n : 1, sizeof *rows, "a Gaussian process");
@@ -292,6 +319,7 @@ cucore_status cc_tgp_fit(cc_tgp *g, const double *x, const double *y, size_t n,
     if (isnan(factor(g))) return CUCORE_HOST_OUT_OF_MEMORY;
   }
   solve(g->l, g->n, g->yt, g->alpha, 1);
+  if (!tabulate(g, levels)) return CUCORE_HOST_OUT_OF_MEMORY;
   double total_w = 0;
   for (size_t j = 0; j < g->p; j++) total_w += exp(g->h[j]) * (g->scale[j] > 0);
   for (size_t j = 0; j < g->p; j++)
@@ -301,16 +329,16 @@ cucore_status cc_tgp_fit(cc_tgp *g, const double *x, const double *y, size_t n,
 
 void cc_tgp_predict(cc_tgp *g, const double *x, double *mean, double *sd) {
   size_t n = g->n, p = g->p;
-  double *u = g->row;
-  for (size_t j = 0; j < p; j++) u[j] = x[j] * g->scale[j];
-  double m = 0;
-  for (size_t i = 0; i < n; i++) {
-    g->v[i] = kern(g, u, &g->u[i * p]);
-    m += g->v[i] * g->alpha[i];
+  double s2 = exp(g->h[p]), *v = g->v;
+  for (size_t i = 0; i < n; i++) v[i] = s2;
+  for (size_t j = 0; j < p; j++) {
+    size_t at = x[j] > 0 ? (size_t)x[j] : 0;
+    const double *r = &g->tab[(g->off[j] + (at < g->lev[j] ? at : g->lev[j] - 1)) * n];
+    for (size_t i = 0; i < n; i++) v[i] *= r[i];
   }
-  solve(g->l, n, g->v, g->v, 0);
-  double var = exp(g->h[p]);
-  for (size_t i = 0; i < n; i++) var -= g->v[i] * g->v[i];
+  double m = dot(v, g->alpha, n);
+  solve(g->l, n, v, v, 0);
+  double var = s2 - dot(v, v, n);
   *mean = g->ymean + g->ysd * m;
   *sd = g->ysd * sqrt(var > 1e-12 ? var : 1e-12);
 }

@@ -15,7 +15,10 @@
  * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and its value
  * pairs never measured (pair_doubt); the budget's last proposals can polish the best (polish),
  * its Hamming neighbours by expected improvement; turns can take a grey-wolf pack's children
- * (wolves, wolf_every: search_wolf.c). All but tree_doubt are off by default.
+ * (wolves, wolf_every: search_wolf.c). The time model can be a Gaussian process instead of the
+ * forest (surrogate=1: search_gp.c; the failure forest, the candidates and the turns stay), and
+ * its targets can be clipped at a quantile (clip), so it models the fast region rather than how
+ * slow the slow configurations are. All but tree_doubt are off by default.
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
@@ -99,7 +102,7 @@ enum {
   OPT_SURROGATE,
   OPT_GP_STEPS,
   OPT_GP_KERNEL,
-  OPT_GP_CLIP
+  OPT_CLIP
 };
 
 typedef struct model {
@@ -118,6 +121,9 @@ typedef struct model {
   double *imp;                   /* the time forest's importances per parameter (nparams) */
   double *x, *y;                 /* the training rows (feat.n features each) and targets */
   size_t cap_x, cap_y;
+  double clip; /* the `clip` option: the time model's targets past this quantile cut to it */
+  double *yc;  /* the forest's clipped targets (clip < 1) */
+  size_t cap_yc;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
   uint64_t *set; /* their indices + 1, open addressing */
@@ -167,6 +173,7 @@ static cucore_status model_open(cc_tsearch *s) {
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
   const cc_tdom *d = s->dom;
   m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
+  m->clip = cc_tsearch_option(s, OPT_CLIP, 1);
   m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
   m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
@@ -182,8 +189,7 @@ static cucore_status model_open(cc_tsearch *s) {
   m->gp_steps = (int)cc_tsearch_option(s, OPT_GP_STEPS, GP_STEPS);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
-  cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0),
-                       cc_tsearch_option(s, OPT_GP_CLIP, 1)};
+  cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0), m->clip};
   if (st == CUCORE_OK && cc_tsearch_option(s, OPT_SURROGATE, 0) == 1)
     st = cc_tgp_open(m->feat.n, &go, &m->gp);
   if (st != CUCORE_OK) return st;
@@ -213,6 +219,7 @@ static void model_close(cc_tsearch *s) {
   model *m = s->state;
   cc_tfeat_close(&m->feat);
   cc_tgp_free(m->gp);
+  free(m->yc);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
   free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
@@ -447,6 +454,26 @@ static double doubt(const cc_tsearch *s, const model *m, double sd, double sprea
   return sqrt(sd * sd + spread * spread * (double)novel + pair * pair * pn);
 }
 
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The forest's targets: the n in m->y, or with `clip` below 1 those above its quantile cut to
+ * it (NULL: out of memory). */
+static const double *forest_targets(model *m, size_t n) {
+  if (m->clip >= 1) return m->y;
+  double *yc = cc_grow(m->yc, &m->cap_yc, n + 1, sizeof *yc, "a model's rows");
+  if (!yc) return NULL;
+  m->yc = yc;
+  memcpy(yc, m->y, n * sizeof *yc);
+  qsort(yc, n, sizeof *yc, by_value);
+  size_t at = (size_t)(m->clip * (double)(n - 1) + 0.5);
+  double cut = yc[at < n ? at : n - 1];
+  for (size_t i = 0; i < n; i++) yc[i] = m->y[i] < cut ? m->y[i] : cut;
+  return yc;
+}
+
 /* n: the measured rows training() left in m->x and m->y (the time forest's). */
 static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   size_t p = m->feat.n;
@@ -454,8 +481,10 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   cc_tforest *f = NULL, *fails = NULL;
   count_values(s, m);
   double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
-  cucore_status st = m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, m->gp_steps)
-                           : cc_tforest_fit(m->x, m->y, n, p, m->feat.levels, &fo, &s->rng, &f);
+  const double *yf = m->gp ? m->y : forest_targets(m, n);
+  cucore_status st = !yf     ? CUCORE_HOST_OUT_OF_MEMORY
+                     : m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, m->gp_steps)
+                             : cc_tforest_fit(m->x, yf, n, p, m->feat.levels, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
     size_t nf = training(s, m, 1);
@@ -717,9 +746,9 @@ static const cc_tstrat_option OPTIONS[] = {
     {"gp_kernel", 0, 2, 1,
      "the Gaussian process's distance per parameter between scaled value indices: 0 |a - b|, "
      "1 (a - b)^2, 2 a != b; default 0"},
-    {"gp_clip", 0.05, 1, 0,
-     "the Gaussian process's targets (log times) above this quantile of them count as that "
-     "quantile (1: none); default 1"},
+    {"clip", 0.05, 1, 0,
+     "the time model's targets (log times) above this quantile of them count as that quantile, "
+     "so the model spends its fit on the fast region (1: none); default 1"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
