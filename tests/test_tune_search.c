@@ -452,7 +452,7 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "surrogate=1"},
       {CC_TS_FOREST, "clip=0.5"},
       {CC_TS_FOREST, "surrogate=1,gp_kernel=2,gp_steps=0,pairs=66"},
-      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=1000,clip=0.05"},
+      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=2,clip=0.05"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},

@@ -56,7 +56,11 @@
  * 4th or 6th did less. */
 #define ADD_EVERY 8
 #define ADD_PHASE 2
-#define GP_STEPS 10      /* the Gaussian process's hyperparameter steps per fit (search_gp.c) */
+/* The Gaussian process's hyperparameter steps per fit (search_gp.c; 4x on the first fit). On
+ * the CLBlast GEMM recording (100 evaluations, surrogate=1,clip=0.5) 3 steps did as well as 10
+ * over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but worse over seeds
+ * 0-49 on GEMM, pnpoly and the H100 conv2d (10th percentiles 0.921, 0.951, median 0.977). */
+#define GP_STEPS 10
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
 /* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
  * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
