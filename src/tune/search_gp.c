@@ -337,10 +337,16 @@ void cc_tgp_predict(cc_tgp *g, const double *x, double *mean, double *sd) {
     for (size_t i = 0; i < n; i++) v[i] *= r[i];
   }
   double m = dot(v, g->alpha, n);
+  *mean = g->ymean + g->ysd * m;
+  if (!sd) return;
   solve(g->l, n, v, v, 0);
   double var = s2 - dot(v, v, n);
-  *mean = g->ymean + g->ysd * m;
   *sd = g->ysd * sqrt(var > 1e-12 ? var : 1e-12);
+}
+
+double cc_tgp_sd_max(const cc_tgp *g) {
+  double s2 = exp(g->h[g->p]);
+  return g->ysd * sqrt(s2 > 1e-12 ? s2 : 1e-12);
 }
 
 const double *cc_tgp_relevance(const cc_tgp *g) { return g->rel; }

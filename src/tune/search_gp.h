@@ -34,8 +34,11 @@ cucore_status cc_tgp_open(size_t p, const cc_tgp_options *o, cc_tgp **out);
 cucore_status cc_tgp_fit(cc_tgp *g, const double *x, const double *y, size_t n,
                          const size_t *levels, int steps);
 /* The prediction at x (p features): the posterior mean and standard deviation (of the
- * latent function, in the units of y). Uses the process's scratch: one caller at a time. */
+ * latent function, in the units of y; sd NULL: the mean only, a tenth of the cost or less).
+ * Uses the process's scratch: one caller at a time. */
 void cc_tgp_predict(cc_tgp *g, const double *x, double *mean, double *sd);
+/* The prior's standard deviation (in the units of y): no prediction's exceeds it. */
+double cc_tgp_sd_max(const cc_tgp *g);
 /* Each feature's share (summing to 1) of the kernel's weights: how fast the prediction
  * changes along that feature. */
 const double *cc_tgp_relevance(const cc_tgp *g);

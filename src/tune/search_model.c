@@ -78,11 +78,17 @@
 
 typedef struct cand {
   uint64_t index;
-  double score;    /* expected improvement times the chance not to fail (-INFINITY: taken) */
-  double explore;  /* the share of important value pairs never measured, for exploring turns */
-  double additive; /* the additive model's log time, the chance of failing as a cost */
-  size_t near;     /* the first of the best few whose neighbour it is (TOP_MAX: none) */
+  double score;      /* expected improvement times the chance not to fail (-INFINITY: taken) */
+  double explore;    /* the share of important value pairs never measured, for exploring turns */
+  double additive;   /* the additive model's log time, the chance of failing as a cost */
+  size_t near;       /* the first of the best few whose neighbour it is (TOP_MAX: none) */
+  double mu, pn, pf; /* the predicted log time, the share of new pairs, the chance to fail */
 } cand;
+
+typedef struct bound {
+  double b; /* a candidate's score at most */
+  size_t i;
+} bound;
 
 /* The options (OPTIONS below), their defaults the macros above. */
 enum {
@@ -130,6 +136,10 @@ typedef struct model {
   size_t cap_yc;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
+  bound *order; /* the Gaussian process's candidates by their bounds (gp_exact) */
+  size_t cap_order;
+  double *best_exact; /* the best exact scores so far (gp_exact) */
+  size_t cap_best_exact;
   uint64_t *set; /* their indices + 1, open addressing */
   size_t set_cap;
   double *row; /* one candidate's features */
@@ -223,7 +233,7 @@ static void model_close(cc_tsearch *s) {
   model *m = s->state;
   cc_tfeat_close(&m->feat);
   cc_tgp_free(m->gp);
-  free(m->yc);
+  free(m->yc), free(m->order), free(m->best_exact);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
   free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
@@ -282,7 +292,7 @@ static void add_cand_known(cc_tsearch *s, model *m, const size_t *digits, int va
   if (!c) return;
   m->c = c;
   m->set[j] = index + 1;
-  m->c[m->nc++] = (cand){index, 0, 0, 0, m->near};
+  m->c[m->nc++] = (cand){index, 0, 0, 0, m->near, 0, 0, 0};
 }
 
 static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
@@ -478,8 +488,56 @@ static const double *forest_targets(model *m, size_t n) {
   return yc;
 }
 
-/* n: the measured rows training() left in m->x and m->y (the time forest's). */
-static cucore_status score(cc_tsearch *s, model *m, size_t n) {
+static int by_bound(const void *a, const void *b) {
+  double x = ((const bound *)a)->b, y = ((const bound *)b)->b;
+  size_t i = ((const bound *)a)->i, j = ((const bound *)b)->i;
+  return x != y ? (x < y) - (x > y) : (i > j) - (i < j); /* the largest first */
+}
+
+/* The exact score of candidate i with the Gaussian process (its posterior's spread). */
+static double gp_score(cc_tsearch *s, model *m, size_t i, double best, double spread) {
+  cand *c = &m->c[i];
+  double mu, sd;
+  features(s, m, c->index, m->row);
+  cc_tgp_predict(m->gp, m->row, &mu, &sd);
+  sd = doubt(s, m, sd, spread, c->pn);
+  return expected_improvement(best, mu, sd) * (1 - c->pf) - 1e-9 * mu;
+}
+
+/* With the Gaussian process the candidates' scores are bounds at first (their doubt from the
+ * prior's spread, which no posterior's exceeds; the posterior's costs a triangular solve per
+ * candidate). The exact scores are computed in the order of the bounds until `want` are exact
+ * and the next bound is below the want-th best exact score halved `want` times: the picks of a
+ * batch (each halving its neighbours' scores) then never reach a candidate left at its bound,
+ * so the proposals are those of scoring every candidate exactly. */
+static int gp_exact(cc_tsearch *s, model *m, size_t want, double best, double spread) {
+  bound *o = cc_grow(m->order, &m->cap_order, m->nc + 1, sizeof *o, "a model's candidates");
+  double *top = o ? cc_grow(m->best_exact, &m->cap_best_exact, want + 1, sizeof *top,
+                            "a model's rows")
+                  : NULL;
+  if (o) m->order = o;
+  if (!top) return 0;
+  m->best_exact = top;
+  for (size_t i = 0; i < m->nc; i++) o[i] = (bound){m->c[i].score, i};
+  qsort(o, m->nc, sizeof *o, by_bound);
+  size_t exact = 0;
+  for (size_t k = 0; k < m->nc; k++) {
+    double kth = exact >= want ? top[want - 1] : 0;
+    if (kth > 0 && o[k].b < kth * pow(0.5, (double)want)) break;
+    double v = gp_score(s, m, o[k].i, best, spread);
+    m->c[o[k].i].score = v;
+    size_t at = exact < want ? exact++ : want; /* the best `want` exact scores, largest first */
+    if (at == want && v <= top[want - 1]) continue;
+    if (at == want) at = want - 1;
+    while (at > 0 && top[at - 1] < v) top[at] = top[at - 1], at--;
+    top[at] = v;
+  }
+  return 1;
+}
+
+/* n: the measured rows training() left in m->x and m->y (the time forest's); want: the
+ * proposals to make from them. */
+static cucore_status score(cc_tsearch *s, model *m, size_t n, size_t want) {
   size_t p = m->feat.n;
   cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
@@ -499,20 +557,26 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   const double *imp = m->imp;
   if (st == CUCORE_OK)
     cc_tfeat_fold(&m->feat, m->gp ? cc_tgp_relevance(m->gp) : cc_tforest_importance(f), m->imp);
+  /* bounds first where the turns take candidates by score only at the top (gp_exact) */
+  int bounds = m->gp && !m->polish && !m->wolves && !m->wolf_every && !m->descend;
   for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
     double mu, sd, pf = 0, sdf;
     features(s, m, m->c[i].index, m->row);
     if (m->gp)
-      cc_tgp_predict(m->gp, m->row, &mu, &sd);
+      cc_tgp_predict(m->gp, m->row, &mu, bounds ? NULL : &sd);
     else
       cc_tforest_predict(f, m->row, &mu, &sd);
+    if (bounds) sd = cc_tgp_sd_max(m->gp);
     double pn = pair_novelty(s, m, m->row, imp);
     sd = doubt(s, m, sd, spread, pn);
     if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
+    m->c[i].mu = mu, m->c[i].pn = pn, m->c[i].pf = pf;
     m->c[i].score = expected_improvement(best, mu, sd) * (1 - pf) - 1e-9 * mu;
     m->c[i].explore = pn - 1e-3 * (mu - best) / (spread + 1e-9);
     m->c[i].additive = -additive_predict(d, m, m->row) + log(1 - pf + 1e-9) - 1e-3 * mu;
   }
+  if (st == CUCORE_OK && bounds && !gp_exact(s, m, want ? want : 1, best, spread))
+    st = CUCORE_HOST_OUT_OF_MEMORY;
   cc_tforest_free(f);
   cc_tforest_free(fails);
   return st;
@@ -673,7 +737,7 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   size_t rows = training(s, m, 0); /* once: the additive model and the time forest's rows */
   if (!rows) return n;
   candidates(s, m, rows, want - n);
-  if (m->nc && score(s, m, rows) != CUCORE_OK) return n;
+  if (m->nc && score(s, m, rows, want - n) != CUCORE_OK) return n;
   while (n < want) {
     size_t best = next_candidate(s, m, this_turn(s, m));
     if (best == SIZE_MAX) { /* the candidates are spent: random fresh ones fill the batch */
