@@ -691,7 +691,8 @@ static void wolves_take_the_last_proposals(void **state) {
 }
 
 /* The Gaussian process: its predictions at the rows it was fitted to come back close to their
- * targets with a small standard deviation, and far from them its doubt is larger. */
+ * targets with a small standard deviation, and far from them its doubt is larger; no standard
+ * deviation is above the prior's (cc_tgp_sd_max). */
 static void a_gaussian_process_interpolates(void **state) {
   (void)state;
   static const size_t levels[3] = {6, 5, 2};
@@ -711,12 +712,16 @@ static void a_gaussian_process_interpolates(void **state) {
       assert_ok(cc_tgp_fit(g, x, y, n, levels, steps));
       double worst = 0, sd_in = 0, mean, sd;
       for (size_t i = 0; i < n; i++) {
+        double alone;
+        cc_tgp_predict(g, &x[i * 3], &alone, NULL); /* the mean alone: the same */
         cc_tgp_predict(g, &x[i * 3], &mean, &sd);
+        assert_true(alone == mean && sd <= cc_tgp_sd_max(g));
         worst = fabs(mean - y[i]) > worst ? fabs(mean - y[i]) : worst;
         sd_in = sd > sd_in ? sd : sd_in;
       }
       const double far[3] = {0, 1, 1}; /* b odd: never fitted */
       cc_tgp_predict(g, far, &mean, &sd);
+      assert_true(sd <= cc_tgp_sd_max(g)); /* the bound the scoring relies on */
       print_message("kernel %d, %d steps: worst error %.4f, sd at the rows <= %.4f, away %.4f\n",
                     kernel, steps, worst, sd_in, sd);
       if (worst > 0.1 || sd_in > 0.2 || sd <= sd_in)
