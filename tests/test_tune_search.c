@@ -363,7 +363,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 21);
+  assert_int_equal(counts[CC_TS_FOREST], 22);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -452,7 +452,7 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "surrogate=1"},
       {CC_TS_FOREST, "clip=0.5"},
       {CC_TS_FOREST, "surrogate=1,gp_kernel=2,gp_steps=0,pairs=66"},
-      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=2,clip=0.05"},
+      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=2,clip=0.05,gp_grow=0.5"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},

@@ -112,7 +112,8 @@ enum {
   OPT_SURROGATE,
   OPT_GP_STEPS,
   OPT_GP_KERNEL,
-  OPT_CLIP
+  OPT_CLIP,
+  OPT_GP_GROW
 };
 
 typedef struct model {
@@ -124,8 +125,10 @@ typedef struct model {
   size_t descend, descend_apart;                          /* the descent's options */
   long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
-  cc_tgp *gp;   /* the surrogate of log time when the `surrogate` option is 1 (else the forest) */
-  int gp_steps; /* its hyperparameters' steps per fit */
+  cc_tgp *gp;     /* the surrogate of log time when the `surrogate` option is 1 (else the forest) */
+  int gp_steps;   /* its hyperparameters' steps per fit */
+  double gp_grow; /* the `gp_grow` option: the rows' growth between fits that take steps */
+  size_t gp_rows; /* the rows at the last fit that took steps */
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
   double *imp;                   /* the time forest's importances per parameter (nparams) */
@@ -201,6 +204,7 @@ static cucore_status model_open(cc_tsearch *s) {
   m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
   m->anchor = -1;
   m->gp_steps = (int)cc_tsearch_option(s, OPT_GP_STEPS, GP_STEPS);
+  m->gp_grow = cc_tsearch_option(s, OPT_GP_GROW, 0);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
   cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0), m->clip};
@@ -488,6 +492,15 @@ static const double *forest_targets(model *m, size_t n) {
   return yc;
 }
 
+/* The Gaussian process's hyperparameter steps for a fit to n rows: gp_steps when the rows
+ * have grown by gp_grow (a share) since the last fit that took steps, else none (the fit then
+ * only factors the kernel matrix again). */
+static int gp_steps(model *m, size_t n) {
+  if (m->gp_rows && (double)n < (double)m->gp_rows * (1 + m->gp_grow)) return 0;
+  m->gp_rows = n;
+  return m->gp_steps;
+}
+
 static int by_bound(const void *a, const void *b) {
   double x = ((const bound *)a)->b, y = ((const bound *)b)->b;
   size_t i = ((const bound *)a)->i, j = ((const bound *)b)->i;
@@ -545,7 +558,7 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n, size_t want) {
   double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
   const double *yf = m->gp ? m->y : forest_targets(m, n);
   cucore_status st = !yf     ? CUCORE_HOST_OUT_OF_MEMORY
-                     : m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, m->gp_steps)
+                     : m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, gp_steps(m, n))
                              : cc_tforest_fit(m->x, yf, n, p, m->feat.levels, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
@@ -817,6 +830,9 @@ static const cc_tstrat_option OPTIONS[] = {
     {"clip", 0.05, 1, 0,
      "the time model's targets (log times) above this quantile of them count as that quantile, "
      "so the model spends its fit on the fast region (1: none); default 1"},
+    {"gp_grow", 0, 100, 0,
+     "the Gaussian process's hyperparameters take their steps only when the rows have grown "
+     "by this share since they last did (0: every fit); default 0"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
