@@ -734,6 +734,32 @@ static void a_gaussian_process_interpolates(void **state) {
     }
 }
 
+/* Past CC_TGP_MAX_ROWS rows a fit keeps the fastest half of that and the most recent others:
+ * the fastest row is predicted close to its target. */
+static void a_gaussian_process_keeps_its_rows_bounded(void **state) {
+  (void)state;
+  static const size_t levels[2] = {20, 20};
+  size_t n = CC_TGP_MAX_ROWS + 100;
+  double *x = calloc(2 * n, sizeof *x), *y = calloc(n, sizeof *y);
+  for (size_t i = 0; i < n; i++) {
+    double a = (double)(i % 20), b = (double)((i * 7) % 20);
+    x[2 * i] = a, x[2 * i + 1] = b, y[i] = 0.05 * (a - 3) * (a - 3) + 0.02 * (b - 11) * (b - 11);
+  }
+  cc_tgp *g = NULL;
+  cc_tgp_options o = {CC_TGP_L1, 0.5};
+  assert_ok(cc_tgp_open(2, &o, &g));
+  assert_ok(cc_tgp_fit(g, x, y, n, levels, 5));
+  size_t low = 0; /* the fastest row */
+  for (size_t i = 1; i < n; i++) low = y[i] < y[low] ? i : low;
+  double mean, sd;
+  cc_tgp_predict(g, &x[2 * low], &mean, &sd);
+  print_message("%zu rows: the fastest (%g) predicted %.4f (sd %.4f)\n", n, y[low], mean, sd);
+  assert_true(fabs(mean - y[low]) < 0.1 && sd <= cc_tgp_sd_max(g));
+  cc_tgp_free(g);
+  free(x);
+  free(y);
+}
+
 /* surrogate=1: the same seed gives the same proposals, one at a time and in batches, within
  * the budget, and they are not the forest's. */
 static void the_gaussian_process_keeps_the_rules(void **state) {
@@ -771,6 +797,7 @@ int main(void) {
       cmocka_unit_test(wolves_take_the_last_proposals),
       cmocka_unit_test(a_gaussian_process_interpolates),
       cmocka_unit_test(the_gaussian_process_keeps_the_rules),
+      cmocka_unit_test(a_gaussian_process_keeps_its_rows_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

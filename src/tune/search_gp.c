@@ -106,8 +106,6 @@ static int reserve(cc_tgp *g, size_t n) {
   return ok;
 }
 
-/* The rows a fit keeps (out, ascending; returns how many): all of them up to CC_TGP_MAX_ROWS,
- * else the fastest half of that and the most recent of the others. */
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -125,6 +123,8 @@ static double quantile(const double *y, const size_t *rows, size_t n, double q) 
   return cut;
 }
 
+/* The rows a fit keeps (into out; returns how many): all of them up to CC_TGP_MAX_ROWS, else
+ * the fastest half of that and the most recent of the others. */
 static size_t keep_rows(const double *y, size_t n, size_t *out) {
   if (n <= CC_TGP_MAX_ROWS) {
     for (size_t i = 0; i < n; i++) out[i] = i;
