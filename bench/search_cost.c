@@ -5,7 +5,7 @@
  * proposes) and of 1, answered by a synthetic time (a smooth bowl over the parameters with an
  * interaction and a few failures), never listing the space. Target (issue: the strategy must
  * never be what the GPU waits for): <= 1 ms per proposal in batches, for every strategy.
- * No GPU. usage: bench_search_cost [evaluations] */
+ * No GPU. usage: bench_search_cost [evaluations [the forest's options, e.g. surrogate=1]] */
 #include "tune/search.h"
 #include "tune/search_space.h"
 
@@ -46,10 +46,10 @@ static double synthetic_ms(const cc_tdom *dom, uint64_t index) {
 }
 
 /* One search of `budget` proposals in batches of `batch`: the strategy's ms per proposal. */
-static double one(const cc_tdom *dom, cc_tstrategy kind, uint64_t budget, size_t batch,
-                  uint64_t seed, double *best) {
+static double one(const cc_tdom *dom, cc_tstrategy kind, const char *options, uint64_t budget,
+                  size_t batch, uint64_t seed, double *best) {
   cc_tsearch *s = NULL;
-  if (cc_tsearch_open(dom, kind, NULL, seed, budget, &s) != CUCORE_OK) return -1;
+  if (cc_tsearch_open(dom, kind, options, seed, budget, &s) != CUCORE_OK) return -1;
   uint64_t ask[8];
   double spent = 0;
   size_t n = 0, got;
@@ -74,6 +74,7 @@ static double one(const cc_tdom *dom, cc_tstrategy kind, uint64_t budget, size_t
 
 int main(int argc, char **argv) {
   uint64_t budget = argc > 1 ? strtoull(argv[1], NULL, 10) : 200;
+  const char *forest_options = argc > 2 ? argv[2] : NULL;
   cucore_tune_space *space = NULL;
   if (cucore_tune_space_from_json(SPACE, sizeof SPACE - 1, &space) != CUCORE_OK) {
     printf("search_cost: %s\n", cucore_last_error());
@@ -92,11 +93,12 @@ int main(int argc, char **argv) {
   int failed = 0;
   for (int k = 0; k < CC_TS_COUNT; k++) {
     double worst8 = 0, worst1 = 0, best8 = INFINITY;
+    const char *options = k == CC_TS_FOREST ? forest_options : NULL;
     for (uint64_t seed = 1; seed <= 3; seed++) {
       double b;
-      double c8 = one(dom, (cc_tstrategy)k, budget, 8, seed, &b);
+      double c8 = one(dom, (cc_tstrategy)k, options, budget, 8, seed, &b);
       best8 = b < best8 ? b : best8;
-      double c1 = one(dom, (cc_tstrategy)k, budget, 1, seed, &b);
+      double c1 = one(dom, (cc_tstrategy)k, options, budget, 1, seed, &b);
       if (c8 < 0 || c1 < 0) {
         printf("  %s: the search did not make its %llu proposals\n", cc_tstrategy_names[k],
                (unsigned long long)budget);

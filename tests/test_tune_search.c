@@ -15,6 +15,7 @@
 
 #include "tune/recording.h"
 #include "tune/search_features.h"
+#include "tune/search_gp.h"
 
 /* A strict JSON text that grows (the recordings are built as text, as Kernel Tuner writes
  * them). */
@@ -362,7 +363,7 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 17);
+  assert_int_equal(counts[CC_TS_FOREST], 22);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -448,6 +449,10 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "descend=20"},
       {CC_TS_FOREST, "descend=1000000,descend_apart=1000000"},
       {CC_TS_FOREST, "descend=10,descend_apart=1,wolves=10,polish=5"},
+      {CC_TS_FOREST, "surrogate=1"},
+      {CC_TS_FOREST, "clip=0.5"},
+      {CC_TS_FOREST, "surrogate=1,gp_kernel=2,gp_steps=0,pairs=66"},
+      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=2,clip=0.05,gp_grow=0.5"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
@@ -685,6 +690,97 @@ static void wolves_take_the_last_proposals(void **state) {
   free(json);
 }
 
+/* The Gaussian process: its predictions at the rows it was fitted to come back close to their
+ * targets with a small standard deviation, and far from them its doubt is larger; no standard
+ * deviation is above the prior's (cc_tgp_sd_max). */
+static void a_gaussian_process_interpolates(void **state) {
+  (void)state;
+  static const size_t levels[3] = {6, 5, 2};
+  double x[18 * 3], y[18];
+  size_t n = 0;
+  for (size_t a = 0; a < 6; a++)
+    for (size_t b = 0; b < 5; b += 2) {
+      x[n * 3] = (double)a, x[n * 3 + 1] = (double)b, x[n * 3 + 2] = (double)((a + b) % 2);
+      y[n] = 0.3 * (double)a + 0.1 * (double)(b * b) - 0.5 * x[n * 3 + 2];
+      n++;
+    }
+  for (int kernel = 0; kernel < 3; kernel++)
+    for (int steps = 0; steps <= 40; steps += 40) {
+      cc_tgp *g = NULL;
+      cc_tgp_options o = {(cc_tgp_kernel)kernel, 1};
+      assert_ok(cc_tgp_open(3, &o, &g));
+      assert_ok(cc_tgp_fit(g, x, y, n, levels, steps));
+      double worst = 0, sd_in = 0, mean, sd;
+      for (size_t i = 0; i < n; i++) {
+        double alone;
+        cc_tgp_predict(g, &x[i * 3], &alone, NULL); /* the mean alone: the same */
+        cc_tgp_predict(g, &x[i * 3], &mean, &sd);
+        assert_true(alone == mean && sd <= cc_tgp_sd_max(g));
+        worst = fabs(mean - y[i]) > worst ? fabs(mean - y[i]) : worst;
+        sd_in = sd > sd_in ? sd : sd_in;
+      }
+      const double far[3] = {0, 1, 1}; /* b odd: never fitted */
+      cc_tgp_predict(g, far, &mean, &sd);
+      assert_true(sd <= cc_tgp_sd_max(g)); /* the bound the scoring relies on */
+      print_message("kernel %d, %d steps: worst error %.4f, sd at the rows <= %.4f, away %.4f\n",
+                    kernel, steps, worst, sd_in, sd);
+      if (worst > 0.1 || sd_in > 0.2 || sd <= sd_in)
+        fail_msg("kernel %d, %d steps: error %g, sd %g at the rows, %g away", kernel, steps, worst,
+                 sd_in, sd);
+      double total = 0;
+      for (size_t j = 0; j < 3; j++) total += cc_tgp_relevance(g)[j];
+      assert_true(fabs(total - 1) < 1e-9);
+      cc_tgp_free(g);
+    }
+}
+
+/* Past CC_TGP_MAX_ROWS rows a fit keeps the fastest half of that and the most recent others:
+ * the fastest row is predicted close to its target. */
+static void a_gaussian_process_keeps_its_rows_bounded(void **state) {
+  (void)state;
+  static const size_t levels[2] = {20, 20};
+  size_t n = CC_TGP_MAX_ROWS + 100;
+  double *x = calloc(2 * n, sizeof *x), *y = calloc(n, sizeof *y);
+  for (size_t i = 0; i < n; i++) {
+    double a = (double)(i % 20), b = (double)((i * 7) % 20);
+    x[2 * i] = a, x[2 * i + 1] = b, y[i] = 0.05 * (a - 3) * (a - 3) + 0.02 * (b - 11) * (b - 11);
+  }
+  cc_tgp *g = NULL;
+  cc_tgp_options o = {CC_TGP_L1, 0.5};
+  assert_ok(cc_tgp_open(2, &o, &g));
+  assert_ok(cc_tgp_fit(g, x, y, n, levels, 5));
+  size_t low = 0; /* the fastest row */
+  for (size_t i = 1; i < n; i++) low = y[i] < y[low] ? i : low;
+  double mean, sd;
+  cc_tgp_predict(g, &x[2 * low], &mean, &sd);
+  print_message("%zu rows: the fastest (%g) predicted %.4f (sd %.4f)\n", n, y[low], mean, sd);
+  assert_true(fabs(mean - y[low]) < 0.1 && sd <= cc_tgp_sd_max(g));
+  cc_tgp_free(g);
+  free(x);
+  free(y);
+}
+
+/* surrogate=1: the same seed gives the same proposals, one at a time and in batches, within
+ * the budget, and they are not the forest's. */
+static void the_gaussian_process_keeps_the_rules(void **state) {
+  (void)state;
+  char *json = make_recording(10, 10, 6, 7, 100, 1);
+  cc_trecording *r = read_recording(json);
+  uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
+  double best;
+  for (size_t batch = 1; batch <= 8; batch *= 8) {
+    assert_int_equal(replay_with(r, CC_TS_FOREST, "surrogate=1", 11, 40, batch, a, &best), 40);
+    assert_int_equal(replay_with(r, CC_TS_FOREST, "surrogate=1", 11, 40, batch, b, &best), 40);
+    assert_memory_equal(a, b, 40 * sizeof *a);
+    assert_int_equal(replay_with(r, CC_TS_FOREST, NULL, 11, 40, batch, b, &best), 40);
+    assert_memory_not_equal(a, b, 40 * sizeof *a);
+  }
+  free(a);
+  free(b);
+  cc_trecording_free(r);
+  free(json);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_cache_file_is_read_with_failures_and_costs),
@@ -699,6 +795,9 @@ int main(void) {
       cmocka_unit_test(polish_ends_on_the_best_neighbours),
       cmocka_unit_test(defaults_hold_on_many_parameters),
       cmocka_unit_test(wolves_take_the_last_proposals),
+      cmocka_unit_test(a_gaussian_process_interpolates),
+      cmocka_unit_test(the_gaussian_process_keeps_the_rules),
+      cmocka_unit_test(a_gaussian_process_keeps_its_rows_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

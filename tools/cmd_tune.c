@@ -259,9 +259,9 @@ static const cli_opt cmd_tune_opts[] = {
      .help = "the search strategy's options, key=value items or a JSON object of numbers:\n"
              "forest trees, pool, init, explore_every, additive_every, neighbours_of, pairs,\n"
              "tree_doubt, pair_doubt, polish, wolves, wolf_every, wolf_pick, pack, wolf_apart,\n"
-             "descend, descend_apart; genetic population, mutation, tournament; ils init,\n"
-             "perturb; anneal t_start, t_end (ranges and defaults: README, or a wrong name's\n"
-             "message)"},
+             "descend, descend_apart, surrogate, gp_steps, gp_kernel, gp_grow, clip; genetic\n"
+             "population, mutation, tournament; ils init, perturb; anneal t_start, t_end\n"
+             "(ranges and defaults: README, or a wrong name's message)"},
     {.name = "--simulate",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(simulate),

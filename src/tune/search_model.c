@@ -15,10 +15,14 @@
  * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and its value
  * pairs never measured (pair_doubt); the budget's last proposals can polish the best (polish),
  * its Hamming neighbours by expected improvement; turns can take a grey-wolf pack's children
- * (wolves, wolf_every: search_wolf.c). All but tree_doubt are off by default.
+ * (wolves, wolf_every: search_wolf.c). The time model can be a Gaussian process instead of the
+ * forest (surrogate=1: search_gp.c; the failure forest, the candidates and the turns stay), and
+ * its targets can be clipped at a quantile (clip), so it models the fast region rather than how
+ * slow the slow configurations are. All but tree_doubt are off by default.
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
+#include "tune/search_gp.h"
 #include "tune/search_wolf.h"
 
 #include <math.h>
@@ -52,6 +56,11 @@
  * 4th or 6th did less. */
 #define ADD_EVERY 8
 #define ADD_PHASE 2
+/* The Gaussian process's hyperparameter steps per fit (search_gp.c; 4x on the first fit). On
+ * the CLBlast GEMM recording (100 evaluations, surrogate=1,clip=0.5) 3 steps did as well as 10
+ * over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but worse over seeds
+ * 0-49 on GEMM, pnpoly and the H100 conv2d (10th percentiles 0.921, 0.951, median 0.977). */
+#define GP_STEPS 10
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
 /* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
  * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
@@ -69,11 +78,17 @@
 
 typedef struct cand {
   uint64_t index;
-  double score;    /* expected improvement times the chance not to fail (-INFINITY: taken) */
-  double explore;  /* the share of important value pairs never measured, for exploring turns */
-  double additive; /* the additive model's log time, the chance of failing as a cost */
-  size_t near;     /* the first of the best few whose neighbour it is (TOP_MAX: none) */
+  double score;      /* expected improvement times the chance not to fail (-INFINITY: taken) */
+  double explore;    /* the share of important value pairs never measured, for exploring turns */
+  double additive;   /* the additive model's log time, the chance of failing as a cost */
+  size_t near;       /* the first of the best few whose neighbour it is (TOP_MAX: none) */
+  double mu, pn, pf; /* the predicted log time, the share of new pairs, the chance to fail */
 } cand;
+
+typedef struct bound {
+  double b; /* a candidate's score at most */
+  size_t i;
+} bound;
 
 /* The options (OPTIONS below), their defaults the macros above. */
 enum {
@@ -93,7 +108,12 @@ enum {
   OPT_PACK,
   OPT_WOLF_APART,
   OPT_DESCEND,
-  OPT_DESCEND_APART
+  OPT_DESCEND_APART,
+  OPT_SURROGATE,
+  OPT_GP_STEPS,
+  OPT_GP_KERNEL,
+  OPT_CLIP,
+  OPT_GP_GROW
 };
 
 typedef struct model {
@@ -105,13 +125,24 @@ typedef struct model {
   size_t descend, descend_apart;                          /* the descent's options */
   long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
+  cc_tgp *gp;     /* the surrogate of log time when the `surrogate` option is 1 (else the forest) */
+  int gp_steps;   /* its hyperparameters' steps per fit */
+  double gp_grow; /* the `gp_grow` option: the rows' growth between fits that take steps */
+  size_t gp_rows; /* the rows at the last fit that took steps */
   double tree_doubt, pair_doubt; /* the options: the uncertainty's two parts, weighed */
   cc_tfeat feat;                 /* what the forests see of a configuration */
   double *imp;                   /* the time forest's importances per parameter (nparams) */
   double *x, *y;                 /* the training rows (feat.n features each) and targets */
   size_t cap_x, cap_y;
+  double clip; /* the `clip` option: the time model's targets past this quantile cut to it */
+  double *yc;  /* the forest's clipped targets (clip < 1) */
+  size_t cap_yc;
   cand *c; /* the candidates of one proposal */
   size_t nc, cap_c;
+  bound *order; /* the Gaussian process's candidates by their bounds (gp_exact) */
+  size_t cap_order;
+  double *best_exact; /* the best exact scores so far (gp_exact) */
+  size_t cap_best_exact;
   uint64_t *set; /* their indices + 1, open addressing */
   size_t set_cap;
   double *row; /* one candidate's features */
@@ -159,6 +190,7 @@ static cucore_status model_open(cc_tsearch *s) {
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
   const cc_tdom *d = s->dom;
   m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
+  m->clip = cc_tsearch_option(s, OPT_CLIP, 1);
   m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
   m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, 0);
   m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
@@ -171,8 +203,13 @@ static cucore_status model_open(cc_tsearch *s) {
   m->descend = (size_t)cc_tsearch_option(s, OPT_DESCEND, 0);
   m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
   m->anchor = -1;
+  m->gp_steps = (int)cc_tsearch_option(s, OPT_GP_STEPS, GP_STEPS);
+  m->gp_grow = cc_tsearch_option(s, OPT_GP_GROW, 0);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
+  cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0), m->clip};
+  if (st == CUCORE_OK && cc_tsearch_option(s, OPT_SURROGATE, 0) == 1)
+    st = cc_tgp_open(m->feat.n, &go, &m->gp);
   if (st != CUCORE_OK) return st;
   m->row = cc_calloc(m->feat.n + 1, sizeof *m->row, "a model-based search");
   m->imp = cc_calloc(d->nparams + 1, sizeof *m->imp, "a model-based search");
@@ -199,6 +236,8 @@ static cucore_status model_open(cc_tsearch *s) {
 static void model_close(cc_tsearch *s) {
   model *m = s->state;
   cc_tfeat_close(&m->feat);
+  cc_tgp_free(m->gp);
+  free(m->yc), free(m->order), free(m->best_exact);
   free(m->imp), free(m->x), free(m->y), free(m->c), free(m->set), free(m->row), free(m->seen),
       free(m->perm);
   free(m->eff), free(m->eff_sum), free(m->eff_cnt), free(m->wolf_work);
@@ -257,7 +296,7 @@ static void add_cand_known(cc_tsearch *s, model *m, const size_t *digits, int va
   if (!c) return;
   m->c = c;
   m->set[j] = index + 1;
-  m->c[m->nc++] = (cand){index, 0, 0, 0, m->near};
+  m->c[m->nc++] = (cand){index, 0, 0, 0, m->near, 0, 0, 0};
 }
 
 static void add_cand(cc_tsearch *s, model *m, const size_t *digits) {
@@ -433,14 +472,94 @@ static double doubt(const cc_tsearch *s, const model *m, double sd, double sprea
   return sqrt(sd * sd + spread * spread * (double)novel + pair * pair * pn);
 }
 
-/* n: the measured rows training() left in m->x and m->y (the time forest's). */
-static cucore_status score(cc_tsearch *s, model *m, size_t n) {
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The forest's targets: the n in m->y, or with `clip` below 1 those above its quantile cut to
+ * it (NULL: out of memory). */
+static const double *forest_targets(model *m, size_t n) {
+  if (m->clip >= 1) return m->y;
+  double *yc = cc_grow(m->yc, &m->cap_yc, n + 1, sizeof *yc, "a model's rows");
+  if (!yc) return NULL;
+  m->yc = yc;
+  memcpy(yc, m->y, n * sizeof *yc);
+  qsort(yc, n, sizeof *yc, by_value);
+  size_t at = (size_t)(m->clip * (double)(n - 1) + 0.5);
+  double cut = yc[at < n ? at : n - 1];
+  for (size_t i = 0; i < n; i++) yc[i] = m->y[i] < cut ? m->y[i] : cut;
+  return yc;
+}
+
+/* The Gaussian process's hyperparameter steps for a fit to n rows: gp_steps when the rows
+ * have grown by gp_grow (a share) since the last fit that took steps, else none (the fit then
+ * only factors the kernel matrix again). */
+static int gp_steps(model *m, size_t n) {
+  if (m->gp_rows && (double)n < (double)m->gp_rows * (1 + m->gp_grow)) return 0;
+  m->gp_rows = n;
+  return m->gp_steps;
+}
+
+static int by_bound(const void *a, const void *b) {
+  double x = ((const bound *)a)->b, y = ((const bound *)b)->b;
+  size_t i = ((const bound *)a)->i, j = ((const bound *)b)->i;
+  return x != y ? (x < y) - (x > y) : (i > j) - (i < j); /* the largest first */
+}
+
+/* The exact score of candidate i with the Gaussian process (its posterior's spread). */
+static double gp_score(cc_tsearch *s, model *m, size_t i, double best, double spread) {
+  cand *c = &m->c[i];
+  double mu, sd;
+  features(s, m, c->index, m->row);
+  cc_tgp_predict(m->gp, m->row, &mu, &sd);
+  sd = doubt(s, m, sd, spread, c->pn);
+  return expected_improvement(best, mu, sd) * (1 - c->pf) - 1e-9 * mu;
+}
+
+/* With the Gaussian process the candidates' scores are bounds at first (their doubt from the
+ * prior's spread, which no posterior's exceeds; the posterior's costs a triangular solve per
+ * candidate). The exact scores are computed in the order of the bounds until `want` are exact
+ * and the next bound is below the want-th best exact score halved `want` times: the picks of a
+ * batch (each halving its neighbours' scores) then never reach a candidate left at its bound,
+ * so the proposals are those of scoring every candidate exactly. */
+static int gp_exact(cc_tsearch *s, model *m, size_t want, double best, double spread) {
+  bound *o = cc_grow(m->order, &m->cap_order, m->nc + 1, sizeof *o, "a model's candidates");
+  double *top = o ? cc_grow(m->best_exact, &m->cap_best_exact, want + 1, sizeof *top,
+                            "a model's rows")
+                  : NULL;
+  if (o) m->order = o;
+  if (!top) return 0;
+  m->best_exact = top;
+  for (size_t i = 0; i < m->nc; i++) o[i] = (bound){m->c[i].score, i};
+  qsort(o, m->nc, sizeof *o, by_bound);
+  size_t exact = 0;
+  for (size_t k = 0; k < m->nc; k++) {
+    double kth = exact >= want ? top[want - 1] : 0;
+    if (kth > 0 && o[k].b < kth * pow(0.5, (double)want)) break;
+    double v = gp_score(s, m, o[k].i, best, spread);
+    m->c[o[k].i].score = v;
+    size_t at = exact < want ? exact++ : want; /* the best `want` exact scores, largest first */
+    if (at == want && v <= top[want - 1]) continue;
+    if (at == want) at = want - 1;
+    while (at > 0 && top[at - 1] < v) top[at] = top[at - 1], at--;
+    top[at] = v;
+  }
+  return 1;
+}
+
+/* n: the measured rows training() left in m->x and m->y (the time forest's); want: the
+ * proposals to make from them. */
+static cucore_status score(cc_tsearch *s, model *m, size_t n, size_t want) {
   size_t p = m->feat.n;
   cc_tforest_options fo = {m->trees, p > 3 ? (p + 1) / 2 : p, 1, 1};
   cc_tforest *f = NULL, *fails = NULL;
   count_values(s, m);
   double best = log(s->best), spread = novelty_scale(m, n); /* before the failure rows */
-  cucore_status st = cc_tforest_fit(m->x, m->y, n, p, m->feat.levels, &fo, &s->rng, &f);
+  const double *yf = m->gp ? m->y : forest_targets(m, n);
+  cucore_status st = !yf     ? CUCORE_HOST_OUT_OF_MEMORY
+                     : m->gp ? cc_tgp_fit(m->gp, m->x, m->y, n, m->feat.levels, gp_steps(m, n))
+                             : cc_tforest_fit(m->x, yf, n, p, m->feat.levels, &fo, &s->rng, &f);
   if (st == CUCORE_OK && s->failed) {
     cc_tforest_options fc = {16, fo.mtry, 2, 1};
     size_t nf = training(s, m, 1);
@@ -449,18 +568,28 @@ static cucore_status score(cc_tsearch *s, model *m, size_t n) {
   }
   const cc_tdom *d = s->dom;
   const double *imp = m->imp;
-  if (st == CUCORE_OK) cc_tfeat_fold(&m->feat, cc_tforest_importance(f), m->imp);
+  if (st == CUCORE_OK)
+    cc_tfeat_fold(&m->feat, m->gp ? cc_tgp_relevance(m->gp) : cc_tforest_importance(f), m->imp);
+  /* bounds first where the turns take candidates by score only at the top (gp_exact) */
+  int bounds = m->gp && !m->polish && !m->wolves && !m->wolf_every && !m->descend;
   for (size_t i = 0; st == CUCORE_OK && i < m->nc; i++) {
     double mu, sd, pf = 0, sdf;
     features(s, m, m->c[i].index, m->row);
-    cc_tforest_predict(f, m->row, &mu, &sd);
+    if (m->gp)
+      cc_tgp_predict(m->gp, m->row, &mu, bounds ? NULL : &sd);
+    else
+      cc_tforest_predict(f, m->row, &mu, &sd);
+    if (bounds) sd = cc_tgp_sd_max(m->gp);
     double pn = pair_novelty(s, m, m->row, imp);
     sd = doubt(s, m, sd, spread, pn);
     if (fails) cc_tforest_predict(fails, m->row, &pf, &sdf);
+    m->c[i].mu = mu, m->c[i].pn = pn, m->c[i].pf = pf;
     m->c[i].score = expected_improvement(best, mu, sd) * (1 - pf) - 1e-9 * mu;
     m->c[i].explore = pn - 1e-3 * (mu - best) / (spread + 1e-9);
     m->c[i].additive = -additive_predict(d, m, m->row) + log(1 - pf + 1e-9) - 1e-3 * mu;
   }
+  if (st == CUCORE_OK && bounds && !gp_exact(s, m, want ? want : 1, best, spread))
+    st = CUCORE_HOST_OUT_OF_MEMORY;
   cc_tforest_free(f);
   cc_tforest_free(fails);
   return st;
@@ -621,7 +750,7 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
   size_t rows = training(s, m, 0); /* once: the additive model and the time forest's rows */
   if (!rows) return n;
   candidates(s, m, rows, want - n);
-  if (m->nc && score(s, m, rows) != CUCORE_OK) return n;
+  if (m->nc && score(s, m, rows, want - n) != CUCORE_OK) return n;
   while (n < want) {
     size_t best = next_candidate(s, m, this_turn(s, m));
     if (best == SIZE_MAX) { /* the candidates are spent: random fresh ones fill the batch */
@@ -689,6 +818,21 @@ static const cc_tstrat_option OPTIONS[] = {
      "improvement (0: never); default 0"},
     {"descend_apart", 1, 1e6, 1,
      "the descent starts this many parameters from the best at least; default 3"},
+    {"surrogate", 0, 1, 1,
+     "the model of log time: 0 a random forest, 1 a Gaussian process over the value indices "
+     "(search_gp.c; tree_doubt scales its standard deviation); default 0"},
+    {"gp_steps", 0, 1000, 1,
+     "the Gaussian process's hyperparameters take this many gradient steps per fit, going on "
+     "from the last fit (4x on the first); default 10"},
+    {"gp_kernel", 0, 2, 1,
+     "the Gaussian process's distance per parameter between scaled value indices: 0 |a - b|, "
+     "1 (a - b)^2, 2 a != b; default 0"},
+    {"clip", 0.05, 1, 0,
+     "the time model's targets (log times) above this quantile of them count as that quantile, "
+     "so the model spends its fit on the fast region (1: none); default 1"},
+    {"gp_grow", 0, 100, 0,
+     "the Gaussian process's hyperparameters take their steps only when the rows have grown "
+     "by this share since they last did (0: every fit); default 0"},
     {NULL, 0, 0, 0, NULL}};
 
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
