@@ -5,7 +5,8 @@
  * proposes) and of 1, answered by a synthetic time (a smooth bowl over the parameters with an
  * interaction and a few failures), never listing the space. Target (issue: the strategy must
  * never be what the GPU waits for): <= 1 ms per proposal in batches, for every strategy.
- * No GPU. usage: bench_search_cost [evaluations [the forest's options, e.g. surrogate=1]] */
+ * No GPU. usage: bench_search_cost [evaluations [the options of forest and bayes, e.g.
+ * clip=0.5]] */
 #include "tune/search.h"
 #include "tune/search_space.h"
 
@@ -74,7 +75,7 @@ static double one(const cc_tdom *dom, cc_tstrategy kind, const char *options, ui
 
 int main(int argc, char **argv) {
   uint64_t budget = argc > 1 ? strtoull(argv[1], NULL, 10) : 200;
-  const char *forest_options = argc > 2 ? argv[2] : NULL;
+  const char *model_options = argc > 2 ? argv[2] : NULL; /* forest and bayes */
   cucore_tune_space *space = NULL;
   if (cucore_tune_space_from_json(SPACE, sizeof SPACE - 1, &space) != CUCORE_OK) {
     printf("search_cost: %s\n", cucore_last_error());
@@ -93,7 +94,7 @@ int main(int argc, char **argv) {
   int failed = 0;
   for (int k = 0; k < CC_TS_COUNT; k++) {
     double worst8 = 0, worst1 = 0, best8 = INFINITY;
-    const char *options = k == CC_TS_FOREST ? forest_options : NULL;
+    const char *options = k == CC_TS_FOREST || k == CC_TS_BAYES ? model_options : NULL;
     for (uint64_t seed = 1; seed <= 3; seed++) {
       double b;
       double c8 = one(dom, (cc_tstrategy)k, options, budget, 8, seed, &b);

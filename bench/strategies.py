@@ -35,7 +35,7 @@ KT_BEST = {
     ("h100_gemm", 200): ("firefly_algorithm", 1.000, 1.000),
 }
 TARGETS = {100: (0.98, 0.95), 200: (0.99, 0.97)}
-DEFAULT = "forest"
+DEFAULT = "bayes"
 
 
 def find_cucore(given):
@@ -92,7 +92,7 @@ def main():
             lines.append(f"  {space} {b} evaluations, {DEFAULT}, one proposal at a time: "
                          f"{x['strategy_ms_per_eval']:.2f} ms per proposal")
         # The cost target at a tune's batch (twice its compile workers; 8 for 4 workers): the
-        # forest is fitted once per batch, as a measured tune proposes.
+        # model is fitted once per batch, as a measured tune proposes.
         cost = subprocess.run([cucore, "tune", "--simulate", f, "--compare", DEFAULT,
                                "--budgets", a.budgets, "--repeats", str(a.repeats),
                                "--batch", "8", "--json"], capture_output=True, text=True)

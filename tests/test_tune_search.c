@@ -363,7 +363,8 @@ static void strategy_options_are_read_and_checked(void **state) {
     assert_contains(cucore_last_error(), "past the last");
   }
   assert_int_equal(counts[CC_TS_RANDOM], 0);
-  assert_int_equal(counts[CC_TS_FOREST], 22);
+  assert_int_equal(counts[CC_TS_FOREST], 21);
+  assert_int_equal(counts[CC_TS_BAYES], 21);
   assert_int_equal(counts[CC_TS_GENETIC], 3);
   cucore_tune_strategy_option o;
   assert_status(cucore_tune_strategy_get_option(CUCORE_TUNE_STRATEGY_COUNT, 0, &o),
@@ -449,10 +450,10 @@ static void options_keep_the_rules(void **state) {
       {CC_TS_FOREST, "descend=20"},
       {CC_TS_FOREST, "descend=1000000,descend_apart=1000000"},
       {CC_TS_FOREST, "descend=10,descend_apart=1,wolves=10,polish=5"},
-      {CC_TS_FOREST, "surrogate=1"},
+      {CC_TS_BAYES, NULL},
       {CC_TS_FOREST, "clip=0.5"},
-      {CC_TS_FOREST, "surrogate=1,gp_kernel=2,gp_steps=0,pairs=66"},
-      {CC_TS_FOREST, "surrogate=1,gp_kernel=1,gp_steps=2,clip=0.05,gp_grow=0.5"},
+      {CC_TS_BAYES, "gp_kernel=2,gp_steps=0,pairs=66"},
+      {CC_TS_BAYES, "gp_kernel=1,gp_steps=2,clip=0.05,gp_grow=0.5,explore_every=4"},
       {CC_TS_GENETIC, "population=2,mutation=0,tournament=1"},
       {CC_TS_GENETIC, "{\"population\": 40, \"mutation\": 1}"},
       {CC_TS_ILS, "init=1,perturb=64"},
@@ -760,8 +761,8 @@ static void a_gaussian_process_keeps_its_rows_bounded(void **state) {
   free(y);
 }
 
-/* surrogate=1: the same seed gives the same proposals, one at a time and in batches, within
- * the budget, and they are not the forest's. */
+/* bayes: the same seed gives the same proposals, one at a time and in batches, within the
+ * budget, and they are not the forest's; each refuses the other's own options, named. */
 static void the_gaussian_process_keeps_the_rules(void **state) {
   (void)state;
   char *json = make_recording(10, 10, 6, 7, 100, 1);
@@ -769,12 +770,22 @@ static void the_gaussian_process_keeps_the_rules(void **state) {
   uint64_t *a = calloc(r->n, sizeof *a), *b = calloc(r->n, sizeof *b);
   double best;
   for (size_t batch = 1; batch <= 8; batch *= 8) {
-    assert_int_equal(replay_with(r, CC_TS_FOREST, "surrogate=1", 11, 40, batch, a, &best), 40);
-    assert_int_equal(replay_with(r, CC_TS_FOREST, "surrogate=1", 11, 40, batch, b, &best), 40);
+    assert_int_equal(replay_with(r, CC_TS_BAYES, NULL, 11, 40, batch, a, &best), 40);
+    assert_int_equal(replay_with(r, CC_TS_BAYES, NULL, 11, 40, batch, b, &best), 40);
     assert_memory_equal(a, b, 40 * sizeof *a);
     assert_int_equal(replay_with(r, CC_TS_FOREST, NULL, 11, 40, batch, b, &best), 40);
     assert_memory_not_equal(a, b, 40 * sizeof *a);
   }
+  cc_tsearch *s = NULL;
+  cc_begin(); /* a new call: not the message an earlier test's refusal kept */
+  assert_status(cc_tsearch_open(&r->dom, CC_TS_BAYES, "trees=8", 1, 10, &s),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "bayes has no option `trees`");
+  cc_begin();
+  assert_status(cc_tsearch_open(&r->dom, CC_TS_FOREST, "gp_grow=0.5", 1, 10, &s),
+                CUCORE_INVALID_ARGUMENT);
+  assert_contains(cucore_last_error(), "forest has no option `gp_grow`");
+  assert_null(s);
   free(a);
   free(b);
   cc_trecording_free(r);

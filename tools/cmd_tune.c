@@ -250,17 +250,18 @@ static const cli_opt cmd_tune_opts[] = {
      .arg = TUNE_STRATEGY_WORDS,
      .help = "exhaustive (default): measure as compiles finish; model-first: compile all,\n"
              "then measure in order of the occupancy model's score; random, ils,\n"
-             "anneal, genetic, forest (default: forest): a search under --max-evals\n"
+             "anneal, genetic, forest, bayes (default: bayes): a search under --max-evals\n"
              "(with --simulate)"},
     {.name = "--strategy-options",
      .kind = CLI_OPT_TEXT,
      TUNE_AT(strategy_options),
      .arg = "K=V,..|JSON",
      .help = "the search strategy's options, key=value items or a JSON object of numbers:\n"
-             "forest trees, pool, init, explore_every, additive_every, neighbours_of, pairs,\n"
+             "bayes and forest pool, init, explore_every, additive_every, neighbours_of, pairs,\n"
              "tree_doubt, pair_doubt, polish, wolves, wolf_every, wolf_pick, pack, wolf_apart,\n"
-             "descend, descend_apart, surrogate, gp_steps, gp_kernel, gp_grow, clip; genetic\n"
-             "population, mutation, tournament; ils init, perturb; anneal t_start, t_end\n"
+             "descend, descend_apart, clip; bayes gp_steps, gp_kernel, gp_grow; forest trees;\n"
+             "genetic population, mutation, tournament; ils init, perturb; anneal t_start,\n"
+             "t_end\n"
              "(ranges and defaults: README, or a wrong name's message)"},
     {.name = "--simulate",
      .kind = CLI_OPT_TEXT,
@@ -278,7 +279,7 @@ static const cli_opt cmd_tune_opts[] = {
      .arg = "N",
      .help = "a search's budget: configurations evaluated, failed ones included\n"
              "(Kernel Tuner's max_fevals): with it a tune measures what --strategy\n"
-             "(default forest) proposes, in batches, instead of every configuration\n"
+             "(default bayes) proposes, in batches, instead of every configuration\n"
              "(--simulate default 100)"},
     {.name = "--time-limit",
      .kind = CLI_OPT_REAL,
@@ -511,9 +512,10 @@ static int check_line(tune_line *l) {
   if ((l->strategy >= TUNE_STRATEGY_SEARCH || l->batch || l->time_limit > 0 ||
        l->strategy_options) &&
       !l->max_evals)
-    return cli_usage("tune", "a search (--strategy random, ils, anneal, genetic, forest or "
-                             "default, --strategy-options, --batch, --time-limit) needs its "
-                             "budget: --max-evals N");
+    return cli_usage("tune",
+                     "a search (--strategy random, ils, anneal, genetic, forest, "
+                     "bayes or default, --strategy-options, --batch, --time-limit) needs its "
+                     "budget: --max-evals N");
   if (l->max_evals && (l->dry_run || (l->strategy_given && l->strategy < TUNE_STRATEGY_SEARCH) ||
                        l->top_fraction > 0))
     return cli_usage("tune", "--max-evals searches and measures what the strategy proposes: "

@@ -68,11 +68,11 @@ typedef struct tune_line {
 
 /* --strategy's words: the measured tune's two orders, then the search strategies
  * (cucore_tune_strategy_from_name's names) that --simulate replays. */
-#define TUNE_STRATEGY_WORDS "exhaustive|model-first|random|ils|anneal|genetic|forest|default"
+#define TUNE_STRATEGY_WORDS "exhaustive|model-first|random|ils|anneal|genetic|forest|bayes|default"
 #define TUNE_STRATEGY_SEARCH 2 /* the index of the first search strategy's word */
 
 /* The search strategy --strategy names: its words from TUNE_STRATEGY_SEARCH on are
- * cucore_tune_strategy's in order, then "default"; forest when it names none (tune_run.c). */
+ * cucore_tune_strategy's in order, then "default"; bayes when it names none (tune_run.c). */
 cucore_tune_strategy tune_search_strategy(const tune_line *l);
 
 /* The reports' default for --rows. */

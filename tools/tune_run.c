@@ -142,7 +142,7 @@ static char *identity(const tune_line *l) {
 cucore_tune_strategy tune_search_strategy(const tune_line *l) {
   int k = l->strategy_given ? l->strategy - TUNE_STRATEGY_SEARCH : -1;
   return k >= 0 && k < CUCORE_TUNE_STRATEGY_COUNT ? (cucore_tune_strategy)k
-                                                  : CUCORE_TUNE_STRATEGY_FOREST;
+                                                  : CUCORE_TUNE_STRATEGY_BAYES;
 }
 
 /* The command line as the library's options. */

@@ -26,7 +26,7 @@ static int chosen_strategy(const tune_line *l, cucore_tune_strategy *out) {
   if (l->strategy_given && l->strategy < TUNE_STRATEGY_SEARCH)
     return cli_usage("tune",
                      "--simulate replays a search: --strategy random, ils, anneal, "
-                     "genetic, forest or default (not %s)",
+                     "genetic, forest, bayes or default (not %s)",
                      l->strategy ? "model-first" : "exhaustive");
   *out = tune_search_strategy(l);
   return 0;
@@ -347,7 +347,7 @@ static void one_report(const tune_ctx *c, const cucore_tune_simulation *s, const
 static int one(const tune_ctx *c, const cucore_tune_recording *rec,
                const cucore_tune_recording_info *info) {
   const tune_line *l = c->line;
-  cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_FOREST;
+  cucore_tune_strategy k = CUCORE_TUNE_STRATEGY_BAYES;
   int rc = chosen_strategy(l, &k);
   if (rc) return rc;
   uint64_t evals = l->max_evals ? (uint64_t)l->max_evals : DEFAULT_EVALS;

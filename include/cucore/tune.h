@@ -960,6 +960,8 @@ typedef enum cucore_tune_strategy {
   CUCORE_TUNE_STRATEGY_ANNEAL,     /**< simulated annealing over neighbours */
   CUCORE_TUNE_STRATEGY_GENETIC,    /**< a genetic algorithm (a generation is one batch) */
   CUCORE_TUNE_STRATEGY_FOREST,     /**< model-based: a random forest's expected improvement */
+  CUCORE_TUNE_STRATEGY_BAYES,      /**< model-based: a Gaussian process's expected improvement (the
+                                      default: Bayesian optimisation) */
   CUCORE_TUNE_STRATEGY_COUNT       /**< how many there are */
 } cucore_tune_strategy;
 
@@ -1078,7 +1080,7 @@ typedef struct cucore_tune_run_options {
   {                                                                                               \
     0, 0, 0, 0, 0, 0.0, NULL, 0, 0.02, CUCORE_TUNE_LAUNCH_AUTO, CUCORE_TUNE_COLD_AUTO, 5, 0, 0.0, \
         0.0, 0, 0, -1.0, -1.0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0,           \
-        CUCORE_TUNE_STRATEGY_FOREST, 0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0                      \
+        CUCORE_TUNE_STRATEGY_BAYES, 0, 0, 0.0, NULL, 0, 0, 0, 0, 0, NULL, 0                       \
   }
 
 /** The report of cucore_tune_run(): destroy with cucore_tune_report_destroy(). Read by one
@@ -1273,8 +1275,8 @@ CUCORE_API cucore_status cucore_tune_report_get_model_order(const cucore_tune_re
                                                             size_t *order, size_t *n);
 /* ---- search strategies and recorded spaces -------------------------------------------------- */
 
-/** The strategy a name gives ("random", "ils", "anneal", "genetic", "forest"; "default":
- * the default, CUCORE_TUNE_STRATEGY_FOREST).
+/** The strategy a name gives ("random", "ils", "anneal", "genetic", "forest", "bayes";
+ * "default": the default, CUCORE_TUNE_STRATEGY_BAYES).
  * @retval CUCORE_INVALID_ARGUMENT NULL, or a name that is none of those (the message lists
  *         them). */
 CUCORE_API cucore_status cucore_tune_strategy_from_name(const char *name,

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cc_tstrategy_names[CC_TS_COUNT] = {"random", "ils", "anneal", "genetic",
-                                                     "forest"};
+const char *const cc_tstrategy_names[CC_TS_COUNT] = {"random",  "ils",    "anneal",
+                                                     "genetic", "forest", "bayes"};
 
 static const cc_tstrat_ops *const OPS[CC_TS_COUNT] = {&cc_ts_random_ops, &cc_ts_ils_ops,
                                                       &cc_ts_anneal_ops, &cc_ts_genetic_ops,
-                                                      &cc_ts_forest_ops};
+                                                      &cc_ts_forest_ops, &cc_ts_bayes_ops};
 
 /* ---- the generator ---- */
 

@@ -73,6 +73,7 @@ typedef enum cc_tstrategy {
   CC_TS_ANNEAL,  /* simulated annealing */
   CC_TS_GENETIC, /* a genetic algorithm */
   CC_TS_FOREST,  /* model-based: a random forest's expected improvement */
+  CC_TS_BAYES,   /* model-based: a Gaussian process's expected improvement (the default) */
   CC_TS_COUNT
 } cc_tstrategy;
 
@@ -189,6 +190,6 @@ uint64_t cc_tsearch_left(const cc_tsearch *s);
 
 /* The strategies (one table each). */
 extern const cc_tstrat_ops cc_ts_random_ops, cc_ts_ils_ops, cc_ts_anneal_ops, cc_ts_genetic_ops,
-    cc_ts_forest_ops;
+    cc_ts_forest_ops, cc_ts_bayes_ops;
 
 #endif /* CUCORE_TUNE_SEARCH_H */

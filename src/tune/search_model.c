@@ -1,6 +1,7 @@
 /*
- * search_model.c -- the model-based search ("forest"): after a few random samples, a random
- * forest (search_forest.c) learns log(time) from the value indices of every measured
+ * search_model.c -- the model-based searches, "bayes" (the default) and "forest": after a few
+ * random samples a model learns log(time) (bayes: a Gaussian process, search_gp.c; forest: a
+ * random forest, search_forest.c) from the value indices of every measured
  * configuration (with the `pairs` option, also the ratios and products of numeric parameters:
  * search_features.c), and a second forest learns which configurations fail (a failure is
  * information about its region, never a time); each proposal is the candidate with the largest
@@ -15,10 +16,10 @@
  * with). Options weigh a candidate's uncertainty: the trees' spread (tree_doubt) and its value
  * pairs never measured (pair_doubt); the budget's last proposals can polish the best (polish),
  * its Hamming neighbours by expected improvement; turns can take a grey-wolf pack's children
- * (wolves, wolf_every: search_wolf.c). The time model can be a Gaussian process instead of the
- * forest (surrogate=1: search_gp.c; the failure forest, the candidates and the turns stay), and
- * its targets can be clipped at a quantile (clip), so it models the fast region rather than how
- * slow the slow configurations are. All but tree_doubt are off by default.
+ * (wolves, wolf_every: search_wolf.c). The time model's targets can be clipped at a quantile
+ * (clip), so it models the fast region rather than how slow the slow configurations are. The
+ * forest's defaults: the turns on, no clip; bayes's: no turns, clip 0.5, hyperparameter steps
+ * at 10 % more rows (BAYES_* below). The rest is off by default in both.
  */
 #include "tune/search_features.h"
 #include "tune/search_forest.h"
@@ -57,10 +58,18 @@
 #define ADD_EVERY 8
 #define ADD_PHASE 2
 /* The Gaussian process's hyperparameter steps per fit (search_gp.c; 4x on the first fit). On
- * the CLBlast GEMM recording (100 evaluations, surrogate=1,clip=0.5) 3 steps did as well as 10
- * over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but worse over seeds
+ * the CLBlast GEMM recording (100 evaluations, bayes with clip=0.5 and the turns) 3 steps did
+ * as well as 10 over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but worse over seeds
  * 0-49 on GEMM, pnpoly and the H100 conv2d (10th percentiles 0.921, 0.951, median 0.977). */
 #define GP_STEPS 10
+/* bayes's defaults. The process alone or the clip alone did not move the CLBlast GEMM's share
+ * of runs within 0.95 of the optimum (100 evaluations, 200 seeds: forest 0.82, the process
+ * 0.78, the forest clipped 0.78); together 0.92, and without the exploring and additive turns
+ * 0.96 (the turns help the forest, which the process's uncertainty does not need); stepping
+ * the hyperparameters only at 10 % more rows keeps the share (0.96) at the forest's cost per
+ * proposal (docs/BENCHMARKS.md). */
+#define BAYES_CLIP 0.5
+#define BAYES_GP_GROW 0.1
 #define NOVEL_WEIGHT 0.5 /* a value never measured: this share of the times' spread as its doubt */
 /* On a space of many parameters `tree_doubt=0.5,pair_doubt=1,polish=`budget / 10 do better
  * than the defaults, but not yet enough: on the CLBlast GEMM recording (10 parameters of
@@ -109,7 +118,6 @@ enum {
   OPT_WOLF_APART,
   OPT_DESCEND,
   OPT_DESCEND_APART,
-  OPT_SURROGATE,
   OPT_GP_STEPS,
   OPT_GP_KERNEL,
   OPT_CLIP,
@@ -125,7 +133,7 @@ typedef struct model {
   size_t descend, descend_apart;                          /* the descent's options */
   long anchor; /* the descent's configuration (an observation; -1: none) */
   int trees;
-  cc_tgp *gp;     /* the surrogate of log time when the `surrogate` option is 1 (else the forest) */
+  cc_tgp *gp;     /* bayes's model of log time (NULL: the forest's search) */
   int gp_steps;   /* its hyperparameters' steps per fit */
   double gp_grow; /* the `gp_grow` option: the rows' growth between fits that take steps */
   size_t gp_rows; /* the rows at the last fit that took steps */
@@ -189,12 +197,13 @@ static cucore_status model_open(cc_tsearch *s) {
   m->top = (size_t)cc_tsearch_option(s, OPT_NEIGHBOURS_OF, TOP);
   m->trees = (int)cc_tsearch_option(s, OPT_TREES, NTREES);
   const cc_tdom *d = s->dom;
+  int bayes = s->kind == CC_TS_BAYES; /* the Gaussian process and its defaults */
   m->tree_doubt = cc_tsearch_option(s, OPT_TREE_DOUBT, 1);
-  m->clip = cc_tsearch_option(s, OPT_CLIP, 1);
+  m->clip = cc_tsearch_option(s, OPT_CLIP, bayes ? BAYES_CLIP : 1);
   m->pair_doubt = cc_tsearch_option(s, OPT_PAIR_DOUBT, 0);
   m->polish = (size_t)cc_tsearch_option(s, OPT_POLISH, 0);
-  m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, EXPLORE_EVERY);
-  m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, ADD_EVERY);
+  m->explore_every = (size_t)cc_tsearch_option(s, OPT_EXPLORE_EVERY, bayes ? 0 : EXPLORE_EVERY);
+  m->add_every = (size_t)cc_tsearch_option(s, OPT_ADDITIVE_EVERY, bayes ? 0 : ADD_EVERY);
   m->wolves = (size_t)cc_tsearch_option(s, OPT_WOLVES, 0);
   m->wolf_every = (size_t)cc_tsearch_option(s, OPT_WOLF_EVERY, 0);
   m->wolf_pick = (size_t)cc_tsearch_option(s, OPT_WOLF_PICK, 1);
@@ -204,12 +213,11 @@ static cucore_status model_open(cc_tsearch *s) {
   m->descend_apart = (size_t)cc_tsearch_option(s, OPT_DESCEND_APART, 3);
   m->anchor = -1;
   m->gp_steps = (int)cc_tsearch_option(s, OPT_GP_STEPS, GP_STEPS);
-  m->gp_grow = cc_tsearch_option(s, OPT_GP_GROW, 0);
+  m->gp_grow = cc_tsearch_option(s, OPT_GP_GROW, BAYES_GP_GROW);
   size_t total = d->nparams ? d->offset[d->nparams - 1] + d->sizes[d->nparams - 1] : 0;
   cucore_status st = cc_tfeat_open(d, (size_t)cc_tsearch_option(s, OPT_PAIRS, 0), &m->feat);
   cc_tgp_options go = {(cc_tgp_kernel)cc_tsearch_option(s, OPT_GP_KERNEL, 0), m->clip};
-  if (st == CUCORE_OK && cc_tsearch_option(s, OPT_SURROGATE, 0) == 1)
-    st = cc_tgp_open(m->feat.n, &go, &m->gp);
+  if (st == CUCORE_OK && bayes) st = cc_tgp_open(m->feat.n, &go, &m->gp);
   if (st != CUCORE_OK) return st;
   m->row = cc_calloc(m->feat.n + 1, sizeof *m->row, "a model-based search");
   m->imp = cc_calloc(d->nparams + 1, sizeof *m->imp, "a model-based search");
@@ -773,15 +781,15 @@ static size_t model_propose(cc_tsearch *s, uint64_t *out, size_t want) {
 static void model_observe(cc_tsearch *s, size_t i) { (void)s, (void)i; }
 
 static const cc_tstrat_option OPTIONS[] = {
-    {"trees", 1, 1024, 1, "trees of the time forest; default 32"},
+    {"trees", 1, 1024, 1, "forest: trees of the time forest; default 32"},
     {"pool", 1, 1 << 24, 1, "random candidates scored per proposal; default 1024"},
     {"init", 1, 1e6, 1, "the first design's samples; default budget / 10, 8 to 20"},
     {"explore_every", 0, 1e6, 1,
      "every n-th proposal explores value pairs never measured (0: "
-     "never); default 4"},
+     "never); default 4 (bayes: 0)"},
     {"additive_every", 0, 1e6, 1,
      "every n-th proposal takes the additive model's best (0: "
-     "never); default 8"},
+     "never); default 8 (bayes: 0)"},
     {"neighbours_of", 0, TOP_MAX, 1,
      "the best this many configurations' neighbours join the "
      "candidates; default 4"},
@@ -789,8 +797,8 @@ static const cc_tstrat_option OPTIONS[] = {
      "the ratio and product of each pair of numeric parameters join the forests' features "
      "when there are at most this many pairs (0: never); default 0"},
     {"tree_doubt", 0, 100, 0,
-     "the trees' spread, the uncertainty of a candidate's predicted time, times this; "
-     "default 1"},
+     "the uncertainty of a candidate's predicted time (the trees' spread; bayes: the "
+     "process's standard deviation), times this; default 1"},
     {"pair_doubt", 0, 100, 0,
      "a candidate's uncertainty gains this many standard deviations of the measured log "
      "times, times the square root of its share of important value pairs never measured "
@@ -818,22 +826,45 @@ static const cc_tstrat_option OPTIONS[] = {
      "improvement (0: never); default 0"},
     {"descend_apart", 1, 1e6, 1,
      "the descent starts this many parameters from the best at least; default 3"},
-    {"surrogate", 0, 1, 1,
-     "the model of log time: 0 a random forest, 1 a Gaussian process over the value indices "
-     "(search_gp.c; tree_doubt scales its standard deviation); default 0"},
     {"gp_steps", 0, 1000, 1,
-     "the Gaussian process's hyperparameters take this many gradient steps per fit, going on "
+     "bayes: the Gaussian process's hyperparameters take this many gradient steps per fit, going "
+     "on "
      "from the last fit (4x on the first); default 10"},
     {"gp_kernel", 0, 2, 1,
-     "the Gaussian process's distance per parameter between scaled value indices: 0 |a - b|, "
+     "bayes: the Gaussian process's distance per parameter between scaled value indices: 0 |a - "
+     "b|, "
      "1 (a - b)^2, 2 a != b; default 0"},
     {"clip", 0.05, 1, 0,
      "the time model's targets (log times) above this quantile of them count as that quantile, "
-     "so the model spends its fit on the fast region (1: none); default 1"},
+     "so the model spends its fit on the fast region (1: none); default 1 (bayes: 0.5)"},
     {"gp_grow", 0, 100, 0,
-     "the Gaussian process's hyperparameters take their steps only when the rows have grown "
-     "by this share since they last did (0: every fit); default 0"},
+     "bayes: the Gaussian process's hyperparameters take their steps only when the rows have "
+     "grown by this share since they last did (0: every fit); default 0.1"},
     {NULL, 0, 0, 0, NULL}};
 
+/* The options one of the two searches has no use for are refused, named. */
+static cucore_status refuse_unused(const cc_tstrat_values *v, const char *who, const size_t *k,
+                                   size_t n, const char *why) {
+  for (size_t i = 0; i < n; i++)
+    if (v->set & (1u << k[i]))
+      return cc_fail(CUCORE_INVALID_ARGUMENT, "%s has no option `%s`: %s", who, OPTIONS[k[i]].name,
+                     why);
+  return CUCORE_OK;
+}
+
+static cucore_status forest_check(const cc_tstrat_values *v) {
+  static const size_t gp_only[] = {OPT_GP_STEPS, OPT_GP_KERNEL, OPT_GP_GROW};
+  return refuse_unused(v, "forest", gp_only, CC_ARRAY_LEN(gp_only),
+                       "it is the Gaussian process's (strategy bayes)");
+}
+
+static cucore_status bayes_check(const cc_tstrat_values *v) {
+  static const size_t forest_only[] = {OPT_TREES};
+  return refuse_unused(v, "bayes", forest_only, CC_ARRAY_LEN(forest_only),
+                       "its time model is a Gaussian process, not a forest (strategy forest)");
+}
+
 const cc_tstrat_ops cc_ts_forest_ops = {model_open,  model_propose, model_observe,
-                                        model_close, OPTIONS,       NULL};
+                                        model_close, OPTIONS,       forest_check};
+const cc_tstrat_ops cc_ts_bayes_ops = {model_open,  model_propose, model_observe,
+                                       model_close, OPTIONS,       bayes_check};

@@ -29,7 +29,7 @@ cucore_status cucore_tune_strategy_from_name(const char *name, cucore_tune_strat
   CC_CHECK_ARG(out, "cucore_tune_strategy_from_name", "out");
   CC_CHECK_ARG(name, "cucore_tune_strategy_from_name", "name");
   if (!strcmp(name, "default")) {
-    *out = CUCORE_TUNE_STRATEGY_FOREST;
+    *out = CUCORE_TUNE_STRATEGY_BAYES;
     return CUCORE_OK;
   }
   for (int k = 0; k < CC_TS_COUNT; k++)
@@ -39,7 +39,7 @@ cucore_status cucore_tune_strategy_from_name(const char *name, cucore_tune_strat
     }
   return cc_fail(CUCORE_INVALID_ARGUMENT,
                  "cucore_tune_strategy_from_name: `%s` is no strategy: expected random, ils, "
-                 "anneal, genetic, forest or default",
+                 "anneal, genetic, forest, bayes or default",
                  name);
 }
 

@@ -84,11 +84,11 @@ assert s["strategy"] == "exhaustive" and s["evals"] == 4 and len(s["curve_best_m
 run timeout 300 "$CUCORE" tune "$dir/s.cu" "${small[@]}" --finalists 0 --jobs 2 \
   --db "$dir/f2.jsonl" --max-evals 20
 check "text: a budget that covers the space says so" has "$out" "search: the budget (20) covers all 20 runnable configurations: each measured once, in one pass (exhaustive, no strategy)"
-search h --max-evals 12 --batch 4 --strategy-options 'trees=4,pool=64,explore_every=0'
+search h --max-evals 12 --batch 4 --strategy-options 'gp_steps=2,pool=64,explore_every=4'
 check "--strategy-options: the search takes them, the JSON names them and its curve" python3 -c '
 import json, sys
 d = json.loads(sys.argv[1]); s = d["search"]
-assert s["strategy"] == "forest" and s["strategy_options"] == "trees=4,pool=64,explore_every=0", s
+assert s["strategy"] == "bayes" and s["strategy_options"] == "gp_steps=2,pool=64,explore_every=4", s
 assert s["evals"] == 12 and len(s["curve_best_ms"]) == 12, s
 ' "$out"
 

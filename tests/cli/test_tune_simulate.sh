@@ -126,26 +126,28 @@ check "--plot onto the recording: the recording intact" python3 -c 'import json,
 # 4. The comparison: every strategy at every budget over the repeats.
 run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 30 --seed 4 --json
 plain="$out"
-run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 30 --seed 4 --json --strategy-options '{"trees": 2, "pool": 8}'
+run "$CUCORE" tune --simulate "$dir/rec.json" --max-evals 30 --seed 4 --json --strategy-options '{"gp_steps": 2, "pool": 8}'
 check "--strategy-options (JSON): exit 0, heard (another search than the defaults)" bash -c '[ "$1" -eq 0 ] && [ "$2" != "$3" ]' _ "$rc" "$out" "$plain"
 run "$CUCORE" tune --simulate "$dir/rec.json" --strategy anneal --strategy-options t_start=1,t_end=0.01 --max-evals 30
 check "--strategy-options (key=value): exit 0" [ "$rc" -eq 0 ]
-run "$CUCORE" tune --simulate "$dir/rec.json" --strategy-options trees=0
+run "$CUCORE" tune --simulate "$dir/rec.json" --strategy forest --strategy-options trees=0
 check "--strategy-options out of range: exit 1, the range named" bash -c '[ "$1" -eq 1 ] && grep -q "expected a whole number from 1 to 1024" <<<"$2"' _ "$rc" "$err"
+run "$CUCORE" tune --simulate "$dir/rec.json" --strategy-options trees=4
+check "a forest option to bayes (the default): exit 1, the other strategy named" bash -c '[ "$1" -eq 1 ] && grep -q "bayes has no option .trees.*strategy forest" <<<"$2"' _ "$rc" "$err"
 run "$CUCORE" tune --simulate "$dir/rec.json" --compare forest,genetic --repeats 2 --strategy-options trees=4
 check "--compare with an option one strategy lacks: exit 1, named" bash -c '[ "$1" -eq 1 ] && grep -q "no option of genetic" <<<"$2"' _ "$rc" "$err"
 run "$CUCORE" tune --simulate "$dir/rec.json.gz" --compare all --budgets 10,30 --repeats 6 --json
 check "--compare: exit 0" [ "$rc" -eq 0 ]
-check "--compare: 5 strategies x 2 budgets, each summarised" python3 -c '
+check "--compare: 6 strategies x 2 budgets, each summarised" python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])["results"]
-assert len(r) == 10, len(r)
+assert len(r) == 12, len(r)
 for x in r:
     assert x["budget"] in (10, 30) and x["mean_evals"] == x["budget"], x
     assert 0 < x["p10"] <= x["median"] <= 1 and 0 <= x["share_099"] <= x["share_095"] <= 1, x
 ' "$out"
-run "$CUCORE" tune --simulate "$dir/rec.json" --compare random,forest --budgets 20 --repeats 4
-check "--compare text: the table" bash -c 'grep -q "^20 *forest" <<<"$1" && grep -q "median" <<<"$1"' _ "$out"
+run "$CUCORE" tune --simulate "$dir/rec.json" --compare random,forest,bayes --budgets 20 --repeats 4
+check "--compare text: the table" bash -c 'grep -q "^20 *forest" <<<"$1" && grep -q "^20 *bayes" <<<"$1" && grep -q "median" <<<"$1"' _ "$out"
 
 # 5. Wrong uses, each refused with what was wrong.
 run "$CUCORE" tune --simulate "$dir/rec.json" "$dir/k.cu"
