@@ -59,8 +59,9 @@
 #define ADD_PHASE 2
 /* The Gaussian process's hyperparameter steps per fit (search_gp.c; 4x on the first fit). On
  * the CLBlast GEMM recording (100 evaluations, bayes with clip=0.5 and the turns) 3 steps did
- * as well as 10 over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but worse over seeds
- * 0-49 on GEMM, pnpoly and the H100 conv2d (10th percentiles 0.921, 0.951, median 0.977). */
+ * as well as 10 over 200 seeds (92 % of runs within 0.95 both) at a third of the cost, but
+ * worse over seeds 0-49 on GEMM, pnpoly and the H100 conv2d (10th percentiles 0.921, 0.951,
+ * median 0.977). */
 #define GP_STEPS 10
 /* bayes's defaults. The process alone or the clip alone did not move the CLBlast GEMM's share
  * of runs within 0.95 of the optimum (100 evaluations, 200 seeds: forest 0.82, the process
