@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --json on failure. The rule, in every verb's help: stdout holds one JSON
 # object when the verb has a result, and nothing otherwise; the reason is on stderr and the
-# exit status is the one without --json.
+# exit status is the one without --json. A compile error's records are a result.
 source "$(dirname "$0")/kernels_lib.sh" "$1"
 printf '__global__ void f(int *p) { *p = nope; }\n' >"$dir/bad.cu"
 gpu=0
@@ -19,7 +19,16 @@ failing() {
   check "$* --json: the reason on stderr" [ -n "$err" ]
 }
 failing "$CUCORE" compile "$dir/missing.cu" --arch sm_90
-failing "$CUCORE" compile "$dir/bad.cu" --arch sm_90 -o "$dir/bad.cubin"
+# A compile error is the one failure with a result: the compiler's records (the exit status
+# stays the one without --json).
+run timeout 60 "$CUCORE" compile "$dir/bad.cu" --arch sm_90 -o "$dir/bad.cubin"
+plain=$rc
+run timeout 60 "$CUCORE" compile "$dir/bad.cu" --arch sm_90 -o "$dir/bad.cubin" --json
+check "compile error --json: the same exit status ($plain), not 0" eval '[ "$plain" -ne 0 ] && [ "$rc" -eq "$plain" ]'
+check "compile error --json: the error and the records on stdout" python3 -c '
+import json, sys; d = json.loads(sys.argv[1])
+assert "nope" in d["error"] and d["diagnostics"][0]["severity"] == "error", d' "$out"
+check "compile error --json: nothing written" [ ! -e "$dir/bad.cubin" ]
 failing "$CUCORE" compile "$dir/k.cu" --arch sm_90 --target nope
 failing "$CUCORE" inspect "$dir/missing.cubin"
 failing "$CUCORE" inspect "$dir/k.cubin" --kernel nope
