@@ -123,18 +123,18 @@ static double quantile(const double *y, const size_t *rows, size_t n, double q) 
   return cut;
 }
 
-/* The rows a fit keeps (into out; returns how many): all of them up to CC_TGP_MAX_ROWS, else
- * the fastest half of that and the most recent of the others. */
-static size_t keep_rows(const double *y, size_t n, size_t *out) {
-  if (n <= CC_TGP_MAX_ROWS) {
+/* The rows a fit keeps (into out; returns how many): all of them up to `max`, else the fastest
+ * half of that and the most recent of the others. */
+static size_t keep_rows(const double *y, size_t n, size_t max, size_t *out) {
+  if (n <= max) {
     for (size_t i = 0; i < n; i++) out[i] = i;
     return n;
   }
   /* the fastest half's slowest target */
-  double cut = quantile(y, NULL, n, (double)(CC_TGP_MAX_ROWS / 2 - 1) / (double)(n - 1));
+  double cut = quantile(y, NULL, n, (double)(max / 2 - 1) / (double)(n - 1));
   size_t fast = 0, kept = 0;
-  for (size_t i = 0; i < n; i++) fast += y[i] <= cut && fast < CC_TGP_MAX_ROWS / 2;
-  size_t others = CC_TGP_MAX_ROWS - fast, seen_fast = 0;
+  for (size_t i = 0; i < n; i++) fast += y[i] <= cut && fast < max / 2;
+  size_t others = max - fast, seen_fast = 0;
   for (size_t i = 0; i < n; i++) { /* the fast ones (ties: the first) */
     int is_fast = y[i] <= cut && seen_fast < fast;
     seen_fast += is_fast;
@@ -301,18 +301,23 @@ cucore_status cc_tgp_fit(cc_tgp *g, const double *x, const double *y, size_t n,
                          const size_t *levels, int steps) {
   size_t *rows = cc_calloc(n ? n : 1, sizeof *rows, "a Gaussian process");
   if (!rows) return CUCORE_HOST_OUT_OF_MEMORY;
-  size_t kept = keep_rows(y, n, rows);
-  if (!reserve(g, kept)) {
+  int total = g->fits++ ? steps : FIRST_STEPS * steps;
+  /* The steps on at most CC_TGP_STEP_ROWS rows, the factorisation on all that are kept. */
+  size_t kept = keep_rows(y, n, total > 0 ? CC_TGP_STEP_ROWS : CC_TGP_MAX_ROWS, rows);
+  if (!reserve(g, n < CC_TGP_MAX_ROWS ? n : CC_TGP_MAX_ROWS)) {
     free(rows);
     return CUCORE_HOST_OUT_OF_MEMORY;
   }
   g->n = kept;
   load(g, x, y, rows, levels);
-  free(rows);
-  int total = g->fits++ ? steps : FIRST_STEPS * steps;
   memset(g->am, 0, g->np * sizeof *g->am);
   memset(g->av, 0, g->np * sizeof *g->av);
   for (int t = 1; t <= total && kept > 1 && gradient(g); t++) adam(g, t);
+  if (total > 0 && n > CC_TGP_STEP_ROWS) {
+    g->n = kept = keep_rows(y, n, CC_TGP_MAX_ROWS, rows);
+    load(g, x, y, rows, levels);
+  }
+  free(rows);
   if (isnan(factor(g))) { /* never on a sane kernel: back to the priors' values */
     for (size_t j = 0; j < g->p; j++) g->h[j] = W_PRIOR;
     g->h[g->p] = 0, g->h[g->p + 1] = 0;

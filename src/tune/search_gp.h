@@ -10,6 +10,10 @@
 /* Past this many training rows a fit keeps half of them the fastest and the rest the most
  * recent of the others, so a fit's cost stays bounded (its Cholesky is cubic in the rows). */
 #define CC_TGP_MAX_ROWS 256
+/* The hyperparameters' steps, cubic in the rows per step, see at most this many (chosen the same
+ * way); the factorisation the predictions use sees all that are kept. A search of 100
+ * evaluations never reaches it; at 200 it keeps a fit's steps to an eighth of their cost. */
+#define CC_TGP_STEP_ROWS 100
 
 typedef struct cc_tgp cc_tgp;
 
