@@ -23,9 +23,10 @@
  *   search_local.c    greedy iterated local search; simulated annealing
  *   search_genetic.c  a genetic algorithm
  *   search_forest.c   a random forest surrogate (bagged regression trees)
- *   search_model.c    model-based search: the forest's expected improvement over a pool of
- *                     candidates (random, and neighbours of the best), batches by believing
- *                     the forest's own predictions
+ *   search_gp.c       a Gaussian process surrogate (bayes, the default)
+ *   search_model.c    model-based searches (bayes, forest): the time model's expected
+ *                     improvement over a pool of candidates (random, and neighbours of the
+ *                     best), batches spread by halving a taken one's neighbours
  *   search_wolf.c     a grey-wolf pack's children, for the model-based search's turns
  */
 #ifndef CUCORE_TUNE_SEARCH_H
