@@ -110,6 +110,8 @@ char *cc_strdup(const char *s, const char *what);
 unsigned char *cc_copy_code(const void *data, size_t size);
 /* Bytes as "12.5 MiB" etc. into buf. */
 const char *cc_format_bytes(size_t bytes, char *buf, size_t buflen);
+/* qsort's comparison of two doubles, ascending (NaN compares equal to anything). */
+int cc_cmp_double(const void *a, const void *b);
 
 /* ---- text of any length (strbuf.c) -------------------------------------------------------- */
 

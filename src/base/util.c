@@ -149,3 +149,8 @@ void cc_format_field(char *buf, size_t cap, const char *fmt, ...) {
   int t = snprintf(tail, sizeof tail, " ... (cut: %d bytes, the field holds %zu)", n, cap - 1);
   if (t > 0 && (size_t)t < cap) memcpy(buf + cap - 1 - (size_t)t, tail, (size_t)t + 1);
 }
+
+int cc_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}

@@ -23,11 +23,6 @@ static int positive(const cc_tdom *d, size_t p) {
   return 1;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* The level table of one derived feature: cell va * sizes[b] + vb holds the rank of
  * log2(a) + sign * log2(b) among its distinct values; returns the number of levels. */
 static size_t fill_table(const cc_tdom *d, size_t a, size_t b, double sign, size_t *table,
@@ -38,7 +33,7 @@ static size_t fill_table(const cc_tdom *d, size_t a, size_t b, double sign, size
       scratch[n++] = log2(d->num[d->offset[a] + i]) + sign * log2(d->num[d->offset[b] + j]);
   double *sorted = scratch + n;
   memcpy(sorted, scratch, n * sizeof *sorted);
-  qsort(sorted, n, sizeof *sorted, cmp_double);
+  qsort(sorted, n, sizeof *sorted, cc_cmp_double);
   for (size_t k = 0; k < n; k++) /* distinct values, 1e-9 apart at least */
     if (levels == 0 || sorted[k] - sorted[levels - 1] > 1e-9) sorted[levels++] = sorted[k];
   for (size_t k = 0; k < n; k++) {

@@ -106,17 +106,12 @@ static int reserve(cc_tgp *g, size_t n) {
   return ok;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The q quantile of y over the n rows (rows[i]); INFINITY when out of memory. */
 static double quantile(const double *y, const size_t *rows, size_t n, double q) {
   double *sorted = malloc((n ? n : 1) * sizeof *sorted), cut = INFINITY;
   if (!sorted) return cut;
   for (size_t i = 0; i < n; i++) sorted[i] = rows ? y[rows[i]] : y[i];
-  qsort(sorted, n, sizeof *sorted, by_value);
+  qsort(sorted, n, sizeof *sorted, cc_cmp_double);
   size_t at = (size_t)(q * (double)(n - 1) + 0.5);
   cut = n ? sorted[at < n ? at : n - 1] : INFINITY;
   free(sorted);

@@ -481,11 +481,6 @@ static double doubt(const cc_tsearch *s, const model *m, double sd, double sprea
   return sqrt(sd * sd + spread * spread * (double)novel + pair * pair * pn);
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The forest's targets: the n in m->y, or with `clip` below 1 those above its quantile cut to
  * it (NULL: out of memory). */
 static const double *forest_targets(model *m, size_t n) {
@@ -494,7 +489,7 @@ static const double *forest_targets(model *m, size_t n) {
   if (!yc) return NULL;
   m->yc = yc;
   memcpy(yc, m->y, n * sizeof *yc);
-  qsort(yc, n, sizeof *yc, by_value);
+  qsort(yc, n, sizeof *yc, cc_cmp_double);
   size_t at = (size_t)(m->clip * (double)(n - 1) + 0.5);
   double cut = yc[at < n ? at : n - 1];
   for (size_t i = 0; i < n; i++) yc[i] = m->y[i] < cut ? m->y[i] : cut;
@@ -828,13 +823,11 @@ static const cc_tstrat_option OPTIONS[] = {
     {"descend_apart", 1, 1e6, 1,
      "the descent starts this many parameters from the best at least; default 3"},
     {"gp_steps", 0, 1000, 1,
-     "bayes: the Gaussian process's hyperparameters take this many gradient steps per fit, going "
-     "on "
-     "from the last fit (4x on the first); default 10"},
+     "bayes: the Gaussian process's hyperparameters take this many gradient steps per fit, "
+     "going on from the last fit (4x on the first); default 10"},
     {"gp_kernel", 0, 2, 1,
-     "bayes: the Gaussian process's distance per parameter between scaled value indices: 0 |a - "
-     "b|, "
-     "1 (a - b)^2, 2 a != b; default 0"},
+     "bayes: the Gaussian process's distance per parameter between scaled value indices: "
+     "0 |a - b|, 1 (a - b)^2, 2 a != b; default 0"},
     {"clip", 0.05, 1, 0,
      "the time model's targets (log times) above this quantile of them count as that quantile, "
      "so the model spends its fit on the fast region (1: none); default 1 (bayes: 0.5)"},

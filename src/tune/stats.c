@@ -11,11 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static double percentile(const double *sorted, size_t n, double q) {
   double pos = q * (double)(n - 1);
   size_t lo = (size_t)pos;
@@ -40,7 +35,7 @@ cucore_status cucore_tune_stats_compute(const double *samples, size_t n, cucore_
     }
     sum += s[i];
   }
-  qsort(s, n, sizeof *s, cmp_double);
+  qsort(s, n, sizeof *s, cc_cmp_double);
   out->n = n;
   out->mean = sum / (double)n;
   for (size_t i = 0; i < n; i++) sq += (s[i] - out->mean) * (s[i] - out->mean);
